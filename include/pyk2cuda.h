@@ -1,0 +1,197 @@
+/* pyk2cuda: compile GPU kernels written in Numba's CUDA Python dialect to CUDA C, PTX and CUBIN.
+ *
+ * One public header. Conventions (as in lua.h, sqlite3.h and tree-sitter's api.h):
+ *  - Objects are opaque handles made by p2c_<object>_new and released by p2c_<object>_delete;
+ *    every _delete accepts NULL.
+ *  - Functions that can fail return a P2cStatus, 0 (P2C_OK) on success. The handle keeps a
+ *    message for the last failure (p2c_compiler_last_error).
+ *  - The library never prints and never exits. Errors in the user's Python are returned as
+ *    diagnostics (data), not as text on a terminal.
+ *  - Every pointer a function returns says in its comment who owns it and how long it lives.
+ *  - Memory comes from the host's allocator when one is given (P2cAllocator).
+ *  - A P2cCompiler is used by one thread at a time; separate compilers share nothing.
+ */
+#ifndef PYK2CUDA_H
+#define PYK2CUDA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(PYK2CUDA_BUILDING)
+#define P2C_API __attribute__((visibility("default")))
+#else
+#define P2C_API
+#endif
+
+#define PYK2CUDA_VERSION_MAJOR 0
+#define PYK2CUDA_VERSION_MINOR 1
+#define PYK2CUDA_VERSION_PATCH 0
+#define PYK2CUDA_VERSION_STRING "0.1.0"
+
+/* The version of the library actually linked, as "MAJOR.MINOR.PATCH". Static storage. */
+P2C_API const char *p2c_version(void);
+
+/* ---- Status codes -------------------------------------------------------------------------- */
+
+typedef enum P2cStatus {
+  P2C_OK = 0,
+  P2C_ERR_SOURCE,    /* the Python source has errors: see the diagnostics */
+  P2C_ERR_USAGE,     /* a bad argument: unknown kernel, malformed signature, bad option */
+  P2C_ERR_NOMEM,     /* the allocator failed */
+  P2C_ERR_NO_CUDA,   /* libcuda or NVRTC could not be loaded, or no device was found */
+  P2C_ERR_NVRTC,     /* NVRTC rejected the generated program: see the program log */
+  P2C_ERR_CUDA,      /* a CUDA driver call failed */
+  P2C_ERR_IO,        /* a file could not be read or written */
+  P2C_ERR_FORMAT,    /* malformed input data (.npy) */
+  P2C_ERR_SIM,       /* the CPU simulator failed (host compiler, bad launch, barrier misuse) */
+  P2C_ERR_INTERNAL   /* a bug in pyk2cuda: please report it */
+} P2cStatus;
+
+/* A short English description of a status. Static storage. */
+P2C_API const char *p2c_status_string(P2cStatus status);
+
+/* ---- Allocation ---------------------------------------------------------------------------- */
+
+/* realloc-like: new_size 0 frees ptr and returns NULL; ptr NULL allocates. old_size is the size
+ * the block was allocated with (0 when ptr is NULL). Returns NULL on failure. */
+typedef void *(*P2cReallocFn)(void *userdata, void *ptr, size_t old_size, size_t new_size);
+typedef struct P2cAllocator {
+  P2cReallocFn realloc;
+  void *userdata;
+} P2cAllocator;
+
+/* ---- Diagnostics --------------------------------------------------------------------------- */
+
+typedef enum P2cSeverity { P2C_SEVERITY_ERROR = 0, P2C_SEVERITY_WARNING, P2C_SEVERITY_NOTE } P2cSeverity;
+
+/* One diagnostic. Lines and columns are 1-based; columns count characters, not bytes. The
+ * strings are owned by the object that returned the diagnostic and live as long as it does. */
+typedef struct P2cDiagnostic {
+  P2cSeverity severity;
+  const char *file;
+  uint32_t line, column;
+  const char *code;      /* stable identifier, e.g. "E-unsupported-stmt" */
+  const char *message;
+} P2cDiagnostic;
+
+/* ---- Types of kernel parameters (the launch ABI) ------------------------------------------- */
+
+typedef enum P2cScalarType {
+  P2C_BOOL = 0,
+  P2C_INT8, P2C_INT16, P2C_INT32, P2C_INT64,
+  P2C_UINT8, P2C_UINT16, P2C_UINT32, P2C_UINT64,
+  P2C_FLOAT32, P2C_FLOAT64,
+  P2C_SCALAR_TYPE_COUNT
+} P2cScalarType;
+
+/* Size in bytes of a scalar type; 0 for an invalid value. */
+P2C_API size_t p2c_scalar_size(P2cScalarType t);
+/* Numba's name for a scalar type ("float32"). Static storage; NULL for an invalid value. */
+P2C_API const char *p2c_scalar_name(P2cScalarType t);
+
+enum { P2C_MAX_NDIM = 8 };
+
+/* How one kernel parameter is passed. A scalar is passed by value as its C type. An array is
+ * passed as the struct P2cArrayArg (in generated code: p2c_array<T, ndim>): a data pointer, then
+ * ndim extents, then ndim strides in bytes, all 64-bit. */
+typedef struct P2cParam {
+  const char *name;          /* the Python parameter name */
+  bool is_array;
+  P2cScalarType type;        /* the scalar type, or the array's element type */
+  int ndim;                  /* arrays only */
+  char layout;               /* arrays only: 'C', 'F' or 'A' */
+} P2cParam;
+
+/* The value of an array argument, as the kernel receives it. */
+typedef struct P2cArrayArg {
+  void *data;
+  int64_t shape[P2C_MAX_NDIM];
+  int64_t strides[P2C_MAX_NDIM];
+} P2cArrayArg;
+
+/* Bytes an array parameter of `ndim` dimensions occupies in the kernel's parameter space:
+ * 8 + 16 * ndim. The struct above is larger; pack the first 8 + 8*ndim bytes then the strides. */
+P2C_API size_t p2c_array_arg_size(int ndim);
+
+/* ---- Compiling ----------------------------------------------------------------------------- */
+
+typedef struct P2cCompiler P2cCompiler;   /* options and the last error; no compiled state */
+typedef struct P2cModule P2cModule;       /* the result of translating one .py source */
+
+typedef struct P2cTranslateOptions {
+  const char *const *kernels;   /* translate only these kernels (NULL: all) */
+  size_t kernel_count;
+  const char *const *signatures;/* extra signatures, "name(float32[:], int64)" */
+  size_t signature_count;
+  bool line_directives;         /* emit #line directives pointing at the .py file */
+} P2cTranslateOptions;
+
+/* Makes a compiler. `allocator` may be NULL (malloc); it is copied, and must outlive the
+ * compiler and every module made with it. Returns NULL when out of memory. */
+P2C_API P2cCompiler *p2c_compiler_new(const P2cAllocator *allocator);
+P2C_API void p2c_compiler_delete(P2cCompiler *compiler);
+/* The message of the last failure on this compiler, or "" when none. Owned by the compiler,
+ * valid until its next call. */
+P2C_API const char *p2c_compiler_last_error(const P2cCompiler *compiler);
+
+/* Translates the Python source in `source` (`length` bytes; need not be NUL-terminated) to CUDA
+ * C. `filename` is used in diagnostics and #line directives. `options` may be NULL.
+ * On P2C_OK and on P2C_ERR_SOURCE, *out receives a module (owned by the caller, released with
+ * p2c_module_delete) holding the diagnostics; with P2C_OK it also holds the CUDA C text.
+ * On other statuses *out is NULL. */
+P2C_API P2cStatus p2c_translate(P2cCompiler *compiler, const char *filename, const char *source,
+                                size_t length, const P2cTranslateOptions *options, P2cModule **out);
+
+P2C_API void p2c_module_delete(P2cModule *module);
+
+P2C_API size_t p2c_module_diagnostic_count(const P2cModule *module);
+/* The i-th diagnostic, in source order. Strings owned by the module. */
+P2C_API P2cDiagnostic p2c_module_diagnostic(const P2cModule *module, size_t i);
+
+/* The generated CUDA C (NUL-terminated), or NULL after errors. Owned by the module. */
+P2C_API const char *p2c_module_cuda(const P2cModule *module, size_t *length);
+/* A printable form of an intermediate stage: "ast" or "types". Owned by the module. NULL for
+ * an unknown stage or after errors. */
+P2C_API const char *p2c_module_dump(P2cModule *module, const char *stage);
+
+/* Kernels in the module: one per (kernel, signature) specialization. */
+typedef struct P2cKernelInfo {
+  const char *python_name;  /* "smooth" */
+  const char *symbol;       /* the extern "C" name in the CUDA C, e.g. "smooth" or "smooth_1" */
+  const char *signature;    /* Numba-style, "void(float32[:, ::1], int64)" */
+  size_t param_count;
+  const P2cParam *params;
+  bool uses_barrier;        /* calls syncthreads (the simulator needs fibers) */
+  uint32_t static_shared_bytes;
+} P2cKernelInfo;
+
+P2C_API size_t p2c_module_kernel_count(const P2cModule *module);
+/* Strings and arrays owned by the module. */
+P2C_API P2cKernelInfo p2c_module_kernel(const P2cModule *module, size_t i);
+
+/* Output of NVRTC. */
+typedef enum P2cTarget { P2C_TARGET_PTX = 0, P2C_TARGET_CUBIN } P2cTarget;
+
+/* Compiles the module's CUDA C with NVRTC for `arch` ("sm_90"; NULL: sm_90) into PTX or CUBIN.
+ * All kernels of the module are one NVRTC program. On success the image is kept in the module
+ * (p2c_module_image). NVRTC's log, on success or failure, is p2c_module_nvrtc_log.
+ * Returns P2C_ERR_NO_CUDA when NVRTC cannot be loaded, P2C_ERR_NVRTC when it rejects the
+ * program; the compiler's last error then says which Python line the failure came from when
+ * it is known. */
+P2C_API P2cStatus p2c_module_compile(P2cCompiler *compiler, P2cModule *module, const char *arch,
+                                     P2cTarget target);
+/* The PTX (NUL-terminated) or CUBIN image, or NULL before a successful compile. Owned by the
+ * module. */
+P2C_API const void *p2c_module_image(const P2cModule *module, size_t *size);
+/* NVRTC's program log of the last compile, or "". Owned by the module. */
+P2C_API const char *p2c_module_nvrtc_log(const P2cModule *module);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

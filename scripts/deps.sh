@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs what building and testing pyk2cuda needs on a fresh Debian machine, and fetches the
+# tree-sitter-python grammar into third_party/ (git-ignored; third-party source is never
+# committed). Safe to run again: each step is skipped when its result is already there.
+#
+# The grammar's source release (tree-sitter-python 0.23.6, ABI 14) ships parser.c and scanner.c
+# but not the four headers they include (tree_sitter/parser.h, array.h, alloc.h, ts_assert.h).
+# Those come from the tree-sitter core sources bundled in py-tree-sitter 0.23.2's source release,
+# the same generation of the headers. Both archives are fetched by package name with pip and
+# checked against the sha256 below before anything is unpacked.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GRAMMAR_PKG=tree-sitter-python GRAMMAR_VER=0.23.6
+GRAMMAR_SHA=354bfa0a2f9217431764a631516f85173e9711af2c13dbd796a8815acfe505d9
+HEADERS_PKG=tree-sitter HEADERS_VER=0.23.2
+HEADERS_SHA=66bae8dd47f1fed7bdef816115146d3a41c39b5c482d7bad36d9ba1def088450
+DEST=third_party/tree-sitter-python
+
+debs=(libtree-sitter-dev libcmocka-dev meson ninja-build pkg-config python3-numba python3-numpy g++)
+
+install_debs() {
+  local missing=()
+  for p in "${debs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "deps: installing ${missing[*]}" >&2
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# fetch PKG VER SHA DIR: downloads PKG's source release into DIR and checks its hash.
+fetch() {
+  local pkg=$1 ver=$2 sha=$3 dir=$4
+  local pip=(python3 -m pip); command -v pip3 >/dev/null && pip=(pip3)
+  "${pip[@]}" download -q --no-binary :all: --no-deps --no-build-isolation "$pkg==$ver" -d "$dir" \
+    2>/dev/null || "${pip[@]}" download -q --no-binary :all: --no-deps "$pkg==$ver" -d "$dir"
+  local archive
+  archive=$(ls "$dir"/*.tar.gz | head -n 1)
+  echo "$sha  $archive" | sha256sum -c --quiet - || { echo "deps: $pkg $ver: sha256 mismatch" >&2; exit 1; }
+  echo "$archive"
+}
+
+fetch_grammar() {
+  [ -f "$DEST/src/parser.c" ] && [ -f "$DEST/src/tree_sitter/parser.h" ] && return 0
+  echo "deps: fetching $GRAMMAR_PKG $GRAMMAR_VER and its headers" >&2
+  local tmp; tmp=$(mktemp -d); trap 'rm -rf "$tmp"' RETURN
+  local g h
+  g=$(fetch "$GRAMMAR_PKG" "$GRAMMAR_VER" "$GRAMMAR_SHA" "$tmp/g")
+  h=$(fetch "$HEADERS_PKG" "$HEADERS_VER" "$HEADERS_SHA" "$tmp/h")
+  tar -xzf "$g" -C "$tmp/g"; tar -xzf "$h" -C "$tmp/h"
+  rm -rf "$DEST"; mkdir -p "$DEST/src/tree_sitter"
+  cp "$tmp"/g/tree_sitter_python-*/src/{parser.c,scanner.c} "$tmp"/g/tree_sitter_python-*/LICENSE "$DEST/src/"
+  cp "$tmp"/h/tree-sitter-*/tree_sitter/core/lib/src/{parser.h,array.h,alloc.h,ts_assert.h} "$DEST/src/tree_sitter/"
+  echo "$GRAMMAR_VER" > "$DEST/VERSION"
+}
+
+install_debs
+fetch_grammar
