@@ -129,6 +129,8 @@ typedef struct P2cTranslateOptions {
   const char *const *signatures;/* extra signatures, "name(float32[:], int64)" */
   size_t signature_count;
   bool line_directives;         /* emit #line directives pointing at the .py file */
+  bool skip_unsigned_kernels;   /* kernels without any signature are left out silently
+                                   (default: each is an error, since it cannot be typed) */
 } P2cTranslateOptions;
 
 /* Makes a compiler. `allocator` may be NULL (malloc); it is copied, and must outlive the

@@ -1,0 +1,269 @@
+/* The public compiler API (include/pyk2cuda.h): compilers, modules, and the driver that runs
+ * the pipeline source -> frontend -> typeinfer -> codegen in one straight line (p2c_translate),
+ * and NVRTC on its output (p2c_module_compile).
+ *
+ * A module owns the compilation's arena: the AST, the diagnostics and the CUDA C text live in it
+ * until p2c_module_delete. Allocation failure anywhere in the pipeline jumps back to the driver
+ * (arena.h), which releases everything and returns P2C_ERR_NOMEM. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "frontend/frontend.h"
+#include "runtime/cuda/nvrtc.h"
+#include "typeinfer/typeinfer.h"
+
+struct P2cCompiler {
+  P2cAllocator alloc;
+  char last_error[1024];
+};
+
+struct P2cModule {
+  P2cAllocator alloc;
+  Compilation comp;
+  Module mod;
+  TypeTable types;
+  CodegenResult cg;
+  bool ok;
+  P2cKernelInfo *kernels;
+  RtcResult rtc;
+  const char *dumps[2];
+};
+
+/* ---- small things ---- */
+
+const char *p2c_version(void) { return PYK2CUDA_VERSION_STRING; }
+
+const char *p2c_status_string(P2cStatus s) {
+  static const char *const names[] = {
+      [P2C_OK] = "success",
+      [P2C_ERR_SOURCE] = "errors in the Python source",
+      [P2C_ERR_USAGE] = "invalid argument",
+      [P2C_ERR_NOMEM] = "out of memory",
+      [P2C_ERR_NO_CUDA] = "CUDA driver or NVRTC not available",
+      [P2C_ERR_NVRTC] = "NVRTC failed to compile the generated code",
+      [P2C_ERR_CUDA] = "a CUDA driver call failed",
+      [P2C_ERR_IO] = "input/output error",
+      [P2C_ERR_FORMAT] = "malformed input data",
+      [P2C_ERR_SIM] = "the simulator failed",
+      [P2C_ERR_INTERNAL] = "internal error",
+  };
+  return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown status";
+}
+
+size_t p2c_scalar_size(P2cScalarType t) {
+  const Type *ty = type_of_scalar(t);
+  return ty ? (size_t)ty->bits / 8 : 0;
+}
+
+const char *p2c_scalar_name(P2cScalarType t) {
+  const Type *ty = type_of_scalar(t);
+  return ty ? ty->name : NULL;
+}
+
+size_t p2c_array_arg_size(int ndim) { return 8 + 16 * (size_t)ndim; }
+
+static P2cStatus fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->last_error, sizeof c->last_error, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* ---- compiler ---- */
+
+P2cCompiler *p2c_compiler_new(const P2cAllocator *allocator) {
+  const P2cAllocator *a = allocator ? allocator : mem_default();
+  P2cCompiler *c = mem_alloc(a, sizeof *c);
+  if (!c) return NULL;
+  memset(c, 0, sizeof *c);
+  c->alloc = *a;
+  return c;
+}
+
+void p2c_compiler_delete(P2cCompiler *c) {
+  if (c) mem_free(&c->alloc, c, sizeof *c);
+}
+
+const char *p2c_compiler_last_error(const P2cCompiler *c) { return c ? c->last_error : ""; }
+
+/* ---- module ---- */
+
+static P2cModule *module_new(P2cCompiler *c) {
+  P2cModule *m = mem_alloc(&c->alloc, sizeof *m);
+  if (!m) return NULL;
+  memset(m, 0, sizeof *m);
+  m->alloc = c->alloc;
+  arena_init(&m->comp.arena, &m->alloc);
+  return m;
+}
+
+void p2c_module_delete(P2cModule *m) {
+  if (!m) return;
+  rtc_result_free(&m->rtc);
+  arena_free(&m->comp.arena);
+  P2cAllocator a = m->alloc;
+  mem_free(&a, m, sizeof *m);
+}
+
+/* "--sig" strings: "name(types)" or "name:void(types)"; split into kernel and signature. */
+static bool split_sigs(P2cCompiler *c, Arena *a, const P2cTranslateOptions *o, ExtraSig **out,
+                       size_t *n) {
+  *n = o ? o->signature_count : 0;
+  *out = arena_alloc(a, sizeof **out * (*n ? *n : 1));
+  for (size_t i = 0; i < *n; i++) {
+    const char *s = o->signatures[i];
+    const char *colon = strchr(s, ':'), *paren = strchr(s, '(');
+    const char *end = colon && (!paren || colon < paren) ? colon : paren;
+    if (!end || end == s) {
+      fail(c, P2C_ERR_USAGE, "malformed --sig '%s': expected NAME(TYPES), e.g. 'add(float32[:], int64)'", s);
+      return false;
+    }
+    (*out)[i].kernel = arena_strndup(a, s, (size_t)(end - s));
+    const char *text = end == colon ? colon + 1 : paren;
+    (*out)[i].text = text;
+    (*out)[i].len = strlen(text);
+  }
+  return true;
+}
+
+static bool check_kernel_names(P2cCompiler *c, const Module *mod, const P2cTranslateOptions *o) {
+  for (size_t i = 0; o && i < o->kernel_count; i++) {
+    bool found = false;
+    for (size_t j = 0; j < mod->funcs.len; j++)
+      found |= mod->funcs.items[j]->kind == FN_KERNEL && strcmp(mod->funcs.items[j]->name, o->kernels[i]) == 0;
+    if (!found) {
+      fail(c, P2C_ERR_USAGE, "no kernel named '%s' in the source", o->kernels[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+static void fill_kernel_infos(P2cModule *m) {
+  m->kernels = arena_alloc(&m->comp.arena, sizeof *m->kernels * (size_t)(m->cg.nkernels ? m->cg.nkernels : 1));
+  for (int i = 0; i < m->cg.nkernels; i++) {
+    const KernelDesc *k = &m->cg.kernels[i];
+    m->kernels[i] = (P2cKernelInfo){k->spec->generic->name, k->symbol, k->signature,
+                                    (size_t)k->nparams, k->params, k->spec->uses_barrier,
+                                    k->static_shared_bytes};
+  }
+}
+
+/* The pipeline. Each phase's comment in its header says what it requires and produces. */
+static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, size_t len,
+                              const P2cTranslateOptions *o) {
+  Compilation *comp = &m->comp;
+  ExtraSig *sigs;
+  size_t nsigs;
+  if (!split_sigs(c, &comp->arena, o, &sigs, &nsigs)) return P2C_ERR_USAGE;
+  if (!source_prepare(comp, src, len)) return P2C_ERR_SOURCE;
+  if (!frontend_run(comp, &m->mod)) return P2C_ERR_SOURCE;
+  if (!check_kernel_names(c, &m->mod, o)) return P2C_ERR_USAGE;
+  types_init(&m->types, &comp->arena);
+  bool skip_unsigned = o && o->skip_unsigned_kernels;
+  if (!typeinfer_run(comp, &m->mod, &m->types, sigs, nsigs, skip_unsigned)) return P2C_ERR_SOURCE;
+  CodegenOptions cgo = {o && o->line_directives, o ? o->kernels : NULL, o ? o->kernel_count : 0};
+  if (o && o->kernel_count == 0) cgo.only_kernels = NULL;
+  if (!codegen_run(comp, &m->mod, &cgo, &m->cg)) return P2C_ERR_SOURCE;
+  fill_kernel_infos(m);
+  m->ok = true;
+  return P2C_OK;
+}
+
+P2cStatus p2c_translate(P2cCompiler *c, const char *filename, const char *source, size_t length,
+                        const P2cTranslateOptions *options, P2cModule **out) {
+  if (!out) return P2C_ERR_USAGE;
+  *out = NULL;
+  if (!c || (!source && length)) return c ? fail(c, P2C_ERR_USAGE, "no source given") : P2C_ERR_USAGE;
+  c->last_error[0] = '\0';
+  P2cModule *m = module_new(c);
+  if (!m) return fail(c, P2C_ERR_NOMEM, "out of memory");
+  jmp_buf oom;
+  m->comp.arena.oom = &oom;
+  if (setjmp(oom)) {
+    m->comp.arena.oom = NULL;
+    p2c_module_delete(m);
+    return fail(c, P2C_ERR_NOMEM, "out of memory");
+  }
+  m->comp.file = arena_strdup(&m->comp.arena, filename ? filename : "<input>");
+  m->comp.opts = options;
+  P2cStatus s = run_pipeline(c, m, source ? source : "", length, options);
+  m->comp.arena.oom = NULL;
+  if (s == P2C_ERR_SOURCE && !c->last_error[0])
+    fail(c, s, "%zu error%s in %s", m->comp.error_count, m->comp.error_count == 1 ? "" : "s", m->comp.file);
+  if (s != P2C_OK && s != P2C_ERR_SOURCE) {
+    p2c_module_delete(m);
+    return s;
+  }
+  *out = m;
+  return s;
+}
+
+size_t p2c_module_diagnostic_count(const P2cModule *m) { return m ? m->comp.diags.len : 0; }
+
+P2cDiagnostic p2c_module_diagnostic(const P2cModule *m, size_t i) {
+  if (!m || i >= m->comp.diags.len) return (P2cDiagnostic){0};
+  return m->comp.diags.items[i];
+}
+
+const char *p2c_module_cuda(const P2cModule *m, size_t *length) {
+  if (!m || !m->ok) {
+    if (length) *length = 0;
+    return NULL;
+  }
+  if (length) *length = m->cg.len;
+  return m->cg.text;
+}
+
+const char *p2c_module_dump(P2cModule *m, const char *stage) {
+  if (!m || !m->ok || !stage) return NULL;
+  int k = strcmp(stage, "ast") == 0 ? 0 : strcmp(stage, "types") == 0 ? 1 : -1;
+  if (k < 0) return NULL;
+  if (!m->dumps[k]) {
+    jmp_buf oom;
+    m->comp.arena.oom = &oom;
+    if (setjmp(oom)) {
+      m->comp.arena.oom = NULL;
+      return NULL;
+    }
+    StrBuf sb;
+    sb_init(&sb, &m->comp.arena);
+    ast_dump(&sb, &m->mod);   /* both stages: specializations carry their types */
+    m->dumps[k] = sb_str(&sb);
+    m->comp.arena.oom = NULL;
+  }
+  return m->dumps[k];
+}
+
+size_t p2c_module_kernel_count(const P2cModule *m) { return m && m->ok ? (size_t)m->cg.nkernels : 0; }
+
+P2cKernelInfo p2c_module_kernel(const P2cModule *m, size_t i) {
+  if (!m || !m->ok || i >= (size_t)m->cg.nkernels) return (P2cKernelInfo){0};
+  return m->kernels[i];
+}
+
+/* ---- NVRTC ---- */
+
+P2cStatus p2c_module_compile(P2cCompiler *c, P2cModule *m, const char *arch, P2cTarget target) {
+  if (!c || !m) return P2C_ERR_USAGE;
+  if (!m->ok) return fail(c, P2C_ERR_USAGE, "the module has errors; nothing to compile");
+  rtc_result_free(&m->rtc);
+  RtcRequest req = {.source = m->cg.text, .program_name = m->comp.file, .arch = arch,
+                    .target = target, .alloc = &m->alloc};
+  P2cStatus s = rtc_compile(&req, &m->rtc);
+  if (s == P2C_OK) return s;
+  return fail(c, s, "NVRTC: %s", m->rtc.error);
+}
+
+const void *p2c_module_image(const P2cModule *m, size_t *size) {
+  if (size) *size = m && m->rtc.image ? m->rtc.image_size : 0;
+  return m ? m->rtc.image : NULL;
+}
+
+const char *p2c_module_nvrtc_log(const P2cModule *m) {
+  return m && m->rtc.log ? m->rtc.log : "";
+}

@@ -1,0 +1,38 @@
+/* Code generation: the typed AST -> CUDA C text.
+ *
+ * Requires: a Module after typeinfer (kernel specializations typed, casts inserted).
+ * Produces: one CUDA C text holding a minimal prelude (only the helpers used), module
+ *           constants, device-function specializations reachable from the kernels, one
+ *           extern "C" __global__ function per kernel specialization, and the simulator entry
+ *           points (docs/generated-code.md); and a descriptor per kernel for the runtime.
+ * Invalidates: nothing. */
+#ifndef P2C_CODEGEN_CODEGEN_H
+#define P2C_CODEGEN_CODEGEN_H
+
+#include "frontend/ast.h"
+
+typedef struct KernelDesc {
+  const Function *spec;
+  const char *symbol;
+  const char *signature;
+  P2cParam *params;
+  int nparams;
+  uint32_t static_shared_bytes;
+} KernelDesc;
+
+typedef struct CodegenResult {
+  const char *text;        /* arena */
+  size_t len;
+  KernelDesc *kernels;
+  int nkernels;
+} CodegenResult;
+
+typedef struct CodegenOptions {
+  bool line_directives;
+  const char *const *only_kernels;   /* NULL: all kernels */
+  size_t nonly;
+} CodegenOptions;
+
+bool codegen_run(Compilation *c, Module *m, const CodegenOptions *opts, CodegenResult *out);
+
+#endif

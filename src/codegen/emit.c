@@ -1,0 +1,710 @@
+/* Emission of the module, functions and statements. Each function's body is written into its
+ * own buffer first, because the declarations it needs (locals, temporaries) are only known at
+ * the end; the prelude comes last for the same reason (only the helpers used are written).
+ * Every statement is preceded by its Python source as a comment, so the output can be read
+ * side by side with the kernel it came from. */
+#include <string.h>
+
+#include "codegen/cg.h"
+
+/* ---- source comments ---- */
+
+/* A Python line as a C++ comment: a trailing backslash would splice the next line into the
+ * comment, and "??" could start a trigraph in old dialects; both are defused. */
+static void put_comment_line(StrBuf *sb, const char *s, size_t len) {
+  while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+  while (len && (*s == ' ' || *s == '\t')) s++, len--;
+  sb_puts(sb, "// ");
+  for (size_t i = 0; i < len; i++) {
+    sb_putc(sb, s[i]);
+    if (s[i] == '?' && i + 1 < len && s[i + 1] == '?') sb_putc(sb, ' ');
+  }
+  if (len && s[len - 1] == '\\') sb_puts(sb, " (continued)");
+  sb_putc(sb, '\n');
+}
+
+static void put_c_string(StrBuf *sb, const char *s, size_t len, bool printf_format);
+
+static void emit_source_comment(Gen *G, const Stmt *s, bool header_only) {
+  uint32_t last = header_only || s->end_line < s->loc.line ? s->loc.line : s->end_line;
+  if (last > s->loc.line + 20) last = s->loc.line + 20;
+  if (G->line_directives) {
+    sb_indent(G->body, 0);
+    sb_printf(G->body, "#line %u ", s->loc.line);
+    put_c_string(G->body, G->c->file, strlen(G->c->file), false);
+    sb_putc(G->body, '\n');
+  }
+  for (uint32_t l = s->loc.line; l <= last; l++) {
+    size_t len;
+    const char *text = source_line(G->c, l, &len);
+    sb_indent(G->body, G->indent);
+    put_comment_line(G->body, text, len);
+  }
+}
+
+/* ---- strings ---- */
+
+/* A C string literal holding exactly the bytes s[0..len). Non-printable and non-ASCII bytes
+ * become octal escapes (never \x, which would swallow following hex digits). */
+static void put_c_string(StrBuf *sb, const char *s, size_t len, bool printf_format) {
+  sb_putc(sb, '"');
+  for (size_t i = 0; i < len; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '"' || ch == '\\') sb_printf(sb, "\\%c", ch);
+    else if (ch == '\n') sb_puts(sb, "\\n");
+    else if (ch == '\t') sb_puts(sb, "\\t");
+    else if (ch == '%' && printf_format) sb_puts(sb, "%%");
+    else if (ch == '?' && i + 1 < len && s[i + 1] == '?') sb_puts(sb, "?\\");
+    else if (ch < 0x20 || ch >= 0x7F) sb_printf(sb, "\\%03o", ch);
+    else sb_putc(sb, (char)ch);
+  }
+  sb_putc(sb, '"');
+}
+
+/* ---- statements ---- */
+
+static void emit_block(Gen *G, const Block *b);
+
+static void line(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(Gen *G, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_indent(G->body, G->indent);
+  sb_vprintf(G->body, fmt, ap);
+  va_end(ap);
+}
+
+/* target = value, with the conversion to the target's type written out. */
+static void emit_store(Gen *G, const Expr *target, const Expr *value, const char *value_text) {
+  const Type *tt = target->kind == EX_VAR ? G->fn->vars[target->var].ty : target->ty;
+  sb_indent(G->body, G->indent);
+  emit_expr(G, target, G->body, P_ASSIGN);
+  sb_puts(G->body, " = ");
+  bool cast = value->ty != tt && type_is_number(tt);
+  if (cast) sb_printf(G->body, "(%s)", tt->cname);
+  if (value_text) sb_puts(G->body, value_text);
+  else emit_expr(G, value, G->body, cast ? P_UNARY : P_ASSIGN);
+  sb_puts(G->body, ";\n");
+}
+
+static bool reads_var(const Expr *e, int var) {
+  if (e->kind == EX_VAR && e->var == var) return true;
+  for (int i = 0; i < e->nkids; i++)
+    if (reads_var(e->kids[i], var)) return true;
+  return false;
+}
+
+static bool reads_any_target(const Expr *value, const Expr *target) {
+  if (target->kind == EX_VAR) return reads_var(value, target->var);
+  for (int i = 0; i < target->nkids; i++)
+    if (reads_any_target(value, target->kids[i])) return true;
+  return target->kind == EX_INDEX;
+}
+
+static void emit_assign_one(Gen *G, const Expr *target, const Expr *value);
+
+/* a, b = value: each element is stored in turn; a tuple literal that reads a target
+ * (a, b = b, a) is evaluated into temporaries first, as Python evaluates the right side first. */
+static void emit_unpack(Gen *G, const Expr *target, const Expr *value) {
+  const Type *vt = value->ty;
+  bool via_temps = value->kind == EX_TUPLE && reads_any_target(value, target);
+  const char *temps[256];
+  for (int k = 0; k < target->nkids && via_temps; k++) {
+    temps[k] = new_temp(G, vt->elems[k]);
+    sb_indent(G->body, G->indent);
+    sb_printf(G->body, "%s = ", temps[k]);
+    emit_tuple_elem(G, value, k, G->body, P_ASSIGN);
+    sb_puts(G->body, ";\n");
+  }
+  for (int k = 0; k < target->nkids; k++) {
+    Expr elem = {.kind = EX_VAR, .ty = vt->elems[k]};
+    StrBuf text;
+    sb_init(&text, G->a);
+    if (via_temps) sb_puts(&text, temps[k]);
+    else emit_tuple_elem(G, value, k, &text, P_ASSIGN);
+    if (target->kids[k]->kind == EX_TUPLE) {
+      diag_error(G->c, target->kids[k]->loc, "E-unsupported", "nested tuple unpacking is not supported yet");
+      continue;
+    }
+    emit_store(G, target->kids[k], &elem, sb_str(&text));
+  }
+}
+
+/* A variable holding a tuple is a set of C variables, one per element. */
+static void emit_tuple_var_store(Gen *G, const Expr *target, const Expr *value) {
+  const Type *t = G->fn->vars[target->var].ty;
+  for (int k = 0; k < t->nelems; k++) {
+    sb_indent(G->body, G->indent);
+    sb_printf(G->body, "%s_%d = ", G->vnames[target->var], k);
+    emit_tuple_elem(G, value, k, G->body, P_ASSIGN);
+    sb_puts(G->body, ";\n");
+  }
+}
+
+static void emit_assign_one(Gen *G, const Expr *target, const Expr *value) {
+  if (target->kind == EX_TUPLE) emit_unpack(G, target, value);
+  else if (target->kind == EX_VAR && G->fn->vars[target->var].ty->kind == TY_TUPLE)
+    emit_tuple_var_store(G, target, value);
+  else if (target->kind == EX_VAR && G->fn->vars[target->var].ty->fixed_shape)
+    ;   /* shared/local array: the declaration is the allocation */
+  else emit_store(G, target, value, NULL);
+}
+
+static void emit_assign(Gen *G, const Stmt *s) {
+  if (s->ntargets == 1) {
+    emit_assign_one(G, s->targets[0], s->value);
+    return;
+  }
+  /* a = b = value: evaluate once. */
+  const char *t = new_temp(G, s->value->ty);
+  sb_indent(G->body, G->indent);
+  sb_printf(G->body, "%s = ", t);
+  emit_expr(G, s->value, G->body, P_ASSIGN);
+  sb_puts(G->body, ";\n");
+  Expr tv = {.kind = EX_VAR, .ty = s->value->ty};
+  for (int i = 0; i < s->ntargets; i++) emit_store(G, s->targets[i], &tv, t);
+}
+
+/* x op= v: written as `x op= v` when C computes the same thing, else as x = x op v. */
+static void emit_augassign(Gen *G, const Stmt *s) {
+  const Expr *t = s->targets[0], *bin = s->value;
+  const Type *tt = t->kind == EX_VAR ? G->fn->vars[t->var].ty : t->ty;
+  bool c_op = bin->kind == EX_BINARY && bin->kids[0]->kind != EX_CAST && bin->ty == tt &&
+              bin->op != OP_FLOORDIV && bin->op != OP_MOD && bin->op != OP_POW;
+  if (!c_op) {
+    emit_store(G, t, bin, NULL);
+    return;
+  }
+  StrBuf rhs;
+  sb_init(&rhs, G->a);
+  emit_expr(G, bin->kids[1], &rhs, P_ASSIGN);
+  sb_indent(G->body, G->indent);
+  emit_expr(G, t, G->body, P_ASSIGN);
+  sb_printf(G->body, " %s= %s;\n", op_python_spelling(bin->op), sb_str(&rhs));
+}
+
+static void emit_cond_block(Gen *G, const char *kw, const Expr *cond, const Block *body) {
+  sb_indent(G->body, G->indent);
+  sb_printf(G->body, "%s (", kw);
+  emit_expr(G, cond, G->body, P_LOWEST);
+  sb_puts(G->body, ") {\n");
+  G->indent += 2;
+  emit_block(G, body);
+  G->indent -= 2;
+}
+
+static void emit_if(Gen *G, const Stmt *s) {
+  emit_cond_block(G, "if", s->cond, &s->body);
+  const Block *orelse = &s->orelse;
+  /* elif chains read as else if */
+  while (orelse->len == 1 && orelse->items[0]->kind == ST_IF) {
+    const Stmt *e = orelse->items[0];
+    line(G, "} else if (");
+    emit_expr(G, e->cond, G->body, P_LOWEST);
+    sb_puts(G->body, ") {\n");
+    G->indent += 2;
+    emit_source_comment(G, e, true);
+    emit_block(G, &e->body);
+    G->indent -= 2;
+    orelse = &e->orelse;
+  }
+  if (orelse->len) {
+    line(G, "} else {\n");
+    G->indent += 2;
+    emit_block(G, orelse);
+    G->indent -= 2;
+  }
+  line(G, "}\n");
+}
+
+static bool assigns_var(const Block *b, int var) {
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    for (int k = 0; k < s->ntargets; k++)
+      if (reads_var(s->targets[k], var) && s->targets[k]->kind != EX_INDEX) return true;
+    if ((s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) && s->var == var) return true;
+    if (assigns_var(&s->body, var) || assigns_var(&s->orelse, var)) return true;
+  }
+  return false;
+}
+
+/* Whether variable v is read anywhere outside statement `loop` in the function. */
+static bool used_outside(const Block *b, const Stmt *loop, int var) {
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    if (s == loop) continue;
+    const Expr *parts[] = {s->value, s->cond, s->start, s->stop, s->step};
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+      if (parts[k] && reads_var(parts[k], var)) return true;
+    for (int k = 0; k < s->ntargets; k++)
+      if (s->targets[k]->kind == EX_INDEX && reads_var(s->targets[k], var)) return true;
+    if (used_outside(&s->body, loop, var) || used_outside(&s->orelse, loop, var)) return true;
+  }
+  return false;
+}
+
+/* A range bound is evaluated once, before the loop: anything that could change while the loop
+ * runs goes into a temporary. */
+static const char *range_bound(Gen *G, const Expr *e, const Block *body) {
+  StrBuf sb;
+  sb_init(&sb, G->a);
+  emit_expr(G, e, &sb, P_REL + 1);
+  bool stable = e->kind == EX_INT || e->kind == EX_CONST ||
+                (e->kind == EX_VAR && !assigns_var(body, e->var)) ||
+                (e->kind == EX_CAST && e->kids[0]->kind == EX_VAR && !assigns_var(body, e->kids[0]->var)) ||
+                (e->kind == EX_ATTR && e->kids[0]->kind == EX_VAR);
+  if (stable) return sb_str(&sb);
+  const char *t = new_temp(G, e->ty);
+  line(G, "%s = %s;\n", t, sb_str(&sb));
+  return t;
+}
+
+static int const_sign(const Expr *e) {
+  if (!e) return 1;
+  if (e->kind == EX_CAST) e = e->kids[0];
+  if (e->kind == EX_CONST) e = e->konst->value;
+  if (e->kind == EX_INT) return e->ival > 0 ? 1 : e->ival < 0 ? -1 : 0;
+  if (e->kind == EX_UNARY && e->op == OP_NEG && e->kids[0]->kind == EX_INT) return e->kids[0]->ival > 0 ? -1 : 0;
+  return 2;   /* unknown */
+}
+
+/* for i in range(start, stop, step): the loop variable is the C loop counter when the body does
+ * not assign it and nothing reads it after the loop (Python leaves it at the last value, C one
+ * step further); otherwise a hidden counter drives the loop. */
+static void emit_for_range(Gen *G, const Stmt *s) {
+  const Type *t = G->fn->vars[s->var].ty;
+  const char *v = G->vnames[s->var];
+  const char *stop = range_bound(G, s->stop, &s->body);
+  const char *step = s->step ? range_bound(G, s->step, &s->body) : "1";
+  StrBuf start;
+  sb_init(&start, G->a);
+  if (s->start) emit_expr(G, s->start, &start, P_ASSIGN);
+  else sb_puts(&start, "0");
+  bool direct = !assigns_var(&s->body, s->var) && !used_outside(&G->fn->body, s, s->var);
+  const char *ctr = direct ? v : new_temp(G, t);
+  int sign = const_sign(s->step);
+  if (sign == 2) {
+    line(G, "for (%s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s) {\n", ctr, sb_str(&start), step,
+         ctr, stop, ctr, stop, ctr, step);
+  } else {
+    const char *inc = !s->step ? "++" : NULL;
+    if (inc) line(G, "for (%s = %s; %s %s %s; %s%s) {\n", ctr, sb_str(&start), ctr, sign > 0 ? "<" : ">", stop, inc, ctr);
+    else line(G, "for (%s = %s; %s %s %s; %s += %s) {\n", ctr, sb_str(&start), ctr, sign > 0 ? "<" : ">", stop, ctr, step);
+  }
+  G->indent += 2;
+  if (!direct) line(G, "%s = %s;\n", v, ctr);
+  emit_block(G, &s->body);
+  G->indent -= 2;
+  line(G, "}\n");
+}
+
+static void emit_for_iter(Gen *G, const Stmt *s) {
+  const char *k = new_temp(G, &type_int64);
+  StrBuf arr;
+  sb_init(&arr, G->a);
+  emit_expr(G, s->value, &arr, P_POSTFIX);
+  Expr idx = {.kind = EX_VAR, .ty = &type_int64};
+  (void)idx;
+  const Type *at = s->value->ty;
+  if (at->fixed_shape) line(G, "for (%s = 0; %s < %lld; ++%s) {\n", k, k, (long long)at->fixed_shape[0], k);
+  else line(G, "for (%s = 0; %s < %s.shape[0]; ++%s) {\n", k, k, sb_str(&arr), k);
+  G->indent += 2;
+  if (at->fixed_shape) line(G, "%s = %s[%s];\n", G->vnames[s->var], sb_str(&arr), k);
+  else if (at->layout == 'A')
+    line(G, "%s = *(%s *)((char *)%s.data + %s * %s.strides[0]);\n", G->vnames[s->var],
+         at->dtype->cname, sb_str(&arr), k, sb_str(&arr));
+  else line(G, "%s = %s.data[%s];\n", G->vnames[s->var], sb_str(&arr), k);
+  emit_block(G, &s->body);
+  G->indent -= 2;
+  line(G, "}\n");
+}
+
+/* print(a, b): one printf, items separated by spaces, as Numba's CUDA print does. */
+static void emit_print(Gen *G, const Expr *call) {
+  enum { MAX_PRINT_ARGS = 32 };
+  if (call->nkids - 1 > MAX_PRINT_ARGS) {
+    diag_error(G->c, call->loc, "E-print", "print() of more than %d values (printf's limit on the GPU)",
+               MAX_PRINT_ARGS);
+    return;
+  }
+  StrBuf fmt, args;
+  sb_init(&fmt, G->a);
+  sb_init(&args, G->a);
+  sb_puts(&fmt, "");
+  for (int i = 1; i < call->nkids; i++) {
+    const Expr *a = call->kids[i];
+    if (i > 1) sb_putc(&fmt, ' ');
+    if (a->kind == EX_STR) {
+      sb_putn(&fmt, a->str, a->str_len);
+      continue;
+    }
+    sb_puts(&args, ", ");
+    if (a->ty->kind == TY_BOOL) {
+      sb_putc(&fmt, '\x01');   /* placeholder for %s, replaced below */
+      emit_expr(G, a, &args, P_OR);
+      sb_puts(&args, " ? \"True\" : \"False\"");
+    } else if (a->ty->kind == TY_FLOAT) {
+      sb_putc(&fmt, '\x02');
+      sb_puts(&args, "(double)");
+      emit_expr(G, a, &args, P_UNARY);
+    } else {
+      sb_putc(&fmt, a->ty->is_signed ? '\x03' : '\x04');
+      sb_puts(&args, a->ty->is_signed ? "(long long)" : "(unsigned long long)");
+      emit_expr(G, a, &args, P_UNARY);
+    }
+  }
+  /* Escape the user's text, then turn the placeholders into conversions. */
+  StrBuf lit;
+  sb_init(&lit, G->a);
+  put_c_string(&lit, fmt.data ? fmt.data : "", fmt.len, true);
+  sb_indent(G->body, G->indent);
+  sb_puts(G->body, "printf(");
+  for (const char *p = sb_str(&lit); *p; p++) {
+    if (*p == '"' && p[1] == '\0') sb_puts(G->body, "\\n");
+    if (*p == '\\' && p[1] == '0' && p[2] == '0' && p[3] >= '1' && p[3] <= '4') {
+      static const char *const conv[] = {"%s", "%f", "%lld", "%llu"};
+      sb_puts(G->body, conv[p[3] - '1']);
+      p += 3;
+      continue;
+    }
+    sb_putc(G->body, *p);
+  }
+  sb_printf(G->body, "%s);\n", sb_str(&args));
+}
+
+static void emit_expr_stmt(Gen *G, const Stmt *s) {
+  const Expr *e = s->value;
+  if (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin->id == BI_PRINT) {
+    emit_print(G, e);
+    return;
+  }
+  sb_indent(G->body, G->indent);
+  if (e->ty && e->ty->kind != TY_VOID) sb_puts(G->body, "(void)");
+  emit_expr(G, e, G->body, e->ty && e->ty->kind != TY_VOID ? P_UNARY : P_LOWEST);
+  sb_puts(G->body, ";\n");
+}
+
+static void emit_return(Gen *G, const Stmt *s) {
+  if (!s->value || G->fn->ret_type->kind == TY_VOID) {
+    line(G, "return;\n");
+    return;
+  }
+  sb_indent(G->body, G->indent);
+  sb_puts(G->body, "return ");
+  emit_expr(G, s->value, G->body, P_LOWEST);
+  sb_puts(G->body, ";\n");
+}
+
+static void emit_stmt(Gen *G, const Stmt *s) {
+  bool compound = s->kind == ST_IF || s->kind == ST_WHILE || s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER;
+  emit_source_comment(G, s, compound);
+  switch (s->kind) {
+  case ST_EXPR: emit_expr_stmt(G, s); break;
+  case ST_ASSIGN: emit_assign(G, s); break;
+  case ST_AUGASSIGN: emit_augassign(G, s); break;
+  case ST_IF: emit_if(G, s); break;
+  case ST_WHILE:
+    emit_cond_block(G, "while", s->cond, &s->body);
+    line(G, "}\n");
+    break;
+  case ST_FOR_RANGE: emit_for_range(G, s); break;
+  case ST_FOR_ITER: emit_for_iter(G, s); break;
+  case ST_BREAK: line(G, "break;\n"); break;
+  case ST_CONTINUE: line(G, "continue;\n"); break;
+  case ST_PASS: line(G, ";\n"); break;
+  case ST_RETURN: emit_return(G, s); break;
+  }
+}
+
+static void emit_block(Gen *G, const Block *b) {
+  for (int i = 0; i < b->len; i++) emit_stmt(G, b->items[i]);
+}
+
+/* ---- non-negative variables ---- */
+
+static void nonneg_scan(Gen *G, const Block *b, bool *changed);
+
+static void nonneg_target(Gen *G, const Expr *target, const Expr *value, int k, bool *changed) {
+  if (target->kind != EX_VAR || !G->nonneg[target->var]) return;
+  bool ok;
+  if (k < 0) ok = expr_nonneg(G, value);
+  else if (value->kind == EX_TUPLE) ok = expr_nonneg(G, value->kids[k]);
+  else ok = value->kind == EX_CALL || value->kind == EX_ATTR;   /* grid(), gridsize(), .shape */
+  if (!ok) G->nonneg[target->var] = false, *changed = true;
+}
+
+static void nonneg_stmt(Gen *G, const Stmt *s, bool *changed) {
+  for (int i = 0; i < s->ntargets; i++) {
+    const Expr *t = s->targets[i];
+    if (t->kind == EX_TUPLE)
+      for (int k = 0; k < t->nkids; k++) nonneg_target(G, t->kids[k], s->value, k, changed);
+    else nonneg_target(G, t, s->value, -1, changed);
+  }
+  if (s->kind == ST_FOR_RANGE && G->nonneg[s->var]) {
+    bool ok = (!s->start || expr_nonneg(G, s->start)) && const_sign(s->step) == 1;
+    if (!ok) G->nonneg[s->var] = false, *changed = true;
+  }
+  if (s->kind == ST_FOR_ITER && G->nonneg[s->var] && !expr_nonneg(G, &(Expr){.kind = EX_INDEX, .ty = G->fn->vars[s->var].ty}))
+    G->nonneg[s->var] = false, *changed = true;
+  nonneg_scan(G, &s->body, changed);
+  nonneg_scan(G, &s->orelse, changed);
+}
+
+static void nonneg_scan(Gen *G, const Block *b, bool *changed) {
+  for (int i = 0; i < b->len; i++) nonneg_stmt(G, b->items[i], changed);
+}
+
+/* A variable is non-negative when every value assigned to it is: start from "all locals" and
+ * remove the ones an assignment disproves, until nothing changes. */
+static void compute_nonneg(Gen *G) {
+  const Function *f = G->fn;
+  G->nonneg = arena_alloc(G->a, sizeof(bool) * (size_t)(f->nvars ? f->nvars : 1));
+  for (int i = 0; i < f->nvars; i++) {
+    const Type *t = f->vars[i].ty;
+    bool unsigned_int = t && (t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed));
+    G->nonneg[i] = unsigned_int || (!f->vars[i].is_param && t && t->kind == TY_INT);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    nonneg_scan(G, &f->body, &changed);
+  }
+}
+
+/* ---- functions ---- */
+
+static void name_vars(Gen *G) {
+  const Function *f = G->fn;
+  G->vnames = arena_alloc(G->a, sizeof(char *) * (size_t)(f->nvars ? f->nvars : 1));
+  for (int i = 0; i < f->nvars; i++) {
+    G->vnames[i] = namer_claim(&G->local, f->vars[i].name);
+    const Type *t = f->vars[i].ty;
+    if (t && t->kind == TY_TUPLE)
+      for (int k = 0; k < t->nelems; k++)
+        namer_claim(&G->local, arena_printf(G->a, "%s_%d", G->vnames[i], k));
+  }
+}
+
+/* A parameter whose variable was widened (n = n / 2) arrives under another name and is copied
+ * into a local of the variable's type. */
+static const char *param_cname(Gen *G, int i) {
+  const Function *f = G->fn;
+  if (f->arg_types[i] == f->vars[i].ty) return G->vnames[i];
+  return namer_claim(&G->local, arena_printf(G->a, "%s_arg", f->vars[i].name));
+}
+
+static void emit_signature(Gen *G, StrBuf *out, const char **pnames) {
+  const Function *f = G->fn;
+  if (f->kind == FN_KERNEL) sb_printf(out, "extern \"C\" __global__ void %s(", f->cname);
+  else sb_printf(out, "static __device__ %s %s(", ctype_of(G, f->ret_type), f->cname);
+  for (int i = 0; i < f->nparams; i++)
+    sb_printf(out, "%s%s %s", i ? ", " : "", ctype_of(G, f->arg_types[i]), pnames[i]);
+  sb_puts(out, ")");
+}
+
+static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, const char *init) {
+  if (t->kind == TY_TUPLE) {
+    for (int k = 0; k < t->nelems; k++) emit_decl(G, out, t->elems[k], arena_printf(G->a, "%s_%d", name, k), NULL);
+    return;
+  }
+  if (t->fixed_shape) {
+    sb_printf(out, "  %s%s %s", t->space == MEM_SHARED ? "__shared__ " : "", t->dtype->cname, name);
+    for (int k = 0; k < t->ndim; k++) sb_printf(out, "[%lld]", (long long)t->fixed_shape[k]);
+    sb_puts(out, ";\n");
+    return;
+  }
+  if (init) sb_printf(out, "  %s %s = %s;\n", ctype_of(G, t), name, init);
+  else if (t->kind == TY_ARRAY) sb_printf(out, "  %s %s = {};\n", ctype_of(G, t), name);
+  else sb_printf(out, "  %s %s = 0;\n", ctype_of(G, t), name);
+}
+
+static void emit_function(Gen *G, const Function *f, StrBuf *out) {
+  G->fn = f;
+  namer_init(&G->local, G->a, &G->global);
+  memset(&G->temps, 0, sizeof G->temps);
+  name_vars(G);
+  compute_nonneg(G);
+  const char **pnames = arena_alloc(G->a, sizeof(char *) * (size_t)(f->nparams ? f->nparams : 1));
+  for (int i = 0; i < f->nparams; i++) pnames[i] = param_cname(G, i);
+  StrBuf body;
+  sb_init(&body, G->a);
+  G->body = &body;
+  G->indent = 2;
+  emit_block(G, &f->body);
+  emit_signature(G, out, pnames);
+  sb_puts(out, " {\n");
+  for (int i = 0; i < f->nvars; i++) {
+    const Var *v = &f->vars[i];
+    if (!v->ty) continue;
+    if (i < f->nparams && pnames[i] == G->vnames[i]) continue;
+    emit_decl(G, out, v->ty, G->vnames[i], i < f->nparams ? pnames[i] : NULL);
+  }
+  for (size_t i = 0; i < G->temps.len; i++)
+    sb_printf(out, "  %s %s;\n", G->temps.items[i].ctype, G->temps.items[i].name);
+  if (f->nvars > f->nparams || G->temps.len) sb_putc(out, '\n');
+  sb_puts(out, sb_str(&body));
+  sb_puts(out, "}\n");
+}
+
+/* ---- the module ---- */
+
+typedef VEC(const Function *) FuncList;
+
+static void collect_calls(const Expr *e, FuncList *out, Arena *a);
+
+static void add_spec(const Function *f, FuncList *out, Arena *a) {
+  for (size_t i = 0; i < out->len; i++)
+    if (out->items[i] == f) return;
+  vec_push(a, out, f);
+  /* Callees are found by walking the body below. */
+}
+
+static void collect_block(const Block *b, FuncList *out, Arena *a);
+
+static void collect_calls(const Expr *e, FuncList *out, Arena *a) {
+  if (!e) return;
+  if (e->kind == EX_CALL && e->kids[0]->kind == EX_FUNC && e->func) {
+    size_t before = out->len;
+    add_spec(e->func, out, a);
+    if (out->len > before) collect_block(&e->func->body, out, a);
+  }
+  for (int i = 0; i < e->nkids; i++) collect_calls(e->kids[i], out, a);
+}
+
+static void collect_block(const Block *b, FuncList *out, Arena *a) {
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    const Expr *parts[] = {s->value, s->cond, s->start, s->stop, s->step};
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) collect_calls(parts[k], out, a);
+    for (int k = 0; k < s->ntargets; k++) collect_calls(s->targets[k], out, a);
+    collect_block(&s->body, out, a);
+    collect_block(&s->orelse, out, a);
+  }
+}
+
+static bool kernel_selected(const CodegenOptions *o, const char *name) {
+  if (!o->only_kernels) return true;
+  for (size_t i = 0; i < o->nonly; i++)
+    if (strcmp(o->only_kernels[i], name) == 0) return true;
+  return false;
+}
+
+/* Short spellings of argument types for the names of device-function specializations. */
+static const char *type_suffix(Gen *G, const Type *t) {
+  if (t->kind == TY_ARRAY) return arena_printf(G->a, "a%d%s", t->ndim, type_suffix(G, t->dtype));
+  if (t->kind == TY_BOOL) return "b";
+  return arena_printf(G->a, "%c%d", t->kind == TY_FLOAT ? 'f' : t->is_signed ? 'i' : 'u', t->bits);
+}
+
+static void name_function(Gen *G, Function *f, bool many) {
+  const char *want = f->generic->name;
+  if (many && f->kind == FN_DEVICE) {
+    StrBuf sb;
+    sb_init(&sb, G->a);
+    sb_puts(&sb, want);
+    for (int i = 0; i < f->nparams; i++) sb_printf(&sb, "_%s", type_suffix(G, f->arg_types[i]));
+    want = sb_str(&sb);
+  }
+  f->cname = namer_claim(&G->global, want);
+}
+
+static void emit_constants(Gen *G, StrBuf *out) {
+  bool any = false;
+  for (size_t i = 0; i < G->m->consts.len; i++) {
+    Const *k = G->m->consts.items[i];
+    if (!k->used || k->value->kind == EX_TUPLE) continue;
+    k->cname = namer_claim(&G->global, k->name);
+    const Type *t = k->value->kind == EX_FLOAT ? &type_float64 : k->value->kind == EX_BOOL ? &type_bool
+                    : k->value->is_unsigned_literal ? &type_uint64 : &type_int64;
+    sb_printf(out, "%sconstexpr %s %s = ", any ? "" : "\n", t->cname, k->cname);
+    emit_expr(G, k->value, out, P_ASSIGN);
+    sb_puts(out, ";\n");
+    any = true;
+  }
+}
+
+static void describe_param(Gen *G, const Function *f, int i, P2cParam *p) {
+  const Type *t = f->arg_types[i];
+  p->name = f->vars[i].name;
+  p->is_array = t->kind == TY_ARRAY;
+  p->type = p->is_array ? t->dtype->scalar : t->scalar;
+  p->ndim = p->is_array ? t->ndim : 0;
+  p->layout = p->is_array ? t->layout : 0;
+}
+
+static uint32_t static_shared_bytes(const Function *f) {
+  uint64_t n = 0;
+  for (int i = 0; i < f->nvars; i++) {
+    const Type *t = f->vars[i].ty;
+    if (!t || t->kind != TY_ARRAY || t->space != MEM_SHARED) continue;
+    uint64_t b = (uint64_t)t->dtype->bits / 8;
+    for (int k = 0; k < t->ndim; k++) b *= (uint64_t)t->fixed_shape[k];
+    n += b;
+  }
+  return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+static void emit_sim_entry(Gen *G, const KernelDesc *k, StrBuf *out) {
+  sb_printf(out, "extern \"C\" void p2c_sim_entry_%s(void **args) {\n  %s(", k->symbol, k->symbol);
+  for (int i = 0; i < k->nparams; i++)
+    sb_printf(out, "%s*(%s *)args[%d]", i ? ", " : "", ctype_of(G, k->spec->arg_types[i]), i);
+  sb_puts(out, ");\n}\n");
+}
+
+typedef VEC(Function *) SpecList;
+
+static void collect_kernels(Gen *G, const CodegenOptions *o, SpecList *kernels) {
+  for (size_t i = 0; i < G->m->funcs.len; i++) {
+    Function *g = G->m->funcs.items[i];
+    if (g->kind != FN_KERNEL || !kernel_selected(o, g->name)) continue;
+    for (size_t j = 0; j < g->specs.len; j++)
+      if (g->specs.items[j]->typed) vec_push(G->a, kernels, g->specs.items[j]);
+  }
+}
+
+bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResult *out) {
+  Gen G = {.c = c, .a = &c->arena, .m = m, .line_directives = o->line_directives};
+  namer_init(&G.global, G.a, NULL);
+  SpecList kernels = {0};
+  FuncList devs = {0};
+  collect_kernels(&G, o, &kernels);
+  for (size_t i = 0; i < kernels.len; i++) collect_block(&kernels.items[i]->body, &devs, G.a);
+  StrBuf defs;
+  sb_init(&defs, G.a);
+  emit_constants(&G, &defs);
+  for (size_t i = 0; i < kernels.len; i++) name_function(&G, kernels.items[i], false);
+  for (size_t i = 0; i < devs.len; i++)
+    name_function(&G, (Function *)devs.items[i], devs.items[i]->generic->specs.len > 1);
+  /* Device functions, callees before callers (they were discovered callers first). */
+  for (size_t i = devs.len; i-- > 0;) {
+    G.fn = devs.items[i];
+    sb_putc(&defs, '\n');
+    emit_function(&G, devs.items[i], &defs);
+  }
+  out->kernels = arena_alloc(G.a, sizeof(KernelDesc) * (kernels.len ? kernels.len : 1));
+  out->nkernels = (int)kernels.len;
+  for (size_t i = 0; i < kernels.len; i++) {
+    Function *f = kernels.items[i];
+    KernelDesc *k = &out->kernels[i];
+    sb_putc(&defs, '\n');
+    emit_function(&G, f, &defs);
+    k->spec = f;
+    k->symbol = f->cname;
+    k->nparams = f->nparams;
+    k->params = arena_alloc(G.a, sizeof(P2cParam) * (size_t)(f->nparams ? f->nparams : 1));
+    for (int j = 0; j < f->nparams; j++) describe_param(&G, f, j, &k->params[j]);
+    Signature sig = {&type_void, f->arg_types, f->nparams};
+    k->signature = sig_format(G.a, &sig);
+    k->static_shared_bytes = static_shared_bytes(f);
+  }
+  StrBuf text;
+  sb_init(&text, G.a);
+  sb_printf(&text, "/* Generated by pyk2cuda %s from %s. */\n\n", PYK2CUDA_VERSION_STRING, c->file);
+  prelude_emit(&text, G.helpers);
+  sb_puts(&text, sb_str(&defs));
+  if (kernels.len) sb_puts(&text, "\n#ifdef PYK2CUDA_SIM\n");
+  for (int i = 0; i < out->nkernels; i++) emit_sim_entry(&G, &out->kernels[i], &text);
+  if (kernels.len) sb_puts(&text, "#endif\n");
+  out->text = sb_str(&text);
+  out->len = text.len;
+  return !diag_has_errors(c);
+}

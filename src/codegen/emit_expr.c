@@ -1,0 +1,710 @@
+/* Emission of expressions as C expressions. Typeinfer made every conversion explicit (EX_CAST),
+ * so this file only chooses spellings: Python operators whose C counterpart means something
+ * else go through prelude helpers (//, %, **, negative indices, min/max), the rest are C
+ * operators, parenthesized by precedence so the output reads like hand-written code. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg.h"
+
+static void open_paren(StrBuf *sb, int p, int prec) {
+  if (p < prec) sb_putc(sb, '(');
+}
+
+static void close_paren(StrBuf *sb, int p, int prec) {
+  if (p < prec) sb_putc(sb, ')');
+}
+
+const char *ctype_of(Gen *G, const Type *t) {
+  if (t->kind == TY_ARRAY)
+    return arena_printf(G->a, "p2c_array<%s, %d>", t->dtype->cname, t->ndim);
+  return t->cname;
+}
+
+const char *new_temp(Gen *G, const Type *t) {
+  TempDecl d = {ctype_of(G, t), namer_claim(&G->local, "p2c_t")};
+  vec_push(G->a, &G->temps, d);
+  return d.name;
+}
+
+/* ---- literals ---- */
+
+/* The shortest decimal that reads back as exactly v. */
+static void put_double(StrBuf *sb, double v) {
+  char buf[40];
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  sb_puts(sb, buf);
+  if (!strpbrk(buf, ".en")) sb_puts(sb, ".0");
+}
+
+static void emit_float_literal(Gen *G, double v, bool as_float32, StrBuf *sb, int prec) {
+  if (isinf(v) || isnan(v)) {
+    helper_use(&G->helpers, H_INF_NAN);
+    bool neg = v < 0;
+    open_paren(sb, neg ? P_UNARY : P_POSTFIX, prec);
+    sb_puts(sb, as_float32 ? "(float)" : "");
+    sb_puts(sb, isnan(v) ? "p2c_nan" : neg ? "-p2c_inf" : "p2c_inf");
+    close_paren(sb, neg ? P_UNARY : P_POSTFIX, prec);
+    return;
+  }
+  bool exact32 = (double)(float)v == v;
+  int p = (v < 0 || signbit(v)) ? P_UNARY : (as_float32 && !exact32) ? P_UNARY : P_POSTFIX;
+  open_paren(sb, p, prec);
+  if (as_float32 && !exact32) sb_puts(sb, "(float)");
+  put_double(sb, v);
+  if (as_float32 && exact32) sb_putc(sb, 'f');
+  close_paren(sb, p, prec);
+}
+
+static void emit_int_literal(const Expr *e, StrBuf *sb, int prec) {
+  if (e->is_unsigned_literal) {
+    sb_printf(sb, "%lluULL", (unsigned long long)e->uval);
+  } else if (e->ival == INT64_MIN) {
+    open_paren(sb, P_ADD, prec);
+    sb_puts(sb, "-9223372036854775807LL - 1");
+    close_paren(sb, P_ADD, prec);
+  } else {
+    open_paren(sb, e->ival < 0 ? P_UNARY : P_POSTFIX, prec);
+    sb_printf(sb, "%lld", (long long)e->ival);
+    close_paren(sb, e->ival < 0 ? P_UNARY : P_POSTFIX, prec);
+  }
+}
+
+/* A cast of a literal is written as a literal of the target type where C allows it. */
+static bool emit_literal_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Expr *k = e->kids[0];
+  if (k->kind == EX_CONST && k->konst->value->kind != EX_TUPLE) k = k->konst->value;
+  if (e->ty->kind == TY_FLOAT && (k->kind == EX_INT || k->kind == EX_FLOAT)) {
+    double v = k->kind == EX_FLOAT ? k->fval : k->is_unsigned_literal ? (double)k->uval : (double)k->ival;
+    if (e->ty == &type_float32 && k->kind == EX_INT) v = (double)(float)v;
+    emit_float_literal(G, v, e->ty == &type_float32, sb, prec);
+    return true;
+  }
+  if (e->ty == &type_int64 && k->kind == EX_INT && !k->is_unsigned_literal) {
+    emit_int_literal(k, sb, prec);
+    return true;
+  }
+  return false;
+}
+
+/* ---- purity and non-negativity ---- */
+
+bool expr_is_pure(const Expr *e) {
+  if (e->kind == EX_CALL) {
+    if (e->kids[0]->kind == EX_FUNC) return false;
+    BuiltinId id = e->kids[0]->builtin->id;
+    if (id == BI_PRINT || id == BI_SYNCTHREADS || id == BI_SHARED_ARRAY || id == BI_LOCAL_ARRAY)
+      return false;
+  }
+  for (int i = 0; i < e->nkids; i++)
+    if (!expr_is_pure(e->kids[i])) return false;
+  return true;
+}
+
+static bool call_nonneg(Gen *G, const Expr *e) {
+  const Builtin *b = e->kids[0]->kind == EX_BUILTIN ? e->kids[0]->builtin : NULL;
+  if (!b) return false;
+  switch (b->id) {
+  case BI_GRID:
+  case BI_GRIDSIZE:
+  case BI_LEN:
+  case BI_ABS: return true;
+  case BI_MIN:
+  case BI_MAX: {
+    int n = 0;
+    for (int i = 1; i < e->nkids; i++) n += expr_nonneg(G, e->kids[i]);
+    return b->id == BI_MIN ? n == e->nkids - 1 : n > 0;
+  }
+  default: return false;
+  }
+}
+
+bool expr_nonneg(Gen *G, const Expr *e) {
+  if (e->ty && (e->ty->kind == TY_BOOL || (e->ty->kind == TY_INT && !e->ty->is_signed))) return true;
+  switch (e->kind) {
+  case EX_INT: return e->is_unsigned_literal || e->ival >= 0;
+  case EX_BOOL: return true;
+  case EX_VAR: return G->nonneg && G->nonneg[e->var];
+  case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival >= 0;
+  case EX_BUILTIN: return e->builtin->id >= BI_TID_X && e->builtin->id <= BI_WARPSIZE;
+  case EX_ATTR: return true;   /* size, ndim */
+  case EX_CAST:
+    return e->ty->kind == TY_INT && e->kids[0]->ty->kind != TY_FLOAT &&
+           e->ty->bits >= e->kids[0]->ty->bits && expr_nonneg(G, e->kids[0]);
+  case EX_IFEXP: return expr_nonneg(G, e->kids[1]) && expr_nonneg(G, e->kids[2]);
+  case EX_CALL: return call_nonneg(G, e);
+  case EX_BINARY:
+    if (e->ty->kind != TY_INT) return false;
+    switch (e->op) {
+    case OP_ADD:
+    case OP_MUL:
+    case OP_FLOORDIV:
+    case OP_BITOR:
+    case OP_RSHIFT: return expr_nonneg(G, e->kids[0]) && expr_nonneg(G, e->kids[1]);
+    case OP_MOD: return expr_nonneg(G, e->kids[1]);
+    case OP_BITAND: return expr_nonneg(G, e->kids[0]) || expr_nonneg(G, e->kids[1]);
+    default: return false;
+    }
+  default: return false;
+  }
+}
+
+/* ---- operators ---- */
+
+static int binary_prec(Op op) {
+  switch (op) {
+  case OP_ADD:
+  case OP_SUB: return P_ADD;
+  case OP_MUL:
+  case OP_DIV: return P_MUL;
+  case OP_LSHIFT:
+  case OP_RSHIFT: return P_SHIFT;
+  case OP_BITAND: return P_BAND;
+  case OP_BITXOR: return P_BXOR;
+  case OP_BITOR: return P_BOR;
+  default: return P_POSTFIX;
+  }
+}
+
+static const char *c_operator(Op op) {
+  switch (op) {
+  case OP_ADD: return "+";
+  case OP_SUB: return "-";
+  case OP_MUL: return "*";
+  case OP_DIV: return "/";
+  case OP_LSHIFT: return "<<";
+  case OP_RSHIFT: return ">>";
+  case OP_BITAND: return "&";
+  case OP_BITOR: return "|";
+  case OP_BITXOR: return "^";
+  case OP_LT: return "<";
+  case OP_LE: return "<=";
+  case OP_GT: return ">";
+  case OP_GE: return ">=";
+  case OP_EQ: return "==";
+  case OP_NE: return "!=";
+  default: return "?";
+  }
+}
+
+static void emit_call2(Gen *G, const char *fn, const Expr *a, const Expr *b, StrBuf *sb) {
+  sb_printf(sb, "%s(", fn);
+  emit_expr(G, a, sb, P_ASSIGN);
+  sb_puts(sb, ", ");
+  emit_expr(G, b, sb, P_ASSIGN);
+  sb_putc(sb, ')');
+}
+
+static Helper typed_helper(const Type *t, Helper i64, Helper u64, Helper f64, Helper f32) {
+  if (t == &type_float32) return f32;
+  if (t->kind == TY_FLOAT) return f64;
+  return t->is_signed ? i64 : u64;
+}
+
+static void emit_pow(Gen *G, const Expr *e, StrBuf *sb) {
+  const Expr *a = e->kids[0], *b = e->kids[1];
+  if (e->ty->kind == TY_INT) {
+    helper_use(&G->helpers, e->ty->is_signed ? H_POW_I64 : H_POW_U64);
+    emit_call2(G, "p2c_pow", a, b, sb);
+  } else if (b->ty->kind == TY_INT) {
+    helper_use(&G->helpers, e->ty == &type_float32 ? H_POWI_F32 : H_POWI_F64);
+    emit_call2(G, "p2c_powi", a, b, sb);
+  } else {
+    emit_call2(G, e->ty == &type_float32 ? "powf" : "pow", a, b, sb);
+  }
+}
+
+static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Type *t = e->kids[0]->ty;
+  switch (e->op) {
+  case OP_FLOORDIV:
+    helper_use(&G->helpers, typed_helper(t, H_FLOORDIV_I64, H_FLOORDIV_U64, H_FLOORDIV_F64, H_FLOORDIV_F32));
+    emit_call2(G, "p2c_floordiv", e->kids[0], e->kids[1], sb);
+    return;
+  case OP_MOD:
+    helper_use(&G->helpers, typed_helper(t, H_MOD_I64, H_MOD_U64, H_MOD_F64, H_MOD_F32));
+    emit_call2(G, "p2c_mod", e->kids[0], e->kids[1], sb);
+    return;
+  case OP_POW: emit_pow(G, e, sb); return;
+  default: break;
+  }
+  int p = binary_prec(e->op);
+  open_paren(sb, p, prec);
+  emit_expr(G, e->kids[0], sb, p);
+  sb_printf(sb, " %s ", c_operator(e->op));
+  emit_expr(G, e->kids[1], sb, p + 1);
+  close_paren(sb, p, prec);
+}
+
+static void emit_unary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (e->op == OP_POS) {
+    emit_expr(G, e->kids[0], sb, prec);
+    return;
+  }
+  open_paren(sb, P_UNARY, prec);
+  sb_putc(sb, e->op == OP_NEG ? '-' : '~');
+  const Expr *k = e->kids[0];
+  bool nested = k->kind == EX_UNARY || (k->kind == EX_INT && k->ival < 0) ||
+                (k->kind == EX_FLOAT && k->fval < 0);
+  emit_expr(G, k, sb, nested ? P_POSTFIX + 1 : P_UNARY);
+  close_paren(sb, P_UNARY, prec);
+}
+
+const Type *compare_type(const Type *a, const Type *b) {
+  if (a == b) return a;
+  if (a->kind == TY_BOOL && b->kind == TY_BOOL) return a;
+  return type_arith(a, b);
+}
+
+/* One comparison of a chain; the operands are written with casts to their common type. */
+static void emit_cast_to(Gen *G, const Expr *e, const Type *t, const char *temp, StrBuf *sb, int prec) {
+  bool cast = e->ty != t;
+  if (cast) {
+    open_paren(sb, P_UNARY, prec);
+    sb_printf(sb, "(%s)", t->cname);
+  }
+  if (temp) sb_puts(sb, temp);
+  else emit_expr(G, e, sb, cast ? P_UNARY : prec);
+  if (cast) close_paren(sb, P_UNARY, prec);
+}
+
+static void emit_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  int n = e->nkids;
+  const char *temps[64] = {0};
+  StrBuf pre;
+  sb_init(&pre, G->a);
+  /* Middle operands are evaluated once: an impure one goes through a temporary. */
+  for (int i = 1; i + 1 < n; i++) {
+    if (expr_is_pure(e->kids[i])) continue;
+    temps[i] = new_temp(G, e->kids[i]->ty);
+    sb_printf(&pre, "%s = ", temps[i]);
+    emit_expr(G, e->kids[i], &pre, P_ASSIGN);
+    sb_puts(&pre, ", ");
+  }
+  int p = pre.len ? P_COMMA : n > 2 ? P_AND : e->cmps[0] >= OP_EQ ? P_EQ : P_REL;
+  open_paren(sb, p, prec);
+  sb_puts(sb, sb_str(&pre));
+  for (int i = 0; i + 1 < n; i++) {
+    const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);
+    int cp = e->cmps[i] >= OP_EQ ? P_EQ : P_REL;
+    if (i) sb_puts(sb, " && ");
+    emit_cast_to(G, e->kids[i], ct, temps[i], sb, cp);
+    sb_printf(sb, " %s ", c_operator(e->cmps[i]));
+    emit_cast_to(G, e->kids[i + 1], ct, temps[i + 1], sb, cp + 1);
+  }
+  close_paren(sb, p, prec);
+}
+
+static bool is_simple(const Expr *e) {
+  return e->kind == EX_VAR || e->kind == EX_INT || e->kind == EX_FLOAT || e->kind == EX_BOOL ||
+         e->kind == EX_CONST;
+}
+
+/* a and b / a or b: C's && and || when every operand is a bool; otherwise Python's rule that
+ * the result is the deciding operand: a ? b : a, a ? a : b. */
+static void emit_boolop_from(Gen *G, const Expr *e, int i, StrBuf *sb, int prec) {
+  if (i == e->nkids - 1) {
+    emit_expr(G, e->kids[i], sb, prec);
+    return;
+  }
+  const Expr *k = e->kids[i];
+  const char *t = NULL;
+  open_paren(sb, P_COND, prec);
+  if (!is_simple(k)) {
+    t = new_temp(G, k->ty);
+    sb_printf(sb, "(%s = ", t);
+    emit_expr(G, k, sb, P_ASSIGN);
+    sb_puts(sb, ")");
+  } else {
+    emit_expr(G, k, sb, P_OR);
+  }
+  sb_puts(sb, " ? ");
+  if (e->op == OP_AND) emit_boolop_from(G, e, i + 1, sb, P_COND);
+  else if (t) sb_puts(sb, t);
+  else emit_expr(G, k, sb, P_COND);
+  sb_puts(sb, " : ");
+  if (e->op == OP_OR) emit_boolop_from(G, e, i + 1, sb, P_COND);
+  else if (t) sb_puts(sb, t);
+  else emit_expr(G, k, sb, P_COND);
+  close_paren(sb, P_COND, prec);
+}
+
+static void emit_boolop(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  bool all_bool = true;
+  for (int i = 0; i < e->nkids; i++) all_bool &= e->kids[i]->ty->kind == TY_BOOL;
+  if (!all_bool) {
+    emit_boolop_from(G, e, 0, sb, prec);
+    return;
+  }
+  int p = e->op == OP_AND ? P_AND : P_OR;
+  open_paren(sb, p, prec);
+  for (int i = 0; i < e->nkids; i++) {
+    if (i) sb_puts(sb, e->op == OP_AND ? " && " : " || ");
+    emit_expr(G, e->kids[i], sb, p + 1);
+  }
+  close_paren(sb, p, prec);
+}
+
+static void emit_ifexp(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  open_paren(sb, P_COND, prec);
+  emit_expr(G, e->kids[0], sb, P_OR);
+  sb_puts(sb, " ? ");
+  emit_expr(G, e->kids[1], sb, P_COND);
+  sb_puts(sb, " : ");
+  emit_expr(G, e->kids[2], sb, P_COND);
+  close_paren(sb, P_COND, prec);
+}
+
+static void emit_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (emit_literal_cast(G, e, sb, prec)) return;
+  open_paren(sb, P_UNARY, prec);
+  sb_printf(sb, "(%s)", e->ty->cname);
+  emit_expr(G, e->kids[0], sb, P_UNARY);
+  close_paren(sb, P_UNARY, prec);
+}
+
+/* ---- arrays ---- */
+
+static void emit_index_value(Gen *G, const Expr *ix, const Expr *arr, const Type *at, int k,
+                             StrBuf *sb, int prec) {
+  if (expr_nonneg(G, ix)) {
+    emit_expr(G, ix, sb, prec);
+    return;
+  }
+  helper_use(&G->helpers, H_WRAP);
+  sb_puts(sb, "p2c_wrap(");
+  emit_expr(G, ix, sb, P_ASSIGN);
+  if (at->fixed_shape) sb_printf(sb, ", %lld)", (long long)at->fixed_shape[k]);
+  else {
+    sb_puts(sb, ", ");
+    emit_expr(G, arr, sb, P_POSTFIX);
+    sb_printf(sb, ".shape[%d])", k);
+  }
+}
+
+static void emit_extent(Gen *G, const Expr *arr, const Type *at, int k, StrBuf *sb) {
+  emit_expr(G, arr, sb, P_POSTFIX);
+  sb_printf(sb, ".shape[%d]", k);
+}
+
+/* C order: ((i0 * n1 + i1) * n2 + i2); F order: i0 + n0 * (i1 + n1 * i2). */
+static void emit_linear_index(Gen *G, const Expr *arr, const Type *at, Expr *const *ix, StrBuf *sb) {
+  int n = at->ndim;
+  if (at->layout == 'F') {
+    for (int k = 0; k < n; k++) {
+      emit_index_value(G, ix[k], arr, at, k, sb, k + 1 < n ? P_ADD : P_MUL);
+      if (k + 1 < n) {
+        sb_puts(sb, " + ");
+        emit_extent(G, arr, at, k, sb);
+        sb_puts(sb, k + 2 < n ? " * (" : " * ");
+      }
+    }
+    for (int k = 0; k + 2 < n; k++) sb_putc(sb, ')');
+    return;
+  }
+  for (int k = 0; k + 2 < n; k++) sb_putc(sb, '(');
+  for (int k = 0; k < n; k++) {
+    if (k) {
+      sb_puts(sb, " * ");
+      emit_extent(G, arr, at, k, sb);
+      sb_puts(sb, " + ");
+    }
+    emit_index_value(G, ix[k], arr, at, k, sb, k + 1 < n ? P_MUL : P_ADD + 1);
+    if (k && k + 1 < n) sb_putc(sb, ')');
+  }
+}
+
+static void emit_array_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Expr *arr = e->kids[0];
+  const Type *at = arr->ty;
+  if (at->fixed_shape) {
+    emit_expr(G, arr, sb, P_POSTFIX);
+    for (int k = 0; k < at->ndim; k++) {
+      sb_putc(sb, '[');
+      emit_index_value(G, e->kids[k + 1], arr, at, k, sb, P_LOWEST);
+      sb_putc(sb, ']');
+    }
+    return;
+  }
+  if (at->layout == 'A') {
+    open_paren(sb, P_UNARY, prec);
+    sb_printf(sb, "*(%s *)((char *)", at->dtype->cname);
+    emit_expr(G, arr, sb, P_POSTFIX);
+    sb_puts(sb, ".data");
+    for (int k = 0; k < at->ndim; k++) {
+      sb_puts(sb, " + ");
+      emit_index_value(G, e->kids[k + 1], arr, at, k, sb, P_MUL);
+      sb_puts(sb, " * ");
+      emit_expr(G, arr, sb, P_POSTFIX);
+      sb_printf(sb, ".strides[%d]", k);
+    }
+    sb_putc(sb, ')');
+    close_paren(sb, P_UNARY, prec);
+    return;
+  }
+  emit_expr(G, arr, sb, P_POSTFIX);
+  sb_puts(sb, ".data[");
+  emit_linear_index(G, arr, at, e->kids + 1, sb);
+  sb_putc(sb, ']');
+}
+
+static void emit_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (e->kids[0]->ty->kind == TY_TUPLE) emit_tuple_elem(G, e->kids[0], (int)e->ival, sb, prec);
+  else emit_array_index(G, e, sb, prec);
+}
+
+static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
+  const Type *at = arr->ty;
+  if (at->fixed_shape) {
+    int64_t n = 1;
+    for (int k = 0; k < at->ndim; k++) n *= at->fixed_shape[k];
+    sb_printf(sb, "%lld", (long long)n);
+    return;
+  }
+  open_paren(sb, at->ndim > 1 ? P_MUL : P_POSTFIX, prec);
+  for (int k = 0; k < at->ndim; k++) {
+    if (k) sb_puts(sb, " * ");
+    emit_extent(G, arr, at, k, sb);
+  }
+  close_paren(sb, at->ndim > 1 ? P_MUL : P_POSTFIX, prec);
+}
+
+static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
+  else sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
+}
+
+/* ---- tuples ---- */
+
+static const char dim_letters[] = "xyz";
+
+static void emit_grid_elem(const Expr *call, int k, StrBuf *sb, int prec) {
+  bool grid = call->kids[0]->builtin->id == BI_GRID;
+  char d = dim_letters[k];
+  open_paren(sb, grid ? P_ADD : P_MUL, prec);
+  if (grid) sb_printf(sb, "(int64_t)blockIdx.%c * blockDim.%c + threadIdx.%c", d, d, d);
+  else sb_printf(sb, "(int64_t)blockDim.%c * gridDim.%c", d, d);
+  close_paren(sb, grid ? P_ADD : P_MUL, prec);
+}
+
+void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec) {
+  switch (e->kind) {
+  case EX_TUPLE: emit_expr(G, e->kids[k], sb, prec); return;
+  case EX_CONST: emit_expr(G, e->konst->value->kids[k], sb, prec); return;
+  case EX_VAR: sb_printf(sb, "%s_%d", G->vnames[e->var], k); return;
+  case EX_CALL: emit_grid_elem(e, k, sb, prec); return;
+  case EX_ATTR:   /* a.shape */
+    if (e->kids[0]->ty->fixed_shape) sb_printf(sb, "%lld", (long long)e->kids[0]->ty->fixed_shape[k]);
+    else emit_extent(G, e->kids[0], e->kids[0]->ty, k, sb);
+    return;
+  case EX_INDEX: emit_tuple_elem(G, e->kids[0], (int)e->ival, sb, prec); return;
+  default:
+    diag_error(G->c, e->loc, "E-unsupported", "this tuple-valued expression is not supported yet");
+  }
+}
+
+/* ---- calls ---- */
+
+static void emit_args(Gen *G, const Expr *e, int from, StrBuf *sb) {
+  for (int i = from; i < e->nkids; i++) {
+    if (i > from) sb_puts(sb, ", ");
+    emit_expr(G, e->kids[i], sb, P_ASSIGN);
+  }
+}
+
+static void emit_device_arg(Gen *G, const Expr *a, StrBuf *sb) {
+  const Type *t = a->ty;
+  if (t->kind != TY_ARRAY || !t->fixed_shape) {
+    emit_expr(G, a, sb, P_ASSIGN);
+    return;
+  }
+  /* A shared or local array is passed as a view of its storage. */
+  sb_printf(sb, "p2c_array<%s, %d>{&", t->dtype->cname, t->ndim);
+  emit_expr(G, a, sb, P_POSTFIX);
+  for (int k = 0; k < t->ndim; k++) sb_puts(sb, "[0]");
+  sb_puts(sb, ", {");
+  int64_t stride = t->dtype->bits / 8;
+  int64_t strides[P2C_MAX_NDIM];
+  for (int k = t->ndim; k-- > 0;) strides[k] = stride, stride *= t->fixed_shape[k];
+  for (int k = 0; k < t->ndim; k++) sb_printf(sb, "%s%lld", k ? ", " : "", (long long)t->fixed_shape[k]);
+  sb_puts(sb, "}, {");
+  for (int k = 0; k < t->ndim; k++) sb_printf(sb, "%s%lld", k ? ", " : "", (long long)strides[k]);
+  sb_puts(sb, "}}");
+}
+
+static void emit_math(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Builtin *b = e->builtin;
+  bool f32 = e->kids[1]->ty == &type_float32;
+  const char *fn = f32 ? b->c32 : b->c64;
+  if (strncmp(fn, "p2c_", 4) == 0) helper_use(&G->helpers, H_DEGREES);
+  if (b->id == BI_MATH_PRED && e->kids[1]->ty->kind != TY_FLOAT) {
+    sb_puts(sb, b->c64[2] == 'f' ? "true" : "false");   /* isfinite(int) is true */
+    return;
+  }
+  if (b->id == BI_MATH_TO_INT) {
+    open_paren(sb, P_UNARY, prec);
+    sb_puts(sb, "(int64_t)");
+  }
+  sb_printf(sb, "%s(", fn);
+  emit_args(G, e, 1, sb);
+  sb_putc(sb, ')');
+  if (b->id == BI_MATH_TO_INT) close_paren(sb, P_UNARY, prec);
+}
+
+static void emit_minmax(Gen *G, const Expr *e, StrBuf *sb) {
+  helper_use(&G->helpers, H_MINMAX);
+  const char *fn = e->builtin->id == BI_MIN ? "p2c_min" : "p2c_max";
+  for (int i = 2; i < e->nkids; i++) sb_printf(sb, "%s(", fn);
+  emit_expr(G, e->kids[1], sb, P_ASSIGN);
+  for (int i = 2; i < e->nkids; i++) {
+    sb_puts(sb, ", ");
+    emit_expr(G, e->kids[i], sb, P_ASSIGN);
+    sb_putc(sb, ')');
+  }
+}
+
+static void emit_scalar_cast(Gen *G, const Expr *e, const Type *to, StrBuf *sb, int prec) {
+  Expr cast = {.kind = EX_CAST, .ty = to, .kids = e->kids + 1, .nkids = 1, .loc = e->loc};
+  if (e->kids[1]->ty == to) emit_expr(G, e->kids[1], sb, prec);
+  else emit_cast(G, &cast, sb, prec);
+}
+
+static void emit_abs(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Type *t = e->kids[1]->ty;
+  if (t->kind == TY_FLOAT) {
+    sb_puts(sb, t == &type_float32 ? "fabsf(" : "fabs(");
+    emit_expr(G, e->kids[1], sb, P_ASSIGN);
+    sb_putc(sb, ')');
+  } else if (t->kind == TY_BOOL) {
+    emit_scalar_cast(G, e, &type_int64, sb, prec);
+  } else {
+    helper_use(&G->helpers, H_ABS_INT);
+    sb_puts(sb, "p2c_abs(");
+    emit_expr(G, e->kids[1], sb, P_ASSIGN);
+    sb_putc(sb, ')');
+  }
+}
+
+static void emit_round(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Expr *x = e->kids[1];
+  if (e->nkids == 3 && x->ty->kind == TY_FLOAT) {
+    helper_use(&G->helpers, H_ROUND_ND);
+    open_paren(sb, P_UNARY, prec);
+    sb_printf(sb, "(%s)", e->ty->cname);
+    emit_call2(G, "p2c_round", x, e->kids[2], sb);
+    close_paren(sb, P_UNARY, prec);
+    return;
+  }
+  if (x->ty->kind != TY_FLOAT) {   /* round of an integer is the integer */
+    emit_scalar_cast(G, e, &type_int64, sb, prec);
+    return;
+  }
+  open_paren(sb, P_UNARY, prec);
+  sb_printf(sb, "(int64_t)%s(", x->ty == &type_float32 ? "rintf" : "rint");
+  emit_expr(G, x, sb, P_ASSIGN);
+  sb_putc(sb, ')');
+  close_paren(sb, P_UNARY, prec);
+}
+
+static void emit_len(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Expr *a = e->kids[1];
+  if (a->ty->kind == TY_TUPLE) sb_printf(sb, "%d", a->ty->nelems);
+  else if (a->ty->fixed_shape) sb_printf(sb, "%lld", (long long)a->ty->fixed_shape[0]);
+  else emit_extent(G, a, a->ty, 0, sb);
+}
+
+static void emit_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  switch (e->builtin->id) {
+  case BI_GRID:
+  case BI_GRIDSIZE: emit_grid_elem(e, 0, sb, prec); return;
+  case BI_SYNCTHREADS: sb_puts(sb, "__syncthreads()"); return;
+  case BI_MATH_UNARY:
+  case BI_MATH_BINARY:
+  case BI_MATH_TO_INT:
+  case BI_MATH_PRED: emit_math(G, e, sb, prec); return;
+  case BI_MIN:
+  case BI_MAX: emit_minmax(G, e, sb); return;
+  case BI_ABS: emit_abs(G, e, sb, prec); return;
+  case BI_INT:
+  case BI_FLOAT:
+  case BI_BOOL:
+  case BI_TYPE: emit_scalar_cast(G, e, e->ty, sb, prec); return;
+  case BI_ROUND: emit_round(G, e, sb, prec); return;
+  case BI_LEN: emit_len(G, e, sb, prec); return;
+  default:
+    diag_error(G->c, e->loc, "E-internal", "codegen: unexpected call of %s",
+               builtin_display_name(e->builtin));
+  }
+}
+
+static void emit_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (e->kids[0]->kind == EX_BUILTIN) {
+    emit_builtin_call(G, e, sb, prec);
+    return;
+  }
+  sb_printf(sb, "%s(", e->func->cname);
+  for (int i = 1; i < e->nkids; i++) {
+    if (i > 1) sb_puts(sb, ", ");
+    emit_device_arg(G, e->kids[i], sb);
+  }
+  sb_putc(sb, ')');
+}
+
+/* ---- dispatch ---- */
+
+static void emit_builtin_value(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Builtin *b = e->builtin;
+  static const char *const idx[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+  if (b->id >= BI_TID_X && b->id <= BI_GDIM_Z) {
+    int k = b->id - BI_TID_X;
+    sb_printf(sb, "%s.%c", idx[k / 3], dim_letters[k % 3]);
+  } else if (b->id == BI_WARPSIZE) {
+    sb_puts(sb, "warpSize");
+  } else if (b->id == BI_MATH_CONST) {
+    const char *v = b->scalar;
+    double d = strcmp(v, "pi") == 0 ? 3.141592653589793 : strcmp(v, "e") == 0 ? 2.718281828459045
+             : strcmp(v, "tau") == 0 ? 6.283185307179586 : strcmp(v, "inf") == 0 ? INFINITY : NAN;
+    emit_float_literal(G, d, false, sb, prec);
+  } else {
+    diag_error(G->c, e->loc, "E-internal", "codegen: '%s' has no value", builtin_display_name(b));
+  }
+}
+
+void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  switch (e->kind) {
+  case EX_INT: emit_int_literal(e, sb, prec); break;
+  case EX_FLOAT: emit_float_literal(G, e->fval, false, sb, prec); break;
+  case EX_BOOL: sb_puts(sb, e->ival ? "true" : "false"); break;
+  case EX_VAR: sb_puts(sb, G->vnames[e->var]); break;
+  case EX_CONST:
+    if (e->konst->value->kind == EX_TUPLE) emit_tuple_elem(G, e, 0, sb, prec);
+    else sb_puts(sb, e->konst->cname);
+    break;
+  case EX_BUILTIN: emit_builtin_value(G, e, sb, prec); break;
+  case EX_UNARY: emit_unary(G, e, sb, prec); break;
+  case EX_NOT:
+    open_paren(sb, P_UNARY, prec);
+    sb_putc(sb, '!');
+    emit_expr(G, e->kids[0], sb, P_UNARY);
+    close_paren(sb, P_UNARY, prec);
+    break;
+  case EX_BINARY: emit_binary(G, e, sb, prec); break;
+  case EX_COMPARE: emit_compare(G, e, sb, prec); break;
+  case EX_BOOLOP: emit_boolop(G, e, sb, prec); break;
+  case EX_IFEXP: emit_ifexp(G, e, sb, prec); break;
+  case EX_CALL: emit_call(G, e, sb, prec); break;
+  case EX_ATTR: emit_attr(G, e, sb, prec); break;
+  case EX_INDEX: emit_index(G, e, sb, prec); break;
+  case EX_CAST: emit_cast(G, e, sb, prec); break;
+  case EX_STR:
+  case EX_FUNC:
+  case EX_TUPLE:
+    diag_error(G->c, e->loc, "E-unsupported", "this value cannot be used here");
+    break;
+  }
+}

@@ -1,0 +1,25 @@
+/* C names for Python names: every identifier the generated code declares goes through a Namer,
+ * so that no Python name can capture or be captured by a C, C++ or CUDA keyword, macro,
+ * built-in, library function, prelude helper or generated temporary. */
+#ifndef P2C_CODEGEN_NAMES_H
+#define P2C_CODEGEN_NAMES_H
+
+#include <stdbool.h>
+
+#include "util/arena.h"
+#include "util/buf.h"
+
+typedef struct Namer {
+  Arena *arena;
+  const struct Namer *parent;   /* names taken in an enclosing scope */
+  VEC(const char *) taken;
+} Namer;
+
+void namer_init(Namer *n, Arena *a, const Namer *parent);
+/* A fresh C name for the Python name `want`: the name itself when it is free and not reserved,
+ * else a variant ("int" -> "int_", then "int_2", ...). The result is marked taken. */
+const char *namer_claim(Namer *n, const char *want);
+/* Whether `name` is reserved in generated code (keywords, CUDA and library names, p2c_*). */
+bool name_is_reserved(const char *name);
+
+#endif

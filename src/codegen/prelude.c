@@ -1,0 +1,171 @@
+/* The text of the generated code's prelude (see prelude.h). The integer helpers reproduce
+ * Python's floor division and modulo (the result takes the divisor's sign) and, like Numba's
+ * CUDA target (NumPy error model), give 0 for a division by zero instead of raising. The
+ * float helpers follow CPython's float_divmod. INT64_MIN // -1 wraps, as int64 arithmetic does
+ * in Numba, instead of trapping. */
+#include "codegen/prelude.h"
+
+static const char fixed_prelude[] =
+    "#ifndef PYK2CUDA_SIM\n"
+    "typedef signed char int8_t;\n"
+    "typedef short int16_t;\n"
+    "typedef int int32_t;\n"
+    "typedef long long int64_t;\n"
+    "typedef unsigned char uint8_t;\n"
+    "typedef unsigned short uint16_t;\n"
+    "typedef unsigned int uint32_t;\n"
+    "typedef unsigned long long uint64_t;\n"
+    "#endif\n"
+    "\n"
+    "/* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */\n"
+    "template <typename T, int N>\n"
+    "struct p2c_array {\n"
+    "  T *data;\n"
+    "  int64_t shape[N];\n"
+    "  int64_t strides[N];\n"
+    "};\n";
+
+static const char *const helper_text[H_COUNT] = {
+    [H_FLOORDIV_I64] =
+        "/* Python's a // b on int64: rounds toward negative infinity; b == 0 gives 0. */\n"
+        "static __device__ __forceinline__ int64_t p2c_floordiv(int64_t a, int64_t b) {\n"
+        "  if (b == 0) return 0;\n"
+        "  if (b == -1) return (int64_t)(0ULL - (uint64_t)a);\n"
+        "  int64_t q = a / b;\n"
+        "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+        "}\n",
+    [H_FLOORDIV_U64] =
+        "static __device__ __forceinline__ uint64_t p2c_floordiv(uint64_t a, uint64_t b) {\n"
+        "  return b == 0 ? 0 : a / b;\n"
+        "}\n",
+    [H_FLOORDIV_F64] =
+        "/* Python's a // b on floats (CPython's float_divmod). */\n"
+        "static __device__ __forceinline__ double p2c_floordiv(double a, double b) {\n"
+        "  double mod = fmod(a, b), div = (a - mod) / b;\n"
+        "  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;\n"
+        "  if (div == 0) return copysign(0.0, a / b);\n"
+        "  double f = floor(div);\n"
+        "  return div - f > 0.5 ? f + 1.0 : f;\n"
+        "}\n",
+    [H_FLOORDIV_F32] =
+        "static __device__ __forceinline__ float p2c_floordiv(float a, float b) {\n"
+        "  float mod = fmodf(a, b), div = (a - mod) / b;\n"
+        "  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0f;\n"
+        "  if (div == 0) return copysignf(0.0f, a / b);\n"
+        "  float f = floorf(div);\n"
+        "  return div - f > 0.5f ? f + 1.0f : f;\n"
+        "}\n",
+    [H_MOD_I64] =
+        "/* Python's a % b on int64: the result has the sign of b; b == 0 gives 0. */\n"
+        "static __device__ __forceinline__ int64_t p2c_mod(int64_t a, int64_t b) {\n"
+        "  if (b == 0 || b == -1) return 0;\n"
+        "  int64_t r = a % b;\n"
+        "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+        "}\n",
+    [H_MOD_U64] =
+        "static __device__ __forceinline__ uint64_t p2c_mod(uint64_t a, uint64_t b) {\n"
+        "  return b == 0 ? 0 : a % b;\n"
+        "}\n",
+    [H_MOD_F64] =
+        "/* Python's a % b on floats: the result has the sign of b. */\n"
+        "static __device__ __forceinline__ double p2c_mod(double a, double b) {\n"
+        "  double mod = fmod(a, b);\n"
+        "  if (mod != 0) return ((b < 0) != (mod < 0)) ? mod + b : mod;\n"
+        "  return copysign(0.0, b);\n"
+        "}\n",
+    [H_MOD_F32] =
+        "static __device__ __forceinline__ float p2c_mod(float a, float b) {\n"
+        "  float mod = fmodf(a, b);\n"
+        "  if (mod != 0) return ((b < 0) != (mod < 0)) ? mod + b : mod;\n"
+        "  return copysignf(0.0f, b);\n"
+        "}\n",
+    [H_DIV_I64_ZERO] = "",
+    [H_POW_I64] =
+        "/* Python's a ** b on int64 (Numba: a negative exponent gives 0 unless |a| == 1). */\n"
+        "static __device__ __forceinline__ int64_t p2c_pow(int64_t a, int64_t b) {\n"
+        "  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;\n"
+        "  uint64_t r = 1, x = (uint64_t)a;\n"
+        "  for (; b; b >>= 1, x *= x)\n"
+        "    if (b & 1) r *= x;\n"
+        "  return (int64_t)r;\n"
+        "}\n",
+    [H_POW_U64] =
+        "static __device__ __forceinline__ uint64_t p2c_pow(uint64_t a, uint64_t b) {\n"
+        "  uint64_t r = 1;\n"
+        "  for (; b; b >>= 1, a *= a)\n"
+        "    if (b & 1) r *= a;\n"
+        "  return r;\n"
+        "}\n",
+    [H_POWI_F64] =
+        "/* x ** n for a float x and an integer n, by repeated squaring as Numba computes it. */\n"
+        "static __device__ __forceinline__ double p2c_powi(double x, int64_t n) {\n"
+        "  uint64_t k = n < 0 ? 0ULL - (uint64_t)n : (uint64_t)n;\n"
+        "  double r = 1.0;\n"
+        "  for (; k; k >>= 1, x *= x)\n"
+        "    if (k & 1) r *= x;\n"
+        "  return n < 0 ? 1.0 / r : r;\n"
+        "}\n",
+    [H_POWI_F32] =
+        "static __device__ __forceinline__ float p2c_powi(float x, int64_t n) {\n"
+        "  uint64_t k = n < 0 ? 0ULL - (uint64_t)n : (uint64_t)n;\n"
+        "  float r = 1.0f;\n"
+        "  for (; k; k >>= 1, x *= x)\n"
+        "    if (k & 1) r *= x;\n"
+        "  return n < 0 ? 1.0f / r : r;\n"
+        "}\n",
+    [H_WRAP] =
+        "/* A negative index counts from the end, as in Python. */\n"
+        "static __device__ __forceinline__ int64_t p2c_wrap(int64_t i, int64_t n) {\n"
+        "  return i < 0 ? i + n : i;\n"
+        "}\n",
+    [H_MINMAX] =
+        "/* Python's min and max: the first of equal values wins; NaN as Python compares it. */\n"
+        "template <typename T> static __device__ __forceinline__ T p2c_min(T a, T b) {\n"
+        "  return b < a ? b : a;\n"
+        "}\n"
+        "template <typename T> static __device__ __forceinline__ T p2c_max(T a, T b) {\n"
+        "  return b > a ? b : a;\n"
+        "}\n",
+    [H_ABS_INT] =
+        "template <typename T> static __device__ __forceinline__ T p2c_abs(T a) {\n"
+        "  return a < 0 ? (T)(0 - a) : a;\n"
+        "}\n",
+    [H_ROUND_ND] =
+        "/* round(x, ndigits): rounds half to even at the given decimal digit. */\n"
+        "static __device__ __forceinline__ double p2c_round(double x, int64_t nd) {\n"
+        "  double p = pow(10.0, (double)(nd < 0 ? -nd : nd));\n"
+        "  if (!isfinite(x) || nd > 22 || nd < -22) return x;\n"
+        "  return nd >= 0 ? rint(x * p) / p : rint(x / p) * p;\n"
+        "}\n",
+    [H_DEGREES] =
+        "static __device__ __forceinline__ double p2c_degrees(double x) {\n"
+        "  return x * (180.0 / 3.141592653589793);\n"
+        "}\n"
+        "static __device__ __forceinline__ float p2c_degreesf(float x) {\n"
+        "  return (float)((double)x * (180.0 / 3.141592653589793));\n"
+        "}\n"
+        "static __device__ __forceinline__ double p2c_radians(double x) {\n"
+        "  return x * (3.141592653589793 / 180.0);\n"
+        "}\n"
+        "static __device__ __forceinline__ float p2c_radiansf(float x) {\n"
+        "  return (float)((double)x * (3.141592653589793 / 180.0));\n"
+        "}\n",
+    [H_INF_NAN] =
+        "/* IEEE infinity and a quiet NaN, built from their bits (no math headers needed). */\n"
+        "static __device__ __forceinline__ double p2c_bits_to_double(uint64_t b) {\n"
+        "  union { uint64_t u; double d; } v;\n"
+        "  v.u = b;\n"
+        "  return v.d;\n"
+        "}\n"
+        "#define p2c_inf p2c_bits_to_double(0x7ff0000000000000ULL)\n"
+        "#define p2c_nan p2c_bits_to_double(0x7ff8000000000000ULL)\n",
+};
+
+void prelude_emit(StrBuf *sb, HelperSet used) {
+  sb_puts(sb, fixed_prelude);
+  for (int h = 0; h < H_COUNT; h++)
+    if ((used.bits >> h & 1) && helper_text[h][0]) {
+      sb_putc(sb, '\n');
+      sb_puts(sb, helper_text[h]);
+    }
+}

@@ -1,0 +1,29 @@
+/* The helpers of generated code that give C operations Python's meaning. Each is emitted only
+ * when used (a bit in a set), in a fixed order, after the fixed part of the prelude. */
+#ifndef P2C_CODEGEN_PRELUDE_H
+#define P2C_CODEGEN_PRELUDE_H
+
+#include <stdint.h>
+
+#include "util/buf.h"
+
+typedef enum Helper {
+  H_FLOORDIV_I64, H_FLOORDIV_U64, H_FLOORDIV_F64, H_FLOORDIV_F32,
+  H_MOD_I64, H_MOD_U64, H_MOD_F64, H_MOD_F32,
+  H_DIV_I64_ZERO,   /* true division helpers are plain '/' on floats; ints convert first */
+  H_POW_I64, H_POW_U64, H_POWI_F64, H_POWI_F32,
+  H_WRAP, H_MINMAX, H_ABS_INT, H_ROUND_ND, H_DEGREES,
+  H_INF_NAN,
+  H_COUNT
+} Helper;
+
+typedef struct HelperSet {
+  uint64_t bits;
+} HelperSet;
+
+static inline void helper_use(HelperSet *s, Helper h) { s->bits |= (uint64_t)1 << h; }
+
+/* Writes the fixed prelude (integer typedefs, p2c_array) and every helper in `used`. */
+void prelude_emit(StrBuf *sb, HelperSet used);
+
+#endif

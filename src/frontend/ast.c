@@ -1,0 +1,189 @@
+/* AST construction, deep copies for specialization, and the printable form (--dump=ast,
+ * --dump=types): one node per line, indented by depth, with its type once typeinfer ran. */
+#include "frontend/ast.h"
+
+#include <string.h>
+
+Expr *ast_new_expr(Arena *a, ExprKind kind, Loc loc) {
+  Expr *e = arena_alloc(a, sizeof *e);
+  e->kind = kind;
+  e->loc = loc;
+  return e;
+}
+
+Stmt *ast_new_stmt(Arena *a, StmtKind kind, Loc loc) {
+  Stmt *s = arena_alloc(a, sizeof *s);
+  s->kind = kind;
+  s->loc = loc;
+  return s;
+}
+
+/* ---- cloning ---- */
+
+static Expr *clone_expr(Arena *a, const Expr *e);
+
+static Expr **clone_exprs(Arena *a, Expr *const *v, int n) {
+  if (!v) return NULL;
+  Expr **out = arena_alloc(a, sizeof *out * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) out[i] = clone_expr(a, v[i]);
+  return out;
+}
+
+static Expr *clone_expr(Arena *a, const Expr *e) {
+  if (!e) return NULL;
+  Expr *c = arena_dup(a, e, sizeof *e);
+  c->kids = clone_exprs(a, e->kids, e->nkids);
+  if (e->nkeywords) {
+    c->keywords = arena_dup(a, e->keywords, sizeof *e->keywords * (size_t)e->nkeywords);
+    for (int i = 0; i < e->nkeywords; i++) c->keywords[i].value = clone_expr(a, e->keywords[i].value);
+  }
+  return c;
+}
+
+static Block clone_block(Arena *a, Block b);
+
+static Stmt *clone_stmt(Arena *a, const Stmt *s) {
+  Stmt *c = arena_dup(a, s, sizeof *s);
+  c->targets = clone_exprs(a, s->targets, s->ntargets);
+  c->value = clone_expr(a, s->value);
+  c->cond = clone_expr(a, s->cond);
+  c->start = clone_expr(a, s->start);
+  c->stop = clone_expr(a, s->stop);
+  c->step = clone_expr(a, s->step);
+  c->body = clone_block(a, s->body);
+  c->orelse = clone_block(a, s->orelse);
+  return c;
+}
+
+static Block clone_block(Arena *a, Block b) {
+  Block c = {arena_alloc(a, sizeof(Stmt *) * (size_t)(b.len ? b.len : 1)), b.len};
+  for (int i = 0; i < b.len; i++) c.items[i] = clone_stmt(a, b.items[i]);
+  return c;
+}
+
+Function *ast_clone_function(Arena *a, const Function *f) {
+  Function *c = arena_dup(a, f, sizeof *f);
+  c->vars = arena_dup(a, f->vars, sizeof *f->vars * (size_t)(f->nvars ? f->nvars : 1));
+  c->body = clone_block(a, f->body);
+  memset(&c->specs, 0, sizeof c->specs);
+  return c;
+}
+
+/* ---- printing ---- */
+
+static const char *const expr_names[] = {
+    [EX_INT] = "Int",       [EX_FLOAT] = "Float",   [EX_BOOL] = "Bool",   [EX_STR] = "Str",
+    [EX_VAR] = "Var",       [EX_CONST] = "Const",   [EX_FUNC] = "Func",   [EX_BUILTIN] = "Builtin",
+    [EX_UNARY] = "Unary",   [EX_NOT] = "Not",       [EX_BINARY] = "Binary", [EX_COMPARE] = "Compare",
+    [EX_BOOLOP] = "BoolOp", [EX_IFEXP] = "IfExp",   [EX_CALL] = "Call",   [EX_ATTR] = "Attr",
+    [EX_INDEX] = "Index",   [EX_TUPLE] = "Tuple",   [EX_CAST] = "Cast",
+};
+
+static const char *const stmt_names[] = {
+    [ST_EXPR] = "Expr",         [ST_ASSIGN] = "Assign",   [ST_AUGASSIGN] = "AugAssign",
+    [ST_IF] = "If",             [ST_WHILE] = "While",     [ST_FOR_RANGE] = "ForRange",
+    [ST_FOR_ITER] = "ForIter",  [ST_BREAK] = "Break",     [ST_CONTINUE] = "Continue",
+    [ST_PASS] = "Pass",         [ST_RETURN] = "Return",
+};
+
+typedef struct Printer {
+  StrBuf *sb;
+  const Function *fn;
+} Printer;
+
+static void dump_expr(Printer *p, const Expr *e, int depth);
+
+static void dump_expr_head(Printer *p, const Expr *e) {
+  StrBuf *sb = p->sb;
+  sb_printf(sb, "%s", expr_names[e->kind]);
+  switch (e->kind) {
+  case EX_INT:
+    if (e->is_unsigned_literal) sb_printf(sb, " %llu", (unsigned long long)e->uval);
+    else sb_printf(sb, " %lld", (long long)e->ival);
+    break;
+  case EX_FLOAT: sb_printf(sb, " %.17g", e->fval); break;
+  case EX_BOOL: sb_puts(sb, e->ival ? " True" : " False"); break;
+  case EX_STR: sb_printf(sb, " (%zu bytes)", e->str_len); break;
+  case EX_VAR: sb_printf(sb, " %s", p->fn->vars[e->var].name); break;
+  case EX_CONST: sb_printf(sb, " %s", e->konst->name); break;
+  case EX_FUNC: sb_printf(sb, " %s", e->func->name); break;
+  case EX_BUILTIN: sb_printf(sb, " %s", builtin_display_name(e->builtin)); break;
+  case EX_ATTR: sb_printf(sb, " .%s", e->str); break;
+  case EX_UNARY:
+  case EX_BINARY:
+  case EX_BOOLOP: sb_printf(sb, " %s", op_python_spelling(e->op)); break;
+  case EX_COMPARE:
+    for (int i = 0; i + 1 < e->nkids; i++) sb_printf(sb, " %s", op_python_spelling(e->cmps[i]));
+    break;
+  default: break;
+  }
+  sb_printf(sb, " @%u:%u", e->loc.line, e->loc.col);
+  if (e->ty) sb_printf(sb, " : %s", e->ty->name);
+}
+
+static void dump_expr(Printer *p, const Expr *e, int depth) {
+  sb_indent(p->sb, depth * 2);
+  dump_expr_head(p, e);
+  sb_putc(p->sb, '\n');
+  for (int i = 0; i < e->nkids; i++) dump_expr(p, e->kids[i], depth + 1);
+  for (int i = 0; i < e->nkeywords; i++) {
+    sb_indent(p->sb, depth * 2 + 2);
+    sb_printf(p->sb, "%s=\n", e->keywords[i].name);
+    dump_expr(p, e->keywords[i].value, depth + 2);
+  }
+}
+
+static void dump_block(Printer *p, const Block *b, int depth);
+
+static void dump_stmt(Printer *p, const Stmt *s, int depth) {
+  sb_indent(p->sb, depth * 2);
+  sb_printf(p->sb, "%s", stmt_names[s->kind]);
+  if (s->kind == ST_AUGASSIGN) sb_printf(p->sb, " %s=", op_python_spelling(s->op));
+  if (s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) sb_printf(p->sb, " %s", p->fn->vars[s->var].name);
+  sb_printf(p->sb, " @%u:%u\n", s->loc.line, s->loc.col);
+  for (int i = 0; i < s->ntargets; i++) dump_expr(p, s->targets[i], depth + 1);
+  const Expr *parts[] = {s->cond, s->start, s->stop, s->step, s->value};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    if (parts[i]) dump_expr(p, parts[i], depth + 1);
+  dump_block(p, &s->body, depth + 1);
+  if (s->orelse.len) {
+    sb_indent(p->sb, depth * 2);
+    sb_puts(p->sb, "Else\n");
+    dump_block(p, &s->orelse, depth + 1);
+  }
+}
+
+static void dump_block(Printer *p, const Block *b, int depth) {
+  for (int i = 0; i < b->len; i++) dump_stmt(p, b->items[i], depth);
+}
+
+static void dump_function(StrBuf *sb, const Function *f) {
+  Printer p = {sb, f};
+  sb_printf(sb, "%s %s", f->kind == FN_KERNEL ? "Kernel" : "DeviceFunction", f->name);
+  if (f->arg_types) {
+    sb_puts(sb, "(");
+    for (int i = 0; i < f->nparams; i++) sb_printf(sb, "%s%s", i ? ", " : "", f->arg_types[i]->name);
+    sb_printf(sb, ") -> %s", f->ret_type ? f->ret_type->name : "?");
+  }
+  sb_printf(sb, " @%u:%u\n", f->loc.line, f->loc.col);
+  for (int i = 0; i < f->nsigs; i++) sb_printf(sb, "  sig \"%.*s\"\n", (int)f->sigs[i].len, f->sigs[i].text);
+  for (int i = 0; i < f->nvars; i++) {
+    sb_printf(sb, "  %s %s", f->vars[i].is_param ? "param" : "local", f->vars[i].name);
+    if (f->vars[i].ty) sb_printf(sb, " : %s", f->vars[i].ty->name);
+    sb_putc(sb, '\n');
+  }
+  dump_block(&p, &f->body, 1);
+}
+
+void ast_dump(StrBuf *sb, const Module *m) {
+  for (size_t i = 0; i < m->consts.len; i++) {
+    Printer p = {sb, NULL};
+    sb_printf(sb, "Const %s\n", m->consts.items[i]->name);
+    dump_expr(&p, m->consts.items[i]->value, 1);
+  }
+  for (size_t i = 0; i < m->funcs.len; i++) {
+    const Function *f = m->funcs.items[i];
+    if (f->specs.len == 0) dump_function(sb, f);
+    for (size_t j = 0; j < f->specs.len; j++) dump_function(sb, f->specs.items[j]);
+  }
+}

@@ -1,0 +1,173 @@
+/* The AST: what the frontend produces from the tree-sitter CST and every later phase consumes.
+ *
+ * Names are resolved by the frontend: a Python identifier becomes a local variable (an index
+ * into its Function's vars), a module constant, a device function, or a builtin (cuda.grid,
+ * math.sqrt, np.float32, abs, ...). Children are counted arrays. Every node has a location;
+ * typeinfer sets `ty` on every expression and inserts EX_CAST nodes where values convert. */
+#ifndef P2C_FRONTEND_AST_H
+#define P2C_FRONTEND_AST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frontend/builtins.h"
+#include "typeinfer/types.h"
+#include "util/diag.h"
+
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+typedef struct Function Function;
+typedef struct Const Const;
+
+typedef enum ExprKind {
+  EX_INT,       /* ival (uval for literals beyond int64) */
+  EX_FLOAT,     /* fval */
+  EX_BOOL,      /* ival 0/1 */
+  EX_STR,       /* str, str_len: decoded bytes */
+  EX_VAR,       /* var: index into the function's vars */
+  EX_CONST,     /* konst: a module-level constant */
+  EX_FUNC,      /* func: a device function, only as a callee */
+  EX_BUILTIN,   /* builtin */
+  EX_UNARY,     /* op (OP_NEG, OP_POS, OP_INVERT), kids[0] */
+  EX_NOT,       /* kids[0] */
+  EX_BINARY,    /* op, kids[0], kids[1] */
+  EX_COMPARE,   /* kids[0..n), cmps[0..n-1): a < b <= c */
+  EX_BOOLOP,    /* op (OP_AND, OP_OR), kids[0..n) */
+  EX_IFEXP,     /* kids: cond, then, else */
+  EX_CALL,      /* kids[0] callee, kids[1..n) arguments; keywords */
+  EX_ATTR,      /* kids[0].attr: a.shape, a.size, a.ndim */
+  EX_INDEX,     /* kids[0][kids[1], ..., kids[n-1]] */
+  EX_TUPLE,     /* kids */
+  EX_CAST,      /* typeinfer: kids[0] converted to ty */
+} ExprKind;
+
+typedef enum Op {
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW,
+  OP_LSHIFT, OP_RSHIFT, OP_BITAND, OP_BITOR, OP_BITXOR,
+  OP_NEG, OP_POS, OP_INVERT,
+  OP_AND, OP_OR,
+  OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
+} Op;
+
+const char *op_python_spelling(Op op);
+
+typedef struct Keyword {
+  const char *name;
+  Loc loc;
+  Expr *value;
+} Keyword;
+
+struct Expr {
+  ExprKind kind;
+  Loc loc;
+  const Type *ty;          /* set by typeinfer */
+  Op op;
+  Expr **kids;
+  int nkids;
+  Op *cmps;                /* EX_COMPARE */
+  Keyword *keywords;       /* EX_CALL */
+  int nkeywords;
+  int64_t ival;
+  uint64_t uval;
+  bool is_unsigned_literal;/* EX_INT beyond INT64_MAX */
+  double fval;
+  const char *str;         /* EX_STR bytes (may contain NUL), EX_ATTR name, EX_FLOAT spelling */
+  size_t str_len;
+  int var;                 /* EX_VAR */
+  Const *konst;            /* EX_CONST */
+  Function *func;          /* EX_FUNC; after typeinfer also EX_CALL: the specialization */
+  const Builtin *builtin;  /* EX_BUILTIN; EX_CALL of a builtin after typeinfer */
+};
+
+typedef struct Block {
+  Stmt **items;
+  int len;
+} Block;
+
+typedef enum StmtKind {
+  ST_EXPR,       /* value */
+  ST_ASSIGN,     /* targets[0..n) = value (a = b = v has two targets) */
+  ST_AUGASSIGN,  /* targets[0] op= value */
+  ST_IF,         /* cond, body, orelse (elif is a nested if in orelse) */
+  ST_WHILE,      /* cond, body */
+  ST_FOR_RANGE,  /* for var in range(start, stop, step): body */
+  ST_FOR_ITER,   /* for var in value (a 1-D array): body */
+  ST_BREAK,
+  ST_CONTINUE,
+  ST_PASS,
+  ST_RETURN,     /* value or NULL */
+} StmtKind;
+
+struct Stmt {
+  StmtKind kind;
+  Loc loc;
+  uint32_t end_line;       /* last source line of a simple statement */
+  Expr **targets;
+  int ntargets;
+  Op op;
+  Expr *value;
+  Expr *cond;
+  Expr *start, *stop, *step;
+  int var;                 /* loop variable */
+  Block body, orelse;
+};
+
+typedef struct Var {
+  const char *name;        /* the Python name (NFC/NFKC-normalized, see frontend) */
+  Loc loc;                 /* first definition */
+  bool is_param;
+  const Type *ty;          /* set by typeinfer */
+  Loc ty_loc;              /* where the type was first fixed */
+} Var;
+
+typedef enum FuncKind { FN_KERNEL, FN_DEVICE } FuncKind;
+
+/* A signature written in the source or on the command line, parsed by typeinfer. */
+typedef struct SigText {
+  const char *text;
+  size_t len;
+  Loc loc;                 /* where it is written (for errors inside it: loc + offset) */
+  bool on_command_line;
+} SigText;
+
+struct Function {
+  const char *name;
+  Loc loc;
+  FuncKind kind;
+  int nparams;             /* vars[0..nparams) are the parameters */
+  Var *vars;
+  int nvars;
+  Block body;
+  SigText *sigs;
+  int nsigs;
+  /* Specializations (typeinfer): copies of this function typed for one argument-type tuple. */
+  Function *generic;       /* for a specialization: the function it was made from */
+  const Type **arg_types;
+  const Type *ret_type;
+  const char *cname;       /* codegen's name for this specialization */
+  bool typed, typing;      /* typeinfer state: done / in progress (recursion) */
+  bool uses_barrier;
+  VEC(Function *) specs;   /* on the generic function */
+};
+
+struct Const {
+  const char *name;
+  Loc loc;
+  Expr *value;             /* a literal or a tuple of literals */
+  bool used;               /* referenced by a kernel */
+  const char *cname;       /* codegen */
+};
+
+typedef struct Module {
+  VEC(Function *) funcs;   /* kernels and device functions, in source order */
+  VEC(Const *) consts;
+} Module;
+
+/* Prints the AST (the --dump=ast form) into sb. */
+void ast_dump(StrBuf *sb, const Module *m);
+Expr *ast_new_expr(Arena *a, ExprKind kind, Loc loc);
+Stmt *ast_new_stmt(Arena *a, StmtKind kind, Loc loc);
+/* A deep copy of a function body (for specialization); vars are copied too. */
+Function *ast_clone_function(Arena *a, const Function *f);
+
+#endif

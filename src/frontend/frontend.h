@@ -1,0 +1,21 @@
+/* The frontend: Python source -> AST (the only phase that sees tree-sitter).
+ *
+ * Requires: a Compilation with file and raw text set.
+ * Produces: c->text normalized (BOM removed, CRLF and lone CR turned into LF), the line table,
+ *           and a Module whose names are all resolved (see ast.h). Syntax errors, constructs
+ *           outside the supported subset and unknown names become diagnostics.
+ * The CST is freed before returning; nothing after this phase touches tree-sitter. */
+#ifndef P2C_FRONTEND_FRONTEND_H
+#define P2C_FRONTEND_FRONTEND_H
+
+#include "frontend/ast.h"
+
+/* Checks and normalizes the raw source into c->text / c->len and builds the line table.
+ * Returns false (with a diagnostic) for input Python would refuse: NUL bytes, invalid UTF-8,
+ * or sources past the size limit. */
+bool source_prepare(Compilation *c, const char *raw, size_t raw_len);
+
+/* Parses c->text and lowers it to *m. Returns false when errors were reported. */
+bool frontend_run(Compilation *c, Module *m);
+
+#endif

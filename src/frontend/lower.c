@@ -1,0 +1,705 @@
+/* Lowering of the tree-sitter CST to the AST: the module level (imports, constants, decorated
+ * functions) and statements. Expressions are in lower_expr.c.
+ *
+ * The module is read in two passes: the first records imports, constants and the names of
+ * kernels and device functions, so that a kernel may call a device function defined after it;
+ * the second lowers function bodies. Within a function, a name assigned anywhere is local
+ * (Python's rule), so locals are collected before the body is lowered. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/lower.h"
+
+const TSLanguage *tree_sitter_python(void);
+
+/* ---- CST helpers ---- */
+
+const char *node_text(Lowerer *L, TSNode n, size_t *len) {
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  *len = e - s;
+  return L->c->text + s;
+}
+
+char *node_str(Lowerer *L, TSNode n) {
+  size_t len;
+  const char *s = node_text(L, n, &len);
+  return arena_strndup(L->a, s, len);
+}
+
+Loc node_loc(Lowerer *L, TSNode n) { return source_loc(L->c, ts_node_start_byte(n)); }
+
+bool node_is(TSNode n, const char *type) { return strcmp(ts_node_type(n), type) == 0; }
+
+static bool is_extra(TSNode n) { return node_is(n, "comment") || node_is(n, "line_continuation"); }
+
+int node_kids(TSNode n, TSNode *out, int cap) {
+  int k = 0;
+  uint32_t count = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < count; i++) {
+    TSNode ch = ts_node_named_child(n, i);
+    if (is_extra(ch)) continue;
+    if (k < cap) out[k] = ch;
+    k++;
+  }
+  return k;
+}
+
+bool enter(Lowerer *L, TSNode n) {
+  if (++L->depth <= P2C_MAX_NESTING) return true;
+  if (L->depth == P2C_MAX_NESTING + 1)
+    diag_error(L->c, node_loc(L, n), "E-too-deep", "nesting deeper than %d levels is not supported",
+               P2C_MAX_NESTING);
+  L->depth--;
+  return false;
+}
+
+void leave(Lowerer *L) { L->depth--; }
+
+void unsupported(Lowerer *L, TSNode n, const char *what) {
+  diag_error(L->c, node_loc(L, n), "E-unsupported", "%s is not supported in kernels", what);
+}
+
+/* ---- names ---- */
+
+int find_var(const Function *f, const char *name) {
+  for (int i = 0; i < f->nvars; i++)
+    if (strcmp(f->vars[i].name, name) == 0) return i;
+  return -1;
+}
+
+Const *find_const(const Module *m, const char *name) {
+  for (size_t i = m->consts.len; i-- > 0;)
+    if (strcmp(m->consts.items[i]->name, name) == 0) return m->consts.items[i];
+  return NULL;
+}
+
+Function *find_func(const Module *m, const char *name) {
+  for (size_t i = 0; i < m->funcs.len; i++)
+    if (strcmp(m->funcs.items[i]->name, name) == 0) return m->funcs.items[i];
+  return NULL;
+}
+
+const char *alias_path(const Lowerer *L, const char *name) {
+  for (size_t i = L->aliases.len; i-- > 0;)
+    if (strcmp(L->aliases.items[i].name, name) == 0) return L->aliases.items[i].path;
+  return NULL;
+}
+
+static const char *python_builtin_path(Lowerer *L, const char *name) {
+  const char *p = arena_printf(L->a, "builtins.%s", name);
+  return builtin_lookup(p) ? p : NULL;
+}
+
+/* The module path of an identifier or attribute chain, or NULL if its root is not an import
+ * alias or a Python builtin. */
+static const char *dotted_path(Lowerer *L, TSNode n) {
+  if (node_is(n, "identifier")) {
+    char *name = node_str(L, n);
+    if (L->fn && find_var(L->fn, name) >= 0) return NULL;
+    if (find_const(L->m, name) || find_func(L->m, name)) return NULL;
+    const char *p = alias_path(L, name);
+    return p ? p : python_builtin_path(L, name);
+  }
+  if (!node_is(n, "attribute")) return NULL;
+  const char *base = dotted_path(L, ts_node_child_by_field_name(n, "object", 6));
+  if (!base) return NULL;
+  TSNode attr = ts_node_child_by_field_name(n, "attribute", 9);
+  return arena_printf(L->a, "%s.%s", base, node_str(L, attr));
+}
+
+bool resolve_dotted(Lowerer *L, TSNode n, Resolved *out) {
+  out->path = dotted_path(L, n);
+  out->builtin = out->path ? builtin_lookup(out->path) : NULL;
+  return out->path != NULL;
+}
+
+/* ---- imports ---- */
+
+static void add_alias(Lowerer *L, const char *name, const char *path) {
+  Alias al = {name, path};
+  vec_push(L->a, &L->aliases, al);
+}
+
+/* import a.b [as c]: binds c to "a.b", or a to "a". */
+static void lower_import(Lowerer *L, TSNode n) {
+  TSNode kids[64];
+  int k = node_kids(n, kids, 64);
+  for (int i = 0; i < k && i < 64; i++) {
+    TSNode name = kids[i];
+    if (node_is(name, "aliased_import")) {
+      TSNode path = ts_node_child_by_field_name(name, "name", 4);
+      TSNode as = ts_node_child_by_field_name(name, "alias", 5);
+      add_alias(L, node_str(L, as), node_str(L, path));
+    } else {
+      char *path = node_str(L, name);
+      char *dot = strchr(path, '.');
+      add_alias(L, dot ? arena_strndup(L->a, path, (size_t)(dot - path)) : path,
+                dot ? arena_strndup(L->a, path, (size_t)(dot - path)) : path);
+    }
+  }
+}
+
+/* from m import a [as b], ...: binds b to "m.a". */
+static void lower_import_from(Lowerer *L, TSNode n) {
+  TSNode mod = ts_node_child_by_field_name(n, "module_name", 11);
+  const char *base = node_str(L, mod);
+  TSNode kids[64];
+  int k = node_kids(n, kids, 64);
+  for (int i = 1; i < k && i < 64; i++) {
+    TSNode name = kids[i];
+    if (node_is(name, "aliased_import")) {
+      TSNode path = ts_node_child_by_field_name(name, "name", 4);
+      TSNode as = ts_node_child_by_field_name(name, "alias", 5);
+      add_alias(L, node_str(L, as), arena_printf(L->a, "%s.%s", base, node_str(L, path)));
+    } else if (node_is(name, "dotted_name")) {
+      char *s = node_str(L, name);
+      add_alias(L, s, arena_printf(L->a, "%s.%s", base, s));
+    }
+  }
+}
+
+/* ---- module-level constants ---- */
+
+static void add_other_global(Lowerer *L, TSNode target) {
+  OtherGlobal g = {node_str(L, target), node_loc(L, target)};
+  vec_push(L->a, &L->others, g);
+}
+
+/* NAME = value at module level: a compile-time constant when value folds to literals. */
+static void lower_module_assign(Lowerer *L, TSNode n) {
+  TSNode left = ts_node_child_by_field_name(n, "left", 4);
+  TSNode right = ts_node_child_by_field_name(n, "right", 5);
+  if (ts_node_is_null(right) || !node_is(left, "identifier")) return;
+  if (node_is(right, "assignment")) return;   /* a = b = ...: left as other globals */
+  int errors = (int)L->c->error_count;
+  size_t ndiags = L->c->diags.len;
+  Expr *v = fold_const_expr(L, right);
+  /* A value we cannot fold is not an error until a kernel uses it. */
+  L->c->error_count = (size_t)errors;
+  L->c->diags.len = ndiags;
+  if (!v) {
+    add_other_global(L, left);
+    return;
+  }
+  Const *k = arena_alloc(L->a, sizeof *k);
+  k->name = node_str(L, left);
+  k->loc = node_loc(L, left);
+  k->value = v;
+  vec_push(L->a, &L->m->consts, k);
+}
+
+/* ---- decorators and function headers ---- */
+
+static void add_sig(Lowerer *L, Function *f, TSNode n) {
+  SigText s = {0};
+  if (node_is(n, "string")) {
+    if (!lower_string_value(L, n, &s.text, &s.len)) return;
+    s.loc = node_loc(L, n);
+    s.loc.col += 1;   /* past the opening quote */
+  } else {
+    s.text = node_text(L, n, &s.len);
+    s.loc = node_loc(L, n);
+  }
+  SigText *sigs = arena_alloc(L->a, sizeof *sigs * (size_t)(f->nsigs + 1));
+  if (f->nsigs) memcpy(sigs, f->sigs, sizeof *sigs * (size_t)f->nsigs);
+  sigs[f->nsigs++] = s;
+  f->sigs = sigs;
+}
+
+static const char *const ignored_jit_options[] = {"fastmath", "debug", "lineinfo", "cache",
+                                                  "opt", "inline", "link", NULL};
+
+static bool is_ignored_option(const char *name) {
+  for (int i = 0; ignored_jit_options[i]; i++)
+    if (strcmp(ignored_jit_options[i], name) == 0) return true;
+  return false;
+}
+
+/* device=True / device=False */
+static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
+  char *name = node_str(L, ts_node_child_by_field_name(kw, "name", 4));
+  TSNode val = ts_node_child_by_field_name(kw, "value", 5);
+  if (strcmp(name, "device") == 0) {
+    if (node_is(val, "true")) f->kind = FN_DEVICE;
+    else if (!node_is(val, "false"))
+      diag_error(L->c, node_loc(L, val), "E-decorator", "device= must be True or False");
+  } else if (!is_ignored_option(name)) {
+    diag_error(L->c, node_loc(L, kw), "E-decorator", "unsupported option '%s' of cuda.jit", name);
+  }
+}
+
+/* The arguments of @cuda.jit(...): signatures (strings, lists of strings, or type
+ * expressions) and keywords. */
+static void lower_jit_args(Lowerer *L, Function *f, TSNode args) {
+  TSNode kids[64];
+  int k = node_kids(args, kids, 64);
+  for (int i = 0; i < k && i < 64; i++) {
+    TSNode a = kids[i];
+    if (node_is(a, "keyword_argument")) {
+      lower_jit_keyword(L, f, a);
+    } else if (node_is(a, "list") || node_is(a, "tuple")) {
+      TSNode items[64];
+      int n = node_kids(a, items, 64);
+      for (int j = 0; j < n && j < 64; j++) add_sig(L, f, items[j]);
+    } else {
+      add_sig(L, f, a);
+    }
+  }
+}
+
+/* Looks at a function's decorators; returns true when it is a cuda.jit function. */
+static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
+  TSNode kids[16];
+  int k = node_kids(def, kids, 16);
+  bool is_cuda = false;
+  for (int i = 0; i < k && i < 16; i++) {
+    if (!node_is(kids[i], "decorator")) continue;
+    TSNode e = ts_node_named_child(kids[i], 0);
+    TSNode callee = node_is(e, "call") ? ts_node_child_by_field_name(e, "function", 8) : e;
+    Resolved r;
+    if (!resolve_dotted(L, callee, &r) || !r.builtin) continue;
+    if (r.builtin->id == BI_VECTORIZE) {
+      diag_error(L->c, node_loc(L, e), "E-unsupported", "@vectorize is not supported yet");
+      return false;
+    }
+    if (r.builtin->id != BI_CUDA_JIT) continue;
+    is_cuda = true;
+    if (node_is(e, "call")) lower_jit_args(L, f, ts_node_child_by_field_name(e, "arguments", 9));
+  }
+  return is_cuda;
+}
+
+static int add_var(Lowerer *L, Function *f, const char *name, Loc loc, bool is_param) {
+  int i = find_var(f, name);
+  if (i >= 0) return i;
+  Var *vars = arena_alloc(L->a, sizeof *vars * (size_t)(f->nvars + 1));
+  if (f->nvars) memcpy(vars, f->vars, sizeof *vars * (size_t)f->nvars);
+  vars[f->nvars] = (Var){.name = name, .loc = loc, .is_param = is_param};
+  f->vars = vars;
+  return f->nvars++;
+}
+
+static void lower_params(Lowerer *L, Function *f, TSNode params) {
+  TSNode kids[256];
+  int k = node_kids(params, kids, 256);
+  if (k > 256) {
+    diag_error(L->c, node_loc(L, params), "E-too-many", "more than 256 parameters");
+    k = 256;
+  }
+  for (int i = 0; i < k; i++) {
+    TSNode p = kids[i];
+    if (node_is(p, "typed_parameter")) p = ts_node_named_child(p, 0);   /* annotation ignored */
+    if (!node_is(p, "identifier")) {
+      unsupported(L, kids[i], "this kind of parameter (defaults, *args, **kwargs)");
+      continue;
+    }
+    char *name = node_str(L, p);
+    if (find_var(f, name) >= 0)
+      diag_error(L->c, node_loc(L, p), "E-duplicate-param", "duplicate parameter '%s'", name);
+    add_var(L, f, name, node_loc(L, p), true);
+  }
+  f->nparams = f->nvars;
+}
+
+/* ---- locals: every name bound in the body ---- */
+
+static void collect_target(Lowerer *L, TSNode t) {
+  if (node_is(t, "identifier")) {
+    add_var(L, L->fn, node_str(L, t), node_loc(L, t), false);
+  } else if (node_is(t, "pattern_list") || node_is(t, "tuple_pattern") ||
+             node_is(t, "parenthesized_expression") || node_is(t, "tuple")) {
+    TSNode kids[64];
+    int k = node_kids(t, kids, 64);
+    for (int i = 0; i < k && i < 64; i++) collect_target(L, kids[i]);
+  }
+}
+
+static void collect_locals(Lowerer *L, TSNode n, int depth) {
+  if (depth > P2C_MAX_NESTING) return;   /* reported when the body is lowered */
+  if (node_is(n, "function_definition") || node_is(n, "class_definition") || node_is(n, "lambda"))
+    return;
+  if (node_is(n, "assignment") || node_is(n, "augmented_assignment")) {
+    collect_target(L, ts_node_child_by_field_name(n, "left", 4));
+    TSNode right = ts_node_child_by_field_name(n, "right", 5);
+    if (!ts_node_is_null(right)) collect_locals(L, right, depth + 1);
+    return;
+  }
+  if (node_is(n, "for_statement")) collect_target(L, ts_node_child_by_field_name(n, "left", 4));
+  if (node_is(n, "named_expression")) collect_target(L, ts_node_child_by_field_name(n, "name", 4));
+  uint32_t count = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < count; i++) collect_locals(L, ts_node_named_child(n, i), depth + 1);
+}
+
+/* ---- statements ---- */
+
+static Block lower_block(Lowerer *L, TSNode block);
+
+static Stmt *new_stmt(Lowerer *L, StmtKind kind, TSNode n) {
+  Stmt *s = ast_new_stmt(L->a, kind, node_loc(L, n));
+  s->end_line = source_loc(L->c, ts_node_end_byte(n) ? ts_node_end_byte(n) - 1 : 0).line;
+  return s;
+}
+
+static bool is_assign_target(Expr *e) {
+  if (e->kind == EX_VAR || e->kind == EX_INDEX) return true;
+  if (e->kind != EX_TUPLE) return false;
+  for (int i = 0; i < e->nkids; i++)
+    if (!is_assign_target(e->kids[i])) return false;
+  return true;
+}
+
+static Expr *lower_target(Lowerer *L, TSNode t) {
+  Expr *e = lower_expr(L, t);
+  if (e && !is_assign_target(e)) {
+    diag_error(L->c, node_loc(L, t), "E-bad-target", "cannot assign to this expression");
+    return NULL;
+  }
+  return e;
+}
+
+/* a = b = value: the CST nests assignments to the right. */
+static Stmt *lower_assign(Lowerer *L, TSNode n, TSNode stmt_node) {
+  Stmt *s = new_stmt(L, ST_ASSIGN, stmt_node);
+  Expr *targets[32];
+  int nt = 0;
+  TSNode cur = n;
+  for (;;) {
+    if (!ts_node_is_null(ts_node_child_by_field_name(cur, "type", 4))) {
+      unsupported(L, cur, "an annotated assignment");
+      return NULL;
+    }
+    if (nt == 32) {
+      unsupported(L, cur, "more than 32 chained assignment targets");
+      return NULL;
+    }
+    targets[nt++] = lower_target(L, ts_node_child_by_field_name(cur, "left", 4));
+    TSNode right = ts_node_child_by_field_name(cur, "right", 5);
+    if (ts_node_is_null(right)) {
+      unsupported(L, cur, "a declaration without a value");
+      return NULL;
+    }
+    if (!node_is(right, "assignment")) {
+      s->value = lower_expr(L, right);
+      break;
+    }
+    cur = right;
+  }
+  for (int i = 0; i < nt; i++)
+    if (!targets[i]) return NULL;
+  s->targets = arena_dup(L->a, targets, sizeof *targets * (size_t)nt);
+  s->ntargets = nt;
+  return s->value ? s : NULL;
+}
+
+static const struct {
+  const char *text;
+  Op op;
+} aug_ops[] = {{"+=", OP_ADD},      {"-=", OP_SUB},     {"*=", OP_MUL},     {"/=", OP_DIV},
+               {"//=", OP_FLOORDIV}, {"%=", OP_MOD},     {"**=", OP_POW},    {"<<=", OP_LSHIFT},
+               {">>=", OP_RSHIFT},  {"&=", OP_BITAND},  {"|=", OP_BITOR},   {"^=", OP_BITXOR}};
+
+static Stmt *lower_augassign(Lowerer *L, TSNode n, TSNode stmt_node) {
+  Stmt *s = new_stmt(L, ST_AUGASSIGN, stmt_node);
+  TSNode opn = ts_node_child_by_field_name(n, "operator", 8);
+  const char *op = ts_node_type(opn);
+  size_t i = 0;
+  while (i < sizeof aug_ops / sizeof aug_ops[0] && strcmp(aug_ops[i].text, op) != 0) i++;
+  if (i == sizeof aug_ops / sizeof aug_ops[0]) {
+    diag_error(L->c, node_loc(L, opn), "E-unsupported", "operator '%s' is not supported", op);
+    return NULL;
+  }
+  s->op = aug_ops[i].op;
+  /* x op= v becomes x = x op v: the value is a binary whose left operand is a second lowering
+   * of the target (Python evaluates the target's subscript once; ours are side-effect free). */
+  TSNode left = ts_node_child_by_field_name(n, "left", 4);
+  Expr *t = lower_target(L, left);
+  Expr *kids[2] = {lower_expr(L, left), lower_expr(L, ts_node_child_by_field_name(n, "right", 5))};
+  if (!t || !kids[0] || !kids[1]) return NULL;
+  s->value = ast_new_expr(L->a, EX_BINARY, node_loc(L, opn));
+  s->value->op = s->op;
+  s->value->kids = arena_dup(L->a, kids, sizeof kids);
+  s->value->nkids = 2;
+  if (t->kind == EX_TUPLE) {
+    diag_error(L->c, t->loc, "E-bad-target", "augmented assignment to a tuple is not possible");
+    return NULL;
+  }
+  s->targets = arena_alloc(L->a, sizeof *s->targets);
+  s->targets[0] = t;
+  s->ntargets = 1;
+  return s;
+}
+
+static bool is_docstring_like(TSNode e) {
+  return node_is(e, "string") || node_is(e, "concatenated_string");
+}
+
+static Stmt *lower_expression_statement(Lowerer *L, TSNode n) {
+  TSNode e = ts_node_named_child(n, 0);
+  if (node_is(e, "assignment")) return lower_assign(L, e, n);
+  if (node_is(e, "augmented_assignment")) return lower_augassign(L, e, n);
+  if (is_docstring_like(e)) return NULL;   /* docstrings and bare strings do nothing */
+  if (ts_node_named_child_count(n) > 1) {
+    unsupported(L, n, "a tuple expression statement");
+    return NULL;
+  }
+  Stmt *s = new_stmt(L, ST_EXPR, n);
+  s->value = lower_expr(L, e);
+  return s->value ? s : NULL;
+}
+
+static Stmt *lower_if_chain(Lowerer *L, TSNode cond, TSNode body, TSNode *alts, int nalts,
+                            TSNode at) {
+  Stmt *s = new_stmt(L, ST_IF, at);
+  s->cond = lower_expr(L, cond);
+  s->body = lower_block(L, body);
+  if (nalts > 0 && node_is(alts[0], "elif_clause")) {
+    TSNode c = ts_node_child_by_field_name(alts[0], "condition", 9);
+    TSNode b = ts_node_child_by_field_name(alts[0], "consequence", 11);
+    Stmt *nested = lower_if_chain(L, c, b, alts + 1, nalts - 1, alts[0]);
+    if (nested) {
+      s->orelse.items = arena_alloc(L->a, sizeof(Stmt *));
+      s->orelse.items[0] = nested;
+      s->orelse.len = 1;
+    }
+  } else if (nalts > 0) {
+    s->orelse = lower_block(L, ts_node_child_by_field_name(alts[0], "body", 4));
+  }
+  return s->cond ? s : NULL;
+}
+
+static Stmt *lower_if(Lowerer *L, TSNode n) {
+  TSNode alts[256];
+  int nalts = 0;
+  uint32_t count = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < count; i++) {
+    TSNode ch = ts_node_named_child(n, i);
+    if ((node_is(ch, "elif_clause") || node_is(ch, "else_clause")) && nalts < 256) alts[nalts++] = ch;
+  }
+  return lower_if_chain(L, ts_node_child_by_field_name(n, "condition", 9),
+                        ts_node_child_by_field_name(n, "consequence", 11), alts, nalts, n);
+}
+
+static bool reject_loop_else(Lowerer *L, TSNode n) {
+  TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+  if (ts_node_is_null(alt)) return false;
+  unsupported(L, alt, "'else' on a loop");
+  return true;
+}
+
+static Block lower_loop_body(Lowerer *L, TSNode body) {
+  L->loops++;
+  Block b = lower_block(L, body);
+  L->loops--;
+  return b;
+}
+
+static Stmt *lower_while(Lowerer *L, TSNode n) {
+  if (reject_loop_else(L, n)) return NULL;
+  Stmt *s = new_stmt(L, ST_WHILE, n);
+  s->cond = lower_expr(L, ts_node_child_by_field_name(n, "condition", 9));
+  s->body = lower_loop_body(L, ts_node_child_by_field_name(n, "body", 4));
+  return s->cond ? s : NULL;
+}
+
+/* for x in range(...) / for x in array */
+static Stmt *lower_for(Lowerer *L, TSNode n) {
+  if (reject_loop_else(L, n)) return NULL;
+  TSNode left = ts_node_child_by_field_name(n, "left", 4);
+  TSNode right = ts_node_child_by_field_name(n, "right", 5);
+  if (!node_is(left, "identifier")) {
+    unsupported(L, left, "a loop target other than a single name");
+    return NULL;
+  }
+  Stmt *s = new_stmt(L, ST_FOR_ITER, n);
+  s->var = find_var(L->fn, node_str(L, left));
+  Resolved r;
+  TSNode callee = ts_node_child_by_field_name(right, "function", 8);
+  if (node_is(right, "call") && resolve_dotted(L, callee, &r) && r.builtin &&
+      r.builtin->id == BI_RANGE) {
+    s->kind = ST_FOR_RANGE;
+    Expr *call = lower_expr(L, right);
+    if (!call) return NULL;
+    int nargs = call->nkids - 1;
+    if (nargs < 1 || nargs > 3 || call->nkeywords) {
+      diag_error(L->c, call->loc, "E-arity", "range() takes 1 to 3 positional arguments");
+      return NULL;
+    }
+    s->start = nargs >= 2 ? call->kids[1] : NULL;
+    s->stop = nargs >= 2 ? call->kids[2] : call->kids[1];
+    s->step = nargs == 3 ? call->kids[3] : NULL;
+  } else {
+    s->value = lower_expr(L, right);
+    if (!s->value) return NULL;
+  }
+  s->body = lower_loop_body(L, ts_node_child_by_field_name(n, "body", 4));
+  return s;
+}
+
+static Stmt *lower_return(Lowerer *L, TSNode n) {
+  Stmt *s = new_stmt(L, ST_RETURN, n);
+  TSNode kids[2];
+  int k = node_kids(n, kids, 2);
+  if (k == 0) return s;
+  s->value = lower_expr(L, kids[0]);
+  return s->value ? s : NULL;
+}
+
+static Stmt *lower_jump(Lowerer *L, TSNode n, StmtKind kind) {
+  if (L->loops == 0) {
+    diag_error(L->c, node_loc(L, n), "E-outside-loop", "'%s' outside a loop",
+               kind == ST_BREAK ? "break" : "continue");
+    return NULL;
+  }
+  return new_stmt(L, kind, n);
+}
+
+static const struct {
+  const char *type;
+  const char *what;
+} unsupported_stmts[] = {
+    {"with_statement", "'with'"},          {"try_statement", "'try'"},
+    {"raise_statement", "'raise'"},        {"global_statement", "'global'"},
+    {"nonlocal_statement", "'nonlocal'"},  {"delete_statement", "'del'"},
+    {"import_statement", "an import inside a function"},
+    {"import_from_statement", "an import inside a function"},
+    {"function_definition", "a nested function"},
+    {"decorated_definition", "a nested function"},
+    {"class_definition", "a class definition"}, {"match_statement", "'match'"},
+    {"exec_statement", "'exec'"},          {"print_statement", "Python 2 'print'"},
+    {"type_alias_statement", "'type'"},
+};
+
+static Stmt *lower_stmt(Lowerer *L, TSNode n) {
+  const char *t = ts_node_type(n);
+  if (strcmp(t, "expression_statement") == 0) return lower_expression_statement(L, n);
+  if (strcmp(t, "if_statement") == 0) return lower_if(L, n);
+  if (strcmp(t, "while_statement") == 0) return lower_while(L, n);
+  if (strcmp(t, "for_statement") == 0) return lower_for(L, n);
+  if (strcmp(t, "return_statement") == 0) return lower_return(L, n);
+  if (strcmp(t, "pass_statement") == 0) return new_stmt(L, ST_PASS, n);
+  if (strcmp(t, "break_statement") == 0) return lower_jump(L, n, ST_BREAK);
+  if (strcmp(t, "continue_statement") == 0) return lower_jump(L, n, ST_CONTINUE);
+  if (strcmp(t, "assert_statement") == 0) return NULL;   /* Numba drops asserts unless debug */
+  for (size_t i = 0; i < sizeof unsupported_stmts / sizeof unsupported_stmts[0]; i++)
+    if (strcmp(unsupported_stmts[i].type, t) == 0) {
+      unsupported(L, n, unsupported_stmts[i].what);
+      return NULL;
+    }
+  diag_error(L->c, node_loc(L, n), "E-unsupported", "statement '%s' is not supported in kernels", t);
+  return NULL;
+}
+
+static Block lower_block(Lowerer *L, TSNode block) {
+  Block b = {0};
+  if (ts_node_is_null(block) || !enter(L, block)) return b;
+  uint32_t count = ts_node_named_child_count(block);
+  b.items = arena_alloc(L->a, sizeof(Stmt *) * (count ? count : 1));
+  for (uint32_t i = 0; i < count; i++) {
+    TSNode ch = ts_node_named_child(block, i);
+    if (is_extra(ch)) continue;
+    Stmt *s = lower_stmt(L, ch);
+    if (s) b.items[b.len++] = s;
+  }
+  leave(L);
+  return b;
+}
+
+/* ---- functions ---- */
+
+static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
+  L->fn = f;
+  TSNode body = ts_node_child_by_field_name(def, "body", 4);
+  collect_locals(L, body, 0);
+  f->body = lower_block(L, body);
+  L->fn = NULL;
+}
+
+/* First pass over a decorated definition: a cuda.jit function is recorded with its
+ * parameters; its body waits for the second pass. */
+static Function *declare_function(Lowerer *L, TSNode decorated) {
+  TSNode def = ts_node_child_by_field_name(decorated, "definition", 10);
+  if (!node_is(def, "function_definition")) return NULL;
+  Function *f = arena_alloc(L->a, sizeof *f);
+  f->kind = FN_KERNEL;
+  if (!lower_decorators(L, decorated, f)) return NULL;
+  if (node_is(ts_node_child(def, 0), "async")) {
+    unsupported(L, def, "an async function");
+    return NULL;
+  }
+  TSNode name = ts_node_child_by_field_name(def, "name", 4);
+  f->name = node_str(L, name);
+  f->loc = node_loc(L, name);
+  if (find_func(L->m, f->name))
+    diag_error(L->c, f->loc, "E-redefined", "function '%s' is defined twice", f->name);
+  lower_params(L, f, ts_node_child_by_field_name(def, "parameters", 10));
+  vec_push(L->a, &L->m->funcs, f);
+  return f;
+}
+
+/* ---- syntax errors ---- */
+
+/* Reports the first ERROR or MISSING node, found without recursion. */
+static bool report_syntax_errors(Lowerer *L, TSNode root) {
+  if (!ts_node_has_error(root)) return false;
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  for (;;) {
+    TSNode n = ts_tree_cursor_current_node(&cur);
+    if (ts_node_is_missing(n)) {
+      diag_error(L->c, node_loc(L, n), "E-syntax", "invalid syntax: expected '%s'", ts_node_type(n));
+      break;
+    }
+    if (node_is(n, "ERROR")) {
+      diag_error(L->c, node_loc(L, n), "E-syntax", "invalid syntax");
+      break;
+    }
+    if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cur)) continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cur))
+      if (!ts_tree_cursor_goto_parent(&cur)) goto done;
+  }
+done:
+  ts_tree_cursor_delete(&cur);
+  return true;
+}
+
+/* ---- the module ---- */
+
+typedef VEC(TSNode) NodeVec;
+
+static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
+  if (node_is(n, "import_statement")) lower_import(L, n);
+  else if (node_is(n, "import_from_statement")) lower_import_from(L, n);
+  else if (node_is(n, "decorated_definition")) {
+    if (declare_function(L, n)) vec_push(L->a, defs, n);
+  } else if (node_is(n, "expression_statement")) {
+    TSNode e = ts_node_named_child(n, 0);
+    if (node_is(e, "assignment")) lower_module_assign(L, e);
+  } else if (node_is(n, "function_definition") || node_is(n, "class_definition")) {
+    add_other_global(L, ts_node_child_by_field_name(n, "name", 4));
+  }
+}
+
+static void lower_module(Lowerer *L, TSNode root) {
+  NodeVec defs = {0};
+  uint32_t count = ts_node_named_child_count(root);
+  for (uint32_t i = 0; i < count; i++) declare_module_item(L, ts_node_named_child(root, i), &defs);
+  for (size_t i = 0; i < defs.len; i++) {
+    TSNode def = ts_node_child_by_field_name(defs.items[i], "definition", 10);
+    lower_function_body(L, L->m->funcs.items[i], def);
+  }
+}
+
+bool frontend_run(Compilation *c, Module *m) {
+  TSParser *parser = ts_parser_new();
+  if (!ts_parser_set_language(parser, tree_sitter_python())) {
+    ts_parser_delete(parser);
+    diag_error(c, (Loc){1, 1}, "E-internal", "tree-sitter rejected the Python grammar's ABI");
+    return false;
+  }
+  TSTree *tree = ts_parser_parse_string(parser, NULL, c->text, (uint32_t)c->len);
+  Lowerer L = {.c = c, .a = &c->arena, .m = m};
+  TSNode root = ts_tree_root_node(tree);
+  if (!report_syntax_errors(&L, root)) lower_module(&L, root);
+  ts_tree_delete(tree);
+  ts_parser_delete(parser);
+  return !diag_has_errors(c);
+}

@@ -1,0 +1,574 @@
+/* Lowering of expressions, and the folding of module-level constants. Names are resolved
+ * here: locals, then module constants, then device functions, then imported builtins, then
+ * Python's builtins (the order Python looks them up in, with locals decided per function). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/lower.h"
+
+static Expr *new_expr(Lowerer *L, ExprKind kind, TSNode n) {
+  return ast_new_expr(L->a, kind, node_loc(L, n));
+}
+
+static Expr **kids_array(Lowerer *L, int n) {
+  return arena_alloc(L->a, sizeof(Expr *) * (size_t)(n > 0 ? n : 1));
+}
+
+/* ---- literals ---- */
+
+/* Integer literal: decimal, 0x, 0o, 0b, with underscores. */
+static Expr *lower_integer(Lowerer *L, TSNode n) {
+  size_t len;
+  const char *s = node_text(L, n, &len);
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) {
+    unsupported(L, n, "a complex literal");
+    return NULL;
+  }
+  int base = 10;
+  size_t i = 0;
+  if (len > 1 && s[0] == '0' && strchr("xXoObB", s[1])) {
+    base = (s[1] == 'x' || s[1] == 'X') ? 16 : (s[1] == 'o' || s[1] == 'O') ? 8 : 2;
+    i = 2;
+  }
+  uint64_t v = 0;
+  for (; i < len; i++) {
+    if (s[i] == '_') continue;
+    int d = s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10;
+    if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) {
+      diag_error(L->c, node_loc(L, n), "E-int-too-large",
+                 "integer literal does not fit in 64 bits (uint64)");
+      return NULL;
+    }
+    v = v * (uint64_t)base + (uint64_t)d;
+  }
+  Expr *e = new_expr(L, EX_INT, n);
+  e->uval = v;
+  e->ival = (int64_t)v;
+  e->is_unsigned_literal = v > INT64_MAX;
+  return e;
+}
+
+static Expr *lower_float(Lowerer *L, TSNode n) {
+  size_t len;
+  const char *s = node_text(L, n, &len);
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) {
+    unsupported(L, n, "a complex literal");
+    return NULL;
+  }
+  char buf[128];
+  size_t k = 0;
+  for (size_t i = 0; i < len && k + 1 < sizeof buf; i++)
+    if (s[i] != '_') buf[k++] = s[i];
+  buf[k] = '\0';
+  Expr *e = new_expr(L, EX_FLOAT, n);
+  errno = 0;
+  e->fval = strtod(buf, NULL);   /* overflow gives inf, as in Python */
+  e->str = arena_strdup(L->a, buf);
+  return e;
+}
+
+/* ---- strings ---- */
+
+static void put_utf8(StrBuf *sb, uint32_t cp) {
+  char b[4];
+  int n;
+  if (cp < 0x80) b[0] = (char)cp, n = 1;
+  else if (cp < 0x800) b[0] = (char)(0xC0 | cp >> 6), b[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+  else if (cp < 0x10000)
+    b[0] = (char)(0xE0 | cp >> 12), b[1] = (char)(0x80 | ((cp >> 6) & 0x3F)),
+    b[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+  else
+    b[0] = (char)(0xF0 | cp >> 18), b[1] = (char)(0x80 | ((cp >> 12) & 0x3F)),
+    b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), b[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+  sb_putn(sb, b, (size_t)n);
+}
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c |= 0x20;
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Decodes \xhh, \uhhhh, \Uhhhhhhhh (ndigits hex digits) at s; returns digits consumed or -1. */
+static int decode_hex(const char *s, size_t avail, int ndigits, uint32_t *cp) {
+  if (avail < (size_t)ndigits) return -1;
+  uint32_t v = 0;
+  for (int i = 0; i < ndigits; i++) {
+    int h = hexval(s[i]);
+    if (h < 0) return -1;
+    v = v * 16 + (uint32_t)h;
+  }
+  *cp = v;
+  return ndigits;
+}
+
+static const char simple_escapes[][2] = {{'n', '\n'}, {'t', '\t'}, {'r', '\r'}, {'\\', '\\'},
+                                         {'\'', '\''}, {'"', '"'}, {'a', '\a'}, {'b', '\b'},
+                                         {'f', '\f'}, {'v', '\v'}};
+
+/* One escape sequence after a backslash at s[0]; returns the characters consumed, or -1. */
+static int decode_escape(StrBuf *sb, const char *s, size_t avail) {
+  if (avail == 0) return -1;
+  for (size_t i = 0; i < sizeof simple_escapes / sizeof simple_escapes[0]; i++)
+    if (s[0] == simple_escapes[i][0]) return sb_putc(sb, simple_escapes[i][1]), 1;
+  if (s[0] == '\n') return 1;   /* line continuation inside the string */
+  if (s[0] >= '0' && s[0] <= '7') {
+    int v = 0, k = 0;
+    while (k < 3 && k < (int)avail && s[k] >= '0' && s[k] <= '7') v = v * 8 + (s[k++] - '0');
+    put_utf8(sb, (uint32_t)v);
+    return k;
+  }
+  int nd = s[0] == 'x' ? 2 : s[0] == 'u' ? 4 : s[0] == 'U' ? 8 : 0;
+  if (nd) {
+    uint32_t cp;
+    if (decode_hex(s + 1, avail - 1, nd, &cp) < 0 || cp > 0x10FFFF) return -1;
+    put_utf8(sb, cp);
+    return nd + 1;
+  }
+  if (s[0] == 'N') return -1;
+  sb_putc(sb, '\\');   /* unknown escapes keep their backslash, as in Python */
+  return 0;
+}
+
+static bool decode_string_node(Lowerer *L, TSNode n, StrBuf *sb) {
+  TSNode start = ts_node_child(n, 0), end = ts_node_child(n, ts_node_child_count(n) - 1);
+  size_t plen;
+  const char *prefix = node_text(L, start, &plen);
+  bool raw = false;
+  for (size_t i = 0; i < plen && prefix[i] != '\'' && prefix[i] != '"'; i++) {
+    char p = prefix[i] | 0x20;
+    if (p == 'r') raw = true;
+    if (p == 'b') return unsupported(L, n, "a bytes literal"), false;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (node_is(ts_node_named_child(n, i), "interpolation"))
+      return unsupported(L, n, "an f-string with replacement fields"), false;
+  const char *body = L->c->text + ts_node_end_byte(start);
+  size_t len = ts_node_start_byte(end) - ts_node_end_byte(start);
+  for (size_t i = 0; i < len; i++) {
+    if (body[i] != '\\' || raw) {
+      sb_putc(sb, body[i]);
+      continue;
+    }
+    int k = decode_escape(sb, body + i + 1, len - i - 1);
+    if (k < 0) {
+      diag_error(L->c, source_loc(L->c, (size_t)(body + i - L->c->text)), "E-bad-escape",
+                 "unsupported or malformed escape sequence in string");
+      return false;
+    }
+    i += (size_t)k;
+  }
+  return true;
+}
+
+bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len) {
+  StrBuf sb;
+  sb_init(&sb, L->a);
+  sb_puts(&sb, "");
+  if (node_is(n, "concatenated_string")) {
+    TSNode parts[256];
+    int k = node_kids(n, parts, 256);
+    for (int i = 0; i < k && i < 256; i++)
+      if (!decode_string_node(L, parts[i], &sb)) return false;
+  } else if (!decode_string_node(L, n, &sb)) {
+    return false;
+  }
+  *out = sb.data;
+  *len = sb.len;
+  return true;
+}
+
+static Expr *lower_string(Lowerer *L, TSNode n) {
+  Expr *e = new_expr(L, EX_STR, n);
+  return lower_string_value(L, n, &e->str, &e->str_len) ? e : NULL;
+}
+
+/* ---- names ---- */
+
+static bool is_other_global(Lowerer *L, const char *name, Loc *loc) {
+  for (size_t i = L->others.len; i-- > 0;)
+    if (strcmp(L->others.items[i].name, name) == 0) return *loc = L->others.items[i].loc, true;
+  return false;
+}
+
+static Expr *builtin_expr(Lowerer *L, TSNode n, const Resolved *r) {
+  if (r->builtin && r->builtin->kind != BK_MODULE && r->builtin->kind != BK_DECORATOR) {
+    Expr *e = new_expr(L, EX_BUILTIN, n);
+    e->builtin = r->builtin;
+    return e;
+  }
+  if (builtin_is_namespace(r->path))
+    diag_error(L->c, node_loc(L, n), "E-not-value", "module '%s' cannot be used as a value", r->path);
+  else
+    diag_error(L->c, node_loc(L, n), "E-unknown-builtin", "'%s' is not supported in kernels",
+               r->path);
+  return NULL;
+}
+
+static Expr *lower_identifier(Lowerer *L, TSNode n) {
+  char *name = node_str(L, n);
+  int v = L->fn ? find_var(L->fn, name) : -1;
+  if (v >= 0) {
+    Expr *e = new_expr(L, EX_VAR, n);
+    e->var = v;
+    return e;
+  }
+  Const *k = find_const(L->m, name);
+  if (k) {
+    Expr *e = new_expr(L, EX_CONST, n);
+    e->konst = k;
+    k->used = true;
+    return e;
+  }
+  Function *f = find_func(L->m, name);
+  if (f) {
+    Expr *e = new_expr(L, EX_FUNC, n);
+    e->func = f;
+    return e;
+  }
+  Resolved r;
+  if (resolve_dotted(L, n, &r)) return builtin_expr(L, n, &r);
+  Loc where;
+  if (is_other_global(L, name, &where)) {
+    diag_error(L->c, node_loc(L, n), "E-global-not-const",
+               "global '%s' is not a compile-time constant (kernels can use module-level ints, "
+               "floats, bools and tuples of them, or functions decorated with @cuda.jit)", name);
+    diag_note(L->c, where, "'%s' is defined here", name);
+    return NULL;
+  }
+  diag_error(L->c, node_loc(L, n), "E-undefined", "name '%s' is not defined", name);
+  return NULL;
+}
+
+static Expr *lower_attribute(Lowerer *L, TSNode n) {
+  Resolved r;
+  if (resolve_dotted(L, n, &r)) return builtin_expr(L, n, &r);
+  Expr *obj = lower_expr(L, ts_node_child_by_field_name(n, "object", 6));
+  if (!obj) return NULL;
+  Expr *e = new_expr(L, EX_ATTR, n);
+  e->kids = kids_array(L, 1);
+  e->kids[0] = obj;
+  e->nkids = 1;
+  e->str = node_str(L, ts_node_child_by_field_name(n, "attribute", 9));
+  return e;
+}
+
+/* ---- operators ---- */
+
+static const struct {
+  const char *text;
+  Op op;
+} binops[] = {{"+", OP_ADD},     {"-", OP_SUB},      {"*", OP_MUL},     {"/", OP_DIV},
+              {"//", OP_FLOORDIV}, {"%", OP_MOD},    {"**", OP_POW},    {"<<", OP_LSHIFT},
+              {">>", OP_RSHIFT}, {"&", OP_BITAND},   {"|", OP_BITOR},   {"^", OP_BITXOR},
+              {"<", OP_LT},      {"<=", OP_LE},      {">", OP_GT},      {">=", OP_GE},
+              {"==", OP_EQ},     {"!=", OP_NE},      {"and", OP_AND},   {"or", OP_OR}};
+
+static bool op_from_text(const char *text, Op *op) {
+  for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++)
+    if (strcmp(binops[i].text, text) == 0) return *op = binops[i].op, true;
+  return false;
+}
+
+const char *op_python_spelling(Op op) {
+  for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++)
+    if (binops[i].op == op) return binops[i].text;
+  return op == OP_NEG ? "-" : op == OP_POS ? "+" : op == OP_INVERT ? "~" : "?";
+}
+
+static Expr *make_node(Lowerer *L, ExprKind kind, TSNode n, Expr **kids, int nkids) {
+  for (int i = 0; i < nkids; i++)
+    if (!kids[i]) return NULL;
+  Expr *e = new_expr(L, kind, n);
+  e->kids = arena_dup(L->a, kids, sizeof *kids * (size_t)nkids);
+  e->nkids = nkids;
+  return e;
+}
+
+static Expr *lower_binary(Lowerer *L, TSNode n) {
+  TSNode opn = ts_node_child_by_field_name(n, "operator", 8);
+  Op op;
+  if (!op_from_text(ts_node_type(opn), &op) || op >= OP_NEG) {
+    diag_error(L->c, node_loc(L, opn), "E-unsupported", "operator '%s' is not supported",
+               ts_node_type(opn));
+    return NULL;
+  }
+  Expr *kids[2] = {lower_expr(L, ts_node_child_by_field_name(n, "left", 4)),
+                   lower_expr(L, ts_node_child_by_field_name(n, "right", 5))};
+  Expr *e = make_node(L, EX_BINARY, n, kids, 2);
+  if (e) e->op = op;
+  return e;
+}
+
+static Expr *lower_unary(Lowerer *L, TSNode n) {
+  const char *t = ts_node_type(ts_node_child_by_field_name(n, "operator", 8));
+  Expr *kid = lower_expr(L, ts_node_child_by_field_name(n, "argument", 8));
+  Expr *e = make_node(L, EX_UNARY, n, &kid, 1);
+  if (e) e->op = t[0] == '-' ? OP_NEG : t[0] == '+' ? OP_POS : OP_INVERT;
+  return e;
+}
+
+static Expr *lower_not(Lowerer *L, TSNode n) {
+  Expr *kid = lower_expr(L, ts_node_child_by_field_name(n, "argument", 8));
+  return make_node(L, EX_NOT, n, &kid, 1);
+}
+
+/* a and b and c: the CST nests to the left; flatten runs of the same operator. */
+static int flatten_boolop(Lowerer *L, TSNode n, const char *op, Expr **out, int cap, int k) {
+  TSNode left = ts_node_child_by_field_name(n, "left", 4);
+  if (node_is(left, "boolean_operator") &&
+      node_is(ts_node_child_by_field_name(left, "operator", 8), op))
+    k = flatten_boolop(L, left, op, out, cap, k);
+  else if (k < cap)
+    out[k++] = lower_expr(L, left);
+  if (k < cap) out[k++] = lower_expr(L, ts_node_child_by_field_name(n, "right", 5));
+  return k;
+}
+
+static Expr *lower_boolop(Lowerer *L, TSNode n) {
+  const char *op = ts_node_type(ts_node_child_by_field_name(n, "operator", 8));
+  Expr *kids[64];
+  int k = flatten_boolop(L, n, op, kids, 64, 0);
+  Expr *e = make_node(L, EX_BOOLOP, n, kids, k);
+  if (e) e->op = strcmp(op, "and") == 0 ? OP_AND : OP_OR;
+  return e;
+}
+
+static Expr *lower_compare(Lowerer *L, TSNode n) {
+  Expr *kids[64];
+  Op ops[64];
+  int nk = 0, no = 0;
+  uint32_t count = ts_node_child_count(n);
+  for (uint32_t i = 0; i < count; i++) {
+    TSNode ch = ts_node_child(n, i);
+    if (node_is(ch, "comment") || node_is(ch, "line_continuation")) continue;
+    if (nk == 64 || no == 64) {
+      unsupported(L, n, "a comparison chain of more than 64 operands");
+      return NULL;
+    }
+    if (ts_node_is_named(ch)) {
+      kids[nk++] = lower_expr(L, ch);
+    } else if (!op_from_text(ts_node_type(ch), &ops[no++]) || ops[no - 1] < OP_LT) {
+      diag_error(L->c, node_loc(L, ch), "E-unsupported", "comparison '%s' is not supported",
+                 ts_node_type(ch));
+      return NULL;
+    }
+  }
+  Expr *e = make_node(L, EX_COMPARE, n, kids, nk);
+  if (e) e->cmps = arena_dup(L->a, ops, sizeof *ops * (size_t)no);
+  return e;
+}
+
+static Expr *lower_ifexp(Lowerer *L, TSNode n) {
+  TSNode parts[3];
+  if (node_kids(n, parts, 3) != 3) return unsupported(L, n, "this conditional expression"), NULL;
+  /* `a if c else b`: the CST lists a, c, b; the AST wants c, a, b. */
+  Expr *kids[3] = {lower_expr(L, parts[1]), lower_expr(L, parts[0]), lower_expr(L, parts[2])};
+  return make_node(L, EX_IFEXP, n, kids, 3);
+}
+
+static Expr *lower_tuple(Lowerer *L, TSNode n) {
+  TSNode items[256];
+  int k = node_kids(n, items, 256);
+  if (k > 256) return unsupported(L, n, "a tuple of more than 256 elements"), NULL;
+  Expr *kids[256];
+  for (int i = 0; i < k; i++) kids[i] = lower_expr(L, items[i]);
+  return make_node(L, EX_TUPLE, n, kids, k);
+}
+
+/* ---- calls and subscripts ---- */
+
+static Expr *lower_call(Lowerer *L, TSNode n) {
+  TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+  if (node_is(args, "generator_expression")) return unsupported(L, args, "a generator"), NULL;
+  TSNode items[256];
+  int k = node_kids(args, items, 256);
+  if (k > 255) return unsupported(L, n, "a call with more than 255 arguments"), NULL;
+  Expr *kids[256];
+  Keyword kws[256];
+  int nk = 0, nkw = 0;
+  kids[nk++] = lower_expr(L, ts_node_child_by_field_name(n, "function", 8));
+  for (int i = 0; i < k; i++) {
+    TSNode a = items[i];
+    if (node_is(a, "keyword_argument")) {
+      kws[nkw].name = node_str(L, ts_node_child_by_field_name(a, "name", 4));
+      kws[nkw].loc = node_loc(L, a);
+      if (!(kws[nkw++].value = lower_expr(L, ts_node_child_by_field_name(a, "value", 5))))
+        return NULL;
+    } else if (node_is(a, "list_splat") || node_is(a, "dictionary_splat")) {
+      return unsupported(L, a, "argument unpacking (* and **)"), NULL;
+    } else {
+      kids[nk++] = lower_expr(L, a);
+    }
+  }
+  Expr *e = make_node(L, EX_CALL, n, kids, nk);
+  if (!e) return NULL;
+  e->keywords = arena_dup(L->a, kws, sizeof *kws * (size_t)nkw);
+  e->nkeywords = nkw;
+  return e;
+}
+
+static Expr *lower_subscript(Lowerer *L, TSNode n) {
+  TSNode items[P2C_MAX_NDIM + 2];
+  int k = node_kids(n, items, P2C_MAX_NDIM + 2);
+  if (k > P2C_MAX_NDIM + 1) return unsupported(L, n, "indexing with more than 8 indices"), NULL;
+  Expr *kids[P2C_MAX_NDIM + 1];
+  int nk = 0;
+  for (int i = 0; i < k; i++) {
+    if (node_is(items[i], "slice")) return unsupported(L, items[i], "slicing"), NULL;
+    Expr *e = lower_expr(L, items[i]);
+    if (i > 0 && e && e->kind == EX_TUPLE) {   /* a[(i, j)] is a[i, j] */
+      if (e->nkids + nk > P2C_MAX_NDIM + 1) return unsupported(L, n, "more than 8 indices"), NULL;
+      for (int j = 0; j < e->nkids; j++) kids[nk++] = e->kids[j];
+    } else {
+      kids[nk++] = e;
+    }
+  }
+  return make_node(L, EX_INDEX, n, kids, nk);
+}
+
+static const struct {
+  const char *type;
+  const char *what;
+} unsupported_exprs[] = {
+    {"list", "a list"}, {"dictionary", "a dict"}, {"set", "a set"},
+    {"list_comprehension", "a list comprehension"}, {"dictionary_comprehension", "a dict comprehension"},
+    {"set_comprehension", "a set comprehension"}, {"generator_expression", "a generator"},
+    {"lambda", "lambda"}, {"await", "await"}, {"named_expression", "the walrus operator (:=)"},
+    {"none", "None"}, {"ellipsis", "'...'"}, {"slice", "slicing"}, {"yield", "yield"},
+    {"list_splat", "argument unpacking"},
+};
+
+static Expr *lower_expr_kind(Lowerer *L, TSNode n) {
+  const char *t = ts_node_type(n);
+  if (strcmp(t, "identifier") == 0) return lower_identifier(L, n);
+  if (strcmp(t, "integer") == 0) return lower_integer(L, n);
+  if (strcmp(t, "float") == 0) return lower_float(L, n);
+  if (strcmp(t, "true") == 0 || strcmp(t, "false") == 0) {
+    Expr *e = new_expr(L, EX_BOOL, n);
+    e->ival = t[0] == 't';
+    return e;
+  }
+  if (strcmp(t, "string") == 0 || strcmp(t, "concatenated_string") == 0) return lower_string(L, n);
+  if (strcmp(t, "binary_operator") == 0) return lower_binary(L, n);
+  if (strcmp(t, "unary_operator") == 0) return lower_unary(L, n);
+  if (strcmp(t, "not_operator") == 0) return lower_not(L, n);
+  if (strcmp(t, "boolean_operator") == 0) return lower_boolop(L, n);
+  if (strcmp(t, "comparison_operator") == 0) return lower_compare(L, n);
+  if (strcmp(t, "conditional_expression") == 0) return lower_ifexp(L, n);
+  if (strcmp(t, "parenthesized_expression") == 0) {
+    TSNode inner[2];
+    if (node_kids(n, inner, 2) != 1) return unsupported(L, n, "this parenthesized form"), NULL;
+    return lower_expr(L, inner[0]);
+  }
+  if (strcmp(t, "tuple") == 0 || strcmp(t, "expression_list") == 0 ||
+      strcmp(t, "pattern_list") == 0 || strcmp(t, "tuple_pattern") == 0)
+    return lower_tuple(L, n);
+  if (strcmp(t, "call") == 0) return lower_call(L, n);
+  if (strcmp(t, "attribute") == 0) return lower_attribute(L, n);
+  if (strcmp(t, "subscript") == 0) return lower_subscript(L, n);
+  for (size_t i = 0; i < sizeof unsupported_exprs / sizeof unsupported_exprs[0]; i++)
+    if (strcmp(unsupported_exprs[i].type, t) == 0)
+      return unsupported(L, n, unsupported_exprs[i].what), NULL;
+  diag_error(L->c, node_loc(L, n), "E-unsupported", "expression '%s' is not supported in kernels", t);
+  return NULL;
+}
+
+Expr *lower_expr(Lowerer *L, TSNode n) {
+  if (ts_node_is_null(n) || !enter(L, n)) return NULL;
+  Expr *e = lower_expr_kind(L, n);
+  leave(L);
+  return e;
+}
+
+/* ---- module-level constant folding ---- */
+
+static bool is_literal(const Expr *e) {
+  if (e->kind == EX_INT || e->kind == EX_FLOAT || e->kind == EX_BOOL) return true;
+  if (e->kind != EX_TUPLE) return false;
+  for (int i = 0; i < e->nkids; i++)
+    if (!is_literal(e->kids[i])) return false;
+  return true;
+}
+
+static Expr *fold_neg(Lowerer *L, Expr *e) {
+  if (e->kind == EX_FLOAT) {
+    e->fval = -e->fval;
+    e->str = NULL;
+    return e;
+  }
+  if (e->kind != EX_INT || e->is_unsigned_literal || e->ival == INT64_MIN) return NULL;
+  e->ival = -e->ival;
+  e->uval = (uint64_t)e->ival;
+  return e;
+}
+
+static double as_double(const Expr *e) { return e->kind == EX_FLOAT ? e->fval : (double)e->ival; }
+
+/* + - * on two int constants, or + - * / on numbers; NULL when it cannot fold exactly. */
+static Expr *fold_binary(Lowerer *L, Op op, Expr *a, Expr *b, Loc loc) {
+  if ((a->kind != EX_INT && a->kind != EX_FLOAT) || (b->kind != EX_INT && b->kind != EX_FLOAT) ||
+      a->is_unsigned_literal || b->is_unsigned_literal)
+    return NULL;
+  Expr *r = ast_new_expr(L->a, EX_INT, loc);
+  if (a->kind == EX_INT && b->kind == EX_INT && op != OP_DIV) {
+    int64_t v;
+    bool ovf = op == OP_ADD   ? __builtin_add_overflow(a->ival, b->ival, &v)
+               : op == OP_SUB ? __builtin_sub_overflow(a->ival, b->ival, &v)
+               : op == OP_MUL ? __builtin_mul_overflow(a->ival, b->ival, &v)
+                              : true;
+    if (ovf) return NULL;
+    r->ival = v;
+    r->uval = (uint64_t)v;
+    return r;
+  }
+  double x = as_double(a), y = as_double(b);
+  r->kind = EX_FLOAT;
+  switch (op) {
+  case OP_ADD: r->fval = x + y; break;
+  case OP_SUB: r->fval = x - y; break;
+  case OP_MUL: r->fval = x * y; break;
+  case OP_DIV:
+    if (y == 0) return NULL;
+    r->fval = x / y;
+    break;
+  default: return NULL;
+  }
+  return r;
+}
+
+Expr *fold_const_expr(Lowerer *L, TSNode n) {
+  if (ts_node_is_null(n) || !enter(L, n)) return NULL;
+  Expr *e = NULL;
+  if (node_is(n, "integer") || node_is(n, "float") || node_is(n, "true") || node_is(n, "false")) {
+    e = lower_expr_kind(L, n);
+  } else if (node_is(n, "identifier")) {
+    Const *k = find_const(L->m, node_str(L, n));
+    if (k) e = arena_dup(L->a, k->value, sizeof *k->value);
+  } else if (node_is(n, "unary_operator")) {
+    const char *t = ts_node_type(ts_node_child_by_field_name(n, "operator", 8));
+    Expr *kid = fold_const_expr(L, ts_node_child_by_field_name(n, "argument", 8));
+    e = !kid ? NULL : t[0] == '-' ? fold_neg(L, kid) : t[0] == '+' ? kid : NULL;
+  } else if (node_is(n, "binary_operator")) {
+    Op op;
+    Expr *a = fold_const_expr(L, ts_node_child_by_field_name(n, "left", 4));
+    Expr *b = fold_const_expr(L, ts_node_child_by_field_name(n, "right", 5));
+    if (a && b && op_from_text(ts_node_type(ts_node_child_by_field_name(n, "operator", 8)), &op))
+      e = fold_binary(L, op, a, b, node_loc(L, n));
+  } else if (node_is(n, "parenthesized_expression") || node_is(n, "tuple")) {
+    TSNode items[64];
+    int k = node_kids(n, items, 64);
+    if (node_is(n, "parenthesized_expression") && k == 1) {
+      e = fold_const_expr(L, items[0]);
+    } else if (k <= 64) {
+      Expr *kids[64];
+      int i = 0;
+      while (i < k && (kids[i] = fold_const_expr(L, items[i]))) i++;
+      if (i == k) e = make_node(L, EX_TUPLE, n, kids, k);
+    }
+  }
+  leave(L);
+  return e && is_literal(e) ? e : NULL;
+}

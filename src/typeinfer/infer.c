@@ -1,0 +1,348 @@
+/* Type inference for functions and statements (expressions are in infer_expr.c).
+ *
+ * Each specialization is typed by passes over its body until no variable's type widens (the
+ * lattice of unified types is finite, so this ends), then one final pass that reports errors
+ * and inserts casts. A variable has one type for the whole function: the unification of every
+ * value assigned to it (Numba's rule for numbers: int64 and float64 give float64). */
+#include <string.h>
+
+#include "typeinfer/infer.h"
+
+enum { MAX_PASSES = 64, MAX_SPEC_DEPTH = 32 };
+
+/* ---- variables ---- */
+
+/* Widens variable v to hold a value of type t (from an assignment at loc). */
+static void assign_var(Infer *I, int v, const Type *t, Loc loc) {
+  Var *var = &I->fn->vars[v];
+  if (!t) return;
+  if (t->kind == TY_STR || t->kind == TY_DTYPE || t->kind == TY_VOID) {
+    TERR(I, loc, "E-bad-value", "cannot assign a value of type %s to a variable", t->name);
+    return;
+  }
+  if (!var->ty) {
+    var->ty = t;
+    var->ty_loc = loc;
+    I->changed = true;
+    return;
+  }
+  /* A parameter widens like any variable (codegen copies it into a local of the wider type). */
+  const Type *u = type_unify(I->tt, var->ty, t);
+  if (!u) {
+    TERR(I, loc, "E-unify", "cannot unify %s and %s for '%s' (first assigned at line %u)",
+         var->ty->name, t->name, var->name, var->ty_loc.line);
+    return;
+  }
+  if (u != var->ty) {
+    var->ty = u;
+    I->changed = true;
+  }
+}
+
+/* ---- assignment targets ---- */
+
+static void assign_target(Infer *I, Expr **slot, const Type *t, Loc loc);
+
+static void assign_tuple(Infer *I, Expr *target, const Type *t, Loc loc) {
+  if (t && t->kind != TY_TUPLE) {
+    TERR(I, loc, "E-unpack", "cannot unpack a value of type %s", t->name);
+    return;
+  }
+  if (t && t->nelems != target->nkids) {
+    TERR(I, loc, "E-unpack", "cannot unpack %d values into %d targets", t->nelems, target->nkids);
+    return;
+  }
+  for (int i = 0; i < target->nkids; i++)
+    assign_target(I, &target->kids[i], t ? t->elems[i] : NULL, loc);
+}
+
+/* a[i, j] = value: the value converts to the element type. */
+static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
+  const Type *elem = infer_expr(I, target);
+  const Type *base = target->kids[0]->ty;
+  if (base && base->kind == TY_TUPLE) {
+    TERR(I, target->loc, "E-immutable", "tuples cannot be modified");
+    return;
+  }
+  if (elem && t && !(type_is_number(elem) && type_is_number(t)))
+    TERR(I, loc, "E-store", "cannot store a value of type %s into an array of %s", t->name,
+         elem->name);
+}
+
+static void assign_target(Infer *I, Expr **slot, const Type *t, Loc loc) {
+  Expr *target = *slot;
+  if (target->kind == EX_VAR) {
+    assign_var(I, target->var, t, loc);
+    target->ty = I->fn->vars[target->var].ty;
+  } else if (target->kind == EX_TUPLE) {
+    assign_tuple(I, target, t, loc);
+    target->ty = t;
+  } else {
+    assign_index(I, target, t, loc);
+  }
+}
+
+/* ---- statements ---- */
+
+static void infer_block(Infer *I, Block *b);
+
+static void infer_assign(Infer *I, Stmt *s) {
+  const Type *t = infer_expr(I, s->value);
+  /* Conversions happen where the value is stored: codegen converts for each target. */
+  for (int i = 0; i < s->ntargets; i++) assign_target(I, &s->targets[i], t, s->loc);
+}
+
+static void infer_cond(Infer *I, Expr *cond) {
+  const Type *t = infer_expr(I, cond);
+  if (t) check_truthy(I, cond, t);
+}
+
+/* The type range() iterates with, as Numba's range overloads choose it. */
+static const Type *range_type(Infer *I, Stmt *s) {
+  Expr *parts[3] = {s->start, s->stop, s->step};
+  bool all32 = true, any_u64 = false, known = true;
+  for (int i = 0; i < 3; i++) {
+    if (!parts[i]) continue;
+    const Type *t = infer_expr(I, parts[i]);
+    if (!t) {
+      known = false;
+      continue;
+    }
+    if (t->kind != TY_INT && t->kind != TY_BOOL) {
+      TERR(I, parts[i]->loc, "E-range", "range() arguments must be integers, not %s", t->name);
+      return NULL;
+    }
+    if (t->bits == 64 || (!t->is_signed && t->bits == 32)) all32 = false;
+    if (t == &type_uint64) any_u64 = true;
+  }
+  if (!known) return NULL;
+  return any_u64 ? &type_uint64 : all32 ? &type_int32 : &type_int64;
+}
+
+static void check_range_step(Infer *I, Stmt *s) {
+  if (I->final && s->step && s->step->kind == EX_INT && s->step->ival == 0)
+    diag_error(I->c, s->step->loc, "E-range-step", "range() step must not be zero");
+}
+
+static void infer_for_range(Infer *I, Stmt *s) {
+  const Type *t = range_type(I, s);
+  check_range_step(I, s);
+  assign_var(I, s->var, t, s->loc);
+  if (I->final && t) {
+    if (s->start) coerce(I, &s->start, t);
+    coerce(I, &s->stop, t);
+    if (s->step) coerce(I, &s->step, t);
+  }
+  infer_block(I, &s->body);
+}
+
+static void infer_for_iter(Infer *I, Stmt *s) {
+  const Type *t = infer_expr(I, s->value);
+  if (t && (t->kind != TY_ARRAY || t->ndim != 1)) {
+    TERR(I, s->value->loc, "E-iterate", "cannot iterate over %s (only range() and 1-D arrays)",
+         t->name);
+    t = NULL;
+  }
+  assign_var(I, s->var, t ? t->dtype : NULL, s->loc);
+  infer_block(I, &s->body);
+}
+
+static void infer_return(Infer *I, Stmt *s) {
+  if (I->fn->kind == FN_KERNEL) {
+    if (s->value) TERR(I, s->loc, "E-kernel-return", "a kernel cannot return a value");
+    return;
+  }
+  const Type *t = s->value ? infer_expr(I, s->value) : &type_void;
+  if (!t) return;
+  if (!I->ret) {
+    I->ret = t;
+    I->ret_loc = s->loc;
+    return;
+  }
+  const Type *u = type_unify(I->tt, I->ret, t);
+  if (!u) TERR(I, s->loc, "E-unify", "cannot unify return types %s and %s (first return at line %u)",
+               I->ret->name, t->name, I->ret_loc.line);
+  else I->ret = u;
+}
+
+static void infer_stmt(Infer *I, Stmt *s) {
+  switch (s->kind) {
+  case ST_EXPR: infer_expr(I, s->value); break;
+  case ST_ASSIGN:
+  case ST_AUGASSIGN: infer_assign(I, s); break;
+  case ST_IF:
+    infer_cond(I, s->cond);
+    infer_block(I, &s->body);
+    infer_block(I, &s->orelse);
+    break;
+  case ST_WHILE:
+    infer_cond(I, s->cond);
+    infer_block(I, &s->body);
+    break;
+  case ST_FOR_RANGE: infer_for_range(I, s); break;
+  case ST_FOR_ITER: infer_for_iter(I, s); break;
+  case ST_RETURN: infer_return(I, s); break;
+  case ST_BREAK:
+  case ST_CONTINUE:
+  case ST_PASS: break;
+  }
+}
+
+static void infer_block(Infer *I, Block *b) {
+  for (int i = 0; i < b->len; i++) infer_stmt(I, b->items[i]);
+}
+
+/* ---- return values ---- */
+
+static void coerce_returns(Infer *I, Block *b) {
+  for (int i = 0; i < b->len; i++) {
+    Stmt *s = b->items[i];
+    if (s->kind == ST_RETURN && s->value && I->ret && I->ret->kind != TY_VOID)
+      coerce(I, &s->value, I->ret);
+    coerce_returns(I, &s->body);
+    coerce_returns(I, &s->orelse);
+  }
+}
+
+/* ---- specializations ---- */
+
+static void report_untyped_vars(Infer *I) {
+  for (int i = 0; i < I->fn->nvars; i++) {
+    Var *v = &I->fn->vars[i];
+    if (!v->ty && !v->is_param)
+      diag_error(I->c, v->loc, "E-untyped", "cannot infer a type for '%s'", v->name);
+  }
+}
+
+/* Types the body of specialization f (arg types already set on its parameters). */
+static bool type_function(Infer *parent, Function *f) {
+  Infer I = {.c = parent->c, .tt = parent->tt, .m = parent->m, .fn = f,
+             .depth = parent->depth + 1};
+  size_t errors = I.c->error_count;
+  f->typing = true;
+  for (int pass = 0; pass < MAX_PASSES; pass++) {
+    I.changed = false;
+    I.ret = NULL;
+    infer_block(&I, &f->body);
+    if (!I.changed) break;
+  }
+  I.final = true;
+  I.ret = NULL;
+  infer_block(&I, &f->body);
+  f->ret_type = f->kind == FN_KERNEL ? &type_void : I.ret ? I.ret : &type_void;
+  coerce_returns(&I, &f->body);
+  if (I.c->error_count == errors) report_untyped_vars(&I);
+  f->typing = false;
+  f->typed = true;
+  return I.c->error_count == errors;
+}
+
+static bool same_types(const Type **a, const Type **b, int n) {
+  return memcmp(a, b, sizeof *a * (size_t)n) == 0;
+}
+
+static Function *new_spec(Infer *I, Function *g, const Type **args) {
+  Function *s = ast_clone_function(&I->c->arena, g);
+  s->generic = g;
+  s->arg_types = arena_dup(&I->c->arena, args, sizeof *args * (size_t)(g->nparams ? g->nparams : 1));
+  for (int i = 0; i < g->nparams; i++) {
+    s->vars[i].ty = args[i];
+    s->vars[i].ty_loc = g->vars[i].loc;
+  }
+  vec_push(&I->c->arena, &g->specs, s);
+  return s;
+}
+
+Function *specialize(Infer *I, Function *g, const Type **args, Loc call_loc) {
+  for (size_t i = 0; i < g->specs.len; i++) {
+    Function *s = g->specs.items[i];
+    if (!same_types(s->arg_types, args, g->nparams)) continue;
+    if (s->typing) {
+      TERR(I, call_loc, "E-recursion", "recursive call of '%s' is not supported yet", g->name);
+      return I->final ? NULL : s;
+    }
+    return s;
+  }
+  if (I->depth >= MAX_SPEC_DEPTH) {
+    TERR(I, call_loc, "E-too-deep", "device functions nested more than %d calls deep", MAX_SPEC_DEPTH);
+    return NULL;
+  }
+  Function *s = new_spec(I, g, args);
+  /* Arguments passed in an early pass may still widen; errors in such a specialization are
+   * reported only if the final pass calls it with the same types (it is then found above). */
+  size_t ndiags = I->c->diags.len, nerr = I->c->error_count;
+  bool ok = type_function(I, s);
+  if (!ok && !I->final) {
+    I->c->diags.len = ndiags;
+    I->c->error_count = nerr;
+    g->specs.len--;
+    return NULL;
+  }
+  return ok ? s : NULL;
+}
+
+/* ---- kernels and signatures ---- */
+
+static bool parse_sig(Infer *I, const SigText *st, Signature *sig) {
+  const char *err;
+  size_t off;
+  if (sig_parse(I->tt, st->text, st->len, sig, &err, &off)) return true;
+  Loc loc = st->loc;
+  if (!st->on_command_line) loc.col += (uint32_t)off;
+  diag_error(I->c, loc, "E-signature", "bad signature '%.*s': %s", (int)st->len, st->text, err);
+  return false;
+}
+
+static bool check_sig(Infer *I, Function *k, const SigText *st, const Signature *sig) {
+  if (sig->nargs != k->nparams) {
+    diag_error(I->c, st->loc, "E-signature",
+               "signature '%.*s' has %d argument types but '%s' takes %d parameters", (int)st->len,
+               st->text, sig->nargs, k->name, k->nparams);
+    return false;
+  }
+  if (sig->ret && sig->ret->kind != TY_VOID && k->kind == FN_KERNEL) {
+    diag_error(I->c, st->loc, "E-signature", "a kernel's signature must return void, not %s",
+               sig->ret->name);
+    return false;
+  }
+  return true;
+}
+
+static void type_kernel_sig(Infer *I, Function *k, const SigText *st) {
+  Signature sig;
+  if (!parse_sig(I, st, &sig) || !check_sig(I, k, st, &sig)) return;
+  for (size_t i = 0; i < k->specs.len; i++)
+    if (same_types(k->specs.items[i]->arg_types, sig.args, k->nparams)) return;
+  Function *s = new_spec(I, k, sig.args);
+  type_function(I, s);
+  if (k->kind == FN_DEVICE && sig.ret && sig.ret != s->ret_type && s->typed)
+    diag_error(I->c, st->loc, "E-signature", "'%s' returns %s, but its signature says %s", k->name,
+               s->ret_type->name, sig.ret->name);
+}
+
+static SigText *extra_sigs_for(Infer *I, const Function *k, const ExtraSig *extra, size_t n,
+                               int *count) {
+  SigText *out = arena_alloc(&I->c->arena, sizeof *out * (n ? n : 1));
+  *count = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(extra[i].kernel, k->name) == 0)
+      out[(*count)++] = (SigText){extra[i].text, extra[i].len, k->loc, true};
+  return out;
+}
+
+bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const ExtraSig *extra, size_t nextra,
+                   bool skip_unsigned) {
+  Infer I = {.c = c, .tt = tt, .m = m, .final = true};
+  for (size_t i = 0; i < m->funcs.len; i++) {
+    Function *f = m->funcs.items[i];
+    int nx;
+    SigText *xs = extra_sigs_for(&I, f, extra, nextra, &nx);
+    for (int j = 0; j < f->nsigs; j++) type_kernel_sig(&I, f, &f->sigs[j]);
+    for (int j = 0; j < nx; j++) type_kernel_sig(&I, f, &xs[j]);
+    if (f->kind == FN_KERNEL && f->nsigs + nx == 0 && !skip_unsigned)
+      diag_error(c, f->loc, "E-no-signature",
+                 "kernel '%s' has no signature: give one in the decorator or with --sig "
+                 "'%s(float32[:], ...)'", f->name, f->name);
+  }
+  return !diag_has_errors(c);
+}

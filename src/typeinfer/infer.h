@@ -1,0 +1,35 @@
+/* Internal to typeinfer: the state of typing one function specialization, shared by infer.c
+ * (functions, statements) and infer_expr.c (expressions and builtins). */
+#ifndef P2C_TYPEINFER_INFER_H
+#define P2C_TYPEINFER_INFER_H
+
+#include "typeinfer/typeinfer.h"
+
+typedef struct Infer {
+  Compilation *c;
+  TypeTable *tt;
+  Module *m;
+  Function *fn;        /* the specialization being typed */
+  bool final;          /* last pass: report errors, insert casts */
+  bool changed;        /* a variable's type widened during this pass */
+  const Type *ret;     /* unified type of the return statements seen */
+  Loc ret_loc;
+  int depth;           /* specialization depth (device functions calling device functions) */
+} Infer;
+
+/* Types e (and its children). Returns NULL when a type is not known yet (non-final passes) or
+ * after an error (final pass). */
+const Type *infer_expr(Infer *I, Expr *e);
+/* In the final pass, wraps *slot in a cast to `to` when its type differs. */
+void coerce(Infer *I, Expr **slot, const Type *to);
+/* Whether a value of type t can be used as a condition. */
+bool check_truthy(Infer *I, Expr *e, const Type *t);
+/* Specializes device function f for argument types; NULL after an error. */
+Function *specialize(Infer *I, Function *f, const Type **args, Loc call_loc);
+/* Errors are reported only in the final pass; earlier passes see partial types. */
+#define TERR(I, loc, code, ...) \
+  do {                                                          \
+    if ((I)->final) diag_error((I)->c, loc, code, __VA_ARGS__); \
+  } while (0)
+
+#endif

@@ -1,0 +1,519 @@
+/* Type inference for expressions: operators, indexing, attributes, and the calls of builtins
+ * and device functions. Each function returns the expression's type (NULL: not known yet, or
+ * an error was reported) and, in the final pass, wraps operands in casts to the type the
+ * operation computes in. */
+#include <string.h>
+
+#include "typeinfer/infer.h"
+
+/* ---- casts ---- */
+
+void coerce(Infer *I, Expr **slot, const Type *to) {
+  Expr *e = *slot;
+  if (!I->final || !e || !e->ty || !to || e->ty == to) return;
+  if (!type_is_number(e->ty) || !type_is_number(to)) return;
+  Expr *c = ast_new_expr(&I->c->arena, EX_CAST, e->loc);
+  c->ty = to;
+  c->kids = arena_alloc(&I->c->arena, sizeof(Expr *));
+  c->kids[0] = e;
+  c->nkids = 1;
+  *slot = c;
+}
+
+bool check_truthy(Infer *I, Expr *e, const Type *t) {
+  if (type_is_number(t)) return true;
+  TERR(I, e->loc, "E-truth", "a value of type %s cannot be used as a condition", t->name);
+  return false;
+}
+
+/* ---- literals and names ---- */
+
+static const Type *literal_type(Infer *I, const Expr *e) {
+  switch (e->kind) {
+  case EX_INT: return e->is_unsigned_literal ? &type_uint64 : &type_int64;
+  case EX_FLOAT: return &type_float64;
+  case EX_BOOL: return &type_bool;
+  case EX_TUPLE: {
+    const Type *elems[256];
+    for (int i = 0; i < e->nkids && i < 256; i++) elems[i] = literal_type(I, e->kids[i]);
+    return type_tuple(I->tt, elems, e->nkids);
+  }
+  default: return NULL;
+  }
+}
+
+static const Type *infer_var(Infer *I, Expr *e) {
+  const Var *v = &I->fn->vars[e->var];
+  if (!v->ty) TERR(I, e->loc, "E-unbound", "'%s' is used before it is assigned", v->name);
+  return v->ty;
+}
+
+static const Type *infer_builtin_value(Infer *I, Expr *e) {
+  const Builtin *b = e->builtin;
+  if (b->id >= BI_TID_X && b->id <= BI_WARPSIZE) return &type_int32;
+  if (b->id == BI_MATH_CONST) return &type_float64;
+  if (b->kind == BK_TYPE && strcmp(b->scalar, "void") != 0)
+    return type_dtype(I->tt, type_scalar_by_name(b->scalar));
+  TERR(I, e->loc, "E-not-value", "'%s' cannot be used as a value", builtin_display_name(b));
+  return NULL;
+}
+
+/* ---- operators ---- */
+
+static const Type *infer_kids(Infer *I, Expr *e, const Type **out) {
+  bool known = true;
+  for (int i = 0; i < e->nkids; i++) {
+    out[i] = infer_expr(I, e->kids[i]);
+    if (!out[i]) known = false;
+  }
+  return known ? out[0] : NULL;
+}
+
+static bool require_numbers(Infer *I, Expr *e, const Type *a, const Type *b) {
+  if (type_is_number(a) && (!b || type_is_number(b))) return true;
+  if (b)
+    TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s",
+         op_python_spelling(e->op), a->name, b->name);
+  else
+    TERR(I, e->loc, "E-operand", "unsupported operand type for unary %s: %s",
+         op_python_spelling(e->op), a->name);
+  return false;
+}
+
+/* The type a binary operator computes in (operands are cast to it) and its result type. */
+static const Type *binary_operand_type(Infer *I, Expr *e, const Type *a, const Type *b) {
+  bool ints = a->kind != TY_FLOAT && b->kind != TY_FLOAT;
+  switch (e->op) {
+  case OP_DIV: return ints ? &type_float64 : type_promote(a, b);
+  case OP_LSHIFT:
+  case OP_RSHIFT:
+  case OP_BITAND:
+  case OP_BITOR:
+  case OP_BITXOR:
+    if (!ints) {
+      TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s",
+           op_python_spelling(e->op), a->name, b->name);
+      return NULL;
+    }
+    if (a->kind == TY_BOOL && b->kind == TY_BOOL && e->op >= OP_BITAND) return &type_bool;
+    return type_int_result(a, b);
+  default: return type_arith(a, b);
+  }
+}
+
+static const Type *infer_binary(Infer *I, Expr *e) {
+  const Type *t[2];
+  if (!infer_kids(I, e, t) || !t[1]) return NULL;
+  if (!require_numbers(I, e, t[0], t[1])) return NULL;
+  if (e->op == OP_POW && t[0]->kind == TY_FLOAT && t[1]->kind != TY_FLOAT) {
+    /* float ** int keeps the float's type and multiplies (Numba's BinOpPower cases). */
+    coerce(I, &e->kids[1], &type_int64);
+    return t[0];
+  }
+  const Type *ty = binary_operand_type(I, e, t[0], t[1]);
+  coerce(I, &e->kids[0], ty);
+  coerce(I, &e->kids[1], ty);
+  return ty;
+}
+
+static const Type *infer_unary(Infer *I, Expr *e) {
+  const Type *t = infer_expr(I, e->kids[0]);
+  if (!t || !require_numbers(I, e, t, NULL)) return NULL;
+  if (e->op == OP_INVERT && t->kind == TY_FLOAT) {
+    TERR(I, e->loc, "E-operand", "unsupported operand type for unary ~: %s", t->name);
+    return NULL;
+  }
+  const Type *ty = t->kind == TY_FLOAT ? t : type_int_result(t, t);
+  coerce(I, &e->kids[0], ty);
+  return ty;
+}
+
+static const Type *infer_compare(Infer *I, Expr *e) {
+  const Type *t[64];
+  if (!infer_kids(I, e, t)) return NULL;
+  for (int i = 0; i + 1 < e->nkids; i++) {
+    if (!t[i + 1]) return NULL;
+    if (!require_numbers(I, e, t[i], t[i + 1])) return NULL;
+  }
+  /* Each comparison computes in its own common type; codegen casts per pair. */
+  return &type_bool;
+}
+
+/* `a and b`, `a or b` yield an operand: their types unify. */
+static const Type *infer_boolop(Infer *I, Expr *e) {
+  const Type *t[64];
+  if (!infer_kids(I, e, t)) return NULL;
+  const Type *u = t[0];
+  for (int i = 0; i < e->nkids; i++) {
+    if (!t[i] || !check_truthy(I, e->kids[i], t[i])) return NULL;
+    if (i && !(u = type_unify(I->tt, u, t[i]))) {
+      TERR(I, e->loc, "E-unify", "operands of '%s' have types %s and %s that do not unify",
+           op_python_spelling(e->op), t[0]->name, t[i]->name);
+      return NULL;
+    }
+  }
+  for (int i = 0; i < e->nkids; i++) coerce(I, &e->kids[i], u);
+  return u;
+}
+
+static const Type *infer_ifexp(Infer *I, Expr *e) {
+  const Type *t[3];
+  if (!infer_kids(I, e, t) || !t[1] || !t[2]) return NULL;
+  check_truthy(I, e->kids[0], t[0]);
+  const Type *u = type_unify(I->tt, t[1], t[2]);
+  if (!u) {
+    TERR(I, e->loc, "E-unify", "the branches of a conditional expression have types %s and %s",
+         t[1]->name, t[2]->name);
+    return NULL;
+  }
+  coerce(I, &e->kids[1], u);
+  coerce(I, &e->kids[2], u);
+  return u;
+}
+
+/* ---- indexing and attributes ---- */
+
+static const Type *infer_tuple_index(Infer *I, Expr *e, const Type *tt) {
+  Expr *ix = e->kids[1];
+  bool neg = ix->kind == EX_UNARY && ix->op == OP_NEG && ix->kids[0]->kind == EX_INT;
+  if (e->nkids != 2 || (ix->kind != EX_INT && !neg)) {
+    TERR(I, e->loc, "E-tuple-index", "a tuple can only be indexed with a constant integer");
+    return NULL;
+  }
+  int64_t k = neg ? -ix->kids[0]->ival : ix->ival;
+  if (k < 0) k += tt->nelems;
+  if (k < 0 || k >= tt->nelems) {
+    TERR(I, e->loc, "E-tuple-index", "tuple index out of range for %s", tt->name);
+    return NULL;
+  }
+  e->ival = k;
+  return tt->elems[k];
+}
+
+static const Type *infer_index(Infer *I, Expr *e) {
+  const Type *t[P2C_MAX_NDIM + 1];
+  if (!infer_kids(I, e, t)) return NULL;
+  for (int i = 1; i < e->nkids; i++)
+    if (!t[i]) return NULL;
+  if (t[0]->kind == TY_TUPLE) return infer_tuple_index(I, e, t[0]);
+  if (t[0]->kind != TY_ARRAY) {
+    TERR(I, e->loc, "E-index", "a value of type %s cannot be indexed", t[0]->name);
+    return NULL;
+  }
+  if (e->nkids - 1 != t[0]->ndim) {
+    TERR(I, e->loc, "E-index",
+         "%d-D array indexed with %d indices (partial indexing and views are not supported yet)",
+         t[0]->ndim, e->nkids - 1);
+    return NULL;
+  }
+  for (int i = 1; i < e->nkids; i++)
+    if (t[i]->kind != TY_INT && t[i]->kind != TY_BOOL) {
+      TERR(I, e->kids[i]->loc, "E-index", "array index must be an integer, not %s", t[i]->name);
+      return NULL;
+    }
+  return t[0]->dtype;
+}
+
+static const Type *infer_attr(Infer *I, Expr *e) {
+  const Type *t = infer_expr(I, e->kids[0]);
+  if (!t) return NULL;
+  if (t->kind == TY_ARRAY) {
+    if (strcmp(e->str, "shape") == 0) return type_uniform_tuple(I->tt, &type_int64, t->ndim);
+    if (strcmp(e->str, "size") == 0 || strcmp(e->str, "ndim") == 0) return &type_int64;
+  }
+  TERR(I, e->loc, "E-attribute", "%s has no supported attribute '%s'", t->name, e->str);
+  return NULL;
+}
+
+/* ---- calls ---- */
+
+static bool check_arity(Infer *I, Expr *e, const char *name, int lo, int hi) {
+  int n = e->nkids - 1;
+  if (n >= lo && n <= hi) return true;
+  if (lo == hi) TERR(I, e->loc, "E-arity", "%s() takes %d argument%s, got %d", name, lo, lo == 1 ? "" : "s", n);
+  else TERR(I, e->loc, "E-arity", "%s() takes %d to %d arguments, got %d", name, lo, hi, n);
+  return false;
+}
+
+static bool no_keywords(Infer *I, Expr *e, const char *name) {
+  if (e->nkeywords == 0) return true;
+  TERR(I, e->keywords[0].loc, "E-keyword", "%s() does not take keyword arguments", name);
+  return false;
+}
+
+/* An integer known at compile time: a literal, a negated literal, or a module constant. */
+static bool const_int(const Expr *e, int64_t *out) {
+  if (e->kind == EX_CAST) e = e->kids[0];
+  if (e->kind == EX_INT) return *out = e->ival, true;
+  if (e->kind == EX_CONST && e->konst->value->kind == EX_INT) return *out = e->konst->value->ival, true;
+  if (e->kind == EX_UNARY && e->op == OP_NEG && const_int(e->kids[0], out)) return *out = -*out, true;
+  return false;
+}
+
+static const Type *infer_grid(Infer *I, Expr *e, const char *name) {
+  int64_t n;
+  if (!check_arity(I, e, name, 1, 1)) return NULL;
+  if (!const_int(e->kids[1], &n) || n < 1 || n > 3) {
+    TERR(I, e->kids[1]->loc, "E-grid", "%s() takes a constant 1, 2 or 3", name);
+    return NULL;
+  }
+  e->ival = n;
+  return n == 1 ? &type_int64 : type_uniform_tuple(I->tt, &type_int64, (int)n);
+}
+
+static const Expr *keyword(const Expr *e, const char *name) {
+  for (int i = 0; i < e->nkeywords; i++)
+    if (strcmp(e->keywords[i].name, name) == 0) return e->keywords[i].value;
+  return NULL;
+}
+
+/* The shape argument of shared.array / local.array: an int or a tuple of ints, constant. */
+static int const_shape(Infer *I, const Expr *e, int64_t *dims) {
+  const Expr *v = e->kind == EX_CONST ? e->konst->value : e;
+  if (v->kind != EX_TUPLE) return const_int(v, &dims[0]) ? 1 : -1;
+  if (v->nkids < 1 || v->nkids > P2C_MAX_NDIM) return -1;
+  for (int i = 0; i < v->nkids; i++)
+    if (!const_int(v->kids[i], &dims[i])) return -1;
+  return v->nkids;
+}
+
+static const Type *array_dtype_arg(Infer *I, Expr *e, const Expr *d) {
+  if (d && d->kind == EX_BUILTIN && d->builtin->kind == BK_TYPE && strcmp(d->builtin->scalar, "void"))
+    return type_scalar_by_name(d->builtin->scalar);
+  if (d && d->kind == EX_STR) {
+    const Type *t = type_scalar_by_name(d->str);
+    if (t) return t;
+  }
+  TERR(I, d ? d->loc : e->loc, "E-dtype", "expected a dtype such as numba.float32 or np.int32");
+  return NULL;
+}
+
+enum { MAX_STATIC_SHARED = 48 * 1024, MAX_LOCAL = 512 * 1024 };
+
+static const Type *infer_array_alloc(Infer *I, Expr *e, MemSpace space) {
+  const char *name = space == MEM_SHARED ? "cuda.shared.array" : "cuda.local.array";
+  const Expr *shape = e->nkids > 1 ? e->kids[1] : keyword(e, "shape");
+  const Expr *dt = e->nkids > 2 ? e->kids[2] : keyword(e, "dtype");
+  int64_t dims[P2C_MAX_NDIM];
+  int nd = shape ? const_shape(I, shape, dims) : -1;
+  if (nd < 0) {
+    TERR(I, shape ? shape->loc : e->loc, "E-shape", "%s() needs a constant shape (an int or a tuple of ints)", name);
+    return NULL;
+  }
+  const Type *dtype = array_dtype_arg(I, e, dt);
+  if (!dtype) return NULL;
+  uint64_t bytes = (uint64_t)dtype->bits / 8;
+  for (int i = 0; i < nd; i++) {
+    if (dims[i] <= 0 || (uint64_t)dims[i] > UINT32_MAX || bytes * (uint64_t)dims[i] / (uint64_t)dims[i] != bytes ||
+        (bytes *= (uint64_t)dims[i]) > (space == MEM_SHARED ? MAX_STATIC_SHARED : MAX_LOCAL)) {
+      TERR(I, shape->loc, "E-array-size", "%s() of this shape is too large or empty (the limit is %d bytes)",
+           name, space == MEM_SHARED ? MAX_STATIC_SHARED : MAX_LOCAL);
+      return NULL;
+    }
+  }
+  return type_array(I->tt, dtype, nd, 'C', space, dims);
+}
+
+/* The float type a math function computes in for argument types: float32 only if all are. */
+static const Type *math_float(const Type **t, int n) {
+  for (int i = 0; i < n; i++)
+    if (t[i] != &type_float32) return &type_float64;
+  return &type_float32;
+}
+
+static const Type *infer_math(Infer *I, Expr *e, const Type **t) {
+  const Builtin *b = e->builtin;
+  int n = b->id == BI_MATH_BINARY ? 2 : 1;
+  if (!check_arity(I, e, builtin_display_name(b), n, n) || !no_keywords(I, e, builtin_display_name(b)))
+    return NULL;
+  for (int i = 0; i < n; i++)
+    if (!require_numbers(I, e->kids[i + 1], t[i + 1], NULL)) return NULL;
+  if (b->id == BI_MATH_PRED && t[1]->kind != TY_FLOAT) return &type_bool;
+  const Type *ft = math_float(t + 1, n);
+  for (int i = 0; i < n; i++) coerce(I, &e->kids[i + 1], ft);
+  if (b->id == BI_MATH_PRED) return &type_bool;
+  return b->id == BI_MATH_TO_INT ? &type_int64 : ft;
+}
+
+static const Type *infer_minmax(Infer *I, Expr *e, const Type **t) {
+  const char *name = builtin_display_name(e->builtin);
+  if (e->nkids < 3) {
+    TERR(I, e->loc, "E-arity", "%s() of a single iterable is not supported; give two or more values", name);
+    return NULL;
+  }
+  const Type *u = t[1];
+  for (int i = 1; i < e->nkids; i++) {
+    if (!require_numbers(I, e->kids[i], t[i], NULL)) return NULL;
+    u = type_promote(u, t[i]);
+  }
+  for (int i = 1; i < e->nkids; i++) coerce(I, &e->kids[i], u);
+  return u;
+}
+
+static const Type *infer_round(Infer *I, Expr *e, const Type **t) {
+  if (!check_arity(I, e, "round", 1, 2) || !require_numbers(I, e->kids[1], t[1], NULL)) return NULL;
+  if (e->nkids == 3) {
+    if (t[2]->kind != TY_INT) {
+      TERR(I, e->kids[2]->loc, "E-operand", "round() ndigits must be an integer");
+      return NULL;
+    }
+    coerce(I, &e->kids[2], &type_int64);
+    return t[1]->kind == TY_FLOAT ? t[1] : &type_int64;
+  }
+  return &type_int64;
+}
+
+static const Type *infer_len(Infer *I, Expr *e, const Type **t) {
+  if (!check_arity(I, e, "len", 1, 1)) return NULL;
+  if (t[1]->kind == TY_ARRAY || t[1]->kind == TY_TUPLE) return &type_int64;
+  TERR(I, e->loc, "E-operand", "len() of %s", t[1]->name);
+  return NULL;
+}
+
+static const Type *infer_print(Infer *I, Expr *e, const Type **t) {
+  for (int i = 1; i < e->nkids; i++)
+    if (t[i]->kind != TY_STR && !type_is_number(t[i])) {
+      TERR(I, e->kids[i]->loc, "E-print", "print() of %s is not supported (strings and numbers only)",
+           t[i]->name);
+      return NULL;
+    }
+  if (e->nkeywords) TERR(I, e->keywords[0].loc, "E-keyword", "print() keywords (sep, end) are not supported");
+  return &type_void;
+}
+
+/* A scalar cast: int(x), float(x), bool(x), np.float32(x), abs(x). */
+static const Type *infer_cast_call(Infer *I, Expr *e, const Type **t, const Type *to) {
+  const char *name = builtin_display_name(e->builtin);
+  if (!check_arity(I, e, name, 1, 1) || !require_numbers(I, e->kids[1], t[1], NULL)) return NULL;
+  return to;
+}
+
+static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
+  const Builtin *b = e->builtin;
+  switch (b->id) {
+  case BI_GRID: return infer_grid(I, e, "cuda.grid");
+  case BI_GRIDSIZE: return infer_grid(I, e, "cuda.gridsize");
+  case BI_SYNCTHREADS:
+    I->fn->uses_barrier = true;
+    return check_arity(I, e, "cuda.syncthreads", 0, 0) ? &type_void : NULL;
+  case BI_SHARED_ARRAY: return infer_array_alloc(I, e, MEM_SHARED);
+  case BI_LOCAL_ARRAY: return infer_array_alloc(I, e, MEM_LOCAL);
+  case BI_MATH_UNARY:
+  case BI_MATH_BINARY:
+  case BI_MATH_TO_INT:
+  case BI_MATH_PRED: return infer_math(I, e, t);
+  case BI_ABS: {
+    const Type *r = infer_cast_call(I, e, t, t[1]);
+    return r && r->kind == TY_BOOL ? &type_int64 : r;
+  }
+  case BI_MIN:
+  case BI_MAX: return infer_minmax(I, e, t);
+  case BI_INT: return infer_cast_call(I, e, t, &type_int64);
+  case BI_FLOAT: return infer_cast_call(I, e, t, &type_float64);
+  case BI_BOOL: return infer_cast_call(I, e, t, &type_bool);
+  case BI_TYPE: return infer_cast_call(I, e, t, type_scalar_by_name(b->scalar));
+  case BI_ROUND: return infer_round(I, e, t);
+  case BI_LEN: return infer_len(I, e, t);
+  case BI_PRINT: return infer_print(I, e, t);
+  case BI_RANGE:
+    TERR(I, e->loc, "E-range", "range() is only supported as the iterable of a for loop");
+    return NULL;
+  default:
+    TERR(I, e->loc, "E-not-callable", "'%s' cannot be called", builtin_display_name(b));
+    return NULL;
+  }
+}
+
+static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
+  Function *g = e->kids[0]->func;
+  if (g->kind == FN_KERNEL) {
+    TERR(I, e->loc, "E-kernel-call", "kernel '%s' cannot be called from device code (make it "
+         "@cuda.jit(device=True))", g->name);
+    return NULL;
+  }
+  if (!no_keywords(I, e, g->name)) return NULL;
+  if (e->nkids - 1 != g->nparams) {
+    TERR(I, e->loc, "E-arity", "%s() takes %d arguments, got %d", g->name, g->nparams, e->nkids - 1);
+    return NULL;
+  }
+  const Type *args[256];
+  for (int i = 1; i < e->nkids; i++) {
+    args[i - 1] = t[i]->kind == TY_ARRAY ? type_array_as_param(I->tt, t[i]) : t[i];
+    if (t[i]->kind == TY_STR || t[i]->kind == TY_DTYPE) {
+      TERR(I, e->kids[i]->loc, "E-arg", "cannot pass a value of type %s to a device function", t[i]->name);
+      return NULL;
+    }
+  }
+  Function *s = specialize(I, g, args, e->loc);
+  if (!s) return NULL;
+  e->func = s;
+  if (s->uses_barrier) I->fn->uses_barrier = true;
+  return s->ret_type;
+}
+
+static const Type *infer_call(Infer *I, Expr *e) {
+  Expr *callee = e->kids[0];
+  if (callee->kind != EX_BUILTIN && callee->kind != EX_FUNC) {
+    TERR(I, callee->loc, "E-not-callable", "only device functions and builtins can be called");
+    return NULL;
+  }
+  const Type *t[256];
+  t[0] = NULL;
+  for (int i = 1; i < e->nkids; i++)
+    if (!(t[i] = infer_expr(I, e->kids[i]))) return NULL;
+  for (int i = 0; i < e->nkeywords; i++) infer_expr(I, e->keywords[i].value);
+  if (callee->kind == EX_FUNC) return infer_device_call(I, e, t);
+  e->builtin = callee->builtin;
+  if (callee->builtin->kind != BK_FUNC && callee->builtin->kind != BK_TYPE) {
+    TERR(I, e->loc, "E-not-callable", "'%s' cannot be called", builtin_display_name(callee->builtin));
+    return NULL;
+  }
+  if (e->nkeywords && callee->builtin->id != BI_SHARED_ARRAY && callee->builtin->id != BI_LOCAL_ARRAY &&
+      callee->builtin->id != BI_PRINT && !no_keywords(I, e, builtin_display_name(callee->builtin)))
+    return NULL;
+  return infer_builtin_call(I, e, t);
+}
+
+static const Type *infer_tuple(Infer *I, Expr *e) {
+  const Type *t[256];
+  if (e->nkids > 256 || !infer_kids(I, e, t)) return NULL;
+  for (int i = 0; i < e->nkids; i++)
+    if (!t[i]) return NULL;
+  return type_tuple(I->tt, t, e->nkids);
+}
+
+static const Type *infer_expr_kind(Infer *I, Expr *e) {
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_BOOL: return literal_type(I, e);
+  case EX_STR: return &type_str;
+  case EX_VAR: return infer_var(I, e);
+  case EX_CONST: return literal_type(I, e->konst->value);
+  case EX_FUNC:
+    TERR(I, e->loc, "E-not-value", "function '%s' can only be called", e->func->name);
+    return NULL;
+  case EX_BUILTIN: return infer_builtin_value(I, e);
+  case EX_UNARY: return infer_unary(I, e);
+  case EX_NOT: {
+    const Type *t = infer_expr(I, e->kids[0]);
+    return t && check_truthy(I, e->kids[0], t) ? &type_bool : NULL;
+  }
+  case EX_BINARY: return infer_binary(I, e);
+  case EX_COMPARE: return infer_compare(I, e);
+  case EX_BOOLOP: return infer_boolop(I, e);
+  case EX_IFEXP: return infer_ifexp(I, e);
+  case EX_CALL: return infer_call(I, e);
+  case EX_ATTR: return infer_attr(I, e);
+  case EX_INDEX: return infer_index(I, e);
+  case EX_TUPLE: return infer_tuple(I, e);
+  case EX_CAST: infer_expr(I, e->kids[0]); return e->ty;
+  }
+  return NULL;
+}
+
+const Type *infer_expr(Infer *I, Expr *e) {
+  const Type *t = infer_expr_kind(I, e);
+  e->ty = t;
+  return t;
+}

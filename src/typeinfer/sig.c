@@ -1,0 +1,149 @@
+/* Numba signature strings, parsed with a strict grammar (never evaluated):
+ *
+ *   signature := [type] '(' [type {',' type} [',']] ')'
+ *   type      := name ['[' dim {',' dim} ']']
+ *   name      := ident {'.' ident}        (numba.float32 and nb.types.float32 name float32)
+ *   dim       := ':' | '::1'              (::1 last: layout C; ::1 first: layout F; else A)
+ *
+ * The same grammar serves decorator arguments written as Python expressions
+ * (@cuda.jit(void(float32[:], int64))), whose source text is exactly this syntax. */
+#include <ctype.h>
+#include <string.h>
+
+#include "typeinfer/types.h"
+
+typedef struct SigParser {
+  TypeTable *tt;
+  const char *s;
+  size_t len, pos;
+  const char *err;
+} SigParser;
+
+static void skip_space(SigParser *p) {
+  while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n'))
+    p->pos++;
+}
+
+static bool peek(SigParser *p, char c) {
+  skip_space(p);
+  return p->pos < p->len && p->s[p->pos] == c;
+}
+
+static bool accept(SigParser *p, char c) {
+  if (!peek(p, c)) return false;
+  p->pos++;
+  return true;
+}
+
+static bool fail(SigParser *p, const char *msg) {
+  if (!p->err) p->err = msg;
+  return false;
+}
+
+/* name: dotted identifiers; the type is named by the last component. */
+static bool parse_name(SigParser *p, char *out, size_t cap) {
+  size_t n = 0;
+  for (;;) {
+    skip_space(p);
+    size_t start = p->pos;
+    while (p->pos < p->len && (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_')) p->pos++;
+    if (p->pos == start || isdigit((unsigned char)p->s[start])) return fail(p, "expected a type name");
+    n = p->pos - start;
+    if (n >= cap) return fail(p, "type name too long");
+    memcpy(out, p->s + start, n);
+    out[n] = '\0';
+    if (!accept(p, '.')) return true;
+  }
+}
+
+/* dims: ':' or '::1' separated by commas; fills ndim and layout. */
+static bool parse_dims(SigParser *p, int *ndim, char *layout) {
+  int n = 0, contiguous_at = -1;
+  do {
+    if (!accept(p, ':')) return fail(p, "expected ':' in array dimensions");
+    if (accept(p, ':')) {
+      if (!accept(p, '1')) return fail(p, "expected '::1'");
+      if (contiguous_at >= 0) return fail(p, "'::1' may appear only once");
+      contiguous_at = n;
+    }
+    if (++n > P2C_MAX_NDIM) return fail(p, "too many array dimensions (at most 8)");
+  } while (accept(p, ','));
+  if (!accept(p, ']')) return fail(p, "expected ']'");
+  *ndim = n;
+  *layout = contiguous_at < 0 ? 'A' : contiguous_at == n - 1 ? 'C' : contiguous_at == 0 ? 'F' : 0;
+  if (!*layout) return fail(p, "'::1' must be the first or the last dimension");
+  return true;
+}
+
+static const Type *parse_type(SigParser *p, bool allow_void) {
+  char name[64];
+  if (!parse_name(p, name, sizeof name)) return NULL;
+  if (strcmp(name, "void") == 0 || strcmp(name, "none") == 0) {
+    if (!allow_void) return fail(p, "'void' is only a return type"), NULL;
+    return &type_void;
+  }
+  const Type *t = type_scalar_by_name(name);
+  if (!t) return fail(p, "unknown type name"), NULL;
+  if (!accept(p, '[')) return t;
+  int ndim;
+  char layout;
+  if (!parse_dims(p, &ndim, &layout)) return NULL;
+  return type_array(p->tt, t, ndim, layout, MEM_GLOBAL, NULL);
+}
+
+static bool parse_args(SigParser *p, Signature *out) {
+  const Type *args[256];
+  int n = 0;
+  while (!peek(p, ')')) {
+    if (n == 256) return fail(p, "too many arguments");
+    if (!(args[n++] = parse_type(p, false))) return false;
+    if (!accept(p, ',')) break;
+  }
+  if (!accept(p, ')')) return fail(p, "expected ')' or ','");
+  out->nargs = n;
+  out->args = arena_dup(p->tt->arena, args, (size_t)n * sizeof *args);
+  return true;
+}
+
+bool sig_parse(TypeTable *tt, const char *text, size_t len, Signature *out, const char **err,
+               size_t *err_offset) {
+  SigParser p = {tt, text, len, 0, NULL};
+  memset(out, 0, sizeof *out);
+  bool ok = true;
+  if (!peek(&p, '(')) ok = (out->ret = parse_type(&p, true)) != NULL;
+  if (ok && !accept(&p, '(')) ok = fail(&p, "expected '(' after the return type");
+  if (ok) ok = parse_args(&p, out);
+  skip_space(&p);
+  if (ok && p.pos != p.len) ok = fail(&p, "unexpected text after the signature");
+  if (!ok) {
+    *err = p.err;
+    *err_offset = p.pos;
+  }
+  return ok;
+}
+
+static void format_type(StrBuf *sb, const Type *t) {
+  if (t->kind != TY_ARRAY) {
+    sb_puts(sb, t->name);
+    return;
+  }
+  sb_printf(sb, "%s[", t->dtype->name);
+  for (int i = 0; i < t->ndim; i++) {
+    bool contig = (t->layout == 'C' && i == t->ndim - 1) || (t->layout == 'F' && i == 0);
+    sb_printf(sb, "%s%s", i ? ", " : "", contig ? "::1" : ":");
+  }
+  sb_putc(sb, ']');
+}
+
+const char *sig_format(Arena *a, const Signature *s) {
+  StrBuf sb;
+  sb_init(&sb, a);
+  format_type(&sb, s->ret ? s->ret : &type_void);
+  sb_putc(&sb, '(');
+  for (int i = 0; i < s->nargs; i++) {
+    if (i) sb_puts(&sb, ", ");
+    format_type(&sb, s->args[i]);
+  }
+  sb_putc(&sb, ')');
+  return sb_str(&sb);
+}

@@ -1,0 +1,201 @@
+/* Types: the scalar singletons, interning of arrays and tuples, and Numba's typing rules for
+ * numbers. The rules follow compiled Numba (numba.core.typing.builtins and numba's use of
+ * NumPy's type promotion), not the CUDA simulator's NumPy scalar arithmetic. */
+#include "typeinfer/types.h"
+
+#include <assert.h>
+#include <string.h>
+
+#define SCALAR(var, k, sc, b, sg, nm, cn) \
+  const Type var = {.kind = k, .name = nm, .scalar = sc, .bits = b, .is_signed = sg, .cname = cn}
+
+SCALAR(type_bool, TY_BOOL, P2C_BOOL, 8, false, "bool", "bool");
+SCALAR(type_int8, TY_INT, P2C_INT8, 8, true, "int8", "int8_t");
+SCALAR(type_int16, TY_INT, P2C_INT16, 16, true, "int16", "int16_t");
+SCALAR(type_int32, TY_INT, P2C_INT32, 32, true, "int32", "int32_t");
+SCALAR(type_int64, TY_INT, P2C_INT64, 64, true, "int64", "int64_t");
+SCALAR(type_uint8, TY_INT, P2C_UINT8, 8, false, "uint8", "uint8_t");
+SCALAR(type_uint16, TY_INT, P2C_UINT16, 16, false, "uint16", "uint16_t");
+SCALAR(type_uint32, TY_INT, P2C_UINT32, 32, false, "uint32", "uint32_t");
+SCALAR(type_uint64, TY_INT, P2C_UINT64, 64, false, "uint64", "uint64_t");
+SCALAR(type_float32, TY_FLOAT, P2C_FLOAT32, 32, true, "float32", "float");
+SCALAR(type_float64, TY_FLOAT, P2C_FLOAT64, 64, true, "float64", "double");
+const Type type_void = {.kind = TY_VOID, .name = "none", .cname = "void"};
+const Type type_str = {.kind = TY_STR, .name = "unicode_type", .cname = "const char *"};
+
+static const Type *const scalars[P2C_SCALAR_TYPE_COUNT] = {
+    [P2C_BOOL] = &type_bool,       [P2C_INT8] = &type_int8,     [P2C_INT16] = &type_int16,
+    [P2C_INT32] = &type_int32,     [P2C_INT64] = &type_int64,   [P2C_UINT8] = &type_uint8,
+    [P2C_UINT16] = &type_uint16,   [P2C_UINT32] = &type_uint32, [P2C_UINT64] = &type_uint64,
+    [P2C_FLOAT32] = &type_float32, [P2C_FLOAT64] = &type_float64,
+};
+
+const Type *type_of_scalar(P2cScalarType s) {
+  return (unsigned)s < P2C_SCALAR_TYPE_COUNT ? scalars[s] : NULL;
+}
+
+static const struct {
+  const char *name;
+  const Type *type;
+} scalar_names[] = {
+    {"bool", &type_bool},       {"boolean", &type_bool},   {"bool_", &type_bool},
+    {"b1", &type_bool},         {"int8", &type_int8},      {"i1", &type_int8},
+    {"int16", &type_int16},     {"i2", &type_int16},       {"int32", &type_int32},
+    {"i4", &type_int32},        {"intc", &type_int32},     {"int64", &type_int64},
+    {"i8", &type_int64},        {"intp", &type_int64},     {"int_", &type_int64},
+    {"uint8", &type_uint8},     {"u1", &type_uint8},       {"uint16", &type_uint16},
+    {"u2", &type_uint16},       {"uint32", &type_uint32},  {"u4", &type_uint32},
+    {"uint64", &type_uint64},   {"u8", &type_uint64},      {"uintp", &type_uint64},
+    {"float32", &type_float32}, {"f4", &type_float32},     {"single", &type_float32},
+    {"float64", &type_float64}, {"f8", &type_float64},     {"double", &type_float64},
+    {"float_", &type_float64},
+};
+
+const Type *type_scalar_by_name(const char *name) {
+  for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++)
+    if (strcmp(scalar_names[i].name, name) == 0) return scalar_names[i].type;
+  return NULL;
+}
+
+void types_init(TypeTable *tt, Arena *a) {
+  memset(tt, 0, sizeof *tt);
+  tt->arena = a;
+}
+
+static bool same_shape(const int64_t *a, const int64_t *b, int n) {
+  if (!a || !b) return a == b;
+  return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+static const char *space_suffix(MemSpace s) {
+  return s == MEM_SHARED ? ", shared" : s == MEM_LOCAL ? ", local" : "";
+}
+
+const Type *type_array(TypeTable *tt, const Type *dtype, int ndim, char layout, MemSpace space,
+                       const int64_t *fixed_shape) {
+  for (size_t i = 0; i < tt->arrays.len; i++) {
+    Type *t = tt->arrays.items[i];
+    if (t->dtype == dtype && t->ndim == ndim && t->layout == layout && t->space == space &&
+        same_shape(t->fixed_shape, fixed_shape, ndim))
+      return t;
+  }
+  Type *t = arena_alloc(tt->arena, sizeof *t);
+  t->kind = TY_ARRAY;
+  t->dtype = dtype;
+  t->ndim = ndim;
+  t->layout = layout;
+  t->space = space;
+  if (fixed_shape) t->fixed_shape = arena_dup(tt->arena, fixed_shape, (size_t)ndim * sizeof(int64_t));
+  t->name = arena_printf(tt->arena, "array(%s, %dd, %c%s)", dtype->name, ndim, layout,
+                         space_suffix(space));
+  vec_push(tt->arena, &tt->arrays, t);
+  return t;
+}
+
+const Type *type_array_as_param(TypeTable *tt, const Type *t) {
+  return type_array(tt, t->dtype, t->ndim, t->layout, MEM_GLOBAL, NULL);
+}
+
+const Type *type_tuple(TypeTable *tt, const Type **elems, int n) {
+  for (size_t i = 0; i < tt->tuples.len; i++) {
+    Type *t = tt->tuples.items[i];
+    if (t->nelems == n && memcmp(t->elems, elems, (size_t)n * sizeof *elems) == 0) return t;
+  }
+  Type *t = arena_alloc(tt->arena, sizeof *t);
+  t->kind = TY_TUPLE;
+  t->nelems = n;
+  t->elems = arena_dup(tt->arena, elems, (size_t)n * sizeof *elems);
+  StrBuf sb;
+  sb_init(&sb, tt->arena);
+  sb_putc(&sb, '(');
+  for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i ? ", " : "", elems[i]->name);
+  sb_puts(&sb, n == 1 ? ",)" : ")");
+  t->name = sb_str(&sb);
+  vec_push(tt->arena, &tt->tuples, t);
+  return t;
+}
+
+const Type *type_uniform_tuple(TypeTable *tt, const Type *t, int n) {
+  const Type *elems[P2C_MAX_NDIM * 4];
+  assert(n >= 0 && n <= (int)(sizeof elems / sizeof elems[0]));
+  for (int i = 0; i < n; i++) elems[i] = t;
+  return type_tuple(tt, elems, n);
+}
+
+const Type *type_dtype(TypeTable *tt, const Type *scalar) {
+  for (size_t i = 0; i < tt->dtypes.len; i++)
+    if (tt->dtypes.items[i]->dtype == scalar) return tt->dtypes.items[i];
+  Type *t = arena_alloc(tt->arena, sizeof *t);
+  t->kind = TY_DTYPE;
+  t->dtype = scalar;
+  t->name = arena_printf(tt->arena, "class(%s)", scalar->name);
+  vec_push(tt->arena, &tt->dtypes, t);
+  return t;
+}
+
+static const Type *int_type(int bits, bool is_signed) {
+  switch (bits) {
+  case 8: return is_signed ? &type_int8 : &type_uint8;
+  case 16: return is_signed ? &type_int16 : &type_uint16;
+  case 32: return is_signed ? &type_int32 : &type_uint32;
+  default: return is_signed ? &type_int64 : &type_uint64;
+  }
+}
+
+/* Booleans take part in arithmetic as small signed integers (True + True is int64 2). */
+static const Type *as_int(const Type *t) { return t->kind == TY_BOOL ? &type_int8 : t; }
+
+const Type *type_int_result(const Type *a, const Type *b) {
+  a = as_int(a);
+  b = as_int(b);
+  int bits = a->bits > b->bits ? a->bits : b->bits;
+  if (bits < 64) bits = 64;
+  return int_type(bits, a->is_signed || b->is_signed);
+}
+
+/* NumPy's promotion of two integer types. */
+static const Type *promote_ints(const Type *a, const Type *b) {
+  if (a->is_signed == b->is_signed) return a->bits >= b->bits ? a : b;
+  const Type *s = a->is_signed ? a : b, *u = a->is_signed ? b : a;
+  if (s->bits > u->bits) return s;
+  if (u->bits < 64) return int_type(u->bits * 2, true);
+  return &type_float64;   /* uint64 with any signed integer */
+}
+
+/* The smallest float that holds every value of integer type t exactly enough for NumPy. */
+static const Type *float_for_int(const Type *t) {
+  return t->bits <= 16 ? &type_float32 : &type_float64;
+}
+
+const Type *type_promote(const Type *a, const Type *b) {
+  if (a == b) return a;
+  if (a->kind == TY_BOOL) return b;
+  if (b->kind == TY_BOOL) return a;
+  if (a->kind == TY_INT && b->kind == TY_INT) return promote_ints(a, b);
+  if (a->kind == TY_FLOAT && b->kind == TY_FLOAT) return a->bits >= b->bits ? a : b;
+  const Type *f = a->kind == TY_FLOAT ? a : b, *i = a->kind == TY_FLOAT ? b : a;
+  if (f == &type_float64) return f;
+  return float_for_int(i);
+}
+
+const Type *type_arith(const Type *a, const Type *b) {
+  if (!type_is_number(a) || !type_is_number(b)) return NULL;
+  if (a->kind != TY_FLOAT && b->kind != TY_FLOAT) return type_int_result(a, b);
+  return type_promote(a, b);
+}
+
+const Type *type_unify(TypeTable *tt, const Type *a, const Type *b) {
+  if (a == b) return a;
+  if (type_is_number(a) && type_is_number(b)) return type_promote(a, b);
+  if (a->kind == TY_ARRAY && b->kind == TY_ARRAY && a->dtype == b->dtype && a->ndim == b->ndim &&
+      a->space == MEM_GLOBAL && b->space == MEM_GLOBAL)
+    return type_array(tt, a->dtype, a->ndim, 'A', MEM_GLOBAL, NULL);
+  if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->nelems == b->nelems) {
+    const Type *elems[64];
+    if (a->nelems > 64) return NULL;
+    for (int i = 0; i < a->nelems; i++)
+      if (!(elems[i] = type_unify(tt, a->elems[i], b->elems[i]))) return NULL;
+    return type_tuple(tt, elems, a->nelems);
+  }
+  return NULL;
+}

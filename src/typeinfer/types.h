@@ -1,0 +1,110 @@
+/* The type system: Numba's scalar types, arrays, tuples, and the typing rules shared by the
+ * passes (promotion, unification, conversions).
+ *
+ * Scalar types are immutable singletons, so type equality is pointer equality. Array and tuple
+ * types are interned in a TypeTable that lives in the compilation's arena, so the same holds
+ * for them. */
+#ifndef P2C_TYPEINFER_TYPES_H
+#define P2C_TYPEINFER_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pyk2cuda.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+typedef enum TypeKind {
+  TY_VOID,      /* "none": the result of a statement call, a kernel's return type */
+  TY_BOOL,
+  TY_INT,       /* int8 .. uint64 */
+  TY_FLOAT,     /* float32, float64 */
+  TY_ARRAY,
+  TY_TUPLE,
+  TY_STR,       /* string literals, only as print() arguments */
+  TY_DTYPE,     /* a scalar type used as a value: np.float32 in shared.array(..., dtype=...) */
+} TypeKind;
+
+typedef enum MemSpace { MEM_GLOBAL = 0, MEM_SHARED, MEM_LOCAL } MemSpace;
+
+typedef struct Type Type;
+struct Type {
+  TypeKind kind;
+  const char *name;         /* Numba's spelling: "int64", "array(float32, 2d, C)" */
+  /* scalars */
+  P2cScalarType scalar;
+  int bits;
+  bool is_signed;
+  const char *cname;        /* C spelling: "int64_t", "double" */
+  /* arrays */
+  const Type *dtype;        /* also the scalar of a TY_DTYPE */
+  int ndim;
+  char layout;              /* 'C', 'F', 'A' */
+  MemSpace space;
+  const int64_t *fixed_shape;   /* shared/local arrays: compile-time extents */
+  /* tuples */
+  const Type **elems;
+  int nelems;
+};
+
+extern const Type type_void, type_bool, type_str;
+extern const Type type_int8, type_int16, type_int32, type_int64;
+extern const Type type_uint8, type_uint16, type_uint32, type_uint64;
+extern const Type type_float32, type_float64;
+
+const Type *type_of_scalar(P2cScalarType s);
+/* The scalar type named `name` ("float32", "f4", "int", "float", "bool_", "intp", ...), or NULL. */
+const Type *type_scalar_by_name(const char *name);
+
+static inline bool type_is_int(const Type *t) { return t->kind == TY_INT; }
+static inline bool type_is_float(const Type *t) { return t->kind == TY_FLOAT; }
+static inline bool type_is_number(const Type *t) {
+  return t->kind == TY_INT || t->kind == TY_FLOAT || t->kind == TY_BOOL;
+}
+static inline bool type_is_scalar(const Type *t) { return type_is_number(t); }
+
+typedef struct TypeTable {
+  Arena *arena;
+  VEC(Type *) arrays;
+  VEC(Type *) tuples;
+  VEC(Type *) dtypes;
+} TypeTable;
+
+void types_init(TypeTable *tt, Arena *a);
+const Type *type_array(TypeTable *tt, const Type *dtype, int ndim, char layout, MemSpace space,
+                       const int64_t *fixed_shape);
+const Type *type_tuple(TypeTable *tt, const Type **elems, int n);
+/* A tuple of n copies of `t` (cuda.grid(2), a.shape). */
+const Type *type_uniform_tuple(TypeTable *tt, const Type *t, int n);
+const Type *type_dtype(TypeTable *tt, const Type *scalar);
+/* The array type as a kernel parameter would receive it: global memory, no fixed shape. */
+const Type *type_array_as_param(TypeTable *tt, const Type *t);
+
+/* ---- Numba's typing rules ---- */
+
+/* Integer result of an arithmetic operator on two integers (Numba's integer typing NBEP:
+ * width max(64, widths), signed if either is signed). */
+const Type *type_int_result(const Type *a, const Type *b);
+/* NumPy's promote_types for two scalars (bool < ints < floats; int64+uint64 -> float64). */
+const Type *type_promote(const Type *a, const Type *b);
+/* The type an arithmetic operator (+ - * // %) computes in for operands a, b; NULL if none. */
+const Type *type_arith(const Type *a, const Type *b);
+/* Unification of two types assigned to one variable, as Numba unifies them; NULL if none. */
+const Type *type_unify(TypeTable *tt, const Type *a, const Type *b);
+
+/* ---- Signatures: "void(float32[:, ::1], int64)", "float64(float64, float64)" ---- */
+
+typedef struct Signature {
+  const Type *ret;          /* NULL when the signature gives only arguments ("(int32,)") */
+  const Type **args;
+  int nargs;
+} Signature;
+
+/* Parses a Numba signature with a strict grammar. On error returns false and sets *err to a
+ * message (arena) and *err_offset to the byte offset in `text` where parsing failed. */
+bool sig_parse(TypeTable *tt, const char *text, size_t len, Signature *out, const char **err,
+               size_t *err_offset);
+/* Numba's spelling of a signature, arena-allocated. */
+const char *sig_format(Arena *a, const Signature *s);
+
+#endif

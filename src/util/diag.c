@@ -1,0 +1,66 @@
+/* Diagnostics and source positions: see diag.h. */
+#include "util/diag.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void add_diag(Compilation *c, P2cSeverity sev, Loc loc, const char *code, const char *fmt,
+                     va_list ap) {
+  if (c->diags.len >= P2C_MAX_ERRORS) {
+    c->too_many_errors = true;
+    return;
+  }
+  StrBuf sb;
+  sb_init(&sb, &c->arena);
+  sb_vprintf(&sb, fmt, ap);
+  P2cDiagnostic d = {sev, c->file, loc.line, loc.col, code, sb_str(&sb)};
+  vec_push(&c->arena, &c->diags, d);
+}
+
+void diag_error(Compilation *c, Loc loc, const char *code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  add_diag(c, P2C_SEVERITY_ERROR, loc, code, fmt, ap);
+  va_end(ap);
+  c->error_count++;
+}
+
+void diag_note(Compilation *c, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  add_diag(c, P2C_SEVERITY_NOTE, loc, "note", fmt, ap);
+  va_end(ap);
+}
+
+bool diag_has_errors(const Compilation *c) { return c->error_count > 0; }
+
+/* Counts UTF-8 characters (lead bytes) in [s, s+n): continuation bytes do not start one. */
+static uint32_t count_chars(const char *s, size_t n) {
+  uint32_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (((unsigned char)s[i] & 0xC0) != 0x80) k++;
+  return k;
+}
+
+Loc source_loc(const Compilation *c, size_t offset) {
+  if (offset > c->len) offset = c->len;
+  size_t lo = 0, hi = c->line_starts.len;
+  while (hi - lo > 1) {   /* last line start <= offset */
+    size_t mid = (lo + hi) / 2;
+    if (c->line_starts.items[mid] <= offset) lo = mid;
+    else hi = mid;
+  }
+  uint32_t start = c->line_starts.len ? c->line_starts.items[lo] : 0;
+  return (Loc){(uint32_t)lo + 1, count_chars(c->text + start, offset - start) + 1};
+}
+
+const char *source_line(const Compilation *c, uint32_t line, size_t *len) {
+  if (line == 0 || line > c->line_starts.len) {
+    *len = 0;
+    return "";
+  }
+  const char *s = c->text + c->line_starts.items[line - 1];
+  const char *nl = memchr(s, '\n', (size_t)(c->text + c->len - s));
+  *len = nl ? (size_t)(nl - s) : (size_t)(c->text + c->len - s);
+  return s;
+}

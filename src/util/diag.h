@@ -1,0 +1,54 @@
+/* The state of one compilation, and the one function every user diagnostic goes through.
+ *
+ * A Compilation owns the arena, the normalized source text with its line table, and the list
+ * of diagnostics. Phases report the user's errors with diag_error and keep going where the
+ * result still means something; the driver stops between phases when errors were reported. */
+#ifndef P2C_UTIL_DIAG_H
+#define P2C_UTIL_DIAG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pyk2cuda.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+/* A position in the source: 1-based line and column (columns count characters). */
+typedef struct Loc {
+  uint32_t line, col;
+} Loc;
+
+/* Limits past which input is refused with a diagnostic rather than risking the C stack or
+ * quadratic time. Documented in docs/limits.md. */
+enum {
+  P2C_MAX_NESTING = 100,       /* nested blocks and expressions */
+  P2C_MAX_ERRORS = 50,         /* diagnostics kept before giving up */
+  P2C_MAX_SOURCE = 16 << 20,   /* bytes of source */
+};
+
+typedef VEC(P2cDiagnostic) DiagVec;
+
+typedef struct Compilation {
+  Arena arena;
+  const char *file;           /* as given, for diagnostics */
+  const char *text;           /* normalized source: no BOM, newlines are "\n" */
+  size_t len;
+  VEC(uint32_t) line_starts;  /* byte offset of each line's first character */
+  DiagVec diags;
+  size_t error_count;
+  bool too_many_errors;
+  const P2cTranslateOptions *opts;
+} Compilation;
+
+/* Reports an error at `loc`. `code` is a stable identifier (docs/diagnostics.md). */
+void diag_error(Compilation *c, Loc loc, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_note(Compilation *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool diag_has_errors(const Compilation *c);
+
+/* Position of a byte offset of the normalized text. */
+Loc source_loc(const Compilation *c, size_t offset);
+/* The text of line `line` (1-based) without its newline, and its length. */
+const char *source_line(const Compilation *c, uint32_t line, size_t *len);
+
+#endif

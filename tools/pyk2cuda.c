@@ -1,0 +1,262 @@
+/* pyk2cuda: the command line. Built only on the public API (pyk2cuda.h), so every run of it
+ * exercises the embedding interface. It owns the terminal: it prints diagnostics in GCC's
+ * format with the source line and a caret, and maps statuses to exit codes:
+ *   0 success, 1 errors in the user's Python, 2 usage errors and unreadable files,
+ *   3 runtime errors (CUDA, NVRTC, simulator). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyk2cuda.h"
+#include "cli.h"
+
+enum { EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
+
+static const char usage_text[] =
+    "usage:\n"
+    "  pyk2cuda emit  FILE.py [-k KERNEL]... [--sig SIG]... [-o OUT.cu] [--line-directives]\n"
+    "                 [--dump=ast|types|cuda]\n"
+    "  pyk2cuda ptx   FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY] [--cubin] [-o OUT]\n"
+    "  pyk2cuda check FILE.py [--sig SIG]...\n"
+    "  pyk2cuda run   FILE.py KERNEL [--grid X[,Y[,Z]]|auto] [--block X[,Y[,Z]]] [--shared BYTES]\n"
+    "                 [--device auto|gpu|sim] [--repeat N] [--time] [--out-dir DIR]\n"
+    "                 [--check-bounds] [--no-cache] ARG...\n"
+    "  pyk2cuda info\n"
+    "  pyk2cuda --version\n"
+    "\n"
+    "SIG is NAME(TYPES) in Numba's syntax, e.g. --sig 'axpy(float32, float32[::1], float32[::1])'.\n";
+
+int cli_usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("pyk2cuda: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputs("\n(see 'pyk2cuda --help')\n", stderr);
+  va_end(ap);
+  return EXIT_USAGE;
+}
+
+/* ---- files ---- */
+
+char *cli_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap) break;
+    char *bigger = cap < ((size_t)1 << 31) ? realloc(buf, cap *= 2) : NULL;
+    if (!bigger) free(buf);
+    buf = bigger;
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+static int write_output(const char *path, const void *data, size_t len) {
+  FILE *f = (!path || strcmp(path, "-") == 0) ? stdout : fopen(path, "wb");
+  if (!f) {
+    fprintf(stderr, "pyk2cuda: cannot write %s: %s\n", path, strerror(errno));
+    return EXIT_USAGE;
+  }
+  bool ok = fwrite(data, 1, len, f) == len;
+  ok &= f == stdout ? fflush(f) == 0 : fclose(f) == 0;
+  if (!ok) {
+    fprintf(stderr, "pyk2cuda: cannot write %s\n", path ? path : "stdout");
+    return EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* ---- diagnostics ---- */
+
+/* Line `line` (1-based) of src; lines end at \n, \r\n or a lone \r, as in Python. */
+static const char *find_line(const char *src, size_t len, uint32_t line, size_t *out_len) {
+  size_t i = 0;
+  if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0) i = 3;
+  for (uint32_t l = 1; l < line && i < len; i++)
+    if (src[i] == '\n' || (src[i] == '\r' && (i + 1 >= len || src[i + 1] != '\n'))) l++;
+  size_t start = i;
+  while (i < len && src[i] != '\n' && src[i] != '\r') i++;
+  *out_len = i - start;
+  return src + start;
+}
+
+static void print_caret(const char *s, size_t len, uint32_t col) {
+  fputs("  ", stderr);
+  fwrite(s, 1, len, stderr);
+  fputs("\n  ", stderr);
+  uint32_t c = 1;
+  for (size_t i = 0; i < len && c < col; i++) {
+    if (((unsigned char)s[i] & 0xC0) == 0x80) continue;   /* UTF-8 continuation */
+    fputc(s[i] == '\t' ? '\t' : ' ', stderr);
+    c++;
+  }
+  fputs("^\n", stderr);
+}
+
+void cli_print_diagnostics(const P2cModule *m, const char *src, size_t len) {
+  static const char *const sev[] = {"error", "warning", "note"};
+  for (size_t i = 0; i < p2c_module_diagnostic_count(m); i++) {
+    P2cDiagnostic d = p2c_module_diagnostic(m, i);
+    fprintf(stderr, "%s:%u:%u: %s: %s [%s]\n", d.file, d.line, d.column, sev[d.severity], d.message, d.code);
+    size_t ll;
+    const char *line = find_line(src, len, d.line, &ll);
+    if (ll || d.line) print_caret(line, ll, d.column);
+  }
+}
+
+/* ---- shared options of emit, ptx, check ---- */
+
+typedef struct CompileArgs {
+  const char *file, *out, *arch, *dump;
+  const char *kernels[64], *sigs[256];
+  size_t nkernels, nsigs;
+  bool cubin, line_directives;
+} CompileArgs;
+
+static const char *value_of(int argc, char **argv, int *i, const char *flag) {
+  size_t n = strlen(flag);
+  if (strncmp(argv[*i], flag, n) == 0 && argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (strcmp(argv[*i], flag) != 0) return NULL;
+  if (*i + 1 >= argc) return "";
+  return argv[++*i];
+}
+
+static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
+  memset(a, 0, sizeof *a);
+  for (int i = 2; i < argc; i++) {
+    const char *v;
+    if ((v = value_of(argc, argv, &i, "-k"))) {
+      if (a->nkernels == 64) return cli_usage_error("too many -k options");
+      a->kernels[a->nkernels++] = v;
+    } else if ((v = value_of(argc, argv, &i, "--sig"))) {
+      if (a->nsigs == 256) return cli_usage_error("too many --sig options");
+      a->sigs[a->nsigs++] = v;
+    } else if ((v = value_of(argc, argv, &i, "-o"))) a->out = v;
+    else if ((v = value_of(argc, argv, &i, "--arch"))) a->arch = v;
+    else if ((v = value_of(argc, argv, &i, "--dump"))) a->dump = v;
+    else if (strcmp(argv[i], "--cubin") == 0) a->cubin = true;
+    else if (strcmp(argv[i], "--line-directives") == 0) a->line_directives = true;
+    else if (argv[i][0] == '-' && argv[i][1]) return cli_usage_error("unknown option '%s'", argv[i]);
+    else if (a->file) return cli_usage_error("more than one input file");
+    else a->file = argv[i];
+  }
+  if (!a->file) return cli_usage_error("no input file");
+  return 0;
+}
+
+int cli_exit_for(P2cStatus s) {
+  switch (s) {
+  case P2C_OK: return 0;
+  case P2C_ERR_SOURCE: return EXIT_SOURCE;
+  case P2C_ERR_USAGE:
+  case P2C_ERR_IO:
+  case P2C_ERR_FORMAT: return EXIT_USAGE;
+  default: return EXIT_RUNTIME;
+  }
+}
+
+/* Reads and translates a.file; on success *out holds the module (caller deletes). */
+static int translate_file(P2cCompiler *c, const CompileArgs *a, bool skip_unsigned, P2cModule **out) {
+  size_t len;
+  char *src = cli_read_file(a->file, &len);
+  if (!src) {
+    fprintf(stderr, "pyk2cuda: cannot read %s: %s\n", a->file, strerror(errno));
+    return EXIT_USAGE;
+  }
+  P2cTranslateOptions o = {a->nkernels ? a->kernels : NULL, a->nkernels, a->sigs, a->nsigs,
+                           a->line_directives, skip_unsigned};
+  P2cStatus s = p2c_translate(c, a->file, src, len, &o, out);
+  if (*out) cli_print_diagnostics(*out, src, len);
+  free(src);
+  if (s != P2C_OK && s != P2C_ERR_SOURCE)
+    fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+  return cli_exit_for(s);
+}
+
+static int cmd_emit(P2cCompiler *c, const CompileArgs *a) {
+  P2cModule *m = NULL;
+  int rc = translate_file(c, a, false, &m);
+  if (rc == 0) {
+    const char *dump = a->dump && strcmp(a->dump, "cuda") != 0 ? p2c_module_dump(m, a->dump) : NULL;
+    size_t len;
+    const char *text = p2c_module_cuda(m, &len);
+    if (a->dump && strcmp(a->dump, "cuda") != 0 && !dump) rc = cli_usage_error("unknown --dump stage '%s'", a->dump);
+    else if (dump) rc = write_output(a->out, dump, strlen(dump));
+    else rc = write_output(a->out, text, len);
+  }
+  p2c_module_delete(m);
+  return rc;
+}
+
+static int cmd_check(P2cCompiler *c, const CompileArgs *a) {
+  P2cModule *m = NULL;
+  int rc = translate_file(c, a, a->nsigs == 0, &m);
+  p2c_module_delete(m);
+  return rc;
+}
+
+static const char *default_cubin_name(const char *file) {
+  static char buf[4096];
+  const char *dot = strrchr(file, '.');
+  size_t n = dot ? (size_t)(dot - file) : strlen(file);
+  if (n > sizeof buf - 8) n = sizeof buf - 8;
+  snprintf(buf, sizeof buf, "%.*s.cubin", (int)n, file);
+  return buf;
+}
+
+static int cmd_ptx(P2cCompiler *c, const CompileArgs *a) {
+  P2cModule *m = NULL;
+  int rc = translate_file(c, a, false, &m);
+  if (rc == 0) {
+    P2cStatus s = p2c_module_compile(c, m, a->arch, a->cubin ? P2C_TARGET_CUBIN : P2C_TARGET_PTX);
+    if (s != P2C_OK) {
+      fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+      const char *log = p2c_module_nvrtc_log(m);
+      if (log[0]) fprintf(stderr, "%s", log);
+      rc = cli_exit_for(s);
+    } else {
+      size_t size;
+      const void *img = p2c_module_image(m, &size);
+      rc = write_output(a->out ? a->out : a->cubin ? default_cubin_name(a->file) : "-", img, size);
+    }
+  }
+  p2c_module_delete(m);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    fputs(usage_text, argc < 2 ? stderr : stdout);
+    return argc < 2 ? EXIT_USAGE : 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("pyk2cuda %s\n", p2c_version());
+    return 0;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "run") == 0) return cli_run(argc, argv);
+  if (strcmp(cmd, "info") == 0) return cli_info(argc, argv);
+  bool known = !strcmp(cmd, "emit") || !strcmp(cmd, "ptx") || !strcmp(cmd, "check");
+  if (!known) return cli_usage_error("unknown command '%s'", cmd);
+  CompileArgs a;
+  int rc = parse_compile_args(argc, argv, &a);
+  if (rc) return rc;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  if (!c) return EXIT_RUNTIME;
+  if (!strcmp(cmd, "emit")) rc = cmd_emit(c, &a);
+  else if (!strcmp(cmd, "ptx")) rc = cmd_ptx(c, &a);
+  else rc = cmd_check(c, &a);
+  p2c_compiler_delete(c);
+  return rc;
+}
