@@ -1,0 +1,300 @@
+/* The CUDA Driver API: loading libcuda with dlopen into a CuDriver table, reporting failed calls,
+ * and describing the driver and its devices for `pyk2cuda info`.
+ *
+ * The loader binds each field of CuDriver to its versioned symbol (cuMemAlloc -> cuMemAlloc_v2)
+ * and refuses a library that lacks a required one. Nothing here creates a context or allocates
+ * device memory: the rest of the runtime builds on the table with CU_CHECK (cudrv.h). */
+#include "runtime/cuda/cudrv.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/arena.h"
+#include "util/buf.h"
+
+/* dlsym returns an object pointer; we store it into function-pointer fields by copying bytes,
+ * which POSIX guarantees to work and ISO C does not forbid. */
+_Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function and object pointers differ");
+
+/* ---- Loading -------------------------------------------------------------------------------- */
+
+typedef struct Symbol {
+  size_t offset; /* of the field in CuDriver */
+  bool required;
+  const char *names[2]; /* symbols to try, in order (the second may be NULL) */
+} Symbol;
+
+/* clang-format off */
+#define REQ(field, name) {offsetof(CuDriver, field), true, {name, NULL}}
+#define OPT(field, name) {offsetof(CuDriver, field), false, {name, NULL}}
+/* clang-format on */
+static const Symbol symbols[] = {
+    REQ(cuInit, "cuInit"),
+    REQ(cuDriverGetVersion, "cuDriverGetVersion"),
+    REQ(cuDeviceGetCount, "cuDeviceGetCount"),
+    REQ(cuDeviceGet, "cuDeviceGet"),
+    REQ(cuDeviceGetName, "cuDeviceGetName"),
+    REQ(cuDeviceGetAttribute, "cuDeviceGetAttribute"),
+    REQ(cuDeviceTotalMem, "cuDeviceTotalMem_v2"),
+    REQ(cuGetErrorName, "cuGetErrorName"),
+    REQ(cuGetErrorString, "cuGetErrorString"),
+    REQ(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+    REQ(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+    REQ(cuCtxSetCurrent, "cuCtxSetCurrent"),
+    REQ(cuCtxSynchronize, "cuCtxSynchronize"),
+    REQ(cuModuleLoadDataEx, "cuModuleLoadDataEx"),
+    REQ(cuModuleGetFunction, "cuModuleGetFunction"),
+    REQ(cuModuleUnload, "cuModuleUnload"),
+    REQ(cuLaunchKernel, "cuLaunchKernel"),
+    REQ(cuMemAlloc, "cuMemAlloc_v2"),
+    REQ(cuMemFree, "cuMemFree_v2"),
+    REQ(cuMemcpyHtoD, "cuMemcpyHtoD_v2"),
+    REQ(cuMemcpyDtoH, "cuMemcpyDtoH_v2"),
+    REQ(cuMemcpyDtoD, "cuMemcpyDtoD_v2"),
+    REQ(cuStreamCreate, "cuStreamCreate"),
+    REQ(cuStreamDestroy, "cuStreamDestroy_v2"),
+    REQ(cuStreamSynchronize, "cuStreamSynchronize"),
+    REQ(cuEventCreate, "cuEventCreate"),
+    REQ(cuEventRecord, "cuEventRecord"),
+    REQ(cuEventSynchronize, "cuEventSynchronize"),
+    /* cuda.h 13 names cuEventElapsedTime_v2 (same signature); older drivers lack it. */
+    {offsetof(CuDriver, cuEventElapsedTime), true, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}},
+    REQ(cuEventDestroy, "cuEventDestroy_v2"),
+    OPT(cuCtxCreate, "cuCtxCreate_v2"),
+    OPT(cuCtxDestroy, "cuCtxDestroy_v2"),
+    OPT(cuCtxGetCurrent, "cuCtxGetCurrent"),
+    OPT(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+    OPT(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+    OPT(cuMemHostAlloc, "cuMemHostAlloc"),
+    OPT(cuMemFreeHost, "cuMemFreeHost"),
+    OPT(cuFuncGetAttribute, "cuFuncGetAttribute"),
+};
+#undef REQ
+#undef OPT
+
+static void *find_symbol(void *handle, const Symbol *s) {
+  void *sym = NULL;
+  for (int i = 0; i < 2 && !sym && s->names[i]; i++) sym = dlsym(handle, s->names[i]);
+  return sym;
+}
+
+/* Binds every symbol of an open library; a missing required one is an error. */
+static P2cStatus bind_symbols(CuDriver *drv, char *err, size_t errlen) {
+  for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+    void *sym = find_symbol(drv->handle, &symbols[i]);
+    if (!sym && symbols[i].required) {
+      snprintf(err, errlen, "the CUDA driver at %.300s lacks %s: update the NVIDIA driver",
+               drv->path, symbols[i].names[0]);
+      return P2C_ERR_NO_CUDA;
+    }
+    memcpy((char *)drv + symbols[i].offset, &sym, sizeof sym);
+  }
+  return P2C_OK;
+}
+
+P2cStatus cudrv_open(CuDriver *drv, const char *override, char *err, size_t errlen) {
+  bool from_env = override && *override;
+  const char *path = from_env ? override : "libcuda.so.1";
+  memset(drv, 0, sizeof *drv);
+  drv->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!drv->handle) {
+    const char *why = dlerror();
+    if (from_env)
+      snprintf(err, errlen,
+               "no CUDA driver found: PYK2CUDA_LIBCUDA=%s could not be loaded (%s): fix or unset "
+               "PYK2CUDA_LIBCUDA",
+               path, why ? why : "dlopen failed");
+    else
+      snprintf(err, errlen, "no CUDA driver found (libcuda.so.1 could not be loaded)");
+    return P2C_ERR_NO_CUDA;
+  }
+  snprintf(drv->path, sizeof drv->path, "%s", path);
+  P2cStatus status = bind_symbols(drv, err, errlen);
+  if (status != P2C_OK) cudrv_close(drv);
+  return status;
+}
+
+void cudrv_close(CuDriver *drv) {
+  if (drv->handle) dlclose(drv->handle);
+  memset(drv, 0, sizeof *drv);
+}
+
+/* The one mutable global of this file: the process-wide driver table. A loaded driver is
+ * process-wide by nature (dlopen hands every caller the same handle, and the driver keeps its
+ * own global state), so one table serves every runtime object. It is written once, under
+ * shared_lock, by the first successful load and never changed or closed afterwards, so the
+ * pointer handed out stays valid and can be read without the lock. A failed load leaves it
+ * untouched, and the next call tries again. */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static CuDriver shared_driver;
+static bool shared_loaded;
+
+P2cStatus cudrv_load(const CuDriver **out, char *err, size_t errlen) {
+  P2cStatus status = P2C_OK;
+  pthread_mutex_lock(&shared_lock);
+  if (!shared_loaded) {
+    status = cudrv_open(&shared_driver, getenv("PYK2CUDA_LIBCUDA"), err, errlen);
+    shared_loaded = status == P2C_OK;
+  }
+  pthread_mutex_unlock(&shared_lock);
+  *out = status == P2C_OK ? &shared_driver : NULL;
+  return status;
+}
+
+/* ---- Checking calls ------------------------------------------------------------------------- */
+
+P2cStatus cudrv_fail(const CuDriver *drv, CuResult rc, const char *call, const char *file, int line,
+                     char *err, size_t errlen) {
+  const char *name = NULL, *text = NULL;
+  if (drv && drv->cuGetErrorName && drv->cuGetErrorName(rc, &name) != CUDRV_SUCCESS) name = NULL;
+  if (drv && drv->cuGetErrorString && drv->cuGetErrorString(rc, &text) != CUDRV_SUCCESS)
+    text = NULL;
+  char code[32];
+  if (!name) {
+    snprintf(code, sizeof code, "CUresult %d", rc);
+    name = code;
+  }
+  snprintf(err, errlen, "%s failed: %s%s%s (%s:%d)", call, name, text ? ": " : "", text ? text : "",
+           file, line);
+  if (rc == CUDRV_ERROR_NO_DEVICE || rc == CUDRV_ERROR_STUB_LIBRARY) return P2C_ERR_NO_CUDA;
+  return P2C_ERR_CUDA;
+}
+
+/* ---- Devices -------------------------------------------------------------------------------- */
+
+P2cStatus cudrv_init(const CuDriver *drv, int *device_count, char *err, size_t errlen) {
+  P2cStatus status = P2C_OK;
+  int count = 0;
+  if (device_count) *device_count = 0;
+  CuResult rc = drv->cuInit(0);
+  if (rc == CUDRV_ERROR_STUB_LIBRARY) {
+    snprintf(err, errlen,
+             "no CUDA driver found (%.300s is the CUDA toolkit's stub library, not a driver): "
+             "install the NVIDIA driver",
+             drv->path);
+    return P2C_ERR_NO_CUDA;
+  }
+  if (rc == CUDRV_ERROR_NO_DEVICE) {
+    snprintf(err, errlen, "no CUDA device found");
+    return P2C_ERR_NO_CUDA;
+  }
+  if (rc != CUDRV_SUCCESS) return cudrv_fail(drv, rc, "cuInit(0)", __FILE__, __LINE__, err, errlen);
+  CU_CHECK(drv, cuDeviceGetCount(&count), err, errlen);
+  if (count <= 0) {
+    snprintf(err, errlen, "no CUDA device found");
+    status = P2C_ERR_NO_CUDA;
+  }
+cleanup:
+  if (device_count) *device_count = status == P2C_OK ? count : 0;
+  return status;
+}
+
+typedef struct DeviceFacts {
+  char name[256];
+  int cc_major, cc_minor, sm_count, max_threads, max_shared, max_shared_optin;
+  size_t total_mem;
+} DeviceFacts;
+
+/* Queries what `info` shows about one device. */
+static P2cStatus query_device(const CuDriver *drv, int ordinal, DeviceFacts *f, char *err,
+                              size_t errlen) {
+  P2cStatus status = P2C_OK;
+  CuDevice dev = 0;
+  memset(f, 0, sizeof *f);
+  CU_CHECK(drv, cuDeviceGet(&dev, ordinal), err, errlen);
+  CU_CHECK(drv, cuDeviceGetName(f->name, (int)sizeof f->name, dev), err, errlen);
+  f->name[sizeof f->name - 1] = '\0';
+  CU_CHECK(drv, cuDeviceGetAttribute(&f->cc_major, CUDRV_ATTR_COMPUTE_CAPABILITY_MAJOR, dev), err,
+           errlen);
+  CU_CHECK(drv, cuDeviceGetAttribute(&f->cc_minor, CUDRV_ATTR_COMPUTE_CAPABILITY_MINOR, dev), err,
+           errlen);
+  CU_CHECK(drv, cuDeviceTotalMem(&f->total_mem, dev), err, errlen);
+  CU_CHECK(drv, cuDeviceGetAttribute(&f->sm_count, CUDRV_ATTR_MULTIPROCESSOR_COUNT, dev), err,
+           errlen);
+  CU_CHECK(drv, cuDeviceGetAttribute(&f->max_threads, CUDRV_ATTR_MAX_THREADS_PER_BLOCK, dev), err,
+           errlen);
+  CU_CHECK(drv, cuDeviceGetAttribute(&f->max_shared, CUDRV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK, dev),
+           err, errlen);
+  CU_CHECK(
+      drv,
+      cuDeviceGetAttribute(&f->max_shared_optin, CUDRV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev),
+      err, errlen);
+cleanup:
+  return status;
+}
+
+static void print_device(StrBuf *sb, int ordinal, const DeviceFacts *f) {
+  sb_printf(sb, "device %d: %s\n", ordinal, f->name);
+  sb_printf(sb, "  compute capability: %d.%d (sm_%d%d)\n", f->cc_major, f->cc_minor, f->cc_major,
+            f->cc_minor);
+  sb_printf(sb, "  total memory: %.1f GiB (%zu bytes)\n",
+            (double)f->total_mem / (1024.0 * 1024 * 1024), f->total_mem);
+  sb_printf(sb, "  multiprocessors: %d\n", f->sm_count);
+  sb_printf(sb, "  max threads per block: %d\n", f->max_threads);
+  sb_printf(sb, "  max shared memory per block: %d bytes (%d bytes opt-in)\n", f->max_shared,
+            f->max_shared_optin);
+}
+
+/* Writes the whole description into sb. Allocation failure longjmps out (see format_guarded). */
+static P2cStatus format_info(const CuDriver *drv, StrBuf *sb, char *err, size_t errlen) {
+  P2cStatus status = P2C_OK;
+  int version = 0, count = 0;
+  status = cudrv_init(drv, &count, err, errlen);
+  if (status != P2C_OK) goto cleanup;
+  CU_CHECK(drv, cuDriverGetVersion(&version), err, errlen);
+  sb_printf(sb, "CUDA driver: %d.%d (%s)\n", version / 1000, version % 1000 / 10, drv->path);
+  sb_printf(sb, "devices: %d\n", count);
+  for (int i = 0; i < count; i++) {
+    DeviceFacts facts;
+    status = query_device(drv, i, &facts, err, errlen);
+    if (status != P2C_OK) goto cleanup;
+    print_device(sb, i, &facts);
+  }
+cleanup:
+  return status;
+}
+
+/* Runs format_info with the arena's out-of-memory handler pointing here. The arena and buffer
+ * belong to the caller, so nothing this function changes after setjmp is read after longjmp. */
+static P2cStatus format_guarded(const CuDriver *drv, Arena *arena, StrBuf *sb, char *err,
+                                size_t errlen) {
+  jmp_buf oom;
+  arena->oom = &oom;
+  if (setjmp(oom)) {
+    snprintf(err, errlen, "out of memory while describing the CUDA devices");
+    return P2C_ERR_NOMEM;
+  }
+  return format_info(drv, sb, err, errlen);
+}
+
+P2cStatus cudrv_info(const CuDriver *drv, const P2cAllocator *alloc, char **text_out, char *err,
+                     size_t errlen) {
+  *text_out = NULL;
+  P2cStatus status = P2C_OK;
+  if (!drv) status = cudrv_load(&drv, err, errlen);
+  if (status != P2C_OK) return status;
+  Arena arena;
+  StrBuf sb;
+  arena_init(&arena, alloc);
+  sb_init(&sb, &arena);
+  status = format_guarded(drv, &arena, &sb, err, errlen);
+  arena.oom = NULL;
+  if (status == P2C_OK) {
+    *text_out = mem_strndup(alloc, sb_str(&sb), sb.len);
+    if (!*text_out) {
+      snprintf(err, errlen, "out of memory while describing the CUDA devices");
+      status = P2C_ERR_NOMEM;
+    }
+  }
+  arena_free(&arena);
+  return status;
+}
+
+void cudrv_text_free(const P2cAllocator *alloc, char *text) {
+  if (text) mem_free(alloc, text, strlen(text) + 1);
+}

@@ -1,0 +1,411 @@
+/* NVRTC: loading the library with dlopen, and compiling one program to PTX or CUBIN.
+ *
+ * The loader binds NVRTC's functions into an RtcLib (a private table of function pointers: see
+ * nvrtc.h for the search order). rtc_compile is the one place that drives NVRTC: create the
+ * program, compile it with the default options then the caller's, keep the log whatever
+ * happened, copy the image out, destroy the program. Every NVRTC call goes through RTC_CHECK,
+ * which records the call, file, line and result name and jumps to the function's cleanup. */
+#include "runtime/cuda/nvrtc.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/arena.h"
+
+/* dlsym returns an object pointer; we store it into function-pointer fields by copying bytes,
+ * which POSIX guarantees to work and ISO C does not forbid. */
+_Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function and object pointers differ");
+
+/* The options every compile gets after -arch. Measured in bench/nvrtc_options.c, results and
+ * reasons in bench/RESULTS.md:
+ *  --std=c++17      the dialect the generated code is written in (docs/generated-code.md);
+ *  -default-device  functions and variables without an execution space are __device__, so a
+ *                   helper that forgets its annotation is not rejected as host code. It changes
+ *                   no PTX for code that annotates everything, as ours does;
+ *  --minimal        leaves out the texture/surface, device-runtime and cuda* declarations the
+ *                   generated code never uses: the compile is markedly faster, PTX identical. */
+static const char *const default_options[] = {"--std=c++17", "-default-device", "--minimal"};
+enum { DEFAULT_OPTION_COUNT = sizeof default_options / sizeof default_options[0] };
+
+const char *rtc_default_options(void) { return "--std=c++17 -default-device --minimal"; }
+
+/* ---- Names of results ----------------------------------------------------------------------- */
+
+const char *rtc_result_name(int code) {
+  static const char *const names[] = {
+      "NVRTC_SUCCESS",
+      "NVRTC_ERROR_OUT_OF_MEMORY",
+      "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
+      "NVRTC_ERROR_INVALID_INPUT",
+      "NVRTC_ERROR_INVALID_PROGRAM",
+      "NVRTC_ERROR_INVALID_OPTION",
+      "NVRTC_ERROR_COMPILATION",
+      "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
+      "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+      "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+      "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
+      "NVRTC_ERROR_INTERNAL_ERROR",
+      "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
+      "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED",
+      "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED",
+      "NVRTC_ERROR_PCH_CREATE",
+      "NVRTC_ERROR_CANCELLED",
+      "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED",
+  };
+  if (code < 0 || (size_t)code >= sizeof names / sizeof names[0]) return "NVRTC_ERROR_UNKNOWN";
+  return names[code];
+}
+
+/* Writes "CALL failed: NAME (FILE:LINE)" into err; returns P2C_ERR_NVRTC (P2C_ERR_NOMEM when
+ * NVRTC ran out of memory). Used by RTC_CHECK. */
+static P2cStatus rtc_fail(RtcNvrtcResult rc, const char *call, const char *file, int line,
+                          char *err, size_t errlen) {
+  snprintf(err, errlen, "%s failed: %s (%s:%d)", call, rtc_result_name(rc), file, line);
+  return rc == RTC_NVRTC_ERROR_OUT_OF_MEMORY ? P2C_ERR_NOMEM : P2C_ERR_NVRTC;
+}
+
+/* Calls lib->CALL; on failure records it in err and jumps to the caller's `cleanup` label with
+ * the caller's `status` set. */
+#define RTC_CHECK(lib, call, err, errlen)                                       \
+  do {                                                                          \
+    RtcNvrtcResult rtc_check_rc_ = (lib)->call;                                 \
+    if (rtc_check_rc_ != RTC_NVRTC_SUCCESS) {                                   \
+      status = rtc_fail(rtc_check_rc_, #call, __FILE__, __LINE__, err, errlen); \
+      goto cleanup;                                                             \
+    }                                                                           \
+  } while (0)
+
+/* ---- Loading -------------------------------------------------------------------------------- */
+
+typedef struct Symbol {
+  const char *name;
+  size_t offset; /* of the field in RtcLib */
+  bool required;
+} Symbol;
+
+/* clang-format off */
+#define SYMBOL(field, required) {#field, offsetof(RtcLib, field), required}
+/* clang-format on */
+static const Symbol symbols[] = {
+    SYMBOL(nvrtcVersion, true),           SYMBOL(nvrtcCreateProgram, true),
+    SYMBOL(nvrtcDestroyProgram, true),    SYMBOL(nvrtcCompileProgram, true),
+    SYMBOL(nvrtcGetPTXSize, true),        SYMBOL(nvrtcGetPTX, true),
+    SYMBOL(nvrtcGetProgramLogSize, true), SYMBOL(nvrtcGetProgramLog, true),
+    SYMBOL(nvrtcGetCUBINSize, false),     SYMBOL(nvrtcGetCUBIN, false),
+    SYMBOL(nvrtcGetErrorString, false),
+};
+#undef SYMBOL
+
+static const char *const library_names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+enum { LIBRARY_NAME_COUNT = sizeof library_names / sizeof library_names[0] };
+
+/* Binds every symbol of an open library; a missing required one is an error. */
+static P2cStatus bind_symbols(RtcLib *lib, char *err, size_t errlen) {
+  for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+    void *sym = dlsym(lib->handle, symbols[i].name);
+    if (!sym && symbols[i].required) {
+      snprintf(err, errlen, "NVRTC at %.300s lacks %s: install a CUDA toolkit 12 or newer",
+               lib->path, symbols[i].name);
+      return P2C_ERR_NO_CUDA;
+    }
+    memcpy((char *)lib + symbols[i].offset, &sym, sizeof sym);
+  }
+  return P2C_OK;
+}
+
+/* Tries one name or path. Returns P2C_OK when it loaded and bound, P2C_ERR_NO_CUDA otherwise;
+ * *bound_fail tells a library that loaded but lacks functions (err then says which). */
+static P2cStatus try_open(RtcLib *lib, const char *path, bool *bound_fail, char *err,
+                          size_t errlen) {
+  memset(lib, 0, sizeof *lib);
+  *bound_fail = false;
+  lib->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib->handle) {
+    const char *why = dlerror();
+    snprintf(err, errlen, "%s", why ? why : "dlopen failed");
+    return P2C_ERR_NO_CUDA;
+  }
+  snprintf(lib->path, sizeof lib->path, "%s", path);
+  if (bind_symbols(lib, err, errlen) != P2C_OK) {
+    *bound_fail = true;
+    rtc_lib_close(lib);
+    return P2C_ERR_NO_CUDA;
+  }
+  return P2C_OK;
+}
+
+/* Only the path the user gave: no fallback, so that a wrong path is an error, not a surprise. */
+static P2cStatus open_override(RtcLib *lib, const char *path, char *err, size_t errlen) {
+  char why[512];
+  bool bound_fail;
+  if (try_open(lib, path, &bound_fail, why, sizeof why) == P2C_OK) return P2C_OK;
+  if (bound_fail)
+    snprintf(err, errlen, "%s (set by PYK2CUDA_NVRTC)", why);
+  else
+    snprintf(err, errlen,
+             "NVRTC not found: PYK2CUDA_NVRTC=%s could not be loaded (%s): fix or unset "
+             "PYK2CUDA_NVRTC",
+             path, why);
+  return P2C_ERR_NO_CUDA;
+}
+
+/* Tries each library name in `dir` ("" = the dynamic linker's search path). */
+static P2cStatus open_in_dir(RtcLib *lib, const char *dir, bool *bound_fail, char *err,
+                             size_t errlen) {
+  for (int i = 0; i < LIBRARY_NAME_COUNT; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s%s%s", dir, *dir ? "/" : "", library_names[i]);
+    if (try_open(lib, path, bound_fail, err, errlen) == P2C_OK) return P2C_OK;
+    if (*bound_fail) return P2C_ERR_NO_CUDA;
+  }
+  return P2C_ERR_NO_CUDA;
+}
+
+P2cStatus rtc_lib_open(RtcLib *lib, const char *override, char *err, size_t errlen) {
+  if (override && *override) return open_override(lib, override, err, errlen);
+  const char *cuda_home = getenv("CUDA_HOME");
+  char home_dir[400] = "";
+  if (cuda_home && *cuda_home) snprintf(home_dir, sizeof home_dir, "%s/lib64", cuda_home);
+  const char *dirs[] = {"", home_dir, "/usr/local/cuda/lib64"};
+  char why[512];
+  bool bound_fail = false;
+  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+    if (d > 0 && !*dirs[d]) continue;
+    if (open_in_dir(lib, dirs[d], &bound_fail, why, sizeof why) == P2C_OK) return P2C_OK;
+    if (bound_fail) {
+      snprintf(err, errlen, "%s", why);
+      return P2C_ERR_NO_CUDA;
+    }
+  }
+  snprintf(err, errlen,
+           "NVRTC not found (tried PYK2CUDA_NVRTC (unset), libnvrtc.so.13, libnvrtc.so.12, "
+           "libnvrtc.so on the library path%s%s, /usr/local/cuda/lib64): install the CUDA toolkit "
+           "or set PYK2CUDA_NVRTC",
+           *home_dir ? ", " : "", home_dir);
+  return P2C_ERR_NO_CUDA;
+}
+
+void rtc_lib_close(RtcLib *lib) {
+  if (lib->handle) dlclose(lib->handle);
+  memset(lib, 0, sizeof *lib);
+}
+
+/* The one mutable global of this file: the process-wide NVRTC table. A loaded library is
+ * process-wide by nature (dlopen hands every caller the same handle), so one table serves every
+ * compiler. It is written once, under shared_lock, by the first successful load and never
+ * changed or closed afterwards, so a pointer to it stays valid and can be read without the lock.
+ * A failed load leaves it untouched, and the next call tries again. */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static RtcLib shared_lib;
+static bool shared_loaded;
+
+P2cStatus rtc_load(const RtcLib **out, char *err, size_t errlen) {
+  P2cStatus status = P2C_OK;
+  pthread_mutex_lock(&shared_lock);
+  if (!shared_loaded) {
+    status = rtc_lib_open(&shared_lib, getenv("PYK2CUDA_NVRTC"), err, errlen);
+    shared_loaded = status == P2C_OK;
+  }
+  pthread_mutex_unlock(&shared_lock);
+  *out = status == P2C_OK ? &shared_lib : NULL;
+  return status;
+}
+
+P2cStatus rtc_version(int *major, int *minor, char *err, size_t errlen) {
+  const RtcLib *lib;
+  P2cStatus status = rtc_load(&lib, err, errlen);
+  if (status != P2C_OK) return status;
+  RTC_CHECK(lib, nvrtcVersion(major, minor), err, errlen);
+cleanup:
+  return status;
+}
+
+/* ---- Compiling ------------------------------------------------------------------------------ */
+
+/* Checks "sm_90", "sm_90a", "compute_100f": a prefix, two or three digits, an optional letter. */
+static bool valid_arch(const char *arch, bool *is_virtual) {
+  const char *p;
+  if (strncmp(arch, "sm_", 3) == 0) {
+    p = arch + 3;
+    *is_virtual = false;
+  } else if (strncmp(arch, "compute_", 8) == 0) {
+    p = arch + 8;
+    *is_virtual = true;
+  } else {
+    return false;
+  }
+  size_t digits = strspn(p, "0123456789");
+  if (digits < 2 || digits > 3) return false;
+  p += digits;
+  return *p == '\0' || ((*p == 'a' || *p == 'f') && p[1] == '\0');
+}
+
+static P2cStatus check_request(const RtcRequest *req, const char *arch, char *err, size_t errlen) {
+  bool is_virtual;
+  if (!req->source) {
+    snprintf(err, errlen, "no CUDA source to compile");
+    return P2C_ERR_USAGE;
+  }
+  if (req->target != P2C_TARGET_PTX && req->target != P2C_TARGET_CUBIN) {
+    snprintf(err, errlen, "unknown NVRTC target %d", (int)req->target);
+    return P2C_ERR_USAGE;
+  }
+  if (!valid_arch(arch, &is_virtual)) {
+    snprintf(err, errlen, "bad architecture '%s': expected sm_XY or compute_XY (e.g. sm_90)", arch);
+    return P2C_ERR_USAGE;
+  }
+  if (is_virtual && req->target == P2C_TARGET_CUBIN) {
+    snprintf(err, errlen,
+             "a CUBIN needs a real architecture such as sm_%s, not the virtual '%s' (use PTX "
+             "for compute_XY)",
+             arch + 8, arch);
+    return P2C_ERR_USAGE;
+  }
+  return P2C_OK;
+}
+
+/* Copies NVRTC's program log into res->log (NUL-terminated). */
+static P2cStatus fetch_log(const RtcLib *lib, RtcNvrtcProgram prog, RtcResult *res) {
+  P2cStatus status = P2C_OK;
+  size_t size = 0;
+  RTC_CHECK(lib, nvrtcGetProgramLogSize(prog, &size), res->error, sizeof res->error);
+  if (size == 0) size = 1;
+  res->log = mem_alloc(res->alloc, size);
+  if (!res->log) {
+    snprintf(res->error, sizeof res->error, "out of memory for the NVRTC log (%zu bytes)", size);
+    return P2C_ERR_NOMEM;
+  }
+  res->log[0] = '\0';
+  res->log_len = size - 1;
+  if (size > 1) RTC_CHECK(lib, nvrtcGetProgramLog(prog, res->log), res->error, sizeof res->error);
+  res->log[size - 1] = '\0';
+cleanup:
+  return status;
+}
+
+/* Copies the PTX or CUBIN into res->image, with a NUL byte after it. */
+static P2cStatus fetch_image(const RtcLib *lib, RtcNvrtcProgram prog, P2cTarget target,
+                             RtcResult *res) {
+  P2cStatus status = P2C_OK;
+  bool ptx = target == P2C_TARGET_PTX;
+  size_t size = 0;
+  if (ptx)
+    RTC_CHECK(lib, nvrtcGetPTXSize(prog, &size), res->error, sizeof res->error);
+  else
+    RTC_CHECK(lib, nvrtcGetCUBINSize(prog, &size), res->error, sizeof res->error);
+  /* NVRTC counts the PTX's trailing NUL; we count the text only and add our own NUL. */
+  size_t image_size = ptx && size > 0 ? size - 1 : size;
+  char *image = mem_alloc(res->alloc, image_size + 1);
+  if (!image) {
+    snprintf(res->error, sizeof res->error, "out of memory for the NVRTC output (%zu bytes)", size);
+    return P2C_ERR_NOMEM;
+  }
+  image[0] = '\0';
+  res->image = image;
+  res->image_size = image_size;
+  if (ptx && size > 0)
+    RTC_CHECK(lib, nvrtcGetPTX(prog, image), res->error, sizeof res->error);
+  else if (!ptx && size > 0)
+    RTC_CHECK(lib, nvrtcGetCUBIN(prog, image), res->error, sizeof res->error);
+  image[image_size] = '\0';
+cleanup:
+  return status;
+}
+
+/* Copies the first line of `log` that contains "error" (or the first line) into out. */
+static void first_error_line(const char *log, char *out, size_t outlen) {
+  const char *line = log, *pick = NULL;
+  while (*line && !pick) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    const char *hit = strstr(line, "error");
+    if (hit && hit < line + len) pick = line;
+    line = end ? end + 1 : line + len;
+  }
+  if (!pick) pick = log;
+  size_t len = strcspn(pick, "\n");
+  snprintf(out, outlen, "%.*s", (int)len, pick);
+}
+
+static P2cStatus compile_failed(RtcNvrtcResult rc, const char *name, const char *arch,
+                                RtcResult *res) {
+  char first[600];
+  first_error_line(res->log ? res->log : "", first, sizeof first);
+  snprintf(res->error, sizeof res->error, "NVRTC could not compile %s for %s (%s)%s%s", name, arch,
+           rtc_result_name(rc), *first ? ": " : "", first);
+  return rc == RTC_NVRTC_ERROR_OUT_OF_MEMORY ? P2C_ERR_NOMEM : P2C_ERR_NVRTC;
+}
+
+/* Builds -arch=..., the defaults, then the request's options, into an allocated array. */
+static const char **build_options(const RtcRequest *req, char *arch_option, size_t *count) {
+  size_t n = 1 + DEFAULT_OPTION_COUNT + req->option_count;
+  const char **opts = mem_alloc(req->alloc, n * sizeof *opts);
+  if (!opts) return NULL;
+  opts[0] = arch_option;
+  for (size_t i = 0; i < DEFAULT_OPTION_COUNT; i++) opts[1 + i] = default_options[i];
+  for (size_t i = 0; i < req->option_count; i++)
+    opts[1 + DEFAULT_OPTION_COUNT + i] = req->options[i];
+  *count = n;
+  return opts;
+}
+
+P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res) {
+  memset(res, 0, sizeof *res);
+  res->alloc = req->alloc ? req->alloc : mem_default();
+  const char *arch = req->arch ? req->arch : "sm_90";
+  const char *name = req->program_name ? req->program_name : "pyk2cuda.cu";
+  P2cStatus status = check_request(req, arch, res->error, sizeof res->error);
+  if (status != P2C_OK) return status;
+  const RtcLib *lib;
+  status = rtc_load(&lib, res->error, sizeof res->error);
+  if (status != P2C_OK) return status;
+  if (req->target == P2C_TARGET_CUBIN && (!lib->nvrtcGetCUBIN || !lib->nvrtcGetCUBINSize)) {
+    snprintf(res->error, sizeof res->error,
+             "NVRTC at %.300s cannot produce CUBIN (no nvrtcGetCUBIN): install CUDA 11.1 or newer",
+             lib->path);
+    return P2C_ERR_NO_CUDA;
+  }
+  char arch_option[64];
+  snprintf(arch_option, sizeof arch_option, "-arch=%s", arch);
+  size_t option_count = 0;
+  const char **options = build_options(req, arch_option, &option_count);
+  if (!options) {
+    snprintf(res->error, sizeof res->error, "out of memory for NVRTC options");
+    return P2C_ERR_NOMEM;
+  }
+
+  RtcNvrtcProgram prog = NULL;
+  RTC_CHECK(lib, nvrtcCreateProgram(&prog, req->source, name, 0, NULL, NULL), res->error,
+            sizeof res->error);
+  RtcNvrtcResult rc = lib->nvrtcCompileProgram(prog, (int)option_count, options);
+  status = fetch_log(lib, prog, res); /* the log is kept on success and on failure */
+  if (status != P2C_OK) goto cleanup;
+  if (rc != RTC_NVRTC_SUCCESS) {
+    status = compile_failed(rc, name, arch, res);
+    goto cleanup;
+  }
+  status = fetch_image(lib, prog, req->target, res);
+
+cleanup:
+  if (prog) lib->nvrtcDestroyProgram(&prog);
+  mem_free(req->alloc, options, option_count * sizeof *options);
+  if (status != P2C_OK && res->image) {
+    mem_free(res->alloc, res->image, res->image_size + 1);
+    res->image = NULL;
+    res->image_size = 0;
+  }
+  return status;
+}
+
+void rtc_result_free(RtcResult *res) {
+  if (!res) return;
+  const P2cAllocator *alloc = res->alloc;
+  if (res->image) mem_free(alloc, res->image, res->image_size + 1);
+  if (res->log) mem_free(alloc, res->log, res->log_len + 1);
+  memset(res, 0, sizeof *res);
+  res->alloc = alloc;
+}

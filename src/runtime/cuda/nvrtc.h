@@ -1,0 +1,130 @@
+/* NVRTC, the CUDA runtime compiler, loaded with dlopen at first use (internal API).
+ *
+ * NVIDIA owns the nvrtc* names, so ours are rtc_*. No NVIDIA header is included: the few types
+ * and prototypes we need are declared here, so the project builds where no CUDA toolkit is
+ * installed, and `emit`/`check` keep working there.
+ *
+ * Where NVRTC is looked for, in order (the first that loads wins):
+ *   1. $PYK2CUDA_NVRTC, a path. When it is set, nothing else is tried: if it does not load, the
+ *      result is P2C_ERR_NO_CUDA (so tests and users can simulate a missing library).
+ *   2. libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so (the dynamic linker's search path);
+ *   3. $CUDA_HOME/lib64/ and then /usr/local/cuda/lib64/, each with the same three names.
+ *
+ * Thread safety: rtc_version and rtc_compile may be called from any thread. The library is
+ * loaded once per process under a mutex; a failed load is not remembered, so a later call
+ * tries again. */
+#ifndef P2C_RUNTIME_CUDA_NVRTC_H
+#define P2C_RUNTIME_CUDA_NVRTC_H
+
+#include <stddef.h>
+
+#include "pyk2cuda.h"
+
+/* ---- NVRTC's ABI, declared by hand ---------------------------------------------------------- */
+
+typedef int RtcNvrtcResult;                       /* nvrtcResult; 0 is NVRTC_SUCCESS */
+typedef struct RtcNvrtcProgram_ *RtcNvrtcProgram; /* nvrtcProgram, opaque */
+
+enum {
+  RTC_NVRTC_SUCCESS = 0,
+  RTC_NVRTC_ERROR_OUT_OF_MEMORY = 1,
+  RTC_NVRTC_ERROR_COMPILATION = 6,
+};
+
+/* The functions we bind, by their NVIDIA names. The names live only as fields of this struct and
+ * as strings given to dlsym: nothing is exported under NVIDIA's names. Required entries are
+ * non-NULL in every loaded table; optional ones may be NULL. */
+typedef struct RtcLib {
+  void *handle;   /* from dlopen */
+  char path[512]; /* the name or path that loaded */
+  /* required */
+  RtcNvrtcResult (*nvrtcVersion)(int *major, int *minor);
+  RtcNvrtcResult (*nvrtcCreateProgram)(RtcNvrtcProgram *prog, const char *src, const char *name,
+                                       int num_headers, const char *const *headers,
+                                       const char *const *include_names);
+  RtcNvrtcResult (*nvrtcDestroyProgram)(RtcNvrtcProgram *prog);
+  RtcNvrtcResult (*nvrtcCompileProgram)(RtcNvrtcProgram prog, int num_options,
+                                        const char *const *options);
+  RtcNvrtcResult (*nvrtcGetPTXSize)(RtcNvrtcProgram prog, size_t *size);
+  RtcNvrtcResult (*nvrtcGetPTX)(RtcNvrtcProgram prog, char *ptx);
+  RtcNvrtcResult (*nvrtcGetProgramLogSize)(RtcNvrtcProgram prog, size_t *size);
+  RtcNvrtcResult (*nvrtcGetProgramLog)(RtcNvrtcProgram prog, char *log);
+  /* optional (CUBIN output needs both; present since CUDA 11.1) */
+  RtcNvrtcResult (*nvrtcGetCUBINSize)(RtcNvrtcProgram prog, size_t *size);
+  RtcNvrtcResult (*nvrtcGetCUBIN)(RtcNvrtcProgram prog, char *cubin);
+  const char *(*nvrtcGetErrorString)(RtcNvrtcResult result);
+} RtcLib;
+
+/* ---- Loading -------------------------------------------------------------------------------- */
+
+/* Opens NVRTC into the caller's *lib, searching as described at the top of this file but with
+ * `override` standing in for $PYK2CUDA_NVRTC (NULL or "": not set). Does not touch the process's
+ * shared table. On failure returns P2C_ERR_NO_CUDA, writes the reason to err and leaves *lib
+ * closed. Mainly for tests and tools (bench/); close with rtc_lib_close. */
+P2cStatus rtc_lib_open(RtcLib *lib, const char *override, char *err, size_t errlen);
+/* Closes a table opened with rtc_lib_open; accepts a closed or zeroed table. */
+void rtc_lib_close(RtcLib *lib);
+
+/* The process's shared table, loaded at the first call (reading $PYK2CUDA_NVRTC then). The table
+ * is immutable once loaded and lives until the process ends. On failure returns P2C_ERR_NO_CUDA
+ * with the reason in err. */
+P2cStatus rtc_load(const RtcLib **out, char *err, size_t errlen);
+
+/* ---- Using it ------------------------------------------------------------------------------- */
+
+/* The NVRTC version, e.g. 13.0. */
+P2cStatus rtc_version(int *major, int *minor, char *err, size_t errlen);
+
+/* NVIDIA's name of an nvrtcResult ("NVRTC_ERROR_COMPILATION"), from our own table: works with
+ * no library loaded. Static storage; "NVRTC_ERROR_UNKNOWN" for codes we do not know. */
+const char *rtc_result_name(int code);
+
+/* The options every compile starts with, after `-arch=<arch>`, as one space-separated string
+ * (for cache keys and --verbose output). Static storage. See bench/RESULTS.md for why. */
+const char *rtc_default_options(void);
+
+enum { RTC_ERROR_MAX = 1024 };
+
+typedef struct RtcRequest {
+  const char *source; /* NUL-terminated CUDA C */
+  const char
+      *program_name; /* the .py file, so that NVRTC's messages name it; NULL: "pyk2cuda.cu" */
+  const char *arch;  /* "sm_90", "compute_90" (PTX only) or NULL for "sm_90" */
+  P2cTarget target;  /* P2C_TARGET_PTX or P2C_TARGET_CUBIN */
+  const char *const *options; /* extra NVRTC options, appended after the defaults; may be NULL */
+  size_t option_count;
+  const P2cAllocator *alloc; /* for the result's image and log; NULL: malloc */
+} RtcRequest;
+
+typedef struct RtcResult {
+  /* The PTX or CUBIN. image_size counts the bytes of the image proper (for PTX: the text without
+   * its NUL). A NUL byte always follows the image, so PTX can be used as a C string. NULL unless
+   * the compile succeeded. */
+  void *image;
+  size_t image_size;
+  /* NVRTC's program log, NUL-terminated, on success and on failure ("" when NVRTC said nothing).
+   * NULL only when the compile did not reach NVRTC (library missing, bad request, no memory). */
+  char *log;
+  size_t log_len;            /* strlen(log) */
+  const P2cAllocator *alloc; /* what image and log were allocated with (rtc_result_free) */
+  char error[RTC_ERROR_MAX]; /* "" on success; otherwise what failed, in one line */
+} RtcResult;
+
+/* Compiles req->source with NVRTC into *res (overwritten; release it with rtc_result_free, on
+ * success and on failure). Options: `-arch=<arch>`, then rtc_default_options(), then req's.
+ * Returns:
+ *   P2C_OK           the image and log are set;
+ *   P2C_ERR_NVRTC    NVRTC rejected the program or failed: res->log holds its log, res->error
+ *                    the nvrtcResult name and the first error line of the log;
+ *   P2C_ERR_NO_CUDA  NVRTC could not be loaded (res->error says what was tried), or it lacks
+ *                    nvrtcGetCUBIN for a CUBIN target;
+ *   P2C_ERR_USAGE    a bad request: no source, malformed arch, compute_XX with a CUBIN target;
+ *   P2C_ERR_NOMEM    the allocator failed.
+ * Every nvrtcProgram created is destroyed before returning. */
+P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res);
+
+/* Frees the image and log of a result (with the allocator it records) and empties it. Accepts a
+ * zeroed result and can be called twice. */
+void rtc_result_free(RtcResult *res);
+
+#endif
