@@ -164,8 +164,9 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   if (!frontend_run(comp, &m->mod)) return P2C_ERR_SOURCE;
   if (!check_kernel_names(c, &m->mod, o)) return P2C_ERR_USAGE;
   types_init(&m->types, &comp->arena);
-  bool skip_unsigned = o && o->skip_unsigned_kernels;
-  if (!typeinfer_run(comp, &m->mod, &m->types, sigs, nsigs, skip_unsigned)) return P2C_ERR_SOURCE;
+  TypeinferOptions tio = {sigs, nsigs, o && o->skip_unsigned_kernels,
+                          o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
+  if (!typeinfer_run(comp, &m->mod, &m->types, &tio)) return P2C_ERR_SOURCE;
   CodegenOptions cgo = {o && o->line_directives, o ? o->kernels : NULL, o ? o->kernel_count : 0};
   if (o && o->kernel_count == 0) cgo.only_kernels = NULL;
   if (!codegen_run(comp, &m->mod, &cgo, &m->cg)) return P2C_ERR_SOURCE;

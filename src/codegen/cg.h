@@ -30,6 +30,7 @@ typedef struct Gen {
   const Function *fn;
   const char **vnames;     /* C name of each variable */
   bool *nonneg;            /* each variable is known to be >= 0 */
+  bool *positive;          /* each variable is known to be > 0 */
   Namer local;
   VEC(TempDecl) temps;
   StrBuf *body;
@@ -47,6 +48,8 @@ const char *ctype_of(Gen *G, const Type *t);
 const char *new_temp(Gen *G, const Type *t);
 /* Whether e is known to be >= 0 (index wraparound can be skipped). */
 bool expr_nonneg(Gen *G, const Expr *e);
+/* Whether e is known to be > 0. */
+bool expr_positive(Gen *G, const Expr *e);
 /* Whether e can be evaluated twice without a visible difference (no calls with effects). */
 bool expr_is_pure(const Expr *e);
 /* The common type of a comparison's two operand types. */

@@ -81,9 +81,16 @@ static void emit_store(Gen *G, const Expr *target, const Expr *value, const char
   emit_expr(G, target, G->body, P_ASSIGN);
   sb_puts(G->body, " = ");
   bool cast = value->ty != tt && type_is_number(tt);
-  if (cast) sb_printf(G->body, "(%s)", tt->cname);
-  if (value_text) sb_puts(G->body, value_text);
-  else emit_expr(G, value, G->body, cast ? P_UNARY : P_ASSIGN);
+  if (value_text) {
+    if (cast) sb_printf(G->body, "(%s)", tt->cname);
+    sb_puts(G->body, value_text);
+  } else if (cast) {
+    Expr *kids[1] = {(Expr *)value};
+    Expr conv = {.kind = EX_CAST, .ty = tt, .kids = kids, .nkids = 1, .loc = value->loc};
+    emit_expr(G, &conv, G->body, P_ASSIGN);
+  } else {
+    emit_expr(G, value, G->body, P_ASSIGN);
+  }
   sb_puts(G->body, ";\n");
 }
 
@@ -268,6 +275,11 @@ static int const_sign(const Expr *e) {
   return 2;   /* unknown */
 }
 
+/* A range step known to be > 0 (a positive constant, or gridsize-like values). */
+static bool step_is_positive(Gen *G, const Expr *step) {
+  return !step || const_sign(step) == 1 || expr_positive(G, step);
+}
+
 /* for i in range(start, stop, step): the loop variable is the C loop counter when the body does
  * not assign it and nothing reads it after the loop (Python leaves it at the last value, C one
  * step further); otherwise a hidden counter drives the loop. */
@@ -282,7 +294,7 @@ static void emit_for_range(Gen *G, const Stmt *s) {
   else sb_puts(&start, "0");
   bool direct = !assigns_var(&s->body, s->var) && !used_outside(&G->fn->body, s, s->var);
   const char *ctr = direct ? v : new_temp(G, t);
-  int sign = const_sign(s->step);
+  int sign = step_is_positive(G, s->step) ? 1 : const_sign(s->step);
   if (sign == 2) {
     line(G, "for (%s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s) {\n", ctr, sb_str(&start), step,
          ctr, stop, ctr, stop, ctr, step);
@@ -422,15 +434,23 @@ static void emit_block(Gen *G, const Block *b) {
 
 /* ---- non-negative variables ---- */
 
+static int const_sign(const Expr *e);
+static bool step_is_positive(Gen *G, const Expr *step);
+
 static void nonneg_scan(Gen *G, const Block *b, bool *changed);
 
 static void nonneg_target(Gen *G, const Expr *target, const Expr *value, int k, bool *changed) {
-  if (target->kind != EX_VAR || !G->nonneg[target->var]) return;
-  bool ok;
-  if (k < 0) ok = expr_nonneg(G, value);
-  else if (value->kind == EX_TUPLE) ok = expr_nonneg(G, value->kids[k]);
-  else ok = value->kind == EX_CALL || value->kind == EX_ATTR;   /* grid(), gridsize(), .shape */
-  if (!ok) G->nonneg[target->var] = false, *changed = true;
+  if (target->kind != EX_VAR) return;
+  int v = target->var;
+  bool nn, pos;
+  if (k < 0) nn = expr_nonneg(G, value), pos = expr_positive(G, value);
+  else if (value->kind == EX_TUPLE) nn = expr_nonneg(G, value->kids[k]), pos = expr_positive(G, value->kids[k]);
+  else {   /* grid(), gridsize(), .shape */
+    nn = value->kind == EX_CALL || value->kind == EX_ATTR;
+    pos = value->kind == EX_CALL && value->kids[0]->builtin->id == BI_GRIDSIZE;
+  }
+  if (G->nonneg[v] && !nn) G->nonneg[v] = false, *changed = true;
+  if (G->positive[v] && !pos) G->positive[v] = false, *changed = true;
 }
 
 static void nonneg_stmt(Gen *G, const Stmt *s, bool *changed) {
@@ -440,10 +460,12 @@ static void nonneg_stmt(Gen *G, const Stmt *s, bool *changed) {
       for (int k = 0; k < t->nkids; k++) nonneg_target(G, t->kids[k], s->value, k, changed);
     else nonneg_target(G, t, s->value, -1, changed);
   }
-  if (s->kind == ST_FOR_RANGE && G->nonneg[s->var]) {
-    bool ok = (!s->start || expr_nonneg(G, s->start)) && const_sign(s->step) == 1;
-    if (!ok) G->nonneg[s->var] = false, *changed = true;
+  if (s->kind == ST_FOR_RANGE) {
+    bool ok = (!s->start || expr_nonneg(G, s->start)) && step_is_positive(G, s->step);
+    if (G->nonneg[s->var] && !ok) G->nonneg[s->var] = false, *changed = true;
+    if (G->positive[s->var]) G->positive[s->var] = false, *changed = true;
   }
+  if (s->kind == ST_FOR_ITER && G->positive[s->var]) G->positive[s->var] = false, *changed = true;
   if (s->kind == ST_FOR_ITER && G->nonneg[s->var] && !expr_nonneg(G, &(Expr){.kind = EX_INDEX, .ty = G->fn->vars[s->var].ty}))
     G->nonneg[s->var] = false, *changed = true;
   nonneg_scan(G, &s->body, changed);
@@ -459,10 +481,13 @@ static void nonneg_scan(Gen *G, const Block *b, bool *changed) {
 static void compute_nonneg(Gen *G) {
   const Function *f = G->fn;
   G->nonneg = arena_alloc(G->a, sizeof(bool) * (size_t)(f->nvars ? f->nvars : 1));
+  G->positive = arena_alloc(G->a, sizeof(bool) * (size_t)(f->nvars ? f->nvars : 1));
   for (int i = 0; i < f->nvars; i++) {
     const Type *t = f->vars[i].ty;
     bool unsigned_int = t && (t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed));
-    G->nonneg[i] = unsigned_int || (!f->vars[i].is_param && t && t->kind == TY_INT);
+    bool local_int = !f->vars[i].is_param && t && t->kind == TY_INT;
+    G->nonneg[i] = unsigned_int || local_int;
+    G->positive[i] = local_int;
   }
   for (bool changed = true; changed;) {
     changed = false;

@@ -124,6 +124,27 @@ static bool call_nonneg(Gen *G, const Expr *e) {
   }
 }
 
+bool expr_positive(Gen *G, const Expr *e) {
+  switch (e->kind) {
+  case EX_INT: return e->is_unsigned_literal ? e->uval > 0 : e->ival > 0;
+  case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival > 0;
+  case EX_VAR: return G->positive && G->positive[e->var];
+  case EX_BUILTIN: return e->builtin->id >= BI_BDIM_X && e->builtin->id <= BI_WARPSIZE;
+  case EX_CAST:
+    return e->ty->kind == TY_INT && e->kids[0]->ty->kind == TY_INT &&
+           e->ty->bits >= e->kids[0]->ty->bits && expr_positive(G, e->kids[0]);
+  case EX_CALL:
+    return e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin->id == BI_GRIDSIZE;
+  case EX_BINARY:
+    if (e->op == OP_MUL) return expr_positive(G, e->kids[0]) && expr_positive(G, e->kids[1]);
+    if (e->op == OP_ADD)
+      return (expr_positive(G, e->kids[0]) && expr_nonneg(G, e->kids[1])) ||
+             (expr_nonneg(G, e->kids[0]) && expr_positive(G, e->kids[1]));
+    return false;
+  default: return false;
+  }
+}
+
 bool expr_nonneg(Gen *G, const Expr *e) {
   if (e->ty && (e->ty->kind == TY_BOOL || (e->ty->kind == TY_INT && !e->ty->is_signed))) return true;
   switch (e->kind) {
@@ -221,7 +242,10 @@ static void emit_pow(Gen *G, const Expr *e, StrBuf *sb) {
 
 static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Type *t = e->kids[0]->ty;
-  switch (e->op) {
+  /* On integers known to be >= 0 and > 0, Python's // and % are C's / and %. */
+  bool plain = t->kind == TY_INT && (e->op == OP_FLOORDIV || e->op == OP_MOD) &&
+               expr_nonneg(G, e->kids[0]) && expr_positive(G, e->kids[1]);
+  switch (plain ? OP_DIV : e->op) {
   case OP_FLOORDIV:
     helper_use(&G->helpers, typed_helper(t, H_FLOORDIV_I64, H_FLOORDIV_U64, H_FLOORDIV_F64, H_FLOORDIV_F32));
     emit_call2(G, "p2c_floordiv", e->kids[0], e->kids[1], sb);
@@ -233,10 +257,10 @@ static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   case OP_POW: emit_pow(G, e, sb); return;
   default: break;
   }
-  int p = binary_prec(e->op);
+  int p = plain ? P_MUL : binary_prec(e->op);
   open_paren(sb, p, prec);
   emit_expr(G, e->kids[0], sb, p);
-  sb_printf(sb, " %s ", c_operator(e->op));
+  sb_printf(sb, " %s ", plain ? (e->op == OP_MOD ? "%" : "/") : c_operator(e->op));
   emit_expr(G, e->kids[1], sb, p + 1);
   close_paren(sb, p, prec);
 }

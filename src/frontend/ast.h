@@ -118,6 +118,7 @@ typedef struct Var {
   bool is_param;
   const Type *ty;          /* set by typeinfer */
   Loc ty_loc;              /* where the type was first fixed */
+  bool poisoned;           /* its value had an error already reported: stay quiet */
 } Var;
 
 typedef enum FuncKind { FN_KERNEL, FN_DEVICE } FuncKind;

@@ -15,6 +15,9 @@
  * or sources past the size limit. */
 bool source_prepare(Compilation *c, const char *raw, size_t raw_len);
 
+/* Reports uses of local variables that no assignment reaches (defuse.c). */
+void defuse_check(Compilation *c, const Function *f);
+
 /* Parses c->text and lowers it to *m. Returns false when errors were reported. */
 bool frontend_run(Compilation *c, Module *m);
 

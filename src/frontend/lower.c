@@ -612,6 +612,7 @@ static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
   collect_locals(L, body, 0);
   f->body = lower_block(L, body);
   L->fn = NULL;
+  defuse_check(L->c, f);
 }
 
 /* First pass over a decorated definition: a cuda.jit function is recorded with its

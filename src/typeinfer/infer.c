@@ -15,7 +15,10 @@ enum { MAX_PASSES = 64, MAX_SPEC_DEPTH = 32 };
 /* Widens variable v to hold a value of type t (from an assignment at loc). */
 static void assign_var(Infer *I, int v, const Type *t, Loc loc) {
   Var *var = &I->fn->vars[v];
-  if (!t) return;
+  if (!t) {
+    if (I->final) var->poisoned = true;   /* the error was reported where the value is */
+    return;
+  }
   if (t->kind == TY_STR || t->kind == TY_DTYPE || t->kind == TY_VOID) {
     TERR(I, loc, "E-bad-value", "cannot assign a value of type %s to a variable", t->name);
     return;
@@ -209,7 +212,7 @@ static void coerce_returns(Infer *I, Block *b) {
 static void report_untyped_vars(Infer *I) {
   for (int i = 0; i < I->fn->nvars; i++) {
     Var *v = &I->fn->vars[i];
-    if (!v->ty && !v->is_param)
+    if (!v->ty && !v->is_param && !v->poisoned)
       diag_error(I->c, v->loc, "E-untyped", "cannot infer a type for '%s'", v->name);
   }
 }
@@ -330,8 +333,18 @@ static SigText *extra_sigs_for(Infer *I, const Function *k, const ExtraSig *extr
   return out;
 }
 
-bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const ExtraSig *extra, size_t nextra,
-                   bool skip_unsigned) {
+static bool kernel_listed(const char *const *names, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0) return true;
+  return false;
+}
+
+bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOptions *o) {
+  const ExtraSig *extra = o->extra;
+  size_t nextra = o->nextra;
+  bool skip_unsigned = o->skip_unsigned;
+  const char *const *only = o->only;
+  size_t nonly = o->nonly;
   Infer I = {.c = c, .tt = tt, .m = m, .final = true};
   for (size_t i = 0; i < m->funcs.len; i++) {
     Function *f = m->funcs.items[i];
@@ -339,7 +352,8 @@ bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const ExtraSig *ext
     SigText *xs = extra_sigs_for(&I, f, extra, nextra, &nx);
     for (int j = 0; j < f->nsigs; j++) type_kernel_sig(&I, f, &f->sigs[j]);
     for (int j = 0; j < nx; j++) type_kernel_sig(&I, f, &xs[j]);
-    if (f->kind == FN_KERNEL && f->nsigs + nx == 0 && !skip_unsigned)
+    bool wanted = !only || kernel_listed(only, nonly, f->name);
+    if (f->kind == FN_KERNEL && f->nsigs + nx == 0 && !skip_unsigned && wanted)
       diag_error(c, f->loc, "E-no-signature",
                  "kernel '%s' has no signature: give one in the decorator or with --sig "
                  "'%s(float32[:], ...)'", f->name, f->name);

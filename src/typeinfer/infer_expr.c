@@ -44,7 +44,7 @@ static const Type *literal_type(Infer *I, const Expr *e) {
 
 static const Type *infer_var(Infer *I, Expr *e) {
   const Var *v = &I->fn->vars[e->var];
-  if (!v->ty) TERR(I, e->loc, "E-unbound", "'%s' is used before it is assigned", v->name);
+  if (!v->ty && !v->poisoned) TERR(I, e->loc, "E-unbound", "'%s' has no type here (its first assignment failed or comes later)", v->name);
   return v->ty;
 }
 
@@ -60,13 +60,16 @@ static const Type *infer_builtin_value(Infer *I, Expr *e) {
 
 /* ---- operators ---- */
 
+/* Types the children into out[]; returns out[0] (or, with no children, void) when all are
+ * known, else NULL. */
 static const Type *infer_kids(Infer *I, Expr *e, const Type **out) {
   bool known = true;
   for (int i = 0; i < e->nkids; i++) {
     out[i] = infer_expr(I, e->kids[i]);
     if (!out[i]) known = false;
   }
-  return known ? out[0] : NULL;
+  if (!known) return NULL;
+  return e->nkids ? out[0] : &type_void;
 }
 
 static bool require_numbers(Infer *I, Expr *e, const Type *a, const Type *b) {

@@ -19,9 +19,15 @@ typedef struct ExtraSig {
   size_t len;
 } ExtraSig;
 
-/* Returns false when errors were reported. `skip_unsigned`: kernels with no signature are left
- * untyped instead of being reported. */
-bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const ExtraSig *extra, size_t nextra,
-                   bool skip_unsigned);
+typedef struct TypeinferOptions {
+  const ExtraSig *extra;        /* signatures from outside the source (--sig, launch arguments) */
+  size_t nextra;
+  bool skip_unsigned;           /* kernels with no signature are left untyped, not reported */
+  const char *const *only;      /* report missing signatures only for these kernels (NULL: all) */
+  size_t nonly;
+} TypeinferOptions;
+
+/* Returns false when errors were reported. */
+bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOptions *o);
 
 #endif

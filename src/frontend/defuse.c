@@ -1,0 +1,81 @@
+/* A use of a local variable that no assignment can reach is an error, as Numba reports it at
+ * compile time (Python would raise UnboundLocalError when the line runs). The check walks the
+ * structured body once with the set of variables possibly assigned so far: a branch merges the
+ * sets of its arms; a loop body starts with everything the loop assigns, since an earlier
+ * iteration may have run. A variable assigned on only some paths is accepted: it reads as 0 on
+ * the others (docs/semantics.md). */
+#include <string.h>
+
+#include "frontend/frontend.h"
+
+typedef struct DefUse {
+  Compilation *c;
+  const Function *fn;
+  bool *reported;
+} DefUse;
+
+static void check_expr(DefUse *d, const Expr *e, const bool *assigned) {
+  if (!e) return;
+  if (e->kind == EX_VAR && !assigned[e->var] && !d->reported[e->var]) {
+    d->reported[e->var] = true;
+    diag_error(d->c, e->loc, "E-unbound", "'%s' is used before it is assigned", d->fn->vars[e->var].name);
+  }
+  for (int i = 0; i < e->nkids; i++) check_expr(d, e->kids[i], assigned);
+  for (int i = 0; i < e->nkeywords; i++) check_expr(d, e->keywords[i].value, assigned);
+}
+
+static void mark_target(const Expr *t, bool *assigned) {
+  if (t->kind == EX_VAR) assigned[t->var] = true;
+  if (t->kind == EX_TUPLE)
+    for (int i = 0; i < t->nkids; i++) mark_target(t->kids[i], assigned);
+}
+
+static void mark_block(const Block *b, bool *assigned) {
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    if (s->kind == ST_ASSIGN)
+      for (int k = 0; k < s->ntargets; k++) mark_target(s->targets[k], assigned);
+    if (s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) assigned[s->var] = true;
+    mark_block(&s->body, assigned);
+    mark_block(&s->orelse, assigned);
+  }
+}
+
+static void check_block(DefUse *d, const Block *b, bool *assigned);
+
+static void check_target_reads(DefUse *d, const Expr *t, const bool *assigned) {
+  if (t->kind == EX_INDEX) check_expr(d, t, assigned);
+  if (t->kind == EX_TUPLE)
+    for (int i = 0; i < t->nkids; i++) check_target_reads(d, t->kids[i], assigned);
+}
+
+static void check_stmt(DefUse *d, const Stmt *s, bool *assigned) {
+  size_t n = (size_t)d->fn->nvars;
+  const Expr *reads[] = {s->cond, s->start, s->stop, s->step, s->value};
+  for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) check_expr(d, reads[i], assigned);
+  for (int k = 0; k < s->ntargets; k++) check_target_reads(d, s->targets[k], assigned);
+  if (s->kind == ST_ASSIGN || s->kind == ST_AUGASSIGN)
+    for (int k = 0; k < s->ntargets; k++) mark_target(s->targets[k], assigned);
+  if (s->kind == ST_IF) {
+    bool *other = arena_dup(&d->c->arena, assigned, n ? n : 1);
+    check_block(d, &s->body, assigned);
+    check_block(d, &s->orelse, other);
+    for (size_t i = 0; i < n; i++) assigned[i] |= other[i];
+  } else if (s->kind == ST_WHILE || s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) {
+    if (s->kind != ST_WHILE) assigned[s->var] = true;
+    mark_block(&s->body, assigned);
+    check_block(d, &s->body, assigned);
+  }
+}
+
+static void check_block(DefUse *d, const Block *b, bool *assigned) {
+  for (int i = 0; i < b->len; i++) check_stmt(d, b->items[i], assigned);
+}
+
+void defuse_check(Compilation *c, const Function *f) {
+  size_t n = (size_t)f->nvars;
+  DefUse d = {c, f, arena_alloc(&c->arena, n ? n : 1)};
+  bool *assigned = arena_alloc(&c->arena, n ? n : 1);
+  for (int i = 0; i < f->nparams; i++) assigned[i] = true;
+  check_block(&d, &f->body, assigned);
+}

@@ -1,0 +1,593 @@
+/* The simulator's launcher: a pool of worker threads runs the blocks of a grid.
+ *
+ * Each worker takes block indices from an atomic counter until the grid is done or the launch
+ * stops on an error. All threads of a block run on the worker's OS thread, one block at a time,
+ * which is what makes `__shared__` (thread_local in the prelude) per-block storage.
+ *
+ * Without barriers a block's threads run one after another in a plain loop. With barriers each
+ * simulated thread is a fiber with its own stack (mmap'd with a guard page, kept per worker slot
+ * across blocks and launches). The worker's scheduler resumes every runnable fiber in turn; a
+ * fiber runs until it calls __syncthreads() or returns. When every fiber of the block waits at
+ * the barrier they are all released; when some wait and others have returned, the launch stops
+ * with an error naming the block.
+ *
+ * Context switch: on x86-64 a dozen instructions of our own (p2c_sim_switch, below) swap the
+ * callee-saved registers and the stack pointer; elsewhere, or with -DP2C_SIM_UCONTEXT, the
+ * portable swapcontext. Measured on the development machine (docs/simulator.md): swapcontext
+ * 261 ns per switch (it makes a sigprocmask system call each time), the hand-written switch 9 ns.
+ * The fibers share the floating-point environment (MXCSR, x87 control word): generated code
+ * never changes it, so the switch does not save it. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime/sim/module.h"
+#include "util/arena.h"
+
+#if defined(__x86_64__) && !defined(P2C_SIM_UCONTEXT)
+#define SIM_ASM_SWITCH 1
+#else
+#define SIM_ASM_SWITCH 0
+#include <ucontext.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIM_ASAN 1
+#endif
+#endif
+
+enum {
+  MAX_WORKERS = 256,
+  MAX_BLOCK_THREADS = 1024,
+  MAX_DYNAMIC_SHARED = 232448,     /* 227 KiB: the most an sm_90 block can opt in to */
+  DEFAULT_STACK_BYTES = 64 * 1024,
+  MAX_SYMBOL = 200,
+};
+
+/* ---- Address sanitizer: tell it which stack is in use ------------------------------------- */
+
+#ifdef SIM_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+static void asan_start(void **fake, const void *bottom, size_t size) {
+  __sanitizer_start_switch_fiber(fake, bottom, size);
+}
+static void asan_finish(void *fake, const void **bottom, size_t *size) {
+  __sanitizer_finish_switch_fiber(fake, bottom, size);
+}
+static void asan_unpoison(void *p, size_t n) { __asan_unpoison_memory_region(p, n); }
+#else
+static void asan_start(void **fake, const void *bottom, size_t size) {
+  (void)fake, (void)bottom, (void)size;
+}
+static void asan_finish(void *fake, const void **bottom, size_t *size) {
+  (void)fake, (void)bottom, (void)size;
+}
+static void asan_unpoison(void *p, size_t n) { (void)p, (void)n; }
+#endif
+
+/* ---- Contexts ------------------------------------------------------------------------------ */
+
+#if SIM_ASM_SWITCH
+typedef void *Context; /* the saved stack pointer; the registers are on that stack */
+
+/* p2c_sim_switch(save, to): pushes the callee-saved registers, stores the stack pointer in
+ * *save, loads `to` and pops that context's registers; `ret` continues it.
+ * p2c_sim_fiber_start: where a new fiber's first switch returns to; calls r12(rbx). */
+void p2c_sim_switch(Context *save, Context to);
+void p2c_sim_fiber_start(void);
+__asm__(".pushsection .text\n"
+        ".globl p2c_sim_switch\n"
+        ".hidden p2c_sim_switch\n"
+        ".type p2c_sim_switch, @function\n"
+        "p2c_sim_switch:\n"
+        "  pushq %rbp\n"
+        "  pushq %rbx\n"
+        "  pushq %r12\n"
+        "  pushq %r13\n"
+        "  pushq %r14\n"
+        "  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  popq %r15\n"
+        "  popq %r14\n"
+        "  popq %r13\n"
+        "  popq %r12\n"
+        "  popq %rbx\n"
+        "  popq %rbp\n"
+        "  ret\n"
+        ".size p2c_sim_switch, .-p2c_sim_switch\n"
+        ".globl p2c_sim_fiber_start\n"
+        ".hidden p2c_sim_fiber_start\n"
+        ".type p2c_sim_fiber_start, @function\n"
+        "p2c_sim_fiber_start:\n"
+        "  movq %rbx, %rdi\n"
+        "  callq *%r12\n"
+        "  ud2\n"
+        ".size p2c_sim_fiber_start, .-p2c_sim_fiber_start\n"
+        ".popsection\n");
+
+static void switch_context(Context *save, Context *to) { p2c_sim_switch(save, *to); }
+#else
+typedef ucontext_t Context;
+static void switch_context(Context *save, Context *to) { swapcontext(save, to); }
+#endif
+
+/* ---- State --------------------------------------------------------------------------------- */
+
+typedef enum FiberState { FIBER_RUNNABLE, FIBER_AT_BARRIER, FIBER_EXITED } FiberState;
+
+/* One simulated thread of a block that uses barriers. Lives at the top of its own mapping:
+ * [guard page][stack][Fiber], so it never moves (a ucontext points into itself). */
+typedef struct Fiber {
+  Context ctx;
+  unsigned char *map;      /* the whole mapping */
+  size_t map_size;
+  unsigned char *stack;    /* lowest usable byte of the stack */
+  size_t stack_size;
+  uint3 tid;
+  FiberState state;
+  int predicate;           /* what it passed to the barrier it waits at */
+  void *asan_fake;         /* ASan's fake stack while switched out */
+} Fiber;
+
+struct SimStackPool {
+  Fiber **fibers;
+  size_t count, cap;
+  size_t stack_size;
+};
+
+typedef struct Run Run;
+
+/* One OS thread of the pool. `st` comes first: the barrier callbacks get it and cast back. */
+typedef struct Worker {
+  P2cSimThread st;
+  Run *run;
+  SimStackPool *pool;
+  Fiber *cur;                 /* the fiber running now */
+  Context sched;              /* the scheduler, while a fiber runs */
+  const void *sched_stack;    /* its stack, for ASan */
+  size_t sched_stack_size;
+  int barrier_count;          /* result of the barrier the block just passed */
+  bool stray_barrier;         /* a barrier in a launch without uses_barrier */
+  void *dynamic_shared;       /* allocator block behind st.dynamic_shared */
+  size_t dynamic_shared_size;
+  char failure[160];          /* why this worker could not start */
+} Worker;
+
+/* One launch. */
+struct Run {
+  const SimLaunch *l;
+  SimModule *m;
+  void (*entry)(void **args);
+  uint64_t block_count;
+  uint32_t block_threads;
+  _Atomic uint64_t next_block;
+  _Atomic uint64_t blocks_done;
+  atomic_bool stop;
+  pthread_mutex_t error_lock;
+  P2cStatus status;
+  char message[512];
+};
+
+/* Records the launch's first error and stops it. */
+static void run_fail(Run *r, P2cStatus st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void run_fail(Run *r, P2cStatus st, const char *fmt, ...) {
+  pthread_mutex_lock(&r->error_lock);
+  if (r->status == P2C_OK) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->message, sizeof r->message, fmt, ap);
+    va_end(ap);
+    r->status = st;
+  }
+  pthread_mutex_unlock(&r->error_lock);
+  atomic_store(&r->stop, true);
+}
+
+/* The index of the i-th item of a 3-D range, x fastest (CUDA's linear order). */
+static uint3 index_3d(uint64_t i, uint3 dim) {
+  uint3 r;
+  r.x = (unsigned)(i % dim.x);
+  r.y = (unsigned)(i / dim.x % dim.y);
+  r.z = (unsigned)(i / dim.x / dim.y);
+  return r;
+}
+
+/* ---- Fibers -------------------------------------------------------------------------------- */
+
+static size_t page_size(void) {
+  long p = sysconf(_SC_PAGESIZE);
+  return p > 0 ? (size_t)p : 4096;
+}
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+#if SIM_ASM_SWITCH
+static void context_init(Fiber *f) { (void)f; }
+#else
+/* makecontext needs a context from getcontext first (only once: the Fiber never moves). */
+static void context_init(Fiber *f) { getcontext(&f->ctx); }
+#endif
+
+static Fiber *fiber_new(size_t stack_size) {
+  size_t page = page_size();
+  size_t stack = round_up(stack_size, page);
+  size_t size = page + stack + round_up(sizeof(Fiber), page);
+  unsigned char *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (map == MAP_FAILED) return NULL;
+  if (mprotect(map, page, PROT_NONE) != 0) {
+    munmap(map, size);
+    return NULL;
+  }
+  Fiber *f = (Fiber *)(map + page + stack);
+  memset(f, 0, sizeof *f);
+  f->map = map;
+  f->map_size = size;
+  f->stack = map + page;
+  f->stack_size = stack;
+  context_init(f);
+  return f;
+}
+
+static void fiber_delete(Fiber *f) { munmap(f->map, f->map_size); }
+
+static void fiber_main(Worker *w);
+
+#if !SIM_ASM_SWITCH
+/* makecontext passes int arguments: the worker's address comes in two halves. */
+static void fiber_start_uc(unsigned hi, unsigned lo) {
+  fiber_main((Worker *)(((uintptr_t)hi << 16 << 16) | (uintptr_t)lo));
+}
+#endif
+
+/* Prepares a fiber to start the kernel's entry from the top of its stack. */
+static void fiber_reset(Worker *w, Fiber *f) {
+  asan_unpoison(f->stack, f->stack_size);
+#if SIM_ASM_SWITCH
+  /* The frame p2c_sim_switch pops: r15 r14 r13 r12 rbx rbp, then the return address. After the
+   * `ret` the stack pointer is 16-byte aligned for the call in p2c_sim_fiber_start. */
+  uintptr_t top = ((uintptr_t)f->stack + f->stack_size) & ~(uintptr_t)15;
+  uintptr_t *frame = (uintptr_t *)(top - 72);
+  memset(frame, 0, 72);
+  frame[3] = (uintptr_t)fiber_main;          /* r12 */
+  frame[4] = (uintptr_t)w;                   /* rbx */
+  frame[6] = (uintptr_t)p2c_sim_fiber_start; /* return address */
+  f->ctx = frame;
+#else
+  uintptr_t p = (uintptr_t)w;
+  f->ctx.uc_stack.ss_sp = f->stack;
+  f->ctx.uc_stack.ss_size = f->stack_size;
+  f->ctx.uc_link = NULL;
+  makecontext(&f->ctx, (void (*)(void))fiber_start_uc, 2, (unsigned)(p >> 16 >> 16), (unsigned)p);
+#endif
+  f->state = FIBER_RUNNABLE;
+}
+
+/* Body of every fiber: one simulated thread, then back to the scheduler for good. */
+static void fiber_main(Worker *w) {
+  asan_finish(NULL, &w->sched_stack, &w->sched_stack_size);
+  Fiber *f = w->cur;
+  w->run->entry(w->run->l->args);
+  f->state = FIBER_EXITED;
+  asan_start(NULL, w->sched_stack, w->sched_stack_size);
+  switch_context(&f->ctx, &w->sched);
+  /* never resumed */
+}
+
+/* Scheduler side: runs fiber `f` until its next barrier or its end. */
+static void fiber_resume(Worker *w, Fiber *f) {
+  void *fake = NULL;
+  w->cur = f;
+  w->st.thread_idx = f->tid;
+  asan_start(&fake, f->stack, f->stack_size);
+  switch_context(&w->sched, &f->ctx);
+  asan_finish(fake, NULL, NULL);
+}
+
+/* __syncthreads() inside a fiber: park at the barrier until the scheduler releases the block. */
+static int fiber_barrier(P2cSimThread *self, int predicate) {
+  Worker *w = (Worker *)self;
+  Fiber *f = w->cur;
+  f->state = FIBER_AT_BARRIER;
+  f->predicate = predicate != 0;
+  asan_start(&f->asan_fake, w->sched_stack, w->sched_stack_size);
+  switch_context(&f->ctx, &w->sched);
+  asan_finish(f->asan_fake, &w->sched_stack, &w->sched_stack_size);
+  return w->barrier_count;
+}
+
+/* __syncthreads() in a launch without uses_barrier: remembered, reported after the block. */
+static int stray_barrier(P2cSimThread *self, int predicate) {
+  ((Worker *)self)->stray_barrier = true;
+  return predicate != 0;
+}
+
+/* ---- Fiber stacks per worker slot ---------------------------------------------------------- */
+
+static void pool_release(SimModule *m, SimStackPool *p) {
+  for (size_t i = 0; i < p->count; i++) fiber_delete(p->fibers[i]);
+  mem_free(m->alloc, p->fibers, p->cap * sizeof *p->fibers);
+  memset(p, 0, sizeof *p);
+}
+
+/* Makes sure the pool holds `count` fibers with stacks of `stack_size` bytes. */
+static bool pool_reserve(SimModule *m, SimStackPool *p, size_t count, size_t stack_size) {
+  if (p->stack_size != stack_size) pool_release(m, p);
+  p->stack_size = stack_size;
+  if (p->cap < count) {
+    Fiber **grown = mem_realloc(m->alloc, p->fibers, p->cap * sizeof *grown, count * sizeof *grown);
+    if (!grown) return false;
+    p->fibers = grown;
+    p->cap = count;
+  }
+  while (p->count < count) {
+    Fiber *f = fiber_new(stack_size);
+    if (!f) return false;
+    p->fibers[p->count++] = f;
+  }
+  return true;
+}
+
+void sim_free_stack_pools(SimModule *m) {
+  for (size_t i = 0; i < m->pool_count; i++) pool_release(m, &m->pools[i]);
+  mem_free(m->alloc, m->pools, m->pool_count * sizeof *m->pools);
+  m->pools = NULL;
+  m->pool_count = 0;
+}
+
+/* Grows the module's pools to `n` slots (empty ones are cheap: no stacks yet). */
+static bool pools_grow(SimModule *m, size_t n) {
+  if (m->pool_count >= n) return true;
+  SimStackPool *grown = mem_realloc(m->alloc, m->pools, m->pool_count * sizeof *grown,
+                                    n * sizeof *grown);
+  if (!grown) return false;
+  memset(grown + m->pool_count, 0, (n - m->pool_count) * sizeof *grown);
+  m->pools = grown;
+  m->pool_count = n;
+  return true;
+}
+
+/* ---- Blocks -------------------------------------------------------------------------------- */
+
+/* A block without barriers: its threads one after another, x fastest. */
+static bool run_block_plain(Worker *w) {
+  Run *r = w->run;
+  void (*entry)(void **) = r->entry;
+  void **args = r->l->args;
+  uint3 dim = w->st.block_dim;
+  for (unsigned z = 0; z < dim.z; z++)
+    for (unsigned y = 0; y < dim.y; y++)
+      for (unsigned x = 0; x < dim.x; x++) {
+        w->st.thread_idx = (uint3){x, y, z};
+        entry(args);
+      }
+  if (!w->stray_barrier) return true;
+  run_fail(r, P2C_ERR_SIM,
+           "kernel '%s' called __syncthreads() but was launched without barrier support "
+           "(uses_barrier is false)", r->l->symbol);
+  return false;
+}
+
+/* A block with barriers: rounds of resuming every runnable fiber until all have returned. */
+static bool run_block_fibers(Worker *w) {
+  Run *r = w->run;
+  size_t n = r->block_threads, exited = 0;
+  Fiber **fibers = w->pool->fibers;
+  for (size_t i = 0; i < n; i++) {
+    fiber_reset(w, fibers[i]);
+    fibers[i]->tid = index_3d(i, w->st.block_dim);
+  }
+  for (;;) {
+    size_t arrived = 0;
+    int count = 0;
+    for (size_t i = 0; i < n; i++) {
+      Fiber *f = fibers[i];
+      if (f->state != FIBER_RUNNABLE) continue;
+      fiber_resume(w, f);
+      if (f->state == FIBER_AT_BARRIER) {
+        arrived++;
+        count += f->predicate;
+      } else {
+        exited++;
+      }
+    }
+    if (arrived == 0) return true;
+    if (exited > 0) {
+      uint3 b = w->st.block_idx;
+      run_fail(r, P2C_ERR_SIM,
+               "kernel '%s': __syncthreads() reached by only part of block (%u,%u,%u): "
+               "%zu threads arrived, %zu exited (CUDA leaves this undefined)",
+               r->l->symbol, b.x, b.y, b.z, arrived, exited);
+      return false;
+    }
+    if (atomic_load_explicit(&r->stop, memory_order_relaxed)) return false;
+    w->barrier_count = count;
+    for (size_t i = 0; i < n; i++) fibers[i]->state = FIBER_RUNNABLE;
+  }
+}
+
+/* ---- Workers ------------------------------------------------------------------------------- */
+
+/* Gives a worker its fiber stacks and dynamic shared memory. */
+static bool worker_prepare(Worker *w) {
+  Run *r = w->run;
+  const SimLaunch *l = r->l;
+  w->st.grid_dim = (uint3){l->grid.x, l->grid.y, l->grid.z};
+  w->st.block_dim = (uint3){l->block.x, l->block.y, l->block.z};
+  w->st.barrier = l->uses_barrier ? fiber_barrier : stray_barrier;
+  size_t stack = l->stack_bytes ? l->stack_bytes : DEFAULT_STACK_BYTES;
+  if (l->uses_barrier && !pool_reserve(r->m, w->pool, r->block_threads, stack)) {
+    snprintf(w->failure, sizeof w->failure,
+             "cannot allocate fiber stacks: %u threads of %zu KiB each", r->block_threads,
+             stack / 1024);
+    return false;
+  }
+  if (l->dynamic_shared_bytes > 0) {
+    w->dynamic_shared_size = (size_t)l->dynamic_shared_bytes + 63;
+    w->dynamic_shared = mem_alloc(r->m->alloc, w->dynamic_shared_size);
+    if (!w->dynamic_shared) {
+      snprintf(w->failure, sizeof w->failure, "out of memory for dynamic shared memory");
+      return false;
+    }
+    w->st.dynamic_shared = (void *)round_up((uintptr_t)w->dynamic_shared, 64);
+  }
+  return true;
+}
+
+/* The loop of one worker: take a block, run it, until the grid is done or the launch stops. */
+static void worker_main(Worker *w) {
+  Run *r = w->run;
+  r->m->bind(&w->st);
+  if (worker_prepare(w)) {
+    uint3 grid = w->st.grid_dim;
+    while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+      uint64_t b = atomic_fetch_add(&r->next_block, 1);
+      if (b >= r->block_count) break;
+      w->st.block_idx = index_3d(b, grid);
+      bool ok = r->l->uses_barrier ? run_block_fibers(w) : run_block_plain(w);
+      if (!ok) break;
+      atomic_fetch_add(&r->blocks_done, 1);
+    }
+  }
+  r->m->bind(NULL);
+  mem_free(r->m->alloc, w->dynamic_shared, w->dynamic_shared_size);
+}
+
+static void *worker_thread(void *arg) {
+  worker_main(arg);
+  return NULL;
+}
+
+/* Runs the launch on `n` workers: n - 1 new threads and the caller's. */
+static void run_workers(Run *r, Worker *workers, size_t n) {
+  pthread_t tids[MAX_WORKERS];
+  size_t started = 1;
+  for (; started < n; started++)
+    if (pthread_create(&tids[started], NULL, worker_thread, &workers[started]) != 0) break;
+  worker_main(&workers[0]);
+  for (size_t i = 1; i < started; i++) pthread_join(tids[i], NULL);
+  if (r->status == P2C_OK && atomic_load(&r->blocks_done) < r->block_count) {
+    const char *why = "no worker could start";
+    for (size_t i = 0; i < n; i++)
+      if (workers[i].failure[0]) why = workers[i].failure;
+    run_fail(r, P2C_ERR_SIM, "%s", why);
+  }
+}
+
+/* ---- Launch -------------------------------------------------------------------------------- */
+
+unsigned sim_cpu_count(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return (unsigned)CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned)n : 1;
+}
+
+static P2cStatus launch_error(const SimLaunch *l, P2cStatus st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static P2cStatus launch_error(const SimLaunch *l, P2cStatus st, const char *fmt, ...) {
+  if (l->errbuf && l->errbuf_size > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->errbuf, l->errbuf_size, fmt, ap);
+    va_end(ap);
+  }
+  return st;
+}
+
+/* Checks grid, block and shared memory against CUDA's limits; writes the complaint to `msg`. */
+static bool check_config(const SimLaunch *l, char *msg, size_t size) {
+  SimDim3 g = l->grid, b = l->block;
+  uint64_t threads = (uint64_t)b.x * b.y * b.z;
+  if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z)
+    snprintf(msg, size, "grid (%u,%u,%u) and block (%u,%u,%u) need every dimension >= 1", g.x,
+             g.y, g.z, b.x, b.y, b.z);
+  else if (b.x > 1024 || b.y > 1024 || b.z > 64)
+    snprintf(msg, size, "block (%u,%u,%u) exceeds CUDA's limits (1024,1024,64)", b.x, b.y, b.z);
+  else if (threads > MAX_BLOCK_THREADS)
+    snprintf(msg, size, "block (%u,%u,%u) has %llu threads; CUDA allows at most %d", b.x, b.y,
+             b.z, (unsigned long long)threads, MAX_BLOCK_THREADS);
+  else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
+    snprintf(msg, size, "grid (%u,%u,%u) exceeds CUDA's limits (2147483647,65535,65535)", g.x,
+             g.y, g.z);
+  else if (l->dynamic_shared_bytes > MAX_DYNAMIC_SHARED)
+    snprintf(msg, size, "%u bytes of dynamic shared memory exceed the %d a block may use",
+             l->dynamic_shared_bytes, MAX_DYNAMIC_SHARED);
+  else
+    return true;
+  return false;
+}
+
+/* Finds p2c_sim_entry_<symbol>; NULL with a message in `msg`. */
+static void (*find_entry(SimModule *m, const char *symbol, char *msg, size_t size))(void **) {
+  size_t len = symbol ? strlen(symbol) : 0;
+  bool ok = len > 0 && len <= MAX_SYMBOL;
+  for (size_t i = 0; ok && i < len; i++) {
+    char c = symbol[i];
+    ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9');
+  }
+  if (!ok) {
+    snprintf(msg, size, "bad kernel symbol '%.*s'", MAX_SYMBOL, symbol ? symbol : "");
+    return NULL;
+  }
+  char name[sizeof "p2c_sim_entry_" + MAX_SYMBOL];
+  snprintf(name, sizeof name, "p2c_sim_entry_%s", symbol);
+  void (*entry)(void **) = (void (*)(void **))sim_dlsym_fn(m->handle, name);
+  if (!entry) snprintf(msg, size, "no kernel '%s' in the simulator module (looked for %s)", symbol, name);
+  return entry;
+}
+
+P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
+  char msg[512];
+  if (!m || !l) return P2C_ERR_USAGE;
+  if (!m->handle) return launch_error(l, P2C_ERR_SIM, "the simulator module did not load: %s", m->error);
+  if (!check_config(l, msg, sizeof msg)) return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);
+  void (*entry)(void **) = find_entry(m, l->symbol, msg, sizeof msg);
+  if (!entry) return launch_error(l, P2C_ERR_SIM, "%s", msg);
+
+  Run r;
+  memset(&r, 0, sizeof r);
+  r.l = l;
+  r.m = m;
+  r.entry = entry;
+  r.block_count = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
+  r.block_threads = l->block.x * l->block.y * l->block.z;
+  atomic_init(&r.next_block, 0);
+  atomic_init(&r.blocks_done, 0);
+  atomic_init(&r.stop, false);
+  pthread_mutex_init(&r.error_lock, NULL);
+  size_t n = l->threads ? l->threads : sim_cpu_count();
+  if (n > MAX_WORKERS) n = MAX_WORKERS;
+  if (n > r.block_count) n = (size_t)r.block_count;
+
+  pthread_mutex_lock(&m->launch_lock);
+  Worker *workers = mem_alloc(m->alloc, n * sizeof *workers);
+  if (!workers || !pools_grow(m, n)) {
+    run_fail(&r, P2C_ERR_NOMEM, "out of memory starting %zu simulator workers", n);
+  } else {
+    memset(workers, 0, n * sizeof *workers);
+    for (size_t i = 0; i < n; i++) {
+      workers[i].run = &r;
+      workers[i].pool = &m->pools[i];
+    }
+    run_workers(&r, workers, n);
+  }
+  mem_free(m->alloc, workers, n * sizeof *workers);
+  pthread_mutex_unlock(&m->launch_lock);
+  pthread_mutex_destroy(&r.error_lock);
+  if (r.status != P2C_OK) return launch_error(l, r.status, "%s", r.message);
+  return P2C_OK;
+}

@@ -1,0 +1,45 @@
+/* The simulator's module object, shared by sim.c (loading) and launch.c (running). Private to
+ * src/runtime/sim. */
+#ifndef P2C_RUNTIME_SIM_MODULE_H
+#define P2C_RUNTIME_SIM_MODULE_H
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "runtime/sim/prelude.h"
+#include "runtime/sim/sim.h"
+
+/* Fiber stacks kept by one worker slot across launches (launch.c). */
+typedef struct SimStackPool SimStackPool;
+
+struct SimModule {
+  const P2cAllocator *alloc;
+  void *handle;                           /* dlopen handle; NULL when the load failed */
+  void (*bind)(P2cSimThread *self);       /* the module's p2c_sim_bind */
+  bool cache_hit;
+  char *log;                              /* compiler output, NUL-terminated; NULL: none */
+  size_t log_size;                        /* bytes allocated for log */
+  char error[1024];
+
+  pthread_mutex_t launch_lock;            /* one launch at a time */
+  SimStackPool *pools;                    /* one per worker slot, grown on demand */
+  size_t pool_count;
+};
+
+/* dlsym for a function: ISO C has no cast from an object pointer to a function pointer. Cast
+ * the result to the function's type. */
+typedef void (*SimFn)(void);
+static inline SimFn sim_dlsym_fn(void *handle, const char *name) {
+  void *p = dlsym(handle, name);
+  SimFn f;
+  memcpy(&f, &p, sizeof f);
+  return f;
+}
+
+/* Frees the fiber stacks of all worker slots (launch.c). */
+void sim_free_stack_pools(SimModule *m);
+
+#endif

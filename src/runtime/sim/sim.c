@@ -1,0 +1,469 @@
+/* The simulator's module loader: host compile, cache, dlopen.
+ *
+ * sim_module_load writes the generated CUDA C and the host prelude into a work folder, runs the
+ * host C++ compiler on them (posix_spawn, no shell; output captured into the module's log),
+ * and dlopens the shared object. Compiled objects are cached under <cache>/sim/<hash>.so with
+ * the full key next to them (<hash>.key: pyk2cuda version, compiler command, prelude, source);
+ * a hit compares the key byte for byte, so the hash only names files. Entries are written to a
+ * temporary name and renamed, so a reader never sees half a file; an entry that does not load
+ * is rebuilt in place; an entry whose key differs (a hash collision) is left alone and the
+ * module is built without the cache. */
+#include <assert.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/sim/module.h"
+#include "util/arena.h"
+
+extern char **environ;
+
+enum {
+  PATH_BYTES = 4096,
+  MAX_CXX_WORDS = 32,
+  MAX_LOG_BYTES = 1 << 20,       /* longer compiler output is truncated */
+  COMPILE_TIMEOUT_S = 600,
+};
+
+/* Flags after the compiler's own words. -fwrapv: Numba's integers wrap. -fno-math-errno lets
+ * sqrt and friends inline (errno is not observable from a kernel). -ffp-contract=off: no fused
+ * multiply-add behind the program's back, the same result on every host. The kernels and the
+ * entries have default visibility; -fno-semantic-interposition still lets the entry inline the
+ * kernel. */
+static const char *const CXX_FLAGS[] = {
+    "-std=c++17", "-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing",
+    "-fno-math-errno", "-ffp-contract=off", "-fno-semantic-interposition",
+};
+enum { CXX_FLAG_COUNT = sizeof CXX_FLAGS / sizeof CXX_FLAGS[0] };
+
+/* Every simulated thread reads the module's thread_local `p2c_sim_self`. With the default TLS
+ * dialect that is a call to __tls_get_addr; with TLS descriptors glibc places a small module's
+ * TLS in the static block when it fits, and the access costs a load. Measured: vecadd 7.3 ns
+ * per simulated thread without, 4.2 ns with (docs/simulator.md). Compilers that do not know
+ * the flag (clang before 19) get a second try without it. */
+#if defined(__x86_64__)
+static const char *const TLS_FLAG = "-mtls-dialect=gnu2";
+#else
+static const char *const TLS_FLAG = NULL;
+#endif
+
+/* One build's paths and command line. */
+typedef struct Build {
+  char *words[MAX_CXX_WORDS + 1]; /* the compiler command, split; storage in `words_buf` */
+  size_t word_count;
+  char words_buf[1024];
+  char cache_dir[PATH_BYTES];     /* "<root>/sim", or "" when not caching */
+  char hash[17];                  /* 16 hex digits of the key's hash */
+  char *key;                      /* the full cache key (allocator) */
+  size_t key_len;
+} Build;
+
+static void set_error(SimModule *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(SimModule *m, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m->error, sizeof m->error, fmt, ap);
+  va_end(ap);
+}
+
+/* snprintf into a path buffer; false when the path does not fit. */
+static bool path_printf(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool path_printf(char *out, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(out, PATH_BYTES, fmt, ap);
+  va_end(ap);
+  return n >= 0 && n < PATH_BYTES;
+}
+
+/* ---- Files --------------------------------------------------------------------------------- */
+
+/* Reads a whole file (at most `limit` bytes, the rest dropped) into a NUL-terminated buffer from
+ * the allocator. False when it cannot be opened or read, or memory runs out. */
+static bool read_file(const P2cAllocator *alloc, const char *path, size_t limit, char **data,
+                      size_t *len, size_t *alloc_size) {
+  FILE *f = fopen(path, "rbe");
+  if (!f) return false;
+  size_t cap = 4096, n = 0;
+  char *buf = mem_alloc(alloc, cap);
+  bool ok = buf != NULL;
+  while (ok && n < limit) {
+    if (n + 1 == cap) {
+      char *bigger = mem_realloc(alloc, buf, cap, cap * 2);
+      if (!bigger) { ok = false; break; }
+      buf = bigger;
+      cap *= 2;
+    }
+    size_t want = cap - 1 - n < limit - n ? cap - 1 - n : limit - n;
+    size_t got = fread(buf + n, 1, want, f);
+    n += got;
+    if (got < want) { ok = !ferror(f); break; }
+  }
+  fclose(f);
+  if (!ok) { mem_free(alloc, buf, cap); return false; }
+  buf[n] = '\0';
+  *data = buf;
+  *len = n;
+  *alloc_size = cap;
+  return true;
+}
+
+static bool write_file(const char *path, const void *data, size_t len) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  const char *p = data;
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) { close(fd); return false; }
+    p += n;
+    len -= (size_t)n;
+  }
+  return close(fd) == 0;
+}
+
+/* mkdir -p, new folders private to the user (a cache of code that gets loaded). */
+static bool make_dirs(const char *path) {
+  char buf[PATH_BYTES];
+  if (!path_printf(buf, "%s", path)) return false;
+  for (char *p = buf + 1; ; p++) {
+    if (*p != '/' && *p != '\0') continue;
+    char c = *p;
+    *p = '\0';
+    if (mkdir(buf, 0700) != 0 && errno != EEXIST) return false;
+    *p = c;
+    if (c == '\0') break;
+  }
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Removes what a build leaves in its work folder, then the folder. */
+static void remove_work_dir(const char *dir) {
+  static const char *const names[] = {"prelude.h", "src.cu", "mod.so", "log.txt", "key"};
+  char path[PATH_BYTES];
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (path_printf(path, "%s/%s", dir, names[i])) unlink(path);
+  rmdir(dir);
+}
+
+/* ---- Cache key ----------------------------------------------------------------------------- */
+
+/* 64-bit FNV-1a. Written here rather than taken from a library: the hash only names cache files
+ * (a hit compares the whole key), so it needs no cryptographic strength, and the cache should
+ * not add a dependency (libcrypto, xxhash headers) to the build. */
+static uint64_t fnv1a64(const char *data, size_t len) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t i = 0; i < len; i++) {
+    h ^= (unsigned char)data[i];
+    h *= 0x100000001b3u;
+  }
+  return h;
+}
+
+/* The cache root: the request's, else $PYK2CUDA_CACHE_DIR, $XDG_CACHE_HOME/pyk2cuda,
+ * $HOME/.cache/pyk2cuda. False when none can be named. */
+static bool cache_root(const SimLoadRequest *req, char *out) {
+  const char *env;
+  if (req->cache_dir && *req->cache_dir) return path_printf(out, "%s", req->cache_dir);
+  if ((env = getenv("PYK2CUDA_CACHE_DIR")) && *env) return path_printf(out, "%s", env);
+  if ((env = getenv("XDG_CACHE_HOME")) && *env) return path_printf(out, "%s/pyk2cuda", env);
+  if ((env = getenv("HOME")) && *env) return path_printf(out, "%s/.cache/pyk2cuda", env);
+  return false;
+}
+
+/* Splits the compiler command at spaces into b->words. */
+static bool split_command(Build *b, const char *cxx) {
+  if (strlen(cxx) >= sizeof b->words_buf) return false;
+  strcpy(b->words_buf, cxx);
+  b->word_count = 0;
+  for (char *p = b->words_buf; *p;) {
+    while (*p == ' ' || *p == '\t') *p++ = '\0';
+    if (!*p) break;
+    if (b->word_count == MAX_CXX_WORDS) return false;
+    b->words[b->word_count++] = p;
+    while (*p && *p != ' ' && *p != '\t') p++;
+  }
+  return b->word_count > 0;
+}
+
+static char *append(char *p, const void *data, size_t n) {
+  memcpy(p, data, n);
+  return p + n;
+}
+
+/* The key: everything the shared object depends on. */
+static bool make_key(Build *b, const SimLoadRequest *req, const P2cAllocator *alloc) {
+  size_t cmd_len = 0;
+  for (size_t i = 0; i < b->word_count; i++) cmd_len += strlen(b->words[i]) + 1;
+  for (size_t i = 0; i < CXX_FLAG_COUNT; i++) cmd_len += strlen(CXX_FLAGS[i]) + 1;
+  if (TLS_FLAG) cmd_len += strlen(TLS_FLAG) + 1;
+  char head[128];
+  int head_len = snprintf(head, sizeof head, "pyk2cuda-sim %s abi %d\n", PYK2CUDA_VERSION_STRING,
+                          P2C_SIM_ABI_VERSION);
+  b->key_len = (size_t)head_len + cmd_len + 1 + sim_prelude_size + 1 + req->source_len;
+  b->key = mem_alloc(alloc, b->key_len);
+  if (!b->key) return false;
+  char *p = b->key;
+  p = append(p, head, (size_t)head_len);
+  for (size_t i = 0; i < b->word_count + CXX_FLAG_COUNT; i++) {
+    const char *w = i < b->word_count ? b->words[i] : CXX_FLAGS[i - b->word_count];
+    p = append(p, w, strlen(w));
+    p = append(p, " ", 1);
+  }
+  if (TLS_FLAG) {
+    p = append(p, TLS_FLAG, strlen(TLS_FLAG));
+    p = append(p, " ", 1);
+  }
+  p = append(p, "\n", 1);
+  p = append(p, sim_prelude_text, sim_prelude_size);
+  p = append(p, "", 1);  /* a NUL: the prelude cannot run into the source */
+  p = append(p, req->source, req->source_len);
+  assert(p == b->key + b->key_len);
+  snprintf(b->hash, sizeof b->hash, "%016llx", (unsigned long long)fnv1a64(b->key, b->key_len));
+  return true;
+}
+
+/* ---- Loading ------------------------------------------------------------------------------- */
+
+/* dlopens a compiled module and binds its prelude functions. */
+static bool load_object(SimModule *m, const char *path) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *why = dlerror();
+    set_error(m, "cannot load the simulator module: %s", why ? why : "unknown error");
+    return false;
+  }
+  unsigned (*abi)(void) = (unsigned (*)(void))sim_dlsym_fn(h, "p2c_sim_abi");
+  void (*bind)(P2cSimThread *) = (void (*)(P2cSimThread *))sim_dlsym_fn(h, "p2c_sim_bind");
+  if (!abi || !bind || abi() != P2C_SIM_ABI_VERSION) {
+    set_error(m, "the simulator module %s was not built with this prelude", path);
+    dlclose(h);
+    return false;
+  }
+  m->handle = h;
+  m->bind = bind;
+  return true;
+}
+
+typedef enum CacheLookup { CACHE_HIT, CACHE_MISS, CACHE_COLLISION } CacheLookup;
+
+/* Looks the key up in b->cache_dir and loads the entry when it matches. */
+static CacheLookup cache_lookup(SimModule *m, const Build *b) {
+  char path[PATH_BYTES];
+  char *key = NULL;
+  size_t len = 0, size = 0;
+  if (!path_printf(path, "%s/%s.key", b->cache_dir, b->hash)) return CACHE_MISS;
+  if (!read_file(m->alloc, path, b->key_len + 1, &key, &len, &size)) return CACHE_MISS;
+  bool same = len == b->key_len && memcmp(key, b->key, len) == 0;
+  mem_free(m->alloc, key, size);
+  if (!same) return CACHE_COLLISION;
+  if (!path_printf(path, "%s/%s.so", b->cache_dir, b->hash)) return CACHE_MISS;
+  return load_object(m, path) ? CACHE_HIT : CACHE_MISS;
+}
+
+/* Moves a fresh build into the cache: the object first, then its key. Failure only means the
+ * next load compiles again. */
+static void cache_store(const Build *b, const char *work) {
+  char from[PATH_BYTES], to[PATH_BYTES];
+  if (!path_printf(from, "%s/mod.so", work) || !path_printf(to, "%s/%s.so", b->cache_dir, b->hash))
+    return;
+  if (rename(from, to) != 0) return;
+  if (!path_printf(from, "%s/key", work) || !path_printf(to, "%s/%s.key", b->cache_dir, b->hash))
+    return;
+  if (write_file(from, b->key, b->key_len)) rename(from, to);
+}
+
+/* ---- Compiling ----------------------------------------------------------------------------- */
+
+/* Waits for the compiler; kills it after COMPILE_TIMEOUT_S. Returns the wait status, or -1. */
+static int wait_compiler(pid_t pid) {
+  struct timespec start, now, nap = {0, 1000000};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    int status;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) return -1;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec > COMPILE_TIMEOUT_S) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    nanosleep(&nap, NULL);
+    if (nap.tv_nsec < 20000000) nap.tv_nsec *= 2;
+  }
+}
+
+/* The first line of the log that mentions an error, for the message. */
+static void first_error_line(const char *log, char *out, size_t size) {
+  out[0] = '\0';
+  const char *hit = log ? strstr(log, "error") : NULL;
+  if (!hit) return;
+  const char *start = hit, *end = hit;
+  while (start > log && start[-1] != '\n') start--;
+  while (*end && *end != '\n') end++;
+  snprintf(out, size, ": %.*s", (int)(end - start > 300 ? 300 : end - start), start);
+}
+
+/* Runs the compiler in `work` on src.cu, output into mod.so, messages into the module's log
+ * (replacing an earlier one). */
+static bool run_compiler(SimModule *m, const Build *b, const char *work, const char *extra) {
+  char prelude[PATH_BYTES], src[PATH_BYTES], out[PATH_BYTES], log[PATH_BYTES];
+  if (!path_printf(prelude, "%s/prelude.h", work) || !path_printf(src, "%s/src.cu", work) ||
+      !path_printf(out, "%s/mod.so", work) || !path_printf(log, "%s/log.txt", work)) {
+    set_error(m, "the simulator's work folder path is too long: %s", work);
+    return false;
+  }
+  char *argv[MAX_CXX_WORDS + CXX_FLAG_COUNT + 10];
+  size_t n = 0;
+  for (size_t i = 0; i < b->word_count; i++) argv[n++] = b->words[i];
+  for (size_t i = 0; i < CXX_FLAG_COUNT; i++) argv[n++] = (char *)CXX_FLAGS[i];
+  if (extra) argv[n++] = (char *)extra;
+  char *tail[] = {"-include", prelude, "-x", "c++", src, "-o", out, NULL};
+  memcpy(argv + n, tail, sizeof tail);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  pid_t pid;
+  int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (err != 0) {
+    set_error(m, "cannot run the host C++ compiler '%s': %s (set PYK2CUDA_CXX to another one)",
+              argv[0], strerror(err));
+    return false;
+  }
+  int status = wait_compiler(pid);
+  size_t len;
+  mem_free(m->alloc, m->log, m->log_size);
+  m->log = NULL;
+  if (!read_file(m->alloc, log, MAX_LOG_BYTES, &m->log, &len, &m->log_size)) m->log = NULL;
+  if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+
+  char first[320];
+  first_error_line(m->log, first, sizeof first);
+  if (status == -1)
+    set_error(m, "the host C++ compiler '%s' did not finish", argv[0]);
+  else if (WIFEXITED(status))
+    set_error(m, "the host C++ compiler '%s' failed with exit status %d%s", argv[0],
+              WEXITSTATUS(status), first);
+  else
+    set_error(m, "the host C++ compiler '%s' was killed by signal %d", argv[0], WTERMSIG(status));
+  return false;
+}
+
+/* Makes a private work folder: inside the cache folder when caching (so that the result can be
+ * renamed into place), else under $TMPDIR. */
+static bool make_work_dir(const Build *b, char *work) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  bool ok = b->cache_dir[0] ? path_printf(work, "%s/tmp-XXXXXX", b->cache_dir)
+                            : path_printf(work, "%s/pyk2cuda-sim-XXXXXX", tmp);
+  return ok && mkdtemp(work) != NULL;
+}
+
+/* Compiles the source in a work folder, loads the result, and stores it in the cache. */
+static P2cStatus build_and_load(SimModule *m, const Build *b, const SimLoadRequest *req,
+                                bool store) {
+  char work[PATH_BYTES], path[PATH_BYTES];
+  if (!make_work_dir(b, work)) {
+    set_error(m, "cannot make a work folder for the simulator: %s", strerror(errno));
+    return P2C_ERR_IO;
+  }
+  P2cStatus st = P2C_ERR_IO;
+  if (!path_printf(path, "%s/prelude.h", work) ||
+      !write_file(path, sim_prelude_text, sim_prelude_size) ||
+      !path_printf(path, "%s/src.cu", work) || !write_file(path, req->source, req->source_len)) {
+    set_error(m, "cannot write the simulator's sources in %s: %s", work, strerror(errno));
+    goto done;
+  }
+  st = P2C_ERR_SIM;
+  bool built = run_compiler(m, b, work, TLS_FLAG);
+  if (!built && TLS_FLAG && m->log && strstr(m->log, "tls-dialect"))
+    built = run_compiler(m, b, work, NULL);
+  if (!built) goto done;
+  /* Load from the work folder, whose name is unique: dlopen never confuses it with an object
+   * this process loaded earlier under the cache's name. */
+  if (!path_printf(path, "%s/mod.so", work) || !load_object(m, path)) goto done;
+  if (store) cache_store(b, work);
+  st = P2C_OK;
+done:
+  remove_work_dir(work);
+  return st;
+}
+
+/* Chooses the compiler, the key and the cache folder for a request. */
+static P2cStatus prepare_build(SimModule *m, Build *b, const SimLoadRequest *req) {
+  const char *cxx = req->cxx;
+  if (!cxx || !*cxx) cxx = getenv("PYK2CUDA_CXX");
+  if (!cxx || !*cxx) cxx = "c++";
+  if (!split_command(b, cxx)) {
+    set_error(m, "bad host compiler command '%.200s'", cxx);
+    return P2C_ERR_SIM;
+  }
+  if (!make_key(b, req, m->alloc)) return P2C_ERR_NOMEM;
+  char root[PATH_BYTES];
+  b->cache_dir[0] = '\0';
+  if (!req->no_cache && cache_root(req, root) && path_printf(b->cache_dir, "%s/sim", root) &&
+      !make_dirs(b->cache_dir))
+    b->cache_dir[0] = '\0';  /* unusable cache: build in a temporary folder */
+  return P2C_OK;
+}
+
+P2cStatus sim_module_load(const SimLoadRequest *req, SimModule **out) {
+  *out = NULL;
+  if (!req || !req->source) return P2C_ERR_USAGE;
+  const P2cAllocator *alloc = req->allocator ? req->allocator : mem_default();
+  SimModule *m = mem_alloc(alloc, sizeof *m);
+  if (!m) return P2C_ERR_NOMEM;
+  memset(m, 0, sizeof *m);
+  m->alloc = alloc;
+  pthread_mutex_init(&m->launch_lock, NULL);
+
+  Build b;
+  memset(&b, 0, sizeof b);
+  P2cStatus st = prepare_build(m, &b, req);
+  if (st == P2C_OK) {
+    CacheLookup found = b.cache_dir[0] ? cache_lookup(m, &b) : CACHE_MISS;
+    m->cache_hit = found == CACHE_HIT;
+    m->error[0] = '\0';  /* a failed lookup is not the caller's error */
+    if (!m->cache_hit) st = build_and_load(m, &b, req, b.cache_dir[0] && found == CACHE_MISS);
+  }
+  mem_free(alloc, b.key, b.key_len);
+  if (st == P2C_ERR_NOMEM) {
+    sim_module_delete(m);
+    return st;
+  }
+  *out = m;
+  return st;
+}
+
+void sim_module_delete(SimModule *m) {
+  if (!m) return;
+  sim_free_stack_pools(m);
+  if (m->handle) dlclose(m->handle);
+  mem_free(m->alloc, m->log, m->log_size);
+  pthread_mutex_destroy(&m->launch_lock);
+  mem_free(m->alloc, m, sizeof *m);
+}
+
+bool sim_module_cache_hit(const SimModule *m) { return m && m->cache_hit; }
+
+const char *sim_module_log(const SimModule *m) { return m && m->log ? m->log : ""; }
+
+const char *sim_module_error(const SimModule *m) { return m ? m->error : ""; }

@@ -1,0 +1,86 @@
+/* The CPU simulator: runs the generated CUDA C on the host (`--device sim`).
+ *
+ * sim_module_load compiles the CUDA C text with the host C++ compiler and a prelude that defines
+ * the CUDA built-ins (prelude.h), caches the shared object, and loads it with dlopen.
+ * sim_launch runs one kernel over a grid: blocks go to a pool of worker threads; the threads of a
+ * block run one after another, or as fibers that switch at __syncthreads() when the kernel uses
+ * barriers. See docs/simulator.md.
+ *
+ * A SimModule is used by one launch at a time (launches on one module are serialized); separate
+ * modules share nothing. The simulator never prints and never exits: failures are statuses with
+ * a message, and the host compiler's output is kept as a log. */
+#ifndef P2C_RUNTIME_SIM_H
+#define P2C_RUNTIME_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pyk2cuda.h"
+
+typedef struct SimModule SimModule;
+
+typedef struct SimDim3 {
+  uint32_t x, y, z;
+} SimDim3;
+
+typedef struct SimLoadRequest {
+  const char *source;            /* the generated CUDA C (docs/generated-code.md) */
+  size_t source_len;
+  /* The host C++ compiler and any extra arguments, split at spaces (no quoting).
+   * NULL: $PYK2CUDA_CXX, else "c++". */
+  const char *cxx;
+  /* Where compiled modules are cached (a sim/ folder is made inside). NULL: $PYK2CUDA_CACHE_DIR,
+   * else $XDG_CACHE_HOME/pyk2cuda, else $HOME/.cache/pyk2cuda. */
+  const char *cache_dir;
+  bool no_cache;                 /* neither read nor write the cache */
+  const P2cAllocator *allocator; /* NULL: malloc; must outlive the module */
+} SimLoadRequest;
+
+/* Compiles and loads `req->source`. Status: P2C_OK; P2C_ERR_SIM when the host compiler fails
+ * or cannot be run, or the result does not load; P2C_ERR_IO when no temporary folder can be
+ * written; P2C_ERR_USAGE for a request without source; P2C_ERR_NOMEM.
+ * On every status but P2C_ERR_USAGE and P2C_ERR_NOMEM, *out receives a module (owned by the
+ * caller, released with sim_module_delete) holding the compiler's log and, after a failure, the
+ * message (sim_module_error); only a module loaded with P2C_OK can launch. Otherwise *out is NULL.
+ * An unusable cache folder is not an error: the module is then built in a temporary folder. */
+P2cStatus sim_module_load(const SimLoadRequest *req, SimModule **out);
+
+/* Unloads the module and frees its fiber stacks. Accepts NULL. Must not race a launch. */
+void sim_module_delete(SimModule *m);
+
+/* True when the module came from the cache, without running the compiler. */
+bool sim_module_cache_hit(const SimModule *m);
+/* The host compiler's output (warnings, errors), "" when it printed nothing or did not run.
+ * Owned by the module. */
+const char *sim_module_log(const SimModule *m);
+/* Why the load failed, "" after success. Owned by the module. */
+const char *sim_module_error(const SimModule *m);
+
+typedef struct SimLaunch {
+  const char *symbol;            /* P2cKernelInfo.symbol: the entry is p2c_sim_entry_<symbol> */
+  SimDim3 grid, block;
+  uint32_t dynamic_shared_bytes; /* P2C_DYNAMIC_SHARED storage per block */
+  void **args;                   /* as cuLaunchKernel's kernelParams */
+  bool uses_barrier;             /* P2cKernelInfo.uses_barrier: run each block's threads as fibers */
+  unsigned threads;              /* worker threads; 0: the number of CPUs this process may use */
+  size_t stack_bytes;            /* stack of each fiber (uses_barrier); 0: 64 KiB */
+  char *errbuf;                  /* receives a message on failure; may be NULL */
+  size_t errbuf_size;
+} SimLaunch;
+
+/* Runs one kernel and returns when every block has finished or the launch stopped on an error.
+ * Status: P2C_OK; P2C_ERR_SIM for a bad launch configuration, an unknown kernel, a module that
+ * did not load, __syncthreads() reached by only part of a block, a barrier in a kernel launched
+ * without uses_barrier, or no memory for fiber stacks; P2C_ERR_NOMEM. The message goes to
+ * l->errbuf. Kernel output (printf) goes to the process's stdout. */
+P2cStatus sim_launch(SimModule *m, const SimLaunch *l);
+
+/* The number of CPUs this process may run on (at least 1). */
+unsigned sim_cpu_count(void);
+
+/* The text of prelude.h, generated at build time (prelude_text.c). */
+extern const char sim_prelude_text[];
+extern const size_t sim_prelude_size;
+
+#endif

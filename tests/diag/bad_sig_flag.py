@@ -1,0 +1,6 @@
+# args: --sig k
+from numba import cuda
+
+@cuda.jit
+def k(a):
+    a[0] = 1

@@ -1,0 +1,2 @@
+from numba import cuda
+# café

@@ -1,0 +1,5 @@
+from numba import cuda
+
+@cuda.jit("void(float64[:])")
+def k(a):
+    a[0] = a[0] & 1

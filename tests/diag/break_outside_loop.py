@@ -1,0 +1,5 @@
+from numba import cuda
+
+@cuda.jit("void(float32[:])")
+def k(a):
+    break

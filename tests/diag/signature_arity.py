@@ -1,0 +1,5 @@
+from numba import cuda
+
+@cuda.jit("void(int32[:], int32)")
+def k(a):
+    a[0] = 1
