@@ -193,6 +193,99 @@ P2C_API const void *p2c_module_image(const P2cModule *module, size_t *size);
 /* NVRTC's program log of the last compile, or "". Owned by the module. */
 P2C_API const char *p2c_module_nvrtc_log(const P2cModule *module);
 
+
+/* ---- Running kernels ----------------------------------------------------------------------- */
+
+typedef enum P2cDeviceKind {
+  P2C_DEVICE_AUTO = 0,   /* the GPU when a driver and a device are there, else the simulator */
+  P2C_DEVICE_GPU,
+  P2C_DEVICE_SIM         /* the CPU simulator: the same CUDA C, compiled by the host C++ compiler */
+} P2cDeviceKind;
+
+/* An array in host memory, described as NumPy describes it (strides in bytes). */
+typedef struct P2cHostArray {
+  P2cScalarType dtype;
+  int ndim;
+  int64_t shape[P2C_MAX_NDIM];
+  int64_t strides[P2C_MAX_NDIM];
+  void *data;
+} P2cHostArray;
+
+/* One kernel argument. Scalars: `i` for signed integers, `u` for unsigned, `f` for floats,
+ * `b` for bool. A kernel's types follow its arguments, as Numba types them: a Python int is
+ * int64, a float float64; an array's layout (C, F or A) is found from its strides. */
+typedef struct P2cValue {
+  bool is_array;
+  P2cScalarType type;       /* the scalar's type, or the array's dtype (array.dtype) */
+  union {
+    bool b;
+    int64_t i;
+    uint64_t u;
+    double f;
+  } scalar;
+  P2cHostArray array;
+} P2cValue;
+
+typedef struct P2cLaunchOptions {
+  P2cDeviceKind device;
+  uint32_t grid[3];         /* 0 is taken as 1 */
+  uint32_t block[3];
+  uint32_t shared_bytes;    /* dynamic shared memory per block */
+  int repeat;               /* launches (kernel times are reported as min and median); <= 1: once */
+  bool no_cache;            /* bypass the compile cache */
+  const char *arch;         /* GPU architecture, "sm_90"; NULL: the device's own */
+} P2cLaunchOptions;
+
+typedef struct P2cLaunchReport {
+  P2cDeviceKind device;     /* where it ran */
+  bool cache_hit;           /* the compiled kernel came from the cache */
+  double compile_ms;        /* translation and compilation (or cache look-up) */
+  double h2d_ms, d2h_ms;    /* copies (0 on the simulator, which works on host memory) */
+  double kernel_ms_min, kernel_ms_median;
+  char message[256];        /* a remark for the user (e.g. why AUTO chose the simulator) */
+} P2cLaunchReport;
+
+/* Translates `kernel` of the Python `source` for the types of `args` (values are not read):
+ * *out receives a module with one kernel specialization, as p2c_translate does. */
+P2C_API P2cStatus p2c_specialize(P2cCompiler *compiler, const char *filename, const char *source,
+                                 size_t length, const char *kernel, const P2cValue *args,
+                                 size_t nargs, P2cModule **out);
+/* Launches kernel `kernel_index` of a module with `args` (see p2c_launch). */
+P2C_API P2cStatus p2c_module_launch(P2cCompiler *compiler, P2cModule *module, size_t kernel_index,
+                                    const P2cValue *args, size_t nargs,
+                                    const P2cLaunchOptions *options, P2cLaunchReport *report);
+/* Runs `kernel` from the Python `source` with `args`, in the kernel's parameter order: the
+ * kernel is specialized for the arguments' types (each new type tuple is a new specialization,
+ * compiled once and cached), launched with the options' grid and block, and every array is
+ * written back to its host memory (arrays are updated in place). `report` may be NULL.
+ * With P2C_ERR_SOURCE, *diagnostics (if not NULL) receives the module holding the diagnostics
+ * (owned by the caller); otherwise it is set to NULL. Other failures leave a message in the
+ * compiler's last error: P2C_ERR_USAGE (wrong number or kinds of arguments, bad launch
+ * configuration), P2C_ERR_NO_CUDA, P2C_ERR_CUDA, P2C_ERR_NVRTC, P2C_ERR_SIM. */
+P2C_API P2cStatus p2c_launch(P2cCompiler *compiler, const char *filename, const char *source,
+                             size_t length, const char *kernel, const P2cValue *args,
+                             size_t nargs, const P2cLaunchOptions *options,
+                             P2cLaunchReport *report, P2cModule **diagnostics);
+
+
+/* ---- Host arrays and .npy files ----------------------------------------------------------- */
+
+/* A zero-filled C-ordered array; its data comes from the compiler's allocator. Release it with
+ * p2c_host_array_free. */
+P2C_API P2cStatus p2c_host_array_new(P2cCompiler *compiler, P2cScalarType dtype, int ndim,
+                                     const int64_t *shape, P2cHostArray *out);
+/* Reads a .npy file (format 1.0-3.0, any supported dtype, C or Fortran order, either byte
+ * order) into a new host array in native byte order. Malformed, truncated, object or pickled
+ * files give P2C_ERR_FORMAT, unreadable ones P2C_ERR_IO; the last error says why. */
+P2C_API P2cStatus p2c_npy_load(P2cCompiler *compiler, const char *path, P2cHostArray *out);
+/* Writes a C- or Fortran-contiguous host array to a .npy file, atomically. */
+P2C_API P2cStatus p2c_npy_save(P2cCompiler *compiler, const char *path, const P2cHostArray *a);
+/* Frees an array from p2c_host_array_new or p2c_npy_load; accepts an empty one. */
+P2C_API void p2c_host_array_free(P2cCompiler *compiler, P2cHostArray *a);
+
+/* Compile-cache and simulator settings come from the environment: PYK2CUDA_CACHE_DIR (else
+ * $XDG_CACHE_HOME/pyk2cuda, else ~/.cache/pyk2cuda), PYK2CUDA_CXX (the simulator's compiler). */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,13 +1,299 @@
-/* pyk2cuda run and info: launch a kernel on the GPU or the CPU simulator. */
+/* pyk2cuda run and info. `run` turns its ARGs into kernel arguments (a .npy file, a new array
+ * zeros:/ones:/empty:/arange:DTYPE[dims], or a scalar 42, -1.5, true, float32:1.5), launches
+ * through the public API, and writes every array parameter to DIR/<parameter>.npy. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
+enum { MAX_ARGS = 256 };
+
+typedef struct RunArgs {
+  const char *file, *kernel, *out_dir;
+  const char *values[MAX_ARGS];
+  int nvalues;
+  P2cLaunchOptions launch;
+  bool time, grid_auto;
+} RunArgs;
+
+/* ---- parsing ---- */
+
+static bool parse_dims3(const char *s, uint32_t out[3]) {
+  out[0] = out[1] = out[2] = 1;
+  for (int k = 0; k < 3; k++) {
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || errno || v == 0 || v > 0x7fffffffUL || *s == '-') return false;
+    out[k] = (uint32_t)v;
+    if (*end == '\0') return true;
+    if (*end != ',') return false;
+    s = end + 1;
+  }
+  return false;
+}
+
+static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
+  size_t n = strlen(flag);
+  if (strncmp(argv[*i], flag, n) == 0 && argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (strcmp(argv[*i], flag) != 0) return NULL;
+  return *i + 1 < argc ? argv[++*i] : "";
+}
+
+static int parse_option(RunArgs *r, int argc, char **argv, int *i) {
+  const char *v;
+  if ((v = flag_value(argc, argv, i, "--grid"))) {
+    if (strcmp(v, "auto") == 0) r->grid_auto = true;
+    else if (!parse_dims3(v, r->launch.grid)) return cli_usage_error("bad --grid '%s': expected X[,Y[,Z]] or auto", v);
+  } else if ((v = flag_value(argc, argv, i, "--block"))) {
+    if (!parse_dims3(v, r->launch.block)) return cli_usage_error("bad --block '%s': expected X[,Y[,Z]]", v);
+  } else if ((v = flag_value(argc, argv, i, "--shared"))) {
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end || end == v || n > 0xffffffffUL || *v == '-') return cli_usage_error("bad --shared '%s'", v);
+    r->launch.shared_bytes = (uint32_t)n;
+  } else if ((v = flag_value(argc, argv, i, "--device"))) {
+    if (!strcmp(v, "auto")) r->launch.device = P2C_DEVICE_AUTO;
+    else if (!strcmp(v, "gpu")) r->launch.device = P2C_DEVICE_GPU;
+    else if (!strcmp(v, "sim")) r->launch.device = P2C_DEVICE_SIM;
+    else return cli_usage_error("bad --device '%s': expected auto, gpu or sim", v);
+  } else if ((v = flag_value(argc, argv, i, "--repeat"))) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || end == v || n < 1 || n > 1000000) return cli_usage_error("bad --repeat '%s'", v);
+    r->launch.repeat = (int)n;
+  } else if ((v = flag_value(argc, argv, i, "--out-dir"))) {
+    r->out_dir = v;
+  } else if (!strcmp(argv[*i], "--time")) {
+    r->time = true;
+  } else if (!strcmp(argv[*i], "--no-cache")) {
+    r->launch.no_cache = true;
+  } else if (!strcmp(argv[*i], "--check-bounds")) {
+    return cli_usage_error("--check-bounds is not supported yet");
+  } else {
+    return cli_usage_error("unknown option '%s'", argv[*i]);
+  }
+  return 0;
+}
+
+static int parse_run_args(int argc, char **argv, RunArgs *r) {
+  memset(r, 0, sizeof *r);
+  r->out_dir = ".";
+  r->launch.block[0] = r->launch.block[1] = r->launch.block[2] = 1;
+  r->launch.grid[0] = r->launch.grid[1] = r->launch.grid[2] = 1;
+  for (int i = 2; i < argc; i++) {
+    bool negative_number = argv[i][0] == '-' && (argv[i][1] == '.' || (argv[i][1] >= '0' && argv[i][1] <= '9'));
+    if (argv[i][0] == '-' && argv[i][1] && !negative_number) {
+      int rc = parse_option(r, argc, argv, &i);
+      if (rc) return rc;
+    } else if (!r->file) r->file = argv[i];
+    else if (!r->kernel) r->kernel = argv[i];
+    else if (r->nvalues == MAX_ARGS) return cli_usage_error("too many kernel arguments");
+    else r->values[r->nvalues++] = argv[i];
+  }
+  if (!r->file || !r->kernel) return cli_usage_error("run needs FILE.py and KERNEL");
+  return 0;
+}
+
+/* ---- argument values ---- */
+
+static bool scalar_type_named(const char *name, size_t len, P2cScalarType *out) {
+  for (int t = 0; t < P2C_SCALAR_TYPE_COUNT; t++) {
+    const char *n = p2c_scalar_name((P2cScalarType)t);
+    if (strlen(n) == len && strncmp(n, name, len) == 0) return *out = (P2cScalarType)t, true;
+  }
+  return false;
+}
+
+/* "DTYPE[d0,d1,...]" */
+static bool parse_array_spec(const char *s, P2cScalarType *t, int *ndim, int64_t *shape) {
+  const char *br = strchr(s, '[');
+  size_t len = strlen(s);
+  if (!br || len < 3 || s[len - 1] != ']' || !scalar_type_named(s, (size_t)(br - s), t)) return false;
+  const char *p = br + 1;
+  *ndim = 0;
+  while (*p != ']') {
+    char *end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || errno || v < 0 || *ndim == P2C_MAX_NDIM || *p == '-') return false;
+    shape[(*ndim)++] = v;
+    p = end;
+    if (*p == ',') p++;
+    else if (*p != ']') return false;
+  }
+  return *ndim > 0;
+}
+
+static void fill_array(P2cHostArray *a, const char *kind) {
+  size_t n = 1;
+  for (int k = 0; k < a->ndim; k++) n *= (size_t)a->shape[k];
+  for (size_t i = 0; i < n; i++) {
+    double v = !strcmp(kind, "ones") ? 1.0 : (double)i;
+    unsigned char *p = (unsigned char *)a->data + i * p2c_scalar_size(a->dtype);
+    switch (a->dtype) {
+    case P2C_BOOL: *(bool *)p = v != 0; break;
+    case P2C_INT8: *(int8_t *)p = (int8_t)(int64_t)v; break;
+    case P2C_INT16: *(int16_t *)p = (int16_t)(int64_t)v; break;
+    case P2C_INT32: *(int32_t *)p = (int32_t)(int64_t)v; break;
+    case P2C_INT64: *(int64_t *)p = (int64_t)v; break;
+    case P2C_UINT8: *(uint8_t *)p = (uint8_t)(uint64_t)v; break;
+    case P2C_UINT16: *(uint16_t *)p = (uint16_t)(uint64_t)v; break;
+    case P2C_UINT32: *(uint32_t *)p = (uint32_t)(uint64_t)v; break;
+    case P2C_UINT64: *(uint64_t *)p = (uint64_t)v; break;
+    case P2C_FLOAT32: *(float *)p = (float)v; break;
+    case P2C_FLOAT64: *(double *)p = v; break;
+    default: break;
+    }
+  }
+}
+
+static int new_array_arg(P2cCompiler *c, const char *kind, const char *spec, P2cValue *v) {
+  int64_t shape[P2C_MAX_NDIM];
+  int ndim;
+  if (!parse_array_spec(spec, &v->type, &ndim, shape))
+    return cli_usage_error("bad array argument '%s:%s': expected %s:DTYPE[d0,d1,...]", kind, spec, kind);
+  if (!strcmp(kind, "arange") && ndim != 1) return cli_usage_error("arange: takes one dimension");
+  P2cStatus s = p2c_host_array_new(c, v->type, ndim, shape, &v->array);
+  if (s != P2C_OK) return fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c)), cli_exit_for(s);
+  v->is_array = true;
+  if (strcmp(kind, "zeros") && strcmp(kind, "empty")) fill_array(&v->array, kind);
+  return 0;
+}
+
+static bool parse_number(const char *s, P2cScalarType t, P2cValue *v) {
+  char *end;
+  errno = 0;
+  v->type = t;
+  if (t == P2C_BOOL) {
+    if (strcmp(s, "true") && strcmp(s, "false") && strcmp(s, "True") && strcmp(s, "False")) return false;
+    v->scalar.b = s[0] == 't' || s[0] == 'T';
+    return true;
+  }
+  if (t == P2C_FLOAT32 || t == P2C_FLOAT64) v->scalar.f = strtod(s, &end);
+  else if (t >= P2C_UINT8 && t <= P2C_UINT64) v->scalar.u = *s == '-' ? (errno = ERANGE, 0) : strtoull(s, &end, 0);
+  else v->scalar.i = strtoll(s, &end, 0);
+  return end != s && *end == '\0' && errno == 0;
+}
+
+static int scalar_arg(const char *s, P2cValue *v) {
+  const char *colon = strchr(s, ':');
+  P2cScalarType t;
+  if (colon) {
+    if (!scalar_type_named(s, (size_t)(colon - s), &t) || !parse_number(colon + 1, t, v))
+      return cli_usage_error("bad argument '%s'", s);
+    return 0;
+  }
+  if (parse_number(s, P2C_BOOL, v) || parse_number(s, P2C_INT64, v) || parse_number(s, P2C_FLOAT64, v))
+    return 0;
+  return cli_usage_error("bad argument '%s': expected FILE.npy, zeros:DTYPE[dims], a number, true/false, or TYPE:VALUE", s);
+}
+
+static int make_arg(P2cCompiler *c, const char *s, P2cValue *v) {
+  memset(v, 0, sizeof *v);
+  size_t len = strlen(s);
+  if (len > 4 && strcmp(s + len - 4, ".npy") == 0) {
+    P2cStatus st = p2c_npy_load(c, s, &v->array);
+    if (st != P2C_OK) return fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c)), cli_exit_for(st);
+    v->is_array = true;
+    v->type = v->array.dtype;
+    return 0;
+  }
+  static const char *const kinds[] = {"zeros", "ones", "empty", "arange"};
+  for (size_t k = 0; k < 4; k++) {
+    size_t n = strlen(kinds[k]);
+    if (strncmp(s, kinds[k], n) == 0 && s[n] == ':') return new_array_arg(c, kinds[k], s + n + 1, v);
+  }
+  return scalar_arg(s, v);
+}
+
+/* ---- the command ---- */
+
+/* --grid auto: enough blocks to cover the first array argument's extents in each block dim. */
+static void auto_grid(RunArgs *r, const P2cValue *vals) {
+  for (int i = 0; i < r->nvalues; i++) {
+    if (!vals[i].is_array) continue;
+    for (int k = 0; k < 3 && k < vals[i].array.ndim; k++) {
+      int d = vals[i].array.ndim >= 2 && k < 2 ? k : k;
+      int64_t n = vals[i].array.shape[d];
+      uint32_t b = r->launch.block[k];
+      r->launch.grid[k] = (uint32_t)((n + b - 1) / b ? (n + b - 1) / b : 1);
+    }
+    return;
+  }
+}
+
+static int write_outputs(P2cCompiler *c, const RunArgs *r, const P2cKernelInfo *k, const P2cValue *vals) {
+  if (mkdir(r->out_dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "pyk2cuda: cannot create %s: %s\n", r->out_dir, strerror(errno));
+    return 2;
+  }
+  for (size_t i = 0; i < k->param_count; i++) {
+    if (!vals[i].is_array) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.npy", r->out_dir, k->params[i].name);
+    P2cStatus s = p2c_npy_save(c, path, &vals[i].array);
+    if (s != P2C_OK) return fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c)), cli_exit_for(s);
+  }
+  return 0;
+}
+
+static void print_times(const P2cLaunchReport *rep, int repeat) {
+  fprintf(stderr, "%-22s %10s\n", "phase", "ms");
+  fprintf(stderr, "%-22s %10.3f\n", rep->cache_hit ? "compile (cache hit)" : "compile", rep->compile_ms);
+  fprintf(stderr, "%-22s %10.3f\n", "host to device", rep->h2d_ms);
+  if (repeat > 1) {
+    fprintf(stderr, "%-22s %10.3f\n", "kernel (min)", rep->kernel_ms_min);
+    fprintf(stderr, "%-22s %10.3f\n", "kernel (median)", rep->kernel_ms_median);
+  } else {
+    fprintf(stderr, "%-22s %10.3f\n", "kernel", rep->kernel_ms_min);
+  }
+  fprintf(stderr, "%-22s %10.3f\n", "device to host", rep->d2h_ms);
+}
+
+static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src, size_t len) {
+  P2cModule *m = NULL;
+  P2cLaunchReport rep = {0};
+  P2cStatus s = p2c_specialize(c, r->file, src, len, r->kernel, vals, (size_t)r->nvalues, &m);
+  if (m) cli_print_diagnostics(m, src, len);
+  if (s == P2C_OK) {
+    if (r->grid_auto) auto_grid(r, vals);
+    s = p2c_module_launch(c, m, 0, vals, (size_t)r->nvalues, &r->launch, &rep);
+    if (rep.message[0]) fprintf(stderr, "pyk2cuda: %s\n", rep.message);
+  }
+  int rc = cli_exit_for(s);
+  if (s != P2C_OK && s != P2C_ERR_SOURCE) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+  if (s == P2C_OK) {
+    P2cKernelInfo k = p2c_module_kernel(m, 0);
+    rc = write_outputs(c, r, &k, vals);
+    if (r->time) print_times(&rep, r->launch.repeat);
+  }
+  p2c_module_delete(m);
+  return rc;
+}
+
 int cli_run(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fputs("pyk2cuda: 'run' is not available yet in this build\n", stderr);
-  return 3;
+  RunArgs r;
+  int rc = parse_run_args(argc, argv, &r);
+  if (rc) return rc;
+  size_t len;
+  char *src = cli_read_file(r.file, &len);
+  if (!src) return fprintf(stderr, "pyk2cuda: cannot read %s: %s\n", r.file, strerror(errno)), 2;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cValue *vals = calloc((size_t)r.nvalues + 1, sizeof *vals);
+  int made = 0;
+  rc = c && vals ? 0 : 3;
+  for (; rc == 0 && made < r.nvalues; made++) rc = make_arg(c, r.values[made], &vals[made]);
+  if (rc == 0) rc = launch_and_save(c, &r, vals, src, len);
+  for (int i = 0; i < made; i++)
+    if (vals[i].is_array) p2c_host_array_free(c, &vals[i].array);
+  free(vals);
+  p2c_compiler_delete(c);
+  free(src);
+  return rc;
 }
 
 int cli_info(int argc, char **argv) {

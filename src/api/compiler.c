@@ -15,22 +15,7 @@
 #include "runtime/cuda/nvrtc.h"
 #include "typeinfer/typeinfer.h"
 
-struct P2cCompiler {
-  P2cAllocator alloc;
-  char last_error[1024];
-};
-
-struct P2cModule {
-  P2cAllocator alloc;
-  Compilation comp;
-  Module mod;
-  TypeTable types;
-  CodegenResult cg;
-  bool ok;
-  P2cKernelInfo *kernels;
-  RtcResult rtc;
-  const char *dumps[2];
-};
+#include "api/api.h"
 
 /* ---- small things ---- */
 
@@ -65,7 +50,7 @@ const char *p2c_scalar_name(P2cScalarType t) {
 
 size_t p2c_array_arg_size(int ndim) { return 8 + 16 * (size_t)ndim; }
 
-static P2cStatus fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) {
+P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(c->last_error, sizeof c->last_error, fmt, ap);
@@ -119,7 +104,7 @@ static bool split_sigs(P2cCompiler *c, Arena *a, const P2cTranslateOptions *o, E
     const char *colon = strchr(s, ':'), *paren = strchr(s, '(');
     const char *end = colon && (!paren || colon < paren) ? colon : paren;
     if (!end || end == s) {
-      fail(c, P2C_ERR_USAGE, "malformed --sig '%s': expected NAME(TYPES), e.g. 'add(float32[:], int64)'", s);
+      api_fail(c, P2C_ERR_USAGE, "malformed --sig '%s': expected NAME(TYPES), e.g. 'add(float32[:], int64)'", s);
       return false;
     }
     (*out)[i].kernel = arena_strndup(a, s, (size_t)(end - s));
@@ -136,7 +121,7 @@ static bool check_kernel_names(P2cCompiler *c, const Module *mod, const P2cTrans
     for (size_t j = 0; j < mod->funcs.len; j++)
       found |= mod->funcs.items[j]->kind == FN_KERNEL && strcmp(mod->funcs.items[j]->name, o->kernels[i]) == 0;
     if (!found) {
-      fail(c, P2C_ERR_USAGE, "no kernel named '%s' in the source", o->kernels[i]);
+      api_fail(c, P2C_ERR_USAGE, "no kernel named '%s' in the source", o->kernels[i]);
       return false;
     }
   }
@@ -179,23 +164,23 @@ P2cStatus p2c_translate(P2cCompiler *c, const char *filename, const char *source
                         const P2cTranslateOptions *options, P2cModule **out) {
   if (!out) return P2C_ERR_USAGE;
   *out = NULL;
-  if (!c || (!source && length)) return c ? fail(c, P2C_ERR_USAGE, "no source given") : P2C_ERR_USAGE;
+  if (!c || (!source && length)) return c ? api_fail(c, P2C_ERR_USAGE, "no source given") : P2C_ERR_USAGE;
   c->last_error[0] = '\0';
   P2cModule *m = module_new(c);
-  if (!m) return fail(c, P2C_ERR_NOMEM, "out of memory");
+  if (!m) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   jmp_buf oom;
   m->comp.arena.oom = &oom;
   if (setjmp(oom)) {
     m->comp.arena.oom = NULL;
     p2c_module_delete(m);
-    return fail(c, P2C_ERR_NOMEM, "out of memory");
+    return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   }
   m->comp.file = arena_strdup(&m->comp.arena, filename ? filename : "<input>");
   m->comp.opts = options;
   P2cStatus s = run_pipeline(c, m, source ? source : "", length, options);
   m->comp.arena.oom = NULL;
   if (s == P2C_ERR_SOURCE && !c->last_error[0])
-    fail(c, s, "%zu error%s in %s", m->comp.error_count, m->comp.error_count == 1 ? "" : "s", m->comp.file);
+    api_fail(c, s, "%zu error%s in %s", m->comp.error_count, m->comp.error_count == 1 ? "" : "s", m->comp.file);
   if (s != P2C_OK && s != P2C_ERR_SOURCE) {
     p2c_module_delete(m);
     return s;
@@ -251,13 +236,13 @@ P2cKernelInfo p2c_module_kernel(const P2cModule *m, size_t i) {
 
 P2cStatus p2c_module_compile(P2cCompiler *c, P2cModule *m, const char *arch, P2cTarget target) {
   if (!c || !m) return P2C_ERR_USAGE;
-  if (!m->ok) return fail(c, P2C_ERR_USAGE, "the module has errors; nothing to compile");
+  if (!m->ok) return api_fail(c, P2C_ERR_USAGE, "the module has errors; nothing to compile");
   rtc_result_free(&m->rtc);
   RtcRequest req = {.source = m->cg.text, .program_name = m->comp.file, .arch = arch,
                     .target = target, .alloc = &m->alloc};
   P2cStatus s = rtc_compile(&req, &m->rtc);
   if (s == P2C_OK) return s;
-  return fail(c, s, "NVRTC: %s", m->rtc.error);
+  return api_fail(c, s, "NVRTC: %s", m->rtc.error);
 }
 
 const void *p2c_module_image(const P2cModule *m, size_t *size) {

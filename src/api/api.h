@@ -1,0 +1,30 @@
+/* Internal to the public API's implementation: the handles' contents, shared by compiler.c
+ * (translation, NVRTC) and launch.c (the dispatcher that runs kernels). */
+#ifndef P2C_API_API_H
+#define P2C_API_API_H
+
+#include "codegen/codegen.h"
+#include "runtime/cuda/nvrtc.h"
+#include "typeinfer/typeinfer.h"
+
+struct P2cCompiler {
+  P2cAllocator alloc;
+  char last_error[1024];
+};
+
+struct P2cModule {
+  P2cAllocator alloc;
+  Compilation comp;
+  Module mod;
+  TypeTable types;
+  CodegenResult cg;
+  bool ok;
+  P2cKernelInfo *kernels;
+  RtcResult rtc;
+  const char *dumps[2];
+};
+
+/* Sets the compiler's last error and returns `s`. */
+P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,258 @@
+/* p2c_launch: Numba's dispatcher, in C. The argument values decide the kernel's types (an
+ * array's layout comes from its strides), the kernel is translated for exactly that signature,
+ * compiled (the simulator caches the compiled module), and launched with the arguments packed
+ * as docs/generated-code.md says. The GPU path is not built yet; AUTO runs the simulator, and
+ * GPU says so plainly. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/api.h"
+#include "runtime/cuda/cudrv.h"
+#include "runtime/sim/sim.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- the signature of the arguments ---- */
+
+/* 'C' or 'F' when the strides are those of a contiguous array in that order, else 'A'.
+ * Extents of 1 may have any stride, as NumPy's flags allow. */
+static char layout_of(const P2cHostArray *a) {
+  int64_t item = (int64_t)p2c_scalar_size(a->dtype);
+  bool c = true, f = true;
+  int64_t expect = item;
+  for (int k = a->ndim; k-- > 0;) {
+    if (a->shape[k] != 1 && a->strides[k] != expect) c = false;
+    expect *= a->shape[k];
+  }
+  expect = item;
+  for (int k = 0; k < a->ndim; k++) {
+    if (a->shape[k] != 1 && a->strides[k] != expect) f = false;
+    expect *= a->shape[k];
+  }
+  return c ? 'C' : f ? 'F' : 'A';
+}
+
+static void put_array_type(char *buf, size_t cap, const P2cHostArray *a) {
+  char layout = layout_of(a);
+  size_t n = (size_t)snprintf(buf, cap, "%s[", p2c_scalar_name(a->dtype));
+  for (int k = 0; k < a->ndim && n < cap; k++) {
+    bool contig = (layout == 'C' && k == a->ndim - 1) || (layout == 'F' && k == 0);
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? ", " : "", contig ? "::1" : ":");
+  }
+  if (n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+/* "name(float32[::1], int64)" for the --sig-like option of the translation. */
+static size_t signature_cap(const char *kernel, size_t n) { return strlen(kernel) + 64 * (n + 1); }
+
+static char *signature_for(P2cCompiler *c, const char *kernel, const P2cValue *args, size_t n) {
+  size_t cap = signature_cap(kernel, n);
+  char *s = mem_alloc(&c->alloc, cap);
+  if (!s) return NULL;
+  size_t len = (size_t)snprintf(s, cap, "%s(", kernel);
+  for (size_t i = 0; i < n; i++) {
+    char t[64];
+    if (args[i].is_array) put_array_type(t, sizeof t, &args[i].array);
+    else snprintf(t, sizeof t, "%s", p2c_scalar_name(args[i].type));
+    len += (size_t)snprintf(s + len, cap - len, "%s%s", i ? ", " : "", t);
+  }
+  snprintf(s + len, cap - len, ")");
+  return s;
+}
+
+static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const P2cValue *v = &args[i];
+    if (!p2c_scalar_name(v->type)) return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
+    if (!v->is_array) continue;
+    if (v->array.dtype != v->type || v->array.ndim < 0 || v->array.ndim > P2C_MAX_NDIM)
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: malformed array description", i + 1);
+    if (v->array.ndim == 0)
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: 0-d arrays are not supported as kernel arguments", i + 1);
+  }
+  return P2C_OK;
+}
+
+/* ---- argument packing (the launch ABI) ---- */
+
+typedef struct Packed {
+  void **ptrs;
+  unsigned char *storage;
+} Packed;
+
+/* Each argument gets a 16-byte aligned slot: a scalar of its parameter's type, or an array's
+ * data pointer, extents and strides. */
+static P2cStatus pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, Packed *p) {
+  for (size_t i = 0; i < k->param_count; i++)
+    if (args[i].is_array != k->params[i].is_array || args[i].type != k->params[i].type)
+      return api_fail(c, P2C_ERR_USAGE, "argument '%s' does not match the kernel's specialization",
+                      k->params[i].name);
+  size_t slot = 16 + 16 * P2C_MAX_NDIM;
+  p->ptrs = mem_alloc(&c->alloc, sizeof(void *) * (k->param_count + 1));
+  p->storage = mem_alloc(&c->alloc, slot * (k->param_count + 1));
+  if (!p->ptrs || !p->storage) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < k->param_count; i++) {
+    unsigned char *s = p->storage + i * slot;
+    const P2cValue *v = &args[i];
+    p->ptrs[i] = s;
+    if (v->is_array) {
+      int n = v->array.ndim;
+      memcpy(s, &v->array.data, sizeof(void *));
+      memcpy(s + 8, v->array.shape, 8 * (size_t)n);
+      memcpy(s + 8 + 8 * (size_t)n, v->array.strides, 8 * (size_t)n);
+    } else if (v->type == P2C_FLOAT32) {
+      float f = (float)v->scalar.f;
+      memcpy(s, &f, sizeof f);
+    } else if (v->type == P2C_FLOAT64) {
+      memcpy(s, &v->scalar.f, sizeof(double));
+    } else if (v->type == P2C_BOOL) {
+      memcpy(s, &v->scalar.b, sizeof(bool));
+    } else {
+      /* Integers are stored little-endian in their width: the low bytes of the 64-bit value. */
+      uint64_t u = v->scalar.u;
+      memcpy(s, &u, p2c_scalar_size(v->type));
+    }
+  }
+  return P2C_OK;
+}
+
+static void free_packed(P2cCompiler *c, const P2cKernelInfo *k, Packed *p) {
+  size_t slot = 16 + 16 * P2C_MAX_NDIM;
+  mem_free(&c->alloc, p->ptrs, sizeof(void *) * (k->param_count + 1));
+  mem_free(&c->alloc, p->storage, slot * (k->param_count + 1));
+}
+
+/* ---- devices ---- */
+
+/* AUTO: the GPU when a driver and a device are there. The GPU runtime is not built yet, so a
+ * machine with a GPU is told so and AUTO falls back to the simulator with that remark. */
+static P2cDeviceKind choose_device(P2cDeviceKind want, P2cLaunchReport *r) {
+  if (want != P2C_DEVICE_AUTO) return want;
+  const CuDriver *drv;
+  char err[200];
+  int count = 0;
+  P2cStatus s = cudrv_load(&drv, err, sizeof err);
+  if (s == P2C_OK) s = cudrv_init(drv, &count, err, sizeof err);
+  if (s == P2C_OK && count > 0)
+    snprintf(r->message, sizeof r->message, "running on the simulator: the GPU runtime is not built yet");
+  else
+    snprintf(r->message, sizeof r->message, "no CUDA device (%s); running on the simulator", err);
+  return P2C_DEVICE_SIM;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, Packed *p,
+                         const P2cLaunchOptions *o, P2cLaunchReport *r) {
+  size_t len;
+  const char *text = p2c_module_cuda(m, &len);
+  SimLoadRequest req = {.source = text, .source_len = len, .no_cache = o->no_cache, .allocator = &c->alloc};
+  SimModule *sm = NULL;
+  double t0 = now_ms();
+  P2cStatus s = sim_module_load(&req, &sm);
+  r->compile_ms += now_ms() - t0;
+  if (s != P2C_OK) {
+    api_fail(c, s, "simulator: %s%s%s", sm ? sim_module_error(sm) : "cannot load the module",
+             sm && sim_module_log(sm)[0] ? "\n" : "", sm ? sim_module_log(sm) : "");
+    sim_module_delete(sm);
+    return s;
+  }
+  r->cache_hit = sim_module_cache_hit(sm);
+  int repeat = o->repeat > 1 ? o->repeat : 1;
+  double *times = mem_alloc(&c->alloc, sizeof(double) * (size_t)repeat);
+  char err[512] = "";
+  SimLaunch l = {.symbol = k->symbol,
+                 .grid = {o->grid[0] ? o->grid[0] : 1, o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1},
+                 .block = {o->block[0] ? o->block[0] : 1, o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1},
+                 .dynamic_shared_bytes = o->shared_bytes, .args = p->ptrs,
+                 .uses_barrier = k->uses_barrier, .errbuf = err, .errbuf_size = sizeof err};
+  for (int i = 0; s == P2C_OK && times && i < repeat; i++) {
+    double t1 = now_ms();
+    s = sim_launch(sm, &l);
+    times[i] = now_ms() - t1;
+  }
+  if (!times) s = api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
+  else {
+    qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+    r->kernel_ms_min = times[0];
+    r->kernel_ms_median = times[repeat / 2];
+  }
+  mem_free(&c->alloc, times, sizeof(double) * (size_t)repeat);
+  sim_module_delete(sm);
+  return s;
+}
+
+/* ---- the dispatcher ---- */
+
+static P2cStatus translate_for(P2cCompiler *c, const char *file, const char *src, size_t len,
+                               const char *kernel, const char *sig, P2cModule **m) {
+  const char *kernels[1] = {kernel};
+  const char *sigs[1] = {sig};
+  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, true};
+  return p2c_translate(c, file, src, len, &o, m);
+}
+
+P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *source, size_t length,
+                         const char *kernel, const P2cValue *args, size_t nargs, P2cModule **out) {
+  if (!out) return P2C_ERR_USAGE;
+  *out = NULL;
+  if (!c || !kernel || (nargs && !args)) return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cStatus s = check_args(c, args, nargs);
+  if (s != P2C_OK) return s;
+  char *sig = signature_for(c, kernel, args, nargs);
+  if (!sig) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  s = translate_for(c, filename, source, length, kernel, sig, out);
+  mem_free(&c->alloc, sig, signature_cap(kernel, nargs));
+  return s;
+}
+
+P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, const P2cValue *args,
+                            size_t nargs, const P2cLaunchOptions *o, P2cLaunchReport *report) {
+  P2cLaunchReport local;
+  P2cLaunchReport *r = report ? report : &local;
+  double compile_ms = r->compile_ms;
+  memset(r, 0, sizeof *r);
+  r->compile_ms = compile_ms;
+  if (!c || !m || !o || (nargs && !args)) return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  if (kernel_index >= p2c_module_kernel_count(m)) return api_fail(c, P2C_ERR_USAGE, "no kernel %zu in the module", kernel_index);
+  P2cKernelInfo k = p2c_module_kernel(m, kernel_index);
+  if (k.param_count != nargs)
+    return api_fail(c, P2C_ERR_USAGE, "kernel '%s' takes %zu arguments, %zu given", k.python_name,
+                    k.param_count, nargs);
+  P2cStatus s = check_args(c, args, nargs);
+  if (s != P2C_OK) return s;
+  Packed p = {0};
+  s = pack_args(c, &k, args, &p);
+  if (s == P2C_OK) {
+    r->device = choose_device(o->device, r);
+    if (r->device == P2C_DEVICE_GPU)
+      s = api_fail(c, P2C_ERR_NO_CUDA, "the GPU runtime is not built yet: use --device sim");
+    else s = run_sim(c, m, &k, &p, o, r);
+  }
+  free_packed(c, &k, &p);
+  return s;
+}
+
+P2cStatus p2c_launch(P2cCompiler *c, const char *filename, const char *source, size_t length,
+                     const char *kernel, const P2cValue *args, size_t nargs,
+                     const P2cLaunchOptions *options, P2cLaunchReport *report, P2cModule **diags) {
+  if (diags) *diags = NULL;
+  P2cModule *m = NULL;
+  double t0 = now_ms();
+  P2cStatus s = p2c_specialize(c, filename, source, length, kernel, args, nargs, &m);
+  if (report) report->compile_ms = now_ms() - t0;
+  if (s == P2C_OK) s = p2c_module_launch(c, m, 0, args, nargs, options, report);
+  if (s == P2C_ERR_SOURCE && diags) *diags = m;
+  else p2c_module_delete(m);
+  return s;
+}
