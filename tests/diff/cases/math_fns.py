@@ -1,0 +1,80 @@
+# math.* functions on float64 and on float32 (compiled Numba calls the float32 version,
+# e.g. sinf, for a float32 argument and returns float32; the simulator computes in
+# float64 and the store rounds: hence the few-ulp tolerance of the float32 cases), and
+# the ones returning int64 in compiled Numba (floor, ceil, trunc) or bool (isnan...).
+# Arguments stay inside each function's domain: outside it the simulator raises
+# ValueError (Python's math module) where compiled Numba returns nan or inf.
+import math
+
+from numba import cuda
+import numpy as np
+
+
+@cuda.jit
+def math_f64(x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        a = x[i]                 # in [-1, 1)
+        b = y[i]                 # in [-1, 1)
+        p = abs(a) + 0.5         # positive
+        out[i, 0] = math.sin(a)
+        out[i, 1] = math.cos(a)
+        out[i, 2] = math.tan(a)
+        out[i, 3] = math.asin(a)
+        out[i, 4] = math.acos(a)
+        out[i, 5] = math.atan(a)
+        out[i, 6] = math.atan2(a, b)
+        out[i, 7] = math.sinh(a)
+        out[i, 8] = math.cosh(a)
+        out[i, 9] = math.tanh(a)
+        out[i, 10] = math.exp(a)
+        out[i, 11] = math.expm1(a)
+        out[i, 12] = math.log(p)
+        out[i, 13] = math.log10(p)
+        out[i, 14] = math.log2(p)
+        out[i, 15] = math.log1p(a)
+        out[i, 16] = math.sqrt(p)
+        out[i, 17] = math.pow(p, b)
+        out[i, 18] = math.hypot(a, b)
+        out[i, 19] = math.fabs(a)
+        out[i, 20] = math.copysign(p, b)
+        out[i, 21] = math.fmod(a, 0.3)
+        out[i, 22] = math.erf(a)
+        out[i, 23] = math.erfc(a)
+        out[i, 24] = math.exp(a) * math.cos(b) - math.sqrt(p * p + b * b)
+        out[i, 25] = math.asinh(a)
+        out[i, 26] = math.acosh(p + 1.0)
+        out[i, 27] = math.atanh(a * 0.9)
+        out[i, 28] = math.degrees(a)
+        out[i, 29] = math.radians(a * 180.0)
+
+
+@cuda.jit
+def math_int_results(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        a = x[i] * 10.0
+        out[i, 0] = math.floor(a)
+        out[i, 1] = math.ceil(a)
+        out[i, 2] = math.trunc(a)
+        out[i, 3] = math.floor(-a) + math.ceil(-a)
+        out[i, 4] = math.isnan(a)
+        out[i, 5] = math.isinf(a)
+        out[i, 6] = math.isfinite(a)
+        out[i, 7] = math.floor(a) // 3
+
+
+@cuda.jit
+def math_f32(x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        a = x[i]
+        b = y[i]
+        out[i, 0] = math.sin(a)
+        out[i, 1] = math.cos(a)
+        out[i, 2] = math.exp(a)
+        out[i, 3] = math.log(abs(a) + np.float32(0.5))
+        out[i, 4] = math.sqrt(abs(b))
+        out[i, 5] = math.atan2(a, b)
+        out[i, 6] = math.tanh(a)
+        out[i, 7] = math.fabs(a)

@@ -1,0 +1,68 @@
+# Shared memory with cuda.syncthreads(): a tree reduction (sum) per block in int64,
+# a float32 min/max reduction with two shared arrays, and a 2-D shared tile (numba dtype
+# from `from numba import float32`) used to transpose a matrix.
+from numba import cuda, float32
+import numpy as np
+
+TPB = 64          # threads per block of the 1-D reductions
+TILE = 8          # tile size of the transpose
+
+
+@cuda.jit
+def block_sum(x, out):
+    buf = cuda.shared.array(TPB, dtype=np.int64)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[tid] = x[i] if i < x.size else 0
+    cuda.syncthreads()
+    s = TPB // 2
+    while s > 0:
+        if tid < s:
+            buf[tid] += buf[tid + s]
+        cuda.syncthreads()
+        s //= 2
+    if tid == 0:
+        out[cuda.blockIdx.x] = buf[0]
+
+
+@cuda.jit
+def block_minmax(x, mins, maxs):
+    lo = cuda.shared.array(TPB, dtype=np.float32)
+    hi = cuda.shared.array(TPB, dtype=np.float32)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i < x.size:
+        lo[tid] = x[i]
+        hi[tid] = x[i]
+    else:
+        lo[tid] = 1e30
+        hi[tid] = -1e30
+    cuda.syncthreads()
+    s = TPB // 2
+    while s > 0:
+        if tid < s:
+            lo[tid] = min(lo[tid], lo[tid + s])
+            hi[tid] = max(hi[tid], hi[tid + s])
+        cuda.syncthreads()
+        s //= 2
+    if tid == 0:
+        mins[cuda.blockIdx.x] = lo[0]
+        maxs[cuda.blockIdx.x] = hi[0]
+
+
+@cuda.jit
+def transpose(a, out):
+    tile = cuda.shared.array((TILE, TILE + 1), dtype=float32)   # +1 avoids bank conflicts
+    n, m = a.shape
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    col = cuda.blockIdx.x * TILE + tx
+    row = cuda.blockIdx.y * TILE + ty
+    if row < n and col < m:
+        tile[ty, tx] = a[row, col]
+    cuda.syncthreads()
+    # the block's tile is written out transposed
+    ocol = cuda.blockIdx.y * TILE + tx
+    orow = cuda.blockIdx.x * TILE + ty
+    if orow < m and ocol < n:
+        out[orow, ocol] = tile[tx, ty]

@@ -1,0 +1,56 @@
+# Kernels whose result in compiled Numba differs from the simulator's, because compiled
+# Numba widens integer arithmetic to 64 bits (int32 * int32 is int64; uint8 - uint8 is
+# uint64) and adds bools as integers, while the simulator uses NumPy scalar types (int32
+# wraps, uint8 wraps at 256, np.bool_ + np.bool_ is a logical or), and treats
+# uint64 + int64 as int64 where NumPy gives float64.
+# The expected values follow compiled Numba and come from the *_expected functions
+# (same parameters as the kernel, NumPy code filling the output arrays); cases.txt
+# names them with expect=FUNC, and the runner uses them instead of the simulator.
+from numba import cuda
+import numpy as np
+
+
+@cuda.jit
+def widen_int32_mul(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] * b[i]          # int64 product in compiled Numba
+
+
+def widen_int32_mul_expected(a, b, out):
+    out[:] = a.astype(np.int64) * b.astype(np.int64)
+
+
+@cuda.jit
+def widen_uint8(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = a[i] + b[i]       # uint64 in compiled Numba: no wrap at 256
+        out[i, 1] = a[i] - b[i]       # uint64: wraps at 2**64, stored as int64: negative
+
+
+def widen_uint8_expected(a, b, out):
+    out[:, 0] = a.astype(np.int64) + b.astype(np.int64)
+    out[:, 1] = a.astype(np.int64) - b.astype(np.int64)
+
+
+@cuda.jit
+def bool_add(p, q, out):
+    i = cuda.grid(1)
+    if i < p.size:
+        out[i] = p[i] + q[i]          # int64 in compiled Numba: 0, 1 or 2
+
+
+def bool_add_expected(p, q, out):
+    out[:] = p.astype(np.int64) + q.astype(np.int64)
+
+
+@cuda.jit
+def uint64_plus_int64(u, s, out):
+    i = cuda.grid(1)
+    if i < u.size:
+        out[i] = u[i] + s[i]          # int64 in compiled Numba (NumPy: float64)
+
+
+def uint64_plus_int64_expected(u, s, out):
+    out[:] = u.view(np.int64) + s     # two's complement wraparound, like the GPU

@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+"""Differential tests: every case of cases.txt through the oracle and through pyk2cuda.
+
+    /usr/bin/python3 tests/diff/run_diff.py --pyk2cuda PATH [--filter NAME]... [--work DIR]
+                     [--jobs N] [--timeout S] [--cases FILE]
+
+For each case the runner generates the `in:` inputs (fixed seed per case) as .npy files,
+runs
+    /usr/bin/python3 tests/diff/oracle.py FILE KERNEL --grid G --block B --out-dir W/oracle ARGS
+    PYK2CUDA run FILE KERNEL --device sim --grid G --block B --out-dir W/pyk2cuda ARGS
+and compares every .npy the oracle wrote with pyk2cuda's: exactly for integers and bools,
+within the case's tolerance for floats. Cases with expect=FUNC take their expected arrays
+from FUNC in the case file instead of the oracle (see README.md).
+
+Prints one line per case, `ok NAME`, `FAIL NAME: ...` or `SKIP NAME: reason`, then
+`N passed, N failed`. Exit status 0 only if no case failed; 2 on usage errors.
+"""
+
+import argparse
+import concurrent.futures
+import fnmatch
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import zlib
+
+os.environ["NUMBA_ENABLE_CUDASIM"] = "1"   # for expect= functions imported in-process
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+
+import oracle  # noqa: E402
+
+ORACLE = os.path.join(HERE, "oracle.py")
+CASE_OPTIONS = ("tol", "atol", "seed", "expect", "skip")
+_IN_RE = re.compile(r"in:([a-z0-9]+)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
+
+
+class CaseError(Exception):
+    pass
+
+
+class Case:
+    def __init__(self, lineno, name):
+        self.lineno = lineno
+        self.name = name
+        self.file = self.kernel = self.grid = self.block = None
+        self.args = []
+        self.rtol = 0.0
+        self.atol = None
+        self.seed = zlib.crc32(name.encode())
+        self.expect = None
+        self.skip = None
+        self.error = None
+
+
+def parse_cases(path):
+    cases = []
+    seen = set()
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            try:
+                tokens = shlex.split(stripped, comments=True)
+            except ValueError as exc:
+                tokens = stripped.split()
+                case = Case(lineno, tokens[0])
+                case.error = f"{path}:{lineno}: {exc}"
+                cases.append(case)
+                continue
+            case = Case(lineno, tokens[0])
+            cases.append(case)
+            if case.name in seen:
+                case.error = f"{path}:{lineno}: duplicate case name {case.name}"
+                continue
+            seen.add(case.name)
+            if len(tokens) < 5:
+                case.error = f"{path}:{lineno}: want NAME FILE KERNEL GRID BLOCK [opts] ARG..."
+                continue
+            case.file, case.kernel, case.grid, case.block = tokens[1:5]
+            rest = tokens[5:]
+            try:
+                oracle.parse_dims(case.grid, "grid")
+                oracle.parse_dims(case.block, "block")
+                while rest and rest[0].split("=", 1)[0] in CASE_OPTIONS and "=" in rest[0]:
+                    key, value = rest.pop(0).split("=", 1)
+                    if key == "tol":
+                        case.rtol = float(value)
+                    elif key == "atol":
+                        case.atol = float(value)
+                    elif key == "seed":
+                        case.seed = int(value)
+                    elif key == "expect":
+                        case.expect = value
+                    elif key == "skip":
+                        case.skip = value
+                for a in rest:
+                    if a.startswith("rand:"):
+                        raise CaseError("rand: is oracle-only; use in:DTYPE[dims] in cases.txt")
+                    if a.startswith("in:") and not _IN_RE.match(a):
+                        raise CaseError(f"malformed input ARG {a!r}")
+                case.args = rest
+            except (ValueError, CaseError, oracle.ArgError) as exc:
+                case.error = f"{path}:{lineno}: {exc}"
+    return cases
+
+
+def make_input(spec, rng):
+    """`in:DTYPE[d0,...]` or `in:DTYPE[d0,...]=LO..HI` -> a random array."""
+    m = _IN_RE.match(spec)
+    type_name, dims, lo, hi = m.groups()
+    dtype = oracle.DTYPES.get(type_name)
+    if dtype is None:
+        raise CaseError(f"unknown dtype {type_name!r} in {spec!r}")
+    shape = tuple(int(d) for d in dims.split(","))
+    if lo is None:
+        return oracle.random_array(dtype, shape, rng)
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        raise CaseError(f"no range for bool inputs: {spec!r}")
+    if np.issubdtype(dt, np.integer):
+        lo_i, hi_i = int(lo), int(hi)
+        info = np.iinfo(dt)
+        if not info.min <= lo_i <= hi_i <= info.max:
+            raise CaseError(f"bad range for {dt.name}: {spec!r}")
+        return rng.integers(lo_i, hi_i, size=shape, dtype=dt, endpoint=True)
+    return rng.uniform(float(lo), float(hi), size=shape).astype(dt)
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout, text=True, errors="replace")
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return None, "", f"timed out after {timeout} s"
+    except OSError as exc:
+        return None, "", str(exc)
+
+
+def tail(text, n=6):
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return " | ".join(lines[-n:])
+
+
+def expected_from_function(case, file_path, values):
+    """Run expect=FUNC(*args) from the case file; returns {param: array}."""
+    module = oracle.load_module(file_path)
+    func = getattr(module, case.expect, None)
+    if func is None:
+        raise CaseError(f"{case.file} has no function {case.expect}")
+    kernel, py_func = oracle.find_kernel(module, case.kernel)
+    names = oracle.param_names(py_func)
+    if len(names) != len(values):
+        raise CaseError(f"{case.kernel} takes {len(names)} arguments, {len(values)} given")
+    func(*values)
+    return {n: v for n, v in zip(names, values) if isinstance(v, np.ndarray)}
+
+
+def fmt_index(idx):
+    return "(" + ", ".join(str(int(k)) for k in idx) + ")" if len(idx) != 1 else f"[{int(idx[0])}]"
+
+
+def compare(case, param, want, got):
+    """None if equal (within tolerance), else a message."""
+    source = f"{case.expect}()" if case.expect else "the oracle"
+    if want.shape != got.shape:
+        return (f"kernel {case.kernel}, parameter {param}: shape {got.shape} from pyk2cuda, "
+                f"{want.shape} from {source}")
+    if want.dtype.newbyteorder("=") != got.dtype.newbyteorder("="):
+        return (f"kernel {case.kernel}, parameter {param}: dtype {got.dtype} from pyk2cuda, "
+                f"{want.dtype} from {source}")
+    if want.size == 0:
+        return None
+    if np.issubdtype(want.dtype, np.floating):
+        atol = case.rtol if case.atol is None else case.atol
+        with np.errstate(invalid="ignore", over="ignore"):
+            same = (got == want) | (np.isnan(got) & np.isnan(want))
+            close = np.isclose(got, want, rtol=case.rtol, atol=atol, equal_nan=True)
+        bad = ~(same | (close & np.isfinite(want) & np.isfinite(got)))
+        tolerance = f" (rtol={case.rtol:g}, atol={atol:g})"
+    else:
+        bad = got != want
+        tolerance = ""
+    if not bad.any():
+        return None
+    idx = tuple(np.argwhere(bad)[0])
+    g, w = got[idx], want[idx]
+    return (f"kernel {case.kernel}, parameter {param}, index {fmt_index(idx)}: "
+            f"pyk2cuda {g!r}, {'oracle' if not case.expect else 'expected'} {w!r}; {int(bad.sum())} of {bad.size} elements "
+            f"differ{tolerance}")
+
+
+def run_case(case, opts):
+    if case.error:
+        return "FAIL", case.error
+    if case.skip:
+        return "SKIP", case.skip
+    work = os.path.join(opts.work, case.name)
+    shutil.rmtree(work, ignore_errors=True)
+    in_dir = os.path.join(work, "inputs")
+    oracle_dir = os.path.join(work, "oracle")
+    pyk_dir = os.path.join(work, "pyk2cuda")
+    for d in (in_dir, oracle_dir, pyk_dir):
+        os.makedirs(d)
+    file_path = os.path.normpath(os.path.join(HERE, case.file))
+
+    rng = np.random.default_rng(case.seed)
+    args = []
+    try:
+        for k, a in enumerate(case.args):
+            if a.startswith("in:"):
+                path = os.path.join(in_dir, f"arg{k}.npy")
+                np.save(path, make_input(a, rng), allow_pickle=False)
+                args.append(path)
+            else:
+                args.append(a)
+    except (CaseError, ValueError) as exc:
+        return "FAIL", str(exc)
+
+    # The expected arrays: the oracle, or the case's own expect= function.
+    if case.expect:
+        try:
+            values = [oracle.parse_arg(a) for a in args]
+            expected = expected_from_function(case, file_path, values)
+        except Exception as exc:  # noqa: BLE001 -- report anything as a failure
+            return "FAIL", f"expect={case.expect}: {type(exc).__name__}: {exc}"
+    else:
+        cmd = [sys.executable, ORACLE, file_path, case.kernel, "--grid", case.grid,
+               "--block", case.block, "--out-dir", oracle_dir, "--seed", str(case.seed)] + args
+        rc, out, err = run(cmd, opts.timeout)
+        if rc != 0:
+            return "FAIL", f"oracle exited with {rc}: {tail(err)}"
+        expected = {}
+        for fn in sorted(os.listdir(oracle_dir)):
+            if fn.endswith(".npy"):
+                expected[fn[:-4]] = np.load(os.path.join(oracle_dir, fn), allow_pickle=False)
+
+    cmd = [opts.pyk2cuda, "run", file_path, case.kernel, "--device", "sim",
+           "--grid", case.grid, "--block", case.block, "--out-dir", pyk_dir] + args
+    rc, out, err = run(cmd, opts.timeout)
+    if rc == 77:   # a stand-in (njit_standin.py) that cannot run this kernel
+        return "SKIP", f"{os.path.basename(opts.pyk2cuda)} exited 77: {tail(err or out, 1)}"
+    if rc != 0:
+        return "FAIL", f"pyk2cuda exited with {rc}: {tail(err or out)}"
+
+    if not expected:
+        return "FAIL", "the case has no array parameter to compare"
+    problems = []
+    for param, want in expected.items():
+        path = os.path.join(pyk_dir, param + ".npy")
+        if not os.path.exists(path):
+            problems.append(f"kernel {case.kernel}, parameter {param}: pyk2cuda wrote no "
+                            f"{param}.npy")
+            continue
+        try:
+            got = np.load(path, allow_pickle=False)
+        except Exception as exc:  # noqa: BLE001
+            problems.append(f"parameter {param}: cannot read pyk2cuda's {param}.npy: {exc}")
+            continue
+        msg = compare(case, param, want, got)
+        if msg:
+            problems.append(msg)
+    if problems:
+        return "FAIL", "; ".join(problems)
+    if not opts.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return "ok", None
+
+
+def selected(case, filters):
+    if not filters:
+        return True
+    for f in filters:
+        if any(c in f for c in "*?["):
+            if fnmatch.fnmatchcase(case.name, f):
+                return True
+        elif f in case.name:
+            return True
+    return False
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="run_diff.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pyk2cuda", required=True, help="the pyk2cuda binary (or a stand-in)")
+    ap.add_argument("--filter", action="append", default=[],
+                    help="run the cases whose name contains NAME (or matches a glob); "
+                         "may be repeated")
+    ap.add_argument("--work", help="work directory (default: a temporary one, removed "
+                                   "unless a case fails)")
+    ap.add_argument("--cases", default=os.path.join(HERE, "cases.txt"))
+    ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
+    ap.add_argument("--keep", action="store_true", help="keep the files of passing cases")
+    opts = ap.parse_args(argv)
+
+    if not (os.path.isfile(opts.pyk2cuda) and os.access(opts.pyk2cuda, os.X_OK)):
+        found = shutil.which(opts.pyk2cuda)
+        if not found:
+            print(f"run_diff: error: {opts.pyk2cuda} is not an executable file", file=sys.stderr)
+            return 2
+        opts.pyk2cuda = found
+    opts.pyk2cuda = os.path.abspath(opts.pyk2cuda)
+    try:
+        cases = parse_cases(opts.cases)
+    except OSError as exc:
+        print(f"run_diff: error: {exc}", file=sys.stderr)
+        return 2
+    cases = [c for c in cases if selected(c, opts.filter)]
+    if not cases:
+        print("run_diff: error: no case matches the filter", file=sys.stderr)
+        print("0 passed, 0 failed")
+        return 2
+
+    temp_work = opts.work is None
+    if temp_work:
+        opts.work = tempfile.mkdtemp(prefix="pyk2cuda-diff-")
+    opts.work = os.path.abspath(opts.work)
+    os.makedirs(opts.work, exist_ok=True)
+
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+        for case, (status, msg) in zip(cases, pool.map(lambda c: run_case(c, opts), cases)):
+            if status == "ok":
+                passed += 1
+                print(f"ok {case.name}", flush=True)
+            elif status == "SKIP":
+                print(f"SKIP {case.name}: {msg}", flush=True)
+            else:
+                failed += 1
+                print(f"FAIL {case.name}: {msg}", flush=True)
+
+    if failed:
+        print(f"run_diff: the files of the failing cases are in {opts.work}", file=sys.stderr)
+    elif temp_work:
+        shutil.rmtree(opts.work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
