@@ -526,6 +526,13 @@ static void emit_signature(Gen *G, StrBuf *out, const char **pnames) {
   sb_puts(out, ")");
 }
 
+/* A device function's declaration, so that definitions can come in any order. */
+static void emit_prototype(Gen *G, const Function *f, StrBuf *out) {
+  sb_printf(out, "static __device__ %s %s(", ctype_of(G, f->ret_type), f->cname);
+  for (int i = 0; i < f->nparams; i++) sb_printf(out, "%s%s", i ? ", " : "", ctype_of(G, f->arg_types[i]));
+  sb_puts(out, ");\n");
+}
+
 static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, const char *init) {
   if (t->kind == TY_TUPLE) {
     for (int k = 0; k < t->nelems; k++) emit_decl(G, out, t->elems[k], arena_printf(G->a, "%s_%d", name, k), NULL);
@@ -632,10 +639,28 @@ static void name_function(Gen *G, Function *f, bool many) {
   f->cname = namer_claim(&G->global, want);
 }
 
+/* A tuple constant indexed at run time becomes a device table. */
+static void emit_const_table(Gen *G, Const *k, StrBuf *out) {
+  const Expr *v = k->value;
+  const Type *t = v->kids[0]->kind == EX_FLOAT ? &type_float64 : v->kids[0]->kind == EX_BOOL ? &type_bool : &type_int64;
+  k->cname = namer_claim(&G->global, k->name);
+  sb_printf(out, "static __device__ const %s %s[%d] = {", t->cname, k->cname, v->nkids);
+  for (int i = 0; i < v->nkids; i++) {
+    if (i) sb_puts(out, ", ");
+    emit_expr(G, v->kids[i], out, P_ASSIGN);
+  }
+  sb_puts(out, "};\n");
+}
+
 static void emit_constants(Gen *G, StrBuf *out) {
   bool any = false;
   for (size_t i = 0; i < G->m->consts.len; i++) {
     Const *k = G->m->consts.items[i];
+    if (k->used && k->indexed) {
+      sb_puts(out, any ? "" : "\n");
+      emit_const_table(G, k, out);
+      any = true;
+    }
     if (!k->used || k->value->kind == EX_TUPLE) continue;
     k->cname = namer_claim(&G->global, k->name);
     const Type *t = k->value->kind == EX_FLOAT ? &type_float64 : k->value->kind == EX_BOOL ? &type_bool
@@ -699,7 +724,12 @@ bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResu
   for (size_t i = 0; i < kernels.len; i++) name_function(&G, kernels.items[i], false);
   for (size_t i = 0; i < devs.len; i++)
     name_function(&G, (Function *)devs.items[i], devs.items[i]->generic->specs.len > 1);
-  /* Device functions, callees before callers (they were discovered callers first). */
+  /* Device functions: prototypes first, so that any call order compiles. */
+  if (devs.len) sb_putc(&defs, '\n');
+  for (size_t i = devs.len; i-- > 0;) {
+    G.fn = devs.items[i];
+    emit_prototype(&G, devs.items[i], &defs);
+  }
   for (size_t i = devs.len; i-- > 0;) {
     G.fn = devs.items[i];
     sb_putc(&defs, '\n');

@@ -477,9 +477,32 @@ static void emit_array_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   sb_putc(sb, ']');
 }
 
+/* tuple[i] with a runtime index: a module constant's table, or an array's shape. */
+static void emit_tuple_runtime_index(Gen *G, const Expr *e, StrBuf *sb) {
+  const Expr *base = e->kids[0];
+  const Expr *arr = base->kind == EX_ATTR ? base->kids[0] : NULL;
+  if (arr && arr->ty->fixed_shape) {
+    diag_error(G->c, e->loc, "E-unsupported", "indexing the shape of a shared or local array with a runtime index is not supported yet");
+    return;
+  }
+  if (arr) emit_expr(G, arr, sb, P_POSTFIX);
+  sb_puts(sb, arr ? ".shape[" : base->konst->cname);
+  if (!arr) sb_putc(sb, '[');
+  if (expr_nonneg(G, e->kids[1])) {
+    emit_expr(G, e->kids[1], sb, P_LOWEST);
+  } else {
+    helper_use(&G->helpers, H_WRAP);
+    sb_puts(sb, "p2c_wrap(");
+    emit_expr(G, e->kids[1], sb, P_ASSIGN);
+    sb_printf(sb, ", %d)", base->ty->nelems);
+  }
+  sb_putc(sb, ']');
+}
+
 static void emit_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  if (e->kids[0]->ty->kind == TY_TUPLE) emit_tuple_elem(G, e->kids[0], (int)e->ival, sb, prec);
-  else emit_array_index(G, e, sb, prec);
+  if (e->kids[0]->ty->kind != TY_TUPLE) emit_array_index(G, e, sb, prec);
+  else if (e->ival < 0) emit_tuple_runtime_index(G, e, sb);
+  else emit_tuple_elem(G, e->kids[0], (int)e->ival, sb, prec);
 }
 
 static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
@@ -582,7 +605,8 @@ static void emit_math(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 static void emit_minmax(Gen *G, const Expr *e, StrBuf *sb) {
   helper_use(&G->helpers, H_MINMAX);
-  const char *fn = e->builtin->id == BI_MIN ? "p2c_min" : "p2c_max";
+  /* The type is explicit: a literal operand must not change which instance is called. */
+  const char *fn = arena_printf(G->a, "%s<%s>", e->builtin->id == BI_MIN ? "p2c_min" : "p2c_max", e->ty->cname);
   for (int i = 2; i < e->nkids; i++) sb_printf(sb, "%s(", fn);
   emit_expr(G, e->kids[1], sb, P_ASSIGN);
   for (int i = 2; i < e->nkids; i++) {

@@ -156,6 +156,7 @@ struct Const {
   Loc loc;
   Expr *value;             /* a literal or a tuple of literals */
   bool used;               /* referenced by a kernel */
+  bool indexed;            /* a tuple read with a runtime index: emitted as a table */
   const char *cname;       /* codegen */
 };
 

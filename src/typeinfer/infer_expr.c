@@ -176,13 +176,32 @@ static const Type *infer_ifexp(Infer *I, Expr *e) {
 
 /* ---- indexing and attributes ---- */
 
+static bool is_uniform(const Type *tt) {
+  for (int i = 1; i < tt->nelems; i++)
+    if (tt->elems[i] != tt->elems[0]) return false;
+  return tt->nelems > 0;
+}
+
+/* t[i] with i known only when the kernel runs: a module constant's or an array shape's
+ * elements, all of one type (Numba's UniTuple), are read from a table. */
+static const Type *infer_tuple_runtime_index(Infer *I, Expr *e, const Type *tt) {
+  Expr *base = e->kids[0];
+  bool table = (base->kind == EX_CONST || base->kind == EX_ATTR) && is_uniform(tt);
+  if (e->nkids != 2 || !table || !type_is_int(e->kids[1]->ty)) {
+    TERR(I, e->loc, "E-tuple-index",
+         "this tuple can only be indexed with a constant integer (a runtime index needs a "
+         "module-level tuple or a shape whose elements have one type)");
+    return NULL;
+  }
+  if (base->kind == EX_CONST) base->konst->indexed = true;
+  e->ival = -1;
+  return tt->elems[0];
+}
+
 static const Type *infer_tuple_index(Infer *I, Expr *e, const Type *tt) {
   Expr *ix = e->kids[1];
   bool neg = ix->kind == EX_UNARY && ix->op == OP_NEG && ix->kids[0]->kind == EX_INT;
-  if (e->nkids != 2 || (ix->kind != EX_INT && !neg)) {
-    TERR(I, e->loc, "E-tuple-index", "a tuple can only be indexed with a constant integer");
-    return NULL;
-  }
+  if (e->nkids != 2 || (ix->kind != EX_INT && !neg)) return infer_tuple_runtime_index(I, e, tt);
   int64_t k = neg ? -ix->kids[0]->ival : ix->ival;
   if (k < 0) k += tt->nelems;
   if (k < 0 || k >= tt->nelems) {
@@ -244,13 +263,26 @@ static bool no_keywords(Infer *I, Expr *e, const char *name) {
   return false;
 }
 
-/* An integer known at compile time: a literal, a negated literal, or a module constant. */
+/* An integer known at compile time: literals and module constants combined with + - * and //
+ * (without overflow). */
 static bool const_int(const Expr *e, int64_t *out) {
+  int64_t a, b;
   if (e->kind == EX_CAST) e = e->kids[0];
-  if (e->kind == EX_INT) return *out = e->ival, true;
+  if (e->kind == EX_INT) return !e->is_unsigned_literal && (*out = e->ival, true);
   if (e->kind == EX_CONST && e->konst->value->kind == EX_INT) return *out = e->konst->value->ival, true;
-  if (e->kind == EX_UNARY && e->op == OP_NEG && const_int(e->kids[0], out)) return *out = -*out, true;
-  return false;
+  if (e->kind == EX_UNARY && e->op == OP_NEG && const_int(e->kids[0], &a))
+    return a != INT64_MIN && (*out = -a, true);
+  if (e->kind != EX_BINARY || !const_int(e->kids[0], &a) || !const_int(e->kids[1], &b)) return false;
+  switch (e->op) {
+  case OP_ADD: return !__builtin_add_overflow(a, b, out);
+  case OP_SUB: return !__builtin_sub_overflow(a, b, out);
+  case OP_MUL: return !__builtin_mul_overflow(a, b, out);
+  case OP_FLOORDIV:
+    if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+    *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+    return true;
+  default: return false;
+  }
 }
 
 static const Type *infer_grid(Infer *I, Expr *e, const char *name) {

@@ -31,6 +31,8 @@ static __device__ __forceinline__ double p2c_powi(double x, int64_t n) {
 constexpr double EARTH_RADIUS_KM = 6371.0;
 constexpr double DEG_TO_RAD = 0.017453292519943295;
 
+static __device__ double haversine(double, double, double, double);
+
 static __device__ double haversine(double lat1, double lon1, double lat2, double lon2) {
   double phi1 = 0;
   double phi2 = 0;

@@ -119,19 +119,20 @@ __asm__(".pushsection .text\n"
 
 static void switch_context(Context *save, Context *to) { p2c_sim_switch(save, *to); }
 #else
-typedef ucontext_t Context;
-static void switch_context(Context *save, Context *to) { swapcontext(save, to); }
+typedef ucontext_t *Context; /* storage that never moves (a ucontext points into itself) */
+static void switch_context(Context *save, Context *to) { swapcontext(*save, *to); }
 #endif
 
 /* ---- State --------------------------------------------------------------------------------- */
 
 typedef enum FiberState { FIBER_RUNNABLE, FIBER_AT_BARRIER, FIBER_EXITED } FiberState;
 
-/* One simulated thread of a block that uses barriers. Lives at the top of its own mapping:
- * [guard page][stack][Fiber], so it never moves (a ucontext points into itself). */
+/* One simulated thread of a block that uses barriers. The scheduler's data for all fibers of a
+ * worker is one compact array (walking it must not touch a page per fiber); each stack is its
+ * own mapping, [guard page][stack] (with ucontext, the ucontext_t at the top). */
 typedef struct Fiber {
   Context ctx;
-  unsigned char *map;      /* the whole mapping */
+  unsigned char *map;      /* the stack's mapping */
   size_t map_size;
   unsigned char *stack;    /* lowest usable byte of the stack */
   size_t stack_size;
@@ -142,7 +143,7 @@ typedef struct Fiber {
 } Fiber;
 
 struct SimStackPool {
-  Fiber **fibers;
+  Fiber *fibers;
   size_t count, cap;
   size_t stack_size;
 };
@@ -156,6 +157,9 @@ typedef struct Worker {
   SimStackPool *pool;
   Fiber *cur;                 /* the fiber running now */
   Context sched;              /* the scheduler, while a fiber runs */
+#if !SIM_ASM_SWITCH
+  ucontext_t sched_uc;        /* what `sched` points at */
+#endif
   const void *sched_stack;    /* its stack, for ASan */
   size_t sched_stack_size;
   int barrier_count;          /* result of the barrier the block just passed */
@@ -213,35 +217,36 @@ static size_t page_size(void) {
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-#if SIM_ASM_SWITCH
-static void context_init(Fiber *f) { (void)f; }
-#else
-/* makecontext needs a context from getcontext first (only once: the Fiber never moves). */
-static void context_init(Fiber *f) { getcontext(&f->ctx); }
-#endif
-
-static Fiber *fiber_new(size_t stack_size) {
+/* Maps a stack for `f`: a guard page, then `stack_size` bytes rounded up to pages. */
+static bool fiber_init(Fiber *f, size_t stack_size) {
   size_t page = page_size();
   size_t stack = round_up(stack_size, page);
-  size_t size = page + stack + round_up(sizeof(Fiber), page);
+#if !SIM_ASM_SWITCH
+  stack += round_up(sizeof(ucontext_t), page);
+#endif
+  size_t size = page + stack;
   unsigned char *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-  if (map == MAP_FAILED) return NULL;
+  if (map == MAP_FAILED) return false;
   if (mprotect(map, page, PROT_NONE) != 0) {
     munmap(map, size);
-    return NULL;
+    return false;
   }
-  Fiber *f = (Fiber *)(map + page + stack);
   memset(f, 0, sizeof *f);
   f->map = map;
   f->map_size = size;
   f->stack = map + page;
   f->stack_size = stack;
-  context_init(f);
-  return f;
+#if !SIM_ASM_SWITCH
+  /* makecontext needs a context from getcontext first; only once, since it never moves. */
+  f->stack_size -= round_up(sizeof(ucontext_t), page);
+  f->ctx = (ucontext_t *)(f->stack + f->stack_size);
+  getcontext(f->ctx);
+#endif
+  return true;
 }
 
-static void fiber_delete(Fiber *f) { munmap(f->map, f->map_size); }
+static void fiber_release(Fiber *f) { munmap(f->map, f->map_size); }
 
 static void fiber_main(Worker *w);
 
@@ -267,10 +272,10 @@ static void fiber_reset(Worker *w, Fiber *f) {
   f->ctx = frame;
 #else
   uintptr_t p = (uintptr_t)w;
-  f->ctx.uc_stack.ss_sp = f->stack;
-  f->ctx.uc_stack.ss_size = f->stack_size;
-  f->ctx.uc_link = NULL;
-  makecontext(&f->ctx, (void (*)(void))fiber_start_uc, 2, (unsigned)(p >> 16 >> 16), (unsigned)p);
+  f->ctx->uc_stack.ss_sp = f->stack;
+  f->ctx->uc_stack.ss_size = f->stack_size;
+  f->ctx->uc_link = NULL;
+  makecontext(f->ctx, (void (*)(void))fiber_start_uc, 2, (unsigned)(p >> 16 >> 16), (unsigned)p);
 #endif
   f->state = FIBER_RUNNABLE;
 }
@@ -317,7 +322,7 @@ static int stray_barrier(P2cSimThread *self, int predicate) {
 /* ---- Fiber stacks per worker slot ---------------------------------------------------------- */
 
 static void pool_release(SimModule *m, SimStackPool *p) {
-  for (size_t i = 0; i < p->count; i++) fiber_delete(p->fibers[i]);
+  for (size_t i = 0; i < p->count; i++) fiber_release(&p->fibers[i]);
   mem_free(m->alloc, p->fibers, p->cap * sizeof *p->fibers);
   memset(p, 0, sizeof *p);
 }
@@ -327,15 +332,14 @@ static bool pool_reserve(SimModule *m, SimStackPool *p, size_t count, size_t sta
   if (p->stack_size != stack_size) pool_release(m, p);
   p->stack_size = stack_size;
   if (p->cap < count) {
-    Fiber **grown = mem_realloc(m->alloc, p->fibers, p->cap * sizeof *grown, count * sizeof *grown);
+    Fiber *grown = mem_realloc(m->alloc, p->fibers, p->cap * sizeof *grown, count * sizeof *grown);
     if (!grown) return false;
     p->fibers = grown;
     p->cap = count;
   }
   while (p->count < count) {
-    Fiber *f = fiber_new(stack_size);
-    if (!f) return false;
-    p->fibers[p->count++] = f;
+    if (!fiber_init(&p->fibers[p->count], stack_size)) return false;
+    p->count++;
   }
   return true;
 }
@@ -384,16 +388,16 @@ static bool run_block_plain(Worker *w) {
 static bool run_block_fibers(Worker *w) {
   Run *r = w->run;
   size_t n = r->block_threads, exited = 0;
-  Fiber **fibers = w->pool->fibers;
+  Fiber *fibers = w->pool->fibers;
   for (size_t i = 0; i < n; i++) {
-    fiber_reset(w, fibers[i]);
-    fibers[i]->tid = index_3d(i, w->st.block_dim);
+    fiber_reset(w, &fibers[i]);
+    fibers[i].tid = index_3d(i, w->st.block_dim);
   }
   for (;;) {
     size_t arrived = 0;
     int count = 0;
     for (size_t i = 0; i < n; i++) {
-      Fiber *f = fibers[i];
+      Fiber *f = &fibers[i];
       if (f->state != FIBER_RUNNABLE) continue;
       fiber_resume(w, f);
       if (f->state == FIBER_AT_BARRIER) {
@@ -414,7 +418,7 @@ static bool run_block_fibers(Worker *w) {
     }
     if (atomic_load_explicit(&r->stop, memory_order_relaxed)) return false;
     w->barrier_count = count;
-    for (size_t i = 0; i < n; i++) fibers[i]->state = FIBER_RUNNABLE;
+    for (size_t i = 0; i < n; i++) fibers[i].state = FIBER_RUNNABLE;
   }
 }
 
@@ -427,6 +431,9 @@ static bool worker_prepare(Worker *w) {
   w->st.grid_dim = (uint3){l->grid.x, l->grid.y, l->grid.z};
   w->st.block_dim = (uint3){l->block.x, l->block.y, l->block.z};
   w->st.barrier = l->uses_barrier ? fiber_barrier : stray_barrier;
+#if !SIM_ASM_SWITCH
+  w->sched = &w->sched_uc;
+#endif
   size_t stack = l->stack_bytes ? l->stack_bytes : DEFAULT_STACK_BYTES;
   if (l->uses_barrier && !pool_reserve(r->m, w->pool, r->block_threads, stack)) {
     snprintf(w->failure, sizeof w->failure,

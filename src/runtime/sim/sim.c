@@ -90,33 +90,42 @@ static bool path_printf(char *out, const char *fmt, ...) {
 /* ---- Files --------------------------------------------------------------------------------- */
 
 /* Reads a whole file (at most `limit` bytes, the rest dropped) into a NUL-terminated buffer from
- * the allocator. False when it cannot be opened or read, or memory runs out. */
-static bool read_file(const P2cAllocator *alloc, const char *path, size_t limit, char **data,
-                      size_t *len, size_t *alloc_size) {
+ * the allocator. P2C_ERR_IO when it cannot be opened or read, P2C_ERR_NOMEM. */
+static P2cStatus read_file(const P2cAllocator *alloc, const char *path, size_t limit, char **data,
+                           size_t *len, size_t *alloc_size) {
   FILE *f = fopen(path, "rbe");
-  if (!f) return false;
+  if (!f) return P2C_ERR_IO;
   size_t cap = 4096, n = 0;
   char *buf = mem_alloc(alloc, cap);
-  bool ok = buf != NULL;
-  while (ok && n < limit) {
+  P2cStatus st = buf ? P2C_OK : P2C_ERR_NOMEM;
+  while (st == P2C_OK && n < limit) {
     if (n + 1 == cap) {
       char *bigger = mem_realloc(alloc, buf, cap, cap * 2);
-      if (!bigger) { ok = false; break; }
+      if (!bigger) {
+        st = P2C_ERR_NOMEM;
+        break;
+      }
       buf = bigger;
       cap *= 2;
     }
     size_t want = cap - 1 - n < limit - n ? cap - 1 - n : limit - n;
     size_t got = fread(buf + n, 1, want, f);
     n += got;
-    if (got < want) { ok = !ferror(f); break; }
+    if (got < want) {
+      if (ferror(f)) st = P2C_ERR_IO;
+      break;
+    }
   }
   fclose(f);
-  if (!ok) { mem_free(alloc, buf, cap); return false; }
+  if (st != P2C_OK) {
+    mem_free(alloc, buf, cap);
+    return st;
+  }
   buf[n] = '\0';
   *data = buf;
   *len = n;
   *alloc_size = cap;
-  return true;
+  return P2C_OK;
 }
 
 static bool write_file(const char *path, const void *data, size_t len) {
@@ -265,7 +274,7 @@ static CacheLookup cache_lookup(SimModule *m, const Build *b) {
   char *key = NULL;
   size_t len = 0, size = 0;
   if (!path_printf(path, "%s/%s.key", b->cache_dir, b->hash)) return CACHE_MISS;
-  if (!read_file(m->alloc, path, b->key_len + 1, &key, &len, &size)) return CACHE_MISS;
+  if (read_file(m->alloc, path, b->key_len + 1, &key, &len, &size) != P2C_OK) return CACHE_MISS;
   bool same = len == b->key_len && memcmp(key, b->key, len) == 0;
   mem_free(m->alloc, key, size);
   if (!same) return CACHE_COLLISION;
@@ -319,13 +328,13 @@ static void first_error_line(const char *log, char *out, size_t size) {
 }
 
 /* Runs the compiler in `work` on src.cu, output into mod.so, messages into the module's log
- * (replacing an earlier one). */
-static bool run_compiler(SimModule *m, const Build *b, const char *work, const char *extra) {
+ * (replacing an earlier one). P2C_OK, P2C_ERR_SIM or P2C_ERR_NOMEM. */
+static P2cStatus run_compiler(SimModule *m, const Build *b, const char *work, const char *extra) {
   char prelude[PATH_BYTES], src[PATH_BYTES], out[PATH_BYTES], log[PATH_BYTES];
   if (!path_printf(prelude, "%s/prelude.h", work) || !path_printf(src, "%s/src.cu", work) ||
       !path_printf(out, "%s/mod.so", work) || !path_printf(log, "%s/log.txt", work)) {
     set_error(m, "the simulator's work folder path is too long: %s", work);
-    return false;
+    return P2C_ERR_SIM;
   }
   char *argv[MAX_CXX_WORDS + CXX_FLAG_COUNT + 10];
   size_t n = 0;
@@ -346,14 +355,17 @@ static bool run_compiler(SimModule *m, const Build *b, const char *work, const c
   if (err != 0) {
     set_error(m, "cannot run the host C++ compiler '%s': %s (set PYK2CUDA_CXX to another one)",
               argv[0], strerror(err));
-    return false;
+    return P2C_ERR_SIM;
   }
   int status = wait_compiler(pid);
   size_t len;
   mem_free(m->alloc, m->log, m->log_size);
   m->log = NULL;
-  if (!read_file(m->alloc, log, MAX_LOG_BYTES, &m->log, &len, &m->log_size)) m->log = NULL;
-  if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  if (read_file(m->alloc, log, MAX_LOG_BYTES, &m->log, &len, &m->log_size) == P2C_ERR_NOMEM) {
+    set_error(m, "out of memory reading the host compiler's output");
+    return P2C_ERR_NOMEM;
+  }
+  if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return P2C_OK;
 
   char first[320];
   first_error_line(m->log, first, sizeof first);
@@ -364,7 +376,7 @@ static bool run_compiler(SimModule *m, const Build *b, const char *work, const c
               WEXITSTATUS(status), first);
   else
     set_error(m, "the host C++ compiler '%s' was killed by signal %d", argv[0], WTERMSIG(status));
-  return false;
+  return P2C_ERR_SIM;
 }
 
 /* Makes a private work folder: inside the cache folder when caching (so that the result can be
@@ -392,11 +404,11 @@ static P2cStatus build_and_load(SimModule *m, const Build *b, const SimLoadReque
     set_error(m, "cannot write the simulator's sources in %s: %s", work, strerror(errno));
     goto done;
   }
+  st = run_compiler(m, b, work, TLS_FLAG);
+  if (st == P2C_ERR_SIM && TLS_FLAG && m->log && strstr(m->log, TLS_FLAG))
+    st = run_compiler(m, b, work, NULL);
+  if (st != P2C_OK) goto done;
   st = P2C_ERR_SIM;
-  bool built = run_compiler(m, b, work, TLS_FLAG);
-  if (!built && TLS_FLAG && m->log && strstr(m->log, "tls-dialect"))
-    built = run_compiler(m, b, work, NULL);
-  if (!built) goto done;
   /* Load from the work folder, whose name is unique: dlopen never confuses it with an object
    * this process loaded earlier under the cache's name. */
   if (!path_printf(path, "%s/mod.so", work) || !load_object(m, path)) goto done;

@@ -1,0 +1,685 @@
+/* Tests of the CPU simulator (src/runtime/sim): compile, cache, launch, barriers, atomics.
+ *
+ * The inputs are hand-written CUDA C in the generated format (tests/sim/NAME.cu). Arguments are
+ * packed exactly as docs/generated-code.md says (data pointer, extents, byte strides). Every
+ * test uses a private cache folder, removed at the end. With P2C_SIM_BENCH=1 in the
+ * environment, test_bench prints the numbers quoted in docs/simulator.md. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "runtime/sim/sim.h"
+
+#ifndef P2C_SIM_TEST_DIR
+#include "runtime/sim/sim_test_config.h"
+#endif
+
+static char cache_dir[256]; /* private cache for this run */
+
+/* ---- Helpers ------------------------------------------------------------------------------- */
+
+/* An array argument as the kernel receives it: data, ndim extents, ndim byte strides. */
+typedef struct ArrayArg {
+  _Alignas(8) unsigned char bytes[8 + 16 * P2C_MAX_NDIM];
+} ArrayArg;
+
+/* Packs a C-ordered array of `ndim` dimensions. */
+static ArrayArg pack(void *data, size_t elem_size, int ndim, const int64_t *shape) {
+  ArrayArg a;
+  memset(&a, 0, sizeof a);
+  memcpy(a.bytes, &data, sizeof data);
+  int64_t stride = (int64_t)elem_size;
+  for (int d = ndim - 1; d >= 0; d--) {
+    memcpy(a.bytes + 8 + 8 * d, &shape[d], 8);
+    memcpy(a.bytes + 8 + 8 * ndim + 8 * d, &stride, 8);
+    stride *= shape[d];
+  }
+  return a;
+}
+
+static ArrayArg pack1(void *data, size_t elem_size, int64_t n) { return pack(data, elem_size, 1, &n); }
+
+static char *read_text(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+  buf[n] = '\0';
+  fclose(f);
+  *len = (size_t)n;
+  return buf;
+}
+
+static char *read_input(const char *name, size_t *len) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", P2C_SIM_TEST_DIR, name);
+  return read_text(path, len);
+}
+
+/* Loads tests/sim/<name> with `req` as the base request (NULL: defaults, private cache). */
+static P2cStatus load_with(const char *name, const SimLoadRequest *base, SimModule **out) {
+  SimLoadRequest req = {0};
+  if (base) req = *base;
+  if (!req.cache_dir) req.cache_dir = cache_dir;
+  size_t len;
+  char *src = read_input(name, &len);
+  req.source = src;
+  req.source_len = len;
+  P2cStatus st = sim_module_load(&req, out);
+  free(src);
+  return st;
+}
+
+static SimModule *load(const char *name) {
+  SimModule *m = NULL;
+  P2cStatus st = load_with(name, NULL, &m);
+  if (st != P2C_OK) fprintf(stderr, "load %s: %s\n%s\n", name, sim_module_error(m), sim_module_log(m));
+  assert_int_equal(st, P2C_OK);
+  assert_non_null(m);
+  return m;
+}
+
+static SimDim3 dim3(uint32_t x, uint32_t y, uint32_t z) { return (SimDim3){x, y, z}; }
+
+static char errbuf[1024];
+
+static SimLaunch launch_of(const char *symbol, SimDim3 grid, SimDim3 block, void **args,
+                           bool uses_barrier) {
+  SimLaunch l = {0};
+  l.symbol = symbol;
+  l.grid = grid;
+  l.block = block;
+  l.args = args;
+  l.uses_barrier = uses_barrier;
+  l.errbuf = errbuf;
+  l.errbuf_size = sizeof errbuf;
+  errbuf[0] = '\0';
+  return l;
+}
+
+static void assert_launch_ok(SimModule *m, const SimLaunch *l) {
+  P2cStatus st = sim_launch(m, l);
+  if (st != P2C_OK) fprintf(stderr, "launch %s: %s\n", l->symbol, errbuf);
+  assert_int_equal(st, P2C_OK);
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Removes a folder and everything in it (two levels are enough here). */
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  char path[1024];
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (unlink(path) != 0) remove_tree(path);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+/* The one file in `dir` ending in `suffix`; asserts there is exactly one. */
+static void only_file(const char *dir, const char *suffix, char *out, size_t size) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int found = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t n = strlen(e->d_name), k = strlen(suffix);
+    if (n > k && !strcmp(e->d_name + n - k, suffix)) {
+      snprintf(out, size, "%s/%s", dir, e->d_name);
+      found++;
+    }
+  }
+  closedir(d);
+  assert_int_equal(found, 1);
+}
+
+static int group_setup(void **state) {
+  (void)state;
+  const char *tmp = getenv("TMPDIR");
+  snprintf(cache_dir, sizeof cache_dir, "%s/p2c-test-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  return mkdtemp(cache_dir) ? 0 : -1;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  char sim[300];
+  snprintf(sim, sizeof sim, "%s/sim", cache_dir);
+  remove_tree(sim);
+  remove_tree(cache_dir);
+  return 0;
+}
+
+/* ---- Launches ------------------------------------------------------------------------------ */
+
+/* vecadd over an uneven grid: the last block is partly idle. Same result on 1, 3 and all CPUs. */
+static void test_vecadd(void **state) {
+  (void)state;
+  SimModule *m = load("vecadd.cu");
+  const int64_t n = 100003;
+  float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *out = malloc(n * sizeof *out);
+  for (int64_t i = 0; i < n; i++) a[i] = (float)i * 0.5f, b[i] = (float)(n - i);
+  ArrayArg pa = pack1(a, 4, n), pb = pack1(b, 4, n), po = pack1(out, 4, n);
+  void *args[] = {&pa, &pb, &po};
+  unsigned threads[] = {1, 3, 0};
+  for (size_t t = 0; t < 3; t++) {
+    memset(out, 0xff, n * sizeof *out);
+    SimLaunch l = launch_of("vecadd", dim3((uint32_t)((n + 255) / 256), 1, 1), dim3(256, 1, 1), args, false);
+    l.threads = threads[t];
+    assert_launch_ok(m, &l);
+    for (int64_t i = 0; i < n; i++) assert_true(out[i] == a[i] + b[i]);
+  }
+  free(a), free(b), free(out);
+  sim_module_delete(m);
+}
+
+/* A 2-D grid of 2-D blocks: every cell knows who wrote it; then a 3-D launch that counts
+ * every thread exactly once. */
+static void test_grid_indices(void **state) {
+  (void)state;
+  SimModule *m = load("grid2d.cu");
+  const int64_t rows = 37, cols = 53, shape[3] = {rows, cols, 4};
+  int32_t *out = calloc(rows * cols * 4, sizeof *out);
+  ArrayArg po = pack(out, 4, 3, shape);
+  void *args[] = {&po};
+  SimLaunch l = launch_of("grid2d", dim3(7, 10, 1), dim3(8, 4, 1), args, false);
+  assert_launch_ok(m, &l);
+  for (int64_t y = 0; y < rows; y++)
+    for (int64_t x = 0; x < cols; x++) {
+      const int32_t *c = out + (y * cols + x) * 4;
+      assert_int_equal(c[0], (x / 8) * 1000 + y / 4);
+      assert_int_equal(c[1], (x % 8) * 1000 + y % 4);
+      assert_int_equal(c[2], 7 * 1000 + 10);
+      assert_int_equal(c[3], 8 * 1000 + 4);
+    }
+
+  const SimDim3 g = {3, 2, 4}, b = {4, 3, 2};
+  const int64_t total = 3 * 2 * 4 * 4 * 3 * 2;
+  int32_t *seen = calloc(total, sizeof *seen), *where = calloc(total, sizeof *where);
+  ArrayArg ps = pack1(seen, 4, total), pw = pack1(where, 4, total);
+  void *args3[] = {&ps, &pw};
+  l = launch_of("ids3d", g, b, args3, false);
+  assert_launch_ok(m, &l);
+  for (int64_t id = 0; id < total; id++) {
+    int64_t thread = id % 24, block = id / 24;
+    int64_t want = block % 3 + 10 * (block / 3 % 2) + 100 * (block / 6) + 1000 * (thread % 4) +
+                   10000 * (thread / 4 % 3) + 100000 * (thread / 12);
+    assert_int_equal(seen[id], 1);
+    assert_int_equal(where[id], want);
+  }
+  free(out), free(seen), free(where);
+  sim_module_delete(m);
+}
+
+/* A tree reduction in shared memory with a barrier per level, against a plain C sum. */
+static void test_block_reduce(void **state) {
+  (void)state;
+  SimModule *m = load("reduce.cu");
+  const int64_t n = 256 * 64 + 77, blocks = (n + 255) / 256;
+  float *a = malloc(n * sizeof *a), *sums = malloc(blocks * sizeof *sums);
+  for (int64_t i = 0; i < n; i++) a[i] = (float)(i % 17) * 0.25f;
+  ArrayArg pa = pack1(a, 4, n), ps = pack1(sums, 4, blocks);
+  void *args[] = {&pa, &ps};
+  unsigned threads[] = {1, 4, 0};
+  for (size_t t = 0; t < 3; t++) {
+    memset(sums, 0, blocks * sizeof *sums);
+    SimLaunch l = launch_of("block_sum", dim3((uint32_t)blocks, 1, 1), dim3(256, 1, 1), args, true);
+    l.threads = threads[t];
+    assert_launch_ok(m, &l);
+    double total = 0, want_total = 0;
+    for (int64_t blk = 0; blk < blocks; blk++) {
+      float want = 0;
+      for (int64_t i = blk * 256; i < n && i < (blk + 1) * 256; i++) want += a[i];
+      assert_true(sums[blk] == want);  /* exact: quarters, block sums below 2^24 */
+      total += sums[blk];
+    }
+    for (int64_t i = 0; i < n; i++) want_total += a[i];
+    assert_true(total == want_total);
+  }
+  free(a), free(sums);
+  sim_module_delete(m);
+}
+
+/* __syncthreads_count/_and/_or, and dynamic shared memory. */
+static void test_barrier_variants(void **state) {
+  (void)state;
+  SimModule *m = load("reduce.cu");
+  int32_t counts[7] = {0}, bad[1] = {0};
+  ArrayArg pc = pack1(counts, 4, 7), pb = pack1(bad, 4, 1);
+  void *args[] = {&pc, &pb};
+  SimLaunch l = launch_of("count_threes", dim3(7, 1, 1), dim3(100, 1, 1), args, true);
+  assert_launch_ok(m, &l);
+  for (int i = 0; i < 7; i++) assert_int_equal(counts[i], 34);
+  assert_int_equal(bad[0], 0);
+
+  int32_t v[5 * 128];
+  for (int i = 0; i < 5 * 128; i++) v[i] = i;
+  ArrayArg pv = pack1(v, 4, 5 * 128);
+  void *args2[] = {&pv};
+  l = launch_of("reverse_blocks", dim3(5, 1, 1), dim3(128, 1, 1), args2, true);
+  l.dynamic_shared_bytes = 128 * 4;
+  assert_launch_ok(m, &l);
+  for (int i = 0; i < 5 * 128; i++) assert_int_equal(v[i], (i / 128) * 128 + 127 - i % 128);
+  sim_module_delete(m);
+}
+
+/* Half the block waits at a barrier, the other half has returned: an error naming the block. */
+static void test_partial_barrier(void **state) {
+  (void)state;
+  SimModule *m = load("partial_barrier.cu");
+  int64_t n = 64;
+  void *args[] = {&n};
+  SimLaunch l = launch_of("half_barrier", dim3(4, 1, 1), dim3(64, 1, 1), args, true);
+  l.threads = 1;
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+  assert_non_null(strstr(errbuf, "half_barrier"));
+  assert_non_null(strstr(errbuf, "only part of block (0,0,0)"));
+  assert_non_null(strstr(errbuf, "32 threads arrived, 32 exited"));
+
+  /* Many workers: still one clean error, and the module can launch again afterwards. */
+  l.threads = 0;
+  l.grid = dim3(64, 1, 1);
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+  assert_non_null(strstr(errbuf, "32 threads arrived, 32 exited"));
+  n = 200; /* every thread below n/2: the whole block reaches the barrier */
+  l = launch_of("half_barrier", dim3(64, 1, 1), dim3(64, 1, 1), args, true);
+  assert_launch_ok(m, &l);
+
+  /* A barrier in a launch that said it has none. */
+  l = launch_of("has_barrier", dim3(2, 1, 1), dim3(32, 1, 1), NULL, false);
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+  assert_non_null(strstr(errbuf, "without barrier support"));
+  sim_module_delete(m);
+}
+
+/* Atomics from every thread of many blocks give exact results. */
+static void test_atomics(void **state) {
+  (void)state;
+  SimModule *m = load("atomics.cu");
+  const int32_t blocks = 97, per = 128, total = blocks * per;
+  int32_t i32[8] = {0, INT32_MIN, INT32_MAX, -1, 0, 0, -7, 0};
+  uint64_t u64[1] = {0};
+  float f32[1] = {0};
+  double f64[1] = {0};
+  uint32_t u32[2] = {0, 0};
+  ArrayArg a = pack1(i32, 4, 8), b = pack1(u64, 8, 1), c = pack1(f32, 4, 1),
+           d = pack1(f64, 8, 1), e = pack1(u32, 4, 2);
+  void *args[] = {&a, &b, &c, &d, &e};
+  SimLaunch l = launch_of("count_all", dim3(blocks, 1, 1), dim3(per, 1, 1), args, false);
+  assert_launch_ok(m, &l);
+  assert_int_equal(i32[0], total);
+  assert_int_equal(i32[1], total - 1);
+  assert_int_equal(i32[2], 0);
+  assert_int_equal(i32[3], INT32_MIN);
+  assert_int_equal(i32[4], INT32_MAX);
+  assert_true(i32[5] >= 1 && i32[5] <= total);
+  assert_int_equal(i32[6], i32[5] - 1);
+  assert_int_equal(i32[7], -2 * total);
+  assert_int_equal(u64[0], 3u * (uint64_t)total);
+  assert_true(f32[0] == (float)total);
+  assert_true(f64[0] == 0.5 * total);
+  assert_int_equal(u32[0], (uint32_t)total);
+  assert_int_equal(u32[1], (uint32_t)total % 10);
+  sim_module_delete(m);
+}
+
+/* Math names, bit casts, warpSize, and printf reaching stdout. */
+static void test_prelude_and_printf(void **state) {
+  (void)state;
+  SimModule *m = load("atomics.cu");
+  double out[5] = {0};
+  int64_t flags[6] = {0};
+  ArrayArg po = pack1(out, 8, 5), pf = pack1(flags, 8, 6);
+  void *args[] = {&po, &pf};
+  char path[400];
+  snprintf(path, sizeof path, "%s/stdout.txt", cache_dir);
+  fflush(stdout);
+  int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  dup2(fd, 1);
+  SimLaunch l = launch_of("prelude_tour", dim3(2, 1, 1), dim3(32, 1, 1), args, false);
+  P2cStatus st = sim_launch(m, &l);
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved), close(fd);
+  assert_int_equal(st, P2C_OK);
+  size_t len;
+  char *text = read_text(path, &len);
+  unlink(path);
+  assert_string_equal(text, "tour: block 32 threads, 2.0 32\n");
+  free(text);
+
+  assert_true(out[0] == sqrt(2.0));
+  assert_true(out[1] == (double)sqrtf(2.0f));
+  assert_true(fabs(out[2] - (sin(2.0) + sinf(2.0f))) < 1e-6);
+  assert_true(out[3] == 2.0 - 2.0 + 1.5 - 3.0);
+  assert_true(fabs(out[4] - (exp(1.0) + log(2.0) + 1024.0 + 2.0 + atan2(1.0, 1.0))) < 1e-12);
+  assert_int_equal(flags[0], 32);
+  assert_int_equal(flags[1], 1);
+  assert_int_equal(flags[2], 1);
+  assert_int_equal(flags[3], 1);
+  assert_int_equal(flags[4], 0x3f800000);
+  assert_int_equal(flags[5], 0x3ff00000);
+  sim_module_delete(m);
+}
+
+/* ---- Errors -------------------------------------------------------------------------------- */
+
+/* A compile error: P2C_ERR_SIM, the compiler's log, and a module that refuses to launch. */
+static void test_compile_error(void **state) {
+  (void)state;
+  SimLoadRequest req = {0};
+  req.no_cache = true;
+  SimModule *m = NULL;
+  assert_int_equal(load_with("compile_error.cu", &req, &m), P2C_ERR_SIM);
+  assert_non_null(m);
+  assert_non_null(strstr(sim_module_log(m), "undeclared_name"));
+  assert_non_null(strstr(sim_module_error(m), "failed with exit status"));
+  assert_non_null(strstr(sim_module_error(m), "error"));
+  SimLaunch l = launch_of("broken", dim3(1, 1, 1), dim3(1, 1, 1), NULL, false);
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+  assert_non_null(strstr(errbuf, "did not load"));
+  sim_module_delete(m);
+}
+
+static void test_missing_compiler(void **state) {
+  (void)state;
+  SimLoadRequest req = {0};
+  req.cxx = "/nonexistent/pyk2cuda-c++ -O2";
+  SimModule *m = NULL;
+  assert_int_equal(load_with("vecadd.cu", &req, &m), P2C_ERR_SIM);
+  assert_non_null(strstr(sim_module_error(m), "cannot run the host C++ compiler"));
+  assert_string_equal(sim_module_log(m), "");
+  sim_module_delete(m);
+  assert_int_equal(sim_module_load(&(SimLoadRequest){0}, &m), P2C_ERR_USAGE);
+  assert_null(m);
+  sim_module_delete(NULL);
+}
+
+/* Launch configurations outside CUDA's limits, and unknown kernels. */
+static void test_bad_launch(void **state) {
+  (void)state;
+  SimModule *m = load("vecadd.cu");
+  struct {
+    SimDim3 grid, block;
+    const char *symbol, *expect;
+  } cases[] = {
+      {{1, 1, 1}, {1025, 1, 1}, "vecadd", "exceeds CUDA's limits"},
+      {{1, 1, 1}, {32, 32, 2}, "vecadd", "2048 threads"},
+      {{1, 1, 1}, {1, 1, 65}, "vecadd", "exceeds CUDA's limits"},
+      {{0, 1, 1}, {32, 1, 1}, "vecadd", "every dimension >= 1"},
+      {{1, 65536, 1}, {32, 1, 1}, "vecadd", "grid (1,65536,1) exceeds"},
+      {{1, 1, 1}, {32, 1, 1}, "nosuch", "no kernel 'nosuch'"},
+      {{1, 1, 1}, {32, 1, 1}, "vec-add", "bad kernel symbol"},
+      {{1, 1, 1}, {32, 1, 1}, NULL, "bad kernel symbol"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    SimLaunch l = launch_of(cases[i].symbol, cases[i].grid, cases[i].block, NULL, false);
+    assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+    if (!strstr(errbuf, cases[i].expect)) fail_msg("case %zu: '%s'", i, errbuf);
+  }
+  SimLaunch l = launch_of("vecadd", dim3(1, 1, 1), dim3(1, 1, 1), NULL, false);
+  l.dynamic_shared_bytes = 1u << 20;
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+  assert_non_null(strstr(errbuf, "dynamic shared memory"));
+  sim_module_delete(m);
+}
+
+/* ---- Cache --------------------------------------------------------------------------------- */
+
+static int count_lines(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  int n = 0, c;
+  while ((c = fgetc(f)) != EOF) n += c == '\n';
+  fclose(f);
+  return n;
+}
+
+/* Loads vecadd through a compiler wrapper that counts its runs, and checks the result works. */
+static SimModule *load_counted(const char *wrapper, const char *dir, bool no_cache) {
+  SimLoadRequest req = {0};
+  req.cxx = wrapper;
+  req.cache_dir = dir;
+  req.no_cache = no_cache;
+  SimModule *m = NULL;
+  assert_int_equal(load_with("vecadd.cu", &req, &m), P2C_OK);
+  float a[3] = {1, 2, 3}, out[3] = {0};
+  ArrayArg pa = pack1(a, 4, 3), po = pack1(out, 4, 3);
+  void *args[] = {&pa, &pa, &po};
+  SimLaunch l = launch_of("vecadd", dim3(1, 1, 1), dim3(32, 1, 1), args, false);
+  assert_launch_ok(m, &l);
+  assert_true(out[2] == 6.0f);
+  return m;
+}
+
+static void test_cache(void **state) {
+  (void)state;
+  char dir[400], sim[420], wrapper[420], counter[420], so[600], key[600];
+  snprintf(dir, sizeof dir, "%s/cache-test", cache_dir);
+  snprintf(sim, sizeof sim, "%s/sim", dir);
+  snprintf(wrapper, sizeof wrapper, "%s/cxx.sh", cache_dir);
+  snprintf(counter, sizeof counter, "%s/runs.txt", cache_dir);
+  FILE *w = fopen(wrapper, "w");
+  assert_non_null(w);
+  const char *cxx = getenv("PYK2CUDA_CXX");
+  fprintf(w, "#!/bin/sh\necho run >> '%s'\nexec %s \"$@\"\n", counter, cxx && *cxx ? cxx : "c++");
+  fclose(w);
+  chmod(wrapper, 0700);
+
+  /* A build may run the compiler more than once (a retry without an unknown flag). */
+  double t0 = now_s();
+  SimModule *m = load_counted(wrapper, dir, false);
+  double t_miss = now_s() - t0;
+  int runs = count_lines(counter);
+  assert_false(sim_module_cache_hit(m));
+  assert_true(runs >= 1);
+  sim_module_delete(m);
+
+  t0 = now_s();
+  m = load_counted(wrapper, dir, false);
+  double t_hit = now_s() - t0;
+  assert_true(sim_module_cache_hit(m));
+  assert_int_equal(count_lines(counter), runs); /* the compiler did not run */
+  assert_true(t_hit < t_miss);
+  sim_module_delete(m);
+
+  /* A corrupt object is rebuilt in place. */
+  only_file(sim, ".so", so, sizeof so);
+  FILE *f = fopen(so, "w");
+  fputs("not an ELF file", f);
+  fclose(f);
+  m = load_counted(wrapper, dir, false);
+  assert_false(sim_module_cache_hit(m));
+  assert_int_equal(count_lines(counter), 2 * runs);
+  sim_module_delete(m);
+  m = load_counted(wrapper, dir, false);
+  assert_true(sim_module_cache_hit(m));
+  assert_int_equal(count_lines(counter), 2 * runs);
+  sim_module_delete(m);
+
+  /* A key that differs (as after a hash collision) is never trusted, nor overwritten. */
+  only_file(sim, ".key", key, sizeof key);
+  size_t len;
+  char *text = read_text(key, &len);
+  text[len - 2] ^= 1;
+  f = fopen(key, "wb");
+  fwrite(text, 1, len, f);
+  fclose(f);
+  m = load_counted(wrapper, dir, false);
+  assert_false(sim_module_cache_hit(m));
+  assert_int_equal(count_lines(counter), 3 * runs);
+  sim_module_delete(m);
+  char *after = read_text(key, &len);
+  assert_memory_equal(after, text, len);
+  free(text), free(after);
+
+  /* no_cache: compiles, and leaves the cache folder as it was. */
+  m = load_counted(wrapper, dir, true);
+  assert_false(sim_module_cache_hit(m));
+  assert_int_equal(count_lines(counter), 4 * runs);
+  sim_module_delete(m);
+  only_file(sim, ".so", so, sizeof so);
+  printf("cache: miss %.3f s, hit %.4f s\n", t_miss, t_hit);
+  unlink(wrapper);
+  unlink(counter);
+}
+
+/* ---- Allocation failures ------------------------------------------------------------------- */
+
+typedef struct FailingAlloc {
+  int left;      /* allocations that succeed before the failures start */
+  long live;     /* bytes outstanding */
+} FailingAlloc;
+
+static void *failing_realloc(void *ud, void *ptr, size_t old_size, size_t new_size) {
+  FailingAlloc *fa = ud;
+  if (new_size == 0) {
+    free(ptr);
+    fa->live -= (long)old_size;
+    return NULL;
+  }
+  if (fa->left-- <= 0) return NULL;
+  void *p = realloc(ptr, new_size);
+  if (p) fa->live += (long)new_size - (long)old_size;
+  return p;
+}
+
+/* Every allocation of a cached load and a launch with barriers fails in turn: the result is a
+ * status, never a crash or a leak. */
+static void test_allocation_failures(void **state) {
+  (void)state;
+  sim_module_delete(load("reduce.cu")); /* warm the cache */
+  int ok_runs = 0;
+  for (int k = 0; k < 40 && ok_runs < 2; k++) {
+    FailingAlloc fa = {k, 0};
+    P2cAllocator alloc = {failing_realloc, &fa};
+    SimLoadRequest req = {0};
+    req.allocator = &alloc;
+    SimModule *m = NULL;
+    P2cStatus st = load_with("reduce.cu", &req, &m);
+    assert_true(st == P2C_OK || st == P2C_ERR_NOMEM);
+    if (st == P2C_OK) {
+      float a[256], sums[2];
+      for (int i = 0; i < 256; i++) a[i] = 1;
+      ArrayArg pa = pack1(a, 4, 256), ps = pack1(sums, 4, 2);
+      void *args[] = {&pa, &ps};
+      SimLaunch l = launch_of("block_sum", dim3(2, 1, 1), dim3(128, 1, 1), args, true);
+      l.threads = 2;
+      st = sim_launch(m, &l);
+      assert_true(st == P2C_OK || st == P2C_ERR_NOMEM || st == P2C_ERR_SIM);
+      if (st == P2C_OK) {
+        assert_true(sums[0] == 128 && sums[1] == 128);
+        ok_runs++;
+      }
+    } else {
+      assert_null(m);
+    }
+    sim_module_delete(m);
+    assert_int_equal(fa.live, 0);
+  }
+  assert_int_equal(ok_runs, 2);
+}
+
+/* ---- Benchmark (P2C_SIM_BENCH=1) ----------------------------------------------------------- */
+
+static void __attribute__((noinline)) plain_vecadd(const float *a, const float *b, float *out, int64_t n) {
+  for (int64_t i = 0; i < n; i++) out[i] = a[i] + b[i];
+}
+
+static void test_bench(void **state) {
+  (void)state;
+  if (!getenv("P2C_SIM_BENCH")) skip();
+  SimModule *m = load("vecadd.cu");
+  const int64_t n = (int64_t)1 << 24;
+  float *a = malloc(n * 4), *b = malloc(n * 4), *out = malloc(n * 4);
+  for (int64_t i = 0; i < n; i++) a[i] = (float)i, b[i] = 1.0f, out[i] = 0;
+  ArrayArg pa = pack1(a, 4, n), pb = pack1(b, 4, n), po = pack1(out, 4, n);
+  void *args[] = {&pa, &pb, &po};
+  double best_plain = 1e9, best_sim1 = 1e9, best_sim = 1e9;
+  for (int rep = 0; rep < 5; rep++) {
+    double t0 = now_s();
+    plain_vecadd(a, b, out, n);
+    best_plain = fmin(best_plain, now_s() - t0);
+    SimLaunch l = launch_of("vecadd", dim3((uint32_t)(n / 256), 1, 1), dim3(256, 1, 1), args, false);
+    l.threads = 1;
+    t0 = now_s();
+    assert_launch_ok(m, &l);
+    best_sim1 = fmin(best_sim1, now_s() - t0);
+    l.threads = 0;
+    t0 = now_s();
+    assert_launch_ok(m, &l);
+    best_sim = fmin(best_sim, now_s() - t0);
+  }
+  printf("bench vecadd 2^24: plain C %.2f ms; sim 1 thread %.2f ms (%.1fx, %.2f ns/thread); "
+         "sim %u threads %.2f ms (%.1fx)\n",
+         best_plain * 1e3, best_sim1 * 1e3, best_sim1 / best_plain, best_sim1 / n * 1e9,
+         sim_cpu_count(), best_sim * 1e3, best_sim / best_plain);
+  sim_module_delete(m);
+  free(a), free(b), free(out);
+
+  m = load("reduce.cu");
+  const int64_t blocks = 1024, total = blocks * 256;
+  float *x = malloc(total * 4), *sums = malloc(blocks * 4);
+  for (int64_t i = 0; i < total; i++) x[i] = 1.0f;
+  ArrayArg px = pack1(x, 4, total), ps = pack1(sums, 4, blocks);
+  void *rargs[] = {&px, &ps};
+  unsigned threads[] = {1, 0};
+  for (int t = 0; t < 2; t++) {
+    double best = 1e9;
+    for (int rep = 0; rep < 5; rep++) {
+      SimLaunch l = launch_of("block_sum", dim3((uint32_t)blocks, 1, 1), dim3(256, 1, 1), rargs, true);
+      l.threads = threads[t];
+      double t0 = now_s();
+      assert_launch_ok(m, &l);
+      best = fmin(best, now_s() - t0);
+    }
+    /* block_sum: 9 barriers per thread (one, then one per level of 256 = 2^8) */
+    printf("bench block_sum 1024x256 (9 barriers/thread), %u worker(s): %.2f ms, %.1f M threads/s, "
+           "%.1f M thread-barriers/s\n",
+           threads[t] ? threads[t] : sim_cpu_count(), best * 1e3, total / best * 1e-6,
+           9.0 * total / best * 1e-6);
+  }
+  free(x), free(sums);
+  sim_module_delete(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_vecadd),
+      cmocka_unit_test(test_grid_indices),
+      cmocka_unit_test(test_block_reduce),
+      cmocka_unit_test(test_barrier_variants),
+      cmocka_unit_test(test_partial_barrier),
+      cmocka_unit_test(test_atomics),
+      cmocka_unit_test(test_prelude_and_printf),
+      cmocka_unit_test(test_compile_error),
+      cmocka_unit_test(test_missing_compiler),
+      cmocka_unit_test(test_bad_launch),
+      cmocka_unit_test(test_cache),
+      cmocka_unit_test(test_allocation_failures),
+      cmocka_unit_test(test_bench),
+  };
+  return cmocka_run_group_tests_name("sim", tests, group_setup, group_teardown);
+}
