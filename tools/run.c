@@ -156,7 +156,6 @@ static int new_array_arg(P2cCompiler *c, const char *kind, const char *spec, P2c
   int ndim;
   if (!parse_array_spec(spec, &v->type, &ndim, shape))
     return cli_usage_error("bad array argument '%s:%s': expected %s:DTYPE[d0,d1,...]", kind, spec, kind);
-  if (!strcmp(kind, "arange") && ndim != 1) return cli_usage_error("arange: takes one dimension");
   P2cStatus s = p2c_host_array_new(c, v->type, ndim, shape, &v->array);
   if (s != P2C_OK) return fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c)), cli_exit_for(s);
   v->is_array = true;

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds pyk2cuda and runs every test suite that needs no GPU: unit (cmocka), golden, diag,
+# nvrtc, diff (against Numba's CUDA simulator). Installs what is missing first (scripts/deps.sh).
+# The gpu suite runs where a GPU is found and is skipped (exit 77) elsewhere.
+# Ends with the line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+BUILD=${BUILD:-build}
+if [ ! -f "$BUILD/build.ninja" ]; then
+  meson setup "$BUILD" ${MESON_ARGS:-} >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
+fi
+meson compile -C "$BUILD" >/dev/null || { meson compile -C "$BUILD"; echo "0 passed, 1 failed"; exit 1; }
+log=$(mktemp)
+meson test -C "$BUILD" --print-errorlogs "$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+ok=$(awk '/^Ok:/ {print $2}' "$log"); fail=$(awk '/^Fail:/ {print $2}' "$log")
+timeout=$(awk '/^Timeout:/ {print $2}' "$log"); skipped=$(awk '/^Skipped:/ {print $2}' "$log")
+rm -f "$log"
+echo "${ok:-0} passed, $(( ${fail:-0} + ${timeout:-0} )) failed, ${skipped:-0} skipped"
+exit "$rc"
