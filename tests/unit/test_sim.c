@@ -49,7 +49,9 @@ static ArrayArg pack(void *data, size_t elem_size, int ndim, const int64_t *shap
   return a;
 }
 
-static ArrayArg pack1(void *data, size_t elem_size, int64_t n) { return pack(data, elem_size, 1, &n); }
+static ArrayArg pack1(void *data, size_t elem_size, int64_t n) {
+  return pack(data, elem_size, 1, &n);
+}
 
 static char *read_text(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -88,7 +90,8 @@ static P2cStatus load_with(const char *name, const SimLoadRequest *base, SimModu
 static SimModule *load(const char *name) {
   SimModule *m = NULL;
   P2cStatus st = load_with(name, NULL, &m);
-  if (st != P2C_OK) fprintf(stderr, "load %s: %s\n%s\n", name, sim_module_error(m), sim_module_log(m));
+  if (st != P2C_OK)
+    fprintf(stderr, "load %s: %s\n%s\n", name, sim_module_error(m), sim_module_log(m));
   assert_int_equal(st, P2C_OK);
   assert_non_null(m);
   return m;
@@ -186,7 +189,8 @@ static void test_vecadd(void **state) {
   unsigned threads[] = {1, 3, 0};
   for (size_t t = 0; t < 3; t++) {
     memset(out, 0xff, n * sizeof *out);
-    SimLaunch l = launch_of("vecadd", dim3((uint32_t)((n + 255) / 256), 1, 1), dim3(256, 1, 1), args, false);
+    SimDim3 grid = dim3((uint32_t)((n + 255) / 256), 1, 1);
+    SimLaunch l = launch_of("vecadd", grid, dim3(256, 1, 1), args, false);
     l.threads = threads[t];
     assert_launch_ok(m, &l);
     for (int64_t i = 0; i < n; i++) assert_true(out[i] == a[i] + b[i]);
@@ -541,6 +545,12 @@ static void test_cache(void **state) {
   assert_int_equal(count_lines(counter), 4 * runs);
   sim_module_delete(m);
   only_file(sim, ".so", so, sizeof so);
+
+  /* A cache folder that cannot be made: built in a temporary folder instead, not an error. */
+  m = load_counted(wrapper, "/proc/p2c-no-such-cache", false);
+  assert_false(sim_module_cache_hit(m));
+  assert_int_equal(count_lines(counter), 5 * runs);
+  sim_module_delete(m);
   printf("cache: miss %.3f s, hit %.4f s\n", t_miss, t_hit);
   unlink(wrapper);
   unlink(counter);
@@ -604,7 +614,8 @@ static void test_allocation_failures(void **state) {
 
 /* ---- Benchmark (P2C_SIM_BENCH=1) ----------------------------------------------------------- */
 
-static void __attribute__((noinline)) plain_vecadd(const float *a, const float *b, float *out, int64_t n) {
+static void __attribute__((noinline)) plain_vecadd(const float *a, const float *b, float *out,
+                                                   int64_t n) {
   for (int64_t i = 0; i < n; i++) out[i] = a[i] + b[i];
 }
 
@@ -622,7 +633,8 @@ static void test_bench(void **state) {
     double t0 = now_s();
     plain_vecadd(a, b, out, n);
     best_plain = fmin(best_plain, now_s() - t0);
-    SimLaunch l = launch_of("vecadd", dim3((uint32_t)(n / 256), 1, 1), dim3(256, 1, 1), args, false);
+    SimDim3 grid = dim3((uint32_t)(n / 256), 1, 1);
+    SimLaunch l = launch_of("vecadd", grid, dim3(256, 1, 1), args, false);
     l.threads = 1;
     t0 = now_s();
     assert_launch_ok(m, &l);
@@ -649,7 +661,8 @@ static void test_bench(void **state) {
   for (int t = 0; t < 2; t++) {
     double best = 1e9;
     for (int rep = 0; rep < 5; rep++) {
-      SimLaunch l = launch_of("block_sum", dim3((uint32_t)blocks, 1, 1), dim3(256, 1, 1), rargs, true);
+      SimDim3 grid = dim3((uint32_t)blocks, 1, 1);
+      SimLaunch l = launch_of("block_sum", grid, dim3(256, 1, 1), rargs, true);
       l.threads = threads[t];
       double t0 = now_s();
       assert_launch_ok(m, &l);

@@ -46,6 +46,14 @@
 #endif
 #endif
 
+/* Valgrind follows stack switches only when told where the stacks are (no cost outside it). */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define SIM_VALGRIND 1
+#endif
+#endif
+
 enum {
   MAX_WORKERS = 256,
   MAX_BLOCK_THREADS = 1024,
@@ -140,6 +148,7 @@ typedef struct Fiber {
   FiberState state;
   int predicate;           /* what it passed to the barrier it waits at */
   void *asan_fake;         /* ASan's fake stack while switched out */
+  unsigned valgrind_id;    /* the stack's registration with Valgrind */
 } Fiber;
 
 struct SimStackPool {
@@ -185,7 +194,8 @@ struct Run {
 };
 
 /* Records the launch's first error and stops it. */
-static void run_fail(Run *r, P2cStatus st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void run_fail(Run *r, P2cStatus st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void run_fail(Run *r, P2cStatus st, const char *fmt, ...) {
   pthread_mutex_lock(&r->error_lock);
   if (r->status == P2C_OK) {
@@ -237,6 +247,9 @@ static bool fiber_init(Fiber *f, size_t stack_size) {
   f->map_size = size;
   f->stack = map + page;
   f->stack_size = stack;
+#ifdef SIM_VALGRIND
+  f->valgrind_id = VALGRIND_STACK_REGISTER(f->stack, f->stack + f->stack_size);
+#endif
 #if !SIM_ASM_SWITCH
   /* makecontext needs a context from getcontext first; only once, since it never moves. */
   f->stack_size -= round_up(sizeof(ucontext_t), page);
@@ -246,7 +259,12 @@ static bool fiber_init(Fiber *f, size_t stack_size) {
   return true;
 }
 
-static void fiber_release(Fiber *f) { munmap(f->map, f->map_size); }
+static void fiber_release(Fiber *f) {
+#ifdef SIM_VALGRIND
+  VALGRIND_STACK_DEREGISTER(f->valgrind_id);
+#endif
+  munmap(f->map, f->map_size);
+}
 
 static void fiber_main(Worker *w);
 
@@ -544,7 +562,8 @@ static void (*find_entry(SimModule *m, const char *symbol, char *msg, size_t siz
   bool ok = len > 0 && len <= MAX_SYMBOL;
   for (size_t i = 0; ok && i < len; i++) {
     char c = symbol[i];
-    ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9');
+    ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (i > 0 && c >= '0' && c <= '9');
   }
   if (!ok) {
     snprintf(msg, size, "bad kernel symbol '%.*s'", MAX_SYMBOL, symbol ? symbol : "");
@@ -553,14 +572,16 @@ static void (*find_entry(SimModule *m, const char *symbol, char *msg, size_t siz
   char name[sizeof "p2c_sim_entry_" + MAX_SYMBOL];
   snprintf(name, sizeof name, "p2c_sim_entry_%s", symbol);
   void (*entry)(void **) = (void (*)(void **))sim_dlsym_fn(m->handle, name);
-  if (!entry) snprintf(msg, size, "no kernel '%s' in the simulator module (looked for %s)", symbol, name);
+  if (!entry)
+    snprintf(msg, size, "no kernel '%s' in the simulator module (looked for %s)", symbol, name);
   return entry;
 }
 
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   char msg[512];
   if (!m || !l) return P2C_ERR_USAGE;
-  if (!m->handle) return launch_error(l, P2C_ERR_SIM, "the simulator module did not load: %s", m->error);
+  if (!m->handle)
+    return launch_error(l, P2C_ERR_SIM, "the simulator module did not load: %s", m->error);
   if (!check_config(l, msg, sizeof msg)) return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);
   void (*entry)(void **) = find_entry(m, l->symbol, msg, sizeof msg);
   if (!entry) return launch_error(l, P2C_ERR_SIM, "%s", msg);

@@ -204,7 +204,9 @@ static inline unsigned int atomicInc(unsigned int *p, unsigned int v) {
   return p2c_sim_atomic_update(p, [v](unsigned int old) { return old >= v ? 0u : old + 1; });
 }
 static inline unsigned int atomicDec(unsigned int *p, unsigned int v) {
-  return p2c_sim_atomic_update(p, [v](unsigned int old) { return old == 0 || old > v ? v : old - 1; });
+  return p2c_sim_atomic_update(p, [v](unsigned int old) {
+    return old == 0 || old > v ? v : old - 1;
+  });
 }
 
 #undef P2C_SIM_VAL

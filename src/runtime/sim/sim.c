@@ -371,6 +371,10 @@ static P2cStatus run_compiler(SimModule *m, const Build *b, const char *work, co
   first_error_line(m->log, first, sizeof first);
   if (status == -1)
     set_error(m, "the host C++ compiler '%s' did not finish", argv[0]);
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && (!m->log || !m->log[0]))
+    /* where posix_spawn is emulated with fork and exec, a missing program exits with 127 */
+    set_error(m, "cannot run the host C++ compiler '%s' (exit status 127) (set PYK2CUDA_CXX to "
+              "another one)", argv[0]);
   else if (WIFEXITED(status))
     set_error(m, "the host C++ compiler '%s' failed with exit status %d%s", argv[0],
               WEXITSTATUS(status), first);
@@ -438,6 +442,7 @@ static P2cStatus prepare_build(SimModule *m, Build *b, const SimLoadRequest *req
 }
 
 P2cStatus sim_module_load(const SimLoadRequest *req, SimModule **out) {
+  if (!out) return P2C_ERR_USAGE;
   *out = NULL;
   if (!req || !req->source) return P2C_ERR_USAGE;
   const P2cAllocator *alloc = req->allocator ? req->allocator : mem_default();

@@ -62,7 +62,7 @@ typedef struct SimLaunch {
   SimDim3 grid, block;
   uint32_t dynamic_shared_bytes; /* P2C_DYNAMIC_SHARED storage per block */
   void **args;                   /* as cuLaunchKernel's kernelParams */
-  bool uses_barrier;             /* P2cKernelInfo.uses_barrier: run each block's threads as fibers */
+  bool uses_barrier;             /* P2cKernelInfo.uses_barrier: a block's threads are fibers */
   unsigned threads;              /* worker threads; 0: the number of CPUs this process may use */
   size_t stack_bytes;            /* stack of each fiber (uses_barrier); 0: 64 KiB */
   char *errbuf;                  /* receives a message on failure; may be NULL */
@@ -72,8 +72,10 @@ typedef struct SimLaunch {
 /* Runs one kernel and returns when every block has finished or the launch stopped on an error.
  * Status: P2C_OK; P2C_ERR_SIM for a bad launch configuration, an unknown kernel, a module that
  * did not load, __syncthreads() reached by only part of a block, a barrier in a kernel launched
- * without uses_barrier, or no memory for fiber stacks; P2C_ERR_NOMEM. The message goes to
- * l->errbuf. Kernel output (printf) goes to the process's stdout. */
+ * without uses_barrier, or no memory for fiber stacks; P2C_ERR_NOMEM; P2C_ERR_USAGE when m or l
+ * is NULL. The message goes to l->errbuf. l->args must match the kernel's parameters (nothing
+ * can check them). Kernel output (printf) goes to the process's stdout. Launches on one module
+ * are serialized; launches on different modules may run at the same time. */
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l);
 
 /* The number of CPUs this process may run on (at least 1). */
