@@ -294,6 +294,7 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
       continue;
     }
     char *name = node_str(L, p);
+    if (!check_ascii_identifier(L, p, name)) continue;
     if (find_var(f, name) >= 0)
       diag_error(L->c, node_loc(L, p), "E-duplicate-param", "duplicate parameter '%s'", name);
     add_var(L, f, name, node_loc(L, p), true);
@@ -630,6 +631,7 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
   TSNode name = ts_node_child_by_field_name(def, "name", 4);
   f->name = node_str(L, name);
   f->loc = node_loc(L, name);
+  if (!check_ascii_identifier(L, name, f->name)) return NULL;
   if (find_func(L->m, f->name))
     diag_error(L->c, f->loc, "E-redefined", "function '%s' is defined twice", f->name);
   lower_params(L, f, ts_node_child_by_field_name(def, "parameters", 10));

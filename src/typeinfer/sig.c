@@ -138,7 +138,8 @@ static void format_type(StrBuf *sb, const Type *t) {
 const char *sig_format(Arena *a, const Signature *s) {
   StrBuf sb;
   sb_init(&sb, a);
-  format_type(&sb, s->ret ? s->ret : &type_void);
+  if (!s->ret || s->ret->kind == TY_VOID) sb_puts(&sb, "void");
+  else format_type(&sb, s->ret);
   sb_putc(&sb, '(');
   for (int i = 0; i < s->nargs; i++) {
     if (i) sb_puts(&sb, ", ");

@@ -1,6 +1,7 @@
 from numba import cuda
 
-@cuda.jit("void(int64[:])")
+@cuda.jit("void(float64[:])")
 def k(a):
-    i = a[0]
-    a[1] = a.shape[i]
+    i = 1
+    t = (1, 2.5)
+    a[1] = t[i]
