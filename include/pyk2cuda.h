@@ -283,6 +283,17 @@ P2C_API P2cStatus p2c_npy_save(P2cCompiler *compiler, const char *path, const P2
 /* Frees an array from p2c_host_array_new or p2c_npy_load; accepts an empty one. */
 P2C_API void p2c_host_array_free(P2cCompiler *compiler, P2cHostArray *a);
 
+
+/* ---- The environment ------------------------------------------------------------------------ */
+
+/* A readable report of what this machine offers: the pyk2cuda version, the NVRTC version, the
+ * CUDA driver version and each device (name, compute capability, memory, SMs). *text is
+ * allocated with the compiler's allocator; free it with p2c_text_free. Returns P2C_OK when a
+ * driver and at least one device were found, else P2C_ERR_NO_CUDA with the report of what was
+ * found (still in *text) and the reason in the last error. */
+P2C_API P2cStatus p2c_environment_info(P2cCompiler *compiler, char **text);
+P2C_API void p2c_text_free(P2cCompiler *compiler, char *text);
+
 /* Compile-cache and simulator settings come from the environment: PYK2CUDA_CACHE_DIR (else
  * $XDG_CACHE_HOME/pyk2cuda, else ~/.cache/pyk2cuda), PYK2CUDA_CXX (the simulator's compiler). */
 

@@ -296,8 +296,15 @@ int cli_run(int argc, char **argv) {
 }
 
 int cli_info(int argc, char **argv) {
-  (void)argc;
+  if (argc > 2) return cli_usage_error("info takes no arguments");
   (void)argv;
-  printf("pyk2cuda %s\n", p2c_version());
-  return 0;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  char *text = NULL;
+  if (!c) return 3;
+  P2cStatus s = p2c_environment_info(c, &text);
+  if (text) fputs(text, stdout);
+  if (s != P2C_OK) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+  p2c_text_free(c, text);
+  p2c_compiler_delete(c);
+  return cli_exit_for(s);
 }
