@@ -120,6 +120,13 @@ static void add_alias(Lowerer *L, const char *name, const char *path) {
   vec_push(L->a, &L->aliases, al);
 }
 
+/* `X as Y`: binds Y to X, or to BASE.X inside `from BASE import`. */
+static void add_aliased_import(Lowerer *L, TSNode n, const char *base) {
+  const char *path = node_str(L, ts_node_child_by_field_name(n, "name", 4));
+  const char *as = node_str(L, ts_node_child_by_field_name(n, "alias", 5));
+  add_alias(L, as, base ? arena_printf(L->a, "%s.%s", base, path) : path);
+}
+
 /* import a.b [as c]: binds c to "a.b", or a to "a". */
 static void lower_import(Lowerer *L, TSNode n) {
   TSNode kids[64];
@@ -127,9 +134,7 @@ static void lower_import(Lowerer *L, TSNode n) {
   for (int i = 0; i < k && i < 64; i++) {
     TSNode name = kids[i];
     if (node_is(name, "aliased_import")) {
-      TSNode path = ts_node_child_by_field_name(name, "name", 4);
-      TSNode as = ts_node_child_by_field_name(name, "alias", 5);
-      add_alias(L, node_str(L, as), node_str(L, path));
+      add_aliased_import(L, name, NULL);
     } else {
       char *path = node_str(L, name);
       char *dot = strchr(path, '.');
@@ -148,9 +153,7 @@ static void lower_import_from(Lowerer *L, TSNode n) {
   for (int i = 1; i < k && i < 64; i++) {
     TSNode name = kids[i];
     if (node_is(name, "aliased_import")) {
-      TSNode path = ts_node_child_by_field_name(name, "name", 4);
-      TSNode as = ts_node_child_by_field_name(name, "alias", 5);
-      add_alias(L, node_str(L, as), arena_printf(L->a, "%s.%s", base, node_str(L, path)));
+      add_aliased_import(L, name, base);
     } else if (node_is(name, "dotted_name")) {
       char *s = node_str(L, name);
       add_alias(L, s, arena_printf(L->a, "%s.%s", base, s));
