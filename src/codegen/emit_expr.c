@@ -24,7 +24,7 @@ const char *ctype_of(Gen *G, const Type *t) {
 }
 
 const char *new_temp(Gen *G, const Type *t) {
-  TempDecl d = {ctype_of(G, t), namer_claim(&G->local, "p2c_t")};
+  TempDecl d = {ctype_of(G, t), namer_claim_temp(&G->local, "t")};
   vec_push(G->a, &G->temps, d);
   return d.name;
 }

@@ -64,18 +64,24 @@ static bool is_taken(const Namer *n, const char *name) {
   return false;
 }
 
-const char *namer_claim(Namer *n, const char *want) {
+static const char *claim(Namer *n, const char *want, bool internal) {
   const char *name = want;
-  /* Generated temporaries are claimed with the p2c_ prefix on purpose; user names are not. */
-  bool internal = strncmp(want, "p2c_", 4) == 0;
   if (!internal && name_is_reserved(name)) {
-    /* "__x" and "_X" stay recognizable but leave the reserved space. */
+    /* "__x" and "_X" stay recognizable but leave the reserved space; "int" becomes "int_";
+     * the generator's own prefixes get "py_" in front, so that no suffix is needed to escape. */
     while (name[0] == '_') name++;
-    name = arena_printf(n->arena, "%s%s_", name[0] ? "" : "v", name);
+    bool ours = strncmp(name, "p2c_", 4) == 0 || strncmp(name, "PYK2CUDA", 8) == 0;
+    name = arena_printf(n->arena, "%s%s%s", ours ? "py_" : name[0] ? "" : "v", name, ours ? "" : "_");
   }
   const char *base = name;
   for (int k = 2; is_taken(n, name) || (!internal && name_is_reserved(name)); k++)
     name = arena_printf(n->arena, "%s%s%d", base, internal ? "" : "_", k);
   vec_push(n->arena, &n->taken, name);
   return name;
+}
+
+const char *namer_claim(Namer *n, const char *want) { return claim(n, want, false); }
+
+const char *namer_claim_temp(Namer *n, const char *base) {
+  return claim(n, arena_printf(n->arena, "p2c_%s", base), true);
 }
