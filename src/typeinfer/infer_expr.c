@@ -212,7 +212,24 @@ static const Type *infer_tuple_index(Infer *I, Expr *e, const Type *tt) {
   return tt->elems[k];
 }
 
+/* a[i][j] on a 2-D array is a[i, j]: a subscript of a partial subscript of an array is merged
+ * into one (views are not supported yet, so this is the only meaning a[i] can have here). */
+static void merge_chained_index(Infer *I, Expr *e) {
+  Expr *inner = e->kids[0];
+  if (inner->kind != EX_INDEX) return;
+  merge_chained_index(I, inner);
+  const Type *bt = infer_expr(I, inner->kids[0]);
+  int n = inner->nkids - 1 + e->nkids - 1;
+  if (!bt || bt->kind != TY_ARRAY || inner->nkids - 1 >= bt->ndim || n > bt->ndim) return;
+  Expr **kids = arena_alloc(&I->c->arena, sizeof *kids * (size_t)(n + 1));
+  memcpy(kids, inner->kids, sizeof *kids * (size_t)inner->nkids);
+  memcpy(kids + inner->nkids, e->kids + 1, sizeof *kids * (size_t)(e->nkids - 1));
+  e->kids = kids;
+  e->nkids = n + 1;
+}
+
 static const Type *infer_index(Infer *I, Expr *e) {
+  merge_chained_index(I, e);
   const Type *t[P2C_MAX_NDIM + 1];
   if (!infer_kids(I, e, t)) return NULL;
   for (int i = 1; i < e->nkids; i++)
