@@ -1,0 +1,690 @@
+/* Unit tests for the public compiler API (include/pyk2cuda.h, src/api/compiler.c).
+ *
+ * Covered: destructors accept NULL and getters accept NULL handles; statuses have text;
+ * p2c_translate on a syntax error returns P2C_ERR_SOURCE with a module whose diagnostics carry
+ * file, line, column and code; an unknown kernel (-k) and a malformed --sig are P2C_ERR_USAGE
+ * with a last-error message and no module; bad arguments are refused; two compilers used on
+ * two threads at once produce identical text; and allocation-failure injection, as Lua's memerr
+ * tests do it: a host allocator fails the Nth allocation for every N up to the number a
+ * successful translation of samples/normalize.py makes (and, in a second pass, every
+ * allocation from the Nth on). Each run must return P2C_ERR_NOMEM (or P2C_OK once N is past
+ * the total), never crash, and leave the allocator's live blocks and bytes at zero after
+ * p2c_module_delete and p2c_compiler_delete; the allocator also checks that every free and
+ * realloc passes the size the block was allocated with.
+ * tree-sitter allocates with malloc, not with our allocator. To see whether the parser and
+ * tree survive an out-of-memory jump out of the frontend, the test routes tree-sitter's own
+ * allocations (ts_set_allocator) through a tracking allocator too: what it finds left over is
+ * reported and reclaimed, and asserted on only in known_bug_tree_sitter_freed_on_oom (skipped
+ * unless P2C_RUN_KNOWN_BUGS=1). This file includes tree-sitter's header for that alone. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <tree_sitter/api.h>
+
+#include "pyk2cuda.h"
+
+#ifndef P2C_SOURCE_DIR
+#error "P2C_SOURCE_DIR must name the source tree (tests/meson.build passes it)"
+#endif
+
+static bool skip_known_bug(void) {
+  const char *v = getenv("P2C_RUN_KNOWN_BUGS");
+  return !v || strcmp(v, "1") != 0;
+}
+
+/* ---- a counting, failing allocator --------------------------------------------------------- */
+
+/* Each block carries a header with its size, so frees and reallocs can be checked against the
+ * old_size the library passes. */
+typedef struct BlockHeader {
+  size_t size;
+  size_t magic;
+} BlockHeader;
+
+enum { HEADER = 16, MAGIC = 0x70326361 };
+_Static_assert(sizeof(BlockHeader) <= HEADER, "header fits");
+
+typedef struct CountingAlloc {
+  size_t calls;          /* allocations and growing reallocs attempted */
+  size_t fail_at;        /* 0: never fail; else fail call number fail_at ... */
+  bool fail_after;       /* ... and every later one too */
+  size_t failures;
+  long live_blocks;
+  long long live_bytes;
+  size_t size_mismatches;
+} CountingAlloc;
+
+static void *counting_realloc(void *ud, void *ptr, size_t old_size, size_t new_size) {
+  CountingAlloc *c = ud;
+  BlockHeader *h = ptr ? (BlockHeader *)((char *)ptr - HEADER) : NULL;
+  if (h && (h->magic != MAGIC || h->size != old_size)) c->size_mismatches++;
+  if (new_size == 0) {
+    if (h) {
+      c->live_blocks--;
+      c->live_bytes -= (long long)h->size;
+      h->magic = 0;
+      free(h);
+    }
+    return NULL;
+  }
+  c->calls++;
+  if (c->fail_at && (c->calls == c->fail_at || (c->fail_after && c->calls > c->fail_at))) {
+    c->failures++;
+    return NULL;
+  }
+  size_t before = h ? h->size : 0;
+  BlockHeader *n = realloc(h, HEADER + new_size);
+  if (!n) return NULL;
+  if (!h) c->live_blocks++;
+  c->live_bytes += (long long)new_size - (long long)before;
+  n->size = new_size;
+  n->magic = MAGIC;
+  return (char *)n + HEADER;
+}
+
+static P2cAllocator counting_allocator(CountingAlloc *c) { return (P2cAllocator){counting_realloc, c}; }
+
+/* ---- tree-sitter's allocations, tracked ---------------------------------------------------- */
+
+typedef struct TsBlock {
+  struct TsBlock *prev, *next;
+  size_t size;
+  size_t pad;
+} TsBlock;
+
+static TsBlock ts_live = {&ts_live, &ts_live, 0, 0};
+static long ts_live_blocks;
+
+static void *ts_track(TsBlock *b, size_t size) {
+  if (!b) return NULL;
+  b->size = size;
+  b->next = ts_live.next;
+  b->prev = &ts_live;
+  ts_live.next->prev = b;
+  ts_live.next = b;
+  ts_live_blocks++;
+  return b + 1;
+}
+
+static void ts_untrack(TsBlock *b) {
+  b->prev->next = b->next;
+  b->next->prev = b->prev;
+  ts_live_blocks--;
+}
+
+static void *ts_tracked_malloc(size_t n) { return ts_track(malloc(sizeof(TsBlock) + n), n); }
+
+static void *ts_tracked_calloc(size_t count, size_t n) {
+  void *p = ts_tracked_malloc(count * n);
+  if (p) memset(p, 0, count * n);
+  return p;
+}
+
+static void ts_tracked_free(void *p) {
+  if (!p) return;
+  TsBlock *b = (TsBlock *)p - 1;
+  ts_untrack(b);
+  free(b);
+}
+
+static void *ts_tracked_realloc(void *p, size_t n) {
+  if (!p) return ts_tracked_malloc(n);
+  TsBlock *b = (TsBlock *)p - 1;
+  ts_untrack(b);
+  TsBlock *q = realloc(b, sizeof(TsBlock) + n);
+  if (!q) {
+    ts_track(b, b->size);
+    return NULL;
+  }
+  return ts_track(q, n);
+}
+
+/* Frees whatever tree-sitter left allocated; returns how many blocks that was. */
+static long ts_reclaim(void) {
+  long n = ts_live_blocks;
+  while (ts_live.next != &ts_live) ts_tracked_free(ts_live.next + 1);
+  return n;
+}
+
+/* Under LeakSanitizer: the same known bug also leaks the Python grammar's external-scanner state,
+ * which the grammar allocates with libc calloc (not through ts_set_allocator), so ts_reclaim
+ * cannot free it. Only that allocation site is suppressed; the tracked count above still
+ * measures the leak (known_bug_tree_sitter_freed_on_oom). Unused without sanitizers. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) {
+  return "leak:tree_sitter_python_external_scanner_create\n";
+}
+
+/* ---- sources ------------------------------------------------------------------------------- */
+
+static char *read_sample(const char *name, size_t *len) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/samples/%s", P2C_SOURCE_DIR, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) fail_msg("cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  assert_non_null(buf);
+  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+  buf[n] = '\0';
+  fclose(f);
+  *len = (size_t)n;
+  return buf;
+}
+
+static const char *const normalize_sigs[] = {
+    "partial_sums(float32[::1], float32[::1])",
+    "total_sum(float32[::1], float32[::1])",
+    "divide(float32[::1], float32[::1])",
+};
+
+static const P2cTranslateOptions normalize_opts = {
+    .signatures = normalize_sigs,
+    .signature_count = sizeof normalize_sigs / sizeof normalize_sigs[0],
+};
+
+static const char syntax_error_src[] =
+    "from numba import cuda\n"
+    "\n"
+    "@cuda.jit\n"
+    "def k(a):\n"
+    "    a[0] = (1 +\n"
+    "    a[1] = 2\n";
+
+static const char one_kernel_src[] =
+    "from numba import cuda\n"
+    "@cuda.jit(\"void(float32[::1])\")\n"
+    "def k(a):\n"
+    "    a[0] = 1\n";
+
+/* ---- handles and small things -------------------------------------------------------------- */
+
+static void null_handles_are_harmless(void **state) {
+  (void)state;
+  p2c_compiler_delete(NULL);
+  p2c_module_delete(NULL);
+  assert_string_equal(p2c_compiler_last_error(NULL), "");
+  assert_int_equal(p2c_module_diagnostic_count(NULL), 0);
+  assert_null(p2c_module_diagnostic(NULL, 0).message);
+  size_t len = 99;
+  assert_null(p2c_module_cuda(NULL, &len));
+  assert_int_equal(len, 0);
+  assert_null(p2c_module_dump(NULL, "ast"));
+  assert_int_equal(p2c_module_kernel_count(NULL), 0);
+  assert_null(p2c_module_kernel(NULL, 0).symbol);
+  assert_string_equal(p2c_module_nvrtc_log(NULL), "");
+  assert_null(p2c_module_image(NULL, &len));
+}
+
+static void compiler_new_and_delete(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  assert_non_null(c);
+  assert_string_equal(p2c_compiler_last_error(c), "");
+  p2c_compiler_delete(c);
+}
+
+static void compiler_new_fails_cleanly_without_memory(void **state) {
+  (void)state;
+  CountingAlloc ca = {.fail_at = 1};
+  P2cAllocator a = counting_allocator(&ca);
+  assert_null(p2c_compiler_new(&a));
+  assert_int_equal(ca.live_blocks, 0);
+}
+
+static void version_and_status_strings(void **state) {
+  (void)state;
+  assert_string_equal(p2c_version(), PYK2CUDA_VERSION_STRING);
+  for (int s = P2C_OK; s <= P2C_ERR_INTERNAL; s++) {
+    const char *text = p2c_status_string((P2cStatus)s);
+    assert_non_null(text);
+    assert_string_not_equal(text, "unknown status");
+  }
+  assert_string_equal(p2c_status_string((P2cStatus)999), "unknown status");
+  assert_string_equal(p2c_status_string(P2C_ERR_NOMEM), "out of memory");
+}
+
+static void scalar_helpers(void **state) {
+  (void)state;
+  assert_int_equal(p2c_scalar_size(P2C_FLOAT64), 8);
+  assert_int_equal(p2c_scalar_size(P2C_BOOL), 1);
+  assert_int_equal(p2c_scalar_size(P2C_SCALAR_TYPE_COUNT), 0);
+  assert_string_equal(p2c_scalar_name(P2C_UINT16), "uint16");
+  assert_null(p2c_scalar_name((P2cScalarType)-1));
+  assert_int_equal(p2c_array_arg_size(2), 40);
+}
+
+/* ---- errors -------------------------------------------------------------------------------- */
+
+static void syntax_error_gives_source_status_and_diagnostics(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  P2cStatus s = p2c_translate(c, "bad.py", syntax_error_src, strlen(syntax_error_src), NULL, &m);
+  assert_int_equal(s, P2C_ERR_SOURCE);
+  assert_non_null(m);
+  assert_true(p2c_module_diagnostic_count(m) >= 1);
+  P2cDiagnostic d = p2c_module_diagnostic(m, 0);
+  assert_int_equal(d.severity, P2C_SEVERITY_ERROR);
+  assert_string_equal(d.file, "bad.py");
+  assert_string_equal(d.code, "E-syntax");
+  assert_true(d.line >= 5 && d.line <= 6);
+  assert_true(d.column >= 1);
+  assert_non_null(d.message);
+  assert_null(p2c_module_cuda(m, NULL));
+  assert_null(p2c_module_dump(m, "ast"));
+  assert_int_equal(p2c_module_kernel_count(m), 0);
+  assert_null(p2c_module_diagnostic(m, p2c_module_diagnostic_count(m)).message);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "bad.py"));
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
+static void type_error_diagnostic_has_position_and_code(void **state) {
+  (void)state;
+  static const char src[] =
+      "from numba import cuda\n"
+      "@cuda.jit(\"void(float32[::1], int64)\")\n"
+      "def k(a, n):\n"
+      "    x = a\n"
+      "    x = n\n";
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "t.py", src, strlen(src), NULL, &m), P2C_ERR_SOURCE);
+  P2cDiagnostic d = p2c_module_diagnostic(m, 0);
+  assert_string_equal(d.code, "E-unify");
+  assert_int_equal(d.line, 5);
+  assert_int_equal(d.column, 5);
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
+static void unknown_kernel_is_a_usage_error(void **state) {
+  (void)state;
+  const char *const only[] = {"nope"};
+  P2cTranslateOptions o = {.kernels = only, .kernel_count = 1};
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = (P2cModule *)&o;   /* must be overwritten with NULL */
+  assert_int_equal(p2c_translate(c, "t.py", one_kernel_src, strlen(one_kernel_src), &o, &m), P2C_ERR_USAGE);
+  assert_null(m);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "'nope'"));
+  p2c_compiler_delete(c);
+}
+
+static void selected_kernel_only_is_emitted(void **state) {
+  (void)state;
+  size_t len;
+  char *src = read_sample("normalize.py", &len);
+  const char *const only[] = {"divide"};
+  P2cTranslateOptions o = normalize_opts;
+  o.kernels = only;
+  o.kernel_count = 1;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "normalize.py", src, len, &o, &m), P2C_OK);
+  assert_int_equal(p2c_module_kernel_count(m), 1);
+  assert_string_equal(p2c_module_kernel(m, 0).python_name, "divide");
+  assert_null(strstr(p2c_module_cuda(m, NULL), "partial_sums("));
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+  free(src);
+}
+
+static void malformed_sig_is_a_usage_error(void **state) {
+  (void)state;
+  static const char *const bad[] = {"k", "(float32[::1])", ":void(float32[::1])", ""};
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    P2cTranslateOptions o = {.signatures = &bad[i], .signature_count = 1};
+    P2cModule *m = NULL;
+    assert_int_equal(p2c_translate(c, "t.py", one_kernel_src, strlen(one_kernel_src), &o, &m), P2C_ERR_USAGE);
+    assert_null(m);
+    assert_non_null(strstr(p2c_compiler_last_error(c), "malformed --sig"));
+  }
+  p2c_compiler_delete(c);
+}
+
+static void bad_types_in_sig_are_diagnostics(void **state) {
+  (void)state;
+  const char *const sig[] = {"k(flot32[::1])"};
+  P2cTranslateOptions o = {.signatures = sig, .signature_count = 1};
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  P2cStatus s = p2c_translate(c, "t.py", one_kernel_src, strlen(one_kernel_src), &o, &m);
+  assert_true(s == P2C_ERR_SOURCE || s == P2C_ERR_USAGE);
+  if (s == P2C_ERR_SOURCE) {
+    assert_true(p2c_module_diagnostic_count(m) >= 1);
+    assert_string_equal(p2c_module_diagnostic(m, 0).code, "E-signature");
+  }
+  assert_string_not_equal(p2c_compiler_last_error(c), "");
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
+static void bad_arguments_are_refused(void **state) {
+  (void)state;
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(NULL, "t.py", "", 0, NULL, &m), P2C_ERR_USAGE);
+  assert_null(m);
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  assert_int_equal(p2c_translate(c, "t.py", "x", 1, NULL, NULL), P2C_ERR_USAGE);
+  assert_int_equal(p2c_translate(c, "t.py", NULL, 5, NULL, &m), P2C_ERR_USAGE);
+  assert_null(m);
+  assert_string_not_equal(p2c_compiler_last_error(c), "");
+  /* An empty source is a valid, empty module. */
+  assert_int_equal(p2c_translate(c, NULL, NULL, 0, NULL, &m), P2C_OK);
+  assert_int_equal(p2c_module_kernel_count(m), 0);
+  assert_null(p2c_module_dump(m, "no-such-stage"));
+  p2c_module_delete(m);
+  assert_int_equal(p2c_module_compile(c, NULL, NULL, P2C_TARGET_PTX), P2C_ERR_USAGE);
+  p2c_compiler_delete(c);
+}
+
+static void last_error_is_cleared_by_a_success(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  p2c_translate(c, "bad.py", syntax_error_src, strlen(syntax_error_src), NULL, &m);
+  p2c_module_delete(m);
+  assert_string_not_equal(p2c_compiler_last_error(c), "");
+  assert_int_equal(p2c_translate(c, "t.py", one_kernel_src, strlen(one_kernel_src), NULL, &m), P2C_OK);
+  assert_string_equal(p2c_compiler_last_error(c), "");
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
+static void source_need_not_be_nul_terminated(void **state) {
+  (void)state;
+  size_t n = strlen(one_kernel_src);
+  char *copy = malloc(n + 8);
+  memcpy(copy, one_kernel_src, n);
+  memcpy(copy + n, "@@@@@@@@", 8);   /* not part of the source: would be a syntax error */
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "t.py", copy, n, NULL, &m), P2C_OK);
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+  free(copy);
+}
+
+/* ---- threads ------------------------------------------------------------------------------- */
+
+typedef struct ThreadJob {
+  const char *src;
+  size_t len;
+  const char *expected;
+  int rounds;
+  int mismatches;
+  P2cStatus status;
+  CountingAlloc alloc;
+} ThreadJob;
+
+static void *translate_rounds(void *arg) {
+  ThreadJob *j = arg;
+  P2cAllocator a = counting_allocator(&j->alloc);
+  P2cCompiler *c = p2c_compiler_new(&a);
+  for (int r = 0; r < j->rounds && c; r++) {
+    P2cModule *m = NULL;
+    j->status = p2c_translate(c, "normalize.py", j->src, j->len, &normalize_opts, &m);
+    const char *text = p2c_module_cuda(m, NULL);
+    if (j->status != P2C_OK || !text || strcmp(text, j->expected) != 0) j->mismatches++;
+    const char *dump = p2c_module_dump(m, "types");
+    if (!dump || !strstr(dump, "partial_sums")) j->mismatches++;
+    p2c_module_delete(m);
+  }
+  p2c_compiler_delete(c);
+  return NULL;
+}
+
+static void two_threads_translate_identically(void **state) {
+  (void)state;
+  size_t len;
+  char *src = read_sample("normalize.py", &len);
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "normalize.py", src, len, &normalize_opts, &m), P2C_OK);
+  const char *expected = p2c_module_cuda(m, NULL);
+  ThreadJob jobs[2] = {{src, len, expected, 40, 0, P2C_OK, {0}}, {src, len, expected, 40, 0, P2C_OK, {0}}};
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&th[i], NULL, translate_rounds, &jobs[i]), 0);
+  for (int i = 0; i < 2; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(jobs[i].status, P2C_OK);
+    assert_int_equal(jobs[i].mismatches, 0);
+    assert_int_equal(jobs[i].alloc.live_blocks, 0);
+    assert_int_equal(jobs[i].alloc.live_bytes, 0);
+    assert_int_equal(jobs[i].alloc.size_mismatches, 0);
+  }
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+  free(src);
+}
+
+/* ---- allocation failure injection ---------------------------------------------------------- */
+
+typedef struct OomResult {
+  P2cStatus status;
+  long ts_leaked_blocks;
+} OomResult;
+
+/* One translation with allocation `fail_at` (1-based, counted after the compiler exists)
+ * failing; checks that nothing of ours is left allocated afterwards. */
+static OomResult translate_failing_at(const char *src, size_t len, const P2cTranslateOptions *o,
+                                      P2cStatus success, size_t fail_at, bool fail_after,
+                                      size_t *calls) {
+  CountingAlloc ca = {0};
+  P2cAllocator a = counting_allocator(&ca);
+  P2cCompiler *c = p2c_compiler_new(&a);
+  assert_non_null(c);
+  ca.calls = 0;
+  ca.fail_at = fail_at;
+  ca.fail_after = fail_after;
+  P2cModule *m = NULL;
+  OomResult r = {p2c_translate(c, "normalize.py", src, len, o, &m), 0};
+  r.ts_leaked_blocks = ts_reclaim();
+  if (r.status == success) {
+    assert_non_null(m);
+    p2c_module_dump(m, "ast");   /* may fail for want of memory: NULL, no crash */
+  } else if (r.status == P2C_ERR_NOMEM) {
+    assert_null(m);
+    assert_string_equal(p2c_compiler_last_error(c), "out of memory");
+  } else {
+    fail_msg("allocation %zu failing gave %s (%s)", fail_at, p2c_status_string(r.status),
+             p2c_compiler_last_error(c));
+  }
+  if (calls) *calls = ca.calls;
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+  if (ca.live_blocks != 0 || ca.live_bytes != 0)
+    fail_msg("allocation %zu failing: %ld blocks, %lld bytes left allocated", fail_at, ca.live_blocks,
+             ca.live_bytes);
+  if (ca.size_mismatches)
+    fail_msg("allocation %zu failing: %zu frees with a wrong old_size", fail_at, ca.size_mismatches);
+  return r;
+}
+
+static int install_ts_tracking(void **state) {
+  (void)state;
+  ts_set_allocator(ts_tracked_malloc, ts_tracked_calloc, ts_tracked_realloc, ts_tracked_free);
+  return 0;
+}
+
+static int remove_ts_tracking(void **state) {
+  (void)state;
+  ts_reclaim();
+  ts_set_allocator(NULL, NULL, NULL, NULL);
+  return 0;
+}
+
+/* Runs every failure point for `src`; returns the tree-sitter blocks leaked in all. */
+static long run_every_failure_point(const char *src, size_t len, const P2cTranslateOptions *o,
+                                    P2cStatus success, bool fail_after) {
+  size_t total = 0;
+  OomResult r = translate_failing_at(src, len, o, success, 0, false, &total);
+  assert_int_equal(r.status, success);
+  assert_int_equal(r.ts_leaked_blocks, 0);
+  assert_true(total > 0);
+  long ts_leaks = 0;
+  size_t nomem = 0;
+  for (size_t n = 1; n <= total + 1; n++) {
+    r = translate_failing_at(src, len, o, success, n, fail_after, NULL);
+    if (n <= total && r.status != P2C_ERR_NOMEM)
+      fail_msg("allocation %zu of %zu failing gave %s", n, total, p2c_status_string(r.status));
+    if (n > total) assert_int_equal(r.status, success);
+    nomem += r.status == P2C_ERR_NOMEM;
+    ts_leaks += r.ts_leaked_blocks;
+    if (r.ts_leaked_blocks)
+      print_message("note: allocation %zu of %zu failing left %ld tree-sitter blocks allocated\n", n, total,
+                    r.ts_leaked_blocks);
+  }
+  print_message("%zu allocations per translation; %zu injected failures gave P2C_ERR_NOMEM\n", total, nomem);
+  return ts_leaks;
+}
+
+static void every_single_allocation_failure_is_nomem(void **state) {
+  (void)state;
+  size_t len;
+  char *src = read_sample("normalize.py", &len);
+  run_every_failure_point(src, len, &normalize_opts, P2C_OK, false);
+  free(src);
+}
+
+static void every_allocation_from_n_on_failing_is_nomem(void **state) {
+  (void)state;
+  size_t len;
+  char *src = read_sample("normalize.py", &len);
+  run_every_failure_point(src, len, &normalize_opts, P2C_OK, true);
+  free(src);
+}
+
+/* A module large enough that the arena grows during every phase (about 2 MB of arena). */
+static char *many_kernels_source(int n, size_t *len) {
+  size_t cap = 256 + (size_t)n * 512;
+  char *s = malloc(cap);
+  assert_non_null(s);
+  int k = snprintf(s, cap, "from numba import cuda\nimport math\nTPB = 128\n");
+  for (int i = 0; i < n; i++)
+    k += snprintf(s + k, cap - (size_t)k,
+                  "@cuda.jit(device=True)\n"
+                  "def dev%d(x, y):\n"
+                  "    return math.sqrt(x * x + y * y) // 2\n"
+                  "@cuda.jit([\"void(float32[::1], int64)\", \"void(float64[:, ::1], int32)\"])\n"
+                  "def kern%d(a, n):\n"
+                  "    i = cuda.grid(1)\n"
+                  "    for j in range(n):\n"
+                  "        if i < a.size and j %% 3 == 1:\n"
+                  "            print(\"value\", i, j)\n"
+                  "    b = dev%d(n, i - TPB)\n",
+                  i, i, i);
+  *len = (size_t)k;
+  return s;
+}
+
+static void allocation_failures_in_a_large_module(void **state) {
+  (void)state;
+  size_t len;
+  char *src = many_kernels_source(150, &len);
+  run_every_failure_point(src, len, NULL, P2C_OK, false);
+  free(src);
+}
+
+static void allocation_failures_with_source_errors(void **state) {
+  (void)state;
+  /* The diagnostics path: errors reported, module returned with P2C_ERR_SOURCE. */
+  static const char src[] =
+      "from numba import cuda\n"
+      "@cuda.jit(\"void(float32[::1], int64)\")\n"
+      "def k(a, n):\n"
+      "    x = a\n"
+      "    x = n\n"
+      "    a[0] = undefined\n";
+  run_every_failure_point(src, sizeof src - 1, NULL, P2C_ERR_SOURCE, false);
+  run_every_failure_point(syntax_error_src, sizeof syntax_error_src - 1, NULL, P2C_ERR_SOURCE, false);
+}
+
+static void allocation_failure_in_nvrtc_output(void **state) {
+  (void)state;
+  CountingAlloc ca = {0};
+  P2cAllocator a = counting_allocator(&ca);
+  P2cCompiler *c = p2c_compiler_new(&a);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "t.py", one_kernel_src, strlen(one_kernel_src), NULL, &m), P2C_OK);
+  P2cStatus s = p2c_module_compile(c, m, "sm_90", P2C_TARGET_PTX);
+  if (s == P2C_ERR_NO_CUDA) {
+    print_message("NVRTC not available: skipped (%s)\n", p2c_compiler_last_error(c));
+  } else {
+    assert_int_equal(s, P2C_OK);
+    size_t before = ca.calls;
+    ca.calls = 0;
+    for (size_t n = 1; n <= before + 2; n++) {
+      ca.calls = 0;
+      ca.fail_at = n;
+      s = p2c_module_compile(c, m, "sm_90", P2C_TARGET_PTX);
+      assert_true(s == P2C_OK || s == P2C_ERR_NOMEM);
+      ca.fail_at = 0;
+      if (s == P2C_OK) break;
+      assert_null(p2c_module_image(m, NULL));
+    }
+  }
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+  assert_int_equal(ca.live_blocks, 0);
+  assert_int_equal(ca.live_bytes, 0);
+  assert_int_equal(ca.size_mismatches, 0);
+}
+
+/* ---- KNOWN BUGS (skipped unless P2C_RUN_KNOWN_BUGS=1) -------------------------------------- */
+
+/* frontend/lower.c frontend_run: an allocation failure while lowering longjmps to the driver
+ * (arena_oom) past ts_tree_delete and ts_parser_delete, so tree-sitter's parser and tree
+ * (malloc'd by tree-sitter, not by the host allocator) leak on every out-of-memory exit from
+ * the frontend. */
+static void known_bug_tree_sitter_freed_on_oom(void **state) {
+  if (skip_known_bug()) skip();
+  size_t len;
+  char *src = read_sample("normalize.py", &len);
+  long leaks = run_every_failure_point(src, len, &normalize_opts, P2C_OK, false);
+  free(src);
+  assert_int_equal(leaks, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(null_handles_are_harmless),
+      cmocka_unit_test(compiler_new_and_delete),
+      cmocka_unit_test(compiler_new_fails_cleanly_without_memory),
+      cmocka_unit_test(version_and_status_strings),
+      cmocka_unit_test(scalar_helpers),
+      cmocka_unit_test(syntax_error_gives_source_status_and_diagnostics),
+      cmocka_unit_test(type_error_diagnostic_has_position_and_code),
+      cmocka_unit_test(unknown_kernel_is_a_usage_error),
+      cmocka_unit_test(selected_kernel_only_is_emitted),
+      cmocka_unit_test(malformed_sig_is_a_usage_error),
+      cmocka_unit_test(bad_types_in_sig_are_diagnostics),
+      cmocka_unit_test(bad_arguments_are_refused),
+      cmocka_unit_test(last_error_is_cleared_by_a_success),
+      cmocka_unit_test(source_need_not_be_nul_terminated),
+      cmocka_unit_test(two_threads_translate_identically),
+      cmocka_unit_test_setup_teardown(every_single_allocation_failure_is_nomem, install_ts_tracking,
+                                      remove_ts_tracking),
+      cmocka_unit_test_setup_teardown(every_allocation_from_n_on_failing_is_nomem, install_ts_tracking,
+                                      remove_ts_tracking),
+      cmocka_unit_test_setup_teardown(allocation_failures_with_source_errors, install_ts_tracking,
+                                      remove_ts_tracking),
+      cmocka_unit_test_setup_teardown(allocation_failures_in_a_large_module, install_ts_tracking,
+                                      remove_ts_tracking),
+      cmocka_unit_test(allocation_failure_in_nvrtc_output),
+      cmocka_unit_test_setup_teardown(known_bug_tree_sitter_freed_on_oom, install_ts_tracking,
+                                      remove_ts_tracking),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,551 @@
+/* Unit tests for codegen (src/codegen), driven through the public API (p2c_translate): the
+ * emitted CUDA C must contain what each Python construct requires.
+ *
+ * Covered: Python names that collide with C, C++, CUDA, library or generator names are renamed
+ * and the result compiles with NVRTC (skipped, with a message, where NVRTC cannot be loaded);
+ * print() writes a printf whose literal cannot be misread (no raw % conversions, no trigraphs,
+ * escapes kept); a Python comment ending in a backslash does not splice the next line; negative
+ * and unknown-sign indices wrap with p2c_wrap while cuda.grid(1) indices do not; // and % on
+ * non-negative integers are C's / and %; chained comparisons evaluate a device-function call
+ * once; tuple swaps go through temporaries; a range loop variable read after the loop uses a
+ * hidden counter; float32 arithmetic stays float32; two signatures give two extern "C" kernels
+ * with distinct symbols and correct parameter descriptors. Tests named known_bug_* are skipped
+ * unless P2C_RUN_KNOWN_BUGS=1 is set in the environment. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pyk2cuda.h"
+#include "runtime/cuda/nvrtc.h"
+
+typedef struct Fixture {
+  P2cCompiler *compiler;
+  P2cModule *module;
+} Fixture;
+
+static int setup(void **state) {
+  Fixture *fx = calloc(1, sizeof *fx);
+  if (!fx) return -1;
+  fx->compiler = p2c_compiler_new(NULL);
+  *state = fx;
+  return fx->compiler ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  Fixture *fx = *state;
+  p2c_module_delete(fx->module);
+  p2c_compiler_delete(fx->compiler);
+  free(fx);
+  return 0;
+}
+
+static bool skip_known_bug(void) {
+  const char *v = getenv("P2C_RUN_KNOWN_BUGS");
+  return !v || strcmp(v, "1") != 0;
+}
+
+/* Translates `src` and returns the CUDA C; fails the test with the diagnostics otherwise. */
+static const char *translate(void **state, const char *src) {
+  Fixture *fx = *state;
+  p2c_module_delete(fx->module);
+  fx->module = NULL;
+  P2cStatus s = p2c_translate(fx->compiler, "t.py", src, strlen(src), NULL, &fx->module);
+  if (s != P2C_OK) {
+    for (size_t i = 0; i < p2c_module_diagnostic_count(fx->module); i++) {
+      P2cDiagnostic d = p2c_module_diagnostic(fx->module, i);
+      print_message("t.py:%u:%u: %s [%s]\n", d.line, d.column, d.message, d.code);
+    }
+    fail_msg("p2c_translate: %s (%s)", p2c_status_string(s), p2c_compiler_last_error(fx->compiler));
+  }
+  const char *text = p2c_module_cuda(fx->module, NULL);
+  assert_non_null(text);
+  return text;
+}
+
+static void print_text(const char *text) { print_message("---- generated CUDA C ----\n%s\n", text); }
+
+/* Fails unless `needle` occurs in `text`. */
+static void expect_contains(const char *text, const char *needle) {
+  if (strstr(text, needle)) return;
+  print_text(text);
+  fail_msg("expected the generated code to contain: %s", needle);
+}
+
+static void expect_absent(const char *text, const char *needle) {
+  if (!strstr(text, needle)) return;
+  print_text(text);
+  fail_msg("expected the generated code not to contain: %s", needle);
+}
+
+/* The line that follows the first line containing `marker` (a Python source comment), without
+ * its indentation, in a static buffer. */
+static const char *line_after(const char *text, const char *marker) {
+  static char buf[1024];
+  const char *p = strstr(text, marker);
+  if (!p || !(p = strchr(p, '\n'))) {
+    print_text(text);
+    fail_msg("no line after '%s'", marker);
+  }
+  p++;
+  while (*p == ' ') p++;
+  size_t n = strcspn(p, "\n");
+  if (n >= sizeof buf) n = sizeof buf - 1;
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+static size_t count_occurrences(const char *text, const char *needle) {
+  size_t n = 0;
+  for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+/* Compiles with NVRTC for sm_90. Returns false (and says so) when NVRTC is not available. */
+static bool nvrtc_compiles(const char *text) {
+  RtcRequest req = {.source = text, .program_name = "t.py", .arch = "sm_90", .target = P2C_TARGET_PTX};
+  RtcResult res;
+  P2cStatus s = rtc_compile(&req, &res);
+  if (s == P2C_ERR_NO_CUDA) {
+    print_message("NVRTC not available, compile check skipped: %s\n", res.error);
+    rtc_result_free(&res);
+    return false;
+  }
+  if (s != P2C_OK) {
+    char error[RTC_ERROR_MAX];
+    snprintf(error, sizeof error, "%s", res.error);
+    print_text(text);
+    print_message("NVRTC log:\n%s\n", res.log ? res.log : "");
+    rtc_result_free(&res);
+    fail_msg("NVRTC rejected the generated code: %s", error);
+  }
+  rtc_result_free(&res);
+  return true;
+}
+
+/* ---- names ---------------------------------------------------------------------------------- */
+
+static const char hostile_src[] =
+    "from numba import cuda\n"
+    "import math\n"
+    "\n"
+    "@cuda.jit(device=True)\n"
+    "def f(v):\n"
+    "    return v + 1\n"
+    "\n"
+    "@cuda.jit(\"void(float64[::1], int64)\")\n"
+    "def main(a, int):\n"
+    "    new = 1\n"
+    "    this = 2\n"
+    "    printf = 3\n"
+    "    threadIdx = 4\n"
+    "    main = 5\n"
+    "    sqrt = a[0]\n"
+    "    __x = 6\n"
+    "    p2c_t = 7\n"
+    "    p2c_wrap = 8\n"
+    "    a[0] = math.sqrt(sqrt) + new + this + printf + threadIdx + main + __x + p2c_t + int + p2c_wrap\n"
+    "    if 0 < f(int) < 3:\n"
+    "        a[1] = a[-1]\n";
+
+/* The C name the statement after comment `marker` assigns to (the text before " = "). */
+static const char *assigned_name(const char *text, const char *marker) {
+  static char name[256];
+  const char *line = line_after(text, marker);
+  size_t n = strcspn(line, " ");
+  assert_true(n < sizeof name);
+  memcpy(name, line, n);
+  name[n] = '\0';
+  return name;
+}
+
+static void colliding_names_are_renamed(void **state) {
+  const char *text = translate(state, hostile_src);
+  static const struct {
+    const char *marker, *python;
+  } locals[] = {
+      {"// new = 1", "new"},           {"// this = 2", "this"},
+      {"// printf = 3", "printf"},     {"// threadIdx = 4", "threadIdx"},
+      {"// main = 5", "main"},         {"// sqrt = a[0]", "sqrt"},
+      {"// __x = 6", "__x"},           {"// p2c_t = 7", "p2c_t"},
+      {"// p2c_wrap = 8", "p2c_wrap"},
+  };
+  const char *seen[sizeof locals / sizeof locals[0]];
+  for (size_t i = 0; i < sizeof locals / sizeof locals[0]; i++) {
+    const char *c = assigned_name(text, locals[i].marker);
+    if (strcmp(c, locals[i].python) == 0) {
+      print_text(text);
+      fail_msg("Python local '%s' kept its name in C", locals[i].python);
+    }
+    if (strncmp(c, "p2c_", 4) == 0 || strncmp(c, "__", 2) == 0)
+      fail_msg("'%s' became '%s'", locals[i].python, c);
+    seen[i] = strdup(c);
+    for (size_t j = 0; j < i; j++) assert_string_not_equal(seen[j], seen[i]);
+  }
+  expect_contains(text, "int64_t int_");        /* the parameter */
+  expect_contains(text, "sqrt(sqrt_)");         /* math.sqrt still reaches the library */
+  expect_contains(text, "p2c_wrap(-1, ");       /* the helper is not shadowed */
+  for (size_t i = 0; i < sizeof seen / sizeof seen[0]; i++) free((void *)seen[i]);
+}
+
+static void colliding_kernel_name_is_renamed(void **state) {
+  Fixture *fx = *state;
+  const char *text = translate(state, hostile_src);
+  assert_int_equal(p2c_module_kernel_count(fx->module), 1);
+  P2cKernelInfo k = p2c_module_kernel(fx->module, 0);
+  assert_string_equal(k.python_name, "main");
+  assert_string_not_equal(k.symbol, "main");
+  char decl[128];
+  snprintf(decl, sizeof decl, "extern \"C\" __global__ void %s(", k.symbol);
+  expect_contains(text, decl);
+  assert_string_equal(k.params[1].name, "int");   /* descriptors keep the Python names */
+}
+
+static void renamed_code_compiles_with_nvrtc(void **state) {
+  const char *text = translate(state, hostile_src);
+  nvrtc_compiles(text);
+}
+
+/* ---- strings and comments ------------------------------------------------------------------- */
+
+static const char print_src[] =
+    "from numba import cuda\n"
+    "@cuda.jit(\"void(int64)\")\n"
+    "def k(x):\n"
+    "    print(\"%n %d \\\\x41BC ?\?/ */\", x)\n"
+    "    print(\"%n %d \\x41BC ?\?/ */\", x)\n"
+    "    print('tab\\there \"quoted\"', x > 0, 1.5)\n";
+
+static void print_format_cannot_be_misread(void **state) {
+  const char *text = translate(state, print_src);
+  /* The Python value has a real backslash before x41BC. */
+  assert_string_equal(line_after(text, "print(\"%n %d \\\\x41BC"),
+                      "printf(\"%%n %%d \\\\x41BC ?\\?/ */ %lld\\n\", (long long)x);");
+  /* Here \x41 is Python's escape for 'A'. */
+  assert_string_equal(line_after(text, "print(\"%n %d \\x41BC"),
+                      "printf(\"%%n %%d ABC ?\\?/ */ %lld\\n\", (long long)x);");
+  assert_string_equal(line_after(text, "print('tab"),
+                      "printf(\"tab\\there \\\"quoted\\\" %s %f\\n\", "
+                      "x > 0 ? \"True\" : \"False\", (double)1.5);");
+}
+
+static void print_code_compiles_with_nvrtc(void **state) {
+  nvrtc_compiles(translate(state, print_src));
+}
+
+static const char comment_src[] =
+    "from numba import cuda\n"
+    "@cuda.jit(\"void(int64[::1])\")\n"
+    "def k(a):\n"
+    "    x = a[0]  # a comment that ends in a backslash \\\n"
+    "    a[1] = x\n"
+    "    y = (x +  # inside parentheses \\\n"
+    "         1)\n"
+    "    a[2] = y  # trigraph-like ?\?/\n";
+
+static void comment_ending_in_backslash_does_not_splice(void **state) {
+  const char *text = translate(state, comment_src);
+  for (const char *p = text; (p = strchr(p, '\n')); p++)
+    if (p > text && p[-1] == '\\') {
+      print_text(text);
+      fail_msg("a generated line ends in a backslash");
+    }
+  assert_string_equal(line_after(text, "// a[1] = x"), "a.data[1] = x;");
+  assert_string_equal(line_after(text, "// 1)"), "y = x + 1;");
+  expect_absent(text, "?\?/");
+}
+
+static void comment_code_compiles_with_nvrtc(void **state) {
+  nvrtc_compiles(translate(state, comment_src));
+}
+
+/* ---- indices and integer division ----------------------------------------------------------- */
+
+static const char index_src[] =
+    "from numba import cuda\n"
+    "@cuda.jit(\"void(float32[::1], int64)\")\n"
+    "def k(a, n):\n"
+    "    i = cuda.grid(1)\n"
+    "    a[i] = a[-1]\n"
+    "    a[0] = a[n]\n"
+    "    j = i // 2\n"
+    "    r = i % 4\n"
+    "    q = n // 2\n"
+    "    a[j] = a[r] + a[q]\n";
+
+static void negative_index_wraps_and_grid_index_does_not(void **state) {
+  const char *text = translate(state, index_src);
+  assert_string_equal(line_after(text, "// a[i] = a[-1]"), "a.data[i] = a.data[p2c_wrap(-1, a.shape[0])];");
+  assert_string_equal(line_after(text, "// a[0] = a[n]"), "a.data[0] = a.data[p2c_wrap(n, a.shape[0])];");
+  expect_contains(text, "p2c_wrap(int64_t i, int64_t n)");   /* the helper is emitted */
+}
+
+static void floordiv_and_mod_of_nonnegative_are_plain(void **state) {
+  const char *text = translate(state, index_src);
+  assert_string_equal(line_after(text, "// j = i // 2"), "j = i / 2;");
+  assert_string_equal(line_after(text, "// r = i % 4"), "r = i % 4;");
+  assert_string_equal(line_after(text, "// q = n // 2"), "q = p2c_floordiv(n, 2);");
+  /* j and r are non-negative, q is not: only q's index wraps. */
+  assert_string_equal(line_after(text, "// a[j] = a[r] + a[q]"),
+                      "a.data[j] = a.data[r] + a.data[p2c_wrap(q, a.shape[0])];");
+}
+
+static void index_code_compiles_with_nvrtc(void **state) {
+  nvrtc_compiles(translate(state, index_src));
+}
+
+/* ---- evaluation order and temporaries ------------------------------------------------------- */
+
+static const char order_src[] =
+    "from numba import cuda\n"
+    "@cuda.jit(device=True)\n"
+    "def f(a, v):\n"
+    "    a[0] += 1\n"
+    "    return v * 2\n"
+    "\n"
+    "@cuda.jit(\"void(int64[::1], int64)\")\n"
+    "def k(a, n):\n"
+    "    x = a[1]\n"
+    "    y = a[2]\n"
+    "    x, y = y, x\n"
+    "    a[1] = x\n"
+    "    a[2] = y\n"
+    "    if 0 < f(a, n) < 10:\n"
+    "        a[3] = 1\n"
+    "    for i in range(n):\n"
+    "        a[i] = i\n"
+    "    a[4] = i\n"
+    "    for j in range(n):\n"
+    "        a[j] = j\n";
+
+static void chained_comparison_calls_the_middle_once(void **state) {
+  const char *text = translate(state, order_src);
+  const char *cond = line_after(text, "// if 0 < f(a, n) < 10:");
+  if (count_occurrences(cond, "f(a, n)") != 1) fail_msg("f is called other than once: %s", cond);
+  expect_contains(cond, " = f(a, n)");   /* into a temporary */
+}
+
+static void tuple_swap_goes_through_temporaries(void **state) {
+  const char *text = translate(state, order_src);
+  const char *p = strstr(text, "// x, y = y, x\n");
+  assert_non_null(p);
+  char t1[64], t2[64], t3[64], t4[64];
+  int n = sscanf(p, "// x, y = y, x\n %63[^ ] = y;\n %63[^ ] = x;\n x = %63[^;];\n y = %63[^;];",
+                 t1, t2, t3, t4);
+  if (n != 4) {
+    print_text(text);
+    fail_msg("the swap is not written through two temporaries");
+  }
+  assert_string_equal(t1, t3);
+  assert_string_equal(t2, t4);
+  assert_string_not_equal(t1, t2);
+}
+
+static void loop_variable_read_after_the_loop_uses_a_hidden_counter(void **state) {
+  const char *text = translate(state, order_src);
+  char ctr[64];
+  const char *head = line_after(text, "// for i in range(n):");
+  if (sscanf(head, "for (%63[^ ] = 0;", ctr) != 1) fail_msg("unexpected loop header: %s", head);
+  assert_string_not_equal(ctr, "i");
+  char expect_head[256], expect_copy[128];
+  snprintf(expect_head, sizeof expect_head, "for (%s = 0; %s < n; ++%s) {", ctr, ctr, ctr);
+  snprintf(expect_copy, sizeof expect_copy, "i = %s;", ctr);
+  assert_string_equal(head, expect_head);
+  assert_string_equal(line_after(text, expect_head), expect_copy);
+  /* j is not read after its loop: it is the C loop variable itself. */
+  assert_string_equal(line_after(text, "// for j in range(n):"), "for (j = 0; j < n; ++j) {");
+}
+
+static void order_code_compiles_with_nvrtc(void **state) {
+  nvrtc_compiles(translate(state, order_src));
+}
+
+/* ---- float32 -------------------------------------------------------------------------------- */
+
+static const char float32_src[] =
+    "from numba import cuda\n"
+    "import numpy as np\n"
+    "import math\n"
+    "@cuda.jit(\"void(float32[::1], float32)\")\n"
+    "def k(x, s):\n"
+    "    i = cuda.grid(1)\n"
+    "    x[i] = x[i] * np.float32(2)\n"
+    "    x[i] += np.float32(0.5) * s\n"
+    "    t = math.sqrt(x[i]) + s\n"
+    "    x[i] = t\n";
+
+static void float32_arithmetic_stays_float32(void **state) {
+  const char *text = translate(state, float32_src);
+  assert_string_equal(line_after(text, "// x[i] = x[i] * np.float32(2)"), "x.data[i] = x.data[i] * 2.0f;");
+  assert_string_equal(line_after(text, "// x[i] += np.float32(0.5) * s"), "x.data[i] += 0.5f * s;");
+  assert_string_equal(line_after(text, "// t = math.sqrt(x[i]) + s"), "t = sqrtf(x.data[i]) + s;");
+  expect_contains(text, "float t = 0;");
+  expect_absent(text, "double");
+}
+
+/* ---- specializations and descriptors -------------------------------------------------------- */
+
+static const char two_sigs_src[] =
+    "from numba import cuda\n"
+    "@cuda.jit([\"void(float32[:, ::1], int64)\", \"void(float64[::1, :], int32)\"])\n"
+    "def k(a, n):\n"
+    "    a[0, 1] = n\n";
+
+static void expect_param(P2cParam p, const char *name, bool is_array, P2cScalarType type, int ndim,
+                         char layout) {
+  assert_string_equal(p.name, name);
+  assert_int_equal(p.is_array, is_array);
+  assert_int_equal(p.type, type);
+  if (is_array) {
+    assert_int_equal(p.ndim, ndim);
+    assert_int_equal(p.layout, layout);
+  }
+}
+
+static void two_signatures_give_two_kernels(void **state) {
+  Fixture *fx = *state;
+  const char *text = translate(state, two_sigs_src);
+  assert_int_equal(p2c_module_kernel_count(fx->module), 2);
+  P2cKernelInfo k0 = p2c_module_kernel(fx->module, 0), k1 = p2c_module_kernel(fx->module, 1);
+  assert_string_equal(k0.python_name, "k");
+  assert_string_equal(k1.python_name, "k");
+  assert_string_not_equal(k0.symbol, k1.symbol);
+  for (int i = 0; i < 2; i++) {
+    char decl[128];
+    snprintf(decl, sizeof decl, "extern \"C\" __global__ void %s(", i ? k1.symbol : k0.symbol);
+    if (count_occurrences(text, decl) != 1) fail_msg("'%s' is not declared exactly once", decl);
+  }
+  assert_string_equal(k0.signature, "void(float32[:, ::1], int64)");
+  assert_string_equal(k1.signature, "void(float64[::1, :], int32)");
+  assert_int_equal(k0.param_count, 2);
+  expect_param(k0.params[0], "a", true, P2C_FLOAT32, 2, 'C');
+  expect_param(k0.params[1], "n", false, P2C_INT64, 0, 0);
+  assert_int_equal(k1.param_count, 2);
+  expect_param(k1.params[0], "a", true, P2C_FLOAT64, 2, 'F');
+  expect_param(k1.params[1], "n", false, P2C_INT32, 0, 0);
+  assert_false(k0.uses_barrier);
+  assert_int_equal(k0.static_shared_bytes, 0);
+}
+
+static void specializations_compile_with_nvrtc(void **state) {
+  nvrtc_compiles(translate(state, two_sigs_src));
+}
+
+static void shared_memory_and_barrier_are_described(void **state) {
+  Fixture *fx = *state;
+  translate(state,
+            "from numba import cuda, float32\n"
+            "@cuda.jit(\"void(float32[::1])\")\n"
+            "def k(a):\n"
+            "    buf = cuda.shared.array((16, 8), dtype=float32)\n"
+            "    buf[0, 0] = a[0]\n"
+            "    cuda.syncthreads()\n"
+            "    a[1] = buf[0, 0]\n");
+  P2cKernelInfo k = p2c_module_kernel(fx->module, 0);
+  assert_true(k.uses_barrier);
+  assert_int_equal(k.static_shared_bytes, 16 * 8 * 4);
+  expect_param(k.params[0], "a", true, P2C_FLOAT32, 1, 'C');
+}
+
+/* ---- KNOWN BUGS (skipped unless P2C_RUN_KNOWN_BUGS=1) --------------------------------------- */
+
+/* emit.c emit_print: the user's text and the conversion placeholders (bytes 1..4, escaped to
+ * \001..\004, then replaced) share one channel, so a string holding byte 1, or a backslash
+ * followed by "001", becomes a %s conversion with no argument. */
+static void known_bug_print_text_never_becomes_a_conversion(void **state) {
+  if (skip_known_bug()) skip();
+  const char *text = translate(state,
+                               "from numba import cuda\n"
+                               "@cuda.jit(\"void(int64)\")\n"
+                               "def k(x):\n"
+                               "    print(\"\\x01\", x)\n"
+                               "    print(\"\\\\001 \\\\002\", x)\n");
+  const char *l1 = line_after(text, "print(\"\\x01\", x)");
+  const char *l1c = strdup(l1);
+  const char *l2 = line_after(text, "print(\"\\\\001");
+  if (strstr(l1c, "%s") || strstr(l1c, "%f")) fail_msg("text became a conversion: %s", l1c);
+  if (strstr(l2, "%s") || strstr(l2, "%f")) fail_msg("text became a conversion: %s", l2);
+  free((void *)l1c);
+}
+
+/* emit_expr.c emit_compare: every impure middle operand is evaluated up front, before the
+ * first operand and before the comparisons that should short-circuit it:
+ *   `h(a) < f(a) < 3` evaluates f before h, and `1 < f(a) < g(a) < 10` calls g even when
+ *   1 < f(a) is false. Numba's simulator and CPython evaluate left to right and stop early. */
+static void known_bug_chained_comparison_keeps_python_order(void **state) {
+  if (skip_known_bug()) skip();
+  const char *text = translate(state,
+                               "from numba import cuda\n"
+                               "@cuda.jit(device=True)\n"
+                               "def f(a):\n"
+                               "    a[0] = -5\n"
+                               "    return 0\n"
+                               "@cuda.jit(device=True)\n"
+                               "def g(a):\n"
+                               "    a[1] += 1\n"
+                               "    return 5\n"
+                               "@cuda.jit(device=True)\n"
+                               "def h(a):\n"
+                               "    return a[0]\n"
+                               "@cuda.jit(\"void(int64[::1])\")\n"
+                               "def k(a):\n"
+                               "    if h(a) < f(a) < 3:\n"
+                               "        a[2] = 1\n"
+                               "    if 1 < f(a) < g(a) < 10:\n"
+                               "        a[2] = 2\n");
+  const char *c1 = strdup(line_after(text, "// if h(a) < f(a) < 3:"));
+  const char *c2 = line_after(text, "// if 1 < f(a) < g(a) < 10:");
+  if (strstr(c1, "h(a)") > strstr(c1, "f(a)")) fail_msg("f is evaluated before h: %s", c1);
+  const char *first_and = strstr(c2, "&&");
+  assert_non_null(first_and);
+  if (strstr(c2, "g(a)") < first_and) fail_msg("g is evaluated before 1 < f(a) is known: %s", c2);
+  free((void *)c1);
+}
+
+/* names.c reserved[]: CUDA math functions missing from the list (exp10, rsqrt, sincos, norm3d,
+ * ...) are declared extern "C" by CUDA's headers, so a kernel with such a name is a second
+ * extern "C" declaration and NVRTC fails ("more than one instance of overloaded function
+ * "exp10" has "C" linkage"). */
+static void known_bug_kernel_named_like_a_cuda_math_function(void **state) {
+  if (skip_known_bug()) skip();
+  nvrtc_compiles(translate(state,
+                           "from numba import cuda\n"
+                           "@cuda.jit(\"void(float64[::1])\")\n"
+                           "def exp10(a):\n"
+                           "    a[0] = 1.0\n"));
+}
+
+int main(void) {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+  const struct CMUnitTest tests[] = {
+      T(colliding_names_are_renamed),
+      T(colliding_kernel_name_is_renamed),
+      T(renamed_code_compiles_with_nvrtc),
+      T(print_format_cannot_be_misread),
+      T(print_code_compiles_with_nvrtc),
+      T(comment_ending_in_backslash_does_not_splice),
+      T(comment_code_compiles_with_nvrtc),
+      T(negative_index_wraps_and_grid_index_does_not),
+      T(floordiv_and_mod_of_nonnegative_are_plain),
+      T(index_code_compiles_with_nvrtc),
+      T(chained_comparison_calls_the_middle_once),
+      T(tuple_swap_goes_through_temporaries),
+      T(loop_variable_read_after_the_loop_uses_a_hidden_counter),
+      T(order_code_compiles_with_nvrtc),
+      T(float32_arithmetic_stays_float32),
+      T(two_signatures_give_two_kernels),
+      T(specializations_compile_with_nvrtc),
+      T(shared_memory_and_barrier_are_described),
+      T(known_bug_print_text_never_becomes_a_conversion),
+      T(known_bug_chained_comparison_keeps_python_order),
+      T(known_bug_kernel_named_like_a_cuda_math_function),
+  };
+#undef T
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

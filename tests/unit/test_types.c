@@ -1,0 +1,419 @@
+/* Unit tests for src/typeinfer/types.c and sig.c: the typing rules shared by the passes and the
+ * signature parser.
+ *
+ * Covered: NumPy's promote_types for two scalars (type_promote), Numba's integer typing NBEP
+ * for arithmetic on integers (type_int_result), unification of the types assigned to one
+ * variable (type_unify), interning of array and tuple types (equal types are the same pointer),
+ * sig_parse on good signatures (layouts C, F and A, argument-only forms, dotted type names) and
+ * on bad ones with the byte offset of the error, and sig_format round trips.
+ * Each test gets a fresh arena and type table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "typeinfer/types.h"
+
+typedef struct Fixture {
+  Arena arena;
+  TypeTable tt;
+} Fixture;
+
+static int setup(void **state) {
+  static Fixture fx;
+  arena_init(&fx.arena, NULL);
+  types_init(&fx.tt, &fx.arena);
+  *state = &fx;
+  return 0;
+}
+
+static int teardown(void **state) {
+  Fixture *fx = *state;
+  arena_free(&fx->arena);
+  return 0;
+}
+
+static TypeTable *table(void **state) { return &((Fixture *)*state)->tt; }
+
+/* ---- type_promote: NumPy's promote_types ---------------------------------------------------- */
+
+static void promote_mixed_sign_ints_widen(void **state) {
+  (void)state;
+  assert_ptr_equal(type_promote(&type_int8, &type_uint8), &type_int16);
+  assert_ptr_equal(type_promote(&type_uint8, &type_int8), &type_int16);
+  assert_ptr_equal(type_promote(&type_uint32, &type_int32), &type_int64);
+  assert_ptr_equal(type_promote(&type_int16, &type_uint16), &type_int32);
+}
+
+static void promote_uint64_with_signed_is_float64(void **state) {
+  (void)state;
+  assert_ptr_equal(type_promote(&type_uint64, &type_int64), &type_float64);
+  assert_ptr_equal(type_promote(&type_int8, &type_uint64), &type_float64);
+}
+
+static void promote_same_sign_takes_wider(void **state) {
+  (void)state;
+  assert_ptr_equal(type_promote(&type_int8, &type_int32), &type_int32);
+  assert_ptr_equal(type_promote(&type_uint16, &type_uint8), &type_uint16);
+  assert_ptr_equal(type_promote(&type_int64, &type_int64), &type_int64);
+  /* a wider signed type holds the unsigned one */
+  assert_ptr_equal(type_promote(&type_int32, &type_uint16), &type_int32);
+}
+
+static void promote_int_with_float(void **state) {
+  (void)state;
+  assert_ptr_equal(type_promote(&type_int16, &type_float32), &type_float32);
+  assert_ptr_equal(type_promote(&type_uint8, &type_float32), &type_float32);
+  assert_ptr_equal(type_promote(&type_int32, &type_float32), &type_float64);
+  assert_ptr_equal(type_promote(&type_float32, &type_int64), &type_float64);
+  assert_ptr_equal(type_promote(&type_int8, &type_float64), &type_float64);
+  assert_ptr_equal(type_promote(&type_float32, &type_float64), &type_float64);
+}
+
+static void promote_bool_yields_other(void **state) {
+  (void)state;
+  const Type *all[] = {&type_int8,   &type_int16,  &type_int32,  &type_int64,
+                       &type_uint8,  &type_uint16, &type_uint32, &type_uint64,
+                       &type_float32, &type_float64, &type_bool};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    assert_ptr_equal(type_promote(&type_bool, all[i]), all[i]);
+    assert_ptr_equal(type_promote(all[i], &type_bool), all[i]);
+  }
+}
+
+/* ---- type_int_result: Numba's integer typing ------------------------------------------------ */
+
+static void int_result_is_at_least_64_bits(void **state) {
+  (void)state;
+  assert_ptr_equal(type_int_result(&type_int32, &type_int32), &type_int64);
+  assert_ptr_equal(type_int_result(&type_int8, &type_int16), &type_int64);
+  assert_ptr_equal(type_int_result(&type_uint32, &type_uint32), &type_uint64);
+  assert_ptr_equal(type_int_result(&type_uint8, &type_uint16), &type_uint64);
+}
+
+static void int_result_signed_if_either_signed(void **state) {
+  (void)state;
+  assert_ptr_equal(type_int_result(&type_uint64, &type_int64), &type_int64);
+  assert_ptr_equal(type_int_result(&type_int8, &type_uint8), &type_int64);
+  assert_ptr_equal(type_int_result(&type_uint32, &type_int8), &type_int64);
+  assert_ptr_equal(type_int_result(&type_bool, &type_bool), &type_int64);
+}
+
+static void arith_uses_int_result_for_ints_and_promote_for_floats(void **state) {
+  (void)state;
+  assert_ptr_equal(type_arith(&type_int32, &type_int32), &type_int64);
+  assert_ptr_equal(type_arith(&type_int32, &type_float32), &type_float64);
+  assert_ptr_equal(type_arith(&type_float32, &type_float32), &type_float32);
+  assert_null(type_arith(&type_str, &type_int64));
+}
+
+/* ---- type_unify ----------------------------------------------------------------------------- */
+
+static void unify_numbers_promote(void **state) {
+  TypeTable *tt = table(state);
+  assert_ptr_equal(type_unify(tt, &type_int64, &type_float64), &type_float64);
+  assert_ptr_equal(type_unify(tt, &type_float64, &type_int64), &type_float64);
+  assert_ptr_equal(type_unify(tt, &type_int32, &type_int32), &type_int32);
+  assert_ptr_equal(type_unify(tt, &type_bool, &type_int64), &type_int64);
+}
+
+static void unify_c_and_f_arrays_gives_layout_a(void **state) {
+  TypeTable *tt = table(state);
+  const Type *c = type_array(tt, &type_float32, 2, 'C', MEM_GLOBAL, NULL);
+  const Type *f = type_array(tt, &type_float32, 2, 'F', MEM_GLOBAL, NULL);
+  const Type *u = type_unify(tt, c, f);
+  assert_non_null(u);
+  assert_int_equal(u->kind, TY_ARRAY);
+  assert_int_equal(u->layout, 'A');
+  assert_int_equal(u->ndim, 2);
+  assert_ptr_equal(u->dtype, &type_float32);
+  assert_ptr_equal(u, type_array(tt, &type_float32, 2, 'A', MEM_GLOBAL, NULL));
+  assert_string_equal(u->name, "array(float32, 2d, A)");
+}
+
+static void unify_rejects_mismatched_arrays_and_scalars(void **state) {
+  TypeTable *tt = table(state);
+  const Type *a = type_array(tt, &type_float32, 1, 'C', MEM_GLOBAL, NULL);
+  const Type *other_dtype = type_array(tt, &type_float64, 1, 'C', MEM_GLOBAL, NULL);
+  const Type *other_ndim = type_array(tt, &type_float32, 2, 'C', MEM_GLOBAL, NULL);
+  assert_null(type_unify(tt, a, &type_float32));
+  assert_null(type_unify(tt, &type_int64, a));
+  assert_null(type_unify(tt, a, other_dtype));
+  assert_null(type_unify(tt, a, other_ndim));
+}
+
+static void unify_tuples_elementwise(void **state) {
+  TypeTable *tt = table(state);
+  const Type *ia[] = {&type_int64, &type_int32};
+  const Type *fa[] = {&type_float64, &type_int32};
+  const Type *u = type_unify(tt, type_tuple(tt, ia, 2), type_tuple(tt, fa, 2));
+  assert_non_null(u);
+  assert_string_equal(u->name, "(float64, int32)");
+  assert_null(type_unify(tt, type_tuple(tt, ia, 2), type_tuple(tt, ia, 1)));
+}
+
+/* ---- interning ------------------------------------------------------------------------------ */
+
+static void same_array_type_is_same_pointer(void **state) {
+  TypeTable *tt = table(state);
+  const Type *a = type_array(tt, &type_int32, 3, 'F', MEM_GLOBAL, NULL);
+  const Type *b = type_array(tt, &type_int32, 3, 'F', MEM_GLOBAL, NULL);
+  assert_ptr_equal(a, b);
+  assert_string_equal(a->name, "array(int32, 3d, F)");
+  assert_ptr_not_equal(a, type_array(tt, &type_int32, 3, 'C', MEM_GLOBAL, NULL));
+  assert_ptr_not_equal(a, type_array(tt, &type_int32, 3, 'F', MEM_SHARED, NULL));
+}
+
+static void fixed_shapes_are_part_of_identity(void **state) {
+  TypeTable *tt = table(state);
+  int64_t s1[] = {16, 16}, s1_copy[] = {16, 16}, s2[] = {16, 32};
+  const Type *a = type_array(tt, &type_float32, 2, 'C', MEM_SHARED, s1);
+  assert_ptr_equal(a, type_array(tt, &type_float32, 2, 'C', MEM_SHARED, s1_copy));
+  assert_ptr_not_equal(a, type_array(tt, &type_float32, 2, 'C', MEM_SHARED, s2));
+  assert_string_equal(a->name, "array(float32, 2d, C, shared)");
+  /* The parameter form drops the space and the fixed shape. */
+  const Type *p = type_array_as_param(tt, a);
+  assert_int_equal(p->space, MEM_GLOBAL);
+  assert_null(p->fixed_shape);
+}
+
+static void same_tuple_type_is_same_pointer(void **state) {
+  TypeTable *tt = table(state);
+  const Type *e1[] = {&type_int64, &type_float32};
+  const Type *e2[] = {&type_int64, &type_float32};
+  assert_ptr_equal(type_tuple(tt, e1, 2), type_tuple(tt, e2, 2));
+  assert_ptr_equal(type_uniform_tuple(tt, &type_int64, 3), type_uniform_tuple(tt, &type_int64, 3));
+  assert_string_equal(type_uniform_tuple(tt, &type_int64, 1)->name, "(int64,)");
+  assert_ptr_equal(type_dtype(tt, &type_float32), type_dtype(tt, &type_float32));
+}
+
+static void scalar_names_and_aliases(void **state) {
+  (void)state;
+  assert_ptr_equal(type_scalar_by_name("float32"), &type_float32);
+  assert_ptr_equal(type_scalar_by_name("f4"), &type_float32);
+  assert_ptr_equal(type_scalar_by_name("intp"), &type_int64);
+  assert_ptr_equal(type_scalar_by_name("bool_"), &type_bool);
+  assert_null(type_scalar_by_name("flot32"));
+  assert_ptr_equal(type_of_scalar(P2C_UINT16), &type_uint16);
+  assert_null(type_of_scalar(P2C_SCALAR_TYPE_COUNT));
+}
+
+/* ---- sig_parse: good signatures ------------------------------------------------------------- */
+
+static Signature parse_ok(void **state, const char *text) {
+  Signature s;
+  const char *err = NULL;
+  size_t off = 0;
+  if (!sig_parse(table(state), text, strlen(text), &s, &err, &off))
+    fail_msg("'%s' rejected at %zu: %s", text, off, err);
+  return s;
+}
+
+static void sig_void_with_array_and_scalar(void **state) {
+  Signature s = parse_ok(state, "void(float32[:], int64)");
+  assert_ptr_equal(s.ret, &type_void);
+  assert_int_equal(s.nargs, 2);
+  assert_int_equal(s.args[0]->kind, TY_ARRAY);
+  assert_ptr_equal(s.args[0]->dtype, &type_float32);
+  assert_int_equal(s.args[0]->ndim, 1);
+  assert_int_equal(s.args[0]->layout, 'A');
+  assert_ptr_equal(s.args[1], &type_int64);
+}
+
+static void sig_arguments_only_with_trailing_comma(void **state) {
+  Signature s = parse_ok(state, "(int32[:, ::1],)");
+  assert_null(s.ret);
+  assert_int_equal(s.nargs, 1);
+  assert_int_equal(s.args[0]->ndim, 2);
+  assert_int_equal(s.args[0]->layout, 'C');
+  assert_ptr_equal(s.args[0]->dtype, &type_int32);
+}
+
+static void sig_scalar_return(void **state) {
+  Signature s = parse_ok(state, "float64(float64, float64)");
+  assert_ptr_equal(s.ret, &type_float64);
+  assert_int_equal(s.nargs, 2);
+  assert_ptr_equal(s.args[0], &type_float64);
+  assert_ptr_equal(s.args[1], &type_float64);
+}
+
+static void sig_dotted_name_and_fortran_layout(void **state) {
+  Signature s = parse_ok(state, "void(numba.float32[::1, :])");
+  assert_int_equal(s.nargs, 1);
+  assert_ptr_equal(s.args[0]->dtype, &type_float32);
+  assert_int_equal(s.args[0]->layout, 'F');
+  s = parse_ok(state, "void(nb.types.int16[::1, :, :])");
+  assert_ptr_equal(s.args[0]->dtype, &type_int16);
+  assert_int_equal(s.args[0]->ndim, 3);
+  assert_int_equal(s.args[0]->layout, 'F');
+}
+
+static void sig_one_dim_contiguous_is_c(void **state) {
+  Signature s = parse_ok(state, "void(uint8[::1])");
+  assert_int_equal(s.args[0]->layout, 'C');
+  s = parse_ok(state, "  void ( float64 [ : , : : 1 ] , bool )  ");
+  assert_int_equal(s.args[0]->layout, 'C');
+  assert_ptr_equal(s.args[1], &type_bool);
+}
+
+static void sig_eight_dims_is_the_limit(void **state) {
+  Signature s = parse_ok(state, "void(float32[:, :, :, :, :, :, :, ::1])");
+  assert_int_equal(s.args[0]->ndim, 8);
+  assert_int_equal(s.args[0]->layout, 'C');
+}
+
+static void sig_empty_argument_list(void **state) {
+  Signature s = parse_ok(state, "void()");
+  assert_int_equal(s.nargs, 0);
+  assert_ptr_equal(s.ret, &type_void);
+}
+
+static void sig_types_are_interned(void **state) {
+  Signature a = parse_ok(state, "void(float32[:, ::1])");
+  Signature b = parse_ok(state, "(float32[:, ::1],)");
+  assert_ptr_equal(a.args[0], b.args[0]);
+}
+
+/* ---- sig_parse: bad signatures -------------------------------------------------------------- */
+
+/* Parses `text`, expecting a failure at byte `offset` with a message containing `what`. */
+static void expect_sig_error(void **state, const char *text, size_t offset, const char *what) {
+  Signature s;
+  const char *err = NULL;
+  size_t off = (size_t)-1;
+  if (sig_parse(table(state), text, strlen(text), &s, &err, &off)) fail_msg("'%s' was accepted", text);
+  assert_non_null(err);
+  if (!strstr(err, what)) fail_msg("'%s': message '%s' lacks '%s'", text, err, what);
+  if (off != offset) fail_msg("'%s': error offset %zu, expected %zu (%s)", text, off, offset, err);
+}
+
+static void sig_unknown_type_name(void **state) {
+  /* The offset is just past the unknown name (tests/diag/bad_signature.err shows the column). */
+  expect_sig_error(state, "void(flot32[:])", 11, "unknown type name");
+}
+
+static void sig_contiguous_dim_in_the_middle(void **state) {
+  expect_sig_error(state, "void(float32[:, ::1, :])", 23, "first or the last");
+}
+
+static void sig_contiguous_dim_twice(void **state) {
+  expect_sig_error(state, "void(float32[::1, ::1])", 21, "only once");
+}
+
+static void sig_nine_dims(void **state) {
+  expect_sig_error(state, "void(float32[:, :, :, :, :, :, :, :, :])", 38, "at most 8");
+}
+
+static void sig_unbalanced_parens(void **state) {
+  expect_sig_error(state, "void(float32[:]", 15, "expected ')'");
+  expect_sig_error(state, "void(float32[:]))", 16, "unexpected text");
+  expect_sig_error(state, "void((float32))", 5, "expected a type name");
+  expect_sig_error(state, "void float32[:])", 5, "expected '('");
+}
+
+static void sig_trailing_garbage(void **state) {
+  expect_sig_error(state, "void(int64) x", 12, "unexpected text");
+  expect_sig_error(state, "void(int64),", 11, "unexpected text");
+}
+
+static void sig_bad_dims(void **state) {
+  expect_sig_error(state, "void(float32[::2])", 15, "'::1'");
+  expect_sig_error(state, "void(float32[])", 13, "expected ':'");
+  expect_sig_error(state, "void(float32[:)", 14, "expected ']'");
+}
+
+static void sig_void_only_as_return(void **state) {
+  expect_sig_error(state, "void(void)", 9, "only a return type");
+}
+
+static void sig_name_starting_with_digit(void **state) {
+  expect_sig_error(state, "void(3d)", 7, "expected a type name");
+}
+
+static void sig_empty_text(void **state) {
+  expect_sig_error(state, "", 0, "expected a type name");
+}
+
+static void sig_uses_the_given_length(void **state) {
+  /* Text after `len` is not read: the decorator's string need not be NUL-terminated. */
+  Signature s;
+  const char *err = NULL;
+  size_t off = 0;
+  const char *text = "void(int64)GARBAGE";
+  assert_true(sig_parse(table(state), text, 11, &s, &err, &off));
+  assert_int_equal(s.nargs, 1);
+}
+
+/* ---- sig_format ----------------------------------------------------------------------------- */
+
+static void expect_round_trip(void **state, const char *text, const char *expected) {
+  Fixture *fx = *state;
+  Signature s = parse_ok(state, text);
+  const char *formatted = sig_format(&fx->arena, &s);
+  assert_string_equal(formatted, expected);
+  Signature again = parse_ok(state, formatted);
+  assert_int_equal(again.nargs, s.nargs);
+  for (int i = 0; i < s.nargs; i++) assert_ptr_equal(again.args[i], s.args[i]);
+  assert_string_equal(sig_format(&fx->arena, &again), expected);
+}
+
+static void sig_format_round_trips(void **state) {
+  expect_round_trip(state, "void(float32[:, ::1], int64)", "void(float32[:, ::1], int64)");
+  expect_round_trip(state, "void(float64[::1, :, :])", "void(float64[::1, :, :])");
+  expect_round_trip(state, "void(int8[:], bool, uint64[::1])", "void(int8[:], bool, uint64[::1])");
+  expect_round_trip(state, "float32(float32, float32)", "float32(float32, float32)");
+  expect_round_trip(state, "void()", "void()");
+}
+
+static void sig_format_normalizes_spelling(void **state) {
+  expect_round_trip(state, "(numba.f4[:,::1],)", "void(float32[:, ::1])");
+  expect_round_trip(state, "none(intp, double)", "void(int64, float64)");
+}
+
+int main(void) {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+  const struct CMUnitTest tests[] = {
+      T(promote_mixed_sign_ints_widen),
+      T(promote_uint64_with_signed_is_float64),
+      T(promote_same_sign_takes_wider),
+      T(promote_int_with_float),
+      T(promote_bool_yields_other),
+      T(int_result_is_at_least_64_bits),
+      T(int_result_signed_if_either_signed),
+      T(arith_uses_int_result_for_ints_and_promote_for_floats),
+      T(unify_numbers_promote),
+      T(unify_c_and_f_arrays_gives_layout_a),
+      T(unify_rejects_mismatched_arrays_and_scalars),
+      T(unify_tuples_elementwise),
+      T(same_array_type_is_same_pointer),
+      T(fixed_shapes_are_part_of_identity),
+      T(same_tuple_type_is_same_pointer),
+      T(scalar_names_and_aliases),
+      T(sig_void_with_array_and_scalar),
+      T(sig_arguments_only_with_trailing_comma),
+      T(sig_scalar_return),
+      T(sig_dotted_name_and_fortran_layout),
+      T(sig_one_dim_contiguous_is_c),
+      T(sig_eight_dims_is_the_limit),
+      T(sig_empty_argument_list),
+      T(sig_types_are_interned),
+      T(sig_unknown_type_name),
+      T(sig_contiguous_dim_in_the_middle),
+      T(sig_contiguous_dim_twice),
+      T(sig_nine_dims),
+      T(sig_unbalanced_parens),
+      T(sig_trailing_garbage),
+      T(sig_bad_dims),
+      T(sig_void_only_as_return),
+      T(sig_name_starting_with_digit),
+      T(sig_empty_text),
+      T(sig_uses_the_given_length),
+      T(sig_format_round_trips),
+      T(sig_format_normalizes_spelling),
+  };
+#undef T
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
