@@ -24,6 +24,7 @@ static void put_comment_line(StrBuf *sb, const char *s, size_t len) {
 }
 
 static void put_c_string(StrBuf *sb, const char *s, size_t len, bool printf_format);
+static void put_c_string_body(StrBuf *sb, const char *s, size_t len, bool printf_format);
 
 static void emit_source_comment(Gen *G, const Stmt *s, bool header_only) {
   uint32_t last = header_only || s->end_line < s->loc.line ? s->loc.line : s->end_line;
@@ -44,10 +45,10 @@ static void emit_source_comment(Gen *G, const Stmt *s, bool header_only) {
 
 /* ---- strings ---- */
 
-/* A C string literal holding exactly the bytes s[0..len). Non-printable and non-ASCII bytes
- * become octal escapes (never \x, which would swallow following hex digits). */
-static void put_c_string(StrBuf *sb, const char *s, size_t len, bool printf_format) {
-  sb_putc(sb, '"');
+/* The inside of a C string literal holding exactly the bytes s[0..len). Non-printable and
+ * non-ASCII bytes become octal escapes (never \x, which would swallow following hex digits);
+ * "??" is split so that no trigraph forms. */
+static void put_c_string_body(StrBuf *sb, const char *s, size_t len, bool printf_format) {
   for (size_t i = 0; i < len; i++) {
     unsigned char ch = (unsigned char)s[i];
     if (ch == '"' || ch == '\\') sb_printf(sb, "\\%c", ch);
@@ -58,6 +59,11 @@ static void put_c_string(StrBuf *sb, const char *s, size_t len, bool printf_form
     else if (ch < 0x20 || ch >= 0x7F) sb_printf(sb, "\\%03o", ch);
     else sb_putc(sb, (char)ch);
   }
+}
+
+static void put_c_string(StrBuf *sb, const char *s, size_t len, bool printf_format) {
+  sb_putc(sb, '"');
+  put_c_string_body(sb, s, len, printf_format);
   sb_putc(sb, '"');
 }
 
@@ -331,7 +337,9 @@ static void emit_for_iter(Gen *G, const Stmt *s) {
   line(G, "}\n");
 }
 
-/* print(a, b): one printf, items separated by spaces, as Numba's CUDA print does. */
+/* print(a, b): one printf, items separated by spaces, as Numba's CUDA print does. The user's
+ * strings are escaped piece by piece (with % doubled); conversions are written between them, so
+ * nothing in a string can become a conversion. */
 static void emit_print(Gen *G, const Expr *call) {
   enum { MAX_PRINT_ARGS = 32 };
   if (call->nkids - 1 > MAX_PRINT_ARGS) {
@@ -342,46 +350,31 @@ static void emit_print(Gen *G, const Expr *call) {
   StrBuf fmt, args;
   sb_init(&fmt, G->a);
   sb_init(&args, G->a);
-  sb_puts(&fmt, "");
+  sb_putc(&fmt, '"');
   for (int i = 1; i < call->nkids; i++) {
     const Expr *a = call->kids[i];
     if (i > 1) sb_putc(&fmt, ' ');
     if (a->kind == EX_STR) {
-      sb_putn(&fmt, a->str, a->str_len);
+      put_c_string_body(&fmt, a->str, a->str_len, true);
       continue;
     }
     sb_puts(&args, ", ");
     if (a->ty->kind == TY_BOOL) {
-      sb_putc(&fmt, '\x01');   /* placeholder for %s, replaced below */
+      sb_puts(&fmt, "%s");
       emit_expr(G, a, &args, P_OR);
       sb_puts(&args, " ? \"True\" : \"False\"");
     } else if (a->ty->kind == TY_FLOAT) {
-      sb_putc(&fmt, '\x02');
+      sb_puts(&fmt, "%f");
       sb_puts(&args, "(double)");
       emit_expr(G, a, &args, P_UNARY);
     } else {
-      sb_putc(&fmt, a->ty->is_signed ? '\x03' : '\x04');
+      sb_puts(&fmt, a->ty->is_signed ? "%lld" : "%llu");
       sb_puts(&args, a->ty->is_signed ? "(long long)" : "(unsigned long long)");
       emit_expr(G, a, &args, P_UNARY);
     }
   }
-  /* Escape the user's text, then turn the placeholders into conversions. */
-  StrBuf lit;
-  sb_init(&lit, G->a);
-  put_c_string(&lit, fmt.data ? fmt.data : "", fmt.len, true);
-  sb_indent(G->body, G->indent);
-  sb_puts(G->body, "printf(");
-  for (const char *p = sb_str(&lit); *p; p++) {
-    if (*p == '"' && p[1] == '\0') sb_puts(G->body, "\\n");
-    if (*p == '\\' && p[1] == '0' && p[2] == '0' && p[3] >= '1' && p[3] <= '4') {
-      static const char *const conv[] = {"%s", "%f", "%lld", "%llu"};
-      sb_puts(G->body, conv[p[3] - '1']);
-      p += 3;
-      continue;
-    }
-    sb_putc(G->body, *p);
-  }
-  sb_printf(G->body, "%s);\n", sb_str(&args));
+  sb_puts(&fmt, "\\n\"");
+  line(G, "printf(%s%s);\n", sb_str(&fmt), sb_str(&args));
 }
 
 static void emit_expr_stmt(Gen *G, const Stmt *s) {

@@ -297,31 +297,59 @@ static void emit_cast_to(Gen *G, const Expr *e, const Type *t, const char *temp,
   if (cast) close_paren(sb, P_UNARY, prec);
 }
 
-static void emit_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+static bool is_simple(const Expr *e);
+
+/* a < b < c with every operand pure: (a < b && b < c). */
+static void emit_pure_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   int n = e->nkids;
-  const char *temps[64] = {0};
-  StrBuf pre;
-  sb_init(&pre, G->a);
-  /* Middle operands are evaluated once: an impure one goes through a temporary. */
-  for (int i = 1; i + 1 < n; i++) {
-    if (expr_is_pure(e->kids[i])) continue;
-    temps[i] = new_temp(G, e->kids[i]->ty);
-    sb_printf(&pre, "%s = ", temps[i]);
-    emit_expr(G, e->kids[i], &pre, P_ASSIGN);
-    sb_puts(&pre, ", ");
-  }
-  int p = pre.len ? P_COMMA : n > 2 ? P_AND : e->cmps[0] >= OP_EQ ? P_EQ : P_REL;
+  int p = n > 2 ? P_AND : e->cmps[0] >= OP_EQ ? P_EQ : P_REL;
   open_paren(sb, p, prec);
-  sb_puts(sb, sb_str(&pre));
   for (int i = 0; i + 1 < n; i++) {
     const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);
     int cp = e->cmps[i] >= OP_EQ ? P_EQ : P_REL;
     if (i) sb_puts(sb, " && ");
-    emit_cast_to(G, e->kids[i], ct, temps[i], sb, cp);
+    emit_cast_to(G, e->kids[i], ct, NULL, sb, cp);
     sb_printf(sb, " %s ", c_operator(e->cmps[i]));
-    emit_cast_to(G, e->kids[i + 1], ct, temps[i + 1], sb, cp + 1);
+    emit_cast_to(G, e->kids[i + 1], ct, NULL, sb, cp + 1);
   }
   close_paren(sb, p, prec);
+}
+
+/* With a side effect among the operands, Python's order is kept exactly: each operand is
+ * evaluated once, left to right, and only if the comparisons before it held:
+ * (t0 = a, t1 = b, t0 < t1) && (t2 = c, t1 < t2). */
+static void emit_sequenced_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  int n = e->nkids;
+  const char *names[64];
+  open_paren(sb, P_AND, prec);
+  for (int i = 0; i < n; i++) {
+    names[i] = NULL;
+    if (is_simple(e->kids[i])) continue;
+    names[i] = new_temp(G, e->kids[i]->ty);
+  }
+  for (int i = 0; i + 1 < n; i++) {
+    sb_puts(sb, i ? " && (" : "(");
+    for (int k = i == 0 ? 0 : i + 1; k <= i + 1; k++) {
+      if (!names[k]) continue;
+      sb_printf(sb, "%s = ", names[k]);
+      emit_expr(G, e->kids[k], sb, P_ASSIGN);
+      sb_puts(sb, ", ");
+    }
+    const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);
+    int cp = e->cmps[i] >= OP_EQ ? P_EQ : P_REL;
+    emit_cast_to(G, e->kids[i], ct, names[i], sb, cp);
+    sb_printf(sb, " %s ", c_operator(e->cmps[i]));
+    emit_cast_to(G, e->kids[i + 1], ct, names[i + 1], sb, cp + 1);
+    sb_putc(sb, ')');
+  }
+  close_paren(sb, P_AND, prec);
+}
+
+static void emit_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  bool pure = true;
+  for (int i = 0; i < e->nkids; i++) pure &= expr_is_pure(e->kids[i]);
+  if (pure) emit_pure_compare(G, e, sb, prec);
+  else emit_sequenced_compare(G, e, sb, prec);
 }
 
 static bool is_simple(const Expr *e) {

@@ -39,7 +39,12 @@ static const char *const reserved[] = {
     "fmod", "fmodf", "floor", "floorf", "ceil", "ceilf", "trunc", "truncf", "rint", "rintf",
     "round", "roundf", "isnan", "isinf", "isfinite", "signbit", "nan", "nanf", "fma", "fmaf",
     "exp2", "exp2f", "cbrt", "cbrtf", "remainder", "modf", "frexp", "ldexp", "scalbn", "lrint",
-    "llrint",
+    "llrint", "exp10", "exp10f", "rsqrt", "rsqrtf", "rcbrt", "rcbrtf", "sinpi", "sinpif", "cospi",
+    "cospif", "sincos", "sincosf", "sincospi", "normcdf", "normcdff", "normcdfinv", "erfinv",
+    "erfcinv", "erfcx", "j0", "j1", "jn", "y0", "y1", "yn", "logb", "ilogb", "nearbyint", "nextafter",
+    "fdim", "remquo", "norm", "norm3d", "norm4d", "rnorm", "rhypot", "saturate", "signbit",
+    "__sinf", "__cosf", "__expf", "__logf", "max", "umax", "umin", "llmax", "llmin", "ullmax",
+    "ullmin", "fminf", "fmaxf", "fabsf", "sqrtf", "lround", "llround", "isfinite",
 };
 
 bool name_is_reserved(const char *name) {

@@ -92,7 +92,12 @@ static const char *python_builtin_path(Lowerer *L, const char *name) {
 
 /* The module path of an identifier or attribute chain, or NULL if its root is not an import
  * alias or a Python builtin. */
-static const char *dotted_path(Lowerer *L, TSNode n) {
+static const char *dotted_path_at(Lowerer *L, TSNode n, int depth);
+
+static const char *dotted_path(Lowerer *L, TSNode n) { return dotted_path_at(L, n, 0); }
+
+static const char *dotted_path_at(Lowerer *L, TSNode n, int depth) {
+  if (depth > P2C_MAX_NESTING) return NULL;   /* no builtin is that deep; the value path reports */
   if (node_is(n, "identifier")) {
     char *name = node_str(L, n);
     if (L->fn && find_var(L->fn, name) >= 0) return NULL;
@@ -101,7 +106,7 @@ static const char *dotted_path(Lowerer *L, TSNode n) {
     return p ? p : python_builtin_path(L, name);
   }
   if (!node_is(n, "attribute")) return NULL;
-  const char *base = dotted_path(L, ts_node_child_by_field_name(n, "object", 6));
+  const char *base = dotted_path_at(L, ts_node_child_by_field_name(n, "object", 6), depth + 1);
   if (!base) return NULL;
   TSNode attr = ts_node_child_by_field_name(n, "attribute", 9);
   return arena_printf(L->a, "%s.%s", base, node_str(L, attr));

@@ -328,22 +328,31 @@ static Expr *lower_not(Lowerer *L, TSNode n) {
   return make_node(L, EX_NOT, n, &kid, 1);
 }
 
-/* a and b and c: the CST nests to the left; flatten runs of the same operator. */
-static int flatten_boolop(Lowerer *L, TSNode n, const char *op, Expr **out, int cap, int k) {
-  TSNode left = ts_node_child_by_field_name(n, "left", 4);
-  if (node_is(left, "boolean_operator") &&
-      node_is(ts_node_child_by_field_name(left, "operator", 8), op))
-    k = flatten_boolop(L, left, op, out, cap, k);
-  else if (k < cap)
-    out[k++] = lower_expr(L, left);
-  if (k < cap) out[k++] = lower_expr(L, ts_node_child_by_field_name(n, "right", 5));
-  return k;
-}
+/* a and b and c: the CST nests to the left; runs of the same operator are flattened, walking
+ * down the left spine without recursion (hostile inputs can nest very deep). */
+enum { MAX_BOOLOP_OPERANDS = 256 };
 
 static Expr *lower_boolop(Lowerer *L, TSNode n) {
   const char *op = ts_node_type(ts_node_child_by_field_name(n, "operator", 8));
-  Expr *kids[64];
-  int k = flatten_boolop(L, n, op, kids, 64, 0);
+  VEC(TSNode) rights = {0};
+  TSNode cur = n;
+  for (;;) {
+    vec_push(L->a, &rights, ts_node_child_by_field_name(cur, "right", 5));
+    TSNode left = ts_node_child_by_field_name(cur, "left", 4);
+    if (!node_is(left, "boolean_operator") || !node_is(ts_node_child_by_field_name(left, "operator", 8), op)) {
+      vec_push(L->a, &rights, left);
+      break;
+    }
+    cur = left;
+  }
+  int k = (int)rights.len;
+  if (k > MAX_BOOLOP_OPERANDS) {
+    diag_error(L->c, node_loc(L, n), "E-too-many", "a chain of more than %d '%s' operands is not supported",
+               MAX_BOOLOP_OPERANDS, op);
+    return NULL;
+  }
+  Expr **kids = arena_alloc(L->a, sizeof *kids * (size_t)k);
+  for (int i = 0; i < k; i++) kids[i] = lower_expr(L, rights.items[k - 1 - i]);
   Expr *e = make_node(L, EX_BOOLOP, n, kids, k);
   if (e) e->op = strcmp(op, "and") == 0 ? OP_AND : OP_OR;
   return e;

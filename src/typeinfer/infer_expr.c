@@ -144,7 +144,7 @@ static const Type *infer_compare(Infer *I, Expr *e) {
 
 /* `a and b`, `a or b` yield an operand: their types unify. */
 static const Type *infer_boolop(Infer *I, Expr *e) {
-  const Type *t[64];
+  const Type *t[256];   /* the frontend allows at most 256 operands */
   if (!infer_kids(I, e, t)) return NULL;
   const Type *u = t[0];
   for (int i = 0; i < e->nkids; i++) {

@@ -45,10 +45,6 @@ static int teardown(void **state) {
   return 0;
 }
 
-static bool skip_known_bug(void) {
-  const char *v = getenv("P2C_RUN_KNOWN_BUGS");
-  return !v || strcmp(v, "1") != 0;
-}
 
 /* Translates `src` and returns the CUDA C; fails the test with the diagnostics otherwise. */
 static const char *translate(void **state, const char *src) {
@@ -458,8 +454,7 @@ static void shared_memory_and_barrier_are_described(void **state) {
 /* emit.c emit_print: the user's text and the conversion placeholders (bytes 1..4, escaped to
  * \001..\004, then replaced) share one channel, so a string holding byte 1, or a backslash
  * followed by "001", becomes a %s conversion with no argument. */
-static void known_bug_print_text_never_becomes_a_conversion(void **state) {
-  if (skip_known_bug()) skip();
+static void regression_print_text_never_becomes_a_conversion(void **state) {
   const char *text = translate(state,
                                "from numba import cuda\n"
                                "@cuda.jit(\"void(int64)\")\n"
@@ -478,8 +473,7 @@ static void known_bug_print_text_never_becomes_a_conversion(void **state) {
  * first operand and before the comparisons that should short-circuit it:
  *   `h(a) < f(a) < 3` evaluates f before h, and `1 < f(a) < g(a) < 10` calls g even when
  *   1 < f(a) is false. Numba's simulator and CPython evaluate left to right and stop early. */
-static void known_bug_chained_comparison_keeps_python_order(void **state) {
-  if (skip_known_bug()) skip();
+static void regression_chained_comparison_keeps_python_order(void **state) {
   const char *text = translate(state,
                                "from numba import cuda\n"
                                "@cuda.jit(device=True)\n"
@@ -512,8 +506,7 @@ static void known_bug_chained_comparison_keeps_python_order(void **state) {
  * ...) are declared extern "C" by CUDA's headers, so a kernel with such a name is a second
  * extern "C" declaration and NVRTC fails ("more than one instance of overloaded function
  * "exp10" has "C" linkage"). */
-static void known_bug_kernel_named_like_a_cuda_math_function(void **state) {
-  if (skip_known_bug()) skip();
+static void regression_kernel_named_like_a_cuda_math_function(void **state) {
   nvrtc_compiles(translate(state,
                            "from numba import cuda\n"
                            "@cuda.jit(\"void(float64[::1])\")\n"
@@ -542,9 +535,9 @@ int main(void) {
       T(two_signatures_give_two_kernels),
       T(specializations_compile_with_nvrtc),
       T(shared_memory_and_barrier_are_described),
-      T(known_bug_print_text_never_becomes_a_conversion),
-      T(known_bug_chained_comparison_keeps_python_order),
-      T(known_bug_kernel_named_like_a_cuda_math_function),
+      T(regression_print_text_never_becomes_a_conversion),
+      T(regression_chained_comparison_keeps_python_order),
+      T(regression_kernel_named_like_a_cuda_math_function),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);

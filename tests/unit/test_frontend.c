@@ -782,8 +782,7 @@ static void known_bug_2000_nested_ifs_say_too_deep(void **state) {
 
 /* lower_expr.c flatten_boolop: recursion over a left-nested `and` chain without the depth
  * check; 100000 operands overflow the C stack (SIGSEGV). */
-static void known_bug_long_and_chain_does_not_crash(void **state) {
-  if (skip_known_bug()) skip();
+static void regression_long_and_chain_does_not_crash(void **state) {
   char *src = kernel_with_body("a[1] and ", "a[2]", "", 100000);
   lower(state, src);
   free(src);
@@ -792,8 +791,7 @@ static void known_bug_long_and_chain_does_not_crash(void **state) {
 
 /* lower.c dotted_path: recursion over an attribute chain without the depth check; 100000
  * attributes overflow the C stack (SIGSEGV). */
-static void known_bug_long_attribute_chain_does_not_crash(void **state) {
-  if (skip_known_bug()) skip();
+static void regression_long_attribute_chain_does_not_crash(void **state) {
   char *src = kernel_with_body("", "cuda", ".x", 100000);
   lower(state, src);
   free(src);
@@ -802,8 +800,7 @@ static void known_bug_long_attribute_chain_does_not_crash(void **state) {
 
 /* lower_expr.c lower_boolop: operands past the 64th of one `and`/`or` chain are dropped
  * silently (flatten_boolop's `if (k < cap)`), so the condition changes meaning. */
-static void known_bug_boolop_keeps_every_operand(void **state) {
-  if (skip_known_bug()) skip();
+static void regression_boolop_keeps_every_operand(void **state) {
   char *src = kernel_with_body("a[1] and ", "a[2]", "", 69);
   bool ok = lower(state, src);
   free(src);
@@ -865,9 +862,9 @@ int main(void) {
       T(long_elif_chain_does_not_crash),
       T(ast_dump_of_a_small_kernel),
       T(known_bug_2000_nested_ifs_say_too_deep),
-      T(known_bug_boolop_keeps_every_operand),
-      T(known_bug_long_and_chain_does_not_crash),       /* crashes the process: keep these last */
-      T(known_bug_long_attribute_chain_does_not_crash),
+      T(regression_boolop_keeps_every_operand),
+      T(regression_long_and_chain_does_not_crash),       /* crashes the process: keep these last */
+      T(regression_long_attribute_chain_does_not_crash),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);
