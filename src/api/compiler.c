@@ -172,6 +172,7 @@ P2cStatus p2c_translate(P2cCompiler *c, const char *filename, const char *source
   m->comp.arena.oom = &oom;
   if (setjmp(oom)) {
     m->comp.arena.oom = NULL;
+    if (m->comp.release) m->comp.release(m->comp.release_arg);
     p2c_module_delete(m);
     return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   }

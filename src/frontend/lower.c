@@ -699,18 +699,36 @@ static void lower_module(Lowerer *L, TSNode root) {
   }
 }
 
+typedef struct ParseState {
+  TSParser *parser;
+  TSTree *tree;
+} ParseState;
+
+/* Frees what tree-sitter holds; also called by the driver if out-of-memory aborts lowering. */
+static void release_parse(void *arg) {
+  ParseState *ps = arg;
+  if (ps->tree) ts_tree_delete(ps->tree);
+  if (ps->parser) ts_parser_delete(ps->parser);
+  ps->tree = NULL;
+  ps->parser = NULL;
+}
+
 bool frontend_run(Compilation *c, Module *m) {
-  TSParser *parser = ts_parser_new();
-  if (!ts_parser_set_language(parser, tree_sitter_python())) {
-    ts_parser_delete(parser);
+  /* In the arena, not on this stack frame: an out-of-memory jump leaves the frame, and the
+   * driver then releases the parser through c->release. */
+  ParseState *ps = arena_alloc(&c->arena, sizeof *ps);
+  ps->parser = ts_parser_new();
+  c->release = release_parse;
+  c->release_arg = ps;
+  if (ts_parser_set_language(ps->parser, tree_sitter_python())) {
+    ps->tree = ts_parser_parse_string(ps->parser, NULL, c->text, (uint32_t)c->len);
+    Lowerer L = {.c = c, .a = &c->arena, .m = m};
+    TSNode root = ts_tree_root_node(ps->tree);
+    if (!report_syntax_errors(&L, root)) lower_module(&L, root);
+  } else {
     diag_error(c, (Loc){1, 1}, "E-internal", "tree-sitter rejected the Python grammar's ABI");
-    return false;
   }
-  TSTree *tree = ts_parser_parse_string(parser, NULL, c->text, (uint32_t)c->len);
-  Lowerer L = {.c = c, .a = &c->arena, .m = m};
-  TSNode root = ts_tree_root_node(tree);
-  if (!report_syntax_errors(&L, root)) lower_module(&L, root);
-  ts_tree_delete(tree);
-  ts_parser_delete(parser);
+  release_parse(ps);
+  c->release = NULL;
   return !diag_has_errors(c);
 }

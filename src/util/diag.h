@@ -38,6 +38,10 @@ typedef struct Compilation {
   size_t error_count;
   bool too_many_errors;
   const P2cTranslateOptions *opts;
+  /* Resources held outside the arena while a phase runs (tree-sitter's parser and tree), which
+   * the driver must release if out-of-memory jumps out of that phase. */
+  void (*release)(void *);
+  void *release_arg;
 } Compilation;
 
 /* Reports an error at `loc`. `code` is a stable identifier (docs/diagnostics.md). */

@@ -14,7 +14,7 @@
  * tree-sitter allocates with malloc, not with our allocator. To see whether the parser and
  * tree survive an out-of-memory jump out of the frontend, the test routes tree-sitter's own
  * allocations (ts_set_allocator) through a tracking allocator too: what it finds left over is
- * reported and reclaimed, and asserted on only in known_bug_tree_sitter_freed_on_oom (skipped
+ * reported and reclaimed, and asserted on only in regression_tree_sitter_freed_on_oom (skipped
  * unless P2C_RUN_KNOWN_BUGS=1). This file includes tree-sitter's header for that alone. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -34,10 +34,6 @@
 #error "P2C_SOURCE_DIR must name the source tree (tests/meson.build passes it)"
 #endif
 
-static bool skip_known_bug(void) {
-  const char *v = getenv("P2C_RUN_KNOWN_BUGS");
-  return !v || strcmp(v, "1") != 0;
-}
 
 /* ---- a counting, failing allocator --------------------------------------------------------- */
 
@@ -156,7 +152,7 @@ static long ts_reclaim(void) {
 /* Under LeakSanitizer: the same known bug also leaks the Python grammar's external-scanner state,
  * which the grammar allocates with libc calloc (not through ts_set_allocator), so ts_reclaim
  * cannot free it. Only that allocation site is suppressed; the tracked count above still
- * measures the leak (known_bug_tree_sitter_freed_on_oom). Unused without sanitizers. */
+ * measures the leak (regression_tree_sitter_freed_on_oom). Unused without sanitizers. */
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) {
   return "leak:tree_sitter_python_external_scanner_create\n";
@@ -648,8 +644,7 @@ static void allocation_failure_in_nvrtc_output(void **state) {
  * (arena_oom) past ts_tree_delete and ts_parser_delete, so tree-sitter's parser and tree
  * (malloc'd by tree-sitter, not by the host allocator) leak on every out-of-memory exit from
  * the frontend. */
-static void known_bug_tree_sitter_freed_on_oom(void **state) {
-  if (skip_known_bug()) skip();
+static void regression_tree_sitter_freed_on_oom(void **state) {
   size_t len;
   char *src = read_sample("normalize.py", &len);
   long leaks = run_every_failure_point(src, len, &normalize_opts, P2C_OK, false);
@@ -683,7 +678,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(allocation_failures_in_a_large_module, install_ts_tracking,
                                       remove_ts_tracking),
       cmocka_unit_test(allocation_failure_in_nvrtc_output),
-      cmocka_unit_test_setup_teardown(known_bug_tree_sitter_freed_on_oom, install_ts_tracking,
+      cmocka_unit_test_setup_teardown(regression_tree_sitter_freed_on_oom, install_ts_tracking,
                                       remove_ts_tracking),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
