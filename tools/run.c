@@ -216,8 +216,7 @@ static void auto_grid(RunArgs *r, const P2cValue *vals) {
   for (int i = 0; i < r->nvalues; i++) {
     if (!vals[i].is_array) continue;
     for (int k = 0; k < 3 && k < vals[i].array.ndim; k++) {
-      int d = vals[i].array.ndim >= 2 && k < 2 ? k : k;
-      int64_t n = vals[i].array.shape[d];
+      int64_t n = vals[i].array.shape[k];
       uint32_t b = r->launch.block[k];
       r->launch.grid[k] = (uint32_t)((n + b - 1) / b ? (n + b - 1) / b : 1);
     }

@@ -21,7 +21,7 @@ struct P2cModule {
   bool ok;
   P2cKernelInfo *kernels;
   RtcResult rtc;
-  const char *dumps[2];
+  const char *dump;          /* --dump=ast|types, made on first request */
 };
 
 /* Sets the compiler's last error and returns `s`. */

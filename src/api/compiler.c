@@ -152,8 +152,8 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   TypeinferOptions tio = {sigs, nsigs, o && o->skip_unsigned_kernels,
                           o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
   if (!typeinfer_run(comp, &m->mod, &m->types, &tio)) return P2C_ERR_SOURCE;
-  CodegenOptions cgo = {o && o->line_directives, o ? o->kernels : NULL, o ? o->kernel_count : 0};
-  if (o && o->kernel_count == 0) cgo.only_kernels = NULL;
+  CodegenOptions cgo = {o && o->line_directives, o && o->kernel_count ? o->kernels : NULL,
+                        o ? o->kernel_count : 0};
   if (!codegen_run(comp, &m->mod, &cgo, &m->cg)) return P2C_ERR_SOURCE;
   fill_kernel_infos(m);
   m->ok = true;
@@ -207,10 +207,10 @@ const char *p2c_module_cuda(const P2cModule *m, size_t *length) {
 }
 
 const char *p2c_module_dump(P2cModule *m, const char *stage) {
-  if (!m || !m->ok || !stage) return NULL;
-  int k = strcmp(stage, "ast") == 0 ? 0 : strcmp(stage, "types") == 0 ? 1 : -1;
-  if (k < 0) return NULL;
-  if (!m->dumps[k]) {
+  if (!m || !m->ok || !stage || (strcmp(stage, "ast") != 0 && strcmp(stage, "types") != 0))
+    return NULL;
+  /* One text serves both stages: the AST is printed with the types typeinfer gave it. */
+  if (!m->dump) {
     jmp_buf oom;
     m->comp.arena.oom = &oom;
     if (setjmp(oom)) {
@@ -219,11 +219,11 @@ const char *p2c_module_dump(P2cModule *m, const char *stage) {
     }
     StrBuf sb;
     sb_init(&sb, &m->comp.arena);
-    ast_dump(&sb, &m->mod);   /* both stages: specializations carry their types */
-    m->dumps[k] = sb_str(&sb);
+    ast_dump(&sb, &m->mod);
+    m->dump = sb_str(&sb);
     m->comp.arena.oom = NULL;
   }
-  return m->dumps[k];
+  return m->dump;
 }
 
 size_t p2c_module_kernel_count(const P2cModule *m) { return m && m->ok ? (size_t)m->cg.nkernels : 0; }

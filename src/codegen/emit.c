@@ -321,8 +321,6 @@ static void emit_for_iter(Gen *G, const Stmt *s) {
   StrBuf arr;
   sb_init(&arr, G->a);
   emit_expr(G, s->value, &arr, P_POSTFIX);
-  Expr idx = {.kind = EX_VAR, .ty = &type_int64};
-  (void)idx;
   const Type *at = s->value->ty;
   if (at->fixed_shape) line(G, "for (%s = 0; %s < %lld; ++%s) {\n", k, k, (long long)at->fixed_shape[0], k);
   else line(G, "for (%s = 0; %s < %s.shape[0]; ++%s) {\n", k, k, sb_str(&arr), k);
@@ -427,6 +425,10 @@ static void emit_block(Gen *G, const Block *b) {
 
 /* ---- non-negative variables ---- */
 
+static bool type_never_negative(const Type *t) {
+  return t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed);
+}
+
 static int const_sign(const Expr *e);
 static bool step_is_positive(Gen *G, const Expr *step);
 
@@ -459,7 +461,8 @@ static void nonneg_stmt(Gen *G, const Stmt *s, bool *changed) {
     if (G->positive[s->var]) G->positive[s->var] = false, *changed = true;
   }
   if (s->kind == ST_FOR_ITER && G->positive[s->var]) G->positive[s->var] = false, *changed = true;
-  if (s->kind == ST_FOR_ITER && G->nonneg[s->var] && !expr_nonneg(G, &(Expr){.kind = EX_INDEX, .ty = G->fn->vars[s->var].ty}))
+  /* An array's elements are known to be >= 0 only when its dtype is unsigned or bool. */
+  if (s->kind == ST_FOR_ITER && G->nonneg[s->var] && !type_never_negative(G->fn->vars[s->var].ty))
     G->nonneg[s->var] = false, *changed = true;
   nonneg_scan(G, &s->body, changed);
   nonneg_scan(G, &s->orelse, changed);
@@ -477,7 +480,7 @@ static void compute_nonneg(Gen *G) {
   G->positive = arena_alloc(G->a, sizeof(bool) * (size_t)(f->nvars ? f->nvars : 1));
   for (int i = 0; i < f->nvars; i++) {
     const Type *t = f->vars[i].ty;
-    bool unsigned_int = t && (t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed));
+    bool unsigned_int = t && type_never_negative(t);
     bool local_int = !f->vars[i].is_param && t && t->kind == TY_INT;
     G->nonneg[i] = unsigned_int || local_int;
     G->positive[i] = local_int;

@@ -422,8 +422,9 @@ static void emit_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 /* ---- arrays ---- */
 
-static void emit_index_value(Gen *G, const Expr *ix, const Expr *arr, const Type *at, int k,
-                             StrBuf *sb, int prec) {
+/* An index as C uses it: as is when it is known to be >= 0, else wrapped Python's way around
+ * `extent` (C text). */
+static void emit_wrapped_index(Gen *G, const Expr *ix, const char *extent, StrBuf *sb, int prec) {
   if (expr_nonneg(G, ix)) {
     emit_expr(G, ix, sb, prec);
     return;
@@ -431,12 +432,20 @@ static void emit_index_value(Gen *G, const Expr *ix, const Expr *arr, const Type
   helper_use(&G->helpers, H_WRAP);
   sb_puts(sb, "p2c_wrap(");
   emit_expr(G, ix, sb, P_ASSIGN);
-  if (at->fixed_shape) sb_printf(sb, ", %lld)", (long long)at->fixed_shape[k]);
-  else {
-    sb_puts(sb, ", ");
-    emit_expr(G, arr, sb, P_POSTFIX);
-    sb_printf(sb, ".shape[%d])", k);
+  sb_printf(sb, ", %s)", extent);
+}
+
+static void emit_index_value(Gen *G, const Expr *ix, const Expr *arr, const Type *at, int k,
+                             StrBuf *sb, int prec) {
+  StrBuf extent;
+  sb_init(&extent, G->a);
+  if (at->fixed_shape) {
+    sb_printf(&extent, "%lld", (long long)at->fixed_shape[k]);
+  } else {
+    emit_expr(G, arr, &extent, P_POSTFIX);
+    sb_printf(&extent, ".shape[%d]", k);
   }
+  emit_wrapped_index(G, ix, sb_str(&extent), sb, prec);
 }
 
 static void emit_extent(Gen *G, const Expr *arr, const Type *at, int k, StrBuf *sb) {
@@ -516,14 +525,7 @@ static void emit_tuple_runtime_index(Gen *G, const Expr *e, StrBuf *sb) {
   if (arr) emit_expr(G, arr, sb, P_POSTFIX);
   sb_puts(sb, arr ? ".shape[" : base->konst->cname);
   if (!arr) sb_putc(sb, '[');
-  if (expr_nonneg(G, e->kids[1])) {
-    emit_expr(G, e->kids[1], sb, P_LOWEST);
-  } else {
-    helper_use(&G->helpers, H_WRAP);
-    sb_puts(sb, "p2c_wrap(");
-    emit_expr(G, e->kids[1], sb, P_ASSIGN);
-    sb_printf(sb, ", %d)", base->ty->nelems);
-  }
+  emit_wrapped_index(G, e->kids[1], arena_printf(G->a, "%d", base->ty->nelems), sb, P_LOWEST);
   sb_putc(sb, ']');
 }
 
