@@ -8,11 +8,13 @@
 
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/strmap.h"
 
 typedef struct Namer {
   Arena *arena;
   const struct Namer *parent;   /* names taken in an enclosing scope */
-  VEC(const char *) taken;
+  StrMap taken;         /* C names claimed in this scope */
+  StrMap next_number;   /* base name -> first number not yet tried for it */
 } Namer;
 
 void namer_init(Namer *n, Arena *a, const Namer *parent);
@@ -24,5 +26,7 @@ const char *namer_claim(Namer *n, const char *want);
 const char *namer_claim_temp(Namer *n, const char *base);
 /* Whether `name` is reserved in generated code (keywords, CUDA and library names, p2c_*). */
 bool name_is_reserved(const char *name);
+/* Whether the reserved-word tables are sorted, as name_is_reserved's bsearch needs (for tests). */
+bool names_reserved_lists_sorted(void);
 
 #endif

@@ -5,6 +5,8 @@
  * kernels and device functions, so that a kernel may call a device function defined after it;
  * the second lowers function bodies. Within a function, a name assigned anywhere is local
  * (Python's rule), so locals are collected before the body is lowered. */
+#include <assert.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,21 +30,44 @@ char *node_str(Lowerer *L, TSNode n) {
 
 Loc node_loc(Lowerer *L, TSNode n) { return source_loc(L->c, ts_node_start_byte(n)); }
 
-bool node_is(TSNode n, const char *type) { return strcmp(ts_node_type(n), type) == 0; }
+bool node_is(TSNode n, const char *type) {
+  const char *t = ts_node_type(n);
+  return t[0] == type[0] && strcmp(t, type) == 0;   /* the first byte settles most calls */
+}
 
 static bool is_extra(TSNode n) { return node_is(n, "comment") || node_is(n, "line_continuation"); }
 
 int node_kids(TSNode n, TSNode *out, int cap) {
   int k = 0;
-  uint32_t count = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < count; i++) {
-    TSNode ch = ts_node_named_child(n, i);
-    if (is_extra(ch)) continue;
+  TSTreeCursor cur = ts_tree_cursor_new(n);
+  for (bool more = ts_tree_cursor_goto_first_child(&cur); more;
+       more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode ch = ts_tree_cursor_current_node(&cur);
+    if (!ts_node_is_named(ch) || is_extra(ch)) continue;
     if (k < cap) out[k] = ch;
     k++;
   }
+  ts_tree_cursor_delete(&cur);
   return k;
 }
+
+TSNode *node_named_children(Lowerer *L, TSNode n, uint32_t *count) {
+  uint32_t cap = ts_node_named_child_count(n);
+  /* Allocated before the cursor exists: running out of memory jumps out of this frame. */
+  TSNode *kids = arena_alloc(L->a, sizeof *kids * (cap ? cap : 1));
+  uint32_t k = 0;
+  TSTreeCursor cur = ts_tree_cursor_new(n);
+  for (bool more = ts_tree_cursor_goto_first_child(&cur); more && k < cap;
+       more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode ch = ts_tree_cursor_current_node(&cur);
+    if (ts_node_is_named(ch)) kids[k++] = ch;
+  }
+  ts_tree_cursor_delete(&cur);
+  *count = k;
+  return kids;
+}
+
+TSNode field(const Lowerer *L, TSNode n, Field f) { return ts_node_child_by_field_id(n, L->field_ids[f]); }
 
 bool enter(Lowerer *L, TSNode n) {
   if (++L->depth <= P2C_MAX_NESTING) return true;
@@ -61,29 +86,16 @@ void unsupported(Lowerer *L, TSNode n, const char *what) {
 
 /* ---- names ---- */
 
-int find_var(const Function *f, const char *name) {
-  for (int i = 0; i < f->nvars; i++)
-    if (strcmp(f->vars[i].name, name) == 0) return i;
-  return -1;
+int find_var(const Lowerer *L, const char *name) {
+  if (!L->fn) return -1;
+  return (int)((uintptr_t)strmap_get(&L->var_by_name, name)) - 1;
 }
 
-Const *find_const(const Module *m, const char *name) {
-  for (size_t i = m->consts.len; i-- > 0;)
-    if (strcmp(m->consts.items[i]->name, name) == 0) return m->consts.items[i];
-  return NULL;
-}
+Const *find_const(const Lowerer *L, const char *name) { return strmap_get(&L->const_by_name, name); }
 
-Function *find_func(const Module *m, const char *name) {
-  for (size_t i = 0; i < m->funcs.len; i++)
-    if (strcmp(m->funcs.items[i]->name, name) == 0) return m->funcs.items[i];
-  return NULL;
-}
+Function *find_func(const Lowerer *L, const char *name) { return strmap_get(&L->func_by_name, name); }
 
-const char *alias_path(const Lowerer *L, const char *name) {
-  for (size_t i = L->aliases.len; i-- > 0;)
-    if (strcmp(L->aliases.items[i].name, name) == 0) return L->aliases.items[i].path;
-  return NULL;
-}
+const char *alias_path(const Lowerer *L, const char *name) { return strmap_get(&L->alias_by_name, name); }
 
 static const char *python_builtin_path(Lowerer *L, const char *name) {
   const char *p = arena_printf(L->a, "builtins.%s", name);
@@ -100,15 +112,14 @@ static const char *dotted_path_at(Lowerer *L, TSNode n, int depth) {
   if (depth > P2C_MAX_NESTING) return NULL;   /* no builtin is that deep; the value path reports */
   if (node_is(n, "identifier")) {
     char *name = node_str(L, n);
-    if (L->fn && find_var(L->fn, name) >= 0) return NULL;
-    if (find_const(L->m, name) || find_func(L->m, name)) return NULL;
+    if (find_var(L, name) >= 0 || find_const(L, name) || find_func(L, name)) return NULL;
     const char *p = alias_path(L, name);
     return p ? p : python_builtin_path(L, name);
   }
   if (!node_is(n, "attribute")) return NULL;
-  const char *base = dotted_path_at(L, ts_node_child_by_field_name(n, "object", 6), depth + 1);
+  const char *base = dotted_path_at(L, field(L, n, F_object), depth + 1);
   if (!base) return NULL;
-  TSNode attr = ts_node_child_by_field_name(n, "attribute", 9);
+  TSNode attr = field(L, n, F_attribute);
   return arena_printf(L->a, "%s.%s", base, node_str(L, attr));
 }
 
@@ -123,12 +134,13 @@ bool resolve_dotted(Lowerer *L, TSNode n, Resolved *out) {
 static void add_alias(Lowerer *L, const char *name, const char *path) {
   Alias al = {name, path};
   vec_push(L->a, &L->aliases, al);
+  strmap_put(&L->alias_by_name, name, (void *)path);
 }
 
 /* `X as Y`: binds Y to X, or to BASE.X inside `from BASE import`. */
 static void add_aliased_import(Lowerer *L, TSNode n, const char *base) {
-  const char *path = node_str(L, ts_node_child_by_field_name(n, "name", 4));
-  const char *as = node_str(L, ts_node_child_by_field_name(n, "alias", 5));
+  const char *path = node_str(L, field(L, n, F_name));
+  const char *as = node_str(L, field(L, n, F_alias));
   add_alias(L, as, base ? arena_printf(L->a, "%s.%s", base, path) : path);
 }
 
@@ -151,7 +163,7 @@ static void lower_import(Lowerer *L, TSNode n) {
 
 /* from m import a [as b], ...: binds b to "m.a". */
 static void lower_import_from(Lowerer *L, TSNode n) {
-  TSNode mod = ts_node_child_by_field_name(n, "module_name", 11);
+  TSNode mod = field(L, n, F_module_name);
   const char *base = node_str(L, mod);
   TSNode kids[64];
   int k = node_kids(n, kids, 64);
@@ -175,8 +187,8 @@ static void add_other_global(Lowerer *L, TSNode target) {
 
 /* NAME = value at module level: a compile-time constant when value folds to literals. */
 static void lower_module_assign(Lowerer *L, TSNode n) {
-  TSNode left = ts_node_child_by_field_name(n, "left", 4);
-  TSNode right = ts_node_child_by_field_name(n, "right", 5);
+  TSNode left = field(L, n, F_left);
+  TSNode right = field(L, n, F_right);
   if (ts_node_is_null(right) || !node_is(left, "identifier")) return;
   if (node_is(right, "assignment")) return;   /* a = b = ...: left as other globals */
   int errors = (int)L->c->error_count;
@@ -194,6 +206,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   k->loc = node_loc(L, left);
   k->value = v;
   vec_push(L->a, &L->m->consts, k);
+  strmap_put(&L->const_by_name, k->name, k);
 }
 
 /* ---- decorators and function headers ---- */
@@ -225,8 +238,8 @@ static bool is_ignored_option(const char *name) {
 
 /* device=True / device=False */
 static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
-  char *name = node_str(L, ts_node_child_by_field_name(kw, "name", 4));
-  TSNode val = ts_node_child_by_field_name(kw, "value", 5);
+  char *name = node_str(L, field(L, kw, F_name));
+  TSNode val = field(L, kw, F_value);
   if (strcmp(name, "device") == 0) {
     if (node_is(val, "true")) f->kind = FN_DEVICE;
     else if (!node_is(val, "false"))
@@ -263,7 +276,7 @@ static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
   for (int i = 0; i < k && i < 16; i++) {
     if (!node_is(kids[i], "decorator")) continue;
     TSNode e = ts_node_named_child(kids[i], 0);
-    TSNode callee = node_is(e, "call") ? ts_node_child_by_field_name(e, "function", 8) : e;
+    TSNode callee = node_is(e, "call") ? field(L, e, F_function) : e;
     Resolved r;
     if (!resolve_dotted(L, callee, &r) || !r.builtin) continue;
     if (r.builtin->id == BI_VECTORIZE) {
@@ -272,19 +285,39 @@ static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
     }
     if (r.builtin->id != BI_CUDA_JIT) continue;
     is_cuda = true;
-    if (node_is(e, "call")) lower_jit_args(L, f, ts_node_child_by_field_name(e, "arguments", 9));
+    if (node_is(e, "call")) lower_jit_args(L, f, field(L, e, F_arguments));
   }
   return is_cuda;
 }
 
-static int add_var(Lowerer *L, Function *f, const char *name, Loc loc, bool is_param) {
-  int i = find_var(f, name);
-  if (i >= 0) return i;
-  Var *vars = arena_alloc(L->a, sizeof *vars * (size_t)(f->nvars + 1));
-  if (f->nvars) memcpy(vars, f->vars, sizeof *vars * (size_t)f->nvars);
-  vars[f->nvars] = (Var){.name = name, .loc = loc, .is_param = is_param};
-  f->vars = vars;
+/* Appends a variable to f (the function being declared or lowered), growing its array
+ * geometrically. */
+static int append_var(Lowerer *L, Function *f, Var v) {
+  if (f->nvars == L->vars_cap) {
+    if (L->vars_cap > INT_MAX / 2) arena_oom(L->a);
+    int cap = L->vars_cap ? 2 * L->vars_cap : 8;
+    Var *vars = arena_alloc(L->a, sizeof *vars * (size_t)cap);
+    if (f->nvars) memcpy(vars, f->vars, sizeof *vars * (size_t)f->nvars);
+    f->vars = vars;
+    L->vars_cap = cap;
+  }
+  f->vars[f->nvars] = v;
   return f->nvars++;
+}
+
+static int param_index(const Function *f, const char *name) {
+  for (int i = 0; i < f->nvars; i++)
+    if (strcmp(f->vars[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* A local of the function being lowered (L->fn), declared on its first binding. */
+static int add_local(Lowerer *L, const char *name, Loc loc) {
+  int i = find_var(L, name);
+  if (i >= 0) return i;
+  i = append_var(L, L->fn, (Var){.name = name, .loc = loc});
+  strmap_put(&L->var_by_name, name, (void *)(uintptr_t)(i + 1));
+  return i;
 }
 
 static void lower_params(Lowerer *L, Function *f, TSNode params) {
@@ -303,9 +336,11 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
     }
     char *name = node_str(L, p);
     if (!check_ascii_identifier(L, p, name)) continue;
-    if (find_var(f, name) >= 0)
+    if (param_index(f, name) >= 0) {
       diag_error(L->c, node_loc(L, p), "E-duplicate-param", "duplicate parameter '%s'", name);
-    add_var(L, f, name, node_loc(L, p), true);
+      continue;
+    }
+    append_var(L, f, (Var){.name = name, .loc = node_loc(L, p), .is_param = true});
   }
   f->nparams = f->nvars;
 }
@@ -314,7 +349,7 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
 
 static void collect_target(Lowerer *L, TSNode t) {
   if (node_is(t, "identifier")) {
-    add_var(L, L->fn, node_str(L, t), node_loc(L, t), false);
+    add_local(L, node_str(L, t), node_loc(L, t));
   } else if (node_is(t, "pattern_list") || node_is(t, "tuple_pattern") ||
              node_is(t, "parenthesized_expression") || node_is(t, "tuple")) {
     TSNode kids[64];
@@ -323,20 +358,43 @@ static void collect_target(Lowerer *L, TSNode t) {
   }
 }
 
-static void collect_locals(Lowerer *L, TSNode n, int depth) {
-  if (depth > P2C_MAX_NESTING) return;   /* reported when the body is lowered */
+static bool is_assignment(TSNode n) {
+  return node_is(n, "assignment") || node_is(n, "augmented_assignment");
+}
+
+/* Declares the names that node n binds directly; false when its subtree is another scope. */
+static bool bind_names(Lowerer *L, TSNode n) {
   if (node_is(n, "function_definition") || node_is(n, "class_definition") || node_is(n, "lambda"))
-    return;
-  if (node_is(n, "assignment") || node_is(n, "augmented_assignment")) {
-    collect_target(L, ts_node_child_by_field_name(n, "left", 4));
-    TSNode right = ts_node_child_by_field_name(n, "right", 5);
-    if (!ts_node_is_null(right)) collect_locals(L, right, depth + 1);
-    return;
+    return false;
+  if (is_assignment(n) || node_is(n, "for_statement")) collect_target(L, field(L, n, F_left));
+  else if (node_is(n, "named_expression")) collect_target(L, field(L, n, F_name));
+  return true;
+}
+
+/* Declares every name bound in body, in the order of first binding, with one cursor walk
+ * (no recursion, no allocation per node). Of an assignment's children only the value is
+ * searched further: its targets are bound above. Past P2C_MAX_NESTING nothing is searched; the
+ * lowering of the body reports the depth. */
+static void collect_locals(Lowerer *L, TSNode body) {
+  bool below_assignment[P2C_MAX_NESTING + 2] = {false};   /* per depth: the parent is one */
+  TSTreeCursor cur = ts_tree_cursor_new(body);
+  int depth = 0;
+  for (;;) {
+    TSNode n = ts_tree_cursor_current_node(&cur);
+    bool search = ts_node_is_named(n) && depth <= P2C_MAX_NESTING;
+    if (below_assignment[depth] && ts_tree_cursor_current_field_id(&cur) != L->field_ids[F_right])
+      search = false;
+    if (search && bind_names(L, n) && ts_tree_cursor_goto_first_child(&cur)) {
+      below_assignment[++depth] = is_assignment(n);
+      continue;
+    }
+    while (depth > 0 && !ts_tree_cursor_goto_next_sibling(&cur)) {
+      ts_tree_cursor_goto_parent(&cur);
+      depth--;
+    }
+    if (depth == 0) break;
   }
-  if (node_is(n, "for_statement")) collect_target(L, ts_node_child_by_field_name(n, "left", 4));
-  if (node_is(n, "named_expression")) collect_target(L, ts_node_child_by_field_name(n, "name", 4));
-  uint32_t count = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < count; i++) collect_locals(L, ts_node_named_child(n, i), depth + 1);
+  ts_tree_cursor_delete(&cur);
 }
 
 /* ---- statements ---- */
@@ -373,7 +431,7 @@ static Stmt *lower_assign(Lowerer *L, TSNode n, TSNode stmt_node) {
   int nt = 0;
   TSNode cur = n;
   for (;;) {
-    if (!ts_node_is_null(ts_node_child_by_field_name(cur, "type", 4))) {
+    if (!ts_node_is_null(field(L, cur, F_type))) {
       unsupported(L, cur, "an annotated assignment");
       return NULL;
     }
@@ -381,8 +439,8 @@ static Stmt *lower_assign(Lowerer *L, TSNode n, TSNode stmt_node) {
       unsupported(L, cur, "more than 32 chained assignment targets");
       return NULL;
     }
-    targets[nt++] = lower_target(L, ts_node_child_by_field_name(cur, "left", 4));
-    TSNode right = ts_node_child_by_field_name(cur, "right", 5);
+    targets[nt++] = lower_target(L, field(L, cur, F_left));
+    TSNode right = field(L, cur, F_right);
     if (ts_node_is_null(right)) {
       unsupported(L, cur, "a declaration without a value");
       return NULL;
@@ -409,7 +467,7 @@ static const struct {
 
 static Stmt *lower_augassign(Lowerer *L, TSNode n, TSNode stmt_node) {
   Stmt *s = new_stmt(L, ST_AUGASSIGN, stmt_node);
-  TSNode opn = ts_node_child_by_field_name(n, "operator", 8);
+  TSNode opn = field(L, n, F_operator);
   const char *op = ts_node_type(opn);
   size_t i = 0;
   while (i < sizeof aug_ops / sizeof aug_ops[0] && strcmp(aug_ops[i].text, op) != 0) i++;
@@ -420,9 +478,9 @@ static Stmt *lower_augassign(Lowerer *L, TSNode n, TSNode stmt_node) {
   s->op = aug_ops[i].op;
   /* x op= v becomes x = x op v: the value is a binary whose left operand is a second lowering
    * of the target (Python evaluates the target's subscript once; ours are side-effect free). */
-  TSNode left = ts_node_child_by_field_name(n, "left", 4);
+  TSNode left = field(L, n, F_left);
   Expr *t = lower_target(L, left);
-  Expr *kids[2] = {lower_expr(L, left), lower_expr(L, ts_node_child_by_field_name(n, "right", 5))};
+  Expr *kids[2] = {lower_expr(L, left), lower_expr(L, field(L, n, F_right))};
   if (!t || !kids[0] || !kids[1]) return NULL;
   s->value = ast_new_expr(L->a, EX_BINARY, node_loc(L, opn));
   s->value->op = s->op;
@@ -462,8 +520,8 @@ static Stmt *lower_if_chain(Lowerer *L, TSNode cond, TSNode body, TSNode *alts, 
   s->cond = lower_expr(L, cond);
   s->body = lower_block(L, body);
   if (nalts > 0 && node_is(alts[0], "elif_clause")) {
-    TSNode c = ts_node_child_by_field_name(alts[0], "condition", 9);
-    TSNode b = ts_node_child_by_field_name(alts[0], "consequence", 11);
+    TSNode c = field(L, alts[0], F_condition);
+    TSNode b = field(L, alts[0], F_consequence);
     Stmt *nested = lower_if_chain(L, c, b, alts + 1, nalts - 1, alts[0]);
     if (nested) {
       s->orelse.items = arena_alloc(L->a, sizeof(Stmt *));
@@ -471,25 +529,31 @@ static Stmt *lower_if_chain(Lowerer *L, TSNode cond, TSNode body, TSNode *alts, 
       s->orelse.len = 1;
     }
   } else if (nalts > 0) {
-    s->orelse = lower_block(L, ts_node_child_by_field_name(alts[0], "body", 4));
+    s->orelse = lower_block(L, field(L, alts[0], F_body));
   }
   return s->cond ? s : NULL;
 }
 
 static Stmt *lower_if(Lowerer *L, TSNode n) {
-  TSNode alts[256];
+  uint32_t count;
+  TSNode *alts = node_named_children(L, n, &count);
   int nalts = 0;
-  uint32_t count = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < count; i++) {
-    TSNode ch = ts_node_named_child(n, i);
-    if ((node_is(ch, "elif_clause") || node_is(ch, "else_clause")) && nalts < 256) alts[nalts++] = ch;
+    if (!node_is(alts[i], "elif_clause") && !node_is(alts[i], "else_clause")) continue;
+    /* Each elif nests one level deeper in the AST, and later phases recurse on nesting. */
+    if (nalts == P2C_MAX_ELIFS + 1) {
+      diag_error(L->c, node_loc(L, alts[i]), "E-too-many", "more than %d elif clauses in one if statement",
+                 P2C_MAX_ELIFS);
+      return NULL;
+    }
+    alts[nalts++] = alts[i];
   }
-  return lower_if_chain(L, ts_node_child_by_field_name(n, "condition", 9),
-                        ts_node_child_by_field_name(n, "consequence", 11), alts, nalts, n);
+  return lower_if_chain(L, field(L, n, F_condition),
+                        field(L, n, F_consequence), alts, nalts, n);
 }
 
 static bool reject_loop_else(Lowerer *L, TSNode n) {
-  TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+  TSNode alt = field(L, n, F_alternative);
   if (ts_node_is_null(alt)) return false;
   unsupported(L, alt, "'else' on a loop");
   return true;
@@ -505,24 +569,24 @@ static Block lower_loop_body(Lowerer *L, TSNode body) {
 static Stmt *lower_while(Lowerer *L, TSNode n) {
   if (reject_loop_else(L, n)) return NULL;
   Stmt *s = new_stmt(L, ST_WHILE, n);
-  s->cond = lower_expr(L, ts_node_child_by_field_name(n, "condition", 9));
-  s->body = lower_loop_body(L, ts_node_child_by_field_name(n, "body", 4));
+  s->cond = lower_expr(L, field(L, n, F_condition));
+  s->body = lower_loop_body(L, field(L, n, F_body));
   return s->cond ? s : NULL;
 }
 
 /* for x in range(...) / for x in array */
 static Stmt *lower_for(Lowerer *L, TSNode n) {
   if (reject_loop_else(L, n)) return NULL;
-  TSNode left = ts_node_child_by_field_name(n, "left", 4);
-  TSNode right = ts_node_child_by_field_name(n, "right", 5);
+  TSNode left = field(L, n, F_left);
+  TSNode right = field(L, n, F_right);
   if (!node_is(left, "identifier")) {
     unsupported(L, left, "a loop target other than a single name");
     return NULL;
   }
   Stmt *s = new_stmt(L, ST_FOR_ITER, n);
-  s->var = find_var(L->fn, node_str(L, left));
+  s->var = find_var(L, node_str(L, left));
   Resolved r;
-  TSNode callee = ts_node_child_by_field_name(right, "function", 8);
+  TSNode callee = field(L, right, F_function);
   if (node_is(right, "call") && resolve_dotted(L, callee, &r) && r.builtin &&
       r.builtin->id == BI_RANGE) {
     s->kind = ST_FOR_RANGE;
@@ -540,7 +604,7 @@ static Stmt *lower_for(Lowerer *L, TSNode n) {
     s->value = lower_expr(L, right);
     if (!s->value) return NULL;
   }
-  s->body = lower_loop_body(L, ts_node_child_by_field_name(n, "body", 4));
+  s->body = lower_loop_body(L, field(L, n, F_body));
   return s;
 }
 
@@ -601,10 +665,11 @@ static Stmt *lower_stmt(Lowerer *L, TSNode n) {
 static Block lower_block(Lowerer *L, TSNode block) {
   Block b = {0};
   if (ts_node_is_null(block) || !enter(L, block)) return b;
-  uint32_t count = ts_node_named_child_count(block);
+  uint32_t count;
+  TSNode *kids = node_named_children(L, block, &count);
   b.items = arena_alloc(L->a, sizeof(Stmt *) * (count ? count : 1));
   for (uint32_t i = 0; i < count; i++) {
-    TSNode ch = ts_node_named_child(block, i);
+    TSNode ch = kids[i];
     if (is_extra(ch)) continue;
     Stmt *s = lower_stmt(L, ch);
     if (s) b.items[b.len++] = s;
@@ -617,8 +682,12 @@ static Block lower_block(Lowerer *L, TSNode block) {
 
 static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
   L->fn = f;
-  TSNode body = ts_node_child_by_field_name(def, "body", 4);
-  collect_locals(L, body, 0);
+  L->vars_cap = f->nvars;   /* the parameters' array: the first local reallocates it */
+  strmap_init(&L->var_by_name, L->a);
+  for (int i = 0; i < f->nvars; i++)
+    strmap_put(&L->var_by_name, f->vars[i].name, (void *)(uintptr_t)(i + 1));
+  TSNode body = field(L, def, F_body);
+  if (!ts_node_is_null(body)) collect_locals(L, body);
   f->body = lower_block(L, body);
   L->fn = NULL;
   defuse_check(L->c, f);
@@ -627,7 +696,7 @@ static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
 /* First pass over a decorated definition: a cuda.jit function is recorded with its
  * parameters; its body waits for the second pass. */
 static Function *declare_function(Lowerer *L, TSNode decorated) {
-  TSNode def = ts_node_child_by_field_name(decorated, "definition", 10);
+  TSNode def = field(L, decorated, F_definition);
   if (!node_is(def, "function_definition")) return NULL;
   Function *f = arena_alloc(L->a, sizeof *f);
   f->kind = FN_KERNEL;
@@ -636,13 +705,14 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
     unsupported(L, def, "an async function");
     return NULL;
   }
-  TSNode name = ts_node_child_by_field_name(def, "name", 4);
+  TSNode name = field(L, def, F_name);
   f->name = node_str(L, name);
   f->loc = node_loc(L, name);
   if (!check_ascii_identifier(L, name, f->name)) return NULL;
-  if (find_func(L->m, f->name))
+  if (!strmap_add(&L->func_by_name, f->name, f))
     diag_error(L->c, f->loc, "E-redefined", "function '%s' is defined twice", f->name);
-  lower_params(L, f, ts_node_child_by_field_name(def, "parameters", 10));
+  L->vars_cap = 0;
+  lower_params(L, f, field(L, def, F_parameters));
   vec_push(L->a, &L->m->funcs, f);
   return f;
 }
@@ -685,16 +755,17 @@ static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
     TSNode e = ts_node_named_child(n, 0);
     if (node_is(e, "assignment")) lower_module_assign(L, e);
   } else if (node_is(n, "function_definition") || node_is(n, "class_definition")) {
-    add_other_global(L, ts_node_child_by_field_name(n, "name", 4));
+    add_other_global(L, field(L, n, F_name));
   }
 }
 
 static void lower_module(Lowerer *L, TSNode root) {
   NodeVec defs = {0};
-  uint32_t count = ts_node_named_child_count(root);
-  for (uint32_t i = 0; i < count; i++) declare_module_item(L, ts_node_named_child(root, i), &defs);
+  uint32_t count;
+  TSNode *items = node_named_children(L, root, &count);
+  for (uint32_t i = 0; i < count; i++) declare_module_item(L, items[i], &defs);
   for (size_t i = 0; i < defs.len; i++) {
-    TSNode def = ts_node_child_by_field_name(defs.items[i], "definition", 10);
+    TSNode def = field(L, defs.items[i], F_definition);
     lower_function_body(L, L->m->funcs.items[i], def);
   }
 }
@@ -713,6 +784,23 @@ static void release_parse(void *arg) {
   ps->parser = NULL;
 }
 
+static void init_lowerer_tables(Lowerer *L) {
+  strmap_init(&L->const_by_name, L->a);
+  strmap_init(&L->func_by_name, L->a);
+  strmap_init(&L->alias_by_name, L->a);
+  strmap_init(&L->var_by_name, L->a);
+  static const char *const names[F_COUNT] = {
+#define P2C_FIELD_NAME(f) #f,
+      P2C_FIELDS(P2C_FIELD_NAME)
+#undef P2C_FIELD_NAME
+  };
+  const TSLanguage *python = tree_sitter_python();
+  for (int f = 0; f < F_COUNT; f++) {
+    L->field_ids[f] = ts_language_field_id_for_name(python, names[f], (uint32_t)strlen(names[f]));
+    assert(L->field_ids[f] != 0 && "the Python grammar lacks a field the lowering reads");
+  }
+}
+
 bool frontend_run(Compilation *c, Module *m) {
   /* In the arena, not on this stack frame: an out-of-memory jump leaves the frame, and the
    * driver then releases the parser through c->release. */
@@ -723,6 +811,7 @@ bool frontend_run(Compilation *c, Module *m) {
   if (ts_parser_set_language(ps->parser, tree_sitter_python())) {
     ps->tree = ts_parser_parse_string(ps->parser, NULL, c->text, (uint32_t)c->len);
     Lowerer L = {.c = c, .a = &c->arena, .m = m};
+    init_lowerer_tables(&L);
     TSNode root = ts_tree_root_node(ps->tree);
     if (!report_syntax_errors(&L, root)) lower_module(&L, root);
   } else {

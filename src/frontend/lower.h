@@ -6,6 +6,7 @@
 #include <tree_sitter/api.h>
 
 #include "frontend/frontend.h"
+#include "util/strmap.h"
 
 typedef struct Alias {
   const char *name;   /* local name bound by an import */
@@ -18,12 +19,32 @@ typedef struct OtherGlobal {
   Loc loc;
 } OtherGlobal;
 
+/* The grammar's field names the lowering reads. Their ids are looked up once per compilation:
+ * tree-sitter 0.20 resolves a field name by a linear string search on every call. */
+#define P2C_FIELDS(X)                                                                        \
+  X(alias) X(alternative) X(argument) X(arguments) X(attribute) X(body) X(condition)          \
+  X(consequence) X(definition) X(function) X(left) X(module_name) X(name) X(object)         \
+  X(operator) X(parameters) X(right) X(type) X(value)
+typedef enum Field {
+#define P2C_FIELD_ENUM(f) F_##f,
+  P2C_FIELDS(P2C_FIELD_ENUM)
+#undef P2C_FIELD_ENUM
+  F_COUNT
+} Field;
+
 typedef struct Lowerer {
   Compilation *c;
   Arena *a;
   Module *m;
   VEC(Alias) aliases;
   VEC(OtherGlobal) others;
+  /* Module-level names, so that no lookup grows with the module: */
+  StrMap const_by_name;   /* -> Const * (the last binding wins, as in Python) */
+  StrMap func_by_name;    /* -> Function * (the first definition; a second is an error) */
+  StrMap alias_by_name;   /* -> const char * module path (the last import wins) */
+  StrMap var_by_name;     /* in L->fn: name -> (void *)(index + 1) */
+  int vars_cap;           /* allocated length of L->fn->vars while it is being lowered */
+  TSFieldId field_ids[F_COUNT];
   Function *fn;       /* the function being lowered */
   int depth;          /* nesting of blocks and expressions, bounded by P2C_MAX_NESTING */
   int loops;          /* enclosing loops, for break/continue */
@@ -42,14 +63,20 @@ Loc node_loc(Lowerer *L, TSNode n);
 bool node_is(TSNode n, const char *type);
 /* Named children, skipping comments and line continuations. */
 int node_kids(TSNode n, TSNode *out, int cap);
+/* All named children of n (comments included) in a new arena array; *count gets their number.
+ * Walks with a cursor: indexing children one by one costs time quadratic in their number. */
+TSNode *node_named_children(Lowerer *L, TSNode n, uint32_t *count);
+/* The child of n in field f, or a null node. */
+TSNode field(const Lowerer *L, TSNode n, Field f);
 bool enter(Lowerer *L, TSNode n);   /* depth check; false (with a diagnostic) past the limit */
 void leave(Lowerer *L);
 void unsupported(Lowerer *L, TSNode n, const char *what);
 
 /* ---- names (lower.c) ---- */
-int find_var(const Function *f, const char *name);
-Const *find_const(const Module *m, const char *name);
-Function *find_func(const Module *m, const char *name);
+/* The index of name among the variables of the function being lowered, or -1. */
+int find_var(const Lowerer *L, const char *name);
+Const *find_const(const Lowerer *L, const char *name);
+Function *find_func(const Lowerer *L, const char *name);
 const char *alias_path(const Lowerer *L, const char *name);
 /* Resolves an identifier or attribute chain rooted at an import alias or a Python builtin. */
 bool resolve_dotted(Lowerer *L, TSNode n, Resolved *out);

@@ -142,8 +142,10 @@ static bool decode_string_node(Lowerer *L, TSNode n, StrBuf *sb) {
     if (p == 'r') raw = true;
     if (p == 'b') return unsupported(L, n, "a bytes literal"), false;
   }
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-    if (node_is(ts_node_named_child(n, i), "interpolation"))
+  uint32_t count;
+  TSNode *parts = node_named_children(L, n, &count);
+  for (uint32_t i = 0; i < count; i++)
+    if (node_is(parts[i], "interpolation"))
       return unsupported(L, n, "an f-string with replacement fields"), false;
   const char *body = L->c->text + ts_node_end_byte(start);
   size_t len = ts_node_start_byte(end) - ts_node_end_byte(start);
@@ -222,20 +224,20 @@ bool check_ascii_identifier(Lowerer *L, TSNode n, const char *name) {
 static Expr *lower_identifier(Lowerer *L, TSNode n) {
   char *name = node_str(L, n);
   if (!check_ascii_identifier(L, n, name)) return NULL;
-  int v = L->fn ? find_var(L->fn, name) : -1;
+  int v = find_var(L, name);
   if (v >= 0) {
     Expr *e = new_expr(L, EX_VAR, n);
     e->var = v;
     return e;
   }
-  Const *k = find_const(L->m, name);
+  Const *k = find_const(L, name);
   if (k) {
     Expr *e = new_expr(L, EX_CONST, n);
     e->konst = k;
     k->used = true;
     return e;
   }
-  Function *f = find_func(L->m, name);
+  Function *f = find_func(L, name);
   if (f) {
     Expr *e = new_expr(L, EX_FUNC, n);
     e->func = f;
@@ -258,13 +260,13 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
 static Expr *lower_attribute(Lowerer *L, TSNode n) {
   Resolved r;
   if (resolve_dotted(L, n, &r)) return builtin_expr(L, n, &r);
-  Expr *obj = lower_expr(L, ts_node_child_by_field_name(n, "object", 6));
+  Expr *obj = lower_expr(L, field(L, n, F_object));
   if (!obj) return NULL;
   Expr *e = new_expr(L, EX_ATTR, n);
   e->kids = kids_array(L, 1);
   e->kids[0] = obj;
   e->nkids = 1;
-  e->str = node_str(L, ts_node_child_by_field_name(n, "attribute", 9));
+  e->str = node_str(L, field(L, n, F_attribute));
   return e;
 }
 
@@ -301,30 +303,30 @@ static Expr *make_node(Lowerer *L, ExprKind kind, TSNode n, Expr **kids, int nki
 }
 
 static Expr *lower_binary(Lowerer *L, TSNode n) {
-  TSNode opn = ts_node_child_by_field_name(n, "operator", 8);
+  TSNode opn = field(L, n, F_operator);
   Op op;
   if (!op_from_text(ts_node_type(opn), &op) || op >= OP_NEG) {
     diag_error(L->c, node_loc(L, opn), "E-unsupported", "operator '%s' is not supported",
                ts_node_type(opn));
     return NULL;
   }
-  Expr *kids[2] = {lower_expr(L, ts_node_child_by_field_name(n, "left", 4)),
-                   lower_expr(L, ts_node_child_by_field_name(n, "right", 5))};
+  Expr *kids[2] = {lower_expr(L, field(L, n, F_left)),
+                   lower_expr(L, field(L, n, F_right))};
   Expr *e = make_node(L, EX_BINARY, n, kids, 2);
   if (e) e->op = op;
   return e;
 }
 
 static Expr *lower_unary(Lowerer *L, TSNode n) {
-  const char *t = ts_node_type(ts_node_child_by_field_name(n, "operator", 8));
-  Expr *kid = lower_expr(L, ts_node_child_by_field_name(n, "argument", 8));
+  const char *t = ts_node_type(field(L, n, F_operator));
+  Expr *kid = lower_expr(L, field(L, n, F_argument));
   Expr *e = make_node(L, EX_UNARY, n, &kid, 1);
   if (e) e->op = t[0] == '-' ? OP_NEG : t[0] == '+' ? OP_POS : OP_INVERT;
   return e;
 }
 
 static Expr *lower_not(Lowerer *L, TSNode n) {
-  Expr *kid = lower_expr(L, ts_node_child_by_field_name(n, "argument", 8));
+  Expr *kid = lower_expr(L, field(L, n, F_argument));
   return make_node(L, EX_NOT, n, &kid, 1);
 }
 
@@ -333,13 +335,13 @@ static Expr *lower_not(Lowerer *L, TSNode n) {
 enum { MAX_BOOLOP_OPERANDS = 256 };
 
 static Expr *lower_boolop(Lowerer *L, TSNode n) {
-  const char *op = ts_node_type(ts_node_child_by_field_name(n, "operator", 8));
+  const char *op = ts_node_type(field(L, n, F_operator));
   VEC(TSNode) rights = {0};
   TSNode cur = n;
   for (;;) {
-    vec_push(L->a, &rights, ts_node_child_by_field_name(cur, "right", 5));
-    TSNode left = ts_node_child_by_field_name(cur, "left", 4);
-    if (!node_is(left, "boolean_operator") || !node_is(ts_node_child_by_field_name(left, "operator", 8), op)) {
+    vec_push(L->a, &rights, field(L, cur, F_right));
+    TSNode left = field(L, cur, F_left);
+    if (!node_is(left, "boolean_operator") || !node_is(field(L, left, F_operator), op)) {
       vec_push(L->a, &rights, left);
       break;
     }
@@ -403,7 +405,7 @@ static Expr *lower_tuple(Lowerer *L, TSNode n) {
 /* ---- calls and subscripts ---- */
 
 static Expr *lower_call(Lowerer *L, TSNode n) {
-  TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+  TSNode args = field(L, n, F_arguments);
   if (node_is(args, "generator_expression")) return unsupported(L, args, "a generator"), NULL;
   TSNode items[256];
   int k = node_kids(args, items, 256);
@@ -411,13 +413,13 @@ static Expr *lower_call(Lowerer *L, TSNode n) {
   Expr *kids[256];
   Keyword kws[256];
   int nk = 0, nkw = 0;
-  kids[nk++] = lower_expr(L, ts_node_child_by_field_name(n, "function", 8));
+  kids[nk++] = lower_expr(L, field(L, n, F_function));
   for (int i = 0; i < k; i++) {
     TSNode a = items[i];
     if (node_is(a, "keyword_argument")) {
-      kws[nkw].name = node_str(L, ts_node_child_by_field_name(a, "name", 4));
+      kws[nkw].name = node_str(L, field(L, a, F_name));
       kws[nkw].loc = node_loc(L, a);
-      if (!(kws[nkw++].value = lower_expr(L, ts_node_child_by_field_name(a, "value", 5))))
+      if (!(kws[nkw++].value = lower_expr(L, field(L, a, F_value))))
         return NULL;
     } else if (node_is(a, "list_splat") || node_is(a, "dictionary_splat")) {
       return unsupported(L, a, "argument unpacking (* and **)"), NULL;
@@ -567,17 +569,17 @@ Expr *fold_const_expr(Lowerer *L, TSNode n) {
   if (node_is(n, "integer") || node_is(n, "float") || node_is(n, "true") || node_is(n, "false")) {
     e = lower_expr_kind(L, n);
   } else if (node_is(n, "identifier")) {
-    Const *k = find_const(L->m, node_str(L, n));
+    Const *k = find_const(L, node_str(L, n));
     if (k) e = arena_dup(L->a, k->value, sizeof *k->value);
   } else if (node_is(n, "unary_operator")) {
-    const char *t = ts_node_type(ts_node_child_by_field_name(n, "operator", 8));
-    Expr *kid = fold_const_expr(L, ts_node_child_by_field_name(n, "argument", 8));
+    const char *t = ts_node_type(field(L, n, F_operator));
+    Expr *kid = fold_const_expr(L, field(L, n, F_argument));
     e = !kid ? NULL : t[0] == '-' ? fold_neg(L, kid) : t[0] == '+' ? kid : NULL;
   } else if (node_is(n, "binary_operator")) {
     Op op;
-    Expr *a = fold_const_expr(L, ts_node_child_by_field_name(n, "left", 4));
-    Expr *b = fold_const_expr(L, ts_node_child_by_field_name(n, "right", 5));
-    if (a && b && op_from_text(ts_node_type(ts_node_child_by_field_name(n, "operator", 8)), &op))
+    Expr *a = fold_const_expr(L, field(L, n, F_left));
+    Expr *b = fold_const_expr(L, field(L, n, F_right));
+    if (a && b && op_from_text(ts_node_type(field(L, n, F_operator)), &op))
       e = fold_binary(L, op, a, b, node_loc(L, n));
   } else if (node_is(n, "parenthesized_expression") || node_is(n, "tuple")) {
     TSNode items[64];

@@ -22,6 +22,7 @@ typedef struct Loc {
  * quadratic time. Documented in docs/limits.md. */
 enum {
   P2C_MAX_NESTING = 100,       /* nested blocks and expressions */
+  P2C_MAX_ELIFS = 256,         /* elif clauses of one if statement (each nests in the AST) */
   P2C_MAX_ERRORS = 50,         /* diagnostics kept before giving up */
   P2C_MAX_SOURCE = 16 << 20,   /* bytes of source */
 };

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "codegen/names.h"
 #include "pyk2cuda.h"
 #include "runtime/cuda/nvrtc.h"
 
@@ -514,9 +515,25 @@ static void regression_kernel_named_like_a_cuda_math_function(void **state) {
                            "    a[0] = 1.0\n"));
 }
 
+/* name_is_reserved looks words up with bsearch: an unsorted table would silently miss names. */
+static void reserved_word_tables_are_sorted(void **state) {
+  (void)state;
+  assert_true(names_reserved_lists_sorted());
+  const char *reserved[] = {"EOF", "xor_eq", "int", "threadIdx", "atomicAdd", "warpSize",
+                            "int8_t", "uint8_t", "abs", "exp10", "yn", "__x", "_X",
+                            "p2c_t", "PYK2CUDA_X"};
+  for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+    if (!name_is_reserved(reserved[i]))
+      fail_msg("%s is not reserved", reserved[i]);
+  const char *free_names[] = {"x", "ynf_not", "_x", "a_", "Int", "maxval", "threadidx"};
+  for (size_t i = 0; i < sizeof free_names / sizeof *free_names; i++)
+    if (name_is_reserved(free_names[i])) fail_msg("%s is reserved", free_names[i]);
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(reserved_word_tables_are_sorted),
       T(colliding_names_are_renamed),
       T(colliding_kernel_name_is_renamed),
       T(renamed_code_compiles_with_nvrtc),
