@@ -537,11 +537,12 @@ static Stmt *lower_if_chain(Lowerer *L, TSNode cond, TSNode body, TSNode *alts, 
 static Stmt *lower_if(Lowerer *L, TSNode n) {
   uint32_t count;
   TSNode *alts = node_named_children(L, n, &count);
-  int nalts = 0;
+  int nalts = 0, nelifs = 0;
   for (uint32_t i = 0; i < count; i++) {
-    if (!node_is(alts[i], "elif_clause") && !node_is(alts[i], "else_clause")) continue;
+    bool elif = node_is(alts[i], "elif_clause");
+    if (!elif && !node_is(alts[i], "else_clause")) continue;
     /* Each elif nests one level deeper in the AST, and later phases recurse on nesting. */
-    if (nalts == P2C_MAX_ELIFS + 1) {
+    if (elif && ++nelifs > P2C_MAX_ELIFS) {
       diag_error(L->c, node_loc(L, alts[i]), "E-too-many", "more than %d elif clauses in one if statement",
                  P2C_MAX_ELIFS);
       return NULL;

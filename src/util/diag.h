@@ -19,7 +19,7 @@ typedef struct Loc {
 } Loc;
 
 /* Limits past which input is refused with a diagnostic rather than risking the C stack or
- * quadratic time. Documented in docs/limits.md. */
+ * quadratic time. Documented in docs/diagnostics.md ("Limits"). */
 enum {
   P2C_MAX_NESTING = 100,       /* nested blocks and expressions */
   P2C_MAX_ELIFS = 256,         /* elif clauses of one if statement (each nests in the AST) */
