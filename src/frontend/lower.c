@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "frontend/lower.h"
+#include "frontend/parse.h"
 
 const TSLanguage *tree_sitter_python(void);
 
@@ -760,29 +761,18 @@ static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
   }
 }
 
-static void lower_module(Lowerer *L, TSNode root) {
+/* roots: the module's parts in source order (see parse.h). */
+static void lower_module(Lowerer *L, const TSNode *roots, int nroots) {
   NodeVec defs = {0};
-  uint32_t count;
-  TSNode *items = node_named_children(L, root, &count);
-  for (uint32_t i = 0; i < count; i++) declare_module_item(L, items[i], &defs);
+  for (int r = 0; r < nroots; r++) {
+    uint32_t count;
+    TSNode *items = node_named_children(L, roots[r], &count);
+    for (uint32_t i = 0; i < count; i++) declare_module_item(L, items[i], &defs);
+  }
   for (size_t i = 0; i < defs.len; i++) {
     TSNode def = field(L, defs.items[i], F_definition);
     lower_function_body(L, L->m->funcs.items[i], def);
   }
-}
-
-typedef struct ParseState {
-  TSParser *parser;
-  TSTree *tree;
-} ParseState;
-
-/* Frees what tree-sitter holds; also called by the driver if out-of-memory aborts lowering. */
-static void release_parse(void *arg) {
-  ParseState *ps = arg;
-  if (ps->tree) ts_tree_delete(ps->tree);
-  if (ps->parser) ts_parser_delete(ps->parser);
-  ps->tree = NULL;
-  ps->parser = NULL;
 }
 
 static void init_lowerer_tables(Lowerer *L) {
@@ -804,21 +794,24 @@ static void init_lowerer_tables(Lowerer *L) {
 
 bool frontend_run(Compilation *c, Module *m) {
   /* In the arena, not on this stack frame: an out-of-memory jump leaves the frame, and the
-   * driver then releases the parser through c->release. */
+   * driver then releases the parsers through c->release. */
   ParseState *ps = arena_alloc(&c->arena, sizeof *ps);
-  ps->parser = ts_parser_new();
-  c->release = release_parse;
+  c->release = parse_release;
   c->release_arg = ps;
-  if (ts_parser_set_language(ps->parser, tree_sitter_python())) {
-    ps->tree = ts_parser_parse_string(ps->parser, NULL, c->text, (uint32_t)c->len);
+  if (parse_source(c, ps, c->parse_split_min)) {
     Lowerer L = {.c = c, .a = &c->arena, .m = m};
     init_lowerer_tables(&L);
-    TSNode root = ts_tree_root_node(ps->tree);
-    if (!report_syntax_errors(&L, root)) lower_module(&L, root);
+    TSNode roots[2];
+    bool syntax_errors = false;
+    for (int i = 0; i < ps->count; i++) {
+      roots[i] = ts_tree_root_node(ps->trees[i]);
+      syntax_errors = syntax_errors || report_syntax_errors(&L, roots[i]);
+    }
+    if (!syntax_errors) lower_module(&L, roots, ps->count);
   } else {
     diag_error(c, (Loc){1, 1}, "E-internal", "tree-sitter rejected the Python grammar's ABI");
   }
-  release_parse(ps);
+  parse_release(ps);
   c->release = NULL;
   return !diag_has_errors(c);
 }

@@ -39,6 +39,8 @@ typedef struct Compilation {
   size_t error_count;
   bool too_many_errors;
   const P2cTranslateOptions *opts;
+  /* Sources this long are parsed on two threads (frontend/parse.h); 0: the default. */
+  size_t parse_split_min;
   /* Resources held outside the arena while a phase runs (tree-sitter's parser and tree), which
    * the driver must release if out-of-memory jumps out of that phase. */
   void (*release)(void *);

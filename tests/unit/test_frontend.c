@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "frontend/frontend.h"
+#include "frontend/parse.h"
 
 typedef struct Fixture {
   Compilation c;
@@ -813,9 +814,147 @@ static void regression_boolop_keeps_every_operand(void **state) {
   assert_int_equal(s->value->nkids, 70);
 }
 
+/* ---- parsing in two parts (frontend/parse.c) ---- */
+
+/* Where parse_split_point cuts `src`, as the text of the line it cuts before ("" for nowhere). */
+static const char *cut_line(const char *src) {
+  static char line[64];
+  size_t at = parse_split_point(src, strlen(src));
+  if (!at) return "";
+  size_t n = strcspn(src + at, "\n");
+  snprintf(line, sizeof line, "%.*s", (int)(n < 63 ? n : 63), src + at);
+  return line;
+}
+
+static void split_point_is_a_top_level_definition(void **state) {
+  (void)state;
+  assert_string_equal(cut_line("x = 1\ny = 2\n@cuda.jit\ndef f():\n    pass\n"), "@cuda.jit");
+  /* Never between a decorator and its definition, even across a multi-line decorator,
+   * comments and blank lines. */
+  assert_string_equal(cut_line("x = 1\n@cuda.jit(\n    'void()')\n\n# c\ndef f():\n    pass\ny = 1\n"), "");
+  assert_string_equal(cut_line("x = 1\ny = 2\nz = 3\n@a\n@b\ndef f():\n    pass\n"), "@a");
+  /* Not inside strings (any quote form), brackets or after a backslash continuation. */
+  assert_string_equal(cut_line("s = '''\n@x\ndef g():\n'''\nt = 1\n"), "");
+  assert_string_equal(cut_line("s = \"\"\"a \\\"\"\" \n@x\ndef g():\n\"\"\"\n"), "");
+  assert_string_equal(cut_line("s = (1,\n2)\nt = [\n'''x'''\n,\ndef_ := 3]\n"), "");
+  assert_string_equal(cut_line("x = 1 + \\\n\\\ndef_y\nq = 2\n"), "");
+  assert_string_equal(cut_line("x = f(\"(\"  # )\n)\ny = 2\ndef f():\n    pass\n"), "def f():");
+  /* Indented definitions (methods, nested functions) are not top level. */
+  assert_string_equal(cut_line("x = 1\ny = 2\nif x:\n    def f():\n        pass\n"), "");
+  assert_string_equal(cut_line(""), "");
+}
+
+/* A module of n kernels and device functions, with strings and comments that look like
+ * definitions, for comparing one-part and two-part parses. */
+static char *many_functions(int n, size_t *len) {
+  size_t cap = 256 + (size_t)n * 600;
+  char *s = malloc(cap);
+  assert_non_null(s);
+  int k = snprintf(s, cap, "from numba import cuda\nimport math\nTPB = 128\n");
+  for (int i = 0; i < n; i++)
+    k += snprintf(s + k, cap - (size_t)k,
+                  "@cuda.jit(device=True)\n"
+                  "def dev%d(x, y):\n"
+                  "    \"\"\"doc\n@cuda.jit\ndef fake():\n\"\"\"\n"
+                  "    return math.sqrt(x * x + y * y) // 2\n"
+                  "# def not_a_function():\n"
+                  "@cuda.jit(\n    [\"void(float32[::1], int64)\"])\n"
+                  "def kern%d(a, n):\n"
+                  "    i = cuda.grid(1)\n"
+                  "    for j in range(n):\n"
+                  "        if i < a.size and j %% 3 == 1:\n"
+                  "            print(\"value @x\", i, j)\n"
+                  "    a[0] = dev%d(n, i - TPB) + \\\n        1\n",
+                  i, i, i);
+  *len = (size_t)k;
+  return s;
+}
+
+/* Lowers src with the given split threshold into a fresh compilation. */
+static bool lower_with_split(Compilation *c, Module *m, const char *src, size_t len, size_t split_min) {
+  memset(c, 0, sizeof *c);
+  memset(m, 0, sizeof *m);
+  arena_init(&c->arena, NULL);
+  c->file = "t.py";
+  c->parse_split_min = split_min;
+  assert_true(source_prepare(c, src, len));
+  return frontend_run(c, m);
+}
+
+/* The AST dump of src lowered with the given split threshold. */
+static char *lowered_dump(const char *src, size_t len, size_t split_min) {
+  Compilation c;
+  Module m;
+  char *text = NULL;
+  if (lower_with_split(&c, &m, src, len, split_min)) {
+    StrBuf sb;
+    sb_init(&sb, &c.arena);
+    ast_dump(&sb, &m);
+    text = strdup(sb_str(&sb));
+  }
+  arena_free(&c.arena);
+  return text;
+}
+
+static void two_part_parse_gives_the_same_ast(void **state) {
+  (void)state;
+  size_t len;
+  char *src = many_functions(60, &len);
+  size_t cut = parse_split_point(src, len);
+  assert_true(cut > len / 4 && cut < len * 3 / 4);
+  /* The split really happens (no fallback to one part) ... */
+  Compilation c = {0};
+  arena_init(&c.arena, NULL);
+  c.file = "t.py";
+  assert_true(source_prepare(&c, src, len));
+  ParseState ps = {0};
+  assert_true(parse_source(&c, &ps, 1));
+  assert_int_equal(ps.count, 2);
+  assert_int_equal(ts_node_start_byte(ts_tree_root_node(ps.trees[1])) >= cut, 1);
+  parse_release(&ps);
+  arena_free(&c.arena);
+  /* ... and lowering both parts gives what lowering the whole gives. */
+  char *whole = lowered_dump(src, len, SIZE_MAX);
+  char *split = lowered_dump(src, len, 1);
+  assert_non_null(whole);
+  assert_non_null(split);
+  assert_string_equal(whole, split);
+  free(whole);
+  free(split);
+  free(src);
+}
+
+/* A syntax error in either part is reported as the one-part parse reports it. */
+static void two_part_parse_reports_errors_like_one_part(void **state) {
+  (void)state;
+  size_t len;
+  char *src = many_functions(40, &len);
+  for (int where = 0; where < 2; where++) {
+    char *bad = strdup(src);   /* a line broken near the start, then near the end */
+    char *p = strstr(where ? bad + len * 3 / 4 : bad, "    i = cuda.grid(1)");
+    assert_non_null(p);
+    memcpy(p, "    i = ((((((((((((1", 21);
+    Compilation split, whole;
+    Module m1, m2;
+    assert_false(lower_with_split(&split, &m1, bad, len, 1));
+    assert_false(lower_with_split(&whole, &m2, bad, len, SIZE_MAX));
+    assert_int_equal(split.diags.len, whole.diags.len);
+    assert_int_equal(split.diags.items[0].line, whole.diags.items[0].line);
+    assert_int_equal(split.diags.items[0].column, whole.diags.items[0].column);
+    assert_string_equal(split.diags.items[0].message, whole.diags.items[0].message);
+    arena_free(&split.arena);
+    arena_free(&whole.arena);
+    free(bad);
+  }
+  free(src);
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(split_point_is_a_top_level_definition),
+      cmocka_unit_test(two_part_parse_gives_the_same_ast),
+      cmocka_unit_test(two_part_parse_reports_errors_like_one_part),
       T(bom_is_stripped),
       T(crlf_becomes_lf_and_keeps_lines),
       T(lone_cr_is_a_newline),
