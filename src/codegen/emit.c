@@ -689,11 +689,9 @@ static uint32_t static_shared_bytes(const Function *f) {
   return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
-static void emit_sim_entry(Gen *G, const KernelDesc *k, StrBuf *out) {
-  sb_printf(out, "extern \"C\" void p2c_sim_entry_%s(void **args) {\n  %s(", k->symbol, k->symbol);
-  for (int i = 0; i < k->nparams; i++)
-    sb_printf(out, "%s*(%s *)args[%d]", i ? ", " : "", ctype_of(G, k->spec->arg_types[i]), i);
-  sb_puts(out, ");\n}\n");
+/* The simulator's entries for a kernel, defined by the host prelude (docs/simulator.md). */
+static void emit_sim_entry(const KernelDesc *k, StrBuf *out) {
+  sb_printf(out, "P2C_SIM_KERNEL(%s)\n", k->symbol);
 }
 
 typedef VEC(Function *) SpecList;
@@ -753,7 +751,7 @@ bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResu
   prelude_emit(&text, G.helpers);
   sb_puts(&text, sb_str(&defs));
   if (kernels.len) sb_puts(&text, "\n#ifdef PYK2CUDA_SIM\n");
-  for (int i = 0; i < out->nkernels; i++) emit_sim_entry(&G, &out->kernels[i], &text);
+  for (int i = 0; i < out->nkernels; i++) emit_sim_entry(&out->kernels[i], &text);
   if (kernels.len) sb_puts(&text, "#endif\n");
   out->text = sb_str(&text);
   out->len = text.len;

@@ -80,7 +80,5 @@ extern "C" __global__ void great_circle(p2c_array<double, 2> dist, double lat0, 
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_great_circle(void **args) {
-  great_circle(*(p2c_array<double, 2> *)args[0], *(double *)args[1], *(double *)args[2]);
-}
+P2C_SIM_KERNEL(great_circle)
 #endif

@@ -34,7 +34,5 @@ extern "C" __global__ void hello_index(p2c_array<int64_t, 1> out) {
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_hello_index(void **args) {
-  hello_index(*(p2c_array<int64_t, 1> *)args[0]);
-}
+P2C_SIM_KERNEL(hello_index)
 #endif

@@ -55,7 +55,5 @@ extern "C" __global__ void main_(p2c_array<double, 1> out, int64_t int_) {
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_main_(void **args) {
-  main_(*(p2c_array<double, 1> *)args[0], *(int64_t *)args[1]);
-}
+P2C_SIM_KERNEL(main_)
 #endif

@@ -102,7 +102,5 @@ extern "C" __global__ void matmul(p2c_array<float, 2> A, p2c_array<float, 2> B, 
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_matmul(void **args) {
-  matmul(*(p2c_array<float, 2> *)args[0], *(p2c_array<float, 2> *)args[1], *(p2c_array<float, 2> *)args[2]);
-}
+P2C_SIM_KERNEL(matmul)
 #endif

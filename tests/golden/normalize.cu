@@ -104,13 +104,7 @@ extern "C" __global__ void divide(p2c_array<float, 1> x, p2c_array<float, 1> tot
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_partial_sums(void **args) {
-  partial_sums(*(p2c_array<float, 1> *)args[0], *(p2c_array<float, 1> *)args[1]);
-}
-extern "C" void p2c_sim_entry_total_sum(void **args) {
-  total_sum(*(p2c_array<float, 1> *)args[0], *(p2c_array<float, 1> *)args[1]);
-}
-extern "C" void p2c_sim_entry_divide(void **args) {
-  divide(*(p2c_array<float, 1> *)args[0], *(p2c_array<float, 1> *)args[1]);
-}
+P2C_SIM_KERNEL(partial_sums)
+P2C_SIM_KERNEL(total_sum)
+P2C_SIM_KERNEL(divide)
 #endif

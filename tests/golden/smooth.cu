@@ -65,7 +65,5 @@ extern "C" __global__ void smooth_gpu(p2c_array<int32_t, 2> x, p2c_array<int32_t
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_smooth_gpu(void **args) {
-  smooth_gpu(*(p2c_array<int32_t, 2> *)args[0], *(p2c_array<int32_t, 2> *)args[1]);
-}
+P2C_SIM_KERNEL(smooth_gpu)
 #endif

@@ -32,7 +32,5 @@ extern "C" __global__ void vecadd(p2c_array<int32_t, 1> a, p2c_array<int32_t, 1>
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_vecadd(void **args) {
-  vecadd(*(p2c_array<int32_t, 1> *)args[0], *(p2c_array<int32_t, 1> *)args[1], *(p2c_array<double, 1> *)args[2]);
-}
+P2C_SIM_KERNEL(vecadd)
 #endif

@@ -58,12 +58,6 @@ extern "C" __global__ void prelude_tour(p2c_array<double, 1> out, p2c_array<int6
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_count_all(void **args) {
-  count_all(*(p2c_array<int32_t, 1> *)args[0], *(p2c_array<uint64_t, 1> *)args[1],
-            *(p2c_array<float, 1> *)args[2], *(p2c_array<double, 1> *)args[3],
-            *(p2c_array<uint32_t, 1> *)args[4]);
-}
-extern "C" void p2c_sim_entry_prelude_tour(void **args) {
-  prelude_tour(*(p2c_array<double, 1> *)args[0], *(p2c_array<int64_t, 1> *)args[1]);
-}
+P2C_SIM_KERNEL(count_all)
+P2C_SIM_KERNEL(prelude_tour)
 #endif

@@ -38,10 +38,6 @@ extern "C" __global__ void ids3d(p2c_array<int32_t, 1> seen, p2c_array<int32_t, 
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_grid2d(void **args) {
-  grid2d(*(p2c_array<int32_t, 3> *)args[0]);
-}
-extern "C" void p2c_sim_entry_ids3d(void **args) {
-  ids3d(*(p2c_array<int32_t, 1> *)args[0], *(p2c_array<int32_t, 1> *)args[1]);
-}
+P2C_SIM_KERNEL(grid2d)
+P2C_SIM_KERNEL(ids3d)
 #endif

@@ -11,6 +11,6 @@ extern "C" __global__ void half_barrier(int64_t n) {
 extern "C" __global__ void has_barrier(void) { __syncthreads(); }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_half_barrier(void **args) { half_barrier(*(int64_t *)args[0]); }
-extern "C" void p2c_sim_entry_has_barrier(void **args) { (void)args; has_barrier(); }
+P2C_SIM_KERNEL(half_barrier)
+P2C_SIM_KERNEL(has_barrier)
 #endif

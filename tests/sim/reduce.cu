@@ -51,13 +51,7 @@ extern "C" __global__ void reverse_blocks(p2c_array<int32_t, 1> a) {
 }
 
 #ifdef PYK2CUDA_SIM
-extern "C" void p2c_sim_entry_block_sum(void **args) {
-  block_sum(*(p2c_array<float, 1> *)args[0], *(p2c_array<float, 1> *)args[1]);
-}
-extern "C" void p2c_sim_entry_count_threes(void **args) {
-  count_threes(*(p2c_array<int32_t, 1> *)args[0], *(p2c_array<int32_t, 1> *)args[1]);
-}
-extern "C" void p2c_sim_entry_reverse_blocks(void **args) {
-  reverse_blocks(*(p2c_array<int32_t, 1> *)args[0]);
-}
+P2C_SIM_KERNEL(block_sum)
+P2C_SIM_KERNEL(count_threes)
+P2C_SIM_KERNEL(reverse_blocks)
 #endif

@@ -318,6 +318,45 @@ static void test_partial_barrier(void **state) {
   sim_module_delete(m);
 }
 
+/* A thread that ends itself (p2c_sim_exit_thread, what --check-bounds does) stops the launch:
+ * on one worker, every thread before it ran and none after it; with barriers, the rest of its
+ * block is abandoned instead of waiting for it. The module launches normally afterwards. */
+static void test_exit_thread(void **state) {
+  (void)state;
+  SimModule *m = load("exit_thread.cu");
+  const int64_t blocks = 64, per = 128, n = blocks * per;
+  int32_t *ran = malloc(n * sizeof *ran);
+  ArrayArg pr = pack1(ran, 4, n);
+  int64_t victim = 3 * per + 17;
+  void *args[] = {&pr, &victim};
+  const char *kernels[] = {"stop_one", "stop_before_barrier"};
+  for (int k = 0; k < 2; k++) {
+    bool barrier = k == 1;
+    memset(ran, 0, n * sizeof *ran);
+    SimLaunch l = launch_of(kernels[k], dim3(blocks, 1, 1), dim3(per, 1, 1), args, barrier);
+    l.threads = 1;
+    assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+    assert_non_null(strstr(errbuf, "stopped"));
+    assert_non_null(strstr(errbuf, kernels[k]));
+    /* Without barriers the threads before the victim ran; with, its whole block stopped. */
+    int64_t first_idle = barrier ? 3 * per : victim;
+    for (int64_t i = 0; i < n; i++) assert_int_equal(ran[i], i < first_idle);
+
+    /* Every worker: one clean error, whoever runs what. */
+    l.threads = 0;
+    assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+    assert_int_equal(ran[victim], 0);
+
+    victim = -1;
+    l = launch_of(kernels[k], dim3(blocks, 1, 1), dim3(per, 1, 1), args, barrier);
+    assert_launch_ok(m, &l);
+    for (int64_t i = 0; i < n; i++) assert_int_equal(ran[i], 1);
+    victim = 3 * per + 17;
+  }
+  free(ran);
+  sim_module_delete(m);
+}
+
 /* Atomics from every thread of many blocks give exact results. */
 static void test_atomics(void **state) {
   (void)state;
@@ -685,6 +724,7 @@ int main(void) {
       cmocka_unit_test(test_block_reduce),
       cmocka_unit_test(test_barrier_variants),
       cmocka_unit_test(test_partial_barrier),
+      cmocka_unit_test(test_exit_thread),
       cmocka_unit_test(test_atomics),
       cmocka_unit_test(test_prelude_and_printf),
       cmocka_unit_test(test_compile_error),

@@ -4,8 +4,9 @@
  * stops on an error. All threads of a block run on the worker's OS thread, one block at a time,
  * which is what makes `__shared__` (thread_local in the prelude) per-block storage.
  *
- * Without barriers a block's threads run one after another in a plain loop. With barriers each
- * simulated thread is a fiber with its own stack (mmap'd with a guard page, kept per worker slot
+ * Without barriers the module runs a whole run of blocks in one call (p2c_sim_blocks_<kernel>,
+ * a loop over blocks and threads compiled together with the kernel); workers take blocks in
+ * chunks. With barriers each simulated thread is a fiber with its own stack (mmap'd with a guard page, kept per worker slot
  * across blocks and launches). The worker's scheduler resumes every runnable fiber in turn; a
  * fiber runs until it calls __syncthreads() or returns. When every fiber of the block waits at
  * the barrier they are all released; when some wait and others have returned, the launch stops
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -133,7 +135,8 @@ static void switch_context(Context *save, Context *to) { swapcontext(*save, *to)
 
 /* ---- State --------------------------------------------------------------------------------- */
 
-typedef enum FiberState { FIBER_RUNNABLE, FIBER_AT_BARRIER, FIBER_EXITED } FiberState;
+/* FIBER_STOPPED: the thread ended itself through exit_thread (the launch stops). */
+typedef enum FiberState { FIBER_RUNNABLE, FIBER_AT_BARRIER, FIBER_EXITED, FIBER_STOPPED } FiberState;
 
 /* One simulated thread of a block that uses barriers. The scheduler's data for all fibers of a
  * worker is one compact array (walking it must not touch a page per fiber); each stack is its
@@ -173,6 +176,7 @@ typedef struct Worker {
   size_t sched_stack_size;
   int barrier_count;          /* result of the barrier the block just passed */
   bool stray_barrier;         /* a barrier in a launch without uses_barrier */
+  sigjmp_buf bail;            /* where exit_thread returns to, in a launch without barriers */
   void *dynamic_shared;       /* allocator block behind st.dynamic_shared */
   size_t dynamic_shared_size;
   char failure[160];          /* why this worker could not start */
@@ -182,8 +186,10 @@ typedef struct Worker {
 struct Run {
   const SimLaunch *l;
   SimModule *m;
-  void (*entry)(void **args);
+  void (*thread_entry)(void **args);   /* p2c_sim_thread_<kernel> (uses_barrier) */
+  void (*blocks_entry)(void **args, uint64_t first, uint64_t count); /* p2c_sim_blocks_<kernel> */
   uint64_t block_count;
+  uint64_t chunk;                      /* blocks a worker takes at a time (no barriers) */
   uint32_t block_threads;
   _Atomic uint64_t next_block;
   _Atomic uint64_t blocks_done;
@@ -302,7 +308,7 @@ static void fiber_reset(Worker *w, Fiber *f) {
 static void fiber_main(Worker *w) {
   asan_finish(NULL, &w->sched_stack, &w->sched_stack_size);
   Fiber *f = w->cur;
-  w->run->entry(w->run->l->args);
+  w->run->thread_entry(w->run->l->args);
   f->state = FIBER_EXITED;
   asan_start(NULL, w->sched_stack, w->sched_stack_size);
   switch_context(&f->ctx, &w->sched);
@@ -335,6 +341,34 @@ static int fiber_barrier(P2cSimThread *self, int predicate) {
 static int stray_barrier(P2cSimThread *self, int predicate) {
   ((Worker *)self)->stray_barrier = true;
   return predicate != 0;
+}
+
+/* A thread ended itself (exit_thread): the launch stops. The details (which access, which
+ * thread) are in the module's bounds record, read by sim_launch. */
+static void thread_stopped(Worker *w) {
+  run_fail(w->run, P2C_ERR_SIM, "kernel '%s' stopped: a thread ended the launch",
+           w->run->l->symbol);
+}
+
+/* exit_thread in a fiber: back to the scheduler for good; the fiber's stack is reset before it
+ * is used again. */
+static void fiber_exit_thread(P2cSimThread *self) {
+  Worker *w = (Worker *)self;
+  Fiber *f = w->cur;
+  thread_stopped(w);
+  f->state = FIBER_STOPPED;
+  asan_start(NULL, w->sched_stack, w->sched_stack_size);
+  switch_context(&f->ctx, &w->sched);
+  __builtin_unreachable(); /* never resumed */
+}
+
+/* exit_thread without fibers: the thread runs on the worker's own stack, under worker_main;
+ * jump back there (the frames in between are the module's loop and kernel, which hold nothing
+ * that needs releasing). */
+static void plain_exit_thread(P2cSimThread *self) {
+  Worker *w = (Worker *)self;
+  thread_stopped(w);
+  siglongjmp(w->bail, 1);
 }
 
 /* ---- Fiber stacks per worker slot ---------------------------------------------------------- */
@@ -383,18 +417,11 @@ static bool pools_grow(SimModule *m, size_t n) {
 
 /* ---- Blocks -------------------------------------------------------------------------------- */
 
-/* A block without barriers: its threads one after another, x fastest. */
-static bool run_block_plain(Worker *w) {
+/* Blocks [first, first + count) without barriers: one call into the module, which loops over
+ * the blocks and their threads. */
+static bool run_blocks_plain(Worker *w, uint64_t first, uint64_t count) {
   Run *r = w->run;
-  void (*entry)(void **) = r->entry;
-  void **args = r->l->args;
-  uint3 dim = w->st.block_dim;
-  for (unsigned z = 0; z < dim.z; z++)
-    for (unsigned y = 0; y < dim.y; y++)
-      for (unsigned x = 0; x < dim.x; x++) {
-        w->st.thread_idx = (uint3){x, y, z};
-        entry(args);
-      }
+  r->blocks_entry(r->l->args, first, count);
   if (!w->stray_barrier) return true;
   run_fail(r, P2C_ERR_SIM,
            "kernel '%s' called __syncthreads() but was launched without barrier support "
@@ -418,6 +445,7 @@ static bool run_block_fibers(Worker *w) {
       Fiber *f = &fibers[i];
       if (f->state != FIBER_RUNNABLE) continue;
       fiber_resume(w, f);
+      if (f->state == FIBER_STOPPED) return false;
       if (f->state == FIBER_AT_BARRIER) {
         arrived++;
         count += f->predicate;
@@ -449,6 +477,7 @@ static bool worker_prepare(Worker *w) {
   w->st.grid_dim = (uint3){l->grid.x, l->grid.y, l->grid.z};
   w->st.block_dim = (uint3){l->block.x, l->block.y, l->block.z};
   w->st.barrier = l->uses_barrier ? fiber_barrier : stray_barrier;
+  w->st.exit_thread = l->uses_barrier ? fiber_exit_thread : plain_exit_thread;
 #if !SIM_ASM_SWITCH
   w->sched = &w->sched_uc;
 #endif
@@ -471,21 +500,34 @@ static bool worker_prepare(Worker *w) {
   return true;
 }
 
-/* The loop of one worker: take a block, run it, until the grid is done or the launch stops. */
+/* The loop of one worker: take a block (or a chunk of blocks without barriers), run it, until
+ * the grid is done or the launch stops. */
+static void worker_loop(Worker *w) {
+  Run *r = w->run;
+  uint64_t step = r->l->uses_barrier ? 1 : r->chunk;
+  uint3 grid = w->st.grid_dim;
+  while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+    uint64_t b = atomic_fetch_add(&r->next_block, step);
+    if (b >= r->block_count) break;
+    uint64_t n = r->block_count - b < step ? r->block_count - b : step;
+    bool ok;
+    if (r->l->uses_barrier) {
+      w->st.block_idx = index_3d(b, grid);
+      ok = run_block_fibers(w);
+    } else {
+      ok = run_blocks_plain(w, b, n);
+    }
+    if (!ok) break;
+    atomic_fetch_add(&r->blocks_done, n);
+  }
+}
+
 static void worker_main(Worker *w) {
   Run *r = w->run;
   r->m->bind(&w->st);
-  if (worker_prepare(w)) {
-    uint3 grid = w->st.grid_dim;
-    while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
-      uint64_t b = atomic_fetch_add(&r->next_block, 1);
-      if (b >= r->block_count) break;
-      w->st.block_idx = index_3d(b, grid);
-      bool ok = r->l->uses_barrier ? run_block_fibers(w) : run_block_plain(w);
-      if (!ok) break;
-      atomic_fetch_add(&r->blocks_done, 1);
-    }
-  }
+  /* A thread that ends itself in a launch without barriers comes back here (plain_exit_thread);
+   * nothing in this frame changes after sigsetjmp. */
+  if (worker_prepare(w) && sigsetjmp(w->bail, 0) == 0) worker_loop(w);
   r->m->bind(NULL);
   mem_free(r->m->alloc, w->dynamic_shared, w->dynamic_shared_size);
 }
@@ -556,8 +598,8 @@ static bool check_config(const SimLaunch *l, char *msg, size_t size) {
   return false;
 }
 
-/* Finds p2c_sim_entry_<symbol>; NULL with a message in `msg`. */
-static void (*find_entry(SimModule *m, const char *symbol, char *msg, size_t size))(void **) {
+/* Finds p2c_sim_<kind>_<symbol> (kind: "thread" or "blocks"); NULL with a message in `msg`. */
+static SimFn find_entry(SimModule *m, const char *kind, const char *symbol, char *msg, size_t size) {
   size_t len = symbol ? strlen(symbol) : 0;
   bool ok = len > 0 && len <= MAX_SYMBOL;
   for (size_t i = 0; ok && i < len; i++) {
@@ -569,12 +611,21 @@ static void (*find_entry(SimModule *m, const char *symbol, char *msg, size_t siz
     snprintf(msg, size, "bad kernel symbol '%.*s'", MAX_SYMBOL, symbol ? symbol : "");
     return NULL;
   }
-  char name[sizeof "p2c_sim_entry_" + MAX_SYMBOL];
-  snprintf(name, sizeof name, "p2c_sim_entry_%s", symbol);
-  void (*entry)(void **) = (void (*)(void **))sim_dlsym_fn(m->handle, name);
+  char name[sizeof "p2c_sim_blocks_" + MAX_SYMBOL];
+  snprintf(name, sizeof name, "p2c_sim_%s_%s", kind, symbol);
+  SimFn entry = sim_dlsym_fn(m->handle, name);
   if (!entry)
     snprintf(msg, size, "no kernel '%s' in the simulator module (looked for %s)", symbol, name);
   return entry;
+}
+
+/* Blocks per chunk without barriers: enough threads that taking a chunk costs little next to
+ * running it, few enough that every worker gets many chunks (balance when cores are busy). */
+static uint64_t chunk_size(uint64_t blocks, uint32_t block_threads, size_t workers) {
+  uint64_t want = (4096 + block_threads - 1) / block_threads;
+  uint64_t fair = blocks / (workers * 16);
+  uint64_t n = want < fair ? want : fair;
+  return n > 0 ? n : 1;
 }
 
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
@@ -583,14 +634,15 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   if (!m->handle)
     return launch_error(l, P2C_ERR_SIM, "the simulator module did not load: %s", m->error);
   if (!check_config(l, msg, sizeof msg)) return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);
-  void (*entry)(void **) = find_entry(m, l->symbol, msg, sizeof msg);
+  SimFn entry = find_entry(m, l->uses_barrier ? "thread" : "blocks", l->symbol, msg, sizeof msg);
   if (!entry) return launch_error(l, P2C_ERR_SIM, "%s", msg);
 
   Run r;
   memset(&r, 0, sizeof r);
   r.l = l;
   r.m = m;
-  r.entry = entry;
+  if (l->uses_barrier) r.thread_entry = (void (*)(void **))entry;
+  else r.blocks_entry = (void (*)(void **, uint64_t, uint64_t))entry;
   r.block_count = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
   r.block_threads = l->block.x * l->block.y * l->block.z;
   atomic_init(&r.next_block, 0);
@@ -600,6 +652,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   size_t n = l->threads ? l->threads : sim_cpu_count();
   if (n > MAX_WORKERS) n = MAX_WORKERS;
   if (n > r.block_count) n = (size_t)r.block_count;
+  r.chunk = chunk_size(r.block_count, r.block_threads, n);
 
   pthread_mutex_lock(&m->launch_lock);
   Worker *workers = mem_alloc(m->alloc, n * sizeof *workers);

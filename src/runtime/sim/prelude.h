@@ -10,14 +10,17 @@
  * that the runtime and a compiled module share. The rest is C++ only.
  *
  * How a simulated thread finds its indices: every OS worker thread owns one P2cSimThread; the
- * module's thread_local pointer `p2c_sim_self` points at it (set through p2c_sim_bind). Before
- * each simulated thread runs (or resumes after a barrier), the runtime writes that thread's
- * indices into the struct, so `threadIdx.x` is a load through one pointer. */
+ * module's thread_local pointer `p2c_sim_self` points at it (set through p2c_sim_bind). The
+ * kernel reads its indices from four thread_local variables of the module (`p2c_sim_tid`, ...),
+ * which only the module's entries write and whose address is never taken: the compiler then
+ * knows that no store of the kernel can change them, keeps them in registers and hoists what
+ * depends only on the block out of the loop over the block's threads (see the entries at the
+ * end). */
 #ifndef P2C_SIM_PRELUDE_H
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 1
+#define P2C_SIM_ABI_VERSION 2
 
 typedef struct uint3 {
   unsigned int x, y, z;
@@ -27,8 +30,13 @@ typedef struct P2cSimThread P2cSimThread;
 struct P2cSimThread {
   uint3 thread_idx, block_idx, block_dim, grid_dim;
   void *dynamic_shared; /* the block's dynamic shared memory (launch's shared bytes) */
-  /* Waits for the whole block; returns how many of its threads passed a nonzero predicate. */
+  /* Waits for the whole block; returns how many of its threads passed a nonzero predicate.
+   * Other simulated threads of the block run meanwhile: the caller reloads its thread index
+   * from `thread_idx` afterwards (the scheduler restores it there). */
   int (*barrier)(P2cSimThread *self, int predicate);
+  /* Ends the calling simulated thread for good and stops the launch (--check-bounds found an
+   * index out of bounds). Never returns. */
+  void (*exit_thread)(P2cSimThread *self);
 };
 
 #ifdef __cplusplus
@@ -43,10 +51,13 @@ struct P2cSimThread {
 #include <string.h>
 
 #include <type_traits>
+#include <utility>
 
 /* ---- Qualifiers ---------------------------------------------------------------------------- */
 
-#define __global__
+/* A kernel is inlined into its entries (below): the loop over a block's threads then runs in
+ * the kernel's own frame, with the arguments unpacked once per call. */
+#define __global__ inline __attribute__((always_inline))
 #define __device__
 #define __host__
 #define __forceinline__ inline
@@ -71,11 +82,15 @@ struct dim3 {
 };
 
 static thread_local P2cSimThread *p2c_sim_self;
+/* What threadIdx, blockIdx, blockDim and gridDim read. Written only by the entries below and by
+ * the barrier; never through a pointer (their address is never taken), so stores through the
+ * kernel's array pointers cannot alias them. */
+static thread_local uint3 p2c_sim_tid, p2c_sim_bid, p2c_sim_bdim, p2c_sim_gdim;
 
-#define threadIdx (p2c_sim_self->thread_idx)
-#define blockIdx (p2c_sim_self->block_idx)
-#define blockDim (p2c_sim_self->block_dim)
-#define gridDim (p2c_sim_self->grid_dim)
+#define threadIdx p2c_sim_tid
+#define blockIdx p2c_sim_bid
+#define blockDim p2c_sim_bdim
+#define gridDim p2c_sim_gdim
 static constexpr int warpSize = 32;
 
 /* What the runtime looks up with dlsym, besides the kernels' entries. */
@@ -88,17 +103,22 @@ extern "C" __attribute__((visibility("default"))) void p2c_sim_bind(P2cSimThread
 
 /* ---- Barriers and fences ------------------------------------------------------------------- */
 
-static inline void __syncthreads(void) { p2c_sim_self->barrier(p2c_sim_self, 1); }
-static inline int __syncthreads_count(int predicate) {
-  return p2c_sim_self->barrier(p2c_sim_self, predicate);
+/* Other simulated threads of the block run while this one waits, and write p2c_sim_tid: the
+ * scheduler keeps this thread's index in p2c_sim_self->thread_idx, read back after the wait.
+ * (Read through a pointer after an opaque call, so the compiler cannot drop the store.) Any
+ * other operation that lets other threads of the block run must do the same. */
+static inline int p2c_sim_barrier(int predicate) {
+  P2cSimThread *self = p2c_sim_self;
+  int count = self->barrier(self, predicate);
+  p2c_sim_tid = self->thread_idx;
+  return count;
 }
-static inline int __syncthreads_or(int predicate) {
-  return p2c_sim_self->barrier(p2c_sim_self, predicate) != 0;
-}
+static inline void __syncthreads(void) { p2c_sim_barrier(1); }
+static inline int __syncthreads_count(int predicate) { return p2c_sim_barrier(predicate); }
+static inline int __syncthreads_or(int predicate) { return p2c_sim_barrier(predicate) != 0; }
 static inline int __syncthreads_and(int predicate) {
-  P2cSimThread *t = p2c_sim_self;
-  unsigned n = t->block_dim.x * t->block_dim.y * t->block_dim.z;
-  return (unsigned)t->barrier(t, predicate) == n;
+  unsigned n = p2c_sim_bdim.x * p2c_sim_bdim.y * p2c_sim_bdim.z;
+  return (unsigned)p2c_sim_barrier(predicate) == n;
 }
 static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -210,6 +230,98 @@ static inline unsigned int atomicDec(unsigned int *p, unsigned int v) {
 }
 
 #undef P2C_SIM_VAL
+
+/* ---- Ending a thread ----------------------------------------------------------------------- */
+
+/* --check-bounds: the generated code calls this after recording an out-of-bounds access. */
+[[noreturn]] static inline void p2c_sim_exit_thread(void) {
+  p2c_sim_self->exit_thread(p2c_sim_self);
+  __builtin_unreachable();
+}
+
+/* ---- Kernel entries ------------------------------------------------------------------------ */
+/* The generated code ends with `P2C_SIM_KERNEL(name)` for each kernel, which defines the two
+ * functions the runtime looks up:
+ *
+ *   void p2c_sim_thread_<name>(void **args)
+ *       one simulated thread, the one whose indices are in p2c_sim_self (a fiber, for kernels
+ *       with barriers);
+ *   void p2c_sim_blocks_<name>(void **args, uint64_t first, uint64_t count)
+ *       blocks first .. first + count - 1 of the grid (linear numbers, x fastest), each thread
+ *       of each block in turn, x fastest (kernels without barriers).
+ *
+ * `args` is cuLaunchKernel's kernelParams: args[i] points at parameter i. */
+
+template <typename... P>
+struct p2c_sim_params {};
+
+template <typename... P>
+static inline p2c_sim_params<P...> p2c_sim_params_of(void (*)(P...)) {
+  return {};
+}
+
+template <typename... P>
+static inline std::index_sequence_for<P...> p2c_sim_index_sequence(p2c_sim_params<P...>) {
+  return {};
+}
+
+/* Reads the block's dimensions and the grid's from the worker's state into the module's. */
+static inline void p2c_sim_load_dims(P2cSimThread *self) {
+  p2c_sim_bdim = self->block_dim;
+  p2c_sim_gdim = self->grid_dim;
+}
+
+template <auto K, typename... P, size_t... I>
+static inline __attribute__((always_inline)) void p2c_sim_thread_unpacked(
+    void **args, p2c_sim_params<P...>, std::index_sequence<I...>) {
+  P2cSimThread *self = p2c_sim_self;
+  p2c_sim_load_dims(self);
+  p2c_sim_bid = self->block_idx;
+  p2c_sim_tid = self->thread_idx;
+  K(*(P *)args[I]...);
+}
+
+/* The parameters arrive as copies (by value), so the loop reads them from registers or the
+ * stack, not again through `args` after each store of the kernel. */
+template <auto K, typename... P>
+static inline __attribute__((always_inline)) void p2c_sim_blocks_loop(uint64_t first,
+                                                                      uint64_t count, P... a) {
+  p2c_sim_load_dims(p2c_sim_self);
+  const uint3 g = p2c_sim_gdim, d = p2c_sim_bdim;
+  uint3 b = {(unsigned)(first % g.x), (unsigned)(first / g.x % g.y),
+             (unsigned)(first / g.x / g.y)};
+  for (uint64_t n = 0; n < count; n++) {
+    p2c_sim_bid = b;
+    for (unsigned z = 0; z < d.z; z++)
+      for (unsigned y = 0; y < d.y; y++)
+        for (unsigned x = 0; x < d.x; x++) {
+          p2c_sim_tid = uint3{x, y, z};
+          K(a...);
+        }
+    if (++b.x == g.x) {
+      b.x = 0;
+      if (++b.y == g.y) b.y = 0, b.z++;
+    }
+  }
+}
+
+template <auto K, typename... P, size_t... I>
+static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
+    void **args, uint64_t first, uint64_t count, p2c_sim_params<P...>,
+    std::index_sequence<I...>) {
+  p2c_sim_blocks_loop<K, P...>(first, count, *(P *)args[I]...);
+}
+
+#define P2C_SIM_KERNEL(name)                                                                   \
+  extern "C" __attribute__((visibility("default"))) void p2c_sim_thread_##name(void **args) {  \
+    auto params = p2c_sim_params_of(name);                                                     \
+    p2c_sim_thread_unpacked<name>(args, params, p2c_sim_index_sequence(params));              \
+  }                                                                                            \
+  extern "C" __attribute__((visibility("default"))) void p2c_sim_blocks_##name(                \
+      void **args, uint64_t first, uint64_t count) {                                           \
+    auto params = p2c_sim_params_of(name);                                                     \
+    p2c_sim_blocks_unpacked<name>(args, first, count, params, p2c_sim_index_sequence(params)); \
+  }
 
 #endif /* __cplusplus */
 #endif /* P2C_SIM_PRELUDE_H */

@@ -58,7 +58,8 @@ const char *sim_module_log(const SimModule *m);
 const char *sim_module_error(const SimModule *m);
 
 typedef struct SimLaunch {
-  const char *symbol;            /* P2cKernelInfo.symbol: the entry is p2c_sim_entry_<symbol> */
+  const char *symbol;            /* P2cKernelInfo.symbol: the entries are p2c_sim_thread_<symbol>
+                                  * and p2c_sim_blocks_<symbol> (prelude.h) */
   SimDim3 grid, block;
   uint32_t dynamic_shared_bytes; /* P2C_DYNAMIC_SHARED storage per block */
   void **args;                   /* as cuLaunchKernel's kernelParams */
