@@ -7,9 +7,9 @@
  * calling them directly, as run_pipeline in src/api/compiler.c does:
  *
  *   prep    source_prepare (BOM, newlines, UTF-8 check, line table)
- *   parse   tree-sitter alone: ts_parser_new, ts_parser_parse_string on the prepared text and
- *           the cleanup, timed separately just before the pipeline (frontend_run parses and
- *           lowers in one call, and src/ is not ours to split)
+ *   parse   tree-sitter alone as frontend_run runs it (parse_source: two parts on two threads
+ *           for modules of 128 KiB or more, see src/frontend/parse.h) and the cleanup, timed
+ *           separately just before the pipeline (frontend_run parses and lowers in one call)
  *   lower   frontend_run minus the parse above, per repetition (CST -> AST, names resolved)
  *   infer   types_init + typeinfer_run
  *   emit    codegen_run (CUDA C text)
@@ -49,6 +49,7 @@
 
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
+#include "frontend/parse.h"
 #include "pyk2cuda.h"
 #include "runtime/cuda/nvrtc.h"
 #include "typeinfer/typeinfer.h"
@@ -57,7 +58,6 @@
 #define P2C_SOURCE_ROOT "."
 #endif
 
-const TSLanguage *tree_sitter_python(void);
 
 /* ---- small utilities ---- */
 
@@ -475,20 +475,24 @@ static void print_diagnostics(const Compilation *c) {
   }
 }
 
-/* tree-sitter alone: a parser, one parse of the prepared text, and the cleanup, as frontend_run
- * does them.
+/* tree-sitter alone, as frontend_run runs it: parse_source (parsers, the parse, on two threads
+ * for a module of P2C_PARSE_SPLIT_MIN bytes or more) and parse_release. The source is prepared
+ * again outside the timing, since parse_source reads the line table.
  * glibc's malloc defers merging the many small blocks the tree's deletion frees until the next
  * request of 1 KiB or more; without the untimed request below, that work (about 6 ms for the
  * 1,000-kernel module) would be charged to source_prepare's first arena block and counted in
  * the translation, which has its own parse to clean up after. */
 static double time_parse(const Input *in) {
+  Compilation c = {0};
+  arena_init(&c.arena, mem_default());
+  c.file = in->name;
+  if (!source_prepare(&c, in->source, in->len)) die("%s: source_prepare failed", in->name);
   double t0 = now_ms();
-  TSParser *parser = ts_parser_new();
-  if (!ts_parser_set_language(parser, tree_sitter_python())) die("grammar ABI mismatch");
-  TSTree *tree = ts_parser_parse_string(parser, NULL, in->prepared, (uint32_t)in->prepared_len);
-  ts_tree_delete(tree);
-  ts_parser_delete(parser);
+  ParseState ps = {0};
+  if (!parse_source(&c, &ps, 0)) die("grammar ABI mismatch");
+  parse_release(&ps);
   double dt = now_ms() - t0;
+  arena_free(&c.arena);
   free(xmalloc(4096));
   return dt;
 }

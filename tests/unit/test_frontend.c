@@ -819,10 +819,12 @@ static void regression_boolop_keeps_every_operand(void **state) {
 /* Where parse_split_point cuts `src`, as the text of the line it cuts before ("" for nowhere). */
 static const char *cut_line(const char *src) {
   static char line[64];
-  size_t at = parse_split_point(src, strlen(src));
-  if (!at) return "";
-  size_t n = strcspn(src + at, "\n");
-  snprintf(line, sizeof line, "%.*s", (int)(n < 63 ? n : 63), src + at);
+  size_t len = strlen(src), at = parse_split_point(src, len);
+  if (at == 0 || at >= len) return "";
+  const char *p = src + at;
+  int n = 0;
+  while ((size_t)n < len - at && p[n] != '\n' && n < 63) n++;
+  snprintf(line, sizeof line, "%.*s", n, p);
   return line;
 }
 
