@@ -27,4 +27,9 @@ struct P2cModule {
 /* Sets the compiler's last error and returns `s`. */
 P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* NVRTC's log with the Python line prepended to each "NAME(CUDALINE): " (compiler.c); NULL when
+ * out of memory. The result, of length *out_len, is freed with alloc and length + 1. */
+char *nvrtc_log_with_python_lines(const char *log, const char *name, const uint32_t *python_line,
+                                  size_t nlines, const P2cAllocator *alloc, size_t *out_len);
+
 #endif

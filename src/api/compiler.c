@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
@@ -235,6 +236,69 @@ P2cKernelInfo p2c_module_kernel(const P2cModule *m, size_t i) {
 
 /* ---- NVRTC ---- */
 
+/* NVRTC names the generated code by the Python file's name, but counts lines of the CUDA C.
+ * Every "NAME(LINE): " that starts a line of the log and points into a function body gains the
+ * Python position it came from: "NAME:PYLINE: [CUDA C line LINE] ". Returns the new log in
+ * alloc's memory (length in *out_len), or NULL when out of memory. */
+char *nvrtc_log_with_python_lines(const char *log, const char *name, const uint32_t *python_line,
+                                  size_t nlines, const P2cAllocator *alloc, size_t *out_len) {
+  size_t name_len = strlen(name), cap = strlen(log) + 1, len = 0;
+  char *out = mem_alloc(alloc, cap);
+  if (!out) return NULL;
+  for (const char *line = log; *line;) {
+    const char *eol = strchr(line, '\n');
+    size_t n = eol ? (size_t)(eol - line) + 1 : strlen(line);
+    char prefix[64] = "";
+    const char *rest = line;
+    if (strncmp(line, name, name_len) == 0 && line[name_len] == '(') {
+      char *end;
+      unsigned long l = strtoul(line + name_len + 1, &end, 10);
+      if (end[0] == ')' && end[1] == ':' && l >= 1 && l <= nlines && python_line[l - 1]) {
+        snprintf(prefix, sizeof prefix, ":%u: [CUDA C line %lu]", python_line[l - 1], l);
+        rest = end + 2;
+      }
+    }
+    size_t add = prefix[0] ? name_len + strlen(prefix) + (size_t)(line + n - rest) : n;
+    if (len + add + 1 > cap) {
+      size_t ncap = (len + add + 1) * 2;
+      char *grown = mem_realloc(alloc, out, cap, ncap);
+      if (!grown) {
+        mem_free(alloc, out, cap);
+        return NULL;
+      }
+      out = grown;
+      cap = ncap;
+    }
+    if (prefix[0]) {
+      len += (size_t)sprintf(out + len, "%s%s", name, prefix);
+      memcpy(out + len, rest, (size_t)(line + n - rest));
+      len += (size_t)(line + n - rest);
+    } else {
+      memcpy(out + len, line, n);
+      len += n;
+    }
+    line += n;
+  }
+  out[len] = '\0';
+  /* Shrunk to the exact size: RtcResult frees its log by its length. */
+  char *exact = mem_realloc(alloc, out, cap, len + 1);
+  if (!exact) mem_free(alloc, out, cap);
+  *out_len = len;
+  return exact;
+}
+
+/* Replaces the module's NVRTC log with one that names Python lines; false when out of memory. */
+static bool annotate_nvrtc_log(P2cModule *m) {
+  size_t len;
+  char *log = nvrtc_log_with_python_lines(m->rtc.log, m->comp.file, m->cg.python_line,
+                                          m->cg.nlines, m->rtc.alloc, &len);
+  if (!log) return false;
+  mem_free(m->rtc.alloc, m->rtc.log, m->rtc.log_len + 1);
+  m->rtc.log = log;
+  m->rtc.log_len = len;
+  return true;
+}
+
 P2cStatus p2c_module_compile(P2cCompiler *c, P2cModule *m, const char *arch, P2cTarget target) {
   if (!c || !m) return P2C_ERR_USAGE;
   if (!m->ok) return api_fail(c, P2C_ERR_USAGE, "the module has errors; nothing to compile");
@@ -243,6 +307,7 @@ P2cStatus p2c_module_compile(P2cCompiler *c, P2cModule *m, const char *arch, P2c
                     .target = target, .alloc = &m->alloc};
   P2cStatus s = rtc_compile(&req, &m->rtc);
   if (s == P2C_OK) return s;
+  if (s == P2C_ERR_NVRTC && m->rtc.log && !annotate_nvrtc_log(m)) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   return api_fail(c, s, "NVRTC: %s", m->rtc.error);
 }
 

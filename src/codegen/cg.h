@@ -20,6 +20,11 @@ typedef struct TempDecl {
   const char *name;
 } TempDecl;
 
+typedef struct LineMark {
+  size_t offset;
+  uint32_t python_line;
+} LineMark;
+
 typedef struct Gen {
   Compilation *c;
   Arena *a;
@@ -36,6 +41,9 @@ typedef struct Gen {
   StrBuf *body;
   int indent;
   bool line_directives;
+  /* Where each statement's code starts: body offsets while a function is emitted, then offsets
+   * in the module's text (see codegen_run); python_line 0 marks a function's end. */
+  VEC(LineMark) marks;
 } Gen;
 
 /* Writes e as a C expression of precedence >= prec (parenthesized if needed). */

@@ -9,6 +9,7 @@
 #ifndef P2C_CODEGEN_CODEGEN_H
 #define P2C_CODEGEN_CODEGEN_H
 
+#include <stdint.h>
 #include "frontend/ast.h"
 
 typedef struct KernelDesc {
@@ -23,6 +24,11 @@ typedef struct KernelDesc {
 typedef struct CodegenResult {
   const char *text;        /* arena */
   size_t len;
+  /* For each line of text (index 0 is line 1): the Python line its code came from, 0 for lines
+   * outside function bodies (prelude, declarations). Used to report NVRTC's errors at Python
+   * lines. nlines counts the lines of text. */
+  const uint32_t *python_line;
+  size_t nlines;
   KernelDesc *kernels;
   int nkernels;
 } CodegenResult;
