@@ -798,7 +798,11 @@ bool frontend_run(Compilation *c, Module *m) {
   ParseState *ps = arena_alloc(&c->arena, sizeof *ps);
   c->release = parse_release;
   c->release_arg = ps;
-  if (parse_source(c, ps, c->parse_split_min)) {
+  size_t too_deep = parse_too_deep_offset(c->text, c->len, P2C_MAX_NESTING);
+  if (too_deep != SIZE_MAX) {
+    diag_error(c, source_loc(c, too_deep), "E-too-deep", "nesting deeper than %d levels is not supported",
+               P2C_MAX_NESTING);
+  } else if (parse_source(c, ps, c->parse_split_min)) {
     Lowerer L = {.c = c, .a = &c->arena, .m = m};
     init_lowerer_tables(&L);
     TSNode roots[2];

@@ -10,7 +10,9 @@
  * a wrong cut costs time, never meaning. */
 #include "frontend/parse.h"
 
+#include <assert.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -102,6 +104,38 @@ size_t parse_split_point(const char *text, size_t len) {
     skip_logical_line(&s);
   }
   return best >= len / 4 ? best : 0;
+}
+
+/* ---- indentation depth ---- */
+
+/* The width of the indentation at text[pos], as Python counts it (a tab goes to the next
+ * multiple of 8), and where the line's first non-blank character is. */
+static size_t indent_width(const char *text, size_t len, size_t *pos) {
+  size_t w = 0;
+  for (; *pos < len && (text[*pos] == ' ' || text[*pos] == '\t' || text[*pos] == '\f'); (*pos)++)
+    w = text[*pos] == '\t' ? (w / 8 + 1) * 8 : text[*pos] == ' ' ? w + 1 : 0;
+  return w;
+}
+
+size_t parse_too_deep_offset(const char *text, size_t len, int max_depth) {
+  Scanner s = {text, len, 0, 0};
+  size_t widths[P2C_MAX_NESTING + 2] = {0};   /* the indentation stack; widths[0] is column 0 */
+  int depth = 0;
+  assert(max_depth <= P2C_MAX_NESTING);
+  while (s.pos < len) {
+    size_t w = indent_width(text, len, &s.pos);
+    if (s.pos >= len) break;
+    char first = text[s.pos];
+    if (first != '\n' && first != '#') {   /* blank and comment lines do not count */
+      while (depth > 0 && w < widths[depth]) depth--;
+      if (w > widths[depth]) {
+        if (depth == max_depth) return s.pos;
+        widths[++depth] = w;
+      }
+    }
+    skip_logical_line(&s);
+  }
+  return SIZE_MAX;
 }
 
 /* ---- parsing ---- */

@@ -32,6 +32,11 @@ bool parse_source(const Compilation *c, ParseState *ps, size_t split_min);
 /* Where parse_source would cut text (the offset of a line start), or 0 for nowhere. */
 size_t parse_split_point(const char *text, size_t len);
 
+/* The offset of the first character of the first line indented more than max_depth levels
+ * (at most P2C_MAX_NESTING), or SIZE_MAX. tree-sitter's Python scanner fails past about 255
+ * levels and reports a syntax error at the start of the file; this finds the real place. */
+size_t parse_too_deep_offset(const char *text, size_t len, int max_depth);
+
 /* Frees parsers and trees; safe to call twice. Its argument is a ParseState *. */
 void parse_release(void *state);
 

@@ -8,8 +8,8 @@
  * are folded (ints, floats, negatives, tuples, arithmetic on earlier constants), the decorator
  * forms of cuda.jit give kernels and device functions with their signature texts, augmented
  * assignment, elif chains, docstrings, deep nesting (a diagnostic, never a crash), and the
- * --dump=ast text of one small kernel. Tests listed under KNOWN BUGS at the end are skipped
- * unless P2C_RUN_KNOWN_BUGS=1 is set in the environment. */
+ * --dump=ast text of one small kernel; parsing in two parts; indentation depth measured before
+ * parsing. Regression tests for fixed bugs are at the end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,11 +98,6 @@ static Const *konst(void **state, const char *name) {
     if (strcmp(m->consts.items[i]->name, name) == 0) return m->consts.items[i];
   fail_msg("no constant '%s'", name);
   return NULL;
-}
-
-static bool skip_known_bug(void) {
-  const char *v = getenv("P2C_RUN_KNOWN_BUGS");
-  return !v || strcmp(v, "1") != 0;
 }
 
 /* ---- source_prepare ------------------------------------------------------------------------- */
@@ -768,17 +763,29 @@ static void ast_dump_of_a_small_kernel(void **state) {
                       "        Const TPB @9:17\n");
 }
 
-/* ---- KNOWN BUGS (skipped unless P2C_RUN_KNOWN_BUGS=1) --------------------------------------- */
+/* ---- regressions ----------------------------------------------------------------------------- */
 
-/* lower.c lower_block/report_syntax_errors: past ~254 indentation levels the tree-sitter
- * scanner fails and the user gets "invalid syntax" at 1:1 instead of E-too-deep where the
- * nesting passes the limit. */
-static void known_bug_2000_nested_ifs_say_too_deep(void **state) {
-  if (skip_known_bug()) skip();
+/* Past ~254 indentation levels tree-sitter's scanner fails, and the user got "invalid syntax"
+ * at 1:1. Indentation is now measured before parsing (parse_too_deep_offset): E-too-deep at the
+ * first line past the limit. */
+static void regression_2000_nested_ifs_say_too_deep(void **state) {
   char *src = nested_ifs(2000);
   assert_false(lower(state, src));
   free(src);
   assert_true(has_diag(state, "E-too-deep"));
+  const P2cDiagnostic *d = &comp(state)->diags.items[0];
+  assert_string_equal(d->code, "E-too-deep");
+  assert_true(d->line > 100 && d->line < 110);
+}
+
+static void indentation_depth_ignores_blank_comment_and_bracketed_lines(void **state) {
+  (void)state;
+  const char *ok = "if a:\n  if b:\n\n        # deep comment\n    x = (1,\n            2)\n";
+  assert_int_equal(parse_too_deep_offset(ok, strlen(ok), 2), SIZE_MAX);
+  const char *deep = "if a:\n  if b:\n    if c:\n      x = 1\n";
+  assert_int_equal(parse_too_deep_offset(deep, strlen(deep), 2), strstr(deep, "x = 1") - deep);
+  const char *dedent = "if a:\n  if b:\n    x\n  y\n  if c:\n    z\n";
+  assert_int_equal(parse_too_deep_offset(dedent, strlen(dedent), 2), SIZE_MAX);
 }
 
 /* lower_expr.c flatten_boolop: recursion over a left-nested `and` chain without the depth
@@ -1002,7 +1009,8 @@ int main(void) {
       T(two_thousand_nested_ifs_do_not_crash),
       T(long_elif_chain_does_not_crash),
       T(ast_dump_of_a_small_kernel),
-      T(known_bug_2000_nested_ifs_say_too_deep),
+      T(regression_2000_nested_ifs_say_too_deep),
+      cmocka_unit_test(indentation_depth_ignores_blank_comment_and_bracketed_lines),
       T(regression_boolop_keeps_every_operand),
       T(regression_long_and_chain_does_not_crash),       /* crashes the process: keep these last */
       T(regression_long_attribute_chain_does_not_crash),
