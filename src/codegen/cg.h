@@ -25,6 +25,12 @@ typedef struct LineMark {
   uint32_t python_line;
 } LineMark;
 
+/* A tuple type and the C struct that holds its values (emit_tuple.c). */
+typedef struct TupleCType {
+  const Type *type;
+  const char *name;
+} TupleCType;
+
 typedef struct Gen {
   Compilation *c;
   Arena *a;
@@ -44,12 +50,42 @@ typedef struct Gen {
   /* Where each statement's code starts: body offsets while a function is emitted, then offsets
    * in the module's text (see codegen_run); python_line 0 marks a function's end. */
   VEC(LineMark) marks;
+  VEC(TupleCType) tuple_ctypes;   /* in definition order: elements before the tuples holding them */
 } Gen;
 
 /* Writes e as a C expression of precedence >= prec (parenthesized if needed). */
 void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec);
-/* Writes element k of a tuple-valued expression. */
+/* cond ? a : b */
+void emit_ifexp(Gen *G, const Expr *e, StrBuf *sb, int prec);
+/* An index wrapped Python's way around `extent` (C text) unless it is known to be >= 0. */
+void emit_wrapped_index(Gen *G, const Expr *ix, const char *extent, StrBuf *sb, int prec);
+/* Extent k of array `arr` (of type at). */
+void emit_extent(Gen *G, const Expr *arr, const Type *at, int k, StrBuf *sb);
+/* Coordinate k of cuda.grid(n) / cuda.gridsize(n) (`call` is the call). */
+void emit_grid_elem(const Expr *call, int k, StrBuf *sb, int prec);
+/* An array as a first-class p2c_array value: a shared or local array becomes a view of its
+ * storage; any other array is itself. */
+void emit_array_value(Gen *G, const Expr *a, StrBuf *sb);
+
+/* ---- tuples (emit_tuple.c) ---- */
+
+/* The C struct holding values of tuple type t ("p2c_tuple_i64_f64"), declared on first use. */
+const char *tuple_ctype(Gen *G, const Type *t);
+/* The definitions of every tuple struct used, in dependency order. */
+void emit_tuple_structs(Gen *G, StrBuf *out);
+/* Writes a tuple-valued e as a whole C value; returns false where emit_expr's own case for
+ * e's kind already does that (variables, device calls, conditional expressions, indexing). */
+bool emit_tuple_value(Gen *G, const Expr *e, StrBuf *sb, int prec);
+/* Writes element k of a tuple-valued expression (e is evaluated once, with its side effects). */
 void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec);
+/* t[i] with a runtime index. */
+void emit_tuple_runtime_index(Gen *G, const Expr *e, StrBuf *sb);
+/* A codegen-made expression: element k of tuple `base` (a constant index). */
+Expr *tuple_elem_expr(Gen *G, Expr *base, int k);
+/* A codegen-made expression naming a new temporary of type t. */
+Expr *temp_expr(Gen *G, const Type *t);
+/* Short spelling of a type for generated names: "i64", "f32", "a2f32", "tup2i64f64". */
+const char *type_suffix(Gen *G, const Type *t);
 /* The C spelling of a value type: "int64_t", "p2c_array<float, 2>". */
 const char *ctype_of(Gen *G, const Type *t);
 /* A new function-local temporary of type t. */

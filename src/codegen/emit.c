@@ -83,19 +83,18 @@ static void line(Gen *G, const char *fmt, ...) {
 }
 
 /* target = value, with the conversion to the target's type written out. */
-static void emit_store(Gen *G, const Expr *target, const Expr *value, const char *value_text) {
+static void emit_store(Gen *G, const Expr *target, const Expr *value) {
   const Type *tt = target->kind == EX_VAR ? G->fn->vars[target->var].ty : target->ty;
   sb_indent(G->body, G->indent);
   emit_expr(G, target, G->body, P_ASSIGN);
   sb_puts(G->body, " = ");
-  bool cast = value->ty != tt && type_is_number(tt);
-  if (value_text) {
-    if (cast) sb_printf(G->body, "(%s)", tt->cname);
-    sb_puts(G->body, value_text);
-  } else if (cast) {
+  bool cast = value->ty != tt && (type_is_number(tt) || tt->kind == TY_TUPLE);
+  if (cast) {
     Expr *kids[1] = {(Expr *)value};
     Expr conv = {.kind = EX_CAST, .ty = tt, .kids = kids, .nkids = 1, .loc = value->loc};
     emit_expr(G, &conv, G->body, P_ASSIGN);
+  } else if (tt->kind == TY_ARRAY) {
+    emit_array_value(G, value, G->body);
   } else {
     emit_expr(G, value, G->body, P_ASSIGN);
   }
@@ -116,53 +115,48 @@ static bool reads_any_target(const Expr *value, const Expr *target) {
   return target->kind == EX_INDEX;
 }
 
-static void emit_assign_one(Gen *G, const Expr *target, const Expr *value);
+static void emit_assign_one(Gen *G, const Expr *target, Expr *value);
 
-/* a, b = value: each element is stored in turn; a tuple literal that reads a target
- * (a, b = b, a) is evaluated into temporaries first, as Python evaluates the right side first. */
-static void emit_unpack(Gen *G, const Expr *target, const Expr *value) {
-  const Type *vt = value->ty;
-  bool via_temps = value->kind == EX_TUPLE && reads_any_target(value, target);
-  const char *temps[256];
-  for (int k = 0; k < target->nkids && via_temps; k++) {
-    temps[k] = new_temp(G, vt->elems[k]);
-    sb_indent(G->body, G->indent);
-    sb_printf(G->body, "%s = ", temps[k]);
-    emit_tuple_elem(G, value, k, G->body, P_ASSIGN);
-    sb_puts(G->body, ";\n");
-  }
-  for (int k = 0; k < target->nkids; k++) {
-    Expr elem = {.kind = EX_VAR, .ty = vt->elems[k]};
-    StrBuf text;
-    sb_init(&text, G->a);
-    if (via_temps) sb_puts(&text, temps[k]);
-    else emit_tuple_elem(G, value, k, &text, P_ASSIGN);
-    if (target->kids[k]->kind == EX_TUPLE) {
-      diag_error(G->c, target->kids[k]->loc, "E-unsupported", "nested tuple unpacking is not supported yet");
-      continue;
-    }
-    emit_store(G, target->kids[k], &elem, sb_str(&text));
-  }
+/* Writes `value` into a new temporary and returns the temporary. */
+static Expr *store_in_temp(Gen *G, Expr *value) {
+  Expr *t = temp_expr(G, value->ty);
+  sb_indent(G->body, G->indent);
+  sb_printf(G->body, "%s = ", t->str);
+  emit_expr(G, value, G->body, P_ASSIGN);
+  sb_puts(G->body, ";\n");
+  return t;
 }
 
-/* A variable holding a tuple is a set of C variables, one per element. */
-static void emit_tuple_var_store(Gen *G, const Expr *target, const Expr *value) {
-  const Type *t = G->fn->vars[target->var].ty;
-  for (int k = 0; k < t->nelems; k++) {
-    sb_indent(G->body, G->indent);
-    sb_printf(G->body, "%s_%d = ", G->vnames[target->var], k);
-    emit_tuple_elem(G, value, k, G->body, P_ASSIGN);
-    sb_puts(G->body, ";\n");
-  }
+/* Whether the elements of tuple value e can be read one at a time without evaluating anything
+ * twice or changing what the elements are. */
+static bool elements_at_hand(const Expr *e) {
+  if (e->kind == EX_INDEX) return e->ival >= 0 && elements_at_hand(e->kids[0]);
+  return e->kind == EX_VAR || e->kind == EX_TEMP || e->kind == EX_CONST || e->kind == EX_ATTR ||
+         (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN);
 }
 
-static void emit_assign_one(Gen *G, const Expr *target, const Expr *value) {
+/* a, b = value: each element is stored in turn, left to right, as Python stores them. A tuple
+ * literal that reads a target (a, b = b, a) is evaluated into temporaries first, as Python
+ * evaluates the right side first; any other value that is not at hand (a device call) goes
+ * into one temporary. */
+static void emit_unpack(Gen *G, const Expr *target, Expr *value) {
+  Expr *elems[256];
+  if (value->kind == EX_TUPLE) {
+    bool via_temps = reads_any_target(value, target);
+    for (int k = 0; k < target->nkids; k++)
+      elems[k] = via_temps ? store_in_temp(G, value->kids[k]) : value->kids[k];
+  } else {
+    if (!elements_at_hand(value)) value = store_in_temp(G, value);
+    for (int k = 0; k < target->nkids; k++) elems[k] = tuple_elem_expr(G, value, k);
+  }
+  for (int k = 0; k < target->nkids; k++) emit_assign_one(G, target->kids[k], elems[k]);
+}
+
+static void emit_assign_one(Gen *G, const Expr *target, Expr *value) {
   if (target->kind == EX_TUPLE) emit_unpack(G, target, value);
-  else if (target->kind == EX_VAR && G->fn->vars[target->var].ty->kind == TY_TUPLE)
-    emit_tuple_var_store(G, target, value);
   else if (target->kind == EX_VAR && G->fn->vars[target->var].ty->fixed_shape)
     ;   /* shared/local array: the declaration is the allocation */
-  else emit_store(G, target, value, NULL);
+  else emit_store(G, target, value);
 }
 
 static void emit_assign(Gen *G, const Stmt *s) {
@@ -171,13 +165,8 @@ static void emit_assign(Gen *G, const Stmt *s) {
     return;
   }
   /* a = b = value: evaluate once. */
-  const char *t = new_temp(G, s->value->ty);
-  sb_indent(G->body, G->indent);
-  sb_printf(G->body, "%s = ", t);
-  emit_expr(G, s->value, G->body, P_ASSIGN);
-  sb_puts(G->body, ";\n");
-  Expr tv = {.kind = EX_VAR, .ty = s->value->ty};
-  for (int i = 0; i < s->ntargets; i++) emit_store(G, s->targets[i], &tv, t);
+  Expr *t = store_in_temp(G, s->value);
+  for (int i = 0; i < s->ntargets; i++) emit_assign_one(G, s->targets[i], t);
 }
 
 /* x op= v: written as `x op= v` when C computes the same thing, else as x = x op v. */
@@ -187,7 +176,7 @@ static void emit_augassign(Gen *G, const Stmt *s) {
   bool c_op = bin->kind == EX_BINARY && bin->kids[0]->kind != EX_CAST && bin->ty == tt &&
               bin->op != OP_FLOORDIV && bin->op != OP_MOD && bin->op != OP_POW;
   if (!c_op) {
-    emit_store(G, t, bin, NULL);
+    emit_store(G, t, bin);
     return;
   }
   StrBuf rhs;
@@ -442,9 +431,10 @@ static void nonneg_target(Gen *G, const Expr *target, const Expr *value, int k, 
   bool nn, pos;
   if (k < 0) nn = expr_nonneg(G, value), pos = expr_positive(G, value);
   else if (value->kind == EX_TUPLE) nn = expr_nonneg(G, value->kids[k]), pos = expr_positive(G, value->kids[k]);
-  else {   /* grid(), gridsize(), .shape */
-    nn = value->kind == EX_CALL || value->kind == EX_ATTR;
-    pos = value->kind == EX_CALL && value->kids[0]->builtin->id == BI_GRIDSIZE;
+  else {   /* grid(), gridsize() and .shape are >= 0; any other tuple is unknown */
+    bool builtin = value->kind == EX_CALL && value->kids[0]->kind == EX_BUILTIN;
+    nn = builtin || value->kind == EX_ATTR;
+    pos = builtin && value->kids[0]->builtin->id == BI_GRIDSIZE;
   }
   if (G->nonneg[v] && !nn) G->nonneg[v] = false, *changed = true;
   if (G->positive[v] && !pos) G->positive[v] = false, *changed = true;
@@ -500,10 +490,6 @@ static void name_vars(Gen *G) {
   G->vnames = arena_alloc(G->a, sizeof(char *) * (size_t)(f->nvars ? f->nvars : 1));
   for (int i = 0; i < f->nvars; i++) {
     G->vnames[i] = namer_claim(&G->local, f->vars[i].name);
-    const Type *t = f->vars[i].ty;
-    if (t && t->kind == TY_TUPLE)
-      for (int k = 0; k < t->nelems; k++)
-        namer_claim(&G->local, arena_printf(G->a, "%s_%d", G->vnames[i], k));
   }
 }
 
@@ -532,10 +518,6 @@ static void emit_prototype(Gen *G, const Function *f, StrBuf *out) {
 }
 
 static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, const char *init) {
-  if (t->kind == TY_TUPLE) {
-    for (int k = 0; k < t->nelems; k++) emit_decl(G, out, t->elems[k], arena_printf(G->a, "%s_%d", name, k), NULL);
-    return;
-  }
   if (t->fixed_shape) {
     sb_printf(out, "  %s%s %s", t->space == MEM_SHARED ? "__shared__ " : "", t->dtype->cname, name);
     for (int k = 0; k < t->ndim; k++) sb_printf(out, "[%lld]", (long long)t->fixed_shape[k]);
@@ -543,7 +525,7 @@ static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, cons
     return;
   }
   if (init) sb_printf(out, "  %s %s = %s;\n", ctype_of(G, t), name, init);
-  else if (t->kind == TY_ARRAY) sb_printf(out, "  %s %s = {};\n", ctype_of(G, t), name);
+  else if (t->kind == TY_ARRAY || t->kind == TY_TUPLE) sb_printf(out, "  %s %s = {};\n", ctype_of(G, t), name);
   else sb_printf(out, "  %s %s = 0;\n", ctype_of(G, t), name);
 }
 
@@ -637,13 +619,6 @@ static bool kernel_selected(const CodegenOptions *o, const char *name) {
   for (size_t i = 0; i < o->nonly; i++)
     if (strcmp(o->only_kernels[i], name) == 0) return true;
   return false;
-}
-
-/* Short spellings of argument types for the names of device-function specializations. */
-static const char *type_suffix(Gen *G, const Type *t) {
-  if (t->kind == TY_ARRAY) return arena_printf(G->a, "a%d%s", t->ndim, type_suffix(G, t->dtype));
-  if (t->kind == TY_BOOL) return "b";
-  return arena_printf(G->a, "%c%d", t->kind == TY_FLOAT ? 'f' : t->is_signed ? 'i' : 'u', t->bits);
 }
 
 static void name_function(Gen *G, Function *f, bool many) {
@@ -772,6 +747,7 @@ bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResu
   sb_init(&text, G.a);
   sb_printf(&text, "/* Generated by pyk2cuda %s from %s. */\n\n", PYK2CUDA_VERSION_STRING, c->file);
   prelude_emit(&text, G.helpers);
+  emit_tuple_structs(&G, &text);
   for (size_t i = 0; i < G.marks.len; i++) G.marks.items[i].offset += text.len;
   sb_puts(&text, sb_str(&defs));
   if (kernels.len) sb_puts(&text, "\n#ifdef PYK2CUDA_SIM\n");

@@ -20,6 +20,7 @@ static void close_paren(StrBuf *sb, int p, int prec) {
 const char *ctype_of(Gen *G, const Type *t) {
   if (t->kind == TY_ARRAY)
     return arena_printf(G->a, "p2c_array<%s, %d>", t->dtype->cname, t->ndim);
+  if (t->kind == TY_TUPLE) return tuple_ctype(G, t);
   return t->cname;
 }
 
@@ -402,7 +403,7 @@ static void emit_boolop(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   close_paren(sb, p, prec);
 }
 
-static void emit_ifexp(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+void emit_ifexp(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   open_paren(sb, P_COND, prec);
   emit_expr(G, e->kids[0], sb, P_OR);
   sb_puts(sb, " ? ");
@@ -424,7 +425,7 @@ static void emit_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 /* An index as C uses it: as is when it is known to be >= 0, else wrapped Python's way around
  * `extent` (C text). */
-static void emit_wrapped_index(Gen *G, const Expr *ix, const char *extent, StrBuf *sb, int prec) {
+void emit_wrapped_index(Gen *G, const Expr *ix, const char *extent, StrBuf *sb, int prec) {
   if (expr_nonneg(G, ix)) {
     emit_expr(G, ix, sb, prec);
     return;
@@ -448,7 +449,7 @@ static void emit_index_value(Gen *G, const Expr *ix, const Expr *arr, const Type
   emit_wrapped_index(G, ix, sb_str(&extent), sb, prec);
 }
 
-static void emit_extent(Gen *G, const Expr *arr, const Type *at, int k, StrBuf *sb) {
+void emit_extent(Gen *G, const Expr *arr, const Type *at, int k, StrBuf *sb) {
   emit_expr(G, arr, sb, P_POSTFIX);
   sb_printf(sb, ".shape[%d]", k);
 }
@@ -514,21 +515,6 @@ static void emit_array_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   sb_putc(sb, ']');
 }
 
-/* tuple[i] with a runtime index: a module constant's table, or an array's shape. */
-static void emit_tuple_runtime_index(Gen *G, const Expr *e, StrBuf *sb) {
-  const Expr *base = e->kids[0];
-  const Expr *arr = base->kind == EX_ATTR ? base->kids[0] : NULL;
-  if (arr && arr->ty->fixed_shape) {
-    diag_error(G->c, e->loc, "E-unsupported", "indexing the shape of a shared or local array with a runtime index is not supported yet");
-    return;
-  }
-  if (arr) emit_expr(G, arr, sb, P_POSTFIX);
-  sb_puts(sb, arr ? ".shape[" : base->konst->cname);
-  if (!arr) sb_putc(sb, '[');
-  emit_wrapped_index(G, e->kids[1], arena_printf(G->a, "%d", base->ty->nelems), sb, P_LOWEST);
-  sb_putc(sb, ']');
-}
-
 static void emit_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   if (e->kids[0]->ty->kind != TY_TUPLE) emit_array_index(G, e, sb, prec);
   else if (e->ival < 0) emit_tuple_runtime_index(G, e, sb);
@@ -556,33 +542,17 @@ static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   else sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
 }
 
-/* ---- tuples ---- */
+/* ---- cuda.grid ---- */
 
 static const char dim_letters[] = "xyz";
 
-static void emit_grid_elem(const Expr *call, int k, StrBuf *sb, int prec) {
+void emit_grid_elem(const Expr *call, int k, StrBuf *sb, int prec) {
   bool grid = call->kids[0]->builtin->id == BI_GRID;
   char d = dim_letters[k];
   open_paren(sb, grid ? P_ADD : P_MUL, prec);
   if (grid) sb_printf(sb, "(int64_t)blockIdx.%c * blockDim.%c + threadIdx.%c", d, d, d);
   else sb_printf(sb, "(int64_t)blockDim.%c * gridDim.%c", d, d);
   close_paren(sb, grid ? P_ADD : P_MUL, prec);
-}
-
-void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec) {
-  switch (e->kind) {
-  case EX_TUPLE: emit_expr(G, e->kids[k], sb, prec); return;
-  case EX_CONST: emit_expr(G, e->konst->value->kids[k], sb, prec); return;
-  case EX_VAR: sb_printf(sb, "%s_%d", G->vnames[e->var], k); return;
-  case EX_CALL: emit_grid_elem(e, k, sb, prec); return;
-  case EX_ATTR:   /* a.shape */
-    if (e->kids[0]->ty->fixed_shape) sb_printf(sb, "%lld", (long long)e->kids[0]->ty->fixed_shape[k]);
-    else emit_extent(G, e->kids[0], e->kids[0]->ty, k, sb);
-    return;
-  case EX_INDEX: emit_tuple_elem(G, e->kids[0], (int)e->ival, sb, prec); return;
-  default:
-    diag_error(G->c, e->loc, "E-unsupported", "this tuple-valued expression is not supported yet");
-  }
 }
 
 /* ---- calls ---- */
@@ -594,7 +564,7 @@ static void emit_args(Gen *G, const Expr *e, int from, StrBuf *sb) {
   }
 }
 
-static void emit_device_arg(Gen *G, const Expr *a, StrBuf *sb) {
+void emit_array_value(Gen *G, const Expr *a, StrBuf *sb) {
   const Type *t = a->ty;
   if (t->kind != TY_ARRAY || !t->fixed_shape) {
     emit_expr(G, a, sb, P_ASSIGN);
@@ -728,7 +698,7 @@ static void emit_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   sb_printf(sb, "%s(", e->func->cname);
   for (int i = 1; i < e->nkids; i++) {
     if (i > 1) sb_puts(sb, ", ");
-    emit_device_arg(G, e->kids[i], sb);
+    emit_array_value(G, e->kids[i], sb);
   }
   sb_putc(sb, ')');
 }
@@ -754,15 +724,14 @@ static void emit_builtin_value(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 }
 
 void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (e->ty && e->ty->kind == TY_TUPLE && emit_tuple_value(G, e, sb, prec)) return;
   switch (e->kind) {
   case EX_INT: emit_int_literal(e, sb, prec); break;
   case EX_FLOAT: emit_float_literal(G, e->fval, false, sb, prec); break;
   case EX_BOOL: sb_puts(sb, e->ival ? "true" : "false"); break;
   case EX_VAR: sb_puts(sb, G->vnames[e->var]); break;
-  case EX_CONST:
-    if (e->konst->value->kind == EX_TUPLE) emit_tuple_elem(G, e, 0, sb, prec);
-    else sb_puts(sb, e->konst->cname);
-    break;
+  case EX_CONST: sb_puts(sb, e->konst->cname); break;
+  case EX_TEMP: sb_puts(sb, e->str); break;
   case EX_BUILTIN: emit_builtin_value(G, e, sb, prec); break;
   case EX_UNARY: emit_unary(G, e, sb, prec); break;
   case EX_NOT:

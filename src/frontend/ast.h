@@ -38,7 +38,8 @@ typedef enum ExprKind {
   EX_ATTR,      /* kids[0].attr: a.shape, a.size, a.ndim */
   EX_INDEX,     /* kids[0][kids[1], ..., kids[n-1]] */
   EX_TUPLE,     /* kids */
-  EX_CAST,      /* typeinfer: kids[0] converted to ty */
+  EX_CAST,      /* typeinfer: kids[0] converted to ty (numbers, or tuples element-wise) */
+  EX_TEMP,      /* codegen only: a generated C temporary named str, of type ty */
 } ExprKind;
 
 typedef enum Op {

@@ -49,11 +49,10 @@ static void assign_target(Infer *I, Expr **slot, const Type *t, Loc loc);
 static void assign_tuple(Infer *I, Expr *target, const Type *t, Loc loc) {
   if (t && t->kind != TY_TUPLE) {
     TERR(I, loc, "E-unpack", "cannot unpack a value of type %s", t->name);
-    return;
-  }
-  if (t && t->nelems != target->nkids) {
+    t = NULL;   /* the targets are poisoned below: no second error where they are read */
+  } else if (t && t->nelems != target->nkids) {
     TERR(I, loc, "E-unpack", "cannot unpack %d values into %d targets", t->nelems, target->nkids);
-    return;
+    t = NULL;
   }
   for (int i = 0; i < target->nkids; i++)
     assign_target(I, &target->kids[i], t ? t->elems[i] : NULL, loc);
@@ -89,8 +88,15 @@ static void assign_target(Infer *I, Expr **slot, const Type *t, Loc loc) {
 
 static void infer_block(Infer *I, Block *b);
 
+static bool is_array_allocation(const Expr *e) {
+  return e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN &&
+         (e->kids[0]->builtin->id == BI_SHARED_ARRAY || e->kids[0]->builtin->id == BI_LOCAL_ARRAY);
+}
+
 static void infer_assign(Infer *I, Stmt *s) {
   const Type *t = infer_expr(I, s->value);
+  /* `sm = cuda.shared.array(...)` declares the storage; `x = sm` makes x a view of it. */
+  if (t && !is_array_allocation(s->value)) t = type_as_value(I->tt, t);
   /* Conversions happen where the value is stored: codegen converts for each target. */
   for (int i = 0; i < s->ntargets; i++) assign_target(I, &s->targets[i], t, s->loc);
 }

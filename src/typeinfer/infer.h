@@ -26,6 +26,21 @@ void coerce(Infer *I, Expr **slot, const Type *to);
 bool check_truthy(Infer *I, Expr *e, const Type *t);
 /* Specializes device function f for argument types; NULL after an error. */
 Function *specialize(Infer *I, Function *f, const Type **args, Loc call_loc);
+/* An integer known at compile time (literals, module constants, + - * // of those). */
+bool infer_const_int(const Expr *e, int64_t *out);
+
+/* Tuples (infer_tuple.c). */
+const Type *infer_tuple_literal(Infer *I, Expr *e);
+/* t[k]: a constant index picks an element of any tuple; a runtime index needs a UniTuple. */
+const Type *infer_tuple_index(Infer *I, Expr *e, const Type *tt);
+/* t1 + t2 */
+const Type *infer_tuple_concat(Infer *I, Expr *e, const Type *a, const Type *b);
+/* Converts the tuple at *slot to tuple type `to` (same length), element by element. */
+void coerce_tuple(Infer *I, Expr **slot, const Type *to);
+/* The type a value of type t has once stored or passed: a shared or local array becomes a view
+ * (an array without a fixed shape). */
+const Type *type_as_value(TypeTable *tt, const Type *t);
+
 /* Errors are reported only in the final pass; earlier passes see partial types. */
 #define TERR(I, loc, code, ...) \
   do {                                                          \

@@ -11,6 +11,10 @@
 void coerce(Infer *I, Expr **slot, const Type *to) {
   Expr *e = *slot;
   if (!I->final || !e || !e->ty || !to || e->ty == to) return;
+  if (e->ty->kind == TY_TUPLE && to->kind == TY_TUPLE) {
+    coerce_tuple(I, slot, to);
+    return;
+  }
   if (!type_is_number(e->ty) || !type_is_number(to)) return;
   Expr *c = ast_new_expr(&I->c->arena, EX_CAST, e->loc);
   c->ty = to;
@@ -28,15 +32,17 @@ bool check_truthy(Infer *I, Expr *e, const Type *t) {
 
 /* ---- literals and names ---- */
 
-static const Type *literal_type(Infer *I, const Expr *e) {
+/* The type of a literal or of a module constant's value; the elements of a constant tuple get
+ * their types too, since codegen writes them one by one. */
+static const Type *literal_type(Infer *I, Expr *e) {
   switch (e->kind) {
   case EX_INT: return e->is_unsigned_literal ? &type_uint64 : &type_int64;
   case EX_FLOAT: return &type_float64;
   case EX_BOOL: return &type_bool;
   case EX_TUPLE: {
     const Type *elems[256];
-    for (int i = 0; i < e->nkids && i < 256; i++) elems[i] = literal_type(I, e->kids[i]);
-    return type_tuple(I->tt, elems, e->nkids);
+    for (int i = 0; i < e->nkids && i < 256; i++) elems[i] = e->kids[i]->ty = literal_type(I, e->kids[i]);
+    return e->ty = type_tuple(I->tt, elems, e->nkids);
   }
   default: return NULL;
   }
@@ -107,6 +113,8 @@ static const Type *binary_operand_type(Infer *I, Expr *e, const Type *a, const T
 static const Type *infer_binary(Infer *I, Expr *e) {
   const Type *t[2];
   if (!infer_kids(I, e, t) || !t[1]) return NULL;
+  if (e->op == OP_ADD && t[0]->kind == TY_TUPLE && t[1]->kind == TY_TUPLE)
+    return infer_tuple_concat(I, e, t[0], t[1]);
   if (!require_numbers(I, e, t[0], t[1])) return NULL;
   if (e->op == OP_POW && t[0]->kind == TY_FLOAT && t[1]->kind != TY_FLOAT) {
     /* float ** int keeps the float's type and multiplies (Numba's BinOpPower cases). */
@@ -136,7 +144,11 @@ static const Type *infer_compare(Infer *I, Expr *e) {
   if (!infer_kids(I, e, t)) return NULL;
   for (int i = 0; i + 1 < e->nkids; i++) {
     if (!t[i + 1]) return NULL;
-    if (!require_numbers(I, e, t[i], t[i + 1])) return NULL;
+    if (!type_is_number(t[i]) || !type_is_number(t[i + 1])) {
+      TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s",
+           op_python_spelling(e->cmps[i]), t[i]->name, t[i + 1]->name);
+      return NULL;
+    }
   }
   /* Each comparison computes in its own common type; codegen casts per pair. */
   return &type_bool;
@@ -175,42 +187,6 @@ static const Type *infer_ifexp(Infer *I, Expr *e) {
 }
 
 /* ---- indexing and attributes ---- */
-
-static bool is_uniform(const Type *tt) {
-  for (int i = 1; i < tt->nelems; i++)
-    if (tt->elems[i] != tt->elems[0]) return false;
-  return tt->nelems > 0;
-}
-
-/* t[i] with i known only when the kernel runs: a module constant's or an array shape's
- * elements, all of one type (Numba's UniTuple), are read from a table. */
-static const Type *infer_tuple_runtime_index(Infer *I, Expr *e, const Type *tt) {
-  Expr *base = e->kids[0];
-  bool table = (base->kind == EX_CONST || base->kind == EX_ATTR) && is_uniform(tt);
-  if (e->nkids != 2 || !table || !type_is_int(e->kids[1]->ty)) {
-    TERR(I, e->loc, "E-tuple-index",
-         "this tuple can only be indexed with a constant integer (a runtime index needs a "
-         "module-level tuple or a shape whose elements have one type)");
-    return NULL;
-  }
-  if (base->kind == EX_CONST) base->konst->indexed = true;
-  e->ival = -1;
-  return tt->elems[0];
-}
-
-static const Type *infer_tuple_index(Infer *I, Expr *e, const Type *tt) {
-  Expr *ix = e->kids[1];
-  bool neg = ix->kind == EX_UNARY && ix->op == OP_NEG && ix->kids[0]->kind == EX_INT;
-  if (e->nkids != 2 || (ix->kind != EX_INT && !neg)) return infer_tuple_runtime_index(I, e, tt);
-  int64_t k = neg ? -ix->kids[0]->ival : ix->ival;
-  if (k < 0) k += tt->nelems;
-  if (k < 0 || k >= tt->nelems) {
-    TERR(I, e->loc, "E-tuple-index", "tuple index out of range for %s", tt->name);
-    return NULL;
-  }
-  e->ival = k;
-  return tt->elems[k];
-}
 
 /* a[i][j] on a 2-D array is a[i, j]: a subscript of a partial subscript of an array is merged
  * into one (views are not supported yet, so this is the only meaning a[i] can have here). */
@@ -301,6 +277,8 @@ static bool const_int(const Expr *e, int64_t *out) {
   default: return false;
   }
 }
+
+bool infer_const_int(const Expr *e, int64_t *out) { return const_int(e, out); }
 
 static const Type *infer_grid(Infer *I, Expr *e, const char *name) {
   int64_t n;
@@ -526,14 +504,6 @@ static const Type *infer_call(Infer *I, Expr *e) {
   return infer_builtin_call(I, e, t);
 }
 
-static const Type *infer_tuple(Infer *I, Expr *e) {
-  const Type *t[256];
-  if (e->nkids > 256 || !infer_kids(I, e, t)) return NULL;
-  for (int i = 0; i < e->nkids; i++)
-    if (!t[i]) return NULL;
-  return type_tuple(I->tt, t, e->nkids);
-}
-
 static const Type *infer_expr_kind(Infer *I, Expr *e) {
   switch (e->kind) {
   case EX_INT:
@@ -558,8 +528,9 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   case EX_CALL: return infer_call(I, e);
   case EX_ATTR: return infer_attr(I, e);
   case EX_INDEX: return infer_index(I, e);
-  case EX_TUPLE: return infer_tuple(I, e);
+  case EX_TUPLE: return infer_tuple_literal(I, e);
   case EX_CAST: infer_expr(I, e->kids[0]); return e->ty;
+  case EX_TEMP: return e->ty;
   }
   return NULL;
 }

@@ -1,0 +1,80 @@
+# Tuples as values: returned from device functions (UniTuple and heterogeneous Tuple), passed
+# to them, indexed with constants (negative too) and with runtime indices (UniTuple only),
+# unpacked (nested targets too), unified across assignments ((int64, int64) then
+# (float64, int64)), concatenated, chosen by a conditional expression, holding arrays
+# (a shared array too); an element read from a tuple literal still runs the device call in
+# the literal's other element.
+from numba import cuda
+import numpy as np
+
+
+@cuda.jit(device=True)
+def divmod_(a, b):
+    return a // b, a % b
+
+
+@cuda.jit(device=True)
+def stats(t):
+    return t[0] + t[1], t[0] * 0.5
+
+
+@cuda.jit(device=True)
+def swap(p):
+    return p[1], p[0]
+
+
+@cuda.jit(device=True)
+def bump(arr, i):
+    arr[i, 11] += 1
+    return 7
+
+
+@cuda.jit(device=True)
+def pick(pair, i):
+    arr, col = pair
+    return arr[i, col]
+
+
+@cuda.jit
+def tuple_values(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        q, r = divmod_(a[i], 7)
+        out[i, 0] = q
+        out[i, 1] = r
+        t = divmod_(a[i], 3)
+        out[i, 2] = t[0] * 10 + t[-1]
+        s, h = stats(t)
+        out[i, 3] = s + h
+        u = (1, 2, 3)
+        out[i, 4] = u[i % 3] + u[-(i % 3) - 1] * 100
+        v = swap((a[i], 2.5))
+        out[i, 5] = v[0] + v[1]
+        w = (1, 2)
+        if a[i] > 0:
+            w = (1.5, 2)
+        out[i, 6] = w[0] + w[1]
+        n = (a[i], (2, 3.5))
+        (x, (y, z)) = n
+        out[i, 7] = x + y + z + n[1][1]
+        c = u + (4,)
+        out[i, 8] = c[3] + c[i % 4]
+        p = (i, 2 * i) if a[i] % 2 == 0 else divmod_(a[i], 5)
+        out[i, 9] = p[0] - p[1]
+        out[i, 10] = (bump(out, i), 2.5)[1]
+        out[i, 12] = stats(divmod_(a[i], 4))[1]
+
+
+@cuda.jit
+def tuple_arrays(a, out):
+    sm = cuda.shared.array((4, 3), np.float64)
+    i = cuda.grid(1)
+    if i < 4:
+        for j in range(3):
+            sm[i, j] = a[i, j] * 2.0
+    cuda.syncthreads()
+    if i < 4:
+        out[i, 0] = pick((a, 1), i)
+        out[i, 1] = pick((sm, 2), i)
+        pair = (a, i % 3)
+        out[i, 2] = pick(pair, i)
