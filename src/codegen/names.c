@@ -120,8 +120,32 @@ static const char *numbered_variant(Namer *n, const char *base, bool internal) {
   return name;
 }
 
+/* C identifiers are ASCII here (NVRTC and host compilers differ on UTF-8 ones): each non-ASCII
+ * character of a Python name becomes "u" and 4 hex digits, or "U" and 8 ("été" -> "u00e9tu00e9").
+ * A collision with a Python name spelled that way is settled by the numbering in claim. */
+static const char *ascii_spelling(Namer *n, const char *name) {
+  const unsigned char *p = (const unsigned char *)name;
+  while (*p && *p < 0x80) p++;
+  if (!*p) return name;
+  StrBuf sb;
+  sb_init(&sb, n->arena);
+  for (p = (const unsigned char *)name; *p;) {
+    if (*p < 0x80) {
+      sb_putc(&sb, (char)*p++);
+      continue;
+    }
+    /* Valid UTF-8 (checked when the source was read): a lead byte and its continuations. */
+    int extra = *p >= 0xF0 ? 3 : *p >= 0xE0 ? 2 : 1;
+    uint32_t cp = *p++ & (0x3Fu >> extra);
+    for (int i = 0; i < extra && (*p & 0xC0) == 0x80; i++) cp = cp << 6 | (*p++ & 0x3Fu);
+    if (cp <= 0xFFFF) sb_printf(&sb, "u%04x", (unsigned)cp);
+    else sb_printf(&sb, "U%08x", (unsigned)cp);
+  }
+  return sb_str(&sb);
+}
+
 static const char *claim(Namer *n, const char *want, bool internal) {
-  const char *name = want;
+  const char *name = ascii_spelling(n, want);
   bool reserved = !internal && name_is_reserved(name);
   if (reserved) {
     /* "__x" and "_X" stay recognizable but leave the reserved space; "int" becomes "int_";

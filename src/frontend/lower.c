@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uninorm.h>
+
 #include "frontend/lower.h"
 #include "frontend/parse.h"
 
@@ -23,9 +25,28 @@ const char *node_text(Lowerer *L, TSNode n, size_t *len) {
   return L->c->text + s;
 }
 
+static bool is_ascii(const char *s, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)s[i] >= 0x80) return false;
+  return true;
+}
+
+/* An identifier's name as Python sees it: NFKC-normalized (PEP 3131), so that "ﬁ" and "fi"
+ * are one variable. ASCII is its own normal form. */
+static char *identifier_name(Lowerer *L, const char *s, size_t len) {
+  if (is_ascii(s, len)) return arena_strndup(L->a, s, len);
+  size_t out_len = 0;
+  uint8_t *nfkc = u8_normalize(UNINORM_NFKC, (const uint8_t *)s, len, NULL, &out_len);
+  if (!nfkc) arena_oom(L->a);   /* the text is valid UTF-8 (source_prepare): only memory fails */
+  char *name = arena_strndup(L->a, (const char *)nfkc, out_len);
+  free(nfkc);
+  return name;
+}
+
 char *node_str(Lowerer *L, TSNode n) {
   size_t len;
   const char *s = node_text(L, n, &len);
+  if (node_is(n, "identifier")) return identifier_name(L, s, len);
   return arena_strndup(L->a, s, len);
 }
 
@@ -336,7 +357,6 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
       continue;
     }
     char *name = node_str(L, p);
-    if (!check_ascii_identifier(L, p, name)) continue;
     if (param_index(f, name) >= 0) {
       diag_error(L->c, node_loc(L, p), "E-duplicate-param", "duplicate parameter '%s'", name);
       continue;
@@ -710,7 +730,6 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
   TSNode name = field(L, def, F_name);
   f->name = node_str(L, name);
   f->loc = node_loc(L, name);
-  if (!check_ascii_identifier(L, name, f->name)) return NULL;
   if (!strmap_add(&L->func_by_name, f->name, f))
     diag_error(L->c, f->loc, "E-redefined", "function '%s' is defined twice", f->name);
   L->vars_cap = 0;

@@ -82,7 +82,6 @@ const char *alias_path(const Lowerer *L, const char *name);
 bool resolve_dotted(Lowerer *L, TSNode n, Resolved *out);
 
 /* ---- expressions (lower_expr.c) ---- */
-bool check_ascii_identifier(Lowerer *L, TSNode n, const char *name);
 Expr *lower_expr(Lowerer *L, TSNode n);
 /* Decodes a string literal node's value into *out / *len (arena); false after a diagnostic. */
 bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len);

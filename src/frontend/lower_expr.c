@@ -209,21 +209,9 @@ static Expr *builtin_expr(Lowerer *L, TSNode n, const Resolved *r) {
   return NULL;
 }
 
-/* Python folds identifiers with NFKC, so two spellings can name one variable; until that
- * normalization is implemented, non-ASCII identifiers are refused rather than risk treating
- * one variable as two. */
-bool check_ascii_identifier(Lowerer *L, TSNode n, const char *name) {
-  for (const char *p = name; *p; p++)
-    if ((unsigned char)*p >= 0x80) {
-      diag_error(L->c, node_loc(L, n), "E-non-ascii-name", "non-ASCII identifier '%s' is not supported yet", name);
-      return false;
-    }
-  return true;
-}
 
 static Expr *lower_identifier(Lowerer *L, TSNode n) {
   char *name = node_str(L, n);
-  if (!check_ascii_identifier(L, n, name)) return NULL;
   int v = find_var(L, name);
   if (v >= 0) {
     Expr *e = new_expr(L, EX_VAR, n);

@@ -625,6 +625,24 @@ static void nvrtc_error_is_reported_at_the_python_line(void **state) {
   free(planted);
 }
 
+/* Non-ASCII names get an ASCII spelling; a Python name that is already spelled that way must
+ * not capture it. */
+static void non_ascii_names_get_distinct_ascii_spellings(void **state) {
+  const char *text = translate(state,
+                               "from numba import cuda\n"
+                               "@cuda.jit(\"void(float64[::1])\")\n"
+                               "def k(a):\n"
+                               "    u00e9 = 1.0\n"
+                               "    \xc3\xa9 = 2.0\n"                /* é */
+                               "    \xef\xac\x81 = 3.0\n"            /* U+FB01, NFKC "fi" */
+                               "    a[0] = u00e9 + \xc3\xa9 + fi\n");
+  expect_contains(text, "u00e9 = 1.0;");
+  expect_contains(text, "u00e9_2 = 2.0;");
+  expect_contains(text, "fi = 3.0;");
+  expect_contains(text, "a.data[0] = u00e9 + u00e9_2 + fi;");
+  nvrtc_compiles(text);
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
@@ -632,6 +650,7 @@ int main(void) {
       T(every_statement_maps_to_its_python_line),
       cmocka_unit_test(nvrtc_log_names_python_lines),
       T(nvrtc_error_is_reported_at_the_python_line),
+      T(non_ascii_names_get_distinct_ascii_spellings),
       T(colliding_names_are_renamed),
       T(colliding_kernel_name_is_renamed),
       T(renamed_code_compiles_with_nvrtc),
