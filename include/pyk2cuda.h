@@ -114,6 +114,15 @@ typedef struct P2cArrayArg {
   int64_t strides[P2C_MAX_NDIM];
 } P2cArrayArg;
 
+/* An array in host memory, described as NumPy describes it (strides in bytes). */
+typedef struct P2cHostArray {
+  P2cScalarType dtype;
+  int ndim;
+  int64_t shape[P2C_MAX_NDIM];
+  int64_t strides[P2C_MAX_NDIM];
+  void *data;
+} P2cHostArray;
+
 /* Bytes an array parameter of `ndim` dimensions occupies in the kernel's parameter space:
  * 8 + 16 * ndim. The struct above is larger; pack the first 8 + 8*ndim bytes then the strides. */
 P2C_API size_t p2c_array_arg_size(int ndim);
@@ -194,6 +203,186 @@ P2C_API const void *p2c_module_image(const P2cModule *module, size_t *size);
 P2C_API const char *p2c_module_nvrtc_log(const P2cModule *module);
 
 
+/* ---- The GPU runtime ------------------------------------------------------------------------ */
+
+/* The CUDA driver (libcuda.so.1, or $PYK2CUDA_LIBCUDA) is loaded with dlopen at the first call
+ * that needs it; NVRTC likewise when something must be compiled.
+ *
+ * A P2cDevice is one GPU: its primary context, its limits, and the message of the last failure
+ * of any call made on it or on the objects made from it (buffers, streams, events, modules):
+ * p2c_device_last_error. Statuses: P2C_ERR_NO_CUDA (no driver, no device), P2C_ERR_CUDA (a
+ * driver call failed: the message names the call, the kernel or module concerned, and the CUDA
+ * error name), P2C_ERR_USAGE (a bad argument: a launch configuration beyond the device's limits,
+ * a copy outside a buffer), P2C_ERR_NVRTC, P2C_ERR_NOMEM.
+ *
+ * Ownership: each object is owned by whoever made it and released by its _delete (NULL is
+ * accepted); every object made from a device must be deleted before the device. A device and
+ * its objects are used by one thread at a time (any thread: each call makes the device's
+ * context current). Device addresses are plain uint64_t, as CUdeviceptr. */
+typedef struct P2cDevice P2cDevice;
+typedef struct P2cBuffer P2cBuffer;       /* device memory */
+typedef struct P2cStream P2cStream;       /* a CUDA stream; NULL means the default stream */
+typedef struct P2cEvent P2cEvent;         /* a CUDA event that records time */
+typedef struct P2cGpuModule P2cGpuModule; /* code loaded on a device */
+typedef struct P2cGpuKernel P2cGpuKernel; /* a kernel of a loaded module, owned by the module */
+
+/* The number of CUDA devices. P2C_ERR_NO_CUDA (message in the compiler's last error) when there
+ * is no driver or no device; *count is then 0. */
+P2C_API P2cStatus p2c_device_count(P2cCompiler *compiler, int *count);
+/* Opens device `ordinal` (0 is the first). The device copies the compiler's allocator and does
+ * not need the compiler afterwards. On failure *out is NULL and the compiler's last error says
+ * why (P2C_ERR_NO_CUDA, P2C_ERR_USAGE for an ordinal that does not exist, P2C_ERR_CUDA). */
+P2C_API P2cStatus p2c_device_open(P2cCompiler *compiler, int ordinal, P2cDevice **out);
+/* Unloads the modules the device loaded for p2c_launch and releases its context. */
+P2C_API void p2c_device_delete(P2cDevice *device);
+/* The message of the last failure on this device or its objects, "" when none. Owned by the
+ * device, valid until its next failing call. */
+P2C_API const char *p2c_device_last_error(const P2cDevice *device);
+/* Waits for all work on the device (cuCtxSynchronize). Faults inside kernels surface here. */
+P2C_API P2cStatus p2c_device_synchronize(P2cDevice *device);
+
+typedef struct P2cDeviceInfo {
+  int ordinal;
+  char name[256];
+  char arch[16];                /* what NVRTC compiles for: "sm_90" */
+  int compute_major, compute_minor;
+  uint64_t total_memory;        /* bytes */
+  int multiprocessors;
+  int warp_size;
+  int max_threads_per_block;
+  int max_block[3], max_grid[3];
+  int max_shared_per_block;     /* bytes, without opting in */
+  int max_shared_optin;         /* bytes a kernel may be allowed (launches ask for it) */
+} P2cDeviceInfo;
+
+/* What the device is and allows (read once, when it was opened). */
+P2C_API P2cDeviceInfo p2c_device_info(const P2cDevice *device);
+
+/* -- device memory */
+
+/* Allocates `bytes` (> 0) of device memory. */
+P2C_API P2cStatus p2c_buffer_new(P2cDevice *device, size_t bytes, P2cBuffer **out);
+P2C_API void p2c_buffer_delete(P2cBuffer *buffer);
+P2C_API uint64_t p2c_buffer_address(const P2cBuffer *buffer);
+P2C_API size_t p2c_buffer_size(const P2cBuffer *buffer);
+/* Copies between host memory and a buffer, or between buffers, at byte offsets. With a NULL
+ * stream the copy is complete on return; with a stream it is queued on it (truly asynchronous
+ * only from pinned host memory, p2c_pinned_new) and the host memory must stay valid until the
+ * stream is synchronized. A range outside a buffer is P2C_ERR_USAGE. */
+P2C_API P2cStatus p2c_buffer_write(P2cBuffer *dst, size_t offset, const void *src, size_t bytes,
+                                   P2cStream *stream);
+P2C_API P2cStatus p2c_buffer_read(const P2cBuffer *src, size_t offset, void *dst, size_t bytes,
+                                  P2cStream *stream);
+P2C_API P2cStatus p2c_buffer_copy(P2cBuffer *dst, size_t dst_offset, const P2cBuffer *src,
+                                  size_t src_offset, size_t bytes, P2cStream *stream);
+/* Sets every byte of the buffer to zero. */
+P2C_API P2cStatus p2c_buffer_zero(P2cBuffer *buffer, P2cStream *stream);
+
+/* -- pinned (page-locked) host memory, for asynchronous copies */
+
+/* *out receives `bytes` (> 0) of page-locked host memory, usable with every device. */
+P2C_API P2cStatus p2c_pinned_new(P2cDevice *device, size_t bytes, void **out);
+/* Frees memory from p2c_pinned_new (NULL accepted). */
+P2C_API void p2c_pinned_delete(P2cDevice *device, void *ptr);
+
+/* -- streams and events */
+
+P2C_API P2cStatus p2c_stream_new(P2cDevice *device, P2cStream **out);
+/* Destroys the stream; work already queued on it still completes. */
+P2C_API void p2c_stream_delete(P2cStream *stream);
+P2C_API P2cStatus p2c_stream_synchronize(P2cStream *stream);
+
+P2C_API P2cStatus p2c_event_new(P2cDevice *device, P2cEvent **out);
+P2C_API void p2c_event_delete(P2cEvent *event);
+/* Records the event on `stream` (NULL: the default stream). */
+P2C_API P2cStatus p2c_event_record(P2cEvent *event, P2cStream *stream);
+P2C_API P2cStatus p2c_event_synchronize(P2cEvent *event);
+/* Milliseconds between two recorded events (waits for `end`). */
+P2C_API P2cStatus p2c_event_elapsed_ms(const P2cEvent *start, const P2cEvent *end, float *ms);
+
+/* -- modules and kernels */
+
+/* Loads PTX (text; need not end with a NUL) or a CUBIN/fatbin image. A rejected image is
+ * P2C_ERR_CUDA with the JIT compiler's error log in the last error. */
+P2C_API P2cStatus p2c_gpu_module_load(P2cDevice *device, const void *image, size_t size,
+                                      P2cGpuModule **out);
+
+typedef struct P2cSourceOptions {
+  const char *name;                 /* the program's name in messages; NULL: "source.cu" */
+  const char *const *nvrtc_options; /* extra NVRTC options, after pyk2cuda's defaults */
+  size_t nvrtc_option_count;
+  const char *arch;                 /* NULL: the device's own (sm_XY) */
+  bool no_cache;                    /* bypass the compile cache */
+} P2cSourceOptions;
+
+/* Compiles hand-written CUDA C with NVRTC (the same options and cache as generated code: a
+ * second compile of the same text reads the CUBIN from the cache) and loads it, as PyCUDA's
+ * SourceModule does. Kernels must be extern "C" to be found by name. `options` may be NULL.
+ * When NVRTC rejects the source (P2C_ERR_NVRTC) no module is made and the device's last error
+ * holds NVRTC's whole log. */
+P2C_API P2cStatus p2c_gpu_module_from_source(P2cDevice *device, const char *cuda_source,
+                                             const P2cSourceOptions *options,
+                                             P2cGpuModule **out);
+/* Compiles a translated Python module's CUDA C (p2c_translate, p2c_specialize) the same way and
+ * loads it; its kernels are named by P2cKernelInfo.symbol. */
+P2C_API P2cStatus p2c_gpu_module_from_python(P2cDevice *device, const P2cModule *module,
+                                             bool no_cache, P2cGpuModule **out);
+P2C_API void p2c_gpu_module_delete(P2cGpuModule *module);
+/* Whether the module's image came from the compile cache (NVRTC did not run). */
+P2C_API bool p2c_gpu_module_cache_hit(const P2cGpuModule *module);
+/* NVRTC's log (warnings) and the JIT's information log, "" when none. Owned by the module. */
+P2C_API const char *p2c_gpu_module_log(const P2cGpuModule *module);
+/* The kernel named `symbol`; owned by the module (valid until it is deleted). A missing name
+ * is P2C_ERR_USAGE. */
+P2C_API P2cStatus p2c_gpu_module_kernel(P2cGpuModule *module, const char *symbol,
+                                        P2cGpuKernel **out);
+/* The device address and size of a __device__ variable of the module. */
+P2C_API P2cStatus p2c_gpu_module_global(P2cGpuModule *module, const char *name, uint64_t *address,
+                                        size_t *bytes);
+
+typedef struct P2cGpuLaunch {
+  uint32_t grid[3];         /* 0 is taken as 1 */
+  uint32_t block[3];        /* 0 is taken as 1 */
+  uint32_t shared_bytes;    /* dynamic shared memory per block */
+  P2cStream *stream;        /* NULL: the default stream */
+} P2cGpuLaunch;
+
+/* Launches a kernel asynchronously. args[i] points at the value of parameter i, as
+ * cuLaunchKernel's kernelParams (a device pointer is a uint64_t; a Python kernel's array is a
+ * P2cArrayArg's first p2c_array_arg_size(ndim) bytes, see docs/generated-code.md). The
+ * configuration is checked first against the device's and the kernel's limits (threads per
+ * block, block and grid extents, shared memory): P2C_ERR_USAGE with the reason. Faults inside
+ * the kernel surface at the next synchronizing call. */
+P2C_API P2cStatus p2c_gpu_kernel_launch(P2cGpuKernel *kernel, const P2cGpuLaunch *config,
+                                        void **args);
+
+/* -- arrays in device memory (Numba's device arrays) */
+
+typedef struct P2cDeviceArray {
+  P2cScalarType dtype;
+  int ndim;
+  int64_t shape[P2C_MAX_NDIM];
+  int64_t strides[P2C_MAX_NDIM]; /* in bytes */
+  uint64_t data;                 /* device address of element [0, ..., 0] */
+  P2cBuffer *buffer;             /* the memory it owns, or NULL for a view the caller made */
+} P2cDeviceArray;
+
+/* A zero-filled C-ordered array in new device memory; release it with p2c_device_array_free. */
+P2C_API P2cStatus p2c_device_array_new(P2cDevice *device, P2cScalarType dtype, int ndim,
+                                       const int64_t *shape, P2cDeviceArray *out);
+/* A zero-filled array with the shape and strides of a host array (Numba's device_array_like). */
+P2C_API P2cStatus p2c_device_array_like(P2cDevice *device, const P2cHostArray *host,
+                                        P2cDeviceArray *out);
+/* Copies between a host and a device array of the same dtype, shape and strides (the memory
+ * they span, in one copy). Stream as p2c_buffer_write. */
+P2C_API P2cStatus p2c_device_array_upload(P2cDevice *device, P2cDeviceArray *dst,
+                                          const P2cHostArray *src, P2cStream *stream);
+P2C_API P2cStatus p2c_device_array_download(P2cDevice *device, const P2cDeviceArray *src,
+                                            P2cHostArray *dst, P2cStream *stream);
+/* Frees the array's buffer when it owns one; accepts an empty array. */
+P2C_API void p2c_device_array_free(P2cDeviceArray *array);
+
+
 /* ---- Running kernels ----------------------------------------------------------------------- */
 
 typedef enum P2cDeviceKind {
@@ -201,15 +390,6 @@ typedef enum P2cDeviceKind {
   P2C_DEVICE_GPU,
   P2C_DEVICE_SIM         /* the CPU simulator: the same CUDA C, compiled by the host C++ compiler */
 } P2cDeviceKind;
-
-/* An array in host memory, described as NumPy describes it (strides in bytes). */
-typedef struct P2cHostArray {
-  P2cScalarType dtype;
-  int ndim;
-  int64_t shape[P2C_MAX_NDIM];
-  int64_t strides[P2C_MAX_NDIM];
-  void *data;
-} P2cHostArray;
 
 /* One kernel argument. Scalars: `i` for signed integers, `u` for unsigned, `f` for floats,
  * `b` for bool. A kernel's types follow its arguments, as Numba types them: a Python int is
@@ -224,6 +404,9 @@ typedef struct P2cValue {
     double f;
   } scalar;
   P2cHostArray array;
+  /* Arrays already on the GPU: when not NULL the argument is this device array (its dtype
+   * must equal `type`) and `array` is ignored. Only launches on the GPU take them. */
+  const P2cDeviceArray *device_array;
 } P2cValue;
 
 typedef struct P2cLaunchOptions {
@@ -234,6 +417,9 @@ typedef struct P2cLaunchOptions {
   int repeat;               /* launches (kernel times are reported as min and median); <= 1: once */
   bool no_cache;            /* bypass the compile cache */
   const char *arch;         /* GPU architecture, "sm_90"; NULL: the device's own */
+  /* GPU and AUTO: the device to run on, which keeps the loaded module for the next launch of
+   * the same specialization. NULL: device 0, opened for this launch only. */
+  P2cDevice *gpu;
 } P2cLaunchOptions;
 
 typedef struct P2cLaunchReport {

@@ -1,14 +1,15 @@
 /* p2c_launch: Numba's dispatcher, in C. The argument values decide the kernel's types (an
  * array's layout comes from its strides), the kernel is translated for exactly that signature,
- * compiled (the simulator caches the compiled module), and launched with the arguments packed
- * as docs/generated-code.md says. The GPU path is not built yet; AUTO runs the simulator, and
- * GPU says so plainly. */
+ * compiled (the simulator and NVRTC both cache what they compile), and launched with the
+ * arguments packed as docs/generated-code.md says: on the simulator, or on the GPU, where host
+ * arrays are copied to device memory before the launch and back after it (docs/runtime.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "api/api.h"
+#include "api/gpu_api.h"
 #include "runtime/cuda/cudrv.h"
 #include "runtime/sim/sim.h"
 
@@ -19,6 +20,17 @@ static double now_ms(void) {
 }
 
 /* ---- the signature of the arguments ---- */
+
+/* The array an argument describes, wherever it lives: a device array is described by the same
+ * fields, with its device address as the data pointer. */
+static P2cHostArray array_of(const P2cValue *v) {
+  if (!v->device_array) return v->array;
+  const P2cDeviceArray *d = v->device_array;
+  P2cHostArray a = {.dtype = d->dtype, .ndim = d->ndim, .data = (void *)(uintptr_t)d->data};
+  memcpy(a.shape, d->shape, sizeof a.shape);
+  memcpy(a.strides, d->strides, sizeof a.strides);
+  return a;
+}
 
 /* 'C' or 'F' when the strides are those of a contiguous array in that order, else 'A'.
  * Extents of 1 may have any stride, as NumPy's flags allow. */
@@ -58,7 +70,8 @@ static char *signature_for(P2cCompiler *c, const char *kernel, const P2cValue *a
   size_t len = (size_t)snprintf(s, cap, "%s(", kernel);
   for (size_t i = 0; i < n; i++) {
     char t[64];
-    if (args[i].is_array) put_array_type(t, sizeof t, &args[i].array);
+    P2cHostArray a = array_of(&args[i]);
+    if (args[i].is_array) put_array_type(t, sizeof t, &a);
     else snprintf(t, sizeof t, "%s", p2c_scalar_name(args[i].type));
     len += (size_t)snprintf(s + len, cap - len, "%s%s", i ? ", " : "", t);
   }
@@ -71,9 +84,10 @@ static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
     const P2cValue *v = &args[i];
     if (!p2c_scalar_name(v->type)) return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
     if (!v->is_array) continue;
-    if (v->array.dtype != v->type || v->array.ndim < 0 || v->array.ndim > P2C_MAX_NDIM)
+    P2cHostArray a = array_of(v);
+    if (a.dtype != v->type || a.ndim < 0 || a.ndim > P2C_MAX_NDIM)
       return api_fail(c, P2C_ERR_USAGE, "argument %zu: malformed array description", i + 1);
-    if (v->array.ndim == 0)
+    if (a.ndim == 0)
       return api_fail(c, P2C_ERR_USAGE, "argument %zu: 0-d arrays are not supported as kernel arguments", i + 1);
   }
   return P2C_OK;
@@ -81,14 +95,9 @@ static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
 
 /* ---- argument packing (the launch ABI) ---- */
 
-typedef struct Packed {
-  void **ptrs;
-  unsigned char *storage;
-} Packed;
-
 /* Each argument gets a 16-byte aligned slot: a scalar of its parameter's type, or an array's
  * data pointer, extents and strides. */
-static P2cStatus pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, Packed *p) {
+P2cStatus launch_pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, Packed *p) {
   for (size_t i = 0; i < k->param_count; i++)
     if (args[i].is_array != k->params[i].is_array || args[i].type != k->params[i].type)
       return api_fail(c, P2C_ERR_USAGE, "argument '%s' does not match the kernel's specialization",
@@ -102,10 +111,11 @@ static P2cStatus pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValu
     const P2cValue *v = &args[i];
     p->ptrs[i] = s;
     if (v->is_array) {
-      int n = v->array.ndim;
-      memcpy(s, &v->array.data, sizeof(void *));
-      memcpy(s + 8, v->array.shape, 8 * (size_t)n);
-      memcpy(s + 8 + 8 * (size_t)n, v->array.strides, 8 * (size_t)n);
+      P2cHostArray a = array_of(v);
+      int n = a.ndim;
+      memcpy(s, &a.data, sizeof(void *));
+      memcpy(s + 8, a.shape, 8 * (size_t)n);
+      memcpy(s + 8 + 8 * (size_t)n, a.strides, 8 * (size_t)n);
     } else if (v->type == P2C_FLOAT32) {
       float f = (float)v->scalar.f;
       memcpy(s, &f, sizeof f);
@@ -122,7 +132,7 @@ static P2cStatus pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValu
   return P2C_OK;
 }
 
-static void free_packed(P2cCompiler *c, const P2cKernelInfo *k, Packed *p) {
+void launch_free_packed(P2cCompiler *c, const P2cKernelInfo *k, Packed *p) {
   size_t slot = 16 + 16 * P2C_MAX_NDIM;
   mem_free(&c->alloc, p->ptrs, sizeof(void *) * (k->param_count + 1));
   mem_free(&c->alloc, p->storage, slot * (k->param_count + 1));
@@ -130,25 +140,34 @@ static void free_packed(P2cCompiler *c, const P2cKernelInfo *k, Packed *p) {
 
 /* ---- devices ---- */
 
-/* AUTO: the GPU when a driver and a device are there. The GPU runtime is not built yet, so a
- * machine with a GPU is told so and AUTO falls back to the simulator with that remark. */
-static P2cDeviceKind choose_device(P2cDeviceKind want, P2cLaunchReport *r) {
-  if (want != P2C_DEVICE_AUTO) return want;
+/* AUTO: the GPU when a driver and a device are there (or the caller gave a device), else the
+ * simulator; the report's message says which was chosen and why. */
+static P2cDeviceKind choose_device(const P2cLaunchOptions *o, P2cLaunchReport *r) {
+  if (o->device != P2C_DEVICE_AUTO) return o->device;
+  if (o->gpu) return P2C_DEVICE_GPU;
   const CuDriver *drv;
-  char err[200];
+  char err[400];
   int count = 0;
   P2cStatus s = cudrv_load(&drv, err, sizeof err);
   if (s == P2C_OK) s = cudrv_init(drv, &count, err, sizeof err);
-  if (s == P2C_OK && count > 0)
-    snprintf(r->message, sizeof r->message, "running on the simulator: the GPU runtime is not built yet");
-  else
-    snprintf(r->message, sizeof r->message, "no CUDA device (%s); running on the simulator", err);
+  if (s == P2C_OK && count > 0) {
+    snprintf(r->message, sizeof r->message, "running on the GPU (CUDA device 0)");
+    return P2C_DEVICE_GPU;
+  }
+  snprintf(r->message, sizeof r->message, "%.200s; running on the simulator", err);
   return P2C_DEVICE_SIM;
 }
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
+}
+
+/* Min and median of the kernel times. */
+static void summarize_times(double *times, int n, P2cLaunchReport *r) {
+  qsort(times, (size_t)n, sizeof *times, cmp_double);
+  r->kernel_ms_min = times[0];
+  r->kernel_ms_median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
 }
 
 static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, Packed *p,
@@ -182,13 +201,21 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
   }
   if (!times) s = api_fail(c, P2C_ERR_NOMEM, "out of memory");
   else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
-  else {
-    qsort(times, (size_t)repeat, sizeof *times, cmp_double);
-    r->kernel_ms_min = times[0];
-    r->kernel_ms_median = times[repeat / 2];
-  }
+  else summarize_times(times, repeat, r);
   mem_free(&c->alloc, times, sizeof(double) * (size_t)repeat);
   sim_module_delete(sm);
+  return s;
+}
+
+/* The GPU path (launch_gpu.c) with the kernel times summarized as on the simulator. */
+static P2cStatus run_gpu(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const P2cValue *args,
+                         const P2cLaunchOptions *o, P2cLaunchReport *r) {
+  int repeat = o->repeat > 1 ? o->repeat : 1;
+  double *times = mem_alloc(&c->alloc, sizeof(double) * (size_t)repeat);
+  if (!times) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  P2cStatus s = launch_on_gpu(c, m, k, args, o, r, times, repeat);
+  if (s == P2C_OK) summarize_times(times, repeat, r);
+  mem_free(&c->alloc, times, sizeof(double) * (size_t)repeat);
   return s;
 }
 
@@ -231,15 +258,16 @@ P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, c
                     k.param_count, nargs);
   P2cStatus s = check_args(c, args, nargs);
   if (s != P2C_OK) return s;
+  r->device = choose_device(o, r);
+  if (r->device == P2C_DEVICE_GPU) return run_gpu(c, m, &k, args, o, r);
+  for (size_t i = 0; i < nargs; i++)
+    if (args[i].is_array && args[i].device_array)
+      return api_fail(c, P2C_ERR_USAGE, "argument '%s' is a device array: it needs the GPU",
+                      k.params[i].name);
   Packed p = {0};
-  s = pack_args(c, &k, args, &p);
-  if (s == P2C_OK) {
-    r->device = choose_device(o->device, r);
-    if (r->device == P2C_DEVICE_GPU)
-      s = api_fail(c, P2C_ERR_NO_CUDA, "the GPU runtime is not built yet: use --device sim");
-    else s = run_sim(c, m, &k, &p, o, r);
-  }
-  free_packed(c, &k, &p);
+  s = launch_pack_args(c, &k, args, &p);
+  if (s == P2C_OK) s = run_sim(c, m, &k, &p, o, r);
+  launch_free_packed(c, &k, &p);
   return s;
 }
 

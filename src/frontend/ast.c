@@ -63,7 +63,9 @@ static Block clone_block(Arena *a, Block b) {
 
 Function *ast_clone_function(Arena *a, const Function *f) {
   Function *c = arena_dup(a, f, sizeof *f);
-  c->vars = arena_dup(a, f->vars, sizeof *f->vars * (size_t)(f->nvars ? f->nvars : 1));
+  /* A function without variables (a kernel with no parameters) has no vars array to copy. */
+  c->vars = f->nvars ? arena_dup(a, f->vars, sizeof *f->vars * (size_t)f->nvars)
+                     : arena_alloc(a, sizeof *f->vars);
   c->body = clone_block(a, f->body);
   memset(&c->specs, 0, sizeof c->specs);
   return c;

@@ -56,6 +56,16 @@ static const Symbol symbols[] = {
     REQ(cuMemcpyHtoD, "cuMemcpyHtoD_v2"),
     REQ(cuMemcpyDtoH, "cuMemcpyDtoH_v2"),
     REQ(cuMemcpyDtoD, "cuMemcpyDtoD_v2"),
+    REQ(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+    REQ(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+    REQ(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
+    REQ(cuMemsetD8, "cuMemsetD8_v2"),
+    REQ(cuMemsetD8Async, "cuMemsetD8Async"),
+    REQ(cuMemHostAlloc, "cuMemHostAlloc"),
+    REQ(cuMemFreeHost, "cuMemFreeHost"),
+    REQ(cuFuncGetAttribute, "cuFuncGetAttribute"),
+    REQ(cuFuncSetAttribute, "cuFuncSetAttribute"),
+    REQ(cuModuleGetGlobal, "cuModuleGetGlobal_v2"),
     REQ(cuStreamCreate, "cuStreamCreate"),
     REQ(cuStreamDestroy, "cuStreamDestroy_v2"),
     REQ(cuStreamSynchronize, "cuStreamSynchronize"),
@@ -68,11 +78,6 @@ static const Symbol symbols[] = {
     OPT(cuCtxCreate, "cuCtxCreate_v2"),
     OPT(cuCtxDestroy, "cuCtxDestroy_v2"),
     OPT(cuCtxGetCurrent, "cuCtxGetCurrent"),
-    OPT(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
-    OPT(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
-    OPT(cuMemHostAlloc, "cuMemHostAlloc"),
-    OPT(cuMemFreeHost, "cuMemFreeHost"),
-    OPT(cuFuncGetAttribute, "cuFuncGetAttribute"),
 };
 #undef REQ
 #undef OPT

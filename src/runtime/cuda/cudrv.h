@@ -53,13 +53,23 @@ enum {
   CUDRV_ERROR_STUB_LIBRARY = 34, /* libcuda.so.1 is the toolkit's stub, not a driver */
   CUDRV_ERROR_INSUFFICIENT_DRIVER = 35,
   CUDRV_ERROR_NO_DEVICE = 100,
+  CUDRV_ERROR_INVALID_DEVICE = 101,
+  CUDRV_ERROR_INVALID_IMAGE = 200,
+  CUDRV_ERROR_NO_BINARY_FOR_GPU = 209,
   CUDRV_ERROR_INVALID_PTX = 218,
+  CUDRV_ERROR_UNSUPPORTED_PTX_VERSION = 222,
+  CUDRV_ERROR_INVALID_HANDLE = 400,
   CUDRV_ERROR_NOT_FOUND = 500,
+  CUDRV_ERROR_ILLEGAL_ADDRESS = 700,
+  CUDRV_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  CUDRV_ERROR_LAUNCH_FAILED = 719,
 };
 
 /* CUdevice_attribute values (cuDeviceGetAttribute). */
 enum {
   CUDRV_ATTR_MAX_THREADS_PER_BLOCK = 1,
+  CUDRV_ATTR_MAX_BLOCK_DIM_X = 2, /* _Y = 3, _Z = 4 */
+  CUDRV_ATTR_MAX_GRID_DIM_X = 5,  /* _Y = 6, _Z = 7 */
   CUDRV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8,
   CUDRV_ATTR_WARP_SIZE = 10,
   CUDRV_ATTR_MULTIPROCESSOR_COUNT = 16,
@@ -141,6 +151,23 @@ typedef struct CuDriver {
   CuResult (*cuMemcpyHtoD)(CuDevicePtr dst, const void *src, size_t bytes); /* cuMemcpyHtoD_v2 */
   CuResult (*cuMemcpyDtoH)(void *dst, CuDevicePtr src, size_t bytes);       /* cuMemcpyDtoH_v2 */
   CuResult (*cuMemcpyDtoD)(CuDevicePtr dst, CuDevicePtr src, size_t bytes); /* cuMemcpyDtoD_v2 */
+  CuResult (*cuMemcpyHtoDAsync)(CuDevicePtr dst, const void *src, size_t bytes,
+                                CuStream stream); /* cuMemcpyHtoDAsync_v2 */
+  CuResult (*cuMemcpyDtoHAsync)(void *dst, CuDevicePtr src, size_t bytes,
+                                CuStream stream); /* cuMemcpyDtoHAsync_v2 */
+  CuResult (*cuMemcpyDtoDAsync)(CuDevicePtr dst, CuDevicePtr src, size_t bytes,
+                                CuStream stream); /* cuMemcpyDtoDAsync_v2 */
+  CuResult (*cuMemsetD8)(CuDevicePtr dst, unsigned char value, size_t count); /* cuMemsetD8_v2 */
+  CuResult (*cuMemsetD8Async)(CuDevicePtr dst, unsigned char value, size_t count,
+                              CuStream stream);
+  CuResult (*cuMemHostAlloc)(void **ptr, size_t bytes, unsigned int flags);
+  CuResult (*cuMemFreeHost)(void *ptr);
+
+  /* -- required: what a launch checks and what it reads back */
+  CuResult (*cuFuncGetAttribute)(int *value, int attribute, CuFunction function);
+  CuResult (*cuFuncSetAttribute)(CuFunction function, int attribute, int value);
+  CuResult (*cuModuleGetGlobal)(CuDevicePtr *ptr, size_t *bytes, CuModule module,
+                                const char *name); /* cuModuleGetGlobal_v2 */
 
   /* -- required: streams and events (timing) */
   CuResult (*cuStreamCreate)(CuStream *stream, unsigned int flags);
@@ -157,13 +184,6 @@ typedef struct CuDriver {
   CuResult (*cuCtxCreate)(CuContext *ctx, unsigned int flags, CuDevice device); /* cuCtxCreate_v2 */
   CuResult (*cuCtxDestroy)(CuContext ctx); /* cuCtxDestroy_v2 */
   CuResult (*cuCtxGetCurrent)(CuContext *ctx);
-  CuResult (*cuMemcpyHtoDAsync)(CuDevicePtr dst, const void *src, size_t bytes,
-                                CuStream stream); /* cuMemcpyHtoDAsync_v2 */
-  CuResult (*cuMemcpyDtoHAsync)(void *dst, CuDevicePtr src, size_t bytes,
-                                CuStream stream); /* cuMemcpyDtoHAsync_v2 */
-  CuResult (*cuMemHostAlloc)(void **ptr, size_t bytes, unsigned int flags);
-  CuResult (*cuMemFreeHost)(void *ptr);
-  CuResult (*cuFuncGetAttribute)(int *value, int attribute, CuFunction function);
 } CuDriver;
 
 /* ---- Loading -------------------------------------------------------------------------------- */

@@ -3,11 +3,12 @@
  * sim_module_load writes the generated CUDA C and the host prelude into a work folder, runs the
  * host C++ compiler on them (posix_spawn, no shell; output captured into the module's log),
  * and dlopens the shared object. Compiled objects are cached under <cache>/sim/<hash>.so with
- * the full key next to them (<hash>.key: pyk2cuda version, compiler command, prelude, source);
- * a hit compares the key byte for byte, so the hash only names files. Entries are written to a
- * temporary name and renamed, so a reader never sees half a file; an entry that does not load
- * is rebuilt in place; an entry whose key differs (a hash collision) is left alone and the
- * module is built without the cache. */
+ * the full key next to them (<hash>.key: pyk2cuda version, compiler command, prelude, source),
+ * through the cache shared with the GPU runtime (runtime/cache/cache.h): a hit compares the key
+ * byte for byte, so the hash only names files. Entries are written to a temporary name and
+ * renamed, so a reader never sees half a file; an entry that does not load is rebuilt in place;
+ * an entry whose key differs (a hash collision) is left alone and the module is built without
+ * the cache. */
 #include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/cache/cache.h"
 #include "runtime/sim/module.h"
 #include "util/arena.h"
 
@@ -89,45 +91,6 @@ static bool path_printf(char *out, const char *fmt, ...) {
 
 /* ---- Files --------------------------------------------------------------------------------- */
 
-/* Reads a whole file (at most `limit` bytes, the rest dropped) into a NUL-terminated buffer from
- * the allocator. P2C_ERR_IO when it cannot be opened or read, P2C_ERR_NOMEM. */
-static P2cStatus read_file(const P2cAllocator *alloc, const char *path, size_t limit, char **data,
-                           size_t *len, size_t *alloc_size) {
-  FILE *f = fopen(path, "rbe");
-  if (!f) return P2C_ERR_IO;
-  size_t cap = 4096, n = 0;
-  char *buf = mem_alloc(alloc, cap);
-  P2cStatus st = buf ? P2C_OK : P2C_ERR_NOMEM;
-  while (st == P2C_OK && n < limit) {
-    if (n + 1 == cap) {
-      char *bigger = mem_realloc(alloc, buf, cap, cap * 2);
-      if (!bigger) {
-        st = P2C_ERR_NOMEM;
-        break;
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-    size_t want = cap - 1 - n < limit - n ? cap - 1 - n : limit - n;
-    size_t got = fread(buf + n, 1, want, f);
-    n += got;
-    if (got < want) {
-      if (ferror(f)) st = P2C_ERR_IO;
-      break;
-    }
-  }
-  fclose(f);
-  if (st != P2C_OK) {
-    mem_free(alloc, buf, cap);
-    return st;
-  }
-  buf[n] = '\0';
-  *data = buf;
-  *len = n;
-  *alloc_size = cap;
-  return P2C_OK;
-}
-
 static bool write_file(const char *path, const void *data, size_t len) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return false;
@@ -142,25 +105,9 @@ static bool write_file(const char *path, const void *data, size_t len) {
   return close(fd) == 0;
 }
 
-/* mkdir -p, new folders private to the user (a cache of code that gets loaded). */
-static bool make_dirs(const char *path) {
-  char buf[PATH_BYTES];
-  if (!path_printf(buf, "%s", path)) return false;
-  for (char *p = buf + 1; ; p++) {
-    if (*p != '/' && *p != '\0') continue;
-    char c = *p;
-    *p = '\0';
-    if (mkdir(buf, 0700) != 0 && errno != EEXIST) return false;
-    *p = c;
-    if (c == '\0') break;
-  }
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* Removes what a build leaves in its work folder, then the folder. */
 static void remove_work_dir(const char *dir) {
-  static const char *const names[] = {"prelude.h", "src.cu", "mod.so", "log.txt", "key"};
+  static const char *const names[] = {"prelude.h", "src.cu", "mod.so", "log.txt"};
   char path[PATH_BYTES];
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (path_printf(path, "%s/%s", dir, names[i])) unlink(path);
@@ -168,29 +115,6 @@ static void remove_work_dir(const char *dir) {
 }
 
 /* ---- Cache key ----------------------------------------------------------------------------- */
-
-/* 64-bit FNV-1a. Written here rather than taken from a library: the hash only names cache files
- * (a hit compares the whole key), so it needs no cryptographic strength, and the cache should
- * not add a dependency (libcrypto, xxhash headers) to the build. */
-static uint64_t fnv1a64(const char *data, size_t len) {
-  uint64_t h = 0xcbf29ce484222325u;
-  for (size_t i = 0; i < len; i++) {
-    h ^= (unsigned char)data[i];
-    h *= 0x100000001b3u;
-  }
-  return h;
-}
-
-/* The cache root: the request's, else $PYK2CUDA_CACHE_DIR, $XDG_CACHE_HOME/pyk2cuda,
- * $HOME/.cache/pyk2cuda. False when none can be named. */
-static bool cache_root(const SimLoadRequest *req, char *out) {
-  const char *env;
-  if (req->cache_dir && *req->cache_dir) return path_printf(out, "%s", req->cache_dir);
-  if ((env = getenv("PYK2CUDA_CACHE_DIR")) && *env) return path_printf(out, "%s", env);
-  if ((env = getenv("XDG_CACHE_HOME")) && *env) return path_printf(out, "%s/pyk2cuda", env);
-  if ((env = getenv("HOME")) && *env) return path_printf(out, "%s/.cache/pyk2cuda", env);
-  return false;
-}
 
 /* Splits the compiler command at spaces into b->words. */
 static bool split_command(Build *b, const char *cxx) {
@@ -240,7 +164,7 @@ static bool make_key(Build *b, const SimLoadRequest *req, const P2cAllocator *al
   p = append(p, "", 1);  /* a NUL: the prelude cannot run into the source */
   p = append(p, req->source, req->source_len);
   assert(p == b->key + b->key_len);
-  snprintf(b->hash, sizeof b->hash, "%016llx", (unsigned long long)fnv1a64(b->key, b->key_len));
+  cache_hash_name(b->key, b->key_len, b->hash);
   return true;
 }
 
@@ -266,18 +190,11 @@ static bool load_object(SimModule *m, const char *path) {
   return true;
 }
 
-typedef enum CacheLookup { CACHE_HIT, CACHE_MISS, CACHE_COLLISION } CacheLookup;
-
 /* Looks the key up in b->cache_dir and loads the entry when it matches. */
 static CacheLookup cache_lookup(SimModule *m, const Build *b) {
   char path[PATH_BYTES];
-  char *key = NULL;
-  size_t len = 0, size = 0;
-  if (!path_printf(path, "%s/%s.key", b->cache_dir, b->hash)) return CACHE_MISS;
-  if (read_file(m->alloc, path, b->key_len + 1, &key, &len, &size) != P2C_OK) return CACHE_MISS;
-  bool same = len == b->key_len && memcmp(key, b->key, len) == 0;
-  mem_free(m->alloc, key, size);
-  if (!same) return CACHE_COLLISION;
+  CacheLookup found = cache_key_lookup(b->cache_dir, b->hash, b->key, b->key_len, m->alloc);
+  if (found != CACHE_HIT) return found;
   if (!path_printf(path, "%s/%s.so", b->cache_dir, b->hash)) return CACHE_MISS;
   return load_object(m, path) ? CACHE_HIT : CACHE_MISS;
 }
@@ -285,13 +202,12 @@ static CacheLookup cache_lookup(SimModule *m, const Build *b) {
 /* Moves a fresh build into the cache: the object first, then its key. Failure only means the
  * next load compiles again. */
 static void cache_store(const Build *b, const char *work) {
-  char from[PATH_BYTES], to[PATH_BYTES];
+  char from[PATH_BYTES], to[PATH_BYTES], key_name[32];
   if (!path_printf(from, "%s/mod.so", work) || !path_printf(to, "%s/%s.so", b->cache_dir, b->hash))
     return;
   if (rename(from, to) != 0) return;
-  if (!path_printf(from, "%s/key", work) || !path_printf(to, "%s/%s.key", b->cache_dir, b->hash))
-    return;
-  if (write_file(from, b->key, b->key_len)) rename(from, to);
+  snprintf(key_name, sizeof key_name, "%s.key", b->hash);
+  cache_write_file(b->cache_dir, key_name, b->key, b->key_len);
 }
 
 /* ---- Compiling ----------------------------------------------------------------------------- */
@@ -361,7 +277,7 @@ static P2cStatus run_compiler(SimModule *m, const Build *b, const char *work, co
   size_t len;
   mem_free(m->alloc, m->log, m->log_size);
   m->log = NULL;
-  if (read_file(m->alloc, log, MAX_LOG_BYTES, &m->log, &len, &m->log_size) == P2C_ERR_NOMEM) {
+  if (cache_read_file(m->alloc, log, MAX_LOG_BYTES, &m->log, &len, &m->log_size) == P2C_ERR_NOMEM) {
     set_error(m, "out of memory reading the host compiler's output");
     return P2C_ERR_NOMEM;
   }
@@ -433,10 +349,8 @@ static P2cStatus prepare_build(SimModule *m, Build *b, const SimLoadRequest *req
     return P2C_ERR_SIM;
   }
   if (!make_key(b, req, m->alloc)) return P2C_ERR_NOMEM;
-  char root[PATH_BYTES];
   b->cache_dir[0] = '\0';
-  if (!req->no_cache && cache_root(req, root) && path_printf(b->cache_dir, "%s/sim", root) &&
-      !make_dirs(b->cache_dir))
+  if (!req->no_cache && !cache_kind_dir(req->cache_dir, "sim", b->cache_dir))
     b->cache_dir[0] = '\0';  /* unusable cache: build in a temporary folder */
   return P2C_OK;
 }

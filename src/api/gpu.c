@@ -1,0 +1,481 @@
+/* The GPU runtime in the public API: devices, device memory, pinned host memory, streams, events
+ * and device arrays (include/pyk2cuda.h, "The GPU runtime"). Each function checks its arguments,
+ * makes the device's context current, and calls the driver through CU_CHECK with the device's
+ * last-error buffer, so that a failure names the call, the CUDA error and what was being done.
+ * Modules and kernels are in gpu_module.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/gpu_api.h"
+
+P2cStatus gpu_fail(P2cDevice *d, P2cStatus s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(d->last_error, sizeof d->last_error, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* The device's driver table and its error buffer, as CU_CHECK takes them. */
+#define DRV(d) ((d)->gpu.drv)
+#define ERR(d) (d)->last_error, sizeof (d)->last_error
+/* CU_CHECK on the device's driver, into its last error (cudrv.h). */
+#define DEV_CHECK(d, call) CU_CHECK((d)->gpu.drv, call, (d)->last_error, sizeof (d)->last_error)
+
+/* Destructors make the context current before releasing, and release even when that fails (it
+ * usually still is current); they leave the last error alone. */
+static void release_current(P2cDevice *d) {
+  char scratch[256];
+  gpu_make_current(&d->gpu, scratch, sizeof scratch);
+}
+
+/* ---- Devices -------------------------------------------------------------------------------- */
+
+P2cStatus gpu_device_open_with(const CuDriver *drv, const P2cAllocator *alloc, int ordinal,
+                               P2cDevice **out, char *err, size_t errlen) {
+  *out = NULL;
+  P2cDevice *d = mem_alloc(alloc, sizeof *d);
+  if (!d) {
+    snprintf(err, errlen, "out of memory opening CUDA device %d", ordinal);
+    return P2C_ERR_NOMEM;
+  }
+  memset(d, 0, sizeof *d);
+  d->alloc = *alloc;
+  P2cStatus s = gpu_open(drv, ordinal, &d->gpu, err, errlen);
+  if (s != P2C_OK) {
+    mem_free(alloc, d, sizeof *d);
+    return s;
+  }
+  gpu_arch(&d->gpu, d->arch, sizeof d->arch);
+  *out = d;
+  return P2C_OK;
+}
+
+P2cStatus p2c_device_count(P2cCompiler *c, int *count) {
+  if (!c || !count) return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  const CuDriver *drv;
+  char err[1024];
+  *count = 0;
+  P2cStatus s = cudrv_load(&drv, err, sizeof err);
+  if (s == P2C_OK) s = cudrv_init(drv, count, err, sizeof err);
+  return s == P2C_OK ? s : api_fail(c, s, "%s", err);
+}
+
+P2cStatus p2c_device_open(P2cCompiler *c, int ordinal, P2cDevice **out) {
+  if (out) *out = NULL;
+  if (!c || !out) return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  const CuDriver *drv;
+  char err[GPU_ERROR_BYTES];
+  P2cStatus s = cudrv_load(&drv, err, sizeof err);
+  if (s == P2C_OK) s = gpu_device_open_with(drv, &c->alloc, ordinal, out, err, sizeof err);
+  return s == P2C_OK ? s : api_fail(c, s, "%s", err);
+}
+
+void p2c_device_delete(P2cDevice *d) {
+  if (!d) return;
+  for (size_t i = 0; i < d->loaded_count; i++) {
+    p2c_gpu_module_delete(d->loaded[i].module);
+    mem_free(&d->alloc, d->loaded[i].text, d->loaded[i].len + 1);
+  }
+  mem_free(&d->alloc, d->loaded, d->loaded_cap * sizeof *d->loaded);
+  gpu_close(&d->gpu);
+  P2cAllocator a = d->alloc;
+  mem_free(&a, d, sizeof *d);
+}
+
+const char *p2c_device_last_error(const P2cDevice *d) { return d ? d->last_error : ""; }
+
+P2cStatus p2c_device_synchronize(P2cDevice *d) {
+  if (!d) return P2C_ERR_USAGE;
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuCtxSynchronize());
+cleanup:
+  return status;
+}
+
+P2cDeviceInfo p2c_device_info(const P2cDevice *d) {
+  P2cDeviceInfo info;
+  memset(&info, 0, sizeof info);
+  if (!d) return info;
+  const GpuLimits *l = &d->gpu.limits;
+  info.ordinal = d->gpu.ordinal;
+  snprintf(info.name, sizeof info.name, "%s", l->name);
+  snprintf(info.arch, sizeof info.arch, "%s", d->arch);
+  info.compute_major = l->cc_major;
+  info.compute_minor = l->cc_minor;
+  info.total_memory = l->total_mem;
+  info.multiprocessors = l->sm_count;
+  info.warp_size = l->warp_size;
+  info.max_threads_per_block = l->max_threads_per_block;
+  memcpy(info.max_block, l->max_block, sizeof info.max_block);
+  memcpy(info.max_grid, l->max_grid, sizeof info.max_grid);
+  info.max_shared_per_block = l->max_shared_per_block;
+  info.max_shared_optin = l->max_shared_optin;
+  return info;
+}
+
+/* ---- Device memory -------------------------------------------------------------------------- */
+
+P2cStatus p2c_buffer_new(P2cDevice *d, size_t bytes, P2cBuffer **out) {
+  if (out) *out = NULL;
+  if (!d || !out) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  if (bytes == 0) return gpu_fail(d, P2C_ERR_USAGE, "a device buffer needs at least one byte");
+  P2cBuffer *b = mem_alloc(&d->alloc, sizeof *b);
+  if (!b) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+  memset(b, 0, sizeof *b);
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) goto cleanup;
+  DEV_CHECK(d, cuMemAlloc(&b->ptr, bytes));
+  b->device = d;
+  b->size = bytes;
+  *out = b;
+  return P2C_OK;
+cleanup:
+  mem_free(&d->alloc, b, sizeof *b);
+  gpu_error_context(ERR(d), "allocating %zu bytes on CUDA device %d", bytes, d->gpu.ordinal);
+  return status;
+}
+
+void p2c_buffer_delete(P2cBuffer *b) {
+  if (!b) return;
+  P2cDevice *d = b->device;
+  release_current(d);
+  DRV(d)->cuMemFree(b->ptr);
+  mem_free(&d->alloc, b, sizeof *b);
+}
+
+uint64_t p2c_buffer_address(const P2cBuffer *b) { return b ? b->ptr : 0; }
+
+size_t p2c_buffer_size(const P2cBuffer *b) { return b ? b->size : 0; }
+
+/* A range [offset, offset + bytes) inside the buffer, and a stream of the same device. */
+static P2cStatus check_range(const P2cBuffer *b, size_t offset, size_t bytes, const P2cStream *s,
+                             const char *what) {
+  P2cDevice *d = b->device;
+  if (offset > b->size || bytes > b->size - offset)
+    return gpu_fail(d, P2C_ERR_USAGE, "%s: bytes [%zu, %zu) are outside the %zu-byte buffer", what,
+                    offset, offset + bytes, b->size);
+  if (s && s->device != d)
+    return gpu_fail(d, P2C_ERR_USAGE, "%s: the stream belongs to another device", what);
+  return gpu_make_current(&d->gpu, ERR(d));
+}
+
+P2cStatus p2c_buffer_write(P2cBuffer *b, size_t offset, const void *src, size_t bytes,
+                           P2cStream *s) {
+  if (!b || (!src && bytes)) return b ? gpu_fail(b->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cDevice *d = b->device;
+  P2cStatus status = check_range(b, offset, bytes, s, "copy to the device");
+  if (status != P2C_OK || bytes == 0) return status;
+  if (s)
+    DEV_CHECK(d, cuMemcpyHtoDAsync(b->ptr + offset, src, bytes, s->stream));
+  else
+    DEV_CHECK(d, cuMemcpyHtoD(b->ptr + offset, src, bytes));
+cleanup:
+  return status;
+}
+
+P2cStatus p2c_buffer_read(const P2cBuffer *b, size_t offset, void *dst, size_t bytes,
+                          P2cStream *s) {
+  if (!b || (!dst && bytes)) return b ? gpu_fail(b->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cDevice *d = b->device;
+  P2cStatus status = check_range(b, offset, bytes, s, "copy from the device");
+  if (status != P2C_OK || bytes == 0) return status;
+  if (s)
+    DEV_CHECK(d, cuMemcpyDtoHAsync(dst, b->ptr + offset, bytes, s->stream));
+  else
+    DEV_CHECK(d, cuMemcpyDtoH(dst, b->ptr + offset, bytes));
+cleanup:
+  return status;
+}
+
+P2cStatus p2c_buffer_copy(P2cBuffer *dst, size_t dst_offset, const P2cBuffer *src,
+                          size_t src_offset, size_t bytes, P2cStream *s) {
+  if (!dst || !src) return dst ? gpu_fail(dst->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cDevice *d = dst->device;
+  if (src->device != d)
+    return gpu_fail(d, P2C_ERR_USAGE, "copy between devices: the buffers belong to two devices");
+  P2cStatus status = check_range(src, src_offset, bytes, s, "copy on the device (source)");
+  if (status == P2C_OK) status = check_range(dst, dst_offset, bytes, s, "copy on the device");
+  if (status != P2C_OK || bytes == 0) return status;
+  if (s)
+    DEV_CHECK(d, cuMemcpyDtoDAsync(dst->ptr + dst_offset, src->ptr + src_offset, bytes, s->stream));
+  else
+    DEV_CHECK(d, cuMemcpyDtoD(dst->ptr + dst_offset, src->ptr + src_offset, bytes));
+cleanup:
+  return status;
+}
+
+P2cStatus p2c_buffer_zero(P2cBuffer *b, P2cStream *s) {
+  if (!b) return P2C_ERR_USAGE;
+  P2cDevice *d = b->device;
+  P2cStatus status = check_range(b, 0, b->size, s, "zeroing device memory");
+  if (status != P2C_OK) return status;
+  if (s)
+    DEV_CHECK(d, cuMemsetD8Async(b->ptr, 0, b->size, s->stream));
+  else
+    DEV_CHECK(d, cuMemsetD8(b->ptr, 0, b->size));
+cleanup:
+  return status;
+}
+
+/* ---- Pinned host memory --------------------------------------------------------------------- */
+
+P2cStatus p2c_pinned_new(P2cDevice *d, size_t bytes, void **out) {
+  if (out) *out = NULL;
+  if (!d || !out) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  if (bytes == 0) return gpu_fail(d, P2C_ERR_USAGE, "pinned memory needs at least one byte");
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuMemHostAlloc(out, bytes, CUDRV_MEMHOSTALLOC_PORTABLE));
+  return P2C_OK;
+cleanup:
+  *out = NULL;
+  gpu_error_context(ERR(d), "allocating %zu bytes of pinned host memory", bytes);
+  return status;
+}
+
+void p2c_pinned_delete(P2cDevice *d, void *ptr) {
+  if (!d || !ptr) return;
+  release_current(d);
+  DRV(d)->cuMemFreeHost(ptr);
+}
+
+/* ---- Streams and events --------------------------------------------------------------------- */
+
+P2cStatus p2c_stream_new(P2cDevice *d, P2cStream **out) {
+  if (out) *out = NULL;
+  if (!d || !out) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cStream *s = mem_alloc(&d->alloc, sizeof *s);
+  if (!s) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+  memset(s, 0, sizeof *s);
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) goto cleanup;
+  DEV_CHECK(d, cuStreamCreate(&s->stream, CUDRV_STREAM_DEFAULT));
+  s->device = d;
+  *out = s;
+  return P2C_OK;
+cleanup:
+  mem_free(&d->alloc, s, sizeof *s);
+  return status;
+}
+
+void p2c_stream_delete(P2cStream *s) {
+  if (!s) return;
+  P2cDevice *d = s->device;
+  release_current(d);
+  DRV(d)->cuStreamDestroy(s->stream);
+  mem_free(&d->alloc, s, sizeof *s);
+}
+
+P2cStatus p2c_stream_synchronize(P2cStream *s) {
+  if (!s) return P2C_ERR_USAGE;
+  P2cDevice *d = s->device;
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuStreamSynchronize(s->stream));
+cleanup:
+  return status;
+}
+
+P2cStatus p2c_event_new(P2cDevice *d, P2cEvent **out) {
+  if (out) *out = NULL;
+  if (!d || !out) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cEvent *e = mem_alloc(&d->alloc, sizeof *e);
+  if (!e) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+  memset(e, 0, sizeof *e);
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) goto cleanup;
+  DEV_CHECK(d, cuEventCreate(&e->event, CUDRV_EVENT_DEFAULT));
+  e->device = d;
+  *out = e;
+  return P2C_OK;
+cleanup:
+  mem_free(&d->alloc, e, sizeof *e);
+  return status;
+}
+
+void p2c_event_delete(P2cEvent *e) {
+  if (!e) return;
+  P2cDevice *d = e->device;
+  release_current(d);
+  DRV(d)->cuEventDestroy(e->event);
+  mem_free(&d->alloc, e, sizeof *e);
+}
+
+P2cStatus p2c_event_record(P2cEvent *e, P2cStream *s) {
+  if (!e) return P2C_ERR_USAGE;
+  P2cDevice *d = e->device;
+  if (s && s->device != d)
+    return gpu_fail(d, P2C_ERR_USAGE, "the event and the stream belong to two devices");
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuEventRecord(e->event, s ? s->stream : NULL));
+cleanup:
+  return status;
+}
+
+P2cStatus p2c_event_synchronize(P2cEvent *e) {
+  if (!e) return P2C_ERR_USAGE;
+  P2cDevice *d = e->device;
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuEventSynchronize(e->event));
+cleanup:
+  return status;
+}
+
+P2cStatus p2c_event_elapsed_ms(const P2cEvent *start, const P2cEvent *end, float *ms) {
+  if (!start || !end || !ms) return start ? gpu_fail(start->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cDevice *d = start->device;
+  *ms = 0;
+  if (end->device != d) return gpu_fail(d, P2C_ERR_USAGE, "the events belong to two devices");
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuEventSynchronize(end->event));
+  DEV_CHECK(d, cuEventElapsedTime(ms, start->event, end->event));
+cleanup:
+  return status;
+}
+
+/* ---- Device arrays -------------------------------------------------------------------------- */
+
+bool gpu_array_span(P2cScalarType dtype, int ndim, const int64_t *shape, const int64_t *strides,
+                    size_t *bytes, size_t *offset) {
+  int64_t item = (int64_t)p2c_scalar_size(dtype), lo = 0, hi = 0;
+  *bytes = *offset = 0;
+  for (int k = 0; k < ndim; k++)
+    if (shape[k] <= 0) return shape[k] == 0; /* an empty array spans nothing */
+  for (int k = 0; k < ndim; k++) {
+    int64_t reach;
+    if (__builtin_mul_overflow(shape[k] - 1, strides[k], &reach)) return false;
+    if (reach < 0 && __builtin_add_overflow(lo, reach, &lo)) return false;
+    if (reach > 0 && __builtin_add_overflow(hi, reach, &hi)) return false;
+  }
+  int64_t total;
+  if (__builtin_sub_overflow(hi, lo, &total) || __builtin_add_overflow(total, item, &total))
+    return false;
+  *bytes = (size_t)total;
+  *offset = (size_t)-lo;
+  return true;
+}
+
+/* Gives `out` a zeroed buffer for its span, and its data address. */
+static P2cStatus array_alloc(P2cDevice *d, P2cDeviceArray *out) {
+  size_t bytes, offset;
+  if (!gpu_array_span(out->dtype, out->ndim, out->shape, out->strides, &bytes, &offset))
+    return gpu_fail(d, P2C_ERR_USAGE, "the array's size overflows");
+  if (bytes == 0) return P2C_OK; /* nothing to allocate: data stays 0 */
+  P2cStatus s = p2c_buffer_new(d, bytes, &out->buffer);
+  if (s == P2C_OK) s = p2c_buffer_zero(out->buffer, NULL);
+  if (s != P2C_OK) {
+    p2c_buffer_delete(out->buffer);
+    out->buffer = NULL;
+    return s;
+  }
+  out->data = out->buffer->ptr + offset;
+  return P2C_OK;
+}
+
+static bool valid_shape(P2cScalarType dtype, int ndim, const int64_t *shape) {
+  if (!p2c_scalar_name(dtype) || ndim < 0 || ndim > P2C_MAX_NDIM || (ndim && !shape)) return false;
+  for (int k = 0; k < ndim; k++)
+    if (shape[k] < 0) return false;
+  return true;
+}
+
+P2cStatus p2c_device_array_new(P2cDevice *d, P2cScalarType dtype, int ndim, const int64_t *shape,
+                               P2cDeviceArray *out) {
+  if (!out) return P2C_ERR_USAGE;
+  memset(out, 0, sizeof *out);
+  if (!d) return P2C_ERR_USAGE;
+  if (!valid_shape(dtype, ndim, shape)) return gpu_fail(d, P2C_ERR_USAGE, "invalid array type or shape");
+  out->dtype = dtype;
+  out->ndim = ndim;
+  int64_t stride = (int64_t)p2c_scalar_size(dtype);
+  for (int k = ndim; k-- > 0;) {
+    out->shape[k] = shape[k];
+    out->strides[k] = stride;
+    if (shape[k] && __builtin_mul_overflow(stride, shape[k], &stride))
+      return gpu_fail(d, P2C_ERR_USAGE, "the array's size overflows");
+  }
+  P2cStatus s = array_alloc(d, out);
+  if (s != P2C_OK) memset(out, 0, sizeof *out);
+  return s;
+}
+
+P2cStatus p2c_device_array_like(P2cDevice *d, const P2cHostArray *host, P2cDeviceArray *out) {
+  if (!out) return P2C_ERR_USAGE;
+  memset(out, 0, sizeof *out);
+  if (!d || !host) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  if (!valid_shape(host->dtype, host->ndim, host->shape))
+    return gpu_fail(d, P2C_ERR_USAGE, "invalid array type or shape");
+  out->dtype = host->dtype;
+  out->ndim = host->ndim;
+  memcpy(out->shape, host->shape, sizeof out->shape);
+  memcpy(out->strides, host->strides, sizeof out->strides);
+  P2cStatus s = array_alloc(d, out);
+  if (s != P2C_OK) memset(out, 0, sizeof *out);
+  return s;
+}
+
+/* The two arrays describe the same bytes: dtype, shape and strides. */
+static bool same_layout(const P2cDeviceArray *a, const P2cHostArray *h) {
+  if (a->dtype != h->dtype || a->ndim != h->ndim) return false;
+  for (int k = 0; k < a->ndim; k++)
+    if (a->shape[k] != h->shape[k] || (a->shape[k] > 1 && a->strides[k] != h->strides[k]))
+      return false;
+  return true;
+}
+
+/* Checks a transfer and finds the span both arrays cover. */
+static P2cStatus transfer_span(P2cDevice *d, const P2cDeviceArray *a, const P2cHostArray *h,
+                               P2cStream *s, size_t *bytes, size_t *offset) {
+  if (!same_layout(a, h))
+    return gpu_fail(d, P2C_ERR_USAGE,
+                    "host and device arrays differ in dtype, shape or strides: copy needs the same "
+                    "layout (make the device array with p2c_device_array_like)");
+  if (!gpu_array_span(a->dtype, a->ndim, a->shape, a->strides, bytes, offset))
+    return gpu_fail(d, P2C_ERR_USAGE, "the array's size overflows");
+  if (a->buffer && (a->data - *offset < a->buffer->ptr ||
+                    a->data - *offset + *bytes > a->buffer->ptr + a->buffer->size))
+    return gpu_fail(d, P2C_ERR_USAGE, "the device array reaches outside its buffer");
+  if (s && s->device != d) return gpu_fail(d, P2C_ERR_USAGE, "the stream belongs to another device");
+  return gpu_make_current(&d->gpu, ERR(d));
+}
+
+P2cStatus p2c_device_array_upload(P2cDevice *d, P2cDeviceArray *dst, const P2cHostArray *src,
+                                  P2cStream *s) {
+  if (!d || !dst || !src) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  size_t bytes, offset;
+  P2cStatus status = transfer_span(d, dst, src, s, &bytes, &offset);
+  if (status != P2C_OK || bytes == 0) return status;
+  const char *host = (const char *)src->data - offset;
+  if (s)
+    DEV_CHECK(d, cuMemcpyHtoDAsync(dst->data - offset, host, bytes, s->stream));
+  else
+    DEV_CHECK(d, cuMemcpyHtoD(dst->data - offset, host, bytes));
+cleanup:
+  return status;
+}
+
+P2cStatus p2c_device_array_download(P2cDevice *d, const P2cDeviceArray *src, P2cHostArray *dst,
+                                    P2cStream *s) {
+  if (!d || !dst || !src) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  size_t bytes, offset;
+  P2cStatus status = transfer_span(d, src, dst, s, &bytes, &offset);
+  if (status != P2C_OK || bytes == 0) return status;
+  char *host = (char *)dst->data - offset;
+  if (s)
+    DEV_CHECK(d, cuMemcpyDtoHAsync(host, src->data - offset, bytes, s->stream));
+  else
+    DEV_CHECK(d, cuMemcpyDtoH(host, src->data - offset, bytes));
+cleanup:
+  return status;
+}
+
+void p2c_device_array_free(P2cDeviceArray *a) {
+  if (!a) return;
+  p2c_buffer_delete(a->buffer);
+  memset(a, 0, sizeof *a);
+}

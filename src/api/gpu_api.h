@@ -1,0 +1,102 @@
+/* Internal to the public API's implementation: the GPU runtime's handles, shared by gpu.c
+ * (devices, memory, streams, events, device arrays), gpu_module.c (modules, kernels, NVRTC and
+ * its cache) and launch.c (the dispatcher's GPU path). */
+#ifndef P2C_API_GPU_API_H
+#define P2C_API_GPU_API_H
+
+#include <stdarg.h>
+
+#include "api/api.h"
+#include "runtime/cuda/gpu.h"
+
+enum { GPU_ERROR_BYTES = 16384 }; /* room for a JIT or NVRTC log after the message */
+
+/* A module p2c_launch loaded, kept for the next launch of the same CUDA C. */
+typedef struct LoadedModule {
+  char *text; /* the CUDA C, compared in full */
+  size_t len;
+  char arch[16];
+  P2cGpuModule *module;
+} LoadedModule;
+
+struct P2cDevice {
+  P2cAllocator alloc;
+  GpuContext gpu;
+  char arch[16];
+  LoadedModule *loaded;
+  size_t loaded_count, loaded_cap;
+  char last_error[GPU_ERROR_BYTES];
+};
+
+struct P2cBuffer {
+  P2cDevice *device;
+  CuDevicePtr ptr;
+  size_t size;
+};
+
+struct P2cStream {
+  P2cDevice *device;
+  CuStream stream;
+};
+
+struct P2cEvent {
+  P2cDevice *device;
+  CuEvent event;
+};
+
+struct P2cGpuKernel {
+  P2cGpuModule *module;
+  GpuFunction fn;
+};
+
+struct P2cGpuModule {
+  P2cDevice *device;
+  CuModule module;
+  bool cache_hit;
+  char what[256];         /* the program's name, for messages */
+  char *log;              /* NVRTC's log and the JIT's info log */
+  size_t log_size;
+  P2cGpuKernel **kernels; /* looked up so far */
+  size_t kernel_count;
+};
+
+/* Sets the device's last error and returns `s`. */
+P2cStatus gpu_fail(P2cDevice *d, P2cStatus s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Opens a device on a given driver table (tests pass a fake one; p2c_device_open passes the
+ * process's). On failure *out is NULL and err says why. */
+P2cStatus gpu_device_open_with(const CuDriver *drv, const P2cAllocator *alloc, int ordinal,
+                               P2cDevice **out, char *err, size_t errlen);
+
+/* The module for CUDA C `text` compiled for `arch`, from the device's table or compiled (through
+ * the compile cache) and loaded now; owned by the device. */
+P2cStatus gpu_loaded_module(P2cDevice *d, const char *text, size_t len, const char *name,
+                            const char *arch, bool no_cache, P2cGpuModule **out);
+
+/* Bytes of device memory an array with these strides spans, and the offset of element 0 from
+ * the lowest byte (negative strides put it above). False when the sizes overflow. */
+bool gpu_array_span(P2cScalarType dtype, int ndim, const int64_t *shape, const int64_t *strides,
+                    size_t *bytes, size_t *offset);
+
+/* ---- the dispatcher (launch.c, launch_gpu.c) ---- */
+
+/* Kernel arguments packed as cuLaunchKernel's kernelParams (docs/generated-code.md). */
+typedef struct Packed {
+  void **ptrs;
+  unsigned char *storage;
+} Packed;
+
+/* Packs `args` for kernel `k` (their kinds and types must match its parameters); arrays are
+ * packed with the data pointer array_of gives (a device array's address). */
+P2cStatus launch_pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, Packed *p);
+void launch_free_packed(P2cCompiler *c, const P2cKernelInfo *k, Packed *p);
+
+/* Runs kernel `k` of `m` on the GPU (launch_gpu.c): options' device or device 0, host arrays
+ * copied in and out, `repeat` launches whose times in ms go to `times`; H2D, D2H and compile
+ * times to the report. Failures are in the compiler's last error. */
+P2cStatus launch_on_gpu(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k,
+                        const P2cValue *args, const P2cLaunchOptions *o, P2cLaunchReport *r,
+                        double *times, int repeat);
+
+#endif

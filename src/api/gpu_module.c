@@ -1,0 +1,219 @@
+/* Modules and kernels on the GPU in the public API: loading PTX or CUBIN, compiling CUDA C (hand
+ * written, or translated from Python) with NVRTC through the compile cache, looking up kernels
+ * and globals, launching; and the device's table of modules that p2c_launch reuses.
+ *
+ * Everything is compiled to CUBIN for the device's own architecture: a CUBIN loads without the
+ * driver's PTX JIT (milliseconds per module), and a CUBIN from a CUDA 13 NVRTC loads on any CUDA
+ * 13 driver, where PTX from a newer NVRTC than the driver would be refused. */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/gpu_api.h"
+#include "runtime/cuda/rtc_cache.h"
+
+#define ERR(d) (d)->last_error, sizeof (d)->last_error
+
+/* ---- Modules -------------------------------------------------------------------------------- */
+
+/* Joins NVRTC's log and the JIT's info log into the module's log. */
+static bool set_log(P2cGpuModule *m, const char *nvrtc_log, const char *jit_log) {
+  size_t a = strlen(nvrtc_log), b = strlen(jit_log);
+  m->log_size = a + b + 2;
+  m->log = mem_alloc(&m->device->alloc, m->log_size);
+  if (!m->log) return false;
+  snprintf(m->log, m->log_size, "%s%s%s", nvrtc_log, a && b ? "\n" : "", jit_log);
+  return true;
+}
+
+/* Loads an image into a new module object. */
+static P2cStatus load_image(P2cDevice *d, const void *image, size_t size, const char *what,
+                            const char *nvrtc_log, P2cGpuModule **out) {
+  char info[GPU_JIT_LOG_BYTES];
+  *out = NULL;
+  P2cGpuModule *m = mem_alloc(&d->alloc, sizeof *m);
+  if (!m) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+  memset(m, 0, sizeof *m);
+  m->device = d;
+  snprintf(m->what, sizeof m->what, "%s", what);
+  P2cStatus s = gpu_module_load(&d->gpu, image, size, what, &m->module, info, sizeof info, ERR(d));
+  if (s == P2C_OK && !set_log(m, nvrtc_log, info)) s = gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+  if (s != P2C_OK) {
+    p2c_gpu_module_delete(m);
+    return s;
+  }
+  *out = m;
+  return P2C_OK;
+}
+
+P2cStatus p2c_gpu_module_load(P2cDevice *d, const void *image, size_t size, P2cGpuModule **out) {
+  if (out) *out = NULL;
+  if (!d || !out || !image || size == 0)
+    return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument or empty image") : P2C_ERR_USAGE;
+  return load_image(d, image, size, "the image", "", out);
+}
+
+typedef struct CompileJob {
+  const char *source, *name, *arch;
+  const char *const *options;
+  size_t option_count;
+  bool no_cache;
+} CompileJob;
+
+/* NVRTC (or the cache), then the driver. A cached image the driver refuses is dropped from the
+ * cache and compiled again, once: a damaged entry must not fail every later run. */
+static P2cStatus compile_and_load(P2cDevice *d, const CompileJob *job, P2cGpuModule **out) {
+  RtcRequest req = {.source = job->source, .program_name = job->name, .arch = job->arch,
+                    .target = P2C_TARGET_CUBIN, .options = job->options,
+                    .option_count = job->option_count, .alloc = &d->alloc};
+  RtcCacheOptions cache = {NULL, job->no_cache};
+  RtcResult res;
+  bool hit = false;
+  P2cStatus s = rtc_compile_cached(&req, &cache, &res, &hit);
+  if (s == P2C_OK) s = load_image(d, res.image, res.image_size, job->name, res.log, out);
+  if (s == P2C_ERR_CUDA && hit) {
+    rtc_result_free(&res);
+    rtc_cache_forget(&req, &cache);
+    s = rtc_compile_cached(&req, &cache, &res, &hit);
+    if (s == P2C_OK) s = load_image(d, res.image, res.image_size, job->name, res.log, out);
+  }
+  if (s == P2C_OK) (*out)->cache_hit = hit;
+  else if (res.error[0])
+    gpu_fail(d, s, "%s%s%s", res.error, res.log && res.log[0] ? "\nNVRTC log:\n" : "",
+             res.log ? res.log : "");
+  rtc_result_free(&res);
+  return s;
+}
+
+P2cStatus p2c_gpu_module_from_source(P2cDevice *d, const char *source, const P2cSourceOptions *o,
+                                     P2cGpuModule **out) {
+  if (out) *out = NULL;
+  if (!d || !out || !source) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  CompileJob job = {.source = source, .name = o && o->name ? o->name : "source.cu",
+                    .arch = o && o->arch ? o->arch : d->arch,
+                    .options = o ? o->nvrtc_options : NULL,
+                    .option_count = o && o->nvrtc_options ? o->nvrtc_option_count : 0,
+                    .no_cache = o && o->no_cache};
+  return compile_and_load(d, &job, out);
+}
+
+P2cStatus p2c_gpu_module_from_python(P2cDevice *d, const P2cModule *module, bool no_cache,
+                                     P2cGpuModule **out) {
+  if (out) *out = NULL;
+  if (!d || !out || !module) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  const char *text = p2c_module_cuda(module, NULL);
+  if (!text) return gpu_fail(d, P2C_ERR_USAGE, "the module has errors; nothing to compile");
+  CompileJob job = {.source = text, .name = module->comp.file, .arch = d->arch,
+                    .no_cache = no_cache};
+  return compile_and_load(d, &job, out);
+}
+
+void p2c_gpu_module_delete(P2cGpuModule *m) {
+  if (!m) return;
+  P2cDevice *d = m->device;
+  for (size_t i = 0; i < m->kernel_count; i++) mem_free(&d->alloc, m->kernels[i], sizeof **m->kernels);
+  mem_free(&d->alloc, m->kernels, m->kernel_count * sizeof *m->kernels);
+  gpu_module_unload(&d->gpu, m->module);
+  mem_free(&d->alloc, m->log, m->log_size);
+  mem_free(&d->alloc, m, sizeof *m);
+}
+
+bool p2c_gpu_module_cache_hit(const P2cGpuModule *m) { return m && m->cache_hit; }
+
+const char *p2c_gpu_module_log(const P2cGpuModule *m) { return m && m->log ? m->log : ""; }
+
+/* ---- The device's modules for p2c_launch ---------------------------------------------------- */
+
+P2cStatus gpu_loaded_module(P2cDevice *d, const char *text, size_t len, const char *name,
+                            const char *arch, bool no_cache, P2cGpuModule **out) {
+  for (size_t i = 0; i < d->loaded_count; i++) {
+    LoadedModule *l = &d->loaded[i];
+    if (l->len == len && strcmp(l->arch, arch) == 0 && memcmp(l->text, text, len) == 0) {
+      *out = l->module;
+      return P2C_OK;
+    }
+  }
+  if (d->loaded_count == d->loaded_cap) {
+    size_t cap = d->loaded_cap ? 2 * d->loaded_cap : 4;
+    LoadedModule *grown = mem_realloc(&d->alloc, d->loaded, d->loaded_cap * sizeof *grown,
+                                      cap * sizeof *grown);
+    if (!grown) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+    d->loaded = grown;
+    d->loaded_cap = cap;
+  }
+  LoadedModule *l = &d->loaded[d->loaded_count];
+  memset(l, 0, sizeof *l);
+  l->text = mem_strndup(&d->alloc, text, len);
+  if (!l->text) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+  l->len = len;
+  snprintf(l->arch, sizeof l->arch, "%s", arch);
+  CompileJob job = {.source = l->text, .name = name, .arch = arch, .no_cache = no_cache};
+  P2cStatus s = compile_and_load(d, &job, &l->module);
+  if (s != P2C_OK) {
+    mem_free(&d->alloc, l->text, len + 1);
+    return s;
+  }
+  d->loaded_count++;
+  *out = l->module;
+  return P2C_OK;
+}
+
+/* ---- Kernels and globals -------------------------------------------------------------------- */
+
+P2cStatus p2c_gpu_module_kernel(P2cGpuModule *m, const char *symbol, P2cGpuKernel **out) {
+  if (out) *out = NULL;
+  if (!m || !out || !symbol) return m ? gpu_fail(m->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cDevice *d = m->device;
+  for (size_t i = 0; i < m->kernel_count; i++)
+    if (strcmp(m->kernels[i]->fn.name, symbol) == 0) return *out = m->kernels[i], P2C_OK;
+  P2cGpuKernel *k = mem_alloc(&d->alloc, sizeof *k);
+  if (!k) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+  memset(k, 0, sizeof *k);
+  k->module = m;
+  P2cGpuKernel **grown = NULL;
+  P2cStatus s = gpu_function_get(&d->gpu, m->module, symbol, m->what, &k->fn, ERR(d));
+  if (s == P2C_OK) {
+    grown = mem_realloc(&d->alloc, m->kernels, m->kernel_count * sizeof *grown,
+                        (m->kernel_count + 1) * sizeof *grown);
+    if (!grown) s = gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+  }
+  if (s != P2C_OK) {
+    mem_free(&d->alloc, k, sizeof *k);
+    return s;
+  }
+  m->kernels = grown;
+  m->kernels[m->kernel_count++] = k;
+  *out = k;
+  return P2C_OK;
+}
+
+P2cStatus p2c_gpu_module_global(P2cGpuModule *m, const char *name, uint64_t *address,
+                                size_t *bytes) {
+  if (!m || !name) return m ? gpu_fail(m->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cDevice *d = m->device;
+  CuDevicePtr ptr = 0;
+  size_t size = 0;
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  CuResult rc = d->gpu.drv->cuModuleGetGlobal(&ptr, &size, m->module, name);
+  if (rc == CUDRV_ERROR_NOT_FOUND)
+    return gpu_fail(d, P2C_ERR_USAGE, "no __device__ variable '%s' in %s", name, m->what);
+  if (rc != CUDRV_SUCCESS)
+    return cudrv_fail(d->gpu.drv, rc, "cuModuleGetGlobal(&ptr, &size, m->module, name)", __FILE__,
+                      __LINE__, ERR(d));
+  if (address) *address = ptr;
+  if (bytes) *bytes = size;
+  return P2C_OK;
+}
+
+P2cStatus p2c_gpu_kernel_launch(P2cGpuKernel *k, const P2cGpuLaunch *c, void **args) {
+  if (!k || !c) return k ? gpu_fail(k->module->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cDevice *d = k->module->device;
+  if (c->stream && c->stream->device != d)
+    return gpu_fail(d, P2C_ERR_USAGE, "the stream belongs to another device");
+  GpuLaunchConfig g = {.shared_bytes = c->shared_bytes, .stream = c->stream ? c->stream->stream : NULL};
+  for (int i = 0; i < 3; i++) {
+    g.grid[i] = c->grid[i] ? c->grid[i] : 1;
+    g.block[i] = c->block[i] ? c->block[i] : 1;
+  }
+  return gpu_launch(&d->gpu, &k->fn, &g, args, ERR(d));
+}

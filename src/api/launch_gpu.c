@@ -1,0 +1,263 @@
+/* The dispatcher's GPU path: p2c_module_launch on P2C_DEVICE_GPU (and AUTO with a device).
+ *
+ *   module  the specialization's CUDA C, compiled to CUBIN for the device (through the compile
+ *           cache) and loaded, or taken from the device's table when it was loaded before;
+ *   copy in every host array is copied to device memory. Arrays whose host memory overlaps
+ *           (the same array passed twice, two views of one buffer) share one device buffer that
+ *           mirrors the union of their bytes, so that writes through one are seen through the
+ *           other and the copy back cannot undo them. An array is copied as the span of bytes
+ *           its strides reach, and keeps its strides: any layout arrives exactly as on the host;
+ *   launch  the arguments are packed as the simulator packs them, with device addresses, and
+ *           the kernel is launched `repeat` times, each between two CUDA events;
+ *   copy out every host array's buffer is copied back, over the host memory it came from.
+ * Device arrays (P2cValue.device_array) are passed as they are. Every phase is timed with CUDA
+ * events on the default stream. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/gpu_api.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Host bytes [lo, hi) that one device buffer mirrors. */
+typedef struct Region {
+  uintptr_t lo, hi;
+  P2cBuffer *buffer;
+} Region;
+
+typedef struct GpuRun {
+  P2cCompiler *c;
+  P2cDevice *dev;
+  bool own_dev;
+  const P2cKernelInfo *k;
+  const P2cValue *args;
+  size_t nargs;
+  Region *regions;
+  size_t region_count;
+  P2cDeviceArray *views; /* per argument: the device copy of a host array */
+  P2cValue *values;      /* the arguments as the kernel gets them */
+  P2cEvent *start, *stop;
+} GpuRun;
+
+/* Copies the device's last error into the compiler's, with what was being done. */
+static P2cStatus fail_from_device(GpuRun *g, P2cStatus s, const char *doing) {
+  return api_fail(g->c, s, "%s%s%s", doing, doing[0] ? ": " : "", p2c_device_last_error(g->dev));
+}
+
+/* ---- regions of host memory ---- */
+
+static bool host_span(const P2cValue *v, uintptr_t *lo, uintptr_t *hi, size_t *offset) {
+  size_t bytes;
+  const P2cHostArray *a = &v->array;
+  if (!gpu_array_span(a->dtype, a->ndim, a->shape, a->strides, &bytes, offset)) return false;
+  *lo = (uintptr_t)a->data - *offset;
+  *hi = *lo + bytes;
+  return true;
+}
+
+static int cmp_region(const void *a, const void *b) {
+  uintptr_t x = ((const Region *)a)->lo, y = ((const Region *)b)->lo;
+  return x < y ? -1 : x > y;
+}
+
+/* The host arrays' spans, sorted and merged where they overlap. */
+static P2cStatus find_regions(GpuRun *g) {
+  g->region_count = 0;
+  for (size_t i = 0; i < g->nargs; i++) {
+    const P2cValue *v = &g->args[i];
+    uintptr_t lo, hi;
+    size_t offset;
+    if (!v->is_array || v->device_array) continue;
+    if (!host_span(v, &lo, &hi, &offset))
+      return api_fail(g->c, P2C_ERR_USAGE, "argument '%s': the array's size overflows",
+                      g->k->params[i].name);
+    if (hi > lo) g->regions[g->region_count++] = (Region){lo, hi, NULL};
+  }
+  qsort(g->regions, g->region_count, sizeof *g->regions, cmp_region);
+  size_t n = 0;
+  for (size_t i = 0; i < g->region_count; i++) {
+    if (n > 0 && g->regions[i].lo < g->regions[n - 1].hi) {
+      if (g->regions[i].hi > g->regions[n - 1].hi) g->regions[n - 1].hi = g->regions[i].hi;
+    } else {
+      g->regions[n++] = g->regions[i];
+    }
+  }
+  g->region_count = n;
+  return P2C_OK;
+}
+
+static const Region *region_of(const GpuRun *g, uintptr_t lo) {
+  for (size_t i = 0; i < g->region_count; i++)
+    if (lo >= g->regions[i].lo && lo < g->regions[i].hi) return &g->regions[i];
+  return NULL;
+}
+
+/* The device view of host array argument i: same shape and strides, data in its region. */
+static void make_view(GpuRun *g, size_t i) {
+  const P2cHostArray *a = &g->args[i].array;
+  P2cDeviceArray *d = &g->views[i];
+  uintptr_t lo = 0, hi = 0;
+  size_t offset = 0;
+  memset(d, 0, sizeof *d);
+  d->dtype = a->dtype;
+  d->ndim = a->ndim;
+  memcpy(d->shape, a->shape, sizeof d->shape);
+  memcpy(d->strides, a->strides, sizeof d->strides);
+  host_span(&g->args[i], &lo, &hi, &offset);
+  const Region *r = hi > lo ? region_of(g, lo) : NULL;
+  d->data = r ? p2c_buffer_address(r->buffer) + (lo - r->lo) + offset : 0;
+}
+
+/* ---- phases ---- */
+
+static P2cStatus begin_timing(GpuRun *g) {
+  P2cStatus s = p2c_event_record(g->start, NULL);
+  return s == P2C_OK ? s : fail_from_device(g, s, "timing");
+}
+
+static P2cStatus end_timing(GpuRun *g, double *ms, const char *doing) {
+  float t = 0;
+  P2cStatus s = p2c_event_record(g->stop, NULL);
+  if (s == P2C_OK) s = p2c_event_elapsed_ms(g->start, g->stop, &t);
+  if (s != P2C_OK) return fail_from_device(g, s, doing);
+  *ms = t;
+  return P2C_OK;
+}
+
+static P2cStatus copy_in(GpuRun *g, P2cLaunchReport *r) {
+  P2cStatus s = P2C_OK;
+  for (size_t i = 0; s == P2C_OK && i < g->region_count; i++)
+    s = p2c_buffer_new(g->dev, g->regions[i].hi - g->regions[i].lo, &g->regions[i].buffer);
+  if (s != P2C_OK) return fail_from_device(g, s, "device memory for the arguments");
+  s = begin_timing(g);
+  for (size_t i = 0; s == P2C_OK && i < g->region_count; i++) {
+    Region *rg = &g->regions[i];
+    s = p2c_buffer_write(rg->buffer, 0, (const void *)rg->lo, rg->hi - rg->lo, NULL);
+    if (s != P2C_OK) return fail_from_device(g, s, "copying the arguments to the device");
+  }
+  return s == P2C_OK ? end_timing(g, &r->h2d_ms, "copying the arguments to the device") : s;
+}
+
+static P2cStatus copy_out(GpuRun *g, P2cLaunchReport *r) {
+  P2cStatus s = begin_timing(g);
+  for (size_t i = 0; s == P2C_OK && i < g->region_count; i++) {
+    Region *rg = &g->regions[i];
+    s = p2c_buffer_read(rg->buffer, 0, (void *)rg->lo, rg->hi - rg->lo, NULL);
+    if (s != P2C_OK) return fail_from_device(g, s, "copying the arrays back from the device");
+  }
+  return s == P2C_OK ? end_timing(g, &r->d2h_ms, "copying the arrays back from the device") : s;
+}
+
+/* The arguments as the kernel takes them: host arrays replaced by their device views. */
+static P2cStatus device_values(GpuRun *g) {
+  for (size_t i = 0; i < g->nargs; i++) {
+    const P2cValue *v = &g->args[i];
+    g->values[i] = *v;
+    if (!v->is_array || v->device_array) continue;
+    make_view(g, i);
+    g->values[i].device_array = &g->views[i];
+  }
+  return P2C_OK;
+}
+
+/* Compiles or finds the module and its kernel; the time counts as compilation. */
+static P2cStatus load_kernel(GpuRun *g, P2cModule *m, const P2cLaunchOptions *o,
+                             P2cLaunchReport *r, P2cGpuKernel **kernel) {
+  size_t len;
+  const char *text = p2c_module_cuda(m, &len);
+  const char *arch = o->arch ? o->arch : g->dev->arch;
+  size_t before = g->dev->loaded_count;
+  P2cGpuModule *gm = NULL;
+  double t0 = now_ms();
+  P2cStatus s = gpu_loaded_module(g->dev, text, len, m->comp.file, arch, o->no_cache, &gm);
+  if (s == P2C_OK) s = p2c_gpu_module_kernel(gm, g->k->symbol, kernel);
+  r->compile_ms += now_ms() - t0;
+  if (s != P2C_OK) return fail_from_device(g, s, "");
+  /* Found in the device's table (loaded by an earlier launch) counts as a cache hit too. */
+  r->cache_hit = gm->cache_hit || g->dev->loaded_count == before;
+  return P2C_OK;
+}
+
+static P2cStatus launch_repeatedly(GpuRun *g, P2cGpuKernel *kernel, void **params,
+                                   const P2cLaunchOptions *o, double *times, int repeat) {
+  P2cGpuLaunch cfg = {.shared_bytes = o->shared_bytes};
+  memcpy(cfg.grid, o->grid, sizeof cfg.grid);
+  memcpy(cfg.block, o->block, sizeof cfg.block);
+  char doing[300];
+  snprintf(doing, sizeof doing, "kernel '%s' failed on the device", g->k->python_name);
+  for (int i = 0; i < repeat; i++) {
+    P2cStatus s = begin_timing(g);
+    if (s != P2C_OK) return s;
+    s = p2c_gpu_kernel_launch(kernel, &cfg, params);
+    if (s != P2C_OK) return fail_from_device(g, s, "");
+    s = end_timing(g, &times[i], doing);
+    if (s != P2C_OK) return s;
+  }
+  return P2C_OK;
+}
+
+/* ---- the whole launch ---- */
+
+static P2cStatus run_alloc(GpuRun *g) {
+  size_t n = g->nargs ? g->nargs : 1;
+  g->regions = mem_alloc(&g->c->alloc, n * sizeof *g->regions);
+  g->views = mem_alloc(&g->c->alloc, n * sizeof *g->views);
+  g->values = mem_alloc(&g->c->alloc, n * sizeof *g->values);
+  if (!g->regions || !g->views || !g->values) return api_fail(g->c, P2C_ERR_NOMEM, "out of memory");
+  memset(g->regions, 0, n * sizeof *g->regions);
+  P2cStatus s = p2c_event_new(g->dev, &g->start);
+  if (s == P2C_OK) s = p2c_event_new(g->dev, &g->stop);
+  return s == P2C_OK ? s : fail_from_device(g, s, "");
+}
+
+static void run_free(GpuRun *g) {
+  size_t n = g->nargs ? g->nargs : 1;
+  for (size_t i = 0; g->regions && i < g->region_count; i++) p2c_buffer_delete(g->regions[i].buffer);
+  mem_free(&g->c->alloc, g->regions, n * sizeof *g->regions);
+  mem_free(&g->c->alloc, g->views, n * sizeof *g->views);
+  mem_free(&g->c->alloc, g->values, n * sizeof *g->values);
+  p2c_event_delete(g->start);
+  p2c_event_delete(g->stop);
+  if (g->own_dev) p2c_device_delete(g->dev);
+}
+
+static P2cStatus check_device_arrays(GpuRun *g) {
+  for (size_t i = 0; i < g->nargs; i++) {
+    const P2cDeviceArray *d = g->args[i].device_array;
+    if (g->args[i].is_array && d && d->buffer && d->buffer->device != g->dev)
+      return api_fail(g->c, P2C_ERR_USAGE, "argument '%s' is a device array of another device",
+                      g->k->params[i].name);
+  }
+  return P2C_OK;
+}
+
+P2cStatus launch_on_gpu(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k,
+                        const P2cValue *args, const P2cLaunchOptions *o, P2cLaunchReport *r,
+                        double *times, int repeat) {
+  GpuRun g = {.c = c, .dev = o->gpu, .k = k, .args = args, .nargs = k->param_count};
+  P2cStatus s = P2C_OK;
+  if (!g.dev) {
+    s = p2c_device_open(c, 0, &g.dev);
+    g.own_dev = s == P2C_OK;
+  }
+  P2cGpuKernel *kernel = NULL;
+  Packed p = {0};
+  if (s == P2C_OK) s = check_device_arrays(&g);
+  if (s == P2C_OK) s = load_kernel(&g, m, o, r, &kernel);
+  if (s == P2C_OK) s = run_alloc(&g);
+  if (s == P2C_OK) s = find_regions(&g);
+  if (s == P2C_OK) s = copy_in(&g, r);
+  if (s == P2C_OK) s = device_values(&g);
+  if (s == P2C_OK) s = launch_pack_args(c, k, g.values, &p);
+  if (s == P2C_OK) s = launch_repeatedly(&g, kernel, p.ptrs, o, times, repeat);
+  if (s == P2C_OK) s = copy_out(&g, r);
+  if (p.ptrs) launch_free_packed(c, k, &p);
+  if (g.dev) run_free(&g);
+  return s;
+}

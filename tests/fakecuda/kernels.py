@@ -1,0 +1,29 @@
+# Kernels for the GPU runtime's tests on the fake driver (tests/fakecuda/fakecuda.c runs a C
+# version of each under the same name). Each also runs under Numba's simulator.
+from numba import cuda
+
+
+@cuda.jit
+def scale2d(out, x, a):
+    i, j = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = x[i, j] * a
+
+
+@cuda.jit
+def accumulate(x, y):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        x[i] += y[i]
+
+
+@cuda.jit
+def fault(x):
+    # On the fake driver this kernel touches memory far outside x (an illegal address).
+    if cuda.grid(1) == 0:
+        x[0] = 1
+
+
+@cuda.jit
+def empty():
+    pass
