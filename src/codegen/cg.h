@@ -53,6 +53,23 @@ typedef struct Gen {
   VEC(TupleCType) tuple_ctypes;   /* in definition order: elements before the tuples holding them */
 } Gen;
 
+/* ---- statements (emit.c) ---- */
+
+/* Writes one indented line (the format's text) into the function body. */
+void emit_line(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void emit_block(Gen *G, const Block *b);
+/* target = value for any assignment target: a name, a subscript, or a tuple of targets. */
+void emit_assign_one(Gen *G, const Expr *target, Expr *value);
+/* Whether block b rebinds variable var (assignments and loop targets; not subscripts). */
+bool assigns_var(const Block *b, int var);
+/* for targets in iterable (emit_iter.c); plain range() loops are emit.c's. */
+void emit_for_iter(Gen *G, const Stmt *s);
+/* Clears the non-negativity of a for-iter loop's target variables where what they receive is
+ * not known to be >= 0 (sets *changed when it clears something). */
+void for_iter_nonneg(Gen *G, const Stmt *s, bool *changed);
+
+/* ---- expressions (emit_expr.c) ---- */
+
 /* Writes e as a C expression of precedence >= prec (parenthesized if needed). */
 void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec);
 /* cond ? a : b */

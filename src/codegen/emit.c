@@ -71,10 +71,17 @@ static void put_c_string(StrBuf *sb, const char *s, size_t len, bool printf_form
 
 /* ---- statements ---- */
 
-static void emit_block(Gen *G, const Block *b);
 
 static void line(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(Gen *G, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_indent(G->body, G->indent);
+  sb_vprintf(G->body, fmt, ap);
+  va_end(ap);
+}
+
+void emit_line(Gen *G, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   sb_indent(G->body, G->indent);
@@ -115,7 +122,6 @@ static bool reads_any_target(const Expr *value, const Expr *target) {
   return target->kind == EX_INDEX;
 }
 
-static void emit_assign_one(Gen *G, const Expr *target, Expr *value);
 
 /* Writes `value` into a new temporary and returns the temporary. */
 static Expr *store_in_temp(Gen *G, Expr *value) {
@@ -152,7 +158,7 @@ static void emit_unpack(Gen *G, const Expr *target, Expr *value) {
   for (int k = 0; k < target->nkids; k++) emit_assign_one(G, target->kids[k], elems[k]);
 }
 
-static void emit_assign_one(Gen *G, const Expr *target, Expr *value) {
+void emit_assign_one(Gen *G, const Expr *target, Expr *value) {
   if (target->kind == EX_TUPLE) emit_unpack(G, target, value);
   else if (target->kind == EX_VAR && G->fn->vars[target->var].ty->fixed_shape)
     ;   /* shared/local array: the declaration is the allocation */
@@ -221,7 +227,7 @@ static void emit_if(Gen *G, const Stmt *s) {
   line(G, "}\n");
 }
 
-static bool assigns_var(const Block *b, int var) {
+bool assigns_var(const Block *b, int var) {
   for (int i = 0; i < b->len; i++) {
     const Stmt *s = b->items[i];
     for (int k = 0; k < s->ntargets; k++)
@@ -302,25 +308,6 @@ static void emit_for_range(Gen *G, const Stmt *s) {
   }
   G->indent += 2;
   if (!direct) line(G, "%s = %s;\n", v, ctr);
-  emit_block(G, &s->body);
-  G->indent -= 2;
-  line(G, "}\n");
-}
-
-static void emit_for_iter(Gen *G, const Stmt *s) {
-  const char *k = new_temp(G, &type_int64);
-  StrBuf arr;
-  sb_init(&arr, G->a);
-  emit_expr(G, s->value, &arr, P_POSTFIX);
-  const Type *at = s->value->ty;
-  if (at->fixed_shape) line(G, "for (%s = 0; %s < %lld; ++%s) {\n", k, k, (long long)at->fixed_shape[0], k);
-  else line(G, "for (%s = 0; %s < %s.shape[0]; ++%s) {\n", k, k, sb_str(&arr), k);
-  G->indent += 2;
-  if (at->fixed_shape) line(G, "%s = %s[%s];\n", G->vnames[s->var], sb_str(&arr), k);
-  else if (at->layout == 'A')
-    line(G, "%s = *(%s *)((char *)%s.data + %s * %s.strides[0]);\n", G->vnames[s->var],
-         at->dtype->cname, sb_str(&arr), k, sb_str(&arr));
-  else line(G, "%s = %s.data[%s];\n", G->vnames[s->var], sb_str(&arr), k);
   emit_block(G, &s->body);
   G->indent -= 2;
   line(G, "}\n");
@@ -410,7 +397,7 @@ static void emit_stmt(Gen *G, const Stmt *s) {
   }
 }
 
-static void emit_block(Gen *G, const Block *b) {
+void emit_block(Gen *G, const Block *b) {
   for (int i = 0; i < b->len; i++) emit_stmt(G, b->items[i]);
 }
 
@@ -452,10 +439,7 @@ static void nonneg_stmt(Gen *G, const Stmt *s, bool *changed) {
     if (G->nonneg[s->var] && !ok) G->nonneg[s->var] = false, *changed = true;
     if (G->positive[s->var]) G->positive[s->var] = false, *changed = true;
   }
-  if (s->kind == ST_FOR_ITER && G->positive[s->var]) G->positive[s->var] = false, *changed = true;
-  /* An array's elements are known to be >= 0 only when its dtype is unsigned or bool. */
-  if (s->kind == ST_FOR_ITER && G->nonneg[s->var] && !type_never_negative(G->fn->vars[s->var].ty))
-    G->nonneg[s->var] = false, *changed = true;
+  if (s->kind == ST_FOR_ITER) for_iter_nonneg(G, s, changed);
   nonneg_scan(G, &s->body, changed);
   nonneg_scan(G, &s->orelse, changed);
 }

@@ -151,6 +151,7 @@ bool expr_nonneg(Gen *G, const Expr *e) {
   switch (e->kind) {
   case EX_INT: return e->is_unsigned_literal || e->ival >= 0;
   case EX_BOOL: return true;
+  case EX_TEMP: return e->ival == 1;
   case EX_VAR: return G->nonneg && G->nonneg[e->var];
   case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival >= 0;
   case EX_BUILTIN: return e->builtin->id >= BI_TID_X && e->builtin->id <= BI_WARPSIZE;

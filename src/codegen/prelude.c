@@ -168,4 +168,5 @@ void prelude_emit(StrBuf *sb, HelperSet used) {
       sb_putc(sb, '\n');
       sb_puts(sb, helper_text[h]);
     }
+  prelude_types_emit(sb, used);
 }

@@ -17,13 +17,24 @@ typedef enum Helper {
   H_COUNT
 } Helper;
 
+/* Helpers for iteration, array views, complex numbers and float16 (prelude_types.c), kept in a
+ * set of their own. Written after the scalar helpers, in this order. */
+typedef enum TypeHelper {
+  TH_RANGE_LEN,
+  TH_COUNT
+} TypeHelper;
+
 typedef struct HelperSet {
   uint64_t bits;
+  uint64_t type_bits;   /* TypeHelper */
 } HelperSet;
 
 static inline void helper_use(HelperSet *s, Helper h) { s->bits |= (uint64_t)1 << h; }
+static inline void type_helper_use(HelperSet *s, TypeHelper h) { s->type_bits |= (uint64_t)1 << h; }
 
 /* Writes the fixed prelude (integer typedefs, p2c_array) and every helper in `used`. */
 void prelude_emit(StrBuf *sb, HelperSet used);
+/* Writes the TypeHelpers in `used` (called by prelude_emit). */
+void prelude_types_emit(StrBuf *sb, HelperSet used);
 
 #endif

@@ -142,7 +142,7 @@ static void dump_stmt(Printer *p, const Stmt *s, int depth) {
   sb_indent(p->sb, depth * 2);
   sb_printf(p->sb, "%s", stmt_names[s->kind]);
   if (s->kind == ST_AUGASSIGN) sb_printf(p->sb, " %s=", op_python_spelling(s->op));
-  if (s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) sb_printf(p->sb, " %s", p->fn->vars[s->var].name);
+  if (s->kind == ST_FOR_RANGE) sb_printf(p->sb, " %s", p->fn->vars[s->var].name);
   sb_printf(p->sb, " @%u:%u\n", s->loc.line, s->loc.col);
   for (int i = 0; i < s->ntargets; i++) dump_expr(p, s->targets[i], depth + 1);
   const Expr *parts[] = {s->cond, s->start, s->stop, s->step, s->value};

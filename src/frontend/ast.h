@@ -39,7 +39,8 @@ typedef enum ExprKind {
   EX_INDEX,     /* kids[0][kids[1], ..., kids[n-1]] */
   EX_TUPLE,     /* kids */
   EX_CAST,      /* typeinfer: kids[0] converted to ty (numbers, or tuples element-wise) */
-  EX_TEMP,      /* codegen only: a generated C temporary named str, of type ty */
+  EX_TEMP,      /* codegen only: C text str of type ty (a temporary's name, or a parenthesized
+                   expression); ival 1 when the value is known to be >= 0 */
 } ExprKind;
 
 typedef enum Op {
@@ -92,7 +93,8 @@ typedef enum StmtKind {
   ST_IF,         /* cond, body, orelse (elif is a nested if in orelse) */
   ST_WHILE,      /* cond, body */
   ST_FOR_RANGE,  /* for var in range(start, stop, step): body */
-  ST_FOR_ITER,   /* for var in value (a 1-D array): body */
+  ST_FOR_ITER,   /* for targets[0] in value (an array, a UniTuple, enumerate/zip/range calls):
+                    body; var is the target's variable when it is a single name, else -1 */
   ST_BREAK,
   ST_CONTINUE,
   ST_PASS,

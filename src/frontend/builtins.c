@@ -89,6 +89,7 @@ static const Builtin table[] = {
     FN("builtins.int", BI_INT), FN("builtins.float", BI_FLOAT), FN("builtins.bool", BI_BOOL),
     FN("builtins.round", BI_ROUND), FN("builtins.len", BI_LEN), FN("builtins.range", BI_RANGE),
     FN("builtins.print", BI_PRINT),
+    FN("builtins.enumerate", BI_ENUMERATE), FN("builtins.zip", BI_ZIP),
 };
 
 const Builtin *builtin_lookup(const char *path) {

@@ -31,6 +31,7 @@ typedef enum BuiltinId {
   BI_MATH_CONST,     /* pi, e, inf, nan, tau */
   /* Python builtins */
   BI_ABS, BI_MIN, BI_MAX, BI_INT, BI_FLOAT, BI_BOOL, BI_ROUND, BI_LEN, BI_RANGE, BI_PRINT,
+  BI_ENUMERATE, BI_ZIP,   /* only as the iterable of a for loop, like range */
   /* a scalar type (np.float32, numba.int32 ...) */
   BI_TYPE,
 } BuiltinId;

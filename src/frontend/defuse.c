@@ -35,7 +35,8 @@ static void mark_block(const Block *b, bool *assigned) {
     const Stmt *s = b->items[i];
     if (s->kind == ST_ASSIGN)
       for (int k = 0; k < s->ntargets; k++) mark_target(s->targets[k], assigned);
-    if (s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) assigned[s->var] = true;
+    if (s->kind == ST_FOR_RANGE) assigned[s->var] = true;
+    if (s->kind == ST_FOR_ITER) mark_target(s->targets[0], assigned);
     mark_block(&s->body, assigned);
     mark_block(&s->orelse, assigned);
   }
@@ -62,7 +63,8 @@ static void check_stmt(DefUse *d, const Stmt *s, bool *assigned) {
     check_block(d, &s->orelse, other);
     for (size_t i = 0; i < n; i++) assigned[i] |= other[i];
   } else if (s->kind == ST_WHILE || s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) {
-    if (s->kind != ST_WHILE) assigned[s->var] = true;
+    if (s->kind == ST_FOR_RANGE) assigned[s->var] = true;
+    if (s->kind == ST_FOR_ITER) mark_target(s->targets[0], assigned);
     mark_block(&s->body, assigned);
     check_block(d, &s->body, assigned);
   }

@@ -596,21 +596,39 @@ static Stmt *lower_while(Lowerer *L, TSNode n) {
   return s->cond ? s : NULL;
 }
 
-/* for x in range(...) / for x in array */
+/* A loop target: a name, or a tuple of targets (for i, (x, y) in enumerate(zip(a, b))). */
+static bool is_loop_target(const Expr *e) {
+  if (e->kind == EX_VAR) return true;
+  if (e->kind != EX_TUPLE) return false;
+  for (int i = 0; i < e->nkids; i++)
+    if (!is_loop_target(e->kids[i])) return false;
+  return true;
+}
+
+/* for x in range(...) / for x in array / for i, x in enumerate(...) / zip(...) */
 static Stmt *lower_for(Lowerer *L, TSNode n) {
   if (reject_loop_else(L, n)) return NULL;
   TSNode left = field(L, n, F_left);
   TSNode right = field(L, n, F_right);
-  if (!node_is(left, "identifier")) {
-    unsupported(L, left, "a loop target other than a single name");
-    return NULL;
-  }
   Stmt *s = new_stmt(L, ST_FOR_ITER, n);
-  s->var = find_var(L, node_str(L, left));
+  bool name = node_is(left, "identifier");
+  s->var = name ? find_var(L, node_str(L, left)) : -1;
   Resolved r;
   TSNode callee = field(L, right, F_function);
-  if (node_is(right, "call") && resolve_dotted(L, callee, &r) && r.builtin &&
-      r.builtin->id == BI_RANGE) {
+  bool range = node_is(right, "call") && resolve_dotted(L, callee, &r) && r.builtin &&
+               r.builtin->id == BI_RANGE;
+  if (!range || !name) {
+    Expr *target = lower_expr(L, left);
+    if (!target) return NULL;
+    if (!is_loop_target(target)) {
+      unsupported(L, left, "a loop target other than names and tuples of names");
+      return NULL;
+    }
+    s->targets = arena_alloc(L->a, sizeof(Expr *));
+    s->targets[0] = target;
+    s->ntargets = 1;
+  }
+  if (range && name) {
     s->kind = ST_FOR_RANGE;
     Expr *call = lower_expr(L, right);
     if (!call) return NULL;

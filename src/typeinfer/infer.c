@@ -106,9 +106,9 @@ static void infer_cond(Infer *I, Expr *cond) {
   if (t) check_truthy(I, cond, t);
 }
 
-/* The type range() iterates with, as Numba's range overloads choose it. */
-static const Type *range_type(Infer *I, Stmt *s) {
-  Expr *parts[3] = {s->start, s->stop, s->step};
+/* The type range() iterates with, as Numba's range overloads choose it; parts are start, stop
+ * and step, NULL where not given. In the final pass the parts are cast to that type. */
+const Type *infer_range(Infer *I, Expr **parts) {
   bool all32 = true, any_u64 = false, known = true;
   for (int i = 0; i < 3; i++) {
     if (!parts[i]) continue;
@@ -124,35 +124,28 @@ static const Type *range_type(Infer *I, Stmt *s) {
     if (t->bits == 64 || (!t->is_signed && t->bits == 32)) all32 = false;
     if (t == &type_uint64) any_u64 = true;
   }
+  Expr *step = parts[2];
+  if (I->final && step && step->kind == EX_INT && step->ival == 0)
+    diag_error(I->c, step->loc, "E-range-step", "range() step must not be zero");
   if (!known) return NULL;
-  return any_u64 ? &type_uint64 : all32 ? &type_int32 : &type_int64;
-}
-
-static void check_range_step(Infer *I, Stmt *s) {
-  if (I->final && s->step && s->step->kind == EX_INT && s->step->ival == 0)
-    diag_error(I->c, s->step->loc, "E-range-step", "range() step must not be zero");
+  const Type *t = any_u64 ? &type_uint64 : all32 ? &type_int32 : &type_int64;
+  for (int i = 0; i < 3; i++)
+    if (parts[i]) coerce(I, &parts[i], t);
+  return t;
 }
 
 static void infer_for_range(Infer *I, Stmt *s) {
-  const Type *t = range_type(I, s);
-  check_range_step(I, s);
+  Expr *parts[3] = {s->start, s->stop, s->step};
+  const Type *t = infer_range(I, parts);
+  s->start = parts[0], s->stop = parts[1], s->step = parts[2];
   assign_var(I, s->var, t, s->loc);
-  if (I->final && t) {
-    if (s->start) coerce(I, &s->start, t);
-    coerce(I, &s->stop, t);
-    if (s->step) coerce(I, &s->step, t);
-  }
   infer_block(I, &s->body);
 }
 
+/* for targets in iterable: the targets take the type of the values the iterable yields. */
 static void infer_for_iter(Infer *I, Stmt *s) {
-  const Type *t = infer_expr(I, s->value);
-  if (t && (t->kind != TY_ARRAY || t->ndim != 1)) {
-    TERR(I, s->value->loc, "E-iterate", "cannot iterate over %s (only range() and 1-D arrays)",
-         t->name);
-    t = NULL;
-  }
-  assign_var(I, s->var, t ? t->dtype : NULL, s->loc);
+  const Type *t = infer_iterable(I, s->value);
+  assign_target(I, &s->targets[0], t, s->loc);
   infer_block(I, &s->body);
 }
 

@@ -29,6 +29,14 @@ Function *specialize(Infer *I, Function *f, const Type **args, Loc call_loc);
 /* An integer known at compile time (literals, module constants, + - * // of those). */
 bool infer_const_int(const Expr *e, int64_t *out);
 
+/* range(start, stop, step) with parts NULL where not given: the type it yields (the parts
+ * are cast to it in the final pass). */
+const Type *infer_range(Infer *I, Expr **parts);
+/* The type of the values a for loop's iterable yields: an array's elements (or, for an N-D
+ * array, its (N-1)-D views), a UniTuple's elements, range(), enumerate() and zip() of those
+ * (infer_iter.c). NULL when unknown yet or after an error. */
+const Type *infer_iterable(Infer *I, Expr *it);
+
 /* Tuples (infer_tuple.c). */
 const Type *infer_tuple_literal(Infer *I, Expr *e);
 /* t[k]: a constant index picks an element of any tuple; a runtime index needs a UniTuple. */

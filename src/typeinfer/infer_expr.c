@@ -446,7 +446,9 @@ static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
   case BI_LEN: return infer_len(I, e, t);
   case BI_PRINT: return infer_print(I, e, t);
   case BI_RANGE:
-    TERR(I, e->loc, "E-range", "range() is only supported as the iterable of a for loop");
+  case BI_ENUMERATE:
+  case BI_ZIP:
+    TERR(I, e->loc, "E-range", "%s() is only supported as the iterable of a for loop", b->path + 9);
     return NULL;
   default:
     TERR(I, e->loc, "E-not-callable", "'%s' cannot be called", builtin_display_name(b));
