@@ -381,6 +381,10 @@ P2C_API P2cStatus p2c_device_array_download(P2cDevice *device, const P2cDeviceAr
                                             P2cHostArray *dst, P2cStream *stream);
 /* Frees the array's buffer when it owns one; accepts an empty array. */
 P2C_API void p2c_device_array_free(P2cDeviceArray *array);
+/* Writes the kernel-parameter form of a device array (p2c_array<T, ndim>: the data address,
+ * the extents, the strides in bytes) to `out`, which must hold p2c_array_arg_size(ndim) bytes,
+ * for p2c_gpu_kernel_launch. Returns the bytes written. */
+P2C_API size_t p2c_device_array_pack(const P2cDeviceArray *array, void *out);
 
 
 /* ---- Running kernels ----------------------------------------------------------------------- */

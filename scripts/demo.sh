@@ -32,4 +32,6 @@ print("vecadd c[:4] =", np.load(f"{d}/c.npy")[:4])
 print("matmul C[0,0] =", np.load(f"{d}/C.npy")[0, 0], "(expected 256)")
 x = np.load(f"{d}/x.npy"); print("normalize: sum =", x.sum(), "(expected 1.0)")
 PY
+echo "== streams (samples/streams.c: ten arrays normalized on ten CUDA streams; GPU only)"
+build/tools/streams samples/normalize.py || [ $? -eq 77 ]
 echo "outputs are in $OUT"

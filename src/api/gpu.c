@@ -479,3 +479,13 @@ void p2c_device_array_free(P2cDeviceArray *a) {
   p2c_buffer_delete(a->buffer);
   memset(a, 0, sizeof *a);
 }
+
+size_t p2c_device_array_pack(const P2cDeviceArray *a, void *out) {
+  if (!a || !out || a->ndim < 0 || a->ndim > P2C_MAX_NDIM) return 0;
+  unsigned char *p = out;
+  size_t n = (size_t)a->ndim;
+  memcpy(p, &a->data, 8);
+  memcpy(p + 8, a->shape, 8 * n);
+  memcpy(p + 8 + 8 * n, a->strides, 8 * n);
+  return 8 + 16 * n;
+}

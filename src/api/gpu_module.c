@@ -215,5 +215,5 @@ P2cStatus p2c_gpu_kernel_launch(P2cGpuKernel *k, const P2cGpuLaunch *c, void **a
     g.grid[i] = c->grid[i] ? c->grid[i] : 1;
     g.block[i] = c->block[i] ? c->block[i] : 1;
   }
-  return gpu_launch(&d->gpu, &k->fn, &g, args, ERR(d));
+  return gpu_launch(&d->gpu, &k->fn, &g, args, k->module->what, ERR(d));
 }

@@ -2,12 +2,13 @@
 """Differential tests: every case of cases.txt through the oracle and through pyk2cuda.
 
     /usr/bin/python3 tests/diff/run_diff.py --pyk2cuda PATH [--filter NAME]... [--work DIR]
-                     [--jobs N] [--timeout S] [--cases FILE]
+                     [--jobs N] [--timeout S] [--cases FILE] [--device sim|gpu|auto]
 
 For each case the runner generates the `in:` inputs (fixed seed per case) as .npy files,
 runs
     /usr/bin/python3 tests/diff/oracle.py FILE KERNEL --grid G --block B --out-dir W/oracle ARGS
     PYK2CUDA run FILE KERNEL --device sim --grid G --block B --out-dir W/pyk2cuda ARGS
+(--device gpu for the gpu suite's cases, tests/gpu/cases.txt)
 and compares every .npy the oracle wrote with pyk2cuda's: exactly for integers and bools,
 within the case's tolerance for floats. Cases with expect=FUNC take their expected arrays
 from FUNC in the case file instead of the oracle (see README.md).
@@ -151,13 +152,18 @@ def tail(text, n=6):
     return " | ".join(lines[-n:])
 
 
-def expected_from_function(case, file_path, values):
-    """Run expect=FUNC(*args) from the case file; returns {param: array}."""
-    module = oracle.load_module(file_path)
-    func = getattr(module, case.expect, None)
+def expected_from_function(case, file_path, values, cases_dir):
+    """Run expect=FUNC(*args) from the case file, or expect=PATH:FUNC from another file
+    (PATH relative to the case list's folder); returns {param: array}."""
+    module = kernel_module = oracle.load_module(file_path)
+    func_file, func_name = case.file, case.expect
+    if ":" in case.expect:
+        func_file, func_name = case.expect.rsplit(":", 1)
+        module = oracle.load_module(os.path.join(cases_dir, func_file))
+    func = getattr(module, func_name, None)
     if func is None:
-        raise CaseError(f"{case.file} has no function {case.expect}")
-    kernel, py_func = oracle.find_kernel(module, case.kernel)
+        raise CaseError(f"{func_file} has no function {func_name}")
+    kernel, py_func = oracle.find_kernel(kernel_module, case.kernel)
     names = oracle.param_names(py_func)
     if len(names) != len(values):
         raise CaseError(f"{case.kernel} takes {len(names)} arguments, {len(values)} given")
@@ -211,7 +217,7 @@ def run_case(case, opts):
     pyk_dir = os.path.join(work, "pyk2cuda")
     for d in (in_dir, oracle_dir, pyk_dir):
         os.makedirs(d)
-    file_path = os.path.normpath(os.path.join(HERE, case.file))
+    file_path = os.path.normpath(os.path.join(os.path.dirname(opts.cases), case.file))
 
     rng = np.random.default_rng(case.seed)
     args = []
@@ -230,7 +236,8 @@ def run_case(case, opts):
     if case.expect:
         try:
             values = [oracle.parse_arg(a) for a in args]
-            expected = expected_from_function(case, file_path, values)
+            expected = expected_from_function(case, file_path, values,
+                                              os.path.dirname(opts.cases))
         except Exception as exc:  # noqa: BLE001 -- report anything as a failure
             return "FAIL", f"expect={case.expect}: {type(exc).__name__}: {exc}"
     else:
@@ -244,7 +251,7 @@ def run_case(case, opts):
             if fn.endswith(".npy"):
                 expected[fn[:-4]] = np.load(os.path.join(oracle_dir, fn), allow_pickle=False)
 
-    cmd = [opts.pyk2cuda, "run", file_path, case.kernel, "--device", "sim",
+    cmd = [opts.pyk2cuda, "run", file_path, case.kernel, "--device", opts.device,
            "--grid", case.grid, "--block", case.block, "--out-dir", pyk_dir] + args
     rc, out, err = run(cmd, opts.timeout)
     if rc == 77:   # a stand-in (njit_standin.py) that cannot run this kernel
@@ -296,7 +303,10 @@ def main(argv=None):
                          "may be repeated")
     ap.add_argument("--work", help="work directory (default: a temporary one, removed "
                                    "unless a case fails)")
-    ap.add_argument("--cases", default=os.path.join(HERE, "cases.txt"))
+    ap.add_argument("--cases", default=os.path.join(HERE, "cases.txt"),
+                    help="the case file; each case's FILE is relative to its folder")
+    ap.add_argument("--device", default="sim", choices=("sim", "gpu", "auto"),
+                    help="where pyk2cuda runs the kernels (the gpu suite passes gpu)")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
     ap.add_argument("--keep", action="store_true", help="keep the files of passing cases")
@@ -309,6 +319,7 @@ def main(argv=None):
             return 2
         opts.pyk2cuda = found
     opts.pyk2cuda = os.path.abspath(opts.pyk2cuda)
+    opts.cases = os.path.abspath(opts.cases)
     try:
         cases = parse_cases(opts.cases)
     except OSError as exc:

@@ -771,7 +771,53 @@ static void run_saxpy(void **params, const Thread *t) {
   py[i] = a * px[i] + py[i];
 }
 
+static float f32_at(Arr *a, int64_t i) {
+  float v;
+  memcpy(&v, at(a, i, 0, 4), 4);
+  return v;
+}
+
+/* samples/normalize.py partial_sums: the block's grid-stride sums, added up by its thread 0
+ * (the C version does the block's reduction in one go; the order of the float additions
+ * differs from the GPU's tree, the value agrees within rounding). */
+static void run_partial_sums(void **params, const Thread *t) {
+  Arr x = arr1(params[0]), partials = arr1(params[1]);
+  x.strides[1] = partials.strides[1] = 0;
+  if (t->tid.x != 0) return;
+  int64_t stride = (int64_t)t->gdim.x * t->bdim.x;
+  float acc = 0;
+  for (unsigned tid = 0; tid < t->bdim.x; tid++)
+    for (int64_t k = (int64_t)t->bid.x * t->bdim.x + tid; k < x.shape[0]; k += stride)
+      acc += f32_at(&x, k);
+  memcpy(at(&partials, t->bid.x, 0, 4), &acc, 4);
+}
+
+/* samples/normalize.py total_sum. */
+static void run_total_sum(void **params, const Thread *t) {
+  Arr partials = arr1(params[0]), total = arr1(params[1]);
+  partials.strides[1] = total.strides[1] = 0;
+  if (global_x(t) != 0) return;
+  float acc = 0;
+  for (int64_t k = 0; k < partials.shape[0]; k++) acc += f32_at(&partials, k);
+  memcpy(at(&total, 0, 0, 4), &acc, 4);
+}
+
+/* samples/normalize.py divide. */
+static void run_divide(void **params, const Thread *t) {
+  Arr x = arr1(params[0]), total = arr1(params[1]);
+  x.strides[1] = total.strides[1] = 0;
+  int64_t stride = (int64_t)t->gdim.x * t->bdim.x;
+  float d = f32_at(&total, 0);
+  for (int64_t k = global_x(t); k < x.shape[0]; k += stride) {
+    float v = f32_at(&x, k) / d;
+    memcpy(at(&x, k, 0, 4), &v, 4);
+  }
+}
+
 static const Kernel kernels[] = {
+    {"partial_sums", 2, {24, 24}, run_partial_sums},
+    {"total_sum", 2, {24, 24}, run_total_sum},
+    {"divide", 2, {24, 24}, run_divide},
     {"vecadd", 3, {24, 24, 24}, run_vecadd},
     {"scale2d", 3, {40, 40, 8}, run_scale2d},
     {"accumulate", 2, {24, 24}, run_accumulate},

@@ -556,7 +556,9 @@ static void launch_limits(void **state) {
   P2cGpuLaunch ok = {.grid = {1}, .block = {32}};
   fake_fail("cuLaunchKernel", 1, 719);
   assert_int_equal(p2c_gpu_kernel_launch(k, &ok, args), P2C_ERR_CUDA);
-  assert_contains(p2c_device_last_error(f->d), "launching kernel 'saxpy': cuLaunchKernel(");
+  assert_contains(p2c_device_last_error(f->d),
+                  "launching kernel 'saxpy' of the image with grid (1,1,1), block (32,1,1): "
+                  "cuLaunchKernel(");
   assert_contains(p2c_device_last_error(f->d),
                   "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure (");
   p2c_gpu_module_delete(m);

@@ -258,7 +258,7 @@ cleanup:
 }
 
 P2cStatus gpu_launch(const GpuContext *g, GpuFunction *f, const GpuLaunchConfig *c, void **args,
-                     char *err, size_t errlen) {
+                     const char *what, char *err, size_t errlen) {
   if (!gpu_check_launch(&g->limits, f, c, err, errlen)) {
     gpu_error_context(err, errlen, "cannot launch kernel '%s'", f->name);
     return P2C_ERR_USAGE;
@@ -272,6 +272,8 @@ P2cStatus gpu_launch(const GpuContext *g, GpuFunction *f, const GpuLaunchConfig 
            err, errlen);
   return P2C_OK;
 cleanup:
-  gpu_error_context(err, errlen, "launching kernel '%s'", f->name);
+  gpu_error_context(err, errlen, "launching kernel '%s' of %s with grid (%u,%u,%u), block (%u,%u,%u)",
+                    f->name, what, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
+                    c->block[2]);
   return status;
 }

@@ -86,10 +86,11 @@ bool gpu_check_launch(const GpuLimits *lim, const GpuFunction *f, const GpuLaunc
                       char *msg, size_t msglen);
 
 /* Checks, raises the kernel's dynamic shared memory limit when the launch needs more than the
- * default, and calls cuLaunchKernel. `args` as cuLaunchKernel's kernelParams. Asynchronous:
- * faults inside the kernel surface at the next synchronizing call. */
+ * default, and calls cuLaunchKernel. `args` as cuLaunchKernel's kernelParams; `what` names the
+ * module in messages. Asynchronous: faults inside the kernel surface at the next synchronizing
+ * call. */
 P2cStatus gpu_launch(const GpuContext *g, GpuFunction *f, const GpuLaunchConfig *c, void **args,
-                     char *err, size_t errlen);
+                     const char *what, char *err, size_t errlen);
 
 /* Prepends "CONTEXT: " to the message already in err (truncating its end if need be). */
 void gpu_error_context(char *err, size_t errlen, const char *fmt, ...)
