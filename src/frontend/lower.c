@@ -392,6 +392,23 @@ static bool bind_names(Lowerer *L, TSNode n) {
   return true;
 }
 
+/* Whether a subtree below n can bind a name. Statements hold other statements; within an
+ * expression only a walrus binds (comprehensions and lambdas are other scopes), so an
+ * expression whose text has no ":=" need not be walked. Most of a body is expressions: this
+ * prunes most of the walk. An assignment's value can be another assignment (a = b = 1). */
+static bool may_bind_below(Lowerer *L, TSNode n) {
+  const char *t = ts_node_type(n);
+  size_t tl = strlen(t);
+  if ((tl > 10 && strcmp(t + tl - 10, "_statement") == 0) || (tl > 7 && strcmp(t + tl - 7, "_clause") == 0) ||
+      strcmp(t, "block") == 0 || is_assignment(n))
+    return true;
+  size_t len;
+  const char *text = node_text(L, n, &len);
+  for (size_t i = 0; i + 1 < len; i++)
+    if (text[i] == ':' && text[i + 1] == '=') return true;
+  return false;
+}
+
 /* Declares every name bound in body, in the order of first binding, with one cursor walk
  * (no recursion, no allocation per node). Of an assignment's children only the value is
  * searched further: its targets are bound above. Past P2C_MAX_NESTING nothing is searched; the
@@ -405,7 +422,7 @@ static void collect_locals(Lowerer *L, TSNode body) {
     bool search = ts_node_is_named(n) && depth <= P2C_MAX_NESTING;
     if (below_assignment[depth] && ts_tree_cursor_current_field_id(&cur) != L->field_ids[F_right])
       search = false;
-    if (search && bind_names(L, n) && ts_tree_cursor_goto_first_child(&cur)) {
+    if (search && bind_names(L, n) && may_bind_below(L, n) && ts_tree_cursor_goto_first_child(&cur)) {
       below_assignment[++depth] = is_assignment(n);
       continue;
     }
