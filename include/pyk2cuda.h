@@ -433,6 +433,8 @@ typedef struct P2cLaunchReport {
   double h2d_ms, d2h_ms;    /* copies (0 on the simulator, which works on host memory) */
   double kernel_ms_min, kernel_ms_median;
   char message[256];        /* a remark for the user (e.g. why AUTO chose the simulator) */
+  double load_ms;           /* GPU: loading the compiled module on the device (cuModuleLoad),
+                               and looking up the kernel; 0 when it was already loaded */
 } P2cLaunchReport;
 
 /* Translates `kernel` of the Python `source` for the types of `args` (values are not read):

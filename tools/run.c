@@ -249,6 +249,7 @@ static int write_outputs(P2cCompiler *c, const RunArgs *r, const P2cKernelInfo *
 static void print_times(const P2cLaunchReport *rep, int repeat) {
   fprintf(stderr, "%-22s %10s\n", "phase", "ms");
   fprintf(stderr, "%-22s %10.3f\n", rep->cache_hit ? "compile (cache hit)" : "compile", rep->compile_ms);
+  if (rep->device == P2C_DEVICE_GPU) fprintf(stderr, "%-22s %10.3f\n", "module load", rep->load_ms);
   fprintf(stderr, "%-22s %10.3f\n", "host to device", rep->h2d_ms);
   if (repeat > 1) {
     fprintf(stderr, "%-22s %10.3f\n", "kernel (min)", rep->kernel_ms_min);

@@ -58,6 +58,7 @@ struct P2cGpuModule {
   size_t log_size;
   P2cGpuKernel **kernels; /* looked up so far */
   size_t kernel_count;
+  double compile_ms, load_ms; /* NVRTC or the cache; the driver's load */
 };
 
 /* Sets the device's last error and returns `s`. */

@@ -7,6 +7,7 @@
  * 13 driver, where PTX from a newer NVRTC than the driver would be refused. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/gpu_api.h"
 #include "runtime/cuda/rtc_cache.h"
@@ -14,6 +15,12 @@
 #define ERR(d) (d)->last_error, sizeof (d)->last_error
 
 /* ---- Modules -------------------------------------------------------------------------------- */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 /* Joins NVRTC's log and the JIT's info log into the module's log. */
 static bool set_log(P2cGpuModule *m, const char *nvrtc_log, const char *jit_log) {
@@ -68,15 +75,23 @@ static P2cStatus compile_and_load(P2cDevice *d, const CompileJob *job, P2cGpuMod
   RtcCacheOptions cache = {NULL, job->no_cache};
   RtcResult res;
   bool hit = false;
+  double t0 = now_ms();
   P2cStatus s = rtc_compile_cached(&req, &cache, &res, &hit);
+  double t1 = now_ms();
   if (s == P2C_OK) s = load_image(d, res.image, res.image_size, job->name, res.log, out);
   if (s == P2C_ERR_CUDA && hit) {
     rtc_result_free(&res);
     rtc_cache_forget(&req, &cache);
+    t0 = now_ms();
     s = rtc_compile_cached(&req, &cache, &res, &hit);
+    t1 = now_ms();
     if (s == P2C_OK) s = load_image(d, res.image, res.image_size, job->name, res.log, out);
   }
-  if (s == P2C_OK) (*out)->cache_hit = hit;
+  if (s == P2C_OK) {
+    (*out)->cache_hit = hit;
+    (*out)->compile_ms = t1 - t0;
+    (*out)->load_ms = now_ms() - t1;
+  }
   else if (res.error[0])
     gpu_fail(d, s, "%s%s%s", res.error, res.log && res.log[0] ? "\nNVRTC log:\n" : "",
              res.log ? res.log : "");

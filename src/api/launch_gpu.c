@@ -176,11 +176,15 @@ static P2cStatus load_kernel(GpuRun *g, P2cModule *m, const P2cLaunchOptions *o,
   P2cGpuModule *gm = NULL;
   double t0 = now_ms();
   P2cStatus s = gpu_loaded_module(g->dev, text, len, m->comp.file, arch, o->no_cache, &gm);
+  double t1 = now_ms();
   if (s == P2C_OK) s = p2c_gpu_module_kernel(gm, g->k->symbol, kernel);
-  r->compile_ms += now_ms() - t0;
   if (s != P2C_OK) return fail_from_device(g, s, "");
-  /* Found in the device's table (loaded by an earlier launch) counts as a cache hit too. */
-  r->cache_hit = gm->cache_hit || g->dev->loaded_count == before;
+  /* Found in the device's table (loaded by an earlier launch) counts as a cache hit too, and
+   * costs neither compilation nor loading; the table look-up counts as compilation. */
+  bool loaded_now = g->dev->loaded_count != before;
+  r->cache_hit = gm->cache_hit || !loaded_now;
+  r->compile_ms += loaded_now ? gm->compile_ms : t1 - t0;
+  r->load_ms = (loaded_now ? gm->load_ms : 0) + (now_ms() - t1);
   return P2C_OK;
 }
 

@@ -86,7 +86,7 @@ def test_run_gpu(r):
     expect(rc, err, 0)
     vecadd_ok(r, d)
     rows = time_table(err)
-    for name in ("compile", "host to device", "kernel", "device to host"):
+    for name in ("compile", "module load", "host to device", "kernel", "device to host"):
         check(name in rows, f"no {name!r} row in the --time table: {err}")
     # The fake clock: 3 arrays copied between two events = 0.25 * (1 + 3) ms.
     check(rows["host to device"] == 1.0, f"host to device {rows['host to device']}")
