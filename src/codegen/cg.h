@@ -84,6 +84,9 @@ void emit_grid_elem(const Expr *call, int k, StrBuf *sb, int prec);
  * storage; any other array is itself. */
 void emit_array_value(Gen *G, const Expr *a, StrBuf *sb);
 
+/* A subscript whose value is an array (a view: a[i] of a 2-D array, a[lo:hi]) (emit_view.c). */
+void emit_view(Gen *G, const Expr *e, StrBuf *sb);
+
 /* ---- tuples (emit_tuple.c) ---- */
 
 /* The C struct holding values of tuple type t ("p2c_tuple_i64_f64"), declared on first use. */

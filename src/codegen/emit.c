@@ -137,7 +137,8 @@ static Expr *store_in_temp(Gen *G, Expr *value) {
  * twice or changing what the elements are. */
 static bool elements_at_hand(const Expr *e) {
   if (e->kind == EX_INDEX) return e->ival >= 0 && elements_at_hand(e->kids[0]);
-  return e->kind == EX_VAR || e->kind == EX_TEMP || e->kind == EX_CONST || e->kind == EX_ATTR ||
+  if (e->kind == EX_ATTR) return expr_is_pure(e);
+  return e->kind == EX_VAR || e->kind == EX_TEMP || e->kind == EX_CONST ||
          (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN);
 }
 
@@ -372,7 +373,8 @@ static void emit_return(Gen *G, const Stmt *s) {
   }
   sb_indent(G->body, G->indent);
   sb_puts(G->body, "return ");
-  emit_expr(G, s->value, G->body, P_LOWEST);
+  if (s->value->ty->kind == TY_ARRAY) emit_array_value(G, s->value, G->body);
+  else emit_expr(G, s->value, G->body, P_LOWEST);
   sb_puts(G->body, ";\n");
 }
 

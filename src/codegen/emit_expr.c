@@ -482,8 +482,32 @@ static void emit_linear_index(Gen *G, const Expr *arr, const Type *at, Expr *con
   }
 }
 
+/* An array expression read more than once (data, extents, strides) is evaluated once: an array
+ * that is not a variable goes into a temporary, assigned at the start of a comma expression
+ * written to sb; the caller closes it with close_array_once. Returns what to read instead. */
+static const Expr *array_once(Gen *G, const Expr *arr, StrBuf *sb) {
+  if (arr->kind == EX_VAR || arr->kind == EX_TEMP || arr->kind == EX_CONST) return arr;
+  Expr *t = temp_expr(G, arr->ty);
+  sb_printf(sb, "(%s = ", t->str);
+  emit_array_value(G, arr, sb);
+  sb_puts(sb, ", ");
+  return t;
+}
+
+static void close_array_once(const Expr *arr, const Expr *used, StrBuf *sb) {
+  if (used != arr) sb_putc(sb, ')');
+}
+
+static void emit_element(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb, int prec);
+
 static void emit_array_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  const Expr *arr = e->kids[0];
+  const Expr *arr = array_once(G, e->kids[0], sb);
+  emit_element(G, e, arr, sb, arr == e->kids[0] ? prec : P_ASSIGN);
+  close_array_once(e->kids[0], arr, sb);
+}
+
+/* arr[e's indices]: arr is e's array, or the temporary holding it. */
+static void emit_element(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb, int prec) {
   const Type *at = arr->ty;
   if (at->fixed_shape) {
     emit_expr(G, arr, sb, P_POSTFIX);
@@ -517,13 +541,23 @@ static void emit_array_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 }
 
 static void emit_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  if (e->kids[0]->ty->kind != TY_TUPLE) emit_array_index(G, e, sb, prec);
-  else if (e->ival < 0) emit_tuple_runtime_index(G, e, sb);
+  if (e->kids[0]->ty->kind != TY_TUPLE) {
+    if (e->ty->kind == TY_ARRAY) emit_view(G, e, sb);
+    else emit_array_index(G, e, sb, prec);
+  } else if (e->ival < 0) emit_tuple_runtime_index(G, e, sb);
   else emit_tuple_elem(G, e->kids[0], (int)e->ival, sb, prec);
 }
 
 static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
   const Type *at = arr->ty;
+  if (at->ndim > 1 && !at->fixed_shape) {
+    const Expr *once = array_once(G, arr, sb);
+    if (once != arr) {
+      emit_size(G, once, sb, P_ASSIGN);
+      close_array_once(arr, once, sb);
+      return;
+    }
+  }
   if (at->fixed_shape) {
     int64_t n = 1;
     for (int k = 0; k < at->ndim; k++) n *= at->fixed_shape[k];
@@ -540,7 +574,12 @@ static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
 
 static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
-  else sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
+  else if (expr_is_pure(e->kids[0])) sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
+  else {   /* the array's expression still runs */
+    sb_puts(sb, "((void)");
+    emit_array_value(G, e->kids[0], sb);
+    sb_printf(sb, ", %d)", e->kids[0]->ty->ndim);
+  }
 }
 
 /* ---- cuda.grid ---- */
@@ -751,6 +790,7 @@ void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   case EX_CAST: emit_cast(G, e, sb, prec); break;
   case EX_STR:
   case EX_FUNC:
+  case EX_SLICE:
   case EX_TUPLE:
     diag_error(G->c, e->loc, "E-unsupported", "this value cannot be used here");
     break;

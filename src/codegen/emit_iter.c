@@ -66,7 +66,11 @@ static const char *text_of(Gen *G, const Expr *e, int prec) {
 /* A copy of iterable `it` whose parts that could change during the loop are temporaries. */
 static Expr *prepare(Gen *G, const Expr *it, const Block *body) {
   Expr *p = arena_dup(G->a, it, sizeof *it);
-  if (iter_call(it) == BI_NONE) return once(G, p, body);
+  if (iter_call(it) == BI_NONE) {
+    Expr *o = once(G, p, body);
+    o->yield_ty = it->yield_ty;
+    return o;
+  }
   p->kids = arena_dup(G->a, it->kids, sizeof(Expr *) * (size_t)it->nkids);
   for (int i = 1; i < it->nkids; i++) {
     bool count_start = iter_call(it) == BI_ENUMERATE && i == 2;
@@ -155,7 +159,7 @@ static Expr *indexed(Gen *G, const Expr *it, const char *k) {
   e->kids[1] = codegen_text(G, &type_int64, k, true);
   e->nkids = 2;
   e->ival = -1;   /* a tuple read with a runtime index */
-  e->ty = it->ty->kind == TY_TUPLE ? it->ty->elems[0] : it->ty->dtype;
+  e->ty = it->yield_ty;   /* an element, or a row view of an N-D array */
   return e;
 }
 

@@ -153,6 +153,7 @@ void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec) {
     emit_grid_elem(e, k, sb, prec);
     return;
   case EX_ATTR:   /* a.shape */
+    if (!expr_is_pure(e)) break;
     if (e->kids[0]->ty->fixed_shape) sb_printf(sb, "%lld", (long long)e->kids[0]->ty->fixed_shape[k]);
     else emit_extent(G, e->kids[0], e->kids[0]->ty, k, sb);
     return;
@@ -219,9 +220,15 @@ static void emit_derived_tuple(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 bool emit_tuple_value(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   switch (e->kind) {
+  case EX_ATTR:   /* a.shape: an array expression with side effects is evaluated once */
+    if (!expr_is_pure(e)) {
+      emit_derived_tuple(G, e, sb, prec);
+      return true;
+    }
+    emit_braced(G, e->ty, (Expr *)e, sb);
+    return true;
   case EX_TUPLE:
   case EX_CONST:
-  case EX_ATTR:
     emit_braced(G, e->ty, (Expr *)e, sb);
     return true;
   case EX_CALL:

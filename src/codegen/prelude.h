@@ -21,6 +21,8 @@ typedef enum Helper {
  * set of their own. Written after the scalar helpers, in this order. */
 typedef enum TypeHelper {
   TH_RANGE_LEN,
+  TH_VIEW_INDEX,
+  TH_VIEW_SLICE,
   TH_COUNT
 } TypeHelper;
 

@@ -79,7 +79,7 @@ static const char *const expr_names[] = {
     [EX_UNARY] = "Unary",   [EX_NOT] = "Not",       [EX_BINARY] = "Binary", [EX_COMPARE] = "Compare",
     [EX_BOOLOP] = "BoolOp", [EX_IFEXP] = "IfExp",   [EX_CALL] = "Call",   [EX_ATTR] = "Attr",
     [EX_INDEX] = "Index",   [EX_TUPLE] = "Tuple",   [EX_CAST] = "Cast",
-    [EX_TEMP] = "Temp",
+    [EX_TEMP] = "Temp",     [EX_SLICE] = "Slice",
 };
 
 static const char *const stmt_names[] = {

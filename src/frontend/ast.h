@@ -38,6 +38,8 @@ typedef enum ExprKind {
   EX_ATTR,      /* kids[0].attr: a.shape, a.size, a.ndim */
   EX_INDEX,     /* kids[0][kids[1], ..., kids[n-1]] */
   EX_TUPLE,     /* kids */
+  EX_SLICE,     /* lo:hi:step inside a subscript: kids are the parts given; ival bit 0 start,
+                   bit 1 stop, bit 2 step (which parts are given) */
   EX_CAST,      /* typeinfer: kids[0] converted to ty (numbers, or tuples element-wise) */
   EX_TEMP,      /* codegen only: C text str of type ty (a temporary's name, or a parenthesized
                    expression); ival 1 when the value is known to be >= 0 */
@@ -63,6 +65,7 @@ struct Expr {
   ExprKind kind;
   Loc loc;
   const Type *ty;          /* set by typeinfer */
+  const Type *yield_ty;    /* typeinfer, on a for loop's iterable: the type of what it yields */
   Op op;
   Expr **kids;
   int nkids;

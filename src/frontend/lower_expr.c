@@ -422,6 +422,28 @@ static Expr *lower_call(Lowerer *L, TSNode n) {
   return e;
 }
 
+/* lo:hi:step, each part optional: kids are the parts given, in order; ival has bit 0 set when
+ * the start is given, bit 1 for the stop, bit 2 for the step. */
+static Expr *lower_slice(Lowerer *L, TSNode n) {
+  Expr *kids[3];
+  int nk = 0, colons = 0, flags = 0;
+  uint32_t count = ts_node_child_count(n);
+  for (uint32_t i = 0; i < count; i++) {
+    TSNode ch = ts_node_child(n, i);
+    if (node_is(ch, "comment") || node_is(ch, "line_continuation")) continue;
+    if (!ts_node_is_named(ch)) {
+      colons++;
+      continue;
+    }
+    if (colons > 2 || nk == 3) return unsupported(L, n, "this slice"), NULL;
+    flags |= 1 << colons;
+    kids[nk++] = lower_expr(L, ch);
+  }
+  Expr *e = make_node(L, EX_SLICE, n, kids, nk);
+  if (e) e->ival = flags;
+  return e;
+}
+
 static Expr *lower_subscript(Lowerer *L, TSNode n) {
   TSNode items[P2C_MAX_NDIM + 2];
   int k = node_kids(n, items, P2C_MAX_NDIM + 2);
@@ -429,8 +451,7 @@ static Expr *lower_subscript(Lowerer *L, TSNode n) {
   Expr *kids[P2C_MAX_NDIM + 1];
   int nk = 0;
   for (int i = 0; i < k; i++) {
-    if (node_is(items[i], "slice")) return unsupported(L, items[i], "slicing"), NULL;
-    Expr *e = lower_expr(L, items[i]);
+    Expr *e = i > 0 && node_is(items[i], "slice") ? lower_slice(L, items[i]) : lower_expr(L, items[i]);
     if (i > 0 && e && e->kind == EX_TUPLE) {   /* a[(i, j)] is a[i, j] */
       if (e->nkids + nk > P2C_MAX_NDIM + 1) return unsupported(L, n, "more than 8 indices"), NULL;
       for (int j = 0; j < e->nkids; j++) kids[nk++] = e->kids[j];

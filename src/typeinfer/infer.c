@@ -66,6 +66,11 @@ static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
     TERR(I, target->loc, "E-immutable", "tuples cannot be modified");
     return;
   }
+  if (elem && elem->kind == TY_ARRAY) {
+    TERR(I, target->loc, "E-store", "assigning to a slice or a row of an array (%s) is not supported",
+         elem->name);
+    return;
+  }
   if (elem && t && !(type_is_number(elem) && type_is_number(t)))
     TERR(I, loc, "E-store", "cannot store a value of type %s into an array of %s", t->name,
          elem->name);
@@ -156,6 +161,11 @@ static void infer_return(Infer *I, Stmt *s) {
   }
   const Type *t = s->value ? infer_expr(I, s->value) : &type_void;
   if (!t) return;
+  if (t->kind == TY_ARRAY && t->space == MEM_LOCAL) {
+    TERR(I, s->loc, "E-return-local", "a local array cannot be returned (its storage ends with the call)");
+    return;
+  }
+  t = type_as_value(I->tt, t);   /* a shared array is returned as a view */
   if (!I->ret) {
     I->ret = t;
     I->ret_loc = s->loc;

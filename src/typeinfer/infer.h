@@ -37,6 +37,11 @@ const Type *infer_range(Infer *I, Expr **parts);
  * (infer_iter.c). NULL when unknown yet or after an error. */
 const Type *infer_iterable(Infer *I, Expr *it);
 
+/* a[i, j], a[i], a[lo:hi, ::2], t[k] (infer_view.c): an element, a view or a tuple element. */
+const Type *infer_subscript(Infer *I, Expr *e);
+/* lo:hi:step inside a subscript: the parts are int64; the result stands for "a slice". */
+const Type *infer_slice(Infer *I, Expr *e);
+
 /* Tuples (infer_tuple.c). */
 const Type *infer_tuple_literal(Infer *I, Expr *e);
 /* t[k]: a constant index picks an element of any tuple; a runtime index needs a UniTuple. */

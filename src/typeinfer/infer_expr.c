@@ -188,47 +188,6 @@ static const Type *infer_ifexp(Infer *I, Expr *e) {
 
 /* ---- indexing and attributes ---- */
 
-/* a[i][j] on a 2-D array is a[i, j]: a subscript of a partial subscript of an array is merged
- * into one (views are not supported yet, so this is the only meaning a[i] can have here). */
-static void merge_chained_index(Infer *I, Expr *e) {
-  Expr *inner = e->kids[0];
-  if (inner->kind != EX_INDEX) return;
-  merge_chained_index(I, inner);
-  const Type *bt = infer_expr(I, inner->kids[0]);
-  int n = inner->nkids - 1 + e->nkids - 1;
-  if (!bt || bt->kind != TY_ARRAY || inner->nkids - 1 >= bt->ndim || n > bt->ndim) return;
-  Expr **kids = arena_alloc(&I->c->arena, sizeof *kids * (size_t)(n + 1));
-  memcpy(kids, inner->kids, sizeof *kids * (size_t)inner->nkids);
-  memcpy(kids + inner->nkids, e->kids + 1, sizeof *kids * (size_t)(e->nkids - 1));
-  e->kids = kids;
-  e->nkids = n + 1;
-}
-
-static const Type *infer_index(Infer *I, Expr *e) {
-  merge_chained_index(I, e);
-  const Type *t[P2C_MAX_NDIM + 1];
-  if (!infer_kids(I, e, t)) return NULL;
-  for (int i = 1; i < e->nkids; i++)
-    if (!t[i]) return NULL;
-  if (t[0]->kind == TY_TUPLE) return infer_tuple_index(I, e, t[0]);
-  if (t[0]->kind != TY_ARRAY) {
-    TERR(I, e->loc, "E-index", "a value of type %s cannot be indexed", t[0]->name);
-    return NULL;
-  }
-  if (e->nkids - 1 != t[0]->ndim) {
-    TERR(I, e->loc, "E-index",
-         "%d-D array indexed with %d indices (partial indexing and views are not supported yet)",
-         t[0]->ndim, e->nkids - 1);
-    return NULL;
-  }
-  for (int i = 1; i < e->nkids; i++)
-    if (t[i]->kind != TY_INT && t[i]->kind != TY_BOOL) {
-      TERR(I, e->kids[i]->loc, "E-index", "array index must be an integer, not %s", t[i]->name);
-      return NULL;
-    }
-  return t[0]->dtype;
-}
-
 static const Type *infer_attr(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e->kids[0]);
   if (!t) return NULL;
@@ -529,7 +488,8 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   case EX_IFEXP: return infer_ifexp(I, e);
   case EX_CALL: return infer_call(I, e);
   case EX_ATTR: return infer_attr(I, e);
-  case EX_INDEX: return infer_index(I, e);
+  case EX_INDEX: return infer_subscript(I, e);
+  case EX_SLICE: return infer_slice(I, e);
   case EX_TUPLE: return infer_tuple_literal(I, e);
   case EX_CAST: infer_expr(I, e->kids[0]); return e->ty;
   case EX_TEMP: return e->ty;

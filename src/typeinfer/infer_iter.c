@@ -86,10 +86,7 @@ static const Type *iter_value(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e);
   if (!t) return NULL;
   if (t->kind == TY_ARRAY && t->ndim == 1) return t->dtype;
-  if (t->kind == TY_ARRAY) {   /* (N-1)-D views of layout A: not yet */
-    TERR(I, e->loc, "E-iterate", "iterating over a %d-D array is not supported yet", t->ndim);
-    return NULL;
-  }
+  if (t->kind == TY_ARRAY) return type_array(I->tt, t->dtype, t->ndim - 1, 'A', MEM_GLOBAL, NULL);
   if (t->kind == TY_TUPLE && is_uniform_tuple(t)) return t->elems[0];
   if (t->kind == TY_TUPLE && t->nelems > 0)
     TERR(I, e->loc, "E-iterate", "cannot iterate over %s: its elements have different types", t->name);
@@ -105,8 +102,8 @@ const Type *infer_iterable(Infer *I, Expr *it) {
   if (is_iter_call(it, BI_RANGE)) t = iter_range(I, it);
   else if (is_iter_call(it, BI_ENUMERATE)) t = iter_enumerate(I, it);
   else if (is_iter_call(it, BI_ZIP)) t = iter_zip(I, it);
-  else return iter_value(I, it);
+  else return it->yield_ty = iter_value(I, it);
   it->builtin = it->kids[0]->builtin;
   it->ty = t;
-  return t;
+  return it->yield_ty = t;
 }

@@ -223,9 +223,11 @@ def run_case(case, opts):
     args = []
     try:
         for k, a in enumerate(case.args):
-            if a.startswith("in:"):
+            if a.startswith("in:") or a.startswith("inF:"):
                 path = os.path.join(in_dir, f"arg{k}.npy")
-                np.save(path, make_input(a, rng), allow_pickle=False)
+                fortran = a.startswith("inF:")
+                value = make_input("in:" + a[4:] if fortran else a, rng)
+                np.save(path, np.asfortranarray(value) if fortran else value, allow_pickle=False)
                 args.append(path)
             else:
                 args.append(a)

@@ -1,0 +1,95 @@
+/* Views: a subscript with fewer integer indices than dimensions, or with slices, is a new
+ * p2c_array over the same data, built by applying each index in turn with the prelude's
+ * helpers (TH_VIEW_INDEX, TH_VIEW_SLICE):
+ *
+ *     a[i]          p2c_view_index<0>(a, i)
+ *     a[i, 1:n]     p2c_view_slice<0>(p2c_view_index<0>(a, i), 1, n, 1)
+ *     a[::-1]       p2c_view_slice<0>(a, p2c_slice_max, p2c_slice_min, -1)
+ *
+ * The dimension a helper works on counts the dimensions left after earlier integer indices.
+ * A bare `:` changes nothing and writes nothing. The view's layout is in its type (typeinfer),
+ * so a C view is then indexed without strides like any C array. */
+#include "codegen/cg.h"
+
+enum { SLICE_START = 1, SLICE_STOP = 2, SLICE_STEP = 4 };
+
+/* The sign of a constant step: 1, -1, or 0 when it is only known at run time. */
+static int step_sign(const Expr *e) {
+  if (!e) return 1;
+  while (e->kind == EX_CAST) e = e->kids[0];
+  if (e->kind == EX_CONST) e = e->konst->value;
+  if (e->kind == EX_INT) return e->ival > 0 || e->is_unsigned_literal ? 1 : -1;
+  if (e->kind == EX_UNARY && e->op == OP_NEG && e->kids[0]->kind == EX_INT) return -1;
+  return 0;
+}
+
+static const Expr *slice_part(const Expr *s, int bit) {
+  if (!(s->ival & bit)) return NULL;
+  int k = 0;
+  for (int b = 1; b < bit; b <<= 1) k += (s->ival & b) != 0;
+  return s->kids[k];
+}
+
+static bool is_plain(const Expr *e) {
+  while (e->kind == EX_CAST) e = e->kids[0];
+  return e->kind == EX_VAR || e->kind == EX_INT || e->kind == EX_CONST || e->kind == EX_TEMP;
+}
+
+/* A slice's start, stop and step as C text, missing bounds filled in for the step's direction;
+ * a step whose sign is known only at run time is evaluated once, into a temporary, when it is
+ * needed twice (the comma expression goes to `pre`). */
+static void slice_args(Gen *G, const Expr *s, StrBuf *pre, StrBuf *out) {
+  const Expr *start = slice_part(s, SLICE_START), *stop = slice_part(s, SLICE_STOP);
+  const Expr *step = slice_part(s, SLICE_STEP);
+  int sign = step_sign(step);
+  StrBuf st;
+  sb_init(&st, G->a);
+  if (step) emit_expr(G, step, &st, P_ASSIGN);
+  else sb_puts(&st, "1");
+  const char *step_text = sb_str(&st);
+  if (sign == 0 && (!start || !stop) && !is_plain(step)) {
+    Expr *t = temp_expr(G, &type_int64);
+    sb_printf(pre, "%s = %s, ", t->str, step_text);
+    step_text = t->str;
+  }
+  const char *lo = sign > 0 ? "0" : sign < 0 ? "p2c_slice_max"
+                 : arena_printf(G->a, "%s < 0 ? p2c_slice_max : 0", step_text);
+  const char *hi = sign > 0 ? "p2c_slice_max" : sign < 0 ? "p2c_slice_min"
+                 : arena_printf(G->a, "%s < 0 ? p2c_slice_min : p2c_slice_max", step_text);
+  if (start) emit_expr(G, start, out, P_ASSIGN);
+  else sb_puts(out, lo);
+  sb_puts(out, ", ");
+  if (stop) emit_expr(G, stop, out, P_ASSIGN);
+  else sb_puts(out, hi);
+  sb_printf(out, ", %s", step_text);
+}
+
+void emit_view(Gen *G, const Expr *e, StrBuf *sb) {
+  StrBuf cur, pre;
+  sb_init(&cur, G->a);
+  sb_init(&pre, G->a);
+  emit_array_value(G, e->kids[0], &cur);
+  int d = 0;
+  for (int i = 1; i < e->nkids; i++) {
+    const Expr *ix = e->kids[i];
+    StrBuf next;
+    sb_init(&next, G->a);
+    if (ix->kind != EX_SLICE) {
+      type_helper_use(&G->helpers, TH_VIEW_INDEX);
+      sb_printf(&next, "p2c_view_index<%d>(%s, ", d, sb_str(&cur));
+      emit_expr(G, ix, &next, P_ASSIGN);
+      sb_putc(&next, ')');
+    } else if (ix->nkids == 0) {   /* a[:, j]: the dimension stays as it is */
+      d++;
+      continue;
+    } else {
+      type_helper_use(&G->helpers, TH_VIEW_SLICE);
+      sb_printf(&next, "p2c_view_slice<%d>(%s, ", d++, sb_str(&cur));
+      slice_args(G, ix, &pre, &next);
+      sb_putc(&next, ')');
+    }
+    cur = next;
+  }
+  if (pre.len) sb_printf(sb, "(%s%s)", sb_str(&pre), sb_str(&cur));
+  else sb_puts(sb, sb_str(&cur));
+}

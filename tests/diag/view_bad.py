@@ -1,0 +1,18 @@
+from numba import cuda
+import numpy as np
+
+@cuda.jit(device=True)
+def scratch():
+    la = cuda.local.array(4, np.float64)
+    return la
+
+@cuda.jit("void(float64[:, :], int64)")
+def k(a, n):
+    b = a[::0]
+    c = a[1, 2, 3]
+    a[1:3] = 0.0
+    a[0] = 1.0
+    t = (1, 2, 3)
+    d = t[1:]
+    e = a[1.5:]
+    f = scratch()

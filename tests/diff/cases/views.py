@@ -1,0 +1,101 @@
+# Array views: partial indexing (a[i] of a 2-D and 3-D array), slices with every combination of
+# missing bounds, negative bounds and steps (Python's clamping: bounds past either end,
+# a[::-1], a[5:1:-2]), a runtime step, views of views, .shape/.size/len of views, iteration
+# over views and over the rows of a 2-D array, views of a shared array, and device functions
+# that take and return arrays (views included).
+from numba import cuda
+import numpy as np
+
+
+@cuda.jit(device=True)
+def total(v):
+    s = 0.0
+    for x in v:
+        s += x
+    return s
+
+
+@cuda.jit(device=True)
+def middle(v):
+    return v[1:-1]
+
+
+@cuda.jit(device=True)
+def row_of(m, i):
+    return m[i]
+
+
+@cuda.jit
+def slices(a, lo, hi, step, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        # Each output row i uses the bounds of case i.
+        l = lo[i]
+        h = hi[i]
+        s = step[i]
+        if s == 0:   # a zero step raises ValueError in Python; pyk2cuda gives an empty view
+            s = -1
+        out[i, 0] = total(a[l:h])
+        out[i, 1] = total(a[l:h:s])
+        out[i, 2] = total(a[l:])
+        out[i, 3] = total(a[:h])
+        out[i, 4] = total(a[::s])
+        out[i, 5] = a[l:h:s].size
+        out[i, 6] = len(a[l::s])
+        out[i, 7] = total(a[::-1][l:h])
+        out[i, 8] = total(middle(a[l:h]))
+        v = a[h:l:-2]
+        out[i, 9] = v.shape[0] * 1000 + total(v)
+        if a[l:h:s].size > 0:
+            out[i, 10] = a[l:h:s][0] + a[l:h:s][-1] * 100
+        out[i, 11] = total(a[:h:s][1::2])
+
+
+@cuda.jit
+def rows(m, out):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        r = m[i]
+        out[i, 0] = total(r)
+        out[i, 1] = total(m[i, 1:])
+        out[i, 2] = total(m[:, i % m.shape[1]])
+        out[i, 3] = total(row_of(m, i)[::2])
+        out[i, 4] = m[i][2] + m[i, :][1] + m[-1][i % m.shape[1]]
+        out[i, 5] = m[1:, ::2].shape[0] * 10 + m[1:, ::2].shape[1]
+        n = 0.0
+        for row in m[i:]:
+            n += row[0]
+        out[i, 6] = n
+        k = 0.0
+        for j, row in enumerate(m):
+            k += j * row[-1]
+        out[i, 7] = k
+        out[i, 8] = total(m[i][::-1][1:3])
+
+
+@cuda.jit
+def cube_views(c, out):
+    i, j = cuda.grid(2)
+    if i < c.shape[0] and j < c.shape[1]:
+        plane = c[i]
+        out[i, j, 0] = total(plane[j])
+        out[i, j, 1] = total(c[i, :, j % c.shape[2]])
+        out[i, j, 2] = total(c[:, j, 1])
+        out[i, j, 3] = c[i, j:, ::-1][0, 0]
+        out[i, j, 4] = plane.size + c[:, j].shape[0] * 100 + c[:, j].shape[1] * 10000
+
+
+@cuda.jit
+def shared_views(a, out):
+    sm = cuda.shared.array((8, 4), np.float64)
+    i = cuda.grid(1)
+    if i < 8:
+        for j in range(4):
+            sm[i, j] = a[i, j]
+    cuda.syncthreads()
+    if i < 8:
+        out[i, 0] = total(sm[i])
+        out[i, 1] = total(sm[:, i % 4])
+        out[i, 2] = total(sm[i, ::-1][:2])
+        row = sm[(i + 1) % 8]
+        out[i, 3] = row[3]
