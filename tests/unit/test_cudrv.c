@@ -179,7 +179,18 @@ static void toolkit_stub(void **state) {
   assert_non_null(drv.cuInit);
   assert_non_null(drv.cuLaunchKernel);
   assert_non_null(drv.cuEventElapsedTime);
-  assert_non_null(drv.cuFuncGetAttribute); /* optional, but the stub has every symbol */
+  /* What the GPU runtime needs beyond the basics: async copies, memset, pinned memory, kernel
+   * attributes, module globals. All required: a driver without them is refused at load. */
+  assert_non_null(drv.cuFuncGetAttribute);
+  assert_non_null(drv.cuFuncSetAttribute);
+  assert_non_null(drv.cuModuleGetGlobal);
+  assert_non_null(drv.cuMemcpyHtoDAsync);
+  assert_non_null(drv.cuMemcpyDtoHAsync);
+  assert_non_null(drv.cuMemcpyDtoDAsync);
+  assert_non_null(drv.cuMemsetD8);
+  assert_non_null(drv.cuMemsetD8Async);
+  assert_non_null(drv.cuMemHostAlloc);
+  assert_non_null(drv.cuMemFreeHost);
   assert_int_equal(cudrv_init(&drv, NULL, err, sizeof err), P2C_ERR_NO_CUDA);
   assert_non_null(strstr(err, "no CUDA driver found"));
   assert_non_null(strstr(err, "stub library"));
