@@ -119,4 +119,17 @@ bool expr_is_pure(const Expr *e);
 /* The common type of a comparison's two operand types. */
 const Type *compare_type(const Type *a, const Type *b);
 
+/* ---- CUDA intrinsics (emit_cuda.c) ---- */
+/* Writes a call of a CUDA intrinsic (builtin_is_cuda_intrinsic, or a dynamic shared array). */
+void emit_cuda_call(Gen *G, const Expr *e, StrBuf *sb, int prec);
+/* Writes cuda.laneid. */
+void emit_cuda_value(Gen *G, const Expr *e, StrBuf *sb);
+/* Whether a call of intrinsic id must be evaluated exactly once, in order (memory effects,
+ * collective operations). */
+bool cuda_call_has_effects(BuiltinId id);
+/* The module's constant arrays used by kernels, as __constant__ definitions. */
+void emit_const_arrays(Gen *G, StrBuf *out);
+/* The declaration of a local variable holding a constant array. */
+void emit_const_array_decl(Gen *G, StrBuf *out, const Type *t, const char *name);
+
 #endif

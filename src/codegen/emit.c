@@ -100,7 +100,7 @@ static void emit_store(Gen *G, const Expr *target, const Expr *value) {
     Expr *kids[1] = {(Expr *)value};
     Expr conv = {.kind = EX_CAST, .ty = tt, .kids = kids, .nkids = 1, .loc = value->loc};
     emit_expr(G, &conv, G->body, P_ASSIGN);
-  } else if (tt->kind == TY_ARRAY) {
+  } else if (tt->kind == TY_ARRAY && tt->space != MEM_CONST) {   /* a constant array is its name */
     emit_array_value(G, value, G->body);
   } else {
     emit_expr(G, value, G->body, P_ASSIGN);
@@ -139,7 +139,7 @@ static bool elements_at_hand(const Expr *e) {
   if (e->kind == EX_INDEX) return e->ival >= 0 && elements_at_hand(e->kids[0]);
   if (e->kind == EX_ATTR) return expr_is_pure(e);
   return e->kind == EX_VAR || e->kind == EX_TEMP || e->kind == EX_CONST ||
-         (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN);
+         (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && expr_is_pure(e));
 }
 
 /* a, b = value: each element is stored in turn, left to right, as Python stores them. A tuple
@@ -161,7 +161,8 @@ static void emit_unpack(Gen *G, const Expr *target, Expr *value) {
 
 void emit_assign_one(Gen *G, const Expr *target, Expr *value) {
   if (target->kind == EX_TUPLE) emit_unpack(G, target, value);
-  else if (target->kind == EX_VAR && G->fn->vars[target->var].ty->fixed_shape)
+  else if (target->kind == EX_VAR && G->fn->vars[target->var].ty->fixed_shape &&
+           G->fn->vars[target->var].ty->space != MEM_CONST)
     ;   /* shared/local array: the declaration is the allocation */
   else emit_store(G, target, value);
 }
@@ -421,9 +422,9 @@ static void nonneg_target(Gen *G, const Expr *target, const Expr *value, int k, 
   if (k < 0) nn = expr_nonneg(G, value), pos = expr_positive(G, value);
   else if (value->kind == EX_TUPLE) nn = expr_nonneg(G, value->kids[k]), pos = expr_positive(G, value->kids[k]);
   else {   /* grid(), gridsize() and .shape are >= 0; any other tuple is unknown */
-    bool builtin = value->kind == EX_CALL && value->kids[0]->kind == EX_BUILTIN;
-    nn = builtin || value->kind == EX_ATTR;
-    pos = builtin && value->kids[0]->builtin->id == BI_GRIDSIZE;
+    BuiltinId id = value->kind == EX_CALL && value->kids[0]->kind == EX_BUILTIN ? value->kids[0]->builtin->id : BI_NONE;
+    nn = value->kind == EX_ATTR || id == BI_GRID || id == BI_GRIDSIZE;
+    pos = id == BI_GRIDSIZE;
   }
   if (G->nonneg[v] && !nn) G->nonneg[v] = false, *changed = true;
   if (G->positive[v] && !pos) G->positive[v] = false, *changed = true;
@@ -504,6 +505,10 @@ static void emit_prototype(Gen *G, const Function *f, StrBuf *out) {
 }
 
 static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, const char *init) {
+  if (t->fixed_shape && t->space == MEM_CONST) {
+    emit_const_array_decl(G, out, t, name);
+    return;
+  }
   if (t->fixed_shape) {
     sb_printf(out, "  %s%s %s", t->space == MEM_SHARED ? "__shared__ " : "", t->dtype->cname, name);
     for (int k = 0; k < t->ndim; k++) sb_printf(out, "[%lld]", (long long)t->fixed_shape[k]);
@@ -634,6 +639,7 @@ static void emit_const_table(Gen *G, Const *k, StrBuf *out) {
 
 static void emit_constants(Gen *G, StrBuf *out) {
   bool any = false;
+  emit_const_arrays(G, out);
   for (size_t i = 0; i < G->m->consts.len; i++) {
     Const *k = G->m->consts.items[i];
     if (k->used && k->indexed) {
@@ -641,7 +647,7 @@ static void emit_constants(Gen *G, StrBuf *out) {
       emit_const_table(G, k, out);
       any = true;
     }
-    if (!k->used || k->value->kind == EX_TUPLE) continue;
+    if (!k->used || k->value->kind == EX_TUPLE || k->array) continue;
     k->cname = namer_claim(&G->global, k->name);
     const Type *t = k->value->kind == EX_FLOAT ? &type_float64 : k->value->kind == EX_BOOL ? &type_bool
                     : k->value->is_unsigned_literal ? &type_uint64 : &type_int64;
@@ -665,7 +671,7 @@ static uint32_t static_shared_bytes(const Function *f) {
   uint64_t n = 0;
   for (int i = 0; i < f->nvars; i++) {
     const Type *t = f->vars[i].ty;
-    if (!t || t->kind != TY_ARRAY || t->space != MEM_SHARED) continue;
+    if (!t || t->kind != TY_ARRAY || t->space != MEM_SHARED || !t->fixed_shape) continue;   /* dynamic: sized at launch */
     uint64_t b = (uint64_t)t->dtype->bits / 8;
     for (int k = 0; k < t->ndim; k++) b *= (uint64_t)t->fixed_shape[k];
     n += b;

@@ -101,6 +101,7 @@ bool expr_is_pure(const Expr *e) {
     BuiltinId id = e->kids[0]->builtin->id;
     if (id == BI_PRINT || id == BI_SYNCTHREADS || id == BI_SHARED_ARRAY || id == BI_LOCAL_ARRAY)
       return false;
+    if (builtin_is_cuda_intrinsic(id) && cuda_call_has_effects(id)) return false;
   }
   for (int i = 0; i < e->nkids; i++)
     if (!expr_is_pure(e->kids[i])) return false;
@@ -610,8 +611,10 @@ void emit_array_value(Gen *G, const Expr *a, StrBuf *sb) {
     emit_expr(G, a, sb, P_ASSIGN);
     return;
   }
-  /* A shared or local array is passed as a view of its storage. */
-  sb_printf(sb, "p2c_array<%s, %d>{&", t->dtype->cname, t->ndim);
+  /* A shared, local or constant array is passed as a view of its storage. */
+  sb_printf(sb, "p2c_array<%s, %d>{", t->dtype->cname, t->ndim);
+  if (t->space == MEM_CONST) sb_printf(sb, "(%s *)", t->dtype->cname);
+  sb_putc(sb, '&');
   emit_expr(G, a, sb, P_POSTFIX);
   for (int k = 0; k < t->ndim; k++) sb_puts(sb, "[0]");
   sb_puts(sb, ", {");
@@ -724,10 +727,20 @@ static void emit_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   case BI_TYPE: emit_scalar_cast(G, e, e->ty, sb, prec); return;
   case BI_ROUND: emit_round(G, e, sb, prec); return;
   case BI_LEN: emit_len(G, e, sb, prec); return;
+  case BI_SHARED_ARRAY:
+    if (!e->ty->fixed_shape) {   /* dynamic shared memory */
+      emit_cuda_call(G, e, sb, prec);
+      return;
+    }
+    break;
   default:
-    diag_error(G->c, e->loc, "E-internal", "codegen: unexpected call of %s",
-               builtin_display_name(e->builtin));
+    if (builtin_is_cuda_intrinsic(e->builtin->id)) {
+      emit_cuda_call(G, e, sb, prec);
+      return;
+    }
+    break;
   }
+  diag_error(G->c, e->loc, "E-internal", "codegen: unexpected call of %s", builtin_display_name(e->builtin));
 }
 
 static void emit_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
@@ -753,6 +766,8 @@ static void emit_builtin_value(Gen *G, const Expr *e, StrBuf *sb, int prec) {
     sb_printf(sb, "%s.%c", idx[k / 3], dim_letters[k % 3]);
   } else if (b->id == BI_WARPSIZE) {
     sb_puts(sb, "warpSize");
+  } else if (b->id == BI_LANEID) {
+    emit_cuda_value(G, e, sb);
   } else if (b->id == BI_MATH_CONST) {
     const char *v = b->scalar;
     double d = strcmp(v, "pi") == 0 ? 3.141592653589793 : strcmp(v, "e") == 0 ? 2.718281828459045

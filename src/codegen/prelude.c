@@ -169,4 +169,5 @@ void prelude_emit(StrBuf *sb, HelperSet used) {
       sb_puts(sb, helper_text[h]);
     }
   prelude_types_emit(sb, used);
+  prelude_cuda_emit(sb, used.cuda_bits);
 }

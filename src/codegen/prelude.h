@@ -26,17 +26,32 @@ typedef enum TypeHelper {
   TH_COUNT
 } TypeHelper;
 
+/* Helpers of the CUDA intrinsics (emit_cuda.c), in their own set; text in prelude_cuda.c. */
+typedef enum CudaHelper {
+  HC_ATOMIC_I64,        /* int64 atomics through CUDA's unsigned long long ones */
+  HC_ATOMIC_SUB,        /* atomic sub where CUDA has no atomicSub */
+  HC_ATOMIC_FMINMAX,    /* atomic max/min/nanmax/nanmin on floats, with Numba's NaN rules */
+  HC_ATOMIC_INCDEC64,   /* atomic inc/dec on uint64 */
+  HC_LANE,              /* p2c_laneid, p2c_lanemask_lt */
+  HC_DYNAMIC_SHARED,    /* dynamic shared memory arrays */
+  HC_COUNT
+} CudaHelper;
+
 typedef struct HelperSet {
   uint64_t bits;
   uint64_t type_bits;   /* TypeHelper */
+  uint64_t cuda_bits;   /* CudaHelper */
 } HelperSet;
 
 static inline void helper_use(HelperSet *s, Helper h) { s->bits |= (uint64_t)1 << h; }
 static inline void type_helper_use(HelperSet *s, TypeHelper h) { s->type_bits |= (uint64_t)1 << h; }
+static inline void cuda_helper_use(HelperSet *s, CudaHelper h) { s->cuda_bits |= (uint64_t)1 << h; }
 
 /* Writes the fixed prelude (integer typedefs, p2c_array) and every helper in `used`. */
 void prelude_emit(StrBuf *sb, HelperSet used);
 /* Writes the TypeHelpers in `used` (called by prelude_emit). */
 void prelude_types_emit(StrBuf *sb, HelperSet used);
+/* Writes the CUDA intrinsics' helpers in `used` (called by prelude_emit). */
+void prelude_cuda_emit(StrBuf *sb, uint64_t used);
 
 #endif

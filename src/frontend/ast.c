@@ -178,11 +178,19 @@ static void dump_function(StrBuf *sb, const Function *f) {
   dump_block(&p, &f->body, 1);
 }
 
+static void dump_const_array(StrBuf *sb, const ConstArray *a) {
+  sb_printf(sb, "  Array %s (", a->dtype->name);
+  for (int i = 0; i < a->ndim; i++) sb_printf(sb, "%s%lld", i ? ", " : "", (long long)a->shape[i]);
+  sb_puts(sb, a->ndim == 1 ? ",)\n" : ")\n");
+}
+
 void ast_dump(StrBuf *sb, const Module *m) {
   for (size_t i = 0; i < m->consts.len; i++) {
     Printer p = {sb, NULL};
-    sb_printf(sb, "Const %s\n", m->consts.items[i]->name);
-    dump_expr(&p, m->consts.items[i]->value, 1);
+    const Const *k = m->consts.items[i];
+    sb_printf(sb, "Const %s\n", k->name);
+    if (k->array) dump_const_array(sb, k->array);
+    else dump_expr(&p, k->value, 1);
   }
   for (size_t i = 0; i < m->funcs.len; i++) {
     const Function *f = m->funcs.items[i];

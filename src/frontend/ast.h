@@ -157,10 +157,24 @@ struct Function {
   VEC(Function *) specs;   /* on the generic function */
 };
 
+/* A module-level NumPy array built from literals (np.array, np.arange, np.zeros, ...; see
+ * lower_array.c). Kernels read it from constant memory, through cuda.const.array_like or by
+ * naming the global, which Numba freezes the same way. Values are already converted to dtype. */
+typedef struct ConstArray {
+  const Type *dtype;       /* a scalar type singleton */
+  int ndim;
+  int64_t shape[P2C_MAX_NDIM];
+  int64_t count;           /* elements, C order */
+  int64_t *ints;           /* bool and integer dtypes (uint64 as its bits) */
+  double *floats;          /* float dtypes; float32 values are rounded to float32 */
+} ConstArray;
+
 struct Const {
   const char *name;
   Loc loc;
-  Expr *value;             /* a literal or a tuple of literals */
+  Expr *value;             /* a literal or a tuple of literals; for an array, an EX_CONST
+                              naming this constant (so that scalar-only code sees no literal) */
+  ConstArray *array;       /* a module-level NumPy array, or NULL */
   bool used;               /* referenced by a kernel */
   bool indexed;            /* a tuple read with a runtime index: emitted as a table */
   const char *cname;       /* codegen */

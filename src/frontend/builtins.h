@@ -23,6 +23,18 @@ typedef enum BuiltinId {
   BI_WARPSIZE,
   BI_GRID, BI_GRIDSIZE, BI_SYNCTHREADS, BI_SHARED_ARRAY, BI_LOCAL_ARRAY,
   BI_CUDA_JIT, BI_VECTORIZE,
+  /* CUDA intrinsics typed in typeinfer/infer_cuda.c, emitted by codegen/emit_cuda.c; keep the
+   * block contiguous (builtin_is_cuda_intrinsic tests the range) */
+  BI_ATOMIC_ADD, BI_ATOMIC_SUB, BI_ATOMIC_AND, BI_ATOMIC_OR, BI_ATOMIC_XOR, BI_ATOMIC_MAX,
+  BI_ATOMIC_MIN, BI_ATOMIC_NANMAX, BI_ATOMIC_NANMIN, BI_ATOMIC_EXCH, BI_ATOMIC_INC,
+  BI_ATOMIC_DEC, BI_ATOMIC_CAS, BI_ATOMIC_COMPARE_AND_SWAP,
+  BI_SYNCTHREADS_COUNT, BI_SYNCTHREADS_AND, BI_SYNCTHREADS_OR, BI_THREADFENCE,
+  BI_THREADFENCE_BLOCK, BI_THREADFENCE_SYSTEM, BI_SYNCWARP,
+  BI_SHFL_SYNC, BI_SHFL_UP_SYNC, BI_SHFL_DOWN_SYNC, BI_SHFL_XOR_SYNC, BI_ALL_SYNC, BI_ANY_SYNC,
+  BI_EQ_SYNC, BI_BALLOT_SYNC, BI_MATCH_ANY_SYNC, BI_MATCH_ALL_SYNC, BI_ACTIVEMASK,
+  BI_LANEMASK_LT, BI_LANEID,
+  BI_POPC, BI_BREV, BI_CLZ, BI_FFS, BI_FMA, BI_CBRT, BI_SELP,
+  BI_CONST_ARRAY_LIKE,
   /* math */
   BI_MATH_UNARY,     /* one float argument, same float type out (sqrt, sin, ...) */
   BI_MATH_BINARY,    /* two float arguments (atan2, pow, hypot, copysign, fmod) */
@@ -51,5 +63,9 @@ const Builtin *builtin_lookup(const char *path);
 bool builtin_is_namespace(const char *path);
 /* The Python-visible name of a builtin for messages ("cuda.grid", "math.sqrt"). */
 const char *builtin_display_name(const Builtin *b);
+/* Whether id is one of the CUDA intrinsics of the BI_ATOMIC_ADD .. BI_CONST_ARRAY_LIKE block. */
+static inline bool builtin_is_cuda_intrinsic(BuiltinId id) {
+  return id >= BI_ATOMIC_ADD && id <= BI_CONST_ARRAY_LIKE;
+}
 
 #endif

@@ -202,9 +202,28 @@ static void lower_import_from(Lowerer *L, TSNode n) {
 
 /* ---- module-level constants ---- */
 
-static void add_other_global(Lowerer *L, TSNode target) {
-  OtherGlobal g = {node_str(L, target), node_loc(L, target)};
+static void add_other_global(Lowerer *L, TSNode target, const char *why) {
+  OtherGlobal g = {node_str(L, target), node_loc(L, target), why};
   vec_push(L->a, &L->others, g);
+}
+
+/* NAME = np.array(...) and friends: a constant array (see lower_array.c). */
+static bool lower_module_array(Lowerer *L, TSNode left, TSNode right) {
+  const char *why;
+  ConstArray *arr = lower_const_array(L, right, &why);
+  if (!arr) {
+    if (why) add_other_global(L, left, why);
+    return why != NULL;
+  }
+  Const *k = arena_alloc(L->a, sizeof *k);
+  k->name = node_str(L, left);
+  k->loc = node_loc(L, left);
+  k->array = arr;
+  k->value = ast_new_expr(L->a, EX_CONST, k->loc);
+  k->value->konst = k;
+  vec_push(L->a, &L->m->consts, k);
+  strmap_put(&L->const_by_name, k->name, k);
+  return true;
 }
 
 /* NAME = value at module level: a compile-time constant when value folds to literals. */
@@ -213,6 +232,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   TSNode right = field(L, n, F_right);
   if (ts_node_is_null(right) || !node_is(left, "identifier")) return;
   if (node_is(right, "assignment")) return;   /* a = b = ...: left as other globals */
+  if (lower_module_array(L, left, right)) return;
   int errors = (int)L->c->error_count;
   size_t ndiags = L->c->diags.len;
   Expr *v = fold_const_expr(L, right);
@@ -220,7 +240,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   L->c->error_count = (size_t)errors;
   L->c->diags.len = ndiags;
   if (!v) {
-    add_other_global(L, left);
+    add_other_global(L, left, NULL);
     return;
   }
   Const *k = arena_alloc(L->a, sizeof *k);
@@ -811,7 +831,7 @@ static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
     TSNode e = ts_node_named_child(n, 0);
     if (node_is(e, "assignment")) lower_module_assign(L, e);
   } else if (node_is(n, "function_definition") || node_is(n, "class_definition")) {
-    add_other_global(L, field(L, n, F_name));
+    add_other_global(L, field(L, n, F_name), NULL);
   }
 }
 

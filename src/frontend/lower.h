@@ -17,6 +17,7 @@ typedef struct Alias {
 typedef struct OtherGlobal {
   const char *name;
   Loc loc;
+  const char *why;    /* why a NumPy array constructor could not be evaluated, or NULL */
 } OtherGlobal;
 
 /* The grammar's field names the lowering reads. Their ids are looked up once per compilation:
@@ -86,5 +87,11 @@ Expr *lower_expr(Lowerer *L, TSNode n);
 /* Decodes a string literal node's value into *out / *len (arena); false after a diagnostic. */
 bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len);
 Expr *fold_const_expr(Lowerer *L, TSNode n);
+
+/* ---- module-level NumPy arrays (lower_array.c) ---- */
+/* The array that n builds (np.array, np.arange, np.zeros, np.ones, np.full, .reshape, .astype
+ * of those), evaluated now; NULL when it is no such constructor or cannot be evaluated, and
+ * then *why says why for a NumPy call (NULL for anything else). Reports no diagnostics. */
+ConstArray *lower_const_array(Lowerer *L, TSNode n, const char **why);
 
 #endif

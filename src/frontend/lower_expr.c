@@ -189,10 +189,10 @@ static Expr *lower_string(Lowerer *L, TSNode n) {
 
 /* ---- names ---- */
 
-static bool is_other_global(Lowerer *L, const char *name, Loc *loc) {
+static const OtherGlobal *find_other_global(Lowerer *L, const char *name) {
   for (size_t i = L->others.len; i-- > 0;)
-    if (strcmp(L->others.items[i].name, name) == 0) return *loc = L->others.items[i].loc, true;
-  return false;
+    if (strcmp(L->others.items[i].name, name) == 0) return &L->others.items[i];
+  return NULL;
 }
 
 static Expr *builtin_expr(Lowerer *L, TSNode n, const Resolved *r) {
@@ -233,12 +233,20 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
   }
   Resolved r;
   if (resolve_dotted(L, n, &r)) return builtin_expr(L, n, &r);
-  Loc where;
-  if (is_other_global(L, name, &where)) {
+  const OtherGlobal *g = find_other_global(L, name);
+  if (g && g->why) {
+    diag_error(L->c, node_loc(L, n), "E-global-not-const",
+               "global array '%s' cannot be made a constant: %s (kernels can use NumPy arrays "
+               "built with np.array, np.arange, np.zeros, np.ones or np.full from constants)",
+               name, g->why);
+    diag_note(L->c, g->loc, "'%s' is defined here", name);
+    return NULL;
+  }
+  if (g) {
     diag_error(L->c, node_loc(L, n), "E-global-not-const",
                "global '%s' is not a compile-time constant (kernels can use module-level ints, "
                "floats, bools and tuples of them, or functions decorated with @cuda.jit)", name);
-    diag_note(L->c, where, "'%s' is defined here", name);
+    diag_note(L->c, g->loc, "'%s' is defined here", name);
     return NULL;
   }
   diag_error(L->c, node_loc(L, n), "E-undefined", "name '%s' is not defined", name);

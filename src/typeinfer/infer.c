@@ -66,6 +66,10 @@ static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
     TERR(I, target->loc, "E-immutable", "tuples cannot be modified");
     return;
   }
+  if (base && base->kind == TY_ARRAY && base->space == MEM_CONST) {
+    TERR(I, target->loc, "E-immutable", "a constant array (a module-level NumPy array) cannot be modified");
+    return;
+  }
   if (elem && elem->kind == TY_ARRAY) {
     TERR(I, target->loc, "E-store", "assigning to a slice or a row of an array (%s) is not supported",
          elem->name);

@@ -54,6 +54,12 @@ void coerce_tuple(Infer *I, Expr **slot, const Type *to);
  * (an array without a fixed shape). */
 const Type *type_as_value(TypeTable *tt, const Type *t);
 
+/* ---- CUDA intrinsics (infer_cuda.c) ---- */
+/* Types a call of a CUDA intrinsic (builtin_is_cuda_intrinsic); t[1..] are its argument types. */
+const Type *infer_cuda_call(Infer *I, Expr *e, const Type **t);
+/* The type of a module-level NumPy array constant: a fixed-shape array in constant memory. */
+const Type *infer_const_array(Infer *I, const Const *k);
+
 /* Errors are reported only in the final pass; earlier passes see partial types. */
 #define TERR(I, loc, code, ...) \
   do {                                                          \

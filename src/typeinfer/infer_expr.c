@@ -58,6 +58,7 @@ static const Type *infer_builtin_value(Infer *I, Expr *e) {
   const Builtin *b = e->builtin;
   if (b->id >= BI_TID_X && b->id <= BI_WARPSIZE) return &type_int32;
   if (b->id == BI_MATH_CONST) return &type_float64;
+  if (b->id == BI_LANEID) return &type_int32;
   if (b->kind == BK_TYPE && strcmp(b->scalar, "void") != 0)
     return type_dtype(I->tt, type_scalar_by_name(b->scalar));
   TERR(I, e->loc, "E-not-value", "'%s' cannot be used as a value", builtin_display_name(b));
@@ -291,6 +292,8 @@ static const Type *infer_array_alloc(Infer *I, Expr *e, MemSpace space) {
   }
   const Type *dtype = array_dtype_arg(I, e, dt);
   if (!dtype) return NULL;
+  /* cuda.shared.array(0, dtype): dynamic shared memory, sized by the launch (Numba: 1-D only). */
+  if (space == MEM_SHARED && nd == 1 && dims[0] == 0) return type_array(I->tt, dtype, 1, 'C', MEM_SHARED, NULL);
   uint64_t bytes = (uint64_t)dtype->bits / 8;
   for (int i = 0; i < nd; i++) {
     if (dims[i] <= 0 || (uint64_t)dims[i] > UINT32_MAX || bytes * (uint64_t)dims[i] / (uint64_t)dims[i] != bytes ||
@@ -410,6 +413,7 @@ static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
     TERR(I, e->loc, "E-range", "%s() is only supported as the iterable of a for loop", b->path + 9);
     return NULL;
   default:
+    if (builtin_is_cuda_intrinsic(b->id)) return infer_cuda_call(I, e, t);
     TERR(I, e->loc, "E-not-callable", "'%s' cannot be called", builtin_display_name(b));
     return NULL;
   }
@@ -472,7 +476,7 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   case EX_BOOL: return literal_type(I, e);
   case EX_STR: return &type_str;
   case EX_VAR: return infer_var(I, e);
-  case EX_CONST: return literal_type(I, e->konst->value);
+  case EX_CONST: return e->konst->array ? infer_const_array(I, e->konst) : literal_type(I, e->konst->value);
   case EX_FUNC:
     TERR(I, e->loc, "E-not-value", "function '%s' can only be called", e->func->name);
     return NULL;

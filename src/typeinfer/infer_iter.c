@@ -86,7 +86,8 @@ static const Type *iter_value(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e);
   if (!t) return NULL;
   if (t->kind == TY_ARRAY && t->ndim == 1) return t->dtype;
-  if (t->kind == TY_ARRAY) return type_array(I->tt, t->dtype, t->ndim - 1, 'A', MEM_GLOBAL, NULL);
+  if (t->kind == TY_ARRAY)
+    return type_array(I->tt, t->dtype, t->ndim - 1, 'A', t->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
   if (t->kind == TY_TUPLE && is_uniform_tuple(t)) return t->elems[0];
   if (t->kind == TY_TUPLE && t->nelems > 0)
     TERR(I, e->loc, "E-iterate", "cannot iterate over %s: its elements have different types", t->name);

@@ -8,7 +8,8 @@
 enum { MAX_TUPLE = 256 };
 
 const Type *type_as_value(TypeTable *tt, const Type *t) {
-  return t->kind == TY_ARRAY && t->fixed_shape ? type_array_as_param(tt, t) : t;
+  /* A constant array stays one: a variable holding it points at the __constant__ data. */
+  return t->kind == TY_ARRAY && t->fixed_shape && t->space != MEM_CONST ? type_array_as_param(tt, t) : t;
 }
 
 static bool is_uniform(const Type *tt) {

@@ -90,7 +90,8 @@ static const Type *infer_array_subscript(Infer *I, Expr *e, const Type *at, cons
   }
   if (nints == at->ndim) return at->dtype;
   char layout = view_layout(at, e->kids + 1, n);
-  return type_array(I->tt, at->dtype, at->ndim - nints, layout, MEM_GLOBAL, NULL);
+  /* A view of a constant array stays read-only (MEM_CONST without a fixed shape). */
+  return type_array(I->tt, at->dtype, at->ndim - nints, layout, at->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
 }
 
 const Type *infer_subscript(Infer *I, Expr *e) {

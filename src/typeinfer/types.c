@@ -68,7 +68,7 @@ static bool same_shape(const int64_t *a, const int64_t *b, int n) {
 }
 
 static const char *space_suffix(MemSpace s) {
-  return s == MEM_SHARED ? ", shared" : s == MEM_LOCAL ? ", local" : "";
+  return s == MEM_SHARED ? ", shared" : s == MEM_LOCAL ? ", local" : s == MEM_CONST ? ", const" : "";
 }
 
 const Type *type_array(TypeTable *tt, const Type *dtype, int ndim, char layout, MemSpace space,

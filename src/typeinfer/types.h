@@ -25,7 +25,9 @@ typedef enum TypeKind {
   TY_DTYPE,     /* a scalar type used as a value: np.float32 in shared.array(..., dtype=...) */
 } TypeKind;
 
-typedef enum MemSpace { MEM_GLOBAL = 0, MEM_SHARED, MEM_LOCAL } MemSpace;
+/* MEM_CONST: a module-level array in __constant__ memory (read-only). A MEM_SHARED array
+ * without a fixed_shape is dynamic shared memory (cuda.shared.array(0, ...)). */
+typedef enum MemSpace { MEM_GLOBAL = 0, MEM_SHARED, MEM_LOCAL, MEM_CONST } MemSpace;
 
 typedef struct Type Type;
 struct Type {

@@ -1,8 +1,10 @@
 from numba import cuda
 import numpy as np
 
-TABLE = np.arange(10)
+TABLE = [1, 2, 3]
+NOISE = np.random.rand(10)
 
-@cuda.jit("void(int64[:])")
+@cuda.jit("void(float64[:])")
 def k(a):
     a[0] = TABLE[0]
+    a[1] = NOISE[0]

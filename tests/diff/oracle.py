@@ -2,12 +2,13 @@
 """The oracle of the differential tests: run one kernel in Numba's CUDA simulator.
 
     /usr/bin/python3 tests/diff/oracle.py FILE.py KERNEL --grid X[,Y[,Z]] --block X[,Y[,Z]]
-                     --out-dir DIR [--seed N] ARG...
+                     --out-dir DIR [--seed N] [--shared BYTES] ARG...
 
 FILE.py is imported as a module (its `if __name__ == "__main__":` block does not run),
 KERNEL is looked up in it, the ARGs are built with the same syntax as `pyk2cuda run`
 (see /work/shared/design.md and tests/diff/README.md), the kernel is launched as
-`kernel[grid, block](*args)`, and every array argument is written afterwards to
+`kernel[grid, block, 0, shared](*args)` (shared: the dynamic shared memory per block, 0 by
+default), and every array argument is written afterwards to
 DIR/<parameter name>.npy.
 
 ARG forms:
@@ -230,7 +231,7 @@ def param_names(py_func):
     return names
 
 
-def launch(kernel, grid, block, args):
+def launch(kernel, grid, block, args, shared=0):
     """Run the kernel; returns a dict of NumPy warning messages -> counts."""
     counts = {}
 
@@ -241,14 +242,14 @@ def launch(kernel, grid, block, args):
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = count_warning
-        kernel[grid, block](*args)
+        kernel[grid, block, 0, shared](*args)
     return counts
 
 
 USAGE = ("usage: oracle.py FILE.py KERNEL --grid X[,Y[,Z]] --block X[,Y[,Z]] "
-         "--out-dir DIR [--seed N] ARG...")
+         "--out-dir DIR [--seed N] [--shared BYTES] ARG...")
 
-OPTIONS = ("--grid", "--block", "--out-dir", "--seed")
+OPTIONS = ("--grid", "--block", "--out-dir", "--seed", "--shared")
 
 
 class Options:
@@ -295,6 +296,10 @@ def parse_command_line(argv):
     if not re.fullmatch(r"[0-9]+", seed):
         raise ArgError(f"--seed must be a non-negative integer, got {seed!r}")
     opts.seed = int(seed)
+    shared = values.get("--shared", "0")
+    if not re.fullmatch(r"[0-9]+", shared):
+        raise ArgError(f"--shared must be a non-negative integer, got {shared!r}")
+    opts.shared = int(shared)
     return opts
 
 
@@ -336,7 +341,7 @@ def main(argv=None):
         return EXIT_USAGE
 
     try:
-        counts = launch(kernel, grid, block, values)
+        counts = launch(kernel, grid, block, values, opts.shared)
     except BaseException:
         print(f"oracle: kernel {opts.kernel} raised in the simulator:", file=sys.stderr)
         traceback.print_exc()

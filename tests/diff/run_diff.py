@@ -39,7 +39,7 @@ import numpy as np  # noqa: E402
 import oracle  # noqa: E402
 
 ORACLE = os.path.join(HERE, "oracle.py")
-CASE_OPTIONS = ("tol", "atol", "seed", "expect", "skip")
+CASE_OPTIONS = ("tol", "atol", "seed", "expect", "skip", "shared")
 _IN_RE = re.compile(r"in:([a-z0-9]+)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
 
 
@@ -58,6 +58,7 @@ class Case:
         self.seed = zlib.crc32(name.encode())
         self.expect = None
         self.skip = None
+        self.shared = 0
         self.error = None
 
 
@@ -103,6 +104,8 @@ def parse_cases(path):
                         case.expect = value
                     elif key == "skip":
                         case.skip = value
+                    elif key == "shared":
+                        case.shared = int(value)
                 for a in rest:
                     if a.startswith("rand:"):
                         raise CaseError("rand: is oracle-only; use in:DTYPE[dims] in cases.txt")
@@ -244,7 +247,8 @@ def run_case(case, opts):
             return "FAIL", f"expect={case.expect}: {type(exc).__name__}: {exc}"
     else:
         cmd = [sys.executable, ORACLE, file_path, case.kernel, "--grid", case.grid,
-               "--block", case.block, "--out-dir", oracle_dir, "--seed", str(case.seed)] + args
+               "--block", case.block, "--out-dir", oracle_dir, "--seed", str(case.seed),
+               "--shared", str(case.shared)] + args
         rc, out, err = run(cmd, opts.timeout)
         if rc != 0:
             return "FAIL", f"oracle exited with {rc}: {tail(err)}"
@@ -254,7 +258,10 @@ def run_case(case, opts):
                 expected[fn[:-4]] = np.load(os.path.join(oracle_dir, fn), allow_pickle=False)
 
     cmd = [opts.pyk2cuda, "run", file_path, case.kernel, "--device", opts.device,
-           "--grid", case.grid, "--block", case.block, "--out-dir", pyk_dir] + args
+           "--grid", case.grid, "--block", case.block, "--out-dir", pyk_dir]
+    if case.shared:
+        cmd += ["--shared", str(case.shared)]
+    cmd += args
     rc, out, err = run(cmd, opts.timeout)
     if rc == 77:   # a stand-in (njit_standin.py) that cannot run this kernel
         return "SKIP", f"{os.path.basename(opts.pyk2cuda)} exited 77: {tail(err or out, 1)}"

@@ -4,7 +4,7 @@
 #ifndef PYK2CUDA_SIM
 typedef long long int64_t;
 typedef int int32_t;
-#define P2C_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
+extern __shared__ unsigned char p2c_dynamic_shared[];
 #endif
 
 template <typename T, int N>
@@ -42,7 +42,7 @@ extern "C" __global__ void count_threes(p2c_array<int32_t, 1> out, p2c_array<int
 
 /* Reverses each block's slice through dynamic shared memory. */
 extern "C" __global__ void reverse_blocks(p2c_array<int32_t, 1> a) {
-  P2C_DYNAMIC_SHARED(int32_t, tmp);
+  int32_t *tmp = (int32_t *)p2c_dynamic_shared;
   int64_t t = (int64_t)threadIdx.x, n = (int64_t)blockDim.x;
   int64_t base = (int64_t)blockIdx.x * n;
   tmp[t] = a.data[base + t];

@@ -392,7 +392,7 @@ static void module_constants_are_folded(void **state) {
 static void unfoldable_globals_are_not_constants(void **state) {
   lower_ok(state,
            "import numpy as np\n"
-           "A = np.zeros(3)\n"
+           "A = np.random.rand(3)\n"
            "BIG = 9223372036854775807 * 2\n"
            "Z = 1 / 0\n"
            "S = 'text'\n");
@@ -405,13 +405,74 @@ static void using_a_non_constant_global_is_an_error(void **state) {
   assert_false(lower(state,
                      "from numba import cuda\n"
                      "import numpy as np\n"
-                     "A = np.zeros(3)\n"
+                     "A = np.random.rand(3)\n"
                      "@cuda.jit\n"
                      "def k(a):\n"
                      "    a[0] = A\n"));
   expect_first_diag(state, "E-global-not-const", 6, 12);
   assert_int_equal(comp(state)->diags.items[1].severity, P2C_SEVERITY_NOTE);
   assert_int_equal(comp(state)->diags.items[1].line, 3);
+}
+
+static const ConstArray *const_array(void **state, const char *name) {
+  const Const *k = konst(state, name);
+  assert_non_null(k->array);
+  return k->array;
+}
+
+static void numpy_arrays_are_evaluated(void **state) {
+  lower_ok(state,
+           "import numpy as np\n"
+           "A = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32)\n"
+           "B = np.arange(12).reshape(3, -1)\n"
+           "C = np.arange(0, 1, 0.25)\n"
+           "D = np.full((2, 2), 7)\n"
+           "E = np.zeros(4, np.int8)\n"
+           "F = np.array([1.5, -2.7]).astype(np.int32)\n"
+           "G = np.array([300]).astype(np.uint8)\n"
+           "H = np.ones(3, dtype=bool)\n"
+           "I = np.array([9223372036854775808])\n"
+           "J = B.astype('f4')\n");
+  const ConstArray *a = const_array(state, "A");
+  assert_ptr_equal(a->dtype, &type_float32);
+  assert_int_equal(a->ndim, 2);
+  assert_int_equal(a->shape[0], 2);
+  assert_int_equal(a->shape[1], 3);
+  assert_true(a->floats[5] == 6.0);
+  a = const_array(state, "B");
+  assert_ptr_equal(a->dtype, &type_int64);
+  assert_int_equal(a->shape[1], 4);
+  assert_int_equal(a->ints[11], 11);
+  a = const_array(state, "C");
+  assert_ptr_equal(a->dtype, &type_float64);
+  assert_int_equal(a->count, 4);
+  assert_true(a->floats[3] == 0.75);
+  a = const_array(state, "D");
+  assert_int_equal(a->ndim, 2);
+  assert_int_equal(a->ints[3], 7);
+  assert_ptr_equal(const_array(state, "E")->dtype, &type_int8);
+  a = const_array(state, "F");
+  assert_int_equal(a->ints[0], 1);
+  assert_int_equal(a->ints[1], -2);
+  assert_int_equal(const_array(state, "G")->ints[0], 44);   /* .astype wraps, as NumPy's does */
+  assert_ptr_equal(const_array(state, "H")->dtype, &type_bool);
+  assert_ptr_equal(const_array(state, "I")->dtype, &type_uint64);
+  a = const_array(state, "J");
+  assert_ptr_equal(a->dtype, &type_float32);
+  assert_true(a->floats[7] == 7.0);
+}
+
+static void numpy_arrays_that_cannot_be_evaluated(void **state) {
+  lower_ok(state,
+           "import numpy as np\n"
+           "A = np.random.rand(3)\n"
+           "B = np.array([300], dtype=np.uint8)\n"
+           "C = np.array([[1, 2], [3]])\n"
+           "D = np.zeros(100000)\n"
+           "E = np.arange(5, 1)\n"
+           "F = np.array(7)\n");
+  assert_int_equal(((Fixture *)*state)->m.consts.len, 0);
+  assert_int_equal(comp(state)->error_count, 0);
 }
 
 static void constant_reassignment_takes_the_last_value(void **state) {
@@ -990,6 +1051,8 @@ int main(void) {
       T(unaliased_module_is_not_visible),
       T(module_constants_are_folded),
       T(unfoldable_globals_are_not_constants),
+      T(numpy_arrays_are_evaluated),
+      T(numpy_arrays_that_cannot_be_evaluated),
       T(using_a_non_constant_global_is_an_error),
       T(constant_reassignment_takes_the_last_value),
       T(decorator_forms),

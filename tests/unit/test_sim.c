@@ -358,6 +358,43 @@ static void test_exit_thread(void **state) {
 }
 
 /* Atomics from every thread of many blocks give exact results. */
+/* The warp rendezvous: results by call site, and the misuses CUDA leaves undefined. */
+static void test_warp_operations(void **state) {
+  (void)state;
+  SimModule *m = load("warp_errors.cu");
+  unsigned out[64];
+  ArrayArg a = pack1(out, sizeof out[0], 64);
+  void *args[] = {&a};
+  SimLaunch l = launch_of("sites", dim3(1, 1, 1), dim3(64, 1, 1), args, true);
+  assert_launch_ok(m, &l);
+  for (int t = 0; t < 64; t++) assert_int_equal(out[t], t % 4 == 0 ? 0x11111111u : 0xeeeeeeeeu);
+
+  l = launch_of("not_my_mask", dim3(1, 1, 1), dim3(32, 1, 1), NULL, true);
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+  assert_non_null(strstr(errbuf, "lane 0 of warp 0 in block (0,0,0)"));
+  assert_non_null(strstr(errbuf, "mask 0x00000002, which does not include the lane"));
+
+  int64_t n = 40;
+  void *nargs[] = {&n};
+  l = launch_of("warp_vs_barrier", dim3(2, 1, 1), dim3(64, 1, 1), nargs, true);
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+  assert_non_null(strstr(errbuf, "cannot complete in warp 1 of block"));
+  assert_non_null(strstr(errbuf, "lane 8 waits at __syncthreads()"));
+  n = 64;   /* every lane shuffles: no barrier is reached at all */
+  l = launch_of("warp_vs_barrier", dim3(2, 1, 1), dim3(64, 1, 1), nargs, true);
+  assert_launch_ok(m, &l);
+
+  l = launch_of("other_masks", dim3(1, 1, 1), dim3(32, 1, 1), NULL, true);
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+  assert_non_null(strstr(errbuf, "lane 0 waits with mask 0x00000003 but lane 1 waits at one with mask 0xffffffff"));
+
+  /* A warp operation in a launch without fibers is reported, and nothing crashes. */
+  l = launch_of("not_my_mask", dim3(2, 1, 1), dim3(32, 1, 1), NULL, false);
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_SIM);
+  assert_non_null(strstr(errbuf, "without fiber support"));
+  sim_module_delete(m);
+}
+
 static void test_atomics(void **state) {
   (void)state;
   SimModule *m = load("atomics.cu");
@@ -725,6 +762,7 @@ int main(void) {
       cmocka_unit_test(test_barrier_variants),
       cmocka_unit_test(test_partial_barrier),
       cmocka_unit_test(test_exit_thread),
+      cmocka_unit_test(test_warp_operations),
       cmocka_unit_test(test_atomics),
       cmocka_unit_test(test_prelude_and_printf),
       cmocka_unit_test(test_compile_error),

@@ -136,7 +136,9 @@ static void switch_context(Context *save, Context *to) { swapcontext(*save, *to)
 /* ---- State --------------------------------------------------------------------------------- */
 
 /* FIBER_STOPPED: the thread ended itself through exit_thread (the launch stops). */
-typedef enum FiberState { FIBER_RUNNABLE, FIBER_AT_BARRIER, FIBER_EXITED, FIBER_STOPPED } FiberState;
+typedef enum FiberState {
+  FIBER_RUNNABLE, FIBER_AT_BARRIER, FIBER_AT_WARP, FIBER_EXITED, FIBER_STOPPED
+} FiberState;
 
 /* One simulated thread of a block that uses barriers. The scheduler's data for all fibers of a
  * worker is one compact array (walking it must not touch a page per fiber); each stack is its
@@ -150,6 +152,9 @@ typedef struct Fiber {
   uint3 tid;
   FiberState state;
   int predicate;           /* what it passed to the barrier it waits at */
+  unsigned warp_mask;      /* the mask of the warp operation it waits at (0: __activemask) */
+  unsigned warp_site;      /* for __activemask: which call */
+  unsigned warp_result;    /* the lanes released with it */
   void *asan_fake;         /* ASan's fake stack while switched out */
   unsigned valgrind_id;    /* the stack's registration with Valgrind */
 } Fiber;
@@ -177,8 +182,10 @@ typedef struct Worker {
   int barrier_count;          /* result of the barrier the block just passed */
   bool stray_barrier;         /* a barrier in a launch without uses_barrier */
   sigjmp_buf bail;            /* where exit_thread returns to, in a launch without barriers */
+  bool stray_warp;            /* a warp operation in a launch without uses_barrier */
   void *dynamic_shared;       /* allocator block behind st.dynamic_shared */
   size_t dynamic_shared_size;
+  size_t warp_slots_size;     /* bytes behind st.warp_slots */
   char failure[160];          /* why this worker could not start */
 } Worker;
 
@@ -371,6 +378,37 @@ static void plain_exit_thread(P2cSimThread *self) {
   siglongjmp(w->bail, 1);
 }
 
+/* A warp operation inside a fiber: park until the scheduler releases the lanes of the mask.
+ * A mask that does not name the calling lane is an error (CUDA leaves it undefined). */
+static unsigned fiber_warp_sync(P2cSimThread *self, unsigned mask, unsigned site) {
+  Worker *w = (Worker *)self;
+  Fiber *f = w->cur;
+  unsigned index = (unsigned)(f - w->pool->fibers), lane = index % 32;
+  if (mask && !(mask >> lane & 1u)) {
+    uint3 b = w->st.block_idx;
+    run_fail(w->run, P2C_ERR_SIM,
+             "kernel '%s': lane %u of warp %u in block (%u,%u,%u) called a warp operation with "
+             "mask 0x%08x, which does not include the lane (CUDA leaves this undefined)",
+             w->run->l->symbol, lane, index / 32, b.x, b.y, b.z, mask);
+    return mask;
+  }
+  f->state = FIBER_AT_WARP;
+  f->warp_mask = mask;
+  f->warp_site = site;
+  asan_start(&f->asan_fake, w->sched_stack, w->sched_stack_size);
+  switch_context(&f->ctx, &w->sched);
+  asan_finish(f->asan_fake, &w->sched_stack, &w->sched_stack_size);
+  return f->warp_result;
+}
+
+/* A warp operation in a launch without uses_barrier: no lane takes part (the thread keeps its
+ * own values); reported after the blocks. */
+static unsigned stray_warp_sync(P2cSimThread *self, unsigned mask, unsigned site) {
+  ((Worker *)self)->stray_warp = true;
+  (void)mask, (void)site;
+  return 0;
+}
+
 /* ---- Fiber stacks per worker slot ---------------------------------------------------------- */
 
 static void pool_release(SimModule *m, SimStackPool *p) {
@@ -422,6 +460,12 @@ static bool pools_grow(SimModule *m, size_t n) {
 static bool run_blocks_plain(Worker *w, uint64_t first, uint64_t count) {
   Run *r = w->run;
   r->blocks_entry(r->l->args, first, count);
+  if (w->stray_warp) {
+    run_fail(r, P2C_ERR_SIM,
+             "kernel '%s' called a warp operation (__shfl_sync, __ballot_sync, __syncwarp, ...) but "
+             "was launched without fiber support (uses_barrier is false)", r->l->symbol);
+    return false;
+  }
   if (!w->stray_barrier) return true;
   run_fail(r, P2C_ERR_SIM,
            "kernel '%s' called __syncthreads() but was launched without barrier support "
@@ -429,42 +473,128 @@ static bool run_blocks_plain(Worker *w, uint64_t first, uint64_t count) {
   return false;
 }
 
-/* A block with barriers: rounds of resuming every runnable fiber until all have returned. */
+/* ---- Warp rendezvous ----------------------------------------------------------------------- */
+
+/* The lanes of the warp at `f` (at most 32 fibers) that have not exited. */
+static unsigned live_lanes(const Fiber *f, size_t lanes) {
+  unsigned live = 0;
+  for (size_t j = 0; j < lanes; j++)
+    if (f[j].state != FIBER_EXITED) live |= 1u << j;
+  return live;
+}
+
+static void release_lanes(Fiber *f, size_t lanes, unsigned group) {
+  for (size_t j = 0; j < lanes; j++)
+    if (group >> j & 1u) f[j].state = FIBER_RUNNABLE, f[j].warp_result = group;
+}
+
+/* The lanes waiting in __activemask at the same call as lane i. */
+static unsigned activemask_group(const Fiber *f, size_t lanes, size_t i) {
+  unsigned group = 0;
+  for (size_t j = 0; j < lanes; j++)
+    if (f[j].state == FIBER_AT_WARP && f[j].warp_mask == 0 && f[j].warp_site == f[i].warp_site)
+      group |= 1u << j;
+  return group;
+}
+
+/* Lets go every group of lanes whose warp operation can complete: all live lanes named in a
+ * mask wait with that same mask. Lanes in __activemask (mask 0) go on only when nothing else
+ * in their warp can, each call's lanes together: their result is the set of them. */
+static bool release_warp(Fiber *f, size_t lanes) {
+  unsigned live = live_lanes(f, lanes);
+  bool released = false, in_activemask = false;
+  for (size_t i = 0; i < lanes; i++) {
+    if (f[i].state != FIBER_AT_WARP) continue;
+    unsigned m = f[i].warp_mask, group = m & live;
+    if (m == 0) {
+      in_activemask = true;
+      continue;
+    }
+    bool ready = true;
+    for (size_t j = 0; j < lanes && ready; j++)
+      if (group >> j & 1u) ready = f[j].state == FIBER_AT_WARP && f[j].warp_mask == m;
+    if (!ready) continue;
+    release_lanes(f, lanes, group);
+    released = true;
+  }
+  if (released || !in_activemask) return released;
+  for (size_t i = 0; i < lanes; i++)
+    if (f[i].state == FIBER_AT_WARP && f[i].warp_mask == 0) release_lanes(f, lanes, activemask_group(f, lanes, i));
+  return true;
+}
+
+static bool release_warps(Fiber *fibers, size_t n) {
+  bool any = false;
+  for (size_t base = 0; base < n; base += 32) any |= release_warp(fibers + base, n - base < 32 ? n - base : 32);
+  return any;
+}
+
+/* A warp operation that can never complete: names a lane waiting at it and the first lane of its
+ * mask that holds it up. */
+static void report_stuck_warp(Worker *w, const Fiber *fibers, size_t n) {
+  size_t i = 0;
+  while (i < n && fibers[i].state != FIBER_AT_WARP) i++;
+  size_t base = i / 32 * 32, lanes = n - base < 32 ? n - base : 32;
+  const Fiber *f = fibers + base;
+  unsigned m = fibers[i].warp_mask, group = m & live_lanes(f, lanes);
+  size_t j = 0;
+  while (j < lanes && !((group >> j & 1u) && (f[j].state != FIBER_AT_WARP || f[j].warp_mask != m))) j++;
+  char other[80] = "";
+  if (j < lanes && f[j].state == FIBER_AT_BARRIER)
+    snprintf(other, sizeof other, "lane %zu waits at __syncthreads()", j);
+  else if (j < lanes)
+    snprintf(other, sizeof other, "lane %zu waits at one with mask 0x%08x", j, f[j].warp_mask);
+  uint3 b = w->st.block_idx;
+  run_fail(w->run, P2C_ERR_SIM,
+           "kernel '%s': a warp operation cannot complete in warp %zu of block (%u,%u,%u): lane %zu "
+           "waits with mask 0x%08x but %s (CUDA leaves this undefined)",
+           w->run->l->symbol, base / 32, b.x, b.y, b.z, i - base, m, other[0] ? other : "its lanes differ");
+}
+
+/* After every fiber has run as far as it can: releases the barrier when all live fibers wait at
+ * it. Returns 1 when released, 0 when the block is done, -1 after an error. */
+static int release_barrier(Worker *w, Fiber *fibers, size_t n) {
+  size_t arrived = 0, exited = 0;
+  int count = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (fibers[i].state == FIBER_AT_BARRIER) arrived++, count += fibers[i].predicate;
+    else if (fibers[i].state == FIBER_EXITED) exited++;
+    else if (fibers[i].state == FIBER_AT_WARP) return report_stuck_warp(w, fibers, n), -1;
+  }
+  if (arrived == 0) return 0;
+  if (exited > 0) {
+    uint3 b = w->st.block_idx;
+    run_fail(w->run, P2C_ERR_SIM,
+             "kernel '%s': __syncthreads() reached by only part of block (%u,%u,%u): "
+             "%zu threads arrived, %zu exited (CUDA leaves this undefined)",
+             w->run->l->symbol, b.x, b.y, b.z, arrived, exited);
+    return -1;
+  }
+  w->barrier_count = count;
+  for (size_t i = 0; i < n; i++) fibers[i].state = FIBER_RUNNABLE;
+  return 1;
+}
+
+/* A block with barriers or warp operations: rounds of resuming every runnable fiber; between
+ * rounds, warps whose operation can complete go on first, then the block's barrier. */
 static bool run_block_fibers(Worker *w) {
   Run *r = w->run;
-  size_t n = r->block_threads, exited = 0;
+  size_t n = r->block_threads;
   Fiber *fibers = w->pool->fibers;
   for (size_t i = 0; i < n; i++) {
     fiber_reset(w, &fibers[i]);
     fibers[i].tid = index_3d(i, w->st.block_dim);
   }
   for (;;) {
-    size_t arrived = 0;
-    int count = 0;
     for (size_t i = 0; i < n; i++) {
-      Fiber *f = &fibers[i];
-      if (f->state != FIBER_RUNNABLE) continue;
-      fiber_resume(w, f);
-      if (f->state == FIBER_STOPPED) return false;
-      if (f->state == FIBER_AT_BARRIER) {
-        arrived++;
-        count += f->predicate;
-      } else {
-        exited++;
-      }
-    }
-    if (arrived == 0) return true;
-    if (exited > 0) {
-      uint3 b = w->st.block_idx;
-      run_fail(r, P2C_ERR_SIM,
-               "kernel '%s': __syncthreads() reached by only part of block (%u,%u,%u): "
-               "%zu threads arrived, %zu exited (CUDA leaves this undefined)",
-               r->l->symbol, b.x, b.y, b.z, arrived, exited);
-      return false;
+      if (fibers[i].state != FIBER_RUNNABLE) continue;
+      fiber_resume(w, &fibers[i]);
+      if (fibers[i].state == FIBER_STOPPED) return false;
     }
     if (atomic_load_explicit(&r->stop, memory_order_relaxed)) return false;
-    w->barrier_count = count;
-    for (size_t i = 0; i < n; i++) fibers[i].state = FIBER_RUNNABLE;
+    if (release_warps(fibers, n)) continue;
+    int released = release_barrier(w, fibers, n);
+    if (released <= 0) return released == 0;
   }
 }
 
@@ -478,6 +608,13 @@ static bool worker_prepare(Worker *w) {
   w->st.block_dim = (uint3){l->block.x, l->block.y, l->block.z};
   w->st.barrier = l->uses_barrier ? fiber_barrier : stray_barrier;
   w->st.exit_thread = l->uses_barrier ? fiber_exit_thread : plain_exit_thread;
+  w->st.warp_sync = l->uses_barrier ? fiber_warp_sync : stray_warp_sync;
+  w->warp_slots_size = sizeof *w->st.warp_slots * r->block_threads;
+  w->st.warp_slots = mem_alloc(r->m->alloc, w->warp_slots_size);
+  if (!w->st.warp_slots) {
+    snprintf(w->failure, sizeof w->failure, "out of memory for warp exchange slots");
+    return false;
+  }
 #if !SIM_ASM_SWITCH
   w->sched = &w->sched_uc;
 #endif
@@ -496,6 +633,7 @@ static bool worker_prepare(Worker *w) {
       return false;
     }
     w->st.dynamic_shared = (void *)round_up((uintptr_t)w->dynamic_shared, 64);
+    w->st.dynamic_shared_bytes = l->dynamic_shared_bytes;
   }
   return true;
 }
@@ -530,6 +668,7 @@ static void worker_main(Worker *w) {
   if (worker_prepare(w) && sigsetjmp(w->bail, 0) == 0) worker_loop(w);
   r->m->bind(NULL);
   mem_free(r->m->alloc, w->dynamic_shared, w->dynamic_shared_size);
+  mem_free(r->m->alloc, w->st.warp_slots, w->warp_slots_size);
 }
 
 static void *worker_thread(void *arg) {

@@ -20,7 +20,7 @@
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 2
+#define P2C_SIM_ABI_VERSION 3
 
 typedef struct uint3 {
   unsigned int x, y, z;
@@ -37,6 +37,15 @@ struct P2cSimThread {
   /* Ends the calling simulated thread for good and stops the launch (--check-bounds found an
    * index out of bounds). Never returns. */
   void (*exit_thread)(P2cSimThread *self);
+  unsigned dynamic_shared_bytes; /* the size of dynamic_shared */
+  /* Warp operations: waits until every lane of this thread's warp that `mask` names and that
+   * has not exited waits here with the same mask. Mask 0 is __activemask: it waits until no
+   * lane of the warp can move, and goes on with the lanes waiting at the same call `site`.
+   * Returns the lanes released together. */
+  unsigned (*warp_sync)(P2cSimThread *self, unsigned mask, unsigned site);
+  /* One exchange slot per thread of the block, in linear thread order (x fastest): a warp
+   * operation's values pass through them. */
+  unsigned long long *warp_slots;
 };
 
 #ifdef __cplusplus
@@ -68,10 +77,8 @@ struct P2cSimThread {
 /* A block's threads all run on one OS thread, one block at a time, so storage per OS thread is
  * storage per block. At block scope `thread_local` implies `static`. */
 #define __shared__ thread_local
-
-/* Dynamic shared memory (a launch's shared bytes): `P2C_DYNAMIC_SHARED(float, buf);` declares
- * `float *buf` pointing at it. Generated code defines this macro for NVRTC itself. */
-#define P2C_DYNAMIC_SHARED(T, name) T *name = (T *)p2c_sim_self->dynamic_shared
+/* Constant memory: generated code declares its arrays `static __constant__ const`. */
+#define __constant__
 
 /* ---- Built-in variables -------------------------------------------------------------------- */
 
@@ -92,6 +99,11 @@ static thread_local uint3 p2c_sim_tid, p2c_sim_bid, p2c_sim_bdim, p2c_sim_gdim;
 #define blockDim p2c_sim_bdim
 #define gridDim p2c_sim_gdim
 static constexpr int warpSize = 32;
+
+/* Dynamic shared memory (the launch's shared bytes) and its size. Generated code declares both
+ * for NVRTC itself (extern __shared__ and the %dynamic_smem_size register). */
+#define p2c_dynamic_shared ((unsigned char *)p2c_sim_self->dynamic_shared)
+static inline unsigned p2c_dynamic_shared_size(void) { return p2c_sim_self->dynamic_shared_bytes; }
 
 /* What the runtime looks up with dlsym, besides the kernels' entries. */
 extern "C" __attribute__((visibility("default"))) unsigned p2c_sim_abi(void) {
@@ -230,6 +242,173 @@ static inline unsigned int atomicDec(unsigned int *p, unsigned int v) {
 }
 
 #undef P2C_SIM_VAL
+
+/* ---- Bit intrinsics ------------------------------------------------------------------------ */
+
+static inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned int)x); }
+static inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline unsigned int __brev(unsigned int x) {
+  unsigned int r = 0;
+  for (int i = 0; i < 32; i++, x >>= 1) r = (r << 1) | (x & 1u);
+  return r;
+}
+static inline unsigned long long __brevll(unsigned long long x) {
+  return (unsigned long long)__brev((unsigned int)x) << 32 | __brev((unsigned int)(x >> 32));
+}
+
+/* ---- Warp operations ----------------------------------------------------------------------- */
+/* A warp is 32 consecutive threads in linear order (x fastest), as on the GPU. A warp operation
+ * is a rendezvous run by the runtime's scheduler (warp_sync): each lane puts its value in its
+ * slot, waits until the lanes named in the mask have arrived, computes its result from the
+ * slots of the lanes that took part, and waits once more so that no lane overwrites a slot
+ * before all have read it. Lanes named in the mask that have exited (or do not exist, in a
+ * block that is not a multiple of 32) do not take part, as CUDA allows. */
+
+static inline unsigned p2c_sim_linear_tid(void) {
+  return p2c_sim_tid.x + p2c_sim_bdim.x * (p2c_sim_tid.y + p2c_sim_bdim.y * p2c_sim_tid.z);
+}
+static inline unsigned p2c_sim_lane(void) { return p2c_sim_linear_tid() & 31u; }
+/* Other lanes run while this one waits: the thread index is reloaded afterwards, as after a
+ * barrier. */
+static inline unsigned p2c_sim_warp_rendezvous(unsigned mask, unsigned site) {
+  P2cSimThread *self = p2c_sim_self;
+  unsigned in = self->warp_sync(self, mask, site);
+  p2c_sim_tid = self->thread_idx;
+  return in;
+}
+static inline unsigned p2c_sim_warp_wait(unsigned mask) { return p2c_sim_warp_rendezvous(mask, 0); }
+
+template <typename T>
+static inline unsigned long long p2c_sim_to_slot(T v) {
+  static_assert(sizeof(T) <= 8, "warp operations exchange at most 64 bits");
+  unsigned long long b = 0;
+  memcpy(&b, &v, sizeof v);
+  return b;
+}
+template <typename T>
+static inline T p2c_sim_from_slot(unsigned long long b) {
+  T v;
+  memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+/* Deposits `mine`, waits for the lanes of `mask`, and returns f(slots of the warp, own lane,
+ * lanes that took part). */
+template <typename R, typename F>
+static inline R p2c_sim_exchange(unsigned mask, unsigned long long mine, F f) {
+  unsigned tid = p2c_sim_linear_tid(), lane = tid & 31u;
+  unsigned long long *slots = p2c_sim_self->warp_slots + (tid - lane);
+  slots[lane] = mine;
+  unsigned in = p2c_sim_warp_wait(mask);
+  R r = f(slots, lane, in);
+  p2c_sim_warp_wait(mask);
+  return r;
+}
+
+static inline void __syncwarp(unsigned mask = 0xffffffffu) { p2c_sim_warp_wait(mask); }
+/* The lanes that run a call together are those that reach the same call site: each use of
+ * __activemask() in the source is a site of its own. */
+static inline unsigned p2c_sim_activemask(unsigned site) { return p2c_sim_warp_rendezvous(0, site); }
+#define __activemask() p2c_sim_activemask(__COUNTER__)
+
+/* The lane a shuffle reads, or -1 for the thread's own value: CUDA's rules, with the warp cut
+ * into segments of `width` lanes (idx 0, up 1, down 2, xor 3). */
+static inline int p2c_sim_shfl_source(int mode, unsigned lane, unsigned b, int width) {
+  unsigned w = width > 0 && width <= 32 && (width & (width - 1)) == 0 ? (unsigned)width : 32u;
+  unsigned first = lane & ~(w - 1);
+  switch (mode) {
+  case 0: return (int)(first + (b & (w - 1)));
+  case 1: return b <= lane - first ? (int)(lane - b) : -1;
+  case 2: return b < first + w - lane ? (int)(lane + b) : -1;
+  default: return (lane ^ b) < first + w ? (int)(lane ^ b) : -1;
+  }
+}
+
+template <typename T>
+static inline T p2c_sim_shfl(unsigned mask, T var, int mode, unsigned b, int width) {
+  return p2c_sim_exchange<T>(mask, p2c_sim_to_slot(var),
+                             [&](const unsigned long long *slots, unsigned lane, unsigned in) {
+                               int src = p2c_sim_shfl_source(mode, lane, b, width);
+                               return src >= 0 && (in >> src & 1u) ? p2c_sim_from_slot<T>(slots[src]) : var;
+                             });
+}
+template <typename T>
+static inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32) {
+  return p2c_sim_shfl(mask, var, 0, (unsigned)src_lane, width);
+}
+template <typename T>
+static inline T __shfl_up_sync(unsigned mask, T var, unsigned int delta, int width = 32) {
+  return p2c_sim_shfl(mask, var, 1, delta, width);
+}
+template <typename T>
+static inline T __shfl_down_sync(unsigned mask, T var, unsigned int delta, int width = 32) {
+  return p2c_sim_shfl(mask, var, 2, delta, width);
+}
+template <typename T>
+static inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
+  return p2c_sim_shfl(mask, var, 3, (unsigned)lane_mask, width);
+}
+
+/* The lanes (of those taking part) whose predicate is nonzero; *in receives those taking part. */
+static inline unsigned p2c_sim_ballot(unsigned mask, int predicate, unsigned *in_out) {
+  unsigned in = 0;
+  unsigned r = p2c_sim_exchange<unsigned>(mask, predicate != 0,
+                                          [&](const unsigned long long *slots, unsigned, unsigned took) {
+                                            unsigned bits = 0;
+                                            for (unsigned j = 0; j < 32; j++)
+                                              if ((took >> j & 1u) && slots[j]) bits |= 1u << j;
+                                            in = took;
+                                            return bits;
+                                          });
+  if (in_out) *in_out = in;
+  return r;
+}
+static inline unsigned __ballot_sync(unsigned mask, int predicate) {
+  return p2c_sim_ballot(mask, predicate, NULL);
+}
+static inline int __all_sync(unsigned mask, int predicate) {
+  unsigned in;
+  return p2c_sim_ballot(mask, predicate, &in) == in;
+}
+static inline int __any_sync(unsigned mask, int predicate) {
+  return p2c_sim_ballot(mask, predicate, NULL) != 0;
+}
+static inline int __uni_sync(unsigned mask, int predicate) {
+  unsigned in, b = p2c_sim_ballot(mask, predicate, &in);
+  return b == 0 || b == in;
+}
+
+/* The lanes (of those taking part) whose value has the same bits as this lane's; *in receives
+ * those taking part. */
+template <typename T>
+static inline unsigned p2c_sim_match(unsigned mask, T value, unsigned *in_out) {
+  unsigned long long mine = p2c_sim_to_slot(value);
+  unsigned in = 0;
+  unsigned r = p2c_sim_exchange<unsigned>(mask, mine,
+                                          [&](const unsigned long long *slots, unsigned, unsigned took) {
+                                            unsigned same = 0;
+                                            for (unsigned j = 0; j < 32; j++)
+                                              if ((took >> j & 1u) && slots[j] == mine) same |= 1u << j;
+                                            in = took;
+                                            return same;
+                                          });
+  if (in_out) *in_out = in;
+  return r;
+}
+template <typename T>
+static inline unsigned __match_any_sync(unsigned mask, T value) {
+  return p2c_sim_match(mask, value, NULL);
+}
+template <typename T>
+static inline unsigned __match_all_sync(unsigned mask, T value, int *pred) {
+  unsigned in, same = p2c_sim_match(mask, value, &in);
+  *pred = same == in;
+  return same == in ? mask : 0;
+}
 
 /* ---- Ending a thread ----------------------------------------------------------------------- */
 

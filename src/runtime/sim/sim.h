@@ -61,9 +61,10 @@ typedef struct SimLaunch {
   const char *symbol;            /* P2cKernelInfo.symbol: the entries are p2c_sim_thread_<symbol>
                                   * and p2c_sim_blocks_<symbol> (prelude.h) */
   SimDim3 grid, block;
-  uint32_t dynamic_shared_bytes; /* P2C_DYNAMIC_SHARED storage per block */
+  uint32_t dynamic_shared_bytes; /* p2c_dynamic_shared storage per block */
   void **args;                   /* as cuLaunchKernel's kernelParams */
-  bool uses_barrier;             /* P2cKernelInfo.uses_barrier: a block's threads are fibers */
+  bool uses_barrier;             /* P2cKernelInfo.uses_barrier: a block's threads are fibers
+                                    (barriers and warp operations need them) */
   unsigned threads;              /* worker threads; 0: the number of CPUs this process may use */
   size_t stack_bytes;            /* stack of each fiber (uses_barrier); 0: 64 KiB */
   char *errbuf;                  /* receives a message on failure; may be NULL */

@@ -1,0 +1,452 @@
+/* Module-level NumPy arrays built from literals, evaluated at compile time.
+ *
+ * Numba freezes a global NumPy array into the kernel as a constant, and cuda.const.array_like
+ * puts one into constant memory. Here the array's constructor is evaluated the way NumPy
+ * would: np.array / np.asarray of nested lists or tuples of constant numbers, np.arange,
+ * np.zeros, np.ones, np.full, each with an optional dtype, and the methods .reshape and
+ * .astype on the result. Anything else (np.random, np.linspace, arrays read from files) cannot
+ * be known before the kernel runs; the reason is kept, and reported if a kernel uses the name.
+ *
+ * Values follow NumPy: an int that does not fit the requested dtype is refused here (NumPy 2
+ * raises OverflowError), as is a float to an integer dtype that is out of range; .astype
+ * converts with C's wrapping, as NumPy does. Sizes are bounded by constant memory (64 KiB). */
+#include <math.h>
+#include <string.h>
+
+#include "frontend/lower.h"
+
+enum { MAX_CONST_BYTES = 64 * 1024, MAX_ELEMENTS = MAX_CONST_BYTES };
+
+typedef enum NumKind { NUM_BOOL, NUM_INT, NUM_UINT, NUM_FLOAT } NumKind;
+
+/* A Python number: NUM_UINT is an int above INT64_MAX (its bits in i). */
+typedef struct Num {
+  NumKind kind;
+  int64_t i;
+  double f;
+} Num;
+
+/* An array under construction: values as Python numbers until the dtype is applied. */
+typedef struct Build {
+  Lowerer *L;
+  const char *why;           /* first reason the constructor cannot be evaluated */
+  Num *v;
+  int64_t count, cap;
+  int ndim;
+  int64_t shape[P2C_MAX_NDIM];
+  const Type *dtype;         /* NULL: NumPy's default for the values */
+} Build;
+
+static bool fail(Build *b, const char *why) {
+  if (!b->why) b->why = why;
+  return false;
+}
+
+static Num num_of_literal(const Expr *e) {
+  Num n = {NUM_INT, e->ival, 0};
+  if (e->kind == EX_FLOAT) n.kind = NUM_FLOAT, n.f = e->fval;
+  else if (e->kind == EX_BOOL) n.kind = NUM_BOOL;
+  else if (e->is_unsigned_literal) n.kind = NUM_UINT, n.i = (int64_t)e->uval;
+  return n;
+}
+
+static double num_as_double(Num n) {
+  return n.kind == NUM_FLOAT ? n.f : n.kind == NUM_UINT ? (double)(uint64_t)n.i : (double)n.i;
+}
+
+/* Room for `extra` more values (capacity doubles, so list literals stay linear). */
+static bool grow(Build *b, int64_t extra) {
+  if (b->count + extra > MAX_ELEMENTS) return fail(b, "it has more elements than constant memory (64 KiB) can hold");
+  if (b->count + extra <= b->cap) return true;
+  int64_t cap = b->cap ? b->cap : 16;
+  while (cap < b->count + extra) cap *= 2;
+  Num *v = arena_alloc(b->L->a, sizeof *v * (size_t)cap);
+  if (b->count) memcpy(v, b->v, sizeof *v * (size_t)b->count);
+  b->v = v;
+  b->cap = cap;
+  return true;
+}
+
+/* ---- dtypes ---- */
+
+/* A dtype argument: np.float32, numba.int32, float/int/bool, or a string such as 'f4'. */
+static const Type *dtype_of(Build *b, TSNode n) {
+  Lowerer *L = b->L;
+  if (node_is(n, "string")) {
+    const char *s;
+    size_t len;
+    if (!lower_string_value(L, n, &s, &len)) return NULL;
+    const Type *t = strlen(s) == len ? type_scalar_by_name(s) : NULL;
+    return t && t->kind != TY_VOID ? t : NULL;
+  }
+  Resolved r;
+  if (!resolve_dotted(L, n, &r) || !r.builtin) return NULL;
+  switch (r.builtin->id) {
+  case BI_TYPE: return strcmp(r.builtin->scalar, "void") ? type_scalar_by_name(r.builtin->scalar) : NULL;
+  case BI_FLOAT: return &type_float64;
+  case BI_INT: return &type_int64;
+  case BI_BOOL: return &type_bool;
+  default: return NULL;
+  }
+}
+
+/* NumPy's dtype for a list of Python numbers: bool < int64 < uint64 (no negatives) < float64. */
+static const Type *default_dtype(Build *b) {
+  bool any_float = false, any_int = false, any_uint = false, any_neg = false;
+  for (int64_t k = 0; k < b->count; k++) {
+    Num n = b->v[k];
+    any_float |= n.kind == NUM_FLOAT;
+    any_int |= n.kind == NUM_INT;
+    any_uint |= n.kind == NUM_UINT;
+    any_neg |= n.kind == NUM_INT && n.i < 0;
+  }
+  if (any_float) return &type_float64;
+  if (any_uint && any_neg) return fail(b, "NumPy would make it an object array (ints beyond int64 mixed with negative ints)"), NULL;
+  if (any_uint) return &type_uint64;
+  return any_int ? &type_int64 : &type_bool;
+}
+
+/* Whether integer n fits integer type t. */
+static bool int_fits(Num n, const Type *t) {
+  if (n.kind == NUM_UINT) return !t->is_signed && t->bits == 64;
+  int64_t v = n.i;
+  if (t->is_signed) {
+    int64_t lim = t->bits == 64 ? INT64_MAX : ((int64_t)1 << (t->bits - 1)) - 1;
+    return v >= -lim - 1 && v <= lim;
+  }
+  return v >= 0 && (t->bits == 64 || v <= ((int64_t)1 << t->bits) - 1);
+}
+
+/* Wraps integer bits into type t, as a C cast does. */
+static int64_t wrap_int(uint64_t bits, const Type *t) {
+  if (t->bits == 64) return (int64_t)bits;
+  uint64_t m = ((uint64_t)1 << t->bits) - 1;
+  bits &= m;
+  if (t->is_signed && (bits >> (t->bits - 1)) & 1) return (int64_t)(bits | ~m);
+  return (int64_t)bits;
+}
+
+/* n converted to dtype t. `wrap`: integers wrap as in .astype; otherwise they must fit. */
+static bool convert(Build *b, Num n, const Type *t, bool wrap, Num *out) {
+  if (t->kind == TY_BOOL) {
+    *out = (Num){NUM_BOOL, n.kind == NUM_FLOAT ? n.f != 0 : n.i != 0, 0};
+    return true;
+  }
+  if (t->kind == TY_FLOAT) {
+    double d = num_as_double(n);
+    if (n.kind == NUM_INT && t == &type_float32) d = (float)n.i;      /* one rounding */
+    else if (n.kind == NUM_UINT && t == &type_float32) d = (float)(uint64_t)n.i;
+    else if (t == &type_float32) d = (float)d;
+    *out = (Num){NUM_FLOAT, 0, d};
+    return true;
+  }
+  Num r = n;
+  if (n.kind == NUM_FLOAT) {
+    double f = trunc(n.f);
+    bool in_range = t->is_signed ? f >= -9223372036854775808.0 && f < 9223372036854775808.0
+                                 : f >= 0 && f < 18446744073709551616.0;
+    if (!in_range) return fail(b, "a float value is out of range for its integer dtype");
+    r = f >= 9223372036854775808.0 ? (Num){NUM_UINT, (int64_t)(uint64_t)f, 0} : (Num){NUM_INT, (int64_t)f, 0};
+  }
+  if (r.kind == NUM_BOOL) r.kind = NUM_INT;
+  if (!wrap && n.kind != NUM_FLOAT && !int_fits(r, t))
+    return fail(b, "a value does not fit its dtype (NumPy refuses it)");
+  if (!wrap && n.kind == NUM_FLOAT && !int_fits(r, t)) return fail(b, "a float value is out of range for its integer dtype");
+  int64_t v = wrap_int((uint64_t)r.i, t);
+  *out = (Num){!t->is_signed && t->bits == 64 && v < 0 ? NUM_UINT : NUM_INT, v, 0};
+  return true;
+}
+
+static bool apply_dtype(Build *b, const Type *t, bool wrap) {
+  for (int64_t k = 0; k < b->count; k++)
+    if (!convert(b, b->v[k], t, wrap, &b->v[k])) return false;
+  b->dtype = t;
+  return true;
+}
+
+/* ---- arguments ---- */
+
+typedef struct Args {
+  TSNode pos[8];
+  int npos;
+  TSNode dtype;
+  bool has_dtype;
+} Args;
+
+static bool split_args(Build *b, TSNode call, Args *a) {
+  TSNode kids[16];
+  int k = node_kids(ts_node_child_by_field_name(call, "arguments", 9), kids, 16);
+  memset(a, 0, sizeof *a);
+  if (k > 16) return fail(b, "the call has too many arguments");
+  for (int i = 0; i < k; i++) {
+    if (node_is(kids[i], "keyword_argument")) {
+      char *name = node_str(b->L, ts_node_child_by_field_name(kids[i], "name", 4));
+      if (strcmp(name, "dtype") != 0) return fail(b, "the call has a keyword other than dtype=");
+      a->dtype = ts_node_child_by_field_name(kids[i], "value", 5);
+      a->has_dtype = true;
+    } else if (a->npos < 8 && !node_is(kids[i], "list_splat") && !node_is(kids[i], "dictionary_splat")) {
+      a->pos[a->npos++] = kids[i];
+    } else {
+      return fail(b, "the call's arguments are not plain values");
+    }
+  }
+  return true;
+}
+
+/* A constant number argument (literals, module constants and their arithmetic). */
+static bool number_arg(Build *b, TSNode n, Num *out) {
+  Expr *e = fold_const_expr(b->L, n);
+  if (!e || e->kind == EX_TUPLE) return fail(b, "an argument is not a constant number");
+  *out = num_of_literal(e);
+  return true;
+}
+
+/* A shape: a constant int or a tuple of them. */
+static bool shape_arg(Build *b, TSNode n, int *ndim, int64_t *shape) {
+  Expr *e = fold_const_expr(b->L, n);
+  if (!e) return fail(b, "the shape is not a constant int or tuple of ints");
+  int k = e->kind == EX_TUPLE ? e->nkids : 1;
+  if (k > P2C_MAX_NDIM) return fail(b, "it has more than 8 dimensions");
+  int64_t total = 1;
+  for (int i = 0; i < k; i++) {
+    const Expr *d = e->kind == EX_TUPLE ? e->kids[i] : e;
+    if (d->kind != EX_INT || d->is_unsigned_literal || d->ival < 0 || d->ival > MAX_ELEMENTS)
+      return fail(b, "the shape is not a tuple of small non-negative ints");
+    shape[i] = d->ival;
+    total *= d->ival;
+    if (total > MAX_ELEMENTS) return fail(b, "it has more elements than constant memory (64 KiB) can hold");
+  }
+  *ndim = k;
+  return true;
+}
+
+/* ---- constructors ---- */
+
+/* The nested list or tuple at n, at nesting depth `depth` (its extent recorded or checked). */
+static bool gather(Build *b, TSNode n, int depth) {
+  bool seq = node_is(n, "list") || node_is(n, "tuple");
+  if (node_is(n, "parenthesized_expression")) {
+    TSNode inner[2];
+    if (node_kids(n, inner, 2) == 1) return gather(b, inner[0], depth);
+  }
+  if (!seq) {
+    if (depth != b->ndim) return fail(b, "its nested lists are not rectangular");
+    Num v;
+    if (!number_arg(b, n, &v) || !grow(b, 1)) return false;
+    b->v[b->count++] = v;
+    return true;
+  }
+  if (depth >= P2C_MAX_NDIM) return fail(b, "it has more than 8 dimensions");
+  TSNode items[256];
+  int k = node_kids(n, items, 256);
+  if (k > 256) return fail(b, "a list literal has more than 256 elements (use np.arange or np.full)");
+  if (depth == b->ndim && b->count == 0) b->shape[b->ndim++] = k;
+  else if (depth >= b->ndim || b->shape[depth] != k) return fail(b, "its nested lists are not rectangular");
+  for (int i = 0; i < k; i++)
+    if (!gather(b, items[i], depth + 1)) return false;
+  return true;
+}
+
+static bool build_array(Build *b, const Args *a) {
+  if (a->npos < 1 || a->npos > 2) return fail(b, "np.array takes the values and optionally a dtype");
+  if (!gather(b, a->pos[0], 0)) return false;
+  if (b->ndim == 0) return fail(b, "np.array of a single number is a 0-d array, which kernels cannot index");
+  return true;
+}
+
+/* np.arange(stop), (start, stop), (start, stop, step), as NumPy fills it: the first two values
+ * converted to the dtype, then start + i * (second - start) in the dtype's arithmetic. */
+static bool build_arange(Build *b, const Args *a, const Type **default_t) {
+  Num p[3] = {{NUM_INT, 0, 0}, {NUM_INT, 0, 0}, {NUM_INT, 1, 0}};
+  if (a->npos < 1 || a->npos > 3) return fail(b, "np.arange takes 1 to 3 numbers");
+  for (int i = 0; i < a->npos; i++)
+    if (!number_arg(b, a->pos[i], &p[a->npos == 1 ? 1 : i])) return false;
+  bool floats = false;
+  for (int i = 0; i < 3; i++) {
+    if (p[i].kind == NUM_UINT) return fail(b, "np.arange arguments beyond int64 are not supported");
+    floats |= p[i].kind == NUM_FLOAT;
+  }
+  double start = num_as_double(p[0]), step = num_as_double(p[2]);
+  if (step == 0) return fail(b, "np.arange step is zero");
+  double len = ceil((num_as_double(p[1]) - start) / step);
+  if (!(len >= 1)) return fail(b, "np.arange gives an empty array");
+  if (len > MAX_ELEMENTS) return fail(b, "it has more elements than constant memory (64 KiB) can hold");
+  int64_t n = (int64_t)len;
+  *default_t = floats ? &type_float64 : &type_int64;
+  const Type *t = b->dtype ? b->dtype : *default_t;
+  if (!grow(b, n)) return false;
+  Num second = floats ? (Num){NUM_FLOAT, 0, start + step} : (Num){NUM_INT, p[0].i + p[2].i, 0};
+  Num v0, v1;
+  if (!convert(b, p[0], t, false, &v0) || !convert(b, second, t, false, &v1)) return false;
+  for (int64_t i = 0; i < n; i++) {
+    Num v = v0;
+    if (t == &type_float32) v.f = (float)((float)v0.f + (float)i * (float)((float)v1.f - (float)v0.f));
+    else if (t->kind == TY_FLOAT) v.f = v0.f + (double)i * (v1.f - v0.f);
+    else if (t->kind == TY_BOOL) v.i = i == 0 ? v0.i : v1.i;
+    else v.i = wrap_int((uint64_t)v0.i + (uint64_t)i * ((uint64_t)v1.i - (uint64_t)v0.i), t);
+    b->v[b->count++] = v;
+  }
+  b->ndim = 1;
+  b->shape[0] = n;
+  return true;
+}
+
+/* np.zeros(shape), np.ones(shape), np.full(shape, value): `nvals` is 0, or 1 for full's value;
+ * a positional argument after them is the dtype. */
+static bool build_filled(Build *b, const Args *a, int nvals, Num fill, const Type **default_t) {
+  if (a->npos < 1 + nvals || a->npos > 2 + nvals) return fail(b, "the call has the wrong number of arguments");
+  if (nvals && !number_arg(b, a->pos[1], &fill)) return false;
+  if (a->npos == 2 + nvals && !(b->dtype = dtype_of(b, a->pos[1 + nvals])))
+    return fail(b, "its dtype is not a scalar type such as np.float32");
+  if (!shape_arg(b, a->pos[0], &b->ndim, b->shape)) return false;
+  int64_t n = 1;
+  for (int i = 0; i < b->ndim; i++) n *= b->shape[i];
+  if (n == 0) return fail(b, "it is empty");
+  if (!grow(b, n)) return false;
+  for (int64_t i = 0; i < n; i++) b->v[b->count++] = fill;
+  *default_t = !nvals ? &type_float64
+               : fill.kind == NUM_FLOAT ? &type_float64 : fill.kind == NUM_BOOL ? &type_bool
+               : fill.kind == NUM_UINT ? &type_uint64 : &type_int64;
+  return true;
+}
+
+/* ---- methods ---- */
+
+static bool reshape(Build *b, const Args *a) {
+  int64_t dims[P2C_MAX_NDIM];
+  int nd = 0;
+  if (a->has_dtype || a->npos < 1) return fail(b, ".reshape needs the new shape");
+  for (int i = 0; i < a->npos; i++) {
+    Expr *e = fold_const_expr(b->L, a->pos[i]);
+    int k = e && e->kind == EX_TUPLE ? e->nkids : 1;
+    for (int j = 0; e && j < k; j++) {
+      const Expr *d = e->kind == EX_TUPLE ? e->kids[j] : e;
+      if (nd == P2C_MAX_NDIM || d->kind != EX_INT || d->is_unsigned_literal || d->ival < -1)
+        return fail(b, ".reshape needs constant non-negative ints (one may be -1)");
+      dims[nd++] = d->ival;
+    }
+    if (!e) return fail(b, ".reshape needs a constant shape");
+  }
+  int64_t known = 1, unknown = -1;
+  for (int i = 0; i < nd; i++) {
+    if (dims[i] == -1) {
+      if (unknown >= 0) return fail(b, ".reshape has more than one -1");
+      unknown = i;
+    } else if ((known *= dims[i]) > MAX_ELEMENTS) {
+      return fail(b, ".reshape to a shape that does not match the size");
+    }
+  }
+  if (unknown >= 0 && known > 0 && b->count % known == 0) dims[unknown] = b->count / known, known = b->count;
+  if (known != b->count) return fail(b, ".reshape to a shape that does not match the size");
+  b->ndim = nd;
+  memcpy(b->shape, dims, sizeof dims[0] * (size_t)nd);
+  return true;
+}
+
+static bool eval_array(Build *b, TSNode n);
+
+/* x.reshape(...), x.astype(dtype) on an array expression x. */
+static bool eval_method(Build *b, TSNode callee, const Args *a) {
+  char *name = node_str(b->L, ts_node_child_by_field_name(callee, "attribute", 9));
+  bool is_reshape = strcmp(name, "reshape") == 0, is_astype = strcmp(name, "astype") == 0;
+  if (!is_reshape && !is_astype) return fail(b, "only .reshape and .astype are evaluated on constant arrays");
+  if (!eval_array(b, ts_node_child_by_field_name(callee, "object", 6))) return false;
+  if (!b->dtype && !apply_dtype(b, default_dtype(b), false)) return false;
+  if (is_reshape) return reshape(b, a);
+  const Type *t = a->npos == 1 && !a->has_dtype ? dtype_of(b, a->pos[0]) : a->npos == 0 && a->has_dtype ? dtype_of(b, a->dtype) : NULL;
+  return t ? apply_dtype(b, t, true) : fail(b, ".astype needs a scalar dtype such as np.float32");
+}
+
+/* An earlier module-level constant array, as the start of a method chain (B = A.reshape(2, 8)). */
+static bool copy_const_array(Build *b, const ConstArray *ca) {
+  if (!grow(b, ca->count)) return false;
+  for (int64_t k = 0; k < ca->count; k++) {
+    const Type *t = ca->dtype;
+    Num v = {t->kind == TY_FLOAT ? NUM_FLOAT : t->kind == TY_BOOL ? NUM_BOOL : NUM_INT, 0, 0};
+    if (ca->floats) v.f = ca->floats[k];
+    else v.i = ca->ints[k];
+    if (t == &type_uint64 && v.i < 0) v.kind = NUM_UINT;
+    b->v[b->count++] = v;
+  }
+  b->ndim = ca->ndim;
+  memcpy(b->shape, ca->shape, sizeof b->shape);
+  b->dtype = ca->dtype;
+  return true;
+}
+
+static const ConstArray *named_const_array(Lowerer *L, TSNode n) {
+  if (!node_is(n, "identifier")) return NULL;
+  const Const *k = find_const(L, node_str(L, n));
+  return k ? k->array : NULL;
+}
+
+/* One constructor call or method call; on success b holds values and shape. */
+static bool eval_array(Build *b, TSNode n) {
+  const ConstArray *named = named_const_array(b->L, n);
+  if (named) return copy_const_array(b, named);
+  if (!node_is(n, "call")) return fail(b, "it is not built by a call to np.array, np.arange, np.zeros, np.ones or np.full");
+  TSNode callee = ts_node_child_by_field_name(n, "function", 8);
+  Args a;
+  if (!split_args(b, n, &a)) return false;
+  Resolved r;
+  if (node_is(callee, "attribute") && !resolve_dotted(b->L, callee, &r)) return eval_method(b, callee, &a);
+  if (!resolve_dotted(b->L, callee, &r)) return fail(b, "it is not built by a call to np.array, np.arange, np.zeros, np.ones or np.full");
+  const char *p = r.path;
+  if (a.has_dtype && !(b->dtype = dtype_of(b, a.dtype))) return fail(b, "its dtype is not a scalar type such as np.float32");
+  const Type *def = NULL;
+  bool ok;
+  if (strcmp(p, "numpy.array") == 0 || strcmp(p, "numpy.asarray") == 0) {
+    if (a.npos == 2 && !(b->dtype = dtype_of(b, a.pos[1]))) return fail(b, "its dtype is not a scalar type such as np.float32");
+    ok = build_array(b, &a);
+  } else if (strcmp(p, "numpy.arange") == 0) {
+    ok = build_arange(b, &a, &def);
+  } else if (strcmp(p, "numpy.zeros") == 0 || strcmp(p, "numpy.ones") == 0) {
+    ok = build_filled(b, &a, 0, (Num){NUM_INT, strcmp(p, "numpy.ones") == 0, 0}, &def);
+  } else if (strcmp(p, "numpy.full") == 0) {
+    ok = build_filled(b, &a, 1, (Num){NUM_INT, 0, 0}, &def);
+  } else {
+    return fail(b, arena_printf(b->L->a, "%s cannot be evaluated when the kernel is compiled", p));
+  }
+  if (!ok) return false;
+  const Type *t = b->dtype ? b->dtype : def ? def : default_dtype(b);
+  return t && apply_dtype(b, t, false);
+}
+
+/* ---- entry ---- */
+
+static bool looks_like_array(Lowerer *L, TSNode n) {
+  while (node_is(n, "call")) {
+    TSNode callee = ts_node_child_by_field_name(n, "function", 8);
+    Resolved r;
+    if (resolve_dotted(L, callee, &r)) return r.path && strncmp(r.path, "numpy.", 6) == 0;
+    if (!node_is(callee, "attribute")) return false;
+    n = ts_node_child_by_field_name(callee, "object", 6);
+  }
+  return named_const_array(L, n) != NULL;
+}
+
+ConstArray *lower_const_array(Lowerer *L, TSNode n, const char **why) {
+  *why = NULL;
+  if (!looks_like_array(L, n)) return NULL;
+  Build b = {.L = L};
+  if (!eval_array(&b, n)) {
+    *why = b.why;
+    return NULL;
+  }
+  if (b.count * (b.dtype->bits / 8 ? b.dtype->bits / 8 : 1) > MAX_CONST_BYTES) {
+    *why = "it is larger than constant memory (64 KiB)";
+    return NULL;
+  }
+  ConstArray *ca = arena_alloc(L->a, sizeof *ca);
+  ca->dtype = b.dtype;
+  ca->ndim = b.ndim;
+  memcpy(ca->shape, b.shape, sizeof b.shape);
+  ca->count = b.count;
+  if (b.dtype->kind == TY_FLOAT) ca->floats = arena_alloc(L->a, sizeof(double) * (size_t)b.count);
+  else ca->ints = arena_alloc(L->a, sizeof(int64_t) * (size_t)b.count);
+  for (int64_t k = 0; k < b.count; k++) {
+    if (ca->floats) ca->floats[k] = b.v[k].f;
+    else ca->ints[k] = b.v[k].i;
+  }
+  return ca;
+}

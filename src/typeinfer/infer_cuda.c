@@ -1,0 +1,365 @@
+/* Type inference for the CUDA intrinsics under cuda.*: atomics, barriers with a predicate,
+ * fences, warp operations, bit and arithmetic intrinsics, and cuda.const.array_like.
+ *
+ * The rules are Numba's: numba-cuda's cudadecl.py and intrinsics.py, checked against Debian's
+ * Numba 0.56 typing (docs/semantics.md lists each). Where a Numba overload would convert an
+ * argument (a value stored by an atomic, a predicate, a lane index), the final pass inserts the
+ * cast here, so codegen sees exactly the C types the intrinsic takes. Where Numba would accept
+ * a float as a warp mask or a lane index through an unsafe conversion, we refuse: a mask or
+ * lane that is a float is a mistake, and a diagnostic is clearer than a truncation. */
+#include <string.h>
+
+#include "typeinfer/infer.h"
+
+static const char *name_of(const Expr *e) { return builtin_display_name(e->builtin); }
+
+static bool arity(Infer *I, Expr *e, int lo, int hi) {
+  int n = e->nkids - 1;
+  if (n >= lo && n <= hi) return true;
+  if (lo == hi)
+    TERR(I, e->loc, "E-arity", "%s() takes %d argument%s, got %d", name_of(e), lo, lo == 1 ? "" : "s", n);
+  else
+    TERR(I, e->loc, "E-arity", "%s() takes %d to %d arguments, got %d", name_of(e), lo, hi, n);
+  return false;
+}
+
+static bool is_int_or_bool(const Type *t) { return t->kind == TY_INT || t->kind == TY_BOOL; }
+
+/* Argument k must be an integer or bool; it is converted to `to`. */
+static bool int_arg(Infer *I, Expr *e, int k, const Type *t, const char *what, const Type *to) {
+  if (!is_int_or_bool(t)) {
+    TERR(I, e->kids[k]->loc, "E-operand", "%s() needs an integer %s, not %s", name_of(e), what, t->name);
+    return false;
+  }
+  coerce(I, &e->kids[k], to);
+  return true;
+}
+
+/* Argument k must be a number; it is converted to `to`. */
+static bool number_arg(Infer *I, Expr *e, int k, const Type *t, const char *what, const Type *to) {
+  if (!type_is_number(t)) {
+    TERR(I, e->kids[k]->loc, "E-operand", "%s() needs a number as its %s, not %s", name_of(e), what, t->name);
+    return false;
+  }
+  coerce(I, &e->kids[k], to);
+  return true;
+}
+
+/* A warp mask: an integer, passed as the 32-bit lane mask CUDA takes. */
+static bool mask_arg(Infer *I, Expr *e, int k, const Type *t) {
+  if (t->kind != TY_INT) {
+    TERR(I, e->kids[k]->loc, "E-mask",
+         "%s() needs an integer lane mask (such as 0xffffffff) as its mask, not %s", name_of(e), t->name);
+    return false;
+  }
+  coerce(I, &e->kids[k], &type_uint32);
+  return true;
+}
+
+/* Warp operations and barriers need the simulator's fibers (P2cKernelInfo.uses_barrier). */
+static void needs_rendezvous(Infer *I) { I->fn->uses_barrier = true; }
+
+/* ---- atomics ---- */
+
+static bool atomic_dtype_ok(BuiltinId id, const Type *d) {
+  bool i32_64 = d == &type_int32 || d == &type_uint32 || d == &type_int64 || d == &type_uint64;
+  switch (id) {
+  case BI_ATOMIC_INC:
+  case BI_ATOMIC_DEC: return d == &type_uint32 || d == &type_uint64;
+  case BI_ATOMIC_AND:
+  case BI_ATOMIC_OR:
+  case BI_ATOMIC_XOR:
+  case BI_ATOMIC_EXCH:
+  case BI_ATOMIC_CAS:
+  case BI_ATOMIC_COMPARE_AND_SWAP: return i32_64;
+  default: return i32_64 || d == &type_float32 || d == &type_float64;
+  }
+}
+
+static const char *atomic_dtypes(BuiltinId id) {
+  switch (id) {
+  case BI_ATOMIC_INC:
+  case BI_ATOMIC_DEC: return "uint32 and uint64";
+  case BI_ATOMIC_AND:
+  case BI_ATOMIC_OR:
+  case BI_ATOMIC_XOR:
+  case BI_ATOMIC_EXCH:
+  case BI_ATOMIC_CAS:
+  case BI_ATOMIC_COMPARE_AND_SWAP: return "int32, uint32, int64 and uint64";
+  default: return "int32, uint32, int64, uint64, float32 and float64";
+  }
+}
+
+/* The array an atomic works on: global or shared memory, a dtype the operation supports. */
+static bool check_atomic_array(Infer *I, Expr *e, const Type *at) {
+  BuiltinId id = e->builtin->id;
+  Expr *arr = e->kids[1];
+  if (at->kind != TY_ARRAY) {
+    TERR(I, arr->loc, "E-atomic", "%s() needs an array as its first argument, not %s", name_of(e), at->name);
+    return false;
+  }
+  if (at->space == MEM_LOCAL || at->space == MEM_CONST) {
+    TERR(I, arr->loc, "E-atomic", "%s() works on global and shared arrays, not on a %s array",
+         name_of(e), at->space == MEM_LOCAL ? "local" : "constant");
+    return false;
+  }
+  if (!atomic_dtype_ok(id, at->dtype)) {
+    TERR(I, arr->loc, "E-atomic", "%s() supports arrays of %s, not %s", name_of(e), atomic_dtypes(id),
+         at->name);
+    return false;
+  }
+  if (id == BI_ATOMIC_COMPARE_AND_SWAP && at->ndim != 1) {
+    TERR(I, arr->loc, "E-atomic", "cuda.atomic.compare_and_swap() works on the first element of a 1-D "
+         "array; use cuda.atomic.cas(array, index, old, value) for %s", at->name);
+    return false;
+  }
+  return true;
+}
+
+static Expr *int_literal(Infer *I, int64_t v, Loc loc) {
+  Expr *k = ast_new_expr(&I->c->arena, EX_INT, loc);
+  k->ival = v;
+  k->uval = (uint64_t)v;
+  return k;
+}
+
+/* The scalar indices that `ix` (of type it) stands for: an integer, a tuple literal, or any
+ * tuple-valued expression (then one constant subscript of it per element). */
+static int atomic_indices(Infer *I, Expr *e, Expr *ix, const Type *it, int ndim, Expr **out) {
+  if (is_int_or_bool(it)) {
+    out[0] = ix;
+    if (ndim == 1) return 1;
+  } else if (it->kind == TY_TUPLE && it->nelems == ndim) {
+    for (int k = 0; k < ndim; k++) {
+      if (!is_int_or_bool(it->elems[k])) {
+        TERR(I, ix->loc, "E-atomic", "%s() needs integer indices, not %s", name_of(e), it->name);
+        return -1;
+      }
+      if (ix->kind == EX_TUPLE) {
+        out[k] = ix->kids[k];
+        continue;
+      }
+      Expr *sub = ast_new_expr(&I->c->arena, EX_INDEX, ix->loc);
+      sub->kids = arena_alloc(&I->c->arena, sizeof(Expr *) * 2);
+      sub->kids[0] = ix;
+      sub->kids[1] = int_literal(I, k, ix->loc);
+      sub->nkids = 2;
+      out[k] = sub;
+    }
+    return ndim;
+  } else if (it->kind != TY_TUPLE) {
+    TERR(I, ix->loc, "E-atomic", "%s() needs an integer index or a tuple of them, not %s", name_of(e), it->name);
+    return -1;
+  }
+  if (it->kind == TY_TUPLE)
+    TERR(I, ix->loc, "E-atomic", "%s() on a %d-D array needs %d indices, not a tuple of %d", name_of(e), ndim,
+         ndim, it->nelems);
+  else
+    TERR(I, ix->loc, "E-atomic", "%s() on a %d-D array needs a tuple of %d indices, not %s", name_of(e), ndim,
+         ndim, it->name);
+  return -1;
+}
+
+/* Replaces the array and index arguments by one element expression, arr[i, j], whose address
+ * the atomic takes: kids become callee, element, value (cas: callee, element, old, value).
+ * e->ival marks the call as rewritten, since typing runs over the body several times. */
+static bool rewrite_atomic_target(Infer *I, Expr *e, const Type **t) {
+  BuiltinId id = e->builtin->id;
+  bool cas0 = id == BI_ATOMIC_COMPARE_AND_SWAP;
+  Expr *arr = e->kids[1];
+  Expr *ix[P2C_MAX_NDIM];
+  int n = cas0 ? (ix[0] = int_literal(I, 0, arr->loc), 1) : atomic_indices(I, e, e->kids[2], t[2], t[1]->ndim, ix);
+  if (n < 0) return false;
+  Expr *target = ast_new_expr(&I->c->arena, EX_INDEX, cas0 ? arr->loc : e->kids[2]->loc);
+  target->kids = arena_alloc(&I->c->arena, sizeof(Expr *) * (size_t)(n + 1));
+  target->kids[0] = arr;
+  memcpy(target->kids + 1, ix, sizeof(Expr *) * (size_t)n);
+  target->nkids = n + 1;
+  if (!infer_expr(I, target)) return false;
+  int skip = cas0 ? 0 : 1;   /* the index argument goes away */
+  e->kids[1] = target;
+  for (int k = 2; k + skip < e->nkids; k++) e->kids[k] = e->kids[k + skip];
+  e->nkids -= skip;
+  e->ival = 1;
+  return true;
+}
+
+static const Type *infer_atomic(Infer *I, Expr *e, const Type **t) {
+  BuiltinId id = e->builtin->id;
+  int nargs = id == BI_ATOMIC_CAS ? 4 : 3;
+  if (e->ival != 1) {
+    if (!arity(I, e, nargs, nargs) || !check_atomic_array(I, e, t[1])) return NULL;
+    if (!rewrite_atomic_target(I, e, t)) return NULL;
+  }
+  const Type *dtype = e->kids[1]->ty;
+  for (int k = 2; k < e->nkids; k++) {
+    const Type *vt = e->kids[k]->ty;
+    if (!type_is_number(vt)) {
+      TERR(I, e->kids[k]->loc, "E-atomic", "%s() needs a number to combine with the element, not %s",
+           name_of(e), vt->name);
+      return NULL;
+    }
+    coerce(I, &e->kids[k], dtype);
+  }
+  return dtype;
+}
+
+/* ---- barriers, fences, warp operations ---- */
+
+static const Type *infer_sync_predicate(Infer *I, Expr *e, const Type **t) {
+  needs_rendezvous(I);
+  if (!arity(I, e, 1, 1) || !int_arg(I, e, 1, t[1], "or bool predicate", &type_int32)) return NULL;
+  return &type_int32;
+}
+
+static const Type *infer_syncwarp(Infer *I, Expr *e, const Type **t) {
+  needs_rendezvous(I);
+  if (!arity(I, e, 0, 1)) return NULL;
+  if (e->nkids == 2 && !mask_arg(I, e, 1, t[1])) return NULL;
+  return &type_void;
+}
+
+static bool is_shfl_type(const Type *v) {
+  return v == &type_int32 || v == &type_int64 || v == &type_float32 || v == &type_float64;
+}
+
+/* shfl_sync(mask, value, lane), shfl_up/down_sync(mask, value, delta), shfl_xor_sync(mask,
+ * value, lane_mask): numba-cuda shuffles int32, int64, float32 and float64 only. */
+static const Type *infer_shfl(Infer *I, Expr *e, const Type **t) {
+  needs_rendezvous(I);
+  if (!arity(I, e, 3, 3) || !mask_arg(I, e, 1, t[1])) return NULL;
+  if (!is_shfl_type(t[2])) {
+    TERR(I, e->kids[2]->loc, "E-operand",
+         "%s() shuffles int32, int64, float32 and float64 values, not %s (convert it first, e.g. "
+         "np.int64(x))", name_of(e), t[2]->name);
+    return NULL;
+  }
+  const char *what = e->builtin->id == BI_SHFL_SYNC ? "source lane" : e->builtin->id == BI_SHFL_XOR_SYNC ? "lane mask" : "lane delta";
+  if (!int_arg(I, e, 3, t[3], what, &type_int32)) return NULL;
+  return t[2];
+}
+
+static const Type *infer_vote(Infer *I, Expr *e, const Type **t) {
+  needs_rendezvous(I);
+  if (!arity(I, e, 2, 2) || !mask_arg(I, e, 1, t[1])) return NULL;
+  if (!number_arg(I, e, 2, t[2], "predicate", &type_bool)) return NULL;
+  return e->builtin->id == BI_BALLOT_SYNC ? &type_int32 : &type_bool;
+}
+
+/* The type Numba's match_*_sync overloads (int32, int64, float32, float64) convert a value to:
+ * narrow integers and bool to int32, uint32 and int64 to int64, uint64 to float64. */
+static const Type *match_value_type(const Type *v) {
+  if (v->kind == TY_FLOAT) return v;
+  if (v->kind == TY_BOOL || (v->bits < 32) || v == &type_int32) return &type_int32;
+  return v == &type_uint64 ? &type_float64 : &type_int64;
+}
+
+static const Type *infer_match(Infer *I, Expr *e, const Type **t) {
+  needs_rendezvous(I);
+  if (!arity(I, e, 2, 2) || !mask_arg(I, e, 1, t[1])) return NULL;
+  if (!number_arg(I, e, 2, t[2], "value", type_is_number(t[2]) ? match_value_type(t[2]) : NULL)) return NULL;
+  if (e->builtin->id == BI_MATCH_ANY_SYNC) return &type_int32;
+  const Type *elems[2] = {&type_int32, &type_bool};
+  return type_tuple(I->tt, elems, 2);
+}
+
+/* ---- bit and arithmetic intrinsics ---- */
+
+/* popc, clz: the argument's integer type (bool counts as int8, as Numba picks). */
+static const Type *infer_bitcount(Infer *I, Expr *e, const Type **t) {
+  if (!arity(I, e, 1, 1)) return NULL;
+  const Type *to = t[1]->kind == TY_BOOL ? &type_int8 : t[1];
+  if (!int_arg(I, e, 1, t[1], "argument", to)) return NULL;
+  return e->builtin->id == BI_FFS ? &type_uint32 : to;
+}
+
+/* brev: uint64 stays uint64; any other integer is reversed as a uint32 (Numba's first match). */
+static const Type *infer_brev(Infer *I, Expr *e, const Type **t) {
+  if (!arity(I, e, 1, 1)) return NULL;
+  const Type *to = t[1] == &type_uint64 ? &type_uint64 : &type_uint32;
+  return int_arg(I, e, 1, t[1], "argument", to) ? to : NULL;
+}
+
+/* fma, cbrt: float32 when every argument converts to float32 without loss (float32, bool,
+ * 8- and 16-bit integers), else float64: Numba's choice between its two overloads. */
+static const Type *infer_float_op(Infer *I, Expr *e, const Type **t, int n) {
+  if (!arity(I, e, n, n)) return NULL;
+  const Type *ft = &type_float32;
+  for (int k = 1; k <= n; k++) {
+    if (!type_is_number(t[k])) return number_arg(I, e, k, t[k], "argument", NULL), NULL;
+    bool fits32 = t[k] == &type_float32 || t[k]->kind == TY_BOOL || (t[k]->kind == TY_INT && t[k]->bits <= 16);
+    if (!fits32) ft = &type_float64;
+  }
+  for (int k = 1; k <= n; k++) coerce(I, &e->kids[k], ft);
+  return ft;
+}
+
+/* selp(test, a, b): a and b of one type among those PTX's selp takes. */
+static const Type *infer_selp(Infer *I, Expr *e, const Type **t) {
+  if (!arity(I, e, 3, 3) || !number_arg(I, e, 1, t[1], "test", &type_bool)) return NULL;
+  const Type *a = t[2];
+  bool ok = a == t[3] && (a->kind == TY_FLOAT || (a->kind == TY_INT && a->bits >= 16));
+  if (!ok) {
+    TERR(I, e->loc, "E-operand", "cuda.selp() needs two values of the same type among int16..uint64, "
+         "float32 and float64, not %s and %s", t[2]->name, t[3]->name);
+    return NULL;
+  }
+  return a;
+}
+
+/* ---- constant memory ---- */
+
+const Type *infer_const_array(Infer *I, const Const *k) {
+  const ConstArray *a = k->array;
+  return type_array(I->tt, a->dtype, a->ndim, 'C', MEM_CONST, a->shape);
+}
+
+static const Type *infer_const_array_like(Infer *I, Expr *e, const Type **t) {
+  if (!arity(I, e, 1, 1)) return NULL;
+  if (e->kids[1]->kind != EX_CONST || !e->kids[1]->konst->array) {
+    TERR(I, e->kids[1]->loc, "E-const-array",
+         "cuda.const.array_like() needs a module-level NumPy array built from constants (np.array, "
+         "np.arange, np.zeros, np.ones, np.full), not %s", t[1]->name);
+    return NULL;
+  }
+  return t[1];
+}
+
+const Type *infer_cuda_call(Infer *I, Expr *e, const Type **t) {
+  BuiltinId id = e->builtin->id;
+  if (id >= BI_ATOMIC_ADD && id <= BI_ATOMIC_COMPARE_AND_SWAP) return infer_atomic(I, e, t);
+  switch (id) {
+  case BI_SYNCTHREADS_COUNT:
+  case BI_SYNCTHREADS_AND:
+  case BI_SYNCTHREADS_OR: return infer_sync_predicate(I, e, t);
+  case BI_THREADFENCE:
+  case BI_THREADFENCE_BLOCK:
+  case BI_THREADFENCE_SYSTEM: return arity(I, e, 0, 0) ? &type_void : NULL;
+  case BI_SYNCWARP: return infer_syncwarp(I, e, t);
+  case BI_SHFL_SYNC:
+  case BI_SHFL_UP_SYNC:
+  case BI_SHFL_DOWN_SYNC:
+  case BI_SHFL_XOR_SYNC: return infer_shfl(I, e, t);
+  case BI_ALL_SYNC:
+  case BI_ANY_SYNC:
+  case BI_EQ_SYNC:
+  case BI_BALLOT_SYNC: return infer_vote(I, e, t);
+  case BI_MATCH_ANY_SYNC:
+  case BI_MATCH_ALL_SYNC: return infer_match(I, e, t);
+  case BI_ACTIVEMASK:
+    needs_rendezvous(I);
+    return arity(I, e, 0, 0) ? &type_uint32 : NULL;
+  case BI_LANEMASK_LT: return arity(I, e, 0, 0) ? &type_uint32 : NULL;
+  case BI_POPC:
+  case BI_CLZ:
+  case BI_FFS: return infer_bitcount(I, e, t);
+  case BI_BREV: return infer_brev(I, e, t);
+  case BI_FMA: return infer_float_op(I, e, t, 3);
+  case BI_CBRT: return infer_float_op(I, e, t, 1);
+  case BI_SELP: return infer_selp(I, e, t);
+  case BI_CONST_ARRAY_LIKE: return infer_const_array_like(I, e, t);
+  default:
+    TERR(I, e->loc, "E-not-callable", "'%s' cannot be called", name_of(e));
+    return NULL;
+  }
+}

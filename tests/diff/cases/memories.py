@@ -1,0 +1,111 @@
+# Memories: module-level NumPy arrays in constant memory (cuda.const.array_like, and the global
+# itself, which Numba freezes the same way), dynamic shared memory (cuda.shared.array(0, ...),
+# sized by the launch's shared bytes; several such arrays alias the same bytes, as in Numba),
+# and multi-dimensional local and shared arrays. Dynamic arrays use Numba's types for their
+# dtype: Numba 0.56's simulator cannot size them from a NumPy type.
+from numba import cuda, float64, int32, int64, uint32
+import numpy as np
+
+WEIGHTS = np.array([0.25, -1.5, 3.0, 0.1], dtype=np.float32)
+TABLE = np.arange(12).reshape(3, 4)
+STEPS = np.arange(0.0, 1.0, 0.125)
+FLAGS = np.array([True, False, True])
+SMALL = np.array([[1, -2], [300, 4]], dtype=np.int16)
+FULL7 = np.full((2, 3), 7, dtype=np.uint8)
+SCALED = np.zeros((2, 2), np.float32)
+
+
+@cuda.jit
+def const_arrays(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        w = cuda.const.array_like(WEIGHTS)
+        t = cuda.const.array_like(TABLE)
+        out[i, 0] = x[i] * w[i % 4]
+        out[i, 1] = t[i % 3, i % 4] + TABLE[2, 3]
+        out[i, 2] = STEPS[i % 8]
+        out[i, 3] = FLAGS[i % 3]
+        out[i, 4] = SMALL[i % 2, (i // 2) % 2]
+        out[i, 5] = FULL7[1, 2] + len(w) + t.shape[1] + TABLE.size
+        s = 0.0
+        for v in w:
+            s += v
+        out[i, 6] = s
+        out[i, 7] = SCALED[1, 1]
+
+
+@cuda.jit(device=True)
+def dot4(a, b, i):
+    return a[0] * b[i] + a[1] * b[i + 1]
+
+
+@cuda.jit
+def const_to_device(x, out):
+    """A constant array passed to a device function."""
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = dot4(cuda.const.array_like(WEIGHTS), x, i)
+
+
+@cuda.jit
+def dynamic_shared(x, out, sizes):
+    """Two dynamic shared arrays share their bytes: ints written through one are read back as
+    the same bits through the other. Their lengths come from the launch (--shared)."""
+    ints = cuda.shared.array(0, int32)
+    words = cuda.shared.array(0, uint32)
+    wide = cuda.shared.array(0, dtype=int64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    ints[t] = x[i]
+    cuda.syncthreads()
+    out[i] = words[cuda.blockDim.x - 1 - t]
+    if i == 0:
+        sizes[0] = len(ints)
+        sizes[1] = wide.size
+        sizes[2] = words.shape[0]
+
+
+@cuda.jit
+def dynamic_shared_reverse(x, out):
+    buf = cuda.shared.array(0, float64)
+    t = cuda.threadIdx.x
+    n = cuda.blockDim.x
+    i = cuda.grid(1)
+    buf[t] = x[i]
+    cuda.syncthreads()
+    out[i] = buf[n - 1 - t] * 2.0
+
+
+@cuda.jit
+def multidim(x, out):
+    """A 2-D local array and a 3-D shared array, filled and read back crosswise."""
+    loc = cuda.local.array((3, 4), np.float64)
+    sh = cuda.shared.array((2, 4, 8), np.int32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    for r in range(3):
+        for c in range(4):
+            loc[r, c] = x[i] * r + c
+    sh[t // 32, (t // 8) % 4, t % 8] = i
+    cuda.syncthreads()
+    acc = 0.0
+    for r in range(3):
+        for c in range(4):
+            acc += loc[r, c] * (r - c)
+    out[i, 0] = acc
+    out[i, 1] = sh[1 - t // 32, 3 - (t // 8) % 4, 7 - t % 8]
+    out[i, 2] = loc[2][3] + sh.shape[1] + loc.size
+
+
+@cuda.jit
+def const_views(out):
+    """Rows of a constant array, and iteration over its rows: views stay in constant memory."""
+    i = cuda.grid(1)
+    if i < 4:
+        row = TABLE[2]
+        s = 0
+        for r in TABLE:
+            s += r[i]
+        out[i, 0] = row[i] + TABLE[1][i]
+        out[i, 1] = s
+        out[i, 2] = TABLE[1:, 1:][1, i % 3]
