@@ -79,6 +79,16 @@ static char *signature_for(P2cCompiler *c, const char *kernel, const P2cValue *a
   return s;
 }
 
+/* Extents are never negative, and an array with elements has memory behind it. */
+static bool array_extents_ok(const P2cHostArray *a) {
+  bool empty = false;
+  for (int k = 0; k < a->ndim; k++) {
+    if (a->shape[k] < 0) return false;
+    empty |= a->shape[k] == 0;
+  }
+  return empty || a->data != NULL;
+}
+
 static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const P2cValue *v = &args[i];
@@ -89,6 +99,8 @@ static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
       return api_fail(c, P2C_ERR_USAGE, "argument %zu: malformed array description", i + 1);
     if (a.ndim == 0)
       return api_fail(c, P2C_ERR_USAGE, "argument %zu: 0-d arrays are not supported as kernel arguments", i + 1);
+    if (!array_extents_ok(&a))
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: an array with a negative extent, or with elements and no data", i + 1);
   }
   return P2C_OK;
 }

@@ -719,6 +719,38 @@ static void dispatcher_device_arrays(void **state) {
   p2c_host_array_free(f->c, &y);
 }
 
+/* Hostile array descriptions are refused before anything is copied. */
+static void dispatcher_bad_arrays(void **state) {
+  Fixture *f = *state;
+  P2cHostArray x = i64_array(f->c, 8);
+  P2cHostArray no_data = x, negative = x;
+  no_data.data = NULL;
+  negative.shape[0] = -3;
+  P2cLaunchOptions o = gpu_options(f, 1, 1, 8, 1);
+  P2cValue a1[2] = {host_value(no_data), host_value(x)};
+  assert_int_equal(p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "accumulate", a1, 2,
+                              &o, NULL, NULL),
+                   P2C_ERR_USAGE);
+  assert_contains(p2c_compiler_last_error(f->c), "argument 1: an array with a negative extent, or "
+                                                 "with elements and no data");
+  P2cValue a2[2] = {host_value(x), host_value(negative)};
+  assert_int_equal(p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "accumulate", a2, 2,
+                              &o, NULL, NULL),
+                   P2C_ERR_USAGE);
+  assert_contains(p2c_compiler_last_error(f->c), "argument 2:");
+  /* Strides so large that the span overflows. */
+  P2cHostArray huge = x;
+  huge.shape[0] = (int64_t)1 << 40;
+  huge.strides[0] = (int64_t)1 << 40;
+  P2cValue a3[2] = {host_value(huge), host_value(x)};
+  assert_int_equal(p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "accumulate", a3, 2,
+                              &o, NULL, NULL),
+                   P2C_ERR_USAGE);
+  assert_contains(p2c_compiler_last_error(f->c), "argument 'x': the array's size overflows");
+  assert_int_equal(fake_stats()->launches, 0);
+  p2c_host_array_free(f->c, &x);
+}
+
 /* A fault inside a kernel surfaces when its end event is waited for, naming the kernel. */
 static void dispatcher_kernel_fault(void **state) {
   Fixture *f = *state;
@@ -842,6 +874,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(dispatcher_layouts, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_aliasing, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_device_arrays, setup, teardown),
+      cmocka_unit_test_setup_teardown(dispatcher_bad_arrays, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_kernel_fault, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_reuses_module, setup, teardown),
       cmocka_unit_test(failure_sweep),
