@@ -97,12 +97,16 @@ def test_second_run_hits_cache(r):
     d = r.out("again")
     args = ["run", VECADD, "vecadd", "--device", "gpu", "--out-dir", d, "--time"] + VECADD_ARGS
     r.run(args)
-    rc, _, err = r.run(args)
+    # The dynamic loader's log (LD_DEBUG=files) shows whether NVRTC was even loaded: a cache
+    # hit must not load it (its dlopen alone costs milliseconds).
+    rc, _, err = r.run(args, env={"LD_DEBUG": "files"})
     expect(rc, err, 0, "compile (cache hit)")
+    check("libnvrtc" not in err, "NVRTC was loaded for a cache hit")
     vecadd_ok(r, d)
-    rc, _, err = r.run(args + ["--no-cache"])
+    rc, _, err = r.run(args + ["--no-cache"], env={"LD_DEBUG": "files"})
     expect(rc, err, 0)
     check("cache hit" not in err, f"--no-cache hit the cache: {err}")
+    check("libnvrtc" in err, "the loader log does not show NVRTC being loaded without the cache")
 
 
 def test_repeat(r):
