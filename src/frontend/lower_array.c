@@ -384,6 +384,8 @@ static const ConstArray *named_const_array(Lowerer *L, TSNode n) {
 static bool eval_array(Build *b, TSNode n) {
   const ConstArray *named = named_const_array(b->L, n);
   if (named) return copy_const_array(b, named);
+  if (node_is(n, "binary_operator") || node_is(n, "unary_operator"))
+    return fail(b, "arithmetic on arrays is not evaluated when the kernel is compiled");
   if (!node_is(n, "call")) return fail(b, "it is not built by a call to np.array, np.arange, np.zeros, np.ones or np.full");
   TSNode callee = ts_node_child_by_field_name(n, "function", 8);
   Args a;
@@ -414,8 +416,15 @@ static bool eval_array(Build *b, TSNode n) {
 
 /* ---- entry ---- */
 
-static bool looks_like_array(Lowerer *L, TSNode n) {
-  while (node_is(n, "call")) {
+/* Whether n is built from NumPy calls or constant arrays (arithmetic of them included, to
+ * explain why it cannot be evaluated); depth bounds the walk on hostile nesting. */
+static bool looks_like_array(Lowerer *L, TSNode n, int depth) {
+  if (depth > P2C_MAX_NESTING) return false;
+  if (node_is(n, "binary_operator"))
+    return looks_like_array(L, field(L, n, F_left), depth + 1) ||
+           looks_like_array(L, field(L, n, F_right), depth + 1);
+  if (node_is(n, "unary_operator")) return looks_like_array(L, field(L, n, F_argument), depth + 1);
+  for (int k = 0; node_is(n, "call") && k <= P2C_MAX_NESTING; k++) {
     TSNode callee = ts_node_child_by_field_name(n, "function", 8);
     Resolved r;
     if (resolve_dotted(L, callee, &r)) return r.path && strncmp(r.path, "numpy.", 6) == 0;
@@ -427,7 +436,7 @@ static bool looks_like_array(Lowerer *L, TSNode n) {
 
 ConstArray *lower_const_array(Lowerer *L, TSNode n, const char **why) {
   *why = NULL;
-  if (!looks_like_array(L, n)) return NULL;
+  if (!looks_like_array(L, n, 0)) return NULL;
   Build b = {.L = L};
   if (!eval_array(&b, n)) {
     *why = b.why;

@@ -9,7 +9,10 @@
  * non-negative integers are C's / and %; chained comparisons evaluate a device-function call
  * once; tuple swaps go through temporaries; a range loop variable read after the loop uses a
  * hidden counter; float32 arithmetic stays float32; two signatures give two extern "C" kernels
- * with distinct symbols and correct parameter descriptors. Tests named known_bug_* are skipped
+ * with distinct symbols and correct parameter descriptors; CUDA intrinsics take Numba's result
+ * types, atomics call CUDA's function where it exists and a helper otherwise, and warp
+ * operations (also through device functions) mark a kernel as needing the simulator's fibers.
+ * Tests named known_bug_* are skipped
  * unless P2C_RUN_KNOWN_BUGS=1 is set in the environment. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -451,6 +454,88 @@ static void shared_memory_and_barrier_are_described(void **state) {
   expect_param(k.params[0], "a", true, P2C_FLOAT32, 1, 'C');
 }
 
+/* ---- CUDA intrinsics ------------------------------------------------------------------------- */
+
+static const char intrinsics_src[] =
+    "from numba import cuda\n"
+    "import numpy as np\n"
+    "@cuda.jit(\"void(int64[::1], int32[::1], uint32[::1], uint64[::1], float32[::1])\")\n"
+    "def k(x, a, u, w, f):\n"
+    "    i = cuda.grid(1)\n"
+    "    rb = cuda.brev(x[i])\n"
+    "    rb64 = cuda.brev(w[i])\n"
+    "    pc = cuda.popc(np.int8(x[i]))\n"
+    "    fs = cuda.ffs(x[i])\n"
+    "    f32 = cuda.fma(f[i], np.int16(1), f[i])\n"
+    "    f64 = cuda.fma(f[i], 1, f[i])\n"
+    "    cb = cuda.cbrt(np.uint8(3))\n"
+    "    ma = cuda.match_any_sync(0xffffffff, w[i])\n"
+    "    bl = cuda.ballot_sync(0xffffffff, x[i] > 0)\n"
+    "    am = cuda.activemask()\n"
+    "    cuda.atomic.add(a, 0, 1)\n"
+    "    cuda.atomic.add(x, 0, 1)\n"
+    "    cuda.atomic.sub(f, 0, 1.5)\n"
+    "    cuda.atomic.inc(u, 0, 9)\n"
+    "    cuda.atomic.inc(w, 0, 9)\n"
+    "    cuda.atomic.max(a, 1, 2)\n"
+    "    cuda.atomic.max(f, 1, 2)\n";
+
+/* The result types of Numba's overloads, seen in the declarations. */
+static void intrinsic_types_follow_numba(void **state) {
+  const char *text = translate(state, intrinsics_src);
+  expect_contains(text, "uint32_t rb = 0;");     /* brev of an int64 picks the uint32 overload */
+  expect_contains(text, "uint64_t rb64 = 0;");
+  expect_contains(text, "int8_t pc = 0;");
+  expect_contains(text, "uint32_t fs = 0;");
+  expect_contains(text, "float f32 = 0;");       /* int16 converts to float32 exactly */
+  expect_contains(text, "double f64 = 0;");      /* an int64 literal does not */
+  expect_contains(text, "float cb = 0;");
+  expect_contains(text, "int32_t ma = 0;");
+  expect_contains(text, "__match_any_sync(0xffffffffu, (double)w.data[i])");   /* uint64 -> f64 */
+  expect_contains(text, "int32_t bl = 0;");
+  expect_contains(text, "uint32_t am = 0;");
+}
+
+/* CUDA's function where it exists for the type, a prelude helper otherwise. */
+static void atomics_use_cuda_functions_where_they_exist(void **state) {
+  const char *text = translate(state, intrinsics_src);
+  expect_contains(text, "atomicAdd(&a.data[0], (int32_t)1)");
+  expect_contains(text, "p2c_atomic_add(&x.data[0], 1)");          /* int64 */
+  expect_contains(text, "p2c_atomic_sub(&f.data[0], 1.5f)");
+  expect_contains(text, "atomicInc(&u.data[0], (uint32_t)9)");
+  expect_contains(text, "p2c_atomic_inc(&w.data[0], (uint64_t)9)");
+  expect_contains(text, "atomicMax(&a.data[1], (int32_t)2)");
+  expect_contains(text, "p2c_atomic_max(&f.data[1], 2.0f)");       /* Numba's NaN rules */
+  expect_absent(text, "p2c_laneid");                               /* helpers only when used */
+}
+
+static void intrinsic_code_compiles_with_nvrtc(void **state) {
+  nvrtc_compiles(translate(state, intrinsics_src));
+}
+
+/* Warp operations need the simulator's fibers like barriers do, also through device functions;
+ * atomics, lane numbers and bit functions do not. */
+static void warp_operations_are_described_as_needing_fibers(void **state) {
+  Fixture *fx = *state;
+  translate(state,
+            "from numba import cuda\n"
+            "@cuda.jit(device=True)\n"
+            "def vote(v):\n"
+            "    return cuda.ballot_sync(0xffffffff, v > 0)\n"
+            "@cuda.jit(\"void(int32[::1])\")\n"
+            "def calls_vote(a):\n"
+            "    a[0] = vote(a[1])\n"
+            "@cuda.jit(\"void(int32[::1])\")\n"
+            "def no_warp(a):\n"
+            "    cuda.atomic.add(a, cuda.laneid, cuda.popc(a[0]))\n"
+            "@cuda.jit(\"void(int32[::1])\")\n"
+            "def shuffles(a):\n"
+            "    a[0] = cuda.shfl_sync(0xffffffff, a[1], 0)\n");
+  assert_true(p2c_module_kernel(fx->module, 0).uses_barrier);
+  assert_false(p2c_module_kernel(fx->module, 1).uses_barrier);
+  assert_true(p2c_module_kernel(fx->module, 2).uses_barrier);
+}
+
 /* ---- KNOWN BUGS (skipped unless P2C_RUN_KNOWN_BUGS=1) --------------------------------------- */
 
 /* emit.c emit_print: the user's text and the conversion placeholders (bytes 1..4, escaped to
@@ -669,6 +754,10 @@ int main(void) {
       T(two_signatures_give_two_kernels),
       T(specializations_compile_with_nvrtc),
       T(shared_memory_and_barrier_are_described),
+      T(intrinsic_types_follow_numba),
+      T(atomics_use_cuda_functions_where_they_exist),
+      T(intrinsic_code_compiles_with_nvrtc),
+      T(warp_operations_are_described_as_needing_fibers),
       T(regression_print_text_never_becomes_a_conversion),
       T(regression_chained_comparison_keeps_python_order),
       T(regression_kernel_named_like_a_cuda_math_function),

@@ -470,7 +470,8 @@ static void numpy_arrays_that_cannot_be_evaluated(void **state) {
            "C = np.array([[1, 2], [3]])\n"
            "D = np.zeros(100000)\n"
            "E = np.arange(5, 1)\n"
-           "F = np.array(7)\n");
+           "F = np.array(7)\n"
+           "G = np.arange(4) * 2\n");
   assert_int_equal(((Fixture *)*state)->m.consts.len, 0);
   assert_int_equal(comp(state)->error_count, 0);
 }
