@@ -510,6 +510,7 @@ static bool release_warp(Fiber *f, size_t lanes) {
       in_activemask = true;
       continue;
     }
+    if (group & ((1u << i) - 1)) continue;   /* the group was judged at its first lane */
     bool ready = true;
     for (size_t j = 0; j < lanes && ready; j++)
       if (group >> j & 1u) ready = f[j].state == FIBER_AT_WARP && f[j].warp_mask == m;
