@@ -246,6 +246,21 @@ extern "C" __global__ void lanes(p2c_array<int64_t, 3> out) {
   out.data[(y * out.shape[1] + x) * out.shape[2] + 3] = __shfl_sync((uint32_t)FULL, t, (int32_t)0);
 }
 
+extern "C" __global__ void lane_ids(p2c_array<int64_t, 4> out) {
+  int64_t x = 0;
+  int64_t y = 0;
+  int64_t z = 0;
+
+  // x, y, z = cuda.grid(3)
+  x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  y = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+  z = (int64_t)blockIdx.z * blockDim.z + threadIdx.z;
+  // out[z, y, x, 0] = cuda.laneid
+  out.data[((z * out.shape[1] + y) * out.shape[2] + x) * out.shape[3] + 0] = (int64_t)p2c_laneid();
+  // out[z, y, x, 1] = cuda.warpsize
+  out.data[((z * out.shape[1] + y) * out.shape[2] + x) * out.shape[3] + 1] = (int64_t)warpSize;
+}
+
 extern "C" __global__ void warp_exchange(p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
   __shared__ int64_t sh[64];
   int32_t t = 0;
@@ -318,6 +333,7 @@ P2C_SIM_KERNEL(warp_reduce)
 P2C_SIM_KERNEL(votes)
 P2C_SIM_KERNEL(matches)
 P2C_SIM_KERNEL(lanes)
+P2C_SIM_KERNEL(lane_ids)
 P2C_SIM_KERNEL(warp_exchange)
 P2C_SIM_KERNEL(partial_warp)
 P2C_SIM_KERNEL(divergent)

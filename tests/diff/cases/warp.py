@@ -1,6 +1,6 @@
 # Warp operations: shuffles, votes, match, activemask, lanemask_lt, syncwarp. Numba 0.56's
-# simulator has none of them (only cuda.laneid and cuda.warpsize), so each kernel has a
-# *_expected function computing the result with NumPy from CUDA's definitions: a warp is 32
+# simulator has none of them (only cuda.laneid and cuda.warpsize: lane_ids is compared with
+# it), so each other kernel has a *_expected function computing the result with NumPy from CUDA's definitions: a warp is 32
 # consecutive threads in linear order (x fastest), a shuffle reads another lane's value or,
 # when that lane is out of range, returns the thread's own. Results do not depend on the order
 # in which lanes run. Every warp here is full except in partial_warp (a block of 48 threads:
@@ -152,6 +152,14 @@ def lanes_expected(out):
         for x in range(w):
             t = x + w * y   # one block covers the grid here
             out[y, x] = (t % 32, (1 << (t % 32)) - 1, 32, t - t % 32)
+
+
+@cuda.jit
+def lane_ids(out):
+    """cuda.laneid and cuda.warpsize, which Numba 0.56's simulator has: compared with it."""
+    x, y, z = cuda.grid(3)
+    out[z, y, x, 0] = cuda.laneid
+    out[z, y, x, 1] = cuda.warpsize
 
 
 @cuda.jit
