@@ -29,11 +29,12 @@ static void put_member(StrBuf *sb, const Type *t, int k) {
 const char *type_suffix(Gen *G, const Type *t) {
   if (t->kind == TY_ARRAY) return arena_printf(G->a, "a%d%s", t->ndim, type_suffix(G, t->dtype));
   if (t->kind == TY_BOOL) return "b";
-  if (t->kind == TY_TUPLE) {
+  if (t->kind == TY_TUPLE) {   /* deep tuples get a short name (the namer keeps it unique) */
     StrBuf sb;
     sb_init(&sb, G->a);
     sb_printf(&sb, "tup%d", t->nelems);
-    for (int i = 0; i < t->nelems; i++) sb_puts(&sb, type_suffix(G, t->elems[i]));
+    for (int i = 0; i < t->nelems && t->nest <= 2 && t->nelems <= 8; i++)
+      sb_puts(&sb, type_suffix(G, t->elems[i]));
     return sb_str(&sb);
   }
   return arena_printf(G->a, "%c%d", t->kind == TY_FLOAT ? 'f' : t->is_signed ? 'i' : 'u', t->bits);
@@ -46,7 +47,7 @@ static const char *struct_base_name(Gen *G, const Type *t) {
   if (t->nelems == 0) sb_puts(&sb, "_empty");
   else if (is_uniform(t)) sb_printf(&sb, "_%sx%d", type_suffix(G, t->elems[0]), t->nelems);
   else
-    for (int i = 0; i < t->nelems; i++) sb_printf(&sb, "_%s", type_suffix(G, t->elems[i]));
+    for (int i = 0; i < t->nelems && i < 8; i++) sb_printf(&sb, "_%s", type_suffix(G, t->elems[i]));
   return sb_str(&sb);
 }
 

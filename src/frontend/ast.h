@@ -150,9 +150,11 @@ struct Function {
   /* Specializations (typeinfer): copies of this function typed for one argument-type tuple. */
   Function *generic;       /* for a specialization: the function it was made from */
   const Type **arg_types;
-  const Type *ret_type;
+  const Type *ret_type;     /* while typed: what recursive calls return (declared, or so far) */
+  const Type *declared_ret;  /* a device function's signature's return type, if it gives one */
   const char *cname;       /* codegen's name for this specialization */
   bool typed, typing;      /* typeinfer state: done / in progress (recursion) */
+  bool failed;             /* typing it reported errors (possibly rolled back: see specialize) */
   bool uses_barrier;
   VEC(Function *) specs;   /* on the generic function */
 };

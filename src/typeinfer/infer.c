@@ -230,22 +230,43 @@ static void report_untyped_vars(Infer *I) {
   }
 }
 
+/* The returns of a device function whose signature gives the return type convert to it, as
+ * Numba converts them; values that cannot convert are an error. */
+static void check_declared_return(Infer *I, Function *f) {
+  const Type *want = f->declared_ret, *got = I->ret ? I->ret : &type_void;
+  f->ret_type = want;
+  bool numbers = type_is_number(got) && type_is_number(want);
+  if (got == want || numbers || (I->ret && type_unify(I->tt, got, want) == want)) return;
+  diag_error(I->c, I->ret ? I->ret_loc : f->loc, "E-signature", "'%s' returns %s, but its signature says %s",
+             f->generic ? f->generic->name : f->name, got->name, want->name);
+}
+
 /* Types the body of specialization f (arg types already set on its parameters). */
 static bool type_function(Infer *parent, Function *f) {
   Infer I = {.c = parent->c, .tt = parent->tt, .m = parent->m, .fn = f,
              .depth = parent->depth + 1};
   size_t errors = I.c->error_count;
   f->typing = true;
+  /* A recursive call returns the declared type, else the returns seen so far (Numba types a
+   * self-recursive call from the function's other return paths): a change of that type is a
+   * change like a variable's, and typing goes round again. */
+  f->ret_type = f->declared_ret;
   for (int pass = 0; pass < MAX_PASSES; pass++) {
     I.changed = false;
     I.ret = NULL;
     infer_block(&I, &f->body);
+    if (!f->declared_ret && I.ret != f->ret_type) {
+      f->ret_type = I.ret;
+      I.changed = true;
+    }
     if (!I.changed) break;
   }
   I.final = true;
   I.ret = NULL;
   infer_block(&I, &f->body);
-  f->ret_type = f->kind == FN_KERNEL ? &type_void : I.ret ? I.ret : &type_void;
+  if (f->declared_ret) check_declared_return(&I, f);
+  else f->ret_type = f->kind == FN_KERNEL ? &type_void : I.ret ? I.ret : &type_void;
+  I.ret = f->ret_type;
   coerce_returns(&I, &f->body);
   if (I.c->error_count == errors) report_untyped_vars(&I);
   f->typing = false;
@@ -269,32 +290,55 @@ static Function *new_spec(Infer *I, Function *g, const Type **args) {
   return s;
 }
 
+/* A call of specialization s while s is being typed. Self-recursion takes the return type
+ * known so far; mutual recursion needs declared return types (an earlier function's type could
+ * still change after the later one is done). */
+static Function *recursive_call(Infer *I, Function *s, Loc call_loc) {
+  const char *name = s->generic->name;
+  if (s != I->fn && !s->declared_ret) {
+    TERR(I, call_loc, "E-recursion", "mutual recursion through '%s' needs a signature with a return "
+         "type on '%s' (@cuda.jit(\"int64(int64)\", device=True))", I->fn->generic->name, name);
+    return NULL;
+  }
+  if (!s->ret_type) {
+    TERR(I, call_loc, "E-recursion", "cannot infer the return type of recursive '%s': give it a "
+         "return that does not call itself, or a signature with a return type", name);
+    return I->final ? NULL : s;   /* a later pass may know more */
+  }
+  return s;
+}
+
+/* A specialization that failed while a caller was still guessing is kept, marked failed, so
+ * that the guess is not typed again and again (a chain of failing calls would take time
+ * exponential in its depth); the final pass types it once more, to report its errors. */
+static Function *type_new_spec(Infer *I, Function *g, const Type **args) {
+  Function *s = new_spec(I, g, args);
+  size_t ndiags = I->c->diags.len, nerr = I->c->error_count;
+  bool ok = type_function(I, s);
+  if (ok) return s;
+  s->failed = true;
+  if (!I->final) {   /* errors are reported only if the final pass calls it too */
+    I->c->diags.len = ndiags;
+    I->c->error_count = nerr;
+  }
+  return NULL;
+}
+
 Function *specialize(Infer *I, Function *g, const Type **args, Loc call_loc) {
   for (size_t i = 0; i < g->specs.len; i++) {
     Function *s = g->specs.items[i];
     if (!same_types(s->arg_types, args, g->nparams)) continue;
-    if (s->typing) {
-      TERR(I, call_loc, "E-recursion", "recursive call of '%s' is not supported yet", g->name);
-      return I->final ? NULL : s;
-    }
-    return s;
+    if (s->typing) return recursive_call(I, s, call_loc);
+    if (!s->failed) return s;
+    if (!I->final) return NULL;
+    g->specs.items[i] = g->specs.items[--g->specs.len];   /* replaced by a fresh one */
+    return type_new_spec(I, g, args);
   }
   if (I->depth >= MAX_SPEC_DEPTH) {
     TERR(I, call_loc, "E-too-deep", "device functions nested more than %d calls deep", MAX_SPEC_DEPTH);
     return NULL;
   }
-  Function *s = new_spec(I, g, args);
-  /* Arguments passed in an early pass may still widen; errors in such a specialization are
-   * reported only if the final pass calls it with the same types (it is then found above). */
-  size_t ndiags = I->c->diags.len, nerr = I->c->error_count;
-  bool ok = type_function(I, s);
-  if (!ok && !I->final) {
-    I->c->diags.len = ndiags;
-    I->c->error_count = nerr;
-    g->specs.len--;
-    return NULL;
-  }
-  return ok ? s : NULL;
+  return type_new_spec(I, g, args);
 }
 
 /* ---- kernels and signatures ---- */
@@ -330,10 +374,8 @@ static void type_kernel_sig(Infer *I, Function *k, const SigText *st) {
   for (size_t i = 0; i < k->specs.len; i++)
     if (same_types(k->specs.items[i]->arg_types, sig.args, k->nparams)) return;
   Function *s = new_spec(I, k, sig.args);
+  if (k->kind == FN_DEVICE) s->declared_ret = sig.ret;
   type_function(I, s);
-  if (k->kind == FN_DEVICE && sig.ret && sig.ret != s->ret_type && s->typed)
-    diag_error(I->c, st->loc, "E-signature", "'%s' returns %s, but its signature says %s", k->name,
-               s->ret_type->name, sig.ret->name);
 }
 
 static SigText *extra_sigs_for(Infer *I, const Function *k, const ExtraSig *extra, size_t n,

@@ -5,7 +5,16 @@
  * tuple types unify ((int64, int64) and (float64, int64) give (float64, int64)). */
 #include "typeinfer/infer.h"
 
-enum { MAX_TUPLE = 256 };
+enum { MAX_TUPLE = 256, MAX_TUPLE_NEST = 16 };
+
+/* Tuples nest at most MAX_TUPLE_NEST deep: a recursive function that wraps its argument in a
+ * tuple at each call would otherwise build ever larger types. */
+static const Type *checked_tuple(Infer *I, Expr *e, const Type **elems, int n) {
+  const Type *t = type_tuple(I->tt, elems, n);
+  if (t->nest <= MAX_TUPLE_NEST) return t;
+  TERR(I, e->loc, "E-too-deep", "tuples nested more than %d deep", MAX_TUPLE_NEST);
+  return NULL;
+}
 
 const Type *type_as_value(TypeTable *tt, const Type *t) {
   /* A constant array stays one: a variable holding it points at the __constant__ data. */
@@ -36,7 +45,7 @@ const Type *infer_tuple_literal(Infer *I, Expr *e) {
     }
     t[i] = type_as_value(I->tt, t[i]);
   }
-  return known ? type_tuple(I->tt, t, e->nkids) : NULL;
+  return known ? checked_tuple(I, e, t, e->nkids) : NULL;
 }
 
 /* t[i] with i known only when the kernel runs: Numba allows it on UniTuples only. */
@@ -83,7 +92,7 @@ const Type *infer_tuple_concat(Infer *I, Expr *e, const Type *a, const Type *b) 
   }
   for (int i = 0; i < a->nelems; i++) t[i] = a->elems[i];
   for (int i = 0; i < b->nelems; i++) t[a->nelems + i] = b->elems[i];
-  return type_tuple(I->tt, t, a->nelems + b->nelems);
+  return checked_tuple(I, e, t, a->nelems + b->nelems);
 }
 
 /* A tuple literal converts in place, element by element (the output then reads

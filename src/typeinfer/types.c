@@ -105,10 +105,16 @@ const Type *type_tuple(TypeTable *tt, const Type **elems, int n) {
   t->kind = TY_TUPLE;
   t->nelems = n;
   t->elems = arena_dup(tt->arena, elems, (size_t)n * sizeof *elems);
+  t->nest = 1;
+  for (int i = 0; i < n; i++)
+    if (elems[i]->kind == TY_TUPLE && elems[i]->nest + 1 > t->nest) t->nest = elems[i]->nest + 1;
+  /* The name is for messages; nested tuples can repeat a long element name, so it is cut. */
+  enum { MAX_NAME = 200 };
   StrBuf sb;
   sb_init(&sb, tt->arena);
   sb_putc(&sb, '(');
-  for (int i = 0; i < n; i++) sb_printf(&sb, "%s%s", i ? ", " : "", elems[i]->name);
+  for (int i = 0; i < n && sb.len < MAX_NAME; i++) sb_printf(&sb, "%s%.*s", i ? ", " : "", MAX_NAME, elems[i]->name);
+  if (sb.len >= MAX_NAME) sb_puts(&sb, ", ...");
   sb_puts(&sb, n == 1 ? ",)" : ")");
   t->name = sb_str(&sb);
   vec_push(tt->arena, &tt->tuples, t);

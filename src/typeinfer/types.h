@@ -47,6 +47,7 @@ struct Type {
   /* tuples */
   const Type **elems;
   int nelems;
+  int nest;                 /* tuples inside tuples: 1 for a tuple of scalars and arrays */
 };
 
 extern const Type type_void, type_bool, type_str;
