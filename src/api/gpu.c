@@ -219,6 +219,22 @@ cleanup:
   return status;
 }
 
+P2cStatus gpu_address_zero(P2cDevice *d, uint64_t address, size_t bytes) {
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuMemsetD8(address, 0, bytes));
+cleanup:
+  return status;
+}
+
+P2cStatus gpu_address_read(P2cDevice *d, uint64_t address, void *dst, size_t bytes) {
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuMemcpyDtoH(dst, address, bytes));
+cleanup:
+  return status;
+}
+
 /* ---- Pinned host memory --------------------------------------------------------------------- */
 
 P2cStatus p2c_pinned_new(P2cDevice *d, size_t bytes, void **out) {

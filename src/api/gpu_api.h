@@ -80,6 +80,11 @@ P2cStatus gpu_loaded_module(P2cDevice *d, const char *text, size_t len, const ch
 bool gpu_array_span(P2cScalarType dtype, int ndim, const int64_t *shape, const int64_t *strides,
                     size_t *bytes, size_t *offset);
 
+/* Zeroes `bytes` of device memory at `address` (the default stream, synchronous), or copies them
+ * to `dst`: for memory the runtime does not own as a buffer, such as a module's globals. */
+P2cStatus gpu_address_zero(P2cDevice *d, uint64_t address, size_t bytes);
+P2cStatus gpu_address_read(P2cDevice *d, uint64_t address, void *dst, size_t bytes);
+
 /* ---- the dispatcher (launch.c, launch_gpu.c) ---- */
 
 /* Kernel arguments packed as cuLaunchKernel's kernelParams (docs/generated-code.md). */

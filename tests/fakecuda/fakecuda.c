@@ -58,13 +58,15 @@ typedef struct Alloc {
 } Alloc;
 
 typedef struct Kernel Kernel;
+typedef struct Module Module;
 typedef struct Function {
+  Module *module;
   const Kernel *kernel; /* NULL: runs nothing */
   char name[128];
   int max_dynamic_shared;
 } Function;
 
-typedef struct Module {
+struct Module {
   unsigned char *image;
   size_t size;
   Alloc *globals[8];
@@ -72,7 +74,7 @@ typedef struct Module {
   int global_count;
   Function *functions[32];
   int function_count;
-} Module;
+};
 
 typedef struct Event {
   long long time;
@@ -632,25 +634,28 @@ static bool image_has(const Module *m, const char *name) {
   return false;
 }
 
+/* A __device__ variable named in the image: 256 bytes of device memory made on first use and
+ * left as cuMemAlloc leaves memory (0xAB), so that a runtime that forgets to initialize it
+ * is noticed. */
+static Alloc *module_global(Module *m, const char *name) {
+  for (int i = 0; i < m->global_count; i++)
+    if (!strcmp(m->global_names[i], name)) return m->globals[i];
+  if (!image_has(m, name) || m->global_count == 8) return NULL;
+  Alloc *a = new_alloc(256, false);
+  if (!a) return NULL;
+  snprintf(m->global_names[m->global_count], 64, "%s", name);
+  m->globals[m->global_count++] = a;
+  return a;
+}
+
 EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *ptr, size_t *bytes, Handle mod,
                                      const char *name) {
   ENTER("cuModuleGetGlobal_v2");
   NEED_CONTEXT();
-  Module *m = mod;
-  for (int i = 0; i < m->global_count; i++)
-    if (!strcmp(m->global_names[i], name)) {
-      if (ptr) *ptr = (CUdeviceptr)(uintptr_t)m->globals[i]->ptr;
-      if (bytes) *bytes = m->globals[i]->size;
-      return OK;
-    }
-  if (!image_has(m, name) || m->global_count == 8) return NOT_FOUND;
-  Alloc *a = new_alloc(64, false);
-  if (!a) return OUT_OF_MEMORY;
-  memset(a->ptr, 0, 64);
-  snprintf(m->global_names[m->global_count], 64, "%s", name);
-  m->globals[m->global_count++] = a;
+  Alloc *a = module_global(mod, name);
+  if (!a) return NOT_FOUND;
   if (ptr) *ptr = (CUdeviceptr)(uintptr_t)a->ptr;
-  if (bytes) *bytes = 64;
+  if (bytes) *bytes = a->size;
   return OK;
 }
 
@@ -662,6 +667,7 @@ typedef struct Dim3 {
 
 typedef struct Thread {
   Dim3 tid, bid, bdim, gdim;
+  Module *module;
 } Thread;
 
 struct Kernel {
@@ -814,7 +820,31 @@ static void run_divide(void **params, const Thread *t) {
   }
 }
 
+/* tests/fakecuda/kernels.py oob, compiled with --check-bounds: x[i] = i, where the threads past
+ * the end fill the module's failure record p2c_bounds_report as the generated code does (the
+ * first one wins; offsets as in src/runtime/bounds.h) and end. */
+static void run_oob(void **params, const Thread *t) {
+  Arr x = arr1(params[0]);
+  x.strides[1] = 0;
+  int64_t i = global_x(t);
+  if (i < x.shape[0]) {
+    int32_t v = (int32_t)i;
+    memcpy(at(&x, i, 0, 4), &v, 4);
+    return;
+  }
+  Alloc *rec = module_global(t->module, "p2c_bounds_report");
+  uint32_t claimed;
+  if (!rec) return;
+  memcpy(&claimed, rec->ptr, 4);
+  if (claimed != 0) return; /* atomicCAS(&claimed, 0, 1) lost */
+  uint32_t head[11] = {1, 38, 5, 1, 0, t->bid.x, t->bid.y, t->bid.z, t->tid.x, t->tid.y, t->tid.z};
+  memcpy(rec->ptr, head, sizeof head);
+  memcpy(rec->ptr + 48, &i, 8);
+  memcpy(rec->ptr + 112, &x.shape[0], 8);
+}
+
 static const Kernel kernels[] = {
+    {"oob", 1, {24}, run_oob},
     {"partial_sums", 2, {24, 24}, run_partial_sums},
     {"total_sum", 2, {24, 24}, run_total_sum},
     {"divide", 2, {24, 24}, run_divide},
@@ -838,6 +868,7 @@ EXPORT CUresult cuModuleGetFunction(Handle *fn, Handle mod, const char *name) {
   Function *f = calloc(1, sizeof *f);
   if (!f) return OUT_OF_MEMORY;
   snprintf(f->name, sizeof f->name, "%s", name);
+  f->module = m;
   f->max_dynamic_shared = 49152 - F.func_static_shared;
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
     if (!strcmp(kernels[i].name, name)) f->kernel = &kernels[i];
@@ -898,7 +929,7 @@ EXPORT CUresult cuLaunchKernel(Handle fn, unsigned gx, unsigned gy, unsigned gz,
   }
   F.clock += 4;
   if (!k || !k->run) return OK;
-  Thread t = {.bdim = {bx, by, bz}, .gdim = {gx, gy, gz}};
+  Thread t = {.bdim = {bx, by, bz}, .gdim = {gx, gy, gz}, .module = f->module};
   for (t.bid.z = 0; t.bid.z < gz; t.bid.z++)
     for (t.bid.y = 0; t.bid.y < gy; t.bid.y++)
       for (t.bid.x = 0; t.bid.x < gx; t.bid.x++)

@@ -27,3 +27,12 @@ def fault(x):
 @cuda.jit
 def empty():
     pass
+
+
+@cuda.jit
+def oob(x):
+    # Launched with more threads than x has elements: the extra threads index out of bounds,
+    # which --check-bounds reports (the fake driver fills the failure record as the generated
+    # code would).
+    i = cuda.grid(1)
+    x[i] = i
