@@ -512,7 +512,7 @@ static bool run_phases(const Input *in, Work *w, double *t) {
   TypeinferOptions tio = {in->sigs, in->nsigs, false, NULL, 0};
   ok = ok && typeinfer_run(c, &w->mod, &w->types, &tio);
   double t3 = now_ms();
-  CodegenOptions cgo = {false, NULL, 0};
+  CodegenOptions cgo = {false, NULL, 0, false};
   ok = ok && codegen_run(c, &w->mod, &cgo, &w->cg);
   double t4 = now_ms(), c4 = cpu_ms();
   t[PH_TRANSLATE_CPU] = c4 - c0;

@@ -49,7 +49,8 @@ typedef enum P2cStatus {
   P2C_ERR_IO,        /* a file could not be read or written */
   P2C_ERR_FORMAT,    /* malformed input data (.npy) */
   P2C_ERR_SIM,       /* the CPU simulator failed (host compiler, bad launch, barrier misuse) */
-  P2C_ERR_INTERNAL   /* a bug in pyk2cuda: please report it */
+  P2C_ERR_INTERNAL,  /* a bug in pyk2cuda: please report it */
+  P2C_ERR_BOUNDS     /* with bounds checking, a kernel indexed an array out of bounds */
 } P2cStatus;
 
 /* A short English description of a status. Static storage. */
@@ -149,6 +150,13 @@ P2C_API void p2c_compiler_delete(P2cCompiler *compiler);
 /* The message of the last failure on this compiler, or "" when none. Owned by the compiler,
  * valid until its next call. */
 P2C_API const char *p2c_compiler_last_error(const P2cCompiler *compiler);
+/* Bounds checking (`--check-bounds`), off by default: every later translation by this compiler
+ * (p2c_translate, p2c_specialize, p2c_launch) checks every array access, on the GPU as on the
+ * simulator. An index out of bounds (after Python's wraparound of negative indices) ends its
+ * thread; the launch then fails with P2C_ERR_BOUNDS and the last error reads
+ * "FILE:LINE:COL: error: index ... is out of bounds ...", naming the first failing access, its
+ * indices, the array's shape, and the thread. Checks cost time (docs/simulator.md). */
+P2C_API void p2c_compiler_set_check_bounds(P2cCompiler *compiler, bool on);
 
 /* Translates the Python source in `source` (`length` bytes; need not be NUL-terminated) to CUDA
  * C. `filename` is used in diagnostics and #line directives. `options` may be NULL.

@@ -23,7 +23,7 @@ typedef struct RunArgs {
   const char *values[MAX_ARGS];
   int nvalues;
   P2cLaunchOptions launch;
-  bool time, grid_auto;
+  bool time, grid_auto, check_bounds;
 } RunArgs;
 
 /* ---- parsing ---- */
@@ -79,7 +79,7 @@ static int parse_option(RunArgs *r, int argc, char **argv, int *i) {
   } else if (!strcmp(argv[*i], "--no-cache")) {
     r->launch.no_cache = true;
   } else if (!strcmp(argv[*i], "--check-bounds")) {
-    return cli_usage_error("--check-bounds is not supported yet");
+    r->check_bounds = true;
   } else {
     return cli_usage_error("unknown option '%s'", argv[*i]);
   }
@@ -273,7 +273,9 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
     if (rep.message[0]) fprintf(stderr, "pyk2cuda: %s\n", rep.message);
   }
   int rc = cli_exit_for(s);
-  if (s != P2C_OK && s != P2C_ERR_SOURCE) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+  /* A bounds failure is a diagnostic of its own: "FILE:LINE:COL: error: index ..." */
+  if (s == P2C_ERR_BOUNDS) fprintf(stderr, "%s\n", p2c_compiler_last_error(c));
+  else if (s != P2C_OK && s != P2C_ERR_SOURCE) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
   if (s == P2C_OK) {
     P2cKernelInfo k = p2c_module_kernel(m, 0);
     rc = write_outputs(c, r, &k, vals);
@@ -291,6 +293,7 @@ int cli_run(int argc, char **argv) {
   char *src = cli_read_file(r.file, &len);
   if (!src) return fprintf(stderr, "pyk2cuda: cannot read %s: %s\n", r.file, strerror(errno)), 2;
   P2cCompiler *c = p2c_compiler_new(NULL);
+  p2c_compiler_set_check_bounds(c, r.check_bounds);
   P2cValue *vals = calloc((size_t)r.nvalues + 1, sizeof *vals);
   int made = 0;
   rc = c && vals ? 0 : 3;

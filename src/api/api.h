@@ -10,6 +10,7 @@
 struct P2cCompiler {
   P2cAllocator alloc;
   char last_error[1024];
+  bool check_bounds;         /* p2c_compiler_set_check_bounds */
 };
 
 struct P2cModule {

@@ -35,6 +35,7 @@ const char *p2c_status_string(P2cStatus s) {
       [P2C_ERR_FORMAT] = "malformed input data",
       [P2C_ERR_SIM] = "the simulator failed",
       [P2C_ERR_INTERNAL] = "internal error",
+      [P2C_ERR_BOUNDS] = "an array index was out of bounds",
   };
   return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown status";
 }
@@ -75,6 +76,10 @@ void p2c_compiler_delete(P2cCompiler *c) {
 }
 
 const char *p2c_compiler_last_error(const P2cCompiler *c) { return c ? c->last_error : ""; }
+
+void p2c_compiler_set_check_bounds(P2cCompiler *c, bool on) {
+  if (c) c->check_bounds = on;
+}
 
 /* ---- module ---- */
 
@@ -154,7 +159,7 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
                           o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
   if (!typeinfer_run(comp, &m->mod, &m->types, &tio)) return P2C_ERR_SOURCE;
   CodegenOptions cgo = {o && o->line_directives, o && o->kernel_count ? o->kernels : NULL,
-                        o ? o->kernel_count : 0};
+                        o ? o->kernel_count : 0, c->check_bounds};
   if (!codegen_run(comp, &m->mod, &cgo, &m->cg)) return P2C_ERR_SOURCE;
   fill_kernel_infos(m);
   m->ok = true;

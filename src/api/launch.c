@@ -10,6 +10,7 @@
 
 #include "api/api.h"
 #include "api/gpu_api.h"
+#include "runtime/bounds.h"
 #include "runtime/cuda/cudrv.h"
 #include "runtime/sim/sim.h"
 
@@ -201,7 +202,8 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
   int repeat = o->repeat > 1 ? o->repeat : 1;
   double *times = mem_alloc(&c->alloc, sizeof(double) * (size_t)repeat);
   char err[512] = "";
-  SimLaunch l = {.symbol = k->symbol,
+  P2cBoundsRecord bounds = {0};
+  SimLaunch l = {.bounds = &bounds, .symbol = k->symbol,
                  .grid = {o->grid[0] ? o->grid[0] : 1, o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1},
                  .block = {o->block[0] ? o->block[0] : 1, o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1},
                  .dynamic_shared_bytes = o->shared_bytes, .args = p->ptrs,
@@ -212,7 +214,10 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
     times[i] = now_ms() - t1;
   }
   if (!times) s = api_fail(c, P2C_ERR_NOMEM, "out of memory");
-  else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
+  else if (s == P2C_ERR_BOUNDS) {
+    bounds_format(&bounds, m->comp.file, k->python_name, err, sizeof err);
+    api_fail(c, s, "%s", err);
+  } else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
   else summarize_times(times, repeat, r);
   mem_free(&c->alloc, times, sizeof(double) * (size_t)repeat);
   sim_module_delete(sm);

@@ -51,6 +51,7 @@ typedef struct Gen {
    * in the module's text (see codegen_run); python_line 0 marks a function's end. */
   VEC(LineMark) marks;
   VEC(TupleCType) tuple_ctypes;   /* in definition order: elements before the tuples holding them */
+  bool check_bounds;
 } Gen;
 
 /* ---- statements (emit.c) ---- */
@@ -76,6 +77,8 @@ void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec);
 void emit_ifexp(Gen *G, const Expr *e, StrBuf *sb, int prec);
 /* An index wrapped Python's way around `extent` (C text) unless it is known to be >= 0. */
 void emit_wrapped_index(Gen *G, const Expr *ix, const char *extent, StrBuf *sb, int prec);
+/* --check-bounds: the runtime index of tuple[i] (e) checked against its `nelems` elements. */
+void emit_checked_tuple_index(Gen *G, const Expr *e, int nelems, StrBuf *sb);
 /* Extent k of array `arr` (of type at). */
 void emit_extent(Gen *G, const Expr *arr, const Type *at, int k, StrBuf *sb);
 /* Coordinate k of cuda.grid(n) / cuda.gridsize(n) (`call` is the call). */

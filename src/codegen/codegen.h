@@ -37,6 +37,7 @@ typedef struct CodegenOptions {
   bool line_directives;
   const char *const *only_kernels;   /* NULL: all kernels */
   size_t nonly;
+  bool check_bounds;      /* every array access checked (--check-bounds, docs/generated-code.md) */
 } CodegenOptions;
 
 bool codegen_run(Compilation *c, Module *m, const CodegenOptions *opts, CodegenResult *out);

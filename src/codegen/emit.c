@@ -696,7 +696,8 @@ static void collect_kernels(Gen *G, const CodegenOptions *o, SpecList *kernels) 
 }
 
 bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResult *out) {
-  Gen G = {.c = c, .a = &c->arena, .m = m, .line_directives = o->line_directives};
+  Gen G = {.c = c, .a = &c->arena, .m = m, .line_directives = o->line_directives,
+           .check_bounds = o->check_bounds};
   namer_init(&G.global, G.a, NULL);
   SpecList kernels = {0};
   FuncList devs = {0};

@@ -483,6 +483,90 @@ static void emit_linear_index(Gen *G, const Expr *arr, const Type *at, Expr *con
   }
 }
 
+/* ---- checked indexing (--check-bounds) ---- */
+
+/* An index as p2c_index wants it: int64_t, with a uint64 past INT64_MAX saturated. */
+static void emit_checked_index_value(Gen *G, const Expr *ix, StrBuf *sb) {
+  if (ix->ty == &type_uint64) {
+    sb_puts(sb, "p2c_bounds_u64(");
+    emit_expr(G, ix, sb, P_ASSIGN);
+    sb_putc(sb, ')');
+  } else {
+    emit_cast_to(G, ix, &type_int64, NULL, sb, P_ASSIGN);
+  }
+}
+
+/* p2c_bounds_offset<'L', N>(p2c_index<N>{{i, j}}, SHAPE, STRIDES, LINE, COLUMN): the indices
+ * as written (the helper wraps negative ones), evaluated left to right as braced
+ * initializers are. */
+static void emit_bounds_offset(Gen *G, const Expr *e, char layout, const char *shape,
+                               const char *strides, StrBuf *sb) {
+  int n = e->nkids - 1;
+  helper_use(&G->helpers, H_BOUNDS);
+  sb_printf(sb, "p2c_bounds_offset<'%c', %d>(p2c_index<%d>{{", layout, n, n);
+  for (int k = 0; k < n; k++) {
+    if (k) sb_puts(sb, ", ");
+    emit_checked_index_value(G, e->kids[k + 1], sb);
+  }
+  sb_printf(sb, "}}, %s, %s, %u, %u)", shape, strides, e->loc.line, e->loc.col);
+}
+
+void emit_checked_tuple_index(Gen *G, const Expr *e, int nelems, StrBuf *sb) {
+  emit_bounds_offset(G, e, 'C', arena_printf(G->a, "p2c_index<1>{{%d}}.v", nelems), "nullptr", sb);
+}
+
+/* A checked element of a shared or local array: (&s[0][0])[offset], C order. */
+static void emit_checked_fixed_index(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb) {
+  const Type *at = arr->ty;
+  StrBuf shape;
+  sb_init(&shape, G->a);
+  sb_printf(&shape, "p2c_index<%d>{{", at->ndim);
+  for (int k = 0; k < at->ndim; k++)
+    sb_printf(&shape, "%s%lld", k ? ", " : "", (long long)at->fixed_shape[k]);
+  sb_puts(&shape, "}}.v");
+  if (at->ndim == 1) {
+    emit_expr(G, arr, sb, P_POSTFIX);
+  } else {
+    sb_puts(sb, "(&");
+    emit_expr(G, arr, sb, P_POSTFIX);
+    for (int k = 0; k < at->ndim; k++) sb_puts(sb, "[0]");
+    sb_putc(sb, ')');
+  }
+  sb_putc(sb, '[');
+  emit_bounds_offset(G, e, 'C', sb_str(&shape), "nullptr", sb);
+  sb_putc(sb, ']');
+}
+
+/* A checked element of an array: a.data[offset], or by byte strides for layout 'A'. `arr` is
+ * e's array, or the temporary holding it. */
+static void emit_checked_array_index(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb, int prec) {
+  const Type *at = arr->ty;
+  if (at->fixed_shape) {
+    emit_checked_fixed_index(G, e, arr, sb);
+    return;
+  }
+  StrBuf name, shape, strides;
+  sb_init(&name, G->a);
+  sb_init(&shape, G->a);
+  sb_init(&strides, G->a);
+  emit_expr(G, arr, &name, P_POSTFIX);
+  sb_printf(&shape, "%s.shape", sb_str(&name));
+  sb_printf(&strides, "%s.strides", sb_str(&name));
+  if (at->layout == 'A') {
+    open_paren(sb, P_UNARY, prec);
+    sb_printf(sb, "*(%s *)((char *)%s.data + ", at->dtype->cname, sb_str(&name));
+    emit_bounds_offset(G, e, 'A', sb_str(&shape), sb_str(&strides), sb);
+    sb_putc(sb, ')');
+    close_paren(sb, P_UNARY, prec);
+    return;
+  }
+  sb_printf(sb, "%s.data[", sb_str(&name));
+  emit_bounds_offset(G, e, at->layout == 'F' ? 'F' : 'C', sb_str(&shape), sb_str(&strides), sb);
+  sb_putc(sb, ']');
+}
+
+/* ---- indexing ---- */
+
 /* An array expression read more than once (data, extents, strides) is evaluated once: an array
  * that is not a variable goes into a temporary, assigned at the start of a comma expression
  * written to sb; the caller closes it with close_array_once. Returns what to read instead. */
@@ -510,6 +594,10 @@ static void emit_array_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 /* arr[e's indices]: arr is e's array, or the temporary holding it. */
 static void emit_element(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb, int prec) {
   const Type *at = arr->ty;
+  if (G->check_bounds) {
+    emit_checked_array_index(G, e, arr, sb, prec);
+    return;
+  }
   if (at->fixed_shape) {
     emit_expr(G, arr, sb, P_POSTFIX);
     for (int k = 0; k < at->ndim; k++) {

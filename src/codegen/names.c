@@ -1,7 +1,8 @@
 /* Identifier hygiene for generated code (see names.h). The reserved list covers C11 and C++17
  * keywords, alternative operator spellings, CUDA built-in variables and qualifiers, names the
  * CUDA math library and printf declare, the integer typedefs of the prelude, and the prefixes
- * the generator keeps for itself (p2c_, PYK2CUDA_) or the implementation reserves (__, _X). */
+ * the generator keeps for itself (p2c_, P2C_ for the macros of the generated code and of the
+ * simulator's prelude, PYK2CUDA_) or the implementation reserves (__, _X). */
 #include "codegen/names.h"
 
 #include <ctype.h>
@@ -77,7 +78,9 @@ static int compare_words(const void *key, const void *elem) {
 
 bool name_is_reserved(const char *name) {
   if (name[0] == '_' && (name[1] == '_' || isupper((unsigned char)name[1]))) return true;
-  if (strncmp(name, "p2c_", 4) == 0 || strncmp(name, "PYK2CUDA", 8) == 0) return true;
+  if (strncmp(name, "p2c_", 4) == 0 || strncmp(name, "P2C_", 4) == 0 ||
+      strncmp(name, "PYK2CUDA", 8) == 0)
+    return true;
   for (size_t i = 0; i < sizeof reserved_lists / sizeof reserved_lists[0]; i++) {
     const WordList *l = &reserved_lists[i];
     if (bsearch(name, l->words, l->count, sizeof *l->words, compare_words)) return true;
@@ -151,7 +154,8 @@ static const char *claim(Namer *n, const char *want, bool internal) {
     /* "__x" and "_X" stay recognizable but leave the reserved space; "int" becomes "int_";
      * the generator's own prefixes get "py_" in front, so that no suffix is needed to escape. */
     while (name[0] == '_') name++;
-    bool ours = strncmp(name, "p2c_", 4) == 0 || strncmp(name, "PYK2CUDA", 8) == 0;
+    bool ours = strncmp(name, "p2c_", 4) == 0 || strncmp(name, "P2C_", 4) == 0 ||
+                strncmp(name, "PYK2CUDA", 8) == 0;
     name = arena_printf(n->arena, "%s%s%s", ours ? "py_" : name[0] ? "" : "v", name, ours ? "" : "_");
     reserved = name_is_reserved(name);
   }

@@ -14,6 +14,7 @@ typedef enum Helper {
   H_POW_I64, H_POW_U64, H_POWI_F64, H_POWI_F32,
   H_WRAP, H_MINMAX, H_ABS_INT, H_ROUND_ND, H_DEGREES,
   H_INF_NAN,
+  H_BOUNDS,         /* --check-bounds: the failure record and the checked index helpers */
   H_COUNT
 } Helper;
 

@@ -3,6 +3,7 @@
 
     /usr/bin/python3 tests/diff/run_diff.py --pyk2cuda PATH [--filter NAME]... [--work DIR]
                      [--jobs N] [--timeout S] [--cases FILE] [--device sim|gpu|auto]
+                     [--check-bounds]
 
 For each case the runner generates the `in:` inputs (fixed seed per case) as .npy files,
 runs
@@ -11,7 +12,9 @@ runs
 (--device gpu for the gpu suite's cases, tests/gpu/cases.txt)
 and compares every .npy the oracle wrote with pyk2cuda's: exactly for integers and bools,
 within the case's tolerance for floats. Cases with expect=FUNC take their expected arrays
-from FUNC in the case file instead of the oracle (see README.md).
+from FUNC in the case file instead of the oracle (see README.md). With --check-bounds every
+case also runs a second time in pyk2cuda with --check-bounds, against the same expectation.
+Cases with bounds=IndexError expect both sides to fail on the same out-of-bounds access.
 
 Prints one line per case, `ok NAME`, `FAIL NAME: ...` or `SKIP NAME: reason`, then
 `N passed, N failed`. Exit status 0 only if no case failed; 2 on usage errors.
@@ -39,7 +42,12 @@ import numpy as np  # noqa: E402
 import oracle  # noqa: E402
 
 ORACLE = os.path.join(HERE, "oracle.py")
-CASE_OPTIONS = ("tol", "atol", "seed", "expect", "skip", "shared")
+CASE_OPTIONS = ("tol", "atol", "seed", "expect", "skip", "shared", "bounds")
+# The oracle's IndexError (NumPy's words) and pyk2cuda's --check-bounds diagnostic.
+_ORACLE_OOB_RE = re.compile(r"IndexError: .*?index (-?\d+) is out of bounds for axis (\d+) with "
+                            r"size (\d+)")
+_PYK_OOB_RE = re.compile(r"^(.+?):(\d+):(\d+): error: index (-?\d+|\([-0-9, ]+\)) is out of "
+                         r"bounds for axis (\d+) with size (\d+)", re.M)
 _IN_RE = re.compile(r"in:([a-z0-9]+)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
 
 
@@ -59,6 +67,7 @@ class Case:
         self.expect = None
         self.skip = None
         self.shared = 0
+        self.bounds = None     # "IndexError": both sides must fail on the same access
         self.error = None
 
 
@@ -106,6 +115,10 @@ def parse_cases(path):
                         case.skip = value
                     elif key == "shared":
                         case.shared = int(value)
+                    elif key == "bounds":
+                        if value != "IndexError":
+                            raise CaseError("bounds= takes IndexError")
+                        case.bounds = value
                 for a in rest:
                     if a.startswith("rand:"):
                         raise CaseError("rand: is oracle-only; use in:DTYPE[dims] in cases.txt")
@@ -237,6 +250,9 @@ def run_case(case, opts):
     except (CaseError, ValueError) as exc:
         return "FAIL", str(exc)
 
+    if case.bounds:
+        return run_oob_case(case, opts, file_path, oracle_dir, pyk_dir, args, work)
+
     # The expected arrays: the oracle, or the case's own expect= function.
     if case.expect:
         try:
@@ -256,20 +272,32 @@ def run_case(case, opts):
         for fn in sorted(os.listdir(oracle_dir)):
             if fn.endswith(".npy"):
                 expected[fn[:-4]] = np.load(os.path.join(oracle_dir, fn), allow_pickle=False)
+    if not expected:
+        return "FAIL", "the case has no array parameter to compare"
 
+    for flags in ([], ["--check-bounds"]) if opts.check_bounds else ([],):
+        shutil.rmtree(pyk_dir, ignore_errors=True)
+        os.makedirs(pyk_dir)
+        status, msg = run_pyk2cuda(case, opts, file_path, pyk_dir, args, flags, expected)
+        if status != "ok":
+            return status, (f"with {' '.join(flags)}: {msg}" if flags else msg)
+    if not opts.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return "ok", None
+
+
+def run_pyk2cuda(case, opts, file_path, pyk_dir, args, flags, expected):
+    """pyk2cuda run on the case, its arrays compared with `expected`."""
     cmd = [opts.pyk2cuda, "run", file_path, case.kernel, "--device", opts.device,
            "--grid", case.grid, "--block", case.block, "--out-dir", pyk_dir]
     if case.shared:
         cmd += ["--shared", str(case.shared)]
-    cmd += args
+    cmd += flags + args
     rc, out, err = run(cmd, opts.timeout)
     if rc == 77:   # a stand-in (njit_standin.py) that cannot run this kernel
         return "SKIP", f"{os.path.basename(opts.pyk2cuda)} exited 77: {tail(err or out, 1)}"
     if rc != 0:
         return "FAIL", f"pyk2cuda exited with {rc}: {tail(err or out)}"
-
-    if not expected:
-        return "FAIL", "the case has no array parameter to compare"
     problems = []
     for param, want in expected.items():
         path = os.path.join(pyk_dir, param + ".npy")
@@ -287,6 +315,45 @@ def run_case(case, opts):
             problems.append(msg)
     if problems:
         return "FAIL", "; ".join(problems)
+    return "ok", None
+
+
+def run_oob_case(case, opts, file_path, oracle_dir, pyk_dir, args, work):
+    """bounds=IndexError: the oracle raises IndexError on an access of the case file, and
+    pyk2cuda --check-bounds exits 3 naming the same line, axis, size and index. Cases make
+    exactly one thread go out of bounds, so both report the same access."""
+    cmd = [sys.executable, ORACLE, file_path, case.kernel, "--grid", case.grid,
+           "--block", case.block, "--out-dir", oracle_dir, "--seed", str(case.seed),
+           "--shared", str(case.shared)] + args
+    rc, out, err = run(cmd, opts.timeout)
+    # The last frame of the traceback in the case file is the failing access.
+    want = None
+    for m in re.finditer(r'File "([^"]+)", line (\d+)', err):
+        if os.path.exists(m.group(1)) and os.path.samefile(m.group(1), file_path):
+            want = int(m.group(2))
+    oob = _ORACLE_OOB_RE.search(err)
+    if rc != 3 or not oob or want is None:
+        return "FAIL", f"the oracle did not raise IndexError in {case.file} (exit {rc}): {tail(err)}"
+    o_index, o_axis, o_size = int(oob.group(1)), int(oob.group(2)), int(oob.group(3))
+
+    cmd = [opts.pyk2cuda, "run", file_path, case.kernel, "--device", opts.device, "--check-bounds",
+           "--grid", case.grid, "--block", case.block, "--out-dir", pyk_dir,
+           "--shared", str(case.shared)] + args
+    rc, out, err = run(cmd, opts.timeout)
+    if rc == 77:   # a stand-in
+        return "SKIP", f"{os.path.basename(opts.pyk2cuda)} exited 77: {tail(err or out, 1)}"
+    m = _PYK_OOB_RE.search(err)
+    if rc != 3 or not m:
+        return "FAIL", f"pyk2cuda --check-bounds exited with {rc}, expected 3 and an index error: {tail(err or out)}"
+    line, axis, size = int(m.group(2)), int(m.group(5)), int(m.group(6))
+    index = m.group(4)
+    indices = [int(v) for v in index.strip("()").split(",") if v.strip()]
+    p_index = indices[axis] if axis < len(indices) else None
+    if (line, axis, size, p_index) != (want, o_axis, o_size, o_index):
+        return "FAIL", (f"pyk2cuda: line {line}, index {p_index} for axis {axis} with size {size}; "
+                        f"oracle: line {want}, index {o_index} for axis {o_axis} with size {o_size}")
+    if os.listdir(pyk_dir):
+        return "FAIL", "pyk2cuda wrote outputs after an out-of-bounds access"
     if not opts.keep:
         shutil.rmtree(work, ignore_errors=True)
     return "ok", None
@@ -319,6 +386,8 @@ def main(argv=None):
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
     ap.add_argument("--keep", action="store_true", help="keep the files of passing cases")
+    ap.add_argument("--check-bounds", action="store_true",
+                    help="also run every case in pyk2cuda with --check-bounds")
     opts = ap.parse_args(argv)
 
     if not (os.path.isfile(opts.pyk2cuda) and os.access(opts.pyk2cuda, os.X_OK)):

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "runtime/bounds.h"
 #include "runtime/sim/sim.h"
 
 #ifndef P2C_SIM_TEST_DIR
@@ -355,6 +356,358 @@ static void test_exit_thread(void **state) {
   }
   free(ran);
   sim_module_delete(m);
+}
+
+/* ---- Bounds checking (--check-bounds) ------------------------------------------------------ */
+
+/* tests/sim/bounds.py translated with bounds checks for `sigs`, and loaded in the simulator. */
+typedef struct Checked {
+  P2cCompiler *c;
+  P2cModule *pm;
+  SimModule *m;
+} Checked;
+
+static Checked load_checked(const char *const *sigs, size_t nsigs) {
+  Checked ck = {p2c_compiler_new(NULL), NULL, NULL};
+  assert_non_null(ck.c);
+  p2c_compiler_set_check_bounds(ck.c, true);
+  size_t len;
+  char *src = read_input("bounds.py", &len);
+  P2cTranslateOptions o = {0};
+  o.signatures = sigs;
+  o.signature_count = nsigs;
+  o.skip_unsigned_kernels = true;
+  P2cStatus st = p2c_translate(ck.c, "bounds.py", src, len, &o, &ck.pm);
+  free(src);
+  if (st != P2C_OK) fprintf(stderr, "%s\n", p2c_compiler_last_error(ck.c));
+  assert_int_equal(st, P2C_OK);
+  size_t n;
+  const char *text = p2c_module_cuda(ck.pm, &n);
+  assert_non_null(strstr(text, "p2c_bounds_offset<"));
+  SimLoadRequest req = {.source = text, .source_len = n, .cache_dir = cache_dir};
+  st = sim_module_load(&req, &ck.m);
+  if (st != P2C_OK) fprintf(stderr, "%s\n%s\n", sim_module_error(ck.m), sim_module_log(ck.m));
+  assert_int_equal(st, P2C_OK);
+  return ck;
+}
+
+static void unload_checked(Checked *ck) {
+  sim_module_delete(ck->m);
+  p2c_module_delete(ck->pm);
+  p2c_compiler_delete(ck->c);
+}
+
+/* The symbol of the specialization of `kernel` whose signature contains `sig_part`. */
+static const char *symbol_of(const Checked *ck, const char *kernel, const char *sig_part) {
+  for (size_t i = 0; i < p2c_module_kernel_count(ck->pm); i++) {
+    P2cKernelInfo k = p2c_module_kernel(ck->pm, i);
+    if (!strcmp(k.python_name, kernel) && strstr(k.signature, sig_part)) return k.symbol;
+  }
+  fail_msg("no specialization of %s with %s", kernel, sig_part);
+  return NULL;
+}
+
+/* An array argument with explicit byte strides. */
+static ArrayArg pack_strided(void *data, int ndim, const int64_t *shape, const int64_t *strides) {
+  ArrayArg a;
+  memset(&a, 0, sizeof a);
+  memcpy(a.bytes, &data, sizeof data);
+  memcpy(a.bytes + 8, shape, 8 * (size_t)ndim);
+  memcpy(a.bytes + 8 + 8 * ndim, strides, 8 * (size_t)ndim);
+  return a;
+}
+
+/* Launches and expects P2C_ERR_BOUNDS; returns the record. */
+static P2cBoundsRecord launch_expect_oob(SimModule *m, SimLaunch *l) {
+  P2cBoundsRecord rec;
+  memset(&rec, 0xab, sizeof rec);
+  l->bounds = &rec;
+  P2cStatus st = sim_launch(m, l);
+  if (st != P2C_ERR_BOUNDS) fprintf(stderr, "launch %s: status %d: %s\n", l->symbol, st, errbuf);
+  assert_int_equal(st, P2C_ERR_BOUNDS);
+  assert_int_equal(rec.claimed, 1);
+  assert_non_null(strstr(errbuf, "is out of bounds for axis"));
+  return rec;
+}
+
+static void assert_thread(const P2cBoundsRecord *r, uint32_t block_x, uint32_t thread_x) {
+  assert_int_equal(r->block[0], block_x);
+  assert_int_equal(r->block[1], 0);
+  assert_int_equal(r->block[2], 0);
+  assert_int_equal(r->thread[0], thread_x);
+  assert_int_equal(r->thread[1], 0);
+  assert_int_equal(r->thread[2], 0);
+}
+
+/* One index of a 1-D array: in bounds, wrapped from the end, out of bounds at either end. The
+ * record names the line and column of the subscript, the thread, the index as written and the
+ * shape; the module launches normally afterwards (the record is zeroed per launch). */
+static void test_bounds_1d(void **state) {
+  (void)state;
+  const char *sigs[] = {"pick(float32[::1], float32[::1], int64, int64)",
+                        "pick_unsigned(float32[::1], float32[::1], uint64)"};
+  Checked ck = load_checked(sigs, 2);
+  float a[10], out[1];
+  for (int i = 0; i < 10; i++) a[i] = (float)i + 0.5f;
+  ArrayArg pa = pack1(a, 4, 10), po = pack1(out, 4, 1);
+  int64_t who = 37, k = 0;
+  void *args[] = {&pa, &po, &who, &k};
+  for (k = -10; k < 10; k++) {
+    out[0] = -1;
+    SimLaunch l = launch_of("pick", dim3(2, 1, 1), dim3(32, 1, 1), args, false);
+    assert_launch_ok(ck.m, &l);
+    assert_true(out[0] == a[k < 0 ? k + 10 : k]);
+  }
+  const int64_t bad[] = {10, -11, 1000, INT64_MIN};
+  for (size_t b = 0; b < 4; b++) {
+    k = bad[b];
+    SimLaunch l = launch_of("pick", dim3(2, 1, 1), dim3(32, 1, 1), args, false);
+    l.threads = b % 2 ? 1 : 0;
+    P2cBoundsRecord r = launch_expect_oob(ck.m, &l);
+    assert_int_equal(r.line, 10);
+    assert_int_equal(r.column, 18);
+    assert_int_equal(r.ndim, 1);
+    assert_int_equal(r.axis, 0);
+    assert_int_equal(r.index[0], bad[b]);
+    assert_int_equal(r.shape[0], 10);
+    assert_thread(&r, 1, 5);
+  }
+  k = 10;
+  SimLaunch l = launch_of("pick", dim3(2, 1, 1), dim3(32, 1, 1), args, false);
+  launch_expect_oob(ck.m, &l);
+  assert_string_equal(errbuf, "<source>:10:18: error: index 10 is out of bounds for axis 0 with "
+                              "size 10 (array of shape (10,)) in kernel 'pick', thread (5,0,0) "
+                              "of block (1,0,0)");
+  k = 3;
+  l = launch_of("pick", dim3(2, 1, 1), dim3(32, 1, 1), args, false);
+  assert_launch_ok(ck.m, &l);
+  assert_true(out[0] == 3.5f);
+
+  /* A uint64 index is never wrapped; past INT64_MAX it is reported as INT64_MAX. */
+  uint64_t u = 9;
+  void *uargs[] = {&pa, &po, &u};
+  l = launch_of("pick_unsigned", dim3(1, 1, 1), dim3(1, 1, 1), uargs, false);
+  assert_launch_ok(ck.m, &l);
+  assert_true(out[0] == 9.5f);
+  const uint64_t ubad[] = {10, UINT64_MAX};
+  for (int b = 0; b < 2; b++) {
+    u = ubad[b];
+    l = launch_of("pick_unsigned", dim3(1, 1, 1), dim3(1, 1, 1), uargs, false);
+    P2cBoundsRecord r = launch_expect_oob(ck.m, &l);
+    assert_int_equal(r.line, 55);
+    assert_int_equal(r.index[0], b ? INT64_MAX : 10);
+  }
+  unload_checked(&ck);
+}
+
+/* A 3-D array in C order, Fortran order, and strided ('A'): every in-bounds index, negative
+ * ones included, reads the right element through each layout's checked offset; each axis out
+ * of bounds in turn, reading and writing, is caught and named. */
+static void test_bounds_every_axis(void **state) {
+  (void)state;
+  const char *sigs[] = {
+      "pick3(float64[:, :, ::1], float64[::1], int64, int64, int64, int64)",
+      "pick3(float64[::1, :, :], float64[::1], int64, int64, int64, int64)",
+      "pick3(float64[:, :, :], float64[::1], int64, int64, int64, int64)",
+      "put3(float64[:, :, ::1], int64, int64, int64, int64)",
+      "put3(float64[::1, :, :], int64, int64, int64, int64)",
+      "put3(float64[:, :, :], int64, int64, int64, int64)",
+  };
+  Checked ck = load_checked(sigs, 6);
+  const int64_t shape[3] = {2, 3, 4};
+  const int64_t strides[3][3] = {{96, 32, 8}, {8, 16, 48}, {192, 64, 16}}; /* C, F, A */
+  const char *layouts[3] = {"[:, :, ::1]", "[::1, :, :]", "[:, :, :]"};
+  double *buf = calloc(2 * 3 * 8, sizeof *buf);
+  double out[1];
+  for (int lay = 0; lay < 3; lay++) {
+    memset(buf, 0, 2 * 3 * 8 * sizeof *buf);
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 4; k++) {
+          int64_t off = i * strides[lay][0] + j * strides[lay][1] + k * strides[lay][2];
+          *(double *)((char *)buf + off) = i * 100 + j * 10 + k;
+        }
+    ArrayArg pa = pack_strided(buf, 3, shape, strides[lay]), po = pack1(out, 8, 1);
+    int64_t who = 2, ix[3];
+    void *args[] = {&pa, &po, &who, &ix[0], &ix[1], &ix[2]};
+    const char *pick = symbol_of(&ck, "pick3", layouts[lay]);
+    for (ix[0] = -2; ix[0] < 2; ix[0]++)
+      for (ix[1] = -3; ix[1] < 3; ix[1] += 2)
+        for (ix[2] = -4; ix[2] < 4; ix[2] += 3) {
+          SimLaunch l = launch_of(pick, dim3(1, 1, 1), dim3(4, 1, 1), args, false);
+          assert_launch_ok(ck.m, &l);
+          int64_t i = (ix[0] + 2) % 2, j = (ix[1] + 3) % 3, k = (ix[2] + 4) % 4;
+          assert_true(out[0] == (double)(i * 100 + j * 10 + k));
+        }
+    void *put_args[] = {&pa, &who, &ix[0], &ix[1], &ix[2]};
+    const char *put = symbol_of(&ck, "put3", layouts[lay]);
+    for (int axis = 0; axis < 3; axis++)
+      for (int side = 0; side < 2; side++) {
+        ix[0] = ix[1] = ix[2] = -1;
+        ix[axis] = side ? -shape[axis] - 1 : shape[axis];
+        for (int write = 0; write < 2; write++) {
+          SimLaunch l = launch_of(write ? put : pick, dim3(1, 1, 1), dim3(4, 1, 1),
+                                  write ? put_args : args, false);
+          P2cBoundsRecord r = launch_expect_oob(ck.m, &l);
+          assert_int_equal(r.line, write ? 22 : 16);
+          assert_int_equal(r.column, write ? 9 : 18);
+          assert_int_equal(r.ndim, 3);
+          assert_int_equal(r.axis, axis);
+          for (int d = 0; d < 3; d++) {
+            assert_int_equal(r.index[d], ix[d]);
+            assert_int_equal(r.shape[d], shape[d]);
+          }
+          assert_thread(&r, 0, 2);
+        }
+      }
+    /* Nothing was written by the failed stores. */
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 4; k++) {
+          int64_t off = i * strides[lay][0] + j * strides[lay][1] + k * strides[lay][2];
+          assert_true(*(double *)((char *)buf + off) == i * 100 + j * 10 + k);
+        }
+  }
+  free(buf);
+  unload_checked(&ck);
+}
+
+/* Shared and local arrays, and a runtime index into a shape. In shared_bail, thread 3 fails
+ * before the block's barrier, which the other threads of its block are waiting at: the launch
+ * stops instead of waiting for it, on one worker and on all. */
+static void test_bounds_shared_local(void **state) {
+  (void)state;
+  const char *sigs[] = {"shared_bail(float32[::1], int64)", "local_pick(int32[::1], int64, int64, int64)",
+                        "shape_pick(float32[:, ::1], int64[::1], int64)"};
+  Checked ck = load_checked(sigs, 3);
+  float out[33];
+  ArrayArg po = pack1(out, 4, 33);
+  int64_t k = 2;
+  void *args[] = {&po, &k};
+  SimLaunch l = launch_of("shared_bail", dim3(3, 1, 1), dim3(32, 1, 1), args, true);
+  assert_launch_ok(ck.m, &l);
+  assert_true(out[0] == 16.0f);
+  for (int t = 0; t < 32; t++) assert_true(out[t + 1] == (float)(31 - t));
+  const int64_t bad[] = {4, -5};
+  for (int b = 0; b < 2; b++) {
+    k = bad[b];
+    l = launch_of("shared_bail", dim3(3, 1, 1), dim3(32, 1, 1), args, true);
+    l.threads = b ? 0 : 1;
+    P2cBoundsRecord r = launch_expect_oob(ck.m, &l);
+    assert_int_equal(r.line, 31);
+    assert_int_equal(r.column, 18);
+    assert_int_equal(r.ndim, 2);
+    assert_int_equal(r.axis, 0);
+    assert_int_equal(r.index[0], bad[b]);
+    assert_int_equal(r.index[1], 0);
+    assert_int_equal(r.shape[0], 4);
+    assert_int_equal(r.shape[1], 8);
+    assert_int_equal(r.thread[0], 3);
+    if (b == 0) assert_int_equal(r.block[0], 0); /* one worker: the first block fails first */
+  }
+
+  int32_t iout[1];
+  ArrayArg pi = pack1(iout, 4, 1);
+  int64_t who = 9, i = -1, j = -3;
+  void *largs[] = {&pi, &who, &i, &j};
+  l = launch_of("local_pick", dim3(1, 1, 1), dim3(16, 1, 1), largs, false);
+  assert_launch_ok(ck.m, &l);
+  assert_int_equal(iout[0], 30);
+  j = 3;
+  l = launch_of("local_pick", dim3(1, 1, 1), dim3(16, 1, 1), largs, false);
+  P2cBoundsRecord r = launch_expect_oob(ck.m, &l);
+  assert_int_equal(r.line, 43);
+  assert_int_equal(r.axis, 1);
+  assert_int_equal(r.index[0], -1);
+  assert_int_equal(r.index[1], 3);
+  assert_int_equal(r.shape[0], 2);
+  assert_int_equal(r.shape[1], 3);
+  assert_thread(&r, 0, 9);
+
+  float a2[6];
+  int64_t sh[1];
+  const int64_t shape2[2] = {2, 3};
+  ArrayArg pa = pack(a2, 4, 2, shape2), ps = pack1(sh, 8, 1);
+  void *sargs[] = {&pa, &ps, &k};
+  for (k = -2; k < 2; k++) {
+    l = launch_of("shape_pick", dim3(1, 1, 1), dim3(1, 1, 1), sargs, false);
+    assert_launch_ok(ck.m, &l);
+    assert_int_equal(sh[0], shape2[k < 0 ? k + 2 : k]);
+  }
+  k = 2;
+  l = launch_of("shape_pick", dim3(1, 1, 1), dim3(1, 1, 1), sargs, false);
+  r = launch_expect_oob(ck.m, &l);
+  assert_int_equal(r.line, 49);
+  assert_int_equal(r.index[0], 2);
+  assert_int_equal(r.shape[0], 2);
+  unload_checked(&ck);
+}
+
+/* Python names spelled like the macros of the generated code and of the prelude
+ * (P2C_EXIT_THREAD, P2C_SIM_ABI_VERSION) are renamed, never expanded. */
+static void test_bounds_macro_names(void **state) {
+  (void)state;
+  const char *sigs[] = {"macro_names(int64[::1])"};
+  Checked ck = load_checked(sigs, 1);
+  int64_t out[40];
+  ArrayArg po = pack1(out, 8, 40);
+  void *args[] = {&po};
+  SimLaunch l = launch_of("macro_names", dim3(2, 1, 1), dim3(32, 1, 1), args, false);
+  assert_launch_ok(ck.m, &l);
+  for (int i = 0; i < 40; i++) assert_int_equal(out[i], i + 1);
+  unload_checked(&ck);
+}
+
+/* Through the public API: P2C_ERR_BOUNDS and a diagnostic naming the file; without bounds
+ * checks the module has no record and the same in-bounds launch works. */
+static void test_bounds_public_api(void **state) {
+  (void)state;
+  size_t len;
+  char *src = read_input("bounds.py", &len);
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  float a[10] = {0}, out[1] = {0};
+  P2cValue args[4];
+  memset(args, 0, sizeof args);
+  float *datas[2] = {a, out};
+  int64_t sizes[2] = {10, 1};
+  for (int i = 0; i < 2; i++) {
+    args[i].is_array = true;
+    args[i].type = P2C_FLOAT32;
+    args[i].array.dtype = P2C_FLOAT32;
+    args[i].array.ndim = 1;
+    args[i].array.shape[0] = sizes[i];
+    args[i].array.strides[0] = 4;
+    args[i].array.data = datas[i];
+  }
+  args[2].type = args[3].type = P2C_INT64;
+  args[2].scalar.i = 0;
+  args[3].scalar.i = -11;
+  P2cLaunchOptions o = {0};
+  o.device = P2C_DEVICE_SIM;
+  o.grid[0] = 1;
+  o.block[0] = 8;
+  p2c_compiler_set_check_bounds(c, true);
+  P2cStatus st = p2c_launch(c, "tests/sim/bounds.py", src, len, "pick", args, 4, &o, NULL, NULL);
+  assert_int_equal(st, P2C_ERR_BOUNDS);
+  assert_string_equal(p2c_compiler_last_error(c),
+                      "tests/sim/bounds.py:10:18: error: index -11 is out of bounds for axis 0 "
+                      "with size 10 (array of shape (10,)) in kernel 'pick', thread (0,0,0) of "
+                      "block (0,0,0)");
+  assert_string_equal(p2c_status_string(P2C_ERR_BOUNDS), "an array index was out of bounds");
+  args[3].scalar.i = -10;
+  a[0] = 42;
+  assert_int_equal(p2c_launch(c, "bounds.py", src, len, "pick", args, 4, &o, NULL, NULL), P2C_OK);
+  assert_true(out[0] == 42.0f);
+  p2c_compiler_set_check_bounds(c, false);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_specialize(c, "bounds.py", src, len, "pick", args, 4, &m), P2C_OK);
+  assert_null(strstr(p2c_module_cuda(m, NULL), "p2c_bounds"));
+  out[0] = 0;
+  assert_int_equal(p2c_module_launch(c, m, 0, args, 4, &o, NULL), P2C_OK);
+  assert_true(out[0] == 42.0f);
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+  free(src);
 }
 
 /* Atomics from every thread of many blocks give exact results. */
@@ -763,6 +1116,11 @@ int main(void) {
       cmocka_unit_test(test_partial_barrier),
       cmocka_unit_test(test_exit_thread),
       cmocka_unit_test(test_warp_operations),
+      cmocka_unit_test(test_bounds_1d),
+      cmocka_unit_test(test_bounds_every_axis),
+      cmocka_unit_test(test_bounds_shared_local),
+      cmocka_unit_test(test_bounds_macro_names),
+      cmocka_unit_test(test_bounds_public_api),
       cmocka_unit_test(test_atomics),
       cmocka_unit_test(test_prelude_and_printf),
       cmocka_unit_test(test_compile_error),

@@ -795,6 +795,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   r.chunk = chunk_size(r.block_count, r.block_threads, n);
 
   pthread_mutex_lock(&m->launch_lock);
+  if (m->bounds) memset(m->bounds, 0, sizeof *m->bounds); /* docs/generated-code.md */
   Worker *workers = mem_alloc(m->alloc, n * sizeof *workers);
   if (!workers || !pools_grow(m, n)) {
     run_fail(&r, P2C_ERR_NOMEM, "out of memory starting %zu simulator workers", n);
@@ -807,8 +808,15 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
     run_workers(&r, workers, n);
   }
   mem_free(m->alloc, workers, n * sizeof *workers);
+  P2cBoundsRecord bounds = {0};
+  if (m->bounds) bounds = *m->bounds; /* every worker has joined: the record is complete */
   pthread_mutex_unlock(&m->launch_lock);
   pthread_mutex_destroy(&r.error_lock);
+  if (bounds.claimed) {
+    if (l->bounds) *l->bounds = bounds;
+    bounds_format(&bounds, NULL, l->symbol, msg, sizeof msg);
+    return launch_error(l, P2C_ERR_BOUNDS, "%s", msg);
+  }
   if (r.status != P2C_OK) return launch_error(l, r.status, "%s", r.message);
   return P2C_OK;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "runtime/bounds.h"
 #include "runtime/sim/prelude.h"
 #include "runtime/sim/sim.h"
 
@@ -19,6 +20,7 @@ struct SimModule {
   const P2cAllocator *alloc;
   void *handle;                           /* dlopen handle; NULL when the load failed */
   void (*bind)(P2cSimThread *self);       /* the module's p2c_sim_bind */
+  P2cBoundsRecord *bounds;                /* its p2c_bounds_report; NULL without bounds checks */
   bool cache_hit;
   char *log;                              /* compiler output, NUL-terminated; NULL: none */
   size_t log_size;                        /* bytes allocated for log */

@@ -187,6 +187,7 @@ static bool load_object(SimModule *m, const char *path) {
   }
   m->handle = h;
   m->bind = bind;
+  m->bounds = dlsym(h, P2C_BOUNDS_SYMBOL);
   return true;
 }
 
