@@ -23,6 +23,7 @@ struct P2cModule {
   P2cKernelInfo *kernels;
   RtcResult rtc;
   const char *dump;          /* --dump=ast|types, made on first request */
+  bool check_bounds;         /* translated with bounds checks (runtime/bounds.h) */
 };
 
 /* Sets the compiler's last error and returns `s`. */

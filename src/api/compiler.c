@@ -161,6 +161,7 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   CodegenOptions cgo = {o && o->line_directives, o && o->kernel_count ? o->kernels : NULL,
                         o ? o->kernel_count : 0, c->check_bounds};
   if (!codegen_run(comp, &m->mod, &cgo, &m->cg)) return P2C_ERR_SOURCE;
+  m->check_bounds = c->check_bounds;
   fill_kernel_infos(m);
   m->ok = true;
   return P2C_OK;
