@@ -486,7 +486,7 @@ static void emit_linear_index(Gen *G, const Expr *arr, const Type *at, Expr *con
 /* ---- checked indexing (--check-bounds) ---- */
 
 /* An index as p2c_index wants it: int64_t, with a uint64 past INT64_MAX saturated. */
-static void emit_checked_index_value(Gen *G, const Expr *ix, StrBuf *sb) {
+void emit_checked_index_value(Gen *G, const Expr *ix, StrBuf *sb) {
   if (ix->ty == &type_uint64) {
     sb_puts(sb, "p2c_bounds_u64(");
     emit_expr(G, ix, sb, P_ASSIGN);
@@ -503,6 +503,7 @@ static void emit_bounds_offset(Gen *G, const Expr *e, char layout, const char *s
                                const char *strides, StrBuf *sb) {
   int n = e->nkids - 1;
   helper_use(&G->helpers, H_BOUNDS);
+  helper_use(&G->helpers, H_BOUNDS_VIEW);
   sb_printf(sb, "p2c_bounds_offset<'%c', %d>(p2c_index<%d>{{", layout, n, n);
   for (int k = 0; k < n; k++) {
     if (k) sb_puts(sb, ", ");

@@ -8,7 +8,13 @@
  *
  * The dimension a helper works on counts the dimensions left after earlier integer indices.
  * A bare `:` changes nothing and writes nothing. The view's layout is in its type (typeinfer),
- * so a C view is then indexed without strides like any C array. */
+ * so a C view is then indexed without strides like any C array.
+ *
+ * With --check-bounds an integer index is checked against the extent it indexes (slices clamp
+ * and cannot be out of bounds); the view so far goes into a temporary, read twice:
+ *
+ *     a[i]          (p2c_v = a, p2c_view_index<0>(p2c_v, p2c_bounds_axis(i, p2c_v.shape[0],
+ *                                                                    0, LINE, COLUMN))) */
 #include "codegen/cg.h"
 
 enum { SLICE_START = 1, SLICE_STOP = 2, SLICE_STEP = 4 };
@@ -64,6 +70,24 @@ static void slice_args(Gen *G, const Expr *s, StrBuf *pre, StrBuf *out) {
   sb_printf(out, ", %s", step_text);
 }
 
+/* --check-bounds: integer index i of subscript e (at dimension d of the view so far, `cur`),
+ * checked against that dimension's extent. `cur` has the array's dimensions less the integer
+ * indices before i. */
+static void emit_checked_view_index(Gen *G, const Expr *e, int i, int d, const char *cur,
+                                    StrBuf *out) {
+  int before = 0;
+  for (int k = 1; k < i; k++) before += e->kids[k]->kind != EX_SLICE;
+  const Type *at = e->kids[0]->ty;
+  TempDecl t = {arena_printf(G->a, "p2c_array<%s, %d>", at->dtype->cname, at->ndim - before),
+                namer_claim_temp(&G->local, "v")};
+  vec_push(G->a, &G->temps, t);
+  helper_use(&G->helpers, H_BOUNDS);
+  helper_use(&G->helpers, H_BOUNDS_VIEW);
+  sb_printf(out, "(%s = %s, p2c_view_index<%d>(%s, p2c_bounds_axis(", t.name, cur, d, t.name);
+  emit_checked_index_value(G, e->kids[i], out);
+  sb_printf(out, ", %s.shape[%d], %d, %u, %u)))", t.name, d, i - 1, e->loc.line, e->loc.col);
+}
+
 void emit_view(Gen *G, const Expr *e, StrBuf *sb) {
   StrBuf cur, pre;
   sb_init(&cur, G->a);
@@ -74,7 +98,10 @@ void emit_view(Gen *G, const Expr *e, StrBuf *sb) {
     const Expr *ix = e->kids[i];
     StrBuf next;
     sb_init(&next, G->a);
-    if (ix->kind != EX_SLICE) {
+    if (ix->kind != EX_SLICE && G->check_bounds) {
+      type_helper_use(&G->helpers, TH_VIEW_INDEX);
+      emit_checked_view_index(G, e, i, d, sb_str(&cur), &next);
+    } else if (ix->kind != EX_SLICE) {
       type_helper_use(&G->helpers, TH_VIEW_INDEX);
       sb_printf(&next, "p2c_view_index<%d>(%s, ", d, sb_str(&cur));
       emit_expr(G, ix, &next, P_ASSIGN);

@@ -15,6 +15,7 @@ typedef enum Helper {
   H_WRAP, H_MINMAX, H_ABS_INT, H_ROUND_ND, H_DEGREES,
   H_INF_NAN,
   H_BOUNDS,         /* --check-bounds: the failure record and the checked index helpers */
+  H_BOUNDS_VIEW,    /* --check-bounds, continued (one C string literal each): views, uint64 */
   H_COUNT
 } Helper;
 

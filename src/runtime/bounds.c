@@ -12,6 +12,7 @@ _Static_assert(offsetof(P2cBoundsRecord, ndim) == 12, "record layout");
 _Static_assert(offsetof(P2cBoundsRecord, axis) == 16, "record layout");
 _Static_assert(offsetof(P2cBoundsRecord, block) == 20, "record layout");
 _Static_assert(offsetof(P2cBoundsRecord, thread) == 32, "record layout");
+_Static_assert(offsetof(P2cBoundsRecord, view) == 44, "record layout");
 _Static_assert(offsetof(P2cBoundsRecord, index) == 48, "record layout");
 _Static_assert(offsetof(P2cBoundsRecord, shape) == 112, "record layout");
 _Static_assert(sizeof(P2cBoundsRecord) == 176, "record layout");
@@ -43,12 +44,15 @@ void bounds_format(const P2cBoundsRecord *r, const char *file, const char *kerne
   uint32_t axis = r->axis < n ? r->axis : 0;
   size_t len = 0;
   append(out, size, &len, "%s:%u:%u: error: index ", file ? file : "<source>", r->line, r->column);
-  if (n == 1) append(out, size, &len, "%lld", (long long)r->index[0]);
+  if (n == 1 || r->view) append(out, size, &len, "%lld", (long long)r->index[r->view ? axis : 0]);
   else append_tuple(out, size, &len, r->index, n);
-  append(out, size, &len, " is out of bounds for axis %u with size %lld (array of shape ", axis,
+  append(out, size, &len, " is out of bounds for axis %u with size %lld", axis,
          (long long)r->shape[axis]);
-  append_tuple(out, size, &len, r->shape, n);
-  append(out, size, &len, ")");
+  if (!r->view) {
+    append(out, size, &len, " (array of shape ");
+    append_tuple(out, size, &len, r->shape, n);
+    append(out, size, &len, ")");
+  }
   if (kernel) append(out, size, &len, " in kernel '%s',", kernel);
   append(out, size, &len, " thread (%u,%u,%u) of block (%u,%u,%u)", r->thread[0], r->thread[1],
          r->thread[2], r->block[0], r->block[1], r->block[2]);

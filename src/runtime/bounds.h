@@ -26,7 +26,7 @@
 enum { P2C_BOUNDS_MAX_NDIM = 8 };
 
 /* Byte offsets (also asserted in bounds.c): claimed 0, line 4, column 8, ndim 12, axis 16,
- * block 20, thread 32, unused 44, index 48, shape 112; size 176. Little-endian on both sides. */
+ * block 20, thread 32, view 44, index 48, shape 112; size 176. Little-endian on both sides. */
 typedef struct P2cBoundsRecord {
   uint32_t claimed;        /* 0: no failure; 1: a thread recorded one */
   uint32_t line, column;   /* the subscript's position in the Python source (1-based, column in
@@ -35,7 +35,8 @@ typedef struct P2cBoundsRecord {
   uint32_t axis;           /* the first axis whose index is out of bounds */
   uint32_t block[3];       /* blockIdx of the failing thread */
   uint32_t thread[3];      /* threadIdx */
-  uint32_t unused;         /* keeps the 64-bit fields aligned */
+  uint32_t view;           /* 1: the index made a view (a[i] of an N-D array): only index[axis]
+                            * and shape[axis] are meaningful, ndim is axis + 1 */
   int64_t index[P2C_BOUNDS_MAX_NDIM]; /* the indices as written: negative ones not wrapped */
   int64_t shape[P2C_BOUNDS_MAX_NDIM]; /* the array's extents */
 } P2cBoundsRecord;
@@ -43,7 +44,8 @@ typedef struct P2cBoundsRecord {
 /* Writes the message for a claimed record:
  *   FILE:LINE:COL: error: index 7 is out of bounds for axis 0 with size 5 (array of shape (5,))
  *   in kernel 'k', thread (2,0,0) of block (1,0,0)
- * (one line; N-D indices as a tuple, "index (3, 64) ..."). `file` and `kernel` may be NULL
+ * (one line; N-D indices as a tuple, "index (3, 64) ..."; a view's index alone, without the
+ * array's shape, as NumPy says it). `file` and `kernel` may be NULL
  * ("<source>", and no kernel name). Fields from the device are not trusted: ndim and axis are
  * clamped. Always NUL-terminates a non-empty `out`. */
 void bounds_format(const P2cBoundsRecord *r, const char *file, const char *kernel, char *out,

@@ -347,8 +347,11 @@ def run_oob_case(case, opts, file_path, oracle_dir, pyk_dir, args, work):
         return "FAIL", f"pyk2cuda --check-bounds exited with {rc}, expected 3 and an index error: {tail(err or out)}"
     line, axis, size = int(m.group(2)), int(m.group(5)), int(m.group(6))
     index = m.group(4)
-    indices = [int(v) for v in index.strip("()").split(",") if v.strip()]
-    p_index = indices[axis] if axis < len(indices) else None
+    if index.startswith("("):   # an element's indices; else the one index (1-D, or a view's)
+        indices = [int(v) for v in index.strip("()").split(",") if v.strip()]
+        p_index = indices[axis] if axis < len(indices) else None
+    else:
+        p_index = int(index)
     if (line, axis, size, p_index) != (want, o_axis, o_size, o_index):
         return "FAIL", (f"pyk2cuda: line {line}, index {p_index} for axis {axis} with size {size}; "
                         f"oracle: line {want}, index {o_index} for axis {o_axis} with size {o_size}")

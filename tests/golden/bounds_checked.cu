@@ -41,7 +41,7 @@ struct p2c_bounds_record {
   unsigned int line, column;      /* of the subscript in the Python source, from 1 */
   unsigned int ndim, axis;        /* the array's dimensions; the first bad axis */
   unsigned int block[3], thread[3];  /* blockIdx, threadIdx of the failing thread */
-  unsigned int unused;
+  unsigned int view;              /* 1: a[i] made a view; only index[axis] is set */
   int64_t index[8];               /* the indices as written (negative ones unwrapped) */
   int64_t shape[8];               /* the array's extents */
 };
@@ -103,6 +103,31 @@ static __device__ __forceinline__ int64_t p2c_bounds_offset(p2c_index<N> ix, con
     for (int k = 0; k < N; k++) off = off * shape[k] + w[k];
   }
   return off;
+}
+
+/* An integer index that makes a view (a[i] of an N-D array), at subscript position
+ * `axis`, checked against the extent it indexes; returned as written. */
+static __device__ __noinline__ void p2c_bounds_fail_view(int64_t i, int64_t extent, int axis,
+                                                        unsigned int line, unsigned int column) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = axis + 1;
+    r->axis = axis;
+    r->view = 1;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    r->index[axis] = i;
+    r->shape[axis] = extent;
+  }
+  P2C_EXIT_THREAD();
+}
+static __device__ __forceinline__ int64_t p2c_bounds_axis(int64_t i, int64_t extent, int axis,
+                                                          unsigned int line, unsigned int column) {
+  int64_t w = i < 0 ? i + extent : i;
+  if ((uint64_t)w >= (uint64_t)extent) p2c_bounds_fail_view(i, extent, axis, line, column);
+  return i;
 }
 
 /* A uint64 index past INT64_MAX is out of bounds for every array: it saturates. */

@@ -66,3 +66,9 @@ def macro_names(out):
     P2C_SIM_ABI_VERSION = cuda.grid(1)
     if P2C_SIM_ABI_VERSION < out.size:
         out[P2C_SIM_ABI_VERSION] = P2C_EXIT_THREAD(P2C_SIM_ABI_VERSION)
+
+
+@cuda.jit
+def view_pick(m, out, r, c):
+    if cuda.grid(1) == 0:
+        out[0] = m[2:, c][r]

@@ -643,6 +643,45 @@ static void test_bounds_shared_local(void **state) {
   unload_checked(&ck);
 }
 
+/* A view made by an integer index (m[2:, c] of a 2-D array) checks that index against the
+ * extent it indexes: the record marks it as a view's and holds that index alone. The element
+ * of the view is checked against the view's extent. */
+static void test_bounds_views(void **state) {
+  (void)state;
+  const char *sigs[] = {"view_pick(float64[:, ::1], float64[::1], int64, int64)"};
+  Checked ck = load_checked(sigs, 1);
+  double m[5 * 4], out[1];
+  for (int i = 0; i < 20; i++) m[i] = i;
+  const int64_t shape[2] = {5, 4};
+  ArrayArg pm = pack(m, 8, 2, shape), po = pack1(out, 8, 1);
+  int64_t r = -1, c = -4;
+  void *args[] = {&pm, &po, &r, &c};
+  SimLaunch l = launch_of("view_pick", dim3(1, 1, 1), dim3(2, 1, 1), args, false);
+  assert_launch_ok(ck.m, &l);
+  assert_true(out[0] == 16.0); /* m[4, 0] */
+  c = 4;
+  l = launch_of("view_pick", dim3(1, 1, 1), dim3(2, 1, 1), args, false);
+  P2cBoundsRecord rec = launch_expect_oob(ck.m, &l);
+  assert_int_equal(rec.view, 1);
+  assert_int_equal(rec.line, 74);
+  assert_int_equal(rec.column, 18);
+  assert_int_equal(rec.axis, 1);
+  assert_int_equal(rec.ndim, 2);
+  assert_int_equal(rec.index[1], 4);
+  assert_int_equal(rec.shape[1], 4);
+  assert_string_equal(errbuf, "<source>:74:18: error: index 4 is out of bounds for axis 1 with "
+                              "size 4 in kernel 'view_pick', thread (0,0,0) of block (0,0,0)");
+  c = 0;
+  r = 3; /* the view m[2:, 0] has 3 elements */
+  l = launch_of("view_pick", dim3(1, 1, 1), dim3(2, 1, 1), args, false);
+  rec = launch_expect_oob(ck.m, &l);
+  assert_int_equal(rec.view, 0);
+  assert_int_equal(rec.ndim, 1);
+  assert_int_equal(rec.index[0], 3);
+  assert_int_equal(rec.shape[0], 3);
+  unload_checked(&ck);
+}
+
 /* Python names spelled like the macros of the generated code and of the prelude
  * (P2C_EXIT_THREAD, P2C_SIM_ABI_VERSION) are renamed, never expanded. */
 static void test_bounds_macro_names(void **state) {
@@ -1119,6 +1158,7 @@ int main(void) {
       cmocka_unit_test(test_bounds_1d),
       cmocka_unit_test(test_bounds_every_axis),
       cmocka_unit_test(test_bounds_shared_local),
+      cmocka_unit_test(test_bounds_views),
       cmocka_unit_test(test_bounds_macro_names),
       cmocka_unit_test(test_bounds_public_api),
       cmocka_unit_test(test_atomics),

@@ -52,3 +52,19 @@ def local_array(out, who, k):
         loc[q] = q + t
     if t < out.size:
         out[t] = loc[k] if t == who else loc[-1]
+
+
+@cuda.jit
+def view_row(m, out, r):
+    if cuda.grid(1) == 0:
+        v = m[r]
+        s = 0.0
+        for x in v:
+            s += x
+        out[0] = s
+
+
+@cuda.jit
+def view_column(m, out, c):
+    if cuda.grid(1) == 0:
+        out[0] = m[1:3, c][0]
