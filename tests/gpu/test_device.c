@@ -26,7 +26,8 @@ static char kernels_src[1 << 16];
 static size_t kernels_len;
 
 static void assert_contains(const char *text, const char *part) {
-  if (!strstr(text, part)) fail_msg("expected \"%s\" in:\n%s", part, text);
+  if (!text) fail_msg("expected \"%s\", got no text", part);
+  else if (!strstr(text, part)) fail_msg("expected \"%s\" in:\n%s", part, text);
 }
 
 #define OK(call)                                                                             \

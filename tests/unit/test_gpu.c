@@ -79,7 +79,8 @@ static void assert_no_leaks(void) {
 }
 
 static void assert_contains(const char *text, const char *part) {
-  if (!strstr(text, part)) fail_msg("expected \"%s\" in:\n%s", part, text);
+  if (!text) fail_msg("expected \"%s\", got no text", part);
+  else if (!strstr(text, part)) fail_msg("expected \"%s\" in:\n%s", part, text);
 }
 
 /* One compiler and one device per test. */
