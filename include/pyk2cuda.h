@@ -151,9 +151,8 @@ P2C_API void p2c_compiler_delete(P2cCompiler *compiler);
  * valid until its next call. */
 P2C_API const char *p2c_compiler_last_error(const P2cCompiler *compiler);
 /* Bounds checking (`--check-bounds`), off by default: every later translation by this compiler
- * (p2c_translate, p2c_specialize, p2c_launch) checks every array access. (The GPU runtime does
- * not read the failure back yet: launching such a module on the GPU gives P2C_ERR_USAGE; the
- * simulator supports it fully.) An index out of bounds (after Python's wraparound of negative indices) ends its
+ * (p2c_translate, p2c_specialize, p2c_launch) checks every array access, on the GPU as on the
+ * simulator. An index out of bounds (after Python's wraparound of negative indices) ends its
  * thread; the launch then fails with P2C_ERR_BOUNDS and the last error reads
  * "FILE:LINE:COL: error: index ... is out of bounds ...", naming the first failing access, its
  * indices, the array's shape, and the thread. Checks cost time (docs/simulator.md). */

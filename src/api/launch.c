@@ -227,11 +227,6 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
 /* The GPU path (launch_gpu.c) with the kernel times summarized as on the simulator. */
 static P2cStatus run_gpu(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const P2cValue *args,
                          const P2cLaunchOptions *o, P2cLaunchReport *r) {
-  /* The GPU runtime does not read the bounds record back yet (docs/generated-code.md): a
-   * failure would go unreported, so refuse rather than claim success. */
-  if (m->check_bounds)
-    return api_fail(c, P2C_ERR_USAGE, "--check-bounds is not supported on the GPU yet: use "
-                                      "--device sim");
   int repeat = o->repeat > 1 ? o->repeat : 1;
   double *times = mem_alloc(&c->alloc, sizeof(double) * (size_t)repeat);
   if (!times) return api_fail(c, P2C_ERR_NOMEM, "out of memory");

@@ -11,13 +11,18 @@
  *           the kernel is launched `repeat` times, each between two CUDA events;
  *   copy out every host array's buffer is copied back, over the host memory it came from.
  * Device arrays (P2cValue.device_array) are passed as they are. Every phase is timed with CUDA
- * events on the default stream. */
+ * events on the default stream.
+ *
+ * With --check-bounds (runtime/bounds.h) the module's failure record p2c_bounds_report is
+ * zeroed before each launch and read after it: a claimed record ends the run with
+ * P2C_ERR_BOUNDS and the diagnostic bounds_format writes, and nothing is copied back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "api/gpu_api.h"
+#include "runtime/bounds.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -43,6 +48,8 @@ typedef struct GpuRun {
   P2cDeviceArray *views; /* per argument: the device copy of a host array */
   P2cValue *values;      /* the arguments as the kernel gets them */
   P2cEvent *start, *stop;
+  const char *file;     /* the Python file, for diagnostics */
+  uint64_t bounds;      /* device address of p2c_bounds_report; 0: not checked */
 } GpuRun;
 
 /* Copies the device's last error into the compiler's, with what was being done. */
@@ -166,6 +173,37 @@ static P2cStatus device_values(GpuRun *g) {
   return P2C_OK;
 }
 
+/* ---- bounds checking ---- */
+
+/* The failure record of a module compiled with bounds checks. */
+static P2cStatus find_bounds_record(GpuRun *g, P2cGpuModule *gm) {
+  size_t size = 0;
+  P2cStatus s = p2c_gpu_module_global(gm, P2C_BOUNDS_SYMBOL, &g->bounds, &size);
+  if (s != P2C_OK) return fail_from_device(g, P2C_ERR_INTERNAL, "a module compiled with --check-bounds");
+  if (size < sizeof(P2cBoundsRecord))
+    return api_fail(g->c, P2C_ERR_INTERNAL, "%s is %zu bytes, not %zu", P2C_BOUNDS_SYMBOL, size,
+                    sizeof(P2cBoundsRecord));
+  return P2C_OK;
+}
+
+static P2cStatus clear_bounds(GpuRun *g) {
+  if (!g->bounds) return P2C_OK;
+  P2cStatus s = gpu_address_zero(g->dev, g->bounds, sizeof(P2cBoundsRecord));
+  return s == P2C_OK ? s : fail_from_device(g, s, "clearing the bounds-check record");
+}
+
+/* After a launch: P2C_ERR_BOUNDS with the diagnostic when a thread claimed the record. */
+static P2cStatus check_bounds(GpuRun *g) {
+  P2cBoundsRecord rec;
+  if (!g->bounds) return P2C_OK;
+  P2cStatus s = gpu_address_read(g->dev, g->bounds, &rec, sizeof rec);
+  if (s != P2C_OK) return fail_from_device(g, s, "reading the bounds-check record");
+  if (rec.claimed == 0) return P2C_OK;
+  char msg[1024];
+  bounds_format(&rec, g->file, g->k->python_name, msg, sizeof msg);
+  return api_fail(g->c, P2C_ERR_BOUNDS, "%s", msg);
+}
+
 /* Compiles or finds the module and its kernel; the time counts as compilation. */
 static P2cStatus load_kernel(GpuRun *g, P2cModule *m, const P2cLaunchOptions *o,
                              P2cLaunchReport *r, P2cGpuKernel **kernel) {
@@ -185,7 +223,7 @@ static P2cStatus load_kernel(GpuRun *g, P2cModule *m, const P2cLaunchOptions *o,
   r->cache_hit = gm->cache_hit || !loaded_now;
   r->compile_ms += loaded_now ? gm->compile_ms : t1 - t0;
   r->load_ms = (loaded_now ? gm->load_ms : 0) + (now_ms() - t1);
-  return P2C_OK;
+  return m->check_bounds ? find_bounds_record(g, gm) : P2C_OK;
 }
 
 static P2cStatus launch_repeatedly(GpuRun *g, P2cGpuKernel *kernel, void **params,
@@ -196,11 +234,13 @@ static P2cStatus launch_repeatedly(GpuRun *g, P2cGpuKernel *kernel, void **param
   char doing[300];
   snprintf(doing, sizeof doing, "kernel '%s' failed on the device", g->k->python_name);
   for (int i = 0; i < repeat; i++) {
-    P2cStatus s = begin_timing(g);
+    P2cStatus s = clear_bounds(g);
+    if (s == P2C_OK) s = begin_timing(g);
     if (s != P2C_OK) return s;
     s = p2c_gpu_kernel_launch(kernel, &cfg, params);
     if (s != P2C_OK) return fail_from_device(g, s, "");
     s = end_timing(g, &times[i], doing);
+    if (s == P2C_OK) s = check_bounds(g);
     if (s != P2C_OK) return s;
   }
   return P2C_OK;
@@ -244,7 +284,8 @@ static P2cStatus check_device_arrays(GpuRun *g) {
 P2cStatus launch_on_gpu(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k,
                         const P2cValue *args, const P2cLaunchOptions *o, P2cLaunchReport *r,
                         double *times, int repeat) {
-  GpuRun g = {.c = c, .dev = o->gpu, .k = k, .args = args, .nargs = k->param_count};
+  GpuRun g = {.c = c, .dev = o->gpu, .k = k, .args = args, .nargs = k->param_count,
+              .file = m->comp.file};
   P2cStatus s = P2C_OK;
   if (!g.dev) {
     s = p2c_device_open(c, 0, &g.dev);

@@ -179,6 +179,21 @@ def test_layouts(r):
     check(np.array_equal(got_x, x), "x changed")
 
 
+def test_check_bounds(r):
+    """--check-bounds on the GPU: the failure record read back, the diagnostic, no outputs."""
+    d = r.out("bounds")
+    args = ["run", KERNELS, "oob", "--device", "gpu", "--check-bounds", "--grid", "2",
+            "--block", "8", "zeros:int32[8]", "--out-dir", d]
+    rc, _, err = r.run(args)
+    expect(rc, err, 3, f"{KERNELS}:38:5: error: index 8 is out of bounds for axis 0 with size 8 "
+                       "(array of shape (8,)) in kernel 'oob', thread (0,0,0) of block (1,0,0)")
+    check(not os.path.exists(os.path.join(d, "x.npy")), "outputs written after a bounds failure")
+    rc, _, err = r.run(args[:7] + ["1"] + args[8:])  # one block: in bounds
+    expect(rc, err, 0)
+    x = np.load(os.path.join(d, "x.npy"))
+    check(np.array_equal(x, np.arange(8)), f"wrong x: {x}")
+
+
 def test_info(r):
     rc, out, err = r.run(["info"])
     expect(rc, err, 0)
@@ -189,7 +204,7 @@ def test_info(r):
 
 TESTS = [test_run_gpu, test_second_run_hits_cache, test_repeat, test_auto_uses_gpu,
          test_no_device, test_no_driver, test_driver_errors, test_launch_limits, test_layouts,
-         test_info]
+         test_check_bounds, test_info]
 
 
 def main():

@@ -752,6 +752,44 @@ static void dispatcher_bad_arrays(void **state) {
   p2c_host_array_free(f->c, &x);
 }
 
+/* --check-bounds on the GPU: the record is cleared before each launch (the fake leaves module
+ * globals uninitialized, as cuMemAlloc does) and read after it; a failure is the diagnostic,
+ * and nothing is copied back. */
+static void dispatcher_bounds(void **state) {
+  Fixture *f = *state;
+  int64_t shape[1] = {8};
+  P2cHostArray x;
+  assert_int_equal(p2c_host_array_new(f->c, P2C_INT32, 1, shape, &x), P2C_OK);
+  for (int i = 0; i < 8; i++) ((int32_t *)x.data)[i] = -1;
+  P2cValue args[1] = {host_value(x)};
+  P2cLaunchOptions o = gpu_options(f, 2, 1, 8, 1);
+  o.repeat = 2;
+  p2c_compiler_set_check_bounds(f->c, true);
+  assert_int_equal(p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "oob", args, 1, &o,
+                              NULL, NULL),
+                   P2C_ERR_BOUNDS);
+  assert_string_equal(p2c_compiler_last_error(f->c),
+                      "kernels.py:38:5: error: index 8 is out of bounds for axis 0 with size 8 "
+                      "(array of shape (8,)) in kernel 'oob', thread (0,0,0) of block (1,0,0)");
+  for (int i = 0; i < 8; i++) assert_int_equal(((int32_t *)x.data)[i], -1); /* not copied back */
+
+  /* In bounds, checked: the record reads clear after every launch. */
+  o = gpu_options(f, 1, 1, 8, 1);
+  o.repeat = 3;
+  assert_int_equal(p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "oob", args, 1, &o,
+                              NULL, NULL),
+                   P2C_OK);
+  for (int i = 0; i < 8; i++) assert_int_equal(((int32_t *)x.data)[i], i);
+
+  /* Unchecked, the same out-of-bounds launch is not caught (and the fake does not fault). */
+  p2c_compiler_set_check_bounds(f->c, false);
+  o = gpu_options(f, 2, 1, 8, 1);
+  assert_int_equal(p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "oob", args, 1, &o,
+                              NULL, NULL),
+                   P2C_OK);
+  p2c_host_array_free(f->c, &x);
+}
+
 /* A fault inside a kernel surfaces when its end event is waited for, naming the kernel. */
 static void dispatcher_kernel_fault(void **state) {
   Fixture *f = *state;
@@ -876,6 +914,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(dispatcher_aliasing, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_device_arrays, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_bad_arrays, setup, teardown),
+      cmocka_unit_test_setup_teardown(dispatcher_bounds, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_kernel_fault, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_reuses_module, setup, teardown),
       cmocka_unit_test(failure_sweep),
