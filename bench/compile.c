@@ -191,6 +191,9 @@ typedef struct Case {
   char *file;                /* path as written in cases.txt (relative to the source root) */
   char **sigs;               /* "name(types)" strings, as given to --sig */
   size_t nsigs;
+  char **kernels;            /* -k NAME: only these kernels (none: all) */
+  size_t nkernels;
+  bool check_bounds;         /* --check-bounds */
   Text source;
 } Case;
 
@@ -227,11 +230,20 @@ static size_t split_words(const char *line, char **words, size_t cap) {
 
 static Case parse_case_line(const char *root, char **w, size_t n) {
   if (n < 2) die("malformed cases.txt line starting '%s'", w[0]);
-  Case c = {.name = w[0], .file = w[1], .sigs = xmalloc(sizeof(char *) * n)};
+  Case c = {.name = w[0], .file = w[1], .sigs = xmalloc(sizeof(char *) * n),
+            .kernels = xmalloc(sizeof(char *) * n)};
   for (size_t i = 2; i < n; i += 2) {
-    if (strcmp(w[i], "--sig") != 0 || i + 1 >= n)
-      die("case %s: only --sig 'name(types)' is understood here, found '%s'", c.name, w[i]);
-    c.sigs[c.nsigs++] = w[i + 1];
+    if (strcmp(w[i], "--check-bounds") == 0) {
+      c.check_bounds = true;
+      i--;   /* a flag without a value */
+      continue;
+    }
+    bool sig = strcmp(w[i], "--sig") == 0, kernel = strcmp(w[i], "-k") == 0;
+    if ((!sig && !kernel) || i + 1 >= n)
+      die("case %s: only --sig 'name(types)', -k NAME and --check-bounds are understood here, found '%s'",
+          c.name, w[i]);
+    if (sig) c.sigs[c.nsigs++] = w[i + 1];
+    else c.kernels[c.nkernels++] = w[i + 1];
   }
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", root, c.file);
@@ -458,6 +470,7 @@ typedef struct Input {
   ExtraSig *sigs;
   size_t nsigs;
   P2cTranslateOptions options;
+  bool check_bounds;
 } Input;
 
 /* What run_pipeline keeps in a P2cModule: one compilation's state. */
@@ -509,7 +522,7 @@ static bool run_phases(const Input *in, Work *w, double *t) {
   ok = ok && frontend_run(c, &w->mod);
   double t2 = now_ms();
   types_init(&w->types, &c->arena);
-  TypeinferOptions tio = {in->sigs, in->nsigs, false, NULL, 0};
+  TypeinferOptions tio = {in->sigs, in->nsigs, false, in->options.kernels, in->options.kernel_count};
   ok = ok && typeinfer_run(c, &w->mod, &w->types, &tio);
   double t3 = now_ms();
   CodegenOptions cgo = {false, NULL, 0, false};
@@ -572,8 +585,10 @@ static ExtraSig split_sig(const char *s) {
 }
 
 static Input make_input(const char *name, const char *source, size_t len, char **sigs,
-                        size_t nsigs) {
+                        size_t nsigs, char **kernels, size_t nkernels) {
   Input in = {.name = name, .source = source, .len = len, .nsigs = nsigs};
+  in.options.kernels = (const char *const *)kernels;
+  in.options.kernel_count = nkernels;
   in.sigs = xmalloc(sizeof *in.sigs * (nsigs ? nsigs : 1));
   for (size_t i = 0; i < nsigs; i++) in.sigs[i] = split_sig(sigs[i]);
   in.options.signatures = (const char *const *)sigs;
@@ -612,6 +627,7 @@ static double time_api(const Config *cfg, const Input *in, double *cpu) {
   P2cCompiler *c = p2c_compiler_new(NULL);
   P2cModule *m = NULL;
   double c0 = cpu_ms(), t0 = now_ms();
+  p2c_compiler_set_check_bounds(c, in->check_bounds);
   P2cStatus s = p2c_translate(c, in->name, in->source, in->len, &in->options, &m);
   if (s == P2C_OK) s = p2c_module_compile(c, m, cfg->arch, P2C_TARGET_PTX);
   double dt = now_ms() - t0;
@@ -784,7 +800,7 @@ static Measure measure_generated(const Config *cfg, int nkernels, int nvrtc_reps
   }
   char name[64];
   snprintf(name, sizeof name, "generated_%d.py", nkernels);
-  Input in = make_input(xstrndup(name, strlen(name)), py.data, py.len, NULL, 0);
+  Input in = make_input(xstrndup(name, strlen(name)), py.data, py.len, NULL, 0, NULL, 0);
   return measure_input(cfg, &in, nvrtc_reps);
 }
 
@@ -867,7 +883,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < cases.len; i++) {
     Case *c = &cases.items[i];
     if (!selected(&cfg, c->name)) continue;
-    Input in = make_input(c->file, c->source.data, c->source.len, c->sigs, c->nsigs);
+    Input in = make_input(c->file, c->source.data, c->source.len, c->sigs, c->nsigs, c->kernels, c->nkernels);
+    in.check_bounds = c->check_bounds;
     ms[n] = measure_input(&cfg, &in, cfg.repeat);
     ms[n++].name = c->name;
     fprintf(stderr, "%s done\n", c->name);

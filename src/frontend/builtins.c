@@ -129,6 +129,11 @@ const Builtin *builtin_lookup(const char *path) {
   return NULL;
 }
 
+void builtins_index(StrMap *m) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (table[i].path && table[i].id != BI_NONE) strmap_add(m, table[i].path, (void *)&table[i]);
+}
+
 bool builtin_is_namespace(const char *path) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (table[i].kind == BK_MODULE && strcmp(table[i].path, path) == 0) return true;

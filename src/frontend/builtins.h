@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/strmap.h"
+
 typedef enum BuiltinKind {
   BK_MODULE,     /* a module or namespace: only as a prefix ("numba.cuda", "math") */
   BK_FUNC,       /* callable */
@@ -59,6 +61,8 @@ typedef struct Builtin {
 
 /* The builtin at exactly `path`, or NULL. */
 const Builtin *builtin_lookup(const char *path);
+/* Adds every builtin to m under its path (what builtin_lookup finds), for lookups in O(1). */
+void builtins_index(StrMap *m);
 /* Whether `path` names a module or namespace that has builtins under it ("numba", "numpy"). */
 bool builtin_is_namespace(const char *path);
 /* The Python-visible name of a builtin for messages ("cuda.grid", "math.sqrt"). */

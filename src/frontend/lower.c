@@ -119,9 +119,12 @@ Function *find_func(const Lowerer *L, const char *name) { return strmap_get(&L->
 
 const char *alias_path(const Lowerer *L, const char *name) { return strmap_get(&L->alias_by_name, name); }
 
+/* "builtins.NAME" when NAME is a Python builtin we know (the table's own string), else NULL. */
 static const char *python_builtin_path(Lowerer *L, const char *name) {
-  const char *p = arena_printf(L->a, "builtins.%s", name);
-  return builtin_lookup(p) ? p : NULL;
+  char path[64];
+  if (snprintf(path, sizeof path, "builtins.%s", name) >= (int)sizeof path) return NULL;
+  const Builtin *b = strmap_get(&L->builtin_by_path, path);
+  return b ? b->path : NULL;
 }
 
 /* The module path of an identifier or attribute chain, or NULL if its root is not an import
@@ -147,7 +150,7 @@ static const char *dotted_path_at(Lowerer *L, TSNode n, int depth) {
 
 bool resolve_dotted(Lowerer *L, TSNode n, Resolved *out) {
   out->path = dotted_path(L, n);
-  out->builtin = out->path ? builtin_lookup(out->path) : NULL;
+  out->builtin = out->path ? strmap_get(&L->builtin_by_path, out->path) : NULL;
   return out->path != NULL;
 }
 
@@ -854,6 +857,8 @@ static void init_lowerer_tables(Lowerer *L) {
   strmap_init(&L->func_by_name, L->a);
   strmap_init(&L->alias_by_name, L->a);
   strmap_init(&L->var_by_name, L->a);
+  strmap_init(&L->builtin_by_path, L->a);
+  builtins_index(&L->builtin_by_path);
   static const char *const names[F_COUNT] = {
 #define P2C_FIELD_NAME(f) #f,
       P2C_FIELDS(P2C_FIELD_NAME)

@@ -44,6 +44,7 @@ typedef struct Lowerer {
   StrMap func_by_name;    /* -> Function * (the first definition; a second is an error) */
   StrMap alias_by_name;   /* -> const char * module path (the last import wins) */
   StrMap var_by_name;     /* in L->fn: name -> (void *)(index + 1) */
+  StrMap builtin_by_path; /* "math.sqrt" -> const Builtin * (builtins_index) */
   int vars_cap;           /* allocated length of L->fn->vars while it is being lowered */
   TSFieldId field_ids[F_COUNT];
   Function *fn;       /* the function being lowered */

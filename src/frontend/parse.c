@@ -199,11 +199,23 @@ static bool parse_two_parts(const Compilation *c, ParseState *ps, size_t cut) {
          !ts_node_has_error(ts_tree_root_node(ps->trees[1]));
 }
 
+static void *delete_tree_thread(void *tree) {
+  ts_tree_delete(tree);
+  return NULL;
+}
+
+/* Two trees are deleted at once, like they were parsed: freeing a large tree is about a tenth of
+ * the time its parse took. */
 static void release_trees(ParseState *ps) {
+  pthread_t thread;
+  bool threaded = ps->trees[0] && ps->trees[1] &&
+                  pthread_create(&thread, NULL, delete_tree_thread, ps->trees[1]) == 0;
+  if (threaded) ps->trees[1] = NULL;
   for (int i = 0; i < 2; i++) {
     if (ps->trees[i]) ts_tree_delete(ps->trees[i]);
     ps->trees[i] = NULL;
   }
+  if (threaded) pthread_join(thread, NULL);
   ps->count = 0;
 }
 

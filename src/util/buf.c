@@ -44,13 +44,22 @@ void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
 void sb_putc(StrBuf *sb, char c) { sb_putn(sb, &c, 1); }
 
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+  /* Formats straight into the free space; only when it does not fit is the text formatted a
+   * second time, after growing (most writes are short: one pass). */
+  sb_reserve(sb, 64);
+  size_t room = sb->cap - sb->len;
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap2);
+  int n = vsnprintf(sb->data + sb->len, room, fmt, ap2);
   va_end(ap2);
-  if (n <= 0) return;
-  sb_reserve(sb, (size_t)n);
-  vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  if (n <= 0) {
+    sb->data[sb->len] = '\0';
+    return;
+  }
+  if ((size_t)n >= room) {
+    sb_reserve(sb, (size_t)n);
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  }
   sb->len += (size_t)n;
 }
 
