@@ -1,8 +1,8 @@
 /* The GPU runtime on a real device (the gpu suite): what the fake driver of the unit tests
  * cannot show. Device facts, memory and streams, hand-written CUDA C through NVRTC and the cache,
  * the JIT's log for bad PTX, launch limits and opted-in shared memory, the dispatcher with
- * every array layout, shared memory between aliased arguments, device arrays, and a faulting
- * kernel's message. Results are compared with the same computation on the CPU.
+ * every array layout, shared memory between aliased arguments, device arrays, --check-bounds's
+ * record, and a faulting kernel's message. Results are compared with the same computation on the CPU.
  *
  * Exits 77 (skipped) when there is no CUDA driver or device. */
 #include <math.h>
@@ -236,6 +236,33 @@ static void dispatcher_aliasing_and_device_arrays(void **state) {
   free(x);
 }
 
+/* --check-bounds: the generated code's record, claimed by atomicCAS on the device, read back. */
+static void check_bounds(void **state) {
+  (void)state;
+  int32_t x[8];
+  for (int i = 0; i < 8; i++) x[i] = -1;
+  P2cHostArray hx = {P2C_INT32, 1, {8}, {4}, x};
+  P2cValue args[1] = {host_value(hx)};
+  P2cLaunchOptions o = {.device = P2C_DEVICE_GPU, .grid = {2, 1, 1}, .block = {8, 1, 1},
+                        .gpu = device, .repeat = 2};
+  p2c_compiler_set_check_bounds(compiler, true);
+  assert_int_equal(p2c_launch(compiler, "kernels.py", kernels_src, kernels_len, "oob", args, 1, &o,
+                              NULL, NULL),
+                   P2C_ERR_BOUNDS);
+  const char *msg = p2c_compiler_last_error(compiler);
+  print_message("%s\n", msg);
+  /* Which of block 1's threads claims the record first is up to the GPU. */
+  assert_contains(msg, "kernels.py:38:5: error: index ");
+  assert_contains(msg, " is out of bounds for axis 0 with size 8 (array of shape (8,)) in kernel "
+                       "'oob', thread (");
+  assert_contains(msg, ") of block (1,0,0)");
+  for (int i = 0; i < 8; i++) assert_int_equal(x[i], -1); /* nothing copied back */
+  o.grid[0] = 1;
+  OK(p2c_launch(compiler, "kernels.py", kernels_src, kernels_len, "oob", args, 1, &o, NULL, NULL));
+  for (int i = 0; i < 8; i++) assert_int_equal(x[i], i);
+  p2c_compiler_set_check_bounds(compiler, false);
+}
+
 /* Last: a fault leaves the context unusable until it is released. */
 static void kernel_fault(void **state) {
   (void)state;
@@ -279,6 +306,7 @@ int main(void) {
       cmocka_unit_test(jit_log),
       cmocka_unit_test(dispatcher_layouts),
       cmocka_unit_test(dispatcher_aliasing_and_device_arrays),
+      cmocka_unit_test(check_bounds),
       cmocka_unit_test(kernel_fault),
   };
   int failed = cmocka_run_group_tests_name("gpu: device 0", tests, NULL, NULL);
