@@ -153,6 +153,8 @@ static void fill_array(P2cHostArray *a, const char *kind) {
     case P2C_UINT64: *(uint64_t *)p = (uint64_t)v; break;
     case P2C_FLOAT32: *(float *)p = (float)v; break;
     case P2C_FLOAT64: *(double *)p = v; break;
+    case P2C_COMPLEX64: ((float *)p)[0] = (float)v, ((float *)p)[1] = 0; break;
+    case P2C_COMPLEX128: ((double *)p)[0] = v, ((double *)p)[1] = 0; break;
     default: break;
     }
   }

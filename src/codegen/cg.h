@@ -92,6 +92,20 @@ void emit_array_value(Gen *G, const Expr *a, StrBuf *sb);
 /* A subscript whose value is an array (a view: a[i] of a 2-D array, a[lo:hi]) (emit_view.c). */
 void emit_view(Gen *G, const Expr *e, StrBuf *sb);
 
+/* ---- complex numbers (emit_complex.c) ---- */
+
+void emit_imag_literal(Gen *G, const Expr *e, StrBuf *sb);
+/* A cast (EX_CAST) to a complex type. */
+void emit_complex_cast(Gen *G, const Expr *e, StrBuf *sb);
+void emit_complex_pow(Gen *G, const Expr *e, StrBuf *sb);
+/* x.real, x.imag (e is the EX_ATTR). */
+void emit_part(Gen *G, const Expr *e, StrBuf *sb, int prec);
+/* x.conjugate() (e is the EX_CALL). */
+void emit_method_call(Gen *G, const Expr *e, StrBuf *sb, int prec);
+void emit_complex_abs(Gen *G, const Expr *e, StrBuf *sb);
+/* complex() and the cmath functions. */
+void emit_complex_builtin(Gen *G, const Expr *e, StrBuf *sb);
+
 /* ---- tuples (emit_tuple.c) ---- */
 
 /* The C struct holding values of tuple type t ("p2c_tuple_i64_f64"), declared on first use. */

@@ -96,7 +96,7 @@ static bool emit_literal_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 /* ---- purity and non-negativity ---- */
 
 bool expr_is_pure(const Expr *e) {
-  if (e->kind == EX_CALL) {
+  if (e->kind == EX_CALL && e->kids[0]->kind != EX_ATTR) {   /* x.conjugate() is pure */
     if (e->kids[0]->kind == EX_FUNC) return false;
     BuiltinId id = e->kids[0]->builtin->id;
     if (id == BI_PRINT || id == BI_SYNCTHREADS || id == BI_SHARED_ARRAY || id == BI_LOCAL_ARRAY)
@@ -232,6 +232,10 @@ static Helper typed_helper(const Type *t, Helper i64, Helper u64, Helper f64, He
 
 static void emit_pow(Gen *G, const Expr *e, StrBuf *sb) {
   const Expr *a = e->kids[0], *b = e->kids[1];
+  if (e->ty->kind == TY_COMPLEX) {
+    emit_complex_pow(G, e, sb);
+    return;
+  }
   if (e->ty->kind == TY_INT) {
     helper_use(&G->helpers, e->ty->is_signed ? H_POW_I64 : H_POW_U64);
     emit_call2(G, "p2c_pow", a, b, sb);
@@ -416,6 +420,10 @@ void emit_ifexp(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 }
 
 static void emit_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (e->ty->kind == TY_COMPLEX) {
+    emit_complex_cast(G, e, sb);
+    return;
+  }
   if (emit_literal_cast(G, e, sb, prec)) return;
   open_paren(sb, P_UNARY, prec);
   sb_printf(sb, "(%s)", e->ty->cname);
@@ -663,7 +671,8 @@ static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
 }
 
 static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
+  if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) emit_part(G, e, sb, prec);
+  else if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
   else if (expr_is_pure(e->kids[0])) sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
   else {   /* the array's expression still runs */
     sb_puts(sb, "((void)");
@@ -756,7 +765,9 @@ static void emit_scalar_cast(Gen *G, const Expr *e, const Type *to, StrBuf *sb, 
 
 static void emit_abs(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Type *t = e->kids[1]->ty;
-  if (t->kind == TY_FLOAT) {
+  if (t->kind == TY_COMPLEX) {
+    emit_complex_abs(G, e, sb);
+  } else if (t->kind == TY_FLOAT) {
     sb_puts(sb, t == &type_float32 ? "fabsf(" : "fabs(");
     emit_expr(G, e->kids[1], sb, P_ASSIGN);
     sb_putc(sb, ')');
@@ -816,6 +827,13 @@ static void emit_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   case BI_TYPE: emit_scalar_cast(G, e, e->ty, sb, prec); return;
   case BI_ROUND: emit_round(G, e, sb, prec); return;
   case BI_LEN: emit_len(G, e, sb, prec); return;
+  case BI_COMPLEX:
+  case BI_CMATH_UNARY:
+  case BI_CMATH_LOG:
+  case BI_CMATH_TO_REAL:
+  case BI_CMATH_POLAR:
+  case BI_CMATH_RECT:
+  case BI_CMATH_PRED: emit_complex_builtin(G, e, sb); return;
   case BI_SHARED_ARRAY:
     if (!e->ty->fixed_shape) {   /* dynamic shared memory */
       emit_cuda_call(G, e, sb, prec);
@@ -833,6 +851,10 @@ static void emit_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 }
 
 static void emit_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (e->kids[0]->kind == EX_ATTR) {
+    emit_method_call(G, e, sb, prec);
+    return;
+  }
   if (e->kids[0]->kind == EX_BUILTIN) {
     emit_builtin_call(G, e, sb, prec);
     return;
@@ -872,6 +894,7 @@ void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   switch (e->kind) {
   case EX_INT: emit_int_literal(e, sb, prec); break;
   case EX_FLOAT: emit_float_literal(G, e->fval, false, sb, prec); break;
+  case EX_IMAG: emit_imag_literal(G, e, sb); break;
   case EX_BOOL: sb_puts(sb, e->ival ? "true" : "false"); break;
   case EX_VAR: sb_puts(sb, G->vnames[e->var]); break;
   case EX_CONST: sb_puts(sb, e->konst->cname); break;

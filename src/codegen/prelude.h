@@ -25,6 +25,9 @@ typedef enum TypeHelper {
   TH_RANGE_LEN,
   TH_VIEW_INDEX,
   TH_VIEW_SLICE,
+  TH_COMPLEX,     /* p2c_complex64/128, operators, abs, conj: written whenever complex is used */
+  TH_CPOW,
+  TH_CSQRT, TH_CEXPLOG, TH_CHYPERBOLIC, TH_CINVERSE,   /* cmath (TH_CINVERSE needs TH_CSQRT) */
   TH_COUNT
 } TypeHelper;
 

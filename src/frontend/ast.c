@@ -79,7 +79,7 @@ static const char *const expr_names[] = {
     [EX_UNARY] = "Unary",   [EX_NOT] = "Not",       [EX_BINARY] = "Binary", [EX_COMPARE] = "Compare",
     [EX_BOOLOP] = "BoolOp", [EX_IFEXP] = "IfExp",   [EX_CALL] = "Call",   [EX_ATTR] = "Attr",
     [EX_INDEX] = "Index",   [EX_TUPLE] = "Tuple",   [EX_CAST] = "Cast",
-    [EX_TEMP] = "Temp",     [EX_SLICE] = "Slice",
+    [EX_TEMP] = "Temp",     [EX_SLICE] = "Slice",   [EX_IMAG] = "Imag",
 };
 
 static const char *const stmt_names[] = {
@@ -105,6 +105,7 @@ static void dump_expr_head(Printer *p, const Expr *e) {
     else sb_printf(sb, " %lld", (long long)e->ival);
     break;
   case EX_FLOAT: sb_printf(sb, " %.17g", e->fval); break;
+  case EX_IMAG: sb_printf(sb, " %.17gj", e->fval); break;
   case EX_BOOL: sb_puts(sb, e->ival ? " True" : " False"); break;
   case EX_STR: sb_printf(sb, " (%zu bytes)", e->str_len); break;
   case EX_VAR: sb_printf(sb, " %s", p->fn->vars[e->var].name); break;

@@ -22,6 +22,7 @@ typedef struct Const Const;
 typedef enum ExprKind {
   EX_INT,       /* ival (uval for literals beyond int64) */
   EX_FLOAT,     /* fval */
+  EX_IMAG,      /* fval: an imaginary literal fval * 1j (complex128) */
   EX_BOOL,      /* ival 0/1 */
   EX_STR,       /* str, str_len: decoded bytes */
   EX_VAR,       /* var: index into the function's vars */

@@ -121,6 +121,29 @@ static const Builtin table[] = {
     FN("builtins.round", BI_ROUND), FN("builtins.len", BI_LEN), FN("builtins.range", BI_RANGE),
     FN("builtins.print", BI_PRINT),
     FN("builtins.enumerate", BI_ENUMERATE), FN("builtins.zip", BI_ZIP),
+    FN("builtins.complex", BI_COMPLEX),
+
+    /* cmath: complex functions, written in the prelude (TH_CMATH) as Numba writes them */
+    MOD("cmath"),
+    MATH("cmath.sqrt", BI_CMATH_UNARY, "p2c_csqrt", NULL), MATH("cmath.exp", BI_CMATH_UNARY, "p2c_cexp", NULL),
+    MATH("cmath.log", BI_CMATH_LOG, "p2c_clog", NULL), MATH("cmath.log10", BI_CMATH_UNARY, "p2c_clog10", NULL),
+    MATH("cmath.sin", BI_CMATH_UNARY, "p2c_csin", NULL), MATH("cmath.cos", BI_CMATH_UNARY, "p2c_ccos", NULL),
+    MATH("cmath.tan", BI_CMATH_UNARY, "p2c_ctan", NULL), MATH("cmath.sinh", BI_CMATH_UNARY, "p2c_csinh", NULL),
+    MATH("cmath.cosh", BI_CMATH_UNARY, "p2c_ccosh", NULL), MATH("cmath.tanh", BI_CMATH_UNARY, "p2c_ctanh", NULL),
+    MATH("cmath.asin", BI_CMATH_UNARY, "p2c_casin", NULL), MATH("cmath.acos", BI_CMATH_UNARY, "p2c_cacos", NULL),
+    MATH("cmath.atan", BI_CMATH_UNARY, "p2c_catan", NULL), MATH("cmath.asinh", BI_CMATH_UNARY, "p2c_casinh", NULL),
+    MATH("cmath.acosh", BI_CMATH_UNARY, "p2c_cacosh", NULL), MATH("cmath.atanh", BI_CMATH_UNARY, "p2c_catanh", NULL),
+    MATH("cmath.phase", BI_CMATH_TO_REAL, "p2c_cphase", NULL), MATH("cmath.polar", BI_CMATH_POLAR, "p2c_cpolar", NULL),
+    MATH("cmath.rect", BI_CMATH_RECT, "p2c_crect", NULL),
+    MATH("cmath.isnan", BI_CMATH_PRED, "p2c_cisnan", NULL), MATH("cmath.isinf", BI_CMATH_PRED, "p2c_cisinf", NULL),
+    MATH("cmath.isfinite", BI_CMATH_PRED, "p2c_cisfinite", NULL),
+    MCONST("cmath.pi", "pi"), MCONST("cmath.e", "e"), MCONST("cmath.tau", "tau"),
+    MCONST("cmath.inf", "inf"), MCONST("cmath.nan", "nan"),
+    TY("numpy.complex64", "complex64"), TY("numpy.complex128", "complex128"),
+    TY("numpy.csingle", "complex64"), TY("numpy.cdouble", "complex128"),
+    TY("numpy.complex_", "complex128"), TY("numba.complex64", "complex64"),
+    TY("numba.complex128", "complex128"), TY("numba.types.complex64", "complex64"),
+    TY("numba.types.complex128", "complex128"),
 };
 
 const Builtin *builtin_lookup(const char *path) {

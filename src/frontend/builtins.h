@@ -46,6 +46,14 @@ typedef enum BuiltinId {
   /* Python builtins */
   BI_ABS, BI_MIN, BI_MAX, BI_INT, BI_FLOAT, BI_BOOL, BI_ROUND, BI_LEN, BI_RANGE, BI_PRINT,
   BI_ENUMERATE, BI_ZIP,   /* only as the iterable of a for loop, like range */
+  BI_COMPLEX,              /* complex(re, im) */
+  /* cmath: c64 is the prelude function for both complex types */
+  BI_CMATH_UNARY,          /* complex -> complex (sqrt, exp, log, sin, ...) */
+  BI_CMATH_LOG,            /* log(z) or log(z, base) */
+  BI_CMATH_TO_REAL,        /* phase: complex -> float */
+  BI_CMATH_POLAR,          /* polar: complex -> (float, float) */
+  BI_CMATH_RECT,           /* rect(r, phi): floats -> complex */
+  BI_CMATH_PRED,           /* isnan, isinf, isfinite: complex -> bool */
   /* a scalar type (np.float32, numba.int32 ...) */
   BI_TYPE,
 } BuiltinId;

@@ -19,13 +19,12 @@ static Expr **kids_array(Lowerer *L, int n) {
 /* ---- literals ---- */
 
 /* Integer literal: decimal, 0x, 0o, 0b, with underscores. */
+static Expr *lower_imaginary(Lowerer *L, TSNode n, const char *s, size_t len);
+
 static Expr *lower_integer(Lowerer *L, TSNode n) {
   size_t len;
   const char *s = node_text(L, n, &len);
-  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) {
-    unsupported(L, n, "a complex literal");
-    return NULL;
-  }
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) return lower_imaginary(L, n, s, len - 1);
   int base = 10;
   size_t i = 0;
   if (len > 1 && s[0] == '0' && strchr("xXoObB", s[1])) {
@@ -50,22 +49,32 @@ static Expr *lower_integer(Lowerer *L, TSNode n) {
   return e;
 }
 
+/* The decimal digits of a float literal without underscores, as strtod reads them. */
+static double float_digits(const char *s, size_t len, char *buf, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < len && k + 1 < cap; i++)
+    if (s[i] != '_') buf[k++] = s[i];
+  buf[k] = '\0';
+  errno = 0;
+  return strtod(buf, NULL);   /* overflow gives inf, as in Python */
+}
+
 static Expr *lower_float(Lowerer *L, TSNode n) {
   size_t len;
   const char *s = node_text(L, n, &len);
-  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) {
-    unsupported(L, n, "a complex literal");
-    return NULL;
-  }
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) return lower_imaginary(L, n, s, len - 1);
   char buf[128];
-  size_t k = 0;
-  for (size_t i = 0; i < len && k + 1 < sizeof buf; i++)
-    if (s[i] != '_') buf[k++] = s[i];
-  buf[k] = '\0';
   Expr *e = new_expr(L, EX_FLOAT, n);
-  errno = 0;
-  e->fval = strtod(buf, NULL);   /* overflow gives inf, as in Python */
+  e->fval = float_digits(s, len, buf, sizeof buf);
   e->str = arena_strdup(L->a, buf);
+  return e;
+}
+
+/* 2j, 1.5e3J: Python reads the digits before the j as a float, whatever they look like. */
+static Expr *lower_imaginary(Lowerer *L, TSNode n, const char *s, size_t len) {
+  char buf[128];
+  Expr *e = new_expr(L, EX_IMAG, n);
+  e->fval = float_digits(s, len, buf, sizeof buf);
   return e;
 }
 

@@ -75,7 +75,10 @@ static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
          elem->name);
     return;
   }
-  if (elem && t && !(type_is_number(elem) && type_is_number(t)))
+  if (!elem || !t) return;
+  bool converts = type_is_numeric(elem) && type_is_numeric(t) &&
+                  (elem->kind == TY_COMPLEX || t->kind != TY_COMPLEX);   /* no complex into reals */
+  if (!converts)
     TERR(I, loc, "E-store", "cannot store a value of type %s into an array of %s", t->name,
          elem->name);
 }
@@ -235,7 +238,8 @@ static void report_untyped_vars(Infer *I) {
 static void check_declared_return(Infer *I, Function *f) {
   const Type *want = f->declared_ret, *got = I->ret ? I->ret : &type_void;
   f->ret_type = want;
-  bool numbers = type_is_number(got) && type_is_number(want);
+  bool numbers = type_is_numeric(got) && type_is_numeric(want) &&
+                 (want->kind == TY_COMPLEX || got->kind != TY_COMPLEX);
   if (got == want || numbers || (I->ret && type_unify(I->tt, got, want) == want)) return;
   diag_error(I->c, I->ret ? I->ret_loc : f->loc, "E-signature", "'%s' returns %s, but its signature says %s",
              f->generic ? f->generic->name : f->name, got->name, want->name);

@@ -42,6 +42,19 @@ const Type *infer_subscript(Infer *I, Expr *e);
 /* lo:hi:step inside a subscript: the parts are int64; the result stands for "a slice". */
 const Type *infer_slice(Infer *I, Expr *e);
 
+/* Complex numbers (infer_complex.c). */
+const Type *infer_complex_binary(Infer *I, Expr *e, const Type *a, const Type *b);
+const Type *infer_complex_unary(Infer *I, Expr *e, const Type *t);
+bool complex_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b);
+/* x.real, x.imag of a number. */
+const Type *infer_numeric_attr(Infer *I, Expr *e, const Type *t);
+/* A call whose callee is an attribute: x.conjugate(). */
+const Type *infer_method_call(Infer *I, Expr *e);
+/* complex() and the cmath functions. */
+const Type *infer_complex_call(Infer *I, Expr *e, const Type **t);
+/* Whether a value of type `from` may be cast to `to` when either is complex. */
+bool complex_cast_ok(Infer *I, Expr *e, const Type *from, const Type *to);
+
 /* Tuples (infer_tuple.c). */
 const Type *infer_tuple_literal(Infer *I, Expr *e);
 /* t[k]: a constant index picks an element of any tuple; a runtime index needs a UniTuple. */

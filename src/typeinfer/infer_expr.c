@@ -15,7 +15,7 @@ void coerce(Infer *I, Expr **slot, const Type *to) {
     coerce_tuple(I, slot, to);
     return;
   }
-  if (!type_is_number(e->ty) || !type_is_number(to)) return;
+  if (!type_is_numeric(e->ty) || !type_is_numeric(to)) return;
   Expr *c = ast_new_expr(&I->c->arena, EX_CAST, e->loc);
   c->ty = to;
   c->kids = arena_alloc(&I->c->arena, sizeof(Expr *));
@@ -25,7 +25,7 @@ void coerce(Infer *I, Expr **slot, const Type *to) {
 }
 
 bool check_truthy(Infer *I, Expr *e, const Type *t) {
-  if (type_is_number(t)) return true;
+  if (type_is_numeric(t)) return true;
   TERR(I, e->loc, "E-truth", "a value of type %s cannot be used as a condition", t->name);
   return false;
 }
@@ -38,6 +38,7 @@ static const Type *literal_type(Infer *I, Expr *e) {
   switch (e->kind) {
   case EX_INT: return e->is_unsigned_literal ? &type_uint64 : &type_int64;
   case EX_FLOAT: return &type_float64;
+  case EX_IMAG: return &type_complex128;
   case EX_BOOL: return &type_bool;
   case EX_TUPLE: {
     const Type *elems[256];
@@ -116,6 +117,7 @@ static const Type *infer_binary(Infer *I, Expr *e) {
   if (!infer_kids(I, e, t) || !t[1]) return NULL;
   if (e->op == OP_ADD && t[0]->kind == TY_TUPLE && t[1]->kind == TY_TUPLE)
     return infer_tuple_concat(I, e, t[0], t[1]);
+  if (type_is_complex(t[0]) || type_is_complex(t[1])) return infer_complex_binary(I, e, t[0], t[1]);
   if (!require_numbers(I, e, t[0], t[1])) return NULL;
   if (e->op == OP_POW && t[0]->kind == TY_FLOAT && t[1]->kind != TY_FLOAT) {
     /* float ** int keeps the float's type and multiplies (Numba's BinOpPower cases). */
@@ -130,6 +132,7 @@ static const Type *infer_binary(Infer *I, Expr *e) {
 
 static const Type *infer_unary(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e->kids[0]);
+  if (t && type_is_complex(t)) return infer_complex_unary(I, e, t);
   if (!t || !require_numbers(I, e, t, NULL)) return NULL;
   if (e->op == OP_INVERT && t->kind == TY_FLOAT) {
     TERR(I, e->loc, "E-operand", "unsupported operand type for unary ~: %s", t->name);
@@ -145,6 +148,10 @@ static const Type *infer_compare(Infer *I, Expr *e) {
   if (!infer_kids(I, e, t)) return NULL;
   for (int i = 0; i + 1 < e->nkids; i++) {
     if (!t[i + 1]) return NULL;
+    if (type_is_complex(t[i]) || type_is_complex(t[i + 1])) {
+      if (!complex_compare_ok(I, e, e->cmps[i], t[i], t[i + 1])) return NULL;
+      continue;
+    }
     if (!type_is_number(t[i]) || !type_is_number(t[i + 1])) {
       TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s",
            op_python_spelling(e->cmps[i]), t[i]->name, t[i + 1]->name);
@@ -195,6 +202,8 @@ static const Type *infer_attr(Infer *I, Expr *e) {
   if (t->kind == TY_ARRAY) {
     if (strcmp(e->str, "shape") == 0) return type_uniform_tuple(I->tt, &type_int64, t->ndim);
     if (strcmp(e->str, "size") == 0 || strcmp(e->str, "ndim") == 0) return &type_int64;
+  } else if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) {
+    return infer_numeric_attr(I, e, t);
   }
   TERR(I, e->loc, "E-attribute", "%s has no supported attribute '%s'", t->name, e->str);
   return NULL;
@@ -318,8 +327,14 @@ static const Type *infer_math(Infer *I, Expr *e, const Type **t) {
   int n = b->id == BI_MATH_BINARY ? 2 : 1;
   if (!check_arity(I, e, builtin_display_name(b), n, n) || !no_keywords(I, e, builtin_display_name(b)))
     return NULL;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
+    if (type_is_complex(t[i + 1])) {
+      TERR(I, e->kids[i + 1]->loc, "E-operand", "%s() takes real numbers, not %s (cmath has the "
+           "complex functions)", builtin_display_name(b), t[i + 1]->name);
+      return NULL;
+    }
     if (!require_numbers(I, e->kids[i + 1], t[i + 1], NULL)) return NULL;
+  }
   if (b->id == BI_MATH_PRED && t[1]->kind != TY_FLOAT) return &type_bool;
   const Type *ft = math_float(t + 1, n);
   for (int i = 0; i < n; i++) coerce(I, &e->kids[i + 1], ft);
@@ -376,7 +391,9 @@ static const Type *infer_print(Infer *I, Expr *e, const Type **t) {
 /* A scalar cast: int(x), float(x), bool(x), np.float32(x), abs(x). */
 static const Type *infer_cast_call(Infer *I, Expr *e, const Type **t, const Type *to) {
   const char *name = builtin_display_name(e->builtin);
-  if (!check_arity(I, e, name, 1, 1) || !require_numbers(I, e->kids[1], t[1], NULL)) return NULL;
+  if (!check_arity(I, e, name, 1, 1)) return NULL;
+  if (type_is_complex(t[1]) || type_is_complex(to)) return complex_cast_ok(I, e->kids[1], t[1], to) ? to : NULL;
+  if (!require_numbers(I, e->kids[1], t[1], NULL)) return NULL;
   return to;
 }
 
@@ -395,6 +412,7 @@ static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
   case BI_MATH_TO_INT:
   case BI_MATH_PRED: return infer_math(I, e, t);
   case BI_ABS: {
+    if (e->nkids == 2 && type_is_complex(t[1])) return type_complex_part(t[1]);
     const Type *r = infer_cast_call(I, e, t, t[1]);
     return r && r->kind == TY_BOOL ? &type_int64 : r;
   }
@@ -407,6 +425,13 @@ static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
   case BI_ROUND: return infer_round(I, e, t);
   case BI_LEN: return infer_len(I, e, t);
   case BI_PRINT: return infer_print(I, e, t);
+  case BI_COMPLEX:
+  case BI_CMATH_UNARY:
+  case BI_CMATH_LOG:
+  case BI_CMATH_TO_REAL:
+  case BI_CMATH_POLAR:
+  case BI_CMATH_RECT:
+  case BI_CMATH_PRED: return infer_complex_call(I, e, t);
   case BI_RANGE:
   case BI_ENUMERATE:
   case BI_ZIP:
@@ -448,6 +473,7 @@ static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
 
 static const Type *infer_call(Infer *I, Expr *e) {
   Expr *callee = e->kids[0];
+  if (callee->kind == EX_ATTR) return infer_method_call(I, e);
   if (callee->kind != EX_BUILTIN && callee->kind != EX_FUNC) {
     TERR(I, callee->loc, "E-not-callable", "only device functions and builtins can be called");
     return NULL;
@@ -473,6 +499,7 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   switch (e->kind) {
   case EX_INT:
   case EX_FLOAT:
+  case EX_IMAG:
   case EX_BOOL: return literal_type(I, e);
   case EX_STR: return &type_str;
   case EX_VAR: return infer_var(I, e);

@@ -20,6 +20,8 @@ SCALAR(type_uint32, TY_INT, P2C_UINT32, 32, false, "uint32", "uint32_t");
 SCALAR(type_uint64, TY_INT, P2C_UINT64, 64, false, "uint64", "uint64_t");
 SCALAR(type_float32, TY_FLOAT, P2C_FLOAT32, 32, true, "float32", "float");
 SCALAR(type_float64, TY_FLOAT, P2C_FLOAT64, 64, true, "float64", "double");
+SCALAR(type_complex64, TY_COMPLEX, P2C_COMPLEX64, 64, true, "complex64", "p2c_complex64");
+SCALAR(type_complex128, TY_COMPLEX, P2C_COMPLEX128, 128, true, "complex128", "p2c_complex128");
 const Type type_void = {.kind = TY_VOID, .name = "none", .cname = "void"};
 const Type type_str = {.kind = TY_STR, .name = "unicode_type", .cname = "const char *"};
 
@@ -28,6 +30,7 @@ static const Type *const scalars[P2C_SCALAR_TYPE_COUNT] = {
     [P2C_INT32] = &type_int32,     [P2C_INT64] = &type_int64,   [P2C_UINT8] = &type_uint8,
     [P2C_UINT16] = &type_uint16,   [P2C_UINT32] = &type_uint32, [P2C_UINT64] = &type_uint64,
     [P2C_FLOAT32] = &type_float32, [P2C_FLOAT64] = &type_float64,
+    [P2C_COMPLEX64] = &type_complex64, [P2C_COMPLEX128] = &type_complex128,
 };
 
 const Type *type_of_scalar(P2cScalarType s) {
@@ -49,6 +52,9 @@ static const struct {
     {"float32", &type_float32}, {"f4", &type_float32},     {"single", &type_float32},
     {"float64", &type_float64}, {"f8", &type_float64},     {"double", &type_float64},
     {"float_", &type_float64},
+    {"complex64", &type_complex64}, {"c8", &type_complex64}, {"csingle", &type_complex64},
+    {"complex128", &type_complex128}, {"c16", &type_complex128}, {"complex_", &type_complex128},
+    {"cdouble", &type_complex128},
 };
 
 const Type *type_scalar_by_name(const char *name) {
@@ -173,8 +179,27 @@ static const Type *float_for_int(const Type *t) {
   return t->bits <= 16 ? &type_float32 : &type_float64;
 }
 
+const Type *type_complex_part(const Type *c) {
+  return c == &type_complex64 ? &type_float32 : &type_float64;
+}
+
+const Type *type_complex_of(const Type *f) {
+  return f == &type_float32 ? &type_complex64 : &type_complex128;
+}
+
+/* NumPy's promotion with a complex operand: the complex type whose parts hold the promotion
+ * of the float parts with the other operand (complex64 with int16 stays complex64, with int32
+ * or float64 becomes complex128). */
+static const Type *promote_complex(const Type *a, const Type *b) {
+  const Type *fa = a->kind == TY_COMPLEX ? type_complex_part(a) : a;
+  const Type *fb = b->kind == TY_COMPLEX ? type_complex_part(b) : b;
+  const Type *p = type_promote(fa, fb);
+  return type_complex_of(p->kind == TY_FLOAT ? p : &type_float64);
+}
+
 const Type *type_promote(const Type *a, const Type *b) {
   if (a == b) return a;
+  if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) return promote_complex(a, b);
   if (a->kind == TY_BOOL) return b;
   if (b->kind == TY_BOOL) return a;
   if (a->kind == TY_INT && b->kind == TY_INT) return promote_ints(a, b);
@@ -185,6 +210,8 @@ const Type *type_promote(const Type *a, const Type *b) {
 }
 
 const Type *type_arith(const Type *a, const Type *b) {
+  if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX)
+    return type_is_numeric(a) && type_is_numeric(b) ? type_promote(a, b) : NULL;
   if (!type_is_number(a) || !type_is_number(b)) return NULL;
   if (a->kind != TY_FLOAT && b->kind != TY_FLOAT) return type_int_result(a, b);
   return type_promote(a, b);
@@ -192,7 +219,7 @@ const Type *type_arith(const Type *a, const Type *b) {
 
 const Type *type_unify(TypeTable *tt, const Type *a, const Type *b) {
   if (a == b) return a;
-  if (type_is_number(a) && type_is_number(b)) return type_promote(a, b);
+  if (type_is_numeric(a) && type_is_numeric(b)) return type_promote(a, b);
   if (a->kind == TY_ARRAY && b->kind == TY_ARRAY && a->dtype == b->dtype && a->ndim == b->ndim &&
       a->space == MEM_GLOBAL && b->space == MEM_GLOBAL)
     return type_array(tt, a->dtype, a->ndim, 'A', MEM_GLOBAL, NULL);

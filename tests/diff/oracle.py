@@ -63,6 +63,8 @@ DTYPES = {
     "uint64": np.uint64,
     "float32": np.float32,
     "float64": np.float64,
+    "complex64": np.complex64,
+    "complex128": np.complex128,
 }
 
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
@@ -139,6 +141,8 @@ def random_array(dtype, shape, rng):
         return rng.integers(0, 100, size=shape).astype(dt)
     if np.issubdtype(dt, np.integer):
         return rng.integers(-100, 100, size=shape).astype(dt)
+    if np.issubdtype(dt, np.complexfloating):   # real and imaginary parts in [-1, 1)
+        return (rng.uniform(-1.0, 1.0, size=shape) + 1j * rng.uniform(-1.0, 1.0, size=shape)).astype(dt)
     return rng.uniform(-1.0, 1.0, size=shape).astype(dt)
 
 

@@ -149,6 +149,9 @@ def make_input(spec, rng):
         if not info.min <= lo_i <= hi_i <= info.max:
             raise CaseError(f"bad range for {dt.name}: {spec!r}")
         return rng.integers(lo_i, hi_i, size=shape, dtype=dt, endpoint=True)
+    if np.issubdtype(dt, np.complexfloating):   # both parts in [LO, HI)
+        parts = rng.uniform(float(lo), float(hi), size=shape + (2,))
+        return (parts[..., 0] + 1j * parts[..., 1]).astype(dt)
     return rng.uniform(float(lo), float(hi), size=shape).astype(dt)
 
 
@@ -202,6 +205,9 @@ def compare(case, param, want, got):
                 f"{want.dtype} from {source}")
     if want.size == 0:
         return None
+    if np.issubdtype(want.dtype, np.complexfloating):   # the parts compare as floats
+        want = np.stack([want.real, want.imag], axis=-1)
+        got = np.stack([got.real, got.imag], axis=-1)
     if np.issubdtype(want.dtype, np.floating):
         atol = case.rtol if case.atol is None else case.atol
         with np.errstate(invalid="ignore", over="ignore"):

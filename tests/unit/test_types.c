@@ -84,6 +84,25 @@ static void promote_bool_yields_other(void **state) {
   }
 }
 
+static void promote_with_complex(void **state) {
+  (void)state;
+  /* complex64 keeps float32 parts only where float32 holds the other operand */
+  assert_ptr_equal(type_promote(&type_complex64, &type_int16), &type_complex64);
+  assert_ptr_equal(type_promote(&type_uint8, &type_complex64), &type_complex64);
+  assert_ptr_equal(type_promote(&type_complex64, &type_float32), &type_complex64);
+  assert_ptr_equal(type_promote(&type_complex64, &type_bool), &type_complex64);
+  assert_ptr_equal(type_promote(&type_complex64, &type_int32), &type_complex128);
+  assert_ptr_equal(type_promote(&type_int64, &type_complex64), &type_complex128);
+  assert_ptr_equal(type_promote(&type_complex64, &type_float64), &type_complex128);
+  assert_ptr_equal(type_promote(&type_complex64, &type_complex128), &type_complex128);
+  assert_ptr_equal(type_promote(&type_complex128, &type_float32), &type_complex128);
+  assert_ptr_equal(type_arith(&type_complex64, &type_int16), &type_complex64);
+  assert_null(type_arith(&type_complex64, &type_str));
+  assert_ptr_equal(type_scalar_by_name("c8"), &type_complex64);
+  assert_ptr_equal(type_scalar_by_name("complex128"), &type_complex128);
+  assert_ptr_equal(type_of_scalar(P2C_COMPLEX64), &type_complex64);
+}
+
 /* ---- type_int_result: Numba's integer typing ------------------------------------------------ */
 
 static void int_result_is_at_least_64_bits(void **state) {
@@ -381,6 +400,7 @@ int main(void) {
       T(promote_same_sign_takes_wider),
       T(promote_int_with_float),
       T(promote_bool_yields_other),
+      T(promote_with_complex),
       T(int_result_is_at_least_64_bits),
       T(int_result_signed_if_either_signed),
       T(arith_uses_int_result_for_ints_and_promote_for_floats),

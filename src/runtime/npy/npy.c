@@ -105,6 +105,7 @@ static const DtypeInfo dtypes[P2C_SCALAR_TYPE_COUNT] = {
   [P2C_INT32] = {'i', 4},  [P2C_INT64] = {'i', 8},   [P2C_UINT8] = {'u', 1},
   [P2C_UINT16] = {'u', 2}, [P2C_UINT32] = {'u', 4},  [P2C_UINT64] = {'u', 8},
   [P2C_FLOAT32] = {'f', 4}, [P2C_FLOAT64] = {'f', 8},
+  [P2C_COMPLEX64] = {'c', 8}, [P2C_COMPLEX128] = {'c', 16},
 };
 
 static bool valid_dtype(P2cScalarType t) { return (unsigned)t < P2C_SCALAR_TYPE_COUNT; }
@@ -128,7 +129,6 @@ static int find_dtype(char kind, size_t size) {
 /* Why a dtype kind is refused, for the kinds NumPy has and we do not support; else NULL. */
 static const char *unsupported_kind(char kind) {
   switch (kind) {
-  case 'c': return "complex numbers are not supported";
   case 'O': return "object arrays hold pickled Python objects and are never loaded";
   case 'S': case 'a': case 'U': return "strings are not supported";
   case 'V': return "void and record dtypes are not supported";
@@ -167,7 +167,7 @@ static P2cStatus decode_kind(const char *s, size_t n, const char *shown, NpyArra
     return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (of the floats, only float32 and "
                 "float64 are supported)", shown);
   return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (supported: bool, int8..int64, "
-              "uint8..uint64, float32, float64)", shown);
+              "uint8..uint64, float32, float64, complex64, complex128)", shown);
 }
 
 /* Decodes a descr string ("<f4", "|b1", "?") into a->dtype, and whether the data needs a byte
@@ -475,8 +475,10 @@ static P2cStatus alloc_data(NpyArray *a, const P2cAllocator *alloc, Err *e) {
 }
 
 /* Reverses the bytes of each element, converting between big- and little-endian. */
+/* Reverses the bytes of each element, or of each part of a complex element. */
 static void swap_bytes(NpyArray *a) {
   size_t size = dtype_size(a->dtype);
+  if (dtypes[a->dtype].kind == 'c') size /= 2;
   unsigned char *p = a->data;
   for (size_t i = 0; i + size <= a->nbytes; i += size)
     for (size_t j = 0; j < size / 2; j++) {
