@@ -728,6 +728,18 @@ static void non_ascii_names_get_distinct_ascii_spellings(void **state) {
   nvrtc_compiles(text);
 }
 
+/* A kernel with no parameters and no locals (the GPU runtime's empty-kernel benchmark): its
+ * specialization clones an empty variable array. */
+static void kernel_without_parameters_or_locals(void **state) {
+  const char *text = translate(state,
+                               "from numba import cuda\n"
+                               "@cuda.jit(\"void()\")\n"
+                               "def empty():\n"
+                               "    pass\n");
+  expect_contains(text, "extern \"C\" __global__ void empty()");
+  nvrtc_compiles(text);
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
@@ -736,6 +748,7 @@ int main(void) {
       cmocka_unit_test(nvrtc_log_names_python_lines),
       T(nvrtc_error_is_reported_at_the_python_line),
       T(non_ascii_names_get_distinct_ascii_spellings),
+      T(kernel_without_parameters_or_locals),
       T(colliding_names_are_renamed),
       T(colliding_kernel_name_is_renamed),
       T(renamed_code_compiles_with_nvrtc),
