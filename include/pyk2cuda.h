@@ -188,6 +188,9 @@ typedef struct P2cKernelInfo {
   const P2cParam *params;
   bool uses_barrier;        /* calls syncthreads (the simulator needs fibers) */
   uint32_t static_shared_bytes;
+  /* A @vectorize ufunc's kernel (one per signature): its parameters are the inputs, then "out",
+   * all broadcast views (ndim 8). Call it with p2c_ufunc_launch, which makes the views. */
+  bool is_ufunc;
 } P2cKernelInfo;
 
 P2C_API size_t p2c_module_kernel_count(const P2cModule *module);
@@ -468,6 +471,21 @@ P2C_API P2cStatus p2c_launch(P2cCompiler *compiler, const char *filename, const 
                              size_t nargs, const P2cLaunchOptions *options,
                              P2cLaunchReport *report, P2cModule **diagnostics);
 
+/* Calls the @vectorize(target='cuda') ufunc `ufunc` of the Python `source` on `args` (its
+ * inputs: host arrays or scalars), as Numba's CUDA ufuncs are called. The signature is the first
+ * of the decorator's that takes every input without an unsafe cast (NumPy's can_cast 'safe';
+ * exact matches first; a scalar fits any signature type of its kind or a higher one); inputs of
+ * another dtype are converted on the host. The inputs are broadcast as NumPy does, and *out
+ * receives a new C-ordered host array of the broadcast shape and the signature's result type
+ * (1-d of one element when every input is a scalar), to be freed with p2c_host_array_free.
+ * The grid and block are chosen here (the options' grid, block and shared bytes are ignored).
+ * Errors as p2c_launch: P2C_ERR_USAGE for arguments that cannot be broadcast or match no
+ * signature, or a name that is not a ufunc. */
+P2C_API P2cStatus p2c_ufunc_launch(P2cCompiler *compiler, const char *filename, const char *source,
+                                   size_t length, const char *ufunc, const P2cValue *args,
+                                   size_t nargs, const P2cLaunchOptions *options,
+                                   P2cLaunchReport *report, P2cModule **diagnostics,
+                                   P2cHostArray *out);
 
 /* ---- Host arrays and .npy files ----------------------------------------------------------- */
 

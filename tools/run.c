@@ -287,6 +287,37 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
   return rc;
 }
 
+/* ---- @vectorize ufuncs: the runtime allocates the output, written to DIR/out.npy ---- */
+
+static bool names_a_ufunc(P2cCompiler *c, const RunArgs *r, const char *src, size_t len) {
+  const char *kernels[1] = {r->kernel};
+  P2cTranslateOptions o = {kernels, 1, NULL, 0, false, true};
+  P2cModule *m = NULL;
+  bool ufunc = p2c_translate(c, r->file, src, len, &o, &m) == P2C_OK && p2c_module_kernel(m, 0).is_ufunc;
+  p2c_module_delete(m);
+  return ufunc;
+}
+
+static int run_ufunc(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src, size_t len) {
+  P2cModule *diags = NULL;
+  P2cLaunchReport rep = {0};
+  P2cHostArray out = {0};
+  P2cStatus s = p2c_ufunc_launch(c, r->file, src, len, r->kernel, vals, (size_t)r->nvalues,
+                                 &r->launch, &rep, &diags, &out);
+  if (diags) cli_print_diagnostics(diags, src, len);
+  p2c_module_delete(diags);
+  if (rep.message[0]) fprintf(stderr, "pyk2cuda: %s\n", rep.message);
+  if (s != P2C_OK && s != P2C_ERR_SOURCE) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+  if (s != P2C_OK) return cli_exit_for(s);
+  P2cParam param = {.name = "out", .is_array = true};
+  P2cKernelInfo k = {.param_count = 1, .params = &param};
+  P2cValue v = {.is_array = true, .type = out.dtype, .array = out};
+  int rc = write_outputs(c, r, &k, &v);
+  if (rc == 0 && r->time) print_times(&rep, r->launch.repeat);
+  p2c_host_array_free(c, &out);
+  return rc;
+}
+
 int cli_run(int argc, char **argv) {
   RunArgs r;
   int rc = parse_run_args(argc, argv, &r);
@@ -300,7 +331,8 @@ int cli_run(int argc, char **argv) {
   int made = 0;
   rc = c && vals ? 0 : 3;
   for (; rc == 0 && made < r.nvalues; made++) rc = make_arg(c, r.values[made], &vals[made]);
-  if (rc == 0) rc = launch_and_save(c, &r, vals, src, len);
+  if (rc == 0 && names_a_ufunc(c, &r, src, len)) rc = run_ufunc(c, &r, vals, src, len);
+  else if (rc == 0) rc = launch_and_save(c, &r, vals, src, len);
   for (int i = 0; i < made; i++)
     if (vals[i].is_array) p2c_host_array_free(c, &vals[i].array);
   free(vals);

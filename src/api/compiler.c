@@ -125,7 +125,7 @@ static bool check_kernel_names(P2cCompiler *c, const Module *mod, const P2cTrans
   for (size_t i = 0; o && i < o->kernel_count; i++) {
     bool found = false;
     for (size_t j = 0; j < mod->funcs.len; j++)
-      found |= mod->funcs.items[j]->kind == FN_KERNEL && strcmp(mod->funcs.items[j]->name, o->kernels[i]) == 0;
+      found |= mod->funcs.items[j]->kind != FN_DEVICE && strcmp(mod->funcs.items[j]->name, o->kernels[i]) == 0;
     if (!found) {
       api_fail(c, P2C_ERR_USAGE, "no kernel named '%s' in the source", o->kernels[i]);
       return false;
@@ -140,7 +140,7 @@ static void fill_kernel_infos(P2cModule *m) {
     const KernelDesc *k = &m->cg.kernels[i];
     m->kernels[i] = (P2cKernelInfo){k->spec->generic->name, k->symbol, k->signature,
                                     (size_t)k->nparams, k->params, k->spec->uses_barrier,
-                                    k->static_shared_bytes};
+                                    k->static_shared_bytes, k->is_ufunc};
   }
 }
 

@@ -138,6 +138,16 @@ bool expr_is_pure(const Expr *e);
 /* The common type of a comparison's two operand types. */
 const Type *compare_type(const Type *a, const Type *b);
 
+/* ---- @vectorize ufuncs (emit_ufunc.c) ---- */
+/* Claims the names of a ufunc specialization: returns its kernel's symbol (the ufunc's name,
+ * with the argument types appended when it has several signatures) and sets spec->cname, the
+ * device function of scalars that the kernel calls. */
+const char *ufunc_name_spec(Gen *G, Function *spec, bool many);
+/* The elementwise kernel of a named ufunc specialization. */
+void emit_ufunc_kernel(Gen *G, const Function *spec, const char *symbol, StrBuf *out);
+/* The runtime's descriptor of that kernel: one view parameter per input, then `out`. */
+void describe_ufunc(Gen *G, const Function *spec, const char *symbol, KernelDesc *k);
+
 /* ---- CUDA intrinsics (emit_cuda.c) ---- */
 /* Writes a call of a CUDA intrinsic (builtin_is_cuda_intrinsic, or a dynamic shared array). */
 void emit_cuda_call(Gen *G, const Expr *e, StrBuf *sb, int prec);

@@ -19,6 +19,7 @@ typedef struct KernelDesc {
   P2cParam *params;
   int nparams;
   uint32_t static_shared_bytes;
+  bool is_ufunc;           /* a @vectorize kernel: inputs and out as broadcast views (emit_ufunc.c) */
 } KernelDesc;
 
 typedef struct CodegenResult {

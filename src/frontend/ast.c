@@ -163,7 +163,7 @@ static void dump_block(Printer *p, const Block *b, int depth) {
 
 static void dump_function(StrBuf *sb, const Function *f) {
   Printer p = {sb, f};
-  sb_printf(sb, "%s %s", f->kind == FN_KERNEL ? "Kernel" : "DeviceFunction", f->name);
+  sb_printf(sb, "%s %s", f->kind == FN_KERNEL ? "Kernel" : f->kind == FN_UFUNC ? "Ufunc" : "DeviceFunction", f->name);
   if (f->arg_types) {
     sb_puts(sb, "(");
     for (int i = 0; i < f->nparams; i++) sb_printf(sb, "%s%s", i ? ", " : "", f->arg_types[i]->name);

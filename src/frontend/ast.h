@@ -128,7 +128,9 @@ typedef struct Var {
   bool poisoned;           /* its value had an error already reported: stay quiet */
 } Var;
 
-typedef enum FuncKind { FN_KERNEL, FN_DEVICE } FuncKind;
+/* FN_UFUNC: an @vectorize(..., target='cuda') function; each specialization is a device
+ * function of scalars, and codegen wraps it in an elementwise kernel (docs/generated-code.md). */
+typedef enum FuncKind { FN_KERNEL, FN_DEVICE, FN_UFUNC } FuncKind;
 
 /* A signature written in the source or on the command line, parsed by typeinfer. */
 typedef struct SigText {

@@ -256,7 +256,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
 
 /* ---- decorators and function headers ---- */
 
-static void add_sig(Lowerer *L, Function *f, TSNode n) {
+void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
   SigText s = {0};
   if (node_is(n, "string")) {
     if (!lower_string_value(L, n, &s.text, &s.len)) return;
@@ -306,14 +306,14 @@ static void lower_jit_args(Lowerer *L, Function *f, TSNode args) {
     } else if (node_is(a, "list") || node_is(a, "tuple")) {
       TSNode items[64];
       int n = node_kids(a, items, 64);
-      for (int j = 0; j < n && j < 64; j++) add_sig(L, f, items[j]);
+      for (int j = 0; j < n && j < 64; j++) lower_add_sig(L, f, items[j]);
     } else {
-      add_sig(L, f, a);
+      lower_add_sig(L, f, a);
     }
   }
 }
 
-/* Looks at a function's decorators; returns true when it is a cuda.jit function. */
+/* Looks at a function's decorators; returns true when it is a cuda.jit or vectorize function. */
 static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
   TSNode kids[16];
   int k = node_kids(def, kids, 16);
@@ -324,10 +324,7 @@ static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
     TSNode callee = node_is(e, "call") ? field(L, e, F_function) : e;
     Resolved r;
     if (!resolve_dotted(L, callee, &r) || !r.builtin) continue;
-    if (r.builtin->id == BI_VECTORIZE) {
-      diag_error(L->c, node_loc(L, e), "E-unsupported", "@vectorize is not supported yet");
-      return false;
-    }
+    if (r.builtin->id == BI_VECTORIZE) return lower_vectorize_decorator(L, f, e, r.path);
     if (r.builtin->id != BI_CUDA_JIT) continue;
     is_cuda = true;
     if (node_is(e, "call")) lower_jit_args(L, f, field(L, e, F_arguments));

@@ -83,6 +83,13 @@ const char *alias_path(const Lowerer *L, const char *name);
 /* Resolves an identifier or attribute chain rooted at an import alias or a Python builtin. */
 bool resolve_dotted(Lowerer *L, TSNode n, Resolved *out);
 
+/* ---- decorators (lower.c, vectorize.c) ---- */
+/* Appends the signature that node n spells (a string, or a type call like float32(int32)). */
+void lower_add_sig(Lowerer *L, Function *f, TSNode n);
+/* @vectorize / @cuda.vectorize(...) at decorator expression e (callee resolved to path):
+ * makes f a FN_UFUNC with its signatures; false after a diagnostic. */
+bool lower_vectorize_decorator(Lowerer *L, Function *f, TSNode e, const char *path);
+
 /* ---- expressions (lower_expr.c) ---- */
 Expr *lower_expr(Lowerer *L, TSNode n);
 /* Decodes a string literal node's value into *out / *len (arena); false after a diagnostic. */

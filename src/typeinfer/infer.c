@@ -372,13 +372,33 @@ static bool check_sig(Infer *I, Function *k, const SigText *st, const Signature 
   return true;
 }
 
+/* A vectorize signature is scalar: scalar arguments, a scalar result (Numba's ufunc loops). */
+static bool check_ufunc_sig(Infer *I, Function *k, const SigText *st, const Signature *sig) {
+  if (!sig->ret || sig->ret->kind == TY_VOID || sig->ret->kind == TY_ARRAY) {
+    diag_error(I->c, st->loc, "E-signature",
+               "vectorize signature '%.*s' must give a scalar result type, as in 'float32(float32)'",
+               (int)st->len, st->text);
+    return false;
+  }
+  for (int i = 0; i < sig->nargs; i++)
+    if (sig->args[i]->kind == TY_ARRAY) {
+      diag_error(I->c, st->loc, "E-signature",
+                 "vectorize signature '%.*s': argument %d of '%s' is an array; ufunc signatures "
+                 "take scalars (the arrays are broadcast over them)", (int)st->len, st->text, i + 1,
+                 k->name);
+      return false;
+    }
+  return true;
+}
+
 static void type_kernel_sig(Infer *I, Function *k, const SigText *st) {
   Signature sig;
   if (!parse_sig(I, st, &sig) || !check_sig(I, k, st, &sig)) return;
+  if (k->kind == FN_UFUNC && !check_ufunc_sig(I, k, st, &sig)) return;
   for (size_t i = 0; i < k->specs.len; i++)
     if (same_types(k->specs.items[i]->arg_types, sig.args, k->nparams)) return;
   Function *s = new_spec(I, k, sig.args);
-  if (k->kind == FN_DEVICE) s->declared_ret = sig.ret;
+  if (k->kind != FN_KERNEL) s->declared_ret = sig.ret;
   type_function(I, s);
 }
 
@@ -410,7 +430,10 @@ bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOpti
     int nx;
     SigText *xs = extra_sigs_for(&I, f, extra, nextra, &nx);
     for (int j = 0; j < f->nsigs; j++) type_kernel_sig(&I, f, &f->sigs[j]);
-    for (int j = 0; j < nx; j++) type_kernel_sig(&I, f, &xs[j]);
+    /* A ufunc's types are its decorator's scalar signatures only: the signatures that launches
+     * derive from their arguments describe arrays, which the ufunc's runtime broadcasts. */
+    if (f->kind != FN_UFUNC)
+      for (int j = 0; j < nx; j++) type_kernel_sig(&I, f, &xs[j]);
     bool wanted = !only || kernel_listed(only, nonly, f->name);
     if (f->kind == FN_KERNEL && f->nsigs + nx == 0 && !skip_unsigned && wanted)
       diag_error(c, f->loc, "E-no-signature",

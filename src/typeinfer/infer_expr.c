@@ -451,6 +451,11 @@ static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
          "@cuda.jit(device=True))", g->name);
     return NULL;
   }
+  if (g->kind == FN_UFUNC) {
+    TERR(I, e->loc, "E-ufunc-call", "ufunc '%s' cannot be called from device code (make its body "
+         "a @cuda.jit(device=True) function and call that)", g->name);
+    return NULL;
+  }
   if (!no_keywords(I, e, g->name)) return NULL;
   if (e->nkids - 1 != g->nparams) {
     TERR(I, e->loc, "E-arity", "%s() takes %d arguments, got %d", g->name, g->nparams, e->nkids - 1);

@@ -1,5 +1,5 @@
 from numba import vectorize
 
-@vectorize(["float32(float32)"], target="cuda")
+@vectorize(target="cuda")
 def f(x):
     return x + 1
