@@ -54,7 +54,9 @@ static long choose_signature(const P2cModule *m, const char *ufunc, const P2cVal
   for (int exact = 1; exact >= 0; exact--)
     for (size_t i = 0; i < n; i++) {
       P2cKernelInfo k = p2c_module_kernel(m, i);
-      if (k.is_ufunc && strcmp(k.python_name, ufunc) == 0 && k.param_count == nargs + 1 &&
+      bool complex_sig = false;
+      for (size_t p = 0; p < k.param_count; p++) complex_sig |= k.params[p].type >= P2C_COMPLEX64;
+      if (!complex_sig && k.is_ufunc && strcmp(k.python_name, ufunc) == 0 && k.param_count == nargs + 1 &&
           sig_takes(&k, args, nargs, exact))
         return (long)i;
     }
@@ -236,6 +238,8 @@ static P2cLaunchOptions ufunc_launch_options(const P2cLaunchOptions *o, int ndim
 static P2cStatus check_ufunc_args(P2cCompiler *c, const P2cValue *args, size_t nargs) {
   for (size_t i = 0; i < nargs; i++) {
     if (!p2c_scalar_name(args[i].type)) return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
+    if (args[i].type >= P2C_COMPLEX64)
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: complex ufunc arguments are not supported yet", i + 1);
     if (!args[i].is_array) continue;
     const P2cHostArray *a = &args[i].array;
     if (args[i].device_array)
