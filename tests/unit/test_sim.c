@@ -856,6 +856,119 @@ static void test_prelude_and_printf(void **state) {
   sim_module_delete(m);
 }
 
+/* Runs `l` with stdout sent to a file; returns what the launch printed (malloc'd). */
+static char *launch_capturing_stdout(SimModule *m, const SimLaunch *l, size_t *len) {
+  char path[400];
+  snprintf(path, sizeof path, "%s/stdout.txt", cache_dir);
+  fflush(stdout);
+  int saved = dup(1), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  dup2(fd, 1);
+  P2cStatus st = sim_launch(m, l);
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved), close(fd);
+  assert_int_equal(st, P2C_OK);
+  char *text = read_text(path, len);
+  unlink(path);
+  return text;
+}
+
+/* printf through the workers' buffers: every line exactly once and whole, in thread order on
+ * one worker, 3 MiB in all (many writes); the vsnprintf fallback for other conversions. */
+static void test_printf_buffer(void **state) {
+  (void)state;
+  SimModule *m = load("printing.cu");
+  int64_t n = 40000;
+  void *args[] = {&n};
+  unsigned threads[] = {1, 0};
+  for (int t = 0; t < 2; t++) {
+    SimLaunch l = launch_of("print_lines", dim3(157, 1, 1), dim3(256, 1, 1), args, false);
+    l.threads = threads[t];
+    size_t len;
+    char *text = launch_capturing_stdout(m, &l, &len);
+    char *seen = calloc((size_t)n, 1), *line = text;
+    int64_t count = 0, previous = -1;
+    bool in_order = true;
+    while (*line) {
+      char *end = strchr(line, '\n');
+      assert_non_null(end);
+      *end = '\0';
+      long long i;
+      int used = 0;
+      assert_int_equal(sscanf(line, "line %lld of 40000: 100%% %*s %*s%n", &i, &used), 1);
+      assert_int_equal(used, (int)strlen(line));
+      assert_true(i >= 0 && i < n && !seen[i]);
+      char want[200];
+      snprintf(want, sizeof want, "line %lld of 40000: 100%% %lld %llu", i,
+               i % 3 == 0 ? (long long)INT64_MIN : -i,
+               i % 2 ? 18446744073709551615ULL : 0ULL);
+      assert_string_equal(line, want);
+      seen[i] = 1;
+      in_order &= i > previous;
+      previous = i;
+      count++;
+      line = end + 1;
+    }
+    assert_int_equal(count, n);
+    if (threads[t] == 1) assert_true(in_order);
+    free(seen);
+    free(text);
+  }
+  SimLaunch l = launch_of("print_other", dim3(1, 1, 1), dim3(2, 1, 1), NULL, false);
+  size_t len;
+  char *text = launch_capturing_stdout(m, &l, &len);
+  assert_string_equal(text, "pi= 3.14|ff|z\npi= 3.14|ff|z\n");
+  free(text);
+  sim_module_delete(m);
+}
+
+static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* Math through the prelude's per-call-site memory gives exactly the host library's results:
+ * runs of equal arguments, 0.0 after -0.0 and the other way round, NaNs with two payloads, and
+ * a kernel with more call sites than memory slots. */
+static void test_math_memo(void **state) {
+  (void)state;
+  SimModule *m = load("math_memo.cu");
+  enum { N = 300 };
+  double x[N], out[N * 4], want_sites[N], got_sites[N];
+  double nan1, nan2;
+  uint64_t b1 = 0x7ff8000000000001ULL, b2 = 0xfff8000000000002ULL;
+  memcpy(&nan1, &b1, 8), memcpy(&nan2, &b2, 8);
+  for (int i = 0; i < N; i++) {
+    int r = i % 10;
+    x[i] = r < 4 ? 0.5 : r == 4 ? -0.0 : r == 5 ? 0.0 : r == 6 ? nan1 : r == 7 ? nan2 : i * 0.37;
+  }
+  const int64_t shape2[2] = {N, 4};
+  ArrayArg px = pack1(x, 8, N), po = pack(out, 8, 2, shape2), ps = pack1(got_sites, 8, N);
+  void *args[] = {&px, &po};
+  unsigned threads[] = {1, 0};
+  for (int t = 0; t < 2; t++) {
+    SimLaunch l = launch_of("unary", dim3(3, 1, 1), dim3(128, 1, 1), args, false);
+    l.threads = threads[t];
+    assert_launch_ok(m, &l);
+    for (int i = 0; i < N; i++) {
+      float f = (float)x[i];
+      assert_true(same_bits(out[i * 4 + 0], sin(x[i])));
+      assert_true(same_bits(out[i * 4 + 1], cos(x[i])));
+      assert_true(same_bits(out[i * 4 + 2], (double)sinf(f)));
+      assert_true(same_bits(out[i * 4 + 3], (double)expf(f)));
+    }
+  }
+  for (int i = 0; i < N; i++) {
+    double acc = expm1(x[i]);
+    for (int k = 0; k < 63; k++) acc += log1p(x[i] + k + 1) * (k + 1);
+    acc += atan(x[i]) * 1000;
+    want_sites[i] = acc;
+  }
+  void *args2[] = {&px, &ps};
+  SimLaunch l = launch_of("many_sites", dim3(3, 1, 1), dim3(128, 1, 1), args2, false);
+  l.threads = 1;
+  assert_launch_ok(m, &l);
+  for (int i = 0; i < N; i++) assert_true(same_bits(got_sites[i], want_sites[i]));
+  sim_module_delete(m);
+}
+
 /* ---- Errors -------------------------------------------------------------------------------- */
 
 /* A compile error: P2C_ERR_SIM, the compiler's log, and a module that refuses to launch. */
@@ -1163,6 +1276,8 @@ int main(void) {
       cmocka_unit_test(test_bounds_public_api),
       cmocka_unit_test(test_atomics),
       cmocka_unit_test(test_prelude_and_printf),
+      cmocka_unit_test(test_printf_buffer),
+      cmocka_unit_test(test_math_memo),
       cmocka_unit_test(test_compile_error),
       cmocka_unit_test(test_missing_compiler),
       cmocka_unit_test(test_bad_launch),

@@ -22,10 +22,12 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -61,6 +63,7 @@ enum {
   MAX_BLOCK_THREADS = 1024,
   MAX_DYNAMIC_SHARED = 232448,     /* 227 KiB: the most an sm_90 block can opt in to */
   DEFAULT_STACK_BYTES = 64 * 1024,
+  PRINT_BUFFER_BYTES = 64 * 1024,  /* kernel printf output kept per worker before a write */
   MAX_SYMBOL = 200,
 };
 
@@ -163,6 +166,7 @@ struct SimStackPool {
   Fiber *fibers;
   size_t count, cap;
   size_t stack_size;
+  char *print_buf;           /* the slot's printf buffer (PRINT_BUFFER_BYTES), kept too */
 };
 
 typedef struct Run Run;
@@ -180,6 +184,8 @@ typedef struct Worker {
   const void *sched_stack;    /* its stack, for ASan */
   size_t sched_stack_size;
   int barrier_count;          /* result of the barrier the block just passed */
+  bool fiber_stopped;         /* a fiber of the block ended itself (exit_thread) */
+  bool warp_waited;           /* a fiber of the block has waited at a warp operation */
   bool stray_barrier;         /* a barrier in a launch without uses_barrier */
   sigjmp_buf bail;            /* where exit_thread returns to, in a launch without barriers */
   bool stray_warp;            /* a warp operation in a launch without uses_barrier */
@@ -198,6 +204,8 @@ struct Run {
   uint64_t block_count;
   uint64_t chunk;                      /* blocks a worker takes at a time (no barriers) */
   uint32_t block_threads;
+  Worker *workers;                     /* one per worker slot; slot 0 is the caller */
+  size_t worker_count;
   _Atomic uint64_t next_block;
   _Atomic uint64_t blocks_done;
   atomic_bool stop;
@@ -311,14 +319,34 @@ static void fiber_reset(Worker *w, Fiber *f) {
   f->state = FIBER_RUNNABLE;
 }
 
-/* Body of every fiber: one simulated thread, then back to the scheduler for good. */
+/* Leaves fiber `f`, which has just set its new state: a round resumes the fibers in order, so
+ * when the next fiber can run, f switches straight to it (one switch instead of two through the
+ * scheduler; the scheduler's loop then finds it done); otherwise back to the scheduler, which
+ * looks further. Returns when f is resumed. Under ASan every switch goes through the scheduler,
+ * whose stack the fibers' first frames record. */
+static void fiber_leave(Worker *w, Fiber *f, void **asan_fake) {
+#ifndef SIM_ASAN
+  Fiber *next = f + 1;
+  if (next < w->pool->fibers + w->run->block_threads && next->state == FIBER_RUNNABLE) {
+    w->cur = next;
+    w->st.thread_idx = next->tid;
+    switch_context(&f->ctx, &next->ctx);
+    return;
+  }
+#endif
+  asan_start(asan_fake, w->sched_stack, w->sched_stack_size);
+  switch_context(&f->ctx, &w->sched);
+  if (asan_fake) asan_finish(*asan_fake, &w->sched_stack, &w->sched_stack_size);
+}
+
+/* Body of every fiber: one simulated thread, then on to the next fiber or back to the scheduler
+ * for good. */
 static void fiber_main(Worker *w) {
   asan_finish(NULL, &w->sched_stack, &w->sched_stack_size);
   Fiber *f = w->cur;
   w->run->thread_entry(w->run->l->args);
   f->state = FIBER_EXITED;
-  asan_start(NULL, w->sched_stack, w->sched_stack_size);
-  switch_context(&f->ctx, &w->sched);
+  fiber_leave(w, f, NULL);
   /* never resumed */
 }
 
@@ -338,9 +366,7 @@ static int fiber_barrier(P2cSimThread *self, int predicate) {
   Fiber *f = w->cur;
   f->state = FIBER_AT_BARRIER;
   f->predicate = predicate != 0;
-  asan_start(&f->asan_fake, w->sched_stack, w->sched_stack_size);
-  switch_context(&f->ctx, &w->sched);
-  asan_finish(f->asan_fake, &w->sched_stack, &w->sched_stack_size);
+  fiber_leave(w, f, &f->asan_fake);
   return w->barrier_count;
 }
 
@@ -364,6 +390,7 @@ static void fiber_exit_thread(P2cSimThread *self) {
   Fiber *f = w->cur;
   thread_stopped(w);
   f->state = FIBER_STOPPED;
+  w->fiber_stopped = true;
   asan_start(NULL, w->sched_stack, w->sched_stack_size);
   switch_context(&f->ctx, &w->sched);
   __builtin_unreachable(); /* never resumed */
@@ -395,9 +422,8 @@ static unsigned fiber_warp_sync(P2cSimThread *self, unsigned mask, unsigned site
   f->state = FIBER_AT_WARP;
   f->warp_mask = mask;
   f->warp_site = site;
-  asan_start(&f->asan_fake, w->sched_stack, w->sched_stack_size);
-  switch_context(&f->ctx, &w->sched);
-  asan_finish(f->asan_fake, &w->sched_stack, &w->sched_stack_size);
+  w->warp_waited = true;
+  fiber_leave(w, f, &f->asan_fake);
   return f->warp_result;
 }
 
@@ -411,10 +437,13 @@ static unsigned stray_warp_sync(P2cSimThread *self, unsigned mask, unsigned site
 
 /* ---- Fiber stacks per worker slot ---------------------------------------------------------- */
 
+/* Frees the slot's fiber stacks (its printf buffer stays). */
 static void pool_release(SimModule *m, SimStackPool *p) {
   for (size_t i = 0; i < p->count; i++) fiber_release(&p->fibers[i]);
   mem_free(m->alloc, p->fibers, p->cap * sizeof *p->fibers);
+  char *print_buf = p->print_buf;
   memset(p, 0, sizeof *p);
+  p->print_buf = print_buf;
 }
 
 /* Makes sure the pool holds `count` fibers with stacks of `stack_size` bytes. */
@@ -434,8 +463,15 @@ static bool pool_reserve(SimModule *m, SimStackPool *p, size_t count, size_t sta
   return true;
 }
 
-void sim_free_stack_pools(SimModule *m) {
-  for (size_t i = 0; i < m->pool_count; i++) pool_release(m, &m->pools[i]);
+static void helpers_stop(SimModule *m);
+
+void sim_release_workers(SimModule *m) {
+  helpers_stop(m);
+  for (size_t i = 0; i < m->pool_count; i++) {
+    mem_free(m->alloc, m->pools[i].print_buf, PRINT_BUFFER_BYTES);
+    m->pools[i].print_buf = NULL;
+    pool_release(m, &m->pools[i]);
+  }
   mem_free(m->alloc, m->pools, m->pool_count * sizeof *m->pools);
   m->pools = NULL;
   m->pool_count = 0;
@@ -586,14 +622,16 @@ static bool run_block_fibers(Worker *w) {
     fiber_reset(w, &fibers[i]);
     fibers[i].tid = index_3d(i, w->st.block_dim);
   }
+  w->fiber_stopped = w->warp_waited = false;
   for (;;) {
+    /* A resumed fiber may run the ones after it too (fiber_leave): they are then not runnable. */
     for (size_t i = 0; i < n; i++) {
       if (fibers[i].state != FIBER_RUNNABLE) continue;
       fiber_resume(w, &fibers[i]);
-      if (fibers[i].state == FIBER_STOPPED) return false;
+      if (w->fiber_stopped) return false;
     }
     if (atomic_load_explicit(&r->stop, memory_order_relaxed)) return false;
-    if (release_warps(fibers, n)) continue;
+    if (w->warp_waited && release_warps(fibers, n)) continue;
     int released = release_barrier(w, fibers, n);
     if (released <= 0) return released == 0;
   }
@@ -601,7 +639,14 @@ static bool run_block_fibers(Worker *w) {
 
 /* ---- Workers ------------------------------------------------------------------------------- */
 
-/* Gives a worker its fiber stacks and dynamic shared memory. */
+/* Writes the worker's kernel printf output to stdout (one fwrite: glibc locks the stream for
+ * it, so no other worker's output lands inside it). */
+static void print_flush(P2cSimThread *self) {
+  if (self->print_len) fwrite(self->print_buf, 1, self->print_len, stdout);
+  self->print_len = 0;
+}
+
+/* Gives a worker its printf buffer, fiber stacks and dynamic shared memory. */
 static bool worker_prepare(Worker *w) {
   Run *r = w->run;
   const SimLaunch *l = r->l;
@@ -610,6 +655,14 @@ static bool worker_prepare(Worker *w) {
   w->st.barrier = l->uses_barrier ? fiber_barrier : stray_barrier;
   w->st.exit_thread = l->uses_barrier ? fiber_exit_thread : plain_exit_thread;
   w->st.warp_sync = l->uses_barrier ? fiber_warp_sync : stray_warp_sync;
+  w->st.print_flush = print_flush;
+  if (!w->pool->print_buf) w->pool->print_buf = mem_alloc(r->m->alloc, PRINT_BUFFER_BYTES);
+  if (!w->pool->print_buf) {
+    snprintf(w->failure, sizeof w->failure, "out of memory for the printf buffer");
+    return false;
+  }
+  w->st.print_buf = w->pool->print_buf;
+  w->st.print_cap = PRINT_BUFFER_BYTES;
   w->warp_slots_size = sizeof *w->st.warp_slots * r->block_threads;
   w->st.warp_slots = mem_alloc(r->m->alloc, w->warp_slots_size);
   if (!w->st.warp_slots) {
@@ -667,24 +720,122 @@ static void worker_main(Worker *w) {
   /* A thread that ends itself in a launch without barriers comes back here (plain_exit_thread);
    * nothing in this frame changes after sigsetjmp. */
   if (worker_prepare(w) && sigsetjmp(w->bail, 0) == 0) worker_loop(w);
+  if (w->st.print_buf) print_flush(&w->st);
   r->m->bind(NULL);
   mem_free(r->m->alloc, w->dynamic_shared, w->dynamic_shared_size);
   mem_free(r->m->alloc, w->st.warp_slots, w->warp_slots_size);
 }
 
-static void *worker_thread(void *arg) {
-  worker_main(arg);
+/* ---- Helper threads ------------------------------------------------------------------------
+ * A module keeps its helper threads (worker slots 1, 2, ...) from its first launch on more than
+ * one worker until it is deleted; between launches they sleep on a condition variable. A
+ * launch publishes its Run and wakes them, and the caller works as slot 0 at once. A helper
+ * joins the launch only while it is open: when the caller has run out of blocks it closes the
+ * launch and waits for the helpers inside it. A helper that wakes late finds it closed and
+ * sleeps again, so the launch never waits for a thread to be scheduled, only for blocks to
+ * finish (creating threads per launch cost 25 µs and more when the other cores are busy). */
+
+typedef struct HelperStart {
+  SimHelpers *h;
+  size_t slot;
+  uint64_t seen;             /* the generation before the launch that started it */
+} HelperStart;
+
+struct SimHelpers {
+  pthread_mutex_t lock;
+  pthread_cond_t wake;       /* a launch opened, or shutdown */
+  pthread_cond_t idle;       /* the last helper left the launch */
+  Run *run;                  /* the open launch, or NULL */
+  uint64_t generation;       /* counts launches, so that a helper joins each one once */
+  size_t active;             /* helpers inside `run` */
+  bool shutdown;
+  size_t count;              /* threads started */
+  pthread_t threads[MAX_WORKERS];
+  HelperStart starts[MAX_WORKERS];
+};
+
+static void *helper_thread(void *arg) {
+  HelperStart start = *(HelperStart *)arg;
+  SimHelpers *h = start.h;
+  uint64_t seen = start.seen; /* so that the launch being opened is joined */
+  pthread_mutex_lock(&h->lock);
+  for (;;) {
+    while (!h->shutdown && (!h->run || seen == h->generation)) pthread_cond_wait(&h->wake, &h->lock);
+    if (h->shutdown) break;
+    seen = h->generation;
+    Run *r = h->run;
+    if (start.slot >= r->worker_count) continue;
+    h->active++;
+    pthread_mutex_unlock(&h->lock);
+    worker_main(&r->workers[start.slot]);
+    pthread_mutex_lock(&h->lock);
+    if (--h->active == 0) pthread_cond_broadcast(&h->idle);
+  }
+  pthread_mutex_unlock(&h->lock);
   return NULL;
 }
 
-/* Runs the launch on `n` workers: n - 1 new threads and the caller's. */
+/* Starts helpers until slots 1 .. n - 1 have one; false when not even the structure can be
+ * made. Fewer threads than asked (pthread_create failing) only means fewer workers. */
+static bool helpers_ensure(SimModule *m, size_t n) {
+  SimHelpers *h = m->helpers;
+  if (!h) {
+    h = mem_alloc(m->alloc, sizeof *h);
+    if (!h) return false;
+    memset(h, 0, sizeof *h);
+    pthread_mutex_init(&h->lock, NULL);
+    pthread_cond_init(&h->wake, NULL);
+    pthread_cond_init(&h->idle, NULL);
+    m->helpers = h;
+  }
+  while (h->count + 1 < n) {
+    HelperStart *start = &h->starts[h->count];
+    *start = (HelperStart){h, h->count + 1, h->generation};
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* helpers take no signals: the host's threads do */
+    int rc = pthread_create(&h->threads[h->count], NULL, helper_thread, start);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) break;
+    h->count++;
+  }
+  return true;
+}
+
+static void helpers_stop(SimModule *m) {
+  SimHelpers *h = m->helpers;
+  if (!h) return;
+  pthread_mutex_lock(&h->lock);
+  h->shutdown = true;
+  pthread_cond_broadcast(&h->wake);
+  pthread_mutex_unlock(&h->lock);
+  for (size_t i = 0; i < h->count; i++) pthread_join(h->threads[i], NULL);
+  pthread_mutex_destroy(&h->lock);
+  pthread_cond_destroy(&h->wake);
+  pthread_cond_destroy(&h->idle);
+  mem_free(m->alloc, h, sizeof *h);
+  m->helpers = NULL;
+}
+
+/* Runs the launch on up to `n` workers: the caller's thread and the module's helpers. */
 static void run_workers(Run *r, Worker *workers, size_t n) {
-  pthread_t tids[MAX_WORKERS];
-  size_t started = 1;
-  for (; started < n; started++)
-    if (pthread_create(&tids[started], NULL, worker_thread, &workers[started]) != 0) break;
+  SimHelpers *h = n > 1 && helpers_ensure(r->m, n) ? r->m->helpers : NULL;
+  r->workers = workers;
+  r->worker_count = n;
+  if (h) {
+    pthread_mutex_lock(&h->lock);
+    h->run = r;
+    h->generation++;
+    pthread_cond_broadcast(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+  }
   worker_main(&workers[0]);
-  for (size_t i = 1; i < started; i++) pthread_join(tids[i], NULL);
+  if (h) {
+    pthread_mutex_lock(&h->lock);
+    h->run = NULL;
+    while (h->active > 0) pthread_cond_wait(&h->idle, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+  }
   if (r->status == P2C_OK && atomic_load(&r->blocks_done) < r->block_count) {
     const char *why = "no worker could start";
     for (size_t i = 0; i < n; i++)
@@ -701,6 +852,18 @@ unsigned sim_cpu_count(void) {
     return (unsigned)CPU_COUNT(&set);
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (unsigned)n : 1;
+}
+
+/* Workers when the launch does not say: $PYK2CUDA_SIM_THREADS (1..256) when set, else the CPUs
+ * this process may use. */
+static size_t default_workers(void) {
+  const char *env = getenv("PYK2CUDA_SIM_THREADS");
+  if (env && *env) {
+    char *end;
+    unsigned long n = strtoul(env, &end, 10);
+    if (*end == '\0' && n >= 1 && n <= MAX_WORKERS) return n;
+  }
+  return sim_cpu_count();
 }
 
 static P2cStatus launch_error(const SimLaunch *l, P2cStatus st, const char *fmt, ...)
@@ -789,7 +952,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   atomic_init(&r.blocks_done, 0);
   atomic_init(&r.stop, false);
   pthread_mutex_init(&r.error_lock, NULL);
-  size_t n = l->threads ? l->threads : sim_cpu_count();
+  size_t n = l->threads ? l->threads : default_workers();
   if (n > MAX_WORKERS) n = MAX_WORKERS;
   if (n > r.block_count) n = (size_t)r.block_count;
   r.chunk = chunk_size(r.block_count, r.block_threads, n);

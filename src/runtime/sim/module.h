@@ -15,6 +15,9 @@
 
 /* Fiber stacks kept by one worker slot across launches (launch.c). */
 typedef struct SimStackPool SimStackPool;
+/* The module's helper threads, started at its first launch on more than one worker and kept
+ * until sim_module_delete (launch.c). */
+typedef struct SimHelpers SimHelpers;
 
 struct SimModule {
   const P2cAllocator *alloc;
@@ -29,6 +32,7 @@ struct SimModule {
   pthread_mutex_t launch_lock;            /* one launch at a time */
   SimStackPool *pools;                    /* one per worker slot, grown on demand */
   size_t pool_count;
+  SimHelpers *helpers;                    /* NULL until a launch needs them */
 };
 
 /* dlsym for a function: ISO C has no cast from an object pointer to a function pointer. Cast
@@ -41,7 +45,8 @@ static inline SimFn sim_dlsym_fn(void *handle, const char *name) {
   return f;
 }
 
-/* Frees the fiber stacks of all worker slots (launch.c). */
-void sim_free_stack_pools(SimModule *m);
+/* Stops and joins the helper threads and frees the fiber stacks of all worker slots
+ * (launch.c). */
+void sim_release_workers(SimModule *m);
 
 #endif

@@ -20,11 +20,20 @@
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 3
+#define P2C_SIM_ABI_VERSION 4
+
+#include <stddef.h>
 
 typedef struct uint3 {
   unsigned int x, y, z;
 } uint3;
+
+/* One remembered call of a math function (see "Math" at the end of the C++ part). */
+enum { P2C_SIM_MEMO_SLOTS = 64 };
+typedef struct P2cSimMemo {
+  unsigned long long arg, result; /* their bits */
+  unsigned site;                  /* the call site; 0: empty */
+} P2cSimMemo;
 
 typedef struct P2cSimThread P2cSimThread;
 struct P2cSimThread {
@@ -46,6 +55,15 @@ struct P2cSimThread {
   /* One exchange slot per thread of the block, in linear thread order (x fastest): a warp
    * operation's values pass through them. */
   unsigned long long *warp_slots;
+  /* Kernel printf output of this worker, kept here and written to stdout in one piece when
+   * the buffer is full and when the worker leaves the launch (CUDA too prints a kernel's output
+   * at the next synchronization, not as each thread runs). print_flush writes and empties it. */
+  char *print_buf;
+  size_t print_len, print_cap;
+  void (*print_flush)(P2cSimThread *self);
+  /* The last argument and result of each math call site (by site number modulo the slots),
+   * zeroed at each launch; written and read by the module only. */
+  P2cSimMemo memo[P2C_SIM_MEMO_SLOTS];
 };
 
 #ifdef __cplusplus
@@ -53,6 +71,7 @@ struct P2cSimThread {
 #define PYK2CUDA_SIM 1
 
 #include <math.h>  /* in C++ also brings the float overloads and isnan/isinf/isfinite */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -410,6 +429,91 @@ static inline unsigned __match_all_sync(unsigned mask, T value, int *pred) {
   return same == in ? mask : 0;
 }
 
+/* ---- printf -------------------------------------------------------------------------------- */
+/* Output goes to the worker's buffer (P2cSimThread.print_buf), not through stdio for every
+ * call: the generated code's formats (text, %lld, %llu, %%) are formatted here; any other
+ * conversion goes through vsnprintf, so every format means what it means in C. */
+
+static int p2c_sim_vprintf_any(P2cSimThread *t, const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  if (n > 0) {
+    if (t->print_len + (size_t)n + 1 > t->print_cap) t->print_flush(t);
+    if ((size_t)n + 1 <= t->print_cap) {
+      vsnprintf(t->print_buf + t->print_len, (size_t)n + 1, fmt, again);
+      t->print_len += (size_t)n;
+    } else {
+      vfprintf(stdout, fmt, again);
+    }
+  }
+  va_end(again);
+  return n;
+}
+
+static int p2c_sim_printf_any(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int p2c_sim_printf_any(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = p2c_sim_vprintf_any(p2c_sim_self, fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+/* The generated code's calls pass only long long and unsigned long long (besides doubles and
+ * strings, which go to vsnprintf): those are formatted here in one pass over the format. A conversion other than %lld for a long long or %llu for an unsigned
+ * long long drops what was written (print_len has not moved) and vsnprintf does the call.
+ * At most 20 characters come out for the 4 of a conversion, so 5 bytes per format byte always
+ * suffice. A template, not a variadic function, so that the arguments stay in registers. */
+template <typename... A>
+static inline int p2c_sim_printf(const char *fmt, A... args) {
+  if constexpr (((std::is_same<A, long long>::value ||
+                  std::is_same<A, unsigned long long>::value) && ...)) {
+    P2cSimThread *t = p2c_sim_self;
+    const unsigned long long values[] = {(unsigned long long)args..., 0ULL};
+    const bool is_signed[] = {std::is_same<A, long long>::value..., false};
+    size_t flen = strlen(fmt);
+    if (5 * flen + 1 <= t->print_cap) {
+      if (t->print_len + 5 * flen + 1 > t->print_cap) t->print_flush(t);
+      char *out = t->print_buf + t->print_len, *begin = out;
+      const char *p = fmt;
+      size_t k = 0;
+      for (;;) {
+        char c = *p;
+        if (c != '%') {
+          if (c == '\0') {
+            if (k != sizeof...(A)) break;
+            t->print_len += (size_t)(out - begin);
+            return (int)(out - begin);
+          }
+          *out++ = c;
+          p++;
+          continue;
+        }
+        if (p[1] == '%') {
+          *out++ = '%';
+          p += 2;
+          continue;
+        }
+        if (k == sizeof...(A) || p[1] != 'l' || p[2] != 'l' || p[3] != (is_signed[k] ? 'd' : 'u'))
+          break;
+        unsigned long long u = values[k];
+        if (is_signed[k] && (long long)u < 0) {
+          *out++ = '-';
+          u = 0ULL - u;
+        }
+        char digits[24], *d = digits + sizeof digits;
+        do *--d = (char)('0' + u % 10); while (u /= 10);
+        while (d < digits + sizeof digits) *out++ = *d++;
+        p += 4;
+        k++;
+      }
+    }
+  }
+  return p2c_sim_printf_any(fmt, args...);
+}
+#define printf p2c_sim_printf
+
 /* ---- Ending a thread ----------------------------------------------------------------------- */
 
 /* --check-bounds: the generated code calls this after recording an out-of-bounds access. */
@@ -501,6 +605,84 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
     auto params = p2c_sim_params_of(name);                                                     \
     p2c_sim_blocks_unpacked<name>(args, first, count, params, p2c_sim_index_sequence(params)); \
   }
+
+/* ---- Math -------------------------------------------------------------------------------- */
+/* Kernels often compute the same transcendental function of the same value in thread after
+ * thread: of a kernel argument, or of a coordinate shared by a row of threads (cos(lat0) and
+ * sin(dlon / 2) in samples/great_circle.py). The compiler cannot hoist those calls out of the
+ * loop over the threads (they sit under the kernel's bounds test), so each call site remembers
+ * its last argument and result, per worker, in P2cSimThread.memo: a call with the same argument
+ * bits returns the same result bits, which is exact for these pure functions (-0.0 and 0.0, or
+ * two NaNs, differ in their bits and are computed). A miss costs a compare and three stores.
+ * Only the slow functions are wrapped; sqrt, fabs and the rounding functions are instructions. */
+
+template <unsigned SITE, typename F, typename T>
+static inline __attribute__((always_inline)) auto p2c_sim_memo(F f, T x) -> decltype(f(x)) {
+  typedef decltype(f(x)) R;
+  if constexpr (!std::is_floating_point<T>::value || sizeof(T) > 8 || sizeof(R) > 8) {
+    return f(x);
+  } else {
+    P2cSimMemo *m = &p2c_sim_self->memo[SITE % P2C_SIM_MEMO_SLOTS];
+    unsigned long long bits = 0;
+    memcpy(&bits, &x, sizeof x);
+    R r;
+    if (m->site == SITE && m->arg == bits) {
+      memcpy(&r, &m->result, sizeof r);
+      return r;
+    }
+    r = f(x);
+    m->site = SITE;
+    m->arg = bits;
+    m->result = 0;
+    memcpy(&m->result, &r, sizeof r);
+    return r;
+  }
+}
+
+/* `fn` inside the lambda is not expanded again: a macro never expands within itself. */
+#define P2C_SIM_MEMO(fn, x) p2c_sim_memo<__COUNTER__ + 1>([](auto p2c_v) { return ::fn(p2c_v); }, (x))
+#define sin(x) P2C_SIM_MEMO(sin, x)
+#define cos(x) P2C_SIM_MEMO(cos, x)
+#define tan(x) P2C_SIM_MEMO(tan, x)
+#define asin(x) P2C_SIM_MEMO(asin, x)
+#define acos(x) P2C_SIM_MEMO(acos, x)
+#define atan(x) P2C_SIM_MEMO(atan, x)
+#define sinh(x) P2C_SIM_MEMO(sinh, x)
+#define cosh(x) P2C_SIM_MEMO(cosh, x)
+#define tanh(x) P2C_SIM_MEMO(tanh, x)
+#define asinh(x) P2C_SIM_MEMO(asinh, x)
+#define acosh(x) P2C_SIM_MEMO(acosh, x)
+#define atanh(x) P2C_SIM_MEMO(atanh, x)
+#define exp(x) P2C_SIM_MEMO(exp, x)
+#define expm1(x) P2C_SIM_MEMO(expm1, x)
+#define log(x) P2C_SIM_MEMO(log, x)
+#define log2(x) P2C_SIM_MEMO(log2, x)
+#define log10(x) P2C_SIM_MEMO(log10, x)
+#define log1p(x) P2C_SIM_MEMO(log1p, x)
+#define erf(x) P2C_SIM_MEMO(erf, x)
+#define erfc(x) P2C_SIM_MEMO(erfc, x)
+#define tgamma(x) P2C_SIM_MEMO(tgamma, x)
+#define sinf(x) P2C_SIM_MEMO(sinf, x)
+#define cosf(x) P2C_SIM_MEMO(cosf, x)
+#define tanf(x) P2C_SIM_MEMO(tanf, x)
+#define asinf(x) P2C_SIM_MEMO(asinf, x)
+#define acosf(x) P2C_SIM_MEMO(acosf, x)
+#define atanf(x) P2C_SIM_MEMO(atanf, x)
+#define sinhf(x) P2C_SIM_MEMO(sinhf, x)
+#define coshf(x) P2C_SIM_MEMO(coshf, x)
+#define tanhf(x) P2C_SIM_MEMO(tanhf, x)
+#define asinhf(x) P2C_SIM_MEMO(asinhf, x)
+#define acoshf(x) P2C_SIM_MEMO(acoshf, x)
+#define atanhf(x) P2C_SIM_MEMO(atanhf, x)
+#define expf(x) P2C_SIM_MEMO(expf, x)
+#define expm1f(x) P2C_SIM_MEMO(expm1f, x)
+#define logf(x) P2C_SIM_MEMO(logf, x)
+#define log2f(x) P2C_SIM_MEMO(log2f, x)
+#define log10f(x) P2C_SIM_MEMO(log10f, x)
+#define log1pf(x) P2C_SIM_MEMO(log1pf, x)
+#define erff(x) P2C_SIM_MEMO(erff, x)
+#define erfcf(x) P2C_SIM_MEMO(erfcf, x)
+#define tgammaf(x) P2C_SIM_MEMO(tgammaf, x)
 
 #endif /* __cplusplus */
 #endif /* P2C_SIM_PRELUDE_H */

@@ -387,7 +387,7 @@ P2cStatus sim_module_load(const SimLoadRequest *req, SimModule **out) {
 
 void sim_module_delete(SimModule *m) {
   if (!m) return;
-  sim_free_stack_pools(m);
+  sim_release_workers(m);
   if (m->handle) dlclose(m->handle);
   mem_free(m->alloc, m->log, m->log_size);
   pthread_mutex_destroy(&m->launch_lock);

@@ -65,7 +65,8 @@ typedef struct SimLaunch {
   void **args;                   /* as cuLaunchKernel's kernelParams */
   bool uses_barrier;             /* P2cKernelInfo.uses_barrier: a block's threads are fibers
                                     (barriers and warp operations need them) */
-  unsigned threads;              /* worker threads; 0: the number of CPUs this process may use */
+  unsigned threads;              /* worker threads; 0: $PYK2CUDA_SIM_THREADS, else the number of
+                                  * CPUs this process may use */
   size_t stack_bytes;            /* stack of each fiber (uses_barrier); 0: 64 KiB */
   char *errbuf;                  /* receives a message on failure; may be NULL */
   size_t errbuf_size;
