@@ -88,6 +88,7 @@ typedef enum P2cScalarType {
   P2C_UINT8, P2C_UINT16, P2C_UINT32, P2C_UINT64,
   P2C_FLOAT32, P2C_FLOAT64,
   P2C_COMPLEX64, P2C_COMPLEX128,   /* NumPy's layout: the real part, then the imaginary part */
+  P2C_FLOAT16,                     /* IEEE binary16 */
   P2C_SCALAR_TYPE_COUNT
 } P2cScalarType;
 

@@ -2,6 +2,7 @@
  * zeros:/ones:/empty:/arange:DTYPE[dims], or a scalar 42, -1.5, true, float32:1.5), launches
  * through the public API, and writes every array parameter to DIR/<parameter>.npy. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,24 @@ static bool parse_array_spec(const char *s, P2cScalarType *t, int *ndim, int64_t
   return *ndim > 0;
 }
 
+/* The float16 nearest to v (ties to even), as NumPy stores it. */
+static uint16_t half_bits(double v) {
+  uint16_t sign = signbit(v) ? 0x8000 : 0;
+  if (isnan(v)) return 0x7e00;
+  double a = fabs(v);
+  int e;
+  frexp(a, &e);
+  int step = e - 11 < -24 ? -24 : e - 11;   /* the float16 spacing near a */
+  double q = ldexp(a, -step), r = floor(q), frac = q - r;
+  if (frac > 0.5 || (frac == 0.5 && fmod(r, 2) != 0)) r += 1;
+  double x = ldexp(r, step);
+  if (x >= 65520.0 || isinf(a)) return sign | 0x7c00;
+  if (x < ldexp(1.0, -14)) return (uint16_t)(sign | (uint16_t)r);
+  int xe;
+  frexp(x, &xe);
+  return (uint16_t)(sign | ((xe + 14) << 10) | ((unsigned)ldexp(x, 11 - xe) & 0x3ff));
+}
+
 static void fill_array(P2cHostArray *a, const char *kind) {
   size_t n = 1;
   for (int k = 0; k < a->ndim; k++) n *= (size_t)a->shape[k];
@@ -155,6 +174,7 @@ static void fill_array(P2cHostArray *a, const char *kind) {
     case P2C_FLOAT64: *(double *)p = v; break;
     case P2C_COMPLEX64: ((float *)p)[0] = (float)v, ((float *)p)[1] = 0; break;
     case P2C_COMPLEX128: ((double *)p)[0] = v, ((double *)p)[1] = 0; break;
+    case P2C_FLOAT16: *(uint16_t *)p = half_bits(v); break;
     default: break;
     }
   }

@@ -94,8 +94,9 @@ static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const P2cValue *v = &args[i];
     if (!p2c_scalar_name(v->type)) return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
-    if (!v->is_array && (v->type == P2C_COMPLEX64 || v->type == P2C_COMPLEX128))
-      return api_fail(c, P2C_ERR_USAGE, "argument %zu: complex scalar arguments are not supported (pass an array)", i + 1);
+    if (!v->is_array && (v->type == P2C_COMPLEX64 || v->type == P2C_COMPLEX128 || v->type == P2C_FLOAT16))
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: %s scalar arguments are not supported (pass an array)",
+                      i + 1, p2c_scalar_name(v->type));
     if (!v->is_array) continue;
     P2cHostArray a = array_of(v);
     if (a.dtype != v->type || a.ndim < 0 || a.ndim > P2C_MAX_NDIM)

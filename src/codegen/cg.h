@@ -106,6 +106,13 @@ void emit_complex_abs(Gen *G, const Expr *e, StrBuf *sb);
 /* complex() and the cmath functions. */
 void emit_complex_builtin(Gen *G, const Expr *e, StrBuf *sb);
 
+/* ---- float16 (emit_half.c) ---- */
+
+/* A cast (EX_CAST) from or to float16 (not to complex: emit_complex_cast). */
+void emit_half_cast(Gen *G, const Expr *e, StrBuf *sb, int prec);
+/* abs() of a float16, and the cuda.fp16 intrinsics. */
+void emit_half_call(Gen *G, const Expr *e, StrBuf *sb);
+
 /* ---- tuples (emit_tuple.c) ---- */
 
 /* The C struct holding values of tuple type t ("p2c_tuple_i64_f64"), declared on first use. */

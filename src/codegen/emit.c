@@ -182,7 +182,7 @@ static void emit_assign(Gen *G, const Stmt *s) {
 static void emit_augassign(Gen *G, const Stmt *s) {
   const Expr *t = s->targets[0], *bin = s->value;
   const Type *tt = t->kind == EX_VAR ? G->fn->vars[t->var].ty : t->ty;
-  bool c_op = bin->kind == EX_BINARY && bin->kids[0]->kind != EX_CAST && bin->ty == tt &&
+  bool c_op = bin->kind == EX_BINARY && bin->kids[0]->kind != EX_CAST && bin->ty == tt && type_is_number(tt) &&
               bin->op != OP_FLOORDIV && bin->op != OP_MOD && bin->op != OP_POW;
   if (!c_op) {
     emit_store(G, t, bin);
@@ -342,10 +342,12 @@ static void emit_print(Gen *G, const Expr *call) {
       sb_puts(&fmt, "%s");
       emit_expr(G, a, &args, P_OR);
       sb_puts(&args, " ? \"True\" : \"False\"");
-    } else if (a->ty->kind == TY_FLOAT) {
+    } else if (a->ty->kind == TY_FLOAT || a->ty->kind == TY_HALF) {
       sb_puts(&fmt, "%f");
       sb_puts(&args, "(double)");
-      emit_expr(G, a, &args, P_UNARY);
+      if (a->ty->kind == TY_HALF) sb_puts(&args, "p2c_float_of(");
+      emit_expr(G, a, &args, a->ty->kind == TY_HALF ? P_ASSIGN : P_UNARY);
+      if (a->ty->kind == TY_HALF) sb_putc(&args, ')');
     } else {
       sb_puts(&fmt, a->ty->is_signed ? "%lld" : "%llu");
       sb_puts(&args, a->ty->is_signed ? "(long long)" : "(unsigned long long)");
@@ -517,7 +519,8 @@ static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, cons
     return;
   }
   if (init) sb_printf(out, "  %s %s = %s;\n", ctype_of(G, t), name, init);
-  else if (t->kind == TY_ARRAY || t->kind == TY_TUPLE) sb_printf(out, "  %s %s = {};\n", ctype_of(G, t), name);
+  else if (t->kind == TY_ARRAY || t->kind == TY_TUPLE || t->kind == TY_HALF)
+    sb_printf(out, "  %s %s = {};\n", ctype_of(G, t), name);
   else sb_printf(out, "  %s %s = 0;\n", ctype_of(G, t), name);
 }
 
@@ -761,6 +764,11 @@ bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResu
   /* The complex types are used wherever their names are (types of values, arrays, members). */
   if (strstr(sb_str(&defs), "p2c_complex") || strstr(sb_str(&structs), "p2c_complex"))
     type_helper_use(&G.helpers, TH_COMPLEX);
+  if (strstr(sb_str(&defs), "p2c_half") || strstr(sb_str(&structs), "p2c_half")) {
+    type_helper_use(&G.helpers, TH_HALF);
+    type_helper_use(&G.helpers, TH_HALF_SIM);
+    type_helper_use(&G.helpers, TH_HALF_OPS);
+  }
   prelude_emit(&text, G.helpers);
   sb_puts(&text, sb_str(&structs));
   for (size_t i = 0; i < G.marks.len; i++) G.marks.items[i].offset += text.len;

@@ -17,9 +17,10 @@ void emit_imag_literal(Gen *G, const Expr *e, StrBuf *sb) {
 
 /* T(x): a real number or the other complex type converted to complex type T. */
 void emit_complex_cast(Gen *G, const Expr *e, StrBuf *sb) {
-  sb_printf(sb, "%s(", e->ty->cname);
+  bool half = e->kids[0]->ty->kind == TY_HALF;   /* float16 goes through float32 (exact) */
+  sb_printf(sb, "%s(%s", e->ty->cname, half ? "p2c_float_of(" : "");
   emit_expr(G, e->kids[0], sb, P_ASSIGN);
-  sb_putc(sb, ')');
+  sb_puts(sb, half ? "))" : ")");
 }
 
 void emit_complex_pow(Gen *G, const Expr *e, StrBuf *sb) {

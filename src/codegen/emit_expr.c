@@ -295,6 +295,14 @@ const Type *compare_type(const Type *a, const Type *b) {
 /* One comparison of a chain; the operands are written with casts to their common type. */
 static void emit_cast_to(Gen *G, const Expr *e, const Type *t, const char *temp, StrBuf *sb, int prec) {
   bool cast = e->ty != t;
+  if (cast && (t->kind == TY_HALF || e->ty->kind == TY_HALF || t->kind == TY_COMPLEX)) {
+    /* conversions a C cast cannot spell */
+    Expr held = {.kind = EX_TEMP, .ty = e->ty, .str = temp, .loc = e->loc};
+    Expr *kids[1] = {temp ? &held : (Expr *)e};
+    Expr conv = {.kind = EX_CAST, .ty = t, .kids = kids, .nkids = 1, .loc = e->loc};
+    emit_expr(G, &conv, sb, prec);
+    return;
+  }
   if (cast) {
     open_paren(sb, P_UNARY, prec);
     sb_printf(sb, "(%s)", t->cname);
@@ -422,6 +430,10 @@ void emit_ifexp(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 static void emit_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   if (e->ty->kind == TY_COMPLEX) {
     emit_complex_cast(G, e, sb);
+    return;
+  }
+  if (e->ty->kind == TY_HALF || e->kids[0]->ty->kind == TY_HALF) {
+    emit_half_cast(G, e, sb, prec);
     return;
   }
   if (emit_literal_cast(G, e, sb, prec)) return;
@@ -767,6 +779,8 @@ static void emit_abs(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Type *t = e->kids[1]->ty;
   if (t->kind == TY_COMPLEX) {
     emit_complex_abs(G, e, sb);
+  } else if (t->kind == TY_HALF) {
+    emit_half_call(G, e, sb);
   } else if (t->kind == TY_FLOAT) {
     sb_puts(sb, t == &type_float32 ? "fabsf(" : "fabs(");
     emit_expr(G, e->kids[1], sb, P_ASSIGN);
@@ -834,6 +848,10 @@ static void emit_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   case BI_CMATH_POLAR:
   case BI_CMATH_RECT:
   case BI_CMATH_PRED: emit_complex_builtin(G, e, sb); return;
+  case BI_FP16_UNARY:
+  case BI_FP16_BINARY:
+  case BI_FP16_FMA:
+  case BI_FP16_CMP: emit_half_call(G, e, sb); return;
   case BI_SHARED_ARRAY:
     if (!e->ty->fixed_shape) {   /* dynamic shared memory */
       emit_cuda_call(G, e, sb, prec);

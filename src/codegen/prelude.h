@@ -28,6 +28,7 @@ typedef enum TypeHelper {
   TH_COMPLEX,     /* p2c_complex64/128, operators, abs, conj: written whenever complex is used */
   TH_CPOW,
   TH_CSQRT, TH_CEXPLOG, TH_CHYPERBOLIC, TH_CINVERSE,   /* cmath (TH_CINVERSE needs TH_CSQRT) */
+  TH_HALF, TH_HALF_SIM, TH_HALF_OPS,   /* float16: written together whenever float16 is used */
   TH_COUNT
 } TypeHelper;
 

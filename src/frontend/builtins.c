@@ -144,6 +144,26 @@ static const Builtin table[] = {
     TY("numpy.complex_", "complex128"), TY("numba.complex64", "complex64"),
     TY("numba.complex128", "complex128"), TY("numba.types.complex64", "complex64"),
     TY("numba.types.complex128", "complex128"),
+    TY("numpy.float16", "float16"), TY("numpy.half", "float16"), TY("numba.float16", "float16"),
+    TY("numba.types.float16", "float16"),
+
+    /* cuda.fp16: float16 intrinsics, each rounding once as the GPU's f16 instructions do */
+    MOD("numba.cuda.fp16"),
+    MATH("numba.cuda.fp16.hadd", BI_FP16_BINARY, "p2c_hadd", NULL),
+    MATH("numba.cuda.fp16.hsub", BI_FP16_BINARY, "p2c_hsub", NULL),
+    MATH("numba.cuda.fp16.hmul", BI_FP16_BINARY, "p2c_hmul", NULL),
+    MATH("numba.cuda.fp16.hdiv", BI_FP16_BINARY, "p2c_hdiv", NULL),
+    MATH("numba.cuda.fp16.hmax", BI_FP16_BINARY, "p2c_hmax", NULL),
+    MATH("numba.cuda.fp16.hmin", BI_FP16_BINARY, "p2c_hmin", NULL),
+    MATH("numba.cuda.fp16.hneg", BI_FP16_UNARY, "p2c_hneg", NULL),
+    MATH("numba.cuda.fp16.habs", BI_FP16_UNARY, "p2c_habs", NULL),
+    MATH("numba.cuda.fp16.hfma", BI_FP16_FMA, "p2c_hfma", NULL),
+    MATH("numba.cuda.fp16.heq", BI_FP16_CMP, "p2c_heq", NULL),
+    MATH("numba.cuda.fp16.hne", BI_FP16_CMP, "p2c_hne", NULL),
+    MATH("numba.cuda.fp16.hgt", BI_FP16_CMP, "p2c_hgt", NULL),
+    MATH("numba.cuda.fp16.hge", BI_FP16_CMP, "p2c_hge", NULL),
+    MATH("numba.cuda.fp16.hlt", BI_FP16_CMP, "p2c_hlt", NULL),
+    MATH("numba.cuda.fp16.hle", BI_FP16_CMP, "p2c_hle", NULL),
 };
 
 const Builtin *builtin_lookup(const char *path) {

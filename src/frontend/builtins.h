@@ -54,6 +54,11 @@ typedef enum BuiltinId {
   BI_CMATH_POLAR,          /* polar: complex -> (float, float) */
   BI_CMATH_RECT,           /* rect(r, phi): floats -> complex */
   BI_CMATH_PRED,           /* isnan, isinf, isfinite: complex -> bool */
+  /* cuda.fp16: c64 is the prelude function */
+  BI_FP16_UNARY,           /* hneg, habs */
+  BI_FP16_BINARY,          /* hadd, hsub, hmul, hdiv, hmax, hmin */
+  BI_FP16_FMA,             /* hfma */
+  BI_FP16_CMP,             /* heq, hne, hgt, hge, hlt, hle -> bool */
   /* a scalar type (np.float32, numba.int32 ...) */
   BI_TYPE,
 } BuiltinId;

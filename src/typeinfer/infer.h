@@ -55,6 +55,12 @@ const Type *infer_complex_call(Infer *I, Expr *e, const Type **t);
 /* Whether a value of type `from` may be cast to `to` when either is complex. */
 bool complex_cast_ok(Infer *I, Expr *e, const Type *from, const Type *to);
 
+/* float16 (infer_half.c). A binary operation with a float16 operand: returns float16 when it
+ * stays one, else the type both operands were converted to (in *a and *b), or NULL. */
+const Type *infer_half_binary(Infer *I, Expr *e, const Type **a, const Type **b);
+const Type *infer_half_unary(Infer *I, Expr *e, const Type *t);
+const Type *infer_fp16_call(Infer *I, Expr *e, const Type **t);
+
 /* Tuples (infer_tuple.c). */
 const Type *infer_tuple_literal(Infer *I, Expr *e);
 /* t[k]: a constant index picks an element of any tuple; a runtime index needs a UniTuple. */

@@ -118,6 +118,10 @@ static const Type *infer_binary(Infer *I, Expr *e) {
   if (e->op == OP_ADD && t[0]->kind == TY_TUPLE && t[1]->kind == TY_TUPLE)
     return infer_tuple_concat(I, e, t[0], t[1]);
   if (type_is_complex(t[0]) || type_is_complex(t[1])) return infer_complex_binary(I, e, t[0], t[1]);
+  if (type_is_half(t[0]) || type_is_half(t[1])) {   /* float16, or the type it promotes to */
+    const Type *h = infer_half_binary(I, e, &t[0], &t[1]);
+    if (!h || h == &type_float16) return h;
+  }
   if (!require_numbers(I, e, t[0], t[1])) return NULL;
   if (e->op == OP_POW && t[0]->kind == TY_FLOAT && t[1]->kind != TY_FLOAT) {
     /* float ** int keeps the float's type and multiplies (Numba's BinOpPower cases). */
@@ -133,6 +137,7 @@ static const Type *infer_binary(Infer *I, Expr *e) {
 static const Type *infer_unary(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e->kids[0]);
   if (t && type_is_complex(t)) return infer_complex_unary(I, e, t);
+  if (t && type_is_half(t)) return infer_half_unary(I, e, t);
   if (!t || !require_numbers(I, e, t, NULL)) return NULL;
   if (e->op == OP_INVERT && t->kind == TY_FLOAT) {
     TERR(I, e->loc, "E-operand", "unsupported operand type for unary ~: %s", t->name);
@@ -152,6 +157,8 @@ static const Type *infer_compare(Infer *I, Expr *e) {
       if (!complex_compare_ok(I, e, e->cmps[i], t[i], t[i + 1])) return NULL;
       continue;
     }
+    if ((type_is_half(t[i]) || type_is_half(t[i + 1])) && type_is_numeric(t[i]) && type_is_numeric(t[i + 1]))
+      continue;   /* compared in their promoted type */
     if (!type_is_number(t[i]) || !type_is_number(t[i + 1])) {
       TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s",
            op_python_spelling(e->cmps[i]), t[i]->name, t[i + 1]->name);
@@ -333,6 +340,11 @@ static const Type *infer_math(Infer *I, Expr *e, const Type **t) {
            "complex functions)", builtin_display_name(b), t[i + 1]->name);
       return NULL;
     }
+    if (type_is_half(t[i + 1])) {
+      TERR(I, e->kids[i + 1]->loc, "E-operand", "%s() of float16 is not supported (convert with "
+           "float(x) first)", builtin_display_name(b));
+      return NULL;
+    }
     if (!require_numbers(I, e->kids[i + 1], t[i + 1], NULL)) return NULL;
   }
   if (b->id == BI_MATH_PRED && t[1]->kind != TY_FLOAT) return &type_bool;
@@ -350,7 +362,7 @@ static const Type *infer_minmax(Infer *I, Expr *e, const Type **t) {
   }
   const Type *u = t[1];
   for (int i = 1; i < e->nkids; i++) {
-    if (!require_numbers(I, e->kids[i], t[i], NULL)) return NULL;
+    if (!type_is_half(t[i]) && !require_numbers(I, e->kids[i], t[i], NULL)) return NULL;
     u = type_promote(u, t[i]);
   }
   for (int i = 1; i < e->nkids; i++) coerce(I, &e->kids[i], u);
@@ -379,7 +391,7 @@ static const Type *infer_len(Infer *I, Expr *e, const Type **t) {
 
 static const Type *infer_print(Infer *I, Expr *e, const Type **t) {
   for (int i = 1; i < e->nkids; i++)
-    if (t[i]->kind != TY_STR && !type_is_number(t[i])) {
+    if (t[i]->kind != TY_STR && !type_is_number(t[i]) && !type_is_half(t[i])) {
       TERR(I, e->kids[i]->loc, "E-print", "print() of %s is not supported (strings and numbers only)",
            t[i]->name);
       return NULL;
@@ -393,6 +405,8 @@ static const Type *infer_cast_call(Infer *I, Expr *e, const Type **t, const Type
   const char *name = builtin_display_name(e->builtin);
   if (!check_arity(I, e, name, 1, 1)) return NULL;
   if (type_is_complex(t[1]) || type_is_complex(to)) return complex_cast_ok(I, e->kids[1], t[1], to) ? to : NULL;
+  if (type_is_half(t[1]) && (type_is_number(to) || type_is_half(to))) return to;
+  if (type_is_half(to) && type_is_number(t[1])) return to;
   if (!require_numbers(I, e->kids[1], t[1], NULL)) return NULL;
   return to;
 }
@@ -432,6 +446,10 @@ static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
   case BI_CMATH_POLAR:
   case BI_CMATH_RECT:
   case BI_CMATH_PRED: return infer_complex_call(I, e, t);
+  case BI_FP16_UNARY:
+  case BI_FP16_BINARY:
+  case BI_FP16_FMA:
+  case BI_FP16_CMP: return infer_fp16_call(I, e, t);
   case BI_RANGE:
   case BI_ENUMERATE:
   case BI_ZIP:

@@ -22,6 +22,7 @@ SCALAR(type_float32, TY_FLOAT, P2C_FLOAT32, 32, true, "float32", "float");
 SCALAR(type_float64, TY_FLOAT, P2C_FLOAT64, 64, true, "float64", "double");
 SCALAR(type_complex64, TY_COMPLEX, P2C_COMPLEX64, 64, true, "complex64", "p2c_complex64");
 SCALAR(type_complex128, TY_COMPLEX, P2C_COMPLEX128, 128, true, "complex128", "p2c_complex128");
+SCALAR(type_float16, TY_HALF, P2C_FLOAT16, 16, true, "float16", "p2c_half");
 const Type type_void = {.kind = TY_VOID, .name = "none", .cname = "void"};
 const Type type_str = {.kind = TY_STR, .name = "unicode_type", .cname = "const char *"};
 
@@ -31,6 +32,7 @@ static const Type *const scalars[P2C_SCALAR_TYPE_COUNT] = {
     [P2C_UINT16] = &type_uint16,   [P2C_UINT32] = &type_uint32, [P2C_UINT64] = &type_uint64,
     [P2C_FLOAT32] = &type_float32, [P2C_FLOAT64] = &type_float64,
     [P2C_COMPLEX64] = &type_complex64, [P2C_COMPLEX128] = &type_complex128,
+    [P2C_FLOAT16] = &type_float16,
 };
 
 const Type *type_of_scalar(P2cScalarType s) {
@@ -54,7 +56,8 @@ static const struct {
     {"float_", &type_float64},
     {"complex64", &type_complex64}, {"c8", &type_complex64}, {"csingle", &type_complex64},
     {"complex128", &type_complex128}, {"c16", &type_complex128}, {"complex_", &type_complex128},
-    {"cdouble", &type_complex128},
+    {"cdouble", &type_complex128}, {"float16", &type_float16}, {"f2", &type_float16},
+    {"half", &type_float16},
 };
 
 const Type *type_scalar_by_name(const char *name) {
@@ -197,9 +200,19 @@ static const Type *promote_complex(const Type *a, const Type *b) {
   return type_complex_of(p->kind == TY_FLOAT ? p : &type_float64);
 }
 
+/* NumPy's promotion with float16: it holds bools and 8-bit ints; 16-bit ints need float32,
+ * wider ones float64; with another float type the wider wins. */
+static const Type *promote_half(const Type *a, const Type *b) {
+  const Type *o = a->kind == TY_HALF ? b : a;
+  if (o->kind == TY_HALF || o->kind == TY_BOOL) return &type_float16;
+  if (o->kind == TY_FLOAT) return o;
+  return o->bits <= 8 ? &type_float16 : o->bits <= 16 ? &type_float32 : &type_float64;
+}
+
 const Type *type_promote(const Type *a, const Type *b) {
   if (a == b) return a;
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) return promote_complex(a, b);
+  if (a->kind == TY_HALF || b->kind == TY_HALF) return promote_half(a, b);
   if (a->kind == TY_BOOL) return b;
   if (b->kind == TY_BOOL) return a;
   if (a->kind == TY_INT && b->kind == TY_INT) return promote_ints(a, b);
@@ -210,7 +223,7 @@ const Type *type_promote(const Type *a, const Type *b) {
 }
 
 const Type *type_arith(const Type *a, const Type *b) {
-  if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX)
+  if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX || a->kind == TY_HALF || b->kind == TY_HALF)
     return type_is_numeric(a) && type_is_numeric(b) ? type_promote(a, b) : NULL;
   if (!type_is_number(a) || !type_is_number(b)) return NULL;
   if (a->kind != TY_FLOAT && b->kind != TY_FLOAT) return type_int_result(a, b);

@@ -20,6 +20,7 @@ typedef enum TypeKind {
   TY_INT,       /* int8 .. uint64 */
   TY_FLOAT,     /* float32, float64 */
   TY_COMPLEX,   /* complex64, complex128 */
+  TY_HALF,      /* float16: a float type of its own, so that no float32/float64 code path takes it */
   TY_ARRAY,
   TY_TUPLE,
   TY_STR,       /* string literals, only as print() arguments */
@@ -56,6 +57,7 @@ extern const Type type_int8, type_int16, type_int32, type_int64;
 extern const Type type_uint8, type_uint16, type_uint32, type_uint64;
 extern const Type type_float32, type_float64;
 extern const Type type_complex64, type_complex128;
+extern const Type type_float16;
 
 const Type *type_of_scalar(P2cScalarType s);
 /* The scalar type named `name` ("float32", "f4", "int", "float", "bool_", "intp", ...), or NULL. */
@@ -69,7 +71,10 @@ static inline bool type_is_number(const Type *t) {
 static inline bool type_is_scalar(const Type *t) { return type_is_number(t); }
 static inline bool type_is_complex(const Type *t) { return t->kind == TY_COMPLEX; }
 /* Numbers and complex numbers: what arithmetic, assignment and promotion accept. */
-static inline bool type_is_numeric(const Type *t) { return type_is_number(t) || t->kind == TY_COMPLEX; }
+static inline bool type_is_numeric(const Type *t) {
+  return type_is_number(t) || t->kind == TY_COMPLEX || t->kind == TY_HALF;
+}
+static inline bool type_is_half(const Type *t) { return t->kind == TY_HALF; }
 /* The float type of a complex type's parts (complex64: float32). */
 const Type *type_complex_part(const Type *c);
 /* The complex type whose parts are float type f (float32: complex64). */

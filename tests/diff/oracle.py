@@ -62,6 +62,7 @@ DTYPES = {
     "uint32": np.uint32,
     "uint64": np.uint64,
     "float32": np.float32,
+    "float16": np.float16,
     "float64": np.float64,
     "complex64": np.complex64,
     "complex128": np.complex128,

@@ -422,7 +422,7 @@ extern "C" __global__ void complex_arith(p2c_array<p2c_complex128, 1> a, p2c_arr
     // out[i, 11] = v
     out.data[i * out.shape[1] + 11] = v;
     // outr[i, 5] = (z == w) + (z != w) * 2 + (z == z.real) * 4 + (x[i] == complex(x[i], 0.0)) * 8
-    outr.data[i * outr.shape[1] + 5] = (double)((int64_t)(z == w) + (int64_t)(z != w) * 2 + (int64_t)(z == (p2c_complex128)z.re) * 4 + (int64_t)((p2c_complex128)x.data[i] == p2c_complex128(x.data[i], 0.0)) * 8);
+    outr.data[i * outr.shape[1] + 5] = (double)((int64_t)(z == w) + (int64_t)(z != w) * 2 + (int64_t)(z == p2c_complex128(z.re)) * 4 + (int64_t)(p2c_complex128(x.data[i]) == p2c_complex128(x.data[i], 0.0)) * 8);
     // if z * 0:
     if (z * p2c_complex128(0)) {
       // outr[i, 6] = 1.0

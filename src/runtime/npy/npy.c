@@ -105,7 +105,7 @@ static const DtypeInfo dtypes[P2C_SCALAR_TYPE_COUNT] = {
   [P2C_INT32] = {'i', 4},  [P2C_INT64] = {'i', 8},   [P2C_UINT8] = {'u', 1},
   [P2C_UINT16] = {'u', 2}, [P2C_UINT32] = {'u', 4},  [P2C_UINT64] = {'u', 8},
   [P2C_FLOAT32] = {'f', 4}, [P2C_FLOAT64] = {'f', 8},
-  [P2C_COMPLEX64] = {'c', 8}, [P2C_COMPLEX128] = {'c', 16},
+  [P2C_COMPLEX64] = {'c', 8}, [P2C_COMPLEX128] = {'c', 16}, [P2C_FLOAT16] = {'f', 2},
 };
 
 static bool valid_dtype(P2cScalarType t) { return (unsigned)t < P2C_SCALAR_TYPE_COUNT; }
@@ -164,10 +164,10 @@ static P2cStatus decode_kind(const char *s, size_t n, const char *shown, NpyArra
     return P2C_OK;
   }
   if (size && s[0] == 'f')
-    return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (of the floats, only float32 and "
-                "float64 are supported)", shown);
+    return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (of the floats, only float16, float32 "
+                "and float64 are supported)", shown);
   return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (supported: bool, int8..int64, "
-              "uint8..uint64, float32, float64, complex64, complex128)", shown);
+              "uint8..uint64, float16, float32, float64, complex64, complex128)", shown);
 }
 
 /* Decodes a descr string ("<f4", "|b1", "?") into a->dtype, and whether the data needs a byte
