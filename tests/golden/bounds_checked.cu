@@ -146,8 +146,8 @@ extern "C" __global__ void shared_bail(p2c_array<float, 1> out, int64_t k) {
   (&sm[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)t / 8, (int64_t)t % 8}}, p2c_index<2>{{4, 8}}.v, nullptr, 29, 5)] = (float)t;
   // if t == 3:
   if ((int64_t)t == 3) {
-    // out[0] = sm[k, 0]
-    out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{0}}, out.shape, out.strides, 31, 9)] = (&sm[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{k, 0}}, p2c_index<2>{{4, 8}}.v, nullptr, 31, 18)];
+    // out[0] = sm[k, 3]
+    out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{0}}, out.shape, out.strides, 31, 9)] = (&sm[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{k, 3}}, p2c_index<2>{{4, 8}}.v, nullptr, 31, 18)];
   }
   // cuda.syncthreads()
   __syncthreads();

@@ -28,7 +28,7 @@ def shared_bail(out, k):
     t = cuda.threadIdx.x
     sm[t // 8, t % 8] = t
     if t == 3:
-        out[0] = sm[k, 0]
+        out[0] = sm[k, 3]
     cuda.syncthreads()
     out[t + 1] = sm[(31 - t) // 8, (31 - t) % 8]
 

@@ -74,7 +74,7 @@ def check(bin_, name, args, want_rc, want_err, want_out):
         if want_err is not None and err != want_err:
             return f"stderr:\n  got:      {err!r}\n  expected: {want_err!r}"
         if name == "shared_before_barrier":
-            prefix = oob_line(31, 18, "(-5, 0)", 0, 4, "(4, 8)", "shared_bail", "(3,0,0)", "")
+            prefix = oob_line(31, 18, "(-5, 3)", 0, 4, "(4, 8)", "shared_bail", "(3,0,0)", "")
             prefix = prefix[:prefix.index(" of block")]
             if not (err.startswith(prefix) and err.count("\n") == 1):
                 return f"stderr: {err!r}, expected {prefix!r} and a block"

@@ -582,11 +582,11 @@ static void test_bounds_shared_local(void **state) {
   Checked ck = load_checked(sigs, 3);
   float out[33];
   ArrayArg po = pack1(out, 4, 33);
-  int64_t k = 2;
+  int64_t k = -4; /* sm[0, 3]: thread 3's own element, written before it reads */
   void *args[] = {&po, &k};
   SimLaunch l = launch_of("shared_bail", dim3(3, 1, 1), dim3(32, 1, 1), args, true);
   assert_launch_ok(ck.m, &l);
-  assert_true(out[0] == 16.0f);
+  assert_true(out[0] == 3.0f);
   for (int t = 0; t < 32; t++) assert_true(out[t + 1] == (float)(31 - t));
   const int64_t bad[] = {4, -5};
   for (int b = 0; b < 2; b++) {
@@ -599,7 +599,7 @@ static void test_bounds_shared_local(void **state) {
     assert_int_equal(r.ndim, 2);
     assert_int_equal(r.axis, 0);
     assert_int_equal(r.index[0], bad[b]);
-    assert_int_equal(r.index[1], 0);
+    assert_int_equal(r.index[1], 3);
     assert_int_equal(r.shape[0], 4);
     assert_int_equal(r.shape[1], 8);
     assert_int_equal(r.thread[0], 3);

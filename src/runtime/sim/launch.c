@@ -185,6 +185,8 @@ typedef struct Worker {
   size_t sched_stack_size;
   int barrier_count;          /* result of the barrier the block just passed */
   bool fiber_stopped;         /* a fiber of the block ended itself (exit_thread) */
+  size_t arrived, exited;     /* fibers of the block at the barrier, and returned */
+  int predicates;             /* nonzero predicates passed to the barrier so far */
   bool warp_waited;           /* a fiber of the block has waited at a warp operation */
   bool stray_barrier;         /* a barrier in a launch without uses_barrier */
   sigjmp_buf bail;            /* where exit_thread returns to, in a launch without barriers */
@@ -248,10 +250,11 @@ static size_t page_size(void) {
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-/* Maps a stack for `f`: a guard page, then `stack_size` bytes rounded up to pages. */
+/* Maps a stack for `f`: a guard page, then `stack_size` bytes rounded up to pages, and one page
+ * more, which the fiber's start offset (stack_color) may use. */
 static bool fiber_init(Fiber *f, size_t stack_size) {
   size_t page = page_size();
-  size_t stack = round_up(stack_size, page);
+  size_t stack = round_up(stack_size, page) + page; /* a page more for stack_color */
 #if !SIM_ASM_SWITCH
   stack += round_up(sizeof(ucontext_t), page);
 #endif
@@ -297,12 +300,19 @@ static void fiber_start_uc(unsigned hi, unsigned lo) {
 #endif
 
 /* Prepares a fiber to start the kernel's entry from the top of its stack. */
+/* Every stack mapping starts on a page, so the tops of the stacks would all fall in the same
+ * cache sets, and a round of switches through a block's fibers would evict itself from L1 and
+ * L2: each fiber starts its stack 64 bytes lower than the one before, modulo 4 KiB. */
+static size_t stack_color(const Worker *w, const Fiber *f) {
+  return (size_t)(f - w->pool->fibers) % 64 * 64;
+}
+
 static void fiber_reset(Worker *w, Fiber *f) {
   asan_unpoison(f->stack, f->stack_size);
 #if SIM_ASM_SWITCH
   /* The frame p2c_sim_switch pops: r15 r14 r13 r12 rbx rbp, then the return address. After the
    * `ret` the stack pointer is 16-byte aligned for the call in p2c_sim_fiber_start. */
-  uintptr_t top = ((uintptr_t)f->stack + f->stack_size) & ~(uintptr_t)15;
+  uintptr_t top = ((uintptr_t)f->stack + f->stack_size - stack_color(w, f)) & ~(uintptr_t)15;
   uintptr_t *frame = (uintptr_t *)(top - 72);
   memset(frame, 0, 72);
   frame[3] = (uintptr_t)fiber_main;          /* r12 */
@@ -312,7 +322,7 @@ static void fiber_reset(Worker *w, Fiber *f) {
 #else
   uintptr_t p = (uintptr_t)w;
   f->ctx->uc_stack.ss_sp = f->stack;
-  f->ctx->uc_stack.ss_size = f->stack_size;
+  f->ctx->uc_stack.ss_size = f->stack_size - stack_color(w, f);
   f->ctx->uc_link = NULL;
   makecontext(f->ctx, (void (*)(void))fiber_start_uc, 2, (unsigned)(p >> 16 >> 16), (unsigned)p);
 #endif
@@ -346,6 +356,7 @@ static void fiber_main(Worker *w) {
   Fiber *f = w->cur;
   w->run->thread_entry(w->run->l->args);
   f->state = FIBER_EXITED;
+  w->exited++;
   fiber_leave(w, f, NULL);
   /* never resumed */
 }
@@ -366,6 +377,8 @@ static int fiber_barrier(P2cSimThread *self, int predicate) {
   Fiber *f = w->cur;
   f->state = FIBER_AT_BARRIER;
   f->predicate = predicate != 0;
+  w->arrived++;
+  w->predicates += predicate != 0;
   fiber_leave(w, f, &f->asan_fake);
   return w->barrier_count;
 }
@@ -608,6 +621,21 @@ static int release_barrier(Worker *w, Fiber *fibers, size_t n) {
     return -1;
   }
   w->barrier_count = count;
+  w->arrived = 0;
+  w->predicates = 0;
+  for (size_t i = 0; i < n; i++) fibers[i].state = FIBER_RUNNABLE;
+  return 1;
+}
+
+/* release_barrier for a block where no fiber has waited at a warp operation: after a round
+ * every fiber waits at the barrier or has returned, and the counts kept by fiber_barrier and
+ * fiber_main say which without a scan (the scan still writes the error message). */
+static int release_barrier_counted(Worker *w, Fiber *fibers, size_t n) {
+  if (w->arrived == 0) return 0;
+  if (w->exited > 0) return release_barrier(w, fibers, n);
+  w->barrier_count = w->predicates;
+  w->arrived = 0;
+  w->predicates = 0;
   for (size_t i = 0; i < n; i++) fibers[i].state = FIBER_RUNNABLE;
   return 1;
 }
@@ -623,16 +651,21 @@ static bool run_block_fibers(Worker *w) {
     fibers[i].tid = index_3d(i, w->st.block_dim);
   }
   w->fiber_stopped = w->warp_waited = false;
+  w->arrived = w->exited = 0;
+  w->predicates = 0;
   for (;;) {
-    /* A resumed fiber may run the ones after it too (fiber_leave): they are then not runnable. */
+    /* A resumed fiber may run the ones after it too (fiber_leave): the scan goes on after the
+     * last fiber that ran (w->cur). */
     for (size_t i = 0; i < n; i++) {
       if (fibers[i].state != FIBER_RUNNABLE) continue;
       fiber_resume(w, &fibers[i]);
       if (w->fiber_stopped) return false;
+      i = (size_t)(w->cur - fibers);
     }
     if (atomic_load_explicit(&r->stop, memory_order_relaxed)) return false;
     if (w->warp_waited && release_warps(fibers, n)) continue;
-    int released = release_barrier(w, fibers, n);
+    int released = w->warp_waited ? release_barrier(w, fibers, n)
+                                  : release_barrier_counted(w, fibers, n);
     if (released <= 0) return released == 0;
   }
 }

@@ -39,7 +39,7 @@ def shared_before_barrier(out, k):
     t = cuda.threadIdx.x
     sm[t // 8, t % 8] = t
     if t == 3:
-        out[0] = sm[k, 1]
+        out[0] = sm[k, 3]
     cuda.syncthreads()
     out[t + 1] = sm[(31 - t) // 8, (31 - t) % 8]
 
