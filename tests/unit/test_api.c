@@ -653,8 +653,70 @@ static void regression_tree_sitter_freed_on_oom(void **state) {
   assert_int_equal(leaks, 0);
 }
 
+/* ---- ufuncs through the C API ---- */
+
+static const char ufunc_src[] =
+    "import numba\n"
+    "from numba import vectorize\n"
+    "@vectorize(['int64(int64, int64)', 'float64(float64, float64)'], target='cuda')\n"
+    "def axpy(x, y):\n"
+    "    return 2 * x + y\n";
+
+static P2cValue host_value(P2cHostArray a) { return (P2cValue){.is_array = true, .type = a.dtype, .array = a}; }
+
+/* A [2,3] array and a [3] row broadcast to [2,3]; the float64 signature is chosen. */
+static void ufunc_broadcasts_through_the_c_api(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  assert_non_null(c);
+  P2cHostArray x, y, out = {0};
+  int64_t sx[2] = {2, 3}, sy[1] = {3};
+  assert_int_equal(p2c_host_array_new(c, P2C_FLOAT64, 2, sx, &x), P2C_OK);
+  assert_int_equal(p2c_host_array_new(c, P2C_FLOAT64, 1, sy, &y), P2C_OK);
+  for (int i = 0; i < 6; i++) ((double *)x.data)[i] = i;
+  for (int i = 0; i < 3; i++) ((double *)y.data)[i] = 0.5 * i;
+  P2cValue args[2] = {host_value(x), host_value(y)};
+  P2cLaunchOptions o = {.device = P2C_DEVICE_SIM};
+  P2cStatus s = p2c_ufunc_launch(c, "u.py", ufunc_src, sizeof ufunc_src - 1, "axpy", args, 2, &o,
+                                 NULL, NULL, &out);
+  if (s != P2C_OK) fail_msg("%s: %s", p2c_status_string(s), p2c_compiler_last_error(c));
+  assert_int_equal(out.dtype, P2C_FLOAT64);
+  assert_int_equal(out.ndim, 2);
+  assert_int_equal(out.shape[0], 2);
+  assert_int_equal(out.shape[1], 3);
+  for (int i = 0; i < 6; i++)
+    if (((double *)out.data)[i] != 2.0 * i + 0.5 * (i % 3))
+      fail_msg("out[%d] = %g, want %g", i, ((double *)out.data)[i], 2.0 * i + 0.5 * (i % 3));
+  p2c_host_array_free(c, &out);
+  /* An int64 array with an int64 scalar takes the int64 signature. */
+  P2cValue iargs[2] = {{.is_array = false, .type = P2C_INT64, .scalar.i = -7}, host_value(x)};
+  P2cHostArray xi;
+  assert_int_equal(p2c_host_array_new(c, P2C_INT64, 1, sy, &xi), P2C_OK);
+  for (int i = 0; i < 3; i++) ((int64_t *)xi.data)[i] = 10 * i;
+  iargs[1] = host_value(xi);
+  s = p2c_ufunc_launch(c, "u.py", ufunc_src, sizeof ufunc_src - 1, "axpy", iargs, 2, &o, NULL, NULL, &out);
+  if (s != P2C_OK) fail_msg("%s: %s", p2c_status_string(s), p2c_compiler_last_error(c));
+  assert_int_equal(out.dtype, P2C_INT64);
+  for (int i = 0; i < 3; i++) assert_int_equal(((int64_t *)out.data)[i], -14 + 10 * i);
+  p2c_host_array_free(c, &out);
+  /* Shapes that do not broadcast are a usage error. */
+  int64_t s2[1] = {2};
+  P2cHostArray bad;
+  assert_int_equal(p2c_host_array_new(c, P2C_FLOAT64, 1, s2, &bad), P2C_OK);
+  P2cValue bargs[2] = {host_value(x), host_value(bad)};
+  assert_int_equal(p2c_ufunc_launch(c, "u.py", ufunc_src, sizeof ufunc_src - 1, "axpy", bargs, 2, &o,
+                                    NULL, NULL, &out),
+                   P2C_ERR_USAGE);
+  p2c_host_array_free(c, &bad);
+  p2c_host_array_free(c, &xi);
+  p2c_host_array_free(c, &x);
+  p2c_host_array_free(c, &y);
+  p2c_compiler_delete(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(ufunc_broadcasts_through_the_c_api),
       cmocka_unit_test(null_handles_are_harmless),
       cmocka_unit_test(compiler_new_and_delete),
       cmocka_unit_test(compiler_new_fails_cleanly_without_memory),
