@@ -12,7 +12,9 @@ Debian's python3-numba) needs at least a second, on the same inputs, in the same
   - pyk2cuda: `pyk2cuda run FILE KERNEL --device sim --repeat N --time` (default N = 101) on
     the same arrays saved as .npy; the "kernel (median)" line, which times sim_launch only (the
     module is compiled or found in the cache before, as Numba's simulator needs no compile).
-    Worker threads: the CPUs this process may use, as `run` chooses by default.
+    Worker threads: the CPUs this process may use, as `run` chooses by default; and, in a
+    second column, one worker (PYK2CUDA_SIM_THREADS=1), which no other load on the machine
+    can take away.
 
 The outputs of both sides are compared (so both did the same work), then the ratio
 Numba / pyk2cuda is printed; the target is 10,000 on every kernel. Kernel output (print) goes
@@ -84,15 +86,15 @@ def cases():
                         np.zeros((48, 48), np.float32)],
                lambda: [np.ones((4, 4), np.float32)] * 2 + [np.zeros((4, 4), np.float32)],
                small_block=(16, 16), tol=1e-5)
-    yield Case("partial_sums", "normalize", "partial_sums", (4,), (256,),
-               lambda: [rng_array(rng, 4096, np.float32, 0, 1), np.zeros(4, np.float32)],
+    yield Case("partial_sums", "normalize", "partial_sums", (8,), (256,),
+               lambda: [rng_array(rng, 8192, np.float32, 0, 1), np.zeros(8, np.float32)],
                lambda: [np.ones(16, np.float32), np.zeros(1, np.float32)],
                small_block=(256,), tol=1e-6)
     yield Case("total_sum", "normalize", "total_sum", (1,), (1,),
-               lambda: [rng_array(rng, 1000000, np.float32, 0, 1), np.zeros(1, np.float32)],
+               lambda: [rng_array(rng, 2000000, np.float32, 0, 1), np.zeros(1, np.float32)],
                lambda: [np.ones(16, np.float32), np.zeros(1, np.float32)])
-    yield Case("divide", "normalize", "divide", (16,), (256,),
-               lambda: [rng_array(rng, 4096, np.float32, 0, 1), np.array([1.5], np.float32)],
+    yield Case("divide", "normalize", "divide", (32,), (256,),
+               lambda: [rng_array(rng, 8192, np.float32, 0, 1), np.array([1.5], np.float32)],
                lambda: [np.ones(16, np.float32), np.ones(1, np.float32)])
     yield Case("hello_index", "hello_index", "hello_index", (32,), (256,),
                lambda: [np.zeros(8192, np.int32)],
@@ -123,7 +125,7 @@ def dims(t):
     return ",".join(str(x) for x in t)
 
 
-def run_pyk2cuda(opts, case, inputs, work):
+def run_pyk2cuda(opts, case, inputs, work, threads=None):
     _, path = load_sample(case.sample)
     argv = []
     for k, a in enumerate(inputs):
@@ -142,8 +144,12 @@ def run_pyk2cuda(opts, case, inputs, work):
                        stderr=subprocess.PIPE)
     if p.returncode != 0:
         raise RuntimeError(f"pyk2cuda failed on {case.name}: {p.stderr.decode().strip()}")
+    env = dict(os.environ)
+    if threads:
+        env["PYK2CUDA_SIM_THREADS"] = str(threads)
     p = subprocess.run(cmd + ["--out-dir", out_dir + "_timed", "--repeat", str(opts.repeat),
-                              "--time"] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                              "--time"] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       env=env)
     err = p.stderr.decode()
     m = re.search(r"kernel \(median\)\s+([0-9.]+)", err) or re.search(r"kernel\s+([0-9.]+)", err)
     if p.returncode != 0 or not m:
@@ -195,9 +201,9 @@ def main():
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}, {cpu_name()}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f}; Numba median of {opts.numba_repeat}, "
           f"pyk2cuda median of {opts.repeat}")
-    print("| kernel | grid × block | threads | Numba's simulator, s | pyk2cuda --device sim, ms "
-          "| ratio |")
-    print("|---|---|---:|---:|---:|---:|")
+    print(f"| kernel | grid × block | threads | Numba's simulator, s | pyk2cuda, {os.cpu_count()} "
+          "workers, ms | ratio | pyk2cuda, 1 worker, ms | ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     worst = 0
     with tempfile.TemporaryDirectory() as work:
         for case in cases():
@@ -207,6 +213,7 @@ def main():
                 inputs = case.args()
                 nb, nb_args = run_numba(case, inputs, opts.numba_repeat)
                 pk, out_dir = run_pyk2cuda(opts, case, inputs, work)
+                pk1, _ = run_pyk2cuda(opts, case, inputs, work, threads=1)
                 bad = same_outputs(case, nb_args, out_dir, param_names(case))
                 if bad:
                     raise RuntimeError(f"pyk2cuda and Numba disagree: {bad}")
@@ -215,10 +222,12 @@ def main():
                 worst = 2
                 continue
             threads = int(np.prod(case.grid)) * int(np.prod(case.block))
-            ratio = nb / pk
+            ratio, ratio1 = nb / pk, nb / pk1
             flag = "" if ratio >= TARGET and nb >= 1.0 else " **miss**"
+            flag1 = "" if ratio1 >= TARGET and nb >= 1.0 else " **miss**"
             print(f"| {case.name} | {dims(case.grid)} × {dims(case.block)} | {threads} | "
-                  f"{nb:.2f} | {pk * 1e3:.3f} | {ratio:,.0f}{flag} |", flush=True)
+                  f"{nb:.2f} | {pk * 1e3:.3f} | {ratio:,.0f}{flag} | {pk1 * 1e3:.3f} | "
+                  f"{ratio1:,.0f}{flag1} |", flush=True)
             if flag:
                 worst = max(worst, 1)
     return worst
