@@ -781,6 +781,7 @@ struct SimHelpers {
   Run *run;                  /* the open launch, or NULL */
   uint64_t generation;       /* counts launches, so that a helper joins each one once */
   size_t active;             /* helpers inside `run` */
+  size_t joined;             /* helpers that have seen `run` (inside it or not) */
   bool shutdown;
   size_t count;              /* threads started */
   pthread_t threads[MAX_WORKERS];
@@ -797,6 +798,8 @@ static void *helper_thread(void *arg) {
     if (h->shutdown) break;
     seen = h->generation;
     Run *r = h->run;
+    h->joined++;
+    pthread_cond_broadcast(&h->idle);
     if (start.slot >= r->worker_count) continue;
     h->active++;
     pthread_mutex_unlock(&h->lock);
@@ -859,12 +862,17 @@ static void run_workers(Run *r, Worker *workers, size_t n) {
     pthread_mutex_lock(&h->lock);
     h->run = r;
     h->generation++;
+    h->joined = 0;
     pthread_cond_broadcast(&h->wake);
     pthread_mutex_unlock(&h->lock);
   }
   worker_main(&workers[0]);
   if (h) {
     pthread_mutex_lock(&h->lock);
+    /* When the caller could not work (no memory for its fiber stacks), the blocks are the
+     * helpers': wait until each has seen the launch before closing it. */
+    if (workers[0].failure[0])
+      while (h->joined < h->count) pthread_cond_wait(&h->idle, &h->lock);
     h->run = NULL;
     while (h->active > 0) pthread_cond_wait(&h->idle, &h->lock);
     pthread_mutex_unlock(&h->lock);
