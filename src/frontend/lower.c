@@ -157,8 +157,6 @@ bool resolve_dotted(Lowerer *L, TSNode n, Resolved *out) {
 /* ---- imports ---- */
 
 static void add_alias(Lowerer *L, const char *name, const char *path) {
-  Alias al = {name, path};
-  vec_push(L->a, &L->aliases, al);
   strmap_put(&L->alias_by_name, name, (void *)path);
 }
 

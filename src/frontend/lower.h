@@ -8,11 +8,6 @@
 #include "frontend/frontend.h"
 #include "util/strmap.h"
 
-typedef struct Alias {
-  const char *name;   /* local name bound by an import */
-  const char *path;   /* what it names: "numba.cuda", "math.sqrt" */
-} Alias;
-
 /* A module-level name bound to something other than a compile-time constant. */
 typedef struct OtherGlobal {
   const char *name;
@@ -37,12 +32,11 @@ typedef struct Lowerer {
   Compilation *c;
   Arena *a;
   Module *m;
-  VEC(Alias) aliases;
   VEC(OtherGlobal) others;
   /* Module-level names, so that no lookup grows with the module: */
   StrMap const_by_name;   /* -> Const * (the last binding wins, as in Python) */
   StrMap func_by_name;    /* -> Function * (the first definition; a second is an error) */
-  StrMap alias_by_name;   /* -> const char * module path (the last import wins) */
+  StrMap alias_by_name;   /* import alias -> module path ("math.sqrt"); the last import wins */
   StrMap var_by_name;     /* in L->fn: name -> (void *)(index + 1) */
   StrMap builtin_by_path; /* "math.sqrt" -> const Builtin * (builtins_index) */
   int vars_cap;           /* allocated length of L->fn->vars while it is being lowered */
