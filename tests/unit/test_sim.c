@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "runtime/bounds.h"
+#include "runtime/sim/prelude.h" /* its C part: the math memory's layout and hash */
 #include "runtime/sim/sim.h"
 
 #ifndef P2C_SIM_TEST_DIR
@@ -926,7 +927,7 @@ static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0
 
 /* Math through the prelude's per-call-site memory gives exactly the host library's results:
  * runs of equal arguments, 0.0 after -0.0 and the other way round, NaNs with two payloads, and
- * a kernel with more call sites than memory slots. */
+ * a kernel with more call sites than memory tables. */
 static void test_math_memo(void **state) {
   (void)state;
   SimModule *m = load("math_memo.cu");
@@ -966,6 +967,113 @@ static void test_math_memo(void **state) {
   l.threads = 1;
   assert_launch_ok(m, &l);
   for (int i = 0; i < N; i++) assert_true(same_bits(got_sites[i], want_sites[i]));
+  sim_module_delete(m);
+}
+
+static bool same_float_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* The math memory's set for a value's bits (a float's zero-extended, as the prelude keys them). */
+static unsigned memo_set_of(const void *value, size_t size) {
+  unsigned long long bits = 0;
+  memcpy(&bits, value, size);
+  return p2c_sim_memo_set(bits);
+}
+
+/* Fills `out` with `n` distinct doubles, first + k * step for growing k, that fall in one set. */
+static void doubles_in_one_set(double first, double step, double *out, int n) {
+  unsigned set = memo_set_of(&first, sizeof first);
+  out[0] = first;
+  for (int found = 1, k = 1; found < n; k++) {
+    double v = first + k * step;
+    if (memo_set_of(&v, sizeof v) == set) out[found++] = v;
+  }
+}
+
+static void floats_in_one_set(float first, float step, float *out, int n) {
+  unsigned set = memo_set_of(&first, sizeof first);
+  out[0] = first;
+  for (int found = 1, k = 1; found < n; k++) {
+    float v = first + (float)k * step;
+    if (memo_set_of(&v, sizeof v) == set) out[found++] = v;
+  }
+}
+
+/* `n` NaNs with distinct payloads in one set: quiet NaN bits `base` | payload. */
+static void nan_bits_in_one_set(unsigned long long base, unsigned long long *out, int n) {
+  unsigned set = p2c_sim_memo_set(base | 1);
+  out[0] = base | 1;
+  for (unsigned long long p = 2, found = 1; found < (unsigned long long)n; p++)
+    if (p2c_sim_memo_set(base | p) == set) out[found++] = base | p;
+}
+
+/* Arguments that share a set of the memory (two entries) and come back in cycles of two, three
+ * and five, NaNs with different payloads among them: every result must be the host library's,
+ * bit for bit. A memory that let a value found in the second entry answer with the first's
+ * result, moved an argument without its result, or took NaN payloads for equal, fails here. */
+static void test_math_memo_collisions(void **state) {
+  (void)state;
+  SimModule *m = load("math_memo.cu");
+  enum { N = 96 };
+  double d[3], x[N], out[N];
+  float f[3], xf[N], outf[N];
+  unsigned long long dn[2], fn[2];
+  doubles_in_one_set(0.1, 1e-3, d, 3);
+  floats_in_one_set(0.25f, 1e-3f, f, 3);
+  nan_bits_in_one_set(0x7ff8000000000000ULL, dn, 2);
+  nan_bits_in_one_set(0x7fc00000ULL, fn, 2);
+  double dnan[2];
+  float fnan[2];
+  for (int k = 0; k < 2; k++) {
+    memcpy(&dnan[k], &dn[k], sizeof dnan[k]);
+    unsigned u = (unsigned)fn[k];
+    memcpy(&fnan[k], &u, sizeof fnan[k]);
+  }
+  /* 24 calls cycling a, b, c; 16 cycling a, b; 16 cycling two NaNs; 40 cycling a, NaN, b, NaN, c. */
+  for (int i = 0; i < N; i++) {
+    int k = i < 24 ? i % 3 : i < 40 ? i % 2 : i < 56 ? 3 + i % 2 : (int[]){0, 3, 1, 4, 2}[i % 5];
+    x[i] = k < 3 ? d[k] : dnan[k - 3];
+    xf[i] = k < 3 ? f[k] : fnan[k - 3];
+  }
+  ArrayArg px = pack1(x, 8, N), pxf = pack1(xf, 4, N), po = pack1(out, 8, N),
+           pof = pack1(outf, 4, N);
+  void *args[] = {&px, &pxf, &po, &pof};
+  for (int launch = 0; launch < 2; launch++) { /* the second starts from an empty memory too */
+    memset(out, 0, sizeof out), memset(outf, 0, sizeof outf);
+    SimLaunch l = launch_of("cycle", dim3(1, 1, 1), dim3(N, 1, 1), args, false);
+    l.threads = 1; /* one block, threads in order: the cycles reach the memory as written */
+    assert_launch_ok(m, &l);
+    for (int i = 0; i < N; i++) {
+      assert_true(same_bits(out[i], sin(x[i])));
+      assert_true(same_float_bits(outf[i], sinf(xf[i])));
+    }
+  }
+  sim_module_delete(m);
+}
+
+/* One call site in a template used with float and with double, on a double whose bits are the
+ * float's zero-extended (same key, same set): each type gets its own function's result. */
+static void test_math_memo_types(void **state) {
+  (void)state;
+  SimModule *m = load("math_memo.cu");
+  enum { N = 32 };
+  double x[N], out[N];
+  float xf[N];
+  for (int i = 0; i < N; i++) {
+    float v = 0.5f + (float)(i / 2) * 0.25f; /* the same value for threads 2k and 2k + 1 */
+    unsigned long long bits = 0;
+    memcpy(&bits, &v, sizeof v);
+    memcpy(&x[i], &bits, sizeof x[i]); /* a subnormal double */
+    xf[i] = v;
+  }
+  ArrayArg px = pack1(x, 8, N), pxf = pack1(xf, 4, N), po = pack1(out, 8, N);
+  void *args[] = {&px, &pxf, &po};
+  SimLaunch l = launch_of("both_types", dim3(1, 1, 1), dim3(N, 1, 1), args, false);
+  l.threads = 1;
+  assert_launch_ok(m, &l);
+  for (int i = 0; i < N; i++) {
+    double want = i % 2 ? (double)sinf(xf[i]) : sin(x[i]);
+    assert_true(same_bits(out[i], want));
+  }
   sim_module_delete(m);
 }
 
@@ -1278,6 +1386,8 @@ int main(void) {
       cmocka_unit_test(test_prelude_and_printf),
       cmocka_unit_test(test_printf_buffer),
       cmocka_unit_test(test_math_memo),
+      cmocka_unit_test(test_math_memo_collisions),
+      cmocka_unit_test(test_math_memo_types),
       cmocka_unit_test(test_compile_error),
       cmocka_unit_test(test_missing_compiler),
       cmocka_unit_test(test_bad_launch),

@@ -167,6 +167,7 @@ struct SimStackPool {
   size_t count, cap;
   size_t stack_size;
   char *print_buf;           /* the slot's printf buffer (PRINT_BUFFER_BYTES), kept too */
+  P2cSimMemory *memo;        /* the slot's math memory, kept, empty between launches */
 };
 
 typedef struct Run Run;
@@ -450,13 +451,15 @@ static unsigned stray_warp_sync(P2cSimThread *self, unsigned mask, unsigned site
 
 /* ---- Fiber stacks per worker slot ---------------------------------------------------------- */
 
-/* Frees the slot's fiber stacks (its printf buffer stays). */
+/* Frees the slot's fiber stacks (its printf buffer and math memory stay). */
 static void pool_release(SimModule *m, SimStackPool *p) {
   for (size_t i = 0; i < p->count; i++) fiber_release(&p->fibers[i]);
   mem_free(m->alloc, p->fibers, p->cap * sizeof *p->fibers);
   char *print_buf = p->print_buf;
+  P2cSimMemory *memo = p->memo;
   memset(p, 0, sizeof *p);
   p->print_buf = print_buf;
+  p->memo = memo;
 }
 
 /* Makes sure the pool holds `count` fibers with stacks of `stack_size` bytes. */
@@ -483,6 +486,8 @@ void sim_release_workers(SimModule *m) {
   for (size_t i = 0; i < m->pool_count; i++) {
     mem_free(m->alloc, m->pools[i].print_buf, PRINT_BUFFER_BYTES);
     m->pools[i].print_buf = NULL;
+    mem_free(m->alloc, m->pools[i].memo, sizeof *m->pools[i].memo);
+    m->pools[i].memo = NULL;
     pool_release(m, &m->pools[i]);
   }
   mem_free(m->alloc, m->pools, m->pool_count * sizeof *m->pools);
@@ -696,6 +701,13 @@ static bool worker_prepare(Worker *w) {
   }
   w->st.print_buf = w->pool->print_buf;
   w->st.print_cap = PRINT_BUFFER_BYTES;
+  if (!w->pool->memo && (w->pool->memo = mem_alloc(r->m->alloc, sizeof *w->pool->memo)))
+    memset(w->pool->memo, 0, sizeof *w->pool->memo);
+  if (!w->pool->memo) {
+    snprintf(w->failure, sizeof w->failure, "out of memory for the math memory");
+    return false;
+  }
+  w->st.memo = w->pool->memo;
   w->warp_slots_size = sizeof *w->st.warp_slots * r->block_threads;
   w->st.warp_slots = mem_alloc(r->m->alloc, w->warp_slots_size);
   if (!w->st.warp_slots) {
@@ -747,6 +759,15 @@ static void worker_loop(Worker *w) {
   }
 }
 
+/* Empties the math memory tables the launch wrote, so that the next launch starts from an
+ * empty memory (and takes as long as this one did), at the cost of the tables it used. */
+static void memo_empty(P2cSimMemory *memo) {
+  const size_t table = (size_t)P2C_SIM_MEMO_SETS * P2C_SIM_MEMO_WAYS;
+  for (unsigned t = 0; t < P2C_SIM_MEMO_TABLES; t++)
+    if (memo->used >> t & 1) memset(memo->entries + t * table, 0, table * sizeof *memo->entries);
+  memo->used = 0;
+}
+
 static void worker_main(Worker *w) {
   Run *r = w->run;
   r->m->bind(&w->st);
@@ -754,6 +775,7 @@ static void worker_main(Worker *w) {
    * nothing in this frame changes after sigsetjmp. */
   if (worker_prepare(w) && sigsetjmp(w->bail, 0) == 0) worker_loop(w);
   if (w->st.print_buf) print_flush(&w->st);
+  if (w->st.memo) memo_empty(w->st.memo);
   r->m->bind(NULL);
   mem_free(r->m->alloc, w->dynamic_shared, w->dynamic_shared_size);
   mem_free(r->m->alloc, w->st.warp_slots, w->warp_slots_size);

@@ -20,7 +20,7 @@
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 4
+#define P2C_SIM_ABI_VERSION 5
 
 #include <stddef.h>
 
@@ -28,12 +28,46 @@ typedef struct uint3 {
   unsigned int x, y, z;
 } uint3;
 
-/* One remembered call of a math function (see "Math" at the end of the C++ part). */
-enum { P2C_SIM_MEMO_SLOTS = 64 };
+/* The memory of math results (see "Math" at the end of the C++ part), per worker: one table
+ * per call site (sites share tables by their number modulo P2C_SIM_MEMO_TABLES, never results:
+ * every entry names its site), each P2C_SIM_MEMO_SETS sets of two entries, chosen by a hash of
+ * the argument's bits.
+ *
+ * Why this size. Kernels reuse a math result across the threads of a block: a function of a row
+ * coordinate is computed again in every column, so a site must keep as many values as the block
+ * has rows in flight (16 for a 16 x 16 block, 32 for 32 x 8), whose bits a hash scatters at
+ * random. Replaying the arguments of samples/great_circle.py's sin(dphi / 2) and cos(phi2)
+ * (512 x 512 mesh, 16 x 16 blocks, x fastest; at least 6.25% of calls miss, as each block brings
+ * 16 new rows) through caches of each shape gave these misses per call: direct-mapped, 16
+ * entries 60-64%, 32 entries 31-34%, 64 entries 20-22%, 128 entries 14-18%; two entries per
+ * set, 64 entries 7-9%, 128 entries 6.2-6.8% (callgrind's count of libm calls in the simulator
+ * agrees); with 32 x 8 blocks (12.5% must miss), 128 entries in sets of two 14-16%, direct-mapped
+ * 26-28%. So: 64 sets of two entries per site, 3 KiB; 32 tables, 96 KiB per worker slot (its
+ * printf buffer is 64 KiB), allocated at the slot's first launch and kept with it. A lookup
+ * touches one set (48 bytes), so only the values in use occupy the data cache. */
+enum {
+  P2C_SIM_MEMO_TABLES = 32,
+  P2C_SIM_MEMO_SET_BITS = 6,
+  P2C_SIM_MEMO_SETS = 1 << P2C_SIM_MEMO_SET_BITS,
+  P2C_SIM_MEMO_WAYS = 2,
+  P2C_SIM_MEMO_ENTRIES = P2C_SIM_MEMO_TABLES * P2C_SIM_MEMO_SETS * P2C_SIM_MEMO_WAYS
+};
 typedef struct P2cSimMemo {
-  unsigned long long arg, result; /* their bits */
-  unsigned site;                  /* the call site; 0: empty */
+  unsigned long long arg, result; /* their bits (a float's in the low-addressed bytes) */
+  unsigned tag;                   /* the call site and argument type (see p2c_sim_memo); 0: empty */
 } P2cSimMemo;
+typedef struct P2cSimMemory {
+  P2cSimMemo entries[P2C_SIM_MEMO_ENTRIES]; /* table after table, set after set */
+  /* Bit t is set once the module has written table t in this launch: the runtime empties only
+   * those afterwards. */
+  unsigned used;
+} P2cSimMemory;
+
+/* The set of a table that an argument's bits fall in: the top bits of a multiplicative
+ * (Fibonacci) hash, which depend on every bit of the argument, float or double. */
+static inline unsigned p2c_sim_memo_set(unsigned long long bits) {
+  return (unsigned)((bits * 0x9E3779B97F4A7C15ull) >> (64 - P2C_SIM_MEMO_SET_BITS));
+}
 
 typedef struct P2cSimThread P2cSimThread;
 struct P2cSimThread {
@@ -61,9 +95,9 @@ struct P2cSimThread {
   char *print_buf;
   size_t print_len, print_cap;
   void (*print_flush)(P2cSimThread *self);
-  /* The last argument and result of each math call site (by site number modulo the slots),
-   * zeroed at each launch; written and read by the module only. */
-  P2cSimMemo memo[P2C_SIM_MEMO_SLOTS];
+  /* The math memory (see P2cSimMemo), empty at the start of each launch; written and read by
+   * the module only. */
+  P2cSimMemory *memo;
 };
 
 #ifdef __cplusplus
@@ -112,6 +146,10 @@ static thread_local P2cSimThread *p2c_sim_self;
  * the barrier; never through a pointer (their address is never taken), so stores through the
  * kernel's array pointers cannot alias them. */
 static thread_local uint3 p2c_sim_tid, p2c_sim_bid, p2c_sim_bdim, p2c_sim_gdim;
+/* The worker's math memory (see "Math"), copied from p2c_sim_self by the entries, as the indices
+ * are: its address is never taken either, so the compiler keeps it in a register across a loop
+ * over threads. */
+static thread_local P2cSimMemory *p2c_sim_memory;
 
 #define threadIdx p2c_sim_tid
 #define blockIdx p2c_sim_bid
@@ -548,10 +586,12 @@ static inline std::index_sequence_for<P...> p2c_sim_index_sequence(p2c_sim_param
   return {};
 }
 
-/* Reads the block's dimensions and the grid's from the worker's state into the module's. */
+/* Reads the block's dimensions, the grid's and the math memory from the worker's state into the
+ * module's variables. */
 static inline void p2c_sim_load_dims(P2cSimThread *self) {
   p2c_sim_bdim = self->block_dim;
   p2c_sim_gdim = self->grid_dim;
+  p2c_sim_memory = self->memo;
 }
 
 template <auto K, typename... P, size_t... I>
@@ -608,13 +648,19 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
 
 /* ---- Math -------------------------------------------------------------------------------- */
 /* Kernels often compute the same transcendental function of the same value in thread after
- * thread: of a kernel argument, or of a coordinate shared by a row of threads (cos(lat0) and
- * sin(dlon / 2) in samples/great_circle.py). The compiler cannot hoist those calls out of the
- * loop over the threads (they sit under the kernel's bounds test), so each call site remembers
- * its last argument and result, per worker, in P2cSimThread.memo: a call with the same argument
- * bits returns the same result bits, which is exact for these pure functions (-0.0 and 0.0, or
- * two NaNs, differ in their bits and are computed). A miss costs a compare and three stores.
- * Only the slow functions are wrapped; sqrt, fabs and the rounding functions are instructions. */
+ * thread: of a kernel argument, or of a coordinate shared by a row or a column of threads (in
+ * samples/great_circle.py, cos(lat0) in every thread, sin(dlon / 2) in every row, sin(dphi / 2)
+ * and cos(phi2) in every column of a block). The compiler cannot hoist those calls out of the
+ * loop over the threads (they sit under the kernel's bounds test), so each call site keeps its
+ * recent arguments and results, per worker, in a table of P2cSimThread.memo (the C part above
+ * says why its size): a call whose argument has the bits of a kept one returns that one's result
+ * bits, which is exact for these pure functions (-0.0 and 0.0, or two NaNs, differ in their bits
+ * and are computed apart). An entry is found by a hash of the argument's bits, in a set of two;
+ * a miss computes and puts its result first in the set, the other entry going second. Each
+ * entry names its site and whether the argument was a float or a double, so that sites sharing
+ * a table, or one site in a template used with both types, never take each other's results.
+ * A hit costs a multiplication and two or four compares; a miss, that and five stores. Only the
+ * slow functions are wrapped; sqrt, fabs and the rounding functions are instructions. */
 
 template <unsigned SITE, typename F, typename T>
 static inline __attribute__((always_inline)) auto p2c_sim_memo(F f, T x) -> decltype(f(x)) {
@@ -622,19 +668,27 @@ static inline __attribute__((always_inline)) auto p2c_sim_memo(F f, T x) -> decl
   if constexpr (!std::is_floating_point<T>::value || sizeof(T) > 8 || sizeof(R) > 8) {
     return f(x);
   } else {
-    P2cSimMemo *m = &p2c_sim_self->memo[SITE % P2C_SIM_MEMO_SLOTS];
+    constexpr unsigned table = SITE % P2C_SIM_MEMO_TABLES;
+    constexpr unsigned tag = SITE * 2 + (sizeof(T) == 8); /* SITE >= 1: never 0 (empty) */
     unsigned long long bits = 0;
     memcpy(&bits, &x, sizeof x);
+    P2cSimMemory *memory = p2c_sim_memory;
+    P2cSimMemo *set =
+        memory->entries + (table * P2C_SIM_MEMO_SETS + p2c_sim_memo_set(bits)) * P2C_SIM_MEMO_WAYS;
     R r;
-    if (m->site == SITE && m->arg == bits) {
-      memcpy(&r, &m->result, sizeof r);
-      return r;
+    for (int way = 0; way < P2C_SIM_MEMO_WAYS; way++) {
+      if (set[way].arg == bits && set[way].tag == tag) {
+        memcpy(&r, &set[way].result, sizeof r);
+        return r;
+      }
     }
     r = f(x);
-    m->site = SITE;
-    m->arg = bits;
-    m->result = 0;
-    memcpy(&m->result, &r, sizeof r);
+    for (int way = P2C_SIM_MEMO_WAYS - 1; way > 0; way--) set[way] = set[way - 1];
+    set[0].arg = bits;
+    set[0].result = 0;
+    memcpy(&set[0].result, &r, sizeof r);
+    set[0].tag = tag;
+    memory->used |= 1u << table;
     return r;
   }
 }
