@@ -46,26 +46,36 @@ static char *identifier_name(Lowerer *L, const char *s, size_t len) {
 char *node_str(Lowerer *L, TSNode n) {
   size_t len;
   const char *s = node_text(L, n, &len);
-  if (node_is(n, "identifier")) return identifier_name(L, s, len);
+  if (node_is(L, n, K_identifier)) return identifier_name(L, s, len);
   return arena_strndup(L->a, s, len);
 }
 
-Loc node_loc(Lowerer *L, TSNode n) { return source_loc(L->c, ts_node_start_byte(n)); }
-
-bool node_is(TSNode n, const char *type) {
-  const char *t = ts_node_type(n);
-  return t[0] == type[0] && strcmp(t, type) == 0;   /* the first byte settles most calls */
+/* tree-sitter counts rows as it parses (the text's only line break is "\n", see source.c):
+ * the row saves a search of the line table for every node. */
+Loc node_loc(Lowerer *L, TSNode n) {
+  return source_loc_on_row(L->c, ts_node_start_point(n).row, ts_node_start_byte(n));
 }
 
-static bool is_extra(TSNode n) { return node_is(n, "comment") || node_is(n, "line_continuation"); }
+NodeKind node_kind(const Lowerer *L, TSNode n) {
+  TSSymbol sym = ts_node_symbol(n);
+  if (sym < L->symbols.count) return (NodeKind)L->symbols.kind[sym];
+  return sym == (TSSymbol)-1 ? K_ERROR : K_other;   /* (TSSymbol)-1 is tree-sitter's ERROR */
+}
 
-int node_kids(TSNode n, TSNode *out, int cap) {
+bool node_is(const Lowerer *L, TSNode n, NodeKind kind) { return node_kind(L, n) == kind; }
+
+static bool is_extra(const Lowerer *L, TSNode n) {
+  NodeKind k = node_kind(L, n);
+  return k == K_comment || k == K_line_continuation;
+}
+
+int node_kids(const Lowerer *L, TSNode n, TSNode *out, int cap) {
   int k = 0;
   TSTreeCursor cur = ts_tree_cursor_new(n);
   for (bool more = ts_tree_cursor_goto_first_child(&cur); more;
        more = ts_tree_cursor_goto_next_sibling(&cur)) {
     TSNode ch = ts_tree_cursor_current_node(&cur);
-    if (!ts_node_is_named(ch) || is_extra(ch)) continue;
+    if (!ts_node_is_named(ch) || is_extra(L, ch)) continue;
     if (k < cap) out[k] = ch;
     k++;
   }
@@ -135,13 +145,13 @@ static const char *dotted_path(Lowerer *L, TSNode n) { return dotted_path_at(L, 
 
 static const char *dotted_path_at(Lowerer *L, TSNode n, int depth) {
   if (depth > P2C_MAX_NESTING) return NULL;   /* no builtin is that deep; the value path reports */
-  if (node_is(n, "identifier")) {
+  if (node_is(L, n, K_identifier)) {
     char *name = node_str(L, n);
     if (find_var(L, name) >= 0 || find_const(L, name) || find_func(L, name)) return NULL;
     const char *p = alias_path(L, name);
     return p ? p : python_builtin_path(L, name);
   }
-  if (!node_is(n, "attribute")) return NULL;
+  if (!node_is(L, n, K_attribute)) return NULL;
   const char *base = dotted_path_at(L, field(L, n, F_object), depth + 1);
   if (!base) return NULL;
   TSNode attr = field(L, n, F_attribute);
@@ -170,10 +180,10 @@ static void add_aliased_import(Lowerer *L, TSNode n, const char *base) {
 /* import a.b [as c]: binds c to "a.b", or a to "a". */
 static void lower_import(Lowerer *L, TSNode n) {
   TSNode kids[64];
-  int k = node_kids(n, kids, 64);
+  int k = node_kids(L, n, kids, 64);
   for (int i = 0; i < k && i < 64; i++) {
     TSNode name = kids[i];
-    if (node_is(name, "aliased_import")) {
+    if (node_is(L, name, K_aliased_import)) {
       add_aliased_import(L, name, NULL);
     } else {
       char *path = node_str(L, name);
@@ -189,12 +199,12 @@ static void lower_import_from(Lowerer *L, TSNode n) {
   TSNode mod = field(L, n, F_module_name);
   const char *base = node_str(L, mod);
   TSNode kids[64];
-  int k = node_kids(n, kids, 64);
+  int k = node_kids(L, n, kids, 64);
   for (int i = 1; i < k && i < 64; i++) {
     TSNode name = kids[i];
-    if (node_is(name, "aliased_import")) {
+    if (node_is(L, name, K_aliased_import)) {
       add_aliased_import(L, name, base);
-    } else if (node_is(name, "dotted_name")) {
+    } else if (node_is(L, name, K_dotted_name)) {
       char *s = node_str(L, name);
       add_alias(L, s, arena_printf(L->a, "%s.%s", base, s));
     }
@@ -231,8 +241,8 @@ static bool lower_module_array(Lowerer *L, TSNode left, TSNode right) {
 static void lower_module_assign(Lowerer *L, TSNode n) {
   TSNode left = field(L, n, F_left);
   TSNode right = field(L, n, F_right);
-  if (ts_node_is_null(right) || !node_is(left, "identifier")) return;
-  if (node_is(right, "assignment")) return;   /* a = b = ...: left as other globals */
+  if (ts_node_is_null(right) || !node_is(L, left, K_identifier)) return;
+  if (node_is(L, right, K_assignment)) return;   /* a = b = ...: left as other globals */
   if (lower_module_array(L, left, right)) return;
   int errors = (int)L->c->error_count;
   size_t ndiags = L->c->diags.len;
@@ -256,7 +266,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
 
 void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
   SigText s = {0};
-  if (node_is(n, "string")) {
+  if (node_is(L, n, K_string)) {
     if (!lower_string_value(L, n, &s.text, &s.len)) return;
     s.loc = node_loc(L, n);
     s.loc.col += 1;   /* past the opening quote */
@@ -284,8 +294,8 @@ static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
   char *name = node_str(L, field(L, kw, F_name));
   TSNode val = field(L, kw, F_value);
   if (strcmp(name, "device") == 0) {
-    if (node_is(val, "true")) f->kind = FN_DEVICE;
-    else if (!node_is(val, "false"))
+    if (node_is(L, val, K_true)) f->kind = FN_DEVICE;
+    else if (!node_is(L, val, K_false))
       diag_error(L->c, node_loc(L, val), "E-decorator", "device= must be True or False");
   } else if (!is_ignored_option(name)) {
     diag_error(L->c, node_loc(L, kw), "E-decorator", "unsupported option '%s' of cuda.jit", name);
@@ -296,14 +306,14 @@ static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
  * expressions) and keywords. */
 static void lower_jit_args(Lowerer *L, Function *f, TSNode args) {
   TSNode kids[64];
-  int k = node_kids(args, kids, 64);
+  int k = node_kids(L, args, kids, 64);
   for (int i = 0; i < k && i < 64; i++) {
     TSNode a = kids[i];
-    if (node_is(a, "keyword_argument")) {
+    if (node_is(L, a, K_keyword_argument)) {
       lower_jit_keyword(L, f, a);
-    } else if (node_is(a, "list") || node_is(a, "tuple")) {
+    } else if (node_is(L, a, K_list) || node_is(L, a, K_tuple)) {
       TSNode items[64];
-      int n = node_kids(a, items, 64);
+      int n = node_kids(L, a, items, 64);
       for (int j = 0; j < n && j < 64; j++) lower_add_sig(L, f, items[j]);
     } else {
       lower_add_sig(L, f, a);
@@ -314,18 +324,18 @@ static void lower_jit_args(Lowerer *L, Function *f, TSNode args) {
 /* Looks at a function's decorators; returns true when it is a cuda.jit or vectorize function. */
 static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
   TSNode kids[16];
-  int k = node_kids(def, kids, 16);
+  int k = node_kids(L, def, kids, 16);
   bool is_cuda = false;
   for (int i = 0; i < k && i < 16; i++) {
-    if (!node_is(kids[i], "decorator")) continue;
+    if (!node_is(L, kids[i], K_decorator)) continue;
     TSNode e = ts_node_named_child(kids[i], 0);
-    TSNode callee = node_is(e, "call") ? field(L, e, F_function) : e;
+    TSNode callee = node_is(L, e, K_call) ? field(L, e, F_function) : e;
     Resolved r;
     if (!resolve_dotted(L, callee, &r) || !r.builtin) continue;
     if (r.builtin->id == BI_VECTORIZE) return lower_vectorize_decorator(L, f, e, r.path);
     if (r.builtin->id != BI_CUDA_JIT) continue;
     is_cuda = true;
-    if (node_is(e, "call")) lower_jit_args(L, f, field(L, e, F_arguments));
+    if (node_is(L, e, K_call)) lower_jit_args(L, f, field(L, e, F_arguments));
   }
   return is_cuda;
 }
@@ -362,15 +372,15 @@ static int add_local(Lowerer *L, const char *name, Loc loc) {
 
 static void lower_params(Lowerer *L, Function *f, TSNode params) {
   TSNode kids[256];
-  int k = node_kids(params, kids, 256);
+  int k = node_kids(L, params, kids, 256);
   if (k > 256) {
     diag_error(L->c, node_loc(L, params), "E-too-many", "more than 256 parameters");
     k = 256;
   }
   for (int i = 0; i < k; i++) {
     TSNode p = kids[i];
-    if (node_is(p, "typed_parameter")) p = ts_node_named_child(p, 0);   /* annotation ignored */
-    if (!node_is(p, "identifier")) {
+    if (node_is(L, p, K_typed_parameter)) p = ts_node_named_child(p, 0);   /* annotation ignored */
+    if (!node_is(L, p, K_identifier)) {
       unsupported(L, kids[i], "this kind of parameter (defaults, *args, **kwargs)");
       continue;
     }
@@ -387,26 +397,27 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
 /* ---- locals: every name bound in the body ---- */
 
 static void collect_target(Lowerer *L, TSNode t) {
-  if (node_is(t, "identifier")) {
+  if (node_is(L, t, K_identifier)) {
     add_local(L, node_str(L, t), node_loc(L, t));
-  } else if (node_is(t, "pattern_list") || node_is(t, "tuple_pattern") ||
-             node_is(t, "parenthesized_expression") || node_is(t, "tuple")) {
+  } else if (node_is(L, t, K_pattern_list) || node_is(L, t, K_tuple_pattern) ||
+             node_is(L, t, K_parenthesized_expression) || node_is(L, t, K_tuple)) {
     TSNode kids[64];
-    int k = node_kids(t, kids, 64);
+    int k = node_kids(L, t, kids, 64);
     for (int i = 0; i < k && i < 64; i++) collect_target(L, kids[i]);
   }
 }
 
-static bool is_assignment(TSNode n) {
-  return node_is(n, "assignment") || node_is(n, "augmented_assignment");
+static bool is_assignment(const Lowerer *L, TSNode n) {
+  NodeKind k = node_kind(L, n);
+  return k == K_assignment || k == K_augmented_assignment;
 }
 
 /* Declares the names that node n binds directly; false when its subtree is another scope. */
 static bool bind_names(Lowerer *L, TSNode n) {
-  if (node_is(n, "function_definition") || node_is(n, "class_definition") || node_is(n, "lambda"))
+  if (node_is(L, n, K_function_definition) || node_is(L, n, K_class_definition) || node_is(L, n, K_lambda))
     return false;
-  if (is_assignment(n) || node_is(n, "for_statement")) collect_target(L, field(L, n, F_left));
-  else if (node_is(n, "named_expression")) collect_target(L, field(L, n, F_name));
+  if (is_assignment(L, n) || node_is(L, n, K_for_statement)) collect_target(L, field(L, n, F_left));
+  else if (node_is(L, n, K_named_expression)) collect_target(L, field(L, n, F_name));
   return true;
 }
 
@@ -415,11 +426,8 @@ static bool bind_names(Lowerer *L, TSNode n) {
  * expression whose text has no ":=" need not be walked. Most of a body is expressions: this
  * prunes most of the walk. An assignment's value can be another assignment (a = b = 1). */
 static bool may_bind_below(Lowerer *L, TSNode n) {
-  const char *t = ts_node_type(n);
-  size_t tl = strlen(t);
-  if ((tl > 10 && strcmp(t + tl - 10, "_statement") == 0) || (tl > 7 && strcmp(t + tl - 7, "_clause") == 0) ||
-      strcmp(t, "block") == 0 || is_assignment(n))
-    return true;
+  TSSymbol sym = ts_node_symbol(n);
+  if (sym < L->symbols.count && L->symbols.holds_statements[sym]) return true;
   size_t len;
   const char *text = node_text(L, n, &len);
   for (size_t i = 0; i + 1 < len; i++)
@@ -441,7 +449,7 @@ static void collect_locals(Lowerer *L, TSNode body) {
     if (below_assignment[depth] && ts_tree_cursor_current_field_id(&cur) != L->field_ids[F_right])
       search = false;
     if (search && bind_names(L, n) && may_bind_below(L, n) && ts_tree_cursor_goto_first_child(&cur)) {
-      below_assignment[++depth] = is_assignment(n);
+      below_assignment[++depth] = is_assignment(L, n);
       continue;
     }
     while (depth > 0 && !ts_tree_cursor_goto_next_sibling(&cur)) {
@@ -459,7 +467,8 @@ static Block lower_block(Lowerer *L, TSNode block);
 
 static Stmt *new_stmt(Lowerer *L, StmtKind kind, TSNode n) {
   Stmt *s = ast_new_stmt(L->a, kind, node_loc(L, n));
-  s->end_line = source_loc(L->c, ts_node_end_byte(n) ? ts_node_end_byte(n) - 1 : 0).line;
+  TSPoint end = ts_node_end_point(n);   /* the line of the statement's last character: */
+  s->end_line = end.column == 0 && end.row > 0 ? end.row : end.row + 1;
   return s;
 }
 
@@ -501,7 +510,7 @@ static Stmt *lower_assign(Lowerer *L, TSNode n, TSNode stmt_node) {
       unsupported(L, cur, "a declaration without a value");
       return NULL;
     }
-    if (!node_is(right, "assignment")) {
+    if (!node_is(L, right, K_assignment)) {
       s->value = lower_expr(L, right);
       break;
     }
@@ -552,15 +561,16 @@ static Stmt *lower_augassign(Lowerer *L, TSNode n, TSNode stmt_node) {
   return s;
 }
 
-static bool is_docstring_like(TSNode e) {
-  return node_is(e, "string") || node_is(e, "concatenated_string");
+static bool is_docstring_like(const Lowerer *L, TSNode e) {
+  NodeKind k = node_kind(L, e);
+  return k == K_string || k == K_concatenated_string;
 }
 
 static Stmt *lower_expression_statement(Lowerer *L, TSNode n) {
   TSNode e = ts_node_named_child(n, 0);
-  if (node_is(e, "assignment")) return lower_assign(L, e, n);
-  if (node_is(e, "augmented_assignment")) return lower_augassign(L, e, n);
-  if (is_docstring_like(e)) return NULL;   /* docstrings and bare strings do nothing */
+  if (node_is(L, e, K_assignment)) return lower_assign(L, e, n);
+  if (node_is(L, e, K_augmented_assignment)) return lower_augassign(L, e, n);
+  if (is_docstring_like(L, e)) return NULL;   /* docstrings and bare strings do nothing */
   if (ts_node_named_child_count(n) > 1) {
     unsupported(L, n, "a tuple expression statement");
     return NULL;
@@ -575,7 +585,7 @@ static Stmt *lower_if_chain(Lowerer *L, TSNode cond, TSNode body, TSNode *alts, 
   Stmt *s = new_stmt(L, ST_IF, at);
   s->cond = lower_expr(L, cond);
   s->body = lower_block(L, body);
-  if (nalts > 0 && node_is(alts[0], "elif_clause")) {
+  if (nalts > 0 && node_is(L, alts[0], K_elif_clause)) {
     TSNode c = field(L, alts[0], F_condition);
     TSNode b = field(L, alts[0], F_consequence);
     Stmt *nested = lower_if_chain(L, c, b, alts + 1, nalts - 1, alts[0]);
@@ -595,8 +605,8 @@ static Stmt *lower_if(Lowerer *L, TSNode n) {
   TSNode *alts = node_named_children(L, n, &count);
   int nalts = 0, nelifs = 0;
   for (uint32_t i = 0; i < count; i++) {
-    bool elif = node_is(alts[i], "elif_clause");
-    if (!elif && !node_is(alts[i], "else_clause")) continue;
+    bool elif = node_is(L, alts[i], K_elif_clause);
+    if (!elif && !node_is(L, alts[i], K_else_clause)) continue;
     /* Each elif nests one level deeper in the AST, and later phases recurse on nesting. */
     if (elif && ++nelifs > P2C_MAX_ELIFS) {
       diag_error(L->c, node_loc(L, alts[i]), "E-too-many", "more than %d elif clauses in one if statement",
@@ -646,11 +656,11 @@ static Stmt *lower_for(Lowerer *L, TSNode n) {
   TSNode left = field(L, n, F_left);
   TSNode right = field(L, n, F_right);
   Stmt *s = new_stmt(L, ST_FOR_ITER, n);
-  bool name = node_is(left, "identifier");
+  bool name = node_is(L, left, K_identifier);
   s->var = name ? find_var(L, node_str(L, left)) : -1;
   Resolved r;
   TSNode callee = field(L, right, F_function);
-  bool range = node_is(right, "call") && resolve_dotted(L, callee, &r) && r.builtin &&
+  bool range = node_is(L, right, K_call) && resolve_dotted(L, callee, &r) && r.builtin &&
                r.builtin->id == BI_RANGE;
   if (!range || !name) {
     Expr *target = lower_expr(L, left);
@@ -686,7 +696,7 @@ static Stmt *lower_for(Lowerer *L, TSNode n) {
 static Stmt *lower_return(Lowerer *L, TSNode n) {
   Stmt *s = new_stmt(L, ST_RETURN, n);
   TSNode kids[2];
-  int k = node_kids(n, kids, 2);
+  int k = node_kids(L, n, kids, 2);
   if (k == 0) return s;
   s->value = lower_expr(L, kids[0]);
   return s->value ? s : NULL;
@@ -718,16 +728,19 @@ static const struct {
 };
 
 static Stmt *lower_stmt(Lowerer *L, TSNode n) {
+  switch (node_kind(L, n)) {
+  case K_expression_statement: return lower_expression_statement(L, n);
+  case K_if_statement: return lower_if(L, n);
+  case K_while_statement: return lower_while(L, n);
+  case K_for_statement: return lower_for(L, n);
+  case K_return_statement: return lower_return(L, n);
+  case K_pass_statement: return new_stmt(L, ST_PASS, n);
+  case K_break_statement: return lower_jump(L, n, ST_BREAK);
+  case K_continue_statement: return lower_jump(L, n, ST_CONTINUE);
+  case K_assert_statement: return NULL;   /* Numba drops asserts unless debug */
+  default: break;
+  }
   const char *t = ts_node_type(n);
-  if (strcmp(t, "expression_statement") == 0) return lower_expression_statement(L, n);
-  if (strcmp(t, "if_statement") == 0) return lower_if(L, n);
-  if (strcmp(t, "while_statement") == 0) return lower_while(L, n);
-  if (strcmp(t, "for_statement") == 0) return lower_for(L, n);
-  if (strcmp(t, "return_statement") == 0) return lower_return(L, n);
-  if (strcmp(t, "pass_statement") == 0) return new_stmt(L, ST_PASS, n);
-  if (strcmp(t, "break_statement") == 0) return lower_jump(L, n, ST_BREAK);
-  if (strcmp(t, "continue_statement") == 0) return lower_jump(L, n, ST_CONTINUE);
-  if (strcmp(t, "assert_statement") == 0) return NULL;   /* Numba drops asserts unless debug */
   for (size_t i = 0; i < sizeof unsupported_stmts / sizeof unsupported_stmts[0]; i++)
     if (strcmp(unsupported_stmts[i].type, t) == 0) {
       unsupported(L, n, unsupported_stmts[i].what);
@@ -745,7 +758,7 @@ static Block lower_block(Lowerer *L, TSNode block) {
   b.items = arena_alloc(L->a, sizeof(Stmt *) * (count ? count : 1));
   for (uint32_t i = 0; i < count; i++) {
     TSNode ch = kids[i];
-    if (is_extra(ch)) continue;
+    if (is_extra(L, ch)) continue;
     Stmt *s = lower_stmt(L, ch);
     if (s) b.items[b.len++] = s;
   }
@@ -772,11 +785,11 @@ static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
  * parameters; its body waits for the second pass. */
 static Function *declare_function(Lowerer *L, TSNode decorated) {
   TSNode def = field(L, decorated, F_definition);
-  if (!node_is(def, "function_definition")) return NULL;
+  if (!node_is(L, def, K_function_definition)) return NULL;
   Function *f = arena_alloc(L->a, sizeof *f);
   f->kind = FN_KERNEL;
   if (!lower_decorators(L, decorated, f)) return NULL;
-  if (node_is(ts_node_child(def, 0), "async")) {
+  if (node_is(L, ts_node_child(def, 0), K_async)) {
     unsupported(L, def, "an async function");
     return NULL;
   }
@@ -803,7 +816,7 @@ static bool report_syntax_errors(Lowerer *L, TSNode root) {
       diag_error(L->c, node_loc(L, n), "E-syntax", "invalid syntax: expected '%s'", ts_node_type(n));
       break;
     }
-    if (node_is(n, "ERROR")) {
+    if (node_is(L, n, K_ERROR)) {
       diag_error(L->c, node_loc(L, n), "E-syntax", "invalid syntax");
       break;
     }
@@ -821,14 +834,14 @@ done:
 typedef VEC(TSNode) NodeVec;
 
 static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
-  if (node_is(n, "import_statement")) lower_import(L, n);
-  else if (node_is(n, "import_from_statement")) lower_import_from(L, n);
-  else if (node_is(n, "decorated_definition")) {
+  if (node_is(L, n, K_import_statement)) lower_import(L, n);
+  else if (node_is(L, n, K_import_from_statement)) lower_import_from(L, n);
+  else if (node_is(L, n, K_decorated_definition)) {
     if (declare_function(L, n)) vec_push(L->a, defs, n);
-  } else if (node_is(n, "expression_statement")) {
+  } else if (node_is(L, n, K_expression_statement)) {
     TSNode e = ts_node_named_child(n, 0);
-    if (node_is(e, "assignment")) lower_module_assign(L, e);
-  } else if (node_is(n, "function_definition") || node_is(n, "class_definition")) {
+    if (node_is(L, e, K_assignment)) lower_module_assign(L, e);
+  } else if (node_is(L, n, K_function_definition) || node_is(L, n, K_class_definition)) {
     add_other_global(L, field(L, n, F_name), NULL);
   }
 }
@@ -844,6 +857,38 @@ static void lower_module(Lowerer *L, const TSNode *roots, int nroots) {
   for (size_t i = 0; i < defs.len; i++) {
     TSNode def = field(L, defs.items[i], F_definition);
     lower_function_body(L, L->m->funcs.items[i], def);
+  }
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Fills L->symbols: the NodeKind of each of the grammar's public symbols, and which symbols
+ * are statements, clauses, blocks or assignments (see may_bind_below). */
+static void init_symbol_table(Lowerer *L, const TSLanguage *python) {
+  static const char *const kind_names[K_COUNT] = {
+#define P2C_KIND_NAME(k) [K_##k] = #k,
+      P2C_NODE_KINDS(P2C_KIND_NAME)
+#undef P2C_KIND_NAME
+  };
+  SymbolTable *t = &L->symbols;
+  t->count = ts_language_symbol_count(python);
+  t->kind = arena_alloc(L->a, t->count);
+  t->holds_statements = arena_alloc(L->a, sizeof *t->holds_statements * t->count);
+  for (int k = K_other + 1; k < K_async; k++) {
+    TSSymbol sym = ts_language_symbol_for_name(python, kind_names[k], (uint32_t)strlen(kind_names[k]), true);
+    assert(sym != 0 && sym < t->count && "the Python grammar lacks a node kind the lowering reads");
+    t->kind[sym] = (uint8_t)k;
+  }
+  TSSymbol async = ts_language_symbol_for_name(python, "async", 5, false);
+  assert(async != 0 && async < t->count);
+  t->kind[async] = K_async;
+  for (uint32_t sym = 0; sym < t->count; sym++) {
+    const char *name = ts_language_symbol_name(python, (TSSymbol)sym);
+    t->holds_statements[sym] = ends_with(name, "_statement") || ends_with(name, "_clause") ||
+                               strcmp(name, "block") == 0 || ends_with(name, "assignment");
   }
 }
 
@@ -864,6 +909,7 @@ static void init_lowerer_tables(Lowerer *L) {
     L->field_ids[f] = ts_language_field_id_for_name(python, names[f], (uint32_t)strlen(names[f]));
     assert(L->field_ids[f] != 0 && "the Python grammar lacks a field the lowering reads");
   }
+  init_symbol_table(L, python);
 }
 
 bool frontend_run(Compilation *c, Module *m) {

@@ -28,6 +28,39 @@ typedef enum Field {
   F_COUNT
 } Field;
 
+/* The grammar's node kinds the lowering tells apart, all named nodes except `async` (the
+ * keyword). Comparing a node's kind is an array lookup by its symbol: comparing ts_node_type's
+ * string was a tenth of the lowering's time. */
+#define P2C_NODE_KINDS(X)                                                                    \
+  X(aliased_import) X(assert_statement) X(assignment) X(attribute) X(augmented_assignment)    \
+  X(binary_operator) X(block) X(boolean_operator) X(break_statement) X(call)                  \
+  X(class_definition) X(comment) X(comparison_operator) X(concatenated_string)               \
+  X(conditional_expression) X(continue_statement) X(decorated_definition) X(decorator)       \
+  X(dictionary_splat) X(dotted_name) X(elif_clause) X(else_clause) X(expression_list)        \
+  X(expression_statement) X(false) X(float) X(for_statement) X(function_definition)          \
+  X(generator_expression) X(identifier) X(if_statement) X(import_from_statement)             \
+  X(import_statement) X(integer) X(interpolation) X(keyword_argument) X(lambda)              \
+  X(line_continuation) X(list) X(list_splat) X(named_expression) X(not_operator)             \
+  X(parenthesized_expression) X(pass_statement) X(pattern_list) X(return_statement)          \
+  X(slice) X(string) X(subscript) X(true) X(tuple) X(tuple_pattern) X(typed_parameter)        \
+  X(unary_operator) X(while_statement)
+typedef enum NodeKind {
+  K_other,   /* any kind not listed */
+#define P2C_KIND_ENUM(k) K_##k,
+  P2C_NODE_KINDS(P2C_KIND_ENUM)
+#undef P2C_KIND_ENUM
+  K_async,
+  K_ERROR,
+  K_COUNT
+} NodeKind;
+
+/* What the lowering knows about each symbol of the grammar, built once per compilation. */
+typedef struct SymbolTable {
+  uint8_t *kind;          /* NodeKind by public symbol */
+  bool *holds_statements; /* a *_statement, *_clause, block or assignment: may bind a name below */
+  uint32_t count;
+} SymbolTable;
+
 typedef struct Lowerer {
   Compilation *c;
   Arena *a;
@@ -41,6 +74,7 @@ typedef struct Lowerer {
   StrMap builtin_by_path; /* "math.sqrt" -> const Builtin * (builtins_index) */
   int vars_cap;           /* allocated length of L->fn->vars while it is being lowered */
   TSFieldId field_ids[F_COUNT];
+  SymbolTable symbols;
   Function *fn;       /* the function being lowered */
   int depth;          /* nesting of blocks and expressions, bounded by P2C_MAX_NESTING */
   int loops;          /* enclosing loops, for break/continue */
@@ -56,9 +90,10 @@ typedef struct Resolved {
 const char *node_text(Lowerer *L, TSNode n, size_t *len);
 char *node_str(Lowerer *L, TSNode n);
 Loc node_loc(Lowerer *L, TSNode n);
-bool node_is(TSNode n, const char *type);
+NodeKind node_kind(const Lowerer *L, TSNode n);
+bool node_is(const Lowerer *L, TSNode n, NodeKind kind);
 /* Named children, skipping comments and line continuations. */
-int node_kids(TSNode n, TSNode *out, int cap);
+int node_kids(const Lowerer *L, TSNode n, TSNode *out, int cap);
 /* All named children of n (comments included) in a new arena array; *count gets their number.
  * Walks with a cursor: indexing children one by one costs time quadratic in their number. */
 TSNode *node_named_children(Lowerer *L, TSNode n, uint32_t *count);

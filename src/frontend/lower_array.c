@@ -72,7 +72,7 @@ static bool grow(Build *b, int64_t extra) {
 /* A dtype argument: np.float32, numba.int32, float/int/bool, or a string such as 'f4'. */
 static const Type *dtype_of(Build *b, TSNode n) {
   Lowerer *L = b->L;
-  if (node_is(n, "string")) {
+  if (node_is(b->L, n, K_string)) {
     const char *s;
     size_t len;
     if (!lower_string_value(L, n, &s, &len)) return NULL;
@@ -175,16 +175,16 @@ typedef struct Args {
 
 static bool split_args(Build *b, TSNode call, Args *a) {
   TSNode kids[16];
-  int k = node_kids(ts_node_child_by_field_name(call, "arguments", 9), kids, 16);
+  int k = node_kids(b->L, ts_node_child_by_field_name(call, "arguments", 9), kids, 16);
   memset(a, 0, sizeof *a);
   if (k > 16) return fail(b, "the call has too many arguments");
   for (int i = 0; i < k; i++) {
-    if (node_is(kids[i], "keyword_argument")) {
+    if (node_is(b->L, kids[i], K_keyword_argument)) {
       char *name = node_str(b->L, ts_node_child_by_field_name(kids[i], "name", 4));
       if (strcmp(name, "dtype") != 0) return fail(b, "the call has a keyword other than dtype=");
       a->dtype = ts_node_child_by_field_name(kids[i], "value", 5);
       a->has_dtype = true;
-    } else if (a->npos < 8 && !node_is(kids[i], "list_splat") && !node_is(kids[i], "dictionary_splat")) {
+    } else if (a->npos < 8 && !node_is(b->L, kids[i], K_list_splat) && !node_is(b->L, kids[i], K_dictionary_splat)) {
       a->pos[a->npos++] = kids[i];
     } else {
       return fail(b, "the call's arguments are not plain values");
@@ -224,10 +224,10 @@ static bool shape_arg(Build *b, TSNode n, int *ndim, int64_t *shape) {
 
 /* The nested list or tuple at n, at nesting depth `depth` (its extent recorded or checked). */
 static bool gather(Build *b, TSNode n, int depth) {
-  bool seq = node_is(n, "list") || node_is(n, "tuple");
-  if (node_is(n, "parenthesized_expression")) {
+  bool seq = node_is(b->L, n, K_list) || node_is(b->L, n, K_tuple);
+  if (node_is(b->L, n, K_parenthesized_expression)) {
     TSNode inner[2];
-    if (node_kids(n, inner, 2) == 1) return gather(b, inner[0], depth);
+    if (node_kids(b->L, n, inner, 2) == 1) return gather(b, inner[0], depth);
   }
   if (!seq) {
     if (depth != b->ndim) return fail(b, "its nested lists are not rectangular");
@@ -238,7 +238,7 @@ static bool gather(Build *b, TSNode n, int depth) {
   }
   if (depth >= P2C_MAX_NDIM) return fail(b, "it has more than 8 dimensions");
   TSNode items[256];
-  int k = node_kids(n, items, 256);
+  int k = node_kids(b->L, n, items, 256);
   if (k > 256) return fail(b, "a list literal has more than 256 elements (use np.arange or np.full)");
   if (depth == b->ndim && b->count == 0) b->shape[b->ndim++] = k;
   else if (depth >= b->ndim || b->shape[depth] != k) return fail(b, "its nested lists are not rectangular");
@@ -375,7 +375,7 @@ static bool copy_const_array(Build *b, const ConstArray *ca) {
 }
 
 static const ConstArray *named_const_array(Lowerer *L, TSNode n) {
-  if (!node_is(n, "identifier")) return NULL;
+  if (!node_is(L, n, K_identifier)) return NULL;
   const Const *k = find_const(L, node_str(L, n));
   return k ? k->array : NULL;
 }
@@ -384,14 +384,14 @@ static const ConstArray *named_const_array(Lowerer *L, TSNode n) {
 static bool eval_array(Build *b, TSNode n) {
   const ConstArray *named = named_const_array(b->L, n);
   if (named) return copy_const_array(b, named);
-  if (node_is(n, "binary_operator") || node_is(n, "unary_operator"))
+  if (node_is(b->L, n, K_binary_operator) || node_is(b->L, n, K_unary_operator))
     return fail(b, "arithmetic on arrays is not evaluated when the kernel is compiled");
-  if (!node_is(n, "call")) return fail(b, "it is not built by a call to np.array, np.arange, np.zeros, np.ones or np.full");
+  if (!node_is(b->L, n, K_call)) return fail(b, "it is not built by a call to np.array, np.arange, np.zeros, np.ones or np.full");
   TSNode callee = ts_node_child_by_field_name(n, "function", 8);
   Args a;
   if (!split_args(b, n, &a)) return false;
   Resolved r;
-  if (node_is(callee, "attribute") && !resolve_dotted(b->L, callee, &r)) return eval_method(b, callee, &a);
+  if (node_is(b->L, callee, K_attribute) && !resolve_dotted(b->L, callee, &r)) return eval_method(b, callee, &a);
   if (!resolve_dotted(b->L, callee, &r)) return fail(b, "it is not built by a call to np.array, np.arange, np.zeros, np.ones or np.full");
   const char *p = r.path;
   if (a.has_dtype && !(b->dtype = dtype_of(b, a.dtype))) return fail(b, "its dtype is not a scalar type such as np.float32");
@@ -420,15 +420,15 @@ static bool eval_array(Build *b, TSNode n) {
  * explain why it cannot be evaluated); depth bounds the walk on hostile nesting. */
 static bool looks_like_array(Lowerer *L, TSNode n, int depth) {
   if (depth > P2C_MAX_NESTING) return false;
-  if (node_is(n, "binary_operator"))
+  if (node_is(L, n, K_binary_operator))
     return looks_like_array(L, field(L, n, F_left), depth + 1) ||
            looks_like_array(L, field(L, n, F_right), depth + 1);
-  if (node_is(n, "unary_operator")) return looks_like_array(L, field(L, n, F_argument), depth + 1);
-  for (int k = 0; node_is(n, "call") && k <= P2C_MAX_NESTING; k++) {
+  if (node_is(L, n, K_unary_operator)) return looks_like_array(L, field(L, n, F_argument), depth + 1);
+  for (int k = 0; node_is(L, n, K_call) && k <= P2C_MAX_NESTING; k++) {
     TSNode callee = ts_node_child_by_field_name(n, "function", 8);
     Resolved r;
     if (resolve_dotted(L, callee, &r)) return r.path && strncmp(r.path, "numpy.", 6) == 0;
-    if (!node_is(callee, "attribute")) return false;
+    if (!node_is(L, callee, K_attribute)) return false;
     n = ts_node_child_by_field_name(callee, "object", 6);
   }
   return named_const_array(L, n) != NULL;

@@ -154,7 +154,7 @@ static bool decode_string_node(Lowerer *L, TSNode n, StrBuf *sb) {
   uint32_t count;
   TSNode *parts = node_named_children(L, n, &count);
   for (uint32_t i = 0; i < count; i++)
-    if (node_is(parts[i], "interpolation"))
+    if (node_is(L, parts[i], K_interpolation))
       return unsupported(L, n, "an f-string with replacement fields"), false;
   const char *body = L->c->text + ts_node_end_byte(start);
   size_t len = ts_node_start_byte(end) - ts_node_end_byte(start);
@@ -178,9 +178,9 @@ bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len) {
   StrBuf sb;
   sb_init(&sb, L->a);
   sb_puts(&sb, "");
-  if (node_is(n, "concatenated_string")) {
+  if (node_is(L, n, K_concatenated_string)) {
     TSNode parts[256];
-    int k = node_kids(n, parts, 256);
+    int k = node_kids(L, n, parts, 256);
     for (int i = 0; i < k && i < 256; i++)
       if (!decode_string_node(L, parts[i], &sb)) return false;
   } else if (!decode_string_node(L, n, &sb)) {
@@ -346,7 +346,8 @@ static Expr *lower_boolop(Lowerer *L, TSNode n) {
   for (;;) {
     vec_push(L->a, &rights, field(L, cur, F_right));
     TSNode left = field(L, cur, F_left);
-    if (!node_is(left, "boolean_operator") || !node_is(field(L, left, F_operator), op)) {
+    if (!node_is(L, left, K_boolean_operator) ||
+        ts_node_symbol(field(L, left, F_operator)) != ts_node_symbol(field(L, n, F_operator))) {
       vec_push(L->a, &rights, left);
       break;
     }
@@ -372,7 +373,7 @@ static Expr *lower_compare(Lowerer *L, TSNode n) {
   uint32_t count = ts_node_child_count(n);
   for (uint32_t i = 0; i < count; i++) {
     TSNode ch = ts_node_child(n, i);
-    if (node_is(ch, "comment") || node_is(ch, "line_continuation")) continue;
+    if (node_is(L, ch, K_comment) || node_is(L, ch, K_line_continuation)) continue;
     if (nk == 64 || no == 64) {
       unsupported(L, n, "a comparison chain of more than 64 operands");
       return NULL;
@@ -392,7 +393,7 @@ static Expr *lower_compare(Lowerer *L, TSNode n) {
 
 static Expr *lower_ifexp(Lowerer *L, TSNode n) {
   TSNode parts[3];
-  if (node_kids(n, parts, 3) != 3) return unsupported(L, n, "this conditional expression"), NULL;
+  if (node_kids(L, n, parts, 3) != 3) return unsupported(L, n, "this conditional expression"), NULL;
   /* `a if c else b`: the CST lists a, c, b; the AST wants c, a, b. */
   Expr *kids[3] = {lower_expr(L, parts[1]), lower_expr(L, parts[0]), lower_expr(L, parts[2])};
   return make_node(L, EX_IFEXP, n, kids, 3);
@@ -400,7 +401,7 @@ static Expr *lower_ifexp(Lowerer *L, TSNode n) {
 
 static Expr *lower_tuple(Lowerer *L, TSNode n) {
   TSNode items[256];
-  int k = node_kids(n, items, 256);
+  int k = node_kids(L, n, items, 256);
   if (k > 256) return unsupported(L, n, "a tuple of more than 256 elements"), NULL;
   Expr *kids[256];
   for (int i = 0; i < k; i++) kids[i] = lower_expr(L, items[i]);
@@ -411,9 +412,9 @@ static Expr *lower_tuple(Lowerer *L, TSNode n) {
 
 static Expr *lower_call(Lowerer *L, TSNode n) {
   TSNode args = field(L, n, F_arguments);
-  if (node_is(args, "generator_expression")) return unsupported(L, args, "a generator"), NULL;
+  if (node_is(L, args, K_generator_expression)) return unsupported(L, args, "a generator"), NULL;
   TSNode items[256];
-  int k = node_kids(args, items, 256);
+  int k = node_kids(L, args, items, 256);
   if (k > 255) return unsupported(L, n, "a call with more than 255 arguments"), NULL;
   Expr *kids[256];
   Keyword kws[256];
@@ -421,12 +422,12 @@ static Expr *lower_call(Lowerer *L, TSNode n) {
   kids[nk++] = lower_expr(L, field(L, n, F_function));
   for (int i = 0; i < k; i++) {
     TSNode a = items[i];
-    if (node_is(a, "keyword_argument")) {
+    if (node_is(L, a, K_keyword_argument)) {
       kws[nkw].name = node_str(L, field(L, a, F_name));
       kws[nkw].loc = node_loc(L, a);
       if (!(kws[nkw++].value = lower_expr(L, field(L, a, F_value))))
         return NULL;
-    } else if (node_is(a, "list_splat") || node_is(a, "dictionary_splat")) {
+    } else if (node_is(L, a, K_list_splat) || node_is(L, a, K_dictionary_splat)) {
       return unsupported(L, a, "argument unpacking (* and **)"), NULL;
     } else {
       kids[nk++] = lower_expr(L, a);
@@ -447,7 +448,7 @@ static Expr *lower_slice(Lowerer *L, TSNode n) {
   uint32_t count = ts_node_child_count(n);
   for (uint32_t i = 0; i < count; i++) {
     TSNode ch = ts_node_child(n, i);
-    if (node_is(ch, "comment") || node_is(ch, "line_continuation")) continue;
+    if (node_is(L, ch, K_comment) || node_is(L, ch, K_line_continuation)) continue;
     if (!ts_node_is_named(ch)) {
       colons++;
       continue;
@@ -463,12 +464,12 @@ static Expr *lower_slice(Lowerer *L, TSNode n) {
 
 static Expr *lower_subscript(Lowerer *L, TSNode n) {
   TSNode items[P2C_MAX_NDIM + 2];
-  int k = node_kids(n, items, P2C_MAX_NDIM + 2);
+  int k = node_kids(L, n, items, P2C_MAX_NDIM + 2);
   if (k > P2C_MAX_NDIM + 1) return unsupported(L, n, "indexing with more than 8 indices"), NULL;
   Expr *kids[P2C_MAX_NDIM + 1];
   int nk = 0;
   for (int i = 0; i < k; i++) {
-    Expr *e = i > 0 && node_is(items[i], "slice") ? lower_slice(L, items[i]) : lower_expr(L, items[i]);
+    Expr *e = i > 0 && node_is(L, items[i], K_slice) ? lower_slice(L, items[i]) : lower_expr(L, items[i]);
     if (i > 0 && e && e->kind == EX_TUPLE) {   /* a[(i, j)] is a[i, j] */
       if (e->nkids + nk > P2C_MAX_NDIM + 1) return unsupported(L, n, "more than 8 indices"), NULL;
       for (int j = 0; j < e->nkids; j++) kids[nk++] = e->kids[j];
@@ -492,33 +493,39 @@ static const struct {
 };
 
 static Expr *lower_expr_kind(Lowerer *L, TSNode n) {
-  const char *t = ts_node_type(n);
-  if (strcmp(t, "identifier") == 0) return lower_identifier(L, n);
-  if (strcmp(t, "integer") == 0) return lower_integer(L, n);
-  if (strcmp(t, "float") == 0) return lower_float(L, n);
-  if (strcmp(t, "true") == 0 || strcmp(t, "false") == 0) {
+  switch (node_kind(L, n)) {
+  case K_identifier: return lower_identifier(L, n);
+  case K_integer: return lower_integer(L, n);
+  case K_float: return lower_float(L, n);
+  case K_true:
+  case K_false: {
     Expr *e = new_expr(L, EX_BOOL, n);
-    e->ival = t[0] == 't';
+    e->ival = node_is(L, n, K_true);
     return e;
   }
-  if (strcmp(t, "string") == 0 || strcmp(t, "concatenated_string") == 0) return lower_string(L, n);
-  if (strcmp(t, "binary_operator") == 0) return lower_binary(L, n);
-  if (strcmp(t, "unary_operator") == 0) return lower_unary(L, n);
-  if (strcmp(t, "not_operator") == 0) return lower_not(L, n);
-  if (strcmp(t, "boolean_operator") == 0) return lower_boolop(L, n);
-  if (strcmp(t, "comparison_operator") == 0) return lower_compare(L, n);
-  if (strcmp(t, "conditional_expression") == 0) return lower_ifexp(L, n);
-  if (strcmp(t, "parenthesized_expression") == 0) {
+  case K_string:
+  case K_concatenated_string: return lower_string(L, n);
+  case K_binary_operator: return lower_binary(L, n);
+  case K_unary_operator: return lower_unary(L, n);
+  case K_not_operator: return lower_not(L, n);
+  case K_boolean_operator: return lower_boolop(L, n);
+  case K_comparison_operator: return lower_compare(L, n);
+  case K_conditional_expression: return lower_ifexp(L, n);
+  case K_parenthesized_expression: {
     TSNode inner[2];
-    if (node_kids(n, inner, 2) != 1) return unsupported(L, n, "this parenthesized form"), NULL;
+    if (node_kids(L, n, inner, 2) != 1) return unsupported(L, n, "this parenthesized form"), NULL;
     return lower_expr(L, inner[0]);
   }
-  if (strcmp(t, "tuple") == 0 || strcmp(t, "expression_list") == 0 ||
-      strcmp(t, "pattern_list") == 0 || strcmp(t, "tuple_pattern") == 0)
-    return lower_tuple(L, n);
-  if (strcmp(t, "call") == 0) return lower_call(L, n);
-  if (strcmp(t, "attribute") == 0) return lower_attribute(L, n);
-  if (strcmp(t, "subscript") == 0) return lower_subscript(L, n);
+  case K_tuple:
+  case K_expression_list:
+  case K_pattern_list:
+  case K_tuple_pattern: return lower_tuple(L, n);
+  case K_call: return lower_call(L, n);
+  case K_attribute: return lower_attribute(L, n);
+  case K_subscript: return lower_subscript(L, n);
+  default: break;
+  }
+  const char *t = ts_node_type(n);
   for (size_t i = 0; i < sizeof unsupported_exprs / sizeof unsupported_exprs[0]; i++)
     if (strcmp(unsupported_exprs[i].type, t) == 0)
       return unsupported(L, n, unsupported_exprs[i].what), NULL;
@@ -592,25 +599,25 @@ static Expr *fold_binary(Lowerer *L, Op op, Expr *a, Expr *b, Loc loc) {
 Expr *fold_const_expr(Lowerer *L, TSNode n) {
   if (ts_node_is_null(n) || !enter(L, n)) return NULL;
   Expr *e = NULL;
-  if (node_is(n, "integer") || node_is(n, "float") || node_is(n, "true") || node_is(n, "false")) {
+  if (node_is(L, n, K_integer) || node_is(L, n, K_float) || node_is(L, n, K_true) || node_is(L, n, K_false)) {
     e = lower_expr_kind(L, n);
-  } else if (node_is(n, "identifier")) {
+  } else if (node_is(L, n, K_identifier)) {
     Const *k = find_const(L, node_str(L, n));
     if (k) e = arena_dup(L->a, k->value, sizeof *k->value);
-  } else if (node_is(n, "unary_operator")) {
+  } else if (node_is(L, n, K_unary_operator)) {
     const char *t = ts_node_type(field(L, n, F_operator));
     Expr *kid = fold_const_expr(L, field(L, n, F_argument));
     e = !kid ? NULL : t[0] == '-' ? fold_neg(L, kid) : t[0] == '+' ? kid : NULL;
-  } else if (node_is(n, "binary_operator")) {
+  } else if (node_is(L, n, K_binary_operator)) {
     Op op;
     Expr *a = fold_const_expr(L, field(L, n, F_left));
     Expr *b = fold_const_expr(L, field(L, n, F_right));
     if (a && b && op_from_text(ts_node_type(field(L, n, F_operator)), &op))
       e = fold_binary(L, op, a, b, node_loc(L, n));
-  } else if (node_is(n, "parenthesized_expression") || node_is(n, "tuple")) {
+  } else if (node_is(L, n, K_parenthesized_expression) || node_is(L, n, K_tuple)) {
     TSNode items[64];
-    int k = node_kids(n, items, 64);
-    if (node_is(n, "parenthesized_expression") && k == 1) {
+    int k = node_kids(L, n, items, 64);
+    if (node_is(L, n, K_parenthesized_expression) && k == 1) {
       e = fold_const_expr(L, items[0]);
     } else if (k <= 64) {
       Expr *kids[64];

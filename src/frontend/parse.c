@@ -47,10 +47,19 @@ static void skip_string(Scanner *s) {
   }
 }
 
+/* The characters that matter to the scans below; both read the whole source before the parse,
+ * and the others are skipped with one table lookup each. */
+static const bool line_syntax[256] = {
+    ['\''] = true, ['"'] = true, ['#'] = true, ['\\'] = true, ['\n'] = true,
+    ['('] = true,  ['['] = true, ['{'] = true, [')'] = true,  [']'] = true,  ['}'] = true,
+};
+
 /* Scans the rest of the logical line that starts at s->pos; leaves s->pos at the start of the
  * next logical line. */
 static void skip_logical_line(Scanner *s) {
   while (s->pos < s->len) {
+    while (s->pos < s->len && !line_syntax[(unsigned char)s->text[s->pos]]) s->pos++;
+    if (s->pos >= s->len) return;
     char ch = s->text[s->pos];
     if (ch == '\'' || ch == '"') {
       skip_string(s);

@@ -20,7 +20,7 @@ static bool is_ignored_vectorize_option(const char *name) {
 static bool lower_target_keyword(Lowerer *L, TSNode val, bool *seen) {
   const char *text = NULL;
   size_t len = 0;
-  if (!node_is(val, "string")) {
+  if (!node_is(L, val, K_string)) {
     diag_error(L->c, node_loc(L, val), "E-decorator", "vectorize's target= must be the string 'cuda'");
     return false;
   }
@@ -46,12 +46,12 @@ static bool lower_vectorize_keyword(Lowerer *L, TSNode kw, bool *target_seen) {
 
 /* Positional arguments: a list or tuple of signatures, or one signature. */
 static void lower_vectorize_sigs(Lowerer *L, Function *f, TSNode a) {
-  if (!node_is(a, "list") && !node_is(a, "tuple")) {
+  if (!node_is(L, a, K_list) && !node_is(L, a, K_tuple)) {
     lower_add_sig(L, f, a);
     return;
   }
   TSNode items[64];
-  int n = node_kids(a, items, 64);
+  int n = node_kids(L, a, items, 64);
   if (n > 64) diag_error(L->c, node_loc(L, a), "E-decorator", "more than 64 vectorize signatures");
   for (int j = 0; j < n && j < 64; j++) lower_add_sig(L, f, items[j]);
 }
@@ -61,12 +61,12 @@ bool lower_vectorize_decorator(Lowerer *L, Function *f, TSNode e, const char *pa
   /* numba.cuda.vectorize is the CUDA target already; numba.vectorize needs target='cuda'. */
   bool target_seen = strcmp(path, "numba.cuda.vectorize") == 0;
   bool ok = true;
-  if (node_is(e, "call")) {
+  if (node_is(L, e, K_call)) {
     TSNode args = field(L, e, F_arguments);
     TSNode kids[64];
-    int k = node_kids(args, kids, 64);
+    int k = node_kids(L, args, kids, 64);
     for (int i = 0; i < k && i < 64; i++) {
-      if (node_is(kids[i], "keyword_argument")) ok &= lower_vectorize_keyword(L, kids[i], &target_seen);
+      if (node_is(L, kids[i], K_keyword_argument)) ok &= lower_vectorize_keyword(L, kids[i], &target_seen);
       else lower_vectorize_sigs(L, f, kids[i]);
     }
   }

@@ -54,6 +54,15 @@ Loc source_loc(const Compilation *c, size_t offset) {
   return (Loc){(uint32_t)lo + 1, count_chars(c->text + start, offset - start) + 1};
 }
 
+Loc source_loc_on_row(const Compilation *c, uint32_t row, size_t offset) {
+  const uint32_t *starts = c->line_starts.items;
+  size_t lines = c->line_starts.len;
+  if (row >= lines || starts[row] > offset || offset > c->len || (row + 1 < lines && starts[row + 1] <= offset))
+    return source_loc(c, offset);
+  uint32_t start = starts[row];
+  return (Loc){row + 1, count_chars(c->text + start, offset - start) + 1};
+}
+
 const char *source_line(const Compilation *c, uint32_t line, size_t *len) {
   if (line == 0 || line > c->line_starts.len) {
     *len = 0;

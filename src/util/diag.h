@@ -55,6 +55,10 @@ bool diag_has_errors(const Compilation *c);
 
 /* Position of a byte offset of the normalized text. */
 Loc source_loc(const Compilation *c, size_t offset);
+/* Position of a byte offset known to lie on line `row` (0-based), as a parser that counts rows
+ * reports it: no search of the line table. Falls back to source_loc when row does not hold
+ * offset. */
+Loc source_loc_on_row(const Compilation *c, uint32_t row, size_t offset);
 /* The text of line `line` (1-based) without its newline, and its length. */
 const char *source_line(const Compilation *c, uint32_t line, size_t *len);
 
