@@ -7,6 +7,7 @@
 #ifndef P2C_FRONTEND_AST_H
 #define P2C_FRONTEND_AST_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -180,7 +181,8 @@ struct Const {
   Expr *value;             /* a literal or a tuple of literals; for an array, an EX_CONST
                               naming this constant (so that scalar-only code sees no literal) */
   ConstArray *array;       /* a module-level NumPy array, or NULL */
-  bool used;               /* referenced by a kernel */
+  atomic_bool used;        /* referenced by a kernel (set by both lowering threads, see
+                              lower.c's lower_bodies_on_two_threads) */
   bool indexed;            /* a tuple read with a runtime index: emitted as a table */
   const char *cname;       /* codegen */
 };

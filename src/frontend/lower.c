@@ -7,6 +7,8 @@
  * (Python's rule), so locals are collected before the body is lowered. */
 #include <assert.h>
 #include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -846,18 +848,118 @@ static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
   }
 }
 
-/* roots: the module's parts in source order (see parse.h). */
+/* Lowers the bodies of the functions [first, end) of the module; defs[i] declared
+ * L->m->funcs.items[i]. */
+static void lower_bodies(Lowerer *L, const TSNode *defs, size_t first, size_t end) {
+  for (size_t i = first; i < end; i++)
+    lower_function_body(L, L->m->funcs.items[i], field(L, defs[i], F_definition));
+}
+
+/* The bodies of the second part of a module split by the parse, lowered on a second thread.
+ * Everything the declarations built (names, constants, functions' headers) is only read while
+ * the bodies are lowered; what a body writes is its own, and the one flag bodies share
+ * (Const.used) is atomic. The thread allocates from an arena of its own and reports into a
+ * diagnostic list of its own: the source text and its line table are shared, read-only. */
+typedef struct BodyJob {
+  Compilation c;
+  Lowerer L;
+  const TSNode *defs;
+  size_t first, end;
+  pthread_mutex_t lock;   /* the host allocator's, for both threads' arenas */
+  jmp_buf oom;
+  bool out_of_memory;
+} BodyJob;
+
+static void *lower_bodies_thread(void *arg) {
+  BodyJob *job = arg;
+  if (setjmp(job->oom)) {
+    job->out_of_memory = true;
+    return NULL;
+  }
+  lower_bodies(&job->L, job->defs, job->first, job->end);
+  return NULL;
+}
+
+static void start_job(BodyJob *job, const Lowerer *L, const TSNode *defs, size_t first, size_t end) {
+  const Compilation *c = L->c;
+  job->c = *c;
+  arena_init(&job->c.arena, c->arena.alloc);
+  job->c.arena.oom = &job->oom;
+  job->c.diags = (DiagVec){0};
+  job->c.error_count = 0;
+  job->c.too_many_errors = false;
+  job->c.release = NULL;
+  job->L = *L;
+  job->L.c = &job->c;
+  job->L.a = &job->c.arena;
+  job->L.fn = NULL;
+  job->defs = defs;
+  job->first = first;
+  job->end = end;
+}
+
+/* Takes over the job's memory and appends its diagnostics after c's, in source order: the
+ * result is what one thread lowering every body in turn reports. */
+static void merge_job(Compilation *c, BodyJob *job) {
+  arena_adopt(&c->arena, &job->c.arena);
+  for (size_t i = 0; i < job->c.diags.len; i++) {
+    if (c->diags.len >= P2C_MAX_ERRORS) {
+      c->too_many_errors = true;
+      break;
+    }
+    vec_push(&c->arena, &c->diags, job->c.diags.items[i]);
+  }
+  c->error_count += job->c.error_count;
+  c->too_many_errors = c->too_many_errors || job->c.too_many_errors;
+}
+
+/* Lowers bodies [0, split) here and [split, end) on a second thread (in one thread when none
+ * can be started). Out of memory on either thread is raised here, after the join. */
+static void lower_bodies_on_two_threads(Lowerer *L, const TSNode *defs, size_t split, size_t end) {
+  Compilation *c = L->c;
+  BodyJob *job = arena_alloc(L->a, sizeof *job);
+  start_job(job, L, defs, split, end);
+  pthread_t thread;
+  if (pthread_mutex_init(&job->lock, NULL) != 0) {
+    lower_bodies(L, defs, 0, end);
+    return;
+  }
+  c->arena.lock = job->c.arena.lock = &job->lock;
+  if (pthread_create(&thread, NULL, lower_bodies_thread, job) != 0) {
+    c->arena.lock = NULL;
+    pthread_mutex_destroy(&job->lock);
+    lower_bodies(L, defs, 0, end);
+    return;
+  }
+  jmp_buf *driver_oom = c->arena.oom;   /* the jump must wait for the thread: catch it here */
+  jmp_buf here;
+  bool out_of_memory = false;
+  c->arena.oom = &here;
+  if (setjmp(here) == 0) lower_bodies(L, defs, 0, split);
+  else out_of_memory = true;
+  pthread_join(thread, NULL);
+  c->arena.oom = driver_oom;
+  c->arena.lock = NULL;
+  pthread_mutex_destroy(&job->lock);
+  merge_job(c, job);
+  if (out_of_memory || job->out_of_memory) arena_oom(&c->arena);
+}
+
+/* roots: the module's parts in source order (see parse.h). The declarations of every part
+ * come first (a kernel may call a device function defined further down); then the bodies, on
+ * two threads when the parse made two parts. */
 static void lower_module(Lowerer *L, const TSNode *roots, int nroots) {
   NodeVec defs = {0};
+  size_t first_def_of_part[2] = {0, 0};
   for (int r = 0; r < nroots; r++) {
+    first_def_of_part[r] = defs.len;
     uint32_t count;
     TSNode *items = node_named_children(L, roots[r], &count);
     for (uint32_t i = 0; i < count; i++) declare_module_item(L, items[i], &defs);
   }
-  for (size_t i = 0; i < defs.len; i++) {
-    TSNode def = field(L, defs.items[i], F_definition);
-    lower_function_body(L, L->m->funcs.items[i], def);
-  }
+  size_t split = nroots == 2 ? first_def_of_part[1] : 0;
+  if (split > 0 && split < defs.len) lower_bodies_on_two_threads(L, defs.items, split, defs.len);
+  else lower_bodies(L, defs.items, 0, defs.len);
 }
 
 static bool ends_with(const char *s, const char *suffix) {

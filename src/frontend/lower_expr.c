@@ -231,7 +231,7 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
   if (k) {
     Expr *e = new_expr(L, EX_CONST, n);
     e->konst = k;
-    k->used = true;
+    atomic_store_explicit(&k->used, true, memory_order_relaxed);
     return e;
   }
   Function *f = find_func(L, name);

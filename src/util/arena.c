@@ -65,6 +65,20 @@ void arena_free(Arena *a) {
   a->head = NULL;
 }
 
+void arena_adopt(Arena *dst, Arena *src) {
+  assert(dst->alloc == src->alloc);
+  if (!src->head) return;
+  ArenaBlock *tail = src->head;
+  while (tail->next) tail = tail->next;
+  if (dst->head) {   /* behind dst's head, which keeps its free space for the next allocation */
+    tail->next = dst->head->next;
+    dst->head->next = src->head;
+  } else {
+    dst->head = src->head;
+  }
+  src->head = NULL;
+}
+
 _Noreturn void arena_oom(Arena *a) {
   assert(a->oom && "out of memory outside a recovery point");
   longjmp(*a->oom, 1);
@@ -75,7 +89,9 @@ static ArenaBlock *new_block(Arena *a, size_t need) {
   if (size > 4u << 20) size = 4u << 20;
   if (size < need) size = need;
   if (size > SIZE_MAX - sizeof(ArenaBlock)) arena_oom(a);
+  if (a->lock) pthread_mutex_lock(a->lock);
   ArenaBlock *b = mem_alloc(a->alloc, sizeof *b + size);
+  if (a->lock) pthread_mutex_unlock(a->lock);
   if (!b) arena_oom(a);
   b->size = size;
   b->used = 0;

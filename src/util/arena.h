@@ -7,6 +7,7 @@
 #ifndef P2C_UTIL_ARENA_H
 #define P2C_UTIL_ARENA_H
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stddef.h>
 
@@ -25,6 +26,9 @@ typedef struct Arena {
   const P2cAllocator *alloc;
   ArenaBlock *head;
   jmp_buf *oom;     /* where to jump when the host allocator fails; NULL: abort via assert */
+  /* Held around each call of the host allocator while arenas of one compilation grow on two
+   * threads at once (the host's allocator need not be thread-safe); NULL otherwise. */
+  pthread_mutex_t *lock;
 } Arena;
 
 void arena_init(Arena *a, const P2cAllocator *alloc);
@@ -35,6 +39,9 @@ void *arena_dup(Arena *a, const void *p, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Moves every block of src into dst, which then owns (and frees) what was allocated from src;
+ * src is left empty. Both must use the same allocator. */
+void arena_adopt(Arena *dst, Arena *src);
 /* Jumps to the OOM handler; called by the facilities built on the arena. */
 _Noreturn void arena_oom(Arena *a);
 
