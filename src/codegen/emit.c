@@ -558,16 +558,26 @@ static void emit_function(Gen *G, const Function *f, StrBuf *out) {
 
 /* The Python line of every line of text, from the marks (offsets in text, in order). */
 static void map_python_lines(Gen *G, const StrBuf *text, CodegenResult *out) {
+  const char *t = text->data, *end = text->data + text->len;
   size_t nlines = 0;
-  for (size_t i = 0; i < text->len; i++) nlines += text->data[i] == '\n';
+  for (const char *p = t; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++) nlines++;
   uint32_t *map = arena_alloc(G->a, sizeof *map * (nlines ? nlines : 1));
-  size_t line = 0, next = 0;
+  size_t next = 0;
   uint32_t current = 0;
-  for (size_t i = 0; i < text->len && line < nlines; i++) {
-    while (next < G->marks.len && G->marks.items[next].offset <= i)
+  const char *s = t;
+  for (size_t line = 0; line < nlines; line++) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    size_t first = (size_t)(s - t), last = (size_t)(nl - t);
+    while (next < G->marks.len && G->marks.items[next].offset <= first)
       current = G->marks.items[next++].python_line;
-    map[line] = map[line] ? map[line] : current;   /* a line takes its first statement's */
-    if (text->data[i] == '\n') line++;
+    uint32_t python_line = current;   /* a line takes the first statement's that touches it */
+    while (next < G->marks.len && G->marks.items[next].offset <= last) {
+      size_t at = G->marks.items[next].offset;   /* of marks at one offset, the last counts */
+      while (next < G->marks.len && G->marks.items[next].offset == at) current = G->marks.items[next++].python_line;
+      if (!python_line) python_line = current;
+    }
+    map[line] = python_line;
+    s = nl + 1;
   }
   out->python_line = map;
   out->nlines = nlines;

@@ -1,6 +1,7 @@
 /* Growable arrays and string builders in an arena: see buf.h. */
 #include "util/buf.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,9 +42,106 @@ void sb_putn(StrBuf *sb, const char *s, size_t n) {
 
 void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
 
-void sb_putc(StrBuf *sb, char c) { sb_putn(sb, &c, 1); }
+void sb_putc(StrBuf *sb, char c) {
+  if (sb->len + 2 > sb->cap) sb_reserve(sb, 1);
+  sb->data[sb->len++] = c;
+  sb->data[sb->len] = '\0';
+}
+
+/* ---- formatting ----
+ * Code generation formats a few hundred thousand short pieces for a large module, nearly all
+ * with %s, %d and the like; glibc's vsnprintf spends most of its time setting up a FILE for
+ * each call. The conversions below are written here; any other format goes to vsnprintf. */
+
+typedef enum Conv {
+  CONV_NONE, CONV_S, CONV_PREC_S, CONV_C, CONV_D, CONV_U, CONV_LD, CONV_LU, CONV_LLD, CONV_LLU,
+  CONV_ZU, CONV_PERCENT
+} Conv;
+
+/* The conversion at fmt (just past a '%') and the length of its text, or CONV_NONE for one that
+ * vsnprintf must do (flags, widths, precisions other than ".*s", floats, hexadecimal...). */
+static Conv conversion(const char *fmt, size_t *len) {
+  static const struct {
+    const char *spec;
+    Conv conv;
+  } table[] = {
+      {"s", CONV_S},     {".*s", CONV_PREC_S}, {"c", CONV_C},   {"d", CONV_D},
+      {"u", CONV_U},     {"ld", CONV_LD},      {"lu", CONV_LU}, {"lld", CONV_LLD},
+      {"llu", CONV_LLU}, {"zu", CONV_ZU},      {"%", CONV_PERCENT},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    size_t n = strlen(table[i].spec);
+    if (strncmp(fmt, table[i].spec, n) == 0) {
+      *len = n;
+      return table[i].conv;
+    }
+  }
+  return CONV_NONE;
+}
+
+static bool only_simple_conversions(const char *fmt) {
+  for (const char *p = strchr(fmt, '%'); p; p = strchr(p, '%')) {
+    size_t len;
+    if (conversion(p + 1, &len) == CONV_NONE) return false;
+    p += 1 + len;
+  }
+  return true;
+}
+
+static void put_unsigned(StrBuf *sb, unsigned long long v, bool negative) {
+  char digits[24];
+  size_t n = 0;
+  do digits[sizeof digits - ++n] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  if (negative) digits[sizeof digits - ++n] = '-';
+  sb_putn(sb, digits + sizeof digits - n, n);
+}
+
+static void put_signed(StrBuf *sb, long long v) {
+  /* LLONG_MIN's magnitude does not fit a long long: negate in unsigned arithmetic. */
+  put_unsigned(sb, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, v < 0);
+}
+
+static void put_string(StrBuf *sb, const char *s, int precision) {
+  if (!s) s = "(null)";   /* as glibc prints it */
+  sb_putn(sb, s, precision < 0 ? strlen(s) : strnlen(s, (size_t)precision));
+}
+
+/* fmt holds only conversions that `conversion` knows. */
+static void format_simple(StrBuf *sb, const char *fmt, va_list ap) {
+  for (;;) {
+    const char *pct = strchr(fmt, '%');
+    sb_putn(sb, fmt, pct ? (size_t)(pct - fmt) : strlen(fmt));
+    if (!pct) return;
+    size_t len = 0;
+    switch (conversion(pct + 1, &len)) {
+    case CONV_S: put_string(sb, va_arg(ap, const char *), -1); break;
+    case CONV_PREC_S: {
+      int precision = va_arg(ap, int);
+      put_string(sb, va_arg(ap, const char *), precision);
+      break;
+    }
+    case CONV_C: sb_putc(sb, (char)va_arg(ap, int)); break;
+    case CONV_D: put_signed(sb, va_arg(ap, int)); break;
+    case CONV_U: put_unsigned(sb, va_arg(ap, unsigned), false); break;
+    case CONV_LD: put_signed(sb, va_arg(ap, long)); break;
+    case CONV_LU: put_unsigned(sb, va_arg(ap, unsigned long), false); break;
+    case CONV_LLD: put_signed(sb, va_arg(ap, long long)); break;
+    case CONV_LLU: put_unsigned(sb, va_arg(ap, unsigned long long), false); break;
+    case CONV_ZU: put_unsigned(sb, va_arg(ap, size_t), false); break;
+    case CONV_PERCENT: sb_putc(sb, '%'); break;
+    case CONV_NONE: return;   /* excluded by only_simple_conversions */
+    }
+    fmt = pct + 1 + len;
+  }
+}
 
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+  if (only_simple_conversions(fmt)) {
+    sb_reserve(sb, 0);   /* an empty result still leaves a terminated string */
+    format_simple(sb, fmt, ap);
+    return;
+  }
   /* Formats straight into the free space; only when it does not fit is the text formatted a
    * second time, after growing (most writes are short: one pass). */
   sb_reserve(sb, 64);
@@ -71,7 +169,11 @@ void sb_printf(StrBuf *sb, const char *fmt, ...) {
 }
 
 void sb_indent(StrBuf *sb, int n) {
-  for (int i = 0; i < n; i++) sb_putc(sb, ' ');
+  if (n <= 0) return;
+  sb_reserve(sb, (size_t)n);
+  memset(sb->data + sb->len, ' ', (size_t)n);
+  sb->len += (size_t)n;
+  sb->data[sb->len] = '\0';
 }
 
 const char *sb_str(const StrBuf *sb) { return sb->data ? sb->data : ""; }

@@ -995,6 +995,86 @@ static void two_part_parse_gives_the_same_ast(void **state) {
   free(src);
 }
 
+/* src with `with` replacing `what` in every `every`-th kernel (an error in its body). */
+static char *with_bad_bodies(const char *src, const char *what, const char *with, int every) {
+  size_t n = strlen(src), grow = strlen(with) > strlen(what) ? strlen(with) - strlen(what) : 0;
+  char *out = malloc(n + 1 + grow * (n / strlen(what) + 1));
+  assert_non_null(out);
+  const char *p = src;
+  char *o = out;
+  for (int k = 0;; k++) {
+    const char *hit = strstr(p, what);
+    size_t keep = hit ? (size_t)(hit - p) : strlen(p);
+    memcpy(o, p, keep);
+    o += keep;
+    if (!hit) break;
+    const char *put = k % every == 0 ? with : what;
+    memcpy(o, put, strlen(put));
+    o += strlen(put);
+    p = hit + strlen(what);
+  }
+  *o = '\0';
+  return out;
+}
+
+/* Errors in the bodies of both parts (lowered on two threads) are reported exactly as one
+ * thread lowering every body in turn reports them: same list, same order, same count, also
+ * past the limit on kept diagnostics. */
+static void two_part_lowering_reports_errors_like_one_part(void **state) {
+  (void)state;
+  size_t len;
+  char *src = many_functions(120, &len);
+  const int every[] = {40, 1};   /* 3 errors, then 120 (past P2C_MAX_ERRORS) */
+  for (int t = 0; t < 2; t++) {
+    char *bad = with_bad_bodies(src, "    for j in range(n):", "    for j in [n]:", every[t]);
+    size_t bad_len = strlen(bad);
+    Compilation split, whole;
+    Module m1, m2;
+    assert_false(lower_with_split(&split, &m1, bad, bad_len, 1));
+    assert_false(lower_with_split(&whole, &m2, bad, bad_len, SIZE_MAX));
+    assert_int_equal(split.error_count, whole.error_count);
+    assert_int_equal(whole.error_count, t == 0 ? 3 : 120);
+    assert_int_equal(split.too_many_errors, whole.too_many_errors);
+    assert_int_equal(split.diags.len, whole.diags.len);
+    for (size_t i = 0; i < whole.diags.len; i++) {
+      assert_int_equal(split.diags.items[i].line, whole.diags.items[i].line);
+      assert_int_equal(split.diags.items[i].column, whole.diags.items[i].column);
+      assert_string_equal(split.diags.items[i].code, whole.diags.items[i].code);
+      assert_string_equal(split.diags.items[i].message, whole.diags.items[i].message);
+    }
+    /* The last error of the three is in the second part: the split did put bodies there. */
+    if (t == 0) assert_true(whole.diags.items[2].line > whole.line_starts.len / 2);
+    arena_free(&split.arena);
+    arena_free(&whole.arena);
+    free(bad);
+  }
+  free(src);
+}
+
+/* A constant used only by a kernel of the second part is marked used (the flag both threads
+ * write), so that codegen emits it. */
+static void two_part_lowering_marks_constants_used(void **state) {
+  (void)state;
+  size_t len;
+  char *src = many_functions(60, &len);
+  char *more = malloc(len + 256);
+  assert_non_null(more);
+  snprintf(more, len + 256, "ONLY_LAST = 7\nNEVER = 8\n%s@cuda.jit('void(int64[:])')\ndef last(a):\n    a[0] = ONLY_LAST\n", src);
+  Compilation c;
+  Module m;
+  assert_true(lower_with_split(&c, &m, more, strlen(more), 1));
+  bool saw_only_last = false, saw_never = false;
+  for (size_t i = 0; i < m.consts.len; i++) {
+    if (strcmp(m.consts.items[i]->name, "ONLY_LAST") == 0) saw_only_last = m.consts.items[i]->used;
+    if (strcmp(m.consts.items[i]->name, "NEVER") == 0) saw_never = !m.consts.items[i]->used;
+  }
+  assert_true(saw_only_last);
+  assert_true(saw_never);
+  arena_free(&c.arena);
+  free(more);
+  free(src);
+}
+
 /* A syntax error in either part is reported as the one-part parse reports it. */
 static void two_part_parse_reports_errors_like_one_part(void **state) {
   (void)state;
@@ -1024,6 +1104,8 @@ int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(split_point_is_a_top_level_definition),
+      cmocka_unit_test(two_part_lowering_reports_errors_like_one_part),
+      cmocka_unit_test(two_part_lowering_marks_constants_used),
       cmocka_unit_test(two_part_parse_gives_the_same_ast),
       cmocka_unit_test(two_part_parse_reports_errors_like_one_part),
       T(bom_is_stripped),
