@@ -186,6 +186,7 @@ P2cStatus p2c_translate(P2cCompiler *c, const char *filename, const char *source
   m->comp.file = arena_strdup(&m->comp.arena, filename ? filename : "<input>");
   m->comp.opts = options;
   P2cStatus s = run_pipeline(c, m, source ? source : "", length, options);
+  frontend_finish(&m->comp);
   m->comp.arena.oom = NULL;
   if (s == P2C_ERR_SOURCE && !c->last_error[0])
     api_fail(c, s, "%zu error%s in %s", m->comp.error_count, m->comp.error_count == 1 ? "" : "s", m->comp.file);

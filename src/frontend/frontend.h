@@ -4,7 +4,8 @@
  * Produces: c->text normalized (BOM removed, CRLF and lone CR turned into LF), the line table,
  *           and a Module whose names are all resolved (see ast.h). Syntax errors, constructs
  *           outside the supported subset and unknown names become diagnostics.
- * The CST is freed before returning; nothing after this phase touches tree-sitter. */
+ * Nothing after this phase touches tree-sitter. The CST of a large module is freed on another
+ * thread while the later phases run: frontend_finish waits for it. */
 #ifndef P2C_FRONTEND_FRONTEND_H
 #define P2C_FRONTEND_FRONTEND_H
 
@@ -20,5 +21,11 @@ void defuse_check(Compilation *c, const Function *f);
 
 /* Parses c->text and lowers it to *m. Returns false when errors were reported. */
 bool frontend_run(Compilation *c, Module *m);
+
+/* Waits until what frontend_run left running in the background (the release of the parse
+ * trees) is done. Every caller of frontend_run calls it, whatever the outcome, before c's
+ * arena is freed; an out-of-memory jump out of any later phase included. Safe to call twice,
+ * and when frontend_run never ran. */
+void frontend_finish(Compilation *c);
 
 #endif

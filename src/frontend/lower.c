@@ -1037,7 +1037,12 @@ bool frontend_run(Compilation *c, Module *m) {
   } else {
     diag_error(c, (Loc){1, 1}, "E-internal", "tree-sitter rejected the Python grammar's ABI");
   }
-  parse_release(ps);
-  c->release = NULL;
+  parse_release_in_background(ps);   /* c->release still waits for it: frontend_finish */
   return !diag_has_errors(c);
+}
+
+void frontend_finish(Compilation *c) {
+  if (c->release != parse_release) return;
+  parse_release(c->release_arg);
+  c->release = NULL;
 }

@@ -241,11 +241,30 @@ bool parse_source(const Compilation *c, ParseState *ps, size_t split_min) {
   return ps->trees[0] != NULL;
 }
 
-void parse_release(void *state) {
-  ParseState *ps = state;
+static void release_now(ParseState *ps) {
   release_trees(ps);
   for (int i = 0; i < 2; i++) {
     if (ps->parsers[i]) ts_parser_delete(ps->parsers[i]);
     ps->parsers[i] = NULL;
   }
+}
+
+void parse_release(void *state) {
+  ParseState *ps = state;
+  if (ps->releasing) {
+    pthread_join(ps->releaser, NULL);
+    ps->releasing = false;
+  }
+  release_now(ps);
+}
+
+static void *release_thread(void *state) {
+  release_now(state);
+  return NULL;
+}
+
+void parse_release_in_background(ParseState *ps) {
+  if (ps->releasing) return;
+  ps->releasing = ps->count == 2 && pthread_create(&ps->releaser, NULL, release_thread, ps) == 0;
+  if (!ps->releasing) release_now(ps);
 }

@@ -3,6 +3,9 @@
 #ifndef P2C_FRONTEND_PARSE_H
 #define P2C_FRONTEND_PARSE_H
 
+#include <pthread.h>
+#include <stdbool.h>
+
 #include <tree_sitter/api.h>
 
 #include "util/diag.h"
@@ -20,6 +23,8 @@ typedef struct ParseState {
   TSParser *parsers[2];
   TSTree *trees[2];
   int count;
+  pthread_t releaser;   /* parse_release_in_background's thread, while `releasing` */
+  bool releasing;
 } ParseState;
 
 /* Parses c->text. A source of at least split_min bytes (0: P2C_PARSE_SPLIT_MIN) is cut before a
@@ -37,7 +42,14 @@ size_t parse_split_point(const char *text, size_t len);
  * levels and reports a syntax error at the start of the file; this finds the real place. */
 size_t parse_too_deep_offset(const char *text, size_t len, int max_depth);
 
-/* Frees parsers and trees; safe to call twice. Its argument is a ParseState *. */
+/* Frees parsers and trees (after waiting for parse_release_in_background's thread, if one is
+ * running); safe to call twice. Its argument is a ParseState *. */
 void parse_release(void *state);
+
+/* Frees a split parse's parsers and trees on another thread, so that the later phases need not
+ * wait (freeing a large tree costs about a twentieth of its parse, and the freed memory makes
+ * the allocator's next large request consolidate it); a one-part parse is freed at once.
+ * parse_release waits for that thread: it must run before the memory holding ps is freed. */
+void parse_release_in_background(ParseState *ps);
 
 #endif

@@ -42,7 +42,8 @@ typedef struct Compilation {
   /* Sources this long are parsed on two threads (frontend/parse.h); 0: the default. */
   size_t parse_split_min;
   /* Resources held outside the arena while a phase runs (tree-sitter's parser and tree), which
-   * the driver must release if out-of-memory jumps out of that phase. */
+   * the driver must release if out-of-memory jumps out of that phase; and the frontend's
+   * background work after it returns (frontend_finish). */
   void (*release)(void *);
   void *release_arg;
 } Compilation;

@@ -54,7 +54,9 @@ static bool prepare(void **state, const char *raw, size_t len) {
 static bool lower(void **state, const char *src) {
   Fixture *fx = *state;
   if (!source_prepare(&fx->c, src, strlen(src))) return false;
-  return frontend_run(&fx->c, &fx->m);
+  bool ok = frontend_run(&fx->c, &fx->m);
+  frontend_finish(&fx->c);
+  return ok;
 }
 
 static void lower_ok(void **state, const char *src) {
@@ -949,7 +951,9 @@ static bool lower_with_split(Compilation *c, Module *m, const char *src, size_t 
   c->file = "t.py";
   c->parse_split_min = split_min;
   assert_true(source_prepare(c, src, len));
-  return frontend_run(c, m);
+  bool ok = frontend_run(c, m);
+  frontend_finish(c);
+  return ok;
 }
 
 /* The AST dump of src lowered with the given split threshold. */
