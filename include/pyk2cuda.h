@@ -59,7 +59,10 @@ P2C_API const char *p2c_status_string(P2cStatus status);
 /* ---- Allocation ---------------------------------------------------------------------------- */
 
 /* realloc-like: new_size 0 frees ptr and returns NULL; ptr NULL allocates. old_size is the size
- * the block was allocated with (0 when ptr is NULL). Returns NULL on failure. */
+ * the block was allocated with (0 when ptr is NULL). Returns NULL on failure.
+ * A translation of a source of 128 KiB or more parses and lowers it on two threads (the one that
+ * called p2c_translate and one it starts and joins); the allocator may then be called from
+ * either, but never from both at once: pyk2cuda serializes the calls. */
 typedef void *(*P2cReallocFn)(void *userdata, void *ptr, size_t old_size, size_t new_size);
 typedef struct P2cAllocator {
   P2cReallocFn realloc;

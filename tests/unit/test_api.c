@@ -19,11 +19,13 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <tree_sitter/api.h>
@@ -55,10 +57,26 @@ typedef struct CountingAlloc {
   long live_blocks;
   long long live_bytes;
   size_t size_mismatches;
+  atomic_int inside;     /* calls in progress: more than one means the library called at once */
+  bool overlapped;
 } CountingAlloc;
 
+static void *counting_realloc_body(CountingAlloc *c, void *ptr, size_t old_size, size_t new_size);
+
+/* Makes every allocator call take a while, so that calls from two threads would overlap. */
+static bool slow_allocator;
+
+/* The library promises never to call the allocator from two threads at once (pyk2cuda.h). */
 static void *counting_realloc(void *ud, void *ptr, size_t old_size, size_t new_size) {
   CountingAlloc *c = ud;
+  if (atomic_fetch_add(&c->inside, 1) != 0) c->overlapped = true;
+  if (slow_allocator) nanosleep(&(struct timespec){0, 200 * 1000}, NULL);
+  void *p = counting_realloc_body(c, ptr, old_size, new_size);
+  atomic_fetch_sub(&c->inside, 1);
+  return p;
+}
+
+static void *counting_realloc_body(CountingAlloc *c, void *ptr, size_t old_size, size_t new_size) {
   BlockHeader *h = ptr ? (BlockHeader *)((char *)ptr - HEADER) : NULL;
   if (h && (h->magic != MAGIC || h->size != old_size)) c->size_mismatches++;
   if (new_size == 0) {
@@ -506,6 +524,7 @@ static OomResult translate_failing_at(const char *src, size_t len, const P2cTran
              ca.live_bytes);
   if (ca.size_mismatches)
     fail_msg("allocation %zu failing: %zu frees with a wrong old_size", fail_at, ca.size_mismatches);
+  if (ca.overlapped) fail_msg("allocation %zu failing: the allocator was called from two threads at once", fail_at);
   return r;
 }
 
@@ -591,6 +610,33 @@ static void allocation_failures_in_a_large_module(void **state) {
   size_t len;
   char *src = many_kernels_source(150, &len);
   run_every_failure_point(src, len, NULL, P2C_OK, false);
+  free(src);
+}
+
+/* A module of 128 KiB or more is parsed and lowered on two threads, both allocating: every
+ * translation must still call the allocator one call at a time, and a failure at any point,
+ * on either thread, must give P2C_ERR_NOMEM with nothing left allocated. tree-sitter's own
+ * allocations are not tracked here (the tracking is not thread-safe); AddressSanitizer's leak
+ * check covers them. */
+static void allocation_failures_in_a_module_lowered_on_two_threads(void **state) {
+  (void)state;
+  size_t len;
+  char *src = many_kernels_source(700, &len);
+  assert_true(len >= 128 * 1024);
+  size_t total = 0;
+  slow_allocator = true;
+  OomResult r = translate_failing_at(src, len, NULL, P2C_OK, 0, false, &total);
+  assert_int_equal(r.status, P2C_OK);
+  print_message("%zu allocations per translation\n", total);
+  /* The arena grows in blocks: a few dozen allocations, each of them failed in turn. */
+  for (size_t n = 1; n <= total; n++) {
+    r = translate_failing_at(src, len, NULL, P2C_OK, n, false, NULL);
+    if (r.status != P2C_ERR_NOMEM)
+      fail_msg("allocation %zu of %zu failing gave %s", n, total, p2c_status_string(r.status));
+  }
+  r = translate_failing_at(src, len, NULL, P2C_OK, 1, true, NULL);   /* nothing succeeds */
+  assert_int_equal(r.status, P2C_ERR_NOMEM);
+  slow_allocator = false;
   free(src);
 }
 
@@ -740,6 +786,7 @@ int main(void) {
                                       remove_ts_tracking),
       cmocka_unit_test_setup_teardown(allocation_failures_in_a_large_module, install_ts_tracking,
                                       remove_ts_tracking),
+      cmocka_unit_test(allocation_failures_in_a_module_lowered_on_two_threads),
       cmocka_unit_test(allocation_failure_in_nvrtc_output),
       cmocka_unit_test_setup_teardown(regression_tree_sitter_freed_on_oom, install_ts_tracking,
                                       remove_ts_tracking),
