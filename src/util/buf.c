@@ -60,23 +60,30 @@ typedef enum Conv {
 
 /* The conversion at fmt (just past a '%') and the length of its text, or CONV_NONE for one that
  * vsnprintf must do (flags, widths, precisions other than ".*s", floats, hexadecimal...). */
-static Conv conversion(const char *fmt, size_t *len) {
-  static const struct {
-    const char *spec;
-    Conv conv;
-  } table[] = {
-      {"s", CONV_S},     {".*s", CONV_PREC_S}, {"c", CONV_C},   {"d", CONV_D},
-      {"u", CONV_U},     {"ld", CONV_LD},      {"lu", CONV_LU}, {"lld", CONV_LLD},
-      {"llu", CONV_LLU}, {"zu", CONV_ZU},      {"%", CONV_PERCENT},
-  };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    size_t n = strlen(table[i].spec);
-    if (strncmp(fmt, table[i].spec, n) == 0) {
-      *len = n;
-      return table[i].conv;
-    }
+static Conv conversion(const char *f, size_t *len) {
+  *len = 1;
+  switch (f[0]) {
+  case 's': return CONV_S;
+  case 'c': return CONV_C;
+  case 'd': return CONV_D;
+  case 'u': return CONV_U;
+  case '%': return CONV_PERCENT;
+  case 'z':
+    *len = 2;
+    return f[1] == 'u' ? CONV_ZU : CONV_NONE;
+  case '.':
+    *len = 3;
+    return f[1] == '*' && f[2] == 's' ? CONV_PREC_S : CONV_NONE;
+  case 'l':
+    *len = 2;
+    if (f[1] == 'd') return CONV_LD;
+    if (f[1] == 'u') return CONV_LU;
+    *len = 3;
+    if (f[1] == 'l' && f[2] == 'd') return CONV_LLD;
+    if (f[1] == 'l' && f[2] == 'u') return CONV_LLU;
+    return CONV_NONE;
+  default: return CONV_NONE;
   }
-  return CONV_NONE;
 }
 
 static bool only_simple_conversions(const char *fmt) {
