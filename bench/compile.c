@@ -12,7 +12,8 @@
  *           separately just before the pipeline (frontend_run parses and lowers in one call)
  *   lower   frontend_run minus the parse above, per repetition (CST -> AST, names resolved)
  *   infer   types_init + typeinfer_run
- *   emit    codegen_run (CUDA C text)
+ *   emit    codegen_run (CUDA C text), then frontend_finish (waiting, if need be, for the parse
+ *           trees of a split module, freed on another thread while infer and emit ran)
  *   NVRTC   rtc_compile of the emitted CUDA C to PTX for sm_90 with the default options
  *   API     p2c_translate + p2c_module_compile: the whole .py -> PTX path of the public API
  *
