@@ -526,7 +526,7 @@ static bool run_phases(const Input *in, Work *w, double *t) {
   TypeinferOptions tio = {in->sigs, in->nsigs, false, in->options.kernels, in->options.kernel_count};
   ok = ok && typeinfer_run(c, &w->mod, &w->types, &tio);
   double t3 = now_ms();
-  CodegenOptions cgo = {false, NULL, 0, false};
+  CodegenOptions cgo = {0};
   ok = ok && codegen_run(c, &w->mod, &cgo, &w->cg);
   frontend_finish(c);   /* the parse trees' release, if it ran in the background */
   double t4 = now_ms(), c4 = cpu_ms();

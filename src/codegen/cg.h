@@ -52,6 +52,11 @@ typedef struct Gen {
   VEC(LineMark) marks;
   VEC(TupleCType) tuple_ctypes;   /* in definition order: elements before the tuples holding them */
   bool check_bounds;
+  /* Emitting on codegen's second thread (emit.c, emit_on_two_threads): the module-wide tuple
+   * struct list is not this thread's to extend, so a tuple type sets needs_tuples instead and
+   * the thread's text is thrown away (its functions are emitted again on the first thread). */
+  bool on_second_thread;
+  bool needs_tuples;
 } Gen;
 
 /* ---- statements (emit.c) ---- */

@@ -39,7 +39,15 @@ typedef struct CodegenOptions {
   const char *const *only_kernels;   /* NULL: all kernels */
   size_t nonly;
   bool check_bounds;      /* every array access checked (--check-bounds, docs/generated-code.md) */
+  /* Modules with at least this many functions to emit are emitted on two threads
+   * (0: P2C_EMIT_SPLIT_MIN; SIZE_MAX: never). The text is the same either way. */
+  size_t split_min;
 } CodegenOptions;
+
+enum {
+  /* Below this, a second thread costs more than it saves (a function takes ~15 us to emit). */
+  P2C_EMIT_SPLIT_MIN = 64,
+};
 
 bool codegen_run(Compilation *c, Module *m, const CodegenOptions *opts, CodegenResult *out);
 

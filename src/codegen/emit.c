@@ -3,6 +3,8 @@
  * the end; the prelude comes last for the same reason (only the helpers used are written).
  * Every statement is preceded by its Python source as a comment, so the output can be read
  * side by side with the kernel it came from. */
+#include <pthread.h>
+#include <setjmp.h>
 #include <string.h>
 
 #include "codegen/cg.h"
@@ -709,6 +711,133 @@ static void collect_kernels(Gen *G, const CodegenOptions *o, FuncKind kind, Spec
   }
 }
 
+/* The definitions of funcs[first, end), each after a blank line. */
+static void emit_functions(Gen *G, const Function *const *funcs, size_t first, size_t end, StrBuf *out) {
+  for (size_t i = first; i < end; i++) {
+    sb_putc(out, '\n');
+    emit_function(G, funcs[i], out);
+  }
+}
+
+/* ---- emitting on two threads ----
+ * A large module's function definitions are written in two halves at once: this thread the
+ * first, a second thread the second into a text of its own, appended after the join. Functions
+ * are emitted independently: what they share was settled before (the C names of functions and
+ * constants, the global namer, which the second thread reads through a copy) or is merged after
+ * (helpers used, line marks, diagnostics). The tuple structs are the exception: their names are
+ * claimed in order of first use, so the second thread makes none; if its functions need one,
+ * its text is dropped and they are emitted again here. Either way the text is the one a single
+ * thread writes. */
+typedef struct EmitJob {
+  Compilation c;   /* the thread's arena and diagnostics; text and file shared, read-only */
+  Gen G;
+  const Function *const *funcs;
+  size_t first, end;
+  StrBuf out;
+  pthread_mutex_t lock;   /* the host allocator's, for both threads' arenas */
+  jmp_buf oom;
+  bool out_of_memory;
+} EmitJob;
+
+static void *emit_thread(void *arg) {
+  EmitJob *job = arg;
+  if (setjmp(job->oom)) {
+    job->out_of_memory = true;
+    return NULL;
+  }
+  emit_functions(&job->G, job->funcs, job->first, job->end, &job->out);
+  return NULL;
+}
+
+static void start_emit_job(EmitJob *job, const Gen *G, const Function *const *funcs, size_t first,
+                           size_t end) {
+  job->c = *G->c;
+  arena_init(&job->c.arena, G->c->arena.alloc);
+  job->c.arena.oom = &job->oom;
+  job->c.diags = (DiagVec){0};
+  job->c.error_count = 0;
+  job->c.too_many_errors = false;
+  job->c.release = NULL;
+  job->G = *G;
+  job->G.c = &job->c;
+  job->G.a = &job->c.arena;
+  job->G.helpers = (HelperSet){0};
+  job->G.marks.items = NULL;
+  job->G.marks.len = job->G.marks.cap = 0;
+  job->G.tuple_ctypes.items = NULL;
+  job->G.tuple_ctypes.len = job->G.tuple_ctypes.cap = 0;
+  job->G.on_second_thread = true;
+  job->G.needs_tuples = false;
+  strmap_copy(&job->G.global.taken, &G->global.taken, G->a);   /* this thread may add to G's */
+  job->funcs = funcs;
+  job->first = first;
+  job->end = end;
+  sb_init(&job->out, &job->c.arena);
+}
+
+/* Appends the job's text, line marks, helpers and diagnostics after this thread's. */
+static void merge_emit_job(Gen *G, EmitJob *job, StrBuf *out) {
+  Compilation *c = G->c;
+  arena_adopt(&c->arena, &job->c.arena);
+  for (size_t i = 0; i < job->G.marks.len; i++) {
+    LineMark mark = job->G.marks.items[i];
+    mark.offset += out->len;
+    vec_push(G->a, &G->marks, mark);
+  }
+  sb_putn(out, sb_str(&job->out), job->out.len);
+  G->helpers.bits |= job->G.helpers.bits;
+  G->helpers.type_bits |= job->G.helpers.type_bits;
+  G->helpers.cuda_bits |= job->G.helpers.cuda_bits;
+  for (size_t i = 0; i < job->c.diags.len; i++) {
+    if (c->diags.len >= P2C_MAX_ERRORS) {
+      c->too_many_errors = true;
+      break;
+    }
+    vec_push(&c->arena, &c->diags, job->c.diags.items[i]);
+  }
+  c->error_count += job->c.error_count;
+  c->too_many_errors = c->too_many_errors || job->c.too_many_errors;
+}
+
+static void emit_on_two_threads(Gen *G, const Function *const *funcs, size_t n, StrBuf *out) {
+  Compilation *c = G->c;
+  size_t half = n / 2;
+  EmitJob *job = arena_alloc(G->a, sizeof *job);
+  start_emit_job(job, G, funcs, half, n);
+  pthread_t thread;
+  if (pthread_mutex_init(&job->lock, NULL) != 0) {
+    emit_functions(G, funcs, 0, n, out);
+    return;
+  }
+  c->arena.lock = job->c.arena.lock = &job->lock;
+  if (pthread_create(&thread, NULL, emit_thread, job) != 0) {
+    c->arena.lock = NULL;
+    pthread_mutex_destroy(&job->lock);
+    emit_functions(G, funcs, 0, n, out);
+    return;
+  }
+  jmp_buf *driver_oom = c->arena.oom;   /* the jump must wait for the thread: catch it here */
+  jmp_buf here;
+  bool out_of_memory = false;
+  c->arena.oom = &here;
+  if (setjmp(here) == 0) emit_functions(G, funcs, 0, half, out);
+  else out_of_memory = true;
+  pthread_join(thread, NULL);
+  c->arena.oom = driver_oom;
+  c->arena.lock = NULL;
+  pthread_mutex_destroy(&job->lock);
+  if (out_of_memory || job->out_of_memory) {
+    arena_adopt(&c->arena, &job->c.arena);
+    arena_oom(&c->arena);
+  }
+  if (job->G.needs_tuples) {
+    arena_adopt(&c->arena, &job->c.arena);   /* the text is dropped; its memory freed with c's */
+    emit_functions(G, funcs, half, n, out);
+    return;
+  }
+  merge_emit_job(G, job, out);
+}
+
 bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResult *out) {
   Gen G = {.c = c, .a = &c->arena, .m = m, .line_directives = o->line_directives,
            .check_bounds = o->check_bounds};
@@ -738,19 +867,20 @@ bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResu
     G.fn = devs.items[i];
     emit_prototype(&G, devs.items[i], &defs);
   }
-  for (size_t i = devs.len; i-- > 0;) {
-    G.fn = devs.items[i];
-    sb_putc(&defs, '\n');
-    emit_function(&G, devs.items[i], &defs);
-  }
+  /* Then the definitions: device functions (the last collected first), then kernels. */
+  size_t nfuncs = devs.len + kernels.len;
+  const Function **order = arena_alloc(G.a, sizeof *order * (nfuncs ? nfuncs : 1));
+  for (size_t i = 0; i < devs.len; i++) order[i] = devs.items[devs.len - 1 - i];
+  for (size_t i = 0; i < kernels.len; i++) order[devs.len + i] = kernels.items[i];
+  size_t split_min = o->split_min ? o->split_min : P2C_EMIT_SPLIT_MIN;
+  if (nfuncs >= split_min && nfuncs >= 2) emit_on_two_threads(&G, order, nfuncs, &defs);
+  else emit_functions(&G, order, 0, nfuncs, &defs);
   size_t nkernels = kernels.len + ufuncs.len;
   out->kernels = arena_alloc(G.a, sizeof(KernelDesc) * (nkernels ? nkernels : 1));
   out->nkernels = (int)nkernels;
   for (size_t i = 0; i < kernels.len; i++) {
     Function *f = kernels.items[i];
     KernelDesc *k = &out->kernels[i];
-    sb_putc(&defs, '\n');
-    emit_function(&G, f, &defs);
     k->spec = f;
     k->symbol = f->cname;
     k->nparams = f->nparams;

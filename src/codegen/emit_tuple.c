@@ -52,6 +52,10 @@ static const char *struct_base_name(Gen *G, const Type *t) {
 }
 
 const char *tuple_ctype(Gen *G, const Type *t) {
+  if (G->on_second_thread) {
+    G->needs_tuples = true;
+    return "p2c_tuple_pending";   /* never seen: this thread's text is discarded */
+  }
   for (size_t i = 0; i < G->tuple_ctypes.len; i++)
     if (G->tuple_ctypes.items[i].type == t) return G->tuple_ctypes.items[i].name;
   for (int i = 0; i < t->nelems; i++) ctype_of(G, t->elems[i]);   /* members are defined first */

@@ -12,6 +12,11 @@ static size_t hash_string(const char *s) {
 
 void strmap_init(StrMap *m, Arena *a) { *m = (StrMap){.arena = a}; }
 
+void strmap_copy(StrMap *dst, const StrMap *src, Arena *a) {
+  *dst = (StrMap){.arena = a, .len = src->len, .cap = src->cap};
+  if (src->cap) dst->slots = arena_dup(a, src->slots, src->cap * sizeof *src->slots);
+}
+
 /* The slot holding key, or the empty slot where it would go. cap must be non-zero. */
 static StrMapSlot *find_slot(StrMapSlot *slots, size_t cap, const char *key, size_t hash) {
   for (size_t i = hash & (cap - 1);; i = (i + 1) & (cap - 1)) {

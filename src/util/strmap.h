@@ -21,6 +21,8 @@ typedef struct StrMap {
 } StrMap;
 
 void strmap_init(StrMap *m, Arena *a);
+/* dst becomes a map of its own in arena a with src's keys and values (the keys are shared). */
+void strmap_copy(StrMap *dst, const StrMap *src, Arena *a);
 /* The value stored under key, or NULL when there is none. */
 void *strmap_get(const StrMap *m, const char *key);
 bool strmap_has(const StrMap *m, const char *key);

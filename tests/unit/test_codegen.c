@@ -25,7 +25,10 @@
 #include <cmocka.h>
 
 #include "api/api.h"
+#include "codegen/codegen.h"
 #include "codegen/names.h"
+#include "frontend/frontend.h"
+#include "typeinfer/typeinfer.h"
 #include "pyk2cuda.h"
 #include "runtime/cuda/nvrtc.h"
 
@@ -740,10 +743,135 @@ static void kernel_without_parameters_or_locals(void **state) {
   nvrtc_compiles(text);
 }
 
+/* ---- emitting on two threads (codegen's split_min) ---------------------------------------- */
+
+/* What codegen_run gives for src with the given split_min: the text, the Python line of each
+ * line, the kernels' symbols, and the diagnostics, as one string to compare. */
+static char *emitted_with_split(const char *src, size_t split_min, bool check_bounds) {
+  Compilation c = {0};
+  Module m = {0};
+  TypeTable tt;
+  arena_init(&c.arena, NULL);
+  c.file = "t.py";
+  assert_true(source_prepare(&c, src, strlen(src)));
+  bool ok = frontend_run(&c, &m);
+  frontend_finish(&c);
+  assert_true(ok);
+  types_init(&tt, &c.arena);
+  TypeinferOptions tio = {0};
+  assert_true(typeinfer_run(&c, &m, &tt, &tio));
+  CodegenOptions cgo = {.check_bounds = check_bounds, .split_min = split_min};
+  CodegenResult r = {0};
+  bool emitted = codegen_run(&c, &m, &cgo, &r);
+  StrBuf sb;
+  sb_init(&sb, &c.arena);
+  sb_printf(&sb, "ok=%d errors=%zu too_many=%d\n", emitted, c.error_count, c.too_many_errors);
+  for (size_t i = 0; i < c.diags.len; i++)
+    sb_printf(&sb, "%u:%u %s %s\n", c.diags.items[i].line, c.diags.items[i].column,
+              c.diags.items[i].code, c.diags.items[i].message);
+  if (emitted) {
+    for (int i = 0; i < r.nkernels; i++) sb_printf(&sb, "kernel %s %s\n", r.kernels[i].symbol, r.kernels[i].signature);
+    for (size_t i = 0; i < r.nlines; i++) sb_printf(&sb, "%u,", r.python_line[i]);
+    sb_printf(&sb, "\n%.*s", (int)r.len, r.text);
+  }
+  char *out = strdup(sb_str(&sb));
+  arena_free(&c.arena);
+  return out;
+}
+
+/* n kernels, each calling a device function; `body` is each kernel's last line (%d: its number). */
+static char *split_module(int n, const char *body) {
+  size_t cap = 1024 + (size_t)n * (512 + strlen(body));
+  char *s = malloc(cap);
+  assert_non_null(s);
+  int k = snprintf(s, cap, "from numba import cuda\nimport math\nTPB = 128\n");
+  for (int i = 0; i < n; i++) {
+    k += snprintf(s + k, cap - (size_t)k,
+                  "@cuda.jit(device=True)\n"
+                  "def dev%d(x, y):\n"
+                  "    return math.sqrt(x * x + y * y) // 2\n"
+                  "@cuda.jit(\"void(float64[:], int64)\")\n"
+                  "def kern%d(a, n):\n"
+                  "    i = cuda.grid(1)\n"
+                  "    if i < a.size:\n"
+                  "        a[i] = dev%d(n, i - TPB)\n"
+                  "    ",
+                  i, i, i);
+    k += snprintf(s + k, cap - (size_t)k, body, i);
+    k += snprintf(s + k, cap - (size_t)k, "\n");
+  }
+  return s;
+}
+
+static void expect_same_text_on_two_threads(const char *src, bool check_bounds) {
+  char *one = emitted_with_split(src, SIZE_MAX, check_bounds);
+  char *two = emitted_with_split(src, 2, check_bounds);
+  if (strcmp(one, two) != 0) {
+    size_t i = 0;
+    while (one[i] == two[i]) i++;
+    fail_msg("two-thread codegen differs at byte %zu: '%.60s' against '%.60s'", i, one + i, two + i);
+  }
+  free(one);
+  free(two);
+}
+
+static void two_thread_codegen_writes_what_one_thread_writes(void **state) {
+  (void)state;
+  char *src = split_module(80, "a[0] = a[-1] + %d");
+  expect_same_text_on_two_threads(src, false);
+  expect_same_text_on_two_threads(src, true);   /* the bounds helpers used on both threads */
+  /* Helpers that only the second half uses (the lane index, Python's float modulo) are kept. */
+  size_t len = strlen(src);
+  char *more = malloc(len + 256);
+  assert_non_null(more);
+  snprintf(more, len + 256, "%s@cuda.jit(\"void(float64[:])\")\ndef lanes(a):\n    a[0] = cuda.laneid + a[1] %% 3.0\n", src);
+  char *two = emitted_with_split(more, 2, false);
+  assert_non_null(strstr(two, "p2c_laneid"));
+  free(two);
+  expect_same_text_on_two_threads(more, false);
+  free(more);
+  free(src);
+}
+
+/* Tuple structs are named in order of first use: functions of the second half that use one
+ * are emitted again on the first thread, with the same result. */
+static void two_thread_codegen_with_tuples(void **state) {
+  (void)state;
+  char *src = split_module(40, "t = (n, %d.5)\n    a[1] = t[0] + t[1]");
+  expect_same_text_on_two_threads(src, false);
+  free(src);
+  char *late = split_module(40, "a[2] = %d");   /* tuples only in the last kernel */
+  size_t len = strlen(late);
+  char *more = malloc(len + 256);
+  assert_non_null(more);
+  snprintf(more, len + 256, "%s@cuda.jit(\"void(int64[:])\")\ndef tup(a):\n    p = (a[0], 1.5, 2)\n    a[0] = p[2]\n", late);
+  char *two = emitted_with_split(more, 2, false);
+  assert_non_null(strstr(two, "struct p2c_tuple"));
+  free(two);
+  expect_same_text_on_two_threads(more, false);
+  free(more);
+  free(late);
+}
+
+/* Errors found while emitting (print() of too many values) come out in source order. */
+static void two_thread_codegen_reports_errors_in_order(void **state) {
+  (void)state;
+  char *src = split_module(60, "print(%d, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n)");
+  char *one = emitted_with_split(src, SIZE_MAX, false);
+  assert_non_null(strstr(one, "E-print"));
+  assert_non_null(strstr(one, "too_many=1"));
+  free(one);
+  expect_same_text_on_two_threads(src, false);
+  free(src);
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(reserved_word_tables_are_sorted),
+      cmocka_unit_test(two_thread_codegen_writes_what_one_thread_writes),
+      cmocka_unit_test(two_thread_codegen_with_tuples),
+      cmocka_unit_test(two_thread_codegen_reports_errors_in_order),
       T(every_statement_maps_to_its_python_line),
       cmocka_unit_test(nvrtc_log_names_python_lines),
       T(nvrtc_error_is_reported_at_the_python_line),
