@@ -61,8 +61,9 @@ static const struct {
 };
 
 const Type *type_scalar_by_name(const char *name) {
-  for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++)
-    if (strcmp(scalar_names[i].name, name) == 0) return scalar_names[i].type;
+  for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++)   /* first byte first */
+    if (scalar_names[i].name[0] == name[0] && strcmp(scalar_names[i].name, name) == 0)
+      return scalar_names[i].type;
   return NULL;
 }
 
