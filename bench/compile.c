@@ -526,7 +526,7 @@ static bool run_phases(const Input *in, Work *w, double *t) {
   TypeinferOptions tio = {in->sigs, in->nsigs, false, in->options.kernels, in->options.kernel_count};
   ok = ok && typeinfer_run(c, &w->mod, &w->types, &tio);
   double t3 = now_ms();
-  CodegenOptions cgo = {0};
+  CodegenOptions cgo = {.check_bounds = in->check_bounds};   /* as the case asks, like the API path */
   ok = ok && codegen_run(c, &w->mod, &cgo, &w->cg);
   frontend_finish(c);   /* the parse trees' release, if it ran in the background */
   double t4 = now_ms(), c4 = cpu_ms();
