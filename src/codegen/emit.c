@@ -3,11 +3,10 @@
  * the end; the prelude comes last for the same reason (only the helpers used are written).
  * Every statement is preceded by its Python source as a comment, so the output can be read
  * side by side with the kernel it came from. */
-#include <pthread.h>
-#include <setjmp.h>
 #include <string.h>
 
 #include "codegen/cg.h"
+#include "util/side.h"
 
 /* ---- source comments ---- */
 
@@ -728,114 +727,61 @@ static void emit_functions(Gen *G, const Function *const *funcs, size_t first, s
  * claimed in order of first use, so the second thread makes none; if its functions need one,
  * its text is dropped and they are emitted again here. Either way the text is the one a single
  * thread writes. */
-typedef struct EmitJob {
-  Compilation c;   /* the thread's arena and diagnostics; text and file shared, read-only */
-  Gen G;
+typedef struct EmitRange {
+  Gen *G;
   const Function *const *funcs;
   size_t first, end;
-  StrBuf out;
-  pthread_mutex_t lock;   /* the host allocator's, for both threads' arenas */
-  jmp_buf oom;
-  bool out_of_memory;
-} EmitJob;
+  StrBuf *out;
+} EmitRange;
 
-static void *emit_thread(void *arg) {
-  EmitJob *job = arg;
-  if (setjmp(job->oom)) {
-    job->out_of_memory = true;
-    return NULL;
-  }
-  emit_functions(&job->G, job->funcs, job->first, job->end, &job->out);
-  return NULL;
+static void emit_range(void *arg) {
+  EmitRange *r = arg;
+  emit_functions(r->G, r->funcs, r->first, r->end, r->out);
 }
 
-static void start_emit_job(EmitJob *job, const Gen *G, const Function *const *funcs, size_t first,
-                           size_t end) {
-  job->c = *G->c;
-  arena_init(&job->c.arena, G->c->arena.alloc);
-  job->c.arena.oom = &job->oom;
-  job->c.diags = (DiagVec){0};
-  job->c.error_count = 0;
-  job->c.too_many_errors = false;
-  job->c.release = NULL;
-  job->G = *G;
-  job->G.c = &job->c;
-  job->G.a = &job->c.arena;
-  job->G.helpers = (HelperSet){0};
-  job->G.marks.items = NULL;
-  job->G.marks.len = job->G.marks.cap = 0;
-  job->G.tuple_ctypes.items = NULL;
-  job->G.tuple_ctypes.len = job->G.tuple_ctypes.cap = 0;
-  job->G.on_second_thread = true;
-  job->G.needs_tuples = false;
-  strmap_copy(&job->G.global.taken, &G->global.taken, G->a);   /* this thread may add to G's */
-  job->funcs = funcs;
-  job->first = first;
-  job->end = end;
-  sb_init(&job->out, &job->c.arena);
+/* The side's Gen: G's settled state, nothing of what emitting adds to it. */
+static void prepare_side_gen(Gen *side_gen, const Gen *G, Side *side) {
+  *side_gen = *G;
+  side_gen->c = &side->c;
+  side_gen->a = &side->c.arena;
+  side_gen->helpers = (HelperSet){0};
+  side_gen->marks.items = NULL;
+  side_gen->marks.len = side_gen->marks.cap = 0;
+  side_gen->tuple_ctypes.items = NULL;
+  side_gen->tuple_ctypes.len = side_gen->tuple_ctypes.cap = 0;
+  side_gen->on_second_thread = true;
+  side_gen->needs_tuples = false;
+  strmap_copy(&side_gen->global.taken, &G->global.taken, G->a);   /* this thread may add to G's */
 }
 
-/* Appends the job's text, line marks, helpers and diagnostics after this thread's. */
-static void merge_emit_job(Gen *G, EmitJob *job, StrBuf *out) {
-  Compilation *c = G->c;
-  arena_adopt(&c->arena, &job->c.arena);
-  for (size_t i = 0; i < job->G.marks.len; i++) {
-    LineMark mark = job->G.marks.items[i];
+/* Appends the side's text, line marks and helpers after this thread's. */
+static void merge_side_text(Gen *G, const Gen *side_gen, const StrBuf *side_out, StrBuf *out) {
+  for (size_t i = 0; i < side_gen->marks.len; i++) {
+    LineMark mark = side_gen->marks.items[i];
     mark.offset += out->len;
     vec_push(G->a, &G->marks, mark);
   }
-  sb_putn(out, sb_str(&job->out), job->out.len);
-  G->helpers.bits |= job->G.helpers.bits;
-  G->helpers.type_bits |= job->G.helpers.type_bits;
-  G->helpers.cuda_bits |= job->G.helpers.cuda_bits;
-  for (size_t i = 0; i < job->c.diags.len; i++) {
-    if (c->diags.len >= P2C_MAX_ERRORS) {
-      c->too_many_errors = true;
-      break;
-    }
-    vec_push(&c->arena, &c->diags, job->c.diags.items[i]);
-  }
-  c->error_count += job->c.error_count;
-  c->too_many_errors = c->too_many_errors || job->c.too_many_errors;
+  sb_putn(out, sb_str(side_out), side_out->len);
+  G->helpers.bits |= side_gen->helpers.bits;
+  G->helpers.type_bits |= side_gen->helpers.type_bits;
+  G->helpers.cuda_bits |= side_gen->helpers.cuda_bits;
 }
 
 static void emit_on_two_threads(Gen *G, const Function *const *funcs, size_t n, StrBuf *out) {
-  Compilation *c = G->c;
   size_t half = n / 2;
-  EmitJob *job = arena_alloc(G->a, sizeof *job);
-  start_emit_job(job, G, funcs, half, n);
-  pthread_t thread;
-  if (pthread_mutex_init(&job->lock, NULL) != 0) {
-    emit_functions(G, funcs, 0, n, out);
-    return;
-  }
-  c->arena.lock = job->c.arena.lock = &job->lock;
-  if (pthread_create(&thread, NULL, emit_thread, job) != 0) {
-    c->arena.lock = NULL;
-    pthread_mutex_destroy(&job->lock);
-    emit_functions(G, funcs, 0, n, out);
-    return;
-  }
-  jmp_buf *driver_oom = c->arena.oom;   /* the jump must wait for the thread: catch it here */
-  jmp_buf here;
-  bool out_of_memory = false;
-  c->arena.oom = &here;
-  if (setjmp(here) == 0) emit_functions(G, funcs, 0, half, out);
-  else out_of_memory = true;
-  pthread_join(thread, NULL);
-  c->arena.oom = driver_oom;
-  c->arena.lock = NULL;
-  pthread_mutex_destroy(&job->lock);
-  if (out_of_memory || job->out_of_memory) {
-    arena_adopt(&c->arena, &job->c.arena);
-    arena_oom(&c->arena);
-  }
-  if (job->G.needs_tuples) {
-    arena_adopt(&c->arena, &job->c.arena);   /* the text is dropped; its memory freed with c's */
-    emit_functions(G, funcs, half, n, out);
-    return;
-  }
-  merge_emit_job(G, job, out);
+  Side side;
+  Gen side_gen;
+  StrBuf side_out;
+  EmitRange here = {G, funcs, 0, half, out}, there = {&side_gen, funcs, half, n, &side_out};
+  side_prepare(&side, G->c, emit_range, &there);
+  prepare_side_gen(&side_gen, G, &side);
+  sb_init(&side_out, &side.c.arena);
+  side_run(&side, G->c, emit_range, &here);
+  /* A tuple struct was needed there: the side's text is dropped, its functions emitted here. */
+  bool redo = side_gen.needs_tuples;
+  side_finish(&side, G->c, !redo);
+  if (redo) emit_functions(G, funcs, half, n, out);
+  else merge_side_text(G, &side_gen, &side_out, out);
 }
 
 bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResult *out) {

@@ -7,8 +7,6 @@
  * (Python's rule), so locals are collected before the body is lowered. */
 #include <assert.h>
 #include <limits.h>
-#include <pthread.h>
-#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +14,7 @@
 
 #include "frontend/lower.h"
 #include "frontend/parse.h"
+#include "util/side.h"
 
 const TSLanguage *tree_sitter_python(void);
 
@@ -855,94 +854,33 @@ static void lower_bodies(Lowerer *L, const TSNode *defs, size_t first, size_t en
     lower_function_body(L, L->m->funcs.items[i], field(L, defs[i], F_definition));
 }
 
-/* The later bodies of a module split by the parse, lowered on a second thread.
- * Everything the declarations built (names, constants, functions' headers) is only read while
- * the bodies are lowered; what a body writes is its own, and the one flag bodies share
- * (Const.used) is atomic. The thread allocates from an arena of its own and reports into a
- * diagnostic list of its own: the source text and its line table are shared, read-only. */
-typedef struct BodyJob {
-  Compilation c;
-  Lowerer L;
+/* Bodies [first, end) for one thread (side.h's work functions take one pointer). */
+typedef struct BodyRange {
+  Lowerer *L;
   const TSNode *defs;
   size_t first, end;
-  pthread_mutex_t lock;   /* the host allocator's, for both threads' arenas */
-  jmp_buf oom;
-  bool out_of_memory;
-} BodyJob;
+} BodyRange;
 
-static void *lower_bodies_thread(void *arg) {
-  BodyJob *job = arg;
-  if (setjmp(job->oom)) {
-    job->out_of_memory = true;
-    return NULL;
-  }
-  lower_bodies(&job->L, job->defs, job->first, job->end);
-  return NULL;
+static void lower_body_range(void *arg) {
+  BodyRange *r = arg;
+  lower_bodies(r->L, r->defs, r->first, r->end);
 }
 
-static void start_job(BodyJob *job, const Lowerer *L, const TSNode *defs, size_t first, size_t end) {
-  const Compilation *c = L->c;
-  job->c = *c;
-  arena_init(&job->c.arena, c->arena.alloc);
-  job->c.arena.oom = &job->oom;
-  job->c.diags = (DiagVec){0};
-  job->c.error_count = 0;
-  job->c.too_many_errors = false;
-  job->c.release = NULL;
-  job->L = *L;
-  job->L.c = &job->c;
-  job->L.a = &job->c.arena;
-  job->L.fn = NULL;
-  job->defs = defs;
-  job->first = first;
-  job->end = end;
-}
-
-/* Takes over the job's memory and appends its diagnostics after c's, in source order: the
- * result is what one thread lowering every body in turn reports. */
-static void merge_job(Compilation *c, BodyJob *job) {
-  arena_adopt(&c->arena, &job->c.arena);
-  for (size_t i = 0; i < job->c.diags.len; i++) {
-    if (c->diags.len >= P2C_MAX_ERRORS) {
-      c->too_many_errors = true;
-      break;
-    }
-    vec_push(&c->arena, &c->diags, job->c.diags.items[i]);
-  }
-  c->error_count += job->c.error_count;
-  c->too_many_errors = c->too_many_errors || job->c.too_many_errors;
-}
-
-/* Lowers bodies [0, split) here and [split, end) on a second thread (in one thread when none
- * can be started). Out of memory on either thread is raised here, after the join. */
+/* Lowers bodies [0, split) here and [split, end) on a second thread (util/side.h). Everything
+ * the declarations built (names, constants, functions' headers) is only read while bodies are
+ * lowered; what a body writes is its own, and the one flag bodies share (Const.used) is atomic.
+ * The trees are not changed by anyone any more, and tree-sitter's reading functions keep their
+ * state in the caller's nodes and cursors. */
 static void lower_bodies_on_two_threads(Lowerer *L, const TSNode *defs, size_t split, size_t end) {
-  Compilation *c = L->c;
-  BodyJob *job = arena_alloc(L->a, sizeof *job);
-  start_job(job, L, defs, split, end);
-  pthread_t thread;
-  if (pthread_mutex_init(&job->lock, NULL) != 0) {
-    lower_bodies(L, defs, 0, end);
-    return;
-  }
-  c->arena.lock = job->c.arena.lock = &job->lock;
-  if (pthread_create(&thread, NULL, lower_bodies_thread, job) != 0) {
-    c->arena.lock = NULL;
-    pthread_mutex_destroy(&job->lock);
-    lower_bodies(L, defs, 0, end);
-    return;
-  }
-  jmp_buf *driver_oom = c->arena.oom;   /* the jump must wait for the thread: catch it here */
-  jmp_buf here;
-  bool out_of_memory = false;
-  c->arena.oom = &here;
-  if (setjmp(here) == 0) lower_bodies(L, defs, 0, split);
-  else out_of_memory = true;
-  pthread_join(thread, NULL);
-  c->arena.oom = driver_oom;
-  c->arena.lock = NULL;
-  pthread_mutex_destroy(&job->lock);
-  merge_job(c, job);
-  if (out_of_memory || job->out_of_memory) arena_oom(&c->arena);
+  Side side;
+  Lowerer side_lowerer = *L;
+  BodyRange here = {L, defs, 0, split}, there = {&side_lowerer, defs, split, end};
+  side_prepare(&side, L->c, lower_body_range, &there);
+  side_lowerer.c = &side.c;
+  side_lowerer.a = &side.c.arena;
+  side_lowerer.fn = NULL;
+  side_run(&side, L->c, lower_body_range, &here);
+  side_finish(&side, L->c, true);
 }
 
 /* roots: the module's parts in source order (see parse.h). The declarations of every part
