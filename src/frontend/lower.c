@@ -7,6 +7,7 @@
  * (Python's rule), so locals are collected before the body is lowered. */
 #include <assert.h>
 #include <limits.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -440,26 +441,42 @@ static bool may_bind_below(Lowerer *L, TSNode n) {
  * (no recursion, no allocation per node). Of an assignment's children only the value is
  * searched further: its targets are bound above. Past P2C_MAX_NESTING nothing is searched; the
  * lowering of the body reports the depth. */
-static void collect_locals(Lowerer *L, TSNode body) {
+static void walk_locals(Lowerer *L, TSTreeCursor *cur) {
   bool below_assignment[P2C_MAX_NESTING + 2] = {false};   /* per depth: the parent is one */
-  TSTreeCursor cur = ts_tree_cursor_new(body);
   int depth = 0;
   for (;;) {
-    TSNode n = ts_tree_cursor_current_node(&cur);
+    TSNode n = ts_tree_cursor_current_node(cur);
     bool search = ts_node_is_named(n) && depth <= P2C_MAX_NESTING;
-    if (below_assignment[depth] && ts_tree_cursor_current_field_id(&cur) != L->field_ids[F_right])
+    if (below_assignment[depth] && ts_tree_cursor_current_field_id(cur) != L->field_ids[F_right])
       search = false;
-    if (search && bind_names(L, n) && may_bind_below(L, n) && ts_tree_cursor_goto_first_child(&cur)) {
+    if (search && bind_names(L, n) && may_bind_below(L, n) && ts_tree_cursor_goto_first_child(cur)) {
       below_assignment[++depth] = is_assignment(L, n);
       continue;
     }
-    while (depth > 0 && !ts_tree_cursor_goto_next_sibling(&cur)) {
-      ts_tree_cursor_goto_parent(&cur);
+    while (depth > 0 && !ts_tree_cursor_goto_next_sibling(cur)) {
+      ts_tree_cursor_goto_parent(cur);
       depth--;
     }
     if (depth == 0) break;
   }
-  ts_tree_cursor_delete(&cur);
+}
+
+/* The walk allocates (each local's name and slot) while its cursor, which tree-sitter mallocs,
+ * is alive: out of memory deletes the cursor on its way out. The cursor is kept in *L, not in
+ * this frame, so that it is still what it was when the jump lands here. */
+static void collect_locals(Lowerer *L, TSNode body) {
+  L->walk = ts_tree_cursor_new(body);
+  jmp_buf *outer = L->a->oom;
+  jmp_buf here;
+  if (setjmp(here)) {
+    ts_tree_cursor_delete(&L->walk);
+    L->a->oom = outer;
+    arena_oom(L->a);
+  }
+  L->a->oom = &here;
+  walk_locals(L, &L->walk);
+  L->a->oom = outer;
+  ts_tree_cursor_delete(&L->walk);
 }
 
 /* ---- statements ---- */
@@ -807,18 +824,16 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
 
 /* ---- syntax errors ---- */
 
-/* Reports the first ERROR or MISSING node, found without recursion. */
+/* Reports the first ERROR or MISSING node, found without recursion (and reported once the
+ * cursor is gone: the report allocates, and out of memory would leave the cursor behind). */
 static bool report_syntax_errors(Lowerer *L, TSNode root) {
   if (!ts_node_has_error(root)) return false;
   TSTreeCursor cur = ts_tree_cursor_new(root);
+  TSNode bad = root;
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&cur);
-    if (ts_node_is_missing(n)) {
-      diag_error(L->c, node_loc(L, n), "E-syntax", "invalid syntax: expected '%s'", ts_node_type(n));
-      break;
-    }
-    if (node_is(L, n, K_ERROR)) {
-      diag_error(L->c, node_loc(L, n), "E-syntax", "invalid syntax");
+    if (ts_node_is_missing(n) || node_is(L, n, K_ERROR)) {
+      bad = n;
       break;
     }
     if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cur)) continue;
@@ -827,6 +842,10 @@ static bool report_syntax_errors(Lowerer *L, TSNode root) {
   }
 done:
   ts_tree_cursor_delete(&cur);
+  if (ts_node_is_missing(bad))
+    diag_error(L->c, node_loc(L, bad), "E-syntax", "invalid syntax: expected '%s'", ts_node_type(bad));
+  else if (node_is(L, bad, K_ERROR))
+    diag_error(L->c, node_loc(L, bad), "E-syntax", "invalid syntax");
   return true;
 }
 

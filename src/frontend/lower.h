@@ -75,6 +75,7 @@ typedef struct Lowerer {
   int vars_cap;           /* allocated length of L->fn->vars while it is being lowered */
   TSFieldId field_ids[F_COUNT];
   SymbolTable symbols;
+  TSTreeCursor walk;      /* collect_locals's cursor (lower.c says why it lives here) */
   Function *fn;       /* the function being lowered */
   int depth;          /* nesting of blocks and expressions, bounded by P2C_MAX_NESTING */
   int loops;          /* enclosing loops, for break/continue */
