@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
