@@ -21,6 +21,9 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n) {
   return len;
 }
 
+/* A byte that stands for itself: ASCII, and not NUL or a line break. */
+static bool is_plain_ascii(unsigned char b) { return b < 0x80 && b != '\0' && b != '\r' && b != '\n'; }
+
 static void push_line(Compilation *c, size_t offset) {
   vec_push(&c->arena, &c->line_starts, (uint32_t)offset);
 }
@@ -43,6 +46,15 @@ bool source_prepare(Compilation *c, const char *raw, size_t raw_len) {
   size_t o = 0;
   push_line(c, 0);
   for (size_t i = 0; i < raw_len;) {
+    /* Most of a source is runs of printable ASCII: copied a run at a time. */
+    size_t run = i;
+    while (run < raw_len && is_plain_ascii((unsigned char)raw[run])) run++;
+    if (run > i) {
+      memcpy(out + o, raw + i, run - i);
+      o += run - i;
+      i = run;
+      continue;
+    }
     unsigned char ch = (unsigned char)raw[i];
     if (ch == '\0') {
       diag_error(c, raw_loc(c, out, o), "E-nul-byte", "source code cannot contain null bytes");
