@@ -72,8 +72,23 @@ static bool is_extra(const Lowerer *L, TSNode n) {
   return k == K_comment || k == K_line_continuation;
 }
 
+/* A node with few children is read by index: tree-sitter 0.20 finds child i by walking from
+ * the first (cost i), but its cursor pays about 250 instructions for each step to a sibling.
+ * Past this many named children the cursor's linear walk wins. */
+enum { KIDS_BY_INDEX_MAX = 8 };
+
 int node_kids(const Lowerer *L, TSNode n, TSNode *out, int cap) {
   int k = 0;
+  uint32_t named = ts_node_named_child_count(n);
+  if (named <= KIDS_BY_INDEX_MAX) {
+    for (uint32_t i = 0; i < named; i++) {
+      TSNode ch = ts_node_named_child(n, i);
+      if (is_extra(L, ch)) continue;
+      if (k < cap) out[k] = ch;
+      k++;
+    }
+    return k;
+  }
   TSTreeCursor cur = ts_tree_cursor_new(n);
   for (bool more = ts_tree_cursor_goto_first_child(&cur); more;
        more = ts_tree_cursor_goto_next_sibling(&cur)) {
@@ -90,6 +105,11 @@ TSNode *node_named_children(Lowerer *L, TSNode n, uint32_t *count) {
   uint32_t cap = ts_node_named_child_count(n);
   /* Allocated before the cursor exists: running out of memory jumps out of this frame. */
   TSNode *kids = arena_alloc(L->a, sizeof *kids * (cap ? cap : 1));
+  if (cap <= KIDS_BY_INDEX_MAX) {
+    for (uint32_t i = 0; i < cap; i++) kids[i] = ts_node_named_child(n, i);
+    *count = cap;
+    return kids;
+  }
   uint32_t k = 0;
   TSTreeCursor cur = ts_tree_cursor_new(n);
   for (bool more = ts_tree_cursor_goto_first_child(&cur); more && k < cap;
