@@ -747,7 +747,7 @@ static void kernel_without_parameters_or_locals(void **state) {
 
 /* What codegen_run gives for src with the given split_min: the text, the Python line of each
  * line, the kernels' symbols, and the diagnostics, as one string to compare. */
-static char *emitted_with_split(const char *src, size_t split_min, bool check_bounds) {
+static char *emitted_with_split(const char *src, size_t split_min, bool check_bounds, bool line_directives) {
   Compilation c = {0};
   Module m = {0};
   TypeTable tt;
@@ -760,7 +760,7 @@ static char *emitted_with_split(const char *src, size_t split_min, bool check_bo
   types_init(&tt, &c.arena);
   TypeinferOptions tio = {0};
   assert_true(typeinfer_run(&c, &m, &tt, &tio));
-  CodegenOptions cgo = {.check_bounds = check_bounds, .split_min = split_min};
+  CodegenOptions cgo = {.check_bounds = check_bounds, .line_directives = line_directives, .split_min = split_min};
   CodegenResult r = {0};
   bool emitted = codegen_run(&c, &m, &cgo, &r);
   StrBuf sb;
@@ -804,15 +804,17 @@ static char *split_module(int n, const char *body) {
 }
 
 static void expect_same_text_on_two_threads(const char *src, bool check_bounds) {
-  char *one = emitted_with_split(src, SIZE_MAX, check_bounds);
-  char *two = emitted_with_split(src, 2, check_bounds);
-  if (strcmp(one, two) != 0) {
-    size_t i = 0;
-    while (one[i] == two[i]) i++;
-    fail_msg("two-thread codegen differs at byte %zu: '%.60s' against '%.60s'", i, one + i, two + i);
+  for (int directives = 0; directives < 2; directives++) {
+    char *one = emitted_with_split(src, SIZE_MAX, check_bounds, directives);
+    char *two = emitted_with_split(src, 2, check_bounds, directives);
+    if (strcmp(one, two) != 0) {
+      size_t i = 0;
+      while (one[i] == two[i]) i++;
+      fail_msg("two-thread codegen differs at byte %zu: '%.60s' against '%.60s'", i, one + i, two + i);
+    }
+    free(one);
+    free(two);
   }
-  free(one);
-  free(two);
 }
 
 static void two_thread_codegen_writes_what_one_thread_writes(void **state) {
@@ -825,7 +827,7 @@ static void two_thread_codegen_writes_what_one_thread_writes(void **state) {
   char *more = malloc(len + 256);
   assert_non_null(more);
   snprintf(more, len + 256, "%s@cuda.jit(\"void(float64[:])\")\ndef lanes(a):\n    a[0] = cuda.laneid + a[1] %% 3.0\n", src);
-  char *two = emitted_with_split(more, 2, false);
+  char *two = emitted_with_split(more, 2, false, false);
   assert_non_null(strstr(two, "p2c_laneid"));
   free(two);
   expect_same_text_on_two_threads(more, false);
@@ -845,7 +847,7 @@ static void two_thread_codegen_with_tuples(void **state) {
   char *more = malloc(len + 256);
   assert_non_null(more);
   snprintf(more, len + 256, "%s@cuda.jit(\"void(int64[:])\")\ndef tup(a):\n    p = (a[0], 1.5, 2)\n    a[0] = p[2]\n", late);
-  char *two = emitted_with_split(more, 2, false);
+  char *two = emitted_with_split(more, 2, false, false);
   assert_non_null(strstr(two, "struct p2c_tuple"));
   free(two);
   expect_same_text_on_two_threads(more, false);
@@ -857,7 +859,7 @@ static void two_thread_codegen_with_tuples(void **state) {
 static void two_thread_codegen_reports_errors_in_order(void **state) {
   (void)state;
   char *src = split_module(60, "print(%d, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n)");
-  char *one = emitted_with_split(src, SIZE_MAX, false);
+  char *one = emitted_with_split(src, SIZE_MAX, false, false);
   assert_non_null(strstr(one, "E-print"));
   assert_non_null(strstr(one, "too_many=1"));
   free(one);
