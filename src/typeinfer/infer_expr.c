@@ -72,12 +72,13 @@ static const Type *infer_builtin_value(Infer *I, Expr *e) {
  * known, else NULL. */
 static const Type *infer_kids(Infer *I, Expr *e, const Type **out) {
   bool known = true;
+  const Type *first = &type_void;
   for (int i = 0; i < e->nkids; i++) {
     out[i] = infer_expr(I, e->kids[i]);
     if (!out[i]) known = false;
+    if (i == 0) first = out[0];
   }
-  if (!known) return NULL;
-  return e->nkids ? out[0] : &type_void;
+  return known ? first : NULL;
 }
 
 static bool require_numbers(Infer *I, Expr *e, const Type *a, const Type *b) {
@@ -172,8 +173,8 @@ static const Type *infer_compare(Infer *I, Expr *e) {
 /* `a and b`, `a or b` yield an operand: their types unify. */
 static const Type *infer_boolop(Infer *I, Expr *e) {
   const Type *t[256];   /* the frontend allows at most 256 operands */
-  if (!infer_kids(I, e, t)) return NULL;
-  const Type *u = t[0];
+  const Type *u = infer_kids(I, e, t);   /* the first operand's type */
+  if (!u) return NULL;
   for (int i = 0; i < e->nkids; i++) {
     if (!t[i] || !check_truthy(I, e->kids[i], t[i])) return NULL;
     if (i && !(u = type_unify(I->tt, u, t[i]))) {
