@@ -694,9 +694,11 @@ static uint32_t static_shared_bytes(const Function *f) {
   return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
-/* The simulator's entries for a kernel, defined by the host prelude (docs/simulator.md). */
+/* The simulator's entry for a kernel, defined by the host prelude (docs/simulator.md): fibers
+ * for a kernel with barriers or warp operations, plain loops over blocks otherwise. Only the one
+ * the runtime will look up, so that the kernel's body is compiled once. */
 static void emit_sim_entry(const KernelDesc *k, StrBuf *out) {
-  sb_printf(out, "P2C_SIM_KERNEL(%s)\n", k->symbol);
+  sb_printf(out, "%s(%s)\n", k->spec->uses_barrier ? "P2C_SIM_FIBERS" : "P2C_SIM_BLOCKS", k->symbol);
 }
 
 typedef VEC(Function *) SpecList;

@@ -192,8 +192,8 @@ extern "C" __global__ void pick_unsigned(p2c_array<float, 1> a, p2c_array<float,
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(shared_bail)
-P2C_SIM_KERNEL(local_pick)
-P2C_SIM_KERNEL(shape_pick)
-P2C_SIM_KERNEL(pick_unsigned)
+P2C_SIM_FIBERS(shared_bail)
+P2C_SIM_BLOCKS(local_pick)
+P2C_SIM_BLOCKS(shape_pick)
+P2C_SIM_BLOCKS(pick_unsigned)
 #endif

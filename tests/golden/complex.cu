@@ -607,8 +607,8 @@ extern "C" __global__ void cmath_fns_2(p2c_array<p2c_complex64, 1> a, p2c_array<
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(complex_arith)
-P2C_SIM_KERNEL(complex64_promote)
-P2C_SIM_KERNEL(cmath_fns)
-P2C_SIM_KERNEL(cmath_fns_2)
+P2C_SIM_BLOCKS(complex_arith)
+P2C_SIM_BLOCKS(complex64_promote)
+P2C_SIM_BLOCKS(cmath_fns)
+P2C_SIM_BLOCKS(cmath_fns_2)
 #endif

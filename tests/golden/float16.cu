@@ -290,7 +290,7 @@ extern "C" __global__ void half_exact(p2c_array<p2c_half, 1> a, p2c_array<p2c_ha
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(half_arith)
-P2C_SIM_KERNEL(fp16_intrinsics)
-P2C_SIM_KERNEL(half_exact)
+P2C_SIM_BLOCKS(half_arith)
+P2C_SIM_BLOCKS(fp16_intrinsics)
+P2C_SIM_BLOCKS(half_exact)
 #endif

@@ -80,5 +80,5 @@ extern "C" __global__ void great_circle(p2c_array<double, 2> dist, double lat0, 
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(great_circle)
+P2C_SIM_BLOCKS(great_circle)
 #endif

@@ -34,5 +34,5 @@ extern "C" __global__ void hello_index(p2c_array<int64_t, 1> out) {
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(hello_index)
+P2C_SIM_BLOCKS(hello_index)
 #endif

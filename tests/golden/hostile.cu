@@ -55,5 +55,5 @@ extern "C" __global__ void main_(p2c_array<double, 1> out, int64_t int_) {
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(main_)
+P2C_SIM_BLOCKS(main_)
 #endif

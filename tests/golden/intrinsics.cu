@@ -191,13 +191,13 @@ extern "C" __global__ void atomic_with_fence(p2c_array<int32_t, 1> flags, p2c_ar
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(bits)
-P2C_SIM_KERNEL(bits_2)
-P2C_SIM_KERNEL(narrow_bits)
-P2C_SIM_KERNEL(float_ops)
-P2C_SIM_KERNEL(float32_ops)
-P2C_SIM_KERNEL(cbrt_negative)
-P2C_SIM_KERNEL(selp_ints)
-P2C_SIM_KERNEL(barriers)
-P2C_SIM_KERNEL(atomic_with_fence)
+P2C_SIM_BLOCKS(bits)
+P2C_SIM_BLOCKS(bits_2)
+P2C_SIM_BLOCKS(narrow_bits)
+P2C_SIM_BLOCKS(float_ops)
+P2C_SIM_BLOCKS(float32_ops)
+P2C_SIM_BLOCKS(cbrt_negative)
+P2C_SIM_BLOCKS(selp_ints)
+P2C_SIM_FIBERS(barriers)
+P2C_SIM_BLOCKS(atomic_with_fence)
 #endif

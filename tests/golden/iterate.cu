@@ -219,6 +219,6 @@ extern "C" __global__ void write_ahead(p2c_array<int64_t, 1> a, p2c_array<int64_
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(enumerate_zip)
-P2C_SIM_KERNEL(write_ahead)
+P2C_SIM_BLOCKS(enumerate_zip)
+P2C_SIM_BLOCKS(write_ahead)
 #endif

@@ -102,5 +102,5 @@ extern "C" __global__ void matmul(p2c_array<float, 2> A, p2c_array<float, 2> B, 
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(matmul)
+P2C_SIM_FIBERS(matmul)
 #endif

@@ -299,10 +299,10 @@ extern "C" __global__ void const_views(p2c_array<int64_t, 2> out) {
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(const_arrays)
-P2C_SIM_KERNEL(const_to_device)
-P2C_SIM_KERNEL(dynamic_shared)
-P2C_SIM_KERNEL(dynamic_shared_reverse)
-P2C_SIM_KERNEL(multidim)
-P2C_SIM_KERNEL(const_views)
+P2C_SIM_BLOCKS(const_arrays)
+P2C_SIM_BLOCKS(const_to_device)
+P2C_SIM_FIBERS(dynamic_shared)
+P2C_SIM_FIBERS(dynamic_shared_reverse)
+P2C_SIM_FIBERS(multidim)
+P2C_SIM_BLOCKS(const_views)
 #endif

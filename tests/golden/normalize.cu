@@ -104,7 +104,7 @@ extern "C" __global__ void divide(p2c_array<float, 1> x, p2c_array<float, 1> tot
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(partial_sums)
-P2C_SIM_KERNEL(total_sum)
-P2C_SIM_KERNEL(divide)
+P2C_SIM_FIBERS(partial_sums)
+P2C_SIM_BLOCKS(total_sum)
+P2C_SIM_BLOCKS(divide)
 #endif

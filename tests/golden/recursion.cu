@@ -203,5 +203,5 @@ extern "C" __global__ void recursion(p2c_array<int64_t, 1> n, p2c_array<double, 
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(recursion)
+P2C_SIM_BLOCKS(recursion)
 #endif

@@ -231,6 +231,6 @@ extern "C" __global__ void tuple_arrays(p2c_array<double, 2> a, p2c_array<double
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(tuple_values)
-P2C_SIM_KERNEL(tuple_arrays)
+P2C_SIM_BLOCKS(tuple_values)
+P2C_SIM_FIBERS(tuple_arrays)
 #endif

@@ -144,8 +144,8 @@ extern "C" __global__ void clamp_neg(p2c_array<int32_t, 8> x, p2c_array<int32_t,
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(hypot2_f32_f32)
-P2C_SIM_KERNEL(hypot2_f64_f64)
-P2C_SIM_KERNEL(floormod)
-P2C_SIM_KERNEL(clamp_neg)
+P2C_SIM_BLOCKS(hypot2_f32_f32)
+P2C_SIM_BLOCKS(hypot2_f64_f64)
+P2C_SIM_BLOCKS(floormod)
+P2C_SIM_BLOCKS(clamp_neg)
 #endif

@@ -43,5 +43,5 @@ extern "C" __global__ void unicode_names(p2c_array<double, 1> a, p2c_array<doubl
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(unicode_names)
+P2C_SIM_BLOCKS(unicode_names)
 #endif

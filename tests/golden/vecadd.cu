@@ -32,5 +32,5 @@ extern "C" __global__ void vecadd(p2c_array<int32_t, 1> a, p2c_array<int32_t, 1>
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(vecadd)
+P2C_SIM_BLOCKS(vecadd)
 #endif

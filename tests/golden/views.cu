@@ -300,8 +300,8 @@ extern "C" __global__ void shared_views(p2c_array<double, 2> a, p2c_array<double
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(slices)
-P2C_SIM_KERNEL(rows)
-P2C_SIM_KERNEL(cube_views)
-P2C_SIM_KERNEL(shared_views)
+P2C_SIM_BLOCKS(slices)
+P2C_SIM_BLOCKS(rows)
+P2C_SIM_BLOCKS(cube_views)
+P2C_SIM_FIBERS(shared_views)
 #endif

@@ -178,5 +178,5 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(rows)
+P2C_SIM_BLOCKS(rows)
 #endif

@@ -327,14 +327,14 @@ extern "C" __global__ void divergent(p2c_array<int64_t, 1> x, p2c_array<int64_t,
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_KERNEL(shuffles)
-P2C_SIM_KERNEL(shuffles_2)
-P2C_SIM_KERNEL(warp_reduce)
-P2C_SIM_KERNEL(votes)
-P2C_SIM_KERNEL(matches)
-P2C_SIM_KERNEL(lanes)
-P2C_SIM_KERNEL(lane_ids)
-P2C_SIM_KERNEL(warp_exchange)
-P2C_SIM_KERNEL(partial_warp)
-P2C_SIM_KERNEL(divergent)
+P2C_SIM_FIBERS(shuffles)
+P2C_SIM_FIBERS(shuffles_2)
+P2C_SIM_FIBERS(warp_reduce)
+P2C_SIM_FIBERS(votes)
+P2C_SIM_FIBERS(matches)
+P2C_SIM_FIBERS(lanes)
+P2C_SIM_BLOCKS(lane_ids)
+P2C_SIM_FIBERS(warp_exchange)
+P2C_SIM_FIBERS(partial_warp)
+P2C_SIM_FIBERS(divergent)
 #endif

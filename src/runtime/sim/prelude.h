@@ -561,15 +561,20 @@ static inline int p2c_sim_printf(const char *fmt, A... args) {
 }
 
 /* ---- Kernel entries ------------------------------------------------------------------------ */
-/* The generated code ends with `P2C_SIM_KERNEL(name)` for each kernel, which defines the two
- * functions the runtime looks up:
+/* The generated code ends with one entry per kernel, the one the runtime looks up for it:
  *
- *   void p2c_sim_thread_<name>(void **args)
- *       one simulated thread, the one whose indices are in p2c_sim_self (a fiber, for kernels
- *       with barriers);
- *   void p2c_sim_blocks_<name>(void **args, uint64_t first, uint64_t count)
+ *   P2C_SIM_FIBERS(name) defines void p2c_sim_thread_<name>(void **args)
+ *       one simulated thread, the one whose indices are in p2c_sim_self (a fiber: kernels with
+ *       barriers or warp operations, P2cKernelInfo.uses_barrier);
+ *   P2C_SIM_BLOCKS(name) defines void p2c_sim_blocks_<name>(void **args, uint64_t first,
+ *                                                        uint64_t count)
  *       blocks first .. first + count - 1 of the grid (linear numbers, x fastest), each thread
- *       of each block in turn, x fastest (kernels without barriers).
+ *       of each block in turn, x fastest (kernels without them).
+ *
+ * Only one, so that the kernel's body is compiled once: a device function called once from it
+ * then has one caller, and the compiler inlines it (samples/great_circle.py's haversine, which
+ * two entries kept out of line). P2C_SIM_KERNEL(name) defines both, for hand-written sources
+ * (tests/sim/) that launch one kernel both ways.
  *
  * `args` is cuLaunchKernel's kernelParams: args[i] points at parameter i. */
 
@@ -635,16 +640,18 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
   p2c_sim_blocks_loop<K, P...>(first, count, *(P *)args[I]...);
 }
 
-#define P2C_SIM_KERNEL(name)                                                                   \
+#define P2C_SIM_FIBERS(name)                                                                   \
   extern "C" __attribute__((visibility("default"))) void p2c_sim_thread_##name(void **args) {  \
     auto params = p2c_sim_params_of(name);                                                     \
     p2c_sim_thread_unpacked<name>(args, params, p2c_sim_index_sequence(params));              \
-  }                                                                                            \
+  }
+#define P2C_SIM_BLOCKS(name)                                                                   \
   extern "C" __attribute__((visibility("default"))) void p2c_sim_blocks_##name(                \
       void **args, uint64_t first, uint64_t count) {                                           \
     auto params = p2c_sim_params_of(name);                                                     \
     p2c_sim_blocks_unpacked<name>(args, first, count, params, p2c_sim_index_sequence(params)); \
   }
+#define P2C_SIM_KERNEL(name) P2C_SIM_FIBERS(name) P2C_SIM_BLOCKS(name)
 
 /* ---- Math -------------------------------------------------------------------------------- */
 /* Kernels often compute the same transcendental function of the same value in thread after
