@@ -24,6 +24,7 @@ typedef struct LineMark {
   size_t offset;
   uint32_t python_line;
 } LineMark;
+typedef VEC(LineMark) LineMarks;
 
 /* A tuple type and the C struct that holds its values (emit_tuple.c). */
 typedef struct TupleCType {
@@ -49,7 +50,7 @@ typedef struct Gen {
   bool line_directives;
   /* Where each statement's code starts: body offsets while a function is emitted, then offsets
    * in the module's text (see codegen_run); python_line 0 marks a function's end. */
-  VEC(LineMark) marks;
+  LineMarks marks;
   VEC(TupleCType) tuple_ctypes;   /* in definition order: elements before the tuples holding them */
   bool check_bounds;
   /* Emitting on codegen's second thread (emit.c, emit_on_two_threads): the module-wide tuple
@@ -68,6 +69,43 @@ void emit_block(Gen *G, const Block *b);
 void emit_assign_one(Gen *G, const Expr *target, Expr *value);
 /* Whether block b rebinds variable var (assignments and loop targets; not subscripts). */
 bool assigns_var(const Block *b, int var);
+/* The parts of a plain range() loop's C header: start, stop and step as C text (stop and step
+ * are temporaries assigned at the current line where the body could change them, as Python
+ * evaluates them once), the sign of the step (1, -1, or 2 when known only at run time), and
+ * whether the step is the implicit 1. */
+typedef struct RangeLoop {
+  const char *start, *stop, *step;
+  int sign;
+  bool unit_step;
+} RangeLoop;
+RangeLoop range_loop(Gen *G, const Stmt *s);
+/* The test that keeps the loop going with counter `ctr`, and the counter's advance. */
+const char *range_loop_test(Gen *G, const RangeLoop *r, const char *ctr);
+const char *range_loop_advance(Gen *G, const RangeLoop *r, const char *ctr);
+
+/* A function's text is written in two passes: its statements first (into fs->body; they name
+ * its temporaries), then `header`, the declarations of its variables and temporaries, and the
+ * statements (function_end, which also keeps the Python line marks right). */
+typedef struct FunctionScope {
+  const char **pnames;   /* the C names of the parameters */
+  StrBuf body;
+  size_t first_mark;
+} FunctionScope;
+void function_begin(Gen *G, const Function *f, FunctionScope *fs);
+void function_end(Gen *G, FunctionScope *fs, const char *header, StrBuf *out);
+/* The parameter list of G->fn ("p2c_array<float, 1> x, double a"), without parentheses. */
+void emit_params(Gen *G, StrBuf *out, const char **pnames);
+
+/* The Python line of statement s as a comment (its first line only), and its line mark. */
+void emit_stmt_comment(Gen *G, const Stmt *s);
+
+/* ---- grid-stride loops in lockstep, for the simulator (emit_lockstep.c) ---- */
+/* The grid-stride loop that ends kernel f when the simulator may run f's threads through it in
+ * lockstep; NULL when it may not. */
+const Stmt *lockstep_loop(const Function *f, Arena *a);
+/* Writes the step function of kernel f for that loop into out; returns its name. */
+const char *emit_lockstep_step(Gen *G, const Function *f, const Stmt *loop, StrBuf *out);
+
 /* for targets in iterable (emit_iter.c); plain range() loops are emit.c's. */
 void emit_for_iter(Gen *G, const Stmt *s);
 /* Clears the non-negativity of a for-iter loop's target variables where what they receive is

@@ -46,6 +46,10 @@ static void emit_source_comment(Gen *G, const Stmt *s, bool header_only) {
   }
 }
 
+void emit_stmt_comment(Gen *G, const Stmt *s) {
+  emit_source_comment(G, s, true);
+}
+
 /* ---- strings ---- */
 
 /* The inside of a C string literal holding exactly the bytes s[0..len). Non-printable and
@@ -290,26 +294,37 @@ static bool step_is_positive(Gen *G, const Expr *step) {
 /* for i in range(start, stop, step): the loop variable is the C loop counter when the body does
  * not assign it and nothing reads it after the loop (Python leaves it at the last value, C one
  * step further); otherwise a hidden counter drives the loop. */
-static void emit_for_range(Gen *G, const Stmt *s) {
-  const Type *t = G->fn->vars[s->var].ty;
-  const char *v = G->vnames[s->var];
-  const char *stop = range_bound(G, s->stop, &s->body);
-  const char *step = s->step ? range_bound(G, s->step, &s->body) : "1";
+RangeLoop range_loop(Gen *G, const Stmt *s) {
+  RangeLoop r;
+  r.stop = range_bound(G, s->stop, &s->body);
+  r.step = s->step ? range_bound(G, s->step, &s->body) : "1";
   StrBuf start;
   sb_init(&start, G->a);
   if (s->start) emit_expr(G, s->start, &start, P_ASSIGN);
   else sb_puts(&start, "0");
+  r.start = sb_str(&start);
+  r.sign = step_is_positive(G, s->step) ? 1 : const_sign(s->step);
+  r.unit_step = !s->step;
+  return r;
+}
+
+const char *range_loop_test(Gen *G, const RangeLoop *r, const char *ctr) {
+  if (r->sign == 2)
+    return arena_printf(G->a, "%s > 0 ? %s < %s : %s > %s", r->step, ctr, r->stop, ctr, r->stop);
+  return arena_printf(G->a, "%s %s %s", ctr, r->sign > 0 ? "<" : ">", r->stop);
+}
+
+const char *range_loop_advance(Gen *G, const RangeLoop *r, const char *ctr) {
+  return r->unit_step ? arena_printf(G->a, "++%s", ctr) : arena_printf(G->a, "%s += %s", ctr, r->step);
+}
+
+static void emit_for_range(Gen *G, const Stmt *s) {
+  const Type *t = G->fn->vars[s->var].ty;
+  const char *v = G->vnames[s->var];
+  RangeLoop r = range_loop(G, s);
   bool direct = !assigns_var(&s->body, s->var) && !used_outside(&G->fn->body, s, s->var);
   const char *ctr = direct ? v : new_temp(G, t);
-  int sign = step_is_positive(G, s->step) ? 1 : const_sign(s->step);
-  if (sign == 2) {
-    line(G, "for (%s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s) {\n", ctr, sb_str(&start), step,
-         ctr, stop, ctr, stop, ctr, step);
-  } else {
-    const char *inc = !s->step ? "++" : NULL;
-    if (inc) line(G, "for (%s = %s; %s %s %s; %s%s) {\n", ctr, sb_str(&start), ctr, sign > 0 ? "<" : ">", stop, inc, ctr);
-    else line(G, "for (%s = %s; %s %s %s; %s += %s) {\n", ctr, sb_str(&start), ctr, sign > 0 ? "<" : ">", stop, ctr, step);
-  }
+  line(G, "for (%s = %s; %s; %s) {\n", ctr, r.start, range_loop_test(G, &r, ctr), range_loop_advance(G, &r, ctr));
   G->indent += 2;
   if (!direct) line(G, "%s = %s;\n", v, ctr);
   emit_block(G, &s->body);
@@ -492,12 +507,17 @@ static const char *param_cname(Gen *G, int i) {
   return namer_claim(&G->local, arena_printf(G->a, "%s_arg", f->vars[i].name));
 }
 
+void emit_params(Gen *G, StrBuf *out, const char **pnames) {
+  const Function *f = G->fn;
+  for (int i = 0; i < f->nparams; i++)
+    sb_printf(out, "%s%s %s", i ? ", " : "", ctype_of(G, f->arg_types[i]), pnames[i]);
+}
+
 static void emit_signature(Gen *G, StrBuf *out, const char **pnames) {
   const Function *f = G->fn;
   if (f->kind == FN_KERNEL) sb_printf(out, "extern \"C\" __global__ void %s(", f->cname);
   else sb_printf(out, "static __device__ %s %s(", ctype_of(G, f->ret_type), f->cname);
-  for (int i = 0; i < f->nparams; i++)
-    sb_printf(out, "%s%s %s", i ? ", " : "", ctype_of(G, f->arg_types[i]), pnames[i]);
+  emit_params(G, out, pnames);
   sb_puts(out, ")");
 }
 
@@ -525,36 +545,48 @@ static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, cons
   else sb_printf(out, "  %s %s = 0;\n", ctype_of(G, t), name);
 }
 
-static void emit_function(Gen *G, const Function *f, StrBuf *out) {
+void function_begin(Gen *G, const Function *f, FunctionScope *fs) {
   G->fn = f;
   namer_init(&G->local, G->a, &G->global);
   memset(&G->temps, 0, sizeof G->temps);
   name_vars(G);
   compute_nonneg(G);
-  const char **pnames = arena_alloc(G->a, sizeof(char *) * (size_t)(f->nparams ? f->nparams : 1));
-  for (int i = 0; i < f->nparams; i++) pnames[i] = param_cname(G, i);
-  StrBuf body;
-  sb_init(&body, G->a);
-  G->body = &body;
+  fs->pnames = arena_alloc(G->a, sizeof(char *) * (size_t)(f->nparams ? f->nparams : 1));
+  for (int i = 0; i < f->nparams; i++) fs->pnames[i] = param_cname(G, i);
+  sb_init(&fs->body, G->a);
+  G->body = &fs->body;
   G->indent = 2;
-  size_t first_mark = G->marks.len;
-  emit_block(G, &f->body);
-  emit_signature(G, out, pnames);
+  fs->first_mark = G->marks.len;
+}
+
+void function_end(Gen *G, FunctionScope *fs, const char *header, StrBuf *out) {
+  const Function *f = G->fn;
+  sb_puts(out, header);
   sb_puts(out, " {\n");
   for (int i = 0; i < f->nvars; i++) {
     const Var *v = &f->vars[i];
     if (!v->ty) continue;
-    if (i < f->nparams && pnames[i] == G->vnames[i]) continue;
-    emit_decl(G, out, v->ty, G->vnames[i], i < f->nparams ? pnames[i] : NULL);
+    if (i < f->nparams && fs->pnames[i] == G->vnames[i]) continue;
+    emit_decl(G, out, v->ty, G->vnames[i], i < f->nparams ? fs->pnames[i] : NULL);
   }
   for (size_t i = 0; i < G->temps.len; i++)
     sb_printf(out, "  %s %s;\n", G->temps.items[i].ctype, G->temps.items[i].name);
   if (f->nvars > f->nparams || G->temps.len) sb_putc(out, '\n');
-  for (size_t i = first_mark; i < G->marks.len; i++) G->marks.items[i].offset += out->len;
-  sb_puts(out, sb_str(&body));
+  for (size_t i = fs->first_mark; i < G->marks.len; i++) G->marks.items[i].offset += out->len;
+  sb_puts(out, sb_str(&fs->body));
   sb_puts(out, "}\n");
   LineMark end = {out->len, 0};
   vec_push(G->a, &G->marks, end);
+}
+
+static void emit_function(Gen *G, const Function *f, StrBuf *out) {
+  FunctionScope fs;
+  function_begin(G, f, &fs);
+  emit_block(G, &f->body);
+  StrBuf header;
+  sb_init(&header, G->a);
+  emit_signature(G, &header, fs.pnames);
+  function_end(G, &fs, sb_str(&header), out);
 }
 
 /* The Python line of every line of text, from the marks (offsets in text, in order). */
@@ -695,10 +727,33 @@ static uint32_t static_shared_bytes(const Function *f) {
 }
 
 /* The simulator's entry for a kernel, defined by the host prelude (docs/simulator.md): fibers
- * for a kernel with barriers or warp operations, plain loops over blocks otherwise. Only the one
- * the runtime will look up, so that the kernel's body is compiled once. */
-static void emit_sim_entry(const KernelDesc *k, StrBuf *out) {
-  sb_printf(out, "%s(%s)\n", k->spec->uses_barrier ? "P2C_SIM_FIBERS" : "P2C_SIM_BLOCKS", k->symbol);
+ * for a kernel with barriers or warp operations, its step function in lockstep for a kernel
+ * that ends in a grid-stride loop (emit_lockstep.c), plain loops over blocks otherwise. Only the
+ * one the runtime will look up, so that the kernel's body is compiled once. */
+static void emit_sim_entry(const KernelDesc *k, const char *step, StrBuf *out) {
+  if (step) sb_printf(out, "P2C_SIM_LOCKSTEP(%s, %s)\n", k->symbol, step);
+  else sb_printf(out, "%s(%s)\n", k->spec->uses_barrier ? "P2C_SIM_FIBERS" : "P2C_SIM_BLOCKS", k->symbol);
+}
+
+/* The step functions of the kernels that the simulator runs in lockstep, into out, with their
+ * line marks relative to out in *marks; steps[i] names kernel i's (NULL: none). */
+static void emit_lockstep_steps(Gen *G, const CodegenResult *r, const char **steps, StrBuf *out,
+                                LineMarks *marks) {
+  LineMarks kept = G->marks;
+  memset(&G->marks, 0, sizeof G->marks);
+  for (int i = 0; i < r->nkernels; i++) {
+    const KernelDesc *k = &r->kernels[i];
+    const Stmt *loop = k->is_ufunc ? NULL : lockstep_loop(k->spec, G->a);
+    steps[i] = NULL;
+    if (!loop) continue;
+    if (out->len == 0)
+      sb_puts(out, "/* Kernels that end in a grid-stride loop, one iteration per call: the simulator runs\n"
+                   " * a block's threads through the loop together (docs/simulator.md, \"Lockstep\"). */\n");
+    sb_putc(out, '\n');
+    steps[i] = emit_lockstep_step(G, k->spec, loop, out);
+  }
+  *marks = G->marks;
+  G->marks = kept;
 }
 
 typedef VEC(Function *) SpecList;
@@ -843,6 +898,11 @@ bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResu
     emit_ufunc_kernel(&G, ufuncs.items[i], ufunc_symbols[i], &defs);
     describe_ufunc(&G, ufuncs.items[i], ufunc_symbols[i], &out->kernels[kernels.len + i]);
   }
+  const char **steps = arena_alloc(G.a, sizeof(char *) * (nkernels ? nkernels : 1));
+  StrBuf sim;
+  sb_init(&sim, G.a);
+  LineMarks sim_marks;
+  emit_lockstep_steps(&G, out, steps, &sim, &sim_marks);
   StrBuf text;
   sb_init(&text, G.a);
   sb_printf(&text, "/* Generated by pyk2cuda %s from %s. */\n\n", PYK2CUDA_VERSION_STRING, c->file);
@@ -862,7 +922,16 @@ bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResu
   for (size_t i = 0; i < G.marks.len; i++) G.marks.items[i].offset += text.len;
   sb_puts(&text, sb_str(&defs));
   if (nkernels) sb_puts(&text, "\n#ifdef PYK2CUDA_SIM\n");
-  for (int i = 0; i < out->nkernels; i++) emit_sim_entry(&out->kernels[i], &text);
+  for (size_t i = 0; i < sim_marks.len; i++) {
+    LineMark m = sim_marks.items[i];
+    m.offset += text.len;
+    vec_push(G.a, &G.marks, m);
+  }
+  if (sim.len) {
+    sb_puts(&text, sb_str(&sim));
+    sb_putc(&text, '\n');
+  }
+  for (int i = 0; i < out->nkernels; i++) emit_sim_entry(&out->kernels[i], steps[i], &text);
   if (nkernels) sb_puts(&text, "#endif\n");
   out->text = sb_str(&text);
   out->len = text.len;

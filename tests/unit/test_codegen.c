@@ -867,6 +867,93 @@ static void two_thread_codegen_reports_errors_in_order(void **state) {
   free(src);
 }
 
+/* The simulator runs a kernel's threads through its grid-stride loop in lockstep only where a
+ * step function can keep what the loop needs (emit_lockstep.c); tests/diff/cases/lockstep.py
+ * runs these kernels against the oracle. */
+static char *lockstep_source(void) {
+  FILE *f = fopen(P2C_SOURCE_DIR "/tests/diff/cases/lockstep.py", "rb");
+  assert_non_null(f);
+  static char buf[16384];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  assert_true(n > 0 && n < sizeof buf - 1);
+  buf[n] = '\0';
+  return buf;
+}
+
+static void grid_stride_loops_run_in_lockstep_where_they_can(void **state) {
+  Fixture *fx = *state;
+  static const char *const sigs[] = {
+      "guard_then_stride(int64[::1], int64[::1])", "stride_2d(int64[:, ::1], int64[:, ::1])",
+      "reverse_stride(int64[::1], int64[::1])",    "rebinding(int64[::1], int64[::1])",
+      "block_stride_3d(int64[::1], int64[::1])",   "atomic_stride(int64[::1], int64[::1])",
+      "inner_break(int64[:, ::1], int64[::1])",    "carried(int64[::1], int64[::1])",
+      "breaks_out(int64[::1], int64[::1])",        "row_loop(int64[:, ::1], int64[:, ::1])"};
+  P2cTranslateOptions o = {.signatures = sigs, .signature_count = sizeof sigs / sizeof sigs[0]};
+  const char *src = lockstep_source();
+  assert_int_equal(p2c_translate(fx->compiler, "lockstep.py", src, strlen(src), &o, &fx->module), P2C_OK);
+  const char *text = p2c_module_cuda(fx->module, NULL);
+  static const char *const lockstep[] = {"guard_then_stride", "stride_2d", "reverse_stride", "rebinding",
+                                         "block_stride_3d", "atomic_stride", "inner_break"};
+  static const char *const apart[] = {"carried", "breaks_out", "row_loop"};
+  char want[128];
+  for (size_t i = 0; i < sizeof lockstep / sizeof lockstep[0]; i++) {
+    snprintf(want, sizeof want, "P2C_SIM_LOCKSTEP(%s, p2c_lockstep_%s)\n", lockstep[i], lockstep[i]);
+    expect_contains(text, want);
+  }
+  for (size_t i = 0; i < sizeof apart / sizeof apart[0]; i++) {
+    snprintf(want, sizeof want, "P2C_SIM_BLOCKS(%s)\n", apart[i]);
+    expect_contains(text, want);
+    snprintf(want, sizeof want, "p2c_lockstep_%s", apart[i]);
+    expect_absent(text, want);
+  }
+  /* The step function starts, advances and tests the position as the kernel's loop does. */
+  expect_contains(text, "  if (p2c_first) {\n    p2c_pos = i;\n  } else {\n    p2c_pos += p2c_t;\n  }\n"
+                        "  if (!(p2c_pos < n)) return;\n");
+}
+
+static void lockstep_needs_settled_assignments_and_no_carried_values(void **state) {
+  static const struct {
+    const char *body;
+    bool lockstep;
+  } cases[] = {
+      /* the idiom, and a stride from blockDim * gridDim */
+      {"    for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n        x[k] = 1\n", true},
+      {"    s = cuda.blockDim.x * cuda.gridDim.x\n    for k in range(cuda.grid(1), x.size, s):\n        x[k] = 1\n", true},
+      /* a step that is not the launch's: each thread walks its own elements */
+      {"    for k in range(cuda.grid(1), x.size, 2):\n        x[k] = 1\n", false},
+      /* an assignment that reads an array element, or calls a device function */
+      {"    n = x[0]\n    for k in range(cuda.grid(1), n, cuda.gridsize(1)):\n        x[k] = 1\n", false},
+      {"    n = dev(3)\n    for k in range(cuda.grid(1), n, cuda.gridsize(1)):\n        x[k] = 1\n", false},
+      /* a statement after the loop, a loop that is not last, a while loop */
+      {"    for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n        x[k] = 1\n    x[0] = 2\n", false},
+      {"    i = cuda.grid(1)\n    while i < x.size:\n        x[i] = 1\n        i += cuda.gridsize(1)\n", false},
+      /* a value read before it is assigned in the iteration, on one path or in a nested loop */
+      {"    t = 0\n    for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n        if k > 3:\n            t = k\n        x[k] = t\n", false},
+      {"    t = 0\n    for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n        for j in range(3):\n            x[k] = t\n            t = j\n", false},
+      {"    for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n        if k > 3:\n            t = k\n        else:\n            t = 1\n        x[k] = t\n", true},
+      /* augmented assignment reads its target */
+      {"    t = 0\n    for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n        t += 1\n        x[k] = t\n", false},
+      /* return in the loop */
+      {"    for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n        if k > 3:\n            return\n        x[k] = 1\n", false},
+      /* a local array made before the loop */
+      {"    tmp = cuda.local.array(4, numba.int64)\n    for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):\n        tmp[0] = k\n        x[k] = tmp[0]\n", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char src[2048];
+    snprintf(src, sizeof src,
+             "import numba\nfrom numba import cuda\n\n@cuda.jit(device=True)\ndef dev(a):\n    return a\n\n"
+             "@cuda.jit('void(int64[::1])')\ndef k(x):\n%s",
+             cases[i].body);
+    const char *text = translate(state, src);
+    bool got = strstr(text, "P2C_SIM_LOCKSTEP(k, ") != NULL;
+    if (got != cases[i].lockstep) {
+      print_text(text);
+      fail_msg("case %zu: expected %s:\n%s", i, cases[i].lockstep ? "lockstep" : "no lockstep", cases[i].body);
+    }
+  }
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
@@ -904,6 +991,8 @@ int main(void) {
       T(regression_print_text_never_becomes_a_conversion),
       T(regression_chained_comparison_keeps_python_order),
       T(regression_kernel_named_like_a_cuda_math_function),
+      T(grid_stride_loops_run_in_lockstep_where_they_can),
+      T(lockstep_needs_settled_assignments_and_no_carried_values),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);

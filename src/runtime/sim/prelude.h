@@ -640,6 +640,86 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
   p2c_sim_blocks_loop<K, P...>(first, count, *(P *)args[I]...);
 }
 
+/* Grid-stride loops in lockstep. A kernel without barriers whose body is a few assignments and
+ * then one grid-stride loop (`for k in range(cuda.grid(1), n, cuda.gridsize(1))`) is also
+ * emitted as a step function (docs/simulator.md, "Lockstep"):
+ *
+ *   void step(C &pos, bool first, bool &more, P... params)
+ *       runs the assignments again, moves this thread's loop position `pos` (to the range's
+ *       start when `first`, else one step on) and, when the range is not exhausted, runs the
+ *       loop's body once for that position; `more` says whether it did.
+ *
+ * P2C_SIM_LOCKSTEP(name, step) defines p2c_sim_blocks_<name> so that the threads of a block go
+ * through the loop together: iteration 0 of every thread, then iteration 1 of every thread still
+ * in the loop, and so on, as a warp does on the GPU (a legal schedule for a kernel without
+ * barriers: any interleaving of its threads is). Run thread after thread, a grid-stride loop
+ * makes each thread touch one element in every gridsize-th, and with a power-of-two grid those
+ * elements fall in the same cache sets, so that every access misses (normalize.py's divide on
+ * 2^24 elements with 4096 x 256 threads: 6x slower than a plain loop); in lockstep, the
+ * threads of a block consume each cache line together. Each lane keeps its position and index;
+ * the lanes still in the loop are kept packed, in thread order. */
+template <typename C, typename... P>
+static inline p2c_sim_params<P...> p2c_sim_step_params(void (*)(C &, bool, bool &, P...)) {
+  return {};
+}
+
+template <typename C>
+struct p2c_sim_lockstep_lane {
+  C pos;
+  uint3 tid;
+};
+
+/* One block: every thread takes a lane, in thread order (x fastest); then rounds, each giving
+ * every lane still in the loop one step (the first round starts them). One call site of the
+ * step function, so that the compiler inlines it. */
+template <auto STEP, typename C, typename... P>
+static inline __attribute__((always_inline)) void p2c_sim_lockstep_block(p2c_sim_lockstep_lane<C> *lanes,
+                                                                         uint3 d, P... a) {
+  unsigned live = 0;
+  for (unsigned z = 0; z < d.z; z++)
+    for (unsigned y = 0; y < d.y; y++)
+      for (unsigned x = 0; x < d.x; x++) lanes[live++].tid = uint3{x, y, z};
+  for (bool first = true; live; first = false) {
+    unsigned kept = 0;
+    for (unsigned i = 0; i < live; i++) {
+      /* A copy, stepped in registers: reading the lane back whole after the step stored its
+       * position would wait for that store (a wider load than the store cannot take its value
+       * from the store buffer), about 15 cycles a step. */
+      p2c_sim_lockstep_lane<C> lane = lanes[i];
+      p2c_sim_tid = lane.tid;
+      bool more = false;
+      STEP(lane.pos, first, more, a...);
+      if (more) lanes[kept++] = lane;
+    }
+    live = kept;
+  }
+}
+
+template <auto STEP, typename C, typename... P>
+static inline __attribute__((always_inline)) void p2c_sim_lockstep_loop(uint64_t first,
+                                                                        uint64_t count, P... a) {
+  p2c_sim_load_dims(p2c_sim_self);
+  const uint3 g = p2c_sim_gdim, d = p2c_sim_bdim;
+  p2c_sim_lockstep_lane<C> lanes[1024]; /* CUDA's most threads per block; sim_launch checks the limit */
+  uint3 b = {(unsigned)(first % g.x), (unsigned)(first / g.x % g.y),
+             (unsigned)(first / g.x / g.y)};
+  for (uint64_t n = 0; n < count; n++) {
+    p2c_sim_bid = b;
+    p2c_sim_lockstep_block<STEP, C, P...>(lanes, d, a...);
+    if (++b.x == g.x) {
+      b.x = 0;
+      if (++b.y == g.y) b.y = 0, b.z++;
+    }
+  }
+}
+
+template <auto STEP, typename C, typename... P, size_t... I>
+static inline __attribute__((always_inline)) void p2c_sim_lockstep_unpacked(
+    void **args, uint64_t first, uint64_t count, void (*)(C &, bool, bool &, P...),
+    std::index_sequence<I...>) {
+  p2c_sim_lockstep_loop<STEP, C, P...>(first, count, *(P *)args[I]...);
+}
+
 #define P2C_SIM_FIBERS(name)                                                                   \
   extern "C" __attribute__((visibility("default"))) void p2c_sim_thread_##name(void **args) {  \
     auto params = p2c_sim_params_of(name);                                                     \
@@ -652,6 +732,12 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
     p2c_sim_blocks_unpacked<name>(args, first, count, params, p2c_sim_index_sequence(params)); \
   }
 #define P2C_SIM_KERNEL(name) P2C_SIM_FIBERS(name) P2C_SIM_BLOCKS(name)
+#define P2C_SIM_LOCKSTEP(name, step)                                                           \
+  extern "C" __attribute__((visibility("default"))) void p2c_sim_blocks_##name(                \
+      void **args, uint64_t first, uint64_t count) {                                           \
+    p2c_sim_lockstep_unpacked<step>(args, first, count, step,                                  \
+                                    p2c_sim_index_sequence(p2c_sim_step_params(step)));        \
+  }
 
 /* ---- Math -------------------------------------------------------------------------------- */
 /* Kernels often compute the same transcendental function of the same value in thread after

@@ -1,0 +1,307 @@
+/* Grid-stride loops in lockstep, for the simulator (docs/simulator.md, "Lockstep").
+ *
+ * A kernel without barriers whose body is a few assignments and then one grid-stride loop
+ *
+ *     start = cuda.grid(1)
+ *     stride = cuda.gridsize(1)
+ *     for k in range(start, x.size, stride):
+ *         x[k] /= total[0]
+ *
+ * is emitted once more, under #ifdef PYK2CUDA_SIM, as a step function that runs one iteration
+ * of the loop for the current thread:
+ *
+ *     static inline void p2c_lockstep_divide(int64_t &p2c_pos, bool p2c_first, bool &p2c_more,
+ *                                            p2c_array<float, 1> x, p2c_array<float, 1> total) {
+ *       ...declarations...
+ *       p2c_more = false;
+ *       start = ...;                      <- the assignments, evaluated again at every step
+ *       stride = ...;
+ *       if (p2c_first) { p2c_pos = start; } else { p2c_pos += stride; }
+ *       if (!(p2c_pos < x.shape[0])) return;
+ *       p2c_more = true;
+ *       k = p2c_pos;
+ *       do { ...the loop's body... } while (0);    <- `continue` leaves the do
+ *     }
+ *
+ * and the prelude's P2C_SIM_LOCKSTEP runs a block's threads through it together, iteration by
+ * iteration. The statements are the kernel's own, emitted by the same code as the kernel; only
+ * the order of the threads' iterations changes, which is legal because nothing orders the
+ * threads of a kernel without barriers.
+ *
+ * Running the assignments again at each step is what makes the step function stateless but for
+ * the loop position: so the assignments must give the same values every time (no array
+ * element, no call of a device function, no effect; `return` under an `if` ends the thread),
+ * and no variable may carry a value from one iteration of the loop into the next (each step
+ * starts from fresh locals): every variable the body assigns must be assigned, in that
+ * iteration, before the body reads it. Loops that break out or return are left alone, as are
+ * loops that are not grid-stride loops (a step that does not depend on the launch's
+ * dimensions): a thread that walks its own row is faster thread after thread. */
+#include <string.h>
+
+#include "codegen/cg.h"
+
+/* ---- which kernels ---- */
+
+/* An expression that gives the same value each time the assignments run: no memory that the
+ * loop could write (array elements; a tuple's or a constant array's are fine), no calls of
+ * device functions, nothing with effects. */
+static bool settled_expr(const Expr *e) {
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_IMAG:
+  case EX_BOOL:
+  case EX_VAR:
+  case EX_CONST:
+  case EX_BUILTIN: return true;
+  case EX_CALL:
+    if (e->kids[0]->kind == EX_FUNC || !expr_is_pure(e)) return false;
+    if (e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin->id == BI_CONST_ARRAY_LIKE) return false;
+    for (int i = 0; i < e->nkeywords; i++)
+      if (!settled_expr(e->keywords[i].value)) return false;
+    break;
+  case EX_INDEX: {
+    const Type *base = e->kids[0]->ty;
+    bool immutable = base && (base->kind == TY_TUPLE || (base->kind == TY_ARRAY && base->space == MEM_CONST));
+    if (!immutable) return false;
+    break;
+  }
+  case EX_UNARY:
+  case EX_NOT:
+  case EX_BINARY:
+  case EX_COMPARE:
+  case EX_BOOLOP:
+  case EX_IFEXP:
+  case EX_ATTR:
+  case EX_TUPLE:
+  case EX_CAST: break;
+  default: return false;
+  }
+  for (int i = 0; i < e->nkids; i++)
+    if (e->kids[i]->kind != EX_BUILTIN && !settled_expr(e->kids[i])) return false;
+  return true;
+}
+
+static bool names_only(const Expr *t) {
+  if (t->kind == EX_VAR) return true;
+  if (t->kind != EX_TUPLE) return false;
+  for (int i = 0; i < t->nkids; i++)
+    if (!names_only(t->kids[i])) return false;
+  return true;
+}
+
+static bool settled_block(const Block *b);
+
+/* A statement before the loop: assignments of settled values to names, `if` on settled
+ * conditions around such statements, and a bare `return`. */
+static bool settled_stmt(const Stmt *s) {
+  switch (s->kind) {
+  case ST_PASS: return true;
+  case ST_EXPR: return s->value->kind == EX_STR;   /* a docstring */
+  case ST_RETURN: return !s->value;
+  case ST_ASSIGN:
+  case ST_AUGASSIGN:
+    for (int k = 0; k < s->ntargets; k++)
+      if (!names_only(s->targets[k])) return false;
+    return settled_expr(s->value);
+  case ST_IF: return settled_expr(s->cond) && settled_block(&s->body) && settled_block(&s->orelse);
+  default: return false;
+  }
+}
+
+static bool settled_block(const Block *b) {
+  for (int i = 0; i < b->len; i++)
+    if (!settled_stmt(b->items[i])) return false;
+  return true;
+}
+
+/* Whether e depends on the launch's dimensions (cuda.gridsize, blockDim, gridDim), directly or
+ * through a variable that one of the assignments before the loop (`before`) sets from them. */
+static bool from_launch_dims(const Expr *e, const Block *before, int depth);
+
+static bool target_names(const Expr *t, int var) {
+  if (t->kind == EX_VAR) return t->var == var;
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
+    if (target_names(t->kids[i], var)) return true;
+  return false;
+}
+
+static bool assigned_from_launch_dims(int var, const Block *b, int depth) {
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    if (s->kind == ST_IF && (assigned_from_launch_dims(var, &s->body, depth) ||
+                             assigned_from_launch_dims(var, &s->orelse, depth)))
+      return true;
+    if (s->kind != ST_ASSIGN && s->kind != ST_AUGASSIGN) continue;
+    for (int k = 0; k < s->ntargets; k++)
+      if (target_names(s->targets[k], var) && from_launch_dims(s->value, b, depth + 1)) return true;
+  }
+  return false;
+}
+
+static bool from_launch_dims(const Expr *e, const Block *before, int depth) {
+  if (depth > 8) return false;   /* chains of assignments this long are not the idiom */
+  if (e->kind == EX_BUILTIN) return e->builtin->id >= BI_BDIM_X && e->builtin->id <= BI_GDIM_Z;
+  if (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin->id == BI_GRIDSIZE)
+    return true;
+  if (e->kind == EX_VAR) return assigned_from_launch_dims(e->var, before, depth);
+  for (int i = 0; i < e->nkids; i++)
+    if (from_launch_dims(e->kids[i], before, depth)) return true;
+  return false;
+}
+
+/* The definite-assignment walk of the loop's body: `set` holds the variables assigned so far in
+ * the current iteration; a read of a variable the body assigns (`written`) but that is not in
+ * `set` could see the previous iteration's value, which a step function does not keep. */
+typedef struct Walk {
+  const bool *written;
+  bool *set;
+  int nvars;
+  Arena *a;
+  bool ok;
+} Walk;
+
+static void walk_reads(Walk *w, const Expr *e) {
+  if (!e || !w->ok) return;
+  if (e->kind == EX_VAR && w->written[e->var] && !w->set[e->var]) w->ok = false;
+  for (int i = 0; i < e->nkids; i++) walk_reads(w, e->kids[i]);
+  for (int i = 0; i < e->nkeywords; i++) walk_reads(w, e->keywords[i].value);
+}
+
+static void walk_target(Walk *w, const Expr *t) {
+  if (t->kind == EX_VAR) w->set[t->var] = true;
+  else if (t->kind == EX_TUPLE)
+    for (int i = 0; i < t->nkids; i++) walk_target(w, t->kids[i]);
+  else walk_reads(w, t);   /* a subscript reads its array and indices */
+}
+
+static bool *copy_set(Walk *w) {
+  bool *c = arena_alloc(w->a, sizeof(bool) * (size_t)(w->nvars ? w->nvars : 1));
+  memcpy(c, w->set, sizeof(bool) * (size_t)w->nvars);
+  return c;
+}
+
+static void walk_block(Walk *w, const Block *b, int depth);
+
+/* Walks b with a copy of the current set; returns the set at b's end. */
+static bool *walk_apart(Walk *w, const Block *b, int depth) {
+  bool *saved = w->set;
+  w->set = copy_set(w);
+  walk_block(w, b, depth);
+  bool *end = w->set;
+  w->set = saved;
+  return end;
+}
+
+static void walk_stmt(Walk *w, const Stmt *s, int depth) {
+  switch (s->kind) {
+  case ST_EXPR: walk_reads(w, s->value); break;
+  case ST_ASSIGN:
+    walk_reads(w, s->value);
+    for (int k = 0; k < s->ntargets; k++) walk_target(w, s->targets[k]);
+    break;
+  case ST_AUGASSIGN:
+    walk_reads(w, s->targets[0]);
+    walk_reads(w, s->value);
+    walk_target(w, s->targets[0]);
+    break;
+  case ST_IF: {
+    walk_reads(w, s->cond);
+    bool *then_set = walk_apart(w, &s->body, depth);
+    bool *else_set = walk_apart(w, &s->orelse, depth);
+    for (int i = 0; i < w->nvars; i++) w->set[i] = then_set[i] && else_set[i];
+    break;
+  }
+  case ST_WHILE:   /* the body may not run: what it assigns does not count after it */
+    walk_reads(w, s->cond);
+    walk_apart(w, &s->body, depth + 1);
+    break;
+  case ST_FOR_RANGE: {
+    walk_reads(w, s->start);
+    walk_reads(w, s->stop);
+    walk_reads(w, s->step);
+    bool *saved = w->set;
+    w->set = copy_set(w);
+    w->set[s->var] = true;
+    walk_block(w, &s->body, depth + 1);
+    w->set = saved;
+    w->ok = w->ok && s->orelse.len == 0;
+    break;
+  }
+  case ST_FOR_ITER: {
+    walk_reads(w, s->value);
+    bool *saved = w->set;
+    w->set = copy_set(w);
+    walk_target(w, s->targets[0]);
+    walk_block(w, &s->body, depth + 1);
+    w->set = saved;
+    w->ok = w->ok && s->orelse.len == 0;
+    break;
+  }
+  case ST_BREAK: w->ok = w->ok && depth > 0; break;   /* leaving the grid-stride loop itself */
+  case ST_RETURN: w->ok = false; break;
+  case ST_CONTINUE:
+  case ST_PASS: break;
+  }
+}
+
+static void walk_block(Walk *w, const Block *b, int depth) {
+  for (int i = 0; i < b->len && w->ok; i++) walk_stmt(w, b->items[i], depth);
+}
+
+const Stmt *lockstep_loop(const Function *f, Arena *a) {
+  const Block *body = &f->body;
+  if (f->kind != FN_KERNEL || f->uses_barrier || body->len == 0) return NULL;
+  const Stmt *loop = body->items[body->len - 1];
+  if (loop->kind != ST_FOR_RANGE || !loop->step || loop->orelse.len) return NULL;
+  Block before = {body->items, body->len - 1};
+  if (!settled_block(&before)) return NULL;
+  if (!from_launch_dims(loop->step, &before, 0)) return NULL;
+  const Expr *bounds[] = {loop->start, loop->stop, loop->step};
+  for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++)
+    if (bounds[i] && !settled_expr(bounds[i])) return NULL;
+  bool *written = arena_alloc(a, sizeof(bool) * (size_t)(f->nvars ? f->nvars : 1));
+  for (int v = 0; v < f->nvars; v++) written[v] = assigns_var(&loop->body, v);
+  Walk w = {written, arena_alloc(a, sizeof(bool) * (size_t)(f->nvars ? f->nvars : 1)), f->nvars, a, true};
+  w.set[loop->var] = true;   /* each step sets it from the position */
+  walk_block(&w, &loop->body, 0);
+  return w.ok ? loop : NULL;
+}
+
+/* ---- the step function ---- */
+
+const char *emit_lockstep_step(Gen *G, const Function *f, const Stmt *loop, StrBuf *out) {
+  const char *name = namer_claim_temp(&G->global, arena_printf(G->a, "lockstep_%s", f->cname));
+  FunctionScope fs;
+  function_begin(G, f, &fs);
+  const char *pos = namer_claim_temp(&G->local, "pos");
+  const char *first = namer_claim_temp(&G->local, "first");
+  const char *more = namer_claim_temp(&G->local, "more");
+  emit_line(G, "%s = false;\n", more);
+  Block before = {f->body.items, f->body.len - 1};
+  emit_block(G, &before);
+  emit_stmt_comment(G, loop);
+  RangeLoop r = range_loop(G, loop);
+  emit_line(G, "if (%s) {\n", first);
+  emit_line(G, "  %s = %s;\n", pos, r.start);
+  emit_line(G, "} else {\n");
+  emit_line(G, "  %s;\n", range_loop_advance(G, &r, pos));
+  emit_line(G, "}\n");
+  emit_line(G, "if (!(%s)) return;\n", range_loop_test(G, &r, pos));
+  emit_line(G, "%s = true;\n", more);
+  emit_line(G, "%s = %s;\n", G->vnames[loop->var], pos);
+  emit_line(G, "do {\n");
+  G->indent += 2;
+  emit_block(G, &loop->body);
+  G->indent -= 2;
+  emit_line(G, "} while (0);\n");
+  StrBuf header;
+  sb_init(&header, G->a);
+  sb_printf(&header, "static inline void %s(%s &%s, bool %s, bool &%s", name,
+            ctype_of(G, f->vars[loop->var].ty), pos, first, more);
+  if (f->nparams) sb_puts(&header, ", ");
+  emit_params(G, &header, fs.pnames);
+  sb_putc(&header, ')');
+  function_end(G, &fs, sb_str(&header), out);
+  return name;
+}
