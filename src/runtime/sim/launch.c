@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/sim/module.h"
@@ -822,8 +823,11 @@ struct SimHelpers {
   pthread_cond_t wake;       /* a launch opened, or shutdown */
   pthread_cond_t idle;       /* the last helper left the launch */
   Run *run;                  /* the open launch, or NULL */
-  uint64_t generation;       /* counts launches, so that a helper joins each one once */
-  size_t active;             /* helpers inside `run` */
+  /* Counts launches, so that a helper joins each one once. Written under `lock` and, like
+   * `shutdown`, with an atomic store, since a watching helper reads both without it. */
+  uint64_t generation;
+  bool watch;                /* helpers watch for the next launch before sleeping */
+  size_t active;             /* helpers inside `run` (atomic stores: the caller watches it) */
   size_t joined;             /* helpers that have seen `run` (inside it or not) */
   bool shutdown;
   size_t count;              /* threads started */
@@ -831,12 +835,60 @@ struct SimHelpers {
   HelperStart starts[MAX_WORKERS];
 };
 
+/* How long a helper that has left a launch watches for the next one before it sleeps. Kernels
+ * are often launched one after another (an iterative method, `run --repeat`); a helper asleep
+ * on the condition variable took tens of microseconds to be woken and scheduled on this
+ * machine's VM, a large part of a launch of 0.1-0.3 ms (samples/great_circle.py on 96 x 96:
+ * the second worker joined late enough that two workers were 1.3x one, not 2x). OpenMP
+ * runtimes wait the same way before they block (KMP_BLOCKTIME, GOMP_SPINCOUNT). A helper only
+ * watches when the module has no more workers than CPUs, so it never takes a CPU from another
+ * worker of the launch. */
+enum { HELPER_WATCH_NS = 200 * 1000 };
+
+static uint64_t monotonic_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Called without the lock: returns when a launch after `seen` has opened, shutdown was asked,
+ * or the watch is over. */
+static void helper_watch(SimHelpers *h, uint64_t seen) {
+  uint64_t until = monotonic_ns() + HELPER_WATCH_NS;
+  for (unsigned i = 1;; i++) {
+    if (__atomic_load_n(&h->generation, __ATOMIC_ACQUIRE) != seen ||
+        __atomic_load_n(&h->shutdown, __ATOMIC_ACQUIRE))
+      return;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0 && monotonic_ns() > until) return;
+  }
+}
+
+/* The caller's side, called without the lock once the launch is closed: returns when no helper
+ * is inside it any more, or the watch is over (the caller then sleeps until they leave). */
+static void helpers_watch_finish(SimHelpers *h) {
+  uint64_t until = monotonic_ns() + HELPER_WATCH_NS;
+  for (unsigned i = 1; __atomic_load_n(&h->active, __ATOMIC_ACQUIRE) > 0; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0 && monotonic_ns() > until) return;
+  }
+}
+
 static void *helper_thread(void *arg) {
   HelperStart start = *(HelperStart *)arg;
   SimHelpers *h = start.h;
   uint64_t seen = start.seen; /* so that the launch being opened is joined */
   pthread_mutex_lock(&h->lock);
   for (;;) {
+    if (h->watch && !h->shutdown && seen == h->generation) {
+      pthread_mutex_unlock(&h->lock);
+      helper_watch(h, seen);
+      pthread_mutex_lock(&h->lock);
+    }
     while (!h->shutdown && (!h->run || seen == h->generation)) pthread_cond_wait(&h->wake, &h->lock);
     if (h->shutdown) break;
     seen = h->generation;
@@ -844,11 +896,12 @@ static void *helper_thread(void *arg) {
     h->joined++;
     pthread_cond_broadcast(&h->idle);
     if (start.slot >= r->worker_count) continue;
-    h->active++;
+    __atomic_store_n(&h->active, h->active + 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&h->lock);
     worker_main(&r->workers[start.slot]);
     pthread_mutex_lock(&h->lock);
-    if (--h->active == 0) pthread_cond_broadcast(&h->idle);
+    __atomic_store_n(&h->active, h->active - 1, __ATOMIC_RELEASE);
+    if (h->active == 0) pthread_cond_broadcast(&h->idle);
   }
   pthread_mutex_unlock(&h->lock);
   return NULL;
@@ -885,7 +938,7 @@ static void helpers_stop(SimModule *m) {
   SimHelpers *h = m->helpers;
   if (!h) return;
   pthread_mutex_lock(&h->lock);
-  h->shutdown = true;
+  __atomic_store_n(&h->shutdown, true, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&h->wake);
   pthread_mutex_unlock(&h->lock);
   for (size_t i = 0; i < h->count; i++) pthread_join(h->threads[i], NULL);
@@ -902,9 +955,11 @@ static void run_workers(Run *r, Worker *workers, size_t n) {
   r->workers = workers;
   r->worker_count = n;
   if (h) {
+    bool watch = n <= sim_cpu_count();
     pthread_mutex_lock(&h->lock);
+    h->watch = watch;
     h->run = r;
-    h->generation++;
+    __atomic_store_n(&h->generation, h->generation + 1, __ATOMIC_RELEASE);
     h->joined = 0;
     pthread_cond_broadcast(&h->wake);
     pthread_mutex_unlock(&h->lock);
@@ -917,6 +972,11 @@ static void run_workers(Run *r, Worker *workers, size_t n) {
     if (workers[0].failure[0])
       while (h->joined < h->count) pthread_cond_wait(&h->idle, &h->lock);
     h->run = NULL;
+    if (h->watch && h->active > 0) {   /* the helpers are finishing their last blocks */
+      pthread_mutex_unlock(&h->lock);
+      helpers_watch_finish(h);
+      pthread_mutex_lock(&h->lock);
+    }
     while (h->active > 0) pthread_cond_wait(&h->idle, &h->lock);
     pthread_mutex_unlock(&h->lock);
   }
