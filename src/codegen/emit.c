@@ -261,15 +261,20 @@ static bool used_outside(const Block *b, const Stmt *loop, int var) {
   return false;
 }
 
+/* Whether loop s rebinds variable var: its body, or the loop itself (its variable). */
+static bool loop_rebinds(const Stmt *s, int var) {
+  return var == s->var || assigns_var(&s->body, var);
+}
+
 /* A range bound is evaluated once, before the loop: anything that could change while the loop
- * runs goes into a temporary. */
-static const char *range_bound(Gen *G, const Expr *e, const Block *body) {
+ * runs goes into a temporary (`for k in range(0, k)` reads the k of before the loop). */
+static const char *range_bound(Gen *G, const Expr *e, const Stmt *loop) {
   StrBuf sb;
   sb_init(&sb, G->a);
   emit_expr(G, e, &sb, P_REL + 1);
   bool stable = e->kind == EX_INT || e->kind == EX_CONST ||
-                (e->kind == EX_VAR && !assigns_var(body, e->var)) ||
-                (e->kind == EX_CAST && e->kids[0]->kind == EX_VAR && !assigns_var(body, e->kids[0]->var)) ||
+                (e->kind == EX_VAR && !loop_rebinds(loop, e->var)) ||
+                (e->kind == EX_CAST && e->kids[0]->kind == EX_VAR && !loop_rebinds(loop, e->kids[0]->var)) ||
                 (e->kind == EX_ATTR && e->kids[0]->kind == EX_VAR);
   if (stable) return sb_str(&sb);
   const char *t = new_temp(G, e->ty);
@@ -296,8 +301,8 @@ static bool step_is_positive(Gen *G, const Expr *step) {
  * step further); otherwise a hidden counter drives the loop. */
 RangeLoop range_loop(Gen *G, const Stmt *s) {
   RangeLoop r;
-  r.stop = range_bound(G, s->stop, &s->body);
-  r.step = s->step ? range_bound(G, s->step, &s->body) : "1";
+  r.stop = range_bound(G, s->stop, s);
+  r.step = s->step ? range_bound(G, s->step, s) : "1";
   StrBuf start;
   sb_init(&start, G->a);
   if (s->start) emit_expr(G, s->start, &start, P_ASSIGN);

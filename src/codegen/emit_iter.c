@@ -22,21 +22,29 @@ static BuiltinId iter_call(const Expr *it) {
   return id == BI_RANGE || id == BI_ENUMERATE || id == BI_ZIP ? id : BI_NONE;
 }
 
-/* An expression that stays the same while the loop runs (reading it each iteration is the
- * same as reading it once). */
-static bool stable(const Expr *e, const Block *body) {
+static bool target_names(const Expr *t, int var) {
+  if (t->kind == EX_VAR) return t->var == var;
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
+    if (target_names(t->kids[i], var)) return true;
+  return false;
+}
+
+/* An expression that stays the same while loop s runs (reading it each iteration is the same
+ * as reading it once): no variable that the body or the loop's own targets rebind
+ * (`for i, y in enumerate(range(i, 7))` reads the i of before the loop). */
+static bool stable(const Expr *e, const Stmt *s) {
   if (e->kind == EX_CAST || e->kind == EX_UNARY || e->kind == EX_BINARY) {
     for (int i = 0; i < e->nkids; i++)
-      if (!stable(e->kids[i], body)) return false;
+      if (!stable(e->kids[i], s)) return false;
     return true;
   }
   return e->kind == EX_INT || e->kind == EX_CONST || e->kind == EX_TEMP ||
-         (e->kind == EX_VAR && !assigns_var(body, e->var));
+         (e->kind == EX_VAR && !assigns_var(&s->body, e->var) && !target_names(s->targets[0], e->var));
 }
 
 /* Text for the C expression e (a temporary, evaluated before the loop, unless it is stable). */
-static Expr *once(Gen *G, Expr *e, const Block *body) {
-  if (stable(e, body)) return e;
+static Expr *once(Gen *G, Expr *e, const Stmt *s) {
+  if (stable(e, s)) return e;
   Expr *t = temp_expr(G, e->ty);
   StrBuf sb;
   sb_init(&sb, G->a);
@@ -63,19 +71,20 @@ static const char *text_of(Gen *G, const Expr *e, int prec) {
 
 /* ---- preparing the iterable: what must be evaluated once ---- */
 
-/* A copy of iterable `it` whose parts that could change during the loop are temporaries. */
-static Expr *prepare(Gen *G, const Expr *it, const Block *body) {
+/* A copy of iterable `it` of loop s whose parts that could change during the loop are
+ * temporaries. */
+static Expr *prepare(Gen *G, const Expr *it, const Stmt *s) {
   Expr *p = arena_dup(G->a, it, sizeof *it);
   if (iter_call(it) == BI_NONE) {
-    Expr *o = once(G, p, body);
+    Expr *o = once(G, p, s);
     o->yield_ty = it->yield_ty;
     return o;
   }
   p->kids = arena_dup(G->a, it->kids, sizeof(Expr *) * (size_t)it->nkids);
   for (int i = 1; i < it->nkids; i++) {
     bool count_start = iter_call(it) == BI_ENUMERATE && i == 2;
-    p->kids[i] = iter_call(it) == BI_RANGE || count_start ? once(G, it->kids[i], body)
-                                                           : prepare(G, it->kids[i], body);
+    p->kids[i] = iter_call(it) == BI_RANGE || count_start ? once(G, it->kids[i], s)
+                                                           : prepare(G, it->kids[i], s);
   }
   return p;
 }
@@ -183,7 +192,7 @@ static Expr *element(Gen *G, const Expr *it, const char *k) {
 }
 
 void emit_for_iter(Gen *G, const Stmt *s) {
-  Expr *it = prepare(G, s->value, &s->body);
+  Expr *it = prepare(G, s->value, s);
   const char *n = length_text(G, it);
   if (!length_is_plain(it)) {   /* a length computed by helpers is computed once */
     Expr *t = temp_expr(G, &type_int64);

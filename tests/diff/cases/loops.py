@@ -1,6 +1,7 @@
 # Loops: range with 1, 2 and 3 arguments (negative step, empty ranges), while with
 # break and continue, nested loops, rebinding the loop variable inside the body (does
-# not change the iteration), and the loop variable's value after the loop.
+# not change the iteration), the loop variable's value after the loop, and bounds that read
+# the loop's own variable (evaluated before the loop binds it).
 from numba import cuda
 import numpy as np
 
@@ -94,3 +95,24 @@ def while_loops(x, out):
                 continue
             t -= k
         out[i, 2] = t
+
+
+@cuda.jit
+def bounds_read_loop_variable(ns, out):
+    # A range's bounds, and enumerate's iterable, are evaluated once, before the loop binds its
+    # variables: range(0, k) here reads the k of before the loop, not the counter.
+    i = cuda.grid(1)
+    if i < ns.size:
+        k = ns[i]
+        s = 0
+        for k in range(0, k):
+            s += 1
+        out[i, 0] = s
+        step = 2
+        s = 0
+        for step in range(0, 9, step):
+            s += step
+        out[i, 1] = s
+        j = ns[i]
+        for j, y in enumerate(range(j, j + 3)):
+            out[i, 2 + j] = y
