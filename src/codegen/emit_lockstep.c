@@ -10,18 +10,26 @@
  * is emitted once more, under #ifdef PYK2CUDA_SIM, as a step function that runs one iteration
  * of the loop for the current thread:
  *
- *     static inline void p2c_lockstep_divide(int64_t &p2c_pos, bool p2c_first, bool &p2c_more,
- *                                            p2c_array<float, 1> x, p2c_array<float, 1> total) {
+ *     static inline __attribute__((always_inline))
+ *     void p2c_lockstep_divide(int64_t &p2c_pos, bool p2c_first, bool &p2c_more,
+ *                              p2c_array<float, 1> x, p2c_array<float, 1> total) {
  *       ...declarations...
  *       p2c_more = false;
  *       start = ...;                      <- the assignments, evaluated again at every step
  *       stride = ...;
- *       if (p2c_first) { p2c_pos = start; } else { p2c_pos += stride; }
- *       if (!(p2c_pos < x.shape[0])) return;
- *       p2c_more = true;
+ *       if (p2c_first) {
+ *         p2c_pos = start;
+ *         if (!(p2c_pos < x.shape[0])) return;
+ *       }
  *       k = p2c_pos;
  *       do { ...the loop's body... } while (0);    <- `continue` leaves the do
+ *       p2c_pos += stride;
+ *       p2c_more = p2c_pos < x.shape[0];  <- whether there is a next iteration
  *     }
+ *
+ * (Testing for the next iteration at the end of a step, as the C loop does after its body,
+ * spares a thread that has one iteration, the usual case when the grid covers the array, a
+ * second call.)
  *
  * and the prelude's P2C_SIM_LOCKSTEP runs a block's threads through it together, iteration by
  * iteration. The statements are the kernel's own, emitted by the same code as the kernel; only
@@ -282,22 +290,22 @@ const char *emit_lockstep_step(Gen *G, const Function *f, const Stmt *loop, StrB
   emit_block(G, &before);
   emit_stmt_comment(G, loop);
   RangeLoop r = range_loop(G, loop);
+  const char *test = range_loop_test(G, &r, pos);
   emit_line(G, "if (%s) {\n", first);
   emit_line(G, "  %s = %s;\n", pos, r.start);
-  emit_line(G, "} else {\n");
-  emit_line(G, "  %s;\n", range_loop_advance(G, &r, pos));
+  emit_line(G, "  if (!(%s)) return;\n", test);
   emit_line(G, "}\n");
-  emit_line(G, "if (!(%s)) return;\n", range_loop_test(G, &r, pos));
-  emit_line(G, "%s = true;\n", more);
   emit_line(G, "%s = %s;\n", G->vnames[loop->var], pos);
   emit_line(G, "do {\n");
   G->indent += 2;
   emit_block(G, &loop->body);
   G->indent -= 2;
   emit_line(G, "} while (0);\n");
+  emit_line(G, "%s;\n", range_loop_advance(G, &r, pos));
+  emit_line(G, "%s = %s;\n", more, test);
   StrBuf header;
   sb_init(&header, G->a);
-  sb_printf(&header, "static inline void %s(%s &%s, bool %s, bool &%s", name,
+  sb_printf(&header, "static inline __attribute__((always_inline)) void %s(%s &%s, bool %s, bool &%s", name,
             ctype_of(G, f->vars[loop->var].ty), pos, first, more);
   if (f->nparams) sb_puts(&header, ", ");
   emit_params(G, &header, fs.pnames);

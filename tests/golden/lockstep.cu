@@ -263,7 +263,7 @@ extern "C" __global__ void row_loop(p2c_array<int64_t, 2> a, p2c_array<int64_t, 
 /* Kernels that end in a grid-stride loop, one iteration per call: the simulator runs
  * a block's threads through the loop together (docs/simulator.md, "Lockstep"). */
 
-static inline void p2c_lockstep_guard_then_stride(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
+static inline __attribute__((always_inline)) void p2c_lockstep_guard_then_stride(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
   int64_t i = 0;
   int64_t n = 0;
   int64_t k = 0;
@@ -284,11 +284,8 @@ static inline void p2c_lockstep_guard_then_stride(int64_t &p2c_pos, bool p2c_fir
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   if (p2c_first) {
     p2c_pos = i;
-  } else {
-    p2c_pos += p2c_t;
+    if (!(p2c_pos < n)) return;
   }
-  if (!(p2c_pos < n)) return;
-  p2c_more = true;
   k = p2c_pos;
   do {
     // t = x[k] * 2
@@ -301,9 +298,11 @@ static inline void p2c_lockstep_guard_then_stride(int64_t &p2c_pos, bool p2c_fir
     // out[k] = t + k
     out.data[k] = t + k;
   } while (0);
+  p2c_pos += p2c_t;
+  p2c_more = p2c_pos < n;
 }
 
-static inline void p2c_lockstep_stride_2d(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 2> a, p2c_array<int64_t, 2> out) {
+static inline __attribute__((always_inline)) void p2c_lockstep_stride_2d(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 2> a, p2c_array<int64_t, 2> out) {
   int64_t x0 = 0;
   int64_t y0_ = 0;
   int64_t xs = 0;
@@ -324,11 +323,8 @@ static inline void p2c_lockstep_stride_2d(int64_t &p2c_pos, bool p2c_first, bool
   p2c_t = a.shape[0];
   if (p2c_first) {
     p2c_pos = x0;
-  } else {
-    p2c_pos += xs;
+    if (!(p2c_pos < p2c_t)) return;
   }
-  if (!(p2c_pos < p2c_t)) return;
-  p2c_more = true;
   i = p2c_pos;
   do {
     // for j in range(y0, a.shape[1], ys):
@@ -338,9 +334,11 @@ static inline void p2c_lockstep_stride_2d(int64_t &p2c_pos, bool p2c_first, bool
       out.data[i * out.shape[1] + j] = a.data[i * a.shape[1] + j] * 3 + i - j;
     }
   } while (0);
+  p2c_pos += xs;
+  p2c_more = p2c_pos < p2c_t;
 }
 
-static inline void p2c_lockstep_reverse_stride(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
+static inline __attribute__((always_inline)) void p2c_lockstep_reverse_stride(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
   int64_t n = 0;
   int64_t k = 0;
   int64_t p2c_t;
@@ -354,19 +352,18 @@ static inline void p2c_lockstep_reverse_stride(int64_t &p2c_pos, bool p2c_first,
   p2c_t2 = -((int64_t)blockDim.x * gridDim.x);
   if (p2c_first) {
     p2c_pos = n - 1 - ((int64_t)blockIdx.x * blockDim.x + threadIdx.x);
-  } else {
-    p2c_pos += p2c_t2;
+    if (!(p2c_t2 > 0 ? p2c_pos < p2c_t : p2c_pos > p2c_t)) return;
   }
-  if (!(p2c_t2 > 0 ? p2c_pos < p2c_t : p2c_pos > p2c_t)) return;
-  p2c_more = true;
   k = p2c_pos;
   do {
     // out[k] = x[k] + n - k
     out.data[p2c_wrap(k, out.shape[0])] = x.data[p2c_wrap(k, x.shape[0])] + n - k;
   } while (0);
+  p2c_pos += p2c_t2;
+  p2c_more = p2c_t2 > 0 ? p2c_pos < p2c_t : p2c_pos > p2c_t;
 }
 
-static inline void p2c_lockstep_rebinding(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
+static inline __attribute__((always_inline)) void p2c_lockstep_rebinding(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
   int64_t k = 0;
   int64_t v = 0;
   int64_t p2c_t;
@@ -376,11 +373,8 @@ static inline void p2c_lockstep_rebinding(int64_t &p2c_pos, bool p2c_first, bool
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   if (p2c_first) {
     p2c_pos = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  } else {
-    p2c_pos += p2c_t;
+    if (!(p2c_pos < x.shape[0])) return;
   }
-  if (!(p2c_pos < x.shape[0])) return;
-  p2c_more = true;
   k = p2c_pos;
   do {
     // v = x[k]
@@ -390,9 +384,11 @@ static inline void p2c_lockstep_rebinding(int64_t &p2c_pos, bool p2c_first, bool
     // out[k // 2] = v + k
     out.data[k / 2] = v + k;
   } while (0);
+  p2c_pos += p2c_t;
+  p2c_more = p2c_pos < x.shape[0];
 }
 
-static inline void p2c_lockstep_block_stride_3d(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> hits, p2c_array<int64_t, 1> who) {
+static inline __attribute__((always_inline)) void p2c_lockstep_block_stride_3d(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> hits, p2c_array<int64_t, 1> who) {
   int64_t t = 0;
   int64_t nthreads = 0;
   int64_t start = 0;
@@ -410,11 +406,8 @@ static inline void p2c_lockstep_block_stride_3d(int64_t &p2c_pos, bool p2c_first
   p2c_t = nthreads * (int64_t)gridDim.x;
   if (p2c_first) {
     p2c_pos = start;
-  } else {
-    p2c_pos += p2c_t;
+    if (!(p2c_pos < hits.shape[0])) return;
   }
-  if (!(p2c_pos < hits.shape[0])) return;
-  p2c_more = true;
   k = p2c_pos;
   do {
     // hits[k] += 1
@@ -422,9 +415,11 @@ static inline void p2c_lockstep_block_stride_3d(int64_t &p2c_pos, bool p2c_first
     // who[k] = start * 100 + cuda.threadIdx.z
     who.data[k] = start * 100 + (int64_t)threadIdx.z;
   } while (0);
+  p2c_pos += p2c_t;
+  p2c_more = p2c_pos < hits.shape[0];
 }
 
-static inline void p2c_lockstep_atomic_stride(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> totals) {
+static inline __attribute__((always_inline)) void p2c_lockstep_atomic_stride(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> totals) {
   int64_t k = 0;
   int64_t p2c_t;
 
@@ -433,19 +428,18 @@ static inline void p2c_lockstep_atomic_stride(int64_t &p2c_pos, bool p2c_first, 
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   if (p2c_first) {
     p2c_pos = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  } else {
-    p2c_pos += p2c_t;
+    if (!(p2c_pos < x.shape[0])) return;
   }
-  if (!(p2c_pos < x.shape[0])) return;
-  p2c_more = true;
   k = p2c_pos;
   do {
     // cuda.atomic.add(totals, k % 4, x[k])
     (void)p2c_atomic_add(&totals.data[k % 4], x.data[k]);
   } while (0);
+  p2c_pos += p2c_t;
+  p2c_more = p2c_pos < x.shape[0];
 }
 
-static inline void p2c_lockstep_inner_break(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 2> x, p2c_array<int64_t, 1> out) {
+static inline __attribute__((always_inline)) void p2c_lockstep_inner_break(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 2> x, p2c_array<int64_t, 1> out) {
   int64_t k = 0;
   int64_t s = 0;
   int64_t j = 0;
@@ -459,11 +453,8 @@ static inline void p2c_lockstep_inner_break(int64_t &p2c_pos, bool p2c_first, bo
   p2c_t2 = (int64_t)blockDim.x * gridDim.x;
   if (p2c_first) {
     p2c_pos = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  } else {
-    p2c_pos += p2c_t2;
+    if (!(p2c_pos < p2c_t)) return;
   }
-  if (!(p2c_pos < p2c_t)) return;
-  p2c_more = true;
   k = p2c_pos;
   do {
     // s = 0
@@ -482,6 +473,8 @@ static inline void p2c_lockstep_inner_break(int64_t &p2c_pos, bool p2c_first, bo
     // out[k] = s
     out.data[k] = s;
   } while (0);
+  p2c_pos += p2c_t2;
+  p2c_more = p2c_pos < p2c_t;
 }
 
 P2C_SIM_LOCKSTEP(guard_then_stride, p2c_lockstep_guard_then_stride)

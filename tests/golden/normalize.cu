@@ -107,7 +107,7 @@ extern "C" __global__ void divide(p2c_array<float, 1> x, p2c_array<float, 1> tot
 /* Kernels that end in a grid-stride loop, one iteration per call: the simulator runs
  * a block's threads through the loop together (docs/simulator.md, "Lockstep"). */
 
-static inline void p2c_lockstep_divide(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<float, 1> x, p2c_array<float, 1> total) {
+static inline __attribute__((always_inline)) void p2c_lockstep_divide(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<float, 1> x, p2c_array<float, 1> total) {
   int64_t start = 0;
   int64_t stride = 0;
   int64_t k = 0;
@@ -120,16 +120,15 @@ static inline void p2c_lockstep_divide(int64_t &p2c_pos, bool p2c_first, bool &p
   // for k in range(start, x.size, stride):
   if (p2c_first) {
     p2c_pos = start;
-  } else {
-    p2c_pos += stride;
+    if (!(p2c_pos < x.shape[0])) return;
   }
-  if (!(p2c_pos < x.shape[0])) return;
-  p2c_more = true;
   k = p2c_pos;
   do {
     // x[k] /= total[0]
     x.data[k] /= total.data[0];
   } while (0);
+  p2c_pos += stride;
+  p2c_more = p2c_pos < x.shape[0];
 }
 
 P2C_SIM_FIBERS(partial_sums)

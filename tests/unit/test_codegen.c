@@ -908,8 +908,8 @@ static void grid_stride_loops_run_in_lockstep_where_they_can(void **state) {
     expect_absent(text, want);
   }
   /* The step function starts, advances and tests the position as the kernel's loop does. */
-  expect_contains(text, "  if (p2c_first) {\n    p2c_pos = i;\n  } else {\n    p2c_pos += p2c_t;\n  }\n"
-                        "  if (!(p2c_pos < n)) return;\n");
+  expect_contains(text, "  if (p2c_first) {\n    p2c_pos = i;\n    if (!(p2c_pos < n)) return;\n  }\n  k = p2c_pos;\n");
+  expect_contains(text, "  } while (0);\n  p2c_pos += p2c_t;\n  p2c_more = p2c_pos < n;\n}\n");
 }
 
 static void lockstep_needs_settled_assignments_and_no_carried_values(void **state) {

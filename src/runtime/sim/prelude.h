@@ -645,9 +645,9 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
  * emitted as a step function (docs/simulator.md, "Lockstep"):
  *
  *   void step(C &pos, bool first, bool &more, P... params)
- *       runs the assignments again, moves this thread's loop position `pos` (to the range's
- *       start when `first`, else one step on) and, when the range is not exhausted, runs the
- *       loop's body once for that position; `more` says whether it did.
+ *       runs the assignments again (when `first`, also sets this thread's loop position `pos`
+ *       to the range's start and returns at once if the range is empty), runs the loop's body
+ *       once for `pos`, and moves `pos` one step on; `more` says whether the range goes on.
  *
  * P2C_SIM_LOCKSTEP(name, step) defines p2c_sim_blocks_<name> so that the threads of a block go
  * through the loop together: iteration 0 of every thread, then iteration 1 of every thread still
@@ -669,17 +669,24 @@ struct p2c_sim_lockstep_lane {
   uint3 tid;
 };
 
-/* One block: every thread takes a lane, in thread order (x fastest); then rounds, each giving
- * every lane still in the loop one step (the first round starts them). One call site of the
- * step function, so that the compiler inlines it. */
+/* One block: a first round over the threads in order (x fastest), each taking a lane only if
+ * its loop goes on, then rounds over the lanes, each giving every lane still in the loop one
+ * step. A thread with one iteration, the usual case when the grid covers the array, never
+ * touches the lanes. The step function is inlined at both calls (it is `always_inline`). */
 template <auto STEP, typename C, typename... P>
 static inline __attribute__((always_inline)) void p2c_sim_lockstep_block(p2c_sim_lockstep_lane<C> *lanes,
                                                                          uint3 d, P... a) {
   unsigned live = 0;
   for (unsigned z = 0; z < d.z; z++)
     for (unsigned y = 0; y < d.y; y++)
-      for (unsigned x = 0; x < d.x; x++) lanes[live++].tid = uint3{x, y, z};
-  for (bool first = true; live; first = false) {
+      for (unsigned x = 0; x < d.x; x++) {
+        p2c_sim_tid = uint3{x, y, z};
+        p2c_sim_lockstep_lane<C> lane;
+        bool more = false;
+        STEP(lane.pos, true, more, a...);
+        if (more) lane.tid = uint3{x, y, z}, lanes[live++] = lane;
+      }
+  while (live) {
     unsigned kept = 0;
     for (unsigned i = 0; i < live; i++) {
       /* A copy, stepped in registers: reading the lane back whole after the step stored its
@@ -688,7 +695,7 @@ static inline __attribute__((always_inline)) void p2c_sim_lockstep_block(p2c_sim
       p2c_sim_lockstep_lane<C> lane = lanes[i];
       p2c_sim_tid = lane.tid;
       bool more = false;
-      STEP(lane.pos, first, more, a...);
+      STEP(lane.pos, false, more, a...);
       if (more) lanes[kept++] = lane;
     }
     live = kept;
