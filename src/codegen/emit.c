@@ -314,8 +314,9 @@ RangeLoop range_loop(Gen *G, const Stmt *s) {
 }
 
 const char *range_loop_test(Gen *G, const RangeLoop *r, const char *ctr) {
-  if (r->sign == 2)
-    return arena_printf(G->a, "%s > 0 ? %s < %s : %s > %s", r->step, ctr, r->stop, ctr, r->stop);
+  if (r->sign == 2)   /* a step that is zero at run time runs no iteration (Python would raise) */
+    return arena_printf(G->a, "%s > 0 ? %s < %s : (%s < 0 && %s > %s)", r->step, ctr, r->stop, r->step, ctr,
+                        r->stop);
   return arena_printf(G->a, "%s %s %s", ctr, r->sign > 0 ? "<" : ">", r->stop);
 }
 

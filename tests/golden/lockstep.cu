@@ -115,7 +115,7 @@ extern "C" __global__ void reverse_stride(p2c_array<int64_t, 1> x, p2c_array<int
   // for k in range(n - 1 - cuda.grid(1), -1, -cuda.gridsize(1)):
   p2c_t = -1;
   p2c_t2 = -((int64_t)blockDim.x * gridDim.x);
-  for (k = n - 1 - ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); p2c_t2 > 0 ? k < p2c_t : k > p2c_t; k += p2c_t2) {
+  for (k = n - 1 - ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); p2c_t2 > 0 ? k < p2c_t : (p2c_t2 < 0 && k > p2c_t); k += p2c_t2) {
     // out[k] = x[k] + n - k
     out.data[p2c_wrap(k, out.shape[0])] = x.data[p2c_wrap(k, x.shape[0])] + n - k;
   }
@@ -352,7 +352,7 @@ static inline __attribute__((always_inline)) void p2c_lockstep_reverse_stride(in
   p2c_t2 = -((int64_t)blockDim.x * gridDim.x);
   if (p2c_first) {
     p2c_pos = n - 1 - ((int64_t)blockIdx.x * blockDim.x + threadIdx.x);
-    if (!(p2c_t2 > 0 ? p2c_pos < p2c_t : p2c_pos > p2c_t)) return;
+    if (!(p2c_t2 > 0 ? p2c_pos < p2c_t : (p2c_t2 < 0 && p2c_pos > p2c_t))) return;
   }
   k = p2c_pos;
   do {
@@ -360,7 +360,7 @@ static inline __attribute__((always_inline)) void p2c_lockstep_reverse_stride(in
     out.data[p2c_wrap(k, out.shape[0])] = x.data[p2c_wrap(k, x.shape[0])] + n - k;
   } while (0);
   p2c_pos += p2c_t2;
-  p2c_more = p2c_t2 > 0 ? p2c_pos < p2c_t : p2c_pos > p2c_t;
+  p2c_more = p2c_t2 > 0 ? p2c_pos < p2c_t : (p2c_t2 < 0 && p2c_pos > p2c_t);
 }
 
 static inline __attribute__((always_inline)) void p2c_lockstep_rebinding(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {

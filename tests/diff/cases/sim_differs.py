@@ -54,3 +54,22 @@ def uint64_plus_int64(u, s, out):
 
 def uint64_plus_int64_expected(u, s, out):
     out[:] = u.view(np.int64) + s     # two's complement wraparound, like the GPU
+
+
+@cuda.jit
+def range_zero_step(steps, out):
+    # A range whose step is zero at run time: Python raises ValueError (so does the simulator);
+    # pyk2cuda runs no iteration and goes on (docs/semantics.md), where it used to loop forever.
+    i = cuda.grid(1)
+    if i < steps.size:
+        n = 0
+        for k in range(5, 0, steps[i]):
+            n += 1
+        for k in range(0, 5, steps[i]):
+            n += 10
+        out[i] = n
+
+
+def range_zero_step_expected(steps, out):
+    for i, s in enumerate(steps):
+        out[i] = 0 if s == 0 else len(range(5, 0, s)) + 10 * len(range(0, 5, s))
