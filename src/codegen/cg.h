@@ -75,8 +75,10 @@ bool assigns_var(const Block *b, int var);
  * whether the step is the implicit 1. */
 typedef struct RangeLoop {
   const char *start, *stop, *step;
+  const char *ctype;     /* the counter's C type */
   int sign;
   bool unit_step;
+  bool exact_advance;    /* k + step cannot overflow: `k += step`; else p2c_range_next */
 } RangeLoop;
 RangeLoop range_loop(Gen *G, const Stmt *s);
 /* The test that keeps the loop going with counter `ctr`, and the counter's advance. */
@@ -95,6 +97,11 @@ void function_begin(Gen *G, const Function *f, FunctionScope *fs);
 void function_end(Gen *G, FunctionScope *fs, const char *header, StrBuf *out);
 /* The parameter list of G->fn ("p2c_array<float, 1> x, double a"), without parentheses. */
 void emit_params(Gen *G, StrBuf *out, const char **pnames);
+
+/* An upper bound on the bits of |value| of integer expression e of function f (64 when nothing
+ * smaller is known): types, CUDA's limits, array extents, constants, local variables' assignments
+ * (value_bits.c). */
+int value_bits(const Function *f, const Expr *e);
 
 /* The Python line of statement s as a comment (its first line only), and its line mark. */
 void emit_stmt_comment(Gen *G, const Stmt *s);

@@ -282,6 +282,17 @@ static const char *range_bound(Gen *G, const Expr *e, const Stmt *loop) {
   return t;
 }
 
+/* |e| for a constant integer step (ignoring casts), or 0 when e is not one. */
+static uint64_t const_magnitude(const Expr *e) {
+  if (!e) return 0;
+  if (e->kind == EX_CAST) e = e->kids[0];
+  if (e->kind == EX_CONST) e = e->konst->value;
+  bool neg = e->kind == EX_UNARY && e->op == OP_NEG;
+  if (neg) e = e->kids[0];
+  if (e->kind != EX_INT || e->is_unsigned_literal) return 0;
+  return e->ival < 0 ? 0 - (uint64_t)e->ival : (uint64_t)e->ival;
+}
+
 static int const_sign(const Expr *e) {
   if (!e) return 1;
   if (e->kind == EX_CAST) e = e->kids[0];
@@ -310,6 +321,15 @@ RangeLoop range_loop(Gen *G, const Stmt *s) {
   r.start = sb_str(&start);
   r.sign = step_is_positive(G, s->step) ? 1 : const_sign(s->step);
   r.unit_step = !s->step;
+  /* k + step past the last value must not overflow the counter (value_bits.c): a unit step
+   * cannot (k < stop <= the type's largest value), and neither can one when stop and step are
+   * both well inside the type. */
+  const Type *t = G->fn->vars[s->var].ty;
+  int room = t->is_signed ? t->bits - 1 : t->bits;
+  bool unit = r.unit_step || const_magnitude(s->step) == 1;
+  r.ctype = ctype_of(G, t);
+  r.exact_advance = unit || (s->step && value_bits(G->fn, s->stop) < room && value_bits(G->fn, s->step) < room);
+  if (!r.exact_advance) type_helper_use(&G->helpers, TH_RANGE_NEXT);
   return r;
 }
 
@@ -321,6 +341,8 @@ const char *range_loop_test(Gen *G, const RangeLoop *r, const char *ctr) {
 }
 
 const char *range_loop_advance(Gen *G, const RangeLoop *r, const char *ctr) {
+  if (!r->exact_advance)
+    return arena_printf(G->a, "%s = p2c_range_next<%s>(%s, %s, %s)", ctr, r->ctype, ctr, r->step, r->stop);
   return r->unit_step ? arena_printf(G->a, "++%s", ctr) : arena_printf(G->a, "%s += %s", ctr, r->step);
 }
 

@@ -23,6 +23,7 @@ typedef enum Helper {
  * set of their own. Written after the scalar helpers, in this order. */
 typedef enum TypeHelper {
   TH_RANGE_LEN,
+  TH_RANGE_NEXT,
   TH_VIEW_INDEX,
   TH_VIEW_SLICE,
   TH_COMPLEX,     /* p2c_complex64/128, operators, abs, conj: written whenever complex is used */

@@ -15,6 +15,15 @@ static const char *const type_helper_text[TH_COUNT] = {
         "    return (int64_t)(((uint64_t)start - (uint64_t)stop - 1) / (0 - (uint64_t)step)) + 1;\n"
         "  return 0;\n"
         "}\n",
+    [TH_RANGE_NEXT] =
+        "/* The next value of a range loop's counter k: k + step, or stop when that would reach\n"
+        "   or pass stop, so that it never overflows near the top of T (docs/semantics.md). */\n"
+        "template <typename T>\n"
+        "static __device__ __forceinline__ T p2c_range_next(T k, T step, T stop) {\n"
+        "  uint64_t room = step > 0 ? (uint64_t)stop - (uint64_t)k : (uint64_t)k - (uint64_t)stop;\n"
+        "  uint64_t stride = step > 0 ? (uint64_t)step : 0 - (uint64_t)step;\n"
+        "  return room <= stride ? stop : (T)(k + step);\n"
+        "}\n",
     [TH_VIEW_INDEX] =
         "/* A view (docs/semantics.md): a[..., i, ...] at dimension K drops that dimension. */\n"
         "template <int K, typename T, int N>\n"

@@ -954,6 +954,40 @@ static void lockstep_needs_settled_assignments_and_no_carried_values(void **stat
   }
 }
 
+/* A range loop's counter must not step past the range's end into an overflow: `k += step`
+ * where stop and step are known to be far from the counter type's limit (value_bits.c),
+ * p2c_range_next elsewhere. tests/diff/cases/loops.py (range_near_limits) runs the limits. */
+static void range_advance_cannot_overflow(void **state) {
+  const char *text = translate(state,
+      "from numba import cuda\n"
+      "@cuda.jit('void(int64[::1], int64, int64, int32)')\n"
+      "def k(x, n, s, m):\n"
+      "    start = cuda.grid(1)\n"
+      "    stride = cuda.blockDim.x * cuda.gridDim.x\n"
+      "    for i in range(start, x.size, stride):\n"   /* extent and launch dimensions */
+      "        x[i] = 1\n"
+      "    for j in range(0, n):\n"                     /* unit step */
+      "        x[0] = j\n"
+      "    for a in range(0, m, 7):\n"                  /* int32 stop, small constant step */
+      "        x[0] = a\n"
+      "    for b in range(n, 0, -1):\n"                 /* unit step down */
+      "        x[0] = b\n"
+      "    for c in range(0, n, 3):\n"                  /* an int64 stop could be near the top */
+      "        x[0] = c\n"
+      "    for d in range(0, x.size, s):\n"             /* an int64 step */
+      "        x[0] = d\n"
+      "    for e in range(0, (start - 2) & (stride - 3), 3):\n"   /* & of negatives grows */
+      "        x[0] = e\n");
+  expect_contains(text, "for (i = start; i < x.shape[0]; i += stride) {");
+  expect_contains(text, "for (j = 0; j < n; ++j) {");
+  expect_contains(text, "a += 7) {");
+  expect_contains(text, "for (b = n; b > 0; b += p2c_t");
+  expect_contains(text, "c = p2c_range_next<int64_t>(c, 3, n)) {");
+  expect_contains(text, "d = p2c_range_next<int64_t>(d, s, x.shape[0])) {");
+  expect_contains(text, "e = p2c_range_next<int64_t>(e, 3, ");
+  expect_contains(text, "static __device__ __forceinline__ T p2c_range_next(T k, T step, T stop) {");
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
@@ -993,6 +1027,7 @@ int main(void) {
       T(regression_kernel_named_like_a_cuda_math_function),
       T(grid_stride_loops_run_in_lockstep_where_they_can),
       T(lockstep_needs_settled_assignments_and_no_carried_values),
+      T(range_advance_cannot_overflow),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 # Loops: range with 1, 2 and 3 arguments (negative step, empty ranges), while with
 # break and continue, nested loops, rebinding the loop variable inside the body (does
 # not change the iteration), the loop variable's value after the loop, and bounds that read
-# the loop's own variable (evaluated before the loop binds it).
+# the loop's own variable (evaluated before the loop binds it), ranges that end near the
+# limits of int64 and int32.
 from numba import cuda
 import numpy as np
 
@@ -116,3 +117,21 @@ def bounds_read_loop_variable(ns, out):
         j = ns[i]
         for j, y in enumerate(range(j, j + 3)):
             out[i, 2 + j] = y
+
+
+@cuda.jit
+def range_near_limits(starts, steps, out):
+    # Ranges that end within one step of the top (or bottom) of int64 and of int32: the counter
+    # must stop at the range's end, not step past the limit (where C would overflow).
+    i = cuda.grid(1)
+    if i < starts.size:
+        n = 0
+        for k in range(starts[i], 9223372036854775807, steps[i]):
+            n += 1
+        for k in range(-starts[i], -9223372036854775807, -steps[i]):
+            n += 100
+        a = np.int32(2147483647 - i)
+        b = np.int32(steps[i])
+        for k in range(a - 10, a, b):
+            n += 10000
+        out[i] = n

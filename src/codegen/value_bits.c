@@ -1,0 +1,142 @@
+/* How large an integer can get: an upper bound on the bits of |value|, for range loops (emit.c,
+ * range_loop). A C loop `for (k = a; k < n; k += s)` computes k + s once past its last value,
+ * and near the top of the counter's type that sum overflows (undefined for NVRTC, a wrap on the
+ * host that keeps the loop going), where Python's range simply ends. When n and s are known to
+ * be far from the limit the plain loop is exact; otherwise the advance stops at n
+ * (p2c_range_next). The bounds come from the types and from what the values are: thread and
+ * block indices and dimensions (CUDA's limits), array extents, constants, and, one level deep,
+ * the assignments of a local variable. */
+#include "codegen/cg.h"
+
+enum { BITS_UNKNOWN = 64, VAR_DEPTH = 4 };
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+static int min_int(int a, int b) { return a < b ? a : b; }
+
+static int bit_length(uint64_t v) {
+  int n = 0;
+  for (; v; v >>= 1) n++;
+  return n;
+}
+
+/* The bound that an integer or bool type gives by itself. */
+static int type_bits(const Type *t) {
+  if (!t) return BITS_UNKNOWN;
+  if (t->kind == TY_BOOL) return 1;
+  if (t->kind == TY_INT) return t->is_signed ? t->bits - 1 : t->bits;
+  return BITS_UNKNOWN;
+}
+
+/* CUDA's limits: threadIdx < blockDim <= 1024 (x, y) or 64 (z); gridDim.x < 2^31, y and z < 2^16. */
+static int builtin_bits(BuiltinId id) {
+  switch (id) {
+  case BI_TID_X: case BI_TID_Y: return 10;
+  case BI_TID_Z: return 6;
+  case BI_BDIM_X: case BI_BDIM_Y: return 11;
+  case BI_BDIM_Z: return 7;
+  case BI_BID_X: case BI_GDIM_X: return 31;
+  case BI_BID_Y: case BI_BID_Z: case BI_GDIM_Y: case BI_GDIM_Z: return 16;
+  case BI_WARPSIZE: return 6;
+  default: return BITS_UNKNOWN;
+  }
+}
+
+static int bits_of(const Function *f, const Expr *e, int depth);
+
+static bool target_is(const Expr *t, int var) { return t->kind == EX_VAR && t->var == var; }
+
+static bool target_names(const Expr *t, int var) {
+  if (target_is(t, var)) return true;
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
+    if (target_names(t->kids[i], var)) return true;
+  return false;
+}
+
+/* The bound of what an assignment `targets = value` puts into var (-1: it puts nothing there). */
+static int assigned_bits(const Function *f, const Expr *target, const Expr *value, int var, int depth) {
+  if (target_is(target, var)) return bits_of(f, value, depth);
+  if (target->kind != EX_TUPLE) return -1;
+  for (int k = 0; k < target->nkids; k++) {
+    int b = -1;
+    if (value->kind == EX_TUPLE && value->nkids == target->nkids) b = assigned_bits(f, target->kids[k], value->kids[k], var, depth);
+    else if (target->kids[k]->kind == EX_VAR && target->kids[k]->var == var) b = bits_of(f, value, depth);
+    else if (target_names(target->kids[k], var)) b = BITS_UNKNOWN;
+    if (b >= 0) return b;
+  }
+  return -1;
+}
+
+static int block_bits(const Function *f, const Block *b, int var, int depth) {
+  int most = 0;
+  for (int i = 0; i < b->len && most < BITS_UNKNOWN; i++) {
+    const Stmt *s = b->items[i];
+    if (s->kind == ST_ASSIGN)
+      for (int k = 0; k < s->ntargets; k++) most = max_int(most, assigned_bits(f, s->targets[k], s->value, var, depth));
+    if (s->kind == ST_AUGASSIGN && target_is(s->targets[0], var)) most = BITS_UNKNOWN;
+    if (s->kind == ST_FOR_RANGE && s->var == var)   /* between start and stop (never past stop) */
+      most = max_int(most, max_int(s->start ? bits_of(f, s->start, depth) : 0, bits_of(f, s->stop, depth)));
+    if (s->kind == ST_FOR_ITER && target_names(s->targets[0], var)) most = BITS_UNKNOWN;
+    most = max_int(most, block_bits(f, &s->body, var, depth));
+    most = max_int(most, block_bits(f, &s->orelse, var, depth));
+  }
+  return most;
+}
+
+static int var_bits(const Function *f, int var, int depth) {
+  const Var *v = &f->vars[var];
+  int own = type_bits(v->ty);
+  if (v->is_param || depth >= VAR_DEPTH) return own;
+  return min_int(own, block_bits(f, &f->body, var, depth + 1));
+}
+
+static bool is_unsigned(const Type *t) { return t && t->kind == TY_INT && !t->is_signed; }
+
+/* Bounds of arithmetic that does not wrap; unsigned subtraction wraps below zero. */
+static int binary_bits(const Function *f, const Expr *e, int depth) {
+  int a = bits_of(f, e->kids[0], depth), b = bits_of(f, e->kids[1], depth);
+  switch (e->op) {
+  case OP_ADD: return max_int(a, b) + 1;
+  case OP_SUB: return is_unsigned(e->ty) ? BITS_UNKNOWN : max_int(a, b) + 1;
+  case OP_MUL: return a + b;
+  case OP_FLOORDIV: return a + 1;   /* |a // b| <= |a| for b != 0, and a // -1 may need one more */
+  case OP_MOD: return b;            /* |a % b| < |b| */
+  default: return BITS_UNKNOWN;     /* bitwise operations on negative values, shifts, ... */
+  }
+}
+
+static int bits_of(const Function *f, const Expr *e, int depth) {
+  int own = type_bits(e->ty);
+  int b = BITS_UNKNOWN;
+  switch (e->kind) {
+  case EX_INT: b = e->is_unsigned_literal ? bit_length(e->uval) : bit_length(e->ival < 0 ? 0 - (uint64_t)e->ival : (uint64_t)e->ival); break;
+  case EX_BOOL: b = 1; break;
+  case EX_CONST: if (e->konst->value->kind == EX_INT) b = bits_of(f, e->konst->value, depth); break;
+  case EX_BUILTIN: b = builtin_bits(e->builtin->id); break;
+  case EX_VAR: b = var_bits(f, e->var, depth); break;
+  case EX_ATTR: b = 62; break;   /* an array's size or ndim: no array has 2^62 elements */
+  case EX_INDEX: if (e->kids[0]->kind == EX_ATTR) b = 62; break;   /* a.shape[k] */
+  case EX_CALL:
+    if (e->kids[0]->kind == EX_BUILTIN) {
+      BuiltinId id = e->kids[0]->builtin->id;
+      if (id == BI_GRID || id == BI_GRIDSIZE) b = 42;   /* blockDim * gridDim + threadIdx */
+      if (id == BI_LEN) b = 62;
+    }
+    break;
+  case EX_CAST: {   /* int to int keeps the value unless it wraps: narrowing (the type's own
+                     bound) or a signed value made unsigned (a negative one becomes huge) */
+    const Type *from = e->kids[0]->ty;
+    bool signed_to_unsigned = is_unsigned(e->ty) && from && from->kind == TY_INT && from->is_signed;
+    if (from && (from->kind == TY_INT || from->kind == TY_BOOL) && !signed_to_unsigned)
+      b = bits_of(f, e->kids[0], depth);
+    break;
+  }
+  case EX_UNARY:
+    if (e->op == OP_POS || (e->op == OP_NEG && !is_unsigned(e->ty))) b = bits_of(f, e->kids[0], depth);
+    break;
+  case EX_BINARY: b = binary_bits(f, e, depth); break;
+  default: break;
+  }
+  return min_int(min_int(own, b), BITS_UNKNOWN);
+}
+
+int value_bits(const Function *f, const Expr *e) { return bits_of(f, e, 0); }
