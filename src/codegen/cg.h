@@ -67,6 +67,8 @@ void emit_line(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void emit_block(Gen *G, const Block *b);
 /* target = value for any assignment target: a name, a subscript, or a tuple of targets. */
 void emit_assign_one(Gen *G, const Expr *target, Expr *value);
+/* Whether assignment target t (a name, or a tuple of targets) binds variable var. */
+bool target_names(const Expr *t, int var);
 /* Whether block b rebinds variable var (assignments and loop targets; not subscripts). */
 bool assigns_var(const Block *b, int var);
 /* The parts of a plain range() loop's C header: start, stop and step as C text (stop and step

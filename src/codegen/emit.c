@@ -235,6 +235,13 @@ static void emit_if(Gen *G, const Stmt *s) {
   line(G, "}\n");
 }
 
+bool target_names(const Expr *t, int var) {
+  if (t->kind == EX_VAR) return t->var == var;
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
+    if (target_names(t->kids[i], var)) return true;
+  return false;
+}
+
 bool assigns_var(const Block *b, int var) {
   for (int i = 0; i < b->len; i++) {
     const Stmt *s = b->items[i];

@@ -22,13 +22,6 @@ static BuiltinId iter_call(const Expr *it) {
   return id == BI_RANGE || id == BI_ENUMERATE || id == BI_ZIP ? id : BI_NONE;
 }
 
-static bool target_names(const Expr *t, int var) {
-  if (t->kind == EX_VAR) return t->var == var;
-  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
-    if (target_names(t->kids[i], var)) return true;
-  return false;
-}
-
 /* An expression that stays the same while loop s runs (reading it each iteration is the same
  * as reading it once): no variable that the body or the loop's own targets rebind
  * (`for i, y in enumerate(range(i, 7))` reads the i of before the loop). */

@@ -127,13 +127,6 @@ static bool settled_block(const Block *b) {
  * through a variable that one of the assignments before the loop (`before`) sets from them. */
 static bool from_launch_dims(const Expr *e, const Block *before, int depth);
 
-static bool target_names(const Expr *t, int var) {
-  if (t->kind == EX_VAR) return t->var == var;
-  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
-    if (target_names(t->kids[i], var)) return true;
-  return false;
-}
-
 static bool assigned_from_launch_dims(int var, const Block *b, int depth) {
   for (int i = 0; i < b->len; i++) {
     const Stmt *s = b->items[i];

@@ -44,14 +44,6 @@ static int builtin_bits(BuiltinId id) {
 static int bits_of(const Function *f, const Expr *e, int depth);
 
 static bool target_is(const Expr *t, int var) { return t->kind == EX_VAR && t->var == var; }
-
-static bool target_names(const Expr *t, int var) {
-  if (target_is(t, var)) return true;
-  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
-    if (target_names(t->kids[i], var)) return true;
-  return false;
-}
-
 /* The bound of what an assignment `targets = value` puts into var (-1: it puts nothing there). */
 static int assigned_bits(const Function *f, const Expr *target, const Expr *value, int var, int depth) {
   if (target_is(target, var)) return bits_of(f, value, depth);
