@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+"""Differential fuzzing: random kernels through Numba's CUDA simulator and `pyk2cuda run --device sim`.
+
+    /usr/bin/python3 tests/diff/fuzz.py --pyk2cuda build/tools/pyk2cuda
+                     [--kind expr|loops|stride|all] [--seeds FIRST:LAST] [--kernels N] [--keep]
+
+Each seed writes one module of N kernels of one kind and runs every kernel on both sides with
+the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
+
+  expr    int64 and float64 expressions: + - * // % & | ^ << >>, min, max, abs, comparisons,
+          conditional expressions, math.sqrt/floor, round, int() (divisors kept nonzero);
+  loops   nested for (range with 1-3 arguments, a bound that the loop itself rebinds, steps of
+          unknown sign), while with a guard, if/else, break, continue, augmented assignments;
+  stride  the same statements inside a grid-stride loop over an uneven array, two blocks of four
+          threads: some kernels run in lockstep in the simulator (docs/simulator.md), some not,
+          and both must agree with the oracle. The last line says how many were in lockstep.
+
+A kernel that raises in the oracle (Python semantics that compiled Numba does not share) is
+skipped. Exit status 1 when a kernel differs or pyk2cuda fails, else 0. Not part of `meson
+test`: the cases in tests/diff/cases.txt are fixed; this looks for new ones. Every difference
+it finds becomes a case there once understood.
+"""
+import argparse
+import importlib.util
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+
+os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+import numpy as np  # noqa: E402
+
+warnings.filterwarnings("ignore")   # NumPy's overflow warnings in the oracle: wrapping is meant
+
+
+class Expressions:
+    """Random int64 and float64 expressions over a, b, c (int) and p, q, r (float)."""
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def integer(self, depth):
+        rng = self.rng
+        if depth == 0 or rng.random() < 0.25:
+            return rng.choice(["a", "b", "c", "i", str(rng.randint(-9, 9))])
+        x, y = self.integer(depth - 1), self.integer(depth - 1)
+        form = rng.choice(["arith", "div", "minmax", "abs", "neg", "shift", "cmp", "ifexp"])
+        if form == "arith":
+            return f"({x} {rng.choice(['+', '-', '*', '&', '|', '^'])} {y})"
+        if form == "div":
+            return f"({x} {rng.choice(['//', '%'])} nonzero({y}))"
+        if form == "minmax":
+            return f"{rng.choice(['min', 'max'])}({x}, {y})"
+        if form == "abs":
+            return f"abs({x})"
+        if form == "neg":
+            return f"(-{x})"
+        if form == "shift":
+            return f"(({x}) {rng.choice(['<<', '>>'])} {rng.randint(0, 5)})"
+        if form == "cmp":
+            return f"(1 if {x} {rng.choice(['<', '<=', '>', '>=', '==', '!='])} {y} else 0)"
+        return f"({x} if {self.integer(depth - 1)} > 0 else {y})"
+
+    def floating(self, depth):
+        rng = self.rng
+        if depth == 0 or rng.random() < 0.25:
+            return rng.choice(["p", "q", "r", "float(i)", repr(round(rng.uniform(-5, 5), 3))])
+        x, y = self.floating(depth - 1), self.floating(depth - 1)
+        form = rng.choice(["arith", "div", "minmax", "abs", "neg", "sqrt", "floor", "round", "int",
+                           "ifexp"])
+        if form == "arith":
+            return f"({x} {rng.choice(['+', '-', '*'])} {y})"
+        if form == "div":
+            return f"({x} {rng.choice(['/', '//', '%'])} fnonzero({y}))"
+        if form == "minmax":
+            return f"{rng.choice(['min', 'max'])}({x}, {y})"
+        if form in ("abs", "neg"):
+            return f"abs({x})" if form == "abs" else f"(-{x})"
+        if form == "sqrt":
+            return f"math.sqrt(abs({x}))"
+        if form in ("floor", "round", "int"):
+            return {"floor": f"float(math.floor({x}))", "round": f"float(round({x}))",
+                    "int": f"float(int({x}))"}[form]
+        return f"({x} if {x} > {y} else {y})"
+
+
+class Statements:
+    """Random statements over the int64 variables a, b, c, s, t, writing into out[row, 0..3]."""
+
+    VARS = ["a", "b", "c", "s", "t"]
+
+    def __init__(self, rng, row):
+        self.rng, self.row = rng, row
+
+    def operand(self):
+        return self.rng.choice(self.VARS + [str(self.rng.randint(-4, 6))])
+
+    def block(self, depth, indent, in_loop):
+        lines = []
+        for _ in range(self.rng.randint(1, 3)):
+            lines += self.statement(depth, indent, in_loop)
+        return lines
+
+    def statement(self, depth, indent, in_loop):
+        rng, pad, v = self.rng, " " * indent, self.rng.choice(self.VARS)
+        kinds = ["assign", "aug", "out"] + (["if", "for", "while"] if depth else [])
+        kinds += ["break", "continue"] if in_loop else []
+        kind = rng.choice(kinds)
+        if kind == "assign":
+            return [f"{pad}{v} = ({self.operand()} {rng.choice(['+', '-', '*'])} {self.operand()}) % 17"]
+        if kind == "aug":
+            return [f"{pad}{v} {rng.choice(['+=', '-=', '*='])} {self.operand()}", f"{pad}{v} = {v} % 97"]
+        if kind == "out":
+            return [f"{pad}out[{self.row}, {rng.randint(0, 3)}] += {self.operand()}"]
+        if kind in ("break", "continue"):
+            return [f"{pad}if {self.operand()} > {rng.randint(-2, 5)}:", f"{pad}    {kind}"]
+        if kind == "if":
+            lines = [f"{pad}if {self.operand()} {rng.choice(['<', '>', '==', '!='])} {self.operand()}:"]
+            lines += self.block(depth - 1, indent + 4, in_loop)
+            if rng.random() < 0.5:
+                lines += [f"{pad}else:"] + self.block(depth - 1, indent + 4, in_loop)
+            return lines
+        if kind == "for":
+            var, o = rng.choice(self.VARS), self.operand
+            step = rng.choice(["1", "2", "-1", "-3", "st"])
+            args = rng.choice([f"{o()} % 7", rng.choice(self.VARS), f"{o()} % 5, {o()} % 9",
+                               f"{rng.choice(self.VARS)}, {o()} % 9", f"{o()} % 9, {o()} % 9, {step}"])
+            return ([f"{pad}st = {rng.choice(['1', '-1', '2', '-2'])}", f"{pad}for {var} in range({args}):"]
+                    + self.block(depth - 1, indent + 4, True))
+        guard = f"g{indent}"
+        return ([f"{pad}{guard} = 0",
+                 f"{pad}while {self.operand()} < {rng.randint(3, 30)} and {guard} < 6:",
+                 f"{pad}    {guard} += 1"] + self.block(depth - 1, indent + 4, True))
+
+
+PRELUDE = ["import math", "from numba import cuda", "", "",
+           "@cuda.jit(device=True)", "def nonzero(v):", "    return v if v != 0 else 3", "", "",
+           "@cuda.jit(device=True)", "def fnonzero(v):", "    return v if v != 0.0 else 0.5", ""]
+
+
+def expr_module(rng, n):
+    gen, lines = Expressions(rng), list(PRELUDE)
+    for k in range(n):
+        lines += ["", "@cuda.jit", f"def k{k}(ia, fa, out, fout):", "    i = cuda.grid(1)",
+                  "    if i < ia.shape[0]:", "        a, b, c = ia[i, 0], ia[i, 1], ia[i, 2]",
+                  "        p, q, r = fa[i, 0], fa[i, 1], fa[i, 2]",
+                  f"        out[i] = {gen.integer(3)}", f"        fout[i] = {gen.floating(3)}"]
+    return lines
+
+
+def loops_module(rng, n):
+    gen, lines = Statements(rng, "i"), list(PRELUDE)
+    for k in range(n):
+        lines += ["", "@cuda.jit", f"def k{k}(ia, out):", "    i = cuda.grid(1)", "    if i < ia.shape[0]:",
+                  "        a, b, c = ia[i, 0], ia[i, 1], ia[i, 2]", "        s, t, st = 0, 1, 1"]
+        lines += gen.block(3, 8, False)
+        lines += ["        out[i, 3] += a + 10 * b + 100 * c + 1000 * s + 10000 * t"]
+    return lines
+
+
+def stride_module(rng, n):
+    gen, lines = Statements(rng, "k"), list(PRELUDE)
+    for k in range(n):
+        loads = [rng.choice(["a = ia[k, 0]", "a = a + ia[k, 0]"]), "b = ia[k, 1]", "c = ia[k, 2]"]
+        rng.shuffle(loads)
+        lines += ["", "@cuda.jit", f"def k{k}(ia, out):", "    n = ia.shape[0]", "    s, t, st = 0, 1, 1",
+                  "    a, b, c = 0, 0, 0", "    for k in range(cuda.grid(1), n, cuda.gridsize(1)):"]
+        lines += ["        " + line for line in loads]
+        lines += gen.block(3, 8, True)
+        lines += ["        out[k, 3] += a + 10 * b + 100 * c + 1000 * s + 10000 * t"]
+    return lines
+
+
+class Kind:
+    def __init__(self, module, launch, params, arrays, sig):
+        self.module, self.launch, self.params, self.arrays, self.sig = module, launch, params, arrays, sig
+
+
+KINDS = {
+    "expr": Kind(expr_module, ((1,), (32,)), ("ia", "fa", "out", "fout"),
+                 lambda r: [r.integers(-50, 50, (32, 3), dtype=np.int64), r.uniform(-4, 4, (32, 3)),
+                            np.zeros(32, np.int64), np.zeros(32)],
+                 "(int64[:, ::1], float64[:, ::1], int64[::1], float64[::1])"),
+    "loops": Kind(loops_module, ((1,), (16,)), ("ia", "out"),
+                  lambda r: [r.integers(-10, 10, (16, 3), dtype=np.int64), np.zeros((16, 4), np.int64)],
+                  "(int64[:, ::1], int64[:, ::1])"),
+    "stride": Kind(stride_module, ((2,), (4,)), ("ia", "out"),
+                   lambda r: [r.integers(-10, 10, (19, 3), dtype=np.int64), np.zeros((19, 4), np.int64)],
+                   "(int64[:, ::1], int64[:, ::1])"),
+}
+
+
+def run_seed(opts, kind_name, seed, work):
+    kind = KINDS[kind_name]
+    rng = random.Random(f"{kind_name}:{seed}")
+    path = os.path.join(work, f"{kind_name}_{seed}.py")
+    with open(path, "w") as f:
+        f.write("\n".join(kind.module(rng, opts.kernels)) + "\n")
+    spec = importlib.util.spec_from_file_location(f"fuzz_{kind_name}_{seed}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    arrays = kind.arrays(np.random.default_rng(seed))
+    inputs = [os.path.join(work, f"{kind_name}_{seed}_{p}.npy") for p in kind.params]
+    for file, a in zip(inputs, arrays):
+        np.save(file, a)
+    grid, block = kind.launch
+    failures = ran = 0
+    for k in range(opts.kernels):
+        want = [a.copy() for a in arrays]
+        try:
+            getattr(mod, f"k{k}")[grid, block](*want)
+        except Exception:   # Python raised where compiled code would not: nothing to compare
+            continue
+        ran += 1
+        out_dir = os.path.join(work, f"out_{k}")
+        os.makedirs(out_dir, exist_ok=True)
+        cmd = [opts.pyk2cuda, "run", path, f"k{k}", "--grid", ",".join(map(str, grid)), "--block",
+               ",".join(map(str, block)), "--device", "sim", "--out-dir", out_dir]
+        cmd += inputs
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=opts.timeout)
+        except subprocess.TimeoutExpired:
+            print(f"FAIL {kind_name} seed {seed} k{k}: pyk2cuda timed out ({path})")
+            failures += 1
+            continue
+        if r.returncode != 0:
+            print(f"FAIL {kind_name} seed {seed} k{k}: pyk2cuda exited {r.returncode}: {r.stderr.strip()[-300:]}")
+            failures += 1
+            continue
+        for pname, w in zip(kind.params, want):
+            got = np.load(os.path.join(out_dir, pname + ".npy"))
+            same = got == w if w.dtype.kind in "iub" else np.isclose(got, w, rtol=1e-12, atol=1e-12, equal_nan=True)
+            if not np.all(same):
+                at = tuple(np.argwhere(~same)[0])
+                print(f"FAIL {kind_name} seed {seed} k{k}: parameter {pname}, index {at}: pyk2cuda {got[at]}, "
+                      f"oracle {w[at]} ({path})")
+                failures += 1
+                break
+    lockstep = ""
+    if kind_name == "stride":
+        sigs = sum((["--sig", f"k{k}{kind.sig}"] for k in range(opts.kernels)), [])
+        text = subprocess.run([opts.pyk2cuda, "emit", path] + sigs, capture_output=True, text=True).stdout
+        lockstep = f", {text.count('P2C_SIM_LOCKSTEP(')} in lockstep"
+    print(f"{'ok  ' if not failures else 'FAIL'} {kind_name} seed {seed}: {ran} kernels run, {failures} differ{lockstep}")
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="fuzz.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pyk2cuda", required=True)
+    ap.add_argument("--kind", default="all", choices=sorted(KINDS) + ["all"])
+    ap.add_argument("--seeds", default="1:5", help="FIRST:LAST, inclusive")
+    ap.add_argument("--kernels", type=int, default=12, help="kernels per seed")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per pyk2cuda run")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    opts = ap.parse_args()
+    first, _, last = opts.seeds.partition(":")
+    seeds = range(int(first), int(last or first) + 1)
+    kinds = sorted(KINDS) if opts.kind == "all" else [opts.kind]
+    work = tempfile.mkdtemp(prefix="pyk2cuda-fuzz-")
+    failures = sum(run_seed(opts, kind, seed, work) for kind in kinds for seed in seeds)
+    if failures or opts.keep:
+        print(f"fuzz: the modules are in {work}")
+    else:
+        shutil.rmtree(work)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
