@@ -851,30 +851,31 @@ static uint64_t monotonic_ns(void) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* One turn of a watch that began at `start`: a pause for the sibling hyperthread, and, every 64
+ * turns, a look at the clock. False once HELPER_WATCH_NS have passed. */
+static bool watch_goes_on(unsigned turn, uint64_t start) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+  return turn % 64 != 0 || monotonic_ns() - start < HELPER_WATCH_NS;
+}
+
 /* Called without the lock: returns when a launch after `seen` has opened, shutdown was asked,
  * or the watch is over. */
 static void helper_watch(SimHelpers *h, uint64_t seen) {
-  uint64_t until = monotonic_ns() + HELPER_WATCH_NS;
-  for (unsigned i = 1;; i++) {
-    if (__atomic_load_n(&h->generation, __ATOMIC_ACQUIRE) != seen ||
-        __atomic_load_n(&h->shutdown, __ATOMIC_ACQUIRE))
-      return;
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-    if (i % 64 == 0 && monotonic_ns() > until) return;
+  uint64_t start = monotonic_ns();
+  for (unsigned turn = 1; __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE) == seen &&
+                          !__atomic_load_n(&h->shutdown, __ATOMIC_ACQUIRE) && watch_goes_on(turn, start);
+       turn++) {
   }
 }
 
 /* The caller's side, called without the lock once the launch is closed: returns when no helper
  * is inside it any more, or the watch is over (the caller then sleeps until they leave). */
 static void helpers_watch_finish(SimHelpers *h) {
-  uint64_t until = monotonic_ns() + HELPER_WATCH_NS;
-  for (unsigned i = 1; __atomic_load_n(&h->active, __ATOMIC_ACQUIRE) > 0; i++) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-    if (i % 64 == 0 && monotonic_ns() > until) return;
+  uint64_t start = monotonic_ns();
+  for (unsigned turn = 1; __atomic_load_n(&h->active, __ATOMIC_ACQUIRE) > 0 && watch_goes_on(turn, start);
+       turn++) {
   }
 }
 
