@@ -609,28 +609,39 @@ static inline __attribute__((always_inline)) void p2c_sim_thread_unpacked(
   K(*(P *)args[I]...);
 }
 
-/* The parameters arrive as copies (by value), so the loop reads them from registers or the
- * stack, not again through `args` after each store of the kernel. */
-template <auto K, typename... P>
-static inline __attribute__((always_inline)) void p2c_sim_blocks_loop(uint64_t first,
-                                                                      uint64_t count, P... a) {
+/* Blocks first .. first + count - 1 of the grid (linear numbers, x fastest): sets blockIdx and
+ * calls run_block(blockDim) for each. The walk of both entries without fibers, plain and
+ * lockstep. */
+template <typename F>
+static inline __attribute__((always_inline)) void p2c_sim_each_block(uint64_t first, uint64_t count,
+                                                                     F run_block) {
   p2c_sim_load_dims(p2c_sim_self);
   const uint3 g = p2c_sim_gdim, d = p2c_sim_bdim;
   uint3 b = {(unsigned)(first % g.x), (unsigned)(first / g.x % g.y),
              (unsigned)(first / g.x / g.y)};
   for (uint64_t n = 0; n < count; n++) {
     p2c_sim_bid = b;
+    run_block(d);
+    if (++b.x == g.x) {
+      b.x = 0;
+      if (++b.y == g.y) b.y = 0, b.z++;
+    }
+  }
+}
+
+/* The parameters arrive as copies (by value), so the loop reads them from registers or the
+ * stack, not again through `args` after each store of the kernel. */
+template <auto K, typename... P>
+static inline __attribute__((always_inline)) void p2c_sim_blocks_loop(uint64_t first,
+                                                                      uint64_t count, P... a) {
+  p2c_sim_each_block(first, count, [&](uint3 d) __attribute__((always_inline)) {
     for (unsigned z = 0; z < d.z; z++)
       for (unsigned y = 0; y < d.y; y++)
         for (unsigned x = 0; x < d.x; x++) {
           p2c_sim_tid = uint3{x, y, z};
           K(a...);
         }
-    if (++b.x == g.x) {
-      b.x = 0;
-      if (++b.y == g.y) b.y = 0, b.z++;
-    }
-  }
+  });
 }
 
 template <auto K, typename... P, size_t... I>
@@ -656,8 +667,9 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
  * makes each thread touch one element in every gridsize-th, and with a power-of-two grid those
  * elements fall in the same cache sets, so that every access misses (normalize.py's divide on
  * 2^24 elements with 4096 x 256 threads: 6x slower than a plain loop); in lockstep, the
- * threads of a block consume each cache line together. Each lane keeps its position and index;
- * the lanes still in the loop are kept packed, in thread order. */
+ * threads of a block consume each cache line together. A thread whose loop goes on after its
+ * first iteration keeps its position and index in a lane; the lanes still in the loop are kept
+ * packed, in thread order. */
 template <typename C, typename... P>
 static inline p2c_sim_params<P...> p2c_sim_step_params(void (*)(C &, bool, bool &, P...)) {
   return {};
@@ -705,19 +717,10 @@ static inline __attribute__((always_inline)) void p2c_sim_lockstep_block(p2c_sim
 template <auto STEP, typename C, typename... P>
 static inline __attribute__((always_inline)) void p2c_sim_lockstep_loop(uint64_t first,
                                                                         uint64_t count, P... a) {
-  p2c_sim_load_dims(p2c_sim_self);
-  const uint3 g = p2c_sim_gdim, d = p2c_sim_bdim;
   p2c_sim_lockstep_lane<C> lanes[1024]; /* CUDA's most threads per block; sim_launch checks the limit */
-  uint3 b = {(unsigned)(first % g.x), (unsigned)(first / g.x % g.y),
-             (unsigned)(first / g.x / g.y)};
-  for (uint64_t n = 0; n < count; n++) {
-    p2c_sim_bid = b;
+  p2c_sim_each_block(first, count, [&](uint3 d) __attribute__((always_inline)) {
     p2c_sim_lockstep_block<STEP, C, P...>(lanes, d, a...);
-    if (++b.x == g.x) {
-      b.x = 0;
-      if (++b.y == g.y) b.y = 0, b.z++;
-    }
-  }
+  });
 }
 
 template <auto STEP, typename C, typename... P, size_t... I>
