@@ -69,6 +69,12 @@ void emit_block(Gen *G, const Block *b);
 void emit_assign_one(Gen *G, const Expr *target, Expr *value);
 /* Whether assignment target t (a name, or a tuple of targets) binds variable var. */
 bool target_names(const Expr *t, int var);
+/* Calls visit(s, value, ctx) for each statement s in block b, at any depth, that binds variable
+ * var, in source order, until a call returns true (each_binding then returns true). value is
+ * what an assignment gives var (the matching element of a tuple literal, else the whole value),
+ * an augmented assignment's operand, and NULL for a loop's target. */
+typedef bool (*BindingVisit)(const Stmt *s, const Expr *value, void *ctx);
+bool each_binding(const Block *b, int var, BindingVisit visit, void *ctx);
 /* Whether block b rebinds variable var (assignments and loop targets; not subscripts). */
 bool assigns_var(const Block *b, int var);
 /* The parts of a plain range() loop's C header: start, stop and step as C text (stop and step

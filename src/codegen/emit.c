@@ -242,6 +242,35 @@ bool target_names(const Expr *t, int var) {
   return false;
 }
 
+/* What assignment `target = value` gives var: the matching element of a tuple literal, else the
+ * whole value; NULL when target does not bind var. */
+static const Expr *bound_value(const Expr *target, const Expr *value, int var) {
+  if (target->kind == EX_VAR) return target->var == var ? value : NULL;
+  for (int k = 0; target->kind == EX_TUPLE && k < target->nkids; k++) {
+    bool literal = value->kind == EX_TUPLE && value->nkids == target->nkids;
+    const Expr *v = literal ? bound_value(target->kids[k], value->kids[k], var)
+                            : target_names(target->kids[k], var) ? value : NULL;
+    if (v) return v;
+  }
+  return NULL;
+}
+
+bool each_binding(const Block *b, int var, BindingVisit visit, void *ctx) {
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    const Expr *value = NULL;
+    bool binds = false;
+    if (s->kind == ST_ASSIGN)
+      for (int k = 0; k < s->ntargets && !value; k++) value = bound_value(s->targets[k], s->value, var);
+    if (s->kind == ST_AUGASSIGN && target_names(s->targets[0], var)) value = s->value;
+    if (s->kind == ST_FOR_RANGE) binds = s->var == var;
+    if (s->kind == ST_FOR_ITER) binds = target_names(s->targets[0], var);
+    if ((value || binds) && visit(s, value, ctx)) return true;
+    if (each_binding(&s->body, var, visit, ctx) || each_binding(&s->orelse, var, visit, ctx)) return true;
+  }
+  return false;
+}
+
 bool assigns_var(const Block *b, int var) {
   for (int i = 0; i < b->len; i++) {
     const Stmt *s = b->items[i];

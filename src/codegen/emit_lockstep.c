@@ -125,19 +125,17 @@ static bool settled_block(const Block *b) {
 
 /* Whether e depends on the launch's dimensions (cuda.gridsize, blockDim, gridDim), directly or
  * through a variable that one of the assignments before the loop (`before`) sets from them. */
+typedef struct LaunchDims {
+  const Block *before;
+  int depth;
+} LaunchDims;
+
 static bool from_launch_dims(const Expr *e, const Block *before, int depth);
 
-static bool assigned_from_launch_dims(int var, const Block *b, int depth) {
-  for (int i = 0; i < b->len; i++) {
-    const Stmt *s = b->items[i];
-    if (s->kind == ST_IF && (assigned_from_launch_dims(var, &s->body, depth) ||
-                             assigned_from_launch_dims(var, &s->orelse, depth)))
-      return true;
-    if (s->kind != ST_ASSIGN && s->kind != ST_AUGASSIGN) continue;
-    for (int k = 0; k < s->ntargets; k++)
-      if (target_names(s->targets[k], var) && from_launch_dims(s->value, b, depth + 1)) return true;
-  }
-  return false;
+static bool binding_from_launch_dims(const Stmt *s, const Expr *value, void *ctx) {
+  const LaunchDims *d = ctx;
+  (void)s;
+  return value && from_launch_dims(value, d->before, d->depth + 1);
 }
 
 static bool from_launch_dims(const Expr *e, const Block *before, int depth) {
@@ -145,7 +143,10 @@ static bool from_launch_dims(const Expr *e, const Block *before, int depth) {
   if (e->kind == EX_BUILTIN) return e->builtin->id >= BI_BDIM_X && e->builtin->id <= BI_GDIM_Z;
   if (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin->id == BI_GRIDSIZE)
     return true;
-  if (e->kind == EX_VAR) return assigned_from_launch_dims(e->var, before, depth);
+  if (e->kind == EX_VAR) {
+    LaunchDims d = {before, depth};
+    return each_binding(before, e->var, binding_from_launch_dims, &d);
+  }
   for (int i = 0; i < e->nkids; i++)
     if (from_launch_dims(e->kids[i], before, depth)) return true;
   return false;

@@ -43,42 +43,30 @@ static int builtin_bits(BuiltinId id) {
 
 static int bits_of(const Function *f, const Expr *e, int depth);
 
-static bool target_is(const Expr *t, int var) { return t->kind == EX_VAR && t->var == var; }
-/* The bound of what an assignment `targets = value` puts into var (-1: it puts nothing there). */
-static int assigned_bits(const Function *f, const Expr *target, const Expr *value, int var, int depth) {
-  if (target_is(target, var)) return bits_of(f, value, depth);
-  if (target->kind != EX_TUPLE) return -1;
-  for (int k = 0; k < target->nkids; k++) {
-    int b = -1;
-    if (value->kind == EX_TUPLE && value->nkids == target->nkids) b = assigned_bits(f, target->kids[k], value->kids[k], var, depth);
-    else if (target->kids[k]->kind == EX_VAR && target->kids[k]->var == var) b = bits_of(f, value, depth);
-    else if (target_names(target->kids[k], var)) b = BITS_UNKNOWN;
-    if (b >= 0) return b;
-  }
-  return -1;
-}
+/* The largest bound among var's bindings (each_binding's visit). */
+typedef struct Bindings {
+  const Function *f;
+  int depth;
+  int most;
+} Bindings;
 
-static int block_bits(const Function *f, const Block *b, int var, int depth) {
-  int most = 0;
-  for (int i = 0; i < b->len && most < BITS_UNKNOWN; i++) {
-    const Stmt *s = b->items[i];
-    if (s->kind == ST_ASSIGN)
-      for (int k = 0; k < s->ntargets; k++) most = max_int(most, assigned_bits(f, s->targets[k], s->value, var, depth));
-    if (s->kind == ST_AUGASSIGN && target_is(s->targets[0], var)) most = BITS_UNKNOWN;
-    if (s->kind == ST_FOR_RANGE && s->var == var)   /* between start and stop (never past stop) */
-      most = max_int(most, max_int(s->start ? bits_of(f, s->start, depth) : 0, bits_of(f, s->stop, depth)));
-    if (s->kind == ST_FOR_ITER && target_names(s->targets[0], var)) most = BITS_UNKNOWN;
-    most = max_int(most, block_bits(f, &s->body, var, depth));
-    most = max_int(most, block_bits(f, &s->orelse, var, depth));
-  }
-  return most;
+static bool widen_to_binding(const Stmt *s, const Expr *value, void *ctx) {
+  Bindings *b = ctx;
+  int bits = BITS_UNKNOWN;   /* augmented assignments and for-each targets: anything */
+  if (s->kind == ST_ASSIGN) bits = bits_of(b->f, value, b->depth);
+  if (s->kind == ST_FOR_RANGE)   /* between start and stop (never past stop) */
+    bits = max_int(s->start ? bits_of(b->f, s->start, b->depth) : 0, bits_of(b->f, s->stop, b->depth));
+  b->most = max_int(b->most, bits);
+  return b->most >= BITS_UNKNOWN;
 }
 
 static int var_bits(const Function *f, int var, int depth) {
   const Var *v = &f->vars[var];
   int own = type_bits(v->ty);
   if (v->is_param || depth >= VAR_DEPTH) return own;
-  return min_int(own, block_bits(f, &f->body, var, depth + 1));
+  Bindings b = {f, depth + 1, 0};
+  each_binding(&f->body, var, widen_to_binding, &b);
+  return min_int(own, b.most);
 }
 
 static bool is_unsigned(const Type *t) { return t && t->kind == TY_INT && !t->is_signed; }
