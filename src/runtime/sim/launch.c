@@ -950,13 +950,13 @@ static void helpers_stop(SimModule *m) {
   m->helpers = NULL;
 }
 
-/* Runs the launch on up to `n` workers: the caller's thread and the module's helpers. */
-static void run_workers(Run *r, Worker *workers, size_t n) {
+/* Runs the launch on up to `n` workers: the caller's thread and the module's helpers, which
+ * watch for the next launch (and the caller for them) only when `watch` (n <= the CPUs). */
+static void run_workers(Run *r, Worker *workers, size_t n, bool watch) {
   SimHelpers *h = n > 1 && helpers_ensure(r->m, n) ? r->m->helpers : NULL;
   r->workers = workers;
   r->worker_count = n;
   if (h) {
-    bool watch = n <= sim_cpu_count();
     pthread_mutex_lock(&h->lock);
     h->watch = watch;
     h->run = r;
@@ -1000,15 +1000,15 @@ unsigned sim_cpu_count(void) {
 }
 
 /* Workers when the launch does not say: $PYK2CUDA_SIM_THREADS (1..256) when set, else the CPUs
- * this process may use. */
-static size_t default_workers(void) {
+ * this process may use (`cpus`). */
+static size_t default_workers(unsigned cpus) {
   const char *env = getenv("PYK2CUDA_SIM_THREADS");
   if (env && *env) {
     char *end;
     unsigned long n = strtoul(env, &end, 10);
     if (*end == '\0' && n >= 1 && n <= MAX_WORKERS) return n;
   }
-  return sim_cpu_count();
+  return cpus;
 }
 
 static P2cStatus launch_error(const SimLaunch *l, P2cStatus st, const char *fmt, ...)
@@ -1097,7 +1097,8 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   atomic_init(&r.blocks_done, 0);
   atomic_init(&r.stop, false);
   pthread_mutex_init(&r.error_lock, NULL);
-  size_t n = l->threads ? l->threads : default_workers();
+  unsigned cpus = sim_cpu_count();
+  size_t n = l->threads ? l->threads : default_workers(cpus);
   if (n > MAX_WORKERS) n = MAX_WORKERS;
   if (n > r.block_count) n = (size_t)r.block_count;
   r.chunk = chunk_size(r.block_count, r.block_threads, n);
@@ -1113,7 +1114,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
       workers[i].run = &r;
       workers[i].pool = &m->pools[i];
     }
-    run_workers(&r, workers, n);
+    run_workers(&r, workers, n, n <= cpus);
   }
   mem_free(m->alloc, workers, n * sizeof *workers);
   P2cBoundsRecord bounds = {0};
