@@ -162,6 +162,11 @@ P2C_API const char *p2c_compiler_last_error(const P2cCompiler *compiler);
  * "FILE:LINE:COL: error: index ... is out of bounds ...", naming the first failing access, its
  * indices, the array's shape, and the thread. Checks cost time (docs/simulator.md). */
 P2C_API void p2c_compiler_set_check_bounds(P2cCompiler *compiler, bool on);
+/* The compile cache (on by default): p2c_module_compile reads and writes images in the cache
+ * folder ($PYK2CUDA_CACHE_DIR, else $XDG_CACHE_HOME/pyk2cuda or ~/.cache/pyk2cuda), keyed by
+ * everything that changes NVRTC's output (docs/runtime.md, "The compile cache"). `on` false:
+ * every later compile by this compiler runs NVRTC and leaves the cache alone (`--no-cache`). */
+P2C_API void p2c_compiler_set_cache(P2cCompiler *compiler, bool on);
 
 /* Translates the Python source in `source` (`length` bytes; need not be NUL-terminated) to CUDA
  * C. `filename` is used in diagnostics and #line directives. `options` may be NULL.
@@ -204,9 +209,12 @@ P2C_API P2cKernelInfo p2c_module_kernel(const P2cModule *module, size_t i);
 /* Output of NVRTC. */
 typedef enum P2cTarget { P2C_TARGET_PTX = 0, P2C_TARGET_CUBIN } P2cTarget;
 
-/* Compiles the module's CUDA C with NVRTC for `arch` ("sm_90"; NULL: sm_90) into PTX or CUBIN.
- * All kernels of the module are one NVRTC program. On success the image is kept in the module
- * (p2c_module_image). NVRTC's log, on success or failure, is p2c_module_nvrtc_log.
+/* Compiles the module's CUDA C with NVRTC for `arch` ("sm_90"; NULL: sm_90) into PTX or CUBIN,
+ * or takes the image from the compile cache (p2c_compiler_set_cache). PTX for sm_XY is the PTX
+ * of the virtual compute_XY, without the ptxas run a real architecture would add. All kernels of
+ * the module are one NVRTC program. On success the image is kept in the module
+ * (p2c_module_image). NVRTC's log, on success or failure, is p2c_module_nvrtc_log ("" for an
+ * image from the cache).
  * Returns P2C_ERR_NO_CUDA when NVRTC cannot be loaded, P2C_ERR_NVRTC when it rejects the
  * program; the compiler's last error then says which Python line the failure came from when
  * it is known. */
@@ -215,6 +223,8 @@ P2C_API P2cStatus p2c_module_compile(P2cCompiler *compiler, P2cModule *module, c
 /* The PTX (NUL-terminated) or CUBIN image, or NULL before a successful compile. Owned by the
  * module. */
 P2C_API const void *p2c_module_image(const P2cModule *module, size_t *size);
+/* Whether the module's image came from the compile cache (NVRTC did not run). */
+P2C_API bool p2c_module_image_from_cache(const P2cModule *module);
 /* NVRTC's program log of the last compile, or "". Owned by the module. */
 P2C_API const char *p2c_module_nvrtc_log(const P2cModule *module);
 

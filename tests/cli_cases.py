@@ -10,7 +10,7 @@ quoting). Diagnostic cases are tests/diag/*.py; the first line may be `# args: .
 arguments for `pyk2cuda check`. --update rewrites the expected files: review their diff
 (git diff tests/) before committing it. Prints one line per case and ends with
 'N passed, N failed'."""
-import argparse, difflib, os, shlex, subprocess, sys
+import argparse, difflib, os, shlex, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARCHS = ["sm_75", "sm_90"]
@@ -81,11 +81,20 @@ def check_nvrtc(bin_, update):
     if rc == 3 and "NVRTC not found" in err:
         print("SKIP: NVRTC is not installed on this machine")
         sys.exit(77)
+    # PTX is made without ptxas (for the virtual architecture), so each case is also compiled to
+    # a CUBIN, which runs ptxas on it. --no-cache: NVRTC runs every time.
+    cubin = os.path.join(tempfile.mkdtemp(prefix="p2c-nvrtc-"), "out.cubin")
     for name, path, args in golden_cases():
         for arch in ARCHS:
-            rc, out, err = run([bin_, "ptx", path, "--arch", arch] + args)
+            rc, out, err = run([bin_, "ptx", path, "--arch", arch, "--no-cache"] + args)
             ok = rc == 0 and ".entry" in out and f".target {arch}" in out
+            if ok:
+                rc, _, err = run([bin_, "ptx", path, "--arch", arch, "--no-cache", "--cubin",
+                                  "-o", cubin] + args)
+                ok = rc == 0 and os.path.getsize(cubin) > 0
+                os.remove(cubin)
             yield f"{name}@{arch}", ok, "" if ok else f"exit {rc}: {err.strip()[:2000]}"
+    os.rmdir(os.path.dirname(cubin))
 
 
 def main():

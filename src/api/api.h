@@ -11,6 +11,7 @@ struct P2cCompiler {
   P2cAllocator alloc;
   char last_error[1024];
   bool check_bounds;         /* p2c_compiler_set_check_bounds */
+  bool no_cache;             /* p2c_compiler_set_cache(c, false) */
 };
 
 struct P2cModule {
@@ -22,6 +23,7 @@ struct P2cModule {
   bool ok;
   P2cKernelInfo *kernels;
   RtcResult rtc;
+  bool rtc_cache_hit;        /* the image came from the compile cache */
   const char *dump;          /* --dump=ast|types, made on first request */
   bool check_bounds;         /* translated with bounds checks (runtime/bounds.h) */
 };

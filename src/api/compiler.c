@@ -14,6 +14,7 @@
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
 #include "runtime/cuda/nvrtc.h"
+#include "runtime/cuda/rtc_cache.h"
 #include "typeinfer/typeinfer.h"
 
 #include "api/api.h"
@@ -79,6 +80,10 @@ const char *p2c_compiler_last_error(const P2cCompiler *c) { return c ? c->last_e
 
 void p2c_compiler_set_check_bounds(P2cCompiler *c, bool on) {
   if (c) c->check_bounds = on;
+}
+
+void p2c_compiler_set_cache(P2cCompiler *c, bool on) {
+  if (c) c->no_cache = !on;
 }
 
 /* ---- module ---- */
@@ -313,7 +318,8 @@ P2cStatus p2c_module_compile(P2cCompiler *c, P2cModule *m, const char *arch, P2c
   rtc_result_free(&m->rtc);
   RtcRequest req = {.source = m->cg.text, .program_name = m->comp.file, .arch = arch,
                     .target = target, .alloc = &m->alloc};
-  P2cStatus s = rtc_compile(&req, &m->rtc);
+  RtcCacheOptions cache = {.no_cache = c->no_cache};
+  P2cStatus s = rtc_compile_cached(&req, &cache, &m->rtc, &m->rtc_cache_hit);
   if (s == P2C_OK) return s;
   if (s == P2C_ERR_NVRTC && m->rtc.log && !annotate_nvrtc_log(m)) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   return api_fail(c, s, "NVRTC: %s", m->rtc.error);
@@ -323,6 +329,8 @@ const void *p2c_module_image(const P2cModule *m, size_t *size) {
   if (size) *size = m && m->rtc.image ? m->rtc.image_size : 0;
   return m ? m->rtc.image : NULL;
 }
+
+bool p2c_module_image_from_cache(const P2cModule *m) { return m && m->rtc.image && m->rtc_cache_hit; }
 
 const char *p2c_module_nvrtc_log(const P2cModule *m) {
   return m && m->rtc.log ? m->rtc.log : "";

@@ -685,6 +685,52 @@ static void allocation_failure_in_nvrtc_output(void **state) {
   assert_int_equal(ca.size_mismatches, 0);
 }
 
+/* p2c_module_compile goes through the compile cache: a second compile of the same module is a
+ * hit with the same image, a compiler with the cache turned off runs NVRTC every time. */
+static void module_compile_uses_the_cache(void **state) {
+  (void)state;
+  char dir[] = "/tmp/p2c-api-cache-XXXXXX", saved[1024] = "";
+  assert_non_null(mkdtemp(dir));
+  if (getenv("PYK2CUDA_CACHE_DIR")) snprintf(saved, sizeof saved, "%s", getenv("PYK2CUDA_CACHE_DIR"));
+  setenv("PYK2CUDA_CACHE_DIR", dir, 1);
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "t.py", one_kernel_src, strlen(one_kernel_src), NULL, &m), P2C_OK);
+  P2cStatus s = p2c_module_compile(c, m, "sm_90", P2C_TARGET_CUBIN);
+  if (s == P2C_ERR_NO_CUDA) {
+    print_message("NVRTC not available: skipped (%s)\n", p2c_compiler_last_error(c));
+  } else {
+    assert_int_equal(s, P2C_OK);
+    assert_false(p2c_module_image_from_cache(m));
+    size_t size, size2;
+    const void *image = p2c_module_image(m, &size);
+    void *first = malloc(size);
+    memcpy(first, image, size);
+    for (int target = P2C_TARGET_PTX; target <= P2C_TARGET_CUBIN; target++) {
+      assert_int_equal(p2c_module_compile(c, m, "sm_90", (P2cTarget)target), P2C_OK);
+      assert_true(p2c_module_image_from_cache(m) == (target == P2C_TARGET_CUBIN));
+      if (p2c_module_image_from_cache(m)) assert_string_equal(p2c_module_nvrtc_log(m), "");
+    }
+    image = p2c_module_image(m, &size2);
+    assert_int_equal(size2, size);
+    assert_memory_equal(image, first, size);
+    free(first);
+    p2c_compiler_set_cache(c, false);
+    assert_int_equal(p2c_module_compile(c, m, "sm_90", P2C_TARGET_CUBIN), P2C_OK);
+    assert_false(p2c_module_image_from_cache(m));
+    p2c_compiler_set_cache(c, true);
+    assert_int_equal(p2c_module_compile(c, m, "sm_90", P2C_TARGET_PTX), P2C_OK);
+    assert_true(p2c_module_image_from_cache(m));
+  }
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+  if (saved[0]) setenv("PYK2CUDA_CACHE_DIR", saved, 1);
+  else unsetenv("PYK2CUDA_CACHE_DIR");
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* ---- KNOWN BUGS (skipped unless P2C_RUN_KNOWN_BUGS=1) -------------------------------------- */
 
 /* frontend/lower.c frontend_run: an allocation failure while lowering longjmps to the driver
@@ -788,6 +834,7 @@ int main(void) {
                                       remove_ts_tracking),
       cmocka_unit_test(allocation_failures_in_a_module_lowered_on_two_threads),
       cmocka_unit_test(allocation_failure_in_nvrtc_output),
+      cmocka_unit_test(module_compile_uses_the_cache),
       cmocka_unit_test_setup_teardown(regression_tree_sitter_freed_on_oom, install_ts_tracking,
                                       remove_ts_tracking),
   };

@@ -218,6 +218,25 @@ static void key_holds_everything(void **state) {
   rtc_result_free(&res);
 }
 
+/* PTX for a real architecture is compiled for its virtual one: ptxas does not run (its -v report
+ * is absent), where a CUBIN of the same request runs it. */
+static void ptx_skips_ptxas(void **state) {
+  (void)state;
+  if (!have_nvrtc()) skip();
+  const char *verbose[] = {"--ptxas-options=-v"};
+  RtcRequest req = {.source = KERNEL, .program_name = "k.cu", .arch = "sm_90",
+                    .target = P2C_TARGET_PTX, .options = verbose, .option_count = 1};
+  RtcResult res;
+  assert_int_equal(rtc_compile(&req, &res), P2C_OK);
+  assert_null(strstr(res.log, "ptxas"));
+  assert_non_null(strstr(res.image, ".target sm_90"));
+  rtc_result_free(&res);
+  req.target = P2C_TARGET_CUBIN;
+  assert_int_equal(rtc_compile(&req, &res), P2C_OK);
+  assert_non_null(strstr(res.log, "ptxas info"));
+  rtc_result_free(&res);
+}
+
 static void compile_errors_are_not_cached(void **state) {
   if (!have_nvrtc()) skip();
   const char *dir = *state;
@@ -302,6 +321,7 @@ int main(void) {
       cmocka_unit_test_setup(blobs_detect_damage, fresh_dir),
       cmocka_unit_test_setup(key_holds_everything, fresh_dir),
       cmocka_unit_test_setup(compile_errors_are_not_cached, fresh_dir),
+      cmocka_unit_test(ptx_skips_ptxas),
       cmocka_unit_test_setup(collision_left_alone, fresh_dir),
       cmocka_unit_test_setup(nvrtc_stamp, fresh_dir),
   };

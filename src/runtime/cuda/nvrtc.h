@@ -89,7 +89,8 @@ typedef struct RtcRequest {
   const char *source; /* NUL-terminated CUDA C */
   const char
       *program_name; /* the .py file, so that NVRTC's messages name it; NULL: "pyk2cuda.cu" */
-  const char *arch;  /* "sm_90", "compute_90" (PTX only) or NULL for "sm_90" */
+  const char *arch;  /* "sm_90", "compute_90" (PTX only) or NULL for "sm_90"; PTX for sm_XY is
+                        compiled for compute_XY, which gives the same PTX without running ptxas */
   P2cTarget target;  /* P2C_TARGET_PTX or P2C_TARGET_CUBIN */
   const char *const *options; /* extra NVRTC options, appended after the defaults; may be NULL */
   size_t option_count;
