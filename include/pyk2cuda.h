@@ -464,7 +464,12 @@ typedef struct P2cLaunchReport {
 } P2cLaunchReport;
 
 /* Translates `kernel` of the Python `source` for the types of `args` (values are not read):
- * *out receives a module with one kernel specialization, as p2c_translate does. */
+ * *out receives a module, as p2c_translate does, whose kernel 0 is the specialization for
+ * `args`. A kernel without signatures is specialized for the arguments' types; one whose
+ * decorator gives signatures gets no new specialization (as in Numba): kernel 0 is the one
+ * whose signature takes the arguments exactly. P2C_ERR_USAGE (the last error names the
+ * parameter, its declared type and the argument's) when none does, or when `nargs` is not the
+ * kernel's parameter count. */
 P2C_API P2cStatus p2c_specialize(P2cCompiler *compiler, const char *filename, const char *source,
                                  size_t length, const char *kernel, const P2cValue *args,
                                  size_t nargs, P2cModule **out);

@@ -1,7 +1,11 @@
 /* pyk2cuda run and info. `run` turns its ARGs into kernel arguments (a .npy file, a new array
  * zeros:/ones:/empty:/arange:DTYPE[dims], or a scalar 42, -1.5, true, float32:1.5), launches
- * through the public API, and writes every array parameter to DIR/<parameter>.npy. */
+ * through the public API, and writes every array parameter to DIR/<parameter>.npy (DIR is
+ * pyk2cuda-out unless --out-dir says otherwise). An output that would replace one of the input
+ * files is refused before the launch: the user's data is never lost. */
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +29,12 @@ typedef struct RunArgs {
   int nvalues;
   P2cLaunchOptions launch;
   bool time, grid_auto, check_bounds;
+  bool grid_given, block_given;
 } RunArgs;
+
+/* Where outputs go when --out-dir is not given: a folder of its own, never the files of the
+ * current directory. */
+static const char DEFAULT_OUT_DIR[] = "pyk2cuda-out";
 
 /* ---- parsing ---- */
 
@@ -54,9 +63,11 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
 static int parse_option(RunArgs *r, int argc, char **argv, int *i) {
   const char *v;
   if ((v = flag_value(argc, argv, i, "--grid"))) {
+    r->grid_given = true;
     if (strcmp(v, "auto") == 0) r->grid_auto = true;
     else if (!parse_dims3(v, r->launch.grid)) return cli_usage_error("bad --grid '%s': expected X[,Y[,Z]] or auto", v);
   } else if ((v = flag_value(argc, argv, i, "--block"))) {
+    r->block_given = true;
     if (!parse_dims3(v, r->launch.block)) return cli_usage_error("bad --block '%s': expected X[,Y[,Z]]", v);
   } else if ((v = flag_value(argc, argv, i, "--shared"))) {
     char *end;
@@ -89,7 +100,7 @@ static int parse_option(RunArgs *r, int argc, char **argv, int *i) {
 
 static int parse_run_args(int argc, char **argv, RunArgs *r) {
   memset(r, 0, sizeof *r);
-  r->out_dir = ".";
+  r->out_dir = DEFAULT_OUT_DIR;
   r->launch.block[0] = r->launch.block[1] = r->launch.block[2] = 1;
   r->launch.grid[0] = r->launch.grid[1] = r->launch.grid[2] = 1;
   for (int i = 2; i < argc; i++) {
@@ -192,31 +203,54 @@ static int new_array_arg(P2cCompiler *c, const char *kind, const char *spec, P2c
   return 0;
 }
 
-static bool parse_number(const char *s, P2cScalarType t, P2cValue *v) {
+/* Whether the parsed value fits its type: integers in their width, finite floats in float32's
+ * range (an infinity or NaN written as such is kept). */
+static bool in_range(P2cScalarType t, const P2cValue *v) {
+  int bits = (int)p2c_scalar_size(t) * 8;
+  if (t == P2C_FLOAT32) return !isfinite(v->scalar.f) || fabs(v->scalar.f) <= FLT_MAX;
+  if (t == P2C_FLOAT64 || bits == 64) return true;
+  if (t >= P2C_UINT8 && t <= P2C_UINT64) return v->scalar.u < (1ull << bits);
+  int64_t lim = (int64_t)1 << (bits - 1);
+  return v->scalar.i >= -lim && v->scalar.i < lim;
+}
+
+typedef enum { NUM_OK, NUM_BAD, NUM_RANGE } NumParse;
+
+static NumParse parse_number(const char *s, P2cScalarType t, P2cValue *v) {
   char *end;
   errno = 0;
   v->type = t;
   if (t == P2C_BOOL) {
-    if (strcmp(s, "true") && strcmp(s, "false") && strcmp(s, "True") && strcmp(s, "False")) return false;
+    if (strcmp(s, "true") && strcmp(s, "false") && strcmp(s, "True") && strcmp(s, "False")) return NUM_BAD;
     v->scalar.b = s[0] == 't' || s[0] == 'T';
-    return true;
+    return NUM_OK;
   }
+  bool negative = s[strspn(s, " \t")] == '-';
   if (t == P2C_FLOAT32 || t == P2C_FLOAT64) v->scalar.f = strtod(s, &end);
-  else if (t >= P2C_UINT8 && t <= P2C_UINT64) v->scalar.u = *s == '-' ? (errno = ERANGE, 0) : strtoull(s, &end, 0);
+  else if (t >= P2C_UINT8 && t <= P2C_UINT64) v->scalar.u = strtoull(s, &end, 0);
   else v->scalar.i = strtoll(s, &end, 0);
-  return end != s && *end == '\0' && errno == 0;
+  if (end == s || *end != '\0' || isspace((unsigned char)*s)) return NUM_BAD;
+  if (t >= P2C_UINT8 && t <= P2C_UINT64 && negative && v->scalar.u != 0) return NUM_RANGE;
+  return errno == ERANGE || !in_range(t, v) ? NUM_RANGE : NUM_OK;
 }
 
 static int scalar_arg(const char *s, P2cValue *v) {
   const char *colon = strchr(s, ':');
   P2cScalarType t;
   if (colon) {
-    if (!scalar_type_named(s, (size_t)(colon - s), &t) || !parse_number(colon + 1, t, v))
-      return cli_usage_error("bad argument '%s'", s);
+    if (!scalar_type_named(s, (size_t)(colon - s), &t))
+      return cli_usage_error("bad argument '%s': unknown type '%.*s'", s, (int)(colon - s), s);
+    NumParse np = parse_number(colon + 1, t, v);
+    if (np == NUM_RANGE) return cli_usage_error("bad argument '%s': %s is out of range for %s", s, colon + 1, p2c_scalar_name(t));
+    if (np == NUM_BAD) return cli_usage_error("bad argument '%s': '%s' is not a value of type %s", s, colon + 1, p2c_scalar_name(t));
     return 0;
   }
-  if (parse_number(s, P2C_BOOL, v) || parse_number(s, P2C_INT64, v) || parse_number(s, P2C_FLOAT64, v))
-    return 0;
+  if (parse_number(s, P2C_BOOL, v) == NUM_OK) return 0;
+  NumParse np = parse_number(s, P2C_INT64, v);
+  if (np == NUM_OK) return 0;
+  if (np == NUM_RANGE)
+    return cli_usage_error("bad argument '%s': an integer outside int64 (write uint64:%s, or float64:%s for a float)", s, s, s);
+  if (parse_number(s, P2C_FLOAT64, v) == NUM_OK) return 0;
   return cli_usage_error("bad argument '%s': expected FILE.npy, zeros:DTYPE[dims], a number, true/false, or TYPE:VALUE", s);
 }
 
@@ -253,6 +287,29 @@ static void auto_grid(RunArgs *r, const P2cValue *vals) {
   }
 }
 
+static bool output_path(const RunArgs *r, const char *param, char *path, size_t cap) {
+  return (size_t)snprintf(path, cap, "%s/%s.npy", r->out_dir, param) < cap;
+}
+
+/* Refuses (usage error) an output that would replace a file given as an input, before anything
+ * runs: the same file (device and inode) as an input .npy argument. */
+static int check_outputs(const RunArgs *r, const P2cKernelInfo *k, const P2cValue *vals) {
+  for (size_t i = 0; i < k->param_count; i++) {
+    char path[4096];
+    struct stat out;
+    if (!vals[i].is_array) continue;
+    if (!output_path(r, k->params[i].name, path, sizeof path)) return cli_usage_error("--out-dir is too long");
+    if (stat(path, &out) != 0) continue;
+    for (int j = 0; j < r->nvalues; j++) {
+      struct stat in;
+      if (stat(r->values[j], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+        return cli_usage_error("the output %s would replace the input %s: give another --out-dir",
+                               path, r->values[j]);
+    }
+  }
+  return 0;
+}
+
 static int write_outputs(P2cCompiler *c, const RunArgs *r, const P2cKernelInfo *k, const P2cValue *vals) {
   if (mkdir(r->out_dir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "pyk2cuda: cannot create %s: %s\n", r->out_dir, strerror(errno));
@@ -261,11 +318,24 @@ static int write_outputs(P2cCompiler *c, const RunArgs *r, const P2cKernelInfo *
   for (size_t i = 0; i < k->param_count; i++) {
     if (!vals[i].is_array) continue;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s.npy", r->out_dir, k->params[i].name);
+    output_path(r, k->params[i].name, path, sizeof path);
     P2cStatus s = p2c_npy_save(c, path, &vals[i].array);
     if (s != P2C_OK) return fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c)), cli_exit_for(s);
   }
   return 0;
+}
+
+/* After a usage error: an untyped scalar argument whose declared parameter type differs is
+ * spelled as it would be accepted (2.5 is float64; float32:2.5 is what void(float32) takes). */
+static void hint_typed_scalars(const RunArgs *r, const P2cValue *vals, const P2cModule *declared) {
+  if (p2c_module_kernel_count(declared) == 0) return;
+  P2cKernelInfo k = p2c_module_kernel(declared, 0);
+  for (int i = 0; i < r->nvalues && (size_t)i < k.param_count; i++) {
+    const P2cParam *p = &k.params[i];
+    if (vals[i].is_array || p->is_array || p->type == vals[i].type || strchr(r->values[i], ':')) continue;
+    fprintf(stderr, "pyk2cuda: note: '%s' is %s; write %s:%s for parameter '%s'\n", r->values[i],
+            p2c_scalar_name(vals[i].type), p2c_scalar_name(p->type), r->values[i], p->name);
+  }
 }
 
 static void print_times(const P2cLaunchReport *rep, int repeat) {
@@ -282,24 +352,31 @@ static void print_times(const P2cLaunchReport *rep, int repeat) {
   fprintf(stderr, "%-22s %10.3f\n", "device to host", rep->d2h_ms);
 }
 
-static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src, size_t len) {
+static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src, size_t len,
+                           const P2cModule *declared) {
   P2cModule *m = NULL;
+  int rc = 0;
   P2cLaunchReport rep = {0};
   double t0 = now_ms();
   P2cStatus s = p2c_specialize(c, r->file, src, len, r->kernel, vals, (size_t)r->nvalues, &m);
   rep.compile_ms = now_ms() - t0; /* translation counts as compilation; the launch adds the rest */
   if (m) cli_print_diagnostics(m, src, len);
+  P2cKernelInfo k = p2c_module_kernel(m, 0);
+  if (s == P2C_OK && (rc = check_outputs(r, &k, vals)) != 0) {
+    p2c_module_delete(m);
+    return rc;
+  }
   if (s == P2C_OK) {
     if (r->grid_auto) auto_grid(r, vals);
     s = p2c_module_launch(c, m, 0, vals, (size_t)r->nvalues, &r->launch, &rep);
     if (rep.message[0]) fprintf(stderr, "pyk2cuda: %s\n", rep.message);
   }
-  int rc = cli_exit_for(s);
+  rc = cli_exit_for(s);
   /* A bounds failure is a diagnostic of its own: "FILE:LINE:COL: error: index ..." */
   if (s == P2C_ERR_BOUNDS) fprintf(stderr, "%s\n", p2c_compiler_last_error(c));
   else if (s != P2C_OK && s != P2C_ERR_SOURCE) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+  if (s == P2C_ERR_USAGE) hint_typed_scalars(r, vals, declared);
   if (s == P2C_OK) {
-    P2cKernelInfo k = p2c_module_kernel(m, 0);
     rc = write_outputs(c, r, &k, vals);
     if (r->time) print_times(&rep, r->launch.repeat);
   }
@@ -309,13 +386,15 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
 
 /* ---- @vectorize ufuncs: the runtime allocates the output, written to DIR/out.npy ---- */
 
-static bool names_a_ufunc(P2cCompiler *c, const RunArgs *r, const char *src, size_t len) {
+/* The kernel's specializations from its decorator's signatures (none for an unsigned kernel),
+ * or NULL when the source does not translate; the caller deletes it. */
+static P2cModule *declared_specializations(P2cCompiler *c, const RunArgs *r, const char *src, size_t len) {
   const char *kernels[1] = {r->kernel};
   P2cTranslateOptions o = {kernels, 1, NULL, 0, false, true};
   P2cModule *m = NULL;
-  bool ufunc = p2c_translate(c, r->file, src, len, &o, &m) == P2C_OK && p2c_module_kernel(m, 0).is_ufunc;
+  if (p2c_translate(c, r->file, src, len, &o, &m) == P2C_OK) return m;
   p2c_module_delete(m);
-  return ufunc;
+  return NULL;
 }
 
 static int run_ufunc(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src, size_t len) {
@@ -332,7 +411,8 @@ static int run_ufunc(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src
   P2cParam param = {.name = "out", .is_array = true};
   P2cKernelInfo k = {.param_count = 1, .params = &param};
   P2cValue v = {.is_array = true, .type = out.dtype, .array = out};
-  int rc = write_outputs(c, r, &k, &v);
+  int rc = check_outputs(r, &k, &v);
+  if (rc == 0) rc = write_outputs(c, r, &k, &v);
   if (rc == 0 && r->time) print_times(&rep, r->launch.repeat);
   p2c_host_array_free(c, &out);
   return rc;
@@ -351,8 +431,14 @@ int cli_run(int argc, char **argv) {
   int made = 0;
   rc = c && vals ? 0 : 3;
   for (; rc == 0 && made < r.nvalues; made++) rc = make_arg(c, r.values[made], &vals[made]);
-  if (rc == 0 && names_a_ufunc(c, &r, src, len)) rc = run_ufunc(c, &r, vals, src, len);
-  else if (rc == 0) rc = launch_and_save(c, &r, vals, src, len);
+  P2cModule *declared = rc == 0 ? declared_specializations(c, &r, src, len) : NULL;
+  bool ufunc = p2c_module_kernel(declared, 0).is_ufunc;
+  if (rc == 0 && !ufunc && (!r.grid_given || !r.block_given))
+    rc = cli_usage_error("run needs a launch configuration, as %s[grid, block](...) does in Numba: "
+                         "--grid X[,Y[,Z]] (or --grid auto) and --block X[,Y[,Z]]", r.kernel);
+  if (rc == 0 && ufunc) rc = run_ufunc(c, &r, vals, src, len);
+  else if (rc == 0) rc = launch_and_save(c, &r, vals, src, len, declared);
+  p2c_module_delete(declared);
   for (int i = 0; i < made; i++)
     if (vals[i].is_array) p2c_host_array_free(c, &vals[i].array);
   free(vals);

@@ -12,6 +12,11 @@ struct P2cCompiler {
   char last_error[1024];
   bool check_bounds;         /* p2c_compiler_set_check_bounds */
   bool no_cache;             /* p2c_compiler_set_cache(c, false) */
+  /* Set by p2c_specialize for its one translation: the kernel must take this many arguments
+   * (else P2C_ERR_USAGE), and its launch signature (the last --sig) is dropped when the
+   * decorator gives signatures, which are then the only specializations, as in Numba. */
+  bool specializing;
+  size_t specialize_nargs;
 };
 
 struct P2cModule {

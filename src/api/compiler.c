@@ -139,6 +139,34 @@ static bool check_kernel_names(P2cCompiler *c, const Module *mod, const P2cTrans
   return true;
 }
 
+/* "a, b, c": the parameter names of f, for messages. */
+static void param_list(const Function *f, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < f->nparams && n < cap; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", f->vars[i].name);
+}
+
+/* p2c_specialize's translation: the argument count is the caller's (a usage error, not one in
+ * the source), and a kernel with declared signatures gets no new one from its arguments. */
+static bool check_specialization(P2cCompiler *c, const Module *mod, const P2cTranslateOptions *o,
+                                 size_t *nsigs) {
+  if (!c->specializing || !o || o->kernel_count != 1) return true;
+  for (size_t j = 0; j < mod->funcs.len; j++) {
+    const Function *f = mod->funcs.items[j];
+    if (f->kind == FN_DEVICE || strcmp(f->name, o->kernels[0]) != 0) continue;
+    if ((size_t)f->nparams != c->specialize_nargs) {
+      char names[512];
+      param_list(f, names, sizeof names);
+      api_fail(c, P2C_ERR_USAGE, "kernel '%s' takes %d argument%s (%s); %zu given", f->name,
+               f->nparams, f->nparams == 1 ? "" : "s", names, c->specialize_nargs);
+      return false;
+    }
+    if (f->nsigs > 0 && *nsigs > 0) --*nsigs;   /* the launch signature is the last one */
+  }
+  return true;
+}
+
 static void fill_kernel_infos(P2cModule *m) {
   m->kernels = arena_alloc(&m->comp.arena, sizeof *m->kernels * (size_t)(m->cg.nkernels ? m->cg.nkernels : 1));
   for (int i = 0; i < m->cg.nkernels; i++) {
@@ -159,6 +187,7 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   if (!source_prepare(comp, src, len)) return P2C_ERR_SOURCE;
   if (!frontend_run(comp, &m->mod)) return P2C_ERR_SOURCE;
   if (!check_kernel_names(c, &m->mod, o)) return P2C_ERR_USAGE;
+  if (!check_specialization(c, &m->mod, o, &nsigs)) return P2C_ERR_USAGE;
   types_init(&m->types, &comp->arena);
   TypeinferOptions tio = {sigs, nsigs, o && o->skip_unsigned_kernels,
                           o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};

@@ -33,22 +33,21 @@ static P2cHostArray array_of(const P2cValue *v) {
   return a;
 }
 
-/* 'C' or 'F' when the strides are those of a contiguous array in that order, else 'A'.
- * Extents of 1 may have any stride, as NumPy's flags allow. */
+/* Whether the strides are those of a contiguous array in C (or Fortran) order. Extents of 1
+ * may have any stride, as NumPy's flags allow. */
+static bool contiguous(const P2cHostArray *a, bool c_order) {
+  int64_t expect = (int64_t)p2c_scalar_size(a->dtype);
+  for (int j = 0; j < a->ndim; j++) {
+    int k = c_order ? a->ndim - 1 - j : j;
+    if (a->shape[k] != 1 && a->strides[k] != expect) return false;
+    expect *= a->shape[k];
+  }
+  return true;
+}
+
+/* 'C' or 'F' when the array is contiguous in that order, else 'A'. */
 static char layout_of(const P2cHostArray *a) {
-  int64_t item = (int64_t)p2c_scalar_size(a->dtype);
-  bool c = true, f = true;
-  int64_t expect = item;
-  for (int k = a->ndim; k-- > 0;) {
-    if (a->shape[k] != 1 && a->strides[k] != expect) c = false;
-    expect *= a->shape[k];
-  }
-  expect = item;
-  for (int k = 0; k < a->ndim; k++) {
-    if (a->shape[k] != 1 && a->strides[k] != expect) f = false;
-    expect *= a->shape[k];
-  }
-  return c ? 'C' : f ? 'F' : 'A';
+  return contiguous(a, true) ? 'C' : contiguous(a, false) ? 'F' : 'A';
 }
 
 static void put_array_type(char *buf, size_t cap, const P2cHostArray *a) {
@@ -59,6 +58,24 @@ static void put_array_type(char *buf, size_t cap, const P2cHostArray *a) {
     n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? ", " : "", contig ? "::1" : ":");
   }
   if (n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+/* Whether parameter p takes argument v: the same kind and type; an array of p's ndim, laid out
+ * as p's layout requires ('A' takes any). */
+static bool param_takes(const P2cParam *p, const P2cValue *v) {
+  if (p->is_array != v->is_array || p->type != v->type) return false;
+  if (!v->is_array) return true;
+  P2cHostArray a = array_of(v);
+  return a.ndim == p->ndim && (p->layout == 'A' || contiguous(&a, p->layout == 'C'));
+}
+
+static void put_param_type(char *buf, size_t cap, const P2cParam *p) {
+  size_t n = (size_t)snprintf(buf, cap, "%s", p2c_scalar_name(p->type));
+  for (int k = 0; p->is_array && k < p->ndim && n < cap; k++) {
+    bool contig = (p->layout == 'C' && k == p->ndim - 1) || (p->layout == 'F' && k == 0);
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? ", " : "[", contig ? "::1" : ":");
+  }
+  if (p->is_array && n < cap) snprintf(buf + n, cap - n, "]");
 }
 
 /* "name(float32[::1], int64)" for the --sig-like option of the translation. */
@@ -115,9 +132,9 @@ static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
  * data pointer, extents and strides. */
 P2cStatus launch_pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, Packed *p) {
   for (size_t i = 0; i < k->param_count; i++)
-    if (args[i].is_array != k->params[i].is_array || args[i].type != k->params[i].type)
-      return api_fail(c, P2C_ERR_USAGE, "argument '%s' does not match the kernel's specialization",
-                      k->params[i].name);
+    if (!param_takes(&k->params[i], &args[i]))
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu ('%s') does not match the kernel's specialization %s",
+                      i + 1, k->params[i].name, k->signature);
   size_t slot = 16 + 16 * P2C_MAX_NDIM;
   p->ptrs = mem_alloc(&c->alloc, sizeof(void *) * (k->param_count + 1));
   p->storage = mem_alloc(&c->alloc, slot * (k->param_count + 1));
@@ -249,6 +266,35 @@ static P2cStatus translate_for(P2cCompiler *c, const char *file, const char *src
   return p2c_translate(c, file, src, len, &o, m);
 }
 
+/* The module's kernel that takes `args`, moved to index 0; a usage error naming the first
+ * argument that its first signature does not take when there is none (Numba compiles no new
+ * specialization of a kernel whose decorator gives signatures). */
+static P2cStatus pick_specialization(P2cCompiler *c, P2cModule *m, const P2cValue *args, size_t n) {
+  size_t count = p2c_module_kernel_count(m);
+  for (size_t j = 0; j < count; j++) {
+    const P2cKernelInfo *k = &m->kernels[j];
+    size_t i = 0;
+    while (i < n && i < k->param_count && param_takes(&k->params[i], &args[i])) i++;
+    if (i < n || k->param_count != n) continue;
+    P2cKernelInfo first = m->kernels[0];
+    m->kernels[0] = *k;
+    m->kernels[j] = first;
+    return P2C_OK;
+  }
+  if (count == 0) return api_fail(c, P2C_ERR_INTERNAL, "no specialization was made");
+  const P2cKernelInfo *k = &m->kernels[0];
+  size_t i = 0;
+  while (i + 1 < n && param_takes(&k->params[i], &args[i])) i++;
+  char want[64], given[64];
+  P2cHostArray a = array_of(&args[i]);
+  put_param_type(want, sizeof want, &k->params[i]);
+  if (args[i].is_array) put_array_type(given, sizeof given, &a);
+  else snprintf(given, sizeof given, "%s", p2c_scalar_name(args[i].type));
+  return api_fail(c, P2C_ERR_USAGE, "argument %zu ('%s') of '%s' is %s, but the kernel is specialized "
+                  "for %s (signature %s%s)", i + 1, k->params[i].name, k->python_name, given, want,
+                  k->signature, count > 1 ? ", and no other signature takes these arguments" : "");
+}
+
 P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *source, size_t length,
                          const char *kernel, const P2cValue *args, size_t nargs, P2cModule **out) {
   if (!out) return P2C_ERR_USAGE;
@@ -258,8 +304,16 @@ P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *sourc
   if (s != P2C_OK) return s;
   char *sig = signature_for(c, kernel, args, nargs);
   if (!sig) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  c->specializing = true;
+  c->specialize_nargs = nargs;
   s = translate_for(c, filename, source, length, kernel, sig, out);
+  c->specializing = false;
   mem_free(&c->alloc, sig, signature_cap(kernel, nargs));
+  if (s == P2C_OK) s = pick_specialization(c, *out, args, nargs);
+  if (s != P2C_OK && s != P2C_ERR_SOURCE) {
+    p2c_module_delete(*out);
+    *out = NULL;
+  }
   return s;
 }
 

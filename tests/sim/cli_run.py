@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""Command-line tests of `pyk2cuda run`'s arguments and outputs on the simulator.
+
+    /usr/bin/python3 tests/sim/cli_run.py --pyk2cuda BIN
+
+No data is lost: the default output folder is pyk2cuda-out/, an output that would replace an
+input file is refused before the launch (the input's bytes are checked afterwards), outputs
+are written without leftovers. A launch needs --grid and --block. A wrong number of arguments
+is a usage error (exit 2) naming the parameters; an argument that a declared signature does not
+take names the parameter, both types and the spelling that works; scalars out of their type's
+range are refused. Prints one line per case and ends with 'N passed, N failed'."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FILE = os.path.join(ROOT, "tests", "sim", "run_args.py")
+LAUNCH = ["--device", "sim", "--grid", "1", "--block", "4"]
+
+
+def run(bin_, cwd, args):
+    p = subprocess.run([bin_, "run", FILE] + args, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=300)
+    return p.returncode, p.stderr.decode()
+
+
+def expect(rc, err, want_rc, *needles):
+    if rc != want_rc:
+        return f"exit {rc}, expected {want_rc}: {err.strip()}"
+    for n in needles:
+        if n not in err:
+            return f"stderr lacks {n!r}: {err.strip()}"
+    return None
+
+
+def case_no_launch_config(bin_, d):
+    rc, err = run(bin_, d, ["double", "--device", "sim", "arange:float32[4]", "zeros:float32[4]"])
+    return expect(rc, err, 2, "run needs a launch configuration", "--grid", "--block") or \
+        (os.path.exists(os.path.join(d, "pyk2cuda-out")) and "wrote outputs after a usage error")
+
+
+def case_block_only(bin_, d):
+    rc, err = run(bin_, d, ["double", "--device", "sim", "--block", "4", "arange:float32[4]",
+                            "zeros:float32[4]"])
+    return expect(rc, err, 2, "run needs a launch configuration")
+
+
+def case_default_out_dir(bin_, d):
+    np.save(os.path.join(d, "a.npy"), np.arange(4, dtype=np.float32))
+    before = open(os.path.join(d, "a.npy"), "rb").read()
+    for _ in range(2):  # twice: the second run must not find its input replaced
+        rc, err = run(bin_, d, ["double"] + LAUNCH + ["a.npy", "zeros:float32[4]"])
+        if rc != 0:
+            return f"exit {rc}: {err.strip()}"
+    if open(os.path.join(d, "a.npy"), "rb").read() != before:
+        return "the input a.npy was changed"
+    out = sorted(os.listdir(os.path.join(d, "pyk2cuda-out")))
+    if out != ["a.npy", "b.npy"]:
+        return f"pyk2cuda-out holds {out}, expected a.npy and b.npy only (no temporaries)"
+    b = np.load(os.path.join(d, "pyk2cuda-out", "b.npy"))
+    return None if np.array_equal(b, np.arange(4) * 2) else f"b = {b!r}"
+
+
+def refused_over_input(bin_, d, input_path, extra):
+    full = os.path.join(d, input_path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    np.save(full, np.arange(4, dtype=np.float32))
+    before = open(full, "rb").read()
+    rc, err = run(bin_, d, ["double"] + LAUNCH + extra + [input_path, "zeros:float32[4]"])
+    problem = expect(rc, err, 2, "would replace the input", "--out-dir")
+    if not problem and open(full, "rb").read() != before:
+        problem = "the input was changed"
+    if not problem and os.path.exists(os.path.join(os.path.dirname(full), "b.npy")):
+        problem = "an output was written after the refusal"
+    return problem
+
+
+def case_out_dir_dot(bin_, d):
+    return refused_over_input(bin_, d, "a.npy", ["--out-dir", "."])
+
+
+def case_input_in_default_dir(bin_, d):
+    return refused_over_input(bin_, d, "pyk2cuda-out/a.npy", [])
+
+
+def case_input_through_other_spelling(bin_, d):
+    os.makedirs(os.path.join(d, "x"))
+    return refused_over_input(bin_, d, "x/a.npy", ["--out-dir", "x/../x/."])
+
+
+def case_too_few_args(bin_, d):
+    rc, err = run(bin_, d, ["double"] + LAUNCH + ["arange:float32[4]"])
+    return expect(rc, err, 2, "kernel 'double' takes 2 arguments (a, b); 1 given")
+
+
+def case_too_many_args(bin_, d):
+    rc, err = run(bin_, d, ["double"] + LAUNCH + ["arange:float32[4]", "zeros:float32[4]", "3"])
+    return expect(rc, err, 2, "kernel 'double' takes 2 arguments (a, b); 3 given")
+
+
+def case_declared_scalar(bin_, d):
+    rc, err = run(bin_, d, ["scale"] + LAUNCH + ["arange:float32[4]", "2.5"])
+    return expect(rc, err, 2, "argument 2 ('x') of 'scale' is float64, but the kernel is "
+                  "specialized for float32 (signature void(float32[:], float32))",
+                  "write float32:2.5 for parameter 'x'")
+
+
+def case_declared_ndim(bin_, d):
+    rc, err = run(bin_, d, ["scale"] + LAUNCH + ["arange:float32[2,2]", "float32:2"])
+    return expect(rc, err, 2, "argument 1 ('a') of 'scale' is float32[:, ::1], but the kernel is "
+                  "specialized for float32[:]")
+
+
+def case_declared_ok(bin_, d):
+    rc, err = run(bin_, d, ["scale"] + LAUNCH + ["arange:float32[4]", "float32:2.5"])
+    if rc != 0:
+        return f"exit {rc}: {err.strip()}"
+    a = np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))
+    return None if np.array_equal(a, np.arange(4, dtype=np.float32) * 2.5) else f"a = {a!r}"
+
+
+RANGE = [("int8:300", "300 is out of range for int8"), ("int8:-129", "out of range for int8"),
+         ("uint8:-1", "-1 is out of range for uint8"), ("uint16:65536", "out of range for uint16"),
+         ("int32:2147483648", "out of range for int32"), ("float32:1e39", "out of range for float32"),
+         ("99999999999999999999", "an integer outside int64"), ("int64:x", "'x' is not")]
+
+
+def case_scalar_ranges(bin_, d):
+    for arg, msg in RANGE:
+        rc, err = run(bin_, d, ["put"] + LAUNCH + ["zeros:float64[1]", arg])
+        problem = expect(rc, err, 2, msg)
+        if problem:
+            return f"{arg}: {problem}"
+    for arg, want in [("int8:127", 127), ("int8:-128", -128), ("uint64:18446744073709551615", 2.0**64),
+                      ("-9223372036854775808", -2.0**63)]:
+        rc, err = run(bin_, d, ["put"] + LAUNCH + ["zeros:float64[1]", arg])
+        if rc != 0:
+            return f"{arg}: exit {rc}: {err.strip()}"
+        got = np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))[0]
+        if got != want:
+            return f"{arg}: stored {got!r}, expected {want!r}"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pyk2cuda", required=True)
+    opts = ap.parse_args()
+    bin_ = os.path.abspath(opts.pyk2cuda)
+    passed = failed = 0
+    for name, fn in sorted(globals().items()):
+        if not name.startswith("case_"):
+            continue
+        d = tempfile.mkdtemp()
+        try:
+            problem = fn(bin_, d)
+        finally:
+            shutil.rmtree(d)
+        if problem:
+            failed += 1
+            print(f"FAIL {name[5:]}: {problem}")
+        else:
+            passed += 1
+            print(f"ok {name[5:]}")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+# Kernels of tests/sim/cli_run.py: `pyk2cuda run`'s arguments, launch configuration and outputs.
+from numba import cuda
+
+
+@cuda.jit
+def double(a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        b[i] = a[i] * 2
+
+
+@cuda.jit('void(float32[:], float32)')
+def scale(a, x):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = a[i] * x
+
+
+@cuda.jit
+def put(a, v):
+    a[0] = v
