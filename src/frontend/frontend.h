@@ -16,6 +16,19 @@
  * or sources past the size limit. */
 bool source_prepare(Compilation *c, const char *raw, size_t raw_len);
 
+/* The first problem of the token stream (tokens.c): where, its diagnostic code and message. */
+typedef struct TokenProblem {
+  size_t offset;
+  const char *code;
+  char message[160];
+} TokenProblem;
+
+/* Checks c->text as Python's tokenizer does (indentation and tabs, brackets, unterminated
+ * strings) and that a compound statement's header ends with ':'. Returns false and fills
+ * *problem with the first problem; reports nothing (the caller weighs it against the
+ * grammar's first error). */
+bool source_check_tokens(Compilation *c, TokenProblem *problem);
+
 /* Reports uses of local variables that no assignment reaches (defuse.c). */
 void defuse_check(Compilation *c, const Function *f);
 

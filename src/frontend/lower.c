@@ -846,8 +846,10 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
 /* ---- syntax errors ---- */
 
 /* Reports the first ERROR or MISSING node, found without recursion (and reported once the
- * cursor is gone: the report allocates, and out of memory would leave the cursor behind). */
-static bool report_syntax_errors(Lowerer *L, TSNode root) {
+ * cursor is gone: the report allocates, and out of memory would leave the cursor behind).
+ * The token checks' problem `tp` (tokens.c), when there is one inside or before the damaged
+ * part, is reported instead: it is where Python reports, and says what was expected. */
+static bool report_syntax_errors(Lowerer *L, TSNode root, const TokenProblem *tp) {
   if (!ts_node_has_error(root)) return false;
   TSTreeCursor cur = ts_tree_cursor_new(root);
   TSNode bad = root;
@@ -863,7 +865,9 @@ static bool report_syntax_errors(Lowerer *L, TSNode root) {
   }
 done:
   ts_tree_cursor_delete(&cur);
-  if (ts_node_is_missing(bad))
+  if (tp && tp->offset <= ts_node_end_byte(bad))
+    diag_error(L->c, source_loc(L->c, tp->offset), tp->code, "%s", tp->message);
+  else if (ts_node_is_missing(bad))
     diag_error(L->c, node_loc(L, bad), "E-syntax", "invalid syntax: expected '%s'", ts_node_type(bad));
   else if (node_is(L, bad, K_ERROR))
     diag_error(L->c, node_loc(L, bad), "E-syntax", "invalid syntax");
@@ -1009,10 +1013,17 @@ bool frontend_run(Compilation *c, Module *m) {
     Lowerer L = {.c = c, .a = &c->arena, .m = m};
     init_lowerer_tables(&L);
     TSNode roots[2];
+    TokenProblem problem;
+    const TokenProblem *tp = source_check_tokens(c, &problem) ? NULL : &problem;
     bool syntax_errors = false;
     for (int i = 0; i < ps->count; i++) {
       roots[i] = ts_tree_root_node(ps->trees[i]);
-      syntax_errors = syntax_errors || report_syntax_errors(&L, roots[i]);
+      syntax_errors = syntax_errors || report_syntax_errors(&L, roots[i], tp);
+    }
+    /* What the grammar accepts and Python does not: tabs and spaces mixed, a bad dedent. */
+    if (!syntax_errors && tp) {
+      diag_error(c, source_loc(c, tp->offset), tp->code, "%s", tp->message);
+      syntax_errors = true;
     }
     if (!syntax_errors) lower_module(&L, roots, ps->count);
   } else {
