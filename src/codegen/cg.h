@@ -161,15 +161,13 @@ void emit_part(Gen *G, const Expr *e, StrBuf *sb, int prec);
 /* x.conjugate() (e is the EX_CALL). */
 void emit_method_call(Gen *G, const Expr *e, StrBuf *sb, int prec);
 void emit_complex_abs(Gen *G, const Expr *e, StrBuf *sb);
-/* complex() and the cmath functions. */
-void emit_complex_builtin(Gen *G, const Expr *e, StrBuf *sb);
 
 /* ---- float16 (emit_half.c) ---- */
 
 /* A cast (EX_CAST) from or to float16 (not to complex: emit_complex_cast). */
 void emit_half_cast(Gen *G, const Expr *e, StrBuf *sb, int prec);
-/* abs() of a float16, and the cuda.fp16 intrinsics. */
-void emit_half_call(Gen *G, const Expr *e, StrBuf *sb);
+/* fn(args...) of float16 values: abs() of a float16 (p2c_habs), the cuda.fp16 intrinsics. */
+void emit_half_call(Gen *G, const char *fn, const Expr *e, StrBuf *sb);
 
 /* ---- tuples (emit_tuple.c) ---- */
 
@@ -214,16 +212,22 @@ void emit_ufunc_kernel(Gen *G, const Function *spec, const char *symbol, StrBuf 
 void describe_ufunc(Gen *G, const Function *spec, const char *symbol, KernelDesc *k);
 
 /* ---- CUDA intrinsics (emit_cuda.c) ---- */
-/* Writes a call of a CUDA intrinsic (builtin_is_cuda_intrinsic, or a dynamic shared array). */
-void emit_cuda_call(Gen *G, const Expr *e, StrBuf *sb, int prec);
-/* Writes cuda.laneid. */
-void emit_cuda_value(Gen *G, const Expr *e, StrBuf *sb);
-/* Whether a call of intrinsic id must be evaluated exactly once, in order (memory effects,
- * collective operations). */
-bool cuda_call_has_effects(BuiltinId id);
 /* The module's constant arrays used by kernels, as __constant__ definitions. */
 void emit_const_arrays(Gen *G, StrBuf *out);
 /* The declaration of a local variable holding a constant array. */
 void emit_const_array_decl(Gen *G, StrBuf *out, const Type *t, const char *name);
+
+/* ---- the builtins' emitting hooks (BuiltinEmitFn, named in builtins/table.c's rows) ----
+ * Each writes a call (or a value) e of its row's builtin; emit_expr has already marked the
+ * row's prelude helpers as used. */
+BuiltinEmitFn emit_spelled_value, emit_math_const_value, emit_grid_call;            /* emit_expr.c */
+BuiltinEmitFn emit_math_call, emit_minmax_call, emit_cast_builtin_call, emit_abs_call;
+BuiltinEmitFn emit_round_call, emit_len_call;
+BuiltinEmitFn emit_complex_ctor_call, emit_cmath_call, emit_polar_call;             /* emit_complex.c */
+BuiltinEmitFn emit_half_builtin_call;                                               /* emit_half.c */
+BuiltinEmitFn emit_plain_builtin_call, emit_shared_array_call, emit_atomic_call;    /* emit_cuda.c */
+BuiltinEmitFn emit_warp_builtin_call, emit_syncwarp_call, emit_vote_call, emit_int32_warp_call;
+BuiltinEmitFn emit_match_all_call, emit_bitcount_call, emit_brev_call, emit_selp_call;
+BuiltinEmitFn emit_const_array_like_call;
 
 #endif

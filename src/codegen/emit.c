@@ -144,7 +144,7 @@ static bool elements_at_hand(const Expr *e) {
   if (e->kind == EX_INDEX) return e->ival >= 0 && elements_at_hand(e->kids[0]);
   if (e->kind == EX_ATTR) return expr_is_pure(e);
   bool grid = e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN &&
-              (e->kids[0]->builtin->id == BI_GRID || e->kids[0]->builtin->id == BI_GRIDSIZE);
+              builtin_has(e->kids[0]->builtin, BF_PER_ELEMENT);
   return e->kind == EX_VAR || e->kind == EX_TEMP || e->kind == EX_CONST || grid;
 }
 
@@ -505,9 +505,9 @@ static void nonneg_target(Gen *G, const Expr *target, const Expr *value, int k, 
   if (k < 0) nn = expr_nonneg(G, value), pos = expr_positive(G, value);
   else if (value->kind == EX_TUPLE) nn = expr_nonneg(G, value->kids[k]), pos = expr_positive(G, value->kids[k]);
   else {   /* grid(), gridsize() and .shape are >= 0; any other tuple is unknown */
-    BuiltinId id = value->kind == EX_CALL && value->kids[0]->kind == EX_BUILTIN ? value->kids[0]->builtin->id : BI_NONE;
-    nn = value->kind == EX_ATTR || id == BI_GRID || id == BI_GRIDSIZE;
-    pos = id == BI_GRIDSIZE;
+    const Builtin *b = value->kind == EX_CALL && value->kids[0]->kind == EX_BUILTIN ? value->kids[0]->builtin : NULL;
+    nn = value->kind == EX_ATTR || (b && builtin_has(b, BF_NONNEG));
+    pos = b && builtin_has(b, BF_POSITIVE);
   }
   if (G->nonneg[v] && !nn) G->nonneg[v] = false, *changed = true;
   if (G->positive[v] && !pos) G->positive[v] = false, *changed = true;

@@ -70,19 +70,6 @@ void emit_complex_abs(Gen *G, const Expr *e, StrBuf *sb) {
   sb_putc(sb, ')');
 }
 
-/* The prelude group holding cmath function `fn` ("p2c_csqrt"). */
-static void use_cmath(Gen *G, const char *fn) {
-  static const char *const hyperbolic[] = {"p2c_csin", "p2c_ccos", "p2c_ctan", "p2c_csinh", "p2c_ccosh", "p2c_ctanh"};
-  static const char *const inverse[] = {"p2c_casin", "p2c_cacos", "p2c_catan", "p2c_casinh", "p2c_cacosh", "p2c_catanh"};
-  TypeHelper h = TH_CEXPLOG;
-  for (int i = 0; i < 6; i++) {
-    if (strcmp(fn, hyperbolic[i]) == 0) h = TH_CHYPERBOLIC;
-    if (strcmp(fn, inverse[i]) == 0) h = TH_CINVERSE;
-  }
-  if (strcmp(fn, "p2c_csqrt") == 0 || h == TH_CINVERSE) type_helper_use(&G->helpers, TH_CSQRT);
-  type_helper_use(&G->helpers, h);
-}
-
 /* An argument of a complex128 cmath function: a complex64 value is widened. */
 static void emit_wide_arg(Gen *G, const Expr *a, StrBuf *sb) {
   bool narrow = a->ty == &type_complex64;
@@ -91,25 +78,25 @@ static void emit_wide_arg(Gen *G, const Expr *a, StrBuf *sb) {
   if (narrow) sb_putc(sb, ')');
 }
 
-/* cmath.f(z[, w]) computed in complex128, its result converted to the call's type. */
-static void emit_cmath_call(Gen *G, const Expr *e, StrBuf *sb) {
+/* cmath.f(z[, w]) computed in complex128, its result converted to the call's type (the row
+ * names the prelude group holding f). */
+void emit_cmath_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const char *fn = e->builtin->c64;
-  use_cmath(G, fn);
+  (void)prec;
   bool narrow = e->ty != &type_complex128 && e->ty != &type_float64 && e->ty != &type_bool;
   if (narrow) sb_printf(sb, "%s(", e->ty->kind == TY_COMPLEX ? e->ty->cname : "(float)");
   sb_printf(sb, "%s(", fn);
   for (int i = 1; i < e->nkids; i++) {
     if (i > 1) sb_puts(sb, ", ");
-    if (e->builtin->id == BI_CMATH_RECT) emit_expr(G, e->kids[i], sb, P_ASSIGN);
-    else emit_wide_arg(G, e->kids[i], sb);
+    emit_wide_arg(G, e->kids[i], sb);   /* rect's float arguments stay as they are */
   }
   sb_putc(sb, ')');
   if (narrow) sb_putc(sb, ')');
 }
 
 /* cmath.polar(z): (abs(z), phase(z)), with z evaluated once. */
-static void emit_polar(Gen *G, const Expr *e, StrBuf *sb) {
-  use_cmath(G, "p2c_cphase");
+void emit_polar_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
   const Expr *z = e->kids[1];
   const char *name;
   StrBuf pre;
@@ -133,18 +120,13 @@ static void emit_polar(Gen *G, const Expr *e, StrBuf *sb) {
   if (pre.len) sb_putc(sb, ')');
 }
 
-/* complex(re, im) and the cmath functions. */
-void emit_complex_builtin(Gen *G, const Expr *e, StrBuf *sb) {
-  switch (e->builtin->id) {
-  case BI_COMPLEX:
-    sb_puts(sb, "p2c_complex128(");
-    for (int i = 1; i < e->nkids; i++) {
-      if (i > 1) sb_puts(sb, ", ");
-      emit_expr(G, e->kids[i], sb, P_ASSIGN);
-    }
-    sb_putc(sb, ')');
-    return;
-  case BI_CMATH_POLAR: emit_polar(G, e, sb); return;
-  default: emit_cmath_call(G, e, sb); return;
+/* complex(re, im) */
+void emit_complex_ctor_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  sb_puts(sb, "p2c_complex128(");
+  for (int i = 1; i < e->nkids; i++) {
+    if (i > 1) sb_puts(sb, ", ");
+    emit_expr(G, e->kids[i], sb, P_ASSIGN);
   }
+  sb_putc(sb, ')');
 }

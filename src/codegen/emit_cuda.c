@@ -35,78 +35,46 @@ static void emit_plain_call(Gen *G, const char *fn, const Expr *e, int from, Str
   sb_putc(sb, ')');
 }
 
-bool cuda_call_has_effects(BuiltinId id) {
-  switch (id) {
-  case BI_LANEMASK_LT:
-  case BI_LANEID:
-  case BI_POPC:
-  case BI_BREV:
-  case BI_CLZ:
-  case BI_FFS:
-  case BI_FMA:
-  case BI_CBRT:
-  case BI_SELP:
-  case BI_CONST_ARRAY_LIKE: return false;
-  default: return true;   /* atomics change memory; barriers and warp operations are collective */
-  }
+/* cuda.syncthreads(), cuda.threadfence(), cuda.syncthreads_count(p) ...: the row's function
+ * with the call's arguments. */
+void emit_plain_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  emit_plain_call(G, e->builtin->c64, e, 1, sb);
 }
 
 /* ---- atomics ---- */
 
-static const char *const atomic_c_names[] = {
-    [BI_ATOMIC_ADD - BI_ATOMIC_ADD] = "atomicAdd",   [BI_ATOMIC_SUB - BI_ATOMIC_ADD] = "atomicSub",
-    [BI_ATOMIC_AND - BI_ATOMIC_ADD] = "atomicAnd",   [BI_ATOMIC_OR - BI_ATOMIC_ADD] = "atomicOr",
-    [BI_ATOMIC_XOR - BI_ATOMIC_ADD] = "atomicXor",   [BI_ATOMIC_MAX - BI_ATOMIC_ADD] = "atomicMax",
-    [BI_ATOMIC_MIN - BI_ATOMIC_ADD] = "atomicMin",   [BI_ATOMIC_NANMAX - BI_ATOMIC_ADD] = "atomicMax",
-    [BI_ATOMIC_NANMIN - BI_ATOMIC_ADD] = "atomicMin", [BI_ATOMIC_EXCH - BI_ATOMIC_ADD] = "atomicExch",
-    [BI_ATOMIC_INC - BI_ATOMIC_ADD] = "atomicInc",   [BI_ATOMIC_DEC - BI_ATOMIC_ADD] = "atomicDec",
-    [BI_ATOMIC_CAS - BI_ATOMIC_ADD] = "atomicCAS",
-    [BI_ATOMIC_COMPARE_AND_SWAP - BI_ATOMIC_ADD] = "atomicCAS",
-};
-
-static const char *const atomic_helper_names[] = {
-    [BI_ATOMIC_ADD - BI_ATOMIC_ADD] = "p2c_atomic_add",   [BI_ATOMIC_SUB - BI_ATOMIC_ADD] = "p2c_atomic_sub",
-    [BI_ATOMIC_AND - BI_ATOMIC_ADD] = "p2c_atomic_and",   [BI_ATOMIC_OR - BI_ATOMIC_ADD] = "p2c_atomic_or",
-    [BI_ATOMIC_XOR - BI_ATOMIC_ADD] = "p2c_atomic_xor",   [BI_ATOMIC_MAX - BI_ATOMIC_ADD] = "p2c_atomic_max",
-    [BI_ATOMIC_MIN - BI_ATOMIC_ADD] = "p2c_atomic_min",   [BI_ATOMIC_NANMAX - BI_ATOMIC_ADD] = "p2c_atomic_nanmax",
-    [BI_ATOMIC_NANMIN - BI_ATOMIC_ADD] = "p2c_atomic_nanmin", [BI_ATOMIC_EXCH - BI_ATOMIC_ADD] = "p2c_atomic_exch",
-    [BI_ATOMIC_INC - BI_ATOMIC_ADD] = "p2c_atomic_inc",   [BI_ATOMIC_DEC - BI_ATOMIC_ADD] = "p2c_atomic_dec",
-    [BI_ATOMIC_CAS - BI_ATOMIC_ADD] = "p2c_atomic_cas",
-    [BI_ATOMIC_COMPARE_AND_SWAP - BI_ATOMIC_ADD] = "p2c_atomic_cas",
-};
-
 /* The prelude helper an atomic needs on dtype d, or false when CUDA C has the function. */
-static bool atomic_helper(BuiltinId id, const Type *d, CudaHelper *h) {
+static bool atomic_helper(AtomicClass cls, const Type *d, CudaHelper *h) {
   bool is_float = d->kind == TY_FLOAT;
-  switch (id) {
-  case BI_ATOMIC_SUB:
+  switch (cls) {
+  case AC_SUB:
     *h = HC_ATOMIC_SUB;
     return d->bits == 64 || is_float;
-  case BI_ATOMIC_MAX:
-  case BI_ATOMIC_MIN:
-  case BI_ATOMIC_NANMAX:
-  case BI_ATOMIC_NANMIN:
+  case AC_MINMAX:
     *h = HC_ATOMIC_FMINMAX;
     return is_float;
-  case BI_ATOMIC_INC:
-  case BI_ATOMIC_DEC:
+  case AC_INCDEC:
     *h = HC_ATOMIC_INCDEC64;
     return d->bits == 64;
-  default:   /* add, and, or, xor, exch, cas: CUDA has them for every type but int64 */
-    *h = HC_ATOMIC_I64;
-    return d == &type_int64;
+  case AC_ARITH:     /* add, and, or, xor, exch, cas: CUDA has them for every type but int64 */
+  case AC_BITWISE:
+    break;
   }
+  *h = HC_ATOMIC_I64;
+  return d == &type_int64;
 }
 
 /* cuda.atomic.OP(a, i, v) -> atomicOP(&a[i], v); the element expression is kids[1]. */
-static void emit_atomic(Gen *G, const Expr *e, StrBuf *sb) {
-  BuiltinId id = e->builtin->id;
+void emit_atomic_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Builtin *b = e->builtin;
   const Expr *target = e->kids[1];
   CudaHelper h;
-  const char *fn = atomic_c_names[id - BI_ATOMIC_ADD];
-  if (atomic_helper(id, target->ty, &h)) {
+  const char *fn = b->c64;
+  (void)prec;
+  if (atomic_helper(b->atomic, target->ty, &h)) {
     cuda_helper_use(&G->helpers, h);
-    fn = atomic_helper_names[id - BI_ATOMIC_ADD];
+    fn = b->helper_fn;
   }
   sb_printf(sb, "%s(&", fn);
   emit_expr(G, target, sb, P_UNARY);
@@ -140,25 +108,40 @@ static void emit_warp_call(Gen *G, const char *fn, const Expr *e, StrBuf *sb) {
   sb_putc(sb, ')');
 }
 
+/* shfl_sync(mask, value, lane) and the other shuffles */
+void emit_warp_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  emit_warp_call(G, e->builtin->c64, e, sb);
+}
+
+/* syncwarp(), syncwarp(mask) */
+void emit_syncwarp_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  if (e->nkids == 1) sb_puts(sb, "__syncwarp()");
+  else emit_warp_call(G, "__syncwarp", e, sb);
+}
+
 /* all_sync, any_sync, eq_sync give a bool: CUDA's int result compared with 0. */
-static void emit_vote(Gen *G, const char *fn, const Expr *e, StrBuf *sb, int prec) {
+void emit_vote_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   open_paren(sb, P_EQ, prec);
-  emit_warp_call(G, fn, e, sb);
+  emit_warp_call(G, e->builtin->c64, e, sb);
   sb_puts(sb, " != 0");
   close_paren(sb, P_EQ, prec);
 }
 
-static void emit_int32_warp_call(Gen *G, const char *fn, const Expr *e, StrBuf *sb, int prec) {
+/* ballot_sync, match_any_sync: CUDA's unsigned result as Numba's int32 */
+void emit_int32_warp_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   open_paren(sb, P_UNARY, prec);
   sb_puts(sb, "(int32_t)");
-  emit_warp_call(G, fn, e, sb);
+  emit_warp_call(G, e->builtin->c64, e, sb);
   close_paren(sb, P_UNARY, prec);
 }
 
 /* match_all_sync gives the tuple (mask, all equal): CUDA's __match_all_sync returns the mask
  * and stores the predicate through a pointer, into a temporary; the members of a braced list
  * are evaluated in order, so the call comes first. */
-static void emit_match_all(Gen *G, const Expr *e, StrBuf *sb) {
+void emit_match_all_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
   const char *pred = new_temp(G, &type_int32);
   sb_printf(sb, "%s{(int32_t)__match_all_sync(", tuple_ctype(G, e->ty));
   emit_mask(G, e->kids[1], sb);
@@ -171,13 +154,11 @@ static void emit_match_all(Gen *G, const Expr *e, StrBuf *sb) {
 
 /* popc, clz, ffs on an integer of any width: CUDA's 32- and 64-bit functions, with narrow
  * values zero-extended (Numba counts within the value's own width). */
-static void emit_bitcount(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+void emit_bitcount_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   BuiltinId id = e->builtin->id;
   const Expr *x = e->kids[1];
   const Type *t = x->ty;
-  bool wide = t->bits == 64;
-  const char *fn = id == BI_POPC ? (wide ? "__popcll" : "__popc") : id == BI_CLZ ? (wide ? "__clzll" : "__clz")
-                   : (wide ? "__ffsll" : "__ffs");
+  const char *fn = t->bits == 64 ? e->builtin->c64 : e->builtin->c32;
   bool narrow = t->bits < 32;
   open_paren(sb, narrow && id == BI_CLZ ? P_ADD : P_UNARY, prec);
   if (e->ty != &type_int32) sb_printf(sb, "(%s)", e->ty->cname);
@@ -192,7 +173,7 @@ static void emit_bitcount(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 /* selp(c, a, b): c ? a : b; with side effects among the operands, each is evaluated once, in
  * order, as Python evaluates arguments. */
-static void emit_selp(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+void emit_selp_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   bool pure = expr_is_pure(e->kids[1]) && expr_is_pure(e->kids[2]) && expr_is_pure(e->kids[3]);
   if (pure) {
     open_paren(sb, P_COND, prec);
@@ -218,63 +199,27 @@ static void emit_selp(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 /* ---- memories ---- */
 
-/* cuda.shared.array(0, dtype): a view of the block's dynamic shared memory. */
-static void emit_dynamic_shared(Gen *G, const Expr *e, StrBuf *sb) {
+/* cuda.shared.array(0, dtype): a view of the block's dynamic shared memory (an array of a
+ * fixed shape is declared by its assignment, emit.c). */
+void emit_shared_array_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  if (e->ty->fixed_shape) {
+    diag_error(G->c, e->loc, "E-internal", "codegen: unexpected call of %s", builtin_display_name(e->builtin));
+    return;
+  }
   cuda_helper_use(&G->helpers, HC_DYNAMIC_SHARED);
   sb_printf(sb, "p2c_dynamic_shared_array<%s>()", e->ty->dtype->cname);
 }
 
-void emit_cuda_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  BuiltinId id = e->builtin->id;
-  bool f32 = e->ty == &type_float32;
-  if (id >= BI_ATOMIC_ADD && id <= BI_ATOMIC_COMPARE_AND_SWAP) {
-    emit_atomic(G, e, sb);
-    return;
-  }
-  switch (id) {
-  case BI_SHARED_ARRAY: emit_dynamic_shared(G, e, sb); return;
-  case BI_SYNCTHREADS_COUNT: emit_plain_call(G, "__syncthreads_count", e, 1, sb); return;
-  case BI_SYNCTHREADS_AND: emit_plain_call(G, "__syncthreads_and", e, 1, sb); return;
-  case BI_SYNCTHREADS_OR: emit_plain_call(G, "__syncthreads_or", e, 1, sb); return;
-  case BI_THREADFENCE: sb_puts(sb, "__threadfence()"); return;
-  case BI_THREADFENCE_BLOCK: sb_puts(sb, "__threadfence_block()"); return;
-  case BI_THREADFENCE_SYSTEM: sb_puts(sb, "__threadfence_system()"); return;
-  case BI_SYNCWARP:
-    if (e->nkids == 1) sb_puts(sb, "__syncwarp()");
-    else emit_warp_call(G, "__syncwarp", e, sb);
-    return;
-  case BI_SHFL_SYNC: emit_warp_call(G, "__shfl_sync", e, sb); return;
-  case BI_SHFL_UP_SYNC: emit_warp_call(G, "__shfl_up_sync", e, sb); return;
-  case BI_SHFL_DOWN_SYNC: emit_warp_call(G, "__shfl_down_sync", e, sb); return;
-  case BI_SHFL_XOR_SYNC: emit_warp_call(G, "__shfl_xor_sync", e, sb); return;
-  case BI_ALL_SYNC: emit_vote(G, "__all_sync", e, sb, prec); return;
-  case BI_ANY_SYNC: emit_vote(G, "__any_sync", e, sb, prec); return;
-  case BI_EQ_SYNC: emit_vote(G, "__uni_sync", e, sb, prec); return;
-  case BI_BALLOT_SYNC: emit_int32_warp_call(G, "__ballot_sync", e, sb, prec); return;
-  case BI_MATCH_ANY_SYNC: emit_int32_warp_call(G, "__match_any_sync", e, sb, prec); return;
-  case BI_MATCH_ALL_SYNC: emit_match_all(G, e, sb); return;
-  case BI_ACTIVEMASK: sb_puts(sb, "__activemask()"); return;
-  case BI_LANEMASK_LT:
-    cuda_helper_use(&G->helpers, HC_LANE);
-    sb_puts(sb, "p2c_lanemask_lt()");
-    return;
-  case BI_POPC:
-  case BI_CLZ:
-  case BI_FFS: emit_bitcount(G, e, sb, prec); return;
-  case BI_BREV: emit_plain_call(G, e->ty == &type_uint64 ? "__brevll" : "__brev", e, 1, sb); return;
-  case BI_FMA: emit_plain_call(G, f32 ? "fmaf" : "fma", e, 1, sb); return;
-  case BI_CBRT: emit_plain_call(G, f32 ? "cbrtf" : "cbrt", e, 1, sb); return;
-  case BI_SELP: emit_selp(G, e, sb, prec); return;
-  case BI_CONST_ARRAY_LIKE: emit_expr(G, e->kids[1], sb, prec); return;
-  default:
-    diag_error(G->c, e->loc, "E-internal", "codegen: unexpected call of %s", builtin_display_name(e->builtin));
-  }
+/* cuda.brev(x): the 64-bit function for uint64 */
+void emit_brev_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  emit_plain_call(G, e->ty == &type_uint64 ? e->builtin->c64 : e->builtin->c32, e, 1, sb);
 }
 
-void emit_cuda_value(Gen *G, const Expr *e, StrBuf *sb) {
-  cuda_helper_use(&G->helpers, HC_LANE);
-  (void)e;
-  sb_puts(sb, "p2c_laneid()");
+/* cuda.const.array_like(A): A's __constant__ array */
+void emit_const_array_like_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  emit_expr(G, e->kids[1], sb, prec);
 }
 
 /* ---- constant arrays ---- */

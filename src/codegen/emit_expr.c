@@ -97,11 +97,7 @@ static bool emit_literal_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 bool expr_is_pure(const Expr *e) {
   if (e->kind == EX_CALL && e->kids[0]->kind != EX_ATTR) {   /* x.conjugate() is pure */
-    if (e->kids[0]->kind == EX_FUNC) return false;
-    BuiltinId id = e->kids[0]->builtin->id;
-    if (id == BI_PRINT || id == BI_SYNCTHREADS || id == BI_SHARED_ARRAY || id == BI_LOCAL_ARRAY)
-      return false;
-    if (builtin_is_cuda_intrinsic(id) && cuda_call_has_effects(id)) return false;
+    if (e->kids[0]->kind == EX_FUNC || (e->kids[0]->builtin->facts & BF_EFFECTS)) return false;
   }
   for (int i = 0; i < e->nkids; i++)
     if (!expr_is_pure(e->kids[i])) return false;
@@ -111,19 +107,11 @@ bool expr_is_pure(const Expr *e) {
 static bool call_nonneg(Gen *G, const Expr *e) {
   const Builtin *b = e->kids[0]->kind == EX_BUILTIN ? e->kids[0]->builtin : NULL;
   if (!b) return false;
-  switch (b->id) {
-  case BI_GRID:
-  case BI_GRIDSIZE:
-  case BI_LEN:
-  case BI_ABS: return true;
-  case BI_MIN:
-  case BI_MAX: {
-    int n = 0;
-    for (int i = 1; i < e->nkids; i++) n += expr_nonneg(G, e->kids[i]);
-    return b->id == BI_MIN ? n == e->nkids - 1 : n > 0;
-  }
-  default: return false;
-  }
+  if (b->facts & BF_NONNEG) return true;
+  if (!(b->facts & (BF_NONNEG_IF_ALL | BF_NONNEG_IF_ANY))) return false;
+  int n = 0;
+  for (int i = 1; i < e->nkids; i++) n += expr_nonneg(G, e->kids[i]);
+  return b->facts & BF_NONNEG_IF_ALL ? n == e->nkids - 1 : n > 0;
 }
 
 bool expr_positive(Gen *G, const Expr *e) {
@@ -131,12 +119,12 @@ bool expr_positive(Gen *G, const Expr *e) {
   case EX_INT: return e->is_unsigned_literal ? e->uval > 0 : e->ival > 0;
   case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival > 0;
   case EX_VAR: return G->positive && G->positive[e->var];
-  case EX_BUILTIN: return e->builtin->id >= BI_BDIM_X && e->builtin->id <= BI_WARPSIZE;
+  case EX_BUILTIN: return builtin_has(e->builtin, BF_POSITIVE);
   case EX_CAST:
     return e->ty->kind == TY_INT && e->kids[0]->ty->kind == TY_INT &&
            e->ty->bits >= e->kids[0]->ty->bits && expr_positive(G, e->kids[0]);
   case EX_CALL:
-    return e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin->id == BI_GRIDSIZE;
+    return e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_POSITIVE);
   case EX_BINARY:
     if (e->op == OP_MUL) return expr_positive(G, e->kids[0]) && expr_positive(G, e->kids[1]);
     if (e->op == OP_ADD)
@@ -155,7 +143,7 @@ bool expr_nonneg(Gen *G, const Expr *e) {
   case EX_TEMP: return e->ival == 1;
   case EX_VAR: return G->nonneg && G->nonneg[e->var];
   case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival >= 0;
-  case EX_BUILTIN: return e->builtin->id >= BI_TID_X && e->builtin->id <= BI_WARPSIZE;
+  case EX_BUILTIN: return builtin_has(e->builtin, BF_NONNEG);
   case EX_ATTR: return true;   /* size, ndim */
   case EX_CAST:
     return e->ty->kind == TY_INT && e->kids[0]->ty->kind != TY_FLOAT &&
@@ -737,29 +725,33 @@ void emit_array_value(Gen *G, const Expr *a, StrBuf *sb) {
   sb_puts(sb, "}}");
 }
 
-static void emit_math(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+/* math.sqrt(x) and the other functions of CUDA's math library: the float variant (c32) for
+ * float32 arguments; floor/ceil/trunc give int64; isnan/isinf/isfinite of an integer are
+ * constants. */
+void emit_math_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Builtin *b = e->builtin;
   bool f32 = e->kids[1]->ty == &type_float32;
   const char *fn = f32 ? b->c32 : b->c64;
-  if (strncmp(fn, "p2c_", 4) == 0) helper_use(&G->helpers, H_DEGREES);
-  if (b->id == BI_MATH_PRED && e->kids[1]->ty->kind != TY_FLOAT) {
+  bool to_int = b->result == &type_int64;
+  if (b->result == &type_bool && e->kids[1]->ty->kind != TY_FLOAT) {
     sb_puts(sb, b->c64[2] == 'f' ? "true" : "false");   /* isfinite(int) is true */
     return;
   }
-  if (b->id == BI_MATH_TO_INT) {
+  if (to_int) {
     open_paren(sb, P_UNARY, prec);
     sb_puts(sb, "(int64_t)");
   }
   sb_printf(sb, "%s(", fn);
   emit_args(G, e, 1, sb);
   sb_putc(sb, ')');
-  if (b->id == BI_MATH_TO_INT) close_paren(sb, P_UNARY, prec);
+  if (to_int) close_paren(sb, P_UNARY, prec);
 }
 
-static void emit_minmax(Gen *G, const Expr *e, StrBuf *sb) {
-  helper_use(&G->helpers, H_MINMAX);
+/* min(a, b, ...), max(a, b, ...): nested calls of the prelude's p2c_min / p2c_max. */
+void emit_minmax_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
   /* The type is explicit: a literal operand must not change which instance is called. */
-  const char *fn = arena_printf(G->a, "%s<%s>", e->builtin->id == BI_MIN ? "p2c_min" : "p2c_max", e->ty->cname);
+  const char *fn = arena_printf(G->a, "%s<%s>", e->builtin->c64, e->ty->cname);
   for (int i = 2; i < e->nkids; i++) sb_printf(sb, "%s(", fn);
   emit_expr(G, e->kids[1], sb, P_ASSIGN);
   for (int i = 2; i < e->nkids; i++) {
@@ -775,12 +767,18 @@ static void emit_scalar_cast(Gen *G, const Expr *e, const Type *to, StrBuf *sb, 
   else emit_cast(G, &cast, sb, prec);
 }
 
-static void emit_abs(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+/* int(x), float(x), bool(x), np.float32(x) */
+void emit_cast_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  emit_scalar_cast(G, e, e->ty, sb, prec);
+}
+
+/* abs(x) */
+void emit_abs_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Type *t = e->kids[1]->ty;
   if (t->kind == TY_COMPLEX) {
     emit_complex_abs(G, e, sb);
   } else if (t->kind == TY_HALF) {
-    emit_half_call(G, e, sb);
+    emit_half_call(G, "p2c_habs", e, sb);
   } else if (t->kind == TY_FLOAT) {
     sb_puts(sb, t == &type_float32 ? "fabsf(" : "fabs(");
     emit_expr(G, e->kids[1], sb, P_ASSIGN);
@@ -795,7 +793,8 @@ static void emit_abs(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   }
 }
 
-static void emit_round(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+/* round(x), round(x, ndigits) */
+void emit_round_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Expr *x = e->kids[1];
   if (e->nkids == 3 && x->ty->kind == TY_FLOAT) {
     helper_use(&G->helpers, H_ROUND_ND);
@@ -816,56 +815,24 @@ static void emit_round(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   close_paren(sb, P_UNARY, prec);
 }
 
-static void emit_len(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+/* len(a) */
+void emit_len_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Expr *a = e->kids[1];
+  (void)prec;
   if (a->ty->kind == TY_TUPLE) sb_printf(sb, "%d", a->ty->nelems);
   else if (a->ty->fixed_shape) sb_printf(sb, "%lld", (long long)a->ty->fixed_shape[0]);
   else emit_extent(G, a, a->ty, 0, sb);
 }
 
-static void emit_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  switch (e->builtin->id) {
-  case BI_GRID:
-  case BI_GRIDSIZE: emit_grid_elem(e, 0, sb, prec); return;
-  case BI_SYNCTHREADS: sb_puts(sb, "__syncthreads()"); return;
-  case BI_MATH_UNARY:
-  case BI_MATH_BINARY:
-  case BI_MATH_TO_INT:
-  case BI_MATH_PRED: emit_math(G, e, sb, prec); return;
-  case BI_MIN:
-  case BI_MAX: emit_minmax(G, e, sb); return;
-  case BI_ABS: emit_abs(G, e, sb, prec); return;
-  case BI_INT:
-  case BI_FLOAT:
-  case BI_BOOL:
-  case BI_TYPE: emit_scalar_cast(G, e, e->ty, sb, prec); return;
-  case BI_ROUND: emit_round(G, e, sb, prec); return;
-  case BI_LEN: emit_len(G, e, sb, prec); return;
-  case BI_COMPLEX:
-  case BI_CMATH_UNARY:
-  case BI_CMATH_LOG:
-  case BI_CMATH_TO_REAL:
-  case BI_CMATH_POLAR:
-  case BI_CMATH_RECT:
-  case BI_CMATH_PRED: emit_complex_builtin(G, e, sb); return;
-  case BI_FP16_UNARY:
-  case BI_FP16_BINARY:
-  case BI_FP16_FMA:
-  case BI_FP16_CMP: emit_half_call(G, e, sb); return;
-  case BI_SHARED_ARRAY:
-    if (!e->ty->fixed_shape) {   /* dynamic shared memory */
-      emit_cuda_call(G, e, sb, prec);
-      return;
-    }
-    break;
-  default:
-    if (builtin_is_cuda_intrinsic(e->builtin->id)) {
-      emit_cuda_call(G, e, sb, prec);
-      return;
-    }
-    break;
+/* A call or value of a builtin: its row's prelude helpers, then its hook. */
+static void emit_builtin(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Builtin *b = e->builtin;
+  if (!b->emit) {
+    diag_error(G->c, e->loc, "E-internal", "codegen: unexpected use of %s", builtin_display_name(b));
+    return;
   }
-  diag_error(G->c, e->loc, "E-internal", "codegen: unexpected call of %s", builtin_display_name(e->builtin));
+  helper_add(&G->helpers, b->helpers);
+  b->emit(G, e, sb, prec);
 }
 
 static void emit_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
@@ -874,7 +841,7 @@ static void emit_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
     return;
   }
   if (e->kids[0]->kind == EX_BUILTIN) {
-    emit_builtin_call(G, e, sb, prec);
+    emit_builtin(G, e, sb, prec);
     return;
   }
   sb_printf(sb, "%s(", e->func->cname);
@@ -887,24 +854,21 @@ static void emit_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 /* ---- dispatch ---- */
 
-static void emit_builtin_value(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  const Builtin *b = e->builtin;
-  static const char *const idx[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
-  if (b->id >= BI_TID_X && b->id <= BI_GDIM_Z) {
-    int k = b->id - BI_TID_X;
-    sb_printf(sb, "%s.%c", idx[k / 3], dim_letters[k % 3]);
-  } else if (b->id == BI_WARPSIZE) {
-    sb_puts(sb, "warpSize");
-  } else if (b->id == BI_LANEID) {
-    emit_cuda_value(G, e, sb);
-  } else if (b->id == BI_MATH_CONST) {
-    const char *v = b->scalar;
-    double d = strcmp(v, "pi") == 0 ? 3.141592653589793 : strcmp(v, "e") == 0 ? 2.718281828459045
-             : strcmp(v, "tau") == 0 ? 6.283185307179586 : strcmp(v, "inf") == 0 ? INFINITY : NAN;
-    emit_float_literal(G, d, false, sb, prec);
-  } else {
-    diag_error(G->c, e->loc, "E-internal", "codegen: '%s' has no value", builtin_display_name(b));
-  }
+/* threadIdx.x, warpSize, cuda.laneid: the row's CUDA C spelling. */
+void emit_spelled_value(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)G, (void)prec;
+  sb_puts(sb, e->builtin->c64);
+}
+
+/* math.pi, math.inf ... */
+void emit_math_const_value(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  emit_float_literal(G, e->builtin->value, false, sb, prec);
+}
+
+/* cuda.grid(n), cuda.gridsize(n) of one dimension (a tuple's elements: emit_tuple.c). */
+void emit_grid_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)G;
+  emit_grid_elem(e, 0, sb, prec);
 }
 
 void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
@@ -917,7 +881,7 @@ void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   case EX_VAR: sb_puts(sb, G->vnames[e->var]); break;
   case EX_CONST: sb_puts(sb, e->konst->cname); break;
   case EX_TEMP: sb_puts(sb, e->str); break;
-  case EX_BUILTIN: emit_builtin_value(G, e, sb, prec); break;
+  case EX_BUILTIN: emit_builtin(G, e, sb, prec); break;
   case EX_UNARY: emit_unary(G, e, sb, prec); break;
   case EX_NOT:
     open_paren(sb, P_UNARY, prec);

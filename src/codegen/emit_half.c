@@ -33,12 +33,18 @@ void emit_half_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   sb_putc(sb, ')');
 }
 
-/* abs(h), and the cuda.fp16 intrinsics. */
-void emit_half_call(Gen *G, const Expr *e, StrBuf *sb) {
-  sb_printf(sb, "%s(", e->builtin->id == BI_ABS ? "p2c_habs" : e->builtin->c64);
+/* fn(h, ...): abs(h), and the cuda.fp16 intrinsics. */
+void emit_half_call(Gen *G, const char *fn, const Expr *e, StrBuf *sb) {
+  sb_printf(sb, "%s(", fn);
   for (int i = 1; i < e->nkids; i++) {
     if (i > 1) sb_puts(sb, ", ");
     emit_expr(G, e->kids[i], sb, P_ASSIGN);
   }
   sb_putc(sb, ')');
+}
+
+/* cuda.fp16.hadd(a, b) and the other intrinsics: the row's prelude function. */
+void emit_half_builtin_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  emit_half_call(G, e->builtin->c64, e, sb);
 }

@@ -18,8 +18,7 @@
 
 static BuiltinId iter_call(const Expr *it) {
   if (it->kind != EX_CALL || it->kids[0]->kind != EX_BUILTIN) return BI_NONE;
-  BuiltinId id = it->kids[0]->builtin->id;
-  return id == BI_RANGE || id == BI_ENUMERATE || id == BI_ZIP ? id : BI_NONE;
+  return builtin_has(it->kids[0]->builtin, BF_ITERABLE) ? it->kids[0]->builtin->id : BI_NONE;
 }
 
 /* An expression that stays the same while loop s runs (reading it each iteration is the same

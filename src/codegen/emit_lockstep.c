@@ -64,7 +64,7 @@ static bool settled_expr(const Expr *e) {
   case EX_BUILTIN: return true;
   case EX_CALL:
     if (e->kids[0]->kind == EX_FUNC || !expr_is_pure(e)) return false;
-    if (e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin->id == BI_CONST_ARRAY_LIKE) return false;
+    if (e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_NOT_REPEATED)) return false;
     for (int i = 0; i < e->nkeywords; i++)
       if (!settled_expr(e->keywords[i].value)) return false;
     break;
@@ -140,8 +140,8 @@ static bool binding_from_launch_dims(const Stmt *s, const Expr *value, void *ctx
 
 static bool from_launch_dims(const Expr *e, const Block *before, int depth) {
   if (depth > 8) return false;   /* chains of assignments this long are not the idiom */
-  if (e->kind == EX_BUILTIN) return e->builtin->id >= BI_BDIM_X && e->builtin->id <= BI_GDIM_Z;
-  if (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin->id == BI_GRIDSIZE)
+  if (e->kind == EX_BUILTIN) return builtin_has(e->builtin, BF_LAUNCH_DIM);
+  if (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_LAUNCH_DIM))
     return true;
   if (e->kind == EX_VAR) {
     LaunchDims d = {before, depth};

@@ -137,8 +137,7 @@ static void emit_elem_as(Gen *G, Expr *e, int k, const Type *to, bool all, StrBu
 }
 
 static bool is_grid_call(const Expr *e) {
-  return e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN &&
-         (e->kids[0]->builtin->id == BI_GRID || e->kids[0]->builtin->id == BI_GRIDSIZE);
+  return e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_PER_ELEMENT);
 }
 
 void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec) {

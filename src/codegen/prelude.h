@@ -53,6 +53,12 @@ typedef struct HelperSet {
 static inline void helper_use(HelperSet *s, Helper h) { s->bits |= (uint64_t)1 << h; }
 static inline void type_helper_use(HelperSet *s, TypeHelper h) { s->type_bits |= (uint64_t)1 << h; }
 static inline void cuda_helper_use(HelperSet *s, CudaHelper h) { s->cuda_bits |= (uint64_t)1 << h; }
+/* Adds every helper of `more` to s. */
+static inline void helper_add(HelperSet *s, HelperSet more) {
+  s->bits |= more.bits;
+  s->type_bits |= more.type_bits;
+  s->cuda_bits |= more.cuda_bits;
+}
 
 /* Writes the fixed prelude (integer typedefs, p2c_array) and every helper in `used`. */
 void prelude_emit(StrBuf *sb, HelperSet used);

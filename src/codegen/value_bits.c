@@ -27,19 +27,8 @@ static int type_bits(const Type *t) {
   return BITS_UNKNOWN;
 }
 
-/* CUDA's limits: threadIdx < blockDim <= 1024 (x, y) or 64 (z); gridDim.x < 2^31, y and z < 2^16. */
-static int builtin_bits(BuiltinId id) {
-  switch (id) {
-  case BI_TID_X: case BI_TID_Y: return 10;
-  case BI_TID_Z: return 6;
-  case BI_BDIM_X: case BI_BDIM_Y: return 11;
-  case BI_BDIM_Z: return 7;
-  case BI_BID_X: case BI_GDIM_X: return 31;
-  case BI_BID_Y: case BI_BID_Z: case BI_GDIM_Y: case BI_GDIM_Z: return 16;
-  case BI_WARPSIZE: return 6;
-  default: return BITS_UNKNOWN;
-  }
-}
+/* The bound a builtin's row gives its values (CUDA's limits on threadIdx and friends). */
+static int builtin_bits(const Builtin *b) { return b->bits ? b->bits : BITS_UNKNOWN; }
 
 static int bits_of(const Function *f, const Expr *e, int depth);
 
@@ -91,16 +80,12 @@ static int bits_of(const Function *f, const Expr *e, int depth) {
   case EX_INT: b = e->is_unsigned_literal ? bit_length(e->uval) : bit_length(e->ival < 0 ? 0 - (uint64_t)e->ival : (uint64_t)e->ival); break;
   case EX_BOOL: b = 1; break;
   case EX_CONST: if (e->konst->value->kind == EX_INT) b = bits_of(f, e->konst->value, depth); break;
-  case EX_BUILTIN: b = builtin_bits(e->builtin->id); break;
+  case EX_BUILTIN: b = builtin_bits(e->builtin); break;
   case EX_VAR: b = var_bits(f, e->var, depth); break;
   case EX_ATTR: b = 62; break;   /* an array's size or ndim: no array has 2^62 elements */
   case EX_INDEX: if (e->kids[0]->kind == EX_ATTR) b = 62; break;   /* a.shape[k] */
   case EX_CALL:
-    if (e->kids[0]->kind == EX_BUILTIN) {
-      BuiltinId id = e->kids[0]->builtin->id;
-      if (id == BI_GRID || id == BI_GRIDSIZE) b = 42;   /* blockDim * gridDim + threadIdx */
-      if (id == BI_LEN) b = 62;
-    }
+    if (e->kids[0]->kind == EX_BUILTIN) b = builtin_bits(e->kids[0]->builtin);
     break;
   case EX_CAST: {   /* int to int keeps the value unless it wraps: narrowing (the type's own
                      bound) or a signed value made unsigned (a negative one becomes huge) */

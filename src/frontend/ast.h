@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "frontend/builtins.h"
+#include "builtins/builtins.h"
 #include "typeinfer/types.h"
 #include "util/diag.h"
 

@@ -81,13 +81,8 @@ static const Type *dtype_of(Build *b, TSNode n) {
   }
   Resolved r;
   if (!resolve_dotted(L, n, &r) || !r.builtin) return NULL;
-  switch (r.builtin->id) {
-  case BI_TYPE: return strcmp(r.builtin->scalar, "void") ? type_scalar_by_name(r.builtin->scalar) : NULL;
-  case BI_FLOAT: return &type_float64;
-  case BI_INT: return &type_int64;
-  case BI_BOOL: return &type_bool;
-  default: return NULL;
-  }
+  bool scalar = r.builtin->kind == BK_TYPE || r.builtin->id == BI_CAST;   /* np.float32, float */
+  return scalar && r.builtin->result != &type_void ? r.builtin->result : NULL;
 }
 
 /* NumPy's dtype for a list of Python numbers: bool < int64 < uint64 (no negatives) < float64. */

@@ -101,8 +101,7 @@ static void assign_target(Infer *I, Expr **slot, const Type *t, Loc loc) {
 static void infer_block(Infer *I, Block *b);
 
 static bool is_array_allocation(const Expr *e) {
-  return e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN &&
-         (e->kids[0]->builtin->id == BI_SHARED_ARRAY || e->kids[0]->builtin->id == BI_LOCAL_ARRAY);
+  return e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_ARRAY_ALLOC);
 }
 
 static void infer_assign(Infer *I, Stmt *s) {

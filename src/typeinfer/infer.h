@@ -22,6 +22,8 @@ typedef struct Infer {
 const Type *infer_expr(Infer *I, Expr *e);
 /* In the final pass, wraps *slot in a cast to `to` when its type differs. */
 void coerce(Infer *I, Expr **slot, const Type *to);
+/* Whether builtin call e has lo to hi arguments; else an E-arity error naming the builtin. */
+bool infer_check_arity(Infer *I, Expr *e, int lo, int hi);
 /* Whether a value of type t can be used as a condition. */
 bool check_truthy(Infer *I, Expr *e, const Type *t);
 /* Specializes device function f for argument types; NULL after an error. */
@@ -50,8 +52,6 @@ bool complex_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b);
 const Type *infer_numeric_attr(Infer *I, Expr *e, const Type *t);
 /* A call whose callee is an attribute: x.conjugate(). */
 const Type *infer_method_call(Infer *I, Expr *e);
-/* complex() and the cmath functions. */
-const Type *infer_complex_call(Infer *I, Expr *e, const Type **t);
 /* Whether a value of type `from` may be cast to `to` when either is complex. */
 bool complex_cast_ok(Infer *I, Expr *e, const Type *from, const Type *to);
 
@@ -59,7 +59,6 @@ bool complex_cast_ok(Infer *I, Expr *e, const Type *from, const Type *to);
  * stays one, else the type both operands were converted to (in *a and *b), or NULL. */
 const Type *infer_half_binary(Infer *I, Expr *e, const Type **a, const Type **b);
 const Type *infer_half_unary(Infer *I, Expr *e, const Type *t);
-const Type *infer_fp16_call(Infer *I, Expr *e, const Type **t);
 
 /* Tuples (infer_tuple.c). */
 const Type *infer_tuple_literal(Infer *I, Expr *e);
@@ -74,10 +73,22 @@ void coerce_tuple(Infer *I, Expr **slot, const Type *to);
 const Type *type_as_value(TypeTable *tt, const Type *t);
 
 /* ---- CUDA intrinsics (infer_cuda.c) ---- */
-/* Types a call of a CUDA intrinsic (builtin_is_cuda_intrinsic); t[1..] are its argument types. */
-const Type *infer_cuda_call(Infer *I, Expr *e, const Type **t);
 /* The type of a module-level NumPy array constant: a fixed-shape array in constant memory. */
 const Type *infer_const_array(Infer *I, const Const *k);
+
+/* ---- the builtins' typing hooks (BuiltinInferFn, named in builtins/table.c's rows) ----
+ * Each types a call e of its row's builtin, t[1..] its argument types, after infer_call has
+ * checked keywords and (unless BF_CHECKS_ARITY) the row's argument count. */
+BuiltinInferFn infer_grid_call, infer_fixed_call, infer_shared_array_call, infer_local_array_call;
+BuiltinInferFn infer_math_call, infer_abs_call, infer_minmax_call;
+BuiltinInferFn infer_cast_builtin_call, infer_round_call, infer_len_call, infer_print_call;
+BuiltinInferFn infer_loop_only_call;
+BuiltinInferFn infer_complex_ctor_call, infer_cmath_call, infer_cmath_phase_call;   /* infer_complex.c */
+BuiltinInferFn infer_cmath_polar_call, infer_cmath_rect_call;
+BuiltinInferFn infer_fp16_call;                                                      /* infer_half.c */
+BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */
+BuiltinInferFn infer_shfl_call, infer_vote_call, infer_match_call, infer_bitcount_call;
+BuiltinInferFn infer_brev_call, infer_float_op_call, infer_selp_call, infer_const_array_like_call;
 
 /* Errors are reported only in the final pass; earlier passes see partial types. */
 #define TERR(I, loc, code, ...) \

@@ -74,7 +74,7 @@ const Type *infer_method_call(Infer *I, Expr *e) {
 }
 
 /* complex(re), complex(re, im): complex128 from real numbers (or a complex first argument). */
-static const Type *infer_complex_ctor(Infer *I, Expr *e, const Type **t) {
+const Type *infer_complex_ctor_call(Infer *I, Expr *e, const Type **t) {
   int n = e->nkids - 1;
   if (n < 1 || n > 2) {
     TERR(I, e->loc, "E-arity", "complex() takes 1 or 2 arguments, got %d", n);
@@ -91,44 +91,60 @@ static const Type *infer_complex_ctor(Infer *I, Expr *e, const Type **t) {
   return &type_complex128;
 }
 
-static const Type *infer_cmath(Infer *I, Expr *e, const Type **t) {
+/* The arguments of a cmath function: as many as its row takes (its own message), numbers. */
+static bool cmath_args(Infer *I, Expr *e, const Type **t) {
   const Builtin *b = e->builtin;
-  const char *name = builtin_display_name(b);
-  int lo = 1, hi = b->id == BI_CMATH_LOG ? 2 : b->id == BI_CMATH_RECT ? 2 : 1;
-  if (b->id == BI_CMATH_RECT) lo = 2;
-  int n = e->nkids - 1;
+  int lo = b->min_args, hi = b->max_args, n = e->nkids - 1;
   if (n < lo || n > hi) {
-    TERR(I, e->loc, "E-arity", "%s() takes %d%s argument%s, got %d", name, lo, hi > lo ? " or 2" : "",
-         hi > 1 ? "s" : "", n);
-    return NULL;
+    TERR(I, e->loc, "E-arity", "%s() takes %d%s argument%s, got %d", builtin_display_name(b), lo,
+         hi > lo ? " or 2" : "", hi > 1 ? "s" : "", n);
+    return false;
   }
   for (int i = 1; i <= n; i++)
-    if (!require_numeric(I, e->kids[i], t[i])) return NULL;
-  if (b->id == BI_CMATH_RECT) {
-    for (int i = 1; i <= 2; i++)
-      if (t[i]->kind == TY_COMPLEX) {
-        TERR(I, e->kids[i]->loc, "E-operand", "cmath.rect() takes real numbers, not %s", t[i]->name);
-        return NULL;
-      }
-    const Type *f = t[1] == &type_float32 && t[2] == &type_float32 ? &type_float32 : &type_float64;
-    coerce(I, &e->kids[1], f);
-    coerce(I, &e->kids[2], f);
-    return type_complex_of(f);
-  }
+    if (!require_numeric(I, e->kids[i], t[i])) return false;
+  return true;
+}
+
+/* The complex type a cmath function computes in; its arguments are converted to it. */
+static const Type *cmath_convert(Infer *I, Expr *e, const Type **t) {
+  int n = e->nkids - 1;
   const Type *ct = cmath_arg_type(t[1]);
   if (n == 2) ct = type_promote(ct, cmath_arg_type(t[2]));
   for (int i = 1; i <= n; i++) coerce(I, &e->kids[i], ct);
-  switch (b->id) {
-  case BI_CMATH_PRED: return &type_bool;
-  case BI_CMATH_TO_REAL: return type_complex_part(ct);
-  case BI_CMATH_POLAR: return type_uniform_tuple(I->tt, type_complex_part(ct), 2);
-  default: return ct;
-  }
+  return ct;
 }
 
-const Type *infer_complex_call(Infer *I, Expr *e, const Type **t) {
-  if (e->builtin->id == BI_COMPLEX) return infer_complex_ctor(I, e, t);
-  return infer_cmath(I, e, t);
+/* cmath.sqrt(z), cmath.log(z[, base]), cmath.isnan(z) ...: the row's result type or complex. */
+const Type *infer_cmath_call(Infer *I, Expr *e, const Type **t) {
+  if (!cmath_args(I, e, t)) return NULL;
+  const Type *ct = cmath_convert(I, e, t);
+  return e->builtin->result ? e->builtin->result : ct;
+}
+
+/* cmath.phase(z): the float type of z's complex type. */
+const Type *infer_cmath_phase_call(Infer *I, Expr *e, const Type **t) {
+  if (!cmath_args(I, e, t)) return NULL;
+  return type_complex_part(cmath_convert(I, e, t));
+}
+
+/* cmath.polar(z): (abs(z), phase(z)) in that float type. */
+const Type *infer_cmath_polar_call(Infer *I, Expr *e, const Type **t) {
+  if (!cmath_args(I, e, t)) return NULL;
+  return type_uniform_tuple(I->tt, type_complex_part(cmath_convert(I, e, t)), 2);
+}
+
+/* cmath.rect(r, phi): real numbers to the complex type of their float type. */
+const Type *infer_cmath_rect_call(Infer *I, Expr *e, const Type **t) {
+  if (!cmath_args(I, e, t)) return NULL;
+  for (int i = 1; i <= 2; i++)
+    if (t[i]->kind == TY_COMPLEX) {
+      TERR(I, e->kids[i]->loc, "E-operand", "cmath.rect() takes real numbers, not %s", t[i]->name);
+      return NULL;
+    }
+  const Type *f = t[1] == &type_float32 && t[2] == &type_float32 ? &type_float32 : &type_float64;
+  coerce(I, &e->kids[1], f);
+  coerce(I, &e->kids[2], f);
+  return type_complex_of(f);
 }
 
 /* A conversion to or from a complex type, as np.complex64(x), abs() and bool() see it: real

@@ -13,16 +13,6 @@
 
 static const char *name_of(const Expr *e) { return builtin_display_name(e->builtin); }
 
-static bool arity(Infer *I, Expr *e, int lo, int hi) {
-  int n = e->nkids - 1;
-  if (n >= lo && n <= hi) return true;
-  if (lo == hi)
-    TERR(I, e->loc, "E-arity", "%s() takes %d argument%s, got %d", name_of(e), lo, lo == 1 ? "" : "s", n);
-  else
-    TERR(I, e->loc, "E-arity", "%s() takes %d to %d arguments, got %d", name_of(e), lo, hi, n);
-  return false;
-}
-
 static bool is_int_or_bool(const Type *t) { return t->kind == TY_INT || t->kind == TY_BOOL; }
 
 /* Argument k must be an integer or bool; it is converted to `to`. */
@@ -56,43 +46,34 @@ static bool mask_arg(Infer *I, Expr *e, int k, const Type *t) {
   return true;
 }
 
-/* Warp operations and barriers need the simulator's fibers (P2cKernelInfo.uses_barrier). */
-static void needs_rendezvous(Infer *I) { I->fn->uses_barrier = true; }
-
 /* ---- atomics ---- */
 
-static bool atomic_dtype_ok(BuiltinId id, const Type *d) {
+static bool atomic_dtype_ok(AtomicClass cls, const Type *d) {
   bool i32_64 = d == &type_int32 || d == &type_uint32 || d == &type_int64 || d == &type_uint64;
-  switch (id) {
-  case BI_ATOMIC_INC:
-  case BI_ATOMIC_DEC: return d == &type_uint32 || d == &type_uint64;
-  case BI_ATOMIC_AND:
-  case BI_ATOMIC_OR:
-  case BI_ATOMIC_XOR:
-  case BI_ATOMIC_EXCH:
-  case BI_ATOMIC_CAS:
-  case BI_ATOMIC_COMPARE_AND_SWAP: return i32_64;
-  default: return i32_64 || d == &type_float32 || d == &type_float64;
+  switch (cls) {
+  case AC_INCDEC: return d == &type_uint32 || d == &type_uint64;
+  case AC_BITWISE: return i32_64;
+  case AC_ARITH:
+  case AC_SUB:
+  case AC_MINMAX: return i32_64 || d == &type_float32 || d == &type_float64;
   }
+  return false;
 }
 
-static const char *atomic_dtypes(BuiltinId id) {
-  switch (id) {
-  case BI_ATOMIC_INC:
-  case BI_ATOMIC_DEC: return "uint32 and uint64";
-  case BI_ATOMIC_AND:
-  case BI_ATOMIC_OR:
-  case BI_ATOMIC_XOR:
-  case BI_ATOMIC_EXCH:
-  case BI_ATOMIC_CAS:
-  case BI_ATOMIC_COMPARE_AND_SWAP: return "int32, uint32, int64 and uint64";
-  default: return "int32, uint32, int64, uint64, float32 and float64";
+static const char *atomic_dtypes(AtomicClass cls) {
+  switch (cls) {
+  case AC_INCDEC: return "uint32 and uint64";
+  case AC_BITWISE: return "int32, uint32, int64 and uint64";
+  case AC_ARITH:
+  case AC_SUB:
+  case AC_MINMAX: return "int32, uint32, int64, uint64, float32 and float64";
   }
+  return "";
 }
 
 /* The array an atomic works on: global or shared memory, a dtype the operation supports. */
 static bool check_atomic_array(Infer *I, Expr *e, const Type *at) {
-  BuiltinId id = e->builtin->id;
+  AtomicClass cls = e->builtin->atomic;
   Expr *arr = e->kids[1];
   if (at->kind != TY_ARRAY) {
     TERR(I, arr->loc, "E-atomic", "%s() needs an array as its first argument, not %s", name_of(e), at->name);
@@ -103,12 +84,12 @@ static bool check_atomic_array(Infer *I, Expr *e, const Type *at) {
          name_of(e), at->space == MEM_LOCAL ? "local" : "constant");
     return false;
   }
-  if (!atomic_dtype_ok(id, at->dtype)) {
-    TERR(I, arr->loc, "E-atomic", "%s() supports arrays of %s, not %s", name_of(e), atomic_dtypes(id),
+  if (!atomic_dtype_ok(cls, at->dtype)) {
+    TERR(I, arr->loc, "E-atomic", "%s() supports arrays of %s, not %s", name_of(e), atomic_dtypes(cls),
          at->name);
     return false;
   }
-  if (id == BI_ATOMIC_COMPARE_AND_SWAP && at->ndim != 1) {
+  if (e->builtin->id == BI_ATOMIC_COMPARE_AND_SWAP && at->ndim != 1) {
     TERR(I, arr->loc, "E-atomic", "cuda.atomic.compare_and_swap() works on the first element of a 1-D "
          "array; use cuda.atomic.cas(array, index, old, value) for %s", at->name);
     return false;
@@ -164,8 +145,7 @@ static int atomic_indices(Infer *I, Expr *e, Expr *ix, const Type *it, int ndim,
  * the atomic takes: kids become callee, element, value (cas: callee, element, old, value).
  * e->ival marks the call as rewritten, since typing runs over the body several times. */
 static bool rewrite_atomic_target(Infer *I, Expr *e, const Type **t) {
-  BuiltinId id = e->builtin->id;
-  bool cas0 = id == BI_ATOMIC_COMPARE_AND_SWAP;
+  bool cas0 = e->builtin->id == BI_ATOMIC_COMPARE_AND_SWAP;
   Expr *arr = e->kids[1];
   Expr *ix[P2C_MAX_NDIM];
   int n = cas0 ? (ix[0] = int_literal(I, 0, arr->loc), 1) : atomic_indices(I, e, e->kids[2], t[2], t[1]->ndim, ix);
@@ -184,11 +164,11 @@ static bool rewrite_atomic_target(Infer *I, Expr *e, const Type **t) {
   return true;
 }
 
-static const Type *infer_atomic(Infer *I, Expr *e, const Type **t) {
-  BuiltinId id = e->builtin->id;
-  int nargs = id == BI_ATOMIC_CAS ? 4 : 3;
+/* cuda.atomic.add(a, i, v) and the other atomics: the element's dtype. */
+const Type *infer_atomic_call(Infer *I, Expr *e, const Type **t) {
+  int nargs = e->builtin->min_args;
   if (e->ival != 1) {
-    if (!arity(I, e, nargs, nargs) || !check_atomic_array(I, e, t[1])) return NULL;
+    if (!infer_check_arity(I, e, nargs, nargs) || !check_atomic_array(I, e, t[1])) return NULL;
     if (!rewrite_atomic_target(I, e, t)) return NULL;
   }
   const Type *dtype = e->kids[1]->ty;
@@ -206,15 +186,14 @@ static const Type *infer_atomic(Infer *I, Expr *e, const Type **t) {
 
 /* ---- barriers, fences, warp operations ---- */
 
-static const Type *infer_sync_predicate(Infer *I, Expr *e, const Type **t) {
-  needs_rendezvous(I);
-  if (!arity(I, e, 1, 1) || !int_arg(I, e, 1, t[1], "or bool predicate", &type_int32)) return NULL;
+/* cuda.syncthreads_count(p), _and, _or */
+const Type *infer_sync_predicate_call(Infer *I, Expr *e, const Type **t) {
+  if (!int_arg(I, e, 1, t[1], "or bool predicate", &type_int32)) return NULL;
   return &type_int32;
 }
 
-static const Type *infer_syncwarp(Infer *I, Expr *e, const Type **t) {
-  needs_rendezvous(I);
-  if (!arity(I, e, 0, 1)) return NULL;
+/* cuda.syncwarp([mask]) */
+const Type *infer_syncwarp_call(Infer *I, Expr *e, const Type **t) {
   if (e->nkids == 2 && !mask_arg(I, e, 1, t[1])) return NULL;
   return &type_void;
 }
@@ -225,25 +204,23 @@ static bool is_shfl_type(const Type *v) {
 
 /* shfl_sync(mask, value, lane), shfl_up/down_sync(mask, value, delta), shfl_xor_sync(mask,
  * value, lane_mask): numba-cuda shuffles int32, int64, float32 and float64 only. */
-static const Type *infer_shfl(Infer *I, Expr *e, const Type **t) {
-  needs_rendezvous(I);
-  if (!arity(I, e, 3, 3) || !mask_arg(I, e, 1, t[1])) return NULL;
+const Type *infer_shfl_call(Infer *I, Expr *e, const Type **t) {
+  if (!mask_arg(I, e, 1, t[1])) return NULL;
   if (!is_shfl_type(t[2])) {
     TERR(I, e->kids[2]->loc, "E-operand",
          "%s() shuffles int32, int64, float32 and float64 values, not %s (convert it first, e.g. "
          "np.int64(x))", name_of(e), t[2]->name);
     return NULL;
   }
-  const char *what = e->builtin->id == BI_SHFL_SYNC ? "source lane" : e->builtin->id == BI_SHFL_XOR_SYNC ? "lane mask" : "lane delta";
-  if (!int_arg(I, e, 3, t[3], what, &type_int32)) return NULL;
+  if (!int_arg(I, e, 3, t[3], e->builtin->arg_name, &type_int32)) return NULL;
   return t[2];
 }
 
-static const Type *infer_vote(Infer *I, Expr *e, const Type **t) {
-  needs_rendezvous(I);
-  if (!arity(I, e, 2, 2) || !mask_arg(I, e, 1, t[1])) return NULL;
+/* all_sync, any_sync, eq_sync (bool), ballot_sync (int32): (mask, predicate) */
+const Type *infer_vote_call(Infer *I, Expr *e, const Type **t) {
+  if (!mask_arg(I, e, 1, t[1])) return NULL;
   if (!number_arg(I, e, 2, t[2], "predicate", &type_bool)) return NULL;
-  return e->builtin->id == BI_BALLOT_SYNC ? &type_int32 : &type_bool;
+  return e->builtin->result;
 }
 
 /* The type Numba's match_*_sync overloads (int32, int64, float32, float64) convert a value to:
@@ -254,36 +231,34 @@ static const Type *match_value_type(const Type *v) {
   return v == &type_uint64 ? &type_float64 : &type_int64;
 }
 
-static const Type *infer_match(Infer *I, Expr *e, const Type **t) {
-  needs_rendezvous(I);
-  if (!arity(I, e, 2, 2) || !mask_arg(I, e, 1, t[1])) return NULL;
+/* match_any_sync (int32), match_all_sync ((int32, bool)): (mask, value) */
+const Type *infer_match_call(Infer *I, Expr *e, const Type **t) {
+  if (!mask_arg(I, e, 1, t[1])) return NULL;
   if (!number_arg(I, e, 2, t[2], "value", type_is_number(t[2]) ? match_value_type(t[2]) : NULL)) return NULL;
-  if (e->builtin->id == BI_MATCH_ANY_SYNC) return &type_int32;
+  if (e->builtin->result) return e->builtin->result;
   const Type *elems[2] = {&type_int32, &type_bool};
   return type_tuple(I->tt, elems, 2);
 }
 
 /* ---- bit and arithmetic intrinsics ---- */
 
-/* popc, clz: the argument's integer type (bool counts as int8, as Numba picks). */
-static const Type *infer_bitcount(Infer *I, Expr *e, const Type **t) {
-  if (!arity(I, e, 1, 1)) return NULL;
+/* popc, clz: the argument's integer type (bool counts as int8, as Numba picks); ffs: uint32. */
+const Type *infer_bitcount_call(Infer *I, Expr *e, const Type **t) {
   const Type *to = t[1]->kind == TY_BOOL ? &type_int8 : t[1];
   if (!int_arg(I, e, 1, t[1], "argument", to)) return NULL;
-  return e->builtin->id == BI_FFS ? &type_uint32 : to;
+  return e->builtin->result ? e->builtin->result : to;
 }
 
 /* brev: uint64 stays uint64; any other integer is reversed as a uint32 (Numba's first match). */
-static const Type *infer_brev(Infer *I, Expr *e, const Type **t) {
-  if (!arity(I, e, 1, 1)) return NULL;
+const Type *infer_brev_call(Infer *I, Expr *e, const Type **t) {
   const Type *to = t[1] == &type_uint64 ? &type_uint64 : &type_uint32;
   return int_arg(I, e, 1, t[1], "argument", to) ? to : NULL;
 }
 
 /* fma, cbrt: float32 when every argument converts to float32 without loss (float32, bool,
  * 8- and 16-bit integers), else float64: Numba's choice between its two overloads. */
-static const Type *infer_float_op(Infer *I, Expr *e, const Type **t, int n) {
-  if (!arity(I, e, n, n)) return NULL;
+const Type *infer_float_op_call(Infer *I, Expr *e, const Type **t) {
+  int n = e->builtin->min_args;
   const Type *ft = &type_float32;
   for (int k = 1; k <= n; k++) {
     if (!type_is_number(t[k])) return number_arg(I, e, k, t[k], "argument", NULL), NULL;
@@ -295,8 +270,8 @@ static const Type *infer_float_op(Infer *I, Expr *e, const Type **t, int n) {
 }
 
 /* selp(test, a, b): a and b of one type among those PTX's selp takes. */
-static const Type *infer_selp(Infer *I, Expr *e, const Type **t) {
-  if (!arity(I, e, 3, 3) || !number_arg(I, e, 1, t[1], "test", &type_bool)) return NULL;
+const Type *infer_selp_call(Infer *I, Expr *e, const Type **t) {
+  if (!number_arg(I, e, 1, t[1], "test", &type_bool)) return NULL;
   const Type *a = t[2];
   bool ok = a == t[3] && (a->kind == TY_FLOAT || (a->kind == TY_INT && a->bits >= 16));
   if (!ok) {
@@ -314,8 +289,8 @@ const Type *infer_const_array(Infer *I, const Const *k) {
   return type_array(I->tt, a->dtype, a->ndim, 'C', MEM_CONST, a->shape);
 }
 
-static const Type *infer_const_array_like(Infer *I, Expr *e, const Type **t) {
-  if (!arity(I, e, 1, 1)) return NULL;
+/* cuda.const.array_like(A): A itself, a module-level array in constant memory. */
+const Type *infer_const_array_like_call(Infer *I, Expr *e, const Type **t) {
   if (e->kids[1]->kind != EX_CONST || !e->kids[1]->konst->array) {
     TERR(I, e->kids[1]->loc, "E-const-array",
          "cuda.const.array_like() needs a module-level NumPy array built from constants (np.array, "
@@ -323,43 +298,4 @@ static const Type *infer_const_array_like(Infer *I, Expr *e, const Type **t) {
     return NULL;
   }
   return t[1];
-}
-
-const Type *infer_cuda_call(Infer *I, Expr *e, const Type **t) {
-  BuiltinId id = e->builtin->id;
-  if (id >= BI_ATOMIC_ADD && id <= BI_ATOMIC_COMPARE_AND_SWAP) return infer_atomic(I, e, t);
-  switch (id) {
-  case BI_SYNCTHREADS_COUNT:
-  case BI_SYNCTHREADS_AND:
-  case BI_SYNCTHREADS_OR: return infer_sync_predicate(I, e, t);
-  case BI_THREADFENCE:
-  case BI_THREADFENCE_BLOCK:
-  case BI_THREADFENCE_SYSTEM: return arity(I, e, 0, 0) ? &type_void : NULL;
-  case BI_SYNCWARP: return infer_syncwarp(I, e, t);
-  case BI_SHFL_SYNC:
-  case BI_SHFL_UP_SYNC:
-  case BI_SHFL_DOWN_SYNC:
-  case BI_SHFL_XOR_SYNC: return infer_shfl(I, e, t);
-  case BI_ALL_SYNC:
-  case BI_ANY_SYNC:
-  case BI_EQ_SYNC:
-  case BI_BALLOT_SYNC: return infer_vote(I, e, t);
-  case BI_MATCH_ANY_SYNC:
-  case BI_MATCH_ALL_SYNC: return infer_match(I, e, t);
-  case BI_ACTIVEMASK:
-    needs_rendezvous(I);
-    return arity(I, e, 0, 0) ? &type_uint32 : NULL;
-  case BI_LANEMASK_LT: return arity(I, e, 0, 0) ? &type_uint32 : NULL;
-  case BI_POPC:
-  case BI_CLZ:
-  case BI_FFS: return infer_bitcount(I, e, t);
-  case BI_BREV: return infer_brev(I, e, t);
-  case BI_FMA: return infer_float_op(I, e, t, 3);
-  case BI_CBRT: return infer_float_op(I, e, t, 1);
-  case BI_SELP: return infer_selp(I, e, t);
-  case BI_CONST_ARRAY_LIKE: return infer_const_array_like(I, e, t);
-  default:
-    TERR(I, e->loc, "E-not-callable", "'%s' cannot be called", name_of(e));
-    return NULL;
-  }
 }

@@ -57,11 +57,8 @@ static const Type *infer_var(Infer *I, Expr *e) {
 
 static const Type *infer_builtin_value(Infer *I, Expr *e) {
   const Builtin *b = e->builtin;
-  if (b->id >= BI_TID_X && b->id <= BI_WARPSIZE) return &type_int32;
-  if (b->id == BI_MATH_CONST) return &type_float64;
-  if (b->id == BI_LANEID) return &type_int32;
-  if (b->kind == BK_TYPE && strcmp(b->scalar, "void") != 0)
-    return type_dtype(I->tt, type_scalar_by_name(b->scalar));
+  if (b->kind == BK_VALUE) return b->result;
+  if (b->kind == BK_TYPE && b->result != &type_void) return type_dtype(I->tt, b->result);
   TERR(I, e->loc, "E-not-value", "'%s' cannot be used as a value", builtin_display_name(b));
   return NULL;
 }
@@ -219,7 +216,8 @@ static const Type *infer_attr(Infer *I, Expr *e) {
 
 /* ---- calls ---- */
 
-static bool check_arity(Infer *I, Expr *e, const char *name, int lo, int hi) {
+bool infer_check_arity(Infer *I, Expr *e, int lo, int hi) {
+  const char *name = builtin_display_name(e->builtin);
   int n = e->nkids - 1;
   if (n >= lo && n <= hi) return true;
   if (lo == hi) TERR(I, e->loc, "E-arity", "%s() takes %d argument%s, got %d", name, lo, lo == 1 ? "" : "s", n);
@@ -257,9 +255,11 @@ static bool const_int(const Expr *e, int64_t *out) {
 
 bool infer_const_int(const Expr *e, int64_t *out) { return const_int(e, out); }
 
-static const Type *infer_grid(Infer *I, Expr *e, const char *name) {
+/* cuda.grid(n), cuda.gridsize(n) */
+const Type *infer_grid_call(Infer *I, Expr *e, const Type **t) {
+  const char *name = builtin_display_name(e->builtin);
   int64_t n;
-  if (!check_arity(I, e, name, 1, 1)) return NULL;
+  (void)t;
   if (!const_int(e->kids[1], &n) || n < 1 || n > 3) {
     TERR(I, e->kids[1]->loc, "E-grid", "%s() takes a constant 1, 2 or 3", name);
     return NULL;
@@ -285,8 +285,8 @@ static int const_shape(Infer *I, const Expr *e, int64_t *dims) {
 }
 
 static const Type *array_dtype_arg(Infer *I, Expr *e, const Expr *d) {
-  if (d && d->kind == EX_BUILTIN && d->builtin->kind == BK_TYPE && strcmp(d->builtin->scalar, "void"))
-    return type_scalar_by_name(d->builtin->scalar);
+  if (d && d->kind == EX_BUILTIN && d->builtin->kind == BK_TYPE && d->builtin->result != &type_void)
+    return d->builtin->result;
   if (d && d->kind == EX_STR) {
     const Type *t = type_scalar_by_name(d->str);
     if (t) return t;
@@ -323,6 +323,18 @@ static const Type *infer_array_alloc(Infer *I, Expr *e, MemSpace space) {
   return type_array(I->tt, dtype, nd, 'C', space, dims);
 }
 
+/* cuda.shared.array(shape, dtype) */
+const Type *infer_shared_array_call(Infer *I, Expr *e, const Type **t) {
+  (void)t;
+  return infer_array_alloc(I, e, MEM_SHARED);
+}
+
+/* cuda.local.array(shape, dtype) */
+const Type *infer_local_array_call(Infer *I, Expr *e, const Type **t) {
+  (void)t;
+  return infer_array_alloc(I, e, MEM_LOCAL);
+}
+
 /* The float type a math function computes in for argument types: float32 only if all are. */
 static const Type *math_float(const Type **t, int n) {
   for (int i = 0; i < n; i++)
@@ -330,32 +342,37 @@ static const Type *math_float(const Type **t, int n) {
   return &type_float32;
 }
 
-static const Type *infer_math(Infer *I, Expr *e, const Type **t) {
-  const Builtin *b = e->builtin;
-  int n = b->id == BI_MATH_BINARY ? 2 : 1;
-  if (!check_arity(I, e, builtin_display_name(b), n, n) || !no_keywords(I, e, builtin_display_name(b)))
-    return NULL;
-  for (int i = 0; i < n; i++) {
-    if (type_is_complex(t[i + 1])) {
-      TERR(I, e->kids[i + 1]->loc, "E-operand", "%s() takes real numbers, not %s (cmath has the "
-           "complex functions)", builtin_display_name(b), t[i + 1]->name);
-      return NULL;
-    }
-    if (type_is_half(t[i + 1])) {
-      TERR(I, e->kids[i + 1]->loc, "E-operand", "%s() of float16 is not supported (convert with "
-           "float(x) first)", builtin_display_name(b));
-      return NULL;
-    }
-    if (!require_numbers(I, e->kids[i + 1], t[i + 1], NULL)) return NULL;
+/* Argument k of a math function: a real number (not complex, not float16). */
+static bool real_arg(Infer *I, Expr *e, int k, const Type *t) {
+  const char *name = builtin_display_name(e->builtin);
+  if (type_is_complex(t)) {
+    TERR(I, e->kids[k]->loc, "E-operand", "%s() takes real numbers, not %s (cmath has the "
+         "complex functions)", name, t->name);
+    return false;
   }
-  if (b->id == BI_MATH_PRED && t[1]->kind != TY_FLOAT) return &type_bool;
-  const Type *ft = math_float(t + 1, n);
-  for (int i = 0; i < n; i++) coerce(I, &e->kids[i + 1], ft);
-  if (b->id == BI_MATH_PRED) return &type_bool;
-  return b->id == BI_MATH_TO_INT ? &type_int64 : ft;
+  if (type_is_half(t)) {
+    TERR(I, e->kids[k]->loc, "E-operand", "%s() of float16 is not supported (convert with "
+         "float(x) first)", name);
+    return false;
+  }
+  return require_numbers(I, e->kids[k], t, NULL);
 }
 
-static const Type *infer_minmax(Infer *I, Expr *e, const Type **t) {
+/* math.sqrt(x), math.atan2(y, x), math.floor(x), math.isnan(x) ...: the row's result type
+ * (bool, int64) or the float type of the arguments. */
+const Type *infer_math_call(Infer *I, Expr *e, const Type **t) {
+  const Builtin *b = e->builtin;
+  int n = b->min_args;
+  for (int i = 1; i <= n; i++)
+    if (!real_arg(I, e, i, t[i])) return NULL;
+  if (b->result == &type_bool && t[1]->kind != TY_FLOAT) return &type_bool;
+  const Type *ft = math_float(t + 1, n);
+  for (int i = 0; i < n; i++) coerce(I, &e->kids[i + 1], ft);
+  return b->result ? b->result : ft;
+}
+
+/* min(a, b, ...), max(a, b, ...) */
+const Type *infer_minmax_call(Infer *I, Expr *e, const Type **t) {
   const char *name = builtin_display_name(e->builtin);
   if (e->nkids < 3) {
     TERR(I, e->loc, "E-arity", "%s() of a single iterable is not supported; give two or more values", name);
@@ -370,8 +387,9 @@ static const Type *infer_minmax(Infer *I, Expr *e, const Type **t) {
   return u;
 }
 
-static const Type *infer_round(Infer *I, Expr *e, const Type **t) {
-  if (!check_arity(I, e, "round", 1, 2) || !require_numbers(I, e->kids[1], t[1], NULL)) return NULL;
+/* round(x), round(x, ndigits) */
+const Type *infer_round_call(Infer *I, Expr *e, const Type **t) {
+  if (!require_numbers(I, e->kids[1], t[1], NULL)) return NULL;
   if (e->nkids == 3) {
     if (t[2]->kind != TY_INT) {
       TERR(I, e->kids[2]->loc, "E-operand", "round() ndigits must be an integer");
@@ -383,14 +401,15 @@ static const Type *infer_round(Infer *I, Expr *e, const Type **t) {
   return &type_int64;
 }
 
-static const Type *infer_len(Infer *I, Expr *e, const Type **t) {
-  if (!check_arity(I, e, "len", 1, 1)) return NULL;
+/* len(a) */
+const Type *infer_len_call(Infer *I, Expr *e, const Type **t) {
   if (t[1]->kind == TY_ARRAY || t[1]->kind == TY_TUPLE) return &type_int64;
   TERR(I, e->loc, "E-operand", "len() of %s", t[1]->name);
   return NULL;
 }
 
-static const Type *infer_print(Infer *I, Expr *e, const Type **t) {
+/* print(...) */
+const Type *infer_print_call(Infer *I, Expr *e, const Type **t) {
   for (int i = 1; i < e->nkids; i++)
     if (t[i]->kind != TY_STR && !type_is_number(t[i]) && !type_is_half(t[i])) {
       TERR(I, e->kids[i]->loc, "E-print", "print() of %s is not supported (strings and numbers only)",
@@ -401,10 +420,8 @@ static const Type *infer_print(Infer *I, Expr *e, const Type **t) {
   return &type_void;
 }
 
-/* A scalar cast: int(x), float(x), bool(x), np.float32(x), abs(x). */
-static const Type *infer_cast_call(Infer *I, Expr *e, const Type **t, const Type *to) {
-  const char *name = builtin_display_name(e->builtin);
-  if (!check_arity(I, e, name, 1, 1)) return NULL;
+/* A scalar cast to `to` of the call's one argument: int(x), np.float32(x), abs(x). */
+static const Type *cast_to(Infer *I, Expr *e, const Type **t, const Type *to) {
   if (type_is_complex(t[1]) || type_is_complex(to)) return complex_cast_ok(I, e->kids[1], t[1], to) ? to : NULL;
   if (type_is_half(t[1]) && (type_is_number(to) || type_is_half(to))) return to;
   if (type_is_half(to) && type_is_number(t[1])) return to;
@@ -412,55 +429,44 @@ static const Type *infer_cast_call(Infer *I, Expr *e, const Type **t, const Type
   return to;
 }
 
+/* int(x), float(x), bool(x), np.float32(x): a cast to the row's type. */
+const Type *infer_cast_builtin_call(Infer *I, Expr *e, const Type **t) {
+  return cast_to(I, e, t, e->builtin->result);
+}
+
+/* abs(x): x's own type (bool gives int64, complex its part type). */
+const Type *infer_abs_call(Infer *I, Expr *e, const Type **t) {
+  if (type_is_complex(t[1])) return type_complex_part(t[1]);
+  const Type *r = cast_to(I, e, t, t[1]);
+  return r && r->kind == TY_BOOL ? &type_int64 : r;
+}
+
+/* Calls typed by their row alone: cuda.syncthreads(), cuda.threadfence(), cuda.activemask(). */
+const Type *infer_fixed_call(Infer *I, Expr *e, const Type **t) {
+  (void)I, (void)t;
+  return e->builtin->result;
+}
+
+/* range(), enumerate(), zip() anywhere but as a for loop's iterable (infer_iter.c). */
+const Type *infer_loop_only_call(Infer *I, Expr *e, const Type **t) {
+  (void)t;
+  TERR(I, e->loc, "E-range", "%s() is only supported as the iterable of a for loop",
+       builtin_display_name(e->builtin));
+  return NULL;
+}
+
+/* A call of a builtin: its row's hook, after the checks every row asks for. */
 static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
   const Builtin *b = e->builtin;
-  switch (b->id) {
-  case BI_GRID: return infer_grid(I, e, "cuda.grid");
-  case BI_GRIDSIZE: return infer_grid(I, e, "cuda.gridsize");
-  case BI_SYNCTHREADS:
-    I->fn->uses_barrier = true;
-    return check_arity(I, e, "cuda.syncthreads", 0, 0) ? &type_void : NULL;
-  case BI_SHARED_ARRAY: return infer_array_alloc(I, e, MEM_SHARED);
-  case BI_LOCAL_ARRAY: return infer_array_alloc(I, e, MEM_LOCAL);
-  case BI_MATH_UNARY:
-  case BI_MATH_BINARY:
-  case BI_MATH_TO_INT:
-  case BI_MATH_PRED: return infer_math(I, e, t);
-  case BI_ABS: {
-    if (e->nkids == 2 && type_is_complex(t[1])) return type_complex_part(t[1]);
-    const Type *r = infer_cast_call(I, e, t, t[1]);
-    return r && r->kind == TY_BOOL ? &type_int64 : r;
-  }
-  case BI_MIN:
-  case BI_MAX: return infer_minmax(I, e, t);
-  case BI_INT: return infer_cast_call(I, e, t, &type_int64);
-  case BI_FLOAT: return infer_cast_call(I, e, t, &type_float64);
-  case BI_BOOL: return infer_cast_call(I, e, t, &type_bool);
-  case BI_TYPE: return infer_cast_call(I, e, t, type_scalar_by_name(b->scalar));
-  case BI_ROUND: return infer_round(I, e, t);
-  case BI_LEN: return infer_len(I, e, t);
-  case BI_PRINT: return infer_print(I, e, t);
-  case BI_COMPLEX:
-  case BI_CMATH_UNARY:
-  case BI_CMATH_LOG:
-  case BI_CMATH_TO_REAL:
-  case BI_CMATH_POLAR:
-  case BI_CMATH_RECT:
-  case BI_CMATH_PRED: return infer_complex_call(I, e, t);
-  case BI_FP16_UNARY:
-  case BI_FP16_BINARY:
-  case BI_FP16_FMA:
-  case BI_FP16_CMP: return infer_fp16_call(I, e, t);
-  case BI_RANGE:
-  case BI_ENUMERATE:
-  case BI_ZIP:
-    TERR(I, e->loc, "E-range", "%s() is only supported as the iterable of a for loop", b->path + 9);
-    return NULL;
-  default:
-    if (builtin_is_cuda_intrinsic(b->id)) return infer_cuda_call(I, e, t);
+  if (!b->infer) {
     TERR(I, e->loc, "E-not-callable", "'%s' cannot be called", builtin_display_name(b));
     return NULL;
   }
+  /* barriers and warp operations need the simulator's fibers (P2cKernelInfo.uses_barrier) */
+  if (b->facts & (BF_BARRIER | BF_COLLECTIVE)) I->fn->uses_barrier = true;
+  if (!(b->facts & BF_CHECKS_ARITY) && !infer_check_arity(I, e, b->min_args, b->max_args))
+    return NULL;
+  return b->infer(I, e, t);
 }
 
 static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
@@ -513,8 +519,8 @@ static const Type *infer_call(Infer *I, Expr *e) {
     TERR(I, e->loc, "E-not-callable", "'%s' cannot be called", builtin_display_name(callee->builtin));
     return NULL;
   }
-  if (e->nkeywords && callee->builtin->id != BI_SHARED_ARRAY && callee->builtin->id != BI_LOCAL_ARRAY &&
-      callee->builtin->id != BI_PRINT && !no_keywords(I, e, builtin_display_name(callee->builtin)))
+  if (e->nkeywords && !(callee->builtin->facts & BF_KEYWORDS) &&
+      !no_keywords(I, e, builtin_display_name(callee->builtin)))
     return NULL;
   return infer_builtin_call(I, e, t);
 }

@@ -39,17 +39,12 @@ const Type *infer_half_unary(Infer *I, Expr *e, const Type *t) {
 /* cuda.fp16.hadd(a, b) and the other intrinsics. */
 const Type *infer_fp16_call(Infer *I, Expr *e, const Type **t) {
   const Builtin *b = e->builtin;
-  int n = b->id == BI_FP16_UNARY ? 1 : b->id == BI_FP16_FMA ? 3 : 2;
-  if (e->nkids - 1 != n) {
-    TERR(I, e->loc, "E-arity", "%s() takes %d argument%s, got %d", builtin_display_name(b), n,
-         n == 1 ? "" : "s", e->nkids - 1);
-    return NULL;
-  }
+  int n = b->min_args;
   for (int i = 1; i <= n; i++)
     if (t[i] != &type_float16) {
       TERR(I, e->kids[i]->loc, "E-arg", "%s() takes float16 arguments, not %s (convert with "
            "numba.float16(x))", builtin_display_name(b), t[i]->name);
       return NULL;
     }
-  return b->id == BI_FP16_CMP ? &type_bool : &type_float16;
+  return b->result;
 }

@@ -1,0 +1,126 @@
+/* The names a kernel can use without defining them: CUDA built-ins, math functions, NumPy and
+ * Numba types, Python built-ins. Each has a dotted path ("numba.cuda.grid", "math.sqrt",
+ * "builtins.abs"); the frontend maps import aliases onto these paths.
+ *
+ * One row per builtin (table.c) holds everything the compiler knows about it: its arity, the
+ * typeinfer hook that types a call and the codegen hook that writes it, its facts (effects,
+ * barrier or warp rendezvous, non-negativity, a bit bound on its result) and the prelude
+ * helpers every use needs. Code that needs a fact reads the row, never a list of ids; the ids
+ * name a builtin (or a family of rows sharing hooks) for the few places that treat one alone.
+ * docs/architecture.md walks through adding a builtin. */
+#ifndef P2C_BUILTINS_BUILTINS_H
+#define P2C_BUILTINS_BUILTINS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codegen/prelude.h"
+#include "typeinfer/types.h"
+#include "util/strmap.h"
+
+struct Expr;
+struct Infer;
+struct Gen;
+
+typedef enum BuiltinKind {
+  BK_MODULE,     /* a module or namespace: only as a prefix ("numba.cuda", "math") */
+  BK_FUNC,       /* callable */
+  BK_VALUE,      /* a value: threadIdx.x, math.pi */
+  BK_TYPE,       /* a scalar type: np.float32, numba.int64 (callable as a cast, usable as dtype) */
+  BK_DECORATOR,  /* cuda.jit, vectorize: only in decorators */
+} BuiltinKind;
+
+/* Which builtin a row is, for code that treats one builtin alone (cuda.grid's tuple, range's
+ * loop). Families of rows that share their hooks (BI_MATH_UNARY, BI_ATOMIC) share an id. The
+ * order means nothing. */
+typedef enum BuiltinId {
+  BI_NONE,
+  BI_INDEX,          /* threadIdx.x ... gridDim.z, warpsize: spelled in CUDA C as c64 */
+  BI_GRID, BI_GRIDSIZE, BI_SYNCTHREADS, BI_SHARED_ARRAY, BI_LOCAL_ARRAY,
+  BI_CUDA_JIT, BI_VECTORIZE,
+  BI_ATOMIC, BI_ATOMIC_COMPARE_AND_SWAP,
+  BI_CUDA_INTRINSIC, /* the other cuda.* functions, each with hooks of its own */
+  BI_POPC, BI_CLZ, BI_FFS, BI_LANEID,
+  BI_CONST_ARRAY_LIKE,
+  BI_MATH_UNARY,     /* one float argument, same float type out (sqrt, sin, ...) */
+  BI_MATH_BINARY,    /* two float arguments (atan2, pow, hypot, copysign, fmod) */
+  BI_MATH_TO_INT,    /* floor, ceil, trunc: float -> int64 */
+  BI_MATH_PRED,      /* isnan, isinf, isfinite -> bool */
+  BI_MATH_CONST,     /* pi, e, inf, nan, tau */
+  BI_ABS, BI_MIN, BI_MAX, BI_CAST, BI_ROUND, BI_LEN, BI_RANGE, BI_PRINT,
+  BI_ENUMERATE, BI_ZIP,   /* only as the iterable of a for loop, like range */
+  BI_COMPLEX,              /* complex(re, im) */
+  BI_CMATH,                /* cmath functions: c64 is the prelude function for both complex types */
+  BI_FP16,                 /* cuda.fp16 intrinsics: c64 is the prelude function */
+  BI_TYPE,                 /* a scalar type (np.float32, numba.int32 ...) */
+} BuiltinId;
+
+/* What a builtin's call (or value) is known to do or give. */
+enum BuiltinFact {
+  BF_EFFECTS = 1 << 0,         /* changes memory, prints, allocates or meets other threads: never
+                                  evaluated twice, dropped or moved (expr_is_pure) */
+  BF_BARRIER = 1 << 1,         /* a block-wide barrier: the simulator runs threads as fibers */
+  BF_COLLECTIVE = 1 << 2,      /* a warp rendezvous: the simulator runs threads as fibers */
+  BF_NONNEG = 1 << 3,          /* the result is >= 0 (every element of a tuple result) */
+  BF_POSITIVE = 1 << 4,        /* the result is > 0 (every element of a tuple result) */
+  BF_NONNEG_IF_ALL = 1 << 5,   /* >= 0 when every argument is (min) */
+  BF_NONNEG_IF_ANY = 1 << 6,   /* >= 0 when one argument is (max) */
+  BF_LAUNCH_DIM = 1 << 7,      /* the same in every thread of a launch: blockDim, gridDim */
+  BF_KEYWORDS = 1 << 8,        /* takes keyword arguments (its typing hook reads them) */
+  BF_CHECKS_ARITY = 1 << 9,    /* the typing hook checks the argument count itself */
+  BF_ARRAY_ALLOC = 1 << 10,    /* allocates a shared or local array: `a = cuda.shared.array(..)` */
+  BF_ITERABLE = 1 << 11,       /* only as the iterable of a for loop: range, enumerate, zip */
+  BF_PER_ELEMENT = 1 << 12,    /* a tuple result whose elements are written one at a time (grid) */
+  BF_NOT_REPEATED = 1 << 13,   /* the lockstep rule does not evaluate it again (const.array_like) */
+};
+
+/* The element types an atomic takes, and where CUDA C lacks a function for one (emit_cuda.c). */
+typedef enum AtomicClass {
+  AC_ARITH,      /* add: every int32/64 and float type; int64 through a helper */
+  AC_SUB,        /* sub: likewise; 64-bit and float through a helper */
+  AC_MINMAX,     /* max, min, nanmax, nanmin: floats through a helper (Numba's NaN rules) */
+  AC_BITWISE,    /* and, or, xor, exch, cas: integers only; int64 through a helper */
+  AC_INCDEC,     /* inc, dec: uint32 and uint64; uint64 through a helper */
+} AtomicClass;
+
+/* Types a call e of the row's builtin; t[1..] are the argument types. NULL after an error. */
+typedef const Type *BuiltinInferFn(struct Infer *I, struct Expr *e, const Type **t);
+/* Writes a call (BK_FUNC, BK_TYPE) or a value (BK_VALUE) e at context precedence prec. */
+typedef void BuiltinEmitFn(struct Gen *G, const struct Expr *e, StrBuf *sb, int prec);
+
+typedef struct Builtin {
+  const char *path;
+  BuiltinKind kind;
+  BuiltinId id;
+  int8_t min_args, max_args;   /* the argument counts a call takes */
+  uint8_t bits;                /* every value fits in this many bits (sign apart); 0: unknown */
+  uint8_t atomic;              /* BI_ATOMIC: its AtomicClass */
+  uint32_t facts;              /* BuiltinFact bits */
+  const Type *result;          /* the result type where the arguments do not decide it; a
+                                  BK_TYPE row's (or int(), float(), bool()'s) scalar type */
+  const char *c64;             /* the C spelling: the double function ("sqrt"), the 64-bit one
+                                  ("__popcll"), the CUDA function or value ("atomicAdd") */
+  const char *c32;             /* the float or 32-bit variant ("sqrtf", "__popc") */
+  const char *helper_fn;       /* atomics: the prelude function for types CUDA C lacks */
+  const char *arg_name;        /* what its messages call an argument (shuffles' lane) */
+  double value;                /* BI_MATH_CONST: its value */
+  HelperSet helpers;           /* prelude helpers that every use of it needs */
+  BuiltinInferFn *infer;       /* types a call; NULL: it cannot be called */
+  BuiltinEmitFn *emit;         /* writes a call or value */
+} Builtin;
+
+/* The builtin at exactly `path`, or NULL. */
+const Builtin *builtin_lookup(const char *path);
+/* Adds every builtin to m under its path (what builtin_lookup finds), for lookups in O(1). */
+void builtins_index(StrMap *m);
+/* Whether `path` names a module or namespace that has builtins under it ("numba", "numpy"). */
+bool builtin_is_namespace(const char *path);
+/* The Python-visible name of a builtin for messages ("cuda.grid", "math.sqrt"). */
+const char *builtin_display_name(const Builtin *b);
+/* Every row, for checks of the table as a whole (tests/unit/test_builtins.c); *count rows. */
+const Builtin *builtin_table(size_t *count);
+/* Whether the builtin has every fact in `facts`. */
+static inline bool builtin_has(const Builtin *b, uint32_t facts) { return (b->facts & facts) == facts; }
+
+#endif

@@ -1,0 +1,323 @@
+/* The table of built-in names (see builtins.h): one row per builtin, read by every phase.
+ * Paths are the canonical module paths; import aliases are resolved onto them by the frontend.
+ * Math functions carry the CUDA math library's double and float names, so codegen picks the
+ * float32 variant for float32 arguments as Numba does. The hooks are typeinfer's (infer_*) and
+ * codegen's (emit_*): this table is where the phases meet, so it includes both headers. */
+#include <math.h>
+#include <string.h>
+
+#include "builtins/builtins.h"
+#include "codegen/cg.h"
+#include "typeinfer/infer.h"
+
+#define FX(f) .facts = (f)
+#define HOOKS(i, e) .infer = (i), .emit = (e)
+#define ARGS(lo, hi) .min_args = (lo), .max_args = (hi)
+#define H(h) .helpers = {.bits = 1ull << (h)}
+#define TH(h) .helpers = {.type_bits = 1ull << (h)}
+#define TH2(h, g) .helpers = {.type_bits = (1ull << (h)) | (1ull << (g))}
+#define HC(h) .helpers = {.cuda_bits = 1ull << (h)}
+
+#define MOD(p) {.path = p, .kind = BK_MODULE, .id = BI_NONE}
+/* threadIdx.x and friends: CUDA's limits bound them (threadIdx < blockDim <= 1024 in x and y,
+ * 64 in z; gridDim.x < 2^31, y and z < 2^16) */
+#define INDEX(p, spelling, nbits, f) \
+  {.path = p, .kind = BK_VALUE, .id = BI_INDEX, .result = &type_int32, .c64 = spelling, \
+   .bits = nbits, FX(BF_NONNEG | (f)), .emit = emit_spelled_value}
+#define FN(p, i, lo, hi, f, inf, em) \
+  {.path = p, .kind = BK_FUNC, .id = i, ARGS(lo, hi), FX(f), HOOKS(inf, em)}
+#define MATH(p, i, n, r, c64_, c32_) \
+  {.path = p, .kind = BK_FUNC, .id = i, ARGS(n, n), .result = r, .c64 = c64_, .c32 = c32_, \
+   HOOKS(infer_math_call, emit_math_call)}
+#define UNARY(p, c64_, c32_) MATH(p, BI_MATH_UNARY, 1, NULL, c64_, c32_)
+#define BINARY(p, c64_, c32_) MATH(p, BI_MATH_BINARY, 2, NULL, c64_, c32_)
+#define MCONST(p, v) \
+  {.path = p, .kind = BK_VALUE, .id = BI_MATH_CONST, .result = &type_float64, .value = v, \
+   .emit = emit_math_const_value}
+#define TY(p, t) \
+  {.path = p, .kind = BK_TYPE, .id = BI_TYPE, ARGS(1, 1), .result = &t, \
+   HOOKS(infer_cast_builtin_call, emit_cast_builtin_call)}
+#define CAST(p, t) \
+  {.path = p, .kind = BK_FUNC, .id = BI_CAST, ARGS(1, 1), .result = &t, \
+   HOOKS(infer_cast_builtin_call, emit_cast_builtin_call)}
+/* atomics change memory; barriers and warp operations meet other threads */
+#define ATOMIC(p, cls, c, helper) \
+  {.path = p, .kind = BK_FUNC, .id = BI_ATOMIC, ARGS(3, 3), .atomic = cls, \
+   FX(BF_EFFECTS | BF_CHECKS_ARITY), .c64 = c, .helper_fn = helper, \
+   HOOKS(infer_atomic_call, emit_atomic_call)}
+#define CUDA(p, lo, hi, f, r, c, inf, em) \
+  {.path = p, .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(lo, hi), FX(f), .result = r, \
+   .c64 = c, HOOKS(inf, em)}
+#define WARP (BF_EFFECTS | BF_COLLECTIVE)
+#define SHFL(p, c, what) \
+  {.path = p, .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(3, 3), FX(WARP), .c64 = c, \
+   .arg_name = what, HOOKS(infer_shfl_call, emit_warp_builtin_call)}
+#define BITCOUNT(p, i, r, c64_, c32_) \
+  {.path = p, .kind = BK_FUNC, .id = i, ARGS(1, 1), .result = r, .c64 = c64_, .c32 = c32_, \
+   HOOKS(infer_bitcount_call, emit_bitcount_call)}
+/* cmath: complex functions, written in the prelude (TH_CMATH) as Numba writes them */
+#define CMATH(p, lo, hi, r, c, helpers_, inf, em) \
+  {.path = p, .kind = BK_FUNC, .id = BI_CMATH, ARGS(lo, hi), FX(BF_CHECKS_ARITY), .result = r, \
+   .c64 = c, helpers_, HOOKS(inf, em)}
+#define CEXP(p, c) CMATH(p, 1, 1, NULL, c, TH(TH_CEXPLOG), infer_cmath_call, emit_cmath_call)
+#define CHYP(p, c) CMATH(p, 1, 1, NULL, c, TH(TH_CHYPERBOLIC), infer_cmath_call, emit_cmath_call)
+#define CINV(p, c) \
+  CMATH(p, 1, 1, NULL, c, TH2(TH_CINVERSE, TH_CSQRT), infer_cmath_call, emit_cmath_call)
+#define CPRED(p, c) \
+  CMATH(p, 1, 1, &type_bool, c, TH(TH_CEXPLOG), infer_cmath_call, emit_cmath_call)
+#define FP16(p, n, r, c) \
+  {.path = p, .kind = BK_FUNC, .id = BI_FP16, ARGS(n, n), .result = r, .c64 = c, \
+   HOOKS(infer_fp16_call, emit_half_builtin_call)}
+
+static const Builtin table[] = {
+    MOD("numba"), MOD("numba.cuda"), MOD("numba.cuda.shared"), MOD("numba.cuda.local"),
+    MOD("numba.types"), MOD("math"), MOD("numpy"), MOD("builtins"),
+    MOD("numba.cuda.threadIdx"), MOD("numba.cuda.blockIdx"), MOD("numba.cuda.blockDim"),
+    MOD("numba.cuda.gridDim"),
+    INDEX("numba.cuda.threadIdx.x", "threadIdx.x", 10, 0),
+    INDEX("numba.cuda.threadIdx.y", "threadIdx.y", 10, 0),
+    INDEX("numba.cuda.threadIdx.z", "threadIdx.z", 6, 0),
+    INDEX("numba.cuda.blockIdx.x", "blockIdx.x", 31, 0),
+    INDEX("numba.cuda.blockIdx.y", "blockIdx.y", 16, 0),
+    INDEX("numba.cuda.blockIdx.z", "blockIdx.z", 16, 0),
+    INDEX("numba.cuda.blockDim.x", "blockDim.x", 11, BF_POSITIVE | BF_LAUNCH_DIM),
+    INDEX("numba.cuda.blockDim.y", "blockDim.y", 11, BF_POSITIVE | BF_LAUNCH_DIM),
+    INDEX("numba.cuda.blockDim.z", "blockDim.z", 7, BF_POSITIVE | BF_LAUNCH_DIM),
+    INDEX("numba.cuda.gridDim.x", "gridDim.x", 31, BF_POSITIVE | BF_LAUNCH_DIM),
+    INDEX("numba.cuda.gridDim.y", "gridDim.y", 16, BF_POSITIVE | BF_LAUNCH_DIM),
+    INDEX("numba.cuda.gridDim.z", "gridDim.z", 16, BF_POSITIVE | BF_LAUNCH_DIM),
+    INDEX("numba.cuda.warpsize", "warpSize", 6, BF_POSITIVE),
+    /* grid: blockDim * gridDim + threadIdx < 2^42 */
+    {.path = "numba.cuda.grid", .kind = BK_FUNC, .id = BI_GRID, ARGS(1, 1), .bits = 42,
+     FX(BF_NONNEG | BF_PER_ELEMENT), HOOKS(infer_grid_call, emit_grid_call)},
+    {.path = "numba.cuda.gridsize", .kind = BK_FUNC, .id = BI_GRIDSIZE, ARGS(1, 1), .bits = 42,
+     FX(BF_NONNEG | BF_POSITIVE | BF_LAUNCH_DIM | BF_PER_ELEMENT), HOOKS(infer_grid_call, emit_grid_call)},
+    {.path = "numba.cuda.syncthreads", .kind = BK_FUNC, .id = BI_SYNCTHREADS, ARGS(0, 0),
+     FX(BF_EFFECTS | BF_BARRIER), .result = &type_void, .c64 = "__syncthreads",
+     HOOKS(infer_fixed_call, emit_plain_builtin_call)},
+    {.path = "numba.cuda.shared.array", .kind = BK_FUNC, .id = BI_SHARED_ARRAY, ARGS(0, 2),
+     FX(BF_EFFECTS | BF_KEYWORDS | BF_CHECKS_ARITY | BF_ARRAY_ALLOC),
+     HOOKS(infer_shared_array_call, emit_shared_array_call)},
+    {.path = "numba.cuda.local.array", .kind = BK_FUNC, .id = BI_LOCAL_ARRAY, ARGS(0, 2),
+     FX(BF_EFFECTS | BF_KEYWORDS | BF_CHECKS_ARITY | BF_ARRAY_ALLOC), .infer = infer_local_array_call},
+    {.path = "numba.cuda.jit", .kind = BK_DECORATOR, .id = BI_CUDA_JIT},
+    {.path = "numba.vectorize", .kind = BK_DECORATOR, .id = BI_VECTORIZE},
+    {.path = "numba.cuda.vectorize", .kind = BK_DECORATOR, .id = BI_VECTORIZE},
+
+    /* CUDA intrinsics: atomics, barriers and fences, warp operations, bit functions, memories */
+    MOD("numba.cuda.atomic"), MOD("numba.cuda.const"),
+    ATOMIC("numba.cuda.atomic.add", AC_ARITH, "atomicAdd", "p2c_atomic_add"),
+    ATOMIC("numba.cuda.atomic.sub", AC_SUB, "atomicSub", "p2c_atomic_sub"),
+    ATOMIC("numba.cuda.atomic.and_", AC_BITWISE, "atomicAnd", "p2c_atomic_and"),
+    ATOMIC("numba.cuda.atomic.or_", AC_BITWISE, "atomicOr", "p2c_atomic_or"),
+    ATOMIC("numba.cuda.atomic.xor", AC_BITWISE, "atomicXor", "p2c_atomic_xor"),
+    ATOMIC("numba.cuda.atomic.max", AC_MINMAX, "atomicMax", "p2c_atomic_max"),
+    ATOMIC("numba.cuda.atomic.min", AC_MINMAX, "atomicMin", "p2c_atomic_min"),
+    ATOMIC("numba.cuda.atomic.nanmax", AC_MINMAX, "atomicMax", "p2c_atomic_nanmax"),
+    ATOMIC("numba.cuda.atomic.nanmin", AC_MINMAX, "atomicMin", "p2c_atomic_nanmin"),
+    ATOMIC("numba.cuda.atomic.exch", AC_BITWISE, "atomicExch", "p2c_atomic_exch"),
+    ATOMIC("numba.cuda.atomic.inc", AC_INCDEC, "atomicInc", "p2c_atomic_inc"),
+    ATOMIC("numba.cuda.atomic.dec", AC_INCDEC, "atomicDec", "p2c_atomic_dec"),
+    {.path = "numba.cuda.atomic.cas", .kind = BK_FUNC, .id = BI_ATOMIC, ARGS(4, 4),
+     .atomic = AC_BITWISE, FX(BF_EFFECTS | BF_CHECKS_ARITY), .c64 = "atomicCAS",
+     .helper_fn = "p2c_atomic_cas", HOOKS(infer_atomic_call, emit_atomic_call)},
+    {.path = "numba.cuda.atomic.compare_and_swap", .kind = BK_FUNC, .id = BI_ATOMIC_COMPARE_AND_SWAP,
+     ARGS(3, 3), .atomic = AC_BITWISE, FX(BF_EFFECTS | BF_CHECKS_ARITY), .c64 = "atomicCAS",
+     .helper_fn = "p2c_atomic_cas", HOOKS(infer_atomic_call, emit_atomic_call)},
+    CUDA("numba.cuda.syncthreads_count", 1, 1, BF_EFFECTS | BF_BARRIER, NULL, "__syncthreads_count",
+         infer_sync_predicate_call, emit_plain_builtin_call),
+    CUDA("numba.cuda.syncthreads_and", 1, 1, BF_EFFECTS | BF_BARRIER, NULL, "__syncthreads_and",
+         infer_sync_predicate_call, emit_plain_builtin_call),
+    CUDA("numba.cuda.syncthreads_or", 1, 1, BF_EFFECTS | BF_BARRIER, NULL, "__syncthreads_or",
+         infer_sync_predicate_call, emit_plain_builtin_call),
+    CUDA("numba.cuda.threadfence", 0, 0, BF_EFFECTS, &type_void, "__threadfence", infer_fixed_call,
+         emit_plain_builtin_call),
+    CUDA("numba.cuda.threadfence_block", 0, 0, BF_EFFECTS, &type_void, "__threadfence_block",
+         infer_fixed_call, emit_plain_builtin_call),
+    CUDA("numba.cuda.threadfence_system", 0, 0, BF_EFFECTS, &type_void, "__threadfence_system",
+         infer_fixed_call, emit_plain_builtin_call),
+    CUDA("numba.cuda.syncwarp", 0, 1, WARP, &type_void, "__syncwarp", infer_syncwarp_call,
+         emit_syncwarp_call),
+    SHFL("numba.cuda.shfl_sync", "__shfl_sync", "source lane"),
+    SHFL("numba.cuda.shfl_up_sync", "__shfl_up_sync", "lane delta"),
+    SHFL("numba.cuda.shfl_down_sync", "__shfl_down_sync", "lane delta"),
+    SHFL("numba.cuda.shfl_xor_sync", "__shfl_xor_sync", "lane mask"),
+    CUDA("numba.cuda.all_sync", 2, 2, WARP, &type_bool, "__all_sync", infer_vote_call, emit_vote_call),
+    CUDA("numba.cuda.any_sync", 2, 2, WARP, &type_bool, "__any_sync", infer_vote_call, emit_vote_call),
+    CUDA("numba.cuda.eq_sync", 2, 2, WARP, &type_bool, "__uni_sync", infer_vote_call, emit_vote_call),
+    CUDA("numba.cuda.ballot_sync", 2, 2, WARP, &type_int32, "__ballot_sync", infer_vote_call,
+         emit_int32_warp_call),
+    CUDA("numba.cuda.match_any_sync", 2, 2, WARP, &type_int32, "__match_any_sync", infer_match_call,
+         emit_int32_warp_call),
+    CUDA("numba.cuda.match_all_sync", 2, 2, WARP, NULL, "__match_all_sync", infer_match_call,
+         emit_match_all_call),
+    CUDA("numba.cuda.activemask", 0, 0, WARP, &type_uint32, "__activemask", infer_fixed_call,
+         emit_plain_builtin_call),
+    {.path = "numba.cuda.lanemask_lt", .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(0, 0),
+     .result = &type_uint32, .c64 = "p2c_lanemask_lt", HC(HC_LANE),
+     HOOKS(infer_fixed_call, emit_plain_builtin_call)},
+    {.path = "numba.cuda.laneid", .kind = BK_VALUE, .id = BI_LANEID, .result = &type_int32,
+     .c64 = "p2c_laneid()", HC(HC_LANE), .emit = emit_spelled_value},
+    BITCOUNT("numba.cuda.popc", BI_POPC, NULL, "__popcll", "__popc"),
+    BITCOUNT("numba.cuda.clz", BI_CLZ, NULL, "__clzll", "__clz"),
+    BITCOUNT("numba.cuda.ffs", BI_FFS, &type_uint32, "__ffsll", "__ffs"),
+    {.path = "numba.cuda.brev", .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(1, 1),
+     .c64 = "__brevll", .c32 = "__brev", HOOKS(infer_brev_call, emit_brev_call)},
+    {.path = "numba.cuda.fma", .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(3, 3), .c64 = "fma",
+     .c32 = "fmaf", HOOKS(infer_float_op_call, emit_math_call)},
+    {.path = "numba.cuda.cbrt", .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(1, 1), .c64 = "cbrt",
+     .c32 = "cbrtf", HOOKS(infer_float_op_call, emit_math_call)},
+    {.path = "numba.cuda.selp", .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(3, 3),
+     HOOKS(infer_selp_call, emit_selp_call)},
+    {.path = "numba.cuda.const.array_like", .kind = BK_FUNC, .id = BI_CONST_ARRAY_LIKE, ARGS(1, 1),
+     FX(BF_NOT_REPEATED), HOOKS(infer_const_array_like_call, emit_const_array_like_call)},
+
+    UNARY("math.sqrt", "sqrt", "sqrtf"), UNARY("math.exp", "exp", "expf"),
+    UNARY("math.expm1", "expm1", "expm1f"), UNARY("math.log", "log", "logf"),
+    UNARY("math.log2", "log2", "log2f"), UNARY("math.log10", "log10", "log10f"),
+    UNARY("math.log1p", "log1p", "log1pf"), UNARY("math.sin", "sin", "sinf"),
+    UNARY("math.cos", "cos", "cosf"), UNARY("math.tan", "tan", "tanf"),
+    UNARY("math.asin", "asin", "asinf"), UNARY("math.acos", "acos", "acosf"),
+    UNARY("math.atan", "atan", "atanf"), UNARY("math.sinh", "sinh", "sinhf"),
+    UNARY("math.cosh", "cosh", "coshf"), UNARY("math.tanh", "tanh", "tanhf"),
+    UNARY("math.asinh", "asinh", "asinhf"), UNARY("math.acosh", "acosh", "acoshf"),
+    UNARY("math.atanh", "atanh", "atanhf"), UNARY("math.fabs", "fabs", "fabsf"),
+    UNARY("math.erf", "erf", "erff"), UNARY("math.erfc", "erfc", "erfcf"),
+    UNARY("math.gamma", "tgamma", "tgammaf"), UNARY("math.lgamma", "lgamma", "lgammaf"),
+    {.path = "math.degrees", .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = "p2c_degrees",
+     .c32 = "p2c_degreesf", H(H_DEGREES), HOOKS(infer_math_call, emit_math_call)},
+    {.path = "math.radians", .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = "p2c_radians",
+     .c32 = "p2c_radiansf", H(H_DEGREES), HOOKS(infer_math_call, emit_math_call)},
+    BINARY("math.atan2", "atan2", "atan2f"), BINARY("math.pow", "pow", "powf"),
+    BINARY("math.hypot", "hypot", "hypotf"), BINARY("math.copysign", "copysign", "copysignf"),
+    BINARY("math.fmod", "fmod", "fmodf"),
+    MATH("math.floor", BI_MATH_TO_INT, 1, &type_int64, "floor", "floorf"),
+    MATH("math.ceil", BI_MATH_TO_INT, 1, &type_int64, "ceil", "ceilf"),
+    MATH("math.trunc", BI_MATH_TO_INT, 1, &type_int64, "trunc", "truncf"),
+    MATH("math.isnan", BI_MATH_PRED, 1, &type_bool, "isnan", "isnan"),
+    MATH("math.isinf", BI_MATH_PRED, 1, &type_bool, "isinf", "isinf"),
+    MATH("math.isfinite", BI_MATH_PRED, 1, &type_bool, "isfinite", "isfinite"),
+    MCONST("math.pi", 3.141592653589793), MCONST("math.e", 2.718281828459045),
+    MCONST("math.tau", 6.283185307179586), MCONST("math.inf", INFINITY), MCONST("math.nan", NAN),
+
+    UNARY("numpy.sqrt", "sqrt", "sqrtf"), UNARY("numpy.exp", "exp", "expf"),
+    UNARY("numpy.log", "log", "logf"), UNARY("numpy.sin", "sin", "sinf"),
+    UNARY("numpy.cos", "cos", "cosf"), UNARY("numpy.tan", "tan", "tanf"),
+    UNARY("numpy.tanh", "tanh", "tanhf"), BINARY("numpy.arctan2", "atan2", "atan2f"),
+    MCONST("numpy.pi", 3.141592653589793), MCONST("numpy.e", 2.718281828459045),
+    MCONST("numpy.inf", INFINITY), MCONST("numpy.nan", NAN),
+
+    TY("numpy.bool_", type_bool), TY("numpy.int8", type_int8), TY("numpy.int16", type_int16),
+    TY("numpy.int32", type_int32), TY("numpy.int64", type_int64), TY("numpy.intp", type_int64),
+    TY("numpy.uint8", type_uint8), TY("numpy.uint16", type_uint16), TY("numpy.uint32", type_uint32),
+    TY("numpy.uint64", type_uint64), TY("numpy.uintp", type_uint64), TY("numpy.float32", type_float32),
+    TY("numpy.float64", type_float64), TY("numpy.single", type_float32), TY("numpy.double", type_float64),
+    TY("numba.boolean", type_bool), TY("numba.bool_", type_bool), TY("numba.int8", type_int8),
+    TY("numba.int16", type_int16), TY("numba.int32", type_int32), TY("numba.int64", type_int64),
+    TY("numba.intp", type_int64), TY("numba.uint8", type_uint8), TY("numba.uint16", type_uint16),
+    TY("numba.uint32", type_uint32), TY("numba.uint64", type_uint64), TY("numba.uintp", type_uint64),
+    TY("numba.float32", type_float32), TY("numba.float64", type_float64), TY("numba.double", type_float64),
+    TY("numba.types.boolean", type_bool), TY("numba.types.int8", type_int8),
+    TY("numba.types.int16", type_int16), TY("numba.types.int32", type_int32),
+    TY("numba.types.int64", type_int64), TY("numba.types.uint8", type_uint8),
+    TY("numba.types.uint16", type_uint16), TY("numba.types.uint32", type_uint32),
+    TY("numba.types.uint64", type_uint64), TY("numba.types.float32", type_float32),
+    TY("numba.types.float64", type_float64),
+    TY("numba.void", type_void), TY("numba.types.void", type_void),
+
+    {.path = "builtins.abs", .kind = BK_FUNC, .id = BI_ABS, ARGS(1, 1), FX(BF_NONNEG),
+     HOOKS(infer_abs_call, emit_abs_call)},
+    {.path = "builtins.min", .kind = BK_FUNC, .id = BI_MIN, ARGS(2, 127),
+     FX(BF_NONNEG_IF_ALL | BF_CHECKS_ARITY), .c64 = "p2c_min", H(H_MINMAX),
+     HOOKS(infer_minmax_call, emit_minmax_call)},
+    {.path = "builtins.max", .kind = BK_FUNC, .id = BI_MAX, ARGS(2, 127),
+     FX(BF_NONNEG_IF_ANY | BF_CHECKS_ARITY), .c64 = "p2c_max", H(H_MINMAX),
+     HOOKS(infer_minmax_call, emit_minmax_call)},
+    CAST("builtins.int", type_int64), CAST("builtins.float", type_float64),
+    CAST("builtins.bool", type_bool),
+    FN("builtins.round", BI_ROUND, 1, 2, 0, infer_round_call, emit_round_call),
+    {.path = "builtins.len", .kind = BK_FUNC, .id = BI_LEN, ARGS(1, 1), .bits = 62, FX(BF_NONNEG),
+     HOOKS(infer_len_call, emit_len_call)},
+    FN("builtins.range", BI_RANGE, 1, 3, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),
+    FN("builtins.print", BI_PRINT, 0, 127, BF_EFFECTS | BF_KEYWORDS | BF_CHECKS_ARITY, infer_print_call,
+       NULL),
+    FN("builtins.enumerate", BI_ENUMERATE, 1, 2, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),
+    FN("builtins.zip", BI_ZIP, 1, 127, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),
+    FN("builtins.complex", BI_COMPLEX, 1, 2, BF_CHECKS_ARITY, infer_complex_ctor_call,
+       emit_complex_ctor_call),
+
+    MOD("cmath"),
+    CMATH("cmath.sqrt", 1, 1, NULL, "p2c_csqrt", TH2(TH_CSQRT, TH_CEXPLOG), infer_cmath_call,
+          emit_cmath_call),
+    CEXP("cmath.exp", "p2c_cexp"),
+    CMATH("cmath.log", 1, 2, NULL, "p2c_clog", TH(TH_CEXPLOG), infer_cmath_call, emit_cmath_call),
+    CEXP("cmath.log10", "p2c_clog10"),
+    CHYP("cmath.sin", "p2c_csin"), CHYP("cmath.cos", "p2c_ccos"), CHYP("cmath.tan", "p2c_ctan"),
+    CHYP("cmath.sinh", "p2c_csinh"), CHYP("cmath.cosh", "p2c_ccosh"), CHYP("cmath.tanh", "p2c_ctanh"),
+    CINV("cmath.asin", "p2c_casin"), CINV("cmath.acos", "p2c_cacos"), CINV("cmath.atan", "p2c_catan"),
+    CINV("cmath.asinh", "p2c_casinh"), CINV("cmath.acosh", "p2c_cacosh"),
+    CINV("cmath.atanh", "p2c_catanh"),
+    CMATH("cmath.phase", 1, 1, NULL, "p2c_cphase", TH(TH_CEXPLOG), infer_cmath_phase_call,
+          emit_cmath_call),
+    CMATH("cmath.polar", 1, 1, NULL, "p2c_cpolar", TH(TH_CEXPLOG), infer_cmath_polar_call,
+          emit_polar_call),
+    CMATH("cmath.rect", 2, 2, NULL, "p2c_crect", TH(TH_CEXPLOG), infer_cmath_rect_call, emit_cmath_call),
+    CPRED("cmath.isnan", "p2c_cisnan"), CPRED("cmath.isinf", "p2c_cisinf"),
+    CPRED("cmath.isfinite", "p2c_cisfinite"),
+    MCONST("cmath.pi", 3.141592653589793), MCONST("cmath.e", 2.718281828459045),
+    MCONST("cmath.tau", 6.283185307179586), MCONST("cmath.inf", INFINITY), MCONST("cmath.nan", NAN),
+    TY("numpy.complex64", type_complex64), TY("numpy.complex128", type_complex128),
+    TY("numpy.csingle", type_complex64), TY("numpy.cdouble", type_complex128),
+    TY("numpy.complex_", type_complex128), TY("numba.complex64", type_complex64),
+    TY("numba.complex128", type_complex128), TY("numba.types.complex64", type_complex64),
+    TY("numba.types.complex128", type_complex128),
+    TY("numpy.float16", type_float16), TY("numpy.half", type_float16), TY("numba.float16", type_float16),
+    TY("numba.types.float16", type_float16),
+
+    /* cuda.fp16: float16 intrinsics, each rounding once as the GPU's f16 instructions do */
+    MOD("numba.cuda.fp16"),
+    FP16("numba.cuda.fp16.hadd", 2, &type_float16, "p2c_hadd"),
+    FP16("numba.cuda.fp16.hsub", 2, &type_float16, "p2c_hsub"),
+    FP16("numba.cuda.fp16.hmul", 2, &type_float16, "p2c_hmul"),
+    FP16("numba.cuda.fp16.hdiv", 2, &type_float16, "p2c_hdiv"),
+    FP16("numba.cuda.fp16.hmax", 2, &type_float16, "p2c_hmax"),
+    FP16("numba.cuda.fp16.hmin", 2, &type_float16, "p2c_hmin"),
+    FP16("numba.cuda.fp16.hneg", 1, &type_float16, "p2c_hneg"),
+    FP16("numba.cuda.fp16.habs", 1, &type_float16, "p2c_habs"),
+    FP16("numba.cuda.fp16.hfma", 3, &type_float16, "p2c_hfma"),
+    FP16("numba.cuda.fp16.heq", 2, &type_bool, "p2c_heq"),
+    FP16("numba.cuda.fp16.hne", 2, &type_bool, "p2c_hne"),
+    FP16("numba.cuda.fp16.hgt", 2, &type_bool, "p2c_hgt"),
+    FP16("numba.cuda.fp16.hge", 2, &type_bool, "p2c_hge"),
+    FP16("numba.cuda.fp16.hlt", 2, &type_bool, "p2c_hlt"),
+    FP16("numba.cuda.fp16.hle", 2, &type_bool, "p2c_hle"),
+};
+
+const Builtin *builtin_table(size_t *count) {
+  *count = sizeof table / sizeof table[0];
+  return table;
+}
+
+const Builtin *builtin_lookup(const char *path) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (table[i].kind != BK_MODULE && strcmp(table[i].path, path) == 0) return &table[i];
+  return NULL;
+}
+
+void builtins_index(StrMap *m) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (table[i].kind != BK_MODULE) strmap_add(m, table[i].path, (void *)&table[i]);
+}
+
+bool builtin_is_namespace(const char *path) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (table[i].kind == BK_MODULE && strcmp(table[i].path, path) == 0) return true;
+  return false;
+}
+
+const char *builtin_display_name(const Builtin *b) {
+  const char *p = b->path;
+  if (strncmp(p, "numba.cuda.", 11) == 0) return p + 6;     /* "cuda.grid" */
+  if (strncmp(p, "builtins.", 9) == 0) return p + 9;        /* "abs" */
+  return p;
+}

@@ -1,0 +1,85 @@
+/* Unit tests for the builtin table (src/builtins): every row is complete for its kind, so that
+ * a builtin added with a hook or a fact missing fails here rather than as wrong C later.
+ *
+ * Each callable row has a typing hook, and an emitting hook unless it never reaches codegen
+ * (local arrays are declared by their assignment, print() is a statement, range/enumerate/zip
+ * only drive for loops); each value has a type and an emitting hook; arities are ordered;
+ * facts that imply others hold them (a barrier or warp rendezvous has effects; a positive
+ * result is non-negative); paths are unique and look up to their own row; math rows have a
+ * float32 name; atomics name both CUDA's function and the prelude's. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "codegen/cg.h"
+#include "typeinfer/infer.h"
+
+static bool never_emitted(const Builtin *b) {
+  return b->id == BI_LOCAL_ARRAY || b->id == BI_PRINT || (b->facts & BF_ITERABLE);
+}
+
+static void callable_rows_have_hooks(void **state) {
+  (void)state;
+  size_t n;
+  const Builtin *t = builtin_table(&n);
+  for (size_t i = 0; i < n; i++) {
+    const Builtin *b = &t[i];
+    if (b->kind != BK_FUNC && b->kind != BK_TYPE) continue;
+    if (!b->infer || (!b->emit && !never_emitted(b))) fail_msg("%s: a hook is missing", b->path);
+    if (b->min_args < 0 || b->min_args > b->max_args) fail_msg("%s: arity %d..%d", b->path, b->min_args, b->max_args);
+  }
+}
+
+static void values_have_types_and_spellings(void **state) {
+  (void)state;
+  size_t n;
+  const Builtin *t = builtin_table(&n);
+  for (size_t i = 0; i < n; i++) {
+    const Builtin *b = &t[i];
+    if (b->kind == BK_VALUE && (!b->result || !b->emit || b->infer)) fail_msg("%s: value row incomplete", b->path);
+    if (b->kind == BK_TYPE && !b->result) fail_msg("%s: no scalar type", b->path);
+    if ((b->kind == BK_MODULE || b->kind == BK_DECORATOR) && (b->infer || b->emit))
+      fail_msg("%s: hooks on a name that is not called", b->path);
+  }
+}
+
+static void facts_are_consistent(void **state) {
+  (void)state;
+  size_t n;
+  const Builtin *t = builtin_table(&n);
+  for (size_t i = 0; i < n; i++) {
+    const Builtin *b = &t[i];
+    if ((b->facts & (BF_BARRIER | BF_COLLECTIVE | BF_ARRAY_ALLOC)) && !(b->facts & BF_EFFECTS))
+      fail_msg("%s: a rendezvous or allocation without BF_EFFECTS", b->path);
+    if ((b->facts & BF_POSITIVE) && !(b->facts & BF_NONNEG)) fail_msg("%s: positive but not non-negative", b->path);
+    if (b->id == BI_ATOMIC && (!b->c64 || !b->helper_fn)) fail_msg("%s: atomic names missing", b->path);
+    if (b->infer == infer_math_call && (!b->c64 || !b->c32)) fail_msg("%s: math names missing", b->path);
+    if (b->emit == emit_spelled_value && !b->c64) fail_msg("%s: no spelling", b->path);
+  }
+}
+
+static void paths_are_unique_and_found(void **state) {
+  (void)state;
+  size_t n;
+  const Builtin *t = builtin_table(&n);
+  for (size_t i = 0; i < n; i++) {
+    for (size_t j = i + 1; j < n; j++)
+      if (strcmp(t[i].path, t[j].path) == 0) fail_msg("%s: two rows", t[i].path);
+    if (t[i].kind == BK_MODULE) assert_true(builtin_is_namespace(t[i].path));
+    else assert_ptr_equal(builtin_lookup(t[i].path), &t[i]);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(callable_rows_have_hooks),
+      cmocka_unit_test(values_have_types_and_spellings),
+      cmocka_unit_test(facts_are_consistent),
+      cmocka_unit_test(paths_are_unique_and_found),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
