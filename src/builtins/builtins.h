@@ -48,6 +48,7 @@ typedef enum BuiltinId {
   BI_MATH_TO_INT,    /* floor, ceil, trunc: float -> int64 */
   BI_MATH_PRED,      /* isnan, isinf, isfinite -> bool */
   BI_MATH_CONST,     /* pi, e, inf, nan, tau */
+  BI_MATH_LDEXP,     /* ldexp(x, i): a float and an int */
   BI_ABS, BI_MIN, BI_MAX, BI_CAST, BI_ROUND, BI_LEN, BI_RANGE, BI_PRINT,
   BI_ENUMERATE, BI_ZIP,   /* only as the iterable of a for loop, like range */
   BI_COMPLEX,              /* complex(re, im) */

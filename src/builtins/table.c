@@ -197,6 +197,8 @@ static const Builtin table[] = {
     MATH("math.isnan", BI_MATH_PRED, 1, &type_bool, "isnan", "isnan"),
     MATH("math.isinf", BI_MATH_PRED, 1, &type_bool, "isinf", "isinf"),
     MATH("math.isfinite", BI_MATH_PRED, 1, &type_bool, "isfinite", "isfinite"),
+    {.path = "math.ldexp", .kind = BK_FUNC, .id = BI_MATH_LDEXP, ARGS(2, 2), .c64 = "ldexp",
+     .c32 = "ldexpf", HOOKS(infer_ldexp_call, emit_math_call)},
     MCONST("math.pi", 3.141592653589793), MCONST("math.e", 2.718281828459045),
     MCONST("math.tau", 6.283185307179586), MCONST("math.inf", INFINITY), MCONST("math.nan", NAN),
 

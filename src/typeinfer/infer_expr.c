@@ -371,6 +371,20 @@ const Type *infer_math_call(Infer *I, Expr *e, const Type **t) {
   return b->result ? b->result : ft;
 }
 
+/* math.ldexp(x, i): x * 2**i in x's float type; i is passed as the int32 CUDA's ldexp takes
+ * (Numba's two signatures: float64(float64, int32) and float32(float32, int32)). */
+const Type *infer_ldexp_call(Infer *I, Expr *e, const Type **t) {
+  if (!real_arg(I, e, 1, t[1])) return NULL;
+  if (t[2]->kind != TY_INT && t[2]->kind != TY_BOOL) {
+    TERR(I, e->kids[2]->loc, "E-operand", "math.ldexp() needs an integer exponent, not %s", t[2]->name);
+    return NULL;
+  }
+  const Type *ft = math_float(t + 1, 1);
+  coerce(I, &e->kids[1], ft);
+  coerce(I, &e->kids[2], &type_int32);
+  return ft;
+}
+
 /* min(a, b, ...), max(a, b, ...) */
 const Type *infer_minmax_call(Infer *I, Expr *e, const Type **t) {
   const char *name = builtin_display_name(e->builtin);

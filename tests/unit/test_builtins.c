@@ -74,12 +74,24 @@ static void paths_are_unique_and_found(void **state) {
   }
 }
 
+static void ldexp_is_one_row(void **state) {
+  (void)state;
+  const Builtin *b = builtin_lookup("math.ldexp");
+  assert_non_null(b);
+  assert_int_equal(b->min_args, 2);
+  assert_int_equal(b->max_args, 2);
+  assert_string_equal(b->c32, "ldexpf");
+  assert_false(b->facts & BF_EFFECTS);
+  assert_string_equal(builtin_display_name(b), "math.ldexp");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(callable_rows_have_hooks),
       cmocka_unit_test(values_have_types_and_spellings),
       cmocka_unit_test(facts_are_consistent),
       cmocka_unit_test(paths_are_unique_and_found),
+      cmocka_unit_test(ldexp_is_one_row),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

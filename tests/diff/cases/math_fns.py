@@ -78,3 +78,19 @@ def math_f32(x, y, out):
         out[i, 5] = math.atan2(a, b)
         out[i, 6] = math.tanh(a)
         out[i, 7] = math.fabs(a)
+
+
+# math.ldexp(x, i) = x * 2**i, exactly: compiled Numba calls ldexp (float64) or ldexpf
+# (float32, for a float32 x) with i as an int32; an integer x is a float64. The simulator
+# computes in float64 and the store rounds once, as ldexpf does, so results agree to the bit.
+# (Python's math.ldexp takes only a Python int as i, not a NumPy integer: hence int(e[i]).)
+@cuda.jit
+def math_ldexp(x, e, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        k = int(e[i])
+        out[i, 0] = math.ldexp(x[i], k)
+        out[i, 1] = math.ldexp(x[i], 3)
+        out[i, 2] = math.ldexp(1.0, k)
+        out[i, 3] = math.ldexp(e[i], -2)
+        out[i, 4] = math.ldexp(x[i], True)
