@@ -18,40 +18,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "pyk2cuda.h"
 #include "runtime/cuda/nvrtc.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static char *read_text(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *s = malloc((size_t)n + 1);
-  if (s) s[*len = fread(s, 1, (size_t)n, f)] = '\0';
-  fclose(f);
-  return s;
-}
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp_double);
-  return t[n / 2];
-}
-
 static int nvrtc_alone(const char *file, const char *arch, const char *const *options, int count) {
   size_t len;
-  char *src = read_text(file, &len);
+  char *src = bench_read_file(file, &len);
   if (!src) return fprintf(stderr, "cannot read %s\n", file), 1;
   RtcRequest req = {.source = src, .program_name = file, .arch = arch, .target = P2C_TARGET_PTX,
                     .options = options, .option_count = (size_t)count};
@@ -68,23 +41,23 @@ static int nvrtc_alone(const char *file, const char *arch, const char *const *op
 static double compiles(P2cCompiler *c, P2cModule *m, const char *arch, int n, bool want_hit) {
   double *t = malloc(sizeof *t * (size_t)n), result;
   for (int i = 0; i < n; i++) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     P2cStatus s = p2c_module_compile(c, m, arch, P2C_TARGET_PTX);
-    t[i] = now_ms() - t0;
+    t[i] = bench_now_ms() - t0;
     if (s != P2C_OK || p2c_module_image_from_cache(m) != want_hit) {
       fprintf(stderr, "compile: %s\n", s != P2C_OK ? p2c_compiler_last_error(c) : "unexpected cache answer");
       free(t);
       return -1;
     }
   }
-  result = median(t, n);
+  result = bench_median(t, n);
   free(t);
   return result;
 }
 
 static int in_process(const char *file, const char *sig, const char *arch, int n) {
   size_t len;
-  char *src = read_text(file, &len);
+  char *src = bench_read_file(file, &len);
   if (!src) return fprintf(stderr, "cannot read %s\n", file), 1;
   char name[128];
   snprintf(name, sizeof name, "%.*s", (int)strcspn(sig, "("), sig);

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "api/gpu_api.h"
+#include "bench_util.h"
 
 enum { MAX_MODULES = 16 };
 
@@ -38,12 +39,6 @@ typedef struct Bench {
   bool small; /* --small: tiny sizes, a smoke test of the program itself (the fake driver) */
 } Bench;
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void die(Bench *b, const char *what) {
   fprintf(stderr, "bench/gpu: %s: %s\n", what,
           b->d ? p2c_device_last_error(b->d) : p2c_compiler_last_error(b->c));
@@ -55,23 +50,11 @@ static void die(Bench *b, const char *what) {
     if ((call) != P2C_OK) die((b), (what));   \
   } while (0)
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *s = malloc((size_t)n + 1);
-  if (s) s[fread(s, 1, (size_t)n, f)] = '\0';
-  fclose(f);
-  return s;
-}
-
 /* Kernel `sig` ("name(types)") of a Python file of the source tree, compiled for the device. */
 static P2cGpuKernel *python_kernel(Bench *b, const char *file, const char *sig) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", P2C_SOURCE_ROOT, file);
-  char *src = read_text(path);
+  char *src = bench_read_file(path, NULL);
   if (!src || b->module_count == MAX_MODULES) die(b, path);
   const char *kernels[1] = {NULL}, *sigs[1] = {sig};
   char name[64];
@@ -94,11 +77,6 @@ static P2cGpuKernel *hand_kernel(Bench *b, const char *name) {
   return k;
 }
 
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, c = *(const double *)y;
-  return a < c ? -1 : a > c;
-}
-
 /* Median time of one launch in ms, from events around each launch. */
 static double time_kernel(Bench *b, P2cGpuKernel *k, const P2cGpuLaunch *cfg, void **args) {
   double *t = malloc(sizeof *t * (size_t)b->reps);
@@ -111,8 +89,7 @@ static double time_kernel(Bench *b, P2cGpuKernel *k, const P2cGpuLaunch *cfg, vo
     CHECK(b, p2c_event_elapsed_ms(b->e0, b->e1, &ms), "kernel");
     t[i] = ms;
   }
-  qsort(t, (size_t)b->reps, sizeof *t, cmp_double);
-  double median = t[b->reps / 2];
+  double median = bench_median(t, b->reps);
   free(t);
   return median;
 }
@@ -142,7 +119,7 @@ static double launches_us(Bench *b, P2cGpuKernel *k, bool raw, int n) {
   const CuDriver *drv = b->d->gpu.drv;
   P2cGpuLaunch cfg = {.grid = {1}, .block = {1}};
   CHECK(b, p2c_device_synchronize(b->d), "sync");
-  double t0 = now_ms();
+  double t0 = bench_now_ms();
   for (int i = 0; i < n; i++) {
     if (raw) {
       if (drv->cuLaunchKernel(k->fn.fn, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL) != 0) die(b, "raw");
@@ -151,7 +128,7 @@ static double launches_us(Bench *b, P2cGpuKernel *k, bool raw, int n) {
     }
   }
   CHECK(b, p2c_device_synchronize(b->d), "sync");
-  return (now_ms() - t0) * 1000.0 / n;
+  return (bench_now_ms() - t0) * 1000.0 / n;
 }
 
 static void bench_launch(Bench *b) {
@@ -164,8 +141,8 @@ static void bench_launch(Bench *b) {
     ours[r] = launches_us(b, k, false, N);
     raw[r] = launches_us(b, k, true, N);
   }
-  qsort(ours, ROUNDS, sizeof *ours, cmp_double);
-  qsort(raw, ROUNDS, sizeof *raw, cmp_double);
+  qsort(ours, ROUNDS, sizeof *ours, bench_cmp_double);
+  qsort(raw, ROUNDS, sizeof *raw, bench_cmp_double);
   printf("\n### Launch overhead: %d launches of an empty kernel, median of %d rounds\n\n", N, ROUNDS);
   printf("| path | us per launch | ratio to raw |\n|---|---:|---:|\n");
   printf("| raw cuLaunchKernel | %.3f | 1.000 |\n", raw[ROUNDS / 2]);
@@ -196,8 +173,7 @@ static void bench_bandwidth(Bench *b) {
     CHECK(b, p2c_event_elapsed_ms(b->e0, b->e1, &ms), "memcpy");
     t[i] = ms;
   }
-  qsort(t, (size_t)b->reps, sizeof *t, cmp_double);
-  double memcpy_gbps = gbps(8.0 * (double)n, t[b->reps / 2]);
+  double memcpy_gbps = gbps(8.0 * (double)n, bench_median(t, b->reps));
   free(t);
 
   P2cGpuLaunch cfg = {.grid = {(uint32_t)(n / 256)}, .block = {256}};
@@ -378,7 +354,7 @@ int main(int argc, char **argv) {
   if (s != P2C_OK) die(&b, "opening device 0");
   char path[1024];
   snprintf(path, sizeof path, "%s/bench/handwritten.cu", P2C_SOURCE_ROOT);
-  char *hw = read_text(path);
+  char *hw = bench_read_file(path, NULL);
   if (!hw) die(&b, path);
   P2cSourceOptions so = {.name = "bench/handwritten.cu"};
   CHECK(&b, p2c_gpu_module_from_source(b.d, hw, &so, &b.hw), "bench/handwritten.cu");

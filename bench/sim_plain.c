@@ -24,27 +24,12 @@
 #include <time.h>
 
 #include "pyk2cuda.h"
+#include "bench_util.h"
 #include "runtime/sim/sim.h"
 
 #ifndef P2C_SOURCE_ROOT
 #define P2C_SOURCE_ROOT "."
 #endif
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
-}
 
 /* ---- the kernels' arguments, as cuLaunchKernel's parameter array wants them ---- */
 
@@ -247,26 +232,12 @@ static Case cases[] = {
      .what = "2^24 elements, 1 thread", .setup = setup_total_sum, .plain = plain_total_sum_case},
 };
 
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-  buf[n] = '\0';
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
-}
-
 /* Translates and loads the case's kernel; NULL (after a message) on failure. */
 static SimModule *load_case(P2cCompiler *pc, const Case *c, const char **symbol, P2cModule **pm) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", P2C_SOURCE_ROOT, c->file);
   size_t len;
-  char *src = read_file(path, &len);
+  char *src = bench_read_file(path, &len);
   if (!src) return fprintf(stderr, "cannot read %s\n", path), NULL;
   const char *kernels[] = {c->kernel}, *sigs[] = {c->sig};
   P2cTranslateOptions o = {kernels, 1, sigs, 1, false, true};
@@ -291,19 +262,19 @@ static double time_sim(SimModule *m, Case *c, const char *symbol, unsigned threa
   char err[512];
   SimLaunch l = {.symbol = symbol, .grid = c->grid, .block = c->block, .args = c->args,
                  .threads = threads, .errbuf = err, .errbuf_size = sizeof err};
-  double t0 = now_ms();
+  double t0 = bench_now_ms();
   if (sim_launch(m, &l) != P2C_OK) {
     fprintf(stderr, "%s: %s\n", c->name, err);
     exit(2);
   }
-  return now_ms() - t0;
+  return bench_now_ms() - t0;
 }
 
 static double time_plain(Case *c) {
   if (c->reset) c->reset(c, c->plain_out);
-  double t0 = now_ms();
+  double t0 = bench_now_ms();
   c->plain(c);
-  return now_ms() - t0;
+  return bench_now_ms() - t0;
 }
 
 int main(int argc, char **argv) {
@@ -342,7 +313,7 @@ int main(int argc, char **argv) {
       t1[r] = time_sim(m, c, symbol, 1);
       tn[r] = time_sim(m, c, symbol, 0);
     }
-    double p = median(tp, repeat), s1 = median(t1, repeat), sn = median(tn, repeat);
+    double p = bench_median(tp, repeat), s1 = bench_median(t1, repeat), sn = bench_median(tn, repeat);
     printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", c->name, c->what, p, s1, s1 / p,
            sn, sn / p);
     fflush(stdout);
