@@ -1,6 +1,8 @@
 /* Identifier hygiene for generated code (see names.h). The reserved list covers C11 and C++17
  * keywords, alternative operator spellings, CUDA built-in variables and qualifiers, names the
- * CUDA math library and printf declare, the integer typedefs of the prelude, and the prefixes
+ * CUDA math library and printf declare, the integer typedefs of the prelude, the macros and
+ * global names of the host library headers the simulator's prelude includes (host_names.h,
+ * generated at build time from those headers: INFINITY, M_PI, RAND_MAX, exit), and the prefixes
  * the generator keeps for itself (p2c_, P2C_ for the macros of the generated code and of the
  * simulator's prelude, PYK2CUDA_) or the implementation reserves (__, _X). */
 #include "codegen/names.h"
@@ -9,6 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "host_names.h"
 
 /* Each list is sorted in strcmp order, for bsearch (tests/unit/test_codegen.c checks it). */
 
@@ -70,6 +74,7 @@ typedef struct WordList {
 #define WORD_LIST(a) {a, sizeof a / sizeof a[0]}
 static const WordList reserved_lists[] = {
     WORD_LIST(keywords), WORD_LIST(cuda_names), WORD_LIST(prelude_typedefs), WORD_LIST(math_names),
+    WORD_LIST(host_names),
 };
 
 static int compare_words(const void *key, const void *elem) {
