@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uniname.h>
+
 #include "frontend/lower.h"
 
 static Expr *new_expr(Lowerer *L, ExprKind kind, TSNode n) {
@@ -117,6 +119,25 @@ static const char simple_escapes[][2] = {{'n', '\n'}, {'t', '\t'}, {'r', '\r'}, 
                                          {'\'', '\''}, {'"', '"'}, {'a', '\a'}, {'b', '\b'},
                                          {'f', '\f'}, {'v', '\v'}};
 
+/* \N{NAME} at s ("N{...}"): the character of that Unicode name, matched without regard to
+ * case as Python's unicodedata.lookup does (libunistring's table). Returns the characters
+ * consumed, or -1. */
+static int decode_named(StrBuf *sb, const char *s, size_t avail) {
+  char name[128];
+  size_t n = 0;
+  if (avail < 3 || s[1] != '{') return -1;
+  for (size_t i = 2; i < avail && s[i] != '}'; i++) {
+    if (n + 1 == sizeof name) return -1;
+    name[n++] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
+  }
+  if (n == 0 || 2 + n >= avail) return -1;
+  name[n] = '\0';
+  ucs4_t cp = unicode_name_character(name);
+  if (cp == UNINAME_INVALID) return -1;
+  put_utf8(sb, (uint32_t)cp);
+  return (int)(n + 3);
+}
+
 /* One escape sequence after a backslash at s[0]; returns the characters consumed, or -1. */
 static int decode_escape(StrBuf *sb, const char *s, size_t avail) {
   if (avail == 0) return -1;
@@ -136,7 +157,7 @@ static int decode_escape(StrBuf *sb, const char *s, size_t avail) {
     put_utf8(sb, cp);
     return nd + 1;
   }
-  if (s[0] == 'N') return -1;
+  if (s[0] == 'N') return decode_named(sb, s, avail);
   sb_putc(sb, '\\');   /* unknown escapes keep their backslash, as in Python */
   return 0;
 }
@@ -166,7 +187,8 @@ static bool decode_string_node(Lowerer *L, TSNode n, StrBuf *sb) {
     int k = decode_escape(sb, body + i + 1, len - i - 1);
     if (k < 0) {
       diag_error(L->c, source_loc(L->c, (size_t)(body + i - L->c->text)), "E-bad-escape",
-                 "unsupported or malformed escape sequence in string");
+                 body[i + 1] == 'N' ? "unknown Unicode character name in \\N{...}"
+                                    : "unsupported or malformed escape sequence in string");
       return false;
     }
     i += (size_t)k;
