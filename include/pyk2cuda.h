@@ -101,6 +101,8 @@ P2C_API size_t p2c_scalar_size(P2cScalarType t);
 P2C_API const char *p2c_scalar_name(P2cScalarType t);
 
 enum { P2C_MAX_NDIM = 8 };
+/* The largest source p2c_translate accepts (16 MiB); longer ones are an E-too-large error. */
+enum { P2C_MAX_SOURCE_BYTES = 16 << 20 };
 
 /* How one kernel parameter is passed. A scalar is passed by value as its C type. An array is
  * passed as the struct P2cArrayArg (in generated code: p2c_array<T, ndim>): a data pointer, then

@@ -10,6 +10,8 @@
 
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *cli_read_file(const char *path, size_t *len);
+/* Prints why cli_read_file failed (errno) and returns the usage exit status. */
+int cli_read_error(const char *path);
 void cli_print_diagnostics(const P2cModule *m, const char *src, size_t len);
 int cli_exit_for(P2cStatus s);
 int cli_run(int argc, char **argv);

@@ -41,26 +41,38 @@ int cli_usage_error(const char *fmt, ...) {
 
 /* ---- files ---- */
 
+/* Reads at most one byte past the source limit: a longer file (or /dev/zero) is refused
+ * without reading the rest. NULL with errno set (EFBIG past the limit). */
 char *cli_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
+  size_t cap = 1 << 16, n = 0, most = (size_t)P2C_MAX_SOURCE_BYTES + 1;
   char *buf = malloc(cap);
-  while (buf) {
+  while (buf && n < most) {
     n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    char *bigger = cap < ((size_t)1 << 31) ? realloc(buf, cap *= 2) : NULL;
+    if (n < cap || n >= most) break;
+    char *bigger = realloc(buf, cap = cap * 2 < most ? cap * 2 : most);
     if (!bigger) free(buf);
     buf = bigger;
   }
-  bool bad = ferror(f);
+  int err = ferror(f) ? errno : !buf ? ENOMEM : n >= most ? EFBIG : 0;
   fclose(f);
-  if (bad) {
+  if (err) {
     free(buf);
+    errno = err;
     return NULL;
   }
   *len = n;
   return buf;
+}
+
+int cli_read_error(const char *path) {
+  if (errno == EFBIG)
+    fprintf(stderr, "pyk2cuda: cannot read %s: larger than the %d MiB source limit\n", path,
+            P2C_MAX_SOURCE_BYTES >> 20);
+  else
+    fprintf(stderr, "pyk2cuda: cannot read %s: %s\n", path, strerror(errno));
+  return EXIT_USAGE;
 }
 
 static int write_output(const char *path, const void *data, size_t len) {
@@ -173,10 +185,7 @@ int cli_exit_for(P2cStatus s) {
 static int translate_file(P2cCompiler *c, const CompileArgs *a, bool skip_unsigned, P2cModule **out) {
   size_t len;
   char *src = cli_read_file(a->file, &len);
-  if (!src) {
-    fprintf(stderr, "pyk2cuda: cannot read %s: %s\n", a->file, strerror(errno));
-    return EXIT_USAGE;
-  }
+  if (!src) return cli_read_error(a->file);
   P2cTranslateOptions o = {a->nkernels ? a->kernels : NULL, a->nkernels, a->sigs, a->nsigs,
                            a->line_directives, skip_unsigned};
   P2cStatus s = p2c_translate(c, a->file, src, len, &o, out);

@@ -424,7 +424,7 @@ int cli_run(int argc, char **argv) {
   if (rc) return rc;
   size_t len;
   char *src = cli_read_file(r.file, &len);
-  if (!src) return fprintf(stderr, "pyk2cuda: cannot read %s: %s\n", r.file, strerror(errno)), 2;
+  if (!src) return cli_read_error(r.file);
   P2cCompiler *c = p2c_compiler_new(NULL);
   p2c_compiler_set_check_bounds(c, r.check_bounds);
   P2cValue *vals = calloc((size_t)r.nvalues + 1, sizeof *vals);

@@ -177,6 +177,38 @@ static void fill_kernel_infos(P2cModule *m) {
   }
 }
 
+/* CUDA's kernel parameter space from sm_70 and CUDA 12.1 on. Past it NVRTC fails with a line of
+ * the generated code; the parameters are the user's, so the limit is reported at the def. */
+enum { PARAM_SPACE_BYTES = 32764 };
+
+/* The bytes of a kernel's parameters as docs/generated-code.md lays them out: an array is
+ * 8 + 16 * ndim bytes aligned to 8, a scalar its size aligned to its size (at most 8). */
+static size_t param_bytes(const KernelDesc *k) {
+  size_t at = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    const P2cParam *p = &k->params[i];
+    size_t size = p->is_array ? p2c_array_arg_size(p->ndim) : p2c_scalar_size(p->type);
+    size_t align = p->is_array || size > 8 ? 8 : size ? size : 1;
+    at = (at + align - 1) / align * align + size;
+  }
+  return at;
+}
+
+static bool check_param_space(Compilation *comp, const CodegenResult *cg) {
+  bool ok = true;
+  for (int i = 0; i < cg->nkernels; i++) {
+    const KernelDesc *k = &cg->kernels[i];
+    size_t bytes = param_bytes(k);
+    if (bytes <= PARAM_SPACE_BYTES) continue;
+    diag_error(comp, k->spec->generic->loc, "E-param-space",
+               "the %d parameters of kernel '%s' take %zu bytes; CUDA's limit is %d bytes (an "
+               "array takes 8 bytes and 16 per dimension)", k->nparams, k->spec->generic->name, bytes,
+               PARAM_SPACE_BYTES);
+    ok = false;
+  }
+  return ok;
+}
+
 /* The pipeline. Each phase's comment in its header says what it requires and produces. */
 static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, size_t len,
                               const P2cTranslateOptions *o) {
@@ -196,6 +228,7 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
                         .only_kernels = o && o->kernel_count ? o->kernels : NULL,
                         .nonly = o ? o->kernel_count : 0, .check_bounds = c->check_bounds};
   if (!codegen_run(comp, &m->mod, &cgo, &m->cg)) return P2C_ERR_SOURCE;
+  if (!check_param_space(comp, &m->cg)) return P2C_ERR_SOURCE;
   m->check_bounds = c->check_bounds;
   fill_kernel_infos(m);
   m->ok = true;

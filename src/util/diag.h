@@ -24,7 +24,7 @@ enum {
   P2C_MAX_NESTING = 100,       /* nested blocks and expressions */
   P2C_MAX_ELIFS = 256,         /* elif clauses of one if statement (each nests in the AST) */
   P2C_MAX_ERRORS = 50,         /* diagnostics kept before giving up */
-  P2C_MAX_SOURCE = 16 << 20,   /* bytes of source */
+  P2C_MAX_SOURCE = P2C_MAX_SOURCE_BYTES,   /* bytes of source (the public header's limit) */
 };
 
 typedef VEC(P2cDiagnostic) DiagVec;

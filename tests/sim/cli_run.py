@@ -8,7 +8,7 @@ input file is refused before the launch (the input's bytes are checked afterward
 are written without leftovers. A launch needs --grid and --block. A wrong number of arguments
 is a usage error (exit 2) naming the parameters; an argument that a declared signature does not
 take names the parameter, both types and the spelling that works; scalars out of their type's
-range are refused. Prints one line per case and ends with 'N passed, N failed'."""
+range are refused; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
 import argparse
 import os
 import shutil
@@ -122,6 +122,17 @@ def case_declared_ok(bin_, d):
         return f"exit {rc}: {err.strip()}"
     a = np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))
     return None if np.array_equal(a, np.arange(4, dtype=np.float32) * 2.5) else f"a = {a!r}"
+
+
+def case_source_limit(bin_, d):
+    """/dev/zero is refused after 16 MiB and one byte, not read to 2 GiB."""
+    for cmd in (["check", "/dev/zero"], ["run", "/dev/zero", "k", "--grid", "1", "--block", "1"]):
+        p = subprocess.run([bin_] + cmd, cwd=d, capture_output=True, timeout=60)
+        problem = expect(p.returncode, p.stderr.decode(), 2,
+                         "cannot read /dev/zero: larger than the 16 MiB source limit")
+        if problem:
+            return f"{cmd[0]}: {problem}"
+    return None
 
 
 RANGE = [("int8:300", "300 is out of range for int8"), ("int8:-129", "out of range for int8"),
