@@ -8,7 +8,7 @@ input file is refused before the launch (the input's bytes are checked afterward
 are written without leftovers. A launch needs --grid and --block. A wrong number of arguments
 is a usage error (exit 2) naming the parameters; an argument that a declared signature does not
 take names the parameter, both types and the spelling that works; scalars out of their type's
-range are refused; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
+range are refused; a loop the GPU keeps spins in the simulator too; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
 import argparse
 import os
 import shutil
@@ -122,6 +122,21 @@ def case_declared_ok(bin_, d):
         return f"exit {rc}: {err.strip()}"
     a = np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))
     return None if np.array_equal(a, np.arange(4, dtype=np.float32) * 2.5) else f"a = {a!r}"
+
+
+def case_spin_loop_kept(bin_, d):
+    """`while a[0] == 0: pass` must spin in the simulator as on the GPU. The module is compiled
+    and cached by a run that ends (a[0] = 1), so the timed run measures the launch only."""
+    env = dict(os.environ, PYK2CUDA_CACHE_DIR=os.path.join(d, "cache"))
+    args = [bin_, "run", FILE, "spin"] + LAUNCH
+    p = subprocess.run(args + ["ones:int32[1]"], cwd=d, capture_output=True, env=env, timeout=300)
+    if p.returncode != 0:
+        return f"exit {p.returncode}: {p.stderr.decode().strip()}"
+    try:
+        p = subprocess.run(args + ["zeros:int32[1]"], cwd=d, capture_output=True, env=env, timeout=3)
+    except subprocess.TimeoutExpired:
+        return None
+    return f"the loop ended at once (exit {p.returncode}): the host compiler removed it"
 
 
 def case_source_limit(bin_, d):

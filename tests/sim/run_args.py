@@ -19,3 +19,10 @@ def scale(a, x):
 @cuda.jit
 def put(a, v):
     a[0] = v
+
+
+@cuda.jit
+def spin(a):
+    # The GPU spins here until a[0] changes; so must the simulator (no finite-loop assumption).
+    while a[0] == 0:
+        pass

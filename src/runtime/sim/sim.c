@@ -42,10 +42,12 @@ enum {
  * sqrt and friends inline (errno is not observable from a kernel). -ffp-contract=off: no fused
  * multiply-add behind the program's back, the same result on every host. The kernels and the
  * entries have default visibility; -fno-semantic-interposition still lets the entry inline the
- * kernel. */
+ * kernel. -fno-finite-loops: C++ lets the compiler assume that a loop without side effects ends
+ * (and delete `while (a[0] == 0) {}`), which CUDA code on the GPU does not; the simulator keeps
+ * such a loop, as the GPU does (GCC 10 and Clang 12 know the flag). */
 static const char *const CXX_FLAGS[] = {
     "-std=c++17", "-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing",
-    "-fno-math-errno", "-ffp-contract=off", "-fno-semantic-interposition",
+    "-fno-math-errno", "-ffp-contract=off", "-fno-semantic-interposition", "-fno-finite-loops",
 };
 enum { CXX_FLAG_COUNT = sizeof CXX_FLAGS / sizeof CXX_FLAGS[0] };
 
