@@ -36,6 +36,7 @@ enum {
   MAX_CXX_WORDS = 32,
   MAX_LOG_BYTES = 1 << 20,       /* longer compiler output is truncated */
   COMPILE_TIMEOUT_S = 600,
+  MAX_OBJECT_BYTES = 1 << 30,   /* a compiled module larger than this is not cached */
 };
 
 /* Flags after the compiler's own words. -fwrapv: Numba's integers wrap. -fno-math-errno lets
@@ -193,24 +194,52 @@ static bool load_object(SimModule *m, const char *path) {
   return true;
 }
 
-/* Looks the key up in b->cache_dir and loads the entry when it matches. */
+/* "<length> <hash>\n" of a shared object's bytes (its integrity record, <hash>.sum beside the
+ * key), into out; false when the file cannot be read. */
+static bool object_digest(const P2cAllocator *alloc, const char *path, char out[48]) {
+  char *data;
+  size_t len, size;
+  if (cache_read_file(alloc, path, MAX_OBJECT_BYTES, &data, &len, &size) != P2C_OK) return false;
+  snprintf(out, 48, "%zu %016llx\n", len, (unsigned long long)cache_hash(data, len));
+  mem_free(alloc, data, size);
+  return len < MAX_OBJECT_BYTES;
+}
+
+/* Whether the cached object's bytes are those its build recorded: a truncated object would
+ * crash dlopen's reader with SIGBUS, and another module's object under this key would run. */
+static bool object_intact(const P2cAllocator *alloc, const Build *b, const char *so) {
+  char sum_path[PATH_BYTES], want[48], *stored;
+  size_t len, size;
+  if (!path_printf(sum_path, "%s/%s.sum", b->cache_dir, b->hash) || !object_digest(alloc, so, want) ||
+      cache_read_file(alloc, sum_path, sizeof want, &stored, &len, &size) != P2C_OK)
+    return false;
+  bool same = len == strlen(want) && memcmp(stored, want, len) == 0;
+  mem_free(alloc, stored, size);
+  return same;
+}
+
+/* Looks the key up in b->cache_dir and loads the entry when it matches and is intact. */
 static CacheLookup cache_lookup(SimModule *m, const Build *b) {
   char path[PATH_BYTES];
   CacheLookup found = cache_key_lookup(b->cache_dir, b->hash, b->key, b->key_len, m->alloc);
   if (found != CACHE_HIT) return found;
   if (!path_printf(path, "%s/%s.so", b->cache_dir, b->hash)) return CACHE_MISS;
+  if (!object_intact(m->alloc, b, path)) return CACHE_MISS;   /* rebuilt in place */
   return load_object(m, path) ? CACHE_HIT : CACHE_MISS;
 }
 
-/* Moves a fresh build into the cache: the object first, then its key. Failure only means the
- * next load compiles again. */
-static void cache_store(const Build *b, const char *work) {
-  char from[PATH_BYTES], to[PATH_BYTES], key_name[32];
-  if (!path_printf(from, "%s/mod.so", work) || !path_printf(to, "%s/%s.so", b->cache_dir, b->hash))
+/* Moves a fresh build into the cache: the object first, then its integrity record, then its
+ * key. Failure only means the next load compiles again. */
+static void cache_store(const Build *b, const char *work, const P2cAllocator *alloc) {
+  char from[PATH_BYTES], to[PATH_BYTES], name[32], digest[48];
+  if (!path_printf(from, "%s/mod.so", work) || !path_printf(to, "%s/%s.so", b->cache_dir, b->hash) ||
+      !object_digest(alloc, from, digest))
     return;
   if (rename(from, to) != 0) return;
-  snprintf(key_name, sizeof key_name, "%s.key", b->hash);
-  cache_write_file(b->cache_dir, key_name, b->key, b->key_len);
+  snprintf(name, sizeof name, "%s.sum", b->hash);
+  if (!cache_write_file(b->cache_dir, name, digest, strlen(digest))) return;
+  snprintf(name, sizeof name, "%s.key", b->hash);
+  cache_write_file(b->cache_dir, name, b->key, b->key_len);
 }
 
 /* ---- Compiling ----------------------------------------------------------------------------- */
@@ -335,7 +364,7 @@ static P2cStatus build_and_load(SimModule *m, const Build *b, const SimLoadReque
   /* Load from the work folder, whose name is unique: dlopen never confuses it with an object
    * this process loaded earlier under the cache's name. */
   if (!path_printf(path, "%s/mod.so", work) || !load_object(m, path)) goto done;
-  if (store) cache_store(b, work);
+  if (store) cache_store(b, work, m->alloc);
   st = P2C_OK;
 done:
   remove_work_dir(work);
