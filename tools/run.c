@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -272,6 +275,51 @@ static int make_arg(P2cCompiler *c, const char *s, P2cValue *v) {
   return scalar_arg(s, v);
 }
 
+/* ---- faults in a kernel ---- */
+
+/* A kernel without --check-bounds can index far outside its arrays; on the simulator that is a
+ * fault in this process. Rather than die with a bare SIGSEGV, `run` says which kernel faulted
+ * and how to find the access, and exits with 3 (a runtime error). The message is made before
+ * the launch, since a handler may only write and exit. The one static buffer is the CLI's
+ * (never the library's): a process runs one launch. */
+static char fault_tail[512];
+static size_t fault_tail_len;
+
+static void on_fault(int sig) {
+  /* Several simulator threads may fault at once: the first one reports, the others wait for
+   * its exit. */
+  static atomic_flag reported = ATOMIC_FLAG_INIT;
+  if (atomic_flag_test_and_set(&reported))
+    for (;;) pause();
+  const char *what = sig == SIGFPE ? "pyk2cuda: arithmetic fault" : sig == SIGILL ? "pyk2cuda: illegal instruction"
+                                                                                   : "pyk2cuda: memory fault";
+  ssize_t ignored = write(2, what, strlen(what));
+  ignored = write(2, fault_tail, fault_tail_len);
+  (void)ignored;
+  _exit(3);
+}
+
+/* Installs (or, with kernel NULL, removes) the handlers for the launch of `kernel`. */
+static void watch_faults(const char *kernel, bool check_bounds) {
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigfillset(&sa.sa_mask);
+  sa.sa_handler = kernel ? on_fault : SIG_DFL;
+  sa.sa_flags = SA_ONSTACK;
+  if (kernel) {
+    int n = snprintf(fault_tail, sizeof fault_tail,
+                     " while kernel '%s' ran: %s; no output was written\n", kernel,
+                     check_bounds ? "not an array index (--check-bounds is on): a bug of pyk2cuda to report"
+                                  : "probably an array index out of bounds; rerun with --check-bounds to find it");
+    fault_tail_len = n < 0 ? 0 : (size_t)n < sizeof fault_tail ? (size_t)n : sizeof fault_tail - 1;
+    static char alt[1 << 16];   /* a stack for the handler, should the kernel overflow its own */
+    stack_t st = {.ss_sp = alt, .ss_size = sizeof alt};
+    sigaltstack(&st, NULL);
+  }
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
+}
+
 /* ---- the command ---- */
 
 /* --grid auto: enough blocks to cover the first array argument's extents in each block dim. */
@@ -368,7 +416,9 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
   }
   if (s == P2C_OK) {
     if (r->grid_auto) auto_grid(r, vals);
+    watch_faults(r->kernel, r->check_bounds);
     s = p2c_module_launch(c, m, 0, vals, (size_t)r->nvalues, &r->launch, &rep);
+    watch_faults(NULL, false);
     if (rep.message[0]) fprintf(stderr, "pyk2cuda: %s\n", rep.message);
   }
   rc = cli_exit_for(s);

@@ -8,7 +8,8 @@ input file is refused before the launch (the input's bytes are checked afterward
 are written without leftovers. A launch needs --grid and --block. A wrong number of arguments
 is a usage error (exit 2) naming the parameters; an argument that a declared signature does not
 take names the parameter, both types and the spelling that works; scalars out of their type's
-range are refused; a loop the GPU keeps spins in the simulator too; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
+range are refused; a wild write without --check-bounds is a message naming the kernel, exit 3;
+a loop the GPU keeps spins in the simulator too; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
 import argparse
 import os
 import shutil
@@ -137,6 +138,21 @@ def case_spin_loop_kept(bin_, d):
     except subprocess.TimeoutExpired:
         return None
     return f"the loop ended at once (exit {p.returncode}): the host compiler removed it"
+
+
+def case_memory_fault(bin_, d):
+    """An out-of-bounds write far past an array faults in the simulator: exit 3 with a message
+    that names the kernel and --check-bounds, no bare SIGSEGV, no outputs written."""
+    many = ["--device", "sim", "--grid", "64", "--block", "128"]   # helper threads fault too
+    rc, err = run(bin_, d, ["wild"] + many + ["zeros:int32[4]", str(1 << 40)])
+    problem = expect(rc, err, 3, "memory fault while kernel 'wild' ran",
+                     "rerun with --check-bounds", "no output was written")
+    if not problem and os.path.exists(os.path.join(d, "pyk2cuda-out")):
+        problem = "outputs were written after the fault"
+    if problem:
+        return problem
+    rc, err = run(bin_, d, ["wild"] + LAUNCH + ["--check-bounds", "zeros:int32[4]", str(1 << 40)])
+    return expect(rc, err, 3, "is out of bounds")
 
 
 def case_source_limit(bin_, d):

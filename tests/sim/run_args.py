@@ -26,3 +26,9 @@ def spin(a):
     # The GPU spins here until a[0] changes; so must the simulator (no finite-loop assumption).
     while a[0] == 0:
         pass
+
+
+@cuda.jit
+def wild(a, far):
+    # Without --check-bounds, a[far] with far past the array is a wild write on the simulator.
+    a[far] = 1

@@ -926,7 +926,13 @@ static bool helpers_ensure(SimModule *m, size_t n) {
     *start = (HelperStart){h, h->count + 1, h->generation};
     sigset_t all, old;
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* helpers take no signals: the host's threads do */
+    /* Helpers take no signals (the host's threads do), except the faults a kernel can cause in
+     * them: blocked, those kill the process before any handler of the host runs. */
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&h->threads[h->count], NULL, helper_thread, start);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) break;
