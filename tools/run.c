@@ -4,6 +4,8 @@
  * pyk2cuda-out unless --out-dir says otherwise). An output that would replace one of the input
  * files is refused before the launch: the user's data is never lost. */
 #include <ctype.h>
+#include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -320,6 +322,57 @@ static void watch_faults(const char *kernel, bool check_bounds) {
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
 }
 
+/* ---- interrupts ---- */
+
+/* SIGINT, SIGTERM and SIGHUP are blocked in every thread and taken by one watcher. While the
+ * simulator's host compiler runs (in a process group of its own), the watcher ends each child's
+ * group; the compile then fails, the library removes its work folder, and `run` exits with
+ * 128 + the signal, writing nothing. If the main thread does not come back within two seconds
+ * (a kernel that never ends), the watcher ends the process itself: nothing is on disk then. */
+static atomic_int interrupted_by;
+
+static void end_child_groups(void) {
+  DIR *tasks = opendir("/proc/self/task");
+  struct dirent *t;
+  while (tasks && (t = readdir(tasks))) {
+    char path[320];
+    snprintf(path, sizeof path, "/proc/self/task/%s/children", t->d_name);
+    FILE *f = fopen(path, "r");
+    long pid;
+    while (f && fscanf(f, "%ld", &pid) == 1) kill(-(pid_t)pid, SIGTERM);
+    if (f) fclose(f);
+  }
+  if (tasks) closedir(tasks);
+}
+
+static void *watch_signals(void *arg) {
+  const sigset_t *set = arg;
+  int sig;
+  if (sigwait(set, &sig) != 0) return NULL;
+  atomic_store(&interrupted_by, sig);
+  end_child_groups();
+  struct timespec grace = {2, 0};
+  nanosleep(&grace, NULL);
+  _exit(128 + sig);
+}
+
+static void start_signal_watcher(void) {
+  static sigset_t set;
+  pthread_t watcher;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  if (pthread_create(&watcher, NULL, watch_signals, &set) == 0) pthread_detach(watcher);
+}
+
+/* 128 + the signal when one arrived: nothing more is written, the exit status says why. */
+static int interrupted(void) {
+  int sig = atomic_load(&interrupted_by);
+  return sig ? 128 + sig : 0;
+}
+
 /* ---- the command ---- */
 
 /* --grid auto: enough blocks to cover the first array argument's extents in each block dim. */
@@ -421,6 +474,11 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
     watch_faults(NULL, false);
     if (rep.message[0]) fprintf(stderr, "pyk2cuda: %s\n", rep.message);
   }
+  if (interrupted()) {
+    fprintf(stderr, "pyk2cuda: interrupted; nothing was written\n");
+    p2c_module_delete(m);
+    return interrupted();
+  }
   rc = cli_exit_for(s);
   /* A bounds failure is a diagnostic of its own: "FILE:LINE:COL: error: index ..." */
   if (s == P2C_ERR_BOUNDS) fprintf(stderr, "%s\n", p2c_compiler_last_error(c));
@@ -453,6 +511,11 @@ static int run_ufunc(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src
   P2cHostArray out = {0};
   P2cStatus s = p2c_ufunc_launch(c, r->file, src, len, r->kernel, vals, (size_t)r->nvalues,
                                  &r->launch, &rep, &diags, &out);
+  if (interrupted()) {
+    p2c_module_delete(diags);
+    p2c_host_array_free(c, &out);
+    return interrupted();
+  }
   if (diags) cli_print_diagnostics(diags, src, len);
   p2c_module_delete(diags);
   if (rep.message[0]) fprintf(stderr, "pyk2cuda: %s\n", rep.message);
@@ -472,6 +535,7 @@ int cli_run(int argc, char **argv) {
   RunArgs r;
   int rc = parse_run_args(argc, argv, &r);
   if (rc) return rc;
+  start_signal_watcher();
   size_t len;
   char *src = cli_read_file(r.file, &len);
   if (!src) return cli_read_error(r.file);

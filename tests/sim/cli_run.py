@@ -9,13 +9,17 @@ are written without leftovers. A launch needs --grid and --block. A wrong number
 is a usage error (exit 2) naming the parameters; an argument that a declared signature does not
 take names the parameter, both types and the spelling that works; scalars out of their type's
 range are refused; a wild write without --check-bounds is a message naming the kernel, exit 3;
-a loop the GPU keeps spins in the simulator too; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
+a loop the GPU keeps spins in the simulator too; an interrupt ends the host compiler's process
+group, removes its work folder and writes nothing; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+
+import time
 
 import numpy as np
 
@@ -153,6 +157,71 @@ def case_memory_fault(bin_, d):
         return problem
     rc, err = run(bin_, d, ["wild"] + LAUNCH + ["--check-bounds", "zeros:int32[4]", str(1 << 40)])
     return expect(rc, err, 3, "is out of bounds")
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def interrupt(bin_, d, sig, cxx_env, args, wait_for):
+    """Starts run, waits until wait_for() is true, sends sig; returns (rc, stderr, seconds)."""
+    env = dict(os.environ, PYK2CUDA_CACHE_DIR=os.path.join(d, "cache"), **cxx_env)
+    p = subprocess.Popen([bin_, "run", FILE] + args, cwd=d, env=env, stderr=subprocess.PIPE)
+    for _ in range(600):
+        if wait_for():
+            break
+        time.sleep(0.05)
+    t0 = time.time()
+    p.send_signal(sig)
+    try:
+        err = p.communicate(timeout=20)[1].decode()
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return None, "did not end within 20 s of the signal", 0
+    return p.returncode, err, time.time() - t0
+
+
+def case_interrupt_compile(bin_, d):
+    """SIGINT or SIGTERM while the host compiler runs: the compiler's whole process group ends
+    (its worker too), the work folder is removed, exit 128 + signal, nothing written."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        pids = os.path.join(d, f"pids{int(sig)}")
+        cxx = {"PYK2CUDA_CXX": os.path.join(ROOT, "tests", "sim", "slow_cxx.sh"), "SLOW_CXX_PIDS": pids}
+        ready = lambda: os.path.exists(pids) and open(pids).read().strip() != ""
+        rc, err, _ = interrupt(bin_, d, sig, cxx, ["put"] + LAUNCH + ["zeros:float64[1]", "3"], ready)
+        problem = expect(rc, err, 128 + int(sig), "interrupted; nothing was written")
+        if problem:
+            return f"{sig.name}: {problem}"
+        worker = int(open(pids).read())
+        time.sleep(0.2)
+        if alive(worker):
+            os.kill(worker, signal.SIGKILL)
+            return f"{sig.name}: the compiler's worker {worker} is still running"
+        left = os.listdir(os.path.join(d, "cache", "sim"))
+        if left:
+            return f"{sig.name}: the cache folder holds {left}"
+        if os.path.exists(os.path.join(d, "pyk2cuda-out")):
+            return f"{sig.name}: outputs were written"
+    return None
+
+
+def case_interrupt_spinning_kernel(bin_, d):
+    """SIGINT while a kernel spins forever: run ends (within the 2 s grace) with 130."""
+    first = subprocess.run([bin_, "run", FILE, "spin"] + LAUNCH + ["ones:int32[1]"], cwd=d,
+                           capture_output=True, timeout=300,
+                           env=dict(os.environ, PYK2CUDA_CACHE_DIR=os.path.join(d, "cache")))
+    if first.returncode != 0:
+        return f"exit {first.returncode}: {first.stderr.decode().strip()}"
+    start = time.time()
+    rc, err, secs = interrupt(bin_, d, signal.SIGINT, {}, ["spin"] + LAUNCH + ["zeros:int32[1]"],
+                              lambda: time.time() - start > 1.0)
+    if rc is None:
+        return err
+    return None if rc == 130 and secs < 10 else f"exit {rc} after {secs:.1f} s: {err.strip()}"
 
 
 def case_source_limit(bin_, d):

@@ -244,7 +244,12 @@ static void cache_store(const Build *b, const char *work, const P2cAllocator *al
 
 /* ---- Compiling ----------------------------------------------------------------------------- */
 
-/* Waits for the compiler; kills it after COMPILE_TIMEOUT_S. Returns the wait status, or -1. */
+/* Waits for the compiler; kills it after COMPILE_TIMEOUT_S. Returns the wait status, or -1.
+ * The compiler leads its own process group, so the kill reaches what it started (cc1plus, as),
+ * which would otherwise run on; a host that is interrupted can end the group the same way
+ * (the CLI does, tools/run.c). */
+static int end_group(pid_t pid);
+
 static int wait_compiler(pid_t pid) {
   struct timespec start, now, nap = {0, 1000000};
   clock_gettime(CLOCK_MONOTONIC, &start);
@@ -255,13 +260,30 @@ static int wait_compiler(pid_t pid) {
     if (r < 0 && errno != EINTR) return -1;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (now.tv_sec - start.tv_sec > COMPILE_TIMEOUT_S) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
+      end_group(pid);
       return -1;
     }
     nanosleep(&nap, NULL);
     if (nap.tv_nsec < 20000000) nap.tv_nsec *= 2;
   }
+}
+
+/* Ends the compiler's process group: SIGTERM first, which lets GCC's driver remove its
+ * temporary files, then SIGKILL after a second. Reaps the compiler. */
+static int end_group(pid_t pid) {
+  struct timespec nap = {0, 10000000};
+  int status;
+  kill(-pid, SIGTERM);
+  for (int i = 0; i < 100; i++) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      kill(-pid, SIGKILL);   /* what it started and left behind */
+      return status;
+    }
+    nanosleep(&nap, NULL);
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return status;
 }
 
 /* The first line of the log that mentions an error, for the message. */
@@ -297,8 +319,24 @@ static P2cStatus run_compiler(SimModule *m, const Build *b, const char *work, co
   posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  /* A group of its own (see wait_compiler), no signal blocked and the usual ones at their
+   * default action, whatever the host blocked or ignores (the CLI blocks SIGINT and SIGTERM). */
+  sigset_t none, usual;
+  sigemptyset(&none);
+  sigemptyset(&usual);
+  sigaddset(&usual, SIGINT);
+  sigaddset(&usual, SIGTERM);
+  sigaddset(&usual, SIGHUP);
+  sigaddset(&usual, SIGPIPE);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &usual);
   pid_t pid;
-  int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  int err = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (err != 0) {
     set_error(m, "cannot run the host C++ compiler '%s': %s (set PYK2CUDA_CXX to another one)",
