@@ -3,9 +3,11 @@
 # elsewhere (a relocated install), and LD_LIBRARY_PATH unset. The installed CLI must start and
 # translate and run a sample; samples/embed.c must build with `pkg-config --define-prefix`
 # alone and run; pyk2cuda.pc must name no path of the build machine.
-#   check_install.sh MESON BUILD_DIR SOURCE_DIR CC
+#   check_install.sh MESON BUILD_DIR SOURCE_DIR CC [SANITIZE]
+# SANITIZE is the build's b_sanitize ("none", "address,undefined"): a sanitized library needs
+# the sanitizers' runtime in the program that links it, so embed.c is built with them too.
 set -euo pipefail
-meson=$1 build=$2 src=$3 cc=$4
+meson=$1 build=$2 src=$3 cc=$4 sanitize=${5:-none}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 unset LD_LIBRARY_PATH
@@ -30,6 +32,7 @@ PYK2CUDA_CACHE_DIR="$tmp/cache" "$exe" run "$src/samples/vecadd.py" vecadd --dev
 flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-prefix --cflags --libs pyk2cuda)
 case "$flags" in *"$tmp/moved"*) ;; *) fail "pkg-config --define-prefix gives '$flags'";; esac
 # shellcheck disable=SC2086
+[ "$sanitize" = none ] || flags="-fsanitize=$sanitize $flags"
 "$cc" -std=c11 "$src/samples/embed.c" $flags -o "$tmp/embed"
 "$tmp/embed" | grep -q '^kernel axpy' || fail "samples/embed.c built against the install does not run"
 echo "ok: installed CLI and samples/embed.c run from a relocated prefix without LD_LIBRARY_PATH"
