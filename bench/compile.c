@@ -12,7 +12,7 @@
  *           separately just before the pipeline (frontend_run parses and lowers in one call)
  *   lower   frontend_run minus the parse above, per repetition (CST -> AST, names resolved)
  *   infer   types_init + typeinfer_run
- *   emit    codegen_run (CUDA C text), then frontend_finish (waiting, if need be, for the parse
+ *   emit    analysis_run + codegen_run (CUDA C text), then frontend_finish (waiting, if need be, for the parse
  *           trees of a split module, freed on another thread while infer and emit ran)
  *   NVRTC   rtc_compile of the emitted CUDA C to PTX for sm_90 with the default options
  *   API     p2c_translate + p2c_module_compile: the whole .py -> PTX path of the public API
@@ -526,8 +526,11 @@ static bool run_phases(const Input *in, Work *w, double *t) {
   TypeinferOptions tio = {in->sigs, in->nsigs, false, in->options.kernels, in->options.kernel_count};
   ok = ok && typeinfer_run(c, &w->mod, &w->types, &tio);
   double t3 = now_ms();
+  AnalysisOptions ao = {0};   /* every kernel, as before the analysis phase was split out */
+  Analysis an;
+  if (ok) analysis_run(c, &w->mod, &ao, &an);
   CodegenOptions cgo = {.check_bounds = in->check_bounds};   /* as the case asks, like the API path */
-  ok = ok && codegen_run(c, &w->mod, &cgo, &w->cg);
+  ok = ok && codegen_run(c, &w->mod, &an, &cgo, &w->cg);
   frontend_finish(c);   /* the parse trees' release, if it ran in the background */
   double t4 = now_ms(), c4 = cpu_ms();
   t[PH_TRANSLATE_CPU] = c4 - c0;

@@ -224,10 +224,11 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   TypeinferOptions tio = {sigs, nsigs, o && o->skip_unsigned_kernels,
                           o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
   if (!typeinfer_run(comp, &m->mod, &m->types, &tio)) return P2C_ERR_SOURCE;
-  CodegenOptions cgo = {.line_directives = o && o->line_directives,
-                        .only_kernels = o && o->kernel_count ? o->kernels : NULL,
-                        .nonly = o ? o->kernel_count : 0, .check_bounds = c->check_bounds};
-  if (!codegen_run(comp, &m->mod, &cgo, &m->cg)) return P2C_ERR_SOURCE;
+  AnalysisOptions ao = {o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
+  Analysis an;
+  analysis_run(comp, &m->mod, &ao, &an);
+  CodegenOptions cgo = {.line_directives = o && o->line_directives, .check_bounds = c->check_bounds};
+  if (!codegen_run(comp, &m->mod, &an, &cgo, &m->cg)) return P2C_ERR_SOURCE;
   if (!check_param_space(comp, &m->cg)) return P2C_ERR_SOURCE;
   m->check_bounds = c->check_bounds;
   fill_kernel_infos(m);

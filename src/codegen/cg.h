@@ -3,6 +3,7 @@
 #ifndef P2C_CODEGEN_CG_H
 #define P2C_CODEGEN_CG_H
 
+#include "analysis/analysis.h"
 #include "codegen/codegen.h"
 #include "codegen/names.h"
 #include "codegen/prelude.h"
@@ -41,8 +42,6 @@ typedef struct Gen {
   /* the function being emitted */
   const Function *fn;
   const char **vnames;     /* C name of each variable */
-  bool *nonneg;            /* each variable is known to be >= 0 */
-  bool *positive;          /* each variable is known to be > 0 */
   Namer local;
   VEC(TempDecl) temps;
   StrBuf *body;
@@ -67,16 +66,6 @@ void emit_line(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void emit_block(Gen *G, const Block *b);
 /* target = value for any assignment target: a name, a subscript, or a tuple of targets. */
 void emit_assign_one(Gen *G, const Expr *target, Expr *value);
-/* Whether assignment target t (a name, or a tuple of targets) binds variable var. */
-bool target_names(const Expr *t, int var);
-/* Calls visit(s, value, ctx) for each statement s in block b, at any depth, that binds variable
- * var, in source order, until a call returns true (each_binding then returns true). value is
- * what an assignment gives var (the matching element of a tuple literal, else the whole value),
- * an augmented assignment's operand, and NULL for a loop's target. */
-typedef bool (*BindingVisit)(const Stmt *s, const Expr *value, void *ctx);
-bool each_binding(const Block *b, int var, BindingVisit visit, void *ctx);
-/* Whether block b rebinds variable var (assignments and loop targets; not subscripts). */
-bool assigns_var(const Block *b, int var);
 /* The parts of a plain range() loop's C header: start, stop and step as C text (stop and step
  * are temporaries assigned at the current line where the body could change them, as Python
  * evaluates them once), the sign of the step (1, -1, or 2 when known only at run time), and
@@ -106,26 +95,15 @@ void function_end(Gen *G, FunctionScope *fs, const char *header, StrBuf *out);
 /* The parameter list of G->fn ("p2c_array<float, 1> x, double a"), without parentheses. */
 void emit_params(Gen *G, StrBuf *out, const char **pnames);
 
-/* An upper bound on the bits of |value| of integer expression e of function f (64 when nothing
- * smaller is known): types, CUDA's limits, array extents, constants, local variables' assignments
- * (value_bits.c). */
-int value_bits(const Function *f, const Expr *e);
-
 /* The Python line of statement s as a comment (its first line only), and its line mark. */
 void emit_stmt_comment(Gen *G, const Stmt *s);
 
 /* ---- grid-stride loops in lockstep, for the simulator (emit_lockstep.c) ---- */
-/* The grid-stride loop that ends kernel f when the simulator may run f's threads through it in
- * lockstep; NULL when it may not. */
-const Stmt *lockstep_loop(const Function *f, Arena *a);
 /* Writes the step function of kernel f for that loop into out; returns its name. */
 const char *emit_lockstep_step(Gen *G, const Function *f, const Stmt *loop, StrBuf *out);
 
 /* for targets in iterable (emit_iter.c); plain range() loops are emit.c's. */
 void emit_for_iter(Gen *G, const Stmt *s);
-/* Clears the non-negativity of a for-iter loop's target variables where what they receive is
- * not known to be >= 0 (sets *changed when it clears something). */
-void for_iter_nonneg(Gen *G, const Stmt *s, bool *changed);
 
 /* ---- expressions (emit_expr.c) ---- */
 
@@ -192,12 +170,6 @@ const char *type_suffix(Gen *G, const Type *t);
 const char *ctype_of(Gen *G, const Type *t);
 /* A new function-local temporary of type t. */
 const char *new_temp(Gen *G, const Type *t);
-/* Whether e is known to be >= 0 (index wraparound can be skipped). */
-bool expr_nonneg(Gen *G, const Expr *e);
-/* Whether e is known to be > 0. */
-bool expr_positive(Gen *G, const Expr *e);
-/* Whether e can be evaluated twice without a visible difference (no calls with effects). */
-bool expr_is_pure(const Expr *e);
 /* The common type of a comparison's two operand types. */
 const Type *compare_type(const Type *a, const Type *b);
 

@@ -1,6 +1,7 @@
 /* Code generation: the typed AST -> CUDA C text.
  *
- * Requires: a Module after typeinfer (kernel specializations typed, casts inserted).
+ * Requires: a Module after typeinfer (kernel specializations typed, casts inserted) and its
+ *           Analysis (which functions to emit, the facts recorded on them).
  * Produces: one CUDA C text holding a minimal prelude (only the helpers used), module
  *           constants, device-function specializations reachable from the kernels, one
  *           extern "C" __global__ function per kernel specialization, and the simulator entry
@@ -10,6 +11,7 @@
 #define P2C_CODEGEN_CODEGEN_H
 
 #include <stdint.h>
+#include "analysis/analysis.h"
 #include "frontend/ast.h"
 
 typedef struct KernelDesc {
@@ -36,8 +38,6 @@ typedef struct CodegenResult {
 
 typedef struct CodegenOptions {
   bool line_directives;
-  const char *const *only_kernels;   /* NULL: all kernels */
-  size_t nonly;
   bool check_bounds;      /* every array access checked (--check-bounds, docs/generated-code.md) */
   /* Modules with at least this many functions to emit are emitted on two threads
    * (0: P2C_EMIT_SPLIT_MIN; SIZE_MAX: never). The text is the same either way. */
@@ -49,6 +49,6 @@ enum {
   P2C_EMIT_SPLIT_MIN = 64,
 };
 
-bool codegen_run(Compilation *c, Module *m, const CodegenOptions *opts, CodegenResult *out);
+bool codegen_run(Compilation *c, Module *m, const Analysis *an, const CodegenOptions *opts, CodegenResult *out);
 
 #endif

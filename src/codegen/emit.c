@@ -113,15 +113,8 @@ static void emit_store(Gen *G, const Expr *target, const Expr *value) {
   sb_puts(G->body, ";\n");
 }
 
-static bool reads_var(const Expr *e, int var) {
-  if (e->kind == EX_VAR && e->var == var) return true;
-  for (int i = 0; i < e->nkids; i++)
-    if (reads_var(e->kids[i], var)) return true;
-  return false;
-}
-
 static bool reads_any_target(const Expr *value, const Expr *target) {
-  if (target->kind == EX_VAR) return reads_var(value, target->var);
+  if (target->kind == EX_VAR) return an_reads_var(value, target->var);
   for (int i = 0; i < target->nkids; i++)
     if (reads_any_target(value, target->kids[i])) return true;
   return target->kind == EX_INDEX;
@@ -142,7 +135,7 @@ static Expr *store_in_temp(Gen *G, Expr *value) {
  * twice or changing what the elements are. */
 static bool elements_at_hand(const Expr *e) {
   if (e->kind == EX_INDEX) return e->ival >= 0 && elements_at_hand(e->kids[0]);
-  if (e->kind == EX_ATTR) return expr_is_pure(e);
+  if (e->kind == EX_ATTR) return an_expr_is_pure(e);
   bool grid = e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN &&
               builtin_has(e->kids[0]->builtin, BF_PER_ELEMENT);
   return e->kind == EX_VAR || e->kind == EX_TEMP || e->kind == EX_CONST || grid;
@@ -235,112 +228,16 @@ static void emit_if(Gen *G, const Stmt *s) {
   line(G, "}\n");
 }
 
-bool target_names(const Expr *t, int var) {
-  if (t->kind == EX_VAR) return t->var == var;
-  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
-    if (target_names(t->kids[i], var)) return true;
-  return false;
-}
-
-/* What assignment `target = value` gives var: the matching element of a tuple literal, else the
- * whole value; NULL when target does not bind var. */
-static const Expr *bound_value(const Expr *target, const Expr *value, int var) {
-  if (target->kind == EX_VAR) return target->var == var ? value : NULL;
-  for (int k = 0; target->kind == EX_TUPLE && k < target->nkids; k++) {
-    bool literal = value->kind == EX_TUPLE && value->nkids == target->nkids;
-    const Expr *v = literal ? bound_value(target->kids[k], value->kids[k], var)
-                            : target_names(target->kids[k], var) ? value : NULL;
-    if (v) return v;
-  }
-  return NULL;
-}
-
-bool each_binding(const Block *b, int var, BindingVisit visit, void *ctx) {
-  for (int i = 0; i < b->len; i++) {
-    const Stmt *s = b->items[i];
-    const Expr *value = NULL;
-    bool binds = false;
-    if (s->kind == ST_ASSIGN)
-      for (int k = 0; k < s->ntargets && !value; k++) value = bound_value(s->targets[k], s->value, var);
-    if (s->kind == ST_AUGASSIGN && target_names(s->targets[0], var)) value = s->value;
-    if (s->kind == ST_FOR_RANGE) binds = s->var == var;
-    if (s->kind == ST_FOR_ITER) binds = target_names(s->targets[0], var);
-    if ((value || binds) && visit(s, value, ctx)) return true;
-    if (each_binding(&s->body, var, visit, ctx) || each_binding(&s->orelse, var, visit, ctx)) return true;
-  }
-  return false;
-}
-
-bool assigns_var(const Block *b, int var) {
-  for (int i = 0; i < b->len; i++) {
-    const Stmt *s = b->items[i];
-    for (int k = 0; k < s->ntargets; k++)
-      if (reads_var(s->targets[k], var) && s->targets[k]->kind != EX_INDEX) return true;
-    if ((s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) && s->var == var) return true;
-    if (assigns_var(&s->body, var) || assigns_var(&s->orelse, var)) return true;
-  }
-  return false;
-}
-
-/* Whether variable v is read anywhere outside statement `loop` in the function. */
-static bool used_outside(const Block *b, const Stmt *loop, int var) {
-  for (int i = 0; i < b->len; i++) {
-    const Stmt *s = b->items[i];
-    if (s == loop) continue;
-    const Expr *parts[] = {s->value, s->cond, s->start, s->stop, s->step};
-    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
-      if (parts[k] && reads_var(parts[k], var)) return true;
-    for (int k = 0; k < s->ntargets; k++)
-      if (s->targets[k]->kind == EX_INDEX && reads_var(s->targets[k], var)) return true;
-    if (used_outside(&s->body, loop, var) || used_outside(&s->orelse, loop, var)) return true;
-  }
-  return false;
-}
-
-/* Whether loop s rebinds variable var: its body, or the loop itself (its variable). */
-static bool loop_rebinds(const Stmt *s, int var) {
-  return var == s->var || assigns_var(&s->body, var);
-}
-
 /* A range bound is evaluated once, before the loop: anything that could change while the loop
  * runs goes into a temporary (`for k in range(0, k)` reads the k of before the loop). */
-static const char *range_bound(Gen *G, const Expr *e, const Stmt *loop) {
+static const char *range_bound(Gen *G, const Expr *e, bool stable) {
   StrBuf sb;
   sb_init(&sb, G->a);
   emit_expr(G, e, &sb, P_REL + 1);
-  bool stable = e->kind == EX_INT || e->kind == EX_CONST ||
-                (e->kind == EX_VAR && !loop_rebinds(loop, e->var)) ||
-                (e->kind == EX_CAST && e->kids[0]->kind == EX_VAR && !loop_rebinds(loop, e->kids[0]->var)) ||
-                (e->kind == EX_ATTR && e->kids[0]->kind == EX_VAR);
   if (stable) return sb_str(&sb);
   const char *t = new_temp(G, e->ty);
   line(G, "%s = %s;\n", t, sb_str(&sb));
   return t;
-}
-
-/* |e| for a constant integer step (ignoring casts), or 0 when e is not one. */
-static uint64_t const_magnitude(const Expr *e) {
-  if (!e) return 0;
-  if (e->kind == EX_CAST) e = e->kids[0];
-  if (e->kind == EX_CONST) e = e->konst->value;
-  bool neg = e->kind == EX_UNARY && e->op == OP_NEG;
-  if (neg) e = e->kids[0];
-  if (e->kind != EX_INT || e->is_unsigned_literal) return 0;
-  return e->ival < 0 ? 0 - (uint64_t)e->ival : (uint64_t)e->ival;
-}
-
-static int const_sign(const Expr *e) {
-  if (!e) return 1;
-  if (e->kind == EX_CAST) e = e->kids[0];
-  if (e->kind == EX_CONST) e = e->konst->value;
-  if (e->kind == EX_INT) return e->ival > 0 ? 1 : e->ival < 0 ? -1 : 0;
-  if (e->kind == EX_UNARY && e->op == OP_NEG && e->kids[0]->kind == EX_INT) return e->kids[0]->ival > 0 ? -1 : 0;
-  return 2;   /* unknown */
-}
-
-/* A range step known to be > 0 (a positive constant, or gridsize-like values). */
-static bool step_is_positive(Gen *G, const Expr *step) {
-  return !step || const_sign(step) == 1 || expr_positive(G, step);
 }
 
 /* for i in range(start, stop, step): the loop variable is the C loop counter when the body does
@@ -348,23 +245,17 @@ static bool step_is_positive(Gen *G, const Expr *step) {
  * step further); otherwise a hidden counter drives the loop. */
 RangeLoop range_loop(Gen *G, const Stmt *s) {
   RangeLoop r;
-  r.stop = range_bound(G, s->stop, s);
-  r.step = s->step ? range_bound(G, s->step, s) : "1";
+  r.stop = range_bound(G, s->stop, s->range.stop_stable);
+  r.step = s->step ? range_bound(G, s->step, s->range.step_stable) : "1";
   StrBuf start;
   sb_init(&start, G->a);
   if (s->start) emit_expr(G, s->start, &start, P_ASSIGN);
   else sb_puts(&start, "0");
   r.start = sb_str(&start);
-  r.sign = step_is_positive(G, s->step) ? 1 : const_sign(s->step);
+  r.sign = s->range.sign;
   r.unit_step = !s->step;
-  /* k + step past the last value must not overflow the counter (value_bits.c): a unit step
-   * cannot (k < stop <= the type's largest value), and neither can one when stop and step are
-   * both well inside the type. */
-  const Type *t = G->fn->vars[s->var].ty;
-  int room = t->is_signed ? t->bits - 1 : t->bits;
-  bool unit = r.unit_step || const_magnitude(s->step) == 1;
-  r.ctype = ctype_of(G, t);
-  r.exact_advance = unit || (s->step && value_bits(G->fn, s->stop) < room && value_bits(G->fn, s->step) < room);
+  r.ctype = ctype_of(G, G->fn->vars[s->var].ty);
+  r.exact_advance = s->range.exact_advance;
   if (!r.exact_advance) type_helper_use(&G->helpers, TH_RANGE_NEXT);
   return r;
 }
@@ -386,7 +277,7 @@ static void emit_for_range(Gen *G, const Stmt *s) {
   const Type *t = G->fn->vars[s->var].ty;
   const char *v = G->vnames[s->var];
   RangeLoop r = range_loop(G, s);
-  bool direct = !assigns_var(&s->body, s->var) && !used_outside(&G->fn->body, s, s->var);
+  bool direct = s->range.direct;
   const char *ctr = direct ? v : new_temp(G, t);
   line(G, "for (%s = %s; %s; %s) {\n", ctr, r.start, range_loop_test(G, &r, ctr), range_loop_advance(G, &r, ctr));
   G->indent += 2;
@@ -487,72 +378,6 @@ void emit_block(Gen *G, const Block *b) {
   for (int i = 0; i < b->len; i++) emit_stmt(G, b->items[i]);
 }
 
-/* ---- non-negative variables ---- */
-
-static bool type_never_negative(const Type *t) {
-  return t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed);
-}
-
-static int const_sign(const Expr *e);
-static bool step_is_positive(Gen *G, const Expr *step);
-
-static void nonneg_scan(Gen *G, const Block *b, bool *changed);
-
-static void nonneg_target(Gen *G, const Expr *target, const Expr *value, int k, bool *changed) {
-  if (target->kind != EX_VAR) return;
-  int v = target->var;
-  bool nn, pos;
-  if (k < 0) nn = expr_nonneg(G, value), pos = expr_positive(G, value);
-  else if (value->kind == EX_TUPLE) nn = expr_nonneg(G, value->kids[k]), pos = expr_positive(G, value->kids[k]);
-  else {   /* grid(), gridsize() and .shape are >= 0; any other tuple is unknown */
-    const Builtin *b = value->kind == EX_CALL && value->kids[0]->kind == EX_BUILTIN ? value->kids[0]->builtin : NULL;
-    nn = value->kind == EX_ATTR || (b && builtin_has(b, BF_NONNEG));
-    pos = b && builtin_has(b, BF_POSITIVE);
-  }
-  if (G->nonneg[v] && !nn) G->nonneg[v] = false, *changed = true;
-  if (G->positive[v] && !pos) G->positive[v] = false, *changed = true;
-}
-
-static void nonneg_stmt(Gen *G, const Stmt *s, bool *changed) {
-  for (int i = 0; i < s->ntargets; i++) {
-    const Expr *t = s->targets[i];
-    if (t->kind == EX_TUPLE)
-      for (int k = 0; k < t->nkids; k++) nonneg_target(G, t->kids[k], s->value, k, changed);
-    else nonneg_target(G, t, s->value, -1, changed);
-  }
-  if (s->kind == ST_FOR_RANGE) {
-    bool ok = (!s->start || expr_nonneg(G, s->start)) && step_is_positive(G, s->step);
-    if (G->nonneg[s->var] && !ok) G->nonneg[s->var] = false, *changed = true;
-    if (G->positive[s->var]) G->positive[s->var] = false, *changed = true;
-  }
-  if (s->kind == ST_FOR_ITER) for_iter_nonneg(G, s, changed);
-  nonneg_scan(G, &s->body, changed);
-  nonneg_scan(G, &s->orelse, changed);
-}
-
-static void nonneg_scan(Gen *G, const Block *b, bool *changed) {
-  for (int i = 0; i < b->len; i++) nonneg_stmt(G, b->items[i], changed);
-}
-
-/* A variable is non-negative when every value assigned to it is: start from "all locals" and
- * remove the ones an assignment disproves, until nothing changes. */
-static void compute_nonneg(Gen *G) {
-  const Function *f = G->fn;
-  G->nonneg = arena_alloc(G->a, sizeof(bool) * (size_t)(f->nvars ? f->nvars : 1));
-  G->positive = arena_alloc(G->a, sizeof(bool) * (size_t)(f->nvars ? f->nvars : 1));
-  for (int i = 0; i < f->nvars; i++) {
-    const Type *t = f->vars[i].ty;
-    bool unsigned_int = t && type_never_negative(t);
-    bool local_int = !f->vars[i].is_param && t && t->kind == TY_INT;
-    G->nonneg[i] = unsigned_int || local_int;
-    G->positive[i] = local_int;
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    nonneg_scan(G, &f->body, &changed);
-  }
-}
-
 /* ---- functions ---- */
 
 static void name_vars(Gen *G) {
@@ -614,7 +439,6 @@ void function_begin(Gen *G, const Function *f, FunctionScope *fs) {
   namer_init(&G->local, G->a, &G->global);
   memset(&G->temps, 0, sizeof G->temps);
   name_vars(G);
-  compute_nonneg(G);
   fs->pnames = arena_alloc(G->a, sizeof(char *) * (size_t)(f->nparams ? f->nparams : 1));
   for (int i = 0; i < f->nparams; i++) fs->pnames[i] = param_cname(G, i);
   sb_init(&fs->body, G->a);
@@ -681,47 +505,6 @@ static void map_python_lines(Gen *G, const StrBuf *text, CodegenResult *out) {
 }
 
 /* ---- the module ---- */
-
-typedef VEC(const Function *) FuncList;
-
-static void collect_calls(const Expr *e, FuncList *out, Arena *a);
-
-static void add_spec(const Function *f, FuncList *out, Arena *a) {
-  for (size_t i = 0; i < out->len; i++)
-    if (out->items[i] == f) return;
-  vec_push(a, out, f);
-  /* Callees are found by walking the body below. */
-}
-
-static void collect_block(const Block *b, FuncList *out, Arena *a);
-
-static void collect_calls(const Expr *e, FuncList *out, Arena *a) {
-  if (!e) return;
-  if (e->kind == EX_CALL && e->kids[0]->kind == EX_FUNC && e->func) {
-    size_t before = out->len;
-    add_spec(e->func, out, a);
-    if (out->len > before) collect_block(&e->func->body, out, a);
-  }
-  for (int i = 0; i < e->nkids; i++) collect_calls(e->kids[i], out, a);
-}
-
-static void collect_block(const Block *b, FuncList *out, Arena *a) {
-  for (int i = 0; i < b->len; i++) {
-    const Stmt *s = b->items[i];
-    const Expr *parts[] = {s->value, s->cond, s->start, s->stop, s->step};
-    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) collect_calls(parts[k], out, a);
-    for (int k = 0; k < s->ntargets; k++) collect_calls(s->targets[k], out, a);
-    collect_block(&s->body, out, a);
-    collect_block(&s->orelse, out, a);
-  }
-}
-
-static bool kernel_selected(const CodegenOptions *o, const char *name) {
-  if (!o->only_kernels) return true;
-  for (size_t i = 0; i < o->nonly; i++)
-    if (strcmp(o->only_kernels[i], name) == 0) return true;
-  return false;
-}
 
 static void name_function(Gen *G, Function *f, bool many) {
   const char *want = f->generic->name;
@@ -807,7 +590,7 @@ static void emit_lockstep_steps(Gen *G, const CodegenResult *r, const char **ste
   memset(&G->marks, 0, sizeof G->marks);
   for (int i = 0; i < r->nkernels; i++) {
     const KernelDesc *k = &r->kernels[i];
-    const Stmt *loop = k->is_ufunc ? NULL : lockstep_loop(k->spec, G->a);
+    const Stmt *loop = k->is_ufunc ? NULL : k->spec->lockstep_loop;
     steps[i] = NULL;
     if (!loop) continue;
     if (out->len == 0)
@@ -818,17 +601,6 @@ static void emit_lockstep_steps(Gen *G, const CodegenResult *r, const char **ste
   }
   *marks = G->marks;
   G->marks = kept;
-}
-
-typedef VEC(Function *) SpecList;
-
-static void collect_kernels(Gen *G, const CodegenOptions *o, FuncKind kind, SpecList *kernels) {
-  for (size_t i = 0; i < G->m->funcs.len; i++) {
-    Function *g = G->m->funcs.items[i];
-    if (g->kind != kind || !kernel_selected(o, g->name)) continue;
-    for (size_t j = 0; j < g->specs.len; j++)
-      if (g->specs.items[j]->typed) vec_push(G->a, kernels, g->specs.items[j]);
-  }
 }
 
 /* The definitions of funcs[first, end), each after a blank line. */
@@ -905,23 +677,18 @@ static void emit_on_two_threads(Gen *G, const Function *const *funcs, size_t n, 
   else merge_side_text(G, &side_gen, &side_out, out);
 }
 
-bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResult *out) {
+bool codegen_run(Compilation *c, Module *m, const Analysis *an, const CodegenOptions *o, CodegenResult *out) {
   Gen G = {.c = c, .a = &c->arena, .m = m, .line_directives = o->line_directives,
            .check_bounds = o->check_bounds};
   namer_init(&G.global, G.a, NULL);
-  SpecList kernels = {0};
-  FuncList devs = {0};
-  SpecList ufuncs = {0};
-  collect_kernels(&G, o, FN_KERNEL, &kernels);
-  collect_kernels(&G, o, FN_UFUNC, &ufuncs);
-  for (size_t i = 0; i < kernels.len; i++) collect_block(&kernels.items[i]->body, &devs, G.a);
-  for (size_t i = 0; i < ufuncs.len; i++) collect_block(&ufuncs.items[i]->body, &devs, G.a);
+  FunctionList kernels = an->kernels, ufuncs = an->ufuncs, devs = {0};
+  for (size_t i = 0; i < an->devices.len; i++) vec_push(G.a, &devs, an->devices.items[i]);
   StrBuf defs;
   sb_init(&defs, G.a);
   emit_constants(&G, &defs);
   for (size_t i = 0; i < kernels.len; i++) name_function(&G, kernels.items[i], false);
   for (size_t i = 0; i < devs.len; i++)
-    name_function(&G, (Function *)devs.items[i], devs.items[i]->generic->specs.len > 1);
+    name_function(&G, devs.items[i], devs.items[i]->generic->specs.len > 1);
   /* A ufunc's element functions are device functions like the others. */
   const char **ufunc_symbols = arena_alloc(G.a, sizeof(char *) * (ufuncs.len ? ufuncs.len : 1));
   for (size_t i = 0; i < ufuncs.len; i++) {
@@ -974,9 +741,8 @@ bool codegen_run(Compilation *c, Module *m, const CodegenOptions *o, CodegenResu
   sb_init(&structs, G.a);
   emit_tuple_structs(&G, &structs);
   /* The complex types are used wherever their names are (types of values, arrays, members). */
-  if (strstr(sb_str(&defs), "p2c_complex") || strstr(sb_str(&structs), "p2c_complex"))
-    type_helper_use(&G.helpers, TH_COMPLEX);
-  if (strstr(sb_str(&defs), "p2c_half") || strstr(sb_str(&structs), "p2c_half")) {
+  if (an->uses_complex) type_helper_use(&G.helpers, TH_COMPLEX);
+  if (an->uses_half) {
     type_helper_use(&G.helpers, TH_HALF);
     type_helper_use(&G.helpers, TH_HALF_SIM);
     type_helper_use(&G.helpers, TH_HALF_OPS);

@@ -42,7 +42,7 @@ void emit_part(Gen *G, const Expr *e, StrBuf *sb, int prec) {
     sb_puts(sb, real ? ".re" : ".im");
   } else if (real) {
     emit_expr(G, x, sb, prec);
-  } else if (expr_is_pure(x)) {
+  } else if (an_expr_is_pure(x)) {
     sb_printf(sb, "(%s)0", e->ty->cname);
   } else {
     sb_puts(sb, "((void)");

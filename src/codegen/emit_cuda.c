@@ -174,7 +174,7 @@ void emit_bitcount_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 /* selp(c, a, b): c ? a : b; with side effects among the operands, each is evaluated once, in
  * order, as Python evaluates arguments. */
 void emit_selp_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  bool pure = expr_is_pure(e->kids[1]) && expr_is_pure(e->kids[2]) && expr_is_pure(e->kids[3]);
+  bool pure = an_expr_is_pure(e->kids[1]) && an_expr_is_pure(e->kids[2]) && an_expr_is_pure(e->kids[3]);
   if (pure) {
     open_paren(sb, P_COND, prec);
     emit_expr(G, e->kids[1], sb, P_OR);

@@ -93,79 +93,6 @@ static bool emit_literal_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   return false;
 }
 
-/* ---- purity and non-negativity ---- */
-
-bool expr_is_pure(const Expr *e) {
-  if (e->kind == EX_CALL && e->kids[0]->kind != EX_ATTR) {   /* x.conjugate() is pure */
-    if (e->kids[0]->kind == EX_FUNC || (e->kids[0]->builtin->facts & BF_EFFECTS)) return false;
-  }
-  for (int i = 0; i < e->nkids; i++)
-    if (!expr_is_pure(e->kids[i])) return false;
-  return true;
-}
-
-static bool call_nonneg(Gen *G, const Expr *e) {
-  const Builtin *b = e->kids[0]->kind == EX_BUILTIN ? e->kids[0]->builtin : NULL;
-  if (!b) return false;
-  if (b->facts & BF_NONNEG) return true;
-  if (!(b->facts & (BF_NONNEG_IF_ALL | BF_NONNEG_IF_ANY))) return false;
-  int n = 0;
-  for (int i = 1; i < e->nkids; i++) n += expr_nonneg(G, e->kids[i]);
-  return b->facts & BF_NONNEG_IF_ALL ? n == e->nkids - 1 : n > 0;
-}
-
-bool expr_positive(Gen *G, const Expr *e) {
-  switch (e->kind) {
-  case EX_INT: return e->is_unsigned_literal ? e->uval > 0 : e->ival > 0;
-  case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival > 0;
-  case EX_VAR: return G->positive && G->positive[e->var];
-  case EX_BUILTIN: return builtin_has(e->builtin, BF_POSITIVE);
-  case EX_CAST:
-    return e->ty->kind == TY_INT && e->kids[0]->ty->kind == TY_INT &&
-           e->ty->bits >= e->kids[0]->ty->bits && expr_positive(G, e->kids[0]);
-  case EX_CALL:
-    return e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_POSITIVE);
-  case EX_BINARY:
-    if (e->op == OP_MUL) return expr_positive(G, e->kids[0]) && expr_positive(G, e->kids[1]);
-    if (e->op == OP_ADD)
-      return (expr_positive(G, e->kids[0]) && expr_nonneg(G, e->kids[1])) ||
-             (expr_nonneg(G, e->kids[0]) && expr_positive(G, e->kids[1]));
-    return false;
-  default: return false;
-  }
-}
-
-bool expr_nonneg(Gen *G, const Expr *e) {
-  if (e->ty && (e->ty->kind == TY_BOOL || (e->ty->kind == TY_INT && !e->ty->is_signed))) return true;
-  switch (e->kind) {
-  case EX_INT: return e->is_unsigned_literal || e->ival >= 0;
-  case EX_BOOL: return true;
-  case EX_TEMP: return e->ival == 1;
-  case EX_VAR: return G->nonneg && G->nonneg[e->var];
-  case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival >= 0;
-  case EX_BUILTIN: return builtin_has(e->builtin, BF_NONNEG);
-  case EX_ATTR: return true;   /* size, ndim */
-  case EX_CAST:
-    return e->ty->kind == TY_INT && e->kids[0]->ty->kind != TY_FLOAT &&
-           e->ty->bits >= e->kids[0]->ty->bits && expr_nonneg(G, e->kids[0]);
-  case EX_IFEXP: return expr_nonneg(G, e->kids[1]) && expr_nonneg(G, e->kids[2]);
-  case EX_CALL: return call_nonneg(G, e);
-  case EX_BINARY:
-    if (e->ty->kind != TY_INT) return false;
-    switch (e->op) {
-    case OP_ADD:
-    case OP_MUL:
-    case OP_FLOORDIV:
-    case OP_BITOR:
-    case OP_RSHIFT: return expr_nonneg(G, e->kids[0]) && expr_nonneg(G, e->kids[1]);
-    case OP_MOD: return expr_nonneg(G, e->kids[1]);
-    case OP_BITAND: return expr_nonneg(G, e->kids[0]) || expr_nonneg(G, e->kids[1]);
-    default: return false;
-    }
-  default: return false;
-  }
-}
-
 /* ---- operators ---- */
 
 static int binary_prec(Op op) {
@@ -239,7 +166,7 @@ static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Type *t = e->kids[0]->ty;
   /* On integers known to be >= 0 and > 0, Python's // and % are C's / and %. */
   bool plain = t->kind == TY_INT && (e->op == OP_FLOORDIV || e->op == OP_MOD) &&
-               expr_nonneg(G, e->kids[0]) && expr_positive(G, e->kids[1]);
+               an_expr_nonneg(G->fn, e->kids[0]) && an_expr_positive(G->fn, e->kids[1]);
   switch (plain ? OP_DIV : e->op) {
   case OP_FLOORDIV:
     helper_use(&G->helpers, typed_helper(t, H_FLOORDIV_I64, H_FLOORDIV_U64, H_FLOORDIV_F64, H_FLOORDIV_F32));
@@ -350,7 +277,7 @@ static void emit_sequenced_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) 
 
 static void emit_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   bool pure = true;
-  for (int i = 0; i < e->nkids; i++) pure &= expr_is_pure(e->kids[i]);
+  for (int i = 0; i < e->nkids; i++) pure &= an_expr_is_pure(e->kids[i]);
   if (pure) emit_pure_compare(G, e, sb, prec);
   else emit_sequenced_compare(G, e, sb, prec);
 }
@@ -436,7 +363,7 @@ static void emit_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 /* An index as C uses it: as is when it is known to be >= 0, else wrapped Python's way around
  * `extent` (C text). */
 void emit_wrapped_index(Gen *G, const Expr *ix, const char *extent, StrBuf *sb, int prec) {
-  if (expr_nonneg(G, ix)) {
+  if (an_expr_nonneg(G->fn, ix)) {
     emit_expr(G, ix, sb, prec);
     return;
   }
@@ -673,7 +600,7 @@ static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
 static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) emit_part(G, e, sb, prec);
   else if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
-  else if (expr_is_pure(e->kids[0])) sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
+  else if (an_expr_is_pure(e->kids[0])) sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
   else {   /* the array's expression still runs */
     sb_puts(sb, "((void)");
     emit_array_value(G, e->kids[0], sb);

@@ -31,7 +31,7 @@ static bool stable(const Expr *e, const Stmt *s) {
     return true;
   }
   return e->kind == EX_INT || e->kind == EX_CONST || e->kind == EX_TEMP ||
-         (e->kind == EX_VAR && !assigns_var(&s->body, e->var) && !target_names(s->targets[0], e->var));
+         (e->kind == EX_VAR && !an_assigns_var(&s->body, e->var) && !an_target_names(s->targets[0], e->var));
 }
 
 /* Text for the C expression e (a temporary, evaluated before the loop, unless it is stable). */
@@ -198,56 +198,4 @@ void emit_for_iter(Gen *G, const Stmt *s) {
   emit_block(G, &s->body);
   G->indent -= 2;
   emit_line(G, "}\n");
-}
-
-/* ---- which loop variables are >= 0 ---- */
-
-static void disprove(Gen *G, int v, bool nonneg, bool positive, bool *changed) {
-  if (G->nonneg[v] && !nonneg) G->nonneg[v] = false, *changed = true;
-  if (G->positive[v] && !positive) G->positive[v] = false, *changed = true;
-}
-
-static void clear_target(Gen *G, const Expr *t, bool *changed) {
-  if (t->kind == EX_VAR) disprove(G, t->var, false, false, changed);
-  else
-    for (int i = 0; i < t->nkids; i++) clear_target(G, t->kids[i], changed);
-}
-
-static bool never_negative(const Type *t) {
-  return t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed);
-}
-
-/* Disproves non-negativity of the variables in `target`, which receives what `it` yields. */
-static void target_nonneg(Gen *G, const Expr *target, const Expr *it, bool *changed) {
-  BuiltinId id = iter_call(it);
-  if (target->kind == EX_TUPLE && (id == BI_ENUMERATE || id == BI_ZIP) &&
-      target->nkids == it->nkids - 1 - (id == BI_ENUMERATE && it->nkids == 3)) {
-    for (int i = 0; i < target->nkids; i++) {
-      if (id == BI_ENUMERATE && i == 0) {
-        bool nn = it->nkids == 2 || expr_nonneg(G, it->kids[2]);
-        if (target->kids[0]->kind == EX_VAR) disprove(G, target->kids[0]->var, nn, false, changed);
-        else clear_target(G, target->kids[0], changed);
-      } else {
-        target_nonneg(G, target->kids[i], it->kids[id == BI_ENUMERATE ? 1 : i + 1], changed);
-      }
-    }
-    return;
-  }
-  if (target->kind != EX_VAR) {
-    clear_target(G, target, changed);
-    return;
-  }
-  bool nn = false;
-  if (id == BI_RANGE) {
-    int n = it->nkids - 1;
-    const Expr *start = n >= 2 ? it->kids[1] : NULL, *step = n == 3 ? it->kids[3] : NULL;
-    nn = (!start || expr_nonneg(G, start)) && (!step || expr_positive(G, step));
-  } else if (id == BI_NONE && it->ty && it->ty->kind == TY_ARRAY) {
-    nn = never_negative(it->ty->dtype) && it->ty->ndim == 1;
-  }
-  disprove(G, target->var, nn, false, changed);
-}
-
-void for_iter_nonneg(Gen *G, const Stmt *s, bool *changed) {
-  target_nonneg(G, s->targets[0], s->value, changed);
 }

@@ -104,7 +104,7 @@ Expr *temp_expr(Gen *G, const Type *t) {
  * be used alone). */
 static bool others_pure(const Expr *e, int k) {
   for (int i = 0; i < e->nkids; i++)
-    if (i != k && !expr_is_pure(e->kids[i])) return false;
+    if (i != k && !an_expr_is_pure(e->kids[i])) return false;
   return true;
 }
 
@@ -157,16 +157,16 @@ void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec) {
     emit_grid_elem(e, k, sb, prec);
     return;
   case EX_ATTR:   /* a.shape */
-    if (!expr_is_pure(e)) break;
+    if (!an_expr_is_pure(e)) break;
     if (e->kids[0]->ty->fixed_shape) sb_printf(sb, "%lld", (long long)e->kids[0]->ty->fixed_shape[k]);
     else emit_extent(G, e->kids[0], e->kids[0]->ty, k, sb);
     return;
   case EX_CAST:
-    if (!expr_is_pure(e->kids[0])) break;
+    if (!an_expr_is_pure(e->kids[0])) break;
     emit_elem_as(G, e->kids[0], k, e->ty->elems[k], false, sb, prec);
     return;
   case EX_BINARY: {   /* t1 + t2 */
-    if (!expr_is_pure(e)) break;
+    if (!an_expr_is_pure(e)) break;
     int n0 = e->kids[0]->ty->nelems;
     if (k < n0) emit_tuple_elem(G, e->kids[0], k, sb, prec);
     else emit_tuple_elem(G, e->kids[1], k - n0, sb, prec);
@@ -200,7 +200,7 @@ static void emit_braced(Gen *G, const Type *t, Expr *e, StrBuf *sb) {
 /* An operand, or a temporary holding it when it has side effects (the assignment to the
  * temporary is written to `pre`). */
 static Expr *evaluated_once(Gen *G, Expr *operand, StrBuf *pre) {
-  if (expr_is_pure(operand)) return operand;
+  if (an_expr_is_pure(operand)) return operand;
   Expr *t = temp_expr(G, operand->ty);
   sb_printf(pre, "%s = ", t->str);
   emit_expr(G, operand, pre, P_ASSIGN);
@@ -225,7 +225,7 @@ static void emit_derived_tuple(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 bool emit_tuple_value(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   switch (e->kind) {
   case EX_ATTR:   /* a.shape: an array expression with side effects is evaluated once */
-    if (!expr_is_pure(e)) {
+    if (!an_expr_is_pure(e)) {
       emit_derived_tuple(G, e, sb, prec);
       return true;
     }

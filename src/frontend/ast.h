@@ -106,6 +106,16 @@ typedef enum StmtKind {
   ST_RETURN,     /* value or NULL */
 } StmtKind;
 
+/* What the analysis phase (src/analysis/ranges.c) knows of an ST_FOR_RANGE loop. */
+typedef struct RangeFacts {
+  int8_t sign;             /* the step's sign: 1, -1, 0 (a constant 0), or 2: known only at run time */
+  bool exact_advance;      /* k + step cannot overflow the counter: `k += step` is exact */
+  bool direct;             /* the loop variable can be the C counter: the body does not rebind
+                              it and nothing reads it after the loop */
+  bool stop_stable;        /* the stop (step) expression cannot change while the loop runs, */
+  bool step_stable;        /* so it is read in place, not copied into a temporary first */
+} RangeFacts;
+
 struct Stmt {
   StmtKind kind;
   Loc loc;
@@ -118,6 +128,7 @@ struct Stmt {
   Expr *start, *stop, *step;
   int var;                 /* loop variable */
   Block body, orelse;
+  RangeFacts range;        /* ST_FOR_RANGE, set by the analysis phase */
 };
 
 typedef struct Var {
@@ -161,6 +172,10 @@ struct Function {
   bool failed;             /* typing it reported errors (possibly rolled back: see specialize) */
   bool uses_barrier;
   VEC(Function *) specs;   /* on the generic function */
+  /* Set by the analysis phase (src/analysis) on the specializations codegen emits: */
+  bool *nonneg;            /* each variable is known to be >= 0 */
+  bool *positive;          /* each variable is known to be > 0 */
+  const Stmt *lockstep_loop;   /* the grid-stride loop the simulator may run in lockstep */
 };
 
 /* A module-level NumPy array built from literals (np.array, np.arange, np.zeros, ...; see

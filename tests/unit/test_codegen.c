@@ -760,9 +760,12 @@ static char *emitted_with_split(const char *src, size_t split_min, bool check_bo
   types_init(&tt, &c.arena);
   TypeinferOptions tio = {0};
   assert_true(typeinfer_run(&c, &m, &tt, &tio));
+  AnalysisOptions ao = {0};
+  Analysis an;
+  analysis_run(&c, &m, &ao, &an);
   CodegenOptions cgo = {.check_bounds = check_bounds, .line_directives = line_directives, .split_min = split_min};
   CodegenResult r = {0};
-  bool emitted = codegen_run(&c, &m, &cgo, &r);
+  bool emitted = codegen_run(&c, &m, &an, &cgo, &r);
   StrBuf sb;
   sb_init(&sb, &c.arena);
   sb_printf(&sb, "ok=%d errors=%zu too_many=%d\n", emitted, c.error_count, c.too_many_errors);

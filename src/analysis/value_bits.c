@@ -1,12 +1,12 @@
-/* How large an integer can get: an upper bound on the bits of |value|, for range loops (emit.c,
- * range_loop). A C loop `for (k = a; k < n; k += s)` computes k + s once past its last value,
+/* How large an integer can get: an upper bound on the bits of |value|, for range loops
+ * (ranges.c, RangeFacts.exact_advance). A C loop `for (k = a; k < n; k += s)` computes k + s once past its last value,
  * and near the top of the counter's type that sum overflows (undefined for NVRTC, a wrap on the
  * host that keeps the loop going), where Python's range simply ends. When n and s are known to
  * be far from the limit the plain loop is exact; otherwise the advance stops at n
  * (p2c_range_next). The bounds come from the types and from what the values are: thread and
  * block indices and dimensions (CUDA's limits), array extents, constants, and, one level deep,
  * the assignments of a local variable. */
-#include "codegen/cg.h"
+#include "analysis/walk.h"
 
 enum { BITS_UNKNOWN = 64, VAR_DEPTH = 4 };
 
@@ -54,7 +54,7 @@ static int var_bits(const Function *f, int var, int depth) {
   int own = type_bits(v->ty);
   if (v->is_param || depth >= VAR_DEPTH) return own;
   Bindings b = {f, depth + 1, 0};
-  each_binding(&f->body, var, widen_to_binding, &b);
+  an_each_binding(&f->body, var, widen_to_binding, &b);
   return min_int(own, b.most);
 }
 
@@ -104,4 +104,4 @@ static int bits_of(const Function *f, const Expr *e, int depth) {
   return min_int(min_int(own, b), BITS_UNKNOWN);
 }
 
-int value_bits(const Function *f, const Expr *e) { return bits_of(f, e, 0); }
+int an_value_bits(const Function *f, const Expr *e) { return bits_of(f, e, 0); }

@@ -1,0 +1,94 @@
+/* The analysis phase's driver (analysis.h): which functions codegen emits, then the facts of
+ * each. */
+#include <string.h>
+
+#include "analysis/walk.h"
+
+static bool kernel_selected(const AnalysisOptions *o, const char *name) {
+  if (!o->only_kernels) return true;
+  for (size_t i = 0; i < o->nonly; i++)
+    if (strcmp(o->only_kernels[i], name) == 0) return true;
+  return false;
+}
+
+/* The typed specializations of the selected functions of `kind`, in source order. */
+static void collect_kernels(Module *m, const AnalysisOptions *o, FuncKind kind, FunctionList *out, Arena *a) {
+  for (size_t i = 0; i < m->funcs.len; i++) {
+    Function *g = m->funcs.items[i];
+    if (g->kind != kind || !kernel_selected(o, g->name)) continue;
+    for (size_t j = 0; j < g->specs.len; j++)
+      if (g->specs.items[j]->typed) vec_push(a, out, g->specs.items[j]);
+  }
+}
+
+/* ---- what the emitted functions use: device functions, complex and float16 types ---- */
+
+typedef struct Uses {
+  Analysis *an;
+  Arena *a;
+} Uses;
+
+static bool mentions(const Type *t, TypeKind kind) {
+  if (!t) return false;
+  if (t->kind == kind || (t->dtype && mentions(t->dtype, kind))) return true;
+  for (int i = 0; i < t->nelems; i++)
+    if (mentions(t->elems[i], kind)) return true;
+  return false;
+}
+
+/* Type t is named in the text: the prelude's complex and float16 helpers follow it. */
+static void note_type(Analysis *an, const Type *t) {
+  if (!t || t->kind == TY_VOID || t->kind == TY_BOOL || t->kind == TY_INT || t->kind == TY_FLOAT) return;
+  an->uses_complex = an->uses_complex || mentions(t, TY_COMPLEX);
+  an->uses_half = an->uses_half || mentions(t, TY_HALF);
+}
+
+/* The types f's declarations name: its variables', parameters' and result's. */
+static void note_declared_types(const Function *f, Analysis *an) {
+  for (int i = 0; i < f->nvars; i++) note_type(an, f->vars[i].ty);
+  for (int i = 0; i < f->nparams; i++) note_type(an, f->arg_types[i]);
+  note_type(an, f->ret_type);
+}
+
+/* Expression e: its type; a call of a device function met for the first time joins the list,
+ * and its body is walked at once (its callees come next, then the call's arguments). */
+static bool note_use(Walker *w, const Expr *e) {
+  Uses *u = w->ctx;
+  note_type(u->an, e->ty);
+  if (e->kind != EX_CALL || e->kids[0]->kind != EX_FUNC || !e->func) return true;
+  FunctionList *devs = &u->an->devices;
+  for (size_t i = 0; i < devs->len; i++)
+    if (devs->items[i] == e->func) return true;
+  vec_push(u->a, devs, e->func);
+  an_walk_block(w, &e->func->body);
+  return true;
+}
+
+/* Walks the bodies of the kernels and ufuncs, and through their calls every device function
+ * they reach, each once. */
+static void note_uses(Analysis *an, Arena *a) {
+  Uses u = {an, a};
+  Walker w = {.expr = note_use, .ctx = &u};
+  for (size_t i = 0; i < an->kernels.len; i++) an_walk_block(&w, &an->kernels.items[i]->body);
+  for (size_t i = 0; i < an->ufuncs.len; i++) an_walk_block(&w, &an->ufuncs.items[i]->body);
+}
+
+/* ---- the driver ---- */
+
+static void analyse_function(Compilation *c, Function *f, Analysis *an) {
+  StmtList loops = {0};
+  an_nonneg(f, &c->arena, &loops);
+  an_ranges(f, &loops);
+  f->lockstep_loop = f->kind == FN_KERNEL ? an_lockstep_loop(f, &c->arena) : NULL;
+  note_declared_types(f, an);
+}
+
+void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis *out) {
+  memset(out, 0, sizeof *out);
+  collect_kernels(m, o, FN_KERNEL, &out->kernels, &c->arena);
+  collect_kernels(m, o, FN_UFUNC, &out->ufuncs, &c->arena);
+  note_uses(out, &c->arena);
+  for (size_t i = 0; i < out->kernels.len; i++) analyse_function(c, out->kernels.items[i], out);
+  for (size_t i = 0; i < out->ufuncs.len; i++) analyse_function(c, out->ufuncs.items[i], out);
+  for (size_t i = 0; i < out->devices.len; i++) analyse_function(c, out->devices.items[i], out);
+}

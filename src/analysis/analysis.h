@@ -1,0 +1,49 @@
+/* The analysis phase: what codegen needs to know about the typed AST, computed before it
+ * prints and recorded on the AST, so that codegen only prints.
+ *
+ * Requires: a Module after typeinfer (kernel specializations typed, casts inserted).
+ * Produces: an Analysis: the kernel and ufunc specializations to emit, the device-function
+ *           specializations they reach (in the order codegen declares them), and the prelude
+ *           helpers that the types in use need; in each of those functions, `nonneg` and
+ *           `positive` (per variable: every value it holds is >= 0, > 0), `lockstep_loop`
+ *           (kernels the simulator may run in lockstep); on each range() loop of them, its
+ *           RangeFacts (step sign, whether the counter can overflow, rebinding).
+ * Invalidates: nothing. Running it twice gives the same facts. */
+#ifndef P2C_ANALYSIS_ANALYSIS_H
+#define P2C_ANALYSIS_ANALYSIS_H
+
+#include "frontend/ast.h"
+
+typedef VEC(Function *) FunctionList;
+
+typedef struct AnalysisOptions {
+  const char *const *only_kernels;   /* NULL: all kernels */
+  size_t nonly;
+} AnalysisOptions;
+
+typedef struct Analysis {
+  FunctionList kernels;    /* typed specializations of the selected kernels, in source order */
+  FunctionList ufuncs;     /* typed specializations of the selected @vectorize ufuncs */
+  FunctionList devices;    /* device functions they call, at any depth, in order of first call */
+  bool uses_complex;       /* a complex type appears in them (the prelude's complex helpers) */
+  bool uses_half;          /* float16 appears in them (the prelude's float16 helpers) */
+} Analysis;
+
+/* Analyses the module's selected kernels and ufuncs and everything they call. */
+void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis *out);
+
+/* ---- questions codegen asks of expressions it prints (the answers read the facts above) ---- */
+
+/* Whether e (an expression of function f, or one codegen made) is known to be >= 0 / > 0. */
+bool an_expr_nonneg(const Function *f, const Expr *e);
+bool an_expr_positive(const Function *f, const Expr *e);
+/* Whether e can be evaluated twice without a visible difference (no calls with effects). */
+bool an_expr_is_pure(const Expr *e);
+/* Whether e reads variable var. */
+bool an_reads_var(const Expr *e, int var);
+/* Whether assignment target t (a name, or a tuple of targets) binds variable var. */
+bool an_target_names(const Expr *t, int var);
+/* Whether block b rebinds variable var (assignments and loop targets; not subscripts). */
+bool an_assigns_var(const Block *b, int var);
+
+#endif

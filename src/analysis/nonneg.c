@@ -1,0 +1,222 @@
+/* Which values are known to be >= 0 (and > 0), so that codegen can index without Python's
+ * wraparound and divide with C's / and % where Python's // and % give the same.
+ *
+ * A variable is non-negative when every value assigned to it is: an_nonneg starts from "all
+ * local integers" and removes the ones an assignment disproves, until nothing changes, and
+ * records the result on the function (nonneg, positive). The expression questions read it. */
+#include "analysis/walk.h"
+
+/* ---- expressions ---- */
+
+bool an_expr_is_pure(const Expr *e) {
+  if (e->kind == EX_CALL && e->kids[0]->kind != EX_ATTR) {   /* x.conjugate() is pure */
+    if (e->kids[0]->kind == EX_FUNC || (e->kids[0]->builtin->facts & BF_EFFECTS)) return false;
+  }
+  for (int i = 0; i < e->nkids; i++)
+    if (!an_expr_is_pure(e->kids[i])) return false;
+  return true;
+}
+
+static bool call_nonneg(const Function *f, const Expr *e) {
+  const Builtin *b = e->kids[0]->kind == EX_BUILTIN ? e->kids[0]->builtin : NULL;
+  if (!b) return false;
+  if (b->facts & BF_NONNEG) return true;
+  if (!(b->facts & (BF_NONNEG_IF_ALL | BF_NONNEG_IF_ANY))) return false;
+  int n = 0;
+  for (int i = 1; i < e->nkids; i++) n += an_expr_nonneg(f, e->kids[i]);
+  return b->facts & BF_NONNEG_IF_ALL ? n == e->nkids - 1 : n > 0;
+}
+
+bool an_expr_positive(const Function *f, const Expr *e) {
+  switch (e->kind) {
+  case EX_INT: return e->is_unsigned_literal ? e->uval > 0 : e->ival > 0;
+  case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival > 0;
+  case EX_VAR: return f && f->positive && f->positive[e->var];
+  case EX_BUILTIN: return builtin_has(e->builtin, BF_POSITIVE);
+  case EX_CAST:
+    return e->ty->kind == TY_INT && e->kids[0]->ty->kind == TY_INT &&
+           e->ty->bits >= e->kids[0]->ty->bits && an_expr_positive(f, e->kids[0]);
+  case EX_CALL:
+    return e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_POSITIVE);
+  case EX_BINARY:
+    if (e->op == OP_MUL) return an_expr_positive(f, e->kids[0]) && an_expr_positive(f, e->kids[1]);
+    if (e->op == OP_ADD)
+      return (an_expr_positive(f, e->kids[0]) && an_expr_nonneg(f, e->kids[1])) ||
+             (an_expr_nonneg(f, e->kids[0]) && an_expr_positive(f, e->kids[1]));
+    return false;
+  case EX_FLOAT:
+  case EX_IMAG:
+  case EX_BOOL:
+  case EX_STR:
+  case EX_FUNC:
+  case EX_UNARY:
+  case EX_NOT:
+  case EX_COMPARE:
+  case EX_BOOLOP:
+  case EX_IFEXP:
+  case EX_ATTR:
+  case EX_INDEX:
+  case EX_TUPLE:
+  case EX_SLICE:
+  case EX_TEMP: return false;
+  }
+  return false;
+}
+
+static bool binary_nonneg(const Function *f, const Expr *e) {
+  if (e->ty->kind != TY_INT) return false;
+  switch (e->op) {
+  case OP_ADD:
+  case OP_MUL:
+  case OP_FLOORDIV:
+  case OP_BITOR:
+  case OP_RSHIFT: return an_expr_nonneg(f, e->kids[0]) && an_expr_nonneg(f, e->kids[1]);
+  case OP_MOD: return an_expr_nonneg(f, e->kids[1]);
+  case OP_BITAND: return an_expr_nonneg(f, e->kids[0]) || an_expr_nonneg(f, e->kids[1]);
+  default: return false;   /* the other operators */
+  }
+}
+
+bool an_expr_nonneg(const Function *f, const Expr *e) {
+  if (e->ty && (e->ty->kind == TY_BOOL || (e->ty->kind == TY_INT && !e->ty->is_signed))) return true;
+  switch (e->kind) {
+  case EX_INT: return e->is_unsigned_literal || e->ival >= 0;
+  case EX_BOOL: return true;
+  case EX_TEMP: return e->ival == 1;
+  case EX_VAR: return f && f->nonneg && f->nonneg[e->var];
+  case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival >= 0;
+  case EX_BUILTIN: return builtin_has(e->builtin, BF_NONNEG);
+  case EX_ATTR: return true;   /* size, ndim */
+  case EX_CAST:
+    return e->ty->kind == TY_INT && e->kids[0]->ty->kind != TY_FLOAT &&
+           e->ty->bits >= e->kids[0]->ty->bits && an_expr_nonneg(f, e->kids[0]);
+  case EX_IFEXP: return an_expr_nonneg(f, e->kids[1]) && an_expr_nonneg(f, e->kids[2]);
+  case EX_CALL: return call_nonneg(f, e);
+  case EX_BINARY: return binary_nonneg(f, e);
+  case EX_FLOAT:
+  case EX_IMAG:
+  case EX_STR:
+  case EX_FUNC:
+  case EX_UNARY:
+  case EX_NOT:
+  case EX_COMPARE:
+  case EX_BOOLOP:
+  case EX_INDEX:
+  case EX_TUPLE:
+  case EX_SLICE: return false;
+  }
+  return false;
+}
+
+/* ---- variables ---- */
+
+typedef struct Scan {
+  Function *f;
+  bool changed;
+  StmtList *loops;         /* the first pass lists the range() loops here */
+  Arena *a;
+} Scan;
+
+static void disprove(Scan *sc, int v, bool nonneg, bool positive) {
+  if (sc->f->nonneg[v] && !nonneg) sc->f->nonneg[v] = false, sc->changed = true;
+  if (sc->f->positive[v] && !positive) sc->f->positive[v] = false, sc->changed = true;
+}
+
+static bool never_negative(const Type *t) {
+  return t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed);
+}
+
+/* Element k (k < 0: the whole) of `value` assigned to target. */
+static void assigned_nonneg(Scan *sc, const Expr *target, const Expr *value, int k) {
+  if (target->kind != EX_VAR) return;
+  const Function *f = sc->f;
+  bool nn, pos;
+  if (k < 0) nn = an_expr_nonneg(f, value), pos = an_expr_positive(f, value);
+  else if (value->kind == EX_TUPLE) nn = an_expr_nonneg(f, value->kids[k]), pos = an_expr_positive(f, value->kids[k]);
+  else {   /* grid(), gridsize() and .shape are >= 0; any other tuple is unknown */
+    const Builtin *b = value->kind == EX_CALL && value->kids[0]->kind == EX_BUILTIN ? value->kids[0]->builtin : NULL;
+    nn = value->kind == EX_ATTR || (b && builtin_has(b, BF_NONNEG));
+    pos = b && builtin_has(b, BF_POSITIVE);
+  }
+  disprove(sc, target->var, nn, pos);
+}
+
+static void clear_target(Scan *sc, const Expr *t) {
+  if (t->kind == EX_VAR) disprove(sc, t->var, false, false);
+  else
+    for (int i = 0; i < t->nkids; i++) clear_target(sc, t->kids[i]);
+}
+
+static BuiltinId iter_call(const Expr *it) {
+  if (it->kind != EX_CALL || it->kids[0]->kind != EX_BUILTIN) return BI_NONE;
+  return builtin_has(it->kids[0]->builtin, BF_ITERABLE) ? it->kids[0]->builtin->id : BI_NONE;
+}
+
+/* Disproves non-negativity of the variables in `target`, which receives what `it` yields. */
+static void iterated_nonneg(Scan *sc, const Expr *target, const Expr *it) {
+  BuiltinId id = iter_call(it);
+  if (target->kind == EX_TUPLE && (id == BI_ENUMERATE || id == BI_ZIP) &&
+      target->nkids == it->nkids - 1 - (id == BI_ENUMERATE && it->nkids == 3)) {
+    for (int i = 0; i < target->nkids; i++) {
+      if (id == BI_ENUMERATE && i == 0) {
+        bool nn = it->nkids == 2 || an_expr_nonneg(sc->f, it->kids[2]);
+        if (target->kids[0]->kind == EX_VAR) disprove(sc, target->kids[0]->var, nn, false);
+        else clear_target(sc, target->kids[0]);
+      } else {
+        iterated_nonneg(sc, target->kids[i], it->kids[id == BI_ENUMERATE ? 1 : i + 1]);
+      }
+    }
+    return;
+  }
+  if (target->kind != EX_VAR) {
+    clear_target(sc, target);
+    return;
+  }
+  bool nn = false;
+  if (id == BI_RANGE) {
+    int n = it->nkids - 1;
+    const Expr *start = n >= 2 ? it->kids[1] : NULL, *step = n == 3 ? it->kids[3] : NULL;
+    nn = (!start || an_expr_nonneg(sc->f, start)) && (!step || an_expr_positive(sc->f, step));
+  } else if (id == BI_NONE && it->ty && it->ty->kind == TY_ARRAY) {
+    nn = never_negative(it->ty->dtype) && it->ty->ndim == 1;
+  }
+  disprove(sc, target->var, nn, false);
+}
+
+/* A statement's bindings: assignments, a range loop's variable, a for loop's targets. */
+static bool scan_stmt(Walker *w, const Stmt *s) {
+  Scan *sc = w->ctx;
+  for (int i = 0; i < s->ntargets && s->kind != ST_FOR_ITER; i++) {
+    const Expr *t = s->targets[i];
+    if (t->kind == EX_TUPLE)
+      for (int k = 0; k < t->nkids; k++) assigned_nonneg(sc, t->kids[k], s->value, k);
+    else assigned_nonneg(sc, t, s->value, -1);
+  }
+  if (s->kind == ST_FOR_RANGE) {
+    if (sc->loops) vec_push(sc->a, sc->loops, (Stmt *)s);
+    bool ok = (!s->start || an_expr_nonneg(sc->f, s->start)) && an_step_is_positive(sc->f, s->step);
+    disprove(sc, s->var, ok, false);
+  }
+  if (s->kind == ST_FOR_ITER) iterated_nonneg(sc, s->targets[0], s->value);
+  return true;
+}
+
+void an_nonneg(Function *f, Arena *a, StmtList *loops) {
+  size_t n = (size_t)(f->nvars ? f->nvars : 1);
+  f->nonneg = arena_alloc(a, sizeof(bool) * n);
+  f->positive = arena_alloc(a, sizeof(bool) * n);
+  for (int i = 0; i < f->nvars; i++) {
+    const Type *t = f->vars[i].ty;
+    bool unsigned_int = t && never_negative(t);
+    bool local_int = !f->vars[i].is_param && t && t->kind == TY_INT;
+    f->nonneg[i] = unsigned_int || local_int;
+    f->positive[i] = local_int;
+  }
+  Scan sc = {f, true, loops, a};
+  Walker w = {.stmt = scan_stmt, .ctx = &sc};
+  while (sc.changed) {
+    sc.changed = false;
+    an_walk_block(&w, &f->body);
+    sc.loops = NULL;
+  }
+}

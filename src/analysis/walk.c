@@ -1,0 +1,149 @@
+/* The one walker of the analysis phase (walk.h), and the questions about variables that
+ * several analyses and codegen ask: which statements bind a variable, whether a block rebinds
+ * it, whether an expression reads it. */
+#include "analysis/walk.h"
+
+static void walk_stmt(Walker *w, const Stmt *s);
+
+void an_walk_block(Walker *w, const Block *b) {
+  for (int i = 0; i < b->len; i++) walk_stmt(w, b->items[i]);
+}
+
+static void walk_opt(Walker *w, const Expr *e) {
+  if (e && w->expr) an_walk_expr(w, e);
+}
+
+static void walk_targets(Walker *w, const Stmt *s) {
+  for (int k = 0; k < s->ntargets && w->expr; k++) an_walk_expr(w, s->targets[k]);
+}
+
+/* Statement s: the expressions each kind has, then its blocks. */
+static void walk_stmt(Walker *w, const Stmt *s) {
+  if (w->stmt && !w->stmt(w, s)) return;
+  switch (s->kind) {
+  case ST_EXPR:
+  case ST_RETURN: walk_opt(w, s->value); break;
+  case ST_ASSIGN:
+  case ST_AUGASSIGN:
+  case ST_FOR_ITER:
+    walk_opt(w, s->value);
+    walk_targets(w, s);
+    break;
+  case ST_IF:
+  case ST_WHILE: walk_opt(w, s->cond); break;
+  case ST_FOR_RANGE:
+    walk_opt(w, s->start);
+    walk_opt(w, s->stop);
+    walk_opt(w, s->step);
+    break;
+  case ST_BREAK:
+  case ST_CONTINUE:
+  case ST_PASS: break;
+  }
+  an_walk_block(w, &s->body);
+  an_walk_block(w, &s->orelse);
+}
+
+/* Expression e: its children, then a call's keyword values. */
+void an_walk_expr(Walker *w, const Expr *e) {
+  if (!w->expr(w, e)) return;
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_IMAG:
+  case EX_BOOL:
+  case EX_STR:
+  case EX_VAR:
+  case EX_CONST:
+  case EX_FUNC:
+  case EX_BUILTIN:
+  case EX_TEMP: return;
+  case EX_CALL:
+    for (int i = 0; i < e->nkids; i++) an_walk_expr(w, e->kids[i]);
+    for (int i = 0; i < e->nkeywords; i++) an_walk_expr(w, e->keywords[i].value);
+    return;
+  case EX_UNARY:
+  case EX_NOT:
+  case EX_BINARY:
+  case EX_COMPARE:
+  case EX_BOOLOP:
+  case EX_IFEXP:
+  case EX_ATTR:
+  case EX_INDEX:
+  case EX_TUPLE:
+  case EX_SLICE:
+  case EX_CAST:
+    for (int i = 0; i < e->nkids; i++) an_walk_expr(w, e->kids[i]);
+    return;
+  }
+}
+
+/* ---- variables ---- */
+
+bool an_reads_var(const Expr *e, int var) {
+  if (e->kind == EX_VAR && e->var == var) return true;
+  for (int i = 0; i < e->nkids; i++)
+    if (an_reads_var(e->kids[i], var)) return true;
+  return false;
+}
+
+bool an_target_names(const Expr *t, int var) {
+  if (t->kind == EX_VAR) return t->var == var;
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
+    if (an_target_names(t->kids[i], var)) return true;
+  return false;
+}
+
+/* What assignment `target = value` gives var: the matching element of a tuple literal, else the
+ * whole value; NULL when target does not bind var. */
+static const Expr *bound_value(const Expr *target, const Expr *value, int var) {
+  if (target->kind == EX_VAR) return target->var == var ? value : NULL;
+  for (int k = 0; target->kind == EX_TUPLE && k < target->nkids; k++) {
+    bool literal = value->kind == EX_TUPLE && value->nkids == target->nkids;
+    const Expr *v = literal ? bound_value(target->kids[k], value->kids[k], var)
+                            : an_target_names(target->kids[k], var) ? value : NULL;
+    if (v) return v;
+  }
+  return NULL;
+}
+
+bool an_each_binding(const Block *b, int var, BindingVisit visit, void *ctx) {
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    const Expr *value = NULL;
+    bool binds = false;
+    if (s->kind == ST_ASSIGN)
+      for (int k = 0; k < s->ntargets && !value; k++) value = bound_value(s->targets[k], s->value, var);
+    if (s->kind == ST_AUGASSIGN && an_target_names(s->targets[0], var)) value = s->value;
+    if (s->kind == ST_FOR_RANGE) binds = s->var == var;
+    if (s->kind == ST_FOR_ITER) binds = an_target_names(s->targets[0], var);
+    if ((value || binds) && visit(s, value, ctx)) return true;
+    if (an_each_binding(&s->body, var, visit, ctx) || an_each_binding(&s->orelse, var, visit, ctx)) return true;
+  }
+  return false;
+}
+
+bool an_assigns_var(const Block *b, int var) {
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    for (int k = 0; k < s->ntargets; k++)
+      if (an_reads_var(s->targets[k], var) && s->targets[k]->kind != EX_INDEX) return true;
+    if ((s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) && s->var == var) return true;
+    if (an_assigns_var(&s->body, var) || an_assigns_var(&s->orelse, var)) return true;
+  }
+  return false;
+}
+
+bool an_used_outside(const Block *b, const Stmt *loop, int var) {
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    if (s == loop) continue;
+    const Expr *parts[] = {s->value, s->cond, s->start, s->stop, s->step};
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+      if (parts[k] && an_reads_var(parts[k], var)) return true;
+    for (int k = 0; k < s->ntargets; k++)
+      if (s->targets[k]->kind == EX_INDEX && an_reads_var(s->targets[k], var)) return true;
+    if (an_used_outside(&s->body, loop, var) || an_used_outside(&s->orelse, loop, var)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,52 @@
+/* Internal to the analysis phase: one walker over statements and expressions, and the walks
+ * built on it. A walk's callbacks see each node before its parts; the walker's switches name
+ * every statement and expression kind without a default, so the compiler points at them when
+ * a kind is added. */
+#ifndef P2C_ANALYSIS_WALK_H
+#define P2C_ANALYSIS_WALK_H
+
+#include "analysis/analysis.h"
+
+typedef struct Walker Walker;
+struct Walker {
+  /* Called on each statement before its parts; returning false skips them (and its blocks). */
+  bool (*stmt)(Walker *w, const Stmt *s);
+  /* Called on each expression before its children; returning false skips them. NULL: the
+   * walk does not enter expressions at all. */
+  bool (*expr)(Walker *w, const Expr *e);
+  void *ctx;
+};
+
+/* Walks every statement of b in order, and in each: its expressions (value, condition, range
+ * bounds, targets), then its body, then its else block. */
+void an_walk_block(Walker *w, const Block *b);
+/* Walks e and its children (operands, arguments, then keyword values) in order. */
+void an_walk_expr(Walker *w, const Expr *e);
+
+/* Calls visit(s, value, ctx) for each statement s in block b, at any depth, that binds variable
+ * var, in source order, until a call returns true (an_each_binding then returns true). value is
+ * what an assignment gives var (the matching element of a tuple literal, else the whole value),
+ * an augmented assignment's operand, and NULL for a loop's target. */
+typedef bool (*BindingVisit)(const Stmt *s, const Expr *value, void *ctx);
+bool an_each_binding(const Block *b, int var, BindingVisit visit, void *ctx);
+/* Whether variable var is read anywhere in block b outside statement `loop`. */
+bool an_used_outside(const Block *b, const Stmt *loop, int var);
+
+typedef VEC(Stmt *) StmtList;
+/* Sets f->nonneg and f->positive; appends f's range() loops to *loops (nonneg.c). */
+void an_nonneg(Function *f, Arena *a, StmtList *loops);
+/* Whether a range step (NULL: the implicit 1) is known to be > 0 in function f; the sign of a
+ * constant one (1, -1, 0) or 2 when it is not a constant (ranges.c). */
+bool an_step_is_positive(const Function *f, const Expr *step);
+int an_const_sign(const Expr *e);
+/* An upper bound on the bits of |value| of integer expression e of function f (64 when nothing
+ * smaller is known): types, CUDA's limits, array extents, constants, local variables'
+ * assignments (value_bits.c). */
+int an_value_bits(const Function *f, const Expr *e);
+/* The grid-stride loop that ends kernel f when the simulator may run f's threads through it in
+ * lockstep; NULL when it may not (lockstep.c). */
+const Stmt *an_lockstep_loop(const Function *f, Arena *a);
+/* The RangeFacts of f's range() loops, after an_nonneg (ranges.c). */
+void an_ranges(const Function *f, const StmtList *loops);
+
+#endif

@@ -1,0 +1,150 @@
+/* Unit tests for the analysis phase (src/analysis): the facts it records on the typed AST.
+ *
+ * Which variables are known non-negative and positive (cuda.grid, a gridsize stride, a loop
+ * counter over a non-negative range; not a parameter, not a value that can be negative); the
+ * facts of range loops (step sign, exact advance, the counter used directly or not, bounds the
+ * loop rebinds); which kernel the simulator may run in lockstep; the device functions reached,
+ * in order of first call, each once; the complex and float16 types in use. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/analysis.h"
+#include "frontend/frontend.h"
+#include "typeinfer/typeinfer.h"
+
+typedef struct Fixture {
+  Compilation c;
+  Module m;
+  TypeTable tt;
+  Analysis an;
+} Fixture;
+
+static int setup(void **state) {
+  Fixture *f = test_calloc(1, sizeof *f);
+  arena_init(&f->c.arena, NULL);
+  f->c.file = "t.py";
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  Fixture *f = *state;
+  arena_free(&f->c.arena);
+  test_free(f);
+  return 0;
+}
+
+/* Translates src through typeinfer and runs the analysis. */
+static Analysis *analyse(void **state, const char *src) {
+  Fixture *f = *state;
+  assert_true(source_prepare(&f->c, src, strlen(src)));
+  bool ok = frontend_run(&f->c, &f->m);
+  frontend_finish(&f->c);
+  assert_true(ok);
+  types_init(&f->tt, &f->c.arena);
+  TypeinferOptions tio = {0};
+  assert_true(typeinfer_run(&f->c, &f->m, &f->tt, &tio));
+  AnalysisOptions ao = {0};
+  analysis_run(&f->c, &f->m, &ao, &f->an);
+  return &f->an;
+}
+
+static int var_of(const Function *f, const char *name) {
+  for (int i = 0; i < f->nvars; i++)
+    if (strcmp(f->vars[i].name, name) == 0) return i;
+  fail_msg("no variable %s", name);
+  return -1;
+}
+
+static const Stmt *last_stmt(const Block *b) { return b->items[b->len - 1]; }
+
+static void nonneg_and_positive_variables(void **state) {
+  Analysis *an = analyse(state, "from numba import cuda\n"
+                                "@cuda.jit('void(float32[::1], int64)')\n"
+                                "def k(a, n):\n"
+                                "    i = cuda.grid(1)\n"
+                                "    s = cuda.gridsize(1)\n"
+                                "    d = n - i\n"
+                                "    for j in range(i, a.size, s):\n"
+                                "        a[j] = d\n");
+  assert_int_equal(an->kernels.len, 1);
+  const Function *f = an->kernels.items[0];
+  assert_true(f->nonneg[var_of(f, "i")]);
+  assert_false(f->positive[var_of(f, "i")]);
+  assert_true(f->positive[var_of(f, "s")]);
+  assert_false(f->nonneg[var_of(f, "n")]);   /* a parameter */
+  assert_false(f->nonneg[var_of(f, "d")]);   /* n - i can be negative */
+  assert_true(f->nonneg[var_of(f, "j")]);    /* from i >= 0 by a positive step */
+  const Stmt *loop = last_stmt(&f->body);
+  assert_int_equal(loop->range.sign, 1);
+  assert_true(loop->range.direct);
+  assert_true(loop->range.stop_stable);
+  assert_true(loop->range.step_stable);
+  assert_ptr_equal(f->lockstep_loop, loop);   /* a grid-stride loop ends the kernel */
+}
+
+static void range_facts_of_rebound_loops(void **state) {
+  Analysis *an = analyse(state, "from numba import cuda\n"
+                                "@cuda.jit('void(int64[::1], int64, int64)')\n"
+                                "def k(a, n, s):\n"
+                                "    for j in range(0, n, s):\n"
+                                "        n = n - 1\n"
+                                "        j = j + 1\n"
+                                "    a[0] = j\n");
+  const Function *f = an->kernels.items[0];
+  const Stmt *loop = f->body.items[0];
+  assert_int_equal(loop->range.sign, 2);         /* s is known only at run time */
+  assert_false(loop->range.direct);              /* the body rebinds j, which is read after */
+  assert_false(loop->range.stop_stable);         /* the body rebinds n */
+  assert_true(loop->range.step_stable);
+  assert_false(loop->range.exact_advance);       /* n and s may be near the top of int64 */
+  assert_null(f->lockstep_loop);                 /* not a grid-stride loop */
+}
+
+static void devices_in_order_of_first_call(void **state) {
+  Analysis *an = analyse(state, "from numba import cuda\n"
+                                "@cuda.jit(device=True)\n"
+                                "def leaf(x):\n"
+                                "    return x + 1j\n"
+                                "@cuda.jit(device=True)\n"
+                                "def mid(x):\n"
+                                "    return leaf(x).real\n"
+                                "@cuda.jit(device=True)\n"
+                                "def other(x):\n"
+                                "    return x * 2\n"
+                                "@cuda.jit('void(float64[::1])')\n"
+                                "def k(a):\n"
+                                "    a[0] = mid(a[0]) + other(a[1]) + mid(a[2])\n");
+  assert_int_equal(an->devices.len, 3);
+  assert_string_equal(an->devices.items[0]->generic->name, "mid");
+  assert_string_equal(an->devices.items[1]->generic->name, "leaf");
+  assert_string_equal(an->devices.items[2]->generic->name, "other");
+  assert_true(an->uses_complex);   /* only leaf names a complex type */
+  assert_false(an->uses_half);
+}
+
+static void no_complex_without_complex_types(void **state) {
+  Analysis *an = analyse(state, "from numba import cuda\n"
+                                "@cuda.jit('void(float64[::1])')\n"
+                                "def k(a):\n"
+                                "    print('p2c_complex128')\n"
+                                "    a[0] = 1.0\n");
+  assert_false(an->uses_complex);
+  assert_null(an->kernels.items[0]->lockstep_loop);
+}
+
+int main(void) {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+  const struct CMUnitTest tests[] = {
+      T(nonneg_and_positive_variables),
+      T(range_facts_of_rebound_loops),
+      T(devices_in_order_of_first_call),
+      T(no_complex_without_complex_types),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
