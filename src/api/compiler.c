@@ -177,6 +177,55 @@ static void fill_kernel_infos(P2cModule *m) {
   }
 }
 
+/* "k1, k2" of the module's functions of one kind (kernels and ufuncs, or device functions). */
+static int list_functions(const Module *mod, bool kernels, char *buf, size_t cap) {
+  size_t n = 0;
+  int count = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < mod->funcs.len; i++) {
+    const Function *f = mod->funcs.items[i];
+    if ((f->kind != FN_DEVICE) != kernels) continue;
+    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "%s%s", count ? ", " : "", f->name);
+    count++;
+  }
+  return count;
+}
+
+/* Notes on what the file holds beside its kernels: none at all, or host code, which is never
+ * run (a script written for numba.cuda launches its kernels from there). */
+static void note_module(Compilation *comp, const Module *mod) {
+  char kernels[256], devices[256];
+  int nk = list_functions(mod, true, kernels, sizeof kernels);
+  int nd = list_functions(mod, false, devices, sizeof devices);
+  if (nk == 0)
+    diag_note(comp, (Loc){1, 1}, "no kernel in this file: a kernel is a function decorated with "
+              "@cuda.jit or @vectorize(..., target='cuda')");
+  if (mod->host_code.line && nk)
+    diag_note(comp, mod->host_code, "host code is not run: pyk2cuda translates the kernels (%s)%s%s%s "
+              "and ignores the module's other statements", kernels, nd ? " and device functions (" : "",
+              nd ? devices : "", nd ? ")" : "");
+  else if (mod->host_code.line)
+    diag_note(comp, mod->host_code, "host code is not run: pyk2cuda translates kernels and device "
+              "functions only");
+}
+
+/* `check` (skip_unsigned_kernels) types only kernels with signatures: each other one gets a note
+ * that its types were not checked. */
+static void note_untyped_kernels(Compilation *comp, const Module *mod, const P2cTranslateOptions *o,
+                                 const ExtraSig *sigs, size_t nsigs) {
+  if (!o || !o->skip_unsigned_kernels) return;
+  for (size_t i = 0; i < mod->funcs.len; i++) {
+    const Function *f = mod->funcs.items[i];
+    bool signed_ = f->kind == FN_DEVICE || f->nsigs > 0;
+    for (size_t j = 0; j < nsigs && !signed_; j++) signed_ = strcmp(sigs[j].kernel, f->name) == 0;
+    bool wanted = o->kernel_count == 0;
+    for (size_t j = 0; j < o->kernel_count && !wanted; j++) wanted = strcmp(o->kernels[j], f->name) == 0;
+    if (!signed_ && wanted)
+      diag_note(comp, f->loc, "kernel '%s' has no signature: its statements and names were checked, "
+                "its types were not; give --sig '%s(TYPES)' to check them", f->name, f->name);
+  }
+}
+
 /* CUDA's kernel parameter space from sm_70 and CUDA 12.1 on. Past it NVRTC fails with a line of
  * the generated code; the parameters are the user's, so the limit is reported at the def. */
 enum { PARAM_SPACE_BYTES = 32764 };
@@ -219,6 +268,8 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   if (!source_prepare(comp, src, len)) return P2C_ERR_SOURCE;
   if (!frontend_run(comp, &m->mod)) return P2C_ERR_SOURCE;
   if (!check_kernel_names(c, &m->mod, o)) return P2C_ERR_USAGE;
+  if (!c->specializing) note_module(comp, &m->mod);
+  note_untyped_kernels(comp, &m->mod, o, sigs, nsigs);
   if (!check_specialization(c, &m->mod, o, &nsigs)) return P2C_ERR_USAGE;
   types_init(&m->types, &comp->arena);
   TypeinferOptions tio = {sigs, nsigs, o && o->skip_unsigned_kernels,

@@ -205,6 +205,8 @@ struct Const {
 typedef struct Module {
   VEC(Function *) funcs;   /* kernels and device functions, in source order */
   VEC(Const *) consts;
+  Loc host_code;           /* the first module-level statement that is host code, which is never
+                              run (a call, `if __name__ == ...`, a loop); line 0 when none */
 } Module;
 
 /* Prints the AST (the --dump=ast form) into sb. */

@@ -886,8 +886,11 @@ static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
   } else if (node_is(L, n, K_expression_statement)) {
     TSNode e = ts_node_named_child(n, 0);
     if (node_is(L, e, K_assignment)) lower_module_assign(L, e);
+    else if (!node_is(L, e, K_string) && !L->m->host_code.line) L->m->host_code = node_loc(L, n);
   } else if (node_is(L, n, K_function_definition) || node_is(L, n, K_class_definition)) {
     add_other_global(L, field(L, n, F_name), NULL);
+  } else if (!node_is(L, n, K_comment) && !L->m->host_code.line) {
+    L->m->host_code = node_loc(L, n);   /* if, for, while, with, try, ... at module level */
   }
 }
 

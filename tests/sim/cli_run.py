@@ -8,7 +8,8 @@ input file is refused before the launch (the input's bytes are checked afterward
 are written without leftovers. A launch needs --grid and --block. A wrong number of arguments
 is a usage error (exit 2) naming the parameters; an argument that a declared signature does not
 take names the parameter, both types and the spelling that works; scalars out of their type's
-range are refused; a wild write without --check-bounds is a message naming the kernel, exit 3;
+range are refused; `check` notes host code, a file without kernels and kernels whose types it
+did not check; a wild write without --check-bounds is a message naming the kernel, exit 3;
 a loop the GPU keeps spins in the simulator too; an interrupt ends the host compiler's process
 group, removes its work folder and writes nothing; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
 import argparse
@@ -222,6 +223,30 @@ def case_interrupt_spinning_kernel(bin_, d):
     if rc is None:
         return err
     return None if rc == 130 and secs < 10 else f"exit {rc} after {secs:.1f} s: {err.strip()}"
+
+
+def check_notes(bin_, d, path, *want):
+    p = subprocess.run([bin_, "check", path], cwd=d, capture_output=True, timeout=120)
+    return expect(p.returncode, p.stderr.decode(), 0, *want)
+
+
+def case_notes_host_code_and_unsigned(bin_, d):
+    """`check` says what it found and what it did not check: host code is not run, and the
+    kernel without a signature had its statements and names checked, not its types."""
+    path = os.path.join(ROOT, "tests", "sim", "notes.py")
+    return check_notes(bin_, d, path,
+                       "notes.py:20:1: note: host code is not run: pyk2cuda translates the kernels "
+                       "(unsigned, signed) and device functions (twice)",
+                       "notes.py:11:5: note: kernel 'unsigned' has no signature: its statements and "
+                       "names were checked, its types were not; give --sig 'unsigned(TYPES)'")
+
+
+def case_notes_no_kernel(bin_, d):
+    path = os.path.join(d, "script.py")
+    with open(path, "w") as f:
+        f.write("import numpy as np\n\nx = np.zeros(3)\nprint(x)\n")
+    return check_notes(bin_, d, path, "script.py:1:1: note: no kernel in this file",
+                       "script.py:4:1: note: host code is not run")
 
 
 def case_source_limit(bin_, d):
