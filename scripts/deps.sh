@@ -20,7 +20,9 @@ HEADERS_PKG=tree-sitter HEADERS_VER=0.23.2
 HEADERS_SHA=66bae8dd47f1fed7bdef816115146d3a41c39b5c482d7bad36d9ba1def088450
 DEST=third_party/tree-sitter-python
 
-debs=(libtree-sitter-dev libcmocka-dev libunistring-dev meson ninja-build pkg-config python3-numba python3-numpy g++)
+# clang and its runtime libraries (libFuzzer, sanitizers): the fuzz harnesses (scripts/fuzz.sh).
+debs=(libtree-sitter-dev libcmocka-dev libunistring-dev meson ninja-build pkg-config python3-numba python3-numpy g++
+      clang libclang-rt-14-dev)
 
 install_debs() {
   local missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds pyk2cuda and runs every test suite that needs no GPU: unit (cmocka), golden, diag,
-# nvrtc, diff (against Numba's CUDA simulator). Installs what is missing first (scripts/deps.sh).
+# nvrtc, diff (against Numba's CUDA simulator), then a smoke run of each fuzz harness
+# (scripts/fuzz.sh). Installs what is missing first (scripts/deps.sh).
 # The gpu suite runs where a GPU is found and is skipped (exit 77) elsewhere.
 # Ends with the line "N passed, N failed" (after a line "N skipped").
 set -uo pipefail
@@ -17,6 +18,16 @@ rc=${PIPESTATUS[0]}
 ok=$(awk '/^Ok:/ {print $2}' "$log"); fail=$(awk '/^Fail:/ {print $2}' "$log")
 timeout=$(awk '/^Timeout:/ {print $2}' "$log"); skipped=$(awk '/^Skipped:/ {print $2}' "$log")
 rm -f "$log"
+# A few seconds of each libFuzzer harness (scripts/fuzz.sh, tests/fuzz/README.md), one count
+# each; only for the whole run (no meson test arguments).
+if [ $# -eq 0 ]; then
+  fuzz_log=$(mktemp)
+  bash scripts/fuzz.sh smoke 2>&1 | tee "$fuzz_log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+  ok=$(( ${ok:-0} + $(grep -c '^fuzz .*: ok' "$fuzz_log") ))
+  fail=$(( ${fail:-0} + $(grep -c '^fuzz .*: FAILED' "$fuzz_log") + $(grep -c '^fuzz: ' "$fuzz_log") ))
+  rm -f "$fuzz_log"
+fi
 # Skipped suites (the gpu suite where no GPU is found) are counted on their own line, so that
 # the last line is exactly "N passed, N failed", as .ci/run's contract says.
 echo "${skipped:-0} skipped"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses of tests/fuzz with clang (AddressSanitizer and UBSan) in
+# build-fuzz/ and runs each one.
+#
+#   bash scripts/fuzz.sh smoke            # each harness a few seconds (scripts/test.sh runs this)
+#   bash scripts/fuzz.sh long SECONDS     # each harness SECONDS, corpus kept in fuzz-corpus/NAME
+#   bash scripts/fuzz.sh one NAME SECONDS # one harness
+#
+# The seeds: samples, golden and diagnostics inputs (translate), tests/fuzz/seeds/* (npy, sig),
+# the golden cases with their signatures (nvrtc, made by tests/fuzz/nvrtc_seeds.py). A crash
+# leaves its input as fuzz-corpus/crash-*: turn it into a regression test (tests/fuzz/README.md).
+# Prints "fuzz NAME: ok|FAILED ..." per harness; exits non-zero when any failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-smoke}
+BUILD=${FUZZ_BUILD:-build-fuzz}
+SMOKE_SECONDS=${FUZZ_SMOKE_SECONDS:-5}
+command -v clang >/dev/null || { echo "fuzz: clang is missing (scripts/deps.sh installs it)"; exit 1; }
+if [ ! -f "$BUILD/build.ninja" ]; then
+  CC=clang CXX=clang++ meson setup "$BUILD" -Dfuzzing=true -Db_sanitize=address,undefined \
+    -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null || { echo "fuzz: meson setup failed"; exit 1; }
+fi
+names=(translate npy sig nvrtc)
+meson compile -C "$BUILD" "${names[@]/#/tests/fuzz/fuzz_}" >/dev/null \
+  || { meson compile -C "$BUILD" "${names[@]/#/tests/fuzz/fuzz_}"; echo "fuzz: build failed"; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 tests/fuzz/nvrtc_seeds.py "$work/nvrtc-seeds"
+seeds() {
+  case $1 in
+    translate) echo samples tests/golden tests/diag tests/diff/cases ;;
+    npy) echo tests/fuzz/seeds/npy ;;
+    sig) echo tests/fuzz/seeds/sig ;;
+    nvrtc) echo "$work/nvrtc-seeds" ;;
+  esac
+}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export PYK2CUDA_CACHE_DIR="$work/cache"
+
+# run NAME SECONDS CORPUS_DIR
+run() {
+  local name=$1 secs=$2 corpus=$3 log="$work/$1.log"
+  mkdir -p "$corpus"
+  local dict=()
+  case $name in translate|nvrtc) dict=(-dict=tests/fuzz/python.dict) ;; esac
+  # shellcheck disable=SC2046
+  "$BUILD/tests/fuzz/fuzz_$name" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
+      -max_len=65536 -print_final_stats=1 -artifact_prefix="$corpus/" "${dict[@]}" \
+      "$corpus" $(seeds "$name") >"$log" 2>&1
+  local rc=$?
+  local execs cov
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
+  if [ $rc -eq 0 ]; then
+    echo "fuzz $name: ok, ${execs:-0} runs in ${secs} s, ${cov:-cov: ?}"
+  else
+    echo "fuzz $name: FAILED (exit $rc), see $log's copy in $corpus/last.log"
+    cp "$log" "$corpus/last.log"
+    tail -40 "$log"
+  fi
+  return $rc
+}
+
+failed=0
+case $mode in
+  smoke) for n in "${names[@]}"; do run "$n" "$SMOKE_SECONDS" "$work/corpus-$n" || failed=1; done ;;
+  long) for n in "${names[@]}"; do run "$n" "${2:?seconds}" "fuzz-corpus/$n" || failed=1; done ;;
+  one) run "${2:?name}" "${3:?seconds}" "fuzz-corpus/$2" || failed=1 ;;
+  *) echo "usage: scripts/fuzz.sh smoke | long SECONDS | one NAME SECONDS"; exit 2 ;;
+esac
+exit $failed

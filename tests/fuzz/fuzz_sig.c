@@ -1,0 +1,39 @@
+/* libFuzzer harness: the signature parser, through the public API as `--sig` reaches it: the
+ * input is the text after the kernel name ("(float32[:], int64)" or "void(...)") of a --sig for
+ * a fixed kernel of three parameters. A signature is parsed with a strict grammar, never
+ * pasted: whatever it holds, the result is a module or diagnostics, and an accepted one
+ * translates to CUDA C. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyk2cuda.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char source[] =
+    "from numba import cuda\n"
+    "\n"
+    "@cuda.jit\n"
+    "def k(a, b, c):\n"
+    "    pass\n";
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > 4096 || memchr(data, 0, size)) return 0;   /* a C string, as the CLI gives it */
+  char *sig = malloc(size + 2);
+  if (!sig) return 0;
+  sig[0] = 'k';
+  memcpy(sig + 1, data, size);
+  sig[size + 1] = '\0';
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  const char *sigs[1] = {sig};
+  const char *kernels[1] = {"k"};
+  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, false};
+  P2cModule *m = NULL;
+  P2cStatus s = c ? p2c_translate(c, "sig.py", source, sizeof source - 1, &o, &m) : P2C_ERR_NOMEM;
+  if (s == P2C_OK && (p2c_module_kernel_count(m) == 0 || !p2c_module_cuda(m, NULL))) __builtin_trap();
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+  free(sig);
+  return 0;
+}
