@@ -259,29 +259,49 @@ void p2c_pinned_delete(P2cDevice *d, void *ptr) {
 
 /* ---- Streams and events --------------------------------------------------------------------- */
 
-P2cStatus p2c_stream_new(P2cDevice *d, P2cStream **out) {
+/* Fills a new handle of device d (a stream or an event) with its driver object, d's context
+ * current. */
+typedef P2cStatus (*CreateObject)(P2cDevice *d, void *handle);
+
+/* A new stream or event handle of `size` bytes in *out: allocated, the context made current,
+ * filled by `create`; nothing is left behind on failure. p2c_stream_new and p2c_event_new. */
+static P2cStatus handle_new(P2cDevice *d, size_t size, CreateObject create, void **out) {
   if (out) *out = NULL;
   if (!d || !out) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
-  P2cStream *s = mem_alloc(&d->alloc, sizeof *s);
-  if (!s) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
-  memset(s, 0, sizeof *s);
+  void *h = mem_alloc(&d->alloc, size);
+  if (!h) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
+  memset(h, 0, size);
   P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
-  if (status != P2C_OK) goto cleanup;
+  if (status == P2C_OK) status = create(d, h);
+  if (status != P2C_OK) {
+    mem_free(&d->alloc, h, size);
+    return status;
+  }
+  *out = h;
+  return P2C_OK;
+}
+
+static P2cStatus create_stream(P2cDevice *d, void *handle) {
+  P2cStream *s = handle;
+  P2cStatus status = P2C_OK;
   DEV_CHECK(d, cuStreamCreate(&s->stream, CUDRV_STREAM_DEFAULT));
   s->device = d;
-  *out = s;
-  return P2C_OK;
 cleanup:
-  mem_free(&d->alloc, s, sizeof *s);
+  return status;
+}
+
+P2cStatus p2c_stream_new(P2cDevice *d, P2cStream **out) {
+  void *h;
+  P2cStatus status = handle_new(d, sizeof(P2cStream), create_stream, out ? &h : NULL);
+  if (out) *out = status == P2C_OK ? h : NULL;
   return status;
 }
 
 void p2c_stream_delete(P2cStream *s) {
   if (!s) return;
-  P2cDevice *d = s->device;
-  release_current(d);
-  DRV(d)->cuStreamDestroy(s->stream);
-  mem_free(&d->alloc, s, sizeof *s);
+  release_current(s->device);
+  DRV(s->device)->cuStreamDestroy(s->stream);
+  mem_free(&s->device->alloc, s, sizeof *s);
 }
 
 P2cStatus p2c_stream_synchronize(P2cStream *s) {
@@ -294,29 +314,27 @@ cleanup:
   return status;
 }
 
-P2cStatus p2c_event_new(P2cDevice *d, P2cEvent **out) {
-  if (out) *out = NULL;
-  if (!d || !out) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
-  P2cEvent *e = mem_alloc(&d->alloc, sizeof *e);
-  if (!e) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
-  memset(e, 0, sizeof *e);
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
-  if (status != P2C_OK) goto cleanup;
+static P2cStatus create_event(P2cDevice *d, void *handle) {
+  P2cEvent *e = handle;
+  P2cStatus status = P2C_OK;
   DEV_CHECK(d, cuEventCreate(&e->event, CUDRV_EVENT_DEFAULT));
   e->device = d;
-  *out = e;
-  return P2C_OK;
 cleanup:
-  mem_free(&d->alloc, e, sizeof *e);
+  return status;
+}
+
+P2cStatus p2c_event_new(P2cDevice *d, P2cEvent **out) {
+  void *h;
+  P2cStatus status = handle_new(d, sizeof(P2cEvent), create_event, out ? &h : NULL);
+  if (out) *out = status == P2C_OK ? h : NULL;
   return status;
 }
 
 void p2c_event_delete(P2cEvent *e) {
   if (!e) return;
-  P2cDevice *d = e->device;
-  release_current(d);
-  DRV(d)->cuEventDestroy(e->event);
-  mem_free(&d->alloc, e, sizeof *e);
+  release_current(e->device);
+  DRV(e->device)->cuEventDestroy(e->event);
+  mem_free(&e->device->alloc, e, sizeof *e);
 }
 
 P2cStatus p2c_event_record(P2cEvent *e, P2cStream *s) {

@@ -119,6 +119,9 @@ void emit_checked_index_value(Gen *G, const Expr *ix, StrBuf *sb);
 void emit_checked_tuple_index(Gen *G, const Expr *e, int nelems, StrBuf *sb);
 /* Extent k of array `arr` (of type at). */
 void emit_extent(Gen *G, const Expr *arr, const Type *at, int k, StrBuf *sb);
+/* A finite float literal in the fewest decimal digits that read back as exactly v (as a float,
+ * with the f suffix, when as_float32): "0.1", "1.0", "1e+30", "0.1f". */
+void emit_float_digits(StrBuf *sb, double v, bool as_float32);
 /* Coordinate k of cuda.grid(n) / cuda.gridsize(n) (`call` is the call). */
 void emit_grid_elem(const Expr *call, int k, StrBuf *sb, int prec);
 /* An array as a first-class p2c_array value: a shared or local array becomes a view of its

@@ -224,28 +224,6 @@ void emit_const_array_like_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 /* ---- constant arrays ---- */
 
-/* A float32 value in the fewest digits that read back as the same float. */
-static void put_float32(StrBuf *sb, double v) {
-  char buf[40];
-  for (int prec = 6; prec <= 9; prec++) {
-    snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (strtof(buf, NULL) == (float)v) break;
-  }
-  sb_puts(sb, buf);
-  if (!strpbrk(buf, ".e")) sb_puts(sb, ".0");
-  sb_putc(sb, 'f');
-}
-
-static void put_float64(StrBuf *sb, double v) {
-  char buf[40];
-  for (int prec = 15; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) break;
-  }
-  sb_puts(sb, buf);
-  if (!strpbrk(buf, ".e")) sb_puts(sb, ".0");
-}
-
 static void put_const_value(Gen *G, const ConstArray *a, int64_t k, StrBuf *sb) {
   const Type *t = a->dtype;
   if (a->floats && !isfinite(a->floats[k])) {
@@ -254,8 +232,7 @@ static void put_const_value(Gen *G, const ConstArray *a, int64_t k, StrBuf *sb) 
     Expr cast = {.kind = EX_CAST, .ty = t, .kids = kids, .nkids = 1};
     emit_expr(G, &cast, sb, P_ASSIGN);
   } else if (a->floats) {
-    if (t == &type_float32) put_float32(sb, a->floats[k]);
-    else put_float64(sb, a->floats[k]);
+    emit_float_digits(sb, a->floats[k], t == &type_float32);
   } else if (t->kind == TY_BOOL) {
     sb_puts(sb, a->ints[k] ? "true" : "false");
   } else if (t == &type_uint64) {

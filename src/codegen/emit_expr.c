@@ -32,15 +32,15 @@ const char *new_temp(Gen *G, const Type *t) {
 
 /* ---- literals ---- */
 
-/* The shortest decimal that reads back as exactly v. */
-static void put_double(StrBuf *sb, double v) {
+void emit_float_digits(StrBuf *sb, double v, bool as_float32) {
   char buf[40];
-  for (int prec = 15; prec <= 17; prec++) {
+  for (int prec = as_float32 ? 6 : 15; prec <= (as_float32 ? 9 : 17); prec++) {
     snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) break;
+    if (as_float32 ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
   }
   sb_puts(sb, buf);
   if (!strpbrk(buf, ".en")) sb_puts(sb, ".0");
+  if (as_float32) sb_putc(sb, 'f');
 }
 
 static void emit_float_literal(Gen *G, double v, bool as_float32, StrBuf *sb, int prec) {
@@ -57,7 +57,7 @@ static void emit_float_literal(Gen *G, double v, bool as_float32, StrBuf *sb, in
   int p = (v < 0 || signbit(v)) ? P_UNARY : (as_float32 && !exact32) ? P_UNARY : P_POSTFIX;
   open_paren(sb, p, prec);
   if (as_float32 && !exact32) sb_puts(sb, "(float)");
-  put_double(sb, v);
+  emit_float_digits(sb, v, false);
   if (as_float32 && exact32) sb_putc(sb, 'f');
   close_paren(sb, p, prec);
 }

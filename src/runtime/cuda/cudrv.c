@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cuda/dynlib.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -23,17 +24,12 @@ _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function and object po
 
 /* ---- Loading -------------------------------------------------------------------------------- */
 
-typedef struct Symbol {
-  size_t offset; /* of the field in CuDriver */
-  bool required;
-  const char *names[2]; /* symbols to try, in order (the second may be NULL) */
-} Symbol;
 
 /* clang-format off */
 #define REQ(field, name) {offsetof(CuDriver, field), true, {name, NULL}}
 #define OPT(field, name) {offsetof(CuDriver, field), false, {name, NULL}}
 /* clang-format on */
-static const Symbol symbols[] = {
+static const DynSymbol symbols[] = {
     REQ(cuInit, "cuInit"),
     REQ(cuDriverGetVersion, "cuDriverGetVersion"),
     REQ(cuDeviceGetCount, "cuDeviceGetCount"),
@@ -82,24 +78,12 @@ static const Symbol symbols[] = {
 #undef REQ
 #undef OPT
 
-static void *find_symbol(void *handle, const Symbol *s) {
-  void *sym = NULL;
-  for (int i = 0; i < 2 && !sym && s->names[i]; i++) sym = dlsym(handle, s->names[i]);
-  return sym;
-}
-
 /* Binds every symbol of an open library; a missing required one is an error. */
 static P2cStatus bind_symbols(CuDriver *drv, char *err, size_t errlen) {
-  for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-    void *sym = find_symbol(drv->handle, &symbols[i]);
-    if (!sym && symbols[i].required) {
-      snprintf(err, errlen, "the CUDA driver at %.300s lacks %s: update the NVIDIA driver",
-               drv->path, symbols[i].names[0]);
-      return P2C_ERR_NO_CUDA;
-    }
-    memcpy((char *)drv + symbols[i].offset, &sym, sizeof sym);
-  }
-  return P2C_OK;
+  const char *missing = dynlib_bind(drv->handle, drv, symbols, sizeof symbols / sizeof symbols[0]);
+  if (!missing) return P2C_OK;
+  snprintf(err, errlen, "the CUDA driver at %.300s lacks %s: update the NVIDIA driver", drv->path, missing);
+  return P2C_ERR_NO_CUDA;
 }
 
 P2cStatus cudrv_open(CuDriver *drv, const char *override, char *err, size_t errlen) {
@@ -131,23 +115,19 @@ void cudrv_close(CuDriver *drv) {
 
 /* The one mutable global of this file: the process-wide driver table. A loaded driver is
  * process-wide by nature (dlopen hands every caller the same handle, and the driver keeps its
- * own global state), so one table serves every runtime object. It is written once, under
- * shared_lock, by the first successful load and never changed or closed afterwards, so the
- * pointer handed out stays valid and can be read without the lock. A failed load leaves it
- * untouched, and the next call tries again. */
-static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+ * own global state), so one table serves every runtime object; dynlib_load_once fills it on the
+ * first successful load and never changes it afterwards. */
+static DynOnce shared_once = DYN_ONCE_INIT;
 static CuDriver shared_driver;
-static bool shared_loaded;
+
+static P2cStatus open_driver(void *table, const char *override, char *err, size_t errlen) {
+  return cudrv_open(table, override, err, errlen);
+}
 
 P2cStatus cudrv_load(const CuDriver **out, char *err, size_t errlen) {
-  P2cStatus status = P2C_OK;
-  pthread_mutex_lock(&shared_lock);
-  if (!shared_loaded) {
-    status = cudrv_open(&shared_driver, getenv("PYK2CUDA_LIBCUDA"), err, errlen);
-    shared_loaded = status == P2C_OK;
-  }
-  pthread_mutex_unlock(&shared_lock);
-  *out = status == P2C_OK ? &shared_driver : NULL;
+  const void *table;
+  P2cStatus status = dynlib_load_once(&shared_once, &shared_driver, open_driver, "PYK2CUDA_LIBCUDA", &table, err, errlen);
+  *out = table;
   return status;
 }
 

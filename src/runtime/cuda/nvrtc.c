@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cuda/dynlib.h"
 #include "util/arena.h"
 
 /* dlsym returns an object pointer; we store it into function-pointer fields by copying bytes,
@@ -81,16 +82,11 @@ static P2cStatus rtc_fail(RtcNvrtcResult rc, const char *call, const char *file,
 
 /* ---- Loading -------------------------------------------------------------------------------- */
 
-typedef struct Symbol {
-  const char *name;
-  size_t offset; /* of the field in RtcLib */
-  bool required;
-} Symbol;
 
 /* clang-format off */
-#define SYMBOL(field, required) {#field, offsetof(RtcLib, field), required}
+#define SYMBOL(field, required) {offsetof(RtcLib, field), required, {#field, NULL}}
 /* clang-format on */
-static const Symbol symbols[] = {
+static const DynSymbol symbols[] = {
     SYMBOL(nvrtcVersion, true),           SYMBOL(nvrtcCreateProgram, true),
     SYMBOL(nvrtcDestroyProgram, true),    SYMBOL(nvrtcCompileProgram, true),
     SYMBOL(nvrtcGetPTXSize, true),        SYMBOL(nvrtcGetPTX, true),
@@ -105,16 +101,10 @@ enum { LIBRARY_NAME_COUNT = sizeof library_names / sizeof library_names[0] };
 
 /* Binds every symbol of an open library; a missing required one is an error. */
 static P2cStatus bind_symbols(RtcLib *lib, char *err, size_t errlen) {
-  for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-    void *sym = dlsym(lib->handle, symbols[i].name);
-    if (!sym && symbols[i].required) {
-      snprintf(err, errlen, "NVRTC at %.300s lacks %s: install a CUDA toolkit 12 or newer",
-               lib->path, symbols[i].name);
-      return P2C_ERR_NO_CUDA;
-    }
-    memcpy((char *)lib + symbols[i].offset, &sym, sizeof sym);
-  }
-  return P2C_OK;
+  const char *missing = dynlib_bind(lib->handle, lib, symbols, sizeof symbols / sizeof symbols[0]);
+  if (!missing) return P2C_OK;
+  snprintf(err, errlen, "NVRTC at %.300s lacks %s: install a CUDA toolkit 12 or newer", lib->path, missing);
+  return P2C_ERR_NO_CUDA;
 }
 
 /* Tries one name or path. Returns P2C_OK when it loaded and bound, P2C_ERR_NO_CUDA otherwise;
@@ -196,22 +186,19 @@ void rtc_lib_close(RtcLib *lib) {
 
 /* The one mutable global of this file: the process-wide NVRTC table. A loaded library is
  * process-wide by nature (dlopen hands every caller the same handle), so one table serves every
- * compiler. It is written once, under shared_lock, by the first successful load and never
- * changed or closed afterwards, so a pointer to it stays valid and can be read without the lock.
- * A failed load leaves it untouched, and the next call tries again. */
-static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+ * compiler; dynlib_load_once fills it on the first successful load and never changes it
+ * afterwards. */
+static DynOnce shared_once = DYN_ONCE_INIT;
 static RtcLib shared_lib;
-static bool shared_loaded;
+
+static P2cStatus open_lib(void *table, const char *override, char *err, size_t errlen) {
+  return rtc_lib_open(table, override, err, errlen);
+}
 
 P2cStatus rtc_load(const RtcLib **out, char *err, size_t errlen) {
-  P2cStatus status = P2C_OK;
-  pthread_mutex_lock(&shared_lock);
-  if (!shared_loaded) {
-    status = rtc_lib_open(&shared_lib, getenv("PYK2CUDA_NVRTC"), err, errlen);
-    shared_loaded = status == P2C_OK;
-  }
-  pthread_mutex_unlock(&shared_lock);
-  *out = status == P2C_OK ? &shared_lib : NULL;
+  const void *table;
+  P2cStatus status = dynlib_load_once(&shared_once, &shared_lib, open_lib, "PYK2CUDA_NVRTC", &table, err, errlen);
+  *out = table;
   return status;
 }
 

@@ -1,0 +1,30 @@
+/* Binding and loading the CUDA libraries' tables (dynlib.h). */
+#include "runtime/cuda/dynlib.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *dynlib_bind(void *handle, void *table, const DynSymbol *symbols, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const DynSymbol *s = &symbols[i];
+    void *sym = NULL;
+    for (int k = 0; k < 2 && !sym && s->names[k]; k++) sym = dlsym(handle, s->names[k]);
+    if (!sym && s->required) return s->names[0];
+    memcpy((char *)table + s->offset, &sym, sizeof sym);
+  }
+  return NULL;
+}
+
+P2cStatus dynlib_load_once(DynOnce *once, void *table, DynOpen open, const char *env, const void **out,
+                           char *err, size_t errlen) {
+  P2cStatus status = P2C_OK;
+  pthread_mutex_lock(&once->lock);
+  if (!once->loaded) {
+    status = open(table, getenv(env), err, errlen);
+    once->loaded = status == P2C_OK;
+  }
+  pthread_mutex_unlock(&once->lock);
+  *out = status == P2C_OK ? table : NULL;
+  return status;
+}
