@@ -186,8 +186,10 @@ P2C_API P2cDiagnostic p2c_module_diagnostic(const P2cModule *module, size_t i);
 
 /* The generated CUDA C (NUL-terminated), or NULL after errors. Owned by the module. */
 P2C_API const char *p2c_module_cuda(const P2cModule *module, size_t *length);
-/* A printable form of an intermediate stage: "ast" or "types". Owned by the module. NULL for
- * an unknown stage or after errors. */
+/* A printable form of the module after a phase: "ast" (the frontend's AST, names resolved),
+ * "types" (the typed specializations), "analysis" (the facts codegen prints from), "cuda" (as
+ * p2c_module_cuda). Available for every phase that completed, also when a later one reported
+ * errors. Owned by the module. NULL for an unknown stage or a phase that did not complete. */
 P2C_API const char *p2c_module_dump(P2cModule *module, const char *stage);
 
 /* Kernels in the module: one per (kernel, signature) specialization. */

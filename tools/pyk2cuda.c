@@ -17,7 +17,7 @@ enum { EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
 static const char usage_text[] =
     "usage:\n"
     "  pyk2cuda emit  FILE.py [-k KERNEL]... [--sig SIG]... [-o OUT.cu] [--line-directives]\n"
-    "                 [--check-bounds] [--dump=ast|types|cuda]\n"
+    "                 [--check-bounds] [--dump=ast|types|analysis|cuda]\n"
     "  pyk2cuda ptx   FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY] [--cubin] [-o OUT]\n"
     "                 [--check-bounds] [--no-cache]\n"
     "  pyk2cuda check FILE.py [--sig SIG]...\n"
@@ -196,16 +196,24 @@ static int translate_file(P2cCompiler *c, const CompileArgs *a, bool skip_unsign
   return cli_exit_for(s);
 }
 
+static bool dump_stage_known(const char *stage) {
+  return !strcmp(stage, "ast") || !strcmp(stage, "types") || !strcmp(stage, "analysis") || !strcmp(stage, "cuda");
+}
+
+/* emit: the CUDA C, or with --dump the form after one phase, which is written also when a
+ * later phase reports errors (the exit code still says so). */
 static int cmd_emit(P2cCompiler *c, const CompileArgs *a) {
+  if (a->dump && !dump_stage_known(a->dump)) return cli_usage_error("unknown --dump stage '%s'", a->dump);
   P2cModule *m = NULL;
   int rc = translate_file(c, a, false, &m);
-  if (rc == 0) {
-    const char *dump = a->dump && strcmp(a->dump, "cuda") != 0 ? p2c_module_dump(m, a->dump) : NULL;
+  const char *dump = a->dump ? p2c_module_dump(m, a->dump) : NULL;
+  if (dump) {
+    int wrc = write_output(a->out, dump, strlen(dump));
+    rc = rc ? rc : wrc;
+  } else if (rc == 0) {
     size_t len;
     const char *text = p2c_module_cuda(m, &len);
-    if (a->dump && strcmp(a->dump, "cuda") != 0 && !dump) rc = cli_usage_error("unknown --dump stage '%s'", a->dump);
-    else if (dump) rc = write_output(a->out, dump, strlen(dump));
-    else rc = write_output(a->out, text, len);
+    rc = write_output(a->out, text, len);
   }
   p2c_module_delete(m);
   return rc;

@@ -92,3 +92,40 @@ void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis 
   for (size_t i = 0; i < out->ufuncs.len; i++) analyse_function(c, out->ufuncs.items[i], out);
   for (size_t i = 0; i < out->devices.len; i++) analyse_function(c, out->devices.items[i], out);
 }
+
+/* ---- the printable form (--dump=analysis) ---- */
+
+static void dump_vars(StrBuf *sb, const Function *f, const bool *set, const char *what) {
+  sb_printf(sb, "  %s:", what);
+  for (int i = 0; i < f->nvars; i++)
+    if (set[i]) sb_printf(sb, " %s", f->vars[i].name);
+  sb_putc(sb, '\n');
+}
+
+static bool dump_range(Walker *w, const Stmt *s) {
+  if (s->kind != ST_FOR_RANGE) return true;
+  const RangeFacts *r = &s->range;
+  sb_printf(w->ctx, "  range at line %u: step sign %d%s%s%s%s\n", s->loc.line, r->sign,
+            r->exact_advance ? ", exact advance" : "", r->direct ? ", direct counter" : "",
+            r->stop_stable ? ", stop stable" : "", r->step_stable ? ", step stable" : "");
+  return true;
+}
+
+static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
+  sb_printf(sb, "%s %s(", kind, f->name);
+  for (int i = 0; i < f->nparams; i++) sb_printf(sb, "%s%s", i ? ", " : "", f->arg_types[i]->name);
+  sb_puts(sb, ")\n");
+  dump_vars(sb, f, f->nonneg, "nonneg");
+  dump_vars(sb, f, f->positive, "positive");
+  if (f->lockstep_loop) sb_printf(sb, "  lockstep loop at line %u\n", f->lockstep_loop->loc.line);
+  Walker w = {.stmt = dump_range, .ctx = sb};
+  an_walk_block(&w, &f->body);
+}
+
+void analysis_dump(StrBuf *sb, const Analysis *an) {
+  sb_printf(sb, "Analysis: complex types %s, float16 %s\n", an->uses_complex ? "used" : "unused",
+            an->uses_half ? "used" : "unused");
+  for (size_t i = 0; i < an->kernels.len; i++) dump_function(sb, "Kernel", an->kernels.items[i]);
+  for (size_t i = 0; i < an->ufuncs.len; i++) dump_function(sb, "Ufunc", an->ufuncs.items[i]);
+  for (size_t i = 0; i < an->devices.len; i++) dump_function(sb, "Device", an->devices.items[i]);
+}

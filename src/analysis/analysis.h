@@ -31,6 +31,8 @@ typedef struct Analysis {
 
 /* Analyses the module's selected kernels and ufuncs and everything they call. */
 void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis *out);
+/* Prints the facts (the --dump=analysis form) into sb. */
+void analysis_dump(StrBuf *sb, const Analysis *an);
 
 /* ---- questions codegen asks of expressions it prints (the answers read the facts above) ---- */
 

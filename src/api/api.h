@@ -29,7 +29,9 @@ struct P2cModule {
   P2cKernelInfo *kernels;
   RtcResult rtc;
   bool rtc_cache_hit;        /* the image came from the compile cache */
-  const char *dump;          /* --dump=ast|types, made on first request */
+  Analysis an;               /* the analysis phase's result */
+  int reached;               /* phases done: 1 frontend, 2 typeinfer, 3 analysis, 4 codegen */
+  const char *dumps[3];      /* --dump=ast|types|analysis, each made on first request */
   bool check_bounds;         /* translated with bounds checks (runtime/bounds.h) */
 };
 

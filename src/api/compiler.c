@@ -258,6 +258,17 @@ static bool check_param_space(Compilation *comp, const CodegenResult *cg) {
   return ok;
 }
 
+/* After a phase, in builds with assertions (the default build and the tests): the AST has the
+ * shape the next phase relies on (frontend/verify.c). */
+static bool verified(Compilation *c, const Module *m, AstStage stage) {
+#ifdef NDEBUG
+  (void)c, (void)m, (void)stage;
+  return true;
+#else
+  return ast_verify(c, m, stage);
+#endif
+}
+
 /* The pipeline. Each phase's comment in its header says what it requires and produces. */
 static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, size_t len,
                               const P2cTranslateOptions *o) {
@@ -266,7 +277,8 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   size_t nsigs;
   if (!split_sigs(c, &comp->arena, o, &sigs, &nsigs)) return P2C_ERR_USAGE;
   if (!source_prepare(comp, src, len)) return P2C_ERR_SOURCE;
-  if (!frontend_run(comp, &m->mod)) return P2C_ERR_SOURCE;
+  if (!frontend_run(comp, &m->mod) || !verified(comp, &m->mod, AST_RESOLVED)) return P2C_ERR_SOURCE;
+  m->reached = 1;
   if (!check_kernel_names(c, &m->mod, o)) return P2C_ERR_USAGE;
   if (!c->specializing) note_module(comp, &m->mod);
   note_untyped_kernels(comp, &m->mod, o, sigs, nsigs);
@@ -274,12 +286,15 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   types_init(&m->types, &comp->arena);
   TypeinferOptions tio = {sigs, nsigs, o && o->skip_unsigned_kernels,
                           o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
-  if (!typeinfer_run(comp, &m->mod, &m->types, &tio)) return P2C_ERR_SOURCE;
+  if (!typeinfer_run(comp, &m->mod, &m->types, &tio) || !verified(comp, &m->mod, AST_TYPED)) return P2C_ERR_SOURCE;
+  m->reached = 2;
   AnalysisOptions ao = {o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
-  Analysis an;
-  analysis_run(comp, &m->mod, &ao, &an);
+  analysis_run(comp, &m->mod, &ao, &m->an);
+  if (!verified(comp, &m->mod, AST_ANALYSED)) return P2C_ERR_SOURCE;
+  m->reached = 3;
   CodegenOptions cgo = {.line_directives = o && o->line_directives, .check_bounds = c->check_bounds};
-  if (!codegen_run(comp, &m->mod, &an, &cgo, &m->cg)) return P2C_ERR_SOURCE;
+  if (!codegen_run(comp, &m->mod, &m->an, &cgo, &m->cg)) return P2C_ERR_SOURCE;
+  m->reached = 4;
   if (!check_param_space(comp, &m->cg)) return P2C_ERR_SOURCE;
   m->check_bounds = c->check_bounds;
   fill_kernel_infos(m);
@@ -334,24 +349,37 @@ const char *p2c_module_cuda(const P2cModule *m, size_t *length) {
   return m->cg.text;
 }
 
-const char *p2c_module_dump(P2cModule *m, const char *stage) {
-  if (!m || !m->ok || !stage || (strcmp(stage, "ast") != 0 && strcmp(stage, "types") != 0))
-    return NULL;
-  /* One text serves both stages: the AST is printed with the types typeinfer gave it. */
-  if (!m->dump) {
-    jmp_buf oom;
-    m->comp.arena.oom = &oom;
-    if (setjmp(oom)) {
-      m->comp.arena.oom = NULL;
-      return NULL;
-    }
-    StrBuf sb;
-    sb_init(&sb, &m->comp.arena);
-    ast_dump(&sb, &m->mod);
-    m->dump = sb_str(&sb);
+/* The index of a --dump stage printed from the AST (0 ast, 1 types, 2 analysis), or -1. */
+static int dump_stage(const char *stage) {
+  static const char *const stages[] = {"ast", "types", "analysis"};
+  for (int i = 0; stage && i < 3; i++)
+    if (strcmp(stage, stages[i]) == 0) return i;
+  return -1;
+}
+
+/* Prints dump k of m into the module's arena; NULL when out of memory. */
+static const char *make_dump(P2cModule *m, int k) {
+  jmp_buf oom;
+  m->comp.arena.oom = &oom;
+  if (setjmp(oom)) {
     m->comp.arena.oom = NULL;
+    return NULL;
   }
-  return m->dump;
+  StrBuf sb;
+  sb_init(&sb, &m->comp.arena);
+  if (k < 2) ast_dump(&sb, &m->mod, k == 1);
+  else analysis_dump(&sb, &m->an);
+  const char *text = sb_str(&sb);
+  m->comp.arena.oom = NULL;
+  return text;
+}
+
+const char *p2c_module_dump(P2cModule *m, const char *stage) {
+  if (m && stage && strcmp(stage, "cuda") == 0) return p2c_module_cuda(m, NULL);
+  int k = dump_stage(stage);
+  if (!m || k < 0 || m->reached <= k) return NULL;   /* the phase did not complete */
+  if (!m->dumps[k]) m->dumps[k] = make_dump(m, k);
+  return m->dumps[k];
 }
 
 size_t p2c_module_kernel_count(const P2cModule *m) { return m && m->ok ? (size_t)m->cg.nkernels : 0; }

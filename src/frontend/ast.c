@@ -185,7 +185,7 @@ static void dump_const_array(StrBuf *sb, const ConstArray *a) {
   sb_puts(sb, a->ndim == 1 ? ",)\n" : ")\n");
 }
 
-void ast_dump(StrBuf *sb, const Module *m) {
+void ast_dump(StrBuf *sb, const Module *m, bool typed) {
   for (size_t i = 0; i < m->consts.len; i++) {
     Printer p = {sb, NULL};
     const Const *k = m->consts.items[i];
@@ -195,7 +195,7 @@ void ast_dump(StrBuf *sb, const Module *m) {
   }
   for (size_t i = 0; i < m->funcs.len; i++) {
     const Function *f = m->funcs.items[i];
-    if (f->specs.len == 0) dump_function(sb, f);
-    for (size_t j = 0; j < f->specs.len; j++) dump_function(sb, f->specs.items[j]);
+    if (!typed || f->specs.len == 0) dump_function(sb, f);
+    for (size_t j = 0; typed && j < f->specs.len; j++) dump_function(sb, f->specs.items[j]);
   }
 }

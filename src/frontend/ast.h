@@ -209,8 +209,16 @@ typedef struct Module {
                               run (a call, `if __name__ == ...`, a loop); line 0 when none */
 } Module;
 
-/* Prints the AST (the --dump=ast form) into sb. */
-void ast_dump(StrBuf *sb, const Module *m);
+/* Prints the AST into sb: with typed = false the functions as the frontend made them (the
+ * --dump=ast form), else their typed specializations (--dump=types). */
+void ast_dump(StrBuf *sb, const Module *m, bool typed);
+
+/* What a phase leaves: names resolved (frontend), types and casts (typeinfer), facts for
+ * codegen on the functions it emits (analysis). */
+typedef enum AstStage { AST_RESOLVED, AST_TYPED, AST_ANALYSED } AstStage;
+/* Checks the module's shape after `stage` (verify.c); false, with an E-internal diagnostic at
+ * the first problem, when a phase broke it. */
+bool ast_verify(Compilation *c, const Module *m, AstStage stage);
 Expr *ast_new_expr(Arena *a, ExprKind kind, Loc loc);
 Stmt *ast_new_stmt(Arena *a, StmtKind kind, Loc loc);
 /* A deep copy of a function body (for specialization); vars are copied too. */

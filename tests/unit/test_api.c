@@ -239,6 +239,36 @@ static void null_handles_are_harmless(void **state) {
   assert_null(p2c_module_image(NULL, &len));
 }
 
+/* Each phase's dump is there once that phase completed, also when a later one failed. */
+static void dumps_after_each_phase(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  static const char ok_src[] = "from numba import cuda\n"
+                               "@cuda.jit('void(float32[::1])')\n"
+                               "def k(a):\n"
+                               "    i = cuda.grid(1)\n"
+                               "    a[i] = 1.0\n";
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "ok.py", ok_src, strlen(ok_src), NULL, &m), P2C_OK);
+  assert_non_null(strstr(p2c_module_dump(m, "ast"), "Kernel k @"));
+  assert_null(strstr(p2c_module_dump(m, "ast"), " : "));        /* not typed yet */
+  assert_non_null(strstr(p2c_module_dump(m, "types"), " : float32"));
+  assert_non_null(strstr(p2c_module_dump(m, "analysis"), "nonneg: i"));
+  assert_ptr_equal(p2c_module_dump(m, "cuda"), p2c_module_cuda(m, NULL));
+  p2c_module_delete(m);
+  static const char bad_src[] = "from numba import cuda\n"
+                                "@cuda.jit('void(float32[::1])')\n"
+                                "def k(a):\n"
+                                "    a[0] = a\n";
+  assert_int_equal(p2c_translate(c, "bad.py", bad_src, strlen(bad_src), NULL, &m), P2C_ERR_SOURCE);
+  assert_non_null(strstr(p2c_module_dump(m, "ast"), "Kernel k @"));   /* typeinfer failed */
+  assert_null(p2c_module_dump(m, "types"));
+  assert_null(p2c_module_dump(m, "analysis"));
+  assert_null(p2c_module_dump(m, "cuda"));
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 static void compiler_new_and_delete(void **state) {
   (void)state;
   P2cCompiler *c = p2c_compiler_new(NULL);
@@ -811,6 +841,7 @@ int main(void) {
       cmocka_unit_test(ufunc_broadcasts_through_the_c_api),
       cmocka_unit_test(null_handles_are_harmless),
       cmocka_unit_test(compiler_new_and_delete),
+      cmocka_unit_test(dumps_after_each_phase),
       cmocka_unit_test(compiler_new_fails_cleanly_without_memory),
       cmocka_unit_test(version_and_status_strings),
       cmocka_unit_test(scalar_helpers),

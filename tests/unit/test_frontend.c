@@ -304,6 +304,26 @@ static void import_aliases_resolve_to_builtins(void **state) {
   assert_ptr_equal(found.items[3]->builtin->result, &type_float32);
 }
 
+/* ast_verify accepts what the frontend made and names the first node a broken phase left. */
+static void ast_verify_finds_a_broken_tree(void **state) {
+  lower_ok(state,
+           "from numba import cuda\n"
+           "@cuda.jit\n"
+           "def k(a, n):\n"
+           "    i = cuda.grid(1)\n"
+           "    a[i] = n\n");
+  Module *m = &((Fixture *)*state)->m;
+  assert_true(ast_verify(comp(state), m, AST_RESOLVED));
+  assert_int_equal(comp(state)->error_count, 0);
+  Stmt *s = func(state, "k")->body.items[1];   /* a[i] = n */
+  s->value->var = 99;                          /* a variable the function does not have */
+  assert_false(ast_verify(comp(state), m, AST_RESOLVED));
+  assert_int_equal(comp(state)->error_count, 1);
+  assert_string_equal(comp(state)->diags.items[0].code, "E-internal");
+  assert_int_equal(comp(state)->diags.items[0].line, 5);
+  assert_non_null(strstr(comp(state)->diags.items[0].message, "not the function's"));
+}
+
 static void dotted_import_binds_the_root(void **state) {
   lower_ok(state,
            "import numba.cuda\n"
@@ -792,7 +812,7 @@ static void ast_dump_of_a_small_kernel(void **state) {
            "        a[0] = -TPB\n");
   StrBuf sb;
   sb_init(&sb, &comp(state)->arena);
-  ast_dump(&sb, &((Fixture *)*state)->m);
+  ast_dump(&sb, &((Fixture *)*state)->m, false);
   assert_string_equal(sb_str(&sb),
                       "Const TPB\n"
                       "  Int 4 @2:7\n"
@@ -964,7 +984,7 @@ static char *lowered_dump(const char *src, size_t len, size_t split_min) {
   if (lower_with_split(&c, &m, src, len, split_min)) {
     StrBuf sb;
     sb_init(&sb, &c.arena);
-    ast_dump(&sb, &m);
+    ast_dump(&sb, &m, false);
     text = strdup(sb_str(&sb));
   }
   arena_free(&c.arena);
@@ -1159,6 +1179,7 @@ int main(void) {
       T(two_thousand_nested_ifs_do_not_crash),
       T(long_elif_chain_does_not_crash),
       T(ast_dump_of_a_small_kernel),
+      T(ast_verify_finds_a_broken_tree),
       T(regression_2000_nested_ifs_say_too_deep),
       cmocka_unit_test(indentation_depth_ignores_blank_comment_and_bracketed_lines),
       T(regression_boolop_keeps_every_operand),
