@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "codegen/prelude.h"
-#include "typeinfer/types.h"
+#include "types/types.h"
 #include "util/strmap.h"
 
 struct Expr;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "builtins/builtins.h"
-#include "typeinfer/types.h"
+#include "types/types.h"
 #include "util/diag.h"
 
 typedef struct Expr Expr;

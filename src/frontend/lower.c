@@ -1,5 +1,6 @@
-/* Lowering of the tree-sitter CST to the AST: the module level (imports, constants, decorated
- * functions) and statements. Expressions are in lower_expr.c.
+/* Lowering of the tree-sitter CST to the AST: the driver (frontend_run) and the module level
+ * (imports, constants, decorated functions, their locals). Statements are in lower_stmt.c,
+ * expressions in lower_expr.c, the CST helpers and names in lower_cst.c.
  *
  * The module is read in two passes: the first records imports, constants and the names of
  * kernels and device functions, so that a kernel may call a device function defined after it;
@@ -20,173 +21,6 @@
 
 const TSLanguage *tree_sitter_python(void);
 
-/* ---- CST helpers ---- */
-
-const char *node_text(Lowerer *L, TSNode n, size_t *len) {
-  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-  *len = e - s;
-  return L->c->text + s;
-}
-
-static bool is_ascii(const char *s, size_t len) {
-  for (size_t i = 0; i < len; i++)
-    if ((unsigned char)s[i] >= 0x80) return false;
-  return true;
-}
-
-/* An identifier's name as Python sees it: NFKC-normalized (PEP 3131), so that "ﬁ" and "fi"
- * are one variable. ASCII is its own normal form. */
-static char *identifier_name(Lowerer *L, const char *s, size_t len) {
-  if (is_ascii(s, len)) return arena_strndup(L->a, s, len);
-  size_t out_len = 0;
-  uint8_t *nfkc = u8_normalize(UNINORM_NFKC, (const uint8_t *)s, len, NULL, &out_len);
-  if (!nfkc) arena_oom(L->a);   /* the text is valid UTF-8 (source_prepare): only memory fails */
-  char *name = arena_strndup(L->a, (const char *)nfkc, out_len);
-  free(nfkc);
-  return name;
-}
-
-char *node_str(Lowerer *L, TSNode n) {
-  size_t len;
-  const char *s = node_text(L, n, &len);
-  if (node_is(L, n, K_identifier)) return identifier_name(L, s, len);
-  return arena_strndup(L->a, s, len);
-}
-
-/* tree-sitter counts rows as it parses (the text's only line break is "\n", see source.c):
- * the row saves a search of the line table for every node. */
-Loc node_loc(Lowerer *L, TSNode n) {
-  return source_loc_on_row(L->c, ts_node_start_point(n).row, ts_node_start_byte(n));
-}
-
-NodeKind node_kind(const Lowerer *L, TSNode n) {
-  TSSymbol sym = ts_node_symbol(n);
-  if (sym < L->symbols.count) return (NodeKind)L->symbols.kind[sym];
-  return sym == (TSSymbol)-1 ? K_ERROR : K_other;   /* (TSSymbol)-1 is tree-sitter's ERROR */
-}
-
-bool node_is(const Lowerer *L, TSNode n, NodeKind kind) { return node_kind(L, n) == kind; }
-
-static bool is_extra(const Lowerer *L, TSNode n) {
-  NodeKind k = node_kind(L, n);
-  return k == K_comment || k == K_line_continuation;
-}
-
-/* A node with few children is read by index: tree-sitter 0.20 finds child i by walking from
- * the first (cost i), but its cursor pays about 250 instructions for each step to a sibling.
- * Past this many named children the cursor's linear walk wins. */
-enum { KIDS_BY_INDEX_MAX = 8 };
-
-int node_kids(const Lowerer *L, TSNode n, TSNode *out, int cap) {
-  int k = 0;
-  uint32_t named = ts_node_named_child_count(n);
-  if (named <= KIDS_BY_INDEX_MAX) {
-    for (uint32_t i = 0; i < named; i++) {
-      TSNode ch = ts_node_named_child(n, i);
-      if (is_extra(L, ch)) continue;
-      if (k < cap) out[k] = ch;
-      k++;
-    }
-    return k;
-  }
-  TSTreeCursor cur = ts_tree_cursor_new(n);
-  for (bool more = ts_tree_cursor_goto_first_child(&cur); more;
-       more = ts_tree_cursor_goto_next_sibling(&cur)) {
-    TSNode ch = ts_tree_cursor_current_node(&cur);
-    if (!ts_node_is_named(ch) || is_extra(L, ch)) continue;
-    if (k < cap) out[k] = ch;
-    k++;
-  }
-  ts_tree_cursor_delete(&cur);
-  return k;
-}
-
-TSNode *node_named_children(Lowerer *L, TSNode n, uint32_t *count) {
-  uint32_t cap = ts_node_named_child_count(n);
-  /* Allocated before the cursor exists: running out of memory jumps out of this frame. */
-  TSNode *kids = arena_alloc(L->a, sizeof *kids * (cap ? cap : 1));
-  if (cap <= KIDS_BY_INDEX_MAX) {
-    for (uint32_t i = 0; i < cap; i++) kids[i] = ts_node_named_child(n, i);
-    *count = cap;
-    return kids;
-  }
-  uint32_t k = 0;
-  TSTreeCursor cur = ts_tree_cursor_new(n);
-  for (bool more = ts_tree_cursor_goto_first_child(&cur); more && k < cap;
-       more = ts_tree_cursor_goto_next_sibling(&cur)) {
-    TSNode ch = ts_tree_cursor_current_node(&cur);
-    if (ts_node_is_named(ch)) kids[k++] = ch;
-  }
-  ts_tree_cursor_delete(&cur);
-  *count = k;
-  return kids;
-}
-
-TSNode field(const Lowerer *L, TSNode n, Field f) { return ts_node_child_by_field_id(n, L->field_ids[f]); }
-
-bool enter(Lowerer *L, TSNode n) {
-  if (++L->depth <= P2C_MAX_NESTING) return true;
-  if (L->depth == P2C_MAX_NESTING + 1)
-    diag_error(L->c, node_loc(L, n), "E-too-deep", "nesting deeper than %d levels is not supported",
-               P2C_MAX_NESTING);
-  L->depth--;
-  return false;
-}
-
-void leave(Lowerer *L) { L->depth--; }
-
-void unsupported(Lowerer *L, TSNode n, const char *what) {
-  diag_error(L->c, node_loc(L, n), "E-unsupported", "%s is not supported in kernels", what);
-}
-
-/* ---- names ---- */
-
-int find_var(const Lowerer *L, const char *name) {
-  if (!L->fn) return -1;
-  return (int)((uintptr_t)strmap_get(&L->var_by_name, name)) - 1;
-}
-
-Const *find_const(const Lowerer *L, const char *name) { return strmap_get(&L->const_by_name, name); }
-
-Function *find_func(const Lowerer *L, const char *name) { return strmap_get(&L->func_by_name, name); }
-
-const char *alias_path(const Lowerer *L, const char *name) { return strmap_get(&L->alias_by_name, name); }
-
-/* "builtins.NAME" when NAME is a Python builtin we know (the table's own string), else NULL. */
-static const char *python_builtin_path(Lowerer *L, const char *name) {
-  char path[64];
-  if (snprintf(path, sizeof path, "builtins.%s", name) >= (int)sizeof path) return NULL;
-  const Builtin *b = strmap_get(&L->builtin_by_path, path);
-  return b ? b->path : NULL;
-}
-
-/* The module path of an identifier or attribute chain, or NULL if its root is not an import
- * alias or a Python builtin. */
-static const char *dotted_path_at(Lowerer *L, TSNode n, int depth);
-
-static const char *dotted_path(Lowerer *L, TSNode n) { return dotted_path_at(L, n, 0); }
-
-static const char *dotted_path_at(Lowerer *L, TSNode n, int depth) {
-  if (depth > P2C_MAX_NESTING) return NULL;   /* no builtin is that deep; the value path reports */
-  if (node_is(L, n, K_identifier)) {
-    char *name = node_str(L, n);
-    if (find_var(L, name) >= 0 || find_const(L, name) || find_func(L, name)) return NULL;
-    const char *p = alias_path(L, name);
-    return p ? p : python_builtin_path(L, name);
-  }
-  if (!node_is(L, n, K_attribute)) return NULL;
-  const char *base = dotted_path_at(L, field(L, n, F_object), depth + 1);
-  if (!base) return NULL;
-  TSNode attr = field(L, n, F_attribute);
-  return arena_printf(L->a, "%s.%s", base, node_str(L, attr));
-}
-
-bool resolve_dotted(Lowerer *L, TSNode n, Resolved *out) {
-  out->path = dotted_path(L, n);
-  out->builtin = out->path ? strmap_get(&L->builtin_by_path, out->path) : NULL;
-  return out->path != NULL;
-}
-
 /* ---- imports ---- */
 
 static void add_alias(Lowerer *L, const char *name, const char *path) {
@@ -195,8 +29,8 @@ static void add_alias(Lowerer *L, const char *name, const char *path) {
 
 /* `X as Y`: binds Y to X, or to BASE.X inside `from BASE import`. */
 static void add_aliased_import(Lowerer *L, TSNode n, const char *base) {
-  const char *path = node_str(L, field(L, n, F_name));
-  const char *as = node_str(L, field(L, n, F_alias));
+  const char *path = node_str(L, lower_field(L, n, F_name));
+  const char *as = node_str(L, lower_field(L, n, F_alias));
   add_alias(L, as, base ? arena_printf(L->a, "%s.%s", base, path) : path);
 }
 
@@ -219,7 +53,7 @@ static void lower_import(Lowerer *L, TSNode n) {
 
 /* from m import a [as b], ...: binds b to "m.a". */
 static void lower_import_from(Lowerer *L, TSNode n) {
-  TSNode mod = field(L, n, F_module_name);
+  TSNode mod = lower_field(L, n, F_module_name);
   const char *base = node_str(L, mod);
   TSNode kids[64];
   int k = node_kids(L, n, kids, 64);
@@ -262,8 +96,8 @@ static bool lower_module_array(Lowerer *L, TSNode left, TSNode right) {
 
 /* NAME = value at module level: a compile-time constant when value folds to literals. */
 static void lower_module_assign(Lowerer *L, TSNode n) {
-  TSNode left = field(L, n, F_left);
-  TSNode right = field(L, n, F_right);
+  TSNode left = lower_field(L, n, F_left);
+  TSNode right = lower_field(L, n, F_right);
   if (ts_node_is_null(right) || !node_is(L, left, K_identifier)) return;
   if (node_is(L, right, K_assignment)) return;   /* a = b = ...: left as other globals */
   if (lower_module_array(L, left, right)) return;
@@ -314,8 +148,8 @@ static bool is_ignored_option(const char *name) {
 
 /* device=True / device=False */
 static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
-  char *name = node_str(L, field(L, kw, F_name));
-  TSNode val = field(L, kw, F_value);
+  char *name = node_str(L, lower_field(L, kw, F_name));
+  TSNode val = lower_field(L, kw, F_value);
   if (strcmp(name, "device") == 0) {
     if (node_is(L, val, K_true)) f->kind = FN_DEVICE;
     else if (!node_is(L, val, K_false))
@@ -352,13 +186,13 @@ static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
   for (int i = 0; i < k && i < 16; i++) {
     if (!node_is(L, kids[i], K_decorator)) continue;
     TSNode e = ts_node_named_child(kids[i], 0);
-    TSNode callee = node_is(L, e, K_call) ? field(L, e, F_function) : e;
+    TSNode callee = node_is(L, e, K_call) ? lower_field(L, e, F_function) : e;
     Resolved r;
     if (!resolve_dotted(L, callee, &r) || !r.builtin) continue;
     if (r.builtin->id == BI_VECTORIZE) return lower_vectorize_decorator(L, f, e, r.path);
     if (r.builtin->id != BI_CUDA_JIT) continue;
     is_cuda = true;
-    if (node_is(L, e, K_call)) lower_jit_args(L, f, field(L, e, F_arguments));
+    if (node_is(L, e, K_call)) lower_jit_args(L, f, lower_field(L, e, F_arguments));
   }
   return is_cuda;
 }
@@ -404,7 +238,7 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
     TSNode p = kids[i];
     if (node_is(L, p, K_typed_parameter)) p = ts_node_named_child(p, 0);   /* annotation ignored */
     if (!node_is(L, p, K_identifier)) {
-      unsupported(L, kids[i], "this kind of parameter (defaults, *args, **kwargs)");
+      lower_unsupported(L, kids[i], "this kind of parameter (defaults, *args, **kwargs)");
       continue;
     }
     char *name = node_str(L, p);
@@ -439,8 +273,8 @@ static bool is_assignment(const Lowerer *L, TSNode n) {
 static bool bind_names(Lowerer *L, TSNode n) {
   if (node_is(L, n, K_function_definition) || node_is(L, n, K_class_definition) || node_is(L, n, K_lambda))
     return false;
-  if (is_assignment(L, n) || node_is(L, n, K_for_statement)) collect_target(L, field(L, n, F_left));
-  else if (node_is(L, n, K_named_expression)) collect_target(L, field(L, n, F_name));
+  if (is_assignment(L, n) || node_is(L, n, K_for_statement)) collect_target(L, lower_field(L, n, F_left));
+  else if (node_is(L, n, K_named_expression)) collect_target(L, lower_field(L, n, F_name));
   return true;
 }
 
@@ -500,311 +334,6 @@ static void collect_locals(Lowerer *L, TSNode body) {
   ts_tree_cursor_delete(&L->walk);
 }
 
-/* ---- statements ---- */
-
-static Block lower_block(Lowerer *L, TSNode block);
-
-static Stmt *new_stmt(Lowerer *L, StmtKind kind, TSNode n) {
-  Stmt *s = ast_new_stmt(L->a, kind, node_loc(L, n));
-  TSPoint end = ts_node_end_point(n);   /* the line of the statement's last character: */
-  s->end_line = end.column == 0 && end.row > 0 ? end.row : end.row + 1;
-  return s;
-}
-
-static bool is_assign_target(Expr *e) {
-  if (e->kind == EX_VAR || e->kind == EX_INDEX) return true;
-  if (e->kind != EX_TUPLE) return false;
-  for (int i = 0; i < e->nkids; i++)
-    if (!is_assign_target(e->kids[i])) return false;
-  return true;
-}
-
-static Expr *lower_target(Lowerer *L, TSNode t) {
-  Expr *e = lower_expr(L, t);
-  if (e && !is_assign_target(e)) {
-    diag_error(L->c, node_loc(L, t), "E-bad-target", "cannot assign to this expression");
-    return NULL;
-  }
-  return e;
-}
-
-/* a = b = value: the CST nests assignments to the right. */
-static Stmt *lower_assign(Lowerer *L, TSNode n, TSNode stmt_node) {
-  Stmt *s = new_stmt(L, ST_ASSIGN, stmt_node);
-  Expr *targets[32];
-  int nt = 0;
-  TSNode cur = n;
-  for (;;) {
-    if (!ts_node_is_null(field(L, cur, F_type))) {
-      unsupported(L, cur, "an annotated assignment");
-      return NULL;
-    }
-    if (nt == 32) {
-      unsupported(L, cur, "more than 32 chained assignment targets");
-      return NULL;
-    }
-    targets[nt++] = lower_target(L, field(L, cur, F_left));
-    TSNode right = field(L, cur, F_right);
-    if (ts_node_is_null(right)) {
-      unsupported(L, cur, "a declaration without a value");
-      return NULL;
-    }
-    if (!node_is(L, right, K_assignment)) {
-      s->value = lower_expr(L, right);
-      break;
-    }
-    cur = right;
-  }
-  for (int i = 0; i < nt; i++)
-    if (!targets[i]) return NULL;
-  s->targets = arena_dup(L->a, targets, sizeof *targets * (size_t)nt);
-  s->ntargets = nt;
-  return s->value ? s : NULL;
-}
-
-static const struct {
-  const char *text;
-  Op op;
-} aug_ops[] = {{"+=", OP_ADD},      {"-=", OP_SUB},     {"*=", OP_MUL},     {"/=", OP_DIV},
-               {"//=", OP_FLOORDIV}, {"%=", OP_MOD},     {"**=", OP_POW},    {"<<=", OP_LSHIFT},
-               {">>=", OP_RSHIFT},  {"&=", OP_BITAND},  {"|=", OP_BITOR},   {"^=", OP_BITXOR}};
-
-static Stmt *lower_augassign(Lowerer *L, TSNode n, TSNode stmt_node) {
-  Stmt *s = new_stmt(L, ST_AUGASSIGN, stmt_node);
-  TSNode opn = field(L, n, F_operator);
-  const char *op = ts_node_type(opn);
-  size_t i = 0;
-  while (i < sizeof aug_ops / sizeof aug_ops[0] && strcmp(aug_ops[i].text, op) != 0) i++;
-  if (i == sizeof aug_ops / sizeof aug_ops[0]) {
-    diag_error(L->c, node_loc(L, opn), "E-unsupported", "operator '%s' is not supported", op);
-    return NULL;
-  }
-  s->op = aug_ops[i].op;
-  /* x op= v becomes x = x op v: the value is a binary whose left operand is a second lowering
-   * of the target (Python evaluates the target's subscript once; ours are side-effect free). */
-  TSNode left = field(L, n, F_left);
-  Expr *t = lower_target(L, left);
-  Expr *kids[2] = {lower_expr(L, left), lower_expr(L, field(L, n, F_right))};
-  if (!t || !kids[0] || !kids[1]) return NULL;
-  s->value = ast_new_expr(L->a, EX_BINARY, node_loc(L, opn));
-  s->value->op = s->op;
-  s->value->kids = arena_dup(L->a, kids, sizeof kids);
-  s->value->nkids = 2;
-  if (t->kind == EX_TUPLE) {
-    diag_error(L->c, t->loc, "E-bad-target", "augmented assignment to a tuple is not possible");
-    return NULL;
-  }
-  s->targets = arena_alloc(L->a, sizeof *s->targets);
-  s->targets[0] = t;
-  s->ntargets = 1;
-  return s;
-}
-
-static bool is_docstring_like(const Lowerer *L, TSNode e) {
-  NodeKind k = node_kind(L, e);
-  return k == K_string || k == K_concatenated_string;
-}
-
-static Stmt *lower_expression_statement(Lowerer *L, TSNode n) {
-  TSNode e = ts_node_named_child(n, 0);
-  if (node_is(L, e, K_assignment)) return lower_assign(L, e, n);
-  if (node_is(L, e, K_augmented_assignment)) return lower_augassign(L, e, n);
-  if (is_docstring_like(L, e)) return NULL;   /* docstrings and bare strings do nothing */
-  if (ts_node_named_child_count(n) > 1) {
-    unsupported(L, n, "a tuple expression statement");
-    return NULL;
-  }
-  Stmt *s = new_stmt(L, ST_EXPR, n);
-  s->value = lower_expr(L, e);
-  return s->value ? s : NULL;
-}
-
-static Stmt *lower_if_chain(Lowerer *L, TSNode cond, TSNode body, TSNode *alts, int nalts,
-                            TSNode at) {
-  Stmt *s = new_stmt(L, ST_IF, at);
-  s->cond = lower_expr(L, cond);
-  s->body = lower_block(L, body);
-  if (nalts > 0 && node_is(L, alts[0], K_elif_clause)) {
-    TSNode c = field(L, alts[0], F_condition);
-    TSNode b = field(L, alts[0], F_consequence);
-    Stmt *nested = lower_if_chain(L, c, b, alts + 1, nalts - 1, alts[0]);
-    if (nested) {
-      s->orelse.items = arena_alloc(L->a, sizeof(Stmt *));
-      s->orelse.items[0] = nested;
-      s->orelse.len = 1;
-    }
-  } else if (nalts > 0) {
-    s->orelse = lower_block(L, field(L, alts[0], F_body));
-  }
-  return s->cond ? s : NULL;
-}
-
-static Stmt *lower_if(Lowerer *L, TSNode n) {
-  uint32_t count;
-  TSNode *alts = node_named_children(L, n, &count);
-  int nalts = 0, nelifs = 0;
-  for (uint32_t i = 0; i < count; i++) {
-    bool elif = node_is(L, alts[i], K_elif_clause);
-    if (!elif && !node_is(L, alts[i], K_else_clause)) continue;
-    /* Each elif nests one level deeper in the AST, and later phases recurse on nesting. */
-    if (elif && ++nelifs > P2C_MAX_ELIFS) {
-      diag_error(L->c, node_loc(L, alts[i]), "E-too-many", "more than %d elif clauses in one if statement",
-                 P2C_MAX_ELIFS);
-      return NULL;
-    }
-    alts[nalts++] = alts[i];
-  }
-  return lower_if_chain(L, field(L, n, F_condition),
-                        field(L, n, F_consequence), alts, nalts, n);
-}
-
-static bool reject_loop_else(Lowerer *L, TSNode n) {
-  TSNode alt = field(L, n, F_alternative);
-  if (ts_node_is_null(alt)) return false;
-  unsupported(L, alt, "'else' on a loop");
-  return true;
-}
-
-static Block lower_loop_body(Lowerer *L, TSNode body) {
-  L->loops++;
-  Block b = lower_block(L, body);
-  L->loops--;
-  return b;
-}
-
-static Stmt *lower_while(Lowerer *L, TSNode n) {
-  if (reject_loop_else(L, n)) return NULL;
-  Stmt *s = new_stmt(L, ST_WHILE, n);
-  s->cond = lower_expr(L, field(L, n, F_condition));
-  s->body = lower_loop_body(L, field(L, n, F_body));
-  return s->cond ? s : NULL;
-}
-
-/* A loop target: a name, or a tuple of targets (for i, (x, y) in enumerate(zip(a, b))). */
-static bool is_loop_target(const Expr *e) {
-  if (e->kind == EX_VAR) return true;
-  if (e->kind != EX_TUPLE) return false;
-  for (int i = 0; i < e->nkids; i++)
-    if (!is_loop_target(e->kids[i])) return false;
-  return true;
-}
-
-/* for x in range(...) / for x in array / for i, x in enumerate(...) / zip(...) */
-static Stmt *lower_for(Lowerer *L, TSNode n) {
-  if (reject_loop_else(L, n)) return NULL;
-  TSNode left = field(L, n, F_left);
-  TSNode right = field(L, n, F_right);
-  Stmt *s = new_stmt(L, ST_FOR_ITER, n);
-  bool name = node_is(L, left, K_identifier);
-  s->var = name ? find_var(L, node_str(L, left)) : -1;
-  Resolved r;
-  TSNode callee = field(L, right, F_function);
-  bool range = node_is(L, right, K_call) && resolve_dotted(L, callee, &r) && r.builtin &&
-               r.builtin->id == BI_RANGE;
-  if (!range || !name) {
-    Expr *target = lower_expr(L, left);
-    if (!target) return NULL;
-    if (!is_loop_target(target)) {
-      unsupported(L, left, "a loop target other than names and tuples of names");
-      return NULL;
-    }
-    s->targets = arena_alloc(L->a, sizeof(Expr *));
-    s->targets[0] = target;
-    s->ntargets = 1;
-  }
-  if (range && name) {
-    s->kind = ST_FOR_RANGE;
-    Expr *call = lower_expr(L, right);
-    if (!call) return NULL;
-    int nargs = call->nkids - 1;
-    if (nargs < 1 || nargs > 3 || call->nkeywords) {
-      diag_error(L->c, call->loc, "E-arity", "range() takes 1 to 3 positional arguments");
-      return NULL;
-    }
-    s->start = nargs >= 2 ? call->kids[1] : NULL;
-    s->stop = nargs >= 2 ? call->kids[2] : call->kids[1];
-    s->step = nargs == 3 ? call->kids[3] : NULL;
-  } else {
-    s->value = lower_expr(L, right);
-    if (!s->value) return NULL;
-  }
-  s->body = lower_loop_body(L, field(L, n, F_body));
-  return s;
-}
-
-static Stmt *lower_return(Lowerer *L, TSNode n) {
-  Stmt *s = new_stmt(L, ST_RETURN, n);
-  TSNode kids[2];
-  int k = node_kids(L, n, kids, 2);
-  if (k == 0) return s;
-  s->value = lower_expr(L, kids[0]);
-  return s->value ? s : NULL;
-}
-
-static Stmt *lower_jump(Lowerer *L, TSNode n, StmtKind kind) {
-  if (L->loops == 0) {
-    diag_error(L->c, node_loc(L, n), "E-outside-loop", "'%s' outside a loop",
-               kind == ST_BREAK ? "break" : "continue");
-    return NULL;
-  }
-  return new_stmt(L, kind, n);
-}
-
-static const struct {
-  const char *type;
-  const char *what;
-} unsupported_stmts[] = {
-    {"with_statement", "'with'"},          {"try_statement", "'try'"},
-    {"raise_statement", "'raise'"},        {"global_statement", "'global'"},
-    {"nonlocal_statement", "'nonlocal'"},  {"delete_statement", "'del'"},
-    {"import_statement", "an import inside a function"},
-    {"import_from_statement", "an import inside a function"},
-    {"function_definition", "a nested function"},
-    {"decorated_definition", "a nested function"},
-    {"class_definition", "a class definition"}, {"match_statement", "'match'"},
-    {"exec_statement", "'exec'"},          {"print_statement", "Python 2 'print'"},
-    {"type_alias_statement", "'type'"},
-};
-
-static Stmt *lower_stmt(Lowerer *L, TSNode n) {
-  switch (node_kind(L, n)) {
-  case K_expression_statement: return lower_expression_statement(L, n);
-  case K_if_statement: return lower_if(L, n);
-  case K_while_statement: return lower_while(L, n);
-  case K_for_statement: return lower_for(L, n);
-  case K_return_statement: return lower_return(L, n);
-  case K_pass_statement: return new_stmt(L, ST_PASS, n);
-  case K_break_statement: return lower_jump(L, n, ST_BREAK);
-  case K_continue_statement: return lower_jump(L, n, ST_CONTINUE);
-  case K_assert_statement: return NULL;   /* Numba drops asserts unless debug */
-  default: break;
-  }
-  const char *t = ts_node_type(n);
-  for (size_t i = 0; i < sizeof unsupported_stmts / sizeof unsupported_stmts[0]; i++)
-    if (strcmp(unsupported_stmts[i].type, t) == 0) {
-      unsupported(L, n, unsupported_stmts[i].what);
-      return NULL;
-    }
-  diag_error(L->c, node_loc(L, n), "E-unsupported", "statement '%s' is not supported in kernels", t);
-  return NULL;
-}
-
-static Block lower_block(Lowerer *L, TSNode block) {
-  Block b = {0};
-  if (ts_node_is_null(block) || !enter(L, block)) return b;
-  uint32_t count;
-  TSNode *kids = node_named_children(L, block, &count);
-  b.items = arena_alloc(L->a, sizeof(Stmt *) * (count ? count : 1));
-  for (uint32_t i = 0; i < count; i++) {
-    TSNode ch = kids[i];
-    if (is_extra(L, ch)) continue;
-    Stmt *s = lower_stmt(L, ch);
-    if (s) b.items[b.len++] = s;
-  }
-  leave(L);
-  return b;
-}
-
 /* ---- functions ---- */
 
 static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
@@ -813,7 +342,7 @@ static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
   strmap_init(&L->var_by_name, L->a);
   for (int i = 0; i < f->nvars; i++)
     strmap_put(&L->var_by_name, f->vars[i].name, (void *)(uintptr_t)(i + 1));
-  TSNode body = field(L, def, F_body);
+  TSNode body = lower_field(L, def, F_body);
   if (!ts_node_is_null(body)) collect_locals(L, body);
   f->body = lower_block(L, body);
   L->fn = NULL;
@@ -823,22 +352,22 @@ static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
 /* First pass over a decorated definition: a cuda.jit function is recorded with its
  * parameters; its body waits for the second pass. */
 static Function *declare_function(Lowerer *L, TSNode decorated) {
-  TSNode def = field(L, decorated, F_definition);
+  TSNode def = lower_field(L, decorated, F_definition);
   if (!node_is(L, def, K_function_definition)) return NULL;
   Function *f = arena_alloc(L->a, sizeof *f);
   f->kind = FN_KERNEL;
   if (!lower_decorators(L, decorated, f)) return NULL;
   if (node_is(L, ts_node_child(def, 0), K_async)) {
-    unsupported(L, def, "an async function");
+    lower_unsupported(L, def, "an async function");
     return NULL;
   }
-  TSNode name = field(L, def, F_name);
+  TSNode name = lower_field(L, def, F_name);
   f->name = node_str(L, name);
   f->loc = node_loc(L, name);
   if (!strmap_add(&L->func_by_name, f->name, f))
     diag_error(L->c, f->loc, "E-redefined", "function '%s' is defined twice", f->name);
   L->vars_cap = 0;
-  lower_params(L, f, field(L, def, F_parameters));
+  lower_params(L, f, lower_field(L, def, F_parameters));
   vec_push(L->a, &L->m->funcs, f);
   return f;
 }
@@ -888,7 +417,7 @@ static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
     if (node_is(L, e, K_assignment)) lower_module_assign(L, e);
     else if (!node_is(L, e, K_string) && !L->m->host_code.line) L->m->host_code = node_loc(L, n);
   } else if (node_is(L, n, K_function_definition) || node_is(L, n, K_class_definition)) {
-    add_other_global(L, field(L, n, F_name), NULL);
+    add_other_global(L, lower_field(L, n, F_name), NULL);
   } else if (!node_is(L, n, K_comment) && !L->m->host_code.line) {
     L->m->host_code = node_loc(L, n);   /* if, for, while, with, try, ... at module level */
   }
@@ -898,7 +427,7 @@ static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
  * L->m->funcs.items[i]. */
 static void lower_bodies(Lowerer *L, const TSNode *defs, size_t first, size_t end) {
   for (size_t i = first; i < end; i++)
-    lower_function_body(L, L->m->funcs.items[i], field(L, defs[i], F_definition));
+    lower_function_body(L, L->m->funcs.items[i], lower_field(L, defs[i], F_definition));
 }
 
 /* Bodies [first, end) for one thread (side.h's work functions take one pointer). */

@@ -87,24 +87,26 @@ typedef struct Resolved {
   const Builtin *builtin;    /* the builtin at path, or NULL */
 } Resolved;
 
-/* ---- CST helpers (lower.c) ---- */
+/* ---- CST helpers (lower_cst.c) ---- */
 const char *node_text(Lowerer *L, TSNode n, size_t *len);
 char *node_str(Lowerer *L, TSNode n);
 Loc node_loc(Lowerer *L, TSNode n);
 NodeKind node_kind(const Lowerer *L, TSNode n);
 bool node_is(const Lowerer *L, TSNode n, NodeKind kind);
+/* Whether n is a comment or a line continuation (children that carry no code). */
+bool node_is_extra(const Lowerer *L, TSNode n);
 /* Named children, skipping comments and line continuations. */
 int node_kids(const Lowerer *L, TSNode n, TSNode *out, int cap);
 /* All named children of n (comments included) in a new arena array; *count gets their number.
  * Walks with a cursor: indexing children one by one costs time quadratic in their number. */
 TSNode *node_named_children(Lowerer *L, TSNode n, uint32_t *count);
 /* The child of n in field f, or a null node. */
-TSNode field(const Lowerer *L, TSNode n, Field f);
-bool enter(Lowerer *L, TSNode n);   /* depth check; false (with a diagnostic) past the limit */
-void leave(Lowerer *L);
-void unsupported(Lowerer *L, TSNode n, const char *what);
+TSNode lower_field(const Lowerer *L, TSNode n, Field f);
+bool lower_enter(Lowerer *L, TSNode n);   /* depth check; false (with a diagnostic) past the limit */
+void lower_leave(Lowerer *L);
+void lower_unsupported(Lowerer *L, TSNode n, const char *what);
 
-/* ---- names (lower.c) ---- */
+/* ---- names (lower_cst.c) ---- */
 /* The index of name among the variables of the function being lowered, or -1. */
 int find_var(const Lowerer *L, const char *name);
 Const *find_const(const Lowerer *L, const char *name);
@@ -119,6 +121,10 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n);
 /* @vectorize / @cuda.vectorize(...) at decorator expression e (callee resolved to path):
  * makes f a FN_UFUNC with its signatures; false after a diagnostic. */
 bool lower_vectorize_decorator(Lowerer *L, Function *f, TSNode e, const char *path);
+
+/* ---- statements (lower_stmt.c) ---- */
+/* The statements of a block node (a function's or a compound statement's body). */
+Block lower_block(Lowerer *L, TSNode block);
 
 /* ---- expressions (lower_expr.c) ---- */
 Expr *lower_expr(Lowerer *L, TSNode n);

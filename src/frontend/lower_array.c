@@ -416,9 +416,9 @@ static bool eval_array(Build *b, TSNode n) {
 static bool looks_like_array(Lowerer *L, TSNode n, int depth) {
   if (depth > P2C_MAX_NESTING) return false;
   if (node_is(L, n, K_binary_operator))
-    return looks_like_array(L, field(L, n, F_left), depth + 1) ||
-           looks_like_array(L, field(L, n, F_right), depth + 1);
-  if (node_is(L, n, K_unary_operator)) return looks_like_array(L, field(L, n, F_argument), depth + 1);
+    return looks_like_array(L, lower_field(L, n, F_left), depth + 1) ||
+           looks_like_array(L, lower_field(L, n, F_right), depth + 1);
+  if (node_is(L, n, K_unary_operator)) return looks_like_array(L, lower_field(L, n, F_argument), depth + 1);
   for (int k = 0; node_is(L, n, K_call) && k <= P2C_MAX_NESTING; k++) {
     TSNode callee = ts_node_child_by_field_name(n, "function", 8);
     Resolved r;

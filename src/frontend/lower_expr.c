@@ -170,13 +170,13 @@ static bool decode_string_node(Lowerer *L, TSNode n, StrBuf *sb) {
   for (size_t i = 0; i < plen && prefix[i] != '\'' && prefix[i] != '"'; i++) {
     char p = prefix[i] | 0x20;
     if (p == 'r') raw = true;
-    if (p == 'b') return unsupported(L, n, "a bytes literal"), false;
+    if (p == 'b') return lower_unsupported(L, n, "a bytes literal"), false;
   }
   uint32_t count;
   TSNode *parts = node_named_children(L, n, &count);
   for (uint32_t i = 0; i < count; i++)
     if (node_is(L, parts[i], K_interpolation))
-      return unsupported(L, n, "an f-string with replacement fields"), false;
+      return lower_unsupported(L, n, "an f-string with replacement fields"), false;
   const char *body = L->c->text + ts_node_end_byte(start);
   size_t len = ts_node_start_byte(end) - ts_node_end_byte(start);
   for (size_t i = 0; i < len; i++) {
@@ -287,13 +287,13 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
 static Expr *lower_attribute(Lowerer *L, TSNode n) {
   Resolved r;
   if (resolve_dotted(L, n, &r)) return builtin_expr(L, n, &r);
-  Expr *obj = lower_expr(L, field(L, n, F_object));
+  Expr *obj = lower_expr(L, lower_field(L, n, F_object));
   if (!obj) return NULL;
   Expr *e = new_expr(L, EX_ATTR, n);
   e->kids = kids_array(L, 1);
   e->kids[0] = obj;
   e->nkids = 1;
-  e->str = node_str(L, field(L, n, F_attribute));
+  e->str = node_str(L, lower_field(L, n, F_attribute));
   return e;
 }
 
@@ -330,30 +330,30 @@ static Expr *make_node(Lowerer *L, ExprKind kind, TSNode n, Expr **kids, int nki
 }
 
 static Expr *lower_binary(Lowerer *L, TSNode n) {
-  TSNode opn = field(L, n, F_operator);
+  TSNode opn = lower_field(L, n, F_operator);
   Op op;
   if (!op_from_text(ts_node_type(opn), &op) || op >= OP_NEG) {
     diag_error(L->c, node_loc(L, opn), "E-unsupported", "operator '%s' is not supported",
                ts_node_type(opn));
     return NULL;
   }
-  Expr *kids[2] = {lower_expr(L, field(L, n, F_left)),
-                   lower_expr(L, field(L, n, F_right))};
+  Expr *kids[2] = {lower_expr(L, lower_field(L, n, F_left)),
+                   lower_expr(L, lower_field(L, n, F_right))};
   Expr *e = make_node(L, EX_BINARY, n, kids, 2);
   if (e) e->op = op;
   return e;
 }
 
 static Expr *lower_unary(Lowerer *L, TSNode n) {
-  const char *t = ts_node_type(field(L, n, F_operator));
-  Expr *kid = lower_expr(L, field(L, n, F_argument));
+  const char *t = ts_node_type(lower_field(L, n, F_operator));
+  Expr *kid = lower_expr(L, lower_field(L, n, F_argument));
   Expr *e = make_node(L, EX_UNARY, n, &kid, 1);
   if (e) e->op = t[0] == '-' ? OP_NEG : t[0] == '+' ? OP_POS : OP_INVERT;
   return e;
 }
 
 static Expr *lower_not(Lowerer *L, TSNode n) {
-  Expr *kid = lower_expr(L, field(L, n, F_argument));
+  Expr *kid = lower_expr(L, lower_field(L, n, F_argument));
   return make_node(L, EX_NOT, n, &kid, 1);
 }
 
@@ -362,14 +362,14 @@ static Expr *lower_not(Lowerer *L, TSNode n) {
 enum { MAX_BOOLOP_OPERANDS = 256 };
 
 static Expr *lower_boolop(Lowerer *L, TSNode n) {
-  const char *op = ts_node_type(field(L, n, F_operator));
+  const char *op = ts_node_type(lower_field(L, n, F_operator));
   VEC(TSNode) rights = {0};
   TSNode cur = n;
   for (;;) {
-    vec_push(L->a, &rights, field(L, cur, F_right));
-    TSNode left = field(L, cur, F_left);
+    vec_push(L->a, &rights, lower_field(L, cur, F_right));
+    TSNode left = lower_field(L, cur, F_left);
     if (!node_is(L, left, K_boolean_operator) ||
-        ts_node_symbol(field(L, left, F_operator)) != ts_node_symbol(field(L, n, F_operator))) {
+        ts_node_symbol(lower_field(L, left, F_operator)) != ts_node_symbol(lower_field(L, n, F_operator))) {
       vec_push(L->a, &rights, left);
       break;
     }
@@ -397,7 +397,7 @@ static Expr *lower_compare(Lowerer *L, TSNode n) {
     TSNode ch = ts_node_child(n, i);
     if (node_is(L, ch, K_comment) || node_is(L, ch, K_line_continuation)) continue;
     if (nk == 64 || no == 64) {
-      unsupported(L, n, "a comparison chain of more than 64 operands");
+      lower_unsupported(L, n, "a comparison chain of more than 64 operands");
       return NULL;
     }
     if (ts_node_is_named(ch)) {
@@ -415,7 +415,7 @@ static Expr *lower_compare(Lowerer *L, TSNode n) {
 
 static Expr *lower_ifexp(Lowerer *L, TSNode n) {
   TSNode parts[3];
-  if (node_kids(L, n, parts, 3) != 3) return unsupported(L, n, "this conditional expression"), NULL;
+  if (node_kids(L, n, parts, 3) != 3) return lower_unsupported(L, n, "this conditional expression"), NULL;
   /* `a if c else b`: the CST lists a, c, b; the AST wants c, a, b. */
   Expr *kids[3] = {lower_expr(L, parts[1]), lower_expr(L, parts[0]), lower_expr(L, parts[2])};
   return make_node(L, EX_IFEXP, n, kids, 3);
@@ -424,7 +424,7 @@ static Expr *lower_ifexp(Lowerer *L, TSNode n) {
 static Expr *lower_tuple(Lowerer *L, TSNode n) {
   TSNode items[256];
   int k = node_kids(L, n, items, 256);
-  if (k > 256) return unsupported(L, n, "a tuple of more than 256 elements"), NULL;
+  if (k > 256) return lower_unsupported(L, n, "a tuple of more than 256 elements"), NULL;
   Expr *kids[256];
   for (int i = 0; i < k; i++) kids[i] = lower_expr(L, items[i]);
   return make_node(L, EX_TUPLE, n, kids, k);
@@ -433,24 +433,24 @@ static Expr *lower_tuple(Lowerer *L, TSNode n) {
 /* ---- calls and subscripts ---- */
 
 static Expr *lower_call(Lowerer *L, TSNode n) {
-  TSNode args = field(L, n, F_arguments);
-  if (node_is(L, args, K_generator_expression)) return unsupported(L, args, "a generator"), NULL;
+  TSNode args = lower_field(L, n, F_arguments);
+  if (node_is(L, args, K_generator_expression)) return lower_unsupported(L, args, "a generator"), NULL;
   TSNode items[256];
   int k = node_kids(L, args, items, 256);
-  if (k > 255) return unsupported(L, n, "a call with more than 255 arguments"), NULL;
+  if (k > 255) return lower_unsupported(L, n, "a call with more than 255 arguments"), NULL;
   Expr *kids[256];
   Keyword kws[256];
   int nk = 0, nkw = 0;
-  kids[nk++] = lower_expr(L, field(L, n, F_function));
+  kids[nk++] = lower_expr(L, lower_field(L, n, F_function));
   for (int i = 0; i < k; i++) {
     TSNode a = items[i];
     if (node_is(L, a, K_keyword_argument)) {
-      kws[nkw].name = node_str(L, field(L, a, F_name));
+      kws[nkw].name = node_str(L, lower_field(L, a, F_name));
       kws[nkw].loc = node_loc(L, a);
-      if (!(kws[nkw++].value = lower_expr(L, field(L, a, F_value))))
+      if (!(kws[nkw++].value = lower_expr(L, lower_field(L, a, F_value))))
         return NULL;
     } else if (node_is(L, a, K_list_splat) || node_is(L, a, K_dictionary_splat)) {
-      return unsupported(L, a, "argument unpacking (* and **)"), NULL;
+      return lower_unsupported(L, a, "argument unpacking (* and **)"), NULL;
     } else {
       kids[nk++] = lower_expr(L, a);
     }
@@ -475,7 +475,7 @@ static Expr *lower_slice(Lowerer *L, TSNode n) {
       colons++;
       continue;
     }
-    if (colons > 2 || nk == 3) return unsupported(L, n, "this slice"), NULL;
+    if (colons > 2 || nk == 3) return lower_unsupported(L, n, "this slice"), NULL;
     flags |= 1 << colons;
     kids[nk++] = lower_expr(L, ch);
   }
@@ -487,13 +487,13 @@ static Expr *lower_slice(Lowerer *L, TSNode n) {
 static Expr *lower_subscript(Lowerer *L, TSNode n) {
   TSNode items[P2C_MAX_NDIM + 2];
   int k = node_kids(L, n, items, P2C_MAX_NDIM + 2);
-  if (k > P2C_MAX_NDIM + 1) return unsupported(L, n, "indexing with more than 8 indices"), NULL;
+  if (k > P2C_MAX_NDIM + 1) return lower_unsupported(L, n, "indexing with more than 8 indices"), NULL;
   Expr *kids[P2C_MAX_NDIM + 1];
   int nk = 0;
   for (int i = 0; i < k; i++) {
     Expr *e = i > 0 && node_is(L, items[i], K_slice) ? lower_slice(L, items[i]) : lower_expr(L, items[i]);
     if (i > 0 && e && e->kind == EX_TUPLE) {   /* a[(i, j)] is a[i, j] */
-      if (e->nkids + nk > P2C_MAX_NDIM + 1) return unsupported(L, n, "more than 8 indices"), NULL;
+      if (e->nkids + nk > P2C_MAX_NDIM + 1) return lower_unsupported(L, n, "more than 8 indices"), NULL;
       for (int j = 0; j < e->nkids; j++) kids[nk++] = e->kids[j];
     } else {
       kids[nk++] = e;
@@ -535,7 +535,7 @@ static Expr *lower_expr_kind(Lowerer *L, TSNode n) {
   case K_conditional_expression: return lower_ifexp(L, n);
   case K_parenthesized_expression: {
     TSNode inner[2];
-    if (node_kids(L, n, inner, 2) != 1) return unsupported(L, n, "this parenthesized form"), NULL;
+    if (node_kids(L, n, inner, 2) != 1) return lower_unsupported(L, n, "this parenthesized form"), NULL;
     return lower_expr(L, inner[0]);
   }
   case K_tuple:
@@ -550,15 +550,15 @@ static Expr *lower_expr_kind(Lowerer *L, TSNode n) {
   const char *t = ts_node_type(n);
   for (size_t i = 0; i < sizeof unsupported_exprs / sizeof unsupported_exprs[0]; i++)
     if (strcmp(unsupported_exprs[i].type, t) == 0)
-      return unsupported(L, n, unsupported_exprs[i].what), NULL;
+      return lower_unsupported(L, n, unsupported_exprs[i].what), NULL;
   diag_error(L->c, node_loc(L, n), "E-unsupported", "expression '%s' is not supported in kernels", t);
   return NULL;
 }
 
 Expr *lower_expr(Lowerer *L, TSNode n) {
-  if (ts_node_is_null(n) || !enter(L, n)) return NULL;
+  if (ts_node_is_null(n) || !lower_enter(L, n)) return NULL;
   Expr *e = lower_expr_kind(L, n);
-  leave(L);
+  lower_leave(L);
   return e;
 }
 
@@ -619,7 +619,7 @@ static Expr *fold_binary(Lowerer *L, Op op, Expr *a, Expr *b, Loc loc) {
 }
 
 Expr *fold_const_expr(Lowerer *L, TSNode n) {
-  if (ts_node_is_null(n) || !enter(L, n)) return NULL;
+  if (ts_node_is_null(n) || !lower_enter(L, n)) return NULL;
   Expr *e = NULL;
   if (node_is(L, n, K_integer) || node_is(L, n, K_float) || node_is(L, n, K_true) || node_is(L, n, K_false)) {
     e = lower_expr_kind(L, n);
@@ -627,14 +627,14 @@ Expr *fold_const_expr(Lowerer *L, TSNode n) {
     Const *k = find_const(L, node_str(L, n));
     if (k) e = arena_dup(L->a, k->value, sizeof *k->value);
   } else if (node_is(L, n, K_unary_operator)) {
-    const char *t = ts_node_type(field(L, n, F_operator));
-    Expr *kid = fold_const_expr(L, field(L, n, F_argument));
+    const char *t = ts_node_type(lower_field(L, n, F_operator));
+    Expr *kid = fold_const_expr(L, lower_field(L, n, F_argument));
     e = !kid ? NULL : t[0] == '-' ? fold_neg(L, kid) : t[0] == '+' ? kid : NULL;
   } else if (node_is(L, n, K_binary_operator)) {
     Op op;
-    Expr *a = fold_const_expr(L, field(L, n, F_left));
-    Expr *b = fold_const_expr(L, field(L, n, F_right));
-    if (a && b && op_from_text(ts_node_type(field(L, n, F_operator)), &op))
+    Expr *a = fold_const_expr(L, lower_field(L, n, F_left));
+    Expr *b = fold_const_expr(L, lower_field(L, n, F_right));
+    if (a && b && op_from_text(ts_node_type(lower_field(L, n, F_operator)), &op))
       e = fold_binary(L, op, a, b, node_loc(L, n));
   } else if (node_is(L, n, K_parenthesized_expression) || node_is(L, n, K_tuple)) {
     TSNode items[64];
@@ -648,6 +648,6 @@ Expr *fold_const_expr(Lowerer *L, TSNode n) {
       if (i == k) e = make_node(L, EX_TUPLE, n, kids, k);
     }
   }
-  leave(L);
+  lower_leave(L);
   return e && is_literal(e) ? e : NULL;
 }

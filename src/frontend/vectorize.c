@@ -36,8 +36,8 @@ static bool lower_target_keyword(Lowerer *L, TSNode val, bool *seen) {
 }
 
 static bool lower_vectorize_keyword(Lowerer *L, TSNode kw, bool *target_seen) {
-  char *name = node_str(L, field(L, kw, F_name));
-  TSNode val = field(L, kw, F_value);
+  char *name = node_str(L, lower_field(L, kw, F_name));
+  TSNode val = lower_field(L, kw, F_value);
   if (strcmp(name, "target") == 0) return lower_target_keyword(L, val, target_seen);
   if (is_ignored_vectorize_option(name)) return true;
   diag_error(L->c, node_loc(L, kw), "E-decorator", "unsupported option '%s' of vectorize", name);
@@ -62,7 +62,7 @@ bool lower_vectorize_decorator(Lowerer *L, Function *f, TSNode e, const char *pa
   bool target_seen = strcmp(path, "numba.cuda.vectorize") == 0;
   bool ok = true;
   if (node_is(L, e, K_call)) {
-    TSNode args = field(L, e, F_arguments);
+    TSNode args = lower_field(L, e, F_arguments);
     TSNode kids[64];
     int k = node_kids(L, args, kids, 64);
     for (int i = 0; i < k && i < 64; i++) {

@@ -141,7 +141,7 @@ const Type *infer_range(Infer *I, Expr **parts) {
   if (!known) return NULL;
   const Type *t = any_u64 ? &type_uint64 : all32 ? &type_int32 : &type_int64;
   for (int i = 0; i < 3; i++)
-    if (parts[i]) coerce(I, &parts[i], t);
+    if (parts[i]) infer_coerce(I, &parts[i], t);
   return t;
 }
 
@@ -216,7 +216,7 @@ static void coerce_returns(Infer *I, Block *b) {
   for (int i = 0; i < b->len; i++) {
     Stmt *s = b->items[i];
     if (s->kind == ST_RETURN && s->value && I->ret && I->ret->kind != TY_VOID)
-      coerce(I, &s->value, I->ret);
+      infer_coerce(I, &s->value, I->ret);
     coerce_returns(I, &s->body);
     coerce_returns(I, &s->orelse);
   }

@@ -21,7 +21,7 @@ typedef struct Infer {
  * after an error (final pass). */
 const Type *infer_expr(Infer *I, Expr *e);
 /* In the final pass, wraps *slot in a cast to `to` when its type differs. */
-void coerce(Infer *I, Expr **slot, const Type *to);
+void infer_coerce(Infer *I, Expr **slot, const Type *to);
 /* Whether builtin call e has lo to hi arguments; else an E-arity error naming the builtin. */
 bool infer_check_arity(Infer *I, Expr *e, int lo, int hi);
 /* Whether a value of type t can be used as a condition. */
@@ -67,7 +67,7 @@ const Type *infer_tuple_index(Infer *I, Expr *e, const Type *tt);
 /* t1 + t2 */
 const Type *infer_tuple_concat(Infer *I, Expr *e, const Type *a, const Type *b);
 /* Converts the tuple at *slot to tuple type `to` (same length), element by element. */
-void coerce_tuple(Infer *I, Expr **slot, const Type *to);
+void infer_coerce_tuple(Infer *I, Expr **slot, const Type *to);
 /* The type a value of type t has once stored or passed: a shared or local array becomes a view
  * (an array without a fixed shape). */
 const Type *type_as_value(TypeTable *tt, const Type *t);

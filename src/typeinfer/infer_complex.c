@@ -28,8 +28,8 @@ const Type *infer_complex_binary(Infer *I, Expr *e, const Type *a, const Type *b
     return NULL;
   }
   const Type *t = type_promote(a, b);
-  coerce(I, &e->kids[0], t);
-  coerce(I, &e->kids[1], t);
+  infer_coerce(I, &e->kids[0], t);
+  infer_coerce(I, &e->kids[1], t);
   return t;
 }
 
@@ -86,7 +86,7 @@ const Type *infer_complex_ctor_call(Infer *I, Expr *e, const Type **t) {
       TERR(I, e->kids[i]->loc, "E-operand", "complex() of two complex numbers is not supported");
       return NULL;
     }
-    coerce(I, &e->kids[i], t[i]->kind == TY_COMPLEX ? &type_complex128 : &type_float64);
+    infer_coerce(I, &e->kids[i], t[i]->kind == TY_COMPLEX ? &type_complex128 : &type_float64);
   }
   return &type_complex128;
 }
@@ -110,7 +110,7 @@ static const Type *cmath_convert(Infer *I, Expr *e, const Type **t) {
   int n = e->nkids - 1;
   const Type *ct = cmath_arg_type(t[1]);
   if (n == 2) ct = type_promote(ct, cmath_arg_type(t[2]));
-  for (int i = 1; i <= n; i++) coerce(I, &e->kids[i], ct);
+  for (int i = 1; i <= n; i++) infer_coerce(I, &e->kids[i], ct);
   return ct;
 }
 
@@ -142,8 +142,8 @@ const Type *infer_cmath_rect_call(Infer *I, Expr *e, const Type **t) {
       return NULL;
     }
   const Type *f = t[1] == &type_float32 && t[2] == &type_float32 ? &type_float32 : &type_float64;
-  coerce(I, &e->kids[1], f);
-  coerce(I, &e->kids[2], f);
+  infer_coerce(I, &e->kids[1], f);
+  infer_coerce(I, &e->kids[2], f);
   return type_complex_of(f);
 }
 

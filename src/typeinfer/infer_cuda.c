@@ -21,7 +21,7 @@ static bool int_arg(Infer *I, Expr *e, int k, const Type *t, const char *what, c
     TERR(I, e->kids[k]->loc, "E-operand", "%s() needs an integer %s, not %s", name_of(e), what, t->name);
     return false;
   }
-  coerce(I, &e->kids[k], to);
+  infer_coerce(I, &e->kids[k], to);
   return true;
 }
 
@@ -31,7 +31,7 @@ static bool number_arg(Infer *I, Expr *e, int k, const Type *t, const char *what
     TERR(I, e->kids[k]->loc, "E-operand", "%s() needs a number as its %s, not %s", name_of(e), what, t->name);
     return false;
   }
-  coerce(I, &e->kids[k], to);
+  infer_coerce(I, &e->kids[k], to);
   return true;
 }
 
@@ -42,7 +42,7 @@ static bool mask_arg(Infer *I, Expr *e, int k, const Type *t) {
          "%s() needs an integer lane mask (such as 0xffffffff) as its mask, not %s", name_of(e), t->name);
     return false;
   }
-  coerce(I, &e->kids[k], &type_uint32);
+  infer_coerce(I, &e->kids[k], &type_uint32);
   return true;
 }
 
@@ -179,7 +179,7 @@ const Type *infer_atomic_call(Infer *I, Expr *e, const Type **t) {
            name_of(e), vt->name);
       return NULL;
     }
-    coerce(I, &e->kids[k], dtype);
+    infer_coerce(I, &e->kids[k], dtype);
   }
   return dtype;
 }
@@ -265,7 +265,7 @@ const Type *infer_float_op_call(Infer *I, Expr *e, const Type **t) {
     bool fits32 = t[k] == &type_float32 || t[k]->kind == TY_BOOL || (t[k]->kind == TY_INT && t[k]->bits <= 16);
     if (!fits32) ft = &type_float64;
   }
-  for (int k = 1; k <= n; k++) coerce(I, &e->kids[k], ft);
+  for (int k = 1; k <= n; k++) infer_coerce(I, &e->kids[k], ft);
   return ft;
 }
 

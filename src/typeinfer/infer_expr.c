@@ -8,11 +8,11 @@
 
 /* ---- casts ---- */
 
-void coerce(Infer *I, Expr **slot, const Type *to) {
+void infer_coerce(Infer *I, Expr **slot, const Type *to) {
   Expr *e = *slot;
   if (!I->final || !e || !e->ty || !to || e->ty == to) return;
   if (e->ty->kind == TY_TUPLE && to->kind == TY_TUPLE) {
-    coerce_tuple(I, slot, to);
+    infer_coerce_tuple(I, slot, to);
     return;
   }
   if (!type_is_numeric(e->ty) || !type_is_numeric(to)) return;
@@ -123,12 +123,12 @@ static const Type *infer_binary(Infer *I, Expr *e) {
   if (!require_numbers(I, e, t[0], t[1])) return NULL;
   if (e->op == OP_POW && t[0]->kind == TY_FLOAT && t[1]->kind != TY_FLOAT) {
     /* float ** int keeps the float's type and multiplies (Numba's BinOpPower cases). */
-    coerce(I, &e->kids[1], &type_int64);
+    infer_coerce(I, &e->kids[1], &type_int64);
     return t[0];
   }
   const Type *ty = binary_operand_type(I, e, t[0], t[1]);
-  coerce(I, &e->kids[0], ty);
-  coerce(I, &e->kids[1], ty);
+  infer_coerce(I, &e->kids[0], ty);
+  infer_coerce(I, &e->kids[1], ty);
   return ty;
 }
 
@@ -142,7 +142,7 @@ static const Type *infer_unary(Infer *I, Expr *e) {
     return NULL;
   }
   const Type *ty = t->kind == TY_FLOAT ? t : type_int_result(t, t);
-  coerce(I, &e->kids[0], ty);
+  infer_coerce(I, &e->kids[0], ty);
   return ty;
 }
 
@@ -180,7 +180,7 @@ static const Type *infer_boolop(Infer *I, Expr *e) {
       return NULL;
     }
   }
-  for (int i = 0; i < e->nkids; i++) coerce(I, &e->kids[i], u);
+  for (int i = 0; i < e->nkids; i++) infer_coerce(I, &e->kids[i], u);
   return u;
 }
 
@@ -194,8 +194,8 @@ static const Type *infer_ifexp(Infer *I, Expr *e) {
          t[1]->name, t[2]->name);
     return NULL;
   }
-  coerce(I, &e->kids[1], u);
-  coerce(I, &e->kids[2], u);
+  infer_coerce(I, &e->kids[1], u);
+  infer_coerce(I, &e->kids[2], u);
   return u;
 }
 
@@ -367,7 +367,7 @@ const Type *infer_math_call(Infer *I, Expr *e, const Type **t) {
     if (!real_arg(I, e, i, t[i])) return NULL;
   if (b->result == &type_bool && t[1]->kind != TY_FLOAT) return &type_bool;
   const Type *ft = math_float(t + 1, n);
-  for (int i = 0; i < n; i++) coerce(I, &e->kids[i + 1], ft);
+  for (int i = 0; i < n; i++) infer_coerce(I, &e->kids[i + 1], ft);
   return b->result ? b->result : ft;
 }
 
@@ -380,8 +380,8 @@ const Type *infer_ldexp_call(Infer *I, Expr *e, const Type **t) {
     return NULL;
   }
   const Type *ft = math_float(t + 1, 1);
-  coerce(I, &e->kids[1], ft);
-  coerce(I, &e->kids[2], &type_int32);
+  infer_coerce(I, &e->kids[1], ft);
+  infer_coerce(I, &e->kids[2], &type_int32);
   return ft;
 }
 
@@ -397,7 +397,7 @@ const Type *infer_minmax_call(Infer *I, Expr *e, const Type **t) {
     if (!type_is_half(t[i]) && !require_numbers(I, e->kids[i], t[i], NULL)) return NULL;
     u = type_promote(u, t[i]);
   }
-  for (int i = 1; i < e->nkids; i++) coerce(I, &e->kids[i], u);
+  for (int i = 1; i < e->nkids; i++) infer_coerce(I, &e->kids[i], u);
   return u;
 }
 
@@ -409,7 +409,7 @@ const Type *infer_round_call(Infer *I, Expr *e, const Type **t) {
       TERR(I, e->kids[2]->loc, "E-operand", "round() ndigits must be an integer");
       return NULL;
     }
-    coerce(I, &e->kids[2], &type_int64);
+    infer_coerce(I, &e->kids[2], &type_int64);
     return t[1]->kind == TY_FLOAT ? t[1] : &type_int64;
   }
   return &type_int64;

@@ -22,8 +22,8 @@ const Type *infer_half_binary(Infer *I, Expr *e, const Type **a, const Type **b)
          op_python_spelling(e->op));
     return NULL;
   }
-  coerce(I, &e->kids[0], t);
-  coerce(I, &e->kids[1], t);
+  infer_coerce(I, &e->kids[0], t);
+  infer_coerce(I, &e->kids[1], t);
   *a = *b = t;
   return t;
 }

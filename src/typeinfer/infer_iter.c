@@ -55,7 +55,7 @@ static const Type *iter_enumerate(Infer *I, Expr *e) {
       TERR(I, e->kids[2]->loc, "E-iterate", "enumerate() start must be an integer, not %s", st->name);
       return NULL;
     }
-    coerce(I, &e->kids[2], &type_int64);
+    infer_coerce(I, &e->kids[2], &type_int64);
   }
   if (!inner) return NULL;
   const Type *elems[2] = {&type_int64, inner};

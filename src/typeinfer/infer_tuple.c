@@ -66,7 +66,7 @@ static const Type *infer_tuple_runtime_index(Infer *I, Expr *e, const Type *tt) 
          "integer", tt->name);
     return NULL;
   }
-  coerce(I, &e->kids[1], &type_int64);
+  infer_coerce(I, &e->kids[1], &type_int64);
   if (base->kind == EX_CONST) base->konst->indexed = true;
   e->ival = -1;
   return tt->elems[0];
@@ -97,11 +97,11 @@ const Type *infer_tuple_concat(Infer *I, Expr *e, const Type *a, const Type *b) 
 
 /* A tuple literal converts in place, element by element (the output then reads
  * `T{(double)x, y}`); any other tuple value is wrapped in a cast that codegen expands. */
-void coerce_tuple(Infer *I, Expr **slot, const Type *to) {
+void infer_coerce_tuple(Infer *I, Expr **slot, const Type *to) {
   Expr *e = *slot;
   if (e->ty->nelems != to->nelems) return;   /* unification guarantees equal lengths */
   if (e->kind == EX_TUPLE) {
-    for (int i = 0; i < e->nkids; i++) coerce(I, &e->kids[i], to->elems[i]);
+    for (int i = 0; i < e->nkids; i++) infer_coerce(I, &e->kids[i], to->elems[i]);
     e->ty = to;
     return;
   }

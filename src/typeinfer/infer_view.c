@@ -27,7 +27,7 @@ const Type *infer_slice(Infer *I, Expr *e) {
       TERR(I, e->kids[i]->loc, "E-index", "slice bounds must be integers, not %s", t->name);
       return NULL;
     }
-    coerce(I, &e->kids[i], &type_int64);
+    infer_coerce(I, &e->kids[i], &type_int64);
   }
   int64_t step;
   if ((e->ival & SLICE_STEP) && infer_const_int(e->kids[e->nkids - 1], &step) && step == 0) {

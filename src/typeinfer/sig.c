@@ -10,7 +10,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "typeinfer/types.h"
+#include "types/types.h"
 
 typedef struct SigParser {
   TypeTable *tt;

@@ -11,7 +11,7 @@
 #define P2C_TYPEINFER_TYPEINFER_H
 
 #include "frontend/ast.h"
-#include "typeinfer/types.h"
+#include "types/types.h"
 
 typedef struct ExtraSig {
   const char *kernel;       /* kernel name */

@@ -1,11 +1,13 @@
 /* The type system: Numba's scalar types, arrays, tuples, and the typing rules shared by the
- * passes (promotion, unification, conversions).
+ * passes (promotion, unification, conversions). In a folder of its own because every phase
+ * reads types: the frontend (dtypes of module arrays, the builtin table), typeinfer, analysis
+ * and codegen.
  *
  * Scalar types are immutable singletons, so type equality is pointer equality. Array and tuple
  * types are interned in a TypeTable that lives in the compilation's arena, so the same holds
  * for them. */
-#ifndef P2C_TYPEINFER_TYPES_H
-#define P2C_TYPEINFER_TYPES_H
+#ifndef P2C_TYPES_TYPES_H
+#define P2C_TYPES_TYPES_H
 
 #include <stdbool.h>
 #include <stdint.h>

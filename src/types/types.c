@@ -1,7 +1,7 @@
 /* Types: the scalar singletons, interning of arrays and tuples, and Numba's typing rules for
  * numbers. The rules follow compiled Numba (numba.core.typing.builtins and numba's use of
  * NumPy's type promotion), not the CUDA simulator's NumPy scalar arithmetic. */
-#include "typeinfer/types.h"
+#include "types/types.h"
 
 #include <assert.h>
 #include <string.h>
