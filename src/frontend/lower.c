@@ -23,8 +23,18 @@ const TSLanguage *tree_sitter_python(void);
 
 /* ---- imports ---- */
 
+/* The Python package re-exports numba's names (`from pyk2cuda import cuda, float32`,
+ * `import pyk2cuda as numba`), so a path under "pyk2cuda" means the same path under "numba":
+ * the builtins table keeps one spelling. */
+static const char *canonical_path(Lowerer *L, const char *path) {
+  static const char pkg[] = "pyk2cuda";
+  size_t n = sizeof pkg - 1;
+  if (strncmp(path, pkg, n) != 0 || (path[n] != '\0' && path[n] != '.')) return path;
+  return arena_printf(L->a, "numba%s", path + n);
+}
+
 static void add_alias(Lowerer *L, const char *name, const char *path) {
-  strmap_put(&L->alias_by_name, name, (void *)path);
+  strmap_put(&L->alias_by_name, name, (void *)canonical_path(L, path));
 }
 
 /* `X as Y`: binds Y to X, or to BASE.X inside `from BASE import`. */

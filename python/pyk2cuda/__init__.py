@@ -1,0 +1,38 @@
+"""pyk2cuda: Numba-CUDA kernels compiled to CUDA C by a C compiler, run on the GPU or on a CPU
+simulator.
+
+    from pyk2cuda import cuda
+
+    @cuda.jit
+    def add(x, y, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] + y[i]
+
+    add[blocks, threads](x, y, out)
+
+The names are numba's (`cuda`, `vectorize`, `float32`, `void`, ...); docs/python.md says where
+the behaviour differs. Launches run on the GPU when a CUDA driver and a device are found, else on
+the simulator; PYK2CUDA_DEVICE=sim|gpu or select() chooses, device_kind() tells."""
+from . import _core
+from ._core import Error, CompileError, BoundsError, DeviceArray
+from .types import *  # noqa: F401,F403 (numba's type names)
+from . import cuda
+from .cuda import jit, vectorize
+
+__version__ = _core.version
+
+
+def select(kind, ordinal=0):
+    """'auto', 'gpu' or 'sim', before the first launch or allocation."""
+    _core.select(kind, ordinal)
+
+
+def device_kind():
+    """'gpu' or 'sim': where launches run (chosen at the first need)."""
+    return _core.device_kind()
+
+
+def set_check_bounds(on=True):
+    """Bounds checking of every array index for kernels translated from now on."""
+    _core.set_check_bounds(on)

@@ -1,0 +1,27 @@
+"""python3 -m pyk2cuda SCRIPT.py [ARGS...]: runs a script written for numba.cuda as it is, with
+`numba`, `numba.cuda` and `numba.types` answered by pyk2cuda (the translator reads both
+spellings). python3 -m pyk2cuda --info: what this machine offers."""
+import runpy
+import sys
+
+import pyk2cuda
+from pyk2cuda import cuda, types
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) >= 2 else 2
+    if argv[1] == "--info":
+        cuda.detect()
+        return 0
+    sys.modules["numba"] = pyk2cuda
+    sys.modules["numba.cuda"] = cuda
+    sys.modules["numba.types"] = types
+    sys.argv = argv[1:]
+    runpy.run_path(argv[1], run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

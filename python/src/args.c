@@ -1,0 +1,306 @@
+/* Python arguments to the C API's P2cValue: host arrays through the buffer protocol (NumPy
+ * arrays, and NumPy scalars, which export 0-d buffers), pyk2cuda device arrays, objects with
+ * __cuda_array_interface__ (CuPy, PyTorch; on the GPU), and Python bool, int and float, typed as
+ * Numba types them (bool, int64, float64). No NumPy C API: the extension is built without NumPy. */
+#include "ext.h"
+
+#include <string.h>
+
+/* Native scalar types by struct-module character (x86-64 and aarch64 Linux: long is 64-bit). */
+static int char_to_type(char c) {
+  switch (c) {
+  case '?': return P2C_BOOL;
+  case 'b': return P2C_INT8;
+  case 'B': return P2C_UINT8;
+  case 'h': return P2C_INT16;
+  case 'H': return P2C_UINT16;
+  case 'i': return P2C_INT32;
+  case 'I': return P2C_UINT32;
+  case 'l': case 'q': return P2C_INT64;
+  case 'L': case 'Q': return P2C_UINT64;
+  case 'e': return P2C_FLOAT16;
+  case 'f': return P2C_FLOAT32;
+  case 'd': return P2C_FLOAT64;
+  default: return -1;
+  }
+}
+
+int format_to_type(const char *f) {
+  if (!f) return P2C_UINT8;              /* no format: bytes */
+  if (*f == '@' || *f == '=' || *f == '<') f++;  /* native or little-endian: our hosts */
+  if (f[0] == 'Z' && f[1] && !f[2]) return f[1] == 'f' ? P2C_COMPLEX64 : f[1] == 'd' ? P2C_COMPLEX128 : -1;
+  if (!f[0] || f[1]) return -1;
+  return char_to_type(f[0]);
+}
+
+char layout_of(P2cScalarType t, int ndim, const int64_t *shape, const int64_t *strides) {
+  int64_t item = (int64_t)p2c_scalar_size(t);
+  bool c = true, f = true;
+  int64_t expect = item;
+  for (int k = ndim; k-- > 0;) {
+    if (shape[k] != 1 && strides[k] != expect) c = false;
+    expect *= shape[k];
+  }
+  expect = item;
+  for (int k = 0; k < ndim; k++) {
+    if (shape[k] != 1 && strides[k] != expect) f = false;
+    expect *= shape[k];
+  }
+  return c ? 'C' : f ? 'F' : 'A';
+}
+
+/* ---- Python scalars ---- */
+
+static int from_pyscalar(PyObject *o, const char *name, Arg *a) {
+  a->v.is_array = false;
+  if (PyBool_Check(o)) {
+    a->v.type = P2C_BOOL;
+    a->v.scalar.b = o == Py_True;
+    return 0;
+  }
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow > 0) {  /* Numba types ints in [2**63, 2**64) as uint64 */
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (PyErr_Occurred()) goto range;
+      a->v.type = P2C_UINT64;
+      a->v.scalar.u = u;
+      return 0;
+    }
+    if (overflow < 0 || (x == -1 && PyErr_Occurred())) goto range;
+    a->v.type = P2C_INT64;
+    a->v.scalar.i = x;
+    return 0;
+  }
+  if (PyFloat_Check(o)) {
+    a->v.type = P2C_FLOAT64;
+    a->v.scalar.f = PyFloat_AS_DOUBLE(o);
+    return 0;
+  }
+  PyErr_Format(PyExc_TypeError, "argument '%s': expected an array, a device array or a bool, int or "
+               "float scalar, got %.100s", name, Py_TYPE(o)->tp_name);
+  return -1;
+range:
+  PyErr_Clear();
+  PyErr_Format(PyExc_OverflowError, "argument '%s': the int does not fit in 64 bits", name);
+  return -1;
+}
+
+/* A 0-d buffer (a NumPy scalar) as a scalar of its own type. */
+static int from_scalar_buffer(Arg *a, int t, const char *name) {
+  const void *p = a->view.buf;
+  a->v.is_array = false;
+  a->v.type = (P2cScalarType)t;
+  switch (t) {
+  case P2C_BOOL: a->v.scalar.b = *(const bool *)p; break;
+  case P2C_INT8: a->v.scalar.i = *(const int8_t *)p; break;
+  case P2C_INT16: a->v.scalar.i = *(const int16_t *)p; break;
+  case P2C_INT32: a->v.scalar.i = *(const int32_t *)p; break;
+  case P2C_INT64: a->v.scalar.i = *(const int64_t *)p; break;
+  case P2C_UINT8: a->v.scalar.u = *(const uint8_t *)p; break;
+  case P2C_UINT16: a->v.scalar.u = *(const uint16_t *)p; break;
+  case P2C_UINT32: a->v.scalar.u = *(const uint32_t *)p; break;
+  case P2C_UINT64: a->v.scalar.u = *(const uint64_t *)p; break;
+  case P2C_FLOAT32: a->v.scalar.f = *(const float *)p; break;
+  case P2C_FLOAT64: a->v.scalar.f = *(const double *)p; break;
+  default:
+    PyErr_Format(PyExc_TypeError, "argument '%s': %s scalars are not supported as kernel "
+                 "arguments (pass an array)", name, p2c_scalar_name((P2cScalarType)t));
+    return -1;
+  }
+  PyBuffer_Release(&a->view);
+  return 0;
+}
+
+/* ---- host arrays (buffer protocol) ---- */
+
+static int from_buffer(PyObject *o, const char *name, Arg *a) {
+  if (PyObject_GetBuffer(o, &a->view, PyBUF_RECORDS_RO) < 0) return -1;
+  if (a->view.readonly && a->view.ndim > 0) {
+    PyBuffer_Release(&a->view);
+    PyErr_Format(PyExc_ValueError, "argument '%s': the array is read-only; a kernel may write "
+                 "its arguments, so pass a writable array (a copy) or a device array", name);
+    return -1;
+  }
+  int t = format_to_type(a->view.format);
+  if (t < 0) {
+    PyErr_Format(PyExc_TypeError, "argument '%s': unsupported element type '%s' (expected bool, "
+                 "int8-64, uint8-64, float16/32/64, complex64/128 in native byte order)",
+                 name, a->view.format ? a->view.format : "");
+    PyBuffer_Release(&a->view);
+    return -1;
+  }
+  if (a->view.ndim == 0) return from_scalar_buffer(a, t, name);
+  if (a->view.ndim > P2C_MAX_NDIM) {
+    PyErr_Format(PyExc_ValueError, "argument '%s': %d dimensions (at most %d)", name,
+                 a->view.ndim, P2C_MAX_NDIM);
+    PyBuffer_Release(&a->view);
+    return -1;
+  }
+  P2cHostArray *h = &a->v.array;
+  a->v.is_array = true;
+  a->v.type = h->dtype = (P2cScalarType)t;
+  h->ndim = a->view.ndim;
+  h->data = a->view.buf;
+  for (int k = 0; k < h->ndim; k++) {
+    h->shape[k] = a->view.shape[k];
+    h->strides[k] = a->view.strides[k];
+  }
+  a->host_array = true;
+  return 0;
+}
+
+/* ---- __cuda_array_interface__ (GPU only) ---- */
+
+static int cai_int(PyObject *o, int64_t *out) {
+  long long x = PyLong_AsLongLong(o);
+  if (x == -1 && PyErr_Occurred()) return -1;
+  *out = x;
+  return 0;
+}
+
+/* Reads version 2/3 of the interface: shape, typestr, data=(ptr, readonly), strides or None. */
+static int from_cai(State *st, PyObject *cai, const char *name, Arg *a) {
+  if (!PyDict_Check(cai)) goto bad;
+  PyObject *shape = PyDict_GetItemString(cai, "shape");
+  PyObject *typestr = PyDict_GetItemString(cai, "typestr");
+  PyObject *data = PyDict_GetItemString(cai, "data");
+  PyObject *strides = PyDict_GetItemString(cai, "strides");
+  if (!shape || !PyTuple_Check(shape) || !typestr || !PyUnicode_Check(typestr) || !data ||
+      !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1)
+    goto bad;
+  const char *ts = PyUnicode_AsUTF8(typestr);
+  int t = -1;
+  if (ts && (ts[0] == '<' || ts[0] == '|')) {
+    static const struct { const char *s; int t; } map[] = {
+        {"b1", P2C_BOOL}, {"i1", P2C_INT8}, {"i2", P2C_INT16}, {"i4", P2C_INT32}, {"i8", P2C_INT64},
+        {"u1", P2C_UINT8}, {"u2", P2C_UINT16}, {"u4", P2C_UINT32}, {"u8", P2C_UINT64},
+        {"f2", P2C_FLOAT16}, {"f4", P2C_FLOAT32}, {"f8", P2C_FLOAT64}, {"c8", P2C_COMPLEX64},
+        {"c16", P2C_COMPLEX128}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+      if (strcmp(ts + 1, map[i].s) == 0) t = map[i].t;
+  }
+  if (t < 0) {
+    PyErr_Format(PyExc_TypeError, "argument '%s': unsupported typestr '%s'", name, ts ? ts : "?");
+    return -1;
+  }
+  Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  if (nd < 1 || nd > P2C_MAX_NDIM) {
+    PyErr_Format(PyExc_ValueError, "argument '%s': %zd dimensions (1 to %d supported)", name, nd, P2C_MAX_NDIM);
+    return -1;
+  }
+  P2cDeviceArray *d = &a->dev;
+  memset(d, 0, sizeof *d);
+  d->dtype = (P2cScalarType)t;
+  d->ndim = (int)nd;
+  int64_t ptr;
+  if (cai_int(PyTuple_GET_ITEM(data, 0), &ptr) < 0) return -1;
+  d->data = (uint64_t)ptr;
+  for (int k = 0; k < d->ndim; k++)
+    if (cai_int(PyTuple_GET_ITEM(shape, k), &d->shape[k]) < 0) return -1;
+  if (strides && strides != Py_None) {
+    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != nd) goto bad;
+    for (int k = 0; k < d->ndim; k++)
+      if (cai_int(PyTuple_GET_ITEM(strides, k), &d->strides[k]) < 0) return -1;
+  } else {
+    int64_t s = (int64_t)p2c_scalar_size(d->dtype);
+    for (int k = d->ndim; k-- > 0;) {
+      d->strides[k] = s;
+      s *= d->shape[k];
+    }
+  }
+  a->v.is_array = true;
+  a->v.type = d->dtype;
+  a->v.device_array = d;
+  return 0;
+bad:
+  PyErr_Format(PyExc_TypeError, "argument '%s': malformed __cuda_array_interface__", name);
+  return -1;
+}
+
+/* A pyk2cuda device array: on the GPU its device view, on the simulator its host memory. */
+static void from_device_array(DeviceArray *da, Arg *a) {
+  a->v.is_array = true;
+  a->v.type = da->a.dtype;
+  if (da->on_gpu) {
+    a->dev = da->a;
+    a->v.device_array = &a->dev;
+  } else {
+    a->v.array = devarray_host_view(da);
+  }
+}
+
+/* getattr that returns 0 with *out NULL when the attribute is missing. */
+static int optional_attr(PyObject *o, PyObject *name, PyObject **out) {
+  *out = PyObject_GetAttr(o, name);
+  if (*out) return 1;
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+  PyErr_Clear();
+  return 0;
+}
+
+int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out) {
+  memset(out, 0, sizeof *out);
+  if (is_device_array(st, obj)) {
+    from_device_array((DeviceArray *)obj, out);
+    return 0;
+  }
+  if (PyFloat_CheckExact(obj) || PyLong_CheckExact(obj) || PyBool_Check(obj))
+    return from_pyscalar(obj, name, out);
+  if (PyObject_CheckBuffer(obj)) return from_buffer(obj, name, out);
+  PyObject *cai = NULL;
+  if (optional_attr(obj, st->str_cai, &cai) < 0) return -1;
+  if (cai) {
+    int r = -1;
+    if (st->kind != DEV_GPU)
+      PyErr_Format(PyExc_TypeError, "argument '%s': a GPU array (__cuda_array_interface__) "
+                   "cannot be used on the simulator", name);
+    else r = from_cai(st, cai, name, out);
+    Py_DECREF(cai);
+    return r;
+  }
+  return from_pyscalar(obj, name, out);  /* int and float subclasses, or the TypeError */
+}
+
+void arg_release(Arg *a) {
+  if (a->view.obj) PyBuffer_Release(&a->view);
+}
+
+/* ---- conversion to an explicit signature's scalar type ---- */
+
+static double as_double(const P2cValue *v) {
+  switch (v->type) {
+  case P2C_BOOL: return v->scalar.b;
+  case P2C_FLOAT32: case P2C_FLOAT64: return v->scalar.f;
+  case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64: return (double)v->scalar.u;
+  default: return (double)v->scalar.i;
+  }
+}
+
+/* Integers wrap to the target width, floats truncate toward zero, as a C cast. */
+static int64_t as_int(const P2cValue *v) {
+  switch (v->type) {
+  case P2C_BOOL: return v->scalar.b;
+  case P2C_FLOAT32: case P2C_FLOAT64: return (int64_t)v->scalar.f;
+  default: return v->scalar.i;
+  }
+}
+
+int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name) {
+  P2cValue *v = &a->v;
+  if (v->type == t) return 0;
+  switch (t) {
+  case P2C_BOOL: v->scalar.b = as_double(v) != 0; break;
+  case P2C_FLOAT32: case P2C_FLOAT64: v->scalar.f = as_double(v); break;
+  case P2C_INT8: case P2C_INT16: case P2C_INT32: case P2C_INT64:
+  case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64:
+    v->scalar.i = as_int(v);
+    break;
+  default:
+    PyErr_Format(PyExc_TypeError, "argument '%s': %s parameters take arrays", name, p2c_scalar_name(t));
+    return -1;
+  }
+  v->type = t;
+  return 0;
+}

@@ -1,0 +1,505 @@
+/* Device arrays (Numba's DeviceNDArray) and host buffers (pinned memory).
+ *
+ * On the GPU a device array is a P2cDeviceArray: device memory it owns (p2c_device_array_new,
+ * _like), or a view of memory another object owns. On the simulator, device memory is host
+ * memory: the array owns a zero-filled allocation, and kernels work on it in place. Either way
+ * the array exposes __cuda_array_interface__ (version 3; on the simulator its pointer is a host
+ * address) and copies to and from NumPy arrays with the same strides. */
+#include "ext.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <structmember.h>
+
+bool is_device_array(State *st, PyObject *o) { return Py_TYPE(o) == st->DeviceArray; }
+
+/* The bytes an array's elements span, and the offset of element [0, ...] in them. */
+static void span_of(P2cScalarType t, int ndim, const int64_t *shape, const int64_t *strides,
+                    size_t *span, size_t *offset) {
+  int64_t lo = 0, hi = 0;
+  for (int k = 0; k < ndim; k++) {
+    if (shape[k] == 0) {
+      *span = *offset = 0;
+      return;
+    }
+    int64_t reach = (shape[k] - 1) * strides[k];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  *span = (size_t)(hi - lo) + p2c_scalar_size(t);
+  *offset = (size_t)-lo;
+}
+
+P2cHostArray devarray_host_view(const DeviceArray *d) {
+  P2cHostArray h = {.dtype = d->a.dtype, .ndim = d->a.ndim, .data = (void *)(uintptr_t)d->a.data};
+  memcpy(h.shape, d->a.shape, sizeof h.shape);
+  memcpy(h.strides, d->a.strides, sizeof h.strides);
+  return h;
+}
+
+static void contiguous_strides(P2cScalarType t, int ndim, const int64_t *shape, char order,
+                               int64_t *strides) {
+  int64_t s = (int64_t)p2c_scalar_size(t);
+  if (order == 'F') {
+    for (int k = 0; k < ndim; k++) {
+      strides[k] = s;
+      s *= shape[k] ? shape[k] : 1;
+    }
+  } else {
+    for (int k = ndim; k-- > 0;) {
+      strides[k] = s;
+      s *= shape[k] ? shape[k] : 1;
+    }
+  }
+}
+
+/* A new zero-filled array of the given shape and strides (contiguous ones). */
+static DeviceArray *devarray_alloc(State *st, P2cScalarType t, int ndim, const int64_t *shape,
+                                   const int64_t *strides) {
+  if (state_device(st) < 0) return NULL;
+  DeviceArray *d = PyObject_GC_New(DeviceArray, st->DeviceArray);
+  if (!d) return NULL;
+  d->st = st;
+  d->module = Py_NewRef(st->module);
+  d->owner = NULL;
+  d->host = NULL;
+  d->weakrefs = NULL;
+  memset(&d->a, 0, sizeof d->a);
+  d->a.dtype = t;
+  d->a.ndim = ndim;
+  memcpy(d->a.shape, shape, sizeof(int64_t) * (size_t)ndim);
+  memcpy(d->a.strides, strides, sizeof(int64_t) * (size_t)ndim);
+  span_of(t, ndim, shape, strides, &d->span, &d->offset);
+  d->on_gpu = st->kind == DEV_GPU;
+  PyObject_GC_Track(d);
+  if (d->on_gpu) {
+    P2cHostArray like = devarray_host_view(d);
+    P2cStatus s = d->span ? p2c_device_array_like(st->gpu, &like, &d->a) : P2C_OK;
+    if (s != P2C_OK) {
+      Py_DECREF(d);
+      return (DeviceArray *)raise_device(st, s);
+    }
+  } else {
+    d->host = calloc(1, d->span ? d->span : 1);
+    if (!d->host) {
+      Py_DECREF(d);
+      return (DeviceArray *)PyErr_NoMemory();
+    }
+    d->a.data = (uint64_t)(uintptr_t)((char *)d->host + d->offset);
+  }
+  return d;
+}
+
+/* Copies host memory described by `h` (same strides as the device array) to or from it. */
+static int copy_host(DeviceArray *d, P2cHostArray *h, P2cStream *stream, bool to_device) {
+  if (!d->span) return 0;
+  if (!d->on_gpu) {
+    char *dev = (char *)d->host;
+    char *host = (char *)h->data - d->offset;
+    memmove(to_device ? dev : host, to_device ? host : dev, d->span);
+    return 0;
+  }
+  P2cStatus s;
+  Py_BEGIN_ALLOW_THREADS
+  s = to_device ? p2c_device_array_upload(d->st->gpu, &d->a, h, stream)
+                : p2c_device_array_download(d->st->gpu, &d->a, h, stream);
+  Py_END_ALLOW_THREADS
+  if (s != P2C_OK) {
+    raise_device(d->st, s);
+    return -1;
+  }
+  return 0;
+}
+
+PyObject *devarray_from_host(State *st, const P2cHostArray *h, P2cStream *stream) {
+  DeviceArray *d = devarray_alloc(st, h->dtype, h->ndim, h->shape, h->strides);
+  if (!d) return NULL;
+  P2cHostArray src = *h;
+  if (copy_host(d, &src, stream, true) < 0) Py_CLEAR(d);
+  return (PyObject *)d;
+}
+
+/* ---- buffers of host objects ---- */
+
+/* A host array's buffer, made contiguous (numpy.ascontiguousarray) when it is not. `writable`
+ * asks for a writable buffer. The buffer's object may differ from `obj`. */
+static int host_buffer(State *st, PyObject *obj, bool writable, Py_buffer *view, P2cHostArray *h) {
+  if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) return -1;
+  int t = format_to_type(view->format);
+  if (t < 0 || view->ndim > P2C_MAX_NDIM) {
+    PyErr_Format(PyExc_TypeError, "unsupported array: element format '%s', %d dimensions",
+                 view->format ? view->format : "", view->ndim);
+    PyBuffer_Release(view);
+    return -1;
+  }
+  h->dtype = (P2cScalarType)t;
+  h->ndim = view->ndim;
+  h->data = view->buf;
+  for (int k = 0; k < h->ndim; k++) {
+    h->shape[k] = view->shape[k];
+    h->strides[k] = view->strides[k];
+  }
+  if (writable || layout_of(h->dtype, h->ndim, h->shape, h->strides) != 'A') return 0;
+  PyBuffer_Release(view);
+  PyObject *np = state_numpy(st);
+  PyObject *c = np ? PyObject_CallMethod(np, "ascontiguousarray", "O", obj) : NULL;
+  if (!c) return -1;
+  int r = host_buffer(st, c, false, view, h);
+  Py_DECREF(c);
+  return r;
+}
+
+static bool same_layout(const DeviceArray *d, const P2cHostArray *h) {
+  if (d->a.dtype != h->dtype || d->a.ndim != h->ndim) return false;
+  for (int k = 0; k < h->ndim; k++)
+    if (d->a.shape[k] != h->shape[k] || (d->a.shape[k] > 1 && d->a.strides[k] != h->strides[k]))
+      return false;
+  return true;
+}
+
+static PyObject *incompatible(const DeviceArray *d, const P2cHostArray *h) {
+  return PyErr_Format(PyExc_ValueError, "incompatible arrays: the device array is %s of %d "
+                      "dimensions, the host array %s of %d (shapes and strides must match)",
+                      p2c_scalar_name(d->a.dtype), d->a.ndim, p2c_scalar_name(h->dtype), h->ndim);
+}
+
+PyObject *devarray_to_numpy(DeviceArray *d, P2cStream *stream) {
+  PyObject *np = state_numpy(d->st);
+  PyObject *dtype = state_dtype(d->st, d->a.dtype);
+  if (!np || !dtype) return NULL;
+  PyObject *shape = PyTuple_New(d->a.ndim);
+  for (int k = 0; shape && k < d->a.ndim; k++)
+    PyTuple_SET_ITEM(shape, k, PyLong_FromLongLong(d->a.shape[k]));
+  if (!shape) return NULL;
+  char order = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides) == 'F' ? 'F' : 'C';
+  PyObject *out = PyObject_CallMethod(np, "empty", "OOs#", shape, dtype, &order, (Py_ssize_t)1);
+  Py_DECREF(shape);
+  if (!out) return NULL;
+  Py_buffer view;
+  P2cHostArray h;
+  if (host_buffer(d->st, out, true, &view, &h) < 0) {
+    Py_DECREF(out);
+    return NULL;
+  }
+  int r = same_layout(d, &h) ? copy_host(d, &h, stream, false) : (incompatible(d, &h), -1);
+  PyBuffer_Release(&view);
+  if (r < 0) Py_CLEAR(out);
+  return out;
+}
+
+/* ---- the type ---- */
+
+static int da_traverse(DeviceArray *d, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(d));
+  Py_VISIT(d->module);
+  Py_VISIT(d->owner);
+  return 0;
+}
+
+static int da_clear(DeviceArray *d) {
+  Py_CLEAR(d->owner);
+  return 0;
+}
+
+static void da_dealloc(DeviceArray *d) {
+  PyTypeObject *tp = Py_TYPE(d);
+  PyObject_GC_UnTrack(d);
+  if (d->weakrefs) PyObject_ClearWeakRefs((PyObject *)d);
+  if (d->on_gpu) p2c_device_array_free(&d->a);
+  free(d->host);
+  Py_CLEAR(d->owner);
+  Py_CLEAR(d->module);
+  PyObject_GC_Del(d);
+  Py_DECREF(tp);
+}
+
+static PyObject *da_copy_to_host(DeviceArray *d, PyObject *args, PyObject *kw) {
+  static char *names[] = {"ary", "stream", NULL};
+  PyObject *ary = Py_None, *stream = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:copy_to_host", names, &ary, &stream)) return NULL;
+  P2cStream *s = NULL;
+  if (stream_arg(d->st, stream, &s) < 0) return NULL;
+  if (ary == Py_None) return devarray_to_numpy(d, s);
+  Py_buffer view;
+  P2cHostArray h;
+  if (host_buffer(d->st, ary, true, &view, &h) < 0) return NULL;
+  int r = same_layout(d, &h) ? copy_host(d, &h, s, false) : (incompatible(d, &h), -1);
+  PyBuffer_Release(&view);
+  return r < 0 ? NULL : Py_NewRef(ary);
+}
+
+static PyObject *da_copy_to_device(DeviceArray *d, PyObject *args, PyObject *kw) {
+  static char *names[] = {"ary", "stream", NULL};
+  PyObject *ary, *stream = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:copy_to_device", names, &ary, &stream)) return NULL;
+  P2cStream *s = NULL;
+  if (stream_arg(d->st, stream, &s) < 0) return NULL;
+  if (is_device_array(d->st, ary)) {
+    DeviceArray *src = (DeviceArray *)ary;
+    P2cHostArray h = devarray_host_view(src);
+    if (!same_layout(d, &h)) return incompatible(d, &h);
+    if (!d->on_gpu) {
+      memmove(d->host, src->host, d->span);
+      Py_RETURN_NONE;
+    }
+    P2cStatus st = d->span ? p2c_buffer_copy(d->a.buffer, 0, src->a.buffer, 0, d->span, s) : P2C_OK;
+    if (st != P2C_OK) return raise_device(d->st, st);
+    Py_RETURN_NONE;
+  }
+  Py_buffer view;
+  P2cHostArray h;
+  if (host_buffer(d->st, ary, false, &view, &h) < 0) return NULL;
+  int r = same_layout(d, &h) ? copy_host(d, &h, s, true) : (incompatible(d, &h), -1);
+  PyBuffer_Release(&view);
+  if (r < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *int_tuple(const int64_t *v, int n) {
+  PyObject *t = PyTuple_New(n);
+  for (int k = 0; t && k < n; k++) {
+    PyObject *x = PyLong_FromLongLong(v[k]);
+    if (!x) Py_CLEAR(t);
+    else PyTuple_SET_ITEM(t, k, x);
+  }
+  return t;
+}
+
+static PyObject *da_shape(DeviceArray *d, void *c) { return int_tuple(d->a.shape, d->a.ndim); }
+static PyObject *da_strides(DeviceArray *d, void *c) { return int_tuple(d->a.strides, d->a.ndim); }
+static PyObject *da_ndim(DeviceArray *d, void *c) { return PyLong_FromLong(d->a.ndim); }
+
+static int64_t da_count(const DeviceArray *d) {
+  int64_t n = 1;
+  for (int k = 0; k < d->a.ndim; k++) n *= d->a.shape[k];
+  return n;
+}
+
+static PyObject *da_size(DeviceArray *d, void *c) { return PyLong_FromLongLong(da_count(d)); }
+static PyObject *da_nbytes(DeviceArray *d, void *c) {
+  return PyLong_FromLongLong(da_count(d) * (int64_t)p2c_scalar_size(d->a.dtype));
+}
+static PyObject *da_dtype(DeviceArray *d, void *c) { return Py_XNewRef(state_dtype(d->st, d->a.dtype)); }
+
+static PyObject *da_cai(DeviceArray *d, void *c) {
+  static const char *const typestr[] = {"|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4",
+                                        "<u8", "<f4", "<f8", "<c8", "<c16", "<f2"};
+  bool c_order = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides) == 'C';
+  PyObject *shape = da_shape(d, NULL);
+  PyObject *strides = c_order ? Py_NewRef(Py_None) : da_strides(d, NULL);
+  PyObject *r = NULL;
+  if (shape && strides)
+    r = Py_BuildValue("{s:O,s:O,s:s,s:(KO),s:i,s:O}", "shape", shape, "strides", strides, "typestr",
+                      typestr[d->a.dtype], "data",
+                      (unsigned long long)(da_count(d) ? d->a.data : 0), Py_False, "version", 3,
+                      "stream", Py_None);
+  Py_XDECREF(shape);
+  Py_XDECREF(strides);
+  return r;
+}
+
+static PyObject *da_is_c(DeviceArray *d, PyObject *u) {
+  return PyBool_FromLong(layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides) == 'C');
+}
+static PyObject *da_is_f(DeviceArray *d, PyObject *u) {
+  char l = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides);
+  return PyBool_FromLong(l == 'F' || (d->a.ndim <= 1 && l == 'C'));
+}
+
+static Py_ssize_t da_len(DeviceArray *d) {
+  if (d->a.ndim == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d array");
+    return -1;
+  }
+  return (Py_ssize_t)d->a.shape[0];
+}
+
+static PyObject *da_repr(DeviceArray *d) {
+  PyObject *shape = da_shape(d, NULL);
+  if (!shape) return NULL;
+  PyObject *r = PyUnicode_FromFormat("<pyk2cuda DeviceArray %s%R on the %s>", p2c_scalar_name(d->a.dtype),
+                                     shape, d->on_gpu ? "GPU" : "simulator");
+  Py_DECREF(shape);
+  return r;
+}
+
+static PyMethodDef da_methods[] = {
+    {"copy_to_host", (PyCFunction)(void (*)(void))da_copy_to_host, METH_VARARGS | METH_KEYWORDS,
+     "copy_to_host(ary=None, stream=0): a NumPy copy, or a copy into `ary`"},
+    {"copy_to_device", (PyCFunction)(void (*)(void))da_copy_to_device, METH_VARARGS | METH_KEYWORDS,
+     "copy_to_device(ary, stream=0): copies a host or device array of the same shape in"},
+    {"is_c_contiguous", (PyCFunction)da_is_c, METH_NOARGS, NULL},
+    {"is_f_contiguous", (PyCFunction)da_is_f, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef da_getset[] = {
+    {"shape", (getter)da_shape, NULL, NULL, NULL},
+    {"strides", (getter)da_strides, NULL, NULL, NULL},
+    {"ndim", (getter)da_ndim, NULL, NULL, NULL},
+    {"size", (getter)da_size, NULL, NULL, NULL},
+    {"nbytes", (getter)da_nbytes, NULL, NULL, NULL},
+    {"dtype", (getter)da_dtype, NULL, NULL, NULL},
+    {"__cuda_array_interface__", (getter)da_cai, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef da_members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(DeviceArray, weakrefs), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot da_slots[] = {
+    {Py_tp_dealloc, da_dealloc},
+    {Py_tp_traverse, da_traverse},
+    {Py_tp_clear, da_clear},
+    {Py_tp_methods, da_methods},
+    {Py_tp_getset, da_getset},
+    {Py_tp_members, da_members},
+    {Py_tp_repr, da_repr},
+    {Py_mp_length, da_len},
+    {Py_tp_doc, "An array in device memory (on the simulator: host memory the array owns)."},
+    {0, NULL},
+};
+
+PyType_Spec DeviceArray_spec = {
+    .name = "pyk2cuda.DeviceArray",
+    .basicsize = sizeof(DeviceArray),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = da_slots,
+};
+
+/* ---- module functions ---- */
+
+static int shape_arg(PyObject *o, int *ndim, int64_t *shape) {
+  if (PyLong_Check(o)) {
+    *ndim = 1;
+    shape[0] = PyLong_AsLongLong(o);
+  } else {
+    PyObject *seq = PySequence_Tuple(o);
+    if (!seq) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(seq);
+    if (n > P2C_MAX_NDIM) {
+      Py_DECREF(seq);
+      PyErr_Format(PyExc_ValueError, "%zd dimensions (at most %d)", n, P2C_MAX_NDIM);
+      return -1;
+    }
+    *ndim = (int)n;
+    for (Py_ssize_t k = 0; k < n; k++) shape[k] = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, k));
+    Py_DECREF(seq);
+  }
+  if (PyErr_Occurred()) return -1;
+  for (int k = 0; k < *ndim; k++)
+    if (shape[k] < 0) {
+      PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed");
+      return -1;
+    }
+  return 0;
+}
+
+/* device_array(shape, typechar, order): typechar as numpy.dtype(...).char. */
+static PyObject *f_device_array(PyObject *mod, PyObject *args) {
+  State *st = PyModule_GetState(mod);
+  PyObject *shape_o;
+  const char *tc, *order = "C";
+  if (!PyArg_ParseTuple(args, "Os|s:device_array", &shape_o, &tc, &order)) return NULL;
+  int ndim;
+  int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM];
+  if (shape_arg(shape_o, &ndim, shape) < 0) return NULL;
+  char fmt[2] = {tc[0], 0};
+  int t = tc[0] && !tc[1] ? format_to_type(fmt) : -1;
+  if (t < 0) return PyErr_Format(PyExc_TypeError, "unsupported dtype '%s'", tc);
+  if (ndim == 0) return PyErr_Format(PyExc_ValueError, "0-d device arrays are not supported");
+  contiguous_strides((P2cScalarType)t, ndim, shape, order[0] == 'F' ? 'F' : 'C', strides);
+  return (PyObject *)devarray_alloc(st, (P2cScalarType)t, ndim, shape, strides);
+}
+
+/* to_device(obj, stream=None): a device array holding a copy of a host array. */
+static PyObject *f_to_device(PyObject *mod, PyObject *args) {
+  State *st = PyModule_GetState(mod);
+  PyObject *obj, *stream = Py_None;
+  if (!PyArg_ParseTuple(args, "O|O:to_device", &obj, &stream)) return NULL;
+  P2cStream *s = NULL;
+  if (stream_arg(st, stream, &s) < 0) return NULL;
+  if (is_device_array(st, obj)) return Py_NewRef(obj);
+  Py_buffer view;
+  P2cHostArray h;
+  if (host_buffer(st, obj, false, &view, &h) < 0) return NULL;
+  PyObject *r = h.ndim == 0 ? PyErr_Format(PyExc_ValueError, "0-d arrays are not supported as device arrays")
+                            : devarray_from_host(st, &h, s);
+  PyBuffer_Release(&view);
+  return r;
+}
+
+/* ---- host buffers: pinned memory on the GPU, plain memory on the simulator ---- */
+
+typedef struct HostBuffer {
+  PyObject_HEAD
+  State *st;
+  PyObject *module;
+  void *ptr;
+  Py_ssize_t size;
+  bool pinned;
+} HostBuffer;
+
+static int hb_getbuffer(HostBuffer *b, Py_buffer *view, int flags) {
+  return PyBuffer_FillInfo(view, (PyObject *)b, b->ptr, b->size, 0, flags);
+}
+
+static void hb_dealloc(HostBuffer *b) {
+  PyTypeObject *tp = Py_TYPE(b);
+  if (b->pinned) p2c_pinned_delete(b->st->gpu, b->ptr);
+  else free(b->ptr);
+  Py_CLEAR(b->module);
+  PyObject_Free(b);
+  Py_DECREF(tp);
+}
+
+static PyType_Slot hb_slots[] = {
+    {Py_tp_dealloc, hb_dealloc},
+    {Py_bf_getbuffer, hb_getbuffer},
+    {Py_tp_doc, "Host memory for pinned_array: page-locked on the GPU, plain on the simulator."},
+    {0, NULL},
+};
+
+PyType_Spec HostBuffer_spec = {
+    .name = "pyk2cuda.HostBuffer",
+    .basicsize = sizeof(HostBuffer),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = hb_slots,
+};
+
+/* host_buffer(nbytes): writable host memory, zero-filled, page-locked when on the GPU. */
+static PyObject *f_host_buffer(PyObject *mod, PyObject *arg) {
+  State *st = PyModule_GetState(mod);
+  Py_ssize_t n = PyLong_AsSsize_t(arg);
+  if (n < 0) return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "negative size");
+  if (state_device(st) < 0) return NULL;
+  HostBuffer *b = PyObject_New(HostBuffer, st->HostBuffer);
+  if (!b) return NULL;
+  b->st = st;
+  b->module = Py_NewRef(st->module);
+  b->size = n;
+  b->pinned = st->kind == DEV_GPU && n > 0;
+  b->ptr = NULL;
+  if (b->pinned) {
+    P2cStatus s = p2c_pinned_new(st->gpu, (size_t)n, &b->ptr);
+    if (s != P2C_OK) {
+      b->pinned = false;
+      Py_DECREF(b);
+      return raise_device(st, s);
+    }
+    memset(b->ptr, 0, (size_t)n);
+  } else if (!(b->ptr = calloc(1, n ? (size_t)n : 1))) {
+    Py_DECREF(b);
+    return PyErr_NoMemory();
+  }
+  return (PyObject *)b;
+}
+
+PyMethodDef devarray_functions[] = {
+    {"device_array", f_device_array, METH_VARARGS, "device_array(shape, typechar, order='C')"},
+    {"to_device", f_to_device, METH_VARARGS, "to_device(ary, stream=None)"},
+    {"host_buffer", f_host_buffer, METH_O, "host_buffer(nbytes): memory for pinned arrays"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,125 @@
+/* The pyk2cuda._core extension: what its files share.
+ *
+ * The extension is a client of include/pyk2cuda.h and nothing else. Its state lives in the
+ * module object (PEP 489 multi-phase init, heap types), never in C globals: the compiler handle,
+ * the device chosen for launches (the simulator or one GPU), the exception classes and the
+ * types. Objects made by the module keep a strong reference to it, so the state they point at
+ * outlives them.
+ *
+ * Files: module.c (init, device choice, errors), kernel.c (cuda.jit kernels: specializations and
+ * the launch path), args.c (Python arguments to P2cValue), devarray.c (device arrays, pinned
+ * buffers), stream.c (streams and events), ufunc.c (@vectorize). */
+#ifndef PYK2CUDA_EXT_H
+#define PYK2CUDA_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdbool.h>
+
+#include "pyk2cuda.h"
+
+/* Which device launches use. Decided once, at the first call that needs it (or by
+ * select_device / PYK2CUDA_DEVICE), and kept: objects made for one device never meet the other. */
+typedef enum { DEV_UNDECIDED = 0, DEV_SIM, DEV_GPU } DevKind;
+
+typedef struct State {
+  P2cCompiler *compiler;
+  DevKind kind;
+  int ordinal;                 /* the GPU's ordinal */
+  P2cDevice *gpu;              /* the open GPU when kind == DEV_GPU */
+  char why[400];               /* why the device was chosen ("no CUDA driver: ...") */
+  bool check_bounds;           /* later translations check every index */
+  PyObject *module;            /* borrowed: the module that owns this state */
+  PyObject *Error, *CompileError, *BoundsError;
+  PyTypeObject *Kernel, *Launcher, *DeviceArray, *Stream, *Event, *HostBuffer, *Ufunc;
+  PyObject *numpy;             /* the numpy module, imported at the first need */
+  PyObject *dtypes[P2C_SCALAR_TYPE_COUNT]; /* numpy.dtype per scalar type, made at first need */
+  PyObject *str_cai;           /* "__cuda_array_interface__" */
+} State;
+
+/* ---- module.c ---- */
+State *state_of_type(PyTypeObject *t);
+/* Chooses the device if it is not chosen yet. -1 with an exception set on failure. */
+int state_device(State *st);
+/* Raises the exception for a failed C API call: CompileError (with the module's diagnostics
+ * when `diags` is not NULL), BoundsError, or Error; the message is `msg`. Returns NULL. */
+PyObject *raise_status(State *st, P2cStatus s, const char *msg, const P2cModule *diags);
+/* raise_status with the compiler's last error. */
+PyObject *raise_compiler(State *st, P2cStatus s);
+/* raise_status with the GPU's last error. */
+PyObject *raise_device(State *st, P2cStatus s);
+/* numpy, imported once. Borrowed reference, NULL with an exception set. */
+PyObject *state_numpy(State *st);
+/* numpy.dtype for a scalar type. Borrowed reference. */
+PyObject *state_dtype(State *st, P2cScalarType t);
+
+/* ---- args.c ---- */
+
+/* One argument of a launch as the C API takes it, and what must be released after it. */
+typedef struct Arg {
+  P2cValue v;
+  Py_buffer view;              /* a host array's buffer; view.obj NULL when none */
+  P2cDeviceArray dev;          /* a device array's view (GPU) */
+  bool host_array;             /* a host array the launch reads and writes in place */
+} Arg;
+
+/* The scalar type for a struct-module format ("f", "<i8"-style prefixes not accepted beyond
+ * native/little-endian markers). -1 when unsupported. */
+int format_to_type(const char *format);
+/* Converts one Python argument (`name` is the parameter's name, for messages). 0 or -1 with an
+ * exception set. Release with arg_release. */
+int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out);
+void arg_release(Arg *a);
+/* 'C', 'F' or 'A' for an array's strides (extents of 1 take any stride, as NumPy's flags). */
+char layout_of(P2cScalarType t, int ndim, const int64_t *shape, const int64_t *strides);
+/* Converts a Python scalar argument to the parameter type `t` (Numba's conversion to an explicit
+ * signature's type). 0 or -1 with an exception. */
+int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name);
+
+/* ---- devarray.c ---- */
+
+/* A device array: on the GPU device memory (dev.buffer owned, or a view of another owner);
+ * on the simulator host memory the array owns (device memory is host memory there). */
+typedef struct DeviceArray {
+  PyObject_HEAD
+  State *st;
+  PyObject *module;            /* keeps the state alive */
+  PyObject *owner;             /* the object whose memory this views, or NULL when owned */
+  P2cDeviceArray a;            /* a.data: device address (GPU) or host address (simulator) */
+  size_t span;                 /* bytes from the lowest to the highest element, inclusive */
+  size_t offset;               /* bytes from the span's start to element [0, ..., 0] */
+  void *host;                  /* simulator: the owned allocation (span bytes) */
+  bool on_gpu;
+  PyObject *weakrefs;
+} DeviceArray;
+
+extern PyType_Spec DeviceArray_spec, HostBuffer_spec;
+extern PyMethodDef devarray_functions[];
+bool is_device_array(State *st, PyObject *o);
+/* The host array a host-memory device array (simulator) describes. */
+P2cHostArray devarray_host_view(const DeviceArray *d);
+/* A new DeviceArray holding a copy of a host array; NULL with an exception. */
+PyObject *devarray_from_host(State *st, const P2cHostArray *h, P2cStream *stream);
+/* A numpy array holding a copy of the device array. New reference or NULL. */
+PyObject *devarray_to_numpy(DeviceArray *d, P2cStream *stream);
+
+/* ---- stream.c ---- */
+typedef struct Stream {
+  PyObject_HEAD
+  State *st;
+  PyObject *module;
+  P2cStream *s;                /* GPU: the stream, NULL for the default one; simulator: NULL */
+  bool is_default;
+} Stream;
+extern PyType_Spec Stream_spec, Event_spec;
+extern PyMethodDef stream_functions[];
+/* The P2cStream of a `stream=` argument: None/0 is the default stream. -1 with an exception. */
+int stream_arg(State *st, PyObject *o, P2cStream **out);
+
+/* ---- kernel.c ---- */
+extern PyType_Spec Kernel_spec, Launcher_spec;
+
+/* ---- ufunc.c ---- */
+extern PyType_Spec Ufunc_spec;
+
+#endif

@@ -1,0 +1,607 @@
+/* cuda.jit kernels: Numba's dispatcher over the C API.
+ *
+ * A Kernel holds its module's Python source and the kernel's specializations. Kernels declared
+ * with signatures are translated when they are made (as Numba compiles them eagerly) and a
+ * launch picks the first signature its arguments fit, converting scalars to the signature's
+ * types; lazy kernels get one specialization per tuple of argument types (p2c_specialize),
+ * made at the first launch that needs it and kept.
+ *
+ * `kern[grid, block, stream, sharedmem]` makes a Launcher, whose vectorcall is the launch path:
+ * convert the arguments (args.c), find the specialization by a scan of its parameter types,
+ * launch. On the simulator that is p2c_module_launch, which keeps the module loaded; on the GPU,
+ * with only device arrays, the specialization's kernel is loaded once and launched
+ * asynchronously with p2c_gpu_kernel_launch on the launcher's stream; host arrays on the GPU go
+ * through p2c_module_launch, which copies them in and back (synchronously, as Numba does). */
+#include "ext.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <structmember.h>
+
+enum { MAX_ARGS = 64, SLOT = 16 + 16 * P2C_MAX_NDIM };
+
+typedef struct Spec {
+  P2cModule *m;          /* owned when owns_module */
+  bool owns_module;
+  size_t index;          /* the kernel's index in m */
+  P2cKernelInfo info;
+  P2cGpuModule *gm;      /* GPU: loaded at the first fast launch */
+  P2cGpuKernel *gk;
+} Spec;
+
+typedef struct Kernel {
+  PyObject_HEAD
+  State *st;
+  PyObject *module;
+  PyObject *pyfunc;
+  PyObject *name;        /* str */
+  PyObject *filename;    /* str */
+  PyObject *source;      /* bytes */
+  PyObject *params;      /* tuple of str: the parameter names */
+  bool explicit_sigs;
+  bool bounds;           /* debug=True: bounds checking */
+  Spec *specs;
+  size_t nspecs, cap;
+  vectorcallfunc vectorcall;
+} Kernel;
+
+typedef struct Launcher {
+  PyObject_HEAD
+  Kernel *k;
+  uint32_t grid[3], block[3], shared;
+  PyObject *stream;      /* a Stream or NULL */
+  P2cStream *s;
+  vectorcallfunc vectorcall;
+} Launcher;
+
+/* ---- specializations ---- */
+
+static int add_spec(Kernel *k, P2cModule *m, bool owns, size_t index) {
+  if (k->nspecs == k->cap) {
+    size_t cap = k->cap ? 2 * k->cap : 4;
+    Spec *s = PyMem_Realloc(k->specs, cap * sizeof *s);
+    if (!s) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    k->specs = s;
+    k->cap = cap;
+  }
+  Spec *s = &k->specs[k->nspecs++];
+  memset(s, 0, sizeof *s);
+  s->m = m;
+  s->owns_module = owns;
+  s->index = index;
+  s->info = p2c_module_kernel(m, index);
+  return 0;
+}
+
+static const char *str_of(PyObject *o) { return PyUnicode_AsUTF8(o); }
+
+/* Translations by this kernel check bounds when it or the module asks for it. */
+static void bounds_on(Kernel *k) { p2c_compiler_set_check_bounds(k->st->compiler, k->bounds || k->st->check_bounds); }
+static void bounds_off(Kernel *k) { p2c_compiler_set_check_bounds(k->st->compiler, k->st->check_bounds); }
+
+/* Translates the kernel's decorator signatures (and `extra`, "name(types)" strings, when the
+ * decorator's are not literal) into one module. */
+static int translate_signed(Kernel *k, PyObject *extra) {
+  const char *name = str_of(k->name);
+  Py_ssize_t n = extra ? PyList_GET_SIZE(extra) : 0;
+  const char **sigs = PyMem_Calloc((size_t)n + 1, sizeof *sigs);
+  if (!sigs) return PyErr_NoMemory(), -1;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!(sigs[i] = str_of(PyList_GET_ITEM(extra, i)))) return PyMem_Free(sigs), -1;
+  const char *kernels[1] = {name};
+  P2cTranslateOptions o = {kernels, 1, sigs, (size_t)n, false, false};
+  Py_ssize_t len = PyBytes_GET_SIZE(k->source);
+  P2cModule *m = NULL;
+  bounds_on(k);
+  P2cStatus s = p2c_translate(k->st->compiler, str_of(k->filename), PyBytes_AS_STRING(k->source),
+                              (size_t)len, &o, &m);
+  bounds_off(k);
+  PyMem_Free(sigs);
+  if (s != P2C_OK) {
+    raise_status(k->st, s, p2c_compiler_last_error(k->st->compiler), m);
+    p2c_module_delete(m);
+    return -1;
+  }
+  size_t count = p2c_module_kernel_count(m);
+  for (size_t i = 0; i < count; i++)
+    if (add_spec(k, m, i == 0, i) < 0) return -1;
+  if (!count) p2c_module_delete(m);
+  return 0;
+}
+
+/* A new specialization for the arguments' types. */
+static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
+  P2cModule *m = NULL;
+  bounds_on(k);
+  P2cStatus s = p2c_specialize(k->st->compiler, str_of(k->filename), PyBytes_AS_STRING(k->source),
+                               (size_t)PyBytes_GET_SIZE(k->source), str_of(k->name), vals, n, &m);
+  bounds_off(k);
+  if (s != P2C_OK || p2c_module_kernel_count(m) != 1) {
+    if (s == P2C_OK) PyErr_Format(k->st->Error, "'%U' is not a kernel of %U", k->name, k->filename);
+    else raise_status(k->st, s, p2c_compiler_last_error(k->st->compiler), m);
+    p2c_module_delete(m);
+    return NULL;
+  }
+  if (add_spec(k, m, true, 0) < 0) {
+    p2c_module_delete(m);
+    return NULL;
+  }
+  return &k->specs[k->nspecs - 1];
+}
+
+/* Whether an argument fits a parameter: the same kind and type; an array's layout must be the
+ * parameter's (lazy kernels) or compatible with it ('A' takes any; signed kernels). A scalar
+ * fits a signed kernel's scalar parameter of any type (it is converted, as Numba converts). */
+static bool fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
+  if (v->is_array != p->is_array) return false;
+  if (!v->is_array) return k->explicit_sigs || v->type == p->type;
+  if (v->type != p->type) return false;
+  const P2cHostArray *h = &v->array;
+  int ndim = v->device_array ? v->device_array->ndim : h->ndim;
+  if (ndim != p->ndim) return false;
+  char l = v->device_array ? layout_of(v->type, ndim, v->device_array->shape, v->device_array->strides)
+                           : layout_of(v->type, ndim, h->shape, h->strides);
+  if (k->explicit_sigs) return p->layout == 'A' || p->layout == l;
+  return p->layout == l;
+}
+
+static Spec *find_spec(Kernel *k, const P2cValue *vals, size_t n) {
+  for (size_t i = 0; i < k->nspecs; i++) {
+    Spec *s = &k->specs[i];
+    size_t j = 0;
+    while (j < n && fits(k, &vals[j], &s->info.params[j])) j++;
+    if (j == n) return s;
+  }
+  return NULL;
+}
+
+/* "(float32[::1], int64)" for messages. */
+static PyObject *arg_types_text(const P2cValue *vals, size_t n) {
+  PyObject *list = PyList_New(0);
+  for (size_t i = 0; list && i < n; i++) {
+    const P2cValue *v = &vals[i];
+    PyObject *t;
+    if (!v->is_array) t = PyUnicode_FromString(p2c_scalar_name(v->type));
+    else {
+      int ndim = v->device_array ? v->device_array->ndim : v->array.ndim;
+      t = PyUnicode_FromFormat("%s array of %d dimension(s)", p2c_scalar_name(v->type), ndim);
+    }
+    if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
+    Py_XDECREF(t);
+  }
+  if (!list) return NULL;
+  PyObject *sep = PyUnicode_FromString(", ");
+  PyObject *r = sep ? PyUnicode_Join(sep, list) : NULL;
+  Py_XDECREF(sep);
+  Py_DECREF(list);
+  return r;
+}
+
+static PyObject *no_signature(Kernel *k, const P2cValue *vals, size_t n) {
+  PyObject *given = arg_types_text(vals, n);
+  PyObject *sigs = PyList_New(0);
+  for (size_t i = 0; sigs && i < k->nspecs; i++) {
+    PyObject *s = PyUnicode_FromString(k->specs[i].info.signature);
+    if (!s || PyList_Append(sigs, s) < 0) Py_CLEAR(sigs);
+    Py_XDECREF(s);
+  }
+  if (given && sigs)
+    PyErr_Format(PyExc_TypeError, "no signature of kernel '%U' takes (%U); its signatures: %R",
+                 k->name, given, sigs);
+  Py_XDECREF(given);
+  Py_XDECREF(sigs);
+  return NULL;
+}
+
+/* ---- the launch ---- */
+
+/* GPU: the specialization's kernel, loaded on the device once. */
+static int gpu_kernel(Kernel *k, Spec *s) {
+  if (s->gk) return 0;
+  State *st = k->st;
+  P2cStatus r = p2c_gpu_module_from_python(st->gpu, s->m, false, &s->gm);
+  if (r == P2C_OK) r = p2c_gpu_module_kernel(s->gm, s->info.symbol, &s->gk);
+  if (r == P2C_OK) return 0;
+  raise_device(st, r);
+  p2c_gpu_module_delete(s->gm);
+  s->gm = NULL;
+  return -1;
+}
+
+/* Packs the arguments as cuLaunchKernel's parameters (docs/generated-code.md). */
+static void pack(const P2cValue *vals, size_t n, unsigned char *storage, void **ptrs) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char *slot = storage + i * SLOT;
+    const P2cValue *v = &vals[i];
+    ptrs[i] = slot;
+    if (v->is_array) p2c_device_array_pack(v->device_array, slot);
+    else if (v->type == P2C_FLOAT32) {
+      float f = (float)v->scalar.f;
+      memcpy(slot, &f, sizeof f);
+    } else if (v->type == P2C_FLOAT64) memcpy(slot, &v->scalar.f, sizeof(double));
+    else if (v->type == P2C_BOOL) memcpy(slot, &v->scalar.b, sizeof(bool));
+    else memcpy(slot, &v->scalar.u, p2c_scalar_size(v->type));  /* little-endian low bytes */
+  }
+}
+
+static int launch_gpu_fast(Launcher *l, Spec *s, const P2cValue *vals, size_t n) {
+  if (gpu_kernel(l->k, s) < 0) return -1;
+  unsigned char storage[SLOT * 8];
+  void *ptrs_small[8];
+  unsigned char *st = n <= 8 ? storage : PyMem_Malloc(SLOT * n);
+  void **ptrs = n <= 8 ? ptrs_small : PyMem_Malloc(sizeof(void *) * n);
+  if (!st || !ptrs) return PyErr_NoMemory(), -1;
+  pack(vals, n, st, ptrs);
+  P2cGpuLaunch cfg = {{l->grid[0], l->grid[1], l->grid[2]}, {l->block[0], l->block[1], l->block[2]},
+                      l->shared, l->s};
+  P2cStatus r = p2c_gpu_kernel_launch(s->gk, &cfg, ptrs);
+  if (n > 8) {
+    PyMem_Free(st);
+    PyMem_Free(ptrs);
+  }
+  if (r != P2C_OK) return raise_device(l->k->st, r), -1;
+  return 0;
+}
+
+static int launch_module(Launcher *l, Spec *s, const P2cValue *vals, size_t n) {
+  State *st = l->k->st;
+  P2cLaunchOptions o = {.device = st->kind == DEV_GPU ? P2C_DEVICE_GPU : P2C_DEVICE_SIM,
+                        .grid = {l->grid[0], l->grid[1], l->grid[2]},
+                        .block = {l->block[0], l->block[1], l->block[2]},
+                        .shared_bytes = l->shared, .gpu = st->gpu};
+  P2cStatus r = p2c_module_launch(st->compiler, s->m, s->index, vals, n, &o, NULL);
+  if (r != P2C_OK) return raise_compiler(st, r), -1;
+  return 0;
+}
+
+/* Whether every array is already on the device (then the GPU launch needs no copies). */
+static bool all_on_device(const P2cValue *vals, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (vals[i].is_array && !vals[i].device_array) return false;
+  return true;
+}
+
+static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObject *kwnames) {
+  Kernel *k = l->k;
+  State *st = k->st;
+  size_t n = (size_t)PyVectorcall_NARGS(nargsf);
+  size_t want = (size_t)PyTuple_GET_SIZE(k->params);
+  if (kwnames && PyTuple_GET_SIZE(kwnames))
+    return PyErr_Format(PyExc_TypeError, "kernel '%U' takes positional arguments only", k->name);
+  if (n != want)
+    return PyErr_Format(PyExc_TypeError, "kernel '%U' takes %zu argument%s, %zu given", k->name,
+                        want, want == 1 ? "" : "s", n);
+  if (n > MAX_ARGS)
+    return PyErr_Format(PyExc_TypeError, "kernel '%U': at most %d arguments", k->name, MAX_ARGS);
+  if (state_device(st) < 0) return NULL;
+  Arg args[MAX_ARGS];
+  P2cValue vals[MAX_ARGS];
+  size_t got = 0;
+  PyObject *result = NULL;
+  for (; got < n; got++) {
+    const char *pname = str_of(PyTuple_GET_ITEM(k->params, got));
+    if (arg_from_object(st, argv[got], pname, &args[got]) < 0) goto done;
+    vals[got] = args[got].v;
+  }
+  Spec *s = find_spec(k, vals, n);
+  if (!s && k->explicit_sigs) {
+    no_signature(k, vals, n);
+    goto done;
+  }
+  if (!s && !(s = specialize(k, vals, n))) goto done;
+  for (size_t i = 0; i < n; i++)
+    if (!vals[i].is_array &&
+        arg_convert_scalar(&args[i], s->info.params[i].type, str_of(PyTuple_GET_ITEM(k->params, i))) < 0)
+      goto done;
+    else vals[i].type = args[i].v.type, vals[i].scalar = args[i].v.scalar;
+  bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !k->bounds && !st->check_bounds;
+  if ((fast ? launch_gpu_fast(l, s, vals, n) : launch_module(l, s, vals, n)) == 0)
+    result = Py_NewRef(Py_None);
+done:
+  for (size_t i = 0; i < got; i++) arg_release(&args[i]);
+  return result;
+}
+
+/* ---- the launch configuration ---- */
+
+static int dims(PyObject *o, uint32_t out[3], const char *what, const char *kname) {
+  out[0] = out[1] = out[2] = 1;
+  PyObject *t = PyIndex_Check(o) ? PyTuple_Pack(1, o) : PyTuple_Check(o) || PyList_Check(o) ? PySequence_Tuple(o) : NULL;
+  for (Py_ssize_t i = 0; t && i < PyTuple_GET_SIZE(t); i++)
+    if (!PyIndex_Check(PyTuple_GET_ITEM(t, i))) Py_CLEAR(t);
+  if (!t) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "kernel '%s': %s must be an int or a tuple of 1 to 3 ints, got "
+                 "%.100s", kname, what, Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  Py_ssize_t n = PyTuple_GET_SIZE(t);
+  int r = 0;
+  if (n < 1 || n > 3) {
+    PyErr_Format(PyExc_ValueError, "kernel '%s': %s has %zd dimensions (1 to 3)", kname, what, n);
+    r = -1;
+  }
+  for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
+    PyObject *ix = PyNumber_Index(PyTuple_GET_ITEM(t, i));
+    long long x = ix ? PyLong_AsLongLong(ix) : -1;
+    Py_XDECREF(ix);
+    if (x == -1 && PyErr_Occurred()) r = -1;
+    else if (x < 1 || x > UINT32_MAX) {
+      PyErr_Format(PyExc_ValueError, "kernel '%s': %s dimension %zd is %lld (must be 1 to %u)",
+                   kname, what, i, x, UINT32_MAX);
+      r = -1;
+    } else out[i] = (uint32_t)x;
+  }
+  Py_DECREF(t);
+  return r;
+}
+
+/* The simulator checks what a GPU of compute capability 7.5-9.0 allows, so that a launch that
+ * would fail on the GPU fails here too (the GPU path checks the device's own limits). */
+static int check_sim_limits(const Launcher *l, const char *kname) {
+  uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+  const char *why = threads > 1024 ? "more than 1024 threads per block"
+                    : l->block[0] > 1024 || l->block[1] > 1024 ? "a block dimension over 1024"
+                    : l->block[2] > 64 ? "a block z dimension over 64"
+                    : l->grid[0] > 2147483647u ? "a grid x dimension over 2**31 - 1"
+                    : l->grid[1] > 65535 || l->grid[2] > 65535 ? "a grid y or z dimension over 65535"
+                    : NULL;
+  if (!why) return 0;
+  PyErr_Format(PyExc_ValueError, "kernel '%s': launch configuration with %s (grid %u,%u,%u, block "
+               "%u,%u,%u)", kname, why, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+               l->block[1], l->block[2]);
+  return -1;
+}
+
+static Launcher *new_launcher(Kernel *k) {
+  Launcher *l = PyObject_GC_New(Launcher, k->st->Launcher);
+  if (!l) return NULL;
+  l->k = (Kernel *)Py_NewRef(k);
+  l->stream = NULL;
+  l->s = NULL;
+  l->shared = 0;
+  l->vectorcall = (vectorcallfunc)launch;
+  PyObject_GC_Track(l);
+  return l;
+}
+
+/* kern[grid, block], kern[grid, block, stream], kern[grid, block, stream, sharedmem]. */
+static PyObject *kernel_subscript(Kernel *k, PyObject *key) {
+  const char *kname = str_of(k->name);
+  Py_ssize_t n = PyTuple_Check(key) ? PyTuple_GET_SIZE(key) : 1;
+  if (!PyTuple_Check(key) || n < 2 || n > 4)
+    return PyErr_Format(PyExc_ValueError, "kernel '%s': the launch configuration is [grid, block] "
+                        "or [grid, block, stream] or [grid, block, stream, sharedmem]", kname);
+  Launcher *l = new_launcher(k);
+  if (!l) return NULL;
+  if (dims(PyTuple_GET_ITEM(key, 0), l->grid, "the grid", kname) < 0 ||
+      dims(PyTuple_GET_ITEM(key, 1), l->block, "the block", kname) < 0)
+    goto fail;
+  if (n >= 3) {
+    PyObject *stream = PyTuple_GET_ITEM(key, 2);
+    if (stream_arg(k->st, stream, &l->s) < 0) goto fail;
+    if (stream != Py_None && !PyLong_Check(stream)) l->stream = Py_NewRef(stream);
+  }
+  if (n == 4) {
+    long long shared = PyLong_AsLongLong(PyTuple_GET_ITEM(key, 3));
+    if (shared == -1 && PyErr_Occurred()) goto fail;
+    if (shared < 0 || shared > UINT32_MAX) {
+      PyErr_Format(PyExc_ValueError, "kernel '%s': dynamic shared memory of %lld bytes", kname, shared);
+      goto fail;
+    }
+    l->shared = (uint32_t)shared;
+  }
+  if (state_device(k->st) < 0) goto fail;
+  if (k->st->kind == DEV_SIM && check_sim_limits(l, kname) < 0) goto fail;
+  return (PyObject *)l;
+fail:
+  Py_DECREF(l);
+  return NULL;
+}
+
+/* ---- Launcher type ---- */
+
+static int launcher_traverse(Launcher *l, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(l));
+  Py_VISIT(l->k);
+  Py_VISIT(l->stream);
+  return 0;
+}
+
+static int launcher_clear(Launcher *l) {
+  Py_CLEAR(l->stream);
+  return 0;
+}
+
+static void launcher_dealloc(Launcher *l) {
+  PyTypeObject *tp = Py_TYPE(l);
+  PyObject_GC_UnTrack(l);
+  Py_CLEAR(l->stream);
+  Py_CLEAR(l->k);
+  PyObject_GC_Del(l);
+  Py_DECREF(tp);
+}
+
+static PyObject *launcher_config(Launcher *l, void *c) {
+  return Py_BuildValue("((III)(III)OI)", l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+                       l->block[2], l->stream ? l->stream : Py_None, l->shared);
+}
+
+static PyMemberDef launcher_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(Launcher, vectorcall), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef launcher_getset[] = {
+    {"config", (getter)launcher_config, NULL, "(grid, block, stream, sharedmem)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot launcher_slots[] = {
+    {Py_tp_dealloc, launcher_dealloc},
+    {Py_tp_traverse, launcher_traverse},
+    {Py_tp_clear, launcher_clear},
+    {Py_tp_call, PyVectorcall_Call},
+    {Py_tp_members, launcher_members},
+    {Py_tp_getset, launcher_getset},
+    {Py_tp_doc, "A kernel with its launch configuration: call it with the kernel's arguments."},
+    {0, NULL},
+};
+
+PyType_Spec Launcher_spec = {
+    .name = "pyk2cuda.Launcher",
+    .basicsize = sizeof(Launcher),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+             Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = launcher_slots,
+};
+
+/* ---- Kernel type ---- */
+
+/* Kernel(pyfunc, name, filename, source, params, explicit_sigs, extra_sigs, bounds) */
+static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  PyObject *pyfunc, *name, *filename, *source, *params, *extra;
+  int explicit_sigs, bounds;
+  if (!PyArg_ParseTuple(args, "OUUSO!pOp:Kernel", &pyfunc, &name, &filename, &source, &PyTuple_Type,
+                        &params, &explicit_sigs, &extra, &bounds))
+    return NULL;
+  if (extra != Py_None && !PyList_Check(extra))
+    return PyErr_Format(PyExc_TypeError, "extra signatures must be a list of str");
+  State *st = state_of_type(type);
+  Kernel *k = st ? (Kernel *)type->tp_alloc(type, 0) : NULL;  /* zeroed, tracked; subclasses have a dict */
+  if (!k) return NULL;
+  k->st = st;
+  k->module = Py_NewRef(k->st->module);
+  k->pyfunc = Py_NewRef(pyfunc);
+  k->name = Py_NewRef(name);
+  k->filename = Py_NewRef(filename);
+  k->source = Py_NewRef(source);
+  k->params = Py_NewRef(params);
+  k->explicit_sigs = explicit_sigs;
+  k->bounds = bounds;
+  if (explicit_sigs && translate_signed(k, extra == Py_None ? NULL : extra) < 0) {
+    Py_DECREF(k);
+    return NULL;
+  }
+  return (PyObject *)k;
+}
+
+static int kernel_traverse(Kernel *k, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(k));
+  Py_VISIT(k->module);
+  Py_VISIT(k->pyfunc);
+  return 0;
+}
+
+static int kernel_clear(Kernel *k) {
+  Py_CLEAR(k->pyfunc);
+  return 0;
+}
+
+static void kernel_dealloc(Kernel *k) {
+  PyTypeObject *tp = Py_TYPE(k);
+  PyObject_GC_UnTrack(k);
+  for (size_t i = 0; i < k->nspecs; i++) {
+    p2c_gpu_module_delete(k->specs[i].gm);
+    if (k->specs[i].owns_module) p2c_module_delete(k->specs[i].m);
+  }
+  PyMem_Free(k->specs);
+  Py_CLEAR(k->pyfunc);
+  Py_CLEAR(k->name);
+  Py_CLEAR(k->filename);
+  Py_CLEAR(k->source);
+  Py_CLEAR(k->params);
+  Py_CLEAR(k->module);
+  PyObject_GC_Del(k);
+  Py_DECREF(tp);
+}
+
+static PyObject *kernel_call(Kernel *k, PyObject *args, PyObject *kw) {
+  return PyErr_Format(PyExc_ValueError, "kernel '%U' was called without a launch configuration: "
+                      "launch it as %U[grid, block](...)", k->name, k->name);
+}
+
+/* forall(ntasks): a launcher covering ntasks threads, 256 to a block (Numba asks the driver's
+ * occupancy calculator; the simulator has none, and 256 is a good block on every GPU). */
+static PyObject *kernel_forall(Kernel *k, PyObject *args, PyObject *kw) {
+  static char *names[] = {"ntasks", "tpb", "stream", "sharedmem", NULL};
+  long long n, tpb = 256, shared = 0;
+  PyObject *stream = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "L|LOL:forall", names, &n, &tpb, &stream, &shared))
+    return NULL;
+  if (n < 1) return PyErr_Format(PyExc_ValueError, "forall: ntasks must be at least 1, got %lld", n);
+  if (tpb < 1 || tpb > 1024) return PyErr_Format(PyExc_ValueError, "forall: tpb must be 1 to 1024");
+  PyObject *key = Py_BuildValue("(LLOL)", (n + tpb - 1) / tpb, n < tpb ? n : tpb, stream, shared);
+  if (!key) return NULL;
+  PyObject *l = kernel_subscript(k, key);
+  Py_DECREF(key);
+  return l;
+}
+
+/* [(signature, CUDA C, types dump)] of every specialization. */
+static PyObject *kernel_specs(Kernel *k, PyObject *unused) {
+  PyObject *list = PyList_New((Py_ssize_t)k->nspecs);
+  for (size_t i = 0; list && i < k->nspecs; i++) {
+    Spec *s = &k->specs[i];
+    size_t len;
+    const char *cuda = p2c_module_cuda(s->m, &len);
+    const char *types = p2c_module_dump(s->m, "types");
+    PyObject *t = Py_BuildValue("(sss)", s->info.signature, cuda ? cuda : "", types ? types : "");
+    if (!t) Py_CLEAR(list);
+    else PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+  }
+  return list;
+}
+
+/* _ptx(index, arch): the PTX of specialization `index` (NVRTC, no GPU needed). */
+static PyObject *kernel_ptx(Kernel *k, PyObject *args) {
+  Py_ssize_t i;
+  const char *arch = NULL;
+  if (!PyArg_ParseTuple(args, "n|z:_ptx", &i, &arch)) return NULL;
+  if (i < 0 || (size_t)i >= k->nspecs) return PyErr_Format(PyExc_IndexError, "no specialization %zd", i);
+  Spec *s = &k->specs[i];
+  P2cStatus r = p2c_module_compile(k->st->compiler, s->m, arch, P2C_TARGET_PTX);
+  if (r != P2C_OK) return raise_compiler(k->st, r);
+  size_t size;
+  const char *ptx = p2c_module_image(s->m, &size);
+  return Py_BuildValue("(s#s)", ptx, (Py_ssize_t)strnlen(ptx, size), p2c_module_nvrtc_log(s->m));
+}
+
+static PyMethodDef kernel_methods[] = {
+    {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,
+     "forall(ntasks, tpb=256, stream=0, sharedmem=0): a launcher over ntasks threads"},
+    {"_specs", (PyCFunction)kernel_specs, METH_NOARGS, "[(signature, cuda, types)]"},
+    {"_ptx", (PyCFunction)kernel_ptx, METH_VARARGS, "(ptx, nvrtc log) of a specialization"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef kernel_members[] = {
+    {"py_func", T_OBJECT, offsetof(Kernel, pyfunc), READONLY, "the Python function"},
+    {"__name__", T_OBJECT, offsetof(Kernel, name), READONLY, NULL},
+    {"_filename", T_OBJECT, offsetof(Kernel, filename), READONLY, NULL},
+    {"_params", T_OBJECT, offsetof(Kernel, params), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot kernel_slots[] = {
+    {Py_tp_new, kernel_new},
+    {Py_tp_dealloc, kernel_dealloc},
+    {Py_tp_traverse, kernel_traverse},
+    {Py_tp_clear, kernel_clear},
+    {Py_tp_call, kernel_call},
+    {Py_mp_subscript, kernel_subscript},
+    {Py_tp_methods, kernel_methods},
+    {Py_tp_members, kernel_members},
+    {Py_tp_doc, "A @cuda.jit kernel: launch it as kern[grid, block](args)."},
+    {0, NULL},
+};
+
+PyType_Spec Kernel_spec = {
+    .name = "pyk2cuda._Kernel",
+    .basicsize = sizeof(Kernel),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
+    .slots = kernel_slots,
+};

@@ -1,0 +1,381 @@
+/* pyk2cuda._core: module init (PEP 489 multi-phase), its state, the choice of device, and the
+ * exceptions that carry the C API's data.
+ *
+ * Device choice, as `--device auto` on the command line: PYK2CUDA_DEVICE=sim|gpu|auto (default
+ * auto) or select(kind) before the first launch; auto takes the GPU when a CUDA driver and a
+ * device are found, else the simulator, and says so once on stderr when it falls back (the
+ * choice is also device_kind() and why()). */
+#include "ext.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct PyModuleDef module_def;
+
+/* The state of the module that defined `t` or the class `t` derives from (pyk2cuda.cuda's
+ * Kernel subclasses _Kernel). */
+State *state_of_type(PyTypeObject *t) {
+  PyObject *m = PyType_GetModuleByDef(t, &module_def);
+  return m ? PyModule_GetState(m) : NULL;
+}
+
+/* ---- errors ---- */
+
+static const char *status_name(P2cStatus s) {
+  static const char *const names[] = {"ok", "source", "usage", "nomem", "no_cuda", "nvrtc",
+                                      "cuda", "io", "format", "sim", "internal", "bounds"};
+  return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
+}
+
+/* The module's diagnostics as a list of (file, line, column, severity, code, message). */
+static PyObject *diagnostics_list(const P2cModule *m) {
+  static const char *const sev[] = {"error", "warning", "note"};
+  size_t n = p2c_module_diagnostic_count(m);
+  PyObject *list = PyList_New((Py_ssize_t)n);
+  for (size_t i = 0; list && i < n; i++) {
+    P2cDiagnostic d = p2c_module_diagnostic(m, i);
+    PyObject *t = Py_BuildValue("(sIIsss)", d.file ? d.file : "", d.line, d.column,
+                                sev[d.severity <= P2C_SEVERITY_NOTE ? d.severity : 0],
+                                d.code ? d.code : "", d.message ? d.message : "");
+    if (!t) Py_CLEAR(list);
+    else PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+  }
+  return list;
+}
+
+/* "FILE:LINE:COL: error: MESSAGE" lines, as the command line prints them. */
+static PyObject *diagnostics_text(const P2cModule *m) {
+  static const char *const sev[] = {"error", "warning", "note"};
+  PyObject *parts = PyList_New(0);
+  size_t n = p2c_module_diagnostic_count(m);
+  for (size_t i = 0; parts && i < n; i++) {
+    P2cDiagnostic d = p2c_module_diagnostic(m, i);
+    PyObject *line = PyUnicode_FromFormat("%s:%u:%u: %s: %s", d.file ? d.file : "", d.line,
+                                          d.column, sev[d.severity <= P2C_SEVERITY_NOTE ? d.severity : 0],
+                                          d.message ? d.message : "");
+    if (!line || PyList_Append(parts, line) < 0) Py_CLEAR(parts);
+    Py_XDECREF(line);
+  }
+  if (!parts) return NULL;
+  PyObject *sep = PyUnicode_FromString("\n");
+  PyObject *text = sep ? PyUnicode_Join(sep, parts) : NULL;
+  Py_XDECREF(sep);
+  Py_DECREF(parts);
+  return text;
+}
+
+/* The exception object: cls(message) with .status, .status_name and (CompileError)
+ * .diagnostics set as attributes. */
+PyObject *raise_status(State *st, P2cStatus s, const char *msg, const P2cModule *diags) {
+  PyObject *cls = s == P2C_ERR_SOURCE ? st->CompileError : s == P2C_ERR_BOUNDS ? st->BoundsError : st->Error;
+  PyObject *text = diags && p2c_module_diagnostic_count(diags) ? diagnostics_text(diags)
+                                                                 : PyUnicode_FromString(msg ? msg : "");
+  if (!text) return NULL;
+  PyObject *exc = PyObject_CallOneArg(cls, text);
+  Py_DECREF(text);
+  if (!exc) return NULL;
+  PyObject *status = PyLong_FromLong((long)s);
+  PyObject *name = PyUnicode_FromString(status_name(s));
+  PyObject *list = diags ? diagnostics_list(diags) : PyList_New(0);
+  if (status && name && list && PyObject_SetAttrString(exc, "status", status) == 0 &&
+      PyObject_SetAttrString(exc, "status_name", name) == 0 &&
+      PyObject_SetAttrString(exc, "diagnostics", list) == 0)
+    PyErr_SetObject(cls, exc);
+  Py_XDECREF(status);
+  Py_XDECREF(name);
+  Py_XDECREF(list);
+  Py_DECREF(exc);
+  return NULL;
+}
+
+PyObject *raise_compiler(State *st, P2cStatus s) {
+  return raise_status(st, s, p2c_compiler_last_error(st->compiler), NULL);
+}
+
+PyObject *raise_device(State *st, P2cStatus s) {
+  return raise_status(st, s, st->gpu ? p2c_device_last_error(st->gpu) : "no device", NULL);
+}
+
+/* ---- numpy, imported at the first need (the package works without it until arrays are made) */
+
+PyObject *state_numpy(State *st) {
+  if (!st->numpy) st->numpy = PyImport_ImportModule("numpy");
+  return st->numpy;
+}
+
+PyObject *state_dtype(State *st, P2cScalarType t) {
+  if ((unsigned)t >= P2C_SCALAR_TYPE_COUNT) {
+    PyErr_SetString(PyExc_ValueError, "invalid scalar type");
+    return NULL;
+  }
+  if (st->dtypes[t]) return st->dtypes[t];
+  PyObject *np = state_numpy(st);
+  if (!np) return NULL;
+  const char *name = t == P2C_BOOL ? "bool" : p2c_scalar_name(t);
+  st->dtypes[t] = PyObject_CallMethod(np, "dtype", "s", name);
+  return st->dtypes[t];
+}
+
+/* ---- the device ---- */
+
+static int open_gpu(State *st, int ordinal) {
+  P2cDevice *d = NULL;
+  P2cStatus s = p2c_device_open(st->compiler, ordinal, &d);
+  if (s != P2C_OK) {
+    raise_compiler(st, s);
+    return -1;
+  }
+  st->gpu = d;
+  st->ordinal = ordinal;
+  st->kind = DEV_GPU;
+  P2cDeviceInfo info = p2c_device_info(d);
+  snprintf(st->why, sizeof st->why, "running on the GPU (CUDA device %d: %s)", ordinal, info.name);
+  return 0;
+}
+
+/* auto: the GPU when a driver and a device are found, else the simulator, said once. */
+static int choose_auto(State *st) {
+  int count = 0;
+  P2cStatus s = p2c_device_count(st->compiler, &count);
+  if (s == P2C_OK && count > 0) return open_gpu(st, 0);
+  st->kind = DEV_SIM;
+  snprintf(st->why, sizeof st->why, "%.300s; running on the simulator",
+           s == P2C_OK ? "no CUDA device" : p2c_compiler_last_error(st->compiler));
+  PySys_FormatStderr("pyk2cuda: %s\n", st->why);
+  return 0;
+}
+
+static int choose(State *st, const char *kind, int ordinal) {
+  if (!kind || !*kind || strcmp(kind, "auto") == 0) return choose_auto(st);
+  if (strcmp(kind, "gpu") == 0) return open_gpu(st, ordinal);
+  if (strcmp(kind, "sim") == 0) {
+    st->kind = DEV_SIM;
+    snprintf(st->why, sizeof st->why, "running on the simulator (asked for)");
+    return 0;
+  }
+  PyErr_Format(PyExc_ValueError, "device '%s': expected 'auto', 'gpu' or 'sim'", kind);
+  return -1;
+}
+
+int state_device(State *st) {
+  if (st->kind != DEV_UNDECIDED) return 0;
+  return choose(st, getenv("PYK2CUDA_DEVICE"), 0);
+}
+
+/* ---- module functions ---- */
+
+static PyObject *m_select(PyObject *mod, PyObject *args) {
+  State *st = PyModule_GetState(mod);
+  const char *kind;
+  int ordinal = 0;
+  if (!PyArg_ParseTuple(args, "s|i:select", &kind, &ordinal)) return NULL;
+  if (st->kind != DEV_UNDECIDED) {
+    bool same = (st->kind == DEV_SIM && strcmp(kind, "sim") == 0) ||
+                (st->kind == DEV_GPU && strcmp(kind, "sim") != 0 && ordinal == st->ordinal);
+    if (same) Py_RETURN_NONE;
+    return PyErr_Format(st->Error, "the device is already chosen (%s); choose before the first "
+                        "launch or allocation", st->why);
+  }
+  if (choose(st, kind, ordinal) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_device_kind(PyObject *mod, PyObject *unused) {
+  State *st = PyModule_GetState(mod);
+  if (state_device(st) < 0) return NULL;
+  return PyUnicode_FromString(st->kind == DEV_GPU ? "gpu" : "sim");
+}
+
+static PyObject *m_why(PyObject *mod, PyObject *unused) {
+  State *st = PyModule_GetState(mod);
+  if (state_device(st) < 0) return NULL;
+  return PyUnicode_FromString(st->why);
+}
+
+/* The number of CUDA devices, 0 when there is no driver or device (never raises for that). */
+static PyObject *m_gpu_count(PyObject *mod, PyObject *unused) {
+  State *st = PyModule_GetState(mod);
+  int count = 0;
+  if (p2c_device_count(st->compiler, &count) != P2C_OK) count = 0;
+  return PyLong_FromLong(count);
+}
+
+/* A dict of the GPU's properties (GPU only). */
+static PyObject *m_device_info(PyObject *mod, PyObject *unused) {
+  State *st = PyModule_GetState(mod);
+  if (state_device(st) < 0) return NULL;
+  if (st->kind != DEV_GPU) return PyErr_Format(st->Error, "no GPU: %s", st->why);
+  P2cDeviceInfo i = p2c_device_info(st->gpu);
+  return Py_BuildValue("{s:i,s:s,s:s,s:(ii),s:K,s:i,s:i,s:i,s:(iii),s:(iii),s:i}", "id", i.ordinal,
+                       "name", i.name, "arch", i.arch, "compute_capability", i.compute_major,
+                       i.compute_minor, "total_memory", (unsigned long long)i.total_memory,
+                       "multiprocessors", i.multiprocessors, "warp_size", i.warp_size,
+                       "max_threads_per_block", i.max_threads_per_block, "max_block", i.max_block[0],
+                       i.max_block[1], i.max_block[2], "max_grid", i.max_grid[0], i.max_grid[1],
+                       i.max_grid[2], "max_shared_per_block", i.max_shared_per_block);
+}
+
+/* The environment report of `pyk2cuda info`, and whether a GPU was found. */
+static PyObject *m_environment(PyObject *mod, PyObject *unused) {
+  State *st = PyModule_GetState(mod);
+  char *text = NULL;
+  P2cStatus s = p2c_environment_info(st->compiler, &text);
+  if (!text) return raise_compiler(st, s);
+  PyObject *r = Py_BuildValue("(sO)", text, s == P2C_OK ? Py_True : Py_False);
+  p2c_text_free(st->compiler, text);
+  return r;
+}
+
+static PyObject *m_synchronize(PyObject *mod, PyObject *unused) {
+  State *st = PyModule_GetState(mod);
+  if (state_device(st) < 0) return NULL;
+  if (st->kind == DEV_GPU) {
+    P2cStatus s;
+    Py_BEGIN_ALLOW_THREADS
+    s = p2c_device_synchronize(st->gpu);
+    Py_END_ALLOW_THREADS
+    if (s != P2C_OK) return raise_device(st, s);
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_set_check_bounds(PyObject *mod, PyObject *arg) {
+  State *st = PyModule_GetState(mod);
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  st->check_bounds = on;
+  p2c_compiler_set_check_bounds(st->compiler, on);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef module_functions[] = {
+    {"select", m_select, METH_VARARGS, "select(kind, ordinal=0): 'auto', 'gpu' or 'sim'"},
+    {"device_kind", m_device_kind, METH_NOARGS, "'gpu' or 'sim': where launches run"},
+    {"why", m_why, METH_NOARGS, "why the device was chosen"},
+    {"gpu_count", m_gpu_count, METH_NOARGS, "the number of CUDA devices (0 without a driver)"},
+    {"device_info", m_device_info, METH_NOARGS, "the GPU's properties"},
+    {"environment", m_environment, METH_NOARGS, "(report text, GPU found)"},
+    {"synchronize", m_synchronize, METH_NOARGS, "waits for all work on the device"},
+    {"set_check_bounds", m_set_check_bounds, METH_O, "bounds checking for later translations"},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- init ---- */
+
+static int add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **out) {
+  *out = (PyTypeObject *)PyType_FromModuleAndSpec(m, spec, base);
+  if (!*out) return -1;
+  return PyModule_AddType(m, *out);
+}
+
+static PyObject *new_error(PyObject *m, const char *name, PyObject *bases, const char *doc) {
+  PyObject *e = PyErr_NewExceptionWithDoc(name, doc, bases, NULL);
+  if (e && PyModule_AddObjectRef(m, strrchr(name, '.') + 1, e) < 0) Py_CLEAR(e);
+  return e;
+}
+
+static int add_errors(PyObject *m, State *st) {
+  st->Error = new_error(m, "pyk2cuda.Error", NULL,
+                        "A failure of the compiler or runtime: .status_name says which "
+                        "('usage', 'cuda', 'nvrtc', 'sim', ...).");
+  if (!st->Error) return -1;
+  st->CompileError = new_error(m, "pyk2cuda.CompileError", st->Error,
+                               "Errors in a kernel's Python: the message is the FILE:LINE:COL: "
+                               "error: text; .diagnostics holds them as tuples.");
+  PyObject *bases = st->CompileError ? PyTuple_Pack(2, st->Error, PyExc_IndexError) : NULL;
+  st->BoundsError = bases ? new_error(m, "pyk2cuda.BoundsError", bases,
+                                      "With bounds checking, a kernel indexed an array out of bounds.")
+                          : NULL;
+  Py_XDECREF(bases);
+  return st->BoundsError ? 0 : -1;
+}
+
+static int exec_module(PyObject *m) {
+  State *st = PyModule_GetState(m);
+  memset(st, 0, sizeof *st);
+  st->module = m;
+  st->compiler = p2c_compiler_new(NULL);
+  if (!st->compiler) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  st->str_cai = PyUnicode_InternFromString("__cuda_array_interface__");
+  if (!st->str_cai || add_errors(m, st) < 0) return -1;
+  if (add_type(m, &DeviceArray_spec, NULL, &st->DeviceArray) < 0 ||
+      add_type(m, &HostBuffer_spec, NULL, &st->HostBuffer) < 0 ||
+      add_type(m, &Stream_spec, NULL, &st->Stream) < 0 ||
+      add_type(m, &Event_spec, NULL, &st->Event) < 0 ||
+      add_type(m, &Kernel_spec, NULL, &st->Kernel) < 0 ||
+      add_type(m, &Launcher_spec, NULL, &st->Launcher) < 0 ||
+      add_type(m, &Ufunc_spec, NULL, &st->Ufunc) < 0)
+    return -1;
+  if (PyModule_AddFunctions(m, devarray_functions) < 0 || PyModule_AddFunctions(m, stream_functions) < 0)
+    return -1;
+  return PyModule_AddStringConstant(m, "version", p2c_version());
+}
+
+static int traverse(PyObject *m, visitproc visit, void *arg) {
+  State *st = PyModule_GetState(m);
+  if (!st) return 0;
+  Py_VISIT(st->Error);
+  Py_VISIT(st->CompileError);
+  Py_VISIT(st->BoundsError);
+  Py_VISIT(st->Kernel);
+  Py_VISIT(st->Launcher);
+  Py_VISIT(st->DeviceArray);
+  Py_VISIT(st->Stream);
+  Py_VISIT(st->Event);
+  Py_VISIT(st->HostBuffer);
+  Py_VISIT(st->Ufunc);
+  Py_VISIT(st->numpy);
+  return 0;
+}
+
+static int clear(PyObject *m) {
+  State *st = PyModule_GetState(m);
+  if (!st) return 0;
+  Py_CLEAR(st->Error);
+  Py_CLEAR(st->CompileError);
+  Py_CLEAR(st->BoundsError);
+  Py_CLEAR(st->Kernel);
+  Py_CLEAR(st->Launcher);
+  Py_CLEAR(st->DeviceArray);
+  Py_CLEAR(st->Stream);
+  Py_CLEAR(st->Event);
+  Py_CLEAR(st->HostBuffer);
+  Py_CLEAR(st->Ufunc);
+  Py_CLEAR(st->numpy);
+  Py_CLEAR(st->str_cai);
+  for (int i = 0; i < P2C_SCALAR_TYPE_COUNT; i++) Py_CLEAR(st->dtypes[i]);
+  return 0;
+}
+
+/* Every object made from the device holds the module, so by now none is left. */
+static void free_module(void *m) {
+  State *st = PyModule_GetState((PyObject *)m);
+  clear((PyObject *)m);
+  if (!st) return;
+  p2c_device_delete(st->gpu);
+  st->gpu = NULL;
+  p2c_compiler_delete(st->compiler);
+  st->compiler = NULL;
+}
+
+static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, exec_module},
+    {0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "pyk2cuda._core",
+    .m_doc = "pyk2cuda's C extension: compiling and launching kernels through the C API.",
+    .m_size = sizeof(State),
+    .m_methods = module_functions,
+    .m_slots = slots,
+    .m_traverse = traverse,
+    .m_clear = clear,
+    .m_free = free_module,
+};
+
+PyMODINIT_FUNC PyInit__core(void) { return PyModuleDef_Init(&module_def); }

@@ -1,0 +1,215 @@
+/* Streams and events, with Numba's names. On the GPU they are the C API's P2cStream and
+ * P2cEvent. On the simulator every operation completes before it returns, as on a GPU that
+ * runs one thing at a time: a stream's synchronize has nothing to wait for, and an event records
+ * the host's monotonic clock when it is recorded. */
+#include "ext.h"
+
+#include <time.h>
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- streams ---- */
+
+static void stream_dealloc(Stream *s) {
+  PyTypeObject *tp = Py_TYPE(s);
+  p2c_stream_delete(s->s);
+  Py_CLEAR(s->module);
+  PyObject_Free(s);
+  Py_DECREF(tp);
+}
+
+static PyObject *stream_synchronize(Stream *s, PyObject *unused) {
+  if (!s->st->gpu) Py_RETURN_NONE;
+  P2cStatus r;
+  Py_BEGIN_ALLOW_THREADS
+  r = s->s ? p2c_stream_synchronize(s->s) : p2c_device_synchronize(s->st->gpu);
+  Py_END_ALLOW_THREADS
+  if (r != P2C_OK) return raise_device(s->st, r);
+  Py_RETURN_NONE;
+}
+
+static PyObject *stream_repr(Stream *s) {
+  return PyUnicode_FromFormat("<pyk2cuda Stream %s on the %s>", s->is_default ? "default" : "",
+                              s->st->kind == DEV_GPU ? "GPU" : "simulator");
+}
+
+static PyMethodDef stream_methods[] = {
+    {"synchronize", (PyCFunction)stream_synchronize, METH_NOARGS, "waits for the stream's work"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot stream_slots[] = {
+    {Py_tp_dealloc, stream_dealloc},
+    {Py_tp_methods, stream_methods},
+    {Py_tp_repr, stream_repr},
+    {Py_tp_doc, "A CUDA stream (on the simulator, work completes as it is queued)."},
+    {0, NULL},
+};
+
+PyType_Spec Stream_spec = {
+    .name = "pyk2cuda.Stream",
+    .basicsize = sizeof(Stream),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = stream_slots,
+};
+
+static PyObject *new_stream(State *st, bool is_default) {
+  if (state_device(st) < 0) return NULL;
+  Stream *s = PyObject_New(Stream, st->Stream);
+  if (!s) return NULL;
+  s->st = st;
+  s->module = Py_NewRef(st->module);
+  s->s = NULL;
+  s->is_default = is_default;
+  if (!is_default && st->kind == DEV_GPU) {
+    P2cStatus r = p2c_stream_new(st->gpu, &s->s);
+    if (r != P2C_OK) {
+      Py_DECREF(s);
+      return raise_device(st, r);
+    }
+  }
+  return (PyObject *)s;
+}
+
+int stream_arg(State *st, PyObject *o, P2cStream **out) {
+  *out = NULL;
+  if (o == Py_None || (PyLong_CheckExact(o) && PyLong_AsLong(o) == 0)) return 0;
+  if (Py_TYPE(o) != st->Stream) {
+    PyErr_Format(PyExc_TypeError, "stream: expected a pyk2cuda Stream or 0, got %.100s",
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  *out = ((Stream *)o)->s;
+  return 0;
+}
+
+/* ---- events ---- */
+
+typedef struct Event {
+  PyObject_HEAD
+  State *st;
+  PyObject *module;
+  P2cEvent *e;     /* GPU */
+  double ms;       /* simulator: the clock when recorded, -1 before */
+} Event;
+
+static void event_dealloc(Event *e) {
+  PyTypeObject *tp = Py_TYPE(e);
+  p2c_event_delete(e->e);
+  Py_CLEAR(e->module);
+  PyObject_Free(e);
+  Py_DECREF(tp);
+}
+
+static PyObject *event_record(Event *e, PyObject *args, PyObject *kw) {
+  static char *names[] = {"stream", NULL};
+  PyObject *stream = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:record", names, &stream)) return NULL;
+  P2cStream *s = NULL;
+  if (stream_arg(e->st, stream, &s) < 0) return NULL;
+  if (!e->e) {
+    e->ms = now_ms();
+    Py_RETURN_NONE;
+  }
+  P2cStatus r = p2c_event_record(e->e, s);
+  if (r != P2C_OK) return raise_device(e->st, r);
+  Py_RETURN_NONE;
+}
+
+static PyObject *event_synchronize(Event *e, PyObject *unused) {
+  if (!e->e) Py_RETURN_NONE;
+  P2cStatus r;
+  Py_BEGIN_ALLOW_THREADS
+  r = p2c_event_synchronize(e->e);
+  Py_END_ALLOW_THREADS
+  if (r != P2C_OK) return raise_device(e->st, r);
+  Py_RETURN_NONE;
+}
+
+/* Milliseconds from `a` to `b`, both recorded. */
+static PyObject *elapsed(State *st, PyObject *a, PyObject *b) {
+  if (Py_TYPE(a) != st->Event || Py_TYPE(b) != st->Event)
+    return PyErr_Format(PyExc_TypeError, "event_elapsed_time takes two pyk2cuda events");
+  Event *x = (Event *)a, *y = (Event *)b;
+  if (!x->e || !y->e) {
+    if (x->ms < 0 || y->ms < 0) return PyErr_Format(st->Error, "an event was never recorded");
+    return PyFloat_FromDouble(y->ms - x->ms);
+  }
+  float ms = 0;
+  P2cStatus r;
+  Py_BEGIN_ALLOW_THREADS
+  r = p2c_event_elapsed_ms(x->e, y->e, &ms);
+  Py_END_ALLOW_THREADS
+  if (r != P2C_OK) return raise_device(st, r);
+  return PyFloat_FromDouble(ms);
+}
+
+static PyObject *event_elapsed_time(Event *e, PyObject *other) { return elapsed(e->st, (PyObject *)e, other); }
+
+static PyMethodDef event_methods[] = {
+    {"record", (PyCFunction)(void (*)(void))event_record, METH_VARARGS | METH_KEYWORDS,
+     "record(stream=0)"},
+    {"synchronize", (PyCFunction)event_synchronize, METH_NOARGS, "waits for the event"},
+    {"wait", (PyCFunction)event_synchronize, METH_NOARGS,
+     "waits for the event (the host waits: the C API has no stream-waits-event yet)"},
+    {"elapsed_time", (PyCFunction)event_elapsed_time, METH_O, "ms from this event to another"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot event_slots[] = {
+    {Py_tp_dealloc, event_dealloc},
+    {Py_tp_methods, event_methods},
+    {Py_tp_doc, "A CUDA event that records time (the host's clock on the simulator)."},
+    {0, NULL},
+};
+
+PyType_Spec Event_spec = {
+    .name = "pyk2cuda.Event",
+    .basicsize = sizeof(Event),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = event_slots,
+};
+
+/* ---- module functions ---- */
+
+static PyObject *f_stream(PyObject *mod, PyObject *unused) { return new_stream(PyModule_GetState(mod), false); }
+static PyObject *f_default_stream(PyObject *mod, PyObject *unused) {
+  return new_stream(PyModule_GetState(mod), true);
+}
+
+static PyObject *f_event(PyObject *mod, PyObject *unused) {
+  State *st = PyModule_GetState(mod);
+  if (state_device(st) < 0) return NULL;
+  Event *e = PyObject_New(Event, st->Event);
+  if (!e) return NULL;
+  e->st = st;
+  e->module = Py_NewRef(st->module);
+  e->e = NULL;
+  e->ms = -1;
+  if (st->kind == DEV_GPU) {
+    P2cStatus r = p2c_event_new(st->gpu, &e->e);
+    if (r != P2C_OK) {
+      Py_DECREF(e);
+      return raise_device(st, r);
+    }
+  }
+  return (PyObject *)e;
+}
+
+static PyObject *f_event_elapsed_time(PyObject *mod, PyObject *args) {
+  PyObject *a, *b;
+  if (!PyArg_ParseTuple(args, "OO:event_elapsed_time", &a, &b)) return NULL;
+  return elapsed(PyModule_GetState(mod), a, b);
+}
+
+PyMethodDef stream_functions[] = {
+    {"stream", f_stream, METH_NOARGS, "a new stream"},
+    {"default_stream", f_default_stream, METH_NOARGS, "the default stream"},
+    {"event", f_event, METH_NOARGS, "a new event"},
+    {"event_elapsed_time", f_event_elapsed_time, METH_VARARGS, "ms between two recorded events"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,113 @@
+"""Bad input gets a Python exception that says what is wrong, never a crash."""
+import numpy as np
+import pytest
+
+import pyk2cuda
+from pyk2cuda import cuda
+import kernels as K
+
+
+def test_compile_error_carries_the_diagnostics():
+    import broken_kernel
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        broken_kernel.broken[1, 1](np.zeros(4))
+    msg = str(e.value)
+    assert "broken_kernel.py:8:" in msg and ": error: " in msg and "undefined_name" in msg
+    d = e.value.diagnostics
+    assert d and d[0][0].endswith("broken_kernel.py") and d[0][1] == 8 and d[0][3] == "error"
+    assert d[0][4].startswith("E-") and e.value.status_name == "source"
+    assert isinstance(e.value, pyk2cuda.Error)
+
+
+def test_wrong_argument_count():
+    with pytest.raises(TypeError, match=r"kernel 'add' takes 3 arguments, 2 given"):
+        K.add[1, 1](np.zeros(2), np.zeros(2))
+    with pytest.raises(TypeError, match="positional"):
+        K.add[1, 1](np.zeros(2), np.zeros(2), out=np.zeros(2))
+
+
+def test_wrong_argument_type_names_the_parameter():
+    with pytest.raises(TypeError, match=r"argument 'y'.*got str"):
+        K.add[1, 1](np.zeros(2), "two", np.zeros(2))
+    with pytest.raises(TypeError, match=r"argument 'x'.*unsupported element type"):
+        K.add[1, 1](np.array(["a", "b"]), np.zeros(2), np.zeros(2))
+    with pytest.raises(TypeError, match=r"argument 'a'.*complex128 scalars"):
+        K.scale_inplace[1, 1](np.zeros(2), np.complex128(1j))
+    with pytest.raises(OverflowError, match="argument 'a'"):
+        K.scale_inplace[1, 1](np.zeros(2), 2**70)
+
+
+def test_read_only_array_is_refused():
+    x = np.zeros(4)
+    x.flags.writeable = False
+    with pytest.raises(ValueError, match=r"argument 'out'.*read-only"):
+        K.add[1, 4](np.zeros(4), np.zeros(4), x)
+
+
+def test_no_launch_configuration():
+    with pytest.raises(ValueError, match=r"without a launch configuration.*add\[grid, block\]"):
+        K.add(np.zeros(2), np.zeros(2), np.zeros(2))
+    with pytest.raises(ValueError, match="launch configuration is"):
+        K.add[1]
+    with pytest.raises(TypeError, match="the grid must be an int"):
+        K.add["x", 1]
+
+
+@pytest.mark.parametrize("grid,block,what", [
+    (1, 2048, "1024 threads"), (1, (32, 32, 2), "1024 threads"), (1, (1, 1, 65), "z dimension"),
+    ((1, 70000), 1, "grid y or z"), (0, 32, "must be 1 to"), (1, -1, "must be 1 to"),
+    (1, (1, 1, 1, 1), "dimensions"),
+])
+def test_over_limit_configurations(grid, block, what):
+    with pytest.raises(ValueError, match=what):
+        K.add[grid, block](np.zeros(2), np.zeros(2), np.zeros(2))
+
+
+def test_no_signature_matches():
+    with pytest.raises(TypeError, match=r"no signature of kernel 'scale_f32' takes \(float64 array"):
+        K.scale_f32[1, 1](np.zeros(2), 1.0)
+    with pytest.raises(TypeError):
+        K.scale_f32[1, 1](1.0, np.zeros(2, np.float32))
+
+
+def test_kernels_need_a_source_file():
+    ns = {}
+    exec("from pyk2cuda import cuda\ndef k(x):\n    x[0] = 1\n", ns)
+    with pytest.raises(pyk2cuda.Error, match="has no source file"):
+        cuda.jit(ns["k"])
+
+
+def test_nested_kernels_are_refused():
+    def outer():
+        def inner(x):
+            x[0] = 1
+        return inner
+    with pytest.raises(pyk2cuda.Error, match="top level of their module"):
+        cuda.jit(outer())
+
+
+def test_unknown_jit_option():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        cuda.jit(bogus=True)
+
+
+def test_bounds_error_with_debug():
+    bad = cuda.jit(debug=True)(K.bad_index.py_func)
+    with pytest.raises(pyk2cuda.BoundsError, match=r"kernels.py:\d+:\d+: error: index .* out of bounds"):
+        bad[1, 1](np.zeros(4))
+    with pytest.raises(IndexError):
+        bad[1, 1](np.zeros(4))
+
+
+def test_bad_device_arrays_and_shapes():
+    with pytest.raises(ValueError, match="negative"):
+        cuda.device_array((2, -1))
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        cuda.device_array(3, dtype=object)
+    with pytest.raises(ValueError, match="0-d"):
+        cuda.to_device(np.float64(1.0))
+
+
+def test_vectorize_other_targets():
+    with pytest.raises(NotImplementedError, match="target='cuda'"):
+        pyk2cuda.vectorize(["float32(float32)"], target="cpu")

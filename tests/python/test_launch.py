@@ -1,0 +1,157 @@
+"""Kernels launched from Python: host arrays, device arrays, signatures, shared memory."""
+import numpy as np
+import pytest
+
+import pyk2cuda
+from pyk2cuda import cuda
+import kernels as K
+
+
+def test_version_and_device():
+    assert pyk2cuda.__version__ == pyk2cuda._core.version
+    assert pyk2cuda.device_kind() in ("gpu", "sim")
+
+
+def test_host_arrays_are_copied_in_and_back():
+    x = np.arange(1000, dtype=np.float32)
+    y = 2 * x
+    out = np.zeros_like(x)
+    K.add[(x.size + 255) // 256, 256](x, y, out)
+    np.testing.assert_array_equal(out, 3 * x)
+
+
+def test_device_arrays_quick_start():
+    x = np.arange(1_000_000, dtype=np.float32)
+    y = 2 * x
+    d_x, d_y = cuda.to_device(x), cuda.to_device(y)
+    d_out = cuda.device_array_like(x)
+    K.add[(x.size + 255) // 256, 256](d_x, d_y, d_out)
+    np.testing.assert_array_equal(d_out.copy_to_host(), x + y)
+    # the inputs are untouched, and a copy into a given array works too
+    back = np.empty_like(x)
+    assert d_x.copy_to_host(back) is back
+    np.testing.assert_array_equal(back, x)
+
+
+def test_lazy_specializations_per_type():
+    for dt in (np.int32, np.float64, np.uint8):
+        x = np.arange(50).astype(dt)
+        out = np.zeros(50, dt)
+        K.add[1, 64](x, x, out)
+        np.testing.assert_array_equal(out, (x + x).astype(dt))
+    sigs = K.add.signatures
+    assert "void(int32[::1], int32[::1], int32[::1])" in sigs
+    assert "void(float64[::1], float64[::1], float64[::1])" in sigs
+    # a strided view is a new specialization ('A' layout), and is written in place
+    base = np.zeros(100, np.float64)
+    v = base[::2]
+    K.add[1, 64](np.ones(50), np.ones(50), v)
+    np.testing.assert_array_equal(base[::2], 2.0)
+    np.testing.assert_array_equal(base[1::2], 0.0)
+    assert any("float64[:]" in s for s in K.add.signatures)
+
+
+def test_python_scalars_are_int64_and_float64():
+    x = np.ones(10, np.float64)
+    K.scale_inplace[1, 32](x, 3)
+    K.scale_inplace[1, 32](x, 0.5)
+    np.testing.assert_array_equal(x, 1.5)
+    assert "void(float64[::1], int64)" in K.scale_inplace.signatures
+    assert "void(float64[::1], float64)" in K.scale_inplace.signatures
+
+
+def test_numpy_scalar_types_are_kept():
+    x = np.ones(10, np.float32)
+    K.scale_inplace[1, 32](x, np.float32(2))
+    assert "void(float32[::1], float32)" in K.scale_inplace.signatures
+
+
+def test_explicit_signature_converts_scalars():
+    x = np.ones(10, np.float32)
+    K.scale_f32[1, 32](x, 3)          # an int converted to float32, as Numba converts it
+    np.testing.assert_array_equal(x, 3)
+    y = np.zeros(5, np.int64)
+    K.fill_i32[1, 32](y, 2**32 + 7)   # int32 parameter: wraps as a C cast
+    np.testing.assert_array_equal(y, 7)
+    assert K.scale_f32.signatures == ["void(float32[::1], float32)"]
+
+
+def test_signature_list_picks_the_matching_one():
+    a = np.zeros(4)
+    b = np.zeros(4, np.int64)
+    K.offset[1, 4](a, 1.5)
+    K.offset[1, 4](b, 2)
+    np.testing.assert_array_equal(a, 1.5)
+    np.testing.assert_array_equal(b, 2)
+    with pytest.raises(TypeError, match="no signature of kernel 'offset'"):
+        K.offset[1, 4](np.zeros(4, np.float32), 1.0)
+
+
+def test_2d_grid_and_fortran_order():
+    a = np.arange(12 * 7, dtype=np.float64).reshape(12, 7)
+    out = np.zeros((7, 12))
+    K.transpose[(2, 1), (8, 8)](a, out)
+    np.testing.assert_array_equal(out, a.T)
+    af = np.asfortranarray(a)
+    out2 = np.zeros((7, 12))
+    K.transpose[(2, 1), (8, 8)](af, out2)
+    np.testing.assert_array_equal(out2, a.T)
+    d = cuda.to_device(af)
+    assert d.is_f_contiguous() and not d.is_c_contiguous()
+    np.testing.assert_array_equal(d.copy_to_host(), af)
+    assert d.copy_to_host().flags["F_CONTIGUOUS"]
+
+
+def test_device_function():
+    x = np.array([3.0, 5.0, 8.0])
+    y = np.array([4.0, 12.0, 15.0])
+    out = np.zeros(3)
+    K.norms[1, 32](x, y, out)
+    np.testing.assert_allclose(out, [5, 13, 17])
+    with pytest.raises(pyk2cuda.Error, match="can only be called from a kernel"):
+        K.hypot2(1.0, 2.0)
+
+
+def test_shared_memory_and_syncthreads():
+    n = 1000
+    x = np.random.default_rng(1).random(n).astype(np.float32)
+    blocks = (n + K.TPB - 1) // K.TPB
+    partial = np.zeros(blocks, np.float32)
+    K.block_sums[blocks, K.TPB](x, partial)
+    np.testing.assert_allclose(partial.sum(), x.sum(), rtol=1e-5)
+
+
+def test_dynamic_shared_memory_and_stream():
+    x = np.arange(64, dtype=np.float64)
+    out = np.zeros(64)
+    s = cuda.stream()
+    K.dyn_shared[1, 64, s, 64 * 8](x, out)
+    s.synchronize()
+    np.testing.assert_array_equal(out, x[::-1])
+
+
+def test_forall():
+    out = np.zeros(1000, np.int64)
+    K.index_of_thread.forall(out.size)(out)
+    np.testing.assert_array_equal(out, np.arange(1000))
+
+
+def test_many_launches_reuse_the_specialization():
+    x = np.zeros(16, np.int64)
+    for _ in range(200):
+        K.index_of_thread[1, 16](x)
+    assert K.index_of_thread.signatures == ["void(int64[::1])"]
+
+
+def test_inspection():
+    x = np.zeros(8, np.float32)
+    K.scale_f32[1, 8](x, 1)
+    cu = K.scale_f32.inspect_cuda()
+    assert list(cu) == ["void(float32[::1], float32)"]
+    text = cu["void(float32[::1], float32)"]
+    assert 'extern "C" __global__' in text and "scale_f32" in text
+    import io
+    f = io.StringIO()
+    K.scale_f32.inspect_types(file=f)
+    assert "float32" in f.getvalue()
+    assert K.scale_f32.specializations.keys() == cu.keys()

@@ -1,0 +1,102 @@
+"""Device arrays, pinned memory, streams and events, devices."""
+import numpy as np
+import pytest
+
+import pyk2cuda
+from pyk2cuda import cuda, float32
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64,
+                                   np.float16, np.float32, np.float64, np.complex64, np.complex128])
+def test_round_trip_every_dtype(dtype):
+    a = (np.arange(24) % 7).astype(dtype).reshape(2, 3, 4)
+    d = cuda.to_device(a)
+    assert d.shape == (2, 3, 4) and d.dtype == np.dtype(dtype) and d.size == 24 and d.ndim == 3
+    assert d.strides == a.strides and len(d) == 2 and d.nbytes == a.nbytes
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+
+
+def test_non_contiguous_host_array_is_made_contiguous():
+    a = np.arange(20.0)[::3]
+    d = cuda.to_device(a)
+    assert d.is_c_contiguous()
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+
+
+def test_device_array_is_zero_filled_and_typed():
+    d = cuda.device_array((3, 4), dtype=np.int16)
+    assert d.dtype == np.int16 and d.shape == (3, 4)
+    np.testing.assert_array_equal(d.copy_to_host(), 0)
+    f = cuda.device_array((3, 4), dtype=float32, order="F")
+    assert f.dtype == np.float32 and f.is_f_contiguous()
+    d1 = cuda.device_array(5)
+    assert d1.shape == (5,) and d1.dtype == np.float64
+
+
+def test_copy_to_device_and_incompatible_shapes():
+    d = cuda.device_array(4, np.int32)
+    d.copy_to_device(np.array([1, 2, 3, 4], np.int32))
+    np.testing.assert_array_equal(d.copy_to_host(), [1, 2, 3, 4])
+    with pytest.raises(ValueError, match="incompatible"):
+        d.copy_to_device(np.zeros(5, np.int32))
+    with pytest.raises(ValueError, match="incompatible"):
+        d.copy_to_host(np.zeros(4, np.float32))
+    e = cuda.device_array_like(d)
+    e.copy_to_device(d)
+    np.testing.assert_array_equal(e.copy_to_host(), [1, 2, 3, 4])
+    assert cuda.to_device(np.zeros(4, np.int32), to=d) is d
+    np.testing.assert_array_equal(d.copy_to_host(), 0)
+
+
+def test_cuda_array_interface():
+    d = cuda.to_device(np.arange(6, dtype=np.float32).reshape(2, 3))
+    cai = d.__cuda_array_interface__
+    assert cai["shape"] == (2, 3) and cai["typestr"] == "<f4" and cai["version"] == 3
+    assert cai["strides"] is None and isinstance(cai["data"][0], int) and cai["data"][1] is False
+    assert cuda.is_cuda_array(d) and not cuda.is_cuda_array(np.zeros(2))
+
+
+def test_pinned_array_and_streams():
+    a = cuda.pinned_array((4, 5), dtype=np.float32)
+    assert a.shape == (4, 5) and a.dtype == np.float32 and a.flags["C_CONTIGUOUS"]
+    assert (a == 0).all()
+    a[:] = 7
+    s = cuda.stream()
+    d = cuda.to_device(a, stream=s)
+    out = cuda.pinned_array_like(a)
+    d.copy_to_host(out, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(out, 7)
+    with cuda.pinned(a, out):
+        pass
+
+
+def test_events_time_the_work():
+    start, end = cuda.event(), cuda.event()
+    start.record()
+    cuda.to_device(np.zeros(1 << 20)).copy_to_host()
+    end.record()
+    end.synchronize()
+    ms = cuda.event_elapsed_time(start, end)
+    assert ms >= 0 and ms == start.elapsed_time(end)
+    with pytest.raises(pyk2cuda.Error, match="never recorded"):
+        cuda.event_elapsed_time(cuda.event(), end)
+
+
+def test_devices():
+    assert cuda.is_available()
+    assert len(cuda.gpus) >= 1
+    dev = cuda.get_current_device()
+    assert isinstance(dev.name, str) and len(dev.compute_capability) == 2
+    cuda.synchronize()
+    cuda.default_stream().synchronize()
+    with pytest.raises(TypeError):
+        cuda.to_device(np.zeros(3), stream="fast")
+
+
+def test_select_after_choice_is_refused():
+    kind = pyk2cuda.device_kind()
+    pyk2cuda.select(kind)  # the same choice again is accepted
+    other = "gpu" if kind == "sim" else "sim"
+    with pytest.raises(pyk2cuda.Error, match="already chosen"):
+        pyk2cuda.select(other)
