@@ -21,8 +21,10 @@ HEADERS_SHA=66bae8dd47f1fed7bdef816115146d3a41c39b5c482d7bad36d9ba1def088450
 DEST=third_party/tree-sitter-python
 
 # clang and its runtime libraries (libFuzzer, sanitizers): the fuzz harnesses (scripts/fuzz.sh).
-debs=(libtree-sitter-dev libcmocka-dev libunistring-dev meson ninja-build pkg-config python3-numba python3-numpy g++
-      clang libclang-rt-14-dev)
+# python3-dev, python3-pytest, python3-venv: the Python package's extension, its pytest suite and
+# the check that `pip install .` builds it in a fresh virtual environment.
+debs=(libtree-sitter-dev libcmocka-dev libunistring-dev meson ninja-build pkg-config python3-numba
+      python3-numpy g++ clang libclang-rt-14-dev python3-dev python3-pytest python3-venv)
 
 install_debs() {
   local missing=()

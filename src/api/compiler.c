@@ -15,6 +15,7 @@
 #include "frontend/frontend.h"
 #include "runtime/cuda/nvrtc.h"
 #include "runtime/cuda/rtc_cache.h"
+#include "runtime/sim/sim.h"
 #include "typeinfer/typeinfer.h"
 
 #include "api/api.h"
@@ -99,6 +100,7 @@ static P2cModule *module_new(P2cCompiler *c) {
 
 void p2c_module_delete(P2cModule *m) {
   if (!m) return;
+  sim_module_delete(m->sim);
   rtc_result_free(&m->rtc);
   arena_free(&m->comp.arena);
   P2cAllocator a = m->alloc;

@@ -203,11 +203,18 @@ static void summarize_times(double *times, int n, P2cLaunchReport *r) {
   r->kernel_ms_median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
 }
 
-static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, Packed *p,
-                         const P2cLaunchOptions *o, P2cLaunchReport *r) {
+/* The module's simulator code, compiled (or read from the cache) and loaded at its first
+ * launch and kept on the module for the next ones. */
+static P2cStatus sim_loaded(P2cCompiler *c, P2cModule *m, const P2cLaunchOptions *o,
+                            P2cLaunchReport *r, SimModule **out) {
+  if (m->sim) {
+    *out = m->sim;
+    r->cache_hit = true;
+    return P2C_OK;
+  }
   size_t len;
   const char *text = p2c_module_cuda(m, &len);
-  SimLoadRequest req = {.source = text, .source_len = len, .no_cache = o->no_cache, .allocator = &c->alloc};
+  SimLoadRequest req = {.source = text, .source_len = len, .no_cache = o->no_cache, .allocator = &m->alloc};
   SimModule *sm = NULL;
   double t0 = now_ms();
   P2cStatus s = sim_module_load(&req, &sm);
@@ -219,6 +226,15 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
     return s;
   }
   r->cache_hit = sim_module_cache_hit(sm);
+  *out = m->sim = sm;
+  return P2C_OK;
+}
+
+static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, Packed *p,
+                         const P2cLaunchOptions *o, P2cLaunchReport *r) {
+  SimModule *sm = NULL;
+  P2cStatus s = sim_loaded(c, m, o, r, &sm);
+  if (s != P2C_OK) return s;
   int repeat = o->repeat > 1 ? o->repeat : 1;
   double *times = mem_alloc(&c->alloc, sizeof(double) * (size_t)repeat);
   char err[512] = "";
@@ -240,7 +256,6 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
   } else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
   else summarize_times(times, repeat, r);
   mem_free(&c->alloc, times, sizeof(double) * (size_t)repeat);
-  sim_module_delete(sm);
   return s;
 }
 
