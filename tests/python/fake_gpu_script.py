@@ -1,0 +1,58 @@
+# The package's GPU path on the fake driver: run by test_fake_gpu.py with PYK2CUDA_LIBCUDA set to
+# libfakecuda.so and PYK2CUDA_DEVICE=gpu. Device memory is host memory there, but every call
+# goes through the driver API as on a GPU.
+import numpy as np
+
+import pyk2cuda
+from pyk2cuda import cuda
+import fake_kernels as K
+
+assert pyk2cuda.device_kind() == "gpu", pyk2cuda.device_kind()
+assert cuda.get_current_device().name.startswith("Fake GPU"), cuda.get_current_device().name
+
+n = 1000
+a = np.arange(n, dtype=np.int32)
+b = (3 * np.arange(n) - 500).astype(np.int32)
+
+# host arrays: copied in and back by the launch
+c = np.zeros(n, np.float64)
+K.vecadd[4, 256](a, b, c)
+assert np.array_equal(c, a + b.astype(np.float64)), c[:8]
+
+# device arrays: the asynchronous path, on a stream
+s = cuda.stream()
+d_a, d_b = cuda.to_device(a, stream=s), cuda.to_device(b, stream=s)
+d_c = cuda.device_array(n, np.float64)
+start, end = cuda.event(), cuda.event()
+start.record(s)
+K.vecadd[4, 256, s](d_a, d_b, d_c)
+end.record(s)
+end.synchronize()
+assert cuda.event_elapsed_time(start, end) > 0
+out = cuda.pinned_array(n, np.float64)
+d_c.copy_to_host(out, stream=s)
+s.synchronize()
+assert np.array_equal(out, a + b.astype(np.float64))
+
+# a device array next to a host array, and a view through __cuda_array_interface__
+x = np.arange(n, dtype=np.int64)
+d_x = cuda.to_device(x)
+K.accumulate[4, 256](d_x, np.ones(n, np.int64))
+assert np.array_equal(d_x.copy_to_host(), x + 1)
+
+
+class Foreign:
+    """A GPU array from another library, seen only through the interface."""
+    def __init__(self, d):
+        self.d = d
+        self.__cuda_array_interface__ = d.__cuda_array_interface__
+
+
+K.accumulate[4, 256](Foreign(d_x), cuda.to_device(np.full(n, 2, np.int64)))
+assert np.array_equal(d_x.copy_to_host(), x + 3)
+
+# round trips of other shapes and orders
+m = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+assert np.array_equal(cuda.to_device(m).copy_to_host(), m)
+assert np.array_equal(cuda.device_array((2, 3), np.int16).copy_to_host(), np.zeros((2, 3)))
+print("fake gpu: ok")
