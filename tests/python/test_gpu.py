@@ -1,0 +1,90 @@
+"""On a real GPU: interop with CuPy and PyTorch through __cuda_array_interface__, streams and
+events, the device's limits. Marked `gpu`: skipped where no CUDA device is found."""
+import numpy as np
+import pytest
+
+import pyk2cuda
+from pyk2cuda import cuda
+import kernels as K
+
+pytestmark = pytest.mark.gpu
+
+
+def test_runs_on_the_gpu():
+    assert pyk2cuda.device_kind() == "gpu"
+    dev = cuda.get_current_device()
+    assert dev.compute_capability >= (7, 5) and dev.name
+    assert len(cuda.gpus) >= 1
+
+
+def test_device_arrays_live_on_the_gpu():
+    x = np.arange(1 << 20, dtype=np.float32)
+    d_x, d_y = cuda.to_device(x), cuda.to_device(2 * x)
+    d_out = cuda.device_array_like(x)
+    K.add[(x.size + 255) // 256, 256](d_x, d_y, d_out)
+    np.testing.assert_array_equal(d_out.copy_to_host(), 3 * x)
+    ptr = d_out.__cuda_array_interface__["data"][0]
+    assert ptr != 0
+
+
+def test_cupy_arrays_in_and_out():
+    cp = pytest.importorskip("cupy")
+    x = cp.arange(1000, dtype=cp.float64)
+    y = cp.ones(1000, dtype=cp.float64)
+    out = cp.zeros(1000, dtype=cp.float64)
+    K.add[4, 256](x, y, out)          # CuPy arrays, no copies
+    cuda.synchronize()
+    cp.testing.assert_array_equal(out, x + 1)
+    d = cuda.to_device(np.arange(10, dtype=np.int64))
+    view = cp.asarray(d)              # pyk2cuda's device array seen by CuPy, no copy
+    cp.testing.assert_array_equal(view, cp.arange(10))
+    view += 1
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(10) + 1)
+
+
+def test_torch_tensors_in_and_out():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    out = torch.zeros(1000, dtype=torch.float32, device="cuda")
+    torch.cuda.synchronize()
+    K.add[4, 256](x, x, out)
+    cuda.synchronize()
+    assert torch.equal(out, 2 * x)
+    d = cuda.to_device(np.arange(6, dtype=np.float32))
+    t = torch.as_tensor(d, device="cuda")
+    assert t.tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_streams_and_events_time_real_work():
+    n = 1 << 22
+    x = cuda.pinned_array(n, np.float32)
+    x[:] = 1
+    streams = [cuda.stream() for _ in range(4)]
+    d = [cuda.to_device(x, stream=s) for s in streams]
+    start, end = cuda.event(), cuda.event()
+    start.record(streams[0])
+    for s, dx in zip(streams, d):
+        K.scale_inplace[1024, 256, s](dx, np.float32(2))
+    end.record(streams[0])
+    for s in streams:
+        s.synchronize()
+    assert cuda.event_elapsed_time(start, end) >= 0
+    for dx in d:
+        out = cuda.pinned_array(n, np.float32)
+        dx.copy_to_host(out)
+        assert (out[: 1024 * 256] == 2).all()
+
+
+def test_device_limits_are_errors():
+    with pytest.raises(pyk2cuda.Error, match="(?i)block|thread"):
+        K.add[1, 2048](cuda.device_array(4), cuda.device_array(4), cuda.device_array(4))
+    with pytest.raises(pyk2cuda.Error):
+        K.dyn_shared[1, 32, 0, 1 << 30](np.zeros(32), np.zeros(32))
+
+
+def test_bounds_checking_on_the_gpu():
+    bad = cuda.jit(debug=True)(K.bad_index.py_func)
+    with pytest.raises(pyk2cuda.BoundsError):
+        bad[1, 1](np.zeros(4))
