@@ -339,9 +339,10 @@ static int dims(PyObject *o, uint32_t out[3], const char *what, const char *knam
   return r;
 }
 
-/* The simulator checks what a GPU of compute capability 7.5-9.0 allows, so that a launch that
- * would fail on the GPU fails here too (the GPU path checks the device's own limits). */
-static int check_sim_limits(const Launcher *l, const char *kname) {
+/* What every GPU of compute capability 7.5 and later allows, checked on both devices so that a
+ * launch that would fail on a GPU fails the same way on the simulator (the GPU path also checks
+ * the device's own limits, shared memory among them). */
+static int check_limits(const Launcher *l, const char *kname) {
   uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
   const char *why = threads > 1024 ? "more than 1024 threads per block"
                     : l->block[0] > 1024 || l->block[1] > 1024 ? "a block dimension over 1024"
@@ -395,7 +396,7 @@ static PyObject *kernel_subscript(Kernel *k, PyObject *key) {
     l->shared = (uint32_t)shared;
   }
   if (state_device(k->st) < 0) goto fail;
-  if (k->st->kind == DEV_SIM && check_sim_limits(l, kname) < 0) goto fail;
+  if (check_limits(l, kname) < 0) goto fail;
   return (PyObject *)l;
 fail:
   Py_DECREF(l);
