@@ -29,6 +29,10 @@ typedef struct Analysis {
   bool uses_half;          /* float16 appears in them (the prelude's float16 helpers) */
 } Analysis;
 
+/* `check`'s checks that need no types, on every function typeinfer left untyped (untyped.c):
+ * a kernel returning a value, builtin arity, arithmetic on strings. Errors are diagnostics. */
+void analysis_check_untyped(Compilation *c, const Module *m);
+
 /* Analyses the module's selected kernels and ufuncs and everything they call. */
 void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis *out);
 /* Prints the facts (the --dump=analysis form) into sb. */

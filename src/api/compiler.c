@@ -223,8 +223,8 @@ static void note_untyped_kernels(Compilation *comp, const Module *mod, const P2c
     bool wanted = o->kernel_count == 0;
     for (size_t j = 0; j < o->kernel_count && !wanted; j++) wanted = strcmp(o->kernels[j], f->name) == 0;
     if (!signed_ && wanted)
-      diag_note(comp, f->loc, "kernel '%s' has no signature: its statements and names were checked, "
-                "its types were not; give --sig '%s(TYPES)' to check them", f->name, f->name);
+      diag_note(comp, f->loc, "kernel '%s' has no signature: its statements, names, returns and builtin calls were "
+                "checked, its types were not; give --sig '%s(TYPES)' to check them", f->name, f->name);
   }
 }
 
@@ -288,8 +288,12 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   types_init(&m->types, &comp->arena);
   TypeinferOptions tio = {sigs, nsigs, o && o->skip_unsigned_kernels,
                           o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
-  if (!typeinfer_run(comp, &m->mod, &m->types, &tio) || !verified(comp, &m->mod, AST_TYPED)) return P2C_ERR_SOURCE;
-  m->reached = 2;
+  bool typed = typeinfer_run(comp, &m->mod, &m->types, &tio) && verified(comp, &m->mod, AST_TYPED);
+  if (typed) m->reached = 2;
+  /* `check` only (a launch must not fail on a kernel it does not run) */
+  if (o && o->skip_unsigned_kernels && !c->specializing && !o->kernel_count)
+    analysis_check_untyped(comp, &m->mod);
+  if (!typed || diag_has_errors(comp)) return P2C_ERR_SOURCE;
   AnalysisOptions ao = {o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
   analysis_run(comp, &m->mod, &ao, &m->an);
   if (!verified(comp, &m->mod, AST_ANALYSED)) return P2C_ERR_SOURCE;

@@ -237,8 +237,9 @@ def case_notes_host_code_and_unsigned(bin_, d):
     return check_notes(bin_, d, path,
                        "notes.py:20:1: note: host code is not run: pyk2cuda translates the kernels "
                        "(unsigned, signed) and device functions (twice)",
-                       "notes.py:11:5: note: kernel 'unsigned' has no signature: its statements and "
-                       "names were checked, its types were not; give --sig 'unsigned(TYPES)'")
+                       "notes.py:11:5: note: kernel 'unsigned' has no signature: its statements, "
+                       "names, returns and builtin calls were checked, its types were not; "
+                       "give --sig 'unsigned(TYPES)'")
 
 
 def case_notes_no_kernel(bin_, d):
