@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
   }
   int major = 0, minor = 0;
   lib.nvrtcVersion(&major, &minor);
-  printf("NVRTC %d.%d from %s\n", major, minor, lib.path);
+  printf("NVRTC %d.%d from %s\n", major, minor, lib.dl.path);
   /* The first compile of a process pays NVRTC's one-time setup: report it apart. */
   double t0 = now_ms();
   if (!compile_once(&lib, &option_sets[0], arch, false, NULL)) {

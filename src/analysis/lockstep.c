@@ -40,19 +40,16 @@ static bool settled_expr(const Expr *e) {
     if (!immutable) return false;
     break;
   }
-  case EX_UNARY:
+  case EX_ATTR:      /* an array's shape, size, ndim */
+  case EX_TUPLE:
+  case EX_CAST:
+  case EX_UNARY:     /* operators on settled operands */
   case EX_NOT:
   case EX_BINARY:
   case EX_COMPARE:
   case EX_BOOLOP:
-  case EX_IFEXP:
-  case EX_ATTR:
-  case EX_TUPLE:
-  case EX_CAST: break;
-  case EX_STR:
-  case EX_FUNC:
-  case EX_SLICE:
-  case EX_TEMP: return false;
+  case EX_IFEXP: break;
+  default: return false;   /* not known to be settled */
   }
   for (int i = 0; i < e->nkids; i++)
     if (e->kids[i]->kind != EX_BUILTIN && !settled_expr(e->kids[i])) return false;

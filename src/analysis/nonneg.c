@@ -44,23 +44,8 @@ bool an_expr_positive(const Function *f, const Expr *e) {
       return (an_expr_positive(f, e->kids[0]) && an_expr_nonneg(f, e->kids[1])) ||
              (an_expr_nonneg(f, e->kids[0]) && an_expr_positive(f, e->kids[1]));
     return false;
-  case EX_FLOAT:
-  case EX_IMAG:
-  case EX_BOOL:
-  case EX_STR:
-  case EX_FUNC:
-  case EX_UNARY:
-  case EX_NOT:
-  case EX_COMPARE:
-  case EX_BOOLOP:
-  case EX_IFEXP:
-  case EX_ATTR:
-  case EX_INDEX:
-  case EX_TUPLE:
-  case EX_SLICE:
-  case EX_TEMP: return false;
+  default: return false;   /* not known to be > 0 */
   }
-  return false;
 }
 
 static bool binary_nonneg(const Function *f, const Expr *e) {
@@ -93,19 +78,8 @@ bool an_expr_nonneg(const Function *f, const Expr *e) {
   case EX_IFEXP: return an_expr_nonneg(f, e->kids[1]) && an_expr_nonneg(f, e->kids[2]);
   case EX_CALL: return call_nonneg(f, e);
   case EX_BINARY: return binary_nonneg(f, e);
-  case EX_FLOAT:
-  case EX_IMAG:
-  case EX_STR:
-  case EX_FUNC:
-  case EX_UNARY:
-  case EX_NOT:
-  case EX_COMPARE:
-  case EX_BOOLOP:
-  case EX_INDEX:
-  case EX_TUPLE:
-  case EX_SLICE: return false;
+  default: return false;   /* not known to be >= 0 */
   }
-  return false;
 }
 
 /* ---- variables ---- */

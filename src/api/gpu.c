@@ -259,20 +259,35 @@ void p2c_pinned_delete(P2cDevice *d, void *ptr) {
 
 /* ---- Streams and events --------------------------------------------------------------------- */
 
-/* Fills a new handle of device d (a stream or an event) with its driver object, d's context
- * current. */
-typedef P2cStatus (*CreateObject)(P2cDevice *d, void *handle);
+/* A stream's or event's driver object, made and released the same way for both. */
+typedef enum HandleKind { HK_STREAM, HK_EVENT } HandleKind;
+
+/* Makes handle h's driver object, d's context current. */
+static P2cStatus create_object(P2cDevice *d, HandleKind kind, void *h) {
+  P2cStatus status = P2C_OK;
+  if (kind == HK_STREAM) {
+    P2cStream *s = h;
+    DEV_CHECK(d, cuStreamCreate(&s->stream, CUDRV_STREAM_DEFAULT));
+    s->device = d;
+  } else {
+    P2cEvent *e = h;
+    DEV_CHECK(d, cuEventCreate(&e->event, CUDRV_EVENT_DEFAULT));
+    e->device = d;
+  }
+cleanup:
+  return status;
+}
 
 /* A new stream or event handle of `size` bytes in *out: allocated, the context made current,
- * filled by `create`; nothing is left behind on failure. p2c_stream_new and p2c_event_new. */
-static P2cStatus handle_new(P2cDevice *d, size_t size, CreateObject create, void **out) {
+ * its driver object made; nothing is left behind on failure. */
+static P2cStatus handle_new(P2cDevice *d, HandleKind kind, size_t size, void **out) {
   if (out) *out = NULL;
   if (!d || !out) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
   void *h = mem_alloc(&d->alloc, size);
   if (!h) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
   memset(h, 0, size);
   P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
-  if (status == P2C_OK) status = create(d, h);
+  if (status == P2C_OK) status = create_object(d, kind, h);
   if (status != P2C_OK) {
     mem_free(&d->alloc, h, size);
     return status;
@@ -281,27 +296,23 @@ static P2cStatus handle_new(P2cDevice *d, size_t size, CreateObject create, void
   return P2C_OK;
 }
 
-static P2cStatus create_stream(P2cDevice *d, void *handle) {
-  P2cStream *s = handle;
-  P2cStatus status = P2C_OK;
-  DEV_CHECK(d, cuStreamCreate(&s->stream, CUDRV_STREAM_DEFAULT));
-  s->device = d;
-cleanup:
-  return status;
+/* Releases a stream's or event's driver object (d's context made current first) and frees h. */
+static void handle_delete(P2cDevice *d, HandleKind kind, void *h, size_t size) {
+  release_current(d);
+  if (kind == HK_STREAM) DRV(d)->cuStreamDestroy(((P2cStream *)h)->stream);
+  else DRV(d)->cuEventDestroy(((P2cEvent *)h)->event);
+  mem_free(&d->alloc, h, size);
 }
 
 P2cStatus p2c_stream_new(P2cDevice *d, P2cStream **out) {
-  void *h;
-  P2cStatus status = handle_new(d, sizeof(P2cStream), create_stream, out ? &h : NULL);
-  if (out) *out = status == P2C_OK ? h : NULL;
+  void *h = NULL;
+  P2cStatus status = handle_new(d, HK_STREAM, sizeof(P2cStream), out ? &h : NULL);
+  if (out) *out = h;
   return status;
 }
 
 void p2c_stream_delete(P2cStream *s) {
-  if (!s) return;
-  release_current(s->device);
-  DRV(s->device)->cuStreamDestroy(s->stream);
-  mem_free(&s->device->alloc, s, sizeof *s);
+  if (s) handle_delete(s->device, HK_STREAM, s, sizeof *s);
 }
 
 P2cStatus p2c_stream_synchronize(P2cStream *s) {
@@ -314,27 +325,15 @@ cleanup:
   return status;
 }
 
-static P2cStatus create_event(P2cDevice *d, void *handle) {
-  P2cEvent *e = handle;
-  P2cStatus status = P2C_OK;
-  DEV_CHECK(d, cuEventCreate(&e->event, CUDRV_EVENT_DEFAULT));
-  e->device = d;
-cleanup:
-  return status;
-}
-
 P2cStatus p2c_event_new(P2cDevice *d, P2cEvent **out) {
-  void *h;
-  P2cStatus status = handle_new(d, sizeof(P2cEvent), create_event, out ? &h : NULL);
-  if (out) *out = status == P2C_OK ? h : NULL;
+  void *h = NULL;
+  P2cStatus status = handle_new(d, HK_EVENT, sizeof(P2cEvent), out ? &h : NULL);
+  if (out) *out = h;
   return status;
 }
 
 void p2c_event_delete(P2cEvent *e) {
-  if (!e) return;
-  release_current(e->device);
-  DRV(e->device)->cuEventDestroy(e->event);
-  mem_free(&e->device->alloc, e, sizeof *e);
+  if (e) handle_delete(e->device, HK_EVENT, e, sizeof *e);
 }
 
 P2cStatus p2c_event_record(P2cEvent *e, P2cStream *s) {

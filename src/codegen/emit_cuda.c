@@ -175,14 +175,9 @@ void emit_bitcount_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
  * order, as Python evaluates arguments. */
 void emit_selp_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   bool pure = an_expr_is_pure(e->kids[1]) && an_expr_is_pure(e->kids[2]) && an_expr_is_pure(e->kids[3]);
-  if (pure) {
-    open_paren(sb, P_COND, prec);
-    emit_expr(G, e->kids[1], sb, P_OR);
-    sb_puts(sb, " ? ");
-    emit_expr(G, e->kids[2], sb, P_COND);
-    sb_puts(sb, " : ");
-    emit_expr(G, e->kids[3], sb, P_COND);
-    close_paren(sb, P_COND, prec);
+  if (pure) {   /* the arguments as a conditional expression's condition, then and else */
+    Expr cond = {.kind = EX_IFEXP, .loc = e->loc, .ty = e->ty, .kids = e->kids + 1, .nkids = 3};
+    emit_ifexp(G, &cond, sb, prec);
     return;
   }
   const char *t[3];

@@ -104,7 +104,7 @@ static CuResult fake_mem_free(CuDevicePtr p) {
 
 static CuDriver fake_driver(void) {
   CuDriver d = {0};
-  snprintf(d.path, sizeof d.path, "fake-libcuda");
+  snprintf(d.dl.path, sizeof d.dl.path, "fake-libcuda");
   d.cuInit = fake_init;
   d.cuDriverGetVersion = fake_driver_version;
   d.cuDeviceGetCount = fake_device_count;
@@ -150,7 +150,7 @@ static void open_missing_path(void **state) {
   CuDriver drv;
   char err[1024] = "";
   assert_int_equal(cudrv_open(&drv, "/nonexistent", err, sizeof err), P2C_ERR_NO_CUDA);
-  assert_null(drv.handle);
+  assert_null(drv.dl.handle);
   assert_non_null(strstr(err, "PYK2CUDA_LIBCUDA=/nonexistent could not be loaded"));
 }
 
@@ -159,7 +159,7 @@ static void open_wrong_library(void **state) {
   CuDriver drv;
   char err[1024] = "";
   assert_int_equal(cudrv_open(&drv, "libm.so.6", err, sizeof err), P2C_ERR_NO_CUDA);
-  assert_null(drv.handle);
+  assert_null(drv.dl.handle);
   assert_non_null(strstr(err, "lacks cuInit"));
 }
 
@@ -197,7 +197,7 @@ static void toolkit_stub(void **state) {
   assert_int_equal(cudrv_info(&drv, NULL, &text, err, sizeof err), P2C_ERR_NO_CUDA);
   assert_null(text);
   cudrv_close(&drv);
-  assert_null(drv.handle);
+  assert_null(drv.dl.handle);
   cudrv_close(&drv); /* twice is harmless */
 }
 

@@ -67,7 +67,7 @@ static void lib_open_missing_path(void **state) {
   RtcLib lib;
   char err[1024] = "";
   assert_int_equal(rtc_lib_open(&lib, "/nonexistent", err, sizeof err), P2C_ERR_NO_CUDA);
-  assert_null(lib.handle);
+  assert_null(lib.dl.handle);
   assert_non_null(strstr(err, "NVRTC not found: PYK2CUDA_NVRTC=/nonexistent"));
   assert_non_null(strstr(err, "fix or unset PYK2CUDA_NVRTC"));
 }
@@ -78,7 +78,7 @@ static void lib_open_wrong_library(void **state) {
   RtcLib lib;
   char err[1024] = "";
   assert_int_equal(rtc_lib_open(&lib, "libm.so.6", err, sizeof err), P2C_ERR_NO_CUDA);
-  assert_null(lib.handle);
+  assert_null(lib.dl.handle);
   assert_non_null(strstr(err, "lacks nvrtcVersion"));
 }
 

@@ -80,9 +80,9 @@ static const DynSymbol symbols[] = {
 
 /* Binds every symbol of an open library; a missing required one is an error. */
 static P2cStatus bind_symbols(CuDriver *drv, char *err, size_t errlen) {
-  const char *missing = dynlib_bind(drv->handle, drv, symbols, sizeof symbols / sizeof symbols[0]);
+  const char *missing = dynlib_bind(drv->dl.handle, drv, symbols, sizeof symbols / sizeof symbols[0]);
   if (!missing) return P2C_OK;
-  snprintf(err, errlen, "the CUDA driver at %.300s lacks %s: update the NVIDIA driver", drv->path, missing);
+  snprintf(err, errlen, "the CUDA driver at %.300s lacks %s: update the NVIDIA driver", drv->dl.path, missing);
   return P2C_ERR_NO_CUDA;
 }
 
@@ -90,28 +90,23 @@ P2cStatus cudrv_open(CuDriver *drv, const char *override, char *err, size_t errl
   bool from_env = override && *override;
   const char *path = from_env ? override : "libcuda.so.1";
   memset(drv, 0, sizeof *drv);
-  drv->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!drv->handle) {
-    const char *why = dlerror();
+  char why[512];
+  if (!dynlib_open(&drv->dl, path, why, sizeof why)) {
     if (from_env)
       snprintf(err, errlen,
                "no CUDA driver found: PYK2CUDA_LIBCUDA=%s could not be loaded (%s): fix or unset "
                "PYK2CUDA_LIBCUDA",
-               path, why ? why : "dlopen failed");
+               path, why);
     else
       snprintf(err, errlen, "no CUDA driver found (libcuda.so.1 could not be loaded)");
     return P2C_ERR_NO_CUDA;
   }
-  snprintf(drv->path, sizeof drv->path, "%s", path);
   P2cStatus status = bind_symbols(drv, err, errlen);
   if (status != P2C_OK) cudrv_close(drv);
   return status;
 }
 
-void cudrv_close(CuDriver *drv) {
-  if (drv->handle) dlclose(drv->handle);
-  memset(drv, 0, sizeof *drv);
-}
+void cudrv_close(CuDriver *drv) { dynlib_close(&drv->dl, drv, sizeof *drv); }
 
 /* The one mutable global of this file: the process-wide driver table. A loaded driver is
  * process-wide by nature (dlopen hands every caller the same handle, and the driver keeps its
@@ -161,7 +156,7 @@ P2cStatus cudrv_init(const CuDriver *drv, int *device_count, char *err, size_t e
     snprintf(err, errlen,
              "no CUDA driver found (%.300s is the CUDA toolkit's stub library, not a driver): "
              "install the NVIDIA driver",
-             drv->path);
+             drv->dl.path);
     return P2C_ERR_NO_CUDA;
   }
   if (rc == CUDRV_ERROR_NO_DEVICE) {
@@ -232,7 +227,7 @@ static P2cStatus format_info(const CuDriver *drv, StrBuf *sb, char *err, size_t 
   status = cudrv_init(drv, &count, err, errlen);
   if (status != P2C_OK) goto cleanup;
   CU_CHECK(drv, cuDriverGetVersion(&version), err, errlen);
-  sb_printf(sb, "CUDA driver: %d.%d (%s)\n", version / 1000, version % 1000 / 10, drv->path);
+  sb_printf(sb, "CUDA driver: %d.%d (%s)\n", version / 1000, version % 1000 / 10, drv->dl.path);
   sb_printf(sb, "devices: %d\n", count);
   for (int i = 0; i < count; i++) {
     DeviceFacts facts;

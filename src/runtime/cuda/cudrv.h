@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include "pyk2cuda.h"
+#include "runtime/cuda/dynlib.h"
 
 /* ---- The driver's ABI, declared by hand ----------------------------------------------------- */
 
@@ -115,8 +116,7 @@ enum {
  * symbol bound when it differs. "Required" fields are non-NULL in every loaded table (a driver
  * without one is refused); "optional" ones may be NULL: test before calling. */
 typedef struct CuDriver {
-  void *handle;   /* from dlopen */
-  char path[512]; /* the name or path that loaded */
+  DynLib dl;      /* the library: its handle, the name or path that loaded */
 
   /* -- required: initialization, devices, errors */
   CuResult (*cuInit)(unsigned int flags);

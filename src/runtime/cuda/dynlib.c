@@ -2,8 +2,25 @@
 #include "runtime/cuda/dynlib.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+bool dynlib_open(DynLib *lib, const char *path, char *why, size_t whylen) {
+  lib->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib->handle) {
+    const char *reason = dlerror();
+    snprintf(why, whylen, "%s", reason ? reason : "dlopen failed");
+    return false;
+  }
+  snprintf(lib->path, sizeof lib->path, "%s", path);
+  return true;
+}
+
+void dynlib_close(DynLib *lib, void *table, size_t size) {
+  if (lib->handle) dlclose(lib->handle);
+  memset(table, 0, size);
+}
 
 const char *dynlib_bind(void *handle, void *table, const DynSymbol *symbols, size_t n) {
   for (size_t i = 0; i < n; i++) {

@@ -10,6 +10,19 @@
 
 #include "pyk2cuda.h"
 
+/* The head of every table: the library's handle (from dlopen) and the name or path that loaded
+ * it. */
+typedef struct DynLib {
+  void *handle;
+  char path[512];
+} DynLib;
+
+/* Loads the library at `path` into lib, which remembers the path; false with dlopen's reason
+ * in why. */
+bool dynlib_open(DynLib *lib, const char *path, char *why, size_t whylen);
+/* Unloads the library of `table` (size bytes, whose head is lib) and zeroes the table. */
+void dynlib_close(DynLib *lib, void *table, size_t size);
+
 /* One function of a table: where its pointer goes, whether a library without it is refused,
  * and the names tried in order (a versioned symbol, then an older one; NULL ends). */
 typedef struct DynSymbol {

@@ -101,9 +101,9 @@ enum { LIBRARY_NAME_COUNT = sizeof library_names / sizeof library_names[0] };
 
 /* Binds every symbol of an open library; a missing required one is an error. */
 static P2cStatus bind_symbols(RtcLib *lib, char *err, size_t errlen) {
-  const char *missing = dynlib_bind(lib->handle, lib, symbols, sizeof symbols / sizeof symbols[0]);
+  const char *missing = dynlib_bind(lib->dl.handle, lib, symbols, sizeof symbols / sizeof symbols[0]);
   if (!missing) return P2C_OK;
-  snprintf(err, errlen, "NVRTC at %.300s lacks %s: install a CUDA toolkit 12 or newer", lib->path, missing);
+  snprintf(err, errlen, "NVRTC at %.300s lacks %s: install a CUDA toolkit 12 or newer", lib->dl.path, missing);
   return P2C_ERR_NO_CUDA;
 }
 
@@ -113,13 +113,7 @@ static P2cStatus try_open(RtcLib *lib, const char *path, bool *bound_fail, char 
                           size_t errlen) {
   memset(lib, 0, sizeof *lib);
   *bound_fail = false;
-  lib->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!lib->handle) {
-    const char *why = dlerror();
-    snprintf(err, errlen, "%s", why ? why : "dlopen failed");
-    return P2C_ERR_NO_CUDA;
-  }
-  snprintf(lib->path, sizeof lib->path, "%s", path);
+  if (!dynlib_open(&lib->dl, path, err, errlen)) return P2C_ERR_NO_CUDA;
   if (bind_symbols(lib, err, errlen) != P2C_OK) {
     *bound_fail = true;
     rtc_lib_close(lib);
@@ -179,10 +173,7 @@ P2cStatus rtc_lib_open(RtcLib *lib, const char *override, char *err, size_t errl
   return P2C_ERR_NO_CUDA;
 }
 
-void rtc_lib_close(RtcLib *lib) {
-  if (lib->handle) dlclose(lib->handle);
-  memset(lib, 0, sizeof *lib);
-}
+void rtc_lib_close(RtcLib *lib) { dynlib_close(&lib->dl, lib, sizeof *lib); }
 
 /* The one mutable global of this file: the process-wide NVRTC table. A loaded library is
  * process-wide by nature (dlopen hands every caller the same handle), so one table serves every
@@ -353,7 +344,7 @@ P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res) {
   if (req->target == P2C_TARGET_CUBIN && (!lib->nvrtcGetCUBIN || !lib->nvrtcGetCUBINSize)) {
     snprintf(res->error, sizeof res->error,
              "NVRTC at %.300s cannot produce CUBIN (no nvrtcGetCUBIN): install CUDA 11.1 or newer",
-             lib->path);
+             lib->dl.path);
     return P2C_ERR_NO_CUDA;
   }
   /* PTX is compiled for the virtual architecture: with a real one NVRTC also runs ptxas and

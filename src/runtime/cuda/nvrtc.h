@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "pyk2cuda.h"
+#include "runtime/cuda/dynlib.h"
 
 /* ---- NVRTC's ABI, declared by hand ---------------------------------------------------------- */
 
@@ -35,8 +36,7 @@ enum {
  * as strings given to dlsym: nothing is exported under NVIDIA's names. Required entries are
  * non-NULL in every loaded table; optional ones may be NULL. */
 typedef struct RtcLib {
-  void *handle;   /* from dlopen */
-  char path[512]; /* the name or path that loaded */
+  DynLib dl;      /* the library: its handle, the name or path that loaded */
   /* required */
   RtcNvrtcResult (*nvrtcVersion)(int *major, int *minor);
   RtcNvrtcResult (*nvrtcCreateProgram)(RtcNvrtcProgram *prog, const char *src, const char *name,

@@ -80,10 +80,10 @@ static bool identity_from_stamp(const char *dir, const char *inputs, char *out, 
 /* The full path of the loaded library (the name dlopen was given may be a bare soname). */
 static void loaded_path(const RtcLib *lib, char *out, size_t outlen) {
   struct link_map *map = NULL;
-  if (dlinfo(lib->handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0])
+  if (dlinfo(lib->dl.handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0])
     snprintf(out, outlen, "%s", map->l_name);
   else
-    snprintf(out, outlen, "%s", lib->path);
+    snprintf(out, outlen, "%s", lib->dl.path);
 }
 
 P2cStatus rtc_identity(const char *stamp_dir, char *out, size_t outlen, char *err, size_t errlen) {
