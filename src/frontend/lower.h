@@ -91,8 +91,13 @@ typedef struct Resolved {
 const char *node_text(Lowerer *L, TSNode n, size_t *len);
 char *node_str(Lowerer *L, TSNode n);
 Loc node_loc(Lowerer *L, TSNode n);
-NodeKind node_kind(const Lowerer *L, TSNode n);
-bool node_is(const Lowerer *L, TSNode n, NodeKind kind);
+/* Inline: they run for nearly every node, from every file of the lowering. */
+static inline NodeKind node_kind(const Lowerer *L, TSNode n) {
+  TSSymbol sym = ts_node_symbol(n);
+  if (sym < L->symbols.count) return (NodeKind)L->symbols.kind[sym];
+  return sym == (TSSymbol)-1 ? K_ERROR : K_other;   /* (TSSymbol)-1 is tree-sitter's ERROR */
+}
+static inline bool node_is(const Lowerer *L, TSNode n, NodeKind kind) { return node_kind(L, n) == kind; }
 /* Whether n is a comment or a line continuation (children that carry no code). */
 bool node_is_extra(const Lowerer *L, TSNode n);
 /* Named children, skipping comments and line continuations. */
@@ -101,7 +106,9 @@ int node_kids(const Lowerer *L, TSNode n, TSNode *out, int cap);
  * Walks with a cursor: indexing children one by one costs time quadratic in their number. */
 TSNode *node_named_children(Lowerer *L, TSNode n, uint32_t *count);
 /* The child of n in field f, or a null node. */
-TSNode lower_field(const Lowerer *L, TSNode n, Field f);
+static inline TSNode lower_field(const Lowerer *L, TSNode n, Field f) {
+  return ts_node_child_by_field_id(n, L->field_ids[f]);
+}
 bool lower_enter(Lowerer *L, TSNode n);   /* depth check; false (with a diagnostic) past the limit */
 void lower_leave(Lowerer *L);
 void lower_unsupported(Lowerer *L, TSNode n, const char *what);

@@ -47,14 +47,6 @@ Loc node_loc(Lowerer *L, TSNode n) {
   return source_loc_on_row(L->c, ts_node_start_point(n).row, ts_node_start_byte(n));
 }
 
-NodeKind node_kind(const Lowerer *L, TSNode n) {
-  TSSymbol sym = ts_node_symbol(n);
-  if (sym < L->symbols.count) return (NodeKind)L->symbols.kind[sym];
-  return sym == (TSSymbol)-1 ? K_ERROR : K_other;   /* (TSSymbol)-1 is tree-sitter's ERROR */
-}
-
-bool node_is(const Lowerer *L, TSNode n, NodeKind kind) { return node_kind(L, n) == kind; }
-
 bool node_is_extra(const Lowerer *L, TSNode n) {
   NodeKind k = node_kind(L, n);
   return k == K_comment || k == K_line_continuation;
@@ -109,8 +101,6 @@ TSNode *node_named_children(Lowerer *L, TSNode n, uint32_t *count) {
   *count = k;
   return kids;
 }
-
-TSNode lower_field(const Lowerer *L, TSNode n, Field f) { return ts_node_child_by_field_id(n, L->field_ids[f]); }
 
 bool lower_enter(Lowerer *L, TSNode n) {
   if (++L->depth <= P2C_MAX_NESTING) return true;
