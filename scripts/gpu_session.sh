@@ -10,6 +10,9 @@
 # The lent GPU machines reach no package registry and have neither Debian's tree-sitter nor
 # cmocka: CARRY (default .devcarry, git-ignored) holds their headers and libraries, and wheels of
 # pkgconf and meson, so that the project builds there from source with that machine's compilers.
+# It also holds the Python package built here for CPython 3.12 (those machines' python3), with
+# PY312 (default: pyenv's 3.12.1) through meson-python, unpacked into CARRY/site, and
+# build/'s launch_c, libpyk2cuda and fake driver for the package's benchmark and tests.
 # Each step writes LOGDIR/NAME.log; LOGDIR/summary.txt has a line per step: exit code, seconds.
 # STEPS="gpu demo ..." runs only the named steps (build always runs).
 set -uo pipefail
@@ -17,7 +20,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 prepare() {
-  local dest=$1 lib=/usr/lib/x86_64-linux-gnu
+  local dest lib=/usr/lib/x86_64-linux-gnu
+  dest=$(realpath -m "$1")
   rm -rf "$dest"; mkdir -p "$dest/include" "$dest/lib" "$dest/wheels"
   cp -r /usr/include/tree_sitter /usr/include/cmocka.h "$dest/include/"
   cp "$lib/libtree-sitter.a" "$dest/lib/"
@@ -26,6 +30,18 @@ prepare() {
     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
     --platform manylinux2014_x86_64 -d "$dest/wheels" pkgconf==3.0.7.post0 meson==1.0.1
   cp -r third_party "$dest/third_party"
+  local py312=${PY312:-/root/.pyenv/versions/3.12.1/bin/python3}
+  if [ -x "$py312" ]; then
+    "$py312" -m pip wheel -q --no-deps -w "$dest/wheel312" . &&
+      mkdir -p "$dest/site" && (cd "$dest/site" && unzip -q "$dest"/wheel312/pyk2cuda-*.whl)
+    rm -rf "$dest/wheel312"
+    mkdir -p "$dest/bin"
+    cp build/bench/launch_c build/tests/libfakecuda.so "$dest/bin/" 2>/dev/null
+    cp -P build/src/libpyk2cuda.so* "$dest/bin/" 2>/dev/null
+  else
+    echo "no CPython 3.12 at $py312 (set PY312): the python step will be skipped there" >&2
+  fi
+  git rev-parse --short HEAD > "$dest/COMMIT"
   du -sh "$dest"
 }
 
@@ -139,6 +155,22 @@ sanitize() {
   return $((fails > 0))
 }
 
+# The Python package on the GPU: its pytest suite (GPU-marked tests included), the Python
+# samples, unmodified Numba scripts through `python3 -m pyk2cuda`, and the launch cost beside
+# the C API's and numba-cuda's.
+python_package() {
+  [ -d "$CARRY/site/pyk2cuda" ] || { echo "no package in $CARRY/site (see --prepare)"; return 1; }
+  export PYTHONPATH=$CARRY/site:$ROOT/tests/python LD_LIBRARY_PATH=$CARRY/bin:$LD_LIBRARY_PATH
+  export PYK2CUDA_FAKECUDA=$CARRY/bin/libfakecuda.so
+  python3 -c "import pyk2cuda; print('pyk2cuda', pyk2cuda.__version__, pyk2cuda.device_kind(), pyk2cuda._core.why())"
+  local rc=0
+  python3 -m pytest -q -p no:cacheprovider -rs tests/python || rc=1
+  for s in samples/python/*.py; do timeout 120 python3 "$s" || rc=1; done
+  for s in samples/*.py; do timeout 120 python3 -m pyk2cuda "$s" || rc=1; done
+  python3 bench/python_launch.py --device gpu --numba --launch-c "$CARRY/bin/launch_c" || rc=1
+  return $rc
+}
+
 # PTX, CUBIN resource usage and SASS of every sample kernel, for reading side by side.
 ptx_and_sass() {
   local P=build-release/tools/pyk2cuda d=$LOG/ptx
@@ -161,8 +193,8 @@ EOF
 }
 
 # Steps run in a child bash under `timeout`, so the functions and settings they use are exported.
-export -f environment build compare_demo sanitize ptx_and_sass
-export LOG CARRY PYK2CUDA_NO_INSTALL=1 PYTHONUNBUFFERED=1
+export -f environment build compare_demo sanitize ptx_and_sass python_package
+export ROOT LOG CARRY PYK2CUDA_NO_INSTALL=1 PYTHONUNBUFFERED=1
 step environment 60 environment
 use_carry
 step build 300 build || { cat "$LOG/build.log" | tail -40; exit 1; }
@@ -176,6 +208,7 @@ step sanitizer-racecheck 600 sanitize racecheck
 step sanitizer-synccheck 600 sanitize synccheck
 step bench-gpu 600 env BUILD=build-release bash bench/run_gpu.sh
 step bench-numba 600 python3 bench/numba_gpu.py
+step python-gpu 600 python_package
 step ptx-sass 300 ptx_and_sass
 step suites-other 900 meson test -C build-gpu --no-suite gpu --print-errorlogs --no-rebuild --num-processes 16
 echo; echo "== summary"; cat "$SUMMARY"
