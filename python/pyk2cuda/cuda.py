@@ -5,6 +5,10 @@ only gives them Numba's names and signatures. Where a name behaves differently f
 docs/python.md says so."""
 import contextlib
 import os
+import re
+import shutil
+import subprocess
+import tempfile
 
 from . import _core
 from ._core import Error, CompileError
@@ -59,21 +63,21 @@ class Kernel(_core._Kernel):
 
     @property
     def specializations(self):
-        return {sig: cuda for sig, cuda, _ in self._specs()}
+        return {sig: cuda for sig, cuda, _, _ in self._specs()}
 
     @property
     def signatures(self):
-        return [sig for sig, _, _ in self._specs()]
+        return [sig for sig, _, _, _ in self._specs()]
 
     def _pick(self, signature):
         specs = self._specs()
         if signature is None:
             return list(range(len(specs)))
-        for i, (sig, _, _) in enumerate(specs):
+        for i, (sig, _, _, _) in enumerate(specs):
             if sig == str(signature):
                 return [i]
         raise KeyError("no specialization %s of '%s' (it has %s)" % (signature, self.__name__,
-                                                                       [s for s, _, _ in specs]))
+                                                                       [s[0] for s in specs]))
 
     def inspect_cuda(self, signature=None):
         """The generated CUDA C: a dict {signature: text}, or one text for `signature`."""
@@ -95,6 +99,85 @@ class Kernel(_core._Kernel):
         specs = self._specs()
         got = {specs[i][0]: self._ptx(i, arch)[0] for i in self._pick(signature)}
         return got if signature is None else got[str(signature)]
+
+    def _ptxas(self, i, arch, cubin):
+        """Runs ptxas -v on specialization i's PTX; returns (its report, the CUBIN's path)."""
+        ptxas = _cuda_tool("ptxas")
+        ptx = self._ptx(i, arch)[0]
+        src = os.path.join(cubin, "k.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        out = os.path.join(cubin, "k.cubin")
+        p = subprocess.run([ptxas, "-v", "--gpu-name", arch, src, "-o", out], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise Error("ptxas rejected the PTX of %s: %s" % (self.__name__, p.stderr.strip()))
+        return p.stderr, out
+
+    def resource_usage(self, signature=None, arch=None):
+        """Per specialization, what ptxas reports for the kernel (registers, spills, stack
+        frame, shared and constant memory), compiled for `arch` (default: the GPU's, or sm_90):
+        a dict {signature: {...}}, or one dict for `signature`. Needs ptxas (CUDA toolkit)."""
+        arch = arch or _default_arch()
+        specs = self._specs()
+        got = {}
+        for i in self._pick(signature):
+            with tempfile.TemporaryDirectory() as tmp:
+                report, _ = self._ptxas(i, arch, tmp)
+            got[specs[i][0]] = _parse_ptxas(report, specs[i][3])
+        return got if signature is None else got[str(signature)]
+
+    def inspect_sass(self, signature=None, arch=None):
+        """The SASS (nvdisasm of the CUBIN ptxas makes from the PTX): a dict {signature: text}, or
+        one text. Needs ptxas and nvdisasm (CUDA toolkit)."""
+        arch = arch or _default_arch()
+        nvdisasm = _cuda_tool("nvdisasm")
+        specs = self._specs()
+        got = {}
+        for i in self._pick(signature):
+            with tempfile.TemporaryDirectory() as tmp:
+                _, cubin = self._ptxas(i, arch, tmp)
+                p = subprocess.run([nvdisasm, cubin], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise Error("nvdisasm failed on %s: %s" % (self.__name__, p.stderr.strip()))
+            got[specs[i][0]] = p.stdout
+        return got if signature is None else got[str(signature)]
+
+
+def _cuda_tool(name):
+    """A CUDA toolkit program: on PATH, else under $CUDA_HOME, $CUDA_PATH or /usr/local/cuda."""
+    found = shutil.which(name)
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if not found and root and os.access(os.path.join(root, "bin", name), os.X_OK):
+            found = os.path.join(root, "bin", name)
+    if not found:
+        raise Error("%s (CUDA toolkit) was not found on PATH or in $CUDA_HOME/bin, $CUDA_PATH/bin, "
+                    "/usr/local/cuda/bin" % name)
+    return found
+
+
+def _default_arch():
+    return _core.device_info()["arch"] if _core.device_kind() == "gpu" else "sm_90"
+
+
+def _parse_ptxas(report, symbol):
+    """ptxas -v's lines for the entry `symbol`, as numbers."""
+    usage = {"registers": 0, "spill_stores": 0, "spill_loads": 0, "stack_frame": 0, "shared": 0,
+             "constant": 0, "barriers": 0}
+    block = report.split("Compiling entry function '%s'" % symbol, 1)
+    if len(block) < 2:
+        raise Error("ptxas reported nothing for the entry '%s'" % symbol)
+    text = block[1].split("Compiling entry function", 1)[0]
+    for key, pattern in (("stack_frame", r"(\d+) bytes stack frame"),
+                         ("spill_stores", r"(\d+) bytes spill stores"),
+                         ("spill_loads", r"(\d+) bytes spill loads"),
+                         ("registers", r"Used (\d+) registers"),
+                         ("barriers", r"used (\d+) barriers"),
+                         ("shared", r"(\d+) bytes smem"),
+                         ("constant", r"(\d+) bytes cmem\[0\]")):
+        m = re.search(pattern, text)
+        if m:
+            usage[key] = int(m.group(1))
+    return usage
 
 
 class DeviceFunction:
@@ -203,6 +286,12 @@ def pinned(*arrays):
     """Numba page-locks the arrays for the block; here copies from them are synchronous and
     correct either way (use pinned_array for asynchronous copies)."""
     yield
+
+
+def as_cuda_array(obj, sync=True):
+    """A device array viewing a GPU array of another library (CuPy, PyTorch) through its
+    __cuda_array_interface__, without a copy (GPU only)."""
+    return _core.as_device_array(obj)
 
 
 def is_cuda_array(obj):

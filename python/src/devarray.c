@@ -242,8 +242,21 @@ static PyObject *da_copy_to_device(DeviceArray *d, PyObject *args, PyObject *kw)
       memmove(d->host, src->host, d->span);
       Py_RETURN_NONE;
     }
-    P2cStatus st = d->span ? p2c_buffer_copy(d->a.buffer, 0, src->a.buffer, 0, d->span, s) : P2C_OK;
-    if (st != P2C_OK) return raise_device(d->st, st);
+    if (d->a.buffer && src->a.buffer) {
+      P2cStatus st = d->span ? p2c_buffer_copy(d->a.buffer, 0, src->a.buffer, 0, d->span, s) : P2C_OK;
+      if (st != P2C_OK) return raise_device(d->st, st);
+      Py_RETURN_NONE;
+    }
+    /* A view of another library's memory has no P2cBuffer: through the host. */
+    PyObject *tmp = devarray_to_numpy(src, s);
+    if (!tmp) return NULL;
+    ary = tmp;
+    Py_buffer view = {0};
+    P2cHostArray h2;
+    int r = host_buffer(d->st, ary, false, &view, &h2) < 0 ? -1 : copy_host(d, &h2, s, true);
+    if (view.obj) PyBuffer_Release(&view);
+    Py_DECREF(tmp);
+    if (r < 0) return NULL;
     Py_RETURN_NONE;
   }
   Py_buffer view;
@@ -497,7 +510,39 @@ static PyObject *f_host_buffer(PyObject *mod, PyObject *arg) {
   return (PyObject *)b;
 }
 
+/* as_device_array(obj): a device array viewing the memory of an object with
+ * __cuda_array_interface__ (CuPy, PyTorch), without a copy; it keeps `obj` alive. */
+static PyObject *f_as_device_array(PyObject *mod, PyObject *obj) {
+  State *st = PyModule_GetState(mod);
+  if (is_device_array(st, obj)) return Py_NewRef(obj);
+  if (state_device(st) < 0) return NULL;
+  if (st->kind != DEV_GPU)
+    return PyErr_Format(st->Error, "as_cuda_array: GPU arrays need the GPU (%s)", st->why);
+  Arg a;
+  if (arg_from_object(st, obj, "obj", &a) < 0) return NULL;
+  if (!a.v.device_array) {
+    arg_release(&a);
+    return PyErr_Format(PyExc_TypeError, "as_cuda_array: %.100s has no __cuda_array_interface__",
+                        Py_TYPE(obj)->tp_name);
+  }
+  DeviceArray *d = PyObject_GC_New(DeviceArray, st->DeviceArray);
+  if (!d) return NULL;
+  d->st = st;
+  d->module = Py_NewRef(st->module);
+  d->owner = Py_NewRef(obj);
+  d->host = NULL;
+  d->weakrefs = NULL;
+  d->on_gpu = true;
+  d->a = a.dev;
+  d->a.buffer = NULL;  /* a view: the owner frees the memory */
+  arg_release(&a);
+  span_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides, &d->span, &d->offset);
+  PyObject_GC_Track(d);
+  return (PyObject *)d;
+}
+
 PyMethodDef devarray_functions[] = {
+    {"as_device_array", f_as_device_array, METH_O, "as_device_array(obj): a view of a GPU array"},
     {"device_array", f_device_array, METH_VARARGS, "device_array(shape, typechar, order='C')"},
     {"to_device", f_to_device, METH_VARARGS, "to_device(ary, stream=None)"},
     {"host_buffer", f_host_buffer, METH_O, "host_buffer(nbytes): memory for pinned arrays"},

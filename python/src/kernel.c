@@ -542,7 +542,7 @@ static PyObject *kernel_forall(Kernel *k, PyObject *args, PyObject *kw) {
   return l;
 }
 
-/* [(signature, CUDA C, types dump)] of every specialization. */
+/* [(signature, CUDA C, types dump, symbol)] of every specialization. */
 static PyObject *kernel_specs(Kernel *k, PyObject *unused) {
   PyObject *list = PyList_New((Py_ssize_t)k->nspecs);
   for (size_t i = 0; list && i < k->nspecs; i++) {
@@ -550,7 +550,8 @@ static PyObject *kernel_specs(Kernel *k, PyObject *unused) {
     size_t len;
     const char *cuda = p2c_module_cuda(s->m, &len);
     const char *types = p2c_module_dump(s->m, "types");
-    PyObject *t = Py_BuildValue("(sss)", s->info.signature, cuda ? cuda : "", types ? types : "");
+    PyObject *t = Py_BuildValue("(ssss)", s->info.signature, cuda ? cuda : "", types ? types : "",
+                                s->info.symbol);
     if (!t) Py_CLEAR(list);
     else PyList_SET_ITEM(list, (Py_ssize_t)i, t);
   }
@@ -574,7 +575,7 @@ static PyObject *kernel_ptx(Kernel *k, PyObject *args) {
 static PyMethodDef kernel_methods[] = {
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,
      "forall(ntasks, tpb=256, stream=0, sharedmem=0): a launcher over ntasks threads"},
-    {"_specs", (PyCFunction)kernel_specs, METH_NOARGS, "[(signature, cuda, types)]"},
+    {"_specs", (PyCFunction)kernel_specs, METH_NOARGS, "[(signature, cuda, types, symbol)]"},
     {"_ptx", (PyCFunction)kernel_ptx, METH_VARARGS, "(ptx, nvrtc log) of a specialization"},
     {NULL, NULL, 0, NULL},
 };

@@ -51,6 +51,16 @@ class Foreign:
 K.accumulate[4, 256](Foreign(d_x), cuda.to_device(np.full(n, 2, np.int64)))
 assert np.array_equal(d_x.copy_to_host(), x + 3)
 
+# as_cuda_array: a view without a copy, which keeps its owner alive
+view = cuda.as_cuda_array(Foreign(d_x))
+assert view.shape == (n,) and view.dtype == np.int64
+assert np.array_equal(view.copy_to_host(), x + 3)
+d_y = cuda.device_array_like(view)
+d_y.copy_to_device(view)
+assert np.array_equal(d_y.copy_to_host(), x + 3)
+view.copy_to_device(np.zeros(n, np.int64))
+assert np.array_equal(d_x.copy_to_host(), np.zeros(n))
+
 # round trips of other shapes and orders
 m = np.asfortranarray(np.arange(12.0).reshape(3, 4))
 assert np.array_equal(cuda.to_device(m).copy_to_host(), m)

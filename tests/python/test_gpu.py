@@ -40,6 +40,8 @@ def test_cupy_arrays_in_and_out():
     cp.testing.assert_array_equal(view, cp.arange(10))
     view += 1
     np.testing.assert_array_equal(d.copy_to_host(), np.arange(10) + 1)
+    wrapped = cuda.as_cuda_array(out)  # CuPy's memory as a pyk2cuda device array, no copy
+    np.testing.assert_array_equal(wrapped.copy_to_host(), cp.asnumpy(out))
 
 
 def test_torch_tensors_in_and_out():

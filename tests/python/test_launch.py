@@ -155,3 +155,44 @@ def test_inspection():
     K.scale_f32.inspect_types(file=f)
     assert "float32" in f.getvalue()
     assert K.scale_f32.specializations.keys() == cu.keys()
+
+
+def _tool(name):
+    from pyk2cuda.cuda import _cuda_tool
+    try:
+        return _cuda_tool(name)
+    except pyk2cuda.Error as e:
+        assert name in str(e) and "not found" in str(e)
+        return None
+
+
+def test_resource_usage_from_ptxas():
+    x = np.ones(1000, np.float32)
+    K.block_sums[8, K.TPB](x, np.zeros(8, np.float32))
+    if _tool("ptxas") is None:
+        with pytest.raises(pyk2cuda.Error, match="ptxas"):
+            K.block_sums.resource_usage()
+        return
+    usage = K.block_sums.resource_usage(arch="sm_90")
+    u = usage["void(float32[::1], float32[::1])"]
+    assert u["shared"] == 4 * K.TPB      # cuda.shared.array(TPB, float32)
+    assert u["registers"] > 0 and u["barriers"] >= 1
+    assert u["spill_stores"] == 0 and u["spill_loads"] == 0
+
+
+def test_inspect_sass_needs_nvdisasm():
+    x = np.zeros(8, np.float32)
+    K.scale_f32[1, 8](x, 1)
+    if _tool("nvdisasm") is None or _tool("ptxas") is None:
+        with pytest.raises(pyk2cuda.Error, match="not found"):
+            K.scale_f32.inspect_sass()
+        return
+    sass = K.scale_f32.inspect_sass("void(float32[::1], float32)", arch="sm_90")
+    assert "scale_f32" in sass and "EXIT" in sass
+
+
+def test_inspect_asm_is_ptx():
+    x = np.zeros(8, np.float32)
+    K.scale_f32[1, 8](x, 1)
+    ptx = K.scale_f32.inspect_asm("void(float32[::1], float32)", arch="sm_75")
+    assert ".entry scale_f32" in ptx and ".target sm_75" in ptx
