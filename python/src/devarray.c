@@ -13,6 +13,8 @@
 
 bool is_device_array(State *st, PyObject *o) { return Py_TYPE(o) == st->DeviceArray; }
 
+static PyObject *int_tuple(const int64_t *v, int n);
+
 /* The bytes an array's elements span, and the offset of element [0, ...] in them. */
 static void span_of(P2cScalarType t, int ndim, const int64_t *shape, const int64_t *strides,
                     size_t *span, size_t *offset) {
@@ -94,7 +96,7 @@ static DeviceArray *devarray_alloc(State *st, P2cScalarType t, int ndim, const i
 static int copy_host(DeviceArray *d, P2cHostArray *h, P2cStream *stream, bool to_device) {
   if (!d->span) return 0;
   if (!d->on_gpu) {
-    char *dev = (char *)d->host;
+    char *dev = (char *)(uintptr_t)d->a.data - d->offset;  /* the span's start (views too) */
     char *host = (char *)h->data - d->offset;
     memmove(to_device ? dev : host, to_device ? host : dev, d->span);
     return 0;
@@ -163,6 +165,36 @@ static PyObject *incompatible(const DeviceArray *d, const P2cHostArray *h) {
                       p2c_scalar_name(d->a.dtype), d->a.ndim, p2c_scalar_name(h->dtype), h->ndim);
 }
 
+/* A non-contiguous view: its span copied to a bytes object, read by numpy.ndarray with the
+ * view's strides, and copied again into a C-ordered array. */
+static PyObject *strided_to_numpy(DeviceArray *d, P2cStream *stream) {
+  PyObject *np = state_numpy(d->st), *dtype = state_dtype(d->st, d->a.dtype);
+  if (!np || !dtype) return NULL;
+  PyObject *bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)d->span);
+  if (!bytes) return NULL;
+  P2cHostArray h = devarray_host_view(d);
+  h.data = PyBytes_AS_STRING(bytes) + d->offset;
+  PyObject *r = NULL;
+  if (copy_host(d, &h, stream, false) == 0) {
+    PyObject *shape = int_tuple(d->a.shape, d->a.ndim), *strides = int_tuple(d->a.strides, d->a.ndim);
+    PyObject *kw = shape && strides ? Py_BuildValue("{s:O,s:O,s:O,s:n,s:O}", "shape", shape, "dtype", dtype,
+                                                    "buffer", bytes, "offset", (Py_ssize_t)d->offset,
+                                                    "strides", strides) : NULL;
+    PyObject *nd = PyObject_GetAttrString(np, "ndarray");
+    PyObject *empty = PyTuple_New(0);
+    PyObject *v = kw && nd && empty ? PyObject_Call(nd, empty, kw) : NULL;
+    r = v ? PyObject_CallMethod(v, "copy", NULL) : NULL;
+    Py_XDECREF(v);
+    Py_XDECREF(empty);
+    Py_XDECREF(nd);
+    Py_XDECREF(kw);
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+  }
+  Py_DECREF(bytes);
+  return r;
+}
+
 PyObject *devarray_to_numpy(DeviceArray *d, P2cStream *stream) {
   PyObject *np = state_numpy(d->st);
   PyObject *dtype = state_dtype(d->st, d->a.dtype);
@@ -171,7 +203,12 @@ PyObject *devarray_to_numpy(DeviceArray *d, P2cStream *stream) {
   for (int k = 0; shape && k < d->a.ndim; k++)
     PyTuple_SET_ITEM(shape, k, PyLong_FromLongLong(d->a.shape[k]));
   if (!shape) return NULL;
-  char order = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides) == 'F' ? 'F' : 'C';
+  char layout = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides);
+  if (layout == 'A') {
+    Py_DECREF(shape);
+    return strided_to_numpy(d, stream);
+  }
+  char order = layout == 'F' ? 'F' : 'C';
   PyObject *out = PyObject_CallMethod(np, "empty", "OOs#", shape, dtype, &order, (Py_ssize_t)1);
   Py_DECREF(shape);
   if (!out) return NULL;
@@ -239,7 +276,7 @@ static PyObject *da_copy_to_device(DeviceArray *d, PyObject *args, PyObject *kw)
     P2cHostArray h = devarray_host_view(src);
     if (!same_layout(d, &h)) return incompatible(d, &h);
     if (!d->on_gpu) {
-      memmove(d->host, src->host, d->span);
+      memmove((char *)(uintptr_t)d->a.data - d->offset, (char *)(uintptr_t)src->a.data - src->offset, d->span);
       Py_RETURN_NONE;
     }
     if (d->a.buffer && src->a.buffer) {
@@ -336,6 +373,86 @@ static PyObject *da_repr(DeviceArray *d) {
   return r;
 }
 
+/* A view of `d` with the given shape, strides and first element (memory owned by `d`). */
+static PyObject *make_view(DeviceArray *d, int ndim, const int64_t *shape, const int64_t *strides,
+                           uint64_t data) {
+  DeviceArray *v = PyObject_GC_New(DeviceArray, d->st->DeviceArray);
+  if (!v) return NULL;
+  v->st = d->st;
+  v->module = Py_NewRef(d->module);
+  v->owner = Py_NewRef(d->owner ? d->owner : (PyObject *)d);
+  v->host = NULL;
+  v->weakrefs = NULL;
+  v->on_gpu = d->on_gpu;
+  memset(&v->a, 0, sizeof v->a);
+  v->a.dtype = d->a.dtype;
+  v->a.ndim = ndim;
+  memcpy(v->a.shape, shape, sizeof(int64_t) * (size_t)ndim);
+  memcpy(v->a.strides, strides, sizeof(int64_t) * (size_t)ndim);
+  v->a.data = data;
+  span_of(v->a.dtype, ndim, shape, strides, &v->span, &v->offset);
+  PyObject_GC_Track(v);
+  return (PyObject *)v;
+}
+
+/* One element, read to the host as a NumPy scalar. */
+static PyObject *read_scalar(DeviceArray *d, uint64_t data) {
+  int64_t one = 1, stride = (int64_t)p2c_scalar_size(d->a.dtype);
+  DeviceArray *v = (DeviceArray *)make_view(d, 1, &one, &stride, data);
+  if (!v) return NULL;
+  PyObject *arr = devarray_to_numpy(v, NULL);
+  Py_DECREF(v);
+  PyObject *r = arr ? PySequence_GetItem(arr, 0) : NULL;
+  Py_XDECREF(arr);
+  return r;
+}
+
+/* d[i, j:k:s, ...]: ints and slices, as NumPy's basic indexing; all ints give a scalar. */
+static PyObject *da_subscript(DeviceArray *d, PyObject *key) {
+  PyObject *t = PyTuple_Check(key) ? Py_NewRef(key) : PyTuple_Pack(1, key);
+  if (!t) return NULL;
+  Py_ssize_t n = PyTuple_GET_SIZE(t);
+  int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM];
+  int nd = 0;
+  int64_t offset = 0;
+  PyObject *r = NULL;
+  if (n > d->a.ndim) {
+    PyErr_Format(PyExc_IndexError, "too many indices: the array has %d dimensions", d->a.ndim);
+    goto done;
+  }
+  for (int k = 0; k < d->a.ndim; k++) {
+    PyObject *ix = k < n ? PyTuple_GET_ITEM(t, k) : NULL;
+    int64_t ext = d->a.shape[k], st = d->a.strides[k];
+    if (ix && PyIndex_Check(ix)) {
+      Py_ssize_t i = PyNumber_AsSsize_t(ix, PyExc_IndexError);
+      if (i == -1 && PyErr_Occurred()) goto done;
+      if (i < 0) i += ext;
+      if (i < 0 || i >= ext) {
+        PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for axis %d with size %lld",
+                     i < 0 ? i - ext : i, k, (long long)ext);
+        goto done;
+      }
+      offset += i * st;
+    } else if (!ix || PySlice_Check(ix)) {
+      Py_ssize_t start = 0, stop = ext, step = 1;
+      if (ix && PySlice_Unpack(ix, &start, &stop, &step) < 0) goto done;
+      Py_ssize_t len = PySlice_AdjustIndices((Py_ssize_t)ext, &start, &stop, step);
+      offset += start * st;
+      shape[nd] = len;
+      strides[nd++] = st * step;
+    } else {
+      PyErr_Format(PyExc_TypeError, "device arrays take ints and slices as indices, got %.100s",
+                   Py_TYPE(ix)->tp_name);
+      goto done;
+    }
+  }
+  uint64_t data = d->a.data + (uint64_t)offset;
+  r = nd == 0 ? read_scalar(d, data) : make_view(d, nd, shape, strides, data);
+done:
+  Py_DECREF(t);
+  return r;
+}
+
 static PyMethodDef da_methods[] = {
     {"copy_to_host", (PyCFunction)(void (*)(void))da_copy_to_host, METH_VARARGS | METH_KEYWORDS,
      "copy_to_host(ary=None, stream=0): a NumPy copy, or a copy into `ary`"},
@@ -371,6 +488,7 @@ static PyType_Slot da_slots[] = {
     {Py_tp_members, da_members},
     {Py_tp_repr, da_repr},
     {Py_mp_length, da_len},
+    {Py_mp_subscript, da_subscript},
     {Py_tp_doc, "An array in device memory (on the simulator: host memory the array owns)."},
     {0, NULL},
 };

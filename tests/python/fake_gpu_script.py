@@ -61,6 +61,13 @@ assert np.array_equal(d_y.copy_to_host(), x + 3)
 view.copy_to_device(np.zeros(n, np.int64))
 assert np.array_equal(d_x.copy_to_host(), np.zeros(n))
 
+# indexing on the GPU: views of device memory and scalars read back
+g = cuda.to_device(np.arange(20, dtype=np.int64).reshape(4, 5))
+assert g[2, 3] == 13 and g[-1, -1] == 19
+assert np.array_equal(g[1:3, ::2].copy_to_host(), np.arange(20).reshape(4, 5)[1:3, ::2])
+K.accumulate[1, 32](g[1], np.full(5, 100, np.int64))
+assert np.array_equal(g.copy_to_host()[1], np.arange(5, 10) + 100)
+
 # round trips of other shapes and orders
 m = np.asfortranarray(np.arange(12.0).reshape(3, 4))
 assert np.array_equal(cuda.to_device(m).copy_to_host(), m)

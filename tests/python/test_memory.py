@@ -100,3 +100,36 @@ def test_select_after_choice_is_refused():
     other = "gpu" if kind == "sim" else "sim"
     with pytest.raises(pyk2cuda.Error, match="already chosen"):
         pyk2cuda.select(other)
+
+
+def test_indexing_gives_views_and_scalars():
+    import kernels as K
+    a = np.arange(24, dtype=np.float64).reshape(4, 6)
+    d = cuda.to_device(a)
+    assert d[1, 2] == a[1, 2] and d[-1, -1] == 23 and isinstance(d[0, 0], np.float64)
+    v = d[1:3]
+    assert v.shape == (2, 6) and v.is_c_contiguous()
+    np.testing.assert_array_equal(v.copy_to_host(), a[1:3])
+    s = d[:, ::2]
+    assert s.shape == (4, 3) and s.strides == (48, 16) and not s.is_c_contiguous()
+    np.testing.assert_array_equal(s.copy_to_host(), a[:, ::2])
+    np.testing.assert_array_equal(d[::-1, 1].copy_to_host(), a[::-1, 1])
+    np.testing.assert_array_equal(d[3:1:-1, 4:].copy_to_host(), a[3:1:-1, 4:])
+    # a kernel writing a view writes the parent; so does a copy into a view
+    K.scale_inplace[1, 32](d[2], 10.0)
+    K.scale_inplace[1, 32](d[:, 0], -1.0)
+    expected = a.copy()
+    expected[2] *= 10
+    expected[:, 0] *= -1
+    np.testing.assert_array_equal(d.copy_to_host(), expected)
+    v.copy_to_device(np.zeros((2, 6)))
+    expected[1:3] = 0
+    np.testing.assert_array_equal(d.copy_to_host(), expected)
+    del d   # the views keep the memory alive
+    np.testing.assert_array_equal(s.copy_to_host(), expected[:, ::2])
+    with pytest.raises(IndexError, match="out of bounds"):
+        v[2, 0]
+    with pytest.raises(IndexError, match="too many indices"):
+        v[0, 0, 0]
+    with pytest.raises(TypeError, match="ints and slices"):
+        v["x"]
