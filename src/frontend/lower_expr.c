@@ -329,19 +329,42 @@ static Expr *make_node(Lowerer *L, ExprKind kind, TSNode n, Expr **kids, int nki
   return e;
 }
 
-static Expr *lower_binary(Lowerer *L, TSNode n) {
+/* One binary operator node whose left operand is already lowered. */
+static Expr *lower_binary_step(Lowerer *L, TSNode n, Expr *left) {
   TSNode opn = lower_field(L, n, F_operator);
   Op op;
+  Expr *right = lower_expr(L, lower_field(L, n, F_right));
   if (!op_from_text(ts_node_type(opn), &op) || op >= OP_NEG) {
     diag_error(L->c, node_loc(L, opn), "E-unsupported", "operator '%s' is not supported",
                ts_node_type(opn));
     return NULL;
   }
-  Expr *kids[2] = {lower_expr(L, lower_field(L, n, F_left)),
-                   lower_expr(L, lower_field(L, n, F_right))};
+  Expr *kids[2] = {left, right};
   Expr *e = make_node(L, EX_BINARY, n, kids, 2);
   if (e) e->op = op;
   return e;
+}
+
+/* a[0] + a[1] - a[2] + ...: the CST nests binary operators to the left, one level per term.
+ * The left spine is walked in a loop and counts as one level of nesting (each right operand
+ * nests as usual): a stencil written out term by term is not deep nesting. The AST keeps one
+ * left-deep EX_BINARY per operator; the later phases' recursion along a chain is bounded by
+ * P2C_MAX_CHAIN operators. */
+static Expr *lower_binary(Lowerer *L, TSNode n) {
+  VEC(TSNode) spine = {0};
+  TSNode cur = n;
+  for (; node_is(L, cur, K_binary_operator); cur = lower_field(L, cur, F_left)) {
+    if (spine.len == P2C_MAX_CHAIN) {
+      diag_error(L->c, node_loc(L, n), "E-too-many",
+                 "a chain of more than %d binary operators is not supported (split it with a variable)",
+                 P2C_MAX_CHAIN);
+      return NULL;
+    }
+    vec_push(L->a, &spine, cur);
+  }
+  Expr *acc = lower_expr(L, cur);
+  for (size_t i = spine.len; i-- > 0;) acc = lower_binary_step(L, spine.items[i], acc);
+  return acc;
 }
 
 static Expr *lower_unary(Lowerer *L, TSNode n) {

@@ -752,11 +752,19 @@ static void deeply_nested_unary_minus_is_refused(void **state) {
   assert_true(has_diag(state, "E-too-deep"));
 }
 
+/* A left-associative chain is one level of nesting, up to P2C_MAX_CHAIN operators. */
 static void long_operator_chain_is_refused(void **state) {
   char *src = kernel_with_body("a[0] + ", "1", "", 20000);
   assert_false(lower(state, src));
   free(src);
-  assert_true(has_diag(state, "E-too-deep"));
+  assert_true(has_diag(state, "E-too-many"));
+  assert_false(has_diag(state, "E-too-deep"));
+}
+
+static void operator_chain_within_the_limit_lowers(void **state) {
+  char *src = kernel_with_body("a[0] - ", "1", "", P2C_MAX_CHAIN);
+  assert_true(lower(state, src));
+  free(src);
 }
 
 static char *nested_ifs(int n) {
@@ -1174,7 +1182,7 @@ int main(void) {
       T(break_outside_loop_is_reported),
       T(deeply_nested_parens_are_refused),
       T(deeply_nested_unary_minus_is_refused),
-      T(long_operator_chain_is_refused),
+      T(long_operator_chain_is_refused), T(operator_chain_within_the_limit_lowers),
       T(nested_ifs_past_the_limit_are_refused),
       T(two_thousand_nested_ifs_do_not_crash),
       T(long_elif_chain_does_not_crash),
