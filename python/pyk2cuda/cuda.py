@@ -15,7 +15,7 @@ from ._core import Error, CompileError
 
 # Options of numba.cuda.jit that change nothing here (docs/python.md says why for each).
 _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath",
-                    "forceinline", "link", "extensions", "lto"}
+                    "forceinline", "link", "lto"}
 
 
 def _source_of(func):

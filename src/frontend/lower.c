@@ -147,8 +147,11 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
   f->sigs = sigs;
 }
 
+/* Options of numba.cuda.jit that change nothing in the translation (docs/python.md: the Python
+ * package accepts the same ones; debug and boundscheck turn on bounds checking there). */
 static const char *const ignored_jit_options[] = {"fastmath", "debug", "lineinfo", "cache",
-                                                  "opt", "inline", "link", NULL};
+                                                  "opt", "inline", "link", "max_registers",
+                                                  "boundscheck", "forceinline", "lto", NULL};
 
 static bool is_ignored_option(const char *name) {
   for (int i = 0; ignored_jit_options[i]; i++)
@@ -156,14 +159,23 @@ static bool is_ignored_option(const char *name) {
   return false;
 }
 
-/* device=True / device=False */
+/* An int literal's truth: some digit other than 0 (past a 0x/0o/0b prefix; '_' separates). */
+static bool int_literal_true(const char *t) {
+  if (t[0] == '0' && t[1] && strchr("xXoObB", t[1])) t += 2;
+  for (; *t; t++)
+    if (*t != '0' && *t != '_') return true;
+  return false;
+}
+
+/* device=...: read as Numba reads it, by its truth: True, False, None or an int literal. */
 static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
   char *name = node_str(L, lower_field(L, kw, F_name));
   TSNode val = lower_field(L, kw, F_value);
   if (strcmp(name, "device") == 0) {
-    if (node_is(L, val, K_true)) f->kind = FN_DEVICE;
-    else if (!node_is(L, val, K_false))
-      diag_error(L->c, node_loc(L, val), "E-decorator", "device= must be True or False");
+    if (node_is(L, val, K_true) || (node_is(L, val, K_integer) && int_literal_true(node_str(L, val))))
+      f->kind = FN_DEVICE;
+    else if (!node_is(L, val, K_false) && !node_is(L, val, K_integer) && strcmp(node_str(L, val), "None") != 0)
+      diag_error(L->c, node_loc(L, val), "E-decorator", "device= must be True, False, None or an int literal");
   } else if (!is_ignored_option(name)) {
     diag_error(L->c, node_loc(L, kw), "E-decorator", "unsupported option '%s' of cuda.jit", name);
   }

@@ -110,3 +110,16 @@ def vmul_add(a, b):
 @numba.vectorize(['int64(int64)'], target='cuda')
 def vsquare(a):
     return a * a
+
+
+# device= is read by its truth, as Numba reads it; options that change nothing are accepted.
+@cuda.jit(device=1)
+def plus_one(v):
+    return v + 1
+
+
+@cuda.jit(device=0, max_registers=32, lineinfo=True, fastmath=False)
+def apply_plus_one(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = plus_one(x[i])

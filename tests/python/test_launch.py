@@ -196,3 +196,11 @@ def test_inspect_asm_is_ptx():
     K.scale_f32[1, 8](x, 1)
     ptx = K.scale_f32.inspect_asm("void(float32[::1], float32)", arch="sm_75")
     assert ".entry scale_f32" in ptx and ".target sm_75" in ptx
+
+
+def test_device_keyword_by_truth_and_ignored_options():
+    x = np.arange(10, dtype=np.int64)
+    K.apply_plus_one[1, 32](x)
+    np.testing.assert_array_equal(x, np.arange(10) + 1)
+    assert isinstance(K.plus_one, cuda.DeviceFunction)
+    assert isinstance(K.apply_plus_one, cuda.Kernel)

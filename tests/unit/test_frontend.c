@@ -580,10 +580,28 @@ static void signature_string_location_is_inside_the_quotes(void **state) {
 static void unknown_jit_option_is_reported(void **state) {
   assert_false(lower(state,
                      "from numba import cuda\n"
-                     "@cuda.jit(max_registers=32)\n"
+                     "@cuda.jit(bogus_option=32)\n"
                      "def k(a):\n"
                      "    pass\n"));
   expect_first_diag(state, "E-decorator", 2, 11);
+}
+
+/* device= by its truth, as Numba reads it; options Numba accepts that change nothing pass. */
+static void device_keyword_is_read_by_truth(void **state) {
+  lower_ok(state,
+           "from numba import cuda\n"
+           "@cuda.jit(device=1)\n"
+           "def d1(a):\n"
+           "    return a\n"
+           "@cuda.jit(device=0x0, max_registers=32, lto=False)\n"
+           "def k0(a):\n"
+           "    pass\n"
+           "@cuda.jit(device=None)\n"
+           "def k1(a):\n"
+           "    pass\n");
+  assert_int_equal(func(state, "d1")->kind, FN_DEVICE);
+  assert_true(func(state, "k0")->kind != FN_DEVICE);
+  assert_true(func(state, "k1")->kind != FN_DEVICE);
 }
 
 static void parameters_are_the_first_vars(void **state) {
@@ -1173,6 +1191,7 @@ int main(void) {
       T(decorator_forms),
       T(signature_string_location_is_inside_the_quotes),
       T(unknown_jit_option_is_reported),
+      T(device_keyword_is_read_by_truth),
       T(parameters_are_the_first_vars),
       T(augmented_assignment_desugars),
       T(elif_chains_nest_in_orelse),
