@@ -250,6 +250,21 @@ def case_notes_no_kernel(bin_, d):
                        "script.py:4:1: note: host code is not run")
 
 
+def case_hostile_launches(bin_, d):
+    """Launch configurations past CUDA's limits end with a message, never a crash."""
+    cases = [(["--grid", "1", "--block", "2048"], 3, "exceeds CUDA's limits"),
+             (["--grid", "1", "--block", "1", "--shared", "100000000"], 3, "dynamic shared memory exceed"),
+             (["--grid", "0", "--block", "1"], 2, "bad --grid"),
+             (["--grid", "1", "--block", "1,1,1,1"], 2, "bad --block"),
+             (["--grid", "4294967296", "--block", "1"], 2, "bad --grid")]
+    for flags, want_rc, msg in cases:
+        rc, err = run(bin_, d, ["put", "--device", "sim"] + flags + ["zeros:float64[1]", "3"])
+        problem = expect(rc, err, want_rc, msg)
+        if problem:
+            return f"{' '.join(flags)}: {problem}"
+    return None
+
+
 def case_source_limit(bin_, d):
     """/dev/zero is refused after 16 MiB and one byte, not read to 2 GiB."""
     for cmd in (["check", "/dev/zero"], ["run", "/dev/zero", "k", "--grid", "1", "--block", "1"]):
