@@ -26,7 +26,7 @@ def test_runner_on_one_module(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     with open(tmp_path / "results.json") as f:
-        res = json.load(f)["test_idiv"]
+        res = json.load(f)["results"]["test_idiv"]
     sim, pk = res["sim"]["tests"], res["pyk2cuda"]["tests"]
     # Numba's simulator passes both tests of the module (the reference the runner compares to).
     assert sorted(o for o, _ in sim.values()) == ["pass", "pass"], sim
