@@ -57,9 +57,22 @@ def _sig_for(name, sig):
     return name + (sig[i:] if i >= 0 else "(" + sig + ")")
 
 
+def _launch_nothing(*args):
+    """forall(0)'s launcher: no threads, so no launch."""
+
+
 class Kernel(_core._Kernel):
     """A @cuda.jit kernel: `kern[grid, block](args)`, `kern[grid, block, stream, sharedmem]`,
     `kern.forall(n)(args)`."""
+
+    def forall(self, ntasks, *args, **kw):
+        """A launcher over ntasks threads. As in Numba, forall(0) launches nothing (a launch of
+        no blocks would be an error) and a negative count is a ValueError when it is created."""
+        if ntasks < 0:
+            raise ValueError("Can't create ForAll with negative task count: %d" % ntasks)
+        if ntasks == 0:
+            return _launch_nothing
+        return super().forall(ntasks, *args, **kw)
 
     @property
     def specializations(self):

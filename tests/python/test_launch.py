@@ -136,6 +136,18 @@ def test_forall():
     np.testing.assert_array_equal(out, np.arange(1000))
 
 
+def test_forall_of_no_tasks_launches_nothing():
+    # Numba: forall(0) is a launcher that runs nothing; a negative count is a ValueError with
+    # its message (numba/cuda/tests/cudapy/test_forall.py checks both).
+    out = np.full(10, -1, np.int64)
+    K.index_of_thread.forall(0)(out)
+    assert (out == -1).all()
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count: -1"):
+        K.index_of_thread.forall(-1)
+    K.index_of_thread.forall(3)(out)
+    np.testing.assert_array_equal(out[:4], [0, 1, 2, -1])
+
+
 def test_many_launches_reuse_the_specialization():
     x = np.zeros(16, np.int64)
     for _ in range(200):
