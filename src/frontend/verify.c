@@ -36,8 +36,14 @@ static void verify_call(Verify *v, const Expr *e) {
     return;
   }
   const Expr *callee = e->kids[0];
-  if (callee->kind == EX_ATTR) verify_expr(v, callee);
-  else if (callee->kind != EX_FUNC && callee->kind != EX_BUILTIN) bad(v, callee->loc, "a callee that is not a name");
+  if (callee->kind == EX_ATTR) {
+    verify_expr(v, callee);
+  } else if (callee->kind != EX_FUNC && callee->kind != EX_BUILTIN) {
+    /* Calling a value (a function passed as an argument) is the user's error, which typeinfer
+     * reports (E-not-callable): only a typed AST must not hold such a call. */
+    if (v->stage >= AST_TYPED) bad(v, callee->loc, "a callee that is not a name");
+    else verify_expr(v, callee);
+  }
   for (int i = 1; i < e->nkids && v->ok; i++) verify_expr(v, e->kids[i]);
   for (int i = 0; i < e->nkeywords && v->ok; i++) verify_expr(v, e->keywords[i].value);
   if (v->stage >= AST_TYPED && callee->kind == EX_FUNC && !e->func) bad(v, e->loc, "a device call without its specialization");
