@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds pyk2cuda and runs every sample: on the GPU when one is there, else on the CPU
 # simulator. Shows the generated CUDA C of one kernel and the results of each run.
-# BUILD=DIR uses another build folder; DEVICE=gpu|sim forces a device (default auto).
+# BUILD=DIR uses another build folder; DEVICE=gpu|sim forces a device (default auto);
+# LAUNCHER="CMD ARGS" runs every launch under CMD (scripts/gpu_session.sh: compute-sanitizer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -9,7 +10,7 @@ bash scripts/deps.sh
 [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" >/dev/null
 meson compile -C "$BUILD" >/dev/null
 P="$BUILD/tools/pyk2cuda"
-run() { "$P" run "$@" --device "${DEVICE:-auto}"; }
+run() { ${LAUNCHER:-} "$P" run "$@" --device "${DEVICE:-auto}"; }
 OUT=${OUT_DIR:-$(mktemp -d)}   # OUT_DIR=DIR keeps the outputs there
 mkdir -p "$OUT/hello" "$OUT/sums" "$OUT/total"
 echo "== the CUDA C that samples/smooth.py becomes"
@@ -37,5 +38,5 @@ print("matmul C[0,0] =", np.load(f"{d}/C.npy")[0, 0], "(expected 256)")
 x = np.load(f"{d}/x.npy"); print("normalize: sum =", x.sum(), "(expected 1.0)")
 PY
 echo "== streams (samples/streams.c: ten arrays normalized on ten CUDA streams; GPU only)"
-"$BUILD/tools/streams" samples/normalize.py || [ $? -eq 77 ]
+${LAUNCHER:-} "$BUILD/tools/streams" samples/normalize.py || [ $? -eq 77 ]
 echo "outputs are in $OUT"

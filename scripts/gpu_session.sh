@@ -134,25 +134,11 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-# compute-sanitizer TOOL on every sample's run (the demo's launches) and on samples/streams.c.
+# compute-sanitizer TOOL on every launch of the demo (every sample) and on samples/streams.c;
+# the first launch it reports on ends the step.
 sanitize() {
-  local tool=$1 P=build-gpu/tools/pyk2cuda out; out=$(mktemp -d)
-  local cs=(compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20)
-  local fails=0
-  run() { echo "-- $tool: $*"; "${cs[@]}" "$P" run "$@" --device gpu --no-cache || fails=$((fails + 1)); }
-  run samples/hello_index.py hello_index --grid 1 --block 4 zeros:int64[4] --out-dir "$out/1"
-  run samples/vecadd.py vecadd --grid 4 --block 256 arange:int32[1000] arange:int32[1000] zeros:float64[1000] --out-dir "$out/2"
-  run samples/smooth.py smooth_gpu --grid 63,63 --block 16,16 arange:int32[1000,1000] zeros:int32[1000,1000] --out-dir "$out/3"
-  run samples/great_circle.py great_circle --grid 63,63 --block 16,16 zeros:float64[1000,1000] 40.0 -3.7 --out-dir "$out/4"
-  run samples/matmul.py matmul --grid 16,16 --block 16,16 ones:float32[256,256] ones:float32[256,256] zeros:float32[256,256] --out-dir "$out/5"
-  run samples/normalize.py partial_sums --grid 8 --block 256 arange:float32[10000] zeros:float32[8] --out-dir "$out/6"
-  run samples/normalize.py total_sum --grid 1 --block 1 "$out/6/partials.npy" zeros:float32[1] --out-dir "$out/7"
-  run samples/normalize.py divide --grid 8 --block 256 arange:float32[10000] "$out/7/total.npy" --out-dir "$out/8"
-  echo "-- $tool: samples/streams.c"
-  "${cs[@]}" build-gpu/tools/streams samples/normalize.py || fails=$((fails + 1))
-  rm -rf "$out"
-  echo "$tool: $fails run(s) reported errors"
-  return $((fails > 0))
+  env BUILD=build-gpu DEVICE=gpu OUT_DIR="$(mktemp -d)" PYTHON=python3 \
+    LAUNCHER="compute-sanitizer --tool $1 --error-exitcode 9 --print-limit 20" bash scripts/demo.sh
 }
 
 # The Python package on the GPU: its pytest suite (GPU-marked tests included), the Python
