@@ -36,25 +36,7 @@ CASES = [
     ("bench/kernels.py", "empty()"),  # NVRTC's floor: the smallest program pyk2cuda makes
 ]
 
-NUMBA = r"""
-import importlib.util, sys, time
-path, name, sig, arch, repeat = sys.argv[1:6]
-from numba.cuda import compile_ptx
-spec = importlib.util.spec_from_file_location("sample", path)
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-cc = (int(arch[3:-1]), int(arch[-1]))
-fn = getattr(mod, name).py_func
-compile_ptx(fn, sig, cc=cc)
-times = []
-for _ in range(int(repeat)):
-    t0 = time.perf_counter()
-    compile_ptx(fn, sig, cc=cc)
-    times.append((time.perf_counter() - t0) * 1e3)
-if times:
-    times.sort()
-    print(times[len(times) // 2])
-"""
+NUMBA_PTX = os.path.join(ROOT, "bench", "numba_ptx.py")
 
 
 def wall_ms(cmd, env):
@@ -102,8 +84,8 @@ def main(argv):
             "warm": ptx,
         }
         if a.numba_python:
-            runs["numba"] = [a.numba_python, "-c", NUMBA, path, name, "void" + sig[len(name):],
-                             a.arch, "0"]
+            runs["numba"] = [a.numba_python, NUMBA_PTX, path, name, "void" + sig[len(name):],
+                             a.arch]
         wall_ms(ptx, env)  # fills the cache entry that "warm" reads
         if "numba" in runs and subprocess.run(runs["numba"], capture_output=True).returncode != 0:
             # numba-cuda needs a CUDA driver for some kernels (great_circle's device function)
@@ -119,8 +101,8 @@ def main(argv):
         inproc = dict(zip(out[::2], map(float, out[1::2])))
         numba_second = None
         if "numba" in runs:
-            r = subprocess.run([a.numba_python, "-c", NUMBA, path, name, "void" + sig[len(name):],
-                                a.arch, "5"], capture_output=True, text=True)
+            r = subprocess.run([a.numba_python, NUMBA_PTX, path, name, "void" + sig[len(name):],
+                                a.arch, "--repeat", "5"], capture_output=True, text=True)
             numba_second = float(r.stdout) if r.returncode == 0 else None
         rows.append((name, med, inproc, numba_second, nvrtc_phases(paths, cu, a.arch, work, env)))
 

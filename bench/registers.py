@@ -34,17 +34,7 @@ KERNELS = [
     ("bench/kernels.py", "copy", "void(float32[::1], float32[::1])"),
 ]
 
-NUMBA_PTX = r"""
-import importlib.util, sys
-from numba.cuda import compile_ptx
-path, name, sig, arch, out = sys.argv[1:6]
-spec = importlib.util.spec_from_file_location("sample", path)
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-major, minor = int(arch[3:-1]), int(arch[-1])
-ptx, _ = compile_ptx(getattr(mod, name).py_func, sig, cc=(major, minor))
-open(out, "w").write(ptx)
-"""
+NUMBA_PTX = os.path.join(ROOT, "bench", "numba_ptx.py")
 
 
 def assemble(ptx, arch, work):
@@ -65,14 +55,16 @@ def assemble(ptx, arch, work):
 
 def ours(pyk2cuda, path, name, sig, arch, work):
     ptx = os.path.join(work, "ours.ptx")
-    subprocess.run([pyk2cuda, "ptx", path, "-k", name, "--sig", name + sig[len("void"):],
-                    "--arch", arch, "--no-cache", "-o", ptx], check=True)
+    r = subprocess.run([pyk2cuda, "ptx", path, "-k", name, "--sig", name + sig[len("void"):],
+                        "--arch", arch, "--no-cache", "-o", ptx], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(r.stderr)  # the notes pyk2cuda prints on success are not shown
     return assemble(ptx, arch, work)
 
 
 def numbas(python, path, name, sig, arch, work):
     ptx = os.path.join(work, "numba.ptx")
-    r = subprocess.run([python, "-c", NUMBA_PTX, path, name, sig, arch, ptx],
+    r = subprocess.run([python, NUMBA_PTX, path, name, sig, arch, "--out", ptx],
                        capture_output=True, text=True)
     if r.returncode != 0:
         errors = [l for l in r.stderr.splitlines() if "Error" in l] or r.stderr.splitlines()[-1:]
