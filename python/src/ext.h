@@ -50,6 +50,8 @@ PyObject *raise_compiler(State *st, P2cStatus s);
 PyObject *raise_device(State *st, P2cStatus s);
 /* numpy, imported once. Borrowed reference, NULL with an exception set. */
 PyObject *state_numpy(State *st);
+/* The strings of `list` joined with `sep`; takes the reference to `list` (NULL: returns NULL). */
+PyObject *join_list(const char *sep, PyObject *list);
 /* numpy.dtype for a scalar type. Borrowed reference. */
 PyObject *state_dtype(State *st, P2cScalarType t);
 

@@ -172,12 +172,7 @@ static PyObject *arg_types_text(const P2cValue *vals, size_t n) {
     if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
     Py_XDECREF(t);
   }
-  if (!list) return NULL;
-  PyObject *sep = PyUnicode_FromString(", ");
-  PyObject *r = sep ? PyUnicode_Join(sep, list) : NULL;
-  Py_XDECREF(sep);
-  Py_DECREF(list);
-  return r;
+  return join_list(", ", list);
 }
 
 static PyObject *no_signature(Kernel *k, const P2cValue *vals, size_t n) {

@@ -43,6 +43,15 @@ static PyObject *diagnostics_list(const P2cModule *m) {
   return list;
 }
 
+PyObject *join_list(const char *sep, PyObject *list) {
+  if (!list) return NULL;
+  PyObject *s = PyUnicode_FromString(sep);
+  PyObject *text = s ? PyUnicode_Join(s, list) : NULL;
+  Py_XDECREF(s);
+  Py_DECREF(list);
+  return text;
+}
+
 /* "FILE:LINE:COL: error: MESSAGE" lines, as the command line prints them. */
 static PyObject *diagnostics_text(const P2cModule *m) {
   static const char *const sev[] = {"error", "warning", "note"};
@@ -56,12 +65,7 @@ static PyObject *diagnostics_text(const P2cModule *m) {
     if (!line || PyList_Append(parts, line) < 0) Py_CLEAR(parts);
     Py_XDECREF(line);
   }
-  if (!parts) return NULL;
-  PyObject *sep = PyUnicode_FromString("\n");
-  PyObject *text = sep ? PyUnicode_Join(sep, parts) : NULL;
-  Py_XDECREF(sep);
-  Py_DECREF(parts);
-  return text;
+  return join_list("\n", parts);
 }
 
 /* The exception object: cls(message) with .status, .status_name and (CompileError)
