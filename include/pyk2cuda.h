@@ -314,6 +314,16 @@ P2C_API P2cStatus p2c_buffer_zero(P2cBuffer *buffer, P2cStream *stream);
 P2C_API P2cStatus p2c_pinned_new(P2cDevice *device, size_t bytes, void **out);
 /* Frees memory from p2c_pinned_new (NULL accepted). */
 P2C_API void p2c_pinned_delete(P2cDevice *device, void *ptr);
+/* Page-locks `bytes` (> 0) of host memory the caller already has, at `ptr`, until
+ * p2c_pinned_unregister (Numba's cuda.pinned): copies from and to it can then be asynchronous.
+ * Memory that is already page-locked (from p2c_pinned_new or an earlier registration) is left
+ * as it is and is not an error: *registered (may be NULL) says whether this call registered
+ * it, that is, whether p2c_pinned_unregister must be called. The memory must outlive the
+ * registration. */
+P2C_API P2cStatus p2c_pinned_register(P2cDevice *device, void *ptr, size_t bytes,
+                                      bool *registered);
+/* Ends a registration made by p2c_pinned_register; `ptr` is the address it was given. */
+P2C_API P2cStatus p2c_pinned_unregister(P2cDevice *device, void *ptr);
 
 /* -- streams and events */
 

@@ -296,9 +296,18 @@ mapped_array = pinned_array
 
 @contextlib.contextmanager
 def pinned(*arrays):
-    """Numba page-locks the arrays for the block; here copies from them are synchronous and
-    correct either way (use pinned_array for asynchronous copies)."""
-    yield
+    """Page-locks the host arrays for the block, as Numba does, so that copies from and to them
+    on a stream are asynchronous (GPU; nothing to do on the simulator)."""
+    locked = []
+    try:
+        for ary in arrays:
+            address = _core.pin_host(ary)
+            if address is not None:
+                locked.append(address)
+        yield
+    finally:
+        for address in locked:
+            _core.unpin_host(address)
 
 
 def as_cuda_array(obj, sync=True):

@@ -659,10 +659,54 @@ static PyObject *f_as_device_array(PyObject *mod, PyObject *obj) {
   return (PyObject *)d;
 }
 
+/* ---- page-locked host arrays, for `with cuda.pinned(...)` ---- */
+
+/* The bytes a buffer's elements span: *start is the lowest address; 0 bytes when it is empty. */
+static size_t buffer_span(const Py_buffer *v, char **start) {
+  Py_ssize_t lo = 0, hi = 0;
+  for (int k = 0; k < v->ndim; k++) {
+    if (v->shape[k] == 0) return 0;
+    Py_ssize_t reach = (v->shape[k] - 1) * v->strides[k];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  *start = (char *)v->buf + lo;
+  return v->len == 0 ? 0 : (size_t)(hi - lo + v->itemsize);
+}
+
+/* pin_host(obj): page-locks a host array's memory on the GPU until unpin_host(address); returns
+ * that address, or None when there is nothing to undo (the simulator, whose device memory is
+ * host memory; an empty array; memory that is already page-locked, as pinned_array's is). */
+static PyObject *f_pin_host(PyObject *mod, PyObject *obj) {
+  State *st = PyModule_GetState(mod);
+  if (state_device(st) < 0) return NULL;
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) return NULL;
+  char *start = NULL;
+  size_t bytes = buffer_span(&view, &start);
+  PyBuffer_Release(&view);
+  bool registered = false;
+  if (st->kind == DEV_GPU && bytes > 0) {
+    P2cStatus s = p2c_pinned_register(st->gpu, start, bytes, &registered);
+    if (s != P2C_OK) return raise_device(st, s);
+  }
+  return registered ? PyLong_FromVoidPtr(start) : Py_NewRef(Py_None);
+}
+
+static PyObject *f_unpin_host(PyObject *mod, PyObject *arg) {
+  State *st = PyModule_GetState(mod);
+  void *start = PyLong_AsVoidPtr(arg);
+  if (!start) return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "null address");
+  P2cStatus s = p2c_pinned_unregister(st->gpu, start);
+  return s == P2C_OK ? Py_NewRef(Py_None) : raise_device(st, s);
+}
+
 PyMethodDef devarray_functions[] = {
     {"as_device_array", f_as_device_array, METH_O, "as_device_array(obj): a view of a GPU array"},
     {"device_array", f_device_array, METH_VARARGS, "device_array(shape, typechar, order='C')"},
     {"to_device", f_to_device, METH_VARARGS, "to_device(ary, stream=None)"},
     {"host_buffer", f_host_buffer, METH_O, "host_buffer(nbytes): memory for pinned arrays"},
+    {"pin_host", f_pin_host, METH_O, "pin_host(ary): page-locks a host array (GPU)"},
+    {"unpin_host", f_unpin_host, METH_O, "unpin_host(address): ends pin_host's page-locking"},
     {NULL, NULL, 0, NULL},
 };

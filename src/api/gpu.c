@@ -257,6 +257,33 @@ void p2c_pinned_delete(P2cDevice *d, void *ptr) {
   DRV(d)->cuMemFreeHost(ptr);
 }
 
+P2cStatus p2c_pinned_register(P2cDevice *d, void *ptr, size_t bytes, bool *registered) {
+  if (registered) *registered = false;
+  if (!d || !ptr) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  if (bytes == 0) return gpu_fail(d, P2C_ERR_USAGE, "page-locking needs at least one byte");
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  CuResult rc = DRV(d)->cuMemHostRegister(ptr, bytes, CUDRV_MEMHOSTREGISTER_PORTABLE);
+  /* Already page-locked memory copies asynchronously as it is; the caller owns no registration. */
+  if (rc == CUDRV_ERROR_HOST_MEMORY_ALREADY_REGISTERED) return P2C_OK;
+  if (rc != CUDRV_SUCCESS) {
+    status = cudrv_fail(DRV(d), rc, "cuMemHostRegister", __FILE__, __LINE__, ERR(d));
+    gpu_error_context(ERR(d), "page-locking %zu bytes of host memory", bytes);
+    return status;
+  }
+  if (registered) *registered = true;
+  return P2C_OK;
+}
+
+P2cStatus p2c_pinned_unregister(P2cDevice *d, void *ptr) {
+  if (!d || !ptr) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuMemHostUnregister(ptr));
+cleanup:
+  return status;
+}
+
 /* ---- Streams and events --------------------------------------------------------------------- */
 
 /* A stream's or event's driver object, made and released the same way for both. */

@@ -46,6 +46,8 @@ enum {
   NOT_FOUND = 500,
   NOT_READY = 600,
   ILLEGAL_ADDRESS = 700,
+  HOST_MEMORY_ALREADY_REGISTERED = 712,
+  HOST_MEMORY_NOT_REGISTERED = 713,
   LAUNCH_FAILED = 719,
 };
 
@@ -92,6 +94,7 @@ typedef struct FakeStats {
   size_t param_sizes[16];
   int set_attribute_calls, last_dynamic_shared;
   char last_function[128];
+  int registered_ranges; /* host ranges page-locked by cuMemHostRegister */
 } FakeStats;
 
 static struct {
@@ -104,6 +107,7 @@ static struct {
   CUresult pending; /* a fault reported by the next synchronizing call */
   Alloc *allocs[4096];
   int alloc_count;
+  struct { const unsigned char *ptr; size_t size; } registered[64]; /* cuMemHostRegister's */
   int retained;
   long long clock;
   FakeStats stats;
@@ -268,6 +272,48 @@ EXPORT CUresult cuMemFreeHost(void *p) {
   return OK;
 }
 
+/* Whether [p, p + n) overlaps a registration or a pinned allocation. */
+static bool overlaps_page_locked(const unsigned char *p, size_t n) {
+  for (int i = 0; i < F.stats.registered_ranges; i++)
+    if (p < F.registered[i].ptr + F.registered[i].size && F.registered[i].ptr < p + n) return true;
+  for (int i = 0; i < F.alloc_count; i++)
+    if (F.allocs[i]->pinned && p < F.allocs[i]->ptr + F.allocs[i]->size && F.allocs[i]->ptr < p + n)
+      return true;
+  return false;
+}
+
+EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags) {
+  ENTER("cuMemHostRegister_v2");
+  NEED_CONTEXT();
+  (void)flags;
+  if (!p || bytes == 0) return INVALID_VALUE;
+  if (overlaps_page_locked(p, bytes)) return HOST_MEMORY_ALREADY_REGISTERED;
+  int n = F.stats.registered_ranges;
+  if (n == (int)(sizeof F.registered / sizeof F.registered[0])) return OUT_OF_MEMORY;
+  F.registered[n].ptr = p;
+  F.registered[n].size = bytes;
+  F.stats.registered_ranges++;
+  return OK;
+}
+
+EXPORT CUresult cuMemHostUnregister(void *p) {
+  ENTER("cuMemHostUnregister");
+  NEED_CONTEXT();
+  for (int i = 0; i < F.stats.registered_ranges; i++)
+    if (F.registered[i].ptr == p) {
+      F.registered[i] = F.registered[--F.stats.registered_ranges];
+      return OK;
+    }
+  return HOST_MEMORY_NOT_REGISTERED;
+}
+
+/* For tests that cannot read FakeStats' layout (Python): the bytes registered at p, or 0. */
+EXPORT size_t fakecuda_registered_bytes(const void *p) {
+  for (int i = 0; i < F.stats.registered_ranges; i++)
+    if (F.registered[i].ptr == p) return F.registered[i].size;
+  return 0;
+}
+
 static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n) {
   NEED_CONTEXT();
   if (F.pending) return take_pending();
@@ -419,6 +465,10 @@ static const struct {
     {NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
     {ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
+     "part or all of the requested memory range is already mapped"},
+    {HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
+     "pointer does not correspond to a registered memory region"},
     {LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
 };
 

@@ -68,6 +68,29 @@ assert np.array_equal(g[1:3, ::2].copy_to_host(), np.arange(20).reshape(4, 5)[1:
 K.accumulate[1, 32](g[1], np.full(5, 100, np.int64))
 assert np.array_equal(g.copy_to_host()[1], np.arange(5, 10) + 100)
 
+# cuda.pinned page-locks existing host arrays for the block (the fake driver records the range)
+import ctypes
+import os
+fake = ctypes.CDLL(os.environ["PYK2CUDA_LIBCUDA"])
+fake.fakecuda_registered_bytes.restype = ctypes.c_size_t
+fake.fakecuda_registered_bytes.argtypes = [ctypes.c_void_p]
+h = np.arange(n, dtype=np.float32)
+h2 = np.zeros(n, np.float32)
+with cuda.pinned(h, h2, out):
+    assert fake.fakecuda_registered_bytes(h.ctypes.data) == h.nbytes
+    assert fake.fakecuda_registered_bytes(out.ctypes.data) == 0  # pinned_array's: already locked
+    d_h = cuda.to_device(h, stream=s)
+    d_h.copy_to_host(h2, stream=s)
+    s.synchronize()
+assert fake.fakecuda_registered_bytes(h.ctypes.data) == 0
+assert np.array_equal(h2, h)
+try:
+    with cuda.pinned(h):
+        raise KeyError("inside")
+except KeyError:
+    pass
+assert fake.fakecuda_registered_bytes(h.ctypes.data) == 0  # unlocked when the block raises
+
 # round trips of other shapes and orders
 m = np.asfortranarray(np.arange(12.0).reshape(3, 4))
 assert np.array_equal(cuda.to_device(m).copy_to_host(), m)

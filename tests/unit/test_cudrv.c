@@ -191,6 +191,8 @@ static void toolkit_stub(void **state) {
   assert_non_null(drv.cuMemsetD8Async);
   assert_non_null(drv.cuMemHostAlloc);
   assert_non_null(drv.cuMemFreeHost);
+  assert_non_null(drv.cuMemHostRegister);
+  assert_non_null(drv.cuMemHostUnregister);
   assert_int_equal(cudrv_init(&drv, NULL, err, sizeof err), P2C_ERR_NO_CUDA);
   assert_non_null(strstr(err, "no CUDA driver found"));
   assert_non_null(strstr(err, "stub library"));

@@ -39,6 +39,7 @@ typedef struct FakeStats { /* as in fakecuda.c */
   size_t param_sizes[16];
   int set_attribute_calls, last_dynamic_shared;
   char last_function[128];
+  int registered_ranges;
 } FakeStats;
 
 static void (*fake_control)(const char *cmd, int a, int b);
@@ -76,6 +77,7 @@ static void assert_no_leaks(void) {
   assert_int_equal(s->events, 0);
   assert_int_equal(s->functions, 0);
   assert_int_equal(s->retained_contexts, 0);
+  assert_int_equal(s->registered_ranges, 0);
 }
 
 static void assert_contains(const char *text, const char *part) {
@@ -320,6 +322,38 @@ static void pinned_release(void **state) {
   assert_int_equal(p2c_pinned_new(f->d, 64, &p), P2C_ERR_CUDA);
   assert_null(p);
   assert_contains(p2c_device_last_error(f->d), "allocating 64 bytes of pinned host memory");
+}
+
+/* p2c_pinned_register page-locks memory the caller has until p2c_pinned_unregister; memory that
+ * is already page-locked is left alone and reported as not registered by this call. */
+static void pinned_register(void **state) {
+  Fixture *f = *state;
+  static unsigned char host[4096];
+  bool registered = false;
+  assert_int_equal(p2c_pinned_register(f->d, host, sizeof host, &registered), P2C_OK);
+  assert_true(registered);
+  assert_int_equal(fake_stats()->registered_ranges, 1);
+  /* a second registration of part of it: already page-locked, nothing to undo */
+  registered = true;
+  assert_int_equal(p2c_pinned_register(f->d, host + 100, 10, &registered), P2C_OK);
+  assert_false(registered);
+  assert_int_equal(fake_stats()->registered_ranges, 1);
+  assert_int_equal(p2c_pinned_unregister(f->d, host), P2C_OK);
+  assert_int_equal(fake_stats()->registered_ranges, 0);
+
+  void *pinned = NULL;
+  assert_int_equal(p2c_pinned_new(f->d, 64, &pinned), P2C_OK);
+  assert_int_equal(p2c_pinned_register(f->d, pinned, 64, &registered), P2C_OK);
+  assert_false(registered);
+  p2c_pinned_delete(f->d, pinned);
+
+  assert_int_equal(p2c_pinned_register(f->d, host, 0, NULL), P2C_ERR_USAGE);
+  assert_int_equal(p2c_pinned_unregister(f->d, host), P2C_ERR_CUDA);
+  assert_contains(p2c_device_last_error(f->d), "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED");
+  fake_fail("cuMemHostRegister_v2", 1, 2);
+  assert_int_equal(p2c_pinned_register(f->d, host, 16, &registered), P2C_ERR_CUDA);
+  assert_false(registered);
+  assert_contains(p2c_device_last_error(f->d), "page-locking 16 bytes of host memory");
 }
 
 /* ---- Modules -------------------------------------------------------------------------------- */
@@ -906,6 +940,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(failed_calls_name_call_and_error, setup, teardown),
       cmocka_unit_test_setup_teardown(pinned_streams_events, setup, teardown),
       cmocka_unit_test_setup_teardown(pinned_release, setup, teardown),
+      cmocka_unit_test_setup_teardown(pinned_register, setup, teardown),
       cmocka_unit_test_setup_teardown(module_load_and_jit_log, setup, teardown),
       cmocka_unit_test_setup_teardown(source_module, setup, teardown),
       cmocka_unit_test_setup_teardown(cache_recovers, setup, teardown),

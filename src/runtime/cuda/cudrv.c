@@ -59,6 +59,8 @@ static const DynSymbol symbols[] = {
     REQ(cuMemsetD8Async, "cuMemsetD8Async"),
     REQ(cuMemHostAlloc, "cuMemHostAlloc"),
     REQ(cuMemFreeHost, "cuMemFreeHost"),
+    REQ(cuMemHostRegister, "cuMemHostRegister_v2"),
+    REQ(cuMemHostUnregister, "cuMemHostUnregister"),
     REQ(cuFuncGetAttribute, "cuFuncGetAttribute"),
     REQ(cuFuncSetAttribute, "cuFuncSetAttribute"),
     REQ(cuModuleGetGlobal, "cuModuleGetGlobal_v2"),

@@ -63,6 +63,8 @@ enum {
   CUDRV_ERROR_NOT_FOUND = 500,
   CUDRV_ERROR_ILLEGAL_ADDRESS = 700,
   CUDRV_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  CUDRV_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
+  CUDRV_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
   CUDRV_ERROR_LAUNCH_FAILED = 719,
 };
 
@@ -110,6 +112,7 @@ enum {
   CUDRV_EVENT_BLOCKING_SYNC = 1,
   CUDRV_EVENT_DISABLE_TIMING = 2,
   CUDRV_MEMHOSTALLOC_PORTABLE = 1,
+  CUDRV_MEMHOSTREGISTER_PORTABLE = 1,
 };
 
 /* The table. Each field is named after the driver function it calls; the comment gives the
@@ -162,6 +165,8 @@ typedef struct CuDriver {
                               CuStream stream);
   CuResult (*cuMemHostAlloc)(void **ptr, size_t bytes, unsigned int flags);
   CuResult (*cuMemFreeHost)(void *ptr);
+  CuResult (*cuMemHostRegister)(void *ptr, size_t bytes, unsigned int flags); /* _v2 */
+  CuResult (*cuMemHostUnregister)(void *ptr);
 
   /* -- required: what a launch checks and what it reads back */
   CuResult (*cuFuncGetAttribute)(int *value, int attribute, CuFunction function);
