@@ -3,7 +3,8 @@
  * structured body once with the set of variables possibly assigned so far: a branch merges the
  * sets of its arms; a loop body starts with everything the loop assigns, since an earlier
  * iteration may have run. A variable assigned on only some paths is accepted: it reads as 0 on
- * the others (docs/semantics.md). */
+ * the others (docs/semantics.md). A variable named by a rejected statement is poisoned
+ * (lower_stmt.c): its error was reported there. */
 #include <string.h>
 
 #include "frontend/frontend.h"
@@ -16,7 +17,7 @@ typedef struct DefUse {
 
 static void check_expr(DefUse *d, const Expr *e, const bool *assigned) {
   if (!e) return;
-  if (e->kind == EX_VAR && !assigned[e->var] && !d->reported[e->var]) {
+  if (e->kind == EX_VAR && !assigned[e->var] && !d->reported[e->var] && !d->fn->vars[e->var].poisoned) {
     d->reported[e->var] = true;
     diag_error(d->c, e->loc, "E-unbound", "'%s' is used before it is assigned", d->fn->vars[e->var].name);
   }

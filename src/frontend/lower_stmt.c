@@ -294,6 +294,22 @@ static Stmt *lower_stmt(Lowerer *L, TSNode n) {
   return NULL;
 }
 
+/* A statement that was rejected still names the locals it would have assigned: they are
+ * marked poisoned, so that their later uses do not add "used before it is assigned" to the
+ * error already reported for that statement (defuse.c). Every local the statement names is
+ * marked, which may also silence a real unbound read inside the rejected statement itself. */
+static void poison_names(Lowerer *L, TSNode n, int depth) {
+  if (depth > P2C_MAX_NESTING) return;
+  if (node_is(L, n, K_identifier)) {
+    int v = find_var(L, node_str(L, n));
+    if (v >= 0) L->fn->vars[v].poisoned = true;
+    return;
+  }
+  uint32_t count;
+  TSNode *kids = node_named_children(L, n, &count);
+  for (uint32_t i = 0; i < count; i++) poison_names(L, kids[i], depth + 1);
+}
+
 Block lower_block(Lowerer *L, TSNode block) {
   Block b = {0};
   if (ts_node_is_null(block) || !lower_enter(L, block)) return b;
@@ -303,8 +319,10 @@ Block lower_block(Lowerer *L, TSNode block) {
   for (uint32_t i = 0; i < count; i++) {
     TSNode ch = kids[i];
     if (node_is_extra(L, ch)) continue;
+    size_t errors = L->c->error_count;
     Stmt *s = lower_stmt(L, ch);
     if (s) b.items[b.len++] = s;
+    else if (L->c->error_count > errors && L->fn) poison_names(L, ch, 0);
   }
   lower_leave(L);
   return b;
