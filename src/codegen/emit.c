@@ -3,6 +3,7 @@
  * its own buffer first, because the declarations it needs (locals, temporaries) are only known
  * at the end; the prelude comes last for the same reason (only the helpers used are written).
  * Large modules are emitted on two threads (below). */
+#include <math.h>
 #include <string.h>
 
 #include "codegen/cg.h"
@@ -172,9 +173,13 @@ static void emit_constants(Gen *G, StrBuf *out) {
       any = true;
     }
     if (!k->used || k->value->kind == EX_TUPLE || k->array) continue;
+    /* inf and NaN are p2c_inf/p2c_nan, which C cannot evaluate in a constexpr: such a
+     * constant is written where it is used (emit_expr). */
+    if (k->value->kind == EX_FLOAT && !isfinite(k->value->fval)) continue;
     k->cname = namer_claim(&G->global, k->name);
-    const Type *t = k->value->kind == EX_FLOAT ? &type_float64 : k->value->kind == EX_BOOL ? &type_bool
-                    : k->value->is_unsigned_literal ? &type_uint64 : &type_int64;
+    const Type *t = k->scalar ? k->scalar : k->value->kind == EX_FLOAT ? &type_float64
+                    : k->value->kind == EX_BOOL ? &type_bool : k->value->is_unsigned_literal ? &type_uint64
+                    : &type_int64;
     sb_printf(out, "%sconstexpr %s %s = ", any ? "" : "\n", t->cname, k->cname);
     emit_expr(G, k->value, out, P_ASSIGN);
     sb_puts(out, ";\n");

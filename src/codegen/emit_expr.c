@@ -806,7 +806,10 @@ void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   case EX_IMAG: emit_imag_literal(G, e, sb); break;
   case EX_BOOL: sb_puts(sb, e->ival ? "true" : "false"); break;
   case EX_VAR: sb_puts(sb, G->vnames[e->var]); break;
-  case EX_CONST: sb_puts(sb, e->konst->cname); break;
+  case EX_CONST:   /* a non-finite float has no constexpr name (emit_constants) */
+    if (e->konst->cname) sb_puts(sb, e->konst->cname);
+    else emit_float_literal(G, e->konst->value->fval, e->ty == &type_float32, sb, prec);
+    break;
   case EX_TEMP: sb_puts(sb, e->str); break;
   case EX_BUILTIN: emit_builtin(G, e, sb, prec); break;
   case EX_UNARY: emit_unary(G, e, sb, prec); break;

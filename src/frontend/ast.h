@@ -195,6 +195,8 @@ struct Const {
   Loc loc;
   Expr *value;             /* a literal or a tuple of literals; for an array, an EX_CONST
                               naming this constant (so that scalar-only code sees no literal) */
+  const Type *scalar;      /* a NumPy scalar's type (np.float32(2.5) is float32), or NULL:
+                              the value has its Python type (int64, float64, bool, a tuple) */
   ConstArray *array;       /* a module-level NumPy array, or NULL */
   atomic_bool used;        /* referenced by a kernel (set by both lowering threads, see
                               lower.c's lower_bodies_on_two_threads) */

@@ -110,13 +110,14 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   TSNode right = lower_field(L, n, F_right);
   if (ts_node_is_null(right) || !node_is(L, left, K_identifier)) return;
   if (node_is(L, right, K_assignment)) return;   /* a = b = ...: left as other globals */
-  if (lower_module_array(L, left, right)) return;
   int errors = (int)L->c->error_count;
   size_t ndiags = L->c->diags.len;
-  Expr *v = fold_const_expr(L, right);
+  const Type *np;
+  Expr *v = fold_const_expr(L, right, &np);
   /* A value we cannot fold is not an error until a kernel uses it. */
   L->c->error_count = (size_t)errors;
   L->c->diags.len = ndiags;
+  if (!v && lower_module_array(L, left, right)) return;
   if (!v) {
     add_other_global(L, left, NULL);
     return;
@@ -125,6 +126,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   k->name = node_str(L, left);
   k->loc = node_loc(L, left);
   k->value = v;
+  k->scalar = np;
   vec_push(L->a, &L->m->consts, k);
   strmap_put(&L->const_by_name, k->name, k);
 }

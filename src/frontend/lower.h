@@ -137,7 +137,12 @@ Block lower_block(Lowerer *L, TSNode block);
 Expr *lower_expr(Lowerer *L, TSNode n);
 /* Decodes a string literal node's value into *out / *len (arena); false after a diagnostic. */
 bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len);
-Expr *fold_const_expr(Lowerer *L, TSNode n);
+bool lower_op_from_text(const char *text, Op *op);   /* "+" -> OP_ADD, ... */
+
+/* ---- module-level constants (lower_const.c) ---- */
+/* The literal that n folds to, or NULL; *numpy_type gets the NumPy scalar type of a value such
+ * as np.float32(2.5), or NULL for a Python number or tuple. */
+Expr *fold_const_expr(Lowerer *L, TSNode n, const Type **numpy_type);
 
 /* ---- module-level NumPy arrays (lower_array.c) ---- */
 /* The array that n builds (np.array, np.arange, np.zeros, np.ones, np.full, .reshape, .astype

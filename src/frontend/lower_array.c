@@ -190,7 +190,10 @@ static bool split_args(Build *b, TSNode call, Args *a) {
 
 /* A constant number argument (literals, module constants and their arithmetic). */
 static bool number_arg(Build *b, TSNode n, Num *out) {
-  Expr *e = fold_const_expr(b->L, n);
+  const Type *np;
+  Expr *e = fold_const_expr(b->L, n, &np);
+  /* A NumPy scalar would bring its dtype into NumPy's choice of the array's: not modelled. */
+  if (np) return fail(b, "an argument is a NumPy scalar (give the dtype= instead)");
   if (!e || e->kind == EX_TUPLE) return fail(b, "an argument is not a constant number");
   *out = num_of_literal(e);
   return true;
@@ -198,7 +201,8 @@ static bool number_arg(Build *b, TSNode n, Num *out) {
 
 /* A shape: a constant int or a tuple of them. */
 static bool shape_arg(Build *b, TSNode n, int *ndim, int64_t *shape) {
-  Expr *e = fold_const_expr(b->L, n);
+  const Type *np;
+  Expr *e = fold_const_expr(b->L, n, &np);
   if (!e) return fail(b, "the shape is not a constant int or tuple of ints");
   int k = e->kind == EX_TUPLE ? e->nkids : 1;
   if (k > P2C_MAX_NDIM) return fail(b, "it has more than 8 dimensions");
@@ -312,7 +316,8 @@ static bool reshape(Build *b, const Args *a) {
   int nd = 0;
   if (a->has_dtype || a->npos < 1) return fail(b, ".reshape needs the new shape");
   for (int i = 0; i < a->npos; i++) {
-    Expr *e = fold_const_expr(b->L, a->pos[i]);
+    const Type *np;
+    Expr *e = fold_const_expr(b->L, a->pos[i], &np);
     int k = e && e->kind == EX_TUPLE ? e->nkids : 1;
     for (int j = 0; e && j < k; j++) {
       const Expr *d = e->kind == EX_TUPLE ? e->kids[j] : e;
@@ -422,7 +427,8 @@ static bool looks_like_array(Lowerer *L, TSNode n, int depth) {
   for (int k = 0; node_is(L, n, K_call) && k <= P2C_MAX_NESTING; k++) {
     TSNode callee = ts_node_child_by_field_name(n, "function", 8);
     Resolved r;
-    if (resolve_dotted(L, callee, &r)) return r.path && strncmp(r.path, "numpy.", 6) == 0;
+    if (resolve_dotted(L, callee, &r))   /* np.float32(x) is a scalar, not an array */
+      return r.path && strncmp(r.path, "numpy.", 6) == 0 && !(r.builtin && r.builtin->kind == BK_TYPE);
     if (!node_is(L, callee, K_attribute)) return false;
     n = ts_node_child_by_field_name(callee, "object", 6);
   }

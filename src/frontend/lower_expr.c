@@ -276,7 +276,8 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
   if (g) {
     diag_error(L->c, node_loc(L, n), "E-global-not-const",
                "global '%s' is not a compile-time constant (kernels can use module-level ints, "
-               "floats, bools and tuples of them, or functions decorated with @cuda.jit)", name);
+               "floats, bools, NumPy scalars such as np.float32(2.5), tuples of numbers, or "
+               "functions decorated with @cuda.jit)", name);
     diag_note(L->c, g->loc, "'%s' is defined here", name);
     return NULL;
   }
@@ -308,7 +309,7 @@ static const struct {
               {"<", OP_LT},      {"<=", OP_LE},      {">", OP_GT},      {">=", OP_GE},
               {"==", OP_EQ},     {"!=", OP_NE},      {"and", OP_AND},   {"or", OP_OR}};
 
-static bool op_from_text(const char *text, Op *op) {
+bool lower_op_from_text(const char *text, Op *op) {
   for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++)
     if (strcmp(binops[i].text, text) == 0) return *op = binops[i].op, true;
   return false;
@@ -334,7 +335,7 @@ static Expr *lower_binary_step(Lowerer *L, TSNode n, Expr *left) {
   TSNode opn = lower_field(L, n, F_operator);
   Op op;
   Expr *right = lower_expr(L, lower_field(L, n, F_right));
-  if (!op_from_text(ts_node_type(opn), &op) || op >= OP_NEG) {
+  if (!lower_op_from_text(ts_node_type(opn), &op) || op >= OP_NEG) {
     diag_error(L->c, node_loc(L, opn), "E-unsupported", "operator '%s' is not supported",
                ts_node_type(opn));
     return NULL;
@@ -425,7 +426,7 @@ static Expr *lower_compare(Lowerer *L, TSNode n) {
     }
     if (ts_node_is_named(ch)) {
       kids[nk++] = lower_expr(L, ch);
-    } else if (!op_from_text(ts_node_type(ch), &ops[no++]) || ops[no - 1] < OP_LT) {
+    } else if (!lower_op_from_text(ts_node_type(ch), &ops[no++]) || ops[no - 1] < OP_LT) {
       diag_error(L->c, node_loc(L, ch), "E-unsupported", "comparison '%s' is not supported",
                  ts_node_type(ch));
       return NULL;
@@ -583,94 +584,4 @@ Expr *lower_expr(Lowerer *L, TSNode n) {
   Expr *e = lower_expr_kind(L, n);
   lower_leave(L);
   return e;
-}
-
-/* ---- module-level constant folding ---- */
-
-static bool is_literal(const Expr *e) {
-  if (e->kind == EX_INT || e->kind == EX_FLOAT || e->kind == EX_BOOL) return true;
-  if (e->kind != EX_TUPLE) return false;
-  for (int i = 0; i < e->nkids; i++)
-    if (!is_literal(e->kids[i])) return false;
-  return true;
-}
-
-static Expr *fold_neg(Lowerer *L, Expr *e) {
-  if (e->kind == EX_FLOAT) {
-    e->fval = -e->fval;
-    e->str = NULL;
-    return e;
-  }
-  if (e->kind != EX_INT || e->is_unsigned_literal || e->ival == INT64_MIN) return NULL;
-  e->ival = -e->ival;
-  e->uval = (uint64_t)e->ival;
-  return e;
-}
-
-static double as_double(const Expr *e) { return e->kind == EX_FLOAT ? e->fval : (double)e->ival; }
-
-/* + - * on two int constants, or + - * / on numbers; NULL when it cannot fold exactly. */
-static Expr *fold_binary(Lowerer *L, Op op, Expr *a, Expr *b, Loc loc) {
-  if ((a->kind != EX_INT && a->kind != EX_FLOAT) || (b->kind != EX_INT && b->kind != EX_FLOAT) ||
-      a->is_unsigned_literal || b->is_unsigned_literal)
-    return NULL;
-  Expr *r = ast_new_expr(L->a, EX_INT, loc);
-  if (a->kind == EX_INT && b->kind == EX_INT && op != OP_DIV) {
-    int64_t v;
-    bool ovf = op == OP_ADD   ? __builtin_add_overflow(a->ival, b->ival, &v)
-               : op == OP_SUB ? __builtin_sub_overflow(a->ival, b->ival, &v)
-               : op == OP_MUL ? __builtin_mul_overflow(a->ival, b->ival, &v)
-                              : true;
-    if (ovf) return NULL;
-    r->ival = v;
-    r->uval = (uint64_t)v;
-    return r;
-  }
-  double x = as_double(a), y = as_double(b);
-  r->kind = EX_FLOAT;
-  switch (op) {
-  case OP_ADD: r->fval = x + y; break;
-  case OP_SUB: r->fval = x - y; break;
-  case OP_MUL: r->fval = x * y; break;
-  case OP_DIV:
-    if (y == 0) return NULL;
-    r->fval = x / y;
-    break;
-  default: return NULL;
-  }
-  return r;
-}
-
-Expr *fold_const_expr(Lowerer *L, TSNode n) {
-  if (ts_node_is_null(n) || !lower_enter(L, n)) return NULL;
-  Expr *e = NULL;
-  if (node_is(L, n, K_integer) || node_is(L, n, K_float) || node_is(L, n, K_true) || node_is(L, n, K_false)) {
-    e = lower_expr_kind(L, n);
-  } else if (node_is(L, n, K_identifier)) {
-    Const *k = find_const(L, node_str(L, n));
-    if (k) e = arena_dup(L->a, k->value, sizeof *k->value);
-  } else if (node_is(L, n, K_unary_operator)) {
-    const char *t = ts_node_type(lower_field(L, n, F_operator));
-    Expr *kid = fold_const_expr(L, lower_field(L, n, F_argument));
-    e = !kid ? NULL : t[0] == '-' ? fold_neg(L, kid) : t[0] == '+' ? kid : NULL;
-  } else if (node_is(L, n, K_binary_operator)) {
-    Op op;
-    Expr *a = fold_const_expr(L, lower_field(L, n, F_left));
-    Expr *b = fold_const_expr(L, lower_field(L, n, F_right));
-    if (a && b && op_from_text(ts_node_type(lower_field(L, n, F_operator)), &op))
-      e = fold_binary(L, op, a, b, node_loc(L, n));
-  } else if (node_is(L, n, K_parenthesized_expression) || node_is(L, n, K_tuple)) {
-    TSNode items[64];
-    int k = node_kids(L, n, items, 64);
-    if (node_is(L, n, K_parenthesized_expression) && k == 1) {
-      e = fold_const_expr(L, items[0]);
-    } else if (k <= 64) {
-      Expr *kids[64];
-      int i = 0;
-      while (i < k && (kids[i] = fold_const_expr(L, items[i]))) i++;
-      if (i == k) e = make_node(L, EX_TUPLE, n, kids, k);
-    }
-  }
-  lower_leave(L);
-  return e && is_literal(e) ? e : NULL;
 }

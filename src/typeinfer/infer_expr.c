@@ -547,7 +547,9 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   case EX_BOOL: return literal_type(I, e);
   case EX_STR: return &type_str;
   case EX_VAR: return infer_var(I, e);
-  case EX_CONST: return e->konst->array ? infer_const_array(I, e->konst) : literal_type(I, e->konst->value);
+  case EX_CONST:
+    if (e->konst->array) return infer_const_array(I, e->konst);
+    return e->konst->scalar ? e->konst->scalar : literal_type(I, e->konst->value);
   case EX_FUNC:
     TERR(I, e->loc, "E-not-value", "function '%s' can only be called", e->func->name);
     return NULL;
