@@ -22,9 +22,11 @@ DEST=third_party/tree-sitter-python
 
 # clang and its runtime libraries (libFuzzer, sanitizers): the fuzz harnesses (scripts/fuzz.sh).
 # python3-dev, python3-pytest, python3-venv: the Python package's extension, its pytest suite and
-# the check that `pip install .` builds it in a fresh virtual environment.
+# the check that `pip install .` builds it in a fresh virtual environment. python3-dask: the
+# scale-out sample (samples/python/dask_chunks.py), run by the pytest suite.
 debs=(libtree-sitter-dev libcmocka-dev libunistring-dev meson ninja-build pkg-config python3-numba
-      python3-numpy g++ clang libclang-rt-14-dev python3-dev python3-pytest python3-venv)
+      python3-numpy g++ clang libclang-rt-14-dev python3-dev python3-pytest python3-venv
+      python3-dask)
 
 install_debs() {
   local missing=()

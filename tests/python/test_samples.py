@@ -46,7 +46,7 @@ def test_numba_script_runs_unchanged(script):
 # great_circle_mesh.py is left out: the simulator cannot build CUDA ufuncs (@vectorize), and its
 # kernel half is the same computation as samples/great_circle.py, which the diff suite covers.
 ORACLE_ARGS = {"vector_add.py": ["5000"], "normalize_pinned.py": ["20000"], "streams_events.py": ["2000"],
-               "smooth_stencil.py": ["40", "50"]}
+               "smooth_stencil.py": ["40", "50"], "dask_chunks.py": ["2000", "500"]}
 ORACLE_SAMPLES = [p for p in PY_SAMPLES if not p.endswith("great_circle_mesh.py")]
 
 
@@ -54,7 +54,8 @@ ORACLE_SAMPLES = [p for p in PY_SAMPLES if not p.endswith("great_circle_mesh.py"
 @pytest.mark.parametrize("script", ORACLE_SAMPLES, ids=name)
 def test_python_sample_under_numba_simulator(script):
     import subprocess
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    # Numba's simulator runs one kernel at a time in a process: Dask's chunks one after another.
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", DASK_SCHEDULER="synchronous")
     env.pop("PYTHONPATH", None)
     args = ORACLE_ARGS.get(os.path.basename(script), [])
     p = subprocess.run([ORACLE, os.path.join(HERE, "numba_shim.py"), script] + args, env=env, cwd=HERE,
