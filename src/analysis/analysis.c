@@ -80,6 +80,7 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an) {
   an_nonneg(f, &c->arena, &loops);
   an_ranges(f, &loops);
   f->lockstep_loop = f->kind == FN_KERNEL ? an_lockstep_loop(f, &c->arena) : NULL;
+  an_record_facts(f, &c->arena);
   note_declared_types(f, an);
 }
 

@@ -7,7 +7,9 @@
  *           helpers that the types in use need; in each of those functions, `nonneg` and
  *           `positive` (per variable: every value it holds is >= 0, > 0), `lockstep_loop`
  *           (kernels the simulator may run in lockstep); on each range() loop of them, its
- *           RangeFacts (step sign, whether the counter can overflow, rebinding).
+ *           RangeFacts (step sign, whether the counter can overflow, rebinding); on each of
+ *           their expressions, Expr.facts (EF_NONNEG, EF_POSITIVE; EF_STABLE on the parts of a
+ *           for loop's iterable that the loop cannot change).
  * Invalidates: nothing. Running it twice gives the same facts. */
 #ifndef P2C_ANALYSIS_ANALYSIS_H
 #define P2C_ANALYSIS_ANALYSIS_H
@@ -38,11 +40,8 @@ void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis 
 /* Prints the facts (the --dump=analysis form) into sb. */
 void analysis_dump(StrBuf *sb, const Analysis *an);
 
-/* ---- questions codegen asks of expressions it prints (the answers read the facts above) ---- */
+/* ---- questions codegen asks of expressions it prints ---- */
 
-/* Whether e (an expression of function f, or one codegen made) is known to be >= 0 / > 0. */
-bool an_expr_nonneg(const Function *f, const Expr *e);
-bool an_expr_positive(const Function *f, const Expr *e);
 /* Whether e can be evaluated twice without a visible difference (no calls with effects). */
 bool an_expr_is_pure(const Expr *e);
 /* Whether e reads variable var. */

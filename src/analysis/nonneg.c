@@ -17,13 +17,23 @@ bool an_expr_is_pure(const Expr *e) {
   return true;
 }
 
+/* An operand's fact: recorded once an_record_facts has reached it (operands first), else
+ * computed (the fixpoint over variables runs before anything is recorded). */
+static bool kid_nonneg(const Function *f, const Expr *e) {
+  return e->facts & EF_KNOWN ? (e->facts & EF_NONNEG) != 0 : an_expr_nonneg(f, e);
+}
+
+static bool kid_positive(const Function *f, const Expr *e) {
+  return e->facts & EF_KNOWN ? (e->facts & EF_POSITIVE) != 0 : an_expr_positive(f, e);
+}
+
 static bool call_nonneg(const Function *f, const Expr *e) {
   const Builtin *b = e->kids[0]->kind == EX_BUILTIN ? e->kids[0]->builtin : NULL;
   if (!b) return false;
   if (b->facts & BF_NONNEG) return true;
   if (!(b->facts & (BF_NONNEG_IF_ALL | BF_NONNEG_IF_ANY))) return false;
   int n = 0;
-  for (int i = 1; i < e->nkids; i++) n += an_expr_nonneg(f, e->kids[i]);
+  for (int i = 1; i < e->nkids; i++) n += kid_nonneg(f, e->kids[i]);
   return b->facts & BF_NONNEG_IF_ALL ? n == e->nkids - 1 : n > 0;
 }
 
@@ -35,14 +45,14 @@ bool an_expr_positive(const Function *f, const Expr *e) {
   case EX_BUILTIN: return builtin_has(e->builtin, BF_POSITIVE);
   case EX_CAST:
     return e->ty->kind == TY_INT && e->kids[0]->ty->kind == TY_INT &&
-           e->ty->bits >= e->kids[0]->ty->bits && an_expr_positive(f, e->kids[0]);
+           e->ty->bits >= e->kids[0]->ty->bits && kid_positive(f, e->kids[0]);
   case EX_CALL:
     return e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_POSITIVE);
   case EX_BINARY:
-    if (e->op == OP_MUL) return an_expr_positive(f, e->kids[0]) && an_expr_positive(f, e->kids[1]);
+    if (e->op == OP_MUL) return kid_positive(f, e->kids[0]) && kid_positive(f, e->kids[1]);
     if (e->op == OP_ADD)
-      return (an_expr_positive(f, e->kids[0]) && an_expr_nonneg(f, e->kids[1])) ||
-             (an_expr_nonneg(f, e->kids[0]) && an_expr_positive(f, e->kids[1]));
+      return (kid_positive(f, e->kids[0]) && kid_nonneg(f, e->kids[1])) ||
+             (kid_nonneg(f, e->kids[0]) && kid_positive(f, e->kids[1]));
     return false;
   default: return false;   /* not known to be > 0 */
   }
@@ -55,15 +65,15 @@ static bool binary_nonneg(const Function *f, const Expr *e) {
   case OP_MUL:
   case OP_FLOORDIV:
   case OP_BITOR:
-  case OP_RSHIFT: return an_expr_nonneg(f, e->kids[0]) && an_expr_nonneg(f, e->kids[1]);
-  case OP_MOD: return an_expr_nonneg(f, e->kids[1]);
-  case OP_BITAND: return an_expr_nonneg(f, e->kids[0]) || an_expr_nonneg(f, e->kids[1]);
+  case OP_RSHIFT: return kid_nonneg(f, e->kids[0]) && kid_nonneg(f, e->kids[1]);
+  case OP_MOD: return kid_nonneg(f, e->kids[1]);
+  case OP_BITAND: return kid_nonneg(f, e->kids[0]) || kid_nonneg(f, e->kids[1]);
   default: return false;   /* the other operators */
   }
 }
 
 bool an_expr_nonneg(const Function *f, const Expr *e) {
-  if (e->ty && (e->ty->kind == TY_BOOL || (e->ty->kind == TY_INT && !e->ty->is_signed))) return true;
+  if (e->ty && type_never_negative(e->ty)) return true;
   switch (e->kind) {
   case EX_INT: return e->is_unsigned_literal || e->ival >= 0;
   case EX_BOOL: return true;
@@ -74,8 +84,8 @@ bool an_expr_nonneg(const Function *f, const Expr *e) {
   case EX_ATTR: return true;   /* size, ndim */
   case EX_CAST:
     return e->ty->kind == TY_INT && e->kids[0]->ty->kind != TY_FLOAT &&
-           e->ty->bits >= e->kids[0]->ty->bits && an_expr_nonneg(f, e->kids[0]);
-  case EX_IFEXP: return an_expr_nonneg(f, e->kids[1]) && an_expr_nonneg(f, e->kids[2]);
+           e->ty->bits >= e->kids[0]->ty->bits && kid_nonneg(f, e->kids[0]);
+  case EX_IFEXP: return kid_nonneg(f, e->kids[1]) && kid_nonneg(f, e->kids[2]);
   case EX_CALL: return call_nonneg(f, e);
   case EX_BINARY: return binary_nonneg(f, e);
   default: return false;   /* not known to be >= 0 */
@@ -94,10 +104,6 @@ typedef struct Scan {
 static void disprove(Scan *sc, int v, bool nonneg, bool positive) {
   if (sc->f->nonneg[v] && !nonneg) sc->f->nonneg[v] = false, sc->changed = true;
   if (sc->f->positive[v] && !positive) sc->f->positive[v] = false, sc->changed = true;
-}
-
-static bool never_negative(const Type *t) {
-  return t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed);
 }
 
 /* Element k (k < 0: the whole) of `value` assigned to target. */
@@ -152,26 +158,40 @@ static void iterated_nonneg(Scan *sc, const Expr *target, const Expr *it) {
     const Expr *start = n >= 2 ? it->kids[1] : NULL, *step = n == 3 ? it->kids[3] : NULL;
     nn = (!start || an_expr_nonneg(sc->f, start)) && (!step || an_expr_positive(sc->f, step));
   } else if (id == BI_NONE && it->ty && it->ty->kind == TY_ARRAY) {
-    nn = never_negative(it->ty->dtype) && it->ty->ndim == 1;
+    nn = type_never_negative(it->ty->dtype) && it->ty->ndim == 1;
   }
   disprove(sc, target->var, nn, false);
 }
 
-/* A statement's bindings: assignments, a range loop's variable, a for loop's targets. */
+/* A statement's bindings: assignments, a range loop's variable, a for loop's targets. A switch
+ * without default: the compiler names a new statement kind here. */
 static bool scan_stmt(Walker *w, const Stmt *s) {
   Scan *sc = w->ctx;
-  for (int i = 0; i < s->ntargets && s->kind != ST_FOR_ITER; i++) {
-    const Expr *t = s->targets[i];
-    if (t->kind == EX_TUPLE)
-      for (int k = 0; k < t->nkids; k++) assigned_nonneg(sc, t->kids[k], s->value, k);
-    else assigned_nonneg(sc, t, s->value, -1);
-  }
-  if (s->kind == ST_FOR_RANGE) {
+  switch (s->kind) {
+  case ST_ASSIGN:
+  case ST_AUGASSIGN:
+    for (int i = 0; i < s->ntargets; i++) {
+      const Expr *t = s->targets[i];
+      if (t->kind == EX_TUPLE)
+        for (int k = 0; k < t->nkids; k++) assigned_nonneg(sc, t->kids[k], s->value, k);
+      else assigned_nonneg(sc, t, s->value, -1);
+    }
+    break;
+  case ST_FOR_RANGE: {
     if (sc->loops) vec_push(sc->a, sc->loops, (Stmt *)s);
     bool ok = (!s->start || an_expr_nonneg(sc->f, s->start)) && an_step_is_positive(sc->f, s->step);
     disprove(sc, s->var, ok, false);
+    break;
   }
-  if (s->kind == ST_FOR_ITER) iterated_nonneg(sc, s->targets[0], s->value);
+  case ST_FOR_ITER: iterated_nonneg(sc, s->targets[0], s->value); break;
+  case ST_EXPR:
+  case ST_IF:
+  case ST_WHILE:
+  case ST_BREAK:
+  case ST_CONTINUE:
+  case ST_PASS:
+  case ST_RETURN: break;
+  }
   return true;
 }
 
@@ -181,7 +201,7 @@ void an_nonneg(Function *f, Arena *a, StmtList *loops) {
   f->positive = arena_alloc(a, sizeof(bool) * n);
   for (int i = 0; i < f->nvars; i++) {
     const Type *t = f->vars[i].ty;
-    bool unsigned_int = t && never_negative(t);
+    bool unsigned_int = t && type_never_negative(t);
     bool local_int = !f->vars[i].is_param && t && t->kind == TY_INT;
     f->nonneg[i] = unsigned_int || local_int;
     f->positive[i] = local_int;

@@ -41,10 +41,22 @@ typedef struct Bindings {
 
 static bool widen_to_binding(const Stmt *s, const Expr *value, void *ctx) {
   Bindings *b = ctx;
-  int bits = BITS_UNKNOWN;   /* augmented assignments and for-each targets: anything */
-  if (s->kind == ST_ASSIGN) bits = bits_of(b->f, value, b->depth);
-  if (s->kind == ST_FOR_RANGE)   /* between start and stop (never past stop) */
+  int bits = BITS_UNKNOWN;
+  switch (s->kind) {
+  case ST_ASSIGN: bits = bits_of(b->f, value, b->depth); break;
+  case ST_FOR_RANGE:   /* between start and stop (never past stop) */
     bits = max_int(s->start ? bits_of(b->f, s->start, b->depth) : 0, bits_of(b->f, s->stop, b->depth));
+    break;
+  case ST_AUGASSIGN:   /* anything */
+  case ST_FOR_ITER:
+  case ST_EXPR:        /* these bind nothing (an_each_binding does not visit them) */
+  case ST_IF:
+  case ST_WHILE:
+  case ST_BREAK:
+  case ST_CONTINUE:
+  case ST_PASS:
+  case ST_RETURN: break;
+  }
   b->most = max_int(b->most, bits);
   return b->most >= BITS_UNKNOWN;
 }

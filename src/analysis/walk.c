@@ -107,17 +107,35 @@ static const Expr *bound_value(const Expr *target, const Expr *value, int var) {
   return NULL;
 }
 
+/* Whether statement s itself (not its blocks) binds var; *value gets what an assignment gives
+ * it (see an_each_binding). A switch without default: the compiler names a new kind here. */
+static bool stmt_binds(const Stmt *s, int var, const Expr **value) {
+  *value = NULL;
+  switch (s->kind) {
+  case ST_ASSIGN:
+    for (int k = 0; k < s->ntargets && !*value; k++) *value = bound_value(s->targets[k], s->value, var);
+    return *value != NULL;
+  case ST_AUGASSIGN:
+    if (an_target_names(s->targets[0], var)) *value = s->value;
+    return *value != NULL;
+  case ST_FOR_RANGE: return s->var == var;
+  case ST_FOR_ITER: return an_target_names(s->targets[0], var);
+  case ST_EXPR:
+  case ST_IF:
+  case ST_WHILE:
+  case ST_BREAK:
+  case ST_CONTINUE:
+  case ST_PASS:
+  case ST_RETURN: return false;
+  }
+  return false;
+}
+
 bool an_each_binding(const Block *b, int var, BindingVisit visit, void *ctx) {
   for (int i = 0; i < b->len; i++) {
     const Stmt *s = b->items[i];
-    const Expr *value = NULL;
-    bool binds = false;
-    if (s->kind == ST_ASSIGN)
-      for (int k = 0; k < s->ntargets && !value; k++) value = bound_value(s->targets[k], s->value, var);
-    if (s->kind == ST_AUGASSIGN && an_target_names(s->targets[0], var)) value = s->value;
-    if (s->kind == ST_FOR_RANGE) binds = s->var == var;
-    if (s->kind == ST_FOR_ITER) binds = an_target_names(s->targets[0], var);
-    if ((value || binds) && visit(s, value, ctx)) return true;
+    const Expr *value;
+    if (stmt_binds(s, var, &value) && visit(s, value, ctx)) return true;
     if (an_each_binding(&s->body, var, visit, ctx) || an_each_binding(&s->orelse, var, visit, ctx)) return true;
   }
   return false;
@@ -126,10 +144,33 @@ bool an_each_binding(const Block *b, int var, BindingVisit visit, void *ctx) {
 bool an_assigns_var(const Block *b, int var) {
   for (int i = 0; i < b->len; i++) {
     const Stmt *s = b->items[i];
-    for (int k = 0; k < s->ntargets; k++)
-      if (an_reads_var(s->targets[k], var) && s->targets[k]->kind != EX_INDEX) return true;
-    if ((s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) && s->var == var) return true;
+    const Expr *value;
+    if (stmt_binds(s, var, &value)) return true;
     if (an_assigns_var(&s->body, var) || an_assigns_var(&s->orelse, var)) return true;
+  }
+  return false;
+}
+
+/* Whether statement s itself (not its blocks) reads var: its expressions, and the subscripts
+ * of its targets (a target name is written, not read). */
+static bool stmt_reads(const Stmt *s, int var) {
+  switch (s->kind) {
+  case ST_ASSIGN:
+  case ST_AUGASSIGN:
+  case ST_FOR_ITER:
+    for (int k = 0; k < s->ntargets; k++)
+      if (s->targets[k]->kind == EX_INDEX && an_reads_var(s->targets[k], var)) return true;
+    return an_reads_var(s->value, var);
+  case ST_EXPR: return an_reads_var(s->value, var);
+  case ST_RETURN: return s->value && an_reads_var(s->value, var);
+  case ST_IF:
+  case ST_WHILE: return an_reads_var(s->cond, var);
+  case ST_FOR_RANGE:
+    return (s->start && an_reads_var(s->start, var)) || an_reads_var(s->stop, var) ||
+           (s->step && an_reads_var(s->step, var));
+  case ST_BREAK:
+  case ST_CONTINUE:
+  case ST_PASS: return false;
   }
   return false;
 }
@@ -138,11 +179,7 @@ bool an_used_outside(const Block *b, const Stmt *loop, int var) {
   for (int i = 0; i < b->len; i++) {
     const Stmt *s = b->items[i];
     if (s == loop) continue;
-    const Expr *parts[] = {s->value, s->cond, s->start, s->stop, s->step};
-    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
-      if (parts[k] && an_reads_var(parts[k], var)) return true;
-    for (int k = 0; k < s->ntargets; k++)
-      if (s->targets[k]->kind == EX_INDEX && an_reads_var(s->targets[k], var)) return true;
+    if (stmt_reads(s, var)) return true;
     if (an_used_outside(&s->body, loop, var) || an_used_outside(&s->orelse, loop, var)) return true;
   }
   return false;

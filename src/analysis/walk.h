@@ -48,5 +48,11 @@ int an_value_bits(const Function *f, const Expr *e);
 const Stmt *an_lockstep_loop(const Function *f, Arena *a);
 /* The RangeFacts of f's range() loops, after an_nonneg (ranges.c). */
 void an_ranges(const Function *f, const StmtList *loops);
+/* Records Expr.facts on every expression of f, after an_nonneg (facts.c). */
+void an_record_facts(Function *f, Arena *a);
+/* Whether e (an expression of function f) is known to be >= 0 / > 0: the rules behind
+ * EF_NONNEG and EF_POSITIVE, over the variables' facts (nonneg.c). */
+bool an_expr_nonneg(const Function *f, const Expr *e);
+bool an_expr_positive(const Function *f, const Expr *e);
 
 #endif

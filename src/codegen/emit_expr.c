@@ -166,7 +166,7 @@ static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Type *t = e->kids[0]->ty;
   /* On integers known to be >= 0 and > 0, Python's // and % are C's / and %. */
   bool plain = t->kind == TY_INT && (e->op == OP_FLOORDIV || e->op == OP_MOD) &&
-               an_expr_nonneg(G->fn, e->kids[0]) && an_expr_positive(G->fn, e->kids[1]);
+               (e->kids[0]->facts & EF_NONNEG) && (e->kids[1]->facts & EF_POSITIVE);
   switch (plain ? OP_DIV : e->op) {
   case OP_FLOORDIV:
     helper_use(&G->helpers, typed_helper(t, H_FLOORDIV_I64, H_FLOORDIV_U64, H_FLOORDIV_F64, H_FLOORDIV_F32));
@@ -363,7 +363,7 @@ static void emit_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 /* An index as C uses it: as is when it is known to be >= 0, else wrapped Python's way around
  * `extent` (C text). */
 void emit_wrapped_index(Gen *G, const Expr *ix, const char *extent, StrBuf *sb, int prec) {
-  if (an_expr_nonneg(G->fn, ix)) {
+  if (ix->facts & EF_NONNEG) {
     emit_expr(G, ix, sb, prec);
     return;
   }

@@ -21,22 +21,11 @@ static BuiltinId iter_call(const Expr *it) {
   return builtin_has(it->kids[0]->builtin, BF_ITERABLE) ? it->kids[0]->builtin->id : BI_NONE;
 }
 
-/* An expression that stays the same while loop s runs (reading it each iteration is the same
- * as reading it once): no variable that the body or the loop's own targets rebind
- * (`for i, y in enumerate(range(i, 7))` reads the i of before the loop). */
-static bool stable(const Expr *e, const Stmt *s) {
-  if (e->kind == EX_CAST || e->kind == EX_UNARY || e->kind == EX_BINARY) {
-    for (int i = 0; i < e->nkids; i++)
-      if (!stable(e->kids[i], s)) return false;
-    return true;
-  }
-  return e->kind == EX_INT || e->kind == EX_CONST || e->kind == EX_TEMP ||
-         (e->kind == EX_VAR && !an_assigns_var(&s->body, e->var) && !an_target_names(s->targets[0], e->var));
-}
-
-/* Text for the C expression e (a temporary, evaluated before the loop, unless it is stable). */
+/* Text for the C expression e (a temporary, evaluated before the loop, unless the analysis
+ * found that the loop cannot change it: EF_STABLE). */
 static Expr *once(Gen *G, Expr *e, const Stmt *s) {
-  if (stable(e, s)) return e;
+  (void)s;
+  if (e->facts & EF_STABLE) return e;
   Expr *t = temp_expr(G, e->ty);
   StrBuf sb;
   sb_init(&sb, G->a);
@@ -51,6 +40,7 @@ static Expr *codegen_text(Gen *G, const Type *t, const char *text, bool nonneg) 
   e->ty = t;
   e->str = text;
   e->ival = nonneg;
+  e->facts = nonneg || type_never_negative(t) ? EF_KNOWN | EF_NONNEG : EF_KNOWN;
   return e;
 }
 

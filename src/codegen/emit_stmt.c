@@ -343,9 +343,26 @@ static void emit_return(Gen *G, const Stmt *s) {
   sb_puts(G->body, ";\n");
 }
 
+/* A statement with a block (its source comment is its header line only). */
+static bool is_compound(const Stmt *s) {
+  switch (s->kind) {
+  case ST_IF:
+  case ST_WHILE:
+  case ST_FOR_RANGE:
+  case ST_FOR_ITER: return true;
+  case ST_EXPR:
+  case ST_ASSIGN:
+  case ST_AUGASSIGN:
+  case ST_BREAK:
+  case ST_CONTINUE:
+  case ST_PASS:
+  case ST_RETURN: return false;
+  }
+  return false;
+}
+
 static void emit_stmt(Gen *G, const Stmt *s) {
-  bool compound = s->kind == ST_IF || s->kind == ST_WHILE || s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER;
-  emit_source_comment(G, s, compound);
+  emit_source_comment(G, s, is_compound(s));
   switch (s->kind) {
   case ST_EXPR: emit_expr_stmt(G, s); break;
   case ST_ASSIGN: emit_assign(G, s); break;

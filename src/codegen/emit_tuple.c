@@ -85,6 +85,7 @@ Expr *tuple_elem_expr(Gen *G, Expr *base, int k) {
   e->kids[1] = ast_new_expr(G->a, EX_INT, base->loc);
   e->kids[1]->ival = k;
   e->kids[1]->ty = &type_int64;
+  e->kids[1]->facts = EF_KNOWN | EF_NONNEG | (k > 0 ? EF_POSITIVE : 0);
   e->nkids = 2;
   e->ival = k;
   e->ty = base->ty->elems[k];
@@ -95,6 +96,7 @@ Expr *temp_expr(Gen *G, const Type *t) {
   Expr *e = ast_new_expr(G->a, EX_TEMP, (Loc){0});
   e->ty = t;
   e->str = new_temp(G, t);
+  e->facts = EF_KNOWN | (type_never_negative(t) ? EF_NONNEG : 0);
   return e;
 }
 

@@ -57,6 +57,17 @@ typedef enum Op {
 
 const char *op_python_spelling(Op op);
 
+/* What the analysis phase records on an expression of a function codegen emits (Expr.facts),
+ * so that codegen reads facts instead of asking questions while it prints. Codegen's own nodes
+ * (temporaries) carry the facts they have from where codegen makes them. */
+enum {
+  EF_NONNEG = 1,     /* the value is >= 0 */
+  EF_POSITIVE = 2,   /* the value is > 0 */
+  EF_KNOWN = 4,      /* EF_NONNEG and EF_POSITIVE are recorded (absent: not computed yet) */
+  EF_STABLE = 8,     /* part of a for loop's iterable that the loop cannot change: read in
+                        place, not copied into a temporary before the loop */
+};
+
 typedef struct Keyword {
   const char *name;
   Loc loc;
@@ -69,6 +80,7 @@ struct Expr {
   const Type *ty;          /* set by typeinfer */
   const Type *yield_ty;    /* typeinfer, on a for loop's iterable: the type of what it yields */
   Op op;
+  uint8_t facts;           /* EF_*, set by the analysis phase */
   Expr **kids;
   int nkids;
   Op *cmps;                /* EX_COMPARE */

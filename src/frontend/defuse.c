@@ -31,15 +31,34 @@ static void mark_target(const Expr *t, bool *assigned) {
     for (int i = 0; i < t->nkids; i++) mark_target(t->kids[i], assigned);
 }
 
+/* The variables statement s binds itself (not in its blocks); an augmented assignment only
+ * with `aug` (it binds nothing new: a loop's earlier iterations do not make `x += 1` bind x).
+ * A switch without default, so that the compiler names a new statement kind here. */
+static void mark_stmt(const Stmt *s, bool *assigned, bool aug) {
+  switch (s->kind) {
+  case ST_AUGASSIGN:
+    if (!aug) break;
+    /* fall through */
+  case ST_ASSIGN:
+    for (int k = 0; k < s->ntargets; k++) mark_target(s->targets[k], assigned);
+    break;
+  case ST_FOR_RANGE: assigned[s->var] = true; break;
+  case ST_FOR_ITER: mark_target(s->targets[0], assigned); break;
+  case ST_EXPR:
+  case ST_IF:
+  case ST_WHILE:
+  case ST_BREAK:
+  case ST_CONTINUE:
+  case ST_PASS:
+  case ST_RETURN: break;
+  }
+}
+
 static void mark_block(const Block *b, bool *assigned) {
   for (int i = 0; i < b->len; i++) {
-    const Stmt *s = b->items[i];
-    if (s->kind == ST_ASSIGN)
-      for (int k = 0; k < s->ntargets; k++) mark_target(s->targets[k], assigned);
-    if (s->kind == ST_FOR_RANGE) assigned[s->var] = true;
-    if (s->kind == ST_FOR_ITER) mark_target(s->targets[0], assigned);
-    mark_block(&s->body, assigned);
-    mark_block(&s->orelse, assigned);
+    mark_stmt(b->items[i], assigned, false);
+    mark_block(&b->items[i]->body, assigned);
+    mark_block(&b->items[i]->orelse, assigned);
   }
 }
 
@@ -56,18 +75,28 @@ static void check_stmt(DefUse *d, const Stmt *s, bool *assigned) {
   const Expr *reads[] = {s->cond, s->start, s->stop, s->step, s->value};
   for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) check_expr(d, reads[i], assigned);
   for (int k = 0; k < s->ntargets; k++) check_target_reads(d, s->targets[k], assigned);
-  if (s->kind == ST_ASSIGN || s->kind == ST_AUGASSIGN)
-    for (int k = 0; k < s->ntargets; k++) mark_target(s->targets[k], assigned);
-  if (s->kind == ST_IF) {
+  switch (s->kind) {
+  case ST_ASSIGN:
+  case ST_AUGASSIGN: mark_stmt(s, assigned, true); break;
+  case ST_IF: {
     bool *other = arena_dup(&d->c->arena, assigned, n ? n : 1);
     check_block(d, &s->body, assigned);
     check_block(d, &s->orelse, other);
     for (size_t i = 0; i < n; i++) assigned[i] |= other[i];
-  } else if (s->kind == ST_WHILE || s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) {
-    if (s->kind == ST_FOR_RANGE) assigned[s->var] = true;
-    if (s->kind == ST_FOR_ITER) mark_target(s->targets[0], assigned);
+    break;
+  }
+  case ST_WHILE:
+  case ST_FOR_RANGE:
+  case ST_FOR_ITER:
+    mark_stmt(s, assigned, true);
     mark_block(&s->body, assigned);
     check_block(d, &s->body, assigned);
+    break;
+  case ST_EXPR:
+  case ST_BREAK:
+  case ST_CONTINUE:
+  case ST_PASS:
+  case ST_RETURN: break;
   }
 }
 

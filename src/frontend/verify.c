@@ -51,9 +51,25 @@ static void verify_call(Verify *v, const Expr *e) {
     bad(v, e->loc, "a builtin call without its row");
 }
 
+/* Casts where types differ, where typeinfer is responsible for them: the operands of
+ * arithmetic, of `and`/`or` and of a conditional expression are cast to the expression's
+ * number type (float ** int keeps its int exponent). Comparisons cast per pair in codegen, and
+ * stores convert in codegen (see docs/architecture.md). */
+static void verify_operand_casts(Verify *v, const Expr *e) {
+  if (v->stage < AST_TYPED || !e->ty || !type_is_numeric(e->ty)) return;
+  int first = e->kind == EX_IFEXP ? 1 : 0;
+  bool arith = e->kind == EX_BINARY || e->kind == EX_UNARY || e->kind == EX_BOOLOP || e->kind == EX_IFEXP;
+  for (int i = first; arith && i < e->nkids && v->ok; i++) {
+    const Type *t = e->kids[i]->ty;
+    bool int_exponent = e->kind == EX_BINARY && e->op == OP_POW && i == 1 && t && t->kind == TY_INT;
+    if (t && t != e->ty && !int_exponent) bad(v, e->kids[i]->loc, "an operand of another type than its operation, without a cast");
+  }
+}
+
 static void verify_expr(Verify *v, const Expr *e) {
   if (!e->loc.line) bad(v, e->loc, "an expression without a location");
   if (v->stage >= AST_TYPED && !e->ty) bad(v, e->loc, "an expression without a type");
+  verify_operand_casts(v, e);
   switch (e->kind) {
   case EX_INT:
   case EX_FLOAT:
@@ -112,12 +128,21 @@ static void verify_stmt(Verify *v, const Stmt *s) {
   case ST_WHILE: need(v, s, s->cond, "a condition missing"); break;
   case ST_FOR_RANGE:
     need(v, s, s->stop && s->var >= 0 && s->var < v->f->nvars, "a range loop without its variable or stop");
+    /* infer_range casts start, stop and step to the type range() iterates with */
+    need(v, s, v->stage < AST_TYPED || !s->stop || ((!s->start || s->start->ty == s->stop->ty) &&
+                                                    (!s->step || s->step->ty == s->stop->ty)),
+         "range() parts of different types, without casts");
     break;
   case ST_FOR_ITER: need(v, s, s->ntargets == 1 && s->value, "a for loop without its target or iterable"); break;
+  case ST_RETURN: {   /* coerce_returns casts every returned number to the return type */
+    const Type *r = v->f->ret_type;
+    bool number = v->stage >= AST_TYPED && s->value && s->value->ty && r && type_is_numeric(r);
+    need(v, s, !number || s->value->ty == r, "a returned value of another type than the function's, without a cast");
+    break;
+  }
   case ST_BREAK:
   case ST_CONTINUE:
-  case ST_PASS:
-  case ST_RETURN: break;
+  case ST_PASS: break;
   }
   verify_opt(v, s->value);
   verify_opt(v, s->cond);
@@ -148,7 +173,8 @@ bool ast_verify(Compilation *c, const Module *m, AstStage stage) {
     if (stage == AST_RESOLVED) ok = verify_function(c, g, stage);
     for (size_t j = 0; j < g->specs.len && ok && stage >= AST_TYPED; j++) {
       const Function *s = g->specs.items[j];
-      if (s->typed && (stage == AST_TYPED || s->nonneg)) ok = verify_function(c, s, stage);
+      /* a failed specialization (left by a guess that a later pass did not repeat) is never emitted */
+      if (s->typed && !s->failed && (stage == AST_TYPED || s->nonneg)) ok = verify_function(c, s, stage);
     }
   }
   return ok;

@@ -212,11 +212,26 @@ static void infer_block(Infer *I, Block *b) {
 
 /* ---- return values ---- */
 
+/* Casts every returned value to the function's return type, once it is known. A switch
+ * without default: the compiler names a new statement kind here. */
 static void coerce_returns(Infer *I, Block *b) {
   for (int i = 0; i < b->len; i++) {
     Stmt *s = b->items[i];
-    if (s->kind == ST_RETURN && s->value && I->ret && I->ret->kind != TY_VOID)
-      infer_coerce(I, &s->value, I->ret);
+    switch (s->kind) {
+    case ST_RETURN:
+      if (s->value && I->ret && I->ret->kind != TY_VOID) infer_coerce(I, &s->value, I->ret);
+      break;
+    case ST_EXPR:
+    case ST_ASSIGN:
+    case ST_AUGASSIGN:
+    case ST_IF:
+    case ST_WHILE:
+    case ST_FOR_RANGE:
+    case ST_FOR_ITER:
+    case ST_BREAK:
+    case ST_CONTINUE:
+    case ST_PASS: break;
+    }
     coerce_returns(I, &s->body);
     coerce_returns(I, &s->orelse);
   }

@@ -77,6 +77,10 @@ static inline bool type_is_numeric(const Type *t) {
   return type_is_number(t) || t->kind == TY_COMPLEX || t->kind == TY_HALF;
 }
 static inline bool type_is_half(const Type *t) { return t->kind == TY_HALF; }
+/* Bools and unsigned ints: every value of the type is >= 0. */
+static inline bool type_never_negative(const Type *t) {
+  return t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed);
+}
 /* The float type of a complex type's parts (complex64: float32). */
 const Type *type_complex_part(const Type *c);
 /* The complex type whose parts are float type f (float32: complex64). */

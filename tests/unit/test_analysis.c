@@ -138,6 +138,52 @@ static void no_complex_without_complex_types(void **state) {
   assert_null(an->kernels.items[0]->lockstep_loop);
 }
 
+/* Expression facts (facts.c): what codegen reads instead of asking. */
+static void expression_facts(void **state) {
+  Analysis *an = analyse(state, "from numba import cuda\n"
+                                "@cuda.jit('void(float32[::1], int64[::1], int64)')\n"
+                                "def k(a, b, n):\n"
+                                "    i = cuda.grid(1)\n"
+                                "    a[i + 1] = a[n] + b[i // 3] + b[i % n]\n"
+                                "    for x in a[i:n]:\n"
+                                "        i = 0\n");
+  const Function *f = an->kernels.items[0];
+  const Stmt *s = f->body.items[1];
+  const Expr *target_ix = s->targets[0]->kids[1];     /* i + 1 */
+  assert_true(target_ix->facts & EF_KNOWN);
+  assert_true(target_ix->facts & EF_NONNEG);
+  assert_true(target_ix->facts & EF_POSITIVE);
+  const Expr *sum = s->value;                          /* ((a[n] + b[i // 3]) + b[i % n]) */
+  const Expr *left = sum->kids[0]->kind == EX_CAST ? sum->kids[0]->kids[0] : sum->kids[0];
+  const Expr *a_n = left->kids[0]->kind == EX_CAST ? left->kids[0]->kids[0] : left->kids[0];
+  assert_true(a_n->kids[1]->facts & EF_KNOWN);
+  assert_false(a_n->kids[1]->facts & EF_NONNEG);      /* n, a parameter: wrapped */
+  const Expr *b_div = left->kids[1]->kind == EX_CAST ? left->kids[1]->kids[0] : left->kids[1];
+  const Expr *div = b_div->kids[1];                    /* i // 3 */
+  assert_true(div->kids[0]->facts & EF_NONNEG);
+  assert_true(div->kids[1]->facts & EF_POSITIVE);
+  const Stmt *loop = f->body.items[2];
+  const Expr *slice = loop->value->kids[1];            /* i:n, and the body rebinds i */
+  assert_false(slice->kids[0]->facts & EF_STABLE);
+  assert_true(slice->kids[1]->facts & EF_STABLE);
+}
+
+/* ast_verify after typeinfer: an operand whose cast a broken phase dropped is named. */
+static void verify_finds_a_missing_cast(void **state) {
+  Analysis *an = analyse(state, "from numba import cuda\n"
+                                "@cuda.jit('void(float64[::1], int32)')\n"
+                                "def k(a, n):\n"
+                                "    a[0] = a[1] + n\n");
+  Fixture *fx = *state;
+  assert_true(ast_verify(&fx->c, &fx->m, AST_TYPED));
+  Expr *sum = (Expr *)an->kernels.items[0]->body.items[0]->value;
+  assert_int_equal(sum->kids[1]->kind, EX_CAST);   /* n, int32 -> float64 */
+  sum->kids[1] = sum->kids[1]->kids[0];
+  assert_false(ast_verify(&fx->c, &fx->m, AST_TYPED));
+  assert_string_equal(fx->c.diags.items[fx->c.diags.len - 1].code, "E-internal");
+  assert_non_null(strstr(fx->c.diags.items[fx->c.diags.len - 1].message, "without a cast"));
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
@@ -145,6 +191,8 @@ int main(void) {
       T(range_facts_of_rebound_loops),
       T(devices_in_order_of_first_call),
       T(no_complex_without_complex_types),
+      T(expression_facts),
+      T(verify_finds_a_missing_cast),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,75 @@
+/* The facts the analysis records on each expression of a function codegen emits (Expr.facts,
+ * EF_*), so that codegen reads them while it prints instead of asking: whether a value is >= 0
+ * or > 0 (the rules of nonneg.c, over the variables' facts), and which parts of a for loop's
+ * iterable the loop cannot change. */
+#include "analysis/walk.h"
+
+/* ---- >= 0 and > 0 ---- */
+
+static void record_value(const Function *f, Expr *e) {
+  bool nn = an_expr_nonneg(f, e), pos = an_expr_positive(f, e);
+  e->facts = (uint8_t)((e->facts & ~(EF_NONNEG | EF_POSITIVE)) | EF_KNOWN | (nn ? EF_NONNEG : 0) |
+                       (pos ? EF_POSITIVE : 0));
+}
+
+typedef struct Record {
+  const Function *f;
+  Arena *a;
+  VEC(Expr *) spine;   /* a stack: each record_tree pushes its chain above its caller's */
+} Record;
+
+static void record_tree(Record *r, Expr *e);
+
+/* Operands before the expression (its rules read their recorded facts). The first operands are
+ * followed in a loop, not by recursion: a chain `a + b + c + ...` nests to the left as deep as
+ * it is long. */
+static void record_tree(Record *r, Expr *e) {
+  size_t base = r->spine.len;
+  for (Expr *x = e;; x = x->kids[0]) {
+    vec_push(r->a, &r->spine, x);
+    if (x->nkids == 0) break;
+  }
+  while (r->spine.len > base) {
+    Expr *x = r->spine.items[--r->spine.len];
+    for (int i = 1; i < x->nkids; i++) record_tree(r, x->kids[i]);
+    for (int i = 0; i < x->nkeywords; i++) record_tree(r, x->keywords[i].value);
+    record_value(r->f, x);
+  }
+}
+
+static bool record_expr(Walker *w, const Expr *e) {
+  record_tree(w->ctx, (Expr *)e);
+  return false;   /* record_tree went through the operands */
+}
+
+/* ---- parts of a for loop's iterable that the loop cannot change ---- */
+
+/* An expression that stays the same while loop s runs (reading it each iteration is the same
+ * as reading it once): no variable that the body or the loop's own targets rebind
+ * (`for i, y in enumerate(range(i, 7))` reads the i of before the loop). */
+static bool stable(const Expr *e, const Stmt *s) {
+  if (e->kind == EX_CAST || e->kind == EX_UNARY || e->kind == EX_BINARY) {
+    for (int i = 0; i < e->nkids; i++)
+      if (!stable(e->kids[i], s)) return false;
+    return true;
+  }
+  return e->kind == EX_INT || e->kind == EX_CONST || e->kind == EX_TEMP ||
+         (e->kind == EX_VAR && !an_assigns_var(&s->body, e->var) && !an_target_names(s->targets[0], e->var));
+}
+
+static void mark_stable(Expr *e, const Stmt *s) {
+  if (stable(e, s)) e->facts |= EF_STABLE;
+  for (int i = 0; i < e->nkids; i++) mark_stable(e->kids[i], s);
+}
+
+static bool record_loop(Walker *w, const Stmt *s) {
+  (void)w;
+  if (s->kind == ST_FOR_ITER) mark_stable(s->value, s);
+  return true;
+}
+
+void an_record_facts(Function *f, Arena *a) {
+  Record r = {.f = f, .a = a};
+  Walker w = {.stmt = record_loop, .expr = record_expr, .ctx = &r};
+  an_walk_block(&w, &f->body);
+}
