@@ -73,6 +73,7 @@ static bool settled_stmt(const Stmt *s) {
   case ST_PASS: return true;
   case ST_EXPR: return s->value->kind == EX_STR;   /* a docstring */
   case ST_RETURN: return !s->value;
+  case ST_RAISE: return false;   /* it may end the thread, or report */
   case ST_ASSIGN:
   case ST_AUGASSIGN:
     for (int k = 0; k < s->ntargets; k++)
@@ -212,7 +213,8 @@ static void flow_stmt(Flow *w, const Stmt *s, int depth) {
     break;
   }
   case ST_BREAK: w->ok = w->ok && depth > 0; break;   /* leaving the grid-stride loop itself */
-  case ST_RETURN: w->ok = false; break;
+  case ST_RETURN:
+  case ST_RAISE: w->ok = false; break;   /* a thread that leaves ends lockstep */
   case ST_CONTINUE:
   case ST_PASS: break;
   }

@@ -190,7 +190,8 @@ static bool scan_stmt(Walker *w, const Stmt *s) {
   case ST_BREAK:
   case ST_CONTINUE:
   case ST_PASS:
-  case ST_RETURN: break;
+  case ST_RETURN:
+  case ST_RAISE: break;
   }
   return true;
 }

@@ -55,7 +55,8 @@ static bool widen_to_binding(const Stmt *s, const Expr *value, void *ctx) {
   case ST_BREAK:
   case ST_CONTINUE:
   case ST_PASS:
-  case ST_RETURN: break;
+  case ST_RETURN:
+  case ST_RAISE: break;
   }
   b->most = max_int(b->most, bits);
   return b->most >= BITS_UNKNOWN;

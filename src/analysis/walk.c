@@ -30,7 +30,8 @@ static void walk_stmt(Walker *w, const Stmt *s) {
     walk_targets(w, s);
     break;
   case ST_IF:
-  case ST_WHILE: walk_opt(w, s->cond); break;
+  case ST_WHILE:
+  case ST_RAISE: walk_opt(w, s->cond); break;
   case ST_FOR_RANGE:
     walk_opt(w, s->start);
     walk_opt(w, s->stop);
@@ -126,7 +127,8 @@ static bool stmt_binds(const Stmt *s, int var, const Expr **value) {
   case ST_BREAK:
   case ST_CONTINUE:
   case ST_PASS:
-  case ST_RETURN: return false;
+  case ST_RETURN:
+  case ST_RAISE: return false;
   }
   return false;
 }
@@ -165,6 +167,7 @@ static bool stmt_reads(const Stmt *s, int var) {
   case ST_RETURN: return s->value && an_reads_var(s->value, var);
   case ST_IF:
   case ST_WHILE: return an_reads_var(s->cond, var);
+  case ST_RAISE: return s->cond && an_reads_var(s->cond, var);
   case ST_FOR_RANGE:
     return (s->start && an_reads_var(s->start, var)) || an_reads_var(s->stop, var) ||
            (s->step && an_reads_var(s->step, var));

@@ -302,7 +302,8 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   if (!codegen_run(comp, &m->mod, &m->an, &cgo, &m->cg)) return P2C_ERR_SOURCE;
   m->reached = 4;
   if (!check_param_space(comp, &m->cg)) return P2C_ERR_SOURCE;
-  m->check_bounds = c->check_bounds;
+  /* launches read the bounds record: out-of-bounds accesses, and raises checked with debug=True */
+  m->check_bounds = c->check_bounds || m->cg.reports_raises;
   fill_kernel_infos(m);
   m->ok = true;
   return P2C_OK;

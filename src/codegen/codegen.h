@@ -34,6 +34,7 @@ typedef struct CodegenResult {
   size_t nlines;
   KernelDesc *kernels;
   int nkernels;
+  bool reports_raises;     /* a checked raise or assert uses the bounds record (H_RAISE) */
 } CodegenResult;
 
 typedef struct CodegenOptions {

@@ -432,5 +432,6 @@ bool codegen_run(Compilation *c, Module *m, const Analysis *an, const CodegenOpt
   emit_definitions(&G, &devs, &an->kernels, o, &defs);
   emit_kernel_descs(&G, an, ufunc_symbols, &defs, out);
   assemble_text(&G, an, &defs, out);
+  out->reports_raises = G.helpers.bits >> H_RAISE & 1;
   return !diag_has_errors(c);
 }

@@ -331,6 +331,31 @@ static void emit_expr_stmt(Gen *G, const Stmt *s) {
   sb_puts(G->body, ";\n");
 }
 
+/* raise / a failed assert (docs/semantics.md): the thread leaves, as Numba's exception status
+ * makes it return from the kernel. With debug=True on the function (or --check-bounds), the
+ * exception is recorded first, for the launch to report; otherwise nothing is reported: a
+ * kernel returns, a device function ends the thread. */
+static void emit_raise(Gen *G, const Stmt *s) {
+  sb_indent(G->body, G->indent);
+  if (s->cond) {
+    sb_puts(G->body, "if (!(");
+    emit_expr(G, s->cond, G->body, P_LOWEST);
+    sb_puts(G->body, ")) ");
+  }
+  if (G->fn->debug || G->check_bounds) {
+    helper_use(&G->helpers, H_BOUNDS);
+    helper_use(&G->helpers, H_RAISE);
+    sb_printf(G->body, "p2c_raise(%u, %u, ", s->loc.line, s->loc.col);
+    put_c_string(G->body, s->exc, strlen(s->exc), false);
+    sb_puts(G->body, ");\n");
+  } else if (G->fn->kind == FN_KERNEL) {
+    sb_puts(G->body, "return;\n");
+  } else {
+    helper_use(&G->helpers, H_BOUNDS);   /* P2C_EXIT_THREAD */
+    sb_puts(G->body, "P2C_EXIT_THREAD();\n");
+  }
+}
+
 static void emit_return(Gen *G, const Stmt *s) {
   if (!s->value || G->fn->ret_type->kind == TY_VOID) {
     emit_line(G, "return;\n");
@@ -356,7 +381,8 @@ static bool is_compound(const Stmt *s) {
   case ST_BREAK:
   case ST_CONTINUE:
   case ST_PASS:
-  case ST_RETURN: return false;
+  case ST_RETURN:
+  case ST_RAISE: return false;
   }
   return false;
 }
@@ -378,6 +404,7 @@ static void emit_stmt(Gen *G, const Stmt *s) {
   case ST_CONTINUE: emit_line(G, "continue;\n"); break;
   case ST_PASS: emit_line(G, ";\n"); break;
   case ST_RETURN: emit_return(G, s); break;
+  case ST_RAISE: emit_raise(G, s); break;
   }
 }
 

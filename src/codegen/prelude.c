@@ -260,6 +260,25 @@ static const char *const helper_text[H_COUNT] = {
         "static __device__ __forceinline__ int64_t p2c_bounds_u64(uint64_t i) {\n"
         "  return i > 9223372036854775807ULL ? 9223372036854775807LL : (int64_t)i;\n"
         "}\n",
+    [H_RAISE] =
+        "/* A raise or assert that failed in a function compiled with debug=True: the exception\n"
+        " * (\"ValueError: msg\") goes into the bounds record (ndim 0 says which kind of record it\n"
+        " * is; the text takes the bytes of index and shape), then the thread ends. */\n"
+        "static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int column, const char *exc) {\n"
+        "  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {\n"
+        "    p2c_bounds_record *r = &p2c_bounds_report;\n"
+        "    r->line = line;\n"
+        "    r->column = column;\n"
+        "    r->ndim = 0;\n"
+        "    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;\n"
+        "    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;\n"
+        "    char *text = (char *)r->index;\n"
+        "    unsigned int n = 0;\n"
+        "    for (; exc[n] && n + 1 < sizeof r->index + sizeof r->shape; n++) text[n] = exc[n];\n"
+        "    text[n] = 0;\n"
+        "  }\n"
+        "  P2C_EXIT_THREAD();\n"
+        "}\n",
 };
 
 void prelude_emit(StrBuf *sb, HelperSet used) {

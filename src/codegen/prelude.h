@@ -16,6 +16,8 @@ typedef enum Helper {
   H_INF_NAN,
   H_BOUNDS,         /* --check-bounds: the failure record and the checked index helpers */
   H_BOUNDS_VIEW,    /* --check-bounds, continued (one C string literal each): views, uint64 */
+  H_RAISE,          /* a checked raise or assert (debug=True): records it in the bounds record
+                       (needs H_BOUNDS) */
   H_COUNT
 } Helper;
 

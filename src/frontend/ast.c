@@ -86,7 +86,7 @@ static const char *const stmt_names[] = {
     [ST_EXPR] = "Expr",         [ST_ASSIGN] = "Assign",   [ST_AUGASSIGN] = "AugAssign",
     [ST_IF] = "If",             [ST_WHILE] = "While",     [ST_FOR_RANGE] = "ForRange",
     [ST_FOR_ITER] = "ForIter",  [ST_BREAK] = "Break",     [ST_CONTINUE] = "Continue",
-    [ST_PASS] = "Pass",         [ST_RETURN] = "Return",
+    [ST_PASS] = "Pass",         [ST_RETURN] = "Return",   [ST_RAISE] = "Raise",
 };
 
 typedef struct Printer {
@@ -144,6 +144,7 @@ static void dump_stmt(Printer *p, const Stmt *s, int depth) {
   sb_printf(p->sb, "%s", stmt_names[s->kind]);
   if (s->kind == ST_AUGASSIGN) sb_printf(p->sb, " %s=", op_python_spelling(s->op));
   if (s->kind == ST_FOR_RANGE) sb_printf(p->sb, " %s", p->fn->vars[s->var].name);
+  if (s->kind == ST_RAISE) sb_printf(p->sb, " %s", s->exc);
   sb_printf(p->sb, " @%u:%u\n", s->loc.line, s->loc.col);
   for (int i = 0; i < s->ntargets; i++) dump_expr(p, s->targets[i], depth + 1);
   const Expr *parts[] = {s->cond, s->start, s->stop, s->step, s->value};

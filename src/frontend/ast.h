@@ -116,6 +116,9 @@ typedef enum StmtKind {
   ST_CONTINUE,
   ST_PASS,
   ST_RETURN,     /* value or NULL */
+  ST_RAISE,      /* raise EXC / raise EXC("msg") (cond NULL), or assert cond[, "msg"]: where cond
+                    is NULL or false, the thread raises exc, Python's spelling of the exception
+                    ("ValueError: msg"); see docs/semantics.md, "raise and assert" */
 } StmtKind;
 
 /* What the analysis phase (src/analysis/ranges.c) knows of an ST_FOR_RANGE loop. */
@@ -139,6 +142,7 @@ struct Stmt {
   Expr *cond;
   Expr *start, *stop, *step;
   int var;                 /* loop variable */
+  const char *exc;         /* ST_RAISE: the exception, as Python prints it */
   Block body, orelse;
   RangeFacts range;        /* ST_FOR_RANGE, set by the analysis phase */
 };
@@ -183,6 +187,7 @@ struct Function {
   bool typed, typing;      /* typeinfer state: done / in progress (recursion) */
   bool failed;             /* typing it reported errors (possibly rolled back: see specialize) */
   bool uses_barrier;
+  bool debug;              /* @cuda.jit(debug=True): a failed raise or assert is reported */
   VEC(Function *) specs;   /* on the generic function */
   /* Set by the analysis phase (src/analysis) on the specializations codegen emits: */
   bool *nonneg;            /* each variable is known to be >= 0 */

@@ -50,7 +50,8 @@ static void mark_stmt(const Stmt *s, bool *assigned, bool aug) {
   case ST_BREAK:
   case ST_CONTINUE:
   case ST_PASS:
-  case ST_RETURN: break;
+  case ST_RETURN:
+  case ST_RAISE: break;
   }
 }
 
@@ -96,7 +97,8 @@ static void check_stmt(DefUse *d, const Stmt *s, bool *assigned) {
   case ST_BREAK:
   case ST_CONTINUE:
   case ST_PASS:
-  case ST_RETURN: break;
+  case ST_RETURN:
+  case ST_RAISE: break;
   }
 }
 

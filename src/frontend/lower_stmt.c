@@ -1,6 +1,7 @@
 /* Lowering of statements: assignments (to names, subscripts and tuples of those), augmented
  * assignments, if/elif/else, while, for over range() (ST_FOR_RANGE) or another iterable
- * (ST_FOR_ITER), return, break, continue, pass and expression statements. Each unsupported form
+ * (ST_FOR_ITER), return, break, continue, pass, raise and assert (ST_RAISE) and expression
+ * statements. Each unsupported form
  * is a diagnostic at its node. Expressions are lower_expr.c's. */
 #include <string.h>
 
@@ -255,12 +256,79 @@ static Stmt *lower_jump(Lowerer *L, TSNode n, StmtKind kind) {
   return new_stmt(L, kind, n);
 }
 
+/* ---- raise and assert ---- */
+
+/* Python's builtin exceptions a kernel may raise: Numba raises the class on the host after a
+ * launch with debug=True (docs/semantics.md, "raise and assert"). */
+static const char *const exception_classes[] = {
+    "ArithmeticError", "AssertionError", "AttributeError", "Exception", "FloatingPointError",
+    "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
+    "RuntimeError", "TypeError", "ValueError", "ZeroDivisionError", NULL};
+
+static bool is_exception_class(Lowerer *L, const char *name) {
+  if (find_var(L, name) >= 0 || find_const(L, name) || find_func(L, name) || alias_path(L, name)) return false;
+  for (int i = 0; exception_classes[i]; i++)
+    if (strcmp(exception_classes[i], name) == 0) return true;
+  return false;
+}
+
+/* "ValueError: message" (Python's spelling of the exception), or the class alone without a
+ * message; the message must be a string literal (Numba freezes an exception's arguments). */
+static const char *exception_text(Lowerer *L, const char *cls, TSNode msg, const char *what) {
+  if (ts_node_is_null(msg)) return cls;
+  if (!node_is(L, msg, K_string) && !node_is(L, msg, K_concatenated_string)) {
+    lower_unsupported(L, msg, what);
+    return NULL;
+  }
+  const char *s;
+  size_t len;
+  if (!lower_string_value(L, msg, &s, &len)) return NULL;
+  return arena_printf(L->a, "%s: %.*s", cls, (int)strnlen(s, len), s);
+}
+
+/* assert cond[, "message"]: raises AssertionError("message") where cond is false. */
+static Stmt *lower_assert(Lowerer *L, TSNode n) {
+  TSNode kids[3];
+  int k = node_kids(L, n, kids, 3);
+  if (k < 1 || k > 2) return lower_unsupported(L, n, "this form of 'assert'"), NULL;
+  Stmt *s = new_stmt(L, ST_RAISE, n);
+  s->cond = lower_expr(L, kids[0]);
+  s->exc = exception_text(L, "AssertionError", k == 2 ? kids[1] : (TSNode){0},
+                          "an assert message other than a string literal");
+  return s->cond && s->exc ? s : NULL;
+}
+
+/* raise Cls / raise Cls("message"), Cls one of Python's builtin exceptions. */
+static Stmt *lower_raise(Lowerer *L, TSNode n) {
+  if (!ts_node_is_null(ts_node_child_by_field_name(n, "cause", 5)))
+    return lower_unsupported(L, n, "'raise ... from ...'"), NULL;
+  TSNode kids[2];
+  if (node_kids(L, n, kids, 2) != 1) return lower_unsupported(L, n, "a bare 'raise' (re-raising)"), NULL;
+  TSNode e = kids[0], callee = e, msg = {0};
+  if (node_is(L, e, K_call)) {
+    callee = lower_field(L, e, F_function);
+    TSNode args[2];
+    int na = node_kids(L, lower_field(L, e, F_arguments), args, 2);
+    if (na > 1) return lower_unsupported(L, e, "an exception with more than one argument"), NULL;
+    if (na == 1) msg = args[0];
+  }
+  const char *cls = node_is(L, callee, K_identifier) ? node_str(L, callee) : NULL;
+  if (!cls || !is_exception_class(L, cls)) {
+    diag_error(L->c, node_loc(L, callee), "E-unsupported", "a kernel can raise only Python's builtin "
+               "exceptions (ValueError, IndexError, AssertionError, ...)");
+    return NULL;
+  }
+  Stmt *s = new_stmt(L, ST_RAISE, n);
+  s->exc = exception_text(L, cls, msg, "an exception argument other than a string literal");
+  return s->exc ? s : NULL;
+}
+
 static const struct {
   const char *type;
   const char *what;
 } unsupported_stmts[] = {
     {"with_statement", "'with'"},          {"try_statement", "'try'"},
-    {"raise_statement", "'raise'"},        {"global_statement", "'global'"},
+    {"global_statement", "'global'"},
     {"nonlocal_statement", "'nonlocal'"},  {"delete_statement", "'del'"},
     {"import_statement", "an import inside a function"},
     {"import_from_statement", "an import inside a function"},
@@ -281,7 +349,8 @@ static Stmt *lower_stmt(Lowerer *L, TSNode n) {
   case K_pass_statement: return new_stmt(L, ST_PASS, n);
   case K_break_statement: return lower_jump(L, n, ST_BREAK);
   case K_continue_statement: return lower_jump(L, n, ST_CONTINUE);
-  case K_assert_statement: return NULL;   /* Numba drops asserts unless debug */
+  case K_assert_statement: return lower_assert(L, n);
+  case K_raise_statement: return lower_raise(L, n);
   default: break;
   }
   const char *t = ts_node_type(n);

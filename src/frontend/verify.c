@@ -140,6 +140,7 @@ static void verify_stmt(Verify *v, const Stmt *s) {
     need(v, s, !number || s->value->ty == r, "a returned value of another type than the function's, without a cast");
     break;
   }
+  case ST_RAISE: need(v, s, s->exc, "a raise without its exception"); break;
   case ST_BREAK:
   case ST_CONTINUE:
   case ST_PASS: break;

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The device side writes these offsets (codegen/prelude.c, struct p2c_bounds_record). */
 _Static_assert(offsetof(P2cBoundsRecord, claimed) == 0, "record layout");
@@ -36,10 +37,27 @@ static void append_tuple(char *out, size_t size, size_t *len, const int64_t *v, 
   append(out, size, len, n == 1 ? ",)" : ")");
 }
 
+/* A raise record (ndim 0): the exception's text is in the bytes of index and shape. */
+static void format_raise(const P2cBoundsRecord *r, const char *file, const char *kernel, char *out,
+                         size_t size) {
+  char text[sizeof r->index + sizeof r->shape];
+  memcpy(text, r->index, sizeof text);
+  text[sizeof text - 1] = '\0';   /* not trusted: always terminated */
+  size_t len = 0;
+  append(out, size, &len, "%s:%u:%u: error: %s", file ? file : "<source>", r->line, r->column, text);
+  if (kernel) append(out, size, &len, " in kernel '%s',", kernel);
+  append(out, size, &len, " thread (%u,%u,%u) of block (%u,%u,%u)", r->thread[0], r->thread[1],
+         r->thread[2], r->block[0], r->block[1], r->block[2]);
+}
+
 void bounds_format(const P2cBoundsRecord *r, const char *file, const char *kernel, char *out,
                    size_t size) {
   if (!size) return;
   out[0] = '\0';
+  if (r->ndim == 0) {
+    format_raise(r, file, kernel, out, size);
+    return;
+  }
   uint32_t n = r->ndim < 1 ? 1 : r->ndim > P2C_BOUNDS_MAX_NDIM ? P2C_BOUNDS_MAX_NDIM : r->ndim;
   uint32_t axis = r->axis < n ? r->axis : 0;
   size_t len = 0;

@@ -13,7 +13,11 @@
  *    GPU other threads carry on (exited threads no longer hold up barriers); the simulator
  *    stops the launch.
  *  - After the launch the runtime reads the record: claimed != 0 means the launch failed with
- *    P2C_ERR_BOUNDS, and the message comes from bounds_format. */
+ *    P2C_ERR_BOUNDS, and the message comes from bounds_format.
+ *  - A raise or a failed assert in a function compiled with debug=True (H_RAISE) uses the same
+ *    record with ndim 0: the exception as Python prints it ("ValueError: msg", NUL-terminated,
+ *    at most 127 bytes) fills the bytes of index and shape. A module with such a raise is read
+ *    after each launch as if it had bounds checks. */
 #ifndef P2C_RUNTIME_BOUNDS_H
 #define P2C_RUNTIME_BOUNDS_H
 
@@ -31,7 +35,7 @@ typedef struct P2cBoundsRecord {
   uint32_t claimed;        /* 0: no failure; 1: a thread recorded one */
   uint32_t line, column;   /* the subscript's position in the Python source (1-based, column in
                             * characters) */
-  uint32_t ndim;           /* the array's dimensions (1..8) */
+  uint32_t ndim;           /* the array's dimensions (1..8); 0: a raise (see above) */
   uint32_t axis;           /* the first axis whose index is out of bounds */
   uint32_t block[3];       /* blockIdx of the failing thread */
   uint32_t thread[3];      /* threadIdx */
@@ -41,7 +45,8 @@ typedef struct P2cBoundsRecord {
   int64_t shape[P2C_BOUNDS_MAX_NDIM]; /* the array's extents */
 } P2cBoundsRecord;
 
-/* Writes the message for a claimed record:
+/* Writes the message for a claimed record (a raise's: FILE:LINE:COL: error: ValueError: msg in
+ * kernel 'k', thread (2,0,0) of block (1,0,0)); an index's:
  *   FILE:LINE:COL: error: index 7 is out of bounds for axis 0 with size 5 (array of shape (5,))
  *   in kernel 'k', thread (2,0,0) of block (1,0,0)
  * (one line; N-D indices as a tuple, "index (3, 64) ..."; a view's index alone, without the

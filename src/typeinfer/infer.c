@@ -200,6 +200,9 @@ static void infer_stmt(Infer *I, Stmt *s) {
   case ST_FOR_RANGE: infer_for_range(I, s); break;
   case ST_FOR_ITER: infer_for_iter(I, s); break;
   case ST_RETURN: infer_return(I, s); break;
+  case ST_RAISE:
+    if (s->cond) infer_cond(I, s->cond);
+    break;
   case ST_BREAK:
   case ST_CONTINUE:
   case ST_PASS: break;
@@ -230,7 +233,8 @@ static void coerce_returns(Infer *I, Block *b) {
     case ST_FOR_ITER:
     case ST_BREAK:
     case ST_CONTINUE:
-    case ST_PASS: break;
+    case ST_PASS:
+    case ST_RAISE: break;
     }
     coerce_returns(I, &s->body);
     coerce_returns(I, &s->orelse);

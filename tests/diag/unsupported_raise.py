@@ -1,5 +1,0 @@
-from numba import cuda
-
-@cuda.jit("void(int32[:])")
-def k(a):
-    raise ValueError("no")

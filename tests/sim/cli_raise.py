@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""Command-line tests of raise and assert in kernels (docs/semantics.md, "raise and assert"),
+on the simulator.
+
+    /usr/bin/python3 tests/sim/cli_raise.py --pyk2cuda BIN
+
+Each case runs `pyk2cuda run` on tests/sim/raises.py and checks the exit status, the exact
+diagnostic on stderr, and the outputs: with debug=True (or --check-bounds) a failed assert or
+raise is reported and nothing is written; without, the failing thread leaves its kernel and the
+others finish. Prints one line per case and ends with 'N passed, N failed'."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FILE = "tests/sim/raises.py"
+
+
+def run(bin_, args, out_dir):
+    p = subprocess.run([bin_, "run", FILE] + args + ["--device", "sim", "--out-dir", out_dir],
+                       cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    return p.returncode, p.stderr.decode()
+
+
+def raised(line, col, exc, kernel, thread):
+    return f"{FILE}:{line}:{col}: error: {exc} in kernel '{kernel}', thread {thread} of block (0,0,0)\n"
+
+
+def cases(tmp):
+    neg = os.path.join(tmp, "neg.npy")
+    np.save(neg, np.array([4.0, 9.0, -1.0, 16.0], np.float32))
+    roots = np.sqrt(np.arange(8.0))
+    quiet = roots.copy()
+    quiet[3] = 0.0   # the thread whose assert failed left before its store
+    # (name, run arguments, expected exit, expected stderr, expected outputs)
+    yield ("assert_debug", ["roots_debug", "--grid", "1", "--block", "8", "arange:float64[8]",
+                            "zeros:float64[8]", "3.0"], 3,
+           raised(27, 9, "AssertionError: bad value", "roots_debug", "(3,0,0)"), {})
+    yield ("assert_holds", ["roots_debug", "--grid", "1", "--block", "8", "arange:float64[8]",
+                            "zeros:float64[8]", "-1.0"], 0, "", {"out": roots})
+    yield ("assert_quiet", ["roots_quiet", "--grid", "1", "--block", "8", "arange:float64[8]",
+                            "zeros:float64[8]", "3.0"], 0, "", {"out": quiet})
+    yield ("assert_check_bounds", ["roots_quiet", "--check-bounds", "--grid", "1", "--block", "8",
+                                   "arange:float64[8]", "zeros:float64[8]", "3.0"], 3,
+           raised(35, 9, "AssertionError", "roots_quiet", "(3,0,0)"), {})
+    yield ("raise_in_debug_device_function", ["roots_checked_device", "--grid", "1", "--block", "4",
+                                              neg, "zeros:float32[4]"], 3,
+           raised(19, 9, "ValueError", "roots_checked_device", "(2,0,0)"), {})
+    yield ("raise_not_taken", ["roots_checked_device", "--grid", "1", "--block", "8",
+                               "arange:float32[8]", "zeros:float32[8]"], 0, "",
+           {"out": np.sqrt(np.arange(8, dtype=np.float32))})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pyk2cuda", required=True)
+    a = ap.parse_args()
+    passed = failed = 0
+    with tempfile.TemporaryDirectory(prefix="p2c-raise-") as tmp:
+        for name, args, want_rc, want_err, outs in cases(tmp):
+            out_dir = os.path.join(tmp, name)
+            rc, err = run(os.path.abspath(a.pyk2cuda), args, out_dir)
+            why = None
+            if rc != want_rc:
+                why = f"exit {rc}, expected {want_rc}: {err.strip()}"
+            elif err != want_err:
+                why = f"stderr {err!r}, expected {want_err!r}"
+            elif want_rc != 0 and os.path.exists(out_dir) and os.listdir(out_dir):
+                why = f"outputs written after a failure: {os.listdir(out_dir)}"
+            for k, v in outs.items():
+                got = np.load(os.path.join(out_dir, k + ".npy")) if not why else None
+                if got is not None and not np.array_equal(got, v):
+                    why = f"{k} is {got}, expected {v}"
+            print(f"ok {name}" if not why else f"FAIL {name}: {why}")
+            passed += not why
+            failed += bool(why)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+# raise and assert in kernels (docs/semantics.md, "raise and assert"): a failed check ends the
+# thread; with debug=True the launch reports it (tests/sim/cli_raise.py, the golden case
+# raise_assert).
+import math
+
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def root(x):
+    if x < 0:
+        raise ValueError("negative input")
+    return math.sqrt(x)
+
+
+@cuda.jit(device=True, debug=True)
+def checked_root(x):
+    if x < 0:
+        raise ValueError
+    return math.sqrt(x)
+
+
+@cuda.jit(debug=True)
+def roots_debug(a, out, bad):
+    i = cuda.grid(1)
+    if i < a.size:
+        assert a[i] != bad, "bad value"
+        out[i] = root(a[i])
+
+
+@cuda.jit
+def roots_quiet(a, out, bad):
+    i = cuda.grid(1)
+    if i < a.size:
+        assert a[i] != bad
+        out[i] = root(a[i])
+
+
+@cuda.jit
+def roots_checked_device(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = checked_root(a[i])
