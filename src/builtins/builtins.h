@@ -29,6 +29,8 @@ typedef enum BuiltinKind {
   BK_VALUE,      /* a value: threadIdx.x, math.pi */
   BK_TYPE,       /* a scalar type: np.float32, numba.int64 (callable as a cast, usable as dtype) */
   BK_DECORATOR,  /* cuda.jit, vectorize: only in decorators */
+  BK_OPERATOR,   /* a function that is an operator (pow, operator.add): the frontend lowers a
+                    call of it into the operator's expression (`op`), so it has no hooks */
 } BuiltinKind;
 
 /* Which builtin a row is, for code that treats one builtin alone (cuda.grid's tuple, range's
@@ -49,6 +51,8 @@ typedef enum BuiltinId {
   BI_MATH_PRED,      /* isnan, isinf, isfinite -> bool */
   BI_MATH_CONST,     /* pi, e, inf, nan, tau */
   BI_MATH_LDEXP,     /* ldexp(x, i): a float and an int */
+  BI_MATH_SPLIT,     /* modf, frexp: a float in, a pair out (C's out-parameter second) */
+  BI_OPERATOR,       /* BK_OPERATOR rows */
   BI_ABS, BI_MIN, BI_MAX, BI_CAST, BI_ROUND, BI_LEN, BI_RANGE, BI_PRINT,
   BI_ENUMERATE, BI_ZIP,   /* only as the iterable of a for loop, like range */
   BI_COMPLEX,              /* complex(re, im) */
@@ -97,6 +101,7 @@ typedef struct Builtin {
   int8_t min_args, max_args;   /* the argument counts a call takes */
   uint8_t bits;                /* every value fits in this many bits (sign apart); 0: unknown */
   uint8_t atomic;              /* BI_ATOMIC: its AtomicClass */
+  uint8_t op;                  /* BK_OPERATOR: the Op (frontend/ast.h) a call of it is */
   uint32_t facts;              /* BuiltinFact bits */
   const Type *result;          /* the result type where the arguments do not decide it; a
                                   BK_TYPE row's (or int(), float(), bool()'s) scalar type */

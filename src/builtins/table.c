@@ -19,6 +19,11 @@
 #define HC(h) .helpers = {.cuda_bits = 1ull << (h)}
 
 #define MOD(p) {.path = p, .kind = BK_MODULE, .id = BI_NONE}
+#define OPER(p, o) {.path = p, .kind = BK_OPERATOR, .id = BI_OPERATOR, ARGS(2, 2), .op = (o)}
+/* modf, frexp: result is the second element's type where it is not the argument's float */
+#define SPLIT(p, c64_, c32_, second) \
+  {.path = p, .kind = BK_FUNC, .id = BI_MATH_SPLIT, ARGS(1, 1), .result = second, .c64 = c64_, \
+   .c32 = c32_, HOOKS(infer_math_split_call, emit_math_split_call)}
 /* threadIdx.x and friends: CUDA's limits bound them (threadIdx < blockDim <= 1024 in x and y,
  * 64 in z; gridDim.x < 2^31, y and z < 2^16) */
 #define INDEX(p, spelling, nbits, f) \
@@ -190,7 +195,8 @@ static const Builtin table[] = {
      .c32 = "p2c_radiansf", H(H_DEGREES), HOOKS(infer_math_call, emit_math_call)},
     BINARY("math.atan2", "atan2", "atan2f"), BINARY("math.pow", "pow", "powf"),
     BINARY("math.hypot", "hypot", "hypotf"), BINARY("math.copysign", "copysign", "copysignf"),
-    BINARY("math.fmod", "fmod", "fmodf"),
+    BINARY("math.fmod", "fmod", "fmodf"), BINARY("math.remainder", "remainder", "remainderf"),
+    SPLIT("math.modf", "modf", "modff", NULL), SPLIT("math.frexp", "frexp", "frexpf", &type_int32),
     MATH("math.floor", BI_MATH_TO_INT, 1, &type_int64, "floor", "floorf"),
     MATH("math.ceil", BI_MATH_TO_INT, 1, &type_int64, "ceil", "ceilf"),
     MATH("math.trunc", BI_MATH_TO_INT, 1, &type_int64, "trunc", "truncf"),
@@ -235,6 +241,15 @@ static const Builtin table[] = {
     {.path = "builtins.max", .kind = BK_FUNC, .id = BI_MAX, ARGS(2, 127),
      FX(BF_NONNEG_IF_ANY | BF_CHECKS_ARITY), .c64 = "p2c_max", H(H_MINMAX),
      HOOKS(infer_minmax_call, emit_minmax_call)},
+    OPER("builtins.pow", OP_POW),
+    MOD("operator"),
+    OPER("operator.add", OP_ADD), OPER("operator.sub", OP_SUB), OPER("operator.mul", OP_MUL),
+    OPER("operator.truediv", OP_DIV), OPER("operator.floordiv", OP_FLOORDIV),
+    OPER("operator.mod", OP_MOD), OPER("operator.pow", OP_POW), OPER("operator.lshift", OP_LSHIFT),
+    OPER("operator.rshift", OP_RSHIFT), OPER("operator.and_", OP_BITAND),
+    OPER("operator.or_", OP_BITOR), OPER("operator.xor", OP_BITXOR), OPER("operator.lt", OP_LT),
+    OPER("operator.le", OP_LE), OPER("operator.gt", OP_GT), OPER("operator.ge", OP_GE),
+    OPER("operator.eq", OP_EQ), OPER("operator.ne", OP_NE),
     CAST("builtins.int", type_int64), CAST("builtins.float", type_float64),
     CAST("builtins.bool", type_bool),
     FN("builtins.round", BI_ROUND, 1, 2, 0, infer_round_call, emit_round_call),

@@ -674,6 +674,20 @@ void emit_math_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   if (to_int) close_paren(sb, P_UNARY, prec);
 }
 
+/* math.modf(x), math.frexp(x): C's function returns the first element and stores the second
+ * through a pointer, here to a temporary: TUPLE{{modf(x, &t), t}}, TUPLE{frexp(x, &t), t} (the
+ * elements of a braced list are evaluated in order). */
+void emit_math_split_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  const Type *ft = e->ty->elems[0];
+  const char *t = new_temp(G, e->ty->elems[1]);
+  bool uniform = e->ty->elems[1] == ft;   /* modf: a UniTuple, whose struct holds an array */
+  sb_printf(sb, "%s{%s%s(", tuple_ctype(G, e->ty), uniform ? "{" : "",
+            ft == &type_float32 ? e->builtin->c32 : e->builtin->c64);
+  emit_expr(G, e->kids[1], sb, P_ASSIGN);
+  sb_printf(sb, ", &%s), %s}%s", t, t, uniform ? "}" : "");
+}
+
 /* min(a, b, ...), max(a, b, ...): nested calls of the prelude's p2c_min / p2c_max. */
 void emit_minmax_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   (void)prec;

@@ -456,6 +456,31 @@ static Expr *lower_tuple(Lowerer *L, TSNode n) {
 
 /* ---- calls and subscripts ---- */
 
+/* pow(a, b), operator.add(a, b), operator.lt(a, b), ...: the operator's expression itself
+ * (a ** b, a + b, a < b), typed and printed as the operator is. */
+static Expr *lower_operator_call(Lowerer *L, TSNode n, Expr *call) {
+  const Builtin *b = call->kids[0]->builtin;
+  const char *name = builtin_display_name(b);
+  if (call->nkeywords) {
+    diag_error(L->c, call->keywords[0].loc, "E-keyword", "%s() does not take keyword arguments", name);
+    return NULL;
+  }
+  if (call->nkids - 1 != b->min_args) {
+    diag_error(L->c, node_loc(L, n), "E-arity", "%s() takes %d arguments, got %d", name, b->min_args,
+               call->nkids - 1);
+    return NULL;
+  }
+  Op op = (Op)b->op;
+  Expr *e = make_node(L, op >= OP_LT ? EX_COMPARE : EX_BINARY, n, call->kids + 1, 2);
+  if (op >= OP_LT) {
+    e->cmps = arena_alloc(L->a, sizeof *e->cmps);
+    e->cmps[0] = op;
+  } else {
+    e->op = op;
+  }
+  return e;
+}
+
 static Expr *lower_call(Lowerer *L, TSNode n) {
   TSNode args = lower_field(L, n, F_arguments);
   if (node_is(L, args, K_generator_expression)) return lower_unsupported(L, args, "a generator"), NULL;
@@ -483,6 +508,7 @@ static Expr *lower_call(Lowerer *L, TSNode n) {
   if (!e) return NULL;
   e->keywords = arena_dup(L->a, kws, sizeof *kws * (size_t)nkw);
   e->nkeywords = nkw;
+  if (kids[0]->kind == EX_BUILTIN && kids[0]->builtin->kind == BK_OPERATOR) return lower_operator_call(L, n, e);
   return e;
 }
 

@@ -385,6 +385,17 @@ const Type *infer_ldexp_call(Infer *I, Expr *e, const Type **t) {
   return ft;
 }
 
+/* math.modf(x), math.frexp(x): (fraction, integral part) and (mantissa, exponent), as Numba
+ * types them: a float32 argument keeps float32, any other number is float64; frexp's exponent
+ * is int32 (the row's result). */
+const Type *infer_math_split_call(Infer *I, Expr *e, const Type **t) {
+  if (!real_arg(I, e, 1, t[1])) return NULL;
+  const Type *ft = math_float(t + 1, 1);
+  infer_coerce(I, &e->kids[1], ft);
+  const Type *elems[2] = {ft, e->builtin->result ? e->builtin->result : ft};
+  return type_tuple(I->tt, elems, 2);
+}
+
 /* min(a, b, ...), max(a, b, ...) */
 const Type *infer_minmax_call(Infer *I, Expr *e, const Type **t) {
   const char *name = builtin_display_name(e->builtin);

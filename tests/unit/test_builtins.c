@@ -44,6 +44,11 @@ static void values_have_types_and_spellings(void **state) {
     if (b->kind == BK_TYPE && !b->result) fail_msg("%s: no scalar type", b->path);
     if ((b->kind == BK_MODULE || b->kind == BK_DECORATOR) && (b->infer || b->emit))
       fail_msg("%s: hooks on a name that is not called", b->path);
+    /* an operator function is lowered into its operator: no hooks, two operands, a binary op */
+    if (b->kind == BK_OPERATOR &&
+        (b->infer || b->emit || b->min_args != 2 || b->max_args != 2 || b->op == OP_NEG ||
+         b->op == OP_POS || b->op == OP_INVERT || b->op == OP_AND || b->op == OP_OR))
+      fail_msg("%s: operator row malformed", b->path);
   }
 }
 
