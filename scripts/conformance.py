@@ -83,6 +83,14 @@ def _worker(mode, path):
     package = types.ModuleType(_PACKAGE)
     package.__path__ = [os.path.dirname(os.path.abspath(path))]
     sys.modules[_PACKAGE] = package
+    if mode == "pyk2cuda":
+        # The tests' helper modules (recursion_usecases, ...) are imported by their full name:
+        # they load from the same folder, their kernels compiled by pyk2cuda too.
+        tests = types.ModuleType("numba.cuda.tests")
+        tests.__path__ = [os.path.dirname(package.__path__[0])]
+        tests.cudapy = package
+        sys.modules["numba.cuda.tests"] = tests
+        sys.modules["numba.cuda.tests.cudapy"] = package
     name = _PACKAGE + "." + os.path.splitext(os.path.basename(path))[0]
     out = {"tests": {}}
     try:

@@ -10,29 +10,12 @@ import shutil
 import subprocess
 import tempfile
 
-from . import _core
+from . import _core, source as _source
 from ._core import Error, CompileError
 
 # Options of numba.cuda.jit that change nothing here (docs/python.md says why for each).
 _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath",
                     "forceinline", "link", "lto"}
-
-
-def _source_of(func):
-    """The file a kernel comes from and its bytes: kernels are translated from their module's
-    source file, as the command line translates them."""
-    code = func.__code__
-    path = code.co_filename
-    if not os.path.isfile(path):
-        raise Error("%s: '%s' has no source file (defined in %s): pyk2cuda translates kernels "
-                    "from their module's file, so define them in a .py file"
-                    % (func.__name__, func.__name__, path))
-    if func.__qualname__ != func.__name__:
-        raise Error("%s:%d: '%s' is defined inside another function or class; kernels and "
-                    "device functions must be defined at the top level of their module"
-                    % (path, code.co_firstlineno, func.__qualname__))
-    with open(path, "rb") as f:
-        return path, f.read()
 
 
 def _check_options(options):
@@ -43,20 +26,6 @@ def _check_options(options):
             raise TypeError("cuda.jit() got an unexpected keyword argument '%s'" % key)
 
 
-def _signature_list(sig):
-    sigs = sig if isinstance(sig, (list, tuple)) else [sig]
-    for s in sigs:
-        if not isinstance(s, str) and not hasattr(s, "args"):
-            raise TypeError("a signature is a string or a type such as void(float32[:]), got %r" % (s,))
-    return [str(s) for s in sigs]
-
-
-def _sig_for(name, sig):
-    """'void(float32[:])' as the compiler's 'name(float32[:])'."""
-    i = sig.find("(")
-    return name + (sig[i:] if i >= 0 else "(" + sig + ")")
-
-
 def _launch_nothing(*args):
     """forall(0)'s launcher: no threads, so no launch."""
 
@@ -64,6 +33,18 @@ def _launch_nothing(*args):
 class Kernel(_core._Kernel):
     """A @cuda.jit kernel: `kern[grid, block](args)`, `kern[grid, block, stream, sharedmem]`,
     `kern.forall(n)(args)`."""
+
+    _unit = None
+
+    def _build(self):
+        """The source to translate (asked for by the C side at the first translation): the
+        function's synthetic module, its free names frozen now (source.py)."""
+        self._unit = _source.build(self.py_func)
+        return self._unit.filename, self._unit.source
+
+    def _fix_error(self, exc):
+        """`exc` with its locations in the user's source (asked for on a failed launch)."""
+        return self._unit.remap(exc) if self._unit is not None else exc
 
     def forall(self, ntasks, *args, **kw):
         """A launcher over ntasks threads. As in Numba, forall(0) launches nothing (a launch of
@@ -73,6 +54,16 @@ class Kernel(_core._Kernel):
         if ntasks == 0:
             return _launch_nothing
         return super().forall(ntasks, *args, **kw)
+
+    def bind(self):
+        """Numba loads the kernel's module on the device here; pyk2cuda does that at the first
+        launch, so there is nothing to do."""
+
+    def specialize(self, *args):
+        """A kernel with the one signature these arguments have (Numba's Kernel.specialize)."""
+        sig = "void(%s)" % ", ".join(_arg_type_text(a) for a in args)
+        k = jit(sig, debug=self._bounds)(self.py_func)
+        return k
 
     @property
     def specializations(self):
@@ -156,6 +147,60 @@ class Kernel(_core._Kernel):
         return got if signature is None else got[str(signature)]
 
 
+def _arg_type_text(a):
+    """The signature type of a launch argument, as a lazy kernel would specialize for it."""
+    if isinstance(a, bool):
+        return "bool"
+    if isinstance(a, int):
+        return "int64"
+    if isinstance(a, float):
+        return "float64"
+    if isinstance(a, complex):
+        return "complex128"
+    np = _numpy()
+    dtype = getattr(a, "dtype", None)
+    if dtype is None:
+        raise TypeError("specialize: cannot type an argument of type %s" % type(a).__name__)
+    name = "bool" if np.dtype(dtype) == np.bool_ else np.dtype(dtype).name
+    ndim = getattr(a, "ndim", 0)
+    if not ndim:
+        return name
+    dims = [":"] * ndim
+    order = _order_of(a) if _is_contiguous(a) else None
+    if order:
+        dims[-1 if order == "C" else 0] = "::1"
+    return "%s[%s]" % (name, ", ".join(dims))
+
+
+def _is_contiguous(a):
+    flags = a.flags
+    return flags["C_CONTIGUOUS"] or flags["F_CONTIGUOUS"]
+
+
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None,
+                opt=True):
+    """numba.cuda.compile_ptx: (the PTX of `pyfunc` compiled as a kernel for `sig`, its return
+    type), by NVRTC for compute capability `cc` (default: the GPU's, or 9.0). Device functions
+    (device=True) are not supported: pyk2cuda compiles them into the kernels that call them."""
+    if device:
+        raise NotImplementedError("compile_ptx(device=True): pyk2cuda compiles device functions "
+                                  "only into the kernels that call them")
+    sigs = _source.signature_text(sig)
+    if len(sigs) != 1:
+        raise TypeError("compile_ptx takes one signature, got %d" % len(sigs))
+    k = jit(sigs[0], debug=debug)(pyfunc)
+    arch = "sm_%d%d" % tuple(cc) if cc else _default_arch()
+    from .types import void
+    return k._ptx(0, arch)[0], void
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
+                                   fastmath=False, opt=True):
+    """compile_ptx for the current device's compute capability."""
+    return compile_ptx(pyfunc, sig, debug=debug, device=device,
+                       cc=get_current_device().compute_capability)
+
+
 def _cuda_tool(name):
     """A CUDA toolkit program: on PATH, else under $CUDA_HOME, $CUDA_PATH or /usr/local/cuda."""
     found = shutil.which(name)
@@ -194,7 +239,8 @@ def _parse_ptxas(report, symbol):
 
 
 class DeviceFunction:
-    """A @cuda.jit(device=True) function: callable from kernels of the same file."""
+    """A @cuda.jit(device=True) function: compiled into each kernel that calls it, under the
+    name the kernel uses for it."""
 
     def __init__(self, func):
         self.py_func = func
@@ -206,41 +252,112 @@ class DeviceFunction:
 
 
 def jit(func_or_sig=None, device=False, debug=None, **options):
-    """numba.cuda.jit: @cuda.jit, @cuda.jit('void(float32[:])'), @cuda.jit([sigs]),
-    @cuda.jit(device=True). debug=True turns on bounds checking of every array index."""
+    """numba.cuda.jit: @cuda.jit, @cuda.jit(sig), @cuda.jit([sigs]), @cuda.jit(device=True),
+    cuda.jit(sig)(func). A signature takes any of Numba's forms (source.signature_text).
+    debug=True turns on bounds checking of every array index."""
     _check_options(options)
     bounds = bool(debug) or bool(options.get("boundscheck"))
 
     def make(func, sigs):
+        func = getattr(func, "py_func", func)
+        _source.check_source(func)
         if device:
-            _source_of(func)
             return DeviceFunction(func)
-        path, source = _source_of(func)
         code = func.__code__
         params = tuple(code.co_varnames[:code.co_argcount])
-        extra = [_sig_for(func.__name__, s) for s in sigs] if sigs else None
-        k = Kernel(func, func.__name__, path, source, params, bool(sigs), extra, bounds)
+        if not sigs:
+            k = Kernel(func, func.__name__, code.co_filename, None, params, False, None, bounds)
+        else:
+            unit = _source.build(func)
+            calls = [_source.call_signature(func.__name__, s) for s in sigs]
+            try:
+                k = Kernel(func, func.__name__, unit.filename, unit.source, params, True, calls, bounds)
+            except (CompileError, _core.BoundsError) as e:
+                raise unit.remap(e) from None
+            k._unit = unit
+        k._bounds = bounds
         k.__doc__ = func.__doc__
         return k
 
-    if callable(func_or_sig) and not hasattr(func_or_sig, "args"):
+    if func_or_sig is not None and not _source.is_signature(func_or_sig):
         return make(func_or_sig, None)
-    sigs = _signature_list(func_or_sig) if func_or_sig is not None else None
+    sigs = _source.signature_text(func_or_sig) if func_or_sig is not None else None
     return lambda func: make(func, sigs)
 
 
+class Reduce:
+    """numba.cuda.Reduce(binop): a reduction of a 1-d array by a binary function, compiled as a
+    device function once per dtype. reducer(arr, size=None, res=None, init=0, stream=0) returns
+    the reduction of init and arr[:size] (init if that is empty), or writes it into res[0].
+    It reduces in one thread (Numba runs a tree reduction over blocks): the same result for an
+    associative and commutative binop, as Numba requires."""
+
+    def __init__(self, functor):
+        op = jit(device=True)(functor)
+
+        def reduce_one_thread(arr, init, out):
+            acc = init
+            for i in range(arr.size):
+                acc = op(acc, arr[i])
+            out[0] = acc
+        self._kernel = jit(reduce_one_thread)
+
+    def __call__(self, arr, size=None, res=None, init=0, stream=0):
+        if size is not None:
+            arr = arr[:size]
+        init = arr.dtype.type(init)
+        if arr.size < 1:
+            if res is not None:
+                res[:1].copy_to_device(_numpy().array([init]), stream=stream)
+                return None
+            return init
+        out = device_array(1, arr.dtype)
+        self._kernel[1, 1, stream](arr, init, out)
+        if res is not None:
+            res[:1].copy_to_device(out, stream=stream)
+            return None
+        return out.copy_to_host(stream=stream)[0]
+
+
+reduce = Reduce
+
+
+class Ufunc(_core._Ufunc):
+    """A vectorize(target='cuda') ufunc: call it on arrays and scalars."""
+
+    def __call__(self, *args, **kw):
+        try:
+            return super().__call__(*args, **kw)
+        except (CompileError, _core.BoundsError) as e:
+            raise self._unit.remap(e) from None
+
+
 def vectorize(signatures, target="cuda", **options):
-    """numba.vectorize([...], target='cuda'): a ufunc that runs on the device."""
+    """numba.vectorize([...], target='cuda'): a ufunc that runs on the device, compiled from the
+    function and the globals it uses as they are now (Numba compiles it now too)."""
     if target != "cuda":
         raise NotImplementedError("vectorize: pyk2cuda compiles target='cuda' ufuncs only, not '%s'" % target)
+    sigs = _source.signature_text(signatures, need_return=True)
 
     def make(func):
-        path, source = _source_of(func)
-        return _core._Ufunc(func, func.__name__, path, source)
+        unit = _source.build(func, "ufunc", sigs)
+        u = Ufunc(func, func.__name__, unit.filename, unit.source)
+        u._unit = unit
+        return u
     return make
 
 
 # ---- memory ----
+
+def _devicearray_module():
+    """cuda.devicearray: Numba's module of device-array names (DeviceNDArray, ...)."""
+    import types
+    m = types.ModuleType(__name__ + ".devicearray")
+    m.DeviceNDArray = m.DeviceNDArrayBase = m.DeviceRecord = _core.DeviceArray
+    m.is_cuda_ndarray = is_cuda_array
+    m.auto_device = lambda obj, stream=0, copy=True: (to_device(obj, stream), True)
+    return m
+
 
 def _numpy():
     import numpy
@@ -415,3 +532,6 @@ def get_current_device():
 
 def close():
     """Numba releases the context; here the device stays open until the interpreter exits."""
+
+
+devicearray = _devicearray_module()

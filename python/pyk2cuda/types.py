@@ -18,10 +18,11 @@ def _slice_text(s):
 
 
 class Type:
-    """A type of a signature: a scalar type, an array type or a function signature."""
+    """A type of a signature: a scalar type, an array type or a function signature. As Numba's
+    types.Type, it is made with its name (`Type(name="...")`) and has `.name`."""
 
-    def __init__(self, text):
-        self._text = text
+    def __init__(self, name):
+        self._text = self.name = name
 
     def __str__(self):
         return self._text
@@ -44,6 +45,9 @@ class ScalarType(Type):
         return ArrayType(self, [_slice_text(d) for d in dims])
 
     def __call__(self, *args):
+        """float32(int32[:]) is a signature; float32(2.5), as in Numba, the value as that type."""
+        if len(args) == 1 and not isinstance(args[0], (Type, str)):
+            return self.dtype.type(args[0])
         return Signature(self, args)
 
     @property

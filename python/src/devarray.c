@@ -356,6 +356,27 @@ static PyObject *da_is_f(DeviceArray *d, PyObject *u) {
   return PyBool_FromLong(l == 'F' || (d->a.ndim <= 1 && l == 'C'));
 }
 
+/* Numba's DeviceNDArray.flags: NumPy's two contiguity flags, as a dict. */
+static PyObject *da_flags(DeviceArray *d, void *c) {
+  char l = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides);
+  return Py_BuildValue("{sOsO}", "C_CONTIGUOUS", l == 'C' ? Py_True : Py_False, "F_CONTIGUOUS",
+                       l == 'F' || (d->a.ndim <= 1 && l == 'C') ? Py_True : Py_False);
+}
+
+static PyObject *make_view(DeviceArray *d, int ndim, const int64_t *shape, const int64_t *strides,
+                           uint64_t data);
+
+/* d.T, d.transpose(): the view with the axes reversed (as NumPy's). */
+static PyObject *da_transpose(DeviceArray *d, PyObject *u) {
+  int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM];
+  for (int i = 0; i < d->a.ndim; i++) {
+    shape[i] = d->a.shape[d->a.ndim - 1 - i];
+    strides[i] = d->a.strides[d->a.ndim - 1 - i];
+  }
+  return make_view(d, d->a.ndim, shape, strides, d->a.data);
+}
+static PyObject *da_T(DeviceArray *d, void *c) { return da_transpose(d, NULL); }
+
 static Py_ssize_t da_len(DeviceArray *d) {
   if (d->a.ndim == 0) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d array");
@@ -460,6 +481,7 @@ static PyMethodDef da_methods[] = {
      "copy_to_device(ary, stream=0): copies a host or device array of the same shape in"},
     {"is_c_contiguous", (PyCFunction)da_is_c, METH_NOARGS, NULL},
     {"is_f_contiguous", (PyCFunction)da_is_f, METH_NOARGS, NULL},
+    {"transpose", (PyCFunction)da_transpose, METH_NOARGS, "the view with the axes reversed"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -470,6 +492,8 @@ static PyGetSetDef da_getset[] = {
     {"size", (getter)da_size, NULL, NULL, NULL},
     {"nbytes", (getter)da_nbytes, NULL, NULL, NULL},
     {"dtype", (getter)da_dtype, NULL, NULL, NULL},
+    {"flags", (getter)da_flags, NULL, "{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}", NULL},
+    {"T", (getter)da_T, NULL, "the view with the axes reversed", NULL},
     {"__cuda_array_interface__", (getter)da_cai, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -1,6 +1,7 @@
 /* cuda.jit kernels: Numba's dispatcher over the C API.
  *
- * A Kernel holds its module's Python source and the kernel's specializations. Kernels declared
+ * A Kernel holds the Python source translated for it (cuda.py builds it from the function
+ * object, see source.py) and the kernel's specializations. Kernels declared
  * with signatures are translated when they are made (as Numba compiles them eagerly) and a
  * launch picks the first signature its arguments fit, converting scalars to the signature's
  * types; lazy kernels get one specialization per tuple of argument types (p2c_specialize),
@@ -82,9 +83,48 @@ static const char *str_of(PyObject *o) { return PyUnicode_AsUTF8(o); }
 static void bounds_on(Kernel *k) { p2c_compiler_set_check_bounds(k->st->compiler, k->bounds || k->st->check_bounds); }
 static void bounds_off(Kernel *k) { p2c_compiler_set_check_bounds(k->st->compiler, k->st->check_bounds); }
 
+/* A kernel made without source gets it at its first translation from its own `_build()`
+ * (cuda.py: the synthetic module of the function and the names it uses, frozen then, as Numba
+ * freezes globals at the first compile). */
+static int ensure_source(Kernel *k) {
+  if (k->source != Py_None) return 0;
+  PyObject *r = PyObject_CallMethod((PyObject *)k, "_build", NULL);
+  PyObject *filename, *source;
+  if (!r || !PyArg_ParseTuple(r, "US:_build", &filename, &source)) {
+    Py_XDECREF(r);
+    return -1;
+  }
+  Py_SETREF(k->filename, Py_NewRef(filename));
+  Py_SETREF(k->source, Py_NewRef(source));
+  Py_DECREF(r);
+  return 0;
+}
+
+/* A compile or bounds error of a launch, its locations put back in the user's source by the
+ * kernel's `_fix_error(exc)` (the translated module is synthetic); called on failure only. */
+static void fix_error(Kernel *k) {
+  if (!PyErr_ExceptionMatches(k->st->CompileError) && !PyErr_ExceptionMatches(k->st->BoundsError))
+    return;
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  PyErr_NormalizeException(&t, &v, &tb);
+  PyObject *fixed = PyObject_CallMethod((PyObject *)k, "_fix_error", "O", v);  /* none: the base type */
+  if (!fixed) {  /* keep the error itself */
+    PyErr_Clear();
+    PyErr_Restore(t, v, tb);
+    return;
+  }
+  Py_XDECREF(t);
+  Py_XDECREF(v);
+  Py_XDECREF(tb);
+  PyErr_SetObject((PyObject *)Py_TYPE(fixed), fixed);
+  Py_DECREF(fixed);
+}
+
 /* Translates the kernel's decorator signatures (and `extra`, "name(types)" strings, when the
  * decorator's are not literal) into one module. */
 static int translate_signed(Kernel *k, PyObject *extra) {
+  if (ensure_source(k) < 0) return -1;
   const char *name = str_of(k->name);
   Py_ssize_t n = extra ? PyList_GET_SIZE(extra) : 0;
   const char **sigs = PyMem_Calloc((size_t)n + 1, sizeof *sigs);
@@ -115,6 +155,7 @@ static int translate_signed(Kernel *k, PyObject *extra) {
 /* A new specialization for the arguments' types. */
 static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
   P2cModule *m = NULL;
+  if (ensure_source(k) < 0) return NULL;
   bounds_on(k);
   P2cStatus s = p2c_specialize(k->st->compiler, str_of(k->filename), PyBytes_AS_STRING(k->source),
                                (size_t)PyBytes_GET_SIZE(k->source), str_of(k->name), vals, n, &m);
@@ -297,6 +338,7 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
     result = Py_NewRef(Py_None);
 done:
   for (size_t i = 0; i < got; i++) arg_release(&args[i]);
+  if (!result) fix_error(k);
   return result;
 }
 
@@ -307,16 +349,24 @@ static int dims(PyObject *o, uint32_t out[3], const char *what, const char *knam
   PyObject *t = PyIndex_Check(o) ? PyTuple_Pack(1, o) : PyTuple_Check(o) || PyList_Check(o) ? PySequence_Tuple(o) : NULL;
   for (Py_ssize_t i = 0; t && i < PyTuple_GET_SIZE(t); i++)
     if (!PyIndex_Check(PyTuple_GET_ITEM(t, i))) Py_CLEAR(t);
-  if (!t) {
+  if (!t) {  /* Numba's words (tests match them), then ours */
     PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "kernel '%s': %s must be an int or a tuple of 1 to 3 ints, got "
-                 "%.100s", kname, what, Py_TYPE(o)->tp_name);
+    PyObject *given = PySequence_Check(o) ? PySequence_List(o) : Py_BuildValue("[O]", o);
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "kernel '%s': %s must be a sequence of integers, got %R (an int "
+                 "or a tuple of 1 to 3 ints, got %.100s)", kname, what, given ? given : o,
+                 Py_TYPE(o)->tp_name);
+    Py_XDECREF(given);
     return -1;
   }
   Py_ssize_t n = PyTuple_GET_SIZE(t);
   int r = 0;
   if (n < 1 || n > 3) {
-    PyErr_Format(PyExc_ValueError, "kernel '%s': %s has %zd dimensions (1 to 3)", kname, what, n);
+    PyObject *given = PySequence_List(t);
+    if (given)
+      PyErr_Format(PyExc_ValueError, "kernel '%s': %s must be a sequence of 1, 2 or 3 integers, got "
+                   "%R (it has %zd dimensions)", kname, what, given, n);
+    Py_XDECREF(given);
     r = -1;
   }
   for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
@@ -373,8 +423,8 @@ static PyObject *kernel_subscript(Kernel *k, PyObject *key) {
                         "or [grid, block, stream] or [grid, block, stream, sharedmem]", kname);
   Launcher *l = new_launcher(k);
   if (!l) return NULL;
-  if (dims(PyTuple_GET_ITEM(key, 0), l->grid, "the grid", kname) < 0 ||
-      dims(PyTuple_GET_ITEM(key, 1), l->block, "the block", kname) < 0)
+  if (dims(PyTuple_GET_ITEM(key, 0), l->grid, "griddim", kname) < 0 ||
+      dims(PyTuple_GET_ITEM(key, 1), l->block, "blockdim", kname) < 0)
     goto fail;
   if (n >= 3) {
     PyObject *stream = PyTuple_GET_ITEM(key, 2);
@@ -457,13 +507,16 @@ PyType_Spec Launcher_spec = {
 
 /* ---- Kernel type ---- */
 
-/* Kernel(pyfunc, name, filename, source, params, explicit_sigs, extra_sigs, bounds) */
+/* Kernel(pyfunc, name, filename, source, params, explicit_sigs, extra_sigs, bounds); source is
+ * bytes, or None to ask `_build()` for it at the first translation. */
 static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyObject *pyfunc, *name, *filename, *source, *params, *extra;
   int explicit_sigs, bounds;
-  if (!PyArg_ParseTuple(args, "OUUSO!pOp:Kernel", &pyfunc, &name, &filename, &source, &PyTuple_Type,
+  if (!PyArg_ParseTuple(args, "OUUOO!pOp:Kernel", &pyfunc, &name, &filename, &source, &PyTuple_Type,
                         &params, &explicit_sigs, &extra, &bounds))
     return NULL;
+  if (source != Py_None && !PyBytes_Check(source))
+    return PyErr_Format(PyExc_TypeError, "a kernel's source is bytes or None");
   if (extra != Py_None && !PyList_Check(extra))
     return PyErr_Format(PyExc_TypeError, "extra signatures must be a list of str");
   State *st = state_of_type(type);
@@ -516,8 +569,9 @@ static void kernel_dealloc(Kernel *k) {
 }
 
 static PyObject *kernel_call(Kernel *k, PyObject *args, PyObject *kw) {
-  return PyErr_Format(PyExc_ValueError, "kernel '%U' was called without a launch configuration: "
-                      "launch it as %U[grid, block](...)", k->name, k->name);
+  return PyErr_Format(PyExc_ValueError, "kernel '%U' was called without a launch configuration "
+                      "(Numba: launch configuration was not specified): launch it as "
+                      "%U[grid, block](...)", k->name, k->name);
 }
 
 /* forall(ntasks): a launcher covering ntasks threads, 256 to a block (Numba asks the driver's

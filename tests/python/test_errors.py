@@ -49,7 +49,7 @@ def test_no_launch_configuration():
         K.add(np.zeros(2), np.zeros(2), np.zeros(2))
     with pytest.raises(ValueError, match="launch configuration is"):
         K.add[1]
-    with pytest.raises(TypeError, match="the grid must be an int"):
+    with pytest.raises(TypeError, match=r"griddim must be a sequence of integers, got \[.x.\]"):
         K.add["x", 1]
 
 
@@ -68,22 +68,6 @@ def test_no_signature_matches():
         K.scale_f32[1, 1](np.zeros(2), 1.0)
     with pytest.raises(TypeError):
         K.scale_f32[1, 1](1.0, np.zeros(2, np.float32))
-
-
-def test_kernels_need_a_source_file():
-    ns = {}
-    exec("from pyk2cuda import cuda\ndef k(x):\n    x[0] = 1\n", ns)
-    with pytest.raises(pyk2cuda.Error, match="has no source file"):
-        cuda.jit(ns["k"])
-
-
-def test_nested_kernels_are_refused():
-    def outer():
-        def inner(x):
-            x[0] = 1
-        return inner
-    with pytest.raises(pyk2cuda.Error, match="top level of their module"):
-        cuda.jit(outer())
 
 
 def test_unknown_jit_option():

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import pyk2cuda
-from pyk2cuda import cuda
+from pyk2cuda import cuda, float32
 import kernels as K
 
 
@@ -216,3 +216,25 @@ def test_device_keyword_by_truth_and_ignored_options():
     np.testing.assert_array_equal(x, np.arange(10) + 1)
     assert isinstance(K.plus_one, cuda.DeviceFunction)
     assert isinstance(K.apply_plus_one, cuda.Kernel)
+
+
+def test_specialize_makes_a_kernel_for_those_arguments():
+    x = np.zeros(4, np.float32)
+    k = K.scale_f32.specialize(x, 2.0)
+    assert k.signatures == ["void(float32[::1], float64)"]
+    x[:] = 1
+    k[1, 4](x, 3.0)
+    assert x.tolist() == [3, 3, 3, 3]
+    with pytest.raises(TypeError, match="no signature"):
+        k[1, 4](np.zeros(4), 3.0)
+
+
+def test_compile_ptx_as_numba():
+    def store(a, v):
+        a[0] = v
+    ptx, resty = cuda.compile_ptx(store, (float32[::1], float32), cc=(7, 5))
+    assert ".entry" in ptx and ".target sm_75" in ptx and str(resty) == "void"
+    ptx, _ = cuda.compile_ptx_for_current_device(store, "void(float32[::1], float32)")
+    assert ".entry" in ptx
+    with pytest.raises(NotImplementedError):
+        cuda.compile_ptx(store, "float32(float32)", device=True)

@@ -133,3 +133,15 @@ def test_indexing_gives_views_and_scalars():
         v[0, 0, 0]
     with pytest.raises(TypeError, match="ints and slices"):
         v["x"]
+
+
+def test_flags_and_transpose_as_numpy():
+    h = np.arange(6, dtype=np.float32).reshape(2, 3)
+    d = cuda.to_device(h)
+    assert d.flags["C_CONTIGUOUS"] and not d.flags["F_CONTIGUOUS"]
+    t = d.T
+    assert t.shape == h.T.shape and t.strides == h.T.strides
+    assert t.flags["F_CONTIGUOUS"] and not t.flags["C_CONTIGUOUS"]
+    assert np.array_equal(t.copy_to_host(), h.T)
+    assert np.array_equal(d.transpose().copy_to_host(), h.T)
+    assert cuda.devicearray.DeviceNDArray is type(d)

@@ -1,0 +1,433 @@
+"""How a Python function becomes the source the translator reads (docs/python.md, "How a function
+becomes a kernel").
+
+pyk2cuda compiles function objects, as Numba does. A kernel's own source (inspect/linecache),
+dedented and without its decorators, goes into a small synthetic module together with one line per
+free name it uses, each resolved from the function's globals and closure when the kernel is first
+compiled (Numba freezes globals then too):
+- a module (math, numpy, cuda, numba, ...) becomes an import line with the user's alias;
+- an int, float, bool, complex, NumPy scalar or tuple of them becomes a module-level constant, a
+  NumPy array a constant array;
+- a kernel, device function or @njit function becomes a device function of the module, under the
+  name the caller uses, its own free names resolved the same way;
+- a numba type (float32, ...) or a function of math/cmath/operator/numpy becomes an import of it;
+- anything else is a CompileError at its first use.
+The translator then sees a module it already understands; the decorators it reads are written
+here, from the signatures converted by `signature_text`, never taken from the user's file.
+
+The function's lines keep their line numbers where the module has room for that (blank lines pad
+it), so the generated CUDA C and inspect_types() name the user's lines; `Unit.remap` turns every
+diagnostic's location back into the user's FILE:LINE:COL (columns shifted back by the dedent)."""
+import ast
+import inspect
+import re
+import types as _pytypes
+
+from ._core import Error, CompileError
+
+# The modules a kernel may use, as the import line that gives the translator each one.
+_MODULES = {"math": "import math", "cmath": "import cmath", "operator": "import operator",
+            "numpy": "import numpy", "numba": "import numba", "pyk2cuda": "import numba",
+            "numba.cuda": "from numba import cuda", "pyk2cuda.cuda": "from numba import cuda",
+            "numba.types": "from numba import types", "numba.core.types": "from numba import types",
+            "pyk2cuda.types": "from numba import types"}
+# Modules whose functions and types a kernel may name directly (`from math import sqrt`).
+_FUNCTION_MODULES = ("math", "cmath", "operator", "numpy")
+_CUDA, _VECTORIZE, _NUMPY = "__p2c_cuda", "__p2c_vectorize", "__p2c_np"
+_HEADER = ["from numba import cuda as %s" % _CUDA, "from numba import vectorize as %s" % _VECTORIZE,
+           "import numpy as %s" % _NUMPY]
+# NumPy scalar types that are Python's own types to Numba (a global np.float64 is a float64).
+_PLAIN_NUMPY = {"float64": float, "int64": int, "bool": bool, "complex128": complex}
+
+
+# ---- signatures ----
+
+# Numba's short type names in signature strings ("i8(f4[:])").
+_SHORT = {"i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "u1": "uint8", "u2": "uint16",
+          "u4": "uint32", "u8": "uint64", "f2": "float16", "f4": "float32", "f8": "float64",
+          "c8": "complex64", "c16": "complex128", "b1": "bool"}
+
+def _type_text(t):
+    """One argument type as the translator's text: 'float32', 'float32[:, ::1]'."""
+    if isinstance(t, str):
+        return t.strip()
+    if hasattr(t, "ndim") and hasattr(t, "dtype") and hasattr(t, "layout"):
+        if not t.ndim:
+            raise TypeError("a 0-d array type (%s) cannot be a kernel parameter here" % (t,))
+        dims = [":"] * t.ndim
+        if t.layout == "C":
+            dims[-1] = "::1"
+        elif t.layout == "F":
+            dims[0] = "::1"
+        return "%s[%s]" % (_type_text(t.dtype), ", ".join(dims))
+    text = str(t)
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*(\[[\s:,1]*\])?", text):
+        raise TypeError("%r is not a type pyk2cuda can take in a signature (scalars, arrays of "
+                        "them)" % (t,))
+    return {"boolean": "bool", "bool_": "bool", "intp": "int64", "uintp": "uint64",
+            "double": "float64", "byte": "uint8", "none": "void"}.get(text, text)
+
+
+def _one_signature(sig, need_return):
+    """'ret(args)' or '(args)' text of one signature: a string, a tuple of argument types, or a
+    Signature (pyk2cuda's or Numba's, with .args and .return_type)."""
+    if isinstance(sig, str):
+        return re.sub(r"\b(?:[iu][1248]|f[248]|c8|c16|b1)\b", lambda m: _SHORT[m.group(0)], sig)
+    if isinstance(sig, tuple):
+        args, ret = sig, None
+    elif hasattr(sig, "args") and hasattr(sig, "return_type"):
+        args, ret = sig.args, sig.return_type
+    else:
+        raise TypeError("a signature is a string, a tuple of argument types or a type such as "
+                        "void(float32[:]), got %r" % (sig,))
+    if need_return and ret is None:
+        raise TypeError("a vectorize signature needs a return type, as in float32(float32), "
+                        "got %r" % (sig,))
+    text = "(%s)" % ", ".join(_type_text(a) for a in args)
+    return text if ret is None else _type_text(ret) + text
+
+
+def signature_text(sig, need_return=False):
+    """The signatures Numba accepts (a string, a tuple of argument types, a Signature or type
+    object, or a list of any of those) as a list of signature texts."""
+    sigs = sig if isinstance(sig, list) else [sig]
+    return [_one_signature(s, need_return) for s in sigs]
+
+
+def call_signature(name, sig):
+    """'void(float32[:])' or '(float32[:])' as the compiler's 'name(float32[:])'."""
+    i = sig.find("(")
+    return name + (sig[i:] if i >= 0 else "(" + sig + ")")
+
+
+def is_signature(obj):
+    """Whether cuda.jit's first argument is a signature rather than the function to compile."""
+    return (isinstance(obj, (str, tuple, list)) or hasattr(obj, "args")
+            or not hasattr(obj, "__code__"))
+
+
+# ---- a function's own source ----
+
+class _Piece:
+    """One function of the module: its dedented lines from `def` to its end (a lambda becomes a
+    def returning its expression), and for each line where it came from: `origin[i]`, the
+    user's line, and `delta[i]`, what to add to a column to get the user's column."""
+
+    def __init__(self, func):
+        code = getattr(func, "__code__", None)
+        name = getattr(func, "__name__", "?")
+        if code is None:
+            raise TypeError("cuda.jit takes a Python function, got %s" % type(func).__name__)
+        self.file = code.co_filename
+        self.code = code
+        try:
+            lines, first = inspect.getsourcelines(func)
+        except (OSError, TypeError):
+            raise Error("%s: '%s' has no source (defined in %s): pyk2cuda compiles a function "
+                        "from its source, so define it in a .py file" % (name, name, self.file))
+        first = max(first, 1)
+        indent = re.match(r"[ \t]*", lines[0]).group(0)
+        text = [(l[len(indent):] if l.startswith(indent) else l).rstrip("\r\n") for l in lines]
+        deltas = [len(indent) if l.startswith(indent) else 0 for l in lines]
+        try:
+            tree = ast.parse("\n".join(text) + "\n")
+        except SyntaxError as e:
+            raise Error("%s:%d: the source of '%s' could not be read back (%s)" % (self.file, first, name, e.msg))
+        if name == "<lambda>":
+            self._from_lambda(tree, text, first, deltas)
+            return
+        node = tree.body[0] if tree.body else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            raise Error("%s:%d: the source found for '%s' is not its def (was the file changed?)"
+                        % (self.file, first, name))
+        span = range(node.lineno - 1, node.end_lineno)
+        self.lines = [text[i] for i in span]
+        self.origin = [first + i for i in span]
+        self.delta = [deltas[i] for i in span]
+        self.node = node
+        self.def_line = self.origin[0]
+
+    def _from_lambda(self, tree, text, first, deltas):
+        """`lambda a, b: EXPR` as `def _lambda(a, b):` / `    return EXPR`: the one lambda on its
+        line with the code's parameters."""
+        params = list(self.code.co_varnames[:self.code.co_argcount])
+        line = self.code.co_firstlineno - first + 1
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == line
+                 and [a.arg for a in n.args.args] == params]
+        if len(found) != 1:
+            raise Error("%s:%d: pyk2cuda cannot tell this lambda from the others on its line: "
+                        "define the function with def" % (self.file, self.code.co_firstlineno))
+        body = found[0].body
+        expr = ast.get_source_segment("\n".join(text) + "\n", body)
+        if body.lineno != body.end_lineno:
+            expr = "(" + " ".join(l.strip() for l in expr.splitlines()) + ")"
+        ret = "    return "
+        self.lines = ["def _lambda(%s):" % ", ".join(params), ret + expr]
+        self.node = ast.parse("\n".join(self.lines) + "\n").body[0]
+        self.origin = [first + line - 1, first + body.lineno - 1]
+        self.delta = [deltas[line - 1] + found[0].col_offset,
+                      deltas[body.lineno - 1] + body.col_offset - len(ret)]
+        self.def_line = self.origin[0]
+
+    def at(self, line, col):
+        """The user's (file, line, column) of 1-based `line` (from the def) and 1-based `col`."""
+        return self.file, self.origin[line - 1], col + self.delta[line - 1]
+
+    def renamed(self, name):
+        """Its lines with the def naming `name` (the caller's name for it)."""
+        if name == self.node.name:
+            return list(self.lines)
+        first = re.sub(r"\bdef\s+%s\b" % re.escape(self.node.name), "def " + name, self.lines[0], 1)
+        return [first] + self.lines[1:]
+
+    def free_names(self):
+        """(name, line, column) of each global or closure name it reads, first use first; the
+        line counts from the def (1), the column from 0 in the dedented text."""
+        names = set()
+        stack = [self.code]
+        while stack:
+            c = stack.pop()
+            names.update(c.co_names)
+            names.update(c.co_freevars)
+            stack.extend(k for k in c.co_consts if isinstance(k, _pytypes.CodeType))
+        uses = {}
+        for n in ast.walk(self.node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names:
+                pos = (n.lineno - self.node.lineno + 1, n.col_offset)  # from the def line
+                if n.id not in uses or pos < uses[n.id]:
+                    uses[n.id] = pos
+        return sorted(((k, l, c) for k, (l, c) in uses.items()), key=lambda u: (u[1], u[2]))
+
+
+def check_source(func):
+    """Raises Error now when `func` has no source to compile later."""
+    _Piece(func)
+
+
+# ---- the synthetic module ----
+
+class Unit:
+    """The module source built for one kernel or ufunc, and the map back to the user's lines."""
+
+    def __init__(self, filename):
+        self.filename = filename
+        self.source = b""
+        self.segments = []   # (first synthetic line, _Piece)
+
+    def where(self, line, col):
+        """(file, line, column) in the user's source of a synthetic position, or None."""
+        for start, p in self.segments:
+            if 0 <= line - start < len(p.lines):
+                return p.at(line - start + 1, col)
+        return None
+
+    def remap(self, exc):
+        """The same error with every location in the user's source (CompileError: each
+        diagnostic; other errors: FILE:LINE:COL at the start of a line of the message)."""
+        diags = getattr(exc, "diagnostics", None)
+        if diags:
+            fixed = []
+            for d in diags:
+                at = self.where(d[1], d[2]) if d[0] == self.filename else None
+                if at is None and d[0] == self.filename:
+                    if d[3] == "note":
+                        continue
+                    at = ("<globals frozen by pyk2cuda>", d[1], d[2])
+                fixed.append(tuple(at or d[:3]) + tuple(d[3:]))
+            text = "\n".join("%s:%d:%d: %s: %s" % (f, l, c, s, m) for f, l, c, s, _, m in fixed)
+        else:
+            fixed = diags
+            text = re.sub(r"(?m)^%s:(\d+):(\d+):" % re.escape(self.filename), self._fix_match, str(exc))
+        new = type(exc)(text)
+        for key in ("status", "status_name"):
+            if hasattr(exc, key):
+                setattr(new, key, getattr(exc, key))
+        new.diagnostics = fixed if fixed is not None else []
+        return new
+
+    def _fix_match(self, m):
+        at = self.where(int(m.group(1)), int(m.group(2)))
+        return "%s:%d:%d:" % at if at else m.group(0)
+
+
+class _Builder:
+    def __init__(self, main):
+        self.main = main
+        self.imports = list(_HEADER)
+        self.constants = []
+        self.pieces = []     # (_Piece, name, decorator)
+        self.bound = {}      # name -> the object it stands for
+        self.compiled = set()
+
+    def add_function(self, func, name, decorator):
+        piece = _Piece(func)
+        self.pieces.append((piece, name, decorator))
+        self.compiled.add((id(func), name))
+        self.bound[name] = func
+        for free, line, col in piece.free_names():
+            self.bind(func, piece, free, line, col)
+
+    def bind(self, func, piece, name, line, col):
+        found, value = _lookup(func, name)
+        if not found or value is func:
+            return
+        if name in self.bound:
+            old = self.bound[name]
+            if old is value or _same_callee(old, value) or _classify(name, old) == _classify(name, value):
+                return
+            _fail(piece, line, col, "'%s' names two different objects in the functions compiled "
+                  "together (%s and %s); rename one" % (name, _kind(self.bound[name]), _kind(value)))
+        self.bound[name] = value
+        what = _classify(name, value)
+        if what is None:
+            _fail(piece, line, col, "'%s' is a global of type %s, which kernels cannot use (they "
+                  "can use modules, numbers, tuples, NumPy arrays, types and jitted functions)"
+                  % (name, _kind(value)))
+        kind, text = what
+        if kind == "import":
+            self.imports.append(text)
+        elif kind == "constant":
+            self.constants.append("%s = %s" % (name, text))
+        elif (id(text), name) not in self.compiled:
+            self.add_function(text, name, "@%s.jit(device=True)" % _CUDA)
+
+    def unit(self):
+        u = Unit(self.main.file)
+        out = list(self.imports)
+        for piece, name, decorator in self.pieces:
+            if piece.file == u.filename:
+                while len(out) < piece.def_line - 2:
+                    out.append("")
+            out.append(decorator)
+            u.segments.append((len(out) + 1, piece))
+            out.extend(piece.renamed(name))
+        out.extend(self.constants)
+        u.source = ("\n".join(out) + "\n").encode()
+        return u
+
+
+def _same_callee(a, b):
+    return getattr(a, "py_func", a) is getattr(b, "py_func", b)
+
+
+def _kind(value):
+    t = type(value)
+    return t.__name__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__name__)
+
+
+def _fail(piece, line, col, message):
+    at = piece.at(line, col + 1)
+    exc = CompileError("%s:%d:%d: error: %s" % (at + (message,)))
+    exc.status, exc.status_name = 1, "source"
+    exc.diagnostics = [at + ("error", "E-global-type", message)]
+    raise exc
+
+
+def _lookup(func, name):
+    """(found, value) of a free name: the closure's cell, else the function's globals. Builtins
+    are the translator's own (range, len, ...), so they are not looked up."""
+    code = func.__code__
+    if name in code.co_freevars and func.__closure__:
+        cell = func.__closure__[code.co_freevars.index(name)]
+        try:
+            return True, cell.cell_contents
+        except ValueError:
+            return False, None
+    if name in func.__globals__:
+        return True, func.__globals__[name]
+    return False, None
+
+
+def _classify(name, value):
+    """('import', line), ('constant', text), ('function', pyfunc) or None."""
+    if isinstance(value, _pytypes.ModuleType):
+        return "import", _import_line(value.__name__, name)
+    py = getattr(value, "py_func", None)
+    if isinstance(py, _pytypes.FunctionType):
+        return "function", py
+    text = _constant(value)
+    if text is not None:
+        return "constant", text
+    return _named_import(name, value)
+
+
+def _import_line(module, alias):
+    """The import that gives the translator `module` under the user's name for it."""
+    line = _MODULES.get(module)
+    if line is None:
+        if module.startswith("pyk2cuda."):
+            module = "numba." + module[len("pyk2cuda."):]
+        parent, _, last = module.rpartition(".")
+        line = "from %s import %s" % (parent, last) if parent else "import " + module
+    return line if line.rsplit(" ", 1)[1] == alias else line + " as " + alias
+
+
+def _named_import(name, value):
+    """A numba type or a function or type of math/cmath/operator/numpy, as an import."""
+    mod = type(value).__module__ or ""
+    if mod.startswith("pyk2cuda.types") or mod.startswith("numba.core.types"):
+        try:
+            text = _type_text(value)
+        except TypeError:
+            return None
+        if re.fullmatch(r"[a-z0-9_]+", text):
+            return "import", "from numba import %s as %s" % (text if text != "bool" else "boolean", name)
+        return None
+    own = getattr(value, "__name__", None)
+    if not isinstance(own, str):
+        return None
+    for module in _FUNCTION_MODULES:
+        m = __import__(module)
+        if getattr(m, own, None) is value:
+            return "import", "from %s import %s as %s" % (module, own, name)
+    return None
+
+
+def _constant(value):
+    """The source text of a constant Numba would freeze, or None."""
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        return repr(value)
+    if isinstance(value, float):
+        return repr(value) if value == value and abs(value) != float("inf") else (
+            "1e999" if value > 0 else "-1e999" if value < 0 else "(1e999 - 1e999)")
+    if isinstance(value, complex):
+        return "complex(%s, %s)" % (_constant(value.real), _constant(value.imag))
+    if isinstance(value, tuple):
+        parts = [_constant(v) for v in value]
+        if any(p is None for p in parts):
+            return None
+        return "(" + "".join(p + ", " for p in parts) + ")"
+    np = _numpy_if_loaded()
+    if np is None:
+        return None
+    if isinstance(value, np.generic):
+        name = value.dtype.name
+        if name in _PLAIN_NUMPY:
+            return _constant(_PLAIN_NUMPY[name](value))
+        if value.dtype.kind in "biufc":
+            return "%s.%s(%s)" % (_NUMPY, name, _constant(value.item()))
+        return None
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+        return "%s.array(%r, dtype=%s.%s)" % (_NUMPY, value.tolist(), _NUMPY, value.dtype.name)
+    return None
+
+
+def _numpy_if_loaded():
+    import sys
+    return sys.modules.get("numpy")
+
+
+def build(func, kind="kernel", signatures=None):
+    """The Unit for `func`: kind 'kernel' (signatures are passed to the translator apart) or
+    'ufunc' (its signature texts are written into the @vectorize decorator)."""
+    piece = _Piece(func)
+    b = _Builder(piece)
+    if kind == "ufunc":
+        decorator = "@%s([%s], target='cuda')" % (_VECTORIZE, ", ".join(repr(s) for s in signatures))
+    else:
+        decorator = "@%s.jit" % _CUDA
+    b.add_function(func, func.__name__ if func.__name__.isidentifier() else "_lambda", decorator)
+    return b.unit()
+

@@ -1,0 +1,199 @@
+"""Kernels compiled from function objects (docs/python.md, "How a function becomes a kernel"):
+nested kernels and closures, cuda.jit(sig)(f), Numba's signature forms, device and @njit callees,
+globals frozen at the first compile, and errors at the user's FILE:LINE:COL."""
+import inspect
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import pyk2cuda
+from pyk2cuda import cuda, float32, float64, void
+from conftest import HERE, run_script
+from test_samples import ORACLE, has_numba
+
+SCRIPT = os.path.join(HERE, "function_objects.py")
+CASES = 8
+
+
+def test_script_of_function_objects():
+    rc, out, err = run_script([SCRIPT])
+    assert rc == 0, out + err
+    assert len([l for l in out.splitlines() if ": ok " in l]) == CASES, out
+
+
+@pytest.mark.skipif(not has_numba(), reason="Numba's simulator (Debian's python3-numba) is not installed")
+def test_script_of_function_objects_matches_numba_simulator():
+    rc, ours, err = run_script([SCRIPT])
+    assert rc == 0, ours + err
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env.pop("PYTHONPATH", None)
+    p = subprocess.run([ORACLE, os.path.join(HERE, "numba_shim.py"), SCRIPT], env=env, cwd=HERE,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout == ours
+
+
+def test_list_of_signatures_on_an_undecorated_function():
+    def scale(x, a):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= a
+    k = cuda.jit([void(float64[::1], float64), (float32[::1], float32)])(scale)
+    assert len(k.signatures) == 2
+    x32, x64 = np.ones(3, np.float32), np.ones(3)
+    k[1, 3](x32, 4)
+    k[1, 3](x64, 0.5)
+    assert x32.tolist() == [4, 4, 4] and x64.tolist() == [0.5, 0.5, 0.5]
+
+
+def test_code_with_a_linecache_entry_compiles():
+    import linecache
+    name = "<pyk2cuda test source>"
+    text = ("from pyk2cuda import cuda\n"
+            "@cuda.jit\n"
+            "def k(a):\n"
+            "    a[0] = LATER\n")
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    ns = {}
+    exec(compile(text, name, "exec"), ns)
+    ns["LATER"] = 3   # defined after the decoration, read at the first launch
+    a = np.zeros(1, np.int64)
+    ns["k"][1, 1](a)
+    assert a[0] == 3
+
+
+def test_a_global_defined_after_the_kernel_and_frozen_at_its_first_launch():
+    state = {"n": 2}
+
+    @cuda.jit
+    def k(a):
+        a[0] = state_n
+    state_n = state["n"]  # noqa: F841 (a closure cell, filled after the decoration)
+    a = np.zeros(1, np.int64)
+    k[1, 1](a)
+    assert a[0] == 2
+    state_n = 5  # noqa: F841 (frozen: the kernel keeps 2, as in Numba)
+    k[1, 1](a)
+    assert a[0] == 2
+
+
+def test_vectorize_of_a_closure():
+    bias = 1.5
+
+    @pyk2cuda.vectorize(["float64(float64, float64)"], target="cuda")
+    def f(x, y):
+        return x * y + bias
+    assert np.allclose(f(np.arange(4.0), np.full(4, 2.0)), np.arange(4.0) * 2 + bias)
+
+
+def test_njit_callee():
+    numba = pytest.importorskip("numba")
+
+    @numba.njit
+    def twice(v):
+        return 2 * v
+
+    @cuda.jit
+    def k(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = twice(a[i])
+    a = np.arange(4.0)
+    k[1, 4](a)
+    assert a.tolist() == [0, 2, 4, 6]
+
+
+def test_numba_type_objects_as_signature():
+    numba = pytest.importorskip("numba")
+    from numba.core import types
+
+    def fill(a, v):
+        a[cuda.grid(1)] = v
+    k = cuda.jit(types.void(types.Array(types.int32, 1, "C"), types.int32))(fill)
+    assert k.signatures == ["void(int32[::1], int32)"]
+    a = np.zeros(2, np.int32)
+    k[1, 2](a, 7)
+    assert a.tolist() == [7, 7]
+
+
+def _where(func, text):
+    """(line, column) of `text` in func's source, 1-based, as diagnostics give them."""
+    lines, first = inspect.getsourcelines(func)
+    for i, line in enumerate(lines):
+        if text in line:
+            return first + i, line.index(text) + 1
+    raise AssertionError(text)
+
+
+OPAQUE = {"a": 1}
+
+
+def test_unsupported_global_is_an_error_at_its_use():
+    def uses_dict(a):
+        a[0] = OPAQUE
+    k = cuda.jit(uses_dict)
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        k[1, 1](np.zeros(1))
+    line, col = _where(uses_dict, "OPAQUE")
+    assert e.value.diagnostics[0][:3] == (__file__, line, col)
+    assert "'OPAQUE' is a global of type dict" in str(e.value)
+    assert str(e.value).startswith("%s:%d:%d: error:" % (__file__, line, col))
+
+
+def test_unsupported_global_in_a_decorated_callee():
+    @cuda.jit(device=True)
+    def callee(a):
+        a[0] = OPAQUE
+
+    @cuda.jit
+    def k(a):
+        callee(a)
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        k[1, 1](np.zeros(1))
+    line, col = _where(callee.py_func, "OPAQUE")
+    assert e.value.diagnostics[0][:3] == (__file__, line, col)
+
+
+def test_translator_errors_point_at_the_users_line_and_column():
+    def nested(a):
+        a[0] = no_such_name  # noqa: F821
+    k = cuda.jit("void(float64[:])")
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        k(nested)
+    line, col = _where(nested, "no_such_name")
+    f, l, c = e.value.diagnostics[0][:3]
+    assert (f, l, c) == (__file__, line, col), e.value
+    assert "%s:%d:%d: error:" % (__file__, line, col) in str(e.value)
+
+
+def test_functions_without_source_are_refused():
+    ns = {}
+    exec("from pyk2cuda import cuda\ndef k(x):\n    x[0] = 1\n", ns)
+    with pytest.raises(pyk2cuda.Error, match="has no source"):
+        cuda.jit(ns["k"])
+    with pytest.raises(pyk2cuda.Error, match="cannot tell this lambda"):
+        cuda.jit(device=True)(lambda x: x), cuda.jit(device=True)(lambda x: x)
+
+
+def test_lambdas_as_device_functions_and_reduce():
+    add = cuda.Reduce(lambda a, b: a + b)
+    biggest = cuda.reduce(lambda a, b: max(a,
+                                           b))   # a lambda over two lines
+    x = np.arange(50, dtype=np.float32) - 20
+    assert add(x) == x.sum() and add(x, init=5) == x.sum() + 5
+    assert biggest(x) == 29 and biggest(x[:10], init=-100) == -11
+    assert add(x[:0], init=3) == 3
+    d = cuda.to_device(np.arange(10, dtype=np.int64))
+    res = cuda.device_array(1, np.int64)
+    assert add(d, res=res) is None and res.copy_to_host()[0] == 45
+    assert add(d, size=3) == 3
+
+
+def test_error_in_a_lambda_points_into_it():
+    bad = cuda.Reduce(lambda a, b: a + NOT_DEFINED)  # noqa: F821
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        bad(np.ones(3))
+    line, col = _where(test_error_in_a_lambda_points_into_it, "NOT_DEFINED")
+    assert e.value.diagnostics[0][:3] == (__file__, line, col)
