@@ -7,9 +7,9 @@
  *           helpers that the types in use need; in each of those functions, `nonneg` and
  *           `positive` (per variable: every value it holds is >= 0, > 0), `lockstep_loop`
  *           (kernels the simulator may run in lockstep); on each range() loop of them, its
- *           RangeFacts (step sign, whether the counter can overflow, rebinding); on each of
- *           their expressions, Expr.facts (EF_NONNEG, EF_POSITIVE; EF_STABLE on the parts of a
- *           for loop's iterable that the loop cannot change).
+ *           RangeFacts (step sign, whether the counter can overflow, rebinding); on their
+ *           subscripts and operands of // and %, Expr.facts (EF_NONNEG, EF_POSITIVE); EF_STABLE
+ *           on the parts of a for loop's iterable that the loop cannot change.
  * Invalidates: nothing. Running it twice gives the same facts. */
 #ifndef P2C_ANALYSIS_ANALYSIS_H
 #define P2C_ANALYSIS_ANALYSIS_H

@@ -63,7 +63,8 @@ const char *op_python_spelling(Op op);
 enum {
   EF_NONNEG = 1,     /* the value is >= 0 */
   EF_POSITIVE = 2,   /* the value is > 0 */
-  EF_KNOWN = 4,      /* EF_NONNEG and EF_POSITIVE are recorded (absent: not computed yet) */
+  EF_KNOWN = 4,      /* EF_NONNEG and EF_POSITIVE are recorded (on subscripts, operands of //
+                        and %, and what their facts come from; absent: not computed) */
   EF_STABLE = 8,     /* part of a for loop's iterable that the loop cannot change: read in
                         place, not copied into a temporary before the loop */
 };
