@@ -1,8 +1,8 @@
 /* The facts the analysis records on the expressions of a function codegen emits (Expr.facts,
  * EF_*), so that codegen reads them while it prints instead of asking: whether a subscript or an
  * operand of // or % is >= 0 or > 0 (the rules of nonneg.c, over the variables' facts; recorded
- * on those expressions and the operands their facts come from), and which parts of a for
- * loop's iterable the loop cannot change. */
+ * on those expressions and the operands their facts come from), which parts of a for loop's
+ * iterable the loop cannot change, and how a tuple being unpacked must be taken apart. */
 #include "analysis/walk.h"
 
 /* ---- >= 0 and > 0 ---- */
@@ -71,9 +71,61 @@ static void mark_stable(Expr *e, const Stmt *s) {
   for (int i = 0; i < e->nkids; i++) mark_stable(e->kids[i], s);
 }
 
+/* ---- tuple unpacking: what codegen evaluates into temporaries first ---- */
+
+static bool reads_any_target(const Expr *value, const Expr *target) {
+  if (target->kind == EX_VAR) return an_reads_var(value, target->var);
+  for (int i = 0; i < target->nkids; i++)
+    if (reads_any_target(value, target->kids[i])) return true;
+  return target->kind == EX_INDEX;
+}
+
+/* Whether the elements of tuple value e can be read one at a time without evaluating anything
+ * twice or changing what the elements are. */
+static bool elements_at_hand(const Expr *e) {
+  if (e->kind == EX_INDEX) return e->ival >= 0 && elements_at_hand(e->kids[0]);
+  if (e->kind == EX_ATTR) return an_expr_is_pure(e);
+  bool grid = e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN &&
+              builtin_has(e->kids[0]->builtin, BF_PER_ELEMENT);
+  return e->kind == EX_VAR || e->kind == EX_TEMP || e->kind == EX_CONST || grid;
+}
+
+static bool stores_element(const Expr *t) {
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
+    if (t->kids[i]->kind == EX_INDEX || stores_element(t->kids[i])) return true;
+  return false;
+}
+
+/* EF_STORES on each tuple of targets (codegen asks it of the tuples it builds for a for loop's
+ * elements, which never read the loop's own targets: emit_iter.c evaluates such parts first). */
+static void mark_targets(Expr *t) {
+  if (t->kind != EX_TUPLE) return;
+  if (stores_element(t)) t->facts |= EF_STORES;
+  for (int i = 0; i < t->nkids; i++) mark_targets(t->kids[i]);
+}
+
+/* target = value, target a tuple: as emit_unpack will take it apart. */
+static void record_unpack(const Expr *target, Expr *value) {
+  if (target->kind != EX_TUPLE) return;
+  if (value->kind == EX_TUPLE) {
+    if (reads_any_target(value, target)) value->facts |= EF_READS_TARGET;
+    else
+      for (int k = 0; k < target->nkids && k < value->nkids; k++) record_unpack(target->kids[k], value->kids[k]);
+  } else if (elements_at_hand(value)) {
+    value->facts |= EF_AT_HAND;
+  }
+}
+
 static bool record_loop(Walker *w, const Stmt *s) {
   (void)w;
-  if (s->kind == ST_FOR_ITER) mark_stable(s->value, s);
+  if (s->kind == ST_FOR_ITER) {
+    mark_stable(s->value, s);
+    mark_targets(s->targets[0]);
+  }
+  if (s->kind == ST_ASSIGN) {
+    for (int k = 0; k < s->ntargets; k++) mark_targets(s->targets[k]);
+    if (s->ntargets == 1) record_unpack(s->targets[0], s->value);   /* a = b = v: v is a temporary */
+  }
   return true;
 }
 

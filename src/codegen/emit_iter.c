@@ -40,7 +40,7 @@ static Expr *codegen_text(Gen *G, const Type *t, const char *text, bool nonneg) 
   e->ty = t;
   e->str = text;
   e->ival = nonneg;
-  e->facts = nonneg || type_never_negative(t) ? EF_KNOWN | EF_NONNEG : EF_KNOWN;
+  e->facts = EF_AT_HAND | (nonneg || type_never_negative(t) ? EF_KNOWN | EF_NONNEG : EF_KNOWN);
   return e;
 }
 

@@ -103,14 +103,6 @@ static void emit_store(Gen *G, const Expr *target, const Expr *value) {
   sb_puts(G->body, ";\n");
 }
 
-static bool reads_any_target(const Expr *value, const Expr *target) {
-  if (target->kind == EX_VAR) return an_reads_var(value, target->var);
-  for (int i = 0; i < target->nkids; i++)
-    if (reads_any_target(value, target->kids[i])) return true;
-  return target->kind == EX_INDEX;
-}
-
-
 /* Writes `value` into a new temporary and returns the temporary. */
 static Expr *store_in_temp(Gen *G, Expr *value) {
   Expr *t = temp_expr(G, value->ty);
@@ -121,28 +113,19 @@ static Expr *store_in_temp(Gen *G, Expr *value) {
   return t;
 }
 
-/* Whether the elements of tuple value e can be read one at a time without evaluating anything
- * twice or changing what the elements are. */
-static bool elements_at_hand(const Expr *e) {
-  if (e->kind == EX_INDEX) return e->ival >= 0 && elements_at_hand(e->kids[0]);
-  if (e->kind == EX_ATTR) return an_expr_is_pure(e);
-  bool grid = e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN &&
-              builtin_has(e->kids[0]->builtin, BF_PER_ELEMENT);
-  return e->kind == EX_VAR || e->kind == EX_TEMP || e->kind == EX_CONST || grid;
-}
-
 /* a, b = value: each element is stored in turn, left to right, as Python stores them. A tuple
  * literal that reads a target (a, b = b, a) is evaluated into temporaries first, as Python
  * evaluates the right side first; any other value that is not at hand (a device call) goes
- * into one temporary. */
+ * into one temporary. The analysis recorded which (facts.c: EF_READS_TARGET, EF_STORES,
+ * EF_AT_HAND); codegen's own tuples and temporaries carry theirs from where they are made. */
 static void emit_unpack(Gen *G, const Expr *target, Expr *value) {
   Expr *elems[256];
   if (value->kind == EX_TUPLE) {
-    bool via_temps = reads_any_target(value, target);
+    bool via_temps = (value->facts & EF_READS_TARGET) || (target->facts & EF_STORES);
     for (int k = 0; k < target->nkids; k++)
       elems[k] = via_temps ? store_in_temp(G, value->kids[k]) : value->kids[k];
   } else {
-    if (!elements_at_hand(value)) value = store_in_temp(G, value);
+    if (!(value->facts & EF_AT_HAND)) value = store_in_temp(G, value);
     for (int k = 0; k < target->nkids; k++) elems[k] = tuple_elem_expr(G, value, k);
   }
   for (int k = 0; k < target->nkids; k++) emit_assign_one(G, target->kids[k], elems[k]);

@@ -89,6 +89,7 @@ Expr *tuple_elem_expr(Gen *G, Expr *base, int k) {
   e->nkids = 2;
   e->ival = k;
   e->ty = base->ty->elems[k];
+  e->facts = base->facts & EF_AT_HAND;   /* an element of a tuple at hand is at hand */
   return e;
 }
 
@@ -96,7 +97,7 @@ Expr *temp_expr(Gen *G, const Type *t) {
   Expr *e = ast_new_expr(G->a, EX_TEMP, (Loc){0});
   e->ty = t;
   e->str = new_temp(G, t);
-  e->facts = EF_KNOWN | (type_never_negative(t) ? EF_NONNEG : 0);
+  e->facts = EF_KNOWN | EF_AT_HAND | (type_never_negative(t) ? EF_NONNEG : 0);
   return e;
 }
 

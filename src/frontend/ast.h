@@ -67,6 +67,11 @@ enum {
                         and %, and what their facts come from; absent: not computed) */
   EF_STABLE = 8,     /* part of a for loop's iterable that the loop cannot change: read in
                         place, not copied into a temporary before the loop */
+  EF_AT_HAND = 16,   /* a tuple value being unpacked whose elements can be read one at a time
+                        without evaluating anything twice (not copied into a temporary first) */
+  EF_READS_TARGET = 32, /* a tuple literal being unpacked that reads a name its targets bind (or
+                           whose targets store into arrays): its elements go to temporaries first */
+  EF_STORES = 64,    /* a tuple of assignment targets with a subscript among them, at any depth */
 };
 
 typedef struct Keyword {

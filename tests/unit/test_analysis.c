@@ -168,6 +168,30 @@ static void expression_facts(void **state) {
   assert_true(slice->kids[1]->facts & EF_STABLE);
 }
 
+/* How a tuple being unpacked is taken apart (facts.c): through temporaries when the literal
+ * reads a target, in place when the value is at hand, into one temporary otherwise. */
+static void unpacking_facts(void **state) {
+  Analysis *an = analyse(state, "from numba import cuda\n"
+                                "@cuda.jit(device=True)\n"
+                                "def pair(x):\n"
+                                "    return x, x + 1\n"
+                                "@cuda.jit('void(int64[::1])')\n"
+                                "def k(a):\n"
+                                "    x, y = a[0], a[1]\n"
+                                "    x, y = y, x\n"
+                                "    s, t = pair(x)\n"
+                                "    u, v = s, t\n"
+                                "    p = (u, v)\n"
+                                "    q, r = p\n"
+                                "    a[0] = x + y + q + r\n");
+  const Block *b = &an->kernels.items[0]->body;
+  assert_false(b->items[0]->value->facts & EF_READS_TARGET);   /* x, y = a[0], a[1] */
+  assert_true(b->items[1]->value->facts & EF_READS_TARGET);    /* x, y = y, x */
+  assert_false(b->items[2]->value->facts & EF_AT_HAND);        /* a call: one temporary */
+  assert_false(b->items[3]->value->facts & EF_READS_TARGET);
+  assert_true(b->items[5]->value->facts & EF_AT_HAND);         /* a variable */
+}
+
 /* ast_verify after typeinfer: an operand whose cast a broken phase dropped is named. */
 static void verify_finds_a_missing_cast(void **state) {
   Analysis *an = analyse(state, "from numba import cuda\n"
@@ -193,6 +217,7 @@ int main(void) {
       T(no_complex_without_complex_types),
       T(expression_facts),
       T(verify_finds_a_missing_cast),
+      T(unpacking_facts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
