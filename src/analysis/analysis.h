@@ -40,15 +40,9 @@ void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis 
 /* Prints the facts (the --dump=analysis form) into sb. */
 void analysis_dump(StrBuf *sb, const Analysis *an);
 
-/* ---- questions codegen asks of expressions it prints ---- */
+/* ---- the question codegen still asks of expressions it prints ---- */
 
 /* Whether e can be evaluated twice without a visible difference (no calls with effects). */
 bool an_expr_is_pure(const Expr *e);
-/* Whether e reads variable var. */
-bool an_reads_var(const Expr *e, int var);
-/* Whether assignment target t (a name, or a tuple of targets) binds variable var. */
-bool an_target_names(const Expr *t, int var);
-/* Whether block b rebinds variable var (assignments and loop targets; not subscripts). */
-bool an_assigns_var(const Block *b, int var);
 
 #endif

@@ -1,5 +1,5 @@
 /* The one walker of the analysis phase (walk.h), and the questions about variables that
- * several analyses and codegen ask: which statements bind a variable, whether a block rebinds
+ * several analyses ask: which statements bind a variable, whether a block rebinds
  * it, whether an expression reads it. */
 #include "analysis/walk.h"
 

@@ -50,6 +50,12 @@ const Stmt *an_lockstep_loop(const Function *f, Arena *a);
 void an_ranges(const Function *f, const StmtList *loops);
 /* Records Expr.facts on every expression of f, after an_nonneg (facts.c). */
 void an_record_facts(Function *f, Arena *a);
+/* Whether e reads variable var. */
+bool an_reads_var(const Expr *e, int var);
+/* Whether assignment target t (a name, or a tuple of targets) binds variable var. */
+bool an_target_names(const Expr *t, int var);
+/* Whether block b rebinds variable var (assignments and loop targets; not subscripts). */
+bool an_assigns_var(const Block *b, int var);
 /* Whether e (an expression of function f) is known to be >= 0 / > 0: the rules behind
  * EF_NONNEG and EF_POSITIVE, over the variables' facts (nonneg.c). */
 bool an_expr_nonneg(const Function *f, const Expr *e);
