@@ -50,7 +50,8 @@ typedef enum P2cStatus {
   P2C_ERR_FORMAT,    /* malformed input data (.npy) */
   P2C_ERR_SIM,       /* the CPU simulator failed (host compiler, bad launch, barrier misuse) */
   P2C_ERR_INTERNAL,  /* a bug in pyk2cuda: please report it */
-  P2C_ERR_BOUNDS     /* with bounds checking, a kernel indexed an array out of bounds */
+  P2C_ERR_BOUNDS,    /* with bounds checking, a kernel indexed an array out of bounds */
+  P2C_ERR_SANITIZE   /* with --sanitize, the simulator found races or barrier misuse */
 } P2cStatus;
 
 /* A short English description of a status. Static storage. */
@@ -164,6 +165,16 @@ P2C_API const char *p2c_compiler_last_error(const P2cCompiler *compiler);
  * "FILE:LINE:COL: error: index ... is out of bounds ...", naming the first failing access, its
  * indices, the array's shape, and the thread. Checks cost time (docs/simulator.md). */
 P2C_API void p2c_compiler_set_check_bounds(P2cCompiler *compiler, bool on);
+/* The simulator's checker (`--sanitize`), off by default unless $PYK2CUDA_SANITIZE is set (and
+ * not "0") when the compiler is made: every later translation is made for it and implies bounds
+ * checking. Such modules run on the simulator only (a launch on the GPU, or
+ * p2c_module_compile, is P2C_ERR_USAGE); a launch runs on one worker and checks every array
+ * access for races on shared and global memory and for reads of shared and local memory before
+ * any write, and every barrier and warp operation for threads that never reach it. When it finds
+ * anything the launch still runs to its end, then fails with P2C_ERR_SANITIZE, and the last error
+ * holds one line per distinct finding ("FILE:LINE:COL: error: shared-memory race on 'sm' ...")
+ * and a summary line counting each kind (docs/simulator.md, "Sanitizer"). */
+P2C_API void p2c_compiler_set_sanitize(P2cCompiler *compiler, bool on);
 /* The compile cache (on by default): p2c_module_compile reads and writes images in the cache
  * folder ($PYK2CUDA_CACHE_DIR, else $XDG_CACHE_HOME/pyk2cuda or ~/.cache/pyk2cuda), keyed by
  * everything that changes NVRTC's output (docs/runtime.md, "The compile cache"). `on` false:

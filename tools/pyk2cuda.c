@@ -17,13 +17,13 @@ enum { EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
 static const char usage_text[] =
     "usage:\n"
     "  pyk2cuda emit  FILE.py [-k KERNEL]... [--sig SIG]... [-o OUT.cu] [--line-directives]\n"
-    "                 [--check-bounds] [--dump=ast|types|analysis|cuda]\n"
+    "                 [--check-bounds] [--sanitize] [--dump=ast|types|analysis|cuda]\n"
     "  pyk2cuda ptx   FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY] [--cubin] [-o OUT]\n"
     "                 [--check-bounds] [--no-cache]\n"
     "  pyk2cuda check FILE.py [--sig SIG]...\n"
     "  pyk2cuda run   FILE.py KERNEL [--grid X[,Y[,Z]]|auto] [--block X[,Y[,Z]]] [--shared BYTES]\n"
     "                 [--device auto|gpu|sim] [--repeat N] [--time] [--out-dir DIR]\n"
-    "                 [--check-bounds] [--no-cache] ARG...\n"
+    "                 [--check-bounds] [--sanitize] [--no-cache] ARG...\n"
     "  pyk2cuda info\n"
     "  pyk2cuda --version\n"
     "\n"
@@ -134,7 +134,7 @@ typedef struct CompileArgs {
   const char *file, *out, *arch, *dump;
   const char *kernels[64], *sigs[256];
   size_t nkernels, nsigs;
-  bool cubin, line_directives, check_bounds, no_cache;
+  bool cubin, line_directives, check_bounds, sanitize, no_cache;
 } CompileArgs;
 
 static const char *value_of(int argc, char **argv, int *i, const char *flag) {
@@ -161,6 +161,7 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
     else if (strcmp(argv[i], "--cubin") == 0) a->cubin = true;
     else if (strcmp(argv[i], "--line-directives") == 0) a->line_directives = true;
     else if (strcmp(argv[i], "--check-bounds") == 0) a->check_bounds = true;
+    else if (strcmp(argv[i], "--sanitize") == 0 && !strcmp(argv[1], "emit")) a->sanitize = true;
     else if (strcmp(argv[i], "--no-cache") == 0) a->no_cache = true;
     else if (argv[i][0] == '-' && argv[i][1]) return cli_usage_error("unknown option '%s'", argv[i]);
     else if (a->file) return cli_usage_error("more than one input file");
@@ -275,6 +276,7 @@ int main(int argc, char **argv) {
   P2cCompiler *c = p2c_compiler_new(NULL);
   if (!c) return EXIT_RUNTIME;
   p2c_compiler_set_check_bounds(c, a.check_bounds);
+  p2c_compiler_set_sanitize(c, a.sanitize);   /* emit only; $PYK2CUDA_SANITIZE is for launches */
   p2c_compiler_set_cache(c, !a.no_cache);
   if (!strcmp(cmd, "emit")) rc = cmd_emit(c, &a);
   else if (!strcmp(cmd, "ptx")) rc = cmd_ptx(c, &a);

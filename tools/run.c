@@ -33,7 +33,7 @@ typedef struct RunArgs {
   const char *values[MAX_ARGS];
   int nvalues;
   P2cLaunchOptions launch;
-  bool time, grid_auto, check_bounds;
+  bool time, grid_auto, check_bounds, sanitize;
   bool grid_given, block_given;
 } RunArgs;
 
@@ -97,6 +97,8 @@ static int parse_option(RunArgs *r, int argc, char **argv, int *i) {
     r->launch.no_cache = true;
   } else if (!strcmp(argv[*i], "--check-bounds")) {
     r->check_bounds = true;
+  } else if (!strcmp(argv[*i], "--sanitize")) {
+    r->sanitize = r->check_bounds = true;
   } else {
     return cli_usage_error("unknown option '%s'", argv[*i]);
   }
@@ -480,8 +482,9 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
     return interrupted();
   }
   rc = cli_exit_for(s);
-  /* A bounds failure is a diagnostic of its own: "FILE:LINE:COL: error: index ..." */
-  if (s == P2C_ERR_BOUNDS) fprintf(stderr, "%s\n", p2c_compiler_last_error(c));
+  /* A bounds failure is a diagnostic of its own: "FILE:LINE:COL: error: index ..."; the
+   * checker's findings are one each, then the summary line */
+  if (s == P2C_ERR_BOUNDS || s == P2C_ERR_SANITIZE) fprintf(stderr, "%s\n", p2c_compiler_last_error(c));
   else if (s != P2C_OK && s != P2C_ERR_SOURCE) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
   if (s == P2C_ERR_USAGE) hint_typed_scalars(r, vals, declared);
   if (s == P2C_OK) {
@@ -541,6 +544,7 @@ int cli_run(int argc, char **argv) {
   if (!src) return cli_read_error(r.file);
   P2cCompiler *c = p2c_compiler_new(NULL);
   p2c_compiler_set_check_bounds(c, r.check_bounds);
+  if (r.sanitize) p2c_compiler_set_sanitize(c, true);   /* else as $PYK2CUDA_SANITIZE says */
   P2cValue *vals = calloc((size_t)r.nvalues + 1, sizeof *vals);
   int made = 0;
   rc = c && vals ? 0 : 3;

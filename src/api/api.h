@@ -9,8 +9,9 @@
 
 struct P2cCompiler {
   P2cAllocator alloc;
-  char last_error[1024];
+  char last_error[16384];     /* room for --sanitize's findings, one line each */
   bool check_bounds;         /* p2c_compiler_set_check_bounds */
+  bool sanitize;             /* p2c_compiler_set_sanitize, or $PYK2CUDA_SANITIZE */
   bool no_cache;             /* p2c_compiler_set_cache(c, false) */
   /* Set by p2c_specialize for its one translation: the kernel must take this many arguments
    * (else P2C_ERR_USAGE), and its launch signature (the last --sig) is dropped when the
@@ -33,6 +34,7 @@ struct P2cModule {
   int reached;               /* phases done: 1 frontend, 2 typeinfer, 3 analysis, 4 codegen */
   const char *dumps[3];      /* --dump=ast|types|analysis, each made on first request */
   bool check_bounds;         /* translated with bounds checks (runtime/bounds.h) */
+  bool sanitize;             /* translated for the simulator's checker (runs on it only) */
   /* The simulator's compiled module, loaded at the first launch on the simulator and kept for
    * the next ones (a load reads the compile cache and dlopens: ~300 us; a launch of a loaded
    * module costs a few us). Unloaded by p2c_module_delete. */

@@ -38,6 +38,7 @@ const char *p2c_status_string(P2cStatus s) {
       [P2C_ERR_SIM] = "the simulator failed",
       [P2C_ERR_INTERNAL] = "internal error",
       [P2C_ERR_BOUNDS] = "an array index was out of bounds",
+      [P2C_ERR_SANITIZE] = "the simulator's checker found errors",
   };
   return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown status";
 }
@@ -70,6 +71,8 @@ P2cCompiler *p2c_compiler_new(const P2cAllocator *allocator) {
   if (!c) return NULL;
   memset(c, 0, sizeof *c);
   c->alloc = *a;
+  const char *san = getenv("PYK2CUDA_SANITIZE");   /* for programs that cannot pass the option */
+  c->sanitize = san && san[0] && strcmp(san, "0") != 0;
   return c;
 }
 
@@ -81,6 +84,10 @@ const char *p2c_compiler_last_error(const P2cCompiler *c) { return c ? c->last_e
 
 void p2c_compiler_set_check_bounds(P2cCompiler *c, bool on) {
   if (c) c->check_bounds = on;
+}
+
+void p2c_compiler_set_sanitize(P2cCompiler *c, bool on) {
+  if (c) c->sanitize = on;
 }
 
 void p2c_compiler_set_cache(P2cCompiler *c, bool on) {
@@ -298,12 +305,14 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   analysis_run(comp, &m->mod, &ao, &m->an);
   if (!verified(comp, &m->mod, AST_ANALYSED)) return P2C_ERR_SOURCE;
   m->reached = 3;
-  CodegenOptions cgo = {.line_directives = o && o->line_directives, .check_bounds = c->check_bounds};
+  CodegenOptions cgo = {.line_directives = o && o->line_directives,
+                        .check_bounds = c->check_bounds || c->sanitize, .sanitize = c->sanitize};
   if (!codegen_run(comp, &m->mod, &m->an, &cgo, &m->cg)) return P2C_ERR_SOURCE;
   m->reached = 4;
   if (!check_param_space(comp, &m->cg)) return P2C_ERR_SOURCE;
   /* launches read the bounds record: out-of-bounds accesses, and raises checked with debug=True */
-  m->check_bounds = c->check_bounds || m->cg.reports_raises;
+  m->check_bounds = c->check_bounds || c->sanitize || m->cg.reports_raises;
+  m->sanitize = c->sanitize;
   fill_kernel_infos(m);
   m->ok = true;
   return P2C_OK;
@@ -464,6 +473,8 @@ static bool annotate_nvrtc_log(P2cModule *m) {
 P2cStatus p2c_module_compile(P2cCompiler *c, P2cModule *m, const char *arch, P2cTarget target) {
   if (!c || !m) return P2C_ERR_USAGE;
   if (!m->ok) return api_fail(c, P2C_ERR_USAGE, "the module has errors; nothing to compile");
+  if (m->sanitize)
+    return api_fail(c, P2C_ERR_USAGE, "a module translated with --sanitize runs on the simulator only");
   rtc_result_free(&m->rtc);
   RtcRequest req = {.source = m->cg.text, .program_name = m->comp.file, .arch = arch,
                     .target = target, .alloc = &m->alloc};

@@ -11,6 +11,7 @@
 #include "api/api.h"
 #include "api/gpu_api.h"
 #include "runtime/bounds.h"
+#include "runtime/sim/sanitize.h"
 #include "runtime/cuda/cudrv.h"
 #include "runtime/sim/sim.h"
 
@@ -230,6 +231,25 @@ static P2cStatus sim_loaded(P2cCompiler *c, P2cModule *m, const P2cLaunchOptions
   return P2C_OK;
 }
 
+/* --sanitize: the last error is one line per finding (as many as fit), then the summary. */
+static P2cStatus sanitize_fail(P2cCompiler *c, const P2cModule *m, const P2cKernelInfo *k,
+                               const SimSanReport *rep) {
+  char line[600], summary[600];
+  size_t len = 0, size = sizeof c->last_error;
+  sim_san_summary(rep, k->python_name, summary, sizeof summary);
+  c->last_error[0] = '\0';
+  for (size_t i = 0; i < rep->count; i++) {
+    sim_san_format(&rep->findings[i], m->comp.file, k->python_name, line, sizeof line);
+    size_t n = strlen(line);
+    if (len + n + 1 + strlen(summary) + 1 >= size) break;
+    memcpy(c->last_error + len, line, n);
+    len += n;
+    c->last_error[len++] = '\n';
+  }
+  snprintf(c->last_error + len, size - len, "%s", summary);
+  return P2C_ERR_SANITIZE;
+}
+
 static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, Packed *p,
                          const P2cLaunchOptions *o, P2cLaunchReport *r) {
   SimModule *sm = NULL;
@@ -239,7 +259,9 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
   double *times = mem_alloc(&c->alloc, sizeof(double) * (size_t)repeat);
   char err[512] = "";
   P2cBoundsRecord bounds = {0};
-  SimLaunch l = {.bounds = &bounds, .symbol = k->symbol,
+  SimSanReport *san = m->sanitize ? mem_alloc(&c->alloc, sizeof *san) : NULL;
+  if (m->sanitize && !san) s = P2C_ERR_NOMEM;
+  SimLaunch l = {.bounds = &bounds, .sanitize = san, .symbol = k->symbol,
                  .grid = {o->grid[0] ? o->grid[0] : 1, o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1},
                  .block = {o->block[0] ? o->block[0] : 1, o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1},
                  .dynamic_shared_bytes = o->shared_bytes, .args = p->ptrs,
@@ -249,13 +271,15 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
     s = sim_launch(sm, &l);
     times[i] = now_ms() - t1;
   }
-  if (!times) s = api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  if (!times || s == P2C_ERR_NOMEM) s = api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  else if (s == P2C_ERR_SANITIZE) sanitize_fail(c, m, k, san);
   else if (s == P2C_ERR_BOUNDS) {
     bounds_format(&bounds, m->comp.file, k->python_name, err, sizeof err);
     api_fail(c, s, "%s", err);
   } else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
   else summarize_times(times, repeat, r);
   mem_free(&c->alloc, times, sizeof(double) * (size_t)repeat);
+  if (san) mem_free(&c->alloc, san, sizeof *san);
   return s;
 }
 
@@ -347,7 +371,9 @@ P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, c
                     k.param_count, nargs);
   P2cStatus s = check_args(c, args, nargs);
   if (s != P2C_OK) return s;
-  r->device = choose_device(o, r);
+  if (m->sanitize && (o->device == P2C_DEVICE_GPU || o->gpu))
+    return api_fail(c, P2C_ERR_USAGE, "--sanitize runs on the simulator only (--device sim)");
+  r->device = m->sanitize ? P2C_DEVICE_SIM : choose_device(o, r);
   if (r->device == P2C_DEVICE_GPU) return run_gpu(c, m, &k, args, o, r);
   for (size_t i = 0; i < nargs; i++)
     if (args[i].is_array && args[i].device_array)

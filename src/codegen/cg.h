@@ -33,6 +33,10 @@ typedef struct TupleCType {
   const char *name;
 } TupleCType;
 
+/* --sanitize: the kinds of access, spelled in generated text as the simulator's prelude names
+ * them (P2C_SAN_READ, ...). */
+typedef enum SanKind { SAN_READ, SAN_WRITE, SAN_UPDATE, SAN_ATOMIC } SanKind;
+
 typedef struct Gen {
   Compilation *c;
   Arena *a;
@@ -52,6 +56,10 @@ typedef struct Gen {
   LineMarks marks;
   VEC(TupleCType) tuple_ctypes;   /* in definition order: elements before the tuples holding them */
   bool check_bounds;
+  bool sanitize;          /* CodegenOptions.sanitize */
+  /* --sanitize: how the next element emitted is accessed (P2C_SAN_READ unless a store, an
+   * augmented assignment or an atomic sets it for its target); taken by that element. */
+  int san_kind;   /* a SanKind */
   /* Emitting on codegen's second thread (emit.c, emit_on_two_threads): the module-wide tuple
    * struct list is not this thread's to extend, so a tuple type sets needs_tuples instead and
    * the thread's text is thrown away (its functions are emitted again on the first thread). */

@@ -40,6 +40,10 @@ typedef struct CodegenResult {
 typedef struct CodegenOptions {
   bool line_directives;
   bool check_bounds;      /* every array access checked (--check-bounds, docs/generated-code.md) */
+  /* The simulator's checker (--sanitize, docs/simulator.md): every element access, shared and
+   * local array, barrier and warp operation reported to it. Needs check_bounds; the text
+   * compiles on the simulator only. */
+  bool sanitize;
   /* Modules with at least this many functions to emit are emitted on two threads
    * (0: P2C_EMIT_SPLIT_MIN; SIZE_MAX: never). The text is the same either way. */
   size_t split_min;

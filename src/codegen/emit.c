@@ -78,6 +78,19 @@ void function_begin(Gen *G, const Function *f, FunctionScope *fs) {
   fs->first_mark = G->marks.len;
 }
 
+/* --sanitize: the storage of the function's shared and local arrays, told to the simulator's
+ * checker when the function starts (a local array starts unwritten at every call). */
+static void emit_san_regions(Gen *G, StrBuf *out) {
+  const Function *f = G->fn;
+  for (int i = 0; i < f->nvars; i++) {
+    const Type *t = f->vars[i].ty;
+    if (!t || t->kind != TY_ARRAY || !t->fixed_shape || (t->space != MEM_SHARED && t->space != MEM_LOCAL))
+      continue;
+    sb_printf(out, "  p2c_sim_san_region(%s, sizeof %s, %s);\n", G->vnames[i], G->vnames[i],
+              t->space == MEM_SHARED ? "P2C_SAN_SHARED" : "P2C_SAN_LOCAL");
+  }
+}
+
 void function_end(Gen *G, FunctionScope *fs, const char *header, StrBuf *out) {
   const Function *f = G->fn;
   sb_puts(out, header);
@@ -91,6 +104,7 @@ void function_end(Gen *G, FunctionScope *fs, const char *header, StrBuf *out) {
   for (size_t i = 0; i < G->temps.len; i++)
     sb_printf(out, "  %s %s;\n", G->temps.items[i].ctype, G->temps.items[i].name);
   if (f->nvars > f->nparams || G->temps.len) sb_putc(out, '\n');
+  if (G->sanitize) emit_san_regions(G, out);
   for (size_t i = fs->first_mark; i < G->marks.len; i++) G->marks.items[i].offset += out->len;
   sb_puts(out, sb_str(&fs->body));
   sb_puts(out, "}\n");
@@ -422,7 +436,7 @@ static void assemble_text(Gen *G, const Analysis *an, const StrBuf *defs, Codege
 
 bool codegen_run(Compilation *c, Module *m, const Analysis *an, const CodegenOptions *o, CodegenResult *out) {
   Gen G = {.c = c, .a = &c->arena, .m = m, .line_directives = o->line_directives,
-           .check_bounds = o->check_bounds};
+           .check_bounds = o->check_bounds || o->sanitize, .sanitize = o->sanitize};
   namer_init(&G.global, G.a, NULL);
   StrBuf defs;
   sb_init(&defs, G.a);

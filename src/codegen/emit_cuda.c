@@ -77,7 +77,9 @@ void emit_atomic_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
     fn = b->helper_fn;
   }
   sb_printf(sb, "%s(&", fn);
+  G->san_kind = SAN_ATOMIC;
   emit_expr(G, target, sb, P_UNARY);
+  G->san_kind = SAN_READ;
   for (int i = 2; i < e->nkids; i++) {
     sb_puts(sb, ", ");
     emit_expr(G, e->kids[i], sb, P_ASSIGN);

@@ -447,12 +447,38 @@ static void emit_bounds_offset(Gen *G, const Expr *e, char layout, const char *s
   sb_printf(sb, "}}, %s, %s, %u, %u)", shape, strides, e->loc.line, e->loc.col);
 }
 
+/* --sanitize: p2c_san_offset<'L', N, KIND, SPACE>(p2c_index<N>{{i, j}}, SHAPE, STRIDES, LINE,
+ * COLUMN, BASE, "NAME"): the checked offset, with the access reported to the simulator's
+ * checker (the element's address is BASE plus the offset). */
+static void emit_san_offset(Gen *G, const Expr *e, const Expr *arr, SanKind access, char layout,
+                            const char *shape, const char *strides, const char *base, StrBuf *sb) {
+  static const char *const kinds[] = {"P2C_SAN_READ", "P2C_SAN_WRITE", "P2C_SAN_UPDATE", "P2C_SAN_ATOMIC"};
+  static const char *const spaces[] = {[MEM_GLOBAL] = "P2C_SAN_GLOBAL", [MEM_SHARED] = "P2C_SAN_SHARED",
+                                       [MEM_LOCAL] = "P2C_SAN_LOCAL", [MEM_CONST] = "P2C_SAN_CONST"};
+  int n = e->nkids - 1;
+  const char *kind = kinds[access];
+  helper_use(&G->helpers, H_BOUNDS);
+  helper_use(&G->helpers, H_BOUNDS_VIEW);
+  helper_use(&G->helpers, H_SANITIZE);
+  sb_printf(sb, "p2c_san_offset<'%c', %d, %s, %s>(p2c_index<%d>{{", layout, n, kind, spaces[arr->ty->space], n);
+  for (int k = 0; k < n; k++) {
+    if (k) sb_puts(sb, ", ");
+    emit_checked_index_value(G, e->kids[k + 1], sb);
+  }
+  const char *name = arr->kind == EX_VAR ? G->fn->vars[arr->var].name : "array";
+  sb_printf(sb, "}}, %s, %s, %u, %u, %s, \"", shape, strides, e->loc.line, e->loc.col, base);
+  for (const char *p = name; *p; p++)   /* Python names may hold any letter: escape bytes */
+    if ((unsigned char)*p < 0x80 && *p != '"' && *p != '\\') sb_putc(sb, *p);
+    else sb_printf(sb, "\\%03o", (unsigned char)*p);
+  sb_puts(sb, "\")");
+}
+
 void emit_checked_tuple_index(Gen *G, const Expr *e, int nelems, StrBuf *sb) {
   emit_bounds_offset(G, e, 'C', arena_printf(G->a, "p2c_index<1>{{%d}}.v", nelems), "nullptr", sb);
 }
 
 /* A checked element of a shared or local array: (&s[0][0])[offset], C order. */
-static void emit_checked_fixed_index(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb) {
+static void emit_checked_fixed_index(Gen *G, const Expr *e, const Expr *arr, SanKind access, StrBuf *sb) {
   const Type *at = arr->ty;
   StrBuf shape;
   sb_init(&shape, G->a);
@@ -469,16 +495,26 @@ static void emit_checked_fixed_index(Gen *G, const Expr *e, const Expr *arr, Str
     sb_putc(sb, ')');
   }
   sb_putc(sb, '[');
-  emit_bounds_offset(G, e, 'C', sb_str(&shape), "nullptr", sb);
+  if (G->sanitize) {
+    StrBuf base;
+    sb_init(&base, G->a);
+    sb_puts(&base, "&");
+    emit_expr(G, arr, &base, P_POSTFIX);
+    for (int k = 0; k < at->ndim; k++) sb_puts(&base, "[0]");
+    emit_san_offset(G, e, arr, access, 'C', sb_str(&shape), "nullptr", sb_str(&base), sb);
+  } else {
+    emit_bounds_offset(G, e, 'C', sb_str(&shape), "nullptr", sb);
+  }
   sb_putc(sb, ']');
 }
 
 /* A checked element of an array: a.data[offset], or by byte strides for layout 'A'. `arr` is
  * e's array, or the temporary holding it. */
-static void emit_checked_array_index(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb, int prec) {
+static void emit_checked_array_index(Gen *G, const Expr *e, const Expr *arr, SanKind access, StrBuf *sb,
+                                     int prec) {
   const Type *at = arr->ty;
   if (at->fixed_shape) {
-    emit_checked_fixed_index(G, e, arr, sb);
+    emit_checked_fixed_index(G, e, arr, access, sb);
     return;
   }
   StrBuf name, shape, strides;
@@ -491,13 +527,20 @@ static void emit_checked_array_index(Gen *G, const Expr *e, const Expr *arr, Str
   if (at->layout == 'A') {
     open_paren(sb, P_UNARY, prec);
     sb_printf(sb, "*(%s *)((char *)%s.data + ", at->dtype->cname, sb_str(&name));
-    emit_bounds_offset(G, e, 'A', sb_str(&shape), sb_str(&strides), sb);
+    if (G->sanitize)
+      emit_san_offset(G, e, arr, access, 'A', sb_str(&shape), sb_str(&strides),
+                      arena_printf(G->a, "%s.data", sb_str(&name)), sb);
+    else emit_bounds_offset(G, e, 'A', sb_str(&shape), sb_str(&strides), sb);
     sb_putc(sb, ')');
     close_paren(sb, P_UNARY, prec);
     return;
   }
   sb_printf(sb, "%s.data[", sb_str(&name));
-  emit_bounds_offset(G, e, at->layout == 'F' ? 'F' : 'C', sb_str(&shape), sb_str(&strides), sb);
+  char layout = at->layout == 'F' ? 'F' : 'C';
+  if (G->sanitize)
+    emit_san_offset(G, e, arr, access, layout, sb_str(&shape), sb_str(&strides),
+                    arena_printf(G->a, "%s.data", sb_str(&name)), sb);
+  else emit_bounds_offset(G, e, layout, sb_str(&shape), sb_str(&strides), sb);
   sb_putc(sb, ']');
 }
 
@@ -522,7 +565,10 @@ static void close_array_once(const Expr *arr, const Expr *used, StrBuf *sb) {
 static void emit_element(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb, int prec);
 
 static void emit_array_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  int access = G->san_kind;   /* this element's; whatever array_once emits is read */
+  G->san_kind = SAN_READ;
   const Expr *arr = array_once(G, e->kids[0], sb);
+  G->san_kind = access;
   emit_element(G, e, arr, sb, arr == e->kids[0] ? prec : P_ASSIGN);
   close_array_once(e->kids[0], arr, sb);
 }
@@ -530,8 +576,10 @@ static void emit_array_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 /* arr[e's indices]: arr is e's array, or the temporary holding it. */
 static void emit_element(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb, int prec) {
   const Type *at = arr->ty;
+  SanKind access = (SanKind)G->san_kind;
+  G->san_kind = SAN_READ;   /* what the subscript reads (its indices, its array) is read */
   if (G->check_bounds) {
-    emit_checked_array_index(G, e, arr, sb, prec);
+    emit_checked_array_index(G, e, arr, access, sb, prec);
     return;
   }
   if (at->fixed_shape) {
@@ -773,6 +821,13 @@ static void emit_builtin(Gen *G, const Expr *e, StrBuf *sb, int prec) {
     return;
   }
   helper_add(&G->helpers, b->helpers);
+  if (G->sanitize && (builtin_has(b, BF_BARRIER) || builtin_has(b, BF_COLLECTIVE))) {
+    /* --sanitize: the simulator names the Python line of a barrier or warp operation */
+    sb_printf(sb, "(p2c_sim_san_at(%u, %u), ", e->loc.line, e->loc.col);
+    b->emit(G, e, sb, P_ASSIGN);
+    sb_putc(sb, ')');
+    return;
+  }
   b->emit(G, e, sb, prec);
 }
 

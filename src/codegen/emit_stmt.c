@@ -88,7 +88,9 @@ void emit_line(Gen *G, const char *fmt, ...) {
 static void emit_store(Gen *G, const Expr *target, const Expr *value) {
   const Type *tt = target->kind == EX_VAR ? G->fn->vars[target->var].ty : target->ty;
   sb_indent(G->body, G->indent);
+  G->san_kind = SAN_WRITE;   /* taken by the target's element, if it is one */
   emit_expr(G, target, G->body, P_ASSIGN);
+  G->san_kind = SAN_READ;
   sb_puts(G->body, " = ");
   bool cast = value->ty != tt && (type_is_numeric(tt) || tt->kind == TY_TUPLE);
   if (cast) {
@@ -163,7 +165,9 @@ static void emit_augassign(Gen *G, const Stmt *s) {
   sb_init(&rhs, G->a);
   emit_expr(G, bin->kids[1], &rhs, P_ASSIGN);
   sb_indent(G->body, G->indent);
+  G->san_kind = SAN_UPDATE;
   emit_expr(G, t, G->body, P_ASSIGN);
+  G->san_kind = SAN_READ;
   sb_printf(G->body, " %s= %s;\n", op_python_spelling(bin->op), sb_str(&rhs));
 }
 

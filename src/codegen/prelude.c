@@ -279,6 +279,21 @@ static const char *const helper_text[H_COUNT] = {
         "  }\n"
         "  P2C_EXIT_THREAD();\n"
         "}\n",
+    [H_SANITIZE] =
+        "/* --sanitize (the simulator only, docs/simulator.md): the checked offset of an element,\n"
+        " * reported to the simulator's checker with its address, access kind K, memory space S,\n"
+        " * indices (negative ones wrapped), position and array name. */\n"
+        "template <char L, int N, int K, int S, typename T>\n"
+        "static __forceinline__ int64_t p2c_san_offset(p2c_index<N> ix, const int64_t *shape,\n"
+        "                                              const int64_t *strides, unsigned int line,\n"
+        "                                              unsigned int column, T *base, const char *name) {\n"
+        "  int64_t off = p2c_bounds_offset<L, N>(ix, shape, strides, line, column);\n"
+        "  long long w[N];\n"
+        "  for (int k = 0; k < N; k++) w[k] = ix.v[k] < 0 ? ix.v[k] + shape[k] : ix.v[k];\n"
+        "  const char *at = (const char *)base + (L == 'A' ? off : off * (int64_t)sizeof(T));\n"
+        "  p2c_sim_san_access(at, sizeof(T), K, S, line, column, name, N, w);\n"
+        "  return off;\n"
+        "}\n",
 };
 
 void prelude_emit(StrBuf *sb, HelperSet used) {

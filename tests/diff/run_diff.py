@@ -3,7 +3,7 @@
 
     /usr/bin/python3 tests/diff/run_diff.py --pyk2cuda PATH [--filter NAME]... [--work DIR]
                      [--jobs N] [--timeout S] [--cases FILE] [--device sim|gpu|auto]
-                     [--check-bounds]
+                     [--check-bounds] [--sanitize]
 
 For each case the runner generates the `in:` inputs (fixed seed per case) as .npy files,
 runs
@@ -13,7 +13,8 @@ runs
 and compares every .npy the oracle wrote with pyk2cuda's: exactly for integers and bools,
 within the case's tolerance for floats. Cases with expect=FUNC take their expected arrays
 from FUNC in the case file instead of the oracle (see README.md). With --check-bounds every
-case also runs a second time in pyk2cuda with --check-bounds, against the same expectation.
+case also runs a second time in pyk2cuda with --check-bounds, against the same expectation;
+with --sanitize once more with --sanitize (the simulator's checker must find nothing).
 Cases with bounds=IndexError expect both sides to fail on the same out-of-bounds access.
 
 Prints one line per case, `ok NAME`, `FAIL NAME: ...` or `SKIP NAME: reason`, then
@@ -281,7 +282,8 @@ def run_case(case, opts):
     if not expected:
         return "FAIL", "the case has no array parameter to compare"
 
-    for flags in ([], ["--check-bounds"]) if opts.check_bounds else ([],):
+    passes = [[]] + ([["--check-bounds"]] if opts.check_bounds else []) + ([["--sanitize"]] if opts.sanitize else [])
+    for flags in passes:
         shutil.rmtree(pyk_dir, ignore_errors=True)
         os.makedirs(pyk_dir)
         status, msg = run_pyk2cuda(case, opts, file_path, pyk_dir, args, flags, expected)
@@ -395,6 +397,9 @@ def main(argv=None):
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
     ap.add_argument("--keep", action="store_true", help="keep the files of passing cases")
+    ap.add_argument("--sanitize", action="store_true",
+                    help="also run every case in pyk2cuda with --sanitize: it must find nothing "
+                         "and give the same results")
     ap.add_argument("--check-bounds", action="store_true",
                     help="also run every case in pyk2cuda with --check-bounds")
     opts = ap.parse_args(argv)

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "runtime/sim/module.h"
+#include "runtime/sim/sanitize.h"
 #include "util/arena.h"
 
 #if defined(__x86_64__) && !defined(P2C_SIM_UCONTEXT)
@@ -162,6 +163,7 @@ typedef struct Fiber {
   unsigned warp_mask;      /* the mask of the warp operation it waits at (0: __activemask) */
   unsigned warp_site;      /* for __activemask: which call */
   unsigned warp_result;    /* the lanes released with it */
+  unsigned san_line, san_column;   /* --sanitize: where it waits (barrier or warp operation) */
   void *asan_fake;         /* ASan's fake stack while switched out */
   unsigned valgrind_id;    /* the stack's registration with Valgrind */
 } Fiber;
@@ -217,6 +219,7 @@ struct Run {
   _Atomic uint64_t blocks_done;
   atomic_bool stop;
   pthread_mutex_t error_lock;
+  SimSanitizer *san;                   /* --sanitize: the checker (one worker); else NULL */
   P2cStatus status;
   char message[512];
 };
@@ -400,6 +403,7 @@ static int fiber_barrier(P2cSimThread *self, int predicate) {
   Fiber *f = w->cur;
   f->state = FIBER_AT_BARRIER;
   f->predicate = predicate != 0;
+  f->san_line = self->san_line, f->san_column = self->san_column;
   w->arrived++;
   w->predicates += predicate != 0;
   fiber_leave(w, f, &f->asan_fake);
@@ -449,6 +453,15 @@ static unsigned fiber_warp_sync(P2cSimThread *self, unsigned mask, unsigned site
   unsigned index = (unsigned)(f - w->pool->fibers), lane = index % 32;
   if (mask && !(mask >> lane & 1u)) {
     uint3 b = w->st.block_idx;
+    if (w->run->san) {
+      char what[200];
+      snprintf(what, sizeof what,
+               "warp operation with mask 0x%08x called by lane %u of warp %u, which the mask does "
+               "not include (CUDA leaves this undefined), thread (%u,%u,%u) of block (%u,%u,%u)",
+               mask, lane, index / 32, f->tid.x, f->tid.y, f->tid.z, b.x, b.y, b.z);
+      sim_san_misuse(w->run->san, SIM_SAN_WARP, self->san_line, self->san_column, f->tid, b, what);
+      return mask;
+    }
     run_fail(w->run, P2C_ERR_SIM,
              "kernel '%s': lane %u of warp %u in block (%u,%u,%u) called a warp operation with "
              "mask 0x%08x, which does not include the lane (CUDA leaves this undefined)",
@@ -456,10 +469,13 @@ static unsigned fiber_warp_sync(P2cSimThread *self, unsigned mask, unsigned site
     return mask;
   }
   f->state = FIBER_AT_WARP;
+  f->san_line = self->san_line, f->san_column = self->san_column;
   f->warp_mask = mask;
   f->warp_site = site;
   w->warp_waited = true;
   fiber_leave(w, f, &f->asan_fake);
+  /* other fibers set theirs meanwhile; an operation's second wait (p2c_sim_exchange) is here */
+  self->san_line = f->san_line, self->san_column = f->san_column;
   return f->warp_result;
 }
 
@@ -559,9 +575,11 @@ static unsigned live_lanes(const Fiber *f, size_t lanes) {
   return live;
 }
 
-static void release_lanes(Fiber *f, size_t lanes, unsigned group) {
+/* Lets the lanes of `group` of warp `warp` go on; the checker learns that they met. */
+static void release_lanes(Worker *w, Fiber *f, size_t lanes, unsigned group, unsigned warp) {
   for (size_t j = 0; j < lanes; j++)
     if (group >> j & 1u) f[j].state = FIBER_RUNNABLE, f[j].warp_result = group;
+  if (w->run->san) sim_san_warp(w->run->san, warp, group);
 }
 
 /* The lanes waiting in __activemask at the same call as lane i. */
@@ -576,7 +594,7 @@ static unsigned activemask_group(const Fiber *f, size_t lanes, size_t i) {
 /* Lets go every group of lanes whose warp operation can complete: all live lanes named in a
  * mask wait with that same mask. Lanes in __activemask (mask 0) go on only when nothing else
  * in their warp can, each call's lanes together: their result is the set of them. */
-static bool release_warp(Fiber *f, size_t lanes) {
+static bool release_warp(Worker *w, Fiber *f, size_t lanes, unsigned warp) {
   unsigned live = live_lanes(f, lanes);
   bool released = false, in_activemask = false;
   for (size_t i = 0; i < lanes; i++) {
@@ -591,28 +609,46 @@ static bool release_warp(Fiber *f, size_t lanes) {
     for (size_t j = 0; j < lanes && ready; j++)
       if (group >> j & 1u) ready = f[j].state == FIBER_AT_WARP && f[j].warp_mask == m;
     if (!ready) continue;
-    release_lanes(f, lanes, group);
+    release_lanes(w, f, lanes, group, warp);
     released = true;
   }
   if (released || !in_activemask) return released;
   for (size_t i = 0; i < lanes; i++)
-    if (f[i].state == FIBER_AT_WARP && f[i].warp_mask == 0) release_lanes(f, lanes, activemask_group(f, lanes, i));
+    if (f[i].state == FIBER_AT_WARP && f[i].warp_mask == 0)
+      release_lanes(w, f, lanes, activemask_group(f, lanes, i), warp);
   return true;
 }
 
-static bool release_warps(Fiber *fibers, size_t n) {
+static bool release_warps(Worker *w, Fiber *fibers, size_t n) {
   bool any = false;
-  for (size_t base = 0; base < n; base += 32) any |= release_warp(fibers + base, n - base < 32 ? n - base : 32);
+  for (size_t base = 0; base < n; base += 32)
+    any |= release_warp(w, fibers + base, n - base < 32 ? n - base : 32, (unsigned)(base / 32));
   return any;
+}
+
+/* --sanitize: a warp operation that can never complete is a finding; the lanes waiting at it
+ * with its mask go on with each other, so that the launch goes on. */
+static void san_stuck_warp(Worker *w, Fiber *f, size_t lanes, unsigned i, const char *other) {
+  unsigned m = f[i].warp_mask, group = 0;
+  for (size_t j = 0; j < lanes; j++)
+    if (f[j].state == FIBER_AT_WARP && f[j].warp_mask == m) group |= 1u << j;
+  unsigned warp = (unsigned)((f - w->pool->fibers) / 32);
+  uint3 b = w->st.block_idx;
+  char what[200];
+  snprintf(what, sizeof what,
+           "warp operation with mask 0x%08x in warp %u of block (%u,%u,%u) waits for lanes that "
+           "never arrive: %s (CUDA leaves this undefined)", m, warp, b.x, b.y, b.z, other);
+  sim_san_misuse(w->run->san, SIM_SAN_WARP, f[i].san_line, f[i].san_column, f[i].tid, b, what);
+  release_lanes(w, f, lanes, group, warp);
 }
 
 /* A warp operation that can never complete: names a lane waiting at it and the first lane of its
  * mask that holds it up. */
-static void report_stuck_warp(Worker *w, const Fiber *fibers, size_t n) {
+static void report_stuck_warp(Worker *w, Fiber *fibers, size_t n) {
   size_t i = 0;
   while (i < n && fibers[i].state != FIBER_AT_WARP) i++;
   size_t base = i / 32 * 32, lanes = n - base < 32 ? n - base : 32;
-  const Fiber *f = fibers + base;
+  Fiber *f = fibers + base;
   unsigned m = fibers[i].warp_mask, group = m & live_lanes(f, lanes);
   size_t j = 0;
   while (j < lanes && !((group >> j & 1u) && (f[j].state != FIBER_AT_WARP || f[j].warp_mask != m))) j++;
@@ -622,10 +658,55 @@ static void report_stuck_warp(Worker *w, const Fiber *fibers, size_t n) {
   else if (j < lanes)
     snprintf(other, sizeof other, "lane %zu waits at one with mask 0x%08x", j, f[j].warp_mask);
   uint3 b = w->st.block_idx;
+  if (w->run->san) {
+    san_stuck_warp(w, f, lanes, (unsigned)(i - base), other[0] ? other : "its lanes differ");
+    return;
+  }
   run_fail(w->run, P2C_ERR_SIM,
            "kernel '%s': a warp operation cannot complete in warp %zu of block (%u,%u,%u): lane %zu "
            "waits with mask 0x%08x but %s (CUDA leaves this undefined)",
            w->run->l->symbol, base / 32, b.x, b.y, b.z, i - base, m, other[0] ? other : "its lanes differ");
+}
+
+/* --sanitize: a barrier that only part of the block reached, or that the block's threads reach
+ * at different __syncthreads() calls, is a finding; then the waiting threads go on, as on a GPU
+ * where exited threads no longer hold a barrier up. The checker starts a new epoch. */
+static int san_release_barrier(Worker *w, Fiber *fibers, size_t n, size_t arrived, size_t exited,
+                               int count) {
+  size_t first = 0, other = n, gone = n;
+  while (fibers[first].state != FIBER_AT_BARRIER) first++;
+  for (size_t i = 0; i < n; i++) {
+    if (fibers[i].state == FIBER_EXITED && gone == n) gone = i;
+    if (fibers[i].state == FIBER_AT_BARRIER && other == n &&
+        (fibers[i].san_line != fibers[first].san_line || fibers[i].san_column != fibers[first].san_column))
+      other = i;
+  }
+  const Fiber *f = &fibers[first];
+  uint3 b = w->st.block_idx;
+  char what[200];
+  if (exited > 0) {
+    const Fiber *g = &fibers[gone];
+    snprintf(what, sizeof what,
+             "divergent barrier: syncthreads() reached by %zu threads of block (%u,%u,%u) (the first "
+             "thread (%u,%u,%u)) while %zu exited without reaching it (the first thread (%u,%u,%u))",
+             arrived, b.x, b.y, b.z, f->tid.x, f->tid.y, f->tid.z, exited, g->tid.x, g->tid.y, g->tid.z);
+    sim_san_misuse(w->run->san, SIM_SAN_BARRIER, f->san_line, f->san_column, f->tid, b, what);
+  } else if (other < n) {
+    const Fiber *o = &fibers[other];
+    snprintf(what, sizeof what,
+             "divergent barrier: threads of block (%u,%u,%u) wait at different syncthreads() calls: "
+             "thread (%u,%u,%u) here, thread (%u,%u,%u) at line %u, column %u",
+             b.x, b.y, b.z, f->tid.x, f->tid.y, f->tid.z, o->tid.x, o->tid.y, o->tid.z, o->san_line,
+             o->san_column);
+    sim_san_misuse(w->run->san, SIM_SAN_BARRIER, f->san_line, f->san_column, f->tid, b, what);
+  }
+  w->barrier_count = count;
+  w->arrived = 0;
+  w->predicates = 0;
+  for (size_t i = 0; i < n; i++)
+    if (fibers[i].state == FIBER_AT_BARRIER) fibers[i].state = FIBER_RUNNABLE;
+  sim_san_barrier(w->run->san);
+  return 1;
 }
 
 /* After every fiber has run as far as it can: releases the barrier when all live fibers wait at
@@ -636,9 +717,13 @@ static int release_barrier(Worker *w, Fiber *fibers, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (fibers[i].state == FIBER_AT_BARRIER) arrived++, count += fibers[i].predicate;
     else if (fibers[i].state == FIBER_EXITED) exited++;
-    else if (fibers[i].state == FIBER_AT_WARP) return report_stuck_warp(w, fibers, n), -1;
+    else if (fibers[i].state == FIBER_AT_WARP) {
+      report_stuck_warp(w, fibers, n);
+      return w->run->san ? 1 : -1;
+    }
   }
   if (arrived == 0) return 0;
+  if (w->run->san) return san_release_barrier(w, fibers, n, arrived, exited, count);
   if (exited > 0) {
     uint3 b = w->st.block_idx;
     run_fail(w->run, P2C_ERR_SIM,
@@ -659,7 +744,7 @@ static int release_barrier(Worker *w, Fiber *fibers, size_t n) {
  * fiber_main say which without a scan (the scan still writes the error message). */
 static int release_barrier_counted(Worker *w, Fiber *fibers, size_t n) {
   if (w->arrived == 0) return 0;
-  if (w->exited > 0) return release_barrier(w, fibers, n);
+  if (w->exited > 0 || w->run->san) return release_barrier(w, fibers, n);
   w->barrier_count = w->predicates;
   w->arrived = 0;
   w->predicates = 0;
@@ -690,7 +775,7 @@ static bool run_block_fibers(Worker *w) {
       i = (size_t)(w->cur - fibers);
     }
     if (atomic_load_explicit(&r->stop, memory_order_relaxed)) return false;
-    if (w->warp_waited && release_warps(fibers, n)) continue;
+    if (w->warp_waited && release_warps(w, fibers, n)) continue;
     int released = w->warp_waited ? release_barrier(w, fibers, n)
                                   : release_barrier_counted(w, fibers, n);
     if (released <= 0) return released == 0;
@@ -706,6 +791,18 @@ static void print_flush(P2cSimThread *self) {
   self->print_len = 0;
 }
 
+/* The checker's hooks (--sanitize), and what a module compiled without it never calls. */
+static void san_access(P2cSimThread *self, const P2cSanAccess *a) {
+  sim_san_access(((Worker *)self)->run->san, a);
+}
+static void san_region(P2cSimThread *self, const void *p, size_t bytes, int space) {
+  sim_san_region(((Worker *)self)->run->san, p, bytes, space);
+}
+static void san_access_off(P2cSimThread *self, const P2cSanAccess *a) { (void)self, (void)a; }
+static void san_region_off(P2cSimThread *self, const void *p, size_t bytes, int space) {
+  (void)self, (void)p, (void)bytes, (void)space;
+}
+
 /* Gives a worker its printf buffer, fiber stacks and dynamic shared memory. */
 static bool worker_prepare(Worker *w) {
   Run *r = w->run;
@@ -716,6 +813,8 @@ static bool worker_prepare(Worker *w) {
   w->st.exit_thread = l->uses_barrier ? fiber_exit_thread : plain_exit_thread;
   w->st.warp_sync = l->uses_barrier ? fiber_warp_sync : stray_warp_sync;
   w->st.print_flush = print_flush;
+  w->st.san_access = r->san ? san_access : san_access_off;
+  w->st.san_region = r->san ? san_region : san_region_off;
   if (!w->pool->print_buf) w->pool->print_buf = mem_alloc(r->m->alloc, PRINT_BUFFER_BYTES);
   if (!w->pool->print_buf) {
     snprintf(w->failure, sizeof w->failure, "out of memory for the printf buffer");
@@ -755,6 +854,7 @@ static bool worker_prepare(Worker *w) {
     }
     w->st.dynamic_shared = (void *)round_up((uintptr_t)w->dynamic_shared, 64);
     w->st.dynamic_shared_bytes = l->dynamic_shared_bytes;
+    if (r->san) sim_san_region(r->san, w->st.dynamic_shared, l->dynamic_shared_bytes, P2C_SAN_SHARED);
   }
   return true;
 }
@@ -772,6 +872,7 @@ static void worker_loop(Worker *w) {
     bool ok;
     if (r->l->uses_barrier) {
       w->st.block_idx = index_3d(b, grid);
+      if (r->san) sim_san_block(r->san, b);
       ok = run_block_fibers(w);
     } else {
       ok = run_blocks_plain(w, b, n);
@@ -1107,12 +1208,19 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   size_t n = l->threads ? l->threads : default_workers(cpus);
   if (n > MAX_WORKERS) n = MAX_WORKERS;
   if (n > r.block_count) n = (size_t)r.block_count;
+  if (l->sanitize) n = 1;   /* the checker keeps no locks: one block at a time */
   r.chunk = chunk_size(r.block_count, r.block_threads, n);
 
   pthread_mutex_lock(&m->launch_lock);
   if (m->bounds) memset(m->bounds, 0, sizeof *m->bounds); /* docs/generated-code.md */
   Worker *workers = mem_alloc(m->alloc, n * sizeof *workers);
-  if (!workers || !pools_grow(m, n)) {
+  if (l->sanitize && !m->san) m->san = sim_san_new(m->alloc);
+  if (l->sanitize && m->san) {
+    sim_san_begin(m->san, (uint3){l->grid.x, l->grid.y, l->grid.z},
+                  (uint3){l->block.x, l->block.y, l->block.z}, l->sanitize);
+    r.san = m->san;
+  }
+  if (!workers || !pools_grow(m, n) || (l->sanitize && !r.san)) {
     run_fail(&r, P2C_ERR_NOMEM, "out of memory starting %zu simulator workers", n);
   } else {
     memset(workers, 0, n * sizeof *workers);
@@ -1123,6 +1231,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
     run_workers(&r, workers, n, n <= cpus);
   }
   mem_free(m->alloc, workers, n * sizeof *workers);
+  if (r.san) sim_san_finish(r.san);
   P2cBoundsRecord bounds = {0};
   if (m->bounds) bounds = *m->bounds; /* every worker has joined: the record is complete */
   pthread_mutex_unlock(&m->launch_lock);
@@ -1133,5 +1242,9 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
     return launch_error(l, P2C_ERR_BOUNDS, "%s", msg);
   }
   if (r.status != P2C_OK) return launch_error(l, r.status, "%s", r.message);
+  if (l->sanitize && sim_san_total(l->sanitize) > 0) {
+    sim_san_summary(l->sanitize, l->symbol, msg, sizeof msg);
+    return launch_error(l, P2C_ERR_SANITIZE, "%s", msg);
+  }
   return P2C_OK;
 }

@@ -33,6 +33,7 @@ struct SimModule {
   SimStackPool *pools;                    /* one per worker slot, grown on demand */
   size_t pool_count;
   SimHelpers *helpers;                    /* NULL until a launch needs them */
+  struct SimSanitizer *san;               /* --sanitize's checker, made at its first launch */
 };
 
 /* dlsym for a function: ISO C has no cast from an object pointer to a function pointer. Cast

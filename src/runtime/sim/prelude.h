@@ -20,7 +20,7 @@
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 5
+#define P2C_SIM_ABI_VERSION 6
 
 #include <stddef.h>
 
@@ -69,6 +69,25 @@ static inline unsigned p2c_sim_memo_set(unsigned long long bits) {
   return (unsigned)((bits * 0x9E3779B97F4A7C15ull) >> (64 - P2C_SIM_MEMO_SET_BITS));
 }
 
+/* --sanitize (docs/simulator.md, "Sanitizer"): one access to an array element, as the module
+ * reports it to the runtime's checker. */
+enum {
+  P2C_SAN_READ = 0, P2C_SAN_WRITE = 1, P2C_SAN_UPDATE = 2, P2C_SAN_ATOMIC = 3 /* access kinds */
+};
+enum {
+  P2C_SAN_GLOBAL = 0, P2C_SAN_SHARED = 1, P2C_SAN_LOCAL = 2, P2C_SAN_CONST = 3 /* memory spaces */
+};
+typedef struct P2cSanAccess {
+  const void *addr;          /* the element */
+  unsigned bytes;            /* its size */
+  int kind, space;           /* P2C_SAN_READ..., P2C_SAN_GLOBAL... (as the code generator knows it) */
+  unsigned line, column;     /* the subscript in the Python source */
+  const char *name;          /* the array's Python name ("array" for an expression) */
+  int ndim;
+  const long long *index;    /* ndim indices, negative ones wrapped */
+  uint3 thread, block;       /* of the accessing thread */
+} P2cSanAccess;
+
 typedef struct P2cSimThread P2cSimThread;
 struct P2cSimThread {
   uint3 thread_idx, block_idx, block_dim, grid_dim;
@@ -98,6 +117,12 @@ struct P2cSimThread {
   /* The math memory (see P2cSimMemo), empty at the start of each launch; written and read by
    * the module only. */
   P2cSimMemory *memo;
+  /* --sanitize only (never called in a launch without it): checks one access; registers a
+   * shared or local array's storage (its cells start unwritten); san_line and san_column name
+   * the barrier or warp operation the thread is about to reach. */
+  void (*san_access)(P2cSimThread *self, const P2cSanAccess *a);
+  void (*san_region)(P2cSimThread *self, const void *p, size_t bytes, int space);
+  unsigned san_line, san_column;
 };
 
 #ifdef __cplusplus
@@ -558,6 +583,28 @@ static inline int p2c_sim_printf(const char *fmt, A... args) {
 [[noreturn]] static inline void p2c_sim_exit_thread(void) {
   p2c_sim_self->exit_thread(p2c_sim_self);
   __builtin_unreachable();
+}
+
+/* ---- Sanitizer (--sanitize) ---------------------------------------------------------------- */
+/* Generated code compiled with --sanitize reports every array element it touches (through the
+ * code generator's p2c_san_offset), the storage of its shared and local arrays when a function
+ * starts, and the Python position of each barrier and warp operation before it. The checking is
+ * the runtime's (sanitize.c); the thread's identity comes from the module's own index variables,
+ * which are right in every kind of entry. */
+static inline void p2c_sim_san_access(const void *p, unsigned bytes, int kind, int space,
+                                      unsigned line, unsigned column, const char *name, int ndim,
+                                      const long long *index) {
+  P2cSimThread *self = p2c_sim_self;
+  P2cSanAccess a = {p, bytes, kind, space, line, column, name, ndim, index, p2c_sim_tid, p2c_sim_bid};
+  self->san_access(self, &a);
+}
+static inline void p2c_sim_san_region(const void *p, size_t bytes, int space) {
+  P2cSimThread *self = p2c_sim_self;
+  self->san_region(self, p, bytes, space);
+}
+static inline void p2c_sim_san_at(unsigned line, unsigned column) {
+  p2c_sim_self->san_line = line;
+  p2c_sim_self->san_column = column;
 }
 
 /* ---- Kernel entries ------------------------------------------------------------------------ */

@@ -27,6 +27,7 @@
 
 #include "runtime/cache/cache.h"
 #include "runtime/sim/module.h"
+#include "runtime/sim/sanitize.h"
 #include "util/arena.h"
 
 extern char **environ;
@@ -457,6 +458,7 @@ P2cStatus sim_module_load(const SimLoadRequest *req, SimModule **out) {
 void sim_module_delete(SimModule *m) {
   if (!m) return;
   sim_release_workers(m);
+  sim_san_delete(m->san);
   if (m->handle) dlclose(m->handle);
   mem_free(m->alloc, m->log, m->log_size);
   pthread_mutex_destroy(&m->launch_lock);

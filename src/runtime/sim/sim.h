@@ -72,12 +72,16 @@ typedef struct SimLaunch {
   size_t errbuf_size;
   /* With P2C_ERR_BOUNDS, receives the module's bounds record (runtime/bounds.h); may be NULL. */
   struct P2cBoundsRecord *bounds;
+  /* Non-NULL: the module was compiled with --sanitize, and the launch runs its checker
+   * (sanitize.h) on one worker; the findings go here. */
+  struct SimSanReport *sanitize;
 } SimLaunch;
 
 /* Runs one kernel and returns when every block has finished or the launch stopped on an error.
  * Status: P2C_OK; P2C_ERR_BOUNDS when a module compiled with bounds checks found an index out of
  * bounds (the first failure is in l->bounds; the thread that found it stopped, and with it the
- * launch); P2C_ERR_SIM for a bad launch configuration, an unknown kernel, a module that
+ * launch); P2C_ERR_SANITIZE when l->sanitize is set and the checker found anything (in
+ * l->sanitize; the launch ran to its end); P2C_ERR_SIM for a bad launch configuration, an unknown kernel, a module that
  * did not load, __syncthreads() reached by only part of a block, a barrier in a kernel launched
  * without uses_barrier, or no memory for fiber stacks; P2C_ERR_NOMEM; P2C_ERR_USAGE when m or l
  * is NULL. The message goes to l->errbuf. l->args must match the kernel's parameters (nothing

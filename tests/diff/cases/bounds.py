@@ -13,11 +13,13 @@ def gather(a, idx, out):
 
 
 @cuda.jit
-def gather2(a, r, c, out):
+def gather2(a, r, c, out, counts):
+    # The counts go to an array of their own, through an atomic: several threads meet at one
+    # element, and a plain `+=` on `a` raced with the other threads' reads (run --sanitize).
     i = cuda.grid(1)
     if i < out.size:
         out[i] = a[r[i], c[i]]
-        a[-r[i] - 1, c[i]] += 1
+        cuda.atomic.add(counts, (-r[i] - 1, c[i]), 1)
 
 
 @cuda.jit

@@ -1,0 +1,532 @@
+/* The simulator's checker (sanitize.h): shadow memory per element and the rules of
+ * docs/simulator.md, "Sanitizer".
+ *
+ * Shadow memory is kept in pages, each for 1 KiB of the program's memory, found through an
+ * open-addressing table keyed by the address's page: cells of 4 bytes for elements of 4 bytes or
+ * more, cells of 1 byte (pages of their own) for smaller ones, so that neighbouring bytes written
+ * by different threads are different cells. A cell holds the last write and up to two reads
+ * since, each with the thread, the block, the block's barrier epoch at the access (how many
+ * barriers the block had passed), the warp's generation (how many warp operations the thread's
+ * warp had completed) and the Python position. */
+#include "runtime/sim/sanitize.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/arena.h"
+
+enum { PAGE_BYTES = 1024, WARP_HISTORY = 64, MAX_WARPS = 32, MAX_REGIONS = 32, MAX_PENDING = 256 };
+
+/* One access, as the shadow keeps it: 16 bytes, so that a cell (a write and two reads) is 48
+ * bytes for 4 bytes of the program's memory. */
+typedef struct Rec {
+  uint32_t block;         /* linear block (its low 32 bits) */
+  uint32_t epoch;         /* barriers the block had passed */
+  uint32_t pos;           /* line << 12 | column (at most 4095); 0: no access */
+  uint16_t tid;           /* thread in block (< 1024) */
+  uint16_t wk;            /* warp operations its warp had completed (low 14 bits) << 2 | kind */
+} Rec;
+
+enum { WGEN_MASK = 0x3FFF };
+
+static bool rec_used(const Rec *r) { return r->pos != 0; }
+static int rec_kind(const Rec *r) { return r->wk & 3; }
+static uint32_t rec_wgen(const Rec *r) { return (uint32_t)r->wk >> 2; }
+static unsigned rec_line(const Rec *r) { return r->pos >> 12; }
+static unsigned rec_column(const Rec *r) { return r->pos & 4095; }
+
+typedef struct Cell {
+  Rec w, r[2];
+} Cell;
+
+typedef struct Page {
+  uintptr_t key;          /* (address / PAGE_BYTES) * 2 + (cells of 1 byte) */
+  struct Page *next;      /* in a free list, between launches */
+  Cell cells[];
+} Page;
+
+typedef struct Region {
+  uintptr_t start, end;
+} Region;
+
+/* A read of shared memory that no thread of the block had written, held until the block's next
+ * barrier: when a thread writes the element before that in a way that races with the read,
+ * the race is the finding (the read comes first only in the order the simulator picked). */
+typedef struct Pending {
+  Cell *cell;
+  Rec read;
+  P2cSanAccess a;          /* a.index points at `index` */
+  long long index[8];
+} Pending;
+
+struct SimSanitizer {
+  const P2cAllocator *alloc;
+  SimSanReport *report;
+  uint3 grid_dim, block_dim;
+  /* the block running now */
+  uint64_t block;
+  bool in_block;
+  uint32_t epoch;
+  uint32_t wgen[MAX_WARPS];
+  uint32_t wmask[MAX_WARPS][WARP_HISTORY];   /* lanes of each completed operation, by generation */
+  /* shadow pages, and those of earlier launches kept for reuse (of 4-byte, 1-byte cells):
+   * zeroing a page again costs far less than faulting fresh memory in */
+  Page **table;
+  size_t cap, used;
+  Page *free_pages[2];
+  /* static shared arrays and dynamic shared memory: an access through a view (typed as global
+   * memory by the code generator) that lands here is a shared access */
+  Region shared[MAX_REGIONS];
+  size_t nshared;
+  Pending pending[MAX_PENDING];
+  size_t npending;
+};
+
+static size_t page_cells(bool small) { return small ? PAGE_BYTES : PAGE_BYTES / 4; }
+static size_t page_size(bool small) { return sizeof(Page) + page_cells(small) * sizeof(Cell); }
+
+SimSanitizer *sim_san_new(const P2cAllocator *alloc) {
+  SimSanitizer *s = mem_alloc(alloc, sizeof *s);
+  if (!s) return NULL;
+  memset(s, 0, sizeof *s);
+  s->alloc = alloc;
+  s->cap = 1024;
+  s->table = mem_alloc(alloc, s->cap * sizeof *s->table);
+  if (!s->table) {
+    mem_free(alloc, s, sizeof *s);
+    return NULL;
+  }
+  memset(s->table, 0, s->cap * sizeof *s->table);
+  return s;
+}
+
+void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, SimSanReport *report) {
+  for (size_t i = 0; i < s->cap; i++) {
+    Page *p = s->table[i];
+    if (!p) continue;
+    p->next = s->free_pages[p->key & 1];
+    s->free_pages[p->key & 1] = p;
+    s->table[i] = NULL;
+  }
+  s->used = 0;
+  memset(report, 0, sizeof *report);
+  s->report = report;
+  s->grid_dim = grid_dim;
+  s->block_dim = block_dim;
+  s->in_block = false;
+  s->nshared = 0;
+  s->npending = 0;
+}
+
+void sim_san_delete(SimSanitizer *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->cap; i++)
+    if (s->table[i]) mem_free(s->alloc, s->table[i], page_size(s->table[i]->key & 1));
+  for (int small = 0; small < 2; small++)
+    for (Page *p = s->free_pages[small], *next; p; p = next) {
+      next = p->next;
+      mem_free(s->alloc, p, page_size(small));
+    }
+  mem_free(s->alloc, s->table, s->cap * sizeof *s->table);
+  mem_free(s->alloc, s, sizeof *s);
+}
+
+/* ---- shadow pages ---- */
+
+static size_t slot_of(uintptr_t key, size_t cap) {
+  return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+/* Doubles the table (its load stays under a half). */
+static bool table_grow(SimSanitizer *s) {
+  size_t cap = s->cap * 2;
+  Page **t = mem_alloc(s->alloc, cap * sizeof *t);
+  if (!t) return false;
+  memset(t, 0, cap * sizeof *t);
+  for (size_t i = 0; i < s->cap; i++) {
+    Page *p = s->table[i];
+    if (!p) continue;
+    size_t j = slot_of(p->key, cap);
+    while (t[j]) j = (j + 1) & (cap - 1);
+    t[j] = p;
+  }
+  mem_free(s->alloc, s->table, s->cap * sizeof *s->table);
+  s->table = t;
+  s->cap = cap;
+  return true;
+}
+
+static Page *page_find(const SimSanitizer *s, uintptr_t key) {
+  size_t j = slot_of(key, s->cap);
+  while (s->table[j] && s->table[j]->key != key) j = (j + 1) & (s->cap - 1);
+  return s->table[j];
+}
+
+/* The cell of the element at p (of `bytes` bytes); NULL when out of memory. */
+static Cell *cell_of(SimSanitizer *s, const void *p, unsigned bytes) {
+  uintptr_t a = (uintptr_t)p;
+  bool small = bytes < 4;
+  uintptr_t key = (a / PAGE_BYTES) * 2 + small;
+  size_t j = slot_of(key, s->cap);
+  while (s->table[j] && s->table[j]->key != key) j = (j + 1) & (s->cap - 1);
+  Page *page = s->table[j];
+  if (!page) {
+    if (2 * (s->used + 1) > s->cap) {
+      if (!table_grow(s)) return NULL;
+      return cell_of(s, p, bytes);
+    }
+    page = s->free_pages[small];
+    if (page) s->free_pages[small] = page->next;
+    else page = mem_alloc(s->alloc, page_size(small));
+    if (!page) return NULL;
+    memset(page, 0, page_size(small));
+    page->key = key;
+    s->table[j] = page;
+    s->used++;
+  }
+  size_t off = a % PAGE_BYTES;
+  return &page->cells[small ? off : off / 4];
+}
+
+/* ---- threads and blocks ---- */
+
+static uint3 unlinear(uint64_t i, uint3 d) {
+  return (uint3){(unsigned)(i % d.x), (unsigned)(i / d.x % d.y), (unsigned)(i / d.x / d.y)};
+}
+
+static uint64_t linear(uint3 v, uint3 d) {
+  return v.x + (uint64_t)d.x * (v.y + (uint64_t)d.y * v.z);
+}
+
+static void flush_pending(SimSanitizer *s);
+
+void sim_san_block(SimSanitizer *s, uint64_t linear_block) {
+  flush_pending(s);
+  s->block = linear_block;
+  s->in_block = true;
+  s->epoch = 0;
+  memset(s->wgen, 0, sizeof s->wgen);
+}
+
+void sim_san_barrier(SimSanitizer *s) {
+  flush_pending(s);
+  s->epoch++;
+}
+
+void sim_san_warp(SimSanitizer *s, unsigned warp, unsigned group) {
+  if (warp >= MAX_WARPS) return;
+  uint32_t g = ++s->wgen[warp];
+  s->wmask[warp][g % WARP_HISTORY] = group;
+}
+
+/* Whether a warp operation completed after p, with both p's and c's lanes (same warp). */
+static bool warp_ordered(const SimSanitizer *s, const Rec *p, const Rec *c) {
+  unsigned warp = c->tid / 32;
+  if (warp >= MAX_WARPS) return false;
+  uint32_t both = 1u << (p->tid % 32) | 1u << (c->tid % 32);
+  uint32_t from = rec_wgen(p), gap = (rec_wgen(c) - from) & WGEN_MASK;
+  if (gap > WARP_HISTORY) return true;   /* too far back to tell: assume ordered */
+  for (uint32_t k = 1; k <= gap; k++)    /* WARP_HISTORY divides WGEN_MASK + 1 */
+    if ((s->wmask[warp][(from + k) % WARP_HISTORY] & both) == both) return true;
+  return false;
+}
+
+/* Whether earlier access p and access c by another thread race: neither a barrier of their
+ * block nor a warp operation of both lanes lies between them (blocks are never ordered with
+ * each other), and they are not both atomics. A plain read of an element that the other thread
+ * changes by an atomic is no race either: it reads some value the element had, which is what
+ * the compare-and-swap loop (read, then cas with what was read) relies on. (The caller knows
+ * that one of them writes.) */
+static bool races(const SimSanitizer *s, const Rec *p, const Rec *c) {
+  if (!rec_used(p)) return false;
+  if (p->block == c->block && p->tid == c->tid) return false;
+  int pk = rec_kind(p), ck = rec_kind(c);
+  bool pa = pk == P2C_SAN_ATOMIC, ca = ck == P2C_SAN_ATOMIC;
+  if ((pa && (ca || ck == P2C_SAN_READ)) || (ca && pk == P2C_SAN_READ)) return false;
+  if (p->block != c->block) return true;
+  if (p->epoch != c->epoch) return false;
+  if (p->tid / 32 == c->tid / 32 && warp_ordered(s, p, c)) return false;
+  return true;
+}
+
+/* ---- findings ---- */
+
+static void name_copy(char *dst, size_t size, const char *name) {
+  snprintf(dst, size, "%s", name ? name : "array");
+}
+
+/* Room for finding `f` unless it is already there (same kind and positions, either order). */
+static SimSanFinding *finding_slot(SimSanitizer *s, SimSanKind kind, unsigned l1, unsigned c1,
+                                   unsigned l2, unsigned c2) {
+  SimSanReport *r = s->report;
+  for (size_t i = 0; i < r->count; i++) {
+    const SimSanFinding *f = &r->findings[i];
+    if (f->kind != kind) continue;
+    if (f->line == l1 && f->column == c1 && f->other_line == l2 && f->other_column == c2) return NULL;
+    if (f->line == l2 && f->column == c2 && f->other_line == l1 && f->other_column == c1) return NULL;
+  }
+  if (r->count == SIM_SAN_MAX_FINDINGS) {
+    r->totals[kind]++;   /* counted, not kept (and not told apart from the ones already counted) */
+    return NULL;
+  }
+  r->totals[kind]++;
+  SimSanFinding *f = &r->findings[r->count++];
+  memset(f, 0, sizeof *f);
+  f->kind = kind;
+  f->line = l1, f->column = c1, f->other_line = l2, f->other_column = c2;
+  return f;
+}
+
+static void report_access(SimSanitizer *s, SimSanKind kind, const P2cSanAccess *a, int space,
+                          const Rec *other) {
+  SimSanFinding *f = finding_slot(s, kind, a->line, a->column, other ? rec_line(other) : 0,
+                                  other ? rec_column(other) : 0);
+  if (!f) return;
+  f->access = a->kind;
+  f->space = space;
+  name_copy(f->name, sizeof f->name, a->name);
+  f->ndim = a->ndim < 8 ? a->ndim : 8;
+  for (int k = 0; k < f->ndim; k++) f->index[k] = a->index[k];
+  f->thread = a->thread;
+  f->block = a->block;
+  if (other) {
+    f->other_access = rec_kind(other);
+    f->other_thread = unlinear(other->tid, s->block_dim);
+    /* the low 32 bits of the linear block: the whole of it for grids of up to 2^32 blocks */
+    f->other_block = unlinear(other->block, s->grid_dim);
+  }
+}
+
+static void defer_uninit(SimSanitizer *s, Cell *c, const Rec *read, const P2cSanAccess *a) {
+  if (s->npending == MAX_PENDING) {
+    report_access(s, SIM_SAN_UNINIT, a, P2C_SAN_SHARED, NULL);
+    return;
+  }
+  Pending *p = &s->pending[s->npending++];
+  p->cell = c;
+  p->read = *read;
+  p->a = *a;
+  p->a.ndim = a->ndim < 8 ? a->ndim : 8;
+  for (int k = 0; k < p->a.ndim; k++) p->index[k] = a->index[k];
+  p->a.index = p->index;
+}
+
+/* The held reads whose element no racing write followed are findings. */
+static void flush_pending(SimSanitizer *s) {
+  for (size_t i = 0; i < s->npending; i++) {
+    Pending *p = &s->pending[i];
+    Rec w = p->cell->w;
+    bool raced = rec_used(&w) && w.block == p->read.block && races(s, &p->read, &w);
+    if (!raced) report_access(s, SIM_SAN_UNINIT, &p->a, P2C_SAN_SHARED, NULL);
+  }
+  s->npending = 0;
+}
+
+void sim_san_finish(SimSanitizer *s) { flush_pending(s); }
+
+void sim_san_misuse(SimSanitizer *s, SimSanKind kind, unsigned line, unsigned column, uint3 thread,
+                    uint3 block, const char *detail) {
+  SimSanFinding *f = finding_slot(s, kind, line, column, 0, 0);
+  if (!f) return;
+  f->thread = thread;
+  f->block = block;
+  snprintf(f->detail, sizeof f->detail, "%s", detail);
+}
+
+/* ---- accesses ---- */
+
+static bool in_shared(const SimSanitizer *s, const void *p) {
+  uintptr_t a = (uintptr_t)p;
+  for (size_t i = 0; i < s->nshared; i++)
+    if (a >= s->shared[i].start && a < s->shared[i].end) return true;
+  return false;
+}
+
+/* A read joins the cell's readers: it replaces one that it makes redundant (the same thread, or
+ * an earlier epoch of its block: whatever races with that read races with this one too). */
+static void add_reader(Cell *c, const Rec *r) {
+  for (int i = 0; i < 2; i++) {
+    Rec *o = &c->r[i];
+    if (!rec_used(o) || (o->block == r->block && (o->tid == r->tid || o->epoch != r->epoch))) {
+      *o = *r;
+      return;
+    }
+  }
+}
+
+static void check_race(SimSanitizer *s, Cell *c, const Rec *cur, const P2cSanAccess *a, int space) {
+  SimSanKind kind = space == P2C_SAN_SHARED ? SIM_SAN_SHARED_RACE : SIM_SAN_GLOBAL_RACE;
+  if (races(s, &c->w, cur)) {
+    report_access(s, kind, a, space, &c->w);
+    return;
+  }
+  if (rec_kind(cur) == P2C_SAN_READ) return;
+  for (int i = 0; i < 2; i++)
+    if (races(s, &c->r[i], cur)) {
+      report_access(s, kind, a, space, &c->r[i]);
+      return;
+    }
+}
+
+void sim_san_access(SimSanitizer *s, const P2cSanAccess *a) {
+  int space = a->space;
+  if (space == P2C_SAN_CONST) return;
+  if (space == P2C_SAN_GLOBAL && in_shared(s, a->addr)) space = P2C_SAN_SHARED;
+  uint64_t block = linear(a->block, s->grid_dim);
+  if (!s->in_block || block != s->block) sim_san_block(s, block);
+  Cell *c = cell_of(s, a->addr, a->bytes);
+  if (!c) {
+    s->report->out_of_memory = true;
+    return;
+  }
+  uint32_t tid = (uint32_t)linear(a->thread, s->block_dim);
+  uint32_t wgen = tid / 32 < MAX_WARPS ? s->wgen[tid / 32] & WGEN_MASK : 0;
+  uint32_t pos = (a->line < (1u << 20) ? a->line : (1u << 20) - 1) << 12 | (a->column < 4096 ? a->column : 4095);
+  Rec cur = {(uint32_t)block, s->epoch, pos ? pos : 1, (uint16_t)tid, (uint16_t)(wgen << 2 | (unsigned)(a->kind & 3))};
+  /* shared memory starts undefined in every block: what earlier blocks left is no write */
+  if (space == P2C_SAN_SHARED && rec_used(&c->w) && c->w.block != cur.block) memset(c, 0, sizeof *c);
+  if (space == P2C_SAN_SHARED)
+    for (int i = 0; i < 2; i++)
+      if (rec_used(&c->r[i]) && c->r[i].block != cur.block) memset(&c->r[i], 0, sizeof c->r[i]);
+  bool reads = a->kind != P2C_SAN_WRITE;
+  if (reads && space == P2C_SAN_LOCAL && !rec_used(&c->w)) report_access(s, SIM_SAN_UNINIT, a, space, NULL);
+  if (reads && space == P2C_SAN_SHARED && !rec_used(&c->w)) defer_uninit(s, c, &cur, a);
+  if (space != P2C_SAN_LOCAL) check_race(s, c, &cur, a, space);
+  if (a->kind == P2C_SAN_READ) {
+    if (space != P2C_SAN_LOCAL) add_reader(c, &cur);
+    return;
+  }
+  c->w = cur;
+  memset(c->r, 0, sizeof c->r);
+}
+
+/* A shared array's storage is remembered (for accesses through views); a local array's cells
+ * start unwritten each time its function starts. */
+void sim_san_region(SimSanitizer *s, const void *p, size_t bytes, int space) {
+  uintptr_t a = (uintptr_t)p;
+  if (space == P2C_SAN_SHARED) {
+    for (size_t i = 0; i < s->nshared; i++)
+      if (s->shared[i].start == a) return;
+    if (s->nshared < MAX_REGIONS) s->shared[s->nshared++] = (Region){a, a + bytes};
+    return;
+  }
+  /* local: forget every write to its cells, of both cell sizes, page by page */
+  for (uintptr_t q = a; q < a + bytes;) {
+    uintptr_t page_end = (q / PAGE_BYTES + 1) * PAGE_BYTES, end = page_end < a + bytes ? page_end : a + bytes;
+    for (int small = 0; small < 2; small++) {
+      Page *page = page_find(s, (q / PAGE_BYTES) * 2 + (uintptr_t)small);
+      if (!page) continue;
+      size_t first = q % PAGE_BYTES, last = (end - 1) % PAGE_BYTES;
+      if (!small) first /= 4, last /= 4;
+      for (size_t k = first; k <= last; k++) memset(&page->cells[k].w, 0, sizeof(Rec));
+    }
+    q = end;
+  }
+}
+
+/* ---- messages ---- */
+
+static void append(char *out, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *out, size_t size, size_t *len, const char *fmt, ...) {
+  if (*len >= size) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(out + *len, size - *len, fmt, ap);
+  va_end(ap);
+  if (n > 0) *len += (size_t)n;
+}
+
+static const char *access_word(int kind) {
+  switch (kind) {
+  case P2C_SAN_READ: return "read";
+  case P2C_SAN_WRITE: return "write";
+  case P2C_SAN_UPDATE: return "read-modify-write";
+  default: return "atomic";
+  }
+}
+
+static const char *space_word(int space) {
+  return space == P2C_SAN_SHARED ? "shared" : space == P2C_SAN_LOCAL ? "local" : "global";
+}
+
+static void append_index(char *out, size_t size, size_t *len, const SimSanFinding *f) {
+  if (f->ndim == 1) {
+    append(out, size, len, "%lld", f->index[0]);
+    return;
+  }
+  append(out, size, len, "(");
+  for (int k = 0; k < f->ndim; k++) append(out, size, len, "%s%lld", k ? ", " : "", f->index[k]);
+  append(out, size, len, ")");
+}
+
+static void append_who(char *out, size_t size, size_t *len, uint3 t, uint3 b) {
+  append(out, size, len, "thread (%u,%u,%u) of block (%u,%u,%u)", t.x, t.y, t.z, b.x, b.y, b.z);
+}
+
+void sim_san_format(const SimSanFinding *f, const char *file, const char *kernel, char *out,
+                    size_t size) {
+  if (!size) return;
+  out[0] = '\0';
+  size_t len = 0;
+  const char *src = file ? file : "<kernel>";
+  append(out, size, &len, "%s:%u:%u: error: ", src, f->line, f->column);
+  switch (f->kind) {
+  case SIM_SAN_SHARED_RACE:
+  case SIM_SAN_GLOBAL_RACE:
+    append(out, size, &len, "%s-memory race on '%s' at index ", space_word(f->space), f->name);
+    append_index(out, size, &len, f);
+    append(out, size, &len, ": %s by ", access_word(f->access));
+    append_who(out, size, &len, f->thread, f->block);
+    append(out, size, &len, " and %s at %s:%u:%u by ", access_word(f->other_access), src,
+           f->other_line, f->other_column);
+    append_who(out, size, &len, f->other_thread, f->other_block);
+    append(out, size, &len, "%s",
+           f->block.x == f->other_block.x && f->block.y == f->other_block.y &&
+                   f->block.z == f->other_block.z
+               ? ", with no barrier between them"
+               : ", in different blocks (only atomics may share an element between blocks)");
+    break;
+  case SIM_SAN_UNINIT:
+    append(out, size, &len, "read of %s array '%s' at index ", space_word(f->space), f->name);
+    append_index(out, size, &len, f);
+    append(out, size, &len, " before %s wrote it, by ",
+           f->space == P2C_SAN_LOCAL ? "the thread" : "any thread of its block");
+    append_who(out, size, &len, f->thread, f->block);
+    break;
+  case SIM_SAN_BARRIER:
+  case SIM_SAN_WARP:
+  case SIM_SAN_KINDS:
+    append(out, size, &len, "%s", f->detail);
+    break;
+  }
+  if (kernel) append(out, size, &len, " (kernel '%s')", kernel);
+}
+
+uint64_t sim_san_total(const SimSanReport *r) {
+  uint64_t n = 0;
+  for (int k = 0; k < SIM_SAN_KINDS; k++) n += r->totals[k];
+  return n;
+}
+
+void sim_san_summary(const SimSanReport *r, const char *kernel, char *out, size_t size) {
+  static const char *const words[SIM_SAN_KINDS][2] = {
+      {"shared-memory race", "shared-memory races"},
+      {"global-memory race", "global-memory races"},
+      {"uninitialized read", "uninitialized reads"},
+      {"divergent barrier", "divergent barriers"},
+      {"warp operation with missing lanes", "warp operations with missing lanes"},
+  };
+  if (!size) return;
+  out[0] = '\0';
+  size_t len = 0;
+  uint64_t n = sim_san_total(r);
+  append(out, size, &len, "sanitize: %llu error%s in kernel '%s': ", (unsigned long long)n,
+         n == 1 ? "" : "s", kernel ? kernel : "?");
+  for (int k = 0; k < SIM_SAN_KINDS; k++)
+    append(out, size, &len, "%s%llu %s", k ? ", " : "", (unsigned long long)r->totals[k],
+           words[k][r->totals[k] != 1]);
+  if (r->count == SIM_SAN_MAX_FINDINGS) append(out, size, &len, " (the first %d shown)", SIM_SAN_MAX_FINDINGS);
+  if (r->out_of_memory) append(out, size, &len, "; out of memory for shadow memory: some accesses were not checked");
+}
