@@ -380,10 +380,16 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
 
 
 def _order_of(ary):
-    if isinstance(ary, _core.DeviceArray):
-        return "F" if ary.is_f_contiguous() and not ary.is_c_contiguous() else "C"
+    """'C' or 'F', as NumPy's order='K' chooses for a new array like `ary`: a contiguous array
+    keeps its order; a strided view takes the order its strides run in (first axis fastest:
+    'F'), as np.zeros_like(view) does."""
     flags = getattr(ary, "flags", None)
-    return "F" if flags is not None and flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"] else "C"
+    if flags is None or flags["C_CONTIGUOUS"]:
+        return "C"
+    if flags["F_CONTIGUOUS"]:
+        return "F"
+    strides = [abs(s) for s in ary.strides]
+    return "F" if len(strides) > 1 and strides[0] < strides[-1] else "C"
 
 
 def device_array_like(ary, stream=0):

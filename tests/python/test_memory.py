@@ -145,3 +145,13 @@ def test_flags_and_transpose_as_numpy():
     assert np.array_equal(t.copy_to_host(), h.T)
     assert np.array_equal(d.transpose().copy_to_host(), h.T)
     assert cuda.devicearray.DeviceNDArray is type(d)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_device_array_like_of_a_strided_view_as_numpy(order):
+    view = np.zeros((10, 12), order=order)[::2, ::2]
+    d_view = cuda.device_array((10, 12), order=order)[::2, ::2]
+    for like in (cuda.device_array_like(d_view), cuda.device_array_like(view)):
+        assert like.shape == view.shape
+        assert like.strides == np.zeros_like(view).strides
+    assert cuda.device_array_like(d_view.T).strides == np.zeros_like(view.T).strides
