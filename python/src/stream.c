@@ -32,6 +32,16 @@ static PyObject *stream_synchronize(Stream *s, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* `with s.auto_synchronize():` (Numba's) synchronizes the stream when the block ends: the
+ * stream is its own context manager. */
+static PyObject *stream_self(Stream *s, PyObject *unused) { return Py_NewRef((PyObject *)s); }
+static PyObject *stream_exit(Stream *s, PyObject *args) {
+  PyObject *r = stream_synchronize(s, NULL);
+  if (!r) return NULL;
+  Py_DECREF(r);
+  Py_RETURN_FALSE;
+}
+
 static PyObject *stream_repr(Stream *s) {
   return PyUnicode_FromFormat("<pyk2cuda Stream %s on the %s>", s->is_default ? "default" : "",
                               s->st->kind == DEV_GPU ? "GPU" : "simulator");
@@ -39,6 +49,10 @@ static PyObject *stream_repr(Stream *s) {
 
 static PyMethodDef stream_methods[] = {
     {"synchronize", (PyCFunction)stream_synchronize, METH_NOARGS, "waits for the stream's work"},
+    {"auto_synchronize", (PyCFunction)stream_self, METH_NOARGS,
+     "a context manager that synchronizes the stream at its end"},
+    {"__enter__", (PyCFunction)stream_self, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)stream_exit, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

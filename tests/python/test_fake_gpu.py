@@ -15,3 +15,15 @@ def test_gpu_path_on_the_fake_driver():
     rc, out, err = run_script(["fake_gpu_script.py"],
                               env={"PYK2CUDA_LIBCUDA": FAKE, "PYK2CUDA_DEVICE": "gpu"})
     assert rc == 0 and "fake gpu: ok" in out, out + err
+
+
+@pytest.mark.skipif(not FAKE, reason="PYK2CUDA_FAKECUDA (the meson test sets it) is not set")
+def test_auto_synchronize_synchronizes_the_stream_at_the_end_of_its_block():
+    # The first cuStreamSynchronize fails (injected): only the end of the block calls it.
+    script = ("import pyk2cuda\nfrom pyk2cuda import cuda\ns = cuda.stream()\n"
+              "with s.auto_synchronize() as t:\n    assert t is s\n    print('inside')\n")
+    rc, out, err = run_script(["-c", script], env={"PYK2CUDA_LIBCUDA": FAKE, "PYK2CUDA_DEVICE": "gpu",
+                                                   "FAKECUDA_FAIL": "cuStreamSynchronize:1:999"})
+    assert rc != 0 and "inside" in out and "pyk2cuda.Error" in err, out + err
+    rc, out, err = run_script(["-c", script], env={"PYK2CUDA_LIBCUDA": FAKE, "PYK2CUDA_DEVICE": "gpu"})
+    assert rc == 0 and "inside" in out, out + err
