@@ -102,8 +102,9 @@ def call_signature(name, sig):
 
 def is_signature(obj):
     """Whether cuda.jit's first argument is a signature rather than the function to compile."""
-    return (isinstance(obj, (str, tuple, list)) or hasattr(obj, "args")
-            or not hasattr(obj, "__code__"))
+    if isinstance(obj, (str, tuple, list)) or hasattr(obj, "args"):
+        return True
+    return not (hasattr(obj, "__code__") or hasattr(obj, "py_func"))
 
 
 # ---- a function's own source ----

@@ -197,3 +197,19 @@ def test_error_in_a_lambda_points_into_it():
         bad(np.ones(3))
     line, col = _where(test_error_in_a_lambda_points_into_it, "NOT_DEFINED")
     assert e.value.diagnostics[0][:3] == (__file__, line, col)
+
+
+def test_jit_of_a_jitted_function_compiles_its_python_function():
+    @cuda.jit(device=True)
+    def inc(v):
+        return v + 1
+    k = cuda.jit(cuda.jit(lambda_free_kernel))
+    dev_again = cuda.jit(device=True)(inc)
+    assert dev_again.py_func is inc.py_func
+    a = np.zeros(2)
+    k[1, 2](a)
+    assert a.tolist() == [1, 2]
+
+
+def lambda_free_kernel(a):
+    a[cuda.grid(1)] = cuda.grid(1) + 1
