@@ -26,6 +26,32 @@ def _check_options(options):
             raise TypeError("cuda.jit() got an unexpected keyword argument '%s'" % key)
 
 
+_RAISED = {}
+
+
+def _raised(exc):
+    """A launch that failed on a `raise ValueError(...)` or a failed assert in a debug=True kernel
+    comes from the C API as a bounds-record error, 'FILE:LINE:COL: error: ValueError: msg in
+    kernel ...'. As in Numba, it is raised as that exception's class: here a class derived from
+    both it and pyk2cuda.Error (BoundsError for IndexError), with the same message and data."""
+    if not isinstance(exc, _core.BoundsError):
+        return exc
+    m = re.search(r"error: ([A-Z]\w*)(?::| in kernel )", str(exc))
+    builtin = getattr(__import__("builtins"), m.group(1), None) if m else None
+    if not (isinstance(builtin, type) and issubclass(builtin, Exception)) or builtin is IndexError:
+        return exc
+    if builtin not in _RAISED:
+        try:
+            _RAISED[builtin] = type(builtin.__name__, (Error, builtin), {"__module__": "pyk2cuda"})
+        except TypeError:  # a builtin whose layout cannot be combined (OSError's family)
+            _RAISED[builtin] = builtin
+    new = _RAISED[builtin](str(exc))
+    for key in ("status", "status_name", "diagnostics"):
+        if hasattr(exc, key):
+            setattr(new, key, getattr(exc, key))
+    return new
+
+
 def _launch_nothing(*args):
     """forall(0)'s launcher: no threads, so no launch."""
 
@@ -43,8 +69,9 @@ class Kernel(_core._Kernel):
         return self._unit.filename, self._unit.source
 
     def _fix_error(self, exc):
-        """`exc` with its locations in the user's source (asked for on a failed launch)."""
-        return self._unit.remap(exc) if self._unit is not None else exc
+        """`exc` with its locations in the user's source (asked for on a failed launch), and an
+        exception the kernel raised as its own class (_raised)."""
+        return _raised(self._unit.remap(exc) if self._unit is not None else exc)
 
     def forall(self, ntasks, *args, **kw):
         """A launcher over ntasks threads. As in Numba, forall(0) launches nothing (a launch of
@@ -329,7 +356,7 @@ class Ufunc(_core._Ufunc):
         try:
             return super().__call__(*args, **kw)
         except (CompileError, _core.BoundsError) as e:
-            raise self._unit.remap(e) from None
+            raise _raised(self._unit.remap(e)) from None
 
 
 def vectorize(signatures, target="cuda", **options):

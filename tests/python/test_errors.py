@@ -95,3 +95,22 @@ def test_bad_device_arrays_and_shapes():
 def test_vectorize_other_targets():
     with pytest.raises(NotImplementedError, match="target='cuda'"):
         pyk2cuda.vectorize(["float32(float32)"], target="cpu")
+
+
+def test_an_exception_raised_in_a_debug_kernel_is_raised_as_its_class():
+    @cuda.jit(debug=True)
+    def checks(a, flag):
+        if flag == 1:
+            raise ValueError("flag one")
+        assert flag != 2, "flag two"
+        a[0] = 1
+    a = np.zeros(1)
+    checks[1, 1](a, 0)
+    assert a[0] == 1
+    with pytest.raises(ValueError, match=r"test_errors.py:\d+:\d+: error: ValueError: flag one") as e:
+        checks[1, 1](a, 1)
+    assert isinstance(e.value, pyk2cuda.Error) and e.value.status_name == "bounds"
+    with pytest.raises(AssertionError, match="flag two"):
+        checks[1, 1](a, 2)
+    with pytest.raises(pyk2cuda.BoundsError, match="out of bounds"):
+        checks[1, 1](np.zeros(0), 0)
