@@ -5,6 +5,9 @@
 #   bash scripts/fuzz.sh smoke            # each harness a few seconds (scripts/test.sh runs this)
 #   bash scripts/fuzz.sh long SECONDS     # each harness SECONDS, corpus kept in fuzz-corpus/NAME
 #   bash scripts/fuzz.sh one NAME SECONDS # one harness
+#   FUZZ_CLOCK=cpu bash scripts/fuzz.sh ...  # SECONDS of CPU time, not wall time: the fuzzer is
+#                                          # interrupted once `ps` shows it has used them (for a
+#                                          # shared machine, with nice -n 19)
 #
 # The seeds: samples, golden and diagnostics inputs (translate), tests/fuzz/seeds/* (npy, sig),
 # the golden cases with their signatures (nvrtc, made by tests/fuzz/nvrtc_seeds.py). A crash
@@ -25,7 +28,8 @@ meson compile -C "$BUILD" "${names[@]/#/tests/fuzz/fuzz_}" >/dev/null \
   || { meson compile -C "$BUILD" "${names[@]/#/tests/fuzz/fuzz_}"; echo "fuzz: build failed"; exit 1; }
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+fuzz_pid=
+trap '[ -n "$fuzz_pid" ] && kill "$fuzz_pid" 2>/dev/null; rm -rf "$work"' EXIT
 python3 tests/fuzz/nvrtc_seeds.py "$work/nvrtc-seeds"
 seeds() {
   case $1 in
@@ -39,25 +43,53 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export PYK2CUDA_CACHE_DIR="$work/cache"
 
+CLOCK=${FUZZ_CLOCK:-wall}
+case $CLOCK in wall|cpu) ;; *) echo "fuzz: FUZZ_CLOCK is wall or cpu, not '$CLOCK'"; exit 2 ;; esac
+
+# cpu_seconds PID: the user+system CPU seconds the process has used so far.
+cpu_seconds() {
+  local t
+  t=$(ps -o times= -p "$1" 2>/dev/null) || return 1
+  echo $((t))
+}
+
 # run NAME SECONDS CORPUS_DIR
 run() {
   local name=$1 secs=$2 corpus=$3 log="$work/$1.log"
   mkdir -p "$corpus"
   local dict=()
   case $name in translate|nvrtc) dict=(-dict=tests/fuzz/python.dict) ;; esac
+  # libFuzzer's -max_total_time is wall time; with FUZZ_CLOCK=cpu it is only a backstop and
+  # the loop below interrupts the fuzzer (SIGINT: it prints its final stats, exit 72) once its
+  # CPU time reaches SECONDS.
+  local wall=$secs
+  [ "$CLOCK" = cpu ] && wall=$((secs * 100))
   # shellcheck disable=SC2046
-  "$BUILD/tests/fuzz/fuzz_$name" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
+  "$BUILD/tests/fuzz/fuzz_$name" -max_total_time="$wall" -timeout=30 -rss_limit_mb=2048 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix="$corpus/" "${dict[@]}" \
-      "$corpus" $(seeds "$name") >"$log" 2>&1
+      "$corpus" $(seeds "$name") >"$log" 2>&1 &
+  local pid=$! used=0
+  fuzz_pid=$pid
+  if [ "$CLOCK" = cpu ]; then
+    while kill -0 "$pid" 2>/dev/null; do
+      used=$(cpu_seconds "$pid")
+      [ "${used:-0}" -ge "$secs" ] && { kill -INT "$pid"; break; }
+      sleep 5
+    done
+  fi
+  wait "$pid"
   local rc=$?
+  fuzz_pid=
+  # 72 is libFuzzer's exit code when interrupted, which is how a CPU budget ends.
+  [ "$CLOCK" = cpu ] && [ $rc -eq 72 ] && rc=0
   local execs cov
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
+  cp "$log" "$corpus/last.log"
   if [ $rc -eq 0 ]; then
-    echo "fuzz $name: ok, ${execs:-0} runs in ${secs} s, ${cov:-cov: ?}"
+    echo "fuzz $name: ok, ${execs:-0} runs in ${secs} s ($CLOCK), ${cov:-cov: ?}"
   else
-    echo "fuzz $name: FAILED (exit $rc), see $log's copy in $corpus/last.log"
-    cp "$log" "$corpus/last.log"
+    echo "fuzz $name: FAILED (exit $rc), see the log in $corpus/last.log"
     tail -40 "$log"
   fi
   return $rc
