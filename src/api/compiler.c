@@ -230,7 +230,7 @@ static void note_untyped_kernels(Compilation *comp, const Module *mod, const P2c
     bool wanted = o->kernel_count == 0;
     for (size_t j = 0; j < o->kernel_count && !wanted; j++) wanted = strcmp(o->kernels[j], f->name) == 0;
     if (!signed_ && wanted)
-      diag_note(comp, f->loc, "kernel '%s' has no signature: its statements, names, returns and builtin calls were "
+      diag_note(comp, f->loc, "kernel '%s' has no signature: its statements, names, returns, builtin calls, array shapes and recursion were "
                 "checked, its types were not; give --sig '%s(TYPES)' to check them", f->name, f->name);
   }
 }

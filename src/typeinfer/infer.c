@@ -8,7 +8,7 @@
 
 #include "typeinfer/infer.h"
 
-enum { MAX_PASSES = 64, MAX_SPEC_DEPTH = 32 };
+enum { MAX_PASSES = 64, MAX_SPEC_DEPTH = TYPEINFER_MAX_CALL_DEPTH };
 
 /* ---- variables ---- */
 

@@ -275,7 +275,7 @@ static const Expr *keyword(const Expr *e, const char *name) {
 }
 
 /* The shape argument of shared.array / local.array: an int or a tuple of ints, constant. */
-static int const_shape(Infer *I, const Expr *e, int64_t *dims) {
+static int const_shape(const Expr *e, int64_t *dims) {
   const Expr *v = e->kind == EX_CONST ? e->konst->value : e;
   if (v->kind != EX_TUPLE) return const_int(v, &dims[0]) ? 1 : -1;
   if (v->nkids < 1 || v->nkids > P2C_MAX_NDIM) return -1;
@@ -284,55 +284,70 @@ static int const_shape(Infer *I, const Expr *e, int64_t *dims) {
   return v->nkids;
 }
 
-static const Type *array_dtype_arg(Infer *I, Expr *e, const Expr *d) {
+static const Type *array_dtype_arg(Compilation *report, const Expr *e, const Expr *d) {
   if (d && d->kind == EX_BUILTIN && d->builtin->kind == BK_TYPE && d->builtin->result != &type_void)
     return d->builtin->result;
   if (d && d->kind == EX_STR) {
     const Type *t = type_scalar_by_name(d->str);
     if (t) return t;
   }
-  TERR(I, d ? d->loc : e->loc, "E-dtype", "expected a dtype such as numba.float32 or np.int32");
+  if (report) diag_error(report, d ? d->loc : e->loc, "E-dtype", "expected a dtype such as numba.float32 or np.int32");
   return NULL;
 }
 
 enum { MAX_STATIC_SHARED = 48 * 1024, MAX_LOCAL = 512 * 1024 };
 
-static const Type *infer_array_alloc(Infer *I, Expr *e, MemSpace space) {
-  const char *name = space == MEM_SHARED ? "cuda.shared.array" : "cuda.local.array";
-  const Expr *shape = e->nkids > 1 ? e->kids[1] : keyword(e, "shape");
-  const Expr *dt = e->nkids > 2 ? e->kids[2] : keyword(e, "dtype");
-  int64_t dims[P2C_MAX_NDIM];
-  int nd = shape ? const_shape(I, shape, dims) : -1;
-  if (nd < 0) {
-    TERR(I, shape ? shape->loc : e->loc, "E-shape", "%s() needs a constant shape (an int or a tuple of ints)", name);
-    return NULL;
-  }
-  const Type *dtype = array_dtype_arg(I, e, dt);
-  if (!dtype) return NULL;
-  /* cuda.shared.array(0, dtype): dynamic shared memory, sized by the launch (Numba: 1-D only). */
-  if (space == MEM_SHARED && nd == 1 && dims[0] == 0) return type_array(I->tt, dtype, 1, 'C', MEM_SHARED, NULL);
+/* Whether an array of nd dims of dtype fits space's limit: each extent positive and within 32
+ * bits, the byte count computed without overflow. */
+static bool alloc_fits(const Type *dtype, const int64_t *dims, int nd, MemSpace space) {
   uint64_t bytes = (uint64_t)dtype->bits / 8;
   for (int i = 0; i < nd; i++) {
     if (dims[i] <= 0 || (uint64_t)dims[i] > UINT32_MAX || bytes * (uint64_t)dims[i] / (uint64_t)dims[i] != bytes ||
-        (bytes *= (uint64_t)dims[i]) > (space == MEM_SHARED ? MAX_STATIC_SHARED : MAX_LOCAL)) {
-      TERR(I, shape->loc, "E-array-size", "%s() of this shape is too large or empty (the limit is %d bytes)",
-           name, space == MEM_SHARED ? MAX_STATIC_SHARED : MAX_LOCAL);
-      return NULL;
-    }
+        (bytes *= (uint64_t)dims[i]) > (space == MEM_SHARED ? MAX_STATIC_SHARED : MAX_LOCAL))
+      return false;
   }
-  return type_array(I->tt, dtype, nd, 'C', space, dims);
+  return true;
+}
+
+bool typeinfer_array_alloc(Compilation *report, const Expr *e, ArrayAlloc *out) {
+  MemSpace space = e->kids[0]->builtin->id == BI_SHARED_ARRAY ? MEM_SHARED : MEM_LOCAL;
+  const char *name = space == MEM_SHARED ? "cuda.shared.array" : "cuda.local.array";
+  const Expr *shape = e->nkids > 1 ? e->kids[1] : keyword(e, "shape");
+  const Expr *dt = e->nkids > 2 ? e->kids[2] : keyword(e, "dtype");
+  *out = (ArrayAlloc){.space = space};
+  out->ndim = shape ? const_shape(shape, out->dims) : -1;
+  if (out->ndim < 0) {
+    if (report) diag_error(report, shape ? shape->loc : e->loc, "E-shape",
+                           "%s() needs a constant shape (an int or a tuple of ints)", name);
+    return false;
+  }
+  out->dtype = array_dtype_arg(report, e, dt);
+  if (!out->dtype) return false;
+  /* cuda.shared.array(0, dtype): dynamic shared memory, sized by the launch (Numba: 1-D only). */
+  out->dynamic = space == MEM_SHARED && out->ndim == 1 && out->dims[0] == 0;
+  if (out->dynamic || alloc_fits(out->dtype, out->dims, out->ndim, space)) return true;
+  if (report) diag_error(report, shape->loc, "E-array-size", "%s() of this shape is too large or empty (the limit is %d bytes)",
+                         name, space == MEM_SHARED ? MAX_STATIC_SHARED : MAX_LOCAL);
+  return false;
+}
+
+/* cuda.shared.array(shape, dtype), cuda.local.array(shape, dtype) */
+static const Type *infer_array_alloc(Infer *I, Expr *e) {
+  ArrayAlloc a;
+  if (!typeinfer_array_alloc(I->final ? I->c : NULL, e, &a)) return NULL;
+  return type_array(I->tt, a.dtype, a.ndim, 'C', a.space, a.dynamic ? NULL : a.dims);
 }
 
 /* cuda.shared.array(shape, dtype) */
 const Type *infer_shared_array_call(Infer *I, Expr *e, const Type **t) {
   (void)t;
-  return infer_array_alloc(I, e, MEM_SHARED);
+  return infer_array_alloc(I, e);
 }
 
 /* cuda.local.array(shape, dtype) */
 const Type *infer_local_array_call(Infer *I, Expr *e, const Type **t) {
   (void)t;
-  return infer_array_alloc(I, e, MEM_LOCAL);
+  return infer_array_alloc(I, e);
 }
 
 /* The float type a math function computes in for argument types: float32 only if all are. */

@@ -27,6 +27,25 @@ typedef struct TypeinferOptions {
   size_t nonly;
 } TypeinferOptions;
 
+/* How deep device functions may call each other (E-too-deep past it). */
+enum { TYPEINFER_MAX_CALL_DEPTH = 32 };
+
+/* What a cuda.shared.array / cuda.local.array call allocates, read from its constant shape and
+ * dtype arguments: no other types are needed, so `check` runs it on untyped kernels too
+ * (src/analysis/untyped.c). */
+typedef struct ArrayAlloc {
+  MemSpace space;
+  int ndim;
+  int64_t dims[P2C_MAX_NDIM];
+  const Type *dtype;
+  bool dynamic;                 /* cuda.shared.array(0, dtype): sized by the launch */
+} ArrayAlloc;
+/* Reads call e (a builtin with BF_ARRAY_ALLOC) into *out. Returns false when its shape is not
+ * constant, its dtype is not one, or the array is empty or past the space's limit (48 KiB of
+ * static shared memory, 512 KiB of local memory per thread); reports why (E-shape, E-dtype,
+ * E-array-size) to `report` unless it is NULL. */
+bool typeinfer_array_alloc(Compilation *report, const Expr *e, ArrayAlloc *out);
+
 /* Returns false when errors were reported. */
 bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOptions *o);
 

@@ -238,7 +238,8 @@ def case_notes_host_code_and_unsigned(bin_, d):
                        "notes.py:20:1: note: host code is not run: pyk2cuda translates the kernels "
                        "(unsigned, signed) and device functions (twice)",
                        "notes.py:11:5: note: kernel 'unsigned' has no signature: its statements, "
-                       "names, returns and builtin calls were checked, its types were not; "
+                       "names, returns, builtin calls, array shapes and recursion were checked, its "
+                       "types were not; "
                        "give --sig 'unsigned(TYPES)'")
 
 
