@@ -39,8 +39,9 @@ static const char *const helper_text[H_COUNT] = {
         "  return b == 0 ? 0 : a / b;\n"
         "}\n",
     [H_FLOORDIV_F64] =
-        "/* Python's a // b on floats (CPython's float_divmod). */\n"
+        "/* Python's a // b on floats (CPython's float_divmod); by zero a / b, as Numba. */\n"
         "static __device__ __forceinline__ double p2c_floordiv(double a, double b) {\n"
+        "  if (b == 0) return a / b;\n"
         "  double mod = fmod(a, b), div = (a - mod) / b;\n"
         "  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;\n"
         "  if (div == 0) return copysign(0.0, a / b);\n"
@@ -49,6 +50,7 @@ static const char *const helper_text[H_COUNT] = {
         "}\n",
     [H_FLOORDIV_F32] =
         "static __device__ __forceinline__ float p2c_floordiv(float a, float b) {\n"
+        "  if (b == 0) return a / b;\n"
         "  float mod = fmodf(a, b), div = (a - mod) / b;\n"
         "  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0f;\n"
         "  if (div == 0) return copysignf(0.0f, a / b);\n"
