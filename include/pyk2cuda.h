@@ -51,7 +51,8 @@ typedef enum P2cStatus {
   P2C_ERR_SIM,       /* the CPU simulator failed (host compiler, bad launch, barrier misuse) */
   P2C_ERR_INTERNAL,  /* a bug in pyk2cuda: please report it */
   P2C_ERR_BOUNDS,    /* with bounds checking, a kernel indexed an array out of bounds */
-  P2C_ERR_SANITIZE   /* with --sanitize, the simulator found races or barrier misuse */
+  P2C_ERR_SANITIZE,  /* with --sanitize, the simulator found races or barrier misuse */
+  P2C_ERR_INTERRUPTED /* the host's interrupt check asked the call to stop (p2c_compiler_set_interrupt) */
 } P2cStatus;
 
 /* A short English description of a status. Static storage. */
@@ -180,6 +181,20 @@ P2C_API void p2c_compiler_set_sanitize(P2cCompiler *compiler, bool on);
  * everything that changes NVRTC's output (docs/runtime.md, "The compile cache"). `on` false:
  * every later compile by this compiler runs NVRTC and leaves the cache alone (`--no-cache`). */
 P2C_API void p2c_compiler_set_cache(P2cCompiler *compiler, bool on);
+/* Interrupting a long call. The library installs no signal handlers and blocks no signals, so
+ * a host that wants Ctrl-C or a time limit to end a call gives it a check: `check(userdata)` is
+ * called on the thread that made the call, about every 30 ms while the simulator's host C++
+ * compiler runs (a launch's first, on a cache miss) and at most every 20 ms between the runs of
+ * blocks of a simulator launch. When it returns true, the call stops and returns
+ * P2C_ERR_INTERRUPTED: the compiler's whole process group is ended and its work folder removed
+ * (nothing enters the cache), or the launch takes no more blocks (blocks already running
+ * finish; arrays keep what the kernel wrote so far). A host's signal handler sets a flag that
+ * the check reads (a `volatile sig_atomic_t` or an atomic); a Python binding calls
+ * PyErr_CheckSignals there. Not interrupted: NVRTC, launches on the GPU, and a simulated
+ * thread that never ends, which runs as native code until the process ends it
+ * (docs/simulator.md, "Hostile launches"). `check` NULL removes it. */
+typedef bool (*P2cInterruptFn)(void *userdata);
+P2C_API void p2c_compiler_set_interrupt(P2cCompiler *compiler, P2cInterruptFn check, void *userdata);
 
 /* Translates the Python source in `source` (`length` bytes; need not be NUL-terminated) to CUDA
  * C. `filename` is used in diagnostics and #line directives. `options` may be NULL.

@@ -23,7 +23,7 @@ static const char usage_text[] =
     "  pyk2cuda check FILE.py [--sig SIG]...\n"
     "  pyk2cuda run   FILE.py KERNEL [--grid X[,Y[,Z]]|auto] [--block X[,Y[,Z]]] [--shared BYTES]\n"
     "                 [--device auto|gpu|sim] [--repeat N] [--time] [--out-dir DIR]\n"
-    "                 [--check-bounds] [--sanitize] [--no-cache] ARG...\n"
+    "                 [--check-bounds] [--sanitize] [--no-cache] [--timeout SECONDS] ARG...\n"
     "  pyk2cuda info\n"
     "  pyk2cuda --version\n"
     "\n"

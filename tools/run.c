@@ -4,7 +4,6 @@
  * pyk2cuda-out unless --out-dir says otherwise). An output that would replace one of the input
  * files is refused before the launch: the user's data is never lost. */
 #include <ctype.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <errno.h>
 #include <float.h>
@@ -35,6 +34,7 @@ typedef struct RunArgs {
   P2cLaunchOptions launch;
   bool time, grid_auto, check_bounds, sanitize;
   bool grid_given, block_given;
+  double timeout_s;           /* --timeout; 0: none */
 } RunArgs;
 
 /* Where outputs go when --out-dir is not given: a folder of its own, never the files of the
@@ -89,6 +89,11 @@ static int parse_option(RunArgs *r, int argc, char **argv, int *i) {
     long n = strtol(v, &end, 10);
     if (*end || end == v || n < 1 || n > 1000000) return cli_usage_error("bad --repeat '%s'", v);
     r->launch.repeat = (int)n;
+  } else if ((v = flag_value(argc, argv, i, "--timeout"))) {
+    char *end;
+    double t = strtod(v, &end);
+    if (*end || end == v || !(t > 0) || t > 1e6) return cli_usage_error("bad --timeout '%s': expected seconds, > 0", v);
+    r->timeout_s = t;
   } else if ((v = flag_value(argc, argv, i, "--out-dir"))) {
     r->out_dir = v;
   } else if (!strcmp(argv[*i], "--time")) {
@@ -324,55 +329,76 @@ static void watch_faults(const char *kernel, bool check_bounds) {
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
 }
 
-/* ---- interrupts ---- */
+/* ---- interrupts and --timeout ---- */
 
-/* SIGINT, SIGTERM and SIGHUP are blocked in every thread and taken by one watcher. While the
- * simulator's host compiler runs (in a process group of its own), the watcher ends each child's
- * group; the compile then fails, the library removes its work folder, and `run` exits with
- * 128 + the signal, writing nothing. If the main thread does not come back within two seconds
- * (a kernel that never ends), the watcher ends the process itself: nothing is on disk then. */
+/* SIGINT, SIGTERM and SIGHUP are blocked in every thread and taken by one watcher, which also
+ * keeps the --timeout. Either sets a flag that the library's interrupt check reads
+ * (p2c_compiler_set_interrupt): the library then ends the simulator's host compiler (its whole
+ * process group) and removes its work folder, or stops the launch between blocks, and `run`
+ * exits writing nothing: 128 + the signal, or 3 after the timeout. If the main thread does not
+ * come back within two seconds (a kernel thread that never ends, NVRTC, the GPU), the watcher
+ * ends the process itself: nothing is on disk then either. The CLI's statics: a process runs
+ * one `run`. */
 static atomic_int interrupted_by;
+static atomic_bool timed_out;
 
-static void end_child_groups(void) {
-  DIR *tasks = opendir("/proc/self/task");
-  struct dirent *t;
-  while (tasks && (t = readdir(tasks))) {
-    char path[320];
-    snprintf(path, sizeof path, "/proc/self/task/%s/children", t->d_name);
-    FILE *f = fopen(path, "r");
-    long pid;
-    while (f && fscanf(f, "%ld", &pid) == 1) kill(-(pid_t)pid, SIGTERM);
-    if (f) fclose(f);
-  }
-  if (tasks) closedir(tasks);
+typedef struct Watch {
+  sigset_t set;
+  double timeout_s;
+  const char *kernel;
+} Watch;
+static Watch watch;
+
+static bool interrupt_check(void *userdata) {
+  (void)userdata;
+  return atomic_load(&interrupted_by) != 0 || atomic_load(&timed_out);
+}
+
+static void say_timed_out(void) {
+  fprintf(stderr, "pyk2cuda: '%s' did not finish within %g s (--timeout); nothing was written\n",
+          watch.kernel, watch.timeout_s);
 }
 
 static void *watch_signals(void *arg) {
-  const sigset_t *set = arg;
-  int sig;
-  if (sigwait(set, &sig) != 0) return NULL;
-  atomic_store(&interrupted_by, sig);
-  end_child_groups();
+  (void)arg;
+  int sig = 0;
+  if (watch.timeout_s > 0) {
+    struct timespec limit = {(time_t)watch.timeout_s,
+                             (long)((watch.timeout_s - (double)(time_t)watch.timeout_s) * 1e9)};
+    sig = sigtimedwait(&watch.set, NULL, &limit);
+    while (sig < 0 && errno == EINTR) sig = sigtimedwait(&watch.set, NULL, &limit);
+  } else if (sigwait(&watch.set, &sig) != 0) {
+    return NULL;
+  }
+  if (sig > 0) atomic_store(&interrupted_by, sig);
+  else atomic_store(&timed_out, true);
   struct timespec grace = {2, 0};
   nanosleep(&grace, NULL);
-  _exit(128 + sig);
+  if (sig > 0) _exit(128 + sig);
+  say_timed_out();
+  _exit(3);
 }
 
-static void start_signal_watcher(void) {
-  static sigset_t set;
+static void start_watcher(const RunArgs *r) {
   pthread_t watcher;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &set, NULL);
-  if (pthread_create(&watcher, NULL, watch_signals, &set) == 0) pthread_detach(watcher);
+  sigemptyset(&watch.set);
+  sigaddset(&watch.set, SIGINT);
+  sigaddset(&watch.set, SIGTERM);
+  sigaddset(&watch.set, SIGHUP);
+  watch.timeout_s = r->timeout_s;
+  watch.kernel = r->kernel;
+  pthread_sigmask(SIG_BLOCK, &watch.set, NULL);
+  if (pthread_create(&watcher, NULL, watch_signals, NULL) == 0) pthread_detach(watcher);
 }
 
-/* 128 + the signal when one arrived: nothing more is written, the exit status says why. */
+/* After an interrupt: 128 + the signal, or 3 after --timeout (saying so); else 0. Nothing more
+ * is written then. */
 static int interrupted(void) {
   int sig = atomic_load(&interrupted_by);
-  return sig ? 128 + sig : 0;
+  if (sig) return 128 + sig;
+  if (!atomic_load(&timed_out)) return 0;
+  say_timed_out();
+  return 3;
 }
 
 /* ---- the command ---- */
@@ -476,10 +502,10 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
     watch_faults(NULL, false);
     if (rep.message[0]) fprintf(stderr, "pyk2cuda: %s\n", rep.message);
   }
-  if (interrupted()) {
-    fprintf(stderr, "pyk2cuda: interrupted; nothing was written\n");
+  if ((rc = interrupted()) != 0) {
+    if (rc != 3) fprintf(stderr, "pyk2cuda: interrupted; nothing was written\n");
     p2c_module_delete(m);
-    return interrupted();
+    return rc;
   }
   rc = cli_exit_for(s);
   /* A bounds failure is a diagnostic of its own: "FILE:LINE:COL: error: index ..."; the
@@ -514,10 +540,11 @@ static int run_ufunc(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src
   P2cHostArray out = {0};
   P2cStatus s = p2c_ufunc_launch(c, r->file, src, len, r->kernel, vals, (size_t)r->nvalues,
                                  &r->launch, &rep, &diags, &out);
-  if (interrupted()) {
+  int rc = interrupted();
+  if (rc) {
     p2c_module_delete(diags);
     p2c_host_array_free(c, &out);
-    return interrupted();
+    return rc;
   }
   if (diags) cli_print_diagnostics(diags, src, len);
   p2c_module_delete(diags);
@@ -527,7 +554,7 @@ static int run_ufunc(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src
   P2cParam param = {.name = "out", .is_array = true};
   P2cKernelInfo k = {.param_count = 1, .params = &param};
   P2cValue v = {.is_array = true, .type = out.dtype, .array = out};
-  int rc = check_outputs(r, &k, &v);
+  rc = check_outputs(r, &k, &v);
   if (rc == 0) rc = write_outputs(c, r, &k, &v);
   if (rc == 0 && r->time) print_times(&rep, r->launch.repeat);
   p2c_host_array_free(c, &out);
@@ -538,13 +565,14 @@ int cli_run(int argc, char **argv) {
   RunArgs r;
   int rc = parse_run_args(argc, argv, &r);
   if (rc) return rc;
-  start_signal_watcher();
+  start_watcher(&r);
   size_t len;
   char *src = cli_read_file(r.file, &len);
   if (!src) return cli_read_error(r.file);
   P2cCompiler *c = p2c_compiler_new(NULL);
   p2c_compiler_set_check_bounds(c, r.check_bounds);
   if (r.sanitize) p2c_compiler_set_sanitize(c, true);   /* else as $PYK2CUDA_SANITIZE says */
+  p2c_compiler_set_interrupt(c, interrupt_check, NULL);
   P2cValue *vals = calloc((size_t)r.nvalues + 1, sizeof *vals);
   int made = 0;
   rc = c && vals ? 0 : 3;

@@ -13,6 +13,8 @@ struct P2cCompiler {
   bool check_bounds;         /* p2c_compiler_set_check_bounds */
   bool sanitize;             /* p2c_compiler_set_sanitize, or $PYK2CUDA_SANITIZE */
   bool no_cache;             /* p2c_compiler_set_cache(c, false) */
+  P2cInterruptFn interrupt;  /* p2c_compiler_set_interrupt */
+  void *interrupt_userdata;
   /* Set by p2c_specialize for its one translation: the kernel must take this many arguments
    * (else P2C_ERR_USAGE), and its launch signature (the last --sig) is dropped when the
    * decorator gives signatures, which are then the only specializations, as in Numba. */

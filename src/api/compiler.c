@@ -39,6 +39,7 @@ const char *p2c_status_string(P2cStatus s) {
       [P2C_ERR_INTERNAL] = "internal error",
       [P2C_ERR_BOUNDS] = "an array index was out of bounds",
       [P2C_ERR_SANITIZE] = "the simulator's checker found errors",
+      [P2C_ERR_INTERRUPTED] = "interrupted",
   };
   return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown status";
 }
@@ -92,6 +93,12 @@ void p2c_compiler_set_sanitize(P2cCompiler *c, bool on) {
 
 void p2c_compiler_set_cache(P2cCompiler *c, bool on) {
   if (c) c->no_cache = !on;
+}
+
+void p2c_compiler_set_interrupt(P2cCompiler *c, P2cInterruptFn check, void *userdata) {
+  if (!c) return;
+  c->interrupt = check;
+  c->interrupt_userdata = check ? userdata : NULL;
 }
 
 /* ---- module ---- */

@@ -215,7 +215,8 @@ static P2cStatus sim_loaded(P2cCompiler *c, P2cModule *m, const P2cLaunchOptions
   }
   size_t len;
   const char *text = p2c_module_cuda(m, &len);
-  SimLoadRequest req = {.source = text, .source_len = len, .no_cache = o->no_cache, .allocator = &m->alloc};
+  SimLoadRequest req = {.source = text, .source_len = len, .no_cache = o->no_cache, .allocator = &m->alloc,
+                        .interrupt = c->interrupt, .interrupt_userdata = c->interrupt_userdata};
   SimModule *sm = NULL;
   double t0 = now_ms();
   P2cStatus s = sim_module_load(&req, &sm);
@@ -265,7 +266,8 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
                  .grid = {o->grid[0] ? o->grid[0] : 1, o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1},
                  .block = {o->block[0] ? o->block[0] : 1, o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1},
                  .dynamic_shared_bytes = o->shared_bytes, .args = p->ptrs,
-                 .uses_barrier = k->uses_barrier, .errbuf = err, .errbuf_size = sizeof err};
+                 .uses_barrier = k->uses_barrier, .errbuf = err, .errbuf_size = sizeof err,
+                 .interrupt = c->interrupt, .interrupt_userdata = c->interrupt_userdata};
   for (int i = 0; s == P2C_OK && times && i < repeat; i++) {
     double t1 = now_ms();
     s = sim_launch(sm, &l);

@@ -11,7 +11,9 @@ take names the parameter, both types and the spelling that works; scalars out of
 range are refused; `check` notes host code, a file without kernels and kernels whose types it
 did not check; a wild write without --check-bounds is a message naming the kernel, exit 3;
 a loop the GPU keeps spins in the simulator too; an interrupt ends the host compiler's process
-group, removes its work folder and writes nothing; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
+group, removes its work folder and writes nothing; --timeout ends a kernel that never ends and
+the largest grid, and CUDA's largest x grid runs to its end; runs share a cache folder, and a
+damaged or unwritable one costs a rebuild, never the run; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
 import argparse
 import os
 import shutil
@@ -223,6 +225,134 @@ def case_interrupt_spinning_kernel(bin_, d):
     if rc is None:
         return err
     return None if rc == 130 and secs < 10 else f"exit {rc} after {secs:.1f} s: {err.strip()}"
+
+
+def case_timeout_spinning_kernel(bin_, d):
+    """--timeout ends a kernel thread that never ends: exit 3 with a message naming the kernel
+    and the limit, nothing written, within the limit and the 2 s grace."""
+    env = dict(os.environ, PYK2CUDA_CACHE_DIR=os.path.join(d, "cache"))
+    args = [bin_, "run", FILE, "spin"] + LAUNCH
+    p = subprocess.run(args + ["ones:int32[1]"], cwd=d, capture_output=True, env=env, timeout=300)
+    if p.returncode != 0:
+        return f"exit {p.returncode}: {p.stderr.decode().strip()}"
+    t0 = time.time()
+    p = subprocess.run(args + ["--timeout", "1", "--out-dir", "timed", "zeros:int32[1]"], cwd=d,
+                       capture_output=True, env=env, timeout=60)
+    secs = time.time() - t0
+    problem = expect(p.returncode, p.stderr.decode(), 3,
+                     "'spin' did not finish within 1 s (--timeout); nothing was written")
+    if problem:
+        return problem
+    if os.path.exists(os.path.join(d, "timed")):
+        return "outputs were written after the timeout"
+    return None if secs < 20 else f"took {secs:.1f} s"
+
+
+def case_largest_grids(bin_, d):
+    """--grid 2147483647 (CUDA's largest x) runs to its end in bounded time (2^31 - 1 blocks of
+    one thread: seconds); the largest grid of all, 2^31-1 x 65535 x 65535 blocks of 1024
+    threads, would run for ages: --timeout ends it between blocks, exit 3, nothing written."""
+    rc, err = run(bin_, d, ["put", "--device", "sim", "--grid", "2147483647", "--block", "1",
+                            "zeros:float64[1]", "3"])
+    if rc != 0:
+        return f"grid 2147483647: exit {rc}: {err.strip()}"
+    a = np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))
+    if a[0] != 3:
+        return f"grid 2147483647: a = {a!r}"
+    t0 = time.time()
+    rc, err = run(bin_, d, ["put", "--device", "sim", "--grid", "2147483647,65535,65535",
+                            "--block", "1024", "--timeout", "1", "--out-dir", "timed",
+                            "zeros:float64[1]", "3"])
+    secs = time.time() - t0
+    problem = expect(rc, err, 3, "'put' did not finish within 1 s (--timeout)")
+    if problem:
+        return f"largest grid: {problem}"
+    if os.path.exists(os.path.join(d, "timed")):
+        return "largest grid: outputs were written after the timeout"
+    return None if secs < 20 else f"largest grid: took {secs:.1f} s"
+
+
+def case_bad_timeout(bin_, d):
+    for bad in ("0", "-1", "x", "1e9"):
+        rc, err = run(bin_, d, ["put"] + LAUNCH + ["--timeout", bad, "zeros:float64[1]", "3"])
+        problem = expect(rc, err, 2, f"bad --timeout '{bad}'")
+        if problem:
+            return problem
+    return None
+
+
+def cache_files(cache):
+    sim = os.path.join(cache, "sim")
+    return sorted(os.listdir(sim)) if os.path.isdir(sim) else []
+
+
+def case_concurrent_runs_one_cache(bin_, d):
+    """Four runs at once on one empty cache folder: each compiles the module, each gets its own
+    right result, and the cache ends with one entry (object, key, sum) and no work folder."""
+    cache = os.path.join(d, "cache")
+    env = dict(os.environ, PYK2CUDA_CACHE_DIR=cache)
+    procs = []
+    for k in range(4):
+        procs.append(subprocess.Popen([bin_, "run", FILE, "put"] + LAUNCH +
+                                      ["--out-dir", f"out{k}", "zeros:float64[1]", str(k + 10)],
+                                      cwd=d, env=env, stderr=subprocess.PIPE))
+    for k, p in enumerate(procs):
+        err = p.communicate(timeout=300)[1].decode()
+        if p.returncode != 0:
+            return f"run {k}: exit {p.returncode}: {err.strip()}"
+        a = np.load(os.path.join(d, f"out{k}", "a.npy"))
+        if a[0] != k + 10:
+            return f"run {k}: a = {a!r}"
+    files = cache_files(cache)
+    kinds = sorted(os.path.splitext(f)[1] for f in files)
+    if kinds != [".key", ".so", ".sum"]:
+        return f"the cache holds {files}"
+    return None
+
+
+def case_damaged_cache(bin_, d):
+    """A cache entry made unusable in each way (the object truncated, replaced by a folder, its
+    key or sum garbled or missing) is rebuilt; a cache folder that is a file, or lies under a
+    file (so nothing can be written there, even by root), is not an error: the module is built
+    in a temporary folder."""
+    cache = os.path.join(d, "cache")
+    env = dict(os.environ, PYK2CUDA_CACHE_DIR=cache)
+
+    def put(value, cache_env=env):
+        p = subprocess.run([bin_, "run", FILE, "put"] + LAUNCH + ["zeros:float64[1]", str(value)],
+                           cwd=d, env=cache_env, capture_output=True, timeout=300)
+        if p.returncode != 0:
+            return f"exit {p.returncode}: {p.stderr.decode().strip()}"
+        got = np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))[0]
+        return None if got == value else f"a[0] = {got}, expected {value}"
+
+    problem = put(1)
+    if problem:
+        return f"first run: {problem}"
+    sim = os.path.join(cache, "sim")
+    stem = os.path.splitext([f for f in cache_files(cache) if f.endswith(".so")][0])[0]
+    damage = {
+        "truncated object": lambda: open(os.path.join(sim, stem + ".so"), "r+b").truncate(100),
+        "object is a folder": lambda: (os.remove(os.path.join(sim, stem + ".so")),
+                                       os.mkdir(os.path.join(sim, stem + ".so"))),
+        "garbled key": lambda: open(os.path.join(sim, stem + ".key"), "wb").write(b"\0" * 64),
+        "missing sum": lambda: os.remove(os.path.join(sim, stem + ".sum")),
+        "garbled sum": lambda: open(os.path.join(sim, stem + ".sum"), "w").write("zz"),
+    }
+    for k, (what, hurt) in enumerate(damage.items()):
+        hurt()
+        problem = put(k + 2)
+        if problem:
+            return f"{what}: {problem}"
+        if os.path.isdir(os.path.join(sim, stem + ".so")):
+            os.rmdir(os.path.join(sim, stem + ".so"))
+    with open(os.path.join(d, "plain"), "w") as f:
+        f.write("a file, not a folder\n")
+    for where in ("plain", "plain/cache"):
+        problem = put(42, dict(os.environ, PYK2CUDA_CACHE_DIR=os.path.join(d, where)))
+        if problem:
+            return f"cache folder {where}: {problem}"
+    return None
 
 
 def check_notes(bin_, d, path, *want):

@@ -222,6 +222,7 @@ struct Run {
   SimSanitizer *san;                   /* --sanitize: the checker (one worker); else NULL */
   P2cStatus status;
   char message[512];
+  uint64_t next_interrupt_check_ns;   /* slot 0's next call of l->interrupt (monotonic_ns) */
 };
 
 /* Records the launch's first error and stops it. */
@@ -859,6 +860,27 @@ static bool worker_prepare(Worker *w) {
   return true;
 }
 
+static uint64_t monotonic_ns(void);
+
+/* How often, at most, the calling thread asks the host's interrupt check during a launch. */
+enum { INTERRUPT_CHECK_NS = 20 * 1000 * 1000 };
+
+/* On the calling thread's worker (slot 0), between its runs of blocks: whether the host's
+ * interrupt check (p2c_compiler_set_interrupt) stopped the launch. Helpers never call it: the
+ * host's check may need its own thread (a Python binding's takes the GIL). */
+static bool launch_interrupted(Worker *w) {
+  Run *r = w->run;
+  const SimLaunch *l = r->l;
+  if (!l->interrupt || w != r->workers) return false;
+  uint64_t now = monotonic_ns();
+  if (now < r->next_interrupt_check_ns) return false;
+  r->next_interrupt_check_ns = now + INTERRUPT_CHECK_NS;
+  if (!l->interrupt(l->interrupt_userdata)) return false;
+  run_fail(r, P2C_ERR_INTERRUPTED, "kernel '%s' interrupted after %llu of %llu blocks", l->symbol,
+           (unsigned long long)atomic_load(&r->blocks_done), (unsigned long long)r->block_count);
+  return true;
+}
+
 /* The loop of one worker: take a block (or a chunk of blocks without barriers), run it, until
  * the grid is done or the launch stops. */
 static void worker_loop(Worker *w) {
@@ -879,6 +901,7 @@ static void worker_loop(Worker *w) {
     }
     if (!ok) break;
     atomic_fetch_add(&r->blocks_done, n);
+    if (launch_interrupted(w)) break;
   }
 }
 
@@ -1204,6 +1227,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   atomic_init(&r.blocks_done, 0);
   atomic_init(&r.stop, false);
   pthread_mutex_init(&r.error_lock, NULL);
+  r.next_interrupt_check_ns = l->interrupt ? monotonic_ns() + INTERRUPT_CHECK_NS : 0;
   unsigned cpus = sim_cpu_count();
   size_t n = l->threads ? l->threads : default_workers(cpus);
   if (n > MAX_WORKERS) n = MAX_WORKERS;

@@ -245,13 +245,14 @@ static void cache_store(const Build *b, const char *work, const P2cAllocator *al
 
 /* ---- Compiling ----------------------------------------------------------------------------- */
 
-/* Waits for the compiler; kills it after COMPILE_TIMEOUT_S. Returns the wait status, or -1.
+/* Waits for the compiler; kills it after COMPILE_TIMEOUT_S (returns -1) or when the request's
+ * interrupt check says so, asked at each look (returns -2). Else returns the wait status.
  * The compiler leads its own process group, so the kill reaches what it started (cc1plus, as),
- * which would otherwise run on; a host that is interrupted can end the group the same way
- * (the CLI does, tools/run.c). */
+ * which would otherwise run on. */
+enum { WAIT_TIMED_OUT = -1, WAIT_INTERRUPTED = -2 };
 static int end_group(pid_t pid);
 
-static int wait_compiler(pid_t pid) {
+static int wait_compiler(pid_t pid, const SimLoadRequest *req) {
   struct timespec start, now, nap = {0, 1000000};
   clock_gettime(CLOCK_MONOTONIC, &start);
   for (;;) {
@@ -262,7 +263,11 @@ static int wait_compiler(pid_t pid) {
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (now.tv_sec - start.tv_sec > COMPILE_TIMEOUT_S) {
       end_group(pid);
-      return -1;
+      return WAIT_TIMED_OUT;
+    }
+    if (req->interrupt && req->interrupt(req->interrupt_userdata)) {
+      end_group(pid);
+      return WAIT_INTERRUPTED;
     }
     nanosleep(&nap, NULL);
     if (nap.tv_nsec < 20000000) nap.tv_nsec *= 2;
@@ -299,8 +304,9 @@ static void first_error_line(const char *log, char *out, size_t size) {
 }
 
 /* Runs the compiler in `work` on src.cu, output into mod.so, messages into the module's log
- * (replacing an earlier one). P2C_OK, P2C_ERR_SIM or P2C_ERR_NOMEM. */
-static P2cStatus run_compiler(SimModule *m, const Build *b, const char *work, const char *extra) {
+ * (replacing an earlier one). P2C_OK, P2C_ERR_SIM, P2C_ERR_INTERRUPTED or P2C_ERR_NOMEM. */
+static P2cStatus run_compiler(SimModule *m, const Build *b, const SimLoadRequest *req, const char *work,
+                              const char *extra) {
   char prelude[PATH_BYTES], src[PATH_BYTES], out[PATH_BYTES], log[PATH_BYTES];
   if (!path_printf(prelude, "%s/prelude.h", work) || !path_printf(src, "%s/src.cu", work) ||
       !path_printf(out, "%s/mod.so", work) || !path_printf(log, "%s/log.txt", work)) {
@@ -344,7 +350,7 @@ static P2cStatus run_compiler(SimModule *m, const Build *b, const char *work, co
               argv[0], strerror(err));
     return P2C_ERR_SIM;
   }
-  int status = wait_compiler(pid);
+  int status = wait_compiler(pid, req);
   size_t len;
   mem_free(m->alloc, m->log, m->log_size);
   m->log = NULL;
@@ -352,11 +358,15 @@ static P2cStatus run_compiler(SimModule *m, const Build *b, const char *work, co
     set_error(m, "out of memory reading the host compiler's output");
     return P2C_ERR_NOMEM;
   }
-  if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return P2C_OK;
+  if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return P2C_OK;
+  if (status == WAIT_INTERRUPTED) {
+    set_error(m, "interrupted while the host C++ compiler '%s' ran (it was ended)", argv[0]);
+    return P2C_ERR_INTERRUPTED;
+  }
 
   char first[320];
   first_error_line(m->log, first, sizeof first);
-  if (status == -1)
+  if (status == WAIT_TIMED_OUT)
     set_error(m, "the host C++ compiler '%s' did not finish", argv[0]);
   else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && (!m->log || !m->log[0]))
     /* where posix_spawn is emulated with fork and exec, a missing program exits with 127 */
@@ -395,9 +405,9 @@ static P2cStatus build_and_load(SimModule *m, const Build *b, const SimLoadReque
     set_error(m, "cannot write the simulator's sources in %s: %s", work, strerror(errno));
     goto done;
   }
-  st = run_compiler(m, b, work, TLS_FLAG);
+  st = run_compiler(m, b, req, work, TLS_FLAG);
   if (st == P2C_ERR_SIM && TLS_FLAG && m->log && strstr(m->log, TLS_FLAG))
-    st = run_compiler(m, b, work, NULL);
+    st = run_compiler(m, b, req, work, NULL);
   if (st != P2C_OK) goto done;
   st = P2C_ERR_SIM;
   /* Load from the work folder, whose name is unique: dlopen never confuses it with an object

@@ -35,10 +35,13 @@ typedef struct SimLoadRequest {
   const char *cache_dir;
   bool no_cache;                 /* neither read nor write the cache */
   const P2cAllocator *allocator; /* NULL: malloc; must outlive the module */
+  P2cInterruptFn interrupt;      /* asked while the compiler runs (p2c_compiler_set_interrupt) */
+  void *interrupt_userdata;
 } SimLoadRequest;
 
 /* Compiles and loads `req->source`. Status: P2C_OK; P2C_ERR_SIM when the host compiler fails
- * or cannot be run, or the result does not load; P2C_ERR_IO when no temporary folder can be
+ * or cannot be run, or the result does not load; P2C_ERR_INTERRUPTED when req->interrupt said
+ * so while the compiler ran (its process group is ended, the work folder removed); P2C_ERR_IO when no temporary folder can be
  * written; P2C_ERR_USAGE for a request without source; P2C_ERR_NOMEM.
  * On every status but P2C_ERR_USAGE and P2C_ERR_NOMEM, *out receives a module (owned by the
  * caller, released with sim_module_delete) holding the compiler's log and, after a failure, the
@@ -75,6 +78,10 @@ typedef struct SimLaunch {
   /* Non-NULL: the module was compiled with --sanitize, and the launch runs its checker
    * (sanitize.h) on one worker; the findings go here. */
   struct SimSanReport *sanitize;
+  /* Asked by the calling thread's worker between its runs of blocks, at most every 20 ms; true
+   * stops the launch with P2C_ERR_INTERRUPTED (p2c_compiler_set_interrupt). */
+  P2cInterruptFn interrupt;
+  void *interrupt_userdata;
 } SimLaunch;
 
 /* Runs one kernel and returns when every block has finished or the launch stopped on an error.
@@ -83,7 +90,8 @@ typedef struct SimLaunch {
  * launch); P2C_ERR_SANITIZE when l->sanitize is set and the checker found anything (in
  * l->sanitize; the launch ran to its end); P2C_ERR_SIM for a bad launch configuration, an unknown kernel, a module that
  * did not load, __syncthreads() reached by only part of a block, a barrier in a kernel launched
- * without uses_barrier, or no memory for fiber stacks; P2C_ERR_NOMEM; P2C_ERR_USAGE when m or l
+ * without uses_barrier, or no memory for fiber stacks; P2C_ERR_INTERRUPTED when l->interrupt
+ * said so (after the blocks running then have finished); P2C_ERR_NOMEM; P2C_ERR_USAGE when m or l
  * is NULL. The message goes to l->errbuf. l->args must match the kernel's parameters (nothing
  * can check them). Kernel output (printf) goes to the process's stdout. Launches on one module
  * are serialized; launches on different modules may run at the same time. */
