@@ -23,7 +23,10 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   CC=clang CXX=clang++ meson setup "$BUILD" -Dfuzzing=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null || { echo "fuzz: meson setup failed"; exit 1; }
 fi
-names=(translate npy sig nvrtc)
+# A build folder made before a harness was added knows no target of that name until meson
+# regenerates it, which `meson compile TARGET` does not do by itself.
+ninja -C "$BUILD" build.ninja >/dev/null 2>&1
+names=(translate npy sig nvrtc kernels)
 meson compile -C "$BUILD" "${names[@]/#/tests/fuzz/fuzz_}" >/dev/null \
   || { meson compile -C "$BUILD" "${names[@]/#/tests/fuzz/fuzz_}"; echo "fuzz: build failed"; exit 1; }
 
@@ -37,6 +40,7 @@ seeds() {
     npy) echo tests/fuzz/seeds/npy ;;
     sig) echo tests/fuzz/seeds/sig ;;
     nvrtc) echo "$work/nvrtc-seeds" ;;
+    kernels) echo tests/fuzz/seeds/kernels ;;
   esac
 }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
