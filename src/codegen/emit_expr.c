@@ -197,7 +197,15 @@ static void emit_unary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Expr *k = e->kids[0];
   bool nested = k->kind == EX_UNARY || (k->kind == EX_INT && k->ival < 0) ||
                 (k->kind == EX_FLOAT && k->fval < 0);
+  size_t start = sb->len;
   emit_expr(G, k, sb, nested ? P_POSTFIX + 1 : P_UNARY);
+  /* An operand that still prints with a leading '-' (a cast or constant folded to a negative
+   * literal: -numba.int64(-2) gave "--2", C's decrement) is set apart by a space. */
+  if (e->op == OP_NEG && sb->len > start && sb->data[start] == '-') {
+    sb_putc(sb, ' ');
+    memmove(sb->data + start + 1, sb->data + start, sb->len - start - 1);
+    sb->data[start] = ' ';
+  }
   close_paren(sb, P_UNARY, prec);
 }
 
