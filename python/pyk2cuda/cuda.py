@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 
 from . import _core, source as _source
+from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's type names too)
 from ._core import Error, CompileError
 
 # Options of numba.cuda.jit that change nothing here (docs/python.md says why for each).

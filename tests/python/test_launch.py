@@ -238,3 +238,20 @@ def test_compile_ptx_as_numba():
     assert ".entry" in ptx
     with pytest.raises(NotImplementedError):
         cuda.compile_ptx(store, "float32(float32)", device=True)
+
+
+def test_type_names_from_numba_cuda():
+    """numba-cuda's numba.cuda exports the type names (`from numba.cuda import float32, void`),
+    as its own tests import them; they are the package's types."""
+    from pyk2cuda.cuda import float32 as f32, int64, void
+    assert f32 is float32 and str(void(f32[::1], int64)) == str(pyk2cuda.void(float32[::1], pyk2cuda.int64))
+
+    def scale(a, k):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] *= k
+
+    kern = cuda.jit(void(f32[::1], f32))(scale)
+    a = np.arange(64, dtype=np.float32)
+    kern[1, 64](a, 3.0)
+    np.testing.assert_array_equal(a, 3 * np.arange(64, dtype=np.float32))
