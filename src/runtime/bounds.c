@@ -1,9 +1,10 @@
 /* Bounds checking: the record's layout and its message (bounds.h). */
 #include "runtime/bounds.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "util/buf.h"
 
 /* The device side writes these offsets (codegen/prelude.c, struct p2c_bounds_record). */
 _Static_assert(offsetof(P2cBoundsRecord, claimed) == 0, "record layout");
@@ -18,23 +19,12 @@ _Static_assert(offsetof(P2cBoundsRecord, index) == 48, "record layout");
 _Static_assert(offsetof(P2cBoundsRecord, shape) == 112, "record layout");
 _Static_assert(sizeof(P2cBoundsRecord) == 176, "record layout");
 
-/* snprintf that appends at *len and never runs past `size`. */
-static void append(char *out, size_t size, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *out, size_t size, size_t *len, const char *fmt, ...) {
-  if (*len >= size) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(out + *len, size - *len, fmt, ap);
-  va_end(ap);
-  if (n > 0) *len += (size_t)n;
-}
 
 /* "(5,)" or "(3, 64)": Python's spelling of a tuple. */
 static void append_tuple(char *out, size_t size, size_t *len, const int64_t *v, uint32_t n) {
-  append(out, size, len, "(");
-  for (uint32_t k = 0; k < n; k++) append(out, size, len, "%s%lld", k ? ", " : "", (long long)v[k]);
-  append(out, size, len, n == 1 ? ",)" : ")");
+  fixed_appendf(out, size, len, "(");
+  for (uint32_t k = 0; k < n; k++) fixed_appendf(out, size, len, "%s%lld", k ? ", " : "", (long long)v[k]);
+  fixed_appendf(out, size, len, n == 1 ? ",)" : ")");
 }
 
 /* A raise record (ndim 0): the exception's text is in the bytes of index and shape. */
@@ -44,9 +34,9 @@ static void format_raise(const P2cBoundsRecord *r, const char *file, const char 
   memcpy(text, r->index, sizeof text);
   text[sizeof text - 1] = '\0';   /* not trusted: always terminated */
   size_t len = 0;
-  append(out, size, &len, "%s:%u:%u: error: %s", file ? file : "<source>", r->line, r->column, text);
-  if (kernel) append(out, size, &len, " in kernel '%s',", kernel);
-  append(out, size, &len, " thread (%u,%u,%u) of block (%u,%u,%u)", r->thread[0], r->thread[1],
+  fixed_appendf(out, size, &len, "%s:%u:%u: error: %s", file ? file : "<source>", r->line, r->column, text);
+  if (kernel) fixed_appendf(out, size, &len, " in kernel '%s',", kernel);
+  fixed_appendf(out, size, &len, " thread (%u,%u,%u) of block (%u,%u,%u)", r->thread[0], r->thread[1],
          r->thread[2], r->block[0], r->block[1], r->block[2]);
 }
 
@@ -61,17 +51,17 @@ void bounds_format(const P2cBoundsRecord *r, const char *file, const char *kerne
   uint32_t n = r->ndim < 1 ? 1 : r->ndim > P2C_BOUNDS_MAX_NDIM ? P2C_BOUNDS_MAX_NDIM : r->ndim;
   uint32_t axis = r->axis < n ? r->axis : 0;
   size_t len = 0;
-  append(out, size, &len, "%s:%u:%u: error: index ", file ? file : "<source>", r->line, r->column);
-  if (n == 1 || r->view) append(out, size, &len, "%lld", (long long)r->index[r->view ? axis : 0]);
+  fixed_appendf(out, size, &len, "%s:%u:%u: error: index ", file ? file : "<source>", r->line, r->column);
+  if (n == 1 || r->view) fixed_appendf(out, size, &len, "%lld", (long long)r->index[r->view ? axis : 0]);
   else append_tuple(out, size, &len, r->index, n);
-  append(out, size, &len, " is out of bounds for axis %u with size %lld", axis,
+  fixed_appendf(out, size, &len, " is out of bounds for axis %u with size %lld", axis,
          (long long)r->shape[axis]);
   if (!r->view) {
-    append(out, size, &len, " (array of shape ");
+    fixed_appendf(out, size, &len, " (array of shape ");
     append_tuple(out, size, &len, r->shape, n);
-    append(out, size, &len, ")");
+    fixed_appendf(out, size, &len, ")");
   }
-  if (kernel) append(out, size, &len, " in kernel '%s',", kernel);
-  append(out, size, &len, " thread (%u,%u,%u) of block (%u,%u,%u)", r->thread[0], r->thread[1],
+  if (kernel) fixed_appendf(out, size, &len, " in kernel '%s',", kernel);
+  fixed_appendf(out, size, &len, " thread (%u,%u,%u) of block (%u,%u,%u)", r->thread[0], r->thread[1],
          r->thread[2], r->block[0], r->block[1], r->block[2]);
 }

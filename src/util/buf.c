@@ -184,3 +184,12 @@ void sb_indent(StrBuf *sb, int n) {
 }
 
 const char *sb_str(const StrBuf *sb) { return sb->data ? sb->data : ""; }
+
+void fixed_appendf(char *out, size_t size, size_t *len, const char *fmt, ...) {
+  if (*len >= size) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(out + *len, size - *len, fmt, ap);
+  va_end(ap);
+  if (n > 0) *len += (size_t)n;
+}

@@ -45,4 +45,10 @@ void sb_indent(StrBuf *sb, int n);
 /* The text so far (never NULL; valid until the next write). */
 const char *sb_str(const StrBuf *sb);
 
+/* printf into a fixed buffer `out` of `size` bytes at *len, advancing *len; never writes past
+ * `size` (the text is cut there, still terminated), and does nothing once the buffer is full.
+ * For messages built in place, without an arena (the bounds and sanitizer reports). */
+void fixed_appendf(char *out, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif

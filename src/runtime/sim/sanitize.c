@@ -10,11 +10,11 @@
  * warp had completed) and the Python position. */
 #include "runtime/sim/sanitize.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/arena.h"
+#include "util/buf.h"
 
 enum { PAGE_BYTES = 1024, WARP_HISTORY = 64, MAX_WARPS = 32, MAX_REGIONS = 32, MAX_PENDING = 256 };
 
@@ -427,17 +427,6 @@ void sim_san_region(SimSanitizer *s, const void *p, size_t bytes, int space) {
 
 /* ---- messages ---- */
 
-static void append(char *out, size_t size, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *out, size_t size, size_t *len, const char *fmt, ...) {
-  if (*len >= size) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(out + *len, size - *len, fmt, ap);
-  va_end(ap);
-  if (n > 0) *len += (size_t)n;
-}
-
 static const char *access_word(int kind) {
   switch (kind) {
   case P2C_SAN_READ: return "read";
@@ -453,16 +442,16 @@ static const char *space_word(int space) {
 
 static void append_index(char *out, size_t size, size_t *len, const SimSanFinding *f) {
   if (f->ndim == 1) {
-    append(out, size, len, "%lld", f->index[0]);
+    fixed_appendf(out, size, len, "%lld", f->index[0]);
     return;
   }
-  append(out, size, len, "(");
-  for (int k = 0; k < f->ndim; k++) append(out, size, len, "%s%lld", k ? ", " : "", f->index[k]);
-  append(out, size, len, ")");
+  fixed_appendf(out, size, len, "(");
+  for (int k = 0; k < f->ndim; k++) fixed_appendf(out, size, len, "%s%lld", k ? ", " : "", f->index[k]);
+  fixed_appendf(out, size, len, ")");
 }
 
 static void append_who(char *out, size_t size, size_t *len, uint3 t, uint3 b) {
-  append(out, size, len, "thread (%u,%u,%u) of block (%u,%u,%u)", t.x, t.y, t.z, b.x, b.y, b.z);
+  fixed_appendf(out, size, len, "thread (%u,%u,%u) of block (%u,%u,%u)", t.x, t.y, t.z, b.x, b.y, b.z);
 }
 
 void sim_san_format(const SimSanFinding *f, const char *file, const char *kernel, char *out,
@@ -471,37 +460,37 @@ void sim_san_format(const SimSanFinding *f, const char *file, const char *kernel
   out[0] = '\0';
   size_t len = 0;
   const char *src = file ? file : "<kernel>";
-  append(out, size, &len, "%s:%u:%u: error: ", src, f->line, f->column);
+  fixed_appendf(out, size, &len, "%s:%u:%u: error: ", src, f->line, f->column);
   switch (f->kind) {
   case SIM_SAN_SHARED_RACE:
   case SIM_SAN_GLOBAL_RACE:
-    append(out, size, &len, "%s-memory race on '%s' at index ", space_word(f->space), f->name);
+    fixed_appendf(out, size, &len, "%s-memory race on '%s' at index ", space_word(f->space), f->name);
     append_index(out, size, &len, f);
-    append(out, size, &len, ": %s by ", access_word(f->access));
+    fixed_appendf(out, size, &len, ": %s by ", access_word(f->access));
     append_who(out, size, &len, f->thread, f->block);
-    append(out, size, &len, " and %s at %s:%u:%u by ", access_word(f->other_access), src,
+    fixed_appendf(out, size, &len, " and %s at %s:%u:%u by ", access_word(f->other_access), src,
            f->other_line, f->other_column);
     append_who(out, size, &len, f->other_thread, f->other_block);
-    append(out, size, &len, "%s",
+    fixed_appendf(out, size, &len, "%s",
            f->block.x == f->other_block.x && f->block.y == f->other_block.y &&
                    f->block.z == f->other_block.z
                ? ", with no barrier between them"
                : ", in different blocks (only atomics may share an element between blocks)");
     break;
   case SIM_SAN_UNINIT:
-    append(out, size, &len, "read of %s array '%s' at index ", space_word(f->space), f->name);
+    fixed_appendf(out, size, &len, "read of %s array '%s' at index ", space_word(f->space), f->name);
     append_index(out, size, &len, f);
-    append(out, size, &len, " before %s wrote it, by ",
+    fixed_appendf(out, size, &len, " before %s wrote it, by ",
            f->space == P2C_SAN_LOCAL ? "the thread" : "any thread of its block");
     append_who(out, size, &len, f->thread, f->block);
     break;
   case SIM_SAN_BARRIER:
   case SIM_SAN_WARP:
   case SIM_SAN_KINDS:
-    append(out, size, &len, "%s", f->detail);
+    fixed_appendf(out, size, &len, "%s", f->detail);
     break;
   }
-  if (kernel) append(out, size, &len, " (kernel '%s')", kernel);
+  if (kernel) fixed_appendf(out, size, &len, " (kernel '%s')", kernel);
 }
 
 uint64_t sim_san_total(const SimSanReport *r) {
@@ -522,11 +511,11 @@ void sim_san_summary(const SimSanReport *r, const char *kernel, char *out, size_
   out[0] = '\0';
   size_t len = 0;
   uint64_t n = sim_san_total(r);
-  append(out, size, &len, "sanitize: %llu error%s in kernel '%s': ", (unsigned long long)n,
+  fixed_appendf(out, size, &len, "sanitize: %llu error%s in kernel '%s': ", (unsigned long long)n,
          n == 1 ? "" : "s", kernel ? kernel : "?");
   for (int k = 0; k < SIM_SAN_KINDS; k++)
-    append(out, size, &len, "%s%llu %s", k ? ", " : "", (unsigned long long)r->totals[k],
+    fixed_appendf(out, size, &len, "%s%llu %s", k ? ", " : "", (unsigned long long)r->totals[k],
            words[k][r->totals[k] != 1]);
-  if (r->count == SIM_SAN_MAX_FINDINGS) append(out, size, &len, " (the first %d shown)", SIM_SAN_MAX_FINDINGS);
-  if (r->out_of_memory) append(out, size, &len, "; out of memory for shadow memory: some accesses were not checked");
+  if (r->count == SIM_SAN_MAX_FINDINGS) fixed_appendf(out, size, &len, " (the first %d shown)", SIM_SAN_MAX_FINDINGS);
+  if (r->out_of_memory) fixed_appendf(out, size, &len, "; out of memory for shadow memory: some accesses were not checked");
 }
