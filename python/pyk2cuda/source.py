@@ -23,6 +23,7 @@ import inspect
 import re
 import types as _pytypes
 
+from . import kept
 from ._core import Error, CompileError
 
 # The modules a kernel may use, as the import line that gives the translator each one.
@@ -121,11 +122,7 @@ class _Piece:
             raise TypeError("cuda.jit takes a Python function, got %s" % type(func).__name__)
         self.file = code.co_filename
         self.code = code
-        try:
-            lines, first = inspect.getsourcelines(func)
-        except (OSError, TypeError):
-            raise Error("%s: '%s' has no source (defined in %s): pyk2cuda compiles a function "
-                        "from its source, so define it in a .py file" % (name, name, self.file))
+        lines, first = _source_lines(func, code, name)
         first = max(first, 1)
         indent = re.match(r"[ \t]*", lines[0]).group(0)
         text = [(l[len(indent):] if l.startswith(indent) else l).rstrip("\r\n") for l in lines]
@@ -198,6 +195,21 @@ class _Piece:
                 if n.id not in uses or pos < uses[n.id]:
                     uses[n.id] = pos
         return sorted(((k, l, c) for k, (l, c) in uses.items()), key=lambda u: (u[1], u[2]))
+
+
+def _source_lines(func, code, name):
+    """(lines, first line) of `func`'s source: the text it was exec'd from when pyk2cuda kept
+    it (kept.py: that text is known to compile to this very code), else inspect's (files and
+    linecache)."""
+    found = kept.source_lines(code)
+    if found is not None:
+        return found
+    try:
+        return inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        raise Error("%s: '%s' has no source (defined in %s): pyk2cuda compiles a function from "
+                    "its source, so define it in a .py file, or by exec of a string after "
+                    "pyk2cuda is imported" % (name, name, code.co_filename))
 
 
 def check_source(func):

@@ -1,5 +1,6 @@
 """Kernels made from function objects, as Numba makes them: nested kernels, closures, cuda.jit(sig)
-on an undecorated function, Numba's signature forms, device functions defined in a function.
+on an undecorated function, Numba's signature forms, device functions defined in a function, functions made by exec of a
+string (as Numba's own test_atomics makes them).
 Run with pyk2cuda (test_function_objects.py) and under Numba's simulator (numba_shim.py), which
 must print the same lines; each case also checks itself against NumPy."""
 import numpy as np
@@ -66,6 +67,37 @@ def device_functions():
     report("device function in a function", a, (np.arange(5) + 7) * 2)
 
 
+def exec_of_a_string():
+    text = """
+@cuda.jit(device=True)
+def bump(v):
+    return v + OFFSET
+
+def extreme(res, ary):
+    i = cuda.grid(1)
+    if i < ary.size:
+        {op}(res, 0, bump(ary[i]))
+"""
+    ary = np.array([1.0, 17.0, -3.0, 2.5, 0.0, 9.0, 3.0, 1.0])
+    for op, start, want in (("cuda.atomic.max", 0.0, ary.max() + 4), ("cuda.atomic.min", 99.0, ary.min() + 4)):
+        ns = {"cuda": cuda, "OFFSET": 4}
+        exec(text.format(op=op), ns)
+        k = cuda.jit("void(float64[::1], float64[::1])")(ns["extreme"])
+        res = np.array([start])
+        k[2, 4](res, ary)
+        report("exec of a string, " + op, res[0], want)
+    twice = cuda.jit(device=True)(eval("lambda v: 2 * v"))
+
+    @cuda.jit
+    def k(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = twice(a[i])
+    a = np.arange(4.0)
+    k[1, 4](a)
+    report("eval of a lambda", a, 2 * np.arange(4.0))
+
+
 class Methods:
     def test_kernel_in_a_method(self):
         @cuda.jit("void(int32[:], int32)")
@@ -81,3 +113,4 @@ if __name__ == "__main__":
     signature_forms()
     device_functions()
     Methods().test_kernel_in_a_method()
+    exec_of_a_string()

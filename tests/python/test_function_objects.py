@@ -14,7 +14,7 @@ from conftest import HERE, run_script
 from test_samples import ORACLE, has_numba
 
 SCRIPT = os.path.join(HERE, "function_objects.py")
-CASES = 8
+CASES = 11
 
 
 def test_script_of_function_objects():
@@ -169,12 +169,45 @@ def test_translator_errors_point_at_the_users_line_and_column():
 
 
 def test_functions_without_source_are_refused():
+    import ast
     ns = {}
-    exec("from pyk2cuda import cuda\ndef k(x):\n    x[0] = 1\n", ns)
+    exec(compile(ast.parse("from pyk2cuda import cuda\ndef k(x):\n    x[0] = 1\n"), "<ast>", "exec"), ns)
     with pytest.raises(pyk2cuda.Error, match="has no source"):
         cuda.jit(ns["k"])
     with pytest.raises(pyk2cuda.Error, match="cannot tell this lambda"):
         cuda.jit(device=True)(lambda x: x), cuda.jit(device=True)(lambda x: x)
+
+
+def test_kernels_made_by_exec_of_a_string():
+    """The text exec'd is kept (pyk2cuda.kept): a kernel and its device function compile from it,
+    and a translator error points into the string as '<string>':LINE:COL, as a traceback would."""
+    ns = {"cuda": cuda}
+    exec("\n@cuda.jit(device=True)\ndef sq(v):\n    return v * v\n\n"
+         "@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = sq(a[i]) + 1\n", ns)
+    a = np.arange(6, dtype=np.int64)
+    ns["k"][1, 6](a)
+    assert a.tolist() == (np.arange(6) ** 2 + 1).tolist()
+    exec("def bad(a):\n    a[0] = 1\n    a[1] = NOT_DEFINED\n", ns)
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        cuda.jit(ns["bad"])[1, 1](a)
+    assert e.value.diagnostics[0][:3] == ("<string>", 3, 12), e.value
+
+
+def test_exec_text_is_used_only_when_it_compiles_to_the_function():
+    """A text is paired with the code object exec runs right after compiling it; when that code
+    came from another text (the pairing is wrong), the text is not used as its source."""
+    import os
+    from pyk2cuda import kept
+    first = compile("def k(a):\n    a[0] = 1\n", "<gen>", "exec")
+    os.listdir(".")                      # another audited event: `first` is not paired now
+    ns = {}
+    compile("def k(a):\n    a[0] = 2\n", "<gen>", "exec")
+    exec(first, ns)                      # right after the compile of the other text
+    assert kept.source_lines(ns["k"].__code__) is None
+    with pytest.raises(pyk2cuda.Error, match="has no source"):
+        cuda.jit(ns["k"])
+    exec(compile("def k(a):\n    a[0] = 3\n", "<gen>", "exec"), ns)   # compile, then exec
+    assert kept.source_lines(ns["k"].__code__) == (["def k(a):\n", "    a[0] = 3\n"], 1)
 
 
 def test_lambdas_as_device_functions_and_reduce():
