@@ -115,6 +115,12 @@ typedef struct P2cParam {
   P2cScalarType type;        /* the scalar type, or the array's element type */
   int ndim;                  /* arrays only */
   char layout;               /* arrays only: 'C', 'F' or 'A' */
+  /* Arrays only: the kernel may store to the array's elements (directly, through a view, an
+   * atomic, or a device function it passes the array to). False: it only reads them, so a
+   * read-only host array may be passed and nothing needs copying back. Conservative: a use the
+   * analysis does not follow (the array bound to another name, put in a tuple) counts as a
+   * store (docs/python.md, "Read-only arrays"). */
+  bool written;
 } P2cParam;
 
 /* The value of an array argument, as the kernel receives it. */

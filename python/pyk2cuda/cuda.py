@@ -16,13 +16,15 @@ from ._core import Error, CompileError
 
 # Options of numba.cuda.jit that change nothing here (docs/python.md says why for each).
 _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath",
-                    "forceinline", "link", "lto"}
+                    "forceinline", "link", "lto", "launch_bounds", "extensions"}
 
 
 def _check_options(options):
     for key, value in options.items():
         if key == "link" and value:
             raise Error("cuda.jit(link=...): linking external code is not supported")
+        if key == "extensions" and value:
+            raise Error("cuda.jit(extensions=...): argument-type extensions are not supported")
         if key not in _IGNORED_OPTIONS and key not in ("debug", "boundscheck"):
             raise TypeError("cuda.jit() got an unexpected keyword argument '%s'" % key)
 
@@ -206,10 +208,12 @@ def _is_contiguous(a):
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None,
-                opt=True):
+                opt=True, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
     """numba.cuda.compile_ptx: (the PTX of `pyfunc` compiled as a kernel for `sig`, its return
     type), by NVRTC for compute capability `cc` (default: the GPU's, or 9.0). Device functions
-    (device=True) are not supported: pyk2cuda compiles them into the kernels that call them."""
+    (device=True) are not supported: pyk2cuda compiles them into the kernels that call them.
+    abi, abi_info, forceinline and launch_bounds are accepted and change nothing (a kernel's
+    ABI is the one docs/generated-code.md describes)."""
     if device:
         raise NotImplementedError("compile_ptx(device=True): pyk2cuda compiles device functions "
                                   "only into the kernels that call them")
@@ -223,7 +227,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
-                                   fastmath=False, opt=True):
+                                   fastmath=False, opt=True, abi="numba", abi_info=None,
+                                   forceinline=False, launch_bounds=None):
     """compile_ptx for the current device's compute capability."""
     return compile_ptx(pyfunc, sig, debug=debug, device=device,
                        cc=get_current_device().compute_capability)

@@ -117,12 +117,7 @@ static int from_scalar_buffer(Arg *a, int t, const char *name) {
 
 static int from_buffer(PyObject *o, const char *name, Arg *a) {
   if (PyObject_GetBuffer(o, &a->view, PyBUF_RECORDS_RO) < 0) return -1;
-  if (a->view.readonly && a->view.ndim > 0) {
-    PyBuffer_Release(&a->view);
-    PyErr_Format(PyExc_ValueError, "argument '%s': the array is read-only; a kernel may write "
-                 "its arguments, so pass a writable array (a copy) or a device array", name);
-    return -1;
-  }
+  a->readonly = a->view.readonly;   /* checked against the parameter once it is known */
   int t = format_to_type(a->view.format);
   if (t < 0) {
     PyErr_Format(PyExc_TypeError, "argument '%s': unsupported element type '%s' (expected bool, "
@@ -213,6 +208,12 @@ static int from_cai(State *st, PyObject *cai, const char *name, Arg *a) {
   a->v.is_array = true;
   a->v.type = d->dtype;
   a->v.device_array = d;
+  /* data = (pointer, read-only flag): a read-only GPU array goes only where no store is. */
+  if (PyTuple_GET_SIZE(data) > 1) {
+    int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+    if (ro < 0) return -1;
+    a->readonly = ro;
+  }
   return 0;
 bad:
   PyErr_Format(PyExc_TypeError, "argument '%s': malformed __cuda_array_interface__", name);
@@ -265,6 +266,14 @@ int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out) {
 
 void arg_release(Arg *a) {
   if (a->view.obj) PyBuffer_Release(&a->view);
+}
+
+int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel) {
+  if (!a->readonly || !a->v.is_array || !p->written) return 0;
+  PyErr_Format(PyExc_ValueError, "argument '%s' of kernel '%U': the array is read-only, and the "
+               "kernel writes '%s' (pass a writable array, e.g. a copy, or a device array)",
+               p->name, kernel, p->name);
+  return -1;
 }
 
 /* ---- conversion to an explicit signature's scalar type ---- */

@@ -250,17 +250,30 @@ static void da_dealloc(DeviceArray *d) {
   Py_DECREF(tp);
 }
 
+/* A copy queued on a stream (not the default one, whose copies are synchronous) keeps the
+ * device array and the host object whose memory it reads or writes until the stream is
+ * synchronized (stream_keep). */
+static int keep_copy(DeviceArray *d, PyObject *stream, PyObject *host) {
+  PyObject *objs[2] = {(PyObject *)d, host};
+  return stream_keep(d->st, stream, objs, 2);
+}
+
 static PyObject *da_copy_to_host(DeviceArray *d, PyObject *args, PyObject *kw) {
   static char *names[] = {"ary", "stream", NULL};
   PyObject *ary = Py_None, *stream = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:copy_to_host", names, &ary, &stream)) return NULL;
   P2cStream *s = NULL;
   if (stream_arg(d->st, stream, &s) < 0) return NULL;
-  if (ary == Py_None) return devarray_to_numpy(d, s);
+  if (ary == Py_None) {
+    PyObject *out = devarray_to_numpy(d, s);
+    if (out && s && keep_copy(d, stream, out) < 0) Py_CLEAR(out);
+    return out;
+  }
   Py_buffer view;
   P2cHostArray h;
   if (host_buffer(d->st, ary, true, &view, &h) < 0) return NULL;
   int r = same_layout(d, &h) ? copy_host(d, &h, s, false) : (incompatible(d, &h), -1);
+  if (r == 0 && s) r = keep_copy(d, stream, view.obj);
   PyBuffer_Release(&view);
   return r < 0 ? NULL : Py_NewRef(ary);
 }
@@ -282,6 +295,7 @@ static PyObject *da_copy_to_device(DeviceArray *d, PyObject *args, PyObject *kw)
     if (d->a.buffer && src->a.buffer) {
       P2cStatus st = d->span ? p2c_buffer_copy(d->a.buffer, 0, src->a.buffer, 0, d->span, s) : P2C_OK;
       if (st != P2C_OK) return raise_device(d->st, st);
+      if (s && keep_copy(d, stream, ary) < 0) return NULL;
       Py_RETURN_NONE;
     }
     /* A view of another library's memory has no P2cBuffer: through the host. */
@@ -300,6 +314,7 @@ static PyObject *da_copy_to_device(DeviceArray *d, PyObject *args, PyObject *kw)
   P2cHostArray h;
   if (host_buffer(d->st, ary, false, &view, &h) < 0) return NULL;
   int r = same_layout(d, &h) ? copy_host(d, &h, s, true) : (incompatible(d, &h), -1);
+  if (r == 0 && s) r = keep_copy(d, stream, view.obj);
   PyBuffer_Release(&view);
   if (r < 0) return NULL;
   Py_RETURN_NONE;
@@ -582,6 +597,7 @@ static PyObject *f_to_device(PyObject *mod, PyObject *args) {
   if (host_buffer(st, obj, false, &view, &h) < 0) return NULL;
   PyObject *r = h.ndim == 0 ? PyErr_Format(PyExc_ValueError, "0-d arrays are not supported as device arrays")
                             : devarray_from_host(st, &h, s);
+  if (r && s && keep_copy((DeviceArray *)r, stream, view.obj) < 0) Py_CLEAR(r);
   PyBuffer_Release(&view);
   return r;
 }

@@ -35,6 +35,10 @@ typedef struct State {
   PyObject *numpy;             /* the numpy module, imported at the first need */
   PyObject *dtypes[P2C_SCALAR_TYPE_COUNT]; /* numpy.dtype per scalar type, made at first need */
   PyObject *str_cai;           /* "__cuda_array_interface__" */
+  /* GPU: what work queued on the default stream uses (a list, or NULL), kept alive until a
+   * synchronize of the device (stream_keep); sync_epoch counts those synchronizes. */
+  PyObject *default_pending;
+  unsigned long sync_epoch;
 } State;
 
 /* ---- module.c ---- */
@@ -63,6 +67,8 @@ typedef struct Arg {
   Py_buffer view;              /* a host array's buffer; view.obj NULL when none */
   P2cDeviceArray dev;          /* a device array's view (GPU) */
   bool host_array;             /* a host array the launch reads and writes in place */
+  bool readonly;               /* a read-only host array: only for parameters the kernel does not
+                                  write (P2cParam.written; arg_check_writable) */
 } Arg;
 
 /* The scalar type for a struct-module format ("f", "<i8"-style prefixes not accepted beyond
@@ -72,6 +78,9 @@ int format_to_type(const char *format);
  * exception set. Release with arg_release. */
 int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out);
 void arg_release(Arg *a);
+/* A read-only array given for a parameter the kernel may write: a ValueError naming the
+ * parameter (`kernel` names the kernel). 0 when the argument may be passed. */
+int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel);
 /* 'C', 'F' or 'A' for an array's strides (extents of 1 take any stride, as NumPy's flags). */
 char layout_of(P2cScalarType t, int ndim, const int64_t *shape, const int64_t *strides);
 /* Converts a Python scalar argument to the parameter type `t` (Numba's conversion to an explicit
@@ -112,11 +121,22 @@ typedef struct Stream {
   PyObject *module;
   P2cStream *s;                /* GPU: the stream, NULL for the default one; simulator: NULL */
   bool is_default;
+  PyObject *pending;           /* GPU: what work queued on it uses (a list, or NULL) */
+  unsigned long epoch;         /* the State's sync_epoch when `pending` was begun */
 } Stream;
 extern PyType_Spec Stream_spec, Event_spec;
 extern PyMethodDef stream_functions[];
 /* The P2cStream of a `stream=` argument: None/0 is the default stream. -1 with an exception. */
 int stream_arg(State *st, PyObject *o, P2cStream **out);
+/* Keeps objs[0..n) (the arrays, host memory and device memory, that work just queued uses)
+ * alive until that work is known done: until the stream `stream` (a Stream, or None/0/NULL for
+ * the default stream) is synchronized, or the device is. Nothing on the simulator, whose work
+ * is done when the call that queued it returns. NULL entries are skipped. -1 with an exception
+ * (the work is queued: the caller should synchronize before dropping the objects). */
+int stream_keep(State *st, PyObject *stream, PyObject *const *objs, size_t n);
+/* The device was synchronized: everything kept for the default stream and, lazily, for every
+ * stream, is released (stream_keep). */
+void stream_device_synchronized(State *st);
 
 /* ---- kernel.c ---- */
 extern PyType_Spec Kernel_spec, Launcher_spec;

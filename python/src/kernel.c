@@ -216,19 +216,46 @@ static PyObject *arg_types_text(const P2cValue *vals, size_t n) {
   return join_list(", ", list);
 }
 
+/* A parameter's type as Numba writes it in a signature: "float32[:, ::1]", "int64". */
+static PyObject *param_text(const P2cParam *p) {
+  if (!p->is_array) return PyUnicode_FromString(p2c_scalar_name(p->type));
+  char dims[64] = "";
+  size_t len = 0;
+  for (int d = 0; d < p->ndim && len < sizeof dims - 8; d++) {
+    bool unit = (p->layout == 'C' && d == p->ndim - 1) || (p->layout == 'F' && d == 0);
+    len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%s", d ? ", " : "", unit ? "::1" : ":");
+  }
+  return PyUnicode_FromFormat("%s[%s]", p2c_scalar_name(p->type), dims);
+}
+
+/* "argument 'x' is float64 array of 1 dimension(s), the signature takes float32[::1]": the first
+ * argument that specialization `s` does not take. */
+static PyObject *first_misfit(Kernel *k, const Spec *s, const P2cValue *vals, size_t n) {
+  size_t i = 0;
+  while (i + 1 < n && fits(k, &vals[i], &s->info.params[i])) i++;
+  PyObject *given = arg_types_text(&vals[i], 1), *want = param_text(&s->info.params[i]);
+  PyObject *r = given && want ? PyUnicode_FromFormat("%s: argument '%s' is %U, where it takes %U",
+                                                     s->info.signature, s->info.params[i].name,
+                                                     given, want)
+                              : NULL;
+  Py_XDECREF(given);
+  Py_XDECREF(want);
+  return r;
+}
+
 static PyObject *no_signature(Kernel *k, const P2cValue *vals, size_t n) {
   PyObject *given = arg_types_text(vals, n);
-  PyObject *sigs = PyList_New(0);
-  for (size_t i = 0; sigs && i < k->nspecs; i++) {
-    PyObject *s = PyUnicode_FromString(k->specs[i].info.signature);
-    if (!s || PyList_Append(sigs, s) < 0) Py_CLEAR(sigs);
+  PyObject *why = PyList_New(0);
+  for (size_t i = 0; why && i < k->nspecs && n > 0; i++) {
+    PyObject *s = first_misfit(k, &k->specs[i], vals, n);
+    if (!s || PyList_Append(why, s) < 0) Py_CLEAR(why);
     Py_XDECREF(s);
   }
-  if (given && sigs)
-    PyErr_Format(PyExc_TypeError, "no signature of kernel '%U' takes (%U); its signatures: %R",
-                 k->name, given, sigs);
+  PyObject *text = join_list("; ", why);
+  if (given && text)
+    PyErr_Format(PyExc_TypeError, "no signature of kernel '%U' takes (%U): %U", k->name, given, text);
   Py_XDECREF(given);
-  Py_XDECREF(sigs);
+  Py_XDECREF(text);
   return NULL;
 }
 
@@ -263,7 +290,14 @@ static void pack(const P2cValue *vals, size_t n, unsigned char *storage, void **
   }
 }
 
-static int launch_gpu_fast(Launcher *l, Spec *s, const P2cValue *vals, size_t n) {
+/* The arrays of an asynchronous launch stay alive until its stream is synchronized. */
+static int keep_arrays(Launcher *l, PyObject *const *argv, const P2cValue *vals, size_t n) {
+  PyObject *arrays[MAX_ARGS];
+  for (size_t i = 0; i < n; i++) arrays[i] = vals[i].is_array ? argv[i] : NULL;
+  return stream_keep(l->k->st, l->stream, arrays, n);
+}
+
+static int launch_gpu_fast(Launcher *l, Spec *s, PyObject *const *argv, const P2cValue *vals, size_t n) {
   if (gpu_kernel(l->k, s) < 0) return -1;
   unsigned char storage[SLOT * 8];
   void *ptrs_small[8];
@@ -279,7 +313,7 @@ static int launch_gpu_fast(Launcher *l, Spec *s, const P2cValue *vals, size_t n)
     PyMem_Free(ptrs);
   }
   if (r != P2C_OK) return raise_device(l->k->st, r), -1;
-  return 0;
+  return keep_arrays(l, argv, vals, n);
 }
 
 static int launch_module(Launcher *l, Spec *s, const P2cValue *vals, size_t n) {
@@ -329,12 +363,14 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
   }
   if (!s && !(s = specialize(k, vals, n))) goto done;
   for (size_t i = 0; i < n; i++)
+    if (arg_check_writable(&args[i], &s->info.params[i], k->name) < 0) goto done;
+  for (size_t i = 0; i < n; i++)
     if (!vals[i].is_array &&
         arg_convert_scalar(&args[i], s->info.params[i].type, str_of(PyTuple_GET_ITEM(k->params, i))) < 0)
       goto done;
     else vals[i].type = args[i].v.type, vals[i].scalar = args[i].v.scalar;
   bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !k->bounds && !st->check_bounds;
-  if ((fast ? launch_gpu_fast(l, s, vals, n) : launch_module(l, s, vals, n)) == 0)
+  if ((fast ? launch_gpu_fast(l, s, argv, vals, n) : launch_module(l, s, vals, n)) == 0)
     result = Py_NewRef(Py_None);
 done:
   for (size_t i = 0; i < got; i++) arg_release(&args[i]);

@@ -239,6 +239,7 @@ static PyObject *m_synchronize(PyObject *mod, PyObject *unused) {
     s = p2c_device_synchronize(st->gpu);
     Py_END_ALLOW_THREADS
     if (s != P2C_OK) return raise_device(st, s);
+    stream_device_synchronized(st);
   }
   Py_RETURN_NONE;
 }
@@ -332,6 +333,7 @@ static int traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->HostBuffer);
   Py_VISIT(st->Ufunc);
   Py_VISIT(st->numpy);
+  Py_VISIT(st->default_pending);
   return 0;
 }
 
@@ -349,6 +351,7 @@ static int clear(PyObject *m) {
   Py_CLEAR(st->HostBuffer);
   Py_CLEAR(st->Ufunc);
   Py_CLEAR(st->numpy);
+  Py_CLEAR(st->default_pending);
   Py_CLEAR(st->str_cai);
   for (int i = 0; i < P2C_SCALAR_TYPE_COUNT; i++) Py_CLEAR(st->dtypes[i]);
   return 0;

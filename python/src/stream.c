@@ -1,7 +1,12 @@
 /* Streams and events, with Numba's names. On the GPU they are the C API's P2cStream and
  * P2cEvent. On the simulator every operation completes before it returns, as on a GPU that
  * runs one thing at a time: a stream's synchronize has nothing to wait for, and an event records
- * the host's monotonic clock when it is recorded. */
+ * the host's monotonic clock when it is recorded.
+ *
+ * On the GPU, work queued on a stream may still run after the Python objects it uses are gone
+ * (`kern[g, b, s](d_x); del d_x`): each stream keeps a list of the arrays its queued work uses
+ * (stream_keep), dropped when the stream is synchronized (the default stream's list, and every
+ * stream's, when the device is), so memory is freed only after the work that uses it is done. */
 #include "ext.h"
 
 #include <time.h>
@@ -14,9 +19,58 @@ static double now_ms(void) {
 
 /* ---- streams ---- */
 
+/* At most this many objects are kept for one stream; at the next one the stream is synchronized
+ * and its list released, so a program that never synchronizes does not hold memory forever. */
+enum { KEEP_MAX = 4096 };
+
+/* What a stream keeps from before the last synchronize of the device is done: released. */
+static void stream_catch_up(Stream *s) {
+  if (s->epoch == s->st->sync_epoch) return;
+  Py_CLEAR(s->pending);
+  s->epoch = s->st->sync_epoch;
+}
+
+void stream_device_synchronized(State *st) {
+  st->sync_epoch++;
+  Py_CLEAR(st->default_pending);
+}
+
+/* Waits for the stream (a created one, or the default: the whole device), then releases what
+ * it kept. */
+static P2cStatus stream_wait(State *st, Stream *s) {
+  P2cStatus r;
+  Py_BEGIN_ALLOW_THREADS
+  r = s && s->s ? p2c_stream_synchronize(s->s) : p2c_device_synchronize(st->gpu);
+  Py_END_ALLOW_THREADS
+  if (r != P2C_OK) return r;
+  if (s && s->s) Py_CLEAR(s->pending);
+  else stream_device_synchronized(st);
+  return P2C_OK;
+}
+
+int stream_keep(State *st, PyObject *stream, PyObject *const *objs, size_t n) {
+  if (st->kind != DEV_GPU) return 0;
+  Stream *s = stream && Py_TYPE(stream) == st->Stream && ((Stream *)stream)->s ? (Stream *)stream : NULL;
+  if (s) stream_catch_up(s);
+  PyObject **list = s ? &s->pending : &st->default_pending;
+  if (*list && PyList_GET_SIZE(*list) >= KEEP_MAX) {
+    P2cStatus r = stream_wait(st, s);
+    if (r != P2C_OK) return raise_device(st, r), -1;
+  }
+  if (!*list && !(*list = PyList_New(0))) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (objs[i] && PyList_Append(*list, objs[i]) < 0) return -1;
+  return 0;
+}
+
 static void stream_dealloc(Stream *s) {
   PyTypeObject *tp = Py_TYPE(s);
+  if (s->s && s->pending) {   /* its work must end before what it uses is freed */
+    stream_catch_up(s);
+    if (s->pending && stream_wait(s->st, s) != P2C_OK) Py_CLEAR(s->pending);  /* the error stays on the device */
+  }
   p2c_stream_delete(s->s);
+  Py_CLEAR(s->pending);
   Py_CLEAR(s->module);
   PyObject_Free(s);
   Py_DECREF(tp);
@@ -24,10 +78,7 @@ static void stream_dealloc(Stream *s) {
 
 static PyObject *stream_synchronize(Stream *s, PyObject *unused) {
   if (!s->st->gpu) Py_RETURN_NONE;
-  P2cStatus r;
-  Py_BEGIN_ALLOW_THREADS
-  r = s->s ? p2c_stream_synchronize(s->s) : p2c_device_synchronize(s->st->gpu);
-  Py_END_ALLOW_THREADS
+  P2cStatus r = stream_wait(s->st, s);
   if (r != P2C_OK) return raise_device(s->st, r);
   Py_RETURN_NONE;
 }
@@ -79,6 +130,8 @@ static PyObject *new_stream(State *st, bool is_default) {
   s->module = Py_NewRef(st->module);
   s->s = NULL;
   s->is_default = is_default;
+  s->pending = NULL;
+  s->epoch = st->sync_epoch;
   if (!is_default && st->kind == DEV_GPU) {
     P2cStatus r = p2c_stream_new(st->gpu, &s->s);
     if (r != P2C_OK) {

@@ -81,6 +81,7 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an) {
   an_ranges(f, &loops);
   f->lockstep_loop = f->kind == FN_KERNEL ? an_lockstep_loop(f, &c->arena) : NULL;
   an_record_facts(f, &c->arena);
+  an_param_writes(f, &c->arena);
   note_declared_types(f, an);
 }
 
@@ -119,6 +120,10 @@ static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
   dump_vars(sb, f, f->nonneg, "nonneg");
   dump_vars(sb, f, f->positive, "positive");
   if (f->lockstep_loop) sb_printf(sb, "  lockstep loop at line %u\n", f->lockstep_loop->loc.line);
+  sb_puts(sb, "  written:");
+  for (int i = 0; f->param_written && i < f->nparams; i++)
+    if (f->param_written[i] && f->arg_types[i]->kind == TY_ARRAY) sb_printf(sb, " %s", f->vars[i].name);
+  sb_putc(sb, '\n');
   Walker w = {.stmt = dump_range, .ctx = sb};
   an_walk_block(&w, &f->body);
 }

@@ -50,6 +50,10 @@ const Stmt *an_lockstep_loop(const Function *f, Arena *a);
 void an_ranges(const Function *f, const StmtList *loops);
 /* Records Expr.facts on every expression of f, after an_nonneg (facts.c). */
 void an_record_facts(Function *f, Arena *a);
+/* Per parameter of f, whether f may store to it (an array: its elements, directly, through views,
+ * atomics or the device functions it is passed to); conservative. Computed once and kept in
+ * f->param_written (writes.c). */
+const bool *an_param_writes(Function *f, Arena *a);
 /* Whether e reads variable var. */
 bool an_reads_var(const Expr *e, int var);
 /* Whether assignment target t (a name, or a tuple of targets) binds variable var. */

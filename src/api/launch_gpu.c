@@ -9,7 +9,9 @@
  *           its strides reach, and keeps its strides: any layout arrives exactly as on the host;
  *   launch  the arguments are packed as the simulator packs them, with device addresses, and
  *           the kernel is launched `repeat` times, each between two CUDA events;
- *   copy out every host array's buffer is copied back, over the host memory it came from.
+ *   copy out every host array's buffer that the kernel may have written (P2cParam.written, of
+ *           any array in it) is copied back, over the host memory it came from; a buffer of
+ *           arrays the kernel only reads is not (their host memory may be read-only).
  * Device arrays (P2cValue.device_array) are passed as they are. Every phase is timed with CUDA
  * events on the default stream.
  *
@@ -34,6 +36,7 @@ static double now_ms(void) {
 typedef struct Region {
   uintptr_t lo, hi;
   P2cBuffer *buffer;
+  bool written;   /* an array in it is a parameter the kernel may store to */
 } Region;
 
 typedef struct GpuRun {
@@ -84,13 +87,14 @@ static P2cStatus find_regions(GpuRun *g) {
     if (!host_span(v, &lo, &hi, &offset))
       return api_fail(g->c, P2C_ERR_USAGE, "argument '%s': the array's size overflows",
                       g->k->params[i].name);
-    if (hi > lo) g->regions[g->region_count++] = (Region){lo, hi, NULL};
+    if (hi > lo) g->regions[g->region_count++] = (Region){lo, hi, NULL, g->k->params[i].written};
   }
   qsort(g->regions, g->region_count, sizeof *g->regions, cmp_region);
   size_t n = 0;
   for (size_t i = 0; i < g->region_count; i++) {
     if (n > 0 && g->regions[i].lo < g->regions[n - 1].hi) {
       if (g->regions[i].hi > g->regions[n - 1].hi) g->regions[n - 1].hi = g->regions[i].hi;
+      g->regions[n - 1].written |= g->regions[i].written;
     } else {
       g->regions[n++] = g->regions[i];
     }
@@ -155,6 +159,7 @@ static P2cStatus copy_out(GpuRun *g, P2cLaunchReport *r) {
   P2cStatus s = begin_timing(g);
   for (size_t i = 0; s == P2C_OK && i < g->region_count; i++) {
     Region *rg = &g->regions[i];
+    if (!rg->written) continue;
     s = p2c_buffer_read(rg->buffer, 0, (void *)rg->lo, rg->hi - rg->lo, NULL);
     if (s != P2C_OK) return fail_from_device(g, s, "copying the arrays back from the device");
   }

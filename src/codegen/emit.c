@@ -208,6 +208,7 @@ static void describe_param(Gen *G, const Function *f, int i, P2cParam *p) {
   p->type = p->is_array ? t->dtype->scalar : t->scalar;
   p->ndim = p->is_array ? t->ndim : 0;
   p->layout = p->is_array ? t->layout : 0;
+  p->written = p->is_array && f->param_written && f->param_written[i];
 }
 
 static uint32_t static_shared_bytes(const Function *f) {

@@ -199,6 +199,7 @@ struct Function {
   bool *nonneg;            /* each variable is known to be >= 0 */
   bool *positive;          /* each variable is known to be > 0 */
   const Stmt *lockstep_loop;   /* the grid-stride loop the simulator may run in lockstep */
+  bool *param_written;     /* each parameter (arrays) may be stored to (writes.c); NULL before */
 };
 
 /* A module-level NumPy array built from literals (np.array, np.arange, np.zeros, ...; see

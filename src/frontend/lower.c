@@ -154,7 +154,8 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
  * also makes raise and assert report (lower_jit_keyword). */
 static const char *const ignored_jit_options[] = {"fastmath", "lineinfo", "cache",
                                                   "opt", "inline", "link", "max_registers",
-                                                  "boundscheck", "forceinline", "lto", NULL};
+                                                  "boundscheck", "forceinline", "lto",
+                                                  "launch_bounds", "extensions", NULL};
 
 static bool is_ignored_option(const char *name) {
   for (int i = 0; ignored_jit_options[i]; i++)

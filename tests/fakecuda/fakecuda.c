@@ -15,7 +15,15 @@
  *    of the table below (written in C, over all threads of the grid) when launched; kernels
  *    not in the table run nothing;
  *  - events tell time on a fake clock: records, copies (1 tick per MiB, at least 1) and
- *    kernel launches (4 ticks) advance it; a tick is 0.25 ms.
+ *    kernel launches (4 ticks) advance it; a tick is 0.25 ms;
+ *  - with FAKECUDA_STREAM_USES=1, memory that queued work uses stays in use until that work is
+ *    known done: each asynchronous copy, memset and launch (of a kernel of the table, whose
+ *    parameters it reads) notes the device and pinned allocations it touches on its stream, a
+ *    synchronize of the stream (of the default stream or the context: all streams) or a
+ *    synchronous copy to the host ends the uses, and freeing memory still in use leaves a fault
+ *    (CUDA_ERROR_ILLEGAL_ADDRESS) for the next synchronizing call, as the work would have read
+ *    or written freed memory on a GPU. (A real cuMemFree may wait for the device instead; the
+ *    fake asks callers not to rely on it.)
  * Failures are injected with FAKECUDA_FAIL=NAME:N:CODE (the N-th call of NAME returns CODE) and
  * FAKECUDA_DEVICES=N (N devices, default 1), read at cuInit; C tests use fakecuda_control and
  * fakecuda_stats. Not thread-safe: the tests call it from one thread. */
@@ -110,6 +118,9 @@ static struct {
   struct { const unsigned char *ptr; size_t size; } registered[64]; /* cuMemHostRegister's */
   int retained;
   long long clock;
+  bool track_uses;  /* FAKECUDA_STREAM_USES=1 */
+  struct { Handle stream; const unsigned char *ptr; } uses[1024]; /* allocations in use */
+  int use_count;
   FakeStats stats;
 } F;
 
@@ -121,6 +132,8 @@ static void configure_from_env(void) {
   F.configured = true;
   const char *d = getenv("FAKECUDA_DEVICES");
   F.devices = d ? atoi(d) : 1;
+  const char *u = getenv("FAKECUDA_STREAM_USES");
+  F.track_uses = u && atoi(u) != 0;
   F.func_max_threads = 1024;
   const char *f = getenv("FAKECUDA_FAIL");
   if (f && *f) {
@@ -233,6 +246,46 @@ static bool in_device_memory(CUdeviceptr p, size_t n) {
 
 static void tick_copy(size_t bytes) { F.clock += 1 + (long long)(bytes >> 20); }
 
+/* ---- Uses of memory by queued work (FAKECUDA_STREAM_USES) ---------------------------------- */
+
+/* The device or pinned allocation holding address p, or NULL. */
+static const Alloc *alloc_at(const void *p) {
+  const unsigned char *a = p;
+  for (int i = 0; i < F.alloc_count; i++)
+    if (a >= F.allocs[i]->ptr && a < F.allocs[i]->ptr + F.allocs[i]->size) return F.allocs[i];
+  return NULL;
+}
+
+/* Work queued on `stream` uses the allocation holding p (if any). */
+static void note_use(Handle stream, const void *p) {
+  const Alloc *a = F.track_uses ? alloc_at(p) : NULL;
+  if (!a) return;
+  for (int i = 0; i < F.use_count; i++)
+    if (F.uses[i].stream == stream && F.uses[i].ptr == a->ptr) return;
+  if (F.use_count < (int)(sizeof F.uses / sizeof F.uses[0])) {
+    F.uses[F.use_count].stream = stream;
+    F.uses[F.use_count++].ptr = a->ptr;
+  }
+}
+
+/* The work queued on `stream` (every stream when `all`) is done. */
+static void uses_done(Handle stream, bool all) {
+  int n = 0;
+  for (int i = 0; i < F.use_count; i++)
+    if (!all && F.uses[i].stream != stream) F.uses[n++] = F.uses[i];
+  F.use_count = n;
+}
+
+/* The allocation at ptr is freed: queued work that uses it would fault. */
+static void freeing(const void *ptr) {
+  int n = 0;
+  for (int i = 0; i < F.use_count; i++) {
+    if (F.uses[i].ptr == ptr) F.pending = ILLEGAL_ADDRESS;
+    else F.uses[n++] = F.uses[i];
+  }
+  F.use_count = n;
+}
+
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
   ENTER("cuMemAlloc_v2");
   NEED_CONTEXT();
@@ -248,6 +301,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
 EXPORT CUresult cuMemFree_v2(CUdeviceptr p) {
   ENTER("cuMemFree_v2");
   NEED_CONTEXT();
+  freeing((const void *)(uintptr_t)p);
   if (!free_alloc((void *)(uintptr_t)p, false)) return INVALID_VALUE;
   F.stats.device_allocs--;
   return OK;
@@ -267,6 +321,7 @@ EXPORT CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned flags) {
 EXPORT CUresult cuMemFreeHost(void *p) {
   ENTER("cuMemFreeHost");
   NEED_CONTEXT();
+  freeing(p);
   if (!free_alloc(p, true)) return INVALID_VALUE;
   F.stats.pinned_allocs--;
   return OK;
@@ -347,7 +402,9 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
 }
 EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
   ENTER("cuMemcpyDtoH_v2");
-  return copy_dtoh(dst, src, n);
+  CUresult rc = copy_dtoh(dst, src, n);
+  if (rc == OK) uses_done(NULL, true);   /* synchronous: all earlier work is done */
+  return rc;
 }
 EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   ENTER("cuMemcpyDtoD_v2");
@@ -355,17 +412,20 @@ EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 }
 EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, Handle s) {
   ENTER("cuMemcpyHtoDAsync_v2");
-  (void)s;
+  note_use(s, (const void *)(uintptr_t)dst);
+  note_use(s, src);
   return copy_htod(dst, src, n);
 }
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, Handle s) {
   ENTER("cuMemcpyDtoHAsync_v2");
-  (void)s;
+  note_use(s, (const void *)(uintptr_t)src);
+  note_use(s, dst);
   return copy_dtoh(dst, src, n);
 }
 EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, Handle s) {
   ENTER("cuMemcpyDtoDAsync_v2");
-  (void)s;
+  note_use(s, (const void *)(uintptr_t)src);
+  note_use(s, (const void *)(uintptr_t)dst);
   return copy_dtod(dst, src, n);
 }
 
@@ -381,7 +441,7 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n) {
 }
 EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, Handle s) {
   ENTER("cuMemsetD8Async");
-  (void)s;
+  note_use(s, (const void *)(uintptr_t)dst);
   return memset8(dst, v, n);
 }
 
@@ -517,6 +577,7 @@ EXPORT CUresult cuCtxSetCurrent(Handle ctx) {
 EXPORT CUresult cuCtxSynchronize(void) {
   ENTER("cuCtxSynchronize");
   NEED_CONTEXT();
+  uses_done(NULL, true);
   return take_pending();
 }
 
@@ -550,7 +611,7 @@ EXPORT CUresult cuStreamDestroy_v2(Handle s) {
 EXPORT CUresult cuStreamSynchronize(Handle s) {
   ENTER("cuStreamSynchronize");
   NEED_CONTEXT();
-  (void)s;
+  uses_done(s, s == NULL);   /* the default stream waits for every blocking stream */
   return take_pending();
 }
 
@@ -976,6 +1037,11 @@ EXPORT CUresult cuLaunchKernel(Handle fn, unsigned gx, unsigned gy, unsigned gz,
   for (int i = 0; k && i < k->param_count; i++) {
     st->param_sizes[i] = k->param_sizes[i];
     memcpy(st->params[i], params[i], k->param_sizes[i]);
+    for (size_t w = 0; w + 8 <= k->param_sizes[i]; w += 8) {   /* array data addresses */
+      uint64_t word;
+      memcpy(&word, (const unsigned char *)params[i] + w, 8);
+      note_use(stream, (const void *)(uintptr_t)word);
+    }
   }
   F.clock += 4;
   if (!k || !k->run) return OK;

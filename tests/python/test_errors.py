@@ -37,11 +37,22 @@ def test_wrong_argument_type_names_the_parameter():
         K.scale_inplace[1, 1](np.zeros(2), 2**70)
 
 
-def test_read_only_array_is_refused():
+def test_no_signature_names_the_parameter_expected_and_given():
+    with pytest.raises(TypeError, match=r"void\(float32\[::1\], float32\): argument 'x' is "
+                       r"float64 array of 1 dimension\(s\), where it takes float32\[::1\]"):
+        K.scale_f32[1, 1](np.zeros(2), 1.0)
+    with pytest.raises(TypeError, match=r"argument 'x' is float32 array of 2 dimension\(s\)"):
+        K.scale_f32[1, 1](np.zeros((2, 2), np.float32), 1.0)
+
+
+def test_read_only_array_is_refused_where_the_kernel_writes():
     x = np.zeros(4)
     x.flags.writeable = False
-    with pytest.raises(ValueError, match=r"argument 'out'.*read-only"):
+    with pytest.raises(ValueError, match=r"argument 'out' of kernel 'add': the array is read-only"):
         K.add[1, 4](np.zeros(4), np.zeros(4), x)
+    out = np.zeros(4)
+    K.add[1, 4](x, x + 1, out)   # read-only inputs are taken
+    np.testing.assert_array_equal(out, np.ones(4))
 
 
 def test_no_launch_configuration():
@@ -73,6 +84,23 @@ def test_no_signature_matches():
 def test_unknown_jit_option():
     with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
         cuda.jit(bogus=True)
+
+
+def test_every_option_numba_cuda_jit_takes_is_accepted():
+    # numba-cuda's cuda.jit keywords; docs/python.md says which are honoured (debug,
+    # boundscheck, device) and that the others change nothing here.
+    options = dict(inline="always", forceinline=True, link=[], debug=False, opt=True,
+                   lineinfo=True, cache=True, launch_bounds=(256,), lto=False, fastmath=True,
+                   max_registers=40, boundscheck=False, extensions=[])
+    k = cuda.jit(**options)(K.add.py_func)
+    out = np.zeros(4)
+    k[1, 4](np.arange(4.0), np.ones(4), out)
+    np.testing.assert_array_equal(out, np.arange(4.0) + 1)
+    with pytest.raises(pyk2cuda.Error, match="extensions"):
+        cuda.jit(extensions=[object()])
+    ptx, _ = cuda.compile_ptx(K.add.py_func, "void(float64[:], float64[:], float64[:])",
+                              abi="numba", forceinline=True, launch_bounds=128)
+    assert ".entry" in ptx
 
 
 def test_bounds_error_with_debug():

@@ -27,3 +27,13 @@ def test_auto_synchronize_synchronizes_the_stream_at_the_end_of_its_block():
     assert rc != 0 and "inside" in out and "pyk2cuda.Error" in err, out + err
     rc, out, err = run_script(["-c", script], env={"PYK2CUDA_LIBCUDA": FAKE, "PYK2CUDA_DEVICE": "gpu"})
     assert rc == 0 and "inside" in out, out + err
+
+
+@pytest.mark.skipif(not FAKE, reason="PYK2CUDA_FAKECUDA (the meson test sets it) is not set")
+def test_arrays_dropped_while_a_stream_uses_them_outlive_its_work():
+    # FAKECUDA_STREAM_USES=1: freeing memory that queued work uses is a fault at the next
+    # synchronize; the script drops device arrays, a pinned array and a stream with work queued.
+    rc, out, err = run_script(["stream_lifetimes_script.py"],
+                              env={"PYK2CUDA_LIBCUDA": FAKE, "PYK2CUDA_DEVICE": "gpu",
+                                   "FAKECUDA_STREAM_USES": "1"})
+    assert rc == 0 and "stream lifetimes on the gpu: ok" in out, out + err

@@ -155,3 +155,11 @@ def test_device_array_like_of_a_strided_view_as_numpy(order):
         assert like.shape == view.shape
         assert like.strides == np.zeros_like(view).strides
     assert cuda.device_array_like(d_view.T).strides == np.zeros_like(view.T).strides
+
+
+def test_arrays_dropped_while_a_stream_uses_them_on_the_simulator():
+    # The same script as on the fake driver (test_fake_gpu.py), where the check has teeth; here
+    # every operation is done when it returns, and the results must be the same.
+    from conftest import run_script
+    rc, out, err = run_script(["stream_lifetimes_script.py"], env={"PYK2CUDA_DEVICE": "sim"})
+    assert rc == 0 and "stream lifetimes on the sim: ok" in out, out + err

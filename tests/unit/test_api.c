@@ -836,9 +836,58 @@ static void ufunc_broadcasts_through_the_c_api(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* P2cParam.written: stores, atomics and device functions that store write a parameter; reads,
+ * views read from, len() and device functions that only read do not; an array bound to another
+ * name counts as written (the analysis does not follow names). Ufuncs write only out. */
+static void params_say_which_arrays_are_written(void **state) {
+  (void)state;
+  static const char src[] =
+      "from numba import cuda, vectorize\n"
+      "@cuda.jit(device=True)\n"
+      "def load(a, i):\n"
+      "    return a[i]\n"
+      "@cuda.jit(device=True)\n"
+      "def store(a, i):\n"
+      "    a[i] = 1.0\n"
+      "@cuda.jit('void(float32[:], float32[:, :], float32[:], float32[:], int32[:], float32[:], float32[:], int64)')\n"
+      "def k(r, m, w, dev, at, alias, view, n):\n"
+      "    i = cuda.grid(1)\n"
+      "    x = r[i] + m[i][0] + load(r, i) + len(m) + r[1:][0]\n"
+      "    w[i] = x\n"
+      "    store(dev, i)\n"
+      "    cuda.atomic.add(at, 0, 1)\n"
+      "    b = alias\n"
+      "    view[1:][0] = x\n"
+      "@vectorize(['float32(float32, float32)'], target='cuda')\n"
+      "def add(x, y):\n"
+      "    return x + y\n";
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "w.py", src, sizeof src - 1, NULL, &m), P2C_OK);
+  static const bool want_k[] = {false, false, true, true, true, true, true, false};
+  static const bool want_add[] = {false, false, true};
+  bool seen_k = false, seen_add = false;
+  for (size_t i = 0; i < p2c_module_kernel_count(m); i++) {
+    P2cKernelInfo k = p2c_module_kernel(m, i);
+    bool is_k = strcmp(k.python_name, "k") == 0;
+    const bool *want = is_k ? want_k : want_add;
+    assert_int_equal(k.param_count, is_k ? 8 : 3);
+    for (size_t p = 0; p < k.param_count; p++)
+      if (k.params[p].written != want[p])
+        fail_msg("%s: parameter %s written = %d", k.python_name, k.params[p].name, k.params[p].written);
+    seen_k |= is_k;
+    seen_add |= !is_k;
+  }
+  assert_true(seen_k && seen_add);
+  assert_non_null(strstr(p2c_module_dump(m, "analysis"), "written: w dev at alias view\n"));
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ufunc_broadcasts_through_the_c_api),
+      cmocka_unit_test(params_say_which_arrays_are_written),
       cmocka_unit_test(null_handles_are_harmless),
       cmocka_unit_test(compiler_new_and_delete),
       cmocka_unit_test(dumps_after_each_phase),

@@ -593,7 +593,7 @@ static void device_keyword_is_read_by_truth(void **state) {
            "@cuda.jit(device=1)\n"
            "def d1(a):\n"
            "    return a\n"
-           "@cuda.jit(device=0x0, max_registers=32, lto=False)\n"
+           "@cuda.jit(device=0x0, max_registers=32, lto=False, launch_bounds=(256, 2), extensions=[])\n"
            "def k0(a):\n"
            "    pass\n"
            "@cuda.jit(device=None)\n"
