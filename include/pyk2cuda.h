@@ -552,6 +552,16 @@ P2C_API P2cStatus p2c_ufunc_launch(P2cCompiler *compiler, const char *filename, 
                                    P2cLaunchReport *report, P2cModule **diagnostics,
                                    P2cHostArray *out);
 
+/* p2c_ufunc_launch on a module already translated (p2c_translate) from the ufunc's source: the
+ * module is translated once and kept by the caller, and it keeps what its launches loaded (the
+ * simulator's compiled code; on the GPU the device keeps the loaded module), so a call costs the
+ * conversion of its inputs and the launch, not a translation. Same signature choice,
+ * broadcasting, result and errors as p2c_ufunc_launch. */
+P2C_API P2cStatus p2c_module_ufunc_launch(P2cCompiler *compiler, P2cModule *module, const char *ufunc,
+                                          const P2cValue *args, size_t nargs,
+                                          const P2cLaunchOptions *options, P2cLaunchReport *report,
+                                          P2cHostArray *out);
+
 /* ---- Host arrays and .npy files ----------------------------------------------------------- */
 
 /* A zero-filled C-ordered array; its data comes from the compiler's allocator. Release it with

@@ -366,15 +366,19 @@ class Ufunc(_core._Ufunc):
 
 
 def vectorize(signatures, target="cuda", **options):
-    """numba.vectorize([...], target='cuda'): a ufunc that runs on the device, compiled from the
-    function and the globals it uses as they are now (Numba compiles it now too)."""
+    """numba.vectorize([...], target='cuda'): a ufunc that runs on the device, compiled now (as
+    Numba compiles it) from the function and the globals it uses as they are now; its calls
+    reuse that translation."""
     if target != "cuda":
         raise NotImplementedError("vectorize: pyk2cuda compiles target='cuda' ufuncs only, not '%s'" % target)
     sigs = _source.signature_text(signatures, need_return=True)
 
     def make(func):
         unit = _source.build(func, "ufunc", sigs)
-        u = Ufunc(func, func.__name__, unit.filename, unit.source)
+        try:  # translated now, once; every call reuses the module (docs/python.md)
+            u = Ufunc(func, func.__name__, unit.filename, unit.source)
+        except (CompileError, _core.BoundsError) as e:
+            raise _raised(unit.remap(e)) from None
         u._unit = unit
         return u
     return make

@@ -1,5 +1,8 @@
-/* @vectorize([...], target='cuda') ufuncs: calls go to p2c_ufunc_launch, which chooses the
- * signature, broadcasts the inputs as NumPy does and returns a new host array. Host arrays in,
+/* @vectorize([...], target='cuda') ufuncs: the ufunc's module is translated once, when the ufunc
+ * is made (as Numba compiles it at decoration), and kept; a call goes to p2c_module_ufunc_launch,
+ * which chooses the signature, broadcasts the inputs as NumPy does and returns a new host array,
+ * on the same module each time (its simulator code is loaded by the first call and kept; on the
+ * GPU the device keeps the loaded module). Host arrays in,
  * a NumPy array out; when an input is a device array the result is a device array, as with
  * Numba (on the GPU its inputs are read back to the host first: the C API's ufunc call takes
  * host arrays). Inputs that are all scalars give a NumPy scalar. */
@@ -11,7 +14,8 @@ typedef struct Ufunc {
   PyObject_HEAD
   State *st;
   PyObject *module;
-  PyObject *pyfunc, *name, *filename, *source;
+  PyObject *pyfunc, *name;
+  P2cModule *m;                /* the translated module, owned */
 } Ufunc;
 
 /* The NumPy array holding a copy of a host array from the C API. */
@@ -71,18 +75,15 @@ static PyObject *ufunc_call(Ufunc *u, PyObject *args, PyObject *kw) {
   if (got == n) {
     P2cLaunchOptions o = {.device = st->kind == DEV_GPU ? P2C_DEVICE_GPU : P2C_DEVICE_SIM, .gpu = st->gpu};
     P2cHostArray out = {0};
-    P2cModule *diags = NULL;
-    P2cStatus s = p2c_ufunc_launch(st->compiler, PyUnicode_AsUTF8(u->filename), PyBytes_AS_STRING(u->source),
-                                   (size_t)PyBytes_GET_SIZE(u->source), PyUnicode_AsUTF8(u->name), vals,
-                                   (size_t)n, &o, NULL, &diags, &out);
-    if (s != P2C_OK) raise_status(st, s, p2c_compiler_last_error(st->compiler), diags);
+    P2cStatus s = p2c_module_ufunc_launch(st->compiler, u->m, PyUnicode_AsUTF8(u->name), vals, (size_t)n,
+                                          &o, NULL, &out);
+    if (s != P2C_OK) raise_status(st, s, p2c_compiler_last_error(st->compiler), NULL);
     else if (any_device) result = devarray_from_host(st, &out, NULL);
     else if (all_scalars && out.ndim == 1 && out.shape[0] == 1) {
       PyObject *arr = numpy_from_host(st, &out);
       result = arr ? PySequence_GetItem(arr, 0) : NULL;
       Py_XDECREF(arr);
     } else result = numpy_from_host(st, &out);
-    p2c_module_delete(diags);
     p2c_host_array_free(st->compiler, &out);
   }
   for (Py_ssize_t i = 0; i < got; i++) arg_release(&a[i]);
@@ -90,19 +91,34 @@ static PyObject *ufunc_call(Ufunc *u, PyObject *args, PyObject *kw) {
   return result;
 }
 
-/* Ufunc(pyfunc, name, filename, source) */
+/* Ufunc(pyfunc, name, filename, source): translates the ufunc's module now (a CompileError with
+ * its diagnostics when the source has errors). */
 static PyObject *ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyObject *pyfunc, *name, *filename, *source;
   if (!PyArg_ParseTuple(args, "OUUS:Ufunc", &pyfunc, &name, &filename, &source)) return NULL;
   State *st = state_of_type(type);
-  Ufunc *u = st ? (Ufunc *)type->tp_alloc(type, 0) : NULL;
-  if (!u) return NULL;
+  const char *cname = PyUnicode_AsUTF8(name), *cfile = PyUnicode_AsUTF8(filename);
+  if (!st || !cname || !cfile) return NULL;
+  const char *kernels[1] = {cname};
+  P2cTranslateOptions o = {kernels, 1, NULL, 0, false, false};
+  P2cModule *m = NULL;
+  P2cStatus s = p2c_translate(st->compiler, cfile, PyBytes_AS_STRING(source), (size_t)PyBytes_GET_SIZE(source),
+                              &o, &m);
+  if (s != P2C_OK) {
+    raise_status(st, s, p2c_compiler_last_error(st->compiler), m);
+    p2c_module_delete(m);
+    return NULL;
+  }
+  Ufunc *u = (Ufunc *)type->tp_alloc(type, 0);
+  if (!u) {
+    p2c_module_delete(m);
+    return NULL;
+  }
   u->st = st;
   u->module = Py_NewRef(u->st->module);
   u->pyfunc = Py_NewRef(pyfunc);
   u->name = Py_NewRef(name);
-  u->filename = Py_NewRef(filename);
-  u->source = Py_NewRef(source);
+  u->m = m;
   return (PyObject *)u;
 }
 
@@ -123,8 +139,7 @@ static void ufunc_dealloc(Ufunc *u) {
   PyObject_GC_UnTrack(u);
   Py_CLEAR(u->pyfunc);
   Py_CLEAR(u->name);
-  Py_CLEAR(u->filename);
-  Py_CLEAR(u->source);
+  p2c_module_delete(u->m);
   Py_CLEAR(u->module);
   tp->tp_free(u);
   Py_DECREF(tp);

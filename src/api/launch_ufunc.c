@@ -273,6 +273,39 @@ static P2cStatus run_chosen(P2cCompiler *c, P2cModule *m, size_t ki, const P2cVa
   return s;
 }
 
+/* The checks and the run of one call on a module that holds the ufunc. */
+static P2cStatus ufunc_call(P2cCompiler *c, P2cModule *m, const char *ufunc, const P2cValue *args,
+                            size_t nargs, const P2cLaunchOptions *o, P2cLaunchReport *report,
+                            P2cHostArray *out) {
+  P2cStatus s = check_ufunc_args(c, args, nargs);
+  if (s != P2C_OK) return s;
+  long ki = choose_signature(m, ufunc, args, nargs);
+  long first = -1;   /* the ufunc's first kernel: its arity */
+  for (size_t i = 0, n = p2c_module_kernel_count(m); first < 0 && i < n; i++) {
+    P2cKernelInfo k = p2c_module_kernel(m, i);
+    if (k.is_ufunc && strcmp(k.python_name, ufunc) == 0) first = (long)i;
+  }
+  if (first < 0) return api_fail(c, P2C_ERR_USAGE, "'%s' is not a @vectorize ufunc", ufunc);
+  P2cKernelInfo k0 = p2c_module_kernel(m, (size_t)first);
+  if (k0.param_count != nargs + 1)
+    return api_fail(c, P2C_ERR_USAGE, "ufunc '%s' takes %zu arguments, %zu given", ufunc,
+                    k0.param_count - 1, nargs);
+  if (ki < 0)
+    return api_fail(c, P2C_ERR_USAGE, "ufunc '%s' has no signature for these argument types "
+                    "(none takes them without an unsafe cast)", ufunc);
+  return run_chosen(c, m, (size_t)ki, args, nargs, o, report, out);
+}
+
+P2cStatus p2c_module_ufunc_launch(P2cCompiler *c, P2cModule *m, const char *ufunc,
+                                  const P2cValue *args, size_t nargs,
+                                  const P2cLaunchOptions *options, P2cLaunchReport *report,
+                                  P2cHostArray *out) {
+  if (out) memset(out, 0, sizeof *out);
+  if (!c || !m || !ufunc || !options || !out || (nargs && !args))
+    return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  return ufunc_call(c, m, ufunc, args, nargs, options, report, out);
+}
+
 P2cStatus p2c_ufunc_launch(P2cCompiler *c, const char *filename, const char *source, size_t length,
                            const char *ufunc, const P2cValue *args, size_t nargs,
                            const P2cLaunchOptions *options, P2cLaunchReport *report,
@@ -287,18 +320,7 @@ P2cStatus p2c_ufunc_launch(P2cCompiler *c, const char *filename, const char *sou
   P2cTranslateOptions to = {kernels, 1, NULL, 0, false, false};
   P2cModule *m = NULL;
   s = p2c_translate(c, filename, source, length, &to, &m);
-  if (s == P2C_OK) {
-    long ki = choose_signature(m, ufunc, args, nargs);
-    P2cKernelInfo k0 = p2c_module_kernel(m, 0);
-    if (!k0.is_ufunc) s = api_fail(c, P2C_ERR_USAGE, "'%s' is not a @vectorize ufunc", ufunc);
-    else if (k0.param_count != nargs + 1)
-      s = api_fail(c, P2C_ERR_USAGE, "ufunc '%s' takes %zu arguments, %zu given", ufunc,
-                   k0.param_count - 1, nargs);
-    else if (ki < 0)
-      s = api_fail(c, P2C_ERR_USAGE, "ufunc '%s' has no signature for these argument types "
-                   "(none takes them without an unsafe cast)", ufunc);
-    else s = run_chosen(c, m, (size_t)ki, args, nargs, options, report, out);
-  }
+  if (s == P2C_OK) s = ufunc_call(c, m, ufunc, args, nargs, options, report, out);
   if (s == P2C_ERR_SOURCE && diags) *diags = m;
   else p2c_module_delete(m);
   return s;

@@ -32,3 +32,21 @@ def test_device_arrays_give_a_device_array():
 def test_shapes_that_do_not_broadcast():
     with pytest.raises(Exception, match="broadcast"):
         K.vmul_add(np.zeros(3, np.float32), np.zeros(4, np.float32))
+
+
+def test_a_ufunc_is_translated_when_decorated():
+    # Numba compiles a vectorize with signatures at decoration; so does pyk2cuda, once: an
+    # error is raised there, at the user's line, and calls reuse the translation.
+    import pyk2cuda
+    with pytest.raises(pyk2cuda.CompileError, match=r"test_vectorize.py:\d+:\d+: error: .*nowhere"):
+        @pyk2cuda.vectorize(['float64(float64)'], target='cuda')
+        def broken(x):
+            return x + nowhere  # noqa: F821
+
+    @pyk2cuda.vectorize(['float64(float64)', 'int64(int64)'], target='cuda')
+    def twice(x):
+        return 2 * x
+    for _ in range(3):  # both signatures, alternately, on the one translated module
+        np.testing.assert_array_equal(twice(np.arange(4.0)), np.arange(4.0) * 2)
+        got = twice(np.arange(4))
+        assert got.dtype == np.int64 and list(got) == [0, 2, 4, 6]

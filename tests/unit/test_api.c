@@ -884,9 +884,54 @@ static void params_say_which_arrays_are_written(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* p2c_module_ufunc_launch: one translation, calls of both signatures on it give what
+ * p2c_ufunc_launch gives, and the simulator's code is loaded by the first call only. */
+static void ufunc_calls_on_one_translated_module(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  assert_non_null(c);
+  const char *kernels[1] = {"axpy"};
+  P2cTranslateOptions to = {kernels, 1, NULL, 0, false, false};
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "u.py", ufunc_src, sizeof ufunc_src - 1, &to, &m), P2C_OK);
+  int64_t n = 4;
+  P2cHostArray x, xi, out = {0};
+  assert_int_equal(p2c_host_array_new(c, P2C_FLOAT64, 1, &n, &x), P2C_OK);
+  assert_int_equal(p2c_host_array_new(c, P2C_INT64, 1, &n, &xi), P2C_OK);
+  for (int i = 0; i < 4; i++) ((double *)x.data)[i] = 0.25 * i, ((int64_t *)xi.data)[i] = 3 * i;
+  P2cLaunchOptions o = {.device = P2C_DEVICE_SIM};
+  for (int call = 0; call < 3; call++) {
+    P2cValue args[2] = {host_value(x), {.is_array = false, .type = P2C_FLOAT64, .scalar.f = 1.5}};
+    P2cLaunchReport r = {0};
+    P2cStatus s = p2c_module_ufunc_launch(c, m, "axpy", args, 2, &o, &r, &out);
+    if (s != P2C_OK) fail_msg("%s: %s", p2c_status_string(s), p2c_compiler_last_error(c));
+    assert_int_equal(out.dtype, P2C_FLOAT64);
+    for (int i = 0; i < 4; i++) assert_true(((double *)out.data)[i] == 0.5 * i + 1.5);
+    if (call > 0) assert_true(r.compile_ms == 0.0);  /* loaded by the first call */
+    p2c_host_array_free(c, &out);
+    P2cValue iargs[2] = {host_value(xi), host_value(xi)};
+    s = p2c_module_ufunc_launch(c, m, "axpy", iargs, 2, &o, NULL, &out);
+    if (s != P2C_OK) fail_msg("%s: %s", p2c_status_string(s), p2c_compiler_last_error(c));
+    assert_int_equal(out.dtype, P2C_INT64);
+    for (int i = 0; i < 4; i++) assert_int_equal(((int64_t *)out.data)[i], 9 * i);
+    p2c_host_array_free(c, &out);
+  }
+  /* A name that is not a ufunc of the module, and a wrong arity, are usage errors. */
+  P2cValue one[1] = {host_value(x)};
+  assert_int_equal(p2c_module_ufunc_launch(c, m, "nope", one, 1, &o, NULL, &out), P2C_ERR_USAGE);
+  assert_int_equal(p2c_module_ufunc_launch(c, m, "axpy", one, 1, &o, NULL, &out), P2C_ERR_USAGE);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "takes 2 arguments, 1 given"));
+  assert_int_equal(p2c_module_ufunc_launch(c, NULL, "axpy", one, 1, &o, NULL, &out), P2C_ERR_USAGE);
+  p2c_host_array_free(c, &x);
+  p2c_host_array_free(c, &xi);
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ufunc_broadcasts_through_the_c_api),
+      cmocka_unit_test(ufunc_calls_on_one_translated_module),
       cmocka_unit_test(params_say_which_arrays_are_written),
       cmocka_unit_test(null_handles_are_harmless),
       cmocka_unit_test(compiler_new_and_delete),
