@@ -94,7 +94,11 @@ typedef enum P2cScalarType {
   P2C_FLOAT32, P2C_FLOAT64,
   P2C_COMPLEX64, P2C_COMPLEX128,   /* NumPy's layout: the real part, then the imaginary part */
   P2C_FLOAT16,                     /* IEEE binary16 */
-  P2C_SCALAR_TYPE_COUNT
+  P2C_SCALAR_TYPE_COUNT,
+  /* Not a scalar: the dtype of an array of records (NumPy's structured dtypes), described by
+   * the P2cRecord its `record` member points to. p2c_scalar_size and p2c_scalar_name know
+   * nothing of it (0, NULL); p2c_dtype_size gives its itemsize. */
+  P2C_RECORD = 64
 } P2cScalarType;
 
 /* Size in bytes of a scalar type; 0 for an invalid value. */
@@ -103,6 +107,37 @@ P2C_API size_t p2c_scalar_size(P2cScalarType t);
 P2C_API const char *p2c_scalar_name(P2cScalarType t);
 
 enum { P2C_MAX_NDIM = 8 };
+
+/* One field of a record dtype, as NumPy's dtype.fields gives it. */
+typedef struct P2cRecordField {
+  const char *name;              /* an ASCII identifier ("a", "s0") */
+  P2cScalarType type;            /* the field's scalar type, or a nested array field's element type */
+  int64_t offset;                /* bytes from the start of the record */
+  int ndim;                      /* 0 for a scalar; a nested array field's (('h', np.float32, (3, 2)))
+                                    dimensions, 1 to P2C_MAX_NDIM */
+  int64_t shape[P2C_MAX_NDIM];
+} P2cRecordField;
+
+/* A record (structured) dtype, np.dtype([('a', np.int32), ('b', np.float64)], align=True):
+ * Numba's Record type. In generated code each record type is a struct laid out exactly as
+ * NumPy lays it out; a layout CUDA cannot hold (a field at an offset that is not a multiple of
+ * its alignment, Numba's "is not aligned"; an itemsize that is not a multiple of the widest
+ * field's alignment) is refused where the kernel is specialized. The strings and the array
+ * belong to the caller, who keeps them alive while a call uses them. */
+typedef struct P2cRecord {
+  int64_t itemsize;
+  bool aligned;                  /* made with align=True (only Numba's name of the type says it) */
+  size_t field_count;
+  const P2cRecordField *fields;  /* in NumPy's order (dtype.names) */
+} P2cRecord;
+
+/* Bytes of one element of dtype `t`: p2c_scalar_size for scalars, the itemsize of `record` for
+ * P2C_RECORD (record NULL: 0). */
+P2C_API size_t p2c_dtype_size(P2cScalarType t, const P2cRecord *record);
+/* Numba's name of a record type, "Record(a[type=int32;offset=0],b[type=float64;offset=8];16;True)",
+ * also the spelling signatures accept (--sig, p2c_translate's signatures). Written to `buf`
+ * (NUL-terminated, truncated to `cap`); returns the length it needs, as snprintf does. */
+P2C_API size_t p2c_record_name(const P2cRecord *record, char *buf, size_t cap);
 /* The largest source p2c_translate accepts (16 MiB); longer ones are an E-too-large error. */
 enum { P2C_MAX_SOURCE_BYTES = 16 << 20 };
 
@@ -121,6 +156,7 @@ typedef struct P2cParam {
    * analysis does not follow (the array bound to another name, put in a tuple) counts as a
    * store (docs/python.md, "Read-only arrays"). */
   bool written;
+  const P2cRecord *record;   /* type P2C_RECORD: the record (owned by the module) */
 } P2cParam;
 
 /* The value of an array argument, as the kernel receives it. */
@@ -137,6 +173,8 @@ typedef struct P2cHostArray {
   int64_t shape[P2C_MAX_NDIM];
   int64_t strides[P2C_MAX_NDIM];
   void *data;
+  const P2cRecord *record;       /* dtype P2C_RECORD: its fields (the caller's, see P2cRecord;
+                                    from p2c_npy_load: the array's, freed by p2c_host_array_free) */
 } P2cHostArray;
 
 /* Bytes an array parameter of `ndim` dimensions occupies in the kernel's parameter space:
@@ -437,6 +475,7 @@ typedef struct P2cDeviceArray {
   int64_t strides[P2C_MAX_NDIM]; /* in bytes */
   uint64_t data;                 /* device address of element [0, ..., 0] */
   P2cBuffer *buffer;             /* the memory it owns, or NULL for a view the caller made */
+  const P2cRecord *record;       /* dtype P2C_RECORD: its fields (not owned) */
 } P2cDeviceArray;
 
 /* A zero-filled C-ordered array in new device memory; release it with p2c_device_array_free. */
@@ -468,7 +507,9 @@ typedef enum P2cDeviceKind {
 } P2cDeviceKind;
 
 /* One kernel argument. Scalars: `i` for signed integers, `u` for unsigned, `f` for floats,
- * `b` for bool. A kernel's types follow its arguments, as Numba types them: a Python int is
+ * `b` for bool. A record (type P2C_RECORD, is_array false) is passed by reference, as Numba
+ * passes it: `array` describes its memory (ndim 0, data, record), which the kernel may write
+ * (copied to the GPU and back like an array). A kernel's types follow its arguments, as Numba types them: a Python int is
  * int64, a float float64; an array's layout (C, F or A) is found from its strides. */
 typedef struct P2cValue {
   bool is_array;

@@ -33,28 +33,42 @@ static bool mentions(const Type *t, TypeKind kind) {
   if (t->kind == kind || (t->dtype && mentions(t->dtype, kind))) return true;
   for (int i = 0; i < t->nelems; i++)
     if (mentions(t->elems[i], kind)) return true;
+  for (int i = 0; i < t->nfields; i++)
+    if (mentions(t->fields[i].type, kind)) return true;
   return false;
 }
 
-/* Type t is named in the text: the prelude's complex and float16 helpers follow it. */
-static void note_type(Analysis *an, const Type *t) {
+/* The record types inside t (an array's dtype, a tuple's elements), each listed once. */
+static void note_records(Analysis *an, const Type *t, Arena *a) {
+  if (t->dtype) note_records(an, t->dtype, a);
+  for (int i = 0; i < t->nelems; i++) note_records(an, t->elems[i], a);
+  if (t->kind != TY_RECORD) return;
+  for (size_t i = 0; i < an->records.len; i++)
+    if (an->records.items[i] == t) return;
+  vec_push(a, &an->records, t);
+}
+
+/* Type t is named in the text: the prelude's complex and float16 helpers follow it, and the
+ * records it holds need their structs. */
+static void note_type(Analysis *an, const Type *t, Arena *a) {
   if (!t || t->kind == TY_VOID || t->kind == TY_BOOL || t->kind == TY_INT || t->kind == TY_FLOAT) return;
   an->uses_complex = an->uses_complex || mentions(t, TY_COMPLEX);
   an->uses_half = an->uses_half || mentions(t, TY_HALF);
+  note_records(an, t, a);
 }
 
 /* The types f's declarations name: its variables', parameters' and result's. */
-static void note_declared_types(const Function *f, Analysis *an) {
-  for (int i = 0; i < f->nvars; i++) note_type(an, f->vars[i].ty);
-  for (int i = 0; i < f->nparams; i++) note_type(an, f->arg_types[i]);
-  note_type(an, f->ret_type);
+static void note_declared_types(const Function *f, Analysis *an, Arena *a) {
+  for (int i = 0; i < f->nvars; i++) note_type(an, f->vars[i].ty, a);
+  for (int i = 0; i < f->nparams; i++) note_type(an, f->arg_types[i], a);
+  note_type(an, f->ret_type, a);
 }
 
 /* Expression e: its type; a call of a device function met for the first time joins the list,
  * and its body is walked at once (its callees come next, then the call's arguments). */
 static bool note_use(Walker *w, const Expr *e) {
   Uses *u = w->ctx;
-  note_type(u->an, e->ty);
+  note_type(u->an, e->ty, u->a);
   if (e->kind != EX_CALL || e->kids[0]->kind != EX_FUNC || !e->func) return true;
   FunctionList *devs = &u->an->devices;
   for (size_t i = 0; i < devs->len; i++)
@@ -82,7 +96,7 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an) {
   f->lockstep_loop = f->kind == FN_KERNEL ? an_lockstep_loop(f, &c->arena) : NULL;
   an_record_facts(f, &c->arena);
   an_param_writes(f, &c->arena);
-  note_declared_types(f, an);
+  note_declared_types(f, an, &c->arena);
 }
 
 void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis *out) {
@@ -131,6 +145,8 @@ static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
 void analysis_dump(StrBuf *sb, const Analysis *an) {
   sb_printf(sb, "Analysis: complex types %s, float16 %s\n", an->uses_complex ? "used" : "unused",
             an->uses_half ? "used" : "unused");
+  for (size_t i = 0; i < an->records.len; i++)
+    sb_printf(sb, "Record %s: %s\n", an->records.items[i]->cname, an->records.items[i]->name);
   for (size_t i = 0; i < an->kernels.len; i++) dump_function(sb, "Kernel", an->kernels.items[i]);
   for (size_t i = 0; i < an->ufuncs.len; i++) dump_function(sb, "Ufunc", an->ufuncs.items[i]);
   for (size_t i = 0; i < an->devices.len; i++) dump_function(sb, "Device", an->devices.items[i]);

@@ -77,7 +77,7 @@ static bool reads_any_target(const Expr *value, const Expr *target) {
   if (target->kind == EX_VAR) return an_reads_var(value, target->var);
   for (int i = 0; i < target->nkids; i++)
     if (reads_any_target(value, target->kids[i])) return true;
-  return target->kind == EX_INDEX;
+  return expr_is_store(target);
 }
 
 /* Whether the elements of tuple value e can be read one at a time without evaluating anything
@@ -92,7 +92,7 @@ static bool elements_at_hand(const Expr *e) {
 
 static bool stores_element(const Expr *t) {
   for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
-    if (t->kids[i]->kind == EX_INDEX || stores_element(t->kids[i])) return true;
+    if (expr_is_store(t->kids[i]) || stores_element(t->kids[i])) return true;
   return false;
 }
 

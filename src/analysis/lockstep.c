@@ -40,7 +40,9 @@ static bool settled_expr(const Expr *e) {
     if (!immutable) return false;
     break;
   }
-  case EX_ATTR:      /* an array's shape, size, ndim */
+  case EX_ATTR:      /* an array's shape, size, ndim; not a record's field, which is memory */
+    if (expr_is_field(e)) return false;
+    break;
   case EX_TUPLE:
   case EX_CAST:
   case EX_UNARY:     /* operators on settled operands */

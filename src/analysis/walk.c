@@ -161,7 +161,7 @@ static bool stmt_reads(const Stmt *s, int var) {
   case ST_AUGASSIGN:
   case ST_FOR_ITER:
     for (int k = 0; k < s->ntargets; k++)
-      if (s->targets[k]->kind == EX_INDEX && an_reads_var(s->targets[k], var)) return true;
+      if (expr_is_store(s->targets[k]) && an_reads_var(s->targets[k], var)) return true;
     return an_reads_var(s->value, var);
   case ST_EXPR: return an_reads_var(s->value, var);
   case ST_RETURN: return s->value && an_reads_var(s->value, var);

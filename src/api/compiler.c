@@ -54,6 +54,15 @@ const char *p2c_scalar_name(P2cScalarType t) {
   return ty ? ty->name : NULL;
 }
 
+size_t p2c_dtype_size(P2cScalarType t, const P2cRecord *record) {
+  if (t == P2C_RECORD) return record && record->itemsize > 0 ? (size_t)record->itemsize : 0;
+  return p2c_scalar_size(t);
+}
+
+size_t p2c_record_name(const P2cRecord *record, char *buf, size_t cap) {
+  return type_record_spell(buf, cap, record);
+}
+
 size_t p2c_array_arg_size(int ndim) { return 8 + 16 * (size_t)ndim; }
 
 P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) {
@@ -252,7 +261,7 @@ static size_t param_bytes(const KernelDesc *k) {
   size_t at = 0;
   for (int i = 0; i < k->nparams; i++) {
     const P2cParam *p = &k->params[i];
-    size_t size = p->is_array ? p2c_array_arg_size(p->ndim) : p2c_scalar_size(p->type);
+    size_t size = p->is_array ? p2c_array_arg_size(p->ndim) : p->type == P2C_RECORD ? 8 : p2c_scalar_size(p->type);
     size_t align = p->is_array || size > 8 ? 8 : size ? size : 1;
     at = (at + align - 1) / align * align + size;
   }

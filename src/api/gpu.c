@@ -400,9 +400,9 @@ cleanup:
 
 /* ---- Device arrays -------------------------------------------------------------------------- */
 
-bool gpu_array_span(P2cScalarType dtype, int ndim, const int64_t *shape, const int64_t *strides,
+bool gpu_array_span(int64_t item, int ndim, const int64_t *shape, const int64_t *strides,
                     size_t *bytes, size_t *offset) {
-  int64_t item = (int64_t)p2c_scalar_size(dtype), lo = 0, hi = 0;
+  int64_t lo = 0, hi = 0;
   *bytes = *offset = 0;
   for (int k = 0; k < ndim; k++)
     if (shape[k] <= 0) return shape[k] == 0; /* an empty array spans nothing */
@@ -423,7 +423,8 @@ bool gpu_array_span(P2cScalarType dtype, int ndim, const int64_t *shape, const i
 /* Gives `out` a zeroed buffer for its span, and its data address. */
 static P2cStatus array_alloc(P2cDevice *d, P2cDeviceArray *out) {
   size_t bytes, offset;
-  if (!gpu_array_span(out->dtype, out->ndim, out->shape, out->strides, &bytes, &offset))
+  int64_t item = (int64_t)p2c_dtype_size(out->dtype, out->record);
+  if (!gpu_array_span(item, out->ndim, out->shape, out->strides, &bytes, &offset))
     return gpu_fail(d, P2C_ERR_USAGE, "the array's size overflows");
   if (bytes == 0) return P2C_OK; /* nothing to allocate: data stays 0 */
   P2cStatus s = p2c_buffer_new(d, bytes, &out->buffer);
@@ -437,8 +438,8 @@ static P2cStatus array_alloc(P2cDevice *d, P2cDeviceArray *out) {
   return P2C_OK;
 }
 
-static bool valid_shape(P2cScalarType dtype, int ndim, const int64_t *shape) {
-  if (!p2c_scalar_name(dtype) || ndim < 0 || ndim > P2C_MAX_NDIM || (ndim && !shape)) return false;
+static bool valid_shape(P2cScalarType dtype, const P2cRecord *record, int ndim, const int64_t *shape) {
+  if (!p2c_dtype_size(dtype, record) || ndim < 0 || ndim > P2C_MAX_NDIM || (ndim && !shape)) return false;
   for (int k = 0; k < ndim; k++)
     if (shape[k] < 0) return false;
   return true;
@@ -449,7 +450,7 @@ P2cStatus p2c_device_array_new(P2cDevice *d, P2cScalarType dtype, int ndim, cons
   if (!out) return P2C_ERR_USAGE;
   memset(out, 0, sizeof *out);
   if (!d) return P2C_ERR_USAGE;
-  if (!valid_shape(dtype, ndim, shape)) return gpu_fail(d, P2C_ERR_USAGE, "invalid array type or shape");
+  if (!valid_shape(dtype, NULL, ndim, shape)) return gpu_fail(d, P2C_ERR_USAGE, "invalid array type or shape");
   out->dtype = dtype;
   out->ndim = ndim;
   int64_t stride = (int64_t)p2c_scalar_size(dtype);
@@ -468,9 +469,10 @@ P2cStatus p2c_device_array_like(P2cDevice *d, const P2cHostArray *host, P2cDevic
   if (!out) return P2C_ERR_USAGE;
   memset(out, 0, sizeof *out);
   if (!d || !host) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
-  if (!valid_shape(host->dtype, host->ndim, host->shape))
+  if (!valid_shape(host->dtype, host->record, host->ndim, host->shape))
     return gpu_fail(d, P2C_ERR_USAGE, "invalid array type or shape");
   out->dtype = host->dtype;
+  out->record = host->record;
   out->ndim = host->ndim;
   memcpy(out->shape, host->shape, sizeof out->shape);
   memcpy(out->strides, host->strides, sizeof out->strides);
@@ -495,7 +497,7 @@ static P2cStatus transfer_span(P2cDevice *d, const P2cDeviceArray *a, const P2cH
     return gpu_fail(d, P2C_ERR_USAGE,
                     "host and device arrays differ in dtype, shape or strides: copy needs the same "
                     "layout (make the device array with p2c_device_array_like)");
-  if (!gpu_array_span(a->dtype, a->ndim, a->shape, a->strides, bytes, offset))
+  if (!gpu_array_span((int64_t)p2c_dtype_size(a->dtype, a->record), a->ndim, a->shape, a->strides, bytes, offset))
     return gpu_fail(d, P2C_ERR_USAGE, "the array's size overflows");
   if (a->buffer && (a->data - *offset < a->buffer->ptr ||
                     a->data - *offset + *bytes > a->buffer->ptr + a->buffer->size))

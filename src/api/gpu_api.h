@@ -77,7 +77,7 @@ P2cStatus gpu_loaded_module(P2cDevice *d, const char *text, size_t len, const ch
 
 /* Bytes of device memory an array with these strides spans, and the offset of element 0 from
  * the lowest byte (negative strides put it above). False when the sizes overflow. */
-bool gpu_array_span(P2cScalarType dtype, int ndim, const int64_t *shape, const int64_t *strides,
+bool gpu_array_span(int64_t item, int ndim, const int64_t *shape, const int64_t *strides,
                     size_t *bytes, size_t *offset);
 
 /* Zeroes `bytes` of device memory at `address` (the default stream, synchronous), or copies them

@@ -28,7 +28,7 @@ static double now_ms(void) {
 static P2cHostArray array_of(const P2cValue *v) {
   if (!v->device_array) return v->array;
   const P2cDeviceArray *d = v->device_array;
-  P2cHostArray a = {.dtype = d->dtype, .ndim = d->ndim, .data = (void *)(uintptr_t)d->data};
+  P2cHostArray a = {.dtype = d->dtype, .ndim = d->ndim, .data = (void *)(uintptr_t)d->data, .record = d->record};
   memcpy(a.shape, d->shape, sizeof a.shape);
   memcpy(a.strides, d->strides, sizeof a.strides);
   return a;
@@ -37,7 +37,7 @@ static P2cHostArray array_of(const P2cValue *v) {
 /* Whether the strides are those of a contiguous array in C (or Fortran) order. Extents of 1
  * may have any stride, as NumPy's flags allow. */
 static bool contiguous(const P2cHostArray *a, bool c_order) {
-  int64_t expect = (int64_t)p2c_scalar_size(a->dtype);
+  int64_t expect = (int64_t)p2c_dtype_size(a->dtype, a->record);
   for (int j = 0; j < a->ndim; j++) {
     int k = c_order ? a->ndim - 1 - j : j;
     if (a->shape[k] != 1 && a->strides[k] != expect) return false;
@@ -51,9 +51,19 @@ static char layout_of(const P2cHostArray *a) {
   return contiguous(a, true) ? 'C' : contiguous(a, false) ? 'F' : 'A';
 }
 
+/* Numba's name of a dtype: "float32", or a record's "Record(...)" (truncated to cap). */
+static size_t put_dtype(char *buf, size_t cap, P2cScalarType t, const P2cRecord *r) {
+  if (t == P2C_RECORD) {
+    size_t n = p2c_record_name(r, buf, cap);
+    return n < cap ? n : cap ? cap - 1 : 0;
+  }
+  return (size_t)snprintf(buf, cap, "%s", p2c_scalar_name(t));
+}
+
 static void put_array_type(char *buf, size_t cap, const P2cHostArray *a) {
   char layout = layout_of(a);
-  size_t n = (size_t)snprintf(buf, cap, "%s[", p2c_scalar_name(a->dtype));
+  size_t n = put_dtype(buf, cap, a->dtype, a->record);
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "[");
   for (int k = 0; k < a->ndim && n < cap; k++) {
     bool contig = (layout == 'C' && k == a->ndim - 1) || (layout == 'F' && k == 0);
     n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? ", " : "", contig ? "::1" : ":");
@@ -61,17 +71,31 @@ static void put_array_type(char *buf, size_t cap, const P2cHostArray *a) {
   if (n < cap) snprintf(buf + n, cap - n, "]");
 }
 
+/* Whether two records have the same fields at the same offsets and the same itemsize (the
+ * align flag is only a name). */
+static bool same_record(const P2cRecord *a, const P2cRecord *b) {
+  if (!a || !b || a->itemsize != b->itemsize || a->field_count != b->field_count) return false;
+  for (size_t i = 0; i < a->field_count; i++) {
+    const P2cRecordField *x = &a->fields[i], *y = &b->fields[i];
+    if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->offset != y->offset || x->ndim != y->ndim ||
+        memcmp(x->shape, y->shape, sizeof x->shape[0] * (size_t)(x->ndim > 0 ? x->ndim : 0)) != 0)
+      return false;
+  }
+  return true;
+}
+
 /* Whether parameter p takes argument v: the same kind and type; an array of p's ndim, laid out
  * as p's layout requires ('A' takes any). */
 static bool param_takes(const P2cParam *p, const P2cValue *v) {
   if (p->is_array != v->is_array || p->type != v->type) return false;
-  if (!v->is_array) return true;
   P2cHostArray a = array_of(v);
+  if (p->type == P2C_RECORD && !same_record(p->record, a.record)) return false;
+  if (!v->is_array) return true;
   return a.ndim == p->ndim && (p->layout == 'A' || contiguous(&a, p->layout == 'C'));
 }
 
 static void put_param_type(char *buf, size_t cap, const P2cParam *p) {
-  size_t n = (size_t)snprintf(buf, cap, "%s", p2c_scalar_name(p->type));
+  size_t n = put_dtype(buf, cap, p->type, p->record);
   for (int k = 0; p->is_array && k < p->ndim && n < cap; k++) {
     bool contig = (p->layout == 'C' && k == p->ndim - 1) || (p->layout == 'F' && k == 0);
     n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? ", " : "[", contig ? "::1" : ":");
@@ -80,19 +104,28 @@ static void put_param_type(char *buf, size_t cap, const P2cParam *p) {
 }
 
 /* "name(float32[::1], int64)" for the --sig-like option of the translation. */
-static size_t signature_cap(const char *kernel, size_t n) { return strlen(kernel) + 64 * (n + 1); }
+static size_t arg_type_cap(const P2cValue *v) {
+  P2cHostArray a = array_of(v);
+  return 64 + (v->type == P2C_RECORD ? p2c_record_name(a.record, NULL, 0) : 0);
+}
+
+static size_t signature_cap(const char *kernel, const P2cValue *args, size_t n) {
+  size_t cap = strlen(kernel) + 64;
+  for (size_t i = 0; i < n; i++) cap += arg_type_cap(&args[i]);
+  return cap;
+}
 
 static char *signature_for(P2cCompiler *c, const char *kernel, const P2cValue *args, size_t n) {
-  size_t cap = signature_cap(kernel, n);
+  size_t cap = signature_cap(kernel, args, n);
   char *s = mem_alloc(&c->alloc, cap);
   if (!s) return NULL;
   size_t len = (size_t)snprintf(s, cap, "%s(", kernel);
   for (size_t i = 0; i < n; i++) {
-    char t[64];
+    if (i) len += (size_t)snprintf(s + len, cap - len, ", ");
     P2cHostArray a = array_of(&args[i]);
-    if (args[i].is_array) put_array_type(t, sizeof t, &a);
-    else snprintf(t, sizeof t, "%s", p2c_scalar_name(args[i].type));
-    len += (size_t)snprintf(s + len, cap - len, "%s%s", i ? ", " : "", t);
+    if (args[i].is_array) put_array_type(s + len, cap - len, &a);
+    else put_dtype(s + len, cap - len, args[i].type, a.record);
+    len += strlen(s + len);
   }
   snprintf(s + len, cap - len, ")");
   return s;
@@ -108,17 +141,29 @@ static bool array_extents_ok(const P2cHostArray *a) {
   return empty || a->data != NULL;
 }
 
+/* A record passed as a scalar (Numba passes it by reference): its memory and description. */
+static bool record_arg_ok(const P2cHostArray *a) {
+  return a->dtype == P2C_RECORD && a->ndim == 0 && a->data && a->record && a->record->fields &&
+         a->record->itemsize > 0;
+}
+
 static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const P2cValue *v = &args[i];
-    if (!p2c_scalar_name(v->type)) return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
+    if (!p2c_scalar_name(v->type) && v->type != P2C_RECORD)
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
     if (!v->is_array && (v->type == P2C_COMPLEX64 || v->type == P2C_COMPLEX128 || v->type == P2C_FLOAT16))
       return api_fail(c, P2C_ERR_USAGE, "argument %zu: %s scalar arguments are not supported (pass an array)",
                       i + 1, p2c_scalar_name(v->type));
-    if (!v->is_array) continue;
     P2cHostArray a = array_of(v);
+    if (!v->is_array && v->type == P2C_RECORD && !record_arg_ok(&a))
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record argument needs its record description and "
+                      "memory (P2cValue.array: ndim 0, data, record)", i + 1);
+    if (!v->is_array) continue;
     if (a.dtype != v->type || a.ndim < 0 || a.ndim > P2C_MAX_NDIM)
       return api_fail(c, P2C_ERR_USAGE, "argument %zu: malformed array description", i + 1);
+    if (a.dtype == P2C_RECORD && (!a.record || !a.record->fields || a.record->itemsize <= 0))
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record array without a valid record description", i + 1);
     if (a.ndim == 0)
       return api_fail(c, P2C_ERR_USAGE, "argument %zu: 0-d arrays are not supported as kernel arguments", i + 1);
     if (!array_extents_ok(&a))
@@ -144,7 +189,10 @@ P2cStatus launch_pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValu
     unsigned char *s = p->storage + i * slot;
     const P2cValue *v = &args[i];
     p->ptrs[i] = s;
-    if (v->is_array) {
+    if (v->type == P2C_RECORD && !v->is_array) {   /* by reference: the record's address */
+      P2cHostArray a = array_of(v);
+      memcpy(s, &a.data, sizeof(void *));
+    } else if (v->is_array) {
       P2cHostArray a = array_of(v);
       int n = a.ndim;
       memcpy(s, &a.data, sizeof(void *));
@@ -349,7 +397,7 @@ P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *sourc
   c->specialize_nargs = nargs;
   s = translate_for(c, filename, source, length, kernel, sig, out);
   c->specializing = false;
-  mem_free(&c->alloc, sig, signature_cap(kernel, nargs));
+  mem_free(&c->alloc, sig, signature_cap(kernel, args, nargs));
   if (s == P2C_OK) s = pick_specialization(c, *out, args, nargs);
   if (s != P2C_OK && s != P2C_ERR_SOURCE) {
     p2c_module_delete(*out);

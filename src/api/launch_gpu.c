@@ -62,10 +62,17 @@ static P2cStatus fail_from_device(GpuRun *g, P2cStatus s, const char *doing) {
 
 /* ---- regions of host memory ---- */
 
+/* Whether argument v is host memory to copy in and out: a host array, or a record passed by
+ * reference (its memory is P2cValue.array, of ndim 0). */
+static bool in_host_memory(const P2cValue *v) {
+  return (v->is_array || v->type == P2C_RECORD) && !v->device_array;
+}
+
 static bool host_span(const P2cValue *v, uintptr_t *lo, uintptr_t *hi, size_t *offset) {
   size_t bytes;
   const P2cHostArray *a = &v->array;
-  if (!gpu_array_span(a->dtype, a->ndim, a->shape, a->strides, &bytes, offset)) return false;
+  if (!gpu_array_span((int64_t)p2c_dtype_size(a->dtype, a->record), a->ndim, a->shape, a->strides, &bytes, offset))
+    return false;
   *lo = (uintptr_t)a->data - *offset;
   *hi = *lo + bytes;
   return true;
@@ -83,7 +90,7 @@ static P2cStatus find_regions(GpuRun *g) {
     const P2cValue *v = &g->args[i];
     uintptr_t lo, hi;
     size_t offset;
-    if (!v->is_array || v->device_array) continue;
+    if (!in_host_memory(v)) continue;
     if (!host_span(v, &lo, &hi, &offset))
       return api_fail(g->c, P2C_ERR_USAGE, "argument '%s': the array's size overflows",
                       g->k->params[i].name);
@@ -117,6 +124,7 @@ static void make_view(GpuRun *g, size_t i) {
   size_t offset = 0;
   memset(d, 0, sizeof *d);
   d->dtype = a->dtype;
+  d->record = a->record;
   d->ndim = a->ndim;
   memcpy(d->shape, a->shape, sizeof d->shape);
   memcpy(d->strides, a->strides, sizeof d->strides);
@@ -171,7 +179,7 @@ static P2cStatus device_values(GpuRun *g) {
   for (size_t i = 0; i < g->nargs; i++) {
     const P2cValue *v = &g->args[i];
     g->values[i] = *v;
-    if (!v->is_array || v->device_array) continue;
+    if (!in_host_memory(v)) continue;
     make_view(g, i);
     g->values[i].device_array = &g->views[i];
   }

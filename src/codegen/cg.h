@@ -164,6 +164,14 @@ void emit_half_call(Gen *G, const char *fn, const Expr *e, StrBuf *sb);
 const char *tuple_ctype(Gen *G, const Type *t);
 /* The definitions of every tuple struct used, in dependency order. */
 void emit_tuple_structs(Gen *G, StrBuf *out);
+
+/* ---- records (emit_record.c; expressions in emit_expr.c) ---- */
+/* The struct of every record type the analysis found in use, with its layout checks. */
+void emit_record_structs(Gen *G, const Analysis *an, StrBuf *out);
+/* The C member name of a record's field. */
+const char *record_member(Gen *G, const Type *r, const char *name);
+/* A pointer to the record e denotes (a variable's or temporary's value, an argument, a result). */
+void emit_record_ref(Gen *G, const Expr *e, StrBuf *sb, int prec);
 /* Writes a tuple-valued e as a whole C value; returns false where emit_expr's own case for
  * e's kind already does that (variables, device calls, conditional expressions, indexing). */
 bool emit_tuple_value(Gen *G, const Expr *e, StrBuf *sb, int prec);

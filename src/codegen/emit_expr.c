@@ -21,7 +21,47 @@ const char *ctype_of(Gen *G, const Type *t) {
   if (t->kind == TY_ARRAY)
     return arena_printf(G->a, "p2c_array<%s, %d>", t->dtype->cname, t->ndim);
   if (t->kind == TY_TUPLE) return tuple_ctype(G, t);
+  if (t->kind == TY_RECORD) return arena_printf(G->a, "%s *", t->cname);   /* a reference, as in Numba */
   return t->cname;
+}
+
+/* ---- records ----
+ * A record value is a reference to a record in memory, as Numba's data model makes it: a
+ * variable, parameter, result or temporary of record type is a pointer; a record read from an
+ * array (a[i]) is the element itself. */
+
+/* Whether record-typed e is held as a pointer (rather than being the element in place). */
+static bool record_is_pointer(const Expr *e) {
+  return e->kind == EX_VAR || e->kind == EX_CALL || e->kind == EX_TEMP;
+}
+
+static void emit_node(Gen *G, const Expr *e, StrBuf *sb, int prec);
+
+/* A pointer to the record e denotes: for a variable's value, argument or result. */
+void emit_record_ref(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (record_is_pointer(e)) {
+    emit_node(G, e, sb, prec);
+    return;
+  }
+  open_paren(sb, P_UNARY, prec);
+  sb_putc(sb, '&');
+  emit_expr(G, e, sb, P_UNARY);
+  close_paren(sb, P_UNARY, prec);
+}
+
+/* r.b, r['b'], a[i].b: a field of a record (a nested array field is a fixed-shape array, which
+ * the caller subscripts). */
+static void emit_field(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Expr *r = e->kids[0];
+  const char *member = record_member(G, r->ty, e->str);
+  if (record_is_pointer(r)) {
+    emit_node(G, r, sb, P_POSTFIX);
+    sb_printf(sb, "->%s", member);
+  } else {
+    emit_expr(G, r, sb, P_POSTFIX);
+    sb_printf(sb, ".%s", member);
+  }
+  (void)prec;   /* a postfix expression needs no parentheses */
 }
 
 const char *new_temp(Gen *G, const Type *t) {
@@ -559,6 +599,7 @@ static void emit_checked_array_index(Gen *G, const Expr *e, const Expr *arr, San
  * written to sb; the caller closes it with close_array_once. Returns what to read instead. */
 static const Expr *array_once(Gen *G, const Expr *arr, StrBuf *sb) {
   if (arr->kind == EX_VAR || arr->kind == EX_TEMP || arr->kind == EX_CONST) return arr;
+  if (expr_is_field(arr) && an_expr_is_pure(arr)) return arr;   /* r.h[k]: a member array, read once */
   Expr *t = temp_expr(G, arr->ty);
   sb_printf(sb, "(%s = ", t->str);
   emit_array_value(G, arr, sb);
@@ -654,7 +695,8 @@ static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
 }
 
 static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) emit_part(G, e, sb, prec);
+  if (e->kids[0]->ty->kind == TY_RECORD) emit_field(G, e, sb, prec);
+  else if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) emit_part(G, e, sb, prec);
   else if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
   else if (an_expr_is_pure(e->kids[0])) sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
   else {   /* the array's expression still runs */
@@ -688,6 +730,10 @@ static void emit_args(Gen *G, const Expr *e, int from, StrBuf *sb) {
 
 void emit_array_value(Gen *G, const Expr *a, StrBuf *sb) {
   const Type *t = a->ty;
+  if (t->kind == TY_RECORD) {   /* records are passed and returned by reference */
+    emit_record_ref(G, a, sb, P_ASSIGN);
+    return;
+  }
   if (t->kind != TY_ARRAY || !t->fixed_shape) {
     emit_expr(G, a, sb, P_ASSIGN);
     return;
@@ -877,6 +923,19 @@ void emit_grid_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 void emit_expr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   if (e->ty && e->ty->kind == TY_TUPLE && emit_tuple_value(G, e, sb, prec)) return;
+  if (e->ty && e->ty->kind == TY_RECORD && record_is_pointer(e)) {
+    /* the record itself, where a pointer holds it (a whole-record copy reads it) */
+    open_paren(sb, P_UNARY, prec);
+    sb_putc(sb, '*');
+    emit_node(G, e, sb, P_UNARY);
+    close_paren(sb, P_UNARY, prec);
+    return;
+  }
+  emit_node(G, e, sb, prec);
+}
+
+/* e as its kind spells it. */
+static void emit_node(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   switch (e->kind) {
   case EX_INT: emit_int_literal(e, sb, prec); break;
   case EX_FLOAT: emit_float_literal(G, e->fval, false, sb, prec); break;

@@ -88,6 +88,13 @@ void emit_line(Gen *G, const char *fmt, ...) {
 static void emit_store(Gen *G, const Expr *target, const Expr *value) {
   const Type *tt = target->kind == EX_VAR ? G->fn->vars[target->var].ty : target->ty;
   sb_indent(G->body, G->indent);
+  if (tt->kind == TY_RECORD && target->kind == EX_VAR) {   /* r = a[i]: r refers to a[i] */
+    emit_record_ref(G, target, G->body, P_ASSIGN);
+    sb_puts(G->body, " = ");
+    emit_record_ref(G, value, G->body, P_ASSIGN);
+    sb_puts(G->body, ";\n");
+    return;
+  }
   G->san_kind = SAN_WRITE;   /* taken by the target's element, if it is one */
   emit_expr(G, target, G->body, P_ASSIGN);
   G->san_kind = SAN_READ;
@@ -350,7 +357,7 @@ static void emit_return(Gen *G, const Stmt *s) {
   }
   sb_indent(G->body, G->indent);
   sb_puts(G->body, "return ");
-  if (s->value->ty->kind == TY_ARRAY) emit_array_value(G, s->value, G->body);
+  if (s->value->ty->kind == TY_ARRAY || s->value->ty->kind == TY_RECORD) emit_array_value(G, s->value, G->body);
   else emit_expr(G, s->value, G->body, P_LOWEST);
   sb_puts(G->body, ";\n");
 }

@@ -93,7 +93,7 @@ void describe_ufunc(Gen *G, const Function *spec, const char *symbol, KernelDesc
   for (int i = 0; i <= spec->nparams; i++) {
     const Type *t = i < spec->nparams ? spec->arg_types[i] : spec->ret_type;
     k->params[i] = (P2cParam){i < spec->nparams ? spec->vars[i].name : "out", true, t->scalar,
-                              UFUNC_NDIM, 'A', i == spec->nparams};   /* only out is written */
+                              UFUNC_NDIM, 'A', i == spec->nparams, NULL};   /* only out is written */
   }
   Signature sig = {spec->ret_type, spec->arg_types, spec->nparams};
   k->signature = sig_format(G->a, &sig);

@@ -235,6 +235,14 @@ typedef struct Module {
                               run (a call, `if __name__ == ...`, a loop); line 0 when none */
 } Module;
 
+/* r.b or r['b'] of a record (after typeinfer): a place in memory, read and written like an
+ * array element; any other attribute is a property of its object (a.shape, z.real). */
+static inline bool expr_is_field(const Expr *e) {
+  return e->kind == EX_ATTR && e->kids[0]->ty && e->kids[0]->ty->kind == TY_RECORD;
+}
+/* An assignment target that stores into memory: an element or a record's field. */
+static inline bool expr_is_store(const Expr *e) { return e->kind == EX_INDEX || e->kind == EX_ATTR; }
+
 /* Prints the AST into sb: with typed = false the functions as the frontend made them (the
  * --dump=ast form), else their typed specializations (--dump=types). */
 void ast_dump(StrBuf *sb, const Module *m, bool typed);

@@ -66,7 +66,7 @@ static void mark_block(const Block *b, bool *assigned) {
 static void check_block(DefUse *d, const Block *b, bool *assigned);
 
 static void check_target_reads(DefUse *d, const Expr *t, const bool *assigned) {
-  if (t->kind == EX_INDEX) check_expr(d, t, assigned);
+  if (expr_is_store(t)) check_expr(d, t, assigned);
   if (t->kind == EX_TUPLE)
     for (int i = 0; i < t->nkids; i++) check_target_reads(d, t->kids[i], assigned);
 }

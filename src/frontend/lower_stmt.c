@@ -18,7 +18,7 @@ static Stmt *new_stmt(Lowerer *L, StmtKind kind, TSNode n) {
 }
 
 static bool is_assign_target(Expr *e) {
-  if (e->kind == EX_VAR || e->kind == EX_INDEX) return true;
+  if (e->kind == EX_VAR || e->kind == EX_INDEX || e->kind == EX_ATTR) return true;   /* r.b: a record field */
   if (e->kind != EX_TUPLE) return false;
   for (int i = 0; i < e->nkids; i++)
     if (!is_assign_target(e->kids[i])) return false;

@@ -58,10 +58,25 @@ static void assign_tuple(Infer *I, Expr *target, const Type *t, Loc loc) {
     assign_target(I, &target->kids[i], t ? t->elems[i] : NULL, loc);
 }
 
+/* a[i] = r, a[i].b = v, r.b = v: a whole record is copied from a record of its type; fields
+ * take what array elements take. Returns true when it settled the store (an error, or a whole
+ * record), false when the element checks still apply. */
+static bool record_store_settled(Infer *I, Expr *target, const Type *elem, const Type *t, Loc loc) {
+  const Type *base = target->kids[0]->ty;
+  if (target->kind == EX_ATTR && base && base->kind != TY_RECORD) {
+    TERR(I, target->loc, "E-bad-target", "cannot assign to attribute '%s' of %s", target->str, base->name);
+    return true;
+  }
+  if (!elem || !t || (elem->kind != TY_RECORD && t->kind != TY_RECORD)) return false;
+  if (elem != t) TERR(I, loc, "E-store", "cannot store a value of type %s into %s", t->name, elem->name);
+  return true;
+}
+
 /* a[i, j] = value: the value converts to the element type. */
 static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
   const Type *elem = infer_expr(I, target);
   const Type *base = target->kids[0]->ty;
+  if (record_store_settled(I, target, elem, t, loc)) return;
   if (base && base->kind == TY_TUPLE) {
     TERR(I, target->loc, "E-immutable", "tuples cannot be modified");
     return;

@@ -41,6 +41,8 @@ const Type *infer_iterable(Infer *I, Expr *it);
 
 /* a[i, j], a[i], a[lo:hi, ::2], t[k] (infer_view.c): an element, a view or a tuple element. */
 const Type *infer_subscript(Infer *I, Expr *e);
+/* x.attr: an array's shape, size, ndim; a number's real, imag; a record's field. */
+const Type *infer_attr(Infer *I, Expr *e);
 /* lo:hi:step inside a subscript: the parts are int64; the result stands for "a slice". */
 const Type *infer_slice(Infer *I, Expr *e);
 

@@ -201,9 +201,19 @@ static const Type *infer_ifexp(Infer *I, Expr *e) {
 
 /* ---- indexing and attributes ---- */
 
-static const Type *infer_attr(Infer *I, Expr *e) {
+/* r.b of a record: the field's type (a nested array field is a fixed-shape array inside the
+ * record). */
+static const Type *infer_field(Infer *I, Expr *e, const Type *r) {
+  const RecordField *f = type_record_field(r, e->str);
+  if (f) return f->type;
+  TERR(I, e->loc, "E-attribute", "the record has no field '%s' (%s)", e->str, r->name);
+  return NULL;
+}
+
+const Type *infer_attr(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e->kids[0]);
   if (!t) return NULL;
+  if (t->kind == TY_RECORD) return infer_field(I, e, t);
   if (t->kind == TY_ARRAY) {
     if (strcmp(e->str, "shape") == 0) return type_uniform_tuple(I->tt, &type_int64, t->ndim);
     if (strcmp(e->str, "size") == 0 || strcmp(e->str, "ndim") == 0) return &type_int64;

@@ -94,6 +94,19 @@ static const Type *infer_array_subscript(Infer *I, Expr *e, const Type *at, cons
   return type_array(I->tt, at->dtype, at->ndim - nints, layout, at->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
 }
 
+/* r['b'] of a record is r.b: the node becomes that attribute. */
+static const Type *record_subscript(Infer *I, Expr *e) {
+  const Expr *k = e->kids[1];
+  if (e->nkids != 2 || k->kind != EX_STR || memchr(k->str, '\0', k->str_len)) {
+    TERR(I, e->loc, "E-index", "a record is indexed by a field name (a string literal)");
+    return NULL;
+  }
+  e->kind = EX_ATTR;
+  e->str = k->str;
+  e->nkids = 1;
+  return infer_attr(I, e);
+}
+
 const Type *infer_subscript(Infer *I, Expr *e) {
   merge_chained_index(I, e);
   const Type *t[P2C_MAX_NDIM + 1] = {0};
@@ -101,6 +114,7 @@ const Type *infer_subscript(Infer *I, Expr *e) {
   for (int i = 0; i < e->nkids; i++)
     if (!(t[i] = infer_expr(I, e->kids[i]))) known = false;
   if (!known) return NULL;
+  if (t[0]->kind == TY_RECORD) return record_subscript(I, e);
   if (t[0]->kind == TY_TUPLE) {
     for (int i = 1; i < e->nkids; i++)
       if (e->kids[i]->kind == EX_SLICE) {

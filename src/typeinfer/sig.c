@@ -4,6 +4,10 @@
  *   type      := name ['[' dim {',' dim} ']']
  *   name      := ident {'.' ident}        (numba.float32 and nb.types.float32 name float32)
  *   dim       := ':' | '::1'              (::1 last: layout C; ::1 first: layout F; else A)
+ *   name      := ... | record             (a structured dtype, spelled as Numba prints it:)
+ *   record    := 'Record(' field {',' field} ';' int ';' ('True' | 'False') ')'
+ *   field     := ident '[type=' ftype ';offset=' int ']'
+ *   ftype     := ident | 'nestedarray(' ident ', (' int {',' int} [','] '))'
  *
  * The same grammar serves decorator arguments written as Python expressions
  * (@cuda.jit(void(float32[:], int64))), whose source text is exactly this syntax. */
@@ -75,9 +79,88 @@ static bool parse_dims(SigParser *p, int *ndim, char *layout) {
   return true;
 }
 
+/* A non-negative decimal integer below 2**40. */
+static bool parse_int(SigParser *p, int64_t *out) {
+  skip_space(p);
+  size_t start = p->pos;
+  int64_t v = 0;
+  while (p->pos < p->len && isdigit((unsigned char)p->s[p->pos]) && p->pos - start < 12)
+    v = v * 10 + (p->s[p->pos++] - '0');
+  if (p->pos == start || v >= (int64_t)1 << 40) return fail(p, "expected a number");
+  *out = v;
+  return true;
+}
+
+/* The exact text `word` (no space inside it). */
+static bool expect_word(SigParser *p, const char *word) {
+  skip_space(p);
+  size_t n = strlen(word);
+  if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n) != 0) return fail(p, "malformed Record type");
+  p->pos += n;
+  return true;
+}
+
+/* nestedarray(uint8, (5,)) after its name: a nested array field's type. */
+static const Type *parse_nested(SigParser *p) {
+  char name[64];
+  int64_t shape[P2C_MAX_NDIM];
+  int n = 0;
+  if (!expect_word(p, "(") || !parse_name(p, name, sizeof name) || !expect_word(p, ",") || !expect_word(p, "("))
+    return NULL;
+  const Type *t = type_scalar_by_name(name);
+  if (!t) return fail(p, "unknown type name"), NULL;
+  do {
+    if (peek(p, ')')) break;
+    if (n == P2C_MAX_NDIM) return fail(p, "too many array dimensions (at most 8)"), NULL;
+    if (!parse_int(p, &shape[n])) return NULL;
+    if (shape[n++] == 0) return fail(p, "a nested array needs elements"), NULL;
+  } while (accept(p, ','));
+  if (n == 0 || !expect_word(p, ")") || !expect_word(p, ")")) return fail(p, "malformed nestedarray"), NULL;
+  return type_array(p->tt, t, n, 'C', MEM_GLOBAL, shape);   /* memory of its record's */
+}
+
+/* ident[type=T;offset=N] */
+static bool parse_field(SigParser *p, RecordField *f) {
+  char name[64], tname[64];
+  if (!parse_name(p, name, sizeof name) || !expect_word(p, "[") || !expect_word(p, "type=") ||
+      !parse_name(p, tname, sizeof tname))
+    return false;
+  f->name = arena_strdup(p->tt->arena, name);
+  f->type = strcmp(tname, "nestedarray") == 0 ? parse_nested(p) : type_scalar_by_name(tname);
+  if (!f->type) return fail(p, "unknown type name in a Record field");
+  return expect_word(p, ";") && expect_word(p, "offset=") && parse_int(p, &f->offset) && expect_word(p, "]");
+}
+
+/* Record(...) after its name; the layout must be one CUDA C can hold (record_layout_error). */
+static const Type *parse_record(SigParser *p) {
+  RecordField fields[256];
+  int n = 0;
+  int64_t size;
+  if (!expect_word(p, "(")) return NULL;
+  do {
+    if (n == 256) return fail(p, "too many Record fields (at most 256)"), NULL;
+    if (!parse_field(p, &fields[n++])) return NULL;
+  } while (accept(p, ','));
+  if (!expect_word(p, ";") || !parse_int(p, &size) || !expect_word(p, ";")) return NULL;
+  skip_space(p);
+  bool aligned = p->len - p->pos >= 4 && memcmp(p->s + p->pos, "True", 4) == 0;
+  if (!expect_word(p, aligned ? "True" : "False") || !expect_word(p, ")")) return NULL;
+  const char *why = record_layout_error(p->tt->arena, fields, n, size);
+  if (why) return fail(p, why), NULL;
+  return type_record(p->tt, fields, n, size, aligned);
+}
+
 static const Type *parse_type(SigParser *p, bool allow_void) {
   char name[64];
   if (!parse_name(p, name, sizeof name)) return NULL;
+  if (strcmp(name, "Record") == 0 && peek(p, '(')) {
+    const Type *r = parse_record(p);
+    if (!r || !accept(p, '[')) return r;
+    int ndim;
+    char layout;
+    if (!parse_dims(p, &ndim, &layout)) return NULL;
+    return type_array(p->tt, r, ndim, layout, MEM_GLOBAL, NULL);
+  }
   if (strcmp(name, "void") == 0 || strcmp(name, "none") == 0) {
     if (!allow_void) return fail(p, "'void' is only a return type"), NULL;
     return &type_void;

@@ -4,6 +4,8 @@
 #include "types/types.h"
 
 #include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #define SCALAR(var, k, sc, b, sg, nm, cn) \
@@ -147,6 +149,136 @@ const Type *type_dtype(TypeTable *tt, const Type *scalar) {
   t->name = arena_printf(tt->arena, "class(%s)", scalar->name);
   vec_push(tt->arena, &tt->dtypes, t);
   return t;
+}
+
+/* ---- records ---- */
+
+int64_t type_byte_size(const Type *t) {
+  if (t->kind != TY_ARRAY) return t->bits / 8;
+  int64_t n = t->dtype->bits / 8;
+  for (int k = 0; k < t->ndim; k++) n *= t->fixed_shape[k];
+  return n;
+}
+
+/* A scalar's alignment is its size, except complex numbers (their part's) and records. */
+int type_alignment(const Type *t) {
+  if (t->kind == TY_ARRAY) return type_alignment(t->dtype);
+  if (t->kind == TY_RECORD) return t->align;
+  if (t->kind == TY_COMPLEX) return t->bits / 16;
+  return t->bits / 8;
+}
+
+/* Appends to buf[*at..cap) as snprintf does, counting what does not fit. */
+static void spell(char *buf, size_t cap, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void spell(char *buf, size_t cap, size_t *at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(*at < cap ? buf + *at : NULL, *at < cap ? cap - *at : 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) *at += (size_t)n;
+}
+
+size_t type_record_spell(char *buf, size_t cap, const P2cRecord *r) {
+  size_t at = 0;
+  if (cap) buf[0] = '\0';
+  spell(buf, cap, &at, "Record(");
+  for (size_t i = 0; i < r->field_count; i++) {
+    const P2cRecordField *f = &r->fields[i];
+    const Type *st = type_of_scalar(f->type);
+    const char *t = st ? st->name : "?";
+    spell(buf, cap, &at, "%s%s[type=", i ? "," : "", f->name);
+    if (f->ndim == 0) spell(buf, cap, &at, "%s", t);
+    else {   /* Numba's NestedArray: "nestedarray(uint8, (5,))" */
+      spell(buf, cap, &at, "nestedarray(%s, (", t);
+      for (int k = 0; k < f->ndim && k < P2C_MAX_NDIM; k++) spell(buf, cap, &at, "%s%lld", k ? ", " : "", (long long)f->shape[k]);
+      spell(buf, cap, &at, f->ndim == 1 ? ",))" : "))");
+    }
+    spell(buf, cap, &at, ";offset=%lld]", (long long)f->offset);
+  }
+  spell(buf, cap, &at, ";%lld;%s)", (long long)r->itemsize, r->aligned ? "True" : "False");
+  return at;
+}
+
+P2cRecord type_record_desc(Arena *a, const Type *t) {
+  P2cRecordField *f = arena_alloc(a, sizeof *f * (size_t)(t->nfields ? t->nfields : 1));
+  for (int i = 0; i < t->nfields; i++) {
+    const Type *ft = t->fields[i].type;
+    f[i].name = t->fields[i].name;
+    f[i].offset = t->fields[i].offset;
+    f[i].type = ft->kind == TY_ARRAY ? ft->dtype->scalar : ft->scalar;
+    f[i].ndim = ft->kind == TY_ARRAY ? ft->ndim : 0;
+    for (int k = 0; k < f[i].ndim; k++) f[i].shape[k] = ft->fixed_shape[k];
+  }
+  return (P2cRecord){.itemsize = t->bits / 8, .aligned = t->aligned, .field_count = (size_t)t->nfields, .fields = f};
+}
+
+static bool same_fields(const Type *r, const RecordField *f, int n) {
+  if (r->nfields != n) return false;
+  for (int i = 0; i < n; i++)
+    if (r->fields[i].type != f[i].type || r->fields[i].offset != f[i].offset ||
+        strcmp(r->fields[i].name, f[i].name) != 0)
+      return false;
+  return true;
+}
+
+const Type *type_record(TypeTable *tt, const RecordField *fields, int n, int64_t size, bool aligned) {
+  for (size_t i = 0; i < tt->records.len; i++) {
+    Type *t = tt->records.items[i];
+    if (t->bits == size * 8 && t->aligned == aligned && same_fields(t, fields, n)) return t;
+  }
+  Type *t = arena_alloc(tt->arena, sizeof *t);
+  t->kind = TY_RECORD;
+  t->scalar = P2C_RECORD;
+  t->bits = (int)(size * 8);
+  t->aligned = aligned;
+  t->align = 1;
+  RecordField *copy = arena_alloc(tt->arena, sizeof *copy * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) {
+    copy[i] = fields[i];
+    copy[i].name = arena_strdup(tt->arena, fields[i].name);
+    if (type_alignment(fields[i].type) > t->align) t->align = type_alignment(fields[i].type);
+  }
+  t->fields = copy;
+  t->nfields = n;
+  P2cRecord desc = type_record_desc(tt->arena, t);
+  size_t len = type_record_spell(NULL, 0, &desc);
+  char *name = arena_alloc(tt->arena, len + 1);
+  type_record_spell(name, len + 1, &desc);
+  t->name = name;
+  t->cname = arena_printf(tt->arena, "p2c_record_%zu", tt->records.len);
+  vec_push(tt->arena, &tt->records, t);
+  return t;
+}
+
+const char *record_layout_error(Arena *a, const RecordField *f, int n, int64_t size) {
+  int align = 1;
+  if (n == 0) return "a record needs at least one field";
+  for (int i = 0; i < n; i++) {
+    int64_t bytes = type_byte_size(f[i].type);
+    int al = type_alignment(f[i].type);
+    if (f[i].offset < 0 || f[i].offset > size || bytes > size - f[i].offset)
+      return arena_printf(a, "field '%s' does not fit in the record's %lld bytes", f[i].name, (long long)size);
+    if (f[i].offset % al)   /* Numba's CUDA target refuses these too */
+      return arena_printf(a, "field '%s' of type %s is not aligned (offset %lld)", f[i].name,
+                          f[i].type->kind == TY_ARRAY ? f[i].type->dtype->name : f[i].type->name,
+                          (long long)f[i].offset);
+    for (int j = 0; j < i; j++) {
+      if (strcmp(f[i].name, f[j].name) == 0) return arena_printf(a, "field '%s' appears twice", f[i].name);
+      if (f[i].offset < f[j].offset + type_byte_size(f[j].type) && f[j].offset < f[i].offset + bytes)
+        return arena_printf(a, "fields '%s' and '%s' overlap", f[j].name, f[i].name);
+    }
+    if (al > align) align = al;
+  }
+  if (size % align)
+    return arena_printf(a, "the itemsize %lld is not a multiple of the alignment %d of its widest field "
+                        "(use np.dtype(..., align=True))", (long long)size, align);
+  return NULL;
+}
+
+const RecordField *type_record_field(const Type *r, const char *name) {
+  for (int i = 0; i < r->nfields; i++)
+    if (strcmp(r->fields[i].name, name) == 0) return &r->fields[i];
+  return NULL;
 }
 
 static const Type *int_type(int bits, bool is_signed) {

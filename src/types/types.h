@@ -27,6 +27,7 @@ typedef enum TypeKind {
   TY_TUPLE,
   TY_STR,       /* string literals, only as print() arguments */
   TY_DTYPE,     /* a scalar type used as a value: np.float32 in shared.array(..., dtype=...) */
+  TY_RECORD,    /* a NumPy structured dtype (Numba's Record): fields at fixed offsets */
 } TypeKind;
 
 /* MEM_CONST: a module-level array in __constant__ memory (read-only). A MEM_SHARED array
@@ -34,6 +35,16 @@ typedef enum TypeKind {
 typedef enum MemSpace { MEM_GLOBAL = 0, MEM_SHARED, MEM_LOCAL, MEM_CONST } MemSpace;
 
 typedef struct Type Type;
+
+/* One field of a record: a scalar, or a nested array (('h', np.float32, (3, 2))), whose type
+ * is a fixed-shape C-ordered array in MEM_GLOBAL (the generic memory its record is in, as a
+ * view's): a member array of the record's struct, indexed without strides. */
+typedef struct RecordField {
+  const char *name;         /* NumPy's field name (an ASCII identifier) */
+  const Type *type;
+  int64_t offset;           /* bytes from the record's start */
+} RecordField;
+
 struct Type {
   TypeKind kind;
   const char *name;         /* Numba's spelling: "int64", "array(float32, 2d, C)" */
@@ -52,6 +63,11 @@ struct Type {
   const Type **elems;
   int nelems;
   int nest;                 /* tuples inside tuples: 1 for a tuple of scalars and arrays */
+  /* records: `bits` is 8 * the itemsize, `cname` the struct's name */
+  const RecordField *fields;
+  int nfields;
+  int align;                /* the largest alignment of a field */
+  bool aligned;             /* NumPy's align=True (part of Numba's name only) */
 };
 
 extern const Type type_void, type_bool, type_str;
@@ -91,6 +107,7 @@ typedef struct TypeTable {
   VEC(Type *) arrays;
   VEC(Type *) tuples;
   VEC(Type *) dtypes;
+  VEC(Type *) records;
 } TypeTable;
 
 void types_init(TypeTable *tt, Arena *a);
@@ -100,6 +117,23 @@ const Type *type_tuple(TypeTable *tt, const Type **elems, int n);
 /* A tuple of n copies of `t` (cuda.grid(2), a.shape). */
 const Type *type_uniform_tuple(TypeTable *tt, const Type *t, int n);
 const Type *type_dtype(TypeTable *tt, const Type *scalar);
+/* The record type with these fields (in NumPy's order), itemsize and align flag. The caller has
+ * checked the layout (record_layout_error). */
+const Type *type_record(TypeTable *tt, const RecordField *fields, int n, int64_t size, bool aligned);
+/* Why a record layout cannot be compiled, or NULL: a field outside the itemsize, fields that
+ * overlap, a field at an offset that is not a multiple of its alignment (Numba's "is not
+ * aligned"), an itemsize that is not a multiple of the largest alignment. Arena message. */
+const char *record_layout_error(Arena *a, const RecordField *fields, int n, int64_t size);
+/* Numba's name of a record, as snprintf writes (the spelling type_record gives its types and
+ * sig_parse reads). */
+size_t type_record_spell(char *buf, size_t cap, const P2cRecord *r);
+/* The public description of record type t (strings shared with t; the field array in arena a). */
+P2cRecord type_record_desc(Arena *a, const Type *t);
+/* The field of record r named `name`, or NULL. */
+const RecordField *type_record_field(const Type *r, const char *name);
+/* Bytes and alignment of a value of type t inside a record (a scalar, a nested array). */
+int64_t type_byte_size(const Type *t);
+int type_alignment(const Type *t);
 /* The array type as a kernel parameter would receive it: global memory, no fixed shape. */
 const Type *type_array_as_param(TypeTable *tt, const Type *t);
 

@@ -156,6 +156,10 @@ def parse_arg(text, rng=None):
             raise ArgError(f"cannot read {text}: {exc}") from None
         if not isinstance(arr, np.ndarray):
             raise ArgError(f"{text} does not hold a single array")
+        if arr.dtype.names:   # records: fields of supported types, read as attributes
+            if any(arr.dtype.fields[n][0].base.name not in DTYPES for n in arr.dtype.names):
+                raise ArgError(f"{text}: unsupported record dtype {arr.dtype}")
+            return arr.view(np.recarray)
         if arr.dtype.name not in DTYPES:
             raise ArgError(f"{text}: unsupported dtype {arr.dtype}")
         return arr

@@ -49,7 +49,27 @@ _ORACLE_OOB_RE = re.compile(r"IndexError: .*?index (-?\d+) is out of bounds for 
                             r"size (\d+)")
 _PYK_OOB_RE = re.compile(r"^(.+?):(\d+):(\d+): error: index (-?\d+|\([-0-9, ]+\)) is out of "
                          r"bounds for axis (\d+) with size (\d+)", re.M)
-_IN_RE = re.compile(r"in:([a-z0-9]+)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
+_IN_RE = re.compile(r"in:([a-z0-9_]+)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
+
+# Record dtypes for `in:rec_NAME[n]` inputs (cases/records.py): random values in each field.
+RECORDS = {
+    "rec_pair": np.dtype([("a", np.int32), ("b", np.float64)], align=True),
+    "rec_packed": np.dtype([("x", np.uint8), ("y", np.uint8), ("z", np.int16), ("w", np.float32)]),
+    "rec_all": np.dtype([("fb", np.bool_), ("fi1", np.int8), ("fu1", np.uint8), ("fi2", np.int16),
+                         ("fu2", np.uint16), ("fi4", np.int32), ("fu4", np.uint32), ("fi8", np.int64),
+                         ("fu8", np.uint64), ("ff2", np.float16), ("ff4", np.float32), ("ff8", np.float64),
+                         ("fc8", np.complex64), ("fc16", np.complex128), ("v", np.float32, (3,)),
+                         ("m", np.int16, (2, 3))], align=True),
+}
+
+
+def random_record_array(dtype, shape, rng):
+    """Each field (each element of a nested array field) from oracle.random_array."""
+    a = np.zeros(shape, dtype)
+    for name in dtype.names:
+        sub = dtype.fields[name][0]
+        a[name] = oracle.random_array(sub.base, shape + sub.shape, rng)
+    return a
 
 
 class CaseError(Exception):
@@ -135,6 +155,8 @@ def make_input(spec, rng):
     """`in:DTYPE[d0,...]` or `in:DTYPE[d0,...]=LO..HI` -> a random array."""
     m = _IN_RE.match(spec)
     type_name, dims, lo, hi = m.groups()
+    if type_name in RECORDS and lo is None:
+        return random_record_array(RECORDS[type_name], tuple(int(d) for d in dims.split(",")), rng)
     dtype = oracle.DTYPES.get(type_name)
     if dtype is None:
         raise CaseError(f"unknown dtype {type_name!r} in {spec!r}")
@@ -205,6 +227,12 @@ def compare(case, param, want, got):
         return (f"kernel {case.kernel}, parameter {param}: dtype {got.dtype} from pyk2cuda, "
                 f"{want.dtype} from {source}")
     if want.size == 0:
+        return None
+    if want.dtype.names:   # records: field by field
+        for name in want.dtype.names:
+            msg = compare(case, f"{param}.{name}", want[name], got[name])
+            if msg:
+                return msg
         return None
     if np.issubdtype(want.dtype, np.complexfloating):   # the parts compare as floats
         want = np.stack([want.real, want.imag], axis=-1)

@@ -186,14 +186,14 @@ static void dispatcher_layouts(void **state) {
     const char *what;
     P2cHostArray x;
   } cases[] = {
-      {"C", {P2C_FLOAT64, 2, {R, C}, {C * 8, 8}, storage}},
-      {"F", {P2C_FLOAT64, 2, {R, C}, {8, R * 8}, storage}},
-      {"strided", {P2C_FLOAT64, 2, {R, C}, {4 * C * 8, 16}, storage}},
-      {"reversed", {P2C_FLOAT64, 2, {R, C}, {-C * 8, 8}, storage + (R - 1) * C}},
+      {"C", {P2C_FLOAT64, 2, {R, C}, {C * 8, 8}, storage, NULL}},
+      {"F", {P2C_FLOAT64, 2, {R, C}, {8, R * 8}, storage, NULL}},
+      {"strided", {P2C_FLOAT64, 2, {R, C}, {4 * C * 8, 16}, storage, NULL}},
+      {"reversed", {P2C_FLOAT64, 2, {R, C}, {-C * 8, 8}, storage + (R - 1) * C, NULL}},
   };
   for (size_t t = 0; t < 4; t++) {
     memset(out_storage, 0, R * C * sizeof *out_storage);
-    P2cHostArray out = {P2C_FLOAT64, 2, {R, C}, {C * 8, 8}, out_storage};
+    P2cHostArray out = {P2C_FLOAT64, 2, {R, C}, {C * 8, 8}, out_storage, NULL};
     P2cValue args[3] = {host_value(out), host_value(cases[t].x),
                         {.type = P2C_FLOAT64, .scalar.f = -2.0}};
     P2cLaunchOptions o = {.device = P2C_DEVICE_GPU, .grid = {19, 13, 1}, .block = {16, 16, 1},
@@ -214,7 +214,7 @@ static void dispatcher_aliasing_and_device_arrays(void **state) {
   enum { N = 100000 };
   int64_t *x = malloc(N * sizeof *x);
   for (int i = 0; i < N; i++) x[i] = i;
-  P2cHostArray hx = {P2C_INT64, 1, {N}, {8}, x};
+  P2cHostArray hx = {P2C_INT64, 1, {N}, {8}, x, NULL};
   P2cValue same[2] = {host_value(hx), host_value(hx)};
   P2cLaunchOptions o = {.device = P2C_DEVICE_GPU, .grid = {(N + 255) / 256, 1, 1},
                         .block = {256, 1, 1}, .gpu = device};
@@ -241,7 +241,7 @@ static void check_bounds(void **state) {
   (void)state;
   int32_t x[8];
   for (int i = 0; i < 8; i++) x[i] = -1;
-  P2cHostArray hx = {P2C_INT32, 1, {8}, {4}, x};
+  P2cHostArray hx = {P2C_INT32, 1, {8}, {4}, x, NULL};
   P2cValue args[1] = {host_value(hx)};
   P2cLaunchOptions o = {.device = P2C_DEVICE_GPU, .grid = {2, 1, 1}, .block = {8, 1, 1},
                         .gpu = device, .repeat = 2};

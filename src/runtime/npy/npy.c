@@ -35,7 +35,9 @@ enum {
   PREFIX_FIXED = 8,            /* magic and the two version bytes */
   MAX_HEADER_LEN = 1 << 20,    /* far above the header of any supported array */
   HEADER_ALIGN = 64,           /* magic + length + header is padded to a multiple of this */
-  WRITE_HEADER_CAP = 512,      /* the largest header we write is about 230 bytes */
+  WRITE_HEADER_CAP = 16384,    /* a scalar dtype's header is about 230 bytes; records need more */
+  MAX_FIELDS = 256,            /* fields of a record dtype */
+  NAME_CAP = 64,               /* bytes of a field name, with its NUL */
   TMP_PATH_CAP = 4096 + 32,
   TMP_TRIES = 100,
   SHOW_MAX = 32,               /* bytes of a string from the file quoted in a message */
@@ -111,6 +113,12 @@ static const DtypeInfo dtypes[P2C_SCALAR_TYPE_COUNT] = {
 static bool valid_dtype(P2cScalarType t) { return (unsigned)t < P2C_SCALAR_TYPE_COUNT; }
 
 static size_t dtype_size(P2cScalarType t) { return valid_dtype(t) ? dtypes[t].size : 0; }
+
+/* The size of one element of a: a scalar's, or the record's itemsize. */
+static size_t item_size(const NpyArray *a) {
+  if (a->dtype == P2C_RECORD) return a->record ? (size_t)a->record->itemsize : 0;
+  return dtype_size(a->dtype);
+}
 
 static bool host_little_endian(void) {
   const uint16_t one = 1;
@@ -209,8 +217,8 @@ static bool shape_bytes(const NpyArray *a, size_t *nbytes) {
     if (count > (uint64_t)PTRDIFF_MAX / d) return false;
     count *= d;
   }
-  size_t size = dtype_size(a->dtype);
-  if (count > (uint64_t)PTRDIFF_MAX / size) return false;
+  size_t size = item_size(a);
+  if (size == 0 || count > (uint64_t)PTRDIFF_MAX / size) return false;
   *nbytes = empty ? 0 : (size_t)count * size;
   return true;
 }
@@ -221,6 +229,7 @@ static bool shape_bytes(const NpyArray *a, size_t *nbytes) {
 typedef struct Parser {
   const char *start, *p, *end;
   Err *e;
+  const P2cAllocator *alloc;   /* for a record's description */
 } Parser;
 
 enum { KEY_DESCR = 1, KEY_FORTRAN = 2, KEY_SHAPE = 4 };
@@ -336,12 +345,122 @@ static P2cStatus parse_shape(Parser *ps, NpyArray *a) {
   return st;
 }
 
+/* ---- Records: the list form of a structured dtype's descr ---- */
+
+/* A loaded record's description, its fields and their names in one allocation. */
+typedef struct RecordBlock {
+  P2cRecord record;
+  P2cRecordField fields[MAX_FIELDS];
+  char names[MAX_FIELDS][NAME_CAP];
+} RecordBlock;
+
+static bool is_identifier(const char *s, size_t n) {
+  if (n == 0 || n >= NAME_CAP || is_digit(s[0])) return false;
+  for (size_t i = 0; i < n; i++)
+    if (!is_word_char(s[i]) || (unsigned char)s[i] >= 0x80) return false;
+  return true;
+}
+
+/* One field's dtype string and optional shape, into f (its offset and name already set). */
+static P2cStatus parse_field_type(Parser *ps, P2cRecordField *f) {
+  const char *s;
+  size_t n;
+  NpyArray t = {0};
+  bool swap = false;
+  P2cStatus st = parse_string(ps, &s, &n);
+  if (!st) st = decode_descr(s, n, &t, &swap, ps->e);
+  if (st) return st;
+  if (swap) return fail(ps->e, P2C_ERR_FORMAT, "record fields in the other byte order are not supported");
+  f->type = t.dtype;
+  f->ndim = 0;
+  if (!accept(ps, ',') || (skip_space(ps), ps->p < ps->end && *ps->p == ')')) return P2C_OK;
+  if ((st = parse_shape(ps, &t))) return st;
+  f->ndim = t.ndim;
+  for (int k = 0; k < t.ndim; k++) {
+    if (t.shape[k] == 0) return fail(ps->e, P2C_ERR_FORMAT, "a nested array field needs elements");
+    f->shape[k] = t.shape[k];
+  }
+  return P2C_OK;
+}
+
+/* The size of a padding entry's '|V<n>'. */
+static P2cStatus parse_padding(Parser *ps, int64_t *bytes) {
+  const char *s;
+  size_t n;
+  P2cStatus st = parse_string(ps, &s, &n);
+  if (st) return st;
+  bool ok = n >= 3 && n <= 11 && s[0] == '|' && s[1] == 'V';
+  *bytes = 0;
+  for (size_t i = 2; ok && i < n; i++) {
+    ok = is_digit(s[i]);
+    *bytes = *bytes * 10 + (s[i] - '0');
+  }
+  if (!ok || *bytes <= 0)
+    return fail(ps->e, P2C_ERR_FORMAT, "a record's unnamed entry must be padding ('|V<bytes>')");
+  return P2C_OK;
+}
+
+/* ('name', 'descr'[, shape]) or ('', '|V<n>'): a field or padding at *offset, which advances. */
+static P2cStatus parse_record_entry(Parser *ps, RecordBlock *b, int64_t *offset) {
+  const char *name;
+  size_t n;
+  P2cStatus st = expect(ps, '(', "a (name, dtype) tuple in the record");
+  if (!st) st = parse_string(ps, &name, &n);
+  if (!st) st = expect(ps, ',', "',' after the field name");
+  if (st) return st;
+  if (n == 0) {
+    int64_t pad = 0;
+    if ((st = parse_padding(ps, &pad))) return st;
+    *offset += pad;
+  } else {
+    if (!is_identifier(name, n))
+      return fail(ps->e, P2C_ERR_FORMAT, "record field names must be ASCII identifiers of at most %d bytes", NAME_CAP - 1);
+    if (b->record.field_count == MAX_FIELDS) return fail(ps->e, P2C_ERR_FORMAT, "more than %d record fields", MAX_FIELDS);
+    P2cRecordField *f = &b->fields[b->record.field_count];
+    char *dst = b->names[b->record.field_count++];
+    memcpy(dst, name, n);
+    dst[n] = '\0';
+    f->name = dst;
+    f->offset = *offset;
+    if (skip_space(ps), ps->p < ps->end && *ps->p == '[')
+      return fail(ps->e, P2C_ERR_FORMAT, "records inside records are not supported");
+    if ((st = parse_field_type(ps, f))) return st;
+    int64_t bytes = (int64_t)dtype_size(f->type);
+    for (int k = 0; k < f->ndim; k++) bytes *= f->shape[k];
+    *offset += bytes;
+  }
+  accept(ps, ',');
+  if (*offset > ((int64_t)1 << 40)) return fail(ps->e, P2C_ERR_FORMAT, "the record is too large");
+  return expect(ps, ')', "')' after a record field");
+}
+
+/* [('a', '<i4'), ('', '|V4'), ('b', '<f8')]: a record dtype, fields one after another. */
+static P2cStatus parse_record_descr(Parser *ps, NpyArray *a) {
+  RecordBlock *b = mem_alloc(ps->alloc, sizeof *b);
+  if (!b) return fail(ps->e, P2C_ERR_NOMEM, "out of memory for a record description");
+  memset(b, 0, sizeof *b);
+  b->record.fields = b->fields;
+  a->dtype = P2C_RECORD;
+  a->record = &b->record;   /* freed by npy_free, also after an error */
+  int64_t offset = 0;
+  P2cStatus st = expect(ps, '[', "a list");
+  while (!st && !accept(ps, ']')) {
+    st = parse_record_entry(ps, b, &offset);
+    if (!st && !accept(ps, ',') && (skip_space(ps), ps->p < ps->end && *ps->p != ']'))
+      st = syntax(ps, "',' or ']' in the record");
+  }
+  if (!st && b->record.field_count == 0) st = fail(ps->e, P2C_ERR_FORMAT, "a record dtype without fields");
+  b->record.itemsize = offset;
+  return st;
+}
+
 /* The value of 'descr': a dtype string. A list describes a structured dtype. */
 static P2cStatus parse_descr(Parser *ps, NpyArray *a, bool *swap) {
   skip_space(ps);
-  if (ps->p < ps->end && *ps->p == '[')
-    return fail(ps->e, P2C_ERR_FORMAT, "unsupported dtype: structured (record) dtypes are not "
-                "supported");
+  if (ps->p < ps->end && *ps->p == '[') return parse_record_descr(ps, a);
+  if (ps->p < ps->end && *ps->p == '{')
+    return fail(ps->e, P2C_ERR_FORMAT, "unsupported dtype: records in dict form (fields out of offset "
+                "order or overlapping) are not supported");
   const char *s;
   size_t n;
   P2cStatus st = parse_string(ps, &s, &n);
@@ -396,10 +515,11 @@ static P2cStatus parse_dict(Parser *ps, NpyArray *a, bool *swap) {
 }
 
 /* Parses the `n` header bytes at `h` into a (all but the data) and sets a->nbytes. */
-static P2cStatus parse_header(const char *h, size_t n, NpyArray *a, bool *swap, Err *e) {
+static P2cStatus parse_header(const char *h, size_t n, const P2cAllocator *alloc, NpyArray *a, bool *swap,
+                              Err *e) {
   if (n == 0 || h[n - 1] != '\n')
     return fail(e, P2C_ERR_FORMAT, "malformed header: it does not end with a newline");
-  Parser ps = {h, h, h + n, e};
+  Parser ps = {h, h, h + n, e, alloc};
   P2cStatus st = parse_dict(&ps, a, swap);
   if (st) return st;
   skip_space(&ps);
@@ -489,8 +609,8 @@ static void swap_bytes(NpyArray *a) {
 }
 
 /* Parses the prefix and header of the `len` bytes at `p`; *off gets where the data starts. */
-static P2cStatus buffer_header(const unsigned char *p, size_t len, NpyArray *a, bool *swap,
-                               size_t *off, Err *e) {
+static P2cStatus buffer_header(const unsigned char *p, size_t len, const P2cAllocator *alloc, NpyArray *a,
+                               bool *swap, size_t *off, Err *e) {
   size_t lenbytes;
   P2cStatus st = check_prefix(p, len, &lenbytes, e);
   if (st) return st;
@@ -500,7 +620,7 @@ static P2cStatus buffer_header(const unsigned char *p, size_t len, NpyArray *a, 
   size_t hlen = read_le(p + PREFIX_FIXED, lenbytes);
   if ((st = check_header_len(hlen, len - start, e))) return st;
   *off = start + hlen;
-  return parse_header((const char *)p + start, hlen, a, swap, e);
+  return parse_header((const char *)p + start, hlen, alloc, a, swap, e);
 }
 
 P2cStatus npy_read_buffer(const void *buf, size_t len, const P2cAllocator *alloc, NpyArray *out,
@@ -510,11 +630,11 @@ P2cStatus npy_read_buffer(const void *buf, size_t len, const P2cAllocator *alloc
   bool swap = false;
   clear_error(&e);
   memset(out, 0, sizeof *out);
-  P2cStatus st = buffer_header(buf, len, out, &swap, &off, &e);
+  P2cStatus st = buffer_header(buf, len, alloc, out, &swap, &off, &e);
   if (!st) st = check_data_len(out->nbytes, len - off, &e);
   if (!st) st = alloc_data(out, alloc, &e);
   if (st) {
-    memset(out, 0, sizeof *out);
+    npy_free(out, alloc);
     return st;
   }
   if (out->nbytes) memcpy(out->data, (const unsigned char *)buf + off, out->nbytes);
@@ -552,7 +672,7 @@ static P2cStatus read_header_text(FILE *f, size_t hlen, const P2cAllocator *allo
   size_t got;
   P2cStatus st = read_bytes(f, h, hlen, &got, e);
   if (!st && got < hlen) st = fail(e, P2C_ERR_FORMAT, "truncated: the file ends inside the header");
-  if (!st) st = parse_header(h, hlen, a, swap, e);
+  if (!st) st = parse_header(h, hlen, alloc, a, swap, e);
   mem_free(alloc, h, hlen ? hlen : 1);
   return st;
 }
@@ -614,17 +734,26 @@ P2cStatus npy_read_file(const char *path, const P2cAllocator *alloc, NpyArray *o
   return st;
 }
 
+void npy_free_record(const P2cRecord *record, const P2cAllocator *alloc) {
+  if (record) mem_free(alloc, (void *)(uintptr_t)record, sizeof(RecordBlock));
+}
+
 void npy_free(NpyArray *a, const P2cAllocator *alloc) {
   if (!a) return;
   mem_free(alloc, a->data, a->nbytes);
+  npy_free_record(a->record, alloc);
   memset(a, 0, sizeof *a);
 }
 
 /* ---- Writing ------------------------------------------------------------------------------- */
 
+static bool record_writable(const P2cRecord *r, Err *e);
+
 /* Checks that an array handed to the writer is consistent. */
 static P2cStatus check_array(const NpyArray *a, Err *e) {
-  if (!valid_dtype(a->dtype)) return fail(e, P2C_ERR_USAGE, "invalid dtype %d", (int)a->dtype);
+  if (!valid_dtype(a->dtype) && !(a->dtype == P2C_RECORD && a->record && a->record->itemsize > 0))
+    return fail(e, P2C_ERR_USAGE, "invalid dtype %d", (int)a->dtype);
+  if (a->dtype == P2C_RECORD && !record_writable(a->record, e)) return P2C_ERR_USAGE;
   if (a->ndim < 0 || a->ndim > P2C_MAX_NDIM)
     return fail(e, P2C_ERR_USAGE, "invalid ndim %d (expected 0 to %d)", a->ndim, P2C_MAX_NDIM);
   for (int i = 0; i < a->ndim; i++)
@@ -639,12 +768,72 @@ static P2cStatus check_array(const NpyArray *a, Err *e) {
   return P2C_OK;
 }
 
+/* Whether a record can be written in the list form: fields of scalar dtypes, in offset order,
+ * one after another (gaps become padding entries), inside the itemsize, and a header that fits. */
+static bool record_writable(const P2cRecord *r, Err *e) {
+  int64_t at = 0;
+  size_t text = 100;
+  if (!r->fields || r->field_count == 0 || r->field_count > MAX_FIELDS)
+    return fail(e, P2C_ERR_USAGE, "a record needs 1 to %d fields", MAX_FIELDS), false;
+  for (size_t i = 0; i < r->field_count; i++) {
+    const P2cRecordField *f = &r->fields[i];
+    int64_t bytes = (int64_t)dtype_size(f->type);
+    for (int k = 0; k < f->ndim && k < P2C_MAX_NDIM; k++) bytes *= f->shape[k];
+    if (!valid_dtype(f->type) || f->ndim < 0 || f->ndim > P2C_MAX_NDIM || f->offset < at || bytes <= 0 ||
+        f->offset + bytes > r->itemsize || !f->name || !is_identifier(f->name, strlen(f->name)))
+      return fail(e, P2C_ERR_USAGE, "record field %zu cannot be written to a .npy file (fields must be "
+                  "in offset order, inside the itemsize, named by identifiers)", i + 1), false;
+    at = f->offset + bytes;
+    text += strlen(f->name) + 40 + 22 * (size_t)f->ndim;
+  }
+  if (text > WRITE_HEADER_CAP - 256) return fail(e, P2C_ERR_USAGE, "the record's header is too long"), false;
+  return true;
+}
+
+/* Appends to buf as snprintf does; *n counts what was written. */
+static void put(char *buf, size_t cap, int *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t cap, int *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  *n += vsnprintf(buf + *n, cap - (size_t)*n, fmt, ap);
+  va_end(ap);
+}
+
+/* A record's descr, NumPy's list form: fields in offset order, padding entries in the gaps. */
+static void format_record_descr(const P2cRecord *r, char *buf, size_t cap, int *n) {
+  int64_t at = 0;
+  put(buf, cap, n, "[");
+  for (size_t i = 0; i < r->field_count; i++) {
+    const P2cRecordField *f = &r->fields[i];
+    char descr[8];
+    if (f->offset > at) put(buf, cap, n, "('', '|V%lld'), ", (long long)(f->offset - at));
+    format_descr(f->type, descr);
+    put(buf, cap, n, "('%s', '%s'", f->name, descr);
+    int64_t bytes = (int64_t)dtype_size(f->type);
+    for (int k = 0; k < f->ndim; k++) {
+      put(buf, cap, n, "%s%lld", k ? ", " : ", (", (long long)f->shape[k]);
+      bytes *= f->shape[k];
+    }
+    if (f->ndim) put(buf, cap, n, f->ndim == 1 ? ",)" : ")");
+    put(buf, cap, n, "), ");
+    at = f->offset + bytes;
+  }
+  if (r->itemsize > at) put(buf, cap, n, "('', '|V%lld'), ", (long long)(r->itemsize - at));
+  *n -= 2;   /* the last ", " */
+  put(buf, cap, n, "]");
+}
+
 /* Writes the header dict ("{'descr': '<f4', ...}") at buf; returns its length. */
 static size_t format_dict(const NpyArray *a, char *buf, size_t cap) {
-  char descr[8];
-  format_descr(a->dtype, descr);
-  int n = snprintf(buf, cap, "{'descr': '%s', 'fortran_order': %s, 'shape': (", descr,
-                   a->fortran_order ? "True" : "False");
+  int n = 0;
+  put(buf, cap, &n, "{'descr': ");
+  if (a->dtype == P2C_RECORD) format_record_descr(a->record, buf, cap, &n);
+  else {
+    char descr[8];
+    format_descr(a->dtype, descr);
+    put(buf, cap, &n, "'%s'", descr);
+  }
+  n += snprintf(buf + n, cap - (size_t)n, ", 'fortran_order': %s, 'shape': (", a->fortran_order ? "True" : "False");
   for (int i = 0; i < a->ndim; i++)
     n += snprintf(buf + n, cap - (size_t)n, i ? ", %lld" : "%lld", (long long)a->shape[i]);
   n += snprintf(buf + n, cap - (size_t)n, a->ndim == 1 ? ",)}" : ")}");

@@ -1,8 +1,9 @@
 /* Reading and writing NumPy .npy files (format versions 1.0, 2.0 and 3.0).
  *
- * The runtime loads kernel inputs from .npy files and saves outputs to them. Only the scalar
- * dtypes a kernel can take are accepted (bool, int8..int64, uint8..uint64, float32, float64);
- * object arrays (pickles), structured, complex, string and datetime dtypes are refused with a
+ * The runtime loads kernel inputs from .npy files and saves outputs to them. Only the dtypes a
+ * kernel can take are accepted (bool, int8..int64, uint8..uint64, float16/32/64, complex64/128,
+ * and records of those in NumPy's list form, [('a', '<i4'), ('', '|V4'), ('b', '<f8')], with
+ * nested array fields); object arrays (pickles), string and datetime dtypes are refused with a
  * message naming the dtype. The header (a Python dict literal) is parsed by a small strict
  * parser; nothing is ever evaluated. Malformed, hostile or truncated input gives
  * P2C_ERR_FORMAT and a one-line message, never a crash.
@@ -29,7 +30,10 @@ typedef struct NpyArray {
   int64_t shape[P2C_MAX_NDIM];    /* shape[0..ndim-1], each >= 0 */
   bool fortran_order;
   void *data;
-  size_t nbytes;                  /* product(shape) * p2c_scalar_size(dtype) */
+  size_t nbytes;                  /* product(shape) * the dtype's size */
+  /* dtype P2C_RECORD: the record's fields. Loading allocates it (one block, with its fields and
+   * names) with the array's allocator, and npy_free frees it; for writing it is the caller's. */
+  const P2cRecord *record;
 } NpyArray;
 
 /* Loads the .npy file at `path` into *out. The data block comes from `alloc` (NULL: malloc) and
@@ -53,6 +57,9 @@ P2cStatus npy_read_buffer(const void *buf, size_t len, const P2cAllocator *alloc
  * nbytes not matching the shape, NULL data with nbytes > 0); P2C_ERR_IO when the file cannot be
  * written (the temporary file is then removed). */
 P2cStatus npy_write_file(const char *path, const NpyArray *a, char *err, size_t errlen);
+
+/* Releases a record description that npy_read_* made (NULL accepted). */
+void npy_free_record(const P2cRecord *record, const P2cAllocator *alloc);
 
 /* Releases the data of an array loaded with `alloc` and zeroes *a. Accepts NULL and an array
  * already freed or zeroed. */

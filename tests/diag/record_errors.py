@@ -1,0 +1,14 @@
+# args: --sig 'fields(Record(a[type=int32;offset=0],b[type=float64;offset=8];16;True)[::1], Record(x[type=float32;offset=0];4;False)[::1])'
+# Wrong uses of records: a missing field, a name that is not a string literal, storing one
+# record type into another, a number into a record, assigning to an array's attribute.
+from numba import cuda
+
+
+@cuda.jit
+def fields(a, b):
+    i = cuda.grid(1)
+    a[i].c = 1
+    x = a[i][0]
+    b[i] = a[i]
+    a[i] = 2.5
+    a.shape = 3

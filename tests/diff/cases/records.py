@@ -1,0 +1,66 @@
+# Records (NumPy structured dtypes) as kernel arguments: fields read and written through an
+# element (a[i].b), through a variable that refers to the element (r = a[i]; r.b = ...), by
+# name (a[i]['b']), nested array fields (r.v[k], r.m[1, 2]), whole records copied (a[i] = a[j]),
+# records passed to device functions that read them and write through them. The runner's
+# record dtypes (run_diff.py RECORDS) cover every numeric field type, align=True and packed.
+from numba import cuda
+
+
+@cuda.jit
+def copy_field(a):
+    # Numba's test_alignment kernel: an int32 field from a float64 field.
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        a[i].a = a[i].b
+
+
+@cuda.jit(device=True)
+def bump(r, k):
+    r.fi4 += k
+    return r.ff8 * 2.0
+
+
+@cuda.jit
+def every_field(src, dst, out):
+    i = cuda.grid(1)
+    if i < src.shape[0]:
+        dst[i] = src[i]
+        s = src[i]
+        d = dst[i]
+        d.fb = not s.fb
+        d.fi1 = s.fi1 // 2
+        d.fu1 = s.fu1 + 1
+        d.fi2 = s['fi2'] - 3
+        d.fu2 = s.fu2 * 2
+        d.fu4 = s.fu4 + 7
+        d.fi8 = s.fi8 * -5
+        d.fu8 = s.fu8 + 11
+        d.ff2 = s.ff2 * s.ff2
+        d.ff4 = s.ff4 * 0.5
+        dst[i]['ff8'] = s.ff8 + s.fi4
+        d.fc8 = s.fc8 * s.fc8
+        d.fc16 = s.fc16 + s.ff8
+        for k in range(3):
+            d.v[k] = s.v[2 - k] + k
+        d.m[1, 2] = s.m[0, 0]
+        d.m[0, 0] = s.m[1, 2]
+        out[i] = bump(d, i)
+
+
+@cuda.jit
+def packed(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        r = a[i]
+        out[i] = r.w + r.z * 3 + r.y * 2 + r.x
+        r.w = r.z
+        a[i].x = r.y
+
+
+@cuda.jit
+def copy_records(a, b):
+    # test_set_record: whole records, also from another array.
+    i = cuda.grid(1)
+    n = a.shape[0]
+    if i < n:
+        b[i] = a[n - 1 - i]
