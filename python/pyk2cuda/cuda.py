@@ -413,7 +413,10 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
     """A new zero-filled device array (Numba leaves it uninitialized)."""
     if strides is not None:
         raise Error("device_array(strides=...) is not supported: give order='C' or 'F'")
-    return _core.device_array(shape, _numpy().dtype(dtype).char, order)
+    dtype = _numpy().dtype(dtype)
+    if dtype.names is not None:   # records: from zeroed host memory (the extension needs the dtype)
+        return _core.to_device(_numpy().zeros(shape, dtype, order=order), stream)
+    return _core.device_array(shape, dtype.char, order)
 
 
 def _order_of(ary):

@@ -62,6 +62,8 @@ def _type_text(t):
             dims[0] = "::1"
         return "%s[%s]" % (_type_text(t.dtype), ", ".join(dims))
     text = str(t)
+    if text.startswith("Record("):   # a record type, Numba's spelling (the translator parses it)
+        return text
     if not re.fullmatch(r"[a-z_][a-z0-9_]*(\[[\s:,1]*\])?", text):
         raise TypeError("%r is not a type pyk2cuda can take in a signature (scalars, arrays of "
                         "them)" % (t,))

@@ -76,9 +76,64 @@ class VoidType(Type):
         return Signature(self, args)
 
 
+class RecordType(ScalarType):
+    """A NumPy structured dtype as a type (Numba's Record, from_dtype(dtype)): its text is Numba's
+    name of it, `Record(a[type=int32;offset=0],b[type=float64;offset=8];16;True)`, which is also
+    the spelling signatures take; rec[:] is an array type."""
+
+    def __init__(self, dtype):
+        self._dtype = dtype
+        super().__init__(record_name(dtype))
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+
+def _field_type_text(sub):
+    name = _ALIASES.get(sub.base.name, sub.base.name)
+    if not sub.shape:
+        return name
+    dims = ", ".join(str(d) for d in sub.shape)
+    return "nestedarray(%s, (%s%s))" % (name, dims, "," if len(sub.shape) == 1 else "")
+
+
+def record_fields(dtype):
+    """(itemsize, aligned, ((name, typestr, offset, shape), ...)) of a structured dtype, in
+    dtype.names order: what the extension makes its P2cRecord from."""
+    fields = []
+    for name in dtype.names:
+        sub, offset = dtype.fields[name][:2]
+        if sub.base.names is not None:
+            raise TypeError("record field '%s': records inside records are not supported" % name)
+        fields.append((name, sub.base.str, offset, tuple(sub.shape)))
+    return dtype.itemsize, bool(dtype.isalignedstruct), tuple(fields)
+
+
+def record_name(dtype):
+    """Numba's name of a structured dtype (str(numba.from_dtype(dtype)))."""
+    parts = []
+    for name in dtype.names:
+        sub, offset = dtype.fields[name][:2]
+        parts.append("%s[type=%s;offset=%d]" % (name, _field_type_text(sub), offset))
+    return "Record(%s;%d;%s)" % (",".join(parts), dtype.itemsize, bool(dtype.isalignedstruct))
+
+
+def from_dtype(dtype):
+    """Numba's from_dtype: the type of a NumPy dtype (a scalar type, or a record type)."""
+    import numpy
+    dtype = numpy.dtype(dtype)
+    if dtype.names is not None:
+        return RecordType(dtype)
+    name = "bool" if dtype == numpy.bool_ else dtype.name
+    if name not in _SCALARS and name != "bool":
+        raise TypeError("from_dtype: unsupported dtype %s" % dtype)
+    return ScalarType(_ALIASES.get(name, name))
+
+
 void = none = VoidType("void")
 for _name in _SCALARS:
     globals()[_name] = ScalarType(_ALIASES.get(_name, _name))
 del _name
 
-__all__ = ["void", "none"] + _SCALARS
+__all__ = ["void", "none", "from_dtype"] + _SCALARS

@@ -33,8 +33,7 @@ int format_to_type(const char *f) {
   return char_to_type(f[0]);
 }
 
-char layout_of(P2cScalarType t, int ndim, const int64_t *shape, const int64_t *strides) {
-  int64_t item = (int64_t)p2c_scalar_size(t);
+char layout_of(int64_t item, int ndim, const int64_t *shape, const int64_t *strides) {
   bool c = true, f = true;
   int64_t expect = item;
   for (int k = ndim; k-- > 0;) {
@@ -113,12 +112,104 @@ static int from_scalar_buffer(Arg *a, int t, const char *name) {
   return 0;
 }
 
+/* ---- records ---- */
+
+/* The scalar type of a NumPy typestr ("<f8", "|u1"), or -1. */
+static int typestr_to_type(const char *ts) {
+  static const struct { const char *s; int t; } map[] = {
+      {"b1", P2C_BOOL}, {"i1", P2C_INT8}, {"i2", P2C_INT16}, {"i4", P2C_INT32}, {"i8", P2C_INT64},
+      {"u1", P2C_UINT8}, {"u2", P2C_UINT16}, {"u4", P2C_UINT32}, {"u8", P2C_UINT64},
+      {"f2", P2C_FLOAT16}, {"f4", P2C_FLOAT32}, {"f8", P2C_FLOAT64}, {"c8", P2C_COMPLEX64},
+      {"c16", P2C_COMPLEX128}};
+  if (!ts || (ts[0] != '<' && ts[0] != '|')) return -1;
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(ts + 1, map[i].s) == 0) return map[i].t;
+  return -1;
+}
+
+/* One field (name, typestr, offset, shape) of record_fields' result into f. */
+static int record_field(PyObject *item, const char *name, P2cRecordField *f) {
+  PyObject *shape;
+  const char *fname, *ts;
+  long long offset;
+  if (!PyArg_ParseTuple(item, "ssLO!", &fname, &ts, &offset, &PyTuple_Type, &shape)) return -1;
+  f->name = fname;
+  f->offset = offset;
+  f->ndim = (int)PyTuple_GET_SIZE(shape);
+  int t = typestr_to_type(ts);
+  if (t < 0 || f->ndim > P2C_MAX_NDIM) {
+    PyErr_Format(PyExc_TypeError, "argument '%s': record field '%s' has an unsupported type '%s'", name, fname, ts);
+    return -1;
+  }
+  f->type = (P2cScalarType)t;
+  for (int k = 0; k < f->ndim; k++)
+    if ((f->shape[k] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k))) == -1 && PyErr_Occurred()) return -1;
+  return 0;
+}
+
+int record_desc_of(PyObject *dtype, const char *name, RecordDesc *out) {
+  memset(out, 0, sizeof *out);
+  PyObject *types = PyImport_ImportModule("pyk2cuda.types");
+  PyObject *desc = types ? PyObject_CallMethod(types, "record_fields", "O", dtype) : NULL;
+  Py_XDECREF(types);
+  PyObject *fields;
+  long long itemsize;
+  int aligned;
+  if (!desc || !PyArg_ParseTuple(desc, "LpO!", &itemsize, &aligned, &PyTuple_Type, &fields)) {
+    Py_XDECREF(desc);
+    return -1;
+  }
+  out->desc = desc;
+  Py_ssize_t n = PyTuple_GET_SIZE(fields);
+  out->fields = PyMem_Calloc((size_t)(n ? n : 1), sizeof *out->fields);
+  if (!out->fields) {
+    record_desc_release(out);
+    return PyErr_NoMemory(), -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (record_field(PyTuple_GET_ITEM(fields, i), name, &out->fields[i]) < 0) {
+      record_desc_release(out);
+      return -1;
+    }
+  out->rec = (P2cRecord){.itemsize = itemsize, .aligned = aligned, .field_count = (size_t)n, .fields = out->fields};
+  return 0;
+}
+
+void record_desc_release(RecordDesc *r) {
+  PyMem_Free(r->fields);
+  Py_CLEAR(r->desc);
+  memset(r, 0, sizeof *r);
+}
+
+/* A structured NumPy array's record (from its dtype) into a->rd. */
+static int record_of(PyObject *o, const char *name, Arg *a) {
+  PyObject *dtype = PyObject_GetAttrString(o, "dtype");
+  int r = dtype ? record_desc_of(dtype, name, &a->rd) : -1;
+  Py_XDECREF(dtype);
+  return r;
+}
+
 /* ---- host arrays (buffer protocol) ---- */
 
 static int from_buffer(PyObject *o, const char *name, Arg *a) {
   if (PyObject_GetBuffer(o, &a->view, PyBUF_RECORDS_RO) < 0) return -1;
   a->readonly = a->view.readonly;   /* checked against the parameter once it is known */
   int t = format_to_type(a->view.format);
+  if (t < 0 && a->view.format && a->view.format[0] == 'T') {   /* a struct: a NumPy record */
+    if (record_of(o, name, a) < 0) {
+      PyBuffer_Release(&a->view);
+      return -1;
+    }
+    t = P2C_RECORD;
+  }
+  if (t == P2C_RECORD && a->view.ndim == 0) {   /* arr[0]: a record, passed by reference */
+    a->v.is_array = false;
+    a->v.type = a->v.array.dtype = P2C_RECORD;
+    a->v.array.data = a->view.buf;
+    a->v.array.record = &a->rd.rec;
+    a->host_array = true;
+    return 0;
+  }
   if (t < 0) {
     PyErr_Format(PyExc_TypeError, "argument '%s': unsupported element type '%s' (expected bool, "
                  "int8-64, uint8-64, float16/32/64, complex64/128 in native byte order)",
@@ -136,6 +227,7 @@ static int from_buffer(PyObject *o, const char *name, Arg *a) {
   P2cHostArray *h = &a->v.array;
   a->v.is_array = true;
   a->v.type = h->dtype = (P2cScalarType)t;
+  h->record = t == P2C_RECORD ? &a->rd.rec : NULL;
   h->ndim = a->view.ndim;
   h->data = a->view.buf;
   for (int k = 0; k < h->ndim; k++) {
@@ -166,16 +258,7 @@ static int from_cai(State *st, PyObject *cai, const char *name, Arg *a) {
       !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1)
     goto bad;
   const char *ts = PyUnicode_AsUTF8(typestr);
-  int t = -1;
-  if (ts && (ts[0] == '<' || ts[0] == '|')) {
-    static const struct { const char *s; int t; } map[] = {
-        {"b1", P2C_BOOL}, {"i1", P2C_INT8}, {"i2", P2C_INT16}, {"i4", P2C_INT32}, {"i8", P2C_INT64},
-        {"u1", P2C_UINT8}, {"u2", P2C_UINT16}, {"u4", P2C_UINT32}, {"u8", P2C_UINT64},
-        {"f2", P2C_FLOAT16}, {"f4", P2C_FLOAT32}, {"f8", P2C_FLOAT64}, {"c8", P2C_COMPLEX64},
-        {"c16", P2C_COMPLEX128}};
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-      if (strcmp(ts + 1, map[i].s) == 0) t = map[i].t;
-  }
+  int t = typestr_to_type(ts);
   if (t < 0) {
     PyErr_Format(PyExc_TypeError, "argument '%s': unsupported typestr '%s'", name, ts ? ts : "?");
     return -1;
@@ -266,6 +349,7 @@ int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out) {
 
 void arg_release(Arg *a) {
   if (a->view.obj) PyBuffer_Release(&a->view);
+  record_desc_release(&a->rd);
 }
 
 int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel) {

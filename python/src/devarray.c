@@ -16,7 +16,7 @@ bool is_device_array(State *st, PyObject *o) { return Py_TYPE(o) == st->DeviceAr
 static PyObject *int_tuple(const int64_t *v, int n);
 
 /* The bytes an array's elements span, and the offset of element [0, ...] in them. */
-static void span_of(P2cScalarType t, int ndim, const int64_t *shape, const int64_t *strides,
+static void span_of(int64_t item, int ndim, const int64_t *shape, const int64_t *strides,
                     size_t *span, size_t *offset) {
   int64_t lo = 0, hi = 0;
   for (int k = 0; k < ndim; k++) {
@@ -28,12 +28,13 @@ static void span_of(P2cScalarType t, int ndim, const int64_t *shape, const int64
     if (reach < 0) lo += reach;
     else hi += reach;
   }
-  *span = (size_t)(hi - lo) + p2c_scalar_size(t);
+  *span = (size_t)(hi - lo) + (size_t)item;
   *offset = (size_t)-lo;
 }
 
 P2cHostArray devarray_host_view(const DeviceArray *d) {
-  P2cHostArray h = {.dtype = d->a.dtype, .ndim = d->a.ndim, .data = (void *)(uintptr_t)d->a.data};
+  P2cHostArray h = {.dtype = d->a.dtype, .ndim = d->a.ndim, .data = (void *)(uintptr_t)d->a.data,
+                    .record = d->a.record};
   memcpy(h.shape, d->a.shape, sizeof h.shape);
   memcpy(h.strides, d->a.strides, sizeof h.strides);
   return h;
@@ -55,23 +56,42 @@ static void contiguous_strides(P2cScalarType t, int ndim, const int64_t *shape, 
   }
 }
 
-/* A new zero-filled array of the given shape and strides (contiguous ones). */
-static DeviceArray *devarray_alloc(State *st, P2cScalarType t, int ndim, const int64_t *shape,
-                                   const int64_t *strides) {
+/* The NumPy dtype of d's elements (borrowed). */
+static PyObject *np_dtype_of(DeviceArray *d) {
+  return d->np_dtype ? d->np_dtype : state_dtype(d->st, d->a.dtype);
+}
+
+/* "float32", or "record" for a record dtype. */
+static const char *dtype_name(P2cScalarType t) {
+  return t == P2C_RECORD ? "record" : p2c_scalar_name(t);
+}
+
+/* A new zero-filled array of the given shape and strides (contiguous ones); np_dtype: a record
+ * array's NumPy dtype (its description is made from it), else NULL. */
+static DeviceArray *devarray_alloc(State *st, P2cScalarType t, PyObject *np_dtype, int ndim,
+                                   const int64_t *shape, const int64_t *strides) {
   if (state_device(st) < 0) return NULL;
+  RecordDesc rd = {0};
+  if (t == P2C_RECORD && record_desc_of(np_dtype, "array", &rd) < 0) return NULL;
   DeviceArray *d = PyObject_GC_New(DeviceArray, st->DeviceArray);
-  if (!d) return NULL;
+  if (!d) {
+    record_desc_release(&rd);
+    return NULL;
+  }
   d->st = st;
   d->module = Py_NewRef(st->module);
   d->owner = NULL;
   d->host = NULL;
   d->weakrefs = NULL;
+  d->rd = rd;
+  d->np_dtype = t == P2C_RECORD ? Py_NewRef(np_dtype) : NULL;
   memset(&d->a, 0, sizeof d->a);
   d->a.dtype = t;
+  d->a.record = t == P2C_RECORD ? &d->rd.rec : NULL;
   d->a.ndim = ndim;
   memcpy(d->a.shape, shape, sizeof(int64_t) * (size_t)ndim);
   memcpy(d->a.strides, strides, sizeof(int64_t) * (size_t)ndim);
-  span_of(t, ndim, shape, strides, &d->span, &d->offset);
+  span_of((int64_t)p2c_dtype_size(t, d->a.record), ndim, shape, strides, &d->span, &d->offset);
   d->on_gpu = st->kind == DEV_GPU;
   PyObject_GC_Track(d);
   if (d->on_gpu) {
@@ -113,8 +133,8 @@ static int copy_host(DeviceArray *d, P2cHostArray *h, P2cStream *stream, bool to
   return 0;
 }
 
-PyObject *devarray_from_host(State *st, const P2cHostArray *h, P2cStream *stream) {
-  DeviceArray *d = devarray_alloc(st, h->dtype, h->ndim, h->shape, h->strides);
+PyObject *devarray_from_host(State *st, const P2cHostArray *h, PyObject *np_dtype, P2cStream *stream) {
+  DeviceArray *d = devarray_alloc(st, h->dtype, np_dtype, h->ndim, h->shape, h->strides);
   if (!d) return NULL;
   P2cHostArray src = *h;
   if (copy_host(d, &src, stream, true) < 0) Py_CLEAR(d);
@@ -128,6 +148,8 @@ PyObject *devarray_from_host(State *st, const P2cHostArray *h, P2cStream *stream
 static int host_buffer(State *st, PyObject *obj, bool writable, Py_buffer *view, P2cHostArray *h) {
   if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) return -1;
   int t = format_to_type(view->format);
+  h->record = NULL;
+  if (t < 0 && view->format && view->format[0] == 'T') t = P2C_RECORD;   /* its description: host_record */
   if (t < 0 || view->ndim > P2C_MAX_NDIM) {
     PyErr_Format(PyExc_TypeError, "unsupported array: element format '%s', %d dimensions",
                  view->format ? view->format : "", view->ndim);
@@ -141,7 +163,7 @@ static int host_buffer(State *st, PyObject *obj, bool writable, Py_buffer *view,
     h->shape[k] = view->shape[k];
     h->strides[k] = view->strides[k];
   }
-  if (writable || layout_of(h->dtype, h->ndim, h->shape, h->strides) != 'A') return 0;
+  if (writable || layout_of((int64_t)view->itemsize, h->ndim, h->shape, h->strides) != 'A') return 0;
   PyBuffer_Release(view);
   PyObject *np = state_numpy(st);
   PyObject *c = np ? PyObject_CallMethod(np, "ascontiguousarray", "O", obj) : NULL;
@@ -151,8 +173,11 @@ static int host_buffer(State *st, PyObject *obj, bool writable, Py_buffer *view,
   return r;
 }
 
+/* Whether host array h has d's dtype (a record: d's itemsize; its fields are the caller's
+ * responsibility, as NumPy's view casts are), shape and strides. */
 static bool same_layout(const DeviceArray *d, const P2cHostArray *h) {
   if (d->a.dtype != h->dtype || d->a.ndim != h->ndim) return false;
+  if (h->dtype == P2C_RECORD && h->record && h->record->itemsize != d->a.record->itemsize) return false;
   for (int k = 0; k < h->ndim; k++)
     if (d->a.shape[k] != h->shape[k] || (d->a.shape[k] > 1 && d->a.strides[k] != h->strides[k]))
       return false;
@@ -162,13 +187,13 @@ static bool same_layout(const DeviceArray *d, const P2cHostArray *h) {
 static PyObject *incompatible(const DeviceArray *d, const P2cHostArray *h) {
   return PyErr_Format(PyExc_ValueError, "incompatible arrays: the device array is %s of %d "
                       "dimensions, the host array %s of %d (shapes and strides must match)",
-                      p2c_scalar_name(d->a.dtype), d->a.ndim, p2c_scalar_name(h->dtype), h->ndim);
+                      dtype_name(d->a.dtype), d->a.ndim, dtype_name(h->dtype), h->ndim);
 }
 
 /* A non-contiguous view: its span copied to a bytes object, read by numpy.ndarray with the
  * view's strides, and copied again into a C-ordered array. */
 static PyObject *strided_to_numpy(DeviceArray *d, P2cStream *stream) {
-  PyObject *np = state_numpy(d->st), *dtype = state_dtype(d->st, d->a.dtype);
+  PyObject *np = state_numpy(d->st), *dtype = np_dtype_of(d);
   if (!np || !dtype) return NULL;
   PyObject *bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)d->span);
   if (!bytes) return NULL;
@@ -197,13 +222,13 @@ static PyObject *strided_to_numpy(DeviceArray *d, P2cStream *stream) {
 
 PyObject *devarray_to_numpy(DeviceArray *d, P2cStream *stream) {
   PyObject *np = state_numpy(d->st);
-  PyObject *dtype = state_dtype(d->st, d->a.dtype);
+  PyObject *dtype = np_dtype_of(d);
   if (!np || !dtype) return NULL;
   PyObject *shape = PyTuple_New(d->a.ndim);
   for (int k = 0; shape && k < d->a.ndim; k++)
     PyTuple_SET_ITEM(shape, k, PyLong_FromLongLong(d->a.shape[k]));
   if (!shape) return NULL;
-  char layout = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides);
+  char layout = layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides);
   if (layout == 'A') {
     Py_DECREF(shape);
     return strided_to_numpy(d, stream);
@@ -230,6 +255,7 @@ static int da_traverse(DeviceArray *d, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(d));
   Py_VISIT(d->module);
   Py_VISIT(d->owner);
+  Py_VISIT(d->np_dtype);
   return 0;
 }
 
@@ -244,6 +270,8 @@ static void da_dealloc(DeviceArray *d) {
   if (d->weakrefs) PyObject_ClearWeakRefs((PyObject *)d);
   if (d->on_gpu) p2c_device_array_free(&d->a);
   free(d->host);
+  record_desc_release(&d->rd);
+  Py_CLEAR(d->np_dtype);
   Py_CLEAR(d->owner);
   Py_CLEAR(d->module);
   PyObject_GC_Del(d);
@@ -342,14 +370,16 @@ static int64_t da_count(const DeviceArray *d) {
 
 static PyObject *da_size(DeviceArray *d, void *c) { return PyLong_FromLongLong(da_count(d)); }
 static PyObject *da_nbytes(DeviceArray *d, void *c) {
-  return PyLong_FromLongLong(da_count(d) * (int64_t)p2c_scalar_size(d->a.dtype));
+  return PyLong_FromLongLong(da_count(d) * (int64_t)p2c_dtype_size(d->a.dtype, d->a.record));
 }
-static PyObject *da_dtype(DeviceArray *d, void *c) { return Py_XNewRef(state_dtype(d->st, d->a.dtype)); }
+static PyObject *da_dtype(DeviceArray *d, void *c) { return Py_XNewRef(np_dtype_of(d)); }
 
 static PyObject *da_cai(DeviceArray *d, void *c) {
   static const char *const typestr[] = {"|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4",
                                         "<u8", "<f4", "<f8", "<c8", "<c16", "<f2"};
-  bool c_order = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides) == 'C';
+  if (d->a.dtype == P2C_RECORD)
+    return PyErr_Format(PyExc_AttributeError, "__cuda_array_interface__ of a record array is not supported");
+  bool c_order = layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides) == 'C';
   PyObject *shape = da_shape(d, NULL);
   PyObject *strides = c_order ? Py_NewRef(Py_None) : da_strides(d, NULL);
   PyObject *r = NULL;
@@ -364,16 +394,16 @@ static PyObject *da_cai(DeviceArray *d, void *c) {
 }
 
 static PyObject *da_is_c(DeviceArray *d, PyObject *u) {
-  return PyBool_FromLong(layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides) == 'C');
+  return PyBool_FromLong(layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides) == 'C');
 }
 static PyObject *da_is_f(DeviceArray *d, PyObject *u) {
-  char l = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides);
+  char l = layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides);
   return PyBool_FromLong(l == 'F' || (d->a.ndim <= 1 && l == 'C'));
 }
 
 /* Numba's DeviceNDArray.flags: NumPy's two contiguity flags, as a dict. */
 static PyObject *da_flags(DeviceArray *d, void *c) {
-  char l = layout_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides);
+  char l = layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides);
   return Py_BuildValue("{sOsO}", "C_CONTIGUOUS", l == 'C' ? Py_True : Py_False, "F_CONTIGUOUS",
                        l == 'F' || (d->a.ndim <= 1 && l == 'C') ? Py_True : Py_False);
 }
@@ -403,7 +433,7 @@ static Py_ssize_t da_len(DeviceArray *d) {
 static PyObject *da_repr(DeviceArray *d) {
   PyObject *shape = da_shape(d, NULL);
   if (!shape) return NULL;
-  PyObject *r = PyUnicode_FromFormat("<pyk2cuda DeviceArray %s%R on the %s>", p2c_scalar_name(d->a.dtype),
+  PyObject *r = PyUnicode_FromFormat("<pyk2cuda DeviceArray %s%R on the %s>", dtype_name(d->a.dtype),
                                      shape, d->on_gpu ? "GPU" : "simulator");
   Py_DECREF(shape);
   return r;
@@ -420,20 +450,23 @@ static PyObject *make_view(DeviceArray *d, int ndim, const int64_t *shape, const
   v->host = NULL;
   v->weakrefs = NULL;
   v->on_gpu = d->on_gpu;
+  memset(&v->rd, 0, sizeof v->rd);
+  v->np_dtype = Py_XNewRef(d->np_dtype);
   memset(&v->a, 0, sizeof v->a);
   v->a.dtype = d->a.dtype;
+  v->a.record = d->a.record;   /* the owner's, which the view keeps alive */
   v->a.ndim = ndim;
   memcpy(v->a.shape, shape, sizeof(int64_t) * (size_t)ndim);
   memcpy(v->a.strides, strides, sizeof(int64_t) * (size_t)ndim);
   v->a.data = data;
-  span_of(v->a.dtype, ndim, shape, strides, &v->span, &v->offset);
+  span_of((int64_t)p2c_dtype_size(v->a.dtype, v->a.record), ndim, shape, strides, &v->span, &v->offset);
   PyObject_GC_Track(v);
   return (PyObject *)v;
 }
 
 /* One element, read to the host as a NumPy scalar. */
 static PyObject *read_scalar(DeviceArray *d, uint64_t data) {
-  int64_t one = 1, stride = (int64_t)p2c_scalar_size(d->a.dtype);
+  int64_t one = 1, stride = (int64_t)p2c_dtype_size(d->a.dtype, d->a.record);
   DeviceArray *v = (DeviceArray *)make_view(d, 1, &one, &stride, data);
   if (!v) return NULL;
   PyObject *arr = devarray_to_numpy(v, NULL);
@@ -581,7 +614,7 @@ static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   if (t < 0) return PyErr_Format(PyExc_TypeError, "unsupported dtype '%s'", tc);
   if (ndim == 0) return PyErr_Format(PyExc_ValueError, "0-d device arrays are not supported");
   contiguous_strides((P2cScalarType)t, ndim, shape, order[0] == 'F' ? 'F' : 'C', strides);
-  return (PyObject *)devarray_alloc(st, (P2cScalarType)t, ndim, shape, strides);
+  return (PyObject *)devarray_alloc(st, (P2cScalarType)t, NULL, ndim, shape, strides);
 }
 
 /* to_device(obj, stream=None): a device array holding a copy of a host array. */
@@ -595,9 +628,19 @@ static PyObject *f_to_device(PyObject *mod, PyObject *args) {
   Py_buffer view;
   P2cHostArray h;
   if (host_buffer(st, obj, false, &view, &h) < 0) return NULL;
+  PyObject *dtype = h.dtype == P2C_RECORD ? PyObject_GetAttrString(view.obj, "dtype") : NULL;
+  RecordDesc rd = {0};
+  if (h.dtype == P2C_RECORD && (!dtype || record_desc_of(dtype, "obj", &rd) < 0)) {
+    Py_XDECREF(dtype);
+    PyBuffer_Release(&view);
+    return NULL;
+  }
+  h.record = h.dtype == P2C_RECORD ? &rd.rec : NULL;
   PyObject *r = h.ndim == 0 ? PyErr_Format(PyExc_ValueError, "0-d arrays are not supported as device arrays")
-                            : devarray_from_host(st, &h, s);
+                            : devarray_from_host(st, &h, dtype, s);
   if (r && s && keep_copy((DeviceArray *)r, stream, view.obj) < 0) Py_CLEAR(r);
+  record_desc_release(&rd);
+  Py_XDECREF(dtype);
   PyBuffer_Release(&view);
   return r;
 }
@@ -694,7 +737,9 @@ static PyObject *f_as_device_array(PyObject *mod, PyObject *obj) {
   d->a = a.dev;
   d->a.buffer = NULL;  /* a view: the owner frees the memory */
   arg_release(&a);
-  span_of(d->a.dtype, d->a.ndim, d->a.shape, d->a.strides, &d->span, &d->offset);
+  d->np_dtype = NULL;
+  memset(&d->rd, 0, sizeof d->rd);
+  span_of((int64_t)p2c_scalar_size(d->a.dtype), d->a.ndim, d->a.shape, d->a.strides, &d->span, &d->offset);
   PyObject_GC_Track(d);
   return (PyObject *)d;
 }

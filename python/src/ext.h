@@ -61,6 +61,18 @@ PyObject *state_dtype(State *st, P2cScalarType t);
 
 /* ---- args.c ---- */
 
+/* A record dtype's description for the C API, made from a NumPy structured dtype by
+ * pyk2cuda.types.record_fields (the extension is built without NumPy's C API). */
+typedef struct RecordDesc {
+  P2cRecord rec;
+  P2cRecordField *fields;      /* PyMem */
+  PyObject *desc;              /* record_fields(dtype): owns the field names */
+} RecordDesc;
+/* Fills *out from a NumPy dtype with fields (`name` names the argument in messages). 0, or -1
+ * with an exception and nothing to release. */
+int record_desc_of(PyObject *dtype, const char *name, RecordDesc *out);
+void record_desc_release(RecordDesc *r);
+
 /* One argument of a launch as the C API takes it, and what must be released after it. */
 typedef struct Arg {
   P2cValue v;
@@ -69,6 +81,7 @@ typedef struct Arg {
   bool host_array;             /* a host array the launch reads and writes in place */
   bool readonly;               /* a read-only host array: only for parameters the kernel does not
                                   write (P2cParam.written; arg_check_writable) */
+  RecordDesc rd;               /* a structured array's record */
 } Arg;
 
 /* The scalar type for a struct-module format ("f", "<i8"-style prefixes not accepted beyond
@@ -82,7 +95,7 @@ void arg_release(Arg *a);
  * parameter (`kernel` names the kernel). 0 when the argument may be passed. */
 int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel);
 /* 'C', 'F' or 'A' for an array's strides (extents of 1 take any stride, as NumPy's flags). */
-char layout_of(P2cScalarType t, int ndim, const int64_t *shape, const int64_t *strides);
+char layout_of(int64_t item, int ndim, const int64_t *shape, const int64_t *strides);
 /* Converts a Python scalar argument to the parameter type `t` (Numba's conversion to an explicit
  * signature's type). 0 or -1 with an exception. */
 int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name);
@@ -102,6 +115,8 @@ typedef struct DeviceArray {
   void *host;                  /* simulator: the owned allocation (span bytes) */
   bool on_gpu;
   PyObject *weakrefs;
+  PyObject *np_dtype;          /* a record array's NumPy dtype (NULL for scalar dtypes) */
+  RecordDesc rd;               /* a record array's description (a view's a.record is its owner's) */
 } DeviceArray;
 
 extern PyType_Spec DeviceArray_spec, HostBuffer_spec;
@@ -109,8 +124,9 @@ extern PyMethodDef devarray_functions[];
 bool is_device_array(State *st, PyObject *o);
 /* The host array a host-memory device array (simulator) describes. */
 P2cHostArray devarray_host_view(const DeviceArray *d);
-/* A new DeviceArray holding a copy of a host array; NULL with an exception. */
-PyObject *devarray_from_host(State *st, const P2cHostArray *h, P2cStream *stream);
+/* A new DeviceArray holding a copy of a host array (np_dtype: its NumPy dtype, needed for a
+ * record array, else NULL); NULL with an exception. */
+PyObject *devarray_from_host(State *st, const P2cHostArray *h, PyObject *np_dtype, P2cStream *stream);
 /* A numpy array holding a copy of the device array. New reference or NULL. */
 PyObject *devarray_to_numpy(DeviceArray *d, P2cStream *stream);
 
