@@ -60,6 +60,7 @@ def _install_shim():
     for name in [n for n in sys.modules if n.startswith("numba.cuda.") and n not in keep]:
         del sys.modules[name]
     sys.modules["numba.cuda"] = cuda
+    sys.modules["numba.cuda.random"] = cuda.random
     sys.modules["numba.types"] = types
     numba.cuda = cuda
     numba.types = types

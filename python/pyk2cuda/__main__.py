@@ -17,6 +17,7 @@ def main(argv):
         return 0
     sys.modules["numba"] = pyk2cuda
     sys.modules["numba.cuda"] = cuda
+    sys.modules["numba.cuda.random"] = cuda.random
     sys.modules["numba.types"] = types
     sys.argv = argv[1:]
     runpy.run_path(argv[1], run_name="__main__")

@@ -581,3 +581,9 @@ def close():
 
 
 devicearray = _devicearray_module()
+
+# numba.cuda.random: `cuda.random` and `import pyk2cuda.cuda.random` (this module is not a
+# package, so the submodule is registered by its dotted name). Imported last: it uses jit.
+import sys as _sys  # noqa: E402
+from . import random  # noqa: E402
+_sys.modules[__name__ + ".random"] = random
