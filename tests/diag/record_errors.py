@@ -1,6 +1,7 @@
 # args: --sig 'fields(Record(a[type=int32;offset=0],b[type=float64;offset=8];16;True)[::1], Record(x[type=float32;offset=0];4;False)[::1])'
 # Wrong uses of records: a missing field, a name that is not a string literal, storing one
-# record type into another, a number into a record, assigning to an array's attribute.
+# record type into another, a number into a record, assigning to an array's attribute, a
+# record in a tuple.
 from numba import cuda
 
 
@@ -12,3 +13,4 @@ def fields(a, b):
     b[i] = a[i]
     a[i] = 2.5
     a.shape = 3
+    t = (a[i], 1)

@@ -416,9 +416,17 @@ extern "C" __global__ void copy_records(p2c_array<p2c_record_1, 1> a, p2c_array<
   }
 }
 
+extern "C" __global__ void by_reference(p2c_record_0 * r, p2c_array<double, 1> out) {
+  // out[0] = r.b
+  out.data[0] = r->b;
+  // r.a = 7
+  r->a = (int32_t)7;
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(copy_field)
 P2C_SIM_BLOCKS(every_field)
 P2C_SIM_BLOCKS(packed)
 P2C_SIM_BLOCKS(copy_records)
+P2C_SIM_BLOCKS(by_reference)
 #endif

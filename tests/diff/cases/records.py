@@ -64,3 +64,11 @@ def copy_records(a, b):
     n = a.shape[0]
     if i < n:
         b[i] = a[n - 1 - i]
+
+
+@cuda.jit
+def by_reference(r, out):
+    # A record passed by reference (Numba's record arguments; golden only: `run` has no syntax
+    # for one, tests/python/test_records.py runs it).
+    out[0] = r.b
+    r.a = 7
