@@ -170,6 +170,8 @@ void emit_tuple_structs(Gen *G, StrBuf *out);
 void emit_record_structs(Gen *G, const Analysis *an, StrBuf *out);
 /* The C member name of a record's field. */
 const char *record_member(Gen *G, const Type *r, const char *name);
+/* target = value where target is a nested array field (r.v = arr): an element-wise copy. */
+void emit_nested_copy(Gen *G, const Expr *target, const Expr *value);
 /* A pointer to the record e denotes (a variable's or temporary's value, an argument, a result). */
 void emit_record_ref(Gen *G, const Expr *e, StrBuf *sb, int prec);
 /* Writes a tuple-valued e as a whole C value; returns false where emit_expr's own case for

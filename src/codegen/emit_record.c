@@ -61,6 +61,35 @@ static void emit_record_struct(Gen *G, const Type *r, StrBuf *out) {
   sb_puts(out, "#endif\n");
 }
 
+/* r.v = value (an array of the field's dimensions): each element copied and converted, in C
+ * order over the field's shape, reading the value through its strides (as a view); the value's
+ * shape is taken to be the field's, as Numba takes it. */
+void emit_nested_copy(Gen *G, const Expr *target, const Expr *value) {
+  const Type *ft = target->ty, *vt = value->ty;
+  const char *src = new_temp(G, vt);   /* a view (p2c_array), also of a fixed-shape array */
+  sb_indent(G->body, G->indent);
+  sb_printf(G->body, "%s = ", src);
+  emit_array_value(G, value, G->body);
+  sb_puts(G->body, ";\n");
+  const char *ix[P2C_MAX_NDIM];
+  for (int k = 0; k < ft->ndim; k++) {
+    ix[k] = namer_claim_temp(&G->local, "k");
+    TempDecl d = {"int64_t", ix[k]};
+    vec_push(G->a, &G->temps, d);
+    emit_line(G, "for (%s = 0; %s < %lld; ++%s)\n", ix[k], ix[k], (long long)ft->fixed_shape[k], ix[k]);
+    G->indent += 2;
+  }
+  sb_indent(G->body, G->indent);
+  emit_expr(G, target, G->body, P_POSTFIX);
+  for (int k = 0; k < ft->ndim; k++) sb_printf(G->body, "[%s]", ix[k]);
+  if (ft->dtype != vt->dtype) sb_printf(G->body, " = (%s)", ft->dtype->cname);   /* converted as a store converts */
+  else sb_puts(G->body, " = ");
+  sb_printf(G->body, "*(%s *)((char *)%s.data", vt->dtype->cname, src);
+  for (int k = 0; k < ft->ndim; k++) sb_printf(G->body, " + %s * %s.strides[%d]", ix[k], src, k);
+  sb_puts(G->body, ");\n");
+  G->indent -= 2 * ft->ndim;
+}
+
 void emit_record_structs(Gen *G, const Analysis *an, StrBuf *out) {
   for (size_t i = 0; i < an->records.len; i++) emit_record_struct(G, an->records.items[i], out);
 }

@@ -87,6 +87,10 @@ void emit_line(Gen *G, const char *fmt, ...) {
 /* target = value, with the conversion to the target's type written out. */
 static void emit_store(Gen *G, const Expr *target, const Expr *value) {
   const Type *tt = target->kind == EX_VAR ? G->fn->vars[target->var].ty : target->ty;
+  if (tt->kind == TY_ARRAY && expr_is_field(target)) {   /* r.v = arr */
+    emit_nested_copy(G, target, value);
+    return;
+  }
   sb_indent(G->body, G->indent);
   if (tt->kind == TY_RECORD && target->kind == EX_VAR) {   /* r = a[i]: r refers to a[i] */
     emit_record_ref(G, target, G->body, P_ASSIGN);

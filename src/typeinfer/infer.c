@@ -67,6 +67,15 @@ static bool record_store_settled(Infer *I, Expr *target, const Type *elem, const
     TERR(I, target->loc, "E-bad-target", "cannot assign to attribute '%s' of %s", target->str, base->name);
     return true;
   }
+  if (elem && t && elem->kind == TY_ARRAY && expr_is_field(target)) {   /* r.v = array: copied */
+    bool ok = t->kind == TY_ARRAY && t->ndim == elem->ndim && type_is_numeric(t->dtype) &&
+              (elem->dtype->kind == TY_COMPLEX || t->dtype->kind != TY_COMPLEX) &&
+              (elem->dtype == t->dtype || (elem->dtype->kind != TY_HALF && t->dtype->kind != TY_HALF));
+    if (!ok)
+      TERR(I, loc, "E-store", "the nested array field '%s' takes an array of %d dimension%s of numbers, not %s",
+           target->str, elem->ndim, elem->ndim == 1 ? "" : "s", t->name);
+    return true;
+  }
   if (!elem || !t || (elem->kind != TY_RECORD && t->kind != TY_RECORD)) return false;
   if (elem != t) TERR(I, loc, "E-store", "cannot store a value of type %s into %s", t->name, elem->name);
   return true;

@@ -32,6 +32,19 @@ static __device__ __forceinline__ int64_t p2c_wrap(int64_t i, int64_t n) {
   return i < 0 ? i + n : i;
 }
 
+/* A view (docs/semantics.md): a[..., i, ...] at dimension K drops that dimension. */
+template <int K, typename T, int N>
+static __device__ __forceinline__ p2c_array<T, N - 1> p2c_view_index(p2c_array<T, N> a, int64_t i) {
+  p2c_array<T, N - 1> v;
+  if (i < 0) i += a.shape[K];
+  v.data = (T *)((char *)a.data + i * a.strides[K]);
+  for (int d = 0; d < N - 1; d++) {
+    v.shape[d] = a.shape[d < K ? d : d + 1];
+    v.strides[d] = a.strides[d < K ? d : d + 1];
+  }
+  return v;
+}
+
 /* complex64 and complex128 (docs/semantics.md): NumPy's layout (the real part, then the
    imaginary part) and Python's arithmetic. A real number converts to a complex one implicitly,
    one complex type to the other only with a cast; a complex number is true when it is not 0. */
@@ -416,6 +429,30 @@ extern "C" __global__ void copy_records(p2c_array<p2c_record_1, 1> a, p2c_array<
   }
 }
 
+extern "C" __global__ void nested_assign(p2c_array<p2c_record_1, 1> src, p2c_array<p2c_record_1, 1> dst, p2c_array<int64_t, 3> m) {
+  int64_t i = 0;
+  p2c_array<float, 1> p2c_t;
+  int64_t p2c_k;
+  p2c_array<int64_t, 2> p2c_t2;
+  int64_t p2c_k2;
+  int64_t p2c_k3;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < src.shape[0]:
+  if (i < src.shape[0]) {
+    // dst[i].v = src[i].v
+    p2c_t = p2c_array<float, 1>{&src.data[i].v[0], {3}, {4}};
+    for (p2c_k = 0; p2c_k < 3; ++p2c_k)
+      dst.data[i].v[p2c_k] = *(float *)((char *)p2c_t.data + p2c_k * p2c_t.strides[0]);
+    // dst[i]['m'] = m[i]
+    p2c_t2 = p2c_view_index<0>(m, i);
+    for (p2c_k2 = 0; p2c_k2 < 2; ++p2c_k2)
+      for (p2c_k3 = 0; p2c_k3 < 3; ++p2c_k3)
+        dst.data[i].m[p2c_k2][p2c_k3] = (int16_t)*(int64_t *)((char *)p2c_t2.data + p2c_k2 * p2c_t2.strides[0] + p2c_k3 * p2c_t2.strides[1]);
+  }
+}
+
 extern "C" __global__ void by_reference(p2c_record_0 * r, p2c_array<double, 1> out) {
   // out[0] = r.b
   out.data[0] = r->b;
@@ -428,5 +465,6 @@ P2C_SIM_BLOCKS(copy_field)
 P2C_SIM_BLOCKS(every_field)
 P2C_SIM_BLOCKS(packed)
 P2C_SIM_BLOCKS(copy_records)
+P2C_SIM_BLOCKS(nested_assign)
 P2C_SIM_BLOCKS(by_reference)
 #endif

@@ -191,3 +191,25 @@ def test_device_arrays_of_records():
     fresh.copy_to_device(got[:2])
     assert np.array_equal(fresh.copy_to_host(), got[:2])
     assert "record" in repr(fresh)
+
+
+def assign_array_to_nested(dest, src):
+    dest['array1'] = src
+
+
+def record_setitem_array(rec_source, rec_dest):
+    rec_dest['j'] = rec_source['j']
+
+
+def test_whole_nested_arrays():
+    # Numba's test_assign_array_to_nested, test_setitem and issue 7693, on records by reference.
+    nested1 = np.dtype([("array1", np.int16, (3,))], align=True)
+    got, want = np.zeros(2, nested1), np.zeros(2, nested1)
+    src = (np.arange(3) + 1).astype(np.int16)
+    cuda.jit(assign_array_to_nested)[1, 1](got[0], src)
+    assign_array_to_nested(want[0], src)
+    assert np.array_equal(got, want)
+    a, b = np.zeros(1, NESTED), np.zeros(1, NESTED)
+    a[0] = (1, ((1, 2), (4, 5), (2, 3)))
+    cuda.jit(record_setitem_array)[1, 1](a[0], b[0])
+    assert np.array_equal(b["j"], a["j"]) and b[0]["i"] == 0

@@ -67,6 +67,16 @@ def copy_records(a, b):
 
 
 @cuda.jit
+def nested_assign(src, dst, m):
+    # Whole nested arrays assigned: from another record's field, from a row of an array (Numba's
+    # test_setitem, test_assign_array_to_nested, issue 7693).
+    i = cuda.grid(1)
+    if i < src.shape[0]:
+        dst[i].v = src[i].v
+        dst[i]['m'] = m[i]
+
+
+@cuda.jit
 def by_reference(r, out):
     # A record passed by reference (Numba's record arguments; golden only: `run` has no syntax
     # for one, tests/python/test_records.py runs it).
