@@ -10,7 +10,10 @@
  * specialization once; a call back into a function being decided counts as a store), or an
  * element given to a builtin other than an atomic. Any other use counts as a store: a subscript
  * assigned to, an atomic's element, a view or the array itself bound to a name, put in a tuple,
- * returned or passed to a builtin. */
+ * returned or passed to a builtin. A record element (a[i] of a record array) is a reference
+ * into the array, as in Numba: its fields read (a[i].b) are reads, its fields or nested arrays
+ * assigned (a[i].b = x, a[i].v[k] = x) are stores, and the record itself taken as a value
+ * (r = a[i], passed to a device function, iterated over) counts as a store. */
 #include "analysis/walk.h"
 
 #include <string.h>
@@ -23,9 +26,12 @@ typedef struct Writes {
 
 static bool is_array(const Type *t) { return t && t->kind == TY_ARRAY; }
 
+/* An array, or a record: both refer to the memory of the array they come from. */
+static bool is_reference(const Type *t) { return t && (t->kind == TY_ARRAY || t->kind == TY_RECORD); }
+
 static bool has_array(const Type *t) {
   if (!t) return true;
-  if (t->kind == TY_ARRAY) return true;
+  if (is_reference(t)) return true;
   for (int i = 0; t->kind == TY_TUPLE && i < t->nelems; i++)
     if (has_array(t->elems[i])) return true;
   return false;
@@ -37,7 +43,7 @@ static void scan_target(Writes *w, const Expr *t);
 /* The array parameter at the bottom of a chain of views (a, a[i] of a 2-d a, a[1:], a.T), or
  * -1; the indices along the chain are scanned as values. */
 static int chain_param(Writes *w, const Expr *e) {
-  while ((e->kind == EX_INDEX || e->kind == EX_ATTR) && is_array(e->ty) && e->nkids > 0) {
+  while ((e->kind == EX_INDEX || e->kind == EX_ATTR) && is_reference(e->ty) && e->nkids > 0) {
     for (int i = 1; i < e->nkids; i++) scan_value(w, e->kids[i]);
     e = e->kids[0];
   }
@@ -74,7 +80,7 @@ static void scan_value(Writes *w, const Expr *e) {
     return;
   case EX_INDEX:
   case EX_ATTR:
-    if (!is_array(e->ty) && e->nkids > 0) {   /* an element or a scalar attribute: a read */
+    if (!is_reference(e->ty) && e->nkids > 0) {   /* an element or a scalar attribute: a read */
       chain_param(w, e->kids[0]);
       for (int i = 1; i < e->nkids; i++) scan_value(w, e->kids[i]);
       return;
@@ -110,6 +116,8 @@ static void scan_target(Writes *w, const Expr *t) {
     for (int i = 0; i < t->nkids; i++) scan_target(w, t->kids[i]);
   } else if (t->kind == EX_INDEX && t->nkids > 0) {
     for (int i = 1; i < t->nkids; i++) scan_value(w, t->kids[i]);
+    mark(w, chain_param(w, t->kids[0]));
+  } else if (t->kind == EX_ATTR && t->nkids > 0) {   /* a record's field: stores into its array */
     mark(w, chain_param(w, t->kids[0]));
   } else if (t->kind == EX_VAR) {
     if (t->var < w->f->nparams && is_array(t->ty)) mark(w, t->var);   /* rebinding: not followed */

@@ -213,3 +213,25 @@ def test_whole_nested_arrays():
     a[0] = (1, ((1, 2), (4, 5), (2, 3)))
     cuda.jit(record_setitem_array)[1, 1](a[0], b[0])
     assert np.array_equal(b["j"], a["j"]) and b[0]["i"] == 0
+
+
+def read_field(a, out):
+    out[0] = a[1].b + a[2]['a']
+
+
+def write_through_element(a):
+    r = a[0]
+    r.b = 5
+
+
+def test_read_only_record_arrays():
+    # A read-only record array is taken for a parameter whose fields are only read; a kernel that
+    # writes a field (directly or through a record it binds) needs a writable array.
+    a = sample(np.ndarray)
+    a.flags.writeable = False
+    out = np.zeros(1)
+    cuda.jit(read_field)[1, 1](a, out)
+    assert out[0] == a[1]["b"] + a[2]["a"]
+    for f in (set_b, write_through_element):
+        with pytest.raises(ValueError, match="read-only"):
+            cuda.jit(f)[1, 1](*((a, 0, 1) if f is set_b else (a,)))

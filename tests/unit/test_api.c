@@ -884,6 +884,43 @@ static void params_say_which_arrays_are_written(void **state) {
   p2c_compiler_delete(c);
 }
 
+#define REC "Record(a[type=int32;offset=0],b[type=float64;offset=8],v[type=nestedarray(float32, (2,));offset=16];24;True)"
+
+/* P2cParam.written of record arrays: fields read (a[i].b, a[i]['b'], a[i].v[k]) are reads;
+ * a field or a nested array element assigned, a record bound to a name, passed to a device
+ * function or iterated over, are stores (a record is a reference into its array). */
+static void record_params_say_which_are_written(void **state) {
+  (void)state;
+  static const char src[] =
+      "from numba import cuda\n"
+      "@cuda.jit(device=True)\n"
+      "def get(r):\n"
+      "    return r.a\n"
+      "@cuda.jit('void(" REC "[:], " REC "[:], " REC "[:], " REC "[:], " REC "[:], " REC "[:], " REC "[:])')\n"
+      "def k(rd, field, nested, named, dev, loop, same):\n"
+      "    i = cuda.grid(1)\n"
+      "    x = rd[i].a + rd[i]['b'] + rd[i].v[0]\n"
+      "    field[i].a = x\n"
+      "    nested[i].v[1] = x\n"
+      "    r = named[i]\n"
+      "    x += get(dev[i])\n"
+      "    for q in loop:\n"
+      "        x += 1\n"
+      "    same[i] = same[0]\n";
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "r.py", src, sizeof src - 1, NULL, &m), P2C_OK);
+  static const bool want[] = {false, true, true, true, true, true, true};
+  P2cKernelInfo k = p2c_module_kernel(m, 0);
+  assert_int_equal(k.param_count, 7);
+  for (size_t p = 0; p < k.param_count; p++) {
+    assert_int_equal(k.params[p].type, P2C_RECORD);
+    if (k.params[p].written != want[p]) fail_msg("parameter %s written = %d", k.params[p].name, k.params[p].written);
+  }
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 /* p2c_module_ufunc_launch: one translation, calls of both signatures on it give what
  * p2c_ufunc_launch gives, and the simulator's code is loaded by the first call only. */
 static void ufunc_calls_on_one_translated_module(void **state) {
@@ -933,6 +970,7 @@ int main(void) {
       cmocka_unit_test(ufunc_broadcasts_through_the_c_api),
       cmocka_unit_test(ufunc_calls_on_one_translated_module),
       cmocka_unit_test(params_say_which_arrays_are_written),
+      cmocka_unit_test(record_params_say_which_are_written),
       cmocka_unit_test(null_handles_are_harmless),
       cmocka_unit_test(compiler_new_and_delete),
       cmocka_unit_test(dumps_after_each_phase),
