@@ -133,11 +133,22 @@ static const char *const helper_text[H_COUNT] = {
         "  return a < 0 ? (T)(0 - a) : a;\n"
         "}\n",
     [H_ROUND_ND] =
-        "/* round(x, ndigits): rounds half to even at the given decimal digit. */\n"
+        "/* round(x, ndigits): Numba's round_ndigits (CPython's fallback double_round): half to\n"
+        " * even at the given decimal digit; over 22 digits 10**nd is two factors, so that the\n"
+        " * scaled value overflows only when x * 10**nd does (x is returned then). */\n"
         "static __device__ __forceinline__ double p2c_round(double x, int64_t nd) {\n"
-        "  double p = pow(10.0, (double)(nd < 0 ? -nd : nd));\n"
-        "  if (!isfinite(x) || nd > 22 || nd < -22) return x;\n"
-        "  return nd >= 0 ? rint(x * p) / p : rint(x / p) * p;\n"
+        "  double pow1, pow2 = 1.0, y;\n"
+        "  if (!isfinite(x)) return x;\n"
+        "  if (nd >= 0) {\n"
+        "    pow1 = pow(10.0, (double)(nd > 22 ? nd - 22 : nd));\n"
+        "    if (nd > 22) pow2 = 1e22;\n"
+        "    y = (x * pow1) * pow2;\n"
+        "    if (!isfinite(y)) return x;\n"
+        "    return (rint(y) / pow2) / pow1;\n"
+        "  }\n"
+        "  pow1 = pow(10.0, (double)-nd);\n"
+        "  y = x / pow1;\n"
+        "  return rint(y) * pow1;\n"
         "}\n",
     [H_DEGREES] =
         "static __device__ __forceinline__ double p2c_degrees(double x) {\n"

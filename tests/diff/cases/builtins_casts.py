@@ -1,6 +1,7 @@
-# Built-ins and casts: round() (half to even, returns an int), min/max with two and
-# three arguments and mixed int/float operands, abs of ints and floats, int() and
-# float(), np.float32 / np.float64 / np.int32 / np.int64 casts, len().
+# Built-ins and casts: round() (half to even, returns an int), round(x, ndigits) beyond
+# 22 digits either way (Numba's algorithm), min/max with two and three arguments and mixed
+# int/float operands, abs of ints and floats, int() and float(), np.float32 / np.float64 /
+# np.int32 / np.int64 casts, len().
 from numba import cuda
 import numpy as np
 
@@ -17,6 +18,16 @@ def rounding(a, x, out):
         out[i, 5] = int(x[i] * 10.0)          # truncates toward zero
         out[i, 6] = int(a[i] / 3)
         out[i, 7] = int(-7.9)
+
+
+@cuda.jit
+def round_digits(x, nd, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = round(x[i], nd[i])
+        out[i, 1] = round(x[i] * 1e-15, 23)    # over 22 digits: 10**23 as two factors
+        out[i, 2] = round(x[i] * 1e-15, nd[i] + 30)
+        out[i, 3] = round(x[i] * 1e30, -25)    # under -22 digits
 
 
 @cuda.jit
