@@ -88,7 +88,11 @@ static const Type *iter_value(Infer *I, Expr *e) {
   if (t->kind == TY_ARRAY && t->ndim == 1) return t->dtype;
   if (t->kind == TY_ARRAY)
     return type_array(I->tt, t->dtype, t->ndim - 1, 'A', t->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
-  if (t->kind == TY_TUPLE && is_uniform_tuple(t)) return t->elems[0];
+  if (t->kind == TY_TUPLE && is_uniform_tuple(t)) {
+    /* The loop reads it at a run-time index: a module constant needs its device table. */
+    if (e->kind == EX_CONST) e->konst->indexed = true;
+    return t->elems[0];
+  }
   if (t->kind == TY_TUPLE && t->nelems > 0)
     TERR(I, e->loc, "E-iterate", "cannot iterate over %s: its elements have different types", t->name);
   else

@@ -54,6 +54,9 @@ struct p2c_tuple_i64x5 {
   int64_t f[5];
 };
 
+static __device__ const double WEIGHTS[3] = {1.0, 2.5, 3.0};
+static __device__ const int64_t STEPS[4] = {1, 2, 3, 4};
+
 extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<double, 1> b, p2c_array<double, 2> out) {
   int64_t i = 0;
   double acc = 0;
@@ -218,7 +221,59 @@ extern "C" __global__ void write_ahead(p2c_array<int64_t, 1> a, p2c_array<int64_
   }
 }
 
+extern "C" __global__ void global_tuples(p2c_array<double, 1> a, p2c_array<double, 2> out) {
+  int64_t i = 0;
+  double acc = 0;
+  double w = 0;
+  int64_t k = 0;
+  int64_t s = 0;
+  int64_t p2c_t;
+  int64_t p2c_t2;
+  int64_t p2c_t3;
+  int64_t p2c_t4;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < a.size:
+  if (i < a.shape[0]) {
+    // acc = 0.0
+    acc = 0.0;
+    // for w in WEIGHTS:
+    for (p2c_t = 0; p2c_t < 3; ++p2c_t) {
+      w = WEIGHTS[p2c_t];
+      // acc += w * a[i]
+      acc += w * a.data[i];
+    }
+    // out[i, 0] = acc
+    out.data[i * out.shape[1] + 0] = acc;
+    // acc = 0.0
+    acc = 0.0;
+    // for k, w in enumerate(WEIGHTS):
+    for (p2c_t2 = 0; p2c_t2 < 3; ++p2c_t2) {
+      k = p2c_t2;
+      w = WEIGHTS[p2c_t2];
+      // acc += k * w + a[i]
+      acc += (double)k * w + a.data[i];
+    }
+    // out[i, 1] = acc
+    out.data[i * out.shape[1] + 1] = acc;
+    // acc = 0.0
+    acc = 0.0;
+    // for s, w in zip(STEPS, WEIGHTS):
+    p2c_t3 = p2c_min<int64_t>(4, 3);
+    for (p2c_t4 = 0; p2c_t4 < p2c_t3; ++p2c_t4) {
+      s = STEPS[p2c_t4];
+      w = WEIGHTS[p2c_t4];
+      // acc += s * w - a[i]
+      acc += (double)s * w - a.data[i];
+    }
+    // out[i, 2] = acc
+    out.data[i * out.shape[1] + 2] = acc;
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(enumerate_zip)
 P2C_SIM_BLOCKS(write_ahead)
+P2C_SIM_BLOCKS(global_tuples)
 #endif

@@ -2,9 +2,13 @@
 # counter and the elements, enumerate's start (positional and keyword), zip stopping at the
 # shortest iterable, nested targets (for i, (x, y) in enumerate(zip(a, b))), a target that is
 # a tuple variable, negative range steps, iteration over a UniTuple, and a body that writes
-# ahead of the iteration (the next element is read when the iteration starts).
+# ahead of the iteration (the next element is read when the iteration starts); iteration over
+# module-level tuple constants (Numba's test_lang: enumerate and zip of globals).
 from numba import cuda
 import numpy as np
+
+WEIGHTS = (1.0, 2.5, 3.0)
+STEPS = (1, 2, 3, 4)
 
 
 @cuda.jit
@@ -57,3 +61,21 @@ def write_ahead(a, out):
             if k + 1 < a.size:
                 a[k + 1] += x
             out[k] = x
+
+
+@cuda.jit
+def global_tuples(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        acc = 0.0
+        for w in WEIGHTS:
+            acc += w * a[i]
+        out[i, 0] = acc
+        acc = 0.0
+        for k, w in enumerate(WEIGHTS):
+            acc += k * w + a[i]
+        out[i, 1] = acc
+        acc = 0.0
+        for s, w in zip(STEPS, WEIGHTS):
+            acc += s * w - a[i]
+        out[i, 2] = acc
