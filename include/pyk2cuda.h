@@ -105,6 +105,10 @@ typedef enum P2cScalarType {
 P2C_API size_t p2c_scalar_size(P2cScalarType t);
 /* Numba's name for a scalar type ("float32"). Static storage; NULL for an invalid value. */
 P2C_API const char *p2c_scalar_name(P2cScalarType t);
+/* The IEEE binary16 bits of the float16 nearest to v (ties to even; beyond the largest, an
+ * infinity), as NumPy's float16 stores it; and the value of such bits (exact). */
+P2C_API uint16_t p2c_float16_bits(double v);
+P2C_API double p2c_float16_value(uint16_t bits);
 
 enum { P2C_MAX_NDIM = 8 };
 
@@ -506,10 +510,11 @@ typedef enum P2cDeviceKind {
   P2C_DEVICE_SIM         /* the CPU simulator: the same CUDA C, compiled by the host C++ compiler */
 } P2cDeviceKind;
 
-/* One kernel argument. Scalars: `i` for signed integers, `u` for unsigned, `f` for floats,
- * `b` for bool. A record (type P2C_RECORD, is_array false) is passed by reference, as Numba
- * passes it: `array` describes its memory (ndim 0, data, record), which the kernel may write
- * (copied to the GPU and back like an array). A kernel's types follow its arguments, as Numba types them: a Python int is
+/* One kernel argument. Scalars: `i` for signed integers, `u` for unsigned, `f` for floats
+ * (a float16's value too, passed as the nearest float16: p2c_float16_bits), `b` for bool. A
+ * record (type P2C_RECORD, is_array false) is passed by reference, as Numba passes it: `array`
+ * describes its memory (ndim 0, data, record), which the kernel may write (copied to the GPU
+ * and back like an array). A kernel's types follow its arguments, as Numba types them: a Python int is
  * int64, a float float64; an array's layout (C, F or A) is found from its strides. */
 typedef struct P2cValue {
   bool is_array;

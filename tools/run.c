@@ -159,24 +159,6 @@ static bool parse_array_spec(const char *s, P2cScalarType *t, int *ndim, int64_t
   return *ndim > 0;
 }
 
-/* The float16 nearest to v (ties to even), as NumPy stores it. */
-static uint16_t half_bits(double v) {
-  uint16_t sign = signbit(v) ? 0x8000 : 0;
-  if (isnan(v)) return 0x7e00;
-  double a = fabs(v);
-  int e;
-  frexp(a, &e);
-  int step = e - 11 < -24 ? -24 : e - 11;   /* the float16 spacing near a */
-  double q = ldexp(a, -step), r = floor(q), frac = q - r;
-  if (frac > 0.5 || (frac == 0.5 && fmod(r, 2) != 0)) r += 1;
-  double x = ldexp(r, step);
-  if (x >= 65520.0 || isinf(a)) return sign | 0x7c00;
-  if (x < ldexp(1.0, -14)) return (uint16_t)(sign | (uint16_t)r);
-  int xe;
-  frexp(x, &xe);
-  return (uint16_t)(sign | ((xe + 14) << 10) | ((unsigned)ldexp(x, 11 - xe) & 0x3ff));
-}
-
 static void fill_array(P2cHostArray *a, const char *kind) {
   size_t n = 1;
   for (int k = 0; k < a->ndim; k++) n *= (size_t)a->shape[k];
@@ -197,7 +179,7 @@ static void fill_array(P2cHostArray *a, const char *kind) {
     case P2C_FLOAT64: *(double *)p = v; break;
     case P2C_COMPLEX64: ((float *)p)[0] = (float)v, ((float *)p)[1] = 0; break;
     case P2C_COMPLEX128: ((double *)p)[0] = v, ((double *)p)[1] = 0; break;
-    case P2C_FLOAT16: *(uint16_t *)p = half_bits(v); break;
+    case P2C_FLOAT16: *(uint16_t *)p = p2c_float16_bits(v); break;
     default: break;
     }
   }
@@ -220,6 +202,7 @@ static int new_array_arg(P2cCompiler *c, const char *kind, const char *spec, P2c
 static bool in_range(P2cScalarType t, const P2cValue *v) {
   int bits = (int)p2c_scalar_size(t) * 8;
   if (t == P2C_FLOAT32) return !isfinite(v->scalar.f) || fabs(v->scalar.f) <= FLT_MAX;
+  if (t == P2C_FLOAT16) return !isfinite(v->scalar.f) || (p2c_float16_bits(v->scalar.f) & 0x7fff) != 0x7c00;
   if (t == P2C_FLOAT64 || bits == 64) return true;
   if (t >= P2C_UINT8 && t <= P2C_UINT64) return v->scalar.u < (1ull << bits);
   int64_t lim = (int64_t)1 << (bits - 1);
@@ -238,7 +221,7 @@ static NumParse parse_number(const char *s, P2cScalarType t, P2cValue *v) {
     return NUM_OK;
   }
   bool negative = s[strspn(s, " \t")] == '-';
-  if (t == P2C_FLOAT32 || t == P2C_FLOAT64) v->scalar.f = strtod(s, &end);
+  if (t == P2C_FLOAT16 || t == P2C_FLOAT32 || t == P2C_FLOAT64) v->scalar.f = strtod(s, &end);
   else if (t >= P2C_UINT8 && t <= P2C_UINT64) v->scalar.u = strtoull(s, &end, 0);
   else v->scalar.i = strtoll(s, &end, 0);
   if (end == s || *end != '\0' || isspace((unsigned char)*s)) return NUM_BAD;

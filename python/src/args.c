@@ -103,6 +103,7 @@ static int from_scalar_buffer(Arg *a, int t, const char *name) {
   case P2C_UINT64: a->v.scalar.u = *(const uint64_t *)p; break;
   case P2C_FLOAT32: a->v.scalar.f = *(const float *)p; break;
   case P2C_FLOAT64: a->v.scalar.f = *(const double *)p; break;
+  case P2C_FLOAT16: a->v.scalar.f = p2c_float16_value(*(const uint16_t *)p); break;
   default:
     PyErr_Format(PyExc_TypeError, "argument '%s': %s scalars are not supported as kernel "
                  "arguments (pass an array)", name, p2c_scalar_name((P2cScalarType)t));
@@ -365,7 +366,7 @@ int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel) {
 static double as_double(const P2cValue *v) {
   switch (v->type) {
   case P2C_BOOL: return v->scalar.b;
-  case P2C_FLOAT32: case P2C_FLOAT64: return v->scalar.f;
+  case P2C_FLOAT16: case P2C_FLOAT32: case P2C_FLOAT64: return v->scalar.f;
   case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64: return (double)v->scalar.u;
   default: return (double)v->scalar.i;
   }
@@ -375,7 +376,7 @@ static double as_double(const P2cValue *v) {
 static int64_t as_int(const P2cValue *v) {
   switch (v->type) {
   case P2C_BOOL: return v->scalar.b;
-  case P2C_FLOAT32: case P2C_FLOAT64: return (int64_t)v->scalar.f;
+  case P2C_FLOAT16: case P2C_FLOAT32: case P2C_FLOAT64: return (int64_t)v->scalar.f;
   default: return v->scalar.i;
   }
 }
@@ -386,6 +387,7 @@ int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name) {
   switch (t) {
   case P2C_BOOL: v->scalar.b = as_double(v) != 0; break;
   case P2C_FLOAT32: case P2C_FLOAT64: v->scalar.f = as_double(v); break;
+  case P2C_FLOAT16: v->scalar.f = p2c_float16_value(p2c_float16_bits(as_double(v))); break;
   case P2C_INT8: case P2C_INT16: case P2C_INT32: case P2C_INT64:
   case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64:
     v->scalar.i = as_int(v);

@@ -5,6 +5,7 @@
  * A module owns the compilation's arena: the AST, the diagnostics and the CUDA C text live in it
  * until p2c_module_delete. Allocation failure anywhere in the pipeline jumps back to the driver
  * (arena.h), which releases everything and returns P2C_ERR_NOMEM. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,6 +62,29 @@ size_t p2c_dtype_size(P2cScalarType t, const P2cRecord *record) {
 
 size_t p2c_record_name(const P2cRecord *record, char *buf, size_t cap) {
   return type_record_spell(buf, cap, record);
+}
+
+uint16_t p2c_float16_bits(double v) {
+  uint16_t sign = signbit(v) ? 0x8000 : 0;
+  if (isnan(v)) return 0x7e00;
+  double a = fabs(v);
+  int e;
+  frexp(a, &e);
+  int step = e - 11 < -24 ? -24 : e - 11;   /* the float16 spacing near a */
+  double q = ldexp(a, -step), r = floor(q), frac = q - r;
+  if (frac > 0.5 || (frac == 0.5 && fmod(r, 2) != 0)) r += 1;
+  double x = ldexp(r, step);
+  if (x >= 65520.0 || isinf(a)) return sign | 0x7c00;
+  if (x < ldexp(1.0, -14)) return (uint16_t)(sign | (uint16_t)r);
+  int xe;
+  frexp(x, &xe);
+  return (uint16_t)(sign | ((xe + 14) << 10) | ((unsigned)ldexp(x, 11 - xe) & 0x3ff));
+}
+
+double p2c_float16_value(uint16_t bits) {
+  int e = (bits >> 10) & 0x1f, m = bits & 0x3ff;
+  double v = e == 0 ? ldexp((double)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp((double)(m | 0x400), e - 25);
+  return (bits & 0x8000) ? -v : v;
 }
 
 size_t p2c_array_arg_size(int ndim) { return 8 + 16 * (size_t)ndim; }

@@ -152,7 +152,7 @@ static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
     const P2cValue *v = &args[i];
     if (!p2c_scalar_name(v->type) && v->type != P2C_RECORD)
       return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
-    if (!v->is_array && (v->type == P2C_COMPLEX64 || v->type == P2C_COMPLEX128 || v->type == P2C_FLOAT16))
+    if (!v->is_array && (v->type == P2C_COMPLEX64 || v->type == P2C_COMPLEX128))
       return api_fail(c, P2C_ERR_USAGE, "argument %zu: %s scalar arguments are not supported (pass an array)",
                       i + 1, p2c_scalar_name(v->type));
     P2cHostArray a = array_of(v);
@@ -203,6 +203,9 @@ P2cStatus launch_pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValu
       memcpy(s, &f, sizeof f);
     } else if (v->type == P2C_FLOAT64) {
       memcpy(s, &v->scalar.f, sizeof(double));
+    } else if (v->type == P2C_FLOAT16) {
+      uint16_t h = p2c_float16_bits(v->scalar.f);
+      memcpy(s, &h, sizeof h);
     } else if (v->type == P2C_BOOL) {
       memcpy(s, &v->scalar.b, sizeof(bool));
     } else {

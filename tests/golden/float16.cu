@@ -289,8 +289,25 @@ extern "C" __global__ void half_exact(p2c_array<p2c_half, 1> a, p2c_array<p2c_ha
   }
 }
 
+extern "C" __global__ void half_scalar(p2c_array<p2c_half, 1> a, p2c_half s, p2c_array<p2c_half, 2> out) {
+  int64_t i = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < a.size:
+  if (i < a.shape[0]) {
+    // out[i, 0] = a[i] + s
+    out.data[i * out.shape[1] + 0] = a.data[i] + s;
+    // out[i, 1] = cuda.fp16.hmul(a[i], s)
+    out.data[i * out.shape[1] + 1] = p2c_hmul(a.data[i], s);
+    // out[i, 2] = s
+    out.data[i * out.shape[1] + 2] = s;
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(half_arith)
 P2C_SIM_BLOCKS(fp16_intrinsics)
 P2C_SIM_BLOCKS(half_exact)
+P2C_SIM_BLOCKS(half_scalar)
 #endif

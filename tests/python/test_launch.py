@@ -66,6 +66,24 @@ def test_numpy_scalar_types_are_kept():
     assert "void(float32[::1], float32)" in K.scale_inplace.signatures
 
 
+def test_float16_scalar_arguments():
+    """np.float16 scalars are float16 arguments (lazy kernels specialize on them); a Python float
+    given to a float16 parameter is rounded to the nearest float16. Compared with NumPy's
+    float16 arithmetic (one rounding per operation, as the kernel's)."""
+    def add(out, a, b):
+        out[0] = a + b
+        out[1] = cuda.fp16.hmul(a, b)
+    a, b = np.float16(3.1415926), np.float16(-2.7)
+    out = np.zeros(2, np.float16)
+    lazy = cuda.jit(add)
+    lazy[1, 1](out, a, b)
+    assert lazy.signatures == ["void(float16[::1], float16, float16)"]
+    assert out.tolist() == [a + b, a * b]
+    typed = cuda.jit("void(f2[:], f2, f2)")(add)
+    typed[1, 1](out, 0.1, 65519.0)
+    assert out.tolist() == [np.float16(0.1) + np.float16(65504), np.float16(0.1) * np.float16(65504)]
+
+
 def test_explicit_signature_converts_scalars():
     x = np.ones(10, np.float32)
     K.scale_f32[1, 32](x, 3)          # an int converted to float32, as Numba converts it

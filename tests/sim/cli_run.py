@@ -410,7 +410,8 @@ def case_source_limit(bin_, d):
 RANGE = [("int8:300", "300 is out of range for int8"), ("int8:-129", "out of range for int8"),
          ("uint8:-1", "-1 is out of range for uint8"), ("uint16:65536", "out of range for uint16"),
          ("int32:2147483648", "out of range for int32"), ("float32:1e39", "out of range for float32"),
-         ("99999999999999999999", "an integer outside int64"), ("int64:x", "'x' is not")]
+         ("99999999999999999999", "an integer outside int64"), ("int64:x", "'x' is not"),
+         ("float16:65520", "out of range for float16"), ("float16:1.5x", "'1.5x' is not")]
 
 
 def case_scalar_ranges(bin_, d):
@@ -420,7 +421,9 @@ def case_scalar_ranges(bin_, d):
         if problem:
             return f"{arg}: {problem}"
     for arg, want in [("int8:127", 127), ("int8:-128", -128), ("uint64:18446744073709551615", 2.0**64),
-                      ("-9223372036854775808", -2.0**63)]:
+                      ("-9223372036854775808", -2.0**63), ("float16:1.5", 1.5),
+                      ("float16:0.1", float(np.float16(0.1))), ("float16:65519", 65504.0),
+                      ("float16:-6e-8", -2.0**-24)]:
         rc, err = run(bin_, d, ["put"] + LAUNCH + ["zeros:float64[1]", arg])
         if rc != 0:
             return f"{arg}: exit {rc}: {err.strip()}"

@@ -16,6 +16,7 @@
  * allocations (ts_set_allocator) through a tracking allocator too: what it finds left over is
  * reported and reclaimed, and asserted on only in regression_tree_sitter_freed_on_oom (skipped
  * unless P2C_RUN_KNOWN_BUGS=1). This file includes tree-sitter's header for that alone. */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -305,6 +306,27 @@ static void scalar_helpers(void **state) {
   assert_string_equal(p2c_scalar_name(P2C_UINT16), "uint16");
   assert_null(p2c_scalar_name((P2cScalarType)-1));
   assert_int_equal(p2c_array_arg_size(2), 40);
+}
+
+/* float16 scalars are passed as the nearest float16's bits: ties to even, subnormals, the
+ * largest finite value, overflow to infinity; every non-NaN bit pattern round-trips. */
+static void float16_conversions(void **state) {
+  (void)state;
+  assert_int_equal(p2c_float16_bits(1.0), 0x3c00);
+  assert_int_equal(p2c_float16_bits(-0.0), 0x8000);
+  assert_int_equal(p2c_float16_bits(1.0 + ldexp(1, -11)), 0x3c00);       /* tie: to even */
+  assert_int_equal(p2c_float16_bits(1.0 + 3 * ldexp(1, -11)), 0x3c02);   /* tie: to even */
+  assert_int_equal(p2c_float16_bits(ldexp(1, -24)), 0x0001);
+  assert_int_equal(p2c_float16_bits(ldexp(1, -26)), 0x0000);
+  assert_int_equal(p2c_float16_bits(65504.0), 0x7bff);
+  assert_int_equal(p2c_float16_bits(65519.0), 0x7bff);
+  assert_int_equal(p2c_float16_bits(-65520.0), 0xfc00);
+  assert_int_equal(p2c_float16_bits(NAN) & 0x7e00, 0x7e00);
+  assert_true(p2c_float16_value(0x3555) == 0.333251953125);
+  assert_true(isinf(p2c_float16_value(0x7c00)) && isnan(p2c_float16_value(0x7e01)));
+  for (unsigned b = 0; b < 0x10000; b++)
+    if ((b & 0x7c00) != 0x7c00 || (b & 0x3ff) == 0)
+      assert_int_equal(p2c_float16_bits(p2c_float16_value((uint16_t)b)), b);
 }
 
 /* ---- errors -------------------------------------------------------------------------------- */
@@ -977,6 +999,7 @@ int main(void) {
       cmocka_unit_test(compiler_new_fails_cleanly_without_memory),
       cmocka_unit_test(version_and_status_strings),
       cmocka_unit_test(scalar_helpers),
+      cmocka_unit_test(float16_conversions),
       cmocka_unit_test(syntax_error_gives_source_status_and_diagnostics),
       cmocka_unit_test(type_error_diagnostic_has_position_and_code),
       cmocka_unit_test(unknown_kernel_is_a_usage_error),

@@ -1,7 +1,7 @@
 # float16: arithmetic that stays float16 (+ - * /, unary minus, abs: each rounds once to
 # float16), promotion with other types (int8 keeps float16, int16 gives float32, int32 and
 # float64 give float64, float32 gives float32), comparisons, truth, min/max, conversions to
-# and from floats and ints, and the cuda.fp16 intrinsics.
+# and from floats and ints, the cuda.fp16 intrinsics, and float16 scalar arguments.
 #
 # half_exact uses expect=: compiled Numba's hfma rounds once (the simulator multiplies and adds
 # in float16, rounding twice), hdiv is missing from Numba 0.56's simulator, and float16 to int
@@ -81,3 +81,13 @@ def half_exact_expected(a, b, c, out, ints):
     ints[:, 0] = np.rint(tens).astype(np.int64)
     ints[:, 1] = np.clip(np.rint(hundreds), -128, 127).astype(np.int64)
     ints[:, 2] = np.clip(np.rint(fifties), 0, 255).astype(np.int64)
+
+
+@cuda.jit
+def half_scalar(a, s, out):
+    """A float16 scalar argument (float16:VALUE on the command line, np.float16 in Python)."""
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = a[i] + s
+        out[i, 1] = cuda.fp16.hmul(a[i], s)
+        out[i, 2] = s
