@@ -60,8 +60,9 @@ def _install_shim():
     for name in [n for n in sys.modules if n.startswith("numba.cuda.") and n not in keep]:
         del sys.modules[name]
     sys.modules["numba.cuda"] = cuda
-    sys.modules["numba.cuda.random"] = cuda.random
     sys.modules["numba.types"] = types
+    for name, module in cuda.SUBMODULES.items():   # numba.cuda.args, .devicearray, .random
+        sys.modules["numba.cuda." + name] = module
     numba.cuda = cuda
     numba.types = types
     for name in _TYPE_NAMES:

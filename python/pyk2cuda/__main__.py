@@ -17,8 +17,9 @@ def main(argv):
         return 0
     sys.modules["numba"] = pyk2cuda
     sys.modules["numba.cuda"] = cuda
-    sys.modules["numba.cuda.random"] = cuda.random
     sys.modules["numba.types"] = types
+    for name, module in cuda.SUBMODULES.items():   # numba.cuda.args, .devicearray, .random
+        sys.modules["numba.cuda." + name] = module
     sys.argv = argv[1:]
     runpy.run_path(argv[1], run_name="__main__")
     return 0

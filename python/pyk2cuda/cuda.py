@@ -8,9 +8,11 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 
-from . import _core, source as _source
+from . import _core, args, source as _source
+from .args import In, Out, InOut
 from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's type names too)
 from ._core import Error, CompileError
 
@@ -84,6 +86,24 @@ class Kernel(_core._Kernel):
         if ntasks == 0:
             return _launch_nothing
         return super().forall(ntasks, *args, **kw)
+
+    def _prepare_args(self, given, stream):
+        """Numba's argument preparation, asked for by a launch when the kernel has extensions or
+        an argument is a cuda.In/Out/InOut: each extension's prepare_args(ty, val, stream=,
+        retr=), the last one first (ty is None: pyk2cuda types the arguments itself, as Numba's
+        simulator passes None), then an ArgHint's to_device. Returns (the arguments to launch
+        with, the functions to call after the launch)."""
+        retr = []
+        out = []
+        stream = 0 if stream is None else stream
+        for val in given:
+            ty = None
+            for extension in reversed(self.extensions):
+                ty, val = extension.prepare_args(ty, val, stream=stream, retr=retr)
+            if isinstance(val, args.ArgHint):
+                val = val.to_device(retr, stream=stream)
+            out.append(val)
+        return tuple(out), retr
 
     def bind(self):
         """Numba loads the kernel's module on the device here; pyk2cuda does that at the first
@@ -392,8 +412,29 @@ def _devicearray_module():
     m = types.ModuleType(__name__ + ".devicearray")
     m.DeviceNDArray = m.DeviceNDArrayBase = m.DeviceRecord = _core.DeviceArray
     m.is_cuda_ndarray = is_cuda_array
-    m.auto_device = lambda obj, stream=0, copy=True: (to_device(obj, stream), True)
+    m.auto_device = _auto_device
     return m
+
+
+def _auto_device(obj, stream=0, copy=True, user_explicit=False):
+    """Numba's devicearray.auto_device: (a device array for `obj`, whether one was made). A
+    device array is itself; anything else becomes a NumPy array, copied to a new device array
+    (copy=False: a new zero-filled one of its shape and dtype). As in Numba, an array whose
+    memory is not one contiguous block (its broadcast axes aside) is a ValueError here, where
+    cuda.to_device copies it to a contiguous one."""
+    if isinstance(obj, _core.DeviceArray):
+        return obj, False
+    np = _numpy()
+    if not isinstance(obj, np.ndarray):
+        obj = np.asarray(obj)
+    core = obj[tuple(0 if s == 0 else slice(None) for s in obj.strides)] if obj.size else obj
+    if not (core.flags["C_CONTIGUOUS"] or core.flags["F_CONTIGUOUS"]):
+        raise ValueError("Array contains non-contiguous buffer and cannot be transferred as a "
+                         "single memory region. Please ensure contiguous buffer with numpy "
+                         ".ascontiguousarray()")
+    if copy:
+        return to_device(obj, stream), True
+    return device_array_like(obj, stream=stream), True
 
 
 def _numpy():
@@ -582,8 +623,13 @@ def close():
 
 devicearray = _devicearray_module()
 
-# numba.cuda.random: `cuda.random` and `import pyk2cuda.cuda.random` (this module is not a
-# package, so the submodule is registered by its dotted name). Imported last: it uses jit.
-import sys as _sys  # noqa: E402
+# numba.cuda.random: `cuda.random`. Imported last: it uses jit.
 from . import random  # noqa: E402
-_sys.modules[__name__ + ".random"] = random
+
+# numba.cuda's submodules that pyk2cuda gives, importable as pyk2cuda.cuda.NAME (this module is
+# not a package, so each is registered by its dotted name) and as numba.cuda.NAME under
+# python3 -m pyk2cuda; any other is an ImportError naming it.
+SUBMODULES = {"args": args, "devicearray": devicearray, "random": random}
+for _name, _module in SUBMODULES.items():
+    sys.modules[__name__ + "." + _name] = _module
+_core._set_arg_hint(args.ArgHint)

@@ -39,6 +39,7 @@ typedef struct State {
    * synchronize of the device (stream_keep); sync_epoch counts those synchronizes. */
   PyObject *default_pending;
   unsigned long sync_epoch;
+  PyObject *arg_hint;          /* cuda.args.ArgHint (In, Out, InOut), set by cuda.py; or NULL */
 } State;
 
 /* ---- module.c ---- */

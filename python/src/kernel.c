@@ -39,6 +39,7 @@ typedef struct Kernel {
   PyObject *filename;    /* str */
   PyObject *source;      /* bytes */
   PyObject *params;      /* tuple of str: the parameter names */
+  PyObject *extensions;  /* list: Numba's kernel.extensions (objects with prepare_args) */
   bool explicit_sigs;
   bool bounds;           /* debug=True: bounds checking */
   Spec *specs;
@@ -354,6 +355,42 @@ static bool all_on_device(const P2cValue *vals, size_t n) {
   return true;
 }
 
+/* Whether the launch goes through Kernel._prepare_args first: the kernel has extensions, or an
+ * argument is a cuda.In/Out/InOut (docs/python.md). */
+static bool needs_prepare(Kernel *k, PyObject *const *argv, size_t n) {
+  if (k->extensions && PyList_GET_SIZE(k->extensions) > 0) return true;
+  PyTypeObject *hint = (PyTypeObject *)k->st->arg_hint;
+  for (size_t i = 0; hint && i < n; i++)
+    if (PyObject_TypeCheck(argv[i], hint)) return true;
+  return false;
+}
+
+/* Kernel._prepare_args(args, stream): a new reference to (the arguments to launch with, the
+ * write-backs to call after the launch), checked; NULL with an exception set. */
+static PyObject *prepare_args(Launcher *l, PyObject *const *argv, size_t n) {
+  PyObject *given = PyTuple_New((Py_ssize_t)n);
+  for (size_t i = 0; given && i < n; i++) PyTuple_SET_ITEM(given, (Py_ssize_t)i, Py_NewRef(argv[i]));
+  PyObject *r = given ? PyObject_CallMethod((PyObject *)l->k, "_prepare_args", "NO", given,
+                                            l->stream ? l->stream : Py_None) : NULL;
+  if (r && !(PyTuple_Check(r) && PyTuple_GET_SIZE(r) == 2 && PyTuple_Check(PyTuple_GET_ITEM(r, 0)) &&
+             (size_t)PyTuple_GET_SIZE(PyTuple_GET_ITEM(r, 0)) == n && PyList_Check(PyTuple_GET_ITEM(r, 1)))) {
+    Py_DECREF(r);
+    return PyErr_Format(PyExc_TypeError, "_prepare_args must return (a tuple of %zu arguments, a list)", n);
+  }
+  return r;
+}
+
+/* Calls each write-back of `prepared` in order; -1 with the first one's exception. */
+static int write_back(PyObject *prepared) {
+  PyObject *wbs = PyTuple_GET_ITEM(prepared, 1);
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(wbs); i++) {
+    PyObject *r = PyObject_CallNoArgs(PyList_GET_ITEM(wbs, i));
+    if (!r) return -1;
+    Py_DECREF(r);
+  }
+  return 0;
+}
+
 static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObject *kwnames) {
   Kernel *k = l->k;
   State *st = k->st;
@@ -367,6 +404,11 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
   if (n > MAX_ARGS)
     return PyErr_Format(PyExc_TypeError, "kernel '%U': at most %d arguments", k->name, MAX_ARGS);
   if (state_device(st) < 0) return NULL;
+  PyObject *prepared = NULL;
+  if (needs_prepare(k, argv, n)) {
+    if (!(prepared = prepare_args(l, argv, n))) return NULL;
+    argv = PySequence_Fast_ITEMS(PyTuple_GET_ITEM(prepared, 0));
+  }
   Arg args[MAX_ARGS];
   P2cValue vals[MAX_ARGS];
   size_t got = 0;
@@ -394,6 +436,8 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
     result = Py_NewRef(Py_None);
 done:
   for (size_t i = 0; i < got; i++) arg_release(&args[i]);
+  if (result && prepared && write_back(prepared) < 0) Py_CLEAR(result);
+  Py_XDECREF(prepared);
   if (!result) fix_error(k);
   return result;
 }
@@ -585,6 +629,11 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   k->filename = Py_NewRef(filename);
   k->source = Py_NewRef(source);
   k->params = Py_NewRef(params);
+  k->extensions = PyList_New(0);
+  if (!k->extensions) {
+    Py_DECREF(k);
+    return NULL;
+  }
   k->explicit_sigs = explicit_sigs;
   k->bounds = bounds;
   if (explicit_sigs && translate_signed(k, extra == Py_None ? NULL : extra) < 0) {
@@ -598,11 +647,13 @@ static int kernel_traverse(Kernel *k, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(k));
   Py_VISIT(k->module);
   Py_VISIT(k->pyfunc);
+  Py_VISIT(k->extensions);
   return 0;
 }
 
 static int kernel_clear(Kernel *k) {
   Py_CLEAR(k->pyfunc);
+  Py_CLEAR(k->extensions);
   return 0;
 }
 
@@ -619,6 +670,7 @@ static void kernel_dealloc(Kernel *k) {
   Py_CLEAR(k->filename);
   Py_CLEAR(k->source);
   Py_CLEAR(k->params);
+  Py_CLEAR(k->extensions);
   Py_CLEAR(k->module);
   PyObject_GC_Del(k);
   Py_DECREF(tp);
@@ -690,6 +742,9 @@ static PyMemberDef kernel_members[] = {
     {"__name__", T_OBJECT, offsetof(Kernel, name), READONLY, NULL},
     {"_filename", T_OBJECT, offsetof(Kernel, filename), READONLY, NULL},
     {"_params", T_OBJECT, offsetof(Kernel, params), READONLY, NULL},
+    {"extensions", T_OBJECT, offsetof(Kernel, extensions), READONLY,
+     "Numba's kernel extensions: objects whose prepare_args(ty, val, stream=, retr=) maps each "
+     "argument before the launch, the last one first"},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -253,7 +253,18 @@ static PyObject *m_set_check_bounds(PyObject *mod, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
+/* _set_arg_hint(cls): the base class of the argument wrappers (cuda.In, Out, InOut) that a
+ * launch hands to Kernel._prepare_args. */
+static PyObject *m_set_arg_hint(PyObject *mod, PyObject *cls) {
+  State *st = PyModule_GetState(mod);
+  if (!PyType_Check(cls)) return PyErr_Format(PyExc_TypeError, "_set_arg_hint takes a class");
+  Py_XDECREF(st->arg_hint);
+  st->arg_hint = Py_NewRef(cls);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef module_functions[] = {
+    {"_set_arg_hint", m_set_arg_hint, METH_O, "the base class of cuda.In, Out and InOut"},
     {"select", m_select, METH_VARARGS, "select(kind, ordinal=0): 'auto', 'gpu' or 'sim'"},
     {"device_kind", m_device_kind, METH_NOARGS, "'gpu' or 'sim': where launches run"},
     {"why", m_why, METH_NOARGS, "why the device was chosen"},
@@ -334,6 +345,7 @@ static int traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->Ufunc);
   Py_VISIT(st->numpy);
   Py_VISIT(st->default_pending);
+  Py_VISIT(st->arg_hint);
   return 0;
 }
 
@@ -353,6 +365,7 @@ static int clear(PyObject *m) {
   Py_CLEAR(st->numpy);
   Py_CLEAR(st->default_pending);
   Py_CLEAR(st->str_cai);
+  Py_CLEAR(st->arg_hint);
   for (int i = 0; i < P2C_SCALAR_TYPE_COUNT; i++) Py_CLEAR(st->dtypes[i]);
   return 0;
 }
