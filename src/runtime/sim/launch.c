@@ -816,6 +816,7 @@ static bool worker_prepare(Worker *w) {
   w->st.print_flush = print_flush;
   w->st.san_access = r->san ? san_access : san_access_off;
   w->st.san_region = r->san ? san_region : san_region_off;
+  w->st.san_shadow = r->san ? sim_san_shadow(r->san) : NULL;
   if (!w->pool->print_buf) w->pool->print_buf = mem_alloc(r->m->alloc, PRINT_BUFFER_BYTES);
   if (!w->pool->print_buf) {
     snprintf(w->failure, sizeof w->failure, "out of memory for the printf buffer");

@@ -20,9 +20,10 @@
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 6
+#define P2C_SIM_ABI_VERSION 7
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct uint3 {
   unsigned int x, y, z;
@@ -86,7 +87,135 @@ typedef struct P2cSanAccess {
   int ndim;
   const long long *index;    /* ndim indices, negative ones wrapped */
   uint3 thread, block;       /* of the accessing thread */
+  unsigned tid;              /* its index in the block, x fastest */
+  unsigned pos;              /* p2c_san_pos(line, column) */
 } P2cSanAccess;
+
+/* A Python position as the checker keeps it in 32 bits: line << 12 | column (a line past 2^20
+ * and a column past 4095 are cut to those). In the module, a constant. */
+static inline unsigned p2c_san_pos(unsigned line, unsigned column) {
+  return (line < (1u << 20) ? line : (1u << 20) - 1) << 12 | (column < 4096 ? column : 4095);
+}
+
+/* The checker's shadow memory (sanitize.c has the rest). For every element touched (cells of 4
+ * bytes, of 1 byte for 1- and 2-byte elements) the last write and up to two reads since, each
+ * as a record: the access's epoch (a new one begins with each block and at each barrier, counted
+ * across the checker's life: blocks run one after another, so the running block's records are
+ * those from its first epoch on, and records older than the launch's first epoch are no access),
+ * Python position, thread and the generation of its warp (warp operations its warp had
+ * completed) with the kind of access. 12 bytes: a cell is 36 bytes for 4 bytes of memory. */
+typedef struct P2cSanRec {
+  uint32_t epoch;
+  uint32_t pos;              /* p2c_san_pos */
+  uint16_t tid;              /* in the block (< 1024) */
+  uint16_t wk;               /* warp generation (low 14 bits) << 2 | access kind */
+} P2cSanRec;
+typedef struct P2cSanCell {
+  P2cSanRec w, r[2];
+} P2cSanCell;
+
+enum {
+  P2C_SAN_PAGE_BYTES = 1024, P2C_SAN_RECENT_BITS = 6, P2C_SAN_RECENT = 1 << P2C_SAN_RECENT_BITS,
+  P2C_SAN_WARPS = 32, P2C_SAN_WGEN_MASK = 0x3FFF,
+  P2C_SAN_REGIONS = 32
+};
+
+/* What the module's fast path (p2c_san_fast) reads of the checker, kept by the checker. */
+typedef struct P2cSanShadow {
+  uint32_t epoch, launch_epoch, block_epoch;   /* now, the launch's first, the block's first */
+  uint3 block;                                 /* the running block */
+  int in_block;                                /* whether one runs */
+  /* static shared arrays and dynamic shared memory: an access through a view (typed as global
+   * memory by the code generator) that lands in one is a shared access */
+  unsigned nshared;
+  uintptr_t shared_start[P2C_SAN_REGIONS], shared_end[P2C_SAN_REGIONS];
+  uint32_t wgen[P2C_SAN_WARPS];                /* warp operations each warp of the block completed */
+  /* pages found lately, by p2c_san_recent of their key: (address / page) * 2 + (1-byte cells);
+   * an empty entry has key UINTPTR_MAX, which no address gives */
+  uintptr_t recent_key[P2C_SAN_RECENT];
+  P2cSanCell *recent_cells[P2C_SAN_RECENT];
+} P2cSanShadow;
+
+/* The fast path is inlined into every access of a module (called, it costs a call and the
+ * lookups of the thread's variables, twice what it saves). */
+#if defined(__GNUC__)
+#define P2C_SAN_INLINE static inline __attribute__((always_inline))
+#else
+#define P2C_SAN_INLINE static inline
+#endif
+
+P2C_SAN_INLINE unsigned p2c_san_recent(uintptr_t key) {
+  return (unsigned)(((unsigned long long)key * 0x9E3779B97F4A7C15ull) >> (64 - P2C_SAN_RECENT_BITS));
+}
+/* Whether r is an access of this launch; of the running block. */
+P2C_SAN_INLINE int p2c_san_used(const P2cSanShadow *s, const P2cSanRec *r) { return r->epoch >= s->launch_epoch; }
+P2C_SAN_INLINE int p2c_san_in_block(const P2cSanShadow *s, const P2cSanRec *r) { return r->epoch >= s->block_epoch; }
+/* Whether earlier access p is ordered before an access of thread `tid` in the running epoch
+ * without looking further: no access at all, or one of the running block by the same thread or
+ * in an earlier epoch (a barrier lies between). The other cases are the checker's (races). */
+P2C_SAN_INLINE int p2c_san_settled(const P2cSanShadow *s, const P2cSanRec *p, unsigned tid) {
+  return !p2c_san_used(s, p) ||
+         (p2c_san_in_block(s, p) && (p->tid == tid || p->epoch != s->epoch));
+}
+
+/* Where a read by thread `tid` goes among the cell's two readers (-1: dropped). A settled
+ * reader is redundant (whatever races with it races with this read too) and is replaced. When
+ * neither is, both are reads that no barrier orders with this one; a write that comes later
+ * races with one of them if it races with this read, except within one warp, where a warp
+ * operation may order some lanes and not others: so two reads of one warp make room for a read
+ * of another warp (then a write of any warp races with the one of the other warp), and otherwise
+ * the read is dropped. */
+P2C_SAN_INLINE int p2c_san_read_slot(const P2cSanShadow *s, const P2cSanCell *c, unsigned tid) {
+  for (int i = 0; i < 2; i++)
+    if (p2c_san_settled(s, &c->r[i], tid)) return i;
+  const P2cSanRec *r = c->r;
+  if (p2c_san_in_block(s, &r[0]) && p2c_san_in_block(s, &r[1]) && r[0].tid / 32 == r[1].tid / 32 &&
+      r[0].tid / 32 != tid / 32)
+    return 1;
+  return -1;
+}
+
+/* The memory space of an access to addr that the code generator saw as `space`: global memory
+ * that is one of the shared regions is shared. */
+P2C_SAN_INLINE int p2c_san_space(const P2cSanShadow *s, const void *addr, int space) {
+  uintptr_t a = (uintptr_t)addr;
+  if (space == P2C_SAN_GLOBAL)
+    for (unsigned i = 0; i < s->nshared; i++)
+      if (a >= s->shared_start[i] && a < s->shared_end[i]) return P2C_SAN_SHARED;
+  return space;
+}
+
+/* The module's fast path for a plain read or write of global or shared memory: when the cell's
+ * page is among the recent ones and every access the cell holds is settled (above), the access
+ * can find nothing, and the shadow is updated here as the checker would (a read joins the
+ * readers, p2c_san_read_slot; a write replaces the cell's accesses). A read of shared memory also needs a write of the running block before it (else it
+ * is uninitialized or meets what an earlier block left: the checker's cases). Returns 0 when the
+ * checker must look: then nothing was changed. */
+P2C_SAN_INLINE int p2c_san_fast(P2cSanShadow *s, const void *addr, unsigned bytes, int kind,
+                               int space, unsigned tid, unsigned pos, uint3 block) {
+  if (!s->in_block || block.x != s->block.x || block.y != s->block.y || block.z != s->block.z)
+    return 0;
+  space = p2c_san_space(s, addr, space);
+  if (space != P2C_SAN_GLOBAL && space != P2C_SAN_SHARED) return 0;
+  uintptr_t a = (uintptr_t)addr, key = (a / P2C_SAN_PAGE_BYTES) * 2 + (bytes < 4);
+  unsigned slot = p2c_san_recent(key);
+  if (s->recent_key[slot] != key) return 0;
+  uintptr_t off = a % P2C_SAN_PAGE_BYTES;
+  P2cSanCell *c = &s->recent_cells[slot][bytes < 4 ? off : off / 4];
+  if (!p2c_san_settled(s, &c->w, tid)) return 0;
+  uint32_t wgen = tid / 32 < P2C_SAN_WARPS ? s->wgen[tid / 32] & P2C_SAN_WGEN_MASK : 0;
+  P2cSanRec cur = {s->epoch, pos, (uint16_t)tid, (uint16_t)(wgen << 2 | (unsigned)kind)};
+  if (kind == P2C_SAN_READ) {
+    if (space == P2C_SAN_SHARED && !p2c_san_in_block(s, &c->w)) return 0;
+    int i = p2c_san_read_slot(s, c, tid);
+    if (i >= 0) c->r[i] = cur;
+    return 1;
+  }
+  if (!p2c_san_settled(s, &c->r[0], tid) || !p2c_san_settled(s, &c->r[1], tid)) return 0;
+  c->w = cur;
+  c->r[0].epoch = c->r[1].epoch = 0;
+  return 1;
+}
 
 typedef struct P2cSimThread P2cSimThread;
 struct P2cSimThread {
@@ -123,6 +252,7 @@ struct P2cSimThread {
   void (*san_access)(P2cSimThread *self, const P2cSanAccess *a);
   void (*san_region)(P2cSimThread *self, const void *p, size_t bytes, int space);
   unsigned san_line, san_column;
+  P2cSanShadow *san_shadow;  /* --sanitize only: for p2c_san_fast */
 };
 
 #ifdef __cplusplus
@@ -591,11 +721,15 @@ static inline int p2c_sim_printf(const char *fmt, A... args) {
  * starts, and the Python position of each barrier and warp operation before it. The checking is
  * the runtime's (sanitize.c); the thread's identity comes from the module's own index variables,
  * which are right in every kind of entry. */
-static inline void p2c_sim_san_access(const void *p, unsigned bytes, int kind, int space,
+P2C_SAN_INLINE void p2c_sim_san_access(const void *p, unsigned bytes, int kind, int space,
                                       unsigned line, unsigned column, const char *name, int ndim,
                                       const long long *index) {
   P2cSimThread *self = p2c_sim_self;
-  P2cSanAccess a = {p, bytes, kind, space, line, column, name, ndim, index, p2c_sim_tid, p2c_sim_bid};
+  unsigned tid = p2c_sim_linear_tid(), pos = p2c_san_pos(line, column);
+  if (kind != P2C_SAN_ATOMIC && p2c_san_fast(self->san_shadow, p, bytes, kind, space, tid, pos, p2c_sim_bid))
+    return;
+  P2cSanAccess a = {p, bytes, kind, space, line, column, name, ndim, index, p2c_sim_tid, p2c_sim_bid,
+                    tid, pos};
   self->san_access(self, &a);
 }
 static inline void p2c_sim_san_region(const void *p, size_t bytes, int space) {

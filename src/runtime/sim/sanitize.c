@@ -5,9 +5,15 @@
  * open-addressing table keyed by the address's page: cells of 4 bytes for elements of 4 bytes or
  * more, cells of 1 byte (pages of their own) for smaller ones, so that neighbouring bytes written
  * by different threads are different cells. A cell holds the last write and up to two reads
- * since, each with the thread, the block, the block's barrier epoch at the access (how many
- * barriers the block had passed), the warp's generation (how many warp operations the thread's
- * warp had completed) and the Python position. */
+ * since, each with the thread, its block's *epoch* at the access, the warp's generation (how many
+ * warp operations the thread's warp had completed) and the Python position.
+ *
+ * Epochs are numbered across the checker's life: a new one starts with each block and at each
+ * barrier. Blocks run one after another, so an access of the running block is one whose epoch is
+ * at least the block's first; one of an earlier launch is one whose epoch is older than the
+ * launch's first, which is as good as no access: the shadow is never emptied between launches,
+ * its pages only change hands. Which block an epoch belonged to is kept as runs of blocks that
+ * passed the same number of barriers (for the messages). */
 #include "runtime/sim/sanitize.h"
 
 #include <stdio.h>
@@ -16,39 +22,22 @@
 #include "util/arena.h"
 #include "util/buf.h"
 
-enum { PAGE_BYTES = 1024, WARP_HISTORY = 64, MAX_WARPS = 32, MAX_REGIONS = 32, MAX_PENDING = 256 };
+enum { PAGE_BYTES = P2C_SAN_PAGE_BYTES, WARP_HISTORY = 64, MAX_WARPS = P2C_SAN_WARPS,
+       MAX_PENDING = 256, WGEN_MASK = P2C_SAN_WGEN_MASK };
 
-/* One access, as the shadow keeps it: 16 bytes, so that a cell (a write and two reads) is 48
- * bytes for 4 bytes of the program's memory. */
-typedef struct Rec {
-  uint32_t block;         /* linear block (its low 32 bits) */
-  uint32_t epoch;         /* barriers the block had passed */
-  uint32_t pos;           /* line << 12 | column (at most 4095); 0: no access */
-  uint16_t tid;           /* thread in block (< 1024) */
-  uint16_t wk;            /* warp operations its warp had completed (low 14 bits) << 2 | kind */
-} Rec;
+typedef P2cSanRec Rec;
+typedef P2cSanCell Cell;
 
-enum { WGEN_MASK = 0x3FFF };
-
-static bool rec_used(const Rec *r) { return r->pos != 0; }
 static int rec_kind(const Rec *r) { return r->wk & 3; }
 static uint32_t rec_wgen(const Rec *r) { return (uint32_t)r->wk >> 2; }
 static unsigned rec_line(const Rec *r) { return r->pos >> 12; }
 static unsigned rec_column(const Rec *r) { return r->pos & 4095; }
-
-typedef struct Cell {
-  Rec w, r[2];
-} Cell;
 
 typedef struct Page {
   uintptr_t key;          /* (address / PAGE_BYTES) * 2 + (cells of 1 byte) */
   struct Page *next;      /* in a free list, between launches */
   Cell cells[];
 } Page;
-
-typedef struct Region {
-  uintptr_t start, end;
-} Region;
 
 /* A read of shared memory that no thread of the block had written, held until the block's next
  * barrier: when a thread writes the element before that in a way that races with the read,
@@ -60,31 +49,36 @@ typedef struct Pending {
   long long index[8];
 } Pending;
 
+/* Blocks first .. first + count - 1 began at epochs first_epoch, first_epoch + stride, ... */
+typedef struct BlockRun {
+  uint64_t first, count;
+  uint32_t first_epoch, stride;
+} BlockRun;
+
 struct SimSanitizer {
   const P2cAllocator *alloc;
   SimSanReport *report;
   uint3 grid_dim, block_dim;
-  /* the block running now */
-  uint64_t block;
-  bool in_block;
-  uint32_t epoch;
-  uint32_t wgen[MAX_WARPS];
+  /* epochs, the running block, warp generations, recent pages: what the module's fast path
+   * reads too (the module's P2cSimThread.san_shadow points here) */
+  P2cSanShadow sh;
   uint32_t wmask[MAX_WARPS][WARP_HISTORY];   /* lanes of each completed operation, by generation */
-  /* shadow pages, and those of earlier launches kept for reuse (of 4-byte, 1-byte cells):
-   * zeroing a page again costs far less than faulting fresh memory in */
+  /* shadow pages, and those of earlier launches kept for reuse (of 4-byte, 1-byte cells) */
   Page **table;
   size_t cap, used;
   Page *free_pages[2];
-  /* static shared arrays and dynamic shared memory: an access through a view (typed as global
-   * memory by the code generator) that lands here is a shared access */
-  Region shared[MAX_REGIONS];
-  size_t nshared;
   Pending pending[MAX_PENDING];
   size_t npending;
+  /* which block each epoch of this launch belonged to */
+  BlockRun *runs;
+  size_t nruns, runs_cap;
 };
 
 static size_t page_cells(bool small) { return small ? PAGE_BYTES : PAGE_BYTES / 4; }
 static size_t page_size(bool small) { return sizeof(Page) + page_cells(small) * sizeof(Cell); }
+
+static bool rec_used(const SimSanitizer *s, const Rec *r) { return p2c_san_used(&s->sh, r); }
+static bool rec_in_block(const SimSanitizer *s, const Rec *r) { return p2c_san_in_block(&s->sh, r); }
 
 SimSanitizer *sim_san_new(const P2cAllocator *alloc) {
   SimSanitizer *s = mem_alloc(alloc, sizeof *s);
@@ -101,6 +95,16 @@ SimSanitizer *sim_san_new(const P2cAllocator *alloc) {
   return s;
 }
 
+/* Every page's cells to no access (epoch 0), and the epochs from 1 again: when the count would
+ * run out, which takes about 2^31 blocks and barriers. */
+static void epochs_restart(SimSanitizer *s) {
+  for (size_t i = 0; i < s->cap; i++)
+    if (s->table[i]) memset(s->table[i]->cells, 0, page_cells(s->table[i]->key & 1) * sizeof(Cell));
+  for (int small = 0; small < 2; small++)
+    for (Page *p = s->free_pages[small]; p; p = p->next) memset(p->cells, 0, page_cells(small) * sizeof(Cell));
+  s->sh.epoch = 0;
+}
+
 void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, SimSanReport *report) {
   for (size_t i = 0; i < s->cap; i++) {
     Page *p = s->table[i];
@@ -110,14 +114,20 @@ void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, SimSanRepor
     s->table[i] = NULL;
   }
   s->used = 0;
+  for (int i = 0; i < P2C_SAN_RECENT; i++) s->sh.recent_key[i] = UINTPTR_MAX;
+  if (s->sh.epoch > UINT32_MAX / 2) epochs_restart(s);
+  s->sh.launch_epoch = s->sh.block_epoch = s->sh.epoch + 1;
   memset(report, 0, sizeof *report);
   s->report = report;
   s->grid_dim = grid_dim;
   s->block_dim = block_dim;
-  s->in_block = false;
-  s->nshared = 0;
+  s->sh.in_block = false;
+  s->sh.nshared = 0;
   s->npending = 0;
+  s->nruns = 0;
 }
+
+P2cSanShadow *sim_san_shadow(SimSanitizer *s) { return &s->sh; }
 
 void sim_san_delete(SimSanitizer *s) {
   if (!s) return;
@@ -129,6 +139,7 @@ void sim_san_delete(SimSanitizer *s) {
       mem_free(s->alloc, p, page_size(small));
     }
   mem_free(s->alloc, s->table, s->cap * sizeof *s->table);
+  mem_free(s->alloc, s->runs, s->runs_cap * sizeof *s->runs);
   mem_free(s->alloc, s, sizeof *s);
 }
 
@@ -163,30 +174,42 @@ static Page *page_find(const SimSanitizer *s, uintptr_t key) {
   return s->table[j];
 }
 
+/* A page for `key`, entered in the table: one of an earlier launch (its accesses are all older
+ * than this launch: nothing to empty), else a new one. NULL when out of memory. */
+static Page *page_add(SimSanitizer *s, uintptr_t key) {
+  if (2 * (s->used + 1) > s->cap && !table_grow(s)) return NULL;
+  bool small = key & 1;
+  Page *page = s->free_pages[small];
+  if (page) {
+    s->free_pages[small] = page->next;
+  } else {
+    page = mem_alloc(s->alloc, page_size(small));
+    if (!page) return NULL;
+    memset(page->cells, 0, page_cells(small) * sizeof(Cell));
+  }
+  page->key = key;
+  size_t j = slot_of(key, s->cap);
+  while (s->table[j]) j = (j + 1) & (s->cap - 1);
+  s->table[j] = page;
+  s->used++;
+  return page;
+}
+
 /* The cell of the element at p (of `bytes` bytes); NULL when out of memory. */
 static Cell *cell_of(SimSanitizer *s, const void *p, unsigned bytes) {
   uintptr_t a = (uintptr_t)p;
   bool small = bytes < 4;
   uintptr_t key = (a / PAGE_BYTES) * 2 + small;
-  size_t j = slot_of(key, s->cap);
-  while (s->table[j] && s->table[j]->key != key) j = (j + 1) & (s->cap - 1);
-  Page *page = s->table[j];
-  if (!page) {
-    if (2 * (s->used + 1) > s->cap) {
-      if (!table_grow(s)) return NULL;
-      return cell_of(s, p, bytes);
-    }
-    page = s->free_pages[small];
-    if (page) s->free_pages[small] = page->next;
-    else page = mem_alloc(s->alloc, page_size(small));
-    if (!page) return NULL;
-    memset(page, 0, page_size(small));
-    page->key = key;
-    s->table[j] = page;
-    s->used++;
+  unsigned slot = p2c_san_recent(key);
+  Cell *cells = s->sh.recent_cells[slot];
+  if (s->sh.recent_key[slot] != key) {
+    Page *page = page_find(s, key);
+    if (!page && !(page = page_add(s, key))) return NULL;
+    cells = s->sh.recent_cells[slot] = page->cells;
+    s->sh.recent_key[slot] = key;
   }
   size_t off = a % PAGE_BYTES;
-  return &page->cells[small ? off : off / 4];
+  return &cells[small ? off : off / 4];
 }
 
 /* ---- threads and blocks ---- */
@@ -201,22 +224,76 @@ static uint64_t linear(uint3 v, uint3 d) {
 
 static void flush_pending(SimSanitizer *s);
 
+/* A new epoch; false when the count has run out within one launch (the rest goes unchecked). */
+static bool epoch_next(SimSanitizer *s) {
+  if (s->sh.epoch == UINT32_MAX) {
+    s->report->out_of_memory = true;
+    return false;
+  }
+  s->sh.epoch++;
+  return true;
+}
+
+/* Notes that block `b` began at epoch `e` (blocks begin in increasing order). */
+static void run_log(SimSanitizer *s, uint64_t b, uint32_t e) {
+  BlockRun *r = s->nruns ? &s->runs[s->nruns - 1] : NULL;
+  if (r && b == r->first + r->count) {
+    if (r->count == 1) {
+      r->stride = e - r->first_epoch;
+      r->count = 2;
+      return;
+    }
+    if ((uint64_t)e == r->first_epoch + r->count * r->stride) {
+      r->count++;
+      return;
+    }
+  }
+  if (s->nruns == s->runs_cap) {
+    size_t cap = s->runs_cap ? 2 * s->runs_cap : 16;
+    BlockRun *n = mem_alloc(s->alloc, cap * sizeof *n);
+    if (!n) {   /* the messages may then name a wrong block; the checks are the same */
+      s->report->out_of_memory = true;
+      return;
+    }
+    if (s->nruns) memcpy(n, s->runs, s->nruns * sizeof *n);
+    mem_free(s->alloc, s->runs, s->runs_cap * sizeof *s->runs);
+    s->runs = n;
+    s->runs_cap = cap;
+  }
+  s->runs[s->nruns++] = (BlockRun){b, 1, e, 0};
+}
+
+/* The linear block that epoch e (of this launch) belonged to. */
+static uint64_t block_of(const SimSanitizer *s, uint32_t e) {
+  size_t lo = 0, hi = s->nruns;
+  while (hi - lo > 1) {   /* the last run that began at or before e */
+    size_t mid = (lo + hi) / 2;
+    if (s->runs[mid].first_epoch <= e) lo = mid;
+    else hi = mid;
+  }
+  if (!s->nruns) return 0;
+  const BlockRun *r = &s->runs[lo];
+  uint64_t k = r->stride ? (e - r->first_epoch) / r->stride : 0;
+  return r->first + (k < r->count ? k : r->count - 1);
+}
+
 void sim_san_block(SimSanitizer *s, uint64_t linear_block) {
   flush_pending(s);
-  s->block = linear_block;
-  s->in_block = true;
-  s->epoch = 0;
-  memset(s->wgen, 0, sizeof s->wgen);
+  s->sh.block = unlinear(linear_block, s->grid_dim);
+  s->sh.in_block = true;
+  if (epoch_next(s)) run_log(s, linear_block, s->sh.epoch);
+  s->sh.block_epoch = s->sh.epoch;
+  memset(s->sh.wgen, 0, sizeof s->sh.wgen);
 }
 
 void sim_san_barrier(SimSanitizer *s) {
   flush_pending(s);
-  s->epoch++;
+  epoch_next(s);
 }
 
 void sim_san_warp(SimSanitizer *s, unsigned warp, unsigned group) {
   if (warp >= MAX_WARPS) return;
-  uint32_t g = ++s->wgen[warp];
+  uint32_t g = ++s->sh.wgen[warp];
   s->wmask[warp][g % WARP_HISTORY] = group;
 }
 
@@ -232,19 +309,20 @@ static bool warp_ordered(const SimSanitizer *s, const Rec *p, const Rec *c) {
   return false;
 }
 
-/* Whether earlier access p and access c by another thread race: neither a barrier of their
- * block nor a warp operation of both lanes lies between them (blocks are never ordered with
- * each other), and they are not both atomics. A plain read of an element that the other thread
- * changes by an atomic is no race either: it reads some value the element had, which is what
- * the compare-and-swap loop (read, then cas with what was read) relies on. (The caller knows
- * that one of them writes.) */
+/* Whether earlier access p and access c of the running block by another thread race: neither a
+ * barrier of their block nor a warp operation of both lanes lies between them (blocks are never
+ * ordered with each other), and they are not both atomics. A plain read of an element that the
+ * other thread changes by an atomic is no race either: it reads some value the element had,
+ * which is what the compare-and-swap loop (read, then cas with what was read) relies on. (The
+ * caller knows that one of them writes.) */
 static bool races(const SimSanitizer *s, const Rec *p, const Rec *c) {
-  if (!rec_used(p)) return false;
-  if (p->block == c->block && p->tid == c->tid) return false;
+  if (!rec_used(s, p)) return false;
+  bool same_block = rec_in_block(s, p);
+  if (same_block && p->tid == c->tid) return false;
   int pk = rec_kind(p), ck = rec_kind(c);
   bool pa = pk == P2C_SAN_ATOMIC, ca = ck == P2C_SAN_ATOMIC;
   if ((pa && (ca || ck == P2C_SAN_READ)) || (ca && pk == P2C_SAN_READ)) return false;
-  if (p->block != c->block) return true;
+  if (!same_block) return true;
   if (p->epoch != c->epoch) return false;
   if (p->tid / 32 == c->tid / 32 && warp_ordered(s, p, c)) return false;
   return true;
@@ -293,8 +371,7 @@ static void report_access(SimSanitizer *s, SimSanKind kind, const P2cSanAccess *
   if (other) {
     f->other_access = rec_kind(other);
     f->other_thread = unlinear(other->tid, s->block_dim);
-    /* the low 32 bits of the linear block: the whole of it for grids of up to 2^32 blocks */
-    f->other_block = unlinear(other->block, s->grid_dim);
+    f->other_block = unlinear(block_of(s, other->epoch), s->grid_dim);
   }
 }
 
@@ -312,12 +389,13 @@ static void defer_uninit(SimSanitizer *s, Cell *c, const Rec *read, const P2cSan
   p->a.index = p->index;
 }
 
-/* The held reads whose element no racing write followed are findings. */
+/* The held reads whose element no racing write followed are findings (they are all of the
+ * running block, as is the write that races with them). */
 static void flush_pending(SimSanitizer *s) {
   for (size_t i = 0; i < s->npending; i++) {
     Pending *p = &s->pending[i];
     Rec w = p->cell->w;
-    bool raced = rec_used(&w) && w.block == p->read.block && races(s, &p->read, &w);
+    bool raced = rec_in_block(s, &w) && races(s, &p->read, &w);
     if (!raced) report_access(s, SIM_SAN_UNINIT, &p->a, P2C_SAN_SHARED, NULL);
   }
   s->npending = 0;
@@ -336,23 +414,10 @@ void sim_san_misuse(SimSanitizer *s, SimSanKind kind, unsigned line, unsigned co
 
 /* ---- accesses ---- */
 
-static bool in_shared(const SimSanitizer *s, const void *p) {
-  uintptr_t a = (uintptr_t)p;
-  for (size_t i = 0; i < s->nshared; i++)
-    if (a >= s->shared[i].start && a < s->shared[i].end) return true;
-  return false;
-}
-
-/* A read joins the cell's readers: it replaces one that it makes redundant (the same thread, or
- * an earlier epoch of its block: whatever races with that read races with this one too). */
-static void add_reader(Cell *c, const Rec *r) {
-  for (int i = 0; i < 2; i++) {
-    Rec *o = &c->r[i];
-    if (!rec_used(o) || (o->block == r->block && (o->tid == r->tid || o->epoch != r->epoch))) {
-      *o = *r;
-      return;
-    }
-  }
+/* A read joins the cell's readers (p2c_san_read_slot), as in p2c_san_fast. */
+static void add_reader(const SimSanitizer *s, Cell *c, const Rec *r) {
+  int i = p2c_san_read_slot(&s->sh, c, r->tid);
+  if (i >= 0) c->r[i] = *r;
 }
 
 static void check_race(SimSanitizer *s, Cell *c, const Rec *cur, const P2cSanAccess *a, int space) {
@@ -369,32 +434,53 @@ static void check_race(SimSanitizer *s, Cell *c, const Rec *cur, const P2cSanAcc
     }
 }
 
+/* The access of the running thread, as the shadow keeps it. */
+static Rec rec_of(const SimSanitizer *s, const P2cSanAccess *a) {
+  uint32_t wgen = a->tid / 32 < MAX_WARPS ? s->sh.wgen[a->tid / 32] & WGEN_MASK : 0;
+  return (Rec){s->sh.epoch, a->pos, (uint16_t)a->tid, (uint16_t)(wgen << 2 | (unsigned)(a->kind & 3))};
+}
+
+/* Shared and local memory: as global memory, and reads of elements never written (shared
+ * memory starts undefined in each block, a local array each time its function starts). */
+static void access_on_chip(SimSanitizer *s, Cell *c, const Rec *cur, const P2cSanAccess *a, int space) {
+  /* what earlier blocks left in shared memory is no access */
+  if (space == P2C_SAN_SHARED) {
+    if (!rec_in_block(s, &c->w)) c->w.epoch = 0;
+    for (int i = 0; i < 2; i++)
+      if (!rec_in_block(s, &c->r[i])) c->r[i].epoch = 0;
+  }
+  bool reads = a->kind != P2C_SAN_WRITE;
+  if (reads && space == P2C_SAN_LOCAL && !rec_used(s, &c->w)) report_access(s, SIM_SAN_UNINIT, a, space, NULL);
+  if (reads && space == P2C_SAN_SHARED && !rec_used(s, &c->w)) defer_uninit(s, c, cur, a);
+  if (space != P2C_SAN_LOCAL) check_race(s, c, cur, a, space);
+  if (a->kind == P2C_SAN_READ) {
+    if (space != P2C_SAN_LOCAL) add_reader(s, c, cur);
+    return;
+  }
+  c->w = *cur;
+  memset(c->r, 0, sizeof c->r);
+}
+
 void sim_san_access(SimSanitizer *s, const P2cSanAccess *a) {
   int space = a->space;
   if (space == P2C_SAN_CONST) return;
-  if (space == P2C_SAN_GLOBAL && in_shared(s, a->addr)) space = P2C_SAN_SHARED;
-  uint64_t block = linear(a->block, s->grid_dim);
-  if (!s->in_block || block != s->block) sim_san_block(s, block);
+  space = p2c_san_space(&s->sh, a->addr, space);
+  uint3 b = a->block;
+  if (!s->sh.in_block || b.x != s->sh.block.x || b.y != s->sh.block.y || b.z != s->sh.block.z)
+    sim_san_block(s, linear(b, s->grid_dim));
   Cell *c = cell_of(s, a->addr, a->bytes);
   if (!c) {
     s->report->out_of_memory = true;
     return;
   }
-  uint32_t tid = (uint32_t)linear(a->thread, s->block_dim);
-  uint32_t wgen = tid / 32 < MAX_WARPS ? s->wgen[tid / 32] & WGEN_MASK : 0;
-  uint32_t pos = (a->line < (1u << 20) ? a->line : (1u << 20) - 1) << 12 | (a->column < 4096 ? a->column : 4095);
-  Rec cur = {(uint32_t)block, s->epoch, pos ? pos : 1, (uint16_t)tid, (uint16_t)(wgen << 2 | (unsigned)(a->kind & 3))};
-  /* shared memory starts undefined in every block: what earlier blocks left is no write */
-  if (space == P2C_SAN_SHARED && rec_used(&c->w) && c->w.block != cur.block) memset(c, 0, sizeof *c);
-  if (space == P2C_SAN_SHARED)
-    for (int i = 0; i < 2; i++)
-      if (rec_used(&c->r[i]) && c->r[i].block != cur.block) memset(&c->r[i], 0, sizeof c->r[i]);
-  bool reads = a->kind != P2C_SAN_WRITE;
-  if (reads && space == P2C_SAN_LOCAL && !rec_used(&c->w)) report_access(s, SIM_SAN_UNINIT, a, space, NULL);
-  if (reads && space == P2C_SAN_SHARED && !rec_used(&c->w)) defer_uninit(s, c, &cur, a);
-  if (space != P2C_SAN_LOCAL) check_race(s, c, &cur, a, space);
+  Rec cur = rec_of(s, a);
+  if (space != P2C_SAN_GLOBAL) {
+    access_on_chip(s, c, &cur, a, space);
+    return;
+  }
+  check_race(s, c, &cur, a, space);
   if (a->kind == P2C_SAN_READ) {
-    if (space != P2C_SAN_LOCAL) add_reader(c, &cur);
+    add_reader(s, c, &cur);
     return;
   }
   c->w = cur;
@@ -406,9 +492,12 @@ void sim_san_access(SimSanitizer *s, const P2cSanAccess *a) {
 void sim_san_region(SimSanitizer *s, const void *p, size_t bytes, int space) {
   uintptr_t a = (uintptr_t)p;
   if (space == P2C_SAN_SHARED) {
-    for (size_t i = 0; i < s->nshared; i++)
-      if (s->shared[i].start == a) return;
-    if (s->nshared < MAX_REGIONS) s->shared[s->nshared++] = (Region){a, a + bytes};
+    for (size_t i = 0; i < s->sh.nshared; i++)
+      if (s->sh.shared_start[i] == a) return;
+    if (s->sh.nshared < P2C_SAN_REGIONS) {
+      s->sh.shared_start[s->sh.nshared] = a;
+      s->sh.shared_end[s->sh.nshared++] = a + bytes;
+    }
     return;
   }
   /* local: forget every write to its cells, of both cell sizes, page by page */

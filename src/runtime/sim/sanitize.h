@@ -63,6 +63,8 @@ SimSanitizer *sim_san_new(const P2cAllocator *alloc);
 /* Starts a launch of `block_dim` threads per block over `grid_dim`: the shadow starts empty, and
  * the findings go to `report` (zeroed here). */
 void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, SimSanReport *report);
+/* What the module's fast path reads (P2cSimThread.san_shadow); lives as long as the checker. */
+P2cSanShadow *sim_san_shadow(SimSanitizer *s);
 /* Frees the checker and every shadow page. Accepts NULL. */
 void sim_san_delete(SimSanitizer *s);
 
