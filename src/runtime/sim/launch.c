@@ -164,6 +164,7 @@ typedef struct Fiber {
   unsigned warp_site;      /* for __activemask: which call */
   unsigned warp_result;    /* the lanes released with it */
   unsigned san_line, san_column;   /* --sanitize: where it waits (barrier or warp operation) */
+  bool warp_orders;        /* the warp operation it waits at orders memory (P2cSimThread) */
   void *asan_fake;         /* ASan's fake stack while switched out */
   unsigned valgrind_id;    /* the stack's registration with Valgrind */
 } Fiber;
@@ -471,6 +472,7 @@ static unsigned fiber_warp_sync(P2cSimThread *self, unsigned mask, unsigned site
   }
   f->state = FIBER_AT_WARP;
   f->san_line = self->san_line, f->san_column = self->san_column;
+  f->warp_orders = self->warp_orders != 0;
   f->warp_mask = mask;
   f->warp_site = site;
   w->warp_waited = true;
@@ -576,11 +578,16 @@ static unsigned live_lanes(const Fiber *f, size_t lanes) {
   return live;
 }
 
-/* Lets the lanes of `group` of warp `warp` go on; the checker learns that they met. */
+/* Lets the lanes of `group` of warp `warp` go on; the checker learns that they met when the
+ * operation orders memory (__syncwarp in every lane). */
 static void release_lanes(Worker *w, Fiber *f, size_t lanes, unsigned group, unsigned warp) {
+  bool orders = true;
   for (size_t j = 0; j < lanes; j++)
-    if (group >> j & 1u) f[j].state = FIBER_RUNNABLE, f[j].warp_result = group;
-  if (w->run->san) sim_san_warp(w->run->san, warp, group);
+    if (group >> j & 1u) {
+      f[j].state = FIBER_RUNNABLE, f[j].warp_result = group;
+      orders &= f[j].warp_orders;
+    }
+  if (w->run->san && orders) sim_san_warp(w->run->san, warp, group);
 }
 
 /* The lanes waiting in __activemask at the same call as lane i. */

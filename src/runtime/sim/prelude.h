@@ -102,7 +102,7 @@ static inline unsigned p2c_san_pos(unsigned line, unsigned column) {
  * as a record: the access's epoch (a new one begins with each block and at each barrier, counted
  * across the checker's life: blocks run one after another, so the running block's records are
  * those from its first epoch on, and records older than the launch's first epoch are no access),
- * Python position, thread and the generation of its warp (warp operations its warp had
+ * Python position, thread and the generation of its warp (__syncwarp calls its warp had
  * completed) with the kind of access. 12 bytes: a cell is 36 bytes for 4 bytes of memory. */
 typedef struct P2cSanRec {
   uint32_t epoch;
@@ -129,7 +129,7 @@ typedef struct P2cSanShadow {
    * memory by the code generator) that lands in one is a shared access */
   unsigned nshared;
   uintptr_t shared_start[P2C_SAN_REGIONS], shared_end[P2C_SAN_REGIONS];
-  uint32_t wgen[P2C_SAN_WARPS];                /* warp operations each warp of the block completed */
+  uint32_t wgen[P2C_SAN_WARPS];                /* __syncwarp calls each warp of the block completed */
   /* pages found lately, by p2c_san_recent of their key: (address / page) * 2 + (1-byte cells);
    * an empty entry has key UINTPTR_MAX, which no address gives */
   uintptr_t recent_key[P2C_SAN_RECENT];
@@ -253,6 +253,9 @@ struct P2cSimThread {
   void (*san_region)(P2cSimThread *self, const void *p, size_t bytes, int space);
   unsigned san_line, san_column;
   P2cSanShadow *san_shadow;  /* --sanitize only: for p2c_san_fast */
+  /* Whether the warp operation the thread is about to wait at orders memory (__syncwarp does;
+   * shuffles, votes, match and __activemask do not): set before each warp_sync. */
+  int warp_orders;
 };
 
 #ifdef __cplusplus
@@ -486,13 +489,14 @@ static inline unsigned p2c_sim_linear_tid(void) {
 static inline unsigned p2c_sim_lane(void) { return p2c_sim_linear_tid() & 31u; }
 /* Other lanes run while this one waits: the thread index is reloaded afterwards, as after a
  * barrier. */
-static inline unsigned p2c_sim_warp_rendezvous(unsigned mask, unsigned site) {
+static inline unsigned p2c_sim_warp_rendezvous(unsigned mask, unsigned site, int orders) {
   P2cSimThread *self = p2c_sim_self;
+  self->warp_orders = orders;
   unsigned in = self->warp_sync(self, mask, site);
   p2c_sim_tid = self->thread_idx;
   return in;
 }
-static inline unsigned p2c_sim_warp_wait(unsigned mask) { return p2c_sim_warp_rendezvous(mask, 0); }
+static inline unsigned p2c_sim_warp_wait(unsigned mask) { return p2c_sim_warp_rendezvous(mask, 0, 0); }
 
 template <typename T>
 static inline unsigned long long p2c_sim_to_slot(T v) {
@@ -521,10 +525,12 @@ static inline R p2c_sim_exchange(unsigned mask, unsigned long long mine, F f) {
   return r;
 }
 
-static inline void __syncwarp(unsigned mask = 0xffffffffu) { p2c_sim_warp_wait(mask); }
+/* The one warp operation that orders memory: CUDA guarantees memory ordering among the threads
+ * that take part in __syncwarp, not in shuffles or votes. */
+static inline void __syncwarp(unsigned mask = 0xffffffffu) { p2c_sim_warp_rendezvous(mask, 0, 1); }
 /* The lanes that run a call together are those that reach the same call site: each use of
  * __activemask() in the source is a site of its own. */
-static inline unsigned p2c_sim_activemask(unsigned site) { return p2c_sim_warp_rendezvous(0, site); }
+static inline unsigned p2c_sim_activemask(unsigned site) { return p2c_sim_warp_rendezvous(0, site, 0); }
 #define __activemask() p2c_sim_activemask(__COUNTER__)
 
 /* The lane a shuffle reads, or -1 for the thread's own value: CUDA's rules, with the warp cut

@@ -6,7 +6,7 @@
  * more, cells of 1 byte (pages of their own) for smaller ones, so that neighbouring bytes written
  * by different threads are different cells. A cell holds the last write and up to two reads
  * since, each with the thread, its block's *epoch* at the access, the warp's generation (how many
- * warp operations the thread's warp had completed) and the Python position.
+ * __syncwarp calls the thread's warp had completed) and the Python position.
  *
  * Epochs are numbered across the checker's life: a new one starts with each block and at each
  * barrier. Blocks run one after another, so an access of the running block is one whose epoch is
@@ -297,7 +297,7 @@ void sim_san_warp(SimSanitizer *s, unsigned warp, unsigned group) {
   s->wmask[warp][g % WARP_HISTORY] = group;
 }
 
-/* Whether a warp operation completed after p, with both p's and c's lanes (same warp). */
+/* Whether a __syncwarp completed after p, with both p's and c's lanes (same warp). */
 static bool warp_ordered(const SimSanitizer *s, const Rec *p, const Rec *c) {
   unsigned warp = c->tid / 32;
   if (warp >= MAX_WARPS) return false;
@@ -310,7 +310,7 @@ static bool warp_ordered(const SimSanitizer *s, const Rec *p, const Rec *c) {
 }
 
 /* Whether earlier access p and access c of the running block by another thread race: neither a
- * barrier of their block nor a warp operation of both lanes lies between them (blocks are never
+ * barrier of their block nor a __syncwarp of both lanes lies between them (blocks are never
  * ordered with each other), and they are not both atomics. A plain read of an element that the
  * other thread changes by an atomic is no race either: it reads some value the element had,
  * which is what the compare-and-swap loop (read, then cas with what was read) relies on. (The

@@ -73,7 +73,7 @@ void sim_san_access(SimSanitizer *s, const P2cSanAccess *a);
 void sim_san_region(SimSanitizer *s, const void *p, size_t bytes, int space);
 
 /* From the launch: block `linear` starts; its barrier was released; warp `warp` of the running
- * block completed an operation with the lanes `group`. */
+ * block completed an operation that orders memory (__syncwarp) with the lanes `group`. */
 void sim_san_block(SimSanitizer *s, uint64_t linear);
 void sim_san_barrier(SimSanitizer *s);
 void sim_san_warp(SimSanitizer *s, unsigned warp, unsigned group);
