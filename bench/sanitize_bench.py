@@ -2,7 +2,7 @@
 """The cost of `--sanitize` on the samples: the simulator with and without its checker.
 
     /usr/bin/python3 bench/sanitize_bench.py --pyk2cuda build/tools/pyk2cuda [--repeat N]
-                     [--rounds R] [--markdown]
+                     [--rounds R] [--markdown] [--baseline OTHER-PYK2CUDA]
 
 Every sample kernel (samples/README.md's commands) runs with `pyk2cuda run --device sim --time
 --repeat N` (default 11) three ways: plain, on the workers `run` chooses (the CPUs this
@@ -12,7 +12,8 @@ and with --sanitize. The figure is the "kernel (median)" line, which times sim_l
 three ways; the median of the rounds is printed, with the ratios sanitize / plain and
 sanitize / plain on one worker (the goal: under 20 on every sample). A checked run must also
 find nothing (exit 0): the samples are clean. Exit status 1 when a sample misses the goal, 2
-when a run fails.
+when a run fails. --baseline adds a fourth way, --sanitize with another build (an older tree, to
+compare checkers in the same rounds), and its ratio to plain.
 """
 import argparse
 import os
@@ -51,6 +52,8 @@ WAYS = [("plain", [], {}), ("plain, 1 worker", [], {"PYK2CUDA_SIM_THREADS": "1"}
 
 
 def kernel_ms(bin_, sample, flags, env, repeat):
+    if isinstance(flags, tuple):   # (another binary, flags)
+        bin_, flags = flags
     _, file, kernel, args = sample
     with tempfile.TemporaryDirectory() as out:
         cmd = [bin_, "run", os.path.join("samples", file), kernel, "--device", "sim", "--time",
@@ -72,32 +75,41 @@ def main():
     ap.add_argument("--repeat", type=int, default=11)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--baseline", help="another pyk2cuda whose --sanitize runs in the same rounds")
     a = ap.parse_args()
     bin_ = os.path.abspath(a.pyk2cuda)
+    ways = WAYS + ([("baseline", (os.path.abspath(a.baseline), ["--sanitize"]), {})] if a.baseline else [])
     rows, missed = [], False
     for sample in SAMPLES:
-        for _, flags, env in WAYS:   # compile (or find in the cache) first
+        for _, flags, env in ways:   # compile (or find in the cache) first
             kernel_ms(bin_, sample, flags, env, 1)
-        times = {w[0]: [] for w in WAYS}
+        times = {w[0]: [] for w in ways}
         for _ in range(a.rounds):
-            for name, flags, env in WAYS:
+            for name, flags, env in ways:
                 times[name].append(kernel_ms(bin_, sample, flags, env, a.repeat))
         med = {k: statistics.median(v) for k, v in times.items()}
         r_plain, r_one = med["sanitize"] / med["plain"], med["sanitize"] / med["plain, 1 worker"]
         missed |= r_plain >= 20
-        rows.append((sample[0], med["plain"], med["plain, 1 worker"], med["sanitize"], r_plain, r_one))
+        row = [sample[0], med["plain"], med["plain, 1 worker"], med["sanitize"], r_plain, r_one]
+        if a.baseline:
+            row += [med["baseline"], med["baseline"] / med["plain"]]
+        rows.append(row)
     print(f"{platform.node()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; "
           f"kernel (median of {a.repeat}) ms, median of {a.rounds} rounds")
-    head = ("sample", "plain", "plain, 1 worker", "sanitize", "sanitize / plain", "sanitize / 1 worker")
+    head = ["sample", "plain", "plain, 1 worker", "sanitize", "sanitize / plain", "sanitize / 1 worker"]
+    if a.baseline:
+        head += ["baseline sanitize", "baseline / plain"]
+    cells = [[r[0]] + [f"{v:.3f}" if k in (1, 2, 3, 6) else f"{v:.1f}x" for k, v in enumerate(r[1:], 1)]
+             for r in rows]
     if a.markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
-        for r in rows:
-            print(f"| {r[0]} | {r[1]:.3f} | {r[2]:.3f} | {r[3]:.3f} | {r[4]:.1f}x | {r[5]:.1f}x |")
+        for c in cells:
+            print("| " + " | ".join(c) + " |")
     else:
-        print("%-14s %10s %16s %10s %17s %20s" % head)
-        for r in rows:
-            print("%-14s %10.3f %16.3f %10.3f %16.1fx %19.1fx" % r)
+        print(" ".join(f"{h:>{max(14, len(h))}}" for h in head))
+        for c in cells:
+            print(" ".join(f"{v:>{max(14, len(h))}}" for v, h in zip(c, head)))
     return 1 if missed else 0
 
 
