@@ -94,15 +94,23 @@ static const Type *infer_array_subscript(Infer *I, Expr *e, const Type *at, cons
   return type_array(I->tt, at->dtype, at->ndim - nints, layout, at->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
 }
 
-/* r['b'] of a record is r.b: the node becomes that attribute. */
+/* r['b'] of a record is r.b, and r[k] with a constant k its k-th field, as Numba's static
+ * getitem gives it: the node becomes that attribute. */
 static const Type *record_subscript(Infer *I, Expr *e) {
   const Expr *k = e->kids[1];
-  if (e->nkids != 2 || k->kind != EX_STR || memchr(k->str, '\0', k->str_len)) {
-    TERR(I, e->loc, "E-index", "a record is indexed by a field name (a string literal)");
+  const Type *r = e->kids[0]->ty;
+  int64_t pos = -1;
+  bool by_name = e->nkids == 2 && k->kind == EX_STR && !memchr(k->str, '\0', k->str_len);
+  if (!by_name && (e->nkids != 2 || !infer_const_int(k, &pos))) {
+    TERR(I, e->loc, "E-index", "a record is indexed by a field name (a string literal) or a constant position");
+    return NULL;
+  }
+  if (!by_name && (pos < 0 || pos >= r->nfields)) {
+    TERR(I, k->loc, "E-index", "record field %lld does not exist: the record has %d fields", (long long)pos, r->nfields);
     return NULL;
   }
   e->kind = EX_ATTR;
-  e->str = k->str;
+  e->str = by_name ? k->str : r->fields[pos].name;
   e->nkids = 1;
   return infer_attr(I, e);
 }

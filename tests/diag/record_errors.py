@@ -9,7 +9,8 @@ from numba import cuda
 def fields(a, b):
     i = cuda.grid(1)
     a[i].c = 1
-    x = a[i][0]
+    x = a[i][i]
+    y = a[i][2]
     b[i] = a[i]
     a[i] = 2.5
     a.shape = 3

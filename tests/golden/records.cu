@@ -405,7 +405,7 @@ extern "C" __global__ void packed(p2c_array<p2c_record_2, 1> a, p2c_array<double
   if (i < a.shape[0]) {
     // r = a[i]
     r = &a.data[i];
-    // out[i] = r.w + r.z * 3 + r.y * 2 + r.x
+    // out[i] = r.w + r.z * 3 + r.y * 2 + r[0]   # r[0]: the first field, x
     out.data[i] = (double)r->w + (double)((int64_t)r->z * 3) + (double)((int64_t)r->y * 2) + (double)r->x;
     // r.w = r.z
     r->w = (float)r->z;

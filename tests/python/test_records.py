@@ -235,3 +235,22 @@ def test_read_only_record_arrays():
     for f in (set_b, write_through_element):
         with pytest.raises(ValueError, match="read-only"):
             cuda.jit(f)[1, 1](*((a, 0, 1) if f is set_b else (a,)))
+
+
+def recarray_getitem_return(ary):
+    return ary[0]
+
+
+def test_getitem_by_position():
+    # Numba's test_getitem_idx: ary[0] of a record array is a record, of a record its first field.
+    inner = cuda.jit(device=True)(recarray_getitem_return)
+
+    @cuda.jit
+    def outer(arg0, res):
+        res[0] = inner(arg0)
+
+    arr = np.zeros(2, np.dtype([("g", np.int32), ("h", np.float32, 2)], align=True))
+    arr[0] = (1, (2, 3))
+    for arg, res in ((arr, np.zeros(1, arr.dtype)), (arr[0], np.zeros(1, np.int32))):
+        outer[1, 1](arg, res)
+        assert res[0] == recarray_getitem_return(arg)

@@ -1,6 +1,6 @@
 # Records (NumPy structured dtypes) as kernel arguments: fields read and written through an
 # element (a[i].b), through a variable that refers to the element (r = a[i]; r.b = ...), by
-# name (a[i]['b']), nested array fields (r.v[k], r.m[1, 2]), whole records copied (a[i] = a[j]),
+# name (a[i]['b']) or position (r[0]), nested array fields (r.v[k], r.m[1, 2]), whole records copied (a[i] = a[j]),
 # records passed to device functions that read them and write through them. The runner's
 # record dtypes (run_diff.py RECORDS) cover every numeric field type, align=True and packed.
 from numba import cuda
@@ -52,7 +52,7 @@ def packed(a, out):
     i = cuda.grid(1)
     if i < a.shape[0]:
         r = a[i]
-        out[i] = r.w + r.z * 3 + r.y * 2 + r.x
+        out[i] = r.w + r.z * 3 + r.y * 2 + r[0]   # r[0]: the first field, x
         r.w = r.z
         a[i].x = r.y
 
