@@ -7,7 +7,8 @@
  *   - a builtin called with a number of arguments its row does not take (E-arity);
  *   - arithmetic on a string literal (E-operand);
  *   - a shared or local array whose shape is not constant, whose dtype is not one, or which is
- *     empty or past its memory's limit (E-shape, E-dtype, E-array-size: typeinfer's own check);
+ *     empty or past its memory's limit (E-shape, E-dtype, E-array-size: typeinfer's own check),
+ *     unless a parameter gives its shape or dtype (a caller may pass a constant: static_args.c);
  *   - recursion that typeinfer would refuse whatever the argument types (E-recursion): mutual
  *     recursion back into a function with no declared return type, and a function whose every
  *     returned value calls itself.
@@ -42,12 +43,33 @@ static void check_arity(Compilation *c, const Expr *e) {
   else diag_error(c, e->loc, "E-arity", "%s() takes %d to %d arguments, got %d", name, lo, hi, n);
 }
 
+/* Whether e names a parameter of device function f, or is a tuple holding one: a caller may
+ * give it a constant (a shape, a dtype), so only typeinfer can check what uses it. A kernel's
+ * parameters are never constants. */
+static bool names_param(const Function *f, const Expr *e) {
+  if (f->kind != FN_DEVICE) return false;
+  if (e->kind == EX_VAR) return e->var < f->nparams;
+  for (int i = 0; e->kind == EX_TUPLE && i < e->nkids; i++)
+    if (names_param(f, e->kids[i])) return true;
+  return false;
+}
+
+/* cuda.shared.array(shape, dtype) / cuda.local.array: their checks, unless a parameter gives
+ * the shape or the dtype. */
+static void check_alloc(Untyped *u, const Expr *e) {
+  for (int i = 1; i < e->nkids; i++)
+    if (names_param(u->f, e->kids[i])) return;
+  for (int i = 0; i < e->nkeywords; i++)
+    if (names_param(u->f, e->keywords[i].value)) return;
+  ArrayAlloc a;
+  typeinfer_array_alloc(u->c, e, &a);
+}
+
 static bool check_expr(Walker *w, const Expr *e) {
   Untyped *u = w->ctx;
   if (e->kind == EX_CALL && e->nkids > 0 && e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin) {
     check_arity(u->c, e);
-    ArrayAlloc a;
-    if (builtin_has(e->kids[0]->builtin, BF_ARRAY_ALLOC)) typeinfer_array_alloc(u->c, e, &a);
+    if (builtin_has(e->kids[0]->builtin, BF_ARRAY_ALLOC)) check_alloc(u, e);
   }
   if (e->kind == EX_BINARY && (e->kids[0]->kind == EX_STR || e->kids[1]->kind == EX_STR))
     diag_error(u->c, e->loc, "E-operand", "unsupported operand type for %s: a string (unicode_type)",
@@ -182,7 +204,7 @@ static void check_recursion(Compilation *c, const Module *m) {
 void analysis_check_untyped(Compilation *c, const Module *m) {
   for (size_t i = 0; i < m->funcs.len; i++) {
     const Function *f = m->funcs.items[i];
-    if (f->specs.len > 0) continue;   /* typed: typeinfer checked it */
+    if (f->specs.len > 0 || f->instances.len > 0) continue;   /* typed: typeinfer checked it */
     Untyped u = {c, f};
     Walker w = {check_stmt, check_expr, &u};
     an_walk_block(&w, &f->body);

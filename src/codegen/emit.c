@@ -151,8 +151,12 @@ static void map_python_lines(Gen *G, const StrBuf *text, CodegenResult *out) {
 
 /* ---- the module ---- */
 
+/* A specialization's C name: the function's name; for an instance (static_args.c), then two
+ * underscores and the values its parameters were given (atomic_op__atomic_add_uint32_32); for
+ * one of several specializations of a device function, then its argument types. */
 static void name_function(Gen *G, Function *f, bool many) {
-  const char *want = f->generic->name;
+  const Function *g = f->generic;
+  const char *want = g->static_suffix ? arena_printf(G->a, "%s__%s", g->name, g->static_suffix) : g->name;
   if (many && f->kind == FN_DEVICE) {
     StrBuf sb;
     sb_init(&sb, G->a);

@@ -29,6 +29,8 @@ static Expr **clone_exprs(Arena *a, Expr *const *v, int n) {
   return out;
 }
 
+Expr *ast_clone_expr(Arena *a, const Expr *e) { return clone_expr(a, e); }
+
 static Expr *clone_expr(Arena *a, const Expr *e) {
   if (!e) return NULL;
   Expr *c = arena_dup(a, e, sizeof *e);
@@ -68,7 +70,23 @@ Function *ast_clone_function(Arena *a, const Function *f) {
                      : arena_alloc(a, sizeof *f->vars);
   c->body = clone_block(a, f->body);
   memset(&c->specs, 0, sizeof c->specs);
+  memset(&c->instances, 0, sizeof c->instances);
+  c->const_params = NULL;
   return c;
+}
+
+Expr *ast_operator_call(Arena *a, const Expr *call) {
+  Op op = (Op)call->kids[0]->builtin->op;
+  Expr *e = ast_new_expr(a, op >= OP_LT ? EX_COMPARE : EX_BINARY, call->loc);
+  e->kids = arena_dup(a, call->kids + 1, sizeof *e->kids * 2);
+  e->nkids = 2;
+  if (op >= OP_LT) {
+    e->cmps = arena_alloc(a, sizeof *e->cmps);
+    e->cmps[0] = op;
+  } else {
+    e->op = op;
+  }
+  return e;
 }
 
 /* ---- printing ---- */
@@ -171,6 +189,8 @@ static void dump_function(StrBuf *sb, const Function *f) {
     sb_printf(sb, ") -> %s", f->ret_type ? f->ret_type->name : "?");
   }
   sb_printf(sb, " @%u:%u\n", f->loc.line, f->loc.col);
+  for (const Function *t = f->generic; t && t->instance_of; t = t->instance_of)
+    for (int i = 0; i < t->nstatics; i++) sb_printf(sb, "  static %s = %s\n", t->statics[i].name, t->statics[i].text);
   for (int i = 0; i < f->nsigs; i++) sb_printf(sb, "  sig \"%.*s\"\n", (int)f->sigs[i].len, f->sigs[i].text);
   for (int i = 0; i < f->nvars; i++) {
     sb_printf(sb, "  %s %s", f->vars[i].is_param ? "param" : "local", f->vars[i].name);
@@ -186,6 +206,12 @@ static void dump_const_array(StrBuf *sb, const ConstArray *a) {
   sb_puts(sb, a->ndim == 1 ? ",)\n" : ")\n");
 }
 
+/* The specializations of template f, then those of its instances (depth-first). */
+static void dump_specs(StrBuf *sb, const Function *f) {
+  for (size_t j = 0; j < f->specs.len; j++) dump_function(sb, f->specs.items[j]);
+  for (size_t j = 0; j < f->instances.len; j++) dump_specs(sb, f->instances.items[j]);
+}
+
 void ast_dump(StrBuf *sb, const Module *m, bool typed) {
   for (size_t i = 0; i < m->consts.len; i++) {
     Printer p = {sb, NULL};
@@ -196,7 +222,7 @@ void ast_dump(StrBuf *sb, const Module *m, bool typed) {
   }
   for (size_t i = 0; i < m->funcs.len; i++) {
     const Function *f = m->funcs.items[i];
-    if (!typed || f->specs.len == 0) dump_function(sb, f);
-    for (size_t j = 0; typed && j < f->specs.len; j++) dump_function(sb, f->specs.items[j]);
+    if (!typed || (f->specs.len == 0 && f->instances.len == 0)) dump_function(sb, f);
+    if (typed) dump_specs(sb, f);
   }
 }

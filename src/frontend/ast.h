@@ -166,6 +166,15 @@ typedef struct Var {
  * function of scalars, and codegen wraps it in an elementwise kernel (docs/generated-code.md). */
 typedef enum FuncKind { FN_KERNEL, FN_DEVICE, FN_UFUNC } FuncKind;
 
+/* A parameter of a device function given a compile-time value at a call (typeinfer's
+ * static_args.c): a function, a dtype, or a literal the function needs as a constant. */
+typedef struct StaticArg {
+  int param;               /* its index among the template's parameters */
+  const char *name;        /* the parameter's name */
+  const Expr *value;       /* the value, as written at the call (EX_FUNC, EX_BUILTIN, a literal) */
+  const char *text;        /* the value in C-name characters: "atomic_add", "uint32", "32" */
+} StaticArg;
+
 /* A signature written in the source or on the command line, parsed by typeinfer. */
 typedef struct SigText {
   const char *text;
@@ -195,6 +204,17 @@ struct Function {
   bool uses_barrier;
   bool debug;              /* @cuda.jit(debug=True): a failed raise or assert is reported */
   VEC(Function *) specs;   /* on the generic function */
+  /* Instances (typeinfer, static_args.c): copies of a device function whose parameters that
+   * were given compile-time values (StaticArg) are replaced by those values in the body and
+   * dropped from its parameters. An instance is a template like its device function: it has
+   * specializations of its own, and instances of its own (a literal that a function substituted
+   * into it now needs as a constant). */
+  Function *instance_of;   /* on an instance: the template it was made from */
+  const StaticArg *statics;  /* on an instance: the values, in parameter order */
+  int nstatics;
+  const char *static_suffix; /* on an instance: its values for C names ("atomic_add_uint32_32") */
+  VEC(Function *) instances; /* on a template */
+  int8_t *const_params;    /* typeinfer's memo: which parameters need a constant (1), or not (0) */
   /* Set by the analysis phase (src/analysis) on the specializations codegen emits: */
   bool *nonneg;            /* each variable is known to be >= 0 */
   bool *positive;          /* each variable is known to be > 0 */
@@ -257,5 +277,11 @@ Expr *ast_new_expr(Arena *a, ExprKind kind, Loc loc);
 Stmt *ast_new_stmt(Arena *a, StmtKind kind, Loc loc);
 /* A deep copy of a function body (for specialization); vars are copied too. */
 Function *ast_clone_function(Arena *a, const Function *f);
+/* A deep copy of an expression. */
+Expr *ast_clone_expr(Arena *a, const Expr *e);
+/* Call `call` of an operator row (operator.add(a, b), pow(a, b): BK_OPERATOR) written as that
+ * operator's expression (a + b), on the call's arguments and at its location; the caller has
+ * checked that it has no keywords and the row's two arguments. */
+Expr *ast_operator_call(Arena *a, const Expr *call);
 
 #endif

@@ -470,15 +470,7 @@ static Expr *lower_operator_call(Lowerer *L, TSNode n, Expr *call) {
                call->nkids - 1);
     return NULL;
   }
-  Op op = (Op)b->op;
-  Expr *e = make_node(L, op >= OP_LT ? EX_COMPARE : EX_BINARY, n, call->kids + 1, 2);
-  if (op >= OP_LT) {
-    e->cmps = arena_alloc(L->a, sizeof *e->cmps);
-    e->cmps[0] = op;
-  } else {
-    e->op = op;
-  }
-  return e;
+  return ast_operator_call(L->a, call);
 }
 
 static Expr *lower_call(Lowerer *L, TSNode n) {

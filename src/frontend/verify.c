@@ -167,16 +167,24 @@ static bool verify_function(Compilation *c, const Function *f, AstStage stage) {
   return v.ok;
 }
 
+/* The specializations of template g and of its instances. */
+static bool verify_specs(Compilation *c, const Function *g, AstStage stage) {
+  bool ok = true;
+  for (size_t j = 0; j < g->specs.len && ok; j++) {
+    const Function *s = g->specs.items[j];
+    /* a failed specialization (left by a guess that a later pass did not repeat) is never emitted */
+    if (s->typed && !s->failed && (stage == AST_TYPED || s->nonneg)) ok = verify_function(c, s, stage);
+  }
+  for (size_t j = 0; j < g->instances.len && ok; j++) ok = verify_specs(c, g->instances.items[j], stage);
+  return ok;
+}
+
 bool ast_verify(Compilation *c, const Module *m, AstStage stage) {
   bool ok = true;
   for (size_t i = 0; i < m->funcs.len && ok; i++) {
     const Function *g = m->funcs.items[i];
     if (stage == AST_RESOLVED) ok = verify_function(c, g, stage);
-    for (size_t j = 0; j < g->specs.len && ok && stage >= AST_TYPED; j++) {
-      const Function *s = g->specs.items[j];
-      /* a failed specialization (left by a guess that a later pass did not repeat) is never emitted */
-      if (s->typed && !s->failed && (stage == AST_TYPED || s->nonneg)) ok = verify_function(c, s, stage);
-    }
+    if (stage >= AST_TYPED && ok) ok = verify_specs(c, g, stage);
   }
   return ok;
 }

@@ -128,7 +128,21 @@ static bool is_array_allocation(const Expr *e) {
   return e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_ARRAY_ALLOC);
 }
 
+/* A function given as a value to an assignment or a return: functions are values only as
+ * arguments of a device function (static_args.c), so this is reported and yields no type. */
+static bool function_as_value(Infer *I, const Expr *value, const char *where) {
+  const char *name = infer_function_name(value);
+  if (!name) return false;
+  TERR(I, value->loc, "E-func-value", "%s a function ('%s') is not supported: call it, or pass it to "
+       "a device function as an argument", where, name);
+  return true;
+}
+
 static void infer_assign(Infer *I, Stmt *s) {
+  if (function_as_value(I, s->value, "storing")) {
+    for (int i = 0; i < s->ntargets; i++) assign_target(I, &s->targets[i], NULL, s->loc);
+    return;
+  }
   const Type *t = infer_expr(I, s->value);
   /* `sm = cuda.shared.array(...)` declares the storage; `x = sm` makes x a view of it. */
   if (t && !is_array_allocation(s->value)) t = type_as_value(I->tt, t);
@@ -189,6 +203,7 @@ static void infer_return(Infer *I, Stmt *s) {
     if (s->value) TERR(I, s->loc, "E-kernel-return", "a kernel cannot return a value");
     return;
   }
+  if (s->value && function_as_value(I, s->value, "returning")) return;
   const Type *t = s->value ? infer_expr(I, s->value) : &type_void;
   if (!t) return;
   if (t->kind == TY_ARRAY && t->space == MEM_LOCAL) {

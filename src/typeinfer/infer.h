@@ -28,6 +28,12 @@ bool infer_check_arity(Infer *I, Expr *e, int lo, int hi);
 bool check_truthy(Infer *I, Expr *e, const Type *t);
 /* Specializes device function f for argument types; NULL after an error. */
 Function *specialize(Infer *I, Function *f, const Type **args, Loc call_loc);
+/* The name of the function e is (EX_FUNC, or a builtin function), or NULL. */
+const char *infer_function_name(const Expr *e);
+/* Call e of a device function: the arguments that are compile-time values (functions,
+ * dtypes, literals the callee needs as constants) are replaced in an instance of the callee,
+ * which e then calls with the other arguments (static_args.c). False after an error. */
+bool infer_static_args(Infer *I, Expr *e);
 /* An integer known at compile time (literals, module constants, + - * // of those). */
 bool infer_const_int(const Expr *e, int64_t *out);
 

@@ -59,7 +59,20 @@ static const Type *infer_builtin_value(Infer *I, Expr *e) {
   const Builtin *b = e->builtin;
   if (b->kind == BK_VALUE) return b->result;
   if (b->kind == BK_TYPE && b->result != &type_void) return type_dtype(I->tt, b->result);
-  TERR(I, e->loc, "E-not-value", "'%s' cannot be used as a value", builtin_display_name(b));
+  if (b->kind == BK_FUNC || b->kind == BK_OPERATOR)
+    TERR(I, e->loc, "E-not-value", "'%s' is a function: it can be called, or passed to a device "
+         "function as an argument, but not used as a value here", builtin_display_name(b));
+  else
+    TERR(I, e->loc, "E-not-value", "'%s' cannot be used as a value", builtin_display_name(b));
+  return NULL;
+}
+
+/* The name of the function e is (a device function, or a builtin function such as
+ * cuda.atomic.add or operator.add), or NULL when e is not one. */
+const char *infer_function_name(const Expr *e) {
+  if (e->kind == EX_FUNC) return e->func->name;
+  if (e->kind == EX_BUILTIN && (e->builtin->kind == BK_FUNC || e->builtin->kind == BK_OPERATOR))
+    return builtin_display_name(e->builtin);
   return NULL;
 }
 
@@ -185,6 +198,13 @@ static const Type *infer_boolop(Infer *I, Expr *e) {
 }
 
 static const Type *infer_ifexp(Infer *I, Expr *e) {
+  const char *fa = infer_function_name(e->kids[1]), *fb = infer_function_name(e->kids[2]);
+  if (fa || fb) {
+    TERR(I, e->loc, "E-func-value", "choosing a function at run time ('%s' or '%s') is not supported: "
+         "call each in an if statement, or pass one to a device function", fa ? fa : "a value",
+         fb ? fb : "a value");
+    return NULL;
+  }
   const Type *t[3];
   if (!infer_kids(I, e, t) || !t[1] || !t[2]) return NULL;
   check_truthy(I, e->kids[0], t[0]);
@@ -519,23 +539,32 @@ static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
   return b->infer(I, e, t);
 }
 
-static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
+/* The checks of a device call that need no types: a device function (not a kernel or a ufunc),
+ * no keywords, its parameters' count. */
+static bool device_call_ok(Infer *I, Expr *e) {
   Function *g = e->kids[0]->func;
   if (g->kind == FN_KERNEL) {
     TERR(I, e->loc, "E-kernel-call", "kernel '%s' cannot be called from device code (make it "
          "@cuda.jit(device=True))", g->name);
-    return NULL;
+    return false;
   }
   if (g->kind == FN_UFUNC) {
     TERR(I, e->loc, "E-ufunc-call", "ufunc '%s' cannot be called from device code (make its body "
          "a @cuda.jit(device=True) function and call that)", g->name);
-    return NULL;
+    return false;
   }
-  if (!no_keywords(I, e, g->name)) return NULL;
+  if (!no_keywords(I, e, g->name)) return false;
   if (e->nkids - 1 != g->nparams) {
     TERR(I, e->loc, "E-arity", "%s() takes %d arguments, got %d", g->name, g->nparams, e->nkids - 1);
-    return NULL;
+    return false;
   }
+  return true;
+}
+
+/* A call of a device function (or of its instance, once static_args.c replaced the arguments
+ * that are compile-time values): the specialization for the argument types. */
+static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
+  Function *g = e->kids[0]->func;
   const Type *args[256];
   for (int i = 1; i < e->nkids; i++) {
     args[i - 1] = t[i]->kind == TY_ARRAY ? type_array_as_param(I->tt, t[i]) : t[i];
@@ -551,13 +580,36 @@ static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
   return s->ret_type;
 }
 
+/* f(...) where f is a variable: a parameter that was given a function is replaced by it
+ * (static_args.c), so this variable holds a value. */
+static const Type *infer_var_call(Infer *I, Expr *e) {
+  const Var *v = &I->fn->vars[e->kids[0]->var];
+  if (v->poisoned) return NULL;   /* its assignment was refused already */
+  TERR(I, e->kids[0]->loc, "E-not-callable", "'%s' is a variable%s%s, not a function: only device "
+       "functions, builtins and parameters given a function can be called", v->name,
+       v->ty ? " of type " : "", v->ty ? v->ty->name : "");
+  return NULL;
+}
+
+/* A call of an operator row that the frontend did not write as its operator: f(a, b, c) where
+ * parameter f was given operator.add. */
+static const Type *infer_operator_call(Infer *I, Expr *e) {
+  const Builtin *b = e->kids[0]->builtin;
+  e->builtin = b;
+  if (no_keywords(I, e, builtin_display_name(b))) infer_check_arity(I, e, b->min_args, b->max_args);
+  return NULL;
+}
+
 static const Type *infer_call(Infer *I, Expr *e) {
   Expr *callee = e->kids[0];
   if (callee->kind == EX_ATTR) return infer_method_call(I, e);
+  if (callee->kind == EX_VAR) return infer_var_call(I, e);
+  if (callee->kind == EX_BUILTIN && callee->builtin->kind == BK_OPERATOR) return infer_operator_call(I, e);
   if (callee->kind != EX_BUILTIN && callee->kind != EX_FUNC) {
     TERR(I, callee->loc, "E-not-callable", "only device functions and builtins can be called");
     return NULL;
   }
+  if (callee->kind == EX_FUNC && (!device_call_ok(I, e) || !infer_static_args(I, e))) return NULL;
   const Type *t[256];
   t[0] = NULL;
   for (int i = 1; i < e->nkids; i++)
@@ -587,7 +639,8 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
     if (e->konst->array) return infer_const_array(I, e->konst);
     return e->konst->scalar ? e->konst->scalar : literal_type(I, e->konst->value);
   case EX_FUNC:
-    TERR(I, e->loc, "E-not-value", "function '%s' can only be called", e->func->name);
+    TERR(I, e->loc, "E-not-value", "function '%s' can only be called, or passed to a device "
+         "function as an argument", e->func->name);
     return NULL;
   case EX_BUILTIN: return infer_builtin_value(I, e);
   case EX_UNARY: return infer_unary(I, e);

@@ -743,6 +743,72 @@ static void kernel_without_parameters_or_locals(void **state) {
   nvrtc_compiles(text);
 }
 
+/* ---- functions, dtypes and literals as arguments (typeinfer's static_args.c) --------------- */
+
+static const char func_args_src[] =
+    "import operator\n"
+    "from numba import cuda, float64, int64\n"
+    "@cuda.jit(device=True)\n"
+    "def twice(x):\n"
+    "    return 2 * x\n"
+    "@cuda.jit(device=True)\n"
+    "def apply(f, x, scale, flag):\n"
+    "    if flag:\n"
+    "        x = x * 1000\n"
+    "    return f(x) * scale\n"
+    "@cuda.jit(device=True)\n"
+    "def total(f, n):\n"
+    "    if n <= 0:\n"
+    "        return 0\n"
+    "    return f(n, total(f, n - 1))\n"
+    "@cuda.jit(device=True)\n"
+    "def local_sum(dt, n):\n"
+    "    t = cuda.local.array(n, dt)\n"
+    "    for k in range(n):\n"
+    "        t[k] = k\n"
+    "    return t[n - 1]\n"
+    "@cuda.jit(\"void(float64[::1], int64[::1])\")\n"
+    "def k(a, b):\n"
+    "    a[0] = apply(twice, a[0], 2, False)\n"
+    "    a[1] = apply(twice, a[1], 3, False)\n"
+    "    b[0] = apply(twice, b[0], 2, False)\n"
+    "    b[1] = total(operator.add, b[1])\n"
+    "    a[2] = local_sum(float64, 4)\n"
+    "    b[2] = local_sum(int64, 4)\n";
+
+/* One instance per tuple of values, specialized per argument types; a literal the function
+ * does not need as a constant stays a parameter; the branch on a literal False is gone; a call
+ * through the parameter is a direct call, also in a recursive function. */
+static void function_arguments_make_one_instance_per_value(void **state) {
+  const char *text = translate(state, func_args_src);
+  /* scale (2, 3) is not needed as a constant: one instance for both calls */
+  expect_contains(text, "static __device__ double apply__twice_False_f64_i64(double x, int64_t scale) {");
+  expect_contains(text, "static __device__ int64_t apply__twice_False_i64_i64(int64_t x, int64_t scale) {");
+  assert_int_equal(count_occurrences(text, "apply__twice_False_f64_i64("), 4);   /* prototype, definition, 2 calls */
+  expect_absent(text, "1000");
+  expect_contains(text, "return twice_f64(x) * (double)scale;");
+  expect_contains(text, "static __device__ int64_t total__operator_add(int64_t n) {");
+  expect_contains(text, "return n + total__operator_add(n - 1);");
+  expect_contains(text, "static __device__ double local_sum__float64_4() {");
+  expect_contains(text, "double t[4];");
+  expect_contains(text, "int64_t t[4];");
+  nvrtc_compiles(text);
+}
+
+/* --dump=types names the values an instance's parameters were given. */
+static void instance_dump_names_its_values(void **state) {
+  Fixture *fx = *state;
+  translate(state, func_args_src);
+  const char *dump = p2c_module_dump(fx->module, "types");
+  assert_non_null(dump);
+  if (!strstr(dump, "DeviceFunction local_sum(int64) ") && !strstr(dump, "DeviceFunction local_sum() ")) {
+    print_message("%s\n", dump);
+    fail_msg("no specialization of local_sum's instance");
+  }
+  expect_contains(dump, "  static dt = float64\n  static n = 4\n");
+  expect_contains(dump, "  static f = operator_add\n");
+}
+
 /* ---- emitting on two threads (codegen's split_min) ---------------------------------------- */
 
 /* What codegen_run gives for src with the given split_min: the text, the Python line of each
@@ -1003,6 +1069,8 @@ int main(void) {
       T(nvrtc_error_is_reported_at_the_python_line),
       T(non_ascii_names_get_distinct_ascii_spellings),
       T(kernel_without_parameters_or_locals),
+      T(function_arguments_make_one_instance_per_value),
+      T(instance_dump_names_its_values),
       T(colliding_names_are_renamed),
       T(colliding_kernel_name_is_renamed),
       T(renamed_code_compiles_with_nvrtc),
