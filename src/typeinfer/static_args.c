@@ -88,7 +88,7 @@ static bool same_value(const Expr *a, const Expr *b) {
 
 /* The value written in C-name characters, for the instance's name: a builtin by its name
  * without the cuda. prefix (atomic_add, operator_add, math_sin), a dtype by its type (uint32),
- * numbers with m for a minus and p for a point (m1p5), tuples joined by x (4x8). */
+ * numbers with m for a minus and p for a point (m1p5), tuples joined by x (4x8), () as empty. */
 static void value_text(StrBuf *sb, const Expr *e) {
   switch (e->kind) {
   case EX_FUNC: sb_puts(sb, e->func->name); return;
@@ -110,6 +110,7 @@ static void value_text(StrBuf *sb, const Expr *e) {
     value_text(sb, e->kids[0]);
     return;
   case EX_TUPLE:
+    if (e->nkids == 0) sb_puts(sb, "empty");
     for (int i = 0; i < e->nkids; i++) {
       if (i) sb_putc(sb, 'x');
       value_text(sb, e->kids[i]);
