@@ -217,23 +217,6 @@ static Spec *find_spec(Kernel *k, const P2cValue *vals, size_t n) {
   return NULL;
 }
 
-/* "(float32[::1], int64)" for messages. */
-static PyObject *arg_types_text(const P2cValue *vals, size_t n) {
-  PyObject *list = PyList_New(0);
-  for (size_t i = 0; list && i < n; i++) {
-    const P2cValue *v = &vals[i];
-    PyObject *t;
-    if (!v->is_array) t = PyUnicode_FromString(p2c_scalar_name(v->type));
-    else {
-      int ndim = v->device_array ? v->device_array->ndim : v->array.ndim;
-      t = PyUnicode_FromFormat("%s array of %d dimension(s)", p2c_scalar_name(v->type), ndim);
-    }
-    if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
-    Py_XDECREF(t);
-  }
-  return join_list(", ", list);
-}
-
 /* A parameter's type as Numba writes it in a signature: "float32[:, ::1]", "int64". */
 static PyObject *param_text(const P2cParam *p) {
   if (!p->is_array) return PyUnicode_FromString(p2c_scalar_name(p->type));
@@ -246,7 +229,27 @@ static PyObject *param_text(const P2cParam *p) {
   return PyUnicode_FromFormat("%s[%s]", p2c_scalar_name(p->type), dims);
 }
 
-/* "argument 'x' is float64 array of 1 dimension(s), the signature takes float32[::1]": the first
+/* "(float32[::1], int64)" for messages: each argument as the parameter type that takes it
+ * exactly (an array's layout from its strides). */
+static PyObject *arg_types_text(const P2cValue *vals, size_t n) {
+  PyObject *list = PyList_New(0);
+  for (size_t i = 0; list && i < n; i++) {
+    const P2cValue *v = &vals[i];
+    P2cParam as = {.is_array = v->is_array, .type = v->type};
+    if (v->is_array) {
+      const P2cDeviceArray *d = v->device_array;
+      as.ndim = d ? d->ndim : v->array.ndim;
+      as.layout = d ? layout_of(v->type, d->ndim, d->shape, d->strides)
+                    : layout_of(v->type, v->array.ndim, v->array.shape, v->array.strides);
+    }
+    PyObject *t = param_text(&as);
+    if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
+    Py_XDECREF(t);
+  }
+  return join_list(", ", list);
+}
+
+/* "argument 'x' is float64[::1], where it takes float32[::1]": the first
  * argument that specialization `s` does not take. */
 static PyObject *first_misfit(Kernel *k, const Spec *s, const P2cValue *vals, size_t n) {
   size_t i = 0;
