@@ -90,3 +90,11 @@ def test_bounds_checking_on_the_gpu():
     bad = cuda.jit(debug=True)(K.bad_index.py_func)
     with pytest.raises(pyk2cuda.BoundsError):
         bad[1, 1](np.zeros(4))
+
+
+def test_arrays_dropped_while_a_stream_uses_them_and_read_only_arrays():
+    # The script the fake driver runs (test_fake_gpu.py), on the real device: arrays dropped
+    # with work queued, a stream deleted with work queued, read-only host memory as an input.
+    from conftest import run_script
+    rc, out, err = run_script(["stream_lifetimes_script.py"], env={"PYK2CUDA_DEVICE": "gpu"})
+    assert rc == 0 and "stream lifetimes on the gpu: ok" in out, out + err
