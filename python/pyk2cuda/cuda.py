@@ -180,6 +180,30 @@ class Kernel(_core._Kernel):
             got[specs[i][0]] = _parse_ptxas(report, specs[i][3])
         return got if signature is None else got[str(signature)]
 
+    def _usage(self, key, signature):
+        """One figure of resource_usage, as Numba's get_* methods give theirs: for `signature`,
+        for the one signature of a kernel declared with exactly one, else {signature: value}."""
+        if signature is None and getattr(self, "_specialized", False):
+            signature = self.signatures[0]
+        got = self.resource_usage(signature)
+        return got[key] if signature is not None else {s: u[key] for s, u in got.items()}
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers per thread (ptxas, resource_usage)."""
+        return self._usage("registers", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Static shared memory per block in bytes (ptxas, resource_usage)."""
+        return self._usage("shared", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Local memory per thread in bytes: ptxas's stack frame (resource_usage)."""
+        return self._usage("stack_frame", signature)
+
+    def get_const_mem_size(self, signature=None):
+        """Constant memory in bytes (ptxas, resource_usage)."""
+        return self._usage("constant", signature)
+
     def inspect_sass(self, signature=None, arch=None):
         """The SASS (nvdisasm of the CUBIN ptxas makes from the PTX): a dict {signature: text}, or
         one text. Needs ptxas and nvdisasm (CUDA toolkit)."""
@@ -329,6 +353,7 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
                 raise unit.remap(e) from None
             k._unit = unit
         k._bounds = bounds
+        k._specialized = bool(sigs) and len(sigs) == 1
         k.__doc__ = func.__doc__
         return k
 
@@ -376,13 +401,36 @@ reduce = Reduce
 
 
 class Ufunc(_core._Ufunc):
-    """A vectorize(target='cuda') ufunc: call it on arrays and scalars."""
+    """A vectorize(target='cuda') ufunc: call it on arrays and scalars. As Numba's, it takes
+    out= (a host or device array of the result's shape and dtype, written and returned) and
+    stream= (accepted: the call is done when it returns)."""
 
-    def __call__(self, *args, **kw):
+    def __call__(self, *args, out=None, stream=0, **kw):
+        if kw:
+            raise TypeError("ufunc '%s' got an unexpected keyword argument '%s'"
+                            % (self.__name__, next(iter(kw))))
         try:
-            return super().__call__(*args, **kw)
+            result = super().__call__(*args)
         except (CompileError, _core.BoundsError) as e:
             raise _raised(self._unit.remap(e)) from None
+        return result if out is None else _store_out(self.__name__, result, out, stream)
+
+
+def _store_out(name, result, out, stream):
+    """A ufunc's result written to its out= array (Numba: the type must match)."""
+    np = _numpy()
+    shape = tuple(np.shape(result)) if not isinstance(result, _core.DeviceArray) else result.shape
+    if tuple(out.shape) != shape or np.dtype(out.dtype) != np.dtype(result.dtype):
+        raise ValueError("ufunc '%s': out= is %s%s, the result is %s%s"
+                         % (name, np.dtype(out.dtype), tuple(out.shape), np.dtype(result.dtype), shape))
+    if isinstance(out, _core.DeviceArray):
+        host = result.copy_to_host() if isinstance(result, _core.DeviceArray) else result
+        out.copy_to_device(np.ascontiguousarray(host).reshape(shape) if out.is_c_contiguous()
+                           else np.asfortranarray(host), stream=stream)
+    else:
+        host = result.copy_to_host() if isinstance(result, _core.DeviceArray) else result
+        np.copyto(out, host)
+    return out
 
 
 def vectorize(signatures, target="cuda", **options):

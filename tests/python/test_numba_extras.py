@@ -1,0 +1,59 @@
+"""Numba names a script may use beyond the issue's list: a ufunc's out= and stream=, and the
+dispatcher's get_regs_per_thread / get_shared_mem_per_block / get_local_mem_per_thread /
+get_const_mem_size (from ptxas here, where Numba asks the loaded module)."""
+import shutil
+
+import numpy as np
+import pytest
+
+from pyk2cuda import cuda
+import kernels as K
+
+
+def test_ufunc_out_host_and_device():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    b = np.arange(4, dtype=np.float32)
+    out = np.empty((3, 4), np.float32)
+    assert K.vmul_add(a, b, out=out) is out
+    np.testing.assert_array_equal(out, a * b + 1)
+    d_out = cuda.device_array((3, 4), np.float32)
+    s = cuda.stream()
+    got = K.vmul_add(cuda.to_device(a), cuda.to_device(b), out=d_out, stream=s)
+    s.synchronize()
+    assert got is d_out
+    np.testing.assert_array_equal(d_out.copy_to_host(), a * b + 1)
+    with pytest.raises(ValueError, match=r"out= is float32\(3,\), the result is float32\(3, 4\)"):
+        K.vmul_add(a, b, out=np.empty(3, np.float32))
+    with pytest.raises(ValueError, match="out= is float64"):
+        K.vmul_add(a, b, out=np.empty((3, 4)))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'where'"):
+        K.vmul_add(a, b, where=True)
+
+
+def _ptxas():
+    return shutil.which("ptxas") or (shutil.which("/usr/local/cuda/bin/ptxas"))
+
+
+@pytest.mark.skipif(not _ptxas(), reason="ptxas (CUDA toolkit) is not installed")
+def test_resource_getters_as_numba():
+    # a kernel declared with one signature gives the figure itself, as Numba's specialized one
+    sig = "void(float32[::1], float32[::1])"
+    k = cuda.jit(sig)(K.block_sums.py_func)
+    assert k.signatures == [sig]
+    assert k.get_shared_mem_per_block() == 4 * K.TPB   # cuda.shared.array(TPB, float32)
+    regs = k.get_regs_per_thread()
+    assert isinstance(regs, int) and regs > 0
+    assert k.get_regs_per_thread(sig) == regs
+    assert k.get_local_mem_per_thread() >= 0 and k.get_const_mem_size() >= 0
+
+    # a lazy kernel: {signature: figure} over its specializations
+    @cuda.jit
+    def fill(a, v):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = v
+    fill[1, 32](np.zeros(8, np.float32), np.float32(1))
+    fill[1, 32](np.zeros(8, np.int64), 1)
+    per_sig = fill.get_regs_per_thread()
+    assert set(per_sig) == set(fill.signatures) and len(per_sig) == 2
+    assert all(r > 0 for r in per_sig.values())
