@@ -219,14 +219,18 @@ static Spec *find_spec(Kernel *k, const P2cValue *vals, size_t n) {
 
 /* A parameter's type as Numba writes it in a signature: "float32[:, ::1]", "int64". */
 static PyObject *param_text(const P2cParam *p) {
-  if (!p->is_array) return PyUnicode_FromString(p2c_scalar_name(p->type));
+  char rec[512];
+  const char *dtype = p->type == P2C_RECORD ? (p2c_record_name(p->record, rec, sizeof rec), rec)
+                                            : p2c_scalar_name(p->type);
+  if (!dtype) dtype = "?";
+  if (!p->is_array) return PyUnicode_FromString(dtype);
   char dims[64] = "";
   size_t len = 0;
   for (int d = 0; d < p->ndim && len < sizeof dims - 8; d++) {
     bool unit = (p->layout == 'C' && d == p->ndim - 1) || (p->layout == 'F' && d == 0);
     len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%s", d ? ", " : "", unit ? "::1" : ":");
   }
-  return PyUnicode_FromFormat("%s[%s]", p2c_scalar_name(p->type), dims);
+  return PyUnicode_FromFormat("%s[%s]", dtype, dims);
 }
 
 /* "(float32[::1], int64)" for messages: each argument as the parameter type that takes it
@@ -235,12 +239,13 @@ static PyObject *arg_types_text(const P2cValue *vals, size_t n) {
   PyObject *list = PyList_New(0);
   for (size_t i = 0; list && i < n; i++) {
     const P2cValue *v = &vals[i];
-    P2cParam as = {.is_array = v->is_array, .type = v->type};
+    const P2cDeviceArray *d = v->device_array;
+    P2cParam as = {.is_array = v->is_array, .type = v->type, .record = d ? d->record : v->array.record};
     if (v->is_array) {
-      const P2cDeviceArray *d = v->device_array;
+      int64_t item = (int64_t)p2c_dtype_size(v->type, as.record);
       as.ndim = d ? d->ndim : v->array.ndim;
-      as.layout = d ? layout_of(v->type, d->ndim, d->shape, d->strides)
-                    : layout_of(v->type, v->array.ndim, v->array.shape, v->array.strides);
+      as.layout = d ? layout_of(item, d->ndim, d->shape, d->strides)
+                    : layout_of(item, v->array.ndim, v->array.shape, v->array.strides);
     }
     PyObject *t = param_text(&as);
     if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);

@@ -43,6 +43,11 @@ def test_no_signature_names_the_parameter_expected_and_given():
         K.scale_f32[1, 1](np.zeros(2), 1.0)
     with pytest.raises(TypeError, match=r"argument 'x' is float32\[:, ::1\], where"):
         K.scale_f32[1, 1](np.zeros((2, 2), np.float32), 1.0)
+    # an array of records, named as Numba names its type
+    rec = np.zeros(4, dtype=np.dtype([('a', np.int32), ('b', np.float64)], align=True))
+    with pytest.raises(TypeError, match=r"argument 'x' is Record\(a\[type=int32;offset=0\],b\[type=float64;"
+                       r"offset=8\];16;True\)\[::1\], where it takes float32\[::1\]"):
+        K.scale_f32[1, 1](rec, 1.0)
     # a non-contiguous view where the signature asks for a contiguous array
     with pytest.raises(TypeError, match=r"argument 'x' is float32\[:\], where it takes float32\[::1\]"):
         K.scale_f32[1, 1](np.zeros(8, np.float32)[::2], 1.0)
