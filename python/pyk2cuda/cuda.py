@@ -16,7 +16,8 @@ from .args import In, Out, InOut
 from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's type names too)
 from ._core import Error, CompileError
 
-# Options of numba.cuda.jit that change nothing here (docs/python.md says why for each).
+# Options of numba.cuda.jit accepted besides debug and boundscheck: all change nothing here but
+# extensions (the kernel's extensions list); docs/python.md says why for each.
 _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath",
                     "forceinline", "link", "lto", "launch_bounds", "extensions"}
 
@@ -25,8 +26,6 @@ def _check_options(options):
     for key, value in options.items():
         if key == "link" and value:
             raise Error("cuda.jit(link=...): linking external code is not supported")
-        if key == "extensions" and value:
-            raise Error("cuda.jit(extensions=...): argument-type extensions are not supported")
         if key not in _IGNORED_OPTIONS and key not in ("debug", "boundscheck"):
             raise TypeError("cuda.jit() got an unexpected keyword argument '%s'" % key)
 
@@ -354,6 +353,7 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
             k._unit = unit
         k._bounds = bounds
         k._specialized = bool(sigs) and len(sigs) == 1
+        k.extensions.extend(options.get("extensions") or ())   # Numba's kernel extensions
         k.__doc__ = func.__doc__
         return k
 

@@ -104,8 +104,17 @@ def test_every_option_numba_cuda_jit_takes_is_accepted():
     out = np.zeros(4)
     k[1, 4](np.arange(4.0), np.ones(4), out)
     np.testing.assert_array_equal(out, np.arange(4.0) + 1)
-    with pytest.raises(pyk2cuda.Error, match="extensions"):
-        cuda.jit(extensions=[object()])
+    # extensions= is Numba's kernel.extensions (test_args.py): each one prepares the arguments
+    seen = []
+
+    class Seen:
+        def prepare_args(self, ty, val, stream=0, retr=None):
+            seen.append(type(val).__name__)
+            return ty, val
+    k = cuda.jit(extensions=[Seen()])(K.add.py_func)
+    assert len(k.extensions) == 1
+    k[1, 4](np.arange(4.0), np.ones(4), out)
+    assert seen == ["ndarray"] * 3
     ptx, _ = cuda.compile_ptx(K.add.py_func, "void(float64[:], float64[:], float64[:])",
                               abi="numba", forceinline=True, launch_bounds=128)
     assert ".entry" in ptx
