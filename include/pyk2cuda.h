@@ -142,6 +142,10 @@ P2C_API size_t p2c_dtype_size(P2cScalarType t, const P2cRecord *record);
  * also the spelling signatures accept (--sig, p2c_translate's signatures). Written to `buf`
  * (NUL-terminated, truncated to `cap`); returns the length it needs, as snprintf does. */
 P2C_API size_t p2c_record_name(const P2cRecord *record, char *buf, size_t cap);
+/* Whether two records have the same fields (names, types, nested shapes) at the same offsets and
+ * the same itemsize, the test a launch applies to a record argument (the align flag is only a
+ * name). NULL equals nothing. */
+P2C_API bool p2c_record_equal(const P2cRecord *a, const P2cRecord *b);
 /* The largest source p2c_translate accepts (16 MiB); longer ones are an E-too-large error. */
 enum { P2C_MAX_SOURCE_BYTES = 16 << 20 };
 

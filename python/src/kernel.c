@@ -177,29 +177,17 @@ static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
 /* Whether an argument fits a parameter: the same kind and type; an array's layout must be the
  * parameter's (lazy kernels) or compatible with it ('A' takes any; signed kernels). A scalar
  * fits a signed kernel's scalar parameter of any type (it is converted, as Numba converts). */
-/* Two record descriptions with the same fields at the same offsets and the same itemsize. */
-static bool same_record(const P2cRecord *a, const P2cRecord *b) {
-  if (!a || !b || a->itemsize != b->itemsize || a->field_count != b->field_count) return false;
-  for (size_t i = 0; i < a->field_count; i++) {
-    const P2cRecordField *x = &a->fields[i], *y = &b->fields[i];
-    if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->offset != y->offset || x->ndim != y->ndim ||
-        memcmp(x->shape, y->shape, sizeof x->shape[0] * (size_t)(x->ndim > 0 ? x->ndim : 0)) != 0)
-      return false;
-  }
-  return true;
-}
-
 static bool fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
   if (v->is_array != p->is_array) return false;
   if ((v->type == P2C_RECORD || p->type == P2C_RECORD) && !v->is_array)   /* a record by reference */
-    return v->type == p->type && same_record(v->array.record, p->record);
+    return v->type == p->type && p2c_record_equal(v->array.record, p->record);
   if (!v->is_array) return k->explicit_sigs || v->type == p->type;
   if (v->type != p->type) return false;
   const P2cHostArray *h = &v->array;
   int ndim = v->device_array ? v->device_array->ndim : h->ndim;
   if (ndim != p->ndim) return false;
   const P2cRecord *rec = v->device_array ? v->device_array->record : h->record;
-  if (v->type == P2C_RECORD && !same_record(rec, p->record)) return false;
+  if (v->type == P2C_RECORD && !p2c_record_equal(rec, p->record)) return false;
   int64_t item = (int64_t)p2c_dtype_size(v->type, rec);
   char l = v->device_array ? layout_of(item, ndim, v->device_array->shape, v->device_array->strides)
                            : layout_of(item, ndim, h->shape, h->strides);

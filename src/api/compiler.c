@@ -64,6 +64,17 @@ size_t p2c_record_name(const P2cRecord *record, char *buf, size_t cap) {
   return type_record_spell(buf, cap, record);
 }
 
+bool p2c_record_equal(const P2cRecord *a, const P2cRecord *b) {
+  if (!a || !b || a->itemsize != b->itemsize || a->field_count != b->field_count) return false;
+  for (size_t i = 0; i < a->field_count; i++) {
+    const P2cRecordField *x = &a->fields[i], *y = &b->fields[i];
+    if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->offset != y->offset || x->ndim != y->ndim ||
+        memcmp(x->shape, y->shape, sizeof x->shape[0] * (size_t)(x->ndim > 0 ? x->ndim : 0)) != 0)
+      return false;
+  }
+  return true;
+}
+
 uint16_t p2c_float16_bits(double v) {
   uint16_t sign = signbit(v) ? 0x8000 : 0;
   if (isnan(v)) return 0x7e00;

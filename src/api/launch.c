@@ -71,25 +71,12 @@ static void put_array_type(char *buf, size_t cap, const P2cHostArray *a) {
   if (n < cap) snprintf(buf + n, cap - n, "]");
 }
 
-/* Whether two records have the same fields at the same offsets and the same itemsize (the
- * align flag is only a name). */
-static bool same_record(const P2cRecord *a, const P2cRecord *b) {
-  if (!a || !b || a->itemsize != b->itemsize || a->field_count != b->field_count) return false;
-  for (size_t i = 0; i < a->field_count; i++) {
-    const P2cRecordField *x = &a->fields[i], *y = &b->fields[i];
-    if (strcmp(x->name, y->name) != 0 || x->type != y->type || x->offset != y->offset || x->ndim != y->ndim ||
-        memcmp(x->shape, y->shape, sizeof x->shape[0] * (size_t)(x->ndim > 0 ? x->ndim : 0)) != 0)
-      return false;
-  }
-  return true;
-}
-
 /* Whether parameter p takes argument v: the same kind and type; an array of p's ndim, laid out
  * as p's layout requires ('A' takes any). */
 static bool param_takes(const P2cParam *p, const P2cValue *v) {
   if (p->is_array != v->is_array || p->type != v->type) return false;
   P2cHostArray a = array_of(v);
-  if (p->type == P2C_RECORD && !same_record(p->record, a.record)) return false;
+  if (p->type == P2C_RECORD && !p2c_record_equal(p->record, a.record)) return false;
   if (!v->is_array) return true;
   return a.ndim == p->ndim && (p->layout == 'A' || contiguous(&a, p->layout == 'C'));
 }
