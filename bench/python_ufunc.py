@@ -10,23 +10,11 @@ warm-up call, which loads the compiled code). Each call also allocates its resul
 and runs 256 simulated threads (one block); the figure is the whole call as a script sees it."""
 import argparse
 import os
-import statistics
 import sys
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BATCHES = 21
 
-
-def per_call(fn, n):
-    fn()
-    times = []
-    for _ in range(BATCHES):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n * 1e6)
-    return statistics.median(times)
+from python_launch import per_launch as per_call   # median microseconds per call, 21 batches
 
 
 def main():
