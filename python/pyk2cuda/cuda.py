@@ -32,24 +32,46 @@ def _check_options(options):
 
 _RAISED = {}
 
+# A raise record's message from the C API (runtime/bounds.h): FILE:LINE:COL: error: CLASS[: MSG]
+# [in kernel 'K',] thread (X,Y,Z) of block (X,Y,Z).
+_RAISE_RECORD = re.compile(r"^(?P<file>.*):(?P<line>\d+):\d+: error: (?P<cls>[A-Za-z_]\w*)"
+                           r"(?:: (?P<msg>.*?))?(?: in kernel '(?P<kernel>[^']*)',)? "
+                           r"thread \((?P<tid>\d+,\d+,\d+)\) of block \((?P<ctaid>\d+,\d+,\d+)\)$", re.S)
 
-def _raised(exc):
+
+def _numba_message(m):
+    """Numba's text for an exception a kernel raised (its kernel wrapper's, 0.56-0.60): "In
+    function 'k', file F, line N, tid=[x, y, z] ctaid=[x, y, z]: message"."""
+    ids = ["[%s]" % ", ".join(m.group(g).split(",")) for g in ("tid", "ctaid")]
+    where = "In function '%s', file %s, line %s, " % (m.group("kernel"), m.group("file"), m.group("line")) \
+        if m.group("kernel") else ""
+    text = "%stid=%s ctaid=%s" % (where, ids[0], ids[1])
+    return text if m.group("msg") is None else text + ": " + m.group("msg")
+
+
+def _raised(exc, classes=None):
     """A launch that failed on a `raise ValueError(...)` or a failed assert in a debug=True kernel
     comes from the C API as a bounds-record error, 'FILE:LINE:COL: error: ValueError: msg in
-    kernel ...'. As in Numba, it is raised as that exception's class: here a class derived from
-    both it and pyk2cuda.Error (BoundsError for IndexError), with the same message and data."""
+    kernel ...'. As in Numba, it is raised as that exception's class (a builtin, or the module's
+    class of that name from `classes`, a Unit's exceptions) with Numba's message: here a class
+    derived from both it and pyk2cuda.Error (BoundsError for IndexError), with the same data."""
     if not isinstance(exc, _core.BoundsError):
         return exc
-    m = re.search(r"error: ([A-Z]\w*)(?::| in kernel )", str(exc))
-    builtin = getattr(__import__("builtins"), m.group(1), None) if m else None
-    if not (isinstance(builtin, type) and issubclass(builtin, Exception)) or builtin is IndexError:
+    m = _RAISE_RECORD.match(str(exc))
+    if not m:
+        return exc   # an index out of bounds: BoundsError, an IndexError
+    cls = (classes or {}).get(m.group("cls")) or getattr(__import__("builtins"), m.group("cls"), None)
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         return exc
-    if builtin not in _RAISED:
-        try:
-            _RAISED[builtin] = type(builtin.__name__, (Error, builtin), {"__module__": "pyk2cuda"})
-        except TypeError:  # a builtin whose layout cannot be combined (OSError's family)
-            _RAISED[builtin] = builtin
-    new = _RAISED[builtin](str(exc))
+    if cls is IndexError:   # BoundsError is pyk2cuda's IndexError
+        new = _core.BoundsError(_numba_message(m))
+    else:
+        if cls not in _RAISED:
+            try:
+                _RAISED[cls] = type(cls.__name__, (Error, cls), {"__module__": cls.__module__})
+            except TypeError:  # a class whose layout cannot be combined (OSError's family)
+                _RAISED[cls] = cls
+        new = _RAISED[cls](_numba_message(m))
     for key in ("status", "status_name", "diagnostics"):
         if hasattr(exc, key):
             setattr(new, key, getattr(exc, key))
@@ -75,7 +97,9 @@ class Kernel(_core._Kernel):
     def _fix_error(self, exc):
         """`exc` with its locations in the user's source (asked for on a failed launch), and an
         exception the kernel raised as its own class (_raised)."""
-        return _raised(self._unit.remap(exc) if self._unit is not None else exc)
+        if self._unit is None:
+            return _raised(exc)
+        return _raised(self._unit.remap(exc), self._unit.exceptions)
 
     def forall(self, ntasks, *args, **kw):
         """A launcher over ntasks threads. As in Numba, forall(0) launches nothing (a launch of
@@ -412,7 +436,7 @@ class Ufunc(_core._Ufunc):
         try:
             result = super().__call__(*args)
         except (CompileError, _core.BoundsError) as e:
-            raise _raised(self._unit.remap(e)) from None
+            raise _raised(self._unit.remap(e), self._unit.exceptions) from None
         return result if out is None else _store_out(self.__name__, result, out, stream)
 
 
@@ -446,7 +470,7 @@ def vectorize(signatures, target="cuda", **options):
         try:  # translated now, once; every call reuses the module (docs/python.md)
             u = Ufunc(func, func.__name__, unit.filename, unit.source)
         except (CompileError, _core.BoundsError) as e:
-            raise _raised(unit.remap(e)) from None
+            raise _raised(unit.remap(e), unit.exceptions) from None
         u._unit = unit
         return u
     return make

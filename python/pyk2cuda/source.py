@@ -11,6 +11,10 @@ compiled (Numba freezes globals then too):
 - a kernel, device function or @njit function becomes a device function of the module, under the
   name the caller uses, its own free names resolved the same way;
 - a numba type (float32, ...) or a function of math/cmath/operator/numpy becomes an import of it;
+- a str becomes a module-level str constant (a kernel may give it as an exception's message);
+- an exception class becomes `class NAME(Exception): pass` (a kernel raises it by name; the host
+  raises the class itself, found in Unit.exceptions), an Enum or IntEnum class a class of the
+  same members and values;
 - anything else is a CompileError at its first use.
 The translator then sees a module it already understands; the decorators it reads are written
 here, from the signatures converted by `signature_text`, never taken from the user's file.
@@ -35,6 +39,7 @@ _MODULES = {"math": "import math", "cmath": "import cmath", "operator": "import 
 # Modules whose functions and types a kernel may name directly (`from math import sqrt`).
 _FUNCTION_MODULES = ("math", "cmath", "operator", "numpy")
 _CUDA, _VECTORIZE, _NUMPY = "__p2c_cuda", "__p2c_vectorize", "__p2c_np"
+_ENUM_IMPORT = "from enum import Enum as __p2c_Enum, IntEnum as __p2c_IntEnum"
 _HEADER = ["from numba import cuda as %s" % _CUDA, "from numba import vectorize as %s" % _VECTORIZE,
            "import numpy as %s" % _NUMPY]
 # NumPy scalar types that are Python's own types to Numba (a global np.float64 is a float64).
@@ -228,6 +233,7 @@ class Unit:
         self.filename = filename
         self.source = b""
         self.segments = []   # (first synthetic line, _Piece)
+        self.exceptions = {}  # name -> the exception class a kernel raises by that name
 
     def where(self, line, col):
         """(file, line, column) in the user's source of a synthetic position, or None."""
@@ -270,6 +276,8 @@ class _Builder:
         self.main = main
         self.imports = list(_HEADER)
         self.constants = []
+        self.classes = []    # lines of the classes kernels name
+        self.exceptions = {}
         self.pieces = []     # (_Piece, name, decorator)
         self.bound = {}      # name -> the object it stands for
         self.compiled = set()
@@ -303,11 +311,34 @@ class _Builder:
             self.imports.append(text)
         elif kind == "constant":
             self.constants.append("%s = %s" % (name, text))
+        elif kind == "class":
+            self._add_class(piece, line, col, name, value)
         elif (id(text), name) not in self.compiled:
             self.add_function(text, name, "@%s.jit(device=True)" % _CUDA)
 
+    def _add_class(self, piece, line, col, name, cls):
+        """An exception class as `class NAME(Exception): pass`; an Enum or IntEnum class with
+        its members (aliases included) and their values, which must be constants."""
+        if issubclass(cls, BaseException):
+            self.exceptions[name] = cls
+            self.classes.extend(["class %s(Exception):" % name, "    pass"])
+            return
+        import enum
+        base = "__p2c_IntEnum" if issubclass(cls, enum.IntEnum) else "__p2c_Enum"
+        lines = ["class %s(%s):" % (name, base)]
+        for member, obj in cls.__members__.items():
+            text = _constant(int(obj) if isinstance(obj, int) else obj.value)
+            if text is None:
+                _fail(piece, line, col, "enum '%s' cannot be used in kernels: member '%s' has a "
+                      "value of type %s, which is not a constant number" % (name, member, _kind(obj.value)))
+            lines.append("    %s = %s" % (member, text))
+        if _ENUM_IMPORT not in self.imports:
+            self.imports.append(_ENUM_IMPORT)
+        self.classes.extend(lines if len(lines) > 1 else lines + ["    pass"])
+
     def unit(self):
         u = Unit(self.main.file)
+        u.exceptions = dict(self.exceptions)
         out = list(self.imports)
         for piece, name, decorator in self.pieces:
             if piece.file == u.filename:
@@ -317,6 +348,7 @@ class _Builder:
             u.segments.append((len(out) + 1, piece))
             out.extend(piece.renamed(name))
         out.extend(self.constants)
+        out.extend(self.classes)
         u.source = ("\n".join(out) + "\n").encode()
         return u
 
@@ -360,10 +392,33 @@ def _classify(name, value):
     py = getattr(value, "py_func", None)
     if isinstance(py, _pytypes.FunctionType):
         return "function", py
+    if _is_class_kernels_name(value):
+        return "class", value
+    if isinstance(value, str):
+        return "constant", repr(value)
+    if _is_enum_member(value):
+        return None   # Numba freezes the member; pyk2cuda reads members through their class
     text = _constant(value)
     if text is not None:
         return "constant", text
     return _named_import(name, value)
+
+
+def _is_class_kernels_name(value):
+    """An exception class, or an Enum/IntEnum class (enum is imported when one exists)."""
+    if not isinstance(value, type):
+        return False
+    if issubclass(value, BaseException):
+        return True
+    import sys
+    enum = sys.modules.get("enum")
+    return enum is not None and issubclass(value, enum.Enum)
+
+
+def _is_enum_member(value):
+    import sys
+    enum = sys.modules.get("enum")
+    return enum is not None and isinstance(value, enum.Enum)
 
 
 def _import_line(module, alias):

@@ -123,7 +123,8 @@ void emit_ifexp(Gen *G, const Expr *e, StrBuf *sb, int prec);
 void emit_wrapped_index(Gen *G, const Expr *ix, const char *extent, StrBuf *sb, int prec);
 /* --check-bounds: an index as the checks take it: int64_t, a uint64 past INT64_MAX saturated. */
 void emit_checked_index_value(Gen *G, const Expr *ix, StrBuf *sb);
-/* --check-bounds: the runtime index of tuple[i] (e) checked against its `nelems` elements. */
+/* --check-bounds or debug=True: the runtime index of tuple[i] (e), checked against its `nelems`
+ * elements as Numba checks it (IndexError: tuple index out of range). */
 void emit_checked_tuple_index(Gen *G, const Expr *e, int nelems, StrBuf *sb);
 /* Extent k of array `arr` (of type at). */
 void emit_extent(Gen *G, const Expr *arr, const Type *at, int k, StrBuf *sb);

@@ -522,7 +522,12 @@ static void emit_san_offset(Gen *G, const Expr *e, const Expr *arr, SanKind acce
 }
 
 void emit_checked_tuple_index(Gen *G, const Expr *e, int nelems, StrBuf *sb) {
-  emit_bounds_offset(G, e, 'C', arena_printf(G->a, "p2c_index<1>{{%d}}.v", nelems), "nullptr", sb);
+  helper_use(&G->helpers, H_BOUNDS);
+  helper_use(&G->helpers, H_RAISE);
+  helper_use(&G->helpers, H_TUPLE_INDEX);
+  sb_puts(sb, "p2c_tuple_index(");
+  emit_checked_index_value(G, e->kids[1], sb);
+  sb_printf(sb, ", %d, %u, %u)", nelems, e->loc.line, e->loc.col);
 }
 
 /* A checked element of a shared or local array: (&s[0][0])[offset], C order. */
@@ -696,6 +701,7 @@ static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
 
 static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   if (e->kids[0]->ty->kind == TY_RECORD) emit_field(G, e, sb, prec);
+  else if (e->kids[0]->ty->kind == TY_ENUM) emit_expr(G, e->kids[0], sb, prec);   /* .value */
   else if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) emit_part(G, e, sb, prec);
   else if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
   else if (an_expr_is_pure(e->kids[0])) sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */

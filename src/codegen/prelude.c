@@ -292,6 +292,15 @@ static const char *const helper_text[H_COUNT] = {
         "  }\n"
         "  P2C_EXIT_THREAD();\n"
         "}\n",
+    [H_TUPLE_INDEX] =
+        "/* A runtime index into a tuple of n elements (negative ones wrapped once), checked as\n"
+        " * Numba's tuple getitem checks it: out of range raises IndexError. */\n"
+        "static __device__ __forceinline__ int64_t p2c_tuple_index(int64_t i, int64_t n, unsigned int line,\n"
+        "                                                          unsigned int column) {\n"
+        "  int64_t w = i < 0 ? i + n : i;\n"
+        "  if ((uint64_t)w >= (uint64_t)n) p2c_raise(line, column, \"IndexError: tuple index out of range\");\n"
+        "  return w;\n"
+        "}\n",
     [H_SANITIZE] =
         "/* --sanitize (the simulator only, docs/simulator.md): the checked offset of an element,\n"
         " * reported to the simulator's checker with its address, access kind K, memory space S,\n"

@@ -18,6 +18,7 @@ typedef enum Helper {
   H_BOUNDS_VIEW,    /* --check-bounds, continued (one C string literal each): views, uint64 */
   H_RAISE,          /* a checked raise or assert (debug=True): records it in the bounds record
                        (needs H_BOUNDS) */
+  H_TUPLE_INDEX,    /* a checked runtime tuple index: IndexError (needs H_RAISE) */
   H_SANITIZE,       /* --sanitize: p2c_san_offset, a checked offset reported to the simulator */
   H_COUNT
 } Helper;

@@ -246,7 +246,19 @@ struct Const {
                               lower.c's lower_bodies_on_two_threads) */
   bool indexed;            /* a tuple read with a runtime index: emitted as a table */
   const char *cname;       /* codegen */
+  struct EnumClass *enum_of; /* a member of this Enum or IntEnum class (Color.red; value is
+                              its .value), or NULL. An IntEnum's members are typed as ints. */
 };
+
+/* A module-level `class Color(Enum)` (enum.Enum; an IntEnum's members are plain ints, see
+ * docs/semantics.md "Enums"): its members, each a Const holding the member's value. */
+typedef struct EnumClass {
+  const char *name;
+  Loc loc;
+  bool is_int;             /* IntEnum */
+  Const **members;         /* in definition order; an alias (too = 2 after two = 2) is a member */
+  int nmembers;
+} EnumClass;
 
 typedef struct Module {
   VEC(Function *) funcs;   /* kernels and device functions, in source order */

@@ -104,12 +104,28 @@ static bool lower_module_array(Lowerer *L, TSNode left, TSNode right) {
   return true;
 }
 
+/* NAME = "text": a str constant, which a kernel may give as an exception's message (Numba
+ * freezes it as it freezes numbers). Only a plain string literal, not an f-string or bytes. */
+static bool lower_module_string(Lowerer *L, TSNode left, TSNode right) {
+  if (!node_is(L, right, K_string) && !node_is(L, right, K_concatenated_string)) return false;
+  size_t errors = L->c->error_count, ndiags = L->c->diags.len;
+  const char *s;
+  size_t len;
+  bool ok = lower_string_value(L, right, &s, &len) && strlen(s) == len;
+  L->c->error_count = errors;
+  L->c->diags.len = ndiags;
+  if (ok) strmap_put(&L->str_by_name, node_str(L, left), (void *)s);
+  else add_other_global(L, left, NULL);
+  return true;
+}
+
 /* NAME = value at module level: a compile-time constant when value folds to literals. */
 static void lower_module_assign(Lowerer *L, TSNode n) {
   TSNode left = lower_field(L, n, F_left);
   TSNode right = lower_field(L, n, F_right);
   if (ts_node_is_null(right) || !node_is(L, left, K_identifier)) return;
   if (node_is(L, right, K_assignment)) return;   /* a = b = ...: left as other globals */
+  if (lower_module_string(L, left, right)) return;
   int errors = (int)L->c->error_count;
   size_t ndiags = L->c->diags.len;
   const Type *np;
@@ -447,7 +463,9 @@ static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
     TSNode e = ts_node_named_child(n, 0);
     if (node_is(L, e, K_assignment)) lower_module_assign(L, e);
     else if (!node_is(L, e, K_string) && !L->m->host_code.line) L->m->host_code = node_loc(L, n);
-  } else if (node_is(L, n, K_function_definition) || node_is(L, n, K_class_definition)) {
+  } else if (node_is(L, n, K_class_definition)) {
+    lower_module_class(L, n);
+  } else if (node_is(L, n, K_function_definition)) {
     add_other_global(L, lower_field(L, n, F_name), NULL);
   } else if (!node_is(L, n, K_comment) && !L->m->host_code.line) {
     L->m->host_code = node_loc(L, n);   /* if, for, while, with, try, ... at module level */
@@ -548,6 +566,8 @@ static void init_lowerer_tables(Lowerer *L) {
   strmap_init(&L->alias_by_name, L->a);
   strmap_init(&L->var_by_name, L->a);
   strmap_init(&L->builtin_by_path, L->a);
+  strmap_init(&L->class_by_name, L->a);
+  strmap_init(&L->str_by_name, L->a);
   builtins_index(&L->builtin_by_path);
   static const char *const names[F_COUNT] = {
 #define P2C_FIELD_NAME(f) #f,

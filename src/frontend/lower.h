@@ -20,7 +20,7 @@ typedef struct OtherGlobal {
 #define P2C_FIELDS(X)                                                                        \
   X(alias) X(alternative) X(argument) X(arguments) X(attribute) X(body) X(condition)          \
   X(consequence) X(definition) X(function) X(left) X(module_name) X(name) X(object)         \
-  X(operator) X(parameters) X(right) X(type) X(value)
+  X(operator) X(parameters) X(right) X(superclasses) X(type) X(value)
 typedef enum Field {
 #define P2C_FIELD_ENUM(f) F_##f,
   P2C_FIELDS(P2C_FIELD_ENUM)
@@ -72,6 +72,8 @@ typedef struct Lowerer {
   StrMap alias_by_name;   /* import alias -> module path ("math.sqrt"); the last import wins */
   StrMap var_by_name;     /* in L->fn: name -> (void *)(index + 1) */
   StrMap builtin_by_path; /* "math.sqrt" -> const Builtin * (builtins_index) */
+  StrMap class_by_name;   /* module-level classes (lower_class.c) -> ModuleClass * */
+  StrMap str_by_name;     /* module-level str constants -> their text (NUL-terminated) */
   int vars_cap;           /* allocated length of L->fn->vars while it is being lowered */
   TSFieldId field_ids[F_COUNT];
   SymbolTable symbols;
@@ -121,6 +123,26 @@ Function *find_func(const Lowerer *L, const char *name);
 const char *alias_path(const Lowerer *L, const char *name);
 /* Resolves an identifier or attribute chain rooted at an import alias or a Python builtin. */
 bool resolve_dotted(Lowerer *L, TSNode n, Resolved *out);
+
+/* ---- module-level classes (lower_class.c) ---- */
+/* A class a kernel may name: an exception class (raised by name) or an Enum / IntEnum. */
+typedef struct ModuleClass {
+  const char *name;
+  Loc loc;
+  EnumClass *enumc;          /* NULL: an exception class */
+  const char *why;           /* why an Enum cannot be used in kernels (a member's value), or NULL */
+} ModuleClass;
+/* `class NAME(BASE): ...` at module level: records an exception class (BASE a builtin exception
+ * or an exception class of the module) or an Enum/IntEnum with constant members; any other
+ * class is left as a global kernels cannot use. */
+void lower_module_class(Lowerer *L, TSNode n);
+const ModuleClass *find_class(const Lowerer *L, const char *name);
+/* Color.red / Color['red'] when `object` names an Enum class of the module: the member as an
+ * EX_CONST; NULL with *handled false when it does not (NULL and *handled: a diagnostic). */
+Expr *lower_enum_member(Lowerer *L, TSNode object, TSNode member, TSNode at, bool *handled);
+/* Whether `name` is an exception class: Python's builtin ones a kernel may raise, or one of the
+ * module's (not shadowed by a local or another global). */
+bool lower_is_exception_class(Lowerer *L, const char *name);
 
 /* ---- decorators (lower.c, vectorize.c) ---- */
 /* Appends the signature that node n spells (a string, or a type call like float32(int32)). */

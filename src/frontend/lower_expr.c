@@ -264,6 +264,17 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
   }
   Resolved r;
   if (resolve_dotted(L, n, &r)) return builtin_expr(L, n, &r);
+  const ModuleClass *cls = find_class(L, name);
+  if (cls) {
+    diag_error(L->c, node_loc(L, n), "E-not-value", "class '%s' cannot be used as a value (a kernel "
+               "can raise an exception class and read an enum's members)", name);
+    return NULL;
+  }
+  if (strmap_get(&L->str_by_name, name)) {
+    diag_error(L->c, node_loc(L, n), "E-not-value", "str constant '%s' can only be an exception's "
+               "message in a kernel", name);
+    return NULL;
+  }
   const OtherGlobal *g = find_other_global(L, name);
   if (g && g->why) {
     diag_error(L->c, node_loc(L, n), "E-global-not-const",
@@ -288,13 +299,19 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
 static Expr *lower_attribute(Lowerer *L, TSNode n) {
   Resolved r;
   if (resolve_dotted(L, n, &r)) return builtin_expr(L, n, &r);
+  bool member;
+  Expr *m = lower_enum_member(L, lower_field(L, n, F_object), lower_field(L, n, F_attribute), n, &member);
+  if (member) return m;
   Expr *obj = lower_expr(L, lower_field(L, n, F_object));
   if (!obj) return NULL;
+  const char *attr = node_str(L, lower_field(L, n, F_attribute));
+  if (obj->kind == EX_CONST && obj->konst->enum_of && obj->konst->enum_of->is_int && strcmp(attr, "value") == 0)
+    return obj;   /* an IntEnum member is its value */
   Expr *e = new_expr(L, EX_ATTR, n);
   e->kids = kids_array(L, 1);
   e->kids[0] = obj;
   e->nkids = 1;
-  e->str = node_str(L, lower_field(L, n, F_attribute));
+  e->str = attr;
   return e;
 }
 
@@ -529,6 +546,11 @@ static Expr *lower_slice(Lowerer *L, TSNode n) {
 static Expr *lower_subscript(Lowerer *L, TSNode n) {
   TSNode items[P2C_MAX_NDIM + 2];
   int k = node_kids(L, n, items, P2C_MAX_NDIM + 2);
+  if (k == 2) {   /* Color['red'] */
+    bool member;
+    Expr *m = lower_enum_member(L, items[0], items[1], n, &member);
+    if (member) return m;
+  }
   if (k > P2C_MAX_NDIM + 1) return lower_unsupported(L, n, "indexing with more than 8 indices"), NULL;
   Expr *kids[P2C_MAX_NDIM + 1];
   int nk = 0;

@@ -258,24 +258,16 @@ static Stmt *lower_jump(Lowerer *L, TSNode n, StmtKind kind) {
 
 /* ---- raise and assert ---- */
 
-/* Python's builtin exceptions a kernel may raise: Numba raises the class on the host after a
- * launch with debug=True (docs/semantics.md, "raise and assert"). */
-static const char *const exception_classes[] = {
-    "ArithmeticError", "AssertionError", "AttributeError", "Exception", "FloatingPointError",
-    "IndexError", "KeyError", "LookupError", "NotImplementedError", "OverflowError",
-    "RuntimeError", "TypeError", "ValueError", "ZeroDivisionError", NULL};
-
-static bool is_exception_class(Lowerer *L, const char *name) {
-  if (find_var(L, name) >= 0 || find_const(L, name) || find_func(L, name) || alias_path(L, name)) return false;
-  for (int i = 0; exception_classes[i]; i++)
-    if (strcmp(exception_classes[i], name) == 0) return true;
-  return false;
-}
-
 /* "ValueError: message" (Python's spelling of the exception), or the class alone without a
- * message; the message must be a string literal (Numba freezes an exception's arguments). */
+ * message; the message must be a string literal or a module-level str constant (Numba freezes
+ * an exception's arguments). */
 static const char *exception_text(Lowerer *L, const char *cls, TSNode msg, const char *what) {
   if (ts_node_is_null(msg)) return cls;
+  if (node_is(L, msg, K_identifier)) {
+    const char *name = node_str(L, msg);
+    const char *text = find_var(L, name) < 0 && !find_const(L, name) ? strmap_get(&L->str_by_name, name) : NULL;
+    if (text) return arena_printf(L->a, "%s: %s", cls, text);
+  }
   if (!node_is(L, msg, K_string) && !node_is(L, msg, K_concatenated_string)) {
     lower_unsupported(L, msg, what);
     return NULL;
@@ -298,7 +290,8 @@ static Stmt *lower_assert(Lowerer *L, TSNode n) {
   return s->cond && s->exc ? s : NULL;
 }
 
-/* raise Cls / raise Cls("message"), Cls one of Python's builtin exceptions. */
+/* raise Cls / raise Cls("message"), Cls one of Python's builtin exceptions or an exception class
+ * of the module (lower_class.c). */
 static Stmt *lower_raise(Lowerer *L, TSNode n) {
   if (!ts_node_is_null(ts_node_child_by_field_name(n, "cause", 5)))
     return lower_unsupported(L, n, "'raise ... from ...'"), NULL;
@@ -313,13 +306,14 @@ static Stmt *lower_raise(Lowerer *L, TSNode n) {
     if (na == 1) msg = args[0];
   }
   const char *cls = node_is(L, callee, K_identifier) ? node_str(L, callee) : NULL;
-  if (!cls || !is_exception_class(L, cls)) {
-    diag_error(L->c, node_loc(L, callee), "E-unsupported", "a kernel can raise only Python's builtin "
-               "exceptions (ValueError, IndexError, AssertionError, ...)");
+  if (!cls || !lower_is_exception_class(L, cls)) {
+    diag_error(L->c, node_loc(L, callee), "E-unsupported", "a kernel can raise only exception classes: "
+               "Python's builtin ones (ValueError, IndexError, AssertionError, ...) or a module-level "
+               "class derived from one");
     return NULL;
   }
   Stmt *s = new_stmt(L, ST_RAISE, n);
-  s->exc = exception_text(L, cls, msg, "an exception argument other than a string literal");
+  s->exc = exception_text(L, cls, msg, "an exception argument other than a string literal or a module-level str constant");
   return s->exc ? s : NULL;
 }
 

@@ -159,6 +159,15 @@ static const Type *infer_unary(Infer *I, Expr *e) {
   return ty;
 }
 
+/* Members of one Enum class compare with == and != (by value: aliases are one member), as
+ * Numba's EnumCompare allows; anything else with an Enum member is an error. */
+static bool enum_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b) {
+  if (a == b && (op == OP_EQ || op == OP_NE)) return true;
+  TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s (enum members compare "
+       "with == and != to members of their own class)", op_python_spelling(op), a->name, b->name);
+  return false;
+}
+
 static const Type *infer_compare(Infer *I, Expr *e) {
   const Type *t[64];
   if (!infer_kids(I, e, t)) return NULL;
@@ -170,6 +179,10 @@ static const Type *infer_compare(Infer *I, Expr *e) {
     }
     if ((type_is_half(t[i]) || type_is_half(t[i + 1])) && type_is_numeric(t[i]) && type_is_numeric(t[i + 1]))
       continue;   /* compared in their promoted type */
+    if (t[i]->kind == TY_ENUM || t[i + 1]->kind == TY_ENUM) {
+      if (!enum_compare_ok(I, e, e->cmps[i], t[i], t[i + 1])) return NULL;
+      continue;
+    }
     if (!type_is_number(t[i]) || !type_is_number(t[i + 1])) {
       TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s",
            op_python_spelling(e->cmps[i]), t[i]->name, t[i + 1]->name);
@@ -234,6 +247,7 @@ const Type *infer_attr(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e->kids[0]);
   if (!t) return NULL;
   if (t->kind == TY_RECORD) return infer_field(I, e, t);
+  if (t->kind == TY_ENUM && strcmp(e->str, "value") == 0) return t->dtype;
   if (t->kind == TY_ARRAY) {
     if (strcmp(e->str, "shape") == 0) return type_uniform_tuple(I->tt, &type_int64, t->ndim);
     if (strcmp(e->str, "size") == 0 || strcmp(e->str, "ndim") == 0) return &type_int64;
@@ -635,9 +649,11 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   case EX_BOOL: return literal_type(I, e);
   case EX_STR: return &type_str;
   case EX_VAR: return infer_var(I, e);
-  case EX_CONST:
+  case EX_CONST: {
     if (e->konst->array) return infer_const_array(I, e->konst);
-    return e->konst->scalar ? e->konst->scalar : literal_type(I, e->konst->value);
+    const Type *t = e->konst->scalar ? e->konst->scalar : literal_type(I, e->konst->value);
+    return e->konst->enum_of && !e->konst->enum_of->is_int && t ? type_enum(I->tt, e->konst->enum_of->name, t) : t;
+  }
   case EX_FUNC:
     TERR(I, e->loc, "E-not-value", "function '%s' can only be called, or passed to a device "
          "function as an argument", e->func->name);

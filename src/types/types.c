@@ -151,6 +151,19 @@ const Type *type_dtype(TypeTable *tt, const Type *scalar) {
   return t;
 }
 
+const Type *type_enum(TypeTable *tt, const char *cls, const Type *value) {
+  for (size_t i = 0; i < tt->enums.len; i++)
+    if (strcmp(tt->enums.items[i]->enum_class, cls) == 0) return tt->enums.items[i];
+  Type *t = arena_alloc(tt->arena, sizeof *t);
+  *t = *value;   /* held, passed and compared as its value */
+  t->kind = TY_ENUM;
+  t->dtype = value;
+  t->enum_class = cls;
+  t->name = arena_printf(tt->arena, "Enum<%s>(%s)", value->name, cls);
+  vec_push(tt->arena, &tt->enums, t);
+  return t;
+}
+
 /* ---- records ---- */
 
 int64_t type_byte_size(const Type *t) {

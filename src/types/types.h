@@ -28,6 +28,8 @@ typedef enum TypeKind {
   TY_STR,       /* string literals, only as print() arguments */
   TY_DTYPE,     /* a scalar type used as a value: np.float32 in shared.array(..., dtype=...) */
   TY_RECORD,    /* a NumPy structured dtype (Numba's Record): fields at fixed offsets */
+  TY_ENUM,      /* a member of an Enum class: held as its value (dtype, a number type); equal
+                   only to members of the same class */
 } TypeKind;
 
 /* MEM_CONST: a module-level array in __constant__ memory (read-only). A MEM_SHARED array
@@ -68,6 +70,8 @@ struct Type {
   int nfields;
   int align;                /* the largest alignment of a field */
   bool aligned;             /* NumPy's align=True (part of Numba's name only) */
+  /* enums (TY_ENUM): the class's name; dtype is the members' value type */
+  const char *enum_class;
 };
 
 extern const Type type_void, type_bool, type_str;
@@ -108,6 +112,7 @@ typedef struct TypeTable {
   VEC(Type *) tuples;
   VEC(Type *) dtypes;
   VEC(Type *) records;
+  VEC(Type *) enums;
 } TypeTable;
 
 void types_init(TypeTable *tt, Arena *a);
@@ -117,6 +122,9 @@ const Type *type_tuple(TypeTable *tt, const Type **elems, int n);
 /* A tuple of n copies of `t` (cuda.grid(2), a.shape). */
 const Type *type_uniform_tuple(TypeTable *tt, const Type *t, int n);
 const Type *type_dtype(TypeTable *tt, const Type *scalar);
+/* The type of the members of Enum class `cls` (a module's class name: one type per name), whose
+ * values have number type `value`: Numba's Enum<int64>(Color). */
+const Type *type_enum(TypeTable *tt, const char *cls, const Type *value);
 /* The record type with these fields (in NumPy's order), itemsize and align flag. The caller has
  * checked the layout (record_layout_error). */
 const Type *type_record(TypeTable *tt, const RecordField *fields, int n, int64_t size, bool aligned);

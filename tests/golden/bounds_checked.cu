@@ -135,6 +135,34 @@ static __device__ __forceinline__ int64_t p2c_bounds_u64(uint64_t i) {
   return i > 9223372036854775807ULL ? 9223372036854775807LL : (int64_t)i;
 }
 
+/* A raise or assert that failed in a function compiled with debug=True: the exception
+ * ("ValueError: msg") goes into the bounds record (ndim 0 says which kind of record it
+ * is; the text takes the bytes of index and shape), then the thread ends. */
+static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int column, const char *exc) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = 0;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    char *text = (char *)r->index;
+    unsigned int n = 0;
+    for (; exc[n] && n + 1 < sizeof r->index + sizeof r->shape; n++) text[n] = exc[n];
+    text[n] = 0;
+  }
+  P2C_EXIT_THREAD();
+}
+
+/* A runtime index into a tuple of n elements (negative ones wrapped once), checked as
+ * Numba's tuple getitem checks it: out of range raises IndexError. */
+static __device__ __forceinline__ int64_t p2c_tuple_index(int64_t i, int64_t n, unsigned int line,
+                                                          unsigned int column) {
+  int64_t w = i < 0 ? i + n : i;
+  if ((uint64_t)w >= (uint64_t)n) p2c_raise(line, column, "IndexError: tuple index out of range");
+  return w;
+}
+
 extern "C" __global__ void shared_bail(p2c_array<float, 1> out, int64_t k) {
   __shared__ float sm[4][8];
   int32_t t = 0;
@@ -179,7 +207,7 @@ extern "C" __global__ void shape_pick(p2c_array<float, 2> a, p2c_array<int64_t, 
   // if cuda.grid(1) == 0:
   if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
     // out[0] = a.shape[k]
-    out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{0}}, out.shape, out.strides, 49, 9)] = a.shape[p2c_bounds_offset<'C', 1>(p2c_index<1>{{k}}, p2c_index<1>{{2}}.v, nullptr, 49, 18)];
+    out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{0}}, out.shape, out.strides, 49, 9)] = a.shape[p2c_tuple_index(k, 2, 49, 18)];
   }
 }
 

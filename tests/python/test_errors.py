@@ -152,10 +152,52 @@ def test_an_exception_raised_in_a_debug_kernel_is_raised_as_its_class():
     a = np.zeros(1)
     checks[1, 1](a, 0)
     assert a[0] == 1
-    with pytest.raises(ValueError, match=r"test_errors.py:\d+:\d+: error: ValueError: flag one") as e:
+    with pytest.raises(ValueError, match=r"^In function 'checks', file .*test_errors.py, line \d+, "
+                       r"tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]: flag one$") as e:
         checks[1, 1](a, 1)
     assert isinstance(e.value, pyk2cuda.Error) and e.value.status_name == "bounds"
     with pytest.raises(AssertionError, match="flag two"):
         checks[1, 1](a, 2)
     with pytest.raises(pyk2cuda.BoundsError, match="out of bounds"):
         checks[1, 1](np.zeros(0), 0)
+
+
+class MyError(Exception):
+    pass
+
+
+MESSAGE = "from a str constant"
+
+
+def test_a_module_exception_class_is_raised_as_itself_with_numbas_message():
+    # test_userexc's form: the class itself (here a subclass that is also a pyk2cuda.Error),
+    # with Numba's "tid=[...] ctaid=[...]: message"; a str global is a message as a literal is
+    @cuda.jit("void(int32)", debug=True)
+    def raises(x):
+        if x == 1:
+            raise MyError
+        elif x == 2:
+            raise MyError("foo")
+        elif x == 3:
+            raise RuntimeError(MESSAGE)
+
+    raises[1, 1](0)
+    with pytest.raises(MyError, match=r"tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]$") as e:
+        raises[1, 1](1)
+    assert isinstance(e.value, pyk2cuda.Error)
+    with pytest.raises(MyError, match=r"tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]: foo$"):
+        raises[1, 1](2)
+    with pytest.raises(RuntimeError, match="ctaid=\\[0, 0, 0\\]: from a str constant$"):
+        raises[1, 1](3)
+
+
+def test_a_tuple_index_out_of_range_is_an_index_error_in_debug():
+    # test_exception's form: Numba's tuple getitem raises IndexError('tuple index out of range')
+    @cuda.jit(debug=True)
+    def pick(a):
+        x = cuda.threadIdx.x
+        if x == 2:
+            a[0] = a.shape[-x]
+
+    with pytest.raises(IndexError, match=r"tid=\[2, 0, 0\] ctaid=\[0, 0, 0\]: tuple index out of range"):
+        pick[1, 3](np.zeros(1))

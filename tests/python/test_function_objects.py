@@ -246,3 +246,37 @@ def test_jit_of_a_jitted_function_compiles_its_python_function():
 
 def lambda_free_kernel(a):
     a[cuda.grid(1)] = cuda.grid(1) + 1
+
+
+def test_enum_classes_of_other_modules_are_frozen_with_their_members():
+    # test_enums' forms: classes imported from another module, members as constants, an IntEnum
+    # member as an argument (an int to Numba's launch too); a tuple-valued Enum is refused by name
+    import enum
+
+    class Color(enum.Enum):
+        red = 1
+        green = 2
+
+    class Code(enum.IntEnum):
+        ok = 200
+        error = 500
+
+    class Planet(enum.Enum):
+        EARTH = (5.976e+24, 6.37814e6)
+
+    @cuda.jit
+    def k(x, out):
+        out[0] = Color.red == Color['green']
+        out[1] = x + Code.error if x > Code.ok else Color.green.value
+
+    out = np.zeros(2, np.int64)
+    k[1, 1](Code.error, out)
+    assert out.tolist() == [0, 1000]
+
+    @cuda.jit
+    def bad(out):
+        out[0] = Planet.EARTH == Planet.EARTH
+
+    with pytest.raises(pyk2cuda.CompileError, match="enum 'Planet' cannot be used in kernels: a member's "
+                       "value is a tuple"):
+        bad[1, 1](out)
