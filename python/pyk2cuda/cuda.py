@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import _core, args, source as _source
+from . import _core, args, cudadrv, source as _source
 from .args import In, Out, InOut
 from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's type names too)
 from ._core import Error, CompileError
@@ -701,7 +701,11 @@ from . import random  # noqa: E402
 # numba.cuda's submodules that pyk2cuda gives, importable as pyk2cuda.cuda.NAME (this module is
 # not a package, so each is registered by its dotted name) and as numba.cuda.NAME under
 # python3 -m pyk2cuda; any other is an ImportError naming it.
-SUBMODULES = {"args": args, "devicearray": devicearray, "random": random}
+cudadrv.devicearray = devicearray
+runtime = cudadrv.runtime   # numba.cuda.runtime: get_version()
+SUBMODULES = {"args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv}
+SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
+SUBMODULES["cudadrv.devicearray"] = devicearray
 for _name, _module in SUBMODULES.items():
     sys.modules[__name__ + "." + _name] = _module
 _core._set_arg_hint(args.ArgHint)

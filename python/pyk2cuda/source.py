@@ -185,6 +185,28 @@ class _Piece:
         first = re.sub(r"\bdef\s+%s\b" % re.escape(self.node.name), "def " + name, self.lines[0], 1)
         return [first] + self.lines[1:]
 
+    def attribute_uses(self, name):
+        """(attribute, line, column) of each `name.attribute` load in the function (line from
+        the def, column from 0), in source order; a bare use of `name` is an error."""
+        uses = []
+        attrs = {id(n.value) for n in ast.walk(self.node) if isinstance(n, ast.Attribute)}
+        for n in ast.walk(self.node):
+            if isinstance(n, ast.Name) and n.id == name and id(n) not in attrs:
+                _fail(self, n.lineno - self.node.lineno + 1, n.col_offset, "module '%s' can be used "
+                      "in kernels only as `%s.function` (a jitted function or a constant of it)" % (name, name))
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name:
+                uses.append((n.attr, n.lineno - self.node.lineno + 1, n.col_offset))
+        return sorted(uses, key=lambda u: (u[1], u[2]))
+
+    def flatten(self, line, col, name, attr):
+        """Rewrites `name.attr` at (line from the def, column from 0) as `name_attr`."""
+        text = self.lines[line - 1]
+        dotted = "%s.%s" % (name, attr)
+        if text[col:col + len(dotted)] != dotted:
+            _fail(self, line, col, "write '%s' without spaces or line breaks: pyk2cuda compiles it "
+                  "as one name" % dotted)
+        self.lines[line - 1] = text[:col] + name + "_" + attr + text[col + len(dotted):]
+
     def free_names(self):
         """(name, line, column) of each global or closure name it reads, first use first; the
         line counts from the def (1), the column from 0 in the dedented text."""
@@ -294,18 +316,41 @@ class _Builder:
         found, value = _lookup(func, name)
         if not found or value is func:
             return
+        if _is_user_module(value):
+            self._bind_module_attributes(func, piece, name, value)
+            return
+        self._bind_value(piece, name, value, line, col)
+
+    def _bind_module_attributes(self, func, piece, name, module):
+        """`mod.f` of a module of the user's (not a library's): each such attribute becomes the
+        name `mod_f`, which has the same length (the '.' becomes '_', so every column stays),
+        bound to the attribute's value as any global is."""
+        used = set(func.__code__.co_varnames) | set(func.__code__.co_names) | set(func.__code__.co_freevars)
+        for attr, line, col in piece.attribute_uses(name):
+            flat = "%s_%s" % (name, attr)
+            if flat in used and flat not in self.bound:
+                _fail(piece, line, col, "'%s.%s' cannot be compiled: the function also uses the name "
+                      "'%s'" % (name, attr, flat))
+            if not hasattr(module, attr):
+                _fail(piece, line, col, "module '%s' has no attribute '%s'" % (module.__name__, attr))
+            piece.flatten(line, col, name, attr)
+            self._bind_value(piece, flat, getattr(module, attr), line, col, "%s.%s" % (name, attr))
+
+    def _bind_value(self, piece, name, value, line, col, shown=None):
+        """Binds `name` to `value` as _classify says; `shown` is the user's spelling of the name
+        in messages (mod.f for mod_f)."""
         if name in self.bound:
             old = self.bound[name]
             if old is value or _same_callee(old, value) or _classify(name, old) == _classify(name, value):
                 return
             _fail(piece, line, col, "'%s' names two different objects in the functions compiled "
-                  "together (%s and %s); rename one" % (name, _kind(self.bound[name]), _kind(value)))
+                  "together (%s and %s); rename one" % (shown or name, _kind(self.bound[name]), _kind(value)))
         self.bound[name] = value
         what = _classify(name, value)
         if what is None:
             _fail(piece, line, col, "'%s' is a global of type %s, which kernels cannot use (they "
                   "can use modules, numbers, tuples, NumPy arrays, types and jitted functions)"
-                  % (name, _kind(value)))
+                  % (shown or name, _kind(value)))
         kind, text = what
         if kind == "import":
             self.imports.append(text)
@@ -402,6 +447,15 @@ def _classify(name, value):
     if text is not None:
         return "constant", text
     return _named_import(name, value)
+
+
+# Top-level packages whose modules the translator knows by their import lines (_MODULES); any
+# other module is the user's, whose attributes are bound one by one (_bind_module_attributes).
+_LIBRARIES = ("math", "cmath", "operator", "numpy", "numba", "pyk2cuda", "enum")
+
+
+def _is_user_module(value):
+    return isinstance(value, _pytypes.ModuleType) and value.__name__.split(".")[0] not in _LIBRARIES
 
 
 def _is_class_kernels_name(value):

@@ -375,9 +375,79 @@ bool typeinfer_array_alloc(Compilation *report, const Expr *e, ArrayAlloc *out) 
   return false;
 }
 
+/* ---- local constants ----
+ * Numba reads a local variable that has one definition, a constant, as that constant where
+ * one is needed (`N = 100` then `cuda.shared.array(N, int32)`). */
+
+typedef struct Defs {
+  int var, count;
+  Expr *value;             /* the one assignment's value */
+} Defs;
+
+static void count_defs(Defs *d, const Block *b);
+
+/* Whether assignment target t names d->var (at any depth of a tuple target). */
+static bool target_binds(const Expr *t, int var) {
+  if (t->kind == EX_VAR) return t->var == var;
+  if (t->kind != EX_TUPLE) return false;
+  for (int i = 0; i < t->nkids; i++)
+    if (target_binds(t->kids[i], var)) return true;
+  return false;
+}
+
+static void count_stmt_defs(Defs *d, const Stmt *s) {
+  switch (s->kind) {
+  case ST_ASSIGN:
+    for (int i = 0; i < s->ntargets; i++) {
+      if (s->targets[i]->kind == EX_VAR && s->targets[i]->var == d->var) d->count++, d->value = s->value;
+      else if (target_binds(s->targets[i], d->var)) d->count += 2;   /* unpacked: not one constant */
+    }
+    break;
+  case ST_AUGASSIGN:
+  case ST_FOR_ITER:
+    for (int i = 0; i < s->ntargets; i++) d->count += 2 * target_binds(s->targets[i], d->var);
+    d->count += 2 * (s->kind == ST_FOR_ITER && s->var == d->var);
+    break;
+  case ST_FOR_RANGE: d->count += 2 * (s->var == d->var); break;
+  default: break;
+  }
+  count_defs(d, &s->body);
+  count_defs(d, &s->orelse);
+}
+
+static void count_defs(Defs *d, const Block *b) {
+  for (int i = 0; i < b->len; i++) count_stmt_defs(d, b->items[i]);
+}
+
+/* A copy of the int literal that local variable e (of I->fn) always holds, or e itself. */
+static Expr *local_constant(Infer *I, Expr *e) {
+  int64_t v;
+  if (e->kind != EX_VAR || I->fn->vars[e->var].is_param) return e;
+  Defs d = {e->var, 0, NULL};
+  count_defs(&d, &I->fn->body);
+  if (d.count != 1 || !const_int(d.value, &v)) return e;
+  Expr *lit = ast_new_expr(&I->c->arena, EX_INT, e->loc);
+  lit->ival = v;
+  lit->uval = (uint64_t)v;
+  return lit;
+}
+
+/* The shape of shared.array / local.array with its local constants read (the AST keeps them:
+ * codegen and the later passes see literals). */
+static void read_local_constants(Infer *I, Expr *call) {
+  Expr **shape = call->nkids > 1 ? &call->kids[1] : NULL;
+  for (int i = 0; !shape && i < call->nkeywords; i++)
+    if (strcmp(call->keywords[i].name, "shape") == 0) shape = &call->keywords[i].value;
+  if (!shape) return;
+  *shape = local_constant(I, *shape);
+  if ((*shape)->kind == EX_TUPLE)
+    for (int i = 0; i < (*shape)->nkids; i++) (*shape)->kids[i] = local_constant(I, (*shape)->kids[i]);
+}
+
 /* cuda.shared.array(shape, dtype), cuda.local.array(shape, dtype) */
 static const Type *infer_array_alloc(Infer *I, Expr *e) {
   ArrayAlloc a;
+  read_local_constants(I, e);
   if (!typeinfer_array_alloc(I->final ? I->c : NULL, e, &a)) return NULL;
   return type_array(I->tt, a.dtype, a.ndim, 'C', a.space, a.dynamic ? NULL : a.dims);
 }

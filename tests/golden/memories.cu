@@ -298,6 +298,39 @@ extern "C" __global__ void const_views(p2c_array<int64_t, 2> out) {
   }
 }
 
+extern "C" __global__ void local_constant_shapes(p2c_array<int64_t, 1> x, p2c_array<double, 1> out) {
+  int64_t N = 0;
+  int64_t ROWS = 0;
+  __shared__ int64_t sm[32];
+  double loc[4][3];
+  int32_t i = 0;
+  int64_t r = 0;
+  int64_t c = 0;
+
+  // N = 32
+  N = 32;
+  // ROWS = 2 * 2
+  ROWS = 2 * 2;
+  // sm = cuda.shared.array(N, int64)
+  // loc = cuda.local.array((ROWS, 3), float64)
+  // i = cuda.threadIdx.x
+  i = threadIdx.x;
+  // sm[i] = x[cuda.grid(1)]
+  sm[i] = x.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)];
+  // cuda.syncthreads()
+  __syncthreads();
+  // for r in range(ROWS):
+  for (r = 0; r < ROWS; ++r) {
+    // for c in range(3):
+    for (c = 0; c < 3; ++c) {
+      // loc[r, c] = sm[(i + r * 3 + c) % N]
+      loc[r][c] = (double)sm[((int64_t)i + r * 3 + c) % N];
+    }
+  }
+  // out[cuda.grid(1)] = loc[ROWS - 1, 2] - loc[0, 0]
+  out.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)] = loc[p2c_wrap(ROWS - 1, 4)][2] - loc[0][0];
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(const_arrays)
 P2C_SIM_BLOCKS(const_to_device)
@@ -305,4 +338,5 @@ P2C_SIM_FIBERS(dynamic_shared)
 P2C_SIM_FIBERS(dynamic_shared_reverse)
 P2C_SIM_FIBERS(multidim)
 P2C_SIM_BLOCKS(const_views)
+P2C_SIM_FIBERS(local_constant_shapes)
 #endif

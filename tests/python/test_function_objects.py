@@ -280,3 +280,45 @@ def test_enum_classes_of_other_modules_are_frozen_with_their_members():
     with pytest.raises(pyk2cuda.CompileError, match="enum 'Planet' cannot be used in kernels: a member's "
                        "value is a tuple"):
         bad[1, 1](out)
+
+
+def test_functions_and_constants_of_a_users_module():
+    # test_device_func's form: `mymod.add` of a module of the user's is compiled as the name
+    # mymod_add (same columns); a bare use of the module is an error naming it
+    import types as pytypes
+
+    @cuda.jit(device=True)
+    def add(a, b):
+        return a + b
+
+    mymod = pytypes.ModuleType("mymod")
+    mymod.add = add
+    mymod.STEP = 3
+
+    @cuda.jit
+    def k(ary):
+        i = cuda.grid(1)
+        ary[i] = mymod.add(ary[i], mymod.STEP) + mymod.add(1, 1)
+
+    a = np.arange(4)
+    k[1, 4](a)
+    assert a.tolist() == [5, 6, 7, 8]
+
+    @cuda.jit
+    def bad(ary):
+        m = mymod
+        ary[0] = m.STEP
+
+    with pytest.raises(pyk2cuda.CompileError, match=r"test_function_objects.py:\d+:\d+: error: module "
+                       "'mymod' can be used in kernels only as `mymod.function`"):
+        bad[1, 1](a)
+
+    import random
+
+    @cuda.jit
+    def host_only(ary):
+        ary[0] = random.random()
+
+    with pytest.raises(pyk2cuda.CompileError, match="'random.random' is a global of type "
+                       "builtin_function_or_method, which kernels cannot use"):
+        host_only[1, 1](a)

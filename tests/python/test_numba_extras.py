@@ -57,3 +57,21 @@ def test_resource_getters_as_numba():
     per_sig = fill.get_regs_per_thread()
     assert set(per_sig) == set(fill.signatures) and len(per_sig) == 2
     assert all(r > 0 for r in per_sig.values())
+
+
+def test_cudadrv_names_scripts_use_are_pyk2cudas():
+    # numba.cuda.cudadrv as test_const_string and scripts import it: pyk2cuda's own objects,
+    # importable by their dotted names; a name it lacks is an ImportError naming it
+    import importlib
+    import pyk2cuda
+    from pyk2cuda.cuda.cudadrv.nvvm import NVVM, ADDRSPACE_CONSTANT
+    from pyk2cuda.cuda.cudadrv import driver, devicearray
+    from pyk2cuda.cuda.cudadrv.error import CudaSupportError
+    assert NVVM().is_nvvm70 and ADDRSPACE_CONSTANT == 4
+    assert driver.Stream is type(cuda.stream()) and devicearray is cuda.devicearray
+    assert issubclass(CudaSupportError, pyk2cuda.Error)
+    major, minor = cuda.runtime.get_version()
+    assert major >= 11 and cuda.cudadrv.runtime.runtime.get_version() == (major, minor)
+    assert importlib.import_module("pyk2cuda.cuda.cudadrv.runtime") is cuda.runtime
+    with pytest.raises(ImportError, match="llvm_to_ptx"):
+        from pyk2cuda.cuda.cudadrv.nvvm import llvm_to_ptx  # noqa: F401

@@ -109,3 +109,20 @@ def const_views(out):
         out[i, 0] = row[i] + TABLE[1][i]
         out[i, 1] = s
         out[i, 2] = TABLE[1:, 1:][1, i % 3]
+
+
+@cuda.jit
+def local_constant_shapes(x, out):
+    # test_sync's form: a local variable with one definition, a constant, is a shape (Numba
+    # reads it as the constant); the tuple may mix it with literals
+    N = 32
+    ROWS = 2 * 2
+    sm = cuda.shared.array(N, int64)
+    loc = cuda.local.array((ROWS, 3), float64)
+    i = cuda.threadIdx.x
+    sm[i] = x[cuda.grid(1)]
+    cuda.syncthreads()
+    for r in range(ROWS):
+        for c in range(3):
+            loc[r, c] = sm[(i + r * 3 + c) % N]
+    out[cuda.grid(1)] = loc[ROWS - 1, 2] - loc[0, 0]

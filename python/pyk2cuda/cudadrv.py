@@ -1,0 +1,59 @@
+"""numba.cuda.cudadrv: the names of Numba's driver layer that scripts and Numba's tests use,
+answered by pyk2cuda's own runtime (cuda.SUBMODULES serves them as numba.cuda.cudadrv and
+numba.cuda.cudadrv.driver, .devicearray, .error, .nvvm, .runtime). A name not here is an
+AttributeError (an ImportError in `from ... import`) naming it; none comes from Numba.
+
+- driver: Stream, Event (pyk2cuda's), and CudaAPIError, the error of a driver call;
+- devicearray: cuda.devicearray (DeviceNDArray, ...);
+- error: Numba's error classes, each pyk2cuda.Error (the one class of the C API's failures, whose
+  .status_name says which tool failed), so `except CudaSupportError:` catches what it should;
+- nvvm: NVVM() with is_nvvm70 True: pyk2cuda compiles through NVRTC, which
+  takes everything NVVM 7.0 does; the address-space numbers of NVVM IR;
+- runtime: runtime.get_version(), the CUDA toolkit version of the NVRTC pyk2cuda loads (there
+  is no CUDA runtime library under pyk2cuda: it uses the driver API)."""
+import re
+import sys
+import types as _types
+
+from . import _core
+
+_PREFIX = __name__
+
+
+def _module(name, doc, **names):
+    m = _types.ModuleType("%s.%s" % (_PREFIX, name), doc)
+    m.__dict__.update(names)
+    return m
+
+
+def _nvrtc_version():
+    """(major, minor) of the NVRTC pyk2cuda loads, or (0, 0) where there is none."""
+    text, _ = _core.environment()
+    m = re.search(r"^NVRTC (\d+)\.(\d+)", text, re.M)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+class NVVM:
+    """Numba's NVVM handle, as far as scripts ask it: the compiler behind pyk2cuda is NVRTC,
+    which compiles what NVVM 7.0 compiles."""
+    is_nvvm70 = True
+
+
+driver = _module("driver", "numba.cuda.cudadrv.driver: streams, events and the driver's error.",
+                 Stream=_core.Stream, Event=_core.Event, CudaAPIError=_core.Error)
+error = _module("error", "numba.cuda.cudadrv.error: Numba's error classes, each pyk2cuda.Error.",
+                CudaDriverError=_core.Error, CudaRuntimeError=_core.Error,
+                CudaSupportError=_core.Error, NvvmError=_core.Error, NvvmSupportError=_core.Error,
+                NvrtcError=_core.Error, NvrtcCompilationError=_core.CompileError)
+nvvm = _module("nvvm", "numba.cuda.cudadrv.nvvm: NVVM() and NVVM IR's address spaces.",
+               NVVM=NVVM, ADDRSPACE_GENERIC=0, ADDRSPACE_GLOBAL=1, ADDRSPACE_SHARED=3,
+               ADDRSPACE_CONSTANT=4, ADDRSPACE_LOCAL=5)
+runtime = _module("runtime", "numba.cuda.cudadrv.runtime: the CUDA version.",
+                  get_version=_nvrtc_version)
+runtime.runtime = runtime   # Numba's `from numba.cuda.cudadrv.runtime import runtime`
+devicearray = None          # set by cuda.py to cuda.devicearray
+
+# The modules under their dotted names (this module is not a package): name -> module.
+SUBMODULES = {"driver": driver, "error": error, "nvvm": nvvm, "runtime": runtime}
+for _name, _m in SUBMODULES.items():
+    sys.modules["%s.%s" % (_PREFIX, _name)] = _m
