@@ -228,6 +228,10 @@ P2C_API void p2c_compiler_set_check_bounds(P2cCompiler *compiler, bool on);
  * holds one line per distinct finding ("FILE:LINE:COL: error: shared-memory race on 'sm' ...")
  * and a summary line counting each kind (docs/simulator.md, "Sanitizer"). */
 P2C_API void p2c_compiler_set_sanitize(P2cCompiler *compiler, bool on);
+/* Whether later translations are made for the checker: what p2c_compiler_set_sanitize or
+ * $PYK2CUDA_SANITIZE last said (an embedding program that turns it on for some translations
+ * restores this afterwards). */
+P2C_API bool p2c_compiler_get_sanitize(const P2cCompiler *compiler);
 /* The compile cache (on by default): p2c_module_compile reads and writes images in the cache
  * folder ($PYK2CUDA_CACHE_DIR, else $XDG_CACHE_HOME/pyk2cuda or ~/.cache/pyk2cuda), keyed by
  * everything that changes NVRTC's output (docs/runtime.md, "The compile cache"). `on` false:

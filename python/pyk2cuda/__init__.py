@@ -36,3 +36,10 @@ def device_kind():
 def set_check_bounds(on=True):
     """Bounds checking of every array index for kernels translated from now on."""
     _core.set_check_bounds(on)
+
+
+def set_sanitize(on=True):
+    """The simulator's checker (races, reads before writes, barrier misuse) for kernels
+    translated from now on: their launches run on the simulator and raise pyk2cuda.Error
+    (status 'sanitize') with every finding. PYK2CUDA_SANITIZE=1 sets it at import."""
+    _core.set_sanitize(on)

@@ -26,7 +26,7 @@ def _check_options(options):
     for key, value in options.items():
         if key == "link" and value:
             raise Error("cuda.jit(link=...): linking external code is not supported")
-        if key not in _IGNORED_OPTIONS and key not in ("debug", "boundscheck"):
+        if key not in _IGNORED_OPTIONS and key not in ("debug", "boundscheck", "sanitize"):
             raise TypeError("cuda.jit() got an unexpected keyword argument '%s'" % key)
 
 
@@ -135,7 +135,7 @@ class Kernel(_core._Kernel):
     def specialize(self, *args):
         """A kernel with the one signature these arguments have (Numba's Kernel.specialize)."""
         sig = "void(%s)" % ", ".join(_arg_type_text(a) for a in args)
-        k = jit(sig, debug=self._bounds)(self.py_func)
+        k = jit(sig, debug=self._bounds, sanitize=self._sanitize)(self.py_func)
         return k
 
     @property
@@ -354,9 +354,11 @@ class DeviceFunction:
 def jit(func_or_sig=None, device=False, debug=None, **options):
     """numba.cuda.jit: @cuda.jit, @cuda.jit(sig), @cuda.jit([sigs]), @cuda.jit(device=True),
     cuda.jit(sig)(func). A signature takes any of Numba's forms (source.signature_text).
-    debug=True turns on bounds checking of every array index."""
+    debug=True turns on bounds checking of every array index; sanitize=True (pyk2cuda's own
+    option) runs the kernel's launches on the simulator under its checker."""
     _check_options(options)
     bounds = bool(debug) or bool(options.get("boundscheck"))
+    sanitize = bool(options.get("sanitize"))
 
     def make(func, sigs):
         func = getattr(func, "py_func", func)
@@ -366,16 +368,19 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
         code = func.__code__
         params = tuple(code.co_varnames[:code.co_argcount])
         if not sigs:
-            k = Kernel(func, func.__name__, code.co_filename, None, params, False, None, bounds)
+            k = Kernel(func, func.__name__, code.co_filename, None, params, False, None, bounds,
+                       sanitize)
         else:
             unit = _source.build(func)
             calls = [_source.call_signature(func.__name__, s) for s in sigs]
             try:
-                k = Kernel(func, func.__name__, unit.filename, unit.source, params, True, calls, bounds)
+                k = Kernel(func, func.__name__, unit.filename, unit.source, params, True, calls,
+                           bounds, sanitize)
             except (CompileError, _core.BoundsError) as e:
                 raise unit.remap(e) from None
             k._unit = unit
         k._bounds = bounds
+        k._sanitize = sanitize
         k._specialized = bool(sigs) and len(sigs) == 1
         k.extensions.extend(options.get("extensions") or ())   # Numba's kernel extensions
         k.__doc__ = func.__doc__

@@ -29,6 +29,7 @@ typedef struct State {
   P2cDevice *gpu;              /* the open GPU when kind == DEV_GPU */
   char why[400];               /* why the device was chosen ("no CUDA driver: ...") */
   bool check_bounds;           /* later translations check every index */
+  bool sanitize;               /* later translations are for the simulator's checker */
   PyObject *module;            /* borrowed: the module that owns this state */
   PyObject *Error, *CompileError, *BoundsError;
   PyTypeObject *Kernel, *Launcher, *DeviceArray, *Stream, *Event, *HostBuffer, *Ufunc;

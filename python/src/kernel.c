@@ -42,6 +42,7 @@ typedef struct Kernel {
   PyObject *extensions;  /* list: Numba's kernel.extensions (objects with prepare_args) */
   bool explicit_sigs;
   bool bounds;           /* debug=True: bounds checking */
+  bool sanitize;         /* sanitize=True: translated for the simulator's checker */
   Spec *specs;
   size_t nspecs, cap;
   vectorcallfunc vectorcall;
@@ -80,9 +81,16 @@ static int add_spec(Kernel *k, P2cModule *m, bool owns, size_t index) {
 
 static const char *str_of(PyObject *o) { return PyUnicode_AsUTF8(o); }
 
-/* Translations by this kernel check bounds when it or the module asks for it. */
-static void bounds_on(Kernel *k) { p2c_compiler_set_check_bounds(k->st->compiler, k->bounds || k->st->check_bounds); }
-static void bounds_off(Kernel *k) { p2c_compiler_set_check_bounds(k->st->compiler, k->st->check_bounds); }
+/* Translations by this kernel check bounds, or are made for the simulator's checker, when it or
+ * the module asks for it; afterwards the compiler is back to the module's settings. */
+static void checks_on(Kernel *k) {
+  p2c_compiler_set_check_bounds(k->st->compiler, k->bounds || k->st->check_bounds);
+  p2c_compiler_set_sanitize(k->st->compiler, k->sanitize || k->st->sanitize);
+}
+static void checks_off(Kernel *k) {
+  p2c_compiler_set_check_bounds(k->st->compiler, k->st->check_bounds);
+  p2c_compiler_set_sanitize(k->st->compiler, k->st->sanitize);
+}
 
 /* A kernel made without source gets it at its first translation from its own `_build()`
  * (cuda.py: the synthetic module of the function and the names it uses, frozen then, as Numba
@@ -136,10 +144,10 @@ static int translate_signed(Kernel *k, PyObject *extra) {
   P2cTranslateOptions o = {kernels, 1, sigs, (size_t)n, false, false};
   Py_ssize_t len = PyBytes_GET_SIZE(k->source);
   P2cModule *m = NULL;
-  bounds_on(k);
+  checks_on(k);
   P2cStatus s = p2c_translate(k->st->compiler, str_of(k->filename), PyBytes_AS_STRING(k->source),
                               (size_t)len, &o, &m);
-  bounds_off(k);
+  checks_off(k);
   PyMem_Free(sigs);
   if (s != P2C_OK) {
     raise_status(k->st, s, p2c_compiler_last_error(k->st->compiler), m);
@@ -157,10 +165,10 @@ static int translate_signed(Kernel *k, PyObject *extra) {
 static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
   P2cModule *m = NULL;
   if (ensure_source(k) < 0) return NULL;
-  bounds_on(k);
+  checks_on(k);
   P2cStatus s = p2c_specialize(k->st->compiler, str_of(k->filename), PyBytes_AS_STRING(k->source),
                                (size_t)PyBytes_GET_SIZE(k->source), str_of(k->name), vals, n, &m);
-  bounds_off(k);
+  checks_off(k);
   if (s != P2C_OK || p2c_module_kernel_count(m) != 1) {
     if (s == P2C_OK) PyErr_Format(k->st->Error, "'%U' is not a kernel of %U", k->name, k->filename);
     else raise_status(k->st, s, p2c_compiler_last_error(k->st->compiler), m);
@@ -427,7 +435,8 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
         arg_convert_scalar(&args[i], s->info.params[i].type, str_of(PyTuple_GET_ITEM(k->params, i))) < 0)
       goto done;
     else vals[i].type = args[i].v.type, vals[i].scalar = args[i].v.scalar;
-  bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !k->bounds && !st->check_bounds;
+  bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !k->bounds && !st->check_bounds &&
+              !k->sanitize && !st->sanitize;
   if ((fast ? launch_gpu_fast(l, s, argv, vals, n) : launch_module(l, s, vals, n)) == 0)
     result = Py_NewRef(Py_None);
 done:
@@ -603,13 +612,13 @@ PyType_Spec Launcher_spec = {
 
 /* ---- Kernel type ---- */
 
-/* Kernel(pyfunc, name, filename, source, params, explicit_sigs, extra_sigs, bounds); source is
- * bytes, or None to ask `_build()` for it at the first translation. */
+/* Kernel(pyfunc, name, filename, source, params, explicit_sigs, extra_sigs, bounds,
+ * sanitize=False); source is bytes, or None to ask `_build()` for it at the first translation. */
 static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyObject *pyfunc, *name, *filename, *source, *params, *extra;
-  int explicit_sigs, bounds;
-  if (!PyArg_ParseTuple(args, "OUUOO!pOp:Kernel", &pyfunc, &name, &filename, &source, &PyTuple_Type,
-                        &params, &explicit_sigs, &extra, &bounds))
+  int explicit_sigs, bounds, sanitize = 0;
+  if (!PyArg_ParseTuple(args, "OUUOO!pOp|p:Kernel", &pyfunc, &name, &filename, &source, &PyTuple_Type,
+                        &params, &explicit_sigs, &extra, &bounds, &sanitize))
     return NULL;
   if (source != Py_None && !PyBytes_Check(source))
     return PyErr_Format(PyExc_TypeError, "a kernel's source is bytes or None");
@@ -632,6 +641,7 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   }
   k->explicit_sigs = explicit_sigs;
   k->bounds = bounds;
+  k->sanitize = sanitize;
   if (explicit_sigs && translate_signed(k, extra == Py_None ? NULL : extra) < 0) {
     Py_DECREF(k);
     return NULL;

@@ -253,6 +253,15 @@ static PyObject *m_set_check_bounds(PyObject *mod, PyObject *arg) {
   Py_RETURN_NONE;
 }
 
+static PyObject *m_set_sanitize(PyObject *mod, PyObject *arg) {
+  State *st = PyModule_GetState(mod);
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  st->sanitize = on;
+  p2c_compiler_set_sanitize(st->compiler, on);
+  Py_RETURN_NONE;
+}
+
 /* _set_arg_hint(cls): the base class of the argument wrappers (cuda.In, Out, InOut) that a
  * launch hands to Kernel._prepare_args. */
 static PyObject *m_set_arg_hint(PyObject *mod, PyObject *cls) {
@@ -273,6 +282,7 @@ static PyMethodDef module_functions[] = {
     {"environment", m_environment, METH_NOARGS, "(report text, GPU found)"},
     {"synchronize", m_synchronize, METH_NOARGS, "waits for all work on the device"},
     {"set_check_bounds", m_set_check_bounds, METH_O, "bounds checking for later translations"},
+    {"set_sanitize", m_set_sanitize, METH_O, "the simulator's checker for later translations"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -315,6 +325,7 @@ static int exec_module(PyObject *m) {
     PyErr_NoMemory();
     return -1;
   }
+  st->sanitize = p2c_compiler_get_sanitize(st->compiler);   /* $PYK2CUDA_SANITIZE */
   st->str_cai = PyUnicode_InternFromString("__cuda_array_interface__");
   if (!st->str_cai || add_errors(m, st) < 0) return -1;
   if (add_type(m, &DeviceArray_spec, NULL, &st->DeviceArray) < 0 ||

@@ -135,6 +135,8 @@ void p2c_compiler_set_sanitize(P2cCompiler *c, bool on) {
   if (c) c->sanitize = on;
 }
 
+bool p2c_compiler_get_sanitize(const P2cCompiler *c) { return c && c->sanitize; }
+
 void p2c_compiler_set_cache(P2cCompiler *c, bool on) {
   if (c) c->no_cache = !on;
 }

@@ -1,5 +1,6 @@
-"""The simulator's checker from Python: PYK2CUDA_SANITIZE=1 in the environment of a program
-makes its launches run under --sanitize (docs/simulator.md, "Sanitizer")."""
+"""The simulator's checker from Python: PYK2CUDA_SANITIZE=1 in the environment of a program,
+pyk2cuda.set_sanitize() or cuda.jit(sanitize=True) make launches run under --sanitize
+(docs/simulator.md, "Sanitizer")."""
 import os
 import textwrap
 
@@ -11,7 +12,7 @@ RACY = textwrap.dedent("""\
     from pyk2cuda import cuda
 
 
-    @cuda.jit
+    DECORATOR
     def nearest(points, centroids, out):
         c = cuda.shared.array(1, dtype=np.float32)
         i = cuda.grid(1)
@@ -28,6 +29,7 @@ RACY = textwrap.dedent("""\
 
 
     out = np.zeros(64, np.float32)
+    SETUP
     try:
         nearest[1, 64](np.arange(64, dtype=np.float32), np.arange(4, dtype=np.float32), out)
     except pyk2cuda.Error as e:
@@ -38,19 +40,70 @@ RACY = textwrap.dedent("""\
 """)
 
 
-def run_racy(tmp_path, barrier, env):
+def run_racy(tmp_path, barrier, env, decorator="@cuda.jit", setup="pass"):
     path = tmp_path / "racy.py"
-    path.write_text(RACY.replace("SECOND_BARRIER", "cuda.syncthreads()" if barrier else "pass"))
+    path.write_text(RACY.replace("SECOND_BARRIER", "cuda.syncthreads()" if barrier else "pass")
+                    .replace("DECORATOR", decorator).replace("SETUP", setup))
     return run_script([str(path)], env={"PYK2CUDA_DEVICE": "sim", **env})
+
+
+def assert_race_found(out):
+    assert out.startswith("ERROR sanitize"), out
+    assert "racy.py:15:29: error: shared-memory race on 'c' at index 0" in out
+    assert "racy.py:13:13 by thread (0,0,0)" in out
+    assert "sanitize: 1 error in kernel 'nearest': 1 shared-memory race" in out
 
 
 def test_environment_turns_the_checker_on(tmp_path):
     rc, out, err = run_racy(tmp_path, False, {"PYK2CUDA_SANITIZE": "1"})
     assert rc == 0, err
-    assert out.startswith("ERROR sanitize"), out
-    assert "racy.py:15:29: error: shared-memory race on 'c' at index 0" in out
-    assert "racy.py:13:13 by thread (0,0,0)" in out
-    assert "sanitize: 1 error in kernel 'nearest': 1 shared-memory race" in out
+    assert_race_found(out)
+
+
+def test_jit_option_checks_that_kernel(tmp_path):
+    for decorator in ("@cuda.jit(sanitize=True)", "@cuda.jit('void(float32[:], float32[:], float32[:])', sanitize=True)"):
+        rc, out, err = run_racy(tmp_path, False, {}, decorator=decorator)
+        assert rc == 0, err
+        assert_race_found(out)
+
+
+def test_set_sanitize_checks_later_translations(tmp_path):
+    rc, out, err = run_racy(tmp_path, False, {}, setup="pyk2cuda.set_sanitize()")
+    assert rc == 0, err
+    assert_race_found(out)
+    # turned off again before the first launch: the race goes unreported, as without it
+    rc, out, err = run_racy(tmp_path, False, {"PYK2CUDA_SANITIZE": "1"},
+                            setup="pyk2cuda.set_sanitize(False)")
+    assert rc == 0 and out.startswith("OK"), (out, err)
+
+
+def test_jit_option_leaves_other_kernels_alone(tmp_path):
+    """A sanitize=True kernel's translations do not turn the checker on for the next kernel."""
+    path = tmp_path / "two.py"
+    path.write_text(textwrap.dedent("""\
+        import numpy as np
+        from pyk2cuda import cuda
+
+        @cuda.jit(sanitize=True)
+        def checked(a):
+            a[0] = cuda.threadIdx.x
+
+        @cuda.jit
+        def unchecked(a):
+            a[0] = cuda.threadIdx.x
+
+        a = np.zeros(1, np.int32)
+        unchecked[1, 32](a)
+        print("unchecked ok")
+        try:
+            checked[1, 32](a)
+        except Exception as e:
+            print(type(e).__name__, e.status_name)
+        unchecked[1, 32](a)
+        print("unchecked ok")
+        """))
+    rc, out, err = run_script([str(path)], env={"PYK2CUDA_DEVICE": "sim"})
+    assert rc == 0 and out == "unchecked ok\nError sanitize\nunchecked ok\n", (out, err)
 
 
 def test_fixed_kernel_is_clean_and_right(tmp_path):
