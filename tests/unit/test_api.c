@@ -238,6 +238,28 @@ static void null_handles_are_harmless(void **state) {
   assert_null(p2c_module_kernel(NULL, 0).symbol);
   assert_string_equal(p2c_module_nvrtc_log(NULL), "");
   assert_null(p2c_module_image(NULL, &len));
+  assert_false(p2c_compiler_get_sanitize(NULL));
+}
+
+/* The checker's switch starts from $PYK2CUDA_SANITIZE and reads back what was set. */
+static void sanitize_switch_reads_back(void **state) {
+  (void)state;
+  const char *was = getenv("PYK2CUDA_SANITIZE");
+  char saved[64] = "";
+  if (was) snprintf(saved, sizeof saved, "%s", was);
+  static const char *const values[] = {"1", "0", "", "yes"};
+  static const bool expect[] = {true, false, false, true};
+  for (size_t i = 0; i < 4; i++) {
+    setenv("PYK2CUDA_SANITIZE", values[i], 1);
+    P2cCompiler *c = p2c_compiler_new(NULL);
+    assert_non_null(c);
+    assert_int_equal(p2c_compiler_get_sanitize(c), expect[i]);
+    p2c_compiler_set_sanitize(c, !expect[i]);
+    assert_int_equal(p2c_compiler_get_sanitize(c), !expect[i]);
+    p2c_compiler_delete(c);
+  }
+  if (was) setenv("PYK2CUDA_SANITIZE", saved, 1);
+  else unsetenv("PYK2CUDA_SANITIZE");
 }
 
 /* Each phase's dump is there once that phase completed, also when a later one failed. */
@@ -994,6 +1016,7 @@ int main(void) {
       cmocka_unit_test(params_say_which_arrays_are_written),
       cmocka_unit_test(record_params_say_which_are_written),
       cmocka_unit_test(null_handles_are_harmless),
+      cmocka_unit_test(sanitize_switch_reads_back),
       cmocka_unit_test(compiler_new_and_delete),
       cmocka_unit_test(dumps_after_each_phase),
       cmocka_unit_test(compiler_new_fails_cleanly_without_memory),
