@@ -78,6 +78,8 @@ enum BuiltinFact {
   BF_ITERABLE = 1 << 11,       /* only as the iterable of a for loop: range, enumerate, zip */
   BF_PER_ELEMENT = 1 << 12,    /* a tuple result whose elements are written one at a time (grid) */
   BF_NOT_REPEATED = 1 << 13,   /* the lockstep rule does not evaluate it again (const.array_like) */
+  BF_FENCE = 1 << 14,          /* a device-wide fence: with the thread's next atomic it publishes its
+                                  earlier accesses to other blocks (the simulator's checker) */
 };
 
 /* The element types an atomic takes, and where CUDA C lacks a function for one (emit_cuda.c). */

@@ -888,6 +888,13 @@ static void emit_builtin(Gen *G, const Expr *e, StrBuf *sb, int prec) {
     sb_putc(sb, ')');
     return;
   }
+  if (G->sanitize && builtin_has(b, BF_FENCE)) {
+    /* --sanitize: the checker orders what the thread did before it with its later atomics */
+    sb_puts(sb, "(p2c_sim_san_fence(), ");
+    b->emit(G, e, sb, P_ASSIGN);
+    sb_putc(sb, ')');
+    return;
+  }
   b->emit(G, e, sb, prec);
 }
 

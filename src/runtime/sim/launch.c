@@ -806,7 +806,9 @@ static void san_access(P2cSimThread *self, const P2cSanAccess *a) {
 static void san_region(P2cSimThread *self, const void *p, size_t bytes, int space) {
   sim_san_region(((Worker *)self)->run->san, p, bytes, space);
 }
+static void san_fence(P2cSimThread *self, unsigned tid) { sim_san_fence(((Worker *)self)->run->san, tid); }
 static void san_access_off(P2cSimThread *self, const P2cSanAccess *a) { (void)self, (void)a; }
+static void san_fence_off(P2cSimThread *self, unsigned tid) { (void)self, (void)tid; }
 static void san_region_off(P2cSimThread *self, const void *p, size_t bytes, int space) {
   (void)self, (void)p, (void)bytes, (void)space;
 }
@@ -823,6 +825,7 @@ static bool worker_prepare(Worker *w) {
   w->st.print_flush = print_flush;
   w->st.san_access = r->san ? san_access : san_access_off;
   w->st.san_region = r->san ? san_region : san_region_off;
+  w->st.san_fence = r->san ? san_fence : san_fence_off;
   w->st.san_shadow = r->san ? sim_san_shadow(r->san) : NULL;
   if (!w->pool->print_buf) w->pool->print_buf = mem_alloc(r->m->alloc, PRINT_BUFFER_BYTES);
   if (!w->pool->print_buf) {

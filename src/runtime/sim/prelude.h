@@ -251,6 +251,7 @@ struct P2cSimThread {
    * the barrier or warp operation the thread is about to reach. */
   void (*san_access)(P2cSimThread *self, const P2cSanAccess *a);
   void (*san_region)(P2cSimThread *self, const void *p, size_t bytes, int space);
+  void (*san_fence)(P2cSimThread *self, unsigned tid);   /* thread `tid` reached a threadfence */
   unsigned san_line, san_column;
   P2cSanShadow *san_shadow;  /* --sanitize only: for p2c_san_fast */
   /* Whether the warp operation the thread is about to wait at orders memory (__syncwarp does;
@@ -741,6 +742,10 @@ P2C_SAN_INLINE void p2c_sim_san_access(const void *p, unsigned bytes, int kind, 
 static inline void p2c_sim_san_region(const void *p, size_t bytes, int space) {
   P2cSimThread *self = p2c_sim_self;
   self->san_region(self, p, bytes, space);
+}
+static inline void p2c_sim_san_fence(void) {
+  P2cSimThread *self = p2c_sim_self;
+  self->san_fence(self, p2c_sim_linear_tid());
 }
 static inline void p2c_sim_san_at(unsigned line, unsigned column) {
   p2c_sim_self->san_line = line;

@@ -13,7 +13,14 @@
  * at least the block's first; one of an earlier launch is one whose epoch is older than the
  * launch's first, which is as good as no access: the shadow is never emptied between launches,
  * its pages only change hands. Which block an epoch belonged to is kept as runs of blocks that
- * passed the same number of barriers (for the messages). */
+ * passed the same number of barriers (for the messages).
+ *
+ * Blocks are ordered with one another only by a fence and atomics (CUDA's memory model): a
+ * thread that fences and then updates an element atomically *releases* what it did before the
+ * fence, and what its block did before the barrier preceding it; a thread that later updates
+ * the same element atomically *acquires* those releases, for its own later accesses and, after
+ * its block's next barrier, for its block's. Releases are kept for the launch in the order they
+ * were made (so by block); acquisitions for the running block. */
 #include "runtime/sim/sanitize.h"
 
 #include <stdio.h>
@@ -23,7 +30,8 @@
 #include "util/buf.h"
 
 enum { PAGE_BYTES = P2C_SAN_PAGE_BYTES, WARP_HISTORY = 64, MAX_WARPS = P2C_SAN_WARPS,
-       MAX_PENDING = 256, WGEN_MASK = P2C_SAN_WGEN_MASK };
+       MAX_PENDING = 256, WGEN_MASK = P2C_SAN_WGEN_MASK, MAX_THREADS = 1024,
+       MAX_RELEASE_ADDRS = 16, MAX_ACQUIRES = 256 };
 
 typedef P2cSanRec Rec;
 typedef P2cSanCell Cell;
@@ -49,6 +57,23 @@ typedef struct Pending {
   long long index[8];
 } Pending;
 
+/* Thread `tid` of the block that began at epoch block_epoch fenced at epoch fence_epoch and then
+ * updated the element at `addr` atomically. */
+typedef struct Release {
+  uintptr_t addr;
+  uint32_t block_epoch, fence_epoch;
+  uint16_t tid;
+} Release;
+
+/* Thread `tid` of the running block updated the element at `addr` atomically at `epoch`, after
+ * the first `seen` releases of the launch. */
+typedef struct Acquire {
+  uintptr_t addr;
+  size_t seen;
+  uint32_t epoch;
+  uint16_t tid;
+} Acquire;
+
 /* Blocks first .. first + count - 1 began at epochs first_epoch, first_epoch + stride, ... */
 typedef struct BlockRun {
   uint64_t first, count;
@@ -72,6 +97,16 @@ struct SimSanitizer {
   /* which block each epoch of this launch belonged to */
   BlockRun *runs;
   size_t nruns, runs_cap;
+  /* fences and atomics: the epoch of each thread's last fence in the running block (0: none),
+   * the launch's releases and the elements they were made on, the running block's acquisitions */
+  uint32_t fenced[MAX_THREADS];
+  bool any_fenced;
+  Release *releases;
+  size_t nreleases, releases_cap;
+  uintptr_t release_addrs[MAX_RELEASE_ADDRS];
+  size_t nrelease_addrs;
+  Acquire acquires[MAX_ACQUIRES];
+  size_t nacquires;
 };
 
 static size_t page_cells(bool small) { return small ? PAGE_BYTES : PAGE_BYTES / 4; }
@@ -125,6 +160,9 @@ void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, SimSanRepor
   s->sh.nshared = 0;
   s->npending = 0;
   s->nruns = 0;
+  s->nreleases = s->nrelease_addrs = s->nacquires = 0;
+  if (s->any_fenced) memset(s->fenced, 0, sizeof s->fenced);
+  s->any_fenced = false;
 }
 
 P2cSanShadow *sim_san_shadow(SimSanitizer *s) { return &s->sh; }
@@ -140,6 +178,7 @@ void sim_san_delete(SimSanitizer *s) {
     }
   mem_free(s->alloc, s->table, s->cap * sizeof *s->table);
   mem_free(s->alloc, s->runs, s->runs_cap * sizeof *s->runs);
+  mem_free(s->alloc, s->releases, s->releases_cap * sizeof *s->releases);
   mem_free(s->alloc, s, sizeof *s);
 }
 
@@ -284,6 +323,9 @@ void sim_san_block(SimSanitizer *s, uint64_t linear_block) {
   if (epoch_next(s)) run_log(s, linear_block, s->sh.epoch);
   s->sh.block_epoch = s->sh.epoch;
   memset(s->sh.wgen, 0, sizeof s->sh.wgen);
+  if (s->any_fenced) memset(s->fenced, 0, sizeof s->fenced);
+  s->any_fenced = false;
+  s->nacquires = 0;
 }
 
 void sim_san_barrier(SimSanitizer *s) {
@@ -309,6 +351,101 @@ static bool warp_ordered(const SimSanitizer *s, const Rec *p, const Rec *c) {
   return false;
 }
 
+/* ---- fences and atomics between blocks ---- */
+
+void sim_san_fence(SimSanitizer *s, unsigned tid) {
+  if (tid >= MAX_THREADS) return;
+  s->fenced[tid] = s->sh.epoch;
+  s->any_fenced = true;
+}
+
+static bool release_addr_known(const SimSanitizer *s, uintptr_t addr) {
+  for (size_t i = 0; i < s->nrelease_addrs; i++)
+    if (s->release_addrs[i] == addr) return true;
+  return false;
+}
+
+/* A fenced thread's atomic update of `addr` releases what came before its fence. */
+static void release(SimSanitizer *s, uintptr_t addr, unsigned tid) {
+  if (s->nreleases == s->releases_cap) {
+    size_t cap = s->releases_cap ? 2 * s->releases_cap : 64;
+    Release *n = mem_alloc(s->alloc, cap * sizeof *n);
+    if (!n) {   /* unrecorded: the blocks' later accesses may then be reported as races */
+      s->report->out_of_memory = true;
+      return;
+    }
+    if (s->nreleases) memcpy(n, s->releases, s->nreleases * sizeof *n);
+    mem_free(s->alloc, s->releases, s->releases_cap * sizeof *s->releases);
+    s->releases = n;
+    s->releases_cap = cap;
+  }
+  s->releases[s->nreleases++] = (Release){addr, s->sh.block_epoch, s->fenced[tid], (uint16_t)tid};
+  if (release_addr_known(s, addr)) return;
+  if (s->nrelease_addrs < MAX_RELEASE_ADDRS) s->release_addrs[s->nrelease_addrs++] = addr;
+  else s->report->out_of_memory = true;   /* never acquired: later accesses may be reported */
+}
+
+/* Any thread's atomic update of `addr` acquires the releases made on it so far. Only elements
+ * that were released on are recorded (a histogram's atomics are not); an acquisition of the
+ * same thread, element and epoch replaces the earlier one. */
+static void acquire(SimSanitizer *s, uintptr_t addr, unsigned tid) {
+  if (!release_addr_known(s, addr)) return;
+  Acquire now = {addr, s->nreleases, s->sh.epoch, (uint16_t)tid};
+  for (size_t i = 0; i < s->nacquires; i++) {
+    Acquire *a = &s->acquires[i];
+    if (a->addr == addr && a->tid == tid && a->epoch == now.epoch) {
+      *a = now;
+      return;
+    }
+  }
+  if (s->nacquires < MAX_ACQUIRES) s->acquires[s->nacquires++] = now;
+  else s->report->out_of_memory = true;   /* later accesses may be reported as races */
+}
+
+/* An atomic update of global memory by thread `tid`: a release when the thread fenced, and an
+ * acquisition. */
+static void atomic_orders(SimSanitizer *s, uintptr_t addr, unsigned tid) {
+  if (tid < MAX_THREADS && s->fenced[tid]) release(s, addr, tid);
+  acquire(s, addr, tid);
+}
+
+/* Whether release r (index i) covers access p of r's block: p is the releasing thread's, not
+ * after its fence's epoch, or any thread's before a barrier that preceded the fence. */
+static bool release_covers(const Release *r, const Rec *p) {
+  if (p->epoch < r->block_epoch || p->epoch > r->fence_epoch) return false;
+  return p->tid == r->tid || p->epoch < r->fence_epoch;
+}
+
+/* Whether access c of the running block comes after an acquisition of release i: c is the
+ * acquiring thread's (its accesses after the atomic), or of a later epoch of the block. */
+static bool release_acquired(const SimSanitizer *s, size_t i, const Rec *c) {
+  const Release *r = &s->releases[i];
+  for (size_t k = 0; k < s->nacquires; k++) {
+    const Acquire *a = &s->acquires[k];
+    if (a->addr == r->addr && a->seen > i && (a->tid == c->tid || a->epoch < c->epoch)) return true;
+  }
+  return false;
+}
+
+/* Whether access p of an earlier block is ordered before access c of the running block by a
+ * release and an acquisition. Releases are in block order: those of p's block are the last ones
+ * that began at or before p's epoch. */
+static bool ordered_by_atomics(const SimSanitizer *s, const Rec *p, const Rec *c) {
+  if (!s->nacquires) return false;
+  size_t lo = 0, hi = s->nreleases;   /* the first release of a block that began after p */
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (s->releases[mid].block_epoch <= p->epoch) lo = mid + 1;
+    else hi = mid;
+  }
+  for (size_t i = lo; i-- > 0;) {
+    const Release *r = &s->releases[i];
+    if (r->block_epoch != s->releases[lo - 1].block_epoch) break;
+    if (release_covers(r, p) && release_acquired(s, i, c)) return true;
+  }
+  return false;
+}
+
 /* Whether earlier access p and access c of the running block by another thread race: neither a
  * barrier of their block nor a __syncwarp of both lanes lies between them (blocks are never
  * ordered with each other), and they are not both atomics. A plain read of an element that the
@@ -322,7 +459,7 @@ static bool races(const SimSanitizer *s, const Rec *p, const Rec *c) {
   int pk = rec_kind(p), ck = rec_kind(c);
   bool pa = pk == P2C_SAN_ATOMIC, ca = ck == P2C_SAN_ATOMIC;
   if ((pa && (ca || ck == P2C_SAN_READ)) || (ca && pk == P2C_SAN_READ)) return false;
-  if (!same_block) return true;
+  if (!same_block) return !ordered_by_atomics(s, p, c);
   if (p->epoch != c->epoch) return false;
   if (p->tid / 32 == c->tid / 32 && warp_ordered(s, p, c)) return false;
   return true;
@@ -479,6 +616,7 @@ void sim_san_access(SimSanitizer *s, const P2cSanAccess *a) {
     return;
   }
   check_race(s, c, &cur, a, space);
+  if (a->kind == P2C_SAN_ATOMIC) atomic_orders(s, (uintptr_t)a->addr, a->tid);
   if (a->kind == P2C_SAN_READ) {
     add_reader(s, c, &cur);
     return;

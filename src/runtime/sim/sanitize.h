@@ -77,6 +77,11 @@ void sim_san_region(SimSanitizer *s, const void *p, size_t bytes, int space);
 void sim_san_block(SimSanitizer *s, uint64_t linear);
 void sim_san_barrier(SimSanitizer *s);
 void sim_san_warp(SimSanitizer *s, unsigned warp, unsigned group);
+/* Thread `tid` of the running block reached a threadfence: with its next atomic on global memory
+ * it publishes what it (and, through the block's barriers, its block) did before, to every
+ * thread that later reaches that element through an atomic of its own ("threadfence" in
+ * docs/simulator.md). */
+void sim_san_fence(SimSanitizer *s, unsigned tid);
 /* After the last block: settles what the checker held back (reads of unwritten shared memory
  * wait for the block's next barrier, to tell them from races). */
 void sim_san_finish(SimSanitizer *s);
