@@ -289,8 +289,48 @@ static P2cStatus sanitize_fail(P2cCompiler *c, const P2cModule *m, const P2cKern
   return P2C_ERR_SANITIZE;
 }
 
-static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, Packed *p,
-                         const P2cLaunchOptions *o, P2cLaunchReport *r) {
+/* The bytes an array's elements span, [*lo, *hi); false for an array without elements. */
+static bool array_span(const P2cHostArray *a, uintptr_t *lo, uintptr_t *hi) {
+  intptr_t first = 0, last = 0;
+  for (int d = 0; d < a->ndim; d++) {
+    if (a->shape[d] == 0) return false;
+    intptr_t reach = (intptr_t)((a->shape[d] - 1) * a->strides[d]);
+    if (reach < 0) first += reach;
+    else last += reach;
+  }
+  *lo = (uintptr_t)a->data + (uintptr_t)first;
+  *hi = (uintptr_t)a->data + (uintptr_t)last + p2c_dtype_size(a->dtype, a->record);
+  return true;
+}
+
+/* The memory argument `v` lets the kernel store to, [*lo, *hi): an array of a parameter it may
+ * store to (P2cParam.written), or a record passed by reference (whose fields it may assign);
+ * false for anything else. */
+static bool written_span(const P2cParam *param, const P2cValue *v, uintptr_t *lo, uintptr_t *hi) {
+  if (v->is_array) return param->written && array_span(&v->array, lo, hi);
+  if (v->type != P2C_RECORD) return false;
+  *lo = (uintptr_t)v->array.data;
+  *hi = *lo + p2c_dtype_size(P2C_RECORD, v->array.record);
+  return true;
+}
+
+/* --sanitize: whether every array argument of a parameter the kernel only reads lies apart from
+ * all memory the kernel may store to through its arguments, so that no thread writes what the
+ * former hold and the module need not check reads of them (P2C_SAN_READ_INPUT). */
+static bool inputs_apart(const P2cKernelInfo *k, const P2cValue *args) {
+  for (size_t i = 0; i < k->param_count; i++) {
+    uintptr_t lo, hi;
+    if (!args[i].is_array || k->params[i].written || !array_span(&args[i].array, &lo, &hi)) continue;
+    for (size_t j = 0; j < k->param_count; j++) {
+      uintptr_t wlo, whi;
+      if (written_span(&k->params[j], &args[j], &wlo, &whi) && lo < whi && wlo < hi) return false;
+    }
+  }
+  return true;
+}
+
+static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const P2cValue *args,
+                         Packed *p, const P2cLaunchOptions *o, P2cLaunchReport *r) {
   SimModule *sm = NULL;
   P2cStatus s = sim_loaded(c, m, o, r, &sm);
   if (s != P2C_OK) return s;
@@ -300,7 +340,8 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, P
   P2cBoundsRecord bounds = {0};
   SimSanReport *san = m->sanitize ? mem_alloc(&c->alloc, sizeof *san) : NULL;
   if (m->sanitize && !san) s = P2C_ERR_NOMEM;
-  SimLaunch l = {.bounds = &bounds, .sanitize = san, .symbol = k->symbol,
+  SimLaunch l = {.bounds = &bounds, .sanitize = san, .sanitize_inputs_apart = san && inputs_apart(k, args),
+                 .symbol = k->symbol,
                  .grid = {o->grid[0] ? o->grid[0] : 1, o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1},
                  .block = {o->block[0] ? o->block[0] : 1, o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1},
                  .dynamic_shared_bytes = o->shared_bytes, .args = p->ptrs,
@@ -421,7 +462,7 @@ P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, c
                       k.params[i].name);
   Packed p = {0};
   s = launch_pack_args(c, &k, args, &p);
-  if (s == P2C_OK) s = run_sim(c, m, &k, &p, o, r);
+  if (s == P2C_OK) s = run_sim(c, m, &k, args, &p, o, r);
   launch_free_packed(c, &k, &p);
   return s;
 }

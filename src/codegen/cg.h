@@ -35,7 +35,7 @@ typedef struct TupleCType {
 
 /* --sanitize: the kinds of access, spelled in generated text as the simulator's prelude names
  * them (P2C_SAN_READ, ...). */
-typedef enum SanKind { SAN_READ, SAN_WRITE, SAN_UPDATE, SAN_ATOMIC } SanKind;
+typedef enum SanKind { SAN_READ, SAN_WRITE, SAN_UPDATE, SAN_ATOMIC, SAN_READ_INPUT } SanKind;
 
 typedef struct Gen {
   Compilation *c;

@@ -495,15 +495,27 @@ static void emit_bounds_offset(Gen *G, const Expr *e, char layout, const char *s
   sb_printf(sb, "}}, %s, %s, %u, %u)", shape, strides, e->loc.line, e->loc.col);
 }
 
+/* Whether `arr` is one of the kernel's array parameters that the kernel never stores to (the
+ * analysis' param_written: not through views, atomics or device functions, never rebound or
+ * bound to another name), so a read of it is of memory no thread of the launch writes unless
+ * another argument aliases it (the launch decides: P2C_SAN_READ_INPUT). */
+static bool reads_input(const Gen *G, const Expr *arr) {
+  const Function *f = G->fn;
+  return f->kind == FN_KERNEL && f->param_written && arr->kind == EX_VAR && arr->var < f->nparams &&
+         !f->param_written[arr->var];
+}
+
 /* --sanitize: p2c_san_offset<'L', N, KIND, SPACE>(p2c_index<N>{{i, j}}, SHAPE, STRIDES, LINE,
  * COLUMN, BASE, "NAME"): the checked offset, with the access reported to the simulator's
  * checker (the element's address is BASE plus the offset). */
 static void emit_san_offset(Gen *G, const Expr *e, const Expr *arr, SanKind access, char layout,
                             const char *shape, const char *strides, const char *base, StrBuf *sb) {
-  static const char *const kinds[] = {"P2C_SAN_READ", "P2C_SAN_WRITE", "P2C_SAN_UPDATE", "P2C_SAN_ATOMIC"};
+  static const char *const kinds[] = {"P2C_SAN_READ", "P2C_SAN_WRITE", "P2C_SAN_UPDATE", "P2C_SAN_ATOMIC",
+                                      "P2C_SAN_READ_INPUT"};
   static const char *const spaces[] = {[MEM_GLOBAL] = "P2C_SAN_GLOBAL", [MEM_SHARED] = "P2C_SAN_SHARED",
                                        [MEM_LOCAL] = "P2C_SAN_LOCAL", [MEM_CONST] = "P2C_SAN_CONST"};
   int n = e->nkids - 1;
+  if (access == SAN_READ && reads_input(G, arr)) access = SAN_READ_INPUT;
   const char *kind = kinds[access];
   helper_use(&G->helpers, H_BOUNDS);
   helper_use(&G->helpers, H_BOUNDS_VIEW);

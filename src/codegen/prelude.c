@@ -311,6 +311,7 @@ static const char *const helper_text[H_COUNT] = {
         "    p2c_index<N> ix, const int64_t *shape, const int64_t *strides, unsigned int line,\n"
         "    unsigned int column, T *base, const char *name) {\n"
         "  int64_t off = p2c_bounds_offset<L, N>(ix, shape, strides, line, column);\n"
+        "  if (K == P2C_SAN_READ_INPUT && p2c_sim_self->san_shadow->inputs_apart) return off;\n"
         "  long long w[N];\n"
         "  for (int k = 0; k < N; k++) w[k] = ix.v[k] < 0 ? ix.v[k] + shape[k] : ix.v[k];\n"
         "  const char *at = (const char *)base + (L == 'A' ? off : off * (int64_t)sizeof(T));\n"

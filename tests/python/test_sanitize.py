@@ -115,3 +115,37 @@ def test_off_by_default(tmp_path):
     env = {"PYK2CUDA_SANITIZE": "0"}
     rc, out, err = run_racy(tmp_path, False, env)
     assert rc == 0 and out.startswith("OK"), (out, err)
+
+
+def test_reads_of_inputs_are_checked_when_an_output_aliases_them(tmp_path):
+    """Reads of a parameter the kernel never writes go unchecked only when no written argument
+    shares its memory (P2C_SAN_READ_INPUT): the same array passed as input and output races."""
+    path = tmp_path / "alias.py"
+    path.write_text(textwrap.dedent("""\
+        import numpy as np
+        import pyk2cuda
+        from pyk2cuda import cuda
+
+        @cuda.jit(sanitize=True)
+        def shift(x, y):
+            i = cuda.grid(1)
+            if i + 1 < x.size:
+                y[i] = x[i + 1]
+
+        a = np.arange(64, dtype=np.float32)
+        b = np.zeros(64, np.float32)
+        for name, args in (("apart", (a, b)), ("same", (a, a)), ("views", (a[1:], a[:-1])),
+                           ("disjoint views", (a[:32], a[32:]))):
+            try:
+                shift[2, 32](*args)
+                print(name, "clean")
+            except pyk2cuda.Error as e:
+                print(name, e.status_name, str(e).splitlines()[0].split(": error: ")[1][:40])
+        """))
+    rc, out, err = run_script([str(path)], env={"PYK2CUDA_DEVICE": "sim"})
+    assert rc == 0, err
+    assert out.splitlines() == [
+        "apart clean",
+        "same sanitize global-memory race on 'y' at index 1: wr",
+        "views sanitize global-memory race on 'y' at index 2: wr",
+        "disjoint views clean"], out

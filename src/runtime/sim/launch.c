@@ -1252,7 +1252,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   if (l->sanitize && !m->san) m->san = sim_san_new(m->alloc);
   if (l->sanitize && m->san) {
     sim_san_begin(m->san, (uint3){l->grid.x, l->grid.y, l->grid.z},
-                  (uint3){l->block.x, l->block.y, l->block.z}, l->sanitize);
+                  (uint3){l->block.x, l->block.y, l->block.z}, l->sanitize_inputs_apart, l->sanitize);
     r.san = m->san;
   }
   if (!workers || !pools_grow(m, n) || (l->sanitize && !r.san)) {

@@ -73,7 +73,11 @@ static inline unsigned p2c_sim_memo_set(unsigned long long bits) {
 /* --sanitize (docs/simulator.md, "Sanitizer"): one access to an array element, as the module
  * reports it to the runtime's checker. */
 enum {
-  P2C_SAN_READ = 0, P2C_SAN_WRITE = 1, P2C_SAN_UPDATE = 2, P2C_SAN_ATOMIC = 3 /* access kinds */
+  P2C_SAN_READ = 0, P2C_SAN_WRITE = 1, P2C_SAN_UPDATE = 2, P2C_SAN_ATOMIC = 3, /* access kinds */
+  /* a read of a kernel's array parameter that the kernel never stores to (P2cParam.written):
+   * unchecked when the launch's arguments keep such arrays apart from every written one
+   * (P2cSanShadow.inputs_apart), since no thread writes their memory; else a read */
+  P2C_SAN_READ_INPUT = 4
 };
 enum {
   P2C_SAN_GLOBAL = 0, P2C_SAN_SHARED = 1, P2C_SAN_LOCAL = 2, P2C_SAN_CONST = 3 /* memory spaces */
@@ -123,6 +127,7 @@ enum {
 /* What the module's fast path (p2c_san_fast) reads of the checker, kept by the checker. */
 typedef struct P2cSanShadow {
   uint32_t epoch, launch_epoch, block_epoch;   /* now, the launch's first, the block's first */
+  int inputs_apart;                            /* see P2C_SAN_READ_INPUT */
   uint3 block;                                 /* the running block */
   int in_block;                                /* whether one runs */
   /* static shared arrays and dynamic shared memory: an access through a view (typed as global
@@ -733,6 +738,7 @@ P2C_SAN_INLINE void p2c_sim_san_access(const void *p, unsigned bytes, int kind, 
                                       const long long *index) {
   P2cSimThread *self = p2c_sim_self;
   unsigned tid = p2c_sim_linear_tid(), pos = p2c_san_pos(line, column);
+  if (kind == P2C_SAN_READ_INPUT) kind = P2C_SAN_READ;   /* the inputs are not apart */
   if (kind != P2C_SAN_ATOMIC && p2c_san_fast(self->san_shadow, p, bytes, kind, space, tid, pos, p2c_sim_bid))
     return;
   P2cSanAccess a = {p, bytes, kind, space, line, column, name, ndim, index, p2c_sim_tid, p2c_sim_bid,

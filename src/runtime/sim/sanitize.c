@@ -140,7 +140,8 @@ static void epochs_restart(SimSanitizer *s) {
   s->sh.epoch = 0;
 }
 
-void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, SimSanReport *report) {
+void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, bool inputs_apart,
+                   SimSanReport *report) {
   for (size_t i = 0; i < s->cap; i++) {
     Page *p = s->table[i];
     if (!p) continue;
@@ -152,6 +153,7 @@ void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, SimSanRepor
   for (int i = 0; i < P2C_SAN_RECENT; i++) s->sh.recent_key[i] = UINTPTR_MAX;
   if (s->sh.epoch > UINT32_MAX / 2) epochs_restart(s);
   s->sh.launch_epoch = s->sh.block_epoch = s->sh.epoch + 1;
+  s->sh.inputs_apart = inputs_apart;
   memset(report, 0, sizeof *report);
   s->report = report;
   s->grid_dim = grid_dim;

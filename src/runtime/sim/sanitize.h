@@ -61,8 +61,11 @@ typedef struct SimSanitizer SimSanitizer;
  * out of memory. */
 SimSanitizer *sim_san_new(const P2cAllocator *alloc);
 /* Starts a launch of `block_dim` threads per block over `grid_dim`: the shadow starts empty, and
- * the findings go to `report` (zeroed here). */
-void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, SimSanReport *report);
+ * the findings go to `report` (zeroed here). `inputs_apart`: no array argument the kernel only
+ * reads shares memory with one it may write (the module then skips checking reads of the former,
+ * P2C_SAN_READ_INPUT). */
+void sim_san_begin(SimSanitizer *s, uint3 grid_dim, uint3 block_dim, bool inputs_apart,
+                   SimSanReport *report);
 /* What the module's fast path reads (P2cSimThread.san_shadow); lives as long as the checker. */
 P2cSanShadow *sim_san_shadow(SimSanitizer *s);
 /* Frees the checker and every shadow page. Accepts NULL. */

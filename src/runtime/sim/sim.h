@@ -78,6 +78,7 @@ typedef struct SimLaunch {
   /* Non-NULL: the module was compiled with --sanitize, and the launch runs its checker
    * (sanitize.h) on one worker; the findings go here. */
   struct SimSanReport *sanitize;
+  bool sanitize_inputs_apart;    /* with it: see sim_san_begin */
   /* Asked by the calling thread's worker between its runs of blocks, at most every 20 ms; true
    * stops the launch with P2C_ERR_INTERRUPTED (p2c_compiler_set_interrupt). */
   P2cInterruptFn interrupt;
