@@ -23,7 +23,8 @@ State *state_of_type(PyTypeObject *t) {
 
 static const char *status_name(P2cStatus s) {
   static const char *const names[] = {"ok", "source", "usage", "nomem", "no_cuda", "nvrtc",
-                                      "cuda", "io", "format", "sim", "internal", "bounds", "sanitize"};
+                                      "cuda", "io", "format", "sim", "internal", "bounds", "sanitize",
+                                      "interrupted"};
   return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
 }
 
@@ -71,6 +72,7 @@ static PyObject *diagnostics_text(const P2cModule *m) {
 /* The exception object: cls(message) with .status, .status_name and (CompileError)
  * .diagnostics set as attributes. */
 PyObject *raise_status(State *st, P2cStatus s, const char *msg, const P2cModule *diags) {
+  if (s == P2C_ERR_INTERRUPTED && PyErr_Occurred()) return NULL;   /* python_interrupted's */
   PyObject *cls = s == P2C_ERR_SOURCE ? st->CompileError : s == P2C_ERR_BOUNDS ? st->BoundsError : st->Error;
   PyObject *text = diags && p2c_module_diagnostic_count(diags) ? diagnostics_text(diags)
                                                                  : PyUnicode_FromString(msg ? msg : "");
@@ -316,6 +318,19 @@ static int add_errors(PyObject *m, State *st) {
   return st->BoundsError ? 0 : -1;
 }
 
+/* The library's interrupt check (p2c_compiler_set_interrupt), asked about every 20-30 ms while
+ * the simulator's host compiler runs and between runs of blocks of a launch: Python's signal
+ * handlers run here, so Ctrl-C raises KeyboardInterrupt (left set for raise_status) and stops
+ * the call. Launches keep the GIL, so this thread usually holds it already; handlers run in the
+ * main thread only, elsewhere this never stops a call. */
+static bool python_interrupted(void *userdata) {
+  (void)userdata;
+  PyGILState_STATE g = PyGILState_Ensure();
+  bool stop = PyErr_CheckSignals() < 0;
+  PyGILState_Release(g);
+  return stop;
+}
+
 static int exec_module(PyObject *m) {
   State *st = PyModule_GetState(m);
   memset(st, 0, sizeof *st);
@@ -326,6 +341,7 @@ static int exec_module(PyObject *m) {
     return -1;
   }
   st->sanitize = p2c_compiler_get_sanitize(st->compiler);   /* $PYK2CUDA_SANITIZE */
+  p2c_compiler_set_interrupt(st->compiler, python_interrupted, NULL);
   st->str_cai = PyUnicode_InternFromString("__cuda_array_interface__");
   if (!st->str_cai || add_errors(m, st) < 0) return -1;
   if (add_type(m, &DeviceArray_spec, NULL, &st->DeviceArray) < 0 ||

@@ -1,0 +1,83 @@
+"""Ctrl-C in a Python program stops pyk2cuda's long calls: the simulator's host compile (its
+whole process group ended, nothing cached) and a launch of many blocks (stopped between blocks),
+raising KeyboardInterrupt as Python does (p2c_compiler_set_interrupt, docs/python.md)."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SCRIPT = textwrap.dedent("""\
+    import sys
+    import numpy as np
+    from pyk2cuda import cuda
+
+    @cuda.jit
+    def busy(a):
+        acc = 0
+        for k in range(2000):
+            acc += a[(k + cuda.blockIdx.x) % 16] ^ k
+        if acc == -1:
+            a[0] = acc
+
+    a = np.zeros(16, np.int64)
+    if sys.argv[1] == "launch":
+        busy[1, 1](a)                    # compiled (and cached) before the long launch
+    print("ready", flush=True)
+    try:
+        busy[2**31 - 1, 1](a)            # hours of blocks on the simulator
+        print("finished")
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt")
+    """)
+
+
+def interrupted(tmp_path, phase, env):
+    path = tmp_path / "long.py"
+    path.write_text(SCRIPT)
+    e = dict(os.environ, PYK2CUDA_DEVICE="sim", PYK2CUDA_CACHE_DIR=str(tmp_path / "cache"), **env)
+    p = subprocess.Popen([sys.executable, str(path), phase], env=e, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    assert p.stdout.readline() == b"ready\n"
+    ready = env.get("SLOW_CXX_PIDS")
+    for _ in range(600):   # the slow compiler has started, or the launch is under way
+        if (os.path.exists(ready) and open(ready).read().strip()) if ready else True:
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise AssertionError("still running 30 s after SIGINT")
+    return p.returncode, out.decode(), err.decode(), time.time() - t0
+
+
+def test_interrupt_stops_a_launch_between_blocks(tmp_path):
+    rc, out, err, secs = interrupted(tmp_path, "launch", {})
+    assert rc == 0 and out == "KeyboardInterrupt\n", (rc, out, err)
+    assert secs < 10, secs
+
+
+def test_interrupt_ends_the_host_compile(tmp_path):
+    pids = tmp_path / "pids"
+    env = {"PYK2CUDA_CXX": os.path.join(ROOT, "tests", "sim", "slow_cxx.sh"), "SLOW_CXX_PIDS": str(pids)}
+    rc, out, err, secs = interrupted(tmp_path, "compile", env)
+    assert rc == 0 and out == "KeyboardInterrupt\n", (rc, out, err)
+    assert secs < 10, secs
+    worker = int(pids.read_text())
+    time.sleep(0.2)
+    try:
+        with open(f"/proc/{worker}/stat") as f:
+            alive = f.read().split()[2] != "Z"
+    except OSError:
+        alive = False
+    if alive:
+        os.kill(worker, signal.SIGKILL)
+    assert not alive, "the host compiler's worker still runs"
+    assert not os.listdir(tmp_path / "cache" / "sim"), "the interrupted compile left files in the cache"
