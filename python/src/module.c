@@ -246,22 +246,24 @@ static PyObject *m_synchronize(PyObject *mod, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-static PyObject *m_set_check_bounds(PyObject *mod, PyObject *arg) {
-  State *st = PyModule_GetState(mod);
+/* A switch for later translations: kept in the state (kernels restore it after their own) and
+ * set on the compiler. */
+static PyObject *set_switch(State *st, PyObject *arg, bool *kept, void (*set)(P2cCompiler *, bool)) {
   int on = PyObject_IsTrue(arg);
   if (on < 0) return NULL;
-  st->check_bounds = on;
-  p2c_compiler_set_check_bounds(st->compiler, on);
+  *kept = on;
+  set(st->compiler, on);
   Py_RETURN_NONE;
+}
+
+static PyObject *m_set_check_bounds(PyObject *mod, PyObject *arg) {
+  State *st = PyModule_GetState(mod);
+  return set_switch(st, arg, &st->check_bounds, p2c_compiler_set_check_bounds);
 }
 
 static PyObject *m_set_sanitize(PyObject *mod, PyObject *arg) {
   State *st = PyModule_GetState(mod);
-  int on = PyObject_IsTrue(arg);
-  if (on < 0) return NULL;
-  st->sanitize = on;
-  p2c_compiler_set_sanitize(st->compiler, on);
-  Py_RETURN_NONE;
+  return set_switch(st, arg, &st->sanitize, p2c_compiler_set_sanitize);
 }
 
 /* _set_arg_hint(cls): the base class of the argument wrappers (cuda.In, Out, InOut) that a

@@ -275,6 +275,18 @@ static bool epoch_next(SimSanitizer *s) {
   return true;
 }
 
+/* Room for one more of the `n` items of `size` bytes in *items, whose capacity *cap doubles when
+ * full (from `first`); false when out of memory (the items are then unchanged). */
+static bool room_for_one(SimSanitizer *s, void **items, size_t *cap, size_t n, size_t size, size_t first) {
+  if (n < *cap) return true;
+  size_t more = *cap ? 2 * *cap : first;
+  void *p = mem_realloc(s->alloc, *items, *cap * size, more * size);
+  if (!p) return false;
+  *items = p;
+  *cap = more;
+  return true;
+}
+
 /* Notes that block `b` began at epoch `e` (blocks begin in increasing order). */
 static void run_log(SimSanitizer *s, uint64_t b, uint32_t e) {
   BlockRun *r = s->nruns ? &s->runs[s->nruns - 1] : NULL;
@@ -289,17 +301,9 @@ static void run_log(SimSanitizer *s, uint64_t b, uint32_t e) {
       return;
     }
   }
-  if (s->nruns == s->runs_cap) {
-    size_t cap = s->runs_cap ? 2 * s->runs_cap : 16;
-    BlockRun *n = mem_alloc(s->alloc, cap * sizeof *n);
-    if (!n) {   /* the messages may then name a wrong block; the checks are the same */
-      s->report->out_of_memory = true;
-      return;
-    }
-    if (s->nruns) memcpy(n, s->runs, s->nruns * sizeof *n);
-    mem_free(s->alloc, s->runs, s->runs_cap * sizeof *s->runs);
-    s->runs = n;
-    s->runs_cap = cap;
+  if (!room_for_one(s, (void **)&s->runs, &s->runs_cap, s->nruns, sizeof *s->runs, 16)) {
+    s->report->out_of_memory = true;   /* the messages may then name a wrong block; the checks are the same */
+    return;
   }
   s->runs[s->nruns++] = (BlockRun){b, 1, e, 0};
 }
@@ -369,17 +373,9 @@ static bool release_addr_known(const SimSanitizer *s, uintptr_t addr) {
 
 /* A fenced thread's atomic update of `addr` releases what came before its fence. */
 static void release(SimSanitizer *s, uintptr_t addr, unsigned tid) {
-  if (s->nreleases == s->releases_cap) {
-    size_t cap = s->releases_cap ? 2 * s->releases_cap : 64;
-    Release *n = mem_alloc(s->alloc, cap * sizeof *n);
-    if (!n) {   /* unrecorded: the blocks' later accesses may then be reported as races */
-      s->report->out_of_memory = true;
-      return;
-    }
-    if (s->nreleases) memcpy(n, s->releases, s->nreleases * sizeof *n);
-    mem_free(s->alloc, s->releases, s->releases_cap * sizeof *s->releases);
-    s->releases = n;
-    s->releases_cap = cap;
+  if (!room_for_one(s, (void **)&s->releases, &s->releases_cap, s->nreleases, sizeof *s->releases, 64)) {
+    s->report->out_of_memory = true;   /* unrecorded: the blocks' later accesses may then be reported as races */
+    return;
   }
   s->releases[s->nreleases++] = (Release){addr, s->sh.block_epoch, s->fenced[tid], (uint16_t)tid};
   if (release_addr_known(s, addr)) return;
