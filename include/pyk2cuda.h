@@ -98,7 +98,10 @@ typedef enum P2cScalarType {
   /* Not a scalar: the dtype of an array of records (NumPy's structured dtypes), described by
    * the P2cRecord its `record` member points to. p2c_scalar_size and p2c_scalar_name know
    * nothing of it (0, NULL); p2c_dtype_size gives its itemsize. */
-  P2C_RECORD = 64
+  P2C_RECORD = 64,
+  /* Not a scalar: a tuple (Numba's UniTuple, Tuple, NamedTuple), whose elements a P2cParam or
+   * P2cValue lists in its `elems`. p2c_scalar_size and p2c_scalar_name know nothing of it. */
+  P2C_TUPLE = 65
 } P2cScalarType;
 
 /* Size in bytes of a scalar type; 0 for an invalid value. */
@@ -151,8 +154,11 @@ enum { P2C_MAX_SOURCE_BYTES = 16 << 20 };
 
 /* How one kernel parameter is passed. A scalar is passed by value as its C type. An array is
  * passed as the struct P2cArrayArg (in generated code: p2c_array<T, ndim>): a data pointer, then
- * ndim extents, then ndim strides in bytes, all 64-bit. */
-typedef struct P2cParam {
+ * ndim extents, then ndim strides in bytes, all 64-bit. A record is passed by reference (its
+ * address). A tuple (type P2C_TUPLE) is passed by value as a struct of `size` bytes holding
+ * element i (elems[i], passed as a parameter of its type would be) at byte elems[i].offset. */
+typedef struct P2cParam P2cParam;
+struct P2cParam {
   const char *name;          /* the Python parameter name */
   bool is_array;
   P2cScalarType type;        /* the scalar type, or the array's element type */
@@ -165,7 +171,16 @@ typedef struct P2cParam {
    * store (docs/python.md, "Read-only arrays"). */
   bool written;
   const P2cRecord *record;   /* type P2C_RECORD: the record (owned by the module) */
-} P2cParam;
+  /* The bytes and alignment of the value in the kernel's parameter space (a tuple element: in
+   * its tuple's struct), and where it starts in its tuple's struct (0 for a parameter). */
+  size_t size, align, offset;
+  /* Tuples only: the elements (owned by the module). An element's `name` is its field name in
+   * a namedtuple, NULL in a plain tuple; `tuple_class` is a namedtuple's class name, else NULL.
+   * An array element's `written` is true: the analysis does not follow arrays into tuples. */
+  const P2cParam *elems;
+  size_t elem_count;
+  const char *tuple_class;
+};
 
 /* The value of an array argument, as the kernel receives it. */
 typedef struct P2cArrayArg {
@@ -522,8 +537,10 @@ typedef enum P2cDeviceKind {
  * (a float16's value too, passed as the nearest float16: p2c_float16_bits), `b` for bool. A
  * record (type P2C_RECORD, is_array false) is passed by reference, as Numba passes it: `array`
  * describes its memory (ndim 0, data, record), which the kernel may write (copied to the GPU
- * and back like an array). A kernel's types follow its arguments, as Numba types them: a Python int is
- * int64, a float float64; an array's layout (C, F or A) is found from its strides. */
+ * and back like an array). A tuple (type P2C_TUPLE) lists its elements in `elems`. A kernel's
+ * types follow its arguments, as Numba types them: a Python int is int64, a float float64; an
+ * array's layout (C, F or A) is found from its strides; a tuple is the tuple of its elements'
+ * types (a namedtuple's names included). */
 typedef struct P2cValue {
   bool is_array;
   P2cScalarType type;       /* the scalar's type, or the array's dtype (array.dtype) */
@@ -537,6 +554,14 @@ typedef struct P2cValue {
   /* Arrays already on the GPU: when not NULL the argument is this device array (its dtype
    * must equal `type`) and `array` is ignored. Only launches on the GPU take them. */
   const P2cDeviceArray *device_array;
+  /* A tuple (type P2C_TUPLE, is_array false), typed as Numba types it: the elem_count elements,
+   * each a value of its own (scalars, arrays, device arrays, tuples; not records). A namedtuple
+   * gives its class name and one field name per element (a kernel specialized for it reads
+   * the fields by name); a plain tuple leaves both NULL. The caller owns them. */
+  const struct P2cValue *elems;
+  size_t elem_count;
+  const char *tuple_class;
+  const char *const *field_names;
 } P2cValue;
 
 typedef struct P2cLaunchOptions {

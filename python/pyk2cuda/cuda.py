@@ -254,6 +254,12 @@ def _arg_type_text(a):
         return "float64"
     if isinstance(a, complex):
         return "complex128"
+    if isinstance(a, tuple):
+        fields = getattr(type(a), "_fields", None)
+        if fields is not None and len(fields) == len(a):   # a namedtuple: pyk2cuda's spelling
+            return "NamedTuple(%s)" % ", ".join([type(a).__name__] + ["%s=%s" % (f, _arg_type_text(v))
+                                                                    for f, v in zip(fields, a)])
+        return "Tuple(%s)" % ", ".join(_arg_type_text(v) for v in a)
     np = _numpy()
     dtype = getattr(a, "dtype", None)
     if dtype is None:

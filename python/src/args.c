@@ -316,6 +316,64 @@ static void from_device_array(DeviceArray *da, Arg *a) {
   }
 }
 
+/* ---- tuples ---- */
+
+/* Tuples nest at most this deep (the compiler's limit, src/typeinfer/infer_tuple.c). */
+enum { MAX_TUPLE_DEPTH = 16 };
+
+static int convert(State *st, PyObject *obj, const char *name, Arg *out, int depth);
+
+/* A namedtuple's class name and field names (its _fields, one str per element), kept in
+ * a->names; a plain tuple (no _fields) leaves them NULL. */
+static int tuple_names(PyObject *o, const char *name, Arg *a) {
+  PyObject *fields = PyTuple_CheckExact(o) ? NULL : PyObject_GetAttrString((PyObject *)Py_TYPE(o), "_fields");
+  if (!fields) {
+    PyErr_Clear();
+    return 0;
+  }
+  PyObject *cls = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__name__");
+  Py_ssize_t n = PyTuple_GET_SIZE(o);
+  if (!cls || !PyUnicode_Check(cls) || !PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != n) {
+    Py_XDECREF(cls);
+    Py_DECREF(fields);
+    PyErr_Clear();
+    return 0;   /* not a namedtuple after all: a plain tuple */
+  }
+  a->names = Py_BuildValue("(NN)", cls, fields);
+  a->field_names = a->names ? PyMem_Calloc((size_t)(n ? n : 1), sizeof *a->field_names) : NULL;
+  if (!a->field_names) return a->names ? (PyErr_NoMemory(), -1) : -1;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!(a->field_names[i] = PyUnicode_Check(PyTuple_GET_ITEM(fields, i)) ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(fields, i)) : NULL)) {
+      if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "argument '%s': a namedtuple field name is not a str", name);
+      return -1;
+    }
+  a->v.tuple_class = PyUnicode_AsUTF8(cls);
+  a->v.field_names = a->field_names;
+  return a->v.tuple_class ? 0 : -1;
+}
+
+/* A tuple or namedtuple: each element converted as an argument of its own (Numba passes tuples
+ * by value: UniTuple, Tuple, NamedTuple). */
+static int from_tuple(State *st, PyObject *o, const char *name, Arg *a, int depth) {
+  Py_ssize_t n = PyTuple_GET_SIZE(o);
+  if (depth >= MAX_TUPLE_DEPTH) {
+    PyErr_Format(PyExc_ValueError, "argument '%s': tuples nested more than %d deep", name, MAX_TUPLE_DEPTH);
+    return -1;
+  }
+  a->v.type = P2C_TUPLE;
+  a->elems = PyMem_Calloc((size_t)(n ? n : 1), sizeof *a->elems);
+  a->elem_vals = PyMem_Calloc((size_t)(n ? n : 1), sizeof *a->elem_vals);
+  if (!a->elems || !a->elem_vals) return PyErr_NoMemory(), -1;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (convert(st, PyTuple_GET_ITEM(o, i), name, &a->elems[i], depth + 1) < 0) return -1;
+    a->nelems++;
+    a->elem_vals[i] = a->elems[i].v;
+  }
+  a->v.elems = a->elem_vals;
+  a->v.elem_count = (size_t)n;
+  return tuple_names(o, name, a);
+}
+
 /* getattr that returns 0 with *out NULL when the attribute is missing. */
 static int optional_attr(PyObject *o, PyObject *name, PyObject **out) {
   *out = PyObject_GetAttr(o, name);
@@ -325,7 +383,7 @@ static int optional_attr(PyObject *o, PyObject *name, PyObject **out) {
   return 0;
 }
 
-int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out) {
+static int convert(State *st, PyObject *obj, const char *name, Arg *out, int depth) {
   memset(out, 0, sizeof *out);
   if (is_device_array(st, obj)) {
     from_device_array((DeviceArray *)obj, out);
@@ -333,6 +391,7 @@ int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out) {
   }
   if (PyFloat_CheckExact(obj) || PyLong_CheckExact(obj) || PyBool_Check(obj))
     return from_pyscalar(obj, name, out);
+  if (PyTuple_Check(obj)) return from_tuple(st, obj, name, out, depth);
   if (PyObject_CheckBuffer(obj)) return from_buffer(obj, name, out);
   PyObject *cai = NULL;
   if (optional_attr(obj, st->str_cai, &cai) < 0) return -1;
@@ -348,12 +407,40 @@ int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out) {
   return from_pyscalar(obj, name, out);  /* int and float subclasses, or the TypeError */
 }
 
+int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out) {
+  return convert(st, obj, name, out, 0);
+}
+
 void arg_release(Arg *a) {
   if (a->view.obj) PyBuffer_Release(&a->view);
   record_desc_release(&a->rd);
+  for (size_t i = 0; i < a->nelems; i++) arg_release(&a->elems[i]);
+  PyMem_Free(a->elems);
+  PyMem_Free(a->elem_vals);
+  PyMem_Free(a->field_names);
+  Py_CLEAR(a->names);
+  a->elems = NULL;
+  a->elem_vals = NULL;
+  a->field_names = NULL;
+  a->nelems = 0;
+}
+
+/* A read-only array in a tuple: arrays in tuples count as written (P2cParam.elems). */
+static int check_tuple_writable(const Arg *a, const P2cParam *p, PyObject *kernel, const char *pname) {
+  for (size_t i = 0; i < a->nelems && i < p->elem_count; i++) {
+    const Arg *e = &a->elems[i];
+    if (e->v.type == P2C_TUPLE && check_tuple_writable(e, &p->elems[i], kernel, pname) < 0) return -1;
+    if (!e->readonly || !e->v.is_array || !p->elems[i].written) continue;
+    PyErr_Format(PyExc_ValueError, "argument '%s' of kernel '%U': element %zu of the tuple is a read-only "
+                 "array, and arrays in tuples are passed as written (pass a writable array, e.g. a copy, "
+                 "or a device array)", pname, kernel, i);
+    return -1;
+  }
+  return 0;
 }
 
 int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel) {
+  if (p->type == P2C_TUPLE) return check_tuple_writable(a, p, kernel, p->name);
   if (!a->readonly || !a->v.is_array || !p->written) return 0;
   PyErr_Format(PyExc_ValueError, "argument '%s' of kernel '%U': the array is read-only, and the "
                "kernel writes '%s' (pass a writable array, e.g. a copy, or a device array)",
@@ -398,4 +485,16 @@ int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name) {
   }
   v->type = t;
   return 0;
+}
+
+int arg_convert(Arg *a, const P2cParam *p, const char *name) {
+  if (a->v.type == P2C_TUPLE) {
+    for (size_t i = 0; i < a->nelems && i < p->elem_count; i++) {
+      if (arg_convert(&a->elems[i], &p->elems[i], name) < 0) return -1;
+      a->elem_vals[i] = a->elems[i].v;
+    }
+    return 0;
+  }
+  if (a->v.is_array || a->v.type == P2C_RECORD) return 0;
+  return arg_convert_scalar(a, p->type, name);
 }

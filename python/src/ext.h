@@ -84,6 +84,13 @@ typedef struct Arg {
   bool readonly;               /* a read-only host array: only for parameters the kernel does not
                                   write (P2cParam.written; arg_check_writable) */
   RecordDesc rd;               /* a structured array's record */
+  /* A tuple (v.type P2C_TUPLE): one Arg per element and their values (v.elems points at
+   * elem_vals); a namedtuple's field names, kept alive by `names` (its _fields and class name). */
+  struct Arg *elems;
+  P2cValue *elem_vals;
+  size_t nelems;
+  const char **field_names;
+  PyObject *names;
 } Arg;
 
 /* The scalar type for a struct-module format ("f", "<i8"-style prefixes not accepted beyond
@@ -101,6 +108,9 @@ char layout_of(int64_t item, int ndim, const int64_t *shape, const int64_t *stri
 /* Converts a Python scalar argument to the parameter type `t` (Numba's conversion to an explicit
  * signature's type). 0 or -1 with an exception. */
 int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name);
+/* Converts the scalars of an argument (a scalar, or those in a tuple) to parameter p's types,
+ * as arg_convert_scalar; arrays and records are left as they are. */
+int arg_convert(Arg *a, const P2cParam *p, const char *name);
 
 /* ---- devarray.c ---- */
 

@@ -185,8 +185,24 @@ static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
 /* Whether an argument fits a parameter: the same kind and type; an array's layout must be the
  * parameter's (lazy kernels) or compatible with it ('A' takes any; signed kernels). A scalar
  * fits a signed kernel's scalar parameter of any type (it is converted, as Numba converts). */
+static bool fits(const Kernel *k, const P2cValue *v, const P2cParam *p);
+
+static bool same_name(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
+
+/* A tuple fits a tuple parameter of as many elements, each fitting its element, of the same
+ * namedtuple class and fields (or plain, as it is). */
+static bool tuple_fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
+  if (v->type != p->type || v->elem_count != p->elem_count || !same_name(v->tuple_class, p->tuple_class))
+    return false;
+  for (size_t i = 0; i < v->elem_count; i++)
+    if ((v->tuple_class && !same_name(v->field_names[i], p->elems[i].name)) || !fits(k, &v->elems[i], &p->elems[i]))
+      return false;
+  return true;
+}
+
 static bool fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
   if (v->is_array != p->is_array) return false;
+  if (v->type == P2C_TUPLE || p->type == P2C_TUPLE) return tuple_fits(k, v, p);
   if ((v->type == P2C_RECORD || p->type == P2C_RECORD) && !v->is_array)   /* a record by reference */
     return v->type == p->type && p2c_record_equal(v->array.record, p->record);
   if (!v->is_array) return k->explicit_sigs || v->type == p->type;
@@ -213,8 +229,29 @@ static Spec *find_spec(Kernel *k, const P2cValue *vals, size_t n) {
   return NULL;
 }
 
+static PyObject *param_text(const P2cParam *p);
+
+/* "Tuple(int64, float64[::1])", "NamedTuple(Point, x=int64, y=int64)": the signature grammar's
+ * spelling of a tuple parameter. */
+static PyObject *tuple_param_text(const P2cParam *p) {
+  PyObject *list = PyList_New(0);
+  for (size_t i = 0; list && i < p->elem_count; i++) {
+    PyObject *t = param_text(&p->elems[i]);
+    if (t && p->tuple_class) Py_SETREF(t, PyUnicode_FromFormat("%s=%U", p->elems[i].name, t));
+    if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
+    Py_XDECREF(t);
+  }
+  PyObject *inner = join_list(", ", list);
+  if (!inner) return NULL;
+  PyObject *r = p->tuple_class ? PyUnicode_FromFormat("NamedTuple(%s%s%U)", p->tuple_class, p->elem_count ? ", " : "", inner)
+                               : PyUnicode_FromFormat("Tuple(%U)", inner);
+  Py_DECREF(inner);
+  return r;
+}
+
 /* A parameter's type as Numba writes it in a signature: "float32[:, ::1]", "int64". */
 static PyObject *param_text(const P2cParam *p) {
+  if (p->type == P2C_TUPLE) return tuple_param_text(p);
   char rec[512];
   const char *dtype = p->type == P2C_RECORD ? (p2c_record_name(p->record, rec, sizeof rec), rec)
                                             : p2c_scalar_name(p->type);
@@ -231,19 +268,36 @@ static PyObject *param_text(const P2cParam *p) {
 
 /* "(float32[::1], int64)" for messages: each argument as the parameter type that takes it
  * exactly (an array's layout from its strides). */
+static PyObject *arg_types_text(const P2cValue *vals, size_t n);
+
+/* The type of one argument, as the parameter that takes it exactly would be spelled. */
+static PyObject *arg_type_text(const P2cValue *v) {
+  if (v->type == P2C_TUPLE) {
+    PyObject *inner = arg_types_text(v->elems, v->elem_count);
+    if (!inner || !v->tuple_class) {
+      PyObject *r = inner ? PyUnicode_FromFormat("Tuple(%U)", inner) : NULL;
+      Py_XDECREF(inner);
+      return r;
+    }
+    PyObject *r = PyUnicode_FromFormat("%s%U", v->tuple_class, inner);   /* Numba's "Point(int64, int64)" */
+    Py_DECREF(inner);
+    return r;
+  }
+  const P2cDeviceArray *d = v->device_array;
+  P2cParam as = {.is_array = v->is_array, .type = v->type, .record = d ? d->record : v->array.record};
+  if (v->is_array) {
+    int64_t item = (int64_t)p2c_dtype_size(v->type, as.record);
+    as.ndim = d ? d->ndim : v->array.ndim;
+    as.layout = d ? layout_of(item, d->ndim, d->shape, d->strides)
+                  : layout_of(item, v->array.ndim, v->array.shape, v->array.strides);
+  }
+  return param_text(&as);
+}
+
 static PyObject *arg_types_text(const P2cValue *vals, size_t n) {
   PyObject *list = PyList_New(0);
   for (size_t i = 0; list && i < n; i++) {
-    const P2cValue *v = &vals[i];
-    const P2cDeviceArray *d = v->device_array;
-    P2cParam as = {.is_array = v->is_array, .type = v->type, .record = d ? d->record : v->array.record};
-    if (v->is_array) {
-      int64_t item = (int64_t)p2c_dtype_size(v->type, as.record);
-      as.ndim = d ? d->ndim : v->array.ndim;
-      as.layout = d ? layout_of(item, d->ndim, d->shape, d->strides)
-                    : layout_of(item, v->array.ndim, v->array.shape, v->array.strides);
-    }
-    PyObject *t = param_text(&as);
+    PyObject *t = arg_type_text(&vals[i]);
     if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
     Py_XDECREF(t);
   }
@@ -354,8 +408,10 @@ static int launch_module(Launcher *l, Spec *s, const P2cValue *vals, size_t n) {
 
 /* Whether every array is already on the device (then the GPU launch needs no copies). */
 static bool all_on_device(const P2cValue *vals, size_t n) {
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     if ((vals[i].is_array || vals[i].type == P2C_RECORD) && !vals[i].device_array) return false;
+    if (vals[i].type == P2C_TUPLE) return false;   /* packed by the library (launch.c) */
+  }
   return true;
 }
 
@@ -431,10 +487,8 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
   for (size_t i = 0; i < n; i++)
     if (arg_check_writable(&args[i], &s->info.params[i], k->name) < 0) goto done;
   for (size_t i = 0; i < n; i++)
-    if (!vals[i].is_array && vals[i].type != P2C_RECORD &&
-        arg_convert_scalar(&args[i], s->info.params[i].type, str_of(PyTuple_GET_ITEM(k->params, i))) < 0)
-      goto done;
-    else vals[i].type = args[i].v.type, vals[i].scalar = args[i].v.scalar;
+    if (arg_convert(&args[i], &s->info.params[i], str_of(PyTuple_GET_ITEM(k->params, i))) < 0) goto done;
+    else vals[i] = args[i].v;
   bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !k->bounds && !st->check_bounds &&
               !k->sanitize && !st->sanitize;
   if ((fast ? launch_gpu_fast(l, s, argv, vals, n) : launch_module(l, s, vals, n)) == 0)

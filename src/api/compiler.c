@@ -292,15 +292,13 @@ static void note_untyped_kernels(Compilation *comp, const Module *mod, const P2c
  * the generated code; the parameters are the user's, so the limit is reported at the def. */
 enum { PARAM_SPACE_BYTES = 32764 };
 
-/* The bytes of a kernel's parameters as docs/generated-code.md lays them out: an array is
- * 8 + 16 * ndim bytes aligned to 8, a scalar its size aligned to its size (at most 8). */
+/* The bytes of a kernel's parameters as docs/generated-code.md lays them out: each parameter
+ * at the next multiple of its alignment (P2cParam.size and .align, from codegen). */
 static size_t param_bytes(const KernelDesc *k) {
   size_t at = 0;
   for (int i = 0; i < k->nparams; i++) {
     const P2cParam *p = &k->params[i];
-    size_t size = p->is_array ? p2c_array_arg_size(p->ndim) : p->type == P2C_RECORD ? 8 : p2c_scalar_size(p->type);
-    size_t align = p->is_array || size > 8 ? 8 : size ? size : 1;
-    at = (at + align - 1) / align * align + size;
+    at = (at + p->align - 1) / p->align * p->align + p->size;
   }
   return at;
 }

@@ -87,16 +87,42 @@ P2cStatus gpu_address_read(P2cDevice *d, uint64_t address, void *dst, size_t byt
 
 /* ---- the dispatcher (launch.c, launch_gpu.c) ---- */
 
+/* One leaf of a launch's arguments: a scalar, an array or a record, written `offset` bytes
+ * into the packed value of argument `arg`. An argument that is not a tuple is one leaf at
+ * offset 0; a tuple's elements are leaves at their offsets in its struct (P2cParam.offset,
+ * summed down nested tuples). */
+typedef struct LaunchLeaf {
+  const P2cParam *param;
+  const P2cValue *value;
+  size_t arg;
+  size_t offset;
+} LaunchLeaf;
+
+typedef struct LaunchLeaves {
+  LaunchLeaf *items;
+  size_t count, cap;
+} LaunchLeaves;
+
+/* The leaves of `args` for kernel `k`, in order (the arguments must fit the parameters:
+ * launch_pack_args checks). Free with launch_free_leaves. */
+P2cStatus launch_leaves(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, LaunchLeaves *out);
+void launch_free_leaves(P2cCompiler *c, LaunchLeaves *l);
+
 /* Kernel arguments packed as cuLaunchKernel's kernelParams (docs/generated-code.md). */
 typedef struct Packed {
   void **ptrs;
   unsigned char *storage;
+  size_t bytes;           /* of storage */
 } Packed;
 
-/* Packs `args` for kernel `k` (their kinds and types must match its parameters); arrays are
- * packed with the data pointer array_of gives (a device array's address). */
-P2cStatus launch_pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, Packed *p);
+/* Packs the leaves of kernel `k`'s arguments (launch_leaves; a leaf's value may have been
+ * replaced, as the GPU path replaces host arrays by their device copies): each argument gets
+ * a 16-byte aligned slot of its parameter's size, each leaf is written at its offset in it;
+ * arrays with the data pointer array_of gives (a device array's address). */
+P2cStatus launch_pack_args(P2cCompiler *c, const P2cKernelInfo *k, const LaunchLeaves *leaves, Packed *p);
 void launch_free_packed(P2cCompiler *c, const P2cKernelInfo *k, Packed *p);
+/* A usage error unless every argument fits its parameter (kinds, types, layouts, tuples). */
+P2cStatus launch_check_fit(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args);
 
 /* Runs kernel `k` of `m` on the GPU (launch_gpu.c): options' device or device 0, host arrays
  * copied in and out, `repeat` launches whose times in ms go to `times`; H2D, D2H and compile

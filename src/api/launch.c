@@ -3,6 +3,7 @@
  * compiled (the simulator and NVRTC both cache what they compile), and launched with the
  * arguments packed as docs/generated-code.md says: on the simulator, or on the GPU, where host
  * arrays are copied to device memory before the launch and back after it (docs/runtime.md). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,70 +52,113 @@ static char layout_of(const P2cHostArray *a) {
   return contiguous(a, true) ? 'C' : contiguous(a, false) ? 'F' : 'A';
 }
 
-/* Numba's name of a dtype: "float32", or a record's "Record(...)" (truncated to cap). */
-static size_t put_dtype(char *buf, size_t cap, P2cScalarType t, const P2cRecord *r) {
-  if (t == P2C_RECORD) {
-    size_t n = p2c_record_name(r, buf, cap);
-    return n < cap ? n : cap ? cap - 1 : 0;
-  }
-  return (size_t)snprintf(buf, cap, "%s", p2c_scalar_name(t));
+/* Appends to buf[*at..cap) as snprintf does, counting what does not fit: a first pass with
+ * cap 0 measures. */
+static void put(char *buf, size_t cap, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t cap, size_t *at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(*at < cap ? buf + *at : NULL, *at < cap ? cap - *at : 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) *at += (size_t)n;
 }
 
-static void put_array_type(char *buf, size_t cap, const P2cHostArray *a) {
-  char layout = layout_of(a);
-  size_t n = put_dtype(buf, cap, a->dtype, a->record);
-  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "[");
-  for (int k = 0; k < a->ndim && n < cap; k++) {
-    bool contig = (layout == 'C' && k == a->ndim - 1) || (layout == 'F' && k == 0);
-    n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? ", " : "", contig ? "::1" : ":");
+/* Numba's name of a dtype: "float32", or a record's "Record(...)". */
+static void put_dtype(char *buf, size_t cap, size_t *at, P2cScalarType t, const P2cRecord *r) {
+  if (t == P2C_RECORD) *at += p2c_record_name(r, *at < cap ? buf + *at : NULL, *at < cap ? cap - *at : 0);
+  else put(buf, cap, at, "%s", p2c_scalar_name(t) ? p2c_scalar_name(t) : "?");
+}
+
+/* "[:, ::1]": the dimensions of an array of that layout. */
+static void put_dims(char *buf, size_t cap, size_t *at, int ndim, char layout) {
+  for (int k = 0; k < ndim; k++) {
+    bool contig = (layout == 'C' && k == ndim - 1) || (layout == 'F' && k == 0);
+    put(buf, cap, at, "%s%s", k ? ", " : "[", contig ? "::1" : ":");
   }
-  if (n < cap) snprintf(buf + n, cap - n, "]");
+  put(buf, cap, at, "]");
+}
+
+/* "Tuple(" or "NamedTuple(Point, " before a tuple's elements (the signature grammar's). */
+static void put_tuple_start(char *buf, size_t cap, size_t *at, const char *cls) {
+  if (cls) put(buf, cap, at, "NamedTuple(%s", cls);
+  else put(buf, cap, at, "Tuple(");
+}
+
+static void put_elem_start(char *buf, size_t cap, size_t *at, size_t i, const char *cls, const char *field) {
+  if (cls) put(buf, cap, at, ", %s=", field);
+  else if (i) put(buf, cap, at, ", ");
+}
+
+/* The type that takes argument v exactly, as a signature spells it. */
+static void put_value_type(char *buf, size_t cap, size_t *at, const P2cValue *v) {
+  if (v->type == P2C_TUPLE) {
+    put_tuple_start(buf, cap, at, v->tuple_class);
+    for (size_t i = 0; i < v->elem_count; i++) {
+      put_elem_start(buf, cap, at, i, v->tuple_class, v->tuple_class ? v->field_names[i] : NULL);
+      put_value_type(buf, cap, at, &v->elems[i]);
+    }
+    put(buf, cap, at, ")");
+    return;
+  }
+  P2cHostArray a = array_of(v);
+  put_dtype(buf, cap, at, v->type, a.record);
+  if (v->is_array) put_dims(buf, cap, at, a.ndim, layout_of(&a));
+}
+
+static void put_param_type(char *buf, size_t cap, size_t *at, const P2cParam *p) {
+  if (p->type == P2C_TUPLE) {
+    put_tuple_start(buf, cap, at, p->tuple_class);
+    for (size_t i = 0; i < p->elem_count; i++) {
+      put_elem_start(buf, cap, at, i, p->tuple_class, p->elems[i].name);
+      put_param_type(buf, cap, at, &p->elems[i]);
+    }
+    put(buf, cap, at, ")");
+    return;
+  }
+  put_dtype(buf, cap, at, p->type, p->record);
+  if (p->is_array) put_dims(buf, cap, at, p->ndim, p->layout);
+}
+
+static bool same_name(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
+
+static bool param_takes(const P2cParam *p, const P2cValue *v);
+
+/* A tuple parameter takes a tuple of as many elements, each taken by its element, of the same
+ * namedtuple class and fields, or plain as it is. */
+static bool tuple_takes(const P2cParam *p, const P2cValue *v) {
+  if (p->type != v->type || p->elem_count != v->elem_count || !same_name(p->tuple_class, v->tuple_class))
+    return false;
+  for (size_t i = 0; i < p->elem_count; i++)
+    if ((v->tuple_class && !same_name(p->elems[i].name, v->field_names[i])) || !param_takes(&p->elems[i], &v->elems[i]))
+      return false;
+  return true;
 }
 
 /* Whether parameter p takes argument v: the same kind and type; an array of p's ndim, laid out
- * as p's layout requires ('A' takes any). */
+ * as p's layout requires ('A' takes any); a tuple element by element. */
 static bool param_takes(const P2cParam *p, const P2cValue *v) {
   if (p->is_array != v->is_array || p->type != v->type) return false;
+  if (p->type == P2C_TUPLE) return tuple_takes(p, v);
   P2cHostArray a = array_of(v);
   if (p->type == P2C_RECORD && !p2c_record_equal(p->record, a.record)) return false;
   if (!v->is_array) return true;
   return a.ndim == p->ndim && (p->layout == 'A' || contiguous(&a, p->layout == 'C'));
 }
 
-static void put_param_type(char *buf, size_t cap, const P2cParam *p) {
-  size_t n = put_dtype(buf, cap, p->type, p->record);
-  for (int k = 0; p->is_array && k < p->ndim && n < cap; k++) {
-    bool contig = (p->layout == 'C' && k == p->ndim - 1) || (p->layout == 'F' && k == 0);
-    n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? ", " : "[", contig ? "::1" : ":");
+/* "name(float32[::1], int64)": the signature that takes the arguments exactly, for the
+ * translation (NUL-terminated; *cap receives the allocation's size). */
+static char *signature_for(P2cCompiler *c, const char *kernel, const P2cValue *args, size_t n, size_t *cap) {
+  char *s = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    size_t at = 0;
+    put(s, *cap, &at, "%s(", kernel);
+    for (size_t i = 0; i < n; i++) {
+      if (i) put(s, *cap, &at, ", ");
+      put_value_type(s, *cap, &at, &args[i]);
+    }
+    put(s, *cap, &at, ")");
+    if (pass == 0 && !(s = mem_alloc(&c->alloc, *cap = at + 1))) return NULL;
   }
-  if (p->is_array && n < cap) snprintf(buf + n, cap - n, "]");
-}
-
-/* "name(float32[::1], int64)" for the --sig-like option of the translation. */
-static size_t arg_type_cap(const P2cValue *v) {
-  P2cHostArray a = array_of(v);
-  return 64 + (v->type == P2C_RECORD ? p2c_record_name(a.record, NULL, 0) : 0);
-}
-
-static size_t signature_cap(const char *kernel, const P2cValue *args, size_t n) {
-  size_t cap = strlen(kernel) + 64;
-  for (size_t i = 0; i < n; i++) cap += arg_type_cap(&args[i]);
-  return cap;
-}
-
-static char *signature_for(P2cCompiler *c, const char *kernel, const P2cValue *args, size_t n) {
-  size_t cap = signature_cap(kernel, args, n);
-  char *s = mem_alloc(&c->alloc, cap);
-  if (!s) return NULL;
-  size_t len = (size_t)snprintf(s, cap, "%s(", kernel);
-  for (size_t i = 0; i < n; i++) {
-    if (i) len += (size_t)snprintf(s + len, cap - len, ", ");
-    P2cHostArray a = array_of(&args[i]);
-    if (args[i].is_array) put_array_type(s + len, cap - len, &a);
-    else put_dtype(s + len, cap - len, args[i].type, a.record);
-    len += strlen(s + len);
-  }
-  snprintf(s + len, cap - len, ")");
   return s;
 }
 
@@ -134,80 +178,174 @@ static bool record_arg_ok(const P2cHostArray *a) {
          a->record->itemsize > 0;
 }
 
+/* The limits of tuple types (src/typeinfer: MAX_TUPLE, MAX_TUPLE_NEST) and of names in a
+ * signature (src/typeinfer/sig.c). */
+enum { MAX_TUPLE_ELEMS = 256, MAX_TUPLE_DEPTH = 16, MAX_SIG_NAME = 63 };
+
+/* A name the signature grammar reads back: an ASCII identifier of at most 63 bytes. */
+static bool sig_name_ok(const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  if (n == 0 || n > MAX_SIG_NAME || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (size_t i = 0; i < n; i++)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+      return false;
+  return true;
+}
+
+static P2cStatus check_value(P2cCompiler *c, const P2cValue *v, size_t i, int depth);
+
+/* A tuple argument: its elements (no records: tuples hold values, records are references),
+ * its size and depth, a namedtuple's names. */
+static P2cStatus check_tuple(P2cCompiler *c, const P2cValue *v, size_t i, int depth) {
+  if (v->is_array || (v->elem_count && !v->elems))
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: malformed tuple description", i + 1);
+  if (depth >= MAX_TUPLE_DEPTH || v->elem_count > MAX_TUPLE_ELEMS)
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: tuples of more than %d elements or nested more than "
+                    "%d deep are not supported", i + 1, MAX_TUPLE_ELEMS, MAX_TUPLE_DEPTH);
+  if (v->tuple_class && (!sig_name_ok(v->tuple_class) || (v->elem_count && !v->field_names)))
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: a namedtuple needs a class name and field names that "
+                    "are ASCII identifiers of at most %d characters", i + 1, MAX_SIG_NAME);
+  for (size_t j = 0; j < v->elem_count; j++) {
+    const P2cValue *e = &v->elems[j];
+    if (v->tuple_class && !sig_name_ok(v->field_names[j]))
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: namedtuple field %zu is not an ASCII identifier of "
+                      "at most %d characters", i + 1, j, MAX_SIG_NAME);
+    if (e->type == P2C_RECORD && !e->is_array)
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record cannot be a tuple element (records are passed "
+                      "by reference; pass it as an argument of its own)", i + 1);
+    P2cStatus s = check_value(c, e, i, depth + 1);
+    if (s != P2C_OK) return s;
+  }
+  return P2C_OK;
+}
+
+/* Argument i (or an element of its tuple, `depth` tuples down). */
+static P2cStatus check_value(P2cCompiler *c, const P2cValue *v, size_t i, int depth) {
+  if (v->type == P2C_TUPLE) return check_tuple(c, v, i, depth);
+  if (!p2c_scalar_name(v->type) && v->type != P2C_RECORD)
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
+  if (!v->is_array && (v->type == P2C_COMPLEX64 || v->type == P2C_COMPLEX128))
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: %s scalar arguments are not supported (pass an array)",
+                    i + 1, p2c_scalar_name(v->type));
+  P2cHostArray a = array_of(v);
+  if (!v->is_array && v->type == P2C_RECORD && !record_arg_ok(&a))
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record argument needs its record description and "
+                    "memory (P2cValue.array: ndim 0, data, record)", i + 1);
+  if (!v->is_array) return P2C_OK;
+  if (a.dtype != v->type || a.ndim < 0 || a.ndim > P2C_MAX_NDIM)
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: malformed array description", i + 1);
+  if (a.dtype == P2C_RECORD && (!a.record || !a.record->fields || a.record->itemsize <= 0))
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record array without a valid record description", i + 1);
+  if (a.ndim == 0)
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: 0-d arrays are not supported as kernel arguments", i + 1);
+  if (!array_extents_ok(&a))
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: an array with a negative extent, or with elements and no data", i + 1);
+  return P2C_OK;
+}
+
 static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    const P2cValue *v = &args[i];
-    if (!p2c_scalar_name(v->type) && v->type != P2C_RECORD)
-      return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
-    if (!v->is_array && (v->type == P2C_COMPLEX64 || v->type == P2C_COMPLEX128))
-      return api_fail(c, P2C_ERR_USAGE, "argument %zu: %s scalar arguments are not supported (pass an array)",
-                      i + 1, p2c_scalar_name(v->type));
-    P2cHostArray a = array_of(v);
-    if (!v->is_array && v->type == P2C_RECORD && !record_arg_ok(&a))
-      return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record argument needs its record description and "
-                      "memory (P2cValue.array: ndim 0, data, record)", i + 1);
-    if (!v->is_array) continue;
-    if (a.dtype != v->type || a.ndim < 0 || a.ndim > P2C_MAX_NDIM)
-      return api_fail(c, P2C_ERR_USAGE, "argument %zu: malformed array description", i + 1);
-    if (a.dtype == P2C_RECORD && (!a.record || !a.record->fields || a.record->itemsize <= 0))
-      return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record array without a valid record description", i + 1);
-    if (a.ndim == 0)
-      return api_fail(c, P2C_ERR_USAGE, "argument %zu: 0-d arrays are not supported as kernel arguments", i + 1);
-    if (!array_extents_ok(&a))
-      return api_fail(c, P2C_ERR_USAGE, "argument %zu: an array with a negative extent, or with elements and no data", i + 1);
+    P2cStatus s = check_value(c, &args[i], i, 0);
+    if (s != P2C_OK) return s;
   }
   return P2C_OK;
 }
 
 /* ---- argument packing (the launch ABI) ---- */
 
-/* Each argument gets a 16-byte aligned slot: a scalar of its parameter's type, or an array's
- * data pointer, extents and strides. */
-P2cStatus launch_pack_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, Packed *p) {
+static P2cStatus add_leaves(P2cCompiler *c, const P2cParam *p, const P2cValue *v, size_t arg, size_t offset,
+                            LaunchLeaves *out) {
+  for (size_t i = 0; p->type == P2C_TUPLE && i < p->elem_count; i++) {
+    P2cStatus s = add_leaves(c, &p->elems[i], &v->elems[i], arg, offset + p->elems[i].offset, out);
+    if (s != P2C_OK) return s;
+  }
+  if (p->type == P2C_TUPLE) return P2C_OK;
+  if (out->count == out->cap) {
+    size_t cap = out->cap ? 2 * out->cap : 16;
+    LaunchLeaf *items = mem_realloc(&c->alloc, out->items, out->cap * sizeof *items, cap * sizeof *items);
+    if (!items) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
+    out->items = items;
+    out->cap = cap;
+  }
+  out->items[out->count++] = (LaunchLeaf){p, v, arg, offset};
+  return P2C_OK;
+}
+
+P2cStatus launch_leaves(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, LaunchLeaves *out) {
+  memset(out, 0, sizeof *out);
+  for (size_t i = 0; i < k->param_count; i++) {
+    P2cStatus s = add_leaves(c, &k->params[i], &args[i], i, 0, out);
+    if (s != P2C_OK) return s;
+  }
+  return P2C_OK;
+}
+
+void launch_free_leaves(P2cCompiler *c, LaunchLeaves *l) {
+  mem_free(&c->alloc, l->items, l->cap * sizeof *l->items);
+  memset(l, 0, sizeof *l);
+}
+
+P2cStatus launch_check_fit(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args) {
   for (size_t i = 0; i < k->param_count; i++)
     if (!param_takes(&k->params[i], &args[i]))
       return api_fail(c, P2C_ERR_USAGE, "argument %zu ('%s') does not match the kernel's specialization %s",
                       i + 1, k->params[i].name, k->signature);
-  size_t slot = 16 + 16 * P2C_MAX_NDIM;
+  return P2C_OK;
+}
+
+/* A scalar, an array (data pointer, extents, strides) or a record (its address) at dst. */
+static void pack_leaf(const P2cValue *v, unsigned char *dst) {
+  if (v->type == P2C_RECORD && !v->is_array) {   /* by reference: the record's address */
+    P2cHostArray a = array_of(v);
+    memcpy(dst, &a.data, sizeof(void *));
+  } else if (v->is_array) {
+    P2cHostArray a = array_of(v);
+    int n = a.ndim;
+    memcpy(dst, &a.data, sizeof(void *));
+    memcpy(dst + 8, a.shape, 8 * (size_t)n);
+    memcpy(dst + 8 + 8 * (size_t)n, a.strides, 8 * (size_t)n);
+  } else if (v->type == P2C_FLOAT32) {
+    float f = (float)v->scalar.f;
+    memcpy(dst, &f, sizeof f);
+  } else if (v->type == P2C_FLOAT64) {
+    memcpy(dst, &v->scalar.f, sizeof(double));
+  } else if (v->type == P2C_FLOAT16) {
+    uint16_t h = p2c_float16_bits(v->scalar.f);
+    memcpy(dst, &h, sizeof h);
+  } else if (v->type == P2C_BOOL) {
+    memcpy(dst, &v->scalar.b, sizeof(bool));
+  } else {
+    /* Integers are stored little-endian in their width: the low bytes of the 64-bit value. */
+    uint64_t u = v->scalar.u;
+    memcpy(dst, &u, p2c_scalar_size(v->type));
+  }
+}
+
+/* Bytes of argument i's slot: its parameter's size, rounded up to 16 (every slot 16-aligned). */
+static size_t slot_bytes(const P2cParam *p) { return (p->size + 15) / 16 * 16; }
+
+P2cStatus launch_pack_args(P2cCompiler *c, const P2cKernelInfo *k, const LaunchLeaves *leaves, Packed *p) {
+  p->bytes = 16;
+  for (size_t i = 0; i < k->param_count; i++) p->bytes += slot_bytes(&k->params[i]);
   p->ptrs = mem_alloc(&c->alloc, sizeof(void *) * (k->param_count + 1));
-  p->storage = mem_alloc(&c->alloc, slot * (k->param_count + 1));
+  p->storage = mem_alloc(&c->alloc, p->bytes);
   if (!p->ptrs || !p->storage) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  memset(p->storage, 0, p->bytes);
+  size_t at = 0;
   for (size_t i = 0; i < k->param_count; i++) {
-    unsigned char *s = p->storage + i * slot;
-    const P2cValue *v = &args[i];
-    p->ptrs[i] = s;
-    if (v->type == P2C_RECORD && !v->is_array) {   /* by reference: the record's address */
-      P2cHostArray a = array_of(v);
-      memcpy(s, &a.data, sizeof(void *));
-    } else if (v->is_array) {
-      P2cHostArray a = array_of(v);
-      int n = a.ndim;
-      memcpy(s, &a.data, sizeof(void *));
-      memcpy(s + 8, a.shape, 8 * (size_t)n);
-      memcpy(s + 8 + 8 * (size_t)n, a.strides, 8 * (size_t)n);
-    } else if (v->type == P2C_FLOAT32) {
-      float f = (float)v->scalar.f;
-      memcpy(s, &f, sizeof f);
-    } else if (v->type == P2C_FLOAT64) {
-      memcpy(s, &v->scalar.f, sizeof(double));
-    } else if (v->type == P2C_FLOAT16) {
-      uint16_t h = p2c_float16_bits(v->scalar.f);
-      memcpy(s, &h, sizeof h);
-    } else if (v->type == P2C_BOOL) {
-      memcpy(s, &v->scalar.b, sizeof(bool));
-    } else {
-      /* Integers are stored little-endian in their width: the low bytes of the 64-bit value. */
-      uint64_t u = v->scalar.u;
-      memcpy(s, &u, p2c_scalar_size(v->type));
-    }
+    p->ptrs[i] = p->storage + at;
+    at += slot_bytes(&k->params[i]);
+  }
+  for (size_t j = 0; j < leaves->count; j++) {
+    const LaunchLeaf *l = &leaves->items[j];
+    pack_leaf(l->value, (unsigned char *)p->ptrs[l->arg] + l->offset);
   }
   return P2C_OK;
 }
 
 void launch_free_packed(P2cCompiler *c, const P2cKernelInfo *k, Packed *p) {
-  size_t slot = 16 + 16 * P2C_MAX_NDIM;
   mem_free(&c->alloc, p->ptrs, sizeof(void *) * (k->param_count + 1));
-  mem_free(&c->alloc, p->storage, slot * (k->param_count + 1));
+  mem_free(&c->alloc, p->storage, p->bytes);
 }
 
 /* ---- devices ---- */
@@ -316,20 +454,23 @@ static bool written_span(const P2cParam *param, const P2cValue *v, uintptr_t *lo
 
 /* --sanitize: whether every array argument of a parameter the kernel only reads lies apart from
  * all memory the kernel may store to through its arguments, so that no thread writes what the
- * former hold and the module need not check reads of them (P2C_SAN_READ_INPUT). */
-static bool inputs_apart(const P2cKernelInfo *k, const P2cValue *args) {
-  for (size_t i = 0; i < k->param_count; i++) {
+ * former hold and the module need not check reads of them (P2C_SAN_READ_INPUT). The arguments'
+ * leaves: an array in a tuple is one the kernel may store to (P2cParam.elems). */
+static bool inputs_apart(const LaunchLeaves *leaves) {
+  for (size_t i = 0; i < leaves->count; i++) {
+    const LaunchLeaf *in = &leaves->items[i];
     uintptr_t lo, hi;
-    if (!args[i].is_array || k->params[i].written || !array_span(&args[i].array, &lo, &hi)) continue;
-    for (size_t j = 0; j < k->param_count; j++) {
+    if (!in->value->is_array || in->param->written || !array_span(&in->value->array, &lo, &hi)) continue;
+    for (size_t j = 0; j < leaves->count; j++) {
       uintptr_t wlo, whi;
-      if (written_span(&k->params[j], &args[j], &wlo, &whi) && lo < whi && wlo < hi) return false;
+      const LaunchLeaf *out = &leaves->items[j];
+      if (written_span(out->param, out->value, &wlo, &whi) && lo < whi && wlo < hi) return false;
     }
   }
   return true;
 }
 
-static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const P2cValue *args,
+static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const LaunchLeaves *leaves,
                          Packed *p, const P2cLaunchOptions *o, P2cLaunchReport *r) {
   SimModule *sm = NULL;
   P2cStatus s = sim_loaded(c, m, o, r, &sm);
@@ -340,7 +481,7 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
   P2cBoundsRecord bounds = {0};
   SimSanReport *san = m->sanitize ? mem_alloc(&c->alloc, sizeof *san) : NULL;
   if (m->sanitize && !san) s = P2C_ERR_NOMEM;
-  SimLaunch l = {.bounds = &bounds, .sanitize = san, .sanitize_inputs_apart = san && inputs_apart(k, args),
+  SimLaunch l = {.bounds = &bounds, .sanitize = san, .sanitize_inputs_apart = san && inputs_apart(leaves),
                  .symbol = k->symbol,
                  .grid = {o->grid[0] ? o->grid[0] : 1, o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1},
                  .block = {o->block[0] ? o->block[0] : 1, o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1},
@@ -405,11 +546,11 @@ static P2cStatus pick_specialization(P2cCompiler *c, P2cModule *m, const P2cValu
   const P2cKernelInfo *k = &m->kernels[0];
   size_t i = 0;
   while (i + 1 < n && param_takes(&k->params[i], &args[i])) i++;
-  char want[64], given[64];
-  P2cHostArray a = array_of(&args[i]);
-  put_param_type(want, sizeof want, &k->params[i]);
-  if (args[i].is_array) put_array_type(given, sizeof given, &a);
-  else snprintf(given, sizeof given, "%s", p2c_scalar_name(args[i].type));
+  char want[160], given[160];
+  size_t at = 0;
+  put_param_type(want, sizeof want, &at, &k->params[i]);
+  at = 0;
+  put_value_type(given, sizeof given, &at, &args[i]);
   return api_fail(c, P2C_ERR_USAGE, "argument %zu ('%s') of '%s' is %s, but the kernel is specialized "
                   "for %s (signature %s%s)", i + 1, k->params[i].name, k->python_name, given, want,
                   k->signature, count > 1 ? ", and no other signature takes these arguments" : "");
@@ -422,13 +563,14 @@ P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *sourc
   if (!c || !kernel || (nargs && !args)) return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
   P2cStatus s = check_args(c, args, nargs);
   if (s != P2C_OK) return s;
-  char *sig = signature_for(c, kernel, args, nargs);
+  size_t sig_cap = 0;
+  char *sig = signature_for(c, kernel, args, nargs, &sig_cap);
   if (!sig) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   c->specializing = true;
   c->specialize_nargs = nargs;
   s = translate_for(c, filename, source, length, kernel, sig, out);
   c->specializing = false;
-  mem_free(&c->alloc, sig, signature_cap(kernel, args, nargs));
+  mem_free(&c->alloc, sig, sig_cap);
   if (s == P2C_OK) s = pick_specialization(c, *out, args, nargs);
   if (s != P2C_OK && s != P2C_ERR_SOURCE) {
     p2c_module_delete(*out);
@@ -456,14 +598,19 @@ P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, c
     return api_fail(c, P2C_ERR_USAGE, "--sanitize runs on the simulator only (--device sim)");
   r->device = m->sanitize ? P2C_DEVICE_SIM : choose_device(o, r);
   if (r->device == P2C_DEVICE_GPU) return run_gpu(c, m, &k, args, o, r);
-  for (size_t i = 0; i < nargs; i++)
-    if (args[i].is_array && args[i].device_array)
-      return api_fail(c, P2C_ERR_USAGE, "argument '%s' is a device array: it needs the GPU",
-                      k.params[i].name);
+  LaunchLeaves leaves = {0};
   Packed p = {0};
-  s = launch_pack_args(c, &k, args, &p);
-  if (s == P2C_OK) s = run_sim(c, m, &k, args, &p, o, r);
+  s = launch_check_fit(c, &k, args);
+  if (s == P2C_OK) s = launch_leaves(c, &k, args, &leaves);
+  for (size_t j = 0; s == P2C_OK && j < leaves.count; j++)
+    if (leaves.items[j].value->is_array && leaves.items[j].value->device_array)
+      s = api_fail(c, P2C_ERR_USAGE, "argument '%s' %s a device array: it needs the GPU",
+                   k.params[leaves.items[j].arg].name,
+                   leaves.items[j].param == &k.params[leaves.items[j].arg] ? "is" : "holds");
+  if (s == P2C_OK) s = launch_pack_args(c, &k, &leaves, &p);
+  if (s == P2C_OK) s = run_sim(c, m, &k, &leaves, &p, o, r);
   launch_free_packed(c, &k, &p);
+  launch_free_leaves(c, &leaves);
   return s;
 }
 

@@ -44,12 +44,11 @@ typedef struct GpuRun {
   P2cDevice *dev;
   bool own_dev;
   const P2cKernelInfo *k;
-  const P2cValue *args;
-  size_t nargs;
+  LaunchLeaves leaves;   /* the arguments' scalars, arrays and records (tuples' elements) */
   Region *regions;
   size_t region_count;
-  P2cDeviceArray *views; /* per argument: the device copy of a host array */
-  P2cValue *values;      /* the arguments as the kernel gets them */
+  P2cDeviceArray *views; /* per leaf: the device copy of a host array */
+  P2cValue *values;      /* per leaf: the value as the kernel gets it */
   P2cEvent *start, *stop;
   const char *file;     /* the Python file, for diagnostics */
   uint64_t bounds;      /* device address of p2c_bounds_report; 0: not checked */
@@ -86,15 +85,15 @@ static int cmp_region(const void *a, const void *b) {
 /* The host arrays' spans, sorted and merged where they overlap. */
 static P2cStatus find_regions(GpuRun *g) {
   g->region_count = 0;
-  for (size_t i = 0; i < g->nargs; i++) {
-    const P2cValue *v = &g->args[i];
+  for (size_t i = 0; i < g->leaves.count; i++) {
+    const LaunchLeaf *l = &g->leaves.items[i];
     uintptr_t lo, hi;
     size_t offset;
-    if (!in_host_memory(v)) continue;
-    if (!host_span(v, &lo, &hi, &offset))
+    if (!in_host_memory(l->value)) continue;
+    if (!host_span(l->value, &lo, &hi, &offset))
       return api_fail(g->c, P2C_ERR_USAGE, "argument '%s': the array's size overflows",
-                      g->k->params[i].name);
-    if (hi > lo) g->regions[g->region_count++] = (Region){lo, hi, NULL, g->k->params[i].written};
+                      g->k->params[l->arg].name);
+    if (hi > lo) g->regions[g->region_count++] = (Region){lo, hi, NULL, l->param->written};
   }
   qsort(g->regions, g->region_count, sizeof *g->regions, cmp_region);
   size_t n = 0;
@@ -116,9 +115,10 @@ static const Region *region_of(const GpuRun *g, uintptr_t lo) {
   return NULL;
 }
 
-/* The device view of host array argument i: same shape and strides, data in its region. */
+/* The device view of host array leaf i: same shape and strides, data in its region. */
 static void make_view(GpuRun *g, size_t i) {
-  const P2cHostArray *a = &g->args[i].array;
+  const P2cValue *v = g->leaves.items[i].value;
+  const P2cHostArray *a = &v->array;
   P2cDeviceArray *d = &g->views[i];
   uintptr_t lo = 0, hi = 0;
   size_t offset = 0;
@@ -128,7 +128,7 @@ static void make_view(GpuRun *g, size_t i) {
   d->ndim = a->ndim;
   memcpy(d->shape, a->shape, sizeof d->shape);
   memcpy(d->strides, a->strides, sizeof d->strides);
-  host_span(&g->args[i], &lo, &hi, &offset);
+  host_span(v, &lo, &hi, &offset);
   const Region *r = hi > lo ? region_of(g, lo) : NULL;
   d->data = r ? p2c_buffer_address(r->buffer) + (lo - r->lo) + offset : 0;
 }
@@ -174,14 +174,15 @@ static P2cStatus copy_out(GpuRun *g, P2cLaunchReport *r) {
   return s == P2C_OK ? end_timing(g, &r->d2h_ms, "copying the arrays back from the device") : s;
 }
 
-/* The arguments as the kernel takes them: host arrays replaced by their device views. */
+/* The leaves as the kernel takes them: host arrays replaced by their device views. */
 static P2cStatus device_values(GpuRun *g) {
-  for (size_t i = 0; i < g->nargs; i++) {
-    const P2cValue *v = &g->args[i];
-    g->values[i] = *v;
-    if (!in_host_memory(v)) continue;
+  for (size_t i = 0; i < g->leaves.count; i++) {
+    LaunchLeaf *l = &g->leaves.items[i];
+    if (!in_host_memory(l->value)) continue;
     make_view(g, i);
+    g->values[i] = *l->value;
     g->values[i].device_array = &g->views[i];
+    l->value = &g->values[i];
   }
   return P2C_OK;
 }
@@ -262,7 +263,7 @@ static P2cStatus launch_repeatedly(GpuRun *g, P2cGpuKernel *kernel, void **param
 /* ---- the whole launch ---- */
 
 static P2cStatus run_alloc(GpuRun *g) {
-  size_t n = g->nargs ? g->nargs : 1;
+  size_t n = g->leaves.count ? g->leaves.count : 1;
   g->regions = mem_alloc(&g->c->alloc, n * sizeof *g->regions);
   g->views = mem_alloc(&g->c->alloc, n * sizeof *g->views);
   g->values = mem_alloc(&g->c->alloc, n * sizeof *g->values);
@@ -274,7 +275,7 @@ static P2cStatus run_alloc(GpuRun *g) {
 }
 
 static void run_free(GpuRun *g) {
-  size_t n = g->nargs ? g->nargs : 1;
+  size_t n = g->leaves.count ? g->leaves.count : 1;
   for (size_t i = 0; g->regions && i < g->region_count; i++) p2c_buffer_delete(g->regions[i].buffer);
   mem_free(&g->c->alloc, g->regions, n * sizeof *g->regions);
   mem_free(&g->c->alloc, g->views, n * sizeof *g->views);
@@ -285,11 +286,12 @@ static void run_free(GpuRun *g) {
 }
 
 static P2cStatus check_device_arrays(GpuRun *g) {
-  for (size_t i = 0; i < g->nargs; i++) {
-    const P2cDeviceArray *d = g->args[i].device_array;
-    if (g->args[i].is_array && d && d->buffer && d->buffer->device != g->dev)
+  for (size_t i = 0; i < g->leaves.count; i++) {
+    const P2cValue *v = g->leaves.items[i].value;
+    const P2cDeviceArray *d = v->device_array;
+    if (v->is_array && d && d->buffer && d->buffer->device != g->dev)
       return api_fail(g->c, P2C_ERR_USAGE, "argument '%s' is a device array of another device",
-                      g->k->params[i].name);
+                      g->k->params[g->leaves.items[i].arg].name);
   }
   return P2C_OK;
 }
@@ -297,10 +299,10 @@ static P2cStatus check_device_arrays(GpuRun *g) {
 P2cStatus launch_on_gpu(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k,
                         const P2cValue *args, const P2cLaunchOptions *o, P2cLaunchReport *r,
                         double *times, int repeat) {
-  GpuRun g = {.c = c, .dev = o->gpu, .k = k, .args = args, .nargs = k->param_count,
-              .file = m->comp.file};
-  P2cStatus s = P2C_OK;
-  if (!g.dev) {
+  GpuRun g = {.c = c, .dev = o->gpu, .k = k, .file = m->comp.file};
+  P2cStatus s = launch_check_fit(c, k, args);
+  if (s == P2C_OK) s = launch_leaves(c, k, args, &g.leaves);
+  if (s == P2C_OK && !g.dev) {
     s = p2c_device_open(c, 0, &g.dev);
     g.own_dev = s == P2C_OK;
   }
@@ -312,10 +314,11 @@ P2cStatus launch_on_gpu(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k,
   if (s == P2C_OK) s = find_regions(&g);
   if (s == P2C_OK) s = copy_in(&g, r);
   if (s == P2C_OK) s = device_values(&g);
-  if (s == P2C_OK) s = launch_pack_args(c, k, g.values, &p);
+  if (s == P2C_OK) s = launch_pack_args(c, k, &g.leaves, &p);
   if (s == P2C_OK) s = launch_repeatedly(&g, kernel, p.ptrs, o, times, repeat);
   if (s == P2C_OK) s = copy_out(&g, r);
   if (p.ptrs) launch_free_packed(c, k, &p);
   if (g.dev) run_free(&g);
+  launch_free_leaves(c, &g.leaves);
   return s;
 }

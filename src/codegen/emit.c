@@ -205,21 +205,43 @@ static void emit_constants(Gen *G, StrBuf *out) {
   }
 }
 
-static void describe_param(Gen *G, const Function *f, int i, P2cParam *p) {
-  const Type *t = f->arg_types[i];
-  p->name = f->vars[i].name;
+/* The launch ABI of a value of type t (a parameter, or an element of a tuple parameter):
+ * what it is, its bytes and alignment in parameter space, and a tuple's elements at their
+ * offsets in its struct (types.c's type_value_size lays out the structs emit_tuple.c prints). */
+static void describe_value(Gen *G, const Type *t, P2cParam *p) {
   p->is_array = t->kind == TY_ARRAY;
-  p->type = p->is_array ? t->dtype->scalar : t->scalar;
+  const Type *elem = p->is_array ? t->dtype : t;
+  p->type = elem->kind == TY_TUPLE ? P2C_TUPLE : elem->scalar;
   p->ndim = p->is_array ? t->ndim : 0;
   p->layout = p->is_array ? t->layout : 0;
-  p->written = p->is_array && f->param_written && f->param_written[i];
-  const Type *elem = p->is_array ? t->dtype : t;
+  p->size = (size_t)type_value_size(t);
+  p->align = (size_t)type_value_align(t);
   if (elem->kind == TY_RECORD) {
     P2cRecord *r = arena_alloc(G->a, sizeof *r);
     *r = type_record_desc(G->a, elem);
     p->type = P2C_RECORD;
     p->record = r;
   }
+  if (t->kind != TY_TUPLE) return;
+  P2cParam *elems = arena_alloc(G->a, sizeof *elems * (size_t)(t->nelems ? t->nelems : 1));
+  memset(elems, 0, sizeof *elems * (size_t)(t->nelems ? t->nelems : 1));
+  for (int k = 0; k < t->nelems; k++) {
+    describe_value(G, t->elems[k], &elems[k]);
+    elems[k].name = t->field_names ? t->field_names[k] : NULL;
+    elems[k].offset = (size_t)type_tuple_offset(t, k);
+    elems[k].written = elems[k].is_array || elems[k].written;
+    p->written |= elems[k].written;
+  }
+  p->elems = elems;
+  p->elem_count = (size_t)t->nelems;
+  p->tuple_class = t->tuple_class;
+}
+
+static void describe_param(Gen *G, const Function *f, int i, P2cParam *p) {
+  memset(p, 0, sizeof *p);
+  describe_value(G, f->arg_types[i], p);
+  p->name = f->vars[i].name;
+  if (p->is_array) p->written = f->param_written && f->param_written[i];
 }
 
 static uint32_t static_shared_bytes(const Function *f) {

@@ -614,8 +614,15 @@ static void emit_checked_array_index(Gen *G, const Expr *e, const Expr *arr, San
 /* An array expression read more than once (data, extents, strides) is evaluated once: an array
  * that is not a variable goes into a temporary, assigned at the start of a comma expression
  * written to sb; the caller closes it with close_array_once. Returns what to read instead. */
+/* t[1] or t[0][2] of a tuple variable: a member (t.f1), which can be read more than once. */
+static bool tuple_member_of_var(const Expr *e) {
+  if (e->kind == EX_VAR || e->kind == EX_TEMP) return true;
+  return e->kind == EX_INDEX && e->kids[0]->ty->kind == TY_TUPLE && e->ival >= 0 && tuple_member_of_var(e->kids[0]);
+}
+
 static const Expr *array_once(Gen *G, const Expr *arr, StrBuf *sb) {
   if (arr->kind == EX_VAR || arr->kind == EX_TEMP || arr->kind == EX_CONST) return arr;
+  if (tuple_member_of_var(arr)) return arr;   /* t[1][i]: the member array t.f1, read in place */
   if (expr_is_field(arr) && an_expr_is_pure(arr)) return arr;   /* r.h[k]: a member array, read once */
   Expr *t = temp_expr(G, arr->ty);
   sb_printf(sb, "(%s = ", t->str);

@@ -14,15 +14,9 @@
 
 #include "codegen/cg.h"
 
-static bool is_uniform(const Type *t) {
-  for (int i = 1; i < t->nelems; i++)
-    if (t->elems[i] != t->elems[0]) return false;
-  return t->nelems > 0;
-}
-
 /* ".f0" or ".f[0]" */
 static void put_member(StrBuf *sb, const Type *t, int k) {
-  if (is_uniform(t)) sb_printf(sb, ".f[%d]", k);
+  if (type_tuple_uniform(t)) sb_printf(sb, ".f[%d]", k);
   else sb_printf(sb, ".f%d", k);
 }
 
@@ -43,9 +37,10 @@ const char *type_suffix(Gen *G, const Type *t) {
 static const char *struct_base_name(Gen *G, const Type *t) {
   StrBuf sb;
   sb_init(&sb, G->a);
+  if (t->tuple_class) return t->tuple_class;   /* a namedtuple: its class (an ASCII identifier) */
   sb_puts(&sb, "tuple");
   if (t->nelems == 0) sb_puts(&sb, "_empty");
-  else if (is_uniform(t)) sb_printf(&sb, "_%sx%d", type_suffix(G, t->elems[0]), t->nelems);
+  else if (type_tuple_uniform(t)) sb_printf(&sb, "_%sx%d", type_suffix(G, t->elems[0]), t->nelems);
   else
     for (int i = 0; i < t->nelems && i < 8; i++) sb_printf(&sb, "_%s", type_suffix(G, t->elems[i]));
   return sb_str(&sb);
@@ -68,7 +63,7 @@ void emit_tuple_structs(Gen *G, StrBuf *out) {
   for (size_t i = 0; i < G->tuple_ctypes.len; i++) {
     const Type *t = G->tuple_ctypes.items[i].type;
     sb_printf(out, "\n/* %s */\nstruct %s {\n", t->name, G->tuple_ctypes.items[i].name);
-    if (t->nelems && is_uniform(t))
+    if (t->nelems && type_tuple_uniform(t))
       sb_printf(out, "  %s f[%d];\n", ctype_of(G, t->elems[0]), t->nelems);
     else
       for (int k = 0; k < t->nelems; k++) sb_printf(out, "  %s f%d;\n", ctype_of(G, t->elems[k]), k);
@@ -191,7 +186,7 @@ void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec) {
 
 /* T{e0, e1, ...} from the elements of e, each converted to the member type. */
 static void emit_braced(Gen *G, const Type *t, Expr *e, StrBuf *sb) {
-  bool uni = is_uniform(t);
+  bool uni = type_tuple_uniform(t);
   sb_printf(sb, "%s{%s", tuple_ctype(G, t), uni ? "{" : "");
   for (int k = 0; k < t->nelems; k++) {
     if (k) sb_puts(sb, ", ");

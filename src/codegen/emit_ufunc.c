@@ -92,8 +92,10 @@ void describe_ufunc(Gen *G, const Function *spec, const char *symbol, KernelDesc
   k->params = arena_alloc(G->a, sizeof(P2cParam) * (size_t)k->nparams);
   for (int i = 0; i <= spec->nparams; i++) {
     const Type *t = i < spec->nparams ? spec->arg_types[i] : spec->ret_type;
-    k->params[i] = (P2cParam){i < spec->nparams ? spec->vars[i].name : "out", true, t->scalar,
-                              UFUNC_NDIM, 'A', i == spec->nparams, NULL};   /* only out is written */
+    k->params[i] = (P2cParam){.name = i < spec->nparams ? spec->vars[i].name : "out", .is_array = true,
+                              .type = t->scalar, .ndim = UFUNC_NDIM, .layout = 'A',
+                              .written = i == spec->nparams,   /* only out is written */
+                              .size = p2c_array_arg_size(UFUNC_NDIM), .align = 8};
   }
   Signature sig = {spec->ret_type, spec->arg_types, spec->nparams};
   k->signature = sig_format(G->a, &sig);

@@ -431,18 +431,18 @@ static bool check_sig(Infer *I, Function *k, const SigText *st, const Signature 
 
 /* A vectorize signature is scalar: scalar arguments, a scalar result (Numba's ufunc loops). */
 static bool check_ufunc_sig(Infer *I, Function *k, const SigText *st, const Signature *sig) {
-  if (!sig->ret || sig->ret->kind == TY_VOID || sig->ret->kind == TY_ARRAY) {
+  if (!sig->ret || sig->ret->kind == TY_VOID || sig->ret->kind == TY_ARRAY || sig->ret->kind == TY_TUPLE) {
     diag_error(I->c, st->loc, "E-signature",
                "vectorize signature '%.*s' must give a scalar result type, as in 'float32(float32)'",
                (int)st->len, st->text);
     return false;
   }
   for (int i = 0; i < sig->nargs; i++)
-    if (sig->args[i]->kind == TY_ARRAY) {
+    if (sig->args[i]->kind == TY_ARRAY || sig->args[i]->kind == TY_TUPLE) {
       diag_error(I->c, st->loc, "E-signature",
-                 "vectorize signature '%.*s': argument %d of '%s' is an array; ufunc signatures "
+                 "vectorize signature '%.*s': argument %d of '%s' is %s; ufunc signatures "
                  "take scalars (the arrays are broadcast over them)", (int)st->len, st->text, i + 1,
-                 k->name);
+                 k->name, sig->args[i]->kind == TY_ARRAY ? "an array" : "a tuple");
       return false;
     }
   return true;

@@ -72,6 +72,8 @@ const Type *infer_half_unary(Infer *I, Expr *e, const Type *t);
 const Type *infer_tuple_literal(Infer *I, Expr *e);
 /* t[k]: a constant index picks an element of any tuple; a runtime index needs a UniTuple. */
 const Type *infer_tuple_index(Infer *I, Expr *e, const Type *tt);
+/* p.x of a namedtuple, rewritten to p[k]. */
+const Type *infer_tuple_field(Infer *I, Expr *e, const Type *tt);
 /* t1 + t2 */
 const Type *infer_tuple_concat(Infer *I, Expr *e, const Type *a, const Type *b);
 /* Converts the tuple at *slot to tuple type `to` (same length), element by element. */

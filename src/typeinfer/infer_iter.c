@@ -75,12 +75,6 @@ static const Type *iter_zip(Infer *I, Expr *e) {
   return known ? type_tuple(I->tt, elems, n) : NULL;
 }
 
-static bool is_uniform_tuple(const Type *t) {
-  for (int i = 1; i < t->nelems; i++)
-    if (t->elems[i] != t->elems[0]) return false;
-  return t->nelems > 0;
-}
-
 /* An array or a tuple used as an iterable. */
 static const Type *iter_value(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e);
@@ -88,7 +82,7 @@ static const Type *iter_value(Infer *I, Expr *e) {
   if (t->kind == TY_ARRAY && t->ndim == 1) return t->dtype;
   if (t->kind == TY_ARRAY)
     return type_array(I->tt, t->dtype, t->ndim - 1, 'A', t->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
-  if (t->kind == TY_TUPLE && is_uniform_tuple(t)) {
+  if (t->kind == TY_TUPLE && type_tuple_uniform(t)) {
     /* The loop reads it at a run-time index: a module constant needs its device table. */
     if (e->kind == EX_CONST) e->konst->indexed = true;
     return t->elems[0];

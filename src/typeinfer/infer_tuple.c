@@ -21,12 +21,6 @@ const Type *type_as_value(TypeTable *tt, const Type *t) {
   return t->kind == TY_ARRAY && t->fixed_shape && t->space != MEM_CONST ? type_array_as_param(tt, t) : t;
 }
 
-static bool is_uniform(const Type *tt) {
-  for (int i = 1; i < tt->nelems; i++)
-    if (tt->elems[i] != tt->elems[0]) return false;
-  return tt->nelems > 0;
-}
-
 /* (a, b, ...) */
 const Type *infer_tuple_literal(Infer *I, Expr *e) {
   const Type *t[MAX_TUPLE];
@@ -61,7 +55,7 @@ static const Type *infer_tuple_runtime_index(Infer *I, Expr *e, const Type *tt) 
     TERR(I, e->kids[1]->loc, "E-tuple-index", "tuple index must be an integer, not %s", it->name);
     return NULL;
   }
-  if (!is_uniform(tt)) {
+  if (!type_tuple_uniform(tt)) {
     TERR(I, e->loc, "E-tuple-index",
          "tuple %s has elements of different types: it can only be indexed with a constant "
          "integer", tt->name);
@@ -81,6 +75,28 @@ const Type *infer_tuple_index(Infer *I, Expr *e, const Type *tt) {
     TERR(I, e->loc, "E-tuple-index", "tuple index out of range for %s", tt->name);
     return NULL;
   }
+  e->ival = k;
+  return tt->elems[k];
+}
+
+/* p.x of a namedtuple: becomes p[k], the field's element, so that every later phase sees an
+ * ordinary tuple index. */
+const Type *infer_tuple_field(Infer *I, Expr *e, const Type *tt) {
+  int k = type_tuple_field(tt, e->str);
+  if (k < 0) {
+    TERR(I, e->loc, "E-attribute", "%s has no field '%s'", tt->name, e->str);
+    return NULL;
+  }
+  Expr *index = ast_new_expr(&I->c->arena, EX_INT, e->loc);
+  index->ival = k;
+  index->ty = &type_int64;
+  Expr **kids = arena_alloc(&I->c->arena, 2 * sizeof *kids);
+  kids[0] = e->kids[0];
+  kids[1] = index;
+  e->kind = EX_INDEX;
+  e->kids = kids;
+  e->nkids = 2;
+  e->str = NULL;
   e->ival = k;
   return tt->elems[k];
 }

@@ -8,6 +8,13 @@
  *   record    := 'Record(' field {',' field} ';' int ';' ('True' | 'False') ')'
  *   field     := ident '[type=' ftype ';offset=' int ']'
  *   ftype     := ident | 'nestedarray(' ident ', (' int {',' int} [','] '))'
+ *   name      := ... | tuple              (tuples, as Numba prints and builds them:)
+ *   tuple     := 'UniTuple(' type ' x ' int ')' | 'UniTuple(' type ',' int ')'
+ *              | 'Tuple(' [type {',' type}] ')' | 'Tuple((' [type {',' type} [',']] '))'
+ *              | 'NamedTuple(' ident {',' ident '=' type} ')'
+ *
+ * NamedTuple is pyk2cuda's spelling of a namedtuple type (Numba prints `Point(int64, int64)`,
+ * without the field names): NamedTuple(Point, x=int64, y=int64).
  *
  * The same grammar serves decorator arguments written as Python expressions
  * (@cuda.jit(void(float32[:], int64))), whose source text is exactly this syntax. */
@@ -21,6 +28,7 @@ typedef struct SigParser {
   const char *s;
   size_t len, pos;
   const char *err;
+  int depth;                /* tuples open around the type being parsed */
 } SigParser;
 
 static void skip_space(SigParser *p) {
@@ -150,9 +158,97 @@ static const Type *parse_record(SigParser *p) {
   return type_record(p->tt, fields, n, size, aligned);
 }
 
+static const Type *parse_type(SigParser *p, bool allow_void);
+
+enum { MAX_SIG_TUPLE = 256 };
+
+/* An identifier in place (no dots). */
+static bool parse_ident(SigParser *p, char *out, size_t cap) {
+  size_t start = (skip_space(p), p->pos);
+  if (!parse_name(p, out, cap)) return false;
+  if (memchr(p->s + start, '.', p->pos - start)) return fail(p, "expected a name without dots");
+  return true;
+}
+
+/* A tuple's element: a value (a record is a reference, which tuples do not hold). */
+static const Type *parse_elem(SigParser *p) {
+  const Type *t = parse_type(p, false);
+  if (t && t->kind == TY_RECORD) return fail(p, "a record cannot be a tuple element"), NULL;
+  return t;
+}
+
+/* Types separated by commas up to `close` (consumed), a trailing comma allowed. */
+static int parse_type_list(SigParser *p, char close, const Type **out) {
+  int n = 0;
+  while (!peek(p, close)) {
+    if (n == MAX_SIG_TUPLE) return fail(p, "a tuple of more than 256 elements"), -1;
+    if (!(out[n++] = parse_elem(p))) return -1;
+    if (!accept(p, ',')) break;
+  }
+  if (!accept(p, close)) return fail(p, close == ')' ? "expected ')' or ','" : "expected ']'"), -1;
+  return n;
+}
+
+/* UniTuple(T x N) or UniTuple(T, N) after its name. */
+static const Type *parse_unituple(SigParser *p) {
+  const Type *elems[MAX_SIG_TUPLE];
+  int64_t n;
+  if (!accept(p, '(') || !(elems[0] = parse_elem(p))) return NULL;
+  if (!accept(p, ',') && !accept(p, 'x')) return fail(p, "expected 'x' or ',' in UniTuple"), NULL;
+  if (!parse_int(p, &n) || !accept(p, ')')) return fail(p, "expected 'UniTuple(type x count)'"), NULL;
+  if (n < 1 || n > MAX_SIG_TUPLE) return fail(p, "a UniTuple has 1 to 256 elements"), NULL;
+  for (int i = 1; i < n; i++) elems[i] = elems[0];
+  return type_tuple(p->tt, elems, (int)n);
+}
+
+/* Tuple(T, ...) or Tuple((T, ...)) after its name. */
+static const Type *parse_tuple(SigParser *p) {
+  const Type *elems[MAX_SIG_TUPLE];
+  if (!accept(p, '(')) return NULL;
+  bool inner = accept(p, '(');
+  int n = parse_type_list(p, ')', elems);
+  if (n < 0 || (inner && !accept(p, ')'))) return fail(p, "expected ')'"), NULL;
+  return type_tuple(p->tt, elems, n);
+}
+
+/* NamedTuple(Cls, a=T, ...) after its name. */
+static const Type *parse_named_tuple(SigParser *p) {
+  const Type *elems[MAX_SIG_TUPLE];
+  const char *names[MAX_SIG_TUPLE];
+  char cls[64], field[64];
+  int n = 0;
+  if (!accept(p, '(') || !parse_ident(p, cls, sizeof cls)) return NULL;
+  while (accept(p, ',')) {
+    if (n == MAX_SIG_TUPLE) return fail(p, "a tuple of more than 256 elements"), NULL;
+    if (!parse_ident(p, field, sizeof field)) return NULL;
+    for (int i = 0; i < n; i++)
+      if (strcmp(names[i], field) == 0) return fail(p, "a field name given twice"), NULL;
+    if (!accept(p, '=')) return fail(p, "expected 'field=type'"), NULL;
+    names[n] = arena_strdup(p->tt->arena, field);
+    if (!(elems[n++] = parse_elem(p))) return NULL;
+  }
+  if (!accept(p, ')')) return fail(p, "expected ',' or ')' in NamedTuple"), NULL;
+  return type_named_tuple(p->tt, cls, names, elems, n);
+}
+
+/* Tuples nest at most as deep as typeinfer allows (MAX_TUPLE_NEST), which also bounds the
+ * parser's recursion. */
+enum { MAX_SIG_NEST = 16 };
+
+static const Type *parse_tuple_type(SigParser *p, const char *name) {
+  if (p->depth == MAX_SIG_NEST) return fail(p, "tuples nested more than 16 deep"), NULL;
+  p->depth++;
+  const Type *t = name[0] == 'U' ? parse_unituple(p) : name[0] == 'T' ? parse_tuple(p) : parse_named_tuple(p);
+  p->depth--;
+  return t;
+}
+
 static const Type *parse_type(SigParser *p, bool allow_void) {
   char name[64];
   if (!parse_name(p, name, sizeof name)) return NULL;
+  if ((strcmp(name, "UniTuple") == 0 || strcmp(name, "Tuple") == 0 || strcmp(name, "NamedTuple") == 0) &&
+      peek(p, '('))
+    return parse_tuple_type(p, name);
   if (strcmp(name, "Record") == 0 && peek(p, '(')) {
     const Type *r = parse_record(p);
     if (!r || !accept(p, '[')) return r;
@@ -190,7 +286,7 @@ static bool parse_args(SigParser *p, Signature *out) {
 
 bool sig_parse(TypeTable *tt, const char *text, size_t len, Signature *out, const char **err,
                size_t *err_offset) {
-  SigParser p = {tt, text, len, 0, NULL};
+  SigParser p = {tt, text, len, 0, NULL, 0};
   memset(out, 0, sizeof *out);
   bool ok = true;
   if (!peek(&p, '(')) ok = (out->ret = parse_type(&p, true)) != NULL;
@@ -205,7 +301,35 @@ bool sig_parse(TypeTable *tt, const char *text, size_t len, Signature *out, cons
   return ok;
 }
 
+static void format_type(StrBuf *sb, const Type *t);
+
+/* A tuple type as sig_parse reads it back. */
+static void format_tuple(StrBuf *sb, const Type *t) {
+  if (t->tuple_class) {
+    sb_printf(sb, "NamedTuple(%s", t->tuple_class);
+    for (int i = 0; i < t->nelems; i++) {
+      sb_printf(sb, ", %s=", t->field_names[i]);
+      format_type(sb, t->elems[i]);
+    }
+  } else if (type_tuple_uniform(t)) {
+    sb_puts(sb, "UniTuple(");
+    format_type(sb, t->elems[0]);
+    sb_printf(sb, " x %d", t->nelems);
+  } else {
+    sb_puts(sb, "Tuple(");
+    for (int i = 0; i < t->nelems; i++) {
+      if (i) sb_puts(sb, ", ");
+      format_type(sb, t->elems[i]);
+    }
+  }
+  sb_putc(sb, ')');
+}
+
 static void format_type(StrBuf *sb, const Type *t) {
+  if (t->kind == TY_TUPLE) {
+    format_tuple(sb, t);
+    return;
+  }
   if (t->kind != TY_ARRAY) {
     sb_puts(sb, t->name);
     return;

@@ -108,11 +108,73 @@ const Type *type_array_as_param(TypeTable *tt, const Type *t) {
   return type_array(tt, t->dtype, t->ndim, t->layout, MEM_GLOBAL, NULL);
 }
 
-const Type *type_tuple(TypeTable *tt, const Type **elems, int n) {
-  for (size_t i = 0; i < tt->tuples.len; i++) {
-    Type *t = tt->tuples.items[i];
-    if (t->nelems == n && memcmp(t->elems, elems, (size_t)n * sizeof *elems) == 0) return t;
+/* ---- values in generated C (kernel parameters, tuple members) ---- */
+
+static int64_t round_up(int64_t n, int64_t align) { return (n + align - 1) / align * align; }
+
+int type_value_align(const Type *t) {
+  switch (t->kind) {
+  case TY_ARRAY: case TY_RECORD: return 8;   /* a pointer first; a record is a pointer */
+  case TY_COMPLEX: return t->bits / 16;
+  case TY_TUPLE: {
+    int a = 1;
+    for (int i = 0; i < t->nelems; i++)
+      if (type_value_align(t->elems[i]) > a) a = type_value_align(t->elems[i]);
+    return a;
   }
+  default: return t->bits > 8 ? t->bits / 8 : 1;
+  }
+}
+
+int64_t type_tuple_offset(const Type *t, int k) {
+  int64_t at = 0;
+  for (int i = 0; i < k; i++) at = round_up(at, type_value_align(t->elems[i])) + type_value_size(t->elems[i]);
+  return round_up(at, type_value_align(t->elems[k]));
+}
+
+int64_t type_value_size(const Type *t) {
+  switch (t->kind) {
+  case TY_ARRAY: return 8 + 16 * (int64_t)t->ndim;
+  case TY_RECORD: return 8;
+  case TY_TUPLE: {
+    if (t->nelems == 0) return 1;   /* C++ gives an empty struct one byte */
+    int64_t end = type_tuple_offset(t, t->nelems - 1) + type_value_size(t->elems[t->nelems - 1]);
+    return round_up(end, type_value_align(t));
+  }
+  default: return t->bits > 8 ? t->bits / 8 : 1;
+  }
+}
+
+/* Whether interned tuple t is the one asked for: the same elements, and the same class and
+ * field names (none for a plain tuple). */
+static bool same_tuple(const Type *t, const char *cls, const char *const *names, const Type **elems, int n) {
+  if (t->nelems != n || memcmp(t->elems, elems, (size_t)n * sizeof *elems) != 0) return false;
+  if (!cls || !t->tuple_class) return !cls && !t->tuple_class;
+  if (strcmp(cls, t->tuple_class) != 0) return false;
+  for (int i = 0; i < n; i++)
+    if (strcmp(names[i], t->field_names[i]) != 0) return false;
+  return true;
+}
+
+/* "(int64, float64)" for a plain tuple, Numba's "Point(int64, float64)" for a namedtuple. The
+ * name is for messages; nested tuples can repeat a long element name, so it is cut. */
+static const char *tuple_name(TypeTable *tt, const Type *t) {
+  enum { MAX_NAME = 200 };
+  StrBuf sb;
+  sb_init(&sb, tt->arena);
+  if (t->tuple_class) sb_puts(&sb, t->tuple_class);
+  sb_putc(&sb, '(');
+  for (int i = 0; i < t->nelems && sb.len < MAX_NAME; i++)
+    sb_printf(&sb, "%s%.*s", i ? ", " : "", MAX_NAME, t->elems[i]->name);
+  if (sb.len >= MAX_NAME) sb_puts(&sb, ", ...");
+  sb_puts(&sb, t->nelems == 1 && !t->tuple_class ? ",)" : ")");
+  return sb_str(&sb);
+}
+
+static const Type *intern_tuple(TypeTable *tt, const char *cls, const char *const *names,
+                                const Type **elems, int n) {
+  for (size_t i = 0; i < tt->tuples.len; i++)
+    if (same_tuple(tt->tuples.items[i], cls, names, elems, n)) return tt->tuples.items[i];
   Type *t = arena_alloc(tt->arena, sizeof *t);
   t->kind = TY_TUPLE;
   t->nelems = n;
@@ -120,17 +182,36 @@ const Type *type_tuple(TypeTable *tt, const Type **elems, int n) {
   t->nest = 1;
   for (int i = 0; i < n; i++)
     if (elems[i]->kind == TY_TUPLE && elems[i]->nest + 1 > t->nest) t->nest = elems[i]->nest + 1;
-  /* The name is for messages; nested tuples can repeat a long element name, so it is cut. */
-  enum { MAX_NAME = 200 };
-  StrBuf sb;
-  sb_init(&sb, tt->arena);
-  sb_putc(&sb, '(');
-  for (int i = 0; i < n && sb.len < MAX_NAME; i++) sb_printf(&sb, "%s%.*s", i ? ", " : "", MAX_NAME, elems[i]->name);
-  if (sb.len >= MAX_NAME) sb_puts(&sb, ", ...");
-  sb_puts(&sb, n == 1 ? ",)" : ")");
-  t->name = sb_str(&sb);
+  if (cls) {
+    const char **copy = arena_alloc(tt->arena, sizeof *copy * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) copy[i] = arena_strdup(tt->arena, names[i]);
+    t->tuple_class = arena_strdup(tt->arena, cls);
+    t->field_names = copy;
+  }
+  t->name = tuple_name(tt, t);
   vec_push(tt->arena, &tt->tuples, t);
   return t;
+}
+
+const Type *type_tuple(TypeTable *tt, const Type **elems, int n) {
+  return intern_tuple(tt, NULL, NULL, elems, n);
+}
+
+const Type *type_named_tuple(TypeTable *tt, const char *cls, const char *const *names,
+                             const Type **elems, int n) {
+  return intern_tuple(tt, cls, names, elems, n);
+}
+
+bool type_tuple_uniform(const Type *t) {
+  for (int i = 1; i < t->nelems; i++)
+    if (t->elems[i] != t->elems[0]) return false;
+  return t->nelems > 0;
+}
+
+int type_tuple_field(const Type *t, const char *name) {
+  for (int i = 0; t->field_names && i < t->nelems; i++)
+    if (strcmp(t->field_names[i], name) == 0) return i;
+  return -1;
 }
 
 const Type *type_uniform_tuple(TypeTable *tt, const Type *t, int n) {
@@ -387,7 +468,11 @@ const Type *type_unify(TypeTable *tt, const Type *a, const Type *b) {
     if (a->nelems > 64) return NULL;
     for (int i = 0; i < a->nelems; i++)
       if (!(elems[i] = type_unify(tt, a->elems[i], b->elems[i]))) return NULL;
-    return type_tuple(tt, elems, a->nelems);
+    if (!a->tuple_class && !b->tuple_class) return type_tuple(tt, elems, a->nelems);
+    /* a namedtuple unifies with one of its own class and fields only */
+    if (!a->tuple_class || !b->tuple_class || !same_tuple(a, b->tuple_class, b->field_names, a->elems, a->nelems))
+      return NULL;
+    return type_named_tuple(tt, a->tuple_class, a->field_names, elems, a->nelems);
   }
   return NULL;
 }

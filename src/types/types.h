@@ -65,6 +65,10 @@ struct Type {
   const Type **elems;
   int nelems;
   int nest;                 /* tuples inside tuples: 1 for a tuple of scalars and arrays */
+  /* A namedtuple (Numba's NamedTuple/NamedUniTuple): its class name and one field name per
+   * element; NULL for a plain tuple. Two namedtuple types are one when these are equal. */
+  const char *tuple_class;
+  const char *const *field_names;
   /* records: `bits` is 8 * the itemsize, `cname` the struct's name */
   const RecordField *fields;
   int nfields;
@@ -121,6 +125,13 @@ const Type *type_array(TypeTable *tt, const Type *dtype, int ndim, char layout, 
 const Type *type_tuple(TypeTable *tt, const Type **elems, int n);
 /* A tuple of n copies of `t` (cuda.grid(2), a.shape). */
 const Type *type_uniform_tuple(TypeTable *tt, const Type *t, int n);
+/* The namedtuple type `cls` with fields names[i] of types elems[i] (strings copied). */
+const Type *type_named_tuple(TypeTable *tt, const char *cls, const char *const *names,
+                             const Type **elems, int n);
+/* Whether every element of tuple t has one type (Numba's UniTuple; a runtime index works). */
+bool type_tuple_uniform(const Type *t);
+/* The element of namedtuple t whose field is `name`, or -1. */
+int type_tuple_field(const Type *t, const char *name);
 const Type *type_dtype(TypeTable *tt, const Type *scalar);
 /* The type of the members of Enum class `cls` (a module's class name: one type per name), whose
  * values have number type `value`: Numba's Enum<int64>(Color). */
@@ -142,6 +153,15 @@ const RecordField *type_record_field(const Type *r, const char *name);
 /* Bytes and alignment of a value of type t inside a record (a scalar, a nested array). */
 int64_t type_byte_size(const Type *t);
 int type_alignment(const Type *t);
+/* Bytes and alignment of a value of type t as the generated C holds it, in a kernel's
+ * parameter space or as a member of a tuple's struct: a scalar by its C type, an array as
+ * p2c_array<T, ndim> (a pointer, ndim extents, ndim strides), a record as a pointer (Numba
+ * passes records by reference), a tuple as the struct of its members in order, each at the
+ * next multiple of its alignment (an empty tuple is an empty C++ struct: one byte). */
+int64_t type_value_size(const Type *t);
+int type_value_align(const Type *t);
+/* The byte offset of element k in tuple t's struct. */
+int64_t type_tuple_offset(const Type *t, int k);
 /* The array type as a kernel parameter would receive it: global memory, no fixed shape. */
 const Type *type_array_as_param(TypeTable *tt, const Type *t);
 

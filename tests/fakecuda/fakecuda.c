@@ -850,6 +850,22 @@ static void run_scale2d(void **params, const Thread *t) {
   memcpy(at(&out, i, j, 8), &v, 8);
 }
 
+/* tests/python/fake_kernels.py tuple_axpy: one parameter, the tuple (a, x, y) of a float64 and
+ * two 1-D float64 arrays, passed by value as its struct (a at 0, x at 8, y at 32):
+ * y[i] += a * x[i]. */
+static void run_tuple_axpy(void **params, const Thread *t) {
+  double a, xv, yv;
+  memcpy(&a, params[0], 8);
+  Arr x = arr1((char *)params[0] + 8), y = arr1((char *)params[0] + 32);
+  x.strides[1] = y.strides[1] = 0;
+  int64_t i = global_x(t);
+  if (i >= y.shape[0]) return;
+  memcpy(&xv, at(&x, i, 0, 8), 8);
+  memcpy(&yv, at(&y, i, 0, 8), 8);
+  yv += a * xv;
+  memcpy(at(&y, i, 0, 8), &yv, 8);
+}
+
 /* tests/fakecuda/kernels.py accumulate: x[i] += y[i], int64 1-D. */
 static void run_accumulate(void **params, const Thread *t) {
   Arr x = arr1(params[0]), y = arr1(params[1]);
@@ -964,6 +980,7 @@ static const Kernel kernels[] = {
     {"accumulate", 2, {24, 24}, run_accumulate},
     {"fault", 1, {24}, run_fault},
     {"saxpy", 4, {8, 8, 4, 4}, run_saxpy},
+    {"tuple_axpy", 1, {56}, run_tuple_axpy},
     {"empty", 0, {0}, NULL},
 };
 

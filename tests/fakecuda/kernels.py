@@ -36,3 +36,11 @@ def oob(x):
     # code would).
     i = cuda.grid(1)
     x[i] = i
+
+
+@cuda.jit
+def tuple_axpy(t):
+    a, x, y = t
+    i = cuda.grid(1)
+    if i < y.size:
+        y[i] += a * x[i]

@@ -15,3 +15,11 @@ def accumulate(x, y):
     i = cuda.grid(1)
     if i < x.shape[0]:
         x[i] += y[i]
+
+
+@cuda.jit
+def tuple_axpy(t):
+    a, x, y = t
+    i = cuda.grid(1)
+    if i < y.size:
+        y[i] += a * x[i]

@@ -707,6 +707,45 @@ static void dispatcher_aliasing(void **state) {
   p2c_host_array_free(f->c, &x);
 }
 
+/* A tuple argument (a, x, y): one parameter, the struct of a float64 and two p2c_arrays at
+ * offsets 0, 8 and 32; the host array in it is copied in and back, the device array passed as
+ * it is. */
+static void dispatcher_tuples(void **state) {
+  Fixture *f = *state;
+  enum { N = 40 };
+  int64_t shape[1] = {N};
+  P2cHostArray x, y;
+  assert_int_equal(p2c_host_array_new(f->c, P2C_FLOAT64, 1, shape, &x), P2C_OK);
+  assert_int_equal(p2c_host_array_new(f->c, P2C_FLOAT64, 1, shape, &y), P2C_OK);
+  for (int i = 0; i < N; i++) ((double *)x.data)[i] = i, ((double *)y.data)[i] = 1;
+  P2cDeviceArray dx;
+  assert_int_equal(p2c_device_array_like(f->d, &x, &dx), P2C_OK);
+  assert_int_equal(p2c_device_array_upload(f->d, &dx, &x, NULL), P2C_OK);
+  P2cValue elems[3] = {{.type = P2C_FLOAT64, .scalar.f = 2.0},
+                       {.is_array = true, .type = P2C_FLOAT64, .device_array = &dx}, host_value(y)};
+  P2cValue args[1] = {{.type = P2C_TUPLE, .elems = elems, .elem_count = 3}};
+  P2cLaunchOptions o = gpu_options(f, 2, 1, 32, 1);
+  if (p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "tuple_axpy", args, 1, &o, NULL, NULL) != P2C_OK)
+    fail_msg("%s", p2c_compiler_last_error(f->c));
+  for (int i = 0; i < N; i++) assert_true(((double *)y.data)[i] == 1 + 2.0 * i);
+  const FakeStats *st = fake_stats();
+  double a;
+  uint64_t xdata, ydata;
+  int64_t yshape;
+  memcpy(&a, st->params[0], 8);
+  memcpy(&xdata, st->params[0] + 8, 8);
+  memcpy(&ydata, st->params[0] + 32, 8);
+  memcpy(&yshape, st->params[0] + 40, 8);
+  assert_true(a == 2.0);
+  assert_true(xdata == dx.data);
+  assert_true(ydata != (uint64_t)(uintptr_t)y.data);
+  assert_int_equal(yshape, N);
+  assert_int_equal(st->device_allocs, 1);   /* dx only: the copy of y was freed */
+  p2c_device_array_free(&dx);
+  p2c_host_array_free(f->c, &x);
+  p2c_host_array_free(f->c, &y);
+}
+
 /* Device arrays are passed as they are; host arrays next to them are copied. */
 static void dispatcher_device_arrays(void **state) {
   Fixture *f = *state;
@@ -949,6 +988,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(dispatcher_layouts, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_aliasing, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_device_arrays, setup, teardown),
+      cmocka_unit_test_setup_teardown(dispatcher_tuples, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_bad_arrays, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_bounds, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_kernel_fault, setup, teardown),

@@ -5,7 +5,8 @@
  * for arithmetic on integers (type_int_result), unification of the types assigned to one
  * variable (type_unify), interning of array and tuple types (equal types are the same pointer),
  * sig_parse on good signatures (layouts C, F and A, argument-only forms, dotted type names) and
- * on bad ones with the byte offset of the error, and sig_format round trips.
+ * on bad ones with the byte offset of the error, and sig_format round trips; tuple and
+ * namedtuple types in signatures, and their C layout as kernel parameters (type_value_size).
  * Each test gets a fresh arena and type table. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -296,6 +297,67 @@ static void sig_types_are_interned(void **state) {
   assert_ptr_equal(a.args[0], b.args[0]);
 }
 
+/* Numba's tuple spellings, printed (UniTuple(T x N), Tuple(A, B)) and built (UniTuple(T, N),
+ * Tuple((A, B))), name the same interned types; NamedTuple(Cls, f=T) keeps its names. */
+static void sig_tuples(void **state) {
+  Signature a = parse_ok(state, "void(UniTuple(int64 x 3), UniTuple(int64, 3), Tuple(int64, int64, int64))");
+  assert_int_equal(a.args[0]->kind, TY_TUPLE);
+  assert_int_equal(a.args[0]->nelems, 3);
+  assert_ptr_equal(a.args[0]->elems[2], &type_int64);
+  assert_ptr_equal(a.args[0], a.args[1]);
+  assert_ptr_equal(a.args[0], a.args[2]);
+  Signature b = parse_ok(state, "void(Tuple((float64[::1], int32)), Tuple(), Tuple(()))");
+  assert_int_equal(b.args[0]->nelems, 2);
+  assert_int_equal(b.args[0]->elems[0]->kind, TY_ARRAY);
+  assert_int_equal(b.args[0]->elems[0]->layout, 'C');
+  assert_int_equal(b.args[1]->nelems, 0);
+  assert_ptr_equal(b.args[1], b.args[2]);
+  Signature c = parse_ok(state, "void(NamedTuple(Point, x=int64, y=Tuple(int64, float32)), UniTuple(UniTuple(int8 x 2) x 2))");
+  assert_string_equal(c.args[0]->tuple_class, "Point");
+  assert_string_equal(c.args[0]->field_names[1], "y");
+  assert_int_equal(c.args[0]->elems[1]->nelems, 2);
+  assert_int_equal(type_tuple_field(c.args[0], "y"), 1);
+  assert_int_equal(type_tuple_field(c.args[0], "z"), -1);
+  assert_string_equal(c.args[0]->name, "Point(int64, (int64, float32))");
+  assert_ptr_equal(c.args[1]->elems[0], c.args[1]->elems[1]);
+}
+
+/* A namedtuple is a type of its own: not the plain tuple of its elements, nor another class's. */
+static void named_tuples_are_distinct(void **state) {
+  const Type *elems[2] = {&type_int64, &type_float64};
+  const char *xy[2] = {"x", "y"}, *xz[2] = {"x", "z"};
+  const Type *plain = type_tuple(table(state), elems, 2);
+  const Type *p = type_named_tuple(table(state), "P", xy, elems, 2);
+  assert_ptr_not_equal(plain, p);
+  assert_ptr_equal(p, type_named_tuple(table(state), "P", xy, elems, 2));
+  assert_ptr_not_equal(p, type_named_tuple(table(state), "P", xz, elems, 2));
+  assert_ptr_not_equal(p, type_named_tuple(table(state), "Q", xy, elems, 2));
+  assert_null(type_unify(table(state), p, plain));
+  const Type *ints[2] = {&type_int64, &type_int64};
+  const Type *pi = type_named_tuple(table(state), "P", xy, ints, 2);
+  assert_ptr_equal(type_unify(table(state), pi, p), p);   /* element by element, names kept */
+}
+
+/* Tuples as generated C holds them (kernel parameters): C's struct layout. */
+static void tuple_value_layout(void **state) {
+  Signature s = parse_ok(state, "void(Tuple(int8, float64, int16), Tuple(), UniTuple(Tuple() x 3), "
+                         "Tuple(bool, float32[:, :]), Tuple(complex64, int8), UniTuple(float16 x 3))");
+  const Type *t = s.args[0];
+  assert_int_equal(type_tuple_offset(t, 1), 8);
+  assert_int_equal(type_tuple_offset(t, 2), 16);
+  assert_int_equal(type_value_size(t), 24);
+  assert_int_equal(type_value_align(t), 8);
+  assert_int_equal(type_value_size(s.args[1]), 1);   /* an empty C++ struct */
+  assert_int_equal(type_value_align(s.args[1]), 1);
+  assert_int_equal(type_value_size(s.args[2]), 3);
+  assert_int_equal(type_tuple_offset(s.args[3], 1), 8);
+  assert_int_equal(type_value_size(s.args[3]), 8 + 8 + 32);
+  assert_int_equal(type_tuple_offset(s.args[4], 1), 8);
+  assert_int_equal(type_value_size(s.args[4]), 12);
+  assert_int_equal(type_value_align(s.args[4]), 4);
+  assert_int_equal(type_value_size(s.args[5]), 6);
+}
+
 /* ---- sig_parse: bad signatures -------------------------------------------------------------- */
 
 /* Parses `text`, expecting a failure at byte `offset` with a message containing `what`. */
@@ -344,6 +406,23 @@ static void sig_bad_dims(void **state) {
   expect_sig_error(state, "void(float32[:)", 14, "expected ']'");
 }
 
+static void sig_bad_tuples(void **state) {
+  expect_sig_error(state, "void(UniTuple(int64 x 0))", 24, "1 to 256");
+  expect_sig_error(state, "void(UniTuple(int64 y 3))", 20, "expected 'x' or ','");
+  expect_sig_error(state, "void(Tuple(int64,, int8))", 17, "expected a type name");
+  expect_sig_error(state, "void(Tuple((int64))", 19, "expected ')'");
+  expect_sig_error(state, "void(NamedTuple(P, x=int64, x=int8))", 29, "given twice");
+  expect_sig_error(state, "void(NamedTuple(a.P, x=int64))", 19, "without dots");
+  expect_sig_error(state, "void(NamedTuple(P, x:int64))", 20, "'field=type'");
+  expect_sig_error(state, "void(Tuple(Record(a[type=int32;offset=0];4;False)))", 49, "record cannot be");
+  char deep[400] = "void(";
+  for (int i = 0; i < 17; i++) strcat(deep, "Tuple(");
+  strcat(deep, "int8");
+  for (int i = 0; i < 17; i++) strcat(deep, ")");
+  strcat(deep, ")");
+  expect_sig_error(state, deep, 5 + 16 * 6 + 5, "nested more than 16 deep");
+}
+
 static void sig_void_only_as_return(void **state) {
   expect_sig_error(state, "void(void)", 9, "only a return type");
 }
@@ -385,6 +464,10 @@ static void sig_format_round_trips(void **state) {
   expect_round_trip(state, "void(int8[:], bool, uint64[::1])", "void(int8[:], bool, uint64[::1])");
   expect_round_trip(state, "float32(float32, float32)", "float32(float32, float32)");
   expect_round_trip(state, "void()", "void()");
+  expect_round_trip(state, "void(UniTuple(int64, 3), Tuple((float64[::1], Tuple())))",
+                    "void(UniTuple(int64 x 3), Tuple(float64[::1], Tuple()))");
+  expect_round_trip(state, "void(NamedTuple(P, x=int64, r=float64), NamedTuple(E))",
+                    "void(NamedTuple(P, x=int64, r=float64), NamedTuple(E))");
 }
 
 static void sig_format_normalizes_spelling(void **state) {
@@ -396,6 +479,10 @@ int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
       T(promote_mixed_sign_ints_widen),
+      T(sig_tuples),
+      T(named_tuples_are_distinct),
+      T(tuple_value_layout),
+      T(sig_bad_tuples),
       T(promote_uint64_with_signed_is_float64),
       T(promote_same_sign_takes_wider),
       T(promote_int_with_float),
