@@ -182,6 +182,13 @@ struct P2cParam {
   const char *tuple_class;
 };
 
+struct P2cValue;
+/* Writes the kernel-parameter form of scalar value `v` (not an array, record or tuple) to `out`,
+ * which must hold p2c_scalar_size(v->type) bytes: its C type's bytes (a float16 as its binary16
+ * bits, a complex number as its two parts). Returns the bytes written, 0 for a value that is
+ * not a scalar. For p2c_gpu_kernel_launch, next to p2c_device_array_pack. */
+P2C_API size_t p2c_scalar_pack(const struct P2cValue *v, void *out);
+
 /* The value of an array argument, as the kernel receives it. */
 typedef struct P2cArrayArg {
   void *data;
@@ -534,7 +541,8 @@ typedef enum P2cDeviceKind {
 } P2cDeviceKind;
 
 /* One kernel argument. Scalars: `i` for signed integers, `u` for unsigned, `f` for floats
- * (a float16's value too, passed as the nearest float16: p2c_float16_bits), `b` for bool. A
+ * (a float16's value too, passed as the nearest float16: p2c_float16_bits), `b` for bool, `c`
+ * for complex numbers (a complex64's parts rounded to float). A
  * record (type P2C_RECORD, is_array false) is passed by reference, as Numba passes it: `array`
  * describes its memory (ndim 0, data, record), which the kernel may write (copied to the GPU
  * and back like an array). A tuple (type P2C_TUPLE) lists its elements in `elems`. A kernel's
@@ -549,6 +557,7 @@ typedef struct P2cValue {
     int64_t i;
     uint64_t u;
     double f;
+    double c[2];            /* complex64 and complex128: the real part, then the imaginary part */
   } scalar;
   P2cHostArray array;
   /* Arrays already on the GPU: when not NULL the argument is this device array (its dtype

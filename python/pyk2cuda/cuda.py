@@ -526,11 +526,23 @@ def _numpy():
 
 
 def to_device(obj, stream=0, copy=True, to=None):
-    """A device array holding a copy of a host array (or `to.copy_to_device(obj)`)."""
+    """A device array holding a copy of a host array (or `to.copy_to_device(obj)`). Anything
+    that is not an array (a list, a range, a scalar) becomes one with np.asarray first, as
+    Numba's auto_device converts it."""
     if to is not None:
         to.copy_to_device(obj, stream=stream)
         return to
+    if not isinstance(obj, _core.DeviceArray) and not _has_buffer(obj) and not hasattr(obj, "__cuda_array_interface__"):
+        obj = _numpy().asarray(obj)
     return _core.to_device(obj, stream)
+
+
+def _has_buffer(obj):
+    try:
+        memoryview(obj).release()
+        return True
+    except TypeError:
+        return False
 
 
 def device_array(shape, dtype=float, strides=None, order="C", stream=0):

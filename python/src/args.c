@@ -77,8 +77,14 @@ static int from_pyscalar(PyObject *o, const char *name, Arg *a) {
     a->v.scalar.f = PyFloat_AS_DOUBLE(o);
     return 0;
   }
-  PyErr_Format(PyExc_TypeError, "argument '%s': expected an array, a device array or a bool, int or "
-               "float scalar, got %.100s", name, Py_TYPE(o)->tp_name);
+  if (PyComplex_Check(o)) {   /* Numba types a Python complex as complex128 */
+    a->v.type = P2C_COMPLEX128;
+    a->v.scalar.c[0] = PyComplex_RealAsDouble(o);
+    a->v.scalar.c[1] = PyComplex_ImagAsDouble(o);
+    return 0;
+  }
+  PyErr_Format(PyExc_TypeError, "argument '%s': expected an array, a device array, a tuple or a "
+               "bool, int, float or complex scalar, got %.100s", name, Py_TYPE(o)->tp_name);
   return -1;
 range:
   PyErr_Clear();
@@ -104,6 +110,14 @@ static int from_scalar_buffer(Arg *a, int t, const char *name) {
   case P2C_FLOAT32: a->v.scalar.f = *(const float *)p; break;
   case P2C_FLOAT64: a->v.scalar.f = *(const double *)p; break;
   case P2C_FLOAT16: a->v.scalar.f = p2c_float16_value(*(const uint16_t *)p); break;
+  case P2C_COMPLEX64:
+    a->v.scalar.c[0] = ((const float *)p)[0];
+    a->v.scalar.c[1] = ((const float *)p)[1];
+    break;
+  case P2C_COMPLEX128:
+    a->v.scalar.c[0] = ((const double *)p)[0];
+    a->v.scalar.c[1] = ((const double *)p)[1];
+    break;
   default:
     PyErr_Format(PyExc_TypeError, "argument '%s': %s scalars are not supported as kernel "
                  "arguments (pass an array)", name, p2c_scalar_name((P2cScalarType)t));
@@ -389,7 +403,7 @@ static int convert(State *st, PyObject *obj, const char *name, Arg *out, int dep
     from_device_array((DeviceArray *)obj, out);
     return 0;
   }
-  if (PyFloat_CheckExact(obj) || PyLong_CheckExact(obj) || PyBool_Check(obj))
+  if (PyFloat_CheckExact(obj) || PyLong_CheckExact(obj) || PyBool_Check(obj) || PyComplex_CheckExact(obj))
     return from_pyscalar(obj, name, out);
   if (PyTuple_Check(obj)) return from_tuple(st, obj, name, out, depth);
   if (PyObject_CheckBuffer(obj)) return from_buffer(obj, name, out);
@@ -453,6 +467,7 @@ int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel) {
 static double as_double(const P2cValue *v) {
   switch (v->type) {
   case P2C_BOOL: return v->scalar.b;
+  case P2C_COMPLEX64: case P2C_COMPLEX128: return v->scalar.c[0];
   case P2C_FLOAT16: case P2C_FLOAT32: case P2C_FLOAT64: return v->scalar.f;
   case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64: return (double)v->scalar.u;
   default: return (double)v->scalar.i;
@@ -468,10 +483,27 @@ static int64_t as_int(const P2cValue *v) {
   }
 }
 
+static bool is_complex(P2cScalarType t) { return t == P2C_COMPLEX64 || t == P2C_COMPLEX128; }
+
 int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name) {
   P2cValue *v = &a->v;
   if (v->type == t) return 0;
+  if (is_complex(v->type) && !is_complex(t)) {   /* Numba has no conversion from complex */
+    PyErr_Format(PyExc_TypeError, "argument '%s': cannot convert %s to %s", name,
+                 p2c_scalar_name(v->type), p2c_scalar_name(t));
+    return -1;
+  }
   switch (t) {
+  case P2C_COMPLEX64: case P2C_COMPLEX128:
+    if (!is_complex(v->type)) {
+      v->scalar.c[0] = as_double(v);
+      v->scalar.c[1] = 0;
+    }
+    if (t == P2C_COMPLEX64) {   /* its parts as float32, as Numba converts */
+      v->scalar.c[0] = (float)v->scalar.c[0];
+      v->scalar.c[1] = (float)v->scalar.c[1];
+    }
+    break;
   case P2C_BOOL: v->scalar.b = as_double(v) != 0; break;
   case P2C_FLOAT32: case P2C_FLOAT64: v->scalar.f = as_double(v); break;
   case P2C_FLOAT16: v->scalar.f = p2c_float16_value(p2c_float16_bits(as_double(v))); break;

@@ -612,7 +612,6 @@ static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   char fmt[2] = {tc[0], 0};
   int t = tc[0] && !tc[1] ? format_to_type(fmt) : -1;
   if (t < 0) return PyErr_Format(PyExc_TypeError, "unsupported dtype '%s'", tc);
-  if (ndim == 0) return PyErr_Format(PyExc_ValueError, "0-d device arrays are not supported");
   contiguous_strides((P2cScalarType)t, ndim, shape, order[0] == 'F' ? 'F' : 'C', strides);
   return (PyObject *)devarray_alloc(st, (P2cScalarType)t, NULL, ndim, shape, strides);
 }
@@ -636,8 +635,7 @@ static PyObject *f_to_device(PyObject *mod, PyObject *args) {
     return NULL;
   }
   h.record = h.dtype == P2C_RECORD ? &rd.rec : NULL;
-  PyObject *r = h.ndim == 0 ? PyErr_Format(PyExc_ValueError, "0-d arrays are not supported as device arrays")
-                            : devarray_from_host(st, &h, dtype, s);
+  PyObject *r = devarray_from_host(st, &h, dtype, s);
   if (r && s && keep_copy((DeviceArray *)r, stream, view.obj) < 0) Py_CLEAR(r);
   record_desc_release(&rd);
   Py_XDECREF(dtype);

@@ -357,15 +357,7 @@ static void pack(const P2cValue *vals, size_t n, unsigned char *storage, void **
     const P2cValue *v = &vals[i];
     ptrs[i] = slot;
     if (v->is_array) p2c_device_array_pack(v->device_array, slot);
-    else if (v->type == P2C_FLOAT32) {
-      float f = (float)v->scalar.f;
-      memcpy(slot, &f, sizeof f);
-    } else if (v->type == P2C_FLOAT64) memcpy(slot, &v->scalar.f, sizeof(double));
-    else if (v->type == P2C_FLOAT16) {
-      uint16_t h = p2c_float16_bits(v->scalar.f);
-      memcpy(slot, &h, sizeof h);
-    } else if (v->type == P2C_BOOL) memcpy(slot, &v->scalar.b, sizeof(bool));
-    else memcpy(slot, &v->scalar.u, p2c_scalar_size(v->type));  /* little-endian low bytes */
+    else p2c_scalar_pack(v, slot);
   }
 }
 

@@ -224,9 +224,6 @@ static P2cStatus check_value(P2cCompiler *c, const P2cValue *v, size_t i, int de
   if (v->type == P2C_TUPLE) return check_tuple(c, v, i, depth);
   if (!p2c_scalar_name(v->type) && v->type != P2C_RECORD)
     return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
-  if (!v->is_array && (v->type == P2C_COMPLEX64 || v->type == P2C_COMPLEX128))
-    return api_fail(c, P2C_ERR_USAGE, "argument %zu: %s scalar arguments are not supported (pass an array)",
-                    i + 1, p2c_scalar_name(v->type));
   P2cHostArray a = array_of(v);
   if (!v->is_array && v->type == P2C_RECORD && !record_arg_ok(&a))
     return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record argument needs its record description and "
@@ -304,7 +301,15 @@ static void pack_leaf(const P2cValue *v, unsigned char *dst) {
     memcpy(dst, &a.data, sizeof(void *));
     memcpy(dst + 8, a.shape, 8 * (size_t)n);
     memcpy(dst + 8 + 8 * (size_t)n, a.strides, 8 * (size_t)n);
-  } else if (v->type == P2C_FLOAT32) {
+  } else {
+    p2c_scalar_pack(v, dst);
+  }
+}
+
+size_t p2c_scalar_pack(const P2cValue *v, void *out) {
+  unsigned char *dst = out;
+  if (!v || !out || v->is_array || !p2c_scalar_name(v->type)) return 0;
+  if (v->type == P2C_FLOAT32) {
     float f = (float)v->scalar.f;
     memcpy(dst, &f, sizeof f);
   } else if (v->type == P2C_FLOAT64) {
@@ -312,6 +317,11 @@ static void pack_leaf(const P2cValue *v, unsigned char *dst) {
   } else if (v->type == P2C_FLOAT16) {
     uint16_t h = p2c_float16_bits(v->scalar.f);
     memcpy(dst, &h, sizeof h);
+  } else if (v->type == P2C_COMPLEX64) {
+    float parts[2] = {(float)v->scalar.c[0], (float)v->scalar.c[1]};
+    memcpy(dst, parts, sizeof parts);
+  } else if (v->type == P2C_COMPLEX128) {
+    memcpy(dst, v->scalar.c, 2 * sizeof(double));
   } else if (v->type == P2C_BOOL) {
     memcpy(dst, &v->scalar.b, sizeof(bool));
   } else {
@@ -319,6 +329,7 @@ static void pack_leaf(const P2cValue *v, unsigned char *dst) {
     uint64_t u = v->scalar.u;
     memcpy(dst, &u, p2c_scalar_size(v->type));
   }
+  return p2c_scalar_size(v->type);
 }
 
 /* Bytes of argument i's slot: its parameter's size, rounded up to 16 (every slot 16-aligned). */

@@ -3,7 +3,9 @@
  * operands promote with NumPy's rules (bools and 8-bit ints stay float16, 16-bit ints give
  * float32, wider ints float64, float32 and float64 win) and the operation is that type's.
  * float16 has no //, %, ** or bit operations of its own, and the math module does not take it;
- * cuda.fp16 has the intrinsics (hadd ... hle), which take float16 arguments only. */
+ * cuda.fp16 has the intrinsics (hadd ... hle), whose parameters are float16: a bool, int or
+ * float argument converts to float16, as Numba's overload resolution converts it (an unsafe
+ * conversion it allows: hmul(h, 2), hadd(h, x32)). */
 #include "typeinfer/infer.h"
 
 static bool is_bit_op(Op op) {
@@ -40,11 +42,13 @@ const Type *infer_half_unary(Infer *I, Expr *e, const Type *t) {
 const Type *infer_fp16_call(Infer *I, Expr *e, const Type **t) {
   const Builtin *b = e->builtin;
   int n = b->min_args;
-  for (int i = 1; i <= n; i++)
-    if (t[i] != &type_float16) {
-      TERR(I, e->kids[i]->loc, "E-arg", "%s() takes float16 arguments, not %s (convert with "
-           "numba.float16(x))", builtin_display_name(b), t[i]->name);
+  for (int i = 1; i <= n; i++) {
+    if (t[i] != &type_float16 && !type_is_number(t[i])) {
+      TERR(I, e->kids[i]->loc, "E-arg", "%s() takes float16 arguments (or bool, int and float ones, "
+           "converted), not %s", builtin_display_name(b), t[i]->name);
       return NULL;
     }
+    infer_coerce(I, &e->kids[i], &type_float16);
+  }
   return b->result;
 }

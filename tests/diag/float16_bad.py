@@ -8,6 +8,6 @@ def k(h, f):
     c = h[0] & h[1]
     d = ~h[0]
     e = math.sin(h[0])
-    g = cuda.fp16.hadd(f[0], f[1])
+    g = cuda.fp16.hadd(f[0], 1j)
     j = cuda.fp16.hfma(h[0], h[1])
     l = h[0] ** h[1]

@@ -305,9 +305,28 @@ extern "C" __global__ void half_scalar(p2c_array<p2c_half, 1> a, p2c_half s, p2c
   }
 }
 
+extern "C" __global__ void fp16_converted_args(p2c_array<p2c_half, 1> a, p2c_array<int8_t, 1> n, p2c_array<p2c_half, 2> out) {
+  int64_t i = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < a.size:
+  if (i < a.shape[0]) {
+    // out[i, 0] = cuda.fp16.hmul(a[i], 2)
+    out.data[i * out.shape[1] + 0] = p2c_hmul(a.data[i], p2c_half_of_int(2));
+    // out[i, 1] = cuda.fp16.hmul(a[i], 2.5)
+    out.data[i * out.shape[1] + 1] = p2c_hmul(a.data[i], p2c_half_of(2.5));
+    // out[i, 2] = cuda.fp16.hadd(a[i], n[i])
+    out.data[i * out.shape[1] + 2] = p2c_hadd(a.data[i], p2c_half_of_int(n.data[i]));
+    // out[i, 3] = cuda.fp16.hsub(True, a[i])
+    out.data[i * out.shape[1] + 3] = p2c_hsub(p2c_half_of_int(true), a.data[i]);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(half_arith)
 P2C_SIM_BLOCKS(fp16_intrinsics)
 P2C_SIM_BLOCKS(half_exact)
 P2C_SIM_BLOCKS(half_scalar)
+P2C_SIM_BLOCKS(fp16_converted_args)
 #endif

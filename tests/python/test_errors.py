@@ -31,7 +31,8 @@ def test_wrong_argument_type_names_the_parameter():
         K.add[1, 1](np.zeros(2), "two", np.zeros(2))
     with pytest.raises(TypeError, match=r"argument 'x'.*unsupported element type"):
         K.add[1, 1](np.array(["a", "b"]), np.zeros(2), np.zeros(2))
-    with pytest.raises(TypeError, match=r"argument 'a'.*complex128 scalars"):
+    # A complex scalar is an argument (complex128), which this kernel cannot store in floats.
+    with pytest.raises(pyk2cuda.CompileError, match=r"cannot store a value of type complex128"):
         K.scale_inplace[1, 1](np.zeros(2), np.complex128(1j))
     with pytest.raises(OverflowError, match="argument 'a'"):
         K.scale_inplace[1, 1](np.zeros(2), 2**70)
@@ -133,8 +134,17 @@ def test_bad_device_arrays_and_shapes():
         cuda.device_array((2, -1))
     with pytest.raises(TypeError, match="unsupported dtype"):
         cuda.device_array(3, dtype=object)
-    with pytest.raises(ValueError, match="0-d"):
-        cuda.to_device(np.float64(1.0))
+    d = cuda.to_device(np.float64(1.0))            # a 0-d device array, as Numba makes one
+    assert d.shape == () and d.copy_to_host() == 1.0
+    assert cuda.device_array(()).shape == ()
+    assert cuda.to_device(range(3)).copy_to_host().tolist() == [0, 1, 2]   # np.asarray first
+
+    @cuda.jit
+    def k(a):
+        pass
+
+    with pytest.raises(pyk2cuda.Error, match="0-d arrays are not supported as kernel arguments"):
+        k[1, 1](d)
 
 
 def test_vectorize_other_targets():

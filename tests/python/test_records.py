@@ -40,9 +40,8 @@ def set_record(ary, i, j):
     ary[i] = ary[j]
 
 
-# (set_c takes a float: complex scalar arguments are not supported yet, docs/semantics.md)
 @pytest.mark.parametrize("kind", [np.recarray, np.ndarray])
-@pytest.mark.parametrize("func, value", [(set_a, 3.1415), (set_b, 123), (set_c, 7.5)])
+@pytest.mark.parametrize("func, value", [(set_a, 3.1415), (set_b, 123), (set_c, 7.5), (set_c, 43j)])
 def test_set_field(kind, func, value):
     kernel = cuda.jit(func)
     for i in range(3):

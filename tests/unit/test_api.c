@@ -1009,8 +1009,39 @@ static void ufunc_calls_on_one_translated_module(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* p2c_scalar_pack writes a scalar argument as the kernel takes it: its C type's bytes, a
+ * float16 as binary16 bits, a complex number as its two parts (a complex64's as floats). */
+static void scalar_pack_writes_the_kernel_parameter_bytes(void **state) {
+  (void)state;
+  unsigned char out[16];
+  P2cValue c128 = {.type = P2C_COMPLEX128, .scalar.c = {1.5, -2.0}};
+  double d[2];
+  assert_int_equal(p2c_scalar_pack(&c128, out), 16);
+  memcpy(d, out, sizeof d);
+  assert_true(d[0] == 1.5 && d[1] == -2.0);
+  P2cValue c64 = {.type = P2C_COMPLEX64, .scalar.c = {0.25, 3.0}};
+  float f[2];
+  assert_int_equal(p2c_scalar_pack(&c64, out), 8);
+  memcpy(f, out, sizeof f);
+  assert_true(f[0] == 0.25f && f[1] == 3.0f);
+  P2cValue h = {.type = P2C_FLOAT16, .scalar.f = 1.0};
+  uint16_t bits;
+  assert_int_equal(p2c_scalar_pack(&h, out), 2);
+  memcpy(&bits, out, 2);
+  assert_int_equal(bits, 0x3c00);
+  P2cValue i8 = {.type = P2C_INT8, .scalar.i = -3};
+  assert_int_equal(p2c_scalar_pack(&i8, out), 1);
+  assert_int_equal((int8_t)out[0], -3);
+  P2cValue arr = {.is_array = true, .type = P2C_FLOAT32};
+  P2cValue tuple = {.type = P2C_TUPLE};
+  assert_int_equal(p2c_scalar_pack(&arr, out), 0);
+  assert_int_equal(p2c_scalar_pack(&tuple, out), 0);
+  assert_int_equal(p2c_scalar_pack(NULL, out), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(scalar_pack_writes_the_kernel_parameter_bytes),
       cmocka_unit_test(ufunc_broadcasts_through_the_c_api),
       cmocka_unit_test(ufunc_calls_on_one_translated_module),
       cmocka_unit_test(params_say_which_arrays_are_written),

@@ -91,3 +91,15 @@ def half_scalar(a, s, out):
         out[i, 0] = a[i] + s
         out[i, 1] = cuda.fp16.hmul(a[i], s)
         out[i, 2] = s
+
+
+@cuda.jit
+def fp16_converted_args(a, n, out):
+    # bool, int and float arguments of the fp16 intrinsics convert to float16, as Numba's
+    # overload resolution converts them (Numba's test_casting: hmul(np.float16(x), 2)).
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = cuda.fp16.hmul(a[i], 2)
+        out[i, 1] = cuda.fp16.hmul(a[i], 2.5)
+        out[i, 2] = cuda.fp16.hadd(a[i], n[i])
+        out[i, 3] = cuda.fp16.hsub(True, a[i])
