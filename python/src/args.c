@@ -405,7 +405,11 @@ static int convert(State *st, PyObject *obj, const char *name, Arg *out, int dep
   }
   if (PyFloat_CheckExact(obj) || PyLong_CheckExact(obj) || PyBool_Check(obj) || PyComplex_CheckExact(obj))
     return from_pyscalar(obj, name, out);
-  if (PyTuple_Check(obj)) return from_tuple(st, obj, name, out, depth);
+  if (PyTuple_Check(obj)) {   /* a failed tuple releases the elements it converted */
+    int r = from_tuple(st, obj, name, out, depth);
+    if (r < 0) arg_release(out);
+    return r;
+  }
   if (PyObject_CheckBuffer(obj)) return from_buffer(obj, name, out);
   PyObject *cai = NULL;
   if (optional_attr(obj, st->str_cai, &cai) < 0) return -1;

@@ -3,6 +3,7 @@ kernels of tuple_args.py against Numba's simulator, the GPU path's packing and c
 fake driver, explicit signatures with tuple types, and what is refused."""
 import os
 import subprocess
+import sys
 from collections import namedtuple
 
 import numpy as np
@@ -119,6 +120,19 @@ def test_namedtuple_field_that_does_not_exist_is_a_compile_error():
 
     with pytest.raises(pyk2cuda.CompileError, match=r"Point\(int64, int64\) has no field 'z'"):
         k[1, 1](np.zeros(1), Point(1, 2))
+
+
+def test_a_bad_element_names_the_parameter_and_frees_the_others():
+    @cuda.jit
+    def k(t):
+        pass
+
+    x = np.zeros(3)
+    before = sys.getrefcount(x)
+    for _ in range(3):
+        with pytest.raises(TypeError, match="argument 't'.*got str"):
+            k[1, 1]((x, (x, "no")))
+    assert sys.getrefcount(x) == before    # the converted arrays' buffers were released
 
 
 def test_deeply_nested_tuple_is_refused():
