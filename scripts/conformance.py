@@ -63,6 +63,9 @@ def _install_shim():
     sys.modules["numba.types"] = types
     for name, module in cuda.SUBMODULES.items():   # numba.cuda.args, .devicearray, .random
         sys.modules["numba.cuda." + name] = module
+    # A test that asks the simulator for its list of vector types (test_vector_type does, as
+    # ENABLE_CUDASIM is on) gets pyk2cuda's list, which is numba.cuda.vector_types' here.
+    sys.modules["numba.cuda.simulator.vector_types"] = cuda.SUBMODULES["vector_types"]
     numba.cuda = cuda
     numba.types = types
     for name in _TYPE_NAMES:

@@ -720,13 +720,17 @@ devicearray = _devicearray_module()
 
 # numba.cuda.random: `cuda.random`. Imported last: it uses jit.
 from . import random  # noqa: E402
+# The vector types (cuda.float32x4, cuda.float4, ...): names kernels call.
+from . import vector_types  # noqa: E402
+globals().update(vector_types.all_names())
 
 # numba.cuda's submodules that pyk2cuda gives, importable as pyk2cuda.cuda.NAME (this module is
 # not a package, so each is registered by its dotted name) and as numba.cuda.NAME under
 # python3 -m pyk2cuda; any other is an ImportError naming it.
 cudadrv.devicearray = devicearray
 runtime = cudadrv.runtime   # numba.cuda.runtime: get_version()
-SUBMODULES = {"args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv}
+SUBMODULES = {"args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
+              "vector_types": vector_types}
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
 SUBMODULES["cudadrv.devicearray"] = devicearray
 for _name, _module in SUBMODULES.items():

@@ -10,7 +10,8 @@ compiled (Numba freezes globals then too):
   NumPy array a constant array;
 - a kernel, device function or @njit function becomes a device function of the module, under the
   name the caller uses, its own free names resolved the same way;
-- a numba type (float32, ...) or a function of math/cmath/operator/numpy becomes an import of it;
+- a numba type (float32, ...), a CUDA vector type (cuda.float32x4, ...) or a function of
+  math/cmath/operator/numpy becomes an import of it;
 - a str becomes a module-level str constant (a kernel may give it as an exception's message);
 - an exception class becomes `class NAME(Exception): pass` (a kernel raises it by name; the host
   raises the class itself, found in Unit.exceptions), an Enum or IntEnum class a class of the
@@ -487,8 +488,11 @@ def _import_line(module, alias):
 
 
 def _named_import(name, value):
-    """A numba type or a function or type of math/cmath/operator/numpy, as an import."""
+    """A numba type, a CUDA vector type, or a function or type of math/cmath/operator/numpy, as
+    an import."""
     mod = type(value).__module__ or ""
+    if mod == "pyk2cuda.vector_types":
+        return "import", "from numba.cuda import %s as %s" % (value.name, name)
     if mod.startswith("pyk2cuda.types") or mod.startswith("numba.core.types"):
         try:
             text = _type_text(value)

@@ -81,7 +81,7 @@ bool an_expr_nonneg(const Function *f, const Expr *e) {
   case EX_VAR: return f && f->nonneg && f->nonneg[e->var];
   case EX_CONST: return e->konst->value->kind == EX_INT && e->konst->value->ival >= 0;
   case EX_BUILTIN: return builtin_has(e->builtin, BF_NONNEG);
-  case EX_ATTR: return !expr_is_field(e);   /* size, ndim; a record's field is unknown */
+  case EX_ATTR: return expr_is_array_attr(e);   /* size, ndim; a field, .real or .x is unknown */
   case EX_CAST:
     return e->ty->kind == TY_INT && e->kids[0]->ty->kind != TY_FLOAT &&
            e->ty->bits >= e->kids[0]->ty->bits && kid_nonneg(f, e->kids[0]);

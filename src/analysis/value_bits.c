@@ -95,8 +95,8 @@ static int bits_of(const Function *f, const Expr *e, int depth) {
   case EX_CONST: if (e->konst->value->kind == EX_INT) b = bits_of(f, e->konst->value, depth); break;
   case EX_BUILTIN: b = builtin_bits(e->builtin); break;
   case EX_VAR: b = var_bits(f, e->var, depth); break;
-  case EX_ATTR: if (!expr_is_field(e)) b = 62; break;   /* an array's size or ndim: no array has 2^62 elements */
-  case EX_INDEX: if (e->kids[0]->kind == EX_ATTR && !expr_is_field(e->kids[0])) b = 62; break;   /* a.shape[k] */
+  case EX_ATTR: if (expr_is_array_attr(e)) b = 62; break;   /* an array's size or ndim: no array has 2^62 elements */
+  case EX_INDEX: if (expr_is_array_attr(e->kids[0])) b = 62; break;   /* a.shape[k] */
   case EX_CALL:
     if (e->kids[0]->kind == EX_BUILTIN) b = builtin_bits(e->kids[0]->builtin);
     break;

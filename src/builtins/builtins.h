@@ -59,6 +59,7 @@ typedef enum BuiltinId {
   BI_CMATH,                /* cmath functions: c64 is the prelude function for both complex types */
   BI_FP16,                 /* cuda.fp16 intrinsics: c64 is the prelude function */
   BI_TYPE,                 /* a scalar type (np.float32, numba.int32 ...) */
+  BI_VECTOR,               /* a CUDA vector type's constructor (cuda.float32x4, cuda.float4) */
 } BuiltinId;
 
 /* What a builtin's call (or value) is known to do or give. */

@@ -70,6 +70,12 @@
   CMATH(p, 1, 1, NULL, c, TH2(TH_CINVERSE, TH_CSQRT), infer_cmath_call, emit_cmath_call)
 #define CPRED(p, c) \
   CMATH(p, 1, 1, &type_bool, c, TH(TH_CEXPLOG), infer_cmath_call, emit_cmath_call)
+/* CUDA vector types: the constructor of type_vectors[b][n - 1], under Numba's name (p "x1" ..
+ * p "x4") or an alias (cuda.float4); it takes 1 to n arguments whose lanes add up to n */
+#define VECTOR(p, b, n) \
+  {.path = p, .kind = BK_FUNC, .id = BI_VECTOR, ARGS(1, n), .result = &type_vectors[b][n - 1], \
+   HOOKS(infer_vector_ctor_call, emit_vector_ctor_call)}
+#define VECTORS(p, b) VECTOR(p "1", b, 1), VECTOR(p "2", b, 2), VECTOR(p "3", b, 3), VECTOR(p "4", b, 4)
 #define FP16(p, n, r, c) \
   {.path = p, .kind = BK_FUNC, .id = BI_FP16, ARGS(n, n), .result = r, .c64 = c, \
    HOOKS(infer_fp16_call, emit_half_builtin_call)}
@@ -308,6 +314,19 @@ static const Builtin table[] = {
     FP16("numba.cuda.fp16.hge", 2, &type_bool, "p2c_hge"),
     FP16("numba.cuda.fp16.hlt", 2, &type_bool, "p2c_hlt"),
     FP16("numba.cuda.fp16.hle", 2, &type_bool, "p2c_hle"),
+
+    /* CUDA vector types (type_vectors' rows: int8 .. uint64, float32, float64), then Numba's
+     * aliases, its C names for those types on Linux x86-64 and AArch64 (long is 64 bits) */
+    VECTORS("numba.cuda.int8x", 0), VECTORS("numba.cuda.int16x", 1),
+    VECTORS("numba.cuda.int32x", 2), VECTORS("numba.cuda.int64x", 3),
+    VECTORS("numba.cuda.uint8x", 4), VECTORS("numba.cuda.uint16x", 5),
+    VECTORS("numba.cuda.uint32x", 6), VECTORS("numba.cuda.uint64x", 7),
+    VECTORS("numba.cuda.float32x", 8), VECTORS("numba.cuda.float64x", 9),
+    VECTORS("numba.cuda.char", 0), VECTORS("numba.cuda.short", 1), VECTORS("numba.cuda.int", 2),
+    VECTORS("numba.cuda.long", 3), VECTORS("numba.cuda.longlong", 3),
+    VECTORS("numba.cuda.uchar", 4), VECTORS("numba.cuda.ushort", 5), VECTORS("numba.cuda.uint", 6),
+    VECTORS("numba.cuda.ulong", 7), VECTORS("numba.cuda.ulonglong", 7),
+    VECTORS("numba.cuda.float", 8), VECTORS("numba.cuda.double", 9),
 };
 
 const Builtin *builtin_table(size_t *count) {

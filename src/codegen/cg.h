@@ -219,6 +219,9 @@ BuiltinEmitFn emit_math_call, emit_math_split_call, emit_minmax_call, emit_cast_
 BuiltinEmitFn emit_round_call, emit_len_call;
 BuiltinEmitFn emit_complex_ctor_call, emit_cmath_call, emit_polar_call;             /* emit_complex.c */
 BuiltinEmitFn emit_half_builtin_call;                                               /* emit_half.c */
+BuiltinEmitFn emit_vector_ctor_call;                                              /* emit_vector.c */
+/* v.x .. v.w of a CUDA vector (emit_vector.c). */
+void emit_vector_lane(Gen *G, const Expr *e, StrBuf *sb, int prec);
 BuiltinEmitFn emit_plain_builtin_call, emit_shared_array_call, emit_atomic_call;    /* emit_cuda.c */
 BuiltinEmitFn emit_warp_builtin_call, emit_syncwarp_call, emit_vote_call, emit_int32_warp_call;
 BuiltinEmitFn emit_match_all_call, emit_bitcount_call, emit_brev_call, emit_selp_call;

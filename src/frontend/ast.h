@@ -272,6 +272,11 @@ typedef struct Module {
 static inline bool expr_is_field(const Expr *e) {
   return e->kind == EX_ATTR && e->kids[0]->ty && e->kids[0]->ty->kind == TY_RECORD;
 }
+/* a.shape, a.size, a.ndim of an array (after typeinfer): never negative, below 2^62. Not a
+ * number's .real or a vector's .x, which are values like any other. */
+static inline bool expr_is_array_attr(const Expr *e) {
+  return e->kind == EX_ATTR && e->kids[0]->ty && e->kids[0]->ty->kind == TY_ARRAY;
+}
 /* An assignment target that stores into memory: an element or a record's field. */
 static inline bool expr_is_store(const Expr *e) { return e->kind == EX_INDEX || e->kind == EX_ATTR; }
 

@@ -68,6 +68,11 @@ bool complex_cast_ok(Infer *I, Expr *e, const Type *from, const Type *to);
 const Type *infer_half_binary(Infer *I, Expr *e, const Type **a, const Type **b);
 const Type *infer_half_unary(Infer *I, Expr *e, const Type *t);
 
+/* CUDA vector types (infer_vector.c): v.x .. v.w of vector type t; the lane an attribute
+ * name is (0 for "x" .. 3 for "w"; -1 for any other name). */
+const Type *infer_vector_lane(Infer *I, Expr *e, const Type *t);
+int infer_vector_lane_index(const char *attr);
+
 /* Tuples (infer_tuple.c). */
 const Type *infer_tuple_literal(Infer *I, Expr *e);
 /* t[k]: a constant index picks an element of any tuple; a runtime index needs a UniTuple. */
@@ -96,6 +101,7 @@ BuiltinInferFn infer_loop_only_call;
 BuiltinInferFn infer_complex_ctor_call, infer_cmath_call, infer_cmath_phase_call;   /* infer_complex.c */
 BuiltinInferFn infer_cmath_polar_call, infer_cmath_rect_call;
 BuiltinInferFn infer_fp16_call;                                                      /* infer_half.c */
+BuiltinInferFn infer_vector_ctor_call;                                             /* infer_vector.c */
 BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */
 BuiltinInferFn infer_shfl_call, infer_vote_call, infer_match_call, infer_bitcount_call;
 BuiltinInferFn infer_brev_call, infer_float_op_call, infer_selp_call, infer_const_array_like_call;

@@ -249,6 +249,7 @@ const Type *infer_attr(Infer *I, Expr *e) {
   if (t->kind == TY_RECORD) return infer_field(I, e, t);
   if (t->kind == TY_ENUM && strcmp(e->str, "value") == 0) return t->dtype;
   if (t->kind == TY_TUPLE && t->tuple_class) return infer_tuple_field(I, e, t);
+  if (t->kind == TY_VECTOR) return infer_vector_lane(I, e, t);
   if (t->kind == TY_ARRAY) {
     if (strcmp(e->str, "shape") == 0) return type_uniform_tuple(I->tt, &type_int64, t->ndim);
     if (strcmp(e->str, "size") == 0 || strcmp(e->str, "ndim") == 0) return &type_int64;

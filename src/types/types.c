@@ -28,6 +28,30 @@ SCALAR(type_float16, TY_HALF, P2C_FLOAT16, 16, true, "float16", "p2c_half");
 const Type type_void = {.kind = TY_VOID, .name = "none", .cname = "void"};
 const Type type_str = {.kind = TY_STR, .name = "unicode_type", .cname = "const char *"};
 
+/* Rows in the order of Numba's vector_types list (int8, int16, int32, int64, uint8, uint16,
+ * uint32, uint64, float32, float64); columns 1 to 4 lanes. CUDA's names: 64-bit integers are
+ * `longlong`/`ulonglong` (64 bits on every platform, unlike `long`), int8 is `char` (a signed
+ * char in CUDA's vector types). */
+#define VECTOR_TYPE(base, nm, cn, n) \
+  {.kind = TY_VECTOR, .name = nm "x" #n, .cname = cn #n, .dtype = &base, .lanes = n}
+#define VECS(base, nm, cn) {VECTOR_TYPE(base, nm, cn, 1), VECTOR_TYPE(base, nm, cn, 2), VECTOR_TYPE(base, nm, cn, 3), VECTOR_TYPE(base, nm, cn, 4)}
+const Type type_vectors[TYPE_VECTOR_BASES][TYPE_VECTOR_MAX_LANES] = {
+    VECS(type_int8, "int8", "char"),        VECS(type_int16, "int16", "short"),
+    VECS(type_int32, "int32", "int"),       VECS(type_int64, "int64", "longlong"),
+    VECS(type_uint8, "uint8", "uchar"),     VECS(type_uint16, "uint16", "ushort"),
+    VECS(type_uint32, "uint32", "uint"),    VECS(type_uint64, "uint64", "ulonglong"),
+    VECS(type_float32, "float32", "float"), VECS(type_float64, "float64", "double"),
+};
+#undef VECS
+#undef VECTOR_TYPE
+
+const Type *type_vector_of(const Type *base, int lanes) {
+  if (lanes < 1 || lanes > TYPE_VECTOR_MAX_LANES) return NULL;
+  for (int i = 0; i < TYPE_VECTOR_BASES; i++)
+    if (type_vectors[i][0].dtype == base) return &type_vectors[i][lanes - 1];
+  return NULL;
+}
+
 static const Type *const scalars[P2C_SCALAR_TYPE_COUNT] = {
     [P2C_BOOL] = &type_bool,       [P2C_INT8] = &type_int8,     [P2C_INT16] = &type_int16,
     [P2C_INT32] = &type_int32,     [P2C_INT64] = &type_int64,   [P2C_UINT8] = &type_uint8,

@@ -30,6 +30,7 @@ typedef enum TypeKind {
   TY_RECORD,    /* a NumPy structured dtype (Numba's Record): fields at fixed offsets */
   TY_ENUM,      /* a member of an Enum class: held as its value (dtype, a number type); equal
                    only to members of the same class */
+  TY_VECTOR,    /* a CUDA vector type (cuda.float32x4): `nelems` lanes of the scalar `dtype` */
 } TypeKind;
 
 /* MEM_CONST: a module-level array in __constant__ memory (read-only). A MEM_SHARED array
@@ -64,6 +65,8 @@ struct Type {
   /* tuples */
   const Type **elems;
   int nelems;
+  /* vectors: `lanes` copies of the scalar `dtype`; `cname` is CUDA's name ("float4") */
+  int lanes;
   int nest;                 /* tuples inside tuples: 1 for a tuple of scalars and arrays */
   /* A namedtuple (Numba's NamedTuple/NamedUniTuple): its class name and one field name per
    * element; NULL for a plain tuple. Two namedtuple types are one when these are equal. */
@@ -109,6 +112,15 @@ static inline bool type_never_negative(const Type *t) {
 const Type *type_complex_part(const Type *c);
 /* The complex type whose parts are float type f (float32: complex64). */
 const Type *type_complex_of(const Type *f);
+
+/* CUDA's vector types, as Numba's CUDA target defines them: int8 .. uint64, float32 and float64
+ * with 1 to 4 lanes (x, y, z, w), named "float32x4" and spelled in C as CUDA's "float4". Like
+ * scalars they are singletons, and no tuple (their lanes are not `elems`). */
+enum { TYPE_VECTOR_BASES = 10, TYPE_VECTOR_MAX_LANES = 4 };
+extern const Type type_vectors[TYPE_VECTOR_BASES][TYPE_VECTOR_MAX_LANES];
+/* The vector type of `lanes` (1..4) lanes of scalar type `base`, or NULL where CUDA has none. */
+const Type *type_vector_of(const Type *base, int lanes);
+static inline bool type_is_vector(const Type *t) { return t->kind == TY_VECTOR; }
 
 typedef struct TypeTable {
   Arena *arena;

@@ -357,6 +357,41 @@ static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SE
 static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
+/* ---- Vector types ------------------------------------------------------------------------ */
+/* CUDA's built-in vector types (float4, int2, ... : cuda.float32x4 and friends in Python) and
+ * their make_ functions, with CUDA's alignments (2 and 4 lanes aligned to their size, at most
+ * 16 bytes; 1 and 3 lanes to the element's). uint3 is the C part's, shared with the runtime. */
+#define P2C_SIM_VECTOR13(T, N)                                                                  \
+  struct N##1 { T x; };                                                                           \
+  static inline N##1 make_##N##1(T x) { return N##1{x}; }                                         \
+  P2C_SIM_VECTOR3(T, N)
+#define P2C_SIM_VECTOR3(T, N)                                                                   \
+  struct N##3 { T x, y, z; };                                                                     \
+  static inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }
+#define P2C_SIM_VECTOR24(T, N, A2, A4)                                                          \
+  struct __align__(A2) N##2 { T x, y; };                                                          \
+  struct __align__(A4) N##4 { T x, y, z, w; };                                                    \
+  static inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }                                 \
+  static inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+#define P2C_SIM_VECTORS(T, N, A2, A4) P2C_SIM_VECTOR13(T, N) P2C_SIM_VECTOR24(T, N, A2, A4)
+P2C_SIM_VECTORS(signed char, char, 2, 4)
+P2C_SIM_VECTORS(unsigned char, uchar, 2, 4)
+P2C_SIM_VECTORS(short, short, 4, 8)
+P2C_SIM_VECTORS(unsigned short, ushort, 4, 8)
+P2C_SIM_VECTORS(int, int, 8, 16)
+P2C_SIM_VECTORS(long long, longlong, 16, 16)
+P2C_SIM_VECTORS(unsigned long long, ulonglong, 16, 16)
+P2C_SIM_VECTORS(float, float, 8, 16)
+P2C_SIM_VECTORS(double, double, 16, 16)
+struct uint1 { unsigned int x; };
+static inline uint1 make_uint1(unsigned int x) { return uint1{x}; }
+static inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { return uint3{x, y, z}; }
+P2C_SIM_VECTOR24(unsigned int, uint, 8, 16)
+#undef P2C_SIM_VECTORS
+#undef P2C_SIM_VECTOR24
+#undef P2C_SIM_VECTOR3
+#undef P2C_SIM_VECTOR13
+
 /* ---- Bit casts ----------------------------------------------------------------------------- */
 
 template <typename To, typename From>
