@@ -83,7 +83,7 @@ static int bench_gpu(P2cCompiler *c, P2cModule *m, int per_batch) {
   }
   unsigned char slots[3][8 + 16 * P2C_MAX_NDIM];
   void *params[3] = {slots[0], slots[1], slots[2]};
-  P2cGpuLaunch cfg = {{1, 1, 1}, {N, 1, 1}, 0, NULL};
+  P2cGpuLaunch cfg = {{1, 1, 1}, {N, 1, 1}, 0, NULL, false};
   double t[BATCHES];
   for (int b = 0; b < BATCHES; b++) {
     double t0 = now_us();

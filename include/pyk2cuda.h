@@ -308,6 +308,11 @@ typedef struct P2cKernelInfo {
   /* A @vectorize ufunc's kernel (one per signature): its parameters are the inputs, then "out",
    * all broadcast views (ndim 8). Call it with p2c_ufunc_launch, which makes the views. */
   bool is_ufunc;
+  /* Uses cuda.cg.this_grid() (a grid sync): launched cooperatively, as Numba launches it, with
+   * every block resident at once (P2cGpuLaunch.cooperative; the launch functions of this API
+   * do it themselves). Its grid may have at most p2c_gpu_kernel_max_cooperative_blocks blocks
+   * on a GPU, p2c_sim_max_cooperative_blocks on the simulator. */
+  bool cooperative;
 } P2cKernelInfo;
 
 P2C_API size_t p2c_module_kernel_count(const P2cModule *module);
@@ -489,6 +494,10 @@ typedef struct P2cGpuLaunch {
   uint32_t block[3];        /* 0 is taken as 1 */
   uint32_t shared_bytes;    /* dynamic shared memory per block */
   P2cStream *stream;        /* NULL: the default stream */
+  /* cuLaunchCooperativeKernel instead of cuLaunchKernel: all blocks resident at once, which a
+   * kernel with P2cKernelInfo.cooperative (a grid sync) needs. A grid beyond
+   * p2c_gpu_kernel_max_cooperative_blocks is P2C_ERR_USAGE. */
+  bool cooperative;
 } P2cGpuLaunch;
 
 /* Launches a kernel asynchronously. args[i] points at the value of parameter i, as
@@ -499,6 +508,15 @@ typedef struct P2cGpuLaunch {
  * the kernel surface at the next synchronizing call. */
 P2C_API P2cStatus p2c_gpu_kernel_launch(P2cGpuKernel *kernel, const P2cGpuLaunch *config,
                                         void **args);
+/* How many blocks of `block_threads` threads using `shared_bytes` of dynamic shared memory a
+ * cooperative launch of the kernel may have on its device: the blocks one multiprocessor holds
+ * at once (cuOccupancyMaxActiveBlocksPerMultiprocessor) times the multiprocessors, as Numba's
+ * max_cooperative_grid_blocks computes it. */
+P2C_API P2cStatus p2c_gpu_kernel_max_cooperative_blocks(P2cGpuKernel *kernel, uint32_t block_threads,
+                                                        uint32_t shared_bytes, uint32_t *blocks);
+/* The same for the simulator, which runs a cooperative launch's blocks all at once on threads
+ * of their own: at most 64 blocks and 16,384 threads in all (docs/simulator.md). */
+P2C_API uint32_t p2c_sim_max_cooperative_blocks(uint32_t block_threads);
 
 /* -- arrays in device memory (Numba's device arrays) */
 

@@ -146,6 +146,12 @@ class Kernel(_core._Kernel):
     def signatures(self):
         return [sig for sig, _, _, _ in self._specs()]
 
+    @property
+    def overloads(self):
+        """Numba's {argument types: compiled kernel}: one entry per specialization, keyed by
+        the tuple of its argument types (equal to pyk2cuda's type objects, int32[:, ::1])."""
+        return {_arg_types(sig): _Overload(self, i) for i, (sig, _, _, _) in enumerate(self._specs())}
+
     def _pick(self, signature):
         specs = self._specs()
         if signature is None:
@@ -242,6 +248,44 @@ class Kernel(_core._Kernel):
                 raise Error("nvdisasm failed on %s: %s" % (self.__name__, p.stderr.strip()))
             got[specs[i][0]] = p.stdout
         return got if signature is None else got[str(signature)]
+
+
+class _Overload:
+    """One specialization of a kernel, as Numba's overloads[argtypes] gives it: `cooperative`
+    (it uses cuda.cg.this_grid(), so it is launched with every block resident at once) and
+    max_cooperative_grid_blocks(blockdim, dynsmemsize=0), the most blocks such a launch may have
+    on the device in use (the GPU's occupancy times its multiprocessors, as Numba computes it;
+    the simulator's limit, docs/simulator.md)."""
+
+    def __init__(self, kernel, index):
+        self._kernel, self._index = kernel, index
+
+    @property
+    def cooperative(self):
+        return self._kernel._cooperative(self._index, 1, 0)[0]
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        threads = 1
+        for d in (blockdim if isinstance(blockdim, tuple) else (blockdim,)):
+            threads *= int(d)
+        return self._kernel._cooperative(self._index, threads, int(dynsmemsize))[1]
+
+
+def _arg_types(signature):
+    """The argument types of 'void(int32[:, ::1], int64)' as a tuple of type objects."""
+    from .types import Type
+    inner = signature[signature.index("(") + 1:signature.rindex(")")]
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    return tuple(Type(p.strip()) for p in parts if p.strip())
 
 
 def _arg_type_text(a):

@@ -377,7 +377,7 @@ static int launch_gpu_fast(Launcher *l, Spec *s, PyObject *const *argv, const P2
   if (!st || !ptrs) return PyErr_NoMemory(), -1;
   pack(vals, n, st, ptrs);
   P2cGpuLaunch cfg = {{l->grid[0], l->grid[1], l->grid[2]}, {l->block[0], l->block[1], l->block[2]},
-                      l->shared, l->s};
+                      l->shared, l->s, s->info.cooperative};
   P2cStatus r = p2c_gpu_kernel_launch(s->gk, &cfg, ptrs);
   if (n > 8) {
     PyMem_Free(st);
@@ -781,7 +781,31 @@ static PyObject *kernel_ptx(Kernel *k, PyObject *args) {
   return Py_BuildValue("(s#s)", ptx, (Py_ssize_t)strnlen(ptx, size), p2c_module_nvrtc_log(s->m));
 }
 
+/* _cooperative(index, block_threads, shared_bytes): (whether specialization `index` is launched
+ * cooperatively, the most blocks such a launch may have on the device in use). */
+static PyObject *kernel_cooperative(Kernel *k, PyObject *args) {
+  Py_ssize_t i;
+  unsigned int threads, shared;
+  if (!PyArg_ParseTuple(args, "nII:_cooperative", &i, &threads, &shared)) return NULL;
+  if (i < 0 || (size_t)i >= k->nspecs) return PyErr_Format(PyExc_IndexError, "no specialization %zd", i);
+  if (threads < 1 || threads > 1024)
+    return PyErr_Format(PyExc_ValueError, "a block has 1 to 1024 threads, got %u", threads);
+  Spec *s = &k->specs[i];
+  if (state_device(k->st) < 0) return NULL;
+  uint32_t blocks = 0;
+  if (k->st->kind != DEV_GPU) {
+    blocks = p2c_sim_max_cooperative_blocks(threads);
+  } else {
+    if (gpu_kernel(k, s) < 0) return NULL;
+    P2cStatus r = p2c_gpu_kernel_max_cooperative_blocks(s->gk, threads, shared, &blocks);
+    if (r != P2C_OK) return raise_device(k->st, r);
+  }
+  return Py_BuildValue("(OI)", s->info.cooperative ? Py_True : Py_False, blocks);
+}
+
 static PyMethodDef kernel_methods[] = {
+    {"_cooperative", (PyCFunction)kernel_cooperative, METH_VARARGS,
+     "(cooperative, max blocks of a cooperative launch) of a specialization"},
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,
      "forall(ntasks, tpb=256, stream=0, sharedmem=0): a launcher over ntasks threads"},
     {"_specs", (PyCFunction)kernel_specs, METH_NOARGS, "[(signature, cuda, types, symbol)]"},

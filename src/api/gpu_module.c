@@ -225,10 +225,19 @@ P2cStatus p2c_gpu_kernel_launch(P2cGpuKernel *k, const P2cGpuLaunch *c, void **a
   P2cDevice *d = k->module->device;
   if (c->stream && c->stream->device != d)
     return gpu_fail(d, P2C_ERR_USAGE, "the stream belongs to another device");
-  GpuLaunchConfig g = {.shared_bytes = c->shared_bytes, .stream = c->stream ? c->stream->stream : NULL};
+  GpuLaunchConfig g = {.shared_bytes = c->shared_bytes, .stream = c->stream ? c->stream->stream : NULL,
+                       .cooperative = c->cooperative};
   for (int i = 0; i < 3; i++) {
     g.grid[i] = c->grid[i] ? c->grid[i] : 1;
     g.block[i] = c->block[i] ? c->block[i] : 1;
   }
   return gpu_launch(&d->gpu, &k->fn, &g, args, k->module->what, ERR(d));
 }
+
+P2cStatus p2c_gpu_kernel_max_cooperative_blocks(P2cGpuKernel *k, uint32_t block_threads,
+                                                uint32_t shared_bytes, uint32_t *blocks) {
+  if (!k || !blocks) return k ? gpu_fail(k->module->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  P2cDevice *d = k->module->device;
+  return gpu_max_cooperative_blocks(&d->gpu, &k->fn, block_threads, shared_bytes, blocks, ERR(d));
+}
+

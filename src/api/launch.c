@@ -481,6 +481,10 @@ static bool inputs_apart(const LaunchLeaves *leaves) {
   return true;
 }
 
+uint32_t p2c_sim_max_cooperative_blocks(uint32_t block_threads) {
+  return sim_max_cooperative_blocks(block_threads);
+}
+
 static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const LaunchLeaves *leaves,
                          Packed *p, const P2cLaunchOptions *o, P2cLaunchReport *r) {
   SimModule *sm = NULL;
@@ -497,7 +501,8 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
                  .grid = {o->grid[0] ? o->grid[0] : 1, o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1},
                  .block = {o->block[0] ? o->block[0] : 1, o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1},
                  .dynamic_shared_bytes = o->shared_bytes, .args = p->ptrs,
-                 .uses_barrier = k->uses_barrier, .errbuf = err, .errbuf_size = sizeof err,
+                 .uses_barrier = k->uses_barrier, .cooperative = k->cooperative,
+                 .errbuf = err, .errbuf_size = sizeof err,
                  .interrupt = c->interrupt, .interrupt_userdata = c->interrupt_userdata};
   for (int i = 0; s == P2C_OK && times && i < repeat; i++) {
     double t1 = now_ms();

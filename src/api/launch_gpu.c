@@ -242,7 +242,7 @@ static P2cStatus load_kernel(GpuRun *g, P2cModule *m, const P2cLaunchOptions *o,
 
 static P2cStatus launch_repeatedly(GpuRun *g, P2cGpuKernel *kernel, void **params,
                                    const P2cLaunchOptions *o, double *times, int repeat) {
-  P2cGpuLaunch cfg = {.shared_bytes = o->shared_bytes};
+  P2cGpuLaunch cfg = {.shared_bytes = o->shared_bytes, .cooperative = g->k->cooperative};
   memcpy(cfg.grid, o->grid, sizeof cfg.grid);
   memcpy(cfg.block, o->block, sizeof cfg.block);
   char doing[300];

@@ -81,6 +81,8 @@ enum BuiltinFact {
   BF_NOT_REPEATED = 1 << 13,   /* the lockstep rule does not evaluate it again (const.array_like) */
   BF_FENCE = 1 << 14,          /* a device-wide fence: with the thread's next atomic it publishes its
                                   earlier accesses to other blocks (the simulator's checker) */
+  BF_GRID = 1 << 15,           /* cuda.cg: the kernel is launched cooperatively (all its blocks
+                                  resident at once), as Numba launches a kernel that uses it */
 };
 
 /* The element types an atomic takes, and where CUDA C lacks a function for one (emit_cuda.c). */

@@ -180,6 +180,15 @@ static const Builtin table[] = {
      .c32 = "cbrtf", HOOKS(infer_float_op_call, emit_math_call)},
     {.path = "numba.cuda.selp", .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(3, 3),
      HOOKS(infer_selp_call, emit_selp_call)},
+    /* cuda.cg: a grid group and its barrier. g.sync() is typed as a call of the row
+     * numba.cuda.cg.GridGroup.sync with g as its argument (infer_method_call). */
+    MOD("numba.cuda.cg"),
+    {.path = "numba.cuda.cg.this_grid", .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(0, 0),
+     FX(BF_GRID), .result = &type_grid_group, .c64 = "p2c_this_grid", HC(HC_GRID),
+     HOOKS(infer_fixed_call, emit_plain_builtin_call)},
+    {.path = "numba.cuda.cg.GridGroup.sync", .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(1, 1),
+     FX(BF_EFFECTS | BF_BARRIER | BF_GRID), .result = &type_void, .c64 = "p2c_grid_sync",
+     HC(HC_GRID), HOOKS(infer_fixed_call, emit_plain_builtin_call)},
     {.path = "numba.cuda.const.array_like", .kind = BK_FUNC, .id = BI_CONST_ARRAY_LIKE, ARGS(1, 1),
      FX(BF_NOT_REPEATED), HOOKS(infer_const_array_like_call, emit_const_array_like_call)},
 

@@ -60,7 +60,8 @@ static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, cons
     return;
   }
   if (init) sb_printf(out, "  %s %s = %s;\n", ctype_of(G, t), name, init);
-  else if (t->kind == TY_ARRAY || t->kind == TY_TUPLE || t->kind == TY_HALF || t->kind == TY_VECTOR)
+  else if (t->kind == TY_ARRAY || t->kind == TY_TUPLE || t->kind == TY_HALF || t->kind == TY_VECTOR ||
+           t->kind == TY_GRID_GROUP)
     sb_printf(out, "  %s %s = {};\n", ctype_of(G, t), name);
   else sb_printf(out, "  %s %s = 0;\n", ctype_of(G, t), name);
 }

@@ -45,6 +45,7 @@ typedef enum CudaHelper {
   HC_ATOMIC_INCDEC64,   /* atomic inc/dec on uint64 */
   HC_LANE,              /* p2c_laneid, p2c_lanemask_lt */
   HC_DYNAMIC_SHARED,    /* dynamic shared memory arrays */
+  HC_GRID,              /* cuda.cg.this_grid() and its grid-wide sync() */
   HC_COUNT
 } CudaHelper;
 

@@ -143,6 +143,38 @@ static const char *const cuda_helper_text[HC_COUNT] = {
         "                       {(int64_t)sizeof(T)}};\n"
         "  return a;\n"
         "}\n",
+    [HC_GRID] =
+        "/* cuda.cg.this_grid() and its sync(): a barrier for every thread of the grid. A kernel\n"
+        " * that uses it is launched cooperatively (cuLaunchCooperativeKernel), so all its blocks\n"
+        " * are resident at once, and the driver gives the launch a workspace whose address is in\n"
+        " * the PTX registers %envreg1 (high half) and %envreg2 (low half); the workspace's second\n"
+        " * 32-bit word serves as the barrier. Thread 0 of each block arrives by adding to it: block\n"
+        " * 0 adds 2^31 - (blocks - 1), every other block 1, so once all have arrived the word has\n"
+        " * grown by exactly 2^31 and its top bit has flipped, whatever it held before: each block\n"
+        " * waits for that flip. The simulator's prelude runs the blocks at once and has its own. */\n"
+        "struct p2c_grid_group {};\n"
+        "static __device__ __forceinline__ p2c_grid_group p2c_this_grid(void) { return p2c_grid_group{}; }\n"
+        "#ifdef PYK2CUDA_SIM\n"
+        "static __device__ __forceinline__ void p2c_grid_sync(p2c_grid_group) { p2c_sim_grid_sync(); }\n"
+        "#else\n"
+        "static __device__ __noinline__ void p2c_grid_sync(p2c_grid_group) {\n"
+        "  __syncthreads();\n"
+        "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {\n"
+        "    uint32_t hi, lo;\n"
+        "    asm volatile(\"mov.u32 %0, %%envreg1;\" : \"=r\"(hi));\n"
+        "    asm volatile(\"mov.u32 %0, %%envreg2;\" : \"=r\"(lo));\n"
+        "    unsigned int *word = (unsigned int *)((((uint64_t)hi << 32) | lo) + 4);\n"
+        "    bool first = blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;\n"
+        "    unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;\n"
+        "    __threadfence();\n"
+        "    unsigned int before = atomicAdd(word, first ? 0x80000000u - (blocks - 1) : 1u);\n"
+        "    while (((before ^ *(volatile unsigned int *)word) & 0x80000000u) == 0) {\n"
+        "    }\n"
+        "    __threadfence();\n"
+        "  }\n"
+        "  __syncthreads();\n"
+        "}\n"
+        "#endif\n",
 };
 
 void prelude_cuda_emit(StrBuf *sb, uint64_t used) {

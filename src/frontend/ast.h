@@ -202,6 +202,7 @@ struct Function {
   bool typed, typing;      /* typeinfer state: done / in progress (recursion) */
   bool failed;             /* typing it reported errors (possibly rolled back: see specialize) */
   bool uses_barrier;
+  bool cooperative;        /* uses cuda.cg.this_grid(): launched cooperatively (grid sync) */
   bool debug;              /* @cuda.jit(debug=True): a failed raise or assert is reported */
   VEC(Function *) specs;   /* on the generic function */
   /* Instances (typeinfer, static_args.c): copies of a device function whose parameters that

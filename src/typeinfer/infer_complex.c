@@ -56,11 +56,35 @@ const Type *infer_numeric_attr(Infer *I, Expr *e, const Type *t) {
   return NULL;
 }
 
-/* x.conjugate(): callee is the EX_ATTR. */
+/* g.sync() of a grid group: rewritten in place into a call of the row
+ * numba.cuda.cg.GridGroup.sync with g as its argument, which the builtin machinery then types
+ * (a barrier with effects that makes the kernel cooperative) and emits (p2c_grid_sync(g)). */
+static const Type *grid_group_method(Infer *I, Expr *e) {
+  Expr *callee = e->kids[0];
+  if (strcmp(callee->str, "sync") != 0) {
+    TERR(I, callee->loc, "E-not-callable", "method '%s' of GridGroup is not supported (only sync())",
+         callee->str);
+    return NULL;
+  }
+  if (e->nkids != 1 || e->nkeywords) {
+    TERR(I, e->loc, "E-arity", "sync() takes no arguments");
+    return NULL;
+  }
+  Expr **kids = arena_alloc(&I->c->arena, 2 * sizeof *kids);
+  kids[0] = ast_new_expr(&I->c->arena, EX_BUILTIN, callee->loc);
+  kids[0]->builtin = builtin_lookup("numba.cuda.cg.GridGroup.sync");
+  kids[1] = callee->kids[0];
+  e->kids = kids;
+  e->nkids = 2;
+  return infer_expr(I, e);
+}
+
+/* x.conjugate(), g.sync(): callee is the EX_ATTR. */
 const Type *infer_method_call(Infer *I, Expr *e) {
   Expr *callee = e->kids[0];
   const Type *t = infer_expr(I, callee->kids[0]);
   if (!t) return NULL;
+  if (t->kind == TY_GRID_GROUP) return grid_group_method(I, e);
   if (strcmp(callee->str, "conjugate") != 0 || !type_is_numeric(t)) {
     TERR(I, callee->loc, "E-not-callable", "method '%s' of %s is not supported", callee->str, t->name);
     return NULL;

@@ -620,6 +620,8 @@ static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
   }
   /* barriers and warp operations need the simulator's fibers (P2cKernelInfo.uses_barrier) */
   if (b->facts & (BF_BARRIER | BF_COLLECTIVE)) I->fn->uses_barrier = true;
+  /* a grid group: the kernel is launched cooperatively (P2cKernelInfo.cooperative) */
+  if (b->facts & BF_GRID) I->fn->cooperative = true;
   if (!(b->facts & BF_CHECKS_ARITY) && !infer_check_arity(I, e, b->min_args, b->max_args))
     return NULL;
   return b->infer(I, e, t);
@@ -663,6 +665,7 @@ static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
   if (!s) return NULL;
   e->func = s;
   if (s->uses_barrier) I->fn->uses_barrier = true;
+  if (s->cooperative) I->fn->cooperative = true;
   return s->ret_type;
 }
 

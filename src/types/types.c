@@ -27,6 +27,7 @@ SCALAR(type_complex128, TY_COMPLEX, P2C_COMPLEX128, 128, true, "complex128", "p2
 SCALAR(type_float16, TY_HALF, P2C_FLOAT16, 16, true, "float16", "p2c_half");
 const Type type_void = {.kind = TY_VOID, .name = "none", .cname = "void"};
 const Type type_str = {.kind = TY_STR, .name = "unicode_type", .cname = "const char *"};
+const Type type_grid_group = {.kind = TY_GRID_GROUP, .name = "GridGroup", .cname = "p2c_grid_group"};
 
 /* Rows in the order of Numba's vector_types list (int8, int16, int32, int64, uint8, uint16,
  * uint32, uint64, float32, float64); columns 1 to 4 lanes. CUDA's names: 64-bit integers are

@@ -30,7 +30,8 @@ typedef enum TypeKind {
   TY_RECORD,    /* a NumPy structured dtype (Numba's Record): fields at fixed offsets */
   TY_ENUM,      /* a member of an Enum class: held as its value (dtype, a number type); equal
                    only to members of the same class */
-  TY_VECTOR,    /* a CUDA vector type (cuda.float32x4): `nelems` lanes of the scalar `dtype` */
+  TY_VECTOR,    /* a CUDA vector type (cuda.float32x4): `lanes` lanes of the scalar `dtype` */
+  TY_GRID_GROUP,/* cuda.cg.this_grid()'s value (Numba's GridGroup): only its sync() is used */
 } TypeKind;
 
 /* MEM_CONST: a module-level array in __constant__ memory (read-only). A MEM_SHARED array
@@ -87,6 +88,7 @@ extern const Type type_uint8, type_uint16, type_uint32, type_uint64;
 extern const Type type_float32, type_float64;
 extern const Type type_complex64, type_complex128;
 extern const Type type_float16;
+extern const Type type_grid_group;
 
 const Type *type_of_scalar(P2cScalarType s);
 /* The scalar type named `name` ("float32", "f4", "int", "float", "bool_", "intp", ...), or NULL. */

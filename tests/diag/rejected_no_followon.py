@@ -6,9 +6,9 @@ from numba import cuda
 
 @cuda.jit("void(float32[:])")
 def k(a):
-    g = cuda.cg.this_grid()
+    g = cuda.cg.this_block()
     g.sync()
-    x, y = a[0], cuda.cg.this_grid()
+    x, y = a[0], cuda.cg.this_block()
     a[0] = x + y
     a[1] = z
     z = 1.0

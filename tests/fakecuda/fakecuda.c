@@ -57,6 +57,7 @@ enum {
   HOST_MEMORY_ALREADY_REGISTERED = 712,
   HOST_MEMORY_NOT_REGISTERED = 713,
   LAUNCH_FAILED = 719,
+  COOPERATIVE_LAUNCH_TOO_LARGE = 720,
 };
 
 /* ---- State ---------------------------------------------------------------------------------- */
@@ -103,6 +104,7 @@ typedef struct FakeStats {
   int set_attribute_calls, last_dynamic_shared;
   char last_function[128];
   int registered_ranges; /* host ranges page-locked by cuMemHostRegister */
+  int cooperative_launches; /* of `launches`, those made by cuLaunchCooperativeKernel */
 } FakeStats;
 
 static struct {
@@ -530,6 +532,8 @@ static const struct {
     {HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
      "pointer does not correspond to a registered memory region"},
     {LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+     "too many blocks in cooperative launch"},
 };
 
 EXPORT CUresult cuGetErrorName(CUresult rc, const char **name) {
@@ -1031,12 +1035,54 @@ EXPORT CUresult cuFuncSetAttribute(Handle fn, int attribute, int value) {
   return OK;
 }
 
+static CUresult launch(Handle fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                       unsigned by, unsigned bz, unsigned shared, Handle stream, void **params,
+                       void **extra);
+
 /* Records the launch, then runs the kernel's C version over every thread of the grid. */
 EXPORT CUresult cuLaunchKernel(Handle fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                unsigned by, unsigned bz, unsigned shared, Handle stream,
                                void **params, void **extra) {
   ENTER("cuLaunchKernel");
   NEED_CONTEXT();
+  return launch(fn, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+}
+
+/* The blocks of `threads` threads one SM of the fake H100 holds at once: 2048 threads, at most
+ * 32 blocks (shared memory and registers are not modelled). */
+static int blocks_per_sm(int threads) {
+  int n = threads > 0 ? 2048 / threads : 0;
+  return n < 32 ? n : 32;
+}
+
+EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, Handle fn, int threads,
+                                                            size_t shared) {
+  ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  NEED_CONTEXT();
+  (void)shared;
+  if (!fn || !blocks || threads <= 0 || threads > 1024) return INVALID_VALUE;
+  *blocks = blocks_per_sm(threads);
+  return OK;
+}
+
+/* A cooperative launch: the grid must fit on the 132 SMs at once (else the driver's
+ * CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, 720); then as cuLaunchKernel, counted apart. The C
+ * versions of the kernels run thread after thread, so a grid sync cannot be modelled here. */
+EXPORT CUresult cuLaunchCooperativeKernel(Handle fn, unsigned gx, unsigned gy, unsigned gz,
+                                          unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                          Handle stream, void **params) {
+  ENTER("cuLaunchCooperativeKernel");
+  NEED_CONTEXT();
+  if ((unsigned long long)gx * gy * gz > (unsigned long long)blocks_per_sm((int)(bx * by * bz)) * 132)
+    return COOPERATIVE_LAUNCH_TOO_LARGE;
+  CUresult rc = launch(fn, gx, gy, gz, bx, by, bz, shared, stream, params, NULL);
+  if (rc == OK) F.stats.cooperative_launches++;
+  return rc;
+}
+
+static CUresult launch(Handle fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                       unsigned by, unsigned bz, unsigned shared, Handle stream, void **params,
+                       void **extra) {
   Function *f = fn;
   if (!f || extra) return INVALID_VALUE;
   if ((unsigned long long)bx * by * bz > 1024 || (int)shared > f->max_dynamic_shared)

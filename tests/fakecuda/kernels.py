@@ -30,6 +30,16 @@ def empty():
 
 
 @cuda.jit
+def grid_step(x):
+    # A grid sync: launched cooperatively (the fake driver records it; it has no C version).
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        x[i] += 1
+    g.sync()
+
+
+@cuda.jit
 def oob(x):
     # Launched with more threads than x has elements: the extra threads index out of bounds,
     # which --check-bounds reports (the fake driver fills the failure record as the generated

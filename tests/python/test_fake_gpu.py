@@ -37,3 +37,15 @@ def test_arrays_dropped_while_a_stream_uses_them_outlive_its_work():
                               env={"PYK2CUDA_LIBCUDA": FAKE, "PYK2CUDA_DEVICE": "gpu",
                                    "FAKECUDA_STREAM_USES": "1"})
     assert rc == 0 and "stream lifetimes on the gpu: ok" in out, out + err
+
+
+
+@pytest.mark.skipif(not FAKE, reason="PYK2CUDA_FAKECUDA (the meson test sets it) is not set")
+def test_cooperative_kernels_ask_the_driver_for_their_grid_limit():
+    # The fake H100 holds 8 blocks of 256 threads per SM (2048 threads) on 132 SMs; a grid
+    # beyond that is refused before cuLaunchCooperativeKernel.
+    rc, out, err = run_script(["fake_cooperative_script.py"],
+                              env={"PYK2CUDA_LIBCUDA": FAKE, "PYK2CUDA_DEVICE": "gpu"})
+    assert rc == 0, out + err
+    assert out.splitlines()[0] == "True 1056 264", out
+    assert "refused:" in out and "launched cooperatively" in out and "the grid has 1057" in out, out

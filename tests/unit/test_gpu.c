@@ -40,6 +40,7 @@ typedef struct FakeStats { /* as in fakecuda.c */
   int set_attribute_calls, last_dynamic_shared;
   char last_function[128];
   int registered_ranges;
+  int cooperative_launches;
 } FakeStats;
 
 static void (*fake_control)(const char *cmd, int a, int b);
@@ -909,6 +910,36 @@ static void dispatcher_reuses_module(void **state) {
   p2c_host_array_free(f->c, &y);
 }
 
+/* A kernel with a grid sync (cuda.cg.this_grid) is launched with cuLaunchCooperativeKernel, and
+ * only with a grid the device holds at once: the fake H100 holds 32 blocks of 32 threads per SM
+ * (2048 threads, at most 32 blocks) on 132 SMs. A kernel without one is launched as before. */
+static void dispatcher_cooperative(void **state) {
+  Fixture *f = *state;
+  P2cHostArray x = i64_array(f->c, 64), y = i64_array(f->c, 64);
+  P2cValue args[2] = {host_value(x), host_value(y)};
+  P2cLaunchOptions o = gpu_options(f, 2, 1, 32, 1);
+  assert_int_equal(p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "grid_step", args, 1,
+                              &o, NULL, NULL),
+                   P2C_OK);
+  assert_int_equal(fake_stats()->cooperative_launches, 1);
+  assert_int_equal(fake_stats()->launches, 1);
+  o.grid[0] = 132 * 32 + 1;
+  assert_int_equal(p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "grid_step", args, 1,
+                              &o, NULL, NULL),
+                   P2C_ERR_USAGE);
+  assert_contains(p2c_compiler_last_error(f->c), "launched cooperatively");
+  assert_contains(p2c_compiler_last_error(f->c), "at most 4224 blocks of 32 threads, the grid has 4225");
+  assert_int_equal(fake_stats()->launches, 1);   /* refused before the driver */
+  o.grid[0] = 2;
+  assert_int_equal(p2c_launch(f->c, "kernels.py", kernels_src, kernels_len, "accumulate", args, 2,
+                              &o, NULL, NULL),
+                   P2C_OK);
+  assert_int_equal(fake_stats()->launches, 2);
+  assert_int_equal(fake_stats()->cooperative_launches, 1);
+  p2c_host_array_free(f->c, &x);
+  p2c_host_array_free(f->c, &y);
+}
+
 /* Every driver call of a whole launch, failed in turn: a clear status, a message with the CUDA
  * error name, and nothing left behind. The device is opened by the launch itself. */
 static void failure_sweep(void **state) {
@@ -993,6 +1024,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(dispatcher_bounds, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_kernel_fault, setup, teardown),
       cmocka_unit_test_setup_teardown(dispatcher_reuses_module, setup, teardown),
+      cmocka_unit_test_setup_teardown(dispatcher_cooperative, setup, teardown),
       cmocka_unit_test(failure_sweep),
   };
   int failed = cmocka_run_group_tests_name("gpu: no driver", before, NULL, NULL);

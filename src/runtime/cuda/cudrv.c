@@ -76,6 +76,8 @@ static const DynSymbol symbols[] = {
     OPT(cuCtxCreate, "cuCtxCreate_v2"),
     OPT(cuCtxDestroy, "cuCtxDestroy_v2"),
     OPT(cuCtxGetCurrent, "cuCtxGetCurrent"),
+    OPT(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel"),
+    OPT(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
 };
 #undef REQ
 #undef OPT

@@ -189,6 +189,14 @@ typedef struct CuDriver {
   CuResult (*cuCtxCreate)(CuContext *ctx, unsigned int flags, CuDevice device); /* cuCtxCreate_v2 */
   CuResult (*cuCtxDestroy)(CuContext ctx); /* cuCtxDestroy_v2 */
   CuResult (*cuCtxGetCurrent)(CuContext *ctx);
+  /* cooperative launches (kernels with a grid sync, P2cKernelInfo.cooperative) */
+  CuResult (*cuLaunchCooperativeKernel)(CuFunction function, unsigned int grid_x,
+                                        unsigned int grid_y, unsigned int grid_z,
+                                        unsigned int block_x, unsigned int block_y,
+                                        unsigned int block_z, unsigned int shared_bytes,
+                                        CuStream stream, void **params);
+  CuResult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CuFunction function,
+                                                          int block_threads, size_t shared_bytes);
 } CuDriver;
 
 /* ---- Loading -------------------------------------------------------------------------------- */

@@ -257,6 +257,41 @@ cleanup:
   return status;
 }
 
+P2cStatus gpu_max_cooperative_blocks(const GpuContext *g, GpuFunction *f, uint32_t block_threads,
+                                     uint32_t shared_bytes, uint32_t *blocks, char *err,
+                                     size_t errlen) {
+  int per_sm = 0;
+  if (!g->drv->cuOccupancyMaxActiveBlocksPerMultiprocessor || !g->drv->cuLaunchCooperativeKernel) {
+    snprintf(err, errlen, "the CUDA driver (%s) has no cooperative launches "
+             "(cuLaunchCooperativeKernel, cuOccupancyMaxActiveBlocksPerMultiprocessor)", g->drv->dl.path);
+    return P2C_ERR_CUDA;
+  }
+  P2cStatus status = gpu_make_current(g, err, errlen);
+  if (status != P2C_OK) return status;
+  CU_CHECK(g->drv,
+           cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f->fn, (int)block_threads, shared_bytes),
+           err, errlen);
+  *blocks = (uint32_t)per_sm * (uint32_t)g->limits.sm_count;
+  return P2C_OK;
+cleanup:
+  return status;
+}
+
+/* A cooperative launch's grid must fit on the device at once (cuLaunchCooperativeKernel would
+ * fail with CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE; this says why in the launch's terms). */
+static P2cStatus check_cooperative(const GpuContext *g, GpuFunction *f, const GpuLaunchConfig *c,
+                                   char *err, size_t errlen) {
+  uint32_t most = 0, threads = c->block[0] * c->block[1] * c->block[2];
+  P2cStatus status = gpu_max_cooperative_blocks(g, f, threads, c->shared_bytes, &most, err, errlen);
+  if (status != P2C_OK) return status;
+  uint64_t blocks = (uint64_t)c->grid[0] * c->grid[1] * c->grid[2];
+  if (blocks <= most) return P2C_OK;
+  snprintf(err, errlen, "kernel '%s' uses cuda.cg.this_grid(), so it is launched cooperatively, "
+           "with every block resident at once: %s holds at most %u blocks of %u threads, the grid "
+           "has %llu", f->name, g->limits.name, most, threads, (unsigned long long)blocks);
+  return P2C_ERR_USAGE;
+}
+
 P2cStatus gpu_launch(const GpuContext *g, GpuFunction *f, const GpuLaunchConfig *c, void **args,
                      const char *what, char *err, size_t errlen) {
   if (!gpu_check_launch(&g->limits, f, c, err, errlen)) {
@@ -265,11 +300,18 @@ P2cStatus gpu_launch(const GpuContext *g, GpuFunction *f, const GpuLaunchConfig 
   }
   P2cStatus status = gpu_make_current(g, err, errlen);
   if (status == P2C_OK) status = allow_dynamic_shared(g, f, c->shared_bytes, err, errlen);
+  if (status == P2C_OK && c->cooperative) status = check_cooperative(g, f, c, err, errlen);
   if (status != P2C_OK) goto cleanup;
-  CU_CHECK(g->drv,
-           cuLaunchKernel(f->fn, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
-                          c->block[2], c->shared_bytes, c->stream, args, NULL),
-           err, errlen);
+  if (c->cooperative)
+    CU_CHECK(g->drv,
+             cuLaunchCooperativeKernel(f->fn, c->grid[0], c->grid[1], c->grid[2], c->block[0],
+                                       c->block[1], c->block[2], c->shared_bytes, c->stream, args),
+             err, errlen);
+  else
+    CU_CHECK(g->drv,
+             cuLaunchKernel(f->fn, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
+                            c->block[2], c->shared_bytes, c->stream, args, NULL),
+             err, errlen);
   return P2C_OK;
 cleanup:
   gpu_error_context(err, errlen, "launching kernel '%s' of %s with grid (%u,%u,%u), block (%u,%u,%u)",

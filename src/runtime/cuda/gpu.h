@@ -78,7 +78,15 @@ typedef struct GpuLaunchConfig {
   uint32_t grid[3], block[3]; /* 0 is an error, not 1: the caller decides defaults */
   uint32_t shared_bytes;      /* dynamic shared memory per block */
   CuStream stream;            /* NULL: the legacy default stream */
+  bool cooperative;           /* cuLaunchCooperativeKernel: every block resident at once */
 } GpuLaunchConfig;
+
+/* How many blocks of `block_threads` threads with `shared_bytes` of dynamic shared memory a
+ * cooperative launch of f may have: the blocks one multiprocessor holds at once times the
+ * multiprocessors (Numba's max_cooperative_grid_blocks). */
+P2cStatus gpu_max_cooperative_blocks(const GpuContext *g, GpuFunction *f, uint32_t block_threads,
+                                     uint32_t shared_bytes, uint32_t *blocks, char *err,
+                                     size_t errlen);
 
 /* Checks a configuration against the device's limits and the kernel's; false with the reason in
  * msg ("block (2048,1,1) has 2048 threads; kernel 'k' on NVIDIA H100 allows at most 1024"). */

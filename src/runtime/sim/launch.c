@@ -70,6 +70,11 @@ enum {
   /* A fiber switching straight to the next one asks for the stack top of the fiber this many
    * places further on, this many cache lines of it (fiber_prefetch). */
   PREFETCH_AHEAD = 2, PREFETCH_LINES = 4,
+  /* A cooperative launch (cuda.cg.this_grid) runs every block at once, each on a worker of its
+   * own (an OS thread: `__shared__` is per OS thread) and each thread as a fiber: at most this
+   * many blocks, and this many threads in all (each fiber is a stack mapping and a guard page,
+   * two of the 65,530 mappings Linux allows a process by default). */
+  SIM_MAX_COOPERATIVE_BLOCKS = 64, SIM_MAX_COOPERATIVE_THREADS = 16384,
 };
 
 /* ---- Address sanitizer: tell it which stack is in use ------------------------------------- */
@@ -144,8 +149,9 @@ static void switch_context(Context *save, Context *to) { swapcontext(*save, *to)
 /* ---- State --------------------------------------------------------------------------------- */
 
 /* FIBER_STOPPED: the thread ended itself through exit_thread (the launch stops). */
+/* FIBER_AT_GRID: waits at a grid sync (cooperative launches). */
 typedef enum FiberState {
-  FIBER_RUNNABLE, FIBER_AT_BARRIER, FIBER_AT_WARP, FIBER_EXITED, FIBER_STOPPED
+  FIBER_RUNNABLE, FIBER_AT_BARRIER, FIBER_AT_WARP, FIBER_EXITED, FIBER_STOPPED, FIBER_AT_GRID
 } FiberState;
 
 /* One simulated thread of a block that uses barriers. The scheduler's data for all fibers of a
@@ -196,6 +202,7 @@ typedef struct Worker {
   size_t arrived, exited;     /* fibers of the block at the barrier, and returned */
   int predicates;             /* nonzero predicates passed to the barrier so far */
   bool warp_waited;           /* a fiber of the block has waited at a warp operation */
+  size_t at_grid;             /* fibers of the block waiting at a grid sync */
   bool stray_barrier;         /* a barrier in a launch without uses_barrier */
   sigjmp_buf bail;            /* where exit_thread returns to, in a launch without barriers */
   bool stray_warp;            /* a warp operation in a launch without uses_barrier */
@@ -224,6 +231,11 @@ struct Run {
   P2cStatus status;
   char message[512];
   uint64_t next_interrupt_check_ns;   /* slot 0's next call of l->interrupt (monotonic_ns) */
+  /* A cooperative launch's grid barrier: blocks waiting at it, blocks finished, and a count of
+   * releases that the waiting workers watch (under grid_lock; grid_wake wakes them). */
+  pthread_mutex_t grid_lock;
+  pthread_cond_t grid_wake;
+  uint64_t grid_arrived, grid_finished, grid_releases;
 };
 
 /* Records the launch's first error and stops it. */
@@ -240,6 +252,11 @@ static void run_fail(Run *r, P2cStatus st, const char *fmt, ...) {
   }
   pthread_mutex_unlock(&r->error_lock);
   atomic_store(&r->stop, true);
+  if (r->l->cooperative) {   /* workers waiting at the grid barrier see the stop */
+    pthread_mutex_lock(&r->grid_lock);
+    pthread_cond_broadcast(&r->grid_wake);
+    pthread_mutex_unlock(&r->grid_lock);
+  }
 }
 
 /* The index of the i-th item of a 3-D range, x fastest (CUDA's linear order). */
@@ -417,6 +434,20 @@ static int stray_barrier(P2cSimThread *self, int predicate) {
   ((Worker *)self)->stray_barrier = true;
   return predicate != 0;
 }
+
+/* cuda.cg.this_grid().sync() inside a fiber: park until the scheduler has taken the whole block
+ * through the grid barrier (run_block_fibers, grid_barrier). */
+static void fiber_grid_sync(P2cSimThread *self) {
+  Worker *w = (Worker *)self;
+  Fiber *f = w->cur;
+  f->state = FIBER_AT_GRID;
+  w->at_grid++;
+  fiber_leave(w, f, &f->asan_fake);
+}
+
+/* A grid sync in a launch without fibers: remembered as a stray barrier (reported after the
+ * blocks). The translator always gives a kernel with a grid sync fibers. */
+static void stray_grid_sync(P2cSimThread *self) { ((Worker *)self)->stray_barrier = true; }
 
 /* A thread ended itself (exit_thread): the launch stops. The details (which access, which
  * thread) are in the module's bounds record, read by sim_launch. */
@@ -760,6 +791,68 @@ static int release_barrier_counted(Worker *w, Fiber *fibers, size_t n) {
   return 1;
 }
 
+/* ---- The grid barrier (cooperative launches) ----------------------------------------------- */
+
+/* Every fiber of the block that has not returned waits at the grid sync: the block arrives at
+ * the grid barrier, and this worker waits until every block of the grid has (each block runs on
+ * a worker of its own). Blocks that have finished never arrive: on a GPU the others would wait
+ * for ever, here the launch stops with an error, as it does when only part of a block arrives
+ * (CUDA leaves both undefined) or when threads of one block wait at a grid sync and at another
+ * barrier. Returns false when the launch stops. */
+static bool grid_barrier(Worker *w, Fiber *fibers, size_t n) {
+  Run *r = w->run;
+  uint3 b = w->st.block_idx;
+  for (size_t i = 0; i < n; i++)
+    if (fibers[i].state != FIBER_AT_GRID) {
+      run_fail(r, P2C_ERR_SIM,
+               "kernel '%s': a grid sync (cuda.cg.this_grid().sync()) reached by only part of "
+               "block (%u,%u,%u): thread (%u,%u,%u) %s (CUDA leaves this undefined)",
+               r->l->symbol, b.x, b.y, b.z, fibers[i].tid.x, fibers[i].tid.y, fibers[i].tid.z,
+               fibers[i].state == FIBER_EXITED ? "has exited" : "waits at another barrier");
+      return false;
+    }
+  pthread_mutex_lock(&r->grid_lock);
+  uint64_t seen = r->grid_releases, finished = r->grid_finished;
+  bool all = ++r->grid_arrived + finished == r->block_count;
+  if (all && finished == 0) {
+    r->grid_arrived = 0;
+    r->grid_releases++;
+    pthread_cond_broadcast(&r->grid_wake);
+  }
+  while (r->grid_releases == seen && !(all && finished > 0) &&
+         !atomic_load_explicit(&r->stop, memory_order_relaxed))
+    pthread_cond_wait(&r->grid_wake, &r->grid_lock);
+  bool released = r->grid_releases != seen;
+  pthread_mutex_unlock(&r->grid_lock);
+  if (all && finished > 0)
+    run_fail(r, P2C_ERR_SIM,
+             "kernel '%s': a grid sync (cuda.cg.this_grid().sync()) waits for %llu block%s that "
+             "finished without reaching it (on a GPU it would wait for ever)", r->l->symbol,
+             (unsigned long long)finished, finished == 1 ? "" : "s");
+  if (!released) return false;
+  for (size_t i = 0; i < n; i++) fibers[i].state = FIBER_RUNNABLE;
+  w->at_grid = 0;
+  if (r->san) sim_san_barrier(r->san);   /* one block (check_cooperative): a new epoch, as at a
+                                            block barrier */
+  return true;
+}
+
+/* A block of a cooperative launch has finished: blocks waiting at the grid barrier for it now
+ * wait for a block that will never come (reported by grid_barrier when the last one arrives,
+ * or here when it is this one). */
+static void grid_block_finished(Run *r) {
+  pthread_mutex_lock(&r->grid_lock);
+  r->grid_finished++;
+  bool stuck = r->grid_arrived > 0 && r->grid_arrived + r->grid_finished == r->block_count;
+  uint64_t waiting = r->grid_arrived;
+  pthread_mutex_unlock(&r->grid_lock);
+  if (stuck)
+    run_fail(r, P2C_ERR_SIM,
+             "kernel '%s': a grid sync (cuda.cg.this_grid().sync()) reached by %llu block%s "
+             "while the others finished without it (on a GPU it would wait for ever)",
+             r->l->symbol, (unsigned long long)waiting, waiting == 1 ? "" : "s");
+}
+
 /* A block with barriers or warp operations: rounds of resuming every runnable fiber; between
  * rounds, warps whose operation can complete go on first, then the block's barrier. */
 static bool run_block_fibers(Worker *w) {
@@ -771,7 +864,7 @@ static bool run_block_fibers(Worker *w) {
     fibers[i].tid = index_3d(i, w->st.block_dim);
   }
   w->fiber_stopped = w->warp_waited = false;
-  w->arrived = w->exited = 0;
+  w->arrived = w->exited = w->at_grid = 0;
   w->predicates = 0;
   for (;;) {
     /* A resumed fiber may run the ones after it too (fiber_leave): the scan goes on after the
@@ -784,6 +877,10 @@ static bool run_block_fibers(Worker *w) {
     }
     if (atomic_load_explicit(&r->stop, memory_order_relaxed)) return false;
     if (w->warp_waited && release_warps(w, fibers, n)) continue;
+    if (w->at_grid > 0) {
+      if (!grid_barrier(w, fibers, n)) return false;
+      continue;
+    }
     int released = w->warp_waited ? release_barrier(w, fibers, n)
                                   : release_barrier_counted(w, fibers, n);
     if (released <= 0) return released == 0;
@@ -822,6 +919,7 @@ static bool worker_prepare(Worker *w) {
   w->st.barrier = l->uses_barrier ? fiber_barrier : stray_barrier;
   w->st.exit_thread = l->uses_barrier ? fiber_exit_thread : plain_exit_thread;
   w->st.warp_sync = l->uses_barrier ? fiber_warp_sync : stray_warp_sync;
+  w->st.grid_sync = l->uses_barrier ? fiber_grid_sync : stray_grid_sync;
   w->st.print_flush = print_flush;
   w->st.san_access = r->san ? san_access : san_access_off;
   w->st.san_region = r->san ? san_region : san_region_off;
@@ -907,6 +1005,7 @@ static void worker_loop(Worker *w) {
       w->st.block_idx = index_3d(b, grid);
       if (r->san) sim_san_block(r->san, b);
       ok = run_block_fibers(w);
+      if (ok && r->l->cooperative) grid_block_finished(r);
     } else {
       ok = run_blocks_plain(w, b, n);
     }
@@ -1097,6 +1196,11 @@ static void run_workers(Run *r, Worker *workers, size_t n, bool watch) {
   SimHelpers *h = n > 1 && helpers_ensure(r->m, n) ? r->m->helpers : NULL;
   r->workers = workers;
   r->worker_count = n;
+  if (r->l->cooperative && r->l->uses_barrier && n > 1 && (!h || h->count + 1 < n)) {   /* every block needs a worker */
+    run_fail(r, P2C_ERR_SIM, "a cooperative launch of %zu blocks needs %zu worker threads; "
+             "only %zu could be started", n, n, h ? h->count + 1 : 1);
+    return;
+  }
   if (h) {
     pthread_mutex_lock(&h->lock);
     h->watch = watch;
@@ -1217,12 +1321,36 @@ static uint64_t chunk_size(uint64_t blocks, uint32_t block_threads, size_t worke
   return n > 0 ? n : 1;
 }
 
+uint32_t sim_max_cooperative_blocks(uint32_t block_threads) {
+  uint32_t by_threads = SIM_MAX_COOPERATIVE_THREADS / (block_threads ? block_threads : 1);
+  return by_threads < SIM_MAX_COOPERATIVE_BLOCKS ? by_threads : SIM_MAX_COOPERATIVE_BLOCKS;
+}
+
+/* A cooperative launch's own limits (all blocks at once); the complaint goes to `msg`. */
+static bool check_cooperative(const SimLaunch *l, char *msg, size_t size) {
+  uint64_t blocks = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
+  uint32_t threads = l->block.x * l->block.y * l->block.z, most = sim_max_cooperative_blocks(threads);
+  if (blocks > most)
+    snprintf(msg, size, "a cooperative launch (cuda.cg.this_grid) runs every block at once: the "
+             "simulator takes at most %u blocks of %u threads (%d blocks, %d threads in all), "
+             "this grid has %llu", most, threads, SIM_MAX_COOPERATIVE_BLOCKS,
+             SIM_MAX_COOPERATIVE_THREADS, (unsigned long long)blocks);
+  else if (l->sanitize && l->uses_barrier && blocks > 1)
+    snprintf(msg, size, "--sanitize runs one block at a time, and a cooperative launch "
+             "(cuda.cg.this_grid) of %llu blocks needs them all at once", (unsigned long long)blocks);
+  else
+    return true;
+  return false;
+}
+
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   char msg[512];
   if (!m || !l) return P2C_ERR_USAGE;
   if (!m->handle)
     return launch_error(l, P2C_ERR_SIM, "the simulator module did not load: %s", m->error);
   if (!check_config(l, msg, sizeof msg)) return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);
+  if (l->cooperative && !check_cooperative(l, msg, sizeof msg))
+    return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);
   SimFn entry = find_entry(m, l->uses_barrier ? "thread" : "blocks", l->symbol, msg, sizeof msg);
   if (!entry) return launch_error(l, P2C_ERR_SIM, "%s", msg);
 
@@ -1238,12 +1366,17 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   atomic_init(&r.blocks_done, 0);
   atomic_init(&r.stop, false);
   pthread_mutex_init(&r.error_lock, NULL);
+  pthread_mutex_init(&r.grid_lock, NULL);
+  pthread_cond_init(&r.grid_wake, NULL);
   r.next_interrupt_check_ns = l->interrupt ? monotonic_ns() + INTERRUPT_CHECK_NS : 0;
   unsigned cpus = sim_cpu_count();
   size_t n = l->threads ? l->threads : default_workers(cpus);
   if (n > MAX_WORKERS) n = MAX_WORKERS;
   if (n > r.block_count) n = (size_t)r.block_count;
   if (l->sanitize) n = 1;   /* the checker keeps no locks: one block at a time */
+  /* every block at once (check_cooperative); without barriers (this_grid() and no sync()) no
+   * block can wait for another, and the blocks run as any others do */
+  if (l->cooperative && l->uses_barrier) n = (size_t)r.block_count;
   r.chunk = chunk_size(r.block_count, r.block_threads, n);
 
   pthread_mutex_lock(&m->launch_lock);
@@ -1271,6 +1404,8 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   if (m->bounds) bounds = *m->bounds; /* every worker has joined: the record is complete */
   pthread_mutex_unlock(&m->launch_lock);
   pthread_mutex_destroy(&r.error_lock);
+  pthread_mutex_destroy(&r.grid_lock);
+  pthread_cond_destroy(&r.grid_wake);
   if (bounds.claimed) {
     if (l->bounds) *l->bounds = bounds;
     bounds_format(&bounds, NULL, l->symbol, msg, sizeof msg);

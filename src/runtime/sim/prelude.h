@@ -20,7 +20,7 @@
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 7
+#define P2C_SIM_ABI_VERSION 8
 
 #include <stddef.h>
 #include <stdint.h>
@@ -262,6 +262,10 @@ struct P2cSimThread {
   /* Whether the warp operation the thread is about to wait at orders memory (__syncwarp does;
    * shuffles, votes, match and __activemask do not): set before each warp_sync. */
   int warp_orders;
+  /* cuda.cg.this_grid().sync(): waits for every thread of the grid (a cooperative launch runs
+   * each block on its own worker, all at once). The caller reloads its thread index afterwards,
+   * as after `barrier`. */
+  void (*grid_sync)(P2cSimThread *self);
 };
 
 #ifdef __cplusplus
@@ -352,6 +356,12 @@ static inline int __syncthreads_or(int predicate) { return p2c_sim_barrier(predi
 static inline int __syncthreads_and(int predicate) {
   unsigned n = p2c_sim_bdim.x * p2c_sim_bdim.y * p2c_sim_bdim.z;
   return (unsigned)p2c_sim_barrier(predicate) == n;
+}
+/* A grid-wide barrier (the generated code's p2c_grid_sync, in a cooperative launch). */
+static inline void p2c_sim_grid_sync(void) {
+  P2cSimThread *self = p2c_sim_self;
+  self->grid_sync(self);
+  p2c_sim_tid = self->thread_idx;
 }
 static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }

@@ -68,6 +68,9 @@ typedef struct SimLaunch {
   void **args;                   /* as cuLaunchKernel's kernelParams */
   bool uses_barrier;             /* P2cKernelInfo.uses_barrier: a block's threads are fibers
                                     (barriers and warp operations need them) */
+  bool cooperative;              /* P2cKernelInfo.cooperative (cuda.cg.this_grid): every block
+                                    runs at once, on a worker of its own, so that a grid sync can
+                                    wait for all of them; at most sim_max_cooperative_blocks */
   unsigned threads;              /* worker threads; 0: $PYK2CUDA_SIM_THREADS, else the number of
                                   * CPUs this process may use */
   size_t stack_bytes;            /* stack of each fiber (uses_barrier); 0: 64 KiB */
@@ -97,6 +100,12 @@ typedef struct SimLaunch {
  * can check them). Kernel output (printf) goes to the process's stdout. Launches on one module
  * are serialized; launches on different modules may run at the same time. */
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l);
+
+/* The most blocks of `block_threads` threads a cooperative launch may have: each block takes a
+ * worker (an OS thread) and each thread a fiber for the whole launch, so both are bounded
+ * (SIM_MAX_COOPERATIVE_BLOCKS and SIM_MAX_COOPERATIVE_THREADS in launch.c, docs/simulator.md).
+ * What Numba's max_cooperative_grid_blocks(blockdim) answers on the simulator. */
+uint32_t sim_max_cooperative_blocks(uint32_t block_threads);
 
 /* The number of CPUs this process may run on (at least 1). */
 unsigned sim_cpu_count(void);
