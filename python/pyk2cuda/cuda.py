@@ -4,6 +4,7 @@ Kernels, device arrays, streams and events are the C extension's (pyk2cuda._core
 only gives them Numba's names and signatures. Where a name behaves differently from numba.cuda,
 docs/python.md says so."""
 import contextlib
+import importlib.util
 import os
 import re
 import shutil
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import _core, args, cudadrv, source as _source
+from . import _core, args, cudadrv, source as _source, types
 from .args import In, Out, InOut
 from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's type names too)
 from ._core import Error, CompileError
@@ -762,6 +763,24 @@ def close():
 
 devicearray = _devicearray_module()
 
+
+def _np_module():
+    """cuda.np: numba-cuda's numba.cuda.np, of which pyk2cuda gives numpy_support's from_dtype
+    and as_dtype (pyk2cuda's types)."""
+    import types as modules
+    support = modules.ModuleType(__name__ + ".np.numpy_support")
+    support.from_dtype, support.as_dtype = types.from_dtype, types.as_dtype
+    m = modules.ModuleType(__name__ + ".np")
+    m.numpy_support = support
+    return m
+
+
+np = _np_module()
+
+# numba-cuda's flag for whether Numba's CPU compiler (the `numba` package) can be imported beside
+# it; pyk2cuda needs no Numba, tests use the flag to choose their reference.
+HAS_NUMBA = importlib.util.find_spec("numba") is not None
+
 # numba.cuda.random: `cuda.random`. Imported last: it uses jit.
 from . import random  # noqa: E402
 # The vector types (cuda.float32x4, cuda.float4, ...): names kernels call.
@@ -774,7 +793,8 @@ globals().update(vector_types.all_names())
 cudadrv.devicearray = devicearray
 runtime = cudadrv.runtime   # numba.cuda.runtime: get_version()
 SUBMODULES = {"args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
-              "vector_types": vector_types}
+              "vector_types": vector_types, "types": types, "np": np,
+              "np.numpy_support": np.numpy_support}
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
 SUBMODULES["cudadrv.devicearray"] = devicearray
 for _name, _module in SUBMODULES.items():

@@ -131,9 +131,23 @@ def from_dtype(dtype):
     return ScalarType(_ALIASES.get(name, name))
 
 
+def as_dtype(ty):
+    """Numba's as_dtype: the NumPy dtype of a scalar or record type (from_dtype's inverse)."""
+    if not isinstance(ty, ScalarType):
+        raise TypeError("as_dtype: %s has no NumPy dtype" % ty)
+    return ty.dtype
+
+
+# Numba's short names (numba.core.types and numba-cuda's numba.cuda.types have both spellings).
+_SHORT = {"b1": "bool", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "u1": "uint8",
+          "u2": "uint16", "u4": "uint32", "u8": "uint64", "f2": "float16", "f4": "float32",
+          "f8": "float64", "c8": "complex64", "c16": "complex128"}
+
 void = none = VoidType("void")
 for _name in _SCALARS:
     globals()[_name] = ScalarType(_ALIASES.get(_name, _name))
-del _name
+for _name, _text in _SHORT.items():
+    globals()[_name] = ScalarType(_text)
+del _name, _text
 
-__all__ = ["void", "none", "from_dtype"] + _SCALARS
+__all__ = ["void", "none", "from_dtype"] + _SCALARS + list(_SHORT)
