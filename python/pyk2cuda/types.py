@@ -55,20 +55,53 @@ class ScalarType(Type):
         import numpy
         return numpy.dtype(self._text if self._text != "bool" else "bool")
 
+    @property
+    def underlying_float(self):
+        """Numba's Complex.underlying_float: float32 for complex64, float64 for complex128."""
+        if not self._text.startswith("complex"):
+            raise AttributeError("'%s' has no underlying_float (not a complex type)" % self._text)
+        return ScalarType("float%d" % (int(self._text[len("complex"):]) // 2))
+
+
+# Numba's Array(dtype, ndim, layout): the dimensions written for each layout.
+_LAYOUT_DIMS = {"C": lambda n: [":"] * (n - 1) + ["::1"], "F": lambda n: ["::1"] + [":"] * (n - 1),
+                "A": lambda n: [":"] * n}
+
 
 class ArrayType(Type):
-    def __init__(self, dtype, dims):
+    """float32[:, ::1]; also made as Numba's types.Array(dtype, ndim, layout) ('C', 'F', 'A')."""
+
+    def __init__(self, dtype, dims, layout=None):
+        if layout is not None:
+            if layout not in _LAYOUT_DIMS or not isinstance(dims, int) or dims < 1:
+                raise ValueError("Array(dtype, ndim, layout): ndim >= 1, layout 'C', 'F' or 'A'")
+            dims = _LAYOUT_DIMS[layout](dims)
         self.dtype = dtype
         self.ndim = len(dims)
         self.layout = ("C" if dims[-1] == "::1" else "F" if dims[0] == "::1" else "A")
         super().__init__("%s[%s]" % (dtype, ", ".join(dims)))
 
 
-class Signature(Type):
+class Signature:
+    """ret(args), made by calling a type. As Numba's Signature it is not a Type (Numba's tests
+    tell a signature from a bare type by isinstance(sig, types.Type))."""
+
     def __init__(self, return_type, args):
         self.return_type = return_type
         self.args = tuple(args)
-        super().__init__("%s(%s)" % (return_type, ", ".join(str(a) for a in args)))
+        self._text = "%s(%s)" % (return_type, ", ".join(str(a) for a in args))
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return self._text
+
+    def __eq__(self, other):
+        return isinstance(other, Signature) and str(self) == str(other)
+
+    def __hash__(self):
+        return hash(self._text)
 
 
 class VoidType(Type):
@@ -149,5 +182,7 @@ for _name in _SCALARS:
 for _name, _text in _SHORT.items():
     globals()[_name] = ScalarType(_text)
 del _name, _text
+
+Array = ArrayType
 
 __all__ = ["void", "none", "from_dtype"] + _SCALARS + list(_SHORT)

@@ -1,8 +1,10 @@
 """numba-cuda's spellings of names Numba 0.56 kept outside numba.cuda (docs/python.md): the
 package's `numba.cuda.types` (with Numba's short names f2, i4, ...), `numba.cuda.np.numpy_support`
 (from_dtype, as_dtype) and `numba.cuda.HAS_NUMBA`, which numba-cuda's own tests import
-(docs/conformance.md, the numba-cuda run). The names are compared with Numba's (Debian's
-numba.core.types and numba.np.numpy_support, the same facts numba-cuda re-exports)."""
+(docs/conformance.md, the numba-cuda run), and the types API those tests use (Numba's
+`types.Array(dtype, ndim, layout)`, `underlying_float`, a signature that is not a `types.Type`).
+The names are compared with Numba's (Debian's numba.core.types and numba.np.numpy_support, the
+same facts numba-cuda re-exports)."""
 import importlib.util
 import json
 import subprocess
@@ -18,6 +20,9 @@ SHORT = "b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8 c8 c16".split()
 DTYPES = ["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64", "complex64",
           "complex128"]
 RECORD = [("a", "int32"), ("b", "float64")]
+# Numba's Array(dtype, ndim, layout) and the slice spelling of the same type.
+ARRAYS = [(1, "C", "::1"), (1, "A", ":"), (2, "C", ":, ::1"), (2, "F", "::1, :"), (3, "A", ":, :, :"),
+          (3, "C", ":, :, ::1")]
 
 NUMBA_FACTS = """
 import json, numpy as np
@@ -27,8 +32,13 @@ rec = np.dtype(%r, align=True)
 print(json.dumps({"short": {n: str(getattr(types, n)) for n in %r},
                   "from": [str(ns.from_dtype(np.dtype(d))) for d in %r],
                   "as": [str(ns.as_dtype(ns.from_dtype(np.dtype(d)))) for d in %r],
-                  "record": str(ns.from_dtype(rec)), "record_as": str(ns.as_dtype(ns.from_dtype(rec)))}))
-""" % (RECORD, SHORT, DTYPES, DTYPES)
+                  "record": str(ns.from_dtype(rec)), "record_as": str(ns.as_dtype(ns.from_dtype(rec))),
+                  "arrays": [types.Array(types.float32, n, l) == eval("types.float32[%%s]" %% dims)
+                             for n, l, dims in %r],
+                  "underlying": [str(types.complex64.underlying_float),
+                                 str(types.complex128.underlying_float)],
+                  "signature_is_type": isinstance(types.void(types.int32[:]), types.Type)}))
+""" % (RECORD, SHORT, DTYPES, DTYPES, ARRAYS)
 
 
 def test_numba_cuda_namespace():
@@ -52,6 +62,12 @@ def test_names_are_numbas():
     assert [str(ns.as_dtype(ns.from_dtype(np.dtype(d)))) for d in DTYPES] == numba["as"]
     assert str(ns.from_dtype(rec)) == numba["record"]
     assert str(ns.as_dtype(ns.from_dtype(rec))) == numba["record_as"]
+    assert all(numba["arrays"])
+    assert all(types.Array(types.float32, n, l) == eval("types.float32[%s]" % dims)
+               for n, l, dims in ARRAYS)
+    assert [str(types.complex64.underlying_float), str(types.complex128.underlying_float)] \
+        == numba["underlying"]
+    assert isinstance(types.void(types.int32[:]), types.Type) == numba["signature_is_type"]
 
 
 SCRIPT = """
