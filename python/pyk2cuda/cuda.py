@@ -668,6 +668,10 @@ def is_cuda_array(obj):
 
 stream = _core.stream
 default_stream = _core.default_stream
+# Numba's legacy_default_stream(): pyk2cuda's default stream is the null stream of the driver
+# calls it makes (cuLaunchKernel, not the per-thread _ptsz variants), which is CUDA's legacy
+# default stream.
+legacy_default_stream = _core.default_stream
 event_elapsed_time = _core.event_elapsed_time
 synchronize = _core.synchronize
 

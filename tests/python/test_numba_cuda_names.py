@@ -46,6 +46,7 @@ def test_numba_cuda_namespace():
     assert cuda.HAS_NUMBA == (importlib.util.find_spec("numba") is not None)
     assert cuda.np.numpy_support.from_dtype is types.from_dtype
     assert cuda.f8 is types.f8  # numba.cuda re-exports every type name, short ones included
+    cuda.legacy_default_stream().synchronize()   # the default stream (numba-cuda's test_stream_api)
     with pytest.raises(TypeError, match="has no NumPy dtype"):
         cuda.np.numpy_support.as_dtype(types.float32[::1])
 
