@@ -781,6 +781,18 @@ def _np_module():
 
 np = _np_module()
 
+
+def _typing_module():
+    """cuda.typing: of numba-cuda's numba.cuda.typing, signature(return_type, *args), the
+    signature return_type(*args) (pyk2cuda's types)."""
+    import types as modules
+    m = modules.ModuleType(__name__ + ".typing")
+    m.signature = lambda return_type, *args: types.Signature(return_type, args)
+    return m
+
+
+typing = _typing_module()
+
 # numba-cuda's flag for whether Numba's CPU compiler (the `numba` package) can be imported beside
 # it; pyk2cuda needs no Numba, tests use the flag to choose their reference.
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
@@ -798,7 +810,7 @@ cudadrv.devicearray = devicearray
 runtime = cudadrv.runtime   # numba.cuda.runtime: get_version()
 SUBMODULES = {"args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
               "vector_types": vector_types, "types": types, "np": np,
-              "np.numpy_support": np.numpy_support}
+              "np.numpy_support": np.numpy_support, "typing": typing}
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
 SUBMODULES["cudadrv.devicearray"] = devicearray
 for _name, _module in SUBMODULES.items():

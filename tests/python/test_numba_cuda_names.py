@@ -2,7 +2,8 @@
 package's `numba.cuda.types` (with Numba's short names f2, i4, ...), `numba.cuda.np.numpy_support`
 (from_dtype, as_dtype) and `numba.cuda.HAS_NUMBA`, which numba-cuda's own tests import
 (docs/conformance.md, the numba-cuda run), and the types API those tests use (Numba's
-`types.Array(dtype, ndim, layout)`, `underlying_float`, a signature that is not a `types.Type`).
+`types.Array(dtype, ndim, layout)`, `underlying_float`, a signature that is not a `types.Type`,
+`numba.cuda.typing.signature`).
 The names are compared with Numba's (Debian's numba.core.types and numba.np.numpy_support, the
 same facts numba-cuda re-exports)."""
 import importlib.util
@@ -28,6 +29,7 @@ NUMBA_FACTS = """
 import json, numpy as np
 from numba.core import types
 from numba.np import numpy_support as ns
+from numba.core.typing import signature
 rec = np.dtype(%r, align=True)
 print(json.dumps({"short": {n: str(getattr(types, n)) for n in %r},
                   "from": [str(ns.from_dtype(np.dtype(d))) for d in %r],
@@ -37,7 +39,9 @@ print(json.dumps({"short": {n: str(getattr(types, n)) for n in %r},
                              for n, l, dims in %r],
                   "underlying": [str(types.complex64.underlying_float),
                                  str(types.complex128.underlying_float)],
-                  "signature_is_type": isinstance(types.void(types.int32[:]), types.Type)}))
+                  "signature_is_type": isinstance(types.void(types.int32[:]), types.Type),
+                  "signature_is_call": signature(types.void, types.int32[:], types.f2)
+                                       == types.void(types.int32[:], types.f2)}))
 """ % (RECORD, SHORT, DTYPES, DTYPES, ARRAYS)
 
 
@@ -69,6 +73,9 @@ def test_names_are_numbas():
     assert [str(types.complex64.underlying_float), str(types.complex128.underlying_float)] \
         == numba["underlying"]
     assert isinstance(types.void(types.int32[:]), types.Type) == numba["signature_is_type"]
+    signature = cuda.typing.signature
+    assert (signature(types.void, types.int32[:], types.f2) == types.void(types.int32[:], types.f2)) \
+        == numba["signature_is_call"]
 
 
 SCRIPT = """
@@ -78,8 +85,9 @@ from numba.cuda import types, HAS_NUMBA
 from numba.cuda.types import f8, i4
 from numba.cuda.np import numpy_support
 from numba.cuda.np.numpy_support import from_dtype, as_dtype
+from numba.cuda.typing import signature
 
-@cuda.jit(types.void(from_dtype(np.dtype("float64"))[::1], i4))
+@cuda.jit(signature(types.void, from_dtype(np.dtype("float64"))[::1], i4))
 def scale(a, k):
     i = cuda.grid(1)
     if i < a.size:
