@@ -12,9 +12,10 @@ second, uncached compile of the same module (compile_paths inproc), with numba-c
 
     python3 bench/compile_vs.py --build build [--numba-python VENV/bin/python] [--rounds 9]
 
-numba-cuda is never a test dependency: install it in a virtual environment when you benchmark
-(`python3 -m venv /tmp/nc && /tmp/nc/bin/pip install numba-cuda`; it compiles PTX without a
-GPU, with the CUDA toolkit's NVVM). Prints Markdown for bench/RESULTS.md; medians in ms.
+numba-cuda lives in a virtual environment, never beside pyk2cuda: `python3 scripts/conformance.py
+--suite numba-cuda --setup` makes (or upgrades) the one the conformance run uses,
+build/numba-cuda-venv, and prints its python for --numba-python (numba-cuda compiles PTX without
+a GPU, with the CUDA toolkit's NVVM). Prints Markdown for bench/RESULTS.md; medians in ms.
 """
 import argparse
 import os

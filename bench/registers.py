@@ -6,8 +6,8 @@ PTX instructions of each.
         [--numba-python VENV/bin/python] [--arch sm_90]
 
 pyk2cuda's PTX comes from `pyk2cuda ptx`, numba-cuda's from `numba.cuda.compile_ptx` run by
---numba-python (a Python with numba-cuda; numba-cuda compiles PTX without a GPU, with the CUDA
-toolkit's NVVM). Both are assembled with `ptxas -v`.
+--numba-python (a Python with numba-cuda, such as the one `scripts/conformance.py --suite
+numba-cuda --setup` prints; numba-cuda compiles PTX without a GPU, with the CUDA toolkit's NVVM). Both are assembled with `ptxas -v`.
 Without --numba-python only pyk2cuda's column is filled. Prints a Markdown table for
 bench/RESULTS.md. Needs ptxas (the CUDA toolkit); no GPU.
 """

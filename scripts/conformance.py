@@ -2,10 +2,12 @@
 """Numba conformance (issue 12): Numba's own CUDA tests, run by Numba's simulator and by pyk2cuda.
 
     nice -n 10 /usr/bin/python3 scripts/conformance.py [--build build] [--timeout 120] [MODULE ...]
+    nice -n 10 /usr/bin/python3 scripts/conformance.py --suite numba-cuda [--timeout 600] [MODULE ...]
 
 runs each test module of numba/cuda/tests/cudapy (Debian's python3-numba 0.56.4, read in place
-from /usr/lib/python3/dist-packages; nothing of Numba is copied into the repository) twice, each
-in its own process with a timeout:
+from /usr/lib/python3/dist-packages; with --suite numba-cuda, the newest numba-cuda's, read in
+place from a virtual environment this script makes under BUILD; nothing of Numba is copied into
+the repository) twice, each in its own process with a timeout:
 
   sim       NUMBA_ENABLE_CUDASIM=1, numba.cuda is Numba's own simulator (the reference);
   pyk2cuda  the same helpers, but `numba.cuda`, `numba.types` and numba's top-level type names
@@ -14,8 +16,9 @@ in its own process with a timeout:
 
 MODULE names (test_math, ...) choose a subset; none means every test_*.py of the folder.
 It writes, per module and mode, the counts (run, passed, failed, errored, skipped) and every
-test's outcome to BUILD/conformance/results.json, and rewrites the table and the grouped reasons
-between the markers of docs/conformance.md. `--one MODE FILE` is the per-module worker.
+test's outcome to BUILD/conformance/results.json (BUILD/conformance-numba-cuda/), and rewrites
+the table and the grouped reasons between the suite's markers of docs/conformance.md.
+`--one MODE FILE [SUITE]` is the per-module worker.
 
 How pyk2cuda takes numba.cuda over in the test process (docs/conformance.md, "The shim"): the
 worker first imports Numba's helpers under the simulator (numba.cuda.testing, numba.tests.support,
@@ -23,12 +26,14 @@ numba.core), so that CUDATestCase and skip_on_cudasim behave identically in both
 drops every other numba.cuda.* module from sys.modules and puts pyk2cuda's modules in their
 place, before the test module is loaded from its file. A test module that imports a numba.cuda
 submodule pyk2cuda lacks (numba.cuda.random, numba.cuda.cudadrv...) fails to import, and its
-tests count as errored: that is a missing name, not a skip.
+tests count as errored: that is a missing name, not a skip. numba-cuda's layout (its helpers
+live under numba.cuda) is handled by _numba_cuda_helpers.
 """
 import argparse
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -48,17 +53,25 @@ _TYPE_NAMES = ["void", "none", "boolean", "bool_", "int8", "int16", "int32", "in
 
 # ---------------------------------------------------------------- the worker (one module, one mode)
 
-def _install_shim():
+def _install_shim(suite):
     """numba.cuda, numba.types and numba's type names answered by pyk2cuda; Numba's test
     helpers (already imported under the simulator) stay Numba's."""
     import numba
-    import numba.cuda.testing  # noqa: F401 (the helpers, imported while numba.cuda is Numba's)
-    import numba.tests.support  # noqa: F401
+    lent = {}
+    if suite == "numba-cuda":
+        keep, lent = _numba_cuda_helpers()
+    else:
+        import numba.cuda.testing  # noqa: F401 (the helpers, imported while numba.cuda is Numba's)
+        import numba.tests.support  # noqa: F401
+        keep = {"numba.cuda.testing": sys.modules["numba.cuda.testing"]}
     import pyk2cuda
     from pyk2cuda import cuda, types
-    keep = {"numba.cuda.testing"}
-    for name in [n for n in sys.modules if n.startswith("numba.cuda.") and n not in keep]:
+    for name, value in lent.items():
+        if not hasattr(cuda, name):   # never in place of one of pyk2cuda's names
+            setattr(cuda, name, value)
+    for name in [n for n in sys.modules if n.startswith("numba.cuda.")]:
         del sys.modules[name]
+    sys.modules.update(keep)
     sys.modules["numba.cuda"] = cuda
     sys.modules["numba.types"] = types
     for name, module in cuda.SUBMODULES.items():   # numba.cuda.args, .devicearray, .random
@@ -72,16 +85,39 @@ def _install_shim():
         setattr(numba, name, getattr(pyk2cuda, name))
 
 
+def _numba_cuda_helpers():
+    """numba-cuda's test helpers, imported under its simulator, by the names the shim keeps.
+
+    numba-cuda carries inside numba.cuda what Numba 0.56 had outside it (numba.core.config,
+    numba.core.errors, numba.tests.support): the shim keeps those that are settings, exception
+    classes and test helpers, and nothing of numba-cuda's compiler. numba.cuda.core becomes a
+    module with config and errors only, so that `from numba.cuda.core import ir` (numba-cuda's
+    compiler internals, tested by test_ir, test_ssa...) is an import error, not numba-cuda's code
+    passing in pyk2cuda's column. numba.cuda.config (the same settings module, which tests read
+    to choose skips and code paths) is lent to pyk2cuda's numba.cuda as an attribute."""
+    import types
+    import numba.cuda.testing  # noqa: F401 (the helpers, imported while numba.cuda is numba-cuda's)
+    import numba.cuda.tests.support  # noqa: F401
+    from numba.cuda.core import config, errors
+    core = types.ModuleType("numba.cuda.core")
+    core.config, core.errors = config, errors
+    names = ("numba.cuda.testing", "numba.cuda.tests", "numba.cuda.tests.support",
+             "numba.cuda.core.config", "numba.cuda.core.errors")
+    keep = {name: sys.modules[name] for name in names}
+    keep["numba.cuda.core"] = core
+    return keep, {"config": config}
+
+
 def _first_line(text):
     lines = [l for l in text.strip().splitlines() if l.strip()]
     return lines[-1].strip()[:300] if lines else ""
 
 
-def _worker(mode, path):
+def _worker(mode, path, suite):
     import importlib.util
     import unittest
     if mode == "pyk2cuda":
-        _install_shim()
+        _install_shim(suite)
     # A private package over the tests' folder, so that their relative imports
     # (`from .extensions_usecases import ...`) resolve without importing numba.cuda.tests.
     import types
@@ -91,10 +127,12 @@ def _worker(mode, path):
     if mode == "pyk2cuda":
         # The tests' helper modules (recursion_usecases, ...) are imported by their full name:
         # they load from the same folder, their kernels compiled by pyk2cuda too.
-        tests = types.ModuleType("numba.cuda.tests")
-        tests.__path__ = [os.path.dirname(package.__path__[0])]
+        tests = sys.modules.get("numba.cuda.tests")   # numba-cuda's: it holds tests.support
+        if tests is None:
+            tests = types.ModuleType("numba.cuda.tests")
+            tests.__path__ = [os.path.dirname(package.__path__[0])]
+            sys.modules["numba.cuda.tests"] = tests
         tests.cudapy = package
-        sys.modules["numba.cuda.tests"] = tests
         sys.modules["numba.cuda.tests.cudapy"] = package
     name = _PACKAGE + "." + os.path.splitext(os.path.basename(path))[0]
     out = {"tests": {}}
@@ -149,7 +187,7 @@ def _flatten(suite):
 
 # ---------------------------------------------------------------- the driver
 
-def _run_one(mode, path, build, out, timeout):
+def _run_one(mode, path, build, out, timeout, suite):
     env = dict(os.environ)
     env["NUMBA_ENABLE_CUDASIM"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -159,7 +197,7 @@ def _run_one(mode, path, build, out, timeout):
         env["PYK2CUDA_CACHE_DIR"] = os.path.join(out, "cache")
     t0 = time.time()
     try:
-        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", mode, path],
+        p = subprocess.run([suite.python, os.path.abspath(__file__), "--one", mode, path, suite.name],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=timeout, cwd=out)
     except subprocess.TimeoutExpired:
@@ -186,11 +224,19 @@ def _status(res):
     if res.get("timeout"):
         return "timeout"
     if "import_error" in res:
-        return "import error"
+        # unittest.SkipTest or pytest.skip raised by the module itself (numba-cuda's
+        # test_extending on the simulator): it skips all its tests, it did not fail to import.
+        skipped = res["import_error"].startswith(("SkipTest", "Skipped"))
+        return "module skipped" if skipped else "import error"
     if "crash" in res:
         return "crashed"
     return ""
 
+
+# numba-cuda's modules of its compiler (and of the extension API over it), which tests of the
+# numba-cuda suite import by name.
+_NUMBA_CUDA_INTERNALS = ("core", "compiler", "extending", "typing", "typeconv", "flags", "cgutils",
+                         "datamodel", "deviceufunc", "launchconfig")
 
 # Reasons pyk2cuda fails a test Numba's simulator passes, by the text of the error; the first
 # pattern that matches names the group (order matters: specific before general).
@@ -199,6 +245,10 @@ REASONS = [
      "module-level functions only)", ["defined inside another function", "has no source file"]),
     ("cuda.jit(...) called on a function that is not decorated in its source (pyk2cuda finds "
      "kernels by their decorator in the module's source)", ["no kernel named"]),
+    ("numba-cuda's compiler internals and extension API (numba.cuda.core's IR and passes, "
+     "compiler, extending, typing, ...), which pyk2cuda does not have",
+     [pattern % name for name in _NUMBA_CUDA_INTERNALS
+      for pattern in ("'numba.cuda.%s", "import name '%s' from 'pyk2cuda.cuda'")]),
     ("numba.cuda submodule that pyk2cuda lacks (numba.cuda.random, cudadrv, ...)",
      ["is not a package", "No module named 'numba.cuda"]),
     ("missing name in pyk2cuda's numba.cuda, numba.types or its objects",
@@ -238,7 +288,7 @@ def _regressions(results):
     return out
 
 
-def render(results, elapsed):
+def render(results, elapsed, suite):
     rows = ["| module | sim: run / pass / fail / err / skip | pyk2cuda: run / pass / fail / err / skip"
             " | sim passes, pyk2cuda passes |", "|---|---|---|---|"]
     tot = {m: {"run": 0, "pass": 0, "fail": 0, "error": 0, "skip": 0} for m in MODES}
@@ -269,65 +319,148 @@ def render(results, elapsed):
                     "(%d in all; grouped by the text of pyk2cuda's error):" % len(regs), ""]
     for group, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         tid, text = items[0]
+        # The tests' folder is this machine's (a virtual environment's, for numba-cuda).
+        text = re.sub(r"\S*/tests/cudapy/", "", text).replace("`", "'")
         lines.append("- %s: **%d**, e.g. `%s`: `%s`" % (group, len(items), tid.split(".", 1)[-1],
-                                                        text.replace("`", "'")[:160]))
-    lines += ["", "Generated by `nice -n 10 /usr/bin/python3 scripts/conformance.py` in %.0f s "
-              "(%d modules; both modes, one process each, on a shared 2-core machine)." % (elapsed, len(results))]
+                                                        text[:160]))
+    lines += ["", "Generated by `nice -n 10 /usr/bin/python3 scripts/conformance.py%s` in %.0f s "
+              "(%d modules%s; both modes, one process each, on a shared 2-core machine)." % (
+                  suite.option, elapsed, len(results), suite.versions)]
     return "\n".join(lines)
 
 
-def _write_doc(table):
+def _write_doc(table, suite):
     with open(DOC) as f:
         text = f.read()
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    head, rest = text.split(suite.begin, 1)
+    _, tail = rest.split(suite.end, 1)
     with open(DOC, "w") as f:
-        f.write(head + BEGIN + "\n" + table + "\n" + END + tail)
+        f.write(head + suite.begin + "\n" + table + "\n" + suite.end + tail)
+
+
+# ---------------------------------------------------------------- the suites
+
+class Suite:
+    """Which copy of Numba's tests runs, by which Python, and where its results go."""
+
+    def __init__(self, name, python, tests, out, begin, end, option="", versions=""):
+        self.name, self.python, self.tests, self.out = name, python, tests, out
+        self.begin, self.end, self.option, self.versions = begin, end, option, versions
+
+
+def debian_suite(a, build):
+    return Suite("numba", sys.executable, a.tests or NUMBA_TESTS,
+                 a.out or os.path.join(build, "conformance"), BEGIN, END)
+
+
+# numba-cuda's tests import pytest and filecheck (numba.cuda.testing), cffi and ml_dtypes (some
+# modules); they are not among numba-cuda's own requirements.
+NUMBA_CUDA_PACKAGES = ["numba-cuda", "pytest", "filecheck", "cffi", "ml_dtypes"]
+NC_BEGIN, NC_END = "<!-- conformance-numba-cuda:begin -->", "<!-- conformance-numba-cuda:end -->"
+
+
+def numba_cuda_python(venv, upgrade=True):
+    """The Python of a virtual environment holding the newest numba-cuda from the package index
+    (and the numba, NumPy and CUDA bindings it requires), made on first use. With upgrade, pip
+    is asked for the newest each time; when the index cannot be reached an existing environment
+    is used as it is. The interpreter is this one's: pyk2cuda's extension in BUILD/python is
+    built for CPython 3.11's ABI, which Debian's and pyenv's 3.11 share."""
+    python = os.path.join(venv, "bin", "python")
+    fresh = not os.path.exists(python)
+    if fresh:
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    if fresh or upgrade:
+        p = subprocess.run([python, "-m", "pip", "install", "-q", "--upgrade"] + NUMBA_CUDA_PACKAGES)
+        if p.returncode != 0:
+            if fresh:
+                raise SystemExit("conformance: pip could not install numba-cuda into %s" % venv)
+            print("conformance: pip could not upgrade numba-cuda; using %s as it is" % venv,
+                  file=sys.stderr)
+    return python
+
+
+def _ask(python, code):
+    return subprocess.run([python, "-c", code], check=True, stdout=subprocess.PIPE,
+                          text=True).stdout.strip()
+
+
+def numba_cuda_suite(a, build, setup=True):
+    venv = os.path.abspath(a.venv or os.path.join(build, "numba-cuda-venv"))
+    python = numba_cuda_python(venv, upgrade=not a.offline) if setup else os.path.join(venv, "bin", "python")
+    suite = Suite("numba-cuda", python, a.tests, a.out or os.path.join(build, "conformance-numba-cuda"),
+                  NC_BEGIN, NC_END, option=" --suite numba-cuda")
+    if setup:
+        # Found without importing numba_cuda (its import needs the CUDA bindings' set-up).
+        suite.tests = suite.tests or _ask(python, "import importlib.util, os; print(os.path.join("
+                                          "importlib.util.find_spec('numba_cuda').submodule_search_"
+                                          "locations[0], 'numba', 'cuda', 'tests', 'cudapy'))")
+        suite.versions = "; " + _ask(python, "from importlib.metadata import version as v; print("
+                                     "'numba-cuda %s, numba %s, NumPy %s' % (v('numba-cuda'), "
+                                     "v('numba'), v('numpy')))")
+    return suite
 
 
 def main(argv):
     if len(argv) >= 4 and argv[1] == "--one":
-        return _worker(argv[2], argv[3])
+        return _worker(argv[2], argv[3], argv[4] if len(argv) > 4 else "numba")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--suite", choices=("numba", "numba-cuda"), default="numba",
+                    help="numba: Debian's python3-numba 0.56.4 (default); numba-cuda: the newest "
+                         "numba-cuda from the package index, in a virtual environment")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per module and mode")
     ap.add_argument("--no-doc", action="store_true", help="do not rewrite docs/conformance.md")
-    ap.add_argument("--tests", default=NUMBA_TESTS, help="the folder of Numba's test modules")
-    ap.add_argument("--out", help="folder of results.json and the cache (default BUILD/conformance)")
+    ap.add_argument("--tests", help="the folder of the test modules (default: the suite's)")
+    ap.add_argument("--out", help="folder of results.json and the cache "
+                                  "(default BUILD/conformance, BUILD/conformance-numba-cuda)")
+    ap.add_argument("--venv", help="numba-cuda's virtual environment (default BUILD/numba-cuda-venv)")
+    ap.add_argument("--offline", action="store_true",
+                    help="numba-cuda: use the virtual environment as it is, without asking pip")
+    ap.add_argument("--setup", action="store_true",
+                    help="numba-cuda: only make or upgrade the virtual environment, print its python")
     ap.add_argument("--render", action="store_true",
                     help="no run: rewrite docs/conformance.md from the last results.json")
     ap.add_argument("modules", nargs="*")
     a = ap.parse_args(argv[1:])
     build = os.path.abspath(a.build)
+    if a.setup:
+        print(numba_cuda_python(os.path.abspath(a.venv or os.path.join(build, "numba-cuda-venv"))))
+        return 0
     if not glob.glob(os.path.join(build, "python", "pyk2cuda", "_core*.so")):
         print("conformance: no pyk2cuda package in %s/python (meson setup %s && meson compile -C %s)"
               % (build, a.build, a.build), file=sys.stderr)
         return 2
-    out = os.path.abspath(a.out or os.path.join(build, "conformance"))
+    if a.suite == "numba-cuda":
+        suite = numba_cuda_suite(a, build, setup=not a.render)
+    else:
+        suite = debian_suite(a, build)
+    out = os.path.abspath(suite.out)
     os.makedirs(os.path.join(out, "cache"), exist_ok=True)
-    paths = ([os.path.join(a.tests, m if m.endswith(".py") else m + ".py") for m in a.modules]
-             or sorted(glob.glob(os.path.join(a.tests, "test_*.py"))))
     if a.render:
         with open(os.path.join(out, "results.json")) as f:
             saved = json.load(f)
-        _write_doc(render(saved["results"], saved["seconds"]))
+        suite.versions = saved.get("versions", "")
+        _write_doc(render(saved["results"], saved["seconds"], suite), suite)
         return 0
+    paths = ([os.path.join(suite.tests, m if m.endswith(".py") else m + ".py") for m in a.modules]
+             or sorted(glob.glob(os.path.join(suite.tests, "test_*.py"))))
     t0 = time.time()
     results = {}
     for path in paths:
         mod = os.path.splitext(os.path.basename(path))[0]
-        results[mod] = {m: _run_one(m, path, build, out, a.timeout) for m in MODES}
+        results[mod] = {m: _run_one(m, path, build, out, a.timeout, suite) for m in MODES}
         print("%-40s %s" % (mod, "  ".join(
             "%s %d/%d pass%s" % (m, counts(results[mod][m])["pass"], counts(results[mod][m])["run"],
                                  " (%s)" % _status(results[mod][m]) if _status(results[mod][m]) else "")
             for m in MODES)), flush=True)
     elapsed = time.time() - t0
     with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump({"results": results, "seconds": elapsed}, f, indent=1, sort_keys=True)
-    table = render(results, elapsed)
+        json.dump({"results": results, "seconds": elapsed, "versions": suite.versions}, f,
+                  indent=1, sort_keys=True)
+    table = render(results, elapsed, suite)
     print(table)
     if not a.no_doc:
-        _write_doc(table)
+        _write_doc(table, suite)
     return 0
 
 
