@@ -3,7 +3,6 @@ nested kernels and closures, cuda.jit(sig)(f), Numba's signature forms, device a
 globals frozen at the first compile, and errors at the user's FILE:LINE:COL."""
 import inspect
 import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -11,7 +10,7 @@ import pytest
 import pyk2cuda
 from pyk2cuda import cuda, float32, float64, void
 from conftest import HERE, run_script
-from test_samples import ORACLE, has_numba
+from test_samples import has_numba, numba_simulator_output
 
 SCRIPT = os.path.join(HERE, "function_objects.py")
 CASES = 11
@@ -27,12 +26,7 @@ def test_script_of_function_objects():
 def test_script_of_function_objects_matches_numba_simulator():
     rc, ours, err = run_script([SCRIPT])
     assert rc == 0, ours + err
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    env.pop("PYTHONPATH", None)
-    p = subprocess.run([ORACLE, os.path.join(HERE, "numba_shim.py"), SCRIPT], env=env, cwd=HERE,
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert p.stdout == ours
+    assert numba_simulator_output(SCRIPT) == ours
 
 
 def test_list_of_signatures_on_an_undecorated_function():

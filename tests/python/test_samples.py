@@ -3,6 +3,7 @@ numba.cuda, run unchanged with `python3 -m pyk2cuda`). Each checks its own resul
 each also runs under Numba's CUDA simulator, the oracle, where that is installed."""
 import glob
 import os
+import subprocess
 
 import pytest
 
@@ -21,8 +22,18 @@ def name(p):
 def has_numba():
     if not os.path.exists(ORACLE):
         return False
-    import subprocess
     return subprocess.run([ORACLE, "-c", "import numba"], capture_output=True).returncode == 0
+
+
+def numba_simulator_output(script, args=(), env=None, timeout=300):
+    """What `script` prints under Numba's CUDA simulator (numba_shim.py makes its pyk2cuda
+    imports Numba's), asserting that it ran to its end."""
+    e = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", **(env or {}))
+    e.pop("PYTHONPATH", None)
+    p = subprocess.run([ORACLE, os.path.join(HERE, "numba_shim.py"), script] + list(args), env=e,
+                       cwd=HERE, capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
 
 
 def ok_line(out, script):
@@ -53,12 +64,7 @@ ORACLE_SAMPLES = [p for p in PY_SAMPLES if not p.endswith("great_circle_mesh.py"
 @pytest.mark.skipif(not has_numba(), reason="Numba's simulator (Debian's python3-numba) is not installed")
 @pytest.mark.parametrize("script", ORACLE_SAMPLES, ids=name)
 def test_python_sample_under_numba_simulator(script):
-    import subprocess
     # Numba's simulator runs one kernel at a time in a process: Dask's chunks one after another.
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", DASK_SCHEDULER="synchronous")
-    env.pop("PYTHONPATH", None)
-    args = ORACLE_ARGS.get(os.path.basename(script), [])
-    p = subprocess.run([ORACLE, os.path.join(HERE, "numba_shim.py"), script] + args, env=env, cwd=HERE,
-                       capture_output=True, timeout=600)
-    out = p.stdout.decode()
-    assert p.returncode == 0 and ok_line(out, script), out + p.stderr.decode()
+    out = numba_simulator_output(script, ORACLE_ARGS.get(os.path.basename(script), []),
+                                 {"DASK_SCHEDULER": "synchronous"}, timeout=600)
+    assert ok_line(out, script), out

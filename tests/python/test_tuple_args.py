@@ -2,7 +2,6 @@
 kernels of tuple_args.py against Numba's simulator, the GPU path's packing and copies on the
 fake driver, explicit signatures with tuple types, and what is refused."""
 import os
-import subprocess
 import sys
 from collections import namedtuple
 
@@ -12,7 +11,7 @@ import pytest
 import pyk2cuda
 from pyk2cuda import cuda
 from conftest import HERE, run_script
-from test_samples import ORACLE, has_numba
+from test_samples import has_numba, numba_simulator_output
 
 SCRIPT = os.path.join(HERE, "tuple_args.py")
 FAKE = os.environ.get("PYK2CUDA_FAKECUDA")
@@ -24,12 +23,7 @@ def test_tuple_arguments_match_numba_simulator():
     assert ours.count("\n") == 10, ours
     if not has_numba():
         pytest.skip("Numba's simulator (Debian's python3-numba) is not installed")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    env.pop("PYTHONPATH", None)
-    p = subprocess.run([ORACLE, os.path.join(HERE, "numba_shim.py"), SCRIPT], env=env, cwd=HERE,
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert p.stdout == ours
+    assert numba_simulator_output(SCRIPT) == ours
 
 
 @pytest.mark.skipif(not FAKE, reason="PYK2CUDA_FAKECUDA (the meson test sets it) is not set")
