@@ -171,11 +171,36 @@ static const char *c_operator(Op op) {
   }
 }
 
-static void emit_call2(Gen *G, const char *fn, const Expr *a, const Expr *b, StrBuf *sb) {
-  sb_printf(sb, "%s(", fn);
+/* Whether e's C text is made of integer literals and builtins alone (`-(abs(2) & 7)`): C types
+ * it `int`, whatever its Python type, where anything with a variable in it has its C type. */
+static bool int_literals_only(const Expr *e) {
+  if (e->kind == EX_INT) return true;
+  if (e->kind != EX_UNARY && e->kind != EX_BINARY && e->kind != EX_CALL) return false;
+  for (int i = 0; i < e->nkids; i++)
+    if (e->kids[i]->kind != EX_BUILTIN && !int_literals_only(e->kids[i])) return false;
+  return e->nkids > 0;
+}
+
+/* An argument of an overloaded prelude helper (p2c_mod, p2c_floordiv, p2c_pow), cast to its type
+ * when `cast`. */
+static void emit_overload_arg(Gen *G, const Expr *a, bool cast, StrBuf *sb) {
+  if (cast) {
+    sb_printf(sb, "(%s)", a->ty->cname);
+    emit_expr(G, a, sb, P_UNARY);
+    return;
+  }
   emit_expr(G, a, sb, P_ASSIGN);
+}
+
+/* fn(a, b). Two arguments made of integer literals alone are both `int` in C, which matches no
+ * overload of the helper better than another (int64_t, uint64_t, double): they are cast to their
+ * type. One typed argument is enough for C to pick the overload. */
+static void emit_call2(Gen *G, const char *fn, const Expr *a, const Expr *b, StrBuf *sb) {
+  bool cast = a->ty->kind == TY_INT && b->ty->kind == TY_INT && int_literals_only(a) && int_literals_only(b);
+  sb_printf(sb, "%s(", fn);
+  emit_overload_arg(G, a, cast, sb);
   sb_puts(sb, ", ");
-  emit_expr(G, b, sb, P_ASSIGN);
+  emit_overload_arg(G, b, cast, sb);
   sb_putc(sb, ')');
 }
 
