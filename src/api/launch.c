@@ -3,7 +3,6 @@
  * compiled (the simulator and NVRTC both cache what they compile), and launched with the
  * arguments packed as docs/generated-code.md says: on the simulator, or on the GPU, where host
  * arrays are copied to device memory before the launch and back after it (docs/runtime.md). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "runtime/bounds.h"
 #include "runtime/sim/sanitize.h"
 #include "runtime/cuda/cudrv.h"
+#include "util/buf.h"
 #include "runtime/sim/sim.h"
 
 static double now_ms(void) {
@@ -52,41 +52,30 @@ static char layout_of(const P2cHostArray *a) {
   return contiguous(a, true) ? 'C' : contiguous(a, false) ? 'F' : 'A';
 }
 
-/* Appends to buf[*at..cap) as snprintf does, counting what does not fit: a first pass with
- * cap 0 measures. */
-static void put(char *buf, size_t cap, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void put(char *buf, size_t cap, size_t *at, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(*at < cap ? buf + *at : NULL, *at < cap ? cap - *at : 0, fmt, ap);
-  va_end(ap);
-  if (n > 0) *at += (size_t)n;
-}
-
 /* Numba's name of a dtype: "float32", or a record's "Record(...)". */
 static void put_dtype(char *buf, size_t cap, size_t *at, P2cScalarType t, const P2cRecord *r) {
   if (t == P2C_RECORD) *at += p2c_record_name(r, *at < cap ? buf + *at : NULL, *at < cap ? cap - *at : 0);
-  else put(buf, cap, at, "%s", p2c_scalar_name(t) ? p2c_scalar_name(t) : "?");
+  else counted_appendf(buf, cap, at, "%s", p2c_scalar_name(t) ? p2c_scalar_name(t) : "?");
 }
 
 /* "[:, ::1]": the dimensions of an array of that layout. */
 static void put_dims(char *buf, size_t cap, size_t *at, int ndim, char layout) {
   for (int k = 0; k < ndim; k++) {
     bool contig = (layout == 'C' && k == ndim - 1) || (layout == 'F' && k == 0);
-    put(buf, cap, at, "%s%s", k ? ", " : "[", contig ? "::1" : ":");
+    counted_appendf(buf, cap, at, "%s%s", k ? ", " : "[", contig ? "::1" : ":");
   }
-  put(buf, cap, at, "]");
+  counted_appendf(buf, cap, at, "]");
 }
 
 /* "Tuple(" or "NamedTuple(Point, " before a tuple's elements (the signature grammar's). */
 static void put_tuple_start(char *buf, size_t cap, size_t *at, const char *cls) {
-  if (cls) put(buf, cap, at, "NamedTuple(%s", cls);
-  else put(buf, cap, at, "Tuple(");
+  if (cls) counted_appendf(buf, cap, at, "NamedTuple(%s", cls);
+  else counted_appendf(buf, cap, at, "Tuple(");
 }
 
 static void put_elem_start(char *buf, size_t cap, size_t *at, size_t i, const char *cls, const char *field) {
-  if (cls) put(buf, cap, at, ", %s=", field);
-  else if (i) put(buf, cap, at, ", ");
+  if (cls) counted_appendf(buf, cap, at, ", %s=", field);
+  else if (i) counted_appendf(buf, cap, at, ", ");
 }
 
 /* The type that takes argument v exactly, as a signature spells it. */
@@ -97,7 +86,7 @@ static void put_value_type(char *buf, size_t cap, size_t *at, const P2cValue *v)
       put_elem_start(buf, cap, at, i, v->tuple_class, v->tuple_class ? v->field_names[i] : NULL);
       put_value_type(buf, cap, at, &v->elems[i]);
     }
-    put(buf, cap, at, ")");
+    counted_appendf(buf, cap, at, ")");
     return;
   }
   P2cHostArray a = array_of(v);
@@ -112,7 +101,7 @@ static void put_param_type(char *buf, size_t cap, size_t *at, const P2cParam *p)
       put_elem_start(buf, cap, at, i, p->tuple_class, p->elems[i].name);
       put_param_type(buf, cap, at, &p->elems[i]);
     }
-    put(buf, cap, at, ")");
+    counted_appendf(buf, cap, at, ")");
     return;
   }
   put_dtype(buf, cap, at, p->type, p->record);
@@ -151,12 +140,12 @@ static char *signature_for(P2cCompiler *c, const char *kernel, const P2cValue *a
   char *s = NULL;
   for (int pass = 0; pass < 2; pass++) {
     size_t at = 0;
-    put(s, *cap, &at, "%s(", kernel);
+    counted_appendf(s, *cap, &at, "%s(", kernel);
     for (size_t i = 0; i < n; i++) {
-      if (i) put(s, *cap, &at, ", ");
+      if (i) counted_appendf(s, *cap, &at, ", ");
       put_value_type(s, *cap, &at, &args[i]);
     }
-    put(s, *cap, &at, ")");
+    counted_appendf(s, *cap, &at, ")");
     if (pass == 0 && !(s = mem_alloc(&c->alloc, *cap = at + 1))) return NULL;
   }
   return s;

@@ -4,7 +4,6 @@
 #include "types/types.h"
 
 #include <assert.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -287,34 +286,24 @@ int type_alignment(const Type *t) {
   return t->bits / 8;
 }
 
-/* Appends to buf[*at..cap) as snprintf does, counting what does not fit. */
-static void spell(char *buf, size_t cap, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void spell(char *buf, size_t cap, size_t *at, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(*at < cap ? buf + *at : NULL, *at < cap ? cap - *at : 0, fmt, ap);
-  va_end(ap);
-  if (n > 0) *at += (size_t)n;
-}
-
 size_t type_record_spell(char *buf, size_t cap, const P2cRecord *r) {
   size_t at = 0;
   if (cap) buf[0] = '\0';
-  spell(buf, cap, &at, "Record(");
+  counted_appendf(buf, cap, &at, "Record(");
   for (size_t i = 0; i < r->field_count; i++) {
     const P2cRecordField *f = &r->fields[i];
     const Type *st = type_of_scalar(f->type);
     const char *t = st ? st->name : "?";
-    spell(buf, cap, &at, "%s%s[type=", i ? "," : "", f->name);
-    if (f->ndim == 0) spell(buf, cap, &at, "%s", t);
+    counted_appendf(buf, cap, &at, "%s%s[type=", i ? "," : "", f->name);
+    if (f->ndim == 0) counted_appendf(buf, cap, &at, "%s", t);
     else {   /* Numba's NestedArray: "nestedarray(uint8, (5,))" */
-      spell(buf, cap, &at, "nestedarray(%s, (", t);
-      for (int k = 0; k < f->ndim && k < P2C_MAX_NDIM; k++) spell(buf, cap, &at, "%s%lld", k ? ", " : "", (long long)f->shape[k]);
-      spell(buf, cap, &at, f->ndim == 1 ? ",))" : "))");
+      counted_appendf(buf, cap, &at, "nestedarray(%s, (", t);
+      for (int k = 0; k < f->ndim && k < P2C_MAX_NDIM; k++) counted_appendf(buf, cap, &at, "%s%lld", k ? ", " : "", (long long)f->shape[k]);
+      counted_appendf(buf, cap, &at, f->ndim == 1 ? ",))" : "))");
     }
-    spell(buf, cap, &at, ";offset=%lld]", (long long)f->offset);
+    counted_appendf(buf, cap, &at, ";offset=%lld]", (long long)f->offset);
   }
-  spell(buf, cap, &at, ";%lld;%s)", (long long)r->itemsize, r->aligned ? "True" : "False");
+  counted_appendf(buf, cap, &at, ";%lld;%s)", (long long)r->itemsize, r->aligned ? "True" : "False");
   return at;
 }
 

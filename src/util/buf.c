@@ -185,6 +185,14 @@ void sb_indent(StrBuf *sb, int n) {
 
 const char *sb_str(const StrBuf *sb) { return sb->data ? sb->data : ""; }
 
+void counted_appendf(char *buf, size_t cap, size_t *at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(*at < cap ? buf + *at : NULL, *at < cap ? cap - *at : 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) *at += (size_t)n;
+}
+
 void fixed_appendf(char *out, size_t size, size_t *len, const char *fmt, ...) {
   if (*len >= size) return;
   va_list ap;

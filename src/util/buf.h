@@ -50,5 +50,9 @@ const char *sb_str(const StrBuf *sb);
  * For messages built in place, without an arena (the bounds and sanitizer reports). */
 void fixed_appendf(char *out, size_t size, size_t *len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* printf into buf[*at..cap) as snprintf does, advancing *at by the whole text even where it does
+ * not fit, so that a first pass with cap 0 measures what a second pass writes. */
+void counted_appendf(char *buf, size_t cap, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif
