@@ -2,6 +2,7 @@
  * so this file only chooses spellings: Python operators whose C counterpart means something
  * else go through prelude helpers (//, %, **, negative indices, min/max), the rest are C
  * operators, parenthesized by precedence so the output reads like hand-written code. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,111 @@ static bool int_literals_only(const Expr *e) {
   return e->nkids > 0;
 }
 
+/* ---- integer literals that C would compute in `int` ----
+ *
+ * Python's integer literals are int64 (Numba types `1 << n` and `100000 * 100000` int64), but C
+ * gives a literal that fits in `int` that type, and computes an operator on two of them in it:
+ * `100000 * 100000` overflows and `1 << n` is undefined from n = 31 on. Where that could happen
+ * the left operand is cast to the 64-bit type (`(int64_t)1 << n`); literal arithmetic whose
+ * every step fits in `int` (`4 * 32`, the common case) is left as it is written. */
+
+typedef enum CInt {
+  CINT_NO,       /* the C text has another type (a variable, a helper's int64_t, a cast) */
+  CINT_FITS,     /* C's `int`, and every step of it fits there: the value is known */
+  CINT_UNKNOWN,  /* C's `int`, and a step may not fit or the value is not known */
+} CInt;
+
+static bool fits_int(int64_t v) { return v >= INT_MIN && v <= INT_MAX; }
+
+static CInt c_int_of(const Expr *e, int64_t *value);
+
+/* Whether the generator widens e, a 64-bit integer operation C would compute in `int`. */
+static bool widens_int_operation(const Expr *e, CInt left, CInt right, int64_t a, int64_t b, int64_t *value) {
+  if (e->ty->kind != TY_INT || e->ty->bits != 64) return false;
+  bool shift = e->op == OP_LSHIFT || e->op == OP_RSHIFT;
+  if (!shift && e->op != OP_ADD && e->op != OP_SUB && e->op != OP_MUL) return false;
+  /* A shift has its left operand's type; another operator, the wider of the two. */
+  if (left == CINT_NO || (!shift && right == CINT_NO)) return false;
+  if (left != CINT_FITS || right != CINT_FITS) return true;
+  bool overflow;
+  switch (e->op) {
+  case OP_ADD: overflow = __builtin_add_overflow(a, b, value); break;
+  case OP_SUB: overflow = __builtin_sub_overflow(a, b, value); break;
+  case OP_MUL: overflow = __builtin_mul_overflow(a, b, value); break;
+  case OP_LSHIFT:
+    overflow = a < 0 || b < 0 || b > 30 || a > (INT_MAX >> b);
+    if (!overflow) *value = a << b;
+    break;
+  default: /* OP_RSHIFT; C's >> of a negative int is arithmetic on every target NVRTC has */
+    overflow = b < 0 || b > 31;
+    if (!overflow) *value = a >> b;
+    break;
+  }
+  return overflow || !fits_int(*value);
+}
+
+static CInt c_int_of_binary(const Expr *e, int64_t *value) {
+  int64_t a = 0, b = 0;
+  CInt left = c_int_of(e->kids[0], &a), right = c_int_of(e->kids[1], &b);
+  if (widens_int_operation(e, left, right, a, b, value)) return CINT_NO;
+  switch (e->op) {
+  case OP_ADD: case OP_SUB: case OP_MUL: case OP_LSHIFT: case OP_RSHIFT:
+    /* Not widened: of another type, or both operands fit and widens_int_operation computed *value. */
+    if (e->ty->kind != TY_INT || e->ty->bits != 64 || left == CINT_NO || right == CINT_NO) return CINT_NO;
+    return CINT_FITS;
+  case OP_BITAND: case OP_BITOR: case OP_BITXOR:
+    if (left == CINT_NO || right == CINT_NO) return CINT_NO;
+    if (left == CINT_UNKNOWN || right == CINT_UNKNOWN) return CINT_UNKNOWN;
+    *value = e->op == OP_BITAND ? (a & b) : e->op == OP_BITOR ? (a | b) : (a ^ b);
+    return CINT_FITS;
+  default: return CINT_NO;
+  }
+}
+
+static CInt c_int_of(const Expr *e, int64_t *value) {
+  switch (e->kind) {
+  case EX_INT:
+    if (e->is_unsigned_literal || !fits_int(e->ival)) return CINT_NO;
+    *value = e->ival;
+    return CINT_FITS;
+  case EX_CAST: /* emit_literal_cast writes a cast of a literal to int64 as the bare literal */
+    if (e->ty == &type_int64 && e->kids[0]->kind == EX_INT) return c_int_of(e->kids[0], value);
+    return CINT_NO;
+  case EX_UNARY: {
+    int64_t v = 0;
+    CInt k = c_int_of(e->kids[0], &v);
+    bool exact = k == CINT_FITS && (e->op != OP_NEG || v != INT_MIN);
+    if (exact) *value = e->op == OP_NEG ? -v : e->op == OP_INVERT ? ~v : v;
+    /* A negation that may overflow `int` is widened (needs_widening) and so is int64_t. */
+    if (e->op == OP_NEG && e->ty->kind == TY_INT && e->ty->bits == 64 && !exact) return CINT_NO;
+    return k == CINT_NO ? CINT_NO : exact ? CINT_FITS : CINT_UNKNOWN;
+  }
+  case EX_BINARY: return c_int_of_binary(e, value);
+  case EX_CALL: {
+    /* abs, min and max of literals alone (`abs(-5)`) are the prelude's templates for int */
+    const Builtin *b = e->builtin;
+    if (!b || (b->id != BI_ABS && b->id != BI_MIN && b->id != BI_MAX)) return CINT_NO;
+    int64_t v = 0;
+    for (int i = 1; i < e->nkids; i++)
+      if (c_int_of(e->kids[i], &v) == CINT_NO) return CINT_NO;
+    return CINT_UNKNOWN;
+  }
+  default: return CINT_NO;
+  }
+}
+
+/* Whether e, a 64-bit unary or binary integer operation, has an operand C would compute in
+ * `int` where it may not fit. */
+static bool needs_widening(const Expr *e) {
+  int64_t v = 0;
+  if (e->kind == EX_UNARY) {
+    return e->op == OP_NEG && c_int_of(e->kids[0], &v) != CINT_NO && c_int_of(e, &v) == CINT_NO;
+  }
+  int64_t a = 0, b = 0;
+  CInt left = c_int_of(e->kids[0], &a), right = c_int_of(e->kids[1], &b);
+  return widens_int_operation(e, left, right, a, b, &v);
+}
+
 /* An argument of an overloaded prelude helper (p2c_mod, p2c_floordiv, p2c_pow), cast to its type
  * when `cast`. */
 static void emit_overload_arg(Gen *G, const Expr *a, bool cast, StrBuf *sb) {
@@ -246,7 +352,12 @@ static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   }
   int p = plain ? P_MUL : binary_prec(e->op);
   open_paren(sb, p, prec);
-  emit_expr(G, e->kids[0], sb, p);
+  if (needs_widening(e)) {
+    sb_printf(sb, "(%s)", e->ty->cname);
+    emit_expr(G, e->kids[0], sb, P_UNARY);
+  } else {
+    emit_expr(G, e->kids[0], sb, p);
+  }
   sb_printf(sb, " %s ", plain ? (e->op == OP_MOD ? "%" : "/") : c_operator(e->op));
   emit_expr(G, e->kids[1], sb, p + 1);
   close_paren(sb, p, prec);
@@ -260,6 +371,7 @@ static void emit_unary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   open_paren(sb, P_UNARY, prec);
   sb_putc(sb, e->op == OP_NEG ? '-' : '~');
   const Expr *k = e->kids[0];
+  if (needs_widening(e)) sb_printf(sb, "(%s)", e->ty->cname);
   bool nested = k->kind == EX_UNARY || (k->kind == EX_INT && k->ival < 0) ||
                 (k->kind == EX_FLOAT && k->fval < 0);
   size_t start = sb->len;

@@ -44,3 +44,22 @@ def int_ops(a, b, out):
         out[i, 1] = -x * y
         out[i, 2] = (x + 1000) // 3 - x % 4
         out[i, 3] = (x * x) % 97 - (y * y) // 13
+
+
+BIG = 100000 * 100000
+
+
+@cuda.jit
+def literal_int64(n, out):
+    # Integer literals are int64 as in Python: arithmetic on literals alone and `1 << n` must not
+    # be computed in C's 32-bit int (100000 * 100000 overflowed there; 1 << 40 was undefined).
+    i = cuda.grid(1)
+    if i < n.size:
+        out[i, 0] = 100000 * 100000
+        out[i, 1] = 1 << 40
+        out[i, 2] = (1 << n[i]) - 1
+        out[i, 3] = -(2147483647 + 1) * 2
+        out[i, 4] = 3 * 1000000000 - 7 + BIG
+        out[i, 5] = abs(-100000) * 100000
+        out[i, 6] = -(-2147483647 - 1)
+        out[i, 7] = 4 * 32 + (7 >> n[i])
