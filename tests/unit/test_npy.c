@@ -216,7 +216,7 @@ static void test_record_descr(void **state) {
 }
 
 /* Records that cannot be read: nested records, a field name that is not an identifier, bad
- * padding, the dict form, big-endian fields. Nothing stays allocated (the sanitizer build). */
+ * padding, the dict form, big-endian fields, fields too large to be real. Nothing stays allocated (the sanitizer build). */
 static void test_record_refused(void **state) {
   (void)state;
   expect_bad_header("{'descr': [('a', [('x', '<i4')])], 'fortran_order': False, 'shape': (1,), }\n", "records inside records");
@@ -225,6 +225,9 @@ static void test_record_refused(void **state) {
   expect_bad_header("{'descr': {'names': ['a'], 'formats': ['<i4']}, 'fortran_order': False, 'shape': (1,), }\n", "dict form");
   expect_bad_header("{'descr': [('a', '>i4')], 'fortran_order': False, 'shape': (1,), }\n", "byte order");
   expect_bad_header("{'descr': [], 'fortran_order': False, 'shape': (1,), }\n", "without fields");
+  /* a field's size whose product of extents overflows int64 (found by fuzz_npy) */
+  expect_bad_header("{'descr': [('a', '|b1', (41, 3333333333333333333))], 'fortran_order': False, 'shape': (1,), }\n", "too large");
+  expect_bad_header("{'descr': [('a', '<f8', (65536, 65536, 65536))], 'fortran_order': False, 'shape': (1,), }\n", "too large");
 }
 
 /* ---- Round trips --------------------------------------------------------------------------- */

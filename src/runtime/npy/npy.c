@@ -347,6 +347,10 @@ static P2cStatus parse_shape(Parser *ps, NpyArray *a) {
 
 /* ---- Records: the list form of a structured dtype's descr ---- */
 
+/* The largest record accepted, in bytes: far beyond any real one, and small enough that a
+ * field's size and the running offset are added without overflow. */
+#define RECORD_BYTES_MAX ((int64_t)1 << 40)
+
 /* A loaded record's description, its fields and their names in one allocation. */
 typedef struct RecordBlock {
   P2cRecord record;
@@ -425,12 +429,16 @@ static P2cStatus parse_record_entry(Parser *ps, RecordBlock *b, int64_t *offset)
     if (skip_space(ps), ps->p < ps->end && *ps->p == '[')
       return fail(ps->e, P2C_ERR_FORMAT, "records inside records are not supported");
     if ((st = parse_field_type(ps, f))) return st;
+    /* Each step stays below RECORD_BYTES_MAX, so neither the product nor the sum overflows
+     * (a field of shape (41, 3333333333333333333) did, found by fuzz_npy). */
     int64_t bytes = (int64_t)dtype_size(f->type);
-    for (int k = 0; k < f->ndim; k++) bytes *= f->shape[k];
+    for (int k = 0; k < f->ndim && bytes <= RECORD_BYTES_MAX; k++)
+      if (__builtin_mul_overflow(bytes, f->shape[k], &bytes)) bytes = RECORD_BYTES_MAX + 1;
+    if (bytes > RECORD_BYTES_MAX) return fail(ps->e, P2C_ERR_FORMAT, "the record is too large");
     *offset += bytes;
   }
   accept(ps, ',');
-  if (*offset > ((int64_t)1 << 40)) return fail(ps->e, P2C_ERR_FORMAT, "the record is too large");
+  if (*offset > RECORD_BYTES_MAX) return fail(ps->e, P2C_ERR_FORMAT, "the record is too large");
   return expect(ps, ')', "')' after a record field");
 }
 
