@@ -26,6 +26,7 @@
 
 #include "api/api.h"
 #include "codegen/codegen.h"
+#include "util/diag.h"
 #include "codegen/names.h"
 #include "frontend/frontend.h"
 #include "typeinfer/typeinfer.h"
@@ -288,6 +289,23 @@ static void negative_index_wraps_and_grid_index_does_not(void **state) {
   assert_string_equal(line_after(text, "// a[i] = a[-1]"), "a.data[i] = a.data[p2c_wrap(-1, a.shape[0])];");
   assert_string_equal(line_after(text, "// a[0] = a[n]"), "a.data[0] = a.data[p2c_wrap(n, a.shape[0])];");
   expect_contains(text, "p2c_wrap(int64_t i, int64_t n)");   /* the helper is emitted */
+}
+
+/* The longest chain the frontend accepts goes through every later phase (typed by the
+ * signature, analysed, emitted) and NVRTC, whose walks recurse along it. */
+static void longest_operator_chain_compiles(void **state) {
+  static const char head[] = "from numba import cuda\n@cuda.jit('void(float64[::1])')\ndef k(a):\n    a[0] = a[1]";
+  static const char term[] = " + a[2]";
+  size_t cap = sizeof head + (size_t)P2C_MAX_CHAIN * (sizeof term - 1) + 2;
+  char *src = malloc(cap);
+  assert_non_null(src);
+  size_t len = (size_t)snprintf(src, cap, "%s", head);
+  for (int i = 0; i < P2C_MAX_CHAIN; i++) len += (size_t)snprintf(src + len, cap - len, "%s", term);
+  snprintf(src + len, cap - len, "\n");
+  const char *text = translate(state, src);
+  free(src);
+  assert_true(count_occurrences(text, "a.data[2]") >= P2C_MAX_CHAIN);  /* every term emitted */
+  nvrtc_compiles(text);
 }
 
 static void floordiv_and_mod_of_nonnegative_are_plain(void **state) {
@@ -1066,6 +1084,7 @@ int main(void) {
       cmocka_unit_test(two_thread_codegen_reports_errors_in_order),
       T(every_statement_maps_to_its_python_line),
       cmocka_unit_test(nvrtc_log_names_python_lines),
+      T(longest_operator_chain_compiles),
       T(nvrtc_error_is_reported_at_the_python_line),
       T(non_ascii_names_get_distinct_ascii_spellings),
       T(kernel_without_parameters_or_locals),
