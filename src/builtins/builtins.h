@@ -113,6 +113,7 @@ typedef struct Builtin {
   const char *c64;             /* the C spelling: the double function ("sqrt"), the 64-bit one
                                   ("__popcll"), the CUDA function or value ("atomicAdd") */
   const char *c32;             /* the float or 32-bit variant ("sqrtf", "__popc") */
+  const char *c16;             /* math: the float16 variant ("p2c_hsin"), where numba-cuda has one */
   const char *helper_fn;       /* atomics: the prelude function for types CUDA C lacks */
   const char *arg_name;        /* what its messages call an argument (shuffles' lane) */
   double value;                /* BI_MATH_CONST: its value */

@@ -35,6 +35,12 @@
   {.path = p, .kind = BK_FUNC, .id = i, ARGS(n, n), .result = r, .c64 = c64_, .c32 = c32_, \
    HOOKS(infer_math_call, emit_math_call)}
 #define UNARY(p, c64_, c32_) MATH(p, BI_MATH_UNARY, 1, NULL, c64_, c32_)
+/* A math function that also takes float16 and returns float16 (numba-cuda's
+ * Math_unary_with_fp16); c16 is the prelude's float16 function (TH_HALF_MATH). */
+#define MATH16(p, i, r, c64_, c32_, c16_) \
+  {.path = p, .kind = BK_FUNC, .id = i, ARGS(1, 1), .result = r, .c64 = c64_, .c32 = c32_, \
+   .c16 = c16_, HOOKS(infer_math_call, emit_math_call)}
+#define UNARY16(p, c64_, c32_, c16_) MATH16(p, BI_MATH_UNARY, NULL, c64_, c32_, c16_)
 #define BINARY(p, c64_, c32_) MATH(p, BI_MATH_BINARY, 2, NULL, c64_, c32_)
 #define MCONST(p, v) \
   {.path = p, .kind = BK_VALUE, .id = BI_MATH_CONST, .result = &type_float64, .value = v, \
@@ -79,6 +85,10 @@
 #define FP16(p, n, r, c) \
   {.path = p, .kind = BK_FUNC, .id = BI_FP16, ARGS(n, n), .result = r, .c64 = c, \
    HOOKS(infer_fp16_call, emit_half_builtin_call)}
+/* cuda.fp16's math functions: the float function rounded to float16 (TH_HALF_MATH) */
+#define FP16_MATH(p, c) \
+  {.path = p, .kind = BK_FUNC, .id = BI_FP16, ARGS(1, 1), .result = &type_float16, .c64 = c, \
+   TH(TH_HALF_MATH), HOOKS(infer_fp16_call, emit_half_builtin_call)}
 
 static const Builtin table[] = {
     MOD("numba"), MOD("numba.cuda"), MOD("numba.cuda.shared"), MOD("numba.cuda.local"),
@@ -192,16 +202,17 @@ static const Builtin table[] = {
     {.path = "numba.cuda.const.array_like", .kind = BK_FUNC, .id = BI_CONST_ARRAY_LIKE, ARGS(1, 1),
      FX(BF_NOT_REPEATED), HOOKS(infer_const_array_like_call, emit_const_array_like_call)},
 
-    UNARY("math.sqrt", "sqrt", "sqrtf"), UNARY("math.exp", "exp", "expf"),
-    UNARY("math.expm1", "expm1", "expm1f"), UNARY("math.log", "log", "logf"),
-    UNARY("math.log2", "log2", "log2f"), UNARY("math.log10", "log10", "log10f"),
-    UNARY("math.log1p", "log1p", "log1pf"), UNARY("math.sin", "sin", "sinf"),
-    UNARY("math.cos", "cos", "cosf"), UNARY("math.tan", "tan", "tanf"),
+    UNARY16("math.sqrt", "sqrt", "sqrtf", "p2c_hsqrt"), UNARY16("math.exp", "exp", "expf", "p2c_hexp"),
+    UNARY16("math.exp2", "exp2", "exp2f", "p2c_hexp2"),
+    UNARY("math.expm1", "expm1", "expm1f"), UNARY16("math.log", "log", "logf", "p2c_hlog"),
+    UNARY16("math.log2", "log2", "log2f", "p2c_hlog2"), UNARY16("math.log10", "log10", "log10f", "p2c_hlog10"),
+    UNARY("math.log1p", "log1p", "log1pf"), UNARY16("math.sin", "sin", "sinf", "p2c_hsin"),
+    UNARY16("math.cos", "cos", "cosf", "p2c_hcos"), UNARY("math.tan", "tan", "tanf"),
     UNARY("math.asin", "asin", "asinf"), UNARY("math.acos", "acos", "acosf"),
     UNARY("math.atan", "atan", "atanf"), UNARY("math.sinh", "sinh", "sinhf"),
     UNARY("math.cosh", "cosh", "coshf"), UNARY("math.tanh", "tanh", "tanhf"),
     UNARY("math.asinh", "asinh", "asinhf"), UNARY("math.acosh", "acosh", "acoshf"),
-    UNARY("math.atanh", "atanh", "atanhf"), UNARY("math.fabs", "fabs", "fabsf"),
+    UNARY("math.atanh", "atanh", "atanhf"), UNARY16("math.fabs", "fabs", "fabsf", "p2c_habs"),
     UNARY("math.erf", "erf", "erff"), UNARY("math.erfc", "erfc", "erfcf"),
     UNARY("math.gamma", "tgamma", "tgammaf"), UNARY("math.lgamma", "lgamma", "lgammaf"),
     {.path = "math.degrees", .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = "p2c_degrees",
@@ -211,10 +222,11 @@ static const Builtin table[] = {
     BINARY("math.atan2", "atan2", "atan2f"), BINARY("math.pow", "pow", "powf"),
     BINARY("math.hypot", "hypot", "hypotf"), BINARY("math.copysign", "copysign", "copysignf"),
     BINARY("math.fmod", "fmod", "fmodf"), BINARY("math.remainder", "remainder", "remainderf"),
+    BINARY("math.nextafter", "nextafter", "nextafterf"),
     SPLIT("math.modf", "modf", "modff", NULL), SPLIT("math.frexp", "frexp", "frexpf", &type_int32),
-    MATH("math.floor", BI_MATH_TO_INT, 1, &type_int64, "floor", "floorf"),
-    MATH("math.ceil", BI_MATH_TO_INT, 1, &type_int64, "ceil", "ceilf"),
-    MATH("math.trunc", BI_MATH_TO_INT, 1, &type_int64, "trunc", "truncf"),
+    MATH16("math.floor", BI_MATH_TO_INT, &type_int64, "floor", "floorf", "p2c_hfloor"),
+    MATH16("math.ceil", BI_MATH_TO_INT, &type_int64, "ceil", "ceilf", "p2c_hceil"),
+    MATH16("math.trunc", BI_MATH_TO_INT, &type_int64, "trunc", "truncf", "p2c_htrunc"),
     MATH("math.isnan", BI_MATH_PRED, 1, &type_bool, "isnan", "isnan"),
     MATH("math.isinf", BI_MATH_PRED, 1, &type_bool, "isinf", "isinf"),
     MATH("math.isfinite", BI_MATH_PRED, 1, &type_bool, "isfinite", "isfinite"),
@@ -323,6 +335,14 @@ static const Builtin table[] = {
     FP16("numba.cuda.fp16.hge", 2, &type_bool, "p2c_hge"),
     FP16("numba.cuda.fp16.hlt", 2, &type_bool, "p2c_hlt"),
     FP16("numba.cuda.fp16.hle", 2, &type_bool, "p2c_hle"),
+    FP16_MATH("numba.cuda.fp16.hsin", "p2c_hsin"), FP16_MATH("numba.cuda.fp16.hcos", "p2c_hcos"),
+    FP16_MATH("numba.cuda.fp16.hlog", "p2c_hlog"), FP16_MATH("numba.cuda.fp16.hlog2", "p2c_hlog2"),
+    FP16_MATH("numba.cuda.fp16.hlog10", "p2c_hlog10"), FP16_MATH("numba.cuda.fp16.hexp", "p2c_hexp"),
+    FP16_MATH("numba.cuda.fp16.hexp2", "p2c_hexp2"), FP16_MATH("numba.cuda.fp16.hexp10", "p2c_hexp10"),
+    FP16_MATH("numba.cuda.fp16.hsqrt", "p2c_hsqrt"), FP16_MATH("numba.cuda.fp16.hrsqrt", "p2c_hrsqrt"),
+    FP16_MATH("numba.cuda.fp16.hrcp", "p2c_hrcp"), FP16_MATH("numba.cuda.fp16.hceil", "p2c_hceil"),
+    FP16_MATH("numba.cuda.fp16.hfloor", "p2c_hfloor"), FP16_MATH("numba.cuda.fp16.htrunc", "p2c_htrunc"),
+    FP16_MATH("numba.cuda.fp16.hrint", "p2c_hrint"),
 
     /* CUDA vector types (type_vectors' rows: int8 .. uint64, float32, float64), then Numba's
      * aliases, its C names for those types on Linux x86-64 and AArch64 (long is 64 bits) */

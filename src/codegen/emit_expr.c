@@ -922,6 +922,11 @@ void emit_array_value(Gen *G, const Expr *a, StrBuf *sb) {
  * constants. */
 void emit_math_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Builtin *b = e->builtin;
+  if (type_is_half(e->kids[1]->ty)) {
+    type_helper_use(&G->helpers, TH_HALF_MATH);
+    emit_half_call(G, b->c16, e, sb);
+    return;
+  }
   bool f32 = e->kids[1]->ty == &type_float32;
   const char *fn = f32 ? b->c32 : b->c64;
   bool to_int = b->result == &type_int64;

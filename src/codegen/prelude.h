@@ -34,6 +34,7 @@ typedef enum TypeHelper {
   TH_CPOW,
   TH_CSQRT, TH_CEXPLOG, TH_CHYPERBOLIC, TH_CINVERSE,   /* cmath (TH_CINVERSE needs TH_CSQRT) */
   TH_HALF, TH_HALF_SIM, TH_HALF_OPS,   /* float16: written together whenever float16 is used */
+  TH_HALF_MATH,   /* float16 math functions (p2c_hsin ...), written where one is called */
   TH_COUNT
 } TypeHelper;
 

@@ -501,6 +501,27 @@ static const char *const type_helper_text[TH_COUNT] = {
         "  return (T)f;\n"
         "}\n"
         "static __device__ __forceinline__ bool p2c_half_truth(p2c_half h) { return (h.bits & 0x7fff) != 0; }\n",
+    [TH_HALF_MATH] =
+        "/* float16 math: the float function of the exact value, rounded once to float16, as NumPy\n"
+        "   computes float16 functions. */\n"
+        "#define P2C_HALF_MATH(name, expr) \\\n"
+        "  static __device__ __forceinline__ p2c_half name(p2c_half h) { float x = p2c_float_of(h); return p2c_half_of(expr); }\n"
+        "P2C_HALF_MATH(p2c_hsin, sinf(x))\n"
+        "P2C_HALF_MATH(p2c_hcos, cosf(x))\n"
+        "P2C_HALF_MATH(p2c_hlog, logf(x))\n"
+        "P2C_HALF_MATH(p2c_hlog2, log2f(x))\n"
+        "P2C_HALF_MATH(p2c_hlog10, log10f(x))\n"
+        "P2C_HALF_MATH(p2c_hexp, expf(x))\n"
+        "P2C_HALF_MATH(p2c_hexp2, exp2f(x))\n"
+        "P2C_HALF_MATH(p2c_hexp10, powf(10.0f, x))\n"
+        "P2C_HALF_MATH(p2c_hsqrt, sqrtf(x))\n"
+        "P2C_HALF_MATH(p2c_hrsqrt, 1.0f / sqrtf(x))\n"
+        "P2C_HALF_MATH(p2c_hrcp, 1.0f / x)\n"
+        "P2C_HALF_MATH(p2c_hceil, ceilf(x))\n"
+        "P2C_HALF_MATH(p2c_hfloor, floorf(x))\n"
+        "P2C_HALF_MATH(p2c_htrunc, truncf(x))\n"
+        "P2C_HALF_MATH(p2c_hrint, rintf(x))\n"
+        "#undef P2C_HALF_MATH\n",
 };
 
 void prelude_types_emit(StrBuf *sb, HelperSet used) {

@@ -56,9 +56,26 @@ const Type *infer_numeric_attr(Infer *I, Expr *e, const Type *t) {
   return NULL;
 }
 
-/* g.sync() of a grid group: rewritten in place into a call of the row
- * numba.cuda.cg.GridGroup.sync with g as its argument, which the builtin machinery then types
- * (a barrier with effects that makes the kernel cooperative) and emits (p2c_grid_sync(g)). */
+/* x.method(), a method without arguments that is a builtin of x: rewritten in place into a call
+ * of the builtin at `path` with x as its argument, which the builtin machinery then types and
+ * emits. */
+static const Type *method_as_builtin(Infer *I, Expr *e, const char *path) {
+  Expr *callee = e->kids[0];
+  if (e->nkids != 1 || e->nkeywords) {
+    TERR(I, e->loc, "E-arity", "%s() takes no arguments", callee->str);
+    return NULL;
+  }
+  Expr **kids = arena_alloc(&I->c->arena, 2 * sizeof *kids);
+  kids[0] = ast_new_expr(&I->c->arena, EX_BUILTIN, callee->loc);
+  kids[0]->builtin = builtin_lookup(path);
+  kids[1] = callee->kids[0];
+  e->kids = kids;
+  e->nkids = 2;
+  return infer_expr(I, e);
+}
+
+/* g.sync() of a grid group: the row numba.cuda.cg.GridGroup.sync (a barrier with effects that
+ * makes the kernel cooperative; emitted p2c_grid_sync(g)). */
 static const Type *grid_group_method(Infer *I, Expr *e) {
   Expr *callee = e->kids[0];
   if (strcmp(callee->str, "sync") != 0) {
@@ -66,25 +83,18 @@ static const Type *grid_group_method(Infer *I, Expr *e) {
          callee->str);
     return NULL;
   }
-  if (e->nkids != 1 || e->nkeywords) {
-    TERR(I, e->loc, "E-arity", "sync() takes no arguments");
-    return NULL;
-  }
-  Expr **kids = arena_alloc(&I->c->arena, 2 * sizeof *kids);
-  kids[0] = ast_new_expr(&I->c->arena, EX_BUILTIN, callee->loc);
-  kids[0]->builtin = builtin_lookup("numba.cuda.cg.GridGroup.sync");
-  kids[1] = callee->kids[0];
-  e->kids = kids;
-  e->nkids = 2;
-  return infer_expr(I, e);
+  return method_as_builtin(I, e, "numba.cuda.cg.GridGroup.sync");
 }
 
-/* x.conjugate(), g.sync(): callee is the EX_ATTR. */
+/* x.conjugate(), g.sync(), i.bit_count(): callee is the EX_ATTR. */
 const Type *infer_method_call(Infer *I, Expr *e) {
   Expr *callee = e->kids[0];
   const Type *t = infer_expr(I, callee->kids[0]);
   if (!t) return NULL;
   if (t->kind == TY_GRID_GROUP) return grid_group_method(I, e);
+  /* numba-cuda's int.bit_count() is cuda.popc: the set bits of the two's complement value */
+  if (t->kind == TY_INT && strcmp(callee->str, "bit_count") == 0)
+    return method_as_builtin(I, e, "numba.cuda.popc");
   if (strcmp(callee->str, "conjugate") != 0 || !type_is_numeric(t)) {
     TERR(I, callee->loc, "E-not-callable", "method '%s' of %s is not supported", callee->str, t->name);
     return NULL;

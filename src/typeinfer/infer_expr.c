@@ -482,21 +482,25 @@ static bool real_arg(Infer *I, Expr *e, int k, const Type *t) {
     return false;
   }
   if (type_is_half(t)) {
+    if (e->builtin->c16) return true;
     TERR(I, e->kids[k]->loc, "E-operand", "%s() of float16 is not supported (convert with "
          "float(x) first)", name);
     return false;
   }
-  return require_numbers(I, e->kids[k], t, NULL);
+  if (type_is_number(t)) return true;
+  TERR(I, e->kids[k]->loc, "E-operand", "%s() takes numbers, not %s", name, t->name);
+  return false;
 }
 
 /* math.sqrt(x), math.atan2(y, x), math.floor(x), math.isnan(x) ...: the row's result type
- * (bool, int64) or the float type of the arguments. */
+ * (bool, int64) or the float type of the arguments; float16 where the row has a c16 variant. */
 const Type *infer_math_call(Infer *I, Expr *e, const Type **t) {
   const Builtin *b = e->builtin;
   int n = b->min_args;
   for (int i = 1; i <= n; i++)
     if (!real_arg(I, e, i, t[i])) return NULL;
   if (b->result == &type_bool && t[1]->kind != TY_FLOAT) return &type_bool;
+  if (type_is_half(t[1])) return t[1];   /* a c16 row: float16 in, float16 out (floor too) */
   const Type *ft = math_float(t + 1, n);
   for (int i = 0; i < n; i++) infer_coerce(I, &e->kids[i + 1], ft);
   return b->result ? b->result : ft;

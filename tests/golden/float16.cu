@@ -170,6 +170,27 @@ static __device__ __forceinline__ T p2c_half_to_int(p2c_half h) {
 }
 static __device__ __forceinline__ bool p2c_half_truth(p2c_half h) { return (h.bits & 0x7fff) != 0; }
 
+/* float16 math: the float function of the exact value, rounded once to float16, as NumPy
+   computes float16 functions. */
+#define P2C_HALF_MATH(name, expr) \
+  static __device__ __forceinline__ p2c_half name(p2c_half h) { float x = p2c_float_of(h); return p2c_half_of(expr); }
+P2C_HALF_MATH(p2c_hsin, sinf(x))
+P2C_HALF_MATH(p2c_hcos, cosf(x))
+P2C_HALF_MATH(p2c_hlog, logf(x))
+P2C_HALF_MATH(p2c_hlog2, log2f(x))
+P2C_HALF_MATH(p2c_hlog10, log10f(x))
+P2C_HALF_MATH(p2c_hexp, expf(x))
+P2C_HALF_MATH(p2c_hexp2, exp2f(x))
+P2C_HALF_MATH(p2c_hexp10, powf(10.0f, x))
+P2C_HALF_MATH(p2c_hsqrt, sqrtf(x))
+P2C_HALF_MATH(p2c_hrsqrt, 1.0f / sqrtf(x))
+P2C_HALF_MATH(p2c_hrcp, 1.0f / x)
+P2C_HALF_MATH(p2c_hceil, ceilf(x))
+P2C_HALF_MATH(p2c_hfloor, floorf(x))
+P2C_HALF_MATH(p2c_htrunc, truncf(x))
+P2C_HALF_MATH(p2c_hrint, rintf(x))
+#undef P2C_HALF_MATH
+
 extern "C" __global__ void half_arith(p2c_array<p2c_half, 1> a, p2c_array<p2c_half, 1> b, p2c_array<int8_t, 1> i8, p2c_array<int16_t, 1> i16, p2c_array<int32_t, 1> i32, p2c_array<p2c_half, 2> out16, p2c_array<float, 2> out32, p2c_array<double, 2> out64) {
   int64_t i = 0;
   p2c_half x = {};
@@ -323,10 +344,65 @@ extern "C" __global__ void fp16_converted_args(p2c_array<p2c_half, 1> a, p2c_arr
   }
 }
 
+extern "C" __global__ void half_math(p2c_array<p2c_half, 1> x, p2c_array<p2c_half, 1> pos, p2c_array<p2c_half, 2> out) {
+  int64_t i = 0;
+  p2c_half v = {};
+  p2c_half p = {};
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < x.size:
+  if (i < x.shape[0]) {
+    // v = x[i]
+    v = x.data[i];
+    // p = pos[i]
+    p = pos.data[i];
+    // out[i, 0] = cuda.fp16.hsin(v)
+    out.data[i * out.shape[1] + 0] = p2c_hsin(v);
+    // out[i, 1] = cuda.fp16.hcos(v)
+    out.data[i * out.shape[1] + 1] = p2c_hcos(v);
+    // out[i, 2] = cuda.fp16.hexp(v)
+    out.data[i * out.shape[1] + 2] = p2c_hexp(v);
+    // out[i, 3] = cuda.fp16.hexp2(v)
+    out.data[i * out.shape[1] + 3] = p2c_hexp2(v);
+    // out[i, 4] = cuda.fp16.hexp10(v)
+    out.data[i * out.shape[1] + 4] = p2c_hexp10(v);
+    // out[i, 5] = cuda.fp16.hlog(p)
+    out.data[i * out.shape[1] + 5] = p2c_hlog(p);
+    // out[i, 6] = cuda.fp16.hlog2(p)
+    out.data[i * out.shape[1] + 6] = p2c_hlog2(p);
+    // out[i, 7] = cuda.fp16.hlog10(p)
+    out.data[i * out.shape[1] + 7] = p2c_hlog10(p);
+    // out[i, 8] = cuda.fp16.hsqrt(p)
+    out.data[i * out.shape[1] + 8] = p2c_hsqrt(p);
+    // out[i, 9] = cuda.fp16.hrsqrt(p)
+    out.data[i * out.shape[1] + 9] = p2c_hrsqrt(p);
+    // out[i, 10] = cuda.fp16.hrcp(p)
+    out.data[i * out.shape[1] + 10] = p2c_hrcp(p);
+    // out[i, 11] = cuda.fp16.hceil(v)
+    out.data[i * out.shape[1] + 11] = p2c_hceil(v);
+    // out[i, 12] = cuda.fp16.hfloor(v)
+    out.data[i * out.shape[1] + 12] = p2c_hfloor(v);
+    // out[i, 13] = cuda.fp16.htrunc(v)
+    out.data[i * out.shape[1] + 13] = p2c_htrunc(v);
+    // out[i, 14] = cuda.fp16.hrint(v)
+    out.data[i * out.shape[1] + 14] = p2c_hrint(v);
+    // out[i, 15] = math.sin(v)            # float16 in, float16 out
+    out.data[i * out.shape[1] + 15] = p2c_hsin(v);
+    // out[i, 16] = math.floor(v)          # float16, not int64, for a float16
+    out.data[i * out.shape[1] + 16] = p2c_hfloor(v);
+    // out[i, 17] = math.fabs(v) + math.sqrt(p)
+    out.data[i * out.shape[1] + 17] = p2c_habs(v) + p2c_hsqrt(p);
+    // out[i, 18] = math.exp2(v)
+    out.data[i * out.shape[1] + 18] = p2c_hexp2(v);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(half_arith)
 P2C_SIM_BLOCKS(fp16_intrinsics)
 P2C_SIM_BLOCKS(half_exact)
 P2C_SIM_BLOCKS(half_scalar)
 P2C_SIM_BLOCKS(fp16_converted_args)
+P2C_SIM_BLOCKS(half_math)
 #endif

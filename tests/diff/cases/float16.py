@@ -8,6 +8,8 @@
 # rounds to nearest and saturates (Numba's cvt.rni) where the simulator's NumPy truncates and
 # wraps. The expected values are computed with NumPy in float64, where the product and sum of
 # float16 values in [-4, 4] are exact, so one final rounding to float16 is the exact result.
+import math
+
 from numba import cuda
 import numpy as np
 
@@ -103,3 +105,57 @@ def fp16_converted_args(a, n, out):
         out[i, 1] = cuda.fp16.hmul(a[i], 2.5)
         out[i, 2] = cuda.fp16.hadd(a[i], n[i])
         out[i, 3] = cuda.fp16.hsub(True, a[i])
+
+
+# float16 math (numba-cuda's cuda.fp16 math functions and its math.* of float16, which return
+# float16): the float32 function of the exact value, rounded once to float16, as NumPy computes
+# float16 functions and numba-cuda's simulator computes them. Debian's Numba 0.56 has neither,
+# so the expectation is NumPy's (half_math_expected).
+@cuda.jit
+def half_math(x, pos, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        p = pos[i]
+        out[i, 0] = cuda.fp16.hsin(v)
+        out[i, 1] = cuda.fp16.hcos(v)
+        out[i, 2] = cuda.fp16.hexp(v)
+        out[i, 3] = cuda.fp16.hexp2(v)
+        out[i, 4] = cuda.fp16.hexp10(v)
+        out[i, 5] = cuda.fp16.hlog(p)
+        out[i, 6] = cuda.fp16.hlog2(p)
+        out[i, 7] = cuda.fp16.hlog10(p)
+        out[i, 8] = cuda.fp16.hsqrt(p)
+        out[i, 9] = cuda.fp16.hrsqrt(p)
+        out[i, 10] = cuda.fp16.hrcp(p)
+        out[i, 11] = cuda.fp16.hceil(v)
+        out[i, 12] = cuda.fp16.hfloor(v)
+        out[i, 13] = cuda.fp16.htrunc(v)
+        out[i, 14] = cuda.fp16.hrint(v)
+        out[i, 15] = math.sin(v)            # float16 in, float16 out
+        out[i, 16] = math.floor(v)          # float16, not int64, for a float16
+        out[i, 17] = math.fabs(v) + math.sqrt(p)
+        out[i, 18] = math.exp2(v)
+
+
+def half_math_expected(x, pos, out):
+    h = np.float16
+    out[:, 0] = np.sin(x, dtype=h)
+    out[:, 1] = np.cos(x, dtype=h)
+    out[:, 2] = np.exp(x, dtype=h)
+    out[:, 3] = np.exp2(x, dtype=h)
+    out[:, 4] = np.power(np.float32(10), x.astype(np.float32)).astype(h)
+    out[:, 5] = np.log(pos, dtype=h)
+    out[:, 6] = np.log2(pos, dtype=h)
+    out[:, 7] = np.log10(pos, dtype=h)
+    out[:, 8] = np.sqrt(pos, dtype=h)
+    out[:, 9] = (np.float32(1) / np.sqrt(pos.astype(np.float32))).astype(h)
+    out[:, 10] = np.reciprocal(pos, dtype=h)
+    out[:, 11] = np.ceil(x, dtype=h)
+    out[:, 12] = np.floor(x, dtype=h)
+    out[:, 13] = np.trunc(x.astype(np.float32)).astype(h)
+    out[:, 14] = np.rint(x, dtype=h)
+    out[:, 15] = np.sin(x, dtype=h)
+    out[:, 16] = np.floor(x, dtype=h)
+    out[:, 17] = np.abs(x) + np.sqrt(pos, dtype=h)
+    out[:, 18] = np.exp2(x, dtype=h)

@@ -94,3 +94,41 @@ def math_ldexp(x, e, out):
         out[i, 2] = math.ldexp(1.0, k)
         out[i, 3] = math.ldexp(e[i], -2)
         out[i, 4] = math.ldexp(x[i], True)
+
+
+
+@cuda.jit
+def math_exp2(x, out):
+    # numba-cuda's addition math.exp2 (Python 3.11): exp2, or exp2f for float32
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = math.exp2(x[i])
+        out[i, 1] = math.exp2(3)
+
+
+@cuda.jit
+def math_nextafter(x, y, out):
+    # numba-cuda's addition math.nextafter: nextafter, or nextafterf for float32, whose next
+    # float32 the simulator (computing in float64) does not give: that case uses expect=
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = math.nextafter(x[i], y[i])
+        out[i, 1] = math.nextafter(x[i], x[i])
+
+@cuda.jit
+def bit_count(u8, u16, u32, u64, i64, out):
+    # int.bit_count() is numba-cuda's cuda.popc: the set bits of the value's own width
+    # (NumPy's bit_count counts those of |x|: the two agree on what this case passes, x >= 0)
+    i = cuda.grid(1)
+    if i < u8.size:
+        out[i, 0] = u8[i].bit_count()
+        out[i, 1] = u16[i].bit_count()
+        out[i, 2] = u32[i].bit_count()
+        out[i, 3] = u64[i].bit_count()
+        out[i, 4] = i64[i].bit_count()
+
+
+
+def nextafter_f32_expected(x, y, out):
+    out[:, 0] = np.nextafter(x, y)
+    out[:, 1] = x
