@@ -158,6 +158,10 @@ void emit_complex_abs(Gen *G, const Expr *e, StrBuf *sb);
 void emit_half_cast(Gen *G, const Expr *e, StrBuf *sb, int prec);
 /* fn(args...) of float16 values: abs() of a float16 (p2c_habs), the cuda.fp16 intrinsics. */
 void emit_half_call(Gen *G, const char *fn, const Expr *e, StrBuf *sb);
+/* --sanitize: the checker's name of a memory space, and an array's name as a C string literal
+ * followed by suffix ("[...]" for a view). */
+const char *san_space_name(MemSpace space);
+void emit_san_name(StrBuf *sb, const char *name, const char *suffix);
 
 /* ---- tuples (emit_tuple.c) ---- */
 

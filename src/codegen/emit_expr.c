@@ -649,25 +649,39 @@ static void emit_san_offset(Gen *G, const Expr *e, const Expr *arr, SanKind acce
                             const char *shape, const char *strides, const char *base, StrBuf *sb) {
   static const char *const kinds[] = {"P2C_SAN_READ", "P2C_SAN_WRITE", "P2C_SAN_UPDATE", "P2C_SAN_ATOMIC",
                                       "P2C_SAN_READ_INPUT"};
-  static const char *const spaces[] = {[MEM_GLOBAL] = "P2C_SAN_GLOBAL", [MEM_SHARED] = "P2C_SAN_SHARED",
-                                       [MEM_LOCAL] = "P2C_SAN_LOCAL", [MEM_CONST] = "P2C_SAN_CONST"};
   int n = e->nkids - 1;
   if (access == SAN_READ && reads_input(G, arr)) access = SAN_READ_INPUT;
   const char *kind = kinds[access];
   helper_use(&G->helpers, H_BOUNDS);
   helper_use(&G->helpers, H_BOUNDS_VIEW);
   helper_use(&G->helpers, H_SANITIZE);
-  sb_printf(sb, "p2c_san_offset<'%c', %d, %s, %s>(p2c_index<%d>{{", layout, n, kind, spaces[arr->ty->space], n);
+  sb_printf(sb, "p2c_san_offset<'%c', %d, %s, %s>(p2c_index<%d>{{", layout, n, kind,
+            san_space_name(arr->ty->space), n);
   for (int k = 0; k < n; k++) {
     if (k) sb_puts(sb, ", ");
     emit_checked_index_value(G, e->kids[k + 1], sb);
   }
   const char *name = arr->kind == EX_VAR ? G->fn->vars[arr->var].name : "array";
-  sb_printf(sb, "}}, %s, %s, %u, %u, %s, \"", shape, strides, e->loc.line, e->loc.col, base);
-  for (const char *p = name; *p; p++)   /* Python names may hold any letter: escape bytes */
+  sb_printf(sb, "}}, %s, %s, %u, %u, %s, ", shape, strides, e->loc.line, e->loc.col, base);
+  emit_san_name(sb, name, "");
+  sb_putc(sb, ')');
+}
+
+/* The checker's name for a memory space (MemSpace). */
+const char *san_space_name(MemSpace space) {
+  static const char *const spaces[] = {[MEM_GLOBAL] = "P2C_SAN_GLOBAL", [MEM_SHARED] = "P2C_SAN_SHARED",
+                                       [MEM_LOCAL] = "P2C_SAN_LOCAL", [MEM_CONST] = "P2C_SAN_CONST"};
+  return spaces[space];
+}
+
+/* "NAME" followed by suffix, a C string literal of an array's Python name for the checker's
+ * messages: Python names may hold any letter, so bytes outside ASCII are escaped. */
+void emit_san_name(StrBuf *sb, const char *name, const char *suffix) {
+  sb_putc(sb, '"');
+  for (const char *p = name; *p; p++)
     if ((unsigned char)*p < 0x80 && *p != '"' && *p != '\\') sb_putc(sb, *p);
     else sb_printf(sb, "\\%03o", (unsigned char)*p);
-  sb_puts(sb, "\")");
+  sb_printf(sb, "%s\"", suffix);
 }
 
 void emit_checked_tuple_index(Gen *G, const Expr *e, int nelems, StrBuf *sb) {

@@ -30,6 +30,8 @@ typedef enum TypeHelper {
   TH_RANGE_NEXT,
   TH_VIEW_INDEX,
   TH_VIEW_SLICE,
+  TH_VIEW_FILL,   /* p2c_fill: a[lo:hi] = v, m[i] = v */
+  TH_VIEW_FILL_SAN,   /* p2c_fill_san: the same under --sanitize (needs TH_VIEW_FILL) */
   TH_COMPLEX,     /* p2c_complex64/128, operators, abs, conj: written whenever complex is used */
   TH_CPOW,
   TH_CSQRT, TH_CEXPLOG, TH_CHYPERBOLIC, TH_CINVERSE,   /* cmath (TH_CINVERSE needs TH_CSQRT) */

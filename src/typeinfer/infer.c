@@ -94,10 +94,13 @@ static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
     TERR(I, target->loc, "E-immutable", "a constant array (a module-level NumPy array) cannot be modified");
     return;
   }
-  if (elem && elem->kind == TY_ARRAY) {
-    TERR(I, target->loc, "E-store", "assigning to a slice or a row of an array (%s) is not supported",
-         elem->name);
-    return;
+  if (elem && elem->kind == TY_ARRAY) {   /* a[lo:hi] = v, m[i] = v: a scalar fills the view */
+    if (t && t->kind == TY_ARRAY) {
+      TERR(I, loc, "E-store", "assigning an array to a slice or a row of an array (%s) is not "
+           "supported: assign a scalar, or copy element by element", elem->name);
+      return;
+    }
+    elem = elem->dtype;
   }
   if (!elem || !t) return;
   bool converts = type_is_numeric(elem) && type_is_numeric(t) &&

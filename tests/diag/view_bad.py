@@ -10,8 +10,8 @@ def scratch():
 def k(a, n):
     b = a[::0]
     c = a[1, 2, 3]
-    a[1:3] = 0.0
-    a[0] = 1.0
+    a[1:3] = a[0]                  # an array into a slice: not yet
+    a[0] = 1j                      # a complex into a row of floats
     t = (1, 2, 3)
     d = t[1:]
     e = a[1.5:]

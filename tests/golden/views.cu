@@ -77,6 +77,35 @@ static __device__ __forceinline__ p2c_array<T, N> p2c_view_slice(p2c_array<T, N>
   return a;
 }
 
+/* The elements of a view in row-major order, as NumPy walks them: idx counts through the
+   shape like an odometer and p follows it by the strides; false after the last. */
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_next(const p2c_array<T, N> &a, long long *idx, char *&p) {
+  int d = N - 1;
+  for (; d >= 0 && ++idx[d] == a.shape[d]; d--) {
+    p -= (a.shape[d] - 1) * a.strides[d];
+    idx[d] = 0;
+  }
+  if (d < 0) return false;
+  p += a.strides[d];
+  return true;
+}
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_empty(const p2c_array<T, N> &a) {
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] <= 0) return true;
+  return false;
+}
+/* a[lo:hi] = v, m[i] = v: every element of the view takes v. */
+template <typename T, int N>
+static __device__ void p2c_fill(p2c_array<T, N> a, T v) {
+  if (p2c_view_empty(a)) return;
+  long long idx[N] = {};
+  char *p = (char *)a.data;
+  do *(T *)p = v;
+  while (p2c_view_next(a, idx, p));
+}
+
 static __device__ p2c_array<double, 1> row_of(p2c_array<double, 2>, int64_t);
 static __device__ p2c_array<double, 1> middle(p2c_array<double, 1>);
 static __device__ double total_a1f64_2(p2c_array<double, 1>);
@@ -299,9 +328,58 @@ extern "C" __global__ void shared_views(p2c_array<double, 2> a, p2c_array<double
   }
 }
 
+extern "C" __global__ void fill_views(p2c_array<double, 1> a, p2c_array<double, 2> m, p2c_array<double, 3> cube, p2c_array<int64_t, 1> ints, int64_t lo, int64_t hi) {
+  int64_t i = 0;
+  double loc[3][4];
+  int64_t r = 0;
+  int64_t c = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i == 0:
+  if (i == 0) {
+    // a[2:5] = 7.0
+    p2c_fill(p2c_view_slice<0>(a, 2, 5, 1), 7.0);
+    // a[-3:] = -1
+    p2c_fill(p2c_view_slice<0>(a, -3, p2c_slice_max, 1), (double)-1);
+    // a[lo:hi] = 2.5
+    p2c_fill(p2c_view_slice<0>(a, lo, hi, 1), 2.5);
+    // a[::4] = 9.0
+    p2c_fill(p2c_view_slice<0>(a, 0, p2c_slice_max, 4), 9.0);
+    // a[7:2] = 100.0          # empty
+    p2c_fill(p2c_view_slice<0>(a, 7, 2, 1), 100.0);
+    // m[1] = 5.0
+    p2c_fill(p2c_view_index<0>(m, 1), 5.0);
+    // m[:, 2] = -2.0
+    p2c_fill(p2c_view_index<1>(m, 2), -2.0);
+    // m[3, 1:] = 0.5
+    p2c_fill(p2c_view_slice<0>(p2c_view_index<0>(m, 3), 1, p2c_slice_max, 1), 0.5);
+    // cube[1] = 3
+    p2c_fill(p2c_view_index<0>(cube, 1), 3.0);
+    // cube[2, :, 0] = 8.0
+    p2c_fill(p2c_view_index<1>(p2c_view_index<0>(cube, 2), 0), 8.0);
+    // ints[1:4] = 3.9         # a float stored into int64 truncates, as Numba's store does
+    p2c_fill(p2c_view_slice<0>(ints, 1, 4, 1), (int64_t)3.9);
+    // loc = cuda.local.array((3, 4), dtype=np.float64)
+    // loc[:, :] = 0.0
+    p2c_fill(p2c_array<double, 2>{&loc[0][0], {3, 4}, {32, 8}}, 0.0);
+    // loc[1] = 6.0
+    p2c_fill(p2c_view_index<0>(p2c_array<double, 2>{&loc[0][0], {3, 4}, {32, 8}}, 1), 6.0);
+    // for r in range(3):
+    for (r = 0; r < 3; ++r) {
+      // for c in range(4):
+      for (c = 0; c < 4; ++c) {
+        // m[4, c] += loc[r, c]
+        m.data[4 * m.shape[1] + c] += loc[r][c];
+      }
+    }
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(slices)
 P2C_SIM_BLOCKS(rows)
 P2C_SIM_BLOCKS(cube_views)
 P2C_SIM_FIBERS(shared_views)
+P2C_SIM_BLOCKS(fill_views)
 #endif

@@ -99,3 +99,30 @@ def shared_views(a, out):
         out[i, 2] = total(sm[i, ::-1][:2])
         row = sm[(i + 1) % 8]
         out[i, 3] = row[3]
+
+
+@cuda.jit
+def fill_views(a, m, cube, ints, lo, hi):
+    # A scalar stored into a slice or a row fills it (NumPy's setitem): a slice with clamped,
+    # negative and stepped bounds, a row and a column of a 2-D array, a plane of a 3-D one, an
+    # int into floats and a float into ints (converted as a store converts), a local array's
+    # row. One thread writes, as the views overlap the other threads' elements.
+    i = cuda.grid(1)
+    if i == 0:
+        a[2:5] = 7.0
+        a[-3:] = -1
+        a[lo:hi] = 2.5
+        a[::4] = 9.0
+        a[7:2] = 100.0          # empty
+        m[1] = 5.0
+        m[:, 2] = -2.0
+        m[3, 1:] = 0.5
+        cube[1] = 3
+        cube[2, :, 0] = 8.0
+        ints[1:4] = 3.9         # a float stored into int64 truncates, as Numba's store does
+        loc = cuda.local.array((3, 4), dtype=np.float64)
+        loc[:, :] = 0.0
+        loc[1] = 6.0
+        for r in range(3):
+            for c in range(4):
+                m[4, c] += loc[r, c]
