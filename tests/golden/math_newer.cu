@@ -19,6 +19,23 @@ struct p2c_array {
   int64_t strides[N];
 };
 
+template <typename T> static __device__ __forceinline__ T p2c_abs(T a) {
+  return a < 0 ? (T)(0 - a) : a;
+}
+
+static __device__ __forceinline__ double p2c_degrees(double x) {
+  return x * (180.0 / 3.141592653589793);
+}
+static __device__ __forceinline__ float p2c_degreesf(float x) {
+  return (float)((double)x * (180.0 / 3.141592653589793));
+}
+static __device__ __forceinline__ double p2c_radians(double x) {
+  return x * (3.141592653589793 / 180.0);
+}
+static __device__ __forceinline__ float p2c_radiansf(float x) {
+  return (float)((double)x * (3.141592653589793 / 180.0));
+}
+
 extern "C" __global__ void math_exp2(p2c_array<float, 1> x, p2c_array<float, 2> out) {
   int64_t i = 0;
 
@@ -81,9 +98,56 @@ extern "C" __global__ void bit_count(p2c_array<uint8_t, 1> u8, p2c_array<uint16_
   }
 }
 
+extern "C" __global__ void numpy_scalars(p2c_array<float, 1> x, p2c_array<float, 1> p, p2c_array<int64_t, 1> n, p2c_array<float, 2> out, p2c_array<bool, 2> flags) {
+  int64_t i = 0;
+  float v = 0;
+  float q = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < x.size:
+  if (i < x.shape[0]) {
+    // v = x[i]
+    v = x.data[i];
+    // q = p[i]                  # in (1, 2): inside every domain below
+    q = p.data[i];
+    // out[i, 0] = np.arcsin(v / 4) + np.arccos(v / 4) + np.arctan(v)
+    out.data[i * out.shape[1] + 0] = (float)(asin((double)v / 4.0) + acos((double)v / 4.0) + (double)atanf(v));
+    // out[i, 1] = np.sinh(v) + np.cosh(v) + np.arcsinh(v)
+    out.data[i * out.shape[1] + 1] = sinhf(v) + coshf(v) + asinhf(v);
+    // out[i, 2] = np.arccosh(q) + np.arctanh(v / 4)
+    out.data[i * out.shape[1] + 2] = (float)((double)acoshf(q) + atanh((double)v / 4.0));
+    // out[i, 3] = np.exp2(v) + np.expm1(v)
+    out.data[i * out.shape[1] + 3] = exp2f(v) + expm1f(v);
+    // out[i, 4] = np.log2(q) + np.log10(q) + np.log1p(q)
+    out.data[i * out.shape[1] + 4] = log2f(q) + log10f(q) + log1pf(q);
+    // out[i, 5] = np.cbrt(v) + np.fabs(v)
+    out.data[i * out.shape[1] + 5] = cbrtf(v) + fabsf(v);
+    // out[i, 6] = np.floor(v) + np.ceil(v) * 10 + np.trunc(v) * 100 + np.rint(v) * 1000
+    out.data[i * out.shape[1] + 6] = (float)((double)floorf(v) + (double)ceilf(v) * 10.0 + (double)truncf(v) * 100.0 + (double)rintf(v) * 1000.0);
+    // out[i, 7] = np.deg2rad(v) + np.rad2deg(v)
+    out.data[i * out.shape[1] + 7] = p2c_radiansf(v) + p2c_degreesf(v);
+    // out[i, 8] = np.hypot(v, q) + np.copysign(q, v)
+    out.data[i * out.shape[1] + 8] = hypotf(v, q) + copysignf(q, v);
+    // out[i, 9] = np.abs(v) + np.absolute(n[i])
+    out.data[i * out.shape[1] + 9] = (float)((double)fabsf(v) + (double)p2c_abs(n.data[i]));
+    // out[i, 10] = np.floor(n[i]) + np.sqrt(n[i] * n[i])
+    out.data[i * out.shape[1] + 10] = (float)(floor((double)n.data[i]) + sqrt((double)(n.data[i] * n.data[i])));
+    // flags[i, 0] = np.isnan(v)
+    flags.data[i * flags.shape[1] + 0] = isnan(v);
+    // flags[i, 1] = np.isinf(v / 0.0 if v == 0.0 else v)
+    flags.data[i * flags.shape[1] + 1] = isinf((double)v == 0.0 ? (double)v / 0.0 : (double)v);
+    // flags[i, 2] = np.isfinite(v)
+    flags.data[i * flags.shape[1] + 2] = isfinite(v);
+    // flags[i, 3] = np.abs(n[i]) == abs(n[i])
+    flags.data[i * flags.shape[1] + 3] = p2c_abs(n.data[i]) == p2c_abs(n.data[i]);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(math_exp2)
 P2C_SIM_BLOCKS(math_nextafter)
 P2C_SIM_BLOCKS(math_nextafter_2)
 P2C_SIM_BLOCKS(bit_count)
+P2C_SIM_BLOCKS(numpy_scalars)
 #endif

@@ -132,3 +132,28 @@ def bit_count(u8, u16, u32, u64, i64, out):
 def nextafter_f32_expected(x, y, out):
     out[:, 0] = np.nextafter(x, y)
     out[:, 1] = x
+
+
+@cuda.jit
+def numpy_scalars(x, p, n, out, flags):
+    # NumPy's ufuncs called on scalars compute as NumPy's loops do: float32 in float32, an
+    # integer in float64, and floor/ceil/trunc/rint keep the float type; abs keeps an int.
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        q = p[i]                  # in (1, 2): inside every domain below
+        out[i, 0] = np.arcsin(v / 4) + np.arccos(v / 4) + np.arctan(v)
+        out[i, 1] = np.sinh(v) + np.cosh(v) + np.arcsinh(v)
+        out[i, 2] = np.arccosh(q) + np.arctanh(v / 4)
+        out[i, 3] = np.exp2(v) + np.expm1(v)
+        out[i, 4] = np.log2(q) + np.log10(q) + np.log1p(q)
+        out[i, 5] = np.cbrt(v) + np.fabs(v)
+        out[i, 6] = np.floor(v) + np.ceil(v) * 10 + np.trunc(v) * 100 + np.rint(v) * 1000
+        out[i, 7] = np.deg2rad(v) + np.rad2deg(v)
+        out[i, 8] = np.hypot(v, q) + np.copysign(q, v)
+        out[i, 9] = np.abs(v) + np.absolute(n[i])
+        out[i, 10] = np.floor(n[i]) + np.sqrt(n[i] * n[i])
+        flags[i, 0] = np.isnan(v)
+        flags[i, 1] = np.isinf(v / 0.0 if v == 0.0 else v)
+        flags[i, 2] = np.isfinite(v)
+        flags[i, 3] = np.abs(n[i]) == abs(n[i])
