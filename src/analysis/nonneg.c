@@ -11,6 +11,7 @@
 bool an_expr_is_pure(const Expr *e) {
   if (e->kind == EX_CALL && e->kids[0]->kind != EX_ATTR) {   /* x.conjugate() is pure */
     if (e->kids[0]->kind == EX_FUNC || (e->kids[0]->builtin->facts & BF_EFFECTS)) return false;
+    if (e->ty && e->ty->kind == TY_ARRAY && builtin_has(e->kids[0]->builtin, BF_UFUNC)) return false;   /* out */
   }
   for (int i = 0; i < e->nkids; i++)
     if (!an_expr_is_pure(e->kids[i])) return false;

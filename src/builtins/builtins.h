@@ -83,6 +83,8 @@ enum BuiltinFact {
                                   earlier accesses to other blocks (the simulator's checker) */
   BF_GRID = 1 << 15,           /* cuda.cg: the kernel is launched cooperatively (all its blocks
                                   resident at once), as Numba launches a kernel that uses it */
+  BF_UFUNC = 1 << 16,          /* a NumPy ufunc: also takes arrays, with an output array as its
+                                  last argument (np.sin(x, out)); then it writes that array */
 };
 
 /* The element types an atomic takes, and where CUDA C lacks a function for one (emit_cuda.c). */

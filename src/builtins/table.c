@@ -41,6 +41,13 @@
   {.path = p, .kind = BK_FUNC, .id = i, ARGS(1, 1), .result = r, .c64 = c64_, .c32 = c32_, \
    .c16 = c16_, HOOKS(infer_math_call, emit_math_call)}
 #define UNARY16(p, c64_, c32_, c16_) MATH16(p, BI_MATH_UNARY, NULL, c64_, c32_, c16_)
+/* NumPy's ufuncs: math functions that also take arrays and an output array (BF_UFUNC) */
+#define NP_UFUNC(p, n, c64_, c32_, c16_, h) \
+  {.path = p, .kind = BK_FUNC, .id = (n) == 1 ? BI_MATH_UNARY : BI_MATH_BINARY, ARGS(n, (n) + 1), \
+   FX(BF_UFUNC), .c64 = c64_, .c32 = c32_, .c16 = c16_, h, HOOKS(infer_math_call, emit_math_call)}
+#define NP1(p, c64_, c32_) NP_UFUNC(p, 1, c64_, c32_, NULL, .helpers = {0})
+#define NP1_16(p, c64_, c32_, c16_) NP_UFUNC(p, 1, c64_, c32_, c16_, .helpers = {0})
+#define NP2(p, c64_, c32_) NP_UFUNC(p, 2, c64_, c32_, NULL, .helpers = {0})
 #define BINARY(p, c64_, c32_) MATH(p, BI_MATH_BINARY, 2, NULL, c64_, c32_)
 #define MCONST(p, v) \
   {.path = p, .kind = BK_VALUE, .id = BI_MATH_CONST, .result = &type_float64, .value = v, \
@@ -235,31 +242,30 @@ static const Builtin table[] = {
     MCONST("math.pi", 3.141592653589793), MCONST("math.e", 2.718281828459045),
     MCONST("math.tau", 6.283185307179586), MCONST("math.inf", INFINITY), MCONST("math.nan", NAN),
 
-    /* NumPy's ufuncs on scalars: a float32 argument computes in float32, an integer in float64,
+    /* NumPy's ufuncs: on scalars a float32 argument computes in float32, an integer in float64,
      * a float16 (where the prelude has the function) in float32 rounded to float16, as NumPy's
-     * own loops do; floor, ceil, trunc and rint keep the float type (math's give int64). */
-    UNARY16("numpy.sqrt", "sqrt", "sqrtf", "p2c_hsqrt"), UNARY16("numpy.exp", "exp", "expf", "p2c_hexp"),
-    UNARY16("numpy.log", "log", "logf", "p2c_hlog"), UNARY16("numpy.sin", "sin", "sinf", "p2c_hsin"),
-    UNARY16("numpy.cos", "cos", "cosf", "p2c_hcos"), UNARY("numpy.tan", "tan", "tanf"),
-    UNARY("numpy.tanh", "tanh", "tanhf"), BINARY("numpy.arctan2", "atan2", "atan2f"),
-    UNARY("numpy.arcsin", "asin", "asinf"), UNARY("numpy.arccos", "acos", "acosf"),
-    UNARY("numpy.arctan", "atan", "atanf"), UNARY("numpy.sinh", "sinh", "sinhf"),
-    UNARY("numpy.cosh", "cosh", "coshf"), UNARY("numpy.arcsinh", "asinh", "asinhf"),
-    UNARY("numpy.arccosh", "acosh", "acoshf"), UNARY("numpy.arctanh", "atanh", "atanhf"),
-    UNARY16("numpy.exp2", "exp2", "exp2f", "p2c_hexp2"), UNARY("numpy.expm1", "expm1", "expm1f"),
-    UNARY16("numpy.log2", "log2", "log2f", "p2c_hlog2"),
-    UNARY16("numpy.log10", "log10", "log10f", "p2c_hlog10"), UNARY("numpy.log1p", "log1p", "log1pf"),
-    UNARY("numpy.cbrt", "cbrt", "cbrtf"), UNARY16("numpy.fabs", "fabs", "fabsf", "p2c_habs"),
-    UNARY16("numpy.floor", "floor", "floorf", "p2c_hfloor"),
-    UNARY16("numpy.ceil", "ceil", "ceilf", "p2c_hceil"),
-    UNARY16("numpy.trunc", "trunc", "truncf", "p2c_htrunc"),
-    UNARY16("numpy.rint", "rint", "rintf", "p2c_hrint"),
-    {.path = "numpy.deg2rad", .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = "p2c_radians",
-     .c32 = "p2c_radiansf", H(H_DEGREES), HOOKS(infer_math_call, emit_math_call)},
-    {.path = "numpy.rad2deg", .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = "p2c_degrees",
-     .c32 = "p2c_degreesf", H(H_DEGREES), HOOKS(infer_math_call, emit_math_call)},
-    BINARY("numpy.hypot", "hypot", "hypotf"), BINARY("numpy.copysign", "copysign", "copysignf"),
-    BINARY("numpy.nextafter", "nextafter", "nextafterf"),
+     * own loops do; floor, ceil, trunc and rint keep the float type (math's give int64). On
+     * arrays, with an output array: np.sin(x, out) (infer_ufunc_array_call). */
+    NP1_16("numpy.sqrt", "sqrt", "sqrtf", "p2c_hsqrt"), NP1_16("numpy.exp", "exp", "expf", "p2c_hexp"),
+    NP1_16("numpy.log", "log", "logf", "p2c_hlog"), NP1_16("numpy.sin", "sin", "sinf", "p2c_hsin"),
+    NP1_16("numpy.cos", "cos", "cosf", "p2c_hcos"), NP1("numpy.tan", "tan", "tanf"),
+    NP1("numpy.tanh", "tanh", "tanhf"), NP2("numpy.arctan2", "atan2", "atan2f"),
+    NP1("numpy.arcsin", "asin", "asinf"), NP1("numpy.arccos", "acos", "acosf"),
+    NP1("numpy.arctan", "atan", "atanf"), NP1("numpy.sinh", "sinh", "sinhf"),
+    NP1("numpy.cosh", "cosh", "coshf"), NP1("numpy.arcsinh", "asinh", "asinhf"),
+    NP1("numpy.arccosh", "acosh", "acoshf"), NP1("numpy.arctanh", "atanh", "atanhf"),
+    NP1_16("numpy.exp2", "exp2", "exp2f", "p2c_hexp2"), NP1("numpy.expm1", "expm1", "expm1f"),
+    NP1_16("numpy.log2", "log2", "log2f", "p2c_hlog2"),
+    NP1_16("numpy.log10", "log10", "log10f", "p2c_hlog10"), NP1("numpy.log1p", "log1p", "log1pf"),
+    NP1("numpy.cbrt", "cbrt", "cbrtf"), NP1_16("numpy.fabs", "fabs", "fabsf", "p2c_habs"),
+    NP1_16("numpy.floor", "floor", "floorf", "p2c_hfloor"),
+    NP1_16("numpy.ceil", "ceil", "ceilf", "p2c_hceil"),
+    NP1_16("numpy.trunc", "trunc", "truncf", "p2c_htrunc"),
+    NP1_16("numpy.rint", "rint", "rintf", "p2c_hrint"),
+    NP_UFUNC("numpy.deg2rad", 1, "p2c_radians", "p2c_radiansf", NULL, H(H_DEGREES)),
+    NP_UFUNC("numpy.rad2deg", 1, "p2c_degrees", "p2c_degreesf", NULL, H(H_DEGREES)),
+    NP2("numpy.hypot", "hypot", "hypotf"), NP2("numpy.copysign", "copysign", "copysignf"),
+    NP2("numpy.nextafter", "nextafter", "nextafterf"),
     MATH("numpy.isnan", BI_MATH_PRED, 1, &type_bool, "isnan", "isnan"),
     MATH("numpy.isinf", BI_MATH_PRED, 1, &type_bool, "isinf", "isinf"),
     MATH("numpy.isfinite", BI_MATH_PRED, 1, &type_bool, "isfinite", "isfinite"),

@@ -162,6 +162,10 @@ void emit_half_call(Gen *G, const char *fn, const Expr *e, StrBuf *sb);
  * followed by suffix ("[...]" for a view). */
 const char *san_space_name(MemSpace space);
 void emit_san_name(StrBuf *sb, const char *name, const char *suffix);
+/* --sanitize: wraps a write of a whole view (p2c_fill(...), p2c_ufunc(...)) so that its element
+ * writes are reported; `view` gives the position and the array's name. Nothing otherwise. */
+void san_view_written_open(Gen *G, const Type *view, StrBuf *sb);
+void san_view_written_close(Gen *G, const Expr *view, StrBuf *sb);
 
 /* ---- tuples (emit_tuple.c) ---- */
 

@@ -667,6 +667,25 @@ static void emit_san_offset(Gen *G, const Expr *e, const Expr *arr, SanKind acce
   sb_putc(sb, ')');
 }
 
+/* --sanitize: a write of a whole view (a fill, a ufunc's out) is wrapped in
+ * p2c_san_view_written<SPACE>(WRITE, LINE, COLUMN, "NAME[...]"), which reports each element's
+ * write to the checker and gives the view back; without --sanitize both write nothing. */
+void san_view_written_open(Gen *G, const Type *view, StrBuf *sb) {
+  if (!G->sanitize) return;
+  type_helper_use(&G->helpers, TH_VIEW_WALK);
+  type_helper_use(&G->helpers, TH_VIEW_WRITTEN_SAN);
+  sb_printf(sb, "p2c_san_view_written<%s>(", san_space_name(view->space));
+}
+
+void san_view_written_close(Gen *G, const Expr *view, StrBuf *sb) {
+  if (!G->sanitize) return;
+  const Expr *base = view;
+  while (base->kind == EX_INDEX) base = base->kids[0];
+  sb_printf(sb, ", %u, %u, ", view->loc.line, view->loc.col);
+  emit_san_name(sb, base->kind == EX_VAR ? G->fn->vars[base->var].name : "array", "[...]");
+  sb_putc(sb, ')');
+}
+
 /* The checker's name for a memory space (MemSpace). */
 const char *san_space_name(MemSpace space) {
   static const char *const spaces[] = {[MEM_GLOBAL] = "P2C_SAN_GLOBAL", [MEM_SHARED] = "P2C_SAN_SHARED",
@@ -934,8 +953,49 @@ void emit_array_value(Gen *G, const Expr *a, StrBuf *sb) {
 /* math.sqrt(x) and the other functions of CUDA's math library: the float variant (c32) for
  * float32 arguments; floor/ceil/trunc give int64; isnan/isinf/isfinite of an integer are
  * constants. */
+/* np.sin(x, out): p2c_ufunc(OUT, LINE, COLUMN, [](FT x0, ...) { return sin(x0); }, x, ...), the
+ * lambda being the scalar function of the element float type FT, written by emit_math_call on
+ * parameters of that type; --sanitize reports out's writes. */
+static void emit_ufunc_array_call(Gen *G, const Expr *e, StrBuf *sb) {
+  const Builtin *b = e->builtin;
+  int n = b->min_args;
+  const Expr *out = e->kids[n + 1];
+  const Type *elems[2];
+  for (int i = 0; i < n; i++) {
+    const Type *ti = e->kids[i + 1]->ty;
+    elems[i] = ti->kind == TY_ARRAY ? ti->dtype : ti;
+  }
+  const Type *ft = type_math_float(elems, n);
+  static const char *const names[] = {"x0", "x1"};
+  Expr params[2], *kids[3] = {e->kids[0], &params[0], &params[1]};
+  for (int i = 0; i < n; i++) params[i] = (Expr){.kind = EX_TEMP, .ty = ft, .str = names[i], .loc = e->loc};
+  Expr scalar = {.kind = EX_CALL, .builtin = b, .ty = ft, .kids = kids, .nkids = n + 1, .loc = e->loc};
+  type_helper_use(&G->helpers, TH_VIEW_WALK);
+  type_helper_use(&G->helpers, TH_UFUNC);
+  helper_use(&G->helpers, H_BOUNDS);
+  helper_use(&G->helpers, H_RAISE);
+  san_view_written_open(G, out->ty, sb);
+  sb_puts(sb, "p2c_ufunc(");
+  emit_expr(G, out, sb, P_ASSIGN);
+  sb_printf(sb, ", %u, %u, [](", e->loc.line, e->loc.col);
+  for (int i = 0; i < n; i++) sb_printf(sb, "%s%s %s", i ? ", " : "", ft->cname, names[i]);
+  sb_puts(sb, ") { return ");
+  emit_math_call(G, &scalar, sb, P_ASSIGN);
+  sb_puts(sb, "; }");
+  for (int i = 1; i <= n; i++) {
+    sb_puts(sb, ", ");
+    emit_expr(G, e->kids[i], sb, P_ASSIGN);
+  }
+  sb_putc(sb, ')');
+  san_view_written_close(G, out, sb);
+}
+
 void emit_math_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Builtin *b = e->builtin;
+  if (e->ty->kind == TY_ARRAY) {
+    emit_ufunc_array_call(G, e, sb);
+    return;
+  }
   if (type_is_half(e->kids[1]->ty)) {
     type_helper_use(&G->helpers, TH_HALF_MATH);
     emit_half_call(G, b->c16, e, sb);

@@ -84,30 +84,23 @@ void emit_line(Gen *G, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* a[lo:hi] = v, m[i] = v: the scalar, converted to the element type, fills the view;
- * p2c_fill_san<SPACE>(view, v, LINE, COLUMN, "NAME[...]") reports each write under --sanitize. */
+/* a[lo:hi] = v, m[i] = v: the scalar, converted to the element type, fills the view
+ * (p2c_fill(view, v)), whose writes --sanitize then reports. */
 static void emit_fill(Gen *G, const Expr *target, const Expr *value) {
   const Type *view = target->ty;
+  type_helper_use(&G->helpers, TH_VIEW_WALK);
   type_helper_use(&G->helpers, TH_VIEW_FILL);
   sb_indent(G->body, G->indent);
-  if (G->sanitize) {
-    type_helper_use(&G->helpers, TH_VIEW_FILL_SAN);
-    sb_printf(G->body, "p2c_fill_san<%s>(", san_space_name(view->space));
-  } else {
-    sb_puts(G->body, "p2c_fill(");
-  }
+  san_view_written_open(G, view, G->body);
+  sb_puts(G->body, "p2c_fill(");
   emit_expr(G, target, G->body, P_ASSIGN);
   sb_puts(G->body, ", ");
   Expr *kids[1] = {(Expr *)value};
   Expr conv = {.kind = EX_CAST, .ty = view->dtype, .kids = kids, .nkids = 1, .loc = value->loc};
   emit_expr(G, value->ty == view->dtype ? value : &conv, G->body, P_ASSIGN);
-  if (G->sanitize) {
-    const Expr *base = target;
-    while (base->kind == EX_INDEX) base = base->kids[0];
-    sb_printf(G->body, ", %u, %u, ", target->loc.line, target->loc.col);
-    emit_san_name(G->body, base->kind == EX_VAR ? G->fn->vars[base->var].name : "array", "[...]");
-  }
-  sb_puts(G->body, ");\n");
+  sb_putc(G->body, ')');
+  san_view_written_close(G, target, G->body);
+  sb_puts(G->body, ";\n");
 }
 
 /* target = value, with the conversion to the target's type written out. */

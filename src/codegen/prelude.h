@@ -30,8 +30,10 @@ typedef enum TypeHelper {
   TH_RANGE_NEXT,
   TH_VIEW_INDEX,
   TH_VIEW_SLICE,
-  TH_VIEW_FILL,   /* p2c_fill: a[lo:hi] = v, m[i] = v */
-  TH_VIEW_FILL_SAN,   /* p2c_fill_san: the same under --sanitize (needs TH_VIEW_FILL) */
+  TH_VIEW_WALK,   /* p2c_view_next, p2c_view_empty: a view's elements in row-major order */
+  TH_VIEW_FILL,   /* p2c_fill: a[lo:hi] = v, m[i] = v (needs TH_VIEW_WALK) */
+  TH_UFUNC,       /* p2c_ufunc: np.sin(x, out) (needs TH_VIEW_WALK, H_RAISE) */
+  TH_VIEW_WRITTEN_SAN,   /* --sanitize: p2c_san_view_written (needs TH_VIEW_WALK) */
   TH_COMPLEX,     /* p2c_complex64/128, operators, abs, conj: written whenever complex is used */
   TH_CPOW,
   TH_CSQRT, TH_CEXPLOG, TH_CHYPERBOLIC, TH_CINVERSE,   /* cmath (TH_CINVERSE needs TH_CSQRT) */

@@ -467,11 +467,6 @@ const Type *infer_local_array_call(Infer *I, Expr *e, const Type **t) {
 }
 
 /* The float type a math function computes in for argument types: float32 only if all are. */
-static const Type *math_float(const Type **t, int n) {
-  for (int i = 0; i < n; i++)
-    if (t[i] != &type_float32) return &type_float64;
-  return &type_float32;
-}
 
 /* Argument k of a math function: a real number (not complex, not float16). */
 static bool real_arg(Infer *I, Expr *e, int k, const Type *t) {
@@ -492,16 +487,66 @@ static bool real_arg(Infer *I, Expr *e, int k, const Type *t) {
   return false;
 }
 
+/* np.sin(x, out), np.hypot(x, y, out): a NumPy ufunc on arrays, as Numba compiles one in a
+ * kernel, which cannot allocate: the output array is required. Each input is a real number or
+ * an array of out's dimensions (extents equal or 1, checked at run time); out's elements take
+ * the function of the inputs' elements, computed in the float type the scalar function uses
+ * and stored as NumPy's same_kind casting allows (floats into float arrays). Its value is out. */
+static const Type *infer_ufunc_array_call(Infer *I, Expr *e, const Type **t) {
+  const Builtin *b = e->builtin;
+  const char *name = builtin_display_name(b);
+  int n = b->min_args, nargs = e->nkids - 1;
+  if (nargs == n) {
+    TERR(I, e->loc, "E-arity", "%s() of an array needs an output array as its last argument "
+         "(%s(x%s, out)): a kernel cannot allocate the result", name, name, n == 2 ? ", y" : "");
+    return NULL;
+  }
+  const Type *out = t[nargs];
+  if (out->kind != TY_ARRAY || out->dtype->kind != TY_FLOAT) {
+    TERR(I, e->kids[nargs]->loc, "E-operand", "the output of %s() must be an array of float32 or "
+         "float64 (NumPy's same_kind casting of its float results), not %s", name, out->name);
+    return NULL;
+  }
+  if (out->space == MEM_CONST) {
+    TERR(I, e->kids[nargs]->loc, "E-immutable", "a constant array (a module-level NumPy array) cannot be modified");
+    return NULL;
+  }
+  const Type *elems[2];
+  for (int i = 1; i <= n; i++) {
+    const Type *ti = t[i];
+    if (ti->kind == TY_ARRAY && ti->ndim != out->ndim) {
+      TERR(I, e->kids[i]->loc, "E-operand", "the arrays of %s() need the output's %d dimension%s, not %d",
+           name, out->ndim, out->ndim == 1 ? "" : "s", ti->ndim);
+      return NULL;
+    }
+    elems[i - 1] = ti->kind == TY_ARRAY ? ti->dtype : ti;
+    if (!type_is_number(elems[i - 1]) || type_is_complex(elems[i - 1]) || type_is_half(elems[i - 1])) {
+      TERR(I, e->kids[i]->loc, "E-operand", "%s() of arrays takes real numbers and arrays of them, "
+           "not %s", name, ti->name);
+      return NULL;
+    }
+  }
+  return out;
+}
+
+static bool ufunc_on_arrays(const Expr *e, const Type **t) {
+  if (!builtin_has(e->builtin, BF_UFUNC)) return false;
+  for (int i = 1; i < e->nkids; i++)
+    if (t[i]->kind == TY_ARRAY || i > e->builtin->min_args) return true;
+  return false;
+}
+
 /* math.sqrt(x), math.atan2(y, x), math.floor(x), math.isnan(x) ...: the row's result type
  * (bool, int64) or the float type of the arguments; float16 where the row has a c16 variant. */
 const Type *infer_math_call(Infer *I, Expr *e, const Type **t) {
   const Builtin *b = e->builtin;
+  if (ufunc_on_arrays(e, t)) return infer_ufunc_array_call(I, e, t);
   int n = b->min_args;
   for (int i = 1; i <= n; i++)
     if (!real_arg(I, e, i, t[i])) return NULL;
   if (b->result == &type_bool && t[1]->kind != TY_FLOAT) return &type_bool;
   if (type_is_half(t[1])) return t[1];   /* a c16 row: float16 in, float16 out (floor too) */
-  const Type *ft = math_float(t + 1, n);
+  const Type *ft = type_math_float(t + 1, n);
   for (int i = 0; i < n; i++) infer_coerce(I, &e->kids[i + 1], ft);
   return b->result ? b->result : ft;
 }
@@ -514,7 +559,7 @@ const Type *infer_ldexp_call(Infer *I, Expr *e, const Type **t) {
     TERR(I, e->kids[2]->loc, "E-operand", "math.ldexp() needs an integer exponent, not %s", t[2]->name);
     return NULL;
   }
-  const Type *ft = math_float(t + 1, 1);
+  const Type *ft = type_math_float(t + 1, 1);
   infer_coerce(I, &e->kids[1], ft);
   infer_coerce(I, &e->kids[2], &type_int32);
   return ft;
@@ -525,7 +570,7 @@ const Type *infer_ldexp_call(Infer *I, Expr *e, const Type **t) {
  * is int32 (the row's result). */
 const Type *infer_math_split_call(Infer *I, Expr *e, const Type **t) {
   if (!real_arg(I, e, 1, t[1])) return NULL;
-  const Type *ft = math_float(t + 1, 1);
+  const Type *ft = type_math_float(t + 1, 1);
   infer_coerce(I, &e->kids[1], ft);
   const Type *elems[2] = {ft, e->builtin->result ? e->builtin->result : ft};
   return type_tuple(I->tt, elems, 2);

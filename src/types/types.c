@@ -463,6 +463,12 @@ const Type *type_promote(const Type *a, const Type *b) {
   return float_for_int(i);
 }
 
+const Type *type_math_float(const Type **t, int n) {
+  for (int i = 0; i < n; i++)
+    if (t[i] != &type_float32) return &type_float64;
+  return &type_float32;
+}
+
 const Type *type_arith(const Type *a, const Type *b) {
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX || a->kind == TY_HALF || b->kind == TY_HALF)
     return type_is_numeric(a) && type_is_numeric(b) ? type_promote(a, b) : NULL;

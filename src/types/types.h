@@ -188,6 +188,9 @@ const Type *type_int_result(const Type *a, const Type *b);
 const Type *type_promote(const Type *a, const Type *b);
 /* The type an arithmetic operator (+ - * // %) computes in for operands a, b; NULL if none. */
 const Type *type_arith(const Type *a, const Type *b);
+/* The float type a math function of these n arguments computes in, as Numba types math and
+ * NumPy's ufuncs: float32 when every argument is float32, else float64. */
+const Type *type_math_float(const Type **t, int n);
 /* Unification of two types assigned to one variable, as Numba unifies them; NULL if none. */
 const Type *type_unify(TypeTable *tt, const Type *a, const Type *b);
 

@@ -36,6 +36,192 @@ static __device__ __forceinline__ float p2c_radiansf(float x) {
   return (float)((double)x * (3.141592653589793 / 180.0));
 }
 
+/* --check-bounds (docs/generated-code.md): the first out-of-bounds access of a launch.
+ * The runtime zeroes it before each launch and reads it after. 176 bytes, no padding. */
+struct p2c_bounds_record {
+  unsigned int claimed;           /* 1 once a thread has recorded a failure */
+  unsigned int line, column;      /* of the subscript in the Python source, from 1 */
+  unsigned int ndim, axis;        /* the array's dimensions; the first bad axis */
+  unsigned int block[3], thread[3];  /* blockIdx, threadIdx of the failing thread */
+  unsigned int view;              /* 1: a[i] made a view; only index[axis] is set */
+  int64_t index[8];               /* the indices as written (negative ones unwrapped) */
+  int64_t shape[8];               /* the array's extents */
+};
+extern "C" {
+__device__ p2c_bounds_record p2c_bounds_report;
+}
+
+template <int N>
+struct p2c_index {
+  int64_t v[N];
+};
+
+/* Ends the calling thread, as if its kernel had returned. */
+#ifdef PYK2CUDA_SIM
+#define P2C_EXIT_THREAD() p2c_sim_exit_thread()
+#else
+#define P2C_EXIT_THREAD() asm volatile("exit;")
+#endif
+
+/* Records a failure (the first one of the launch wins) and ends the thread. */
+template <int N>
+static __device__ __noinline__ void p2c_bounds_fail(p2c_index<N> ix, p2c_index<N> shape, int axis,
+                                                   unsigned int line, unsigned int column) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = N;
+    r->axis = axis;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    for (int k = 0; k < N; k++) r->index[k] = ix.v[k], r->shape[k] = shape.v[k];
+  }
+  P2C_EXIT_THREAD();
+}
+
+/* The indices `ix` of an array of extents `shape`, negative ones wrapped once as in Python,
+ * each checked; the element's offset: in elements for C ('C') and Fortran ('F') order, in
+ * bytes along `strides` ('A'). */
+template <char L, int N>
+static __device__ __forceinline__ int64_t p2c_bounds_offset(p2c_index<N> ix, const int64_t *shape,
+                                                            const int64_t *strides,
+                                                            unsigned int line, unsigned int column) {
+  int64_t w[N];
+  for (int k = 0; k < N; k++) {
+    w[k] = ix.v[k] < 0 ? ix.v[k] + shape[k] : ix.v[k];
+    if ((uint64_t)w[k] >= (uint64_t)shape[k]) {
+      p2c_index<N> s;
+      for (int d = 0; d < N; d++) s.v[d] = shape[d];
+      p2c_bounds_fail<N>(ix, s, k, line, column);
+    }
+  }
+  int64_t off = 0;
+  if (L == 'A') {
+    for (int k = 0; k < N; k++) off += w[k] * strides[k];
+  } else if (L == 'F') {
+    for (int k = N - 1; k >= 0; k--) off = off * shape[k] + w[k];
+  } else {
+    for (int k = 0; k < N; k++) off = off * shape[k] + w[k];
+  }
+  return off;
+}
+
+/* A raise or assert that failed in a function compiled with debug=True: the exception
+ * ("ValueError: msg") goes into the bounds record (ndim 0 says which kind of record it
+ * is; the text takes the bytes of index and shape), then the thread ends. */
+static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int column, const char *exc) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = 0;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    char *text = (char *)r->index;
+    unsigned int n = 0;
+    for (; exc[n] && n + 1 < sizeof r->index + sizeof r->shape; n++) text[n] = exc[n];
+    text[n] = 0;
+  }
+  P2C_EXIT_THREAD();
+}
+
+/* A view (docs/semantics.md): a[..., i, ...] at dimension K drops that dimension. */
+template <int K, typename T, int N>
+static __device__ __forceinline__ p2c_array<T, N - 1> p2c_view_index(p2c_array<T, N> a, int64_t i) {
+  p2c_array<T, N - 1> v;
+  if (i < 0) i += a.shape[K];
+  v.data = (T *)((char *)a.data + i * a.strides[K]);
+  for (int d = 0; d < N - 1; d++) {
+    v.shape[d] = a.shape[d < K ? d : d + 1];
+    v.strides[d] = a.strides[d < K ? d : d + 1];
+  }
+  return v;
+}
+
+/* The elements of a view in row-major order, as NumPy walks them: idx counts through the
+   shape like an odometer and p follows it by the strides; false after the last. */
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_next(const p2c_array<T, N> &a, long long *idx, char *&p) {
+  int d = N - 1;
+  for (; d >= 0 && ++idx[d] == a.shape[d]; d--) {
+    p -= (a.shape[d] - 1) * a.strides[d];
+    idx[d] = 0;
+  }
+  if (d < 0) return false;
+  p += a.strides[d];
+  return true;
+}
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_empty(const p2c_array<T, N> &a) {
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] <= 0) return true;
+  return false;
+}
+
+/* np.sin(x, out), np.hypot(x, y, out): out's element at each index takes f of the inputs'
+   elements there. An input is a scalar or an array of out's dimensions whose extents are
+   out's or 1 (broadcast, as NumPy broadcasts); another extent raises NumPy's ValueError. */
+template <typename S>
+static __device__ __forceinline__ bool p2c_ufunc_fits(const S &, const int64_t *) { return true; }
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_ufunc_fits(const p2c_array<T, N> &a, const int64_t *shape) {
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] != shape[d] && a.shape[d] != 1) return false;
+  return true;
+}
+template <typename S>
+static __device__ __forceinline__ S p2c_ufunc_at(S s, const long long *) { return s; }
+template <typename T, int N>
+static __device__ __forceinline__ T p2c_ufunc_at(const p2c_array<T, N> &a, const long long *idx) {
+  const char *p = (const char *)a.data;
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] != 1) p += idx[d] * a.strides[d];
+  return *(const T *)p;
+}
+/* The bytes [lo, hi) an array's elements span. */
+template <typename T, int N>
+static __device__ __forceinline__ void p2c_span(const p2c_array<T, N> &a, const char *&lo, const char *&hi) {
+  lo = hi = (const char *)a.data;
+  for (int d = 0; d < N; d++) {
+    int64_t reach = (a.shape[d] - 1) * a.strides[d];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  hi += sizeof(T);
+}
+/* Whether an input can be read while out is written element by element: a scalar, out
+   itself (np.sin(a, a)), or an array whose bytes do not meet out's. NumPy buffers any other
+   overlap; pyk2cuda raises instead of reading elements already written. */
+template <typename S, typename T, int N>
+static __device__ __forceinline__ bool p2c_ufunc_apart(const S &, const p2c_array<T, N> &) { return true; }
+template <typename U, typename T, int N>
+static __device__ __forceinline__ bool p2c_ufunc_apart(const p2c_array<U, N> &a, const p2c_array<T, N> &out) {
+  if (p2c_view_empty(a) || p2c_view_empty(out)) return true;
+  bool same = (const void *)a.data == (const void *)out.data && sizeof(U) == sizeof(T);
+  for (int d = 0; same && d < N; d++) same = a.shape[d] == out.shape[d] && a.strides[d] == out.strides[d];
+  if (same) return true;
+  const char *alo, *ahi, *olo, *ohi;
+  p2c_span(a, alo, ahi);
+  p2c_span(out, olo, ohi);
+  return ahi <= olo || ohi <= alo;
+}
+template <typename T, int N, typename F, typename... In>
+static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int line, unsigned int column,
+                                            F f, In... in) {
+  bool fits = true, apart = true;
+  ((fits = fits && p2c_ufunc_fits(in, out.shape)), ...);
+  ((apart = apart && p2c_ufunc_apart(in, out)), ...);
+  if (!fits) p2c_raise(line, column, "ValueError: operands could not be broadcast together");
+  if (!apart) p2c_raise(line, column, "ValueError: an input overlaps the output (NumPy buffers it; pyk2cuda does not)");
+  if (p2c_view_empty(out)) return out;
+  long long idx[N] = {};
+  char *p = (char *)out.data;
+  do *(T *)p = (T)f(p2c_ufunc_at(in, idx)...);
+  while (p2c_view_next(out, idx, p));
+  return out;
+}
+
 extern "C" __global__ void math_exp2(p2c_array<float, 1> x, p2c_array<float, 2> out) {
   int64_t i = 0;
 
@@ -144,10 +330,29 @@ extern "C" __global__ void numpy_scalars(p2c_array<float, 1> x, p2c_array<float,
   }
 }
 
+extern "C" __global__ void ufunc_out(p2c_array<double, 1> a, p2c_array<float, 1> b, p2c_array<double, 2> m, p2c_array<double, 2> row, p2c_array<double, 1> r, p2c_array<double, 1> r2, p2c_array<float, 2> r3, p2c_array<float, 2> q) {
+  // if cuda.grid(1) == 0:
+  if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
+    // np.sin(a, r)
+    (void)p2c_ufunc(r, 169, 9, [](double x0) { return sin(x0); }, a);
+    // np.hypot(a, 2.0, r2)
+    (void)p2c_ufunc(r2, 170, 9, [](double x0, double x1) { return hypot(x0, x1); }, a, 2.0);
+    // np.arctan2(row, m, r3)
+    (void)p2c_ufunc(r3, 171, 9, [](double x0, double x1) { return atan2(x0, x1); }, row, m);
+    // np.sqrt(r3, r3)
+    (void)p2c_ufunc(r3, 172, 9, [](float x0) { return sqrtf(x0); }, r3);
+    // np.floor(m, q)
+    (void)p2c_ufunc(q, 173, 9, [](double x0) { return floor(x0); }, m);
+    // np.exp2(b, q[0])
+    (void)p2c_ufunc(p2c_view_index<0>(q, 0), 174, 9, [](float x0) { return exp2f(x0); }, b);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(math_exp2)
 P2C_SIM_BLOCKS(math_nextafter)
 P2C_SIM_BLOCKS(math_nextafter_2)
 P2C_SIM_BLOCKS(bit_count)
 P2C_SIM_BLOCKS(numpy_scalars)
+P2C_SIM_BLOCKS(ufunc_out)
 #endif

@@ -109,6 +109,122 @@ static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int co
   P2C_EXIT_THREAD();
 }
 
+/* A view (docs/semantics.md): a slice lo:hi:step at dimension K narrows it as Python's
+   slice.indices() does. A missing bound is p2c_slice_max or p2c_slice_min, which clamp to
+   the end the step walks from or to. A zero step (refused when it is a constant) gives an
+   empty view. */
+static constexpr int64_t p2c_slice_max = 9223372036854775807LL;
+static constexpr int64_t p2c_slice_min = -9223372036854775807LL - 1;
+
+/* A bound clamped into [0, n] (or [-1, n - 1] walking backwards), as CPython clamps it. */
+static __device__ __forceinline__ int64_t p2c_slice_bound(int64_t b, int64_t n, int64_t step) {
+  if (b < 0) {
+    b += n;
+    if (b < 0) b = step < 0 ? -1 : 0;
+  } else if (b >= n) {
+    b = step < 0 ? n - 1 : n;
+  }
+  return b;
+}
+
+template <int K, typename T, int N>
+static __device__ __forceinline__ p2c_array<T, N> p2c_view_slice(p2c_array<T, N> a, int64_t start,
+                                                                 int64_t stop, int64_t step) {
+  int64_t n = a.shape[K], len = 0;
+  start = p2c_slice_bound(start, n, step);
+  stop = p2c_slice_bound(stop, n, step);
+  if (step > 0 && start < stop) len = (int64_t)((uint64_t)(stop - start - 1) / (uint64_t)step) + 1;
+  if (step < 0 && start > stop) len = (int64_t)((uint64_t)(start - stop - 1) / (0 - (uint64_t)step)) + 1;
+  if (len == 0) start = 0;
+  a.data = (T *)((char *)a.data + start * a.strides[K]);
+  a.shape[K] = len;
+  a.strides[K] *= step;
+  return a;
+}
+
+/* The elements of a view in row-major order, as NumPy walks them: idx counts through the
+   shape like an odometer and p follows it by the strides; false after the last. */
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_next(const p2c_array<T, N> &a, long long *idx, char *&p) {
+  int d = N - 1;
+  for (; d >= 0 && ++idx[d] == a.shape[d]; d--) {
+    p -= (a.shape[d] - 1) * a.strides[d];
+    idx[d] = 0;
+  }
+  if (d < 0) return false;
+  p += a.strides[d];
+  return true;
+}
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_empty(const p2c_array<T, N> &a) {
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] <= 0) return true;
+  return false;
+}
+
+/* np.sin(x, out), np.hypot(x, y, out): out's element at each index takes f of the inputs'
+   elements there. An input is a scalar or an array of out's dimensions whose extents are
+   out's or 1 (broadcast, as NumPy broadcasts); another extent raises NumPy's ValueError. */
+template <typename S>
+static __device__ __forceinline__ bool p2c_ufunc_fits(const S &, const int64_t *) { return true; }
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_ufunc_fits(const p2c_array<T, N> &a, const int64_t *shape) {
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] != shape[d] && a.shape[d] != 1) return false;
+  return true;
+}
+template <typename S>
+static __device__ __forceinline__ S p2c_ufunc_at(S s, const long long *) { return s; }
+template <typename T, int N>
+static __device__ __forceinline__ T p2c_ufunc_at(const p2c_array<T, N> &a, const long long *idx) {
+  const char *p = (const char *)a.data;
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] != 1) p += idx[d] * a.strides[d];
+  return *(const T *)p;
+}
+/* The bytes [lo, hi) an array's elements span. */
+template <typename T, int N>
+static __device__ __forceinline__ void p2c_span(const p2c_array<T, N> &a, const char *&lo, const char *&hi) {
+  lo = hi = (const char *)a.data;
+  for (int d = 0; d < N; d++) {
+    int64_t reach = (a.shape[d] - 1) * a.strides[d];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  hi += sizeof(T);
+}
+/* Whether an input can be read while out is written element by element: a scalar, out
+   itself (np.sin(a, a)), or an array whose bytes do not meet out's. NumPy buffers any other
+   overlap; pyk2cuda raises instead of reading elements already written. */
+template <typename S, typename T, int N>
+static __device__ __forceinline__ bool p2c_ufunc_apart(const S &, const p2c_array<T, N> &) { return true; }
+template <typename U, typename T, int N>
+static __device__ __forceinline__ bool p2c_ufunc_apart(const p2c_array<U, N> &a, const p2c_array<T, N> &out) {
+  if (p2c_view_empty(a) || p2c_view_empty(out)) return true;
+  bool same = (const void *)a.data == (const void *)out.data && sizeof(U) == sizeof(T);
+  for (int d = 0; same && d < N; d++) same = a.shape[d] == out.shape[d] && a.strides[d] == out.strides[d];
+  if (same) return true;
+  const char *alo, *ahi, *olo, *ohi;
+  p2c_span(a, alo, ahi);
+  p2c_span(out, olo, ohi);
+  return ahi <= olo || ohi <= alo;
+}
+template <typename T, int N, typename F, typename... In>
+static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int line, unsigned int column,
+                                            F f, In... in) {
+  bool fits = true, apart = true;
+  ((fits = fits && p2c_ufunc_fits(in, out.shape)), ...);
+  ((apart = apart && p2c_ufunc_apart(in, out)), ...);
+  if (!fits) p2c_raise(line, column, "ValueError: operands could not be broadcast together");
+  if (!apart) p2c_raise(line, column, "ValueError: an input overlaps the output (NumPy buffers it; pyk2cuda does not)");
+  if (p2c_view_empty(out)) return out;
+  long long idx[N] = {};
+  char *p = (char *)out.data;
+  do *(T *)p = (T)f(p2c_ufunc_at(in, idx)...);
+  while (p2c_view_next(out, idx, p));
+  return out;
+}
+
 static __device__ float checked_root(float);
 static __device__ double root(double);
 
@@ -116,7 +232,7 @@ static __device__ float checked_root(float x) {
   // if x < 0:
   if ((double)x < (double)0) {
     // raise ValueError
-    p2c_raise(19, 9, "ValueError");
+    p2c_raise(20, 9, "ValueError");
   }
   // return math.sqrt(x)
   return sqrtf(x);
@@ -140,7 +256,7 @@ extern "C" __global__ void roots_debug(p2c_array<double, 1> a, p2c_array<double,
   // if i < a.size:
   if (i < a.shape[0]) {
     // assert a[i] != bad, "bad value"
-    if (!(a.data[i] != bad)) p2c_raise(27, 9, "AssertionError: bad value");
+    if (!(a.data[i] != bad)) p2c_raise(28, 9, "AssertionError: bad value");
     // out[i] = root(a[i])
     out.data[i] = root(a.data[i]);
   }
@@ -172,8 +288,26 @@ extern "C" __global__ void roots_checked_device(p2c_array<float, 1> a, p2c_array
   }
 }
 
+extern "C" __global__ void ufunc_overlap(p2c_array<double, 1> m) {
+  // if cuda.grid(1) == 0:
+  if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
+    // np.floor(m[:-1], m[1:])
+    (void)p2c_ufunc(p2c_view_slice<0>(m, 1, p2c_slice_max, 1), 52, 9, [](double x0) { return floor(x0); }, p2c_view_slice<0>(m, 0, -1, 1));
+  }
+}
+
+extern "C" __global__ void ufunc_shapes(p2c_array<double, 1> a, p2c_array<double, 1> b, p2c_array<double, 1> out) {
+  // if cuda.grid(1) == 0:
+  if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
+    // np.hypot(a, b, out)
+    (void)p2c_ufunc(out, 59, 9, [](double x0, double x1) { return hypot(x0, x1); }, a, b);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(roots_debug)
 P2C_SIM_BLOCKS(roots_quiet)
 P2C_SIM_BLOCKS(roots_checked_device)
+P2C_SIM_BLOCKS(ufunc_overlap)
+P2C_SIM_BLOCKS(ufunc_shapes)
 #endif

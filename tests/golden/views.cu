@@ -96,14 +96,16 @@ static __device__ __forceinline__ bool p2c_view_empty(const p2c_array<T, N> &a) 
     if (a.shape[d] <= 0) return true;
   return false;
 }
+
 /* a[lo:hi] = v, m[i] = v: every element of the view takes v. */
 template <typename T, int N>
-static __device__ void p2c_fill(p2c_array<T, N> a, T v) {
-  if (p2c_view_empty(a)) return;
+static __device__ p2c_array<T, N> p2c_fill(p2c_array<T, N> a, T v) {
+  if (p2c_view_empty(a)) return a;
   long long idx[N] = {};
   char *p = (char *)a.data;
   do *(T *)p = v;
   while (p2c_view_next(a, idx, p));
+  return a;
 }
 
 static __device__ p2c_array<double, 1> row_of(p2c_array<double, 2>, int64_t);

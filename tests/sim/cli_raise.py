@@ -39,20 +39,27 @@ def cases(tmp):
     # (name, run arguments, expected exit, expected stderr, expected outputs)
     yield ("assert_debug", ["roots_debug", "--grid", "1", "--block", "8", "arange:float64[8]",
                             "zeros:float64[8]", "3.0"], 3,
-           raised(27, 9, "AssertionError: bad value", "roots_debug", "(3,0,0)"), {})
+           raised(28, 9, "AssertionError: bad value", "roots_debug", "(3,0,0)"), {})
     yield ("assert_holds", ["roots_debug", "--grid", "1", "--block", "8", "arange:float64[8]",
                             "zeros:float64[8]", "-1.0"], 0, "", {"out": roots})
     yield ("assert_quiet", ["roots_quiet", "--grid", "1", "--block", "8", "arange:float64[8]",
                             "zeros:float64[8]", "3.0"], 0, "", {"out": quiet})
     yield ("assert_check_bounds", ["roots_quiet", "--check-bounds", "--grid", "1", "--block", "8",
                                    "arange:float64[8]", "zeros:float64[8]", "3.0"], 3,
-           raised(35, 9, "AssertionError", "roots_quiet", "(3,0,0)"), {})
+           raised(36, 9, "AssertionError", "roots_quiet", "(3,0,0)"), {})
     yield ("raise_in_debug_device_function", ["roots_checked_device", "--grid", "1", "--block", "4",
                                               neg, "zeros:float32[4]"], 3,
-           raised(19, 9, "ValueError", "roots_checked_device", "(2,0,0)"), {})
+           raised(20, 9, "ValueError", "roots_checked_device", "(2,0,0)"), {})
     yield ("raise_not_taken", ["roots_checked_device", "--grid", "1", "--block", "8",
                                "arange:float32[8]", "zeros:float32[8]"], 0, "",
            {"out": np.sqrt(np.arange(8, dtype=np.float32))})
+    yield ("ufunc_overlap", ["ufunc_overlap", "--grid", "1", "--block", "1", "arange:float64[6]"], 3,
+           raised(52, 9, "ValueError: an input overlaps the output (NumPy buffers it; pyk2cuda does not)",
+                  "ufunc_overlap", "(0,0,0)"), {})
+    yield ("ufunc_shapes", ["ufunc_shapes", "--grid", "1", "--block", "1", "arange:float64[6]",
+                            "arange:float64[4]", "zeros:float64[6]"], 3,
+           raised(59, 9, "ValueError: operands could not be broadcast together", "ufunc_shapes",
+                  "(0,0,0)"), {})
 
 
 def main():

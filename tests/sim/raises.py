@@ -4,6 +4,7 @@
 import math
 
 from numba import cuda
+import numpy as np
 
 
 @cuda.jit(device=True)
@@ -41,3 +42,18 @@ def roots_checked_device(a, out):
     i = cuda.grid(1)
     if i < a.size:
         out[i] = checked_root(a[i])
+
+
+@cuda.jit
+def ufunc_overlap(m):
+    # np.floor(m[:-1], m[1:]) reads elements it has already written: NumPy buffers the input,
+    # pyk2cuda raises ValueError (checked always, not only with debug=True)
+    if cuda.grid(1) == 0:
+        np.floor(m[:-1], m[1:])
+
+
+@cuda.jit
+def ufunc_shapes(a, b, out):
+    # extents that are neither equal nor 1 cannot be broadcast: NumPy's ValueError
+    if cuda.grid(1) == 0:
+        np.hypot(a, b, out)

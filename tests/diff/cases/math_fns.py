@@ -157,3 +157,27 @@ def numpy_scalars(x, p, n, out, flags):
         flags[i, 1] = np.isinf(v / 0.0 if v == 0.0 else v)
         flags[i, 2] = np.isfinite(v)
         flags[i, 3] = np.abs(n[i]) == abs(n[i])
+
+
+@cuda.jit
+def ufunc_out(a, b, m, row, r, r2, r3, q):
+    # NumPy's ufuncs on arrays with an output array (numba-cuda compiles them in kernels; Numba's
+    # simulator cannot run them: its kernel arrays are not ndarrays, so this case uses expect=):
+    # 1-d and 2-d, a scalar input, a row of extent 1 broadcast over a 2-d output, a float32
+    # output of float64 inputs, and an output that is also the input (in place).
+    if cuda.grid(1) == 0:
+        np.sin(a, r)
+        np.hypot(a, 2.0, r2)
+        np.arctan2(row, m, r3)
+        np.sqrt(r3, r3)
+        np.floor(m, q)
+        np.exp2(b, q[0])
+
+
+def ufunc_out_expected(a, b, m, row, r, r2, r3, q):
+    np.sin(a, r)
+    np.hypot(a, 2.0, r2)
+    np.arctan2(row, m, r3)
+    np.sqrt(r3, r3)
+    np.floor(m, q)
+    np.exp2(b.astype(np.float64), q[0])
