@@ -971,6 +971,7 @@ static void emit_ufunc_array_call(Gen *G, const Expr *e, StrBuf *sb) {
   for (int i = 0; i < n; i++) params[i] = (Expr){.kind = EX_TEMP, .ty = ft, .str = names[i], .loc = e->loc};
   Expr scalar = {.kind = EX_CALL, .builtin = b, .ty = ft, .kids = kids, .nkids = n + 1, .loc = e->loc};
   type_helper_use(&G->helpers, TH_VIEW_WALK);
+  type_helper_use(&G->helpers, TH_VIEW_OVERLAP);
   type_helper_use(&G->helpers, TH_UFUNC);
   helper_use(&G->helpers, H_BOUNDS);
   helper_use(&G->helpers, H_RAISE);

@@ -103,6 +103,28 @@ static void emit_fill(Gen *G, const Expr *target, const Expr *value) {
   sb_puts(G->body, ";\n");
 }
 
+/* a[lo:hi] = b: NumPy's broadcasting copy, as the identity ufunc into the view:
+ * p2c_ufunc(VIEW, LINE, COLUMN, [](T x0) { return x0; }, b), which checks the extents and an
+ * overlap of b with the view at run time. */
+static void emit_view_copy(Gen *G, const Expr *target, const Expr *value) {
+  type_helper_use(&G->helpers, TH_VIEW_WALK);
+  type_helper_use(&G->helpers, TH_VIEW_OVERLAP);
+  type_helper_use(&G->helpers, TH_UFUNC);
+  helper_use(&G->helpers, H_BOUNDS);
+  helper_use(&G->helpers, H_RAISE);
+  sb_indent(G->body, G->indent);
+  sb_puts(G->body, "(void)");
+  san_view_written_open(G, target->ty, G->body);
+  sb_puts(G->body, "p2c_ufunc(");
+  emit_expr(G, target, G->body, P_ASSIGN);
+  sb_printf(G->body, ", %u, %u, [](%s x0) { return x0; }, ", target->loc.line, target->loc.col,
+            value->ty->dtype->cname);
+  emit_expr(G, value, G->body, P_ASSIGN);
+  sb_putc(G->body, ')');
+  san_view_written_close(G, target, G->body);
+  sb_puts(G->body, ";\n");
+}
+
 /* target = value, with the conversion to the target's type written out. */
 static void emit_store(Gen *G, const Expr *target, const Expr *value) {
   const Type *tt = target->kind == EX_VAR ? G->fn->vars[target->var].ty : target->ty;
@@ -110,8 +132,9 @@ static void emit_store(Gen *G, const Expr *target, const Expr *value) {
     emit_nested_copy(G, target, value);
     return;
   }
-  if (tt->kind == TY_ARRAY && target->kind != EX_VAR) {   /* a[lo:hi] = v, m[i] = v */
-    emit_fill(G, target, value);
+  if (tt->kind == TY_ARRAY && target->kind != EX_VAR) {   /* a[lo:hi] = v, m[i] = v, a[lo:hi] = b */
+    if (value->ty->kind == TY_ARRAY) emit_view_copy(G, target, value);
+    else emit_fill(G, target, value);
     return;
   }
   sb_indent(G->body, G->indent);

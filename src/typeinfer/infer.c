@@ -81,6 +81,22 @@ static bool record_store_settled(Infer *I, Expr *target, const Type *elem, const
   return true;
 }
 
+/* a[lo:hi] = b, m[i] = row: an array of the view's dimensions (extents equal or 1, checked at
+ * run time) is copied in, its elements converted as a store converts them; a float16 or complex
+ * array only into an array of its own dtype. */
+static void view_copy_checks(Infer *I, const Type *view, const Type *src, Loc loc) {
+  const Type *to = view->dtype, *from = src->dtype;
+  if (src->ndim != view->ndim) {
+    TERR(I, loc, "E-store", "an array stored into a view needs its %d dimension%s, not %d (%s into %s)",
+         view->ndim, view->ndim == 1 ? "" : "s", src->ndim, src->name, view->name);
+    return;
+  }
+  bool real = (to->kind == TY_INT || to->kind == TY_FLOAT || to->kind == TY_BOOL) &&
+              (from->kind == TY_INT || from->kind == TY_FLOAT || from->kind == TY_BOOL);
+  if (to != from && !real)
+    TERR(I, loc, "E-store", "cannot store an array of %s into an array of %s", from->name, to->name);
+}
+
 /* a[i, j] = value: the value converts to the element type. */
 static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
   const Type *elem = infer_expr(I, target);
@@ -95,9 +111,8 @@ static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
     return;
   }
   if (elem && elem->kind == TY_ARRAY) {   /* a[lo:hi] = v, m[i] = v: a scalar fills the view */
-    if (t && t->kind == TY_ARRAY) {
-      TERR(I, loc, "E-store", "assigning an array to a slice or a row of an array (%s) is not "
-           "supported: assign a scalar, or copy element by element", elem->name);
+    if (t && t->kind == TY_ARRAY) {         /* a[lo:hi] = b: b is copied in */
+      view_copy_checks(I, elem, t, loc);
       return;
     }
     elem = elem->dtype;

@@ -10,7 +10,7 @@ def scratch():
 def k(a, n):
     b = a[::0]
     c = a[1, 2, 3]
-    a[1:3] = a[0]                  # an array into a slice: not yet
+    a[1:3] = a[0]                  # a 1-d array into a 2-d view
     a[0] = 1j                      # a complex into a row of floats
     t = (1, 2, 3)
     d = t[1:]

@@ -139,6 +139,39 @@ static __device__ __forceinline__ p2c_array<T, N - 1> p2c_view_index(p2c_array<T
   return v;
 }
 
+/* A view (docs/semantics.md): a slice lo:hi:step at dimension K narrows it as Python's
+   slice.indices() does. A missing bound is p2c_slice_max or p2c_slice_min, which clamp to
+   the end the step walks from or to. A zero step (refused when it is a constant) gives an
+   empty view. */
+static constexpr int64_t p2c_slice_max = 9223372036854775807LL;
+static constexpr int64_t p2c_slice_min = -9223372036854775807LL - 1;
+
+/* A bound clamped into [0, n] (or [-1, n - 1] walking backwards), as CPython clamps it. */
+static __device__ __forceinline__ int64_t p2c_slice_bound(int64_t b, int64_t n, int64_t step) {
+  if (b < 0) {
+    b += n;
+    if (b < 0) b = step < 0 ? -1 : 0;
+  } else if (b >= n) {
+    b = step < 0 ? n - 1 : n;
+  }
+  return b;
+}
+
+template <int K, typename T, int N>
+static __device__ __forceinline__ p2c_array<T, N> p2c_view_slice(p2c_array<T, N> a, int64_t start,
+                                                                 int64_t stop, int64_t step) {
+  int64_t n = a.shape[K], len = 0;
+  start = p2c_slice_bound(start, n, step);
+  stop = p2c_slice_bound(stop, n, step);
+  if (step > 0 && start < stop) len = (int64_t)((uint64_t)(stop - start - 1) / (uint64_t)step) + 1;
+  if (step < 0 && start > stop) len = (int64_t)((uint64_t)(start - stop - 1) / (0 - (uint64_t)step)) + 1;
+  if (len == 0) start = 0;
+  a.data = (T *)((char *)a.data + start * a.strides[K]);
+  a.shape[K] = len;
+  a.strides[K] *= step;
+  return a;
+}
+
 /* The elements of a view in row-major order, as NumPy walks them: idx counts through the
    shape like an odometer and p follows it by the strides; false after the last. */
 template <typename T, int N>
@@ -157,6 +190,67 @@ static __device__ __forceinline__ bool p2c_view_empty(const p2c_array<T, N> &a) 
   for (int d = 0; d < N; d++)
     if (a.shape[d] <= 0) return true;
   return false;
+}
+
+/* The bytes [lo, hi) an array's elements span. */
+template <typename T, int N>
+static __device__ __forceinline__ void p2c_span(const p2c_array<T, N> &a, const char *&lo, const char *&hi) {
+  lo = hi = (const char *)a.data;
+  for (int d = 0; d < N; d++) {
+    int64_t reach = (a.shape[d] - 1) * a.strides[d];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  hi += sizeof(T);
+}
+/* Whether the row-major walk of a goes up through memory (positive strides, each dimension's
+   step past the whole of the dimensions inside it), as memmove's rule below needs. */
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_walk_ascends(const p2c_array<T, N> &a) {
+  int64_t inner = (int64_t)sizeof(T);
+  for (int d = N - 1; d >= 0; d--) {
+    if (a.shape[d] == 1) continue;
+    if (a.strides[d] < inner) return false;
+    inner = a.shape[d] * a.strides[d];
+  }
+  return true;
+}
+/* How an input can be read while out is written element by element: 2 in either order (a
+   scalar, out itself, bytes apart, or one stride apart by less than a stride: a[::2] and
+   a[1::2]), 1 walking forward and -1 backward (memmove's rule, for the same view of one array
+   shifted: a[1:] and a[:-1]), 0 not at all (NumPy would buffer it: pyk2cuda raises). */
+template <typename S, typename T, int N>
+static __device__ __forceinline__ int p2c_ufunc_order(const S &, const p2c_array<T, N> &) { return 2; }
+template <typename U, typename T, int N>
+static __device__ __forceinline__ int p2c_ufunc_order(const p2c_array<U, N> &a, const p2c_array<T, N> &out) {
+  if (p2c_view_empty(a) || p2c_view_empty(out)) return 2;
+  const char *alo, *ahi, *olo, *ohi;
+  p2c_span(a, alo, ahi);
+  p2c_span(out, olo, ohi);
+  if (ahi <= olo || ohi <= alo) return 2;
+  int64_t delta = (const char *)a.data - (const char *)out.data;
+  int64_t s = out.strides[0] < 0 ? -out.strides[0] : out.strides[0];
+  if (N == 1 && sizeof(U) == sizeof(T) && s != 0 && (a.strides[0] == s || a.strides[0] == -s)) {
+    int64_t r = ((delta % s) + s) % s;   /* the two lattices of elements interleave */
+    if (r >= (int64_t)sizeof(T) && s - r >= (int64_t)sizeof(T)) return 2;
+  }
+  bool same = sizeof(U) == sizeof(T);
+  for (int d = 0; same && d < N; d++) same = a.shape[d] == out.shape[d] && a.strides[d] == out.strides[d];
+  if (!same) return 0;
+  if (delta == 0) return 2;
+  if (!p2c_walk_ascends(out)) return 0;
+  return delta > 0 ? 1 : -1;
+}
+/* a walked backwards: the same elements, the last first. */
+template <typename S>
+static __device__ __forceinline__ S p2c_flip(S s) { return s; }
+template <typename T, int N>
+static __device__ __forceinline__ p2c_array<T, N> p2c_flip(p2c_array<T, N> a) {
+  for (int d = 0; d < N; d++) {
+    a.data = (T *)((char *)a.data + (a.shape[d] - 1) * a.strides[d]);
+    a.strides[d] = -a.strides[d];
+  }
+  return a;
 }
 
 /* np.sin(x, out), np.hypot(x, y, out): out's element at each index takes f of the inputs'
@@ -179,46 +273,30 @@ static __device__ __forceinline__ T p2c_ufunc_at(const p2c_array<T, N> &a, const
     if (a.shape[d] != 1) p += idx[d] * a.strides[d];
   return *(const T *)p;
 }
-/* The bytes [lo, hi) an array's elements span. */
-template <typename T, int N>
-static __device__ __forceinline__ void p2c_span(const p2c_array<T, N> &a, const char *&lo, const char *&hi) {
-  lo = hi = (const char *)a.data;
-  for (int d = 0; d < N; d++) {
-    int64_t reach = (a.shape[d] - 1) * a.strides[d];
-    if (reach < 0) lo += reach;
-    else hi += reach;
-  }
-  hi += sizeof(T);
-}
-/* Whether an input can be read while out is written element by element: a scalar, out
-   itself (np.sin(a, a)), or an array whose bytes do not meet out's. NumPy buffers any other
-   overlap; pyk2cuda raises instead of reading elements already written. */
-template <typename S, typename T, int N>
-static __device__ __forceinline__ bool p2c_ufunc_apart(const S &, const p2c_array<T, N> &) { return true; }
-template <typename U, typename T, int N>
-static __device__ __forceinline__ bool p2c_ufunc_apart(const p2c_array<U, N> &a, const p2c_array<T, N> &out) {
-  if (p2c_view_empty(a) || p2c_view_empty(out)) return true;
-  bool same = (const void *)a.data == (const void *)out.data && sizeof(U) == sizeof(T);
-  for (int d = 0; same && d < N; d++) same = a.shape[d] == out.shape[d] && a.strides[d] == out.strides[d];
-  if (same) return true;
-  const char *alo, *ahi, *olo, *ohi;
-  p2c_span(a, alo, ahi);
-  p2c_span(out, olo, ohi);
-  return ahi <= olo || ohi <= alo;
-}
 template <typename T, int N, typename F, typename... In>
-static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int line, unsigned int column,
-                                            F f, In... in) {
-  bool fits = true, apart = true;
-  ((fits = fits && p2c_ufunc_fits(in, out.shape)), ...);
-  ((apart = apart && p2c_ufunc_apart(in, out)), ...);
-  if (!fits) p2c_raise(line, column, "ValueError: operands could not be broadcast together");
-  if (!apart) p2c_raise(line, column, "ValueError: an input overlaps the output (NumPy buffers it; pyk2cuda does not)");
-  if (p2c_view_empty(out)) return out;
+static __device__ void p2c_ufunc_walk(p2c_array<T, N> out, F f, In... in) {
+  if (p2c_view_empty(out)) return;
   long long idx[N] = {};
   char *p = (char *)out.data;
   do *(T *)p = (T)f(p2c_ufunc_at(in, idx)...);
   while (p2c_view_next(out, idx, p));
+}
+template <typename T, int N, typename F, typename... In>
+static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int line, unsigned int column,
+                                            F f, In... in) {
+  bool fits = true, ordered = true;
+  int order = 2;
+  ((fits = fits && p2c_ufunc_fits(in, out.shape)), ...);
+  if (!fits) p2c_raise(line, column, "ValueError: operands could not be broadcast together");
+  auto meet = [&](int o) {
+    if (o == 0 || (o != 2 && order != 2 && o != order)) ordered = false;
+    else if (o != 2) order = o;
+  };
+  (meet(p2c_ufunc_order(in, out)), ...);
+  if (!ordered)
+    p2c_raise(line, column, "ValueError: an input overlaps the output other than shifted (NumPy buffers it; pyk2cuda does not)");
+  if (order == -1) p2c_ufunc_walk(p2c_flip(out), f, p2c_flip(in)...);
+  else p2c_ufunc_walk(out, f, in...);
   return out;
 }
 
@@ -345,6 +423,10 @@ extern "C" __global__ void ufunc_out(p2c_array<double, 1> a, p2c_array<float, 1>
     (void)p2c_ufunc(q, 173, 9, [](double x0) { return floor(x0); }, m);
     // np.exp2(b, q[0])
     (void)p2c_ufunc(p2c_view_index<0>(q, 0), 174, 9, [](float x0) { return exp2f(x0); }, b);
+    // np.floor(r2[:-1], r2[1:])      # the output a shifted view of the input: walked backwards
+    (void)p2c_ufunc(p2c_view_slice<0>(r2, 1, p2c_slice_max, 1), 175, 9, [](double x0) { return floor(x0); }, p2c_view_slice<0>(r2, 0, -1, 1));
+    // np.ceil(r[1:], r[:-1])         # ... and forwards
+    (void)p2c_ufunc(p2c_view_slice<0>(r, 0, -1, 1), 176, 9, [](double x0) { return ceil(x0); }, p2c_view_slice<0>(r, 1, p2c_slice_max, 1));
   }
 }
 

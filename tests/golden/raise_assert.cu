@@ -162,6 +162,67 @@ static __device__ __forceinline__ bool p2c_view_empty(const p2c_array<T, N> &a) 
   return false;
 }
 
+/* The bytes [lo, hi) an array's elements span. */
+template <typename T, int N>
+static __device__ __forceinline__ void p2c_span(const p2c_array<T, N> &a, const char *&lo, const char *&hi) {
+  lo = hi = (const char *)a.data;
+  for (int d = 0; d < N; d++) {
+    int64_t reach = (a.shape[d] - 1) * a.strides[d];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  hi += sizeof(T);
+}
+/* Whether the row-major walk of a goes up through memory (positive strides, each dimension's
+   step past the whole of the dimensions inside it), as memmove's rule below needs. */
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_walk_ascends(const p2c_array<T, N> &a) {
+  int64_t inner = (int64_t)sizeof(T);
+  for (int d = N - 1; d >= 0; d--) {
+    if (a.shape[d] == 1) continue;
+    if (a.strides[d] < inner) return false;
+    inner = a.shape[d] * a.strides[d];
+  }
+  return true;
+}
+/* How an input can be read while out is written element by element: 2 in either order (a
+   scalar, out itself, bytes apart, or one stride apart by less than a stride: a[::2] and
+   a[1::2]), 1 walking forward and -1 backward (memmove's rule, for the same view of one array
+   shifted: a[1:] and a[:-1]), 0 not at all (NumPy would buffer it: pyk2cuda raises). */
+template <typename S, typename T, int N>
+static __device__ __forceinline__ int p2c_ufunc_order(const S &, const p2c_array<T, N> &) { return 2; }
+template <typename U, typename T, int N>
+static __device__ __forceinline__ int p2c_ufunc_order(const p2c_array<U, N> &a, const p2c_array<T, N> &out) {
+  if (p2c_view_empty(a) || p2c_view_empty(out)) return 2;
+  const char *alo, *ahi, *olo, *ohi;
+  p2c_span(a, alo, ahi);
+  p2c_span(out, olo, ohi);
+  if (ahi <= olo || ohi <= alo) return 2;
+  int64_t delta = (const char *)a.data - (const char *)out.data;
+  int64_t s = out.strides[0] < 0 ? -out.strides[0] : out.strides[0];
+  if (N == 1 && sizeof(U) == sizeof(T) && s != 0 && (a.strides[0] == s || a.strides[0] == -s)) {
+    int64_t r = ((delta % s) + s) % s;   /* the two lattices of elements interleave */
+    if (r >= (int64_t)sizeof(T) && s - r >= (int64_t)sizeof(T)) return 2;
+  }
+  bool same = sizeof(U) == sizeof(T);
+  for (int d = 0; same && d < N; d++) same = a.shape[d] == out.shape[d] && a.strides[d] == out.strides[d];
+  if (!same) return 0;
+  if (delta == 0) return 2;
+  if (!p2c_walk_ascends(out)) return 0;
+  return delta > 0 ? 1 : -1;
+}
+/* a walked backwards: the same elements, the last first. */
+template <typename S>
+static __device__ __forceinline__ S p2c_flip(S s) { return s; }
+template <typename T, int N>
+static __device__ __forceinline__ p2c_array<T, N> p2c_flip(p2c_array<T, N> a) {
+  for (int d = 0; d < N; d++) {
+    a.data = (T *)((char *)a.data + (a.shape[d] - 1) * a.strides[d]);
+    a.strides[d] = -a.strides[d];
+  }
+  return a;
+}
+
 /* np.sin(x, out), np.hypot(x, y, out): out's element at each index takes f of the inputs'
    elements there. An input is a scalar or an array of out's dimensions whose extents are
    out's or 1 (broadcast, as NumPy broadcasts); another extent raises NumPy's ValueError. */
@@ -182,46 +243,30 @@ static __device__ __forceinline__ T p2c_ufunc_at(const p2c_array<T, N> &a, const
     if (a.shape[d] != 1) p += idx[d] * a.strides[d];
   return *(const T *)p;
 }
-/* The bytes [lo, hi) an array's elements span. */
-template <typename T, int N>
-static __device__ __forceinline__ void p2c_span(const p2c_array<T, N> &a, const char *&lo, const char *&hi) {
-  lo = hi = (const char *)a.data;
-  for (int d = 0; d < N; d++) {
-    int64_t reach = (a.shape[d] - 1) * a.strides[d];
-    if (reach < 0) lo += reach;
-    else hi += reach;
-  }
-  hi += sizeof(T);
-}
-/* Whether an input can be read while out is written element by element: a scalar, out
-   itself (np.sin(a, a)), or an array whose bytes do not meet out's. NumPy buffers any other
-   overlap; pyk2cuda raises instead of reading elements already written. */
-template <typename S, typename T, int N>
-static __device__ __forceinline__ bool p2c_ufunc_apart(const S &, const p2c_array<T, N> &) { return true; }
-template <typename U, typename T, int N>
-static __device__ __forceinline__ bool p2c_ufunc_apart(const p2c_array<U, N> &a, const p2c_array<T, N> &out) {
-  if (p2c_view_empty(a) || p2c_view_empty(out)) return true;
-  bool same = (const void *)a.data == (const void *)out.data && sizeof(U) == sizeof(T);
-  for (int d = 0; same && d < N; d++) same = a.shape[d] == out.shape[d] && a.strides[d] == out.strides[d];
-  if (same) return true;
-  const char *alo, *ahi, *olo, *ohi;
-  p2c_span(a, alo, ahi);
-  p2c_span(out, olo, ohi);
-  return ahi <= olo || ohi <= alo;
-}
 template <typename T, int N, typename F, typename... In>
-static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int line, unsigned int column,
-                                            F f, In... in) {
-  bool fits = true, apart = true;
-  ((fits = fits && p2c_ufunc_fits(in, out.shape)), ...);
-  ((apart = apart && p2c_ufunc_apart(in, out)), ...);
-  if (!fits) p2c_raise(line, column, "ValueError: operands could not be broadcast together");
-  if (!apart) p2c_raise(line, column, "ValueError: an input overlaps the output (NumPy buffers it; pyk2cuda does not)");
-  if (p2c_view_empty(out)) return out;
+static __device__ void p2c_ufunc_walk(p2c_array<T, N> out, F f, In... in) {
+  if (p2c_view_empty(out)) return;
   long long idx[N] = {};
   char *p = (char *)out.data;
   do *(T *)p = (T)f(p2c_ufunc_at(in, idx)...);
   while (p2c_view_next(out, idx, p));
+}
+template <typename T, int N, typename F, typename... In>
+static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int line, unsigned int column,
+                                            F f, In... in) {
+  bool fits = true, ordered = true;
+  int order = 2;
+  ((fits = fits && p2c_ufunc_fits(in, out.shape)), ...);
+  if (!fits) p2c_raise(line, column, "ValueError: operands could not be broadcast together");
+  auto meet = [&](int o) {
+    if (o == 0 || (o != 2 && order != 2 && o != order)) ordered = false;
+    else if (o != 2) order = o;
+  };
+  (meet(p2c_ufunc_order(in, out)), ...);
+  if (!ordered)
+    p2c_raise(line, column, "ValueError: an input overlaps the output other than shifted (NumPy buffers it; pyk2cuda does not)");
+  if (order == -1) p2c_ufunc_walk(p2c_flip(out), f, p2c_flip(in)...);
+  else p2c_ufunc_walk(out, f, in...);
   return out;
 }
 
@@ -291,8 +336,8 @@ extern "C" __global__ void roots_checked_device(p2c_array<float, 1> a, p2c_array
 extern "C" __global__ void ufunc_overlap(p2c_array<double, 1> m) {
   // if cuda.grid(1) == 0:
   if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
-    // np.floor(m[:-1], m[1:])
-    (void)p2c_ufunc(p2c_view_slice<0>(m, 1, p2c_slice_max, 1), 52, 9, [](double x0) { return floor(x0); }, p2c_view_slice<0>(m, 0, -1, 1));
+    // np.floor(m[::-1][2:6], m[0:4])
+    (void)p2c_ufunc(p2c_view_slice<0>(m, 0, 4, 1), 53, 9, [](double x0) { return floor(x0); }, p2c_view_slice<0>(p2c_view_slice<0>(m, p2c_slice_max, p2c_slice_min, -1), 2, 6, 1));
   }
 }
 
@@ -300,7 +345,7 @@ extern "C" __global__ void ufunc_shapes(p2c_array<double, 1> a, p2c_array<double
   // if cuda.grid(1) == 0:
   if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
     // np.hypot(a, b, out)
-    (void)p2c_ufunc(out, 59, 9, [](double x0, double x1) { return hypot(x0, x1); }, a, b);
+    (void)p2c_ufunc(out, 60, 9, [](double x0, double x1) { return hypot(x0, x1); }, a, b);
   }
 }
 

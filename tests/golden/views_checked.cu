@@ -127,6 +127,25 @@ static __device__ __forceinline__ int64_t p2c_bounds_u64(uint64_t i) {
   return i > 9223372036854775807ULL ? 9223372036854775807LL : (int64_t)i;
 }
 
+/* A raise or assert that failed in a function compiled with debug=True: the exception
+ * ("ValueError: msg") goes into the bounds record (ndim 0 says which kind of record it
+ * is; the text takes the bytes of index and shape), then the thread ends. */
+static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int column, const char *exc) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = 0;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    char *text = (char *)r->index;
+    unsigned int n = 0;
+    for (; exc[n] && n + 1 < sizeof r->index + sizeof r->shape; n++) text[n] = exc[n];
+    text[n] = 0;
+  }
+  P2C_EXIT_THREAD();
+}
+
 /* A view (docs/semantics.md): a[..., i, ...] at dimension K drops that dimension. */
 template <int K, typename T, int N>
 static __device__ __forceinline__ p2c_array<T, N - 1> p2c_view_index(p2c_array<T, N> a, int64_t i) {
@@ -202,6 +221,114 @@ static __device__ p2c_array<T, N> p2c_fill(p2c_array<T, N> a, T v) {
   do *(T *)p = v;
   while (p2c_view_next(a, idx, p));
   return a;
+}
+
+/* The bytes [lo, hi) an array's elements span. */
+template <typename T, int N>
+static __device__ __forceinline__ void p2c_span(const p2c_array<T, N> &a, const char *&lo, const char *&hi) {
+  lo = hi = (const char *)a.data;
+  for (int d = 0; d < N; d++) {
+    int64_t reach = (a.shape[d] - 1) * a.strides[d];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  hi += sizeof(T);
+}
+/* Whether the row-major walk of a goes up through memory (positive strides, each dimension's
+   step past the whole of the dimensions inside it), as memmove's rule below needs. */
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_walk_ascends(const p2c_array<T, N> &a) {
+  int64_t inner = (int64_t)sizeof(T);
+  for (int d = N - 1; d >= 0; d--) {
+    if (a.shape[d] == 1) continue;
+    if (a.strides[d] < inner) return false;
+    inner = a.shape[d] * a.strides[d];
+  }
+  return true;
+}
+/* How an input can be read while out is written element by element: 2 in either order (a
+   scalar, out itself, bytes apart, or one stride apart by less than a stride: a[::2] and
+   a[1::2]), 1 walking forward and -1 backward (memmove's rule, for the same view of one array
+   shifted: a[1:] and a[:-1]), 0 not at all (NumPy would buffer it: pyk2cuda raises). */
+template <typename S, typename T, int N>
+static __device__ __forceinline__ int p2c_ufunc_order(const S &, const p2c_array<T, N> &) { return 2; }
+template <typename U, typename T, int N>
+static __device__ __forceinline__ int p2c_ufunc_order(const p2c_array<U, N> &a, const p2c_array<T, N> &out) {
+  if (p2c_view_empty(a) || p2c_view_empty(out)) return 2;
+  const char *alo, *ahi, *olo, *ohi;
+  p2c_span(a, alo, ahi);
+  p2c_span(out, olo, ohi);
+  if (ahi <= olo || ohi <= alo) return 2;
+  int64_t delta = (const char *)a.data - (const char *)out.data;
+  int64_t s = out.strides[0] < 0 ? -out.strides[0] : out.strides[0];
+  if (N == 1 && sizeof(U) == sizeof(T) && s != 0 && (a.strides[0] == s || a.strides[0] == -s)) {
+    int64_t r = ((delta % s) + s) % s;   /* the two lattices of elements interleave */
+    if (r >= (int64_t)sizeof(T) && s - r >= (int64_t)sizeof(T)) return 2;
+  }
+  bool same = sizeof(U) == sizeof(T);
+  for (int d = 0; same && d < N; d++) same = a.shape[d] == out.shape[d] && a.strides[d] == out.strides[d];
+  if (!same) return 0;
+  if (delta == 0) return 2;
+  if (!p2c_walk_ascends(out)) return 0;
+  return delta > 0 ? 1 : -1;
+}
+/* a walked backwards: the same elements, the last first. */
+template <typename S>
+static __device__ __forceinline__ S p2c_flip(S s) { return s; }
+template <typename T, int N>
+static __device__ __forceinline__ p2c_array<T, N> p2c_flip(p2c_array<T, N> a) {
+  for (int d = 0; d < N; d++) {
+    a.data = (T *)((char *)a.data + (a.shape[d] - 1) * a.strides[d]);
+    a.strides[d] = -a.strides[d];
+  }
+  return a;
+}
+
+/* np.sin(x, out), np.hypot(x, y, out): out's element at each index takes f of the inputs'
+   elements there. An input is a scalar or an array of out's dimensions whose extents are
+   out's or 1 (broadcast, as NumPy broadcasts); another extent raises NumPy's ValueError. */
+template <typename S>
+static __device__ __forceinline__ bool p2c_ufunc_fits(const S &, const int64_t *) { return true; }
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_ufunc_fits(const p2c_array<T, N> &a, const int64_t *shape) {
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] != shape[d] && a.shape[d] != 1) return false;
+  return true;
+}
+template <typename S>
+static __device__ __forceinline__ S p2c_ufunc_at(S s, const long long *) { return s; }
+template <typename T, int N>
+static __device__ __forceinline__ T p2c_ufunc_at(const p2c_array<T, N> &a, const long long *idx) {
+  const char *p = (const char *)a.data;
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] != 1) p += idx[d] * a.strides[d];
+  return *(const T *)p;
+}
+template <typename T, int N, typename F, typename... In>
+static __device__ void p2c_ufunc_walk(p2c_array<T, N> out, F f, In... in) {
+  if (p2c_view_empty(out)) return;
+  long long idx[N] = {};
+  char *p = (char *)out.data;
+  do *(T *)p = (T)f(p2c_ufunc_at(in, idx)...);
+  while (p2c_view_next(out, idx, p));
+}
+template <typename T, int N, typename F, typename... In>
+static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int line, unsigned int column,
+                                            F f, In... in) {
+  bool fits = true, ordered = true;
+  int order = 2;
+  ((fits = fits && p2c_ufunc_fits(in, out.shape)), ...);
+  if (!fits) p2c_raise(line, column, "ValueError: operands could not be broadcast together");
+  auto meet = [&](int o) {
+    if (o == 0 || (o != 2 && order != 2 && o != order)) ordered = false;
+    else if (o != 2) order = o;
+  };
+  (meet(p2c_ufunc_order(in, out)), ...);
+  if (!ordered)
+    p2c_raise(line, column, "ValueError: an input overlaps the output other than shifted (NumPy buffers it; pyk2cuda does not)");
+  if (order == -1) p2c_ufunc_walk(p2c_flip(out), f, p2c_flip(in)...);
+  else p2c_ufunc_walk(out, f, in...);
+  return out;
 }
 
 static __device__ p2c_array<double, 1> row_of(p2c_array<double, 2>, int64_t);
@@ -503,10 +630,33 @@ extern "C" __global__ void fill_views(p2c_array<double, 1> a, p2c_array<double, 
   }
 }
 
+extern "C" __global__ void copy_views(p2c_array<double, 1> a, p2c_array<float, 1> b, p2c_array<double, 2> m, p2c_array<double, 2> src, p2c_array<int64_t, 1> ints) {
+  p2c_array<double, 2> p2c_v;
+
+  // if cuda.grid(1) == 0:
+  if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
+    // a[2:5] = b[0:3]
+    (void)p2c_ufunc(p2c_view_slice<0>(a, 2, 5, 1), 139, 9, [](float x0) { return x0; }, p2c_view_slice<0>(b, 0, 3, 1));
+    // m[1] = b[:4]
+    (void)p2c_ufunc((p2c_v = m, p2c_view_index<0>(p2c_v, p2c_bounds_axis(1, p2c_v.shape[0], 0, 140, 9))), 140, 9, [](float x0) { return x0; }, p2c_view_slice<0>(b, 0, 4, 1));
+    // m[2:4] = src[0:1]
+    (void)p2c_ufunc(p2c_view_slice<0>(m, 2, 4, 1), 141, 9, [](double x0) { return x0; }, p2c_view_slice<0>(src, 0, 1, 1));
+    // ints[0:4] = b[4:8]
+    (void)p2c_ufunc(p2c_view_slice<0>(ints, 0, 4, 1), 142, 9, [](float x0) { return x0; }, p2c_view_slice<0>(b, 4, 8, 1));
+    // a[::-2] = a[::2]
+    (void)p2c_ufunc(p2c_view_slice<0>(a, p2c_slice_max, p2c_slice_min, -2), 143, 9, [](double x0) { return x0; }, p2c_view_slice<0>(a, 0, p2c_slice_max, 2));
+    // a[1:] = a[:-1]
+    (void)p2c_ufunc(p2c_view_slice<0>(a, 1, p2c_slice_max, 1), 144, 9, [](double x0) { return x0; }, p2c_view_slice<0>(a, 0, -1, 1));
+    // ints[:-1] = ints[1:]
+    (void)p2c_ufunc(p2c_view_slice<0>(ints, 0, -1, 1), 145, 9, [](int64_t x0) { return x0; }, p2c_view_slice<0>(ints, 1, p2c_slice_max, 1));
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(slices)
 P2C_SIM_BLOCKS(rows)
 P2C_SIM_BLOCKS(cube_views)
 P2C_SIM_FIBERS(shared_views)
 P2C_SIM_BLOCKS(fill_views)
+P2C_SIM_BLOCKS(copy_views)
 #endif

@@ -46,10 +46,11 @@ def roots_checked_device(a, out):
 
 @cuda.jit
 def ufunc_overlap(m):
-    # np.floor(m[:-1], m[1:]) reads elements it has already written: NumPy buffers the input,
-    # pyk2cuda raises ValueError (checked always, not only with debug=True)
+    # the input runs backwards through the output's elements: no order of the walk reads each
+    # before it is written, NumPy buffers the input, pyk2cuda raises ValueError (checked always,
+    # not only with debug=True)
     if cuda.grid(1) == 0:
-        np.floor(m[:-1], m[1:])
+        np.floor(m[::-1][2:6], m[0:4])
 
 
 @cuda.jit

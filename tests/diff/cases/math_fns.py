@@ -172,6 +172,8 @@ def ufunc_out(a, b, m, row, r, r2, r3, q):
         np.sqrt(r3, r3)
         np.floor(m, q)
         np.exp2(b, q[0])
+        np.floor(r2[:-1], r2[1:])      # the output a shifted view of the input: walked backwards
+        np.ceil(r[1:], r[:-1])         # ... and forwards
 
 
 def ufunc_out_expected(a, b, m, row, r, r2, r3, q):
@@ -181,3 +183,5 @@ def ufunc_out_expected(a, b, m, row, r, r2, r3, q):
     np.sqrt(r3, r3)
     np.floor(m, q)
     np.exp2(b.astype(np.float64), q[0])
+    np.floor(r2[:-1], r2[1:])
+    np.ceil(r[1:], r[:-1])

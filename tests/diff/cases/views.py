@@ -126,3 +126,20 @@ def fill_views(a, m, cube, ints, lo, hi):
         for r in range(3):
             for c in range(4):
                 m[4, c] += loc[r, c]
+
+
+@cuda.jit
+def copy_views(a, b, m, src, ints):
+    # An array stored into a slice or a row is copied in (NumPy's setitem): equal extents, a row
+    # of extent 1 broadcast over rows, float32 into float64 and float into int64 (truncated, as
+    # a store converts), views of one array that interleave (a[::-2] is the odd elements, a[::2]
+    # the even ones) or are shifted (a[1:] = a[:-1], walked backwards as memmove walks). One
+    # thread copies, as the views cross the other threads' elements.
+    if cuda.grid(1) == 0:
+        a[2:5] = b[0:3]
+        m[1] = b[:4]
+        m[2:4] = src[0:1]
+        ints[0:4] = b[4:8]
+        a[::-2] = a[::2]
+        a[1:] = a[:-1]
+        ints[:-1] = ints[1:]
