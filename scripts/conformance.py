@@ -77,8 +77,7 @@ def _install_shim(suite):
     for name, module in cuda.SUBMODULES.items():   # numba.cuda.args, .devicearray, .random
         sys.modules["numba.cuda." + name] = module
     # A test that asks the simulator for its list of vector types (test_vector_type does, as
-    # ENABLE_CUDASIM is on) gets pyk2cuda's list, which is numba.cuda.vector_types' here.
-    sys.modules["numba.cuda.simulator.vector_types"] = cuda.SUBMODULES["vector_types"]
+    # ENABLE_CUDASIM is on) gets pyk2cuda's numba.cuda.simulator.vector_types (SUBMODULES).
     numba.cuda = cuda
     numba.types = types
     for name in _TYPE_NAMES:

@@ -582,6 +582,33 @@ def to_device(obj, stream=0, copy=True, to=None):
     return _core.to_device(obj, stream)
 
 
+def _assigned(view, value):
+    """What `d[key] = value` writes into view = d[key] (a 0-d view for an element), asked for by
+    DeviceArray's item assignment, with Numba's checks: `value` (a device array, a host array,
+    anything np.asarray takes, a scalar) may have fewer dimensions than the view and axes of
+    length 1, which are broadcast; more dimensions, or an axis of another length, is Numba's
+    ValueError. Its elements are converted to the view's dtype as NumPy's assignment converts
+    them. Returns the NumPy array to write, or None when nothing is left to write."""
+    np = _numpy()
+    if isinstance(value, _core.DeviceArray) and value.shape == view.shape and \
+            value.dtype == view.dtype and value.strides == view.strides and _is_contiguous(view):
+        view.copy_to_device(value)   # the same layout: device to device
+        return None
+    rhs = value.copy_to_host() if isinstance(value, _core.DeviceArray) else np.asarray(value)
+    if rhs.ndim > view.ndim:
+        raise ValueError("Can't assign %s-D array to %s-D self" % (rhs.ndim, view.ndim))
+    shape = (1,) * (view.ndim - rhs.ndim) + rhs.shape
+    for axis, (have, given) in enumerate(zip(view.shape, shape)):
+        if given != 1 and given != have:
+            raise ValueError("Can't copy sequence with size %d to array axis %d with dimension %d"
+                             % (given, axis, have))
+    if view.size == 0:
+        return None
+    out = np.empty(view.shape, view.dtype, order=_order_of(view))
+    out[...] = rhs.reshape(shape)
+    return out
+
+
 def _has_buffer(obj):
     try:
         memoryview(obj).release()
@@ -672,6 +699,24 @@ default_stream = _core.default_stream
 # calls it makes (cuLaunchKernel, not the per-thread _ptsz variants), which is CUDA's legacy
 # default stream.
 legacy_default_stream = _core.default_stream
+
+
+def per_thread_default_stream():
+    """Numba's per-thread default stream. pyk2cuda launches and copies on CUDA's legacy default
+    stream (the only default stream it uses), so this is that stream: work on it is ordered
+    with every other stream's, a stricter order than the per-thread stream's, never a looser
+    one (the same results; less overlap with other host threads' work)."""
+    return _core.default_stream()
+
+
+def external_stream(ptr):
+    """Numba's stream over a CUstream another library made. As on Numba's simulator, the
+    simulator has none (RuntimeError); on the GPU pyk2cuda launches only on streams it made,
+    so it is a NotImplementedError naming it."""
+    if _core.device_kind() != "gpu":
+        raise RuntimeError("External streams are unsupported in the simulator")
+    raise NotImplementedError("cuda.external_stream(0x%x): pyk2cuda launches only on streams it "
+                              "created (cuda.stream())" % int(ptr))
 event_elapsed_time = _core.event_elapsed_time
 synchronize = _core.synchronize
 
@@ -684,6 +729,15 @@ def is_available():
     """True: kernels can run, on the GPU or, without one, on the simulator (as Numba's
     simulator answers). pyk2cuda.device_kind() says which."""
     return True
+
+
+def is_bfloat16_supported():
+    """Whether the device has bfloat16 arithmetic (numba-cuda's test): compute capability 8.0
+    or more on a GPU; False on the simulator, as on numba-cuda's. pyk2cuda's kernels have no
+    bfloat16 type either way (docs/python.md)."""
+    if _core.device_kind() != "gpu":
+        return False
+    return tuple(_core.device_info()["compute_capability"]) >= (8, 0)
 
 
 def detect():
@@ -768,18 +822,70 @@ def close():
 devicearray = _devicearray_module()
 
 
+def _array_over_pointer(ptr, shape, dtype, order):
+    """Numba's numpy_support.carray/farray on the host: a NumPy array viewing the memory a ctypes
+    pointer points to (a typed pointer gives its dtype; a c_void_p needs dtype=)."""
+    import ctypes
+    np_ = _numpy()
+    ptr = getattr(ptr, "_as_parameter_", ptr)
+    if isinstance(dtype, types.Type):   # cuda.float32, as numba-cuda's tests give it
+        dtype = dtype.dtype
+    dtype = None if dtype is None else np_.dtype(dtype)
+    if isinstance(ptr, ctypes.c_void_p):
+        if dtype is None:
+            raise TypeError("explicit dtype required for void* argument")
+        address = ptr.value
+    elif isinstance(ptr, ctypes._Pointer):
+        own = np_.dtype(ptr._type_)
+        if dtype is not None and dtype != own:
+            raise TypeError("mismatching dtype '%s' for pointer %s" % (dtype, ptr))
+        dtype, address = own, ctypes.cast(ptr, ctypes.c_void_p).value
+    else:
+        raise TypeError("expected a ctypes pointer, got %r" % (ptr,))
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    count = int(np_.prod(shape, dtype=np_.intp))
+    buf = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
+    return np_.frombuffer(buf, dtype).reshape(shape, order=order)
+
+
+def carray(ptr, shape, dtype=None):
+    """numpy_support.carray: a C-ordered NumPy array over a ctypes pointer's memory (host)."""
+    return _array_over_pointer(ptr, shape, dtype, "C")
+
+
+def farray(ptr, shape, dtype=None):
+    """numpy_support.farray: a Fortran-ordered NumPy array over a ctypes pointer's memory (host)."""
+    return _array_over_pointer(ptr, shape, dtype, "F")
+
+
+# In a kernel they would make an array of a pointer argument, which pyk2cuda's kernels never
+# have (CPointer in a signature is refused): naming one there is a compile error saying so.
+for _f in (carray, farray):
+    _f._p2c_refused_in_kernels = ("numba.cuda.np.numpy_support.%s, an array over a raw pointer: "
+                                  "pyk2cuda's kernels take no pointers (pass the device array "
+                                  "itself)" % _f.__name__)
+
+
 def _np_module():
-    """cuda.np: numba-cuda's numba.cuda.np, of which pyk2cuda gives numpy_support's from_dtype
-    and as_dtype (pyk2cuda's types)."""
+    """cuda.np: numba-cuda's numba.cuda.np, of which pyk2cuda gives numpy_support's from_dtype,
+    as_dtype (pyk2cuda's types), carray and farray (host only)."""
     import types as modules
     support = modules.ModuleType(__name__ + ".np.numpy_support")
     support.from_dtype, support.as_dtype = types.from_dtype, types.as_dtype
+    support.carray, support.farray = carray, farray
     m = modules.ModuleType(__name__ + ".np")
     m.numpy_support = support
     return m
 
 
 np = _np_module()
+
+
+def _submodule(name, doc, **names):
+    import types as modules
+    m = modules.ModuleType("%s.%s" % (__name__, name), doc)
+    m.__dict__.update(names)
+    return m
 
 
 def _typing_module():
@@ -812,7 +918,13 @@ SUBMODULES = {"args": args, "devicearray": devicearray, "random": random, "cudad
               "vector_types": vector_types, "types": types, "np": np,
               "np.numpy_support": np.numpy_support, "typing": typing}
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
+# numba.cuda.simulator: what code that checks config.ENABLE_CUDASIM imports from Numba's simulator
+# (test_vector_type takes simulator.vector_types' list); here pyk2cuda's own modules.
+simulator = _submodule("simulator", "numba.cuda.simulator: pyk2cuda's vector_types.",
+                       vector_types=vector_types)
+SUBMODULES.update({"simulator": simulator, "simulator.vector_types": vector_types})
 SUBMODULES["cudadrv.devicearray"] = devicearray
 for _name, _module in SUBMODULES.items():
     sys.modules[__name__ + "." + _name] = _module
 _core._set_arg_hint(args.ArgHint)
+_core._set_assigned(_assigned)

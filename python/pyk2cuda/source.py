@@ -16,7 +16,8 @@ compiled (Numba freezes globals then too):
 - an exception class becomes `class NAME(Exception): pass` (a kernel raises it by name; the host
   raises the class itself, found in Unit.exceptions), an Enum or IntEnum class a class of the
   same members and values;
-- anything else is a CompileError at its first use.
+- a host function that kernels cannot use and says why (`_p2c_refused_in_kernels`: numba-cuda's
+  numpy_support.carray) is a CompileError with that reason, anything else one at its first use.
 The translator then sees a module it already understands; the decorators it reads are written
 here, from the signatures converted by `signature_text`, never taken from the user's file.
 
@@ -68,6 +69,9 @@ def _type_text(t):
             dims[0] = "::1"
         return "%s[%s]" % (_type_text(t.dtype), ", ".join(dims))
     text = str(t)
+    if text.endswith("*"):   # CPointer(dtype), pyk2cuda's or Numba's: its name is 'dtype*'
+        raise TypeError("CPointer(%s) in a signature: pyk2cuda's kernels take no pointer "
+                        "arguments (pass a device array)" % text[:-1])
     if text.startswith("Record("):   # a record type, Numba's spelling (the translator parses it)
         return text
     if not re.fullmatch(r"[a-z_][a-z0-9_]*(\[[\s:,1]*\])?", text):
@@ -347,6 +351,9 @@ class _Builder:
             _fail(piece, line, col, "'%s' names two different objects in the functions compiled "
                   "together (%s and %s); rename one" % (shown or name, _kind(self.bound[name]), _kind(value)))
         self.bound[name] = value
+        refused = getattr(value, "_p2c_refused_in_kernels", None)
+        if isinstance(refused, str):   # a host name kernels cannot use, with its reason
+            _fail(piece, line, col, "'%s' cannot be used in a kernel: it is %s" % (shown or name, refused))
         what = _classify(name, value)
         if what is None:
             _fail(piece, line, col, "'%s' is a global of type %s, which kernels cannot use (they "

@@ -104,6 +104,18 @@ class Signature:
         return hash(self._text)
 
 
+class CPointer(Type):
+    """Numba's CPointer(dtype), a pointer to `dtype` values: its name is Numba's, 'float32*'.
+    It exists so that code naming it imports and builds signatures; pyk2cuda's kernels take no
+    pointers (an array is passed as a device array), so a signature with one is a TypeError
+    naming it when a kernel is compiled for it (source.signature_text)."""
+
+    def __init__(self, dtype, addrspace=None):
+        self.dtype = dtype
+        self.addrspace = addrspace
+        super().__init__("%s*" % dtype)
+
+
 class VoidType(Type):
     def __call__(self, *args):
         return Signature(self, args)
@@ -185,4 +197,4 @@ del _name, _text
 
 Array = ArrayType
 
-__all__ = ["void", "none", "from_dtype"] + _SCALARS + list(_SHORT)
+__all__ = ["void", "none", "from_dtype", "CPointer"] + _SCALARS + list(_SHORT)

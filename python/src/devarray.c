@@ -476,8 +476,9 @@ static PyObject *read_scalar(DeviceArray *d, uint64_t data) {
   return r;
 }
 
-/* d[i, j:k:s, ...]: ints and slices, as NumPy's basic indexing; all ints give a scalar. */
-static PyObject *da_subscript(DeviceArray *d, PyObject *key) {
+/* d[i, j:k:s, ...]: ints and slices, as NumPy's basic indexing, as a view (0-d for all ints)
+ * when `element` is false, else with all ints the element read back as a scalar. */
+static PyObject *index_view(DeviceArray *d, PyObject *key, bool element) {
   PyObject *t = PyTuple_Check(key) ? Py_NewRef(key) : PyTuple_Pack(1, key);
   if (!t) return NULL;
   Py_ssize_t n = PyTuple_GET_SIZE(t);
@@ -516,9 +517,72 @@ static PyObject *da_subscript(DeviceArray *d, PyObject *key) {
     }
   }
   uint64_t data = d->a.data + (uint64_t)offset;
-  r = nd == 0 ? read_scalar(d, data) : make_view(d, nd, shape, strides, data);
+  r = nd == 0 && element ? read_scalar(d, data) : make_view(d, nd, shape, strides, data);
 done:
   Py_DECREF(t);
+  return r;
+}
+
+static PyObject *da_subscript(DeviceArray *d, PyObject *key) { return index_view(d, key, true); }
+
+/* `src`, a NumPy array of view v's shape and dtype, written into v. A view whose strides the
+ * host array has is copied directly; any other (a strided view) has the memory it spans read
+ * to the host, its elements replaced there and the span written back. */
+static int write_numpy(DeviceArray *v, PyObject *src) {
+  Py_buffer view;
+  P2cHostArray h;
+  if (host_buffer(v->st, src, false, &view, &h) < 0) return -1;
+  if (same_layout(v, &h)) {
+    int r = copy_host(v, &h, NULL, true);
+    PyBuffer_Release(&view);
+    return r;
+  }
+  PyBuffer_Release(&view);
+  PyObject *np = state_numpy(v->st), *dtype = np_dtype_of(v);
+  if (!np || !dtype) return -1;
+  PyObject *span = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)v->span);
+  if (!span) return -1;
+  h = devarray_host_view(v);
+  h.data = PyByteArray_AS_STRING(span) + v->offset;
+  int r = -1;
+  if (copy_host(v, &h, NULL, false) == 0) {
+    PyObject *shape = int_tuple(v->a.shape, v->a.ndim), *strides = int_tuple(v->a.strides, v->a.ndim);
+    PyObject *kw = shape && strides ? Py_BuildValue("{s:O,s:O,s:O,s:n,s:O}", "shape", shape, "dtype", dtype,
+                                                    "buffer", span, "offset", (Py_ssize_t)v->offset,
+                                                    "strides", strides) : NULL;
+    PyObject *nd = PyObject_GetAttrString(np, "ndarray");
+    PyObject *empty = PyTuple_New(0);
+    PyObject *host = kw && nd && empty ? PyObject_Call(nd, empty, kw) : NULL;
+    if (host && PyObject_SetItem(host, Py_Ellipsis, src) == 0) r = copy_host(v, &h, NULL, true);
+    Py_XDECREF(host);
+    Py_XDECREF(empty);
+    Py_XDECREF(nd);
+    Py_XDECREF(kw);
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+  }
+  Py_DECREF(span);
+  return r;
+}
+
+/* d[key] = value, as Numba's DeviceNDArray: cuda._assigned checks value against the view d[key]
+ * and gives the array to write (a host or device array, or a scalar, broadcast and converted to
+ * the view's dtype); the write is synchronous, on the default stream. */
+static int da_ass_subscript(DeviceArray *d, PyObject *key, PyObject *value) {
+  if (!value) {
+    PyErr_SetString(PyExc_TypeError, "device array elements cannot be deleted");
+    return -1;
+  }
+  if (!d->st->assigned) {
+    PyErr_SetString(PyExc_TypeError, "device array item assignment needs pyk2cuda.cuda imported");
+    return -1;
+  }
+  PyObject *v = index_view(d, key, false);
+  if (!v) return -1;
+  PyObject *src = PyObject_CallFunctionObjArgs(d->st->assigned, v, value, NULL);
+  int r = src == Py_None ? 0 : src ? write_numpy((DeviceArray *)v, src) : -1;
+  Py_XDECREF(src);
+  Py_DECREF(v);
   return r;
 }
 
@@ -561,6 +625,7 @@ static PyType_Slot da_slots[] = {
     {Py_tp_repr, da_repr},
     {Py_mp_length, da_len},
     {Py_mp_subscript, da_subscript},
+    {Py_mp_ass_subscript, da_ass_subscript},
     {Py_tp_doc, "An array in device memory (on the simulator: host memory the array owns)."},
     {0, NULL},
 };

@@ -41,6 +41,7 @@ typedef struct State {
   PyObject *default_pending;
   unsigned long sync_epoch;
   PyObject *arg_hint;          /* cuda.args.ArgHint (In, Out, InOut), set by cuda.py; or NULL */
+  PyObject *assigned;          /* cuda._assigned(view, value): what `d[key] = value` writes */
 } State;
 
 /* ---- module.c ---- */

@@ -276,8 +276,18 @@ static PyObject *m_set_arg_hint(PyObject *mod, PyObject *cls) {
   Py_RETURN_NONE;
 }
 
+/* _set_assigned(func): func(view, value), the NumPy array that `d[key] = value` writes into
+ * the view d[key] (Numba's shape checks and broadcasting, in cuda.py). */
+static PyObject *m_set_assigned(PyObject *mod, PyObject *func) {
+  State *st = PyModule_GetState(mod);
+  if (!PyCallable_Check(func)) return PyErr_Format(PyExc_TypeError, "_set_assigned takes a function");
+  Py_XSETREF(st->assigned, Py_NewRef(func));
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef module_functions[] = {
     {"_set_arg_hint", m_set_arg_hint, METH_O, "the base class of cuda.In, Out and InOut"},
+    {"_set_assigned", m_set_assigned, METH_O, "what d[key] = value writes (cuda._assigned)"},
     {"select", m_select, METH_VARARGS, "select(kind, ordinal=0): 'auto', 'gpu' or 'sim'"},
     {"device_kind", m_device_kind, METH_NOARGS, "'gpu' or 'sim': where launches run"},
     {"why", m_why, METH_NOARGS, "why the device was chosen"},
@@ -375,6 +385,7 @@ static int traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->numpy);
   Py_VISIT(st->default_pending);
   Py_VISIT(st->arg_hint);
+  Py_VISIT(st->assigned);
   return 0;
 }
 
@@ -395,6 +406,7 @@ static int clear(PyObject *m) {
   Py_CLEAR(st->default_pending);
   Py_CLEAR(st->str_cai);
   Py_CLEAR(st->arg_hint);
+  Py_CLEAR(st->assigned);
   for (int i = 0; i < P2C_SCALAR_TYPE_COUNT; i++) Py_CLEAR(st->dtypes[i]);
   return 0;
 }

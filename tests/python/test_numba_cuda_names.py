@@ -105,3 +105,88 @@ def test_numba_cuda_spellings_under_python_m_pyk2cuda(tmp_path):
     rc, out, err = run_script(["-m", "pyk2cuda", str(path)])
     assert rc == 0, out + err
     assert out.strip() == "[0.0, 3.0, 6.0, 9.0, 12.0] int32 True", out
+
+
+# ---- names that blocked whole modules of numba-cuda's suite (issue 12) ----
+
+POINTER_FACTS = """
+import ctypes, json, numpy as np
+from numba.core import types
+from numba.np.numpy_support import carray, farray
+a = np.arange(6, dtype=np.float32)
+p = a.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+v = ctypes.c_void_p(a.ctypes.data)
+errors = []
+for call in (lambda: carray(v, 3), lambda: carray(p, 3, dtype=np.int32), lambda: carray(3, 3)):
+    try:
+        call()
+    except TypeError as e:
+        errors.append(str(e).split(" for pointer")[0].split(", got")[0])
+print(json.dumps({"c": carray(p, (2, 3)).tolist(), "f": farray(p, (2, 3)).tolist(),
+                  "void": carray(v, 4, dtype=np.float32).tolist(), "errors": errors,
+                  "cpointer": str(types.CPointer(types.float32))}))
+"""
+
+
+@pytest.mark.skipif(not has_numba(), reason="Numba (Debian's python3-numba) is not installed")
+def test_carray_farray_and_cpointer_are_numbas():
+    """numpy_support.carray/farray on the host and types.CPointer's name, against Numba's."""
+    import ctypes
+    p = subprocess.run([ORACLE, "-c", POINTER_FACTS], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    numba = json.loads(p.stdout)
+    ns = cuda.np.numpy_support
+    a = np.arange(6, dtype=np.float32)
+    ptr = a.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+    void = ctypes.c_void_p(a.ctypes.data)
+    errors = []
+    for call in (lambda: ns.carray(void, 3), lambda: ns.carray(ptr, 3, dtype=np.int32),
+                 lambda: ns.carray(3, 3)):
+        with pytest.raises(TypeError) as e:
+            call()
+        errors.append(str(e.value).split(" for pointer")[0].split(", got")[0])
+    assert ns.carray(ptr, (2, 3)).tolist() == numba["c"]
+    assert ns.farray(ptr, (2, 3)).tolist() == numba["f"]
+    assert ns.carray(void, 4, dtype=cuda.float32).tolist() == numba["void"]
+    assert errors == numba["errors"]
+    assert str(types.CPointer(types.float32)) == numba["cpointer"]
+    view = ns.carray(ptr, 6)
+    view[0] = 42   # a view, as Numba's: the memory is the array's
+    assert a[0] == 42
+
+
+def test_pointers_in_kernels_are_refused_by_name():
+    """A CPointer argument and carray/farray in a kernel: pyk2cuda's kernels take no pointers,
+    so each is an error naming it, never a kernel that runs."""
+    from pyk2cuda.cuda.np.numpy_support import carray, farray
+    with pytest.raises(TypeError, match=r"CPointer\(float32\) in a signature"):
+        cuda.jit(types.void(types.CPointer(types.float32)))(lambda p: None)
+    for fn in (carray, farray):
+        def kernel(a):
+            b = fn(a, (1,), dtype=cuda.float32)
+            b[0] = 1
+        with pytest.raises(cuda.CompileError, match="'fn' cannot be used in a kernel: it is "
+                           "numba.cuda.np.numpy_support.%s" % fn.__name__):
+            cuda.jit(kernel)[1, 1](np.zeros(1, np.float32))
+
+
+def test_streams_bfloat16_and_simulator_names():
+    """numba-cuda's per_thread_default_stream, external_stream, is_bfloat16_supported and
+    numba.cuda.simulator.vector_types, as numba-cuda's simulator answers them on the simulator
+    (its test_stream_api, test_bfloat16 and test_vector_type)."""
+    s = cuda.per_thread_default_stream()
+    a = cuda.to_device(np.arange(4.0), stream=s)
+    s.synchronize()
+    assert a.copy_to_host(stream=s).tolist() == [0.0, 1.0, 2.0, 3.0]
+    import pyk2cuda
+    if pyk2cuda.device_kind() == "gpu":
+        cc = cuda.get_current_device().compute_capability
+        assert cuda.is_bfloat16_supported() == (cc >= (8, 0))
+        with pytest.raises(NotImplementedError, match="external_stream"):
+            cuda.external_stream(0x12345678)
+    else:
+        assert cuda.is_bfloat16_supported() is False
+        with pytest.raises(RuntimeError, match="External streams are unsupported in the simulator"):
+            cuda.external_stream(0x12345678)
+    from pyk2cuda.cuda.simulator.vector_types import vector_types
+    assert vector_types is cuda.vector_types.vector_types
