@@ -613,7 +613,7 @@ def _has_buffer(obj):
     try:
         memoryview(obj).release()
         return True
-    except TypeError:
+    except (TypeError, ValueError):   # ValueError: NumPy's datetime64 arrays, refused later by name
         return False
 
 

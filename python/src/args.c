@@ -50,6 +50,17 @@ char layout_of(int64_t item, int ndim, const int64_t *shape, const int64_t *stri
 
 /* ---- Python scalars ---- */
 
+/* Whether `o` is an enum.Enum member (an IntEnum member is an int, converted as one). */
+static bool is_enum_member(PyObject *o) {
+  PyObject *enum_mod = PyImport_ImportModule("enum");
+  PyObject *base = enum_mod ? PyObject_GetAttrString(enum_mod, "Enum") : NULL;
+  int yes = base ? PyObject_IsInstance(o, base) : 0;
+  Py_XDECREF(base);
+  Py_XDECREF(enum_mod);
+  PyErr_Clear();
+  return yes == 1;
+}
+
 static int from_pyscalar(PyObject *o, const char *name, Arg *a) {
   a->v.is_array = false;
   if (PyBool_Check(o)) {
@@ -82,6 +93,13 @@ static int from_pyscalar(PyObject *o, const char *name, Arg *a) {
     a->v.scalar.c[0] = PyComplex_RealAsDouble(o);
     a->v.scalar.c[1] = PyComplex_ImagAsDouble(o);
     return 0;
+  }
+  if (is_enum_member(o)) {   /* Numba types it as its class; pyk2cuda has no such parameter type */
+    PyErr_Format(PyExc_TypeError, "argument '%s': %R is a member of the Enum class '%.100s', which "
+                 "pyk2cuda's kernels take only as a constant they name (%.100s.NAME), not as an "
+                 "argument (pass its .value; IntEnum members are passed as ints)", name, o,
+                 Py_TYPE(o)->tp_name, Py_TYPE(o)->tp_name);
+    return -1;
   }
   PyErr_Format(PyExc_TypeError, "argument '%s': expected an array, a device array, a tuple or a "
                "bool, int, float or complex scalar, got %.100s", name, Py_TYPE(o)->tp_name);
@@ -206,8 +224,54 @@ static int record_of(PyObject *o, const char *name, Arg *a) {
 
 /* ---- host arrays (buffer protocol) ---- */
 
+/* Whether `o` has a NumPy dtype of kind 'M' (datetime64) or 'm' (timedelta64). */
+static bool is_datetime(PyObject *o) {
+  PyObject *dtype = PyObject_GetAttrString(o, "dtype");
+  PyObject *kind = dtype ? PyObject_GetAttrString(dtype, "kind") : NULL;
+  bool yes = kind && PyUnicode_Check(kind) && (PyUnicode_CompareWithASCIIString(kind, "M") == 0 ||
+                                               PyUnicode_CompareWithASCIIString(kind, "m") == 0);
+  Py_XDECREF(kind);
+  Py_XDECREF(dtype);
+  PyErr_Clear();
+  return yes;
+}
+
+/* NumPy refuses a datetime64 array's buffer (ValueError), and gives a datetime64 scalar's as 8
+ * bytes without the strides asked for (a crash waiting in every reader of strides): both are
+ * refused here by name, and any other buffer without shape or strides with a TypeError. */
+int get_host_buffer(PyObject *o, Py_buffer *view, int flags, const char *what) {
+  if (PyObject_GetBuffer(o, view, flags) == 0) {
+    if (view->ndim == 0 || (view->shape && view->strides)) return 0;
+    PyBuffer_Release(view);
+    if (!is_datetime(o)) {
+      PyErr_Format(PyExc_TypeError, "%s: a %.100s's buffer gives no shape or strides", what,
+                   Py_TYPE(o)->tp_name);
+      return -1;
+    }
+  } else {
+    if (!PyErr_ExceptionMatches(PyExc_ValueError)) return -1;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (!is_datetime(o)) {
+      PyErr_Restore(type, value, tb);
+      return -1;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+  }
+  PyObject *dtype = PyObject_GetAttrString(o, "dtype");
+  if (!dtype) return -1;
+  PyErr_Format(PyExc_TypeError, "%s: %S values are not supported: pyk2cuda's kernels and device "
+               "arrays have no datetime64 or timedelta64 type (docs/python.md)", what, dtype);
+  Py_DECREF(dtype);
+  return -1;
+}
+
 static int from_buffer(PyObject *o, const char *name, Arg *a) {
-  if (PyObject_GetBuffer(o, &a->view, PyBUF_RECORDS_RO) < 0) return -1;
+  char what[160];
+  snprintf(what, sizeof what, "argument '%s'", name);
+  if (get_host_buffer(o, &a->view, PyBUF_RECORDS_RO, what) < 0) return -1;
   a->readonly = a->view.readonly;   /* checked against the parameter once it is known */
   int t = format_to_type(a->view.format);
   if (t < 0 && a->view.format && a->view.format[0] == 'T') {   /* a struct: a NumPy record */

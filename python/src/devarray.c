@@ -146,7 +146,7 @@ PyObject *devarray_from_host(State *st, const P2cHostArray *h, PyObject *np_dtyp
 /* A host array's buffer, made contiguous (numpy.ascontiguousarray) when it is not. `writable`
  * asks for a writable buffer. The buffer's object may differ from `obj`. */
 static int host_buffer(State *st, PyObject *obj, bool writable, Py_buffer *view, P2cHostArray *h) {
-  if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) return -1;
+  if (get_host_buffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO, "a host array") < 0) return -1;
   int t = format_to_type(view->format);
   h->record = NULL;
   if (t < 0 && view->format && view->format[0] == 'T') t = P2C_RECORD;   /* its description: host_record */

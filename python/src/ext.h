@@ -97,6 +97,9 @@ typedef struct Arg {
 /* The scalar type for a struct-module format ("f", "<i8"-style prefixes not accepted beyond
  * native/little-endian markers). -1 when unsupported. */
 int format_to_type(const char *format);
+/* PyObject_GetBuffer, with NumPy's refusal of datetime64 and timedelta64 buffers replaced by a
+ * TypeError that says pyk2cuda has no such type (`what` says which object: "argument 'a'"). */
+int get_host_buffer(PyObject *obj, Py_buffer *view, int flags, const char *what);
 /* Converts one Python argument (`name` is the parameter's name, for messages). 0 or -1 with an
  * exception set. Release with arg_release. */
 int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out);

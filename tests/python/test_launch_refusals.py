@@ -1,0 +1,72 @@
+"""Arguments the launch refuses, each by name (docs/python.md, "Arguments"): where Numba's
+simulator runs such a launch (it ignores signatures and runs the kernel in Python), pyk2cuda
+either follows compiled Numba (an array of another dtype than an explicit signature's) or says
+which type it lacks (datetime64/timedelta64 values, Enum members)."""
+import enum
+
+import numpy as np
+import pytest
+
+from pyk2cuda import cuda
+
+
+class Color(enum.Enum):
+    red = 1
+    green = 2
+
+
+class Shape(enum.IntEnum):
+    circle = 2
+    square = 500
+
+
+def test_array_of_another_dtype_than_the_signature_is_refused():
+    """Compiled Numba converts an array argument only to an array type of the same dtype and
+    ndim (Array.can_convert_to), so a uint32 array for int32[:, :] finds no overload: a
+    TypeError, as numba-cuda's test_atomic_sub3 gets on a GPU (its simulator ignores the
+    signature)."""
+    @cuda.jit("void(int32[:, :])")
+    def dec(a):
+        a[0, 0] -= 1
+
+    with pytest.raises(TypeError, match=r"argument 'a' is uint32\[:, ::1\], where it takes int32\[:, :\]"):
+        dec[1, 1](np.ones((4, 8), dtype=np.uint32))
+
+
+def test_datetime64_values_are_refused_by_name():
+    """The kernel language has no datetime64/timedelta64 type: an array, a scalar and a copy to
+    the device are each a TypeError naming the dtype (passing the int64 bits instead would lose
+    NaT and the units, a wrong result without an error)."""
+    @cuda.jit
+    def diff(start, end, delta):
+        i = cuda.grid(1)
+        if i < delta.size:
+            delta[i] = end[i] - start[i]
+
+    days = np.arange("2005-02", "2005-03", dtype="datetime64[D]")
+    msg = "datetime64\\[D\\] values are not supported: pyk2cuda's kernels and device arrays have " \
+          "no datetime64 or timedelta64 type"
+    with pytest.raises(TypeError, match="argument 'start': " + msg):
+        diff[1, 32](days, days, np.zeros(days.size, "timedelta64[D]"))
+    with pytest.raises(TypeError, match="argument 'end': " + msg):
+        diff[1, 32](np.zeros(3), days[3], np.zeros(3))    # a datetime64 scalar
+    with pytest.raises(TypeError, match="argument 'delta': timedelta64\\[D\\] values"):
+        diff[1, 32](np.zeros(3), np.zeros(3), np.zeros(3, "timedelta64[D]"))
+    with pytest.raises(TypeError, match="a host array: " + msg):
+        cuda.to_device(days)
+
+
+def test_enum_members_as_arguments():
+    """An IntEnum member is an int, passed as one (Numba converts it to its int in arithmetic);
+    an Enum member, which Numba types as its class, is a TypeError naming the class: pyk2cuda's
+    kernels know Enum members only as constants they name."""
+    @cuda.jit
+    def add(x, out):
+        out[0] = x + 1
+
+    out = np.zeros(1, dtype=np.int64)
+    add[1, 1](Shape.circle, out)
+    assert out[0] == Shape.circle + 1
+    with pytest.raises(TypeError, match="argument 'x': <Color.red: 1> is a member of the Enum "
+                                        "class 'Color'.*pass its .value"):
+        add[1, 1](Color.red, out)
