@@ -48,13 +48,15 @@ static void emit_prototype(Gen *G, const Function *f, StrBuf *out) {
   sb_puts(out, ");\n");
 }
 
-static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, const char *init) {
+static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, const char *init, int64_t align) {
   if (t->fixed_shape && t->space == MEM_CONST) {
     emit_const_array_decl(G, out, t, name);
     return;
   }
   if (t->fixed_shape) {
-    sb_printf(out, "  %s%s %s", t->space == MEM_SHARED ? "__shared__ " : "", t->dtype->cname, name);
+    sb_puts(out, "  ");
+    if (align) sb_printf(out, "alignas(%lld) ", (long long)align);   /* alignment=: first, where C++ takes it */
+    sb_printf(out, "%s%s %s", t->space == MEM_SHARED ? "__shared__ " : "", t->dtype->cname, name);
     for (int k = 0; k < t->ndim; k++) sb_printf(out, "[%lld]", (long long)t->fixed_shape[k]);
     sb_puts(out, ";\n");
     return;
@@ -100,7 +102,7 @@ void function_end(Gen *G, FunctionScope *fs, const char *header, StrBuf *out) {
     const Var *v = &f->vars[i];
     if (!v->ty) continue;
     if (i < f->nparams && fs->pnames[i] == G->vnames[i]) continue;
-    emit_decl(G, out, v->ty, G->vnames[i], i < f->nparams ? fs->pnames[i] : NULL);
+    emit_decl(G, out, v->ty, G->vnames[i], i < f->nparams ? fs->pnames[i] : NULL, v->align);
   }
   for (size_t i = 0; i < G->temps.len; i++)
     sb_printf(out, "  %s %s;\n", G->temps.items[i].ctype, G->temps.items[i].name);

@@ -160,6 +160,7 @@ typedef struct Var {
   const Type *ty;          /* set by typeinfer */
   Loc ty_loc;              /* where the type was first fixed */
   bool poisoned;           /* its value had an error already reported: stay quiet */
+  int64_t align;           /* a shared or local array's alignment= in bytes (typeinfer); 0: none */
 } Var;
 
 /* FN_UFUNC: an @vectorize(..., target='cuda') function; each specialization is a device

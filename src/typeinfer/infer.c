@@ -165,7 +165,11 @@ static void infer_assign(Infer *I, Stmt *s) {
   /* `sm = cuda.shared.array(...)` declares the storage; `x = sm` makes x a view of it. */
   if (t && !is_array_allocation(s->value)) t = type_as_value(I->tt, t);
   /* Conversions happen where the value is stored: codegen converts for each target. */
-  for (int i = 0; i < s->ntargets; i++) assign_target(I, &s->targets[i], t, s->loc);
+  for (int i = 0; i < s->ntargets; i++) {
+    assign_target(I, &s->targets[i], t, s->loc);
+    if (t && is_array_allocation(s->value) && s->targets[i]->kind == EX_VAR)
+      I->fn->vars[s->targets[i]->var].align = s->value->ival;
+  }
 }
 
 static void infer_cond(Infer *I, Expr *cond) {

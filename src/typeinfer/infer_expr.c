@@ -355,12 +355,49 @@ static bool alloc_fits(const Type *dtype, const int64_t *dims, int nd, MemSpace 
   return true;
 }
 
+/* alignment= of shared.array / local.array, numba-cuda's rule (its _validate_alignment): a
+ * constant integer, positive, a power of two and a multiple of the size of a pointer (8); and
+ * at most 2**28, beyond which the simulator's host compiler refuses it. */
+static bool alloc_alignment(Compilation *report, const char *name, const Expr *a, int64_t *align) {
+  *align = 0;
+  if (!a) return true;
+  const char *why = NULL;
+  if (!const_int(a, align)) why = "must be a constant integer";
+  else if (*align <= 0) why = "must be positive";
+  else if (*align & (*align - 1)) why = "must be a power of 2";
+  else if (*align % 8) why = "must be a multiple of 8 (the size of a pointer)";
+  else if (*align > ((int64_t)1 << 28)) why = "must be at most 2**28 (the largest an ELF object file holds)";
+  if (why && report) diag_error(report, a->loc, "E-alignment", "%s(): alignment %s", name, why);
+  return !why;
+}
+
+/* The arguments shared.array / local.array take: (shape, dtype, alignment), by position or by
+ * name; anything else is refused rather than ignored. */
+static bool alloc_arguments_known(Compilation *report, const char *name, const Expr *e) {
+  if (e->nkids - 1 > 3) {
+    if (report) diag_error(report, e->loc, "E-arity", "%s() takes at most 3 arguments (shape, dtype, alignment), got %d",
+                           name, e->nkids - 1);
+    return false;
+  }
+  for (int i = 0; i < e->nkeywords; i++) {
+    const char *k = e->keywords[i].name;
+    if (strcmp(k, "shape") != 0 && strcmp(k, "dtype") != 0 && strcmp(k, "alignment") != 0) {
+      if (report) diag_error(report, e->keywords[i].value->loc, "E-keyword",
+                             "%s() got an unexpected keyword argument '%s' (it takes shape, dtype and alignment)", name, k);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool typeinfer_array_alloc(Compilation *report, const Expr *e, ArrayAlloc *out) {
   MemSpace space = e->kids[0]->builtin->id == BI_SHARED_ARRAY ? MEM_SHARED : MEM_LOCAL;
   const char *name = space == MEM_SHARED ? "cuda.shared.array" : "cuda.local.array";
   const Expr *shape = e->nkids > 1 ? e->kids[1] : keyword(e, "shape");
   const Expr *dt = e->nkids > 2 ? e->kids[2] : keyword(e, "dtype");
+  const Expr *align = e->nkids > 3 ? e->kids[3] : keyword(e, "alignment");
   *out = (ArrayAlloc){.space = space};
+  if (!alloc_arguments_known(report, name, e) || !alloc_alignment(report, name, align, &out->align)) return false;
   out->ndim = shape ? const_shape(shape, out->dims) : -1;
   if (out->ndim < 0) {
     if (report) diag_error(report, shape ? shape->loc : e->loc, "E-shape",
@@ -451,6 +488,7 @@ static const Type *infer_array_alloc(Infer *I, Expr *e) {
   ArrayAlloc a;
   read_local_constants(I, e);
   if (!typeinfer_array_alloc(I->final ? I->c : NULL, e, &a)) return NULL;
+  e->ival = a.align;   /* the variable it is assigned to takes it (infer_assign) */
   return type_array(I->tt, a.dtype, a.ndim, 'C', a.space, a.dynamic ? NULL : a.dims);
 }
 
@@ -465,8 +503,6 @@ const Type *infer_local_array_call(Infer *I, Expr *e, const Type **t) {
   (void)t;
   return infer_array_alloc(I, e);
 }
-
-/* The float type a math function computes in for argument types: float32 only if all are. */
 
 /* Argument k of a math function: a real number (not complex, not float16). */
 static bool real_arg(Infer *I, Expr *e, int k, const Type *t) {

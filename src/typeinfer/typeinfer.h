@@ -39,11 +39,13 @@ typedef struct ArrayAlloc {
   int64_t dims[P2C_MAX_NDIM];
   const Type *dtype;
   bool dynamic;                 /* cuda.shared.array(0, dtype): sized by the launch */
+  int64_t align;                /* alignment= in bytes (numba-cuda's); 0: the dtype's own */
 } ArrayAlloc;
 /* Reads call e (a builtin with BF_ARRAY_ALLOC) into *out. Returns false when its shape is not
- * constant, its dtype is not one, or the array is empty or past the space's limit (48 KiB of
- * static shared memory, 512 KiB of local memory per thread); reports why (E-shape, E-dtype,
- * E-array-size) to `report` unless it is NULL. */
+ * constant, its dtype is not one, the array is empty or past the space's limit (48 KiB of
+ * static shared memory, 512 KiB of local memory per thread), its alignment is not numba-cuda's
+ * (a constant power of two, a multiple of 8, at most 2**28), or it has another argument; reports why (E-shape,
+ * E-dtype, E-array-size, E-alignment, E-arity, E-keyword) to `report` unless it is NULL. */
 bool typeinfer_array_alloc(Compilation *report, const Expr *e, ArrayAlloc *out);
 
 /* Returns false when errors were reported. */

@@ -331,6 +331,33 @@ extern "C" __global__ void local_constant_shapes(p2c_array<int64_t, 1> x, p2c_ar
   out.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)] = loc[p2c_wrap(ROWS - 1, 4)][2] - loc[0][0];
 }
 
+extern "C" __global__ void aligned_arrays(p2c_array<uint8_t, 1> x, p2c_array<double, 1> out) {
+  alignas(64) __shared__ uint8_t s[32];
+  alignas(32) double loc[2][3];
+  int32_t t = 0;
+  int64_t r = 0;
+  int64_t c = 0;
+
+  // s = cuda.shared.array(32, dtype=np.uint8, alignment=64)
+  // loc = cuda.local.array((2, 3), np.float64, 32)
+  // t = cuda.threadIdx.x
+  t = threadIdx.x;
+  // s[t] = x[t]
+  s[t] = x.data[t];
+  // for r in range(2):
+  for (r = 0; r < 2; ++r) {
+    // for c in range(3):
+    for (c = 0; c < 3; ++c) {
+      // loc[r, c] = t * 10 + r * 3 + c
+      loc[r][c] = (double)((int64_t)t * 10 + r * 3 + c);
+    }
+  }
+  // cuda.syncthreads()
+  __syncthreads();
+  // out[t] = s[31 - t] + loc[1, 2]
+  out.data[t] = (double)s[p2c_wrap(31 - (int64_t)t, 32)] + loc[1][2];
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(const_arrays)
 P2C_SIM_BLOCKS(const_to_device)
@@ -339,4 +366,5 @@ P2C_SIM_FIBERS(dynamic_shared_reverse)
 P2C_SIM_FIBERS(multidim)
 P2C_SIM_BLOCKS(const_views)
 P2C_SIM_FIBERS(local_constant_shapes)
+P2C_SIM_FIBERS(aligned_arrays)
 #endif

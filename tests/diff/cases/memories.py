@@ -126,3 +126,24 @@ def local_constant_shapes(x, out):
         for c in range(3):
             loc[r, c] = sm[(i + r * 3 + c) % N]
     out[cuda.grid(1)] = loc[ROWS - 1, 2] - loc[0, 0]
+
+
+@cuda.jit
+def aligned_arrays(x, out):
+    # numba-cuda's alignment= of shared and local arrays (bytes: a power of two, a multiple of
+    # 8), by keyword and by position: the declarations carry alignas(N); the values are the
+    # same as without. Numba 0.56's simulator has no alignment=, so the case uses expect=.
+    s = cuda.shared.array(32, dtype=np.uint8, alignment=64)
+    loc = cuda.local.array((2, 3), np.float64, 32)
+    t = cuda.threadIdx.x
+    s[t] = x[t]
+    for r in range(2):
+        for c in range(3):
+            loc[r, c] = t * 10 + r * 3 + c
+    cuda.syncthreads()
+    out[t] = s[31 - t] + loc[1, 2]
+
+
+def aligned_arrays_expected(x, out):
+    t = np.arange(32)
+    out[:] = x[::-1].astype(np.float64) + t * 10 + 5
