@@ -369,6 +369,8 @@ static void emit_expr_stmt(Gen *G, const Stmt *s) {
     emit_print(G, e);
     return;
   }
+  if (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_ARRAY_ALLOC))
+    return;   /* cuda.local.array(...) alone: an array nothing can reach, so no storage */
   sb_indent(G->body, G->indent);
   if (e->ty && e->ty->kind != TY_VOID) sb_puts(G->body, "(void)");
   emit_expr(G, e, G->body, e->ty && e->ty->kind != TY_VOID ? P_UNARY : P_LOWEST);

@@ -161,6 +161,7 @@ static void infer_assign(Infer *I, Stmt *s) {
     for (int i = 0; i < s->ntargets; i++) assign_target(I, &s->targets[i], NULL, s->loc);
     return;
   }
+  I->statement_value = s->value;
   const Type *t = infer_expr(I, s->value);
   /* `sm = cuda.shared.array(...)` declares the storage; `x = sm` makes x a view of it. */
   if (t && !is_array_allocation(s->value)) t = type_as_value(I->tt, t);
@@ -246,7 +247,10 @@ static void infer_return(Infer *I, Stmt *s) {
 
 static void infer_stmt(Infer *I, Stmt *s) {
   switch (s->kind) {
-  case ST_EXPR: infer_expr(I, s->value); break;
+  case ST_EXPR:
+    I->statement_value = s->value;
+    infer_expr(I, s->value);
+    break;
   case ST_ASSIGN:
   case ST_AUGASSIGN: infer_assign(I, s); break;
   case ST_IF:

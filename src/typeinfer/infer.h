@@ -15,6 +15,8 @@ typedef struct Infer {
   const Type *ret;     /* unified type of the return statements seen */
   Loc ret_loc;
   int depth;           /* specialization depth (device functions calling device functions) */
+  const Expr *statement_value;   /* the value of the statement being typed: where an array
+                                    allocation may stand (x = cuda.local.array(...), or alone) */
 } Infer;
 
 /* Types e (and its children). Returns NULL when a type is not known yet (non-final passes) or

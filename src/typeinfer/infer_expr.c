@@ -486,6 +486,11 @@ static void read_local_constants(Infer *I, Expr *call) {
 /* cuda.shared.array(shape, dtype), cuda.local.array(shape, dtype) */
 static const Type *infer_array_alloc(Infer *I, Expr *e) {
   ArrayAlloc a;
+  if (e != I->statement_value) {   /* its storage is the declaration of the variable it names */
+    TERR(I, e->loc, "E-alloc", "%s() must be assigned to a variable (x = %s(...)) to be used",
+         builtin_display_name(e->kids[0]->builtin), builtin_display_name(e->kids[0]->builtin));
+    return NULL;
+  }
   read_local_constants(I, e);
   if (!typeinfer_array_alloc(I->final ? I->c : NULL, e, &a)) return NULL;
   e->ival = a.align;   /* the variable it is assigned to takes it (infer_assign) */

@@ -13,3 +13,5 @@ def k(a, n):
     h = cuda.local.array(4, np.float32, align=16)
     i = cuda.local.array(4, np.float32, 16, 2)
     j = cuda.shared.array(4, np.float32, alignment=536870912)
+    cuda.local.array(4, np.float32, alignment=16)        # alone: fine, as in Numba
+    a[0] = len(cuda.local.array(4, np.float32))
