@@ -4,7 +4,7 @@
  *
  * The answer is conservative: a parameter is read-only only when every use of it is a read the
  * analysis understands: an element read through subscripts and views of it (a[i], a[i][j],
- * a[1:][0], a.T[i, j]), an attribute that is not an array (a.shape, a.size), len(a), iteration
+ * a[1:][0], a.T[i, j], a.view(dtype)[i], a.real[i]), an attribute that is not an array (a.shape, a.size), len(a), iteration
  * over it that yields no arrays (for x in a, enumerate(a), zip(a, b) of 1-d arrays), or an
  * argument of a device function whose own parameter is read-only (decided the same way, each
  * specialization once; a call back into a function being decided counts as a store), or an
@@ -43,9 +43,15 @@ static void scan_target(Writes *w, const Expr *t);
 /* The array parameter at the bottom of a chain of views (a, a[i] of a 2-d a, a[1:], a.T), or
  * -1; the indices along the chain are scanned as values. */
 static int chain_param(Writes *w, const Expr *e) {
-  while ((e->kind == EX_INDEX || e->kind == EX_ATTR) && is_reference(e->ty) && e->nkids > 0) {
-    for (int i = 1; i < e->nkids; i++) scan_value(w, e->kids[i]);
-    e = e->kids[0];
+  for (;;) {
+    if ((e->kind == EX_INDEX || e->kind == EX_ATTR) && is_reference(e->ty) && e->nkids > 0) {
+      for (int i = 1; i < e->nkids; i++) scan_value(w, e->kids[i]);
+      e = e->kids[0];
+    } else if (e->kind == EX_CALL && e->builtin && builtin_has(e->builtin, BF_VIEW) && e->nkids > 1) {
+      e = e->kids[1];   /* a.view(dtype): the dtype is no value */
+    } else {
+      break;
+    }
   }
   if (e->kind == EX_VAR && e->var < w->f->nparams && is_array(e->ty)) return e->var;
   if (e->kind != EX_VAR) scan_value(w, e);

@@ -45,6 +45,7 @@ typedef enum BuiltinId {
   BI_CUDA_INTRINSIC, /* the other cuda.* functions, each with hooks of its own */
   BI_POPC, BI_CLZ, BI_FFS, BI_LANEID,
   BI_CONST_ARRAY_LIKE,
+  BI_ARRAY_VIEW,      /* a.view(dtype) (numpy.ndarray.view) */
   BI_MATH_UNARY,     /* one float argument, same float type out (sqrt, sin, ...) */
   BI_MATH_BINARY,    /* two float arguments (atan2, pow, hypot, copysign, fmod) */
   BI_MATH_TO_INT,    /* floor, ceil, trunc: float -> int64 */
@@ -85,6 +86,8 @@ enum BuiltinFact {
                                   resident at once), as Numba launches a kernel that uses it */
   BF_UFUNC = 1 << 16,          /* a NumPy ufunc: also takes arrays, with an output array as its
                                   last argument (np.sin(x, out)); then it writes that array */
+  BF_VIEW = 1 << 17,           /* the result is a view of its first argument, an array: a store
+                                  through it stores into that array (a.view(dtype)) */
 };
 
 /* The element types an atomic takes, and where CUDA C lacks a function for one (emit_cuda.c). */

@@ -276,6 +276,11 @@ static const Builtin table[] = {
     MCONST("numpy.pi", 3.141592653589793), MCONST("numpy.e", 2.718281828459045),
     MCONST("numpy.inf", INFINITY), MCONST("numpy.nan", NAN),
 
+    /* a.view(dtype) is typed as a call of this row with a as its first argument
+     * (infer_array_method); the hook checks the arity, to count view()'s own arguments. */
+    {.path = "numpy.ndarray.view", .kind = BK_FUNC, .id = BI_ARRAY_VIEW, ARGS(2, 2),
+     FX(BF_VIEW | BF_CHECKS_ARITY), TH(TH_VIEW_DTYPE), HOOKS(infer_array_view_call, emit_array_view_call)},
+
     TY("numpy.bool_", type_bool), TY("numpy.int8", type_int8), TY("numpy.int16", type_int16),
     TY("numpy.int32", type_int32), TY("numpy.int64", type_int64), TY("numpy.intp", type_int64),
     TY("numpy.uint8", type_uint8), TY("numpy.uint16", type_uint16), TY("numpy.uint32", type_uint32),

@@ -139,6 +139,8 @@ void emit_array_value(Gen *G, const Expr *a, StrBuf *sb);
 
 /* A subscript whose value is an array (a view: a[i] of a 2-D array, a[lo:hi]) (emit_view.c). */
 void emit_view(Gen *G, const Expr *e, StrBuf *sb);
+/* a.real, a.imag of an array (emit_view.c). */
+void emit_array_part(Gen *G, const Expr *e, StrBuf *sb, int prec);
 
 /* ---- complex numbers (emit_complex.c) ---- */
 
@@ -234,5 +236,6 @@ BuiltinEmitFn emit_plain_builtin_call, emit_shared_array_call, emit_atomic_call;
 BuiltinEmitFn emit_warp_builtin_call, emit_syncwarp_call, emit_vote_call, emit_int32_warp_call;
 BuiltinEmitFn emit_match_all_call, emit_bitcount_call, emit_brev_call, emit_selp_call;
 BuiltinEmitFn emit_const_array_like_call;
+BuiltinEmitFn emit_array_view_call;                                                 /* emit_view.c */
 
 #endif

@@ -892,6 +892,7 @@ static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   if (e->kids[0]->ty->kind == TY_RECORD) emit_field(G, e, sb, prec);
   else if (e->kids[0]->ty->kind == TY_ENUM) emit_expr(G, e->kids[0], sb, prec);   /* .value */
   else if (e->kids[0]->ty->kind == TY_VECTOR) emit_vector_lane(G, e, sb, prec);
+  else if (e->ty->kind == TY_ARRAY) emit_array_part(G, e, sb, prec);   /* a.real, a.imag */
   else if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) emit_part(G, e, sb, prec);
   else if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
   else if (an_expr_is_pure(e->kids[0])) sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */

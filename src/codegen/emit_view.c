@@ -15,6 +15,8 @@
  *
  *     a[i]          (p2c_v = a, p2c_view_index<0>(p2c_v, p2c_bounds_axis(i, p2c_v.shape[0],
  *                                                                    0, LINE, COLUMN))) */
+#include <string.h>
+
 #include "codegen/cg.h"
 
 enum { SLICE_START = 1, SLICE_STOP = 2, SLICE_STEP = 4 };
@@ -119,4 +121,54 @@ void emit_view(Gen *G, const Expr *e, StrBuf *sb) {
   }
   if (pre.len) sb_printf(sb, "(%s%s)", sb_str(&pre), sb_str(&cur));
   else sb_puts(sb, sb_str(&cur));
+}
+
+/* numpy.ndarray.view(a, dtype) (a.view(dtype)): p2c_view_dtype<U>(a). Where typeinfer left the
+ * item-size change to be checked at run time (ival 1), the array goes into a temporary, checked
+ * first:
+ *
+ *     (p2c_v = a, p2c_view_dtype_ok<U>(p2c_v) ? (void)0 : FAIL, p2c_view_dtype<U>(p2c_v))
+ *
+ * FAIL raises Numba's ValueError: reported with debug=True or --check-bounds (p2c_raise), else
+ * the thread ends quietly (p2c_exit_thread), as a raise in a device function ends it. */
+void emit_array_view_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  const char *to = e->ty->dtype->cname;
+  StrBuf arr;
+  sb_init(&arr, G->a);
+  emit_array_value(G, e->kids[1], &arr);
+  if (!e->ival) {
+    sb_printf(sb, "p2c_view_dtype<%s>(%s)", to, sb_str(&arr));
+    return;
+  }
+  const Type *at = e->kids[1]->ty;
+  TempDecl t = {arena_printf(G->a, "p2c_array<%s, %d>", at->dtype->cname, at->ndim),
+                namer_claim_temp(&G->local, "v")};
+  vec_push(G->a, &G->temps, t);
+  sb_printf(sb, "(%s = %s, p2c_view_dtype_ok<%s>(%s) ? (void)0 : ", t.name, sb_str(&arr), to, t.name);
+  helper_use(&G->helpers, H_BOUNDS);
+  if (G->fn->debug || G->check_bounds) {
+    helper_use(&G->helpers, H_RAISE);
+    sb_printf(sb, "p2c_raise(%u, %u, \"ValueError: new type not compatible with array\")", e->loc.line,
+              e->loc.col);
+  } else {
+    helper_use(&G->helpers, H_EXIT);
+    sb_puts(sb, "p2c_exit_thread()");
+  }
+  sb_printf(sb, ", p2c_view_dtype<%s>(%s))", to, t.name);
+}
+
+/* a.real, a.imag of an array: of a complex array, a view of one part of each element
+ * (p2c_view_part<0 or 1>(a)); of a real one, .real is the array itself (typeinfer refuses
+ * .imag there). */
+void emit_array_part(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Expr *a = e->kids[0];
+  if (!type_is_complex(a->ty->dtype)) {
+    emit_expr(G, a, sb, prec);
+    return;
+  }
+  type_helper_use(&G->helpers, TH_VIEW_PART);
+  sb_printf(sb, "p2c_view_part<%d>(", strcmp(e->str, "imag") == 0);
+  emit_array_value(G, a, sb);
+  sb_putc(sb, ')');
 }

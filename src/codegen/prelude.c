@@ -301,6 +301,12 @@ static const char *const helper_text[H_COUNT] = {
         "  if ((uint64_t)w >= (uint64_t)n) p2c_raise(line, column, \"IndexError: tuple index out of range\");\n"
         "  return w;\n"
         "}\n",
+    [H_EXIT] =
+        "/* An exception that is not reported (no debug=True) where an expression raises it: the\n"
+        " * thread ends, as a raise in a device function ends it. */\n"
+        "static __device__ __noinline__ void p2c_exit_thread(void) {\n"
+        "  P2C_EXIT_THREAD();\n"
+        "}\n",
     [H_SANITIZE] =
         "/* --sanitize (the simulator only, docs/simulator.md): the checked offset of an element,\n"
         " * reported to the simulator's checker with its address, access kind K, memory space S,\n"

@@ -19,6 +19,7 @@ typedef enum Helper {
   H_RAISE,          /* a checked raise or assert (debug=True): records it in the bounds record
                        (needs H_BOUNDS) */
   H_TUPLE_INDEX,    /* a checked runtime tuple index: IndexError (needs H_RAISE) */
+  H_EXIT,           /* p2c_exit_thread(): a quiet raise inside an expression (needs H_BOUNDS) */
   H_SANITIZE,       /* --sanitize: p2c_san_offset, a checked offset reported to the simulator */
   H_COUNT
 } Helper;
@@ -35,7 +36,9 @@ typedef enum TypeHelper {
   TH_VIEW_OVERLAP,   /* p2c_ufunc_order: whether and how an input may be read in place */
   TH_UFUNC,       /* p2c_ufunc: np.sin(x, out) (needs TH_VIEW_WALK, TH_VIEW_OVERLAP, H_RAISE) */
   TH_VIEW_WRITTEN_SAN,   /* --sanitize: p2c_san_view_written (needs TH_VIEW_WALK) */
+  TH_VIEW_DTYPE,  /* a.view(dtype) */
   TH_COMPLEX,     /* p2c_complex64/128, operators, abs, conj: written whenever complex is used */
+  TH_VIEW_PART,   /* a.real, a.imag of a complex array (needs TH_COMPLEX) */
   TH_CPOW,
   TH_CSQRT, TH_CEXPLOG, TH_CHYPERBOLIC, TH_CINVERSE,   /* cmath (TH_CINVERSE needs TH_CSQRT) */
   TH_HALF, TH_HALF_SIM, TH_HALF_OPS,   /* float16: written together whenever float16 is used */

@@ -53,6 +53,11 @@ const Type *infer_subscript(Infer *I, Expr *e);
 const Type *infer_attr(Infer *I, Expr *e);
 /* lo:hi:step inside a subscript: the parts are int64; the result stands for "a slice". */
 const Type *infer_slice(Infer *I, Expr *e);
+/* a.view(dtype) and other calls of an array's methods (infer_view.c): rewritten into a call of
+ * the method's row, then typed as that call. */
+const Type *infer_array_method(Infer *I, Expr *e);
+/* a.real, a.imag of array type t (infer_view.c). */
+const Type *infer_array_part(Infer *I, Expr *e, const Type *t);
 
 /* Complex numbers (infer_complex.c). */
 const Type *infer_complex_binary(Infer *I, Expr *e, const Type *a, const Type *b);
@@ -107,6 +112,7 @@ BuiltinInferFn infer_vector_ctor_call;                                          
 BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */
 BuiltinInferFn infer_shfl_call, infer_vote_call, infer_match_call, infer_bitcount_call;
 BuiltinInferFn infer_brev_call, infer_float_op_call, infer_selp_call, infer_const_array_like_call;
+BuiltinInferFn infer_array_view_call;                                              /* infer_view.c */
 
 /* Errors are reported only in the final pass; earlier passes see partial types. */
 #define TERR(I, loc, code, ...) \

@@ -86,7 +86,7 @@ static const Type *grid_group_method(Infer *I, Expr *e) {
   return method_as_builtin(I, e, "numba.cuda.cg.GridGroup.sync");
 }
 
-/* x.conjugate(), g.sync(), i.bit_count(): callee is the EX_ATTR. */
+/* x.conjugate(), g.sync(), i.bit_count(), a.view(dtype): callee is the EX_ATTR. */
 const Type *infer_method_call(Infer *I, Expr *e) {
   Expr *callee = e->kids[0];
   const Type *t = infer_expr(I, callee->kids[0]);
@@ -95,6 +95,7 @@ const Type *infer_method_call(Infer *I, Expr *e) {
   /* numba-cuda's int.bit_count() is cuda.popc: the set bits of the two's complement value */
   if (t->kind == TY_INT && strcmp(callee->str, "bit_count") == 0)
     return method_as_builtin(I, e, "numba.cuda.popc");
+  if (t->kind == TY_ARRAY) return infer_array_method(I, e);
   if (strcmp(callee->str, "conjugate") != 0 || !type_is_numeric(t)) {
     TERR(I, callee->loc, "E-not-callable", "method '%s' of %s is not supported", callee->str, t->name);
     return NULL;

@@ -253,6 +253,7 @@ const Type *infer_attr(Infer *I, Expr *e) {
   if (t->kind == TY_ARRAY) {
     if (strcmp(e->str, "shape") == 0) return type_uniform_tuple(I->tt, &type_int64, t->ndim);
     if (strcmp(e->str, "size") == 0 || strcmp(e->str, "ndim") == 0) return &type_int64;
+    if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) return infer_array_part(I, e, t);
   } else if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) {
     return infer_numeric_attr(I, e, t);
   }

@@ -137,3 +137,114 @@ const Type *infer_subscript(Infer *I, Expr *e) {
   }
   return infer_array_subscript(I, e, t[0], t);
 }
+
+/* ---- a.view(dtype) ----
+ * NumPy's ndarray.view with a dtype reinterprets the elements' bytes (numba/np/arrayobj.py
+ * array_view; NumPy's array_descr_set). Same item size: the shape and strides stay, whatever
+ * the layout. Another item size: the last axis is rescaled (n items of the old size are
+ * n * old / new of the new one, its stride the new size), which needs that axis contiguous
+ * (its stride the old item size, or one element, or an empty array) and, for a larger dtype,
+ * its byte length divisible by the new size. What typing can prove is checked here; the rest
+ * (an A or F layout, a larger dtype on an extent known only at run time) at run time, marked
+ * by ival 1 on the call. The view has the array's layout (Numba's copy(dtype=...)), except an
+ * F array of several dimensions whose item size changes, which becomes A. */
+
+static const Type *view_dtype_arg(Infer *I, const Expr *d, const Type *t) {
+  if (t->kind == TY_DTYPE && type_is_numeric(t->dtype)) return t->dtype;
+  if (t->kind == TY_STR && d->kind == EX_STR) {
+    const Type *s = type_scalar_by_name(d->str);
+    if (s && type_is_numeric(s)) return s;
+  }
+  TERR(I, d->loc, "E-dtype", "view() takes a number dtype such as np.int32, not %s", t->name);
+  return NULL;
+}
+
+/* Whether an array of type at (not 0-d) has a contiguous last axis by its type. */
+static bool last_axis_contiguous(const Type *at) {
+  return at->layout == 'C' || (at->layout == 'F' && at->ndim == 1);
+}
+
+/* The item size change of a view, checked where typing can; sets e->ival when the rest is
+ * checked at run time. False after an error. */
+static bool view_size_ok(Infer *I, Expr *e, const Type *at, const Type *to) {
+  int64_t from_size = at->dtype->bits / 8, to_size = to->bits / 8;
+  if (at->ndim == 0) {
+    TERR(I, e->loc, "E-view", "a 0-d array can only be viewed as a dtype of its item size (%s has "
+         "%lld bytes, %s %lld)", at->dtype->name, (long long)from_size, to->name, (long long)to_size);
+    return false;
+  }
+  if (to_size < from_size && from_size % to_size != 0) {
+    TERR(I, e->loc, "E-view", "cannot view %s as %s: %lld bytes are not a whole number of %lld-byte "
+         "items", at->dtype->name, to->name, (long long)from_size, (long long)to_size);
+    return false;
+  }
+  const int64_t *fixed = at->fixed_shape;
+  if (to_size > from_size && fixed && fixed[at->ndim - 1] * from_size % to_size != 0) {
+    TERR(I, e->loc, "E-view", "cannot view %s as %s: the last axis has %lld bytes, not a multiple "
+         "of %lld", at->dtype->name, to->name, (long long)(fixed[at->ndim - 1] * from_size),
+         (long long)to_size);
+    return false;
+  }
+  e->ival = !last_axis_contiguous(at) || (to_size > from_size && !fixed);
+  return true;
+}
+
+/* numpy.ndarray.view(a, dtype), which a.view(dtype) is rewritten to. */
+const Type *infer_array_view_call(Infer *I, Expr *e, const Type **t) {
+  if (e->nkids != 3) {
+    TERR(I, e->loc, "E-arity", "view() takes 1 argument (a dtype), got %d", e->nkids - 2);
+    return NULL;
+  }
+  if (t[1]->kind != TY_ARRAY) {
+    TERR(I, e->kids[1]->loc, "E-view", "view() needs an array, not %s", t[1]->name);
+    return NULL;
+  }
+  const Type *at = t[1], *to = view_dtype_arg(I, e->kids[2], t[2]);
+  if (!to) return NULL;
+  if (!type_is_numeric(at->dtype)) {
+    TERR(I, e->loc, "E-view", "view() of an array of %s is not supported (arrays of numbers only)",
+         at->dtype->name);
+    return NULL;
+  }
+  e->ival = 0;
+  char layout = at->layout;
+  if (to->bits != at->dtype->bits) {
+    if (!view_size_ok(I, e, at, to)) return NULL;
+    if (!last_axis_contiguous(at)) layout = 'A';
+  }
+  return type_array(I->tt, to, at->ndim, layout, at->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
+}
+
+/* a.method(...) of an array: a.view(dtype) becomes a call of the row numpy.ndarray.view with a
+ * as its first argument, typed by the builtin machinery (infer_array_view_call). */
+const Type *infer_array_method(Infer *I, Expr *e) {
+  Expr *callee = e->kids[0];
+  if (strcmp(callee->str, "view") != 0) {
+    TERR(I, callee->loc, "E-not-callable", "method '%s' of %s is not supported (of arrays only view(dtype))",
+         callee->str, callee->kids[0]->ty->name);
+    return NULL;
+  }
+  Expr **kids = arena_alloc(&I->c->arena, sizeof *kids * (size_t)(e->nkids + 1));
+  kids[0] = ast_new_expr(&I->c->arena, EX_BUILTIN, callee->loc);
+  kids[0]->builtin = builtin_lookup("numpy.ndarray.view");
+  kids[1] = callee->kids[0];
+  for (int i = 1; i < e->nkids; i++) kids[i + 1] = e->kids[i];
+  e->kids = kids;
+  e->nkids++;
+  return infer_expr(I, e);
+}
+
+/* ---- a.real, a.imag ----
+ * As Numba types them (numba/core/typing/arraydecl.py): of a complex array, a view of the real
+ * or imaginary part of each element, an array of the part's float type with layout A (its
+ * stride is twice the item size), which can be read, stored to and given to atomics; of an
+ * array of real numbers, .real is the array itself. Numba's .imag of a real array is a new
+ * read-only array of zeros, which a kernel cannot allocate: refused. */
+const Type *infer_array_part(Infer *I, Expr *e, const Type *t) {
+  if (type_is_complex(t->dtype))
+    return type_array(I->tt, type_complex_part(t->dtype), t->ndim, 'A', t->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
+  if (type_is_numeric(t->dtype) && strcmp(e->str, "real") == 0) return t;
+  TERR(I, e->loc, "E-attribute", "'%s' of %s is not supported (%s)", e->str, t->name,
+       type_is_numeric(t->dtype) ? "Numba gives a new read-only array of zeros" : "arrays of numbers only");
+  return NULL;
+}

@@ -109,6 +109,12 @@ static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int co
   P2C_EXIT_THREAD();
 }
 
+/* An exception that is not reported (no debug=True) where an expression raises it: the
+ * thread ends, as a raise in a device function ends it. */
+static __device__ __noinline__ void p2c_exit_thread(void) {
+  P2C_EXIT_THREAD();
+}
+
 /* A view (docs/semantics.md): a slice lo:hi:step at dimension K narrows it as Python's
    slice.indices() does. A missing bound is p2c_slice_max or p2c_slice_min, which clamp to
    the end the step walks from or to. A zero step (refused when it is a constant) gives an
@@ -270,6 +276,36 @@ static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int li
   return out;
 }
 
+/* a.view(U) (docs/semantics.md): the same bytes as items of type U. Another item size
+   rescales the last axis, which must be contiguous (or of one item, or the array empty)
+   and, for a larger U, hold a whole number of U: NumPy's rule, which p2c_view_dtype_ok
+   checks where the type could not. */
+template <typename U, typename T, int N>
+static __device__ __forceinline__ bool p2c_view_dtype_ok(p2c_array<T, N> a) {
+  const int L = N > 0 ? N - 1 : 0;
+  if (sizeof(U) == sizeof(T) || N == 0) return sizeof(U) == sizeof(T);
+  bool empty = false;
+  for (int d = 0; d < N; d++) empty = empty || a.shape[d] == 0;
+  if (!empty && a.shape[L] != 1 && a.strides[L] != (int64_t)sizeof(T)) return false;
+  return a.shape[L] * (int64_t)sizeof(T) % (int64_t)sizeof(U) == 0;
+}
+
+template <typename U, typename T, int N>
+static __device__ __forceinline__ p2c_array<U, N> p2c_view_dtype(p2c_array<T, N> a) {
+  const int L = N > 0 ? N - 1 : 0;
+  p2c_array<U, N> v;
+  v.data = (U *)a.data;
+  for (int d = 0; d < N; d++) {
+    v.shape[d] = a.shape[d];
+    v.strides[d] = a.strides[d];
+  }
+  if (sizeof(U) != sizeof(T) && N > 0) {
+    v.shape[L] = a.shape[L] * (int64_t)sizeof(T) / (int64_t)sizeof(U);
+    v.strides[L] = (int64_t)sizeof(U);
+  }
+  return v;
+}
+
 static __device__ float checked_root(float);
 static __device__ double root(double);
 
@@ -349,10 +385,40 @@ extern "C" __global__ void ufunc_shapes(p2c_array<double, 1> a, p2c_array<double
   }
 }
 
+extern "C" __global__ void view_debug(p2c_array<int32_t, 1> a, p2c_array<int64_t, 1> out, int64_t step) {
+  int64_t i = 0;
+  p2c_array<int64_t, 1> p2c_t;
+  p2c_array<int32_t, 1> p2c_v;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < out.size:
+  if (i < out.shape[0]) {
+    // out[i] = a[::step].view(np.int64)[0] + i
+    out.data[i] = (p2c_t = (p2c_v = p2c_view_slice<0>(a, step < 0 ? p2c_slice_max : 0, step < 0 ? p2c_slice_min : p2c_slice_max, step), p2c_view_dtype_ok<int64_t>(p2c_v) ? (void)0 : p2c_raise(68, 18, "ValueError: new type not compatible with array"), p2c_view_dtype<int64_t>(p2c_v)), *(int64_t *)((char *)p2c_t.data + 0 * p2c_t.strides[0])) + i;
+  }
+}
+
+extern "C" __global__ void view_quiet(p2c_array<int32_t, 1> a, p2c_array<int64_t, 1> out, int64_t step) {
+  int64_t i = 0;
+  p2c_array<int64_t, 1> p2c_t;
+  p2c_array<int32_t, 1> p2c_v;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < out.size:
+  if (i < out.shape[0]) {
+    // out[i] = a[::step].view(np.int64)[0] + i
+    out.data[i] = (p2c_t = (p2c_v = p2c_view_slice<0>(a, step < 0 ? p2c_slice_max : 0, step < 0 ? p2c_slice_min : p2c_slice_max, step), p2c_view_dtype_ok<int64_t>(p2c_v) ? (void)0 : p2c_exit_thread(), p2c_view_dtype<int64_t>(p2c_v)), *(int64_t *)((char *)p2c_t.data + 0 * p2c_t.strides[0])) + i;
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(roots_debug)
 P2C_SIM_BLOCKS(roots_quiet)
 P2C_SIM_BLOCKS(roots_checked_device)
 P2C_SIM_BLOCKS(ufunc_overlap)
 P2C_SIM_BLOCKS(ufunc_shapes)
+P2C_SIM_BLOCKS(view_debug)
+P2C_SIM_BLOCKS(view_quiet)
 #endif

@@ -26,6 +26,15 @@ def run(bin_, args, out_dir):
     return p.returncode, p.stderr.decode()
 
 
+def line_of(text, after):
+    """The line of FILE where `text` first appears after the line holding `after` (cases whose
+    kernels sit below others keep their place when those grow)."""
+    with open(os.path.join(ROOT, FILE)) as f:
+        lines = f.read().splitlines()
+    start = next(i for i, l in enumerate(lines) if after in l)
+    return next(i for i, l in enumerate(lines) if i > start and text in l) + 1
+
+
 def raised(line, col, exc, kernel, thread):
     return f"{FILE}:{line}:{col}: error: {exc} in kernel '{kernel}', thread {thread} of block (0,0,0)\n"
 
@@ -60,6 +69,19 @@ def cases(tmp):
                             "arange:float64[4]", "zeros:float64[6]"], 3,
            raised(60, 9, "ValueError: operands could not be broadcast together", "ufunc_shapes",
                   "(0,0,0)"), {})
+    # a.view(int64) of a[::step]: contiguous for step 1 (int32 pairs 0|1 << 32 = 4294967296),
+    # Numba's ValueError for step 2; without debug=True the thread ends, which the simulator
+    # reports as a stopped launch (docs/semantics.md, "Array views").
+    pair = 1 << 32
+    view_line = line_of("a[::step].view(np.int64)", "def view_debug")
+    yield ("view_contiguous", ["view_debug", "--grid", "1", "--block", "4", "arange:int32[8]",
+                               "zeros:int64[4]", "1"], 0, "", {"out": np.arange(4) + pair})
+    yield ("view_debug", ["view_debug", "--grid", "1", "--block", "4", "arange:int32[8]",
+                          "zeros:int64[4]", "2"], 3,
+           raised(view_line, 18, "ValueError: new type not compatible with array", "view_debug", "(0,0,0)"), {})
+    yield ("view_quiet", ["view_quiet", "--grid", "1", "--block", "4", "arange:int32[8]",
+                          "zeros:int64[4]", "2"], 3,
+           "pyk2cuda: simulator: kernel 'view_quiet' stopped: a thread ended the launch\n", {})
 
 
 def main():

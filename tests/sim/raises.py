@@ -2,7 +2,7 @@
 # thread; with debug=True the launch reports it (tests/sim/cli_raise.py, the golden case
 # raise_assert).
 import math
-
+import numpy as np
 from numba import cuda
 import numpy as np
 
@@ -58,3 +58,18 @@ def ufunc_shapes(a, b, out):
     # extents that are neither equal nor 1 cannot be broadcast: NumPy's ValueError
     if cuda.grid(1) == 0:
         np.hypot(a, b, out)
+
+
+# a.view(dtype) to a larger item of a strided array: Numba's ValueError, checked at run time.
+@cuda.jit(debug=True)
+def view_debug(a, out, step):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[::step].view(np.int64)[0] + i
+
+
+@cuda.jit
+def view_quiet(a, out, step):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[::step].view(np.int64)[0] + i
