@@ -221,15 +221,29 @@ void emit_const_array_like_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 /* ---- constant arrays ---- */
 
+/* A float constant of type t (float32 or float64) as a constant C expression. */
+static void put_const_float(Gen *G, double v, const Type *t, StrBuf *sb) {
+  if (isfinite(v)) {
+    emit_float_digits(sb, v, t == &type_float32);
+    return;
+  }
+  Expr lit = {.kind = EX_FLOAT, .fval = v};
+  Expr *kids[1] = {&lit};
+  Expr cast = {.kind = EX_CAST, .ty = t, .kids = kids, .nkids = 1};
+  emit_expr(G, &cast, sb, P_ASSIGN);
+}
+
 static void put_const_value(Gen *G, const ConstArray *a, int64_t k, StrBuf *sb) {
   const Type *t = a->dtype;
-  if (a->floats && !isfinite(a->floats[k])) {
-    Expr lit = {.kind = EX_FLOAT, .fval = a->floats[k]};
-    Expr *kids[1] = {&lit};
-    Expr cast = {.kind = EX_CAST, .ty = t, .kids = kids, .nkids = 1};
-    emit_expr(G, &cast, sb, P_ASSIGN);
+  if (a->imags) {   /* p2c_complex's constructor is constexpr: a constant initializer */
+    const Type *part = type_complex_part(t);
+    sb_printf(sb, "%s(", t->cname);
+    put_const_float(G, a->floats[k], part, sb);
+    sb_puts(sb, ", ");
+    put_const_float(G, a->imags[k], part, sb);
+    sb_putc(sb, ')');
   } else if (a->floats) {
-    emit_float_digits(sb, a->floats[k], t == &type_float32);
+    put_const_float(G, a->floats[k], t, sb);
   } else if (t->kind == TY_BOOL) {
     sb_puts(sb, a->ints[k] ? "true" : "false");
   } else if (t == &type_uint64) {

@@ -95,6 +95,8 @@ struct Expr {
   int64_t ival;
   uint64_t uval;
   bool is_unsigned_literal;/* EX_INT beyond INT64_MAX */
+  int unpack_at;           /* EX_CALL: the kid that is `*x`, a tuple whose elements are arguments
+                              there (typeinfer replaces it by x[0], x[1], ...); 0: none */
   double fval;
   const char *str;         /* EX_STR bytes (may contain NUL), EX_ATTR name, EX_FLOAT spelling */
   size_t str_len;
@@ -233,7 +235,9 @@ typedef struct ConstArray {
   int64_t shape[P2C_MAX_NDIM];
   int64_t count;           /* elements, C order */
   int64_t *ints;           /* bool and integer dtypes (uint64 as its bits) */
-  double *floats;          /* float dtypes; float32 values are rounded to float32 */
+  double *floats;          /* float dtypes; float32 values are rounded to float32; the real
+                              parts of a complex dtype */
+  double *imags;           /* complex dtypes: the imaginary parts (complex64's rounded) */
 } ConstArray;
 
 struct Const {

@@ -17,13 +17,14 @@
 
 enum { MAX_CONST_BYTES = 64 * 1024, MAX_ELEMENTS = MAX_CONST_BYTES };
 
-typedef enum NumKind { NUM_BOOL, NUM_INT, NUM_UINT, NUM_FLOAT } NumKind;
+typedef enum NumKind { NUM_BOOL, NUM_INT, NUM_UINT, NUM_FLOAT, NUM_COMPLEX } NumKind;
 
-/* A Python number: NUM_UINT is an int above INT64_MAX (its bits in i). */
+/* A Python number: NUM_UINT is an int above INT64_MAX (its bits in i); NUM_COMPLEX has its
+ * real part in f, its imaginary part in im. */
 typedef struct Num {
   NumKind kind;
   int64_t i;
-  double f;
+  double f, im;
 } Num;
 
 /* An array under construction: values as Python numbers until the dtype is applied. */
@@ -43,7 +44,7 @@ static bool fail(Build *b, const char *why) {
 }
 
 static Num num_of_literal(const Expr *e) {
-  Num n = {NUM_INT, e->ival, 0};
+  Num n = {NUM_INT, e->ival, 0, 0};
   if (e->kind == EX_FLOAT) n.kind = NUM_FLOAT, n.f = e->fval;
   else if (e->kind == EX_BOOL) n.kind = NUM_BOOL;
   else if (e->is_unsigned_literal) n.kind = NUM_UINT, n.i = (int64_t)e->uval;
@@ -51,7 +52,8 @@ static Num num_of_literal(const Expr *e) {
 }
 
 static double num_as_double(Num n) {
-  return n.kind == NUM_FLOAT ? n.f : n.kind == NUM_UINT ? (double)(uint64_t)n.i : (double)n.i;
+  if (n.kind == NUM_FLOAT || n.kind == NUM_COMPLEX) return n.f;
+  return n.kind == NUM_UINT ? (double)(uint64_t)n.i : (double)n.i;
 }
 
 /* Room for `extra` more values (capacity doubles, so list literals stay linear). */
@@ -85,16 +87,19 @@ static const Type *dtype_of(Build *b, TSNode n) {
   return scalar && r.builtin->result != &type_void ? r.builtin->result : NULL;
 }
 
-/* NumPy's dtype for a list of Python numbers: bool < int64 < uint64 (no negatives) < float64. */
+/* NumPy's dtype for a list of Python numbers: bool < int64 < uint64 (no negatives) < float64
+ * < complex128. */
 static const Type *default_dtype(Build *b) {
-  bool any_float = false, any_int = false, any_uint = false, any_neg = false;
+  bool any_complex = false, any_float = false, any_int = false, any_uint = false, any_neg = false;
   for (int64_t k = 0; k < b->count; k++) {
     Num n = b->v[k];
+    any_complex |= n.kind == NUM_COMPLEX;
     any_float |= n.kind == NUM_FLOAT;
     any_int |= n.kind == NUM_INT;
     any_uint |= n.kind == NUM_UINT;
     any_neg |= n.kind == NUM_INT && n.i < 0;
   }
+  if (any_complex) return &type_complex128;
   if (any_float) return &type_float64;
   if (any_uint && any_neg) return fail(b, "NumPy would make it an object array (ints beyond int64 mixed with negative ints)"), NULL;
   if (any_uint) return &type_uint64;
@@ -123,8 +128,20 @@ static int64_t wrap_int(uint64_t bits, const Type *t) {
 
 /* n converted to dtype t. `wrap`: integers wrap as in .astype; otherwise they must fit. */
 static bool convert(Build *b, Num n, const Type *t, bool wrap, Num *out) {
+  if (t->kind == TY_COMPLEX) {
+    double re = num_as_double(n), im = n.kind == NUM_COMPLEX ? n.im : 0;
+    if (n.kind == NUM_INT && t == &type_complex64) re = (float)n.i;   /* one rounding */
+    else if (n.kind == NUM_UINT && t == &type_complex64) re = (float)(uint64_t)n.i;
+    else if (t == &type_complex64) re = (float)re, im = (float)im;
+    *out = (Num){NUM_COMPLEX, 0, re, im};
+    return true;
+  }
+  if (n.kind == NUM_COMPLEX) {   /* .astype drops the imaginary part (NumPy warns); np.array refuses */
+    if (!wrap) return fail(b, "a complex value cannot be converted to a real dtype (NumPy refuses it)");
+    n = (Num){NUM_FLOAT, 0, n.f, 0};
+  }
   if (t->kind == TY_BOOL) {
-    *out = (Num){NUM_BOOL, n.kind == NUM_FLOAT ? n.f != 0 : n.i != 0, 0};
+    *out = (Num){NUM_BOOL, n.kind == NUM_FLOAT ? n.f != 0 : n.i != 0, 0, 0};
     return true;
   }
   if (t->kind == TY_FLOAT) {
@@ -132,7 +149,7 @@ static bool convert(Build *b, Num n, const Type *t, bool wrap, Num *out) {
     if (n.kind == NUM_INT && t == &type_float32) d = (float)n.i;      /* one rounding */
     else if (n.kind == NUM_UINT && t == &type_float32) d = (float)(uint64_t)n.i;
     else if (t == &type_float32) d = (float)d;
-    *out = (Num){NUM_FLOAT, 0, d};
+    *out = (Num){NUM_FLOAT, 0, d, 0};
     return true;
   }
   Num r = n;
@@ -141,14 +158,14 @@ static bool convert(Build *b, Num n, const Type *t, bool wrap, Num *out) {
     bool in_range = t->is_signed ? f >= -9223372036854775808.0 && f < 9223372036854775808.0
                                  : f >= 0 && f < 18446744073709551616.0;
     if (!in_range) return fail(b, "a float value is out of range for its integer dtype");
-    r = f >= 9223372036854775808.0 ? (Num){NUM_UINT, (int64_t)(uint64_t)f, 0} : (Num){NUM_INT, (int64_t)f, 0};
+    r = f >= 9223372036854775808.0 ? (Num){NUM_UINT, (int64_t)(uint64_t)f, 0, 0} : (Num){NUM_INT, (int64_t)f, 0, 0};
   }
   if (r.kind == NUM_BOOL) r.kind = NUM_INT;
   if (!wrap && n.kind != NUM_FLOAT && !int_fits(r, t))
     return fail(b, "a value does not fit its dtype (NumPy refuses it)");
   if (!wrap && n.kind == NUM_FLOAT && !int_fits(r, t)) return fail(b, "a float value is out of range for its integer dtype");
   int64_t v = wrap_int((uint64_t)r.i, t);
-  *out = (Num){!t->is_signed && t->bits == 64 && v < 0 ? NUM_UINT : NUM_INT, v, 0};
+  *out = (Num){!t->is_signed && t->bits == 64 && v < 0 ? NUM_UINT : NUM_INT, v, 0, 0};
   return true;
 }
 
@@ -188,8 +205,57 @@ static bool split_args(Build *b, TSNode call, Args *a) {
   return true;
 }
 
-/* A constant number argument (literals, module constants and their arithmetic). */
+static bool complex_value(Build *b, TSNode n, Num *out, int depth);
+
+/* A real number, or an imaginary literal (2j) as a complex one. */
+static bool complex_part(Build *b, TSNode n, Num *out, int depth) {
+  Lowerer *L = b->L;
+  if (node_is(L, n, K_integer) || node_is(L, n, K_float)) {
+    Expr *e = lower_expr(L, n);
+    if (e && e->kind == EX_IMAG) return *out = (Num){NUM_COMPLEX, 0, 0, e->fval}, true;
+  }
+  if ((node_is(L, n, K_unary_operator) || node_is(L, n, K_parenthesized_expression)) &&
+      complex_value(b, n, out, depth + 1))
+    return true;
+  const Type *np;
+  Expr *e = fold_const_expr(L, n, &np);
+  if (!e || np || e->kind == EX_TUPLE) return false;
+  *out = num_of_literal(e);
+  return true;
+}
+
+/* A complex number as Python's repr writes one in a list (what the Python package gives for a
+ * complex NumPy array: `(0.5-1.5j)`, `-2j`): a real number plus or minus an imaginary literal,
+ * with Python's arithmetic (a - bj has the imaginary part 0.0 - b), and unary minus. */
+static bool complex_value(Build *b, TSNode n, Num *out, int depth) {
+  Lowerer *L = b->L;
+  if (depth > 8) return false;
+  if (node_is(L, n, K_parenthesized_expression)) {
+    TSNode inner[2];
+    return node_kids(L, n, inner, 2) == 1 && complex_value(b, inner[0], out, depth + 1);
+  }
+  if (node_is(L, n, K_unary_operator)) {
+    const char *op = ts_node_type(lower_field(L, n, F_operator));
+    Num v;
+    if (op[0] != '-' || !complex_part(b, lower_field(L, n, F_argument), &v, depth) || v.kind != NUM_COMPLEX) return false;
+    return *out = (Num){NUM_COMPLEX, 0, -v.f, -v.im}, true;
+  }
+  Num x, y;
+  if (!node_is(L, n, K_binary_operator)) return complex_part(b, n, out, depth) && out->kind == NUM_COMPLEX;
+  const char *op = ts_node_type(lower_field(L, n, F_operator));
+  if ((op[0] != '+' && op[0] != '-') || op[1] || !complex_part(b, lower_field(L, n, F_left), &x, depth) ||
+      !complex_part(b, lower_field(L, n, F_right), &y, depth) || (x.kind != NUM_COMPLEX && y.kind != NUM_COMPLEX))
+    return false;
+  double xr = num_as_double(x), xi = x.kind == NUM_COMPLEX ? x.im : 0;
+  double yr = num_as_double(y), yi = y.kind == NUM_COMPLEX ? y.im : 0;
+  *out = op[0] == '+' ? (Num){NUM_COMPLEX, 0, xr + yr, xi + yi} : (Num){NUM_COMPLEX, 0, xr - yr, xi - yi};
+  return true;
+}
+
+/* A constant number argument (literals, module constants and their arithmetic), or a complex
+ * number as Python writes one. */
 static bool number_arg(Build *b, TSNode n, Num *out) {
+  if (complex_value(b, n, out, 0)) return true;
   const Type *np;
   Expr *e = fold_const_expr(b->L, n, &np);
   /* A NumPy scalar would bring its dtype into NumPy's choice of the array's: not modelled. */
@@ -256,13 +322,14 @@ static bool build_array(Build *b, const Args *a) {
 /* np.arange(stop), (start, stop), (start, stop, step), as NumPy fills it: the first two values
  * converted to the dtype, then start + i * (second - start) in the dtype's arithmetic. */
 static bool build_arange(Build *b, const Args *a, const Type **default_t) {
-  Num p[3] = {{NUM_INT, 0, 0}, {NUM_INT, 0, 0}, {NUM_INT, 1, 0}};
+  Num p[3] = {{NUM_INT, 0, 0, 0}, {NUM_INT, 0, 0, 0}, {NUM_INT, 1, 0, 0}};
   if (a->npos < 1 || a->npos > 3) return fail(b, "np.arange takes 1 to 3 numbers");
   for (int i = 0; i < a->npos; i++)
     if (!number_arg(b, a->pos[i], &p[a->npos == 1 ? 1 : i])) return false;
   bool floats = false;
   for (int i = 0; i < 3; i++) {
     if (p[i].kind == NUM_UINT) return fail(b, "np.arange arguments beyond int64 are not supported");
+    if (p[i].kind == NUM_COMPLEX) return fail(b, "np.arange of complex numbers is not evaluated");
     floats |= p[i].kind == NUM_FLOAT;
   }
   double start = num_as_double(p[0]), step = num_as_double(p[2]);
@@ -273,8 +340,9 @@ static bool build_arange(Build *b, const Args *a, const Type **default_t) {
   int64_t n = (int64_t)len;
   *default_t = floats ? &type_float64 : &type_int64;
   const Type *t = b->dtype ? b->dtype : *default_t;
+  if (t->kind == TY_COMPLEX) return fail(b, "np.arange with a complex dtype is not evaluated");
   if (!grow(b, n)) return false;
-  Num second = floats ? (Num){NUM_FLOAT, 0, start + step} : (Num){NUM_INT, p[0].i + p[2].i, 0};
+  Num second = floats ? (Num){NUM_FLOAT, 0, start + step, 0} : (Num){NUM_INT, p[0].i + p[2].i, 0, 0};
   Num v0, v1;
   if (!convert(b, p[0], t, false, &v0) || !convert(b, second, t, false, &v1)) return false;
   for (int64_t i = 0; i < n; i++) {
@@ -304,6 +372,7 @@ static bool build_filled(Build *b, const Args *a, int nvals, Num fill, const Typ
   if (!grow(b, n)) return false;
   for (int64_t i = 0; i < n; i++) b->v[b->count++] = fill;
   *default_t = !nvals ? &type_float64
+               : fill.kind == NUM_COMPLEX ? &type_complex128
                : fill.kind == NUM_FLOAT ? &type_float64 : fill.kind == NUM_BOOL ? &type_bool
                : fill.kind == NUM_UINT ? &type_uint64 : &type_int64;
   return true;
@@ -362,7 +431,9 @@ static bool copy_const_array(Build *b, const ConstArray *ca) {
   if (!grow(b, ca->count)) return false;
   for (int64_t k = 0; k < ca->count; k++) {
     const Type *t = ca->dtype;
-    Num v = {t->kind == TY_FLOAT ? NUM_FLOAT : t->kind == TY_BOOL ? NUM_BOOL : NUM_INT, 0, 0};
+    Num v = {t->kind == TY_COMPLEX ? NUM_COMPLEX : t->kind == TY_FLOAT ? NUM_FLOAT
+             : t->kind == TY_BOOL ? NUM_BOOL : NUM_INT, 0, 0, 0};
+    if (ca->imags) v.im = ca->imags[k];
     if (ca->floats) v.f = ca->floats[k];
     else v.i = ca->ints[k];
     if (t == &type_uint64 && v.i < 0) v.kind = NUM_UINT;
@@ -403,9 +474,9 @@ static bool eval_array(Build *b, TSNode n) {
   } else if (strcmp(p, "numpy.arange") == 0) {
     ok = build_arange(b, &a, &def);
   } else if (strcmp(p, "numpy.zeros") == 0 || strcmp(p, "numpy.ones") == 0) {
-    ok = build_filled(b, &a, 0, (Num){NUM_INT, strcmp(p, "numpy.ones") == 0, 0}, &def);
+    ok = build_filled(b, &a, 0, (Num){NUM_INT, strcmp(p, "numpy.ones") == 0, 0, 0}, &def);
   } else if (strcmp(p, "numpy.full") == 0) {
-    ok = build_filled(b, &a, 1, (Num){NUM_INT, 0, 0}, &def);
+    ok = build_filled(b, &a, 1, (Num){NUM_INT, 0, 0, 0}, &def);
   } else {
     return fail(b, arena_printf(b->L->a, "%s cannot be evaluated when the kernel is compiled", p));
   }
@@ -452,11 +523,13 @@ ConstArray *lower_const_array(Lowerer *L, TSNode n, const char **why) {
   ca->ndim = b.ndim;
   memcpy(ca->shape, b.shape, sizeof b.shape);
   ca->count = b.count;
-  if (b.dtype->kind == TY_FLOAT) ca->floats = arena_alloc(L->a, sizeof(double) * (size_t)b.count);
+  if (b.dtype->kind == TY_FLOAT || b.dtype->kind == TY_COMPLEX) ca->floats = arena_alloc(L->a, sizeof(double) * (size_t)b.count);
   else ca->ints = arena_alloc(L->a, sizeof(int64_t) * (size_t)b.count);
+  if (b.dtype->kind == TY_COMPLEX) ca->imags = arena_alloc(L->a, sizeof(double) * (size_t)b.count);
   for (int64_t k = 0; k < b.count; k++) {
     if (ca->floats) ca->floats[k] = b.v[k].f;
     else ca->ints[k] = b.v[k].i;
+    if (ca->imags) ca->imags[k] = b.v[k].im;
   }
   return ca;
 }

@@ -500,15 +500,22 @@ static Expr *lower_call(Lowerer *L, TSNode n) {
   Keyword kws[256];
   int nk = 0, nkw = 0;
   kids[nk++] = lower_expr(L, lower_field(L, n, F_function));
+  int unpack_at = 0;
   for (int i = 0; i < k; i++) {
     TSNode a = items[i];
-    if (node_is(L, a, K_keyword_argument)) {
+    if (node_is(L, a, K_list_splat)) {
+      TSNode inner[2];
+      if (unpack_at || node_kids(L, a, inner, 2) != 1)
+        return lower_unsupported(L, a, unpack_at ? "a second *args in one call" : "this argument unpacking"), NULL;
+      unpack_at = nk;
+      kids[nk++] = lower_expr(L, inner[0]);   /* f(a, *t): typeinfer expands t */
+    } else if (node_is(L, a, K_keyword_argument)) {
       kws[nkw].name = node_str(L, lower_field(L, a, F_name));
       kws[nkw].loc = node_loc(L, a);
       if (!(kws[nkw++].value = lower_expr(L, lower_field(L, a, F_value))))
         return NULL;
-    } else if (node_is(L, a, K_list_splat) || node_is(L, a, K_dictionary_splat)) {
-      return lower_unsupported(L, a, "argument unpacking (* and **)"), NULL;
+    } else if (node_is(L, a, K_dictionary_splat)) {
+      return lower_unsupported(L, a, "keyword argument unpacking (**)"), NULL;
     } else {
       kids[nk++] = lower_expr(L, a);
     }
@@ -517,7 +524,11 @@ static Expr *lower_call(Lowerer *L, TSNode n) {
   if (!e) return NULL;
   e->keywords = arena_dup(L->a, kws, sizeof *kws * (size_t)nkw);
   e->nkeywords = nkw;
-  if (kids[0]->kind == EX_BUILTIN && kids[0]->builtin->kind == BK_OPERATOR) return lower_operator_call(L, n, e);
+  e->unpack_at = unpack_at;
+  if (kids[0]->kind == EX_BUILTIN && kids[0]->builtin->kind == BK_OPERATOR) {
+    if (unpack_at) return lower_unsupported(L, n, "argument unpacking into an operator's function"), NULL;
+    return lower_operator_call(L, n, e);
+  }
   return e;
 }
 

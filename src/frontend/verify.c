@@ -47,6 +47,7 @@ static void verify_call(Verify *v, const Expr *e) {
   for (int i = 1; i < e->nkids && v->ok; i++) verify_expr(v, e->kids[i]);
   for (int i = 0; i < e->nkeywords && v->ok; i++) verify_expr(v, e->keywords[i].value);
   if (v->stage >= AST_TYPED && callee->kind == EX_FUNC && !e->func) bad(v, e->loc, "a device call without its specialization");
+  if (v->stage >= AST_TYPED && e->unpack_at) bad(v, e->loc, "a call whose *args typeinfer did not expand");
   if (v->stage >= AST_TYPED && callee->kind == EX_BUILTIN && e->builtin != callee->builtin)
     bad(v, e->loc, "a builtin call without its row");
 }

@@ -36,6 +36,9 @@ const char *infer_function_name(const Expr *e);
  * dtypes, literals the callee needs as constants) are replaced in an instance of the callee,
  * which e then calls with the other arguments (static_args.c). False after an error. */
 bool infer_static_args(Infer *I, Expr *e);
+/* Whether evaluating typed expression e again cannot change what it gives: no device call,
+ * nothing with effects (a tuple it stands for may be written once per element). */
+bool infer_can_repeat(const Expr *e);
 /* An integer known at compile time (literals, module constants, + - * // of those). */
 bool infer_const_int(const Expr *e, int64_t *out);
 
@@ -84,6 +87,10 @@ int infer_vector_lane_index(const char *attr);
 const Type *infer_tuple_literal(Infer *I, Expr *e);
 /* t[k]: a constant index picks an element of any tuple; a runtime index needs a UniTuple. */
 const Type *infer_tuple_index(Infer *I, Expr *e, const Type *tt);
+/* x[k] for element k of tuple-valued x, which infer_can_repeat allows to be written once per
+ * element: x itself for k = 0, a copy of it for the others (a tuple unpacked into arguments or
+ * indices). */
+Expr *infer_tuple_elem_expr(Infer *I, Expr *x, int k);
 /* p.x of a namedtuple, rewritten to p[k]. */
 const Type *infer_tuple_field(Infer *I, Expr *e, const Type *tt);
 /* t1 + t2 */

@@ -780,7 +780,50 @@ static const Type *infer_operator_call(Infer *I, Expr *e) {
   return NULL;
 }
 
+bool infer_can_repeat(const Expr *e) {
+  if (e->kind == EX_CALL) {
+    const Expr *callee = e->kids[0];
+    if (callee->kind == EX_FUNC || (callee->kind == EX_BUILTIN && (callee->builtin->facts & BF_EFFECTS))) return false;
+  }
+  for (int i = e->kind == EX_CALL ? 1 : 0; i < e->nkids; i++)
+    if (!infer_can_repeat(e->kids[i])) return false;
+  return true;
+}
+
+/* f(a, *t, b): the elements of tuple t become arguments in its place, t[0], t[1], ... (t written
+ * once per element: only a value that evaluating again cannot change, as Python evaluates it
+ * once). */
+static bool expand_unpacked(Infer *I, Expr *e) {
+  int at = e->unpack_at;
+  Expr *x = e->kids[at];
+  const Type *t = infer_expr(I, x);
+  if (!t) return false;
+  if (t->kind != TY_TUPLE) {
+    TERR(I, x->loc, "E-unpack", "only a tuple can be unpacked into arguments, not %s", t->name);
+    return false;
+  }
+  if (!infer_can_repeat(x)) {
+    TERR(I, x->loc, "E-unpack", "unpacking a value computed by a device function or with effects is not "
+         "supported: assign it to a variable first");
+    return false;
+  }
+  int n = e->nkids - 1 + t->nelems;
+  if (n > 255) {
+    TERR(I, e->loc, "E-too-many", "a call with more than 255 arguments");
+    return false;
+  }
+  Expr **kids = arena_alloc(&I->c->arena, sizeof *kids * (size_t)n);
+  memcpy(kids, e->kids, sizeof *kids * (size_t)at);
+  for (int k = 0; k < t->nelems; k++) kids[at + k] = infer_tuple_elem_expr(I, x, k);
+  memcpy(kids + at + t->nelems, e->kids + at + 1, sizeof *kids * (size_t)(e->nkids - at - 1));
+  e->kids = kids;
+  e->nkids = n;
+  e->unpack_at = 0;
+  return true;
+}
+
 static const Type *infer_call(Infer *I, Expr *e) {
+  if (e->unpack_at && !expand_unpacked(I, e)) return NULL;
   Expr *callee = e->kids[0];
   if (callee->kind == EX_ATTR) return infer_method_call(I, e);
   if (callee->kind == EX_VAR) return infer_var_call(I, e);

@@ -129,3 +129,14 @@ void infer_coerce_tuple(Infer *I, Expr **slot, const Type *to) {
   c->nkids = 1;
   *slot = c;
 }
+
+Expr *infer_tuple_elem_expr(Infer *I, Expr *x, int k) {
+  Expr *ix = ast_new_expr(&I->c->arena, EX_INDEX, x->loc);
+  ix->kids = arena_alloc(&I->c->arena, 2 * sizeof *ix->kids);
+  ix->kids[0] = k == 0 ? x : ast_clone_expr(&I->c->arena, x);
+  ix->kids[1] = ast_new_expr(&I->c->arena, EX_INT, x->loc);
+  ix->kids[1]->ival = k;
+  ix->kids[1]->uval = (uint64_t)k;
+  ix->nkids = 2;
+  return ix;
+}

@@ -115,6 +115,33 @@ static const Type *record_subscript(Infer *I, Expr *e) {
   return infer_attr(I, e);
 }
 
+/* a[t] of an array, t a tuple of integers (a[cuda.grid(2)], old[gid]): a[t[0], t[1], ...], as
+ * Numba indexes with a tuple. t is written once per element, so it must be a value that
+ * evaluating again cannot change. */
+static const Type *array_tuple_subscript(Infer *I, Expr *e, const Type *tt) {
+  Expr *x = e->kids[1];
+  for (int k = 0; k < tt->nelems; k++)
+    if (tt->elems[k]->kind != TY_INT && tt->elems[k]->kind != TY_BOOL) {
+      TERR(I, x->loc, "E-index", "array index must be an integer or a tuple of integers, not %s", tt->name);
+      return NULL;
+    }
+  if (tt->nelems == 0 || tt->nelems > P2C_MAX_NDIM) {
+    TERR(I, x->loc, "E-index", "an array is indexed by 1 to %d integers, not %s", P2C_MAX_NDIM, tt->name);
+    return NULL;
+  }
+  if (!infer_can_repeat(x)) {
+    TERR(I, x->loc, "E-index", "indexing with a tuple computed by a device function or with effects is not "
+         "supported: assign it to a variable first");
+    return NULL;
+  }
+  Expr **kids = arena_alloc(&I->c->arena, sizeof *kids * (size_t)(tt->nelems + 1));
+  kids[0] = e->kids[0];
+  for (int k = 0; k < tt->nelems; k++) kids[k + 1] = infer_tuple_elem_expr(I, x, k);
+  e->kids = kids;
+  e->nkids = tt->nelems + 1;
+  return infer_subscript(I, e);
+}
+
 const Type *infer_subscript(Infer *I, Expr *e) {
   merge_chained_index(I, e);
   const Type *t[P2C_MAX_NDIM + 1] = {0};
@@ -135,6 +162,7 @@ const Type *infer_subscript(Infer *I, Expr *e) {
     TERR(I, e->loc, "E-index", "a value of type %s cannot be indexed", t[0]->name);
     return NULL;
   }
+  if (e->nkids == 2 && t[1]->kind == TY_TUPLE) return array_tuple_subscript(I, e, t[1]);
   return infer_array_subscript(I, e, t[0], t);
 }
 

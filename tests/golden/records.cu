@@ -52,9 +52,9 @@ template <typename F>
 struct p2c_complex {
   F re, im;
   p2c_complex() = default;
-  __host__ __device__ p2c_complex(F r, F i = 0) : re(r), im(i) {}
+  __host__ __device__ constexpr p2c_complex(F r, F i = 0) : re(r), im(i) {}
   template <typename G>
-  __host__ __device__ explicit p2c_complex(p2c_complex<G> z) : re((F)z.re), im((F)z.im) {}
+  __host__ __device__ constexpr explicit p2c_complex(p2c_complex<G> z) : re((F)z.re), im((F)z.im) {}
   __host__ __device__ explicit operator bool() const { return re != 0 || im != 0; }
 };
 typedef p2c_complex<float> p2c_complex64;
