@@ -26,7 +26,8 @@ _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fast
 def _check_options(options):
     for key, value in options.items():
         if key == "link" and value:
-            raise Error("cuda.jit(link=...): linking external code is not supported")
+            raise Error("cuda.jit(link=...): linking external code (CUDA C, PTX, LTO-IR: "
+                        "cuda.CUSource, ...) is not supported: pyk2cuda links nothing into kernels")
         if key not in _IGNORED_OPTIONS and key not in ("debug", "boundscheck", "sanitize"):
             raise TypeError("cuda.jit() got an unexpected keyword argument '%s'" % key)
 
@@ -387,6 +388,18 @@ def _parse_ptxas(report, symbol):
         if m:
             usage[key] = int(m.group(1))
     return usage
+
+
+# numba-cuda's holders of code to link (cudadrv.linkable_code): cuda.CUSource, ...
+globals().update(cudadrv.LINKABLE)
+
+
+def declare_device(name, sig, link=None, use_cooperative=False):
+    """numba-cuda's declaration of an external device function (CUDA C or PTX linked in): pyk2cuda
+    compiles kernels from Python alone and links nothing, so it is a NotImplementedError naming
+    the function."""
+    raise NotImplementedError("cuda.declare_device('%s'): external device functions are not "
+                              "supported: pyk2cuda links no CUDA C, PTX or LTO-IR into kernels" % name)
 
 
 class DeviceFunction:

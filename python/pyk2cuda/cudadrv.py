@@ -10,7 +10,11 @@ AttributeError (an ImportError in `from ... import`) naming it; none comes from 
 - nvvm: NVVM() with is_nvvm70 True: pyk2cuda compiles through NVRTC, which
   takes everything NVVM 7.0 does; the address-space numbers of NVVM IR;
 - runtime: runtime.get_version(), the CUDA toolkit version of the NVRTC pyk2cuda loads (there
-  is no CUDA runtime library under pyk2cuda: it uses the driver API)."""
+  is no CUDA runtime library under pyk2cuda: it uses the driver API);
+- linkable_code: numba-cuda's holders of code to link (CUSource, PTXSource, Cubin, Fatbin,
+  Archive, Object, LTOIR), which keep their data and name. pyk2cuda links nothing into its
+  kernels, so giving one to cuda.jit(link=...) is an error naming linking, and
+  driver._have_nvjitlink() is False."""
 import re
 import sys
 import types as _types
@@ -39,8 +43,38 @@ class NVVM:
     is_nvvm70 = True
 
 
+class LinkableCode:
+    """Code to link, held in memory: `data` (its text or bytes) and `name` (the name given, else
+    the kind's default). pyk2cuda only holds it: cuda.jit(link=[...]) is refused."""
+    default_name = "<unnamed>"
+
+    def __init__(self, data, name=None, setup_callback=None, teardown_callback=None, nrt=False):
+        for what, f in (("setup_callback", setup_callback), ("teardown_callback", teardown_callback)):
+            if f is not None and not callable(f):
+                raise TypeError("%s must be callable" % what)
+        self.data = data
+        self._name = name
+        self.setup_callback, self.teardown_callback, self.nrt = setup_callback, teardown_callback, nrt
+
+    @property
+    def name(self):
+        return self._name or self.default_name
+
+
+def _code_kind(cls_name, kind):
+    return type(cls_name, (LinkableCode,), {"__doc__": "%s in memory (numba-cuda's)." % kind,
+                                            "default_name": "<unnamed-%s>" % kind.split()[0].lower(),
+                                            "__module__": __name__ + ".linkable_code"})
+
+
+LINKABLE = {name: _code_kind(name, kind) for name, kind in (
+    ("CUSource", "cu source"), ("PTXSource", "ptx source"), ("Cubin", "cubin"), ("Fatbin", "fatbin"),
+    ("Archive", "archive"), ("Object", "object"), ("LTOIR", "ltoir"))}
+LINKABLE["LinkableCode"] = LinkableCode
+
 driver = _module("driver", "numba.cuda.cudadrv.driver: streams, events and the driver's error.",
-                 Stream=_core.Stream, Event=_core.Event, CudaAPIError=_core.Error)
+                 Stream=_core.Stream, Event=_core.Event, CudaAPIError=_core.Error,
+                 _have_nvjitlink=lambda: False)   # pyk2cuda links nothing, with no nvJitLink
 error = _module("error", "numba.cuda.cudadrv.error: Numba's error classes, each pyk2cuda.Error.",
                 CudaDriverError=_core.Error, CudaRuntimeError=_core.Error,
                 CudaSupportError=_core.Error, NvvmError=_core.Error, NvvmSupportError=_core.Error,
@@ -51,9 +85,12 @@ nvvm = _module("nvvm", "numba.cuda.cudadrv.nvvm: NVVM() and NVVM IR's address sp
 runtime = _module("runtime", "numba.cuda.cudadrv.runtime: the CUDA version.",
                   get_version=_nvrtc_version)
 runtime.runtime = runtime   # Numba's `from numba.cuda.cudadrv.runtime import runtime`
+linkable_code = _module("linkable_code", "numba.cuda.cudadrv.linkable_code: code to link (held only).",
+                        **LINKABLE)
 devicearray = None          # set by cuda.py to cuda.devicearray
 
 # The modules under their dotted names (this module is not a package): name -> module.
-SUBMODULES = {"driver": driver, "error": error, "nvvm": nvvm, "runtime": runtime}
+SUBMODULES = {"driver": driver, "error": error, "nvvm": nvvm, "runtime": runtime,
+              "linkable_code": linkable_code}
 for _name, _m in SUBMODULES.items():
     sys.modules["%s.%s" % (_PREFIX, _name)] = _m

@@ -190,3 +190,32 @@ def test_streams_bfloat16_and_simulator_names():
             cuda.external_stream(0x12345678)
     from pyk2cuda.cuda.simulator.vector_types import vector_types
     assert vector_types is cuda.vector_types.vector_types
+
+
+# numba-cuda 0.30.4's numba.cuda.cudadrv.linkable_code: each kind's default name (its
+# simulator's module gives the same).
+LINKABLE_NAMES = {"CUSource": "<unnamed-cu>", "PTXSource": "<unnamed-ptx>", "Cubin": "<unnamed-cubin>",
+                  "Fatbin": "<unnamed-fatbin>", "Archive": "<unnamed-archive>",
+                  "Object": "<unnamed-object>", "LTOIR": "<unnamed-ltoir>"}
+
+
+def test_linkable_code_is_held_and_linking_refused_by_name():
+    """numba-cuda's cuda.CUSource & co. (test_device_func builds them at import) hold their data
+    and name; linking one (jit(link=...), declare_device) is an error naming it, and
+    driver._have_nvjitlink() is False: pyk2cuda links nothing into kernels."""
+    from pyk2cuda.cuda.cudadrv import driver, linkable_code
+    for name, default in LINKABLE_NAMES.items():
+        cls = getattr(cuda, name)
+        assert cls is getattr(linkable_code, name)
+        assert issubclass(cls, linkable_code.LinkableCode)
+        assert cls("x").name == default and cls("x", name="mine").name == "mine"
+    src = cuda.CUSource('extern "C" __device__ int f(int *r, int x) { *r = x; return 0; }')
+    assert src.data.startswith('extern "C"')
+    with pytest.raises(TypeError, match="setup_callback must be callable"):
+        cuda.CUSource("", setup_callback=3)
+    assert driver._have_nvjitlink() is False
+    with pytest.raises(cuda.Error, match=r"cuda.jit\(link=...\): linking external code"):
+        cuda.jit(link=[src])(lambda: None)
+    with pytest.raises(NotImplementedError, match=r"cuda.declare_device\('f'\): external device "
+                                                  "functions are not supported"):
+        cuda.declare_device("f", "int32(int32)", link=[src])
