@@ -927,7 +927,8 @@ globals().update(vector_types.all_names())
 # python3 -m pyk2cuda; any other is an ImportError naming it.
 cudadrv.devicearray = devicearray
 runtime = cudadrv.runtime   # numba.cuda.runtime: get_version()
-SUBMODULES = {"args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
+from . import launchconfig  # noqa: E402
+SUBMODULES = {"launchconfig": launchconfig, "args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
               "vector_types": vector_types, "types": types, "np": np,
               "np.numpy_support": np.numpy_support, "typing": typing}
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())

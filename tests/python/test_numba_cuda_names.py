@@ -219,3 +219,25 @@ def test_linkable_code_is_held_and_linking_refused_by_name():
     with pytest.raises(NotImplementedError, match=r"cuda.declare_device\('f'\): external device "
                                                   "functions are not supported"):
         cuda.declare_device("f", "int32(int32)", link=[src])
+
+
+def test_launchconfig_is_never_set():
+    """numba-cuda's numba.cuda.launchconfig (test_dispatcher imports it): the configuration of a
+    launch is visible to Python code running while numba-cuda compiles the kernel; pyk2cuda's
+    compiler runs none, so none is ever current, also around a launch that compiles."""
+    from pyk2cuda.cuda import launchconfig
+
+    @cuda.jit
+    def one(out):
+        out[0] = 1
+
+    out = np.zeros(1)
+    with launchconfig.capture_compile_config(one) as seen:
+        one[1, 1](out)
+    assert out[0] == 1 and seen == {"config": None}
+    assert launchconfig.current_launch_config() is None
+    with pytest.raises(RuntimeError, match="No launch config set for this thread"):
+        launchconfig.ensure_current_launch_config()
+    with pytest.raises(TypeError, match="dispatcher is required"):
+        with launchconfig.capture_compile_config(None):
+            pass
