@@ -3,7 +3,7 @@
  * A Kernel holds the Python source translated for it (cuda.py builds it from the function
  * object, see source.py) and the kernel's specializations. Kernels declared
  * with signatures are translated when they are made (as Numba compiles them eagerly) and a
- * launch picks the first signature its arguments fit, converting scalars to the signature's
+ * launch picks the signature its arguments fit best (find_spec), converting scalars to the signature's
  * types; lazy kernels get one specialization per tuple of argument types (p2c_specialize),
  * made at the first launch that needs it and kept.
  *
@@ -219,14 +219,94 @@ static bool fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
   return p->layout == l;
 }
 
+/* Numba's kinds of conversion (typeconv): exact, promotion, safe, unsafe, none. */
+enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE, CONV_KINDS, CONV_NONE = CONV_KINDS };
+
+/* Numba's casting rules between scalar types (typeconv/rules.py), closed over paths: a path is
+ * as good as its worst step, a pair as its best path; a step back along a rule is unsafe. Made
+ * once (the table is the same for every kernel). */
+static unsigned char conv_table[P2C_SCALAR_TYPE_COUNT][P2C_SCALAR_TYPE_COUNT];
+
+static void conv_rule(int from, int to, int kind) {
+  if (kind < conv_table[from][to]) conv_table[from][to] = (unsigned char)kind;
+  if (CONV_UNSAFE < conv_table[to][from]) conv_table[to][from] = CONV_UNSAFE;
+}
+
+static void conv_init(void) {
+  static bool done;
+  if (done) return;
+  enum { N = P2C_SCALAR_TYPE_COUNT };
+  for (int a = 0; a < N; a++)
+    for (int b = 0; b < N; b++) conv_table[a][b] = a == b ? CONV_EXACT : CONV_NONE;
+  static const int rules[][3] = {
+      {P2C_BOOL, P2C_INT8, CONV_SAFE}, {P2C_BOOL, P2C_UINT8, CONV_SAFE},
+      {P2C_INT8, P2C_INT16, CONV_PROMOTE}, {P2C_UINT8, P2C_UINT16, CONV_PROMOTE},
+      {P2C_INT16, P2C_INT32, CONV_PROMOTE}, {P2C_UINT16, P2C_UINT32, CONV_PROMOTE},
+      {P2C_INT32, P2C_INT64, CONV_PROMOTE}, {P2C_UINT32, P2C_UINT64, CONV_PROMOTE},
+      {P2C_UINT8, P2C_INT16, CONV_SAFE}, {P2C_UINT16, P2C_INT32, CONV_SAFE},
+      {P2C_UINT32, P2C_INT64, CONV_SAFE}, {P2C_INT16, P2C_FLOAT32, CONV_SAFE},
+      {P2C_INT32, P2C_FLOAT64, CONV_SAFE}, {P2C_INT16, P2C_FLOAT16, CONV_UNSAFE},
+      {P2C_INT32, P2C_FLOAT32, CONV_UNSAFE}, {P2C_INT64, P2C_FLOAT64, CONV_SAFE},
+      {P2C_UINT64, P2C_FLOAT64, CONV_SAFE}, {P2C_FLOAT16, P2C_FLOAT32, CONV_PROMOTE},
+      {P2C_FLOAT32, P2C_FLOAT64, CONV_PROMOTE}, {P2C_FLOAT32, P2C_COMPLEX64, CONV_SAFE},
+      {P2C_FLOAT64, P2C_COMPLEX128, CONV_SAFE}, {P2C_COMPLEX64, P2C_COMPLEX128, CONV_PROMOTE}};
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) conv_rule(rules[i][0], rules[i][1], rules[i][2]);
+  for (int m = 0; m < N; m++)   /* Floyd-Warshall with max along a path, min over paths */
+    for (int a = 0; a < N; a++)
+      for (int b = 0; b < N; b++) {
+        int via = conv_table[a][m] > conv_table[m][b] ? conv_table[a][m] : conv_table[m][b];
+        if (via < conv_table[a][b]) conv_table[a][b] = (unsigned char)via;
+      }
+  done = true;
+}
+
+/* How an argument that fits parameter p converts to it: a scalar by the casting rules (one with
+ * no rule, complex to real, is refused later by arg_convert), an array of the parameter's own
+ * layout exactly, one passed to an 'A' parameter of another layout safely (Numba's
+ * Array.can_convert_to); tuples count as exact. */
+static int conversion(const P2cValue *v, const P2cParam *p) {
+  if (v->type == P2C_TUPLE || v->type == P2C_RECORD) return CONV_EXACT;
+  if (v->is_array) {
+    const P2cHostArray *h = &v->array;
+    int ndim = v->device_array ? v->device_array->ndim : h->ndim;
+    int64_t item = (int64_t)p2c_dtype_size(v->type, NULL);
+    char l = v->device_array ? layout_of(item, ndim, v->device_array->shape, v->device_array->strides)
+                             : layout_of(item, ndim, h->shape, h->strides);
+    return p->layout == l ? CONV_EXACT : CONV_SAFE;
+  }
+  if ((unsigned)v->type >= P2C_SCALAR_TYPE_COUNT || (unsigned)p->type >= P2C_SCALAR_TYPE_COUNT) return CONV_UNSAFE;
+  conv_init();
+  int kind = conv_table[v->type][p->type];
+  return kind == CONV_NONE ? CONV_UNSAFE : kind;
+}
+
+/* Lazy kernels: the specialization the arguments fit (one at most). Signed kernels: as Numba's
+ * dispatcher, the fitting signature whose conversions are best, compared by their count of
+ * unsafe conversions, then safe ones, then promotions; the first of equals (Numba calls a tie
+ * ambiguous, a TypeError). */
 static Spec *find_spec(Kernel *k, const P2cValue *vals, size_t n) {
+  Spec *best = NULL;
+  size_t best_rating[CONV_KINDS] = {0};
   for (size_t i = 0; i < k->nspecs; i++) {
     Spec *s = &k->specs[i];
-    size_t j = 0;
+    size_t j = 0, rating[CONV_KINDS] = {0};
     while (j < n && fits(k, &vals[j], &s->info.params[j])) j++;
-    if (j == n) return s;
+    if (j < n) continue;
+    if (!k->explicit_sigs) return s;
+    for (j = 0; j < n; j++) rating[conversion(&vals[j], &s->info.params[j])]++;
+    bool better = !best;
+    for (int kind = CONV_UNSAFE; !better && kind > CONV_EXACT; kind--) {
+      if (rating[kind] != best_rating[kind]) {
+        better = rating[kind] < best_rating[kind];
+        break;
+      }
+    }
+    if (better) {
+      best = s;
+      memcpy(best_rating, rating, sizeof rating);
+    }
   }
-  return NULL;
+  return best;
 }
 
 static PyObject *param_text(const P2cParam *p);
