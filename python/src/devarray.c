@@ -829,7 +829,7 @@ static PyObject *f_pin_host(PyObject *mod, PyObject *obj) {
   State *st = PyModule_GetState(mod);
   if (state_device(st) < 0) return NULL;
   Py_buffer view;
-  if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) return NULL;
+  if (get_host_buffer(obj, &view, PyBUF_RECORDS_RO, "cuda.pinned()") < 0) return NULL;
   char *start = NULL;
   size_t bytes = buffer_span(&view, &start);
   PyBuffer_Release(&view);

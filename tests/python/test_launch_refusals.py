@@ -70,3 +70,13 @@ def test_enum_members_as_arguments():
     with pytest.raises(TypeError, match="argument 'x': <Color.red: 1> is a member of the Enum "
                                         "class 'Color'.*pass its .value"):
         add[1, 1](Color.red, out)
+
+
+def test_pinning_a_datetime64_scalar_is_an_error_not_a_crash():
+    """NumPy exports a datetime64 scalar's buffer without the strides asked for: cuda.pinned read
+    them and the interpreter died (SIGSEGV). It goes through the one buffer reader now."""
+    with pytest.raises(TypeError, match=r"cuda.pinned\(\): datetime64\[D\] values are not supported"):
+        with cuda.pinned(np.datetime64("2020-01-01")):
+            pass
+    with cuda.pinned(np.arange(4.0)):   # an ordinary array still works
+        pass
