@@ -29,6 +29,9 @@ typedef struct TokenProblem {
  * grammar's first error). */
 bool source_check_tokens(Compilation *c, TokenProblem *problem);
 
+/* Gives each for loop its own variable where a name is only ever a loop's single target, so
+ * that each loop's variable has its own type, as Numba types each binding (loop_vars.c). */
+void frontend_split_loop_vars(Arena *a, Function *f);
 /* Reports uses of local variables that no assignment reaches (defuse.c). */
 void defuse_check(Compilation *c, const Function *f);
 

@@ -393,6 +393,7 @@ static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
   if (!ts_node_is_null(body)) collect_locals(L, body);
   f->body = lower_block(L, body);
   L->fn = NULL;
+  frontend_split_loop_vars(L->a, f);
   defuse_check(L->c, f);
 }
 

@@ -222,10 +222,8 @@ extern "C" __global__ void multidim(p2c_array<double, 1> x, p2c_array<double, 2>
   int64_t r = 0;
   int64_t c = 0;
   double acc = 0;
-  int64_t p2c_t;
-  int64_t p2c_t2;
-  int64_t p2c_t3;
-  int64_t p2c_t4;
+  int64_t r_2 = 0;
+  int64_t c_2 = 0;
 
   // loc = cuda.local.array((3, 4), np.float64)
   // sh = cuda.shared.array((2, 4, 8), np.int32)
@@ -234,11 +232,9 @@ extern "C" __global__ void multidim(p2c_array<double, 1> x, p2c_array<double, 2>
   // i = cuda.grid(1)
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // for r in range(3):
-  for (p2c_t = 0; p2c_t < 3; ++p2c_t) {
-    r = p2c_t;
+  for (r = 0; r < 3; ++r) {
     // for c in range(4):
-    for (p2c_t2 = 0; p2c_t2 < 4; ++p2c_t2) {
-      c = p2c_t2;
+    for (c = 0; c < 4; ++c) {
       // loc[r, c] = x[i] * r + c
       loc[r][c] = x.data[i] * (double)r + (double)c;
     }
@@ -250,13 +246,11 @@ extern "C" __global__ void multidim(p2c_array<double, 1> x, p2c_array<double, 2>
   // acc = 0.0
   acc = 0.0;
   // for r in range(3):
-  for (p2c_t3 = 0; p2c_t3 < 3; ++p2c_t3) {
-    r = p2c_t3;
+  for (r_2 = 0; r_2 < 3; ++r_2) {
     // for c in range(4):
-    for (p2c_t4 = 0; p2c_t4 < 4; ++p2c_t4) {
-      c = p2c_t4;
+    for (c_2 = 0; c_2 < 4; ++c_2) {
       // acc += loc[r, c] * (r - c)
-      acc += loc[r][c] * (double)(r - c);
+      acc += loc[r_2][c_2] * (double)(r_2 - c_2);
     }
   }
   // out[i, 0] = acc
