@@ -190,31 +190,38 @@ static PyObject *incompatible(const DeviceArray *d, const P2cHostArray *h) {
                       dtype_name(d->a.dtype), d->a.ndim, dtype_name(h->dtype), h->ndim);
 }
 
+/* numpy.ndarray over `buffer`, a host copy of the bytes view d spans, with d's shape, strides,
+ * offset and dtype: a host array whose elements are d's. New reference, or NULL. */
+static PyObject *ndarray_over_span(DeviceArray *d, PyObject *buffer) {
+  PyObject *np = state_numpy(d->st), *dtype = np_dtype_of(d);
+  if (!np || !dtype) return NULL;
+  PyObject *shape = int_tuple(d->a.shape, d->a.ndim), *strides = int_tuple(d->a.strides, d->a.ndim);
+  PyObject *kw = shape && strides ? Py_BuildValue("{s:O,s:O,s:O,s:n,s:O}", "shape", shape, "dtype", dtype,
+                                                  "buffer", buffer, "offset", (Py_ssize_t)d->offset,
+                                                  "strides", strides) : NULL;
+  PyObject *nd = kw ? PyObject_GetAttrString(np, "ndarray") : NULL;
+  PyObject *empty = nd ? PyTuple_New(0) : NULL;
+  PyObject *v = empty ? PyObject_Call(nd, empty, kw) : NULL;
+  Py_XDECREF(empty);
+  Py_XDECREF(nd);
+  Py_XDECREF(kw);
+  Py_XDECREF(shape);
+  Py_XDECREF(strides);
+  return v;
+}
+
 /* A non-contiguous view: its span copied to a bytes object, read by numpy.ndarray with the
  * view's strides, and copied again into a C-ordered array. */
 static PyObject *strided_to_numpy(DeviceArray *d, P2cStream *stream) {
-  PyObject *np = state_numpy(d->st), *dtype = np_dtype_of(d);
-  if (!np || !dtype) return NULL;
   PyObject *bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)d->span);
   if (!bytes) return NULL;
   P2cHostArray h = devarray_host_view(d);
   h.data = PyBytes_AS_STRING(bytes) + d->offset;
   PyObject *r = NULL;
   if (copy_host(d, &h, stream, false) == 0) {
-    PyObject *shape = int_tuple(d->a.shape, d->a.ndim), *strides = int_tuple(d->a.strides, d->a.ndim);
-    PyObject *kw = shape && strides ? Py_BuildValue("{s:O,s:O,s:O,s:n,s:O}", "shape", shape, "dtype", dtype,
-                                                    "buffer", bytes, "offset", (Py_ssize_t)d->offset,
-                                                    "strides", strides) : NULL;
-    PyObject *nd = PyObject_GetAttrString(np, "ndarray");
-    PyObject *empty = PyTuple_New(0);
-    PyObject *v = kw && nd && empty ? PyObject_Call(nd, empty, kw) : NULL;
+    PyObject *v = ndarray_over_span(d, bytes);
     r = v ? PyObject_CallMethod(v, "copy", NULL) : NULL;
     Py_XDECREF(v);
-    Py_XDECREF(empty);
-    Py_XDECREF(nd);
-    Py_XDECREF(kw);
-    Py_XDECREF(shape);
-    Py_XDECREF(strides);
   }
   Py_DECREF(bytes);
   return r;
@@ -538,28 +545,15 @@ static int write_numpy(DeviceArray *v, PyObject *src) {
     return r;
   }
   PyBuffer_Release(&view);
-  PyObject *np = state_numpy(v->st), *dtype = np_dtype_of(v);
-  if (!np || !dtype) return -1;
   PyObject *span = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)v->span);
   if (!span) return -1;
   h = devarray_host_view(v);
   h.data = PyByteArray_AS_STRING(span) + v->offset;
   int r = -1;
   if (copy_host(v, &h, NULL, false) == 0) {
-    PyObject *shape = int_tuple(v->a.shape, v->a.ndim), *strides = int_tuple(v->a.strides, v->a.ndim);
-    PyObject *kw = shape && strides ? Py_BuildValue("{s:O,s:O,s:O,s:n,s:O}", "shape", shape, "dtype", dtype,
-                                                    "buffer", span, "offset", (Py_ssize_t)v->offset,
-                                                    "strides", strides) : NULL;
-    PyObject *nd = PyObject_GetAttrString(np, "ndarray");
-    PyObject *empty = PyTuple_New(0);
-    PyObject *host = kw && nd && empty ? PyObject_Call(nd, empty, kw) : NULL;
+    PyObject *host = ndarray_over_span(v, span);
     if (host && PyObject_SetItem(host, Py_Ellipsis, src) == 0) r = copy_host(v, &h, NULL, true);
     Py_XDECREF(host);
-    Py_XDECREF(empty);
-    Py_XDECREF(nd);
-    Py_XDECREF(kw);
-    Py_XDECREF(shape);
-    Py_XDECREF(strides);
   }
   Py_DECREF(span);
   return r;
