@@ -172,16 +172,6 @@ static const char *c_operator(Op op) {
   }
 }
 
-/* Whether e's C text is made of integer literals and builtins alone (`-(abs(2) & 7)`): C types
- * it `int`, whatever its Python type, where anything with a variable in it has its C type. */
-static bool int_literals_only(const Expr *e) {
-  if (e->kind == EX_INT) return true;
-  if (e->kind != EX_UNARY && e->kind != EX_BINARY && e->kind != EX_CALL) return false;
-  for (int i = 0; i < e->nkids; i++)
-    if (e->kids[i]->kind != EX_BUILTIN && !int_literals_only(e->kids[i])) return false;
-  return e->nkids > 0;
-}
-
 /* ---- integer literals that C would compute in `int` ----
  *
  * Python's integer literals are int64 (Numba types `1 << n` and `100000 * 100000` int64), but C
@@ -298,11 +288,13 @@ static void emit_overload_arg(Gen *G, const Expr *a, bool cast, StrBuf *sb) {
   emit_expr(G, a, sb, P_ASSIGN);
 }
 
-/* fn(a, b). Two arguments made of integer literals alone are both `int` in C, which matches no
- * overload of the helper better than another (int64_t, uint64_t, double): they are cast to their
- * type. One typed argument is enough for C to pick the overload. */
+/* fn(a, b). Two arguments whose C type is `int` (integer literals and operators on them,
+ * c_int_of) match no overload of the helper better than another (int64_t, uint64_t, double):
+ * they are cast to their type. One typed argument is enough for C to pick the overload. */
 static void emit_call2(Gen *G, const char *fn, const Expr *a, const Expr *b, StrBuf *sb) {
-  bool cast = a->ty->kind == TY_INT && b->ty->kind == TY_INT && int_literals_only(a) && int_literals_only(b);
+  int64_t v;
+  bool cast = a->ty->kind == TY_INT && b->ty->kind == TY_INT && c_int_of(a, &v) != CINT_NO &&
+              c_int_of(b, &v) != CINT_NO;
   sb_printf(sb, "%s(", fn);
   emit_overload_arg(G, a, cast, sb);
   sb_puts(sb, ", ");
