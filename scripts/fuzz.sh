@@ -93,7 +93,11 @@ run() {
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
   cp "$log" "$corpus/last.log"
   if [ $rc -eq 0 ]; then
-    echo "fuzz $name: ok, ${execs:-0} runs in ${secs} s ($CLOCK), ${cov:-cov: ?}"
+    # with the CPU clock, what the fuzzer used when last sampled: less than SECONDS when it was
+    # interrupted from outside
+    local took=$secs
+    [ "$CLOCK" = cpu ] && took=$used
+    echo "fuzz $name: ok, ${execs:-0} runs in ${took} s ($CLOCK), ${cov:-cov: ?}"
   else
     echo "fuzz $name: FAILED (exit $rc), see the log in $corpus/last.log"
     tail -40 "$log"

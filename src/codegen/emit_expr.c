@@ -103,6 +103,11 @@ static void emit_float_literal(Gen *G, double v, bool as_float32, StrBuf *sb, in
   close_paren(sb, p, prec);
 }
 
+/* Whether an int64 literal is written as a C int literal: C types a decimal literal past int
+ * `long`, not the prelude's int64_t (`long long`), and `-2147483648` is the negation of such a
+ * literal; either would make an overloaded helper's call ambiguous (p2c_mod(long, int)). */
+static bool literal_is_c_int(int64_t v) { return v > INT_MIN && v <= INT_MAX; }
+
 static void emit_int_literal(const Expr *e, StrBuf *sb, int prec) {
   if (e->is_unsigned_literal) {
     sb_printf(sb, "%lluULL", (unsigned long long)e->uval);
@@ -112,7 +117,7 @@ static void emit_int_literal(const Expr *e, StrBuf *sb, int prec) {
     close_paren(sb, P_ADD, prec);
   } else {
     open_paren(sb, e->ival < 0 ? P_UNARY : P_POSTFIX, prec);
-    sb_printf(sb, "%lld", (long long)e->ival);
+    sb_printf(sb, "%lld%s", (long long)e->ival, literal_is_c_int(e->ival) ? "" : "LL");
     close_paren(sb, e->ival < 0 ? P_UNARY : P_POSTFIX, prec);
   }
 }
@@ -236,7 +241,7 @@ static CInt c_int_of_binary(const Expr *e, int64_t *value) {
 static CInt c_int_of(const Expr *e, int64_t *value) {
   switch (e->kind) {
   case EX_INT:
-    if (e->is_unsigned_literal || !fits_int(e->ival)) return CINT_NO;
+    if (e->is_unsigned_literal || !literal_is_c_int(e->ival)) return CINT_NO;
     *value = e->ival;
     return CINT_FITS;
   case EX_CAST: /* emit_literal_cast writes a cast of a literal to int64 as the bare literal */

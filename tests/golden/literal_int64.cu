@@ -23,7 +23,7 @@ template <typename T> static __device__ __forceinline__ T p2c_abs(T a) {
   return a < 0 ? (T)(0 - a) : a;
 }
 
-constexpr int64_t BIG = 10000000000;
+constexpr int64_t BIG = 10000000000LL;
 
 extern "C" __global__ void literal_int64(p2c_array<int64_t, 1> n, p2c_array<int64_t, 2> out) {
   int64_t i = 0;

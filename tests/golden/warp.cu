@@ -66,7 +66,7 @@ struct p2c_tuple_i32_b {
   bool f1;
 };
 
-constexpr int64_t FULL = 4294967295;
+constexpr int64_t FULL = 4294967295LL;
 
 extern "C" __global__ void shuffles(p2c_array<int32_t, 1> x, p2c_array<int32_t, 2> out) {
   int64_t i = 0;
