@@ -168,6 +168,8 @@ void emit_san_name(StrBuf *sb, const char *name, const char *suffix);
  * writes are reported; `view` gives the position and the array's name. Nothing otherwise. */
 void san_view_written_open(Gen *G, const Type *view, StrBuf *sb);
 void san_view_written_close(Gen *G, const Expr *view, StrBuf *sb);
+/* Marks the prelude helpers a p2c_ufunc call needs (a ufunc with an output, a copy into a view). */
+void use_ufunc_helpers(Gen *G);
 
 /* ---- tuples (emit_tuple.c) ---- */
 

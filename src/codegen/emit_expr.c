@@ -951,6 +951,16 @@ void emit_array_value(Gen *G, const Expr *a, StrBuf *sb) {
 /* math.sqrt(x) and the other functions of CUDA's math library: the float variant (c32) for
  * float32 arguments; floor/ceil/trunc give int64; isnan/isinf/isfinite of an integer are
  * constants. */
+/* The prelude p2c_ufunc needs: the view walk, the overlap rule, and p2c_raise (which needs the
+ * bounds record) for its run-time ValueErrors. */
+void use_ufunc_helpers(Gen *G) {
+  type_helper_use(&G->helpers, TH_VIEW_WALK);
+  type_helper_use(&G->helpers, TH_VIEW_OVERLAP);
+  type_helper_use(&G->helpers, TH_UFUNC);
+  helper_use(&G->helpers, H_BOUNDS);
+  helper_use(&G->helpers, H_RAISE);
+}
+
 /* np.sin(x, out): p2c_ufunc(OUT, LINE, COLUMN, [](FT x0, ...) { return sin(x0); }, x, ...), the
  * lambda being the scalar function of the element float type FT, written by emit_math_call on
  * parameters of that type; --sanitize reports out's writes. */
@@ -968,11 +978,7 @@ static void emit_ufunc_array_call(Gen *G, const Expr *e, StrBuf *sb) {
   Expr params[2], *kids[3] = {e->kids[0], &params[0], &params[1]};
   for (int i = 0; i < n; i++) params[i] = (Expr){.kind = EX_TEMP, .ty = ft, .str = names[i], .loc = e->loc};
   Expr scalar = {.kind = EX_CALL, .builtin = b, .ty = ft, .kids = kids, .nkids = n + 1, .loc = e->loc};
-  type_helper_use(&G->helpers, TH_VIEW_WALK);
-  type_helper_use(&G->helpers, TH_VIEW_OVERLAP);
-  type_helper_use(&G->helpers, TH_UFUNC);
-  helper_use(&G->helpers, H_BOUNDS);
-  helper_use(&G->helpers, H_RAISE);
+  use_ufunc_helpers(G);
   san_view_written_open(G, out->ty, sb);
   sb_puts(sb, "p2c_ufunc(");
   emit_expr(G, out, sb, P_ASSIGN);

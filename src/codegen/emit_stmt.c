@@ -107,11 +107,7 @@ static void emit_fill(Gen *G, const Expr *target, const Expr *value) {
  * p2c_ufunc(VIEW, LINE, COLUMN, [](T x0) { return x0; }, b), which checks the extents and an
  * overlap of b with the view at run time. */
 static void emit_view_copy(Gen *G, const Expr *target, const Expr *value) {
-  type_helper_use(&G->helpers, TH_VIEW_WALK);
-  type_helper_use(&G->helpers, TH_VIEW_OVERLAP);
-  type_helper_use(&G->helpers, TH_UFUNC);
-  helper_use(&G->helpers, H_BOUNDS);
-  helper_use(&G->helpers, H_RAISE);
+  use_ufunc_helpers(G);
   sb_indent(G->body, G->indent);
   sb_puts(G->body, "(void)");
   san_view_written_open(G, target->ty, G->body);
