@@ -886,6 +886,8 @@ def _np_module():
     support = modules.ModuleType(__name__ + ".np.numpy_support")
     support.from_dtype, support.as_dtype = types.from_dtype, types.as_dtype
     support.carray, support.farray = carray, farray
+    import numpy
+    support.numpy_version = tuple(int(part) for part in numpy.__version__.split(".")[:2])
     m = modules.ModuleType(__name__ + ".np")
     m.numpy_support = support
     return m
@@ -907,6 +909,8 @@ def _typing_module():
     import types as modules
     m = modules.ModuleType(__name__ + ".typing")
     m.signature = lambda return_type, *args: types.Signature(return_type, args)
+    m.typeof = _submodule("typing.typeof", "numba.cuda.typing.typeof: typeof(value).",
+                          typeof=types.typeof)
     return m
 
 
@@ -930,7 +934,8 @@ runtime = cudadrv.runtime   # numba.cuda.runtime: get_version()
 from . import launchconfig  # noqa: E402
 SUBMODULES = {"launchconfig": launchconfig, "args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
               "vector_types": vector_types, "types": types, "np": np,
-              "np.numpy_support": np.numpy_support, "typing": typing}
+              "np.numpy_support": np.numpy_support, "typing": typing,
+              "typing.typeof": typing.typeof}
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
 # numba.cuda.simulator: what code that checks config.ENABLE_CUDASIM imports from Numba's simulator
 # (test_vector_type takes simulator.vector_types' list); here pyk2cuda's own modules.

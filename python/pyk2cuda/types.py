@@ -188,13 +188,68 @@ _SHORT = {"b1": "bool", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64
           "u2": "uint16", "u4": "uint32", "u8": "uint64", "f2": "float16", "f4": "float32",
           "f8": "float64", "c8": "complex64", "c16": "complex128"}
 
+# Numba's names of C's types, as on the 64-bit Linux that pyk2cuda runs on (LP64: long is 64 bits).
+_C_NAMES = {"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16",
+            "intc": "int32", "uintc": "uint32", "int_": "int64", "uint": "uint64",
+            "long_": "int64", "ulong": "uint64", "longlong": "int64", "ulonglong": "uint64",
+            "ssize_t": "int64", "size_t": "uint64", "float_": "float32"}
+
 void = none = VoidType("void")
 for _name in _SCALARS:
     globals()[_name] = ScalarType(_ALIASES.get(_name, _name))
-for _name, _text in _SHORT.items():
+for _name, _text in list(_SHORT.items()) + list(_C_NAMES.items()):
     globals()[_name] = ScalarType(_text)
 del _name, _text
 
 Array = ArrayType
 
-__all__ = ["void", "none", "from_dtype", "CPointer"] + _SCALARS + list(_SHORT)
+# Numba's domains, the sets of scalar types that `ty in types.signed_domain` asks of.
+signed_domain = frozenset(ScalarType(n) for n in ("int8", "int16", "int32", "int64"))
+unsigned_domain = frozenset(ScalarType(n) for n in ("uint8", "uint16", "uint32", "uint64"))
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset(ScalarType(n) for n in ("float32", "float64"))
+complex_domain = frozenset(ScalarType(n) for n in ("complex64", "complex128"))
+number_domain = integer_domain | real_domain | complex_domain
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    return tuple(reversed(strides))
+
+
+def typeof(value):
+    """Numba's typeof for the values a kernel takes: a Python bool, int, float or complex is bool,
+    int64, float64 or complex128; a NumPy scalar its dtype's type; an array (NumPy, a device array
+    or anything with __cuda_array_interface__) array(dtype, ndim, layout), where the layout is 'C'
+    for a C-contiguous array (a 1-d contiguous one too), 'F' for a Fortran-contiguous one, else
+    'A'. Anything else is a TypeError naming its class."""
+    import numpy
+    if isinstance(value, (bool, numpy.bool_)):
+        return ScalarType("bool")
+    if isinstance(value, int):
+        return ScalarType("int64")
+    if isinstance(value, float):
+        return ScalarType("float64")
+    if isinstance(value, complex):
+        return ScalarType("complex128")
+    if isinstance(value, numpy.generic):
+        return from_dtype(value.dtype)
+    shape = getattr(value, "shape", None)
+    if shape and (isinstance(value, numpy.ndarray) or hasattr(value, "__cuda_array_interface__")):
+        dtype = numpy.dtype(value.dtype)
+        if isinstance(value, numpy.ndarray):
+            c_order, f_order = value.flags.c_contiguous, value.flags.f_contiguous
+        else:   # a device array: its strides (none given means C order)
+            strides = tuple(value.strides or _c_strides(shape, dtype.itemsize))
+            c_order = strides == _c_strides(shape, dtype.itemsize)
+            f_order = strides == _c_strides(shape[::-1], dtype.itemsize)[::-1]
+        layout = "C" if c_order else "F" if f_order else "A"
+        return ArrayType(from_dtype(dtype), len(shape), layout)
+    raise TypeError("typeof: %s values have no type pyk2cuda's kernels take"
+                    % type(value).__name__)
+
+
+__all__ = ["void", "none", "from_dtype", "typeof", "CPointer"] + _SCALARS + list(_SHORT) + list(_C_NAMES)

@@ -61,7 +61,17 @@ typedef enum BuiltinId {
   BI_FP16,                 /* cuda.fp16 intrinsics: c64 is the prelude function */
   BI_TYPE,                 /* a scalar type (np.float32, numba.int32 ...) */
   BI_VECTOR,               /* a CUDA vector type's constructor (cuda.float32x4, cuda.float4) */
+  BI_NP_ELEMENTWISE,       /* NumPy's comparison, logical, bitwise and extremum ufuncs: c64 is
+                              the prelude function of their loop type (TH_NP_ELEMENTWISE) */
 } BuiltinId;
+
+/* What a BI_NP_ELEMENTWISE ufunc takes and gives (NumPy's loops for it). */
+typedef enum NpElementwise {
+  NPE_COMPARE,   /* numbers of every kind; bool; an int64 with a uint64 compares exactly */
+  NPE_LOGICAL,   /* numbers of every kind; bool */
+  NPE_BITWISE,   /* bools and integers; their loop type */
+  NPE_EXTREMUM,  /* numbers of every kind; their loop type */
+} NpElementwise;
 
 /* What a builtin's call (or value) is known to do or give. */
 enum BuiltinFact {
@@ -112,6 +122,7 @@ typedef struct Builtin {
   uint8_t bits;                /* every value fits in this many bits (sign apart); 0: unknown */
   uint8_t atomic;              /* BI_ATOMIC: its AtomicClass */
   uint8_t op;                  /* BK_OPERATOR: the Op (frontend/ast.h) a call of it is */
+  uint8_t elementwise;         /* BI_NP_ELEMENTWISE: its NpElementwise */
   uint32_t facts;              /* BuiltinFact bits */
   const Type *result;          /* the result type where the arguments do not decide it; a
                                   BK_TYPE row's (or int(), float(), bool()'s) scalar type */
@@ -119,6 +130,8 @@ typedef struct Builtin {
                                   ("__popcll"), the CUDA function or value ("atomicAdd") */
   const char *c32;             /* the float or 32-bit variant ("sqrtf", "__popc") */
   const char *c16;             /* math: the float16 variant ("p2c_hsin"), where numba-cuda has one */
+  const char *complex_row;     /* NumPy's math ufuncs: the path of the cmath row that computes
+                                  them on complex numbers ("cmath.sin"), where NumPy has a loop */
   const char *helper_fn;       /* atomics: the prelude function for types CUDA C lacks */
   const char *arg_name;        /* what its messages call an argument (shuffles' lane) */
   double value;                /* BI_MATH_CONST: its value */

@@ -47,6 +47,15 @@
    FX(BF_UFUNC), .c64 = c64_, .c32 = c32_, .c16 = c16_, h, HOOKS(infer_math_call, emit_math_call)}
 #define NP1(p, c64_, c32_) NP_UFUNC(p, 1, c64_, c32_, NULL, .helpers = {0})
 #define NP1_16(p, c64_, c32_, c16_) NP_UFUNC(p, 1, c64_, c32_, c16_, .helpers = {0})
+/* ... and on complex numbers the cmath row cz computes them (NumPy's complex loops) */
+#define NP1C(p, c64_, c32_, cz) NP_UFUNC(p, 1, c64_, c32_, NULL, .complex_row = cz)
+#define NP1C_16(p, c64_, c32_, c16_, cz) NP_UFUNC(p, 1, c64_, c32_, c16_, .complex_row = cz)
+/* NumPy's comparison, logical, bitwise and extremum ufuncs: c is the prelude function, r the
+ * result type where it is not the loop type (bool) */
+#define NP_ELEM(p, n, what, r, c) \
+  {.path = p, .kind = BK_FUNC, .id = BI_NP_ELEMENTWISE, ARGS(n, (n) + 1), FX(BF_UFUNC), \
+   .elementwise = what, .result = r, .c64 = c, TH(TH_NP_ELEMENTWISE), \
+   HOOKS(infer_np_elementwise_call, emit_np_elementwise_call)}
 #define NP2(p, c64_, c32_) NP_UFUNC(p, 2, c64_, c32_, NULL, .helpers = {0})
 #define BINARY(p, c64_, c32_) MATH(p, BI_MATH_BINARY, 2, NULL, c64_, c32_)
 #define MCONST(p, v) \
@@ -246,17 +255,22 @@ static const Builtin table[] = {
      * a float16 (where the prelude has the function) in float32 rounded to float16, as NumPy's
      * own loops do; floor, ceil, trunc and rint keep the float type (math's give int64). On
      * arrays, with an output array: np.sin(x, out) (infer_ufunc_array_call). */
-    NP1_16("numpy.sqrt", "sqrt", "sqrtf", "p2c_hsqrt"), NP1_16("numpy.exp", "exp", "expf", "p2c_hexp"),
-    NP1_16("numpy.log", "log", "logf", "p2c_hlog"), NP1_16("numpy.sin", "sin", "sinf", "p2c_hsin"),
-    NP1_16("numpy.cos", "cos", "cosf", "p2c_hcos"), NP1("numpy.tan", "tan", "tanf"),
-    NP1("numpy.tanh", "tanh", "tanhf"), NP2("numpy.arctan2", "atan2", "atan2f"),
-    NP1("numpy.arcsin", "asin", "asinf"), NP1("numpy.arccos", "acos", "acosf"),
-    NP1("numpy.arctan", "atan", "atanf"), NP1("numpy.sinh", "sinh", "sinhf"),
-    NP1("numpy.cosh", "cosh", "coshf"), NP1("numpy.arcsinh", "asinh", "asinhf"),
-    NP1("numpy.arccosh", "acosh", "acoshf"), NP1("numpy.arctanh", "atanh", "atanhf"),
+    NP1C_16("numpy.sqrt", "sqrt", "sqrtf", "p2c_hsqrt", "cmath.sqrt"),
+    NP1C_16("numpy.exp", "exp", "expf", "p2c_hexp", "cmath.exp"),
+    NP1C_16("numpy.log", "log", "logf", "p2c_hlog", "cmath.log"),
+    NP1C_16("numpy.sin", "sin", "sinf", "p2c_hsin", "cmath.sin"),
+    NP1C_16("numpy.cos", "cos", "cosf", "p2c_hcos", "cmath.cos"), NP1C("numpy.tan", "tan", "tanf", "cmath.tan"),
+    NP1C("numpy.tanh", "tanh", "tanhf", "cmath.tanh"), NP2("numpy.arctan2", "atan2", "atan2f"),
+    NP1C("numpy.arcsin", "asin", "asinf", "cmath.asin"), NP1C("numpy.arccos", "acos", "acosf", "cmath.acos"),
+    NP1C("numpy.arctan", "atan", "atanf", "cmath.atan"), NP1C("numpy.sinh", "sinh", "sinhf", "cmath.sinh"),
+    NP1C("numpy.cosh", "cosh", "coshf", "cmath.cosh"),
+    NP1C("numpy.arcsinh", "asinh", "asinhf", "cmath.asinh"),
+    NP1C("numpy.arccosh", "acosh", "acoshf", "cmath.acosh"),
+    NP1C("numpy.arctanh", "atanh", "atanhf", "cmath.atanh"),
     NP1_16("numpy.exp2", "exp2", "exp2f", "p2c_hexp2"), NP1("numpy.expm1", "expm1", "expm1f"),
-    NP1_16("numpy.log2", "log2", "log2f", "p2c_hlog2"),
-    NP1_16("numpy.log10", "log10", "log10f", "p2c_hlog10"), NP1("numpy.log1p", "log1p", "log1pf"),
+    NP1C_16("numpy.log2", "log2", "log2f", "p2c_hlog2", "numpy.log2 of complex"),
+    NP1C_16("numpy.log10", "log10", "log10f", "p2c_hlog10", "cmath.log10"),
+    NP1("numpy.log1p", "log1p", "log1pf"),
     NP1("numpy.cbrt", "cbrt", "cbrtf"), NP1_16("numpy.fabs", "fabs", "fabsf", "p2c_habs"),
     NP1_16("numpy.floor", "floor", "floorf", "p2c_hfloor"),
     NP1_16("numpy.ceil", "ceil", "ceilf", "p2c_hceil"),
@@ -264,6 +278,27 @@ static const Builtin table[] = {
     NP1_16("numpy.rint", "rint", "rintf", "p2c_hrint"),
     NP_UFUNC("numpy.deg2rad", 1, "p2c_radians", "p2c_radiansf", NULL, H(H_DEGREES)),
     NP_UFUNC("numpy.rad2deg", 1, "p2c_degrees", "p2c_degreesf", NULL, H(H_DEGREES)),
+    NP_UFUNC("numpy.radians", 1, "p2c_radians", "p2c_radiansf", NULL, H(H_DEGREES)),
+    NP_UFUNC("numpy.degrees", 1, "p2c_degrees", "p2c_degreesf", NULL, H(H_DEGREES)),
+    NP_ELEM("numpy.equal", 2, NPE_COMPARE, &type_bool, "p2c_np_equal"),
+    NP_ELEM("numpy.not_equal", 2, NPE_COMPARE, &type_bool, "p2c_np_not_equal"),
+    NP_ELEM("numpy.less", 2, NPE_COMPARE, &type_bool, "p2c_np_less"),
+    NP_ELEM("numpy.less_equal", 2, NPE_COMPARE, &type_bool, "p2c_np_less_equal"),
+    NP_ELEM("numpy.greater", 2, NPE_COMPARE, &type_bool, "p2c_np_greater"),
+    NP_ELEM("numpy.greater_equal", 2, NPE_COMPARE, &type_bool, "p2c_np_greater_equal"),
+    NP_ELEM("numpy.logical_and", 2, NPE_LOGICAL, &type_bool, "p2c_np_logical_and"),
+    NP_ELEM("numpy.logical_or", 2, NPE_LOGICAL, &type_bool, "p2c_np_logical_or"),
+    NP_ELEM("numpy.logical_xor", 2, NPE_LOGICAL, &type_bool, "p2c_np_logical_xor"),
+    NP_ELEM("numpy.logical_not", 1, NPE_LOGICAL, &type_bool, "p2c_np_logical_not"),
+    NP_ELEM("numpy.bitwise_and", 2, NPE_BITWISE, NULL, "p2c_np_bitwise_and"),
+    NP_ELEM("numpy.bitwise_or", 2, NPE_BITWISE, NULL, "p2c_np_bitwise_or"),
+    NP_ELEM("numpy.bitwise_xor", 2, NPE_BITWISE, NULL, "p2c_np_bitwise_xor"),
+    NP_ELEM("numpy.invert", 1, NPE_BITWISE, NULL, "p2c_np_invert"),
+    NP_ELEM("numpy.bitwise_not", 1, NPE_BITWISE, NULL, "p2c_np_invert"),
+    NP_ELEM("numpy.maximum", 2, NPE_EXTREMUM, NULL, "p2c_np_maximum"),
+    NP_ELEM("numpy.minimum", 2, NPE_EXTREMUM, NULL, "p2c_np_minimum"),
+    NP_ELEM("numpy.fmax", 2, NPE_EXTREMUM, NULL, "p2c_np_fmax"),
+    NP_ELEM("numpy.fmin", 2, NPE_EXTREMUM, NULL, "p2c_np_fmin"),
     NP2("numpy.hypot", "hypot", "hypotf"), NP2("numpy.copysign", "copysign", "copysignf"),
     NP2("numpy.nextafter", "nextafter", "nextafterf"),
     MATH("numpy.isnan", BI_MATH_PRED, 1, &type_bool, "isnan", "isnan"),
@@ -340,6 +375,8 @@ static const Builtin table[] = {
     CINV("cmath.asin", "p2c_casin"), CINV("cmath.acos", "p2c_cacos"), CINV("cmath.atan", "p2c_catan"),
     CINV("cmath.asinh", "p2c_casinh"), CINV("cmath.acosh", "p2c_cacosh"),
     CINV("cmath.atanh", "p2c_catanh"),
+    /* np.log2 of a complex number, which cmath lacks: a row no Python name reaches (the space) */
+    CEXP("numpy.log2 of complex", "p2c_clog2"),
     CMATH("cmath.phase", 1, 1, NULL, "p2c_cphase", TH(TH_CEXPLOG), infer_cmath_phase_call,
           emit_cmath_call),
     CMATH("cmath.polar", 1, 1, NULL, "p2c_cpolar", TH(TH_CEXPLOG), infer_cmath_polar_call,

@@ -961,31 +961,80 @@ void use_ufunc_helpers(Gen *G) {
   helper_use(&G->helpers, H_RAISE);
 }
 
+/* The loop types of a ufunc call's inputs, from their element types elems: the type each
+ * element function parameter has (typeinfer checked them). A math function computes in its
+ * float type, or in the complex type of complex inputs; np.less and the other elementwise
+ * functions in NumPy's promotion of the inputs, except that an int64 and a uint64 compare as
+ * they are. */
+static void ufunc_loop_types(const Builtin *b, const Type **elems, const Type **loop) {
+  int n = b->min_args;
+  const Type *p = elems[0];
+  for (int i = 0; i < n; i++) p = type_promote(p, elems[i]);
+  bool mixed = b->id == BI_NP_ELEMENTWISE && b->elementwise == NPE_COMPARE && n == 2 &&
+               type_compares_mixed_sign(elems[0], elems[1]);
+  for (int i = 0; i < n; i++) {
+    if (mixed) loop[i] = elems[i]->is_signed ? &type_int64 : &type_uint64;
+    else if (b->id == BI_NP_ELEMENTWISE || type_is_complex(p)) loop[i] = p;
+    else loop[i] = type_math_float(elems, n);
+  }
+}
+
+/* np.less(a, b) and the other elementwise functions on their loop types: the prelude function,
+ * with the loop type as its template argument where it is one real type (a literal argument
+ * must not choose another instance). */
+static void emit_elementwise_on(Gen *G, const Builtin *b, const Expr *const *args, StrBuf *sb) {
+  int n = b->min_args;
+  const Type *t0 = args[0]->ty;
+  bool one_real_type = (n == 1 || args[1]->ty == t0) && !type_is_complex(t0);
+  if (type_is_complex(t0)) type_helper_use(&G->helpers, TH_NP_ELEMENTWISE_C);
+  sb_puts(sb, b->c64);
+  if (one_real_type) sb_printf(sb, "<%s>", t0->cname);
+  sb_putc(sb, '(');
+  for (int i = 0; i < n; i++) {
+    if (i) sb_puts(sb, ", ");
+    emit_expr(G, args[i], sb, P_ASSIGN);
+  }
+  sb_putc(sb, ')');
+}
+
 /* np.sin(x, out): p2c_ufunc(OUT, LINE, COLUMN, [](FT x0, ...) { return sin(x0); }, x, ...), the
- * lambda being the scalar function of the element float type FT, written by emit_math_call on
- * parameters of that type; --sanitize reports out's writes. */
+ * lambda being the scalar function on parameters of the loop types, written as a call on
+ * numbers is (cmath's function for complex ones); --sanitize reports out's writes. */
 static void emit_ufunc_array_call(Gen *G, const Expr *e, StrBuf *sb) {
   const Builtin *b = e->builtin;
   int n = b->min_args;
   const Expr *out = e->kids[n + 1];
-  const Type *elems[2];
+  const Type *elems[2], *loop[2];
   for (int i = 0; i < n; i++) {
     const Type *ti = e->kids[i + 1]->ty;
     elems[i] = ti->kind == TY_ARRAY ? ti->dtype : ti;
   }
-  const Type *ft = type_math_float(elems, n);
+  ufunc_loop_types(b, elems, loop);
+  /* The parameters have the loop types, which the elements convert to implicitly, except that
+   * a complex loop type is the function's argument: x0 is the element, converted there. */
   static const char *const names[] = {"x0", "x1"};
-  Expr params[2], *kids[3] = {e->kids[0], &params[0], &params[1]};
-  for (int i = 0; i < n; i++) params[i] = (Expr){.kind = EX_TEMP, .ty = ft, .str = names[i], .loc = e->loc};
-  Expr scalar = {.kind = EX_CALL, .builtin = b, .ty = ft, .kids = kids, .nkids = n + 1, .loc = e->loc};
+  Expr params[2], casts[2], *cast_kids[2] = {&params[0], &params[1]};
+  Expr *args[2];
+  for (int i = 0; i < n; i++) {
+    bool convert = type_is_complex(loop[i]) && elems[i] != loop[i];
+    params[i] = (Expr){.kind = EX_TEMP, .ty = convert ? elems[i] : loop[i], .str = names[i], .loc = e->loc};
+    casts[i] = (Expr){.kind = EX_CAST, .ty = loop[i], .kids = &cast_kids[i], .nkids = 1, .loc = e->loc};
+    args[i] = convert ? &casts[i] : &params[i];
+  }
   use_ufunc_helpers(G);
   san_view_written_open(G, out->ty, sb);
   sb_puts(sb, "p2c_ufunc(");
   emit_expr(G, out, sb, P_ASSIGN);
   sb_printf(sb, ", %u, %u, [](", e->loc.line, e->loc.col);
-  for (int i = 0; i < n; i++) sb_printf(sb, "%s%s %s", i ? ", " : "", ft->cname, names[i]);
+  for (int i = 0; i < n; i++) sb_printf(sb, "%s%s %s", i ? ", " : "", params[i].ty->cname, names[i]);
   sb_puts(sb, ") { return ");
-  emit_math_call(G, &scalar, sb, P_ASSIGN);
+  if (b->id == BI_NP_ELEMENTWISE) {
+    emit_elementwise_on(G, b, (const Expr *const *)args, sb);
+  } else {
+    Expr *kids[3] = {e->kids[0], args[0], args[1]};
+    Expr scalar = {.kind = EX_CALL, .builtin = b, .ty = loop[0], .kids = kids, .nkids = n + 1, .loc = e->loc};
+    emit_math_call(G, &scalar, sb, P_ASSIGN);
+  }
   sb_puts(sb, "; }");
   for (int i = 1; i <= n; i++) {
     sb_puts(sb, ", ");
@@ -995,10 +1044,26 @@ static void emit_ufunc_array_call(Gen *G, const Expr *e, StrBuf *sb) {
   san_view_written_close(G, out, sb);
 }
 
+/* np.less(a, b), np.maximum(a, b) ... of numbers (typeinfer converted them to the loop type),
+ * or of arrays into an output array. */
+void emit_np_elementwise_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  if (e->ty->kind == TY_ARRAY) emit_ufunc_array_call(G, e, sb);
+  else emit_elementwise_on(G, e->builtin, (const Expr *const *)e->kids + 1, sb);
+}
+
 void emit_math_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Builtin *b = e->builtin;
   if (e->ty->kind == TY_ARRAY) {
     emit_ufunc_array_call(G, e, sb);
+    return;
+  }
+  if (b->complex_row && type_is_complex(e->kids[1]->ty)) {   /* NumPy's complex loop: cmath's */
+    const Builtin *cb = builtin_lookup(b->complex_row);
+    Expr call = *e;
+    call.builtin = cb;
+    helper_add(&G->helpers, cb->helpers);
+    emit_cmath_call(G, &call, sb, prec);
     return;
   }
   if (type_is_half(e->kids[1]->ty)) {

@@ -41,6 +41,8 @@ typedef enum TypeHelper {
   TH_VIEW_PART,   /* a.real, a.imag of a complex array (needs TH_COMPLEX) */
   TH_CPOW,
   TH_CSQRT, TH_CEXPLOG, TH_CHYPERBOLIC, TH_CINVERSE,   /* cmath (TH_CINVERSE needs TH_CSQRT) */
+  TH_NP_ELEMENTWISE,     /* np.less, np.logical_and, np.bitwise_and, np.maximum ... */
+  TH_NP_ELEMENTWISE_C,   /* ... on complex numbers (needs TH_NP_ELEMENTWISE and TH_COMPLEX) */
   TH_HALF, TH_HALF_SIM, TH_HALF_OPS,   /* float16: written together whenever float16 is used */
   TH_HALF_MATH,   /* float16 math functions (p2c_hsin ...), written where one is called */
   TH_COUNT

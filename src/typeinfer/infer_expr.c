@@ -529,11 +529,53 @@ static bool real_arg(Infer *I, Expr *e, int k, const Type *t) {
   return false;
 }
 
-/* np.sin(x, out), np.hypot(x, y, out): a NumPy ufunc on arrays, as Numba compiles one in a
- * kernel, which cannot allocate: the output array is required. Each input is a real number or
- * an array of out's dimensions (extents equal or 1, checked at run time); out's elements take
- * the function of the inputs' elements, computed in the float type the scalar function uses
- * and stored as NumPy's same_kind casting allows (floats into float arrays). Its value is out. */
+/* The loop type of a NumPy ufunc call of a math function on these element types (its result's
+ * type): the float type the scalar function uses, or for complex numbers where NumPy has a
+ * complex loop (the row's complex_row) their complex type. NULL after an error at `at`. */
+static const Type *math_loop_type(Infer *I, const Expr *e, const Type **elems, Loc at) {
+  const Builtin *b = e->builtin;
+  int n = b->min_args;
+  const Type *p = elems[0];
+  for (int i = 0; i < n; i++) {
+    if (type_is_complex(elems[i]) && !b->complex_row) {
+      TERR(I, at, "E-operand", "%s() takes real numbers, not %s", builtin_display_name(b), elems[i]->name);
+      return NULL;
+    }
+    p = type_promote(p, elems[i]);
+  }
+  return type_is_complex(p) ? p : type_math_float(elems, n);
+}
+
+/* The loop type of np.less, np.logical_and, np.bitwise_and, np.maximum ... on these element
+ * types: NumPy's promotion of them, which for bitwise functions must be an integer or bool. */
+static const Type *elementwise_loop_type(Infer *I, const Expr *e, const Type **elems, Loc at) {
+  const Builtin *b = e->builtin;
+  const Type *p = elems[0];
+  for (int i = 0; i < b->min_args; i++) p = type_promote(p, elems[i]);
+  if (b->elementwise == NPE_BITWISE && p->kind != TY_INT && p->kind != TY_BOOL) {
+    if (b->min_args == 2 && elems[0] != elems[1] && elems[0]->kind == TY_INT && elems[1]->kind == TY_INT)
+      TERR(I, at, "E-operand", "%s() takes integers and bools, and %s with %s promote to %s, for "
+           "which NumPy has no loop", builtin_display_name(b), elems[0]->name, elems[1]->name, p->name);
+    else
+      TERR(I, at, "E-operand", "%s() takes integers and bools, not %s", builtin_display_name(b), p->name);
+    return NULL;
+  }
+  return p;
+}
+
+/* The element type a ufunc call's elements compute, by the row's kind of ufunc. */
+static const Type *ufunc_result_type(Infer *I, const Expr *e, const Type **elems, Loc at) {
+  const Builtin *b = e->builtin;
+  if (b->id != BI_NP_ELEMENTWISE) return math_loop_type(I, e, elems, at);
+  const Type *loop = elementwise_loop_type(I, e, elems, at);
+  return loop && b->result ? b->result : loop;
+}
+
+/* np.sin(x, out), np.hypot(x, y, out), np.less(x, y, out): a NumPy ufunc on arrays, as Numba
+ * compiles one in a kernel, which cannot allocate: the output array is required. Each input is a
+ * number or an array of out's dimensions (extents equal or 1, checked at run time); out's
+ * elements take the function of the inputs' elements, computed in the ufunc's loop type and
+ * stored as NumPy's same_kind casting allows. Its value is out. */
 static const Type *infer_ufunc_array_call(Infer *I, Expr *e, const Type **t) {
   const Builtin *b = e->builtin;
   const char *name = builtin_display_name(b);
@@ -544,9 +586,9 @@ static const Type *infer_ufunc_array_call(Infer *I, Expr *e, const Type **t) {
     return NULL;
   }
   const Type *out = t[nargs];
-  if (out->kind != TY_ARRAY || out->dtype->kind != TY_FLOAT) {
-    TERR(I, e->kids[nargs]->loc, "E-operand", "the output of %s() must be an array of float32 or "
-         "float64 (NumPy's same_kind casting of its float results), not %s", name, out->name);
+  if (out->kind != TY_ARRAY || !type_is_numeric(out->dtype) || type_is_half(out->dtype)) {
+    TERR(I, e->kids[nargs]->loc, "E-operand", "the output of %s() must be an array of numbers, "
+         "not %s", name, out->name);
     return NULL;
   }
   if (out->space == MEM_CONST) {
@@ -562,11 +604,18 @@ static const Type *infer_ufunc_array_call(Infer *I, Expr *e, const Type **t) {
       return NULL;
     }
     elems[i - 1] = ti->kind == TY_ARRAY ? ti->dtype : ti;
-    if (!type_is_number(elems[i - 1]) || type_is_complex(elems[i - 1]) || type_is_half(elems[i - 1])) {
-      TERR(I, e->kids[i]->loc, "E-operand", "%s() of arrays takes real numbers and arrays of them, "
+    if (!type_is_numeric(elems[i - 1]) || type_is_half(elems[i - 1])) {
+      TERR(I, e->kids[i]->loc, "E-operand", "%s() of arrays takes numbers and arrays of them, "
            "not %s", name, ti->name);
       return NULL;
     }
+  }
+  const Type *r = ufunc_result_type(I, e, elems, e->kids[1]->loc);
+  if (!r) return NULL;
+  if (!type_same_kind_castable(r, out->dtype)) {
+    TERR(I, e->kids[nargs]->loc, "E-operand", "the output of %s() here must be an array that takes "
+         "%s values (NumPy's same_kind casting), not %s", name, r->name, out->name);
+    return NULL;
   }
   return out;
 }
@@ -579,11 +628,13 @@ static bool ufunc_on_arrays(const Expr *e, const Type **t) {
 }
 
 /* math.sqrt(x), math.atan2(y, x), math.floor(x), math.isnan(x) ...: the row's result type
- * (bool, int64) or the float type of the arguments; float16 where the row has a c16 variant. */
+ * (bool, int64) or the float type of the arguments; float16 where the row has a c16 variant.
+ * NumPy's ufuncs of complex numbers are their cmath functions (the row's complex_row). */
 const Type *infer_math_call(Infer *I, Expr *e, const Type **t) {
   const Builtin *b = e->builtin;
   if (ufunc_on_arrays(e, t)) return infer_ufunc_array_call(I, e, t);
   int n = b->min_args;
+  if (b->complex_row && type_is_complex(t[1])) return infer_cmath_call(I, e, t);
   for (int i = 1; i <= n; i++)
     if (!real_arg(I, e, i, t[i])) return NULL;
   if (b->result == &type_bool && t[1]->kind != TY_FLOAT) return &type_bool;
@@ -591,6 +642,29 @@ const Type *infer_math_call(Infer *I, Expr *e, const Type **t) {
   const Type *ft = type_math_float(t + 1, n);
   for (int i = 0; i < n; i++) infer_coerce(I, &e->kids[i + 1], ft);
   return b->result ? b->result : ft;
+}
+
+/* np.less(x, y), np.logical_not(x), np.bitwise_and(x, y), np.maximum(x, y) ... of numbers: the
+ * function in their loop type (NumPy's promotion), giving bool or that type; an int64 and a
+ * uint64 compare exactly, each as it is. Of arrays, with an output array: infer_ufunc_array_call. */
+const Type *infer_np_elementwise_call(Infer *I, Expr *e, const Type **t) {
+  const Builtin *b = e->builtin;
+  if (ufunc_on_arrays(e, t)) return infer_ufunc_array_call(I, e, t);
+  int n = b->min_args;
+  for (int i = 1; i <= n; i++)
+    if (!type_is_numeric(t[i]) || type_is_half(t[i])) {
+      TERR(I, e->kids[i]->loc, "E-operand", "%s() takes numbers and arrays of them, not %s",
+           builtin_display_name(b), t[i]->name);
+      return NULL;
+    }
+  if (b->elementwise == NPE_COMPARE && n == 2 && type_compares_mixed_sign(t[1], t[2])) {
+    for (int i = 1; i <= 2; i++) infer_coerce(I, &e->kids[i], t[i]->is_signed ? &type_int64 : &type_uint64);
+    return &type_bool;
+  }
+  const Type *loop = elementwise_loop_type(I, e, t + 1, e->loc);
+  if (!loop) return NULL;
+  for (int i = 1; i <= n; i++) infer_coerce(I, &e->kids[i], loop);
+  return b->result ? b->result : loop;
 }
 
 /* math.ldexp(x, i): x * 2**i in x's float type; i is passed as the int32 CUDA's ldexp takes

@@ -463,6 +463,26 @@ const Type *type_promote(const Type *a, const Type *b) {
   return float_for_int(i);
 }
 
+static int kind_rank(const Type *t) {
+  switch (t->kind) {
+  case TY_BOOL: return 0;
+  case TY_INT: return 1;
+  case TY_HALF:
+  case TY_FLOAT: return 2;
+  default: return 3;
+  }
+}
+
+bool type_same_kind_castable(const Type *from, const Type *to) {
+  return type_is_numeric(from) && type_is_numeric(to) && kind_rank(from) <= kind_rank(to);
+}
+
+bool type_compares_mixed_sign(const Type *a, const Type *b) {
+  if (a->kind != TY_INT || b->kind != TY_INT || a->is_signed == b->is_signed) return false;
+  const Type *u = a->is_signed ? b : a;
+  return u->bits == 64;
+}
+
 const Type *type_math_float(const Type **t, int n) {
   for (int i = 0; i < n; i++)
     if (t[i] != &type_float32) return &type_float64;

@@ -191,6 +191,12 @@ const Type *type_arith(const Type *a, const Type *b);
 /* The float type a math function of these n arguments computes in, as Numba types math and
  * NumPy's ufuncs: float32 when every argument is float32, else float64. */
 const Type *type_math_float(const Type **t, int n);
+/* NumPy's same_kind casting of a scalar: within its kind or into a later one of bool <
+ * integers < floats (float16 too) < complex. */
+bool type_same_kind_castable(const Type *from, const Type *to);
+/* Whether NumPy compares a and b exactly rather than in their promotion (float64): one is
+ * uint64, the other a signed integer (NumPy 1.25's loops, which numba-cuda has too). */
+bool type_compares_mixed_sign(const Type *a, const Type *b);
 /* Unification of two types assigned to one variable, as Numba unifies them; NULL if none. */
 const Type *type_unify(TypeTable *tt, const Type *a, const Type *b);
 

@@ -117,6 +117,10 @@ static __device__ p2c_complex128 p2c_clog10(p2c_complex128 z) {
   p2c_complex128 l = p2c_clog(z);
   return p2c_complex128(l.re / 2.302585092994045684, l.im / 2.302585092994045684);
 }
+static __device__ p2c_complex128 p2c_clog2(p2c_complex128 z) {
+  p2c_complex128 l = p2c_clog(z);
+  return p2c_complex128(l.re / 0.693147180559945309, l.im / 0.693147180559945309);
+}
 static __device__ double p2c_cphase(p2c_complex128 z) {
   return atan2(z.im, z.re);
 }

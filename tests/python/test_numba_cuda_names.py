@@ -24,13 +24,23 @@ RECORD = [("a", "int32"), ("b", "float64")]
 # Numba's Array(dtype, ndim, layout) and the slice spelling of the same type.
 ARRAYS = [(1, "C", "::1"), (1, "A", ":"), (2, "C", ":, ::1"), (2, "F", "::1, :"), (3, "A", ":, :, :"),
           (3, "C", ":, :, ::1")]
+# Numba's names of C's types, and values whose typeof the tests compare (numba-cuda's test_ufuncs).
+C_NAMES = "char uchar short ushort intc uintc int_ uint long_ ulong longlong ulonglong".split()
+VALUES = ["True", "3", "2.5", "1j", "np.uint32(1)", "np.float32(1)", "np.complex64(1)",
+          "np.zeros(3, 'f4')", "np.zeros((2, 3))", "np.zeros((2, 3), order='F')",
+          "np.zeros((4, 4))[:, ::2]", "np.zeros((1, 3))", "np.zeros((3, 1), order='F')"]
+DOMAINS = ["signed_domain", "unsigned_domain", "integer_domain", "real_domain", "complex_domain",
+           "number_domain"]
 
 NUMBA_FACTS = """
 import json, numpy as np
 from numba.core import types
 from numba.np import numpy_support as ns
 from numba.core.typing import signature
+from numba import typeof
 rec = np.dtype(%r, align=True)
+def described(t):
+    return [str(t.dtype), t.ndim, t.layout] if isinstance(t, types.Array) else str(t)
 print(json.dumps({"short": {n: str(getattr(types, n)) for n in %r},
                   "from": [str(ns.from_dtype(np.dtype(d))) for d in %r],
                   "as": [str(ns.as_dtype(ns.from_dtype(np.dtype(d)))) for d in %r],
@@ -41,8 +51,11 @@ print(json.dumps({"short": {n: str(getattr(types, n)) for n in %r},
                                  str(types.complex128.underlying_float)],
                   "signature_is_type": isinstance(types.void(types.int32[:]), types.Type),
                   "signature_is_call": signature(types.void, types.int32[:], types.f2)
-                                       == types.void(types.int32[:], types.f2)}))
-""" % (RECORD, SHORT, DTYPES, DTYPES, ARRAYS)
+                                       == types.void(types.int32[:], types.f2),
+                  "c_names": {n: str(getattr(types, n)) for n in %r},
+                  "typeof": [described(typeof(eval(v))) for v in %r],
+                  "domains": {d: sorted(map(str, getattr(types, d))) for d in %r}}))
+""" % (RECORD, SHORT, DTYPES, DTYPES, ARRAYS, C_NAMES, VALUES, DOMAINS)
 
 
 def test_numba_cuda_namespace():
@@ -76,6 +89,22 @@ def test_names_are_numbas():
     signature = cuda.typing.signature
     assert (signature(types.void, types.int32[:], types.f2) == types.void(types.int32[:], types.f2)) \
         == numba["signature_is_call"]
+    assert {n: str(getattr(types, n)) for n in C_NAMES} == numba["c_names"]
+    typeof = cuda.typing.typeof.typeof
+    described = [[str(t.dtype), t.ndim, t.layout] if isinstance(t, types.ArrayType) else str(t)
+                 for t in (typeof(eval(v)) for v in VALUES)]
+    assert described == numba["typeof"]
+    assert {d: sorted(map(str, getattr(types, d))) for d in DOMAINS} == numba["domains"]
+
+
+def test_typeof_of_device_arrays_and_refusals():
+    """typeof of a device array is its host array's; of a value kernels cannot take a TypeError."""
+    f = np.zeros((3, 4), order="F")
+    assert types.typeof(cuda.to_device(f)) == types.typeof(f) == types.Array(types.float64, 2, "F")
+    assert types.typeof(cuda.to_device(np.zeros(5, np.int8))) == types.int8[::1]
+    assert cuda.np.numpy_support.numpy_version == tuple(int(p) for p in np.__version__.split(".")[:2])
+    with pytest.raises(TypeError, match="typeof: str values"):
+        types.typeof("text")
 
 
 SCRIPT = """

@@ -6,7 +6,8 @@
  * only drive for loops); each value has a type and an emitting hook; arities are ordered;
  * facts that imply others hold them (a barrier or warp rendezvous has effects; a positive
  * result is non-negative); paths are unique and look up to their own row; math rows have a
- * float32 name; atomics name both CUDA's function and the prelude's. */
+ * float32 name; atomics name both CUDA's function and the prelude's; NumPy's ufuncs name a
+ * complex loop that is a cmath function, and its comparisons and logical functions give bool. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,6 +65,17 @@ static void facts_are_consistent(void **state) {
     if (b->id == BI_ATOMIC && (!b->c64 || !b->helper_fn)) fail_msg("%s: atomic names missing", b->path);
     if (b->infer == infer_math_call && (!b->c64 || !b->c32)) fail_msg("%s: math names missing", b->path);
     if (b->emit == emit_spelled_value && !b->c64) fail_msg("%s: no spelling", b->path);
+    /* a NumPy ufunc's complex loop is a cmath row of one argument, as the ufunc has */
+    if (b->complex_row) {
+      const Builtin *c = builtin_lookup(b->complex_row);
+      if (!c || c->id != BI_CMATH || c->min_args != 1 || b->min_args != 1 || !(b->facts & BF_UFUNC))
+        fail_msg("%s: complex_row %s is not a cmath function of one argument", b->path, b->complex_row);
+    }
+    if (b->id == BI_NP_ELEMENTWISE &&
+        (!b->c64 || !(b->facts & BF_UFUNC) || b->max_args != b->min_args + 1 ||
+         (b->result && b->result != &type_bool) ||
+         ((b->elementwise == NPE_COMPARE || b->elementwise == NPE_LOGICAL) != (b->result != NULL))))
+      fail_msg("%s: elementwise ufunc row malformed", b->path);
   }
 }
 
