@@ -57,6 +57,7 @@ typedef enum BuiltinId {
   BI_ABS, BI_MIN, BI_MAX, BI_CAST, BI_ROUND, BI_LEN, BI_RANGE, BI_PRINT,
   BI_ENUMERATE, BI_ZIP,   /* only as the iterable of a for loop, like range */
   BI_COMPLEX,              /* complex(re, im) */
+  BI_TUPLE,                /* tuple(t) of a tuple: t itself */
   BI_CMATH,                /* cmath functions: c64 is the prelude function for both complex types */
   BI_FP16,                 /* cuda.fp16 intrinsics: c64 is the prelude function */
   BI_TYPE,                 /* a scalar type (np.float32, numba.int32 ...) */

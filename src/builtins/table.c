@@ -361,6 +361,7 @@ static const Builtin table[] = {
        NULL),
     FN("builtins.enumerate", BI_ENUMERATE, 1, 2, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),
     FN("builtins.zip", BI_ZIP, 1, 127, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),
+    FN("builtins.tuple", BI_TUPLE, 1, 1, 0, infer_tuple_call, emit_tuple_call),
     FN("builtins.complex", BI_COMPLEX, 1, 2, BF_CHECKS_ARITY, infer_complex_ctor_call,
        emit_complex_ctor_call),
 

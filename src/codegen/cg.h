@@ -228,7 +228,7 @@ void emit_const_array_decl(Gen *G, StrBuf *out, const Type *t, const char *name)
  * row's prelude helpers as used. */
 BuiltinEmitFn emit_spelled_value, emit_math_const_value, emit_grid_call;            /* emit_expr.c */
 BuiltinEmitFn emit_math_call, emit_np_elementwise_call, emit_math_split_call, emit_minmax_call, emit_cast_builtin_call, emit_abs_call;
-BuiltinEmitFn emit_round_call, emit_len_call;
+BuiltinEmitFn emit_round_call, emit_len_call, emit_tuple_call;
 BuiltinEmitFn emit_complex_ctor_call, emit_cmath_call, emit_polar_call;             /* emit_complex.c */
 BuiltinEmitFn emit_half_builtin_call;                                               /* emit_half.c */
 BuiltinEmitFn emit_vector_ctor_call;                                              /* emit_vector.c */

@@ -1170,6 +1170,11 @@ void emit_round_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   close_paren(sb, P_UNARY, prec);
 }
 
+/* tuple(t): t */
+void emit_tuple_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  emit_expr(G, e->kids[1], sb, prec);
+}
+
 /* len(a) */
 void emit_len_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Expr *a = e->kids[1];

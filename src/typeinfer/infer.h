@@ -110,7 +110,7 @@ const Type *infer_const_array(Infer *I, const Const *k);
  * checked keywords and (unless BF_CHECKS_ARITY) the row's argument count. */
 BuiltinInferFn infer_grid_call, infer_fixed_call, infer_shared_array_call, infer_local_array_call;
 BuiltinInferFn infer_math_call, infer_np_elementwise_call, infer_ldexp_call, infer_math_split_call, infer_abs_call, infer_minmax_call;
-BuiltinInferFn infer_cast_builtin_call, infer_round_call, infer_len_call, infer_print_call;
+BuiltinInferFn infer_cast_builtin_call, infer_round_call, infer_len_call, infer_tuple_call, infer_print_call;
 BuiltinInferFn infer_loop_only_call;
 BuiltinInferFn infer_complex_ctor_call, infer_cmath_call, infer_cmath_phase_call;   /* infer_complex.c */
 BuiltinInferFn infer_cmath_polar_call, infer_cmath_rect_call;

@@ -722,6 +722,14 @@ const Type *infer_round_call(Infer *I, Expr *e, const Type **t) {
   return &type_int64;
 }
 
+/* tuple(t): a tuple is its own tuple (Numba's tuple() of a tuple); of anything else pyk2cuda
+ * would need to build one from an iterable, which kernels cannot size. */
+const Type *infer_tuple_call(Infer *I, Expr *e, const Type **t) {
+  if (t[1]->kind == TY_TUPLE) return t[1];
+  TERR(I, e->kids[1]->loc, "E-operand", "tuple() of %s is not supported (of a tuple only)", t[1]->name);
+  return NULL;
+}
+
 /* len(a) */
 const Type *infer_len_call(Infer *I, Expr *e, const Type **t) {
   if (t[1]->kind == TY_ARRAY || t[1]->kind == TY_TUPLE) return &type_int64;

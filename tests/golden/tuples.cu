@@ -78,6 +78,11 @@ struct p2c_tuple_i64x4 {
   int64_t f[4];
 };
 
+/* (int64x2, int64x2) */
+struct p2c_tuple_u0x2 {
+  longlong2 f[2];
+};
+
 static __device__ double pick(p2c_tuple_a2f64_i64, int64_t);
 static __device__ int64_t bump(p2c_array<double, 2>, int64_t);
 static __device__ p2c_tuple_f64_i64 swap(p2c_tuple_i64_f64);
@@ -230,7 +235,43 @@ extern "C" __global__ void tuple_arrays(p2c_array<double, 2> a, p2c_array<double
   }
 }
 
+extern "C" __global__ void tuple_of_tuple(p2c_array<int64_t, 1> a, p2c_array<int64_t, 2> out) {
+  int64_t i = 0;
+  p2c_tuple_i64x3 t = {};
+  int64_t s = 0;
+  int64_t v = 0;
+  p2c_tuple_u0x2 p = {};
+  p2c_tuple_i64x3 p2c_t;
+  int64_t p2c_t2;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < a.size:
+  if (i < a.shape[0]) {
+    // t = tuple((a[i], a[i] * 2, a[i] - 1))
+    t = p2c_tuple_i64x3{{a.data[i], a.data[i] * 2, a.data[i] - 1}};
+    // s = 0
+    s = 0;
+    // for v in tuple(t):
+    p2c_t = t;
+    for (p2c_t2 = 0; p2c_t2 < 3; ++p2c_t2) {
+      v = p2c_t.f[p2c_t2];
+      // s += v
+      s += v;
+    }
+    // out[i, 0] = s
+    out.data[i * out.shape[1] + 0] = s;
+    // out[i, 1] = len(tuple(t)) + tuple(t)[2]
+    out.data[i * out.shape[1] + 1] = 3 + t.f[2];
+    // p = tuple((cuda.int64x2(a[i], 1), cuda.int64x2(2, a[i])))
+    p = p2c_tuple_u0x2{{make_longlong2(a.data[i], 1), make_longlong2(2, a.data[i])}};
+    // out[i, 2] = p[0].x * p[1].y + p[1].x
+    out.data[i * out.shape[1] + 2] = p.f[0].x * p.f[1].y + p.f[1].x;
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(tuple_values)
 P2C_SIM_FIBERS(tuple_arrays)
+P2C_SIM_BLOCKS(tuple_of_tuple)
 #endif

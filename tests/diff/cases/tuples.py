@@ -78,3 +78,18 @@ def tuple_arrays(a, out):
         out[i, 1] = pick((sm, 2), i)
         pair = (a, i % 3)
         out[i, 2] = pick(pair, i)
+
+
+@cuda.jit
+def tuple_of_tuple(a, out):
+    # tuple(t) of a tuple is t: iterated, measured, indexed, of vector types too
+    i = cuda.grid(1)
+    if i < a.size:
+        t = tuple((a[i], a[i] * 2, a[i] - 1))
+        s = 0
+        for v in tuple(t):
+            s += v
+        out[i, 0] = s
+        out[i, 1] = len(tuple(t)) + tuple(t)[2]
+        p = tuple((cuda.int64x2(a[i], 1), cuda.int64x2(2, a[i])))
+        out[i, 2] = p[0].x * p[1].y + p[1].x
