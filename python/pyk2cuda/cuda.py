@@ -69,8 +69,11 @@ def _raised(exc, classes=None):
         new = _core.BoundsError(_numba_message(m))
     else:
         if cls not in _RAISED:
+            # A division by zero in a debug kernel is Numba's ZeroDivisionError on a GPU and, in
+            # Numba's simulator (NumPy's error state), FloatingPointError: it is both here.
+            bases = (Error, cls, FloatingPointError) if cls is ZeroDivisionError else (Error, cls)
             try:
-                _RAISED[cls] = type(cls.__name__, (Error, cls), {"__module__": cls.__module__})
+                _RAISED[cls] = type(cls.__name__, bases, {"__module__": cls.__module__})
             except TypeError:  # a class whose layout cannot be combined (OSError's family)
                 _RAISED[cls] = cls
         new = _RAISED[cls](_numba_message(m))
@@ -89,11 +92,12 @@ class Kernel(_core._Kernel):
     `kern.forall(n)(args)`."""
 
     _unit = None
+    _debug = False
 
     def _build(self):
         """The source to translate (asked for by the C side at the first translation): the
         function's synthetic module, its free names frozen now (source.py)."""
-        self._unit = _source.build(self.py_func)
+        self._unit = _source.build(self.py_func, debug=self._debug)
         return self._unit.filename, self._unit.source
 
     def _fix_error(self, exc):
@@ -435,7 +439,7 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
             k = Kernel(func, func.__name__, code.co_filename, None, params, False, None, bounds,
                        sanitize)
         else:
-            unit = _source.build(func)
+            unit = _source.build(func, debug=bool(debug))
             calls = [_source.call_signature(func.__name__, s) for s in sigs]
             try:
                 k = Kernel(func, func.__name__, unit.filename, unit.source, params, True, calls,
@@ -444,6 +448,7 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
                 raise unit.remap(e) from None
             k._unit = unit
         k._bounds = bounds
+        k._debug = bool(debug)
         k._sanitize = sanitize
         k._specialized = bool(sigs) and len(sigs) == 1
         k.extensions.extend(options.get("extensions") or ())   # Numba's kernel extensions

@@ -554,15 +554,16 @@ def _numpy_if_loaded():
     return sys.modules.get("numpy")
 
 
-def build(func, kind="kernel", signatures=None):
-    """The Unit for `func`: kind 'kernel' (signatures are passed to the translator apart) or
+def build(func, kind="kernel", signatures=None, debug=False):
+    """The Unit for `func`: kind 'kernel' (signatures are passed to the translator apart; with
+    debug, `@cuda.jit(debug=True)`, which checks divisions by zero as Numba's debug kernels do) or
     'ufunc' (its signature texts are written into the @vectorize decorator)."""
     piece = _Piece(func)
     b = _Builder(piece)
     if kind == "ufunc":
         decorator = "@%s([%s], target='cuda')" % (_VECTORIZE, ", ".join(repr(s) for s in signatures))
     else:
-        decorator = "@%s.jit" % _CUDA
+        decorator = "@%s.jit%s" % (_CUDA, "(debug=True)" if debug else "")
     b.add_function(func, func.__name__ if func.__name__.isidentifier() else "_lambda", decorator)
     return b.unit()
 

@@ -330,7 +330,50 @@ static void emit_pow(Gen *G, const Expr *e, StrBuf *sb) {
   }
 }
 
+/* Python's message for a division of this kind by zero ("integer modulo by zero"), or NULL
+ * where the division needs no check: outside debug=True, for complex numbers (Numba does not
+ * check them), for a divisor known to be > 0 or a nonzero literal. An int `/` divides its
+ * operands converted to float64; its message is the int's. */
+static const char *zero_division_message(const Gen *G, const Expr *e) {
+  const Expr *d = e->kids[1];
+  if (!G->fn->debug || (e->op != OP_DIV && e->op != OP_FLOORDIV && e->op != OP_MOD)) return NULL;
+  if (!type_is_number(d->ty) || (d->facts & EF_POSITIVE)) return NULL;
+  if ((d->kind == EX_INT && d->ival != 0) || (d->kind == EX_FLOAT && d->fval != 0)) return NULL;
+  const Expr *n = e->kids[0];
+  bool ints = (d->kind == EX_CAST ? d->kids[0] : d)->ty->kind != TY_FLOAT &&
+              (n->kind == EX_CAST ? n->kids[0] : n)->ty->kind != TY_FLOAT;
+  switch (e->op) {
+  case OP_DIV: return ints ? "division by zero" : "float division by zero";
+  case OP_FLOORDIV: return ints ? "integer division or modulo by zero" : "float floor division by zero";
+  default: return ints ? "integer modulo by zero" : "float modulo";
+  }
+}
+
+/* e with its divisor checked by p2c_divisor: `p2c_divisor<T>(d, LINE, COLUMN, "...")` in its
+ * place, a temporary node that the operator's emitter writes as it is. */
+static const Expr *with_checked_divisor(Gen *G, const Expr *e, const char *message) {
+  StrBuf d;
+  sb_init(&d, G->a);
+  helper_use(&G->helpers, H_BOUNDS);
+  helper_use(&G->helpers, H_RAISE);
+  helper_use(&G->helpers, H_DIVISOR);
+  sb_printf(&d, "p2c_divisor<%s>(", e->kids[1]->ty->cname);
+  emit_expr(G, e->kids[1], &d, P_ASSIGN);
+  sb_printf(&d, ", %u, %u, \"ZeroDivisionError: %s\")", e->kids[1]->loc.line, e->kids[1]->loc.col, message);
+  Expr *temp = arena_alloc(G->a, sizeof *temp);
+  *temp = (Expr){.kind = EX_TEMP, .ty = e->kids[1]->ty, .str = sb_str(&d), .loc = e->kids[1]->loc};
+  Expr **kids = arena_alloc(G->a, 2 * sizeof *kids);
+  kids[0] = e->kids[0];
+  kids[1] = temp;
+  Expr *checked = arena_alloc(G->a, sizeof *checked);
+  *checked = *e;
+  checked->kids = kids;
+  return checked;
+}
+
 static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const char *zero_message = zero_division_message(G, e);
+  if (zero_message) e = with_checked_divisor(G, e, zero_message);
   const Type *t = e->kids[0]->ty;
   /* On integers known to be >= 0 and > 0, Python's // and % are C's / and %. */
   bool plain = t->kind == TY_INT && (e->op == OP_FLOORDIV || e->op == OP_MOD) &&

@@ -301,6 +301,14 @@ static const char *const helper_text[H_COUNT] = {
         "  if ((uint64_t)w >= (uint64_t)n) p2c_raise(line, column, \"IndexError: tuple index out of range\");\n"
         "  return w;\n"
         "}\n",
+    [H_DIVISOR] =
+        "/* debug=True: the divisor of / // %, checked as Python checks it (Numba's Python error\n"
+        " * model in debug kernels): zero raises ZeroDivisionError with Python's message. */\n"
+        "template <typename T>\n"
+        "static __device__ __forceinline__ T p2c_divisor(T d, unsigned int line, unsigned int column, const char *exc) {\n"
+        "  if (d == 0) p2c_raise(line, column, exc);\n"
+        "  return d;\n"
+        "}\n",
     [H_EXIT] =
         "/* An exception that is not reported (no debug=True) where an expression raises it: the\n"
         " * thread ends, as a raise in a device function ends it. */\n"

@@ -19,6 +19,7 @@ typedef enum Helper {
   H_RAISE,          /* a checked raise or assert (debug=True): records it in the bounds record
                        (needs H_BOUNDS) */
   H_TUPLE_INDEX,    /* a checked runtime tuple index: IndexError (needs H_RAISE) */
+  H_DIVISOR,        /* debug=True: a divisor of / // % checked for zero (needs H_RAISE) */
   H_EXIT,           /* p2c_exit_thread(): a quiet raise inside an expression (needs H_BOUNDS) */
   H_SANITIZE,       /* --sanitize: p2c_san_offset, a checked offset reported to the simulator */
   H_COUNT

@@ -19,6 +19,21 @@ struct p2c_array {
   int64_t strides[N];
 };
 
+/* Python's a // b on int64: rounds toward negative infinity; b == 0 gives 0. */
+static __device__ __forceinline__ int64_t p2c_floordiv(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return (int64_t)(0ULL - (uint64_t)a);
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Python's a % b on int64: the result has the sign of b; b == 0 gives 0. */
+static __device__ __forceinline__ int64_t p2c_mod(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return 0;
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
 /* --check-bounds (docs/generated-code.md): the first out-of-bounds access of a launch.
  * The runtime zeroes it before each launch and reads it after. 176 bytes, no padding. */
 struct p2c_bounds_record {
@@ -107,6 +122,14 @@ static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int co
     text[n] = 0;
   }
   P2C_EXIT_THREAD();
+}
+
+/* debug=True: the divisor of / // %, checked as Python checks it (Numba's Python error
+ * model in debug kernels): zero raises ZeroDivisionError with Python's message. */
+template <typename T>
+static __device__ __forceinline__ T p2c_divisor(T d, unsigned int line, unsigned int column, const char *exc) {
+  if (d == 0) p2c_raise(line, column, exc);
+  return d;
 }
 
 /* An exception that is not reported (no debug=True) where an expression raises it: the
@@ -413,6 +436,38 @@ extern "C" __global__ void view_quiet(p2c_array<int32_t, 1> a, p2c_array<int64_t
   }
 }
 
+extern "C" __global__ void divide_debug(p2c_array<int64_t, 1> a, p2c_array<int64_t, 1> b, p2c_array<int64_t, 1> q, p2c_array<int64_t, 1> r, p2c_array<double, 1> f) {
+  int64_t i = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < q.size:
+  if (i < q.shape[0]) {
+    // q[i] = a[i] // b[i]
+    q.data[i] = p2c_floordiv(a.data[i], p2c_divisor<int64_t>(b.data[i], 84, 24, "ZeroDivisionError: integer division or modulo by zero"));
+    // r[i] = a[i] % b[i]
+    r.data[i] = p2c_mod(a.data[i], p2c_divisor<int64_t>(b.data[i], 85, 23, "ZeroDivisionError: integer modulo by zero"));
+    // f[i] = a[i] / b[i]
+    f.data[i] = (double)a.data[i] / p2c_divisor<double>((double)b.data[i], 86, 23, "ZeroDivisionError: division by zero");
+  }
+}
+
+extern "C" __global__ void divide_quiet(p2c_array<int64_t, 1> a, p2c_array<int64_t, 1> b, p2c_array<int64_t, 1> q, p2c_array<int64_t, 1> r, p2c_array<double, 1> f) {
+  int64_t i = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < q.size:
+  if (i < q.shape[0]) {
+    // q[i] = a[i] // b[i]
+    q.data[i] = p2c_floordiv(a.data[i], b.data[i]);
+    // r[i] = a[i] % b[i]
+    r.data[i] = p2c_mod(a.data[i], b.data[i]);
+    // f[i] = a[i] / b[i]
+    f.data[i] = (double)a.data[i] / (double)b.data[i];
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(roots_debug)
 P2C_SIM_BLOCKS(roots_quiet)
@@ -421,4 +476,6 @@ P2C_SIM_BLOCKS(ufunc_overlap)
 P2C_SIM_BLOCKS(ufunc_shapes)
 P2C_SIM_BLOCKS(view_debug)
 P2C_SIM_BLOCKS(view_quiet)
+P2C_SIM_BLOCKS(divide_debug)
+P2C_SIM_BLOCKS(divide_quiet)
 #endif

@@ -211,3 +211,33 @@ def test_a_tuple_index_out_of_range_is_an_index_error_in_debug():
 
     with pytest.raises(IndexError, match=r"tid=\[2, 0, 0\] ctaid=\[0, 0, 0\]: tuple index out of range"):
         pick[1, 3](np.zeros(1))
+
+
+def test_a_division_by_zero_in_a_debug_kernel_raises_and_stops_the_thread():
+    # test_exception's test_zero_division_error_in_debug: Numba's debug kernels use Python's
+    # error model (ZeroDivisionError on a GPU; its simulator raises FloatingPointError): the
+    # exception is both, and the thread stops before its later stores.
+    @cuda.jit(debug=True, opt=False)
+    def f(r, x, y):
+        r[0] = y[0] / x[0]
+        r[1] = y[0]
+
+    r = np.zeros(2)
+    with pytest.raises(ZeroDivisionError, match=r"line \d+, tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]: float division by zero") as e:
+        f[1, 1](r, np.zeros(1), np.ones(1))
+    assert isinstance(e.value, FloatingPointError) and isinstance(e.value, pyk2cuda.Error)
+    assert r.tolist() == [0.0, 0.0]
+
+    @cuda.jit(debug=True)
+    def g(q, a, b):
+        q[0] = a // b
+
+    with pytest.raises(ZeroDivisionError, match="integer division or modulo by zero"):
+        g[1, 1](np.zeros(1, np.int64), 7, 0)
+
+    @cuda.jit   # without debug=True: NumPy's result, no exception
+    def h(r, x, y):
+        r[0] = y[0] / x[0]
+
+    h[1, 1](r, np.zeros(1), np.ones(1))
+    assert r[0] == np.inf

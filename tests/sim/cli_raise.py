@@ -82,6 +82,24 @@ def cases(tmp):
     yield ("view_quiet", ["view_quiet", "--grid", "1", "--block", "4", "arange:int32[8]",
                           "zeros:int64[4]", "2"], 3,
            "pyk2cuda: simulator: kernel 'view_quiet' stopped: a thread ended the launch\n", {})
+    # Division by zero, thread 2 dividing by b[2] = 0: Python's ZeroDivisionError in a debug
+    # kernel (at the divisor, with Python's message), NumPy's results in a quiet one.
+    zero = os.path.join(tmp, "zero.npy")
+    np.save(zero, np.array([1, 2, 0, 4], np.int64))
+    ones = os.path.join(tmp, "ones.npy")
+    np.save(ones, np.arange(1, 5, dtype=np.int64))
+    div_line = line_of("a[i] // b[i]", "def divide_debug")
+    yield ("divide_debug", ["divide_debug", "--grid", "1", "--block", "4", "arange:int64[4]", zero,
+                            "zeros:int64[4]", "zeros:int64[4]", "zeros:float64[4]"], 3,
+           raised(div_line, 24, "ZeroDivisionError: integer division or modulo by zero",
+                  "divide_debug", "(2,0,0)"), {})
+    yield ("divide_nonzero", ["divide_debug", "--grid", "1", "--block", "4", "arange:int64[4]",
+                              ones, "zeros:int64[4]", "zeros:int64[4]",
+                              "zeros:float64[4]"], 0, "",
+           {"q": np.zeros(4, np.int64), "r": np.arange(4), "f": np.arange(4) / np.arange(1, 5)})
+    yield ("divide_quiet", ["divide_quiet", "--grid", "1", "--block", "4", "arange:int64[4]", zero,
+                            "zeros:int64[4]", "zeros:int64[4]", "zeros:float64[4]"], 0, "",
+           {"q": np.array([0, 0, 0, 0]), "r": np.array([0, 1, 0, 3]), "f": np.array([0, 0.5, np.inf, 0.75])})
 
 
 def main():

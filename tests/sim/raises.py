@@ -73,3 +73,23 @@ def view_quiet(a, out, step):
     i = cuda.grid(1)
     if i < out.size:
         out[i] = a[::step].view(np.int64)[0] + i
+
+
+# Division by zero: with debug=True, Python's ZeroDivisionError, as Numba's debug kernels raise
+# it (the Python error model); without, NumPy's result (inf, nan; 0 for integers).
+@cuda.jit(debug=True)
+def divide_debug(a, b, q, r, f):
+    i = cuda.grid(1)
+    if i < q.size:
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+        f[i] = a[i] / b[i]
+
+
+@cuda.jit
+def divide_quiet(a, b, q, r, f):
+    i = cuda.grid(1)
+    if i < q.size:
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+        f[i] = a[i] / b[i]
