@@ -46,6 +46,7 @@ typedef enum BuiltinId {
   BI_POPC, BI_CLZ, BI_FFS, BI_LANEID,
   BI_CONST_ARRAY_LIKE,
   BI_ARRAY_VIEW,      /* a.view(dtype) (numpy.ndarray.view) */
+  BI_ARRAY_RESHAPE,   /* a.reshape(shape) (numpy.ndarray.reshape) */
   BI_MATH_UNARY,     /* one float argument, same float type out (sqrt, sin, ...) */
   BI_MATH_BINARY,    /* two float arguments (atan2, pow, hypot, copysign, fmod) */
   BI_MATH_TO_INT,    /* floor, ceil, trunc: float -> int64 */

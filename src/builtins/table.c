@@ -315,6 +315,10 @@ static const Builtin table[] = {
      * (infer_array_method); the hook checks the arity, to count view()'s own arguments. */
     {.path = "numpy.ndarray.view", .kind = BK_FUNC, .id = BI_ARRAY_VIEW, ARGS(2, 2),
      FX(BF_VIEW | BF_CHECKS_ARITY), TH(TH_VIEW_DTYPE), HOOKS(infer_array_view_call, emit_array_view_call)},
+    /* a.reshape(shape), a.reshape(d0, d1, ...): likewise */
+    {.path = "numpy.ndarray.reshape", .kind = BK_FUNC, .id = BI_ARRAY_RESHAPE, ARGS(2, 1 + P2C_MAX_NDIM),
+     FX(BF_VIEW | BF_CHECKS_ARITY), TH(TH_VIEW_RESHAPE),
+     HOOKS(infer_array_reshape_call, emit_array_reshape_call)},
 
     TY("numpy.bool_", type_bool), TY("numpy.int8", type_int8), TY("numpy.int16", type_int16),
     TY("numpy.int32", type_int32), TY("numpy.int64", type_int64), TY("numpy.intp", type_int64),

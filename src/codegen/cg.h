@@ -238,6 +238,6 @@ BuiltinEmitFn emit_plain_builtin_call, emit_shared_array_call, emit_atomic_call;
 BuiltinEmitFn emit_warp_builtin_call, emit_syncwarp_call, emit_vote_call, emit_int32_warp_call;
 BuiltinEmitFn emit_match_all_call, emit_bitcount_call, emit_brev_call, emit_selp_call;
 BuiltinEmitFn emit_const_array_like_call;
-BuiltinEmitFn emit_array_view_call;                                                 /* emit_view.c */
+BuiltinEmitFn emit_array_view_call, emit_array_reshape_call;                                                /* emit_view.c */
 
 #endif

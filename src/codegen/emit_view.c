@@ -158,6 +158,43 @@ void emit_array_view_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   sb_printf(sb, ", p2c_view_dtype<%s>(%s))", to, t.name);
 }
 
+/* numpy.ndarray.reshape(a, shape): p2c_reshape<N, REPORT>(a, LINE, COLUMN, d0, d1, ...), the
+ * extents given one by one or as the elements of a tuple (evaluated once, into a temporary
+ * unless it is a variable). */
+void emit_array_reshape_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  (void)prec;
+  bool report = G->fn->debug || G->check_bounds;
+  helper_use(&G->helpers, H_BOUNDS);
+  helper_use(&G->helpers, H_RAISE);
+  helper_use(&G->helpers, H_EXIT);
+  const Expr *shape = e->kids[2];
+  const char *tuple = NULL;
+  bool from_tuple = e->nkids == 3 && shape->ty->kind == TY_TUPLE;
+  if (from_tuple && shape->kind != EX_VAR) {
+    tuple = new_temp(G, shape->ty);
+    sb_printf(sb, "(%s = ", tuple);
+    emit_expr(G, shape, sb, P_ASSIGN);
+    sb_puts(sb, ", ");
+  }
+  sb_printf(sb, "p2c_reshape<%d, %s>(", e->ty->ndim, report ? "true" : "false");
+  emit_array_value(G, e->kids[1], sb);
+  sb_printf(sb, ", %u, %u", e->loc.line, e->loc.col);
+  if (from_tuple) {
+    Expr temp = {.kind = EX_TEMP, .ty = shape->ty, .str = tuple, .loc = shape->loc};
+    for (int k = 0; k < shape->ty->nelems; k++) {
+      sb_puts(sb, ", ");
+      emit_tuple_elem(G, tuple ? &temp : shape, k, sb, P_ASSIGN);
+    }
+  } else {
+    for (int i = 2; i < e->nkids; i++) {
+      sb_puts(sb, ", ");
+      emit_expr(G, e->kids[i], sb, P_ASSIGN);
+    }
+  }
+  sb_putc(sb, ')');
+  if (tuple) sb_putc(sb, ')');
+}
+
 /* a.real, a.imag of an array: of a complex array, a view of one part of each element
  * (p2c_view_part<0 or 1>(a)); of a real one, .real is the array itself (typeinfer refuses
  * .imag there). */

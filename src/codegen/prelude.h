@@ -38,6 +38,7 @@ typedef enum TypeHelper {
   TH_UFUNC,       /* p2c_ufunc: np.sin(x, out) (needs TH_VIEW_WALK, TH_VIEW_OVERLAP, H_RAISE) */
   TH_VIEW_WRITTEN_SAN,   /* --sanitize: p2c_san_view_written (needs TH_VIEW_WALK) */
   TH_VIEW_DTYPE,  /* a.view(dtype) */
+  TH_VIEW_RESHAPE,   /* a.reshape(shape) (needs H_RAISE and H_EXIT) */
   TH_COMPLEX,     /* p2c_complex64/128, operators, abs, conj: written whenever complex is used */
   TH_VIEW_PART,   /* a.real, a.imag of a complex array (needs TH_COMPLEX) */
   TH_CPOW,

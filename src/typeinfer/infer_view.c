@@ -243,18 +243,60 @@ const Type *infer_array_view_call(Infer *I, Expr *e, const Type **t) {
   return type_array(I->tt, to, at->ndim, layout, at->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
 }
 
-/* a.method(...) of an array: a.view(dtype) becomes a call of the row numpy.ndarray.view with a
- * as its first argument, typed by the builtin machinery (infer_array_view_call). */
+/* numpy.ndarray.reshape(a, shape) (a.reshape(shape), a.reshape(d0, d1, ...)): a C-ordered view of
+ * a C-contiguous array, as Numba reshapes (contiguous arrays only). The shape is an integer, a
+ * tuple of integers or several integers (int64); one may be -1. Whether the extents fit is
+ * checked at run time (p2c_reshape). */
+const Type *infer_array_reshape_call(Infer *I, Expr *e, const Type **t) {
+  if (t[1]->kind != TY_ARRAY) {
+    TERR(I, e->kids[1]->loc, "E-view", "reshape() needs an array, not %s", t[1]->name);
+    return NULL;
+  }
+  const Type *at = t[1];
+  if (at->layout != 'C' && !(at->layout == 'F' && at->ndim == 1)) {
+    TERR(I, e->kids[1]->loc, "E-view", "reshape() of %s is not supported: as in Numba, only of a "
+         "C-contiguous array (give the kernel a contiguous one, typed [:, ::1])", at->name);
+    return NULL;
+  }
+  int n = e->nkids - 2;
+  const Type *shape = t[2];
+  if (n == 1 && shape->kind == TY_TUPLE) {
+    for (int k = 0; k < shape->nelems; k++)
+      if (shape->elems[k]->kind != TY_INT) {
+        TERR(I, e->kids[2]->loc, "E-view", "reshape() takes a shape of integers, not %s", shape->name);
+        return NULL;
+      }
+    n = shape->nelems;
+  } else {
+    for (int i = 2; i < e->nkids; i++) {
+      if (t[i]->kind != TY_INT) {
+        TERR(I, e->kids[i]->loc, "E-view", "reshape() takes integers or a tuple of them, not %s", t[i]->name);
+        return NULL;
+      }
+      infer_coerce(I, &e->kids[i], &type_int64);
+    }
+  }
+  if (n < 1 || n > P2C_MAX_NDIM) {
+    TERR(I, e->loc, "E-view", "reshape() to %d dimensions is not supported (1 to %d)", n, P2C_MAX_NDIM);
+    return NULL;
+  }
+  return type_array(I->tt, at->dtype, n, 'C', at->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
+}
+
+/* a.method(...) of an array: a.view(dtype) and a.reshape(shape) become calls of the rows
+ * numpy.ndarray.view and .reshape with a as their first argument, typed by the builtin
+ * machinery (infer_array_view_call, infer_array_reshape_call). */
 const Type *infer_array_method(Infer *I, Expr *e) {
   Expr *callee = e->kids[0];
-  if (strcmp(callee->str, "view") != 0) {
-    TERR(I, callee->loc, "E-not-callable", "method '%s' of %s is not supported (of arrays only view(dtype))",
-         callee->str, callee->kids[0]->ty->name);
+  bool view = strcmp(callee->str, "view") == 0;
+  if (!view && strcmp(callee->str, "reshape") != 0) {
+    TERR(I, callee->loc, "E-not-callable", "method '%s' of %s is not supported (of arrays only "
+         "view(dtype) and reshape(shape))", callee->str, callee->kids[0]->ty->name);
     return NULL;
   }
   Expr **kids = arena_alloc(&I->c->arena, sizeof *kids * (size_t)(e->nkids + 1));
   kids[0] = ast_new_expr(&I->c->arena, EX_BUILTIN, callee->loc);
-  kids[0]->builtin = builtin_lookup("numpy.ndarray.view");
+  kids[0]->builtin = builtin_lookup(view ? "numpy.ndarray.view" : "numpy.ndarray.reshape");
   kids[1] = callee->kids[0];
   for (int i = 1; i < e->nkids; i++) kids[i + 1] = e->kids[i];
   e->kids = kids;
