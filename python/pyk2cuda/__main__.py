@@ -1,11 +1,11 @@
 """python3 -m pyk2cuda SCRIPT.py [ARGS...]: runs a script written for numba.cuda as it is, with
-`numba`, `numba.cuda` and `numba.types` answered by pyk2cuda (the translator reads both
-spellings). python3 -m pyk2cuda --info: what this machine offers."""
+`numba`, `numba.cuda`, `numba.types` and the numba.core and numba.np modules scripts import
+(numba_names.py) answered by pyk2cuda (the translator reads both spellings). python3 -m pyk2cuda --info: what this machine offers."""
 import runpy
 import sys
 
 import pyk2cuda
-from pyk2cuda import cuda, types
+from pyk2cuda import cuda, numba_names, types
 
 
 def main(argv):
@@ -20,6 +20,8 @@ def main(argv):
     sys.modules["numba.types"] = types
     for name, module in cuda.SUBMODULES.items():   # numba.cuda.args, .devicearray, .random
         sys.modules["numba.cuda." + name] = module
+    sys.modules.update(numba_names.MODULES)        # numba.core.errors, numba.np.numpy_support
+    pyk2cuda.core, pyk2cuda.np = numba_names.core, numba_names.np   # as numba's attributes
     sys.argv = argv[1:]
     runpy.run_path(argv[1], run_name="__main__")
     return 0

@@ -8,6 +8,7 @@ import pytest
 
 from pyk2cuda import cuda
 import kernels as K
+from conftest import run_script
 
 
 def test_ufunc_out_host_and_device():
@@ -75,3 +76,45 @@ def test_cudadrv_names_scripts_use_are_pyk2cudas():
     assert importlib.import_module("pyk2cuda.cuda.cudadrv.runtime") is cuda.runtime
     with pytest.raises(ImportError, match="llvm_to_ptx"):
         from pyk2cuda.cuda.cudadrv.nvvm import llvm_to_ptx  # noqa: F401
+
+
+NUMBA_MODULES_SCRIPT = """
+import warnings
+import numpy as np
+import numba
+from numba import cuda
+from numba.core.errors import NumbaPerformanceWarning, TypingError
+from numba.np import numpy_support
+import numba.np.numpy_support as ns
+warnings.simplefilter("ignore", category=NumbaPerformanceWarning)
+
+@cuda.jit
+def bad(a):
+    a[0] = "text" + 1
+
+try:
+    bad[1, 1](np.zeros(1))
+except TypingError as e:
+    print("TypingError", type(e).__name__)
+print(ns is numpy_support, numpy_support.from_dtype(np.dtype("int16")), numba.typeof(np.zeros(2)))
+try:
+    from numba.core.errors import NoSuchName
+except ImportError as e:
+    print("ImportError", "NoSuchName" in str(e))
+try:
+    import numba.core.compiler
+except ImportError as e:
+    print("ImportError", "numba.core.compiler" in str(e))
+"""
+
+
+def test_numba_core_and_np_modules_under_python_m(tmp_path):
+    # what Numba scripts import beside the kernel API: numba.core.errors' warnings and errors
+    # (a kernel that does not compile is a TypingError), numba.np.numpy_support; other names
+    # are ImportErrors naming them, never Numba's own modules
+    script = tmp_path / "numba_modules.py"
+    script.write_text(NUMBA_MODULES_SCRIPT)
+    rc, out, err = run_script(["-m", "pyk2cuda", str(script)])
+    assert rc == 0, err
+    assert out.split("\n")[:4] == ["TypingError CompileError", "True int16 float64[::1]",
+                                   "ImportError True", "ImportError True"]
