@@ -286,8 +286,12 @@ struct P2cSimThread {
 /* ---- Qualifiers ---------------------------------------------------------------------------- */
 
 /* A kernel is inlined into its entries (below): the loop over a block's threads then runs in
- * the kernel's own frame, with the arguments unpacked once per call. */
-#define __global__ inline __attribute__((always_inline))
+ * the kernel's own frame, with the arguments unpacked once per call. Hidden: the `__shared__`
+ * arrays of an inline function are otherwise symbols that the dynamic linker makes one across
+ * every loaded module (GCC's STB_GNU_UNIQUE, which RTLD_LOCAL does not stop), so a second
+ * module with a kernel of the same name would use the first one's shared arrays, of the first
+ * one's sizes (tests/python/test_sim_modules.py). */
+#define __global__ inline __attribute__((always_inline, visibility("hidden")))
 #define __device__
 #define __host__
 #define __forceinline__ inline
