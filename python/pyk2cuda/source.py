@@ -30,6 +30,7 @@ import re
 import types as _pytypes
 
 from . import kept
+from . import types as _types
 from ._core import Error, CompileError
 
 # The modules a kernel may use, as the import line that gives the translator each one.
@@ -546,7 +547,26 @@ def _constant(value):
         return None
     if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
         return "%s.array(%r, dtype=%s.%s)" % (_NUMPY, value.tolist(), _NUMPY, value.dtype.name)
-    return None
+    return _record_dtype(np, value)
+
+
+def _record_dtype(np, value):
+    """A record dtype (a structured NumPy dtype, or Numba's record type of one, from_dtype) as the
+    np.dtype([...], align=...) the translator evaluates, where that call makes the same dtype
+    (fields of number types and their nested arrays, NumPy's own offsets); else None."""
+    dtype = getattr(value, "dtype", value) if isinstance(value, _types.RecordType) else value
+    if not isinstance(dtype, np.dtype) or dtype.names is None:
+        return None
+    fields = []
+    for name in dtype.names:
+        sub = dtype.fields[name][0]
+        if sub.base.kind not in "biufc" or sub.base.names is not None:
+            return None
+        fields.append((name, sub.base.name) + ((sub.shape,) if sub.shape else ()))
+    aligned = bool(dtype.isalignedstruct)
+    if np.dtype(fields, align=aligned) != dtype:
+        return None   # explicit offsets or an itemsize of its own: not NumPy's layout
+    return "%s.dtype(%r, align=%r)" % (_NUMPY, fields, aligned)
 
 
 def _numpy_if_loaded():

@@ -33,8 +33,9 @@ typedef struct Analysis {
 } Analysis;
 
 /* `check`'s checks that need no types, on every function typeinfer left untyped (untyped.c):
- * a kernel returning a value, builtin arity, arithmetic on strings. Errors are diagnostics. */
-void analysis_check_untyped(Compilation *c, const Module *m);
+ * a kernel returning a value, builtin arity, arithmetic on strings, shared and local arrays'
+ * shapes and dtypes (record dtypes made in tt). Errors are diagnostics. */
+void analysis_check_untyped(Compilation *c, const Module *m, TypeTable *tt);
 
 /* Analyses the module's selected kernels and ufuncs and everything they call. */
 void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis *out);

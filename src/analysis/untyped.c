@@ -24,6 +24,7 @@
 typedef struct Untyped {
   Compilation *c;
   const Function *f;
+  TypeTable *tt;            /* for the record type of a shared or local array's dtype */
 } Untyped;
 
 static bool check_stmt(Walker *w, const Stmt *s) {
@@ -62,7 +63,7 @@ static void check_alloc(Untyped *u, const Expr *e) {
   for (int i = 0; i < e->nkeywords; i++)
     if (names_param(u->f, e->keywords[i].value)) return;
   ArrayAlloc a;
-  typeinfer_array_alloc(u->c, e, &a);
+  typeinfer_array_alloc(u->c, u->tt, e, &a);
 }
 
 static bool check_expr(Walker *w, const Expr *e) {
@@ -201,11 +202,11 @@ static void check_recursion(Compilation *c, const Module *m) {
     }
 }
 
-void analysis_check_untyped(Compilation *c, const Module *m) {
+void analysis_check_untyped(Compilation *c, const Module *m, TypeTable *tt) {
   for (size_t i = 0; i < m->funcs.len; i++) {
     const Function *f = m->funcs.items[i];
     if (f->specs.len > 0 || f->instances.len > 0) continue;   /* typed: typeinfer checked it */
-    Untyped u = {c, f};
+    Untyped u = {c, f, tt};
     Walker w = {check_stmt, check_expr, &u};
     an_walk_block(&w, &f->body);
   }

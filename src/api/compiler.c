@@ -350,7 +350,7 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   if (typed) m->reached = 2;
   /* `check` only (a launch must not fail on a kernel it does not run) */
   if (o && o->skip_unsigned_kernels && !c->specializing && !o->kernel_count)
-    analysis_check_untyped(comp, &m->mod);
+    analysis_check_untyped(comp, &m->mod, &m->types);
   if (!typed || diag_has_errors(comp)) return P2C_ERR_SOURCE;
   AnalysisOptions ao = {o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
   analysis_run(comp, &m->mod, &ao, &m->an);

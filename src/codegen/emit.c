@@ -193,7 +193,7 @@ static void emit_constants(Gen *G, StrBuf *out) {
       emit_const_table(G, k, out);
       any = true;
     }
-    if (!k->used || k->value->kind == EX_TUPLE || k->array) continue;
+    if (!k->used || k->value->kind == EX_TUPLE || k->array || k->record) continue;
     /* inf and NaN are p2c_inf/p2c_nan, which C cannot evaluate in a constexpr: such a
      * constant is written where it is used (emit_expr). */
     if (k->value->kind == EX_FLOAT && !isfinite(k->value->fval)) continue;

@@ -240,6 +240,23 @@ typedef struct ConstArray {
   double *imags;           /* complex dtypes: the imaginary parts (complex64's rounded) */
 } ConstArray;
 
+/* A module-level record dtype, np.dtype([('a', np.int32), ('v', np.float32, (3,))], align=True):
+ * its fields at NumPy's offsets (typeinfer makes its record type). */
+typedef struct RecordDtypeField {
+  const char *name;
+  const Type *scalar;      /* a scalar type singleton */
+  int ndim;                /* 0, or a nested array's dimensions */
+  int64_t shape[P2C_MAX_NDIM];
+  int64_t offset;
+} RecordDtypeField;
+
+typedef struct RecordDtype {
+  RecordDtypeField *fields;
+  int nfields;
+  int64_t size;            /* NumPy's itemsize */
+  bool aligned;            /* align=True: offsets and size padded as a C struct's */
+} RecordDtype;
+
 struct Const {
   const char *name;
   Loc loc;
@@ -248,6 +265,8 @@ struct Const {
   const Type *scalar;      /* a NumPy scalar's type (np.float32(2.5) is float32), or NULL:
                               the value has its Python type (int64, float64, bool, a tuple) */
   ConstArray *array;       /* a module-level NumPy array, or NULL */
+  RecordDtype *record;     /* a module-level record dtype (value is then an EX_CONST naming
+                              this constant, as for an array), or NULL */
   atomic_bool used;        /* referenced by a kernel (set by both lowering threads, see
                               lower.c's lower_bodies_on_two_threads) */
   bool indexed;            /* a tuple read with a runtime index: emitted as a table */

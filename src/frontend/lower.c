@@ -81,7 +81,7 @@ static void lower_import_from(Lowerer *L, TSNode n) {
 /* ---- module-level constants ---- */
 
 static void add_other_global(Lowerer *L, TSNode target, const char *why) {
-  OtherGlobal g = {node_str(L, target), node_loc(L, target), why};
+  OtherGlobal g = {node_str(L, target), node_loc(L, target), why, false};
   vec_push(L->a, &L->others, g);
 }
 
@@ -97,6 +97,28 @@ static bool lower_module_array(Lowerer *L, TSNode left, TSNode right) {
   k->name = node_str(L, left);
   k->loc = node_loc(L, left);
   k->array = arr;
+  k->value = ast_new_expr(L->a, EX_CONST, k->loc);
+  k->value->konst = k;
+  vec_push(L->a, &L->m->consts, k);
+  strmap_put(&L->const_by_name, k->name, k);
+  return true;
+}
+
+/* NAME = np.dtype([...]): a record dtype (lower_record.c), which shared and local arrays take. */
+static bool lower_module_record(Lowerer *L, TSNode left, TSNode right) {
+  const char *why;
+  RecordDtype *r = lower_record_dtype(L, right, &why);
+  if (!r) {
+    if (why) {
+      add_other_global(L, left, why);
+      L->others.items[L->others.len - 1].record = true;
+    }
+    return why != NULL;
+  }
+  Const *k = arena_alloc(L->a, sizeof *k);
+  k->name = node_str(L, left);
+  k->loc = node_loc(L, left);
+  k->record = r;
   k->value = ast_new_expr(L->a, EX_CONST, k->loc);
   k->value->konst = k;
   vec_push(L->a, &L->m->consts, k);
@@ -125,7 +147,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   TSNode right = lower_field(L, n, F_right);
   if (ts_node_is_null(right) || !node_is(L, left, K_identifier)) return;
   if (node_is(L, right, K_assignment)) return;   /* a = b = ...: left as other globals */
-  if (lower_module_string(L, left, right)) return;
+  if (lower_module_string(L, left, right) || lower_module_record(L, left, right)) return;
   int errors = (int)L->c->error_count;
   size_t ndiags = L->c->diags.len;
   const Type *np;

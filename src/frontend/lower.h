@@ -12,7 +12,9 @@
 typedef struct OtherGlobal {
   const char *name;
   Loc loc;
-  const char *why;    /* why a NumPy array constructor could not be evaluated, or NULL */
+  const char *why;    /* why a NumPy array constructor or a record dtype could not be
+                         evaluated, or NULL */
+  bool record;        /* why is a record dtype's (np.dtype([...])) */
 } OtherGlobal;
 
 /* The grammar's field names the lowering reads. Their ids are looked up once per compilation:
@@ -171,5 +173,11 @@ Expr *fold_const_expr(Lowerer *L, TSNode n, const Type **numpy_type);
  * of those), evaluated now; NULL when it is no such constructor or cannot be evaluated, and
  * then *why says why for a NumPy call (NULL for anything else). Reports no diagnostics. */
 ConstArray *lower_const_array(Lowerer *L, TSNode n, const char **why);
+/* A dtype argument at n (np.float32, numba.int32, float, 'f4'): its scalar type, or NULL. */
+const Type *lower_dtype_of(Lowerer *L, TSNode n);
+/* NAME = np.dtype([(name, dtype[, shape]), ...], align=...) at module level (lower_record.c):
+ * the record dtype, or NULL with *why set when n is such a call that cannot be evaluated, or
+ * NULL with *why NULL when n is not one. */
+RecordDtype *lower_record_dtype(Lowerer *L, TSNode n, const char **why);
 
 #endif

@@ -72,9 +72,8 @@ static bool grow(Build *b, int64_t extra) {
 /* ---- dtypes ---- */
 
 /* A dtype argument: np.float32, numba.int32, float/int/bool, or a string such as 'f4'. */
-static const Type *dtype_of(Build *b, TSNode n) {
-  Lowerer *L = b->L;
-  if (node_is(b->L, n, K_string)) {
+const Type *lower_dtype_of(Lowerer *L, TSNode n) {
+  if (node_is(L, n, K_string)) {
     const char *s;
     size_t len;
     if (!lower_string_value(L, n, &s, &len)) return NULL;
@@ -86,6 +85,8 @@ static const Type *dtype_of(Build *b, TSNode n) {
   bool scalar = r.builtin->kind == BK_TYPE || r.builtin->id == BI_CAST;   /* np.float32, float */
   return scalar && r.builtin->result != &type_void ? r.builtin->result : NULL;
 }
+
+static const Type *dtype_of(Build *b, TSNode n) { return lower_dtype_of(b->L, n); }
 
 /* NumPy's dtype for a list of Python numbers: bool < int64 < uint64 (no negatives) < float64
  * < complex128. */

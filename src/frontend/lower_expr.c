@@ -276,6 +276,14 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
     return NULL;
   }
   const OtherGlobal *g = find_other_global(L, name);
+  if (g && g->why && g->record) {
+    diag_error(L->c, node_loc(L, n), "E-dtype",
+               "record dtype '%s' is not supported: %s (kernels take "
+               "np.dtype([('name', dtype), ('name', dtype, shape), ...], align=...) of number types)",
+               name, g->why);
+    diag_note(L->c, g->loc, "'%s' is defined here", name);
+    return NULL;
+  }
   if (g && g->why) {
     diag_error(L->c, node_loc(L, n), "E-global-not-const",
                "global array '%s' cannot be made a constant: %s (kernels can use NumPy arrays "

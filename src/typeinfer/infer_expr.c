@@ -331,9 +331,31 @@ static int const_shape(const Expr *e, int64_t *dims) {
   return v->nkids;
 }
 
-static const Type *array_dtype_arg(Compilation *report, const Expr *e, const Expr *d) {
+const Type *typeinfer_record_dtype(TypeTable *tt, const RecordDtype *r, const char **why) {
+  RecordField *fields = arena_alloc(tt->arena, sizeof *fields * (size_t)r->nfields);
+  for (int i = 0; i < r->nfields; i++) {
+    const RecordDtypeField *f = &r->fields[i];
+    const Type *t = f->ndim ? type_array(tt, f->scalar, f->ndim, 'C', MEM_GLOBAL, f->shape) : f->scalar;
+    fields[i] = (RecordField){f->name, t, f->offset};
+  }
+  *why = record_layout_error(tt->arena, fields, r->nfields, r->size);
+  return *why ? NULL : type_record(tt, fields, r->nfields, r->size, r->aligned);
+}
+
+/* The record type of module constant k, a record dtype; NULL after an error at `at` (which the
+ * frontend's own check of the layout, lower_record.c, leaves for nothing but a broken invariant). */
+static const Type *record_dtype_of(Compilation *report, TypeTable *tt, const Const *k, Loc at) {
+  const char *why;
+  const Type *t = typeinfer_record_dtype(tt, k->record, &why);
+  if (!t && report)
+    diag_error(report, at, "E-dtype", "record dtype '%s' is not supported: %s", k->name, why);
+  return t;
+}
+
+static const Type *array_dtype_arg(Compilation *report, TypeTable *tt, const Expr *e, const Expr *d) {
   if (d && d->kind == EX_BUILTIN && d->builtin->kind == BK_TYPE && d->builtin->result != &type_void)
     return d->builtin->result;
+  if (d && d->kind == EX_CONST && d->konst->record) return record_dtype_of(report, tt, d->konst, d->loc);
   if (d && d->kind == EX_STR) {
     const Type *t = type_scalar_by_name(d->str);
     if (t) return t;
@@ -391,7 +413,7 @@ static bool alloc_arguments_known(Compilation *report, const char *name, const E
   return true;
 }
 
-bool typeinfer_array_alloc(Compilation *report, const Expr *e, ArrayAlloc *out) {
+bool typeinfer_array_alloc(Compilation *report, TypeTable *tt, const Expr *e, ArrayAlloc *out) {
   MemSpace space = e->kids[0]->builtin->id == BI_SHARED_ARRAY ? MEM_SHARED : MEM_LOCAL;
   const char *name = space == MEM_SHARED ? "cuda.shared.array" : "cuda.local.array";
   const Expr *shape = e->nkids > 1 ? e->kids[1] : keyword(e, "shape");
@@ -405,7 +427,7 @@ bool typeinfer_array_alloc(Compilation *report, const Expr *e, ArrayAlloc *out) 
                            "%s() needs a constant shape (an int or a tuple of ints)", name);
     return false;
   }
-  out->dtype = array_dtype_arg(report, e, dt);
+  out->dtype = array_dtype_arg(report, tt, e, dt);
   if (!out->dtype) return false;
   /* cuda.shared.array(0, dtype): dynamic shared memory, sized by the launch (Numba: 1-D only). */
   out->dynamic = space == MEM_SHARED && out->ndim == 1 && out->dims[0] == 0;
@@ -493,7 +515,7 @@ static const Type *infer_array_alloc(Infer *I, Expr *e) {
     return NULL;
   }
   read_local_constants(I, e);
-  if (!typeinfer_array_alloc(I->final ? I->c : NULL, e, &a)) return NULL;
+  if (!typeinfer_array_alloc(I->final ? I->c : NULL, I->tt, e, &a)) return NULL;
   e->ival = a.align;   /* the variable it is assigned to takes it (infer_assign) */
   return type_array(I->tt, a.dtype, a.ndim, 'C', a.space, a.dynamic ? NULL : a.dims);
 }
@@ -942,6 +964,10 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   case EX_VAR: return infer_var(I, e);
   case EX_CONST: {
     if (e->konst->array) return infer_const_array(I, e->konst);
+    if (e->konst->record) {
+      const Type *r = record_dtype_of(I->c, I->tt, e->konst, e->loc);
+      return r ? type_dtype(I->tt, r) : NULL;
+    }
     const Type *t = e->konst->scalar ? e->konst->scalar : literal_type(I, e->konst->value);
     return e->konst->enum_of && !e->konst->enum_of->is_int && t ? type_enum(I->tt, e->konst->enum_of->name, t) : t;
   }

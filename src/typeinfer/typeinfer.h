@@ -46,7 +46,11 @@ typedef struct ArrayAlloc {
  * static shared memory, 512 KiB of local memory per thread), its alignment is not numba-cuda's
  * (a constant power of two, a multiple of 8, at most 2**28), or it has another argument; reports why (E-shape,
  * E-dtype, E-array-size, E-alignment, E-arity, E-keyword) to `report` unless it is NULL. */
-bool typeinfer_array_alloc(Compilation *report, const Expr *e, ArrayAlloc *out);
+bool typeinfer_array_alloc(Compilation *report, TypeTable *tt, const Expr *e, ArrayAlloc *out);
+/* The record type of a module-level record dtype (np.dtype([...]) at module level), or NULL with
+ * *why set where its layout is one pyk2cuda (and Numba's CUDA target) refuses: a field that is
+ * not aligned, an itemsize not a multiple of the widest field's alignment. */
+const Type *typeinfer_record_dtype(TypeTable *tt, const RecordDtype *r, const char **why);
 
 /* Returns false when errors were reported. */
 bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOptions *o);

@@ -318,6 +318,18 @@ static_assert(__builtin_offsetof(p2c_record_2, z) == 2, "NumPy's offset of 'z'")
 static_assert(__builtin_offsetof(p2c_record_2, w) == 4, "NumPy's offset of 'w'");
 #endif
 
+/* Record(a[type=int32;offset=0],b[type=float64;offset=8];16;False) */
+struct p2c_record_3 {
+  int32_t a;
+  unsigned char p2c_pad_4[4];
+  double b;
+};
+static_assert(sizeof(p2c_record_3) == 16, "NumPy's itemsize");
+#ifdef PYK2CUDA_SIM
+static_assert(__builtin_offsetof(p2c_record_3, a) == 0, "NumPy's offset of 'a'");
+static_assert(__builtin_offsetof(p2c_record_3, b) == 8, "NumPy's offset of 'b'");
+#endif
+
 static __device__ double bump(p2c_record_1 *, int64_t);
 
 static __device__ double bump(p2c_record_1 * r, int64_t k) {
@@ -460,6 +472,50 @@ extern "C" __global__ void by_reference(p2c_record_0 * r, p2c_array<double, 1> o
   r->a = (int32_t)7;
 }
 
+extern "C" __global__ void shared_records(p2c_array<p2c_record_3, 1> src, p2c_array<p2c_record_3, 1> dst, p2c_array<p2c_record_2, 1> p, p2c_array<double, 1> out) {
+  __shared__ p2c_record_0 s[32];
+  p2c_record_2 mine[2];
+  int32_t t = 0;
+  int64_t i = 0;
+  int64_t j = 0;
+
+  // s = cuda.shared.array(32, dtype=PAIR)
+  // mine = cuda.local.array(2, PACKED)
+  // t = cuda.threadIdx.x
+  t = threadIdx.x;
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < src.size:
+  if (i < src.shape[0]) {
+    // s[t]["a"] = src[i]["a"]
+    s[t].a = src.data[i].a;
+    // s[t]["b"] = src[i]["b"]
+    s[t].b = src.data[i].b;
+  }
+  // cuda.syncthreads()
+  __syncthreads();
+  // j = cuda.blockIdx.x * cuda.blockDim.x + (cuda.blockDim.x - 1 - t)
+  j = (int64_t)blockIdx.x * (int64_t)blockDim.x + ((int64_t)blockDim.x - 1 - (int64_t)t);
+  // if i < src.size and j < src.size:
+  if (i < src.shape[0] && j < src.shape[0]) {
+    // dst[j]["a"] = s[t]["a"] + 1
+    dst.data[p2c_wrap(j, dst.shape[0])].a = (int32_t)((int64_t)s[t].a + 1);
+    // dst[j]["b"] = s[t]["b"]
+    dst.data[p2c_wrap(j, dst.shape[0])].b = s[t].b;
+  }
+  // if i < p.size:
+  if (i < p.shape[0]) {
+    // mine[0] = p[i]                      # the same layout, no padding: one record type
+    mine[0] = p.data[i];
+    // mine[1]["w"] = mine[0]["w"] * 2     # by name: the simulator's local arrays hold np.void
+    mine[1].w = (float)((double)mine[0].w * 2.0);
+    // mine[1]["z"] = mine[0]["z"] - 1
+    mine[1].z = (int16_t)((int64_t)mine[0].z - 1);
+    // out[i] = mine[1]["w"] + mine[1]["z"] + mine[0]["x"]
+    out.data[i] = (double)(mine[1].w + (float)mine[1].z + (float)mine[0].x);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(copy_field)
 P2C_SIM_BLOCKS(every_field)
@@ -467,4 +523,5 @@ P2C_SIM_BLOCKS(packed)
 P2C_SIM_BLOCKS(copy_records)
 P2C_SIM_BLOCKS(nested_assign)
 P2C_SIM_BLOCKS(by_reference)
+P2C_SIM_FIBERS(shared_records)
 #endif

@@ -253,3 +253,53 @@ def test_getitem_by_position():
     for arg, res in ((arr, np.zeros(1, arr.dtype)), (arr[0], np.zeros(1, np.int32))):
         outer[1, 1](arg, res)
         assert res[0] == recarray_getitem_return(arg)
+
+
+WITH_2D = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
+
+
+def _copy_through_shared(dt):
+    """test_sm's kernel: a block's records copied through a shared array of dtype `dt`."""
+    @cuda.jit
+    def chunk_copy(x, y):
+        sm = cuda.shared.array(16, dtype=dt)
+        tx = cuda.threadIdx.x
+        i = cuda.blockIdx.x * cuda.blockDim.x + tx
+        if i < len(x):
+            sm[tx] = x[i]
+        cuda.syncthreads()
+        if tx == 0:
+            for j in range(16):
+                y[cuda.blockDim.x * cuda.blockIdx.x + j] = sm[j]
+    return chunk_copy
+
+
+@pytest.mark.parametrize("spelling", ["dtype", "from_dtype", "recarray"])
+def test_shared_and_local_arrays_of_a_record_dtype(spelling):
+    # a record dtype a kernel names (a global or a closure's variable): NumPy's dtype, Numba's
+    # type of it, or a recarray's dtype (numpy.record) is the dtype of shared and local arrays
+    arr = np.recarray(64, dtype=WITH_2D) if spelling == "recarray" else np.zeros(64, WITH_2D)
+    arr["i"] = np.arange(64)
+    arr["j"] = np.arange(64 * 6, dtype=np.float32).reshape(64, 3, 2)
+    dt = from_dtype(arr.dtype) if spelling == "from_dtype" else arr.dtype
+    out = np.zeros_like(arr)
+    _copy_through_shared(dt)[4, 16](arr, out)
+    np.testing.assert_array_equal(out, arr)
+
+    @cuda.jit
+    def local_copy(x, y):
+        r = cuda.local.array(1, WITH_2D)
+        i = cuda.grid(1)
+        r[0] = x[i]
+        r[0].i += 1
+        y[i] = r[0]
+
+    local_copy[4, 16](arr, out)
+    np.testing.assert_array_equal(out["i"], arr["i"] + 1)
+    np.testing.assert_array_equal(out["j"], arr["j"])
+
+
+def test_a_record_dtype_of_its_own_layout_is_refused_by_name():
+    odd = np.dtype({"names": ["a", "b"], "formats": [np.int32, np.int32], "offsets": [0, 8], "itemsize": 16})
+    with pytest.raises(pyk2cuda.CompileError, match="'dt' is a global of type numpy.dtype"):
+        _copy_through_shared(odd)[1, 16](np.zeros(16, odd), np.zeros(16, odd))

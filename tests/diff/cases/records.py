@@ -3,6 +3,7 @@
 # name (a[i]['b']) or position (r[0]), nested array fields (r.v[k], r.m[1, 2]), whole records copied (a[i] = a[j]),
 # records passed to device functions that read them and write through them. The runner's
 # record dtypes (run_diff.py RECORDS) cover every numeric field type, align=True and packed.
+import numpy as np
 from numba import cuda
 
 
@@ -82,3 +83,32 @@ def by_reference(r, out):
     # for one, tests/python/test_records.py runs it).
     out[0] = r.b
     r.a = 7
+
+
+# A module-level record dtype, the dtype of shared and local arrays of records (NumPy's layout,
+# the same as rec_pair's and rec_packed's). Each block copies its records through shared memory
+# reversed, and each thread keeps a local record to update. PAIR is align=True and a .npy file
+# keeps no such flag, so PAIR and rec_pair are two record types (as in Numba): copied by field.
+PAIR = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+PACKED = np.dtype([("x", np.uint8), ("y", np.uint8), ("z", np.int16), ("w", np.float32)])
+
+
+@cuda.jit
+def shared_records(src, dst, p, out):
+    s = cuda.shared.array(32, dtype=PAIR)
+    mine = cuda.local.array(2, PACKED)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i < src.size:
+        s[t]["a"] = src[i]["a"]
+        s[t]["b"] = src[i]["b"]
+    cuda.syncthreads()
+    j = cuda.blockIdx.x * cuda.blockDim.x + (cuda.blockDim.x - 1 - t)
+    if i < src.size and j < src.size:
+        dst[j]["a"] = s[t]["a"] + 1
+        dst[j]["b"] = s[t]["b"]
+    if i < p.size:
+        mine[0] = p[i]                      # the same layout, no padding: one record type
+        mine[1]["w"] = mine[0]["w"] * 2     # by name: the simulator's local arrays hold np.void
+        mine[1]["z"] = mine[0]["z"] - 1
+        out[i] = mine[1]["w"] + mine[1]["z"] + mine[0]["x"]

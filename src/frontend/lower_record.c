@@ -1,0 +1,142 @@
+/* Module-level record dtypes, evaluated at compile time:
+ *
+ *     POINT = np.dtype([('x', np.float32), ('v', np.float32, (3,)), ('id', 'i8')], align=True)
+ *
+ * the dtype that cuda.shared.array and cuda.local.array of records take (Numba builds one from
+ * a global dtype). The fields' offsets and the itemsize are NumPy's: packed one after another
+ * without align (its default), or each field at a multiple of its alignment and the size
+ * padded to the largest with align=True, as a C struct is laid out. A field is a number type,
+ * or a nested array of one (a shape: an int or a tuple of ints). Records inside records, titles
+ * and the dict form of np.dtype are not evaluated: the reason is kept and reported if a kernel
+ * uses the name. */
+#include <string.h>
+
+#include "frontend/lower.h"
+
+enum { MAX_FIELDS = 64 };
+
+typedef struct RecordBuild {
+  Lowerer *L;
+  const char *why;
+} RecordBuild;
+
+static bool fail(RecordBuild *b, const char *why) {
+  if (!b->why) b->why = why;
+  return false;
+}
+
+/* Whether n is a call of numpy.dtype. */
+static bool is_dtype_call(Lowerer *L, TSNode n) {
+  if (!node_is(L, n, K_call)) return false;
+  Resolved r;
+  return resolve_dotted(L, ts_node_child_by_field_name(n, "function", 8), &r) && r.path &&
+         strcmp(r.path, "numpy.dtype") == 0;
+}
+
+/* A field's shape: an int or a tuple of positive ints. */
+static bool field_shape(RecordBuild *b, TSNode n, RecordDtypeField *f) {
+  const Type *np;
+  Expr *e = fold_const_expr(b->L, n, &np);
+  if (!e) return fail(b, "a field's shape is not a constant int or tuple of ints");
+  int k = e->kind == EX_TUPLE ? e->nkids : 1;
+  if (k > P2C_MAX_NDIM) return fail(b, "a field's shape has more than 8 dimensions");
+  for (int i = 0; i < k; i++) {
+    const Expr *d = e->kind == EX_TUPLE ? e->kids[i] : e;
+    if (d->kind != EX_INT || d->is_unsigned_literal || d->ival <= 0 || d->ival > (1 << 20))
+      return fail(b, "a field's shape is not a tuple of positive ints");
+    f->shape[i] = d->ival;
+  }
+  f->ndim = k;
+  return true;
+}
+
+/* ('name', dtype) or ('name', dtype, shape). */
+static bool field(RecordBuild *b, TSNode n, RecordDtypeField *f) {
+  TSNode kids[4];
+  if (!node_is(b->L, n, K_tuple)) return fail(b, "a field is not a tuple ('name', dtype[, shape])");
+  int k = node_kids(b->L, n, kids, 4);
+  if (k < 2 || k > 3) return fail(b, "a field is not a tuple ('name', dtype[, shape])");
+  const char *name;
+  size_t len;
+  if (!node_is(b->L, kids[0], K_string) || !lower_string_value(b->L, kids[0], &name, &len) ||
+      strlen(name) != len || !*name)
+    return fail(b, "a field's name is not a plain string");
+  for (const char *p = name; *p; p++)
+    if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (p > name && *p >= '0' && *p <= '9')))
+      return fail(b, "a field's name is not an ASCII identifier");
+  *f = (RecordDtypeField){.name = name, .scalar = lower_dtype_of(b->L, kids[1])};
+  if (!f->scalar) return fail(b, "a field's dtype is not a number type (records inside records are not supported)");
+  return k == 2 || field_shape(b, kids[2], f);
+}
+
+/* align=True or align=False. */
+static bool align_arg(RecordBuild *b, TSNode kw, bool *aligned) {
+  const char *name = node_str(b->L, ts_node_child_by_field_name(kw, "name", 4));
+  TSNode v = ts_node_child_by_field_name(kw, "value", 5);
+  if (strcmp(name, "align") != 0) return fail(b, "np.dtype() has a keyword other than align=");
+  if (!node_is(b->L, v, K_true) && !node_is(b->L, v, K_false)) return fail(b, "align= is not True or False");
+  *aligned = node_is(b->L, v, K_true);
+  return true;
+}
+
+/* NumPy's offsets and itemsize of the fields. A packed record (no align=True) whose fields are
+ * not all at multiples of their alignment, or whose itemsize is not a multiple of the largest,
+ * is refused, as record signatures are (types.c's record_layout_error; Numba's CUDA target
+ * refuses them too): a GPU cannot load such a field. */
+static bool lay_out(RecordBuild *b, RecordDtype *r) {
+  int64_t at = 0, max_align = 1;
+  for (int i = 0; i < r->nfields; i++) {
+    RecordDtypeField *f = &r->fields[i];
+    int64_t size = f->scalar->bits / 8, align = type_is_complex(f->scalar) ? size / 2 : size;
+    for (int d = 0; d < f->ndim; d++) size *= f->shape[d];
+    if (r->aligned && at % align) at += align - at % align;
+    if (at % align) {
+      b->why = arena_printf(b->L->a, "field '%s' of type %s is not aligned (offset %lld; use "
+                            "np.dtype(..., align=True))", f->name, f->scalar->name, (long long)at);
+      return false;
+    }
+    if (align > max_align) max_align = align;
+    f->offset = at;
+    at += size;
+  }
+  if (r->aligned && at % max_align) at += max_align - at % max_align;
+  if (at % max_align) {
+    b->why = arena_printf(b->L->a, "the itemsize %lld is not a multiple of the alignment %lld of "
+                          "its widest field (use np.dtype(..., align=True))", (long long)at,
+                          (long long)max_align);
+    return false;
+  }
+  r->size = at;
+  return true;
+}
+
+RecordDtype *lower_record_dtype(Lowerer *L, TSNode n, const char **why) {
+  *why = NULL;
+  if (!is_dtype_call(L, n)) return NULL;
+  RecordBuild b = {L, NULL};
+  TSNode args[4], items[MAX_FIELDS + 1];
+  int nargs = node_kids(L, ts_node_child_by_field_name(n, "arguments", 9), args, 4);
+  RecordDtype *r = arena_alloc(L->a, sizeof *r);
+  *r = (RecordDtype){0};
+  if (nargs < 1 || nargs > 2 || !node_is(L, args[0], K_list)) {
+    fail(&b, "np.dtype() is not of a list of fields ('name', dtype[, shape]) (with align=)");
+  } else if (nargs == 2 && !node_is(L, args[1], K_keyword_argument)) {
+    fail(&b, "np.dtype()'s second argument is not align=");
+  } else if (nargs == 2 && !align_arg(&b, args[1], &r->aligned)) {
+  } else {
+    int k = node_kids(L, args[0], items, MAX_FIELDS + 1);
+    if (k == 0 || k > MAX_FIELDS) fail(&b, "a record dtype has 1 to 64 fields here");
+    r->fields = arena_alloc(L->a, sizeof *r->fields * (size_t)(k ? k : 1));
+    for (int i = 0; i < k && !b.why; i++) {
+      if (!field(&b, items[i], &r->fields[i])) break;
+      for (int j = 0; j < i; j++)
+        if (strcmp(r->fields[j].name, r->fields[i].name) == 0) fail(&b, "two fields have one name");
+      r->nfields = i + 1;
+    }
+  }
+  if (b.why || !lay_out(&b, r)) {
+    *why = b.why;
+    return NULL;
+  }
+  return r;
+}
