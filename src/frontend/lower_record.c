@@ -69,6 +69,21 @@ static bool field(RecordBuild *b, TSNode n, RecordDtypeField *f) {
   return k == 2 || field_shape(b, kids[2], f);
 }
 
+/* The list of fields, into r (their names apart). */
+static bool fields(RecordBuild *b, TSNode list, RecordDtype *r) {
+  TSNode items[MAX_FIELDS + 1];
+  int k = node_kids(b->L, list, items, MAX_FIELDS + 1);
+  if (k == 0 || k > MAX_FIELDS) return fail(b, "a record dtype has 1 to 64 fields here");
+  r->fields = arena_alloc(b->L->a, sizeof *r->fields * (size_t)k);
+  for (int i = 0; i < k; i++) {
+    if (!field(b, items[i], &r->fields[i])) return false;
+    for (int j = 0; j < i; j++)
+      if (strcmp(r->fields[j].name, r->fields[i].name) == 0) return fail(b, "two fields have one name");
+    r->nfields = i + 1;
+  }
+  return true;
+}
+
 /* align=True or align=False. */
 static bool align_arg(RecordBuild *b, TSNode kw, bool *aligned) {
   const char *name = node_str(b->L, ts_node_child_by_field_name(kw, "name", 4));
@@ -114,26 +129,16 @@ RecordDtype *lower_record_dtype(Lowerer *L, TSNode n, const char **why) {
   *why = NULL;
   if (!is_dtype_call(L, n)) return NULL;
   RecordBuild b = {L, NULL};
-  TSNode args[4], items[MAX_FIELDS + 1];
+  TSNode args[4];
   int nargs = node_kids(L, ts_node_child_by_field_name(n, "arguments", 9), args, 4);
   RecordDtype *r = arena_alloc(L->a, sizeof *r);
   *r = (RecordDtype){0};
-  if (nargs < 1 || nargs > 2 || !node_is(L, args[0], K_list)) {
+  if (nargs < 1 || nargs > 2 || !node_is(L, args[0], K_list))
     fail(&b, "np.dtype() is not of a list of fields ('name', dtype[, shape]) (with align=)");
-  } else if (nargs == 2 && !node_is(L, args[1], K_keyword_argument)) {
+  else if (nargs == 2 && !node_is(L, args[1], K_keyword_argument))
     fail(&b, "np.dtype()'s second argument is not align=");
-  } else if (nargs == 2 && !align_arg(&b, args[1], &r->aligned)) {
-  } else {
-    int k = node_kids(L, args[0], items, MAX_FIELDS + 1);
-    if (k == 0 || k > MAX_FIELDS) fail(&b, "a record dtype has 1 to 64 fields here");
-    r->fields = arena_alloc(L->a, sizeof *r->fields * (size_t)(k ? k : 1));
-    for (int i = 0; i < k && !b.why; i++) {
-      if (!field(&b, items[i], &r->fields[i])) break;
-      for (int j = 0; j < i; j++)
-        if (strcmp(r->fields[j].name, r->fields[i].name) == 0) fail(&b, "two fields have one name");
-      r->nfields = i + 1;
-    }
-  }
+  else if (nargs == 1 || align_arg(&b, args[1], &r->aligned))
+    fields(&b, args[0], r);
   if (b.why || !lay_out(&b, r)) {
     *why = b.why;
     return NULL;
