@@ -85,6 +85,19 @@ static void add_other_global(Lowerer *L, TSNode target, const char *why) {
   vec_push(L->a, &L->others, g);
 }
 
+/* The constant NAME (at `left`) whose value names itself, as an array's or a record dtype's
+ * does (so that scalar-only code sees no literal); the caller sets what it holds. */
+static Const *add_self_named_const(Lowerer *L, TSNode left) {
+  Const *k = arena_alloc(L->a, sizeof *k);
+  k->name = node_str(L, left);
+  k->loc = node_loc(L, left);
+  k->value = ast_new_expr(L->a, EX_CONST, k->loc);
+  k->value->konst = k;
+  vec_push(L->a, &L->m->consts, k);
+  strmap_put(&L->const_by_name, k->name, k);
+  return k;
+}
+
 /* NAME = np.array(...) and friends: a constant array (see lower_array.c). */
 static bool lower_module_array(Lowerer *L, TSNode left, TSNode right) {
   const char *why;
@@ -93,14 +106,7 @@ static bool lower_module_array(Lowerer *L, TSNode left, TSNode right) {
     if (why) add_other_global(L, left, why);
     return why != NULL;
   }
-  Const *k = arena_alloc(L->a, sizeof *k);
-  k->name = node_str(L, left);
-  k->loc = node_loc(L, left);
-  k->array = arr;
-  k->value = ast_new_expr(L->a, EX_CONST, k->loc);
-  k->value->konst = k;
-  vec_push(L->a, &L->m->consts, k);
-  strmap_put(&L->const_by_name, k->name, k);
+  add_self_named_const(L, left)->array = arr;
   return true;
 }
 
@@ -115,14 +121,7 @@ static bool lower_module_record(Lowerer *L, TSNode left, TSNode right) {
     }
     return why != NULL;
   }
-  Const *k = arena_alloc(L->a, sizeof *k);
-  k->name = node_str(L, left);
-  k->loc = node_loc(L, left);
-  k->record = r;
-  k->value = ast_new_expr(L->a, EX_CONST, k->loc);
-  k->value->konst = k;
-  vec_push(L->a, &L->m->consts, k);
-  strmap_put(&L->const_by_name, k->name, k);
+  add_self_named_const(L, left)->record = r;
   return true;
 }
 
