@@ -547,6 +547,11 @@ def _constant(value):
         return None
     if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
         return "%s.array(%r, dtype=%s.%s)" % (_NUMPY, value.tolist(), _NUMPY, value.dtype.name)
+    if isinstance(value, np.ndarray) and value.dtype.names is not None and value.ndim == 1:
+        dtype = _record_dtype(np, value.dtype)   # an array of records: its items as tuples
+        items = [tuple(f.tolist() if isinstance(f, np.ndarray) else f for f in item)
+                 for item in value.tolist()]
+        return None if dtype is None else "%s.array(%r, dtype=%s)" % (_NUMPY, items, dtype)
     return _record_dtype(np, value)
 
 

@@ -104,6 +104,9 @@ void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis 
   collect_kernels(m, o, FN_KERNEL, &out->kernels, &c->arena);
   collect_kernels(m, o, FN_UFUNC, &out->ufuncs, &c->arena);
   note_uses(out, &c->arena);
+  /* codegen writes every constant array a kernel uses: an array of records needs its struct */
+  for (size_t i = 0; i < m->consts.len; i++)
+    if (m->consts.items[i]->used && m->consts.items[i]->array) note_type(out, m->consts.items[i]->record_type, &c->arena);
   for (size_t i = 0; i < out->kernels.len; i++) analyse_function(c, out->kernels.items[i], out);
   for (size_t i = 0; i < out->ufuncs.len; i++) analyse_function(c, out->ufuncs.items[i], out);
   for (size_t i = 0; i < out->devices.len; i++) analyse_function(c, out->devices.items[i], out);

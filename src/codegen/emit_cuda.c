@@ -257,6 +257,20 @@ static void put_const_value(Gen *G, const ConstArray *a, int64_t k, StrBuf *sb) 
 
 enum { MAX_CONSTANT_BYTES = 64 * 1024 };
 
+/* NAME = np.array([...], dtype=RECORD) used by a kernel: its records' bytes as NumPy lays them
+ * out, in a union with the records, which the kernel reads (NAME.items[i]; a union's first
+ * member takes the initializer). */
+static void emit_const_record_array(Gen *G, Const *k, const Type *record, StrBuf *out) {
+  const ConstArray *a = k->array;
+  const char *name = namer_claim(&G->global, k->name);
+  int64_t bytes = a->count * a->record->size;
+  sb_printf(out, "static __constant__ const union {\n  unsigned char bytes[%lld];\n  %s items[%lld];\n} %s = {{",
+            (long long)(bytes ? bytes : 1), record->cname, (long long)(a->count ? a->count : 1), name);
+  for (int64_t i = 0; i < bytes; i++) sb_printf(out, "%s%u", i == 0 ? "" : i % 16 == 0 ? ",\n    " : ", ", a->bytes[i]);
+  sb_puts(out, "}};\n");
+  k->cname = arena_printf(G->a, "%s.items", name);
+}
+
 /* NAME = np.array(...) used by a kernel: a __constant__ array with its values. */
 static void emit_const_array(Gen *G, Const *k, StrBuf *out) {
   const ConstArray *a = k->array;
@@ -276,7 +290,9 @@ void emit_const_arrays(Gen *G, StrBuf *out) {
   for (size_t i = 0; i < G->m->consts.len; i++) {
     Const *k = G->m->consts.items[i];
     if (!k->used || !k->array) continue;
-    uint64_t bytes = (uint64_t)k->array->count * (uint64_t)(k->array->dtype->bits / 8 ? k->array->dtype->bits / 8 : 1);
+    const ConstArray *a = k->array;
+    uint64_t item = a->record ? (uint64_t)a->record->size : (uint64_t)(a->dtype->bits / 8 ? a->dtype->bits / 8 : 1);
+    uint64_t bytes = (uint64_t)a->count * item;
     if ((total += bytes) > MAX_CONSTANT_BYTES) {
       diag_error(G->c, k->loc, "E-const-array",
                  "constant arrays used by the kernels take %llu bytes with '%s'; constant memory "
@@ -284,7 +300,8 @@ void emit_const_arrays(Gen *G, StrBuf *out) {
       return;
     }
     sb_puts(out, total == bytes ? "\n" : "");
-    emit_const_array(G, k, out);
+    if (a->record) emit_const_record_array(G, k, k->record_type, out);
+    else emit_const_array(G, k, out);
   }
 }
 

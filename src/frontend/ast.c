@@ -201,7 +201,8 @@ static void dump_function(StrBuf *sb, const Function *f) {
 }
 
 static void dump_const_array(StrBuf *sb, const ConstArray *a) {
-  sb_printf(sb, "  Array %s (", a->dtype->name);
+  if (a->record) sb_printf(sb, "  Array record of %d fields, %lld bytes (", a->record->nfields, (long long)a->record->size);
+  else sb_printf(sb, "  Array %s (", a->dtype->name);
   for (int i = 0; i < a->ndim; i++) sb_printf(sb, "%s%lld", i ? ", " : "", (long long)a->shape[i]);
   sb_puts(sb, a->ndim == 1 ? ",)\n" : ")\n");
 }

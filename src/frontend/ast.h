@@ -229,8 +229,12 @@ struct Function {
 /* A module-level NumPy array built from literals (np.array, np.arange, np.zeros, ...; see
  * lower_array.c). Kernels read it from constant memory, through cuda.const.array_like or by
  * naming the global, which Numba freezes the same way. Values are already converted to dtype. */
+typedef struct RecordDtype RecordDtype;
+
 typedef struct ConstArray {
-  const Type *dtype;       /* a scalar type singleton */
+  const Type *dtype;       /* a scalar type singleton; NULL for an array of records */
+  const RecordDtype *record; /* an array of records: its dtype (1-d; the items in `bytes`) */
+  unsigned char *bytes;    /* records: count * record->size bytes, NumPy's memory image */
   int ndim;
   int64_t shape[P2C_MAX_NDIM];
   int64_t count;           /* elements, C order */
@@ -250,12 +254,12 @@ typedef struct RecordDtypeField {
   int64_t offset;
 } RecordDtypeField;
 
-typedef struct RecordDtype {
+struct RecordDtype {
   RecordDtypeField *fields;
   int nfields;
   int64_t size;            /* NumPy's itemsize */
   bool aligned;            /* align=True: offsets and size padded as a C struct's */
-} RecordDtype;
+};
 
 struct Const {
   const char *name;
@@ -267,6 +271,7 @@ struct Const {
   ConstArray *array;       /* a module-level NumPy array, or NULL */
   RecordDtype *record;     /* a module-level record dtype (value is then an EX_CONST naming
                               this constant, as for an array), or NULL */
+  const Type *record_type; /* typeinfer: the record type of an array of records (array) */
   atomic_bool used;        /* referenced by a kernel (set by both lowering threads, see
                               lower.c's lower_bodies_on_two_threads) */
   bool indexed;            /* a tuple read with a runtime index: emitted as a table */

@@ -179,5 +179,8 @@ const Type *lower_dtype_of(Lowerer *L, TSNode n);
  * the record dtype, or NULL with *why set when n is such a call that cannot be evaluated, or
  * NULL with *why NULL when n is not one. */
 RecordDtype *lower_record_dtype(Lowerer *L, TSNode n, const char **why);
+/* A dtype= argument that is a record dtype: a list of fields, an np.dtype() call or the name of
+ * a module-level record dtype; NULL (with *why when it could not be evaluated) otherwise. */
+RecordDtype *lower_record_dtype_arg(Lowerer *L, TSNode n, const char **why);
 
 #endif

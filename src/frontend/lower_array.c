@@ -15,7 +15,7 @@
 
 #include "frontend/lower.h"
 
-enum { MAX_CONST_BYTES = 64 * 1024, MAX_ELEMENTS = MAX_CONST_BYTES };
+enum { MAX_CONST_BYTES = 64 * 1024, MAX_ELEMENTS = MAX_CONST_BYTES, MAX_RECORD_FIELDS = 64 };
 
 typedef enum NumKind { NUM_BOOL, NUM_INT, NUM_UINT, NUM_FLOAT, NUM_COMPLEX } NumKind;
 
@@ -30,6 +30,8 @@ typedef struct Num {
 /* An array under construction: values as Python numbers until the dtype is applied. */
 typedef struct Build {
   Lowerer *L;
+  const RecordDtype *record; /* an array of records: its dtype, the items in `bytes` */
+  unsigned char *bytes;
   const char *why;           /* first reason the constructor cannot be evaluated */
   Num *v;
   int64_t count, cap;
@@ -429,6 +431,7 @@ static bool eval_method(Build *b, TSNode callee, const Args *a) {
 
 /* An earlier module-level constant array, as the start of a method chain (B = A.reshape(2, 8)). */
 static bool copy_const_array(Build *b, const ConstArray *ca) {
+  if (ca->record) return fail(b, "an array of records is not evaluated further (reshaped, converted)");
   if (!grow(b, ca->count)) return false;
   for (int64_t k = 0; k < ca->count; k++) {
     const Type *t = ca->dtype;
@@ -452,6 +455,76 @@ static const ConstArray *named_const_array(Lowerer *L, TSNode n) {
   return k ? k->array : NULL;
 }
 
+/* ---- arrays of records ---- */
+
+/* Number v converted to scalar type t, written at p as NumPy stores it (little-endian, as the
+ * host and the GPU are). float16 fields are not written here. */
+static bool put_field_number(Build *b, Num v, const Type *t, unsigned char *p) {
+  Num c;
+  if (t->kind == TY_HALF) return fail(b, "a float16 field of a constant record is not supported yet");
+  if (!convert(b, v, t, false, &c)) return false;
+  if (t->kind == TY_COMPLEX) {
+    if (t == &type_complex64) {
+      float parts[2] = {(float)c.f, (float)c.im};
+      memcpy(p, parts, sizeof parts);
+    } else {
+      double parts[2] = {c.f, c.im};
+      memcpy(p, parts, sizeof parts);
+    }
+  } else if (t->kind == TY_FLOAT) {
+    float f = (float)c.f;
+    if (t == &type_float32) memcpy(p, &f, sizeof f);
+    else memcpy(p, &c.f, sizeof c.f);
+  } else {
+    uint64_t bits = (uint64_t)c.i;
+    for (int k = 0; k < t->bits / 8; k++) p[k] = (unsigned char)(bits >> (8 * k));
+  }
+  return true;
+}
+
+/* A record's value: a tuple of its fields' values, a nested array field's as nested lists. */
+static bool put_record(Build *b, TSNode n, const RecordDtype *r, unsigned char *p) {
+  TSNode items[MAX_RECORD_FIELDS + 1];
+  if (!node_is(b->L, n, K_tuple)) return fail(b, "a record's value is not a tuple of its fields' values");
+  int k = node_kids(b->L, n, items, MAX_RECORD_FIELDS + 1);
+  if (k != r->nfields) return fail(b, "a record's tuple does not have one value per field");
+  for (int i = 0; i < k; i++) {
+    const RecordDtypeField *f = &r->fields[i];
+    if (f->ndim == 0) {
+      Num v;
+      if (!number_arg(b, items[i], &v) || !put_field_number(b, v, f->scalar, p + f->offset)) return false;
+      continue;
+    }
+    Build sub = {.L = b->L};   /* the nested array's values, in C order */
+    int64_t count = 1;
+    for (int d = 0; d < f->ndim; d++) count *= f->shape[d];
+    if (!gather(&sub, items[i], 0)) return fail(b, sub.why);
+    if (sub.ndim != f->ndim || memcmp(sub.shape, f->shape, sizeof(int64_t) * (size_t)f->ndim) != 0)
+      return fail(b, "a nested array field's value does not have the field's shape");
+    for (int64_t j = 0; j < count; j++)
+      if (!put_field_number(b, sub.v[j], f->scalar, p + f->offset + j * (f->scalar->bits / 8))) return false;
+  }
+  return true;
+}
+
+/* np.array([(v0, v1, ...), ...], dtype=RECORD): a 1-d array of records. */
+static bool build_record_array(Build *b, const Args *a, const RecordDtype *r) {
+  TSNode items[256];
+  if (a->npos < 1 || (!node_is(b->L, a->pos[0], K_list) && !node_is(b->L, a->pos[0], K_tuple)))
+    return fail(b, "an array of records is built from a list of tuples");
+  int k = node_kids(b->L, a->pos[0], items, 256);
+  if (k > 256) return fail(b, "a list literal has more than 256 elements");
+  if ((int64_t)k * r->size > MAX_CONST_BYTES) return fail(b, "it is larger than constant memory (64 KiB)");
+  b->record = r;
+  b->bytes = arena_alloc(b->L->a, (size_t)(k ? k : 1) * (size_t)r->size);
+  memset(b->bytes, 0, (size_t)(k ? k : 1) * (size_t)r->size);   /* padding is zero, as NumPy's */
+  b->ndim = 1;
+  b->shape[0] = b->count = k;
+  for (int i = 0; i < k; i++)
+    if (!put_record(b, items[i], r, b->bytes + (size_t)i * (size_t)r->size)) return false;
+  return true;
+}
+
 /* One constructor call or method call; on success b holds values and shape. */
 static bool eval_array(Build *b, TSNode n) {
   const ConstArray *named = named_const_array(b->L, n);
@@ -466,10 +539,17 @@ static bool eval_array(Build *b, TSNode n) {
   if (node_is(b->L, callee, K_attribute) && !resolve_dotted(b->L, callee, &r)) return eval_method(b, callee, &a);
   if (!resolve_dotted(b->L, callee, &r)) return fail(b, "it is not built by a call to np.array, np.arange, np.zeros, np.ones or np.full");
   const char *p = r.path;
+  bool array_call = strcmp(p, "numpy.array") == 0 || strcmp(p, "numpy.asarray") == 0;
+  if (array_call && (a.has_dtype || a.npos == 2)) {   /* of records? */
+    const char *why;
+    const RecordDtype *rec = lower_record_dtype_arg(b->L, a.has_dtype ? a.dtype : a.pos[1], &why);
+    if (why) return fail(b, why);
+    if (rec) return build_record_array(b, &a, rec);
+  }
   if (a.has_dtype && !(b->dtype = dtype_of(b, a.dtype))) return fail(b, "its dtype is not a scalar type such as np.float32");
   const Type *def = NULL;
   bool ok;
-  if (strcmp(p, "numpy.array") == 0 || strcmp(p, "numpy.asarray") == 0) {
+  if (array_call) {
     if (a.npos == 2 && !(b->dtype = dtype_of(b, a.pos[1]))) return fail(b, "its dtype is not a scalar type such as np.float32");
     ok = build_array(b, &a);
   } else if (strcmp(p, "numpy.arange") == 0) {
@@ -515,11 +595,16 @@ ConstArray *lower_const_array(Lowerer *L, TSNode n, const char **why) {
     *why = b.why;
     return NULL;
   }
+  ConstArray *ca = arena_alloc(L->a, sizeof *ca);
+  if (b.record) {
+    *ca = (ConstArray){.record = b.record, .bytes = b.bytes, .ndim = 1, .count = b.count};
+    ca->shape[0] = b.count;
+    return ca;
+  }
   if (b.count * (b.dtype->bits / 8 ? b.dtype->bits / 8 : 1) > MAX_CONST_BYTES) {
     *why = "it is larger than constant memory (64 KiB)";
     return NULL;
   }
-  ConstArray *ca = arena_alloc(L->a, sizeof *ca);
   ca->dtype = b.dtype;
   ca->ndim = b.ndim;
   memcpy(ca->shape, b.shape, sizeof b.shape);

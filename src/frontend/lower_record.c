@@ -88,7 +88,7 @@ static bool fields(RecordBuild *b, TSNode list, RecordDtype *r) {
 static bool align_arg(RecordBuild *b, TSNode kw, bool *aligned) {
   const char *name = node_str(b->L, ts_node_child_by_field_name(kw, "name", 4));
   TSNode v = ts_node_child_by_field_name(kw, "value", 5);
-  if (strcmp(name, "align") != 0) return fail(b, "np.dtype() has a keyword other than align=");
+  if (strcmp(name, "align") != 0) return fail(b, "np.dtype() has a keyword other than dtype= and align=");
   if (!node_is(b->L, v, K_true) && !node_is(b->L, v, K_false)) return fail(b, "align= is not True or False");
   *aligned = node_is(b->L, v, K_true);
   return true;
@@ -125,23 +125,57 @@ static bool lay_out(RecordBuild *b, RecordDtype *r) {
   return true;
 }
 
-RecordDtype *lower_record_dtype(Lowerer *L, TSNode n, const char **why) {
-  *why = NULL;
-  if (!is_dtype_call(L, n)) return NULL;
-  RecordBuild b = {L, NULL};
+/* A keyword argument named `name`'s value, or a null node. */
+static TSNode keyword_value(Lowerer *L, TSNode kw, const char *name) {
+  TSNode none = {0};
+  if (!node_is(L, kw, K_keyword_argument) ||
+      strcmp(node_str(L, ts_node_child_by_field_name(kw, "name", 4)), name) != 0)
+    return none;
+  return ts_node_child_by_field_name(kw, "value", 5);
+}
+
+/* np.dtype(FIELDS[, align=B]) or np.dtype(dtype=FIELDS[, align=B]), FIELDS a list. */
+static void dtype_call(RecordBuild *b, TSNode n, RecordDtype *r) {
+  Lowerer *L = b->L;
   TSNode args[4];
   int nargs = node_kids(L, ts_node_child_by_field_name(n, "arguments", 9), args, 4);
+  if (nargs < 1 || nargs > 2) {
+    fail(b, "np.dtype() is not of a list of fields ('name', dtype[, shape]) (with align=)");
+    return;
+  }
+  TSNode list = ts_node_is_null(keyword_value(L, args[0], "dtype")) ? args[0] : keyword_value(L, args[0], "dtype");
+  if (!node_is(L, list, K_list))
+    fail(b, "np.dtype() is not of a list of fields ('name', dtype[, shape]) (with align=)");
+  else if (nargs == 1 || align_arg(b, args[1], &r->aligned))
+    fields(b, list, r);
+}
+
+/* The record dtype at n: a list of fields, an np.dtype() call, or the name of a module-level
+ * record dtype; NULL with *why NULL when n is none of those. */
+static RecordDtype *record_spec(Lowerer *L, TSNode n, const char **why, bool list_ok) {
+  *why = NULL;
+  if (node_is(L, n, K_identifier)) {
+    const Const *k = strmap_get(&L->const_by_name, node_str(L, n));
+    return k ? k->record : NULL;
+  }
+  bool list = list_ok && node_is(L, n, K_list);
+  if (!list && !is_dtype_call(L, n)) return NULL;
+  RecordBuild b = {L, NULL};
   RecordDtype *r = arena_alloc(L->a, sizeof *r);
   *r = (RecordDtype){0};
-  if (nargs < 1 || nargs > 2 || !node_is(L, args[0], K_list))
-    fail(&b, "np.dtype() is not of a list of fields ('name', dtype[, shape]) (with align=)");
-  else if (nargs == 2 && !node_is(L, args[1], K_keyword_argument))
-    fail(&b, "np.dtype()'s second argument is not align=");
-  else if (nargs == 1 || align_arg(&b, args[1], &r->aligned))
-    fields(&b, args[0], r);
+  if (list) fields(&b, n, r);
+  else dtype_call(&b, n, r);
   if (b.why || !lay_out(&b, r)) {
     *why = b.why;
     return NULL;
   }
   return r;
+}
+
+RecordDtype *lower_record_dtype(Lowerer *L, TSNode n, const char **why) {
+  return node_is(L, n, K_identifier) ? (*why = NULL, NULL) : record_spec(L, n, why, false);
+}
+
+RecordDtype *lower_record_dtype_arg(Lowerer *L, TSNode n, const char **why) {
+  return record_spec(L, n, why, true);
 }

@@ -508,6 +508,10 @@ bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOpti
   const char *const *only = o->only;
   size_t nonly = o->nonly;
   Infer I = {.c = c, .tt = tt, .m = m, .final = true};
+  /* Every constant array codegen writes has its type, also one only kernels left untyped use
+   * (an array of records needs its record type, which only typeinfer makes). */
+  for (size_t i = 0; i < m->consts.len; i++)
+    if (m->consts.items[i]->array && m->consts.items[i]->used) infer_const_array(&I, m->consts.items[i]);
   for (size_t i = 0; i < m->funcs.len; i++) {
     Function *f = m->funcs.items[i];
     int nx;

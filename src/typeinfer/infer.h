@@ -103,7 +103,7 @@ const Type *type_as_value(TypeTable *tt, const Type *t);
 
 /* ---- CUDA intrinsics (infer_cuda.c) ---- */
 /* The type of a module-level NumPy array constant: a fixed-shape array in constant memory. */
-const Type *infer_const_array(Infer *I, const Const *k);
+const Type *infer_const_array(Infer *I, Const *k);
 
 /* ---- the builtins' typing hooks (BuiltinInferFn, named in builtins/table.c's rows) ----
  * Each types a call e of its row's builtin, t[1..] its argument types, after infer_call has

@@ -284,9 +284,18 @@ const Type *infer_selp_call(Infer *I, Expr *e, const Type **t) {
 
 /* ---- constant memory ---- */
 
-const Type *infer_const_array(Infer *I, const Const *k) {
+const Type *infer_const_array(Infer *I, Const *k) {
   const ConstArray *a = k->array;
-  return type_array(I->tt, a->dtype, a->ndim, 'C', MEM_CONST, a->shape);
+  const Type *dtype = a->dtype;
+  if (a->record) {   /* its layout was checked when it was evaluated (lower_record.c) */
+    const char *why;
+    if (!(dtype = typeinfer_record_dtype(I->tt, a->record, &why))) {
+      TERR(I, k->loc, "E-internal", "record dtype of '%s': %s", k->name, why);
+      return NULL;
+    }
+    k->record_type = dtype;
+  }
+  return type_array(I->tt, dtype, a->ndim, 'C', MEM_CONST, a->shape);
 }
 
 /* cuda.const.array_like(A): A itself, a module-level array in constant memory. */

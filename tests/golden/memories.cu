@@ -87,6 +87,47 @@ template <typename T> static __device__ __forceinline__ p2c_array<T, 1> p2c_dyna
   return a;
 }
 
+/* Record(x[type=float64;offset=0],y[type=int64;offset=8];16;False) */
+struct p2c_record_0 {
+  double x;
+  int64_t y;
+};
+static_assert(sizeof(p2c_record_0) == 16, "NumPy's itemsize");
+#ifdef PYK2CUDA_SIM
+static_assert(__builtin_offsetof(p2c_record_0, x) == 0, "NumPy's offset of 'x'");
+static_assert(__builtin_offsetof(p2c_record_0, y) == 8, "NumPy's offset of 'y'");
+#endif
+
+/* Record(a[type=uint8;offset=0],b[type=uint8;offset=1],x[type=uint8;offset=2],y[type=uint32;offset=4],z[type=uint8;offset=8];12;True) */
+struct p2c_record_1 {
+  uint8_t a;
+  uint8_t b;
+  uint8_t x;
+  unsigned char p2c_pad_3[1];
+  uint32_t y;
+  uint8_t z;
+  unsigned char p2c_pad_9[3];
+};
+static_assert(sizeof(p2c_record_1) == 12, "NumPy's itemsize");
+#ifdef PYK2CUDA_SIM
+static_assert(__builtin_offsetof(p2c_record_1, a) == 0, "NumPy's offset of 'a'");
+static_assert(__builtin_offsetof(p2c_record_1, b) == 1, "NumPy's offset of 'b'");
+static_assert(__builtin_offsetof(p2c_record_1, x) == 2, "NumPy's offset of 'x'");
+static_assert(__builtin_offsetof(p2c_record_1, y) == 4, "NumPy's offset of 'y'");
+static_assert(__builtin_offsetof(p2c_record_1, z) == 8, "NumPy's offset of 'z'");
+#endif
+
+/* Record(i[type=int32;offset=0],v[type=nestedarray(float32, (3,));offset=4];16;False) */
+struct p2c_record_2 {
+  int32_t i;
+  float v[3];
+};
+static_assert(sizeof(p2c_record_2) == 16, "NumPy's itemsize");
+#ifdef PYK2CUDA_SIM
+static_assert(__builtin_offsetof(p2c_record_2, i) == 0, "NumPy's offset of 'i'");
+static_assert(__builtin_offsetof(p2c_record_2, v) == 4, "NumPy's offset of 'v'");
+#endif
+
 static __constant__ const float WEIGHTS[4] = {0.25f, -1.5f, 3.0f, 0.1f};
 static __constant__ const int64_t TABLE[3][4] = {0LL, 1LL, 2LL, 3LL, 4LL, 5LL, 6LL, 7LL,
     8LL, 9LL, 10LL, 11LL};
@@ -95,6 +136,26 @@ static __constant__ const bool FLAGS[3] = {true, false, true};
 static __constant__ const int16_t SMALL[2][2] = {1, -2, 300, 4};
 static __constant__ const uint8_t FULL7[2][3] = {7, 7, 7, 7, 7, 7};
 static __constant__ const float SCALED[2][2] = {0.0f, 0.0f, 0.0f, 0.0f};
+static __constant__ const union {
+  unsigned char bytes[48];
+  p2c_record_0 items[3];
+} PAIRS = {{0, 0, 0, 0, 0, 0, 240, 63, 2, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 8, 64, 4, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 224, 191, 250, 255, 255, 255, 255, 255, 255, 255}};
+static __constant__ const union {
+  unsigned char bytes[24];
+  p2c_record_1 items[2];
+} ALIGNED = {{1, 2, 3, 0, 239, 190, 173, 222, 8, 0, 0, 0, 4, 5, 6, 0,
+    173, 222, 239, 190, 10, 0, 0, 0}};
+static __constant__ const union {
+  unsigned char bytes[32];
+  p2c_record_2 items[2];
+} VECS = {{1, 0, 0, 0, 0, 0, 192, 63, 0, 0, 32, 64, 0, 0, 96, 64,
+    2, 0, 0, 0, 0, 0, 128, 64, 0, 0, 160, 64, 0, 0, 192, 64}};
+static __constant__ const union {
+  unsigned char bytes[1];
+  p2c_record_0 items[1];
+} NONE = {{}};
 
 static __device__ float dot4(p2c_array<float, 1>, p2c_array<float, 1>, int64_t);
 
@@ -352,6 +413,27 @@ extern "C" __global__ void aligned_arrays(p2c_array<uint8_t, 1> x, p2c_array<dou
   out.data[t] = (double)s[p2c_wrap(31 - (int64_t)t, 32)] + loc[1][2];
 }
 
+extern "C" __global__ void const_records(p2c_array<double, 2> out) {
+  int64_t i = 0;
+  const p2c_record_0 *p = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < 6:
+  if (i < 6) {
+    // p = cuda.const.array_like(PAIRS)
+    p = PAIRS.items;
+    // out[i, 0] = p[i % 3]["x"] * p[i % 3]["y"]
+    out.data[i * out.shape[1] + 0] = p[i % 3].x * (double)p[i % 3].y;
+    // out[i, 1] = ALIGNED[i % 2]["y"] + ALIGNED[i % 2]["z"] - ALIGNED[i % 2]["a"]
+    out.data[i * out.shape[1] + 1] = (double)((uint64_t)ALIGNED.items[i % 2].y + (uint64_t)ALIGNED.items[i % 2].z - (uint64_t)ALIGNED.items[i % 2].a);
+    // out[i, 2] = VECS[i % 2]["v"][i % 3] + VECS[i % 2]["i"]
+    out.data[i * out.shape[1] + 2] = (double)VECS.items[i % 2].v[i % 3] + (double)VECS.items[i % 2].i;
+    // out[i, 3] = len(NONE) + len(PAIRS)
+    out.data[i * out.shape[1] + 3] = (double)(0 + 3);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(const_arrays)
 P2C_SIM_BLOCKS(const_to_device)
@@ -361,4 +443,5 @@ P2C_SIM_FIBERS(multidim)
 P2C_SIM_BLOCKS(const_views)
 P2C_SIM_FIBERS(local_constant_shapes)
 P2C_SIM_FIBERS(aligned_arrays)
+P2C_SIM_BLOCKS(const_records)
 #endif

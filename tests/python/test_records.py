@@ -303,3 +303,21 @@ def test_a_record_dtype_of_its_own_layout_is_refused_by_name():
     odd = np.dtype({"names": ["a", "b"], "formats": [np.int32, np.int32], "offsets": [0, 8], "itemsize": 16})
     with pytest.raises(pyk2cuda.CompileError, match="'dt' is a global of type numpy.dtype"):
         _copy_through_shared(odd)[1, 16](np.zeros(16, odd), np.zeros(16, odd))
+
+
+PAIRS = np.array([(1.0, 2), (3.0, 4)], dtype=[("x", float), ("y", int)])
+PADDED = np.array([(1, 0xDEADBEEF), (2, 7)], dtype=np.dtype([("a", np.uint8), ("y", np.uint32)], align=True))
+
+
+def test_constant_arrays_of_records():
+    # Numba's test_constmem forms: global arrays of records, packed and padded, as constants
+    @cuda.jit
+    def read(out):
+        i = cuda.grid(1)
+        c = cuda.const.array_like(PAIRS)
+        out[i, 0] = c[i]["x"] * c[i]["y"]
+        out[i, 1] = PADDED[i]["y"] - PADDED[i]["a"]
+
+    out = np.zeros((2, 2))
+    read[1, 2](out)
+    np.testing.assert_array_equal(out, [[2.0, 0xDEADBEEF - 1], [12.0, 5.0]])

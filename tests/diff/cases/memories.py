@@ -147,3 +147,24 @@ def aligned_arrays(x, out):
 def aligned_arrays_expected(x, out):
     t = np.arange(32)
     out[:] = x[::-1].astype(np.float64) + t * 10 + 5
+
+
+# Arrays of records as constants (Numba's test_constmem): NumPy's layout, packed and aligned,
+# a nested array field, an empty one; read by field name.
+PAIRS = np.array([(1.0, 2), (3.0, 4), (-0.5, -6)], dtype=[("x", float), ("y", int)])
+ALIGNED = np.array([(1, 2, 3, 0xDEADBEEF, 8), (4, 5, 6, 0xBEEFDEAD, 10)],
+                   dtype=np.dtype(dtype=[("a", np.uint8), ("b", np.uint8), ("x", np.uint8),
+                                         ("y", np.uint32), ("z", np.uint8)], align=True))
+VECS = np.array([(1, [1.5, 2.5, 3.5]), (2, [4.0, 5.0, 6.0])], dtype=[("i", np.int32), ("v", np.float32, (3,))])
+NONE = np.array([], dtype=[("x", float), ("y", int)])
+
+
+@cuda.jit
+def const_records(out):
+    i = cuda.grid(1)
+    if i < 6:
+        p = cuda.const.array_like(PAIRS)
+        out[i, 0] = p[i % 3]["x"] * p[i % 3]["y"]
+        out[i, 1] = ALIGNED[i % 2]["y"] + ALIGNED[i % 2]["z"] - ALIGNED[i % 2]["a"]
+        out[i, 2] = VECS[i % 2]["v"][i % 3] + VECS[i % 2]["i"]
+        out[i, 3] = len(NONE) + len(PAIRS)
