@@ -142,6 +142,13 @@ typedef struct Builtin {
   BuiltinEmitFn *emit;         /* writes a call or value */
 } Builtin;
 
+/* NumPy's loop type of a call of ufunc b (BF_UFUNC) whose inputs' elements have these types
+ * (loops.c): NumPy's promotion of them for BI_NP_ELEMENTWISE rows, the float type of a math
+ * function (its complex type for complex numbers, where the row has a complex_row). NULL where
+ * NumPy has no loop for them: a complex number to a real-only function, a float to a bitwise
+ * one. An int64 and a uint64 compare each as it is (type_compares_mixed_sign), not here. */
+const Type *builtin_ufunc_loop(const Builtin *b, const Type **elems);
+
 /* The builtin at exactly `path`, or NULL. */
 const Builtin *builtin_lookup(const char *path);
 /* Adds every builtin to m under its path (what builtin_lookup finds), for lookups in O(1). */

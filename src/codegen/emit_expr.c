@@ -1004,22 +1004,15 @@ void use_ufunc_helpers(Gen *G) {
   helper_use(&G->helpers, H_RAISE);
 }
 
-/* The loop types of a ufunc call's inputs, from their element types elems: the type each
- * element function parameter has (typeinfer checked them). A math function computes in its
- * float type, or in the complex type of complex inputs; np.less and the other elementwise
- * functions in NumPy's promotion of the inputs, except that an int64 and a uint64 compare as
- * they are. */
+/* The types of a ufunc call's element function's parameters, from its inputs' element types
+ * elems: the loop type (builtin_ufunc_loop, which typeinfer checked), except that an int64 and
+ * a uint64 compare as they are. */
 static void ufunc_loop_types(const Builtin *b, const Type **elems, const Type **loop) {
   int n = b->min_args;
-  const Type *p = elems[0];
-  for (int i = 0; i < n; i++) p = type_promote(p, elems[i]);
   bool mixed = b->id == BI_NP_ELEMENTWISE && b->elementwise == NPE_COMPARE && n == 2 &&
                type_compares_mixed_sign(elems[0], elems[1]);
-  for (int i = 0; i < n; i++) {
-    if (mixed) loop[i] = elems[i]->is_signed ? &type_int64 : &type_uint64;
-    else if (b->id == BI_NP_ELEMENTWISE || type_is_complex(p)) loop[i] = p;
-    else loop[i] = type_math_float(elems, n);
-  }
+  const Type *t = builtin_ufunc_loop(b, elems);
+  for (int i = 0; i < n; i++) loop[i] = mixed ? (elems[i]->is_signed ? &type_int64 : &type_uint64) : t;
 }
 
 /* np.less(a, b) and the other elementwise functions on their loop types: the prelude function,

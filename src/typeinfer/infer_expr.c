@@ -551,46 +551,28 @@ static bool real_arg(Infer *I, Expr *e, int k, const Type *t) {
   return false;
 }
 
-/* The loop type of a NumPy ufunc call of a math function on these element types (its result's
- * type): the float type the scalar function uses, or for complex numbers where NumPy has a
- * complex loop (the row's complex_row) their complex type. NULL after an error at `at`. */
-static const Type *math_loop_type(Infer *I, const Expr *e, const Type **elems, Loc at) {
+/* The loop type of a NumPy ufunc call on these element types (builtin_ufunc_loop); where NumPy
+ * has none, NULL after an error at `at` that says why. */
+static const Type *ufunc_loop_type(Infer *I, const Expr *e, const Type **elems, Loc at) {
   const Builtin *b = e->builtin;
-  int n = b->min_args;
-  const Type *p = elems[0];
-  for (int i = 0; i < n; i++) {
-    if (type_is_complex(elems[i]) && !b->complex_row) {
-      TERR(I, at, "E-operand", "%s() takes real numbers, not %s", builtin_display_name(b), elems[i]->name);
-      return NULL;
-    }
-    p = type_promote(p, elems[i]);
-  }
-  return type_is_complex(p) ? p : type_math_float(elems, n);
+  const Type *loop = builtin_ufunc_loop(b, elems);
+  if (loop) return loop;
+  const char *name = builtin_display_name(b);
+  const Type *p = type_promote(elems[0], elems[b->min_args - 1]);
+  if (b->id != BI_NP_ELEMENTWISE)
+    TERR(I, at, "E-operand", "%s() takes real numbers, not %s", name, p->name);
+  else if (b->min_args == 2 && elems[0] != elems[1] && elems[0]->kind == TY_INT && elems[1]->kind == TY_INT)
+    TERR(I, at, "E-operand", "%s() takes integers and bools, and %s with %s promote to %s, for "
+         "which NumPy has no loop", name, elems[0]->name, elems[1]->name, p->name);
+  else
+    TERR(I, at, "E-operand", "%s() takes integers and bools, not %s", name, p->name);
+  return NULL;
 }
 
-/* The loop type of np.less, np.logical_and, np.bitwise_and, np.maximum ... on these element
- * types: NumPy's promotion of them, which for bitwise functions must be an integer or bool. */
-static const Type *elementwise_loop_type(Infer *I, const Expr *e, const Type **elems, Loc at) {
-  const Builtin *b = e->builtin;
-  const Type *p = elems[0];
-  for (int i = 0; i < b->min_args; i++) p = type_promote(p, elems[i]);
-  if (b->elementwise == NPE_BITWISE && p->kind != TY_INT && p->kind != TY_BOOL) {
-    if (b->min_args == 2 && elems[0] != elems[1] && elems[0]->kind == TY_INT && elems[1]->kind == TY_INT)
-      TERR(I, at, "E-operand", "%s() takes integers and bools, and %s with %s promote to %s, for "
-           "which NumPy has no loop", builtin_display_name(b), elems[0]->name, elems[1]->name, p->name);
-    else
-      TERR(I, at, "E-operand", "%s() takes integers and bools, not %s", builtin_display_name(b), p->name);
-    return NULL;
-  }
-  return p;
-}
-
-/* The element type a ufunc call's elements compute, by the row's kind of ufunc. */
+/* The element type a ufunc call's elements compute: its loop type, or the row's (bool). */
 static const Type *ufunc_result_type(Infer *I, const Expr *e, const Type **elems, Loc at) {
-  const Builtin *b = e->builtin;
-  if (b->id != BI_NP_ELEMENTWISE) return math_loop_type(I, e, elems, at);
-  const Type *loop = elementwise_loop_type(I, e, elems, at);
-  return loop && b->result ? b->result : loop;
+  const Type *loop = ufunc_loop_type(I, e, elems, at);
+  return loop && e->builtin->id == BI_NP_ELEMENTWISE && e->builtin->result ? e->builtin->result : loop;
 }
 
 /* np.sin(x, out), np.hypot(x, y, out), np.less(x, y, out): a NumPy ufunc on arrays, as Numba
@@ -683,7 +665,7 @@ const Type *infer_np_elementwise_call(Infer *I, Expr *e, const Type **t) {
     for (int i = 1; i <= 2; i++) infer_coerce(I, &e->kids[i], t[i]->is_signed ? &type_int64 : &type_uint64);
     return &type_bool;
   }
-  const Type *loop = elementwise_loop_type(I, e, t + 1, e->loc);
+  const Type *loop = ufunc_loop_type(I, e, t + 1, e->loc);
   if (!loop) return NULL;
   for (int i = 1; i <= n; i++) infer_coerce(I, &e->kids[i], loop);
   return b->result ? b->result : loop;
