@@ -80,11 +80,6 @@ def _install_shim(suite):
     # ENABLE_CUDASIM is on) gets pyk2cuda's numba.cuda.simulator.vector_types (SUBMODULES).
     numba.cuda = cuda
     numba.types = types
-    # numba.np.numpy_support's from_dtype makes the record types tests give kernels (test_sm):
-    # pyk2cuda's, as numba.cuda.np.numpy_support is
-    import numba.np
-    sys.modules["numba.np.numpy_support"] = cuda.np.numpy_support
-    numba.np.numpy_support = cuda.np.numpy_support
     for name in _TYPE_NAMES:
         setattr(numba, name, getattr(pyk2cuda, name))
 

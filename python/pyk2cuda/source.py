@@ -556,10 +556,12 @@ def _constant(value):
 
 
 def _record_dtype(np, value):
-    """A record dtype (a structured NumPy dtype, or Numba's record type of one, from_dtype) as the
+    """A record dtype (a structured NumPy dtype, or a record type of one: pyk2cuda's from_dtype
+    or Numba's own numba.np.numpy_support.from_dtype, which scripts import) as the
     np.dtype([...], align=...) the translator evaluates, where that call makes the same dtype
     (fields of number types and their nested arrays, NumPy's own offsets); else None."""
-    dtype = getattr(value, "dtype", value) if isinstance(value, _types.RecordType) else value
+    is_record_type = isinstance(value, _types.RecordType) or type(value).__name__ == "Record"
+    dtype = getattr(value, "dtype", None) if is_record_type else value
     if not isinstance(dtype, np.dtype) or dtype.names is None:
         return None
     fields = []

@@ -321,3 +321,13 @@ def test_constant_arrays_of_records():
     out = np.zeros((2, 2))
     read[1, 2](out)
     np.testing.assert_array_equal(out, [[2.0, 0xDEADBEEF - 1], [12.0, 5.0]])
+
+
+def test_numbas_own_record_type_as_a_dtype():
+    # a script that imports Numba's numpy_support (Numba's test_sm does) gives Numba's Record
+    nps = pytest.importorskip("numba.np.numpy_support")
+    arr = np.zeros(32, WITH_2D)
+    arr["i"] = np.arange(32)
+    out = np.zeros_like(arr)
+    _copy_through_shared(nps.from_dtype(WITH_2D))[2, 16](arr, out)
+    np.testing.assert_array_equal(out, arr)
