@@ -220,6 +220,13 @@ static bool widens_int_operation(const Expr *e, CInt left, CInt right, int64_t a
   return overflow || !fits_int(*value);
 }
 
+/* Whether e, a // or % of integers known to be >= 0 and > 0, is written as C's / and %, which
+ * agree with Python's there. */
+static bool plain_int_division(const Expr *e) {
+  return e->kids[0]->ty->kind == TY_INT && (e->op == OP_FLOORDIV || e->op == OP_MOD) &&
+         (e->kids[0]->facts & EF_NONNEG) && (e->kids[1]->facts & EF_POSITIVE);
+}
+
 static CInt c_int_of_binary(const Expr *e, int64_t *value) {
   int64_t a = 0, b = 0;
   CInt left = c_int_of(e->kids[0], &a), right = c_int_of(e->kids[1], &b);
@@ -233,6 +240,11 @@ static CInt c_int_of_binary(const Expr *e, int64_t *value) {
     if (left == CINT_NO || right == CINT_NO) return CINT_NO;
     if (left == CINT_UNKNOWN || right == CINT_UNKNOWN) return CINT_UNKNOWN;
     *value = e->op == OP_BITAND ? (a & b) : e->op == OP_BITOR ? (a | b) : (a ^ b);
+    return CINT_FITS;
+  case OP_FLOORDIV: case OP_MOD:   /* C's / and % of two ints are an int (the prelude's helpers are not) */
+    if (!plain_int_division(e) || left == CINT_NO || right == CINT_NO) return CINT_NO;
+    if (left == CINT_UNKNOWN || right == CINT_UNKNOWN || b == 0) return CINT_UNKNOWN;
+    *value = e->op == OP_FLOORDIV ? a / b : a % b;
     return CINT_FITS;
   default: return CINT_NO;
   }
@@ -375,9 +387,7 @@ static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const char *zero_message = zero_division_message(G, e);
   if (zero_message) e = with_checked_divisor(G, e, zero_message);
   const Type *t = e->kids[0]->ty;
-  /* On integers known to be >= 0 and > 0, Python's // and % are C's / and %. */
-  bool plain = t->kind == TY_INT && (e->op == OP_FLOORDIV || e->op == OP_MOD) &&
-               (e->kids[0]->facts & EF_NONNEG) && (e->kids[1]->facts & EF_POSITIVE);
+  bool plain = plain_int_division(e);   /* on integers >= 0 and > 0, C's / and % */
   switch (plain ? OP_DIV : e->op) {
   case OP_FLOORDIV:
     helper_use(&G->helpers, typed_helper(t, H_FLOORDIV_I64, H_FLOORDIV_U64, H_FLOORDIV_F64, H_FLOORDIV_F32));
