@@ -269,9 +269,39 @@ static CInt c_int_of(const Expr *e, int64_t *value) {
     return k == CINT_NO ? CINT_NO : exact ? CINT_FITS : CINT_UNKNOWN;
   }
   case EX_BINARY: return c_int_of_binary(e, value);
+  case EX_IFEXP: {   /* C's ?: of two ints is an int */
+    int64_t v = 0;
+    return c_int_of(e->kids[1], &v) == CINT_NO || c_int_of(e->kids[2], &v) == CINT_NO ? CINT_NO : CINT_UNKNOWN;
+  }
+  case EX_ATTR: {   /* a.ndim, and s.size of a shared or local array, are written as literals */
+    if (!expr_is_array_attr(e)) return CINT_NO;
+    const Type *t = e->kids[0]->ty;
+    int64_t n = 1;
+    if (strcmp(e->str, "ndim") == 0) n = t->ndim;
+    else if (strcmp(e->str, "size") == 0 && t->fixed_shape)
+      for (int k = 0; k < t->ndim; k++) n *= t->fixed_shape[k];   /* bounded by the array's bytes */
+    else return CINT_NO;
+    *value = n;
+    return fits_int(n) ? CINT_FITS : CINT_NO;
+  }
+  case EX_INDEX: {   /* s.shape[k] of a shared or local array: a literal */
+    const Expr *s = e->kids[0];
+    if (s->kind != EX_ATTR || !expr_is_array_attr(s) || !s->kids[0]->ty->fixed_shape) return CINT_NO;
+    const Type *t = s->kids[0]->ty;
+    if (e->kids[1]->kind != EX_INT || e->kids[1]->ival < -t->ndim || e->kids[1]->ival >= t->ndim) return CINT_UNKNOWN;
+    *value = t->fixed_shape[(e->kids[1]->ival + t->ndim) % t->ndim];
+    return CINT_FITS;
+  }
   case EX_CALL: {
-    /* abs, min and max of literals alone (`abs(-5)`) are the prelude's templates for int */
+    /* abs, min and max of literals alone (`abs(-5)`) are the prelude's templates for int; len()
+     * of a tuple or of a shared or local array is a literal */
     const Builtin *b = e->builtin;
+    if (b && b->id == BI_LEN) {
+      const Type *t = e->kids[1]->ty;
+      if (t->kind != TY_TUPLE && !t->fixed_shape) return CINT_NO;
+      *value = t->kind == TY_TUPLE ? t->nelems : t->fixed_shape[0];
+      return CINT_FITS;
+    }
     if (!b || (b->id != BI_ABS && b->id != BI_MIN && b->id != BI_MAX)) return CINT_NO;
     int64_t v = 0;
     for (int i = 1; i < e->nkids; i++)
@@ -305,13 +335,34 @@ static void emit_overload_arg(Gen *G, const Expr *a, bool cast, StrBuf *sb) {
   emit_expr(G, a, sb, P_ASSIGN);
 }
 
-/* fn(a, b). Two arguments whose C type is `int` (integer literals and operators on them,
- * c_int_of) match no overload of the helper better than another (int64_t, uint64_t, double):
- * they are cast to their type. One typed argument is enough for C to pick the overload. */
-static void emit_call2(Gen *G, const char *fn, const Expr *a, const Expr *b, StrBuf *sb) {
+/* Whether integer expression e, of a 64-bit type, is written as a C expression of that type
+ * (int64_t, uint64_t) and not as C's `int`: a variable, an array's element, a record's field, a
+ * module constant (a constexpr of its type), a cast of something other than a literal, and an
+ * operator on such a value (c_int_of says it is not C's int). Everything else may be written
+ * as an `int`: a literal, len(t), a.ndim, s.size and s.shape[k] of a shared array, `x if c
+ * else y` of those, and the calls that give one. */
+static bool written_as_64_bits(const Expr *e) {
   int64_t v;
-  bool cast = a->ty->kind == TY_INT && b->ty->kind == TY_INT && c_int_of(a, &v) != CINT_NO &&
-              c_int_of(b, &v) != CINT_NO;
+  switch (e->kind) {
+  case EX_VAR: return true;
+  case EX_INDEX: return e->kids[0]->ty->kind == TY_ARRAY;
+  case EX_CONST: return e->konst->cname != NULL;
+  case EX_CAST: return e->kids[0]->kind != EX_INT;
+  case EX_ATTR: return expr_is_field(e);
+  case EX_UNARY:
+  case EX_BINARY:
+  case EX_IFEXP: return c_int_of(e, &v) == CINT_NO;
+  default: return false;
+  }
+}
+
+/* fn(a, b). Two integer arguments that may both be written as C's `int` (integer literals and
+ * operators on them, len(t), a.ndim, ...) match no overload of the helper better than another
+ * (int64_t, uint64_t, double): they are cast to their type. One argument written as its 64-bit
+ * type is enough for C to pick the overload. */
+static void emit_call2(Gen *G, const char *fn, const Expr *a, const Expr *b, StrBuf *sb) {
+  bool cast = a->ty->kind == TY_INT && b->ty->kind == TY_INT && a->ty->bits == 64 && b->ty->bits == 64 &&
+              !written_as_64_bits(a) && !written_as_64_bits(b);
   sb_printf(sb, "%s(", fn);
   emit_overload_arg(G, a, cast, sb);
   sb_puts(sb, ", ");

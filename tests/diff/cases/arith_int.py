@@ -1,6 +1,7 @@
 # Integer arithmetic: Python's floor division and modulo (result takes the sign of the
 # divisor) with negative operands, `/` on integers (true division, float64), int32
 # operands (compiled Numba computes int32 // int32 in int64; the values are the same).
+import numba
 from numba import cuda
 import numpy as np
 
@@ -63,3 +64,20 @@ def literal_int64(n, out):
         out[i, 5] = abs(-100000) * 100000
         out[i, 6] = -(-2147483647 - 1)
         out[i, 7] = 4 * 32 + (7 >> n[i])
+
+
+@cuda.jit
+def int_literal_like_overloads(x, n, out):
+    # // and % of operands that C writes as `int` (len of a tuple, a.ndim, a shared array's
+    # shape and size, `x if c else y` of literals), beside a float // and %, so that the int64 and
+    # the double helpers both exist: each call must pick the int64 one (fuzz_kernels findings)
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        t = (1, 2, 3)
+        s = cuda.shared.array((4, 8), dtype=numba.float32)
+        k = n[i]
+        out[i, 0] = len(t) // -k
+        out[i, 1] = -len(t) // -2 + (-out.ndim) % -3
+        out[i, 2] = (1 if x[i] > 0 else 0) % -3 - (-(1 if x[i] > 0.5 else 0)) % 4
+        out[i, 3] = s.size // -5 + (s.shape[0] + 1) // -2 + s.shape[1] % -3
+        out[i, 4] = int(x[i] // 0.25 + x[i] % 0.75)
