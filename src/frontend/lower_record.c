@@ -173,7 +173,8 @@ static RecordDtype *record_spec(Lowerer *L, TSNode n, const char **why, bool lis
 }
 
 RecordDtype *lower_record_dtype(Lowerer *L, TSNode n, const char **why) {
-  return node_is(L, n, K_identifier) ? (*why = NULL, NULL) : record_spec(L, n, why, false);
+  *why = NULL;
+  return is_dtype_call(L, n) ? record_spec(L, n, why, false) : NULL;   /* NAME = np.dtype(...) only */
 }
 
 RecordDtype *lower_record_dtype_arg(Lowerer *L, TSNode n, const char **why) {
