@@ -1121,7 +1121,7 @@ static void emit_ufunc_array_call(Gen *G, const Expr *e, StrBuf *sb) {
   use_ufunc_helpers(G);
   san_view_written_open(G, out->ty, sb);
   sb_puts(sb, "p2c_ufunc(");
-  emit_expr(G, out, sb, P_ASSIGN);
+  emit_array_value(G, out, sb);
   sb_printf(sb, ", %u, %u, [](", e->loc.line, e->loc.col);
   for (int i = 0; i < n; i++) sb_printf(sb, "%s%s %s", i ? ", " : "", params[i].ty->cname, names[i]);
   sb_puts(sb, ") { return ");
@@ -1135,7 +1135,7 @@ static void emit_ufunc_array_call(Gen *G, const Expr *e, StrBuf *sb) {
   sb_puts(sb, "; }");
   for (int i = 1; i <= n; i++) {
     sb_puts(sb, ", ");
-    emit_expr(G, e->kids[i], sb, P_ASSIGN);
+    emit_array_value(G, e->kids[i], sb);   /* a number too: emitted as itself */
   }
   sb_putc(sb, ')');
   san_view_written_close(G, out, sb);

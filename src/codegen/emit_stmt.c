@@ -115,7 +115,7 @@ static void emit_view_copy(Gen *G, const Expr *target, const Expr *value) {
   emit_expr(G, target, G->body, P_ASSIGN);
   sb_printf(G->body, ", %u, %u, [](%s x0) { return x0; }, ", target->loc.line, target->loc.col,
             value->ty->dtype->cname);
-  emit_expr(G, value, G->body, P_ASSIGN);
+  emit_array_value(G, value, G->body);
   sb_putc(G->body, ')');
   san_view_written_close(G, target, G->body);
   sb_puts(G->body, ";\n");

@@ -306,6 +306,8 @@ static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int li
   return out;
 }
 
+static __constant__ const double COEFFS[4] = {3.0, -2.0, 0.5, 4.0};
+
 static __device__ p2c_array<double, 1> row_of(p2c_array<double, 2>, int64_t);
 static __device__ p2c_array<double, 1> middle(p2c_array<double, 1>);
 static __device__ double total_a1f64_2(p2c_array<double, 1>);
@@ -596,6 +598,37 @@ extern "C" __global__ void copy_views(p2c_array<double, 1> a, p2c_array<float, 1
   }
 }
 
+extern "C" __global__ void whole_array_values(p2c_array<double, 2> x, p2c_array<double, 2> out) {
+  int64_t i = 0;
+  double q[4];
+  double r[4];
+  __shared__ double s[8][4];
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // q = cuda.local.array(4, np.float64)
+  // r = cuda.local.array(4, np.float64)
+  // s = cuda.shared.array((8, 4), np.float64)
+  // q[:] = COEFFS
+  (void)p2c_ufunc(p2c_array<double, 1>{&q[0], {4}, {8}}, 159, 5, [](double x0) { return x0; }, p2c_array<double, 1>{(double *)&COEFFS[0], {4}, {8}});
+  // r[:] = x[i]
+  (void)p2c_ufunc(p2c_array<double, 1>{&r[0], {4}, {8}}, 160, 5, [](double x0) { return x0; }, p2c_view_index<0>(x, i));
+  // s[cuda.threadIdx.x] = q
+  (void)p2c_ufunc(p2c_view_index<0>(p2c_array<double, 2>{&s[0][0], {8, 4}, {32, 8}}, threadIdx.x), 161, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&q[0], {4}, {8}});
+  // np.sin(r, q)
+  (void)p2c_ufunc(p2c_array<double, 1>{&q[0], {4}, {8}}, 162, 5, [](double x0) { return sin(x0); }, p2c_array<double, 1>{&r[0], {4}, {8}});
+  // np.cos(COEFFS, r)
+  (void)p2c_ufunc(p2c_array<double, 1>{&r[0], {4}, {8}}, 163, 5, [](double x0) { return cos(x0); }, p2c_array<double, 1>{(double *)&COEFFS[0], {4}, {8}});
+  // cuda.syncthreads()
+  __syncthreads();
+  // out[i, :4] = q
+  (void)p2c_ufunc(p2c_view_slice<0>(p2c_view_index<0>(out, i), 0, 4, 1), 165, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&q[0], {4}, {8}});
+  // out[i, 4:] = r
+  (void)p2c_ufunc(p2c_view_slice<0>(p2c_view_index<0>(out, i), 4, p2c_slice_max, 1), 166, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&r[0], {4}, {8}});
+  // out[i, 0] += s[cuda.threadIdx.x, 1]
+  out.data[i * out.shape[1] + 0] += s[threadIdx.x][1];
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(slices)
 P2C_SIM_BLOCKS(rows)
@@ -603,4 +636,5 @@ P2C_SIM_BLOCKS(cube_views)
 P2C_SIM_FIBERS(shared_views)
 P2C_SIM_BLOCKS(fill_views)
 P2C_SIM_BLOCKS(copy_views)
+P2C_SIM_FIBERS(whole_array_values)
 #endif

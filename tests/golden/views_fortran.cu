@@ -77,6 +77,8 @@ static __device__ __forceinline__ p2c_array<T, N> p2c_view_slice(p2c_array<T, N>
   return a;
 }
 
+static __constant__ const double COEFFS[4] = {3.0, -2.0, 0.5, 4.0};
+
 static __device__ p2c_array<double, 1> row_of(p2c_array<double, 2>, int64_t);
 static __device__ double total_a1f64_2(p2c_array<double, 1>);
 static __device__ double total_a1f64(p2c_array<double, 1>);

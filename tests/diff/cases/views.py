@@ -143,3 +143,25 @@ def copy_views(a, b, m, src, ints):
         a[::-2] = a[::2]
         a[1:] = a[:-1]
         ints[:-1] = ints[1:]
+
+
+COEFFS = np.array([3.0, -2.0, 0.5, 4.0])
+
+
+@cuda.jit
+def whole_array_values(x, out):
+    # Whole shared, local and constant arrays (not views of them) as the value of a slice copy
+    # and as a ufunc's input and output: each is passed as a view of its storage.
+    i = cuda.grid(1)
+    q = cuda.local.array(4, np.float64)
+    r = cuda.local.array(4, np.float64)
+    s = cuda.shared.array((8, 4), np.float64)
+    q[:] = COEFFS
+    r[:] = x[i]
+    s[cuda.threadIdx.x] = q
+    np.sin(r, q)
+    np.cos(COEFFS, r)
+    cuda.syncthreads()
+    out[i, :4] = q
+    out[i, 4:] = r
+    out[i, 0] += s[cuda.threadIdx.x, 1]
