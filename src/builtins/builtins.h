@@ -47,6 +47,7 @@ typedef enum BuiltinId {
   BI_CONST_ARRAY_LIKE,
   BI_ARRAY_VIEW,      /* a.view(dtype) (numpy.ndarray.view) */
   BI_ARRAY_RESHAPE,   /* a.reshape(shape) (numpy.ndarray.reshape) */
+  BI_ARRAY_COPY,      /* a.copy() (numpy.ndarray.copy) */
   BI_MATH_UNARY,     /* one float argument, same float type out (sqrt, sin, ...) */
   BI_MATH_BINARY,    /* two float arguments (atan2, pow, hypot, copysign, fmod) */
   BI_MATH_TO_INT,    /* floor, ceil, trunc: float -> int64 */
@@ -100,6 +101,9 @@ enum BuiltinFact {
                                   last argument (np.sin(x, out)); then it writes that array */
   BF_VIEW = 1 << 17,           /* the result is a view of its first argument, an array: a store
                                   through it stores into that array (a.view(dtype)) */
+  BF_NEW_ARRAY = 1 << 18,      /* the result is a new local array (a.copy()): like an allocation it
+                                  is assigned to a variable, whose declaration is its storage, and
+                                  the assignment fills it */
 };
 
 /* The element types an atomic takes, and where CUDA C lacks a function for one (emit_cuda.c). */

@@ -319,6 +319,9 @@ static const Builtin table[] = {
     {.path = "numpy.ndarray.reshape", .kind = BK_FUNC, .id = BI_ARRAY_RESHAPE, ARGS(2, 1 + P2C_MAX_NDIM),
      FX(BF_VIEW | BF_CHECKS_ARITY), TH(TH_VIEW_RESHAPE),
      HOOKS(infer_array_reshape_call, emit_array_reshape_call)},
+    /* q = a.copy(): likewise; the assignment copies a into q's storage (emit_assign_one) */
+    {.path = "numpy.ndarray.copy", .kind = BK_FUNC, .id = BI_ARRAY_COPY, ARGS(1, 1),
+     FX(BF_EFFECTS | BF_NEW_ARRAY | BF_CHECKS_ARITY), .infer = infer_array_copy_call},
 
     TY("numpy.bool_", type_bool), TY("numpy.int8", type_int8), TY("numpy.int16", type_int16),
     TY("numpy.int32", type_int32), TY("numpy.int64", type_int64), TY("numpy.intp", type_int64),

@@ -112,7 +112,7 @@ static void emit_view_copy(Gen *G, const Expr *target, const Expr *value) {
   sb_puts(G->body, "(void)");
   san_view_written_open(G, target->ty, G->body);
   sb_puts(G->body, "p2c_ufunc(");
-  emit_expr(G, target, G->body, P_ASSIGN);
+  emit_array_value(G, target, G->body);
   sb_printf(G->body, ", %u, %u, [](%s x0) { return x0; }, ", target->loc.line, target->loc.col,
             value->ty->dtype->cname);
   emit_array_value(G, value, G->body);
@@ -186,12 +186,20 @@ static void emit_unpack(Gen *G, const Expr *target, Expr *value) {
   for (int k = 0; k < target->nkids; k++) emit_assign_one(G, target->kids[k], elems[k]);
 }
 
+static bool is_new_array(const Expr *e) {
+  return e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_NEW_ARRAY);
+}
+
 void emit_assign_one(Gen *G, const Expr *target, Expr *value) {
-  if (target->kind == EX_TUPLE) emit_unpack(G, target, value);
-  else if (target->kind == EX_VAR && G->fn->vars[target->var].ty->fixed_shape &&
-           G->fn->vars[target->var].ty->space != MEM_CONST)
-    ;   /* shared/local array: the declaration is the allocation */
-  else emit_store(G, target, value);
+  if (target->kind == EX_TUPLE) {
+    emit_unpack(G, target, value);
+  } else if (target->kind == EX_VAR && G->fn->vars[target->var].ty->fixed_shape &&
+             G->fn->vars[target->var].ty->space != MEM_CONST) {
+    /* shared/local array: the declaration is the allocation; q = a.copy() then fills it */
+    if (is_new_array(value)) emit_view_copy(G, target, value->kids[1]);
+  } else {
+    emit_store(G, target, value);
+  }
 }
 
 static void emit_assign(Gen *G, const Stmt *s) {
@@ -365,8 +373,9 @@ static void emit_expr_stmt(Gen *G, const Stmt *s) {
     emit_print(G, e);
     return;
   }
-  if (e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_ARRAY_ALLOC))
-    return;   /* cuda.local.array(...) alone: an array nothing can reach, so no storage */
+  if ((e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_ARRAY_ALLOC)) ||
+      is_new_array(e))
+    return;   /* cuda.local.array(...) or a.copy() alone: an array nothing can reach, so no storage */
   sb_indent(G->body, G->indent);
   if (e->ty && e->ty->kind != TY_VOID) sb_puts(G->body, "(void)");
   emit_expr(G, e, G->body, e->ty && e->ty->kind != TY_VOID ? P_UNARY : P_LOWEST);

@@ -142,8 +142,12 @@ static void assign_target(Infer *I, Expr **slot, const Type *t, Loc loc) {
 
 static void infer_block(Infer *I, Block *b);
 
+/* cuda.shared.array(...), cuda.local.array(...), a.copy(): the variable it is assigned to is the
+ * new array's storage, not a view. */
 static bool is_array_allocation(const Expr *e) {
-  return e->kind == EX_CALL && e->kids[0]->kind == EX_BUILTIN && builtin_has(e->kids[0]->builtin, BF_ARRAY_ALLOC);
+  if (e->kind != EX_CALL || e->kids[0]->kind != EX_BUILTIN) return false;
+  const Builtin *b = e->kids[0]->builtin;
+  return builtin_has(b, BF_ARRAY_ALLOC) || builtin_has(b, BF_NEW_ARRAY);
 }
 
 /* A function given as a value to an assignment or a return: functions are values only as

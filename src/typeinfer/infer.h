@@ -119,7 +119,7 @@ BuiltinInferFn infer_vector_ctor_call;                                          
 BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */
 BuiltinInferFn infer_shfl_call, infer_vote_call, infer_match_call, infer_bitcount_call;
 BuiltinInferFn infer_brev_call, infer_float_op_call, infer_selp_call, infer_const_array_like_call;
-BuiltinInferFn infer_array_view_call, infer_array_reshape_call;                                             /* infer_view.c */
+BuiltinInferFn infer_array_view_call, infer_array_reshape_call, infer_array_copy_call;   /* infer_view.c */
 
 /* Errors are reported only in the final pass; earlier passes see partial types. */
 #define TERR(I, loc, code, ...) \

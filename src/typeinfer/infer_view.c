@@ -283,20 +283,50 @@ const Type *infer_array_reshape_call(Infer *I, Expr *e, const Type **t) {
   return type_array(I->tt, at->dtype, n, 'C', at->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);
 }
 
-/* a.method(...) of an array: a.view(dtype) and a.reshape(shape) become calls of the rows
- * numpy.ndarray.view and .reshape with a as their first argument, typed by the builtin
- * machinery (infer_array_view_call, infer_array_reshape_call). */
+/* numpy.ndarray.copy(a) (q = a.copy()): a new C-ordered local array of a's shape and dtype,
+ * which the assignment fills (emit_assign_one). Numba allocates it on the heap; a kernel here
+ * cannot allocate, so the shape must be known when compiling: a module-level constant array, a
+ * cuda.local.array or a cuda.shared.array. Like an allocation, the copy is the whole value of an
+ * assignment to a variable, whose declaration is its storage. */
+const Type *infer_array_copy_call(Infer *I, Expr *e, const Type **t) {
+  if (e->nkids != 2 || e->nkeywords) {
+    TERR(I, e->loc, "E-arity", "copy() takes no arguments");
+    return NULL;
+  }
+  const Type *at = t[1];
+  if (at->kind != TY_ARRAY || !at->fixed_shape) {
+    TERR(I, e->loc, "E-alloc", "copy() of %s is not supported: a kernel cannot allocate memory, so "
+         "only an array whose shape is known when compiling (a module-level constant array, a "
+         "cuda.local.array or cuda.shared.array) can be copied; copy into a cuda.local.array of "
+         "constant shape instead (q[:] = a)", at->name);
+    return NULL;
+  }
+  if (e != I->statement_value) {
+    TERR(I, e->loc, "E-alloc", "copy() must be assigned to a variable (q = a.copy()) to be used");
+    return NULL;
+  }
+  return type_array(I->tt, at->dtype, at->ndim, 'C', MEM_LOCAL, at->fixed_shape);
+}
+
+/* a.method(...) of an array: a.view(dtype), a.reshape(shape) and a.copy() become calls of the
+ * rows numpy.ndarray.view, .reshape and .copy with a as their first argument, typed by the
+ * builtin machinery (infer_array_view_call, infer_array_reshape_call, infer_array_copy_call). */
 const Type *infer_array_method(Infer *I, Expr *e) {
+  static const char *const methods[][2] = {
+    {"view", "numpy.ndarray.view"}, {"reshape", "numpy.ndarray.reshape"}, {"copy", "numpy.ndarray.copy"},
+  };
   Expr *callee = e->kids[0];
-  bool view = strcmp(callee->str, "view") == 0;
-  if (!view && strcmp(callee->str, "reshape") != 0) {
+  const char *path = NULL;
+  for (size_t i = 0; i < sizeof methods / sizeof methods[0] && !path; i++)
+    if (strcmp(callee->str, methods[i][0]) == 0) path = methods[i][1];
+  if (!path) {
     TERR(I, callee->loc, "E-not-callable", "method '%s' of %s is not supported (of arrays only "
-         "view(dtype) and reshape(shape))", callee->str, callee->kids[0]->ty->name);
+         "view(dtype), reshape(shape) and copy())", callee->str, callee->kids[0]->ty->name);
     return NULL;
   }
   Expr **kids = arena_alloc(&I->c->arena, sizeof *kids * (size_t)(e->nkids + 1));
   kids[0] = ast_new_expr(&I->c->arena, EX_BUILTIN, callee->loc);
-  kids[0]->builtin = builtin_lookup(view ? "numpy.ndarray.view" : "numpy.ndarray.reshape");
+  kids[0]->builtin = builtin_lookup(path);
   kids[1] = callee->kids[0];
   for (int i = 1; i < e->nkids; i++) kids[i + 1] = e->kids[i];
   e->kids = kids;

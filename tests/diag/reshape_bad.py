@@ -8,4 +8,4 @@ def k(strided, m, x, n):
     c = m.reshape((n, x))              # a tuple with a float
     d = x.reshape(4)                   # not an array
     e = m.reshape(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
-    f = m.copy()                       # a method pyk2cuda lacks
+    f = m.transpose()                  # a method pyk2cuda lacks

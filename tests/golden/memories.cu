@@ -24,6 +24,96 @@ static __device__ __forceinline__ int64_t p2c_wrap(int64_t i, int64_t n) {
   return i < 0 ? i + n : i;
 }
 
+/* --check-bounds (docs/generated-code.md): the first out-of-bounds access of a launch.
+ * The runtime zeroes it before each launch and reads it after. 176 bytes, no padding. */
+struct p2c_bounds_record {
+  unsigned int claimed;           /* 1 once a thread has recorded a failure */
+  unsigned int line, column;      /* of the subscript in the Python source, from 1 */
+  unsigned int ndim, axis;        /* the array's dimensions; the first bad axis */
+  unsigned int block[3], thread[3];  /* blockIdx, threadIdx of the failing thread */
+  unsigned int view;              /* 1: a[i] made a view; only index[axis] is set */
+  int64_t index[8];               /* the indices as written (negative ones unwrapped) */
+  int64_t shape[8];               /* the array's extents */
+};
+extern "C" {
+__device__ p2c_bounds_record p2c_bounds_report;
+}
+
+template <int N>
+struct p2c_index {
+  int64_t v[N];
+};
+
+/* Ends the calling thread, as if its kernel had returned. */
+#ifdef PYK2CUDA_SIM
+#define P2C_EXIT_THREAD() p2c_sim_exit_thread()
+#else
+#define P2C_EXIT_THREAD() asm volatile("exit;")
+#endif
+
+/* Records a failure (the first one of the launch wins) and ends the thread. */
+template <int N>
+static __device__ __noinline__ void p2c_bounds_fail(p2c_index<N> ix, p2c_index<N> shape, int axis,
+                                                   unsigned int line, unsigned int column) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = N;
+    r->axis = axis;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    for (int k = 0; k < N; k++) r->index[k] = ix.v[k], r->shape[k] = shape.v[k];
+  }
+  P2C_EXIT_THREAD();
+}
+
+/* The indices `ix` of an array of extents `shape`, negative ones wrapped once as in Python,
+ * each checked; the element's offset: in elements for C ('C') and Fortran ('F') order, in
+ * bytes along `strides` ('A'). */
+template <char L, int N>
+static __device__ __forceinline__ int64_t p2c_bounds_offset(p2c_index<N> ix, const int64_t *shape,
+                                                            const int64_t *strides,
+                                                            unsigned int line, unsigned int column) {
+  int64_t w[N];
+  for (int k = 0; k < N; k++) {
+    w[k] = ix.v[k] < 0 ? ix.v[k] + shape[k] : ix.v[k];
+    if ((uint64_t)w[k] >= (uint64_t)shape[k]) {
+      p2c_index<N> s;
+      for (int d = 0; d < N; d++) s.v[d] = shape[d];
+      p2c_bounds_fail<N>(ix, s, k, line, column);
+    }
+  }
+  int64_t off = 0;
+  if (L == 'A') {
+    for (int k = 0; k < N; k++) off += w[k] * strides[k];
+  } else if (L == 'F') {
+    for (int k = N - 1; k >= 0; k--) off = off * shape[k] + w[k];
+  } else {
+    for (int k = 0; k < N; k++) off = off * shape[k] + w[k];
+  }
+  return off;
+}
+
+/* A raise or assert that failed in a function compiled with debug=True: the exception
+ * ("ValueError: msg") goes into the bounds record (ndim 0 says which kind of record it
+ * is; the text takes the bytes of index and shape), then the thread ends. */
+static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int column, const char *exc) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = 0;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    char *text = (char *)r->index;
+    unsigned int n = 0;
+    for (; exc[n] && n + 1 < sizeof r->index + sizeof r->shape; n++) text[n] = exc[n];
+    text[n] = 0;
+  }
+  P2C_EXIT_THREAD();
+}
+
 /* A view (docs/semantics.md): a[..., i, ...] at dimension K drops that dimension. */
 template <int K, typename T, int N>
 static __device__ __forceinline__ p2c_array<T, N - 1> p2c_view_index(p2c_array<T, N> a, int64_t i) {
@@ -68,6 +158,134 @@ static __device__ __forceinline__ p2c_array<T, N> p2c_view_slice(p2c_array<T, N>
   a.shape[K] = len;
   a.strides[K] *= step;
   return a;
+}
+
+/* The elements of a view in row-major order, as NumPy walks them: idx counts through the
+   shape like an odometer and p follows it by the strides; false after the last. */
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_next(const p2c_array<T, N> &a, long long *idx, char *&p) {
+  int d = N - 1;
+  for (; d >= 0 && ++idx[d] == a.shape[d]; d--) {
+    p -= (a.shape[d] - 1) * a.strides[d];
+    idx[d] = 0;
+  }
+  if (d < 0) return false;
+  p += a.strides[d];
+  return true;
+}
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_empty(const p2c_array<T, N> &a) {
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] <= 0) return true;
+  return false;
+}
+
+/* The bytes [lo, hi) an array's elements span. */
+template <typename T, int N>
+static __device__ __forceinline__ void p2c_span(const p2c_array<T, N> &a, const char *&lo, const char *&hi) {
+  lo = hi = (const char *)a.data;
+  for (int d = 0; d < N; d++) {
+    int64_t reach = (a.shape[d] - 1) * a.strides[d];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  hi += sizeof(T);
+}
+/* Whether the row-major walk of a goes up through memory (positive strides, each dimension's
+   step past the whole of the dimensions inside it), as memmove's rule below needs. */
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_walk_ascends(const p2c_array<T, N> &a) {
+  int64_t inner = (int64_t)sizeof(T);
+  for (int d = N - 1; d >= 0; d--) {
+    if (a.shape[d] == 1) continue;
+    if (a.strides[d] < inner) return false;
+    inner = a.shape[d] * a.strides[d];
+  }
+  return true;
+}
+/* How an input can be read while out is written element by element: 2 in either order (a
+   scalar, out itself, bytes apart, or one stride apart by less than a stride: a[::2] and
+   a[1::2]), 1 walking forward and -1 backward (memmove's rule, for the same view of one array
+   shifted: a[1:] and a[:-1]), 0 not at all (NumPy would buffer it: pyk2cuda raises). */
+template <typename S, typename T, int N>
+static __device__ __forceinline__ int p2c_ufunc_order(const S &, const p2c_array<T, N> &) { return 2; }
+template <typename U, typename T, int N>
+static __device__ __forceinline__ int p2c_ufunc_order(const p2c_array<U, N> &a, const p2c_array<T, N> &out) {
+  if (p2c_view_empty(a) || p2c_view_empty(out)) return 2;
+  const char *alo, *ahi, *olo, *ohi;
+  p2c_span(a, alo, ahi);
+  p2c_span(out, olo, ohi);
+  if (ahi <= olo || ohi <= alo) return 2;
+  int64_t delta = (const char *)a.data - (const char *)out.data;
+  int64_t s = out.strides[0] < 0 ? -out.strides[0] : out.strides[0];
+  if (N == 1 && sizeof(U) == sizeof(T) && s != 0 && (a.strides[0] == s || a.strides[0] == -s)) {
+    int64_t r = ((delta % s) + s) % s;   /* the two lattices of elements interleave */
+    if (r >= (int64_t)sizeof(T) && s - r >= (int64_t)sizeof(T)) return 2;
+  }
+  bool same = sizeof(U) == sizeof(T);
+  for (int d = 0; same && d < N; d++) same = a.shape[d] == out.shape[d] && a.strides[d] == out.strides[d];
+  if (!same) return 0;
+  if (delta == 0) return 2;
+  if (!p2c_walk_ascends(out)) return 0;
+  return delta > 0 ? 1 : -1;
+}
+/* a walked backwards: the same elements, the last first. */
+template <typename S>
+static __device__ __forceinline__ S p2c_flip(S s) { return s; }
+template <typename T, int N>
+static __device__ __forceinline__ p2c_array<T, N> p2c_flip(p2c_array<T, N> a) {
+  for (int d = 0; d < N; d++) {
+    a.data = (T *)((char *)a.data + (a.shape[d] - 1) * a.strides[d]);
+    a.strides[d] = -a.strides[d];
+  }
+  return a;
+}
+
+/* np.sin(x, out), np.hypot(x, y, out): out's element at each index takes f of the inputs'
+   elements there. An input is a scalar or an array of out's dimensions whose extents are
+   out's or 1 (broadcast, as NumPy broadcasts); another extent raises NumPy's ValueError. */
+template <typename S>
+static __device__ __forceinline__ bool p2c_ufunc_fits(const S &, const int64_t *) { return true; }
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_ufunc_fits(const p2c_array<T, N> &a, const int64_t *shape) {
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] != shape[d] && a.shape[d] != 1) return false;
+  return true;
+}
+template <typename S>
+static __device__ __forceinline__ S p2c_ufunc_at(S s, const long long *) { return s; }
+template <typename T, int N>
+static __device__ __forceinline__ T p2c_ufunc_at(const p2c_array<T, N> &a, const long long *idx) {
+  const char *p = (const char *)a.data;
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] != 1) p += idx[d] * a.strides[d];
+  return *(const T *)p;
+}
+template <typename T, int N, typename F, typename... In>
+static __device__ void p2c_ufunc_walk(p2c_array<T, N> out, F f, In... in) {
+  if (p2c_view_empty(out)) return;
+  long long idx[N] = {};
+  char *p = (char *)out.data;
+  do *(T *)p = (T)f(p2c_ufunc_at(in, idx)...);
+  while (p2c_view_next(out, idx, p));
+}
+template <typename T, int N, typename F, typename... In>
+static __device__ p2c_array<T, N> p2c_ufunc(p2c_array<T, N> out, unsigned int line, unsigned int column,
+                                            F f, In... in) {
+  bool fits = true, ordered = true;
+  int order = 2;
+  ((fits = fits && p2c_ufunc_fits(in, out.shape)), ...);
+  if (!fits) p2c_raise(line, column, "ValueError: operands could not be broadcast together");
+  auto meet = [&](int o) {
+    if (o == 0 || (o != 2 && order != 2 && o != order)) ordered = false;
+    else if (o != 2) order = o;
+  };
+  (meet(p2c_ufunc_order(in, out)), ...);
+  if (!ordered)
+    p2c_raise(line, column, "ValueError: an input overlaps the output other than shifted (NumPy buffers it; pyk2cuda does not)");
+  if (order == -1) p2c_ufunc_walk(p2c_flip(out), f, p2c_flip(in)...);
+  else p2c_ufunc_walk(out, f, in...);
+  return out;
 }
 
 /* Dynamic shared memory: one buffer per block, sized by the launch. Every
@@ -434,6 +652,61 @@ extern "C" __global__ void const_records(p2c_array<double, 2> out) {
   }
 }
 
+extern "C" __global__ void copies(p2c_array<double, 1> x, p2c_array<double, 2> out) {
+  int64_t i = 0;
+  int32_t t = 0;
+  float w[4];
+  int64_t tab[3][4];
+  double loc[3];
+  int64_t k = 0;
+  __shared__ double sh[8][2];
+  double loc2[3];
+  double sh2[8][2];
+  float again[4];
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // t = cuda.threadIdx.x
+  t = threadIdx.x;
+  // w = WEIGHTS.copy()
+  (void)p2c_ufunc(p2c_array<float, 1>{&w[0], {4}, {4}}, 180, 5, [](float x0) { return x0; }, p2c_array<float, 1>{(float *)&WEIGHTS[0], {4}, {4}});
+  // tab = TABLE.copy()
+  (void)p2c_ufunc(p2c_array<int64_t, 2>{&tab[0][0], {3, 4}, {32, 8}}, 181, 5, [](int64_t x0) { return x0; }, p2c_array<int64_t, 2>{(int64_t *)&TABLE[0][0], {3, 4}, {32, 8}});
+  // loc = cuda.local.array(3, np.float64)
+  // for k in range(3):
+  for (k = 0; k < 3; ++k) {
+    // loc[k] = x[i] * (k + 1)
+    loc[k] = x.data[i] * (double)(k + 1);
+  }
+  // sh = cuda.shared.array((8, 2), np.float64)
+  // sh[t, 0] = x[i]
+  sh[t][0] = x.data[i];
+  // sh[t, 1] = -x[i]
+  sh[t][1] = -x.data[i];
+  // cuda.syncthreads()
+  __syncthreads();
+  // loc2 = loc.copy()
+  (void)p2c_ufunc(p2c_array<double, 1>{&loc2[0], {3}, {8}}, 189, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&loc[0], {3}, {8}});
+  // sh2 = sh.copy()
+  (void)p2c_ufunc(p2c_array<double, 2>{&sh2[0][0], {8, 2}, {16, 8}}, 190, 5, [](double x0) { return x0; }, p2c_array<double, 2>{&sh[0][0], {8, 2}, {16, 8}});
+  // loc[0] = 100.0
+  loc[0] = 100.0;
+  // w[1] = x[i]
+  w[1] = (float)x.data[i];
+  // again = w.copy()
+  (void)p2c_ufunc(p2c_array<float, 1>{&again[0], {4}, {4}}, 193, 5, [](float x0) { return x0; }, p2c_array<float, 1>{&w[0], {4}, {4}});
+  // w[2] = 0.0
+  w[2] = 0.0f;
+  // out[i, 0] = loc2[0] + loc2[2] + loc[0]
+  out.data[i * out.shape[1] + 0] = loc2[0] + loc2[2] + loc[0];
+  // out[i, 1] = sh2[(t + 1) % 8, 0] + sh2[t, 1]
+  out.data[i * out.shape[1] + 1] = sh2[((int64_t)t + 1) % 8][0] + sh2[t][1];
+  // out[i, 2] = w[1] + w[2] + again[2] + WEIGHTS[1]
+  out.data[i * out.shape[1] + 2] = (double)(w[1] + w[2] + again[2] + WEIGHTS[1]);
+  // out[i, 3] = tab[2, 3] + tab[t % 3, 1]
+  out.data[i * out.shape[1] + 3] = (double)(tab[2][3] + tab[(int64_t)t % 3][1]);
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(const_arrays)
 P2C_SIM_BLOCKS(const_to_device)
@@ -444,4 +717,5 @@ P2C_SIM_BLOCKS(const_views)
 P2C_SIM_FIBERS(local_constant_shapes)
 P2C_SIM_FIBERS(aligned_arrays)
 P2C_SIM_BLOCKS(const_records)
+P2C_SIM_FIBERS(copies)
 #endif

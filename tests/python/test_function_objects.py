@@ -73,6 +73,22 @@ def test_a_global_defined_after_the_kernel_and_frozen_at_its_first_launch():
     assert a[0] == 2
 
 
+def test_copy_of_a_captured_array_that_is_not_contiguous():
+    # numba-cuda's test_array_copy: a strided NumPy array captured by the kernel becomes a
+    # constant array; .copy() gives a new local array, which the kernel may change
+    val = np.array([1.0, 2.0, 3.0, 4.0])[::-2]
+
+    @cuda.jit
+    def k(out):
+        q = val.copy()
+        q[0] += 10.0
+        for i in range(len(out)):
+            out[i] = q[i] + val[i]
+    out = np.zeros(2)
+    k[1, 1](out)
+    assert out.tolist() == [18.0, 4.0]
+
+
 def test_vectorize_of_a_closure():
     bias = 1.5
 

@@ -2,8 +2,8 @@
  * a builtin added with a hook or a fact missing fails here rather than as wrong C later.
  *
  * Each callable row has a typing hook, and an emitting hook unless it never reaches codegen
- * (local arrays are declared by their assignment, print() is a statement, range/enumerate/zip
- * only drive for loops); each value has a type and an emitting hook; arities are ordered;
+ * (local arrays and a.copy() are declared by their assignment, print() is a statement,
+ * range/enumerate/zip only drive for loops); each value has a type and an emitting hook; arities are ordered;
  * facts that imply others hold them (a barrier or warp rendezvous has effects; a positive
  * result is non-negative); paths are unique and look up to their own row; math rows have a
  * float32 name; atomics name both CUDA's function and the prelude's; NumPy's ufuncs name a
@@ -20,7 +20,7 @@
 #include "typeinfer/infer.h"
 
 static bool never_emitted(const Builtin *b) {
-  return b->id == BI_LOCAL_ARRAY || b->id == BI_PRINT || (b->facts & BF_ITERABLE);
+  return b->id == BI_LOCAL_ARRAY || b->id == BI_PRINT || (b->facts & (BF_ITERABLE | BF_NEW_ARRAY));
 }
 
 static void callable_rows_have_hooks(void **state) {

@@ -168,3 +168,31 @@ def const_records(out):
         out[i, 1] = ALIGNED[i % 2]["y"] + ALIGNED[i % 2]["z"] - ALIGNED[i % 2]["a"]
         out[i, 2] = VECS[i % 2]["v"][i % 3] + VECS[i % 2]["i"]
         out[i, 3] = len(NONE) + len(PAIRS)
+
+
+@cuda.jit
+def copies(x, out):
+    # a.copy() of arrays whose shape is known when compiling: constant arrays (1-D and 2-D), a
+    # local and a shared array. Each copy is a new local array: stores into it, or into the
+    # array it was copied from, leave the other as it was.
+    i = cuda.grid(1)
+    t = cuda.threadIdx.x
+    w = WEIGHTS.copy()
+    tab = TABLE.copy()
+    loc = cuda.local.array(3, np.float64)
+    for k in range(3):
+        loc[k] = x[i] * (k + 1)
+    sh = cuda.shared.array((8, 2), np.float64)
+    sh[t, 0] = x[i]
+    sh[t, 1] = -x[i]
+    cuda.syncthreads()
+    loc2 = loc.copy()
+    sh2 = sh.copy()
+    loc[0] = 100.0
+    w[1] = x[i]
+    again = w.copy()
+    w[2] = 0.0
+    out[i, 0] = loc2[0] + loc2[2] + loc[0]
+    out[i, 1] = sh2[(t + 1) % 8, 0] + sh2[t, 1]
+    out[i, 2] = w[1] + w[2] + again[2] + WEIGHTS[1]
+    out[i, 3] = tab[2, 3] + tab[t % 3, 1]
