@@ -54,6 +54,7 @@ void an_walk_expr(Walker *w, const Expr *e) {
   case EX_IMAG:
   case EX_BOOL:
   case EX_STR:
+  case EX_NONE:
   case EX_VAR:
   case EX_CONST:
   case EX_FUNC:

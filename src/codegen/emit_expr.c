@@ -495,7 +495,7 @@ const Type *compare_type(const Type *a, const Type *b) {
 
 /* One comparison of a chain; the operands are written with casts to their common type. */
 static void emit_cast_to(Gen *G, const Expr *e, const Type *t, const char *temp, StrBuf *sb, int prec) {
-  bool cast = e->ty != t;
+  bool cast = type_plain(e->ty) != type_plain(t);
   if (cast && (t->kind == TY_HALF || e->ty->kind == TY_HALF || t->kind == TY_COMPLEX)) {
     /* conversions a C cast cannot spell */
     Expr held = {.kind = EX_TEMP, .ty = e->ty, .str = temp, .loc = e->loc};
@@ -515,18 +515,40 @@ static void emit_cast_to(Gen *G, const Expr *e, const Type *t, const char *temp,
 
 static bool is_simple(const Expr *e);
 
+/* Comparison i of chain e as C writes it: `is` and `is not` of operands that == compares are
+ * == and !=; NULL where the outcome is known from the types (*known receives it). */
+static const char *pair_operator(const Expr *e, int i, bool *known) {
+  Op op = e->cmps[i];
+  if (op != OP_IS && op != OP_IS_NOT) return c_operator(op);
+  Identity id = type_identity(e->kids[i]->ty, e->kids[i + 1]->ty);
+  if (id == ID_BY_EQUALITY) return c_operator(op == OP_IS ? OP_EQ : OP_NE);
+  *known = (id == ID_ALWAYS) == (op == OP_IS);
+  return NULL;
+}
+
+/* One comparison of a chain, its operands held in temporaries `names` (NULL: written out). */
+static void emit_pair(Gen *G, const Expr *e, int i, const char *const *names, StrBuf *sb) {
+  bool known = false;
+  const char *op = pair_operator(e, i, &known);
+  if (!op) {   /* pure operands need not be evaluated; others were, into their temporaries */
+    sb_puts(sb, known ? "true" : "false");
+    return;
+  }
+  const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);
+  int cp = e->cmps[i] >= OP_EQ ? P_EQ : P_REL;
+  emit_cast_to(G, e->kids[i], ct, names ? names[i] : NULL, sb, cp);
+  sb_printf(sb, " %s ", op);
+  emit_cast_to(G, e->kids[i + 1], ct, names ? names[i + 1] : NULL, sb, cp + 1);
+}
+
 /* a < b < c with every operand pure: (a < b && b < c). */
 static void emit_pure_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   int n = e->nkids;
   int p = n > 2 ? P_AND : e->cmps[0] >= OP_EQ ? P_EQ : P_REL;
   open_paren(sb, p, prec);
   for (int i = 0; i + 1 < n; i++) {
-    const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);
-    int cp = e->cmps[i] >= OP_EQ ? P_EQ : P_REL;
     if (i) sb_puts(sb, " && ");
-    emit_cast_to(G, e->kids[i], ct, NULL, sb, cp);
-    sb_printf(sb, " %s ", c_operator(e->cmps[i]));
-    emit_cast_to(G, e->kids[i + 1], ct, NULL, sb, cp + 1);
+    emit_pair(G, e, i, NULL, sb);
   }
   close_paren(sb, p, prec);
 }
@@ -551,11 +573,7 @@ static void emit_sequenced_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) 
       emit_expr(G, e->kids[k], sb, P_ASSIGN);
       sb_puts(sb, ", ");
     }
-    const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);
-    int cp = e->cmps[i] >= OP_EQ ? P_EQ : P_REL;
-    emit_cast_to(G, e->kids[i], ct, names[i], sb, cp);
-    sb_printf(sb, " %s ", c_operator(e->cmps[i]));
-    emit_cast_to(G, e->kids[i + 1], ct, names[i + 1], sb, cp + 1);
+    emit_pair(G, e, i, names, sb);
     sb_putc(sb, ')');
   }
   close_paren(sb, P_AND, prec);
@@ -570,7 +588,7 @@ static void emit_compare(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 static bool is_simple(const Expr *e) {
   return e->kind == EX_VAR || e->kind == EX_INT || e->kind == EX_FLOAT || e->kind == EX_BOOL ||
-         e->kind == EX_CONST;
+         e->kind == EX_CONST || e->kind == EX_NONE;
 }
 
 /* a and b / a or b: C's && and || when every operand is a bool; otherwise Python's rule that
@@ -1385,6 +1403,7 @@ static void emit_node(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   case EX_INDEX: emit_index(G, e, sb, prec); break;
   case EX_CAST: emit_cast(G, e, sb, prec); break;
   case EX_STR:
+  case EX_NONE:   /* only an operand of is / is not, which never writes it */
   case EX_FUNC:
   case EX_SLICE:
   case EX_TUPLE:

@@ -145,7 +145,7 @@ static void emit_store(Gen *G, const Expr *target, const Expr *value) {
   emit_expr(G, target, G->body, P_ASSIGN);
   G->san_kind = SAN_READ;
   sb_puts(G->body, " = ");
-  bool cast = value->ty != tt && (type_is_numeric(tt) || tt->kind == TY_TUPLE);
+  bool cast = type_plain(value->ty) != type_plain(tt) && (type_is_numeric(tt) || tt->kind == TY_TUPLE);
   if (cast) {
     Expr *kids[1] = {(Expr *)value};
     Expr conv = {.kind = EX_CAST, .ty = tt, .kids = kids, .nkids = 1, .loc = value->loc};

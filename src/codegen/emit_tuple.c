@@ -23,6 +23,7 @@ static void put_member(StrBuf *sb, const Type *t, int k) {
 const char *type_suffix(Gen *G, const Type *t) {
   if (t->kind == TY_ARRAY) return arena_printf(G->a, "a%d%s", t->ndim, type_suffix(G, t->dtype));
   if (t->kind == TY_BOOL) return "b";
+  if (t->enum_class) return arena_printf(G->a, "e%s", type_suffix(G, t->dtype));   /* an enum member */
   if (t->kind == TY_TUPLE) {   /* deep tuples get a short name (the namer keeps it unique) */
     StrBuf sb;
     sb_init(&sb, G->a);

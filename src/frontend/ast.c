@@ -92,7 +92,7 @@ Expr *ast_operator_call(Arena *a, const Expr *call) {
 /* ---- printing ---- */
 
 static const char *const expr_names[] = {
-    [EX_INT] = "Int",       [EX_FLOAT] = "Float",   [EX_BOOL] = "Bool",   [EX_STR] = "Str",
+    [EX_INT] = "Int",       [EX_FLOAT] = "Float",   [EX_BOOL] = "Bool",   [EX_STR] = "Str", [EX_NONE] = "None",
     [EX_VAR] = "Var",       [EX_CONST] = "Const",   [EX_FUNC] = "Func",   [EX_BUILTIN] = "Builtin",
     [EX_UNARY] = "Unary",   [EX_NOT] = "Not",       [EX_BINARY] = "Binary", [EX_COMPARE] = "Compare",
     [EX_BOOLOP] = "BoolOp", [EX_IFEXP] = "IfExp",   [EX_CALL] = "Call",   [EX_ATTR] = "Attr",

@@ -26,6 +26,7 @@ typedef enum ExprKind {
   EX_IMAG,      /* fval: an imaginary literal fval * 1j (complex128) */
   EX_BOOL,      /* ival 0/1 */
   EX_STR,       /* str, str_len: decoded bytes */
+  EX_NONE,      /* None: only as an operand of `is` and `is not` */
   EX_VAR,       /* var: index into the function's vars */
   EX_CONST,     /* konst: a module-level constant */
   EX_FUNC,      /* func: a device function, only as a callee */
@@ -53,6 +54,8 @@ typedef enum Op {
   OP_NEG, OP_POS, OP_INVERT,
   OP_AND, OP_OR,
   OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
+  OP_IS, OP_IS_NOT,   /* Numba's rule: operands of one type compare with ==, of two types are
+                        not the same object (typeinfer rewrites or keeps them) */
 } Op;
 
 const char *op_python_spelling(Op op);

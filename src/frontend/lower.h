@@ -42,7 +42,7 @@ typedef enum Field {
   X(expression_statement) X(false) X(float) X(for_statement) X(function_definition)          \
   X(generator_expression) X(identifier) X(if_statement) X(import_from_statement)             \
   X(import_statement) X(integer) X(interpolation) X(keyword_argument) X(lambda)              \
-  X(line_continuation) X(list) X(list_splat) X(named_expression) X(not_operator)             \
+  X(line_continuation) X(list) X(list_splat) X(named_expression) X(none) X(not_operator)     \
   X(parenthesized_expression) X(pass_statement) X(pattern_list) X(raise_statement) X(return_statement)          \
   X(slice) X(string) X(subscript) X(true) X(tuple) X(tuple_pattern) X(typed_parameter)        \
   X(unary_operator) X(while_statement)

@@ -332,7 +332,8 @@ static const struct {
               {"//", OP_FLOORDIV}, {"%", OP_MOD},    {"**", OP_POW},    {"<<", OP_LSHIFT},
               {">>", OP_RSHIFT}, {"&", OP_BITAND},   {"|", OP_BITOR},   {"^", OP_BITXOR},
               {"<", OP_LT},      {"<=", OP_LE},      {">", OP_GT},      {">=", OP_GE},
-              {"==", OP_EQ},     {"!=", OP_NE},      {"and", OP_AND},   {"or", OP_OR}};
+              {"==", OP_EQ},     {"!=", OP_NE},      {"is", OP_IS},     {"is not", OP_IS_NOT},
+              {"and", OP_AND},   {"or", OP_OR}};
 
 bool lower_op_from_text(const char *text, Op *op) {
   for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++)
@@ -437,8 +438,18 @@ static Expr *lower_boolop(Lowerer *L, TSNode n) {
   return e;
 }
 
+static bool is_identity(Op op) { return op == OP_IS || op == OP_IS_NOT; }
+
+/* Whether an operator beside operand k of a comparison of `no` operators is `is` or `is not`,
+ * the only ones None is an operand of. */
+static bool beside_is(const Op *ops, int no, int k) {
+  return (k > 0 && is_identity(ops[k - 1])) || (k < no && is_identity(ops[k]));
+}
+
 static Expr *lower_compare(Lowerer *L, TSNode n) {
   Expr *kids[64];
+  TSNode none_at[64];   /* the None operands, lowered once the operators beside them are known */
+  bool is_none[64] = {false};
   Op ops[64];
   int nk = 0, no = 0;
   uint32_t count = ts_node_child_count(n);
@@ -449,7 +460,10 @@ static Expr *lower_compare(Lowerer *L, TSNode n) {
       lower_unsupported(L, n, "a comparison chain of more than 64 operands");
       return NULL;
     }
-    if (ts_node_is_named(ch)) {
+    if (ts_node_is_named(ch) && node_is(L, ch, K_none)) {
+      none_at[nk] = ch;
+      is_none[nk++] = true;
+    } else if (ts_node_is_named(ch)) {
       kids[nk++] = lower_expr(L, ch);
     } else if (!lower_op_from_text(ts_node_type(ch), &ops[no++]) || ops[no - 1] < OP_LT) {
       diag_error(L->c, node_loc(L, ch), "E-unsupported", "comparison '%s' is not supported",
@@ -457,6 +471,8 @@ static Expr *lower_compare(Lowerer *L, TSNode n) {
       return NULL;
     }
   }
+  for (int k = 0; k < nk; k++)   /* None beside another operator is lowered for its diagnostic */
+    if (is_none[k]) kids[k] = beside_is(ops, no, k) ? new_expr(L, EX_NONE, none_at[k]) : lower_expr(L, none_at[k]);
   Expr *e = make_node(L, EX_COMPARE, n, kids, nk);
   if (e) e->cmps = arena_dup(L->a, ops, sizeof *ops * (size_t)no);
   return e;
@@ -593,7 +609,7 @@ static const struct {
     {"list_comprehension", "a list comprehension"}, {"dictionary_comprehension", "a dict comprehension"},
     {"set_comprehension", "a set comprehension"}, {"generator_expression", "a generator"},
     {"lambda", "lambda"}, {"await", "await"}, {"named_expression", "the walrus operator (:=)"},
-    {"none", "None"}, {"ellipsis", "'...'"}, {"slice", "slicing"}, {"yield", "yield"},
+    {"none", "None other than in `x is None`"}, {"ellipsis", "'...'"}, {"slice", "slicing"}, {"yield", "yield"},
     {"list_splat", "argument unpacking"},
 };
 

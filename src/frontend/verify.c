@@ -63,7 +63,7 @@ static void verify_operand_casts(Verify *v, const Expr *e) {
   for (int i = first; arith && i < e->nkids && v->ok; i++) {
     const Type *t = e->kids[i]->ty;
     bool int_exponent = e->kind == EX_BINARY && e->op == OP_POW && i == 1 && t && t->kind == TY_INT;
-    if (t && t != e->ty && !int_exponent) bad(v, e->kids[i]->loc, "an operand of another type than its operation, without a cast");
+    if (t && type_plain(t) != type_plain(e->ty) && !int_exponent) bad(v, e->kids[i]->loc, "an operand of another type than its operation, without a cast");
   }
 }
 
@@ -76,7 +76,8 @@ static void verify_expr(Verify *v, const Expr *e) {
   case EX_FLOAT:
   case EX_IMAG:
   case EX_BOOL:
-  case EX_STR: break;
+  case EX_STR:
+  case EX_NONE: break;
   case EX_VAR:
     if (e->var < 0 || e->var >= v->f->nvars) bad(v, e->loc, "a variable that is not the function's");
     break;

@@ -10,7 +10,7 @@
 
 void infer_coerce(Infer *I, Expr **slot, const Type *to) {
   Expr *e = *slot;
-  if (!I->final || !e || !e->ty || !to || e->ty == to) return;
+  if (!I->final || !e || !e->ty || !to || type_plain(e->ty) == type_plain(to)) return;   /* an IntEnum is its int */
   if (e->ty->kind == TY_TUPLE && to->kind == TY_TUPLE) {
     infer_coerce_tuple(I, slot, to);
     return;
@@ -168,11 +168,24 @@ static bool enum_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type 
   return false;
 }
 
+/* a is b, a is not b: codegen decides them by type_identity; arrays and records are refused. */
+static bool identity_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b) {
+  if (type_identity(a, b) != ID_UNSUPPORTED) return true;
+  TERR(I, e->loc, "E-operand", "'%s' of two %s is not supported (%s)", op_python_spelling(op), a->name,
+       a->kind == TY_RECORD ? "records have no identity in Numba" : "Numba compares arrays by their data and "
+       "shape; compare their elements");
+  return false;
+}
+
 static const Type *infer_compare(Infer *I, Expr *e) {
   const Type *t[64];
   if (!infer_kids(I, e, t)) return NULL;
   for (int i = 0; i + 1 < e->nkids; i++) {
     if (!t[i + 1]) return NULL;
+    if (e->cmps[i] == OP_IS || e->cmps[i] == OP_IS_NOT) {
+      if (!identity_compare_ok(I, e, e->cmps[i], t[i], t[i + 1])) return NULL;
+      continue;
+    }
     if (type_is_complex(t[i]) || type_is_complex(t[i + 1])) {
       if (!complex_compare_ok(I, e, e->cmps[i], t[i], t[i + 1])) return NULL;
       continue;
@@ -943,6 +956,7 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   case EX_IMAG:
   case EX_BOOL: return literal_type(I, e);
   case EX_STR: return &type_str;
+  case EX_NONE: return &type_void;   /* Numba's none */
   case EX_VAR: return infer_var(I, e);
   case EX_CONST: {
     if (e->konst->array) return infer_const_array(I, e->konst);
@@ -951,7 +965,8 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
       return r ? type_dtype(I->tt, r) : NULL;
     }
     const Type *t = e->konst->scalar ? e->konst->scalar : literal_type(I, e->konst->value);
-    return e->konst->enum_of && !e->konst->enum_of->is_int && t ? type_enum(I->tt, e->konst->enum_of->name, t) : t;
+    const EnumClass *ec = e->konst->enum_of;
+    return ec && t ? type_enum(I->tt, ec->name, t, ec->is_int) : t;
   }
   case EX_FUNC:
     TERR(I, e->loc, "E-not-value", "function '%s' can only be called, or passed to a device "

@@ -256,15 +256,15 @@ const Type *type_dtype(TypeTable *tt, const Type *scalar) {
   return t;
 }
 
-const Type *type_enum(TypeTable *tt, const char *cls, const Type *value) {
+const Type *type_enum(TypeTable *tt, const char *cls, const Type *value, bool is_int) {
   for (size_t i = 0; i < tt->enums.len; i++)
     if (strcmp(tt->enums.items[i]->enum_class, cls) == 0) return tt->enums.items[i];
   Type *t = arena_alloc(tt->arena, sizeof *t);
   *t = *value;   /* held, passed and compared as its value */
-  t->kind = TY_ENUM;
+  t->kind = is_int ? TY_INT : TY_ENUM;
   t->dtype = value;
   t->enum_class = cls;
-  t->name = arena_printf(tt->arena, "Enum<%s>(%s)", value->name, cls);
+  t->name = arena_printf(tt->arena, "%s<%s>(%s)", is_int ? "IntEnum" : "Enum", value->name, cls);
   vec_push(tt->arena, &tt->enums, t);
   return t;
 }
@@ -452,6 +452,8 @@ static const Type *promote_half(const Type *a, const Type *b) {
 
 const Type *type_promote(const Type *a, const Type *b) {
   if (a == b) return a;
+  a = type_plain(a);
+  b = type_plain(b);
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX) return promote_complex(a, b);
   if (a->kind == TY_HALF || b->kind == TY_HALF) return promote_half(a, b);
   if (a->kind == TY_BOOL) return b;
@@ -481,6 +483,13 @@ bool type_compares_mixed_sign(const Type *a, const Type *b) {
   if (a->kind != TY_INT || b->kind != TY_INT || a->is_signed == b->is_signed) return false;
   const Type *u = a->is_signed ? b : a;
   return u->bits == 64;
+}
+
+Identity type_identity(const Type *a, const Type *b) {
+  if (a != b) return ID_NEVER;
+  if (a->kind == TY_ARRAY || a->kind == TY_RECORD) return ID_UNSUPPORTED;
+  if (a->kind == TY_VOID) return ID_ALWAYS;   /* None is None */
+  return type_is_numeric(a) || a->kind == TY_ENUM ? ID_BY_EQUALITY : ID_NEVER;
 }
 
 const Type *type_math_float(const Type **t, int n) {

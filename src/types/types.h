@@ -147,9 +147,13 @@ bool type_tuple_uniform(const Type *t);
 /* The element of namedtuple t whose field is `name`, or -1. */
 int type_tuple_field(const Type *t, const char *name);
 const Type *type_dtype(TypeTable *tt, const Type *scalar);
-/* The type of the members of Enum class `cls` (a module's class name: one type per name), whose
- * values have number type `value`: Numba's Enum<int64>(Color). */
-const Type *type_enum(TypeTable *tt, const char *cls, const Type *value);
+/* The type of the members of Enum class `cls` (one type per class name), whose values have
+ * type `value`: Numba's Enum<int64>(Color), held as its value. An IntEnum's (is_int, `value` an
+ * integer type) is Numba's IntEnum<int64>(Shape): an integer type (TY_INT) in every use, whose
+ * own identity only `is` and specializations see; its dtype is the plain integer type. */
+const Type *type_enum(TypeTable *tt, const char *cls, const Type *value, bool is_int);
+/* t without an IntEnum's identity: its plain integer type (t itself for other types). */
+static inline const Type *type_plain(const Type *t) { return t->kind == TY_INT && t->enum_class ? t->dtype : t; }
 /* The record type with these fields (in NumPy's order), itemsize and align flag. The caller has
  * checked the layout (record_layout_error). */
 const Type *type_record(TypeTable *tt, const RecordField *fields, int n, int64_t size, bool aligned);
@@ -197,6 +201,13 @@ bool type_same_kind_castable(const Type *from, const Type *to);
 /* Whether NumPy compares a and b exactly rather than in their promotion (float64): one is
  * uint64, the other a signed integer (NumPy 1.25's loops, which numba-cuda has too). */
 bool type_compares_mixed_sign(const Type *a, const Type *b);
+/* How `a is b` is decided for operands of types a and b, as Numba decides it (its generic_is
+ * and the enum variant): operands of one type that == compares are compared with ==; None is
+ * None; operands of two types, or of a type without == (a vector, a grid group), are never the
+ * same object. Arrays of one type Numba compares by their data and shape, which pyk2cuda does
+ * not yet; records of one type it refuses. */
+typedef enum Identity { ID_BY_EQUALITY, ID_ALWAYS, ID_NEVER, ID_UNSUPPORTED } Identity;
+Identity type_identity(const Type *a, const Type *b);
 /* Unification of two types assigned to one variable, as Numba unifies them; NULL if none. */
 const Type *type_unify(TypeTable *tt, const Type *a, const Type *b);
 

@@ -37,7 +37,19 @@ constexpr int64_t Code_error = 500;
 constexpr int64_t Small_two = 2;
 constexpr int64_t Small_too = 2;
 
+static __device__ bool same_member_ef64_ef64(double, double);
+static __device__ bool same_member_ei64_ei64(int64_t, int64_t);
 static __device__ int64_t pick(bool);
+
+static __device__ bool same_member_ef64_ef64(double a, double b) {
+  // return a is b
+  return a == b;
+}
+
+static __device__ bool same_member_ei64_ei64(int64_t a, int64_t b) {
+  // return a is b
+  return a == b;
+}
 
 static __device__ int64_t pick(bool p) {
   // return Color.red if p else Color.green
@@ -85,6 +97,37 @@ extern "C" __global__ void enum_members(p2c_array<int64_t, 1> x, p2c_array<int64
   }
 }
 
+extern "C" __global__ void identity(p2c_array<int64_t, 1> x, p2c_array<int64_t, 2> out) {
+  int64_t i = 0;
+  int64_t v = 0;
+  int64_t c = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < x.size:
+  if (i < x.shape[0]) {
+    // v = x[i]
+    v = x.data[i];
+    // c = pick(v > 450)
+    c = pick(v > 450);
+    // out[i, 0] = c is Color.red
+    out.data[i * out.shape[1] + 0] = (int64_t)(c == Color_red);
+    // out[i, 1] = c is not Color.green
+    out.data[i * out.shape[1] + 1] = (int64_t)(c != Color_green);
+    // out[i, 2] = same_member(c, pick(v > 300))
+    out.data[i * out.shape[1] + 2] = (int64_t)same_member_ei64_ei64(c, pick(v > 300));
+    // out[i, 3] = Small.two is Small.too
+    out.data[i * out.shape[1] + 3] = (int64_t)(Small_two == Small_too);
+    // out[i, 4] = Small.two is Code.ok or Color.red is None
+    out.data[i * out.shape[1] + 4] = (int64_t)(false || false);
+    // out[i, 5] = v is not None and None is None
+    out.data[i * out.shape[1] + 5] = (int64_t)(true && true);
+    // out[i, 6] = same_member(Level.high, Level.low) + (Level.low is Level.low)
+    out.data[i * out.shape[1] + 6] = (int64_t)same_member_ef64_ef64(Level_high, Level_low) + (int64_t)(Level_low == Level_low);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(enum_members)
+P2C_SIM_BLOCKS(identity)
 #endif

@@ -52,3 +52,26 @@ def enum_members(x, out, level):
         lv = Level.high if v % 2 == 0 else Level.low
         out[i, 6] = lv == Level.low
         level[i] = lv.value * v
+
+
+@cuda.jit(device=True)
+def same_member(a, b):
+    return a is b
+
+
+@cuda.jit
+def identity(x, out):
+    # `is` and `is not` of enum members (one class: the same member; two classes, IntEnum ones
+    # of equal value too: never the same object) and of None, where Python's identity (the
+    # simulator's) and Numba's rule agree.
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        c = pick(v > 450)
+        out[i, 0] = c is Color.red
+        out[i, 1] = c is not Color.green
+        out[i, 2] = same_member(c, pick(v > 300))
+        out[i, 3] = Small.two is Small.too
+        out[i, 4] = Small.two is Code.ok or Color.red is None
+        out[i, 5] = v is not None and None is None
+        out[i, 6] = same_member(Level.high, Level.low) + (Level.low is Level.low)
