@@ -526,6 +526,66 @@ static const char *pair_operator(const Expr *e, int i, bool *known) {
   return NULL;
 }
 
+/* Operand i of chain e, or the temporary that holds it. */
+static Expr *pair_operand(Gen *G, const Expr *e, int i, const char *const *names) {
+  if (!names || !names[i]) return e->kids[i];
+  Expr *t = ast_new_expr(G->a, EX_TEMP, e->kids[i]->loc);
+  t->ty = e->kids[i]->ty;
+  t->str = names[i];
+  t->facts = EF_AT_HAND;
+  return t;
+}
+
+static Expr *bool_node(Gen *G, ExprKind kind, Loc loc, Expr **kids, int n) {
+  Expr *e = ast_new_expr(G->a, kind, loc);
+  e->ty = &type_bool;
+  e->kids = arena_dup(G->a, kids, sizeof *kids * (size_t)n);
+  e->nkids = n;
+  return e;
+}
+
+static Expr *compare_node(Gen *G, Op op, Expr *a, Expr *b) {
+  Expr *kids[2] = {a, b};
+  Expr *c = bool_node(G, EX_COMPARE, a->loc, kids, 2);
+  c->cmps = arena_dup(G->a, &op, sizeof op);
+  return c;
+}
+
+/* a op b of two tuples (pure, or held in temporaries), as Numba compares them (tupleobj.py):
+ * == is every position's elements equal, with tuples of two lengths unequal; an ordering is
+ * decided by the first position whose elements differ, else by the lengths:
+ * a0 != b0 ? a0 < b0 : a1 != b1 ? a1 < b1 : LEN_A < LEN_B. */
+static Expr *tuple_comparison(Gen *G, Op op, Expr *a, Expr *b) {
+  int n = a->ty->nelems, m = b->ty->nelems, common = n < m ? n : m;
+  if (op == OP_EQ || op == OP_NE) {
+    Expr *all;
+    if (n != m || n == 0) {
+      all = ast_new_expr(G->a, EX_BOOL, a->loc);
+      all->ty = &type_bool;
+      all->ival = n == m;
+    } else {
+      Expr **eqs = arena_alloc(G->a, sizeof *eqs * (size_t)n);
+      for (int k = 0; k < n; k++) eqs[k] = compare_node(G, OP_EQ, tuple_elem_expr(G, a, k), tuple_elem_expr(G, b, k));
+      if (n == 1) {
+        all = eqs[0];
+      } else {
+        all = bool_node(G, EX_BOOLOP, a->loc, eqs, n);
+        all->op = OP_AND;
+      }
+    }
+    return op == OP_EQ ? all : bool_node(G, EX_NOT, a->loc, &all, 1);
+  }
+  Expr *r = ast_new_expr(G->a, EX_BOOL, a->loc);
+  r->ty = &type_bool;
+  r->ival = op == OP_LT ? n < m : op == OP_LE ? n <= m : op == OP_GT ? n > m : n >= m;
+  for (int k = common; k-- > 0;) {
+    Expr *ak = tuple_elem_expr(G, a, k), *bk = tuple_elem_expr(G, b, k);
+    Expr *kids[3] = {compare_node(G, OP_NE, ak, bk), compare_node(G, op, ak, bk), r};
+    r = bool_node(G, EX_IFEXP, a->loc, kids, 3);
+  }
+  return r;
+}
+
 /* One comparison of a chain, its operands held in temporaries `names` (NULL: written out). */
 static void emit_pair(Gen *G, const Expr *e, int i, const char *const *names, StrBuf *sb) {
   bool known = false;
@@ -534,8 +594,13 @@ static void emit_pair(Gen *G, const Expr *e, int i, const char *const *names, St
     sb_puts(sb, known ? "true" : "false");
     return;
   }
-  const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);
   int cp = e->cmps[i] >= OP_EQ ? P_EQ : P_REL;
+  if (e->kids[i]->ty->kind == TY_TUPLE) {
+    Op tuple_op = e->cmps[i] == OP_IS ? OP_EQ : e->cmps[i] == OP_IS_NOT ? OP_NE : e->cmps[i];
+    emit_expr(G, tuple_comparison(G, tuple_op, pair_operand(G, e, i, names), pair_operand(G, e, i + 1, names)), sb, cp + 1);
+    return;
+  }
+  const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);
   emit_cast_to(G, e->kids[i], ct, names ? names[i] : NULL, sb, cp);
   sb_printf(sb, " %s ", op);
   emit_cast_to(G, e->kids[i + 1], ct, names ? names[i + 1] : NULL, sb, cp + 1);

@@ -177,31 +177,41 @@ static bool identity_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const T
   return false;
 }
 
+static bool pair_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b);
+
+/* Tuples compare as Numba compares them (numba/cpython/tupleobj.py): the elements of each
+ * position in turn, each pair by the rules of its types; tuples of two lengths are unequal, and
+ * order by their length once the shorter one's elements are equal. */
+static bool tuple_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b) {
+  if (a->kind != TY_TUPLE || b->kind != TY_TUPLE) {
+    TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s", op_python_spelling(op),
+         a->name, b->name);
+    return false;
+  }
+  for (int k = 0; k < a->nelems && k < b->nelems; k++)
+    if (!pair_compare_ok(I, e, op, a->elems[k], b->elems[k])) return false;
+  return true;
+}
+
+/* One comparison of a chain, `a op b`. */
+static bool pair_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b) {
+  if (op == OP_IS || op == OP_IS_NOT) return identity_compare_ok(I, e, op, a, b);
+  if (a->kind == TY_TUPLE || b->kind == TY_TUPLE) return tuple_compare_ok(I, e, op, a, b);
+  if (type_is_complex(a) || type_is_complex(b)) return complex_compare_ok(I, e, op, a, b);
+  if ((type_is_half(a) || type_is_half(b)) && type_is_numeric(a) && type_is_numeric(b))
+    return true;   /* compared in their promoted type */
+  if (a->kind == TY_ENUM || b->kind == TY_ENUM) return enum_compare_ok(I, e, op, a, b);
+  if (type_is_number(a) && type_is_number(b)) return true;
+  TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s", op_python_spelling(op),
+       a->name, b->name);
+  return false;
+}
+
 static const Type *infer_compare(Infer *I, Expr *e) {
   const Type *t[64];
   if (!infer_kids(I, e, t)) return NULL;
-  for (int i = 0; i + 1 < e->nkids; i++) {
-    if (!t[i + 1]) return NULL;
-    if (e->cmps[i] == OP_IS || e->cmps[i] == OP_IS_NOT) {
-      if (!identity_compare_ok(I, e, e->cmps[i], t[i], t[i + 1])) return NULL;
-      continue;
-    }
-    if (type_is_complex(t[i]) || type_is_complex(t[i + 1])) {
-      if (!complex_compare_ok(I, e, e->cmps[i], t[i], t[i + 1])) return NULL;
-      continue;
-    }
-    if ((type_is_half(t[i]) || type_is_half(t[i + 1])) && type_is_numeric(t[i]) && type_is_numeric(t[i + 1]))
-      continue;   /* compared in their promoted type */
-    if (t[i]->kind == TY_ENUM || t[i + 1]->kind == TY_ENUM) {
-      if (!enum_compare_ok(I, e, e->cmps[i], t[i], t[i + 1])) return NULL;
-      continue;
-    }
-    if (!type_is_number(t[i]) || !type_is_number(t[i + 1])) {
-      TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s",
-           op_python_spelling(e->cmps[i]), t[i]->name, t[i + 1]->name);
-      return NULL;
-    }
-  }
+  for (int i = 0; i + 1 < e->nkids; i++)
+    if (!t[i + 1] || !pair_compare_ok(I, e, e->cmps[i], t[i], t[i + 1])) return NULL;
   /* Each comparison computes in its own common type; codegen casts per pair. */
   return &type_bool;
 }

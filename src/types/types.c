@@ -489,6 +489,11 @@ Identity type_identity(const Type *a, const Type *b) {
   if (a != b) return ID_NEVER;
   if (a->kind == TY_ARRAY || a->kind == TY_RECORD) return ID_UNSUPPORTED;
   if (a->kind == TY_VOID) return ID_ALWAYS;   /* None is None */
+  if (a->kind == TY_TUPLE) {   /* compared by == when its elements are */
+    for (int k = 0; k < a->nelems; k++)
+      if (type_identity(a->elems[k], a->elems[k]) != ID_BY_EQUALITY) return ID_NEVER;
+    return ID_BY_EQUALITY;
+  }
   return type_is_numeric(a) || a->kind == TY_ENUM ? ID_BY_EQUALITY : ID_NEVER;
 }
 

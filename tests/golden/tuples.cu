@@ -39,6 +39,11 @@ static __device__ __forceinline__ int64_t p2c_wrap(int64_t i, int64_t n) {
   return i < 0 ? i + n : i;
 }
 
+/* (int64, int64) */
+struct p2c_tuple_i64x2 {
+  int64_t f[2];
+};
+
 /* (array(float64, 2d, C), int64) */
 struct p2c_tuple_a2f64_i64 {
   p2c_array<double, 2> f0;
@@ -55,11 +60,6 @@ struct p2c_tuple_f64_i64 {
 struct p2c_tuple_i64_f64 {
   int64_t f0;
   double f1;
-};
-
-/* (int64, int64) */
-struct p2c_tuple_i64x2 {
-  int64_t f[2];
 };
 
 /* (int64, int64, int64) */
@@ -83,11 +83,17 @@ struct p2c_tuple_u0x2 {
   longlong2 f[2];
 };
 
+static __device__ p2c_tuple_i64x2 bumped(int64_t, int64_t);
 static __device__ double pick(p2c_tuple_a2f64_i64, int64_t);
 static __device__ int64_t bump(p2c_array<double, 2>, int64_t);
 static __device__ p2c_tuple_f64_i64 swap(p2c_tuple_i64_f64);
 static __device__ p2c_tuple_i64_f64 stats(p2c_tuple_i64x2);
 static __device__ p2c_tuple_i64x2 divmod_(int64_t, int64_t);
+
+static __device__ p2c_tuple_i64x2 bumped(int64_t x, int64_t k) {
+  // return (x, x + k)
+  return p2c_tuple_i64x2{{x, x + k}};
+}
 
 static __device__ double pick(p2c_tuple_a2f64_i64 pair, int64_t i) {
   p2c_array<double, 2> arr = {};
@@ -270,8 +276,50 @@ extern "C" __global__ void tuple_of_tuple(p2c_array<int64_t, 1> a, p2c_array<int
   }
 }
 
+extern "C" __global__ void tuple_compare(p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> y, p2c_array<int64_t, 2> out) {
+  int64_t i = 0;
+  p2c_tuple_i64x2 a = {};
+  p2c_tuple_i64_f64 b = {};
+  p2c_tuple_i64x2 p2c_t;
+  p2c_tuple_i64x2 p2c_t2;
+  p2c_tuple_i64x2 p2c_t3;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < x.size:
+  if (i < x.shape[0]) {
+    // a = (x[i], y[i])
+    a = p2c_tuple_i64x2{{x.data[i], y.data[i]}};
+    // b = (y[i], float(x[i]))
+    b = p2c_tuple_i64_f64{y.data[i], (double)x.data[i]};
+    // out[i, 0] = a == b
+    out.data[i * out.shape[1] + 0] = (int64_t)((a.f[0] == b.f0 && (double)a.f[1] == b.f1));
+    // out[i, 1] = a != (x[i], y[i])
+    out.data[i * out.shape[1] + 1] = (int64_t)(!(a.f[0] == x.data[i] && a.f[1] == y.data[i]));
+    // out[i, 2] = a < b
+    out.data[i * out.shape[1] + 2] = (int64_t)((a.f[0] != b.f0 ? a.f[0] < b.f0 : (double)a.f[1] != b.f1 ? (double)a.f[1] < b.f1 : false));
+    // out[i, 3] = a <= (x[i], y[i])
+    out.data[i * out.shape[1] + 3] = (int64_t)((a.f[0] != x.data[i] ? a.f[0] <= x.data[i] : a.f[1] != y.data[i] ? a.f[1] <= y.data[i] : true));
+    // out[i, 4] = b > (y[i],)
+    out.data[i * out.shape[1] + 4] = (int64_t)((b.f0 != y.data[i] ? b.f0 > y.data[i] : true));
+    // out[i, 5] = (x[i], y[i]) >= (x[i], y[i], 0)
+    out.data[i * out.shape[1] + 5] = (int64_t)((x.data[i] != x.data[i] ? x.data[i] >= x.data[i] : y.data[i] != y.data[i] ? y.data[i] >= y.data[i] : false));
+    // out[i, 6] = a == (x[i], y[i], 0)
+    out.data[i * out.shape[1] + 6] = (int64_t)(false);
+    // out[i, 7] = ((x[i], 1), 2) < ((x[i], y[i] % 3), 0)
+    out.data[i * out.shape[1] + 7] = (int64_t)((!(x.data[i] == x.data[i] && 1 == p2c_mod(y.data[i], 3)) ? (x.data[i] != x.data[i] ? x.data[i] < x.data[i] : 1 != p2c_mod(y.data[i], 3) ? 1 < p2c_mod(y.data[i], 3) : false) : 2 != 0 ? 2 < 0 : false));
+    // out[i, 8] = bumped(x[i], 1) == (x[i], x[i] + 1) <= (x[i], y[i])
+    out.data[i * out.shape[1] + 8] = (int64_t)((p2c_t = bumped(x.data[i], 1), p2c_t2 = p2c_tuple_i64x2{{x.data[i], x.data[i] + 1}}, (p2c_t.f[0] == p2c_t2.f[0] && p2c_t.f[1] == p2c_t2.f[1])) && (p2c_t3 = p2c_tuple_i64x2{{x.data[i], y.data[i]}}, (p2c_t2.f[0] != p2c_t3.f[0] ? p2c_t2.f[0] <= p2c_t3.f[0] : p2c_t2.f[1] != p2c_t3.f[1] ? p2c_t2.f[1] <= p2c_t3.f[1] : true)));
+    // out[i, 9] = a is not None and (1, 2) != (1.0, 2.0)
+    out.data[i * out.shape[1] + 9] = (int64_t)(true && !((double)1 == 1.0 && (double)2 == 2.0));
+    // out[i, 10] = () == () and () < (1,)
+    out.data[i * out.shape[1] + 10] = (int64_t)(true && true);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(tuple_values)
 P2C_SIM_FIBERS(tuple_arrays)
 P2C_SIM_BLOCKS(tuple_of_tuple)
+P2C_SIM_BLOCKS(tuple_compare)
 #endif

@@ -19,6 +19,8 @@ def identities(x, y, z, b, fx, out):
     out[8] = x is z            # int64 and int32: two types
     out[9] = x is y is not None
     out[10] = fx is 1.5
+    out[11] = (x, y) is (y, x)   # tuples of one type: == there
+    out[12] = (x, fx) is (x, y)  # of two types: never
 
 
 if "--njit" in sys.argv:
@@ -34,6 +36,6 @@ else:
         kernel[1, 1](*args)
 
 for args in [(5, 5, np.int32(5), True, float("nan")), (4, 5, np.int32(4), False, 1.5)]:
-    out = np.zeros(11, np.bool_)
+    out = np.zeros(13, np.bool_)
     run(*args, out)
     print(out.astype(int).tolist())

@@ -15,7 +15,7 @@ SCRIPT = os.path.join(HERE, "identity.py")
 def test_identity_of_numbers_as_pyk2cuda_decides_it():
     rc, out, err = run_script([SCRIPT])
     assert rc == 0, out + err
-    assert out.splitlines() == ["[1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 0]", "[0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1]"]
+    assert out.splitlines() == ["[1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 0, 1, 0]", "[0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0]"]
 
 
 def test_identity_of_numbers_matches_numba_njit():

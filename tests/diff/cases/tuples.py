@@ -93,3 +93,31 @@ def tuple_of_tuple(a, out):
         out[i, 1] = len(tuple(t)) + tuple(t)[2]
         p = tuple((cuda.int64x2(a[i], 1), cuda.int64x2(2, a[i])))
         out[i, 2] = p[0].x * p[1].y + p[1].x
+
+
+@cuda.jit(device=True)
+def bumped(x, k):
+    return (x, x + k)
+
+
+@cuda.jit
+def tuple_compare(x, y, out):
+    # Tuples compared as Numba compares them: == and != element by element (tuples of two
+    # lengths are unequal), orderings by the first position whose elements differ, else by the
+    # lengths; elements of mixed types (int with float), nested tuples, chains, a device call
+    # among the operands (evaluated once).
+    i = cuda.grid(1)
+    if i < x.size:
+        a = (x[i], y[i])
+        b = (y[i], float(x[i]))
+        out[i, 0] = a == b
+        out[i, 1] = a != (x[i], y[i])
+        out[i, 2] = a < b
+        out[i, 3] = a <= (x[i], y[i])
+        out[i, 4] = b > (y[i],)
+        out[i, 5] = (x[i], y[i]) >= (x[i], y[i], 0)
+        out[i, 6] = a == (x[i], y[i], 0)
+        out[i, 7] = ((x[i], 1), 2) < ((x[i], y[i] % 3), 0)
+        out[i, 8] = bumped(x[i], 1) == (x[i], x[i] + 1) <= (x[i], y[i])
+        out[i, 9] = a is not None and (1, 2) != (1.0, 2.0)
+        out[i, 10] = () == () and () < (1,)
