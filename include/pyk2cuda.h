@@ -180,6 +180,10 @@ struct P2cParam {
   const P2cParam *elems;
   size_t elem_count;
   const char *tuple_class;
+  /* A member of an Enum class (Numba's Enum<T>(Cls), IntEnum<int64>(Cls)): its class, an ASCII
+   * identifier; NULL for other parameters. The rest describes its value, as which it is passed. */
+  const char *enum_class;
+  bool enum_is_int;
 };
 
 struct P2cValue;
@@ -589,6 +593,13 @@ typedef struct P2cValue {
   size_t elem_count;
   const char *tuple_class;
   const char *const *field_names;
+  /* A member of an Enum class, typed as Numba types it: enum_class (an ASCII identifier of at
+   * most 63 characters that names the class; NULL for other values) and the type of its value,
+   * which the fields above describe (a number or a tuple of numbers): Enum<T>(Cls), or, with
+   * enum_is_int (an IntEnum, whose value is an int64), IntEnum<int64>(Cls). It is passed as its
+   * value. Members of one class must have values of one type; two classes need two names. */
+  const char *enum_class;
+  bool enum_is_int;
 } P2cValue;
 
 typedef struct P2cLaunchOptions {

@@ -444,7 +444,9 @@ static void hint_typed_scalars(const RunArgs *r, const P2cValue *vals, const P2c
   P2cKernelInfo k = p2c_module_kernel(declared, 0);
   for (int i = 0; i < r->nvalues && (size_t)i < k.param_count; i++) {
     const P2cParam *p = &k.params[i];
-    if (vals[i].is_array || p->is_array || p->type == vals[i].type || strchr(r->values[i], ':')) continue;
+    if (vals[i].is_array || p->is_array || p->type == vals[i].type || strchr(r->values[i], ':') ||
+        !p2c_scalar_name(p->type) || p->enum_class)
+      continue;   /* a tuple or an Enum member: no spelling on the command line */
     fprintf(stderr, "pyk2cuda: note: '%s' is %s; write %s:%s for parameter '%s'\n", r->values[i],
             p2c_scalar_name(vals[i].type), p2c_scalar_name(p->type), r->values[i], p->name);
   }

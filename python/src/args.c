@@ -4,6 +4,7 @@
  * Numba types them (bool, int64, float64). No NumPy C API: the extension is built without NumPy. */
 #include "ext.h"
 
+#include <ctype.h>
 #include <string.h>
 
 /* Native scalar types by struct-module character (x86-64 and aarch64 Linux: long is 64-bit). */
@@ -50,7 +51,7 @@ char layout_of(int64_t item, int ndim, const int64_t *shape, const int64_t *stri
 
 /* ---- Python scalars ---- */
 
-/* Whether `o` is an enum.Enum member (an IntEnum member is an int, converted as one). */
+/* Whether `o` is an enum.Enum member (IntEnum members too). */
 static bool is_enum_member(PyObject *o) {
   PyObject *enum_mod = PyImport_ImportModule("enum");
   PyObject *base = enum_mod ? PyObject_GetAttrString(enum_mod, "Enum") : NULL;
@@ -93,13 +94,6 @@ static int from_pyscalar(PyObject *o, const char *name, Arg *a) {
     a->v.scalar.c[0] = PyComplex_RealAsDouble(o);
     a->v.scalar.c[1] = PyComplex_ImagAsDouble(o);
     return 0;
-  }
-  if (is_enum_member(o)) {   /* Numba types it as its class; pyk2cuda has no such parameter type */
-    PyErr_Format(PyExc_TypeError, "argument '%s': %R is a member of the Enum class '%.100s', which "
-                 "pyk2cuda's kernels take only as a constant they name (%.100s.NAME), not as an "
-                 "argument (pass its .value; IntEnum members are passed as ints)", name, o,
-                 Py_TYPE(o)->tp_name, Py_TYPE(o)->tp_name);
-    return -1;
   }
   PyErr_Format(PyExc_TypeError, "argument '%s': expected an array, a device array, a tuple or a "
                "bool, int, float or complex scalar, got %.100s", name, Py_TYPE(o)->tp_name);
@@ -452,6 +446,16 @@ static int from_tuple(State *st, PyObject *o, const char *name, Arg *a, int dept
   return tuple_names(o, name, a);
 }
 
+/* Whether converted tuple a holds numbers only, in nested tuples too. */
+static bool tuple_of_numbers(const Arg *a) {
+  for (size_t i = 0; i < a->nelems; i++) {
+    const P2cValue *e = &a->elems[i].v;
+    if (e->is_array || e->type == P2C_RECORD || e->enum_class || (e->type == P2C_TUPLE && !tuple_of_numbers(&a->elems[i])))
+      return false;
+  }
+  return true;
+}
+
 /* getattr that returns 0 with *out NULL when the attribute is missing. */
 static int optional_attr(PyObject *o, PyObject *name, PyObject **out) {
   *out = PyObject_GetAttr(o, name);
@@ -461,11 +465,68 @@ static int optional_attr(PyObject *o, PyObject *name, PyObject **out) {
   return 0;
 }
 
+/* The name Enum class `cls` has in signatures (P2cValue.enum_class): its __name__ made an ASCII
+ * identifier of at most 50 characters, with "_2", "_3", ... after it when another class of that
+ * name came first, since two classes are two types. Owned by st->enum_names; NULL on error. */
+static const char *enum_class_name(State *st, PyObject *cls) {
+  if (!st->enum_names && !(st->enum_names = PyDict_New())) return NULL;
+  if (!st->enum_classes && !(st->enum_classes = PyDict_New())) return NULL;
+  PyObject *known = PyDict_GetItemWithError(st->enum_names, cls);
+  if (known || PyErr_Occurred()) return known ? PyUnicode_AsUTF8(known) : NULL;
+  char base[52] = "_";   /* a leading '_' only where the name would start with a digit */
+  const char *tp = ((PyTypeObject *)cls)->tp_name, *dot = strrchr(tp, '.');
+  size_t n = 1;
+  for (const char *c = dot ? dot + 1 : tp; *c && n < sizeof base - 1; c++)
+    base[n++] = isascii((unsigned char)*c) && (isalnum((unsigned char)*c) || *c == '_') ? *c : '_';
+  base[n] = '\0';
+  const char *start = n > 1 && !isdigit((unsigned char)base[1]) ? base + 1 : base;
+  PyObject *candidate = PyUnicode_FromString(start);
+  for (int k = 2; candidate; k++) {
+    int taken = PyDict_Contains(st->enum_classes, candidate);
+    if (taken < 0) Py_CLEAR(candidate);
+    if (taken <= 0) break;
+    Py_SETREF(candidate, PyUnicode_FromFormat("%s_%d", start, k));
+  }
+  if (!candidate || PyDict_SetItem(st->enum_classes, candidate, cls) < 0 ||
+      PyDict_SetItem(st->enum_names, cls, candidate) < 0) {
+    Py_XDECREF(candidate);
+    return NULL;
+  }
+  Py_DECREF(candidate);   /* the dicts hold it */
+  return PyUnicode_AsUTF8(candidate);
+}
+
+/* An Enum or IntEnum member: its value (a number or a tuple of numbers; an IntEnum's an int),
+ * typed as a member of its class, as Numba types it (Enum<int64>(Color)). */
+static int from_enum_member(State *st, PyObject *o, const char *name, Arg *a, int depth) {
+  PyObject *value = PyObject_GetAttrString(o, "value");
+  if (!value) return -1;
+  bool is_int = PyLong_Check(o);   /* an IntEnum (or IntFlag) member is an int */
+  int r = is_int ? from_pyscalar(value, name, a) : convert(st, value, name, a, depth);
+  Py_DECREF(value);
+  if (r < 0 && !PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+  PyErr_Clear();   /* a value of no argument type: the message below names the member */
+  bool numbers = r == 0 && (a->v.type == P2C_TUPLE ? tuple_of_numbers(a) : !a->v.is_array && a->v.type != P2C_RECORD);
+  if (!numbers || (is_int && a->v.type != P2C_INT64)) {
+    PyErr_Format(PyExc_TypeError, "argument '%s': %R is a member of Enum class '%.100s' whose value is "
+                 "not %s, which Numba's Enum types need", name, o, Py_TYPE(o)->tp_name,
+                 is_int ? "an int64" : "a number or a tuple of numbers");
+    return -1;
+  }
+  a->v.enum_is_int = is_int;
+  return (a->v.enum_class = enum_class_name(st, (PyObject *)Py_TYPE(o))) ? 0 : -1;
+}
+
 static int convert(State *st, PyObject *obj, const char *name, Arg *out, int depth) {
   memset(out, 0, sizeof *out);
   if (is_device_array(st, obj)) {
     from_device_array((DeviceArray *)obj, out);
     return 0;
+  }
+  if (is_enum_member(obj)) {
+    int r = from_enum_member(st, obj, name, out, depth);
+    if (r < 0) arg_release(out);
+    return r;
   }
   if (PyFloat_CheckExact(obj) || PyLong_CheckExact(obj) || PyBool_Check(obj) || PyComplex_CheckExact(obj))
     return from_pyscalar(obj, name, out);
@@ -588,6 +649,10 @@ int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name) {
 }
 
 int arg_convert(Arg *a, const P2cParam *p, const char *name) {
+  if (!p->enum_class) {   /* an IntEnum member given to an integer parameter: its int */
+    a->v.enum_class = NULL;
+    a->v.enum_is_int = false;
+  }
   if (a->v.type == P2C_TUPLE) {
     for (size_t i = 0; i < a->nelems && i < p->elem_count; i++) {
       if (arg_convert(&a->elems[i], &p->elems[i], name) < 0) return -1;

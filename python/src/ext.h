@@ -42,6 +42,9 @@ typedef struct State {
   unsigned long sync_epoch;
   PyObject *arg_hint;          /* cuda.args.ArgHint (In, Out, InOut), set by cuda.py; or NULL */
   PyObject *assigned;          /* cuda._assigned(view, value): what `d[key] = value` writes */
+  /* The names Enum classes of arguments have in signatures (args.c, enum_class_name): class to
+   * name, and name to class (two classes of one __name__ get two names). Made at first need. */
+  PyObject *enum_names, *enum_classes;
 } State;
 
 /* ---- module.c ---- */

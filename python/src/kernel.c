@@ -202,6 +202,14 @@ static bool tuple_fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
 
 static bool fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
   if (v->is_array != p->is_array) return false;
+  if (v->enum_class || p->enum_class) {   /* an Enum member: of the parameter's class exactly */
+    if (same_name(v->enum_class, p->enum_class) && v->enum_is_int == p->enum_is_int && v->type == p->type &&
+        (v->type != P2C_TUPLE || tuple_fits(k, v, p)))
+      return true;
+    /* or, an IntEnum member, a signature's integer parameter (Numba converts it to int) */
+    return k->explicit_sigs && v->enum_is_int && !p->enum_class && !p->is_array && p->type != P2C_TUPLE &&
+           p->type != P2C_RECORD;
+  }
   if (v->type == P2C_TUPLE || p->type == P2C_TUPLE) return tuple_fits(k, v, p);
   if ((v->type == P2C_RECORD || p->type == P2C_RECORD) && !v->is_array)   /* a record by reference */
     return v->type == p->type && p2c_record_equal(v->array.record, p->record);
@@ -329,8 +337,17 @@ static PyObject *tuple_param_text(const P2cParam *p) {
   return r;
 }
 
-/* A parameter's type as Numba writes it in a signature: "float32[:, ::1]", "int64". */
+/* A parameter's type as Numba writes it in a signature: "float32[:, ::1]", "int64",
+ * "Enum<int64>(Color)". */
 static PyObject *param_text(const P2cParam *p) {
+  if (p->enum_class) {
+    P2cParam value = *p;
+    value.enum_class = NULL;
+    PyObject *inner = param_text(&value);
+    PyObject *r = inner ? PyUnicode_FromFormat("%s<%U>(%s)", p->enum_is_int ? "IntEnum" : "Enum", inner, p->enum_class) : NULL;
+    Py_XDECREF(inner);
+    return r;
+  }
   if (p->type == P2C_TUPLE) return tuple_param_text(p);
   char rec[512];
   const char *dtype = p->type == P2C_RECORD ? (p2c_record_name(p->record, rec, sizeof rec), rec)
@@ -352,6 +369,14 @@ static PyObject *arg_types_text(const P2cValue *vals, size_t n);
 
 /* The type of one argument, as the parameter that takes it exactly would be spelled. */
 static PyObject *arg_type_text(const P2cValue *v) {
+  if (v->enum_class) {
+    P2cValue value = *v;
+    value.enum_class = NULL;
+    PyObject *inner = arg_type_text(&value);
+    PyObject *r = inner ? PyUnicode_FromFormat("%s<%U>(%s)", v->enum_is_int ? "IntEnum" : "Enum", inner, v->enum_class) : NULL;
+    Py_XDECREF(inner);
+    return r;
+  }
   if (v->type == P2C_TUPLE) {
     PyObject *inner = arg_types_text(v->elems, v->elem_count);
     if (!inner || !v->tuple_class) {

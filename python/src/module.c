@@ -386,6 +386,8 @@ static int traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->default_pending);
   Py_VISIT(st->arg_hint);
   Py_VISIT(st->assigned);
+  Py_VISIT(st->enum_names);
+  Py_VISIT(st->enum_classes);
   return 0;
 }
 
@@ -407,6 +409,8 @@ static int clear(PyObject *m) {
   Py_CLEAR(st->str_cai);
   Py_CLEAR(st->arg_hint);
   Py_CLEAR(st->assigned);
+  Py_CLEAR(st->enum_names);
+  Py_CLEAR(st->enum_classes);
   for (int i = 0; i < P2C_SCALAR_TYPE_COUNT; i++) Py_CLEAR(st->dtypes[i]);
   return 0;
 }

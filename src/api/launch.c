@@ -78,8 +78,27 @@ static void put_elem_start(char *buf, size_t cap, size_t *at, size_t i, const ch
   else if (i) counted_appendf(buf, cap, at, ", ");
 }
 
+static void put_param_type(char *buf, size_t cap, size_t *at, const P2cParam *p);
+
+/* "Enum<" or "IntEnum<" before an Enum member's value type, ">(Cls)" after it. */
+static void put_enum_start(char *buf, size_t cap, size_t *at, bool is_int) {
+  counted_appendf(buf, cap, at, "%s<", is_int ? "IntEnum" : "Enum");
+}
+
+static void put_enum_end(char *buf, size_t cap, size_t *at, const char *cls) {
+  counted_appendf(buf, cap, at, ">(%s)", cls);
+}
+
 /* The type that takes argument v exactly, as a signature spells it. */
 static void put_value_type(char *buf, size_t cap, size_t *at, const P2cValue *v) {
+  if (v->enum_class) {
+    P2cValue value = *v;
+    value.enum_class = NULL;
+    put_enum_start(buf, cap, at, v->enum_is_int);
+    put_value_type(buf, cap, at, &value);
+    put_enum_end(buf, cap, at, v->enum_class);
+    return;
+  }
   if (v->type == P2C_TUPLE) {
     put_tuple_start(buf, cap, at, v->tuple_class);
     for (size_t i = 0; i < v->elem_count; i++) {
@@ -95,6 +114,14 @@ static void put_value_type(char *buf, size_t cap, size_t *at, const P2cValue *v)
 }
 
 static void put_param_type(char *buf, size_t cap, size_t *at, const P2cParam *p) {
+  if (p->enum_class) {
+    P2cParam value = *p;
+    value.enum_class = NULL;
+    put_enum_start(buf, cap, at, p->enum_is_int);
+    put_param_type(buf, cap, at, &value);
+    put_enum_end(buf, cap, at, p->enum_class);
+    return;
+  }
   if (p->type == P2C_TUPLE) {
     put_tuple_start(buf, cap, at, p->tuple_class);
     for (size_t i = 0; i < p->elem_count; i++) {
@@ -127,6 +154,7 @@ static bool tuple_takes(const P2cParam *p, const P2cValue *v) {
  * as p's layout requires ('A' takes any); a tuple element by element. */
 static bool param_takes(const P2cParam *p, const P2cValue *v) {
   if (p->is_array != v->is_array || p->type != v->type) return false;
+  if (!same_name(p->enum_class, v->enum_class) || (p->enum_class && p->enum_is_int != v->enum_is_int)) return false;
   if (p->type == P2C_TUPLE) return tuple_takes(p, v);
   P2cHostArray a = array_of(v);
   if (p->type == P2C_RECORD && !p2c_record_equal(p->record, a.record)) return false;
@@ -183,6 +211,16 @@ static bool sig_name_ok(const char *s) {
 
 static P2cStatus check_value(P2cCompiler *c, const P2cValue *v, size_t i, int depth);
 
+/* Whether tuple v holds numbers only, in nested tuples too (no arrays, records or members). */
+static bool value_is_numbers(const P2cValue *v) {
+  for (size_t j = 0; j < v->elem_count; j++) {
+    const P2cValue *e = &v->elems[j];
+    if (e->is_array || e->type == P2C_RECORD || e->enum_class || (e->type == P2C_TUPLE && !value_is_numbers(e)))
+      return false;
+  }
+  return true;
+}
+
 /* A tuple argument: its elements (no records: tuples hold values, records are references),
  * its size and depth, a namedtuple's names. */
 static P2cStatus check_tuple(P2cCompiler *c, const P2cValue *v, size_t i, int depth) {
@@ -208,8 +246,21 @@ static P2cStatus check_tuple(P2cCompiler *c, const P2cValue *v, size_t i, int de
   return P2C_OK;
 }
 
-/* Argument i (or an element of its tuple, `depth` tuples down). */
-static P2cStatus check_value(P2cCompiler *c, const P2cValue *v, size_t i, int depth) {
+/* An Enum member: its class's name, and a value of a number type (an IntEnum's an int64) or a
+ * tuple of numbers. */
+static P2cStatus check_enum_member(P2cCompiler *c, const P2cValue *v, size_t i) {
+  if (!sig_name_ok(v->enum_class))
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: an Enum member's class name must be an ASCII identifier of "
+                    "at most %d characters", i + 1, MAX_SIG_NAME);
+  bool numbers = v->type == P2C_TUPLE ? value_is_numbers(v) : !v->is_array && v->type != P2C_RECORD;
+  if (v->enum_is_int ? v->is_array || v->type != P2C_INT64 : !numbers)
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: %s", i + 1, v->enum_is_int ? "an IntEnum member's value must be an "
+                    "int64" : "an Enum member's value must be a number or a tuple of numbers");
+  return P2C_OK;
+}
+
+/* Argument i (or an element of its tuple, `depth` tuples down), apart from being an Enum member. */
+static P2cStatus check_plain_value(P2cCompiler *c, const P2cValue *v, size_t i, int depth) {
   if (v->type == P2C_TUPLE) return check_tuple(c, v, i, depth);
   if (!p2c_scalar_name(v->type) && v->type != P2C_RECORD)
     return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
@@ -227,6 +278,11 @@ static P2cStatus check_value(P2cCompiler *c, const P2cValue *v, size_t i, int de
   if (!array_extents_ok(&a))
     return api_fail(c, P2C_ERR_USAGE, "argument %zu: an array with a negative extent, or with elements and no data", i + 1);
   return P2C_OK;
+}
+
+static P2cStatus check_value(P2cCompiler *c, const P2cValue *v, size_t i, int depth) {
+  P2cStatus s = check_plain_value(c, v, i, depth);
+  return s == P2C_OK && v->enum_class ? check_enum_member(c, v, i) : s;
 }
 
 static P2cStatus check_args(P2cCompiler *c, const P2cValue *args, size_t n) {

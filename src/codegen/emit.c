@@ -61,9 +61,10 @@ static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, cons
     sb_puts(out, ";\n");
     return;
   }
+  const Type *held = t->kind == TY_ENUM ? t->dtype : t;   /* an Enum member is its value */
   if (init) sb_printf(out, "  %s %s = %s;\n", ctype_of(G, t), name, init);
-  else if (t->kind == TY_ARRAY || t->kind == TY_TUPLE || t->kind == TY_HALF || t->kind == TY_VECTOR ||
-           t->kind == TY_GRID_GROUP)
+  else if (held->kind == TY_ARRAY || held->kind == TY_TUPLE || held->kind == TY_HALF || held->kind == TY_VECTOR ||
+           held->kind == TY_GRID_GROUP)
     sb_printf(out, "  %s %s = {};\n", ctype_of(G, t), name);
   else sb_printf(out, "  %s %s = 0;\n", ctype_of(G, t), name);
 }
@@ -212,6 +213,12 @@ static void emit_constants(Gen *G, StrBuf *out) {
  * what it is, its bytes and alignment in parameter space, and a tuple's elements at their
  * offsets in its struct (types.c's type_value_size lays out the structs emit_tuple.c prints). */
 static void describe_value(Gen *G, const Type *t, P2cParam *p) {
+  if (t->enum_class) {   /* an Enum member: passed as its value */
+    describe_value(G, t->dtype, p);
+    p->enum_class = t->enum_class;
+    p->enum_is_int = t->kind == TY_INT;
+    return;
+  }
   p->is_array = t->kind == TY_ARRAY;
   const Type *elem = p->is_array ? t->dtype : t;
   p->type = elem->kind == TY_TUPLE ? P2C_TUPLE : elem->scalar;

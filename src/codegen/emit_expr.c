@@ -19,6 +19,7 @@ static void close_paren(StrBuf *sb, int p, int prec) {
 }
 
 const char *ctype_of(Gen *G, const Type *t) {
+  if (t->kind == TY_ENUM) return ctype_of(G, t->dtype);   /* held as its value */
   if (t->kind == TY_ARRAY)
     return arena_printf(G->a, "p2c_array<%s, %d>", t->dtype->cname, t->ndim);
   if (t->kind == TY_TUPLE) return tuple_ctype(G, t);
@@ -536,6 +537,14 @@ static Expr *pair_operand(Gen *G, const Expr *e, int i, const char *const *names
   return t;
 }
 
+/* e, typed as the value it holds: an Enum member as its value (the same C value). */
+static Expr *as_held_value(Gen *G, Expr *e) {
+  if (e->ty->kind != TY_ENUM) return e;
+  Expr *v = arena_dup(G->a, e, sizeof *e);
+  v->ty = e->ty->dtype;
+  return v;
+}
+
 static Expr *bool_node(Gen *G, ExprKind kind, Loc loc, Expr **kids, int n) {
   Expr *e = ast_new_expr(G->a, kind, loc);
   e->ty = &type_bool;
@@ -595,9 +604,12 @@ static void emit_pair(Gen *G, const Expr *e, int i, const char *const *names, St
     return;
   }
   int cp = e->cmps[i] >= OP_EQ ? P_EQ : P_REL;
-  if (e->kids[i]->ty->kind == TY_TUPLE) {
+  const Type *held = e->kids[i]->ty->kind == TY_ENUM ? e->kids[i]->ty->dtype : e->kids[i]->ty;
+  if (held->kind == TY_TUPLE) {   /* tuples, and members of an Enum whose values are tuples */
     Op tuple_op = e->cmps[i] == OP_IS ? OP_EQ : e->cmps[i] == OP_IS_NOT ? OP_NE : e->cmps[i];
-    emit_expr(G, tuple_comparison(G, tuple_op, pair_operand(G, e, i, names), pair_operand(G, e, i + 1, names)), sb, cp + 1);
+    Expr *a = as_held_value(G, pair_operand(G, e, i, names));
+    Expr *b = as_held_value(G, pair_operand(G, e, i + 1, names));
+    emit_expr(G, tuple_comparison(G, tuple_op, a, b), sb, cp + 1);
     return;
   }
   const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);

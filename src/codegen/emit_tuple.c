@@ -155,7 +155,12 @@ void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec) {
     if (!is_grid_call(e)) break;
     emit_grid_elem(e, k, sb, prec);
     return;
-  case EX_ATTR:   /* a.shape */
+  case EX_ATTR:   /* a.shape; m.value of an Enum member, which is held as its value */
+    if (e->kids[0]->ty->kind == TY_ENUM) {
+      emit_expr(G, e->kids[0], sb, P_POSTFIX);
+      put_member(sb, e->ty, k);
+      return;
+    }
     if (!an_expr_is_pure(e)) break;
     if (e->kids[0]->ty->fixed_shape) sb_printf(sb, "%lld", (long long)e->kids[0]->ty->fixed_shape[k]);
     else emit_extent(G, e->kids[0], e->kids[0]->ty, k, sb);
@@ -251,7 +256,7 @@ void emit_tuple_runtime_index(Gen *G, const Expr *e, StrBuf *sb) {
   const char *n = arena_printf(G->a, "%d", base->ty->nelems);
   if (base->kind == EX_CONST) {   /* a module constant's table */
     sb_printf(sb, "%s[", base->konst->cname);
-  } else if (base->kind == EX_ATTR && !base->kids[0]->ty->fixed_shape) {   /* a.shape[i] */
+  } else if (base->kind == EX_ATTR && base->kids[0]->ty->kind == TY_ARRAY && !base->kids[0]->ty->fixed_shape) {   /* a.shape[i] */
     emit_expr(G, base->kids[0], sb, P_POSTFIX);
     sb_puts(sb, ".shape[");
   } else {

@@ -12,6 +12,8 @@
  *   tuple     := 'UniTuple(' type ' x ' int ')' | 'UniTuple(' type ',' int ')'
  *              | 'Tuple(' [type {',' type}] ')' | 'Tuple((' [type {',' type} [',']] '))'
  *              | 'NamedTuple(' ident {',' ident '=' type} ')'
+ *   name      := ... | enum               (a member of an Enum class, as Numba prints its type:)
+ *   enum      := 'Enum<' type '>(' ident ')' | 'IntEnum<' type '>(' ident ')'
  *
  * NamedTuple is pyk2cuda's spelling of a namedtuple type (Numba prints `Point(int64, int64)`,
  * without the field names): NamedTuple(Point, x=int64, y=int64).
@@ -231,6 +233,21 @@ static const Type *parse_named_tuple(SigParser *p) {
   return type_named_tuple(p->tt, cls, names, elems, n);
 }
 
+/* Enum<T>(Cls) or IntEnum<T>(Cls) after its name: a member of Enum class Cls, whose values have
+ * type T (a number or a tuple of numbers; an IntEnum's an integer). */
+static const Type *parse_enum(SigParser *p, bool is_int) {
+  char cls[64];
+  if (!accept(p, '<')) return NULL;
+  const Type *v = parse_elem(p);
+  if (!v) return NULL;
+  if (!accept(p, '>') || !accept(p, '(') || !parse_ident(p, cls, sizeof cls) || !accept(p, ')'))
+    return fail(p, "expected 'Enum<type>(Class)'"), NULL;
+  bool numbers = v->kind == TY_TUPLE ? type_tuple_of_numbers(v) : type_is_numeric(v);
+  if (is_int ? v->kind != TY_INT || v->enum_class : !numbers)
+    return fail(p, is_int ? "an IntEnum's values are integers" : "an Enum's values are numbers or tuples of numbers"), NULL;
+  return type_enum(p->tt, arena_strdup(p->tt->arena, cls), v, is_int);
+}
+
 /* Tuples nest at most as deep as typeinfer allows (MAX_TUPLE_NEST), which also bounds the
  * parser's recursion. */
 enum { MAX_SIG_NEST = 16 };
@@ -249,6 +266,8 @@ static const Type *parse_type(SigParser *p, bool allow_void) {
   if ((strcmp(name, "UniTuple") == 0 || strcmp(name, "Tuple") == 0 || strcmp(name, "NamedTuple") == 0) &&
       peek(p, '('))
     return parse_tuple_type(p, name);
+  if ((strcmp(name, "Enum") == 0 || strcmp(name, "IntEnum") == 0) && peek(p, '<'))
+    return parse_enum(p, name[0] == 'I');
   if (strcmp(name, "Record") == 0 && peek(p, '(')) {
     const Type *r = parse_record(p);
     if (!r || !accept(p, '[')) return r;
@@ -328,6 +347,12 @@ static void format_tuple(StrBuf *sb, const Type *t) {
 static void format_type(StrBuf *sb, const Type *t) {
   if (t->kind == TY_TUPLE) {
     format_tuple(sb, t);
+    return;
+  }
+  if (t->enum_class) {
+    sb_puts(sb, t->kind == TY_ENUM ? "Enum<" : "IntEnum<");
+    format_type(sb, t->dtype);
+    sb_printf(sb, ">(%s)", t->enum_class);
     return;
   }
   if (t->kind != TY_ARRAY) {

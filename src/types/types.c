@@ -232,6 +232,14 @@ bool type_tuple_uniform(const Type *t) {
   return t->nelems > 0;
 }
 
+bool type_tuple_of_numbers(const Type *t) {
+  for (int i = 0; i < t->nelems; i++) {
+    const Type *e = t->elems[i];
+    if (e->kind == TY_TUPLE ? !type_tuple_of_numbers(e) : !type_is_numeric(e) || e->enum_class) return false;
+  }
+  return true;
+}
+
 int type_tuple_field(const Type *t, const char *name) {
   for (int i = 0; t->field_names && i < t->nelems; i++)
     if (strcmp(t->field_names[i], name) == 0) return i;
@@ -257,8 +265,10 @@ const Type *type_dtype(TypeTable *tt, const Type *scalar) {
 }
 
 const Type *type_enum(TypeTable *tt, const char *cls, const Type *value, bool is_int) {
-  for (size_t i = 0; i < tt->enums.len; i++)
-    if (strcmp(tt->enums.items[i]->enum_class, cls) == 0) return tt->enums.items[i];
+  for (size_t i = 0; i < tt->enums.len; i++) {
+    const Type *t = tt->enums.items[i];
+    if (strcmp(t->enum_class, cls) == 0 && t->dtype == value && (t->kind == TY_INT) == is_int) return t;
+  }
   Type *t = arena_alloc(tt->arena, sizeof *t);
   *t = *value;   /* held, passed and compared as its value */
   t->kind = is_int ? TY_INT : TY_ENUM;

@@ -144,10 +144,12 @@ const Type *type_named_tuple(TypeTable *tt, const char *cls, const char *const *
                              const Type **elems, int n);
 /* Whether every element of tuple t has one type (Numba's UniTuple; a runtime index works). */
 bool type_tuple_uniform(const Type *t);
+/* Whether every element of tuple t, in nested tuples too, is a number (an Enum's value may be). */
+bool type_tuple_of_numbers(const Type *t);
 /* The element of namedtuple t whose field is `name`, or -1. */
 int type_tuple_field(const Type *t, const char *name);
 const Type *type_dtype(TypeTable *tt, const Type *scalar);
-/* The type of the members of Enum class `cls` (one type per class name), whose values have
+/* The type of the members of Enum class `cls` (one type per class name and value type), whose values have
  * type `value`: Numba's Enum<int64>(Color), held as its value. An IntEnum's (is_int, `value` an
  * integer type) is Numba's IntEnum<int64>(Shape): an integer type (TY_INT) in every use, whose
  * own identity only `is` and specializations see; its dtype is the plain integer type. */

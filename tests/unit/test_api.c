@@ -928,6 +928,53 @@ static void params_say_which_arrays_are_written(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* Enum members as arguments: typed as their class (Enum<T>(Cls), IntEnum<int64>(Cls)), described
+ * as their value in the parameters; malformed members are usage errors. */
+static void enum_members_are_arguments(void **state) {
+  (void)state;
+  static const char src[] =
+      "from numba import cuda\n"
+      "@cuda.jit\n"
+      "def k(a, b, c, out):\n"
+      "    out[0] = a == b\n"
+      "    out[1] = a is not b\n"
+      "    out[2] = c is None\n";
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  const P2cValue pair[2] = {{.type = P2C_FLOAT64, .scalar.f = 1.0}, {.type = P2C_FLOAT64, .scalar.f = 2.0}};
+  bool out[3];
+  P2cValue args[4] = {
+      {.type = P2C_TUPLE, .elems = pair, .elem_count = 2, .enum_class = "Planet"},
+      {.type = P2C_TUPLE, .elems = pair, .elem_count = 2, .enum_class = "Planet"},
+      {.type = P2C_INT64, .scalar.i = 2, .enum_class = "Shape", .enum_is_int = true},
+      {.is_array = true, .type = P2C_BOOL, .array = {.dtype = P2C_BOOL, .ndim = 1, .shape = {3}, .strides = {1}, .data = out}},
+  };
+  assert_int_equal(p2c_specialize(c, "e.py", src, sizeof src - 1, "k", args, 4, &m), P2C_OK);
+  P2cKernelInfo k = p2c_module_kernel(m, 0);
+  assert_string_equal(k.signature, "void(Enum<UniTuple(float64 x 2)>(Planet), Enum<UniTuple(float64 x 2)>(Planet), "
+                      "IntEnum<int64>(Shape), bool[::1])");
+  assert_string_equal(k.params[0].enum_class, "Planet");
+  assert_int_equal(k.params[0].type, P2C_TUPLE);
+  assert_int_equal(k.params[0].size, 16);
+  assert_true(k.params[2].enum_is_int && k.params[2].type == P2C_INT64);
+  assert_null(k.params[3].enum_class);
+  p2c_module_delete(m);
+
+  P2cValue bad = args[2];
+  bad.enum_class = "not a name";
+  args[2] = bad;
+  assert_int_equal(p2c_specialize(c, "e.py", src, sizeof src - 1, "k", args, 4, &m), P2C_ERR_USAGE);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "class name must be an ASCII identifier"));
+  args[2] = (P2cValue){.type = P2C_FLOAT64, .scalar.f = 2.0, .enum_class = "Shape", .enum_is_int = true};
+  assert_int_equal(p2c_specialize(c, "e.py", src, sizeof src - 1, "k", args, 4, &m), P2C_ERR_USAGE);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "an IntEnum member's value must be an int64"));
+  args[2] = args[3];
+  args[2].enum_class = "Arrays";
+  assert_int_equal(p2c_specialize(c, "e.py", src, sizeof src - 1, "k", args, 4, &m), P2C_ERR_USAGE);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "must be a number or a tuple of numbers"));
+  p2c_compiler_delete(c);
+}
+
 #define REC "Record(a[type=int32;offset=0],b[type=float64;offset=8],v[type=nestedarray(float32, (2,));offset=16];24;True)"
 
 /* P2cParam.written of record arrays: fields read (a[i].b, a[i]['b'], a[i].v[k]) are reads;
@@ -1045,6 +1092,7 @@ int main(void) {
       cmocka_unit_test(ufunc_broadcasts_through_the_c_api),
       cmocka_unit_test(ufunc_calls_on_one_translated_module),
       cmocka_unit_test(params_say_which_arrays_are_written),
+      cmocka_unit_test(enum_members_are_arguments),
       cmocka_unit_test(record_params_say_which_are_written),
       cmocka_unit_test(null_handles_are_harmless),
       cmocka_unit_test(sanitize_switch_reads_back),

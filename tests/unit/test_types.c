@@ -322,6 +322,24 @@ static void sig_tuples(void **state) {
   assert_ptr_equal(c.args[1]->elems[0], c.args[1]->elems[1]);
 }
 
+/* Enum member types as Numba prints them: one type per class and value type; an IntEnum's is an
+ * integer type (TY_INT) that remembers its class. */
+static void sig_enums(void **state) {
+  Signature a = parse_ok(state, "void(Enum<int64>(Color), Enum<UniTuple(float64 x 2)>(Planet), IntEnum<int64>(Shape), "
+                                "Enum<int64>(Color), IntEnum<int64>(Other))");
+  assert_int_equal(a.args[0]->kind, TY_ENUM);
+  assert_ptr_equal(a.args[0]->dtype, &type_int64);
+  assert_string_equal(a.args[0]->name, "Enum<int64>(Color)");
+  assert_ptr_equal(a.args[0], a.args[3]);
+  assert_int_equal(a.args[1]->dtype->kind, TY_TUPLE);
+  assert_int_equal(a.args[2]->kind, TY_INT);
+  assert_string_equal(a.args[2]->enum_class, "Shape");
+  assert_ptr_equal(type_plain(a.args[2]), &type_int64);
+  assert_true(a.args[2] != a.args[4]);
+  assert_int_equal(type_identity(a.args[2], a.args[4]), ID_NEVER);
+  assert_int_equal(type_identity(a.args[1], a.args[1]), ID_BY_EQUALITY);
+}
+
 /* A namedtuple is a type of its own: not the plain tuple of its elements, nor another class's. */
 static void named_tuples_are_distinct(void **state) {
   const Type *elems[2] = {&type_int64, &type_float64};
@@ -423,6 +441,12 @@ static void sig_bad_tuples(void **state) {
   expect_sig_error(state, deep, 5 + 16 * 6 + 5, "nested more than 16 deep");
 }
 
+static void sig_bad_enums(void **state) {
+  expect_sig_error(state, "void(IntEnum<float64>(Shape))", 28, "values are integers");
+  expect_sig_error(state, "void(Enum<float64[:]>(Color))", 28, "numbers or tuples of numbers");
+  expect_sig_error(state, "void(Enum<int64>Color)", 16, "expected 'Enum<type>(Class)'");
+}
+
 static void sig_void_only_as_return(void **state) {
   expect_sig_error(state, "void(void)", 9, "only a return type");
 }
@@ -483,6 +507,8 @@ int main(void) {
       T(named_tuples_are_distinct),
       T(tuple_value_layout),
       T(sig_bad_tuples),
+      T(sig_enums),
+      T(sig_bad_enums),
       T(promote_uint64_with_signed_is_float64),
       T(promote_same_sign_takes_wider),
       T(promote_int_with_float),
