@@ -223,6 +223,11 @@ class _Piece:
             names.update(c.co_names)
             names.update(c.co_freevars)
             stack.extend(k for k in c.co_consts if isinstance(k, _pytypes.CodeType))
+        # Default values are evaluated outside the code object, as the def runs: the names they
+        # read (a module constant) are frozen with the rest.
+        args = getattr(self.node, "args", None)
+        for d in (args.defaults + [k for k in args.kw_defaults if k is not None]) if args else []:
+            names.update(n.id for n in ast.walk(d) if isinstance(n, ast.Name))
         uses = {}
         for n in ast.walk(self.node):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names:

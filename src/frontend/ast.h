@@ -194,6 +194,10 @@ struct Function {
   Loc loc;
   FuncKind kind;
   int nparams;             /* vars[0..nparams) are the parameters */
+  /* Default values of the parameters (a constant each: a literal, a module constant, a tuple of
+   * those), NULL where a parameter has none, or NULL when none has one. Calls are bound to the
+   * parameters with them (typeinfer: bind_call_args). An instance has none (its call is bound). */
+  Expr **defaults;
   Var *vars;
   int nvars;
   Block body;

@@ -295,6 +295,38 @@ static int add_local(Lowerer *L, const char *name, Loc loc) {
   return i;
 }
 
+/* Whether default value e is a constant Python evaluates once, as the def runs: a literal
+ * (negated, too), None, a module constant, or a tuple of those. */
+static bool constant_default(const Expr *e) {
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_IMAG:
+  case EX_BOOL:
+  case EX_NONE:
+  case EX_CONST: return true;
+  case EX_UNARY: return (e->op == OP_NEG || e->op == OP_POS) && constant_default(e->kids[0]);
+  case EX_TUPLE:
+    for (int i = 0; i < e->nkids; i++)
+      if (!constant_default(e->kids[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* The default value of parameter node p (name=value, name: type=value), lowered before the
+ * parameters are known, as Python evaluates it outside the function; NULL after an error. */
+static Expr *lower_default(Lowerer *L, TSNode p) {
+  TSNode v = lower_field(L, p, F_value);
+  Expr *e = node_is(L, v, K_none) ? ast_new_expr(L->a, EX_NONE, node_loc(L, v)) : lower_expr(L, v);
+  if (e && !constant_default(e)) {
+    diag_error(L->c, node_loc(L, v), "E-unsupported", "a default value must be a constant (a number, a "
+               "bool, None, a module constant or a tuple of those)");
+    return NULL;
+  }
+  return e;
+}
+
 static void lower_params(Lowerer *L, Function *f, TSNode params) {
   TSNode kids[256];
   int k = node_kids(L, params, kids, 256);
@@ -302,11 +334,14 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
     diag_error(L->c, node_loc(L, params), "E-too-many", "more than 256 parameters");
     k = 256;
   }
+  bool any_default = false;
   for (int i = 0; i < k; i++) {
     TSNode p = kids[i];
-    if (node_is(L, p, K_typed_parameter)) p = ts_node_named_child(p, 0);   /* annotation ignored */
+    bool has_default = node_is(L, p, K_default_parameter) || node_is(L, p, K_typed_default_parameter);
+    if (has_default) p = lower_field(L, p, F_name);
+    else if (node_is(L, p, K_typed_parameter)) p = ts_node_named_child(p, 0);   /* annotation ignored */
     if (!node_is(L, p, K_identifier)) {
-      lower_unsupported(L, kids[i], "this kind of parameter (defaults, *args, **kwargs)");
+      lower_unsupported(L, kids[i], "this kind of parameter (*args, **kwargs, / and *)");
       continue;
     }
     char *name = node_str(L, p);
@@ -314,9 +349,34 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
       diag_error(L->c, node_loc(L, p), "E-duplicate-param", "duplicate parameter '%s'", name);
       continue;
     }
+    if (has_default && f->kind != FN_DEVICE) {
+      diag_error(L->c, node_loc(L, kids[i]), "E-unsupported", "default values are supported on a device "
+                 "function's parameters; a %s takes every argument", f->kind == FN_KERNEL ? "kernel" : "ufunc");
+    } else if (has_default) {
+      any_default = true;   /* its value is lowered with the body (lower_defaults) */
+    } else if (any_default) {
+      diag_error(L->c, node_loc(L, p), "E-syntax", "parameter '%s' without a default follows one with a default", name);
+    }
     append_var(L, f, (Var){.name = name, .loc = node_loc(L, p), .is_param = true});
   }
   f->nparams = f->nvars;
+  if (any_default) f->defaults = arena_alloc(L->a, sizeof *f->defaults * (size_t)f->nparams);
+}
+
+/* The default values of f's parameters, lowered where Python evaluates them, in the module's
+ * scope (its constants are all declared by now, wherever they appear in the source). */
+static void lower_defaults(Lowerer *L, Function *f, TSNode params) {
+  if (!f->defaults) return;
+  TSNode kids[256];
+  int k = node_kids(L, params, kids, 256), j = 0;
+  for (int i = 0; i < k && i < 256 && j < f->nparams; i++) {
+    TSNode p = kids[i];
+    bool has_default = node_is(L, p, K_default_parameter) || node_is(L, p, K_typed_default_parameter);
+    TSNode name = has_default ? lower_field(L, p, F_name) : node_is(L, p, K_typed_parameter) ? ts_node_named_child(p, 0) : p;
+    if (!node_is(L, name, K_identifier) || strcmp(f->vars[j].name, node_str(L, name)) != 0) continue;   /* refused */
+    if (has_default) f->defaults[j] = lower_default(L, p);
+    j++;
+  }
 }
 
 /* ---- locals: every name bound in the body ---- */
@@ -405,9 +465,10 @@ static void collect_locals(Lowerer *L, TSNode body) {
 /* ---- functions ---- */
 
 static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
+  strmap_init(&L->var_by_name, L->a);   /* empty: a default value sees the module's names */
+  lower_defaults(L, f, lower_field(L, def, F_parameters));
   L->fn = f;
   L->vars_cap = f->nvars;   /* the parameters' array: the first local reallocates it */
-  strmap_init(&L->var_by_name, L->a);
   for (int i = 0; i < f->nvars; i++)
     strmap_put(&L->var_by_name, f->vars[i].name, (void *)(uintptr_t)(i + 1));
   TSNode body = lower_field(L, def, F_body);

@@ -38,6 +38,7 @@ typedef enum Field {
   X(binary_operator) X(block) X(boolean_operator) X(break_statement) X(call)                  \
   X(class_definition) X(comment) X(comparison_operator) X(concatenated_string)               \
   X(conditional_expression) X(continue_statement) X(decorated_definition) X(decorator)       \
+  X(default_parameter) X(typed_default_parameter)                                            \
   X(dictionary_splat) X(dotted_name) X(elif_clause) X(else_clause) X(expression_list)        \
   X(expression_statement) X(false) X(float) X(for_statement) X(function_definition)          \
   X(generator_expression) X(identifier) X(if_statement) X(import_from_statement)             \

@@ -514,6 +514,13 @@ static Expr *lower_operator_call(Lowerer *L, TSNode n, Expr *call) {
   return ast_operator_call(L->a, call);
 }
 
+/* An argument of a call; None is one where the callee is a device function (its parameter is
+ * then None: typeinfer/static_args.c). */
+static Expr *lower_arg(Lowerer *L, TSNode a, const Expr *callee) {
+  if (callee && callee->kind == EX_FUNC && node_is(L, a, K_none)) return new_expr(L, EX_NONE, a);
+  return lower_expr(L, a);
+}
+
 static Expr *lower_call(Lowerer *L, TSNode n) {
   TSNode args = lower_field(L, n, F_arguments);
   if (node_is(L, args, K_generator_expression)) return lower_unsupported(L, args, "a generator"), NULL;
@@ -536,12 +543,12 @@ static Expr *lower_call(Lowerer *L, TSNode n) {
     } else if (node_is(L, a, K_keyword_argument)) {
       kws[nkw].name = node_str(L, lower_field(L, a, F_name));
       kws[nkw].loc = node_loc(L, a);
-      if (!(kws[nkw++].value = lower_expr(L, lower_field(L, a, F_value))))
+      if (!(kws[nkw++].value = lower_arg(L, lower_field(L, a, F_value), kids[0])))
         return NULL;
     } else if (node_is(L, a, K_dictionary_splat)) {
       return lower_unsupported(L, a, "keyword argument unpacking (**)"), NULL;
     } else {
-      kids[nk++] = lower_expr(L, a);
+      kids[nk++] = lower_arg(L, a, kids[0]);
     }
   }
   Expr *e = make_node(L, EX_CALL, n, kids, nk);
@@ -609,7 +616,7 @@ static const struct {
     {"list_comprehension", "a list comprehension"}, {"dictionary_comprehension", "a dict comprehension"},
     {"set_comprehension", "a set comprehension"}, {"generator_expression", "a generator"},
     {"lambda", "lambda"}, {"await", "await"}, {"named_expression", "the walrus operator (:=)"},
-    {"none", "None other than in `x is None`"}, {"ellipsis", "'...'"}, {"slice", "slicing"}, {"yield", "yield"},
+    {"none", "None other than in `x is None` or as a device function's argument"}, {"ellipsis", "'...'"}, {"slice", "slicing"}, {"yield", "yield"},
     {"list_splat", "argument unpacking"},
 };
 

@@ -249,6 +249,53 @@ static void infer_return(Infer *I, Stmt *s) {
   else I->ret = u;
 }
 
+enum { UNDECIDED = -1 };
+
+/* Whether condition c holds, where that is known from types alone: `x is None` (`is not`,
+ * None on either side) of a variable or of None itself (a parameter left to its default None is
+ * replaced by None: static_args.c), and `not`, `and`, `or` of such tests, decided from the left
+ * as Python evaluates them (an operand left undecided leaves the whole undecided). 1, 0 or
+ * UNDECIDED. */
+static int decided(Infer *I, const Expr *c) {
+  if (c->kind == EX_NOT) {
+    int d = decided(I, c->kids[0]);
+    return d == UNDECIDED ? d : !d;
+  }
+  if (c->kind == EX_BOOLOP) {
+    for (int i = 0; i < c->nkids; i++) {
+      int d = decided(I, c->kids[i]);
+      if (d == UNDECIDED) return d;
+      if (d == (c->op == OP_OR)) return d;   /* `or` of a true one, `and` of a false one */
+    }
+    return c->op == OP_AND;
+  }
+  if (c->kind != EX_COMPARE || c->nkids != 2 || (c->cmps[0] != OP_IS && c->cmps[0] != OP_IS_NOT)) return UNDECIDED;
+  Expr *x = c->kids[0]->kind == EX_NONE ? c->kids[1] : c->kids[1]->kind == EX_NONE ? c->kids[0] : NULL;
+  if (!x || (x->kind != EX_VAR && x->kind != EX_NONE)) return UNDECIDED;
+  const Type *t = infer_expr(I, x);
+  if (!t) return UNDECIDED;
+  return (t->kind == TY_VOID) == (c->cmps[0] == OP_IS);
+}
+
+/* For an `if` whose condition is decided by None tests (decided), the branch taken, as Numba's
+ * dead-branch pruning keeps it; else NULL. The other branch is dropped untyped: it may use the
+ * parameter that is None as a number. */
+static const Block *none_test_branch(Infer *I, const Stmt *s) {
+  int d = decided(I, s->cond);
+  return d == UNDECIDED ? NULL : d ? &s->body : &s->orelse;
+}
+
+/* Block b with its statement i replaced by the statements of `with`. */
+static void splice(Infer *I, Block *b, int i, const Block *with) {
+  int n = b->len - 1 + with->len;
+  Stmt **items = arena_alloc(&I->c->arena, sizeof *items * (size_t)(n ? n : 1));
+  memcpy(items, b->items, sizeof *items * (size_t)i);
+  memcpy(items + i, with->items, sizeof *items * (size_t)with->len);
+  memcpy(items + i + with->len, b->items + i + 1, sizeof *items * (size_t)(b->len - i - 1));
+  b->items = items;
+  b->len = n;
+}
+
 static void infer_stmt(Infer *I, Stmt *s) {
   switch (s->kind) {
   case ST_EXPR:
@@ -278,8 +325,29 @@ static void infer_stmt(Infer *I, Stmt *s) {
   }
 }
 
+/* Whether block b never falls through to what follows it: it ends in a return, or in an if
+ * whose branches (the live one, once pruned) all end so. */
+static bool block_exits(const Block *b) {
+  if (b->len == 0) return false;
+  const Stmt *s = b->items[b->len - 1];
+  if (s->kind == ST_RETURN) return true;
+  return s->kind == ST_IF && block_exits(&s->body) && block_exits(&s->orelse);
+}
+
+/* A pruned `if x is None:` is replaced by the branch taken; the statements after one that
+ * returns on every path are unreachable and, as Numba compiles only what its control flow
+ * reaches, dropped untyped (after `if x is None: return a` they may use x as a number). */
 static void infer_block(Infer *I, Block *b) {
-  for (int i = 0; i < b->len; i++) infer_stmt(I, b->items[i]);
+  for (int i = 0; i < b->len; i++) {
+    const Block *taken = b->items[i]->kind == ST_IF ? none_test_branch(I, b->items[i]) : NULL;
+    if (taken) {
+      splice(I, b, i--, taken);
+      continue;
+    }
+    infer_stmt(I, b->items[i]);
+    Block one = {&b->items[i], 1};
+    if (i + 1 < b->len && block_exits(&one)) b->len = i + 1;
+  }
 }
 
 /* ---- return values ---- */

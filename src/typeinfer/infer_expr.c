@@ -829,6 +829,75 @@ static const Type *infer_builtin_call(Infer *I, Expr *e, const Type **t) {
 
 /* The checks of a device call that need no types: a device function (not a kernel or a ufunc),
  * no keywords, its parameters' count. */
+/* Whether e calls anything (a function or a builtin), which may have effects. */
+static bool has_call(const Expr *e) {
+  if (e->kind == EX_CALL) return true;
+  for (int i = 0; i < e->nkids; i++)
+    if (has_call(e->kids[i])) return true;
+  return false;
+}
+
+/* Keyword arguments are evaluated in the call's order in Python, and in the parameters' order
+ * once bound: two given in the other order, one of them with a call, could see each other's
+ * effects in the wrong order, so they are refused. pos[k] is keyword k's parameter. */
+static bool keyword_order_ok(Infer *I, Expr *e, const Function *g, const int *pos) {
+  for (int a = 0; a < e->nkeywords; a++)
+    for (int b = a + 1; b < e->nkeywords; b++)
+      if (pos[a] > pos[b] && (has_call(e->keywords[a].value) || has_call(e->keywords[b].value))) {
+        TERR(I, e->keywords[a].loc, "E-keyword", "%s(): keyword arguments '%s' and '%s' come in another order "
+             "than the parameters, and one of them calls a function; pyk2cuda evaluates arguments in the "
+             "parameters' order, so give them in that order", g->name, e->keywords[a].name, e->keywords[b].name);
+        return false;
+      }
+  return true;
+}
+
+/* f(1, b=2), or f(1) where b has a default: the arguments bound to g's parameters as Python
+ * binds them and made positional, defaults (constants) filled in. Done once, in the first pass
+ * that sees the call; later passes find it positional. */
+static bool bind_call_args(Infer *I, Expr *e, const Function *g) {
+  int given = e->nkids - 1, n = g->nparams;
+  if (e->nkeywords == 0 && given == n) return true;
+  if (given + e->nkeywords > n) {
+    TERR(I, e->loc, "E-arity", "%s() takes %d arguments, got %d", g->name, n, given + e->nkeywords);
+    return false;
+  }
+  Expr *bound[256] = {NULL};
+  int pos[256];
+  for (int i = 0; i < given; i++) bound[i] = e->kids[i + 1];
+  for (int k = 0; k < e->nkeywords; k++) {
+    const Keyword *kw = &e->keywords[k];
+    int j = 0;
+    while (j < n && strcmp(g->vars[j].name, kw->name) != 0) j++;
+    if (j == n) {
+      TERR(I, kw->loc, "E-keyword", "%s() got an unexpected keyword argument '%s'", g->name, kw->name);
+      return false;
+    }
+    if (bound[j]) {
+      TERR(I, kw->loc, "E-keyword", "%s() got multiple values for argument '%s'", g->name, kw->name);
+      return false;
+    }
+    bound[j] = kw->value;
+    pos[k] = j;
+  }
+  if (!keyword_order_ok(I, e, g, pos)) return false;
+  for (int j = 0; j < n; j++) {
+    if (bound[j]) continue;
+    if (!g->defaults || !g->defaults[j]) {
+      TERR(I, e->loc, "E-arity", "%s() missing required argument '%s'", g->name, g->vars[j].name);
+      return false;
+    }
+    bound[j] = ast_clone_expr(&I->c->arena, g->defaults[j]);
+  }
+  Expr **kids = arena_alloc(&I->c->arena, sizeof *kids * (size_t)(n + 1));
+  kids[0] = e->kids[0];
+  memcpy(kids + 1, bound, sizeof *kids * (size_t)n);
+  e->kids = kids;
+  e->nkids = n + 1;
+  e->nkeywords = 0;
+  return true;
+}
+
 static bool device_call_ok(Infer *I, Expr *e) {
   Function *g = e->kids[0]->func;
   if (g->kind == FN_KERNEL) {
@@ -841,12 +910,7 @@ static bool device_call_ok(Infer *I, Expr *e) {
          "a @cuda.jit(device=True) function and call that)", g->name);
     return false;
   }
-  if (!no_keywords(I, e, g->name)) return false;
-  if (e->nkids - 1 != g->nparams) {
-    TERR(I, e->loc, "E-arity", "%s() takes %d arguments, got %d", g->name, g->nparams, e->nkids - 1);
-    return false;
-  }
-  return true;
+  return bind_call_args(I, e, g);
 }
 
 /* A call of a device function (or of its instance, once static_args.c replaced the arguments

@@ -16,7 +16,8 @@
  * a device function that needs it), so that `f(x, 1)` and `f(x, 2)` stay one function where
  * the value does not matter; a parameter the callee assigns to is never replaced. Functions and
  * dtypes have no run-time form, so they are always replaced; a parameter holding one cannot be
- * assigned to. */
+ * assigned to. Nor has None (a parameter left to its default None, Numba's Omitted): replaced
+ * too, so that `if b is None:` keeps only its branch taken (infer.c, prune_none_test). */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@
 
 /* ---- what an argument is ---- */
 
-typedef enum ArgKind { ARG_RUNTIME, ARG_FUNCTION, ARG_DTYPE, ARG_LITERAL } ArgKind;
+typedef enum ArgKind { ARG_RUNTIME, ARG_FUNCTION, ARG_DTYPE, ARG_LITERAL, ARG_NONE } ArgKind;
 
 static bool is_literal(const Expr *e) {
   switch (e->kind) {
@@ -43,6 +44,7 @@ static bool is_literal(const Expr *e) {
 
 static ArgKind arg_kind(const Expr *e) {
   if (e->kind == EX_FUNC) return ARG_FUNCTION;
+  if (e->kind == EX_NONE) return ARG_NONE;
   if (e->kind == EX_BUILTIN) {
     const Builtin *b = e->builtin;
     if (b->kind == BK_TYPE && b->result != &type_void) return ARG_DTYPE;
@@ -70,6 +72,7 @@ static bool same_value(const Expr *a, const Expr *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case EX_FUNC: return a->func == b->func;
+  case EX_NONE: return true;
   case EX_BUILTIN: return a->builtin == b->builtin;
   case EX_CONST: return a->konst == b->konst;
   case EX_BOOL: return a->ival == b->ival;
@@ -92,6 +95,7 @@ static bool same_value(const Expr *a, const Expr *b) {
 static void value_text(StrBuf *sb, const Expr *e) {
   switch (e->kind) {
   case EX_FUNC: sb_puts(sb, e->func->name); return;
+  case EX_NONE: sb_puts(sb, "None"); return;
   case EX_CONST: sb_puts(sb, e->konst->name); return;
   case EX_BOOL: sb_puts(sb, e->ival ? "True" : "False"); return;
   case EX_INT:
@@ -402,10 +406,11 @@ static Function *instance(Infer *I, Function *g, const StaticArg *statics, int n
   for (int j = 0; j < n; j++) {
     if (kinds[statics[j].param] != PARAM_ASSIGNED) continue;
     const Stmt *s = first_binding(&g->body, statics[j].param);
-    const char *what = arg_kind(statics[j].value) == ARG_DTYPE ? "dtype" : "function";
+    ArgKind k = arg_kind(statics[j].value);
+    const char *what = k == ARG_DTYPE ? "a dtype" : k == ARG_NONE ? "None" : "a function";
     *why_at = statics[j].value;
-    *why = arena_printf(a, "parameter '%s' of '%s' is given a %s, but '%s' assigns to it (line %u): a "
-                        "parameter that holds a %s cannot be reassigned", statics[j].name, g->name,
+    *why = arena_printf(a, "parameter '%s' of '%s' is given %s, but '%s' assigns to it (line %u): a "
+                        "parameter that holds %s cannot be reassigned", statics[j].name, g->name,
                         what, g->name, s ? s->loc.line : g->loc.line, what);
     return NULL;
   }
@@ -416,6 +421,7 @@ static Function *instance(Infer *I, Function *g, const StaticArg *statics, int n
   Subst S = {a, value};
   inst->body = subst_block(&S, inst->body);
   drop_params(a, inst, value);
+  inst->defaults = NULL;   /* calls are bound to g's parameters before an instance is made */
   inst->instance_of = g;
   inst->statics = arena_dup(a, statics, sizeof *statics * (size_t)n);
   inst->nstatics = n;
