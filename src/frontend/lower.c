@@ -335,6 +335,8 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
     k = 256;
   }
   bool any_default = false;
+  TSNode refused[256];
+  int nrefused = 0;
   for (int i = 0; i < k; i++) {
     TSNode p = kids[i];
     bool has_default = node_is(L, p, K_default_parameter) || node_is(L, p, K_typed_default_parameter);
@@ -342,6 +344,8 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
     else if (node_is(L, p, K_typed_parameter)) p = ts_node_named_child(p, 0);   /* annotation ignored */
     if (!node_is(L, p, K_identifier)) {
       lower_unsupported(L, kids[i], "this kind of parameter (*args, **kwargs, / and *)");
+      if (ts_node_named_child_count(p) == 1 && node_is(L, ts_node_named_child(p, 0), K_identifier))
+        refused[nrefused++] = ts_node_named_child(p, 0);   /* *rest, **kw: named below */
       continue;
     }
     char *name = node_str(L, p);
@@ -361,6 +365,9 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
   }
   f->nparams = f->nvars;
   if (any_default) f->defaults = arena_alloc(L->a, sizeof *f->defaults * (size_t)f->nparams);
+  /* The names of refused parameters are known, and poisoned: their uses add no errors. */
+  for (int i = 0; i < nrefused; i++)
+    append_var(L, f, (Var){.name = node_str(L, refused[i]), .loc = node_loc(L, refused[i]), .poisoned = true});
 }
 
 /* The default values of f's parameters, lowered where Python evaluates them, in the module's
