@@ -4,7 +4,6 @@
 import runpy
 import sys
 
-import pyk2cuda
 from pyk2cuda import cuda, numba_names, types
 
 
@@ -15,13 +14,12 @@ def main(argv):
     if argv[1] == "--info":
         cuda.detect()
         return 0
-    sys.modules["numba"] = pyk2cuda
+    sys.modules["numba"] = numba_names.numba_module()
     sys.modules["numba.cuda"] = cuda
     sys.modules["numba.types"] = types
     for name, module in cuda.SUBMODULES.items():   # numba.cuda.args, .devicearray, .random
         sys.modules["numba.cuda." + name] = module
     sys.modules.update(numba_names.MODULES)        # numba.core.errors, numba.np.numpy_support
-    pyk2cuda.core, pyk2cuda.np = numba_names.core, numba_names.np   # as numba's attributes
     sys.argv = argv[1:]
     runpy.run_path(argv[1], run_name="__main__")
     return 0

@@ -118,3 +118,27 @@ def test_numba_core_and_np_modules_under_python_m(tmp_path):
     assert rc == 0, err
     assert out.split("\n")[:4] == ["TypingError CompileError", "True int16 float64[::1]",
                                    "ImportError True", "ImportError True"]
+
+
+NUMBA_VERSION_SCRIPT = """
+import numba
+import pyk2cuda
+from numba import cuda
+print(numba.__version__, pyk2cuda.__version__ == pyk2cuda._core.version, numba.cuda is cuda)
+print(tuple(int(p) for p in numba.__version__.split(".")[:2]) >= (0, 56))
+try:
+    numba.no_such_thing
+except AttributeError as e:
+    print("AttributeError", "no_such_thing" in str(e))
+"""
+
+
+def test_numba_version_is_the_numba_measured_against(tmp_path):
+    # a script's version check (numba.__version__ >= 0.56) passes; pyk2cuda's own version is its
+    # own; a name numba lacks here is an AttributeError naming it
+    from pyk2cuda import numba_names
+    script = tmp_path / "numba_version.py"
+    script.write_text(NUMBA_VERSION_SCRIPT)
+    rc, out, err = run_script(["-m", "pyk2cuda", str(script)])
+    assert rc == 0, err
+    assert out.split("\n")[:3] == ["%s True True" % numba_names.NUMBA_VERSION, "True", "AttributeError True"]
