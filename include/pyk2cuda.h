@@ -101,8 +101,23 @@ typedef enum P2cScalarType {
   P2C_RECORD = 64,
   /* Not a scalar: a tuple (Numba's UniTuple, Tuple, NamedTuple), whose elements a P2cParam or
    * P2cValue lists in its `elems`. p2c_scalar_size and p2c_scalar_name know nothing of it. */
-  P2C_TUPLE = 65
+  P2C_TUPLE = 65,
+  /* Not a scalar: character sequences, NumPy's S<n> (Numba's CharSeq(n), "[char x n]": n bytes)
+   * and <U<n> (UnicodeCharSeq(n), "[unichr x n]": n UCS-4 code points of 4 bytes each, in the
+   * machine's byte order), as array elements and record fields. The dtype value carries its
+   * length: P2C_CHARSEQ(n) and P2C_UNICHARSEQ(n), 1 <= n <= P2C_MAX_CHARS, are the base plus n
+   * (p2c_dtype_charseq reads them back); p2c_dtype_size gives the itemsize, p2c_scalar_size and
+   * p2c_scalar_name know nothing of them (0, NULL). */
+  P2C_CHARSEQ_BASE = 1 << 24,
+  P2C_UNICHARSEQ_BASE = 2 << 24
 } P2cScalarType;
+
+enum { P2C_MAX_CHARS = 1 << 20 };
+#define P2C_CHARSEQ(n) ((P2cScalarType)(P2C_CHARSEQ_BASE + (n)))
+#define P2C_UNICHARSEQ(n) ((P2cScalarType)(P2C_UNICHARSEQ_BASE + (n)))
+/* Whether dtype t is a character sequence; if so *unicode and *chars (either may be NULL)
+ * receive its kind and length. */
+P2C_API bool p2c_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars);
 
 /* Size in bytes of a scalar type; 0 for an invalid value. */
 P2C_API size_t p2c_scalar_size(P2cScalarType t);
@@ -118,7 +133,8 @@ enum { P2C_MAX_NDIM = 8 };
 /* One field of a record dtype, as NumPy's dtype.fields gives it. */
 typedef struct P2cRecordField {
   const char *name;              /* an ASCII identifier ("a", "s0") */
-  P2cScalarType type;            /* the field's scalar type, or a nested array field's element type */
+  P2cScalarType type;            /* the field's scalar type (or character sequence), or a nested
+                                    array field's element type */
   int64_t offset;                /* bytes from the start of the record */
   int ndim;                      /* 0 for a scalar; a nested array field's (('h', np.float32, (3, 2)))
                                     dimensions, 1 to P2C_MAX_NDIM */
@@ -139,7 +155,7 @@ typedef struct P2cRecord {
 } P2cRecord;
 
 /* Bytes of one element of dtype `t`: p2c_scalar_size for scalars, the itemsize of `record` for
- * P2C_RECORD (record NULL: 0). */
+ * P2C_RECORD (record NULL: 0), n or 4 * n for P2C_CHARSEQ(n) or P2C_UNICHARSEQ(n). */
 P2C_API size_t p2c_dtype_size(P2cScalarType t, const P2cRecord *record);
 /* Numba's name of a record type, "Record(a[type=int32;offset=0],b[type=float64;offset=8];16;True)",
  * also the spelling signatures accept (--sig, p2c_translate's signatures). Written to `buf`
@@ -681,7 +697,8 @@ P2C_API P2cStatus p2c_module_ufunc_launch(P2cCompiler *compiler, P2cModule *modu
 
 /* ---- Host arrays and .npy files ----------------------------------------------------------- */
 
-/* A zero-filled C-ordered array; its data comes from the compiler's allocator. Release it with
+/* A zero-filled C-ordered array of a scalar dtype or a character sequence (P2C_CHARSEQ(n),
+ * P2C_UNICHARSEQ(n)); its data comes from the compiler's allocator. Release it with
  * p2c_host_array_free. */
 P2C_API P2cStatus p2c_host_array_new(P2cCompiler *compiler, P2cScalarType dtype, int ndim,
                                      const int64_t *shape, P2cHostArray *out);

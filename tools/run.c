@@ -1,7 +1,7 @@
 /* pyk2cuda run and info. `run` turns its ARGs into kernel arguments (a .npy file, a new array
- * zeros:/ones:/empty:/arange:DTYPE[dims], or a scalar 42, -1.5, true, float32:1.5), launches
- * through the public API, and writes every array parameter to DIR/<parameter>.npy (DIR is
- * pyk2cuda-out unless --out-dir says otherwise). An output that would replace one of the input
+ * zeros:/ones:/empty:/arange:DTYPE[dims] (zeros: and empty: also of S<n>, U<n>), or a scalar 42,
+ * -1.5, true, float32:1.5), launches through the public API, and writes every array parameter
+ * to DIR/<parameter>.npy (DIR is pyk2cuda-out unless --out-dir says otherwise). An output that would replace one of the input
  * files is refused before the launch: the user's data is never lost. */
 #include <ctype.h>
 #include <pthread.h>
@@ -131,7 +131,21 @@ static int parse_run_args(int argc, char **argv, RunArgs *r) {
 
 /* ---- argument values ---- */
 
+/* NumPy's S<n> and U<n> ("S12", "U12"): a character sequence of 1 to P2C_MAX_CHARS. */
+static bool charseq_named(const char *name, size_t len, P2cScalarType *out) {
+  if (len < 2 || (name[0] != 'S' && name[0] != 'U')) return false;
+  long long n = 0;
+  for (size_t i = 1; i < len; i++) {
+    if (name[i] < '0' || name[i] > '9' || n > P2C_MAX_CHARS) return false;
+    n = n * 10 + (name[i] - '0');
+  }
+  if (n < 1 || n > P2C_MAX_CHARS) return false;
+  *out = name[0] == 'U' ? P2C_UNICHARSEQ(n) : P2C_CHARSEQ(n);
+  return true;
+}
+
 static bool scalar_type_named(const char *name, size_t len, P2cScalarType *out) {
+  if (charseq_named(name, len, out)) return true;
   for (int t = 0; t < P2C_SCALAR_TYPE_COUNT; t++) {
     const char *n = p2c_scalar_name((P2cScalarType)t);
     if (strlen(n) == len && strncmp(n, name, len) == 0) return *out = (P2cScalarType)t, true;
@@ -190,6 +204,8 @@ static int new_array_arg(P2cCompiler *c, const char *kind, const char *spec, P2c
   int ndim;
   if (!parse_array_spec(spec, &v->type, &ndim, shape))
     return cli_usage_error("bad array argument '%s:%s': expected %s:DTYPE[d0,d1,...]", kind, spec, kind);
+  if (p2c_dtype_charseq(v->type, NULL, NULL) && strcmp(kind, "zeros") && strcmp(kind, "empty"))
+    return cli_usage_error("bad array argument '%s:%s': strings are made by zeros: or empty: only", kind, spec);
   P2cStatus s = p2c_host_array_new(c, v->type, ndim, shape, &v->array);
   if (s != P2C_OK) return fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c)), cli_exit_for(s);
   v->is_array = true;

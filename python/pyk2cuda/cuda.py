@@ -640,8 +640,8 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
     if strides is not None:
         raise Error("device_array(strides=...) is not supported: give order='C' or 'F'")
     dtype = _numpy().dtype(dtype)
-    if dtype.names is not None:   # records: from zeroed host memory (the extension needs the dtype)
-        return _core.to_device(_numpy().zeros(shape, dtype, order=order), stream)
+    if dtype.names is not None or dtype.kind in "SU":   # records, S<n>, U<n>: from zeroed host
+        return _core.to_device(_numpy().zeros(shape, dtype, order=order), stream)   # memory (dtype)
     return _core.device_array(shape, dtype.char, order)
 
 

@@ -75,6 +75,8 @@ def _type_text(t):
                         "arguments (pass a device array)" % text[:-1])
     if text.startswith("Record("):   # a record type, Numba's spelling (the translator parses it)
         return text
+    if re.fullmatch(r"\[(char|unichr) x [0-9]+\]", text):   # CharSeq(n), UnicodeCharSeq(n), as Numba names them
+        return text
     if not re.fullmatch(r"[a-z_][a-z0-9_]*(\[[\s:,1]*\])?", text):
         raise TypeError("%r is not a type pyk2cuda can take in a signature (scalars, arrays of "
                         "them)" % (t,))

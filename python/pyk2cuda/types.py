@@ -135,7 +135,48 @@ class RecordType(ScalarType):
         return self._dtype
 
 
+class CharSeqType(ScalarType):
+    """Numba's CharSeq(n) "[char x n]" (NumPy's S<n>) and UnicodeCharSeq(n) "[unichr x n]"
+    (NumPy's U<n>): the element type of arrays of bytes and of str; seq[:] is an array type."""
+
+    def __init__(self, chars, unicode):
+        if not isinstance(chars, int) or isinstance(chars, bool) or not 1 <= chars <= 1 << 20:
+            raise ValueError("a character sequence has 1 to 1048576 characters, not %r" % (chars,))
+        self.count = chars
+        self.unicode = unicode
+        super().__init__("[%s x %d]" % ("unichr" if unicode else "char", chars))
+
+    def __call__(self, *args):
+        raise TypeError("%s is not callable (character sequences are array elements)" % self)
+
+    @property
+    def dtype(self):
+        import numpy
+        return numpy.dtype("%s%d" % ("<U" if self.unicode else "S", self.count))
+
+
+def CharSeq(count):
+    """Numba's types.CharSeq(count): NumPy's S<count>."""
+    return CharSeqType(count, False)
+
+
+def UnicodeCharSeq(count):
+    """Numba's types.UnicodeCharSeq(count): NumPy's U<count>."""
+    return CharSeqType(count, True)
+
+
+def _charseq_of(dtype):
+    """The character sequence type of an S<n> or U<n> dtype (native byte order), or None."""
+    if dtype.kind == "S":
+        return CharSeq(dtype.itemsize)
+    if dtype.kind == "U" and dtype.byteorder in "=<|":
+        return UnicodeCharSeq(dtype.itemsize // 4)
+    return None
+
+
 def _field_type_text(sub):
+    if not sub.shape and _charseq_of(sub.base) is not None:
+        return str(_charseq_of(sub.base))
     name = _ALIASES.get(sub.base.name, sub.base.name)
     if not sub.shape:
         return name
@@ -170,6 +211,8 @@ def from_dtype(dtype):
     dtype = numpy.dtype(dtype)
     if dtype.names is not None:
         return RecordType(dtype)
+    if dtype.kind in "SU" and _charseq_of(dtype) is not None:
+        return _charseq_of(dtype)
     name = "bool" if dtype == numpy.bool_ else dtype.name
     if name not in _SCALARS and name != "bool":
         raise TypeError("from_dtype: unsupported dtype %s" % dtype)
@@ -252,4 +295,4 @@ def typeof(value):
                     % type(value).__name__)
 
 
-__all__ = ["void", "none", "from_dtype", "typeof", "CPointer"] + _SCALARS + list(_SHORT) + list(_C_NAMES)
+__all__ = ["void", "none", "from_dtype", "typeof", "CPointer", "CharSeq", "UnicodeCharSeq"] + _SCALARS + list(_SHORT) + list(_C_NAMES)

@@ -26,9 +26,23 @@ static int char_to_type(char c) {
   }
 }
 
+/* The character sequence of `count` (decimal digits at s, up to `end`) characters, or -1. */
+static int charseq_type(const char *s, const char *end, bool unicode) {
+  long long n = 0;
+  if (s == end) return -1;
+  for (; s < end; s++) {
+    if (*s < '0' || *s > '9' || n > P2C_MAX_CHARS) return -1;
+    n = n * 10 + (*s - '0');
+  }
+  if (n < 1 || n > P2C_MAX_CHARS) return -1;
+  return (int)(unicode ? P2C_UNICHARSEQ(n) : P2C_CHARSEQ(n));
+}
+
 int format_to_type(const char *f) {
   if (!f) return P2C_UINT8;              /* no format: bytes */
   if (*f == '@' || *f == '=' || *f == '<') f++;  /* native or little-endian: our hosts */
+  size_t len = strlen(f);                /* "12s": NumPy's S12, "12w": its <U12 */
+  if (len > 1 && (f[len - 1] == 's' || f[len - 1] == 'w')) return charseq_type(f, f + len - 1, f[len - 1] == 'w');
   if (f[0] == 'Z' && f[1] && !f[2]) return f[1] == 'f' ? P2C_COMPLEX64 : f[1] == 'd' ? P2C_COMPLEX128 : -1;
   if (!f[0] || f[1]) return -1;
   return char_to_type(f[0]);
@@ -132,7 +146,9 @@ static int from_scalar_buffer(Arg *a, int t, const char *name) {
     break;
   default:
     PyErr_Format(PyExc_TypeError, "argument '%s': %s scalars are not supported as kernel "
-                 "arguments (pass an array)", name, p2c_scalar_name((P2cScalarType)t));
+                 "arguments (pass an array)", name,
+                 p2c_scalar_name((P2cScalarType)t) ? p2c_scalar_name((P2cScalarType)t) : "character sequence");
+    PyBuffer_Release(&a->view);
     return -1;
   }
   PyBuffer_Release(&a->view);
@@ -149,6 +165,7 @@ static int typestr_to_type(const char *ts) {
       {"f2", P2C_FLOAT16}, {"f4", P2C_FLOAT32}, {"f8", P2C_FLOAT64}, {"c8", P2C_COMPLEX64},
       {"c16", P2C_COMPLEX128}};
   if (!ts || (ts[0] != '<' && ts[0] != '|')) return -1;
+  if (ts[1] == 'S' || ts[1] == 'U') return charseq_type(ts + 2, ts + strlen(ts), ts[1] == 'U');   /* "|S12", "<U12" */
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (strcmp(ts + 1, map[i].s) == 0) return map[i].t;
   return -1;
@@ -164,6 +181,11 @@ static int record_field(PyObject *item, const char *name, P2cRecordField *f) {
   f->offset = offset;
   f->ndim = (int)PyTuple_GET_SIZE(shape);
   int t = typestr_to_type(ts);
+  if (t >= 0 && f->ndim > 0 && p2c_dtype_charseq((P2cScalarType)t, NULL, NULL)) {
+    PyErr_Format(PyExc_TypeError, "argument '%s': record field '%s' is an array of character sequences "
+                 "('%s', shape %S), which pyk2cuda does not support", name, fname, ts, shape);
+    return -1;
+  }
   if (t < 0 || f->ndim > P2C_MAX_NDIM) {
     PyErr_Format(PyExc_TypeError, "argument '%s': record field '%s' has an unsupported type '%s'", name, fname, ts);
     return -1;
@@ -285,7 +307,7 @@ static int from_buffer(PyObject *o, const char *name, Arg *a) {
   }
   if (t < 0) {
     PyErr_Format(PyExc_TypeError, "argument '%s': unsupported element type '%s' (expected bool, "
-                 "int8-64, uint8-64, float16/32/64, complex64/128 in native byte order)",
+                 "int8-64, uint8-64, float16/32/64, complex64/128, S<n>, U<n> in native byte order)",
                  name, a->view.format ? a->view.format : "");
     PyBuffer_Release(&a->view);
     return -1;
@@ -355,7 +377,7 @@ static int from_cai(State *st, PyObject *cai, const char *name, Arg *a) {
     for (int k = 0; k < d->ndim; k++)
       if (cai_int(PyTuple_GET_ITEM(strides, k), &d->strides[k]) < 0) return -1;
   } else {
-    int64_t s = (int64_t)p2c_scalar_size(d->dtype);
+    int64_t s = (int64_t)p2c_dtype_size(d->dtype, NULL);   /* scalars, S<n>, U<n> */
     for (int k = d->ndim; k-- > 0;) {
       d->strides[k] = s;
       s *= d->shape[k];

@@ -42,7 +42,7 @@ P2cHostArray devarray_host_view(const DeviceArray *d) {
 
 static void contiguous_strides(P2cScalarType t, int ndim, const int64_t *shape, char order,
                                int64_t *strides) {
-  int64_t s = (int64_t)p2c_scalar_size(t);
+  int64_t s = (int64_t)p2c_dtype_size(t, NULL);
   if (order == 'F') {
     for (int k = 0; k < ndim; k++) {
       strides[k] = s;
@@ -56,13 +56,30 @@ static void contiguous_strides(P2cScalarType t, int ndim, const int64_t *shape, 
   }
 }
 
-/* The NumPy dtype of d's elements (borrowed). */
+/* NumPy's typestr of a character sequence dtype ("|S12", "<U12") into buf. */
+static void charseq_typestr(P2cScalarType t, char *buf, size_t cap) {
+  bool unicode;
+  int64_t chars;
+  p2c_dtype_charseq(t, &unicode, &chars);
+  snprintf(buf, cap, "%s%lld", unicode ? "<U" : "|S", (long long)chars);
+}
+
+/* The NumPy dtype of d's elements (borrowed). A character sequence's is made at its first
+ * need and kept with d, as a record's is kept from the start. */
 static PyObject *np_dtype_of(DeviceArray *d) {
+  if (!d->np_dtype && p2c_dtype_charseq(d->a.dtype, NULL, NULL)) {
+    char ts[32];
+    charseq_typestr(d->a.dtype, ts, sizeof ts);
+    PyObject *np = state_numpy(d->st);
+    d->np_dtype = np ? PyObject_CallMethod(np, "dtype", "s", ts) : NULL;
+  }
   return d->np_dtype ? d->np_dtype : state_dtype(d->st, d->a.dtype);
 }
 
-/* "float32", or "record" for a record dtype. */
+/* "float32", "record" for a record dtype, "bytes" or "str" for a character sequence. */
 static const char *dtype_name(P2cScalarType t) {
+  bool unicode;
+  if (p2c_dtype_charseq(t, &unicode, NULL)) return unicode ? "str" : "bytes";
   return t == P2C_RECORD ? "record" : p2c_scalar_name(t);
 }
 
@@ -386,13 +403,16 @@ static PyObject *da_cai(DeviceArray *d, void *c) {
                                         "<u8", "<f4", "<f8", "<c8", "<c16", "<f2"};
   if (d->a.dtype == P2C_RECORD)
     return PyErr_Format(PyExc_AttributeError, "__cuda_array_interface__ of a record array is not supported");
+  char charseq[32];
+  bool is_charseq = p2c_dtype_charseq(d->a.dtype, NULL, NULL);
+  if (is_charseq) charseq_typestr(d->a.dtype, charseq, sizeof charseq);
   bool c_order = layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides) == 'C';
   PyObject *shape = da_shape(d, NULL);
   PyObject *strides = c_order ? Py_NewRef(Py_None) : da_strides(d, NULL);
   PyObject *r = NULL;
   if (shape && strides)
     r = Py_BuildValue("{s:O,s:O,s:s,s:(KO),s:i,s:O}", "shape", shape, "strides", strides, "typestr",
-                      typestr[d->a.dtype], "data",
+                      is_charseq ? charseq : typestr[d->a.dtype], "data",
                       (unsigned long long)(da_count(d) ? d->a.data : 0), Py_False, "version", 3,
                       "stream", Py_None);
   Py_XDECREF(shape);
@@ -796,7 +816,7 @@ static PyObject *f_as_device_array(PyObject *mod, PyObject *obj) {
   arg_release(&a);
   d->np_dtype = NULL;
   memset(&d->rd, 0, sizeof d->rd);
-  span_of((int64_t)p2c_scalar_size(d->a.dtype), d->a.ndim, d->a.shape, d->a.strides, &d->span, &d->offset);
+  span_of((int64_t)p2c_dtype_size(d->a.dtype, NULL), d->a.ndim, d->a.shape, d->a.strides, &d->span, &d->offset);
   PyObject_GC_Track(d);
   return (PyObject *)d;
 }

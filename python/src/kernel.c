@@ -350,8 +350,12 @@ static PyObject *param_text(const P2cParam *p) {
   }
   if (p->type == P2C_TUPLE) return tuple_param_text(p);
   char rec[512];
+  bool unicode;
+  int64_t chars;
   const char *dtype = p->type == P2C_RECORD ? (p2c_record_name(p->record, rec, sizeof rec), rec)
                                             : p2c_scalar_name(p->type);
+  if (p2c_dtype_charseq(p->type, &unicode, &chars))   /* Numba's "[unichr x 12]" */
+    dtype = (snprintf(rec, sizeof rec, "[%s x %lld]", unicode ? "unichr" : "char", (long long)chars), rec);
   if (!dtype) dtype = "?";
   if (!p->is_array) return PyUnicode_FromString(dtype);
   char dims[64] = "";

@@ -54,6 +54,7 @@ static void note_type(Analysis *an, const Type *t, Arena *a) {
   if (!t || t->kind == TY_VOID || t->kind == TY_BOOL || t->kind == TY_INT || t->kind == TY_FLOAT) return;
   an->uses_complex = an->uses_complex || mentions(t, TY_COMPLEX);
   an->uses_half = an->uses_half || mentions(t, TY_HALF);
+  an->uses_charseq = an->uses_charseq || mentions(t, TY_CHARSEQ);
   note_records(an, t, a);
 }
 

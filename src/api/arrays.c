@@ -29,7 +29,8 @@ P2cStatus p2c_host_array_new(P2cCompiler *c, P2cScalarType t, int ndim, const in
                              P2cHostArray *out) {
   memset(out, 0, sizeof *out);
   size_t bytes;
-  if (!p2c_scalar_name(t) || ndim < 0 || ndim > P2C_MAX_NDIM || !array_bytes(p2c_scalar_size(t), ndim, shape, &bytes))
+  bool known = p2c_scalar_name(t) || p2c_dtype_charseq(t, NULL, NULL);   /* scalars, S<n>, U<n> */
+  if (!known || ndim < 0 || ndim > P2C_MAX_NDIM || !array_bytes(p2c_dtype_size(t, NULL), ndim, shape, &bytes))
     return api_fail(c, P2C_ERR_USAGE, "invalid array type or shape");
   out->data = mem_alloc(&c->alloc, bytes ? bytes : 1);
   if (!out->data) return api_fail(c, P2C_ERR_NOMEM, "out of memory allocating %zu bytes", bytes);

@@ -55,8 +55,19 @@ const char *p2c_scalar_name(P2cScalarType t) {
   return ty ? ty->name : NULL;
 }
 
+bool p2c_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars) {
+  int64_t v = (int64_t)t, base = v >= P2C_UNICHARSEQ_BASE ? P2C_UNICHARSEQ_BASE : P2C_CHARSEQ_BASE;
+  if (v - base < 1 || v - base > P2C_MAX_CHARS) return false;
+  if (unicode) *unicode = base == P2C_UNICHARSEQ_BASE;
+  if (chars) *chars = v - base;
+  return true;
+}
+
 size_t p2c_dtype_size(P2cScalarType t, const P2cRecord *record) {
   if (t == P2C_RECORD) return record && record->itemsize > 0 ? (size_t)record->itemsize : 0;
+  bool unicode;
+  int64_t chars;
+  if (p2c_dtype_charseq(t, &unicode, &chars)) return (size_t)chars * (unicode ? 4 : 1);
   return p2c_scalar_size(t);
 }
 

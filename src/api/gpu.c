@@ -453,7 +453,7 @@ P2cStatus p2c_device_array_new(P2cDevice *d, P2cScalarType dtype, int ndim, cons
   if (!valid_shape(dtype, NULL, ndim, shape)) return gpu_fail(d, P2C_ERR_USAGE, "invalid array type or shape");
   out->dtype = dtype;
   out->ndim = ndim;
-  int64_t stride = (int64_t)p2c_scalar_size(dtype);
+  int64_t stride = (int64_t)p2c_dtype_size(dtype, NULL);   /* scalars, S<n>, U<n> */
   for (int k = ndim; k-- > 0;) {
     out->shape[k] = shape[k];
     out->strides[k] = stride;

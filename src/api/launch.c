@@ -54,7 +54,11 @@ static char layout_of(const P2cHostArray *a) {
 
 /* Numba's name of a dtype: "float32", or a record's "Record(...)". */
 static void put_dtype(char *buf, size_t cap, size_t *at, P2cScalarType t, const P2cRecord *r) {
+  bool unicode;
+  int64_t chars;
   if (t == P2C_RECORD) *at += p2c_record_name(r, *at < cap ? buf + *at : NULL, *at < cap ? cap - *at : 0);
+  else if (p2c_dtype_charseq(t, &unicode, &chars))   /* "[unichr x 12]", as Numba names it */
+    counted_appendf(buf, cap, at, "[%s x %lld]", unicode ? "unichr" : "char", (long long)chars);
   else counted_appendf(buf, cap, at, "%s", p2c_scalar_name(t) ? p2c_scalar_name(t) : "?");
 }
 
@@ -262,8 +266,12 @@ static P2cStatus check_enum_member(P2cCompiler *c, const P2cValue *v, size_t i) 
 /* Argument i (or an element of its tuple, `depth` tuples down), apart from being an Enum member. */
 static P2cStatus check_plain_value(P2cCompiler *c, const P2cValue *v, size_t i, int depth) {
   if (v->type == P2C_TUPLE) return check_tuple(c, v, i, depth);
-  if (!p2c_scalar_name(v->type) && v->type != P2C_RECORD)
+  bool charseq = p2c_dtype_charseq(v->type, NULL, NULL);
+  if (!p2c_scalar_name(v->type) && v->type != P2C_RECORD && !charseq)
     return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
+  if (charseq && !v->is_array)
+    return api_fail(c, P2C_ERR_USAGE, "argument %zu: a character sequence is passed inside an array "
+                    "(NumPy's S<n> or U<n>), not alone", i + 1);
   P2cHostArray a = array_of(v);
   if (!v->is_array && v->type == P2C_RECORD && !record_arg_ok(&a))
     return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record argument needs its record description and "

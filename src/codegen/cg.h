@@ -185,6 +185,9 @@ void emit_record_structs(Gen *G, const Analysis *an, StrBuf *out);
 const char *record_member(Gen *G, const Type *r, const char *name);
 /* target = value where target is a nested array field (r.v = arr): an element-wise copy. */
 void emit_nested_copy(Gen *G, const Expr *target, const Expr *value);
+/* A value stored into character sequence type t: a str or bytes literal (cut to t's length, the
+ * rest zeros), a conditional of literals, or a sequence of type t (emit_charseq.c). */
+void emit_charseq_value(Gen *G, const Type *t, const Expr *value, StrBuf *sb);
 /* A pointer to the record e denotes (a variable's or temporary's value, an argument, a result). */
 void emit_record_ref(Gen *G, const Expr *e, StrBuf *sb, int prec);
 /* Writes a tuple-valued e as a whole C value; returns false where emit_expr's own case for

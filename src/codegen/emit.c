@@ -64,7 +64,7 @@ static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, cons
   const Type *held = t->kind == TY_ENUM ? t->dtype : t;   /* an Enum member is its value */
   if (init) sb_printf(out, "  %s %s = %s;\n", ctype_of(G, t), name, init);
   else if (held->kind == TY_ARRAY || held->kind == TY_TUPLE || held->kind == TY_HALF || held->kind == TY_VECTOR ||
-           held->kind == TY_GRID_GROUP)
+           held->kind == TY_GRID_GROUP || held->kind == TY_CHARSEQ)
     sb_printf(out, "  %s %s = {};\n", ctype_of(G, t), name);
   else sb_printf(out, "  %s %s = 0;\n", ctype_of(G, t), name);
 }
@@ -436,6 +436,7 @@ static void emit_kernel_descs(Gen *G, const Analysis *an, const char **ufunc_sym
  * arrays, members), float16 likewise. */
 static void use_type_helpers(Gen *G, const Analysis *an) {
   if (an->uses_complex) type_helper_use(&G->helpers, TH_COMPLEX);
+  if (an->uses_charseq) type_helper_use(&G->helpers, TH_CHARSEQ);
   if (an->uses_half) {
     type_helper_use(&G->helpers, TH_HALF);
     type_helper_use(&G->helpers, TH_HALF_SIM);

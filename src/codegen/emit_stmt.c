@@ -152,6 +152,8 @@ static void emit_store(Gen *G, const Expr *target, const Expr *value) {
     emit_expr(G, &conv, G->body, P_ASSIGN);
   } else if (tt->kind == TY_ARRAY && tt->space != MEM_CONST) {   /* a constant array is its name */
     emit_array_value(G, value, G->body);
+  } else if (tt->kind == TY_CHARSEQ) {   /* a[i] = "XYZ", a[i] = b[j] */
+    emit_charseq_value(G, tt, value, G->body);
   } else {
     emit_expr(G, value, G->body, P_ASSIGN);
   }
@@ -207,8 +209,8 @@ static void emit_assign(Gen *G, const Stmt *s) {
     emit_assign_one(G, s->targets[0], s->value);
     return;
   }
-  /* a = b = value: evaluate once. */
-  Expr *t = store_in_temp(G, s->value);
+  /* a = b = value: evaluate once (a literal is at hand: a str literal has no temporary). */
+  Expr *t = s->value->kind == EX_STR ? s->value : store_in_temp(G, s->value);
   for (int i = 0; i < s->ntargets; i++) emit_assign_one(G, s->targets[i], t);
 }
 

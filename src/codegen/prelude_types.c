@@ -825,6 +825,11 @@ static const char *const type_helper_text[TH_COUNT] = {
         "P2C_HALF_MATH(p2c_htrunc, truncf(x))\n"
         "P2C_HALF_MATH(p2c_hrint, rintf(x))\n"
         "#undef P2C_HALF_MATH\n",
+    [TH_CHARSEQ] =
+        "/* Character sequences (NumPy's S<n>, U<n>): n bytes, or n UCS-4 code points, as NumPy\n"
+        "   lays them out (alignment 1 and 4); copied whole, as Numba copies them. */\n"
+        "template <int N> struct p2c_chars { unsigned char c[N]; };\n"
+        "template <int N> struct p2c_unichars { uint32_t c[N]; };\n",
 };
 
 void prelude_types_emit(StrBuf *sb, HelperSet used) {

@@ -103,6 +103,7 @@ struct Expr {
   double fval;
   const char *str;         /* EX_STR bytes (may contain NUL), EX_ATTR name, EX_FLOAT spelling */
   size_t str_len;
+  bool is_bytes;           /* EX_STR: a bytes literal (b"..."), its bytes in str */
   int var;                 /* EX_VAR */
   Const *konst;            /* EX_CONST */
   Function *func;          /* EX_FUNC; after typeinfer also EX_CALL: the specialization */

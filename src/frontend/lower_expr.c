@@ -162,16 +162,41 @@ static int decode_escape(StrBuf *sb, const char *s, size_t avail) {
   return 0;
 }
 
-static bool decode_string_node(Lowerer *L, TSNode n, StrBuf *sb) {
+/* One escape sequence of a bytes literal after a backslash at s[0]: \xhh and octal escapes are
+ * one byte each; \u, \U and \N are no escapes in bytes (kept with their backslash, as in
+ * Python). Returns the characters consumed, or -1. */
+static int decode_bytes_escape(StrBuf *sb, const char *s, size_t avail) {
+  if (avail == 0) return -1;
+  uint32_t v = 0;
+  if (s[0] >= '0' && s[0] <= '7') {
+    int k = 0;
+    while (k < 3 && k < (int)avail && s[k] >= '0' && s[k] <= '7') v = v * 8 + (uint32_t)(s[k++] - '0');
+    return sb_putc(sb, (char)(v & 0xFF)), k;
+  }
+  if (s[0] == 'x') return decode_hex(s + 1, avail - 1, 2, &v) < 0 ? -1 : (sb_putc(sb, (char)v), 3);
+  if (s[0] == 'u' || s[0] == 'U' || s[0] == 'N') return sb_putc(sb, '\\'), 0;
+  return decode_escape(sb, s, avail);
+}
+
+/* A string literal's text into sb. *bytes is -1 until the first part says whether the literal
+ * is a bytes literal (1) or a str (0); parts of both kinds cannot be concatenated. Bytes
+ * literals are refused unless allow_bytes. */
+static bool decode_string_node(Lowerer *L, TSNode n, StrBuf *sb, bool allow_bytes, int *bytes) {
   TSNode start = ts_node_child(n, 0), end = ts_node_child(n, ts_node_child_count(n) - 1);
   size_t plen;
   const char *prefix = node_text(L, start, &plen);
-  bool raw = false;
+  bool raw = false, is_bytes = false;
   for (size_t i = 0; i < plen && prefix[i] != '\'' && prefix[i] != '"'; i++) {
     char p = prefix[i] | 0x20;
     if (p == 'r') raw = true;
-    if (p == 'b') return lower_unsupported(L, n, "a bytes literal"), false;
+    if (p == 'b') is_bytes = true;
   }
+  if (is_bytes && !allow_bytes) return lower_unsupported(L, n, "a bytes literal here"), false;
+  if (*bytes >= 0 && *bytes != is_bytes) {
+    diag_error(L->c, node_loc(L, n), "E-syntax", "cannot mix bytes and nonbytes literals");
+    return false;
+  }
+  *bytes = is_bytes;
   uint32_t count;
   TSNode *parts = node_named_children(L, n, &count);
   for (uint32_t i = 0; i < count; i++)
@@ -184,7 +209,7 @@ static bool decode_string_node(Lowerer *L, TSNode n, StrBuf *sb) {
       sb_putc(sb, body[i]);
       continue;
     }
-    int k = decode_escape(sb, body + i + 1, len - i - 1);
+    int k = is_bytes ? decode_bytes_escape(sb, body + i + 1, len - i - 1) : decode_escape(sb, body + i + 1, len - i - 1);
     if (k < 0) {
       diag_error(L->c, source_loc(L->c, (size_t)(body + i - L->c->text)), "E-bad-escape",
                  body[i + 1] == 'N' ? "unknown Unicode character name in \\N{...}"
@@ -196,7 +221,7 @@ static bool decode_string_node(Lowerer *L, TSNode n, StrBuf *sb) {
   return true;
 }
 
-bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len) {
+static bool decode_literal(Lowerer *L, TSNode n, const char **out, size_t *len, bool allow_bytes, int *bytes) {
   StrBuf sb;
   sb_init(&sb, L->a);
   sb_puts(&sb, "");
@@ -204,8 +229,8 @@ bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len) {
     TSNode parts[256];
     int k = node_kids(L, n, parts, 256);
     for (int i = 0; i < k && i < 256; i++)
-      if (!decode_string_node(L, parts[i], &sb)) return false;
-  } else if (!decode_string_node(L, n, &sb)) {
+      if (!decode_string_node(L, parts[i], &sb, allow_bytes, bytes)) return false;
+  } else if (!decode_string_node(L, n, &sb, allow_bytes, bytes)) {
     return false;
   }
   *out = sb.data;
@@ -213,9 +238,19 @@ bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len) {
   return true;
 }
 
+bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len) {
+  int bytes = -1;
+  return decode_literal(L, n, out, len, false, &bytes);
+}
+
+/* A str literal (its UTF-8 bytes) or a bytes literal (is_bytes: its bytes, which typeinfer
+ * lets only be stored into a character sequence). */
 static Expr *lower_string(Lowerer *L, TSNode n) {
   Expr *e = new_expr(L, EX_STR, n);
-  return lower_string_value(L, n, &e->str, &e->str_len) ? e : NULL;
+  int bytes = -1;
+  if (!decode_literal(L, n, &e->str, &e->str_len, true, &bytes)) return NULL;
+  e->is_bytes = bytes == 1;
+  return e;
 }
 
 /* ---- names ---- */

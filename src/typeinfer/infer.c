@@ -19,7 +19,7 @@ static void assign_var(Infer *I, int v, const Type *t, Loc loc) {
     if (I->final) var->poisoned = true;   /* the error was reported where the value is */
     return;
   }
-  if (t->kind == TY_STR || t->kind == TY_DTYPE || t->kind == TY_VOID) {
+  if (t->kind == TY_STR || t->kind == TY_BYTES || t->kind == TY_DTYPE || t->kind == TY_VOID) {
     TERR(I, loc, "E-bad-value", "cannot assign a value of type %s to a variable", t->name);
     return;
   }
@@ -97,6 +97,25 @@ static void view_copy_checks(Infer *I, const Type *view, const Type *src, Loc lo
     TERR(I, loc, "E-store", "cannot store an array of %s into an array of %s", from->name, to->name);
 }
 
+/* a[i] = "XYZ", r.name = b"XYZ", a[i] = b[j]: what Numba's CUDA target stores into a character
+ * sequence: a str literal into a UnicodeCharSeq, a bytes literal into a CharSeq (each copied,
+ * the rest zero-filled, a longer literal cut to the length), or a character sequence of the
+ * same type. Numba refuses a str into bytes, bytes into str, and sequences of other lengths. */
+static void charseq_store_checks(Infer *I, const Type *elem, const Type *t, Loc loc) {
+  if (t == elem) return;
+  if ((t->kind == TY_STR && elem->unicode) || (t->kind == TY_BYTES && !elem->unicode)) return;
+  if (t->kind == TY_STR || t->kind == TY_BYTES)
+    TERR(I, loc, "E-store", "cannot store a %s literal into %s: Numba stores %s literals into %s "
+         "(NumPy's %s arrays)", t->kind == TY_STR ? "str" : "bytes", elem->name,
+         elem->unicode ? "str" : "bytes", elem->unicode ? "UnicodeCharSeq" : "CharSeq", elem->unicode ? "U<n>" : "S<n>");
+  else if (t->kind == TY_CHARSEQ)
+    TERR(I, loc, "E-store", "cannot store %s into %s: Numba's CUDA target copies a character sequence "
+         "only into one of its own kind and length", t->name, elem->name);
+  else
+    TERR(I, loc, "E-store", "cannot store a value of type %s into %s (a character sequence takes a "
+         "%s literal or a character sequence of its type)", t->name, elem->name, elem->unicode ? "str" : "bytes");
+}
+
 /* a[i, j] = value: the value converts to the element type. */
 static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
   const Type *elem = infer_expr(I, target);
@@ -110,6 +129,11 @@ static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
     TERR(I, target->loc, "E-immutable", "a constant array (a module-level NumPy array) cannot be modified");
     return;
   }
+  if (elem && elem->kind == TY_ARRAY && elem->dtype->kind == TY_CHARSEQ) {
+    TERR(I, target->loc, "E-unsupported", "storing into a view of an array of %s (a slice, or a row "
+         "of a 2-d array) is not supported: store into one element at a time", elem->dtype->name);
+    return;
+  }
   if (elem && elem->kind == TY_ARRAY) {   /* a[lo:hi] = v, m[i] = v: a scalar fills the view */
     if (t && t->kind == TY_ARRAY) {         /* a[lo:hi] = b: b is copied in */
       view_copy_checks(I, elem, t, loc);
@@ -118,6 +142,10 @@ static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
     elem = elem->dtype;
   }
   if (!elem || !t) return;
+  if (elem->kind == TY_CHARSEQ) {
+    charseq_store_checks(I, elem, t, loc);
+    return;
+  }
   bool converts = type_is_numeric(elem) && type_is_numeric(t) &&
                   (elem->kind == TY_COMPLEX || t->kind != TY_COMPLEX);   /* no complex into reals */
   if (!converts)
@@ -169,6 +197,11 @@ static void infer_assign(Infer *I, Stmt *s) {
   const Type *t = infer_expr(I, s->value);
   /* `sm = cuda.shared.array(...)` declares the storage; `x = sm` makes x a view of it. */
   if (t && !is_array_allocation(s->value)) t = type_as_value(I->tt, t);
+  /* A str or bytes value has no C variable: a conditional one ("a" if c else "b") is stored
+   * into one target only (a literal is at hand for each). */
+  if (t && (t->kind == TY_STR || t->kind == TY_BYTES) && s->value->kind != EX_STR && s->ntargets > 1)
+    TERR(I, s->loc, "E-unsupported", "a conditional %s value stored into %d targets at once is not "
+         "supported: store it into one, then copy", t->kind == TY_STR ? "str" : "bytes", s->ntargets);
   /* Conversions happen where the value is stored: codegen converts for each target. */
   for (int i = 0; i < s->ntargets; i++) {
     assign_target(I, &s->targets[i], t, s->loc);
@@ -519,6 +552,13 @@ static bool check_sig(Infer *I, Function *k, const SigText *st, const Signature 
                st->text, sig->nargs, k->name, k->nparams);
     return false;
   }
+  for (int i = 0; i < sig->nargs && k->kind != FN_DEVICE; i++)
+    if (sig->args[i]->kind == TY_CHARSEQ) {   /* a launch passes arrays of them (device functions take them) */
+      diag_error(I->c, st->loc, "E-signature", "signature '%.*s': a character sequence (%s) is passed to a "
+                 "kernel inside an array (NumPy's S<n> or U<n>), not alone", (int)st->len, st->text,
+                 sig->args[i]->name);
+      return false;
+    }
   if (sig->ret && sig->ret->kind != TY_VOID && k->kind == FN_KERNEL) {
     diag_error(I->c, st->loc, "E-signature", "a kernel's signature must return void, not %s",
                sig->ret->name);
@@ -529,7 +569,8 @@ static bool check_sig(Infer *I, Function *k, const SigText *st, const Signature 
 
 /* A vectorize signature is scalar: scalar arguments, a scalar result (Numba's ufunc loops). */
 static bool check_ufunc_sig(Infer *I, Function *k, const SigText *st, const Signature *sig) {
-  if (!sig->ret || sig->ret->kind == TY_VOID || sig->ret->kind == TY_ARRAY || sig->ret->kind == TY_TUPLE) {
+  if (!sig->ret || sig->ret->kind == TY_VOID || sig->ret->kind == TY_ARRAY || sig->ret->kind == TY_TUPLE ||
+      sig->ret->kind == TY_CHARSEQ) {
     diag_error(I->c, st->loc, "E-signature",
                "vectorize signature '%.*s' must give a scalar result type, as in 'float32(float32)'",
                (int)st->len, st->text);

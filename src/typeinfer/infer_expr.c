@@ -91,8 +91,21 @@ static const Type *infer_kids(Infer *I, Expr *e, const Type **out) {
   return known ? first : NULL;
 }
 
+/* An operator or comparison with a character sequence or a bytes literal on either side: Numba
+ * types them (through its CPU implementations) but its CUDA target cannot lower them, so they are
+ * refused by name. Returns true when it reported. */
+static bool charseq_operand(Infer *I, const Expr *e, Op op, const Type *a, const Type *b) {
+  const Type *cs = a->kind == TY_CHARSEQ ? a : b && b->kind == TY_CHARSEQ ? b : NULL;
+  if (!cs && a->kind != TY_BYTES && (!b || b->kind != TY_BYTES)) return false;
+  TERR(I, e->loc, "E-unsupported", "'%s' on %s is not supported: Numba's CUDA target stores and copies "
+       "character sequences, but cannot compare them or compute with them", op_python_spelling(op),
+       cs ? "a character sequence" : "a bytes literal");
+  return true;
+}
+
 static bool require_numbers(Infer *I, Expr *e, const Type *a, const Type *b) {
   if (type_is_number(a) && (!b || type_is_number(b))) return true;
+  if (charseq_operand(I, e, e->op, a, b)) return false;
   if (b)
     TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s",
          op_python_spelling(e->op), a->name, b->name);
@@ -172,8 +185,9 @@ static bool enum_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type 
 static bool identity_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b) {
   if (type_identity(a, b) != ID_UNSUPPORTED) return true;
   TERR(I, e->loc, "E-operand", "'%s' of two %s is not supported (%s)", op_python_spelling(op), a->name,
-       a->kind == TY_RECORD ? "records have no identity in Numba" : "Numba compares arrays by their data and "
-       "shape; compare their elements");
+       a->kind == TY_RECORD ? "records have no identity in Numba"
+       : a->kind == TY_CHARSEQ ? "Numba's CUDA target has no `is` for character sequences"
+       : "Numba compares arrays by their data and shape; compare their elements");
   return false;
 }
 
@@ -202,6 +216,7 @@ static bool pair_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type 
     return true;   /* compared in their promoted type */
   if (a->kind == TY_ENUM || b->kind == TY_ENUM) return enum_compare_ok(I, e, op, a, b);
   if (type_is_number(a) && type_is_number(b)) return true;
+  if (charseq_operand(I, e, op, a, b)) return false;
   TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s", op_python_spelling(op),
        a->name, b->name);
   return false;
@@ -760,6 +775,11 @@ const Type *infer_tuple_call(Infer *I, Expr *e, const Type **t) {
 /* len(a) */
 const Type *infer_len_call(Infer *I, Expr *e, const Type **t) {
   if (t[1]->kind == TY_ARRAY || t[1]->kind == TY_TUPLE) return &type_int64;
+  if (t[1]->kind == TY_CHARSEQ) {
+    TERR(I, e->loc, "E-unsupported", "len() of a character sequence (%s) is not supported: Numba's CUDA "
+         "target cannot lower it", t[1]->name);
+    return NULL;
+  }
   TERR(I, e->loc, "E-operand", "len() of %s", t[1]->name);
   return NULL;
 }
@@ -920,7 +940,7 @@ static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
   const Type *args[256];
   for (int i = 1; i < e->nkids; i++) {
     args[i - 1] = t[i]->kind == TY_ARRAY ? type_array_as_param(I->tt, t[i]) : t[i];
-    if (t[i]->kind == TY_STR || t[i]->kind == TY_DTYPE) {
+    if (t[i]->kind == TY_STR || t[i]->kind == TY_BYTES || t[i]->kind == TY_DTYPE) {
       TERR(I, e->kids[i]->loc, "E-arg", "cannot pass a value of type %s to a device function", t[i]->name);
       return NULL;
     }
@@ -1029,7 +1049,7 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   case EX_FLOAT:
   case EX_IMAG:
   case EX_BOOL: return literal_type(I, e);
-  case EX_STR: return &type_str;
+  case EX_STR: return e->is_bytes ? &type_bytes : &type_str;
   case EX_NONE: return &type_void;   /* Numba's none */
   case EX_VAR: return infer_var(I, e);
   case EX_CONST: {

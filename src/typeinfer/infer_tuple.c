@@ -33,7 +33,8 @@ const Type *infer_tuple_literal(Infer *I, Expr *e) {
       continue;
     }
     /* A record is a reference, which tuples (values) do not hold yet. */
-    if (t[i]->kind == TY_STR || t[i]->kind == TY_DTYPE || t[i]->kind == TY_VOID || t[i]->kind == TY_RECORD) {
+    if (t[i]->kind == TY_STR || t[i]->kind == TY_BYTES || t[i]->kind == TY_CHARSEQ || t[i]->kind == TY_DTYPE ||
+        t[i]->kind == TY_VOID || t[i]->kind == TY_RECORD) {
       TERR(I, e->kids[i]->loc, "E-bad-value", "a value of type %s cannot be a tuple element",
            t[i]->name);
       return NULL;

@@ -7,7 +7,10 @@
  *   name      := ... | record             (a structured dtype, spelled as Numba prints it:)
  *   record    := 'Record(' field {',' field} ';' int ';' ('True' | 'False') ')'
  *   field     := ident '[type=' ftype ';offset=' int ']'
- *   ftype     := ident | 'nestedarray(' ident ', (' int {',' int} [','] '))'
+ *   ftype     := ident | charseq | 'nestedarray(' ident ', (' int {',' int} [','] '))'
+ *   name      := ... | charseq            (NumPy's S<n> and U<n>, as Numba prints them, or
+ *   charseq   := '[char x ' int ']' | '[unichr x ' int ']'    as numba.types builds them)
+ *              | 'CharSeq(' int ')' | 'UnicodeCharSeq(' int ')'
  *   name      := ... | tuple              (tuples, as Numba prints and builds them:)
  *   tuple     := 'UniTuple(' type ' x ' int ')' | 'UniTuple(' type ',' int ')'
  *              | 'Tuple(' [type {',' type}] ')' | 'Tuple((' [type {',' type} [',']] '))'
@@ -129,13 +132,41 @@ static const Type *parse_nested(SigParser *p) {
   return type_array(p->tt, t, n, 'C', MEM_GLOBAL, shape);   /* memory of its record's */
 }
 
+/* The length of a character sequence, and the ')' or ']' after it. */
+static const Type *parse_charseq_count(SigParser *p, bool unicode, char close) {
+  int64_t n;
+  if (!parse_int(p, &n) || !accept(p, close)) return fail(p, "malformed character sequence type"), NULL;
+  if (n < 1 || n > TYPE_MAX_CHARS) return fail(p, "a character sequence has 1 to 1048576 characters"), NULL;
+  return type_charseq(p->tt, unicode, n);
+}
+
+/* [char x N] or [unichr x N], at its '['. */
+static const Type *parse_bracket_charseq(SigParser *p) {
+  char name[16];
+  if (!accept(p, '[') || !parse_name(p, name, sizeof name)) return NULL;
+  bool unicode = strcmp(name, "unichr") == 0;
+  if (!unicode && strcmp(name, "char") != 0) return fail(p, "expected '[char x N]' or '[unichr x N]'"), NULL;
+  if (!accept(p, 'x')) return fail(p, "expected 'x' in a character sequence type"), NULL;
+  return parse_charseq_count(p, unicode, ']');
+}
+
+/* CharSeq(N) or UnicodeCharSeq(N) after its name. */
+static const Type *parse_call_charseq(SigParser *p, bool unicode) {
+  if (!accept(p, '(')) return NULL;
+  return parse_charseq_count(p, unicode, ')');
+}
+
 /* ident[type=T;offset=N] */
 static bool parse_field(SigParser *p, RecordField *f) {
   char name[64], tname[64];
-  if (!parse_name(p, name, sizeof name) || !expect_word(p, "[") || !expect_word(p, "type=") ||
-      !parse_name(p, tname, sizeof tname))
+  if (!parse_name(p, name, sizeof name) || !expect_word(p, "[") || !expect_word(p, "type="))
     return false;
   f->name = arena_strdup(p->tt->arena, name);
+  if (peek(p, '[')) {
+    f->type = parse_bracket_charseq(p);
+    return f->type && expect_word(p, ";") && expect_word(p, "offset=") && parse_int(p, &f->offset) && expect_word(p, "]");
+  }
+  if (!parse_name(p, tname, sizeof tname)) return false;
   f->type = strcmp(tname, "nestedarray") == 0 ? parse_nested(p) : type_scalar_by_name(tname);
   if (!f->type) return fail(p, "unknown type name in a Record field");
   return expect_word(p, ";") && expect_word(p, "offset=") && parse_int(p, &f->offset) && expect_word(p, "]");
@@ -176,6 +207,7 @@ static bool parse_ident(SigParser *p, char *out, size_t cap) {
 static const Type *parse_elem(SigParser *p) {
   const Type *t = parse_type(p, false);
   if (t && t->kind == TY_RECORD) return fail(p, "a record cannot be a tuple element"), NULL;
+  if (t && t->kind == TY_CHARSEQ) return fail(p, "a character sequence cannot be a tuple element"), NULL;
   return t;
 }
 
@@ -260,9 +292,21 @@ static const Type *parse_tuple_type(SigParser *p, const char *name) {
   return t;
 }
 
+/* An array of element type t when '[' dims follow, else t. */
+static const Type *maybe_array(SigParser *p, const Type *t) {
+  if (!t || !accept(p, '[')) return t;
+  int ndim;
+  char layout;
+  if (!parse_dims(p, &ndim, &layout)) return NULL;
+  return type_array(p->tt, t, ndim, layout, MEM_GLOBAL, NULL);
+}
+
 static const Type *parse_type(SigParser *p, bool allow_void) {
   char name[64];
+  if (peek(p, '[')) return maybe_array(p, parse_bracket_charseq(p));
   if (!parse_name(p, name, sizeof name)) return NULL;
+  if ((strcmp(name, "CharSeq") == 0 || strcmp(name, "UnicodeCharSeq") == 0) && peek(p, '('))
+    return maybe_array(p, parse_call_charseq(p, name[0] == 'U'));
   if ((strcmp(name, "UniTuple") == 0 || strcmp(name, "Tuple") == 0 || strcmp(name, "NamedTuple") == 0) &&
       peek(p, '('))
     return parse_tuple_type(p, name);

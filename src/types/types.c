@@ -26,6 +26,7 @@ SCALAR(type_complex128, TY_COMPLEX, P2C_COMPLEX128, 128, true, "complex128", "p2
 SCALAR(type_float16, TY_HALF, P2C_FLOAT16, 16, true, "float16", "p2c_half");
 const Type type_void = {.kind = TY_VOID, .name = "none", .cname = "void"};
 const Type type_str = {.kind = TY_STR, .name = "unicode_type", .cname = "const char *"};
+const Type type_bytes = {.kind = TY_BYTES, .name = "readonly bytes(uint8, 1d, C)", .cname = "const char *"};
 const Type type_grid_group = {.kind = TY_GRID_GROUP, .name = "GridGroup", .cname = "p2c_grid_group"};
 
 /* Rows in the order of Numba's vector_types list (int8, int16, int32, int64, uint8, uint16,
@@ -140,6 +141,7 @@ int type_value_align(const Type *t) {
   switch (t->kind) {
   case TY_ARRAY: case TY_RECORD: return 8;   /* a pointer first; a record is a pointer */
   case TY_COMPLEX: return t->bits / 16;
+  case TY_CHARSEQ: return type_char_size(t);
   case TY_TUPLE: {
     int a = 1;
     for (int i = 0; i < t->nelems; i++)
@@ -279,6 +281,25 @@ const Type *type_enum(TypeTable *tt, const char *cls, const Type *value, bool is
   return t;
 }
 
+/* ---- character sequences ---- */
+
+const Type *type_charseq(TypeTable *tt, bool unicode, int64_t chars) {
+  assert(chars >= 1 && chars <= TYPE_MAX_CHARS);
+  for (size_t i = 0; i < tt->charseqs.len; i++)
+    if (tt->charseqs.items[i]->unicode == unicode && tt->charseqs.items[i]->chars == chars)
+      return tt->charseqs.items[i];
+  Type *t = arena_alloc(tt->arena, sizeof *t);
+  t->kind = TY_CHARSEQ;
+  t->unicode = unicode;
+  t->chars = chars;
+  t->bits = (int)(chars * type_char_size(t) * 8);
+  t->scalar = unicode ? P2C_UNICHARSEQ(chars) : P2C_CHARSEQ(chars);
+  t->name = arena_printf(tt->arena, "[%s x %lld]", unicode ? "unichr" : "char", (long long)chars);
+  t->cname = arena_printf(tt->arena, "p2c_%s<%lld>", unicode ? "unichars" : "chars", (long long)chars);
+  vec_push(tt->arena, &tt->charseqs, t);
+  return t;
+}
+
 /* ---- records ---- */
 
 int64_t type_byte_size(const Type *t) {
@@ -293,6 +314,7 @@ int type_alignment(const Type *t) {
   if (t->kind == TY_ARRAY) return type_alignment(t->dtype);
   if (t->kind == TY_RECORD) return t->align;
   if (t->kind == TY_COMPLEX) return t->bits / 16;
+  if (t->kind == TY_CHARSEQ) return type_char_size(t);   /* NumPy's: 1 for S, 4 for U */
   return t->bits / 8;
 }
 
@@ -304,8 +326,12 @@ size_t type_record_spell(char *buf, size_t cap, const P2cRecord *r) {
     const P2cRecordField *f = &r->fields[i];
     const Type *st = type_of_scalar(f->type);
     const char *t = st ? st->name : "?";
+    bool unicode;
+    int64_t chars;
     counted_appendf(buf, cap, &at, "%s%s[type=", i ? "," : "", f->name);
-    if (f->ndim == 0) counted_appendf(buf, cap, &at, "%s", t);
+    if (f->ndim == 0 && p2c_dtype_charseq(f->type, &unicode, &chars))
+      counted_appendf(buf, cap, &at, "[%s x %lld]", unicode ? "unichr" : "char", (long long)chars);
+    else if (f->ndim == 0) counted_appendf(buf, cap, &at, "%s", t);
     else {   /* Numba's NestedArray: "nestedarray(uint8, (5,))" */
       counted_appendf(buf, cap, &at, "nestedarray(%s, (", t);
       for (int k = 0; k < f->ndim && k < P2C_MAX_NDIM; k++) counted_appendf(buf, cap, &at, "%s%lld", k ? ", " : "", (long long)f->shape[k]);
@@ -498,6 +524,7 @@ bool type_compares_mixed_sign(const Type *a, const Type *b) {
 Identity type_identity(const Type *a, const Type *b) {
   if (a != b) return ID_NEVER;
   if (a->kind == TY_ARRAY || a->kind == TY_RECORD) return ID_UNSUPPORTED;
+  if (a->kind == TY_CHARSEQ) return ID_UNSUPPORTED;   /* Numba: "no default `is` implementation" */
   if (a->kind == TY_VOID) return ID_ALWAYS;   /* None is None */
   if (a->kind == TY_TUPLE) {   /* compared by == when its elements are */
     for (int k = 0; k < a->nelems; k++)

@@ -32,6 +32,10 @@ typedef enum TypeKind {
                    only to members of the same class */
   TY_VECTOR,    /* a CUDA vector type (cuda.float32x4): `lanes` lanes of the scalar `dtype` */
   TY_GRID_GROUP,/* cuda.cg.this_grid()'s value (Numba's GridGroup): only its sync() is used */
+  /* character sequences (NumPy's S<n> and U<n>; docs/semantics.md, "Character sequences") */
+  TY_CHARSEQ,   /* Numba's CharSeq(n) "[char x n]" or UnicodeCharSeq(n) "[unichr x n]": n
+                   bytes or n UCS-4 code points, an array's element or a record's field */
+  TY_BYTES,     /* bytes literals, only as values stored into a CharSeq */
 } TypeKind;
 
 /* MEM_CONST: a module-level array in __constant__ memory (read-only). A MEM_SHARED array
@@ -80,9 +84,14 @@ struct Type {
   bool aligned;             /* NumPy's align=True (part of Numba's name only) */
   /* enums (TY_ENUM): the class's name; dtype is the members' value type */
   const char *enum_class;
+  /* character sequences (TY_CHARSEQ): `chars` characters of 1 byte (CharSeq) or of 4
+   * (UnicodeCharSeq, `unicode`); `bits` is 8 * the itemsize */
+  int64_t chars;
+  bool unicode;
 };
 
 extern const Type type_void, type_bool, type_str;
+extern const Type type_bytes;
 extern const Type type_int8, type_int16, type_int32, type_int64;
 extern const Type type_uint8, type_uint16, type_uint32, type_uint64;
 extern const Type type_float32, type_float64;
@@ -131,6 +140,7 @@ typedef struct TypeTable {
   VEC(Type *) dtypes;
   VEC(Type *) records;
   VEC(Type *) enums;
+  VEC(Type *) charseqs;
 } TypeTable;
 
 void types_init(TypeTable *tt, Arena *a);
@@ -156,6 +166,12 @@ const Type *type_dtype(TypeTable *tt, const Type *scalar);
 const Type *type_enum(TypeTable *tt, const char *cls, const Type *value, bool is_int);
 /* t without an IntEnum's identity: its plain integer type (t itself for other types). */
 static inline const Type *type_plain(const Type *t) { return t->kind == TY_INT && t->enum_class ? t->dtype : t; }
+/* Numba's CharSeq(chars) "[char x chars]" (unicode: UnicodeCharSeq(chars) "[unichr x chars]"),
+ * 1 <= chars <= TYPE_MAX_CHARS; P2C_CHARSEQ or P2C_UNICHARSEQ is its `scalar`. */
+enum { TYPE_MAX_CHARS = 1 << 20 };
+const Type *type_charseq(TypeTable *tt, bool unicode, int64_t chars);
+/* Bytes of one character of charseq type t: 1, or 4 for a UnicodeCharSeq. */
+static inline int type_char_size(const Type *t) { return t->unicode ? 4 : 1; }
 /* The record type with these fields (in NumPy's order), itemsize and align flag. The caller has
  * checked the layout (record_layout_error). */
 const Type *type_record(TypeTable *tt, const RecordField *fields, int n, int64_t size, bool aligned);
@@ -207,8 +223,8 @@ bool type_compares_mixed_sign(const Type *a, const Type *b);
  * and the enum variant): operands of one type that == compares are compared with ==; None is
  * None; operands of two types, or of a type without == (a vector, a grid group), are never the
  * same object. Tuples of one type are compared with == when their elements are. Arrays of one
- * type Numba compares by their data and shape, which pyk2cuda does not yet; records of one type
- * it refuses. */
+ * type Numba compares by their data and shape, which pyk2cuda does not yet; records and character
+ * sequences of one type it refuses. */
 typedef enum Identity { ID_BY_EQUALITY, ID_ALWAYS, ID_NEVER, ID_UNSUPPORTED } Identity;
 Identity type_identity(const Type *a, const Type *b);
 /* Unification of two types assigned to one variable, as Numba unifies them; NULL if none. */

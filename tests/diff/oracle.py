@@ -74,7 +74,7 @@ _FLOAT_RE = re.compile(
     r"|inf|infinity|nan)\Z",
     re.IGNORECASE,
 )
-_ARRAY_RE = re.compile(r"(zeros|ones|empty|arange|rand):([a-z0-9]+)\[([0-9, ]*)\]\Z")
+_ARRAY_RE = re.compile(r"(zeros|ones|empty|arange|rand):([A-Za-z0-9]+)\[([0-9, ]*)\]\Z")
 
 
 class ArgError(Exception):
@@ -133,9 +133,34 @@ def parse_typed_scalar(type_name, text):
     return _parse_float(text, dtype)
 
 
+def is_charseq(dt):
+    """NumPy's S<n> and U<n> (pyk2cuda's character sequences)."""
+    return dt.kind in "SU"
+
+
+# Characters of random U<n> inputs: ASCII, Latin-1, the BMP and beyond it (UCS-4 code points).
+_UNICODE_CHARS = "abcXYZ09 _\u00e9\u00ff\u20ac\u4e2d\U0001f600"
+
+
+def random_charseq_array(dt, shape, rng):
+    """Strings of 0 to n characters (the rest zero-filled, as NumPy stores them); bytes are any
+    byte but NUL, characters drawn from _UNICODE_CHARS."""
+    chars = dt.itemsize // 4 if dt.kind == "U" else dt.itemsize
+    out = np.zeros(shape, dt)
+    for idx in np.ndindex(*shape):
+        n = int(rng.integers(0, chars + 1))
+        if dt.kind == "U":
+            out[idx] = "".join(_UNICODE_CHARS[int(k)] for k in rng.integers(0, len(_UNICODE_CHARS), n))
+        else:
+            out[idx] = bytes(int(b) for b in rng.integers(1, 256, n))
+    return out
+
+
 def random_array(dtype, shape, rng):
     """The `rand:` generator (oracle and test runner only)."""
     dt = np.dtype(dtype)
+    if is_charseq(dt):
+        return random_charseq_array(dt, shape, rng)
     if dt == np.bool_:
         return rng.integers(0, 2, size=shape).astype(np.bool_)
     if np.issubdtype(dt, np.unsignedinteger):
@@ -157,10 +182,11 @@ def parse_arg(text, rng=None):
         if not isinstance(arr, np.ndarray):
             raise ArgError(f"{text} does not hold a single array")
         if arr.dtype.names:   # records: fields of supported types, read as attributes
-            if any(arr.dtype.fields[n][0].base.name not in DTYPES for n in arr.dtype.names):
+            if any(arr.dtype.fields[n][0].base.name not in DTYPES and not is_charseq(arr.dtype.fields[n][0].base)
+                   for n in arr.dtype.names):
                 raise ArgError(f"{text}: unsupported record dtype {arr.dtype}")
             return arr.view(np.recarray)
-        if arr.dtype.name not in DTYPES:
+        if arr.dtype.name not in DTYPES and not is_charseq(arr.dtype):
             raise ArgError(f"{text}: unsupported dtype {arr.dtype}")
         return arr
 
@@ -168,6 +194,8 @@ def parse_arg(text, rng=None):
     if m:
         kind, type_name, dims_text = m.groups()
         dtype = DTYPES.get(type_name)
+        if re.fullmatch(r"[SU][1-9][0-9]*", type_name) and kind in ("zeros", "empty"):
+            dtype = np.dtype(type_name)   # NumPy's S<n>, U<n> (pyk2cuda run's zeros:U12[n])
         if dtype is None:
             raise ArgError(f"unknown dtype {type_name!r} in {text!r}")
         dims_parts = [d.strip() for d in dims_text.split(",")]

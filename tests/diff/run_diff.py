@@ -49,7 +49,7 @@ _ORACLE_OOB_RE = re.compile(r"IndexError: .*?index (-?\d+) is out of bounds for 
                             r"size (\d+)")
 _PYK_OOB_RE = re.compile(r"^(.+?):(\d+):(\d+): error: index (-?\d+|\([-0-9, ]+\)) is out of "
                          r"bounds for axis (\d+) with size (\d+)", re.M)
-_IN_RE = re.compile(r"in:([a-z0-9_]+)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
+_IN_RE = re.compile(r"in:([A-Za-z0-9_]+)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
 
 # Record dtypes for `in:rec_NAME[n]` inputs (cases/records.py): random values in each field.
 RECORDS = {
@@ -60,6 +60,7 @@ RECORDS = {
                          ("fu8", np.uint64), ("ff2", np.float16), ("ff4", np.float32), ("ff8", np.float64),
                          ("fc8", np.complex64), ("fc16", np.complex128), ("v", np.float32, (3,)),
                          ("m", np.int16, (2, 3))], align=True),
+    "rec_chars": np.dtype([("n", np.int32), ("u", "U3"), ("s", "S5"), ("w", "U6"), ("b", "S1")], align=True),
 }
 
 
@@ -158,6 +159,8 @@ def make_input(spec, rng):
     if type_name in RECORDS and lo is None:
         return random_record_array(RECORDS[type_name], tuple(int(d) for d in dims.split(",")), rng)
     dtype = oracle.DTYPES.get(type_name)
+    if re.fullmatch(r"[SU][1-9][0-9]*", type_name) and lo is None:   # NumPy's S<n>, U<n>
+        dtype = np.dtype(type_name)
     if dtype is None:
         raise CaseError(f"unknown dtype {type_name!r} in {spec!r}")
     shape = tuple(int(d) for d in dims.split(","))
@@ -234,6 +237,10 @@ def compare(case, param, want, got):
             if msg:
                 return msg
         return None
+    if oracle.is_charseq(want.dtype):   # every byte (NumPy's == ignores trailing NULs)
+        unit = np.uint32 if want.dtype.kind == "U" else np.uint8
+        want = np.ascontiguousarray(want).view(unit).reshape(want.shape + (-1,))
+        got = np.ascontiguousarray(got).view(unit).reshape(got.shape + (-1,))
     if np.issubdtype(want.dtype, np.complexfloating):   # the parts compare as floats
         want = np.stack([want.real, want.imag], axis=-1)
         got = np.stack([got.real, got.imag], axis=-1)

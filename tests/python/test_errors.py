@@ -30,7 +30,7 @@ def test_wrong_argument_type_names_the_parameter():
     with pytest.raises(TypeError, match=r"argument 'y'.*got str"):
         K.add[1, 1](np.zeros(2), "two", np.zeros(2))
     with pytest.raises(TypeError, match=r"argument 'x'.*unsupported element type"):
-        K.add[1, 1](np.array(["a", "b"]), np.zeros(2), np.zeros(2))
+        K.add[1, 1](np.array(["a", "b"], dtype=">U1"), np.zeros(2), np.zeros(2))
     # A complex scalar is an argument (complex128), which this kernel cannot store in floats.
     with pytest.raises(pyk2cuda.CompileError, match=r"cannot store a value of type complex128"):
         K.scale_inplace[1, 1](np.zeros(2), np.complex128(1j))

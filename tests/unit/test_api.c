@@ -330,6 +330,56 @@ static void scalar_helpers(void **state) {
   assert_int_equal(p2c_array_arg_size(2), 40);
 }
 
+/* Character sequences: the dtype carries the length (P2C_CHARSEQ(n), P2C_UNICHARSEQ(n)), read
+ * back by p2c_dtype_charseq; no scalar name or size; itemsize n or 4n; record names spell them
+ * as Numba does; kernel parameters describe them. */
+static void charseq_dtypes(void **state) {
+  (void)state;
+  bool unicode = false;
+  int64_t chars = 0;
+  assert_true(p2c_dtype_charseq(P2C_UNICHARSEQ(12), &unicode, &chars));
+  assert_true(unicode);
+  assert_int_equal(chars, 12);
+  assert_true(p2c_dtype_charseq(P2C_CHARSEQ(P2C_MAX_CHARS), &unicode, &chars));
+  assert_false(unicode);
+  assert_int_equal(chars, P2C_MAX_CHARS);
+  assert_true(p2c_dtype_charseq(P2C_CHARSEQ(1), NULL, NULL));
+  assert_false(p2c_dtype_charseq(P2C_CHARSEQ(0), NULL, NULL));
+  assert_false(p2c_dtype_charseq(P2C_CHARSEQ(P2C_MAX_CHARS + 1), NULL, NULL));
+  assert_false(p2c_dtype_charseq(P2C_FLOAT64, NULL, NULL));
+  assert_false(p2c_dtype_charseq(P2C_RECORD, NULL, NULL));
+  assert_int_equal(p2c_dtype_size(P2C_CHARSEQ(5), NULL), 5);
+  assert_int_equal(p2c_dtype_size(P2C_UNICHARSEQ(5), NULL), 20);
+  assert_int_equal(p2c_scalar_size(P2C_CHARSEQ(5)), 0);
+  assert_null(p2c_scalar_name(P2C_UNICHARSEQ(5)));
+  P2cRecordField f[2] = {{.name = "x", .type = P2C_INT32, .offset = 0},
+                         {.name = "y", .type = P2C_UNICHARSEQ(12), .offset = 4}};
+  P2cRecord r = {.itemsize = 52, .field_count = 2, .fields = f};
+  char name[160];
+  p2c_record_name(&r, name, sizeof name);
+  assert_string_equal(name, "Record(x[type=int32;offset=0],y[type=[unichr x 12];offset=4];52;False)");
+  static const char src[] =
+      "from numba import cuda\n"
+      "@cuda.jit('void([unichr x 12][::1], [char x 3][:, :], " 
+      "Record(x[type=int32;offset=0],y[type=[unichr x 12];offset=4];52;False)[::1])')\n"
+      "def k(u, s, r):\n"
+      "    u[0] = 'XYZ'\n"
+      "    r[0].y = u[1]\n";
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "cs.py", src, sizeof src - 1, NULL, &m), P2C_OK);
+  P2cKernelInfo k = p2c_module_kernel(m, 0);
+  assert_int_equal(k.param_count, 3);
+  assert_int_equal(k.params[0].type, P2C_UNICHARSEQ(12));
+  assert_true(k.params[0].written);
+  assert_int_equal(k.params[1].type, P2C_CHARSEQ(3));
+  assert_false(k.params[1].written);
+  assert_int_equal(k.params[2].type, P2C_RECORD);
+  assert_int_equal(k.params[2].record->fields[1].type, P2C_UNICHARSEQ(12));
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 /* float16 scalars are passed as the nearest float16's bits: ties to even, subnormals, the
  * largest finite value, overflow to infinity; every non-NaN bit pattern round-trips. */
 static void float16_conversions(void **state) {
@@ -1101,6 +1151,7 @@ int main(void) {
       cmocka_unit_test(compiler_new_fails_cleanly_without_memory),
       cmocka_unit_test(version_and_status_strings),
       cmocka_unit_test(scalar_helpers),
+      cmocka_unit_test(charseq_dtypes),
       cmocka_unit_test(float16_conversions),
       cmocka_unit_test(syntax_error_gives_source_status_and_diagnostics),
       cmocka_unit_test(type_error_diagnostic_has_position_and_code),

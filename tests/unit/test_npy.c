@@ -6,7 +6,7 @@
  * Python 2 'L' suffixes); refusal without a crash of malformed and hostile input (prefix,
  * header, dtypes, shapes, data length), including every truncation of a valid file and random
  * corruption; injected allocation failures (P2C_ERR_NOMEM, nothing leaked); I/O errors and the
- * atomic write.
+ * atomic write; character sequences (S<n>, U<n>) alone and in records.
  *
  * Interoperability with real NumPy was checked by hand when this code was written (NumPy 1.24.2
  * under /usr/bin/python3) with a throwaway C driver: np.save wrote bool, i1, '>u2', u8, '<f4'
@@ -228,6 +228,56 @@ static void test_record_refused(void **state) {
   /* a field's size whose product of extents overflows int64 (found by fuzz_npy) */
   expect_bad_header("{'descr': [('a', '|b1', (41, 3333333333333333333))], 'fortran_order': False, 'shape': (1,), }\n", "too large");
   expect_bad_header("{'descr': [('a', '<f8', (65536, 65536, 65536))], 'fortran_order': False, 'shape': (1,), }\n", "too large");
+}
+
+/* ---- Character sequences ------------------------------------------------------------------ */
+
+/* NumPy's S<n> and <U<n> (np.save of np.array([b'ab', b'cde'], 'S3') and of its str
+ * counterpart): the dtype carries the length, S data is read as it is, U data (UCS-4) is
+ * swapped per code point from '>U', and both are written back as '|S3' and '<U3'. */
+static void test_charseq(void **state) {
+  const unsigned char s3[6] = {'a', 'b', 0, 'c', 'd', 'e'};
+  const unsigned char u2be[8] = {0, 0, 0, 'h', 0, 0, 0x20, 0xac};   /* "h\u20ac" big-endian */
+  unsigned char buf[BUF_CAP];
+  char hdr[BUF_CAP];
+  NpyArray a;
+  read_ok(buf, make_npy(buf, 1, "{'descr': '|S3', 'fortran_order': False, 'shape': (2,), }\n", s3, 6), &a);
+  assert_int_equal(a.dtype, P2C_CHARSEQ(3));
+  assert_int_equal(p2c_dtype_size(a.dtype, NULL), 3);
+  assert_memory_equal(a.data, s3, 6);
+  round_trip(*state, "s3.npy", &a, hdr);
+  assert_non_null(strstr(hdr, "'descr': '|S3'"));
+  npy_free(&a, NULL);
+  read_ok(buf, make_npy(buf, 1, "{'descr': '>U2', 'fortran_order': False, 'shape': (), }\n", u2be, 8), &a);
+  assert_int_equal(a.dtype, P2C_UNICHARSEQ(2));
+  assert_int_equal(((uint32_t *)a.data)[0], 'h');
+  assert_int_equal(((uint32_t *)a.data)[1], 0x20ac);
+  round_trip(*state, "u2.npy", &a, hdr);
+  assert_non_null(strstr(hdr, "'descr': '<U2'"));
+  npy_free(&a, NULL);
+  read_ok(buf, make_npy(buf, 1, "{'descr': '|a2', 'fortran_order': False, 'shape': (3,), }\n", s3, 6), &a);
+  assert_int_equal(a.dtype, P2C_CHARSEQ(2));   /* 'a2': NumPy's old spelling of S2 */
+  npy_free(&a, NULL);
+}
+
+/* A record with character fields (np.dtype([('x', '<i4'), ('y', '<U3'), ('z', 'S5')], align=True))
+ * reads with their types and writes the same descr back. */
+static void test_charseq_record(void **state) {
+  const char *descr = "[('x', '<i4'), ('y', '<U3'), ('z', '|S5'), ('', '|V3')]";
+  char hdr[BUF_CAP], text[600];
+  unsigned char buf[BUF_CAP], data[24];
+  for (size_t i = 0; i < sizeof data; i++) data[i] = (unsigned char)(i * 5);
+  snprintf(text, sizeof text, "{'descr': %s, 'fortran_order': False, 'shape': (1,), }\n", descr);
+  NpyArray a;
+  read_ok(buf, make_npy(buf, 1, text, data, sizeof data), &a);
+  assert_int_equal(a.record->itemsize, 24);
+  assert_int_equal(a.record->fields[1].type, P2C_UNICHARSEQ(3));
+  assert_int_equal(a.record->fields[1].offset, 4);
+  assert_int_equal(a.record->fields[2].type, P2C_CHARSEQ(5));
+  assert_int_equal(a.record->fields[2].offset, 16);
+  round_trip(*state, "rec_chars.npy", &a, hdr);
+  assert_non_null(strstr(hdr, descr));
+  npy_free(&a, NULL);
 }
 
 /* ---- Round trips --------------------------------------------------------------------------- */
@@ -459,8 +509,13 @@ static void test_bad_headers(void **state) {
     {"{'descr': [('a', '<i4'), ('b', [('c', '<f8')])], 'fortran_order': False, 'shape': ()}\n",
      "records inside records are not supported"},
     {"{'descr': '<c32', 'fortran_order': False, 'shape': ()}\n", "unsupported dtype '<c32'"},
-    {"{'descr': '<U3', 'fortran_order': False, 'shape': ()}\n", "'<U3' (strings"},
-    {"{'descr': '|S3', 'fortran_order': False, 'shape': ()}\n", "'|S3' (strings"},
+    {"{'descr': '<U0', 'fortran_order': False, 'shape': ()}\n", "'<U0' (strings have 1 to"},
+    {"{'descr': '|S', 'fortran_order': False, 'shape': ()}\n", "'|S' (strings have 1 to"},
+    {"{'descr': '|S2x', 'fortran_order': False, 'shape': ()}\n", "'|S2x' (strings have 1 to"},
+    {"{'descr': '<U1048577', 'fortran_order': False, 'shape': ()}\n", "'<U1048577' (strings have 1 to"},
+    {"{'descr': '<U99999999999999999999', 'fortran_order': False, 'shape': ()}\n", "(strings have 1 to"},
+    {"{'descr': '|U3', 'fortran_order': False, 'shape': ()}\n", "has no byte order"},
+    {"{'descr': [('a', '<U2', (3,))], 'fortran_order': False, 'shape': (1,), }\n", "array of strings"},
     {"{'descr': '<M8[ns]', 'fortran_order': False, 'shape': ()}\n", "'<M8[ns]' (datetimes"},
     {"{'descr': '<f16', 'fortran_order': False, 'shape': ()}\n", "unsupported dtype '<f16'"},
     {"{'descr': '<i3', 'fortran_order': False, 'shape': ()}\n", "unsupported dtype '<i3'"},
@@ -740,6 +795,8 @@ static void test_error_buffer(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_charseq, make_tmpdir, remove_tmpdir),
+    cmocka_unit_test_setup_teardown(test_charseq_record, make_tmpdir, remove_tmpdir),
     cmocka_unit_test_setup_teardown(test_roundtrip_every_dtype, make_tmpdir, remove_tmpdir),
     cmocka_unit_test_setup_teardown(test_roundtrip_shapes, make_tmpdir, remove_tmpdir),
     cmocka_unit_test_setup_teardown(test_roundtrip_fortran_flag, make_tmpdir, remove_tmpdir),

@@ -754,6 +754,52 @@ static void test_bounds_public_api(void **state) {
   free(src);
 }
 
+/* Character sequences through the public API on the simulator: a str literal into a U12 array
+ * (UCS-4 code points, the rest zeros, a longer literal cut), a bytes literal into S4, and an
+ * element copied; the host memory is updated in place. */
+static void test_charseq_public_api(void **state) {
+  (void)state;
+  static const char src[] =
+      "from numba import cuda\n"
+      "@cuda.jit\n"
+      "def k(u, s):\n"
+      "    i = cuda.grid(1)\n"
+      "    if i == 0:\n"
+      "        u[0] = '\\u20acXYZ'\n"
+      "        u[1] = 'abcdefghijklmnop'\n"
+      "        s[0] = b'\\xffab'\n"
+      "        s[1] = s[2]\n";
+  uint32_t u[2][12];
+  unsigned char s[3][4] = {{9, 9, 9, 9}, {9, 9, 9, 9}, {'q', 'r', 0, 't'}};
+  memset(u, 0x55, sizeof u);
+  P2cValue args[2];
+  memset(args, 0, sizeof args);
+  args[0].is_array = args[1].is_array = true;
+  args[0].type = args[0].array.dtype = P2C_UNICHARSEQ(12);
+  args[0].array.ndim = 1;
+  args[0].array.shape[0] = 2;
+  args[0].array.strides[0] = 48;
+  args[0].array.data = u;
+  args[1].type = args[1].array.dtype = P2C_CHARSEQ(4);
+  args[1].array.ndim = 1;
+  args[1].array.shape[0] = 3;
+  args[1].array.strides[0] = 4;
+  args[1].array.data = s;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cLaunchOptions o = {0};
+  o.device = P2C_DEVICE_SIM;
+  o.grid[0] = 1;
+  o.block[0] = 4;
+  P2cStatus st = p2c_launch(c, "charseq.py", src, sizeof src - 1, "k", args, 2, &o, NULL, NULL);
+  if (st != P2C_OK) fail_msg("%s", p2c_compiler_last_error(c));
+  const uint32_t want0[12] = {0x20ac, 'X', 'Y', 'Z'};
+  assert_memory_equal(u[0], want0, sizeof want0);
+  for (int k = 0; k < 12; k++) assert_int_equal(u[1][k], 'a' + k);
+  const unsigned char want_s[3][4] = {{0xff, 'a', 'b', 0}, {'q', 'r', 0, 't'}, {'q', 'r', 0, 't'}};
+  assert_memory_equal(s, want_s, sizeof s);
+  p2c_compiler_delete(c);
+}
+
 /* Atomics from every thread of many blocks give exact results. */
 /* The warp rendezvous: results by call site, and the misuses CUDA leaves undefined. */
 static void test_warp_operations(void **state) {
@@ -1433,6 +1479,7 @@ int main(void) {
       cmocka_unit_test(test_compile_error),
       cmocka_unit_test(test_missing_compiler),
       cmocka_unit_test(test_bad_launch),
+      cmocka_unit_test(test_charseq_public_api),
       cmocka_unit_test(test_cache),
       cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_bench),

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -499,6 +500,60 @@ static void sig_format_normalizes_spelling(void **state) {
   expect_round_trip(state, "none(intp, double)", "void(int64, float64)");
 }
 
+/* ---- character sequences ------------------------------------------------------------------- */
+
+/* Numba's spellings ("[char x 12]", as it prints them) and numba.types' (CharSeq(12)) name one
+ * interned type, whose itemsize, alignment and launch code are NumPy's S12 / U12. */
+static void charseq_types(void **state) {
+  Signature s = parse_ok(state, "void([char x 12][::1], CharSeq(12)[:], types.UnicodeCharSeq(3)[:, ::1], [unichr x 3][:])");
+  const Type *c = s.args[0]->dtype, *u = s.args[2]->dtype;
+  assert_ptr_equal(s.args[1]->dtype, c);
+  assert_ptr_equal(s.args[3]->dtype, u);
+  assert_ptr_equal(c, type_charseq(table(state), false, 12));
+  assert_int_equal(c->kind, TY_CHARSEQ);
+  assert_string_equal(c->name, "[char x 12]");
+  assert_string_equal(u->name, "[unichr x 3]");
+  assert_string_equal(u->cname, "p2c_unichars<3>");
+  assert_int_equal(type_byte_size(c), 12);
+  assert_int_equal(type_byte_size(u), 12);
+  assert_int_equal(type_alignment(c), 1);
+  assert_int_equal(type_alignment(u), 4);
+  assert_int_equal(c->scalar, P2C_CHARSEQ(12));
+  assert_int_equal(u->scalar, P2C_UNICHARSEQ(3));
+  assert_ptr_not_equal(type_charseq(table(state), true, 12), c);
+  assert_null(type_unify(table(state), c, type_charseq(table(state), false, 11)));
+}
+
+static void charseq_record_fields(void **state) {
+  const char *rec = "Record(x[type=int32;offset=0],y[type=[unichr x 12];offset=4],z[type=[char x 3];offset=52];56;False)";
+  char text[256];
+  snprintf(text, sizeof text, "void(%s[::1])", rec);
+  Signature s = parse_ok(state, text);
+  const Type *r = s.args[0]->dtype;
+  assert_int_equal(r->kind, TY_RECORD);
+  assert_ptr_equal(type_record_field(r, "y")->type, type_charseq(table(state), true, 12));
+  assert_ptr_equal(type_record_field(r, "z")->type, type_charseq(table(state), false, 3));
+  assert_string_equal(r->name, rec);   /* spelled back as Numba spells it */
+  /* A UnicodeCharSeq has NumPy's alignment 4, which Numba's CUDA target requires too. */
+  expect_sig_error(state, "void(Record(a[type=int8;offset=0],u[type=[unichr x 3];offset=1];13;False)[:])", 73,
+                   "is not aligned");
+}
+
+static void charseq_bad_spellings(void **state) {
+  expect_sig_error(state, "void([char x 0][:])", 15, "1 to 1048576");
+  expect_sig_error(state, "void([char x 1048577][:])", 21, "1 to 1048576");
+  expect_sig_error(state, "void([wchar x 2][:])", 12, "'[char x N]' or '[unichr x N]'");
+  expect_sig_error(state, "void([char 2][:])", 11, "expected 'x'");
+  expect_sig_error(state, "void([char x 2)", 14, "malformed character sequence");
+  expect_sig_error(state, "void(CharSeq(2, 3)[:])", 14, "malformed character sequence");
+  expect_sig_error(state, "void(Tuple([char x 2]))", 21, "cannot be a tuple element");
+}
+
+static void charseq_round_trip(void **state) {
+  expect_round_trip(state, "void(CharSeq(5)[::1], UnicodeCharSeq(7)[:, :])", "void([char x 5][::1], [unichr x 7][:, :])");
+  expect_round_trip(state, "[unichr x 2]([unichr x 2][:], [unichr x 2])", "[unichr x 2]([unichr x 2][:], [unichr x 2])");
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
@@ -546,6 +601,10 @@ int main(void) {
       T(sig_uses_the_given_length),
       T(sig_format_round_trips),
       T(sig_format_normalizes_spelling),
+      T(charseq_types),
+      T(charseq_record_fields),
+      T(charseq_bad_spellings),
+      T(charseq_round_trip),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,9 +110,12 @@ static const DtypeInfo dtypes[P2C_SCALAR_TYPE_COUNT] = {
   [P2C_COMPLEX64] = {'c', 8}, [P2C_COMPLEX128] = {'c', 16}, [P2C_FLOAT16] = {'f', 2},
 };
 
-static bool valid_dtype(P2cScalarType t) { return (unsigned)t < P2C_SCALAR_TYPE_COUNT; }
+static bool is_scalar(P2cScalarType t) { return (unsigned)t < P2C_SCALAR_TYPE_COUNT; }
 
-static size_t dtype_size(P2cScalarType t) { return valid_dtype(t) ? dtypes[t].size : 0; }
+/* Scalars and character sequences (S<n>, U<n>: p2c_dtype_charseq). */
+static bool valid_dtype(P2cScalarType t) { return is_scalar(t) || p2c_dtype_charseq(t, NULL, NULL); }
+
+static size_t dtype_size(P2cScalarType t) { return is_scalar(t) ? dtypes[t].size : p2c_dtype_size(t, NULL); }
 
 /* The size of one element of a: a scalar's, or the record's itemsize. */
 static size_t item_size(const NpyArray *a) {
@@ -138,7 +141,6 @@ static int find_dtype(char kind, size_t size) {
 static const char *unsupported_kind(char kind) {
   switch (kind) {
   case 'O': return "object arrays hold pickled Python objects and are never loaded";
-  case 'S': case 'a': case 'U': return "strings are not supported";
   case 'V': return "void and record dtypes are not supported";
   case 'M': case 'm': return "datetimes and timedeltas are not supported";
   default: return NULL;
@@ -157,12 +159,25 @@ static size_t descr_size(const char *s, size_t n) {
   return size;
 }
 
+/* "S12" ('a12' is its old spelling), "U12": a character sequence of 1 to P2C_MAX_CHARS
+ * characters (the digits count characters, not bytes). */
+static P2cStatus decode_charseq(const char *s, size_t n, const char *shown, NpyArray *a, Err *e) {
+  int64_t chars = 0;
+  for (size_t i = 1; i < n && chars <= P2C_MAX_CHARS; i++)
+    chars = is_digit(s[i]) ? chars * 10 + (s[i] - '0') : -1 - P2C_MAX_CHARS;
+  if (n < 2 || chars < 1 || chars > P2C_MAX_CHARS)
+    return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (strings have 1 to %d characters)", shown, P2C_MAX_CHARS);
+  a->dtype = s[0] == 'U' ? P2C_UNICHARSEQ(chars) : P2C_CHARSEQ(chars);
+  return P2C_OK;
+}
+
 /* Sets a->dtype from the kind and size part of a descr ("f4", "?"), byte order removed. */
 static P2cStatus decode_kind(const char *s, size_t n, const char *shown, NpyArray *a, Err *e) {
   if (n == 1 && s[0] == '?') {
     a->dtype = P2C_BOOL;
     return P2C_OK;
   }
+  if (n && (s[0] == 'S' || s[0] == 'a' || s[0] == 'U')) return decode_charseq(s, n, shown, a, e);
   const char *why = n ? unsupported_kind(s[0]) : NULL;
   if (why) return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (%s)", shown, why);
   size_t size = n ? descr_size(s + 1, n - 1) : 0;
@@ -175,7 +190,15 @@ static P2cStatus decode_kind(const char *s, size_t n, const char *shown, NpyArra
     return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (of the floats, only float16, float32 "
                 "and float64 are supported)", shown);
   return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (supported: bool, int8..int64, "
-              "uint8..uint64, float16, float32, float64, complex64, complex128)", shown);
+              "uint8..uint64, float16, float32, float64, complex64, complex128, S<n>, U<n>)", shown);
+}
+
+/* The bytes that a byte order reverses: a scalar's (a complex number's part's), one character
+ * of a character sequence (1 for S, 4 for U). */
+static size_t unit_size(P2cScalarType t) {
+  bool unicode;
+  if (p2c_dtype_charseq(t, &unicode, NULL)) return unicode ? 4 : 1;
+  return dtypes[t].kind == 'c' ? dtypes[t].size / 2 : dtypes[t].size;
 }
 
 /* Decodes a descr string ("<f4", "|b1", "?") into a->dtype, and whether the data needs a byte
@@ -188,7 +211,7 @@ static P2cStatus decode_descr(const char *s, size_t n, NpyArray *a, bool *swap, 
   size_t skip = has_order ? 1 : 0;
   P2cStatus st = decode_kind(s + skip, n - skip, shown, a, e);
   if (st) return st;
-  size_t size = dtype_size(a->dtype);
+  size_t size = unit_size(a->dtype);
   if (order == '|' && size > 1)
     return fail(e, P2C_ERR_FORMAT, "dtype '%s' has no byte order, but its elements have %zu "
                 "bytes", shown, size);
@@ -197,10 +220,15 @@ static P2cStatus decode_descr(const char *s, size_t n, NpyArray *a, bool *swap, 
   return P2C_OK;
 }
 
-/* The descr we write for a scalar type: "<f4" (host order), or "|b1" for one-byte types. */
-static void format_descr(P2cScalarType t, char out[8]) {
-  char order = dtypes[t].size == 1 ? '|' : host_little_endian() ? '<' : '>';
-  snprintf(out, 8, "%c%c%zu", order, dtypes[t].kind, dtypes[t].size);
+/* The descr we write for a scalar type: "<f4" (host order), or "|b1" for one-byte types; for a
+ * character sequence "|S12" or "<U12" (its length in characters). */
+enum { DESCR_CAP = 16 };
+static void format_descr(P2cScalarType t, char out[DESCR_CAP]) {
+  char order = unit_size(t) == 1 ? '|' : host_little_endian() ? '<' : '>';
+  bool unicode;
+  int64_t chars;
+  if (p2c_dtype_charseq(t, &unicode, &chars)) snprintf(out, DESCR_CAP, "%c%c%lld", order, unicode ? 'U' : 'S', (long long)chars);
+  else snprintf(out, DESCR_CAP, "%c%c%zu", order, dtypes[t].kind, dtypes[t].size);
 }
 
 /* Number of data bytes of a's shape and dtype; false when it exceeds PTRDIFF_MAX. Dimensions
@@ -379,6 +407,8 @@ static P2cStatus parse_field_type(Parser *ps, P2cRecordField *f) {
   f->ndim = 0;
   if (!accept(ps, ',') || (skip_space(ps), ps->p < ps->end && *ps->p == ')')) return P2C_OK;
   if ((st = parse_shape(ps, &t))) return st;
+  if (t.ndim > 0 && p2c_dtype_charseq(f->type, NULL, NULL))
+    return fail(ps->e, P2C_ERR_FORMAT, "a record field that is an array of strings is not supported");
   f->ndim = t.ndim;
   for (int k = 0; k < t.ndim; k++) {
     if (t.shape[k] == 0) return fail(ps->e, P2C_ERR_FORMAT, "a nested array field needs elements");
@@ -605,8 +635,7 @@ static P2cStatus alloc_data(NpyArray *a, const P2cAllocator *alloc, Err *e) {
 /* Reverses the bytes of each element, converting between big- and little-endian. */
 /* Reverses the bytes of each element, or of each part of a complex element. */
 static void swap_bytes(NpyArray *a) {
-  size_t size = dtype_size(a->dtype);
-  if (dtypes[a->dtype].kind == 'c') size /= 2;
+  size_t size = unit_size(a->dtype);
   unsigned char *p = a->data;
   for (size_t i = 0; i + size <= a->nbytes; i += size)
     for (size_t j = 0; j < size / 2; j++) {
@@ -813,7 +842,7 @@ static void format_record_descr(const P2cRecord *r, char *buf, size_t cap, int *
   put(buf, cap, n, "[");
   for (size_t i = 0; i < r->field_count; i++) {
     const P2cRecordField *f = &r->fields[i];
-    char descr[8];
+    char descr[DESCR_CAP];
     if (f->offset > at) put(buf, cap, n, "('', '|V%lld'), ", (long long)(f->offset - at));
     format_descr(f->type, descr);
     put(buf, cap, n, "('%s', '%s'", f->name, descr);
@@ -837,7 +866,7 @@ static size_t format_dict(const NpyArray *a, char *buf, size_t cap) {
   put(buf, cap, &n, "{'descr': ");
   if (a->dtype == P2C_RECORD) format_record_descr(a->record, buf, cap, &n);
   else {
-    char descr[8];
+    char descr[DESCR_CAP];
     format_descr(a->dtype, descr);
     put(buf, cap, &n, "'%s'", descr);
   }
