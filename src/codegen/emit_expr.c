@@ -595,8 +595,46 @@ static Expr *tuple_comparison(Gen *G, Op op, Expr *a, Expr *b) {
   return r;
 }
 
+/* x in t of a UniTuple t (pure, or held in temporaries): x == t0 || x == t1 || ...; false for
+ * the empty tuple. */
+static Expr *tuple_membership(Gen *G, Expr *x, Expr *t) {
+  int n = t->ty->nelems;
+  if (n == 0) {
+    Expr *no = ast_new_expr(G->a, EX_BOOL, x->loc);
+    no->ty = &type_bool;
+    return no;
+  }
+  Expr **eqs = arena_alloc(G->a, sizeof *eqs * (size_t)n);
+  for (int k = 0; k < n; k++) eqs[k] = compare_node(G, OP_EQ, x, tuple_elem_expr(G, t, k));
+  if (n == 1) return eqs[0];
+  Expr *any = bool_node(G, EX_BOOLOP, x->loc, eqs, n);
+  any->op = OP_OR;
+  return any;
+}
+
+/* x in a of an array: p2c_contains<C>(a, x), walking a's elements and comparing each with x
+ * in C, the type == compares them in. */
+static void emit_array_membership(Gen *G, Expr *x, Expr *a, StrBuf *sb) {
+  const Type *ct = compare_type(x->ty, a->ty->dtype);
+  type_helper_use(&G->helpers, TH_VIEW_WALK);
+  type_helper_use(&G->helpers, TH_CONTAINS);
+  sb_printf(sb, "p2c_contains<%s>(", ct->cname);
+  emit_array_value(G, a, sb);
+  sb_puts(sb, ", ");
+  emit_cast_to(G, x, ct, NULL, sb, P_ASSIGN);
+  sb_putc(sb, ')');
+}
+
 /* One comparison of a chain, its operands held in temporaries `names` (NULL: written out). */
 static void emit_pair(Gen *G, const Expr *e, int i, const char *const *names, StrBuf *sb) {
+  if (e->cmps[i] == OP_IN || e->cmps[i] == OP_NOT_IN) {
+    Expr *x = pair_operand(G, e, i, names), *t = pair_operand(G, e, i + 1, names);
+    bool negate = e->cmps[i] == OP_NOT_IN;
+    if (negate) sb_putc(sb, '!');
+    if (t->ty->kind == TY_ARRAY) emit_array_membership(G, x, t, sb);
+    else emit_expr(G, tuple_membership(G, x, t), sb, negate ? P_UNARY : P_EQ + 1);
+    return;
+  }
   bool known = false;
   const char *op = pair_operator(e, i, &known);
   if (!op) {   /* pure operands need not be evaluated; others were, into their temporaries */

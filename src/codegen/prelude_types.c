@@ -68,6 +68,17 @@ static const char *const type_helper_text[TH_COUNT] = {
         "  while (p2c_view_next(a, idx, p));\n"
         "  return a;\n"
         "}\n",
+    [TH_CONTAINS] =
+        "/* x in a: whether an element of a equals x, both in C (the type == compares them in). */\n"
+        "template <typename C, typename T, int N>\n"
+        "static __device__ bool p2c_contains(p2c_array<T, N> a, C x) {\n"
+        "  if (p2c_view_empty(a)) return false;\n"
+        "  long long idx[N] = {};\n"
+        "  char *p = (char *)a.data;\n"
+        "  do if ((C)*(const T *)p == x) return true;\n"
+        "  while (p2c_view_next(a, idx, p));\n"
+        "  return false;\n"
+        "}\n",
     [TH_VIEW_OVERLAP] =
         "/* The bytes [lo, hi) an array's elements span. */\n"
         "template <typename T, int N>\n"

@@ -55,7 +55,8 @@ typedef enum Op {
   OP_AND, OP_OR,
   OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
   OP_IS, OP_IS_NOT,   /* Numba's rule: operands of one type compare with ==, of two types are
-                        not the same object (typeinfer rewrites or keeps them) */
+                        not the same object (codegen decides by type_identity) */
+  OP_IN, OP_NOT_IN,   /* x in t: an element of a UniTuple or an array equals x */
 } Op;
 
 const char *op_python_spelling(Op op);

@@ -368,6 +368,7 @@ static const struct {
               {">>", OP_RSHIFT}, {"&", OP_BITAND},   {"|", OP_BITOR},   {"^", OP_BITXOR},
               {"<", OP_LT},      {"<=", OP_LE},      {">", OP_GT},      {">=", OP_GE},
               {"==", OP_EQ},     {"!=", OP_NE},      {"is", OP_IS},     {"is not", OP_IS_NOT},
+              {"in", OP_IN},     {"not in", OP_NOT_IN},
               {"and", OP_AND},   {"or", OP_OR}};
 
 bool lower_op_from_text(const char *text, Op *op) {

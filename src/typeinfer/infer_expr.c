@@ -207,9 +207,23 @@ static bool tuple_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type
   return true;
 }
 
+/* x in t, x not in t, as Numba's contains takes them: t a tuple of one element type (none for
+ * the empty tuple) whose elements compare with x by ==, or an array of numbers and a number x
+ * (a whole array's elements, walked at run time). */
+static bool membership_ok(Infer *I, Expr *e, Op op, const Type *x, const Type *t) {
+  if (t->kind == TY_TUPLE && (t->nelems == 0 || type_tuple_uniform(t)))
+    return t->nelems == 0 || pair_compare_ok(I, e, OP_EQ, x, t->elems[0]);
+  if (t->kind == TY_ARRAY && type_is_numeric(t->dtype) && type_is_numeric(x))
+    return pair_compare_ok(I, e, OP_EQ, x, t->dtype);
+  TERR(I, e->loc, "E-operand", "'x %s t' with x %s and t %s is not supported (as in Numba, t is a tuple of "
+       "one element type, or an array of numbers and x a number)", op_python_spelling(op), x->name, t->name);
+  return false;
+}
+
 /* One comparison of a chain, `a op b`. */
 static bool pair_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b) {
   if (op == OP_IS || op == OP_IS_NOT) return identity_compare_ok(I, e, op, a, b);
+  if (op == OP_IN || op == OP_NOT_IN) return membership_ok(I, e, op, a, b);
   if (a->kind == TY_TUPLE || b->kind == TY_TUPLE) return tuple_compare_ok(I, e, op, a, b);
   if (type_is_complex(a) || type_is_complex(b)) return complex_compare_ok(I, e, op, a, b);
   if ((type_is_half(a) || type_is_half(b)) && type_is_numeric(a) && type_is_numeric(b))

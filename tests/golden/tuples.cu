@@ -39,6 +39,50 @@ static __device__ __forceinline__ int64_t p2c_wrap(int64_t i, int64_t n) {
   return i < 0 ? i + n : i;
 }
 
+/* A view (docs/semantics.md): a[..., i, ...] at dimension K drops that dimension. */
+template <int K, typename T, int N>
+static __device__ __forceinline__ p2c_array<T, N - 1> p2c_view_index(p2c_array<T, N> a, int64_t i) {
+  p2c_array<T, N - 1> v;
+  if (i < 0) i += a.shape[K];
+  v.data = (T *)((char *)a.data + i * a.strides[K]);
+  for (int d = 0; d < N - 1; d++) {
+    v.shape[d] = a.shape[d < K ? d : d + 1];
+    v.strides[d] = a.strides[d < K ? d : d + 1];
+  }
+  return v;
+}
+
+/* The elements of a view in row-major order, as NumPy walks them: idx counts through the
+   shape like an odometer and p follows it by the strides; false after the last. */
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_next(const p2c_array<T, N> &a, long long *idx, char *&p) {
+  int d = N - 1;
+  for (; d >= 0 && ++idx[d] == a.shape[d]; d--) {
+    p -= (a.shape[d] - 1) * a.strides[d];
+    idx[d] = 0;
+  }
+  if (d < 0) return false;
+  p += a.strides[d];
+  return true;
+}
+template <typename T, int N>
+static __device__ __forceinline__ bool p2c_view_empty(const p2c_array<T, N> &a) {
+  for (int d = 0; d < N; d++)
+    if (a.shape[d] <= 0) return true;
+  return false;
+}
+
+/* x in a: whether an element of a equals x, both in C (the type == compares them in). */
+template <typename C, typename T, int N>
+static __device__ bool p2c_contains(p2c_array<T, N> a, C x) {
+  if (p2c_view_empty(a)) return false;
+  long long idx[N] = {};
+  char *p = (char *)a.data;
+  do if ((C)*(const T *)p == x) return true;
+  while (p2c_view_next(a, idx, p));
+  return false;
+}
+
 /* (int64, int64) */
 struct p2c_tuple_i64x2 {
   int64_t f[2];
@@ -317,9 +361,49 @@ extern "C" __global__ void tuple_compare(p2c_array<int64_t, 1> x, p2c_array<int6
   }
 }
 
+extern "C" __global__ void membership(p2c_array<int64_t, 1> x, p2c_array<int64_t, 2> grid, p2c_array<int64_t, 2> out) {
+  int64_t i = 0;
+  int64_t v = 0;
+  p2c_tuple_i64x3 t = {};
+  int64_t loc[3];
+  int64_t k = 0;
+  int64_t p2c_t;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < x.size:
+  if (i < x.shape[0]) {
+    // v = x[i]
+    v = x.data[i];
+    // t = (1, 3, -2)
+    t = p2c_tuple_i64x3{{1, 3, -2}};
+    // loc = cuda.local.array(3, np.int64)
+    // for k in range(3):
+    for (k = 0; k < 3; ++k) {
+      // loc[k] = k * 2
+      loc[k] = k * 2;
+    }
+    // out[i, 0] = v in t
+    out.data[i * out.shape[1] + 0] = (int64_t)((v == t.f[0] || v == t.f[1] || v == t.f[2]));
+    // out[i, 1] = v not in (0.5, 2.0, 3.0)
+    out.data[i * out.shape[1] + 1] = (int64_t)(!((double)v == 0.5 || (double)v == 2.0 || (double)v == 3.0));
+    // out[i, 2] = v in ()
+    out.data[i * out.shape[1] + 2] = (int64_t)(false);
+    // out[i, 3] = v in grid[0]
+    out.data[i * out.shape[1] + 3] = (int64_t)(p2c_contains<int64_t>(p2c_view_index<0>(grid, 0), v));
+    // out[i, 4] = v not in grid[1]
+    out.data[i * out.shape[1] + 4] = (int64_t)(!p2c_contains<int64_t>(p2c_view_index<0>(grid, 1), v));
+    // out[i, 5] = v in loc
+    out.data[i * out.shape[1] + 5] = (int64_t)(p2c_contains<int64_t>(p2c_array<int64_t, 1>{&loc[0], {3}, {8}}, v));
+    // out[i, 6] = bumped(v, 1)[1] in t and v - 1 not in t
+    out.data[i * out.shape[1] + 6] = (int64_t)(((p2c_t = bumped(v, 1).f[1], (p2c_t == t.f[0] || p2c_t == t.f[1] || p2c_t == t.f[2]))) && !(v - 1 == t.f[0] || v - 1 == t.f[1] || v - 1 == t.f[2]));
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(tuple_values)
 P2C_SIM_FIBERS(tuple_arrays)
 P2C_SIM_BLOCKS(tuple_of_tuple)
 P2C_SIM_BLOCKS(tuple_compare)
+P2C_SIM_BLOCKS(membership)
 #endif

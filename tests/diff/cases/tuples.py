@@ -121,3 +121,25 @@ def tuple_compare(x, y, out):
         out[i, 8] = bumped(x[i], 1) == (x[i], x[i] + 1) <= (x[i], y[i])
         out[i, 9] = a is not None and (1, 2) != (1.0, 2.0)
         out[i, 10] = () == () and () < (1,)
+
+
+@cuda.jit
+def membership(x, grid, out):
+    # x in t and x not in t: of a UniTuple (elements compared with ==, an int with floats too,
+    # the empty tuple), of 1-D arrays (rows, a local array), and in a chain with a device call.
+    # (x in a 2-D array walks every element, as Numba's np.nditer does; the simulator iterates
+    # rows there: tests/python/test_membership.py checks it against NumPy.)
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        t = (1, 3, -2)
+        loc = cuda.local.array(3, np.int64)
+        for k in range(3):
+            loc[k] = k * 2
+        out[i, 0] = v in t
+        out[i, 1] = v not in (0.5, 2.0, 3.0)
+        out[i, 2] = v in ()
+        out[i, 3] = v in grid[0]
+        out[i, 4] = v not in grid[1]
+        out[i, 5] = v in loc
+        out[i, 6] = bumped(v, 1)[1] in t and v - 1 not in t
