@@ -94,35 +94,27 @@ static bool align_arg(RecordBuild *b, TSNode kw, bool *aligned) {
   return true;
 }
 
-/* NumPy's offsets and itemsize of the fields. A packed record (no align=True) whose fields are
- * not all at multiples of their alignment, or whose itemsize is not a multiple of the largest,
- * is refused, as record signatures are (types.c's record_layout_error; Numba's CUDA target
- * refuses them too): a GPU cannot load such a field. */
+/* NumPy's offsets and itemsize of the fields: packed, or with align=True each field at a
+ * multiple of its alignment and the itemsize at one of the largest. A layout a GPU cannot load
+ * (a packed field off its alignment) is refused by the rule record signatures follow
+ * (types.c's record_places_error; Numba's CUDA target refuses them too). */
 static bool lay_out(RecordBuild *b, RecordDtype *r) {
   int64_t at = 0, max_align = 1;
+  FieldPlace *places = arena_alloc(b->L->a, sizeof *places * (size_t)(r->nfields ? r->nfields : 1));
   for (int i = 0; i < r->nfields; i++) {
     RecordDtypeField *f = &r->fields[i];
-    int64_t size = f->scalar->bits / 8, align = type_is_complex(f->scalar) ? size / 2 : size;
-    for (int d = 0; d < f->ndim; d++) size *= f->shape[d];
+    int64_t align = type_alignment(f->scalar), count = 1;
+    for (int d = 0; d < f->ndim; d++) count *= f->shape[d];
     if (r->aligned && at % align) at += align - at % align;
-    if (at % align) {
-      b->why = arena_printf(b->L->a, "field '%s' of type %s is not aligned (offset %lld; use "
-                            "np.dtype(..., align=True))", f->name, f->scalar->name, (long long)at);
-      return false;
-    }
     if (align > max_align) max_align = align;
     f->offset = at;
-    at += size;
+    places[i] = (FieldPlace){f->name, f->scalar, count, at};
+    at += type_byte_size(f->scalar) * count;
   }
   if (r->aligned && at % max_align) at += max_align - at % max_align;
-  if (at % max_align) {
-    b->why = arena_printf(b->L->a, "the itemsize %lld is not a multiple of the alignment %lld of "
-                          "its widest field (use np.dtype(..., align=True))", (long long)at,
-                          (long long)max_align);
-    return false;
-  }
   r->size = at;
-  return true;
+  b->why = record_places_error(b->L->a, places, r->nfields, r->size);
+  return !b->why;
 }
 
 /* A keyword argument named `name`'s value, or a null node. */

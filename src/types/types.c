@@ -395,20 +395,29 @@ const Type *type_record(TypeTable *tt, const RecordField *fields, int n, int64_t
 }
 
 const char *record_layout_error(Arena *a, const RecordField *f, int n, int64_t size) {
+  FieldPlace *places = arena_alloc(a, sizeof *places * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) {
+    const Type *t = f[i].type;
+    places[i] = (FieldPlace){f[i].name, t->kind == TY_ARRAY ? t->dtype : t, 1, f[i].offset};
+    for (int k = 0; t->kind == TY_ARRAY && k < t->ndim; k++) places[i].count *= t->fixed_shape[k];
+  }
+  return record_places_error(a, places, n, size);
+}
+
+const char *record_places_error(Arena *a, const FieldPlace *f, int n, int64_t size) {
   int align = 1;
   if (n == 0) return "a record needs at least one field";
   for (int i = 0; i < n; i++) {
-    int64_t bytes = type_byte_size(f[i].type);
-    int al = type_alignment(f[i].type);
+    int64_t bytes = type_byte_size(f[i].scalar) * f[i].count;
+    int al = type_alignment(f[i].scalar);
     if (f[i].offset < 0 || f[i].offset > size || bytes > size - f[i].offset)
       return arena_printf(a, "field '%s' does not fit in the record's %lld bytes", f[i].name, (long long)size);
     if (f[i].offset % al)   /* Numba's CUDA target refuses these too */
-      return arena_printf(a, "field '%s' of type %s is not aligned (offset %lld)", f[i].name,
-                          f[i].type->kind == TY_ARRAY ? f[i].type->dtype->name : f[i].type->name,
-                          (long long)f[i].offset);
+      return arena_printf(a, "field '%s' of type %s is not aligned (offset %lld; use np.dtype(..., "
+                          "align=True))", f[i].name, f[i].scalar->name, (long long)f[i].offset);
     for (int j = 0; j < i; j++) {
       if (strcmp(f[i].name, f[j].name) == 0) return arena_printf(a, "field '%s' appears twice", f[i].name);
-      if (f[i].offset < f[j].offset + type_byte_size(f[j].type) && f[j].offset < f[i].offset + bytes)
+      if (f[i].offset < f[j].offset + type_byte_size(f[j].scalar) * f[j].count && f[j].offset < f[i].offset + bytes)
         return arena_printf(a, "fields '%s' and '%s' overlap", f[j].name, f[i].name);
     }
     if (al > align) align = al;

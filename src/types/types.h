@@ -179,6 +179,15 @@ const Type *type_record(TypeTable *tt, const RecordField *fields, int n, int64_t
  * overlap, a field at an offset that is not a multiple of its alignment (Numba's "is not
  * aligned"), an itemsize that is not a multiple of the largest alignment. Arena message. */
 const char *record_layout_error(Arena *a, const RecordField *fields, int n, int64_t size);
+/* A field as that rule sees it: `count` items of `scalar` (a nested array's are its extents'
+ * product) from byte `offset`; what the frontend, which makes no array types, describes. */
+typedef struct FieldPlace {
+  const char *name;
+  const Type *scalar;
+  int64_t count, offset;
+} FieldPlace;
+/* record_layout_error of fields so described: the one home of the rule. */
+const char *record_places_error(Arena *a, const FieldPlace *fields, int n, int64_t size);
 /* Numba's name of a record, as snprintf writes (the spelling type_record gives its types and
  * sig_parse reads). */
 size_t type_record_spell(char *buf, size_t cap, const P2cRecord *r);
