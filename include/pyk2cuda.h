@@ -87,6 +87,16 @@ typedef struct P2cDiagnostic {
 
 /* ---- Types of kernel parameters (the launch ABI) ------------------------------------------- */
 
+/* The units of NumPy's datetime64 and timedelta64 (Numba's NPDatetime(unit), NPTimedelta(unit)),
+ * coarsest first, then the generic unit (NumPy's "datetime64" without a unit). Business days
+ * ('B') are not a NumPy unit any more. */
+typedef enum P2cTimeUnit {
+  P2C_UNIT_Y = 0, P2C_UNIT_M, P2C_UNIT_W, P2C_UNIT_D, P2C_UNIT_h, P2C_UNIT_m, P2C_UNIT_s,
+  P2C_UNIT_ms, P2C_UNIT_us, P2C_UNIT_ns, P2C_UNIT_ps, P2C_UNIT_fs, P2C_UNIT_as,
+  P2C_UNIT_GENERIC,
+  P2C_TIME_UNIT_COUNT
+} P2cTimeUnit;
+
 typedef enum P2cScalarType {
   P2C_BOOL = 0,
   P2C_INT8, P2C_INT16, P2C_INT32, P2C_INT64,
@@ -94,7 +104,14 @@ typedef enum P2cScalarType {
   P2C_FLOAT32, P2C_FLOAT64,
   P2C_COMPLEX64, P2C_COMPLEX128,   /* NumPy's layout: the real part, then the imaginary part */
   P2C_FLOAT16,                     /* IEEE binary16 */
-  P2C_SCALAR_TYPE_COUNT,
+  /* NumPy's datetime64 and timedelta64: one scalar type per unit, P2C_DATETIME64 + u and
+   * P2C_TIMEDELTA64 + u for the P2cTimeUnit u. A value is an int64 count of units since
+   * 1970-01-01 (a datetime) or a count of units (a timedelta); INT64_MIN is NaT (NumPy's
+   * "not a time"). P2cValue holds it in scalar.i; p2c_scalar_name gives Numba's names,
+   * "datetime64[D]", "timedelta64[ns]", "datetime64[]" for the generic unit. */
+  P2C_DATETIME64,
+  P2C_TIMEDELTA64 = P2C_DATETIME64 + P2C_TIME_UNIT_COUNT,
+  P2C_SCALAR_TYPE_COUNT = P2C_TIMEDELTA64 + P2C_TIME_UNIT_COUNT,
   /* Not a scalar: the dtype of an array of records (NumPy's structured dtypes), described by
    * the P2cRecord its `record` member points to. p2c_scalar_size and p2c_scalar_name know
    * nothing of it (0, NULL); p2c_dtype_size gives its itemsize. */

@@ -153,9 +153,11 @@ static bool scalar_type_named(const char *name, size_t len, P2cScalarType *out) 
   return false;
 }
 
-/* "DTYPE[d0,d1,...]" */
+static bool is_time(P2cScalarType t) { return t >= P2C_DATETIME64 && t < P2C_SCALAR_TYPE_COUNT; }
+
+/* "DTYPE[d0,d1,...]" (the last brackets: a datetime64[D]'s are its name's) */
 static bool parse_array_spec(const char *s, P2cScalarType *t, int *ndim, int64_t *shape) {
-  const char *br = strchr(s, '[');
+  const char *br = strrchr(s, '[');
   size_t len = strlen(s);
   if (!br || len < 3 || s[len - 1] != ']' || !scalar_type_named(s, (size_t)(br - s), t)) return false;
   const char *p = br + 1;
@@ -194,7 +196,9 @@ static void fill_array(P2cHostArray *a, const char *kind) {
     case P2C_COMPLEX64: ((float *)p)[0] = (float)v, ((float *)p)[1] = 0; break;
     case P2C_COMPLEX128: ((double *)p)[0] = v, ((double *)p)[1] = 0; break;
     case P2C_FLOAT16: *(uint16_t *)p = p2c_float16_bits(v); break;
-    default: break;
+    default:
+      if (is_time(a->dtype)) *(int64_t *)p = (int64_t)v;   /* counts of the unit */
+      break;
     }
   }
 }
@@ -234,6 +238,10 @@ static NumParse parse_number(const char *s, P2cScalarType t, P2cValue *v) {
   if (t == P2C_BOOL) {
     if (strcmp(s, "true") && strcmp(s, "false") && strcmp(s, "True") && strcmp(s, "False")) return NUM_BAD;
     v->scalar.b = s[0] == 't' || s[0] == 'T';
+    return NUM_OK;
+  }
+  if (is_time(t) && strcmp(s, "NaT") == 0) {
+    v->scalar.i = INT64_MIN;
     return NUM_OK;
   }
   bool negative = s[strspn(s, " \t")] == '-';

@@ -631,7 +631,7 @@ def _has_buffer(obj):
     try:
         memoryview(obj).release()
         return True
-    except (TypeError, ValueError):   # ValueError: NumPy's datetime64 arrays, refused later by name
+    except (TypeError, ValueError):   # ValueError: NumPy's datetime64 arrays (their int64 view has one)
         return False
 
 
@@ -642,7 +642,8 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
     dtype = _numpy().dtype(dtype)
     if dtype.names is not None or dtype.kind in "SU":   # records, S<n>, U<n>: from zeroed host
         return _core.to_device(_numpy().zeros(shape, dtype, order=order), stream)   # memory (dtype)
-    return _core.device_array(shape, dtype.char, order)
+    # datetime64/timedelta64: the unit is in dtype.str ('<M8[D]'), not in dtype.char ('M')
+    return _core.device_array(shape, dtype.str if dtype.kind in "mM" else dtype.char, order)
 
 
 def _order_of(ary):

@@ -145,6 +145,10 @@ static int from_scalar_buffer(Arg *a, int t, const char *name) {
     a->v.scalar.c[1] = ((const double *)p)[1];
     break;
   default:
+    if (t >= P2C_DATETIME64 && t < P2C_SCALAR_TYPE_COUNT) {   /* np.datetime64, np.timedelta64 */
+      a->v.scalar.i = *(const int64_t *)p;
+      break;
+    }
     PyErr_Format(PyExc_TypeError, "argument '%s': %s scalars are not supported as kernel "
                  "arguments (pass an array)", name,
                  p2c_scalar_name((P2cScalarType)t) ? p2c_scalar_name((P2cScalarType)t) : "character sequence");
@@ -252,44 +256,67 @@ static bool is_datetime(PyObject *o) {
   return yes;
 }
 
-/* NumPy refuses a datetime64 array's buffer (ValueError), and gives a datetime64 scalar's as 8
- * bytes without the strides asked for (a crash waiting in every reader of strides): both are
- * refused here by name, and any other buffer without shape or strides with a TypeError. */
-int get_host_buffer(PyObject *o, Py_buffer *view, int flags, const char *what) {
-  if (PyObject_GetBuffer(o, view, flags) == 0) {
-    if (view->ndim == 0 || (view->shape && view->strides)) return 0;
-    PyBuffer_Release(view);
-    if (!is_datetime(o)) {
-      PyErr_Format(PyExc_TypeError, "%s: a %.100s's buffer gives no shape or strides", what,
-                   Py_TYPE(o)->tp_name);
-      return -1;
-    }
-  } else {
-    if (!PyErr_ExceptionMatches(PyExc_ValueError)) return -1;
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    if (!is_datetime(o)) {
-      PyErr_Restore(type, value, tb);
-      return -1;
-    }
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
-  }
+int time_typestr_to_type(const char *ts) {
+  if (!ts || (ts[0] != '<' && ts[0] != '=' && ts[0] != '|') || (ts[1] != 'M' && ts[1] != 'm') || ts[2] != '8')
+    return -1;
+  int base = ts[1] == 'M' ? P2C_DATETIME64 : P2C_TIMEDELTA64;
+  const char *unit = ts + 3;
+  if (!*unit) return base + P2C_UNIT_GENERIC;
+  static const char *const units[P2C_UNIT_GENERIC] = {"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as"};
+  size_t n = strlen(unit);
+  for (int u = 0; u < P2C_UNIT_GENERIC; u++)
+    if (unit[0] == '[' && unit[n - 1] == ']' && strlen(units[u]) == n - 2 && memcmp(unit + 1, units[u], n - 2) == 0)
+      return base + u;
+  return -1;
+}
+
+/* The scalar type of datetime64 or timedelta64 object o (an array or a NumPy scalar), from its
+ * dtype.str ("<M8[D]"); a TypeError naming the dtype when it has none (a unit with a multiple,
+ * "M8[10D]", or another byte order). */
+static int time_type_of(PyObject *o, const char *what) {
   PyObject *dtype = PyObject_GetAttrString(o, "dtype");
-  if (!dtype) return -1;
-  PyErr_Format(PyExc_TypeError, "%s: %S values are not supported: pyk2cuda's kernels and device "
-               "arrays have no datetime64 or timedelta64 type (docs/python.md)", what, dtype);
-  Py_DECREF(dtype);
+  PyObject *str = dtype ? PyObject_GetAttrString(dtype, "str") : NULL;
+  const char *ts = str && PyUnicode_Check(str) ? PyUnicode_AsUTF8(str) : NULL;
+  int t = ts ? time_typestr_to_type(ts) : -1;
+  if (t < 0 && dtype)
+    PyErr_Format(PyExc_TypeError, "%s: %S values are not supported: pyk2cuda's kernels take datetime64 "
+                 "and timedelta64 of one unit (Y M W D h m s ms us ns ps fs as, or none) in native byte "
+                 "order (docs/python.md)", what, dtype);
+  Py_XDECREF(str);
+  Py_XDECREF(dtype);
+  return t;
+}
+
+/* NumPy refuses a datetime64 array's buffer (ValueError), and gives a datetime64 scalar's as 8
+ * bytes without the strides asked for: the buffer of such an object is taken from its int64 view
+ * (o.view('<i8'), which shares its memory), and its datetime type is set in *time_type. Any other
+ * buffer without shape or strides is a TypeError. */
+int get_host_buffer(PyObject *o, Py_buffer *view, int flags, const char *what, int *time_type) {
+  if (time_type) *time_type = -1;
+  if (is_datetime(o)) {
+    int t = time_type_of(o, what);
+    if (t < 0) return -1;
+    PyObject *ints = PyObject_CallMethod(o, "view", "s", "<i8");
+    if (!ints) return -1;
+    int r = get_host_buffer(ints, view, flags, what, NULL);
+    Py_DECREF(ints);   /* the buffer holds its own reference */
+    if (r == 0 && time_type) *time_type = t;
+    return r;
+  }
+  if (PyObject_GetBuffer(o, view, flags) < 0) return -1;
+  if (view->ndim == 0 || (view->shape && view->strides)) return 0;
+  PyBuffer_Release(view);
+  PyErr_Format(PyExc_TypeError, "%s: a %.100s's buffer gives no shape or strides", what, Py_TYPE(o)->tp_name);
   return -1;
 }
 
 static int from_buffer(PyObject *o, const char *name, Arg *a) {
   char what[160];
   snprintf(what, sizeof what, "argument '%s'", name);
-  if (get_host_buffer(o, &a->view, PyBUF_RECORDS_RO, what) < 0) return -1;
+  int time_type;
+  if (get_host_buffer(o, &a->view, PyBUF_RECORDS_RO, what, &time_type) < 0) return -1;
   a->readonly = a->view.readonly;   /* checked against the parameter once it is known */
-  int t = format_to_type(a->view.format);
+  int t = time_type >= 0 ? time_type : format_to_type(a->view.format);
   if (t < 0 && a->view.format && a->view.format[0] == 'T') {   /* a struct: a NumPy record */
     if (record_of(o, name, a) < 0) {
       PyBuffer_Release(&a->view);

@@ -163,8 +163,10 @@ PyObject *devarray_from_host(State *st, const P2cHostArray *h, PyObject *np_dtyp
 /* A host array's buffer, made contiguous (numpy.ascontiguousarray) when it is not. `writable`
  * asks for a writable buffer. The buffer's object may differ from `obj`. */
 static int host_buffer(State *st, PyObject *obj, bool writable, Py_buffer *view, P2cHostArray *h) {
-  if (get_host_buffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO, "a host array") < 0) return -1;
-  int t = format_to_type(view->format);
+  int time_type;
+  if (get_host_buffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO, "a host array", &time_type) < 0)
+    return -1;
+  int t = time_type >= 0 ? time_type : format_to_type(view->format);
   h->record = NULL;
   if (t < 0 && view->format && view->format[0] == 'T') t = P2C_RECORD;   /* its description: host_record */
   if (t < 0 || view->ndim > P2C_MAX_NDIM) {
@@ -679,7 +681,8 @@ static int shape_arg(PyObject *o, int *ndim, int64_t *shape) {
   return 0;
 }
 
-/* device_array(shape, typechar, order): typechar as numpy.dtype(...).char. */
+/* device_array(shape, typechar, order): typechar as numpy.dtype(...).char, or a datetime64 or
+ * timedelta64 dtype's typestr ("<M8[D]"). */
 static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   State *st = PyModule_GetState(mod);
   PyObject *shape_o;
@@ -689,7 +692,7 @@ static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM];
   if (shape_arg(shape_o, &ndim, shape) < 0) return NULL;
   char fmt[2] = {tc[0], 0};
-  int t = tc[0] && !tc[1] ? format_to_type(fmt) : -1;
+  int t = tc[0] && !tc[1] ? format_to_type(fmt) : time_typestr_to_type(tc);
   if (t < 0) return PyErr_Format(PyExc_TypeError, "unsupported dtype '%s'", tc);
   contiguous_strides((P2cScalarType)t, ndim, shape, order[0] == 'F' ? 'F' : 'C', strides);
   return (PyObject *)devarray_alloc(st, (P2cScalarType)t, NULL, ndim, shape, strides);
@@ -843,7 +846,7 @@ static PyObject *f_pin_host(PyObject *mod, PyObject *obj) {
   State *st = PyModule_GetState(mod);
   if (state_device(st) < 0) return NULL;
   Py_buffer view;
-  if (get_host_buffer(obj, &view, PyBUF_RECORDS_RO, "cuda.pinned()") < 0) return NULL;
+  if (get_host_buffer(obj, &view, PyBUF_RECORDS_RO, "cuda.pinned()", NULL) < 0) return NULL;
   char *start = NULL;
   size_t bytes = buffer_span(&view, &start);
   PyBuffer_Release(&view);

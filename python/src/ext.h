@@ -100,9 +100,15 @@ typedef struct Arg {
 /* The scalar type for a struct-module format ("f", "<i8"-style prefixes not accepted beyond
  * native/little-endian markers). -1 when unsupported. */
 int format_to_type(const char *format);
-/* PyObject_GetBuffer, with NumPy's refusal of datetime64 and timedelta64 buffers replaced by a
- * TypeError that says pyk2cuda has no such type (`what` says which object: "argument 'a'"). */
-int get_host_buffer(PyObject *obj, Py_buffer *view, int flags, const char *what);
+/* PyObject_GetBuffer, with NumPy's datetime64 and timedelta64 arrays and scalars (which NumPy
+ * exports no buffer for) read through their int64 view; *time_type (NULL: not wanted) is then
+ * their P2C_DATETIME64 + unit or P2C_TIMEDELTA64 + unit type, else -1. A unit NumPy gives a
+ * multiple (M8[10D]) is a TypeError (`what` says which object: "argument 'a'"). */
+int get_host_buffer(PyObject *obj, Py_buffer *view, int flags, const char *what, int *time_type);
+/* Whether t is a datetime64 or timedelta64 type (of any unit). */
+static inline bool is_time_type(int t) { return t >= P2C_DATETIME64 && t < P2C_SCALAR_TYPE_COUNT; }
+/* The datetime type of a NumPy typestr ("<M8[D]", "<m8"), or -1. */
+int time_typestr_to_type(const char *typestr);
 /* Converts one Python argument (`name` is the parameter's name, for messages). 0 or -1 with an
  * exception set. Release with arg_release. */
 int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out);

@@ -213,6 +213,8 @@ static bool fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
   if (v->type == P2C_TUPLE || p->type == P2C_TUPLE) return tuple_fits(k, v, p);
   if ((v->type == P2C_RECORD || p->type == P2C_RECORD) && !v->is_array)   /* a record by reference */
     return v->type == p->type && p2c_record_equal(v->array.record, p->record);
+  if (!v->is_array && (is_time_type(v->type) || is_time_type(p->type)))
+    return v->type == p->type;   /* Numba converts no datetime or timedelta to another type */
   if (!v->is_array) return k->explicit_sigs || v->type == p->type;
   if (v->type != p->type) return false;
   const P2cHostArray *h = &v->array;

@@ -118,7 +118,9 @@ PyObject *state_dtype(State *st, P2cScalarType t) {
   PyObject *np = state_numpy(st);
   if (!np) return NULL;
   const char *name = t == P2C_BOOL ? "bool" : p2c_scalar_name(t);
-  st->dtypes[t] = PyObject_CallMethod(np, "dtype", "s", name);
+  size_t n = strlen(name);   /* Numba's "datetime64[]" (the generic unit) is NumPy's "datetime64" */
+  if (is_time_type(t) && n > 2 && strcmp(name + n - 2, "[]") == 0) n -= 2;
+  st->dtypes[t] = PyObject_CallMethod(np, "dtype", "s#", name, (Py_ssize_t)n);
   return st->dtypes[t];
 }
 

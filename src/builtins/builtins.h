@@ -66,6 +66,7 @@ typedef enum BuiltinId {
   BI_VECTOR,               /* a CUDA vector type's constructor (cuda.float32x4, cuda.float4) */
   BI_NP_ELEMENTWISE,       /* NumPy's comparison, logical, bitwise and extremum ufuncs: c64 is
                               the prelude function of their loop type (TH_NP_ELEMENTWISE) */
+  BI_ISNAT,                /* np.isnat(x) of a datetime64 or timedelta64 */
 } BuiltinId;
 
 /* What a BI_NP_ELEMENTWISE ufunc takes and gives (NumPy's loops for it). */

@@ -154,6 +154,17 @@ void emit_part(Gen *G, const Expr *e, StrBuf *sb, int prec);
 void emit_method_call(Gen *G, const Expr *e, StrBuf *sb, int prec);
 void emit_complex_abs(Gen *G, const Expr *e, StrBuf *sb);
 
+/* ---- datetime64 and timedelta64 (emit_time.c) ---- */
+
+/* A binary or unary operator with a datetime or timedelta operand, abs() of a timedelta, and
+ * one comparison of two of them (`ta`, `tb`: temporaries holding the operands, or NULL). */
+void emit_time_binary(Gen *G, const Expr *e, StrBuf *sb);
+void emit_time_unary(Gen *G, const Expr *e, StrBuf *sb, int prec);
+void emit_time_abs(Gen *G, const Expr *e, StrBuf *sb);
+/* The prelude function min() or max() (call e) of datetimes or timedeltas folds with. */
+const char *emit_time_minmax_function(Gen *G, const Expr *e);
+void emit_time_compare(Gen *G, Op op, const Expr *a, const char *ta, const Expr *b, const char *tb, StrBuf *sb);
+
 /* ---- float16 (emit_half.c) ---- */
 
 /* A cast (EX_CAST) from or to float16 (not to complex: emit_complex_cast). */
@@ -234,6 +245,7 @@ BuiltinEmitFn emit_math_call, emit_np_elementwise_call, emit_math_split_call, em
 BuiltinEmitFn emit_round_call, emit_len_call, emit_tuple_call;
 BuiltinEmitFn emit_complex_ctor_call, emit_cmath_call, emit_polar_call;             /* emit_complex.c */
 BuiltinEmitFn emit_half_builtin_call;                                               /* emit_half.c */
+BuiltinEmitFn emit_isnat_call;                                                      /* emit_time.c */
 BuiltinEmitFn emit_vector_ctor_call;                                              /* emit_vector.c */
 /* v.x .. v.w of a CUDA vector (emit_vector.c). */
 void emit_vector_lane(Gen *G, const Expr *e, StrBuf *sb, int prec);

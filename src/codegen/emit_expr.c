@@ -436,6 +436,10 @@ static const Expr *with_checked_divisor(Gen *G, const Expr *e, const char *messa
 }
 
 static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (type_is_time(e->kids[0]->ty) || type_is_time(e->kids[1]->ty)) {   /* before the zero check: NaT */
+    emit_time_binary(G, e, sb);
+    return;
+  }
   const char *zero_message = zero_division_message(G, e);
   if (zero_message) e = with_checked_divisor(G, e, zero_message);
   const Type *t = e->kids[0]->ty;
@@ -466,6 +470,10 @@ static void emit_binary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 }
 
 static void emit_unary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  if (type_is_time(e->ty)) {
+    emit_time_unary(G, e, sb, prec);
+    return;
+  }
   if (e->op == OP_POS) {
     emit_expr(G, e->kids[0], sb, prec);
     return;
@@ -489,7 +497,7 @@ static void emit_unary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 }
 
 const Type *compare_type(const Type *a, const Type *b) {
-  if (a == b) return a;
+  if (a == b || type_is_time(a)) return a;   /* datetimes: emit_time_compare brings units together */
   if (a->kind == TY_BOOL && b->kind == TY_BOOL) return a;
   return type_arith(a, b);
 }
@@ -648,6 +656,11 @@ static void emit_pair(Gen *G, const Expr *e, int i, const char *const *names, St
     Expr *a = as_held_value(G, pair_operand(G, e, i, names));
     Expr *b = as_held_value(G, pair_operand(G, e, i + 1, names));
     emit_expr(G, tuple_comparison(G, tuple_op, a, b), sb, cp + 1);
+    return;
+  }
+  if (type_is_time(held)) {   /* `is` of one datetime type is its == (NaT is not NaT) */
+    Op time_op = e->cmps[i] == OP_IS ? OP_EQ : e->cmps[i] == OP_IS_NOT ? OP_NE : e->cmps[i];
+    emit_time_compare(G, time_op, e->kids[i], names ? names[i] : NULL, e->kids[i + 1], names ? names[i + 1] : NULL, sb);
     return;
   }
   const Type *ct = compare_type(e->kids[i]->ty, e->kids[i + 1]->ty);
@@ -1337,6 +1350,7 @@ void emit_minmax_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   (void)prec;
   /* The type is explicit: a literal operand must not change which instance is called. */
   const char *fn = arena_printf(G->a, "%s<%s>", e->builtin->c64, e->ty->cname);
+  if (type_is_time(e->ty)) fn = emit_time_minmax_function(G, e);
   for (int i = 2; i < e->nkids; i++) sb_printf(sb, "%s(", fn);
   emit_expr(G, e->kids[1], sb, P_ASSIGN);
   for (int i = 2; i < e->nkids; i++) {
@@ -1362,6 +1376,8 @@ void emit_abs_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Type *t = e->kids[1]->ty;
   if (t->kind == TY_COMPLEX) {
     emit_complex_abs(G, e, sb);
+  } else if (t->kind == TY_TIMEDELTA) {
+    emit_time_abs(G, e, sb);
   } else if (t->kind == TY_HALF) {
     emit_half_call(G, "p2c_habs", e, sb);
   } else if (t->kind == TY_FLOAT) {

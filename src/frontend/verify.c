@@ -54,12 +54,15 @@ static void verify_call(Verify *v, const Expr *e) {
 
 /* Casts where types differ, where typeinfer is responsible for them: the operands of
  * arithmetic, of `and`/`or` and of a conditional expression are cast to the expression's
- * number type (float ** int keeps its int exponent). Comparisons cast per pair in codegen, and
+ * number type (float ** int keeps its int exponent; timedelta / timedelta, a float64, keeps its
+ * operands). Comparisons cast per pair in codegen, and
  * stores convert in codegen (see docs/architecture.md). */
 static void verify_operand_casts(Verify *v, const Expr *e) {
   if (v->stage < AST_TYPED || !e->ty || !type_is_numeric(e->ty)) return;
   int first = e->kind == EX_IFEXP ? 1 : 0;
   bool arith = e->kind == EX_BINARY || e->kind == EX_UNARY || e->kind == EX_BOOLOP || e->kind == EX_IFEXP;
+  /* timedelta / timedelta is a float64 of operands that keep their types (emit_time.c) */
+  if (e->kind == EX_BINARY && type_is_time(e->kids[0]->ty)) return;
   for (int i = first; arith && i < e->nkids && v->ok; i++) {
     const Type *t = e->kids[i]->ty;
     bool int_exponent = e->kind == EX_BINARY && e->op == OP_POW && i == 1 && t && t->kind == TY_INT;

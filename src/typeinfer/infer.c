@@ -146,8 +146,8 @@ static void assign_index(Infer *I, Expr *target, const Type *t, Loc loc) {
     charseq_store_checks(I, elem, t, loc);
     return;
   }
-  bool converts = type_is_numeric(elem) && type_is_numeric(t) &&
-                  (elem->kind == TY_COMPLEX || t->kind != TY_COMPLEX);   /* no complex into reals */
+  bool converts = elem == t || (type_is_numeric(elem) && type_is_numeric(t) &&
+                  (elem->kind == TY_COMPLEX || t->kind != TY_COMPLEX));   /* no complex into reals */
   if (!converts)
     TERR(I, loc, "E-store", "cannot store a value of type %s into an array of %s", t->name,
          elem->name);

@@ -78,6 +78,14 @@ bool complex_cast_ok(Infer *I, Expr *e, const Type *from, const Type *to);
 const Type *infer_half_binary(Infer *I, Expr *e, const Type **a, const Type **b);
 const Type *infer_half_unary(Infer *I, Expr *e, const Type *t);
 
+/* datetime64 and timedelta64 (infer_time.c): a binary operation with a datetime or timedelta
+ * operand, a unary one on one, and whether op compares a and b. */
+const Type *infer_time_binary(Infer *I, Expr *e, const Type *a, const Type *b);
+const Type *infer_time_unary(Infer *I, Expr *e, const Type *t);
+bool time_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b);
+/* min() and max() of datetimes or timedeltas: values of one type (t[1..]), which they keep. */
+const Type *infer_time_minmax(Infer *I, Expr *e, const Type **t);
+
 /* CUDA vector types (infer_vector.c): v.x .. v.w of vector type t; the lane an attribute
  * name is (0 for "x" .. 3 for "w"; -1 for any other name). */
 const Type *infer_vector_lane(Infer *I, Expr *e, const Type *t);
@@ -115,6 +123,7 @@ BuiltinInferFn infer_loop_only_call;
 BuiltinInferFn infer_complex_ctor_call, infer_cmath_call, infer_cmath_phase_call;   /* infer_complex.c */
 BuiltinInferFn infer_cmath_polar_call, infer_cmath_rect_call;
 BuiltinInferFn infer_fp16_call;                                                      /* infer_half.c */
+BuiltinInferFn infer_isnat_call;                                                     /* infer_time.c */
 BuiltinInferFn infer_vector_ctor_call;                                             /* infer_vector.c */
 BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */
 BuiltinInferFn infer_shfl_call, infer_vote_call, infer_match_call, infer_bitcount_call;

@@ -141,6 +141,7 @@ static const Type *infer_binary(Infer *I, Expr *e) {
   if (!infer_kids(I, e, t) || !t[1]) return NULL;
   if (e->op == OP_ADD && t[0]->kind == TY_TUPLE && t[1]->kind == TY_TUPLE)
     return infer_tuple_concat(I, e, t[0], t[1]);
+  if (type_is_time(t[0]) || type_is_time(t[1])) return infer_time_binary(I, e, t[0], t[1]);
   if (type_is_complex(t[0]) || type_is_complex(t[1])) return infer_complex_binary(I, e, t[0], t[1]);
   if (type_is_half(t[0]) || type_is_half(t[1])) {   /* float16, or the type it promotes to */
     const Type *h = infer_half_binary(I, e, &t[0], &t[1]);
@@ -162,6 +163,7 @@ static const Type *infer_unary(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e->kids[0]);
   if (t && type_is_complex(t)) return infer_complex_unary(I, e, t);
   if (t && type_is_half(t)) return infer_half_unary(I, e, t);
+  if (t && type_is_time(t)) return infer_time_unary(I, e, t);
   if (!t || !require_numbers(I, e, t, NULL)) return NULL;
   if (e->op == OP_INVERT && t->kind == TY_FLOAT) {
     TERR(I, e->loc, "E-operand", "unsupported operand type for unary ~: %s", t->name);
@@ -228,6 +230,7 @@ static bool pair_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type 
   if (type_is_complex(a) || type_is_complex(b)) return complex_compare_ok(I, e, op, a, b);
   if ((type_is_half(a) || type_is_half(b)) && type_is_numeric(a) && type_is_numeric(b))
     return true;   /* compared in their promoted type */
+  if (type_is_time(a) || type_is_time(b)) return time_compare_ok(I, e, op, a, b);
   if (a->kind == TY_ENUM || b->kind == TY_ENUM) return enum_compare_ok(I, e, op, a, b);
   if (type_is_number(a) && type_is_number(b)) return true;
   if (charseq_operand(I, e, op, a, b)) return false;
@@ -755,6 +758,7 @@ const Type *infer_minmax_call(Infer *I, Expr *e, const Type **t) {
     TERR(I, e->loc, "E-arity", "%s() of a single iterable is not supported; give two or more values", name);
     return NULL;
   }
+  if (type_is_time(t[1]) || type_is_time(t[2])) return infer_time_minmax(I, e, t);
   const Type *u = t[1];
   for (int i = 1; i < e->nkids; i++) {
     if (!type_is_half(t[i]) && !require_numbers(I, e->kids[i], t[i], NULL)) return NULL;
@@ -810,8 +814,20 @@ const Type *infer_print_call(Infer *I, Expr *e, const Type **t) {
   return &type_void;
 }
 
+/* np.int64(x), np.uint64(x) of a datetime or timedelta: its count, as Numba's cast (integers
+ * of other widths are an error there too). */
+static const Type *time_cast(Infer *I, Expr *e, const Type *from, const Type *to) {
+  if (e->builtin->kind == BK_TYPE && to->kind == TY_INT && to->bits == 64)
+    return to;
+  TERR(I, e->kids[1]->loc, "E-arg", "%s() of %s is not supported (Numba converts a datetime or "
+       "timedelta to a 64-bit integer only: np.int64(x), np.uint64(x))", builtin_display_name(e->builtin),
+       from->name);
+  return NULL;
+}
+
 /* A scalar cast to `to` of the call's one argument: int(x), np.float32(x), abs(x). */
 static const Type *cast_to(Infer *I, Expr *e, const Type **t, const Type *to) {
+  if (type_is_time(t[1])) return time_cast(I, e, t[1], to);
   if (type_is_complex(t[1]) || type_is_complex(to)) return complex_cast_ok(I, e->kids[1], t[1], to) ? to : NULL;
   if (type_is_half(t[1]) && (type_is_number(to) || type_is_half(to))) return to;
   if (type_is_half(to) && type_is_number(t[1])) return to;
@@ -826,6 +842,12 @@ const Type *infer_cast_builtin_call(Infer *I, Expr *e, const Type **t) {
 
 /* abs(x): x's own type (bool gives int64, complex its part type). */
 const Type *infer_abs_call(Infer *I, Expr *e, const Type **t) {
+  if (t[1]->kind == TY_TIMEDELTA) return t[1];
+  if (t[1]->kind == TY_DATETIME) {
+    TERR(I, e->kids[1]->loc, "E-arg", "abs() of %s is not supported (abs() takes a timedelta, not a "
+         "datetime)", t[1]->name);
+    return NULL;
+  }
   if (type_is_complex(t[1])) return type_complex_part(t[1]);
   const Type *r = cast_to(I, e, t, t[1]);
   return r && r->kind == TY_BOOL ? &type_int64 : r;

@@ -18,6 +18,11 @@
  *   name      := ... | enum               (a member of an Enum class, as Numba prints its type:)
  *   enum      := 'Enum<' type '>(' ident ')' | 'IntEnum<' type '>(' ident ')'
  *
+ *   name      := ... | time               (datetime64 and timedelta64, as Numba prints them:)
+ *   time      := ('datetime64' | 'timedelta64' | 'M8' | 'm8') ['[' unit ']']
+ *              | ('NPDatetime' | 'NPTimedelta') '(' quote unit quote ')'
+ *   unit      := '' | 'Y' | 'M' | 'W' | 'D' | 'h' | 'm' | 's' | 'ms' | 'us' | 'ns' | 'ps' | 'fs' | 'as'
+ *
  * NamedTuple is pyk2cuda's spelling of a namedtuple type (Numba prints `Point(int64, int64)`,
  * without the field names): NamedTuple(Point, x=int64, y=int64).
  *
@@ -301,6 +306,42 @@ static const Type *maybe_array(SigParser *p, const Type *t) {
   return type_array(p->tt, t, ndim, layout, MEM_GLOBAL, NULL);
 }
 
+/* The unit of a time type after its name: "[D]" (no unit, or "[:" of an array's dimensions,
+ * is the generic unit), or "('D')" after NPDatetime/NPTimedelta. -1 after an error. */
+static int parse_time_unit(SigParser *p, bool call) {
+  char quote = 0;
+  if (call) {
+    if (!accept(p, '(')) return fail(p, "expected '(' after NPDatetime or NPTimedelta"), -1;
+    skip_space(p);
+    if (p->pos < p->len && (p->s[p->pos] == '\'' || p->s[p->pos] == '"')) quote = p->s[p->pos++];
+    if (!quote) return fail(p, "expected a quoted unit"), -1;
+  } else {
+    skip_space(p);
+    if (p->pos + 1 >= p->len || p->s[p->pos] != '[' || p->s[p->pos + 1] == ':') return P2C_UNIT_GENERIC;
+    p->pos++;
+  }
+  size_t start = p->pos;
+  while (p->pos < p->len && isalnum((unsigned char)p->s[p->pos])) p->pos++;   /* "10D": refused whole */
+  int u = time_unit_parse(p->s + start, p->pos - start);
+  if (u < 0) return fail(p, "unknown datetime unit (Y M W D h m s ms us ns ps fs as, or none)"), -1;
+  if (quote && (p->pos >= p->len || p->s[p->pos++] != quote)) return fail(p, "expected a quoted unit"), -1;
+  if (!accept(p, call ? ')' : ']')) return fail(p, call ? "expected ')'" : "expected ']'"), -1;
+  return u;
+}
+
+/* datetime64[D], m8[ns], NPTimedelta('s'): the type named `name`, else NULL (not one). */
+static const Type *parse_time_type(SigParser *p, const char *name, bool *failed) {
+  bool call = strcmp(name, "NPDatetime") == 0 || strcmp(name, "NPTimedelta") == 0;
+  bool datetime = call ? name[2] == 'D' : strcmp(name, "datetime64") == 0 || strcmp(name, "M8") == 0;
+  if (!call && !datetime && strcmp(name, "timedelta64") != 0 && strcmp(name, "m8") != 0) return NULL;
+  int u = parse_time_unit(p, call);
+  if (u < 0) {
+    *failed = true;
+    return NULL;
+  }
+  return datetime ? type_datetime((P2cTimeUnit)u) : type_timedelta((P2cTimeUnit)u);
+}
+
 static const Type *parse_type(SigParser *p, bool allow_void) {
   char name[64];
   if (peek(p, '[')) return maybe_array(p, parse_bracket_charseq(p));
@@ -324,7 +365,10 @@ static const Type *parse_type(SigParser *p, bool allow_void) {
     if (!allow_void) return fail(p, "'void' is only a return type"), NULL;
     return &type_void;
   }
-  const Type *t = type_scalar_by_name(name);
+  bool failed = false;
+  const Type *t = parse_time_type(p, name, &failed);
+  if (failed) return NULL;
+  if (!t) t = type_scalar_by_name(name);
   if (!t) return fail(p, "unknown type name"), NULL;
   if (!accept(p, '[')) return t;
   int ndim;

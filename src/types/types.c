@@ -53,6 +53,78 @@ const Type *type_vector_of(const Type *base, int lanes) {
   return NULL;
 }
 
+/* ---- Datetimes and timedeltas ----
+ * NumPy's datetime64[unit] counts units since 1970-01-01T00:00, timedelta64[unit] counts
+ * units; both are int64 in memory and in the generated C, and INT64_MIN is NaT. The unit is
+ * part of the type, as in Numba (NPDatetime('D') and NPDatetime('s') are two types), so each
+ * operation's unit conversions are known when the kernel is compiled. */
+#define TIME_TYPE(k, base, u, nm) \
+  [P2C_UNIT_##u] = {.kind = k, .name = base "[" nm "]", .scalar = (base[0] == 'd' ? P2C_DATETIME64 : P2C_TIMEDELTA64) + P2C_UNIT_##u, \
+                    .bits = 64, .is_signed = true, .cname = "int64_t", .unit = P2C_UNIT_##u}
+#define TIME_TYPES(k, base) {                                                                   \
+    TIME_TYPE(k, base, Y, "Y"), TIME_TYPE(k, base, M, "M"), TIME_TYPE(k, base, W, "W"),         \
+    TIME_TYPE(k, base, D, "D"), TIME_TYPE(k, base, h, "h"), TIME_TYPE(k, base, m, "m"),         \
+    TIME_TYPE(k, base, s, "s"), TIME_TYPE(k, base, ms, "ms"), TIME_TYPE(k, base, us, "us"),     \
+    TIME_TYPE(k, base, ns, "ns"), TIME_TYPE(k, base, ps, "ps"), TIME_TYPE(k, base, fs, "fs"),   \
+    TIME_TYPE(k, base, as, "as"), TIME_TYPE(k, base, GENERIC, "")}
+const Type type_datetimes[P2C_TIME_UNIT_COUNT] = TIME_TYPES(TY_DATETIME, "datetime64");
+const Type type_timedeltas[P2C_TIME_UNIT_COUNT] = TIME_TYPES(TY_TIMEDELTA, "timedelta64");
+#undef TIME_TYPES
+#undef TIME_TYPE
+
+static const char *const unit_names[P2C_TIME_UNIT_COUNT] = {
+    "Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", ""};
+
+const char *time_unit_name(P2cTimeUnit u) { return (unsigned)u < P2C_TIME_UNIT_COUNT ? unit_names[u] : NULL; }
+
+int time_unit_parse(const char *s, size_t n) {
+  for (int u = 0; u < P2C_TIME_UNIT_COUNT; u++)
+    if (strlen(unit_names[u]) == n && memcmp(unit_names[u], s, n) == 0) return u;
+  return -1;
+}
+
+/* Y and M: calendar units, which no fixed number of days makes. */
+static bool calendar_unit(P2cTimeUnit u) { return u <= P2C_UNIT_M; }
+
+bool time_unit_can_cast(P2cTimeUnit from, P2cTimeUnit to) {
+  if (from == to || from == P2C_UNIT_GENERIC) return true;
+  if (from > to || to == P2C_UNIT_GENERIC) return false;
+  return !(calendar_unit(from) && !calendar_unit(to));
+}
+
+/* How many of the next finer unit make one of `u` (0: none exactly: M, and as, the finest). */
+static int64_t next_unit_factor(P2cTimeUnit u) {
+  static const int64_t f[P2C_TIME_UNIT_COUNT] = {
+      [P2C_UNIT_Y] = 12, [P2C_UNIT_W] = 7, [P2C_UNIT_D] = 24, [P2C_UNIT_h] = 60, [P2C_UNIT_m] = 60,
+      [P2C_UNIT_s] = 1000, [P2C_UNIT_ms] = 1000, [P2C_UNIT_us] = 1000, [P2C_UNIT_ns] = 1000,
+      [P2C_UNIT_ps] = 1000, [P2C_UNIT_fs] = 1000};
+  return f[u];
+}
+
+int64_t time_unit_factor(P2cTimeUnit from, P2cTimeUnit to) {
+  if (from == P2C_UNIT_GENERIC) return 1;
+  if (to == P2C_UNIT_GENERIC || from > to) return 0;
+  int64_t factor = 1;
+  for (P2cTimeUnit u = from; u < to; u++) {
+    if (!next_unit_factor(u)) return 0;   /* M to W or finer: months have no fixed length */
+    factor *= next_unit_factor(u);
+  }
+  return factor;
+}
+
+P2cTimeUnit time_unit_best(P2cTimeUnit a, P2cTimeUnit b) {
+  if (a == P2C_UNIT_GENERIC) return b;
+  if (b == P2C_UNIT_GENERIC) return a;
+  return a > b ? a : b;
+}
+
+int time_unit_combine(P2cTimeUnit datetime, P2cTimeUnit timedelta) {
+  if (datetime == P2C_UNIT_GENERIC) return (int)timedelta;
+  if (timedelta == P2C_UNIT_GENERIC) return (int)datetime;
+  if (calendar_unit(timedelta) && !calendar_unit(datetime)) return -1;
+  return (int)(datetime > timedelta ? datetime : timedelta);
+}
+
 static const Type *const scalars[P2C_SCALAR_TYPE_COUNT] = {
     [P2C_BOOL] = &type_bool,       [P2C_INT8] = &type_int8,     [P2C_INT16] = &type_int16,
     [P2C_INT32] = &type_int32,     [P2C_INT64] = &type_int64,   [P2C_UINT8] = &type_uint8,
@@ -63,6 +135,8 @@ static const Type *const scalars[P2C_SCALAR_TYPE_COUNT] = {
 };
 
 const Type *type_of_scalar(P2cScalarType s) {
+  if (s >= P2C_DATETIME64 && s < P2C_TIMEDELTA64) return type_datetime((P2cTimeUnit)(s - P2C_DATETIME64));
+  if (s >= P2C_TIMEDELTA64 && s < P2C_SCALAR_TYPE_COUNT) return type_timedelta((P2cTimeUnit)(s - P2C_TIMEDELTA64));
   return (unsigned)s < P2C_SCALAR_TYPE_COUNT ? scalars[s] : NULL;
 }
 
@@ -87,7 +161,28 @@ static const struct {
     {"half", &type_float16},
 };
 
+/* "datetime64[D]", "m8[ns]", "timedelta64[]", "datetime64" (the generic unit): Numba's and
+ * NumPy's names of the datetime types. */
+static const Type *time_type_by_name(const char *name) {
+  static const struct { const char *base; bool datetime; } bases[] = {
+      {"datetime64", true}, {"M8", true}, {"timedelta64", false}, {"m8", false}};
+  for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+    size_t n = strlen(bases[i].base);
+    if (strncmp(name, bases[i].base, n) != 0) continue;
+    const char *rest = name + n;
+    int u = P2C_UNIT_GENERIC;
+    if (*rest) {
+      size_t len = strlen(rest);
+      if (rest[0] != '[' || rest[len - 1] != ']' || (u = time_unit_parse(rest + 1, len - 2)) < 0) return NULL;
+    }
+    return bases[i].datetime ? type_datetime((P2cTimeUnit)u) : type_timedelta((P2cTimeUnit)u);
+  }
+  return NULL;
+}
+
 const Type *type_scalar_by_name(const char *name) {
+  if ((name[0] == 'd' || name[0] == 't' || name[0] == 'M' || name[0] == 'm') && time_type_by_name(name))
+    return time_type_by_name(name);
   for (size_t i = 0; i < sizeof scalar_names / sizeof scalar_names[0]; i++)   /* first byte first */
     if (scalar_names[i].name[0] == name[0] && strcmp(scalar_names[i].name, name) == 0)
       return scalar_names[i].type;
@@ -540,7 +635,7 @@ Identity type_identity(const Type *a, const Type *b) {
       if (type_identity(a->elems[k], a->elems[k]) != ID_BY_EQUALITY) return ID_NEVER;
     return ID_BY_EQUALITY;
   }
-  return type_is_numeric(a) || a->kind == TY_ENUM ? ID_BY_EQUALITY : ID_NEVER;
+  return type_is_numeric(a) || a->kind == TY_ENUM || type_is_time(a) ? ID_BY_EQUALITY : ID_NEVER;
 }
 
 const Type *type_math_float(const Type **t, int n) {

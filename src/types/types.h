@@ -36,6 +36,10 @@ typedef enum TypeKind {
   TY_CHARSEQ,   /* Numba's CharSeq(n) "[char x n]" or UnicodeCharSeq(n) "[unichr x n]": n
                    bytes or n UCS-4 code points, an array's element or a record's field */
   TY_BYTES,     /* bytes literals, only as values stored into a CharSeq */
+  /* NumPy's datetime64 and timedelta64 (Numba's NPDatetime, NPTimedelta): `unit` says which;
+   * held as int64_t, INT64_MIN is NaT (types.c, "Datetimes and timedeltas") */
+  TY_DATETIME,
+  TY_TIMEDELTA,
 } TypeKind;
 
 /* MEM_CONST: a module-level array in __constant__ memory (read-only). A MEM_SHARED array
@@ -88,6 +92,8 @@ struct Type {
    * (UnicodeCharSeq, `unicode`); `bits` is 8 * the itemsize */
   int64_t chars;
   bool unicode;
+  /* datetimes and timedeltas (TY_DATETIME, TY_TIMEDELTA) */
+  P2cTimeUnit unit;
 };
 
 extern const Type type_void, type_bool, type_str;
@@ -132,6 +138,31 @@ extern const Type type_vectors[TYPE_VECTOR_BASES][TYPE_VECTOR_MAX_LANES];
 /* The vector type of `lanes` (1..4) lanes of scalar type `base`, or NULL where CUDA has none. */
 const Type *type_vector_of(const Type *base, int lanes);
 static inline bool type_is_vector(const Type *t) { return t->kind == TY_VECTOR; }
+
+/* ---- Datetimes and timedeltas: 28 singletons, one per kind and unit ---- */
+
+extern const Type type_datetimes[P2C_TIME_UNIT_COUNT], type_timedeltas[P2C_TIME_UNIT_COUNT];
+static inline const Type *type_datetime(P2cTimeUnit u) { return &type_datetimes[u]; }
+static inline const Type *type_timedelta(P2cTimeUnit u) { return &type_timedeltas[u]; }
+static inline bool type_is_time(const Type *t) { return t->kind == TY_DATETIME || t->kind == TY_TIMEDELTA; }
+/* NumPy's spelling of a unit ("D", "ms"; "" for the generic unit); the unit spelled `s` (its
+ * first n bytes), or -1. */
+const char *time_unit_name(P2cTimeUnit u);
+int time_unit_parse(const char *s, size_t n);
+/* Numba's unit rules (numba.np.npdatetime_helpers), which the typing and the generated code
+ * share:
+ *  - time_unit_can_cast: a timedelta of unit `from` converts exactly to unit `to`: the same
+ *    unit, from the generic unit, or to a finer unit of the same family (Y M; W D h ... as).
+ *  - time_unit_factor: the integer that multiplies a count of `from` into a count of `to`
+ *    (1 from the generic unit), or 0 when no integer does (M to D, D to W, h to D).
+ *  - time_unit_best: the finer of two units (the other one when either is generic): the unit
+ *    of datetime - datetime, and of comparisons of datetimes.
+ *  - time_unit_combine: the unit of datetime +- timedelta, or -1 when a Y or M timedelta meets
+ *    a datetime of a finer unit. */
+bool time_unit_can_cast(P2cTimeUnit from, P2cTimeUnit to);
+int64_t time_unit_factor(P2cTimeUnit from, P2cTimeUnit to);
+P2cTimeUnit time_unit_best(P2cTimeUnit a, P2cTimeUnit b);
+int time_unit_combine(P2cTimeUnit datetime, P2cTimeUnit timedelta);
 
 typedef struct TypeTable {
   Arena *arena;

@@ -68,13 +68,31 @@ DTYPES = {
     "complex128": np.complex128,
 }
 
+# datetime64 and timedelta64 of each unit, by Numba's names ("datetime64[D]", "timedelta64[ns]").
+for _unit in ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as"):
+    DTYPES[f"datetime64[{_unit}]"] = np.dtype(f"M8[{_unit}]")
+    DTYPES[f"timedelta64[{_unit}]"] = np.dtype(f"m8[{_unit}]")
+
+NAT = np.iinfo(np.int64).min
+
+
+def is_time(dtype):
+    return np.dtype(dtype).kind in "mM"
+
+
+def random_time_array(dtype, shape, rng, lo=-100, hi=100):
+    """Counts of the unit in [lo, hi], every seventh element NaT (NumPy's "not a time")."""
+    counts = rng.integers(lo, hi, size=shape, dtype=np.int64, endpoint=True)
+    counts.reshape(-1)[::7] = NAT
+    return counts.view(np.dtype(dtype))
+
 _INT_RE = re.compile(r"[+-]?[0-9]+\Z")
 _FLOAT_RE = re.compile(
     r"[+-]?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+"
     r"|inf|infinity|nan)\Z",
     re.IGNORECASE,
 )
-_ARRAY_RE = re.compile(r"(zeros|ones|empty|arange|rand):([A-Za-z0-9]+)\[([0-9, ]*)\]\Z")
+_ARRAY_RE = re.compile(r"(zeros|ones|empty|arange|rand):([A-Za-z0-9]+(?:\[[A-Za-z]+\])?)\[([0-9, ]*)\]\Z")
 
 
 class ArgError(Exception):
@@ -128,6 +146,8 @@ def parse_typed_scalar(type_name, text):
         raise ArgError(f"unknown scalar type {type_name!r}")
     if dtype is np.bool_:
         return _parse_bool(text)
+    if is_time(dtype):   # a count of the unit, or NaT, as `pyk2cuda run` reads it
+        return np.int64(NAT if text == "NaT" else _parse_int(text, np.int64)).view(dtype)
     if np.issubdtype(dtype, np.integer):
         return _parse_int(text, dtype)
     return _parse_float(text, dtype)
@@ -161,6 +181,8 @@ def random_array(dtype, shape, rng):
     dt = np.dtype(dtype)
     if is_charseq(dt):
         return random_charseq_array(dt, shape, rng)
+    if is_time(dt):
+        return random_time_array(dt, shape, rng)
     if dt == np.bool_:
         return rng.integers(0, 2, size=shape).astype(np.bool_)
     if np.issubdtype(dt, np.unsignedinteger):

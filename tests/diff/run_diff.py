@@ -49,7 +49,7 @@ _ORACLE_OOB_RE = re.compile(r"IndexError: .*?index (-?\d+) is out of bounds for 
                             r"size (\d+)")
 _PYK_OOB_RE = re.compile(r"^(.+?):(\d+):(\d+): error: index (-?\d+|\([-0-9, ]+\)) is out of "
                          r"bounds for axis (\d+) with size (\d+)", re.M)
-_IN_RE = re.compile(r"in:([A-Za-z0-9_]+)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
+_IN_RE = re.compile(r"in:([A-Za-z0-9_]+(?:\[[A-Za-z]+\])?)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
 
 # Record dtypes for `in:rec_NAME[n]` inputs (cases/records.py): random values in each field.
 RECORDS = {
@@ -167,6 +167,8 @@ def make_input(spec, rng):
     if lo is None:
         return oracle.random_array(dtype, shape, rng)
     dt = np.dtype(dtype)
+    if oracle.is_time(dt):
+        return oracle.random_time_array(dt, shape, rng, int(lo), int(hi))
     if dt == np.bool_:
         raise CaseError(f"no range for bool inputs: {spec!r}")
     if np.issubdtype(dt, np.integer):
@@ -241,6 +243,8 @@ def compare(case, param, want, got):
         unit = np.uint32 if want.dtype.kind == "U" else np.uint8
         want = np.ascontiguousarray(want).view(unit).reshape(want.shape + (-1,))
         got = np.ascontiguousarray(got).view(unit).reshape(got.shape + (-1,))
+    if oracle.is_time(want.dtype):   # datetimes and timedeltas: their counts (NaT equals NaT)
+        want, got = want.view(np.int64), got.view(np.int64)
     if np.issubdtype(want.dtype, np.complexfloating):   # the parts compare as floats
         want = np.stack([want.real, want.imag], axis=-1)
         got = np.stack([got.real, got.imag], axis=-1)

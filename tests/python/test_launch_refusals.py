@@ -1,7 +1,7 @@
 """Arguments the launch refuses, each by name (docs/python.md, "Arguments"): where Numba's
 simulator runs such a launch (it ignores signatures and runs the kernel in Python), pyk2cuda
 either follows compiled Numba (an array of another dtype than an explicit signature's) or says
-which type it lacks (datetime64/timedelta64 values, Enum members whose values are not numbers)."""
+which type it lacks (datetime64 with a multiple of a unit, Enum members whose values are not numbers)."""
 import enum
 
 import numpy as np
@@ -28,27 +28,28 @@ def test_array_of_another_dtype_than_the_signature_is_refused():
         dec[1, 1](np.ones((4, 8), dtype=np.uint32))
 
 
-def test_datetime64_values_are_refused_by_name():
-    """The kernel language has no datetime64/timedelta64 type: an array, a scalar and a copy to
-    the device are each a TypeError naming the dtype (passing the int64 bits instead would lose
-    NaT and the units, a wrong result without an error)."""
+def test_datetime64_without_a_type_are_refused_by_name():
+    """datetime64 and timedelta64 of one unit are kernel types (tests/python/test_datetime.py);
+    NumPy's multiples of a unit (M8[10D]) and big-endian ones have none: an array, a scalar and
+    a copy to the device are each a TypeError naming the dtype (passing the int64 counts would
+    lose the multiple, a wrong result without an error)."""
     @cuda.jit
     def diff(start, end, delta):
         i = cuda.grid(1)
         if i < delta.size:
             delta[i] = end[i] - start[i]
 
-    days = np.arange("2005-02", "2005-03", dtype="datetime64[D]")
-    msg = "datetime64\\[D\\] values are not supported: pyk2cuda's kernels and device arrays have " \
-          "no datetime64 or timedelta64 type"
+    tens = np.arange(5).astype("datetime64[10D]")
+    msg = "datetime64\\[10D\\] values are not supported: pyk2cuda's kernels take datetime64 and " \
+          "timedelta64 of one unit"
     with pytest.raises(TypeError, match="argument 'start': " + msg):
-        diff[1, 32](days, days, np.zeros(days.size, "timedelta64[D]"))
+        diff[1, 32](tens, tens, np.zeros(5, "timedelta64[D]"))
     with pytest.raises(TypeError, match="argument 'end': " + msg):
-        diff[1, 32](np.zeros(3), days[3], np.zeros(3))    # a datetime64 scalar
-    with pytest.raises(TypeError, match="argument 'delta': timedelta64\\[D\\] values"):
-        diff[1, 32](np.zeros(3), np.zeros(3), np.zeros(3, "timedelta64[D]"))
+        diff[1, 32](np.zeros(3), tens[3], np.zeros(3))    # a datetime64 scalar
+    with pytest.raises(TypeError, match="argument 'delta': >m8\\[D\\] values"):
+        diff[1, 32](np.zeros(3), np.zeros(3), np.zeros(3, ">m8[D]"))
     with pytest.raises(TypeError, match="a host array: " + msg):
-        cuda.to_device(days)
+        cuda.to_device(tens)
 
 
 def test_enum_members_whose_values_are_not_numbers():
@@ -65,11 +66,16 @@ def test_enum_members_whose_values_are_not_numbers():
         same[1, 1](Mood.calm, out)
 
 
-def test_pinning_a_datetime64_scalar_is_an_error_not_a_crash():
+def test_pinning_a_datetime64_scalar_is_not_a_crash():
     """NumPy exports a datetime64 scalar's buffer without the strides asked for: cuda.pinned read
-    them and the interpreter died (SIGSEGV). It goes through the one buffer reader now."""
-    with pytest.raises(TypeError, match=r"cuda.pinned\(\): datetime64\[D\] values are not supported"):
-        with cuda.pinned(np.datetime64("2020-01-01")):
+    them and the interpreter died (SIGSEGV). It goes through the one buffer reader now, which
+    reads datetimes through their int64 view; a unit NumPy gives a multiple is refused there."""
+    with cuda.pinned(np.datetime64("2020-01-01")):
+        pass
+    with cuda.pinned(np.arange(4).astype("datetime64[D]")):
+        pass
+    with pytest.raises(TypeError, match=r"cuda.pinned\(\): datetime64\[10D\] values are not supported"):
+        with cuda.pinned(np.arange(4).astype("datetime64[10D]")):
             pass
     with cuda.pinned(np.arange(4.0)):   # an ordinary array still works
         pass

@@ -14,7 +14,7 @@
  * (0, 5) u1 array, and '<i2' files in format versions 2.0 and 3.0 (numpy.lib.format.write_array).
  * npy_read_file gave the right dtype, shape, flag and values for each (big-endian data swapped,
  * Fortran data in column order), and refused with the expected messages c16, '<f2', '<U2',
- * 'M8[D]', object (pickled) and structured arrays, an .npz archive and a pickle. Each array read
+ * 'M8[D]' (loaded since, as datetime64[D]), object (pickled) and structured arrays, an .npz archive and a pickle. Each array read
  * was written back with npy_write_file and np.load gave an equal array with the same shape,
  * kind, size and Fortran flag; the header was aligned to 64 bytes, the mode 0644 under umask
  * 022, and no temporary file was left behind. Two of those NumPy-written files are embedded
@@ -290,7 +290,7 @@ static void test_roundtrip_every_dtype(void **state) {
   const int64_t shape[2] = {2, 3};
   unsigned char data[6 * 16];
   char hdr[BUF_CAP];
-  for (int t = 0; t < P2C_SCALAR_TYPE_COUNT; t++) {
+  for (int t = 0; t < P2C_DATETIME64; t++) {
     for (size_t i = 0; i < sizeof data; i++) data[i] = (unsigned char)(i * 37 + (size_t)t);
     if (t == P2C_BOOL)
       for (size_t i = 0; i < 6; i++) data[i] = i % 2;
@@ -299,6 +299,31 @@ static void test_roundtrip_every_dtype(void **state) {
     assert_non_null(strstr(hdr, descr[t]));
     assert_non_null(strstr(hdr, "'shape': (2, 3)"));
   }
+}
+
+/* datetime64 and timedelta64 of every unit: NumPy's descr ('<M8[D]', '<m8[ns]'; '<M8' without a
+ * unit), 8 bytes an element, read back as the same type; a big-endian file is swapped. */
+static void test_roundtrip_time_dtypes(void **state) {
+  static const char *const units[P2C_TIME_UNIT_COUNT] = {"[Y]", "[M]", "[W]", "[D]", "[h]", "[m]", "[s]",
+                                                         "[ms]", "[us]", "[ns]", "[ps]", "[fs]", "[as]", ""};
+  const int64_t shape[1] = {3};
+  int64_t data[3] = {INT64_MIN, -1, 12820};   /* NaT, 1969-12-31, 2005-02-06 (in days) */
+  char hdr[BUF_CAP], want[32];
+  for (int t = P2C_DATETIME64; t < P2C_SCALAR_TYPE_COUNT; t++) {
+    NpyArray a = array_of((P2cScalarType)t, 8, 1, shape, data);
+    round_trip(*state, "t.npy", &a, hdr);
+    bool datetime = t < P2C_TIMEDELTA64;
+    snprintf(want, sizeof want, "'<%c8%s'", datetime ? 'M' : 'm',
+             units[t - (datetime ? P2C_DATETIME64 : P2C_TIMEDELTA64)]);
+    assert_non_null(strstr(hdr, want));
+  }
+  const unsigned char be_one[8] = {0, 0, 0, 0, 0, 0, 0, 1};
+  unsigned char raw[BUF_CAP];
+  NpyArray b;
+  read_ok(raw, make_npy(raw, 1, "{'descr': '>m8[s]', 'fortran_order': False, 'shape': (1,)}\n", be_one, 8), &b);
+  assert_int_equal(b.dtype, P2C_TIMEDELTA64 + P2C_UNIT_s);
+  assert_int_equal(*(int64_t *)b.data, 1);
+  npy_free(&b, NULL);
 }
 
 static void test_roundtrip_shapes(void **state) {
@@ -516,7 +541,11 @@ static void test_bad_headers(void **state) {
     {"{'descr': '<U99999999999999999999', 'fortran_order': False, 'shape': ()}\n", "(strings have 1 to"},
     {"{'descr': '|U3', 'fortran_order': False, 'shape': ()}\n", "has no byte order"},
     {"{'descr': [('a', '<U2', (3,))], 'fortran_order': False, 'shape': (1,), }\n", "array of strings"},
-    {"{'descr': '<M8[ns]', 'fortran_order': False, 'shape': ()}\n", "'<M8[ns]' (datetimes"},
+    {"{'descr': '<M8[10D]', 'fortran_order': False, 'shape': ()}\n", "'<M8[10D]' (datetime64 and timedelta64 take one unit"},
+    {"{'descr': '<m8[B]', 'fortran_order': False, 'shape': ()}\n", "unsupported dtype '<m8[B]'"},
+    {"{'descr': '<M4[D]', 'fortran_order': False, 'shape': ()}\n", "unsupported dtype '<M4[D]'"},
+    {"{'descr': '<M8[D', 'fortran_order': False, 'shape': ()}\n", "unsupported dtype '<M8[D'"},
+    {"{'descr': '|M8[D]', 'fortran_order': False, 'shape': ()}\n", "has no byte order"},
     {"{'descr': '<f16', 'fortran_order': False, 'shape': ()}\n", "unsupported dtype '<f16'"},
     {"{'descr': '<i3', 'fortran_order': False, 'shape': ()}\n", "unsupported dtype '<i3'"},
     {"{'descr': '', 'fortran_order': False, 'shape': ()}\n", "unsupported dtype ''"},
@@ -798,6 +827,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_charseq, make_tmpdir, remove_tmpdir),
     cmocka_unit_test_setup_teardown(test_charseq_record, make_tmpdir, remove_tmpdir),
     cmocka_unit_test_setup_teardown(test_roundtrip_every_dtype, make_tmpdir, remove_tmpdir),
+    cmocka_unit_test_setup_teardown(test_roundtrip_time_dtypes, make_tmpdir, remove_tmpdir),
     cmocka_unit_test_setup_teardown(test_roundtrip_shapes, make_tmpdir, remove_tmpdir),
     cmocka_unit_test_setup_teardown(test_roundtrip_fortran_flag, make_tmpdir, remove_tmpdir),
     cmocka_unit_test(test_numpy_written_files),

@@ -6,7 +6,8 @@
  * variable (type_unify), interning of array and tuple types (equal types are the same pointer),
  * sig_parse on good signatures (layouts C, F and A, argument-only forms, dotted type names) and
  * on bad ones with the byte offset of the error, and sig_format round trips; tuple and
- * namedtuple types in signatures, and their C layout as kernel parameters (type_value_size).
+ * namedtuple types in signatures, and their C layout as kernel parameters (type_value_size);
+ * datetime64 and timedelta64: Numba's unit rules, their names, and their spellings in signatures.
  * Each test gets a fresh arena and type table. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -554,6 +555,91 @@ static void charseq_round_trip(void **state) {
   expect_round_trip(state, "[unichr x 2]([unichr x 2][:], [unichr x 2])", "[unichr x 2]([unichr x 2][:], [unichr x 2])");
 }
 
+/* ---- datetime64 and timedelta64: Numba's unit rules, names, signatures ---------------------- */
+
+static void time_unit_cast_rules(void **state) {
+  (void)state;
+  /* the same unit, from the generic unit, to a finer unit of the same family */
+  assert_true(time_unit_can_cast(P2C_UNIT_D, P2C_UNIT_D));
+  assert_true(time_unit_can_cast(P2C_UNIT_GENERIC, P2C_UNIT_Y));
+  assert_true(time_unit_can_cast(P2C_UNIT_Y, P2C_UNIT_M));
+  assert_true(time_unit_can_cast(P2C_UNIT_W, P2C_UNIT_as));
+  assert_false(time_unit_can_cast(P2C_UNIT_s, P2C_UNIT_h));        /* coarser */
+  assert_false(time_unit_can_cast(P2C_UNIT_M, P2C_UNIT_D));        /* months have no length */
+  assert_false(time_unit_can_cast(P2C_UNIT_Y, P2C_UNIT_W));
+  assert_false(time_unit_can_cast(P2C_UNIT_D, P2C_UNIT_GENERIC));  /* nothing to generic */
+}
+
+static void time_unit_factors(void **state) {
+  (void)state;
+  assert_int_equal(time_unit_factor(P2C_UNIT_Y, P2C_UNIT_M), 12);
+  assert_int_equal(time_unit_factor(P2C_UNIT_W, P2C_UNIT_D), 7);
+  assert_int_equal(time_unit_factor(P2C_UNIT_W, P2C_UNIT_s), 7 * 86400);
+  assert_int_equal(time_unit_factor(P2C_UNIT_D, P2C_UNIT_ns), 86400000000000LL);
+  assert_int_equal(time_unit_factor(P2C_UNIT_ps, P2C_UNIT_as), 1000000);
+  assert_int_equal(time_unit_factor(P2C_UNIT_GENERIC, P2C_UNIT_ms), 1);
+  assert_int_equal(time_unit_factor(P2C_UNIT_h, P2C_UNIT_h), 1);
+  assert_int_equal(time_unit_factor(P2C_UNIT_M, P2C_UNIT_D), 0);
+  assert_int_equal(time_unit_factor(P2C_UNIT_Y, P2C_UNIT_D), 0);
+  assert_int_equal(time_unit_factor(P2C_UNIT_D, P2C_UNIT_W), 0);
+  assert_int_equal(time_unit_factor(P2C_UNIT_s, P2C_UNIT_GENERIC), 0);
+}
+
+static void time_unit_best_and_combine(void **state) {
+  (void)state;
+  assert_int_equal(time_unit_best(P2C_UNIT_M, P2C_UNIT_D), P2C_UNIT_D);
+  assert_int_equal(time_unit_best(P2C_UNIT_ns, P2C_UNIT_Y), P2C_UNIT_ns);
+  assert_int_equal(time_unit_best(P2C_UNIT_GENERIC, P2C_UNIT_Y), P2C_UNIT_Y);
+  assert_int_equal(time_unit_best(P2C_UNIT_h, P2C_UNIT_GENERIC), P2C_UNIT_h);
+  assert_int_equal(time_unit_combine(P2C_UNIT_D, P2C_UNIT_h), P2C_UNIT_h);
+  assert_int_equal(time_unit_combine(P2C_UNIT_h, P2C_UNIT_D), P2C_UNIT_h);
+  assert_int_equal(time_unit_combine(P2C_UNIT_Y, P2C_UNIT_M), P2C_UNIT_M);
+  assert_int_equal(time_unit_combine(P2C_UNIT_Y, P2C_UNIT_D), P2C_UNIT_D);   /* the calendar converts */
+  assert_int_equal(time_unit_combine(P2C_UNIT_D, P2C_UNIT_M), -1);   /* months of a day's datetime */
+  assert_int_equal(time_unit_combine(P2C_UNIT_W, P2C_UNIT_Y), -1);
+  assert_int_equal(time_unit_combine(P2C_UNIT_GENERIC, P2C_UNIT_M), P2C_UNIT_M);
+  assert_int_equal(time_unit_combine(P2C_UNIT_D, P2C_UNIT_GENERIC), P2C_UNIT_D);
+}
+
+static void time_type_names(void **state) {
+  (void)state;
+  assert_string_equal(type_datetime(P2C_UNIT_D)->name, "datetime64[D]");
+  assert_string_equal(type_timedelta(P2C_UNIT_ns)->name, "timedelta64[ns]");
+  assert_string_equal(type_datetime(P2C_UNIT_GENERIC)->name, "datetime64[]");
+  assert_ptr_equal(type_scalar_by_name("datetime64[ms]"), type_datetime(P2C_UNIT_ms));
+  assert_ptr_equal(type_scalar_by_name("m8[W]"), type_timedelta(P2C_UNIT_W));
+  assert_ptr_equal(type_scalar_by_name("M8"), type_datetime(P2C_UNIT_GENERIC));
+  assert_ptr_equal(type_scalar_by_name("timedelta64[]"), type_timedelta(P2C_UNIT_GENERIC));
+  assert_null(type_scalar_by_name("datetime64[B]"));
+  assert_null(type_scalar_by_name("datetime64[10D]"));
+  for (int t = P2C_DATETIME64; t < P2C_SCALAR_TYPE_COUNT; t++) {   /* every type by its scalar */
+    const Type *ty = type_of_scalar((P2cScalarType)t);
+    assert_non_null(ty);
+    assert_int_equal(ty->scalar, t);
+    assert_int_equal(type_value_size(ty), 8);
+    assert_ptr_equal(type_scalar_by_name(ty->name), ty);
+  }
+  assert_null(type_unify(NULL, type_timedelta(P2C_UNIT_D), type_timedelta(P2C_UNIT_h)));   /* as Numba */
+}
+
+static void sig_time_types(void **state) {
+  Signature s = parse_ok(state, "void(datetime64[D][::1], NPTimedelta('ns'), m8[:], NPDatetime(\"\"), timedelta64[][:, :])");
+  assert_int_equal(s.nargs, 5);
+  assert_ptr_equal(s.args[0]->dtype, type_datetime(P2C_UNIT_D));
+  assert_int_equal(s.args[0]->layout, 'C');
+  assert_ptr_equal(s.args[1], type_timedelta(P2C_UNIT_ns));
+  assert_ptr_equal(s.args[2]->dtype, type_timedelta(P2C_UNIT_GENERIC));   /* m8[:]: an array */
+  assert_ptr_equal(s.args[3], type_datetime(P2C_UNIT_GENERIC));
+  assert_int_equal(s.args[4]->ndim, 2);
+  const char *text = sig_format(&((Fixture *)*state)->arena, &s);
+  assert_string_equal(text, "void(datetime64[D][::1], timedelta64[ns], timedelta64[][:], datetime64[], timedelta64[][:, :])");
+  Signature back = parse_ok(state, text);
+  for (int i = 0; i < 5; i++) assert_ptr_equal(back.args[i], s.args[i]);
+  expect_sig_error(state, "void(datetime64[B])", 17, "unknown datetime unit");
+  expect_sig_error(state, "void(NPDatetime(D))", 16, "expected a quoted unit");
+  expect_sig_error(state, "void(datetime64[D)", 17, "expected ']'");
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
@@ -605,6 +691,11 @@ int main(void) {
       T(charseq_record_fields),
       T(charseq_bad_spellings),
       T(charseq_round_trip),
+      T(time_unit_cast_rules),
+      T(time_unit_factors),
+      T(time_unit_best_and_combine),
+      T(time_type_names),
+      T(sig_time_types),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);

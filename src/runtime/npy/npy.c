@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "types/types.h"   /* the units of datetime64 and timedelta64 */
+
 #include "util/arena.h"
 
 enum {
@@ -112,10 +114,19 @@ static const DtypeInfo dtypes[P2C_SCALAR_TYPE_COUNT] = {
 
 static bool is_scalar(P2cScalarType t) { return (unsigned)t < P2C_SCALAR_TYPE_COUNT; }
 
+static bool time_dtype(P2cScalarType t) { return t >= P2C_DATETIME64 && t < P2C_SCALAR_TYPE_COUNT; }
+
+/* The kind and size of scalar type t: the table's, or 'M' / 'm' and 8 for a datetime64 or
+ * timedelta64 (whose unit follows in its descr: "<M8[D]"). */
+static DtypeInfo dtype_info(P2cScalarType t) {
+  if (time_dtype(t)) return (DtypeInfo){t < P2C_TIMEDELTA64 ? 'M' : 'm', 8};
+  return is_scalar(t) ? dtypes[t] : (DtypeInfo){0, 0};
+}
+
 /* Scalars and character sequences (S<n>, U<n>: p2c_dtype_charseq). */
 static bool valid_dtype(P2cScalarType t) { return is_scalar(t) || p2c_dtype_charseq(t, NULL, NULL); }
 
-static size_t dtype_size(P2cScalarType t) { return is_scalar(t) ? dtypes[t].size : p2c_dtype_size(t, NULL); }
+static size_t dtype_size(P2cScalarType t) { return is_scalar(t) ? dtype_info(t).size : p2c_dtype_size(t, NULL); }
 
 /* The size of one element of a: a scalar's, or the record's itemsize. */
 static size_t item_size(const NpyArray *a) {
@@ -132,7 +143,7 @@ static bool host_little_endian(void) {
 
 /* The scalar type with this kind letter and size, or -1. */
 static int find_dtype(char kind, size_t size) {
-  for (int t = 0; t < P2C_SCALAR_TYPE_COUNT; t++)
+  for (int t = 0; t < P2C_DATETIME64; t++)
     if (dtypes[t].kind == kind && dtypes[t].size == size) return t;
   return -1;
 }
@@ -142,7 +153,6 @@ static const char *unsupported_kind(char kind) {
   switch (kind) {
   case 'O': return "object arrays hold pickled Python objects and are never loaded";
   case 'V': return "void and record dtypes are not supported";
-  case 'M': case 'm': return "datetimes and timedeltas are not supported";
   default: return NULL;
   }
 }
@@ -171,6 +181,19 @@ static P2cStatus decode_charseq(const char *s, size_t n, const char *shown, NpyA
   return P2C_OK;
 }
 
+/* A datetime64 or timedelta64 descr after its byte order: "M8", "M8[D]", "m8[ns]"; NumPy's
+ * multiples of a unit ("M8[10D]") have no type here. */
+static P2cStatus decode_time_kind(const char *s, size_t n, const char *shown, NpyArray *a, Err *e) {
+  int base = s[0] == 'M' ? P2C_DATETIME64 : P2C_TIMEDELTA64;
+  int unit = n == 2 ? P2C_UNIT_GENERIC : -1;
+  if (n > 4 && s[2] == '[' && s[n - 1] == ']') unit = time_unit_parse(s + 3, n - 4);
+  if (n < 2 || s[1] != '8' || unit < 0)
+    return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (datetime64 and timedelta64 take one unit: "
+                "Y M W D h m s ms us ns ps fs as, or none)", shown);
+  a->dtype = (P2cScalarType)(base + unit);
+  return P2C_OK;
+}
+
 /* Sets a->dtype from the kind and size part of a descr ("f4", "?"), byte order removed. */
 static P2cStatus decode_kind(const char *s, size_t n, const char *shown, NpyArray *a, Err *e) {
   if (n == 1 && s[0] == '?') {
@@ -178,6 +201,7 @@ static P2cStatus decode_kind(const char *s, size_t n, const char *shown, NpyArra
     return P2C_OK;
   }
   if (n && (s[0] == 'S' || s[0] == 'a' || s[0] == 'U')) return decode_charseq(s, n, shown, a, e);
+  if (n && (s[0] == 'M' || s[0] == 'm')) return decode_time_kind(s, n, shown, a, e);
   const char *why = n ? unsupported_kind(s[0]) : NULL;
   if (why) return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (%s)", shown, why);
   size_t size = n ? descr_size(s + 1, n - 1) : 0;
@@ -190,7 +214,7 @@ static P2cStatus decode_kind(const char *s, size_t n, const char *shown, NpyArra
     return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (of the floats, only float16, float32 "
                 "and float64 are supported)", shown);
   return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (supported: bool, int8..int64, "
-              "uint8..uint64, float16, float32, float64, complex64, complex128, S<n>, U<n>)", shown);
+              "uint8..uint64, float16, float32, float64, complex64, complex128, S<n>, U<n>, M8[unit], m8[unit])", shown);
 }
 
 /* The bytes that a byte order reverses: a scalar's (a complex number's part's), one character
@@ -198,7 +222,8 @@ static P2cStatus decode_kind(const char *s, size_t n, const char *shown, NpyArra
 static size_t unit_size(P2cScalarType t) {
   bool unicode;
   if (p2c_dtype_charseq(t, &unicode, NULL)) return unicode ? 4 : 1;
-  return dtypes[t].kind == 'c' ? dtypes[t].size / 2 : dtypes[t].size;
+  DtypeInfo d = dtype_info(t);
+  return d.kind == 'c' ? d.size / 2 : d.size;
 }
 
 /* Decodes a descr string ("<f4", "|b1", "?") into a->dtype, and whether the data needs a byte
@@ -221,14 +246,19 @@ static P2cStatus decode_descr(const char *s, size_t n, NpyArray *a, bool *swap, 
 }
 
 /* The descr we write for a scalar type: "<f4" (host order), or "|b1" for one-byte types; for a
- * character sequence "|S12" or "<U12" (its length in characters). */
+ * character sequence "|S12" or "<U12" (its length in characters); for a datetime64 or
+ * timedelta64 "<M8[D]", or "<m8" of the generic unit. */
 enum { DESCR_CAP = 16 };
 static void format_descr(P2cScalarType t, char out[DESCR_CAP]) {
   char order = unit_size(t) == 1 ? '|' : host_little_endian() ? '<' : '>';
   bool unicode;
   int64_t chars;
+  DtypeInfo d = dtype_info(t);
   if (p2c_dtype_charseq(t, &unicode, &chars)) snprintf(out, DESCR_CAP, "%c%c%lld", order, unicode ? 'U' : 'S', (long long)chars);
-  else snprintf(out, DESCR_CAP, "%c%c%zu", order, dtypes[t].kind, dtypes[t].size);
+  else if (time_dtype(t)) {
+    const char *unit = time_unit_name(type_of_scalar(t)->unit);
+    snprintf(out, DESCR_CAP, unit[0] ? "%c%c8[%s]" : "%c%c8%s", order, d.kind, unit);
+  } else snprintf(out, DESCR_CAP, "%c%c%zu", order, d.kind, d.size);
 }
 
 /* Number of data bytes of a's shape and dtype; false when it exceeds PTRDIFF_MAX. Dimensions

@@ -2,8 +2,9 @@
  *
  * The runtime loads kernel inputs from .npy files and saves outputs to them. Only the dtypes a
  * kernel can take are accepted (bool, int8..int64, uint8..uint64, float16/32/64, complex64/128,
- * and records of those in NumPy's list form, [('a', '<i4'), ('', '|V4'), ('b', '<f8')], with
- * nested array fields); object arrays (pickles), string and datetime dtypes are refused with a
+ * datetime64 and timedelta64 of one unit ('<M8[D]', '<m8[ns]', '<M8'), and records of those in
+ * NumPy's list form, [('a', '<i4'), ('', '|V4'), ('b', '<f8')], with nested array fields);
+ * object arrays (pickles), strings and multiples of a time unit ('<M8[10D]') are refused with a
  * message naming the dtype. The header (a Python dict literal) is parsed by a small strict
  * parser; nothing is ever evaluated. Malformed, hostile or truncated input gives
  * P2C_ERR_FORMAT and a one-line message, never a crash.
