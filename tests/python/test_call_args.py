@@ -34,17 +34,12 @@ def body(x, out, f, g):
 
 
 def make_kernel():
-    f, g = cuda.jit(device=True)(affine), cuda.jit(device=True)(clamp)
+    # body itself, with the two functions passed to it (functions as arguments)
+    f, g, run = cuda.jit(device=True)(affine), cuda.jit(device=True)(clamp), cuda.jit(device=True)(body)
 
     @cuda.jit
     def kernel(x, out):
-        out[0] = f(x, c=-1.0, a=4)
-        out[1] = f(b=(2.0, 2), x=x)
-        out[2] = f(x, 3, c=1.0)
-        out[3] = g(x, hi=0.25)
-        out[4] = g(x, lo=-0.5)
-        out[5] = g(hi=1.0, x=x, lo=0.0)
-        out[6] = g(x)
+        run(x, out, f, g)
     return kernel
 
 
