@@ -566,7 +566,8 @@ def _record_dtype(np, value):
     """A record dtype (a structured NumPy dtype, or a record type of one: pyk2cuda's from_dtype
     or Numba's own numba.np.numpy_support.from_dtype, which scripts import) as the
     np.dtype([...], align=...) the translator evaluates, where that call makes the same dtype
-    (fields of number types and their nested arrays, NumPy's own offsets); else None."""
+    (fields of number types and their nested arrays, and of NumPy's S<n> and U<n>, at NumPy's
+    own offsets); else None."""
     is_record_type = isinstance(value, _types.RecordType) or type(value).__name__ == "Record"
     dtype = getattr(value, "dtype", None) if is_record_type else value
     if not isinstance(dtype, np.dtype) or dtype.names is None:
@@ -574,6 +575,9 @@ def _record_dtype(np, value):
     fields = []
     for name in dtype.names:
         sub = dtype.fields[name][0]
+        if sub.base.kind in "SU" and not sub.shape and _types._charseq_of(sub.base) is not None:
+            fields.append((name, sub.base.str))   # '<U12', '|S5': a character sequence field
+            continue
         if sub.base.kind not in "biufc" or sub.base.names is not None:
             return None
         fields.append((name, sub.base.name) + ((sub.shape,) if sub.shape else ()))

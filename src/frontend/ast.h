@@ -257,7 +257,9 @@ typedef struct ConstArray {
  * its fields at NumPy's offsets (typeinfer makes its record type). */
 typedef struct RecordDtypeField {
   const char *name;
-  const Type *scalar;      /* a scalar type singleton */
+  const Type *scalar;      /* a scalar type singleton; NULL for a character sequence: */
+  int64_t chars;           /* its characters ('U12', 'S5': typeinfer makes its type) */
+  bool unicode;            /* U<n> (4 bytes a character), else S<n> */
   int ndim;                /* 0, or a nested array's dimensions */
   int64_t shape[P2C_MAX_NDIM];
   int64_t offset;

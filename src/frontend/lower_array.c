@@ -512,6 +512,8 @@ static bool build_record_array(Build *b, const Args *a, const RecordDtype *r) {
   TSNode items[256];
   if (a->npos < 1 || (!node_is(b->L, a->pos[0], K_list) && !node_is(b->L, a->pos[0], K_tuple)))
     return fail(b, "an array of records is built from a list of tuples");
+  for (int i = 0; i < r->nfields; i++)
+    if (!r->fields[i].scalar) return fail(b, "a constant array of records with string fields is not supported");
   int k = node_kids(b->L, a->pos[0], items, 256);
   if (k > 256) return fail(b, "a list literal has more than 256 elements");
   if ((int64_t)k * r->size > MAX_CONST_BYTES) return fail(b, "it is larger than constant memory (64 KiB)");

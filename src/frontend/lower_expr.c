@@ -313,8 +313,8 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
   const OtherGlobal *g = find_other_global(L, name);
   if (g && g->why && g->record) {
     diag_error(L->c, node_loc(L, n), "E-dtype",
-               "record dtype '%s' is not supported: %s (kernels take "
-               "np.dtype([('name', dtype), ('name', dtype, shape), ...], align=...) of number types)",
+               "record dtype '%s' is not supported: %s (kernels take np.dtype([('name', dtype), "
+               "('name', dtype, shape), ...], align=...) of number types and strings ('U12', 'S5'))",
                name, g->why);
     diag_note(L->c, g->loc, "'%s' is defined here", name);
     return NULL;

@@ -6,7 +6,8 @@
  * a global dtype). The fields' offsets and the itemsize are NumPy's: packed one after another
  * without align (its default), or each field at a multiple of its alignment and the size
  * padded to the largest with align=True, as a C struct is laid out. A field is a number type,
- * or a nested array of one (a shape: an int or a tuple of ints). Records inside records, titles
+ * a nested array of one (a shape: an int or a tuple of ints), or a character sequence ('U12',
+ * 'S5'). Records inside records, titles
  * and the dict form of np.dtype are not evaluated: the reason is kept and reported if a kernel
  * uses the name. */
 #include <string.h>
@@ -50,6 +51,23 @@ static bool field_shape(RecordBuild *b, TSNode n, RecordDtypeField *f) {
   return true;
 }
 
+/* A character sequence field's dtype, a string 'U12', '<U12', 'S5', '|S5' (NumPy's 'a5' too):
+ * its kind and length into f. */
+static bool charseq_field(RecordBuild *b, TSNode n, RecordDtypeField *f) {
+  const char *s;
+  size_t len;
+  if (!node_is(b->L, n, K_string) || !lower_string_value(b->L, n, &s, &len) || strlen(s) != len) return false;
+  if (*s == '<' || *s == '|' || *s == '=') s++;
+  if (*s != 'U' && *s != 'S' && *s != 'a') return false;
+  int64_t chars = 0;
+  for (const char *p = s + 1; *p; p++)
+    chars = *p >= '0' && *p <= '9' && chars <= TYPE_MAX_CHARS ? chars * 10 + (*p - '0') : -1;
+  if (chars < 1 || chars > TYPE_MAX_CHARS) return false;
+  f->chars = chars;
+  f->unicode = *s == 'U';
+  return true;
+}
+
 /* ('name', dtype) or ('name', dtype, shape). */
 static bool field(RecordBuild *b, TSNode n, RecordDtypeField *f) {
   TSNode kids[4];
@@ -65,7 +83,10 @@ static bool field(RecordBuild *b, TSNode n, RecordDtypeField *f) {
     if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (p > name && *p >= '0' && *p <= '9')))
       return fail(b, "a field's name is not an ASCII identifier");
   *f = (RecordDtypeField){.name = name, .scalar = lower_dtype_of(b->L, kids[1])};
-  if (!f->scalar) return fail(b, "a field's dtype is not a number type (records inside records are not supported)");
+  if (!f->scalar && !charseq_field(b, kids[1], f))
+    return fail(b, "a field's dtype is not a number type or a string ('U12', 'S5'; records inside records "
+                "are not supported)");
+  if (!f->scalar && k == 3) return fail(b, "a field that is an array of strings is not supported");
   return k == 2 || field_shape(b, kids[2], f);
 }
 
@@ -103,13 +124,21 @@ static bool lay_out(RecordBuild *b, RecordDtype *r) {
   FieldPlace *places = arena_alloc(b->L->a, sizeof *places * (size_t)(r->nfields ? r->nfields : 1));
   for (int i = 0; i < r->nfields; i++) {
     RecordDtypeField *f = &r->fields[i];
-    int64_t align = type_alignment(f->scalar), count = 1;
+    /* A character sequence is laid out as its characters: uint8 for S<n>, uint32 (NumPy's
+     * alignment 4) for U<n>. */
+    const Type *item = f->scalar ? f->scalar : f->unicode ? &type_uint32 : &type_uint8;
+    int64_t align = type_alignment(item), count = f->scalar ? 1 : f->chars;
     for (int d = 0; d < f->ndim; d++) count *= f->shape[d];
     if (r->aligned && at % align) at += align - at % align;
+    if (!f->scalar && at % align) {   /* named as the string it is, not as its characters */
+      b->why = arena_printf(b->L->a, "field '%s' of type U%lld is not aligned (offset %lld; use "
+                            "np.dtype(..., align=True))", f->name, (long long)f->chars, (long long)at);
+      return false;
+    }
     if (align > max_align) max_align = align;
     f->offset = at;
-    places[i] = (FieldPlace){f->name, f->scalar, count, at};
-    at += type_byte_size(f->scalar) * count;
+    places[i] = (FieldPlace){f->name, item, count, at};
+    at += type_byte_size(item) * count;
   }
   if (r->aligned && at % max_align) at += max_align - at % max_align;
   r->size = at;

@@ -390,7 +390,8 @@ const Type *typeinfer_record_dtype(TypeTable *tt, const RecordDtype *r, const ch
   RecordField *fields = arena_alloc(tt->arena, sizeof *fields * (size_t)r->nfields);
   for (int i = 0; i < r->nfields; i++) {
     const RecordDtypeField *f = &r->fields[i];
-    const Type *t = f->ndim ? type_array(tt, f->scalar, f->ndim, 'C', MEM_GLOBAL, f->shape) : f->scalar;
+    const Type *t = !f->scalar ? type_charseq(tt, f->unicode, f->chars)
+                    : f->ndim ? type_array(tt, f->scalar, f->ndim, 'C', MEM_GLOBAL, f->shape) : f->scalar;
     fields[i] = (RecordField){f->name, t, f->offset};
   }
   *why = record_layout_error(tt->arena, fields, r->nfields, r->size);

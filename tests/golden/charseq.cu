@@ -291,6 +291,49 @@ extern "C" __global__ void values(p2c_array<p2c_unichars<5>, 1> a, p2c_array<p2c
   }
 }
 
+extern "C" __global__ void record_arrays(p2c_array<p2c_record_0, 1> r, p2c_array<p2c_record_0, 1> o) {
+  int64_t i = 0;
+  int32_t t = 0;
+  p2c_record_0 loc[2];
+  __shared__ p2c_record_0 sh[32];
+  p2c_record_0 * x = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // t = cuda.threadIdx.x
+  t = threadIdx.x;
+  // loc = cuda.local.array(2, REC)
+  // sh = cuda.shared.array(32, REC)
+  // loc[0]['n'] = r[i].n
+  loc[0].n = r.data[i].n;
+  // loc[0]['u'] = r[i].u
+  loc[0].u = r.data[i].u;
+  // loc[0]['s'] = r[i].s
+  loc[0].s = r.data[i].s;
+  // loc[1] = loc[0]
+  loc[1] = loc[0];
+  // loc[1]['w'] = "local"
+  loc[1].w = p2c_unichars<6>{{108u, 111u, 99u, 97u, 108u}};
+  // sh[t] = loc[1]
+  sh[t] = loc[1];
+  // sh[t]['b'] = b"!" if t % 2 == 0 else b"?"
+  sh[t].b = ((int64_t)t % 2 == 0 ? p2c_chars<1>{{33}} : p2c_chars<1>{{63}});
+  // cuda.syncthreads()
+  __syncthreads();
+  // x = sh[(t + 1) % 32]
+  x = &sh[((int64_t)t + 1) % 32];
+  // o[i].n = x['n']
+  o.data[i].n = x->n;
+  // o[i].u = x['u']
+  o.data[i].u = x->u;
+  // o[i].s = x['s']
+  o.data[i].s = x->s;
+  // o[i].w = x['w']
+  o.data[i].w = x->w;
+  // o[i].b = x['b']
+  o.data[i].b = x->b;
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(assign_literals)
 P2C_SIM_BLOCKS(copy_elements)
@@ -299,4 +342,5 @@ P2C_SIM_BLOCKS(through_device)
 P2C_SIM_BLOCKS(record_fields)
 P2C_SIM_BLOCKS(record_copy)
 P2C_SIM_BLOCKS(values)
+P2C_SIM_FIBERS(record_arrays)
 #endif

@@ -210,3 +210,33 @@ def test_signature_mismatch_names_the_types():
     with pytest.raises(TypeError, match=r"argument 'a' is \[unichr x 5\]\[::1\], where it takes "
                                         r"\[unichr x 4\]\[::1\]"):
         k[1, 1](np.zeros(2, "<U5"))
+
+
+CHARS_REC = np.dtype([("n", np.int32), ("u", "U3"), ("s", "S5")], align=True)
+
+
+def test_local_and_shared_arrays_of_a_global_record_dtype_with_char_fields():
+    @cuda.jit
+    def k(out):
+        loc = cuda.local.array(1, CHARS_REC)
+        sh = cuda.shared.array(2, CHARS_REC)
+        loc[0]["u"] = "ab\u00e9"
+        loc[0]["s"] = b"xyz"
+        loc[0]["n"] = 7
+        sh[1] = loc[0]
+        out[0] = sh[1]
+
+    out = np.zeros(1, CHARS_REC)
+    k[1, 1](out)
+    assert out[0]["u"] == "ab\u00e9" and out[0]["s"] == b"xyz" and out[0]["n"] == 7
+
+
+def test_constant_record_array_with_char_fields_is_refused():
+    table = np.array([(1, "a", b"b")], CHARS_REC)
+
+    @cuda.jit
+    def k(out):
+        out[0] = table[0].n
+
+    with pytest.raises(pyk2cuda.CompileError, match="a constant array of records with string fields"):
+        k[1, 1](np.zeros(1, np.int32))

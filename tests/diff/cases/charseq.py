@@ -4,7 +4,11 @@
 # code points, escapes in bytes as single bytes), elements and fields copied whole (a[i] = b[j],
 # through a variable, between records), in 1-d and 2-d arrays, in device functions, and record
 # fields of both kinds (run_diff.py RECORDS rec_chars). The runner compares every byte.
+import numpy as np
 from numba import cuda
+
+# run_diff.py's rec_chars, as a module-level dtype for local and shared arrays of records.
+REC = np.dtype([("n", np.int32), ("u", "U3"), ("s", "S5"), ("w", "<U6"), ("b", "|S1")], align=True)
 
 
 @cuda.jit
@@ -128,3 +132,28 @@ def values(a, o):
                 if k % 2 == 0:
                     o[k] = x
                 k += 1
+
+
+@cuda.jit
+def record_arrays(r, o):
+    # Local and shared arrays of a record dtype with character fields (a .npy file's records
+    # are another record type than REC, as in Numba: copied field by field; the simulator's
+    # local and shared arrays are plain structured arrays: fields by name).
+    i = cuda.grid(1)
+    t = cuda.threadIdx.x
+    loc = cuda.local.array(2, REC)
+    sh = cuda.shared.array(32, REC)
+    loc[0]['n'] = r[i].n
+    loc[0]['u'] = r[i].u
+    loc[0]['s'] = r[i].s
+    loc[1] = loc[0]
+    loc[1]['w'] = "local"
+    sh[t] = loc[1]
+    sh[t]['b'] = b"!" if t % 2 == 0 else b"?"
+    cuda.syncthreads()
+    x = sh[(t + 1) % 32]
+    o[i].n = x['n']
+    o[i].u = x['u']
+    o[i].s = x['s']
+    o[i].w = x['w']
+    o[i].b = x['b']
