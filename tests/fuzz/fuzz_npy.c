@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   NpyArray a;
   char err[256];
   if (npy_read_buffer(data, size, NULL, &a, err, sizeof err) != P2C_OK) return 0;
-  size_t n = p2c_scalar_size(a.dtype);
+  size_t n = p2c_dtype_size(a.dtype, a.record);   /* a scalar's, a record's, a string's (S<n>, U<n>) */
   for (int k = 0; k < a.ndim; k++) n *= (size_t)a.shape[k];
   if (a.ndim < 0 || a.ndim > P2C_MAX_NDIM || n != a.nbytes || (n && !a.data)) __builtin_trap();
   volatile unsigned char sink = 0;
