@@ -19,6 +19,11 @@ struct p2c_array {
   int64_t strides[N];
 };
 
+/* A negative index counts from the end, as in Python. */
+static __device__ __forceinline__ int64_t p2c_wrap(int64_t i, int64_t n) {
+  return i < 0 ? i + n : i;
+}
+
 extern "C" __global__ void unicode_names(p2c_array<double, 1> a, p2c_array<double, 1> out) {
   int64_t i = 0;
   double u00e9tu00e9 = 0;
@@ -42,6 +47,32 @@ extern "C" __global__ void unicode_names(p2c_array<double, 1> a, p2c_array<doubl
   }
 }
 
+extern "C" __global__ void first(p2c_array<double, 1> x, p2c_array<double, 1> out) {
+  int64_t i = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < x.size:
+  if (i < x.shape[0]) {
+    // out[i] = x[i] + 1.0
+    out.data[i] = x.data[i] + 1.0;
+  }
+}
+
+extern "C" __global__ void count(p2c_array<double, 1> x, p2c_array<double, 1> out) {
+  __shared__ double s[32];
+
+  // s = cuda.shared.array(32, float64)
+  // s[cuda.threadIdx.x] = x[cuda.grid(1)]
+  s[threadIdx.x] = x.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)];
+  // cuda.syncthreads()
+  __syncthreads();
+  // out[cuda.grid(1)] = s[31 - cuda.threadIdx.x]
+  out.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)] = s[p2c_wrap(31 - (int64_t)threadIdx.x, 32)];
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(unicode_names)
+P2C_SIM_BLOCKS(first)
+P2C_SIM_FIBERS(count)
 #endif

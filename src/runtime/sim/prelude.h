@@ -977,22 +977,25 @@ static inline __attribute__((always_inline)) void p2c_sim_lockstep_unpacked(
   p2c_sim_lockstep_loop<STEP, C, P...>(first, count, *(P *)args[I]...);
 }
 
+/* The entries' own names all start with p2c_, which the generated code never uses for a Python
+ * name (a kernel may be called `first`, `count`, `args` or `params`). */
 #define P2C_SIM_FIBERS(name)                                                                   \
-  extern "C" __attribute__((visibility("default"))) void p2c_sim_thread_##name(void **args) {  \
-    auto params = p2c_sim_params_of(name);                                                     \
-    p2c_sim_thread_unpacked<name>(args, params, p2c_sim_index_sequence(params));              \
+  extern "C" __attribute__((visibility("default"))) void p2c_sim_thread_##name(void **p2c_args) { \
+    auto p2c_params = p2c_sim_params_of(name);                                                 \
+    p2c_sim_thread_unpacked<name>(p2c_args, p2c_params, p2c_sim_index_sequence(p2c_params));  \
   }
 #define P2C_SIM_BLOCKS(name)                                                                   \
   extern "C" __attribute__((visibility("default"))) void p2c_sim_blocks_##name(                \
-      void **args, uint64_t first, uint64_t count) {                                           \
-    auto params = p2c_sim_params_of(name);                                                     \
-    p2c_sim_blocks_unpacked<name>(args, first, count, params, p2c_sim_index_sequence(params)); \
+      void **p2c_args, uint64_t p2c_first, uint64_t p2c_count) {                               \
+    auto p2c_params = p2c_sim_params_of(name);                                                 \
+    p2c_sim_blocks_unpacked<name>(p2c_args, p2c_first, p2c_count, p2c_params,                  \
+                                  p2c_sim_index_sequence(p2c_params));                         \
   }
 #define P2C_SIM_KERNEL(name) P2C_SIM_FIBERS(name) P2C_SIM_BLOCKS(name)
 #define P2C_SIM_LOCKSTEP(name, step)                                                           \
   extern "C" __attribute__((visibility("default"))) void p2c_sim_blocks_##name(                \
-      void **args, uint64_t first, uint64_t count) {                                           \
-    p2c_sim_lockstep_unpacked<step>(args, first, count, step,                                  \
+      void **p2c_args, uint64_t p2c_first, uint64_t p2c_count) {                               \
+    p2c_sim_lockstep_unpacked<step>(p2c_args, p2c_first, p2c_count, step,                      \
                                     p2c_sim_index_sequence(p2c_sim_step_params(step)));        \
   }
 
