@@ -551,6 +551,13 @@ def _constant(value):
             return _constant(_PLAIN_NUMPY[name](value))
         if value.dtype.kind in "biufc":
             return "%s.%s(%s)" % (_NUMPY, name, _constant(value.item()))
+        if value.dtype.kind in "mM":   # a count of its unit (the generic unit is not frozen)
+            unit = np.datetime_data(value.dtype)
+            if unit[1] != 1 or unit[0] == "generic":
+                return None
+            count = value.view(np.int64).item()
+            return "%s.%s(%s, %r)" % (_NUMPY, "datetime64" if value.dtype.kind == "M" else "timedelta64",
+                                      "'NaT'" if count == np.iinfo(np.int64).min else count, unit[0])
         return None
     if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
         return "%s.array(%r, dtype=%s.%s)" % (_NUMPY, value.tolist(), _NUMPY, value.dtype.name)

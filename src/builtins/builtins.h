@@ -67,6 +67,9 @@ typedef enum BuiltinId {
   BI_NP_ELEMENTWISE,       /* NumPy's comparison, logical, bitwise and extremum ufuncs: c64 is
                               the prelude function of their loop type (TH_NP_ELEMENTWISE) */
   BI_ISNAT,                /* np.isnat(x) of a datetime64 or timedelta64 */
+  BI_TIME_VALUE,           /* np.datetime64(n, unit), np.timedelta64(n, unit): folded into a
+                              module-level constant, refused inside a kernel (as Numba's CUDA
+                              target refuses them) */
 } BuiltinId;
 
 /* What a BI_NP_ELEMENTWISE ufunc takes and gives (NumPy's loops for it). */

@@ -304,6 +304,8 @@ static const Builtin table[] = {
     MATH("numpy.isnan", BI_MATH_PRED, 1, &type_bool, "isnan", "isnan"),
     MATH("numpy.isinf", BI_MATH_PRED, 1, &type_bool, "isinf", "isinf"),
     MATH("numpy.isfinite", BI_MATH_PRED, 1, &type_bool, "isfinite", "isfinite"),
+    {.path = "numpy.datetime64", .kind = BK_FUNC, .id = BI_TIME_VALUE, ARGS(1, 2), HOOKS(infer_time_value_call, NULL)},
+    {.path = "numpy.timedelta64", .kind = BK_FUNC, .id = BI_TIME_VALUE, ARGS(1, 2), HOOKS(infer_time_value_call, NULL)},
     {.path = "numpy.isnat", .kind = BK_FUNC, .id = BI_ISNAT, ARGS(1, 1), .result = &type_bool,
      HOOKS(infer_isnat_call, emit_isnat_call)},
     {.path = "numpy.abs", .kind = BK_FUNC, .id = BI_ABS, ARGS(1, 1), FX(BF_NONNEG),

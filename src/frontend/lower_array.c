@@ -560,6 +560,9 @@ static bool eval_array(Build *b, TSNode n) {
     ok = build_filled(b, &a, 0, (Num){NUM_INT, strcmp(p, "numpy.ones") == 0, 0, 0}, &def);
   } else if (strcmp(p, "numpy.full") == 0) {
     ok = build_filled(b, &a, 1, (Num){NUM_INT, 0, 0, 0}, &def);
+  } else if (strcmp(p, "numpy.datetime64") == 0 || strcmp(p, "numpy.timedelta64") == 0) {
+    return fail(b, arena_printf(b->L->a, "%s is folded only as %s(COUNT, 'UNIT') or %s('NaT', 'UNIT'), "
+                                "a count of one unit (the Python package freezes other forms so)", p, p, p));
   } else {
     return fail(b, arena_printf(b->L->a, "%s cannot be evaluated when the kernel is compiled", p));
   }

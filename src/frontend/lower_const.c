@@ -95,12 +95,36 @@ static Expr *parse_float_string(Lowerer *L, TSNode n) {
   return *end ? NULL : float_lit(L, d, node_loc(L, n));
 }
 
+/* np.datetime64(COUNT, 'UNIT'), np.timedelta64(COUNT, 'UNIT'), COUNT an int or 'NaT' (the
+ * package freezes a module's datetime values in this form): a value of that type. NumPy's other
+ * forms (a date string, no unit) are not folded. */
+static Folded fold_time_value(Lowerer *L, const Builtin *b, TSNode n) {
+  TSNode args[3];
+  const char *unit;
+  size_t len;
+  if (node_kids(L, lower_field(L, n, F_arguments), args, 3) != 2 || !node_is(L, args[1], K_string) ||
+      !lower_string_value(L, args[1], &unit, &len))
+    return no_fold;
+  int u = time_unit_parse(unit, len);
+  const char *nat;
+  size_t nat_len;
+  Folded count = node_is(L, args[0], K_string) ? no_fold : fold(L, args[0]);
+  if (node_is(L, args[0], K_string) && lower_string_value(L, args[0], &nat, &nat_len) && nat_len == 3 &&
+      memcmp(nat, "NaT", 3) == 0)
+    count.e = int_lit(L, INT64_MIN, node_loc(L, args[0]));
+  if (u < 0 || u == P2C_UNIT_GENERIC || !count.e || count.e->kind != EX_INT || count.np || count.e->is_unsigned_literal)
+    return no_fold;
+  const Type *t = strcmp(b->path, "numpy.datetime64") == 0 ? type_datetime((P2cTimeUnit)u) : type_timedelta((P2cTimeUnit)u);
+  return (Folded){count.e, t};
+}
+
 /* int(x), float(x), bool(x), np.float32(x), ...: one positional argument, a number (or, for a
  * float type, a string). */
 static Folded fold_call(Lowerer *L, TSNode n) {
   Resolved r;
   if (!resolve_dotted(L, lower_field(L, n, F_function), &r) || !r.builtin) return no_fold;
   const Builtin *b = r.builtin;
+  if (b->id == BI_TIME_VALUE) return fold_time_value(L, b, n);
   bool numpy = b->kind == BK_TYPE;
   if (!(numpy || b->id == BI_CAST) || !b->result || !type_is_numeric(b->result)) return no_fold;
   TSNode args[2];
@@ -119,6 +143,7 @@ static Folded fold_call(Lowerer *L, TSNode n) {
 
 static Folded fold_neg(Lowerer *L, Folded f) {
   Expr *e = f.e;
+  if (f.np && type_is_time(f.np)) return no_fold;   /* computed in the kernel, by NumPy's rules */
   if (e->kind == EX_FLOAT) return (Folded){float_lit(L, -e->fval, e->loc), f.np};
   if (e->kind != EX_INT || e->is_unsigned_literal || e->ival == INT64_MIN) return no_fold;
   if (f.np && !int_fits(-e->ival, f.np)) return no_fold;
@@ -150,6 +175,7 @@ static bool float_op(Op op, double x, double y, double *v) {
  * twice float32's precision). */
 static Folded fold_binary(Lowerer *L, Op op, Folded a, Folded b, Loc loc) {
   if (!is_number(a.e) || !is_number(b.e)) return no_fold;
+  if ((a.np && type_is_time(a.np)) || (b.np && type_is_time(b.np))) return no_fold;
   bool numpy = a.np || b.np;
   if (!numpy && (a.e->kind == EX_BOOL || b.e->kind == EX_BOOL)) return no_fold;
   const Type *t = numpy ? type_promote(type_of(a), type_of(b)) : NULL;

@@ -114,3 +114,14 @@ const Type *infer_time_minmax(Infer *I, Expr *e, const Type **t) {
     }
   return t[1];
 }
+
+/* np.datetime64(...) and np.timedelta64(...) inside a kernel: Numba's CUDA target has no such
+ * call either. A module-level constant made by one (np.datetime64(12820, 'D')) is folded by the
+ * frontend into a value of its type. */
+const Type *infer_time_value_call(Infer *I, Expr *e, const Type **t) {
+  (void)t;
+  TERR(I, e->loc, "E-unsupported", "%s() inside a kernel is not supported (Numba's CUDA target refuses "
+       "it too): pass the value as an argument, or make it a module-level constant "
+       "(%s(COUNT, 'UNIT'))", builtin_display_name(e->builtin), builtin_display_name(e->builtin));
+  return NULL;
+}

@@ -131,6 +131,10 @@ struct p2c_tuple_i64_i64 {
   int64_t f1;
 };
 
+constexpr int64_t START = 12820;
+constexpr int64_t STEP = 36;
+constexpr int64_t NO_TIME = -9223372036854775807LL - 1;
+
 extern "C" __global__ void dt_diff(p2c_array<int64_t, 1> start, p2c_array<int64_t, 1> end, p2c_array<int64_t, 1> delta) {
   int64_t i = 0;
   int64_t p2c_t;
@@ -357,6 +361,24 @@ extern "C" __global__ void tuple_compare(p2c_array<int64_t, 1> a, p2c_array<int6
   }
 }
 
+extern "C" __global__ void constants(p2c_array<int64_t, 1> d, p2c_array<int64_t, 1> since, p2c_array<int64_t, 1> shifted, p2c_array<bool, 2> flags) {
+  int64_t i = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < d.size:
+  if (i < d.shape[0]) {
+    // since[i] = d[i] - START
+    since.data[i] = p2c_time_sub(d.data[i], 0, 1LL, START, 0, 1LL);
+    // shifted[i] = d[i] + STEP
+    shifted.data[i] = p2c_time_add(d.data[i], 0, 24LL, STEP, 0, 1LL);
+    // flags[i, 0] = STEP + NO_TIME == STEP
+    flags.data[i * flags.shape[1] + 0] = p2c_time_eq(p2c_time_add(STEP, 0, 1LL, NO_TIME, 0, 1LL), 0, 1LL, STEP, 0, 1LL);
+    // flags[i, 1] = d[i] >= START
+    flags.data[i * flags.shape[1] + 1] = p2c_time_ge(d.data[i], 0, 1LL, START, 0, 1LL);
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 /* Kernels that end in a grid-stride loop, one iteration per call: the simulator runs
  * a block's threads through the loop together (docs/simulator.md, "Lockstep"). */
@@ -413,4 +435,5 @@ P2C_SIM_BLOCKS(locals_and_tuples)
 P2C_SIM_BLOCKS(isnat)
 P2C_SIM_BLOCKS(extremes)
 P2C_SIM_BLOCKS(tuple_compare)
+P2C_SIM_BLOCKS(constants)
 #endif

@@ -7,6 +7,10 @@ import numpy as np
 
 from pyk2cuda import cuda
 
+EPOCH = np.datetime64("2005-02-01")          # frozen as constants: values of their types
+LAG = np.timedelta64(90, "m")
+NEVER = np.datetime64("NaT", "s")
+
 np.set_printoptions(linewidth=1000)
 
 
@@ -79,3 +83,17 @@ d_scaled.copy_to_host(scaled)
 report("scale", scaled)
 scale[1, 8](td, 2.5, scaled)
 report("scale float", scaled)
+
+
+@cuda.jit
+def with_constants(dates, out, flags):
+    i = cuda.grid(1)
+    if i < dates.size:
+        out[i] = dates[i] - EPOCH + LAG
+        flags[i] = dates[i] != NEVER
+
+
+lagged = np.zeros(days.size, "timedelta64[m]")
+flags = np.zeros(days.size, np.bool_)
+with_constants[1, 32](days, lagged, flags)
+report("constants", lagged, flags)

@@ -15,7 +15,7 @@ SCRIPT = os.path.join(HERE, "datetime_args.py")
 def test_datetime_arguments_match_numba_simulator():
     rc, ours, err = run_script([SCRIPT])
     assert rc == 0, ours + err
-    assert ours.count("\n") == 9, ours
+    assert ours.count("\n") == 10, ours
     if not has_numba():
         pytest.skip("Numba's simulator (Debian's python3-numba) is not installed")
     assert numba_simulator_output(SCRIPT) == ours

@@ -8,6 +8,11 @@
 import numpy as np
 from numba import cuda
 
+# module-level constants: folded into values of their types (np.datetime64(COUNT, 'UNIT'), 'NaT')
+START = np.datetime64(12820, 'D')
+STEP = np.timedelta64(36, 'h')
+NO_TIME = np.timedelta64('NaT', 'h')
+
 
 @cuda.jit
 def dt_diff(start, end, delta):
@@ -133,3 +138,13 @@ def tuple_compare(a, b, out):
         out[i, 1] = (a[i], b[i]) != (b[i], a[i])
         out[i, 2] = (a[i], b[i]) < (b[i], a[i])
         out[i, 3] = (a[i], 1) >= (b[i], 2)
+
+
+@cuda.jit
+def constants(d, since, shifted, flags):
+    i = cuda.grid(1)
+    if i < d.size:
+        since[i] = d[i] - START
+        shifted[i] = d[i] + STEP
+        flags[i, 0] = STEP + NO_TIME == STEP
+        flags[i, 1] = d[i] >= START
