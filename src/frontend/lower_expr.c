@@ -321,8 +321,9 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
   }
   if (g && g->why) {
     diag_error(L->c, node_loc(L, n), "E-global-not-const",
-               "global array '%s' cannot be made a constant: %s (kernels can use NumPy arrays "
-               "built with np.array, np.arange, np.zeros, np.ones or np.full from constants)",
+               "global '%s' cannot be made a constant: %s (kernels can use module-level numbers, NumPy "
+               "scalars such as np.float32(2.5), and NumPy arrays built with np.array, np.arange, "
+               "np.zeros, np.ones or np.full from constants)",
                name, g->why);
     diag_note(L->c, g->loc, "'%s' is defined here", name);
     return NULL;
