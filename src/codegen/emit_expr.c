@@ -633,8 +633,25 @@ static void emit_array_membership(Gen *G, Expr *x, Expr *a, StrBuf *sb) {
   sb_putc(sb, ')');
 }
 
+/* a is b of two arrays of one type: p2c_same_array(a, b), the same data, shape and strides, as
+ * Numba's array_is compares them (a view of all of an array is the array). */
+static void emit_array_identity(Gen *G, Expr *a, Expr *b, bool negate, StrBuf *sb) {
+  type_helper_use(&G->helpers, TH_SAME_ARRAY);
+  sb_puts(sb, negate ? "!p2c_same_array(" : "p2c_same_array(");
+  emit_array_value(G, a, sb);
+  sb_puts(sb, ", ");
+  emit_array_value(G, b, sb);
+  sb_putc(sb, ')');
+}
+
 /* One comparison of a chain, its operands held in temporaries `names` (NULL: written out). */
 static void emit_pair(Gen *G, const Expr *e, int i, const char *const *names, StrBuf *sb) {
+  if ((e->cmps[i] == OP_IS || e->cmps[i] == OP_IS_NOT) &&
+      type_identity(e->kids[i]->ty, e->kids[i + 1]->ty) == ID_BY_ADDRESS) {
+    emit_array_identity(G, pair_operand(G, e, i, names), pair_operand(G, e, i + 1, names),
+                        e->cmps[i] == OP_IS_NOT, sb);
+    return;
+  }
   if (e->cmps[i] == OP_IN || e->cmps[i] == OP_NOT_IN) {
     Expr *x = pair_operand(G, e, i, names), *t = pair_operand(G, e, i + 1, names);
     bool negate = e->cmps[i] == OP_NOT_IN;

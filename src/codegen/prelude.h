@@ -35,6 +35,7 @@ typedef enum TypeHelper {
   TH_VIEW_WALK,   /* p2c_view_next, p2c_view_empty: a view's elements in row-major order */
   TH_VIEW_FILL,   /* p2c_fill: a[lo:hi] = v, m[i] = v (needs TH_VIEW_WALK) */
   TH_CONTAINS,    /* p2c_contains: x in a (needs TH_VIEW_WALK) */
+  TH_SAME_ARRAY,  /* p2c_same_array: a is b of arrays */
   TH_VIEW_OVERLAP,   /* p2c_ufunc_order: whether and how an input may be read in place */
   TH_UFUNC,       /* p2c_ufunc: np.sin(x, out) (needs TH_VIEW_WALK, TH_VIEW_OVERLAP, H_RAISE) */
   TH_VIEW_WRITTEN_SAN,   /* --sanitize: p2c_san_view_written (needs TH_VIEW_WALK) */

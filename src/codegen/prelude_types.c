@@ -79,6 +79,15 @@ static const char *const type_helper_text[TH_COUNT] = {
         "  while (p2c_view_next(a, idx, p));\n"
         "  return false;\n"
         "}\n",
+    [TH_SAME_ARRAY] =
+        "/* a is b: the same data, shape and strides. */\n"
+        "template <typename T, int N>\n"
+        "static __device__ __forceinline__ bool p2c_same_array(const p2c_array<T, N> &a, const p2c_array<T, N> &b) {\n"
+        "  if (a.data != b.data) return false;\n"
+        "  for (int d = 0; d < N; d++)\n"
+        "    if (a.shape[d] != b.shape[d] || a.strides[d] != b.strides[d]) return false;\n"
+        "  return true;\n"
+        "}\n",
     [TH_VIEW_OVERLAP] =
         "/* The bytes [lo, hi) an array's elements span. */\n"
         "template <typename T, int N>\n"

@@ -183,13 +183,13 @@ static bool enum_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type 
   return false;
 }
 
-/* a is b, a is not b: codegen decides them by type_identity; arrays and records are refused. */
+/* a is b, a is not b: codegen decides them by type_identity; records and character sequences
+ * are refused. */
 static bool identity_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type *b) {
   if (type_identity(a, b) != ID_UNSUPPORTED) return true;
   TERR(I, e->loc, "E-operand", "'%s' of two %s is not supported (%s)", op_python_spelling(op), a->name,
        a->kind == TY_RECORD ? "records have no identity in Numba"
-       : a->kind == TY_CHARSEQ ? "Numba's CUDA target has no `is` for character sequences"
-       : "Numba compares arrays by their data and shape; compare their elements");
+       : "Numba's CUDA target has no `is` for character sequences");
   return false;
 }
 

@@ -627,7 +627,8 @@ bool type_compares_mixed_sign(const Type *a, const Type *b) {
 
 Identity type_identity(const Type *a, const Type *b) {
   if (a != b) return ID_NEVER;
-  if (a->kind == TY_ARRAY || a->kind == TY_RECORD) return ID_UNSUPPORTED;
+  if (a->kind == TY_ARRAY) return ID_BY_ADDRESS;
+  if (a->kind == TY_RECORD) return ID_UNSUPPORTED;
   if (a->kind == TY_CHARSEQ) return ID_UNSUPPORTED;   /* Numba: "no default `is` implementation" */
   if (a->kind == TY_VOID) return ID_ALWAYS;   /* None is None */
   if (a->kind == TY_TUPLE) {   /* compared by == when its elements are */

@@ -263,9 +263,9 @@ bool type_compares_mixed_sign(const Type *a, const Type *b);
  * and the enum variant): operands of one type that == compares are compared with ==; None is
  * None; operands of two types, or of a type without == (a vector, a grid group), are never the
  * same object. Tuples of one type are compared with == when their elements are. Arrays of one
- * type Numba compares by their data and shape, which pyk2cuda does not yet; records and character
- * sequences of one type it refuses. */
-typedef enum Identity { ID_BY_EQUALITY, ID_ALWAYS, ID_NEVER, ID_UNSUPPORTED } Identity;
+ * type are compared by their data, shape and strides (Numba's array_is); records and character
+ * sequences of one type Numba refuses. */
+typedef enum Identity { ID_BY_EQUALITY, ID_BY_ADDRESS, ID_ALWAYS, ID_NEVER, ID_UNSUPPORTED } Identity;
 Identity type_identity(const Type *a, const Type *b);
 /* Unification of two types assigned to one variable, as Numba unifies them; NULL if none. */
 const Type *type_unify(TypeTable *tt, const Type *a, const Type *b);

@@ -1,4 +1,4 @@
-"""`is` and `is not` on numbers and None follow compiled Numba (docs/semantics.md, "Identity"):
+"""`is` and `is not` on numbers, None and arrays follow compiled Numba (docs/semantics.md, "Identity"):
 identity.py under pyk2cuda against the same function under Numba's CPU compiler (numba.njit);
 the CUDA simulator would show CPython's object identity instead."""
 import os
@@ -15,7 +15,8 @@ SCRIPT = os.path.join(HERE, "identity.py")
 def test_identity_of_numbers_as_pyk2cuda_decides_it():
     rc, out, err = run_script([SCRIPT])
     assert rc == 0, out + err
-    assert out.splitlines() == ["[1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 0, 1, 0]", "[0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0]"]
+    assert out.splitlines() == ["[1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 0, 1, 0]", "[0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0]",
+                                "[1, 0, 1, 0, 0]", "[0, 1, 1, 0, 0]", "[1, 0, 1, 0, 0]"]
 
 
 def test_identity_of_numbers_matches_numba_njit():
