@@ -321,6 +321,14 @@ static Spec *find_spec(Kernel *k, const P2cValue *vals, size_t n) {
 
 static PyObject *param_text(const P2cParam *p);
 
+/* "Enum<int64>(Color)", "IntEnum<int64>(Shape)": an Enum member's type around its value's type
+ * `inner` (a reference this takes; NULL after an error passes through). */
+static PyObject *enum_text(bool is_int, PyObject *inner, const char *cls) {
+  PyObject *r = inner ? PyUnicode_FromFormat("%s<%U>(%s)", is_int ? "IntEnum" : "Enum", inner, cls) : NULL;
+  Py_XDECREF(inner);
+  return r;
+}
+
 /* "Tuple(int64, float64[::1])", "NamedTuple(Point, x=int64, y=int64)": the signature grammar's
  * spelling of a tuple parameter. */
 static PyObject *tuple_param_text(const P2cParam *p) {
@@ -346,9 +354,7 @@ static PyObject *param_text(const P2cParam *p) {
     P2cParam value = *p;
     value.enum_class = NULL;
     PyObject *inner = param_text(&value);
-    PyObject *r = inner ? PyUnicode_FromFormat("%s<%U>(%s)", p->enum_is_int ? "IntEnum" : "Enum", inner, p->enum_class) : NULL;
-    Py_XDECREF(inner);
-    return r;
+    return enum_text(p->enum_is_int, inner, p->enum_class);
   }
   if (p->type == P2C_TUPLE) return tuple_param_text(p);
   char rec[512];
@@ -379,9 +385,7 @@ static PyObject *arg_type_text(const P2cValue *v) {
     P2cValue value = *v;
     value.enum_class = NULL;
     PyObject *inner = arg_type_text(&value);
-    PyObject *r = inner ? PyUnicode_FromFormat("%s<%U>(%s)", v->enum_is_int ? "IntEnum" : "Enum", inner, v->enum_class) : NULL;
-    Py_XDECREF(inner);
-    return r;
+    return enum_text(v->enum_is_int, inner, v->enum_class);
   }
   if (v->type == P2C_TUPLE) {
     PyObject *inner = arg_types_text(v->elems, v->elem_count);

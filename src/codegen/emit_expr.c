@@ -561,6 +561,13 @@ static Expr *bool_node(Gen *G, ExprKind kind, Loc loc, Expr **kids, int n) {
   return e;
 }
 
+static Expr *bool_const(Gen *G, Loc loc, bool v) {
+  Expr *e = ast_new_expr(G->a, EX_BOOL, loc);
+  e->ty = &type_bool;
+  e->ival = v;
+  return e;
+}
+
 static Expr *compare_node(Gen *G, Op op, Expr *a, Expr *b) {
   Expr *kids[2] = {a, b};
   Expr *c = bool_node(G, EX_COMPARE, a->loc, kids, 2);
@@ -577,9 +584,7 @@ static Expr *tuple_comparison(Gen *G, Op op, Expr *a, Expr *b) {
   if (op == OP_EQ || op == OP_NE) {
     Expr *all;
     if (n != m || n == 0) {
-      all = ast_new_expr(G->a, EX_BOOL, a->loc);
-      all->ty = &type_bool;
-      all->ival = n == m;
+      all = bool_const(G, a->loc, n == m);
     } else {
       Expr **eqs = arena_alloc(G->a, sizeof *eqs * (size_t)n);
       for (int k = 0; k < n; k++) eqs[k] = compare_node(G, OP_EQ, tuple_elem_expr(G, a, k), tuple_elem_expr(G, b, k));
@@ -592,9 +597,7 @@ static Expr *tuple_comparison(Gen *G, Op op, Expr *a, Expr *b) {
     }
     return op == OP_EQ ? all : bool_node(G, EX_NOT, a->loc, &all, 1);
   }
-  Expr *r = ast_new_expr(G->a, EX_BOOL, a->loc);
-  r->ty = &type_bool;
-  r->ival = op == OP_LT ? n < m : op == OP_LE ? n <= m : op == OP_GT ? n > m : n >= m;
+  Expr *r = bool_const(G, a->loc, op == OP_LT ? n < m : op == OP_LE ? n <= m : op == OP_GT ? n > m : n >= m);
   for (int k = common; k-- > 0;) {
     Expr *ak = tuple_elem_expr(G, a, k), *bk = tuple_elem_expr(G, b, k);
     Expr *kids[3] = {compare_node(G, OP_NE, ak, bk), compare_node(G, op, ak, bk), r};
@@ -607,11 +610,7 @@ static Expr *tuple_comparison(Gen *G, Op op, Expr *a, Expr *b) {
  * the empty tuple. */
 static Expr *tuple_membership(Gen *G, Expr *x, Expr *t) {
   int n = t->ty->nelems;
-  if (n == 0) {
-    Expr *no = ast_new_expr(G->a, EX_BOOL, x->loc);
-    no->ty = &type_bool;
-    return no;
-  }
+  if (n == 0) return bool_const(G, x->loc, false);
   Expr **eqs = arena_alloc(G->a, sizeof *eqs * (size_t)n);
   for (int k = 0; k < n; k++) eqs[k] = compare_node(G, OP_EQ, x, tuple_elem_expr(G, t, k));
   if (n == 1) return eqs[0];

@@ -327,6 +327,14 @@ static Expr *lower_default(Lowerer *L, TSNode p) {
   return e;
 }
 
+/* The node that names parameter p (an identifier unless p is *args, **kwargs, / or *), and
+ * whether p has a default value (name=value, name: type=value). */
+static TSNode param_name(Lowerer *L, TSNode p, bool *has_default) {
+  *has_default = node_is(L, p, K_default_parameter) || node_is(L, p, K_typed_default_parameter);
+  if (*has_default) return lower_field(L, p, F_name);
+  return node_is(L, p, K_typed_parameter) ? ts_node_named_child(p, 0) : p;   /* annotation ignored */
+}
+
 static void lower_params(Lowerer *L, Function *f, TSNode params) {
   TSNode kids[256];
   int k = node_kids(L, params, kids, 256);
@@ -338,10 +346,8 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
   TSNode refused[256];
   int nrefused = 0;
   for (int i = 0; i < k; i++) {
-    TSNode p = kids[i];
-    bool has_default = node_is(L, p, K_default_parameter) || node_is(L, p, K_typed_default_parameter);
-    if (has_default) p = lower_field(L, p, F_name);
-    else if (node_is(L, p, K_typed_parameter)) p = ts_node_named_child(p, 0);   /* annotation ignored */
+    bool has_default;
+    TSNode p = param_name(L, kids[i], &has_default);
     if (!node_is(L, p, K_identifier)) {
       lower_unsupported(L, kids[i], "this kind of parameter (*args, **kwargs, / and *)");
       if (ts_node_named_child_count(p) == 1 && node_is(L, ts_node_named_child(p, 0), K_identifier))
@@ -377,11 +383,10 @@ static void lower_defaults(Lowerer *L, Function *f, TSNode params) {
   TSNode kids[256];
   int k = node_kids(L, params, kids, 256), j = 0;
   for (int i = 0; i < k && i < 256 && j < f->nparams; i++) {
-    TSNode p = kids[i];
-    bool has_default = node_is(L, p, K_default_parameter) || node_is(L, p, K_typed_default_parameter);
-    TSNode name = has_default ? lower_field(L, p, F_name) : node_is(L, p, K_typed_parameter) ? ts_node_named_child(p, 0) : p;
+    bool has_default;
+    TSNode name = param_name(L, kids[i], &has_default);
     if (!node_is(L, name, K_identifier) || strcmp(f->vars[j].name, node_str(L, name)) != 0) continue;   /* refused */
-    if (has_default) f->defaults[j] = lower_default(L, p);
+    if (has_default) f->defaults[j] = lower_default(L, kids[i]);
     j++;
   }
 }
