@@ -734,8 +734,9 @@ P2C_API void p2c_host_array_free(P2cCompiler *compiler, P2cHostArray *a);
 /* A readable report of what this machine offers: the pyk2cuda version, the NVRTC version, the
  * CUDA driver version and each device (name, compute capability, memory, SMs). *text is
  * allocated with the compiler's allocator; free it with p2c_text_free. Returns P2C_OK when a
- * driver and at least one device were found, else P2C_ERR_NO_CUDA with the report of what was
- * found (still in *text) and the reason in the last error. */
+ * driver and at least one device were found, else P2C_ERR_NO_CUDA (or the driver's status) with
+ * the report of what was found (still in *text, ending "no GPU: the simulator will run kernels")
+ * and the reason in the last error. */
 P2C_API P2cStatus p2c_environment_info(P2cCompiler *compiler, char **text);
 P2C_API void p2c_text_free(P2cCompiler *compiler, char *text);
 

@@ -4,6 +4,8 @@
 #define P2C_TOOLS_CLI_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include "pyk2cuda.h"
@@ -16,5 +18,12 @@ void cli_print_diagnostics(const P2cModule *m, const char *src, size_t len);
 int cli_exit_for(P2cStatus s);
 int cli_run(int argc, char **argv);
 int cli_info(int argc, char **argv);
+
+/* help.c: the synopsis of every command; whether NAME is a command; whether the arguments after
+ * the command ask for help; one command's help on stdout (returns the exit status). */
+void cli_print_usage(FILE *out);
+bool cli_is_command(const char *name);
+bool cli_wants_help(int argc, char **argv);
+int cli_print_help(const char *name);
 
 #endif

@@ -14,21 +14,6 @@
 
 enum { EXIT_SOURCE = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3 };
 
-static const char usage_text[] =
-    "usage:\n"
-    "  pyk2cuda emit  FILE.py [-k KERNEL]... [--sig SIG]... [-o OUT.cu] [--line-directives]\n"
-    "                 [--check-bounds] [--sanitize] [--dump=ast|types|analysis|cuda]\n"
-    "  pyk2cuda ptx   FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY] [--cubin] [-o OUT]\n"
-    "                 [--check-bounds] [--no-cache]\n"
-    "  pyk2cuda check FILE.py [--sig SIG]...\n"
-    "  pyk2cuda run   FILE.py KERNEL [--grid X[,Y[,Z]]|auto] [--block X[,Y[,Z]]] [--shared BYTES]\n"
-    "                 [--device auto|gpu|sim] [--repeat N] [--time] [--out-dir DIR]\n"
-    "                 [--check-bounds] [--sanitize] [--no-cache] [--timeout SECONDS] ARG...\n"
-    "  pyk2cuda info\n"
-    "  pyk2cuda --version\n"
-    "\n"
-    "SIG is NAME(TYPES) in Numba's syntax, e.g. --sig 'axpy(float32, float32[::1], float32[::1])'.\n";
-
 int cli_usage_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -258,7 +243,7 @@ static int cmd_ptx(P2cCompiler *c, const CompileArgs *a) {
 
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    fputs(usage_text, argc < 2 ? stderr : stdout);
+    cli_print_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? EXIT_USAGE : 0;
   }
   if (strcmp(argv[1], "--version") == 0) {
@@ -266,10 +251,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   const char *cmd = argv[1];
+  if (!cli_is_command(cmd)) return cli_usage_error("unknown command '%s'", cmd);
+  if (cli_wants_help(argc, argv)) return cli_print_help(cmd);
   if (strcmp(cmd, "run") == 0) return cli_run(argc, argv);
   if (strcmp(cmd, "info") == 0) return cli_info(argc, argv);
-  bool known = !strcmp(cmd, "emit") || !strcmp(cmd, "ptx") || !strcmp(cmd, "check");
-  if (!known) return cli_usage_error("unknown command '%s'", cmd);
   CompileArgs a;
   int rc = parse_compile_args(argc, argv, &a);
   if (rc) return rc;

@@ -67,7 +67,7 @@ static void note_declared_types(const Function *f, Analysis *an, Arena *a) {
 
 /* Expression e: its type; a call of a device function met for the first time joins the list,
  * and its body is walked at once (its callees come next, then the call's arguments). */
-static bool note_use(Walker *w, const Expr *e) {
+static bool note_use(AstWalker *w, const Expr *e) {
   Uses *u = w->ctx;
   note_type(u->an, e->ty, u->a);
   if (e->kind != EX_CALL || e->kids[0]->kind != EX_FUNC || !e->func) return true;
@@ -75,7 +75,7 @@ static bool note_use(Walker *w, const Expr *e) {
   for (size_t i = 0; i < devs->len; i++)
     if (devs->items[i] == e->func) return true;
   vec_push(u->a, devs, e->func);
-  an_walk_block(w, &e->func->body);
+  ast_walk_block(w, &e->func->body);
   return true;
 }
 
@@ -83,9 +83,9 @@ static bool note_use(Walker *w, const Expr *e) {
  * they reach, each once. */
 static void note_uses(Analysis *an, Arena *a) {
   Uses u = {an, a};
-  Walker w = {.expr = note_use, .ctx = &u};
-  for (size_t i = 0; i < an->kernels.len; i++) an_walk_block(&w, &an->kernels.items[i]->body);
-  for (size_t i = 0; i < an->ufuncs.len; i++) an_walk_block(&w, &an->ufuncs.items[i]->body);
+  AstWalker w = {.expr = note_use, .ctx = &u};
+  for (size_t i = 0; i < an->kernels.len; i++) ast_walk_block(&w, &an->kernels.items[i]->body);
+  for (size_t i = 0; i < an->ufuncs.len; i++) ast_walk_block(&w, &an->ufuncs.items[i]->body);
 }
 
 /* ---- the driver ---- */
@@ -122,7 +122,7 @@ static void dump_vars(StrBuf *sb, const Function *f, const bool *set, const char
   sb_putc(sb, '\n');
 }
 
-static bool dump_range(Walker *w, const Stmt *s) {
+static bool dump_range(AstWalker *w, const Stmt *s) {
   if (s->kind != ST_FOR_RANGE) return true;
   const RangeFacts *r = &s->range;
   sb_printf(w->ctx, "  range at line %u: step sign %d%s%s%s%s\n", s->loc.line, r->sign,
@@ -142,8 +142,8 @@ static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
   for (int i = 0; f->param_written && i < f->nparams; i++)
     if (f->param_written[i] && f->arg_types[i]->kind == TY_ARRAY) sb_printf(sb, " %s", f->vars[i].name);
   sb_putc(sb, '\n');
-  Walker w = {.stmt = dump_range, .ctx = sb};
-  an_walk_block(&w, &f->body);
+  AstWalker w = {.stmt = dump_range, .ctx = sb};
+  ast_walk_block(&w, &f->body);
 }
 
 void analysis_dump(StrBuf *sb, const Analysis *an) {

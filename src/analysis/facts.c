@@ -40,7 +40,7 @@ static void record_tree(Record *r, Expr *e) {
 
 /* The expressions codegen asks about: subscripts (Python's wraparound of a negative index) and
  * the operands of // and % (C's / and % where the dividend is >= 0 and the divisor > 0). */
-static bool record_expr(Walker *w, const Expr *e) {
+static bool record_expr(AstWalker *w, const Expr *e) {
   Record *r = w->ctx;
   if (e->kind == EX_INDEX)
     for (int i = 1; i < e->nkids; i++) record_tree(r, e->kids[i]);
@@ -116,7 +116,7 @@ static void record_unpack(const Expr *target, Expr *value) {
   }
 }
 
-static bool record_loop(Walker *w, const Stmt *s) {
+static bool record_loop(AstWalker *w, const Stmt *s) {
   (void)w;
   if (s->kind == ST_FOR_ITER) {
     mark_stable(s->value, s);
@@ -133,6 +133,6 @@ static bool record_loop(Walker *w, const Stmt *s) {
  * of 7.7 M on the 1,000-kernel module (bench/RESULTS.md). */
 void an_record_facts(Function *f, Arena *a) {
   Record r = {.f = f, .a = a};
-  Walker w = {.stmt = record_loop, .expr = record_expr, .ctx = &r};
-  an_walk_block(&w, &f->body);
+  AstWalker w = {.stmt = record_loop, .expr = record_expr, .ctx = &r};
+  ast_walk_block(&w, &f->body);
 }

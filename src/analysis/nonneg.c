@@ -166,7 +166,7 @@ static void iterated_nonneg(Scan *sc, const Expr *target, const Expr *it) {
 
 /* A statement's bindings: assignments, a range loop's variable, a for loop's targets. A switch
  * without default: the compiler names a new statement kind here. */
-static bool scan_stmt(Walker *w, const Stmt *s) {
+static bool scan_stmt(AstWalker *w, const Stmt *s) {
   Scan *sc = w->ctx;
   switch (s->kind) {
   case ST_ASSIGN:
@@ -209,10 +209,10 @@ void an_nonneg(Function *f, Arena *a, StmtList *loops) {
     f->positive[i] = local_int;
   }
   Scan sc = {f, true, loops, a};
-  Walker w = {.stmt = scan_stmt, .ctx = &sc};
+  AstWalker w = {.stmt = scan_stmt, .ctx = &sc};
   while (sc.changed) {
     sc.changed = false;
-    an_walk_block(&w, &f->body);
+    ast_walk_block(&w, &f->body);
     sc.loops = NULL;
   }
 }

@@ -27,7 +27,7 @@ typedef struct Untyped {
   TypeTable *tt;            /* for the record type of a shared or local array's dtype */
 } Untyped;
 
-static bool check_stmt(Walker *w, const Stmt *s) {
+static bool check_stmt(AstWalker *w, const Stmt *s) {
   Untyped *u = w->ctx;
   if (s->kind == ST_RETURN && s->value && u->f->kind == FN_KERNEL)
     diag_error(u->c, s->loc, "E-kernel-return", "a kernel cannot return a value");
@@ -66,7 +66,7 @@ static void check_alloc(Untyped *u, const Expr *e) {
   typeinfer_array_alloc(u->c, u->tt, e, &a);
 }
 
-static bool check_expr(Walker *w, const Expr *e) {
+static bool check_expr(AstWalker *w, const Expr *e) {
   Untyped *u = w->ctx;
   if (e->kind == EX_CALL && e->nkids > 0 && e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin) {
     check_arity(u->c, e);
@@ -121,19 +121,19 @@ typedef struct BaseReturn {
   bool found;                  /* a return without a self-call */
 } BaseReturn;
 
-static bool find_self_call(Walker *w, const Expr *e) {
+static bool find_self_call(AstWalker *w, const Expr *e) {
   BaseReturn *r = w->ctx;
   if (e->kind == EX_CALL && e->nkids > 0 && e->kids[0]->kind == EX_FUNC && e->kids[0]->func == r->self)
     r->calls_self = true;
   return !r->calls_self;
 }
 
-static bool find_base_return(Walker *w, const Stmt *s) {
+static bool find_base_return(AstWalker *w, const Stmt *s) {
   BaseReturn *r = w->ctx;
   if (r->found || s->kind != ST_RETURN || !s->value) return !r->found;
   r->calls_self = false;
-  Walker calls = {NULL, find_self_call, r};
-  an_walk_expr(&calls, s->value);
+  AstWalker calls = {NULL, find_self_call, r};
+  ast_walk_expr(&calls, s->value);
   r->found = !r->calls_self;
   return !r->found;
 }
@@ -142,8 +142,8 @@ static bool find_base_return(Walker *w, const Stmt *s) {
  * type a self-call returns). */
 static bool has_base_return(const Function *f) {
   BaseReturn r = {f, false, false};
-  Walker w = {find_base_return, NULL, &r};
-  an_walk_block(&w, &f->body);
+  AstWalker w = {find_base_return, NULL, &r};
+  ast_walk_block(&w, &f->body);
   return r.found;
 }
 
@@ -171,7 +171,7 @@ static void check_call(Calls *k, const Function *g, Loc loc) {
                "type on '%s' (@cuda.jit(\"int64(int64)\", device=True))", f->name, g->name);
 }
 
-static bool visit_call(Walker *w, const Expr *e) {
+static bool visit_call(AstWalker *w, const Expr *e) {
   if (e->kind == EX_CALL && e->nkids > 0 && e->kids[0]->kind == EX_FUNC && e->kids[0]->func)
     check_call(w->ctx, e->kids[0]->func, e->loc);
   return true;
@@ -181,8 +181,8 @@ static void walk_calls(Calls *k, const Function *f) {
   int fi = func_index(k, f);
   k->mark[fi] = ON_PATH;
   k->path[k->depth++] = f;
-  Walker w = {NULL, visit_call, k};
-  an_walk_block(&w, &f->body);
+  AstWalker w = {NULL, visit_call, k};
+  ast_walk_block(&w, &f->body);
   k->depth--;
   k->mark[fi] = DONE;
 }
@@ -207,8 +207,8 @@ void analysis_check_untyped(Compilation *c, const Module *m, TypeTable *tt) {
     const Function *f = m->funcs.items[i];
     if (f->specs.len > 0 || f->instances.len > 0) continue;   /* typed: typeinfer checked it */
     Untyped u = {c, f, tt};
-    Walker w = {check_stmt, check_expr, &u};
-    an_walk_block(&w, &f->body);
+    AstWalker w = {check_stmt, check_expr, &u};
+    ast_walk_block(&w, &f->body);
   }
   check_recursion(c, m);
 }

@@ -1,27 +1,9 @@
-/* Internal to the analysis phase: one walker over statements and expressions, and the walks
- * built on it. A walk's callbacks see each node before its parts; the walker's switches name
- * every statement and expression kind without a default, so the compiler points at them when
- * a kind is added. */
+/* Internal to the analysis phase: the walks built on the AST's walker (frontend/ast_walk.h). */
 #ifndef P2C_ANALYSIS_WALK_H
 #define P2C_ANALYSIS_WALK_H
 
 #include "analysis/analysis.h"
-
-typedef struct Walker Walker;
-struct Walker {
-  /* Called on each statement before its parts; returning false skips them (and its blocks). */
-  bool (*stmt)(Walker *w, const Stmt *s);
-  /* Called on each expression before its children; returning false skips them. NULL: the
-   * walk does not enter expressions at all. */
-  bool (*expr)(Walker *w, const Expr *e);
-  void *ctx;
-};
-
-/* Walks every statement of b in order, and in each: its expressions (value, condition, range
- * bounds, targets), then its body, then its else block. */
-void an_walk_block(Walker *w, const Block *b);
-/* Walks e and its children (operands, arguments, then keyword values) in order. */
-void an_walk_expr(Walker *w, const Expr *e);
+#include "frontend/ast_walk.h"
 
 /* Calls visit(s, value, ctx) for each statement s in block b, at any depth, that binds variable
  * var, in source order, until a call returns true (an_each_binding then returns true). value is

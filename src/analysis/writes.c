@@ -150,7 +150,7 @@ static void scan_iterable(Writes *w, const Expr *e, const Type *yields) {
   }
 }
 
-static bool scan_stmt(Walker *wk, const Stmt *s) {
+static bool scan_stmt(AstWalker *wk, const Stmt *s) {
   Writes *w = wk->ctx;
   switch (s->kind) {
   case ST_ASSIGN:
@@ -194,8 +194,8 @@ const bool *an_param_writes(Function *f, Arena *a) {
   bool *written = arena_alloc(a, n * sizeof *written);
   memset(written, 0, n * sizeof *written);
   Writes w = {f, written, a};
-  Walker wk = {.stmt = scan_stmt, .ctx = &w};
-  an_walk_block(&wk, &f->body);
+  AstWalker wk = {.stmt = scan_stmt, .ctx = &w};
+  ast_walk_block(&wk, &f->body);
   memcpy(result, written, n * sizeof *result);
   return result;
 }

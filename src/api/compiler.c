@@ -295,7 +295,8 @@ static void note_untyped_kernels(Compilation *comp, const Module *mod, const P2c
     for (size_t j = 0; j < o->kernel_count && !wanted; j++) wanted = strcmp(o->kernels[j], f->name) == 0;
     if (!signed_ && wanted)
       diag_note(comp, f->loc, "kernel '%s' has no signature: its statements, names, returns, builtin calls, array shapes and recursion were "
-                "checked, its types were not; give --sig '%s(TYPES)' to check them", f->name, f->name);
+                "checked, its types were not; give --sig to check them, e.g. --sig '%s' (guessed "
+                "from how the parameters are used)", f->name, typeinfer_sig_hint(&comp->arena, f));
   }
 }
 

@@ -28,6 +28,10 @@ P2cStatus p2c_environment_info(P2cCompiler *c, char **text) {
   P2cStatus s = cudrv_info(NULL, &c->alloc, &drv_text, err, sizeof err);
   if (s == P2C_OK) append(*text, CAP, &len, "%s%s", drv_text, "");
   else append(*text, CAP, &len, "CUDA: %s%s\n", err, "");
+  /* What `--device auto` will do follows from the line above; say it, so that a machine without
+   * a GPU reads as a working setup rather than a failure. */
+  if (s != P2C_OK && s != P2C_ERR_NOMEM)
+    append(*text, CAP, &len, "no GPU: the simulator will run kernels%s%s\n", "", "");
   cudrv_text_free(&c->alloc, drv_text);
   return s == P2C_OK ? s : api_fail(c, s, "%s", err);
 }

@@ -637,8 +637,9 @@ bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOpti
     bool wanted = !only || kernel_listed(only, nonly, f->name);
     if (f->kind == FN_KERNEL && f->nsigs + nx == 0 && !skip_unsigned && wanted)
       diag_error(c, f->loc, "E-no-signature",
-                 "kernel '%s' has no signature: give one in the decorator or with --sig "
-                 "'%s(float32[:], ...)'", f->name, f->name);
+                 "kernel '%s' has no signature: give one in the decorator or with --sig, e.g. "
+                 "--sig '%s' (guessed from how the parameters are used: write your arguments' "
+                 "types)", f->name, typeinfer_sig_hint(&c->arena, f));
   }
   return !diag_has_errors(c);
 }

@@ -52,6 +52,11 @@ bool typeinfer_array_alloc(Compilation *report, TypeTable *tt, const Expr *e, Ar
  * not aligned, an itemsize not a multiple of the widest field's alignment. */
 const Type *typeinfer_record_dtype(TypeTable *tt, const RecordDtype *r, const char **why);
 
+/* A signature to suggest for kernel f, which has none, guessed from how its body uses each
+ * parameter ("smooth(float32[:, :], float32[:, :], int64)"; element types are a placeholder).
+ * Allocated in a. Used by the messages that ask for a signature (sig_hint.c). */
+const char *typeinfer_sig_hint(Arena *a, const Function *f);
+
 /* Returns false when errors were reported. */
 bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOptions *o);
 

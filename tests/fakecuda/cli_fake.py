@@ -140,7 +140,7 @@ def test_no_driver(r):
     rc, _, err = r.run(args + ["--device", "gpu"], libcuda="/nonexistent/libcuda.so.1")
     expect(rc, err, 3, "no CUDA driver found: PYK2CUDA_LIBCUDA=/nonexistent/libcuda.so.1")
     rc, out, err = r.run(["info"], libcuda="/nonexistent/libcuda.so.1")
-    expect(rc, err, 3, "no CUDA driver found")
+    expect(rc, out, 0, "no CUDA driver found", "no GPU: the simulator will run kernels")
 
 
 def test_driver_errors(r):

@@ -370,7 +370,53 @@ def case_notes_host_code_and_unsigned(bin_, d):
                        "notes.py:11:5: note: kernel 'unsigned' has no signature: its statements, "
                        "names, returns, builtin calls, array shapes and recursion were checked, its "
                        "types were not; "
-                       "give --sig 'unsigned(TYPES)'")
+                       "give --sig to check them, e.g. --sig 'unsigned(float32[:])' (guessed "
+                       "from how the parameters are used)")
+
+
+def case_no_signature_hint(bin_, d):
+    """A kernel without a signature is told one built from its parameters' use: indexed with
+    two indices is a 2-D array, a range() bound an int64, anything else a float64."""
+    path = os.path.join(d, "k.py")
+    with open(path, "w") as f:
+        f.write("from numba import cuda\n@cuda.jit\ndef smooth(a, b, n, w):\n"
+                "    for k in range(n):\n        b[k, 0] = a[k, 1] * w + b.shape[0]\n")
+    p = subprocess.run([bin_, "emit", path], cwd=d, capture_output=True, timeout=120)
+    return expect(p.returncode, p.stderr.decode(), 1,
+                  "--sig 'smooth(float32[:, :], float32[:, :], int64, float64)'")
+
+
+def cli(bin_, d, *args):
+    p = subprocess.run([bin_, *args], cwd=d, capture_output=True, timeout=120)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def case_help_of_every_command(bin_, d):
+    """`pyk2cuda CMD --help` prints that command's synopsis and options on stdout, exit 0."""
+    for cmd, option in [("emit", "--line-directives"), ("ptx", "--cubin"), ("check", "--sig"),
+                        ("run", "--out-dir"), ("info", "pyk2cuda info")]:
+        for flag in ("--help", "-h"):
+            rc, out, err = cli(bin_, d, cmd, flag)
+            if rc != 0 or f"pyk2cuda {cmd}" not in out or option not in out or err:
+                return f"{cmd} {flag}: exit {rc}, stdout {out!r}, stderr {err!r}"
+    rc, out, err = cli(bin_, d, "run", "x.py", "k", "--grid", "1", "--help")
+    if rc != 0 or "ARG, in the kernel's parameter order" not in out:
+        return f"run ... --help: exit {rc}: {out!r} {err!r}"
+    rc, out, err = cli(bin_, d, "frob", "--help")
+    return expect(rc, err, 2, "unknown command 'frob'")
+
+
+def case_info_without_a_gpu(bin_, d):
+    """Without a driver, `info` is a report, not a failure: exit 0, the reason once, and that
+    the simulator will run kernels."""
+    env = dict(os.environ, PYK2CUDA_LIBCUDA="/nonexistent/libcuda.so.1")
+    p = subprocess.run([bin_, "info"], cwd=d, capture_output=True, timeout=120, env=env)
+    out, err = p.stdout.decode(), p.stderr.decode()
+    if p.returncode != 0 or err:
+        return f"exit {p.returncode}, stderr {err!r}"
+    if out.count("no CUDA driver found") != 1 or "no GPU: the simulator will run kernels" not in out:
+        return f"report: {out!r}"
+    return None
 
 
 def case_notes_no_kernel(bin_, d):
