@@ -40,3 +40,4 @@ PY
 echo "== streams (samples/streams.c: ten arrays normalized on ten CUDA streams; GPU only)"
 ${LAUNCHER:-} "$BUILD/tools/streams" samples/normalize.py || [ $? -eq 77 ]
 echo "outputs are in $OUT"
+echo "the pyk2cuda command is $BUILD/tools/pyk2cuda (export PATH=\"$PWD/$BUILD/tools:\$PATH\"; or pip install . puts it on PATH)"

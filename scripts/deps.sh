@@ -9,6 +9,9 @@
 # the same generation of the headers. Both archives are fetched by package name with pip and
 # checked against the sha256 below before anything is unpacked.
 #
+# PYK2CUDA_SDIST_DIR=FOLDER: take the two source releases from FOLDER instead of downloading them
+# (for machines behind a proxy pip cannot pass).
+# `deps.sh --grammar` fetches only the grammar.
 # PYK2CUDA_NO_INSTALL=1: install nothing; only check that the grammar is there (for machines
 # that reach no package registry and bring their build, such as the lent GPU machines).
 set -euo pipefail
@@ -40,15 +43,32 @@ install_debs() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# fetch PKG VER SHA DIR: downloads PKG's source release into DIR and checks its hash.
+# fetch PKG VER SHA DIR: puts PKG's source release into DIR (from $PYK2CUDA_SDIST_DIR when it
+# holds it, else downloaded by pip), checks its hash and prints its path. A failed download says
+# so with pip's own message and how to supply the archive by hand.
 fetch() {
-  local pkg=$1 ver=$2 sha=$3 dir=$4
-  local pip=(python3 -m pip); command -v pip3 >/dev/null && pip=(pip3)
-  "${pip[@]}" download -q --no-binary :all: --no-deps --no-build-isolation "$pkg==$ver" -d "$dir" \
-    2>/dev/null || "${pip[@]}" download -q --no-binary :all: --no-deps "$pkg==$ver" -d "$dir"
-  local archive
+  local pkg=$1 ver=$2 sha=$3 dir=$4 archive log
+  mkdir -p "$dir"
+  local local_copy
+  local_copy=$(ls "${PYK2CUDA_SDIST_DIR:-/nonexistent}"/{"$pkg","${pkg//-/_}"}-"$ver".tar.gz 2>/dev/null | head -n 1)
+  if [ -n "$local_copy" ]; then
+    cp "$local_copy" "$dir/"
+  else
+    local pip=(python3 -m pip); command -v pip3 >/dev/null && pip=(pip3)
+    log=$(mktemp)
+    if ! "${pip[@]}" download -q --no-binary :all: --no-deps --no-build-isolation "$pkg==$ver" -d "$dir" 2>"$log" &&
+       ! "${pip[@]}" download -q --no-binary :all: --no-deps "$pkg==$ver" -d "$dir" 2>"$log"; then
+      { echo "deps: could not download $pkg $ver's source release with pip:"
+        sed 's/^/  /' "$log"
+        echo "deps: to supply it by hand, put ${pkg//-/_}-$ver.tar.gz (sha256 $sha) in a folder"
+        echo "      and run: PYK2CUDA_SDIST_DIR=FOLDER bash scripts/deps.sh"; } >&2
+      rm -f "$log"; exit 1
+    fi
+    rm -f "$log"
+  fi
   archive=$(ls "$dir"/*.tar.gz | head -n 1)
-  echo "$sha  $archive" | sha256sum -c --quiet - || { echo "deps: $pkg $ver: sha256 mismatch" >&2; exit 1; }
+  echo "$sha  $archive" | sha256sum -c --quiet - 2>/dev/null ||
+    { echo "deps: $pkg $ver: $(basename "$archive") does not have the expected sha256 $sha" >&2; exit 1; }
   echo "$archive"
 }
 
@@ -70,5 +90,6 @@ if [ "${PYK2CUDA_NO_INSTALL:-0}" = 1 ]; then
   [ -f "$DEST/src/parser.c" ] || { echo "deps: $DEST missing and PYK2CUDA_NO_INSTALL=1" >&2; exit 1; }
   exit 0
 fi
-install_debs
+# --grammar: only the grammar (meson.build runs this when a build starts without it).
+[ "${1:-}" = --grammar ] || install_debs
 fetch_grammar

@@ -20,8 +20,12 @@ BUILD=${FUZZ_BUILD:-build-fuzz}
 SMOKE_SECONDS=${FUZZ_SMOKE_SECONDS:-5}
 command -v clang >/dev/null || { echo "fuzz: clang is missing (scripts/deps.sh installs it)"; exit 1; }
 if [ ! -f "$BUILD/build.ninja" ]; then
+  # Its output (progress bars ending in a carriage return, not a newline, among them) goes to a
+  # log, so that the "fuzz NAME: ..." lines below start their lines, where scripts/test.sh counts.
   CC=clang CXX=clang++ meson setup "$BUILD" -Dfuzzing=true -Db_sanitize=address,undefined \
-    -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null || { echo "fuzz: meson setup failed"; exit 1; }
+    -Db_lundef=false -Dbuildtype=debugoptimized >"${TMPDIR:-/tmp}/fuzz-setup.$$.log" 2>&1 \
+    || { cat "${TMPDIR:-/tmp}/fuzz-setup.$$.log"; echo "fuzz: meson setup failed"; exit 1; }
+  rm -f "${TMPDIR:-/tmp}/fuzz-setup.$$.log"
 fi
 # A build folder made before a harness was added knows no target of that name until meson
 # regenerates it, which `meson compile TARGET` does not do by itself.

@@ -24,8 +24,9 @@ if [ $# -eq 0 ]; then
   fuzz_log=$(mktemp)
   bash scripts/fuzz.sh smoke 2>&1 | tee "$fuzz_log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
-  ok=$(( ${ok:-0} + $(grep -c '^fuzz .*: ok' "$fuzz_log") ))
-  fail=$(( ${fail:-0} + $(grep -c '^fuzz .*: FAILED' "$fuzz_log") + $(grep -c '^fuzz: ' "$fuzz_log") ))
+  # Counted wherever they stand on a line: a tool's progress bar without a newline may precede one.
+  ok=$(( ${ok:-0} + $(grep -o 'fuzz [a-z]*: ok' "$fuzz_log" | wc -l) ))
+  fail=$(( ${fail:-0} + $(grep -o 'fuzz [a-z]*: FAILED' "$fuzz_log" | wc -l) + $(grep -c '^fuzz: ' "$fuzz_log") ))
   rm -f "$fuzz_log"
 fi
 # Skipped suites (the gpu suite where no GPU is found) are counted on their own line, so that
