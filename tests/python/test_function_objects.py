@@ -182,8 +182,10 @@ def test_functions_without_source_are_refused():
     import ast
     ns = {}
     exec(compile(ast.parse("from pyk2cuda import cuda\ndef k(x):\n    x[0] = 1\n"), "<ast>", "exec"), ns)
-    with pytest.raises(pyk2cuda.Error, match="has no source"):
+    with pytest.raises(pyk2cuda.Error, match="has no source") as e:
         cuda.jit(ns["k"])
+    # One clear message, not inspect's OSError chained before it.
+    assert e.value.__suppress_context__ and e.value.__cause__ is None
     with pytest.raises(pyk2cuda.Error, match="cannot tell this lambda"):
         cuda.jit(device=True)(lambda x: x), cuda.jit(device=True)(lambda x: x)
 
