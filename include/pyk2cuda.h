@@ -140,6 +140,11 @@ P2C_API bool p2c_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars);
 P2C_API size_t p2c_scalar_size(P2cScalarType t);
 /* Numba's name for a scalar type ("float32"). Static storage; NULL for an invalid value. */
 P2C_API const char *p2c_scalar_name(P2cScalarType t);
+/* Entry i (0, 1, ...) of the names of scalar types that signatures accept: *name ("float_"),
+ * *canonical, the type's own name ("float32"), and *numba, whether numba.core.types has the name
+ * (the others are NumPy's spellings). False past the last entry. Static storage. The one table
+ * of spellings: the Python package builds its type objects from it. */
+P2C_API bool p2c_type_spelling(size_t i, const char **name, const char **canonical, bool *numba);
 /* The IEEE binary16 bits of the float16 nearest to v (ties to even; beyond the largest, an
  * infinity), as NumPy's float16 stores it; and the value of such bits (exact). */
 P2C_API uint16_t p2c_float16_bits(double v);

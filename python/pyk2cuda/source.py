@@ -51,11 +51,6 @@ _PLAIN_NUMPY = {"float64": float, "int64": int, "bool": bool, "complex128": comp
 
 # ---- signatures ----
 
-# Numba's short type names in signature strings ("i8(f4[:])").
-_SHORT = {"i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "u1": "uint8", "u2": "uint16",
-          "u4": "uint32", "u8": "uint64", "f2": "float16", "f4": "float32", "f8": "float64",
-          "c8": "complex64", "c16": "complex128", "b1": "bool"}
-
 def _type_text(t):
     """One argument type as the translator's text: 'float32', 'float32[:, ::1]'."""
     if isinstance(t, str):
@@ -80,15 +75,14 @@ def _type_text(t):
     if not re.fullmatch(r"[a-z_][a-z0-9_]*(\[[\s:,1]*\])?", text):
         raise TypeError("%r is not a type pyk2cuda can take in a signature (scalars, arrays of "
                         "them)" % (t,))
-    return {"boolean": "bool", "bool_": "bool", "intp": "int64", "uintp": "uint64",
-            "double": "float64", "byte": "uint8", "none": "void"}.get(text, text)
+    return "void" if text == "none" else _types.canonical_name(text)
 
 
 def _one_signature(sig, need_return):
     """'ret(args)' or '(args)' text of one signature: a string, a tuple of argument types, or a
     Signature (pyk2cuda's or Numba's, with .args and .return_type)."""
-    if isinstance(sig, str):
-        return re.sub(r"\b(?:[iu][1248]|f[248]|c8|c16|b1)\b", lambda m: _SHORT[m.group(0)], sig)
+    if isinstance(sig, str):   # the translator reads every spelling (p2c_type_spelling)
+        return sig
     if isinstance(sig, tuple):
         args, ret = sig, None
     elif hasattr(sig, "args") and hasattr(sig, "return_type"):

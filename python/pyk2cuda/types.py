@@ -3,12 +3,18 @@
 They exist to be written in signatures, as in Numba; str() of each is the signature text the
 compiler reads (a signature is always handed to the C library as that text, never evaluated)."""
 
-_SCALARS = ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-            "uint64", "float16", "float32", "float64", "complex64", "complex128", "intp", "uintp",
-            "double", "byte"]
-# Spellings that name another type, as in Numba.
-_ALIASES = {"boolean": "bool", "bool_": "bool", "intp": "int64", "uintp": "uint64",
-            "double": "float64", "byte": "uint8"}
+from . import _core
+
+# The library's one table of scalar type names (p2c_type_spelling, src/types/types.c): each name a
+# signature may use, with Numba's meaning ("float_" is float32), and whether numba.core.types has
+# it (those become this module's type objects; the others are NumPy's spellings).
+_SPELLINGS = {name: canonical for name, canonical, _ in _core.type_spellings()}
+_NUMBA_NAMES = [name for name, _, numba in _core.type_spellings() if numba]
+
+
+def canonical_name(name):
+    """The type's own name for a scalar type name ("f4", "float_" -> "float32"); other text as it is."""
+    return _SPELLINGS.get(name, name)
 
 
 def _slice_text(s):
@@ -177,7 +183,7 @@ def _charseq_of(dtype):
 def _field_type_text(sub):
     if not sub.shape and _charseq_of(sub.base) is not None:
         return str(_charseq_of(sub.base))
-    name = _ALIASES.get(sub.base.name, sub.base.name)
+    name = canonical_name(sub.base.name)
     if not sub.shape:
         return name
     dims = ", ".join(str(d) for d in sub.shape)
@@ -214,9 +220,9 @@ def from_dtype(dtype):
     if dtype.kind in "SU" and _charseq_of(dtype) is not None:
         return _charseq_of(dtype)
     name = "bool" if dtype == numpy.bool_ else dtype.name
-    if name not in _SCALARS and name != "bool":
+    if name not in _SPELLINGS:
         raise TypeError("from_dtype: unsupported dtype %s" % dtype)
-    return ScalarType(_ALIASES.get(name, name))
+    return ScalarType(canonical_name(name))
 
 
 def as_dtype(ty):
@@ -226,23 +232,10 @@ def as_dtype(ty):
     return ty.dtype
 
 
-# Numba's short names (numba.core.types and numba-cuda's numba.cuda.types have both spellings).
-_SHORT = {"b1": "bool", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "u1": "uint8",
-          "u2": "uint16", "u4": "uint32", "u8": "uint64", "f2": "float16", "f4": "float32",
-          "f8": "float64", "c8": "complex64", "c16": "complex128"}
-
-# Numba's names of C's types, as on the 64-bit Linux that pyk2cuda runs on (LP64: long is 64 bits).
-_C_NAMES = {"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16",
-            "intc": "int32", "uintc": "uint32", "int_": "int64", "uint": "uint64",
-            "long_": "int64", "ulong": "uint64", "longlong": "int64", "ulonglong": "uint64",
-            "ssize_t": "int64", "size_t": "uint64", "float_": "float32"}
-
 void = none = VoidType("void")
-for _name in _SCALARS:
-    globals()[_name] = ScalarType(_ALIASES.get(_name, _name))
-for _name, _text in list(_SHORT.items()) + list(_C_NAMES.items()):
-    globals()[_name] = ScalarType(_text)
-del _name, _text
+for _name in _NUMBA_NAMES:
+    globals()[_name] = ScalarType(_SPELLINGS[_name])
+del _name
 
 Array = ArrayType
 
@@ -295,4 +288,4 @@ def typeof(value):
                     % type(value).__name__)
 
 
-__all__ = ["void", "none", "from_dtype", "typeof", "CPointer", "CharSeq", "UnicodeCharSeq"] + _SCALARS + list(_SHORT) + list(_C_NAMES)
+__all__ = ["void", "none", "from_dtype", "typeof", "CPointer", "CharSeq", "UnicodeCharSeq"] + _NUMBA_NAMES

@@ -287,6 +287,22 @@ static PyObject *m_set_assigned(PyObject *mod, PyObject *func) {
   Py_RETURN_NONE;
 }
 
+/* type_spellings(): ((name, canonical, numba), ...), the library's one table of scalar type
+ * names (p2c_type_spelling), from which pyk2cuda.types makes its type objects. */
+static PyObject *m_type_spellings(PyObject *mod, PyObject *unused) {
+  PyObject *list = PyList_New(0);
+  const char *name, *canonical;
+  bool numba;
+  for (size_t i = 0; list && p2c_type_spelling(i, &name, &canonical, &numba); i++) {
+    PyObject *row = Py_BuildValue("(ssO)", name, canonical, numba ? Py_True : Py_False);
+    if (!row || PyList_Append(list, row) < 0) Py_CLEAR(list);
+    Py_XDECREF(row);
+  }
+  PyObject *t = list ? PyList_AsTuple(list) : NULL;
+  Py_XDECREF(list);
+  return t;
+}
+
 static PyMethodDef module_functions[] = {
     {"_set_arg_hint", m_set_arg_hint, METH_O, "the base class of cuda.In, Out and InOut"},
     {"_set_assigned", m_set_assigned, METH_O, "what d[key] = value writes (cuda._assigned)"},
@@ -296,6 +312,7 @@ static PyMethodDef module_functions[] = {
     {"gpu_count", m_gpu_count, METH_NOARGS, "the number of CUDA devices (0 without a driver)"},
     {"device_info", m_device_info, METH_NOARGS, "the GPU's properties"},
     {"environment", m_environment, METH_NOARGS, "(report text, GPU found)"},
+    {"type_spellings", m_type_spellings, METH_NOARGS, "((name, canonical, numba), ...)"},
     {"synchronize", m_synchronize, METH_NOARGS, "waits for all work on the device"},
     {"set_check_bounds", m_set_check_bounds, METH_O, "bounds checking for later translations"},
     {"set_sanitize", m_set_sanitize, METH_O, "the simulator's checker for later translations"},

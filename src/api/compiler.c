@@ -55,6 +55,13 @@ const char *p2c_scalar_name(P2cScalarType t) {
   return ty ? ty->name : NULL;
 }
 
+bool p2c_type_spelling(size_t i, const char **name, const char **canonical, bool *numba) {
+  const Type *ty;
+  if (!type_spelling(i, name, &ty, numba)) return false;
+  *canonical = ty->name;
+  return true;
+}
+
 bool p2c_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars) {
   int64_t v = (int64_t)t, base = v >= P2C_UNICHARSEQ_BASE ? P2C_UNICHARSEQ_BASE : P2C_CHARSEQ_BASE;
   if (v - base < 1 || v - base > P2C_MAX_CHARS) return false;

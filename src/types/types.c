@@ -140,26 +140,51 @@ const Type *type_of_scalar(P2cScalarType s) {
   return (unsigned)s < P2C_SCALAR_TYPE_COUNT ? scalars[s] : NULL;
 }
 
+/* The one spelling table of scalar types: every name a signature may use, with Numba's meaning
+ * (numba.core.types: `float_` is float32, `int_` and `long_` int64, C's names as on LP64 Linux).
+ * `numba` marks the names numba.core.types has, which the Python package exports as objects
+ * (p2c_type_spelling); the others are NumPy's spellings, accepted in signature text only. */
 static const struct {
   const char *name;
   const Type *type;
+  bool numba;
 } scalar_names[] = {
-    {"bool", &type_bool},       {"boolean", &type_bool},   {"bool_", &type_bool},
-    {"b1", &type_bool},         {"int8", &type_int8},      {"i1", &type_int8},
-    {"int16", &type_int16},     {"i2", &type_int16},       {"int32", &type_int32},
-    {"i4", &type_int32},        {"intc", &type_int32},     {"int64", &type_int64},
-    {"i8", &type_int64},        {"intp", &type_int64},     {"int_", &type_int64},
-    {"uint8", &type_uint8},     {"u1", &type_uint8},       {"uint16", &type_uint16},
-    {"u2", &type_uint16},       {"uint32", &type_uint32},  {"u4", &type_uint32},
-    {"uint64", &type_uint64},   {"u8", &type_uint64},      {"uintp", &type_uint64},
-    {"float32", &type_float32}, {"f4", &type_float32},     {"single", &type_float32},
-    {"float64", &type_float64}, {"f8", &type_float64},     {"double", &type_float64},
-    {"float_", &type_float64},
-    {"complex64", &type_complex64}, {"c8", &type_complex64}, {"csingle", &type_complex64},
-    {"complex128", &type_complex128}, {"c16", &type_complex128}, {"complex_", &type_complex128},
-    {"cdouble", &type_complex128}, {"float16", &type_float16}, {"f2", &type_float16},
-    {"half", &type_float16},
+    {"bool", &type_bool, false},          {"boolean", &type_bool, true},
+    {"bool_", &type_bool, true},          {"b1", &type_bool, true},
+    {"int8", &type_int8, true},           {"i1", &type_int8, true},
+    {"char", &type_int8, true},           {"int16", &type_int16, true},
+    {"i2", &type_int16, true},            {"short", &type_int16, true},
+    {"int32", &type_int32, true},         {"i4", &type_int32, true},
+    {"intc", &type_int32, true},          {"int64", &type_int64, true},
+    {"i8", &type_int64, true},            {"intp", &type_int64, true},
+    {"int_", &type_int64, true},          {"long_", &type_int64, true},
+    {"longlong", &type_int64, true},      {"ssize_t", &type_int64, true},
+    {"uint8", &type_uint8, true},         {"u1", &type_uint8, true},
+    {"uchar", &type_uint8, true},         {"byte", &type_uint8, true},
+    {"uint16", &type_uint16, true},       {"u2", &type_uint16, true},
+    {"ushort", &type_uint16, true},       {"uint32", &type_uint32, true},
+    {"u4", &type_uint32, true},           {"uintc", &type_uint32, true},
+    {"uint64", &type_uint64, true},       {"u8", &type_uint64, true},
+    {"uintp", &type_uint64, true},        {"uint", &type_uint64, true},
+    {"ulong", &type_uint64, true},        {"ulonglong", &type_uint64, true},
+    {"size_t", &type_uint64, true},       {"float32", &type_float32, true},
+    {"f4", &type_float32, true},          {"float_", &type_float32, true},
+    {"single", &type_float32, false},     {"float64", &type_float64, true},
+    {"f8", &type_float64, true},          {"double", &type_float64, true},
+    {"complex64", &type_complex64, true}, {"c8", &type_complex64, true},
+    {"csingle", &type_complex64, false},  {"complex128", &type_complex128, true},
+    {"c16", &type_complex128, true},      {"complex_", &type_complex128, false},
+    {"cdouble", &type_complex128, false}, {"float16", &type_float16, true},
+    {"f2", &type_float16, true},          {"half", &type_float16, false},
 };
+
+bool type_spelling(size_t i, const char **name, const Type **type, bool *numba) {
+  if (i >= sizeof scalar_names / sizeof scalar_names[0]) return false;
+  *name = scalar_names[i].name;
+  *type = scalar_names[i].type;
+  *numba = scalar_names[i].numba;
+  return true;
+}
 
 /* "datetime64[D]", "m8[ns]", "timedelta64[]", "datetime64" (the generic unit): Numba's and
  * NumPy's names of the datetime types. */

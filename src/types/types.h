@@ -106,6 +106,9 @@ extern const Type type_float16;
 extern const Type type_grid_group;
 
 const Type *type_of_scalar(P2cScalarType s);
+/* Entry i of the scalar spelling table (types.c): a name signatures accept, its type, and whether
+ * numba.core.types has the name. False past the last entry. */
+bool type_spelling(size_t i, const char **name, const Type **type, bool *numba);
 /* The scalar type named `name` ("float32", "f4", "int", "float", "bool_", "intp", ...), or NULL. */
 const Type *type_scalar_by_name(const char *name);
 
