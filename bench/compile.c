@@ -526,10 +526,12 @@ static bool run_phases(const Input *in, Work *w, double *t) {
   TypeinferOptions tio = {in->sigs, in->nsigs, false, in->options.kernels, in->options.kernel_count};
   ok = ok && typeinfer_run(c, &w->mod, &w->types, &tio);
   double t3 = now_ms();
-  AnalysisOptions ao = {0};   /* every kernel, as before the analysis phase was split out */
+  /* every kernel, as before the analysis phase was split out; checked as the case asks, like the
+   * API path */
+  AnalysisOptions ao = {.check_bounds = in->check_bounds};
   Analysis an;
   if (ok) analysis_run(c, &w->mod, &ao, &an);
-  CodegenOptions cgo = {.check_bounds = in->check_bounds};   /* as the case asks, like the API path */
+  CodegenOptions cgo = {0};
   ok = ok && codegen_run(c, &w->mod, &an, &cgo, &w->cg);
   frontend_finish(c);   /* the parse trees' release, if it ran in the background */
   double t4 = now_ms(), c4 = cpu_ms();

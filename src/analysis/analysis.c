@@ -100,11 +100,28 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an) {
   note_declared_types(f, an, &c->arena);
 }
 
+/* Which functions check their indices: all with the translation's check_bounds; else each kernel
+ * whose decorator says debug=True or boundscheck=True (the rule the Python package applies), and
+ * the device functions when any kernel checks (a device specialization is emitted once for every
+ * kernel that calls it). */
+static void checked_functions(const AnalysisOptions *o, Analysis *an) {
+  const FunctionList *lists[] = {&an->kernels, &an->ufuncs};
+  for (size_t l = 0; l < 2; l++)
+    for (size_t i = 0; i < lists[l]->len; i++) {
+      Function *f = lists[l]->items[i];
+      const Function *g = f->generic ? f->generic : f;
+      f->checks_bounds = o->check_bounds || g->debug || g->boundscheck;
+      an->checks_bounds |= f->checks_bounds;
+    }
+  for (size_t i = 0; i < an->devices.len; i++) an->devices.items[i]->checks_bounds = an->checks_bounds;
+}
+
 void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis *out) {
   memset(out, 0, sizeof *out);
   collect_kernels(m, o, FN_KERNEL, &out->kernels, &c->arena);
   collect_kernels(m, o, FN_UFUNC, &out->ufuncs, &c->arena);
   note_uses(out, &c->arena);
+  checked_functions(o, out);
   /* codegen writes every constant array a kernel uses: an array of records needs its struct */
   for (size_t i = 0; i < m->consts.len; i++)
     if (m->consts.items[i]->used && m->consts.items[i]->array) note_type(out, m->consts.items[i]->record_type, &c->arena);
@@ -138,6 +155,7 @@ static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
   dump_vars(sb, f, f->nonneg, "nonneg");
   dump_vars(sb, f, f->positive, "positive");
   if (f->lockstep_loop) sb_printf(sb, "  lockstep loop at line %u\n", f->lockstep_loop->loc.line);
+  if (f->checks_bounds) sb_puts(sb, "  checks bounds\n");
   sb_puts(sb, "  written:");
   for (int i = 0; f->param_written && i < f->nparams; i++)
     if (f->param_written[i] && f->arg_types[i]->kind == TY_ARRAY) sb_printf(sb, " %s", f->vars[i].name);

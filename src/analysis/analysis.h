@@ -7,7 +7,9 @@
  *           helpers that the types in use need; in each of those functions, `nonneg` and
  *           `positive` (per variable: every value it holds is >= 0, > 0), `lockstep_loop`
  *           (kernels the simulator may run in lockstep); on each range() loop of them, its
- *           RangeFacts (step sign, whether the counter can overflow, rebinding); on their
+ *           RangeFacts (step sign, whether the counter can overflow, rebinding); `checks_bounds`
+ *           (a kernel whose options or decorator ask for it: debug=True, boundscheck=True; a
+ *           device function when any kernel does, since one specialization serves them all); on their
  *           subscripts and operands of // and %, Expr.facts (EF_NONNEG, EF_POSITIVE); EF_STABLE
  *           on the parts of a for loop's iterable that the loop cannot change.
  * Invalidates: nothing. Running it twice gives the same facts. */
@@ -21,6 +23,8 @@ typedef VEC(Function *) FunctionList;
 typedef struct AnalysisOptions {
   const char *const *only_kernels;   /* NULL: all kernels */
   size_t nonly;
+  bool check_bounds;                 /* every function checks its indices (--check-bounds,
+                                        --sanitize); else those whose decorator asks */
 } AnalysisOptions;
 
 typedef struct Analysis {
@@ -31,6 +35,7 @@ typedef struct Analysis {
   bool uses_half;          /* float16 appears in them (the prelude's float16 helpers) */
   bool uses_charseq;       /* a character sequence appears in them (the prelude's structs) */
   VEC(const Type *) records;   /* the record types they name, each once (a struct each) */
+  bool checks_bounds;      /* some function sets Function.checks_bounds */
 } Analysis;
 
 /* `check`'s checks that need no types, on every function typeinfer left untyped (untyped.c):

@@ -289,6 +289,14 @@ static void note_module(Compilation *comp, const Module *mod) {
               "functions only");
 }
 
+/* Whether the options keep kernel `name` (every kernel when they name none). */
+static bool kernel_wanted(const P2cTranslateOptions *o, const char *name) {
+  if (!o || o->kernel_count == 0) return true;
+  for (size_t j = 0; j < o->kernel_count; j++)
+    if (strcmp(o->kernels[j], name) == 0) return true;
+  return false;
+}
+
 /* `check` (skip_unsigned_kernels) types only kernels with signatures: each other one gets a note
  * that its types were not checked. */
 static void note_untyped_kernels(Compilation *comp, const Module *mod, const P2cTranslateOptions *o,
@@ -298,9 +306,7 @@ static void note_untyped_kernels(Compilation *comp, const Module *mod, const P2c
     const Function *f = mod->funcs.items[i];
     bool signed_ = f->kind == FN_DEVICE || f->nsigs > 0;
     for (size_t j = 0; j < nsigs && !signed_; j++) signed_ = strcmp(sigs[j].kernel, f->name) == 0;
-    bool wanted = o->kernel_count == 0;
-    for (size_t j = 0; j < o->kernel_count && !wanted; j++) wanted = strcmp(o->kernels[j], f->name) == 0;
-    if (!signed_ && wanted)
+    if (!signed_ && kernel_wanted(o, f->name))
       diag_note(comp, f->loc, "kernel '%s' has no signature: its statements, names, returns, builtin calls, array shapes and recursion were "
                 "checked, its types were not; give --sig to check them, e.g. --sig '%s' (guessed "
                 "from how the parameters are used)", f->name, typeinfer_sig_hint(&comp->arena, f));
@@ -371,17 +377,17 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   if (o && o->skip_unsigned_kernels && !c->specializing && !o->kernel_count)
     analysis_check_untyped(comp, &m->mod, &m->types);
   if (!typed || diag_has_errors(comp)) return P2C_ERR_SOURCE;
-  AnalysisOptions ao = {o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0};
+  AnalysisOptions ao = {o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0,
+                        .check_bounds = c->check_bounds || c->sanitize};
   analysis_run(comp, &m->mod, &ao, &m->an);
   if (!verified(comp, &m->mod, AST_ANALYSED)) return P2C_ERR_SOURCE;
   m->reached = 3;
-  CodegenOptions cgo = {.line_directives = o && o->line_directives,
-                        .check_bounds = c->check_bounds || c->sanitize, .sanitize = c->sanitize};
+  CodegenOptions cgo = {.line_directives = o && o->line_directives, .sanitize = c->sanitize};
   if (!codegen_run(comp, &m->mod, &m->an, &cgo, &m->cg)) return P2C_ERR_SOURCE;
   m->reached = 4;
   if (!check_param_space(comp, &m->cg)) return P2C_ERR_SOURCE;
   /* launches read the bounds record: out-of-bounds accesses, and raises checked with debug=True */
-  m->check_bounds = c->check_bounds || c->sanitize || m->cg.reports_raises;
+  m->check_bounds = m->an.checks_bounds || m->cg.reports_raises;
   m->sanitize = c->sanitize;
   fill_kernel_infos(m);
   m->ok = true;

@@ -55,7 +55,6 @@ typedef struct Gen {
    * in the module's text (see codegen_run); python_line 0 marks a function's end. */
   LineMarks marks;
   VEC(TupleCType) tuple_ctypes;   /* in definition order: elements before the tuples holding them */
-  bool check_bounds;
   bool sanitize;          /* CodegenOptions.sanitize */
   /* --sanitize: how the next element emitted is accessed (P2C_SAN_READ unless a store, an
    * augmented assignment or an atomic sets it for its target); taken by that element. */

@@ -39,10 +39,10 @@ typedef struct CodegenResult {
 
 typedef struct CodegenOptions {
   bool line_directives;
-  bool check_bounds;      /* every array access checked (--check-bounds, docs/generated-code.md) */
+  /* Which functions check their array accesses is the analysis's Function.checks_bounds. */
   /* The simulator's checker (--sanitize, docs/simulator.md): every element access, shared and
-   * local array, barrier and warp operation reported to it. Needs check_bounds; the text
-   * compiles on the simulator only. */
+   * local array, barrier and warp operation reported to it. Needs every function's
+   * checks_bounds (the analysis's check_bounds option); the text compiles on the simulator only. */
   bool sanitize;
   /* Modules with at least this many functions to emit are emitted on two threads
    * (0: P2C_EMIT_SPLIT_MIN; SIZE_MAX: never). The text is the same either way. */

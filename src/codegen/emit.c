@@ -482,7 +482,7 @@ static void assemble_text(Gen *G, const Analysis *an, const StrBuf *defs, Codege
 
 bool codegen_run(Compilation *c, Module *m, const Analysis *an, const CodegenOptions *o, CodegenResult *out) {
   Gen G = {.c = c, .a = &c->arena, .m = m, .line_directives = o->line_directives,
-           .check_bounds = o->check_bounds || o->sanitize, .sanitize = o->sanitize};
+           .sanitize = o->sanitize};
   namer_init(&G.global, G.a, NULL);
   StrBuf defs;
   sb_init(&defs, G.a);

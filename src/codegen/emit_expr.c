@@ -1084,7 +1084,7 @@ static void emit_element(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb, int
   const Type *at = arr->ty;
   SanKind access = (SanKind)G->san_kind;
   G->san_kind = SAN_READ;   /* what the subscript reads (its indices, its array) is read */
-  if (G->check_bounds) {
+  if (G->fn->checks_bounds) {
     emit_checked_array_index(G, e, arr, access, sb, prec);
     return;
   }

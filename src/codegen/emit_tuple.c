@@ -263,7 +263,7 @@ void emit_tuple_runtime_index(Gen *G, const Expr *e, StrBuf *sb) {
     emit_expr(G, base, sb, P_POSTFIX);
     sb_puts(sb, ".f[");
   }
-  if (G->check_bounds || G->fn->debug) emit_checked_tuple_index(G, e, base->ty->nelems, sb);
+  if (G->fn->checks_bounds || G->fn->debug) emit_checked_tuple_index(G, e, base->ty->nelems, sb);
   else emit_wrapped_index(G, e->kids[1], n, sb, P_LOWEST);
   sb_putc(sb, ']');
 }

@@ -216,6 +216,7 @@ struct Function {
   bool uses_barrier;
   bool cooperative;        /* uses cuda.cg.this_grid(): launched cooperatively (grid sync) */
   bool debug;              /* @cuda.jit(debug=True): a failed raise or assert is reported */
+  bool boundscheck;        /* @cuda.jit(boundscheck=True): indices are checked (so is debug=True) */
   VEC(Function *) specs;   /* on the generic function */
   /* Instances (typeinfer, static_args.c): copies of a device function whose parameters that
    * were given compile-time values (StaticArg) are replaced by those values in the body and
@@ -233,6 +234,7 @@ struct Function {
   bool *positive;          /* each variable is known to be > 0 */
   const Stmt *lockstep_loop;   /* the grid-stride loop the simulator may run in lockstep */
   bool *param_written;     /* each parameter (arrays) may be stored to (writes.c); NULL before */
+  bool checks_bounds;      /* its array indices are checked (analysis.c, checked_functions) */
 };
 
 /* A module-level NumPy array built from literals (np.array, np.arange, np.zeros, ...; see

@@ -187,11 +187,11 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
 }
 
 /* Options of numba.cuda.jit that change nothing in the translation (docs/python.md: the Python
- * package accepts the same ones; debug and boundscheck turn on bounds checking there). debug
- * also makes raise and assert report (lower_jit_keyword). */
+ * package accepts the same ones). debug and boundscheck are read (lower_jit_keyword): both turn
+ * on bounds checking, and debug also makes raise and assert report. */
 static const char *const ignored_jit_options[] = {"fastmath", "lineinfo", "cache",
                                                   "opt", "inline", "link", "max_registers",
-                                                  "boundscheck", "forceinline", "lto",
+                                                  "forceinline", "lto",
                                                   "launch_bounds", "extensions", NULL};
 
 static bool is_ignored_option(const char *name) {
@@ -208,15 +208,17 @@ static bool int_literal_true(const char *t) {
   return false;
 }
 
-/* device=... and debug=...: read as Numba reads them, by their truth: True, False, None or an
- * int literal. Any other debug= value (a module flag) is taken as False, as before debug= had a
- * meaning here; any other device= value is an error. */
+/* device=..., debug=... and boundscheck=...: read as Numba reads them, by their truth: True,
+ * False, None or an int literal. Any other debug= or boundscheck= value (a module flag) is taken
+ * as False, as before they had a meaning here; any other device= value is an error. */
 static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
   char *name = node_str(L, lower_field(L, kw, F_name));
   TSNode val = lower_field(L, kw, F_value);
   bool truth = node_is(L, val, K_true) || (node_is(L, val, K_integer) && int_literal_true(node_str(L, val)));
   if (strcmp(name, "debug") == 0) {
     f->debug = truth;
+  } else if (strcmp(name, "boundscheck") == 0) {
+    f->boundscheck = truth;
   } else if (strcmp(name, "device") == 0) {
     if (truth)
       f->kind = FN_DEVICE;

@@ -105,6 +105,36 @@ static __device__ __forceinline__ int64_t p2c_bounds_offset(p2c_index<N> ix, con
   return off;
 }
 
+/* An integer index that makes a view (a[i] of an N-D array), at subscript position
+ * `axis`, checked against the extent it indexes; returned as written. */
+static __device__ __noinline__ void p2c_bounds_fail_view(int64_t i, int64_t extent, int axis,
+                                                        unsigned int line, unsigned int column) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = axis + 1;
+    r->axis = axis;
+    r->view = 1;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    r->index[axis] = i;
+    r->shape[axis] = extent;
+  }
+  P2C_EXIT_THREAD();
+}
+static __device__ __forceinline__ int64_t p2c_bounds_axis(int64_t i, int64_t extent, int axis,
+                                                          unsigned int line, unsigned int column) {
+  int64_t w = i < 0 ? i + extent : i;
+  if ((uint64_t)w >= (uint64_t)extent) p2c_bounds_fail_view(i, extent, axis, line, column);
+  return i;
+}
+
+/* A uint64 index past INT64_MAX is out of bounds for every array: it saturates. */
+static __device__ __forceinline__ int64_t p2c_bounds_u64(uint64_t i) {
+  return i > 9223372036854775807ULL ? 9223372036854775807LL : (int64_t)i;
+}
+
 /* A raise or assert that failed in a function compiled with debug=True: the exception
  * ("ValueError: msg") goes into the bounds record (ndim 0 says which kind of record it
  * is; the text takes the bytes of index and shape), then the thread ends. */
@@ -346,7 +376,7 @@ static __device__ double root(double x) {
   // if x < 0:
   if (x < (double)0) {
     // raise ValueError("negative input")
-    P2C_EXIT_THREAD();
+    p2c_raise(13, 9, "ValueError: negative input");
   }
   // return math.sqrt(x)
   return sqrt(x);
@@ -360,9 +390,9 @@ extern "C" __global__ void roots_debug(p2c_array<double, 1> a, p2c_array<double,
   // if i < a.size:
   if (i < a.shape[0]) {
     // assert a[i] != bad, "bad value"
-    if (!(a.data[i] != bad)) p2c_raise(28, 9, "AssertionError: bad value");
+    if (!(a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 28, 16)] != bad)) p2c_raise(28, 9, "AssertionError: bad value");
     // out[i] = root(a[i])
-    out.data[i] = root(a.data[i]);
+    out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, out.shape, out.strides, 29, 9)] = root(a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 29, 23)]);
   }
 }
 
@@ -418,7 +448,7 @@ extern "C" __global__ void view_debug(p2c_array<int32_t, 1> a, p2c_array<int64_t
   // if i < out.size:
   if (i < out.shape[0]) {
     // out[i] = a[::step].view(np.int64)[0] + i
-    out.data[i] = (p2c_t = (p2c_v = p2c_view_slice<0>(a, step < 0 ? p2c_slice_max : 0, step < 0 ? p2c_slice_min : p2c_slice_max, step), p2c_view_dtype_ok<int64_t>(p2c_v) ? (void)0 : p2c_raise(68, 18, "ValueError: new type not compatible with array"), p2c_view_dtype<int64_t>(p2c_v)), *(int64_t *)((char *)p2c_t.data + 0 * p2c_t.strides[0])) + i;
+    out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, out.shape, out.strides, 68, 9)] = (p2c_t = (p2c_v = p2c_view_slice<0>(a, step < 0 ? p2c_slice_max : 0, step < 0 ? p2c_slice_min : p2c_slice_max, step), p2c_view_dtype_ok<int64_t>(p2c_v) ? (void)0 : p2c_raise(68, 18, "ValueError: new type not compatible with array"), p2c_view_dtype<int64_t>(p2c_v)), *(int64_t *)((char *)p2c_t.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{0}}, p2c_t.shape, p2c_t.strides, 68, 18))) + i;
   }
 }
 
@@ -444,11 +474,11 @@ extern "C" __global__ void divide_debug(p2c_array<int64_t, 1> a, p2c_array<int64
   // if i < q.size:
   if (i < q.shape[0]) {
     // q[i] = a[i] // b[i]
-    q.data[i] = p2c_floordiv(a.data[i], p2c_divisor<int64_t>(b.data[i], 84, 24, "ZeroDivisionError: integer division or modulo by zero"));
+    q.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, q.shape, q.strides, 84, 9)] = p2c_floordiv(a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 84, 16)], p2c_divisor<int64_t>(b.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, b.shape, b.strides, 84, 24)], 84, 24, "ZeroDivisionError: integer division or modulo by zero"));
     // r[i] = a[i] % b[i]
-    r.data[i] = p2c_mod(a.data[i], p2c_divisor<int64_t>(b.data[i], 85, 23, "ZeroDivisionError: integer modulo by zero"));
+    r.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, r.shape, r.strides, 85, 9)] = p2c_mod(a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 85, 16)], p2c_divisor<int64_t>(b.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, b.shape, b.strides, 85, 23)], 85, 23, "ZeroDivisionError: integer modulo by zero"));
     // f[i] = a[i] / b[i]
-    f.data[i] = (double)a.data[i] / p2c_divisor<double>((double)b.data[i], 86, 23, "ZeroDivisionError: division by zero");
+    f.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, f.shape, f.strides, 86, 9)] = (double)a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 86, 16)] / p2c_divisor<double>((double)b.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, b.shape, b.strides, 86, 23)], 86, 23, "ZeroDivisionError: division by zero");
   }
 }
 

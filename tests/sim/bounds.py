@@ -72,3 +72,18 @@ def macro_names(out):
 def view_pick(m, out, r, c):
     if cuda.grid(1) == 0:
         out[0] = m[2:, c][r]
+
+
+@cuda.jit(boundscheck=True)
+def pick_boundscheck(a, out, k):
+    out[0] = a[k]
+
+
+@cuda.jit(debug=True)
+def pick_debug(a, out, k):
+    out[0] = a[k]
+
+
+@cuda.jit(boundscheck=False)
+def pick_unchecked(a, out, k):
+    out[0] = a[k]

@@ -17,6 +17,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FILE = "tests/sim/bounds.py"
+LINE_BOUNDSCHECK, LINE_DEBUG = 79, 84   # where bounds.py's pick_boundscheck and pick_debug index
 
 
 def run(bin_, args, out_dir, device="sim", env=None):
@@ -61,6 +62,14 @@ def cases():
     yield ("local_wraps", ["local_pick", "--check-bounds", "--grid", "1", "--block", "16",
                            "zeros:int32[1]", "9", "-2", "-1"], 0, "",
            {"out": np.array([20], np.int32)})
+    # The decorator's boundscheck=True and debug=True check as --check-bounds does, as they do
+    # from Python; boundscheck=False leaves a negative index wrapping, unchecked.
+    for kernel, line in [("pick_boundscheck", LINE_BOUNDSCHECK), ("pick_debug", LINE_DEBUG)]:
+        yield (kernel, [kernel, "--grid", "1", "--block", "1", arange10, "zeros:float32[1]", "10"],
+               3, oob_line(line, 14, 10, 0, 10, "(10,)", kernel, "(0,0,0)", "(0,0,0)"), {})
+    yield ("boundscheck_false_wraps", ["pick_unchecked", "--grid", "1", "--block", "1", arange10,
+                                       "zeros:float32[1]", "-1"], 0, "",
+           {"out": np.array([9.0], np.float32)})
     yield ("unchecked_wraps", ["pick", "--grid", "1", "--block", "8", arange10,
                                "zeros:float32[1]", "3", "-1"], 0, "",
            {"out": np.array([9.0], np.float32)})

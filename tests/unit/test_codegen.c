@@ -844,10 +844,10 @@ static char *emitted_with_split(const char *src, size_t split_min, bool check_bo
   types_init(&tt, &c.arena);
   TypeinferOptions tio = {0};
   assert_true(typeinfer_run(&c, &m, &tt, &tio));
-  AnalysisOptions ao = {0};
+  AnalysisOptions ao = {.check_bounds = check_bounds};
   Analysis an;
   analysis_run(&c, &m, &ao, &an);
-  CodegenOptions cgo = {.check_bounds = check_bounds, .line_directives = line_directives, .split_min = split_min};
+  CodegenOptions cgo = {.line_directives = line_directives, .split_min = split_min};
   CodegenResult r = {0};
   bool emitted = codegen_run(&c, &m, &an, &cgo, &r);
   StrBuf sb;
