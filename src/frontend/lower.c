@@ -146,6 +146,9 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   TSNode right = lower_field(L, n, F_right);
   if (ts_node_is_null(right) || !node_is(L, left, K_identifier)) return;
   if (node_is(L, right, K_assignment)) return;   /* a = b = ...: left as other globals */
+  TSNode *value = arena_alloc(L->a, sizeof *value);
+  *value = right;
+  strmap_put(&L->value_by_name, node_str(L, left), value);
   if (lower_module_string(L, left, right) || lower_module_record(L, left, right)) return;
   int errors = (int)L->c->error_count;
   size_t ndiags = L->c->diags.len;
@@ -229,22 +232,36 @@ static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
   }
 }
 
-/* The arguments of @cuda.jit(...): signatures (strings, lists of strings, or type
- * expressions) and keywords. */
+/* lower_add_sigs; `depth` bounds a chain of names (s = s names itself). */
+static void add_sigs(Lowerer *L, Function *f, TSNode n, int depth) {
+  if (node_is(L, n, K_identifier) && depth < 8) {
+    const TSNode *value = strmap_get(&L->value_by_name, node_str(L, n));
+    if (value) {
+      add_sigs(L, f, *value, depth + 1);
+      return;
+    }
+  }
+  if (!node_is(L, n, K_list) && !node_is(L, n, K_tuple)) {
+    lower_add_sig(L, f, n);
+    return;
+  }
+  TSNode items[64];
+  int k = node_kids(L, n, items, 64);
+  if (k > 64) diag_error(L->c, node_loc(L, n), "E-decorator", "more than 64 signatures");
+  for (int j = 0; j < k && j < 64; j++) add_sigs(L, f, items[j], depth);
+}
+
+void lower_add_sigs(Lowerer *L, Function *f, TSNode n) { add_sigs(L, f, n, 0); }
+
+/* The arguments of @cuda.jit(...): signatures (strings, lists of strings, type expressions, or
+ * names bound to those) and keywords. */
 static void lower_jit_args(Lowerer *L, Function *f, TSNode args) {
   TSNode kids[64];
   int k = node_kids(L, args, kids, 64);
   for (int i = 0; i < k && i < 64; i++) {
     TSNode a = kids[i];
-    if (node_is(L, a, K_keyword_argument)) {
-      lower_jit_keyword(L, f, a);
-    } else if (node_is(L, a, K_list) || node_is(L, a, K_tuple)) {
-      TSNode items[64];
-      int n = node_kids(L, a, items, 64);
-      for (int j = 0; j < n && j < 64; j++) lower_add_sig(L, f, items[j]);
-    } else {
-      lower_add_sig(L, f, a);
-    }
+    if (node_is(L, a, K_keyword_argument)) lower_jit_keyword(L, f, a);
+    else lower_add_sigs(L, f, a);
   }
 }
 
@@ -665,6 +682,7 @@ static void init_lowerer_tables(Lowerer *L) {
   strmap_init(&L->builtin_by_path, L->a);
   strmap_init(&L->class_by_name, L->a);
   strmap_init(&L->str_by_name, L->a);
+  strmap_init(&L->value_by_name, L->a);
   builtins_index(&L->builtin_by_path);
   static const char *const names[F_COUNT] = {
 #define P2C_FIELD_NAME(f) #f,

@@ -77,6 +77,8 @@ typedef struct Lowerer {
   StrMap builtin_by_path; /* "math.sqrt" -> const Builtin * (builtins_index) */
   StrMap class_by_name;   /* module-level classes (lower_class.c) -> ModuleClass * */
   StrMap str_by_name;     /* module-level str constants -> their text (NUL-terminated) */
+  StrMap value_by_name;   /* module-level NAME = value -> the value's node (TSNode *), the last
+                             before the point lowered: what a decorator naming NAME reads */
   int vars_cap;           /* allocated length of L->fn->vars while it is being lowered */
   TSFieldId field_ids[F_COUNT];
   SymbolTable symbols;
@@ -150,6 +152,9 @@ bool lower_is_exception_class(Lowerer *L, const char *name);
 /* ---- decorators (lower.c, vectorize.c) ---- */
 /* Appends the signature that node n spells (a string, or a type call like float32(int32)). */
 void lower_add_sig(Lowerer *L, Function *f, TSNode n);
+/* Signatures given as one, a list or tuple of them, or a module-level name bound to any of these
+ * (sig = void(float32[:]); @cuda.jit(sig)), as Python evaluates a decorator's arguments. */
+void lower_add_sigs(Lowerer *L, Function *f, TSNode n);
 /* @vectorize / @cuda.vectorize(...) at decorator expression e (callee resolved to path):
  * makes f a FN_UFUNC with its signatures; false after a diagnostic. */
 bool lower_vectorize_decorator(Lowerer *L, Function *f, TSNode e, const char *path);

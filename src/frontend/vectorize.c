@@ -44,17 +44,6 @@ static bool lower_vectorize_keyword(Lowerer *L, TSNode kw, bool *target_seen) {
   return false;
 }
 
-/* Positional arguments: a list or tuple of signatures, or one signature. */
-static void lower_vectorize_sigs(Lowerer *L, Function *f, TSNode a) {
-  if (!node_is(L, a, K_list) && !node_is(L, a, K_tuple)) {
-    lower_add_sig(L, f, a);
-    return;
-  }
-  TSNode items[64];
-  int n = node_kids(L, a, items, 64);
-  if (n > 64) diag_error(L->c, node_loc(L, a), "E-decorator", "more than 64 vectorize signatures");
-  for (int j = 0; j < n && j < 64; j++) lower_add_sig(L, f, items[j]);
-}
 
 bool lower_vectorize_decorator(Lowerer *L, Function *f, TSNode e, const char *path) {
   f->kind = FN_UFUNC;
@@ -67,7 +56,7 @@ bool lower_vectorize_decorator(Lowerer *L, Function *f, TSNode e, const char *pa
     int k = node_kids(L, args, kids, 64);
     for (int i = 0; i < k && i < 64; i++) {
       if (node_is(L, kids[i], K_keyword_argument)) ok &= lower_vectorize_keyword(L, kids[i], &target_seen);
-      else lower_vectorize_sigs(L, f, kids[i]);
+      else lower_add_sigs(L, f, kids[i]);
     }
   }
   if (!ok) return false;
