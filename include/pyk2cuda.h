@@ -52,7 +52,11 @@ typedef enum P2cStatus {
   P2C_ERR_INTERNAL,  /* a bug in pyk2cuda: please report it */
   P2C_ERR_BOUNDS,    /* with bounds checking, a kernel indexed an array out of bounds */
   P2C_ERR_SANITIZE,  /* with --sanitize, the simulator found races or barrier misuse */
-  P2C_ERR_INTERRUPTED /* the host's interrupt check asked the call to stop (p2c_compiler_set_interrupt) */
+  P2C_ERR_INTERRUPTED, /* the host's interrupt check asked the call to stop (p2c_compiler_set_interrupt) */
+  /* A kernel in the simulator touched memory it may not (a wild index without bounds checks):
+   * the launch stopped, and the module refuses every later launch until it is made again, as a
+   * CUDA context after CUDA_ERROR_ILLEGAL_ADDRESS */
+  P2C_ERR_ILLEGAL_ADDRESS
 } P2cStatus;
 
 /* A short English description of a status. Static storage. */
@@ -685,7 +689,9 @@ P2C_API P2cStatus p2c_module_launch(P2cCompiler *compiler, P2cModule *module, si
  * With P2C_ERR_SOURCE, *diagnostics (if not NULL) receives the module holding the diagnostics
  * (owned by the caller); otherwise it is set to NULL. Other failures leave a message in the
  * compiler's last error: P2C_ERR_USAGE (wrong number or kinds of arguments, bad launch
- * configuration), P2C_ERR_NO_CUDA, P2C_ERR_CUDA, P2C_ERR_NVRTC, P2C_ERR_SIM. */
+ * configuration), P2C_ERR_NO_CUDA, P2C_ERR_CUDA, P2C_ERR_NVRTC, P2C_ERR_SIM,
+ * P2C_ERR_ILLEGAL_ADDRESS (on the simulator, the kernel faulted, or faulted at an earlier launch
+ * of the same module: make the module again). */
 P2C_API P2cStatus p2c_launch(P2cCompiler *compiler, const char *filename, const char *source,
                              size_t length, const char *kernel, const P2cValue *args,
                              size_t nargs, const P2cLaunchOptions *options,

@@ -24,7 +24,7 @@ State *state_of_type(PyTypeObject *t) {
 static const char *status_name(P2cStatus s) {
   static const char *const names[] = {"ok", "source", "usage", "nomem", "no_cuda", "nvrtc",
                                       "cuda", "io", "format", "sim", "internal", "bounds", "sanitize",
-                                      "interrupted"};
+                                      "interrupted", "illegal_address"};
   return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
 }
 

@@ -41,6 +41,7 @@ const char *p2c_status_string(P2cStatus s) {
       [P2C_ERR_BOUNDS] = "an array index was out of bounds",
       [P2C_ERR_SANITIZE] = "the simulator's checker found errors",
       [P2C_ERR_INTERRUPTED] = "interrupted",
+      [P2C_ERR_ILLEGAL_ADDRESS] = "a kernel accessed memory it may not (illegal address)",
   };
   return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown status";
 }

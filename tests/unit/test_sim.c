@@ -14,13 +14,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "runtime/bounds.h"
+#include "runtime/sim/fault.h"
 #include "runtime/sim/prelude.h" /* its C part: the math memory's layout and hash */
 #include "runtime/sim/sim.h"
 
@@ -357,6 +362,128 @@ static void test_exit_thread(void **state) {
   }
   free(ran);
   sim_module_delete(m);
+}
+
+/* ---- Faults (docs/simulator.md, "Faults") ------------------------------------------------- */
+
+/* A page that faults when touched, as the address of a wild index does. */
+static int32_t *no_access_page(void) {
+  void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(p != MAP_FAILED);
+  return p;
+}
+
+/* A kernel's wild store ends its launch with P2C_ERR_ILLEGAL_ADDRESS naming the kernel, the
+ * thread, its block and the address, on one worker and on all, with and without barriers. The
+ * module then refuses every launch, even a correct one, as a CUDA context does after
+ * CUDA_ERROR_ILLEGAL_ADDRESS; the same module loaded again runs. Before the handler, the
+ * process (this test) died of SIGSEGV. */
+static void test_fault_wild_store(void **state) {
+  (void)state;
+  int32_t *wild = no_access_page();
+  const int64_t blocks = 64, per = 128, n = blocks * per;
+  int32_t *ran = calloc((size_t)n, sizeof *ran);
+  ArrayArg pr = pack1(ran, 4, n), pw = pack1(wild, 4, 1024);
+  int64_t victim;
+  void *args[] = {&pr, &victim, &pw};
+  const char *kernels[] = {"wild_store", "wild_store_barrier"};
+  char address[40];
+  snprintf(address, sizeof address, "at address %p", (void *)wild);
+  for (int k = 0; k < 2; k++) {
+    for (unsigned threads = 1; threads != 2; threads = threads ? 0 : 2) {  /* 1, then all */
+      SimModule *m = load("wild.cu");
+      victim = 3 * per + 17;
+      SimLaunch l = launch_of(kernels[k], dim3(blocks, 1, 1), dim3(per, 1, 1), args, k == 1);
+      l.threads = threads;
+      assert_int_equal(sim_launch(m, &l), P2C_ERR_ILLEGAL_ADDRESS);
+      assert_non_null(strstr(errbuf, kernels[k]));
+      assert_non_null(strstr(errbuf, "an illegal memory access (SIGSEGV)"));
+      assert_non_null(strstr(errbuf, address));
+      /* Without barriers a worker knows the blocks of its chunk; a fiber is the thread. */
+      assert_non_null(strstr(errbuf, k == 1 ? "by thread (17,0,0) of block (3,0,0)" : "(3,0,0)"));
+      victim = -1;   /* a correct launch: refused all the same */
+      assert_int_equal(sim_launch(m, &l), P2C_ERR_ILLEGAL_ADDRESS);
+      assert_non_null(strstr(errbuf, "cannot launch: an earlier launch of this module faulted"));
+      sim_module_delete(m);
+
+      m = load("wild.cu");
+      memset(ran, 0, (size_t)n * sizeof *ran);
+      assert_launch_ok(m, &l);
+      for (int64_t i = 0; i < n; i++) assert_int_equal(ran[i], 1);
+      sim_module_delete(m);
+    }
+  }
+  free(ran);
+  munmap(wild, 4096);
+}
+
+/* A fiber whose locals outgrow its stack runs into the guard page below it: the launch fails
+ * with a message saying so, and the same kernel with stacks large enough runs. */
+static void test_fault_stack_overflow(void **state) {
+  (void)state;
+  int32_t ran[64];
+  ArrayArg pr = pack1(ran, 4, 64), pw = pack1(ran, 4, 64);
+  int64_t victim = 0;
+  void *args[] = {&pr, &victim, &pw};
+  SimModule *m = load("wild.cu");
+  SimLaunch l = launch_of("big_local", dim3(2, 1, 1), dim3(32, 1, 1), args, true);
+  assert_int_equal(sim_launch(m, &l), P2C_ERR_ILLEGAL_ADDRESS);
+  assert_non_null(strstr(errbuf, "kernel 'big_local': thread ("));
+  assert_non_null(strstr(errbuf, "overflowed its 64 KiB simulator stack"));
+  sim_module_delete(m);
+
+  m = load("wild.cu");
+  l.stack_bytes = 512 * 1024;
+  memset(ran, 0, sizeof ran);
+  assert_launch_ok(m, &l);
+  for (int i = 0; i < 64; i++) assert_int_equal(ran[i], 1);
+  sim_module_delete(m);
+}
+
+/* Runs `what` in a child process; returns the signal that ended it, 0 when it exited. */
+static int child_signal(void (*what)(void)) {
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    signal(SIGSEGV, SIG_DFL);   /* no core file from the test */
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    what();
+    _exit(0);
+  }
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+/* An address in the first page, never mapped (not NULL itself, which UBSan would report). */
+static int *volatile low_pointer;
+
+static void store_to_null(void) {
+  sim_fault_install();
+  low_pointer = (int *)(uintptr_t)64;
+  *low_pointer = 1;
+}
+
+/* Armed as a worker is, but the faulting instruction is pyk2cuda's (this test is linked into the
+ * same object as the library): not a kernel's fault, so not caught. */
+static void store_to_null_armed(void) {
+  sim_fault_install();
+  sigjmp_buf jump;
+  SimFaultCatch c = {.jump = &jump};
+  if (sigsetjmp(jump, 0) != 0) _exit(7);   /* caught: wrong */
+  sim_fault_arm(&c);
+  low_pointer = (int *)(uintptr_t)64;
+  *low_pointer = 1;
+}
+
+/* A fault outside a kernel is not the simulator's: the process still dies of SIGSEGV, as before
+ * the handler was installed. */
+static void test_fault_outside_kernel(void **state) {
+  (void)state;
+  assert_int_equal(child_signal(store_to_null), SIGSEGV);
+  assert_int_equal(child_signal(store_to_null_armed), SIGSEGV);
 }
 
 /* ---- Bounds checking (--check-bounds) ------------------------------------------------------ */
@@ -1463,6 +1590,9 @@ int main(void) {
       cmocka_unit_test(test_barrier_variants),
       cmocka_unit_test(test_partial_barrier),
       cmocka_unit_test(test_exit_thread),
+      cmocka_unit_test(test_fault_wild_store),
+      cmocka_unit_test(test_fault_stack_overflow),
+      cmocka_unit_test(test_fault_outside_kernel),
       cmocka_unit_test(test_warp_operations),
       cmocka_unit_test(test_bounds_1d),
       cmocka_unit_test(test_bounds_every_axis),

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/sim/fault.h"
 #include "runtime/sim/module.h"
 #include "runtime/sim/sanitize.h"
 #include "util/arena.h"
@@ -204,8 +205,11 @@ typedef struct Worker {
   bool warp_waited;           /* a fiber of the block has waited at a warp operation */
   size_t at_grid;             /* fibers of the block waiting at a grid sync */
   bool stray_barrier;         /* a barrier in a launch without uses_barrier */
-  sigjmp_buf bail;            /* where exit_thread returns to, in a launch without barriers */
+  sigjmp_buf bail;            /* where exit_thread returns to, in a launch without barriers,
+                                 and where a caught fault returns to (fault.h) */
+  SimFaultCatch fault;        /* what the fault handler saw */
   bool stray_warp;            /* a warp operation in a launch without uses_barrier */
+  uint64_t chunk_first, chunk_count;   /* the blocks of the call running now (no barriers) */
   void *dynamic_shared;       /* allocator block behind st.dynamic_shared */
   size_t dynamic_shared_size;
   size_t warp_slots_size;     /* bytes behind st.warp_slots */
@@ -585,6 +589,7 @@ static bool pools_grow(SimModule *m, size_t n) {
  * the blocks and their threads. */
 static bool run_blocks_plain(Worker *w, uint64_t first, uint64_t count) {
   Run *r = w->run;
+  w->chunk_first = first, w->chunk_count = count;   /* for a fault's message */
   r->blocks_entry(r->l->args, first, count);
   if (w->stray_warp) {
     run_fail(r, P2C_ERR_SIM,
@@ -1024,12 +1029,89 @@ static void memo_empty(P2cSimMemory *memo) {
   memo->used = 0;
 }
 
+/* ---- Faults ------------------------------------------------------------------------------
+ * A wild access of a kernel (docs/simulator.md, "Faults"): the handler (fault.c) jumps back to
+ * worker_main, which reports it here. The launch stops as for any error, with
+ * P2C_ERR_ILLEGAL_ADDRESS, and the module refuses every later launch (sim_launch), as a CUDA
+ * context does after CUDA_ERROR_ILLEGAL_ADDRESS: the kernel may have written anywhere first. */
+
+#ifdef SIM_ASAN
+/* In the handler, before the jump: ASan learns that the thread leaves the fiber's stack. */
+enum { FAULT_ON_FIBER = 1 };
+#else
+enum { FAULT_ON_FIBER = 0 };
+#endif
+
+/* Arms the calling thread: a fault in kernel code from here on comes back to w->bail. */
+static void fault_arm(Worker *w) {
+  w->fault = (SimFaultCatch){.jump = &w->bail, .on_fiber = FAULT_ON_FIBER && w->run->l->uses_barrier,
+                             .home = &w->sched_stack, .home_size = &w->sched_stack_size};
+  sim_fault_arm(&w->fault);
+}
+
+/* Whether the fiber that was running had its stack pointer below its stack (into the guard
+ * page, or past it by a frame larger than a page). */
+static bool fault_overflowed(const Worker *w, const void *sp) {
+  const Fiber *f = w->run->l->uses_barrier ? w->cur : NULL;
+  return f && sp && (const unsigned char *)sp < f->stack;
+}
+
+/* Who faulted, as far as the worker knows: a fiber is one simulated thread; without barriers
+ * the module runs a chunk of blocks in one call, whose thread only the module's registers know. */
+static void fault_who(const Worker *w, char *out, size_t size) {
+  uint3 b = w->st.block_idx;
+  if (w->run->l->uses_barrier) {
+    uint3 t = w->cur->tid;
+    snprintf(out, size, "thread (%u,%u,%u) of block (%u,%u,%u)", t.x, t.y, t.z, b.x, b.y, b.z);
+    return;
+  }
+  uint3 first = index_3d(w->chunk_first, w->st.grid_dim);
+  uint3 last = index_3d(w->chunk_first + w->chunk_count - 1, w->st.grid_dim);
+  if (w->chunk_count == 1)
+    snprintf(out, size, "a thread of block (%u,%u,%u)", first.x, first.y, first.z);
+  else
+    snprintf(out, size, "a thread of blocks (%u,%u,%u) to (%u,%u,%u)", first.x, first.y, first.z,
+             last.x, last.y, last.z);
+}
+
+/* After the jump back from the handler: stops the launch with a message naming the kernel, the
+ * simulated thread (or its blocks) and the address. */
+static void worker_faulted(Worker *w) {
+  Run *r = w->run;
+  const SimFaultCatch *c = &w->fault;
+  if (c->on_fiber) asan_finish(NULL, NULL, NULL);
+  char who[120];
+  fault_who(w, who, sizeof who);
+  if (fault_overflowed(w, c->sp)) {
+    size_t stack = r->l->stack_bytes ? r->l->stack_bytes : DEFAULT_STACK_BYTES;
+    run_fail(r, P2C_ERR_ILLEGAL_ADDRESS,
+             "kernel '%s': %s overflowed its %zu KiB simulator stack (local arrays too large, or "
+             "calls too deep); the module cannot launch again", r->l->symbol, who, stack / 1024);
+    return;
+  }
+  const char *what = c->signo == SIGBUS ? "a bus error (SIGBUS)" : "an illegal memory access (SIGSEGV)";
+  run_fail(r, P2C_ERR_ILLEGAL_ADDRESS,
+           "kernel '%s': %s at address %p by %s; the module cannot launch again, as after "
+           "CUDA_ERROR_ILLEGAL_ADDRESS (probably an index out of bounds: bounds checks, "
+           "debug=True or --check-bounds, find its line)", r->l->symbol, what, c->addr, who);
+}
+
 static void worker_main(Worker *w) {
   Run *r = w->run;
   r->m->bind(&w->st);
-  /* A thread that ends itself in a launch without barriers comes back here (plain_exit_thread);
-   * nothing in this frame changes after sigsetjmp. */
-  if (worker_prepare(w) && sigsetjmp(w->bail, 0) == 0) worker_loop(w);
+  /* A thread that ends itself in a launch without barriers comes back here (plain_exit_thread),
+   * and so does a thread whose memory access faulted (worker_faulted); nothing in this frame
+   * changes after sigsetjmp. */
+  if (worker_prepare(w)) {
+    int how = sigsetjmp(w->bail, 0);
+    if (how == 0) {
+      fault_arm(w);
+      worker_loop(w);
+    } else if (how == SIM_FAULT_JUMPED) {
+      worker_faulted(w);
+    }
+    sim_fault_disarm();
+  }
   if (w->st.print_buf) print_flush(&w->st);
   if (w->st.memo) memo_empty(w->st.memo);
   r->m->bind(NULL);
@@ -1117,6 +1199,8 @@ static void *helper_thread(void *arg) {
   HelperStart start = *(HelperStart *)arg;
   SimHelpers *h = start.h;
   uint64_t seen = start.seen; /* so that the launch being opened is joined */
+  SimAltStack alt = {0};      /* for the fault handler, this thread's whole life */
+  sim_altstack_push(&alt);
   pthread_mutex_lock(&h->lock);
   for (;;) {
     if (h->watch && !h->shutdown && seen == h->generation) {
@@ -1139,6 +1223,8 @@ static void *helper_thread(void *arg) {
     if (h->active == 0) pthread_cond_broadcast(&h->idle);
   }
   pthread_mutex_unlock(&h->lock);
+  sim_altstack_pop(&alt);
+  sim_altstack_free(&alt);
   return NULL;
 }
 
@@ -1380,6 +1466,14 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   r.chunk = chunk_size(r.block_count, r.block_threads, n);
 
   pthread_mutex_lock(&m->launch_lock);
+  if (m->fault[0]) {   /* sticky, as CUDA_ERROR_ILLEGAL_ADDRESS is for a context */
+    snprintf(msg, sizeof msg, "%s", m->fault);
+    pthread_mutex_unlock(&m->launch_lock);
+    return launch_error(l, P2C_ERR_ILLEGAL_ADDRESS, "kernel '%s' cannot launch: an earlier launch "
+                        "of this module faulted (load it again): %s", l->symbol, msg);
+  }
+  sim_fault_install();
+  bool alt = sim_altstack_push(&m->altstack);   /* the calling thread's, for the launch */
   if (m->bounds) memset(m->bounds, 0, sizeof *m->bounds); /* docs/generated-code.md */
   Worker *workers = mem_alloc(m->alloc, n * sizeof *workers);
   if (l->sanitize && !m->san) m->san = sim_san_new(m->alloc);
@@ -1402,6 +1496,8 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   if (r.san) sim_san_finish(r.san);
   P2cBoundsRecord bounds = {0};
   if (m->bounds) bounds = *m->bounds; /* every worker has joined: the record is complete */
+  if (alt) sim_altstack_pop(&m->altstack);
+  if (r.status == P2C_ERR_ILLEGAL_ADDRESS) snprintf(m->fault, sizeof m->fault, "%s", r.message);
   pthread_mutex_unlock(&m->launch_lock);
   pthread_mutex_destroy(&r.error_lock);
   pthread_mutex_destroy(&r.grid_lock);

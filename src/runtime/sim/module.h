@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "runtime/bounds.h"
+#include "runtime/sim/fault.h"
 #include "runtime/sim/prelude.h"
 #include "runtime/sim/sim.h"
 
@@ -34,6 +35,8 @@ struct SimModule {
   size_t pool_count;
   SimHelpers *helpers;                    /* NULL until a launch needs them */
   struct SimSanitizer *san;               /* --sanitize's checker, made at its first launch */
+  SimAltStack altstack;                   /* the launching thread's signal stack, when it has none */
+  char fault[512];                        /* after a kernel faulted: why; then no more launches */
 };
 
 /* dlsym for a function: ISO C has no cast from an object pointer to a function pointer. Cast

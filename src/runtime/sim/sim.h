@@ -7,7 +7,9 @@
  * barriers. See docs/simulator.md.
  *
  * A SimModule is used by one launch at a time (launches on one module are serialized); separate
- * modules share nothing. The simulator never prints and never exits: failures are statuses with
+ * modules share nothing. A launch makes sure that the process's SIGSEGV and SIGBUS handler is the
+ * simulator's, which catches a kernel's faults and passes every other fault on to the handler
+ * installed before it (fault.h; docs/simulator.md, "Faults"). The simulator never prints and never exits: failures are statuses with
  * a message, and the host compiler's output is kept as a log. */
 #ifndef P2C_RUNTIME_SIM_H
 #define P2C_RUNTIME_SIM_H
@@ -95,8 +97,12 @@ typedef struct SimLaunch {
  * l->sanitize; the launch ran to its end); P2C_ERR_SIM for a bad launch configuration, an unknown kernel, a module that
  * did not load, __syncthreads() reached by only part of a block, a barrier in a kernel launched
  * without uses_barrier, or no memory for fiber stacks; P2C_ERR_INTERRUPTED when l->interrupt
- * said so (after the blocks running then have finished); P2C_ERR_NOMEM; P2C_ERR_USAGE when m or l
- * is NULL. The message goes to l->errbuf. l->args must match the kernel's parameters (nothing
+ * said so (after the blocks running then have finished); P2C_ERR_ILLEGAL_ADDRESS when a simulated
+ * thread faulted (SIGSEGV or SIGBUS: a wild index, a fiber's stack overflowed): the message names
+ * the kernel, the thread (with barriers) or its worker's blocks (without), and the address; the
+ * launch stopped as for any error, and the module refuses every later launch with the same
+ * status, as a CUDA context does after CUDA_ERROR_ILLEGAL_ADDRESS (delete it and load it again);
+ * P2C_ERR_NOMEM; P2C_ERR_USAGE when m or l is NULL. The message goes to l->errbuf. l->args must match the kernel's parameters (nothing
  * can check them). Kernel output (printf) goes to the process's stdout. Launches on one module
  * are serialized; launches on different modules may run at the same time. */
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l);
