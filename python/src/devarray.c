@@ -681,6 +681,20 @@ static int shape_arg(PyObject *o, int *ndim, int64_t *shape) {
   return 0;
 }
 
+/* NumPy's limit on a new array (numpy.empty): its bytes, extents of 0 counted as 1, must fit in
+ * a signed size. Past it the arithmetic of strides and spans would overflow: before this check,
+ * device_array(2**62, float64) had nbytes 0 and a 16-byte allocation that indexing read past. */
+static int check_size(P2cScalarType t, int ndim, const int64_t *shape) {
+  int64_t bytes = (int64_t)p2c_dtype_size(t, NULL);
+  for (int k = 0; k < ndim; k++)
+    if (__builtin_mul_overflow(bytes, shape[k] ? shape[k] : 1, &bytes)) {
+      PyErr_SetString(PyExc_ValueError, "array is too big; `arr.size * arr.dtype.itemsize` is larger "
+                                        "than the maximum possible size.");
+      return -1;
+    }
+  return 0;
+}
+
 /* device_array(shape, typechar, order): typechar as numpy.dtype(...).char, or a datetime64 or
  * timedelta64 dtype's typestr ("<M8[D]"). */
 static PyObject *f_device_array(PyObject *mod, PyObject *args) {
@@ -694,6 +708,7 @@ static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   char fmt[2] = {tc[0], 0};
   int t = tc[0] && !tc[1] ? format_to_type(fmt) : time_typestr_to_type(tc);
   if (t < 0) return PyErr_Format(PyExc_TypeError, "unsupported dtype '%s'", tc);
+  if (check_size((P2cScalarType)t, ndim, shape) < 0) return NULL;
   contiguous_strides((P2cScalarType)t, ndim, shape, order[0] == 'F' ? 'F' : 'C', strides);
   return (PyObject *)devarray_alloc(st, (P2cScalarType)t, NULL, ndim, shape, strides);
 }

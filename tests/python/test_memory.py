@@ -33,6 +33,29 @@ def test_device_array_is_zero_filled_and_typed():
     assert d1.shape == (5,) and d1.dtype == np.float64
 
 
+@pytest.mark.parametrize("shape", [2**62, (2**31, 2**31, 4), (0, 2**62, 2**62), 2**63 - 1])
+@pytest.mark.parametrize("dtype", [np.float64, np.int8])
+def test_device_array_too_big_as_numpy(shape, dtype):
+    """NumPy's ValueError for an array whose bytes overflow a signed size (zero extents counted
+    as 1). Before the check, device_array(2**62, float64) had nbytes 0 and a 16-byte allocation
+    that indexing read past (issue 26)."""
+    expected = None
+    try:
+        np.empty(shape, dtype)
+    except ValueError as e:
+        expected = str(e)
+    except MemoryError:    # int8 extents that fit: too large to allocate, not too big
+        pass
+    if expected is None:
+        with pytest.raises((MemoryError, pyk2cuda.Error)):
+            cuda.device_array(shape, dtype)
+        return
+    assert expected.startswith("array is too big")
+    with pytest.raises(ValueError) as e:
+        cuda.device_array(shape, dtype)
+    assert str(e.value) == expected
+
+
 def test_copy_to_device_and_incompatible_shapes():
     d = cuda.device_array(4, np.int32)
     d.copy_to_device(np.array([1, 2, 3, 4], np.int32))
