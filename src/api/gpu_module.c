@@ -66,6 +66,17 @@ typedef struct CompileJob {
   bool no_cache;
 } CompileJob;
 
+/* Hands the module's CUDA C to the driver stand-in, the one driver with the hook (cudrv.h). */
+static P2cStatus attach_source(P2cDevice *d, P2cGpuModule *m, const char *source) {
+  P2cStatus status = P2C_OK;
+  const CuDriver *drv = d->gpu.drv;
+  if (!drv->p2cStandinAttachSource) return P2C_OK;
+  CU_CHECK(drv, p2cStandinAttachSource(m->module, source, strlen(source)), d->last_error,
+           sizeof d->last_error);
+cleanup:
+  return status;
+}
+
 /* NVRTC (or the cache), then the driver. A cached image the driver refuses is dropped from the
  * cache and compiled again, once: a damaged entry must not fail every later run. */
 static P2cStatus compile_and_load(P2cDevice *d, const CompileJob *job, P2cGpuModule **out) {
@@ -86,6 +97,11 @@ static P2cStatus compile_and_load(P2cDevice *d, const CompileJob *job, P2cGpuMod
     s = rtc_compile_cached(&req, &cache, &res, &hit);
     t1 = now_ms();
     if (s == P2C_OK) s = load_image(d, res.image, res.image_size, job->name, res.log, out);
+  }
+  if (s == P2C_OK) s = attach_source(d, *out, job->source);
+  if (s != P2C_OK && *out) {
+    p2c_gpu_module_delete(*out);
+    *out = NULL;
   }
   if (s == P2C_OK) {
     (*out)->cache_hit = hit;

@@ -252,7 +252,7 @@ static void check_bounds(void **state) {
   const char *msg = p2c_compiler_last_error(compiler);
   print_message("%s\n", msg);
   /* Which of block 1's threads claims the record first is up to the GPU. */
-  assert_contains(msg, "kernels.py:38:5: error: index ");
+  assert_contains(msg, "kernels.py:48:5: error: index ");
   assert_contains(msg, " is out of bounds for axis 0 with size 8 (array of shape (8,)) in kernel "
                        "'oob', thread (");
   assert_contains(msg, ") of block (1,0,0)");

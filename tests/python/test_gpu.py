@@ -80,7 +80,8 @@ def test_streams_and_events_time_real_work():
 
 
 def test_device_limits_are_errors():
-    with pytest.raises(pyk2cuda.Error, match="(?i)block|thread"):
+    # Checked by the package before the driver, the same on every device (kernel.c check_limits).
+    with pytest.raises(ValueError, match="more than 1024 threads per block"):
         K.add[1, 2048](cuda.device_array(4), cuda.device_array(4), cuda.device_array(4))
     with pytest.raises(pyk2cuda.Error):
         K.dyn_shared[1, 32, 0, 1 << 30](np.zeros(32), np.zeros(32))

@@ -78,6 +78,7 @@ static const DynSymbol symbols[] = {
     OPT(cuCtxGetCurrent, "cuCtxGetCurrent"),
     OPT(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel"),
     OPT(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+    OPT(p2cStandinAttachSource, "p2cStandinAttachSource"),
 };
 #undef REQ
 #undef OPT

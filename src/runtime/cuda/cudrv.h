@@ -197,6 +197,10 @@ typedef struct CuDriver {
                                         CuStream stream, void **params);
   CuResult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CuFunction function,
                                                           int block_threads, size_t shared_bytes);
+  /* The test hook only the CUDA driver stand-in (tests/standin) exports: the CUDA C a module was
+   * compiled from, so that the stand-in can run its kernels through the simulator
+   * (docs/runtime.md). A real driver has no such symbol, and the field stays NULL. */
+  CuResult (*p2cStandinAttachSource)(CuModule module, const char *cuda_source, size_t length);
 } CuDriver;
 
 /* ---- Loading -------------------------------------------------------------------------------- */

@@ -485,3 +485,7 @@ bool sim_module_cache_hit(const SimModule *m) { return m && m->cache_hit; }
 const char *sim_module_log(const SimModule *m) { return m && m->log ? m->log : ""; }
 
 const char *sim_module_error(const SimModule *m) { return m ? m->error : ""; }
+
+void *sim_module_symbol(const SimModule *m, const char *name) {
+  return m && m->handle && name ? dlsym(m->handle, name) : NULL;
+}

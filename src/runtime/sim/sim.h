@@ -61,6 +61,10 @@ bool sim_module_cache_hit(const SimModule *m);
 const char *sim_module_log(const SimModule *m);
 /* Why the load failed, "" after success. Owned by the module. */
 const char *sim_module_error(const SimModule *m);
+/* The address of symbol `name` in a loaded module (dlsym), NULL when it has none: which entry
+ * a kernel has (p2c_sim_thread_<symbol> or p2c_sim_blocks_<symbol>), or a __device__ variable's
+ * storage. For the CUDA driver stand-in (tests/standin), which runs kernels through the module. */
+void *sim_module_symbol(const SimModule *m, const char *name);
 
 typedef struct SimLaunch {
   const char *symbol;            /* P2cKernelInfo.symbol: the entries are p2c_sim_thread_<symbol>
