@@ -11,10 +11,10 @@
  * with no source attached loads, but launching its kernels fails (CUDA_ERROR_NOT_SUPPORTED, with
  * a line on stderr saying why).
  *
- * While a kernel runs, its context's device allocations are open and a SIGSEGV handler watches
- * the arena: an access outside every live allocation (past an allocation's end, into a freed
- * one, a guard page) is recorded, its page opened so the thread can go on, and the launch ends
- * with CUDA_ERROR_ILLEGAL_ADDRESS, which poisons the context (queue.c). */
+ * While a kernel runs, its context's device allocations are open (memory.c); an access outside
+ * every live allocation (past an allocation's end, into a freed one, a guard page, unmapped
+ * memory) faults, the simulator catches the fault in the thread that made it (its fault.c), and
+ * the launch ends with CUDA_ERROR_ILLEGAL_ADDRESS, which poisons the context (queue.c). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -22,11 +22,8 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "runtime/sim/sim.h"
 #include "standin.h"
@@ -667,62 +664,6 @@ EXPORT CUresult cuLaunchCooperativeKernel(void *fn, unsigned gx, unsigned gy, un
 
 /* ---- Running a kernel ----------------------------------------------------------------------- */
 
-/* What the SIGSEGV handler shares with the launch: a signal handler can only reach globals. */
-static struct sigaction previous_segv;
-static volatile sig_atomic_t faulted;
-static void *volatile fault_address;
-static size_t fault_page = 4096;
-enum { SCRATCH_PAGES = 64 };
-static void *scratch[SCRATCH_PAGES]; /* pages mapped for accesses outside the arena */
-static volatile sig_atomic_t scratch_count;
-
-/* An access to the arena outside every live allocation: noted, and its page opened so the
- * thread can go on (the launch's result is lost anyway). Anything else goes to the handler
- * that was there before. */
-static void on_segv(int sig, siginfo_t *info, void *uc) {
-  (void)sig, (void)uc;
-  void *page = (void *)((uintptr_t)info->si_addr / fault_page * fault_page);
-  if (si_arena_holds(info->si_addr)) {
-    mprotect(page, fault_page, PROT_READ | PROT_WRITE);
-  } else {
-    /* Unmapped memory outside the arena (a wild address): a scratch page, removed after. */
-    void *p = scratch_count < SCRATCH_PAGES
-                  ? mmap(page, fault_page, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
-                  : MAP_FAILED;
-    if (p != page) {
-      if (p != MAP_FAILED) munmap(p, fault_page);
-      sigaction(SIGSEGV, &previous_segv, NULL);
-      return;
-    }
-    scratch[scratch_count++] = p;
-  }
-  if (!faulted) fault_address = info->si_addr;
-  faulted = 1;
-}
-
-static void watch_arena(bool on) {
-  if (on) {
-    struct sigaction sa = {0};
-    sa.sa_sigaction = on_segv;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    fault_page = (size_t)sysconf(_SC_PAGESIZE);
-    faulted = 0;
-    sigaction(SIGSEGV, &sa, &previous_segv);
-  } else {
-    sigaction(SIGSEGV, &previous_segv, NULL);
-  }
-}
-
-/* After a launch: every page of the arena closed again, faulted ones included. */
-static void close_arena(void) {
-  SiState *s = si_state();
-  mprotect(s->arena, s->arena_used + fault_page, PROT_NONE);
-  for (sig_atomic_t i = 0; i < scratch_count; i++) munmap(scratch[i], fault_page);
-  scratch_count = 0;
-}
-
 CUresult si_run_kernel(SiWork *w) {
   SiFunction *f = w->fn;
   CUresult rc = module_sim(f->module, f->entry->name);
@@ -735,15 +676,12 @@ CUresult si_run_kernel(SiWork *w) {
                  .cooperative = w->cooperative, .errbuf = err, .errbuf_size = sizeof err};
   SiCtx *ctx = f->module->ctx;
   si_open_device(ctx, true);
-  watch_arena(true);
   P2cStatus s = sim_launch(f->module->sim, &l);
-  watch_arena(false);
-  bool fault = faulted;
-  if (fault) close_arena();
   si_open_device(ctx, false);
-  if (fault) {
-    si_note("kernel '%s' accessed %p, outside every live allocation: CUDA_ERROR_ILLEGAL_ADDRESS",
-            f->entry->name, fault_address);
+  /* The simulator catches a thread's fault (a page of the arena outside every live allocation,
+   * or any wild address) and refuses the module's later launches, as the context is lost. */
+  if (s == P2C_ERR_ILLEGAL_ADDRESS) {
+    si_note("%s: CUDA_ERROR_ILLEGAL_ADDRESS", err);
     return CUDA_ERROR_ILLEGAL_ADDRESS;
   }
   /* A bounds failure is the kernel's own report (p2c_bounds_report), not the driver's. */
