@@ -99,3 +99,11 @@ def test_arrays_dropped_while_a_stream_uses_them_and_read_only_arrays():
     from conftest import run_script
     rc, out, err = run_script(["stream_lifetimes_script.py"], env={"PYK2CUDA_DEVICE": "gpu"})
     assert rc == 0 and "stream lifetimes on the gpu: ok" in out, out + err
+
+
+def test_a_kernel_fault_says_the_context_is_lost():
+    # CUDA_ERROR_ILLEGAL_ADDRESS poisons the context: the first error and the next launch's say
+    # so (in a process of its own: the device stays unusable in it).
+    from conftest import run_script
+    rc, out, err = run_script(["sticky_fault_script.py"], env={"PYK2CUDA_DEVICE": "gpu"})
+    assert rc == 0 and "sticky fault on the gpu: ok" in out, out + err

@@ -133,6 +133,25 @@ P2cStatus cudrv_load(const CuDriver **out, char *err, size_t errlen) {
 
 /* ---- Checking calls ------------------------------------------------------------------------- */
 
+/* The errors after which, as CUDA's documentation says of each, the context is unusable and
+ * every later call in the process fails with the same error (a kernel's fault). */
+static bool context_lost(CuResult rc) {
+  switch (rc) {
+  case 700: /* CUDA_ERROR_ILLEGAL_ADDRESS */
+  case 702: /* CUDA_ERROR_LAUNCH_TIMEOUT */
+  case 710: /* CUDA_ERROR_ASSERT */
+  case 714: /* CUDA_ERROR_HARDWARE_STACK_ERROR */
+  case 715: /* CUDA_ERROR_ILLEGAL_INSTRUCTION */
+  case 716: /* CUDA_ERROR_MISALIGNED_ADDRESS */
+  case 717: /* CUDA_ERROR_INVALID_ADDRESS_SPACE */
+  case 718: /* CUDA_ERROR_INVALID_PC */
+  case CUDRV_ERROR_LAUNCH_FAILED:
+    return true;
+  default:
+    return false;
+  }
+}
+
 P2cStatus cudrv_fail(const CuDriver *drv, CuResult rc, const char *call, const char *file, int line,
                      char *err, size_t errlen) {
   const char *name = NULL, *text = NULL;
@@ -144,8 +163,11 @@ P2cStatus cudrv_fail(const CuDriver *drv, CuResult rc, const char *call, const c
     snprintf(code, sizeof code, "CUresult %d", rc);
     name = code;
   }
-  snprintf(err, errlen, "%s failed: %s%s%s (%s:%d)", call, name, text ? ": " : "", text ? text : "",
-           file, line);
+  snprintf(err, errlen, "%s failed: %s%s%s (%s:%d)%s", call, name, text ? ": " : "", text ? text : "",
+           file, line,
+           context_lost(rc) ? "; the device's CUDA context is lost (a kernel faulted): every later "
+                              "CUDA call in this process fails with this error; restart the process"
+                            : "");
   if (rc == CUDRV_ERROR_NO_DEVICE || rc == CUDRV_ERROR_STUB_LIBRARY) return P2C_ERR_NO_CUDA;
   return P2C_ERR_CUDA;
 }

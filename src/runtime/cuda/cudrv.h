@@ -222,7 +222,9 @@ P2cStatus cudrv_load(const CuDriver **out, char *err, size_t errlen);
 /* ---- Checking calls ------------------------------------------------------------------------- */
 
 /* Formats a failed call into err: "CALL failed: NAME: TEXT (FILE:LINE)", using the driver's
- * cuGetErrorName and cuGetErrorString when it has them. Returns the status for it:
+ * cuGetErrorName and cuGetErrorString when it has them; after an error that leaves the context
+ * unusable (a kernel's fault: CUDA_ERROR_ILLEGAL_ADDRESS, _LAUNCH_FAILED, ...) it adds that the
+ * context is lost, so the first failure and every later one say so. Returns the status for it:
  * P2C_ERR_NO_CUDA for CUDA_ERROR_NO_DEVICE and CUDA_ERROR_STUB_LIBRARY, else P2C_ERR_CUDA. */
 P2cStatus cudrv_fail(const CuDriver *drv, CuResult rc, const char *call, const char *file, int line,
                      char *err, size_t errlen);
