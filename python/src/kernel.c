@@ -15,6 +15,8 @@
  * through p2c_module_launch, which copies them in and back (synchronously, as Numba does). */
 #include "ext.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <structmember.h>
@@ -558,9 +560,44 @@ static int write_back(PyObject *prepared) {
   return 0;
 }
 
+/* The C stack a launch keeps in reserve: a launch made by a launch (an extension's prepare_args,
+ * a signal handler run by the interrupt check) nests its frames, about 50 KiB a level, and the
+ * Python recursion limit counts none of them: 150-200 levels overflowed the stack (SIGSEGV). */
+enum { LAUNCH_STACK_RESERVE = 512 * 1024 };
+
+/* The lowest address of the calling thread's stack, 0 where unknown. Found once per thread
+ * (pthread_getattr_np reads /proc for the main thread) and kept in a thread-local, a fact about
+ * the thread that never changes. */
+static uintptr_t stack_low(void) {
+  static _Thread_local uintptr_t low;
+  static _Thread_local bool known;
+  if (!known) {
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+      if (pthread_attr_getstack(&a, &addr, &size) == 0) low = (uintptr_t)addr;
+      pthread_attr_destroy(&a);
+    }
+    known = true;
+  }
+  return low;
+}
+
+/* RecursionError when a nested launch would leave less than LAUNCH_STACK_RESERVE of C stack. */
+static int check_stack(Kernel *k) {
+  uintptr_t low = stack_low(), here = (uintptr_t)__builtin_frame_address(0);
+  if (!low || here < low || here - low >= LAUNCH_STACK_RESERVE) return 0;
+  PyErr_Format(PyExc_RecursionError, "maximum recursion depth exceeded while launching kernel '%U' "
+               "(launches made by launches, e.g. in an extension's prepare_args, with less than "
+               "%d KiB of C stack left)", k->name, LAUNCH_STACK_RESERVE / 1024);
+  return -1;
+}
+
 static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObject *kwnames) {
   Kernel *k = l->k;
   State *st = k->st;
+  if (check_stack(k) < 0) return NULL;
   size_t n = (size_t)PyVectorcall_NARGS(nargsf);
   size_t want = (size_t)PyTuple_GET_SIZE(k->params);
   if (kwnames && PyTuple_GET_SIZE(kwnames))

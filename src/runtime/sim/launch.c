@@ -989,7 +989,10 @@ static bool launch_interrupted(Worker *w) {
   uint64_t now = monotonic_ns();
   if (now < r->next_interrupt_check_ns) return false;
   r->next_interrupt_check_ns = now + INTERRUPT_CHECK_NS;
-  if (!l->interrupt(l->interrupt_userdata)) return false;
+  atomic_store(&r->m->in_host_check, true);
+  bool stop = l->interrupt(l->interrupt_userdata);
+  atomic_store(&r->m->in_host_check, false);
+  if (!stop) return false;
   run_fail(r, P2C_ERR_INTERRUPTED, "kernel '%s' interrupted after %llu of %llu blocks", l->symbol,
            (unsigned long long)atomic_load(&r->blocks_done), (unsigned long long)r->block_count);
   return true;
@@ -1429,6 +1432,22 @@ static bool check_cooperative(const SimLaunch *l, char *msg, size_t size) {
   return false;
 }
 
+/* Takes the module's launch lock; false, with the message, when the launch holding it is in its
+ * interrupt check. That check runs host code (a Python signal handler), and a launch it makes,
+ * on its own thread or on a thread it waits for, would wait for ever for a lock that its own
+ * caller holds: it fails instead (tests/python/test_faults.py's handler cases). */
+static bool take_launch_lock(SimModule *m, const SimLaunch *l) {
+  if (pthread_mutex_trylock(&m->launch_lock) == 0) return true;
+  if (atomic_load(&m->in_host_check)) {
+    launch_error(l, P2C_ERR_SIM, "kernel '%s' cannot launch now: a launch of the same module is "
+                 "running host code (a signal handler, or a thread it waits for, made this launch); "
+                 "the simulator runs one launch of a module at a time", l->symbol);
+    return false;
+  }
+  pthread_mutex_lock(&m->launch_lock);
+  return true;
+}
+
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   char msg[512];
   if (!m || !l) return P2C_ERR_USAGE;
@@ -1465,7 +1484,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   if (l->cooperative && l->uses_barrier) n = (size_t)r.block_count;
   r.chunk = chunk_size(r.block_count, r.block_threads, n);
 
-  pthread_mutex_lock(&m->launch_lock);
+  if (!take_launch_lock(m, l)) return P2C_ERR_SIM;
   if (m->fault[0]) {   /* sticky, as CUDA_ERROR_ILLEGAL_ADDRESS is for a context */
     snprintf(msg, sizeof msg, "%s", m->fault);
     pthread_mutex_unlock(&m->launch_lock);

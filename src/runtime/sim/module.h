@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -31,6 +32,10 @@ struct SimModule {
   char error[1024];
 
   pthread_mutex_t launch_lock;            /* one launch at a time */
+  /* The launch holding launch_lock is inside the host's interrupt check (launch_interrupted),
+   * which may run host code that launches this module again: such a launch fails at once
+   * instead of waiting for a lock that its own caller holds. */
+  atomic_bool in_host_check;
   SimStackPool *pools;                    /* one per worker slot, grown on demand */
   size_t pool_count;
   SimHelpers *helpers;                    /* NULL until a launch needs them */
