@@ -652,16 +652,31 @@ static double as_double(const P2cValue *v) {
   }
 }
 
-/* Integers wrap to the target width, floats truncate toward zero, as a C cast. */
-static int64_t as_int(const P2cValue *v) {
-  switch (v->type) {
-  case P2C_BOOL: return v->scalar.b;
-  case P2C_FLOAT16: case P2C_FLOAT32: case P2C_FLOAT64: return (int64_t)v->scalar.f;
-  default: return v->scalar.i;
-  }
-}
+/* Integers wrap to the target width (bools are 0 or 1), as ctypes' c_int64(v) and friends,
+ * through which Numba's CUDA dispatcher passes an integer parameter. */
+static int64_t as_int(const P2cValue *v) { return v->type == P2C_BOOL ? v->scalar.b : v->scalar.i; }
 
 static bool is_complex(P2cScalarType t) { return t == P2C_COMPLEX64 || t == P2C_COMPLEX128; }
+
+static bool is_float(P2cScalarType t) { return t == P2C_FLOAT16 || t == P2C_FLOAT32 || t == P2C_FLOAT64; }
+
+static bool is_integer(P2cScalarType t) {
+  return t == P2C_INT8 || t == P2C_INT16 || t == P2C_INT32 || t == P2C_INT64 || t == P2C_UINT8 ||
+         t == P2C_UINT16 || t == P2C_UINT32 || t == P2C_UINT64;
+}
+
+/* A float for an integer parameter of an explicit signature: a TypeError naming the parameter,
+ * as Numba's CUDA dispatcher ends (its ctypes.c_int64(2.5) raises), where a C cast would be
+ * undefined for nan, inf and values out of range (1e19 into uint64 stored 2**63). */
+static int refuse_float(const P2cValue *v, P2cScalarType t, const char *name) {
+  PyObject *f = PyFloat_FromDouble(v->scalar.f);
+  if (!f) return -1;
+  PyErr_Format(PyExc_TypeError, "argument '%s': a %s (%R) cannot be passed to the %s parameter (Numba's "
+               "CUDA target refuses it too); pass an integer, e.g. int(x)", name, p2c_scalar_name(v->type), f,
+               p2c_scalar_name(t));
+  Py_DECREF(f);
+  return -1;
+}
 
 int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name) {
   P2cValue *v = &a->v;
@@ -671,6 +686,7 @@ int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name) {
                  p2c_scalar_name(v->type), p2c_scalar_name(t));
     return -1;
   }
+  if (is_float(v->type) && is_integer(t)) return refuse_float(v, t, name);
   switch (t) {
   case P2C_COMPLEX64: case P2C_COMPLEX128:
     if (!is_complex(v->type)) {

@@ -79,3 +79,22 @@ def test_pinning_a_datetime64_scalar_is_not_a_crash():
             pass
     with cuda.pinned(np.arange(4.0)):   # an ordinary array still works
         pass
+
+
+@pytest.mark.parametrize("value", [2.5, 1e19, float("nan"), float("inf"), np.float64(-3.0), np.float32(7.0)])
+def test_a_float_for_an_integer_parameter_of_a_signature_is_refused_by_name(value):
+    """Numba's CUDA dispatcher passes an integer parameter through ctypes (c_uint64(val) in
+    _prepare_args), which raises TypeError for a float; pyk2cuda used to convert with a C cast,
+    undefined for NaN, inf and out-of-range values (1e19 into uint64 stored 2**63). Issue 26."""
+    @cuda.jit("void(int64[::1], uint64)")
+    def store(out, n):
+        out[0] = n
+
+    out = np.zeros(1, np.int64)
+    with pytest.raises(TypeError, match=r"argument 'n': a float(64|32) \(.*\) cannot be passed to the uint64 parameter"):
+        store[1, 1](out, value)
+    assert out[0] == 0
+    store[1, 1](out, 5)   # ints and bools still convert
+    assert out[0] == 5
+    store[1, 1](out, True)
+    assert out[0] == 1
