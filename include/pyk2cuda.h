@@ -359,6 +359,9 @@ typedef struct P2cKernelInfo {
    * do it themselves). Its grid may have at most p2c_gpu_kernel_max_cooperative_blocks blocks
    * on a GPU, p2c_sim_max_cooperative_blocks on the simulator. */
   bool cooperative;
+  /* Its kernel's decorator gives signatures: a launch chooses among them with Numba's
+   * conversions (P2C_MATCH_CONVERT); else it was specialized from a launch's arguments. */
+  bool declared;
 } P2cKernelInfo;
 
 P2C_API size_t p2c_module_kernel_count(const P2cModule *module);
@@ -595,6 +598,48 @@ P2C_API void p2c_device_array_free(P2cDeviceArray *array);
  * for p2c_gpu_kernel_launch. Returns the bytes written. */
 P2C_API size_t p2c_device_array_pack(const P2cDeviceArray *array, void *out);
 
+
+/* ---- Choosing a specialization: Numba's dispatcher, for every front ---------------------------- */
+
+/* 'C' when an array of `itemsize`-byte elements with these extents and strides (in bytes) is
+ * contiguous in C order, else 'F' when it is in Fortran order, else 'A'. Extents of 1 may have
+ * any stride, as NumPy's flags allow. The one rule that every front asks. */
+P2C_API char p2c_array_layout(int64_t itemsize, int ndim, const int64_t *shape, const int64_t *strides);
+
+typedef enum P2cMatchPolicy {
+  /* A kernel specialized from its arguments: a specialization takes values of exactly its
+   * types (an array: its dtype, ndim and layout). */
+  P2C_MATCH_EXACT,
+  /* A kernel whose decorator gives signatures (P2cKernelInfo.declared), as Numba's dispatcher:
+   * a number fits any number parameter (converted by p2c_value_convert, which may still refuse
+   * it), an IntEnum member an integer parameter, an array of any layout an 'A' parameter; among
+   * the specializations that fit, the one whose conversions are best (fewest unsafe, then safe,
+   * then promotions, Numba's ratings; the first of equals). */
+  P2C_MATCH_CONVERT
+} P2cMatchPolicy;
+
+struct P2cValue;
+/* The index in `specs` of the specialization that takes the `count` values under `policy`, or
+ * -1 when none does; then `why` (when not NULL) receives the one message every front gives:
+ * "no signature of kernel 'K' takes (float64[::1], float64): void(float32[::1], float32):
+ * argument 'a' is float64[::1], where it takes float32[::1]" (NUL-terminated, truncated to
+ * why_cap). */
+P2C_API int p2c_match_specialization(const P2cKernelInfo *const *specs, size_t nspecs,
+                                     const struct P2cValue *values, size_t count,
+                                     P2cMatchPolicy policy, char *why, size_t why_cap);
+/* Converts scalar *v to type t as a launch passes it to a parameter of that type: integers wrap
+ * to its width and bools are 0 or 1 (as Numba's ctypes conversion), numbers become floats and
+ * complex numbers by value (a complex64's parts rounded to float32, a float16 to the nearest
+ * float16). Refused, false with a message naming parameter `param` in why: a float for an
+ * integer type (Numba refuses it too; a C cast would be undefined for nan, inf and values out of
+ * range), a complex for a real type, a datetime or timedelta for any other type, a value for an
+ * array, record or tuple type. */
+P2C_API bool p2c_value_convert(struct P2cValue *v, P2cScalarType t, const char *param, char *why,
+                               size_t why_cap);
+/* The type that takes value v exactly, as a signature spells it ("float32[:, ::1]",
+ * "Tuple(int64, float64)", "IntEnum<int64>(Shape)"): written to buf (NUL-terminated, truncated
+ * to cap); returns the length it needs, as snprintf does. */
+P2C_API size_t p2c_value_type_name(const struct P2cValue *v, char *buf, size_t cap);
 
 /* ---- Running kernels ----------------------------------------------------------------------- */
 

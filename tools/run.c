@@ -461,20 +461,6 @@ static int write_outputs(P2cCompiler *c, const RunArgs *r, const P2cKernelInfo *
   return 0;
 }
 
-/* After a usage error: an untyped scalar argument whose declared parameter type differs is
- * spelled as it would be accepted (2.5 is float64; float32:2.5 is what void(float32) takes). */
-static void hint_typed_scalars(const RunArgs *r, const P2cValue *vals, const P2cModule *declared) {
-  if (p2c_module_kernel_count(declared) == 0) return;
-  P2cKernelInfo k = p2c_module_kernel(declared, 0);
-  for (int i = 0; i < r->nvalues && (size_t)i < k.param_count; i++) {
-    const P2cParam *p = &k.params[i];
-    if (vals[i].is_array || p->is_array || p->type == vals[i].type || strchr(r->values[i], ':') ||
-        !p2c_scalar_name(p->type) || p->enum_class)
-      continue;   /* a tuple or an Enum member: no spelling on the command line */
-    fprintf(stderr, "pyk2cuda: note: '%s' is %s; write %s:%s for parameter '%s'\n", r->values[i],
-            p2c_scalar_name(vals[i].type), p2c_scalar_name(p->type), r->values[i], p->name);
-  }
-}
 
 static void print_times(const P2cLaunchReport *rep, int repeat) {
   fprintf(stderr, "%-22s %10s\n", "phase", "ms");
@@ -490,8 +476,10 @@ static void print_times(const P2cLaunchReport *rep, int repeat) {
   fprintf(stderr, "%-22s %10.3f\n", "device to host", rep->d2h_ms);
 }
 
-static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src, size_t len,
-                           const P2cModule *declared) {
+/* A scalar given for a parameter of another type is converted by the library's dispatcher, as
+ * a launch from Python converts it (2 for a float32 parameter is 2.0; 2.5 for an int32 one is
+ * refused with a message naming the parameter). */
+static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src, size_t len) {
   P2cModule *m = NULL;
   int rc = 0;
   P2cLaunchReport rep = {0};
@@ -521,7 +509,6 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
    * checker's findings are one each, then the summary line */
   if (s == P2C_ERR_BOUNDS || s == P2C_ERR_SANITIZE) fprintf(stderr, "%s\n", p2c_compiler_last_error(c));
   else if (s != P2C_OK && s != P2C_ERR_SOURCE) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
-  if (s == P2C_ERR_USAGE) hint_typed_scalars(r, vals, declared);
   if (s == P2C_OK) {
     rc = write_outputs(c, r, &k, vals);
     if (r->time) print_times(&rep, r->launch.repeat);
@@ -592,7 +579,7 @@ int cli_run(int argc, char **argv) {
     rc = cli_usage_error("run needs a launch configuration, as %s[grid, block](...) does in Numba: "
                          "--grid X[,Y[,Z]] (or --grid auto) and --block X[,Y[,Z]]", r.kernel);
   if (rc == 0 && ufunc) rc = run_ufunc(c, &r, vals, src, len);
-  else if (rc == 0) rc = launch_and_save(c, &r, vals, src, len, declared);
+  else if (rc == 0) rc = launch_and_save(c, &r, vals, src, len);
   p2c_module_delete(declared);
   for (int i = 0; i < made; i++)
     if (vals[i].is_array) p2c_host_array_free(c, &vals[i].array);

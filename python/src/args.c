@@ -48,21 +48,6 @@ int format_to_type(const char *f) {
   return char_to_type(f[0]);
 }
 
-char layout_of(int64_t item, int ndim, const int64_t *shape, const int64_t *strides) {
-  bool c = true, f = true;
-  int64_t expect = item;
-  for (int k = ndim; k-- > 0;) {
-    if (shape[k] != 1 && strides[k] != expect) c = false;
-    expect *= shape[k];
-  }
-  expect = item;
-  for (int k = 0; k < ndim; k++) {
-    if (shape[k] != 1 && strides[k] != expect) f = false;
-    expect *= shape[k];
-  }
-  return c ? 'C' : f ? 'F' : 'A';
-}
-
 /* ---- Python scalars ---- */
 
 /* Whether `o` is an enum.Enum member (IntEnum members too). */
@@ -642,75 +627,13 @@ int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel) {
 
 /* ---- conversion to an explicit signature's scalar type ---- */
 
-static double as_double(const P2cValue *v) {
-  switch (v->type) {
-  case P2C_BOOL: return v->scalar.b;
-  case P2C_COMPLEX64: case P2C_COMPLEX128: return v->scalar.c[0];
-  case P2C_FLOAT16: case P2C_FLOAT32: case P2C_FLOAT64: return v->scalar.f;
-  case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64: return (double)v->scalar.u;
-  default: return (double)v->scalar.i;
-  }
-}
-
-/* Integers wrap to the target width (bools are 0 or 1), as ctypes' c_int64(v) and friends,
- * through which Numba's CUDA dispatcher passes an integer parameter. */
-static int64_t as_int(const P2cValue *v) { return v->type == P2C_BOOL ? v->scalar.b : v->scalar.i; }
-
-static bool is_complex(P2cScalarType t) { return t == P2C_COMPLEX64 || t == P2C_COMPLEX128; }
-
-static bool is_float(P2cScalarType t) { return t == P2C_FLOAT16 || t == P2C_FLOAT32 || t == P2C_FLOAT64; }
-
-static bool is_integer(P2cScalarType t) {
-  return t == P2C_INT8 || t == P2C_INT16 || t == P2C_INT32 || t == P2C_INT64 || t == P2C_UINT8 ||
-         t == P2C_UINT16 || t == P2C_UINT32 || t == P2C_UINT64;
-}
-
-/* A float for an integer parameter of an explicit signature: a TypeError naming the parameter,
- * as Numba's CUDA dispatcher ends (its ctypes.c_int64(2.5) raises), where a C cast would be
- * undefined for nan, inf and values out of range (1e19 into uint64 stored 2**63). */
-static int refuse_float(const P2cValue *v, P2cScalarType t, const char *name) {
-  PyObject *f = PyFloat_FromDouble(v->scalar.f);
-  if (!f) return -1;
-  PyErr_Format(PyExc_TypeError, "argument '%s': a %s (%R) cannot be passed to the %s parameter (Numba's "
-               "CUDA target refuses it too); pass an integer, e.g. int(x)", name, p2c_scalar_name(v->type), f,
-               p2c_scalar_name(t));
-  Py_DECREF(f);
-  return -1;
-}
-
+/* As every front converts (p2c_value_convert): a refusal is Numba's TypeError naming the
+ * parameter. */
 int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name) {
-  P2cValue *v = &a->v;
-  if (v->type == t) return 0;
-  if (is_complex(v->type) && !is_complex(t)) {   /* Numba has no conversion from complex */
-    PyErr_Format(PyExc_TypeError, "argument '%s': cannot convert %s to %s", name,
-                 p2c_scalar_name(v->type), p2c_scalar_name(t));
-    return -1;
-  }
-  if (is_float(v->type) && is_integer(t)) return refuse_float(v, t, name);
-  switch (t) {
-  case P2C_COMPLEX64: case P2C_COMPLEX128:
-    if (!is_complex(v->type)) {
-      v->scalar.c[0] = as_double(v);
-      v->scalar.c[1] = 0;
-    }
-    if (t == P2C_COMPLEX64) {   /* its parts as float32, as Numba converts */
-      v->scalar.c[0] = (float)v->scalar.c[0];
-      v->scalar.c[1] = (float)v->scalar.c[1];
-    }
-    break;
-  case P2C_BOOL: v->scalar.b = as_double(v) != 0; break;
-  case P2C_FLOAT32: case P2C_FLOAT64: v->scalar.f = as_double(v); break;
-  case P2C_FLOAT16: v->scalar.f = p2c_float16_value(p2c_float16_bits(as_double(v))); break;
-  case P2C_INT8: case P2C_INT16: case P2C_INT32: case P2C_INT64:
-  case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64:
-    v->scalar.i = as_int(v);
-    break;
-  default:
-    PyErr_Format(PyExc_TypeError, "argument '%s': %s parameters take arrays", name, p2c_scalar_name(t));
-    return -1;
-  }
-  v->type = t;
-  return 0;
+  char why[512];
+  if (p2c_value_convert(&a->v, t, name, why, sizeof why)) return 0;
+  PyErr_SetString(PyExc_TypeError, why);
+  return -1;
 }
 
 int arg_convert(Arg *a, const P2cParam *p, const char *name) {

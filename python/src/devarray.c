@@ -182,7 +182,7 @@ static int host_buffer(State *st, PyObject *obj, bool writable, Py_buffer *view,
     h->shape[k] = view->shape[k];
     h->strides[k] = view->strides[k];
   }
-  if (writable || layout_of((int64_t)view->itemsize, h->ndim, h->shape, h->strides) != 'A') return 0;
+  if (writable || p2c_array_layout((int64_t)view->itemsize, h->ndim, h->shape, h->strides) != 'A') return 0;
   PyBuffer_Release(view);
   PyObject *np = state_numpy(st);
   PyObject *c = np ? PyObject_CallMethod(np, "ascontiguousarray", "O", obj) : NULL;
@@ -254,7 +254,7 @@ PyObject *devarray_to_numpy(DeviceArray *d, P2cStream *stream) {
   for (int k = 0; shape && k < d->a.ndim; k++)
     PyTuple_SET_ITEM(shape, k, PyLong_FromLongLong(d->a.shape[k]));
   if (!shape) return NULL;
-  char layout = layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides);
+  char layout = p2c_array_layout((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides);
   if (layout == 'A') {
     Py_DECREF(shape);
     return strided_to_numpy(d, stream);
@@ -408,7 +408,7 @@ static PyObject *da_cai(DeviceArray *d, void *c) {
   char charseq[32];
   bool is_charseq = p2c_dtype_charseq(d->a.dtype, NULL, NULL);
   if (is_charseq) charseq_typestr(d->a.dtype, charseq, sizeof charseq);
-  bool c_order = layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides) == 'C';
+  bool c_order = p2c_array_layout((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides) == 'C';
   PyObject *shape = da_shape(d, NULL);
   PyObject *strides = c_order ? Py_NewRef(Py_None) : da_strides(d, NULL);
   PyObject *r = NULL;
@@ -423,16 +423,16 @@ static PyObject *da_cai(DeviceArray *d, void *c) {
 }
 
 static PyObject *da_is_c(DeviceArray *d, PyObject *u) {
-  return PyBool_FromLong(layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides) == 'C');
+  return PyBool_FromLong(p2c_array_layout((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides) == 'C');
 }
 static PyObject *da_is_f(DeviceArray *d, PyObject *u) {
-  char l = layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides);
+  char l = p2c_array_layout((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides);
   return PyBool_FromLong(l == 'F' || (d->a.ndim <= 1 && l == 'C'));
 }
 
 /* Numba's DeviceNDArray.flags: NumPy's two contiguity flags, as a dict. */
 static PyObject *da_flags(DeviceArray *d, void *c) {
-  char l = layout_of((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides);
+  char l = p2c_array_layout((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides);
   return Py_BuildValue("{sOsO}", "C_CONTIGUOUS", l == 'C' ? Py_True : Py_False, "F_CONTIGUOUS",
                        l == 'F' || (d->a.ndim <= 1 && l == 'C') ? Py_True : Py_False);
 }

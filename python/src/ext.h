@@ -116,8 +116,6 @@ void arg_release(Arg *a);
 /* A read-only array given for a parameter the kernel may write: a ValueError naming the
  * parameter (`kernel` names the kernel). 0 when the argument may be passed. */
 int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel);
-/* 'C', 'F' or 'A' for an array's strides (extents of 1 take any stride, as NumPy's flags). */
-char layout_of(int64_t item, int ndim, const int64_t *shape, const int64_t *strides);
 /* Converts a Python scalar argument to the parameter type `t` (Numba's conversion to an explicit
  * signature's type). 0 or -1 with an exception. */
 int arg_convert_scalar(Arg *a, P2cScalarType t, const char *name);

@@ -3,8 +3,9 @@
  * A Kernel holds the Python source translated for it (cuda.py builds it from the function
  * object, see source.py) and the kernel's specializations. Kernels declared
  * with signatures are translated when they are made (as Numba compiles them eagerly) and a
- * launch picks the signature its arguments fit best (find_spec), converting scalars to the signature's
- * types; lazy kernels get one specialization per tuple of argument types (p2c_specialize),
+ * launch picks the signature its arguments fit best, converting scalars to the signature's
+ * types, both by the library's one dispatcher (find_spec: p2c_match_specialization,
+ * p2c_value_convert); lazy kernels get one specialization per tuple of argument types (p2c_specialize),
  * made at the first launch that needs it and kept.
  *
  * `kern[grid, block, stream, sharedmem]` makes a Launcher, whose vectorcall is the launch path:
@@ -184,271 +185,24 @@ static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
   return &k->specs[k->nspecs - 1];
 }
 
-/* Whether an argument fits a parameter: the same kind and type; an array's layout must be the
- * parameter's (lazy kernels) or compatible with it ('A' takes any; signed kernels). A scalar
- * fits a signed kernel's scalar parameter of any type (it is converted, as Numba converts). */
-static bool fits(const Kernel *k, const P2cValue *v, const P2cParam *p);
-
-static bool same_name(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
-
-/* A tuple fits a tuple parameter of as many elements, each fitting its element, of the same
- * namedtuple class and fields (or plain, as it is). */
-static bool tuple_fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
-  if (v->type != p->type || v->elem_count != p->elem_count || !same_name(v->tuple_class, p->tuple_class))
-    return false;
-  for (size_t i = 0; i < v->elem_count; i++)
-    if ((v->tuple_class && !same_name(v->field_names[i], p->elems[i].name)) || !fits(k, &v->elems[i], &p->elems[i]))
-      return false;
-  return true;
+/* The specialization the arguments take, chosen by the library's one dispatcher
+ * (p2c_match_specialization): exactly for a lazily specialized kernel, with Numba's conversions
+ * among the decorator's signatures; NULL when none takes them, with the dispatcher's message in
+ * `why` (the TypeError no_signature raises). */
+static Spec *find_spec(Kernel *k, const P2cValue *vals, size_t n, char *why, size_t why_cap) {
+  enum { FEW = 16 };
+  const P2cKernelInfo *few[FEW], **infos = k->nspecs <= FEW ? few : PyMem_Malloc(sizeof *infos * k->nspecs);
+  if (!infos) return (Spec *)PyErr_NoMemory();
+  for (size_t i = 0; i < k->nspecs; i++) infos[i] = &k->specs[i].info;
+  int j = p2c_match_specialization(infos, k->nspecs, vals, n,
+                                   k->explicit_sigs ? P2C_MATCH_CONVERT : P2C_MATCH_EXACT, why, why_cap);
+  if (infos != few) PyMem_Free(infos);
+  return j < 0 ? NULL : &k->specs[j];
 }
 
-static bool fits(const Kernel *k, const P2cValue *v, const P2cParam *p) {
-  if (v->is_array != p->is_array) return false;
-  if (v->enum_class || p->enum_class) {   /* an Enum member: of the parameter's class exactly */
-    if (same_name(v->enum_class, p->enum_class) && v->enum_is_int == p->enum_is_int && v->type == p->type &&
-        (v->type != P2C_TUPLE || tuple_fits(k, v, p)))
-      return true;
-    /* or, an IntEnum member, a signature's integer parameter (Numba converts it to int) */
-    return k->explicit_sigs && v->enum_is_int && !p->enum_class && !p->is_array && p->type != P2C_TUPLE &&
-           p->type != P2C_RECORD;
-  }
-  if (v->type == P2C_TUPLE || p->type == P2C_TUPLE) return tuple_fits(k, v, p);
-  if ((v->type == P2C_RECORD || p->type == P2C_RECORD) && !v->is_array)   /* a record by reference */
-    return v->type == p->type && p2c_record_equal(v->array.record, p->record);
-  if (!v->is_array && (is_time_type(v->type) || is_time_type(p->type)))
-    return v->type == p->type;   /* Numba converts no datetime or timedelta to another type */
-  if (!v->is_array) return k->explicit_sigs || v->type == p->type;
-  if (v->type != p->type) return false;
-  const P2cHostArray *h = &v->array;
-  int ndim = v->device_array ? v->device_array->ndim : h->ndim;
-  if (ndim != p->ndim) return false;
-  const P2cRecord *rec = v->device_array ? v->device_array->record : h->record;
-  if (v->type == P2C_RECORD && !p2c_record_equal(rec, p->record)) return false;
-  int64_t item = (int64_t)p2c_dtype_size(v->type, rec);
-  char l = v->device_array ? layout_of(item, ndim, v->device_array->shape, v->device_array->strides)
-                           : layout_of(item, ndim, h->shape, h->strides);
-  if (k->explicit_sigs) return p->layout == 'A' || p->layout == l;
-  return p->layout == l;
-}
-
-/* Numba's kinds of conversion (typeconv): exact, promotion, safe, unsafe, none. */
-enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE, CONV_KINDS, CONV_NONE = CONV_KINDS };
-
-/* Numba's casting rules between scalar types (typeconv/rules.py), closed over paths: a path is
- * as good as its worst step, a pair as its best path; a step back along a rule is unsafe. Made
- * once (the table is the same for every kernel). */
-static unsigned char conv_table[P2C_SCALAR_TYPE_COUNT][P2C_SCALAR_TYPE_COUNT];
-
-static void conv_rule(int from, int to, int kind) {
-  if (kind < conv_table[from][to]) conv_table[from][to] = (unsigned char)kind;
-  if (CONV_UNSAFE < conv_table[to][from]) conv_table[to][from] = CONV_UNSAFE;
-}
-
-static void conv_init(void) {
-  static bool done;
-  if (done) return;
-  enum { N = P2C_SCALAR_TYPE_COUNT };
-  for (int a = 0; a < N; a++)
-    for (int b = 0; b < N; b++) conv_table[a][b] = a == b ? CONV_EXACT : CONV_NONE;
-  static const int rules[][3] = {
-      {P2C_BOOL, P2C_INT8, CONV_SAFE}, {P2C_BOOL, P2C_UINT8, CONV_SAFE},
-      {P2C_INT8, P2C_INT16, CONV_PROMOTE}, {P2C_UINT8, P2C_UINT16, CONV_PROMOTE},
-      {P2C_INT16, P2C_INT32, CONV_PROMOTE}, {P2C_UINT16, P2C_UINT32, CONV_PROMOTE},
-      {P2C_INT32, P2C_INT64, CONV_PROMOTE}, {P2C_UINT32, P2C_UINT64, CONV_PROMOTE},
-      {P2C_UINT8, P2C_INT16, CONV_SAFE}, {P2C_UINT16, P2C_INT32, CONV_SAFE},
-      {P2C_UINT32, P2C_INT64, CONV_SAFE}, {P2C_INT16, P2C_FLOAT32, CONV_SAFE},
-      {P2C_INT32, P2C_FLOAT64, CONV_SAFE}, {P2C_INT16, P2C_FLOAT16, CONV_UNSAFE},
-      {P2C_INT32, P2C_FLOAT32, CONV_UNSAFE}, {P2C_INT64, P2C_FLOAT64, CONV_SAFE},
-      {P2C_UINT64, P2C_FLOAT64, CONV_SAFE}, {P2C_FLOAT16, P2C_FLOAT32, CONV_PROMOTE},
-      {P2C_FLOAT32, P2C_FLOAT64, CONV_PROMOTE}, {P2C_FLOAT32, P2C_COMPLEX64, CONV_SAFE},
-      {P2C_FLOAT64, P2C_COMPLEX128, CONV_SAFE}, {P2C_COMPLEX64, P2C_COMPLEX128, CONV_PROMOTE}};
-  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) conv_rule(rules[i][0], rules[i][1], rules[i][2]);
-  for (int m = 0; m < N; m++)   /* Floyd-Warshall with max along a path, min over paths */
-    for (int a = 0; a < N; a++)
-      for (int b = 0; b < N; b++) {
-        int via = conv_table[a][m] > conv_table[m][b] ? conv_table[a][m] : conv_table[m][b];
-        if (via < conv_table[a][b]) conv_table[a][b] = (unsigned char)via;
-      }
-  done = true;
-}
-
-/* How an argument that fits parameter p converts to it: a scalar by the casting rules (one with
- * no rule, complex to real, is refused later by arg_convert), an array of the parameter's own
- * layout exactly, one passed to an 'A' parameter of another layout safely (Numba's
- * Array.can_convert_to); tuples count as exact. */
-static int conversion(const P2cValue *v, const P2cParam *p) {
-  if (v->type == P2C_TUPLE || v->type == P2C_RECORD) return CONV_EXACT;
-  if (v->is_array) {
-    const P2cHostArray *h = &v->array;
-    int ndim = v->device_array ? v->device_array->ndim : h->ndim;
-    int64_t item = (int64_t)p2c_dtype_size(v->type, NULL);
-    char l = v->device_array ? layout_of(item, ndim, v->device_array->shape, v->device_array->strides)
-                             : layout_of(item, ndim, h->shape, h->strides);
-    return p->layout == l ? CONV_EXACT : CONV_SAFE;
-  }
-  if ((unsigned)v->type >= P2C_SCALAR_TYPE_COUNT || (unsigned)p->type >= P2C_SCALAR_TYPE_COUNT) return CONV_UNSAFE;
-  conv_init();
-  int kind = conv_table[v->type][p->type];
-  return kind == CONV_NONE ? CONV_UNSAFE : kind;
-}
-
-/* Lazy kernels: the specialization the arguments fit (one at most). Signed kernels: as Numba's
- * dispatcher, the fitting signature whose conversions are best, compared by their count of
- * unsafe conversions, then safe ones, then promotions; the first of equals (Numba calls a tie
- * ambiguous, a TypeError). */
-static Spec *find_spec(Kernel *k, const P2cValue *vals, size_t n) {
-  Spec *best = NULL;
-  size_t best_rating[CONV_KINDS] = {0};
-  for (size_t i = 0; i < k->nspecs; i++) {
-    Spec *s = &k->specs[i];
-    size_t j = 0, rating[CONV_KINDS] = {0};
-    while (j < n && fits(k, &vals[j], &s->info.params[j])) j++;
-    if (j < n) continue;
-    if (!k->explicit_sigs) return s;
-    for (j = 0; j < n; j++) rating[conversion(&vals[j], &s->info.params[j])]++;
-    bool better = !best;
-    for (int kind = CONV_UNSAFE; !better && kind > CONV_EXACT; kind--) {
-      if (rating[kind] != best_rating[kind]) {
-        better = rating[kind] < best_rating[kind];
-        break;
-      }
-    }
-    if (better) {
-      best = s;
-      memcpy(best_rating, rating, sizeof rating);
-    }
-  }
-  return best;
-}
-
-static PyObject *param_text(const P2cParam *p);
-
-/* "Enum<int64>(Color)", "IntEnum<int64>(Shape)": an Enum member's type around its value's type
- * `inner` (a reference this takes; NULL after an error passes through). */
-static PyObject *enum_text(bool is_int, PyObject *inner, const char *cls) {
-  PyObject *r = inner ? PyUnicode_FromFormat("%s<%U>(%s)", is_int ? "IntEnum" : "Enum", inner, cls) : NULL;
-  Py_XDECREF(inner);
-  return r;
-}
-
-/* "Tuple(int64, float64[::1])", "NamedTuple(Point, x=int64, y=int64)": the signature grammar's
- * spelling of a tuple parameter. */
-static PyObject *tuple_param_text(const P2cParam *p) {
-  PyObject *list = PyList_New(0);
-  for (size_t i = 0; list && i < p->elem_count; i++) {
-    PyObject *t = param_text(&p->elems[i]);
-    if (t && p->tuple_class) Py_SETREF(t, PyUnicode_FromFormat("%s=%U", p->elems[i].name, t));
-    if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
-    Py_XDECREF(t);
-  }
-  PyObject *inner = join_list(", ", list);
-  if (!inner) return NULL;
-  PyObject *r = p->tuple_class ? PyUnicode_FromFormat("NamedTuple(%s%s%U)", p->tuple_class, p->elem_count ? ", " : "", inner)
-                               : PyUnicode_FromFormat("Tuple(%U)", inner);
-  Py_DECREF(inner);
-  return r;
-}
-
-/* A parameter's type as Numba writes it in a signature: "float32[:, ::1]", "int64",
- * "Enum<int64>(Color)". */
-static PyObject *param_text(const P2cParam *p) {
-  if (p->enum_class) {
-    P2cParam value = *p;
-    value.enum_class = NULL;
-    PyObject *inner = param_text(&value);
-    return enum_text(p->enum_is_int, inner, p->enum_class);
-  }
-  if (p->type == P2C_TUPLE) return tuple_param_text(p);
-  char rec[512];
-  bool unicode;
-  int64_t chars;
-  const char *dtype = p->type == P2C_RECORD ? (p2c_record_name(p->record, rec, sizeof rec), rec)
-                                            : p2c_scalar_name(p->type);
-  if (p2c_dtype_charseq(p->type, &unicode, &chars))   /* Numba's "[unichr x 12]" */
-    dtype = (snprintf(rec, sizeof rec, "[%s x %lld]", unicode ? "unichr" : "char", (long long)chars), rec);
-  if (!dtype) dtype = "?";
-  if (!p->is_array) return PyUnicode_FromString(dtype);
-  char dims[64] = "";
-  size_t len = 0;
-  for (int d = 0; d < p->ndim && len < sizeof dims - 8; d++) {
-    bool unit = (p->layout == 'C' && d == p->ndim - 1) || (p->layout == 'F' && d == 0);
-    len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%s", d ? ", " : "", unit ? "::1" : ":");
-  }
-  return PyUnicode_FromFormat("%s[%s]", dtype, dims);
-}
-
-/* "(float32[::1], int64)" for messages: each argument as the parameter type that takes it
- * exactly (an array's layout from its strides). */
-static PyObject *arg_types_text(const P2cValue *vals, size_t n);
-
-/* The type of one argument, as the parameter that takes it exactly would be spelled. */
-static PyObject *arg_type_text(const P2cValue *v) {
-  if (v->enum_class) {
-    P2cValue value = *v;
-    value.enum_class = NULL;
-    PyObject *inner = arg_type_text(&value);
-    return enum_text(v->enum_is_int, inner, v->enum_class);
-  }
-  if (v->type == P2C_TUPLE) {
-    PyObject *inner = arg_types_text(v->elems, v->elem_count);
-    if (!inner || !v->tuple_class) {
-      PyObject *r = inner ? PyUnicode_FromFormat("Tuple(%U)", inner) : NULL;
-      Py_XDECREF(inner);
-      return r;
-    }
-    PyObject *r = PyUnicode_FromFormat("%s%U", v->tuple_class, inner);   /* Numba's "Point(int64, int64)" */
-    Py_DECREF(inner);
-    return r;
-  }
-  const P2cDeviceArray *d = v->device_array;
-  P2cParam as = {.is_array = v->is_array, .type = v->type, .record = d ? d->record : v->array.record};
-  if (v->is_array) {
-    int64_t item = (int64_t)p2c_dtype_size(v->type, as.record);
-    as.ndim = d ? d->ndim : v->array.ndim;
-    as.layout = d ? layout_of(item, d->ndim, d->shape, d->strides)
-                  : layout_of(item, v->array.ndim, v->array.shape, v->array.strides);
-  }
-  return param_text(&as);
-}
-
-static PyObject *arg_types_text(const P2cValue *vals, size_t n) {
-  PyObject *list = PyList_New(0);
-  for (size_t i = 0; list && i < n; i++) {
-    PyObject *t = arg_type_text(&vals[i]);
-    if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
-    Py_XDECREF(t);
-  }
-  return join_list(", ", list);
-}
-
-/* "argument 'x' is float64[::1], where it takes float32[::1]": the first
- * argument that specialization `s` does not take. */
-static PyObject *first_misfit(Kernel *k, const Spec *s, const P2cValue *vals, size_t n) {
-  size_t i = 0;
-  while (i + 1 < n && fits(k, &vals[i], &s->info.params[i])) i++;
-  PyObject *given = arg_types_text(&vals[i], 1), *want = param_text(&s->info.params[i]);
-  PyObject *r = given && want ? PyUnicode_FromFormat("%s: argument '%s' is %U, where it takes %U",
-                                                     s->info.signature, s->info.params[i].name,
-                                                     given, want)
-                              : NULL;
-  Py_XDECREF(given);
-  Py_XDECREF(want);
-  return r;
-}
-
-static PyObject *no_signature(Kernel *k, const P2cValue *vals, size_t n) {
-  PyObject *given = arg_types_text(vals, n);
-  PyObject *why = PyList_New(0);
-  for (size_t i = 0; why && i < k->nspecs && n > 0; i++) {
-    PyObject *s = first_misfit(k, &k->specs[i], vals, n);
-    if (!s || PyList_Append(why, s) < 0) Py_CLEAR(why);
-    Py_XDECREF(s);
-  }
-  PyObject *text = join_list("; ", why);
-  if (given && text)
-    PyErr_Format(PyExc_TypeError, "no signature of kernel '%U' takes (%U): %U", k->name, given, text);
-  Py_XDECREF(given);
-  Py_XDECREF(text);
+/* No signature takes the arguments: Numba's TypeError, with the dispatcher's words. */
+static PyObject *no_signature(const char *why) {
+  PyErr_SetString(PyExc_TypeError, why);
   return NULL;
 }
 
@@ -622,9 +376,11 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
     if (arg_from_object(st, argv[got], pname, &args[got]) < 0) goto done;
     vals[got] = args[got].v;
   }
-  Spec *s = find_spec(k, vals, n);
+  char why[1024] = "";
+  Spec *s = find_spec(k, vals, n, why, sizeof why);
+  if (!s && PyErr_Occurred()) goto done;
   if (!s && k->explicit_sigs) {
-    no_signature(k, vals, n);
+    no_signature(why);
     goto done;
   }
   if (!s && !(s = specialize(k, vals, n))) goto done;

@@ -51,4 +51,11 @@ P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) __attribut
 char *nvrtc_log_with_python_lines(const char *log, const char *name, const uint32_t *python_line,
                                   size_t nlines, const P2cAllocator *alloc, size_t *out_len);
 
+/* dispatch.c: the array a value describes (a device array's fields, its device address as the
+ * data), and the type that takes a value, or that a parameter has, as a signature spells it
+ * (appended to buf at *at, counted as counted_appendf counts). */
+P2cHostArray dispatch_array_of(const P2cValue *v);
+void dispatch_put_value_type(char *buf, size_t cap, size_t *at, const P2cValue *v);
+void dispatch_put_param_type(char *buf, size_t cap, size_t *at, const P2cParam *p);
+
 #endif

@@ -254,7 +254,8 @@ static void fill_kernel_infos(P2cModule *m) {
     const KernelDesc *k = &m->cg.kernels[i];
     m->kernels[i] = (P2cKernelInfo){k->spec->generic->name, k->symbol, k->signature,
                                     (size_t)k->nparams, k->params, k->spec->uses_barrier,
-                                    k->static_shared_bytes, k->is_ufunc, k->spec->cooperative};
+                                    k->static_shared_bytes, k->is_ufunc, k->spec->cooperative,
+                                    k->spec->generic->nsigs > 0};
   }
 }
 

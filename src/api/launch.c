@@ -24,121 +24,6 @@ static double now_ms(void) {
 
 /* ---- the signature of the arguments ---- */
 
-/* The array an argument describes, wherever it lives: a device array is described by the same
- * fields, with its device address as the data pointer. */
-static P2cHostArray array_of(const P2cValue *v) {
-  if (!v->device_array) return v->array;
-  const P2cDeviceArray *d = v->device_array;
-  P2cHostArray a = {.dtype = d->dtype, .ndim = d->ndim, .data = (void *)(uintptr_t)d->data, .record = d->record};
-  memcpy(a.shape, d->shape, sizeof a.shape);
-  memcpy(a.strides, d->strides, sizeof a.strides);
-  return a;
-}
-
-/* Whether the strides are those of a contiguous array in C (or Fortran) order. Extents of 1
- * may have any stride, as NumPy's flags allow. */
-static bool contiguous(const P2cHostArray *a, bool c_order) {
-  int64_t expect = (int64_t)p2c_dtype_size(a->dtype, a->record);
-  for (int j = 0; j < a->ndim; j++) {
-    int k = c_order ? a->ndim - 1 - j : j;
-    if (a->shape[k] != 1 && a->strides[k] != expect) return false;
-    expect *= a->shape[k];
-  }
-  return true;
-}
-
-/* 'C' or 'F' when the array is contiguous in that order, else 'A'. */
-static char layout_of(const P2cHostArray *a) {
-  return contiguous(a, true) ? 'C' : contiguous(a, false) ? 'F' : 'A';
-}
-
-/* Numba's name of a dtype: "float32", or a record's "Record(...)". */
-static void put_dtype(char *buf, size_t cap, size_t *at, P2cScalarType t, const P2cRecord *r) {
-  bool unicode;
-  int64_t chars;
-  if (t == P2C_RECORD) *at += p2c_record_name(r, *at < cap ? buf + *at : NULL, *at < cap ? cap - *at : 0);
-  else if (p2c_dtype_charseq(t, &unicode, &chars))   /* "[unichr x 12]", as Numba names it */
-    counted_appendf(buf, cap, at, "[%s x %lld]", unicode ? "unichr" : "char", (long long)chars);
-  else counted_appendf(buf, cap, at, "%s", p2c_scalar_name(t) ? p2c_scalar_name(t) : "?");
-}
-
-/* "[:, ::1]": the dimensions of an array of that layout. */
-static void put_dims(char *buf, size_t cap, size_t *at, int ndim, char layout) {
-  for (int k = 0; k < ndim; k++) {
-    bool contig = (layout == 'C' && k == ndim - 1) || (layout == 'F' && k == 0);
-    counted_appendf(buf, cap, at, "%s%s", k ? ", " : "[", contig ? "::1" : ":");
-  }
-  counted_appendf(buf, cap, at, "]");
-}
-
-/* "Tuple(" or "NamedTuple(Point, " before a tuple's elements (the signature grammar's). */
-static void put_tuple_start(char *buf, size_t cap, size_t *at, const char *cls) {
-  if (cls) counted_appendf(buf, cap, at, "NamedTuple(%s", cls);
-  else counted_appendf(buf, cap, at, "Tuple(");
-}
-
-static void put_elem_start(char *buf, size_t cap, size_t *at, size_t i, const char *cls, const char *field) {
-  if (cls) counted_appendf(buf, cap, at, ", %s=", field);
-  else if (i) counted_appendf(buf, cap, at, ", ");
-}
-
-static void put_param_type(char *buf, size_t cap, size_t *at, const P2cParam *p);
-
-/* "Enum<" or "IntEnum<" before an Enum member's value type, ">(Cls)" after it. */
-static void put_enum_start(char *buf, size_t cap, size_t *at, bool is_int) {
-  counted_appendf(buf, cap, at, "%s<", is_int ? "IntEnum" : "Enum");
-}
-
-static void put_enum_end(char *buf, size_t cap, size_t *at, const char *cls) {
-  counted_appendf(buf, cap, at, ">(%s)", cls);
-}
-
-/* The type that takes argument v exactly, as a signature spells it. */
-static void put_value_type(char *buf, size_t cap, size_t *at, const P2cValue *v) {
-  if (v->enum_class) {
-    P2cValue value = *v;
-    value.enum_class = NULL;
-    put_enum_start(buf, cap, at, v->enum_is_int);
-    put_value_type(buf, cap, at, &value);
-    put_enum_end(buf, cap, at, v->enum_class);
-    return;
-  }
-  if (v->type == P2C_TUPLE) {
-    put_tuple_start(buf, cap, at, v->tuple_class);
-    for (size_t i = 0; i < v->elem_count; i++) {
-      put_elem_start(buf, cap, at, i, v->tuple_class, v->tuple_class ? v->field_names[i] : NULL);
-      put_value_type(buf, cap, at, &v->elems[i]);
-    }
-    counted_appendf(buf, cap, at, ")");
-    return;
-  }
-  P2cHostArray a = array_of(v);
-  put_dtype(buf, cap, at, v->type, a.record);
-  if (v->is_array) put_dims(buf, cap, at, a.ndim, layout_of(&a));
-}
-
-static void put_param_type(char *buf, size_t cap, size_t *at, const P2cParam *p) {
-  if (p->enum_class) {
-    P2cParam value = *p;
-    value.enum_class = NULL;
-    put_enum_start(buf, cap, at, p->enum_is_int);
-    put_param_type(buf, cap, at, &value);
-    put_enum_end(buf, cap, at, p->enum_class);
-    return;
-  }
-  if (p->type == P2C_TUPLE) {
-    put_tuple_start(buf, cap, at, p->tuple_class);
-    for (size_t i = 0; i < p->elem_count; i++) {
-      put_elem_start(buf, cap, at, i, p->tuple_class, p->elems[i].name);
-      put_param_type(buf, cap, at, &p->elems[i]);
-    }
-    counted_appendf(buf, cap, at, ")");
-    return;
-  }
-  put_dtype(buf, cap, at, p->type, p->record);
-  if (p->is_array) put_dims(buf, cap, at, p->ndim, p->layout);
-}
-
 static bool same_name(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
 
 static bool param_takes(const P2cParam *p, const P2cValue *v);
@@ -154,16 +39,18 @@ static bool tuple_takes(const P2cParam *p, const P2cValue *v) {
   return true;
 }
 
-/* Whether parameter p takes argument v: the same kind and type; an array of p's ndim, laid out
- * as p's layout requires ('A' takes any); a tuple element by element. */
+/* Whether parameter p takes argument v as it is, the last check before packing (after the
+ * dispatcher chose p's kernel and converted the scalars): the same kind and type; an array of
+ * p's ndim, laid out as p's layout requires ('A' takes any); a tuple element by element. */
 static bool param_takes(const P2cParam *p, const P2cValue *v) {
   if (p->is_array != v->is_array || p->type != v->type) return false;
   if (!same_name(p->enum_class, v->enum_class) || (p->enum_class && p->enum_is_int != v->enum_is_int)) return false;
   if (p->type == P2C_TUPLE) return tuple_takes(p, v);
-  P2cHostArray a = array_of(v);
+  P2cHostArray a = dispatch_array_of(v);
   if (p->type == P2C_RECORD && !p2c_record_equal(p->record, a.record)) return false;
   if (!v->is_array) return true;
-  return a.ndim == p->ndim && (p->layout == 'A' || contiguous(&a, p->layout == 'C'));
+  char l = p2c_array_layout((int64_t)p2c_dtype_size(a.dtype, a.record), a.ndim, a.shape, a.strides);
+  return a.ndim == p->ndim && (p->layout == 'A' || p->layout == l);
 }
 
 /* "name(float32[::1], int64)": the signature that takes the arguments exactly, for the
@@ -175,7 +62,7 @@ static char *signature_for(P2cCompiler *c, const char *kernel, const P2cValue *a
     counted_appendf(s, *cap, &at, "%s(", kernel);
     for (size_t i = 0; i < n; i++) {
       if (i) counted_appendf(s, *cap, &at, ", ");
-      put_value_type(s, *cap, &at, &args[i]);
+      dispatch_put_value_type(s, *cap, &at, &args[i]);
     }
     counted_appendf(s, *cap, &at, ")");
     if (pass == 0 && !(s = mem_alloc(&c->alloc, *cap = at + 1))) return NULL;
@@ -272,7 +159,7 @@ static P2cStatus check_plain_value(P2cCompiler *c, const P2cValue *v, size_t i, 
   if (charseq && !v->is_array)
     return api_fail(c, P2C_ERR_USAGE, "argument %zu: a character sequence is passed inside an array "
                     "(NumPy's S<n> or U<n>), not alone", i + 1);
-  P2cHostArray a = array_of(v);
+  P2cHostArray a = dispatch_array_of(v);
   if (!v->is_array && v->type == P2C_RECORD && !record_arg_ok(&a))
     return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record argument needs its record description and "
                     "memory (P2cValue.array: ndim 0, data, record)", i + 1);
@@ -346,10 +233,10 @@ P2cStatus launch_check_fit(P2cCompiler *c, const P2cKernelInfo *k, const P2cValu
 /* A scalar, an array (data pointer, extents, strides) or a record (its address) at dst. */
 static void pack_leaf(const P2cValue *v, unsigned char *dst) {
   if (v->type == P2C_RECORD && !v->is_array) {   /* by reference: the record's address */
-    P2cHostArray a = array_of(v);
+    P2cHostArray a = dispatch_array_of(v);
     memcpy(dst, &a.data, sizeof(void *));
   } else if (v->is_array) {
-    P2cHostArray a = array_of(v);
+    P2cHostArray a = dispatch_array_of(v);
     int n = a.ndim;
     memcpy(dst, &a.data, sizeof(void *));
     memcpy(dst + 8, a.shape, 8 * (size_t)n);
@@ -596,33 +483,25 @@ static P2cStatus translate_for(P2cCompiler *c, const char *file, const char *src
   return p2c_translate(c, file, src, len, &o, m);
 }
 
-/* The module's kernel that takes `args`, moved to index 0; a usage error naming the first
- * argument that its first signature does not take when there is none (Numba compiles no new
- * specialization of a kernel whose decorator gives signatures). */
+/* The module's kernel that takes `args`, moved to index 0, chosen by the one dispatcher
+ * (dispatch.c): exactly, for a kernel specialized from these arguments, or with Numba's
+ * conversions among its decorator's signatures (Numba compiles no new specialization of such a
+ * kernel); a usage error with the dispatcher's message when none takes them. */
 static P2cStatus pick_specialization(P2cCompiler *c, P2cModule *m, const P2cValue *args, size_t n) {
   size_t count = p2c_module_kernel_count(m);
-  for (size_t j = 0; j < count; j++) {
-    const P2cKernelInfo *k = &m->kernels[j];
-    size_t i = 0;
-    while (i < n && i < k->param_count && param_takes(&k->params[i], &args[i])) i++;
-    if (i < n || k->param_count != n) continue;
-    P2cKernelInfo first = m->kernels[0];
-    m->kernels[0] = *k;
-    m->kernels[j] = first;
-    return P2C_OK;
-  }
   if (count == 0) return api_fail(c, P2C_ERR_INTERNAL, "no specialization was made");
-  const P2cKernelInfo *k = &m->kernels[0];
-  size_t i = 0;
-  while (i + 1 < n && param_takes(&k->params[i], &args[i])) i++;
-  char want[160], given[160];
-  size_t at = 0;
-  put_param_type(want, sizeof want, &at, &k->params[i]);
-  at = 0;
-  put_value_type(given, sizeof given, &at, &args[i]);
-  return api_fail(c, P2C_ERR_USAGE, "argument %zu ('%s') of '%s' is %s, but the kernel is specialized "
-                  "for %s (signature %s%s)", i + 1, k->params[i].name, k->python_name, given, want,
-                  k->signature, count > 1 ? ", and no other signature takes these arguments" : "");
+  const P2cKernelInfo **specs = mem_alloc(&c->alloc, sizeof *specs * count);
+  if (!specs) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  for (size_t j = 0; j < count; j++) specs[j] = &m->kernels[j];
+  char why[1024];
+  P2cMatchPolicy policy = m->kernels[0].declared ? P2C_MATCH_CONVERT : P2C_MATCH_EXACT;
+  int j = p2c_match_specialization(specs, count, args, n, policy, why, sizeof why);
+  mem_free(&c->alloc, specs, sizeof *specs * count);
+  if (j < 0) return api_fail(c, P2C_ERR_USAGE, "%s", why);
+  P2cKernelInfo first = m->kernels[0];
+  m->kernels[0] = m->kernels[j];
+  m->kernels[j] = first;
+  return P2C_OK;
 }
 
 P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *source, size_t length,
@@ -648,6 +527,35 @@ P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *sourc
   return s;
 }
 
+/* A copy of the arguments with each scalar converted to its parameter's type, as the dispatcher
+ * converts for a kernel whose decorator gives signatures (p2c_value_convert: an IntEnum member
+ * given to an integer parameter is its int). Tuples are passed as they are: their elements must
+ * have the parameter's types (the Python package converts them element by element). *out is
+ * allocated with the compiler's allocator (nargs values); a usage error when a value is refused. */
+static P2cStatus converted_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, size_t nargs,
+                                P2cValue **out) {
+  *out = mem_alloc(&c->alloc, sizeof **out * (nargs ? nargs : 1));
+  if (!*out) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  memcpy(*out, args, sizeof **out * nargs);
+  for (size_t i = 0; i < nargs; i++) {
+    P2cValue *v = &(*out)[i];
+    const P2cParam *p = &k->params[i];
+    if (v->is_array || p->is_array || v->type == P2C_TUPLE || v->type == P2C_RECORD || p->enum_class) continue;
+    v->enum_class = NULL;
+    v->enum_is_int = false;
+    char why[256];
+    if (!p2c_value_convert(v, p->type, p->name, why, sizeof why)) {
+      mem_free(&c->alloc, *out, sizeof **out * (nargs ? nargs : 1));
+      *out = NULL;
+      return api_fail(c, P2C_ERR_USAGE, "%s", why);
+    }
+  }
+  return P2C_OK;
+}
+
+static P2cStatus launch_converted(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const P2cValue *args,
+                                  size_t nargs, const P2cLaunchOptions *o, P2cLaunchReport *r);
+
 P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, const P2cValue *args,
                             size_t nargs, const P2cLaunchOptions *o, P2cLaunchReport *report) {
   P2cLaunchReport local;
@@ -665,6 +573,21 @@ P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, c
   if (s != P2C_OK) return s;
   if (m->sanitize && (o->device == P2C_DEVICE_GPU || o->gpu))
     return api_fail(c, P2C_ERR_USAGE, "--sanitize runs on the simulator only (--device sim)");
+  if (!k.declared) return launch_converted(c, m, &k, args, nargs, o, r);
+  P2cValue *converted;
+  s = converted_args(c, &k, args, nargs, &converted);
+  if (s != P2C_OK) return s;
+  s = launch_converted(c, m, &k, converted, nargs, o, r);
+  mem_free(&c->alloc, converted, sizeof *converted * (nargs ? nargs : 1));
+  return s;
+}
+
+/* The launch of kernel k with arguments of its parameters' types. */
+static P2cStatus launch_converted(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *kp, const P2cValue *args,
+                                  size_t nargs, const P2cLaunchOptions *o, P2cLaunchReport *r) {
+  P2cKernelInfo k = *kp;
+  P2cStatus s;
+  (void)nargs;
   r->device = m->sanitize ? P2C_DEVICE_SIM : choose_device(o, r);
   if (r->device == P2C_DEVICE_GPU) return run_gpu(c, m, &k, args, o, r);
   LaunchLeaves leaves = {0};

@@ -106,6 +106,11 @@ extern const Type type_float16;
 extern const Type type_grid_group;
 
 const Type *type_of_scalar(P2cScalarType s);
+/* Numba's kinds of conversion (typeconv), best first: how a value of one scalar type converts to
+ * a parameter of another; CONV_NONE where Numba has no conversion (datetimes, to and from other
+ * types). conversion.c. */
+typedef enum TypeConversion { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE, CONV_NONE } TypeConversion;
+TypeConversion type_conversion(P2cScalarType from, P2cScalarType to);
 /* Entry i of the scalar spelling table (types.c): a name signatures accept, its type, and whether
  * numba.core.types has the name. False past the last entry. */
 bool type_spelling(size_t i, const char **name, const Type **type, bool *numba);

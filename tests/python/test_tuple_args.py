@@ -52,8 +52,12 @@ def test_explicit_signature_with_tuple_types_converts_scalars():
         r[1] = p.x * p.y
 
     r = np.zeros(2)
-    k[1, 1](r, (1, 2), Point(3.9, 4))      # ints to float64, a float to int32, as Numba converts
+    k[1, 1](r, (1, 2), Point(np.int8(3), 4))   # ints to float64 and to int32, as Numba converts
     assert r.tolist() == [3.0, 12.0]
+    # A float for an int32 field is refused, naming the parameter, as Numba's dispatcher refuses
+    # it (its ctypes.c_int32(3.9) raises), where a C cast truncated it before.
+    with pytest.raises(TypeError, match="argument 'p': a float64 \\(3.9\\) cannot be passed to the int32"):
+        k[1, 1](r, (1, 2), Point(3.9, 4))
     with pytest.raises(TypeError, match=r"NamedTuple\(Point, x=int32, y=int32\)"):
         k[1, 1](r, (1, 2), (3, 4))         # a plain tuple is not the namedtuple
 

@@ -112,16 +112,33 @@ def case_too_many_args(bin_, d):
 
 
 def case_declared_scalar(bin_, d):
+    """A scalar for a parameter of another type converts as a launch from Python (and Numba's
+    dispatcher) converts it: 2.5, a float64, is 2.5 for void(float32[:], float32)."""
     rc, err = run(bin_, d, ["scale"] + LAUNCH + ["arange:float32[4]", "2.5"])
-    return expect(rc, err, 2, "argument 2 ('x') of 'scale' is float64, but the kernel is "
-                  "specialized for float32 (signature void(float32[:], float32))",
-                  "write float32:2.5 for parameter 'x'")
+    if rc != 0:
+        return f"exit {rc}: {err.strip()}"
+    a = np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))
+    return None if np.array_equal(a, np.arange(4, dtype=np.float32) * 2.5) else f"a = {a!r}"
+
+
+def case_declared_int_scalar(bin_, d):
+    """An int converts to an int32 parameter; a float is refused for it, as from Python."""
+    rc, err = run(bin_, d, ["fill"] + LAUNCH + ["zeros:int32[4]", "7"])
+    if rc != 0:
+        return f"exit {rc}: {err.strip()}"
+    a = np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))
+    if a.tolist() != [7, 7, 7, 7]:
+        return f"a = {a!r}"
+    rc, err = run(bin_, d, ["fill"] + LAUNCH + ["zeros:int32[4]", "2.5", "--out-dir", "refused"])
+    return expect(rc, err, 2, "argument 'v': a float64 (2.5) cannot be passed to "
+                  "the int32 parameter")
 
 
 def case_declared_ndim(bin_, d):
     rc, err = run(bin_, d, ["scale"] + LAUNCH + ["arange:float32[2,2]", "float32:2"])
-    return expect(rc, err, 2, "argument 1 ('a') of 'scale' is float32[:, ::1], but the kernel is "
-                  "specialized for float32[:]")
+    return expect(rc, err, 2, "no signature of kernel 'scale' takes (float32[:, ::1], float32): "
+                  "void(float32[:], float32): argument 'a' is float32[:, ::1], where it takes "
+                  "float32[:]")
 
 
 def case_declared_ok(bin_, d):

@@ -32,3 +32,10 @@ def spin(a):
 def wild(a, far):
     # Without --check-bounds, a[far] with far past the array is a wild write on the simulator.
     a[far] = 1
+
+
+@cuda.jit('void(int32[:], int32)')
+def fill(a, v):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = v

@@ -1,0 +1,31 @@
+# Kernels of tests/python/test_dispatch_fronts.py: explicit signatures, so that a launch chooses
+# among them and converts its scalars, from Python and from `pyk2cuda run` alike.
+from pyk2cuda import cuda
+
+
+@cuda.jit("void(float32[::1], float32)")
+def scale(a, s):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = s
+
+
+@cuda.jit(["void(int32[::1], int32)", "void(float64[::1], float64)"])
+def pick(a, v):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = v
+
+
+@cuda.jit("void(int32[::1], int32)")
+def fill(a, v):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = v
+
+
+@cuda.jit("void(float32[:, :], float32)")
+def any_layout(a, v):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        a[i, j] = v * (i + 1) + j
