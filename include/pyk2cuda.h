@@ -474,11 +474,14 @@ P2C_API P2cStatus p2c_pinned_new(P2cDevice *device, size_t bytes, void **out);
 P2C_API void p2c_pinned_delete(P2cDevice *device, void *ptr);
 /* Page-locks `bytes` (> 0) of host memory the caller already has, at `ptr`, until
  * p2c_pinned_unregister (Numba's cuda.pinned): copies from and to it can then be asynchronous.
+ * `read_only`: the memory is only read (copied to the device), so it is registered with
+ * CU_MEMHOSTREGISTER_READ_ONLY, which memory mapped read-only (a file opened for reading)
+ * needs; copies into it are then the caller's error.
  * Memory that is already page-locked (from p2c_pinned_new or an earlier registration) is left
  * as it is and is not an error: *registered (may be NULL) says whether this call registered
  * it, that is, whether p2c_pinned_unregister must be called. The memory must outlive the
  * registration. */
-P2C_API P2cStatus p2c_pinned_register(P2cDevice *device, void *ptr, size_t bytes,
+P2C_API P2cStatus p2c_pinned_register(P2cDevice *device, void *ptr, size_t bytes, bool read_only,
                                       bool *registered);
 /* Ends a registration made by p2c_pinned_register; `ptr` is the address it was given. */
 P2C_API P2cStatus p2c_pinned_unregister(P2cDevice *device, void *ptr);

@@ -864,10 +864,11 @@ static PyObject *f_pin_host(PyObject *mod, PyObject *obj) {
   if (get_host_buffer(obj, &view, PyBUF_RECORDS_RO, "cuda.pinned()", NULL) < 0) return NULL;
   char *start = NULL;
   size_t bytes = buffer_span(&view, &start);
+  bool read_only = view.readonly; /* a read-only buffer is only copied from */
   PyBuffer_Release(&view);
   bool registered = false;
   if (st->kind == DEV_GPU && bytes > 0) {
-    P2cStatus s = p2c_pinned_register(st->gpu, start, bytes, &registered);
+    P2cStatus s = p2c_pinned_register(st->gpu, start, bytes, read_only, &registered);
     if (s != P2C_OK) return raise_device(st, s);
   }
   return registered ? PyLong_FromVoidPtr(start) : Py_NewRef(Py_None);

@@ -257,13 +257,15 @@ void p2c_pinned_delete(P2cDevice *d, void *ptr) {
   DRV(d)->cuMemFreeHost(ptr);
 }
 
-P2cStatus p2c_pinned_register(P2cDevice *d, void *ptr, size_t bytes, bool *registered) {
+P2cStatus p2c_pinned_register(P2cDevice *d, void *ptr, size_t bytes, bool read_only,
+                              bool *registered) {
   if (registered) *registered = false;
   if (!d || !ptr) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
   if (bytes == 0) return gpu_fail(d, P2C_ERR_USAGE, "page-locking needs at least one byte");
   P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
   if (status != P2C_OK) return status;
-  CuResult rc = DRV(d)->cuMemHostRegister(ptr, bytes, CUDRV_MEMHOSTREGISTER_PORTABLE);
+  unsigned flags = CUDRV_MEMHOSTREGISTER_PORTABLE | (read_only ? CUDRV_MEMHOSTREGISTER_READ_ONLY : 0);
+  CuResult rc = DRV(d)->cuMemHostRegister(ptr, bytes, flags);
   /* Already page-locked memory copies asynchronously as it is; the caller owns no registration. */
   if (rc == CUDRV_ERROR_HOST_MEMORY_ALREADY_REGISTERED) return P2C_OK;
   if (rc != CUDRV_SUCCESS) {

@@ -107,3 +107,16 @@ def test_a_kernel_fault_says_the_context_is_lost():
     from conftest import run_script
     rc, out, err = run_script(["sticky_fault_script.py"], env={"PYK2CUDA_DEVICE": "gpu"})
     assert rc == 0 and "sticky fault on the gpu: ok" in out, out + err
+
+
+def test_read_only_memory_is_pinned_read_only(tmp_path):
+    # A file mapped read-only (np.memmap mode 'r'): its pages cannot be written, so a driver
+    # page-locks them only with CU_MEMHOSTREGISTER_READ_ONLY (the stand-in refuses otherwise).
+    path = tmp_path / "x.bin"
+    np.arange(4096, dtype=np.float32).tofile(path)
+    x = np.memmap(path, dtype=np.float32, mode="r")
+    s = cuda.stream()
+    with cuda.pinned(x):
+        d = cuda.to_device(x, stream=s)
+        s.synchronize()
+    assert np.array_equal(d.copy_to_host(), np.arange(4096, dtype=np.float32))

@@ -331,12 +331,12 @@ static void pinned_register(void **state) {
   Fixture *f = *state;
   static unsigned char host[4096];
   bool registered = false;
-  assert_int_equal(p2c_pinned_register(f->d, host, sizeof host, &registered), P2C_OK);
+  assert_int_equal(p2c_pinned_register(f->d, host, sizeof host, false, &registered), P2C_OK);
   assert_true(registered);
   assert_int_equal(fake_stats()->registered_ranges, 1);
   /* a second registration of part of it: already page-locked, nothing to undo */
   registered = true;
-  assert_int_equal(p2c_pinned_register(f->d, host + 100, 10, &registered), P2C_OK);
+  assert_int_equal(p2c_pinned_register(f->d, host + 100, 10, false, &registered), P2C_OK);
   assert_false(registered);
   assert_int_equal(fake_stats()->registered_ranges, 1);
   assert_int_equal(p2c_pinned_unregister(f->d, host), P2C_OK);
@@ -344,15 +344,15 @@ static void pinned_register(void **state) {
 
   void *pinned = NULL;
   assert_int_equal(p2c_pinned_new(f->d, 64, &pinned), P2C_OK);
-  assert_int_equal(p2c_pinned_register(f->d, pinned, 64, &registered), P2C_OK);
+  assert_int_equal(p2c_pinned_register(f->d, pinned, 64, false, &registered), P2C_OK);
   assert_false(registered);
   p2c_pinned_delete(f->d, pinned);
 
-  assert_int_equal(p2c_pinned_register(f->d, host, 0, NULL), P2C_ERR_USAGE);
+  assert_int_equal(p2c_pinned_register(f->d, host, 0, false, NULL), P2C_ERR_USAGE);
   assert_int_equal(p2c_pinned_unregister(f->d, host), P2C_ERR_CUDA);
   assert_contains(p2c_device_last_error(f->d), "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED");
   fake_fail("cuMemHostRegister_v2", 1, 2);
-  assert_int_equal(p2c_pinned_register(f->d, host, 16, &registered), P2C_ERR_CUDA);
+  assert_int_equal(p2c_pinned_register(f->d, host, 16, false, &registered), P2C_ERR_CUDA);
   assert_false(registered);
   assert_contains(p2c_device_last_error(f->d), "page-locking 16 bytes of host memory");
 }

@@ -113,6 +113,7 @@ enum {
   CUDRV_EVENT_DISABLE_TIMING = 2,
   CUDRV_MEMHOSTALLOC_PORTABLE = 1,
   CUDRV_MEMHOSTREGISTER_PORTABLE = 1,
+  CUDRV_MEMHOSTREGISTER_READ_ONLY = 8, /* the device only reads it (read-only pages need it) */
 };
 
 /* The table. Each field is named after the driver function it calls; the comment gives the
