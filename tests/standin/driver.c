@@ -133,6 +133,8 @@ static CUresult init_once(void) {
   if (state.devices < 0) state.devices = 0;
   if (state.devices > SI_MAX_DEVICES) state.devices = SI_MAX_DEVICES;
   state.version = parse_version(getenv("PYK2CUDA_STANDIN_DRIVER_VERSION"));
+  const char *seed = getenv("PYK2CUDA_STANDIN_SEED");
+  state.seed = seed && *seed ? strtoull(seed, NULL, 10) : 0;
   CUresult rc = si_arena_init(&state);
   if (rc != CUDA_SUCCESS) return rc;
   for (int i = 0; i < SI_MAX_DEVICES; i++) {

@@ -135,11 +135,31 @@ CUresult si_drain_stream(SiStream *s, uint64_t upto) {
   return s->ctx->sticky;
 }
 
+/* With a seed (PYK2CUDA_STANDIN_SEED), the next number of a xorshift sequence. */
+static uint64_t next_random(SiState *s) {
+  s->seed ^= s->seed << 13;
+  s->seed ^= s->seed >> 7;
+  s->seed ^= s->seed << 17;
+  return s->seed;
+}
+
+/* Runs everything queued in ctx: the piece queued first, again and again, or with a seed
+ * (PYK2CUDA_STANDIN_SEED) the head of a stream picked at random among those with work (run_head
+ * runs what a piece depends on first, so either order is one a GPU could take). */
 CUresult si_drain_ctx(SiCtx *ctx) {
-  CUresult rc = si_drain_stream(&ctx->null_stream, ctx->seq);
-  for (SiStream *s = ctx->streams; s && rc == CUDA_SUCCESS; s = s->next)
-    rc = si_drain_stream(s, ctx->seq);
-  return rc;
+  SiStream *pending[64];
+  SiState *state = si_state();
+  for (;;) {
+    size_t n = 0, first = 0;
+    if (ctx->null_stream.head) pending[n++] = &ctx->null_stream;
+    for (SiStream *s = ctx->streams; s && n < 64; s = s->next)
+      if (s->head) pending[n++] = s;
+    if (n == 0 || ctx->sticky != CUDA_SUCCESS) return ctx->sticky;
+    for (size_t i = 1; i < n; i++)
+      if (pending[i]->head->seq < pending[first]->head->seq) first = i;
+    CUresult rc = run_head(pending[state->seed ? next_random(state) % n : first]);
+    if (rc != CUDA_SUCCESS) return rc;
+  }
 }
 
 /* ---- Streams -------------------------------------------------------------------------------- */

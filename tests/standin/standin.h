@@ -195,6 +195,7 @@ typedef struct SiState {
   size_t arena_size, arena_used;
   size_t device_used[SI_MAX_DEVICES];
   unsigned long long kernels_run; /* launches run to their end, for PYK2CUDA_STANDIN_COUNT */
+  uint64_t seed;     /* PYK2CUDA_STANDIN_SEED: nonzero runs independent streams in a seeded order */
 } SiState;
 
 /* The state, initialized on first use (driver.c). */

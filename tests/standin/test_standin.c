@@ -4,7 +4,8 @@
  * is stale, queries answer NOT_READY until done, events until reached); the legacy default
  * stream orders other streams' work; a kernel's access outside every allocation is
  * CUDA_ERROR_ILLEGAL_ADDRESS, sticky until the primary context is reset; launch limits and the
- * driver version's refusal of newer PTX; the leak report. */
+ * driver version's refusal of newer PTX; the leak report; a forked child refused; seeded orders
+ * of independent streams. */
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -176,6 +177,55 @@ static void newer_ptx_refused(void **state) {
   assert_int_equal(drv.cuModuleLoadDataEx(&m, ptx, 0, NULL, NULL), CUDRV_ERROR_UNSUPPORTED_PTX_VERSION);
 }
 
+/* Two non-blocking streams writing one buffer race: with PYK2CUDA_STANDIN_SEED the context's
+ * synchronize runs their work in seeded orders, so both writers win under some seed; without a
+ * seed, in the order it was queued. Run in children, since the seed is read at cuInit. */
+/* The race, in a process of its own (the test runs it as `test_standin LIB --race SEED`): what the
+ * buffer holds after the context's synchronize, 100 when a call failed. */
+static int race(const char *lib, const char *seed) {
+  if (*seed) setenv("PYK2CUDA_STANDIN_SEED", seed, 1);
+  CuDriver d2;
+  char err[256];
+  CuContext c;
+  CuStream a, b;
+  CuDevicePtr p;
+  unsigned char got = 0;
+  if (cudrv_open(&d2, lib, err, sizeof err) || d2.cuInit(0) || d2.cuDevicePrimaryCtxRetain(&c, 0) ||
+      d2.cuCtxSetCurrent(c) || d2.cuStreamCreate(&a, CUDRV_STREAM_NON_BLOCKING) ||
+      d2.cuStreamCreate(&b, CUDRV_STREAM_NON_BLOCKING) || d2.cuMemAlloc(&p, 1) ||
+      d2.cuMemsetD8Async(p, 1, 1, a) || d2.cuMemsetD8Async(p, 2, 1, b) || d2.cuCtxSynchronize() ||
+      d2.cuMemcpyDtoH(&got, p, 1))
+    return 100;
+  return got;
+}
+
+static int race_in_child(const char *lib, const char *seed) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/proc/self/exe", "test_standin", lib, "--race", seed ? seed : "", (char *)NULL);
+    _exit(101);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static const char *standin_path;
+
+static void seeded_stream_order(void **state) {
+  (void)state;
+  assert_int_equal(race_in_child(standin_path, NULL), 2);
+  int wins[3] = {0};
+  char seed[16];
+  for (int i = 1; i <= 16; i++) {
+    snprintf(seed, sizeof seed, "%d", i);
+    int got = race_in_child(standin_path, seed);
+    assert_true(got == 1 || got == 2);
+    wins[got]++;
+  }
+  assert_true(wins[1] > 0 && wins[2] > 0);
+}
+
 /* A child forked after cuInit cannot use the driver. */
 static void fork_child_refused(void **state) {
   (void)state;
@@ -190,8 +240,10 @@ static void fork_child_refused(void **state) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 4 && !strcmp(argv[2], "--race")) return race(argv[1], argv[3]);
   if (argc != 2) return fprintf(stderr, "usage: test_standin LIBCUDA\n"), 2;
   char err[512];
+  standin_path = argv[1];
   if (cudrv_open(&drv, argv[1], err, sizeof err) != P2C_OK || !drv.p2cStandinAttachSource)
     return fprintf(stderr, "not the stand-in: %s\n", err), 1;
   int count = 0;
@@ -205,6 +257,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(newer_ptx_refused),
       cmocka_unit_test(illegal_address_is_sticky),
       cmocka_unit_test(fork_child_refused),
+      cmocka_unit_test(seeded_stream_order),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   drv.cuDevicePrimaryCtxRelease(0);
