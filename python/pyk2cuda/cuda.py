@@ -34,21 +34,15 @@ def _check_options(options):
 
 _RAISED = {}
 
-# A raise record's message from the C API (runtime/bounds.h): FILE:LINE:COL: error: CLASS[: MSG]
-# [in kernel 'K',] thread (X,Y,Z) of block (X,Y,Z).
-_RAISE_RECORD = re.compile(r"^(?P<file>.*):(?P<line>\d+):\d+: error: (?P<cls>[A-Za-z_]\w*)"
-                           r"(?:: (?P<msg>.*?))?(?: in kernel '(?P<kernel>[^']*)',)? "
-                           r"thread \((?P<tid>\d+,\d+,\d+)\) of block \((?P<ctaid>\d+,\d+,\d+)\)$", re.S)
-
-
-def _numba_message(m):
+def _numba_message(failure, msg):
     """Numba's text for an exception a kernel raised (its kernel wrapper's, 0.56-0.60): "In
-    function 'k', file F, line N, tid=[x, y, z] ctaid=[x, y, z]: message"."""
-    ids = ["[%s]" % ", ".join(m.group(g).split(",")) for g in ("tid", "ctaid")]
-    where = "In function '%s', file %s, line %s, " % (m.group("kernel"), m.group("file"), m.group("line")) \
-        if m.group("kernel") else ""
+    function 'k', file F, line N, tid=[x, y, z] ctaid=[x, y, z]: message", from the failure the
+    C API recorded (exc.failure: p2c_compiler_last_failure)."""
+    ids = ["[%s]" % ", ".join(str(i) for i in failure[key]) for key in ("thread", "block")]
+    where = "In function '%s', file %s, line %d, " % (failure["kernel"], failure["file"], failure["line"]) \
+        if failure["kernel"] else ""
     text = "%stid=%s ctaid=%s" % (where, ids[0], ids[1])
-    return text if m.group("msg") is None else text + ": " + m.group("msg")
+    return text if msg is None else text + ": " + msg
 
 
 def _raised(exc, classes=None):
@@ -57,16 +51,16 @@ def _raised(exc, classes=None):
     kernel ...'. As in Numba, it is raised as that exception's class (a builtin, or the module's
     class of that name from `classes`, a Unit's exceptions) with Numba's message: here a class
     derived from both it and pyk2cuda.Error (BoundsError for IndexError), with the same data."""
-    if not isinstance(exc, _core.BoundsError):
-        return exc
-    m = _RAISE_RECORD.match(str(exc))
-    if not m:
-        return exc   # an index out of bounds: BoundsError, an IndexError
-    cls = (classes or {}).get(m.group("cls")) or getattr(__import__("builtins"), m.group("cls"), None)
+    failure = getattr(exc, "failure", None) if isinstance(exc, _core.BoundsError) else None
+    if not failure or not failure["raised"]:
+        return exc   # another error, or an index out of bounds: BoundsError, an IndexError
+    name, colon, msg = failure["exception"].partition(": ")
+    msg = msg if colon else None
+    cls = (classes or {}).get(name) or getattr(__import__("builtins"), name, None)
     if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         return exc
     if cls is IndexError:   # BoundsError is pyk2cuda's IndexError
-        new = _core.BoundsError(_numba_message(m))
+        new = _core.BoundsError(_numba_message(failure, msg))
     else:
         if cls not in _RAISED:
             # A division by zero in a debug kernel is Numba's ZeroDivisionError on a GPU and, in
@@ -76,8 +70,8 @@ def _raised(exc, classes=None):
                 _RAISED[cls] = type(cls.__name__, bases, {"__module__": cls.__module__})
             except TypeError:  # a class whose layout cannot be combined (OSError's family)
                 _RAISED[cls] = cls
-        new = _RAISED[cls](_numba_message(m))
-    for key in ("status", "status_name", "diagnostics"):
+        new = _RAISED[cls](_numba_message(failure, msg))
+    for key in ("status", "status_name", "diagnostics", "failure"):
         if hasattr(exc, key):
             setattr(new, key, getattr(exc, key))
     return new

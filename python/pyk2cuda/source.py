@@ -295,6 +295,12 @@ class Unit:
             if hasattr(exc, key):
                 setattr(new, key, getattr(exc, key))
         new.diagnostics = fixed if fixed is not None else []
+        failure = getattr(exc, "failure", None)
+        if failure and failure["file"] == self.filename:   # the data, as the text above
+            at = self.where(failure["line"], failure["column"])
+            if at:
+                failure = dict(failure, file=at[0], line=at[1], column=at[2])
+        new.failure = failure
         return new
 
     def _fix_match(self, m):

@@ -69,7 +69,25 @@ static PyObject *diagnostics_text(const P2cModule *m) {
   return join_list("\n", parts);
 }
 
-/* The exception object: cls(message) with .status, .status_name and (CompileError)
+/* exc.failure: what a failed launch recorded (p2c_compiler_last_failure), as a dict (raised,
+ * exception, file, kernel, line, column, thread, block), or None; cuda.py makes Numba's
+ * exception of it. 0, or -1 with an exception set. */
+static int attach_failure(State *st, P2cStatus s, PyObject *exc) {
+  P2cLaunchFailure f;
+  PyObject *value;
+  if (s == P2C_ERR_BOUNDS && p2c_compiler_last_failure(st->compiler, &f))
+    value = Py_BuildValue("{s:O,s:s,s:s,s:s,s:I,s:I,s:(III),s:(III)}", "raised", f.raised ? Py_True : Py_False,
+                          "exception", f.exception, "file", f.file, "kernel", f.kernel, "line", f.line,
+                          "column", f.column, "thread", f.thread[0], f.thread[1], f.thread[2], "block",
+                          f.block[0], f.block[1], f.block[2]);
+  else
+    value = Py_NewRef(Py_None);
+  int r = value ? PyObject_SetAttrString(exc, "failure", value) : -1;
+  Py_XDECREF(value);
+  return r;
+}
+
+/* The exception object: cls(message) with .status, .status_name, .failure and (CompileError)
  * .diagnostics set as attributes. */
 PyObject *raise_status(State *st, P2cStatus s, const char *msg, const P2cModule *diags) {
   if (s == P2C_ERR_INTERRUPTED && PyErr_Occurred()) return NULL;   /* python_interrupted's */
@@ -85,7 +103,7 @@ PyObject *raise_status(State *st, P2cStatus s, const char *msg, const P2cModule 
   PyObject *list = diags ? diagnostics_list(diags) : PyList_New(0);
   if (status && name && list && PyObject_SetAttrString(exc, "status", status) == 0 &&
       PyObject_SetAttrString(exc, "status_name", name) == 0 &&
-      PyObject_SetAttrString(exc, "diagnostics", list) == 0)
+      PyObject_SetAttrString(exc, "diagnostics", list) == 0 && attach_failure(st, s, exc) == 0)
     PyErr_SetObject(cls, exc);
   Py_XDECREF(status);
   Py_XDECREF(name);

@@ -20,6 +20,9 @@ struct P2cCompiler {
    * decorator gives signatures, which are then the only specializations, as in Numba. */
   bool specializing;
   size_t specialize_nargs;
+  /* The last error's failure record, when it was P2C_ERR_BOUNDS (api_fail_bounds). */
+  bool has_failure;
+  P2cLaunchFailure failure;
 };
 
 struct P2cModule {
@@ -45,6 +48,10 @@ struct P2cModule {
 
 /* Sets the compiler's last error and returns `s`. */
 P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+struct P2cBoundsRecord;
+/* P2C_ERR_BOUNDS for a claimed bounds record of kernel `kernel` of `file`: the message
+ * (bounds_format) and the failure as data (p2c_compiler_last_failure), from one place. */
+P2cStatus api_fail_bounds(P2cCompiler *c, const struct P2cBoundsRecord *r, const char *file, const char *kernel);
 
 /* NVRTC's log with the Python line prepended to each "NAME(CUDALINE): " (compiler.c); NULL when
  * out of memory. The result, of length *out_len, is freed with alloc and length + 1. */

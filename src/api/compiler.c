@@ -15,6 +15,7 @@
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
 #include "runtime/cuda/nvrtc.h"
+#include "runtime/bounds.h"
 #include "runtime/cuda/rtc_cache.h"
 #include "runtime/sim/sim.h"
 #include "typeinfer/typeinfer.h"
@@ -120,11 +121,39 @@ double p2c_float16_value(uint16_t bits) {
 size_t p2c_array_arg_size(int ndim) { return 8 + 16 * (size_t)ndim; }
 
 P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) {
+  c->has_failure = false;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(c->last_error, sizeof c->last_error, fmt, ap);
   va_end(ap);
   return s;
+}
+
+P2cStatus api_fail_bounds(P2cCompiler *c, const P2cBoundsRecord *r, const char *file, const char *kernel) {
+  char msg[1024];
+  bounds_format(r, file, kernel, msg, sizeof msg);
+  api_fail(c, P2C_ERR_BOUNDS, "%s", msg);
+  P2cLaunchFailure *f = &c->failure;
+  memset(f, 0, sizeof *f);
+  f->raised = r->ndim == 0;
+  if (f->raised) {   /* the exception's text is in the bytes of index and shape; not trusted */
+    size_t n = sizeof r->index + sizeof r->shape < sizeof f->exception ? sizeof r->index + sizeof r->shape
+                                                                         : sizeof f->exception;
+    memcpy(f->exception, r->index, n - 1);
+  }
+  snprintf(f->file, sizeof f->file, "%s", file ? file : "<source>");
+  snprintf(f->kernel, sizeof f->kernel, "%s", kernel ? kernel : "");
+  f->line = r->line, f->column = r->column;
+  memcpy(f->thread, r->thread, sizeof f->thread);
+  memcpy(f->block, r->block, sizeof f->block);
+  c->has_failure = true;
+  return P2C_ERR_BOUNDS;
+}
+
+bool p2c_compiler_last_failure(const P2cCompiler *c, P2cLaunchFailure *out) {
+  if (!c || !out || !c->has_failure) return false;
+  *out = c->failure;
+  return true;
 }
 
 /* ---- compiler ---- */

@@ -451,10 +451,8 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
   }
   if (!times || s == P2C_ERR_NOMEM) s = api_fail(c, P2C_ERR_NOMEM, "out of memory");
   else if (s == P2C_ERR_SANITIZE) sanitize_fail(c, m, k, san);
-  else if (s == P2C_ERR_BOUNDS) {
-    bounds_format(&bounds, m->comp.file, k->python_name, err, sizeof err);
-    api_fail(c, s, "%s", err);
-  } else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
+  else if (s == P2C_ERR_BOUNDS) api_fail_bounds(c, &bounds, m->comp.file, k->python_name);
+  else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
   else summarize_times(times, repeat, r);
   mem_free(&c->alloc, times, sizeof(double) * (size_t)repeat);
   if (san) mem_free(&c->alloc, san, sizeof *san);

@@ -213,9 +213,7 @@ static P2cStatus check_bounds(GpuRun *g) {
   P2cStatus s = gpu_address_read(g->dev, g->bounds, &rec, sizeof rec);
   if (s != P2C_OK) return fail_from_device(g, s, "reading the bounds-check record");
   if (rec.claimed == 0) return P2C_OK;
-  char msg[1024];
-  bounds_format(&rec, g->file, g->k->python_name, msg, sizeof msg);
-  return api_fail(g->c, P2C_ERR_BOUNDS, "%s", msg);
+  return api_fail_bounds(g->c, &rec, g->file, g->k->python_name);
 }
 
 /* Compiles or finds the module and its kernel; the time counts as compilation. */

@@ -166,10 +166,18 @@ def test_an_exception_raised_in_a_debug_kernel_is_raised_as_its_class():
                        r"tid=\[0, 0, 0\] ctaid=\[0, 0, 0\]: flag one$") as e:
         checks[1, 1](a, 1)
     assert isinstance(e.value, pyk2cuda.Error) and e.value.status_name == "bounds"
+    # The same facts as data (p2c_compiler_last_failure), at the user's line, not parsed back
+    # from the message's words.
+    with open(__file__) as f:
+        raise_line = next(i for i, t in enumerate(f, 1) if 'raise ValueError("flag one")' in t)
+    f = e.value.failure
+    assert (f["raised"], f["exception"], f["kernel"], f["file"], f["line"], f["thread"], f["block"]) == \
+        (True, "ValueError: flag one", "checks", __file__, raise_line, (0, 0, 0), (0, 0, 0))
     with pytest.raises(AssertionError, match="flag two"):
         checks[1, 1](a, 2)
-    with pytest.raises(pyk2cuda.BoundsError, match="out of bounds"):
+    with pytest.raises(pyk2cuda.BoundsError, match="out of bounds") as e:
         checks[1, 1](np.zeros(0), 0)
+    assert not e.value.failure["raised"] and e.value.failure["line"] == raise_line + 2
 
 
 class MyError(Exception):
