@@ -278,11 +278,10 @@ def typeof(value):
         dtype = numpy.dtype(value.dtype)
         if isinstance(value, numpy.ndarray):
             c_order, f_order = value.flags.c_contiguous, value.flags.f_contiguous
-        else:   # a device array: its strides (none given means C order)
+            layout = "C" if c_order else "F" if f_order else "A"
+        else:   # a device array: its strides (none given means C order), by the library's rule
             strides = tuple(value.strides or _c_strides(shape, dtype.itemsize))
-            c_order = strides == _c_strides(shape, dtype.itemsize)
-            f_order = strides == _c_strides(shape[::-1], dtype.itemsize)[::-1]
-        layout = "C" if c_order else "F" if f_order else "A"
+            layout = _core.array_layout(dtype.itemsize, shape, strides)
         return ArrayType(from_dtype(dtype), len(shape), layout)
     raise TypeError("typeof: %s values have no type pyk2cuda's kernels take"
                     % type(value).__name__)

@@ -305,6 +305,34 @@ static PyObject *m_set_assigned(PyObject *mod, PyObject *func) {
   Py_RETURN_NONE;
 }
 
+/* array_layout(itemsize, shape, strides): 'C', 'F' or 'A', the library's one rule
+ * (p2c_array_layout), for arrays the package describes by their strides. */
+static PyObject *m_array_layout(PyObject *mod, PyObject *args) {
+  Py_ssize_t itemsize;
+  PyObject *shape, *strides;
+  if (!PyArg_ParseTuple(args, "nOO:array_layout", &itemsize, &shape, &strides)) return NULL;
+  PyObject *sh = PySequence_Tuple(shape), *st = sh ? PySequence_Tuple(strides) : NULL;
+  Py_ssize_t n = sh ? PyTuple_GET_SIZE(sh) : 0;
+  int64_t dims[P2C_MAX_NDIM], steps[P2C_MAX_NDIM];
+  PyObject *r = NULL;
+  if (st && (n > P2C_MAX_NDIM || PyTuple_GET_SIZE(st) != n))
+    PyErr_Format(PyExc_ValueError, "array_layout: %zd extents and %zd strides (at most %d)", n,
+                 PyTuple_GET_SIZE(st), P2C_MAX_NDIM);
+  else if (st) {
+    for (Py_ssize_t i = 0; i < n && !PyErr_Occurred(); i++) {
+      dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(sh, i));
+      steps[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(st, i));
+    }
+    if (!PyErr_Occurred()) {
+      char layout = p2c_array_layout((int64_t)itemsize, (int)n, dims, steps);
+      r = PyUnicode_FromStringAndSize(&layout, 1);
+    }
+  }
+  Py_XDECREF(sh);
+  Py_XDECREF(st);
+  return r;
+}
+
 /* type_spellings(): ((name, canonical, numba), ...), the library's one table of scalar type
  * names (p2c_type_spelling), from which pyk2cuda.types makes its type objects. */
 static PyObject *m_type_spellings(PyObject *mod, PyObject *unused) {
@@ -331,6 +359,7 @@ static PyMethodDef module_functions[] = {
     {"device_info", m_device_info, METH_NOARGS, "the GPU's properties"},
     {"environment", m_environment, METH_NOARGS, "(report text, GPU found)"},
     {"type_spellings", m_type_spellings, METH_NOARGS, "((name, canonical, numba), ...)"},
+    {"array_layout", m_array_layout, METH_VARARGS, "array_layout(itemsize, shape, strides): 'C', 'F' or 'A'"},
     {"synchronize", m_synchronize, METH_NOARGS, "waits for all work on the device"},
     {"set_check_bounds", m_set_check_bounds, METH_O, "bounds checking for later translations"},
     {"set_sanitize", m_set_sanitize, METH_O, "the simulator's checker for later translations"},
