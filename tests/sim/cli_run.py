@@ -337,8 +337,11 @@ def case_damaged_cache(bin_, d):
     env = dict(os.environ, PYK2CUDA_CACHE_DIR=cache)
 
     def put(value, cache_env=env):
-        p = subprocess.run([bin_, "run", FILE, "put"] + LAUNCH + ["zeros:float64[1]", str(value)],
-                           cwd=d, env=cache_env, capture_output=True, timeout=300)
+        try:
+            p = subprocess.run([bin_, "run", FILE, "put"] + LAUNCH + ["zeros:float64[1]", str(value)],
+                               cwd=d, env=cache_env, capture_output=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return "hung (120 s)"
         if p.returncode != 0:
             return f"exit {p.returncode}: {p.stderr.decode().strip()}"
         got = np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))[0]
@@ -349,6 +352,12 @@ def case_damaged_cache(bin_, d):
         return f"first run: {problem}"
     sim = os.path.join(cache, "sim")
     stem = os.path.splitext([f for f in cache_files(cache) if f.endswith(".so")][0])[0]
+    def replace(name, make):
+        path = os.path.join(sim, name)
+        if os.path.lexists(path):
+            os.remove(path)
+        make(path)
+
     damage = {
         "truncated object": lambda: open(os.path.join(sim, stem + ".so"), "r+b").truncate(100),
         "object is a folder": lambda: (os.remove(os.path.join(sim, stem + ".so")),
@@ -356,6 +365,10 @@ def case_damaged_cache(bin_, d):
         "garbled key": lambda: open(os.path.join(sim, stem + ".key"), "wb").write(b"\0" * 64),
         "missing sum": lambda: os.remove(os.path.join(sim, stem + ".sum")),
         "garbled sum": lambda: open(os.path.join(sim, stem + ".sum"), "w").write("zz"),
+        # not regular files: a FIFO hung the run in open(), /dev/zero was read to 1 GiB
+        "object is a FIFO": lambda: replace(stem + ".so", os.mkfifo),
+        "key is a FIFO": lambda: replace(stem + ".key", os.mkfifo),
+        "object links to /dev/zero": lambda: replace(stem + ".so", lambda p: os.symlink("/dev/zero", p)),
     }
     for k, (what, hurt) in enumerate(damage.items()):
         hurt()
@@ -364,6 +377,17 @@ def case_damaged_cache(bin_, d):
             return f"{what}: {problem}"
         if os.path.isdir(os.path.join(sim, stem + ".so")):
             os.rmdir(os.path.join(sim, stem + ".so"))
+    # a work folder left by a process killed while its compiler ran goes once it is older than
+    # the longest compile (10 min) and a minute; a young one may be a running compile's
+    stale, young = os.path.join(sim, "tmp-stale1"), os.path.join(sim, "tmp-young1")
+    for w in (stale, young):
+        os.mkdir(w)
+        open(os.path.join(w, "src.cu"), "w").write("// left behind\n")
+    os.utime(stale, (time.time() - 700, time.time() - 700))
+    problem = put(9, dict(env, PYK2CUDA_CXX="c++ -DNEW_KEY"))   # a miss: a build runs
+    if problem or os.path.exists(stale) or not os.path.exists(young):
+        return problem or f"stale work folder kept: {os.path.exists(stale)}, young one removed: " \
+                          f"{not os.path.exists(young)}"
     with open(os.path.join(d, "plain"), "w") as f:
         f.write("a file, not a folder\n")
     for where in ("plain", "plain/cache"):
@@ -371,6 +395,42 @@ def case_damaged_cache(bin_, d):
         if problem:
             return f"cache folder {where}: {problem}"
     return None
+
+
+def case_readonly_and_full_cache(bin_, d):
+    """A cache folder that cannot be written, or whose file system is full, only costs the cache
+    (its contract): the module is built in $TMPDIR and the run succeeds. It failed with "cannot
+    make a work folder" or, when full, "collect2: ld returned 1". Read-only: as user nobody when
+    run as root (root writes anywhere), else with the folder's mode. Full: a 1 MiB tmpfs, where
+    this process may mount one."""
+    os.chmod(d, 0o777)
+    ro = os.path.join(d, "ro")
+    os.makedirs(os.path.join(ro, "sim"))
+    os.chmod(os.path.join(ro, "sim"), 0o555)
+    os.chmod(ro, 0o555)
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    cmd = as_nobody + [bin_, "run", FILE, "put"] + LAUNCH + ["zeros:float64[1]", "5"]
+    p = subprocess.run(cmd, cwd=d, env=dict(os.environ, PYK2CUDA_CACHE_DIR=ro),
+                       capture_output=True, timeout=120)
+    if p.returncode != 0:
+        return f"read-only cache: exit {p.returncode}: {p.stderr.decode().strip()}"
+    if os.listdir(os.path.join(ro, "sim")) or np.load(os.path.join(d, "pyk2cuda-out", "a.npy"))[0] != 5:
+        return "read-only cache: wrong result, or something written there"
+    full = os.path.join(d, "full")
+    os.mkdir(full)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", full],
+                      capture_output=True).returncode != 0:
+        print("   (full cache: no tmpfs can be mounted here, not checked)")
+        return None
+    try:
+        p = subprocess.run([bin_, "run", FILE, "put"] + LAUNCH + ["zeros:float64[1]", "6"], cwd=d,
+                           env=dict(os.environ, PYK2CUDA_CACHE_DIR=full), capture_output=True, timeout=120)
+        left = os.listdir(os.path.join(full, "sim")) if os.path.isdir(os.path.join(full, "sim")) else []
+    finally:
+        subprocess.run(["umount", full], capture_output=True)
+    if p.returncode != 0:
+        return f"full cache: exit {p.returncode}: {p.stderr.decode().strip()}"
+    return f"full cache: {left} left in it" if left else None
 
 
 def check_notes(bin_, d, path, *want):

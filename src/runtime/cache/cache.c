@@ -76,9 +76,21 @@ void cache_hash_name(const void *key, size_t len, char out[17]) {
 
 /* ---- Files --------------------------------------------------------------------------------- */
 
+/* Opens `path` for reading when it is a regular file. O_NONBLOCK: a FIFO put at a cache entry
+ * would block open until a writer came (a `run` hung there); a device (an entry linked to
+ * /dev/zero) would be read up to the limit, 1 GiB for an object. Either is a damaged entry. */
+static FILE *open_regular(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return NULL;
+  struct stat st;
+  FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+  if (!f) close(fd);
+  return f;
+}
+
 P2cStatus cache_read_file(const P2cAllocator *alloc, const char *path, size_t limit, char **data,
                           size_t *len, size_t *alloc_size) {
-  FILE *f = fopen(path, "rbe");
+  FILE *f = open_regular(path);
   if (!f) return P2C_ERR_IO;
   size_t cap = 4096, n = 0;
   char *buf = mem_alloc(alloc, cap);

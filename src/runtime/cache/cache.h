@@ -64,8 +64,8 @@ P2cStatus cache_load_blob(const char *dir, const char *hash, const char *ext,
 void cache_remove(const char *dir, const char *hash, const char *ext);
 
 /* Reads a whole file (at most `limit` bytes; the rest is dropped) into a NUL-terminated buffer
- * from `alloc`, of *alloc_size bytes. P2C_ERR_IO when it cannot be opened or read,
- * P2C_ERR_NOMEM. */
+ * from `alloc`, of *alloc_size bytes. P2C_ERR_IO when it cannot be opened or read, or is not a
+ * regular file (a FIFO, a device: never opened so that it could block); P2C_ERR_NOMEM. */
 P2cStatus cache_read_file(const P2cAllocator *alloc, const char *path, size_t limit, char **data,
                           size_t *len, size_t *alloc_size);
 

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -384,32 +386,71 @@ static P2cStatus run_compiler(SimModule *m, const Build *b, const SimLoadRequest
   return P2C_ERR_SIM;
 }
 
-/* Makes a private work folder: inside the cache folder when caching (so that the result can be
- * renamed into place), else under $TMPDIR. */
-static bool make_work_dir(const Build *b, char *work) {
-  const char *tmp = getenv("TMPDIR");
-  if (!tmp || !*tmp) tmp = "/tmp";
-  bool ok = b->cache_dir[0] ? path_printf(work, "%s/tmp-XXXXXX", b->cache_dir)
-                            : path_printf(work, "%s/pyk2cuda-sim-XXXXXX", tmp);
-  return ok && mkdtemp(work) != NULL;
+/* A cache folder whose file system has less room than this is not built in: the host compiler's
+ * linker then failed with a misleading "collect2: ld returned 1" when the disk filled up. The
+ * module is built in $TMPDIR instead, and not cached. */
+enum { CACHE_MIN_FREE_BYTES = 64 << 20 };
+
+static bool has_room(const char *dir) {
+  struct statvfs fs;
+  return statvfs(dir, &fs) != 0 || (uint64_t)fs.f_bavail * fs.f_frsize >= CACHE_MIN_FREE_BYTES;
 }
 
-/* Compiles the source in a work folder, loads the result, and stores it in the cache. */
+/* Work folders left in the cache by a process that was killed while its compiler ran (SIGKILL
+ * leaves no chance to clean up) are removed by a later build once they are older than the
+ * longest a compile may take. */
+enum { STALE_WORK_SECONDS = COMPILE_TIMEOUT_S + 60 };
+
+
+static void remove_stale_work_dirs(const char *cache_dir) {
+  DIR *d = opendir(cache_dir);
+  if (!d) return;
+  time_t now = time(NULL);
+  struct dirent *e;
+  char path[PATH_BYTES];
+  struct stat st;
+  while ((e = readdir(d)))
+    if (!strncmp(e->d_name, "tmp-", 4) && path_printf(path, "%s/%s", cache_dir, e->d_name) &&
+        lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && now - st.st_mtime > STALE_WORK_SECONDS)
+      remove_work_dir(path);
+  closedir(d);
+}
+
+/* Makes a private work folder holding the sources: inside `cache_dir` when it is given (so that
+ * the result can be renamed into place), else under $TMPDIR. False, with errno, when the folder
+ * cannot be made or written (a read-only or full cache folder). */
+static bool make_work_dir(const char *cache_dir, const SimLoadRequest *req, char *work) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  char path[PATH_BYTES];
+  bool ok = cache_dir ? path_printf(work, "%s/tmp-XXXXXX", cache_dir)
+                      : path_printf(work, "%s/pyk2cuda-sim-XXXXXX", tmp);
+  if (!ok || !mkdtemp(work)) return false;
+  if (path_printf(path, "%s/prelude.h", work) && write_file(path, sim_prelude_text, sim_prelude_size) &&
+      path_printf(path, "%s/src.cu", work) && write_file(path, req->source, req->source_len))
+    return true;
+  int saved = errno;
+  remove_work_dir(work);
+  errno = saved;
+  return false;
+}
+
+/* Compiles the source in a work folder, loads the result, and stores it in the cache when
+ * `store`. A cache folder that cannot be built in (read-only, full) only costs the cache: the
+ * build moves to $TMPDIR, as the cache's contract says. */
 static P2cStatus build_and_load(SimModule *m, const Build *b, const SimLoadRequest *req,
                                 bool store) {
   char work[PATH_BYTES], path[PATH_BYTES];
-  if (!make_work_dir(b, work)) {
-    set_error(m, "cannot make a work folder for the simulator: %s", strerror(errno));
-    return P2C_ERR_IO;
+  bool in_cache = b->cache_dir[0] && has_room(b->cache_dir);
+  if (in_cache) remove_stale_work_dirs(b->cache_dir);
+  if (!(in_cache && make_work_dir(b->cache_dir, req, work))) {
+    in_cache = false;
+    if (!make_work_dir(NULL, req, work)) {
+      set_error(m, "cannot make a work folder for the simulator in $TMPDIR: %s", strerror(errno));
+      return P2C_ERR_IO;
+    }
   }
-  P2cStatus st = P2C_ERR_IO;
-  if (!path_printf(path, "%s/prelude.h", work) ||
-      !write_file(path, sim_prelude_text, sim_prelude_size) ||
-      !path_printf(path, "%s/src.cu", work) || !write_file(path, req->source, req->source_len)) {
-    set_error(m, "cannot write the simulator's sources in %s: %s", work, strerror(errno));
-    goto done;
-  }
-  st = run_compiler(m, b, req, work, TLS_FLAG);
+  P2cStatus st = run_compiler(m, b, req, work, TLS_FLAG);
   if (st == P2C_ERR_SIM && TLS_FLAG && m->log && strstr(m->log, TLS_FLAG))
     st = run_compiler(m, b, req, work, NULL);
   if (st != P2C_OK) goto done;
@@ -417,7 +458,7 @@ static P2cStatus build_and_load(SimModule *m, const Build *b, const SimLoadReque
   /* Load from the work folder, whose name is unique: dlopen never confuses it with an object
    * this process loaded earlier under the cache's name. */
   if (!path_printf(path, "%s/mod.so", work) || !load_object(m, path)) goto done;
-  if (store) cache_store(b, work, m->alloc);
+  if (store && in_cache) cache_store(b, work, m->alloc);
   st = P2C_OK;
 done:
   remove_work_dir(work);
