@@ -486,6 +486,39 @@ static void test_fault_outside_kernel(void **state) {
   assert_int_equal(child_signal(store_to_null_armed), SIGSEGV);
 }
 
+/* The process's memory mappings (lines of /proc/self/maps). */
+static int mapping_count(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  assert_non_null(f);
+  int n = 0, c;
+  while ((c = fgetc(f)) != EOF) n += c == '\n';
+  fclose(f);
+  return n;
+}
+
+/* A launch with barriers on 32 workers of 1024-thread blocks (a 32-core workstation) needed
+ * 32,768 fiber stacks, two mappings each, more than the 65,530 Linux allows: the launch failed
+ * ("cannot allocate fiber stacks") and the process could start no thread. Fibers are bounded
+ * (SIM_MAX_FIBERS, 16,384): fewer workers take the blocks. */
+static void test_fiber_mappings_bounded(void **state) {
+  (void)state;
+  const int64_t blocks = 32, per = 1024, n = blocks * per;
+  int32_t *ran = calloc((size_t)n, sizeof *ran);
+  ArrayArg pr = pack1(ran, 4, n), pw = pack1(ran, 4, n);
+  int64_t victim = -1;
+  void *args[] = {&pr, &victim, &pw};
+  SimModule *m = load("wild.cu");
+  int before = mapping_count();
+  SimLaunch l = launch_of("wild_store_barrier", dim3(blocks, 1, 1), dim3(per, 1, 1), args, true);
+  l.threads = 32;
+  assert_launch_ok(m, &l);
+  for (int64_t i = 0; i < n; i++) assert_int_equal(ran[i], 1);
+  int added = mapping_count() - before;
+  assert_true(added <= 2 * 16384 + 64);
+  sim_module_delete(m);
+  free(ran);
+}
+
 /* ---- Bounds checking (--check-bounds) ------------------------------------------------------ */
 
 /* tests/sim/bounds.py translated with bounds checks for `sigs`, and loaded in the simulator. */
@@ -1593,6 +1626,7 @@ int main(void) {
       cmocka_unit_test(test_fault_wild_store),
       cmocka_unit_test(test_fault_stack_overflow),
       cmocka_unit_test(test_fault_outside_kernel),
+      cmocka_unit_test(test_fiber_mappings_bounded),
       cmocka_unit_test(test_warp_operations),
       cmocka_unit_test(test_bounds_1d),
       cmocka_unit_test(test_bounds_every_axis),

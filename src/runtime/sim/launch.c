@@ -76,6 +76,11 @@ enum {
    * many blocks, and this many threads in all (each fiber is a stack mapping and a guard page,
    * two of the 65,530 mappings Linux allows a process by default). */
   SIM_MAX_COOPERATIVE_BLOCKS = 64, SIM_MAX_COOPERATIVE_THREADS = 16384,
+  /* A launch with barriers keeps a fiber (a stack mapping and its guard page) per thread of the
+   * block on each worker, kept for the module's next launches: at most this many fibers in all,
+   * fewer workers otherwise. 32 workers of 1024-thread blocks took 65,536 of the 65,530
+   * mappings Linux gives a process, after which it could start no thread and load no module. */
+  SIM_MAX_FIBERS = 16384,
 };
 
 /* ---- Address sanitizer: tell it which stack is in use ------------------------------------- */
@@ -1482,6 +1487,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   /* every block at once (check_cooperative); without barriers (this_grid() and no sync()) no
    * block can wait for another, and the blocks run as any others do */
   if (l->cooperative && l->uses_barrier) n = (size_t)r.block_count;
+  else if (l->uses_barrier && n * r.block_threads > SIM_MAX_FIBERS) n = SIM_MAX_FIBERS / r.block_threads;
   r.chunk = chunk_size(r.block_count, r.block_threads, n);
 
   if (!take_launch_lock(m, l)) return P2C_ERR_SIM;

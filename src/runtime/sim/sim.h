@@ -78,7 +78,8 @@ typedef struct SimLaunch {
                                     runs at once, on a worker of its own, so that a grid sync can
                                     wait for all of them; at most sim_max_cooperative_blocks */
   unsigned threads;              /* worker threads; 0: $PYK2CUDA_SIM_THREADS, else the number of
-                                  * CPUs this process may use */
+                                  * CPUs this process may use; with uses_barrier, at most 16,384
+                                  * fibers in all (SIM_MAX_FIBERS, launch.c) */
   size_t stack_bytes;            /* stack of each fiber (uses_barrier); 0: 64 KiB */
   char *errbuf;                  /* receives a message on failure; may be NULL */
   size_t errbuf_size;
