@@ -10,7 +10,7 @@ quoting). Diagnostic cases are tests/diag/*.py; the first line may be `# args: .
 arguments for `pyk2cuda check`. --update rewrites the expected files: review their diff
 (git diff tests/) before committing it. Prints one line per case and ends with
 'N passed, N failed'."""
-import argparse, difflib, os, shlex, subprocess, sys, tempfile
+import argparse, concurrent.futures, difflib, os, shlex, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARCHS = ["sm_75", "sm_90"]
@@ -82,19 +82,27 @@ def check_nvrtc(bin_, update):
         print("SKIP: NVRTC is not installed on this machine")
         sys.exit(77)
     # PTX is made without ptxas (for the virtual architecture), so each case is also compiled to
-    # a CUBIN, which runs ptxas on it. --no-cache: NVRTC runs every time.
-    cubin = os.path.join(tempfile.mkdtemp(prefix="p2c-nvrtc-"), "out.cubin")
-    for name, path, args in golden_cases():
-        for arch in ARCHS:
-            rc, out, err = run([bin_, "ptx", path, "--arch", arch, "--no-cache"] + args)
-            ok = rc == 0 and ".entry" in out and f".target {arch}" in out
-            if ok:
-                rc, _, err = run([bin_, "ptx", path, "--arch", arch, "--no-cache", "--cubin",
-                                  "-o", cubin] + args)
-                ok = rc == 0 and os.path.getsize(cubin) > 0
-                os.remove(cubin)
-            yield f"{name}@{arch}", ok, "" if ok else f"exit {rc}: {err.strip()[:2000]}"
-    os.rmdir(os.path.dirname(cubin))
+    # a CUBIN, which runs ptxas on it. --no-cache: NVRTC runs every time. The cases run on every
+    # core at once (each NVRTC compile is a process of its own), reported in order.
+    work = tempfile.mkdtemp(prefix="p2c-nvrtc-")
+    jobs = [(name, path, args, arch) for name, path, args in golden_cases() for arch in ARCHS]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = pool.map(lambda ij: nvrtc_case(bin_, work, ij[0], *ij[1]), enumerate(jobs))
+        yield from results
+    os.rmdir(work)
+
+
+def nvrtc_case(bin_, work, i, name, path, args, arch):
+    """(name@arch, ok, message) of one golden case compiled to PTX and to a CUBIN for arch."""
+    rc, out, err = run([bin_, "ptx", path, "--arch", arch, "--no-cache"] + args)
+    ok = rc == 0 and ".entry" in out and f".target {arch}" in out
+    if ok:
+        cubin = os.path.join(work, f"{i}.cubin")
+        rc, _, err = run([bin_, "ptx", path, "--arch", arch, "--no-cache", "--cubin", "-o", cubin] + args)
+        ok = rc == 0 and os.path.getsize(cubin) > 0
+        if os.path.exists(cubin):
+            os.remove(cubin)
+    return f"{name}@{arch}", ok, "" if ok else f"exit {rc}: {err.strip()[:2000]}"
 
 
 def main():
