@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "api/gpu_api.h"
+#include "runtime/cuda/nvrtc.h"
 #include "runtime/cuda/rtc_cache.h"
 
 #define ERR(d) (d)->last_error, sizeof (d)->last_error
@@ -77,6 +78,20 @@ cleanup:
   return status;
 }
 
+/* After the driver refused a module NVRTC built: a driver of an older CUDA major version than
+ * NVRTC's loads none of its CUBINs (nor its PTX), which the driver's own error does not say. */
+static void explain_old_driver(P2cDevice *d) {
+  int version = 0, major = 0, minor = 0;
+  char err[256];
+  if (d->gpu.drv->cuDriverGetVersion(&version) != CUDRV_SUCCESS) return;
+  if (rtc_version(&major, &minor, err, sizeof err) != P2C_OK || version / 1000 >= major) return;
+  gpu_error_context(ERR(d),
+                    "the CUDA driver (CUDA %d.%d) is older than NVRTC (CUDA %d.%d), which compiled "
+                    "the module, and cannot load it: install an NVIDIA driver for CUDA %d.%d or "
+                    "later, or set PYK2CUDA_NVRTC to an NVRTC of CUDA %d",
+                    version / 1000, version % 1000 / 10, major, minor, major, minor, version / 1000);
+}
+
 /* NVRTC (or the cache), then the driver. A cached image the driver refuses is dropped from the
  * cache and compiled again, once: a damaged entry must not fail every later run. */
 static P2cStatus compile_and_load(P2cDevice *d, const CompileJob *job, P2cGpuModule **out) {
@@ -98,6 +113,7 @@ static P2cStatus compile_and_load(P2cDevice *d, const CompileJob *job, P2cGpuMod
     t1 = now_ms();
     if (s == P2C_OK) s = load_image(d, res.image, res.image_size, job->name, res.log, out);
   }
+  if (s == P2C_ERR_CUDA && !*out) explain_old_driver(d);
   if (s == P2C_OK) s = attach_source(d, *out, job->source);
   if (s != P2C_OK && *out) {
     p2c_gpu_module_delete(*out);
