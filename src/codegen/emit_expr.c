@@ -499,6 +499,9 @@ static void emit_unary(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 const Type *compare_type(const Type *a, const Type *b) {
   if (a == b || type_is_time(a)) return a;   /* datetimes: emit_time_compare brings units together */
   if (a->kind == TY_BOOL && b->kind == TY_BOOL) return a;
+  /* uint64 with a signed integer: no integer type holds both, so Numba's OrderedCmpOp picks
+   * (float64, float64): uint64(2**64-1) > int64(-1), and uint64(2**63) != int64(-2**63). */
+  if (type_compares_mixed_sign(a, b)) return &type_float64;
   return type_arith(a, b);
 }
 

@@ -1,7 +1,7 @@
 /* The text of the generated code's prelude (see prelude.h). The integer helpers reproduce
  * Python's floor division and modulo (the result takes the divisor's sign) and, like Numba's
  * CUDA target (NumPy error model), give 0 for a division by zero instead of raising. The
- * float helpers follow CPython's float_divmod. INT64_MIN // -1 wraps, as int64 arithmetic does
+ * float helpers follow CPython's float_divmod. INT64_MIN // -1 is 0 and INT64_MIN % -1 is 0, as
  * in Numba, instead of trapping. */
 #include "codegen/prelude.h"
 
@@ -27,10 +27,11 @@ static const char fixed_prelude[] =
 
 static const char *const helper_text[H_COUNT] = {
     [H_FLOORDIV_I64] =
-        "/* Python's a // b on int64: rounds toward negative infinity; b == 0 gives 0. */\n"
+        "/* Python's a // b on int64: rounds toward negative infinity; b == 0 gives 0, and so does\n"
+        "   INT64_MIN // -1 (Numba's int_divmod_signed sets both results to 0 on that overflow). */\n"
         "static __device__ __forceinline__ int64_t p2c_floordiv(int64_t a, int64_t b) {\n"
         "  if (b == 0) return 0;\n"
-        "  if (b == -1) return (int64_t)(0ULL - (uint64_t)a);\n"
+        "  if (b == -1) return a == (-0x7fffffffffffffffLL - 1) ? 0 : -a;\n"
         "  int64_t q = a / b;\n"
         "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
         "}\n",
@@ -83,9 +84,10 @@ static const char *const helper_text[H_COUNT] = {
         "}\n",
     [H_DIV_I64_ZERO] = "",
     [H_POW_I64] =
-        "/* Python's a ** b on int64 (Numba: a negative exponent gives 0 unless |a| == 1). */\n"
+        "/* Python's a ** b on int64 (Numba: a negative exponent gives 0 unless |a| == 1; 0 to a\n"
+        "   negative power is INT64_MIN, the CUDA target's NumPy error model, _get_power_zerodiv_return). */\n"
         "static __device__ __forceinline__ int64_t p2c_pow(int64_t a, int64_t b) {\n"
-        "  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;\n"
+        "  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : a == 0 ? (-0x7fffffffffffffffLL - 1) : 0;\n"
         "  uint64_t r = 1, x = (uint64_t)a;\n"
         "  for (; b; b >>= 1, x *= x)\n"
         "    if (b & 1) r *= x;\n"

@@ -159,6 +159,24 @@ static const Type *infer_binary(Infer *I, Expr *e) {
   return ty;
 }
 
+/* -x and ~x of an integer narrower than 64 bits: Numba negates or inverts at the operand's
+ * width, then widens the result (int_negate_impl, int_invert_impl: -uint8(1) is 255 as a uint64,
+ * -int32(-2**31) stays -2**31). e, already computing in the 64-bit result type, becomes that
+ * result cast to the operand's type and back: the low bits are the operand width's result. e's
+ * node turns into the outer cast in place (its parent holds it); inferring it again finds the
+ * inner node's operand already 64 bits wide and changes nothing. */
+static void at_operand_width(Infer *I, Expr *e, const Type *t) {
+  Expr *op = arena_dup(&I->c->arena, e, sizeof *e);
+  Expr **inner = arena_alloc(&I->c->arena, sizeof(Expr *));
+  *inner = op;
+  op->ty = type_int_result(t, t);
+  infer_coerce(I, inner, t);
+  e->kind = EX_CAST;
+  e->kids = arena_alloc(&I->c->arena, sizeof(Expr *));
+  e->kids[0] = *inner;
+  e->nkids = 1;
+}
+
 static const Type *infer_unary(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e->kids[0]);
   if (t && type_is_complex(t)) return infer_complex_unary(I, e, t);
@@ -169,8 +187,13 @@ static const Type *infer_unary(Infer *I, Expr *e) {
     TERR(I, e->loc, "E-operand", "unsupported operand type for unary ~: %s", t->name);
     return NULL;
   }
+  if (e->op == OP_INVERT && t->kind == TY_BOOL) {   /* Numba's BitwiseInvert: logical not, a bool */
+    e->kind = EX_NOT;
+    return &type_bool;
+  }
   const Type *ty = t->kind == TY_FLOAT ? t : type_int_result(t, t);
   infer_coerce(I, &e->kids[0], ty);
+  if (I->final && t->kind == TY_INT && t->bits < 64 && e->op != OP_POS) at_operand_width(I, e, t);
   return ty;
 }
 

@@ -19,10 +19,11 @@ struct p2c_array {
   int64_t strides[N];
 };
 
-/* Python's a // b on int64: rounds toward negative infinity; b == 0 gives 0. */
+/* Python's a // b on int64: rounds toward negative infinity; b == 0 gives 0, and so does
+   INT64_MIN // -1 (Numba's int_divmod_signed sets both results to 0 on that overflow). */
 static __device__ __forceinline__ int64_t p2c_floordiv(int64_t a, int64_t b) {
   if (b == 0) return 0;
-  if (b == -1) return (int64_t)(0ULL - (uint64_t)a);
+  if (b == -1) return a == (-0x7fffffffffffffffLL - 1) ? 0 : -a;
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }

@@ -73,3 +73,43 @@ def range_zero_step(steps, out):
 def range_zero_step_expected(steps, out):
     for i, s in enumerate(steps):
         out[i] = 0 if s == 0 else len(range(5, 0, s)) + 10 * len(range(0, 5, s))
+
+
+@cuda.jit
+def floordiv_int_min(a, b, q, r):
+    # INT64_MIN // -1 overflows: Numba's int_divmod_signed gives 0 for both // and %; NumPy
+    # (the simulator) wraps to INT64_MIN.
+    i = cuda.grid(1)
+    if i < a.size:
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+def floordiv_int_min_expected(a, b, q, r):
+    for i in range(a.size):
+        x, y = int(a[i]), int(b[i])
+        if y == 0 or (x == -2**63 and y == -1):
+            q[i], r[i] = 0, 0
+        else:
+            q[i], r[i] = x // y, x % y
+
+
+@cuda.jit
+def int_pow_negative(a, n, out):
+    # int ** int with a negative exponent: 0 unless |a| == 1, and 0 ** -n is INT64_MIN on
+    # Numba's CUDA target (the NumPy error model's _get_power_zerodiv_return; numba.njit raises
+    # ZeroDivisionError, the simulator's NumPy ints ValueError).
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] ** n[i]
+
+
+def int_pow_negative_expected(a, n, out):
+    for i in range(a.size):
+        x, k = int(a[i]), int(n[i])
+        if k >= 0:
+            out[i] = x ** k
+        elif x == 0:
+            out[i] = -2**63
+        else:
+            out[i] = 1 if x == 1 else (-1) ** k if x == -1 else 0
