@@ -84,21 +84,27 @@ static const char *const helper_text[H_COUNT] = {
         "}\n",
     [H_DIV_I64_ZERO] = "",
     [H_POW_I64] =
-        "/* Python's a ** b on int64 (Numba: a negative exponent gives 0 unless |a| == 1; 0 to a\n"
-        "   negative power is INT64_MIN, the CUDA target's NumPy error model, _get_power_zerodiv_return). */\n"
+        "/* Python's a ** b on int64 as Numba computes it (int_power_impl): by repeated squaring,\n"
+        "   wrapping, and then through a double, since the function it compiles also returns\n"
+        "   1.0 / r and so returns a float64 (3 ** 35 is 50031545098999704, not ...707); a double\n"
+        "   of 2**63 converts as CUDA's cvt.rzi does, to INT64_MAX. A negative exponent gives 0\n"
+        "   unless |a| == 1; 0 to a negative power is INT64_MIN, the CUDA target's NumPy error\n"
+        "   model (_get_power_zerodiv_return). */\n"
         "static __device__ __forceinline__ int64_t p2c_pow(int64_t a, int64_t b) {\n"
         "  if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : a == 0 ? (-0x7fffffffffffffffLL - 1) : 0;\n"
         "  uint64_t r = 1, x = (uint64_t)a;\n"
         "  for (; b; b >>= 1, x *= x)\n"
         "    if (b & 1) r *= x;\n"
-        "  return (int64_t)r;\n"
+        "  double d = (double)(int64_t)r;\n"
+        "  return d >= 0x1p63 ? 0x7fffffffffffffffLL : (int64_t)d;\n"
         "}\n",
     [H_POW_U64] =
         "static __device__ __forceinline__ uint64_t p2c_pow(uint64_t a, uint64_t b) {\n"
         "  uint64_t r = 1;\n"
         "  for (; b; b >>= 1, a *= a)\n"
         "    if (b & 1) r *= a;\n"
-        "  return r;\n"
+        "  double d = (double)r;\n"
+        "  return d >= 0x1p64 ? 0xffffffffffffffffULL : (uint64_t)d;\n"
         "}\n",
     [H_POWI_F64] =
         "/* x ** n for a float x and an integer n, by repeated squaring as Numba computes it. */\n"

@@ -35,14 +35,19 @@ static __device__ __forceinline__ int64_t p2c_mod(int64_t a, int64_t b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
-/* Python's a ** b on int64 (Numba: a negative exponent gives 0 unless |a| == 1; 0 to a
-   negative power is INT64_MIN, the CUDA target's NumPy error model, _get_power_zerodiv_return). */
+/* Python's a ** b on int64 as Numba computes it (int_power_impl): by repeated squaring,
+   wrapping, and then through a double, since the function it compiles also returns
+   1.0 / r and so returns a float64 (3 ** 35 is 50031545098999704, not ...707); a double
+   of 2**63 converts as CUDA's cvt.rzi does, to INT64_MAX. A negative exponent gives 0
+   unless |a| == 1; 0 to a negative power is INT64_MIN, the CUDA target's NumPy error
+   model (_get_power_zerodiv_return). */
 static __device__ __forceinline__ int64_t p2c_pow(int64_t a, int64_t b) {
   if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : a == 0 ? (-0x7fffffffffffffffLL - 1) : 0;
   uint64_t r = 1, x = (uint64_t)a;
   for (; b; b >>= 1, x *= x)
     if (b & 1) r *= x;
-  return (int64_t)r;
+  double d = (double)(int64_t)r;
+  return d >= 0x1p63 ? 0x7fffffffffffffffLL : (int64_t)d;
 }
 
 /* (float64, float64) */
