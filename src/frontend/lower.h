@@ -168,6 +168,18 @@ Expr *lower_expr(Lowerer *L, TSNode n);
 /* Decodes a string literal node's value into *out / *len (arena); false after a diagnostic. */
 bool lower_string_value(Lowerer *L, TSNode n, const char **out, size_t *len);
 bool lower_op_from_text(const char *text, Op *op);   /* "+" -> OP_ADD, ... */
+/* A float literal's value from its digits (underscores allowed), as Python reads it. */
+double lower_float_text(const char *s, size_t len);
+
+/* ---- constant expressions in kernels, folded as CPython folds them (lower_fold.c) ---- */
+/* Whether n is a constant expression CPython folds; if so *out is its literal (NULL after a
+ * diagnostic: an int beyond uint64). */
+bool lower_fold(Lowerer *L, TSNode n, Expr **out);
+/* For a chain of binary operators (spine: the top node first, each the left operand of the one
+ * before; leaf: the bottom node's left operand): whether the leaf folds; if so *done counts the
+ * operators from the bottom that fold with it and *out is the literal of that prefix (NULL after
+ * a diagnostic). */
+bool lower_fold_chain(Lowerer *L, TSNode *spine, size_t len, TSNode leaf, Expr **out, size_t *done);
 
 /* ---- module-level constants (lower_const.c) ---- */
 /* The literal that n folds to, or NULL; *numpy_type gets the NumPy scalar type of a value such

@@ -61,6 +61,11 @@ static double float_digits(const char *s, size_t len, char *buf, size_t cap) {
   return strtod(buf, NULL);   /* overflow gives inf, as in Python */
 }
 
+double lower_float_text(const char *s, size_t len) {
+  char buf[128];
+  return float_digits(s, len, buf, sizeof buf);
+}
+
 static Expr *lower_float(Lowerer *L, TSNode n) {
   size_t len;
   const char *s = node_text(L, n, &len);
@@ -426,12 +431,16 @@ static Expr *lower_binary(Lowerer *L, TSNode n) {
     }
     vec_push(L->a, &spine, cur);
   }
-  Expr *acc = lower_expr(L, cur);
-  for (size_t i = spine.len; i-- > 0;) acc = lower_binary_step(L, spine.items[i], acc);
+  Expr *acc;
+  size_t folded = 0;   /* the operators at the bottom that fold with the leaf (1 + 2 + x is 3 + x) */
+  if (!lower_fold_chain(L, spine.items, spine.len, cur, &acc, &folded)) acc = lower_expr(L, cur);
+  for (size_t i = spine.len - folded; i-- > 0;) acc = lower_binary_step(L, spine.items[i], acc);
   return acc;
 }
 
 static Expr *lower_unary(Lowerer *L, TSNode n) {
+  Expr *folded;
+  if (lower_fold(L, n, &folded)) return folded;
   const char *t = ts_node_type(lower_field(L, n, F_operator));
   Expr *kid = lower_expr(L, lower_field(L, n, F_argument));
   Expr *e = make_node(L, EX_UNARY, n, &kid, 1);
@@ -440,6 +449,8 @@ static Expr *lower_unary(Lowerer *L, TSNode n) {
 }
 
 static Expr *lower_not(Lowerer *L, TSNode n) {
+  Expr *folded;
+  if (lower_fold(L, n, &folded)) return folded;
   Expr *kid = lower_expr(L, lower_field(L, n, F_argument));
   return make_node(L, EX_NOT, n, &kid, 1);
 }

@@ -360,7 +360,7 @@ extern "C" __global__ void nan_rules(p2c_array<float, 1> x, p2c_array<float, 1> 
       r.data[k] = (float)p2c_nan;
     }
     // r[4] = -1.0
-    r.data[4] = (float)-1.0;
+    r.data[4] = -1.0f;
     // r[5] = 1.0
     r.data[5] = 1.0f;
     // r[6] = 0.0

@@ -33,21 +33,21 @@ extern "C" __global__ void literal_int64(p2c_array<int64_t, 1> n, p2c_array<int6
   // if i < n.size:
   if (i < n.shape[0]) {
     // out[i, 0] = 100000 * 100000
-    out.data[i * out.shape[1] + 0] = (int64_t)100000 * 100000;
+    out.data[i * out.shape[1] + 0] = 10000000000LL;
     // out[i, 1] = 1 << 40
-    out.data[i * out.shape[1] + 1] = (int64_t)1 << 40;
+    out.data[i * out.shape[1] + 1] = 1099511627776LL;
     // out[i, 2] = (1 << n[i]) - 1
     out.data[i * out.shape[1] + 2] = ((int64_t)1 << n.data[i]) - 1;
     // out[i, 3] = -(2147483647 + 1) * 2
-    out.data[i * out.shape[1] + 3] = -((int64_t)2147483647 + 1) * 2;
+    out.data[i * out.shape[1] + 3] = -4294967296LL;
     // out[i, 4] = 3 * 1000000000 - 7 + BIG
-    out.data[i * out.shape[1] + 4] = (int64_t)3 * 1000000000 - 7 + BIG;
+    out.data[i * out.shape[1] + 4] = 2999999993LL + BIG;
     // out[i, 5] = abs(-100000) * 100000
     out.data[i * out.shape[1] + 5] = (int64_t)p2c_abs(-100000) * 100000;
     // out[i, 6] = -(-2147483647 - 1)
-    out.data[i * out.shape[1] + 6] = -(int64_t)(-2147483647 - 1);
+    out.data[i * out.shape[1] + 6] = 2147483648LL;
     // out[i, 7] = 4 * 32 + (7 >> n[i])
-    out.data[i * out.shape[1] + 7] = 4 * 32 + ((int64_t)7 >> n.data[i]);
+    out.data[i * out.shape[1] + 7] = 128 + ((int64_t)7 >> n.data[i]);
   }
 }
 

@@ -108,14 +108,12 @@ extern "C" __global__ void reverse_stride(p2c_array<int64_t, 1> x, p2c_array<int
   int64_t n = 0;
   int64_t k = 0;
   int64_t p2c_t;
-  int64_t p2c_t2;
 
   // n = x.size
   n = x.shape[0];
   // for k in range(n - 1 - cuda.grid(1), -1, -cuda.gridsize(1)):
-  p2c_t = -1;
-  p2c_t2 = -((int64_t)blockDim.x * gridDim.x);
-  for (k = n - 1 - ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); p2c_t2 > 0 ? k < p2c_t : (p2c_t2 < 0 && k > p2c_t); k += p2c_t2) {
+  p2c_t = -((int64_t)blockDim.x * gridDim.x);
+  for (k = n - 1 - ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); p2c_t > 0 ? k < -1 : (p2c_t < 0 && k > -1); k += p2c_t) {
     // out[k] = x[k] + n - k
     out.data[p2c_wrap(k, out.shape[0])] = x.data[p2c_wrap(k, x.shape[0])] + n - k;
   }
@@ -342,25 +340,23 @@ static inline __attribute__((always_inline)) void p2c_lockstep_reverse_stride(in
   int64_t n = 0;
   int64_t k = 0;
   int64_t p2c_t;
-  int64_t p2c_t2;
 
   p2c_more = false;
   // n = x.size
   n = x.shape[0];
   // for k in range(n - 1 - cuda.grid(1), -1, -cuda.gridsize(1)):
-  p2c_t = -1;
-  p2c_t2 = -((int64_t)blockDim.x * gridDim.x);
+  p2c_t = -((int64_t)blockDim.x * gridDim.x);
   if (p2c_first) {
     p2c_pos = n - 1 - ((int64_t)blockIdx.x * blockDim.x + threadIdx.x);
-    if (!(p2c_t2 > 0 ? p2c_pos < p2c_t : (p2c_t2 < 0 && p2c_pos > p2c_t))) return;
+    if (!(p2c_t > 0 ? p2c_pos < -1 : (p2c_t < 0 && p2c_pos > -1))) return;
   }
   k = p2c_pos;
   do {
     // out[k] = x[k] + n - k
     out.data[p2c_wrap(k, out.shape[0])] = x.data[p2c_wrap(k, x.shape[0])] + n - k;
   } while (0);
-  p2c_pos += p2c_t2;
-  p2c_more = p2c_t2 > 0 ? p2c_pos < p2c_t : (p2c_t2 < 0 && p2c_pos > p2c_t);
+  p2c_pos += p2c_t;
+  p2c_more = p2c_t > 0 ? p2c_pos < -1 : (p2c_t < 0 && p2c_pos > -1);
 }
 
 static inline __attribute__((always_inline)) void p2c_lockstep_rebinding(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {

@@ -583,7 +583,7 @@ extern "C" __global__ void local_constant_shapes(p2c_array<int64_t, 1> x, p2c_ar
   // N = 32
   N = 32;
   // ROWS = 2 * 2
-  ROWS = 2 * 2;
+  ROWS = 4;
   // sm = cuda.shared.array(N, int64)
   // loc = cuda.local.array((ROWS, 3), float64)
   // i = cuda.threadIdx.x

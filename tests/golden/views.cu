@@ -543,7 +543,7 @@ extern "C" __global__ void fill_views(p2c_array<double, 1> a, p2c_array<double, 
     // a[2:5] = 7.0
     p2c_fill(p2c_view_slice<0>(a, 2, 5, 1), 7.0);
     // a[-3:] = -1
-    p2c_fill(p2c_view_slice<0>(a, -3, p2c_slice_max, 1), (double)-1);
+    p2c_fill(p2c_view_slice<0>(a, -3, p2c_slice_max, 1), -1.0);
     // a[lo:hi] = 2.5
     p2c_fill(p2c_view_slice<0>(a, lo, hi, 1), 2.5);
     // a[::4] = 9.0
