@@ -17,7 +17,10 @@ P="$BUILD/tools/pyk2cuda"
 
 echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC'). Commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')."
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader || true
-"$P" info || exit 77
+# `info` exits 0 on a machine without a GPU too, saying "no GPU: the simulator will run kernels".
+info=$("$P" info) || exit 77
+echo "$info"
+case "$info" in *"no GPU: "*) exit 77 ;; esac
 
 rc=0
 "$BUILD/bench/gpu" "$@" || rc=$?
