@@ -38,7 +38,18 @@ extern "C" __global__ void big_local(p2c_array<int32_t, 1> ran, int64_t victim, 
   (void)wild;
 }
 
+/* Each thread spins `victim` turns before it marks its slot: a launch long enough for the
+ * interrupt check (test_launch_waits_for_a_check). */
+extern "C" __global__ void slow(p2c_array<int32_t, 1> ran, int64_t victim, p2c_array<int32_t, 1> wild) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  volatile int64_t turns = 0;
+  while (turns < victim) turns = turns + 1;
+  ran.data[i] = 1;
+  (void)wild;
+}
+
 #ifdef PYK2CUDA_SIM
+P2C_SIM_KERNEL(slow)
 P2C_SIM_KERNEL(wild_store)
 P2C_SIM_KERNEL(wild_store_barrier)
 P2C_SIM_KERNEL(big_local)

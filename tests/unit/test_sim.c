@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -517,6 +518,69 @@ static void test_fiber_mappings_bounded(void **state) {
   assert_true(added <= 2 * 16384 + 64);
   sim_module_delete(m);
   free(ran);
+}
+
+/* A second thread's launch of a module whose launch is in a short interrupt check (the host's
+ * check ends; it does not wait for that launch) waits for the lock and runs, as launches of one
+ * module from two threads always have: only a check that stays (a signal handler waiting for the
+ * launch it made) makes a launch fail (tests/python/test_reentrant_launch.py). */
+typedef struct CheckMeet {
+  SimModule *m;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  bool in_check;
+  P2cStatus second;
+  char err[512];
+} CheckMeet;
+
+static bool short_check(void *userdata) {
+  CheckMeet *c = userdata;
+  pthread_mutex_lock(&c->lock);
+  bool first = !c->in_check;
+  c->in_check = true;
+  pthread_cond_broadcast(&c->wake);
+  pthread_mutex_unlock(&c->lock);
+  if (first) nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);   /* the other one arrives */
+  return false;
+}
+
+static void *second_launch(void *arg) {
+  CheckMeet *c = arg;
+  pthread_mutex_lock(&c->lock);
+  while (!c->in_check) pthread_cond_wait(&c->wake, &c->lock);
+  pthread_mutex_unlock(&c->lock);
+  int32_t ran[32];
+  ArrayArg pr = pack1(ran, 4, 32);
+  int64_t turns = 0;
+  void *args[] = {&pr, &turns, &pr};
+  SimLaunch l = launch_of("slow", dim3(1, 1, 1), dim3(32, 1, 1), args, false);
+  l.errbuf = c->err;
+  l.errbuf_size = sizeof c->err;
+  c->second = sim_launch(c->m, &l);
+  return NULL;
+}
+
+static void test_launch_waits_for_a_check(void **state) {
+  (void)state;
+  CheckMeet c = {.m = load("wild.cu"), .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, second_launch, &c), 0);
+  const int64_t blocks = 64, per = 32, n = blocks * per;
+  int32_t *ran = calloc((size_t)n, sizeof *ran);
+  ArrayArg pr = pack1(ran, 4, n);
+  int64_t turns = 200000;   /* about 0.1 ms a thread: the launch lasts past the first check */
+  void *args[] = {&pr, &turns, &pr};
+  SimLaunch l = launch_of("slow", dim3(blocks, 1, 1), dim3(per, 1, 1), args, false);
+  l.threads = 1;
+  l.interrupt = short_check;
+  l.interrupt_userdata = &c;
+  assert_launch_ok(c.m, &l);
+  pthread_join(t, NULL);
+  if (c.second != P2C_OK) fprintf(stderr, "second launch: %s\n", c.err);
+  assert_true(c.in_check);
+  assert_int_equal(c.second, P2C_OK);
+  free(ran);
+  sim_module_delete(c.m);
 }
 
 /* ---- Bounds checking (--check-bounds) ------------------------------------------------------ */
@@ -1627,6 +1691,7 @@ int main(void) {
       cmocka_unit_test(test_fault_stack_overflow),
       cmocka_unit_test(test_fault_outside_kernel),
       cmocka_unit_test(test_fiber_mappings_bounded),
+      cmocka_unit_test(test_launch_waits_for_a_check),
       cmocka_unit_test(test_warp_operations),
       cmocka_unit_test(test_bounds_1d),
       cmocka_unit_test(test_bounds_every_axis),

@@ -994,6 +994,7 @@ static bool launch_interrupted(Worker *w) {
   uint64_t now = monotonic_ns();
   if (now < r->next_interrupt_check_ns) return false;
   r->next_interrupt_check_ns = now + INTERRUPT_CHECK_NS;
+  atomic_fetch_add(&r->m->host_checks, 1);
   atomic_store(&r->m->in_host_check, true);
   bool stop = l->interrupt(l->interrupt_userdata);
   atomic_store(&r->m->in_host_check, false);
@@ -1437,20 +1438,32 @@ static bool check_cooperative(const SimLaunch *l, char *msg, size_t size) {
   return false;
 }
 
-/* Takes the module's launch lock; false, with the message, when the launch holding it is in its
- * interrupt check. That check runs host code (a Python signal handler), and a launch it makes,
- * on its own thread or on a thread it waits for, would wait for ever for a lock that its own
- * caller holds: it fails instead (tests/python/test_faults.py's handler cases). */
+/* How long a launch waits for the module's lock before it looks again whether the launch holding
+ * it is stuck in one interrupt check. */
+enum { LOCK_WAIT_NS = 50 * 1000 * 1000 };
+
+/* Takes the module's launch lock; false, with the message, when the launch holding it stays in
+ * one interrupt check for all of a LOCK_WAIT_NS wait. That check runs host code (a Python signal
+ * handler), and a launch it makes, on its own thread or on a thread it waits for, would wait for
+ * ever for a lock that its own caller holds: it fails instead
+ * (tests/python/test_reentrant_launch.py). A launch from another thread that merely meets a
+ * check (microseconds) waits for the lock as before. */
 static bool take_launch_lock(SimModule *m, const SimLaunch *l) {
   if (pthread_mutex_trylock(&m->launch_lock) == 0) return true;
-  if (atomic_load(&m->in_host_check)) {
-    launch_error(l, P2C_ERR_SIM, "kernel '%s' cannot launch now: a launch of the same module is "
-                 "running host code (a signal handler, or a thread it waits for, made this launch); "
-                 "the simulator runs one launch of a module at a time", l->symbol);
-    return false;
+  for (;;) {
+    uint64_t checks = atomic_load(&m->host_checks);
+    bool checking = atomic_load(&m->in_host_check);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += LOCK_WAIT_NS;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    if (pthread_mutex_timedlock(&m->launch_lock, &until) == 0) return true;
+    if (checking && atomic_load(&m->in_host_check) && atomic_load(&m->host_checks) == checks) break;
   }
-  pthread_mutex_lock(&m->launch_lock);
-  return true;
+  launch_error(l, P2C_ERR_SIM, "kernel '%s' cannot launch now: a launch of the same module is "
+               "running host code (a signal handler, or a thread it waits for, made this launch); "
+               "the simulator runs one launch of a module at a time", l->symbol);
+  return false;
 }
 
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {

@@ -36,6 +36,7 @@ struct SimModule {
    * which may run host code that launches this module again: such a launch fails at once
    * instead of waiting for a lock that its own caller holds. */
   atomic_bool in_host_check;
+  _Atomic uint64_t host_checks;           /* how many such checks have begun */
   SimStackPool *pools;                    /* one per worker slot, grown on demand */
   size_t pool_count;
   SimHelpers *helpers;                    /* NULL until a launch needs them */

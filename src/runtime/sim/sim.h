@@ -99,8 +99,9 @@ typedef struct SimLaunch {
  * Status: P2C_OK; P2C_ERR_BOUNDS when a module compiled with bounds checks found an index out of
  * bounds (the first failure is in l->bounds; the thread that found it stopped, and with it the
  * launch); P2C_ERR_SANITIZE when l->sanitize is set and the checker found anything (in
- * l->sanitize; the launch ran to its end); P2C_ERR_SIM for a launch made while a launch of the same module runs the host's interrupt check (its
- * host code, a signal handler, made it: waiting would never end), a bad launch configuration, an unknown kernel, a module that
+ * l->sanitize; the launch ran to its end); P2C_ERR_SIM for a launch made while a launch of the same module runs the host's interrupt check
+ * and stays in it for a 50 ms wait (its host code, a signal handler, made this launch: waiting
+ * would never end), a bad launch configuration, an unknown kernel, a module that
  * did not load, __syncthreads() reached by only part of a block, a barrier in a kernel launched
  * without uses_barrier, or no memory for fiber stacks; P2C_ERR_INTERRUPTED when l->interrupt
  * said so (after the blocks running then have finished); P2C_ERR_ILLEGAL_ADDRESS when a simulated
