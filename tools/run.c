@@ -250,6 +250,9 @@ static NumParse parse_number(const char *s, P2cScalarType t, P2cValue *v) {
   else v->scalar.i = strtoll(s, &end, 0);
   if (end == s || *end != '\0' || isspace((unsigned char)*s)) return NUM_BAD;
   if (t >= P2C_UINT8 && t <= P2C_UINT64 && negative && v->scalar.u != 0) return NUM_RANGE;
+  /* strtod's ERANGE on underflow is no error: 5e-324 is a double (a subnormal), as in Python. */
+  bool is_float = t == P2C_FLOAT16 || t == P2C_FLOAT32 || t == P2C_FLOAT64;
+  if (errno == ERANGE && is_float && fabs(v->scalar.f) <= DBL_MIN) errno = 0;
   return errno == ERANGE || !in_range(t, v) ? NUM_RANGE : NUM_OK;
 }
 

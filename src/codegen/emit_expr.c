@@ -502,6 +502,10 @@ const Type *compare_type(const Type *a, const Type *b) {
   /* uint64 with a signed integer: no integer type holds both, so Numba's OrderedCmpOp picks
    * (float64, float64): uint64(2**64-1) > int64(-1), and uint64(2**63) != int64(-2**63). */
   if (type_compares_mixed_sign(a, b)) return &type_float64;
+  /* A bool with an integer compares in the integer's type (OrderedCmpOp converts the bool),
+   * where arithmetic takes bool as signed: uint64(2**64-3) <= False is False. */
+  if (a->kind == TY_BOOL && b->kind == TY_INT) return type_int_result(b, b);
+  if (b->kind == TY_BOOL && a->kind == TY_INT) return type_int_result(a, a);
   return type_arith(a, b);
 }
 

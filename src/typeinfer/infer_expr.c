@@ -131,6 +131,9 @@ static const Type *binary_operand_type(Infer *I, Expr *e, const Type *a, const T
       return NULL;
     }
     if (a->kind == TY_BOOL && b->kind == TY_BOOL && e->op >= OP_BITAND) return &type_bool;
+    /* Numba's BitwiseShiftOperation: only the left operand's signedness counts (uint64 >> 1 is
+     * a logical shift giving a uint64); both are cast to that type. */
+    if (e->op == OP_LSHIFT || e->op == OP_RSHIFT) return type_int_result(a, a);
     return type_int_result(a, b);
   default: return type_arith(a, b);
   }

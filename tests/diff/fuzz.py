@@ -2,7 +2,7 @@
 """Differential fuzzing: random kernels through Numba's CUDA simulator and `pyk2cuda run --device sim`.
 
     /usr/bin/python3 tests/diff/fuzz.py --pyk2cuda build/tools/pyk2cuda
-                     [--kind expr|loops|stride|all] [--seeds FIRST:LAST] [--kernels N] [--keep]
+                     [--kind expr|loops|stride|ops|all] [--seeds FIRST:LAST] [--kernels N] [--keep]
 
 Each seed writes one module of N kernels of one kind and runs every kernel on both sides with
 the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
@@ -15,6 +15,16 @@ the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
           threads: some kernels run in lockstep in the simulator (docs/simulator.md), some not,
           and both must agree with the oracle. The last line says how many were in lockstep.
 
+  ops     expressions over variables of every scalar type (bool, int8..uint64, float32,
+          float64) holding edge values (0, -1, MIN, MAX, NaN, inf, -0.0, subnormals) and
+          constants (2**63, 10**-2, ~True, ...), every operator (+ - * / // % ** << >> & | ^,
+          comparisons, unary - + ~ not): 60 in one kernel per seed, run once by `pyk2cuda run`
+          and compiled by numba.njit(error_model='numpy'), the CPU oracle that shares the CUDA
+          target's typing and error model. Each result's type (pyk2cuda's --dump=types against
+          Numba's) and value must be equal: exact for ints and bools, bit for bit for floats
+          (NaN equals NaN; -0.0 is not 0.0). In `meson test --suite diff` as fuzz_ops (seeds
+          1:6); by hand `--kind ops --seeds 1:500`.
+
 A kernel that raises in the oracle (Python semantics that compiled Numba does not share) is
 skipped. Exit status 1 when a kernel differs or pyk2cuda fails, else 0. Not part of `meson
 test`: the cases in tests/diff/cases.txt are fixed; this looks for new ones. Every difference
@@ -22,6 +32,7 @@ it finds becomes a case there once understood.
 """
 import argparse
 import importlib.util
+import math
 import os
 import random
 import shutil
@@ -248,20 +259,224 @@ def run_seed(opts, kind_name, seed, work):
     return failures
 
 
+
+# ---- ops: every scalar type pair and operator, against numba.njit ---------------------------
+
+SCALARS = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float32", "float64"]
+
+
+def edge_values(t):
+    """The values a variable of type t takes: 0, -1, MIN, MAX and their neighbours, NaN, the
+    infinities, -0.0, the smallest subnormal, and a few plain ones."""
+    if t == "bool":
+        return [False, True]
+    if t.startswith("float"):
+        info = np.finfo(t)
+        return [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, float("nan"), float("inf"), float("-inf"),
+                float(info.max), -float(info.max), float(info.tiny), float(info.smallest_subnormal),
+                1e-3, 7.25]
+    info = np.iinfo(t)
+    vals = [0, 1, 2, 3, 5, 7, 100, int(info.max), int(info.max) - 1, int(info.min), int(info.min) + 1]
+    return vals + ([-1, -2, -7, -100] if info.min < 0 else [])
+
+
+# Constants as kernels write them, by kind, including what CPython folds (ints Numba types as
+# int64 or uint64, signed zeros, subnormals, constant expressions).
+CONSTANTS = {
+    "int": ["0", "1", "2", "7", "-1", "-(3)", "255", "2**31", "2**63", "2**63 - 1", "2**64 - 1",
+            "-2**63", "10**19", "0xff", "1 << 40", "~5", "(1 + 2) * 3", "7 // -2", "-7 % 3",
+            "3 ** 35", "-True", "~True", "True + True"],
+    "float": ["0.5", "-0.0", "2.5", "1e308", "5e-324", "10**-2", "2**-1", "1 / 3", "7.5 // -2",
+              "2.0**-1074", "1e308 * 10"],
+    "bool": ["True", "False", "not 0", "True & False"],
+}
+ARITH = ["+", "-", "*", "/", "//", "%", "**"]
+COMPARE = ["<", "<=", ">", ">=", "==", "!="]
+BITWISE = ["&", "|", "^"]
+
+
+def kind_of(t):
+    return "bool" if t == "bool" else "float" if t.startswith("float") else "int"
+
+
+class Ops:
+    """Random expressions over typed variables v0..vN and constants, each with its kind (bool,
+    int, float) so that ~, & | ^ and shifts get integer or bool operands only, as Numba types
+    them. Kept within what both sides define: shift counts are literals 0..31 (Numba's shift by
+    the width or more is LLVM poison), integer exponents are literals -3..40 (Numba takes
+    math.pow past 65536); NaN, inf, overflow, division by zero are all compared (numba.njit with
+    error_model='numpy' is the CUDA target's error model)."""
+
+    def __init__(self, rng, types):
+        self.rng, self.types = rng, types
+
+    def leaf(self, kinds):
+        rng = self.rng
+        vs = [k for k, t in enumerate(self.types) if kind_of(t) in kinds]
+        if vs and rng.random() < 0.75:
+            k = rng.choice(vs)
+            return f"v{k}", kind_of(self.types[k])
+        kind = rng.choice(sorted(kinds))
+        return f"({rng.choice(CONSTANTS[kind])})", kind
+
+    def expr(self, depth, kinds=("bool", "int", "float")):
+        rng = self.rng
+        if depth == 0 or rng.random() < 0.25:
+            return self.leaf(kinds)
+        form = rng.choice(["unary", "arith", "arith", "compare", "bitwise", "shift", "pow"])
+        if form == "unary":
+            op = rng.choice(["-", "+", "~", "not "] if "float" in kinds else ["-", "+", "~"])
+            inner, k = self.expr(depth - 1, ("bool", "int") if op == "~" else kinds)
+            kind = "bool" if op == "not " or (op == "~" and k == "bool") else "int" if k == "bool" else k
+            return f"({op}{inner})", kind
+        if form == "compare" and "bool" in kinds:
+            (a, _), (b, _) = self.expr(depth - 1), self.expr(depth - 1)
+            return f"({a} {rng.choice(COMPARE)} {b})", "bool"
+        if form == "bitwise":
+            (a, ka), (b, kb) = self.expr(depth - 1, ("bool", "int")), self.expr(depth - 1, ("bool", "int"))
+            return f"({a} {rng.choice(BITWISE)} {b})", "bool" if ka == kb == "bool" else "int"
+        if form == "shift":
+            a, _ = self.expr(depth - 1, ("int",))
+            return f"({a} {rng.choice(['<<', '>>'])} {rng.randint(0, 31)})", "int"
+        sub = kinds if "float" in kinds else ("bool", "int")
+        (a, ka) = self.expr(depth - 1, sub)
+        if form == "pow":
+            return f"({a} ** {rng.randint(-3, 40)})", "float" if ka == "float" else "int"
+        op = rng.choice(ARITH[:-1])
+        (b, kb) = self.expr(depth - 1, sub)
+        kind = "float" if "float" in (ka, kb) or op == "/" else "int"
+        if kind == "float" and "float" not in kinds:
+            return self.leaf(kinds)
+        return f"({a} {op} {b})", kind
+
+
+def ops_sources(rng, n_vars, n_exprs):
+    """The variables' types and the expressions of one seed."""
+    types = [rng.choice(SCALARS) for _ in range(n_vars)]
+    gen = Ops(rng, types)
+    return types, [gen.expr(3)[0] for _ in range(n_exprs)]
+
+
+def njit_oracle(types, exprs, values):
+    """Compiled Numba's types and values of exprs (numba.njit, error_model='numpy'); an
+    expression Numba cannot type is dropped (and compiled alone to find it)."""
+    import numba
+    params = ", ".join(f"v{k}" for k in range(len(types)))
+
+    def build(es):
+        src = f"def f({params}):\n    return ({', '.join(es)},)\n"
+        scope = {}
+        exec(compile(src, "<ops>", "exec"), scope)
+        f = numba.njit(error_model="numpy")(scope["f"])
+        out = f(*values)
+        return f.nopython_signatures[0].return_type, out
+
+    try:
+        ty, out = build(exprs)
+        return exprs, [str(t) for t in ty], list(out)
+    except numba.core.errors.TypingError:
+        kept = []
+        for e in exprs:
+            try:
+                build([e])
+                kept.append(e)
+            except numba.core.errors.TypingError:
+                pass
+        ty, out = build(kept)
+        return kept, [str(t) for t in ty], list(out)
+
+
+def scalar_arg(t, v):
+    """A `pyk2cuda run` scalar argument that gives exactly v (a float32 by its exact double)."""
+    if t == "bool":
+        return f"bool:{'true' if v else 'false'}"
+    if t.startswith("float"):
+        return f"{t}:{float(v)!r}"
+    return f"{t}:{int(v)}"
+
+
+def same_value(got, want):
+    """Exact, for floats bit for bit with every NaN equal to every other."""
+    if isinstance(want, (float, np.floating)):
+        g, w = float(got), float(want)
+        return (math.isnan(g) and math.isnan(w)) or (g == w and math.copysign(1, g) == math.copysign(1, w))
+    return int(got) == int(want) if not isinstance(want, (bool, np.bool_)) else bool(got) == bool(want)
+
+
+def dump_types(text, n):
+    """The type of the value stored by each `o_T[K] = ...` line of the kernel in a --dump=types
+    text, in statement order."""
+    lines, types = text.splitlines(), []
+    for i, line in enumerate(lines):
+        if line.startswith("  Assign @") and i + 4 < len(lines) and lines[i + 2].strip().startswith("Var o_"):
+            for j in range(i + 4, len(lines)):
+                if lines[j].startswith("    ") and not lines[j].startswith("     "):
+                    types.append(lines[j].rsplit(" : ", 1)[-1])
+                    break
+    return types[:n]
+
+
+def run_ops_seed(opts, seed, work):
+    rng = random.Random(f"ops:{seed}")
+    types, exprs = ops_sources(rng, 8, opts.exprs)
+    values = [rng.choice(edge_values(t)) for t in types]
+    np_values = [bool(v) if t == "bool" else np.dtype(t).type(v) for t, v in zip(types, values)]
+    exprs, want_types, want = njit_oracle(types, exprs, np_values)
+    outs = sorted(set(want_types))
+    slot, counts = [], {t: 0 for t in outs}
+    for t in want_types:
+        slot.append(counts[t])
+        counts[t] += 1
+    params = [f"v{k}" for k in range(len(types))] + [f"o_{t}" for t in outs]
+    lines = ["from numba import cuda", "", "", "@cuda.jit", f"def k({', '.join(params)}):"]
+    lines += [f"    o_{t}[{s}] = {e}" for t, s, e in zip(want_types, slot, exprs)]
+    path = os.path.join(work, f"ops_{seed}.py")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    args = [scalar_arg(t, v) for t, v in zip(types, values)] + [f"zeros:{t}[{counts[t]}]" for t in outs]
+    sig = f"k({', '.join(types + [f'{t}[::1]' for t in outs])})"
+    where = f"ops seed {seed} ({path}; v = {', '.join(map(repr, values))})"
+    r = subprocess.run([opts.pyk2cuda, "emit", path, "--sig", sig, "--dump=types"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"FAIL {where}: pyk2cuda refused what Numba compiles: {r.stderr.strip()[:600]}")
+        return 1
+    failures = 0
+    for k, (t, got_t) in enumerate(zip(want_types, dump_types(r.stdout, len(exprs)))):
+        if got_t != t:
+            print(f"FAIL {where} line {6 + k}: {exprs[k]} is {got_t} in pyk2cuda, {t} in Numba")
+            failures += 1
+    out_dir = os.path.join(work, f"ops_out_{seed}")
+    r = subprocess.run([opts.pyk2cuda, "run", path, "k", "--grid", "1", "--block", "1", "--device", "sim",
+                        "--out-dir", out_dir] + args, capture_output=True, text=True, timeout=opts.timeout)
+    if r.returncode != 0:
+        print(f"FAIL {where}: pyk2cuda run exited {r.returncode}: {r.stderr.strip()[-600:]}")
+        return failures + 1
+    got = {t: np.load(os.path.join(out_dir, f"o_{t}.npy")) for t in outs}
+    for k, (t, s) in enumerate(zip(want_types, slot)):
+        if not same_value(got[t][s], want[k]):
+            print(f"FAIL {where} line {6 + k}: {exprs[k]} = {got[t][s]!r} in pyk2cuda, {want[k]!r} in Numba ({t})")
+            failures += 1
+    print(f"{'ok  ' if not failures else 'FAIL'} ops seed {seed}: {len(exprs)} expressions, {failures} differ")
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser(prog="fuzz.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--pyk2cuda", required=True)
-    ap.add_argument("--kind", default="all", choices=sorted(KINDS) + ["all"])
+    ap.add_argument("--kind", default="all", choices=sorted(KINDS) + ["ops", "all"])
     ap.add_argument("--seeds", default="1:5", help="FIRST:LAST, inclusive")
     ap.add_argument("--kernels", type=int, default=12, help="kernels per seed")
+    ap.add_argument("--exprs", type=int, default=60, help="expressions per seed (--kind ops)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per pyk2cuda run")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     opts = ap.parse_args()
     first, _, last = opts.seeds.partition(":")
     seeds = range(int(first), int(last or first) + 1)
-    kinds = sorted(KINDS) if opts.kind == "all" else [opts.kind]
+    kinds = sorted(KINDS) + ["ops"] if opts.kind == "all" else [opts.kind]
     work = tempfile.mkdtemp(prefix="pyk2cuda-fuzz-")
-    failures = sum(run_seed(opts, kind, seed, work) for kind in kinds for seed in seeds)
+    failures = sum(run_ops_seed(opts, seed, work) if kind == "ops" else run_seed(opts, kind, seed, work)
+                   for kind in kinds for seed in seeds)
     if failures or opts.keep:
         print(f"fuzz: the modules are in {work}")
     else:

@@ -78,3 +78,12 @@ def not_folded_expected(s, out, fout):
         out[i, 4] = int(s[i])
         fout[i, 0] = np.inf
         fout[i, 1] = np.inf
+
+
+@cuda.jit
+def scale(x, s, out):
+    # A subnormal scalar argument (float64:5e-324 on the command line): `pyk2cuda run` took
+    # strtod's underflow ERANGE for "out of range" (found by fuzz.py --kind ops).
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x[i] * s * 2.0**1000

@@ -131,3 +131,27 @@ def int_pow_large_expected(a, n, out):
         r = r - 2**64 if r >= 2**63 else r
         d = float(r)
         out[i] = 2**63 - 1 if d >= 2.0**63 else int(d)
+
+
+@cuda.jit
+def shift_left_signedness(u, b, out, bout):
+    # Found by fuzz.py --kind ops. A shift takes the left operand's signedness (Numba's
+    # BitwiseShiftOperation): uint64 >> 7 is a logical shift giving a uint64 (pyk2cuda made it an
+    # int64 and shifted arithmetically). A bool compared with an integer converts to the integer's
+    # type (OrderedCmpOp): uint64(2**64-3) <= False is False (pyk2cuda compared in int64). The
+    # simulator's NumPy refuses uint64 >> int and compares the bool as NumPy does.
+    i = cuda.grid(1)
+    if i < u.size:
+        out[i, 0] = u[i] >> 7
+        out[i, 1] = (u[i] << 3) >> 60
+        bout[i, 0] = u[i] <= b[i]
+        bout[i, 1] = b[i] > ~u[i]
+
+
+def shift_left_signedness_expected(u, b, out, bout):
+    for i in range(u.size):
+        x = int(u[i])
+        out[i, 0] = x >> 7
+        out[i, 1] = ((x << 3) & (2**64 - 1)) >> 60
+        bout[i, 0] = x <= int(b[i])
+        bout[i, 1] = int(b[i]) > (~x & (2**64 - 1))
