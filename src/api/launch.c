@@ -551,8 +551,29 @@ static P2cStatus converted_args(P2cCompiler *c, const P2cKernelInfo *k, const P2
   return P2C_OK;
 }
 
-static P2cStatus launch_converted(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const P2cValue *args,
-                                  size_t nargs, const P2cLaunchOptions *o, P2cLaunchReport *r);
+
+/* The launch of kernel k with arguments of its parameters' types. */
+static P2cStatus launch_converted(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *kp, const P2cValue *args,
+                                  const P2cLaunchOptions *o, P2cLaunchReport *r) {
+  P2cKernelInfo k = *kp;
+  P2cStatus s;
+  r->device = m->sanitize ? P2C_DEVICE_SIM : choose_device(o, r);
+  if (r->device == P2C_DEVICE_GPU) return run_gpu(c, m, &k, args, o, r);
+  LaunchLeaves leaves = {0};
+  Packed p = {0};
+  s = launch_check_fit(c, &k, args);
+  if (s == P2C_OK) s = launch_leaves(c, &k, args, &leaves);
+  for (size_t j = 0; s == P2C_OK && j < leaves.count; j++)
+    if (leaves.items[j].value->is_array && leaves.items[j].value->device_array)
+      s = api_fail(c, P2C_ERR_USAGE, "argument '%s' %s a device array: it needs the GPU",
+                   k.params[leaves.items[j].arg].name,
+                   leaves.items[j].param == &k.params[leaves.items[j].arg] ? "is" : "holds");
+  if (s == P2C_OK) s = launch_pack_args(c, &k, &leaves, &p);
+  if (s == P2C_OK) s = run_sim(c, m, &k, &leaves, &p, o, r);
+  launch_free_packed(c, &k, &p);
+  launch_free_leaves(c, &leaves);
+  return s;
+}
 
 P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, const P2cValue *args,
                             size_t nargs, const P2cLaunchOptions *o, P2cLaunchReport *report) {
@@ -571,38 +592,15 @@ P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, c
   if (s != P2C_OK) return s;
   if (m->sanitize && (o->device == P2C_DEVICE_GPU || o->gpu))
     return api_fail(c, P2C_ERR_USAGE, "--sanitize runs on the simulator only (--device sim)");
-  if (!k.declared) return launch_converted(c, m, &k, args, nargs, o, r);
+  if (!k.declared) return launch_converted(c, m, &k, args, o, r);
   P2cValue *converted;
   s = converted_args(c, &k, args, nargs, &converted);
   if (s != P2C_OK) return s;
-  s = launch_converted(c, m, &k, converted, nargs, o, r);
+  s = launch_converted(c, m, &k, converted, o, r);
   mem_free(&c->alloc, converted, sizeof *converted * (nargs ? nargs : 1));
   return s;
 }
 
-/* The launch of kernel k with arguments of its parameters' types. */
-static P2cStatus launch_converted(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *kp, const P2cValue *args,
-                                  size_t nargs, const P2cLaunchOptions *o, P2cLaunchReport *r) {
-  P2cKernelInfo k = *kp;
-  P2cStatus s;
-  (void)nargs;
-  r->device = m->sanitize ? P2C_DEVICE_SIM : choose_device(o, r);
-  if (r->device == P2C_DEVICE_GPU) return run_gpu(c, m, &k, args, o, r);
-  LaunchLeaves leaves = {0};
-  Packed p = {0};
-  s = launch_check_fit(c, &k, args);
-  if (s == P2C_OK) s = launch_leaves(c, &k, args, &leaves);
-  for (size_t j = 0; s == P2C_OK && j < leaves.count; j++)
-    if (leaves.items[j].value->is_array && leaves.items[j].value->device_array)
-      s = api_fail(c, P2C_ERR_USAGE, "argument '%s' %s a device array: it needs the GPU",
-                   k.params[leaves.items[j].arg].name,
-                   leaves.items[j].param == &k.params[leaves.items[j].arg] ? "is" : "holds");
-  if (s == P2C_OK) s = launch_pack_args(c, &k, &leaves, &p);
-  if (s == P2C_OK) s = run_sim(c, m, &k, &leaves, &p, o, r);
-  launch_free_packed(c, &k, &p);
-  launch_free_leaves(c, &leaves);
-  return s;
-}
 
 P2cStatus p2c_launch(P2cCompiler *c, const char *filename, const char *source, size_t length,
                      const char *kernel, const P2cValue *args, size_t nargs,
