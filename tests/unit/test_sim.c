@@ -1415,13 +1415,30 @@ static void test_bad_launch(void **state) {
 
 /* ---- Cache --------------------------------------------------------------------------------- */
 
-static int count_lines(const char *path) {
+/* How many lines of `path` contain `needle` (the counting compiler wrapper writes one line of
+ * arguments per run). */
+static int count_matching(const char *path, const char *needle) {
   FILE *f = fopen(path, "r");
   if (!f) return 0;
-  int n = 0, c;
-  while ((c = fgetc(f)) != EOF) n += c == '\n';
+  int n = 0;
+  char line[4096];
+  while (fgets(line, sizeof line, f)) n += strstr(line, needle) != NULL;
   fclose(f);
   return n;
+}
+
+/* Module compiles (the precompiled prelude's own compile is counted apart). */
+static int count_lines(const char *path) { return count_matching(path, "src.cu"); }
+
+/* Writes a compiler wrapper at `wrapper` that logs its arguments to `counter`, then runs the
+ * compiler. */
+static void write_counting_wrapper(const char *wrapper, const char *counter) {
+  FILE *w = fopen(wrapper, "w");
+  assert_non_null(w);
+  const char *cxx = getenv("PYK2CUDA_CXX");
+  fprintf(w, "#!/bin/sh\necho \"$*\" >> '%s'\nexec %s \"$@\"\n", counter, cxx && *cxx ? cxx : "c++");
+  fclose(w);
+  chmod(wrapper, 0700);
 }
 
 /* Loads vecadd through a compiler wrapper that counts its runs, and checks the result works. */
@@ -1448,12 +1465,7 @@ static void test_cache(void **state) {
   snprintf(sim, sizeof sim, "%s/sim", dir);
   snprintf(wrapper, sizeof wrapper, "%s/cxx.sh", cache_dir);
   snprintf(counter, sizeof counter, "%s/runs.txt", cache_dir);
-  FILE *w = fopen(wrapper, "w");
-  assert_non_null(w);
-  const char *cxx = getenv("PYK2CUDA_CXX");
-  fprintf(w, "#!/bin/sh\necho run >> '%s'\nexec %s \"$@\"\n", counter, cxx && *cxx ? cxx : "c++");
-  fclose(w);
-  chmod(wrapper, 0700);
+  write_counting_wrapper(wrapper, counter);
 
   /* A build may run the compiler more than once (a retry without an unknown flag). */
   double t0 = now_s();
@@ -1553,6 +1565,73 @@ static void test_cache(void **state) {
   assert_int_equal(count_lines(counter), 7 * runs);
   sim_module_delete(m);
   printf("cache: miss %.3f s, hit %.4f s\n", t_miss, t_hit);
+  unlink(wrapper);
+  unlink(counter);
+}
+
+/* Loads tests/sim/<name> through the counting wrapper with a cache in `dir`. */
+static void load_module_counted(const char *name, const char *wrapper, const char *dir) {
+  SimLoadRequest req = {.cxx = wrapper, .cache_dir = dir};
+  SimModule *m = NULL;
+  P2cStatus st = load_with(name, &req, &m);
+  if (st != P2C_OK) fprintf(stderr, "load %s: %s\n%s\n", name, sim_module_error(m), sim_module_log(m));
+  assert_int_equal(st, P2C_OK);
+  assert_false(sim_module_cache_hit(m));
+  sim_module_delete(m);
+}
+
+/* The prelude is compiled once per cache and compiler, and every module build reads it through
+ * the cache's prelude-<hash>.h; a damaged precompiled form costs one more compile, never a
+ * failed build, and is made again; a header whose text was changed is written again. */
+static void test_precompiled_prelude(void **state) {
+  (void)state;
+  char dir[400], sim[420], wrapper[420], counter[420], gch[700], header[700];
+  snprintf(dir, sizeof dir, "%s/pch-test", cache_dir);
+  snprintf(sim, sizeof sim, "%s/sim", dir);
+  snprintf(wrapper, sizeof wrapper, "%s/cxx-pch.sh", cache_dir);
+  snprintf(counter, sizeof counter, "%s/runs-pch.txt", cache_dir);
+  write_counting_wrapper(wrapper, counter);
+
+  SimModule *m = load_counted(wrapper, dir, false);   /* vecadd, launched and checked */
+  sim_module_delete(m);
+  assert_int_equal(count_matching(counter, "c++-header"), 1);
+  assert_int_equal(count_lines(counter), 1);
+  only_file(sim, ".h.gch", gch, sizeof gch);
+  only_file(sim, ".h", header, sizeof header);
+  size_t len;
+  char *text = read_text(header, &len);
+  assert_int_equal(len, sim_prelude_size);
+  assert_memory_equal(text, sim_prelude_text, len);
+  free(text);
+
+  /* Another module: no second precompile, and its compile reads the cache's header. */
+  load_module_counted("grid2d.cu", wrapper, dir);
+  assert_int_equal(count_matching(counter, "c++-header"), 1);
+  assert_int_equal(count_lines(counter), 2);
+  assert_int_equal(count_matching(counter, "/sim/prelude-"), 2);
+
+  /* A truncated precompiled prelude makes the compiler stop: the build is tried again with the
+   * plain prelude (two module compiles), succeeds, and the damaged file goes. */
+  assert_int_equal(truncate(gch, 1000), 0);
+  load_module_counted("reduce.cu", wrapper, dir);
+  assert_int_equal(count_lines(counter), 4);
+  assert_int_equal(access(gch, F_OK), -1);
+  /* The next build makes it again. */
+  load_module_counted("atomics.cu", wrapper, dir);
+  assert_int_equal(count_matching(counter, "c++-header"), 2);
+  assert_int_equal(count_lines(counter), 5);
+  assert_int_equal(access(gch, F_OK), 0);
+
+  /* A header that is not this prelude's text (what a compiler falls back to) is written again,
+   * with its precompiled form. */
+  FILE *f = fopen(header, "w");
+  fputs("#error not the prelude\n", f);
+  fclose(f);
+  load_module_counted("math_memo.cu", wrapper, dir);
+  assert_int_equal(count_matching(counter, "c++-header"), 3);
+  text = read_text(header, &len);
+  assert_int_equal(len, sim_prelude_size);
+  free(text);
   unlink(wrapper);
   unlink(counter);
 }
@@ -1710,6 +1789,7 @@ int main(void) {
       cmocka_unit_test(test_bad_launch),
       cmocka_unit_test(test_charseq_public_api),
       cmocka_unit_test(test_cache),
+      cmocka_unit_test(test_precompiled_prelude),
       cmocka_unit_test(test_allocation_failures),
       cmocka_unit_test(test_bench),
   };
