@@ -14,7 +14,23 @@ simulator.
 The names are numba's (`cuda`, `vectorize`, `float32`, `void`, ...); docs/python.md says where
 the behaviour differs. Launches run on the GPU when a CUDA driver and a device are found, else on
 the simulator; PYK2CUDA_DEVICE=sim|gpu or select() chooses, device_kind() tells."""
-from . import _core
+import os as _os
+import sys as _sys
+
+
+def _offer_site_packages():
+    """Tells the library's NVRTC search where this Python keeps its packages, so that NVIDIA's
+    NVRTC wheels (`pip install pyk2cuda[cu13]`) are found: the C library cannot ask Python, so
+    the folders of sys.path go into PYK2CUDA_SITE_PACKAGES, unless the user set it. The wheels'
+    layouts inside those folders are the library's to know (src/runtime/cuda/nvrtc.h)."""
+    if "PYK2CUDA_SITE_PACKAGES" in _os.environ:
+        return
+    dirs = [_os.path.abspath(p) for p in _sys.path if p and _os.pathsep not in p]
+    _os.environ["PYK2CUDA_SITE_PACKAGES"] = _os.pathsep.join(d for d in dirs if _os.path.isdir(d))
+
+
+_offer_site_packages()
+from . import _core  # noqa: E402 (after the search path is offered)
 from ._core import Error, CompileError, BoundsError, DeviceArray
 from .types import *  # noqa: F401,F403 (numba's type names)
 from . import cuda
@@ -31,6 +47,13 @@ def select(kind, ordinal=0):
 def device_kind():
     """'gpu' or 'sim': where launches run (chosen at the first need)."""
     return _core.device_kind()
+
+
+def info():
+    """The report `pyk2cuda info` prints, as text: pyk2cuda's version, which NVRTC was found
+    (version, file, the builtins beside it), the CUDA driver's version and devices, and whether
+    NVRTC and the driver fit (a driver older than NVRTC loads none of its modules)."""
+    return _core.environment()[0]
 
 
 def set_check_bounds(on=True):

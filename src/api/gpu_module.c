@@ -82,14 +82,12 @@ cleanup:
  * NVRTC's loads none of its CUBINs (nor its PTX), which the driver's own error does not say. */
 static void explain_old_driver(P2cDevice *d) {
   int version = 0, major = 0, minor = 0;
-  char err[256];
+  char err[256], why[400];
   if (d->gpu.drv->cuDriverGetVersion(&version) != CUDRV_SUCCESS) return;
-  if (rtc_version(&major, &minor, err, sizeof err) != P2C_OK || version / 1000 >= major) return;
-  gpu_error_context(ERR(d),
-                    "the CUDA driver (CUDA %d.%d) is older than NVRTC (CUDA %d.%d), which compiled "
-                    "the module, and cannot load it: install an NVIDIA driver for CUDA %d.%d or "
-                    "later, or set PYK2CUDA_NVRTC to an NVRTC of CUDA %d",
-                    version / 1000, version % 1000 / 10, major, minor, major, minor, version / 1000);
+  if (rtc_version(&major, &minor, err, sizeof err) != P2C_OK) return;
+  if (!rtc_driver_fits(version, major, minor, ", which compiled the module, and cannot load it",
+                       why, sizeof why))
+    gpu_error_context(ERR(d), "%s", why);
 }
 
 /* NVRTC (or the cache), then the driver. A cached image the driver refuses is dropped from the

@@ -6,7 +6,13 @@
  * The first group runs before anything loads the shared NVRTC table: it sets PYK2CUDA_NVRTC to a
  * missing path and checks that the library refuses to fall back. A failed load is not cached, so
  * the later groups load the real library. */
+#include <dlfcn.h>
+#include <glob.h>
+#include <libgen.h>
+#include <link.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -80,6 +86,145 @@ static void lib_open_wrong_library(void **state) {
   assert_int_equal(rtc_lib_open(&lib, "libm.so.6", err, sizeof err), P2C_ERR_NO_CUDA);
   assert_null(lib.dl.handle);
   assert_non_null(strstr(err, "lacks nvrtcVersion"));
+}
+
+/* ---- The search: wheels, conda, builtins beside NVRTC (also before anything loads) ---------- */
+
+/* A folder holding the toolkit's libnvrtc.so.13 (and its builtins), or NULL: the tests below
+ * link it into fake install trees. */
+static const char *toolkit_dir(void) {
+  static char dir[512];
+  const char *home = getenv("CUDA_HOME");
+  snprintf(dir, sizeof dir, "%s/lib64", home && *home ? home : "/usr/local/cuda");
+  char probe[600];
+  snprintf(probe, sizeof probe, "%s/libnvrtc.so.13", dir);
+  return access(probe, R_OK) == 0 ? dir : NULL;
+}
+
+/* Links libnvrtc.so.13 and every libnvrtc-builtins.so.X.Y of the toolkit into `dir` (made with
+ * its parents), as a wheel or conda installs them. */
+static void link_nvrtc_into(const char *dir) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+  glob_t g;
+  char pattern[600];
+  snprintf(pattern, sizeof pattern, "%s/libnvrtc-builtins.so.*.*", toolkit_dir());
+  assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+  for (size_t i = 0; i <= g.gl_pathc; i++) {
+    char target[600], link[600];
+    snprintf(target, sizeof target, "%s", i < g.gl_pathc ? g.gl_pathv[i] : "");
+    if (i == g.gl_pathc) snprintf(target, sizeof target, "%s/libnvrtc.so.13", toolkit_dir());
+    snprintf(link, sizeof link, "%s/%s", dir, basename(target));
+    assert_int_equal(symlink(target, link), 0);
+  }
+  globfree(&g);
+}
+
+/* Removes a fake tree. */
+static void remove_tree(const char *dir) {
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* NVRTC from a cu13 wheel in a site-packages folder of PYK2CUDA_SITE_PACKAGES, before the loader
+ * path that also has it here; its builtins are loaded from the same folder first, so that the
+ * name NVRTC opens them by finds that copy; a compile works. Runs before anything has loaded
+ * NVRTC, so the by-name look-up can only find what the search loaded. */
+static void wheel_on_site_packages_with_builtins(void **state) {
+  (void)state;
+  if (!toolkit_dir()) skip();
+  char site[] = "/tmp/p2c-site-XXXXXX", wheel[256], want[300], err[1024] = "";
+  assert_non_null(mkdtemp(site));
+  snprintf(wheel, sizeof wheel, "%s/nvidia/cu13/lib", site);
+  link_nvrtc_into(wheel);
+  char list[300];
+  snprintf(list, sizeof list, "/nonexistent:%s", site);
+  setenv("PYK2CUDA_SITE_PACKAGES", list, 1);
+  RtcLib lib;
+  assert_int_equal(rtc_lib_open(&lib, NULL, err, sizeof err), P2C_OK);
+  snprintf(want, sizeof want, "%s/libnvrtc.so.13", wheel);
+  assert_string_equal(lib.dl.path, want);
+  assert_non_null(lib.builtins.handle);
+  assert_int_equal(strncmp(lib.builtins.path, wheel, strlen(wheel)), 0);
+  void *by_name = dlopen(basename(lib.builtins.path), RTLD_NOW | RTLD_NOLOAD);
+  assert_ptr_equal(by_name, lib.builtins.handle);
+  dlclose(by_name);
+  RtcNvrtcProgram prog = NULL;
+  const char *opts[] = {"-arch=compute_90"};
+  assert_int_equal(lib.nvrtcCreateProgram(&prog, good_source, "axpy.py", 0, NULL, NULL), 0);
+  assert_int_equal(lib.nvrtcCompileProgram(prog, 1, opts), 0);
+  lib.nvrtcDestroyProgram(&prog);
+  /* Left loaded: a compile leaves NVRTC state that unloading it would orphan (LeakSanitizer
+   * reports it); the later tests' loads of the same file find this copy. */
+  unsetenv("PYK2CUDA_SITE_PACKAGES");
+  remove_tree(site);
+}
+
+/* The cu12 wheel's layout (nvidia/cuda_nvrtc/lib) and conda's ($CONDA_PREFIX/lib) are found. */
+static void cu12_wheel_and_conda_layouts(void **state) {
+  (void)state;
+  if (!toolkit_dir()) skip();
+  char root[] = "/tmp/p2c-layouts-XXXXXX", dir[256], want[300], err[1024] = "";
+  assert_non_null(mkdtemp(root));
+  snprintf(dir, sizeof dir, "%s/site/nvidia/cuda_nvrtc/lib", root);
+  link_nvrtc_into(dir);
+  snprintf(want, sizeof want, "%s/site", root);
+  setenv("PYK2CUDA_SITE_PACKAGES", want, 1);
+  RtcLib lib;
+  assert_int_equal(rtc_lib_open(&lib, NULL, err, sizeof err), P2C_OK);
+  assert_int_equal(strncmp(lib.dl.path, dir, strlen(dir)), 0);
+  rtc_lib_close(&lib);
+  unsetenv("PYK2CUDA_SITE_PACKAGES");
+  snprintf(dir, sizeof dir, "%s/conda/lib", root);
+  link_nvrtc_into(dir);
+  snprintf(want, sizeof want, "%s/conda", root);
+  setenv("CONDA_PREFIX", want, 1);
+  assert_int_equal(rtc_lib_open(&lib, NULL, err, sizeof err), P2C_OK);
+  snprintf(want, sizeof want, "%s/libnvrtc.so.13", dir);
+  assert_string_equal(lib.dl.path, want);
+  assert_non_null(lib.builtins.handle);
+  rtc_lib_close(&lib);
+  unsetenv("CONDA_PREFIX");
+  remove_tree(root);
+}
+
+/* A library in a wheel's place that is not NVRTC is reported, not passed over for the loader
+ * path's NVRTC: the site-packages come first. */
+static void wheel_that_is_not_nvrtc_is_reported(void **state) {
+  (void)state;
+  char site[] = "/tmp/p2c-site-XXXXXX", dir[256], link[300], err[1024] = "";
+  assert_non_null(mkdtemp(site));
+  snprintf(dir, sizeof dir, "%s/nvidia/cu13/lib", site);
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(link, sizeof link, "%s/libnvrtc.so.13", dir);
+  void *libm = dlopen("libm.so.6", RTLD_NOW);
+  struct link_map *map = NULL;
+  assert_int_equal(dlinfo(libm, RTLD_DI_LINKMAP, &map), 0);
+  assert_int_equal(symlink(map->l_name, link), 0);
+  setenv("PYK2CUDA_SITE_PACKAGES", site, 1);
+  RtcLib lib;
+  assert_int_equal(rtc_lib_open(&lib, NULL, err, sizeof err), P2C_ERR_NO_CUDA);
+  assert_non_null(strstr(err, "lacks nvrtcVersion"));
+  assert_non_null(strstr(err, link));
+  unsetenv("PYK2CUDA_SITE_PACKAGES");
+  dlclose(libm);
+  remove_tree(site);
+}
+
+/* The one wording of a driver older than NVRTC; a driver of NVRTC's major version fits. */
+static void driver_fit(void **state) {
+  (void)state;
+  char why[512] = "";
+  assert_true(rtc_driver_fits(13000, 13, 0, "", why, sizeof why));
+  assert_true(rtc_driver_fits(13020, 13, 1, "", why, sizeof why));
+  assert_false(rtc_driver_fits(12040, 13, 0, ", X", why, sizeof why));
+  assert_string_equal(why, "the CUDA driver (CUDA 12.4) is older than NVRTC (CUDA 13.0), X: "
+                           "install an NVIDIA driver for CUDA 13.0 or later, or set "
+                           "PYK2CUDA_NVRTC to an NVRTC of CUDA 12");
 }
 
 /* ---- Helpers needing no library ------------------------------------------------------------- */
@@ -372,10 +517,14 @@ int main(void) {
       cmocka_unit_test(env_override_missing_fails),
       cmocka_unit_test(lib_open_missing_path),
       cmocka_unit_test(lib_open_wrong_library),
+      cmocka_unit_test(wheel_on_site_packages_with_builtins),
+      cmocka_unit_test(cu12_wheel_and_conda_layouts),
+      cmocka_unit_test(wheel_that_is_not_nvrtc_is_reported),
   };
   const struct CMUnitTest offline[] = {
       cmocka_unit_test(result_names),
       cmocka_unit_test(usage_errors),
+      cmocka_unit_test(driver_fit),
   };
   const struct CMUnitTest with_nvrtc[] = {
       cmocka_unit_test(version),

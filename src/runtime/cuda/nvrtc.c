@@ -8,6 +8,7 @@
 #include "runtime/cuda/nvrtc.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -149,31 +150,138 @@ static P2cStatus open_in_dir(RtcLib *lib, const char *dir, bool *bound_fail, cha
   return P2C_ERR_NO_CUDA;
 }
 
-P2cStatus rtc_lib_open(RtcLib *lib, const char *override, char *err, size_t errlen) {
-  if (override && *override) return open_override(lib, override, err, errlen);
-  const char *cuda_home = getenv("CUDA_HOME");
-  char home_dir[400] = "";
-  if (cuda_home && *cuda_home) snprintf(home_dir, sizeof home_dir, "%s/lib64", cuda_home);
-  const char *dirs[] = {"", home_dir, "/usr/local/cuda/lib64"};
+const char *const rtc_search_variables[] = {"PYK2CUDA_NVRTC", "PYK2CUDA_SITE_PACKAGES",
+                                            "CONDA_PREFIX", "CUDA_HOME", "CUDA_PATH", NULL};
+
+/* Where NVIDIA's pip wheels put NVRTC inside a site-packages folder: nvidia-cuda-nvrtc 13.x
+ * (the cu13 wheels share nvidia/cu13/lib) and nvidia-cuda-nvrtc-cu12. The one list of them. */
+static const char *const wheel_dirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
+
+/* One search in progress: the table it fills, whether it is over, and the places it tried (for
+ * the message when nothing loads). */
+typedef struct Search {
+  RtcLib *lib;
+  bool found, bound_fail;
   char why[512];
-  bool bound_fail = false;
-  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
-    if (d > 0 && !*dirs[d]) continue;
-    if (open_in_dir(lib, dirs[d], &bound_fail, why, sizeof why) == P2C_OK) return P2C_OK;
-    if (bound_fail) {
-      snprintf(err, errlen, "%s", why);
-      return P2C_ERR_NO_CUDA;
+  char tried[1024];
+  size_t tried_len;
+} Search;
+
+/* Notes a place in the list of places tried. */
+static void note_tried(Search *s, const char *place) {
+  int n = snprintf(s->tried + s->tried_len, sizeof s->tried - s->tried_len, ", %s", place);
+  if (n > 0 && s->tried_len + (size_t)n < sizeof s->tried) s->tried_len += (size_t)n;
+}
+
+/* Tries one folder; true when the search is over (NVRTC loaded, or a library that is not NVRTC
+ * found, which is reported rather than skipped). */
+static bool search_dir(Search *s, const char *dir) {
+  if (open_in_dir(s->lib, dir, &s->bound_fail, s->why, sizeof s->why) == P2C_OK) s->found = true;
+  return s->found || s->bound_fail;
+}
+
+/* Tries `$variable/sub`, when the variable is set. */
+static bool search_variable(Search *s, const char *variable, const char *sub) {
+  const char *root = getenv(variable);
+  if (!root || !*root) return false;
+  char dir[400], place[64];
+  snprintf(dir, sizeof dir, "%s/%s", root, sub);
+  snprintf(place, sizeof place, "$%s/%s", variable, sub);
+  note_tried(s, place);
+  return search_dir(s, dir);
+}
+
+/* Tries the wheels' folders in each site-packages folder of $PYK2CUDA_SITE_PACKAGES. */
+static bool search_site_packages(Search *s) {
+  const char *list = getenv("PYK2CUDA_SITE_PACKAGES");
+  if (!list || !*list) return false;
+  note_tried(s, "NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES");
+  for (const char *p = list; *p;) {
+    size_t len = strcspn(p, ":");
+    for (size_t w = 0; len > 0 && len < 300 && w < sizeof wheel_dirs / sizeof wheel_dirs[0]; w++) {
+      char dir[400];
+      snprintf(dir, sizeof dir, "%.*s/%s", (int)len, p, wheel_dirs[w]);
+      if (search_dir(s, dir)) return true;
     }
+    p += len + (p[len] == ':');
   }
-  snprintf(err, errlen,
-           "NVRTC not found (tried PYK2CUDA_NVRTC (unset), libnvrtc.so.13, libnvrtc.so.12, "
-           "libnvrtc.so on the library path%s%s, /usr/local/cuda/lib64): install the CUDA toolkit "
-           "or set PYK2CUDA_NVRTC",
-           *home_dir ? ", " : "", home_dir);
+  return false;
+}
+
+/* The places after $PYK2CUDA_NVRTC, in nvrtc.h's order; true when the search is over. */
+static bool search_places(Search *s) {
+  if (search_site_packages(s) || search_variable(s, "CONDA_PREFIX", "lib")) return true;
+  note_tried(s, "libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so on the library path");
+  if (search_dir(s, "")) return true;
+  if (search_variable(s, "CUDA_HOME", "lib64") || search_variable(s, "CUDA_PATH", "lib64"))
+    return true;
+  note_tried(s, "/usr/local/cuda/lib64");
+  return search_dir(s, "/usr/local/cuda/lib64");
+}
+
+void rtc_loaded_path(const DynLib *lib, char *out, size_t outlen) {
+  struct link_map *map = NULL;
+  if (!strchr(lib->path, '/') && lib->handle &&
+      dlinfo(lib->handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0])
+    snprintf(out, outlen, "%s", map->l_name);
+  else
+    snprintf(out, outlen, "%s", lib->path);
+}
+
+/* Loads libnvrtc-builtins.so.MAJOR.MINOR from the folder NVRTC was found in, if it is there
+ * (nvrtc.h says why). Its absence is no error here: NVRTC may still find it on the loader path,
+ * and says so itself when it compiles if it does not. */
+static void load_builtins(RtcLib *lib) {
+  int major = 0, minor = 0;
+  char path[512], why[256];
+  if (lib->nvrtcVersion(&major, &minor) != RTC_NVRTC_SUCCESS) return;
+  rtc_loaded_path(&lib->dl, path, sizeof path);
+  char *slash = strrchr(path, '/');
+  if (!slash) return;
+  snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "libnvrtc-builtins.so.%d.%d",
+           major, minor);
+  if (!dynlib_open(&lib->builtins, path, why, sizeof why))
+    memset(&lib->builtins, 0, sizeof lib->builtins);
+}
+
+/* Why a search found nothing: a library that is not NVRTC, or the places tried. */
+static P2cStatus not_found(const Search *s, char *err, size_t errlen) {
+  if (s->bound_fail)
+    snprintf(err, errlen, "%s", s->why);
+  else
+    snprintf(err, errlen,
+             "NVRTC not found (tried PYK2CUDA_NVRTC (unset)%s): install the CUDA toolkit or "
+             "NVRTC's wheel (pip install pyk2cuda[cu13]), or set PYK2CUDA_NVRTC",
+             s->tried);
   return P2C_ERR_NO_CUDA;
 }
 
-void rtc_lib_close(RtcLib *lib) { dynlib_close(&lib->dl, lib, sizeof *lib); }
+P2cStatus rtc_lib_open(RtcLib *lib, const char *override, char *err, size_t errlen) {
+  Search s = {.lib = lib};
+  if (override && *override) {
+    if (open_override(lib, override, err, errlen) != P2C_OK) return P2C_ERR_NO_CUDA;
+  } else if (!search_places(&s) || !s.found) {
+    return not_found(&s, err, errlen);
+  }
+  load_builtins(lib);
+  return P2C_OK;
+}
+
+void rtc_lib_close(RtcLib *lib) {
+  if (lib->builtins.handle) dlclose(lib->builtins.handle);
+  dynlib_close(&lib->dl, lib, sizeof *lib);
+}
+
+bool rtc_driver_fits(int driver_version, int major, int minor, const char *what, char *out,
+                     size_t outlen) {
+  if (driver_version / 1000 >= major) return true;
+  snprintf(out, outlen,
+           "the CUDA driver (CUDA %d.%d) is older than NVRTC (CUDA %d.%d)%s: install an NVIDIA "
+           "driver for CUDA %d.%d or later, or set PYK2CUDA_NVRTC to an NVRTC of CUDA %d",
+           driver_version / 1000, driver_version % 1000 / 10, major, minor, what, major, minor,
+           driver_version / 1000);
+  return false;
+}
 
 /* The one mutable global of this file: the process-wide NVRTC table. A loaded library is
  * process-wide by nature (dlopen hands every caller the same handle), so one table serves every

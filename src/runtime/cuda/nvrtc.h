@@ -4,11 +4,20 @@
  * and prototypes we need are declared here, so the project builds where no CUDA toolkit is
  * installed, and `emit`/`check` keep working there.
  *
- * Where NVRTC is looked for, in order (the first that loads wins):
+ * Where NVRTC is looked for, in order (the first that loads wins), as NVIDIA's cuda-pathfinder
+ * orders it: the running Python environment's own copy first, then the system's:
  *   1. $PYK2CUDA_NVRTC, a path. When it is set, nothing else is tried: if it does not load, the
  *      result is P2C_ERR_NO_CUDA (so tests and users can simulate a missing library).
- *   2. libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so (the dynamic linker's search path);
- *   3. $CUDA_HOME/lib64/ and then /usr/local/cuda/lib64/, each with the same three names.
+ *   2. NVIDIA's pip wheels in each folder of $PYK2CUDA_SITE_PACKAGES (separated by ':'; the
+ *      Python package sets it to its sys.path at import, the CLI reads it as it is):
+ *      nvidia/cu13/lib/ (nvidia-cuda-nvrtc 13) and nvidia/cuda_nvrtc/lib/ (nvidia-cuda-nvrtc-cu12);
+ *   3. $CONDA_PREFIX/lib/ (conda's cuda-nvrtc);
+ *   4. the dynamic linker's search path;
+ *   5. $CUDA_HOME/lib64/, $CUDA_PATH/lib64/, /usr/local/cuda/lib64/.
+ * Each folder is tried with the names libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.
+ * NVRTC opens its libnvrtc-builtins.so.MAJOR.MINOR by that name when it first compiles, and finds
+ * it only on the loader path (a CUDA 13 wheel's library has no RUNPATH). So the builtins beside
+ * the NVRTC found are loaded first, by full path: the dynamic linker then hands NVRTC that copy.
  *
  * Thread safety: rtc_version and rtc_compile may be called from any thread. The library is
  * loaded once per process under a mutex; a failed load is not remembered, so a later call
@@ -16,6 +25,7 @@
 #ifndef P2C_RUNTIME_CUDA_NVRTC_H
 #define P2C_RUNTIME_CUDA_NVRTC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pyk2cuda.h"
@@ -36,7 +46,8 @@ enum {
  * as strings given to dlsym: nothing is exported under NVIDIA's names. Required entries are
  * non-NULL in every loaded table; optional ones may be NULL. */
 typedef struct RtcLib {
-  DynLib dl;      /* the library: its handle, the name or path that loaded */
+  DynLib dl;       /* the library: its handle, the name or path that loaded */
+  DynLib builtins; /* libnvrtc-builtins from dl's folder; handle NULL when it is not there */
   /* required */
   RtcNvrtcResult (*nvrtcVersion)(int *major, int *minor);
   RtcNvrtcResult (*nvrtcCreateProgram)(RtcNvrtcProgram *prog, const char *src, const char *name,
@@ -69,6 +80,22 @@ void rtc_lib_close(RtcLib *lib);
  * is immutable once loaded and lives until the process ends. On failure returns P2C_ERR_NO_CUDA
  * with the reason in err. */
 P2cStatus rtc_load(const RtcLib **out, char *err, size_t errlen);
+
+/* The environment variables the search above reads (NULL-terminated), for the compile cache's
+ * stamp of which NVRTC a search finds (rtc_cache.c). */
+extern const char *const rtc_search_variables[];
+
+/* The full path of the file a table's library (or builtins) was loaded from: lib->path when it
+ * names a file, else the dynamic linker's answer for the bare name. */
+void rtc_loaded_path(const DynLib *lib, char *out, size_t outlen);
+
+/* Whether a driver of `driver_version` (cuDriverGetVersion's 1000 * major + 10 * minor) loads
+ * what NVRTC major.minor builds: a driver of an older CUDA major version loads none of it. When
+ * it does not, writes "the CUDA driver (CUDA 12.4) is older than NVRTC (CUDA 13.0)<what>:
+ * install ..." into out and returns false. The one wording of the mismatch, for the first load's
+ * error and for `info`. */
+bool rtc_driver_fits(int driver_version, int major, int minor, const char *what, char *out,
+                     size_t outlen);
 
 /* ---- Using it ------------------------------------------------------------------------------- */
 

@@ -2,8 +2,6 @@
  * the stamp that names the NVRTC library without loading it (see rtc_cache.h). */
 #include "runtime/cuda/rtc_cache.h"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +10,7 @@
 #include "runtime/cache/cache.h"
 #include "util/arena.h"
 
-enum { IDENTITY_BYTES = 1024, STAMP_BYTES = 8192 };
+enum { IDENTITY_BYTES = 1024, STAMP_BYTES = 16384 };
 
 static const char STAMP_HEADER[] = "pyk2cuda nvrtc stamp 1\n";
 static const char KIND[] = "nvrtc";
@@ -32,12 +30,13 @@ static void file_identity(const char *path, char *out, size_t outlen) {
 
 /* What the library search depends on, one "NAME=VALUE" line each. */
 static void search_inputs(char *out, size_t outlen) {
-  const char *names[] = {"PYK2CUDA_NVRTC", "CUDA_HOME", "LD_LIBRARY_PATH"};
   size_t n = 0;
-  for (size_t i = 0; i < 3 && n < outlen; i++) {
-    const char *v = getenv(names[i]);
-    n += (size_t)snprintf(out + n, outlen - n, "%s=%s\n", names[i], v ? v : "");
+  for (size_t i = 0; rtc_search_variables[i] && n < outlen; i++) {
+    const char *v = getenv(rtc_search_variables[i]);
+    n += (size_t)snprintf(out + n, outlen - n, "%s=%s\n", rtc_search_variables[i], v ? v : "");
   }
+  const char *ld_path = getenv("LD_LIBRARY_PATH");
+  if (n < outlen) n += (size_t)snprintf(out + n, outlen - n, "LD_LIBRARY_PATH=%s\n", ld_path ? ld_path : "");
   char ld_cache[128];
   file_identity("/etc/ld.so.cache", ld_cache, sizeof ld_cache);
   if (n < outlen) snprintf(out + n, outlen - n, "ld.so.cache=%s\n", ld_cache);
@@ -77,17 +76,8 @@ static bool identity_from_stamp(const char *dir, const char *inputs, char *out, 
   return ok;
 }
 
-/* The full path of the loaded library (the name dlopen was given may be a bare soname). */
-static void loaded_path(const RtcLib *lib, char *out, size_t outlen) {
-  struct link_map *map = NULL;
-  if (dlinfo(lib->dl.handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0])
-    snprintf(out, outlen, "%s", map->l_name);
-  else
-    snprintf(out, outlen, "%s", lib->dl.path);
-}
-
 P2cStatus rtc_identity(const char *stamp_dir, char *out, size_t outlen, char *err, size_t errlen) {
-  char inputs[3 * 1024 + 256];
+  char inputs[6 * 1024];
   search_inputs(inputs, sizeof inputs);
   if (stamp_dir && identity_from_stamp(stamp_dir, inputs, out, outlen)) return P2C_OK;
   const RtcLib *lib;
@@ -96,7 +86,7 @@ P2cStatus rtc_identity(const char *stamp_dir, char *out, size_t outlen, char *er
   if (st == P2C_OK) st = rtc_version(&major, &minor, err, errlen);
   if (st != P2C_OK) return st;
   char path[CACHE_PATH_BYTES], file[256];
-  loaded_path(lib, path, sizeof path);
+  rtc_loaded_path(&lib->dl, path, sizeof path);
   file_identity(path, file, sizeof file);
   snprintf(out, outlen, "nvrtc %d.%d %s %s", major, minor, path, file);
   if (stamp_dir && file[0]) {
