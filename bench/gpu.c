@@ -119,6 +119,9 @@ static double launches_us(Bench *b, P2cGpuKernel *k, bool raw, int n) {
   const CuDriver *drv = b->d->gpu.drv;
   P2cGpuLaunch cfg = {.grid = {1}, .block = {1}};
   CHECK(b, p2c_device_synchronize(b->d), "sync");
+  /* A raw host makes the context current itself; pyk2cuda's calls leave the thread's current
+   * context as they found it (none here), so each of its launches switches in and back. */
+  if (raw && drv->cuCtxSetCurrent(b->d->gpu.ctx) != 0) die(b, "raw: cuCtxSetCurrent");
   double t0 = bench_now_ms();
   for (int i = 0; i < n; i++) {
     if (raw) {
@@ -128,7 +131,9 @@ static double launches_us(Bench *b, P2cGpuKernel *k, bool raw, int n) {
     }
   }
   CHECK(b, p2c_device_synchronize(b->d), "sync");
-  return (bench_now_ms() - t0) * 1000.0 / n;
+  double us = (bench_now_ms() - t0) * 1000.0 / n;
+  if (raw) drv->cuCtxSetCurrent(NULL);
+  return us;
 }
 
 static void bench_launch(Bench *b) {

@@ -1,7 +1,8 @@
 /* The GPU runtime in the public API: devices, device memory, pinned host memory, streams, events
  * and device arrays (include/pyk2cuda.h, "The GPU runtime"). Each function checks its arguments,
- * makes the device's context current, and calls the driver through CU_CHECK with the device's
- * last-error buffer, so that a failure names the call, the CUDA error and what was being done.
+ * makes the device's context current for its work (ENTER, gpu_enter) and gives the caller's back
+ * on every path (LEAVE), and calls the driver through CU_CHECK with the device's last-error
+ * buffer, so that a failure names the call, the CUDA error and what was being done.
  * Modules and kernels are in gpu_module.c. */
 #include <stdio.h>
 #include <string.h>
@@ -22,11 +23,16 @@ P2cStatus gpu_fail(P2cDevice *d, P2cStatus s, const char *fmt, ...) {
 /* CU_CHECK on the device's driver, into its last error (cudrv.h). */
 #define DEV_CHECK(d, call) CU_CHECK((d)->gpu.drv, call, (d)->last_error, sizeof (d)->last_error)
 
+/* The device's context current for a call's work, the caller's remembered in `scope`
+ * (gpu_enter; a failure goes to the device's last error). */
+#define ENTER(d, scope) gpu_enter(&(d)->gpu, (scope), ERR(d))
+#define LEAVE(scope) gpu_leave(scope)
+
 /* Destructors make the context current before releasing, and release even when that fails (it
- * usually still is current); they leave the last error alone. */
-static void release_current(P2cDevice *d) {
+ * may still work); they leave the last error alone, and LEAVE after. */
+static void enter_quietly(P2cDevice *d, GpuScope *scope) {
   char scratch[256];
-  gpu_make_current(&d->gpu, scratch, sizeof scratch);
+  gpu_enter(&d->gpu, scope, scratch, sizeof scratch);
 }
 
 /* ---- Devices -------------------------------------------------------------------------------- */
@@ -87,10 +93,12 @@ const char *p2c_device_last_error(const P2cDevice *d) { return d ? d->last_error
 
 P2cStatus p2c_device_synchronize(P2cDevice *d) {
   if (!d) return P2C_ERR_USAGE;
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuCtxSynchronize());
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -124,14 +132,17 @@ P2cStatus p2c_buffer_new(P2cDevice *d, size_t bytes, P2cBuffer **out) {
   P2cBuffer *b = mem_alloc(&d->alloc, sizeof *b);
   if (!b) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
   memset(b, 0, sizeof *b);
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) goto cleanup;
   DEV_CHECK(d, cuMemAlloc(&b->ptr, bytes));
+  LEAVE(&scope);
   b->device = d;
   b->size = bytes;
   *out = b;
   return P2C_OK;
 cleanup:
+  LEAVE(&scope);
   mem_free(&d->alloc, b, sizeof *b);
   gpu_error_context(ERR(d), "allocating %zu bytes on CUDA device %d", bytes, d->gpu.ordinal);
   return status;
@@ -140,8 +151,10 @@ cleanup:
 void p2c_buffer_delete(P2cBuffer *b) {
   if (!b) return;
   P2cDevice *d = b->device;
-  release_current(d);
+  GpuScope scope;
+  enter_quietly(d, &scope);
   DRV(d)->cuMemFree(b->ptr);
+  LEAVE(&scope);
   mem_free(&d->alloc, b, sizeof *b);
 }
 
@@ -158,7 +171,7 @@ static P2cStatus check_range(const P2cBuffer *b, size_t offset, size_t bytes, co
                     offset, offset + bytes, b->size);
   if (s && s->device != d)
     return gpu_fail(d, P2C_ERR_USAGE, "%s: the stream belongs to another device", what);
-  return gpu_make_current(&d->gpu, ERR(d));
+  return P2C_OK;
 }
 
 P2cStatus p2c_buffer_write(P2cBuffer *b, size_t offset, const void *src, size_t bytes,
@@ -167,11 +180,15 @@ P2cStatus p2c_buffer_write(P2cBuffer *b, size_t offset, const void *src, size_t 
   P2cDevice *d = b->device;
   P2cStatus status = check_range(b, offset, bytes, s, "copy to the device");
   if (status != P2C_OK || bytes == 0) return status;
+  GpuScope scope;
+  status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
   if (s)
     DEV_CHECK(d, cuMemcpyHtoDAsync(b->ptr + offset, src, bytes, s->stream));
   else
     DEV_CHECK(d, cuMemcpyHtoD(b->ptr + offset, src, bytes));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -181,11 +198,15 @@ P2cStatus p2c_buffer_read(const P2cBuffer *b, size_t offset, void *dst, size_t b
   P2cDevice *d = b->device;
   P2cStatus status = check_range(b, offset, bytes, s, "copy from the device");
   if (status != P2C_OK || bytes == 0) return status;
+  GpuScope scope;
+  status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
   if (s)
     DEV_CHECK(d, cuMemcpyDtoHAsync(dst, b->ptr + offset, bytes, s->stream));
   else
     DEV_CHECK(d, cuMemcpyDtoH(dst, b->ptr + offset, bytes));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -198,11 +219,15 @@ P2cStatus p2c_buffer_copy(P2cBuffer *dst, size_t dst_offset, const P2cBuffer *sr
   P2cStatus status = check_range(src, src_offset, bytes, s, "copy on the device (source)");
   if (status == P2C_OK) status = check_range(dst, dst_offset, bytes, s, "copy on the device");
   if (status != P2C_OK || bytes == 0) return status;
+  GpuScope scope;
+  status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
   if (s)
     DEV_CHECK(d, cuMemcpyDtoDAsync(dst->ptr + dst_offset, src->ptr + src_offset, bytes, s->stream));
   else
     DEV_CHECK(d, cuMemcpyDtoD(dst->ptr + dst_offset, src->ptr + src_offset, bytes));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -211,27 +236,35 @@ P2cStatus p2c_buffer_zero(P2cBuffer *b, P2cStream *s) {
   P2cDevice *d = b->device;
   P2cStatus status = check_range(b, 0, b->size, s, "zeroing device memory");
   if (status != P2C_OK) return status;
+  GpuScope scope;
+  status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
   if (s)
     DEV_CHECK(d, cuMemsetD8Async(b->ptr, 0, b->size, s->stream));
   else
     DEV_CHECK(d, cuMemsetD8(b->ptr, 0, b->size));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
 P2cStatus gpu_address_zero(P2cDevice *d, uint64_t address, size_t bytes) {
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuMemsetD8(address, 0, bytes));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
 P2cStatus gpu_address_read(P2cDevice *d, uint64_t address, void *dst, size_t bytes) {
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuMemcpyDtoH(dst, address, bytes));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -241,11 +274,14 @@ P2cStatus p2c_pinned_new(P2cDevice *d, size_t bytes, void **out) {
   if (out) *out = NULL;
   if (!d || !out) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
   if (bytes == 0) return gpu_fail(d, P2C_ERR_USAGE, "pinned memory needs at least one byte");
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuMemHostAlloc(out, bytes, CUDRV_MEMHOSTALLOC_PORTABLE));
+  LEAVE(&scope);
   return P2C_OK;
 cleanup:
+  LEAVE(&scope);
   *out = NULL;
   gpu_error_context(ERR(d), "allocating %zu bytes of pinned host memory", bytes);
   return status;
@@ -253,8 +289,10 @@ cleanup:
 
 void p2c_pinned_delete(P2cDevice *d, void *ptr) {
   if (!d || !ptr) return;
-  release_current(d);
+  GpuScope scope;
+  enter_quietly(d, &scope);
   DRV(d)->cuMemFreeHost(ptr);
+  LEAVE(&scope);
 }
 
 P2cStatus p2c_pinned_register(P2cDevice *d, void *ptr, size_t bytes, bool read_only,
@@ -262,10 +300,12 @@ P2cStatus p2c_pinned_register(P2cDevice *d, void *ptr, size_t bytes, bool read_o
   if (registered) *registered = false;
   if (!d || !ptr) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
   if (bytes == 0) return gpu_fail(d, P2C_ERR_USAGE, "page-locking needs at least one byte");
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   unsigned flags = CUDRV_MEMHOSTREGISTER_PORTABLE | (read_only ? CUDRV_MEMHOSTREGISTER_READ_ONLY : 0);
   CuResult rc = DRV(d)->cuMemHostRegister(ptr, bytes, flags);
+  LEAVE(&scope);
   /* Already page-locked memory copies asynchronously as it is; the caller owns no registration. */
   if (rc == CUDRV_ERROR_HOST_MEMORY_ALREADY_REGISTERED) return P2C_OK;
   if (rc != CUDRV_SUCCESS) {
@@ -279,10 +319,12 @@ P2cStatus p2c_pinned_register(P2cDevice *d, void *ptr, size_t bytes, bool read_o
 
 P2cStatus p2c_pinned_unregister(P2cDevice *d, void *ptr) {
   if (!d || !ptr) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuMemHostUnregister(ptr));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -291,7 +333,7 @@ cleanup:
 /* A stream's or event's driver object, made and released the same way for both. */
 typedef enum HandleKind { HK_STREAM, HK_EVENT } HandleKind;
 
-/* Makes handle h's driver object, d's context current. */
+/* Makes handle h's driver object (d's context current). */
 static P2cStatus create_object(P2cDevice *d, HandleKind kind, void *h) {
   P2cStatus status = P2C_OK;
   if (kind == HK_STREAM) {
@@ -315,8 +357,10 @@ static P2cStatus handle_new(P2cDevice *d, HandleKind kind, size_t size, void **o
   void *h = mem_alloc(&d->alloc, size);
   if (!h) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
   memset(h, 0, size);
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status == P2C_OK) status = create_object(d, kind, h);
+  LEAVE(&scope);
   if (status != P2C_OK) {
     mem_free(&d->alloc, h, size);
     return status;
@@ -325,11 +369,13 @@ static P2cStatus handle_new(P2cDevice *d, HandleKind kind, size_t size, void **o
   return P2C_OK;
 }
 
-/* Releases a stream's or event's driver object (d's context made current first) and frees h. */
+/* Releases a stream's or event's driver object (in d's context) and frees h. */
 static void handle_delete(P2cDevice *d, HandleKind kind, void *h, size_t size) {
-  release_current(d);
+  GpuScope scope;
+  enter_quietly(d, &scope);
   if (kind == HK_STREAM) DRV(d)->cuStreamDestroy(((P2cStream *)h)->stream);
   else DRV(d)->cuEventDestroy(((P2cEvent *)h)->event);
+  LEAVE(&scope);
   mem_free(&d->alloc, h, size);
 }
 
@@ -347,10 +393,12 @@ void p2c_stream_delete(P2cStream *s) {
 P2cStatus p2c_stream_synchronize(P2cStream *s) {
   if (!s) return P2C_ERR_USAGE;
   P2cDevice *d = s->device;
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuStreamSynchronize(s->stream));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -370,20 +418,24 @@ P2cStatus p2c_event_record(P2cEvent *e, P2cStream *s) {
   P2cDevice *d = e->device;
   if (s && s->device != d)
     return gpu_fail(d, P2C_ERR_USAGE, "the event and the stream belong to two devices");
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuEventRecord(e->event, s ? s->stream : NULL));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
 P2cStatus p2c_event_synchronize(P2cEvent *e) {
   if (!e) return P2C_ERR_USAGE;
   P2cDevice *d = e->device;
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuEventSynchronize(e->event));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -392,11 +444,13 @@ P2cStatus p2c_event_elapsed_ms(const P2cEvent *start, const P2cEvent *end, float
   P2cDevice *d = start->device;
   *ms = 0;
   if (end->device != d) return gpu_fail(d, P2C_ERR_USAGE, "the events belong to two devices");
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuEventSynchronize(end->event));
   DEV_CHECK(d, cuEventElapsedTime(ms, start->event, end->event));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -505,7 +559,7 @@ static P2cStatus transfer_span(P2cDevice *d, const P2cDeviceArray *a, const P2cH
                     a->data - *offset + *bytes > a->buffer->ptr + a->buffer->size))
     return gpu_fail(d, P2C_ERR_USAGE, "the device array reaches outside its buffer");
   if (s && s->device != d) return gpu_fail(d, P2C_ERR_USAGE, "the stream belongs to another device");
-  return gpu_make_current(&d->gpu, ERR(d));
+  return P2C_OK;
 }
 
 P2cStatus p2c_device_array_upload(P2cDevice *d, P2cDeviceArray *dst, const P2cHostArray *src,
@@ -515,11 +569,15 @@ P2cStatus p2c_device_array_upload(P2cDevice *d, P2cDeviceArray *dst, const P2cHo
   P2cStatus status = transfer_span(d, dst, src, s, &bytes, &offset);
   if (status != P2C_OK || bytes == 0) return status;
   const char *host = (const char *)src->data - offset;
+  GpuScope scope;
+  status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
   if (s)
     DEV_CHECK(d, cuMemcpyHtoDAsync(dst->data - offset, host, bytes, s->stream));
   else
     DEV_CHECK(d, cuMemcpyHtoD(dst->data - offset, host, bytes));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 
@@ -530,11 +588,15 @@ P2cStatus p2c_device_array_download(P2cDevice *d, const P2cDeviceArray *src, P2c
   P2cStatus status = transfer_span(d, src, dst, s, &bytes, &offset);
   if (status != P2C_OK || bytes == 0) return status;
   char *host = (char *)dst->data - offset;
+  GpuScope scope;
+  status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
   if (s)
     DEV_CHECK(d, cuMemcpyDtoHAsync(host, src->data - offset, bytes, s->stream));
   else
     DEV_CHECK(d, cuMemcpyDtoH(host, src->data - offset, bytes));
 cleanup:
+  LEAVE(&scope);
   return status;
 }
 

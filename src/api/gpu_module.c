@@ -72,9 +72,13 @@ static P2cStatus attach_source(P2cDevice *d, P2cGpuModule *m, const char *source
   P2cStatus status = P2C_OK;
   const CuDriver *drv = d->gpu.drv;
   if (!drv->p2cStandinAttachSource) return P2C_OK;
+  GpuScope scope; /* the module is found in the current context, as every module call does */
+  status = gpu_enter(&d->gpu, &scope, ERR(d));
+  if (status != P2C_OK) return status;
   CU_CHECK(drv, p2cStandinAttachSource(m->module, source, strlen(source)), d->last_error,
            sizeof d->last_error);
 cleanup:
+  gpu_leave(&scope);
   return status;
 }
 
@@ -237,9 +241,11 @@ P2cStatus p2c_gpu_module_global(P2cGpuModule *m, const char *name, uint64_t *add
   P2cDevice *d = m->device;
   CuDevicePtr ptr = 0;
   size_t size = 0;
-  P2cStatus status = gpu_make_current(&d->gpu, ERR(d));
+  GpuScope scope;
+  P2cStatus status = gpu_enter(&d->gpu, &scope, ERR(d));
   if (status != P2C_OK) return status;
   CuResult rc = d->gpu.drv->cuModuleGetGlobal(&ptr, &size, m->module, name);
+  gpu_leave(&scope);
   if (rc == CUDRV_ERROR_NOT_FOUND)
     return gpu_fail(d, P2C_ERR_USAGE, "no __device__ variable '%s' in %s", name, m->what);
   if (rc != CUDRV_SUCCESS)

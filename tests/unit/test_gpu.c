@@ -190,10 +190,14 @@ static void device_errors(void **state) {
   assert_contains(p2c_compiler_last_error(f->c), "opening CUDA device 0: cuDeviceGetAttribute(");
   assert_contains(p2c_compiler_last_error(f->c), "CUDA_ERROR_OUT_OF_MEMORY");
   assert_int_equal(fake_stats()->retained_contexts, 1); /* only the fixture's */
-  fake_fail("cuCtxSetCurrent", 1, 201);
+  fake_fail("cuDevicePrimaryCtxRetain", 1, 201);
   assert_int_equal(p2c_device_open(f->c, 0, &d), P2C_ERR_CUDA);
   assert_contains(p2c_compiler_last_error(f->c), "CUDA_ERROR_INVALID_CONTEXT");
   assert_int_equal(fake_stats()->retained_contexts, 1);
+  /* Making the context current for a call is checked too, and names the call. */
+  fake_fail("cuCtxSetCurrent", 1, 201);
+  assert_int_equal(p2c_device_synchronize(f->d), P2C_ERR_CUDA);
+  assert_contains(p2c_device_last_error(f->d), "cuCtxSetCurrent(");
 }
 
 static void no_device(void **state) {

@@ -133,10 +133,12 @@ typedef struct CuDriver {
   CuResult (*cuGetErrorName)(CuResult error, const char **name);
   CuResult (*cuGetErrorString)(CuResult error, const char **text);
 
-  /* -- required: contexts (the runtime uses the device's primary context) */
+  /* -- required: contexts (the runtime uses the device's primary context, current only while a
+   * call works in it: gpu_enter, gpu_leave) */
   CuResult (*cuDevicePrimaryCtxRetain)(CuContext *ctx, CuDevice device);
   CuResult (*cuDevicePrimaryCtxRelease)(CuDevice device); /* cuDevicePrimaryCtxRelease_v2 */
   CuResult (*cuCtxSetCurrent)(CuContext ctx);
+  CuResult (*cuCtxGetCurrent)(CuContext *ctx);
   CuResult (*cuCtxSynchronize)(void);
 
   /* -- required: modules, kernels */
@@ -189,7 +191,6 @@ typedef struct CuDriver {
   /* -- optional */
   CuResult (*cuCtxCreate)(CuContext *ctx, unsigned int flags, CuDevice device); /* cuCtxCreate_v2 */
   CuResult (*cuCtxDestroy)(CuContext ctx); /* cuCtxDestroy_v2 */
-  CuResult (*cuCtxGetCurrent)(CuContext *ctx);
   /* cooperative launches (kernels with a grid sync, P2cKernelInfo.cooperative) */
   CuResult (*cuLaunchCooperativeKernel)(CuFunction function, unsigned int grid_x,
                                         unsigned int grid_y, unsigned int grid_z,

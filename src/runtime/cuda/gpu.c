@@ -74,7 +74,6 @@ P2cStatus gpu_open(const CuDriver *drv, int ordinal, GpuContext *g, char *err, s
   status = read_limits(drv, g->device, &g->limits, err, errlen);
   if (status != P2C_OK) goto cleanup;
   CU_CHECK(drv, cuDevicePrimaryCtxRetain(&ctx, g->device), err, errlen);
-  CU_CHECK(drv, cuCtxSetCurrent(ctx), err, errlen);
   g->ctx = ctx;
   return P2C_OK;
 cleanup:
@@ -89,11 +88,24 @@ void gpu_close(GpuContext *g) {
   memset(g, 0, sizeof *g);
 }
 
-P2cStatus gpu_make_current(const GpuContext *g, char *err, size_t errlen) {
+P2cStatus gpu_enter(const GpuContext *g, GpuScope *scope, char *err, size_t errlen) {
   P2cStatus status = P2C_OK;
+  *scope = (GpuScope){.g = g};
+  CuContext saved = NULL;
+  CU_CHECK(g->drv, cuCtxGetCurrent(&saved), err, errlen);
+  if (saved == g->ctx) return P2C_OK;
   CU_CHECK(g->drv, cuCtxSetCurrent(g->ctx), err, errlen);
+  scope->saved = saved;
+  scope->switched = true;
 cleanup:
   return status;
+}
+
+void gpu_leave(GpuScope *scope) {
+  /* cuCtxSetCurrent replaces the top of the thread's context stack, so setting the saved one
+   * back (NULL: popping ours) leaves the stack as the caller had it. */
+  if (scope->switched) scope->g->drv->cuCtxSetCurrent(scope->saved);
+  scope->switched = false;
 }
 
 void gpu_arch(const GpuContext *g, char *out, size_t outlen) {
@@ -136,16 +148,25 @@ cleanup:
   return status;
 }
 
+/* load_with_logs in the device's context, the caller's given back. */
+static P2cStatus load_in_context(const GpuContext *g, const void *image, const char *what,
+                                 CuModule *out, char *info_log, size_t info_len, char *err,
+                                 size_t errlen) {
+  GpuScope scope;
+  P2cStatus status = gpu_enter(g, &scope, err, errlen);
+  if (status == P2C_OK) status = load_with_logs(g, image, what, out, info_log, info_len, err, errlen);
+  gpu_leave(&scope);
+  return status;
+}
+
 P2cStatus gpu_module_load(const GpuContext *g, const void *image, size_t size, const char *what,
                           CuModule *out, char *info_log, size_t info_len, char *err,
                           size_t errlen) {
   *out = NULL;
   if (info_log && info_len) info_log[0] = '\0';
-  P2cStatus status = gpu_make_current(g, err, errlen);
-  if (status != P2C_OK) return status;
   const unsigned char *p = image;
   if (is_binary_image(p, size) || (size > 0 && p[size - 1] == '\0'))
-    return load_with_logs(g, image, what, out, info_log, info_len, err, errlen);
+    return load_in_context(g, image, what, out, info_log, info_len, err, errlen);
   /* PTX is read up to its NUL: a text without one gets a copy that has it. */
   char *text = mem_alloc(mem_default(), size + 1);
   if (!text) {
@@ -154,7 +175,7 @@ P2cStatus gpu_module_load(const GpuContext *g, const void *image, size_t size, c
   }
   memcpy(text, image, size);
   text[size] = '\0';
-  status = load_with_logs(g, text, what, out, info_log, info_len, err, errlen);
+  P2cStatus status = load_in_context(g, text, what, out, info_log, info_len, err, errlen);
   mem_free(mem_default(), text, size + 1);
   return status;
 }
@@ -162,16 +183,16 @@ P2cStatus gpu_module_load(const GpuContext *g, const void *image, size_t size, c
 void gpu_module_unload(const GpuContext *g, CuModule m) {
   if (!m) return;
   char err[64];
-  gpu_make_current(g, err, sizeof err); /* released even if this fails: it usually still is */
+  GpuScope scope;
+  gpu_enter(g, &scope, err, sizeof err); /* unloaded even if this fails: it may still work */
   g->drv->cuModuleUnload(m);
+  gpu_leave(&scope);
 }
 
-P2cStatus gpu_function_get(const GpuContext *g, CuModule m, const char *name, const char *what,
-                           GpuFunction *out, char *err, size_t errlen) {
-  memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "%s", name);
-  P2cStatus status = gpu_make_current(g, err, errlen);
-  if (status != P2C_OK) return status;
+/* gpu_function_get's driver calls, in the device's context. */
+static P2cStatus function_get(const GpuContext *g, CuModule m, const char *name, const char *what,
+                              GpuFunction *out, char *err, size_t errlen) {
+  P2cStatus status = P2C_OK;
   CuResult rc = g->drv->cuModuleGetFunction(&out->fn, m, name);
   if (rc == CUDRV_ERROR_NOT_FOUND) {
     snprintf(err, errlen, "no kernel '%s' in %s (cuModuleGetFunction: CUDA_ERROR_NOT_FOUND)", name,
@@ -195,6 +216,17 @@ P2cStatus gpu_function_get(const GpuContext *g, CuModule m, const char *name, co
 cleanup:
   gpu_error_context(err, errlen, "looking up kernel '%s' in %s", name, what);
   out->fn = NULL;
+  return status;
+}
+
+P2cStatus gpu_function_get(const GpuContext *g, CuModule m, const char *name, const char *what,
+                           GpuFunction *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "%s", name);
+  GpuScope scope;
+  P2cStatus status = gpu_enter(g, &scope, err, errlen);
+  if (status == P2C_OK) status = function_get(g, m, name, what, out, err, errlen);
+  gpu_leave(&scope);
   return status;
 }
 
@@ -266,14 +298,15 @@ P2cStatus gpu_max_cooperative_blocks(const GpuContext *g, GpuFunction *f, uint32
              "(cuLaunchCooperativeKernel, cuOccupancyMaxActiveBlocksPerMultiprocessor)", g->drv->dl.path);
     return P2C_ERR_CUDA;
   }
-  P2cStatus status = gpu_make_current(g, err, errlen);
+  GpuScope scope;
+  P2cStatus status = gpu_enter(g, &scope, err, errlen);
   if (status != P2C_OK) return status;
   CU_CHECK(g->drv,
            cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f->fn, (int)block_threads, shared_bytes),
            err, errlen);
   *blocks = (uint32_t)per_sm * (uint32_t)g->limits.sm_count;
-  return P2C_OK;
 cleanup:
+  gpu_leave(&scope);
   return status;
 }
 
@@ -298,7 +331,8 @@ P2cStatus gpu_launch(const GpuContext *g, GpuFunction *f, const GpuLaunchConfig 
     gpu_error_context(err, errlen, "cannot launch kernel '%s'", f->name);
     return P2C_ERR_USAGE;
   }
-  P2cStatus status = gpu_make_current(g, err, errlen);
+  GpuScope scope;
+  P2cStatus status = gpu_enter(g, &scope, err, errlen);
   if (status == P2C_OK) status = allow_dynamic_shared(g, f, c->shared_bytes, err, errlen);
   if (status == P2C_OK && c->cooperative) status = check_cooperative(g, f, c, err, errlen);
   if (status != P2C_OK) goto cleanup;
@@ -312,8 +346,10 @@ P2cStatus gpu_launch(const GpuContext *g, GpuFunction *f, const GpuLaunchConfig 
              cuLaunchKernel(f->fn, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
                             c->block[2], c->shared_bytes, c->stream, args, NULL),
              err, errlen);
+  gpu_leave(&scope);
   return P2C_OK;
 cleanup:
+  gpu_leave(&scope);
   gpu_error_context(err, errlen, "launching kernel '%s' of %s with grid (%u,%u,%u), block (%u,%u,%u)",
                     f->name, what, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
                     c->block[2]);

@@ -9,7 +9,9 @@
  * failed; P2C_ERR_USAGE: a launch configuration the device cannot run; P2C_ERR_NOMEM.
  *
  * Threads: the driver's rules. Each entry point makes the device's primary context current on
- * the calling thread first, so a device may be used from any thread, one at a time. */
+ * the calling thread for its work (gpu_enter) and gives the thread its own current context back
+ * before it returns (gpu_leave), so a device may be used from any thread, and a host with a
+ * context of its own (a C program, CuPy, PyTorch) finds it current after every call. */
 #ifndef P2C_RUNTIME_CUDA_GPU_H
 #define P2C_RUNTIME_CUDA_GPU_H
 
@@ -45,8 +47,19 @@ typedef struct GpuContext {
 P2cStatus gpu_open(const CuDriver *drv, int ordinal, GpuContext *g, char *err, size_t errlen);
 /* Releases the primary context. Accepts a context that failed to open (zeroed). */
 void gpu_close(GpuContext *g);
-/* Makes the device's context current on this thread. */
-P2cStatus gpu_make_current(const GpuContext *g, char *err, size_t errlen);
+/* The calling thread's current context, kept while a call works in the device's. */
+typedef struct GpuScope {
+  const GpuContext *g;
+  CuContext saved;  /* the caller's (NULL: none) */
+  bool switched;    /* the device's was made current, and `saved` is to be given back */
+} GpuScope;
+
+/* Makes the device's context current on this thread for a call's work, remembering the
+ * caller's in *scope (no driver call changes anything when it already is current). On failure
+ * nothing changed and gpu_leave is harmless. */
+P2cStatus gpu_enter(const GpuContext *g, GpuScope *scope, char *err, size_t errlen);
+/* Gives the thread the context that was current at gpu_enter. Accepts a scope that failed. */
+void gpu_leave(GpuScope *scope);
 
 /* The architecture NVRTC should compile for: "sm_90" for compute capability 9.0. */
 void gpu_arch(const GpuContext *g, char *out, size_t outlen);
