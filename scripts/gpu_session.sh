@@ -1,200 +1,239 @@
 #!/usr/bin/env bash
-# Every GPU check of the project in one run on a machine with an NVIDIA GPU, each step's log
-# kept: the gpu suite, the demo on the GPU against the simulator, compute-sanitizer on every
-# sample, the benchmarks against hand-written CUDA C and against numba-cuda, the PTX and SASS of
-# every sample, then the other suites.
+# The plan for a first, short run on a GPU machine (issue 25), and the same plan on the CUDA
+# driver stand-in, so that it is known to work before a GPU is ever lent.
 #
-#   bash scripts/gpu_session.sh --prepare CARRY   # here: gather what the GPU machine lacks
-#   bash scripts/gpu_session.sh LOGDIR [CARRY]    # there: build, test, measure
+#   bash scripts/gpu_session.sh --prepare [CARRY]       here: gather the binaries the plan runs
+#   bash scripts/gpu_session.sh LOGDIR [CARRY]          there: the plan (about 8 minutes)
+#   bash scripts/gpu_session.sh --standin LOGDIR [BUILD] here: the same plan on the stand-in
 #
-# The lent GPU machines reach no package registry and have neither Debian's tree-sitter nor
-# cmocka: CARRY (default .devcarry, git-ignored) holds their headers and libraries, and wheels of
-# pkgconf and meson, so that the project builds there from source with that machine's compilers.
-# It also holds the Python package built here for CPython 3.12 (those machines' python3), with
-# PY312 (default: pyenv's 3.12.1) through meson-python, unpacked into CARRY/site, and
-# build/'s launch_c, libpyk2cuda and fake driver for the package's benchmark and tests.
-# Each step writes LOGDIR/NAME.log; LOGDIR/summary.txt has a line per step: exit code, seconds.
-# STEPS="gpu demo ..." runs only the named steps (build always runs).
+# With the device tool: `run(command="bash scripts/gpu_session.sh $OUT .devcarry",
+# carry=[".devcarry"], timeout_s=600)`; prepare first, here (CARRY defaults to .devcarry, which
+# git ignores).
+#
+# What such a machine is (the device tool's KINDS.md, written ahead of any run of ours): one
+# H200, runs of at most 10 minutes and 15 minutes of GPU time in all, no package registry,
+# python3 3.12 with numba-cuda, CuPy, PyTorch, pytest and NVIDIA's NVRTC wheel, nvcc and
+# compute-sanitizer. So nothing is built there: CARRY holds this machine's build (BUILD, default
+# build/: the CLI, libpyk2cuda, the C runtime's test, samples/streams.c, the benchmarks, cmocka)
+# and the Python package built for CPython 3.12 (PY312, default pyenv's 3.12.1) through
+# meson-python, unpacked into CARRY/site.
+#
+# The plan: facts first (driver, NVRTC, which fit; the plan stops there without a device), then
+# the checks by value: the C runtime, module loads against the oracle, the Python fast path,
+# CuPy/PyTorch interop, faults, grid sync, compute-sanitizer on a few launches, the first
+# launch and bandwidth numbers, samples/python, the rest of tests/gpu/cases.txt. Each step runs
+# under its own timeout, cut to what is left of BUDGET (default 480 s), and as it ends writes one
+# line to LOGDIR/results.txt (PASS, FAIL rc=N, TIMEOUT, SKIP and why, with its log's last line)
+# and its output to LOGDIR/steps.log: two files, so that what the tool brings back is complete
+# even when the run is cut short. The exit status is 1 when any step failed or timed out.
+#
+# --standin runs the same steps on this machine against the stand-in (tests/standin, selected by
+# PYK2CUDA_LIBCUDA), with the build's own Python package and /usr/bin/python3; tools the machine
+# lacks (nvidia-smi, compute-sanitizer, CuPy, PyTorch) make their steps SKIP, and TIME_SCALE
+# (default 4 there) stretches every limit for the simulator's builds of each module. The
+# standin suite runs it (standin-session, with STEPS_SKIP=cases-all: standin-cases runs those
+# cases whole) and fails on any FAIL or TIMEOUT line. STEPS_SKIP="NAME ..." leaves steps out; a
+# step the budget leaves no time for counts as a failure: the plan must fit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
+# ---- Here: what the GPU machine is given -----------------------------------------------------
+
+# Copies BUILD's binaries the plan runs, and the libraries they load, into DEST/bin.
+carry_binaries() {
+  local build=$1 dest=$2
+  mkdir -p "$dest/bin"
+  cp "$build/tools/pyk2cuda" "$build/tools/streams" "$build/tests/gpu/test_device" \
+     "$build/bench/gpu" "$build/bench/launch_c" "$dest/bin/" || return 1
+  find "$build/src" -maxdepth 1 -name 'libpyk2cuda.so*' ! -type d -exec cp -P {} "$dest/bin/" \; 
+  cp -P /usr/lib/x86_64-linux-gnu/libcmocka.so* "$dest/bin/"
+}
+
+# The Python package for CPython 3.12, unpacked into DEST/site (a meson-python build: minutes).
+carry_python312() {
+  local dest=$1 py312=${PY312:-/root/.pyenv/versions/3.12.1/bin/python3}
+  [ -x "$py312" ] || { echo "no CPython 3.12 at $py312 (set PY312)" >&2; return 1; }
+  "$py312" -m pip wheel -q --no-deps -w "$dest/wheel312" . || return 1
+  mkdir -p "$dest/site" && (cd "$dest/site" && unzip -q "$dest"/wheel312/pyk2cuda-*.whl)
+  rm -rf "$dest/wheel312"
+}
+
 prepare() {
-  local dest lib=/usr/lib/x86_64-linux-gnu
+  local dest build=${BUILD:-build}
   dest=$(realpath -m "$1")
-  rm -rf "$dest"; mkdir -p "$dest/include" "$dest/lib" "$dest/wheels"
-  cp -r /usr/include/tree_sitter /usr/include/cmocka.h "$dest/include/"
-  cp "$lib/libtree-sitter.a" "$dest/lib/"
-  cp -P "$lib"/libcmocka.so* "$dest/lib/"
-  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
-    --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-    --platform manylinux2014_x86_64 -d "$dest/wheels" pkgconf==3.0.7.post0 meson==1.0.1
-  cp -r third_party "$dest/third_party"
-  local py312=${PY312:-/root/.pyenv/versions/3.12.1/bin/python3}
-  if [ -x "$py312" ]; then
-    "$py312" -m pip wheel -q --no-deps -w "$dest/wheel312" . &&
-      mkdir -p "$dest/site" && (cd "$dest/site" && unzip -q "$dest"/wheel312/pyk2cuda-*.whl)
-    rm -rf "$dest/wheel312"
-    mkdir -p "$dest/bin"
-    cp build/bench/launch_c build/tests/libfakecuda.so "$dest/bin/" 2>/dev/null
-    cp -P build/src/libpyk2cuda.so* "$dest/bin/" 2>/dev/null
-  else
-    echo "no CPython 3.12 at $py312 (set PY312): the python step will be skipped there" >&2
-  fi
+  rm -rf "$dest"; mkdir -p "$dest"
+  meson compile -C "$build" >/dev/null || return 1
+  carry_binaries "$build" "$dest" && carry_python312 "$dest" || return 1
   git rev-parse --short HEAD > "$dest/COMMIT"
   du -sh "$dest"
 }
 
-if [ "${1:-}" = --prepare ]; then prepare "${2:-.devcarry}"; exit; fi
+# ---- The plan's machinery --------------------------------------------------------------------
 
-LOG=$(realpath -m "${1:?usage: gpu_session.sh LOGDIR [CARRY] | --prepare CARRY}")
-CARRY=$(realpath "${2:-.devcarry}")
-mkdir -p "$LOG"
-SUMMARY=$LOG/summary.txt
-: > "$SUMMARY"
+# Records one result line, and echoes it.
+result() { echo "$*" | tee -a "$LOG/results.txt"; }
 
-# step NAME TIMEOUT CMD...: runs CMD with its output in LOGDIR/NAME.log, records the result.
+# step NAME LIMIT CMD...: runs CMD under a timeout of LIMIT * TIME_SCALE seconds, cut to what
+# is left of the budget; appends its output to steps.log and one line to results.txt. Exit
+# status 77 is a skip (the command says why in its last line).
 step() {
-  local name=$1 limit=$2; shift 2
-  if [ -n "${STEPS:-}" ] && [ "$name" != build ] && [[ " $STEPS " != *" ${name%%-*} "* ]]; then
-    return 0
-  fi
-  local t0=$SECONDS rc
-  echo "== $name: $*" | cut -c1-200
-  timeout --kill-after=10 "$limit" bash -c '"$@"' "$name" "$@" > "$LOG/$name.log" 2>&1
+  local name=$1 limit=$(( $2 * TIME_SCALE )); shift 2
+  local left=$(( BUDGET * TIME_SCALE - (SECONDS - START) ))
+  if [[ " ${STEPS_SKIP:-} " == *" $name "* ]]; then result "SKIP $name (STEPS_SKIP)"; return 0; fi
+  if [ "$left" -lt 15 ]; then result "SKIP $name (no time left of the budget)"; FAILED=1; return 0; fi
+  [ "$limit" -le "$left" ] || limit=$left
+  local t0=$SECONDS rc out=$LOG/step.out
+  timeout --kill-after=5 "$limit" bash -c '"$@"' "$name" "$@" > "$out" 2>&1
   rc=$?
-  printf '%-28s rc=%-4s %5ss\n' "$name" "$rc" "$((SECONDS - t0))" | tee -a "$SUMMARY"
-  return $rc
+  { echo "==== $name (limit ${limit}s, rc $rc, $((SECONDS - t0))s): $*"; cat "$out"; } >> "$LOG/steps.log"
+  local last; last=$(grep -v '^\s*$' "$out" | tail -1 | cut -c1-160)
+  case $rc in
+    0) result "PASS $name $((SECONDS - t0))s | $last" ;;
+    77) result "SKIP $name | $last" ;;
+    124|137) result "TIMEOUT $name ${limit}s | $last"; FAILED=1 ;;
+    *) result "FAIL $name rc=$rc $((SECONDS - t0))s | $last"; FAILED=1 ;;
+  esac
+  rm -f "$out"
+  return "$rc"
 }
 
-environment() {
-  date -u; uname -a
-  nvidia-smi || true
-  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,memory.total --format=csv || true
-  nvcc --version || true
-  compute-sanitizer --version || true
-  for t in gcc g++ cc c++ pkg-config meson ninja python3 cuobjdump nvdisasm ncu; do
-    printf '%-12s %s\n' "$t" "$(command -v $t || echo missing)"
+# Exits 77 (skip) with a reason when a command is missing.
+need() { command -v "$1" >/dev/null || { echo "skipped: $1 is not installed here"; exit 77; }; }
+
+# Exits 77 unless python3 imports every module named.
+need_python() {
+  "$PY" -c "import $1" 2>/dev/null || { echo "skipped: $PY cannot import $1"; exit 77; }
+}
+
+# pytest on the package, on the device (GPU-marked tests included), with its last line as the
+# summary; extra arguments select tests.
+pytest_gpu() {
+  need_python pytest
+  PYK2CUDA_DEVICE=gpu "$PY" -m pytest -q -p no:cacheprovider -rs "$@"
+}
+
+# ---- The steps -------------------------------------------------------------------------------
+
+# What runs here: driver, NVRTC (where found), whether they fit, the device, the tools. Fails
+# when no device is found: the rest of the plan needs one.
+facts() {
+  date -u; uname -r
+  command -v nvidia-smi >/dev/null &&
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
+  "$PY" -c 'import sys; print("python", sys.version.split()[0])'
+  "$PY" -m pip list 2>/dev/null | grep -iE '^(numpy|numba|numba-cuda|cupy\S*|torch|pytest|nvidia-cuda-nvrtc\S*) ' || true
+  for t in compute-sanitizer nvcc cuobjdump g++; do printf '%-18s %s\n' "$t" "$(command -v $t || echo missing)"; done
+  local info; info=$("$BIN/pyk2cuda" info) || return 1
+  echo "$info"
+  "$PY" -c 'import pyk2cuda; print("package:", pyk2cuda.__file__)' || return 1
+  case $info in *"no GPU: "*) echo "no device: the plan stops"; return 1 ;; esac
+  echo "$info" | grep '^NVRTC and driver: they fit' || return 1
+}
+
+# The C API on the device: tests/gpu/test_device.c (memory, streams, events, modules, the JIT log,
+# the dispatcher, bounds checks, a kernel fault).
+c_runtime() { P2C_SOURCE_DIR=$ROOT "$BIN/test_device"; }
+
+# Module loads and launches of `pyk2cuda run --device gpu`, against Numba's simulator or NumPy:
+# the cases of tests/gpu/cases.txt named by the filters.
+cases() {
+  need_python numba
+  "$PY" tests/gpu/run_gpu.py --pyk2cuda "$BIN/pyk2cuda" "$@"
+}
+
+# samples/streams.c: two streams, pinned memory, events, through the C API.
+streams_sample() { "$BIN/streams" samples/normalize.py 1000000; }
+
+# compute-sanitizer's memcheck on a few launches of the CLI and the streams sample; racecheck on
+# the shared-memory reduction.
+sanitizer() {
+  need compute-sanitizer
+  local cs="compute-sanitizer --error-exitcode 9 --print-limit 20" out; out=$(mktemp -d)
+  $cs --tool memcheck "$BIN/pyk2cuda" run samples/vecadd.py vecadd --device gpu --grid 4 \
+    --block 256 arange:int32[1000] arange:int32[1000] zeros:float64[1000] --out-dir "$out/v" &&
+    $cs --tool memcheck "$BIN/streams" samples/normalize.py 100000 &&
+    $cs --tool racecheck "$BIN/pyk2cuda" run samples/normalize.py partial_sums --device gpu \
+      --grid 64 --block 256 arange:float32[16384] zeros:float32[64] --out-dir "$out/n"
+}
+
+# The first numbers: launch overhead and bandwidth (C), the Python launch beside numba-cuda's.
+numbers() {
+  "$BIN/gpu" --only launch --reps 20 && "$BIN/gpu" --only bandwidth --reps 10 &&
+    "$PY" bench/python_launch.py --device gpu -n 500 --launch-c "$BIN/launch_c" $NUMBA_FLAG
+}
+
+# Every script of samples/python on the device (the Dask one needs dask: without it, it fails).
+samples_python() {
+  local rc=0 n=0 s
+  for s in samples/python/*.py; do
+    echo "-- $s"
+    n=$((n + 1))
+    PYK2CUDA_DEVICE=gpu timeout 120 "$PY" "$s" > /dev/null || { echo "FAILED: $s"; rc=1; }
   done
-  gcc --version | head -1 || true
-  python3 -c 'import sys, numpy; print(sys.version); print("numpy", numpy.__version__)'
-  python3 -m pip list 2>/dev/null | grep -iE '^(numba|numba-cuda|cupy|torch|pytest|meson|ninja) ' || true
-  ls -l /usr/local/cuda/lib64/libnvrtc* 2>/dev/null || true
-  ldconfig -p | grep -E 'libcuda\.so|libnvrtc' || true
-}
-
-# The carried tree-sitter and cmocka, found through pkg-config files written for this machine.
-use_carry() {
-  local pc=$CARRY/pkgconfig site=/tmp/gpu-session-site
-  mkdir -p "$pc"
-  printf 'Name: tree-sitter\nDescription: carried\nVersion: 0.20.7\nLibs: -L%s -ltree-sitter\nCflags: -I%s\n' \
-    "$CARRY/lib" "$CARRY/include" > "$pc/tree-sitter.pc"
-  printf 'Name: cmocka\nDescription: carried\nVersion: 1.1.5\nLibs: -L%s -lcmocka\nCflags: -I%s\n' \
-    "$CARRY/lib" "$CARRY/include" > "$pc/cmocka.pc"
-  export PKG_CONFIG_PATH=$pc LD_LIBRARY_PATH=$CARRY/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  if ! command -v pkg-config >/dev/null || ! command -v meson >/dev/null; then
-    python3 -m pip install -q --no-index --no-deps --target "$site" "$CARRY"/wheels/*.whl
-    export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH} PATH=$site/bin:$PATH
-    command -v pkg-config >/dev/null || ln -sf "$(command -v pkgconf)" "$site/bin/pkg-config"
-  fi
-  [ -d third_party/tree-sitter-python ] || cp -r "$CARRY/third_party" third_party
-}
-
-build() {
-  local py; py=$(command -v python3)
-  meson setup build-gpu -Doracle_python="$py" && meson compile -C build-gpu &&
-    meson setup build-release -Dbuildtype=release -Doracle_python="$py" &&
-    meson compile -C build-release
-}
-
-# The demo's outputs on the GPU and on the simulator, compared file by file.
-compare_demo() {
-  python3 - "$LOG/demo-gpu-out" "$LOG/demo-sim-out" <<'PY'
-import os, sys
-import numpy as np
-gpu, sim = sys.argv[1:]
-bad = 0
-for dirpath, _, files in os.walk(sim):
-    for f in sorted(files):
-        if not f.endswith(".npy"):
-            continue
-        rel = os.path.relpath(os.path.join(dirpath, f), sim)
-        a, b = np.load(os.path.join(gpu, rel)), np.load(os.path.join(sim, rel))
-        if a.dtype.kind == "f":
-            tol = 1e-5 if a.dtype == np.float32 else 1e-12
-            err = float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-30))) if a.size else 0.0
-            ok = a.shape == b.shape and err <= tol
-            print(f"{rel:28s} {a.dtype} {a.shape} max rel diff {err:.3g} (tol {tol}) {'ok' if ok else 'DIFFERS'}")
-        else:
-            ok = a.shape == b.shape and np.array_equal(a, b)
-            print(f"{rel:28s} {a.dtype} {a.shape} {'identical' if ok else 'DIFFERS'}")
-        bad += not ok
-print(f"{bad} file(s) differ")
-sys.exit(1 if bad else 0)
-PY
-}
-
-# compute-sanitizer TOOL on every launch of the demo (every sample) and on samples/streams.c;
-# the first launch it reports on ends the step.
-sanitize() {
-  env BUILD=build-gpu DEVICE=gpu OUT_DIR="$(mktemp -d)" PYTHON=python3 \
-    LAUNCHER="compute-sanitizer --tool $1 --error-exitcode 9 --print-limit 20" bash scripts/demo.sh
-}
-
-# The Python package on the GPU: its pytest suite (GPU-marked tests included), the Python
-# samples, unmodified Numba scripts through `python3 -m pyk2cuda`, and the launch cost beside
-# the C API's and numba-cuda's.
-python_package() {
-  [ -d "$CARRY/site/pyk2cuda" ] || { echo "no package in $CARRY/site (see --prepare)"; return 1; }
-  export PYTHONPATH=$CARRY/site:$ROOT/tests/python LD_LIBRARY_PATH=$CARRY/bin:$LD_LIBRARY_PATH
-  export PYK2CUDA_FAKECUDA=$CARRY/bin/libfakecuda.so
-  python3 -c "import pyk2cuda; print('pyk2cuda', pyk2cuda.__version__, pyk2cuda.device_kind(), pyk2cuda._core.why())"
-  local rc=0
-  python3 -m pytest -q -p no:cacheprovider -rs tests/python || rc=1
-  for s in samples/python/*.py; do timeout 120 python3 "$s" || rc=1; done
-  for s in samples/*.py; do timeout 120 python3 -m pyk2cuda "$s" || rc=1; done
-  python3 bench/python_launch.py --device gpu --numba --launch-c "$CARRY/bin/launch_c" || rc=1
+  echo "$n scripts of samples/python ran, rc $rc"
   return $rc
 }
 
-# PTX, CUBIN resource usage and SASS of every sample kernel, for reading side by side.
-ptx_and_sass() {
-  local P=build-release/tools/pyk2cuda d=$LOG/ptx
-  mkdir -p "$d"
-  while read -r file sig; do
-    local name=${sig%%(*}
-    "$P" ptx "$file" --sig "$sig" --arch sm_90 -o "$d/$name.ptx" &&
-      "$P" ptx "$file" --sig "$sig" --arch sm_90 --cubin -o "$d/$name.cubin" &&
-      cuobjdump --dump-resource-usage "$d/$name.cubin" && cuobjdump --dump-sass "$d/$name.cubin" > "$d/$name.sass"
-  done <<'EOF'
-samples/vecadd.py vecadd(int32[::1], int32[::1], float64[::1])
-samples/normalize.py partial_sums(float32[::1], float32[::1])
-samples/normalize.py divide(float32[::1], float32[::1])
-samples/smooth.py smooth_gpu(int32[:, ::1], int32[:, ::1])
-samples/great_circle.py great_circle(float64[:, ::1], float64, float64)
-samples/matmul.py matmul(float32[:, ::1], float32[:, ::1], float32[:, ::1])
-EOF
-  nvcc -arch=sm_90 -cubin -O3 -o "$d/handwritten.cubin" bench/handwritten.cu &&
-    cuobjdump --dump-resource-usage "$d/handwritten.cubin" && cuobjdump --dump-sass "$d/handwritten.cubin" > "$d/handwritten.sass"
+# CuPy and PyTorch arrays in and out of kernels (tests/python/test_gpu.py); both must be there.
+interop() {
+  need_python cupy
+  need_python torch
+  pytest_gpu tests/python/test_gpu.py -k 'cupy or torch'
 }
 
-# Steps run in a child bash under `timeout`, so the functions and settings they use are exported.
-export -f environment build compare_demo sanitize ptx_and_sass python_package
-export ROOT LOG CARRY PYK2CUDA_NO_INSTALL=1 PYTHONUNBUFFERED=1
-step environment 60 environment
-use_carry
-step build 300 build || { cat "$LOG/build.log" | tail -40; exit 1; }
-export PYK2CUDA_CACHE_DIR=$LOG/cache
-step gpu-suite 900 meson test -C build-gpu --suite gpu --print-errorlogs --no-rebuild
-step demo-gpu 300 env BUILD=build-gpu DEVICE=gpu OUT_DIR="$LOG/demo-gpu-out" PYTHON=python3 bash scripts/demo.sh
-step demo-sim 300 env BUILD=build-gpu DEVICE=sim OUT_DIR="$LOG/demo-sim-out" PYTHON=python3 bash scripts/demo.sh
-step demo-compare 60 compare_demo
-step sanitizer-memcheck 600 sanitize memcheck
-step sanitizer-racecheck 600 sanitize racecheck
-step sanitizer-synccheck 600 sanitize synccheck
-step bench-gpu 600 env BUILD=build-release bash bench/run_gpu.sh
-step bench-numba 600 python3 bench/numba_gpu.py
-step python-gpu 600 python_package
-step ptx-sass 300 ptx_and_sass
-step suites-other 900 meson test -C build-gpu --no-suite gpu --print-errorlogs --no-rebuild --num-processes 16
-echo; echo "== summary"; cat "$SUMMARY"
+# The plan, in order of value.
+plan() {
+  step facts 30 facts || { result "STOP: no usable device"; return 1; }
+  step c-runtime 60 c_runtime
+  step module-load 90 cases --filter 'sample_*'
+  step python-fast-path 90 pytest_gpu tests/python/test_gpu.py -k 'not cupy and not torch and not fault'
+  step interop 60 interop
+  step faults 90 pytest_gpu tests/python/test_faults.py tests/python/test_gpu.py -k 'fault'
+  step grid-sync 60 pytest_gpu tests/python/test_cooperative.py
+  step streams 30 streams_sample
+  step sanitizer 90 sanitizer
+  step numbers 60 numbers
+  step samples-python 90 samples_python
+  step cases-all 240 cases
+  return 0
+}
+
+# Sets what the plan's steps read, for a GPU machine or for the stand-in.
+setup() {
+  LOG=$(realpath -m "$1"); mkdir -p "$LOG"; : > "$LOG/results.txt"; : > "$LOG/steps.log"
+  BUDGET=${BUDGET:-480} START=$SECONDS FAILED=0
+  export PYK2CUDA_CACHE_DIR=${PYK2CUDA_CACHE_DIR:-$LOG/cache} PYTHONUNBUFFERED=1 BIN PY NUMBA_FLAG
+  export -f facts c_runtime cases streams_sample sanitizer numbers samples_python interop pytest_gpu \
+    need need_python
+  export ROOT LOG
+}
+
+on_gpu() {
+  local carry; carry=$(realpath "${2:-.devcarry}") || exit 2
+  BIN=$carry/bin PY=python3 TIME_SCALE=${TIME_SCALE:-1} NUMBA_FLAG=--numba
+  [ -d "$carry/site/pyk2cuda" ] || { echo "no package in $carry/site: run --prepare here first" >&2; exit 2; }
+  export PYTHONPATH=$carry/site${PYTHONPATH:+:$PYTHONPATH}
+  export LD_LIBRARY_PATH=$BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  setup "$1"
+}
+
+on_standin() {
+  local build; build=$(realpath "${2:-build}") || exit 2
+  setup "$1"
+  carry_binaries "$build" "$LOG/carry" || exit 2
+  BIN=$LOG/carry/bin PY=/usr/bin/python3 TIME_SCALE=${TIME_SCALE:-4} NUMBA_FLAG=
+  export PYK2CUDA_LIBCUDA=${PYK2CUDA_LIBCUDA:-$build/tests/standin/libcuda.so.1}
+  export PYTHONPATH=$build/python${PYTHONPATH:+:$PYTHONPATH}
+  export LD_LIBRARY_PATH=$BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
+
+case ${1:-} in
+  --prepare) prepare "${2:-.devcarry}"; exit ;;
+  --standin) on_standin "${2:?usage: gpu_session.sh --standin LOGDIR [BUILD]}" "${3:-}" ;;
+  ''|-*) echo "usage: gpu_session.sh LOGDIR [CARRY] | --prepare [CARRY] | --standin LOGDIR [BUILD]" >&2; exit 2 ;;
+  *) on_gpu "$1" "${2:-}" ;;
+esac
+plan
+echo "== $(grep -c '^PASS' "$LOG/results.txt") passed, $(grep -cE '^(FAIL|TIMEOUT)' "$LOG/results.txt") failed, $((SECONDS - START))s"
+exit "$FAILED"

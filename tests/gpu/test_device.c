@@ -153,6 +153,12 @@ static void source_module(void **state) {
 static void jit_log(void **state) {
   (void)state;
   P2cDeviceInfo info = p2c_device_info(device);
+  /* The driver stand-in reads a PTX module's entries but assembles nothing, so it has no ptxas
+   * to refuse an instruction (docs/runtime.md, what the stand-in does not model). */
+  if (strstr(info.name, "CUDA stand-in")) {
+    print_message("skipped on the driver stand-in: it has no PTX assembler\n");
+    skip();
+  }
   char ptx[512];
   snprintf(ptx, sizeof ptx,
            ".version 8.0\n.target %s\n.address_size 64\n.visible .entry bad()\n{\n"
@@ -295,8 +301,16 @@ int main(void) {
     fprintf(stderr, "cannot open device 0: %s\n", p2c_compiler_last_error(compiler));
     return 1;
   }
-  FILE *f = fopen(P2C_SOURCE_DIR "/tests/fakecuda/kernels.py", "rb");
-  if (!f) return 1;
+  /* $P2C_SOURCE_DIR: the checkout, where the binary runs away from the one it was built in
+   * (scripts/gpu_session.sh carries it to a GPU machine). */
+  const char *root = getenv("P2C_SOURCE_DIR");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/fakecuda/kernels.py", root && *root ? root : P2C_SOURCE_DIR);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cannot read %s (set P2C_SOURCE_DIR to the checkout)\n", path);
+    return 1;
+  }
   kernels_len = fread(kernels_src, 1, sizeof kernels_src - 1, f);
   fclose(f);
   const struct CMUnitTest tests[] = {

@@ -432,14 +432,61 @@ static bool has_sim_entry(const char *source, const char *name) {
   return false;
 }
 
+/* If `p` starts `extern __shared__ [__align__(N)] TYPE NAME[];` (hand-written CUDA C's dynamic
+ * shared memory, which the host compiler cannot define), writes P2C_SIM_EXTERN_SHARED(TYPE,
+ * NAME) at out (the simulator's prelude) and returns the length consumed; else 0. */
+static size_t rewrite_extern_shared(const char *p, char *out) {
+  static const char head[] = "extern __shared__";
+  if (strncmp(p, head, sizeof head - 1) != 0) return 0;
+  const char *q = p + sizeof head - 1;
+  q += strspn(q, " \t");
+  if (strncmp(q, "__align__(", 10) == 0) {
+    const char *close = strchr(q, ')');
+    if (!close) return 0;
+    q = close + 1 + strspn(close + 1, " \t");
+  }
+  const char *bracket = strchr(q, '[');
+  const char *semi = strchr(q, ';');
+  if (!bracket || !semi || bracket > semi || strncmp(bracket, "[];", 3) != 0) return 0;
+  const char *name = bracket;
+  while (name > q && (isalnum((unsigned char)name[-1]) || name[-1] == '_')) name--;
+  const char *type_end = name;
+  while (type_end > q && (type_end[-1] == ' ' || type_end[-1] == '\t')) type_end--;
+  if (name == bracket || type_end == q || strncmp(name, "p2c_dynamic_shared", 18) == 0) return 0;
+  sprintf(out, "P2C_SIM_EXTERN_SHARED(%.*s, %.*s);", (int)(type_end - q), q,
+          (int)(bracket - name), name);
+  return (size_t)(bracket + 3 - p);
+}
+
+/* Copies the attached CUDA C into text, rewriting its `extern __shared__` arrays (above); a
+ * rewrite is never longer than what it replaces plus 32 bytes. Returns the length written. */
+static size_t copy_source(const SiModule *m, char *text) {
+  size_t at = 0;
+  for (const char *p = m->source; *p;) {
+    size_t used = rewrite_extern_shared(p, text + at);
+    if (used) {
+      at += strlen(text + at);
+      p += used;
+    } else {
+      text[at++] = *p++;
+    }
+  }
+  text[at++] = '\n';
+  text[at] = '\0';
+  return at;
+}
+
 /* The text the simulator builds: the attached CUDA C, and for each entry it does not give the
  * simulator an entry for (hand-written CUDA C), P2C_SIM_KERNEL(name), both entries. */
 static char *sim_text(const SiModule *m) {
-  size_t len = m->source_len + 1;
+  size_t rewrites = 0;
+  for (const char *p = strstr(m->source, "extern __shared__"); p; p = strstr(p + 1, "extern __shared__"))
+    rewrites++;
+  size_t len = m->source_len + 2 + 32 * rewrites;
   for (size_t i = 0; i < m->entry_count; i++) len += strlen(m->entries[i].name) + 20;
   char *text = malloc(len);
   if (!text) return NULL;
-  size_t at = (size_t)snprintf(text, len, "%s\n", m->source);
+  size_t at = copy_source(m, text);
   for (size_t i = 0; i < m->entry_count; i++)
     if (!has_sim_entry(m->source, m->entries[i].name))
       at += (size_t)snprintf(text + at, len - at, "P2C_SIM_KERNEL(%s)\n", m->entries[i].name);

@@ -334,6 +334,16 @@ static constexpr int warpSize = 32;
 #define p2c_dynamic_shared ((unsigned char *)p2c_sim_self->dynamic_shared)
 static inline unsigned p2c_dynamic_shared_size(void) { return p2c_sim_self->dynamic_shared_bytes; }
 
+/* `extern __shared__ T name[];` of hand-written CUDA C, which the driver stand-in rewrites to
+ * P2C_SIM_EXTERN_SHARED(T, name) before this build (tests/standin/module.c): the launch's
+ * dynamic shared memory seen as a T[], read through p2c_sim_self at each use, so that it is the
+ * running block's buffer at block or file scope alike. */
+template <typename T> struct P2cSimDynamicShared {
+  operator T *() const { return (T *)p2c_dynamic_shared; }
+  template <typename I> T &operator[](I i) const { return ((T *)p2c_dynamic_shared)[i]; }
+};
+#define P2C_SIM_EXTERN_SHARED(T, name) static constexpr P2cSimDynamicShared<T> name{}
+
 /* What the runtime looks up with dlsym, besides the kernels' entries. */
 extern "C" __attribute__((visibility("default"))) unsigned p2c_sim_abi(void) {
   return P2C_SIM_ABI_VERSION;
