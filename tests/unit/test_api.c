@@ -29,6 +29,8 @@
 #include <time.h>
 
 #include <cmocka.h>
+
+#include "test_files.h"
 #include <tree_sitter/api.h>
 
 #include "pyk2cuda.h"
@@ -182,18 +184,7 @@ const char *__lsan_default_suppressions(void) {
 static char *read_sample(const char *name, size_t *len) {
   char path[1024];
   snprintf(path, sizeof path, "%s/samples/%s", P2C_SOURCE_DIR, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) fail_msg("cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  assert_non_null(buf);
-  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = '\0';
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
+  return test_read_file(path, len);
 }
 
 static const char *const normalize_sigs[] = {

@@ -18,27 +18,13 @@
 #include <cmocka.h>
 
 #include "pyk2cuda.h"
+#include "test_files.h"
 
 #ifndef P2C_SOURCE_DIR
 #error "P2C_SOURCE_DIR must name the source tree"
 #endif
 
 enum { MAX_SIGS = 64 };
-
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  assert_non_null(buf);
-  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = '\0';
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
-}
 
 /* Whether two parameter lists describe the same types, element by element (names aside: a
  * tuple's field names are part of its type, a parameter's name is the source's). */
@@ -106,8 +92,7 @@ static void round_trip_one(P2cCompiler *c, const char *file, const char *src, si
  * when the file does not translate with them (not every test file is meant to). */
 static int round_trip_file(const char *file, const char *const *sigs, size_t nsigs) {
   size_t len;
-  char *src = read_file(file, &len);
-  if (!src) fail_msg("cannot read %s", file);
+  char *src = test_read_file(file, &len);
   P2cCompiler *c = p2c_compiler_new(NULL);
   assert_non_null(c);
   P2cModule *m = translate(c, file, src, len, sigs, nsigs, NULL);
@@ -150,8 +135,7 @@ static size_t golden_sigs(char *line, char **file, const char **sigs) {
 static void golden_signatures_round_trip(void **state) {
   (void)state;
   size_t len;
-  char *text = read_file(P2C_SOURCE_DIR "/tests/golden/cases.txt", &len);
-  assert_non_null(text);
+  char *text = test_read_file(P2C_SOURCE_DIR "/tests/golden/cases.txt", &len);
   int total = 0, files = 0;
   char *save = NULL;
   for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include "runtime/bounds.h"
 #include "runtime/sim/fault.h"
 #include "runtime/sim/prelude.h" /* its C part: the math memory's layout and hash */
@@ -61,24 +63,10 @@ static ArrayArg pack1(void *data, size_t elem_size, int64_t n) {
   return pack(data, elem_size, 1, &n);
 }
 
-static char *read_text(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = '\0';
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
-}
-
 static char *read_input(const char *name, size_t *len) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", P2C_SIM_TEST_DIR, name);
-  return read_text(path, len);
+  return test_read_file(path, len);
 }
 
 /* Loads tests/sim/<name> with `req` as the base request (NULL: defaults, private cache). */
@@ -514,8 +502,11 @@ static void test_fiber_mappings_bounded(void **state) {
   l.threads = 32;
   assert_launch_ok(m, &l);
   for (int64_t i = 0; i < n; i++) assert_int_equal(ran[i], 1);
+  /* Beside the fibers' two mappings each: per worker thread its stack and guard, and the malloc
+   * arena glibc may give a thread (a heap and its reserve), which came and went with the load
+   * (the test failed now and then with 64 to spare for all of it). */
   int added = mapping_count() - before;
-  assert_true(added <= 2 * 16384 + 64);
+  if (added > 2 * 16384 + 4 * 32 + 64) fail_msg("the launch added %d mappings", added);
   sim_module_delete(m);
   free(ran);
 }
@@ -1112,7 +1103,7 @@ static void test_prelude_and_printf(void **state) {
   close(saved), close(fd);
   assert_int_equal(st, P2C_OK);
   size_t len;
-  char *text = read_text(path, &len);
+  char *text = test_read_file(path, &len);
   unlink(path);
   assert_string_equal(text, "tour: block 32 threads, 2.0 32\n");
   free(text);
@@ -1143,7 +1134,7 @@ static char *launch_capturing_stdout(SimModule *m, const SimLaunch *l, size_t *l
   dup2(saved, 1);
   close(saved), close(fd);
   assert_int_equal(st, P2C_OK);
-  char *text = read_text(path, len);
+  char *text = test_read_file(path, len);
   unlink(path);
   return text;
 }
@@ -1502,7 +1493,7 @@ static void test_cache(void **state) {
    * under this key are rebuilt: their bytes do not match the entry's record (<hash>.sum). */
   only_file(sim, ".so", so, sizeof so);
   size_t so_len;
-  free(read_text(so, &so_len));
+  free(test_read_file(so, &so_len));
   assert_int_equal(truncate(so, (off_t)so_len / 2), 0);
   m = load_counted(wrapper, dir, false);
   assert_false(sim_module_cache_hit(m));
@@ -1526,7 +1517,7 @@ static void test_cache(void **state) {
     if (strstr(e->d_name, ".so")) snprintf(other_so, sizeof other_so, "%s/%s", other_sim, e->d_name);
   closedir(od);
   size_t other_len;
-  char *bytes = read_text(other_so, &other_len);
+  char *bytes = test_read_file(other_so, &other_len);
   f = fopen(so, "wb");
   fwrite(bytes, 1, other_len, f);
   fclose(f);
@@ -1539,7 +1530,7 @@ static void test_cache(void **state) {
   /* A key that differs (as after a hash collision) is never trusted, nor overwritten. */
   only_file(sim, ".key", key, sizeof key);
   size_t len;
-  char *text = read_text(key, &len);
+  char *text = test_read_file(key, &len);
   text[len - 2] ^= 1;
   f = fopen(key, "wb");
   fwrite(text, 1, len, f);
@@ -1548,7 +1539,7 @@ static void test_cache(void **state) {
   assert_false(sim_module_cache_hit(m));
   assert_int_equal(count_lines(counter), 5 * runs);
   sim_module_delete(m);
-  char *after = read_text(key, &len);
+  char *after = test_read_file(key, &len);
   assert_memory_equal(after, text, len);
   free(text), free(after);
 
@@ -1599,7 +1590,7 @@ static void test_precompiled_prelude(void **state) {
   only_file(sim, ".h.gch", gch, sizeof gch);
   only_file(sim, ".h", header, sizeof header);
   size_t len;
-  char *text = read_text(header, &len);
+  char *text = test_read_file(header, &len);
   assert_int_equal(len, sim_prelude_size);
   assert_memory_equal(text, sim_prelude_text, len);
   free(text);
@@ -1629,7 +1620,7 @@ static void test_precompiled_prelude(void **state) {
   fclose(f);
   load_module_counted("math_memo.cu", wrapper, dir);
   assert_int_equal(count_matching(counter, "c++-header"), 3);
-  text = read_text(header, &len);
+  text = test_read_file(header, &len);
   assert_int_equal(len, sim_prelude_size);
   free(text);
   unlink(wrapper);
