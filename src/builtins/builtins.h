@@ -145,6 +145,13 @@ typedef struct Builtin {
   const char *helper_fn;       /* atomics: the prelude function for types CUDA C lacks */
   const char *arg_name;        /* what its messages call an argument (shuffles' lane) */
   double value;                /* BI_MATH_CONST: its value */
+  /* math functions: the host function whose result CPython's math module returns for a float
+     argument (libm's, where CPython's wrapper only checks for errors around it), with which the
+     frontend folds module-level constants; NULL: not folded (math.gamma, math.lgamma and
+     math.hypot are CPython's own code, whose results differ from libm's in the last bit).
+     tests/diff/const_math_check.py compares them with CPython's. */
+  double (*fold1)(double);
+  double (*fold2)(double, double);
   HelperSet helpers;           /* prelude helpers that every use of it needs */
   BuiltinInferFn *infer;       /* types a call; NULL: it cannot be called */
   BuiltinEmitFn *emit;         /* writes a call or value */

@@ -31,15 +31,17 @@
    .bits = nbits, FX(BF_NONNEG | (f)), .emit = emit_spelled_value}
 #define FN(p, i, lo, hi, f, inf, em) \
   {.path = p, .kind = BK_FUNC, .id = i, ARGS(lo, hi), FX(f), HOOKS(inf, em)}
-#define MATH(p, i, n, r, c64_, c32_) \
-  {.path = p, .kind = BK_FUNC, .id = i, ARGS(n, n), .result = r, .c64 = c64_, .c32 = c32_, \
-   HOOKS(infer_math_call, emit_math_call)}
+#define MATH_FIELDS(p, i, n, r, c64_, c32_) \
+  .path = p, .kind = BK_FUNC, .id = i, ARGS(n, n), .result = r, .c64 = c64_, .c32 = c32_, \
+  HOOKS(infer_math_call, emit_math_call)
+#define MATH(p, i, n, r, c64_, c32_) {MATH_FIELDS(p, i, n, r, c64_, c32_)}
 #define UNARY(p, c64_, c32_) MATH(p, BI_MATH_UNARY, 1, NULL, c64_, c32_)
 /* A math function that also takes float16 and returns float16 (numba-cuda's
  * Math_unary_with_fp16); c16 is the prelude's float16 function (TH_HALF_MATH). */
-#define MATH16(p, i, r, c64_, c32_, c16_) \
-  {.path = p, .kind = BK_FUNC, .id = i, ARGS(1, 1), .result = r, .c64 = c64_, .c32 = c32_, \
-   .c16 = c16_, HOOKS(infer_math_call, emit_math_call)}
+#define MATH16_FIELDS(p, i, r, c64_, c32_, c16_) \
+  .path = p, .kind = BK_FUNC, .id = i, ARGS(1, 1), .result = r, .c64 = c64_, .c32 = c32_, \
+  .c16 = c16_, HOOKS(infer_math_call, emit_math_call)
+#define MATH16(p, i, r, c64_, c32_, c16_) {MATH16_FIELDS(p, i, r, c64_, c32_, c16_)}
 #define UNARY16(p, c64_, c32_, c16_) MATH16(p, BI_MATH_UNARY, NULL, c64_, c32_, c16_)
 /* NumPy's ufuncs: math functions that also take arrays and an output array (BF_UFUNC) */
 #define NP_UFUNC(p, n, c64_, c32_, c16_, h) \
@@ -58,6 +60,17 @@
    HOOKS(infer_np_elementwise_call, emit_np_elementwise_call)}
 #define NP2(p, c64_, c32_) NP_UFUNC(p, 2, c64_, c32_, NULL, .helpers = {0})
 #define BINARY(p, c64_, c32_) MATH(p, BI_MATH_BINARY, 2, NULL, c64_, c32_)
+/* math functions whose value CPython's math module takes from libm's function f (named once: the
+ * CUDA C name is libm's, and the frontend folds module-level constants with f itself) */
+#define LIBM(p, f, c32_) \
+  {.path = p, .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = #f, .c32 = c32_, .fold1 = f, \
+   HOOKS(infer_math_call, emit_math_call)}
+#define LIBM16(p, f, c32_, c16_) \
+  {.path = p, .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = #f, .c32 = c32_, .c16 = c16_, \
+   .fold1 = f, HOOKS(infer_math_call, emit_math_call)}
+#define LIBM2(p, f, c32_) \
+  {.path = p, .kind = BK_FUNC, .id = BI_MATH_BINARY, ARGS(2, 2), .c64 = #f, .c32 = c32_, .fold2 = f, \
+   HOOKS(infer_math_call, emit_math_call)}
 #define MCONST(p, v) \
   {.path = p, .kind = BK_VALUE, .id = BI_MATH_CONST, .result = &type_float64, .value = v, \
    .emit = emit_math_const_value}
@@ -67,6 +80,14 @@
 #define CAST(p, t) \
   {.path = p, .kind = BK_FUNC, .id = BI_CAST, ARGS(1, 1), .result = &t, \
    HOOKS(infer_cast_builtin_call, emit_cast_builtin_call)}
+/* What CPython's math.degrees, math.radians and the predicates compute on a float (mathmodule.c:
+ * x * radToDeg with radToDeg = 180.0 / pi, x * degToRad; a predicate as 0 or 1), for folding. */
+static double fold_degrees(double x) { return x * (180.0 / 3.141592653589793); }
+static double fold_radians(double x) { return x * (3.141592653589793 / 180.0); }
+static double fold_isnan(double x) { return isnan(x); }
+static double fold_isinf(double x) { return isinf(x); }
+static double fold_isfinite(double x) { return isfinite(x); }
+
 /* atomics change memory; barriers and warp operations meet other threads */
 #define ATOMIC(p, cls, c, helper) \
   {.path = p, .kind = BK_FUNC, .id = BI_ATOMIC, ARGS(3, 3), .atomic = cls, \
@@ -218,34 +239,34 @@ static const Builtin table[] = {
     {.path = "numba.cuda.const.array_like", .kind = BK_FUNC, .id = BI_CONST_ARRAY_LIKE, ARGS(1, 1),
      FX(BF_NOT_REPEATED), HOOKS(infer_const_array_like_call, emit_const_array_like_call)},
 
-    UNARY16("math.sqrt", "sqrt", "sqrtf", "p2c_hsqrt"), UNARY16("math.exp", "exp", "expf", "p2c_hexp"),
-    UNARY16("math.exp2", "exp2", "exp2f", "p2c_hexp2"),
-    UNARY("math.expm1", "expm1", "expm1f"), UNARY16("math.log", "log", "logf", "p2c_hlog"),
-    UNARY16("math.log2", "log2", "log2f", "p2c_hlog2"), UNARY16("math.log10", "log10", "log10f", "p2c_hlog10"),
-    UNARY("math.log1p", "log1p", "log1pf"), UNARY16("math.sin", "sin", "sinf", "p2c_hsin"),
-    UNARY16("math.cos", "cos", "cosf", "p2c_hcos"), UNARY("math.tan", "tan", "tanf"),
-    UNARY("math.asin", "asin", "asinf"), UNARY("math.acos", "acos", "acosf"),
-    UNARY("math.atan", "atan", "atanf"), UNARY("math.sinh", "sinh", "sinhf"),
-    UNARY("math.cosh", "cosh", "coshf"), UNARY("math.tanh", "tanh", "tanhf"),
-    UNARY("math.asinh", "asinh", "asinhf"), UNARY("math.acosh", "acosh", "acoshf"),
-    UNARY("math.atanh", "atanh", "atanhf"), UNARY16("math.fabs", "fabs", "fabsf", "p2c_habs"),
-    UNARY("math.erf", "erf", "erff"), UNARY("math.erfc", "erfc", "erfcf"),
+    LIBM16("math.sqrt", sqrt, "sqrtf", "p2c_hsqrt"), LIBM16("math.exp", exp, "expf", "p2c_hexp"),
+    LIBM16("math.exp2", exp2, "exp2f", "p2c_hexp2"),
+    LIBM("math.expm1", expm1, "expm1f"), LIBM16("math.log", log, "logf", "p2c_hlog"),
+    LIBM16("math.log2", log2, "log2f", "p2c_hlog2"), LIBM16("math.log10", log10, "log10f", "p2c_hlog10"),
+    LIBM("math.log1p", log1p, "log1pf"), LIBM16("math.sin", sin, "sinf", "p2c_hsin"),
+    LIBM16("math.cos", cos, "cosf", "p2c_hcos"), LIBM("math.tan", tan, "tanf"),
+    LIBM("math.asin", asin, "asinf"), LIBM("math.acos", acos, "acosf"),
+    LIBM("math.atan", atan, "atanf"), LIBM("math.sinh", sinh, "sinhf"),
+    LIBM("math.cosh", cosh, "coshf"), LIBM("math.tanh", tanh, "tanhf"),
+    LIBM("math.asinh", asinh, "asinhf"), LIBM("math.acosh", acosh, "acoshf"),
+    LIBM("math.atanh", atanh, "atanhf"), LIBM16("math.fabs", fabs, "fabsf", "p2c_habs"),
+    LIBM("math.erf", erf, "erff"), LIBM("math.erfc", erfc, "erfcf"),
     UNARY("math.gamma", "tgamma", "tgammaf"), UNARY("math.lgamma", "lgamma", "lgammaf"),
     {.path = "math.degrees", .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = "p2c_degrees",
-     .c32 = "p2c_degreesf", H(H_DEGREES), HOOKS(infer_math_call, emit_math_call)},
+     .c32 = "p2c_degreesf", .fold1 = fold_degrees, H(H_DEGREES), HOOKS(infer_math_call, emit_math_call)},
     {.path = "math.radians", .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = "p2c_radians",
-     .c32 = "p2c_radiansf", H(H_DEGREES), HOOKS(infer_math_call, emit_math_call)},
-    BINARY("math.atan2", "atan2", "atan2f"), BINARY("math.pow", "pow", "powf"),
-    BINARY("math.hypot", "hypot", "hypotf"), BINARY("math.copysign", "copysign", "copysignf"),
-    BINARY("math.fmod", "fmod", "fmodf"), BINARY("math.remainder", "remainder", "remainderf"),
-    BINARY("math.nextafter", "nextafter", "nextafterf"),
+     .c32 = "p2c_radiansf", .fold1 = fold_radians, H(H_DEGREES), HOOKS(infer_math_call, emit_math_call)},
+    LIBM2("math.atan2", atan2, "atan2f"), LIBM2("math.pow", pow, "powf"),
+    BINARY("math.hypot", "hypot", "hypotf"), LIBM2("math.copysign", copysign, "copysignf"),
+    LIBM2("math.fmod", fmod, "fmodf"), LIBM2("math.remainder", remainder, "remainderf"),
+    LIBM2("math.nextafter", nextafter, "nextafterf"),
     SPLIT("math.modf", "modf", "modff", NULL), SPLIT("math.frexp", "frexp", "frexpf", &type_int32),
-    MATH16("math.floor", BI_MATH_TO_INT, &type_int64, "floor", "floorf", "p2c_hfloor"),
-    MATH16("math.ceil", BI_MATH_TO_INT, &type_int64, "ceil", "ceilf", "p2c_hceil"),
-    MATH16("math.trunc", BI_MATH_TO_INT, &type_int64, "trunc", "truncf", "p2c_htrunc"),
-    MATH("math.isnan", BI_MATH_PRED, 1, &type_bool, "isnan", "isnan"),
-    MATH("math.isinf", BI_MATH_PRED, 1, &type_bool, "isinf", "isinf"),
-    MATH("math.isfinite", BI_MATH_PRED, 1, &type_bool, "isfinite", "isfinite"),
+    {MATH16_FIELDS("math.floor", BI_MATH_TO_INT, &type_int64, "floor", "floorf", "p2c_hfloor"), .fold1 = floor},
+    {MATH16_FIELDS("math.ceil", BI_MATH_TO_INT, &type_int64, "ceil", "ceilf", "p2c_hceil"), .fold1 = ceil},
+    {MATH16_FIELDS("math.trunc", BI_MATH_TO_INT, &type_int64, "trunc", "truncf", "p2c_htrunc"), .fold1 = trunc},
+    {MATH_FIELDS("math.isnan", BI_MATH_PRED, 1, &type_bool, "isnan", "isnan"), .fold1 = fold_isnan},
+    {MATH_FIELDS("math.isinf", BI_MATH_PRED, 1, &type_bool, "isinf", "isinf"), .fold1 = fold_isinf},
+    {MATH_FIELDS("math.isfinite", BI_MATH_PRED, 1, &type_bool, "isfinite", "isfinite"), .fold1 = fold_isfinite},
     {.path = "math.ldexp", .kind = BK_FUNC, .id = BI_MATH_LDEXP, ARGS(2, 2), .c64 = "ldexp",
      .c32 = "ldexpf", HOOKS(infer_ldexp_call, emit_math_call)},
     MCONST("math.pi", 3.141592653589793), MCONST("math.e", 2.718281828459045),

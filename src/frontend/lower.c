@@ -153,13 +153,14 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   int errors = (int)L->c->error_count;
   size_t ndiags = L->c->diags.len;
   const Type *np;
-  Expr *v = fold_const_expr(L, right, &np);
+  const char *why;
+  Expr *v = fold_const_value(L, right, &np, &why);
   /* A value we cannot fold is not an error until a kernel uses it. */
   L->c->error_count = (size_t)errors;
   L->c->diags.len = ndiags;
   if (!v && lower_module_array(L, left, right)) return;
   if (!v) {
-    add_other_global(L, left, NULL);
+    add_other_global(L, left, why);
     return;
   }
   Const *k = arena_alloc(L->a, sizeof *k);

@@ -124,6 +124,8 @@ void lower_unsupported(Lowerer *L, TSNode n, const char *what);
 /* The index of name among the variables of the function being lowered, or -1. */
 int find_var(const Lowerer *L, const char *name);
 Const *find_const(const Lowerer *L, const char *name);
+/* The last module-level binding of name to something other than a constant, or NULL. */
+const OtherGlobal *find_other_global(const Lowerer *L, const char *name);
 Function *find_func(const Lowerer *L, const char *name);
 const char *alias_path(const Lowerer *L, const char *name);
 /* Resolves an identifier or attribute chain rooted at an import alias or a Python builtin. */
@@ -185,6 +187,9 @@ bool lower_fold_chain(Lowerer *L, TSNode *spine, size_t len, TSNode leaf, Expr *
 /* The literal that n folds to, or NULL; *numpy_type gets the NumPy scalar type of a value such
  * as np.float32(2.5), or NULL for a Python number or tuple. */
 Expr *fold_const_expr(Lowerer *L, TSNode n, const Type **numpy_type);
+/* The same, and where it does not fold, *why says why when the fold can tell (a call CPython
+ * computes with its own code, an operation that raises in Python), else NULL. */
+Expr *fold_const_value(Lowerer *L, TSNode n, const Type **numpy_type, const char **why);
 
 /* ---- module-level NumPy arrays (lower_array.c) ---- */
 /* The array that n builds (np.array, np.arange, np.zeros, np.ones, np.full, .reshape, .astype

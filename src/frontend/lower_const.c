@@ -1,26 +1,50 @@
-/* Folding of module-level constants (NAME = value): numbers, bools and tuples of them, built
- * from literals, earlier constants, unary minus, + - * /, and the conversions int(), float(),
- * bool() and NumPy's scalar types (np.float32(2.5), np.int64(N)). A NumPy scalar keeps its type,
- * as Numba types such a global; arithmetic on one follows NumPy 1.x's rule for scalars (a Python
- * int counts as int64, a float as float64, `/` of integers is float64). A value that cannot be
- * folded exactly (an overflow, a division by zero, a value that does not fit its NumPy type) is
- * not a constant, which is an error only where a kernel uses it. */
+/* Folding of module-level constants (NAME = value), the values Numba freezes when a kernel reads
+ * a global: numbers, bools and tuples of them, built from literals, earlier constants, the
+ * constants of math and NumPy (math.pi, np.inf), Python's operators, math's functions, the
+ * conversions int(), float(), bool() and NumPy's scalar types (np.float32(2.5), np.int64(N)).
+ * Python numbers compute as CPython computes them (pynum.c: exact ints, CPython's float rules);
+ * a math function with the libm function CPython's math module returns (the builtin row's
+ * fold1/fold2), and not where CPython raises. A NumPy scalar keeps its type, as Numba types such
+ * a global; arithmetic on one follows NumPy 1.x's rule for scalars (a Python int counts as
+ * int64, a float as float64, `/` of integers is float64). A value that cannot be folded is not a
+ * constant, which is an error only where a kernel uses it; the fold says why where it can
+ * (a function CPython computes with its own code, an operation that raises). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend/lower.h"
+#include "frontend/pynum.h"
 
-/* A folded value: a literal (EX_INT, EX_FLOAT, EX_BOOL, or a tuple of those) and, for a NumPy
- * scalar, its type (NULL: a Python number, typed as Python's). */
+/* A folded value: a number (v) or a tuple of literals (tuple); for a NumPy scalar, its type
+ * (np; NULL: a Python number, typed as Python's). Not ok: why (NULL when the form is simply
+ * not one that folds: the caller's message says what does). */
 typedef struct Folded {
-  Expr *e;
+  bool ok;
+  PyNum v;
+  Expr *tuple;
   const Type *np;
+  const char *why;
 } Folded;
 
-static const Folded no_fold = {NULL, NULL};
-
 static Folded fold(Lowerer *L, TSNode n);
+
+static Folded number(PyNum v, const Type *np) { return (Folded){.ok = true, .v = v, .np = np}; }
+
+/* Not folded, because of `reason` about the source text at n ("'1 / 0' raises ..."). */
+static Folded refuse(Lowerer *L, TSNode n, const char *reason) {
+  size_t len;
+  const char *s = node_text(L, n, &len);
+  int shown = len > 48 ? 45 : (int)len;
+  return (Folded){.why = arena_printf(L->a, "'%.*s%s' %s", shown, s, len > 48 ? "..." : "", reason)};
+}
+
+/* The number a literal Expr (a constant's value) holds. */
+static PyNum literal_num(const Expr *e) {
+  if (e->kind == EX_FLOAT) return pynum_float(e->fval);
+  if (e->kind == EX_BOOL) return pynum_bool(e->ival != 0);
+  return e->is_unsigned_literal ? pynum_uint(e->uval) : pynum_int(e->ival);
+}
 
 static bool is_literal(const Expr *e) {
   if (e->kind == EX_INT || e->kind == EX_FLOAT || e->kind == EX_BOOL) return true;
@@ -30,12 +54,6 @@ static bool is_literal(const Expr *e) {
   return true;
 }
 
-static bool is_number(const Expr *e) {
-  return (e->kind == EX_INT && !e->is_unsigned_literal) || e->kind == EX_FLOAT || e->kind == EX_BOOL;
-}
-
-static double as_double(const Expr *e) { return e->kind == EX_FLOAT ? e->fval : (double)e->ival; }
-
 static Expr *int_lit(Lowerer *L, int64_t v, Loc loc) {
   Expr *r = ast_new_expr(L->a, EX_INT, loc);
   r->ival = v;
@@ -43,16 +61,30 @@ static Expr *int_lit(Lowerer *L, int64_t v, Loc loc) {
   return r;
 }
 
-static Expr *float_lit(Lowerer *L, double v, Loc loc) {
-  Expr *r = ast_new_expr(L->a, EX_FLOAT, loc);
-  r->fval = v;
-  return r;
+/* The literal of a folded number; NULL for an int beyond int64 and uint64. */
+static Expr *literal_of(Lowerer *L, const PyNum *v, Loc loc) {
+  if (v->kind == PN_FLOAT) {
+    Expr *e = ast_new_expr(L->a, EX_FLOAT, loc);
+    e->fval = v->f;
+    return e;
+  }
+  if (v->kind == PN_BOOL) {
+    Expr *e = int_lit(L, pynum_truth(v), loc);
+    e->kind = EX_BOOL;
+    return e;
+  }
+  int64_t i;
+  bool is_unsigned;
+  if (!pynum_to_int64(v, &i, &is_unsigned)) return NULL;
+  Expr *e = int_lit(L, i, loc);
+  e->is_unsigned_literal = is_unsigned;
+  return e;
 }
 
 /* The type a folded number has in NumPy's promotion: its own, or Python's int64/float64/bool. */
-static const Type *type_of(Folded f) {
-  if (f.np) return f.np;
-  return f.e->kind == EX_FLOAT ? &type_float64 : f.e->kind == EX_BOOL ? &type_bool : &type_int64;
+static const Type *type_of(const Folded *f) {
+  if (f->np) return f->np;
+  return f->v.kind == PN_FLOAT ? &type_float64 : f->v.kind == PN_BOOL ? &type_bool : &type_int64;
 }
 
 static bool int_fits(int64_t v, const Type *t) {
@@ -61,38 +93,43 @@ static bool int_fits(int64_t v, const Type *t) {
   return t->is_signed ? v >= -lim && v < lim : v >= 0 && v < lim;
 }
 
+/* The int64 a number that NumPy's scalar arithmetic or an int type takes holds (a float
+ * truncated, as NumPy's and Python's int conversions do); false where that is not exact and
+ * defined (NaN, inf, a value past int64). */
+static bool as_int64(const PyNum *v, int64_t *out) {
+  if (v->kind == PN_FLOAT) {
+    double d = trunc(v->f);
+    if (!(d >= -0x1p63 && d < 0x1p63)) return false;   /* also NaN */
+    *out = (int64_t)d;
+    return true;
+  }
+  bool is_unsigned;
+  return pynum_to_int64(v, out, &is_unsigned) && !is_unsigned;
+}
+
 /* v converted to the number type t (a NumPy scalar type or Python's int64/float64/bool), as
- * NumPy's and Python's constructors convert it; NULL where that is not exact and defined
+ * NumPy's and Python's constructors convert it; false where that is not exact and defined
  * (a float that is not finite or does not fit an integer type, an int out of range). */
-static Expr *convert(Lowerer *L, const Expr *v, const Type *t, Loc loc) {
-  if (t->kind == TY_BOOL) {
-    Expr *r = int_lit(L, as_double(v) != 0, loc);
-    r->kind = EX_BOOL;
-    return r;
-  }
+static bool convert(const PyNum *v, const Type *t, PyNum *out) {
+  if (t->kind == TY_BOOL) return *out = pynum_bool(pynum_truth(v)), true;
   if (t->kind == TY_FLOAT) {
-    double d = as_double(v);
-    return float_lit(L, t == &type_float32 ? (double)(float)d : d, loc);
+    double d = pynum_as_double(v);
+    return *out = pynum_float(t == &type_float32 ? (double)(float)d : d), true;
   }
-  if (t->kind != TY_INT) return NULL;   /* complex, float16: not folded */
-  int64_t i = v->ival;
-  if (v->kind == EX_FLOAT) {
-    double d = trunc(v->fval);
-    if (!(d >= -0x1p63 && d < 0x1p63)) return NULL;   /* also NaN */
-    i = (int64_t)d;
-  }
-  return int_fits(i, t) ? int_lit(L, i, loc) : NULL;
+  int64_t i;
+  if (t->kind != TY_INT || !as_int64(v, &i) || !int_fits(i, t)) return false;   /* complex, float16 */
+  return *out = pynum_int(i), true;
 }
 
 /* float("inf"), np.float32("nan"), float("1.5"): Python's spellings (no hex, no "nan(...)"). */
-static Expr *parse_float_string(Lowerer *L, TSNode n) {
+static bool parse_float_string(Lowerer *L, TSNode n, PyNum *out) {
   const char *s;
   size_t len;
-  if (!lower_string_value(L, n, &s, &len) || strlen(s) != len || len == 0 || strpbrk(s, "xX(")) return NULL;
+  if (!lower_string_value(L, n, &s, &len) || strlen(s) != len || len == 0 || strpbrk(s, "xX(")) return false;
   char *end;
   double d = strtod(s, &end);
   while (*end == ' ') end++;
-  return *end ? NULL : float_lit(L, d, node_loc(L, n));
+  return !*end && (*out = pynum_float(d), true);
 }
 
 /* np.datetime64(COUNT, 'UNIT'), np.timedelta64(COUNT, 'UNIT'), COUNT an int or 'NaT' (the
@@ -100,54 +137,130 @@ static Expr *parse_float_string(Lowerer *L, TSNode n) {
  * forms (a date string, no unit) are not folded. */
 static Folded fold_time_value(Lowerer *L, const Builtin *b, TSNode n) {
   TSNode args[3];
-  const char *unit;
-  size_t len;
+  const char *unit, *nat;
+  size_t len, nat_len;
   if (node_kids(L, lower_field(L, n, F_arguments), args, 3) != 2 || !node_is(L, args[1], K_string) ||
       !lower_string_value(L, args[1], &unit, &len))
-    return no_fold;
+    return (Folded){0};
   int u = time_unit_parse(unit, len);
-  const char *nat;
-  size_t nat_len;
-  Folded count = node_is(L, args[0], K_string) ? no_fold : fold(L, args[0]);
-  if (node_is(L, args[0], K_string) && lower_string_value(L, args[0], &nat, &nat_len) && nat_len == 3 &&
-      memcmp(nat, "NaT", 3) == 0)
-    count.e = int_lit(L, INT64_MIN, node_loc(L, args[0]));
-  if (u < 0 || u == P2C_UNIT_GENERIC || !count.e || count.e->kind != EX_INT || count.np || count.e->is_unsigned_literal)
-    return no_fold;
+  Folded count = {0};
+  if (!node_is(L, args[0], K_string)) count = fold(L, args[0]);
+  else if (lower_string_value(L, args[0], &nat, &nat_len) && nat_len == 3 && memcmp(nat, "NaT", 3) == 0)
+    count = number(pynum_int(INT64_MIN), NULL);
+  int64_t c;
+  if (u < 0 || u == P2C_UNIT_GENERIC || !count.ok || count.tuple || count.np || count.v.kind != PN_INT ||
+      !as_int64(&count.v, &c))
+    return (Folded){0};
   const Type *t = strcmp(b->path, "numpy.datetime64") == 0 ? type_datetime((P2cTimeUnit)u) : type_timedelta((P2cTimeUnit)u);
-  return (Folded){count.e, t};
+  return number(pynum_int(c), t);
+}
+
+/* The one number argument of a call of `what`; not ok (with why) otherwise. */
+static Folded number_arg(Lowerer *L, TSNode n, TSNode arg, const char *what) {
+  Folded v = fold(L, arg);
+  if (v.ok && (v.tuple || (v.np && type_is_time(v.np))))
+    return refuse(L, n, arena_printf(L->a, "gives %s a value that is not a number", what));
+  return v;
 }
 
 /* int(x), float(x), bool(x), np.float32(x), ...: one positional argument, a number (or, for a
  * float type, a string). */
-static Folded fold_call(Lowerer *L, TSNode n) {
-  Resolved r;
-  if (!resolve_dotted(L, lower_field(L, n, F_function), &r) || !r.builtin) return no_fold;
-  const Builtin *b = r.builtin;
-  if (b->id == BI_TIME_VALUE) return fold_time_value(L, b, n);
+static Folded fold_conversion(Lowerer *L, const Builtin *b, TSNode n) {
   bool numpy = b->kind == BK_TYPE;
-  if (!(numpy || b->id == BI_CAST) || !b->result || !type_is_numeric(b->result)) return no_fold;
-  TSNode args[2];
-  if (node_kids(L, lower_field(L, n, F_arguments), args, 2) != 1) return no_fold;
   const Type *t = b->result;
-  Folded v = no_fold;
-  if (node_is(L, args[0], K_string)) {
-    if (t->kind == TY_FLOAT) v.e = parse_float_string(L, args[0]);
-  } else {
-    v = fold(L, args[0]);
+  TSNode args[2];
+  if (!t || !type_is_numeric(t) || node_kids(L, lower_field(L, n, F_arguments), args, 2) != 1)
+    return (Folded){0};
+  Folded v = {0};
+  if (node_is(L, args[0], K_string)) v.ok = t->kind == TY_FLOAT && parse_float_string(L, args[0], &v.v);
+  else v = number_arg(L, n, args[0], builtin_display_name(b));
+  if (!v.ok) return v;
+  PyNum out;
+  if (!numpy && t->kind == TY_INT) {   /* int(): exact, as Python's */
+    bool ok = v.v.kind == PN_FLOAT ? pynum_from_integral(trunc(v.v.f), &out) : pynum_unary(OP_POS, &v.v, &out);
+    return ok ? number(out, NULL) : refuse(L, n, "raises in Python (the int of an infinity or NaN)");
   }
-  if (!v.e || !is_number(v.e)) return no_fold;
-  Folded out = {convert(L, v.e, t, node_loc(L, n)), numpy ? t : NULL};
-  return out.e ? out : no_fold;
+  if (!convert(&v.v, t, &out))
+    return refuse(L, n, numpy ? "is out of its type's range (or not a number NumPy converts exactly)"
+                              : "raises in Python, or its int is past 64 bits");
+  return number(out, numpy ? t : NULL);
 }
 
-static Folded fold_neg(Lowerer *L, Folded f) {
-  Expr *e = f.e;
-  if (f.np && type_is_time(f.np)) return no_fold;   /* computed in the kernel, by NumPy's rules */
-  if (e->kind == EX_FLOAT) return (Folded){float_lit(L, -e->fval, e->loc), f.np};
-  if (e->kind != EX_INT || e->is_unsigned_literal || e->ival == INT64_MIN) return no_fold;
-  if (f.np && !int_fits(-e->ival, f.np)) return no_fold;
-  return (Folded){int_lit(L, -e->ival, e->loc), f.np};
+/* math.f(x) or math.f(x, y) with the function CPython's math module computes it with: a float,
+ * except math.floor/ceil/trunc (an int) and the predicates (a bool). Not where CPython raises:
+ * a NaN from numbers that are not NaN (a domain error), an infinity from finite ones (an
+ * overflow), the int of an infinity or NaN. */
+static Folded fold_math(Lowerer *L, const Builtin *b, TSNode n) {
+  TSNode args[3];
+  int k = node_kids(L, lower_field(L, n, F_arguments), args, 3);
+  if (k != b->min_args || k != b->max_args || k > 2)
+    return refuse(L, n, "is not computed at compile time in this form (the CLI folds math functions "
+                        "of one number, or two for the two-argument ones)");
+  PyNum x[2];
+  const Type *np = NULL;
+  for (int i = 0; i < k; i++) {
+    Folded v = number_arg(L, n, args[i], builtin_display_name(b));
+    if (!v.ok) return v;
+    x[i] = v.v;
+    np = v.np;
+  }
+  /* A Python int keeps its value (math.floor(7) is 7); a NumPy scalar goes through float(), as
+   * NumPy's scalars have no __floor__ or __ceil__, and no __trunc__, so math.trunc raises, except
+   * on a float64 (a subclass of float). */
+  if (b->id == BI_MATH_TO_INT && !np && x[0].kind != PN_FLOAT) {
+    PyNum out;
+    return pynum_unary(OP_POS, &x[0], &out) ? number(out, NULL) : (Folded){0};
+  }
+  if (b->id == BI_MATH_TO_INT && np && np != &type_float64 && strcmp(b->path, "math.trunc") == 0)
+    return refuse(L, n, "raises in Python (NumPy's scalar types other than float64 have no __trunc__)");
+  double a = pynum_as_double(&x[0]), c = k == 2 ? pynum_as_double(&x[1]) : 0;
+  double r = k == 1 ? b->fold1(a) : b->fold2(a, c);
+  if (b->result == &type_bool) return number(pynum_bool(r != 0), NULL);
+  PyNum out;
+  if (b->id == BI_MATH_TO_INT)
+    return pynum_from_integral(r, &out) ? number(out, NULL) : refuse(L, n, "raises in Python (the int of an infinity or NaN)");
+  bool nan_in = isnan(a) || isnan(c), finite_in = isfinite(a) && isfinite(c);
+  if ((isnan(r) && !nan_in) || (isinf(r) && finite_in))
+    return refuse(L, n, "raises in Python (a math domain error or an overflow)");
+  return number(pynum_float(r), NULL);
+}
+
+/* A call at module level: a conversion, a NumPy datetime, or a math function CPython computes
+ * with libm's; other calls are refused with the reason. */
+static Folded fold_call(Lowerer *L, TSNode n) {
+  Resolved r;
+  if (!resolve_dotted(L, lower_field(L, n, F_function), &r) || !r.builtin)
+    return refuse(L, n, "is a call the CLI does not evaluate (it computes int(), float(), bool(), "
+                        "NumPy's scalar types and math's functions of constants)");
+  const Builtin *b = r.builtin;
+  if (b->id == BI_TIME_VALUE) return fold_time_value(L, b, n);
+  if (b->kind == BK_TYPE || b->id == BI_CAST) return fold_conversion(L, b, n);
+  if (b->fold1 || b->fold2) return fold_math(L, b, n);
+  if (strncmp(b->path, "math.", 5) == 0)
+    return refuse(L, n, "is computed by CPython's own code, which the CLI does not reproduce to "
+                        "the last bit (compute it in the kernel, or write its value)");
+  return refuse(L, n, arena_printf(L->a, "calls %s, which the CLI does not evaluate at module level "
+                                         "(it computes int(), float(), bool(), NumPy's scalar types and "
+                                         "math's functions of constants)", builtin_display_name(b)));
+}
+
+/* -x, +x, ~x: Python's rules for Python numbers, NumPy's for a NumPy scalar (its type kept;
+ * folded where the value stays in that type). */
+static Folded fold_unary(Lowerer *L, TSNode n) {
+  const char *t = ts_node_type(lower_field(L, n, F_operator));
+  Op op = t[0] == '-' ? OP_NEG : t[0] == '+' ? OP_POS : OP_INVERT;
+  Folded f = fold(L, lower_field(L, n, F_argument));
+  if (!f.ok) return f;
+  if (f.tuple) return refuse(L, n, "applies an operator to a tuple");
+  PyNum out;
+  if (!f.np) return pynum_unary(op, &f.v, &out) ? number(out, NULL) : refuse(L, n, "raises in Python");
+  if (type_is_time(f.np) || op == OP_INVERT || f.v.kind == PN_BOOL)
+    return refuse(L, n, "is an operator on a NumPy scalar the CLI does not fold");
+  if (op == OP_POS || f.v.kind == PN_FLOAT) return number(op == OP_POS ? f.v : pynum_float(-f.v.f), f.np);
+  int64_t i;
+  if (!as_int64(&f.v, &i) || i == INT64_MIN || !int_fits(-i, f.np))
+    return refuse(L, n, "leaves its NumPy type's range");
+  return number(pynum_int(-i), f.np);
 }
 
 static bool int_op(Op op, int64_t x, int64_t y, int64_t *v) {
@@ -169,88 +282,160 @@ static bool float_op(Op op, double x, double y, double *v) {
   }
 }
 
-/* + - * on two Python ints stays an int; anything else with / or a float is a float. With a
- * NumPy scalar the result has NumPy's promoted type; a float32 result is the double result
- * rounded once, which is float32 arithmetic's own result for + - * / (double has more than
- * twice float32's precision). */
-static Folded fold_binary(Lowerer *L, Op op, Folded a, Folded b, Loc loc) {
-  if (!is_number(a.e) || !is_number(b.e)) return no_fold;
-  if ((a.np && type_is_time(a.np)) || (b.np && type_is_time(b.np))) return no_fold;
-  bool numpy = a.np || b.np;
-  if (!numpy && (a.e->kind == EX_BOOL || b.e->kind == EX_BOOL)) return no_fold;
-  const Type *t = numpy ? type_promote(type_of(a), type_of(b)) : NULL;
-  if (numpy && t->kind != TY_INT && t->kind != TY_FLOAT) return no_fold;   /* bool, float16 */
-  bool as_int = numpy ? t->kind == TY_INT && op != OP_DIV : a.e->kind == EX_INT && b.e->kind == EX_INT && op != OP_DIV;
-  if (numpy && !as_int) t = t->kind == TY_FLOAT ? t : &type_float64;
-  if (as_int) {
-    int64_t v;
-    if (!int_op(op, a.e->ival, b.e->ival, &v) || (numpy && !int_fits(v, t))) return no_fold;
-    return (Folded){int_lit(L, v, loc), t};
+/* + - * / with a NumPy scalar: the result has NumPy's promoted type; a float32 result is the
+ * double result rounded once, which is float32 arithmetic's own result for + - * / (double has
+ * more than twice float32's precision). Other operators on NumPy scalars are not folded. */
+static Folded fold_numpy_binary(Lowerer *L, TSNode n, Op op, const Folded *a, const Folded *b) {
+  int64_t unused;
+  if ((!a->np && a->v.kind == PN_INT && !as_int64(&a->v, &unused)) ||
+      (!b->np && b->v.kind == PN_INT && !as_int64(&b->v, &unused)))   /* NumPy makes it an object */
+    return refuse(L, n, "mixes a NumPy scalar with a Python int past int64, which the CLI does not fold");
+  const Type *t = type_promote(type_of(a), type_of(b));
+  if ((a->np && type_is_time(a->np)) || (b->np && type_is_time(b->np)) || op > OP_DIV ||
+      (t->kind != TY_INT && t->kind != TY_FLOAT))   /* bool, float16 */
+    return refuse(L, n, "is an operator on a NumPy scalar the CLI does not fold (it folds + - * /)");
+  if (t->kind == TY_INT && op != OP_DIV) {
+    int64_t x, y, v;
+    if (!as_int64(&a->v, &x) || !as_int64(&b->v, &y) || !int_op(op, x, y, &v) || !int_fits(v, t))
+      return refuse(L, n, "leaves its NumPy type's range");
+    return number(pynum_int(v), t);
   }
+  if (t->kind != TY_FLOAT) t = &type_float64;
   double v;
-  if (!float_op(op, as_double(a.e), as_double(b.e), &v)) return no_fold;
-  return (Folded){float_lit(L, t == &type_float32 ? (double)(float)v : v, loc), t};
+  if (!float_op(op, pynum_as_double(&a->v), pynum_as_double(&b->v), &v))
+    return refuse(L, n, "divides by zero");
+  return number(pynum_float(t == &type_float32 ? (double)(float)v : v), t);
+}
+
+/* a op b: Python's arithmetic (pynum, as CPython evaluates it) on Python numbers, NumPy's with
+ * a NumPy scalar. */
+static Folded fold_binary(Lowerer *L, TSNode n) {
+  Op op;
+  Folded a = fold(L, lower_field(L, n, F_left));
+  if (!a.ok) return a;
+  Folded b = fold(L, lower_field(L, n, F_right));
+  if (!b.ok) return b;
+  if (!lower_op_from_text(ts_node_type(lower_field(L, n, F_operator)), &op) || op > OP_BITXOR)
+    return (Folded){0};
+  if (a.tuple || b.tuple) return refuse(L, n, "is an operator on a tuple, which the CLI does not fold");
+  if (a.np || b.np) return fold_numpy_binary(L, n, op, &a, &b);
+  PyNum out;
+  if (!pynum_binary(op, &a.v, &b.v, PY_EVALUATE, &out))
+    return refuse(L, n, "raises in Python, or its value is complex or an int of over 384 bits");
+  return number(out, NULL);
 }
 
 static Folded fold_tuple(Lowerer *L, TSNode n) {
   TSNode items[64];
   int k = node_kids(L, n, items, 64);
   if (node_is(L, n, K_parenthesized_expression) && k == 1) return fold(L, items[0]);
-  if (k > 64) return no_fold;
+  if (k > 64) return (Folded){0};
   Expr *kids[64];
   for (int i = 0; i < k; i++) {
     Folded f = fold(L, items[i]);
+    if (!f.ok) return f;
     /* Not folded: a tuple of NumPy scalars (its type is not modelled), or one holding inf or
      * NaN (a runtime-indexed tuple is a C table, whose initializer must be constant). */
-    if (!f.e || f.np || (f.e->kind == EX_FLOAT && !isfinite(f.e->fval))) return no_fold;
-    kids[i] = f.e;
+    if (f.np || (!f.tuple && f.v.kind == PN_FLOAT && !isfinite(f.v.f))) return (Folded){0};
+    kids[i] = f.tuple ? f.tuple : literal_of(L, &f.v, node_loc(L, items[i]));
+    if (!kids[i]) return refuse(L, items[i], "does not fit in 64 bits");
   }
   Expr *e = ast_new_expr(L->a, EX_TUPLE, node_loc(L, n));
   e->kids = arena_dup(L->a, kids, sizeof *kids * (size_t)(k ? k : 1));
   e->nkids = k;
-  return (Folded){e, NULL};
+  return (Folded){.ok = true, .tuple = e};
+}
+
+/* NAME: an earlier constant (its value), math's or NumPy's constant (from math import pi). */
+static Folded fold_name(Lowerer *L, TSNode n) {
+  const char *name = node_str(L, n);
+  Const *k = find_const(L, name);
+  if (k && k->array) return (Folded){0};
+  if (k && k->value->kind == EX_TUPLE) return (Folded){.ok = true, .tuple = k->value};
+  if (k && is_literal(k->value)) return number(literal_num(k->value), k->scalar);
+  if (k) return (Folded){0};
+  Resolved r;
+  if (resolve_dotted(L, n, &r) && r.builtin && r.builtin->id == BI_MATH_CONST)
+    return number(pynum_float(r.builtin->value), NULL);
+  const OtherGlobal *g = find_other_global(L, name);
+  if (g && g->why) return (Folded){.why = g->why};
+  return g ? refuse(L, n, "is not a compile-time constant") : (Folded){0};
+}
+
+/* math.pi, np.inf, ...: a constant of math or NumPy. */
+static Folded fold_attribute(Lowerer *L, TSNode n) {
+  Resolved r;
+  if (resolve_dotted(L, n, &r) && r.builtin && r.builtin->id == BI_MATH_CONST)
+    return number(pynum_float(r.builtin->value), NULL);
+  return refuse(L, n, "is not a constant the CLI knows (it knows math's and NumPy's pi, e, inf, nan)");
+}
+
+/* A number literal; an imaginary one (1j) is not folded. */
+static Folded fold_number_literal(Lowerer *L, TSNode n) {
+  size_t len;
+  const char *s = node_text(L, n, &len);
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) return (Folded){0};
+  PyNum v;
+  if (node_is(L, n, K_float)) return number(pynum_float(lower_float_text(s, len)), NULL);
+  return pynum_parse_int(s, len, &v) ? number(v, NULL) : refuse(L, n, "is an int of over 384 bits");
+}
+
+/* a and b, a or b: Python's value (the operand that decides, not a bool), the right operand
+ * folded only where Python evaluates it. Nesting is bounded by fold's depth check. */
+static Folded fold_boolop(Lowerer *L, TSNode n) {
+  bool is_and = ts_node_type(lower_field(L, n, F_operator))[0] == 'a';
+  Folded a = fold(L, lower_field(L, n, F_left));
+  if (!a.ok || a.tuple) return a.ok ? (Folded){0} : a;
+  return pynum_truth(&a.v) == is_and ? fold(L, lower_field(L, n, F_right)) : a;
 }
 
 static Folded fold_kind(Lowerer *L, TSNode n) {
   switch (node_kind(L, n)) {
   case K_integer:
-  case K_float:
+  case K_float: return fold_number_literal(L, n);
   case K_true:
-  case K_false: return (Folded){lower_expr(L, n), NULL};
-  case K_identifier: {
-    Const *k = find_const(L, node_str(L, n));
-    if (!k || k->array) return no_fold;
-    return (Folded){arena_dup(L->a, k->value, sizeof *k->value), k->scalar};
+  case K_false: return number(pynum_bool(node_is(L, n, K_true)), NULL);
+  case K_identifier: return fold_name(L, n);
+  case K_attribute: return fold_attribute(L, n);
+  case K_unary_operator: return fold_unary(L, n);
+  case K_not_operator: {
+    Folded f = fold(L, lower_field(L, n, F_argument));
+    if (!f.ok || f.tuple) return f.ok ? (Folded){0} : f;
+    return number(pynum_bool(!pynum_truth(&f.v)), NULL);
   }
-  case K_unary_operator: {
-    const char *t = ts_node_type(lower_field(L, n, F_operator));
-    Folded kid = fold(L, lower_field(L, n, F_argument));
-    if (!kid.e) return no_fold;
-    return t[0] == '-' ? fold_neg(L, kid) : t[0] == '+' ? kid : no_fold;
-  }
-  case K_binary_operator: {
-    Op op;
-    Folded a = fold(L, lower_field(L, n, F_left));
-    Folded b = a.e ? fold(L, lower_field(L, n, F_right)) : no_fold;
-    if (!b.e || !lower_op_from_text(ts_node_type(lower_field(L, n, F_operator)), &op)) return no_fold;
-    return fold_binary(L, op, a, b, node_loc(L, n));
-  }
+  case K_binary_operator: return fold_binary(L, n);
+  case K_boolean_operator: return fold_boolop(L, n);
   case K_call: return fold_call(L, n);
   case K_parenthesized_expression:
   case K_tuple: return fold_tuple(L, n);
-  default: return no_fold;
+  default: return (Folded){0};
   }
 }
 
 static Folded fold(Lowerer *L, TSNode n) {
-  if (ts_node_is_null(n) || !lower_enter(L, n)) return no_fold;
+  if (ts_node_is_null(n) || !lower_enter(L, n)) return (Folded){0};
   Folded f = fold_kind(L, n);
   lower_leave(L);
-  return f.e && is_literal(f.e) ? f : no_fold;
+  return f;
+}
+
+Expr *fold_const_value(Lowerer *L, TSNode n, const Type **numpy_type, const char **why) {
+  Folded f = fold(L, n);
+  *numpy_type = f.np;
+  *why = f.why;
+  if (!f.ok) return NULL;
+  if (f.tuple) return f.tuple;
+  Expr *e = literal_of(L, &f.v, node_loc(L, n));
+  if (!e) {
+    char text[160];
+    pynum_int_text(&f.v, text, sizeof text);
+    *why = arena_printf(L->a, "its value %s does not fit in 64 bits (Numba types an int global as "
+                              "int64, or uint64 above INT64_MAX)", text);
+  }
+  return e;
 }
 
 Expr *fold_const_expr(Lowerer *L, TSNode n, const Type **numpy_type) {
-  Folded f = fold(L, n);
-  *numpy_type = f.np;
-  return f.e;
+  const char *why;
+  return fold_const_value(L, n, numpy_type, &why);
 }

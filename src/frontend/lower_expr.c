@@ -260,7 +260,7 @@ static Expr *lower_string(Lowerer *L, TSNode n) {
 
 /* ---- names ---- */
 
-static const OtherGlobal *find_other_global(Lowerer *L, const char *name) {
+const OtherGlobal *find_other_global(const Lowerer *L, const char *name) {
   for (size_t i = L->others.len; i-- > 0;)
     if (strcmp(L->others.items[i].name, name) == 0) return &L->others.items[i];
   return NULL;

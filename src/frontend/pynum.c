@@ -329,6 +329,20 @@ double pynum_as_double(const PyNum *a) {
   return a->neg ? -v : v;
 }
 
+bool pynum_from_integral(double d, PyNum *out) {
+  if (!isfinite(d) || fabs(d) >= 0x1p384) return false;
+  int exp2;
+  double frac = frexp(fabs(d), &exp2);   /* |d| = frac * 2**exp2, frac in [0.5, 1) */
+  Mag m = {0}, r;
+  uint64_t top = (uint64_t)ldexp(frac, 53);   /* 53 bits, exact */
+  m[0] = (uint32_t)top;
+  m[1] = (uint32_t)(top >> 32);
+  bool lost = false;
+  if (exp2 >= 53) mag_shl(m, exp2 - 53, r);
+  else mag_shr(m, 53 - exp2, r, &lost);   /* d is integral: nothing is lost */
+  return int_result(r, d < 0, out);
+}
+
 static bool is_odd_integer(double v) { return fmod(fabs(v), 2.0) == 1.0; }
 
 /* CPython's float_pow: its special cases, then libm's pow; false where it raises (0.0 to a

@@ -61,6 +61,10 @@ bool pynum_truth(const PyNum *a);
  * (Numba types an int constant int64, else uint64, else refuses it). */
 bool pynum_to_int64(const PyNum *a, int64_t *v, bool *is_unsigned);
 
+/* The int equal to an integral double (CPython's PyLong_FromDouble); false for an infinity or
+ * NaN (Python raises) or past PYNUM_MAX_BITS. */
+bool pynum_from_integral(double d, PyNum *out);
+
 /* A float's value, or an int's or bool's converted as Python's float() converts (correctly
  * rounded, half to even). */
 double pynum_as_double(const PyNum *a);

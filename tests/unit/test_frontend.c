@@ -411,12 +411,50 @@ static void module_constants_are_folded(void **state) {
   assert_int_equal(konst(state, "D")->value->ival, -6);
 }
 
+/* What Numba freezes from math and NumPy: Python's arithmetic (big ints in between, // % **),
+ * math's constants and libm-computed functions, NumPy's constants and scalar types. */
+static void math_and_numpy_constants_are_folded(void **state) {
+  lower_ok(state,
+           "import math\n"
+           "import numpy as np\n"
+           "from math import sqrt\n"
+           "SQRT_2PI = np.float32((2 * math.pi) ** 0.5)\n"
+           "MS = np.int64(30 * 60 * 1000)\n"
+           "R = sqrt(2.0) / 2\n"
+           "I = -np.inf\n"
+           "Q = 2 ** 100 // 2 ** 98 % 3\n"
+           "FL = math.floor(1.5e19)\n"
+           "U = 2 ** 64 - 1\n"
+           "NAN = math.isnan(np.nan)\n");
+  Const *k = konst(state, "SQRT_2PI");
+  assert_ptr_equal(k->scalar, &type_float32);
+  assert_true(k->value->fval == 2.5066282749176025);   /* CPython's */
+  k = konst(state, "MS");
+  assert_ptr_equal(k->scalar, &type_int64);
+  assert_int_equal(k->value->ival, 1800000);
+  k = konst(state, "R");
+  assert_null(k->scalar);
+  assert_true(k->value->fval == 0.7071067811865476);
+  assert_true(konst(state, "I")->value->fval < -1e308);
+  assert_int_equal(konst(state, "Q")->value->ival, 1);
+  assert_int_equal(konst(state, "FL")->value->is_unsigned_literal, true);
+  assert_true(konst(state, "FL")->value->uval == 15000000000000000000u);
+  k = konst(state, "U");
+  assert_true(k->value->is_unsigned_literal && k->value->uval == UINT64_MAX);
+  assert_int_equal(konst(state, "NAN")->value->kind, EX_BOOL);
+  assert_int_equal(konst(state, "NAN")->value->ival, 1);
+}
+
 static void unfoldable_globals_are_not_constants(void **state) {
   lower_ok(state,
            "import numpy as np\n"
            "A = np.random.rand(3)\n"
-           "BIG = 9223372036854775807 * 2\n"
+           "import math\n"
+           "BIG = 9223372036854775807 * 4\n"
            "Z = 1 / 0\n"
+           "G = math.gamma(0.5)\n"
+           "L = math.log(0.0)\n"
+           "P = np.float32(2) ** 2\n"
            "S = 'text'\n");
   const Module *m = &((Fixture *)*state)->m;
   assert_int_equal(m->consts.len, 0);
@@ -1183,6 +1221,7 @@ int main(void) {
       T(unknown_name_is_reported),
       T(unaliased_module_is_not_visible),
       T(module_constants_are_folded),
+      T(math_and_numpy_constants_are_folded),
       T(unfoldable_globals_are_not_constants),
       T(numpy_arrays_are_evaluated),
       T(numpy_arrays_that_cannot_be_evaluated),
