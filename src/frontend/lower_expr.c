@@ -266,6 +266,18 @@ const OtherGlobal *find_other_global(const Lowerer *L, const char *name) {
   return NULL;
 }
 
+/* numba.cuda.random's kernel side is Python: device functions of the Python package
+ * (python/pyk2cuda/random.py), which puts them in the module of a kernel that calls them, with
+ * states made on the host by create_xoroshiro128p_states. A file given to emit or run has neither,
+ * so the message names what it needs. */
+static void refuse_cuda_random(Lowerer *L, TSNode n, const char *path) {
+  diag_error(L->c, node_loc(L, n), "E-unknown-builtin",
+             "'%s' is not available to `pyk2cuda emit` and `run`: numba.cuda.random's generators "
+             "are Python device functions that the Python package (pyk2cuda.cuda.random) adds to "
+             "the kernel's module, and their states are made on the host by "
+             "create_xoroshiro128p_states; launch this kernel from Python", path);
+}
+
 static Expr *builtin_expr(Lowerer *L, TSNode n, const Resolved *r) {
   if (r->builtin && r->builtin->kind != BK_MODULE && r->builtin->kind != BK_DECORATOR) {
     Expr *e = new_expr(L, EX_BUILTIN, n);
@@ -274,6 +286,8 @@ static Expr *builtin_expr(Lowerer *L, TSNode n, const Resolved *r) {
   }
   if (builtin_is_namespace(r->path))
     diag_error(L->c, node_loc(L, n), "E-not-value", "module '%s' cannot be used as a value", r->path);
+  else if (strncmp(r->path, "numba.cuda.random.", 18) == 0)
+    refuse_cuda_random(L, n, r->path);
   else
     diag_error(L->c, node_loc(L, n), "E-unknown-builtin", "'%s' is not supported in kernels",
                r->path);
