@@ -14,6 +14,16 @@ the repository) twice, each in its own process with a timeout:
             (float32, void, ...) are pyk2cuda's (the package built in BUILD/python, on its
             simulator: PYK2CUDA_DEVICE=sim).
 
+With --device gpu a third mode runs each module:
+
+  gpu       as pyk2cuda, on the GPU path (PYK2CUDA_DEVICE=gpu): NVRTC, the CUDA driver API, a
+            real GPU or the driver stand-in that PYK2CUDA_LIBCUDA names (docs/runtime.md).
+
+and the table goes to its own part of docs/conformance.md ("The GPU path"). --ci-subset runs the
+modules of CI_GPU_MODULES (below: a few of each API, cheap enough for the standin suite);
+--check makes the exit status 1 when a test pyk2cuda passes on its simulator does not pass on
+the GPU path.
+
 MODULE names (test_math, ...) choose a subset; none means every test_*.py of the folder.
 It writes, per module and mode, the counts (run, passed, failed, errored, skipped) and every
 test's outcome to BUILD/conformance/results.json (BUILD/conformance-numba-cuda/), and rewrites
@@ -43,6 +53,18 @@ NUMBA_TESTS = "/usr/lib/python3/dist-packages/numba/cuda/tests/cudapy"
 DOC = os.path.join(ROOT, "docs", "conformance.md")
 BEGIN, END = "<!-- conformance:begin -->", "<!-- conformance:end -->"
 MODES = ("sim", "pyk2cuda")
+GPU_MODES = ("sim", "pyk2cuda", "gpu")
+# The modules the standin suite runs with --device gpu (standin-conformance): between them they
+# touch every API of the kernel language and the runtime (device arrays and their copies,
+# atomics, constant, shared and local memory, grid sync, records, datetimes, enums, exceptions
+# from kernels, intrinsics, math, printing, random numbers, reductions, streams and events,
+# vector types), each module cheap; the whole folder by hand.
+# (test_math and test_vector_type, a third of the subset's time, are left to the full run.)
+CI_GPU_MODULES = ["test_array", "test_atomics", "test_constmem", "test_cooperative_groups",
+                  "test_datetime", "test_enums", "test_exception", "test_intrinsics",
+                  "test_print", "test_random", "test_record_dtype", "test_reduction", "test_sm",
+                  "test_sync", "test_device_func", "test_userexc"]
+GPU_BEGIN, GPU_END = "<!-- conformance-gpu:begin -->", "<!-- conformance-gpu:end -->"
 _PACKAGE = "conformance_cudapy"
 # Numba's top-level names that the pyk2cuda mode replaces with pyk2cuda's (signatures are
 # handed to pyk2cuda's compiler as text, so they must be pyk2cuda's type objects).
@@ -115,7 +137,7 @@ def _first_line(text):
 def _worker(mode, path, suite):
     import importlib.util
     import unittest
-    if mode == "pyk2cuda":
+    if mode in ("pyk2cuda", "gpu"):
         _install_shim(suite)
     # A private package over the tests' folder, so that their relative imports
     # (`from .extensions_usecases import ...`) resolve without importing numba.cuda.tests.
@@ -123,7 +145,7 @@ def _worker(mode, path, suite):
     package = types.ModuleType(_PACKAGE)
     package.__path__ = [os.path.dirname(os.path.abspath(path))]
     sys.modules[_PACKAGE] = package
-    if mode == "pyk2cuda":
+    if mode in ("pyk2cuda", "gpu"):
         # The tests' helper modules (recursion_usecases, ...) are imported by their full name:
         # they load from the same folder, their kernels compiled by pyk2cuda too.
         tests = sys.modules.get("numba.cuda.tests")   # numba-cuda's: it holds tests.support
@@ -190,9 +212,9 @@ def _run_one(mode, path, build, out, timeout, suite):
     env = dict(os.environ)
     env["NUMBA_ENABLE_CUDASIM"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    if mode == "pyk2cuda":
+    if mode in ("pyk2cuda", "gpu"):
         env["PYTHONPATH"] = os.path.join(build, "python")
-        env["PYK2CUDA_DEVICE"] = "sim"
+        env["PYK2CUDA_DEVICE"] = "sim" if mode == "pyk2cuda" else "gpu"
         env["PYK2CUDA_CACHE_DIR"] = os.path.join(out, "cache")
     t0 = time.time()
     try:
@@ -270,11 +292,11 @@ def reason_of(text):
     return "other"
 
 
-def _regressions(results):
-    """(module, test id, pyk2cuda's outcome text) for each test sim passes and pyk2cuda does not."""
+def _regressions(results, base="sim", mode="pyk2cuda"):
+    """(module, test id, mode's outcome text) for each test `base` passes and `mode` does not."""
     out = []
     for mod, modes in sorted(results.items()):
-        sim, pk = modes["sim"], modes["pyk2cuda"]
+        sim, pk = modes[base], modes[mode]
         for tid, (outcome, _) in sorted(sim.get("tests", {}).items()):
             if outcome != "pass":
                 continue
@@ -287,14 +309,23 @@ def _regressions(results):
     return out
 
 
-def render(results, elapsed, suite):
+def _passes(modes, mode, tests):
+    """How many of `tests` pass in `mode`."""
+    return sum(1 for t in tests if modes[mode].get("tests", {}).get(t, [""])[0] == "pass")
+
+
+def render(results, elapsed, suite, device="sim"):
+    gpu = device == "gpu"
+    mode_list = GPU_MODES if gpu else MODES
     rows = ["| module | sim: run / pass / fail / err / skip | pyk2cuda: run / pass / fail / err / skip"
-            " | sim passes, pyk2cuda passes |", "|---|---|---|---|"]
-    tot = {m: {"run": 0, "pass": 0, "fail": 0, "error": 0, "skip": 0} for m in MODES}
-    both = sim_pass = 0
+            + (" | GPU path: run / pass / fail / err / skip" if gpu else "")
+            + " | sim passes, pyk2cuda passes |" + (" sim passes, GPU path passes |" if gpu else ""),
+            "|---|---|---|---|" + ("---|---|" if gpu else "")]
+    tot = {m: {"run": 0, "pass": 0, "fail": 0, "error": 0, "skip": 0} for m in mode_list}
+    both = sim_pass = gpu_both = 0
     for mod, modes in sorted(results.items()):
         cells = []
-        for m in MODES:
+        for m in mode_list:
             c = counts(modes[m])
             for k in c:
                 tot[m][k] += c[k]
@@ -302,20 +333,25 @@ def render(results, elapsed, suite):
             cells.append("%d / %d / %d / %d / %d%s" % (c["run"], c["pass"], c["fail"], c["error"],
                                                      c["skip"], " (%s)" % st if st else ""))
         sp = [t for t, (o, _) in modes["sim"].get("tests", {}).items() if o == "pass"]
-        pp = sum(1 for t in sp if modes["pyk2cuda"].get("tests", {}).get(t, [""])[0] == "pass")
+        pp = _passes(modes, "pyk2cuda", sp)
         both += pp
         sim_pass += len(sp)
-        rows.append("| %s | %s | %s | %d / %d |" % (mod, cells[0], cells[1], pp, len(sp)))
-    rows.append("| **total** | %s | %s | **%d / %d (%.1f %%)** |" % (
-        *["%d / %d / %d / %d / %d" % (tot[m]["run"], tot[m]["pass"], tot[m]["fail"], tot[m]["error"],
-                                      tot[m]["skip"]) for m in MODES],
-        both, sim_pass, 100.0 * both / sim_pass if sim_pass else 0.0))
-    regs = _regressions(results)
+        gp = _passes(modes, "gpu", sp) if gpu else 0
+        gpu_both += gp
+        rows.append("| %s | %s | %d / %d |%s" % (mod, " | ".join(cells), pp, len(sp),
+                                                 " %d / %d |" % (gp, len(sp)) if gpu else ""))
+    share = lambda n: "**%d / %d (%.1f %%)**" % (n, sim_pass, 100.0 * n / sim_pass if sim_pass else 0.0)
+    rows.append("| **total** | %s | %s |%s" % (
+        " | ".join("%d / %d / %d / %d / %d" % (tot[m]["run"], tot[m]["pass"], tot[m]["fail"],
+                                               tot[m]["error"], tot[m]["skip"]) for m in mode_list),
+        share(both), " %s |" % share(gpu_both) if gpu else ""))
+    regs = _regressions(results, mode="gpu" if gpu else "pyk2cuda")
     groups = {}
     for mod, tid, text in regs:
         groups.setdefault(reason_of(text), []).append((tid, text))
-    lines = rows + ["", "Tests that Numba's simulator passes and pyk2cuda does not, by reason "
-                    "(%d in all; grouped by the text of pyk2cuda's error):" % len(regs), ""]
+    what = "pyk2cuda's GPU path" if gpu else "pyk2cuda"
+    lines = rows + ["", "Tests that Numba's simulator passes and %s does not, by reason "
+                    "(%d in all; grouped by the text of pyk2cuda's error):" % (what, len(regs)), ""]
     for group, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         tid, text = items[0]
         # The tests' folder is this machine's (a virtual environment's, for numba-cuda).
@@ -323,9 +359,21 @@ def render(results, elapsed, suite):
         lines.append("- %s: **%d**, e.g. `%s`: `%s`" % (group, len(items), tid.split(".", 1)[-1],
                                                         text[:160]))
     lines += ["", "Generated by `nice -n 10 /usr/bin/python3 scripts/conformance.py%s` in %.0f s "
-              "(%d modules%s; both modes, one process each, on a shared 2-core machine)." % (
-                  suite.option, elapsed, len(results), suite.versions)]
+              "(%d modules%s; %s modes, one process each, on a shared 2-core machine%s)." % (
+                  suite.option, elapsed, len(results), suite.versions, "three" if gpu else "both",
+                  "; the GPU path on %s" % _gpu_name() if gpu else "")]
     return "\n".join(lines)
+
+
+def _gpu_name():
+    """What ran the GPU path: the driver stand-in or a GPU, as `pyk2cuda info` names it."""
+    lib = os.environ.get("PYK2CUDA_LIBCUDA", "")
+    return "the CUDA driver stand-in (PYK2CUDA_LIBCUDA)" if "standin" in lib else "a GPU"
+
+
+def gpu_check(results):
+    """The tests pyk2cuda passes on its simulator and not on the GPU path: (module, id, text)."""
+    return _regressions(results, base="pyk2cuda", mode="gpu")
 
 
 def _write_doc(table, suite):
@@ -419,6 +467,13 @@ def main(argv):
                     help="numba-cuda: only make or upgrade the virtual environment, print its python")
     ap.add_argument("--render", action="store_true",
                     help="no run: rewrite docs/conformance.md from the last results.json")
+    ap.add_argument("--device", choices=("sim", "gpu"), default="sim",
+                    help="gpu: also run each module on the GPU path (a GPU, or the stand-in that "
+                         "PYK2CUDA_LIBCUDA names); its table goes to docs/conformance.md's GPU part")
+    ap.add_argument("--ci-subset", action="store_true",
+                    help="the modules of CI_GPU_MODULES (the standin suite's run)")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 when a test pyk2cuda passes on its simulator fails on the GPU path")
     ap.add_argument("modules", nargs="*")
     a = ap.parse_args(argv[1:])
     build = os.path.abspath(a.build)
@@ -433,33 +488,45 @@ def main(argv):
         suite = numba_cuda_suite(a, build, setup=not a.render)
     else:
         suite = debian_suite(a, build)
+    if a.device == "gpu":
+        suite.begin, suite.end = GPU_BEGIN, GPU_END
+        suite.out = a.out or suite.out + "-gpu"
+        suite.option += " --device gpu" + (" --ci-subset" if a.ci_subset else "")
+    mode_list = GPU_MODES if a.device == "gpu" else MODES
     out = os.path.abspath(suite.out)
     os.makedirs(os.path.join(out, "cache"), exist_ok=True)
     if a.render:
         with open(os.path.join(out, "results.json")) as f:
             saved = json.load(f)
         suite.versions = saved.get("versions", "")
-        _write_doc(render(saved["results"], saved["seconds"], suite), suite)
+        _write_doc(render(saved["results"], saved["seconds"], suite, a.device), suite)
         return 0
-    paths = ([os.path.join(suite.tests, m if m.endswith(".py") else m + ".py") for m in a.modules]
+    modules = a.modules or (CI_GPU_MODULES if a.ci_subset else [])
+    paths = ([os.path.join(suite.tests, m if m.endswith(".py") else m + ".py") for m in modules]
              or sorted(glob.glob(os.path.join(suite.tests, "test_*.py"))))
     t0 = time.time()
     results = {}
     for path in paths:
         mod = os.path.splitext(os.path.basename(path))[0]
-        results[mod] = {m: _run_one(m, path, build, out, a.timeout, suite) for m in MODES}
+        results[mod] = {m: _run_one(m, path, build, out, a.timeout, suite) for m in mode_list}
         print("%-40s %s" % (mod, "  ".join(
             "%s %d/%d pass%s" % (m, counts(results[mod][m])["pass"], counts(results[mod][m])["run"],
                                  " (%s)" % _status(results[mod][m]) if _status(results[mod][m]) else "")
-            for m in MODES)), flush=True)
+            for m in mode_list)), flush=True)
     elapsed = time.time() - t0
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"results": results, "seconds": elapsed, "versions": suite.versions}, f,
                   indent=1, sort_keys=True)
-    table = render(results, elapsed, suite)
+    table = render(results, elapsed, suite, a.device)
     print(table)
     if not a.no_doc:
         _write_doc(table, suite)
+    if a.check and a.device == "gpu":
+        lost = gpu_check(results)
+        for mod, tid, text in lost:
+            print("GPU path fails what the simulator passes: %s: %s" % (tid, text))
+        print("check: %d test(s) pass on pyk2cuda's simulator and not on the GPU path" % len(lost))
+        return 1 if lost else 0
     return 0
 
 

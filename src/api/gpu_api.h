@@ -98,6 +98,15 @@ typedef struct LaunchLeaf {
   size_t offset;
 } LaunchLeaf;
 
+/* Whether the kernel may store to the memory of leaf value `v` of parameter `p`: an array of a
+ * parameter it may store to (P2cParam.written), or a record passed by reference, whose fields
+ * it may assign (as Numba's CUDA target copies such a record back after the launch). The one
+ * rule for both devices: the GPU path copies these back, the simulator's sanitizer keeps reads
+ * of other arguments checked against them. */
+static inline bool launch_may_write(const P2cParam *p, const P2cValue *v) {
+  return v->is_array ? p->written : v->type == P2C_RECORD;
+}
+
 typedef struct LaunchLeaves {
   LaunchLeaf *items;
   size_t count, cap;

@@ -396,8 +396,8 @@ static bool array_span(const P2cHostArray *a, uintptr_t *lo, uintptr_t *hi) {
  * store to (P2cParam.written), or a record passed by reference (whose fields it may assign);
  * false for anything else. */
 static bool written_span(const P2cParam *param, const P2cValue *v, uintptr_t *lo, uintptr_t *hi) {
-  if (v->is_array) return param->written && array_span(&v->array, lo, hi);
-  if (v->type != P2C_RECORD) return false;
+  if (!launch_may_write(param, v)) return false;
+  if (v->is_array) return array_span(&v->array, lo, hi);
   *lo = (uintptr_t)v->array.data;
   *hi = *lo + p2c_dtype_size(P2C_RECORD, v->array.record);
   return true;

@@ -9,9 +9,10 @@
  *           its strides reach, and keeps its strides: any layout arrives exactly as on the host;
  *   launch  the arguments are packed as the simulator packs them, with device addresses, and
  *           the kernel is launched `repeat` times, each between two CUDA events;
- *   copy out every host array's buffer that the kernel may have written (P2cParam.written, of
- *           any array in it) is copied back, over the host memory it came from; a buffer of
- *           arrays the kernel only reads is not (their host memory may be read-only).
+ *   copy out every host array's buffer that the kernel may have written (launch_may_write: the
+ *           P2cParam.written of any array in it, or a record passed by reference) is copied
+ *           back, over the host memory it came from; a buffer of arrays the kernel only reads
+ *           is not (their host memory may be read-only).
  * Device arrays (P2cValue.device_array) are passed as they are. Every phase is timed with CUDA
  * events on the default stream.
  *
@@ -93,7 +94,8 @@ static P2cStatus find_regions(GpuRun *g) {
     if (!host_span(l->value, &lo, &hi, &offset))
       return api_fail(g->c, P2C_ERR_USAGE, "argument '%s': the array's size overflows",
                       g->k->params[l->arg].name);
-    if (hi > lo) g->regions[g->region_count++] = (Region){lo, hi, NULL, l->param->written};
+    if (hi > lo)
+      g->regions[g->region_count++] = (Region){lo, hi, NULL, launch_may_write(l->param, l->value)};
   }
   qsort(g->regions, g->region_count, sizeof *g->regions, cmp_region);
   size_t n = 0;

@@ -271,12 +271,14 @@ static void emit_const_record_array(Gen *G, Const *k, const Type *record, StrBuf
   k->cname = arena_printf(G->a, "%s.items", name);
 }
 
-/* NAME = np.array(...) used by a kernel: a __constant__ array with its values. */
+/* NAME = np.array(...) used by a kernel: a __constant__ array with its values. An extent of 0
+ * is declared 1 (CUDA C has no arrays of size 0, and NVRTC refuses one where the host compiler
+ * takes it); the kernel reads the array's shape, never the declaration's. */
 static void emit_const_array(Gen *G, Const *k, StrBuf *out) {
   const ConstArray *a = k->array;
   k->cname = namer_claim(&G->global, k->name);
   sb_printf(out, "static __constant__ const %s %s", a->dtype->cname, k->cname);
-  for (int d = 0; d < a->ndim; d++) sb_printf(out, "[%lld]", (long long)a->shape[d]);
+  for (int d = 0; d < a->ndim; d++) sb_printf(out, "[%lld]", (long long)(a->shape[d] ? a->shape[d] : 1));
   sb_puts(out, " = {");
   for (int64_t i = 0; i < a->count; i++) {
     sb_puts(out, i == 0 ? "" : i % 8 == 0 ? ",\n    " : ", ");

@@ -120,3 +120,38 @@ def test_read_only_memory_is_pinned_read_only(tmp_path):
         d = cuda.to_device(x, stream=s)
         s.synchronize()
     assert np.array_equal(d.copy_to_host(), np.arange(4096, dtype=np.float32))
+
+
+RECORD = np.dtype([("a", np.float64), ("b", np.int32), ("c", np.complex64)], align=True)
+EMPTY = np.array([], dtype=np.int64)
+
+
+@cuda.jit
+def set_record_fields(r, v):
+    r.a = v
+    r.b = 7
+    r.c = 4.0 + 5.0j
+
+
+@cuda.jit
+def empty_constant_length(out):
+    c = cuda.const.array_like(EMPTY)
+    out[0] = len(c)
+
+
+def test_a_record_passed_by_reference_comes_back():
+    # A record argument (a[0] of a structured array) is passed by reference: the kernel's field
+    # stores reach the host, as Numba copies it back (numba's test_record_dtype test_rec_set_*;
+    # the GPU path copied it in and never out).
+    arr = np.zeros(2, dtype=RECORD)
+    set_record_fields[1, 1](arr[1], 1.5)
+    assert arr[1]["a"] == 1.5 and arr[1]["b"] == 7 and arr[1]["c"] == 4 + 5j
+    assert arr[0]["a"] == 0 and arr[0]["b"] == 0
+
+
+def test_an_empty_constant_array_compiles_for_the_gpu():
+    # np.array([]) as cuda.const.array_like: CUDA C has no arrays of size 0, which NVRTC refused
+    # (numba's test_constmem test_const_empty); the host compiler had taken it.
+    out = np.full(1, -1, dtype=np.int64)
+    empty_constant_length[1, 1](out)
+    assert out[0] == 0

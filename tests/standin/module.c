@@ -434,8 +434,8 @@ static bool has_sim_entry(const char *source, const char *name) {
 
 /* If `p` starts `extern __shared__ [__align__(N)] TYPE NAME[];` (hand-written CUDA C's dynamic
  * shared memory, which the host compiler cannot define), writes P2C_SIM_EXTERN_SHARED(TYPE,
- * NAME) at out (the simulator's prelude) and returns the length consumed; else 0. */
-static size_t rewrite_extern_shared(const char *p, char *out) {
+ * NAME) at out (cap bytes; the simulator's prelude) and returns the length consumed; else 0. */
+static size_t rewrite_extern_shared(const char *p, char *out, size_t cap) {
   static const char head[] = "extern __shared__";
   if (strncmp(p, head, sizeof head - 1) != 0) return 0;
   const char *q = p + sizeof head - 1;
@@ -453,17 +453,17 @@ static size_t rewrite_extern_shared(const char *p, char *out) {
   const char *type_end = name;
   while (type_end > q && (type_end[-1] == ' ' || type_end[-1] == '\t')) type_end--;
   if (name == bracket || type_end == q || strncmp(name, "p2c_dynamic_shared", 18) == 0) return 0;
-  sprintf(out, "P2C_SIM_EXTERN_SHARED(%.*s, %.*s);", (int)(type_end - q), q,
-          (int)(bracket - name), name);
+  snprintf(out, cap, "P2C_SIM_EXTERN_SHARED(%.*s, %.*s);", (int)(type_end - q), q,
+           (int)(bracket - name), name);
   return (size_t)(bracket + 3 - p);
 }
 
 /* Copies the attached CUDA C into text, rewriting its `extern __shared__` arrays (above); a
  * rewrite is never longer than what it replaces plus 32 bytes. Returns the length written. */
-static size_t copy_source(const SiModule *m, char *text) {
+static size_t copy_source(const SiModule *m, char *text, size_t len) {
   size_t at = 0;
   for (const char *p = m->source; *p;) {
-    size_t used = rewrite_extern_shared(p, text + at);
+    size_t used = rewrite_extern_shared(p, text + at, len - at);
     if (used) {
       at += strlen(text + at);
       p += used;
@@ -486,7 +486,7 @@ static char *sim_text(const SiModule *m) {
   for (size_t i = 0; i < m->entry_count; i++) len += strlen(m->entries[i].name) + 20;
   char *text = malloc(len);
   if (!text) return NULL;
-  size_t at = copy_source(m, text);
+  size_t at = copy_source(m, text, len);
   for (size_t i = 0; i < m->entry_count; i++)
     if (!has_sim_entry(m->source, m->entries[i].name))
       at += (size_t)snprintf(text + at, len - at, "P2C_SIM_KERNEL(%s)\n", m->entries[i].name);
