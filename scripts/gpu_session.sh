@@ -209,12 +209,22 @@ setup() {
   export ROOT LOG
 }
 
+# The folders the package offers NVRTC's search at import (its sys.path: NVIDIA's NVRTC wheel
+# there), asked of the package and set for the plan's C programs too, so that the CLI and
+# test_device find the NVRTC the Python steps find (docs/runtime.md, "Where NVRTC is found").
+offer_site_packages() {
+  local dirs
+  dirs=$("$PY" -c 'import os, pyk2cuda; print(os.environ["PYK2CUDA_SITE_PACKAGES"])') || return 0
+  export PYK2CUDA_SITE_PACKAGES=${PYK2CUDA_SITE_PACKAGES:-$dirs}
+}
+
 on_gpu() {
   local carry; carry=$(realpath "${2:-.devcarry}") || exit 2
   BIN=$carry/bin PY=python3 TIME_SCALE=${TIME_SCALE:-1} NUMBA_FLAG=--numba
   [ -d "$carry/site/pyk2cuda" ] || { echo "no package in $carry/site: run --prepare here first" >&2; exit 2; }
   export PYTHONPATH=$carry/site${PYTHONPATH:+:$PYTHONPATH}
   export LD_LIBRARY_PATH=$BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  offer_site_packages
   setup "$1"
 }
 
@@ -226,6 +236,7 @@ on_standin() {
   export PYK2CUDA_LIBCUDA=${PYK2CUDA_LIBCUDA:-$build/tests/standin/libcuda.so.1}
   export PYTHONPATH=$build/python${PYTHONPATH:+:$PYTHONPATH}
   export LD_LIBRARY_PATH=$BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  offer_site_packages
 }
 
 case ${1:-} in
