@@ -357,13 +357,35 @@ static bool written_as_64_bits(const Expr *e) {
   }
 }
 
+/* Whether e's C text holds an integer literal of a `long long` type (`LL`, `ULL`), outside a
+ * cast: an operator on it has that type, which is not the simulator's int64_t (`long`). */
+static bool holds_long_literal(const Expr *e) {
+  switch (e->kind) {
+  case EX_INT: return e->is_unsigned_literal || !literal_is_c_int(e->ival);
+  case EX_UNARY:
+  case EX_BINARY:
+  case EX_IFEXP:
+    for (int i = 0; i < e->nkids; i++)
+      if (holds_long_literal(e->kids[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Whether integer expression e, of a 64-bit type, is written as a C expression of exactly that
+ * type under NVRTC and in the simulator, which picks one overload of a helper: written as 64
+ * bits, and not through a `long long` literal (`(int64_t)v ^ -9223372036854775807LL - 1` is a
+ * `long long` in the simulator, and p2c_floordiv(1, it) was ambiguous: fuzz.py --kind ops,
+ * seed 34). */
+static bool written_as_its_type(const Expr *e) { return written_as_64_bits(e) && !holds_long_literal(e); }
+
 /* fn(a, b). Two integer arguments that may both be written as C's `int` (integer literals and
  * operators on them, len(t), a.ndim, ...) match no overload of the helper better than another
  * (int64_t, uint64_t, double): they are cast to their type. One argument written as its 64-bit
  * type is enough for C to pick the overload. */
 static void emit_call2(Gen *G, const char *fn, const Expr *a, const Expr *b, StrBuf *sb) {
   bool cast = a->ty->kind == TY_INT && b->ty->kind == TY_INT && a->ty->bits == 64 && b->ty->bits == 64 &&
-              !written_as_64_bits(a) && !written_as_64_bits(b);
+              !written_as_its_type(a) && !written_as_its_type(b);
   sb_printf(sb, "%s(", fn);
   emit_overload_arg(G, a, cast, sb);
   sb_puts(sb, ", ");

@@ -2,7 +2,7 @@
 """Differential fuzzing: random kernels through Numba's CUDA simulator and `pyk2cuda run --device sim`.
 
     /usr/bin/python3 tests/diff/fuzz.py --pyk2cuda build/tools/pyk2cuda
-                     [--kind expr|loops|stride|ops|all] [--seeds FIRST:LAST] [--kernels N] [--keep]
+                     [--kind expr|loops|stride|ops|all] [--seeds FIRST:LAST[,N...]] [--kernels N] [--keep]
 
 Each seed writes one module of N kernels of one kind and runs every kernel on both sides with
 the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
@@ -22,8 +22,9 @@ the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
           and compiled by numba.njit(error_model='numpy'), the CPU oracle that shares the CUDA
           target's typing and error model. Each result's type (pyk2cuda's --dump=types against
           Numba's) and value must be equal: exact for ints and bools, bit for bit for floats
-          (NaN equals NaN; -0.0 is not 0.0). In `meson test --suite diff` as fuzz_ops (seeds
-          1:6); by hand `--kind ops --seeds 1:500`.
+          (NaN equals NaN; -0.0 is not 0.0), except an integer ** past the int's range, which
+          Numba leaves to the target (int_pow_undefined). In `meson test --suite diff` as
+          fuzz_ops (seeds 1:6,34,54,57); by hand `--kind ops --seeds 1:500`.
 
 A kernel that raises in the oracle (Python semantics that compiled Numba does not share) is
 skipped. Exit status 1 when a kernel differs or pyk2cuda fails, else 0. Not part of `meson
@@ -310,6 +311,7 @@ class Ops:
 
     def __init__(self, rng, types):
         self.rng, self.types = rng, types
+        self.int_pows = []   # (base, exponent) of each integer ** written since the last reset
 
     def leaf(self, kinds):
         rng = self.rng
@@ -342,7 +344,10 @@ class Ops:
         sub = kinds if "float" in kinds else ("bool", "int")
         (a, ka) = self.expr(depth - 1, sub)
         if form == "pow":
-            return f"({a} ** {rng.randint(-3, 40)})", "float" if ka == "float" else "int"
+            n = rng.randint(-3, 40)
+            if ka != "float":
+                self.int_pows.append((a, n))
+            return f"({a} ** {n})", "float" if ka == "float" else "int"
         op = rng.choice(ARITH[:-1])
         (b, kb) = self.expr(depth - 1, sub)
         kind = "float" if "float" in (ka, kb) or op == "/" else "int"
@@ -352,10 +357,54 @@ class Ops:
 
 
 def ops_sources(rng, n_vars, n_exprs):
-    """The variables' types and the expressions of one seed."""
+    """The variables' types, the expressions of one seed, and each one's integer ** (base,
+    exponent) pairs."""
     types = [rng.choice(SCALARS) for _ in range(n_vars)]
     gen = Ops(rng, types)
-    return types, [gen.expr(3)[0] for _ in range(n_exprs)]
+    exprs, pows = [], {}
+    for _ in range(n_exprs):
+        gen.int_pows = []
+        e = gen.expr(3)[0]
+        exprs.append(e)
+        pows.setdefault(e, []).extend(gen.int_pows)
+    return types, exprs, pows
+
+
+def int_pow_undefined(base, signed, n):
+    """Whether Numba's integer ** leaves its range for these operands, which Numba leaves to
+    the target: int_power_impl squares in the base's 64-bit type (wrapping), then returns the
+    result (or 1.0 / it for n < 0) through a float64, and converting a float64 past the int's
+    range is LLVM's fptosi poison. CUDA's cvt.rzi saturates (what pyk2cuda's p2c_pow follows:
+    (2**63 - 1) ** 25 wraps to 2**63 - 1, whose double is 2**63, INT64_MAX on the GPU); the
+    CPU's cvttsd2si gives INT64_MIN, or LLVM folds the poison to anything (fuzz seeds 54, 57).
+    1.0 / 0 (0 ** -n, or a power that wraps to 0) stays compared: p2c_pow's INT64_MIN there is
+    the rule docs/semantics.md states, and the CPU gives it too."""
+    r = 1
+    for _ in range(abs(n)):
+        r = (r * int(base)) % 2**64
+    if signed and r >= 2**63:
+        r -= 2**64
+    with np.errstate(all="ignore"):
+        d = np.float64(r) if n >= 0 else np.float64(1.0) / np.float64(r)
+    lo, hi = (-2.0**63, 2.0**63) if signed else (0.0, 2.0**64)
+    return bool(np.isfinite(d)) and not lo <= d < hi
+
+
+def target_defined(types, exprs, pows, values):
+    """The expressions holding an integer ** whose value Numba leaves to the target (above):
+    each base is computed by numba.njit on the seed's values."""
+    import numba
+    sites = [(e, b, n) for e in exprs for b, n in pows.get(e, [])]
+    if not sites:
+        return set()
+    params = ", ".join(f"v{k}" for k in range(len(types)))
+    src = f"def f({params}):\n    return ({', '.join(b for _, b, _ in sites)},)\n"
+    scope = {}
+    exec(compile(src, "<bases>", "exec"), scope)
+    f = numba.njit(error_model="numpy")(scope["f"])
+    bases = f(*values)
+    signed = [not str(t).startswith("uint") for t in f.nopython_signatures[0].return_type]
+    return {e for (e, _, n), b, sg in zip(sites, bases, signed) if int_pow_undefined(b, sg, n)}
 
 
 def njit_oracle(types, exprs, values):
@@ -419,10 +468,11 @@ def dump_types(text, n):
 
 def run_ops_seed(opts, seed, work):
     rng = random.Random(f"ops:{seed}")
-    types, exprs = ops_sources(rng, 8, opts.exprs)
+    types, exprs, pows = ops_sources(rng, 8, opts.exprs)
     values = [rng.choice(edge_values(t)) for t in types]
     np_values = [bool(v) if t == "bool" else np.dtype(t).type(v) for t, v in zip(types, values)]
     exprs, want_types, want = njit_oracle(types, exprs, np_values)
+    unjudged = target_defined(types, exprs, pows, np_values)
     outs = sorted(set(want_types))
     slot, counts = [], {t: 0 for t in outs}
     for t in want_types:
@@ -454,25 +504,33 @@ def run_ops_seed(opts, seed, work):
         return failures + 1
     got = {t: np.load(os.path.join(out_dir, f"o_{t}.npy")) for t in outs}
     for k, (t, s) in enumerate(zip(want_types, slot)):
-        if not same_value(got[t][s], want[k]):
+        if exprs[k] not in unjudged and not same_value(got[t][s], want[k]):
             print(f"FAIL {where} line {6 + k}: {exprs[k]} = {got[t][s]!r} in pyk2cuda, {want[k]!r} in Numba ({t})")
             failures += 1
-    print(f"{'ok  ' if not failures else 'FAIL'} ops seed {seed}: {len(exprs)} expressions, {failures} differ")
+    for e in unjudged:
+        print(f"note: ops seed {seed}: not compared, left to the target: {e}")
+    aside = f" ({len(unjudged)} values left to the target: int ** past the int's range)" if unjudged else ""
+    print(f"{'ok  ' if not failures else 'FAIL'} ops seed {seed}: {len(exprs)} expressions, {failures} differ{aside}")
     return failures
+
+
+def seed_range(text):
+    """FIRST:LAST (inclusive) or one seed N."""
+    first, _, last = text.partition(":")
+    return range(int(first), int(last or first) + 1)
 
 
 def main():
     ap = argparse.ArgumentParser(prog="fuzz.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--pyk2cuda", required=True)
     ap.add_argument("--kind", default="all", choices=sorted(KINDS) + ["ops", "all"])
-    ap.add_argument("--seeds", default="1:5", help="FIRST:LAST, inclusive")
+    ap.add_argument("--seeds", default="1:5", help="FIRST:LAST, inclusive, or a list of those and seeds: 1:6,34,54")
     ap.add_argument("--kernels", type=int, default=12, help="kernels per seed")
     ap.add_argument("--exprs", type=int, default=60, help="expressions per seed (--kind ops)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per pyk2cuda run")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     opts = ap.parse_args()
-    first, _, last = opts.seeds.partition(":")
-    seeds = range(int(first), int(last or first) + 1)
+    seeds = [n for part in opts.seeds.split(",") for n in seed_range(part)]
     kinds = sorted(KINDS) + ["ops"] if opts.kind == "all" else [opts.kind]
     work = tempfile.mkdtemp(prefix="pyk2cuda-fuzz-")
     failures = sum(run_ops_seed(opts, seed, work) if kind == "ops" else run_seed(opts, kind, seed, work)

@@ -155,3 +155,41 @@ def shift_left_signedness_expected(u, b, out, bout):
         out[i, 1] = ((x << 3) & (2**64 - 1)) >> 60
         bout[i, 0] = x <= int(b[i])
         bout[i, 1] = int(b[i]) > (~x & (2**64 - 1))
+
+
+@cuda.jit
+def uint64_as_int64_divide(u, b, out):
+    # Found by fuzz.py --kind ops (seeds 54 and 57). A uint64 mixed with an int64 is an int64 in
+    # Numba, so u >= 2**63 becomes negative, and // and % follow Python's signs: pyk2cuda took the
+    # cast of a uint64 for non-negative and divided with C's / and % (uint64(2**64-2) // 2**31 was
+    # 0, not -1; uint64(2**64-1) % 2**40 was -1, not 2**40 - 1). Seed 34: 1 // (b ^ -2**63)
+    # called the overloaded p2c_floordiv with an int and a `long long`, which the simulator's C++
+    # refused as ambiguous (its int64_t is `long`). The simulator's NumPy divides uint64 by
+    # int64 in float64.
+    i = cuda.grid(1)
+    if i < u.size:
+        out[i, 0] = u[i] // 2**31
+        out[i, 1] = u[i] % (1 << 40)
+        out[i, 2] = (u[i] % (1 << 40)) & (-(2**63 - 1))
+        out[i, 3] = (~u[i]) // ((u[i] == 7) ^ (u[i] // 2**31))
+        out[i, 4] = (True ** 4) // (b[i] ^ (-2**63))
+        out[i, 5] = 7 % ((u[i] ^ 2**63) | 1)
+        out[i, 6] = (u[i] & 1) * 0.5 // 1.5   # so that p2c_floordiv(double, double) exists too
+
+
+def uint64_as_int64_divide_expected(u, b, out):
+    def s64(x):
+        x &= 2**64 - 1
+        return x - 2**64 if x >= 2**63 else x
+
+    for i in range(u.size):
+        x = s64(int(u[i]))
+        q = s64(x // 2**31)
+        out[i, 0] = q
+        out[i, 1] = x % 2**40
+        out[i, 2] = (x % 2**40) & -(2**63 - 1)
+        d = s64(int(int(u[i]) == 7) ^ q)
+        out[i, 3] = 0 if d == 0 else s64(s64(~int(u[i])) // d)
+        out[i, 4] = 1 // (int(b[i]) ^ -2**63)
+        out[i, 5] = 7 % s64(s64(x ^ 2**63) | 1)
+        out[i, 6] = 0
