@@ -11,7 +11,7 @@ take names the parameter, both types and the spelling that works; scalars out of
 range are refused; `check` notes host code, a file without kernels and kernels whose types it
 did not check; a wild write without --check-bounds is a message naming the kernel, exit 3;
 a loop the GPU keeps spins in the simulator too; an interrupt ends the host compiler's process
-group, removes its work folder and writes nothing; --timeout ends a kernel that never ends and
+group, removes its work folder and writes nothing, and SIGKILL of run ends it too; --timeout ends a kernel that never ends and
 the largest grid, and CUDA's largest x grid runs to its end; runs share a cache folder, and a
 damaged or unwritable one costs a rebuild, never the run; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
 import argparse
@@ -228,6 +228,81 @@ def case_interrupt_compile(bin_, d):
         if os.path.exists(os.path.join(d, "pyk2cuda-out")):
             return f"{sig.name}: outputs were written"
     return None
+
+
+def processes_naming(text):
+    """The pids of live processes whose command line holds text."""
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if text.encode() in f.read() and alive(pid):
+                    found.append(int(pid))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def gone_within(pids, seconds):
+    """The pids still alive after waiting up to seconds for them to end (and reaped by init)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.05)
+    return [p for p in pids if alive(p)]
+
+
+def case_kill9_compile(bin_, d):
+    """SIGKILL of run while the host compiler runs: the compiler and what it started end with
+    it (a watcher leads their process group and ends it at its parent's death), instead of
+    running on as orphans; the work folder is removed by a later build (damaged_cache)."""
+    pids = os.path.join(d, "pids")
+    env = dict(os.environ, PYK2CUDA_CACHE_DIR=os.path.join(d, "cache"),
+               PYK2CUDA_CXX=os.path.join(ROOT, "tests", "sim", "slow_cxx.sh"), SLOW_CXX_PIDS=pids)
+    p = subprocess.Popen([bin_, "run", FILE, "put"] + LAUNCH + ["zeros:float64[1]", "3"], cwd=d, env=env,
+                         stderr=subprocess.DEVNULL)
+    for _ in range(600):
+        if os.path.exists(pids) and open(pids).read().strip():
+            break
+        time.sleep(0.05)
+    worker = int(open(pids).read())
+    p.kill()
+    p.wait()
+    left = gone_within([worker], 5)
+    if left:
+        os.kill(worker, signal.SIGKILL)
+        return f"the compiler's worker {worker} still runs 5 s after run was killed"
+    return None
+
+
+def case_kill9_real_compile(bin_, d):
+    """The same with the real compiler on a large kernel: no cc1plus survives run's SIGKILL."""
+    src = os.path.join(d, "big.py")
+    lines = ["from numba import cuda", "", "", "@cuda.jit", "def big(a):", "    x = a[0]"]
+    for k in range(3000):
+        lines += [f"    x = x * {k % 7 + 1}.5 + a[{k % 5}]", f"    if x > {k}.0:", f"        a[{k % 3}] = x"]
+    with open(src, "w") as f:
+        f.write("\n".join(lines + ["    a[1] = x", ""]))
+    cache = os.path.join(d, "cache")
+    p = subprocess.Popen([bin_, "run", src, "big", "--device", "sim", "--grid", "1", "--block", "1",
+                          "zeros:float64[5]"], cwd=d, env=dict(os.environ, PYK2CUDA_CACHE_DIR=cache),
+                         stderr=subprocess.DEVNULL)
+    compilers = []
+    for _ in range(1200):
+        compilers = [c for c in processes_naming(cache) if c != p.pid]
+        if any(open(f"/proc/{c}/comm").read().strip() == "cc1plus" for c in compilers if alive(c)):
+            break
+        if p.poll() is not None:
+            return f"run ended ({p.returncode}) before cc1plus was seen"
+        time.sleep(0.05)
+    else:
+        p.kill()
+        return "cc1plus never started"
+    p.kill()
+    p.wait()
+    left = gone_within(processes_naming(cache), 5)
+    for c in left:
+        os.kill(c, signal.SIGKILL)
+    return f"still running 5 s after run's SIGKILL: {left}" if left else None
 
 
 def case_interrupt_spinning_kernel(bin_, d):

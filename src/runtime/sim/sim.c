@@ -1,7 +1,8 @@
 /* The simulator's module loader: host compile, cache, dlopen.
  *
  * sim_module_load writes the generated CUDA C and the host prelude into a work folder, runs the
- * host C++ compiler on them (posix_spawn, no shell; output captured into the module's log),
+ * host C++ compiler on them (fork and exec under a watcher, no shell; output captured into the
+ * module's log),
  * and dlopens the shared object. Compiled objects are cached under <cache>/sim/<hash>.so with
  * the full key next to them (<hash>.key: pyk2cuda version, compiler command, prelude, source),
  * through the cache shared with the GPU runtime (runtime/cache/cache.h): a hit compares the key
@@ -15,13 +16,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -352,6 +353,155 @@ static void first_error_line(const char *log, char *out, size_t size) {
   snprintf(out, size, ": %.*s", (int)(end - start > 300 ? 300 : end - start), start);
 }
 
+/* ---- Starting the compiler ----------------------------------------------------------------
+ *
+ * The compiler must not outlive the process that asked for it: a `run` killed with SIGKILL (or
+ * a Python program ended by SIGTERM, which has no handler) left GCC's driver and its cc1plus
+ * running to their end, minutes for a large kernel. Linux can signal a child when its parent
+ * dies (PR_SET_PDEATHSIG), but only the direct child, and fork clears it: cc1plus, the driver's
+ * child, would run on. So the child is a small watcher that leads the compiler's process group
+ * and asks for SIGHUP when its parent thread dies; it starts the compiler in its group and waits
+ * for either. At the compiler's end it ends with the compiler's status (an exit code, or the same
+ * signal), so the caller sees what it saw before; at its parent's death it ends the whole group
+ * (SIGTERM, which lets GCC's driver remove its temporary files, then SIGKILL a second later). The
+ * parent "dies" when the thread that forked ends, so the thread that starts the compiler waits
+ * for it (wait_compiler). Between fork and exec only async-signal-safe calls run: the process
+ * may have other threads holding locks; nothing in them allocates. */
+
+enum { WATCH_GRACE_MS = 1000 };
+
+/* fork() without the host's pthread_atfork handlers (glibc's _Fork): the host may call the
+ * loader while holding a lock that its own handler takes (the CUDA driver stand-in loads a
+ * module under its state lock, and its prefork handler takes that lock: fork() never returned),
+ * and neither the watcher nor the compiler's child runs anything those handlers prepare. */
+static pid_t fork_plain(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  return _Fork();
+#else
+  return (pid_t)syscall(SYS_fork);
+#endif
+}
+
+/* In the compiler's process: no signal blocked and the usual ones at their default action,
+ * whatever the host blocked or ignores (the CLI blocks SIGINT and SIGTERM); stdin from
+ * /dev/null, stdout and stderr into the log. Reports exec's errno through `report` (closed on
+ * exec) and exits 127 when the program cannot run. */
+static void exec_compiler(char **argv, const char *log, int report) {
+  static const int usual[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD};
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (size_t i = 0; i < sizeof usual / sizeof usual[0]; i++) sigaction(usual[i], &dfl, NULL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
+    int e = errno;
+    ssize_t w = write(report, &e, sizeof e);
+    (void)w;
+    _exit(127);
+  }
+  execvp(argv[0], argv);
+  int e = errno;
+  ssize_t w = write(report, &e, sizeof e);
+  (void)w;
+  _exit(127);
+}
+
+/* The watcher's end once the compiler has ended with `status`: the same exit code, or the same
+ * signal (at its default action, unblocked). */
+static void end_like(int status) {
+  if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
+  int sig = WTERMSIG(status);
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, NULL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  sigprocmask(SIG_UNBLOCK, &one, NULL);
+  kill(getpid(), sig);
+  _exit(128 + sig);
+}
+
+/* Ends the watcher's group (the compiler and what it started) after its parent died. */
+static void end_orphaned_group(pid_t compiler) {
+  kill(0, SIGTERM);   /* the watcher has SIGTERM blocked */
+  struct timespec nap = {0, 10000000};
+  for (int waited = 0; waited < WATCH_GRACE_MS && waitpid(compiler, NULL, WNOHANG) == 0; waited += 10)
+    nanosleep(&nap, NULL);
+  kill(0, SIGKILL);
+  _exit(128 + SIGKILL);
+}
+
+/* Closes every descriptor above stderr but `keep`: the compiler needs none of the host's, and a
+ * watcher of another thread's compile, which never execs, would hold this one's `report` pipe
+ * open (and its reader waiting) for as long as that compile runs. */
+static void close_other_files(int keep) {
+  if (keep > 3 && close_range(3, (unsigned)keep - 1, 0) == 0 && close_range((unsigned)keep + 1, ~0U, 0) == 0)
+    return;
+  for (int fd = 3; fd < 65536; fd++)
+    if (fd != keep) close(fd);
+}
+
+/* The watcher (the forked child): leads a new process group, starts the compiler in it, and
+ * waits for the compiler's end or its parent's. SIGTERM sent to the group (end_group) reaches
+ * the compiler; the watcher then ends as the compiler did. */
+static void watch_compiler(char **argv, const char *log, int report, pid_t parent) {
+  setpgid(0, 0);
+  close_other_files(report);
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigaction(SIGCHLD, &dfl, NULL);   /* a host that ignores SIGCHLD would leave nothing to wait for */
+  sigset_t wait_for;
+  sigemptyset(&wait_for);
+  sigaddset(&wait_for, SIGCHLD);
+  sigaddset(&wait_for, SIGHUP);
+  sigaddset(&wait_for, SIGTERM);
+  sigaddset(&wait_for, SIGINT);
+  sigprocmask(SIG_BLOCK, &wait_for, NULL);
+  if (prctl(PR_SET_PDEATHSIG, SIGHUP) != 0 || getppid() != parent) _exit(128 + SIGHUP);
+  pid_t compiler = fork_plain();
+  if (compiler == 0) exec_compiler(argv, log, report);
+  close(report);
+  if (compiler < 0) _exit(127);
+  for (;;) {
+    siginfo_t info;
+    int sig = sigwaitinfo(&wait_for, &info);
+    int status;
+    if (sig == SIGHUP && getppid() != parent) end_orphaned_group(compiler);
+    if (waitpid(compiler, &status, WNOHANG) == compiler) end_like(status);
+  }
+}
+
+/* Starts the compiler under its watcher; returns the watcher's pid (the compiler's process
+ * group), or -1 with errno. *exec_errno receives exec's error when the program could not be run
+ * (the watcher then exits with 127). */
+static pid_t start_compiler(char **argv, const char *log, int *exec_errno) {
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) return -1;
+  pid_t parent = getpid();
+  pid_t pid = fork_plain();
+  if (pid == 0) {
+    close(report[0]);
+    watch_compiler(argv, log, report[1], parent);
+  }
+  int saved = errno;
+  close(report[1]);
+  if (pid > 0) {
+    setpgid(pid, pid);   /* also here, so that end_group reaches the group at once */
+    ssize_t r;
+    while ((r = read(report[0], exec_errno, sizeof *exec_errno)) < 0 && errno == EINTR) {}
+    if (r != (ssize_t)sizeof *exec_errno) *exec_errno = 0;
+  }
+  close(report[0]);
+  errno = saved;
+  return pid;
+}
+
 /* Runs the compiler in `work` for one step, messages into the module's log (replacing an
  * earlier one). P2C_OK, P2C_ERR_SIM, P2C_ERR_INTERRUPTED or P2C_ERR_NOMEM; *rejected is set when
  * the compiler ran to its end and failed (the one failure worth another try with other input). */
@@ -375,33 +525,12 @@ static P2cStatus run_compiler(SimModule *m, const Build *b, const SimLoadRequest
   char *tail[] = {"-x", (char *)step->language, (char *)step->input, "-o", (char *)step->output, NULL};
   memcpy(argv + n, tail, sizeof tail);
 
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  /* A group of its own (see wait_compiler), no signal blocked and the usual ones at their
-   * default action, whatever the host blocked or ignores (the CLI blocks SIGINT and SIGTERM). */
-  sigset_t none, usual;
-  sigemptyset(&none);
-  sigemptyset(&usual);
-  sigaddset(&usual, SIGINT);
-  sigaddset(&usual, SIGTERM);
-  sigaddset(&usual, SIGHUP);
-  sigaddset(&usual, SIGPIPE);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &usual);
-  pid_t pid;
-  int err = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
-  if (err != 0) {
+  int exec_errno = 0;
+  pid_t pid = start_compiler(argv, log, &exec_errno);
+  if (pid < 0 || exec_errno != 0) {
+    if (pid > 0) waitpid(pid, NULL, 0);
     set_error(m, "cannot run the host C++ compiler '%s': %s (set PYK2CUDA_CXX to another one)",
-              argv[0], strerror(err));
+              argv[0], strerror(pid < 0 ? errno : exec_errno));
     return P2C_ERR_SIM;
   }
   int status = wait_compiler(pid, req);
@@ -423,7 +552,7 @@ static P2cStatus run_compiler(SimModule *m, const Build *b, const SimLoadRequest
   if (status == WAIT_TIMED_OUT)
     set_error(m, "the host C++ compiler '%s' did not finish", argv[0]);
   else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && (!m->log || !m->log[0]))
-    /* where posix_spawn is emulated with fork and exec, a missing program exits with 127 */
+    /* the watcher could not start the compiler (exec reports its own error above) */
     set_error(m, "cannot run the host C++ compiler '%s' (exit status 127) (set PYK2CUDA_CXX to "
               "another one)", argv[0]);
   else if (WIFEXITED(status)) {
