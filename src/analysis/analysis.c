@@ -88,6 +88,55 @@ static void note_uses(Analysis *an, Arena *a) {
   for (size_t i = 0; i < an->ufuncs.len; i++) ast_walk_block(&w, &an->ufuncs.items[i]->body);
 }
 
+/* ---- local arrays on the deepest call path ---- */
+
+typedef struct LocalWalk {
+  uint64_t deepest;        /* the most a callee met so far needs */
+  FunctionList *open;      /* the functions whose walk is in progress (recursion) */
+  Arena *a;
+} LocalWalk;
+
+static uint64_t local_array_bytes(Function *f, FunctionList *open, Arena *a);
+
+/* A call of a device function: what it needs, the most of the callees so far kept. */
+static bool note_callee(AstWalker *w, const Expr *e) {
+  LocalWalk *lw = w->ctx;
+  if (e->kind != EX_CALL || e->kids[0]->kind != EX_FUNC || !e->func) return true;
+  uint64_t need = local_array_bytes(e->func, lw->open, lw->a);
+  if (need > lw->deepest) lw->deepest = need;
+  return true;
+}
+
+/* Bytes of f's own local arrays (their fixed shapes, as typed). */
+static uint64_t own_local_bytes(const Function *f) {
+  uint64_t n = 0;
+  for (int i = 0; i < f->nvars; i++) {
+    const Type *t = f->vars[i].ty;
+    if (!t || t->kind != TY_ARRAY || t->space != MEM_LOCAL || !t->fixed_shape) continue;
+    uint64_t b = (uint64_t)t->dtype->bits / 8;
+    for (int k = 0; k < t->ndim; k++) b *= (uint64_t)t->fixed_shape[k];
+    n += b;
+  }
+  return n;
+}
+
+/* f's local arrays plus the most any function it calls needs (Function.local_bytes), computed
+ * once per function; a recursive call adds nothing more (its depth is not known). Typing keeps
+ * each array within 512 KiB, so the sums of a real program stay far from overflowing. */
+static uint64_t local_array_bytes(Function *f, FunctionList *open, Arena *a) {
+  for (size_t i = 0; i < open->len; i++)
+    if (open->items[i] == f) return 0;
+  if (f->local_bytes_known) return f->local_bytes;
+  vec_push(a, open, f);
+  LocalWalk lw = {0, open, a};
+  AstWalker w = {.expr = note_callee, .ctx = &lw};
+  ast_walk_block(&w, &f->body);
+  open->len--;
+  f->local_bytes = own_local_bytes(f) + lw.deepest;
+  f->local_bytes_known = true;
+  return f->local_bytes;
+}
+
 /* ---- the driver ---- */
 
 static void analyse_function(Compilation *c, Function *f, Analysis *an) {
@@ -128,6 +177,8 @@ void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis 
   for (size_t i = 0; i < out->kernels.len; i++) analyse_function(c, out->kernels.items[i], out);
   for (size_t i = 0; i < out->ufuncs.len; i++) analyse_function(c, out->ufuncs.items[i], out);
   for (size_t i = 0; i < out->devices.len; i++) analyse_function(c, out->devices.items[i], out);
+  FunctionList open = {0};
+  for (size_t i = 0; i < out->kernels.len; i++) local_array_bytes(out->kernels.items[i], &open, &c->arena);
 }
 
 /* ---- the printable form (--dump=analysis) ---- */
@@ -156,6 +207,7 @@ static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
   dump_vars(sb, f, f->positive, "positive");
   if (f->lockstep_loop) sb_printf(sb, "  lockstep loop at line %u\n", f->lockstep_loop->loc.line);
   if (f->checks_bounds) sb_puts(sb, "  checks bounds\n");
+  if (f->local_bytes) sb_printf(sb, "  local arrays: %llu bytes on its deepest call path\n", (unsigned long long)f->local_bytes);
   sb_puts(sb, "  written:");
   for (int i = 0; f->param_written && i < f->nparams; i++)
     if (f->param_written[i] && f->arg_types[i]->kind == TY_ARRAY) sb_printf(sb, " %s", f->vars[i].name);

@@ -11,7 +11,8 @@
  *           (a kernel whose options or decorator ask for it: debug=True, boundscheck=True; a
  *           device function when any kernel does, since one specialization serves them all); on their
  *           subscripts and operands of // and %, Expr.facts (EF_NONNEG, EF_POSITIVE); EF_STABLE
- *           on the parts of a for loop's iterable that the loop cannot change.
+ *           on the parts of a for loop's iterable that the loop cannot change; `local_bytes` on
+ *           the kernels and what they call (local arrays on the deepest call path).
  * Invalidates: nothing. Running it twice gives the same facts. */
 #ifndef P2C_ANALYSIS_ANALYSIS_H
 #define P2C_ANALYSIS_ANALYSIS_H

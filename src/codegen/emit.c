@@ -273,6 +273,9 @@ static uint32_t static_shared_bytes(const Function *f) {
 static void emit_sim_entry(const KernelDesc *k, const char *step, StrBuf *out) {
   if (step) sb_printf(out, "P2C_SIM_LOCKSTEP(%s, %s)\n", k->symbol, step);
   else sb_printf(out, "%s(%s)\n", k->spec->uses_barrier ? "P2C_SIM_FIBERS" : "P2C_SIM_BLOCKS", k->symbol);
+  /* a fiber's stack holds the thread's local arrays: the simulator sizes it from this */
+  if (!step && k->spec->uses_barrier && k->spec->local_bytes)
+    sb_printf(out, "P2C_SIM_STACK(%s, %llu)\n", k->symbol, (unsigned long long)k->spec->local_bytes);
 }
 
 /* The step functions of the kernels that the simulator runs in lockstep, into out, with their

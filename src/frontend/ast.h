@@ -235,6 +235,11 @@ struct Function {
   const Stmt *lockstep_loop;   /* the grid-stride loop the simulator may run in lockstep */
   bool *param_written;     /* each parameter (arrays) may be stored to (writes.c); NULL before */
   bool checks_bounds;      /* its array indices are checked (analysis.c, checked_functions) */
+  /* Bytes of cuda.local.array on its deepest call path: its own, plus the most any device
+   * function it calls needs (analysis.c, local_array_bytes); the simulator sizes fiber stacks
+   * from a kernel's. */
+  uint64_t local_bytes;
+  bool local_bytes_known;  /* local_bytes is computed (a memo for the walk) */
 };
 
 /* A module-level NumPy array built from literals (np.array, np.arange, np.zeros, ...; see

@@ -343,4 +343,5 @@ P2C_SIM_BLOCKS(record_fields)
 P2C_SIM_BLOCKS(record_copy)
 P2C_SIM_BLOCKS(values)
 P2C_SIM_FIBERS(record_arrays)
+P2C_SIM_STACK(record_arrays, 104)
 #endif

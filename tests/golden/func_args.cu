@@ -724,4 +724,5 @@ P2C_SIM_BLOCKS(global_two_ops)
 P2C_SIM_BLOCKS(passed_functions)
 P2C_SIM_BLOCKS(folds)
 P2C_SIM_FIBERS(dtypes_and_shapes)
+P2C_SIM_STACK(dtypes_and_shapes, 256)
 #endif

@@ -375,7 +375,31 @@ static __constant__ const union {
   p2c_record_0 items[1];
 } NONE = {{}};
 
+static __device__ double sum_in_local(double);
 static __device__ float dot4(p2c_array<float, 1>, p2c_array<float, 1>, int64_t);
+
+static __device__ double sum_in_local(double x) {
+  double t[8192];
+  int64_t k = 0;
+  double s = 0;
+  int64_t k_2 = 0;
+
+  // t = cuda.local.array(8192, float64)   # 64 KiB more on the call path
+  // for k in range(0, 8192, 1024):
+  for (k = 0; k < 8192; k += 1024) {
+    // t[k] = x + k
+    t[k] = x + (double)k;
+  }
+  // s = 0.0
+  s = 0.0;
+  // for k in range(0, 8192, 1024):
+  for (k_2 = 0; k_2 < 8192; k_2 += 1024) {
+    // s += t[k]
+    s += t[k_2];
+  }
+  // return s
+  return s;
+}
 
 static __device__ float dot4(p2c_array<float, 1> a, p2c_array<float, 1> b, int64_t i) {
   // return a[0] * b[i] + a[1] * b[i + 1]
@@ -707,15 +731,54 @@ extern "C" __global__ void copies(p2c_array<double, 1> x, p2c_array<double, 2> o
   out.data[i * out.shape[1] + 3] = (double)(tab[2][3] + tab[(int64_t)t % 3][1]);
 }
 
+extern "C" __global__ void big_local_barrier(p2c_array<double, 1> a, p2c_array<double, 1> out) {
+  double buf[65536];
+  int64_t i = 0;
+  int32_t j = 0;
+  int64_t k = 0;
+  double s = 0;
+  int64_t k_2 = 0;
+
+  // buf = cuda.local.array(65536, float64)
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // j = cuda.threadIdx.x
+  j = threadIdx.x;
+  // for k in range(0, 65536, 4096):
+  for (k = 0; k < 65536; k += 4096) {
+    // buf[k] = a[i] * k
+    buf[k] = a.data[i] * (double)k;
+  }
+  // buf[65535] = a[i] + 0.5
+  buf[65535] = a.data[i] + 0.5;
+  // cuda.syncthreads()
+  __syncthreads();
+  // s = buf[65535]
+  s = buf[65535];
+  // for k in range(0, 65536, 4096):
+  for (k_2 = 0; k_2 < 65536; k_2 += 4096) {
+    // s += buf[k]
+    s += buf[k_2];
+  }
+  // out[i] = s + sum_in_local(a[i]) + j
+  out.data[i] = s + sum_in_local(a.data[i]) + (double)j;
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(const_arrays)
 P2C_SIM_BLOCKS(const_to_device)
 P2C_SIM_FIBERS(dynamic_shared)
 P2C_SIM_FIBERS(dynamic_shared_reverse)
 P2C_SIM_FIBERS(multidim)
+P2C_SIM_STACK(multidim, 96)
 P2C_SIM_BLOCKS(const_views)
 P2C_SIM_FIBERS(local_constant_shapes)
+P2C_SIM_STACK(local_constant_shapes, 96)
 P2C_SIM_FIBERS(aligned_arrays)
+P2C_SIM_STACK(aligned_arrays, 48)
 P2C_SIM_BLOCKS(const_records)
 P2C_SIM_FIBERS(copies)
+P2C_SIM_STACK(copies, 304)
+P2C_SIM_FIBERS(big_local_barrier)
+P2C_SIM_STACK(big_local_barrier, 589824)
 #endif

@@ -525,4 +525,5 @@ P2C_SIM_BLOCKS(copy_records)
 P2C_SIM_BLOCKS(nested_assign)
 P2C_SIM_BLOCKS(by_reference)
 P2C_SIM_FIBERS(shared_records)
+P2C_SIM_STACK(shared_records, 16)
 #endif

@@ -637,4 +637,5 @@ P2C_SIM_FIBERS(shared_views)
 P2C_SIM_BLOCKS(fill_views)
 P2C_SIM_BLOCKS(copy_views)
 P2C_SIM_FIBERS(whole_array_values)
+P2C_SIM_STACK(whole_array_values, 64)
 #endif

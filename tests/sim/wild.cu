@@ -38,6 +38,17 @@ extern "C" __global__ void big_local(p2c_array<int32_t, 1> ran, int64_t victim, 
   (void)wild;
 }
 
+/* The same, declaring its locals as generated code does (P2C_SIM_STACK): the launch sizes its
+ * fibers' stacks from that. */
+extern "C" __global__ void big_local_declared(p2c_array<int32_t, 1> ran, int64_t victim, p2c_array<int32_t, 1> wild) {
+  volatile int32_t local[65536];
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < 65536; k++) local[k] = (int32_t)k;
+  __syncthreads();
+  ran.data[i] = local[(i + victim) & 65535] >= 0;
+  (void)wild;
+}
+
 /* Each thread spins `victim` turns before it marks its slot: a launch long enough for the
  * interrupt check (test_launch_waits_for_a_check). */
 extern "C" __global__ void slow(p2c_array<int32_t, 1> ran, int64_t victim, p2c_array<int32_t, 1> wild) {
@@ -53,4 +64,6 @@ P2C_SIM_KERNEL(slow)
 P2C_SIM_KERNEL(wild_store)
 P2C_SIM_KERNEL(wild_store_barrier)
 P2C_SIM_KERNEL(big_local)
+P2C_SIM_KERNEL(big_local_declared)
+P2C_SIM_STACK(big_local_declared, 262144)
 #endif

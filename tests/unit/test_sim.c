@@ -429,6 +429,26 @@ static void test_fault_stack_overflow(void **state) {
   sim_module_delete(m);
 }
 
+/* A kernel that declares its locals (P2C_SIM_STACK, as generated code does) gets fiber stacks
+ * that hold them, with the launch's stack_bytes left at 0: the same 256 KiB of locals that
+ * overflow a 64 KiB stack above run, on one worker and on all. */
+static void test_stack_from_kernel(void **state) {
+  (void)state;
+  int32_t ran[64];
+  ArrayArg pr = pack1(ran, 4, 64), pw = pack1(ran, 4, 64);
+  int64_t victim = 0;
+  void *args[] = {&pr, &victim, &pw};
+  SimModule *m = load("wild.cu");
+  SimLaunch l = launch_of("big_local_declared", dim3(2, 1, 1), dim3(32, 1, 1), args, true);
+  for (unsigned threads = 1; threads != 2; threads = threads ? 0 : 2) {  /* 1, then all */
+    l.threads = threads;
+    memset(ran, 0, sizeof ran);
+    assert_launch_ok(m, &l);
+    for (int i = 0; i < 64; i++) assert_int_equal(ran[i], 1);
+  }
+  sim_module_delete(m);
+}
+
 /* Runs `what` in a child process; returns the signal that ended it, 0 when it exited. */
 static int child_signal(void (*what)(void)) {
   fflush(NULL);
@@ -1759,6 +1779,7 @@ int main(void) {
       cmocka_unit_test(test_exit_thread),
       cmocka_unit_test(test_fault_wild_store),
       cmocka_unit_test(test_fault_stack_overflow),
+      cmocka_unit_test(test_stack_from_kernel),
       cmocka_unit_test(test_fault_outside_kernel),
       cmocka_unit_test(test_fiber_mappings_bounded),
       cmocka_unit_test(test_launch_waits_for_a_check),

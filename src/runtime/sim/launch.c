@@ -81,7 +81,14 @@ enum {
    * fewer workers otherwise. 32 workers of 1024-thread blocks took 65,536 of the 65,530
    * mappings Linux gives a process, after which it could start no thread and load no module. */
   SIM_MAX_FIBERS = 16384,
+  /* A fiber's stack is this much more than the kernel's local arrays (P2C_SIM_STACK), for the
+   * frames, spills and calls around them; at most SIM_MAX_STACK_BYTES. The fibers of one launch
+   * take at most SIM_MAX_STACKS_BYTES of address space in all, fewer workers otherwise (at
+   * least one): 1024-thread blocks with 512 KiB local arrays take 576 MiB a worker. */
+  STACK_SLACK_BYTES = 64 * 1024, STACK_ROUND_BYTES = 64 * 1024,
 };
+static const size_t SIM_MAX_STACK_BYTES = (size_t)16 << 20;
+static const uint64_t SIM_MAX_STACKS_BYTES = (uint64_t)8 << 30;
 
 /* ---- Address sanitizer: tell it which stack is in use ------------------------------------- */
 
@@ -230,6 +237,7 @@ struct Run {
   uint64_t block_count;
   uint64_t chunk;                      /* blocks a worker takes at a time (no barriers) */
   uint32_t block_threads;
+  size_t stack_bytes;                  /* of each fiber (uses_barrier): fiber_stack_bytes */
   Worker *workers;                     /* one per worker slot; slot 0 is the caller */
   size_t worker_count;
   _Atomic uint64_t next_block;
@@ -543,10 +551,15 @@ static void pool_release(SimModule *m, SimStackPool *p) {
   p->memo = memo;
 }
 
-/* Makes sure the pool holds `count` fibers with stacks of `stack_size` bytes. */
+/* Makes sure the pool holds `count` fibers with stacks of at least `stack_size` bytes. Larger
+ * stacks are kept for kernels that need less (as a CUDA context keeps the local memory of its
+ * largest kernel), so that kernels of one module launched in turn do not map their stacks anew. */
 static bool pool_reserve(SimModule *m, SimStackPool *p, size_t count, size_t stack_size) {
-  if (p->stack_size != stack_size) pool_release(m, p);
-  p->stack_size = stack_size;
+  if (p->stack_size < stack_size) {
+    pool_release(m, p);
+    p->stack_size = stack_size;
+  }
+  stack_size = p->stack_size;
   if (p->cap < count) {
     Fiber *grown = mem_realloc(m->alloc, p->fibers, p->cap * sizeof *grown, count * sizeof *grown);
     if (!grown) return false;
@@ -958,11 +971,10 @@ static bool worker_prepare(Worker *w) {
 #if !SIM_ASM_SWITCH
   w->sched = &w->sched_uc;
 #endif
-  size_t stack = l->stack_bytes ? l->stack_bytes : DEFAULT_STACK_BYTES;
-  if (l->uses_barrier && !pool_reserve(r->m, w->pool, r->block_threads, stack)) {
+  if (l->uses_barrier && !pool_reserve(r->m, w->pool, r->block_threads, r->stack_bytes)) {
     snprintf(w->failure, sizeof w->failure,
              "cannot allocate fiber stacks: %u threads of %zu KiB each", r->block_threads,
-             stack / 1024);
+             r->stack_bytes / 1024);
     return false;
   }
   if (l->dynamic_shared_bytes > 0) {
@@ -1092,7 +1104,7 @@ static void worker_faulted(Worker *w) {
   char who[120];
   fault_who(w, who, sizeof who);
   if (fault_overflowed(w, c->sp)) {
-    size_t stack = r->l->stack_bytes ? r->l->stack_bytes : DEFAULT_STACK_BYTES;
+    size_t stack = w->pool->stack_size;
     run_fail(r, P2C_ERR_ILLEGAL_ADDRESS,
              "kernel '%s': %s overflowed its %zu KiB simulator stack (local arrays too large, or "
              "calls too deep); the module cannot launch again", r->l->symbol, who, stack / 1024);
@@ -1407,12 +1419,35 @@ static SimFn find_entry(SimModule *m, const char *kind, const char *symbol, char
   return entry;
 }
 
+/* The stack of each fiber: the launch's (SimLaunch.stack_bytes), else the kernel's local arrays
+ * (p2c_sim_stack_<symbol>, P2C_SIM_STACK) and STACK_SLACK_BYTES more, rounded up, at most
+ * SIM_MAX_STACK_BYTES (a kernel that needs more overflows it, and is told so). */
+static size_t fiber_stack_bytes(SimModule *m, const SimLaunch *l) {
+  if (l->stack_bytes) return l->stack_bytes;
+  char name[sizeof "p2c_sim_stack_" + MAX_SYMBOL];
+  snprintf(name, sizeof name, "p2c_sim_stack_%s", l->symbol);
+  const unsigned long long *locals = sim_module_symbol(m, name);
+  if (!locals) return DEFAULT_STACK_BYTES;
+  if (*locals > SIM_MAX_STACK_BYTES) return SIM_MAX_STACK_BYTES;
+  size_t want = round_up((size_t)*locals + STACK_SLACK_BYTES, STACK_ROUND_BYTES);
+  return want > SIM_MAX_STACK_BYTES ? SIM_MAX_STACK_BYTES : want;
+}
+
 /* Blocks per chunk without barriers: enough threads that taking a chunk costs little next to
  * running it, few enough that every worker gets many chunks (balance when cores are busy). */
 static uint64_t chunk_size(uint64_t blocks, uint32_t block_threads, size_t workers) {
   uint64_t want = (4096 + block_threads - 1) / block_threads;
   uint64_t fair = blocks / (workers * 16);
   uint64_t n = want < fair ? want : fair;
+  return n > 0 ? n : 1;
+}
+
+/* Workers for a launch with barriers, at most n: each keeps a fiber per thread of the block, at
+ * most SIM_MAX_FIBERS fibers (mappings) and SIM_MAX_STACKS_BYTES of stacks in all; one at least. */
+static size_t fiber_workers(size_t n, uint32_t block_threads, size_t stack_bytes) {
+  if (n * block_threads > SIM_MAX_FIBERS) n = SIM_MAX_FIBERS / block_threads;
+  uint64_t per_worker = (uint64_t)block_threads * stack_bytes;
+  if ((uint64_t)n * per_worker > SIM_MAX_STACKS_BYTES) n = (size_t)(SIM_MAX_STACKS_BYTES / per_worker);
   return n > 0 ? n : 1;
 }
 
@@ -1485,6 +1520,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   else r.blocks_entry = (void (*)(void **, uint64_t, uint64_t))entry;
   r.block_count = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
   r.block_threads = l->block.x * l->block.y * l->block.z;
+  r.stack_bytes = l->uses_barrier ? fiber_stack_bytes(m, l) : 0;
   atomic_init(&r.next_block, 0);
   atomic_init(&r.blocks_done, 0);
   atomic_init(&r.stop, false);
@@ -1500,7 +1536,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   /* every block at once (check_cooperative); without barriers (this_grid() and no sync()) no
    * block can wait for another, and the blocks run as any others do */
   if (l->cooperative && l->uses_barrier) n = (size_t)r.block_count;
-  else if (l->uses_barrier && n * r.block_threads > SIM_MAX_FIBERS) n = SIM_MAX_FIBERS / r.block_threads;
+  else if (l->uses_barrier) n = fiber_workers(n, r.block_threads, r.stack_bytes);
   r.chunk = chunk_size(r.block_count, r.block_threads, n);
 
   if (!take_launch_lock(m, l)) return P2C_ERR_SIM;

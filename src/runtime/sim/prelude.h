@@ -1002,6 +1002,11 @@ static inline __attribute__((always_inline)) void p2c_sim_lockstep_unpacked(
                                   p2c_sim_index_sequence(p2c_params));                         \
   }
 #define P2C_SIM_KERNEL(name) P2C_SIM_FIBERS(name) P2C_SIM_BLOCKS(name)
+/* P2C_SIM_STACK(name, bytes): the kernel's threads keep `bytes` of local arrays on their stacks
+ * (on the deepest call path); the runtime sizes its fibers' stacks from p2c_sim_stack_<name>
+ * (docs/simulator.md, "Blocks with barriers"). Absent: no local arrays. */
+#define P2C_SIM_STACK(name, bytes)                                                             \
+  extern "C" __attribute__((visibility("default"))) const unsigned long long p2c_sim_stack_##name = (bytes);
 #define P2C_SIM_LOCKSTEP(name, step)                                                           \
   extern "C" __attribute__((visibility("default"))) void p2c_sim_blocks_##name(                \
       void **p2c_args, uint64_t p2c_first, uint64_t p2c_count) {                               \

@@ -80,7 +80,8 @@ typedef struct SimLaunch {
   unsigned threads;              /* worker threads; 0: $PYK2CUDA_SIM_THREADS, else the number of
                                   * CPUs this process may use; with uses_barrier, at most 16,384
                                   * fibers in all (SIM_MAX_FIBERS, launch.c) */
-  size_t stack_bytes;            /* stack of each fiber (uses_barrier); 0: 64 KiB */
+  size_t stack_bytes;            /* stack of each fiber (uses_barrier); 0: from the kernel's
+                                  * P2C_SIM_STACK (its local arrays + 64 KiB), else 64 KiB */
   char *errbuf;                  /* receives a message on failure; may be NULL */
   size_t errbuf_size;
   /* With P2C_ERR_BOUNDS, receives the module's bounds record (runtime/bounds.h); may be NULL. */

@@ -196,3 +196,33 @@ def copies(x, out):
     out[i, 1] = sh2[(t + 1) % 8, 0] + sh2[t, 1]
     out[i, 2] = w[1] + w[2] + again[2] + WEIGHTS[1]
     out[i, 3] = tab[2, 3] + tab[t % 3, 1]
+
+
+@cuda.jit(device=True)
+def sum_in_local(x):
+    t = cuda.local.array(8192, float64)   # 64 KiB more on the call path
+    for k in range(0, 8192, 1024):
+        t[k] = x + k
+    s = 0.0
+    for k in range(0, 8192, 1024):
+        s += t[k]
+    return s
+
+
+@cuda.jit
+def big_local_barrier(a, out):
+    # 512 KiB of local array (the compiler's limit for one) and a barrier: the simulator runs
+    # each thread as a fiber, whose stack is sized from the kernel's local arrays on its deepest
+    # call path (576 KiB here); a 64 KiB stack overflowed ("overflowed its 64 KiB simulator
+    # stack"). The pages are touched sparsely: the simulator's stack probes reach all of them.
+    buf = cuda.local.array(65536, float64)
+    i = cuda.grid(1)
+    j = cuda.threadIdx.x
+    for k in range(0, 65536, 4096):
+        buf[k] = a[i] * k
+    buf[65535] = a[i] + 0.5
+    cuda.syncthreads()
+    s = buf[65535]
+    for k in range(0, 65536, 4096):
+        s += buf[k]
+    out[i] = s + sum_in_local(a[i]) + j
