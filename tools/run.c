@@ -344,7 +344,8 @@ static void watch_faults(const char *kernel, bool check_bounds) {
 /* SIGINT, SIGTERM and SIGHUP are blocked in every thread and taken by one watcher, which also
  * keeps the --timeout. Either sets a flag that the library's interrupt check reads
  * (p2c_compiler_set_interrupt): the library then ends the simulator's host compiler (its whole
- * process group) and removes its work folder, or stops the launch between blocks, and `run`
+ * process group) and removes its work folder, or stops the launch (between blocks, or at a
+ * poll in the kernel's loops: docs/simulator.md, "Stopping a launch"), and `run`
  * exits writing nothing: 128 + the signal, or 3 after the timeout. If the main thread does not
  * come back within two seconds (a kernel thread that never ends, NVRTC, the GPU), the watcher
  * ends the process itself: nothing is on disk then either. The CLI's statics: a process runs

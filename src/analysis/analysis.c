@@ -193,9 +193,10 @@ static void dump_vars(StrBuf *sb, const Function *f, const bool *set, const char
 static bool dump_range(AstWalker *w, const Stmt *s) {
   if (s->kind != ST_FOR_RANGE) return true;
   const RangeFacts *r = &s->range;
-  sb_printf(w->ctx, "  range at line %u: step sign %d%s%s%s%s\n", s->loc.line, r->sign,
+  sb_printf(w->ctx, "  range at line %u: step sign %d%s%s%s%s%s\n", s->loc.line, r->sign,
             r->exact_advance ? ", exact advance" : "", r->direct ? ", direct counter" : "",
-            r->stop_stable ? ", stop stable" : "", r->step_stable ? ", step stable" : "");
+            r->stop_stable ? ", stop stable" : "", r->step_stable ? ", step stable" : "",
+            r->short_and_inner ? ", short and inner (no poll)" : "");
   return true;
 }
 

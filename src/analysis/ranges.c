@@ -42,6 +42,43 @@ static bool stable_bound(const Expr *e, const Stmt *loop) {
          (e->kind == EX_ATTR && e->kids[0]->kind == EX_VAR);
 }
 
+/* The value of a constant integer bound (a literal, a module constant, -literal), or false. */
+static bool const_bound(const Expr *e, int64_t *v) {
+  if (!e) return false;
+  if (e->kind == EX_CAST) e = e->kids[0];
+  if (e->kind == EX_CONST) e = e->konst->value;
+  bool neg = e->kind == EX_UNARY && e->op == OP_NEG;
+  if (neg) e = e->kids[0];
+  if (e->kind != EX_INT || e->is_unsigned_literal || e->ival < -(1LL << 40) || e->ival > (1LL << 40)) return false;
+  *v = neg ? -e->ival : e->ival;
+  return true;
+}
+
+/* Whether block b holds a loop, at any depth. */
+static bool holds_loop(AstWalker *w, const Stmt *s) {
+  if (s->kind == ST_WHILE || s->kind == ST_FOR_RANGE || s->kind == ST_FOR_ITER) *(bool *)w->ctx = true;
+  return true;
+}
+
+/* A loop short enough to go without the simulator's poll (emit_loop_body): a constant count of
+ * at most SHORT_LOOP_TRIPS, and no loop inside, so that every loop nest still polls at least once
+ * per SHORT_LOOP_TRIPS iterations of its innermost loop (matmul's `for k in range(TPB)`, an
+ * unrolled-looking `range(4)`: the poll's counter cost two instructions an iteration there). */
+enum { SHORT_LOOP_TRIPS = 1024 };
+
+static bool short_and_inner(const Stmt *s) {
+  int64_t start = 0, stop, step = 1;
+  if ((s->start && !const_bound(s->start, &start)) || !const_bound(s->stop, &stop) ||
+      (s->step && !const_bound(s->step, &step)) || step == 0)
+    return false;
+  int64_t trips = step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step;
+  if (trips > SHORT_LOOP_TRIPS) return false;
+  bool inner = false;
+  AstWalker w = {.stmt = holds_loop, .ctx = &inner};
+  ast_walk_block(&w, &s->body);
+  return !inner;
+}
+
 /* Range loop s of function f: its facts. */
 static void range_facts(const Function *f, Stmt *s) {
   RangeFacts *r = &s->range;
@@ -56,6 +93,7 @@ static void range_facts(const Function *f, Stmt *s) {
   r->direct = !an_assigns_var(&s->body, s->var) && !an_used_outside(&f->body, s, s->var);
   r->stop_stable = stable_bound(s->stop, s);
   r->step_stable = s->step && stable_bound(s->step, s);
+  r->short_and_inner = short_and_inner(s);
 }
 
 void an_ranges(const Function *f, const StmtList *loops) {

@@ -70,6 +70,7 @@ typedef struct Gen {
 
 /* Writes one indented line (the format's text) into the function body. */
 void emit_line(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void emit_loop_body(Gen *G, const Block *body, bool poll);
 void emit_block(Gen *G, const Block *b);
 /* target = value for any assignment target: a name, a subscript, or a tuple of targets. */
 void emit_assign_one(Gen *G, const Expr *target, Expr *value);

@@ -185,7 +185,7 @@ void emit_for_iter(Gen *G, const Stmt *s) {
   emit_line(G, "for (%s = 0; %s < %s; ++%s) {\n", k, k, n, k);
   G->indent += 2;
   emit_assign_one(G, s->targets[0], element(G, it, k));
-  emit_block(G, &s->body);
+  emit_loop_body(G, &s->body, true);
   G->indent -= 2;
   emit_line(G, "}\n");
 }

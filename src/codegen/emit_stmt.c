@@ -234,18 +234,29 @@ static void emit_augassign(Gen *G, const Stmt *s) {
   sb_printf(G->body, " %s= %s;\n", op_python_spelling(bin->op), sb_str(&rhs));
 }
 
-static void emit_cond_block(Gen *G, const char *kw, const Expr *cond, const Block *body) {
+/* `kw (cond) {`, then the body, unless `loop` a loop's body (emit_loop_body). */
+static void emit_cond_block(Gen *G, const char *kw, const Expr *cond, const Block *body, bool loop) {
   sb_indent(G->body, G->indent);
   sb_printf(G->body, "%s (", kw);
   emit_expr(G, cond, G->body, P_LOWEST);
   sb_puts(G->body, ") {\n");
   G->indent += 2;
-  emit_block(G, body);
+  if (loop) emit_loop_body(G, body, true);
+  else emit_block(G, body);
   G->indent -= 2;
 }
 
+/* A loop's body: first P2C_SIM_POLL(), where the simulator counts the iterations of the kernel's
+ * loops and, every few thousand, lets its launch be stopped (Ctrl-C, a timeout) even in a loop
+ * that never ends (docs/simulator.md, "Stopping a launch"); nothing on a GPU. Not in a short
+ * innermost loop of a constant count (the analysis's RangeFacts.short_and_inner). */
+void emit_loop_body(Gen *G, const Block *body, bool poll) {
+  if (poll) emit_line(G, "P2C_SIM_POLL();\n");
+  emit_block(G, body);
+}
+
 static void emit_if(Gen *G, const Stmt *s) {
-  emit_cond_block(G, "if", s->cond, &s->body);
+  emit_cond_block(G, "if", s->cond, &s->body, false);
   const Block *orelse = &s->orelse;
   /* elif chains read as else if */
   while (orelse->len == 1 && orelse->items[0]->kind == ST_IF) {
@@ -322,7 +333,7 @@ static void emit_for_range(Gen *G, const Stmt *s) {
   emit_line(G, "for (%s = %s; %s; %s) {\n", ctr, r.start, range_loop_test(G, &r, ctr), range_loop_advance(G, &r, ctr));
   G->indent += 2;
   if (!direct) emit_line(G, "%s = %s;\n", v, ctr);
-  emit_block(G, &s->body);
+  emit_loop_body(G, &s->body, !s->range.short_and_inner);
   G->indent -= 2;
   emit_line(G, "}\n");
 }
@@ -448,7 +459,7 @@ static void emit_stmt(Gen *G, const Stmt *s) {
   case ST_AUGASSIGN: emit_augassign(G, s); break;
   case ST_IF: emit_if(G, s); break;
   case ST_WHILE:
-    emit_cond_block(G, "while", s->cond, &s->body);
+    emit_cond_block(G, "while", s->cond, &s->body, true);
     emit_line(G, "}\n");
     break;
   case ST_FOR_RANGE: emit_for_range(G, s); break;

@@ -15,6 +15,7 @@ static const char fixed_prelude[] =
     "typedef unsigned short uint16_t;\n"
     "typedef unsigned int uint32_t;\n"
     "typedef unsigned long long uint64_t;\n"
+    "#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */\n"
     "#endif\n"
     "\n"
     "/* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */\n"

@@ -142,6 +142,9 @@ typedef struct RangeFacts {
                               it and nothing reads it after the loop */
   bool stop_stable;        /* the stop (step) expression cannot change while the loop runs, */
   bool step_stable;        /* so it is read in place, not copied into a temporary first */
+  bool short_and_inner;    /* at most SHORT_LOOP_TRIPS iterations, a constant count, and no
+                              loop in its body: the simulator's poll is left out (its enclosing
+                              loop, if any, polls once per run of it) */
 } RangeFacts;
 
 struct Stmt {

@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -596,6 +597,7 @@ extern "C" __global__ void cas_add(p2c_array<int64_t, 2> a, p2c_array<int64_t, 1
     c = p2c_mod(i, a.shape[1]);
     // while True:
     while (true) {
+      P2C_SIM_POLL();
       // old = a[r, c]
       old = a.data[p2c_wrap(r, a.shape[0]) * a.shape[1] + p2c_wrap(c, a.shape[1])];
       // if cuda.atomic.cas(a, (r, c), old, old + x[i]) == old:
@@ -624,6 +626,7 @@ extern "C" __global__ void cas_add_2(p2c_array<uint32_t, 2> a, p2c_array<uint32_
     c = p2c_mod(i, a.shape[1]);
     // while True:
     while (true) {
+      P2C_SIM_POLL();
       // old = a[r, c]
       old = a.data[p2c_wrap(r, a.shape[0]) * a.shape[1] + p2c_wrap(c, a.shape[1])];
       // if cuda.atomic.cas(a, (r, c), old, old + x[i]) == old:

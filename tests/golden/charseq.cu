@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -279,6 +280,7 @@ extern "C" __global__ void values(p2c_array<p2c_unichars<5>, 1> a, p2c_array<p2c
       // for x in a:
       for (p2c_t = 0; p2c_t < a.shape[0]; ++p2c_t) {
         x = a.data[p2c_t];
+        P2C_SIM_POLL();
         // if k % 2 == 0:
         if (k % 2 == 0) {
           // o[k] = x

@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -335,6 +336,7 @@ static __device__ p2c_tuple_i128_f64 rotate(p2c_complex128 z, int64_t quarter_tu
 
   // for _ in range(quarter_turns):
   for (_ = 0; _ < quarter_turns; ++_) {
+    P2C_SIM_POLL();
     // z = z * 1j
     z = z * p2c_complex128(0.0, 1.0);
   }
@@ -350,6 +352,7 @@ static __device__ int64_t mandel(p2c_complex128 c, int64_t n) {
   z = p2c_complex128(0.0, 0.0);
   // for k in range(n):
   for (k = 0; k < n; ++k) {
+    P2C_SIM_POLL();
     // z = z * z + c
     z = z * z + c;
     // if abs(z) > 2.0:

@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -142,6 +143,7 @@ extern "C" __global__ void dt_diff(p2c_array<int64_t, 1> start, p2c_array<int64_
   // for i in range(cuda.grid(1), delta.size, cuda.gridsize(1)):
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   for (i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < delta.shape[0]; i += p2c_t) {
+    P2C_SIM_POLL();
     // delta[i] = end[i] - start[i]
     delta.data[i] = p2c_time_sub(end.data[i], 0, 1LL, start.data[i], 0, 1LL);
   }
@@ -273,6 +275,7 @@ extern "C" __global__ void scalar_args(p2c_array<int64_t, 1> dates, int64_t targ
   // for i in range(cuda.grid(1), matches.size, cuda.gridsize(1)):
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   for (i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < matches.shape[0]; i += p2c_t) {
+    P2C_SIM_POLL();
     // matches[i] = dates[i] == target
     matches.data[i] = p2c_time_eq(dates.data[i], 0, 1LL, target, 0, 1LL);
     // outdates[i] = dates[i] - delta

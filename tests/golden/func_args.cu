@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -164,9 +165,11 @@ static __device__ int64_t tile__SIDEx2_int64(double x) {
   // for r in range(shape[0]):
   p2c_t = SIDE;
   for (r = 0; r < p2c_t; ++r) {
+    P2C_SIM_POLL();
     // for c in range(shape[1]):
     p2c_t2 = 2;
     for (c = 0; c < p2c_t2; ++c) {
+      P2C_SIM_POLL();
       // t[r, c] = x * (r + 1) + c
       t[r][c] = (int64_t)(x * (double)(r + 1) + (double)c);
     }
@@ -186,9 +189,11 @@ static __device__ double tile__2x3_float64(double x) {
   // for r in range(shape[0]):
   p2c_t = 2;
   for (r = 0; r < p2c_t; ++r) {
+    P2C_SIM_POLL();
     // for c in range(shape[1]):
     p2c_t2 = 3;
     for (c = 0; c < p2c_t2; ++c) {
+      P2C_SIM_POLL();
       // t[r, c] = x * (r + 1) + c
       t[r][c] = x * (double)(r + 1) + (double)c;
     }
@@ -323,6 +328,7 @@ static __device__ int64_t fold__operator_xor(p2c_array<int64_t, 1> xs, int64_t s
   // for x in xs:
   for (p2c_t = 0; p2c_t < xs.shape[0]; ++p2c_t) {
     x = xs.data[p2c_t];
+    P2C_SIM_POLL();
     // acc = op(acc, x)
     acc = acc ^ x;
   }
@@ -340,6 +346,7 @@ static __device__ int64_t fold__max(p2c_array<int64_t, 1> xs, int64_t start) {
   // for x in xs:
   for (p2c_t = 0; p2c_t < xs.shape[0]; ++p2c_t) {
     x = xs.data[p2c_t];
+    P2C_SIM_POLL();
     // acc = op(acc, x)
     acc = p2c_max<int64_t>(acc, x);
   }
@@ -357,6 +364,7 @@ static __device__ int64_t fold__operator_mul(p2c_array<int64_t, 1> xs, int64_t s
   // for x in xs:
   for (p2c_t = 0; p2c_t < xs.shape[0]; ++p2c_t) {
     x = xs.data[p2c_t];
+    P2C_SIM_POLL();
     // acc = op(acc, x)
     acc = acc * x;
   }
@@ -374,6 +382,7 @@ static __device__ int64_t fold__operator_add(p2c_array<int64_t, 1> xs, int64_t s
   // for x in xs:
   for (p2c_t = 0; p2c_t < xs.shape[0]; ++p2c_t) {
     x = xs.data[p2c_t];
+    P2C_SIM_POLL();
     // acc = op(acc, x)
     acc = acc + x;
   }

@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -86,6 +87,7 @@ extern "C" __global__ void sequential_rows(p2c_array<int32_t, 2> m) {
   // for row in range(1, m.shape[0]):
   p2c_t = m.shape[0];
   for (row = 1; row < p2c_t; ++row) {
+    P2C_SIM_POLL();
     // opposite = m.shape[1] - col - 1
     opposite = m.shape[1] - col - 1;
     // m[row, col] = m[row - 1, opposite] + 1

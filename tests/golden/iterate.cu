@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -96,6 +97,7 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
     for (p2c_t = 0; p2c_t < a.shape[0]; ++p2c_t) {
       k = p2c_t;
       x = a.data[p2c_t];
+      P2C_SIM_POLL();
       // acc += k * x
       acc += (double)k * x;
     }
@@ -107,6 +109,7 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
     for (p2c_t2 = 0; p2c_t2 < b.shape[0]; ++p2c_t2) {
       k = (10 + p2c_t2);
       x = *(double *)((char *)b.data + p2c_t2 * b.strides[0]);
+      P2C_SIM_POLL();
       // acc += k * x
       acc += (double)k * x;
     }
@@ -119,6 +122,7 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
     for (p2c_t4 = 0; p2c_t4 < p2c_t3; ++p2c_t4) {
       x = a.data[p2c_t4];
       y = *(double *)((char *)b.data + p2c_t4 * b.strides[0]);
+      P2C_SIM_POLL();
       // acc += x * y
       acc += x * y;
     }
@@ -132,6 +136,7 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
       k = (i + p2c_t6);
       x = a.data[p2c_t6];
       y = (double)(i + p2c_t6 * 3);
+      P2C_SIM_POLL();
       // acc += k + x * y
       acc += (double)k + x * y;
     }
@@ -143,6 +148,7 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
     p2c_t7 = p2c_min<int64_t>(p2c_range_len<int64_t>(10, i - 5, -2), b.shape[0]);
     for (p2c_t8 = 0; p2c_t8 < p2c_t7; ++p2c_t8) {
       p = p2c_tuple_i64_f64{(10 + p2c_t8 * -2), *(double *)((char *)b.data + p2c_t8 * b.strides[0])};
+      P2C_SIM_POLL();
       // acc += p[0] * p[1]
       acc += (double)p.f0 * p.f1;
     }
@@ -155,6 +161,7 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
     for (p2c_t10 = 0; p2c_t10 < p2c_t9; ++p2c_t10) {
       k = p2c_t10;
       r = p2c_t10;
+      P2C_SIM_POLL();
       // n += k * r
       n += k * r;
     }
@@ -167,6 +174,7 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
     // for v in t:
     for (p2c_t11 = 0; p2c_t11 < 5; ++p2c_t11) {
       v = t.f[p2c_t11];
+      P2C_SIM_POLL();
       // n = n * 10 + v
       n = n * 10 + v;
     }
@@ -178,6 +186,7 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
     for (p2c_t12 = 0; p2c_t12 < 5; ++p2c_t12) {
       j = p2c_t12;
       v = t.f[p2c_t12];
+      P2C_SIM_POLL();
       // n += j * v
       n += j * v;
     }
@@ -191,6 +200,7 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
       u = t.f[p2c_t14];
       v = (5 + p2c_t14 * -1);
       w = t.f[p2c_t14];
+      P2C_SIM_POLL();
       // n += u * v - w
       n += u * v - w;
     }
@@ -210,6 +220,7 @@ extern "C" __global__ void write_ahead(p2c_array<int64_t, 1> a, p2c_array<int64_
     for (p2c_t = 0; p2c_t < a.shape[0]; ++p2c_t) {
       k = p2c_t;
       x = a.data[p2c_t];
+      P2C_SIM_POLL();
       // if k + 1 < a.size:
       if (k + 1 < a.shape[0]) {
         // a[k + 1] += x
@@ -241,6 +252,7 @@ extern "C" __global__ void global_tuples(p2c_array<double, 1> a, p2c_array<doubl
     // for w in WEIGHTS:
     for (p2c_t = 0; p2c_t < 3; ++p2c_t) {
       w = WEIGHTS[p2c_t];
+      P2C_SIM_POLL();
       // acc += w * a[i]
       acc += w * a.data[i];
     }
@@ -252,6 +264,7 @@ extern "C" __global__ void global_tuples(p2c_array<double, 1> a, p2c_array<doubl
     for (p2c_t2 = 0; p2c_t2 < 3; ++p2c_t2) {
       k = p2c_t2;
       w = WEIGHTS[p2c_t2];
+      P2C_SIM_POLL();
       // acc += k * w + a[i]
       acc += (double)k * w + a.data[i];
     }
@@ -264,6 +277,7 @@ extern "C" __global__ void global_tuples(p2c_array<double, 1> a, p2c_array<doubl
     for (p2c_t4 = 0; p2c_t4 < p2c_t3; ++p2c_t4) {
       s = STEPS[p2c_t4];
       w = WEIGHTS[p2c_t4];
+      P2C_SIM_POLL();
       // acc += s * w - a[i]
       acc += (double)s * w - a.data[i];
     }

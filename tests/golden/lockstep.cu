@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -64,6 +65,7 @@ extern "C" __global__ void guard_then_stride(p2c_array<int64_t, 1> x, p2c_array<
   // for k in range(i, n, cuda.gridsize(1)):
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   for (k = i; k < n; k += p2c_t) {
+    P2C_SIM_POLL();
     // t = x[k] * 2
     t = x.data[k] * 2;
     // if t > 0:
@@ -95,9 +97,11 @@ extern "C" __global__ void stride_2d(p2c_array<int64_t, 2> a, p2c_array<int64_t,
   // for i in range(x0, a.shape[0], xs):
   p2c_t = a.shape[0];
   for (i = x0; i < p2c_t; i += xs) {
+    P2C_SIM_POLL();
     // for j in range(y0, a.shape[1], ys):
     p2c_t2 = a.shape[1];
     for (j = y0_; j < p2c_t2; j += ys) {
+      P2C_SIM_POLL();
       // out[i, j] = a[i, j] * 3 + i - j
       out.data[i * out.shape[1] + j] = a.data[i * a.shape[1] + j] * 3 + i - j;
     }
@@ -114,6 +118,7 @@ extern "C" __global__ void reverse_stride(p2c_array<int64_t, 1> x, p2c_array<int
   // for k in range(n - 1 - cuda.grid(1), -1, -cuda.gridsize(1)):
   p2c_t = -((int64_t)blockDim.x * gridDim.x);
   for (k = n - 1 - ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); p2c_t > 0 ? k < -1 : (p2c_t < 0 && k > -1); k += p2c_t) {
+    P2C_SIM_POLL();
     // out[k] = x[k] + n - k
     out.data[p2c_wrap(k, out.shape[0])] = x.data[p2c_wrap(k, x.shape[0])] + n - k;
   }
@@ -129,6 +134,7 @@ extern "C" __global__ void rebinding(p2c_array<int64_t, 1> x, p2c_array<int64_t,
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   for (p2c_t2 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p2c_t2 < x.shape[0]; p2c_t2 += p2c_t) {
     k = p2c_t2;
+    P2C_SIM_POLL();
     // v = x[k]
     v = x.data[k];
     // k = k * 2           # rebinding k does not change the iteration
@@ -154,6 +160,7 @@ extern "C" __global__ void block_stride_3d(p2c_array<int64_t, 1> hits, p2c_array
   // for k in range(start, hits.size, nthreads * cuda.gridDim.x):
   p2c_t = nthreads * (int64_t)gridDim.x;
   for (k = start; k < hits.shape[0]; k += p2c_t) {
+    P2C_SIM_POLL();
     // hits[k] += 1
     hits.data[k] += 1;
     // who[k] = start * 100 + cuda.threadIdx.z
@@ -168,6 +175,7 @@ extern "C" __global__ void atomic_stride(p2c_array<int64_t, 1> x, p2c_array<int6
   // for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   for (k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < x.shape[0]; k += p2c_t) {
+    P2C_SIM_POLL();
     // cuda.atomic.add(totals, k % 4, x[k])
     (void)p2c_atomic_add(&totals.data[k % 4], x.data[k]);
   }
@@ -185,11 +193,13 @@ extern "C" __global__ void inner_break(p2c_array<int64_t, 2> x, p2c_array<int64_
   p2c_t = x.shape[0];
   p2c_t2 = (int64_t)blockDim.x * gridDim.x;
   for (k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < p2c_t; k += p2c_t2) {
+    P2C_SIM_POLL();
     // s = 0
     s = 0;
     // for j in range(x.shape[1]):
     p2c_t3 = x.shape[1];
     for (j = 0; j < p2c_t3; ++j) {
+      P2C_SIM_POLL();
       // if x[k, j] < 0:
       if (x.data[k * x.shape[1] + j] < 0) {
         // break
@@ -213,6 +223,7 @@ extern "C" __global__ void carried(p2c_array<int64_t, 1> x, p2c_array<int64_t, 1
   // for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   for (k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < x.shape[0]; k += p2c_t) {
+    P2C_SIM_POLL();
     // out[k] = x[k] + prev
     out.data[k] = x.data[k] + prev;
     // prev = x[k]
@@ -227,6 +238,7 @@ extern "C" __global__ void breaks_out(p2c_array<int64_t, 1> x, p2c_array<int64_t
   // for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):
   p2c_t = (int64_t)blockDim.x * gridDim.x;
   for (k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < x.shape[0]; k += p2c_t) {
+    P2C_SIM_POLL();
     // if x[k] < 0:
     if (x.data[k] < 0) {
       // break
@@ -252,6 +264,7 @@ extern "C" __global__ void row_loop(p2c_array<int64_t, 2> a, p2c_array<int64_t, 
   // for j in range(0, a.shape[1], 1):
   p2c_t = a.shape[1];
   for (j = 0; j < p2c_t; j += 1) {
+    P2C_SIM_POLL();
     // out[i, j] = a[i, j] + j
     out.data[i * out.shape[1] + j] = a.data[i * a.shape[1] + j] + j;
   }
@@ -328,6 +341,7 @@ static inline __attribute__((always_inline)) void p2c_lockstep_stride_2d(int64_t
     // for j in range(y0, a.shape[1], ys):
     p2c_t2 = a.shape[1];
     for (j = y0_; j < p2c_t2; j += ys) {
+      P2C_SIM_POLL();
       // out[i, j] = a[i, j] * 3 + i - j
       out.data[i * out.shape[1] + j] = a.data[i * a.shape[1] + j] * 3 + i - j;
     }
@@ -458,6 +472,7 @@ static inline __attribute__((always_inline)) void p2c_lockstep_inner_break(int64
     // for j in range(x.shape[1]):
     p2c_t3 = x.shape[1];
     for (j = 0; j < p2c_t3; ++j) {
+      P2C_SIM_POLL();
       // if x[k, j] < 0:
       if (x.data[k * x.shape[1] + j] < 0) {
         // break

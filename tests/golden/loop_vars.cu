@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -65,6 +66,7 @@ extern "C" __global__ void loop_vars(p2c_array<int64_t, 1> res, p2c_array<int64_
   p2c_t = p2c_tuple_u0x2{{a2, a2}};
   for (p2c_t2 = 0; p2c_t2 < 2; ++p2c_t2) {
     v = p2c_t.f[p2c_t2];
+    P2C_SIM_POLL();
     // res[j] = v.x * 10 + v.y
     res.data[j] = (int64_t)v.x * 10 + (int64_t)v.y;
     // j += 1
@@ -74,6 +76,7 @@ extern "C" __global__ void loop_vars(p2c_array<int64_t, 1> res, p2c_array<int64_
   p2c_t3 = p2c_tuple_u0x22{{b3, b3}};
   for (p2c_t4 = 0; p2c_t4 < 2; ++p2c_t4) {
     v_2 = p2c_t3.f[p2c_t4];
+    P2C_SIM_POLL();
     // res[j] = v.x * 100 + v.y * 10 + v.z
     res.data[j] = (int64_t)v_2.x * 100 + (int64_t)v_2.y * 10 + (int64_t)v_2.z;
     // j += 1
@@ -83,6 +86,7 @@ extern "C" __global__ void loop_vars(p2c_array<int64_t, 1> res, p2c_array<int64_
   p2c_t5 = p2c_tuple_u0x1{{c4}};
   for (p2c_t6 = 0; p2c_t6 < 1; ++p2c_t6) {
     v_3 = p2c_t5.f[p2c_t6];
+    P2C_SIM_POLL();
     // res[j] = v.x + v.y + v.z + v.w
     res.data[j] = (int64_t)v_3.x + (int64_t)v_3.y + (int64_t)v_3.z + (int64_t)v_3.w;
     // j += 1

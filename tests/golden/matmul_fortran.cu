@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -65,6 +66,7 @@ extern "C" __global__ void matmul(p2c_array<float, 2> A, p2c_array<float, 2> B, 
   // for t in range((K + TPB - 1) // TPB):
   p2c_t = p2c_floordiv(K + TPB - 1, TPB);
   for (t = 0; t < p2c_t; ++t) {
+    P2C_SIM_POLL();
     // k = t * TPB + tx
     k = t * TPB + (int64_t)tx;
     // if row < M and k < K:

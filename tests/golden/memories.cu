@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -439,6 +440,7 @@ extern "C" __global__ void const_arrays(p2c_array<float, 1> x, p2c_array<double,
     // for v in w:
     for (p2c_t = 0; p2c_t < 4; ++p2c_t) {
       v = w[p2c_t];
+      P2C_SIM_POLL();
       // s += v
       s += (double)v;
     }
@@ -536,6 +538,7 @@ extern "C" __global__ void multidim(p2c_array<double, 1> x, p2c_array<double, 2>
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // for r in range(3):
   for (r = 0; r < 3; ++r) {
+    P2C_SIM_POLL();
     // for c in range(4):
     for (c = 0; c < 4; ++c) {
       // loc[r, c] = x[i] * r + c
@@ -550,6 +553,7 @@ extern "C" __global__ void multidim(p2c_array<double, 1> x, p2c_array<double, 2>
   acc = 0.0;
   // for r in range(3):
   for (r_2 = 0; r_2 < 3; ++r_2) {
+    P2C_SIM_POLL();
     // for c in range(4):
     for (c_2 = 0; c_2 < 4; ++c_2) {
       // acc += loc[r, c] * (r - c)
@@ -583,6 +587,7 @@ extern "C" __global__ void const_views(p2c_array<int64_t, 2> out) {
     // for r in TABLE:
     for (p2c_t = 0; p2c_t < 3; ++p2c_t) {
       r = p2c_view_index<0>(p2c_array<int64_t, 2>{(int64_t *)&TABLE[0][0], {3, 4}, {32, 8}}, p2c_t);
+      P2C_SIM_POLL();
       // s += r[i]
       s += *(int64_t *)((char *)r.data + i * r.strides[0]);
     }
@@ -618,6 +623,7 @@ extern "C" __global__ void local_constant_shapes(p2c_array<int64_t, 1> x, p2c_ar
   __syncthreads();
   // for r in range(ROWS):
   for (r = 0; r < ROWS; ++r) {
+    P2C_SIM_POLL();
     // for c in range(3):
     for (c = 0; c < 3; ++c) {
       // loc[r, c] = sm[(i + r * 3 + c) % N]
@@ -643,6 +649,7 @@ extern "C" __global__ void aligned_arrays(p2c_array<uint8_t, 1> x, p2c_array<dou
   s[t] = x.data[t];
   // for r in range(2):
   for (r = 0; r < 2; ++r) {
+    P2C_SIM_POLL();
     // for c in range(3):
     for (c = 0; c < 3; ++c) {
       // loc[r, c] = t * 10 + r * 3 + c

@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -41,6 +42,7 @@ extern "C" __global__ void partial_sums(p2c_array<float, 1> x, p2c_array<float, 
   stride = (int64_t)blockDim.x * gridDim.x;
   // for k in range(start, x.size, stride):
   for (k = start; k < x.shape[0]; k += stride) {
+    P2C_SIM_POLL();
     // acc += x[k]
     acc += x.data[k];
   }
@@ -52,6 +54,7 @@ extern "C" __global__ void partial_sums(p2c_array<float, 1> x, p2c_array<float, 
   s = TPB / 2;
   // while s > 0:
   while (s > 0) {
+    P2C_SIM_POLL();
     // if tid < s:
     if ((int64_t)tid < s) {
       // buf[tid] += buf[tid + s]
@@ -79,6 +82,7 @@ extern "C" __global__ void total_sum(p2c_array<float, 1> partials, p2c_array<flo
     acc = 0.0f;
     // for k in range(partials.size):
     for (k = 0; k < partials.shape[0]; ++k) {
+      P2C_SIM_POLL();
       // acc += partials[k]
       acc += partials.data[k];
     }
@@ -98,6 +102,7 @@ extern "C" __global__ void divide(p2c_array<float, 1> x, p2c_array<float, 1> tot
   stride = (int64_t)blockDim.x * gridDim.x;
   // for k in range(start, x.size, stride):
   for (k = start; k < x.shape[0]; k += stride) {
+    P2C_SIM_POLL();
     // x[k] /= total[0]
     x.data[k] /= total.data[0];
   }

@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -150,6 +151,7 @@ extern "C" __global__ void smooth_gpu(p2c_array<int32_t, 2> x, p2c_array<int32_t
     total = 0;
     // for di in range(-1, 2):
     for (di = -1; di < 2; ++di) {
+      P2C_SIM_POLL();
       // for dj in range(-1, 2):
       for (dj = -1; dj < 2; ++dj) {
         // total += x[i + di, j + dj]

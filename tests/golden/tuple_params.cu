@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -127,6 +128,7 @@ extern "C" __global__ void unituple(p2c_array<int64_t, 1> r, p2c_tuple_i64x3 x) 
     // for v in x:
     for (p2c_t = 0; p2c_t < 3; ++p2c_t) {
       v = x.f[p2c_t];
+      P2C_SIM_POLL();
       // s += v
       s += v;
     }
@@ -203,6 +205,7 @@ extern "C" __global__ void kinds(p2c_array<double, 1> r, p2c_tuple_b_i8_u32_f32_
   // for k in range(len(r)):
   p2c_t = r.shape[0];
   for (k = 0; k < p2c_t; ++k) {
+    P2C_SIM_POLL();
     // r[k] = 0
     r.data[k] = 0.0;
   }
@@ -230,6 +233,7 @@ extern "C" __global__ void total(p2c_array<double, 1> r, p2c_tuple_f64x3 t) {
   // for v in t:
   for (p2c_t = 0; p2c_t < 3; ++p2c_t) {
     v = t.f[p2c_t];
+    P2C_SIM_POLL();
     // s += v
     s += v;
   }

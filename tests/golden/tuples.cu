@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -307,6 +308,7 @@ extern "C" __global__ void tuple_of_tuple(p2c_array<int64_t, 1> a, p2c_array<int
     p2c_t = t;
     for (p2c_t2 = 0; p2c_t2 < 3; ++p2c_t2) {
       v = p2c_t.f[p2c_t2];
+      P2C_SIM_POLL();
       // s += v
       s += v;
     }

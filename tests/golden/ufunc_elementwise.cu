@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -647,6 +648,7 @@ extern "C" __global__ void elementwise_out(p2c_array<float, 1> x, p2c_array<doub
   if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
     // for j in range(0, x.size, 3):   # NaNs, where NumPy's NaN rules decide
     for (j = 0; j < x.shape[0]; j += 3) {
+      P2C_SIM_POLL();
       // x[j] = math.nan
       x.data[j] = (float)p2c_nan;
     }

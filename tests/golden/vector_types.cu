@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -128,6 +129,7 @@ extern "C" __global__ void int_vectors(p2c_array<int64_t, 1> a, p2c_array<int64_
     p2c_t3 = p2c_tuple_u0x3{{p, make_int4((int32_t)1, (int32_t)2, (int32_t)3, (int32_t)4), make_int4(make_int3((int32_t)a.data[i], (int32_t)a.data[i], (int32_t)a.data[i]).x, make_int3((int32_t)a.data[i], (int32_t)a.data[i], (int32_t)a.data[i]).y, make_int3((int32_t)a.data[i], (int32_t)a.data[i], (int32_t)a.data[i]).z, (int32_t)0)}};
     for (p2c_t4 = 0; p2c_t4 < 3; ++p2c_t4) {
       v = p2c_t3.f[p2c_t4];
+      P2C_SIM_POLL();
       // acc += v.x + v.y + v.z + v.w
       acc += (int64_t)v.x + (int64_t)v.y + (int64_t)v.z + (int64_t)v.w;
     }

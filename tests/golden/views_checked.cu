@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -360,6 +361,7 @@ static __device__ double total_a1f64_2(p2c_array<double, 1> v) {
   // for x in v:
   for (p2c_t = 0; p2c_t < v.shape[0]; ++p2c_t) {
     x = *(double *)((char *)v.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{p2c_t}}, v.shape, v.strides, 13, 14));
+    P2C_SIM_POLL();
     // s += x
     s += x;
   }
@@ -377,6 +379,7 @@ static __device__ double total_a1f64(p2c_array<double, 1> v) {
   // for x in v:
   for (p2c_t = 0; p2c_t < v.shape[0]; ++p2c_t) {
     x = v.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{p2c_t}}, v.shape, v.strides, 13, 14)];
+    P2C_SIM_POLL();
     // s += x
     s += x;
   }
@@ -483,6 +486,7 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
     p2c_t2 = p2c_view_slice<0>(m, i, p2c_slice_max, 1);
     for (p2c_t3 = 0; p2c_t3 < p2c_t2.shape[0]; ++p2c_t3) {
       row = (p2c_v5 = p2c_t2, p2c_view_index<0>(p2c_v5, p2c_bounds_axis(p2c_t3, p2c_v5.shape[0], 0, 0, 0)));
+      P2C_SIM_POLL();
       // n += row[0]
       n += *(double *)((char *)row.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{0}}, row.shape, row.strides, 67, 18));
     }
@@ -494,6 +498,7 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
     for (p2c_t4 = 0; p2c_t4 < m.shape[0]; ++p2c_t4) {
       j = p2c_t4;
       row = (p2c_v6 = m, p2c_view_index<0>(p2c_v6, p2c_bounds_axis(p2c_t4, p2c_v6.shape[0], 0, 70, 33)));
+      P2C_SIM_POLL();
       // k += j * row[-1]
       k += (double)j * *(double *)((char *)row.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{-1}}, row.shape, row.strides, 71, 22));
     }
@@ -623,6 +628,7 @@ extern "C" __global__ void fill_views(p2c_array<double, 1> a, p2c_array<double, 
     p2c_fill((p2c_v7 = p2c_array<double, 2>{&loc[0][0], {3, 4}, {32, 8}}, p2c_view_index<0>(p2c_v7, p2c_bounds_axis(1, p2c_v7.shape[0], 0, 125, 9))), 6.0);
     // for r in range(3):
     for (r = 0; r < 3; ++r) {
+      P2C_SIM_POLL();
       // for c in range(4):
       for (c = 0; c < 4; ++c) {
         // m[4, c] += loc[r, c]

@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -98,6 +99,7 @@ static __device__ double total_a1f64_2(p2c_array<double, 1> v) {
   // for x in v:
   for (p2c_t = 0; p2c_t < v.shape[0]; ++p2c_t) {
     x = v.data[p2c_t];
+    P2C_SIM_POLL();
     // s += x
     s += x;
   }
@@ -115,6 +117,7 @@ static __device__ double total_a1f64(p2c_array<double, 1> v) {
   // for x in v:
   for (p2c_t = 0; p2c_t < v.shape[0]; ++p2c_t) {
     x = *(double *)((char *)v.data + p2c_t * v.strides[0]);
+    P2C_SIM_POLL();
     // s += x
     s += x;
   }
@@ -158,6 +161,7 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
     p2c_t2 = p2c_view_slice<0>(m, i, p2c_slice_max, 1);
     for (p2c_t3 = 0; p2c_t3 < p2c_t2.shape[0]; ++p2c_t3) {
       row = p2c_view_index<0>(p2c_t2, p2c_t3);
+      P2C_SIM_POLL();
       // n += row[0]
       n += *(double *)((char *)row.data + 0 * row.strides[0]);
     }
@@ -169,6 +173,7 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
     for (p2c_t4 = 0; p2c_t4 < m.shape[0]; ++p2c_t4) {
       j = p2c_t4;
       row = p2c_view_index<0>(m, p2c_t4);
+      P2C_SIM_POLL();
       // k += j * row[-1]
       k += (double)j * *(double *)((char *)row.data + p2c_wrap(-1, row.shape[0]) * row.strides[0]);
     }

@@ -9,6 +9,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+#define P2C_SIM_POLL() /* in loops: where the CPU simulator can stop a launch */
 #endif
 
 /* How an array reaches a kernel: data, extents, strides in bytes (docs/generated-code.md). */
@@ -134,6 +135,7 @@ extern "C" __global__ void warp_reduce(p2c_array<int32_t, 1> x, p2c_array<int64_
   off = 16;
   // while off > 0:
   while (off > 0) {
+    P2C_SIM_POLL();
     // s += cuda.shfl_down_sync(FULL, s, off)
     s += __shfl_down_sync((uint32_t)FULL, s, (int32_t)off);
     // m = max(m, cuda.shfl_xor_sync(FULL, m, off))

@@ -81,3 +81,62 @@ def test_interrupt_ends_the_host_compile(tmp_path):
         os.kill(worker, signal.SIGKILL)
     assert not alive, "the host compiler's worker still runs"
     assert not os.listdir(tmp_path / "cache" / "sim"), "the interrupted compile left files in the cache"
+
+
+SPIN = textwrap.dedent("""\
+    import sys
+    import numpy as np
+    from pyk2cuda import cuda
+
+    @cuda.jit
+    def spin(a):
+        while a[0] == 0:         # never ends: no barrier, no call, no next block
+            pass
+        a[1] = 7
+
+    @cuda.jit
+    def spin_fibers(a):
+        cuda.syncthreads()       # the simulator runs each thread as a fiber
+        while a[0] == 0:
+            pass
+        a[1] = 7
+
+    kern = spin if sys.argv[1] == "plain" else spin_fibers
+    a = np.zeros(2, np.int64)
+    a[0] = 1
+    kern[1, 32](a)               # compiled (and cached) before the launch that spins
+    a[:] = 0
+    print("ready", flush=True)
+    try:
+        kern[2, 32](a)
+        print("finished")
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt", flush=True)
+    a[:] = [1, 0]
+    kern[2, 32](a)               # the module stays usable
+    print("again", a[1])
+    """)
+
+
+def test_interrupt_stops_a_kernel_that_never_ends(tmp_path):
+    """Ctrl-C during a launch whose threads spin for ever, with and without fibers: the
+    kernel's loops poll the launch (P2C_SIM_POLL), so KeyboardInterrupt comes promptly (before,
+    nothing stopped it but ending the process), and the module launches again."""
+    path = tmp_path / "spin.py"
+    path.write_text(SPIN)
+    e = dict(os.environ, PYK2CUDA_DEVICE="sim", PYK2CUDA_CACHE_DIR=str(tmp_path / "cache"))
+    for kind in ("plain", "fibers"):
+        p = subprocess.Popen([sys.executable, str(path), kind], env=e, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        assert p.stdout.readline() == b"ready\n"
+        time.sleep(0.5)
+        t0 = time.time()
+        p.send_signal(signal.SIGINT)
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise AssertionError(f"{kind}: still running 30 s after SIGINT")
+        secs = time.time() - t0
+        assert p.returncode == 0 and out == b"KeyboardInterrupt\nagain 7\n", (kind, p.returncode, out, err)
+        assert secs < 5, (kind, secs)

@@ -212,6 +212,7 @@ typedef struct Worker {
   size_t sched_stack_size;
   int barrier_count;          /* result of the barrier the block just passed */
   bool fiber_stopped;         /* a fiber of the block ended itself (exit_thread) */
+  bool fiber_polled;          /* the fiber running now came back for the interrupt check */
   size_t arrived, exited;     /* fibers of the block at the barrier, and returned */
   int predicates;             /* nonzero predicates passed to the barrier so far */
   bool warp_waited;           /* a fiber of the block has waited at a warp operation */
@@ -493,6 +494,44 @@ static void plain_exit_thread(P2cSimThread *self) {
   Worker *w = (Worker *)self;
   thread_stopped(w);
   siglongjmp(w->bail, 1);
+}
+
+static bool launch_interrupted(Worker *w);
+static uint64_t monotonic_ns(void);
+
+/* Leaves a launch that has stopped from inside the kernel, at a loop's poll: a fiber goes back
+ * to the scheduler for good (its block ends; its stack is reset when used again), a thread
+ * without fibers jumps back to worker_main, as exit_thread does, without a message of its own
+ * (the launch's first error is what stopped it). */
+static void leave_stopped_launch(Worker *w) {
+  if (!w->run->l->uses_barrier) siglongjmp(w->bail, 1);
+  Fiber *f = w->cur;
+  f->state = FIBER_STOPPED;
+  w->fiber_stopped = true;
+  asan_start(NULL, w->sched_stack, w->sched_stack_size);
+  switch_context(&f->ctx, &w->sched);
+  __builtin_unreachable(); /* never resumed */
+}
+
+/* A loop's poll (P2cSimThread.poll, every P2C_SIM_POLL_EVERY iterations): the calling thread's
+ * worker asks the host's interrupt check when it is due, on its own stack: a fiber first
+ * switches to the scheduler, which asks it (run_block_fibers) and resumes the fiber, since the
+ * check runs host code (Python's signal handlers) that a fiber's stack may not hold. Then any
+ * worker leaves a launch that has stopped. So a kernel that spins for ever stops too. */
+static void worker_poll(P2cSimThread *self) {
+  Worker *w = (Worker *)self;
+  Run *r = w->run;
+  if (w == r->workers && r->l->interrupt) {
+    if (!r->l->uses_barrier) launch_interrupted(w);
+    else if (monotonic_ns() >= r->next_interrupt_check_ns) {
+      Fiber *f = w->cur;
+      w->fiber_polled = true;
+      asan_start(&f->asan_fake, w->sched_stack, w->sched_stack_size);
+      switch_context(&f->ctx, &w->sched);
+      asan_finish(f->asan_fake, &w->sched_stack, &w->sched_stack_size);
+    }
+  }
+  if (atomic_load_explicit(&r->stop, memory_order_relaxed)) leave_stopped_launch(w);
 }
 
 /* A warp operation inside a fiber: park until the scheduler releases the lanes of the mask.
@@ -897,6 +936,11 @@ static bool run_block_fibers(Worker *w) {
       fiber_resume(w, &fibers[i]);
       if (w->fiber_stopped) return false;
       i = (size_t)(w->cur - fibers);
+      if (w->fiber_polled) {   /* worker_poll: ask, then resume the same fiber */
+        w->fiber_polled = false;
+        if (launch_interrupted(w)) return false;
+        i--;
+      }
     }
     if (atomic_load_explicit(&r->stop, memory_order_relaxed)) return false;
     if (w->warp_waited && release_warps(w, fibers, n)) continue;
@@ -943,6 +987,7 @@ static bool worker_prepare(Worker *w) {
   w->st.exit_thread = l->uses_barrier ? fiber_exit_thread : plain_exit_thread;
   w->st.warp_sync = l->uses_barrier ? fiber_warp_sync : stray_warp_sync;
   w->st.grid_sync = l->uses_barrier ? fiber_grid_sync : stray_grid_sync;
+  w->st.poll = worker_poll;
   w->st.print_flush = print_flush;
   w->st.san_access = r->san ? san_access : san_access_off;
   w->st.san_region = r->san ? san_region : san_region_off;
@@ -990,8 +1035,6 @@ static bool worker_prepare(Worker *w) {
   }
   return true;
 }
-
-static uint64_t monotonic_ns(void);
 
 /* How often, at most, the calling thread asks the host's interrupt check during a launch. */
 enum { INTERRUPT_CHECK_NS = 20 * 1000 * 1000 };

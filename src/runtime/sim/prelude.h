@@ -20,7 +20,7 @@
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 8
+#define P2C_SIM_ABI_VERSION 9
 
 #include <stddef.h>
 #include <stdint.h>
@@ -266,6 +266,10 @@ struct P2cSimThread {
    * each block on its own worker, all at once). The caller reloads its thread index afterwards,
    * as after `barrier`. */
   void (*grid_sync)(P2cSimThread *self);
+  /* Every P2C_SIM_POLL_EVERY iterations of the kernel's loops (P2C_SIM_POLL): the launch may
+   * stop here (the host's interrupt check, a timeout, another worker's error). Returns when it
+   * goes on; else ends the calling simulated thread for good, as exit_thread does. */
+  void (*poll)(P2cSimThread *self);
 };
 
 #ifdef __cplusplus
@@ -328,6 +332,23 @@ static thread_local P2cSimMemory *p2c_sim_memory;
 #define blockDim p2c_sim_bdim
 #define gridDim p2c_sim_gdim
 static constexpr int warpSize = 32;
+
+/* Loops (P2C_SIM_POLL at the top of every loop body of generated code, and the rounds of a
+ * lockstep block) count their iterations down on the worker; every P2C_SIM_POLL_EVERY the
+ * runtime's poll runs, so that a kernel that never ends can be stopped (docs/simulator.md,
+ * "Stopping a launch"). The count's address is never taken: in a loop without calls the compiler
+ * keeps it in a register. A spinning loop polls about every 20 us, a loop with 1 us of work
+ * every 16 ms. */
+enum { P2C_SIM_POLL_EVERY = 16384 };
+static thread_local unsigned p2c_sim_poll_left = P2C_SIM_POLL_EVERY;
+__attribute__((noinline, cold)) static void p2c_sim_poll_now(void) {
+  p2c_sim_poll_left = P2C_SIM_POLL_EVERY;
+  p2c_sim_self->poll(p2c_sim_self);
+}
+#define P2C_SIM_POLL()                                                                         \
+  do {                                                                                         \
+    if (__builtin_expect(--p2c_sim_poll_left == 0, 0)) p2c_sim_poll_now();                     \
+  } while (0)
 
 /* Dynamic shared memory (the launch's shared bytes) and its size. Generated code declares both
  * for NVRTC itself (extern __shared__ and the %dynamic_smem_size register). */
@@ -962,6 +983,7 @@ static inline __attribute__((always_inline)) void p2c_sim_lockstep_block(p2c_sim
        * position would wait for that store (a wider load than the store cannot take its value
        * from the store buffer), about 15 cycles a step. */
       p2c_sim_lockstep_lane<C> lane = lanes[i];
+      P2C_SIM_POLL();
       p2c_sim_tid = lane.tid;
       bool more = false;
       STEP(lane.pos, false, more, a...);
