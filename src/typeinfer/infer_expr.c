@@ -119,7 +119,7 @@ static bool require_numbers(Infer *I, Expr *e, const Type *a, const Type *b) {
 static const Type *binary_operand_type(Infer *I, Expr *e, const Type *a, const Type *b) {
   bool ints = a->kind != TY_FLOAT && b->kind != TY_FLOAT;
   switch (e->op) {
-  case OP_DIV: return ints ? &type_float64 : type_promote(a, b);
+  case OP_DIV: return ints ? &type_float64 : type_arith(a, b);
   case OP_LSHIFT:
   case OP_RSHIFT:
   case OP_BITAND:

@@ -670,12 +670,23 @@ const Type *type_math_float(const Type **t, int n) {
   return &type_float32;
 }
 
+/* Numba's arithmetic on float f and an integer or bool i: the float signature i converts to
+ * safely (typeconv: bool, int8, uint8 and int16 to float32; wider ones, and uint16, whose path
+ * goes through int32, only to float64). NumPy's promotion gives float32 for uint16 too, which
+ * Numba does not: float32(1e8) - uint16(3) is 99999997.0, a float64 (fuzz.py --kind ops, seeds
+ * 89, 94 and 100). */
+static const Type *arith_float_int(const Type *f, const Type *i) {
+  if (f != &type_float32) return f;
+  return type_conversion(i->scalar, P2C_FLOAT32) <= CONV_SAFE ? &type_float32 : &type_float64;
+}
+
 const Type *type_arith(const Type *a, const Type *b) {
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX || a->kind == TY_HALF || b->kind == TY_HALF)
     return type_is_numeric(a) && type_is_numeric(b) ? type_promote(a, b) : NULL;
   if (!type_is_number(a) || !type_is_number(b)) return NULL;
   if (a->kind != TY_FLOAT && b->kind != TY_FLOAT) return type_int_result(a, b);
-  return type_promote(a, b);
+  if (a->kind == TY_FLOAT && b->kind == TY_FLOAT) return type_promote(a, b);
+  return a->kind == TY_FLOAT ? arith_float_int(a, b) : arith_float_int(b, a);
 }
 
 const Type *type_unify(TypeTable *tt, const Type *a, const Type *b) {

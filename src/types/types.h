@@ -256,7 +256,8 @@ const Type *type_array_as_param(TypeTable *tt, const Type *t);
 const Type *type_int_result(const Type *a, const Type *b);
 /* NumPy's promote_types for two scalars (bool < ints < floats; int64+uint64 -> float64). */
 const Type *type_promote(const Type *a, const Type *b);
-/* The type an arithmetic operator (+ - * // %) computes in for operands a, b; NULL if none. */
+/* The type an arithmetic operator (+ - * / // % **) computes in for operands a, b, Numba's
+ * (a float32 with a uint16 is float64, not NumPy's float32); NULL if none. */
 const Type *type_arith(const Type *a, const Type *b);
 /* The float type a math function of these n arguments computes in, as Numba types math and
  * NumPy's ufuncs: float32 when every argument is float32, else float64. */

@@ -193,3 +193,27 @@ def uint64_as_int64_divide_expected(u, b, out):
         out[i, 4] = 1 // (int(b[i]) ^ -2**63)
         out[i, 5] = 7 % s64(s64(x ^ 2**63) | 1)
         out[i, 6] = 0
+
+
+@cuda.jit
+def float32_with_uint16(f, u, s, out):
+    # Found by fuzz.py --kind ops (seeds 89, 94, 100). Numba computes a float32 with a uint16 in
+    # float64 (typeconv converts uint16 to float32 only unsafely, through int32), where NumPy,
+    # and so the simulator, promotes to float32; with an int16 or a uint8 it stays float32.
+    # float32(1e8) - uint16(3) is 99999997.0 in float64, 1e8 in float32.
+    i = cuda.grid(1)
+    if i < f.size:
+        out[i, 0] = f[i] - u[i]
+        out[i, 1] = u[i] * f[i] + f[i]
+        out[i, 2] = f[i] / u[i]
+        out[i, 3] = f[i] - s[i]          # int16: float32
+        out[i, 4] = (f[i] // u[i]) * 3.0
+
+
+def float32_with_uint16_expected(f, u, s, out):
+    f64, u64 = f.astype(np.float64), u.astype(np.float64)
+    out[:, 0] = f64 - u64
+    out[:, 1] = u64 * f64 + f64
+    out[:, 2] = f64 / u64
+    out[:, 3] = (f - s.astype(np.float32)).astype(np.float32)
+    out[:, 4] = np.floor_divide(f64, u64) * 3.0
