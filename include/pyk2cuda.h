@@ -362,6 +362,11 @@ typedef struct P2cKernelInfo {
   /* Its kernel's decorator gives signatures: a launch chooses among them with Numba's
    * conversions (P2C_MATCH_CONVERT); else it was specialized from a launch's arguments. */
   bool declared;
+  /* Its launches read the bounds record afterwards: it checks indices (the translation's bounds
+   * checking, or its decorator's debug=True or boundscheck=True, as the frontend reads them) or
+   * reports raises (debug=True). A launch that skips the record (p2c_gpu_kernel_launch alone)
+   * would miss what the kernel reported. */
+  bool checks_bounds;
 } P2cKernelInfo;
 
 P2C_API size_t p2c_module_kernel_count(const P2cModule *module);

@@ -86,12 +86,12 @@ class Kernel(_core._Kernel):
     `kern.forall(n)(args)`."""
 
     _unit = None
-    _debug = False
+    _options = {}   # the decorator's debug= and boundscheck=, written into the translated source
 
     def _build(self):
         """The source to translate (asked for by the C side at the first translation): the
         function's synthetic module, its free names frozen now (source.py)."""
-        self._unit = _source.build(self.py_func, debug=self._debug)
+        self._unit = _source.build(self.py_func, options=self._options)
         return self._unit.filename, self._unit.source
 
     def _fix_error(self, exc):
@@ -135,7 +135,7 @@ class Kernel(_core._Kernel):
     def specialize(self, *args):
         """A kernel with the one signature these arguments have (Numba's Kernel.specialize)."""
         sig = "void(%s)" % ", ".join(_arg_type_text(a) for a in args)
-        k = jit(sig, debug=self._bounds, sanitize=self._sanitize)(self.py_func)
+        k = jit(sig, sanitize=self._sanitize, **self._options)(self.py_func)
         return k
 
     @property
@@ -416,11 +416,14 @@ class DeviceFunction:
 def jit(func_or_sig=None, device=False, debug=None, **options):
     """numba.cuda.jit: @cuda.jit, @cuda.jit(sig), @cuda.jit([sigs]), @cuda.jit(device=True),
     cuda.jit(sig)(func). A signature takes any of Numba's forms (source.signature_text).
-    debug=True turns on bounds checking of every array index; sanitize=True (pyk2cuda's own
-    option) runs the kernel's launches on the simulator under its checker."""
+    debug= and boundscheck= go into the decorator of the source translated, where the translator
+    reads them (debug=True and boundscheck=True check every array index, debug=True also reports
+    raises: docs/semantics.md); sanitize=True (pyk2cuda's own option) runs the kernel's launches
+    on the simulator under its checker."""
     _check_options(options)
-    bounds = bool(debug) or bool(options.get("boundscheck"))
     sanitize = bool(options.get("sanitize"))
+    checks = {name: value for name, value in (("debug", debug), ("boundscheck", options.get("boundscheck")))
+              if value is not None}
 
     def make(func, sigs):
         func = getattr(func, "py_func", func)
@@ -430,19 +433,17 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
         code = func.__code__
         params = tuple(code.co_varnames[:code.co_argcount])
         if not sigs:
-            k = Kernel(func, func.__name__, code.co_filename, None, params, False, None, bounds,
-                       sanitize)
+            k = Kernel(func, func.__name__, code.co_filename, None, params, False, None, sanitize)
         else:
-            unit = _source.build(func, debug=bool(debug))
+            unit = _source.build(func, options=checks)
             calls = [_source.call_signature(func.__name__, s) for s in sigs]
             try:
                 k = Kernel(func, func.__name__, unit.filename, unit.source, params, True, calls,
-                           bounds, sanitize)
+                           sanitize)
             except (CompileError, _core.BoundsError) as e:
                 raise unit.remap(e) from None
             k._unit = unit
-        k._bounds = bounds
-        k._debug = bool(debug)
+        k._options = checks
         k._sanitize = sanitize
         k._specialized = bool(sigs) and len(sigs) == 1
         k.extensions.extend(options.get("extensions") or ())   # Numba's kernel extensions

@@ -601,16 +601,18 @@ def _numpy_if_loaded():
     return sys.modules.get("numpy")
 
 
-def build(func, kind="kernel", signatures=None, debug=False):
-    """The Unit for `func`: kind 'kernel' (signatures are passed to the translator apart; with
-    debug, `@cuda.jit(debug=True)`, which checks divisions by zero as Numba's debug kernels do) or
-    'ufunc' (its signature texts are written into the @vectorize decorator)."""
+def build(func, kind="kernel", signatures=None, options=None):
+    """The Unit for `func`: kind 'kernel' (signatures are passed to the translator apart; options,
+    the decorator's debug= and boundscheck= as given, are written into `@cuda.jit(...)`, where the
+    translator reads what they mean) or 'ufunc' (its signature texts are written into the
+    @vectorize decorator)."""
     piece = _Piece(func)
     b = _Builder(piece)
     if kind == "ufunc":
         decorator = "@%s([%s], target='cuda')" % (_VECTORIZE, ", ".join(repr(s) for s in signatures))
     else:
-        decorator = "@%s.jit%s" % (_CUDA, "(debug=True)" if debug else "")
+        given = ", ".join("%s=%r" % (name, bool(value)) for name, value in sorted((options or {}).items()))
+        decorator = "@%s.jit%s" % (_CUDA, "(%s)" % given if given else "")
     b.add_function(func, func.__name__ if func.__name__.isidentifier() else "_lambda", decorator)
     return b.unit()
 

@@ -44,7 +44,6 @@ typedef struct Kernel {
   PyObject *params;      /* tuple of str: the parameter names */
   PyObject *extensions;  /* list: Numba's kernel.extensions (objects with prepare_args) */
   bool explicit_sigs;
-  bool bounds;           /* debug=True: bounds checking */
   bool sanitize;         /* sanitize=True: translated for the simulator's checker */
   Spec *specs;
   size_t nspecs, cap;
@@ -84,16 +83,12 @@ static int add_spec(Kernel *k, P2cModule *m, bool owns, size_t index) {
 
 static const char *str_of(PyObject *o) { return PyUnicode_AsUTF8(o); }
 
-/* Translations by this kernel check bounds, or are made for the simulator's checker, when it or
- * the module asks for it; afterwards the compiler is back to the module's settings. */
-static void checks_on(Kernel *k) {
-  p2c_compiler_set_check_bounds(k->st->compiler, k->bounds || k->st->check_bounds);
-  p2c_compiler_set_sanitize(k->st->compiler, k->sanitize || k->st->sanitize);
-}
-static void checks_off(Kernel *k) {
-  p2c_compiler_set_check_bounds(k->st->compiler, k->st->check_bounds);
-  p2c_compiler_set_sanitize(k->st->compiler, k->st->sanitize);
-}
+/* Translations by this kernel are made for the simulator's checker when it or the module asks for
+ * it; afterwards the compiler is back to the module's setting. (Bounds checking is the decorator's
+ * debug= or boundscheck=, which the package writes into the source and the frontend reads, or the
+ * module's set_check_bounds, which stays on the compiler.) */
+static void checks_on(Kernel *k) { p2c_compiler_set_sanitize(k->st->compiler, k->sanitize || k->st->sanitize); }
+static void checks_off(Kernel *k) { p2c_compiler_set_sanitize(k->st->compiler, k->st->sanitize); }
 
 /* A kernel made without source gets it at its first translation from its own `_build()`
  * (cuda.py: the synthetic module of the function and the names it uses, frozen then, as Numba
@@ -389,8 +384,8 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
   for (size_t i = 0; i < n; i++)
     if (arg_convert(&args[i], &s->info.params[i], str_of(PyTuple_GET_ITEM(k->params, i))) < 0) goto done;
     else vals[i] = args[i].v;
-  bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !k->bounds && !st->check_bounds &&
-              !k->sanitize && !st->sanitize;
+  bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !s->info.checks_bounds && !k->sanitize &&
+              !st->sanitize;
   if ((fast ? launch_gpu_fast(l, s, argv, vals, n) : launch_module(l, s, vals, n)) == 0)
     result = Py_NewRef(Py_None);
 done:
@@ -566,13 +561,13 @@ PyType_Spec Launcher_spec = {
 
 /* ---- Kernel type ---- */
 
-/* Kernel(pyfunc, name, filename, source, params, explicit_sigs, extra_sigs, bounds,
- * sanitize=False); source is bytes, or None to ask `_build()` for it at the first translation. */
+/* Kernel(pyfunc, name, filename, source, params, explicit_sigs, extra_sigs, sanitize=False);
+ * source is bytes, or None to ask `_build()` for it at the first translation. */
 static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyObject *pyfunc, *name, *filename, *source, *params, *extra;
-  int explicit_sigs, bounds, sanitize = 0;
-  if (!PyArg_ParseTuple(args, "OUUOO!pOp|p:Kernel", &pyfunc, &name, &filename, &source, &PyTuple_Type,
-                        &params, &explicit_sigs, &extra, &bounds, &sanitize))
+  int explicit_sigs, sanitize = 0;
+  if (!PyArg_ParseTuple(args, "OUUOO!pO|p:Kernel", &pyfunc, &name, &filename, &source, &PyTuple_Type,
+                        &params, &explicit_sigs, &extra, &sanitize))
     return NULL;
   if (source != Py_None && !PyBytes_Check(source))
     return PyErr_Format(PyExc_TypeError, "a kernel's source is bytes or None");
@@ -594,7 +589,6 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     return NULL;
   }
   k->explicit_sigs = explicit_sigs;
-  k->bounds = bounds;
   k->sanitize = sanitize;
   if (explicit_sigs && translate_signed(k, extra == Py_None ? NULL : extra) < 0) {
     Py_DECREF(k);

@@ -284,7 +284,7 @@ static void fill_kernel_infos(P2cModule *m) {
     m->kernels[i] = (P2cKernelInfo){k->spec->generic->name, k->symbol, k->signature,
                                     (size_t)k->nparams, k->params, k->spec->uses_barrier,
                                     k->static_shared_bytes, k->is_ufunc, k->spec->cooperative,
-                                    k->spec->generic->nsigs > 0};
+                                    k->spec->generic->nsigs > 0, m->check_bounds};
   }
 }
 

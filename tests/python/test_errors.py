@@ -129,6 +129,18 @@ def test_bounds_error_with_debug():
         bad[1, 1](np.zeros(4))
 
 
+def test_boundscheck_is_read_from_the_decorator():
+    # boundscheck=True is written into the decorator of the source translated and read by the
+    # translator, as from a file given to pyk2cuda run (the package computed its own switch
+    # before); a lazily specialized kernel, an explicit signature and specialize() alike.
+    x = np.zeros(4)
+    for k in (cuda.jit(boundscheck=True)(K.bad_index.py_func),
+              cuda.jit("void(float64[:])", boundscheck=True)(K.bad_index.py_func),
+              cuda.jit(boundscheck=True)(K.bad_index.py_func).specialize(x)):
+        with pytest.raises(pyk2cuda.BoundsError, match=r"index .* out of bounds"):
+            k[1, 1](x)
+
+
 def test_bad_device_arrays_and_shapes():
     with pytest.raises(ValueError, match="negative"):
         cuda.device_array((2, -1))

@@ -93,6 +93,16 @@ def test_bounds_checking_on_the_gpu():
         bad[1, 1](np.zeros(4))
 
 
+def test_boundscheck_on_device_arrays_reads_the_bounds_record():
+    # Every array on the device is the fast launch path, which skips the bounds record unless
+    # the specialization says its launches read it (P2cKernelInfo.checks_bounds): the decorator's
+    # boundscheck=, which the translator reads (the package has no switch of its own now).
+    bad = cuda.jit(boundscheck=True)(K.bad_index.py_func)
+    with pytest.raises(pyk2cuda.BoundsError):
+        bad[1, 1](cuda.to_device(np.zeros(4)))
+        cuda.synchronize()
+
+
 def test_arrays_dropped_while_a_stream_uses_them_and_read_only_arrays():
     # The script the fake driver runs (test_fake_gpu.py), on the real device: arrays dropped
     # with work queued, a stream deleted with work queued, read-only host memory as an input.

@@ -283,6 +283,33 @@ static void dumps_after_each_phase(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* A kernel whose launches must read the bounds record says so (the package's fast GPU launch asks
+ * it): its decorator's boundscheck= or debug= (read by the frontend), or the compiler's switch. */
+static void kernel_info_says_whether_it_checks_bounds(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  static const char *const srcs[] = {"@cuda.jit('void(float32[::1])')\n",
+                                     "@cuda.jit('void(float32[::1])', boundscheck=True)\n",
+                                     "@cuda.jit('void(float32[::1])', debug=True)\n",
+                                     "@cuda.jit('void(float32[::1])', boundscheck=False)\n"};
+  static const bool checks[] = {false, true, true, false};
+  for (size_t i = 0; i < 4; i++) {
+    char src[256];
+    snprintf(src, sizeof src, "from numba import cuda\n%sdef k(a):\n    a[0] = 1.0\n", srcs[i]);
+    P2cModule *m = NULL;
+    assert_int_equal(p2c_translate(c, "b.py", src, strlen(src), NULL, &m), P2C_OK);
+    assert_int_equal(p2c_module_kernel(m, 0).checks_bounds, checks[i]);
+    p2c_module_delete(m);
+  }
+  p2c_compiler_set_check_bounds(c, true);
+  P2cModule *m = NULL;
+  static const char plain[] = "from numba import cuda\n@cuda.jit('void(float32[::1])')\ndef k(a):\n    a[0] = 1.0\n";
+  assert_int_equal(p2c_translate(c, "b.py", plain, strlen(plain), NULL, &m), P2C_OK);
+  assert_true(p2c_module_kernel(m, 0).checks_bounds);
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 static void compiler_new_and_delete(void **state) {
   (void)state;
   P2cCompiler *c = p2c_compiler_new(NULL);
@@ -1139,6 +1166,7 @@ int main(void) {
       cmocka_unit_test(sanitize_switch_reads_back),
       cmocka_unit_test(compiler_new_and_delete),
       cmocka_unit_test(dumps_after_each_phase),
+      cmocka_unit_test(kernel_info_says_whether_it_checks_bounds),
       cmocka_unit_test(compiler_new_fails_cleanly_without_memory),
       cmocka_unit_test(version_and_status_strings),
       cmocka_unit_test(scalar_helpers),
