@@ -2,8 +2,9 @@
  * the library installs no signal handlers, so a host's Ctrl-C or time limit reaches it only
  * through the check it is given. A check that says stop while the simulator's host compiler
  * runs ends the compiler's whole process group (its worker too) and leaves no work folder; one
- * that says stop during a launch of 2^31 - 1 blocks ends it within seconds, and the module
- * launches again afterwards. The check runs on the calling thread. */
+ * that says stop during a launch of 2^31 - 1 blocks, or while a kernel's threads spin for ever,
+ * ends it within seconds, and the module launches again afterwards. The check runs on the
+ * calling thread. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -168,10 +169,67 @@ static void interrupt_ends_a_long_launch(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* A kernel that never ends: no barrier (plain blocks) and with one (fibers). */
+static const char spin_src[] =
+    "from numba import cuda\n"
+    "\n"
+    "@cuda.jit\n"
+    "def spin(a):\n"
+    "    while a[0] == 0:\n"
+    "        pass\n"
+    "    a[1] = 7\n"
+    "\n"
+    "@cuda.jit\n"
+    "def spin_fibers(a):\n"
+    "    cuda.syncthreads()\n"
+    "    while a[0] == 0:\n"
+    "        pass\n"
+    "    a[1] = 7\n";
+
+static P2cStatus launch_spin(P2cCompiler *c, const char *kernel, int64_t *a) {
+  P2cHostArray arr = {.dtype = P2C_INT64, .ndim = 1, .shape = {2}, .strides = {8}, .data = a};
+  P2cValue args[1] = {{.is_array = true, .type = P2C_INT64, .array = arr}};
+  P2cLaunchOptions o = {.device = P2C_DEVICE_SIM, .grid = {2, 1, 1}, .block = {32, 1, 1}};
+  P2cModule *diags = NULL;
+  P2cStatus s = p2c_launch(c, "spin.py", spin_src, sizeof spin_src - 1, kernel, args, 1, &o, NULL, &diags);
+  p2c_module_delete(diags);
+  return s;
+}
+
+/* A check that says stop while the kernel's threads spin for ever ends the launch: the
+ * kernel's loops poll it (P2C_SIM_POLL, docs/simulator.md "Stopping a launch"); before, the
+ * call never came back. The check still runs on the calling thread only, and the kernel
+ * launches again. */
+static void interrupt_ends_a_kernel_that_never_ends(void **state) {
+  (void)state;
+  const char *kernels[] = {"spin", "spin_fibers"};
+  for (int i = 0; i < 2; i++) {
+    P2cCompiler *c = p2c_compiler_new(NULL);
+    int64_t a[2] = {1, 0};
+    assert_int_equal(launch_spin(c, kernels[i], a), P2C_OK);   /* compiled first */
+    Check k = {.caller = pthread_self(), .stop_after = 3};
+    p2c_compiler_set_interrupt(c, check, &k);
+    a[0] = a[1] = 0;
+    double t0 = now_s();
+    P2cStatus s = launch_spin(c, kernels[i], a);
+    double secs = now_s() - t0;
+    assert_int_equal(s, P2C_ERR_INTERRUPTED);
+    assert_int_equal(k.calls, 3);
+    assert_false(k.other_thread);
+    assert_true(secs < 30);
+    assert_true(a[1] == 0);
+    a[0] = 1;
+    assert_int_equal(launch_spin(c, kernels[i], a), P2C_OK);
+    assert_true(a[1] == 7);
+    p2c_compiler_delete(c);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(interrupt_ends_the_host_compiler, setup, teardown),
       cmocka_unit_test_setup_teardown(interrupt_ends_a_long_launch, setup, teardown),
+      cmocka_unit_test_setup_teardown(interrupt_ends_a_kernel_that_never_ends, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
