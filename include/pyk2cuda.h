@@ -139,6 +139,11 @@ enum { P2C_MAX_CHARS = 1 << 20 };
 /* Whether dtype t is a character sequence; if so *unicode and *chars (either may be NULL)
  * receive its kind and length. */
 P2C_API bool p2c_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars);
+/* NumPy's spelling of a character sequence dtype, "S12", "U12" or "a12" (S's old spelling),
+ * after an optional byte order ("|S12", "<U12"), exactly len bytes of text: its dtype into *out
+ * (P2C_CHARSEQ(12), P2C_UNICHARSEQ(12)). False for any other text, or a length outside
+ * 1..P2C_MAX_CHARS. The library's one reader of these spellings. */
+P2C_API bool p2c_dtype_parse_charseq(const char *text, size_t len, P2cScalarType *out);
 
 /* Size in bytes of a scalar type; 0 for an invalid value. */
 P2C_API size_t p2c_scalar_size(P2cScalarType t);

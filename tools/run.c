@@ -131,21 +131,8 @@ static int parse_run_args(int argc, char **argv, RunArgs *r) {
 
 /* ---- argument values ---- */
 
-/* NumPy's S<n> and U<n> ("S12", "U12"): a character sequence of 1 to P2C_MAX_CHARS. */
-static bool charseq_named(const char *name, size_t len, P2cScalarType *out) {
-  if (len < 2 || (name[0] != 'S' && name[0] != 'U')) return false;
-  long long n = 0;
-  for (size_t i = 1; i < len; i++) {
-    if (name[i] < '0' || name[i] > '9' || n > P2C_MAX_CHARS) return false;
-    n = n * 10 + (name[i] - '0');
-  }
-  if (n < 1 || n > P2C_MAX_CHARS) return false;
-  *out = name[0] == 'U' ? P2C_UNICHARSEQ(n) : P2C_CHARSEQ(n);
-  return true;
-}
-
 static bool scalar_type_named(const char *name, size_t len, P2cScalarType *out) {
-  if (charseq_named(name, len, out)) return true;
+  if (p2c_dtype_parse_charseq(name, len, out)) return true;   /* NumPy's S12, U12 */
   for (int t = 0; t < P2C_SCALAR_TYPE_COUNT; t++) {
     const char *n = p2c_scalar_name((P2cScalarType)t);
     if (strlen(n) == len && strncmp(n, name, len) == 0) return *out = (P2cScalarType)t, true;

@@ -4,6 +4,7 @@
  * Numba types them (bool, int64, float64). No NumPy C API: the extension is built without NumPy. */
 #include "ext.h"
 
+#include <stdio.h>
 #include <ctype.h>
 #include <string.h>
 
@@ -26,16 +27,14 @@ static int char_to_type(char c) {
   }
 }
 
-/* The character sequence of `count` (decimal digits at s, up to `end`) characters, or -1. */
+/* The character sequence of the decimal digits at s, up to `end`, or -1: the library's parser
+ * (p2c_dtype_parse_charseq) reads NumPy's spelling of it, "S12" or "U12". */
 static int charseq_type(const char *s, const char *end, bool unicode) {
-  long long n = 0;
-  if (s == end) return -1;
-  for (; s < end; s++) {
-    if (*s < '0' || *s > '9' || n > P2C_MAX_CHARS) return -1;
-    n = n * 10 + (*s - '0');
-  }
-  if (n < 1 || n > P2C_MAX_CHARS) return -1;
-  return (int)(unicode ? P2C_UNICHARSEQ(n) : P2C_CHARSEQ(n));
+  char text[24];
+  P2cScalarType t;
+  int len = snprintf(text, sizeof text, "%c%.*s", unicode ? 'U' : 'S', (int)(end - s < 20 ? end - s : 20), s);
+  if (end - s >= 20 || len < 0 || !p2c_dtype_parse_charseq(text, (size_t)len, &t)) return -1;
+  return (int)t;
 }
 
 int format_to_type(const char *f) {
@@ -154,7 +153,8 @@ static int typestr_to_type(const char *ts) {
       {"f2", P2C_FLOAT16}, {"f4", P2C_FLOAT32}, {"f8", P2C_FLOAT64}, {"c8", P2C_COMPLEX64},
       {"c16", P2C_COMPLEX128}};
   if (!ts || (ts[0] != '<' && ts[0] != '|')) return -1;
-  if (ts[1] == 'S' || ts[1] == 'U') return charseq_type(ts + 2, ts + strlen(ts), ts[1] == 'U');   /* "|S12", "<U12" */
+  P2cScalarType chars;
+  if (p2c_dtype_parse_charseq(ts, strlen(ts), &chars)) return (int)chars;   /* "|S12", "<U12" */
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (strcmp(ts + 1, map[i].s) == 0) return map[i].t;
   return -1;

@@ -72,6 +72,14 @@ bool p2c_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars) {
   return true;
 }
 
+bool p2c_dtype_parse_charseq(const char *text, size_t len, P2cScalarType *out) {
+  bool unicode;
+  int64_t chars;
+  if (!text || !out || !type_charseq_parse(text, len, &unicode, &chars)) return false;
+  *out = unicode ? P2C_UNICHARSEQ(chars) : P2C_CHARSEQ(chars);
+  return true;
+}
+
 size_t p2c_dtype_size(P2cScalarType t, const P2cRecord *record) {
   if (t == P2C_RECORD) return record && record->itemsize > 0 ? (size_t)record->itemsize : 0;
   bool unicode;

@@ -57,15 +57,7 @@ static bool charseq_field(RecordBuild *b, TSNode n, RecordDtypeField *f) {
   const char *s;
   size_t len;
   if (!node_is(b->L, n, K_string) || !lower_string_value(b->L, n, &s, &len) || strlen(s) != len) return false;
-  if (*s == '<' || *s == '|' || *s == '=') s++;
-  if (*s != 'U' && *s != 'S' && *s != 'a') return false;
-  int64_t chars = 0;
-  for (const char *p = s + 1; *p; p++)
-    chars = *p >= '0' && *p <= '9' && chars <= TYPE_MAX_CHARS ? chars * 10 + (*p - '0') : -1;
-  if (chars < 1 || chars > TYPE_MAX_CHARS) return false;
-  f->chars = chars;
-  f->unicode = *s == 'U';
-  return true;
+  return type_charseq_parse(s, len, &f->unicode, &f->chars);
 }
 
 /* ('name', dtype) or ('name', dtype, shape). */

@@ -680,6 +680,20 @@ static const Type *arith_float_int(const Type *f, const Type *i) {
   return type_conversion(i->scalar, P2C_FLOAT32) <= CONV_SAFE ? &type_float32 : &type_float64;
 }
 
+bool type_charseq_parse(const char *s, size_t len, bool *unicode, int64_t *chars) {
+  if (len && (s[0] == '<' || s[0] == '>' || s[0] == '|' || s[0] == '=')) s++, len--;
+  if (len < 2 || (s[0] != 'S' && s[0] != 'U' && s[0] != 'a')) return false;
+  int64_t n = 0;
+  for (size_t i = 1; i < len; i++) {
+    if (s[i] < '0' || s[i] > '9' || n > TYPE_MAX_CHARS) return false;   /* checked before it grows */
+    n = n * 10 + (s[i] - '0');
+  }
+  if (n < 1 || n > TYPE_MAX_CHARS) return false;
+  *unicode = s[0] == 'U';
+  *chars = n;
+  return true;
+}
+
 const Type *type_arith(const Type *a, const Type *b) {
   if (a->kind == TY_COMPLEX || b->kind == TY_COMPLEX || a->kind == TY_HALF || b->kind == TY_HALF)
     return type_is_numeric(a) && type_is_numeric(b) ? type_promote(a, b) : NULL;

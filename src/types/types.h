@@ -209,6 +209,12 @@ static inline const Type *type_plain(const Type *t) { return t->kind == TY_INT &
  * 1 <= chars <= TYPE_MAX_CHARS; P2C_CHARSEQ or P2C_UNICHARSEQ is its `scalar`. */
 enum { TYPE_MAX_CHARS = 1 << 20 };
 const Type *type_charseq(TypeTable *tt, bool unicode, int64_t chars);
+/* NumPy's spelling of a character sequence dtype, the one parser of it (the CLI's arguments,
+ * .npy descrs, record fields, the extension's typestrs and buffer formats all come here):
+ * "S12", "U12" or "a12" (S's old spelling), after an optional byte order ('<', '>', '|', '='),
+ * exactly len bytes. *unicode and *chars get its kind and length; false for any other text or a
+ * length outside 1..TYPE_MAX_CHARS (never overflows on long digit strings). */
+bool type_charseq_parse(const char *s, size_t len, bool *unicode, int64_t *chars);
 /* Bytes of one character of charseq type t: 1, or 4 for a UnicodeCharSeq. */
 static inline int type_char_size(const Type *t) { return t->unicode ? 4 : 1; }
 /* The record type with these fields (in NumPy's order), itemsize and align flag. The caller has

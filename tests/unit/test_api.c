@@ -310,6 +310,38 @@ static void kernel_info_says_whether_it_checks_bounds(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* NumPy's character-sequence spellings have one parser (p2c_dtype_parse_charseq): every kind,
+ * byte order and length round-trips through the dtype, and every other text is refused. */
+static void charseq_spellings_round_trip(void **state) {
+  (void)state;
+  static const char *const orders[] = {"", "|", "<", ">", "="};
+  static const long long lengths[] = {1, 2, 9, 10, 12, 99, 1000, P2C_MAX_CHARS};
+  for (size_t o = 0; o < 5; o++)
+    for (size_t k = 0; k < 3; k++)
+      for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
+        char text[32];
+        int len = snprintf(text, sizeof text, "%s%c%lld", orders[o], "SUa"[k], lengths[l]);
+        P2cScalarType t;
+        bool unicode;
+        int64_t chars;
+        assert_true(p2c_dtype_parse_charseq(text, (size_t)len, &t));
+        assert_true(p2c_dtype_charseq(t, &unicode, &chars));
+        assert_int_equal(unicode, k == 1);
+        assert_int_equal(chars, lengths[l]);
+        assert_int_equal(p2c_dtype_size(t, NULL), (size_t)chars * (unicode ? 4 : 1));
+      }
+  static const char *const bad[] = {"", "S", "U", "S0", "U00", "S-1", "S12x", "Sx", "S 1", "S1048577",
+                                    "U99999999999999999999999", "<", "<<S1", "b12", "s12", "12S", "|", "S+1"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    P2cScalarType t = P2C_INT8;
+    assert_false(p2c_dtype_parse_charseq(bad[i], strlen(bad[i]), &t));
+    assert_int_equal(t, P2C_INT8);
+  }
+  P2cScalarType t;
+  assert_true(p2c_dtype_parse_charseq("S12", 2, &t) && t == P2C_CHARSEQ(1));   /* len bounds the text */
+  assert_false(p2c_dtype_parse_charseq(NULL, 0, &t));
+}
+
 static void compiler_new_and_delete(void **state) {
   (void)state;
   P2cCompiler *c = p2c_compiler_new(NULL);
@@ -1167,6 +1199,7 @@ int main(void) {
       cmocka_unit_test(compiler_new_and_delete),
       cmocka_unit_test(dumps_after_each_phase),
       cmocka_unit_test(kernel_info_says_whether_it_checks_bounds),
+      cmocka_unit_test(charseq_spellings_round_trip),
       cmocka_unit_test(compiler_new_fails_cleanly_without_memory),
       cmocka_unit_test(version_and_status_strings),
       cmocka_unit_test(scalar_helpers),

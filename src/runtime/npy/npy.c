@@ -172,17 +172,8 @@ static size_t descr_size(const char *s, size_t n) {
 /* "S12" ('a12' is its old spelling), "U12": a character sequence of 1 to P2C_MAX_CHARS
  * characters (the digits count characters, not bytes). */
 static P2cStatus decode_charseq(const char *s, size_t n, const char *shown, NpyArray *a, Err *e) {
-  int64_t chars = 0;
-  for (size_t i = 1; i < n; i++) {
-    if (!is_digit(s[i]) || chars > P2C_MAX_CHARS) {   /* checked before it grows: no overflow */
-      chars = -1;
-      break;
-    }
-    chars = chars * 10 + (s[i] - '0');
-  }
-  if (n < 2 || chars < 1 || chars > P2C_MAX_CHARS)
+  if (!p2c_dtype_parse_charseq(s, n, &a->dtype))
     return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (strings have 1 to %d characters)", shown, P2C_MAX_CHARS);
-  a->dtype = s[0] == 'U' ? P2C_UNICHARSEQ(chars) : P2C_CHARSEQ(chars);
   return P2C_OK;
 }
 
