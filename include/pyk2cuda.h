@@ -458,8 +458,14 @@ P2C_API P2cDeviceInfo p2c_device_info(const P2cDevice *device);
 
 /* -- device memory */
 
-/* Allocates `bytes` (> 0) of device memory. */
+/* Allocates `bytes` (> 0) of device memory, usable on any stream when it returns (from the
+ * driver's stream-ordered allocator where it has one, CUDA 11.2 and later). */
 P2C_API P2cStatus p2c_buffer_new(P2cDevice *device, size_t bytes, P2cBuffer **out);
+/* Frees the buffer (NULL accepted) without waiting: the memory is released after the work
+ * queued so far on the default stream and every stream of p2c_stream_new (cuMemFreeAsync on
+ * the legacy default stream), so no stream is held up. Work queued later must not use it; so
+ * must not work of streams another library made non-blocking. A driver without the
+ * stream-ordered allocator frees with cuMemFree, which may wait for the device. */
 P2C_API void p2c_buffer_delete(P2cBuffer *buffer);
 P2C_API uint64_t p2c_buffer_address(const P2cBuffer *buffer);
 P2C_API size_t p2c_buffer_size(const P2cBuffer *buffer);
@@ -592,12 +598,23 @@ typedef struct P2cDeviceArray {
   const P2cRecord *record;       /* dtype P2C_RECORD: its fields (not owned) */
 } P2cDeviceArray;
 
-/* A zero-filled C-ordered array in new device memory; release it with p2c_device_array_free. */
+/* A zero-filled C-ordered array in new device memory; release it with p2c_device_array_free.
+ * The zeros are written on a stream of the device's own, and waited for: never on the legacy
+ * default stream, which would wait for (and hold up) every other stream's work first. */
 P2C_API P2cStatus p2c_device_array_new(P2cDevice *device, P2cScalarType dtype, int ndim,
                                        const int64_t *shape, P2cDeviceArray *out);
-/* A zero-filled array with the shape and strides of a host array (Numba's device_array_like). */
+/* A zero-filled array with the shape and strides of a host array (Numba's device_array_like),
+ * zeroed as p2c_device_array_new zeroes. */
 P2C_API P2cStatus p2c_device_array_like(P2cDevice *device, const P2cHostArray *host,
                                         P2cDeviceArray *out);
+/* The same, with the zeros written on `stream` (asynchronously, after the work queued there
+ * before; NULL: as above): work queued on that stream after sees them, other streams must be
+ * ordered after it as for any work of that stream. */
+P2C_API P2cStatus p2c_device_array_new_on(P2cDevice *device, P2cScalarType dtype, int ndim,
+                                          const int64_t *shape, P2cStream *stream,
+                                          P2cDeviceArray *out);
+P2C_API P2cStatus p2c_device_array_like_on(P2cDevice *device, const P2cHostArray *host,
+                                           P2cStream *stream, P2cDeviceArray *out);
 /* Copies between a host and a device array of the same dtype, shape and strides (the memory
  * they span, in one copy). Stream as p2c_buffer_write. */
 P2C_API P2cStatus p2c_device_array_upload(P2cDevice *device, P2cDeviceArray *dst,
@@ -731,6 +748,15 @@ typedef struct P2cLaunchOptions {
   /* GPU and AUTO: the device to run on, which keeps the loaded module for the next launch of
    * the same specialization. NULL: device 0, opened for this launch only. */
   P2cDevice *gpu;
+  /* GPU: the stream (of `gpu`) that host arrays are copied in and out on and the kernel runs
+   * on; the launch waits for it before it returns. NULL: the legacy default stream. */
+  P2cStream *stream;
+  /* GPU: called on the launching thread with true before the launch blocks waiting for the
+   * device (its copies, its kernel) and with false when that wait is over, so that the host can
+   * let its other threads run meanwhile (the Python package releases the GIL). No call of this
+   * library on the compiler or device of the launch may be made in between. NULL: none. */
+  void (*wait)(void *userdata, bool waiting);
+  void *wait_userdata;
 } P2cLaunchOptions;
 
 typedef struct P2cLaunchReport {

@@ -631,14 +631,16 @@ def _has_buffer(obj):
 
 
 def device_array(shape, dtype=float, strides=None, order="C", stream=0):
-    """A new zero-filled device array (Numba leaves it uninitialized)."""
+    """A new zero-filled device array (Numba leaves it uninitialized); on the GPU the zeros are
+    written on `stream`, or without one on a stream of the device's own (never the legacy
+    default stream, which would wait for every other stream's work)."""
     if strides is not None:
         raise Error("device_array(strides=...) is not supported: give order='C' or 'F'")
     dtype = _numpy().dtype(dtype)
     if dtype.names is not None or dtype.kind in "SU":   # records, S<n>, U<n>: from zeroed host
         return _core.to_device(_numpy().zeros(shape, dtype, order=order), stream)   # memory (dtype)
     # datetime64/timedelta64: the unit is in dtype.str ('<M8[D]'), not in dtype.char ('M')
-    return _core.device_array(shape, dtype.str if dtype.kind in "mM" else dtype.char, order)
+    return _core.device_array(shape, dtype.str if dtype.kind in "mM" else dtype.char, order, stream)
 
 
 def _order_of(ary):

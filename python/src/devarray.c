@@ -84,9 +84,10 @@ static const char *dtype_name(P2cScalarType t) {
 }
 
 /* A new zero-filled array of the given shape and strides (contiguous ones); np_dtype: a record
- * array's NumPy dtype (its description is made from it), else NULL. */
+ * array's NumPy dtype (its description is made from it), else NULL. On the GPU the zeros are
+ * written on `stream` (NULL: the device's own stream, waited for; p2c_device_array_like_on). */
 static DeviceArray *devarray_alloc(State *st, P2cScalarType t, PyObject *np_dtype, int ndim,
-                                   const int64_t *shape, const int64_t *strides) {
+                                   const int64_t *shape, const int64_t *strides, P2cStream *stream) {
   if (state_device(st) < 0) return NULL;
   RecordDesc rd = {0};
   if (t == P2C_RECORD && record_desc_of(np_dtype, "array", &rd) < 0) return NULL;
@@ -113,7 +114,7 @@ static DeviceArray *devarray_alloc(State *st, P2cScalarType t, PyObject *np_dtyp
   PyObject_GC_Track(d);
   if (d->on_gpu) {
     P2cHostArray like = devarray_host_view(d);
-    P2cStatus s = d->span ? p2c_device_array_like(st->gpu, &like, &d->a) : P2C_OK;
+    P2cStatus s = d->span ? p2c_device_array_like_on(st->gpu, &like, stream, &d->a) : P2C_OK;
     if (s != P2C_OK) {
       Py_DECREF(d);
       return (DeviceArray *)raise_device(st, s);
@@ -151,7 +152,7 @@ static int copy_host(DeviceArray *d, P2cHostArray *h, P2cStream *stream, bool to
 }
 
 PyObject *devarray_from_host(State *st, const P2cHostArray *h, PyObject *np_dtype, P2cStream *stream) {
-  DeviceArray *d = devarray_alloc(st, h->dtype, np_dtype, h->ndim, h->shape, h->strides);
+  DeviceArray *d = devarray_alloc(st, h->dtype, np_dtype, h->ndim, h->shape, h->strides, stream);
   if (!d) return NULL;
   P2cHostArray src = *h;
   if (copy_host(d, &src, stream, true) < 0) Py_CLEAR(d);
@@ -399,6 +400,7 @@ static PyObject *da_nbytes(DeviceArray *d, void *c) {
   return PyLong_FromLongLong(da_count(d) * (int64_t)p2c_dtype_size(d->a.dtype, d->a.record));
 }
 static PyObject *da_dtype(DeviceArray *d, void *c) { return Py_XNewRef(np_dtype_of(d)); }
+
 
 static PyObject *da_cai(DeviceArray *d, void *c) {
   static const char *const typestr[] = {"|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4",
@@ -701,7 +703,10 @@ static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   State *st = PyModule_GetState(mod);
   PyObject *shape_o;
   const char *tc, *order = "C";
-  if (!PyArg_ParseTuple(args, "Os|s:device_array", &shape_o, &tc, &order)) return NULL;
+  PyObject *stream = Py_None;
+  if (!PyArg_ParseTuple(args, "Os|sO:device_array", &shape_o, &tc, &order, &stream)) return NULL;
+  P2cStream *s = NULL;
+  if (stream_arg(st, stream, &s) < 0) return NULL;
   int ndim;
   int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM];
   if (shape_arg(shape_o, &ndim, shape) < 0) return NULL;
@@ -710,7 +715,7 @@ static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   if (t < 0) return PyErr_Format(PyExc_TypeError, "unsupported dtype '%s'", tc);
   if (check_size((P2cScalarType)t, ndim, shape) < 0) return NULL;
   contiguous_strides((P2cScalarType)t, ndim, shape, order[0] == 'F' ? 'F' : 'C', strides);
-  return (PyObject *)devarray_alloc(st, (P2cScalarType)t, NULL, ndim, shape, strides);
+  return (PyObject *)devarray_alloc(st, (P2cScalarType)t, NULL, ndim, shape, strides, s);
 }
 
 /* to_device(obj, stream=None): a device array holding a copy of a host array. */
@@ -884,7 +889,8 @@ static PyObject *f_unpin_host(PyObject *mod, PyObject *arg) {
 
 PyMethodDef devarray_functions[] = {
     {"as_device_array", f_as_device_array, METH_O, "as_device_array(obj): a view of a GPU array"},
-    {"device_array", f_device_array, METH_VARARGS, "device_array(shape, typechar, order='C')"},
+    {"device_array", f_device_array, METH_VARARGS,
+     "device_array(shape, typechar, order='C', stream=0): zeroed on the stream"},
     {"to_device", f_to_device, METH_VARARGS, "to_device(ary, stream=None)"},
     {"host_buffer", f_host_buffer, METH_O, "host_buffer(nbytes): memory for pinned arrays"},
     {"pin_host", f_pin_host, METH_O, "pin_host(ary): page-locks a host array (GPU)"},

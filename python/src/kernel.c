@@ -13,7 +13,8 @@
  * launch. On the simulator that is p2c_module_launch, which keeps the module loaded; on the GPU,
  * with only device arrays, the specialization's kernel is loaded once and launched
  * asynchronously with p2c_gpu_kernel_launch on the launcher's stream; host arrays on the GPU go
- * through p2c_module_launch, which copies them in and back (synchronously, as Numba does). */
+ * through p2c_module_launch, which copies them in and back on the launcher's stream and waits
+ * for them (as Numba does) with the GIL released. */
 #include "ext.h"
 
 #include <pthread.h>
@@ -253,12 +254,22 @@ static int launch_gpu_fast(Launcher *l, Spec *s, PyObject *const *argv, const P2
   return keep_arrays(l, argv, vals, n);
 }
 
+/* A GPU launch's wait for the device, without the GIL (P2cLaunchOptions.wait), so that other
+ * Python threads run during a long kernel; nothing of the library is called meanwhile. */
+static void wait_without_gil(void *userdata, bool waiting) {
+  PyThreadState **saved = userdata;
+  if (waiting) *saved = PyEval_SaveThread();
+  else PyEval_RestoreThread(*saved);
+}
+
 static int launch_module(Launcher *l, Spec *s, const P2cValue *vals, size_t n) {
   State *st = l->k->st;
+  PyThreadState *saved = NULL;
   P2cLaunchOptions o = {.device = st->kind == DEV_GPU ? P2C_DEVICE_GPU : P2C_DEVICE_SIM,
                         .grid = {l->grid[0], l->grid[1], l->grid[2]},
                         .block = {l->block[0], l->block[1], l->block[2]},
-                        .shared_bytes = l->shared, .gpu = st->gpu};
+                        .shared_bytes = l->shared, .gpu = st->gpu, .stream = l->s,
+                        .wait = wait_without_gil, .wait_userdata = &saved};
   P2cStatus r = p2c_module_launch(st->compiler, s->m, s->index, vals, n, &o, NULL);
   if (r != P2C_OK) return raise_compiler(st, r), -1;
   return 0;

@@ -84,6 +84,12 @@ void p2c_device_delete(P2cDevice *d) {
     mem_free(&d->alloc, d->loaded[i].text, d->loaded[i].len + 1);
   }
   mem_free(&d->alloc, d->loaded, d->loaded_cap * sizeof *d->loaded);
+  if (d->own_stream) {
+    GpuScope scope;
+    enter_quietly(d, &scope);
+    DRV(d)->cuStreamDestroy(d->own_stream);
+    LEAVE(&scope);
+  }
   gpu_close(&d->gpu);
   P2cAllocator a = d->alloc;
   mem_free(&a, d, sizeof *d);
@@ -123,7 +129,38 @@ P2cDeviceInfo p2c_device_info(const P2cDevice *d) {
   return info;
 }
 
+/* The device's own non-blocking stream, made at its first need and destroyed with the device:
+ * work on it is ordered with nothing else, so waiting for it waits for that work alone. Called
+ * in the device's context. */
+static P2cStatus own_stream(P2cDevice *d, CuStream *out) {
+  P2cStatus status = P2C_OK;
+  if (!d->own_stream) DEV_CHECK(d, cuStreamCreate(&d->own_stream, CUDRV_STREAM_NON_BLOCKING));
+cleanup:
+  *out = d->own_stream;
+  return status;
+}
+
 /* ---- Device memory -------------------------------------------------------------------------- */
+
+/* Device memory for b, in d's context: from the stream-ordered allocator where the driver has
+ * it (allocated on the device's own stream, waited for, so any stream may use it at once), so
+ * that p2c_buffer_delete can free it without waiting; else cuMemAlloc. */
+static P2cStatus device_alloc(P2cDevice *d, P2cBuffer *b, size_t bytes) {
+  P2cStatus status = P2C_OK;
+  CuStream own = NULL;
+  if (!DRV(d)->cuMemAllocAsync || !DRV(d)->cuMemFreeAsync) {
+    DEV_CHECK(d, cuMemAlloc(&b->ptr, bytes));
+    return P2C_OK;
+  }
+  status = own_stream(d, &own);
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuMemAllocAsync(&b->ptr, bytes, own));
+  b->stream_ordered = true;
+  DEV_CHECK(d, cuStreamSynchronize(own));
+cleanup:
+  if (status != P2C_OK && b->stream_ordered) DRV(d)->cuMemFreeAsync(b->ptr, own);
+  return status;
+}
 
 P2cStatus p2c_buffer_new(P2cDevice *d, size_t bytes, P2cBuffer **out) {
   if (out) *out = NULL;
@@ -135,7 +172,8 @@ P2cStatus p2c_buffer_new(P2cDevice *d, size_t bytes, P2cBuffer **out) {
   GpuScope scope;
   P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) goto cleanup;
-  DEV_CHECK(d, cuMemAlloc(&b->ptr, bytes));
+  status = device_alloc(d, b, bytes);
+  if (status != P2C_OK) goto cleanup;
   LEAVE(&scope);
   b->device = d;
   b->size = bytes;
@@ -153,7 +191,11 @@ void p2c_buffer_delete(P2cBuffer *b) {
   P2cDevice *d = b->device;
   GpuScope scope;
   enter_quietly(d, &scope);
-  DRV(d)->cuMemFree(b->ptr);
+  /* Stream-ordered memory is freed after the work queued so far on the legacy default stream,
+   * which comes after every blocking stream's (all that p2c_stream_new makes): nothing waits.
+   * cuMemFree may wait for the whole context (and on the stand-in does). */
+  if (b->stream_ordered) DRV(d)->cuMemFreeAsync(b->ptr, CUDRV_STREAM_LEGACY);
+  else DRV(d)->cuMemFree(b->ptr);
   LEAVE(&scope);
   mem_free(&d->alloc, b, sizeof *b);
 }
@@ -476,15 +518,35 @@ bool gpu_array_span(int64_t item, int ndim, const int64_t *shape, const int64_t 
   return true;
 }
 
-/* Gives `out` a zeroed buffer for its span, and its data address. */
-static P2cStatus array_alloc(P2cDevice *d, P2cDeviceArray *out) {
+/* Zeroes a new array's buffer: on `s`, after the work queued there, or without one on the
+ * device's own stream, waited for. Never on the legacy default stream (cuMemsetD8), which
+ * would first wait for every blocking stream's work and make their later work wait for it:
+ * memory that nothing has used yet needs no order with any earlier work. */
+static P2cStatus zero_new(P2cDevice *d, P2cBuffer *b, P2cStream *s) {
+  if (s) return p2c_buffer_zero(b, s);
+  GpuScope scope;
+  CuStream own = NULL;
+  P2cStatus status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
+  status = own_stream(d, &own);
+  if (status != P2C_OK) goto cleanup;
+  DEV_CHECK(d, cuMemsetD8Async(b->ptr, 0, b->size, own));
+  DEV_CHECK(d, cuStreamSynchronize(own));
+cleanup:
+  LEAVE(&scope);
+  return status;
+}
+
+/* Gives `out` a zeroed buffer for its span (zero_new), and its data address. */
+static P2cStatus array_alloc(P2cDevice *d, P2cDeviceArray *out, P2cStream *stream) {
   size_t bytes, offset;
   int64_t item = (int64_t)p2c_dtype_size(out->dtype, out->record);
   if (!gpu_array_span(item, out->ndim, out->shape, out->strides, &bytes, &offset))
     return gpu_fail(d, P2C_ERR_USAGE, "the array's size overflows");
   if (bytes == 0) return P2C_OK; /* nothing to allocate: data stays 0 */
+  if (stream && stream->device != d) return gpu_fail(d, P2C_ERR_USAGE, "the stream belongs to another device");
   P2cStatus s = p2c_buffer_new(d, bytes, &out->buffer);
-  if (s == P2C_OK) s = p2c_buffer_zero(out->buffer, NULL);
+  if (s == P2C_OK) s = zero_new(d, out->buffer, stream);
   if (s != P2C_OK) {
     p2c_buffer_delete(out->buffer);
     out->buffer = NULL;
@@ -503,6 +565,11 @@ static bool valid_shape(P2cScalarType dtype, const P2cRecord *record, int ndim, 
 
 P2cStatus p2c_device_array_new(P2cDevice *d, P2cScalarType dtype, int ndim, const int64_t *shape,
                                P2cDeviceArray *out) {
+  return p2c_device_array_new_on(d, dtype, ndim, shape, NULL, out);
+}
+
+P2cStatus p2c_device_array_new_on(P2cDevice *d, P2cScalarType dtype, int ndim, const int64_t *shape,
+                                  P2cStream *stream, P2cDeviceArray *out) {
   if (!out) return P2C_ERR_USAGE;
   memset(out, 0, sizeof *out);
   if (!d) return P2C_ERR_USAGE;
@@ -516,12 +583,17 @@ P2cStatus p2c_device_array_new(P2cDevice *d, P2cScalarType dtype, int ndim, cons
     if (shape[k] && __builtin_mul_overflow(stride, shape[k], &stride))
       return gpu_fail(d, P2C_ERR_USAGE, "the array's size overflows");
   }
-  P2cStatus s = array_alloc(d, out);
+  P2cStatus s = array_alloc(d, out, stream);
   if (s != P2C_OK) memset(out, 0, sizeof *out);
   return s;
 }
 
 P2cStatus p2c_device_array_like(P2cDevice *d, const P2cHostArray *host, P2cDeviceArray *out) {
+  return p2c_device_array_like_on(d, host, NULL, out);
+}
+
+P2cStatus p2c_device_array_like_on(P2cDevice *d, const P2cHostArray *host, P2cStream *stream,
+                                   P2cDeviceArray *out) {
   if (!out) return P2C_ERR_USAGE;
   memset(out, 0, sizeof *out);
   if (!d || !host) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
@@ -532,7 +604,7 @@ P2cStatus p2c_device_array_like(P2cDevice *d, const P2cHostArray *host, P2cDevic
   out->ndim = host->ndim;
   memcpy(out->shape, host->shape, sizeof out->shape);
   memcpy(out->strides, host->strides, sizeof out->strides);
-  P2cStatus s = array_alloc(d, out);
+  P2cStatus s = array_alloc(d, out, stream);
   if (s != P2C_OK) memset(out, 0, sizeof *out);
   return s;
 }

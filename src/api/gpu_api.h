@@ -25,6 +25,7 @@ struct P2cDevice {
   char arch[16];
   LoadedModule *loaded;
   size_t loaded_count, loaded_cap;
+  CuStream own_stream; /* non-blocking, made at its first need (new arrays' zeros); or NULL */
   char last_error[GPU_ERROR_BYTES];
 };
 
@@ -32,6 +33,7 @@ struct P2cBuffer {
   P2cDevice *device;
   CuDevicePtr ptr;
   size_t size;
+  bool stream_ordered; /* from cuMemAllocAsync: freed with cuMemFreeAsync (p2c_buffer_delete) */
 };
 
 struct P2cStream {

@@ -9,12 +9,14 @@
  *           its strides reach, and keeps its strides: any layout arrives exactly as on the host;
  *   launch  the arguments are packed as the simulator packs them, with device addresses, and
  *           the kernel is launched `repeat` times, each between two CUDA events;
+ *   wait    after each phase the host waits for its end event, between the options' wait
+ *           callbacks (the Python package releases the GIL there);
  *   copy out every host array's buffer that the kernel may have written (launch_may_write: the
  *           P2cParam.written of any array in it, or a record passed by reference) is copied
  *           back, over the host memory it came from; a buffer of arrays the kernel only reads
  *           is not (their host memory may be read-only).
- * Device arrays (P2cValue.device_array) are passed as they are. Every phase is timed with CUDA
- * events on the default stream.
+ * Device arrays (P2cValue.device_array) are passed as they are. Copies, kernels and the events
+ * that time them are on the options' stream (NULL: the legacy default stream).
  *
  * With --check-bounds (runtime/bounds.h) the module's failure record p2c_bounds_report is
  * zeroed before each launch and read after it: a claimed record ends the run with
@@ -51,6 +53,8 @@ typedef struct GpuRun {
   P2cDeviceArray *views; /* per leaf: the device copy of a host array */
   P2cValue *values;      /* per leaf: the value as the kernel gets it */
   P2cEvent *start, *stop;
+  P2cStream *stream;    /* the launch's (NULL: the legacy default stream) */
+  const P2cLaunchOptions *o;
   const char *file;     /* the Python file, for diagnostics */
   uint64_t bounds;      /* device address of p2c_bounds_report; 0: not checked */
 } GpuRun;
@@ -135,16 +139,29 @@ static void make_view(GpuRun *g, size_t i) {
   d->data = r ? p2c_buffer_address(r->buffer) + (lo - r->lo) + offset : 0;
 }
 
-/* ---- phases ---- */
+/* ---- phases ----
+ * A copy to the host's pageable memory on a stream returns when it is done, so copy_out starts
+ * after the kernel's end was waited for (launch_repeatedly), and waits only for the copies. */
 
 static P2cStatus begin_timing(GpuRun *g) {
-  P2cStatus s = p2c_event_record(g->start, NULL);
+  P2cStatus s = p2c_event_record(g->start, g->stream);
   return s == P2C_OK ? s : fail_from_device(g, s, "timing");
+}
+
+/* The host's wait for the event, between the options' wait callbacks (P2cLaunchOptions.wait):
+ * where the launch waits for its kernels and copies (a copy back to pageable host memory
+ * still returns only when it is done, which is the copy's own time). */
+static P2cStatus wait_for(GpuRun *g, P2cEvent *e) {
+  if (g->o->wait) g->o->wait(g->o->wait_userdata, true);
+  P2cStatus s = p2c_event_synchronize(e);
+  if (g->o->wait) g->o->wait(g->o->wait_userdata, false);
+  return s;
 }
 
 static P2cStatus end_timing(GpuRun *g, double *ms, const char *doing) {
   float t = 0;
-  P2cStatus s = p2c_event_record(g->stop, NULL);
+  P2cStatus s = p2c_event_record(g->stop, g->stream);
+  if (s == P2C_OK) s = wait_for(g, g->stop);
   if (s == P2C_OK) s = p2c_event_elapsed_ms(g->start, g->stop, &t);
   if (s != P2C_OK) return fail_from_device(g, s, doing);
   *ms = t;
@@ -159,7 +176,7 @@ static P2cStatus copy_in(GpuRun *g, P2cLaunchReport *r) {
   s = begin_timing(g);
   for (size_t i = 0; s == P2C_OK && i < g->region_count; i++) {
     Region *rg = &g->regions[i];
-    s = p2c_buffer_write(rg->buffer, 0, (const void *)rg->lo, rg->hi - rg->lo, NULL);
+    s = p2c_buffer_write(rg->buffer, 0, (const void *)rg->lo, rg->hi - rg->lo, g->stream);
     if (s != P2C_OK) return fail_from_device(g, s, "copying the arguments to the device");
   }
   return s == P2C_OK ? end_timing(g, &r->h2d_ms, "copying the arguments to the device") : s;
@@ -170,7 +187,7 @@ static P2cStatus copy_out(GpuRun *g, P2cLaunchReport *r) {
   for (size_t i = 0; s == P2C_OK && i < g->region_count; i++) {
     Region *rg = &g->regions[i];
     if (!rg->written) continue;
-    s = p2c_buffer_read(rg->buffer, 0, (void *)rg->lo, rg->hi - rg->lo, NULL);
+    s = p2c_buffer_read(rg->buffer, 0, (void *)rg->lo, rg->hi - rg->lo, g->stream);
     if (s != P2C_OK) return fail_from_device(g, s, "copying the arrays back from the device");
   }
   return s == P2C_OK ? end_timing(g, &r->d2h_ms, "copying the arrays back from the device") : s;
@@ -242,7 +259,8 @@ static P2cStatus load_kernel(GpuRun *g, P2cModule *m, const P2cLaunchOptions *o,
 
 static P2cStatus launch_repeatedly(GpuRun *g, P2cGpuKernel *kernel, void **params,
                                    const P2cLaunchOptions *o, double *times, int repeat) {
-  P2cGpuLaunch cfg = {.shared_bytes = o->shared_bytes, .cooperative = g->k->cooperative};
+  P2cGpuLaunch cfg = {.shared_bytes = o->shared_bytes, .stream = g->stream,
+                      .cooperative = g->k->cooperative};
   memcpy(cfg.grid, o->grid, sizeof cfg.grid);
   memcpy(cfg.block, o->block, sizeof cfg.block);
   char doing[300];
@@ -286,6 +304,8 @@ static void run_free(GpuRun *g) {
 }
 
 static P2cStatus check_device_arrays(GpuRun *g) {
+  if (g->stream && g->stream->device != g->dev)
+    return api_fail(g->c, P2C_ERR_USAGE, "the launch's stream belongs to another device");
   for (size_t i = 0; i < g->leaves.count; i++) {
     const P2cValue *v = g->leaves.items[i].value;
     const P2cDeviceArray *d = v->device_array;
@@ -299,7 +319,7 @@ static P2cStatus check_device_arrays(GpuRun *g) {
 P2cStatus launch_on_gpu(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k,
                         const P2cValue *args, const P2cLaunchOptions *o, P2cLaunchReport *r,
                         double *times, int repeat) {
-  GpuRun g = {.c = c, .dev = o->gpu, .k = k, .file = m->comp.file};
+  GpuRun g = {.c = c, .dev = o->gpu, .k = k, .stream = o->stream, .o = o, .file = m->comp.file};
   P2cStatus s = launch_check_fit(c, k, args);
   if (s == P2C_OK) s = launch_leaves(c, k, args, &g.leaves);
   if (s == P2C_OK && !g.dev) {

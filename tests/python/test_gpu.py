@@ -165,3 +165,21 @@ def test_an_empty_constant_array_compiles_for_the_gpu():
     out = np.full(1, -1, dtype=np.int64)
     empty_constant_length[1, 1](out)
     assert out[0] == 0
+
+
+def test_host_array_launch_waits_without_the_gil():
+    # A launch with NumPy arrays waits for its kernel with the GIL released: another thread
+    # ticks meanwhile (the stand-in is told to take a second per kernel; a GPU spins).
+    from conftest import run_script
+    rc, out, err = run_script(["gil_wait_script.py"],
+                              env={"PYK2CUDA_DEVICE": "gpu", "PYK2CUDA_STANDIN_KERNEL_MS": "1000"})
+    assert rc == 0 and "gil released during the wait: ok" in out, out + err
+
+
+def test_device_array_zeroed_on_its_stream():
+    s = cuda.stream()
+    d = cuda.device_array((3, 5), np.int32, stream=s)
+    e = cuda.device_array_like(np.ones((2, 7), np.float64, order="F"), stream=s)
+    s.synchronize()
+    assert (d.copy_to_host() == 0).all() and (e.copy_to_host() == 0).all()
+    assert (cuda.device_array(9, np.int16).copy_to_host() == 0).all()

@@ -135,6 +135,8 @@ static CUresult init_once(void) {
   state.version = parse_version(getenv("PYK2CUDA_STANDIN_DRIVER_VERSION"));
   const char *seed = getenv("PYK2CUDA_STANDIN_SEED");
   state.seed = seed && *seed ? strtoull(seed, NULL, 10) : 0;
+  const char *kernel_ms = getenv("PYK2CUDA_STANDIN_KERNEL_MS");
+  state.kernel_ms = kernel_ms && *kernel_ms ? (unsigned)strtoul(kernel_ms, NULL, 10) : 0;
   CUresult rc = si_arena_init(&state);
   if (rc != CUDA_SUCCESS) return rc;
   for (int i = 0; i < SI_MAX_DEVICES; i++) {

@@ -97,7 +97,9 @@ void si_open_device(SiCtx *ctx, bool open) {
 
 /* ---- Device allocations --------------------------------------------------------------------- */
 
-static CUresult device_alloc(CUdeviceptr *out, size_t bytes) {
+static void release_device(SiAlloc *a);
+
+static CUresult device_alloc(CUdeviceptr *out, size_t bytes, bool stream_ordered) {
   SiCtx *ctx;
   CUresult rc = si_need_ctx(&ctx, true);
   if (rc != CUDA_SUCCESS) return rc;
@@ -107,7 +109,8 @@ static CUresult device_alloc(CUdeviceptr *out, size_t bytes) {
   if (span < used || s->arena_used + page + span > s->arena_size ||
       s->device_used[ctx->device] + used > si_device_memory())
     return CUDA_ERROR_OUT_OF_MEMORY;
-  SiAlloc a = {.ctx = ctx, .size = bytes, .pages = s->arena + s->arena_used + page, .pages_len = span};
+  SiAlloc a = {.ctx = ctx, .size = bytes, .pages = s->arena + s->arena_used + page, .pages_len = span,
+               .stream_ordered = stream_ordered};
   a.ptr = a.pages + span - used;
   if (table_add(&a) != CUDA_SUCCESS) return CUDA_ERROR_OUT_OF_MEMORY;
   s->arena_used += page + span;
@@ -119,7 +122,46 @@ static CUresult device_alloc(CUdeviceptr *out, size_t bytes) {
   return CUDA_SUCCESS;
 }
 
-EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *out, size_t bytes) { SI_ENTRY(device_alloc(out, bytes)); }
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *out, size_t bytes) { SI_ENTRY(device_alloc(out, bytes, false)); }
+
+/* The stream-ordered allocator, simplified: the memory is allocated at the call (a driver makes
+ * it valid in the stream's order, so using it earlier elsewhere is the program's race, which
+ * this does not catch), and a free is queued on the stream: it releases the memory when the
+ * stream reaches it, without the host or other streams waiting. */
+static CUresult alloc_async(CUdeviceptr *out, size_t bytes, void *stream) {
+  SiCtx *ctx;
+  CUresult rc = si_need_ctx(&ctx, true);
+  if (rc != CUDA_SUCCESS) return rc;
+  if (!si_stream_of(ctx, stream, &rc)) return rc;
+  return device_alloc(out, bytes, true);
+}
+
+EXPORT CUresult cuMemAllocAsync(CUdeviceptr *out, size_t bytes, void *stream) {
+  SI_ENTRY(alloc_async(out, bytes, stream));
+}
+
+static CUresult free_async(CUdeviceptr ptr, void *stream) {
+  SiCtx *ctx;
+  CUresult rc = si_need_ctx(&ctx, true);
+  if (rc != CUDA_SUCCESS) return rc;
+  SiStream *s = si_stream_of(ctx, stream, &rc);
+  if (!s) return rc;
+  SiAlloc *a = si_find((void *)(uintptr_t)ptr, 0);
+  if (!a || a->ptr != (unsigned char *)(uintptr_t)ptr || a->pinned || a->registered || a->global)
+    return CUDA_ERROR_INVALID_VALUE;
+  SiWork *w = calloc(1, sizeof *w);
+  if (!w) return CUDA_ERROR_OUT_OF_MEMORY;
+  w->kind = WORK_FREE;
+  w->dst = a->ptr;
+  return si_enqueue(ctx, s, w);
+}
+
+EXPORT CUresult cuMemFreeAsync(CUdeviceptr ptr, void *stream) { SI_ENTRY(free_async(ptr, stream)); }
+
+void si_run_free(SiWork *w) {
+  SiAlloc *a = si_find(w->dst, 0);
+  if (a && a->ptr == w->dst) release_device(a);
+}
 
 /* Gives the pages back to the system; they stay reserved and inaccessible. */
 static void release_device(SiAlloc *a) {
@@ -130,7 +172,10 @@ static void release_device(SiAlloc *a) {
   table_remove(a);
 }
 
-/* cuMemFree waits for the device: everything queued in the context runs first. */
+/* cuMemFree waits for the device, everything queued in the context running first (what "may
+ * perform implicit synchronization" allows, taken at its worst), except for memory of the
+ * stream-ordered allocator, which a driver frees without waiting (the program must have made
+ * sure no work still uses it). */
 static CUresult device_free(CUdeviceptr ptr) {
   SiCtx *ctx;
   CUresult rc = si_need_ctx(&ctx, true);
@@ -139,7 +184,7 @@ static CUresult device_free(CUdeviceptr ptr) {
   SiAlloc *a = si_find((void *)(uintptr_t)ptr, 0);
   if (!a || a->ptr != (unsigned char *)(uintptr_t)ptr || a->pinned || a->registered || a->global)
     return CUDA_ERROR_INVALID_VALUE;
-  rc = si_drain_ctx(ctx);
+  if (!a->stream_ordered) rc = si_drain_ctx(ctx);
   if (rc != CUDA_SUCCESS) return rc;
   release_device(si_find((void *)(uintptr_t)ptr, 0));
   return CUDA_SUCCESS;

@@ -24,6 +24,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/sim/sim.h"
 #include "standin.h"
@@ -711,6 +712,13 @@ EXPORT CUresult cuLaunchCooperativeKernel(void *fn, unsigned gx, unsigned gy, un
 
 /* ---- Running a kernel ----------------------------------------------------------------------- */
 
+/* A long kernel, on request (PYK2CUDA_STANDIN_KERNEL_MS): the host's wait for it lasts at least
+ * `ms`, so that a test can see what the host does meanwhile (another thread's progress). */
+static void take_time(unsigned ms) {
+  struct timespec t = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+  while (ms && nanosleep(&t, &t) != 0) continue;
+}
+
 CUresult si_run_kernel(SiWork *w) {
   SiFunction *f = w->fn;
   CUresult rc = module_sim(f->module, f->entry->name);
@@ -732,7 +740,11 @@ CUresult si_run_kernel(SiWork *w) {
     return CUDA_ERROR_ILLEGAL_ADDRESS;
   }
   /* A bounds failure is the kernel's own report (p2c_bounds_report), not the driver's. */
-  if (s == P2C_OK || s == P2C_ERR_BOUNDS) return si_state()->kernels_run++, CUDA_SUCCESS;
+  if (s == P2C_OK || s == P2C_ERR_BOUNDS) {
+    si_state()->kernels_run++;
+    take_time(si_state()->kernel_ms);
+    return CUDA_SUCCESS;
+  }
   si_note("kernel '%s' failed in the simulator: %s", f->entry->name, err);
   return CUDA_ERROR_LAUNCH_FAILED;
 }

@@ -74,10 +74,11 @@ CUresult si_enqueue(SiCtx *ctx, SiStream *s, SiWork *w) {
   return CUDA_SUCCESS;
 }
 
-/* Drops the work queued on one stream. */
+/* Drops the work queued on one stream; a queued free still frees (its memory is no one's). */
 static void drop_stream(SiStream *s) {
   for (SiWork *w = s->head, *n; w; w = n) {
     n = w->next;
+    if (w->kind == WORK_FREE) si_run_free(w);
     si_work_free(w);
   }
   s->head = s->last = NULL;
@@ -102,6 +103,9 @@ static CUresult run_work(SiWork *w) {
     w->event->ms = si_now_ms();
     return CUDA_SUCCESS;
   case WORK_WAIT:
+    return CUDA_SUCCESS;
+  case WORK_FREE:
+    si_run_free(w);
     return CUDA_SUCCESS;
   }
   return CUDA_ERROR_UNKNOWN;
@@ -223,6 +227,24 @@ static CUresult stream_query(void *handle) {
 }
 
 EXPORT CUresult cuStreamQuery(void *stream) { SI_ENTRY(stream_query(stream)); }
+
+/* How many pieces of work wait on a stream of the current context, none of them run: a test
+ * hook (tests/standin/test_runtime.c) that sees whether a call made other streams' work run. */
+static CUresult stream_queued(void *handle, unsigned long long *count) {
+  SiCtx *ctx;
+  CUresult rc = si_need_ctx(&ctx, false);
+  if (rc != CUDA_SUCCESS) return rc;
+  SiStream *s = si_stream_of(ctx, handle, &rc);
+  if (!s) return rc;
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
+  *count = 0;
+  for (SiWork *w = s->head; w; w = w->next) ++*count;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult p2cStandinQueued(void *stream, unsigned long long *count) {
+  SI_ENTRY(stream_queued(stream, count));
+}
 
 static CUresult stream_flags(void *handle, unsigned *flags) {
   SiCtx *ctx;

@@ -84,6 +84,7 @@ typedef struct SiAlloc {
   bool pinned;       /* cuMemHostAlloc (host memory, always accessible) */
   bool registered;   /* cuMemHostRegister (the caller's memory; `flags` kept) */
   bool global;       /* a module's __device__ variable (in the simulator's module) */
+  bool stream_ordered; /* cuMemAllocAsync: cuMemFree does not wait for the context */
   SiModule *module;  /* the module of a global */
   unsigned flags;
 } SiAlloc;
@@ -94,7 +95,7 @@ typedef struct SiDep {
   uint64_t seq; /* that stream's work up to this number must be done */
 } SiDep;
 
-typedef enum { WORK_COPY, WORK_SET, WORK_KERNEL, WORK_RECORD, WORK_WAIT } SiWorkKind;
+typedef enum { WORK_COPY, WORK_SET, WORK_KERNEL, WORK_RECORD, WORK_WAIT, WORK_FREE } SiWorkKind;
 
 struct SiWork {
   SiWorkKind kind;
@@ -103,7 +104,8 @@ struct SiWork {
   SiDep *deps;
   size_t dep_count;
   /* copy / set: dst and src are host addresses of either side (device addresses are host
-   * addresses in the arena); `staging` is a pageable source copied at the call */
+   * addresses in the arena); `staging` is a pageable source copied at the call; free: dst is
+   * the allocation cuMemFreeAsync frees */
   unsigned char *dst;
   const unsigned char *src;
   size_t bytes;
@@ -196,6 +198,7 @@ typedef struct SiState {
   size_t device_used[SI_MAX_DEVICES];
   unsigned long long kernels_run; /* launches run to their end, for PYK2CUDA_STANDIN_COUNT */
   uint64_t seed;     /* PYK2CUDA_STANDIN_SEED: nonzero runs independent streams in a seeded order */
+  unsigned kernel_ms; /* PYK2CUDA_STANDIN_KERNEL_MS: each kernel run takes at least this long */
 } SiState;
 
 /* The state, initialized on first use (driver.c). */
@@ -236,6 +239,7 @@ void si_open_range(SiAlloc *a, bool open);
 void si_free_ctx_memory(SiCtx *ctx, bool report, FILE *leaks);
 bool si_arena_holds(const void *p);
 CUresult si_run_copy(SiWork *w);
+void si_run_free(SiWork *w);                  /* a queued cuMemFreeAsync reached (or dropped) */
 CUresult si_add_global(SiModule *m, void *p, size_t bytes);
 void si_remove_globals(const SiModule *m);
 size_t si_device_memory(void);

@@ -78,6 +78,8 @@ static const DynSymbol symbols[] = {
     OPT(cuCtxDestroy, "cuCtxDestroy_v2"),
     OPT(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel"),
     OPT(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+    OPT(cuMemAllocAsync, "cuMemAllocAsync"),
+    OPT(cuMemFreeAsync, "cuMemFreeAsync"),
     OPT(p2cStandinAttachSource, "p2cStandinAttachSource"),
 };
 #undef REQ

@@ -104,6 +104,10 @@ enum {
   CUDRV_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
+/* Stream handles with a meaning of their own. */
+#define CUDRV_STREAM_LEGACY ((CuStream)0x1)
+#define CUDRV_STREAM_PER_THREAD ((CuStream)0x2)
+
 /* Flags. */
 enum {
   CUDRV_STREAM_DEFAULT = 0,
@@ -199,6 +203,9 @@ typedef struct CuDriver {
                                         CuStream stream, void **params);
   CuResult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CuFunction function,
                                                           int block_threads, size_t shared_bytes);
+  /* the stream-ordered allocator (CUDA 11.2+): frees that wait for no one (p2c_buffer_delete) */
+  CuResult (*cuMemAllocAsync)(CuDevicePtr *ptr, size_t bytes, CuStream stream);
+  CuResult (*cuMemFreeAsync)(CuDevicePtr ptr, CuStream stream);
   /* The test hook only the CUDA driver stand-in (tests/standin) exports: the CUDA C a module was
    * compiled from, so that the stand-in can run its kernels through the simulator
    * (docs/runtime.md). A real driver has no such symbol, and the field stays NULL. */
