@@ -598,6 +598,20 @@ typedef struct P2cDeviceArray {
   const P2cRecord *record;       /* dtype P2C_RECORD: its fields (not owned) */
 } P2cDeviceArray;
 
+/* Interop with other libraries' device memory and streams (CuPy, PyTorch; the
+ * __cuda_array_interface__ v3 protocol).
+ *
+ * The CUDA device whose memory `address` is, in *ordinal (cuPointerGetAttribute); -1 when the
+ * driver cannot tell (memory it did not allocate, or a driver without the query). */
+P2C_API P2cStatus p2c_device_pointer_ordinal(P2cDevice *device, uint64_t address, int *ordinal);
+/* Waits, on the host, until the work queued so far on another library's stream of this device
+ * is done: `handle` is the driver's CUstream as an integer, as __cuda_array_interface__ gives it
+ * (1: the legacy default stream, 2: the per-thread default stream; 0 is not a stream). */
+P2C_API P2cStatus p2c_device_wait_stream(P2cDevice *device, uint64_t handle);
+/* The driver's handle of `stream` as an integer, as __cuda_array_interface__ v3 gives a stream:
+ * NULL (the default stream, which pyk2cuda's is) gives 1, the legacy default stream. */
+P2C_API uint64_t p2c_stream_handle(const P2cStream *stream);
+
 /* A zero-filled C-ordered array in new device memory; release it with p2c_device_array_free.
  * The zeros are written on a stream of the device's own, and waited for: never on the legacy
  * default stream, which would wait for (and hold up) every other stream's work first. */

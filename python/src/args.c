@@ -354,7 +354,44 @@ static int cai_int(PyObject *o, int64_t *out) {
   return 0;
 }
 
-/* Reads version 2/3 of the interface: shape, typestr, data=(ptr, readonly), strides or None. */
+/* Version 3's producer rules, before a launch reads the memory: it must be on pyk2cuda's device
+ * (refused naming both), and the work its producer queued on `stream` must be done: that stream
+ * is waited for, without the GIL, as numba-cuda waits for it. None: nothing in flight; 0 is
+ * disallowed; 1, the legacy default stream, needs no wait, as every stream pyk2cuda launches on
+ * (the legacy default stream, or a blocking stream of cuda.stream()) is ordered after it. */
+static int cai_producer(State *st, PyObject *cai, const char *name, uint64_t ptr) {
+  int ordinal = -1, ours = p2c_device_info(st->gpu).ordinal;
+  P2cStatus s = p2c_device_pointer_ordinal(st->gpu, ptr, &ordinal);
+  if (s != P2C_OK) return raise_device(st, s), -1;
+  if (ordinal >= 0 && ordinal != ours) {
+    PyErr_Format(PyExc_ValueError, "argument '%s': a GPU array on CUDA device %d, where pyk2cuda "
+                 "runs on CUDA device %d: copy it to device %d, or cuda.select_device(%d) first",
+                 name, ordinal, ours, ours, ordinal);
+    return -1;
+  }
+  PyObject *stream = PyDict_GetItemString(cai, "stream");
+  if (!stream || stream == Py_None) return 0;
+  int64_t handle;
+  if (!PyLong_Check(stream) || cai_int(stream, &handle) < 0) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "argument '%s': __cuda_array_interface__ 'stream' must be an int "
+                 "or None, not %.100s", name, Py_TYPE(stream)->tp_name);
+    return -1;
+  }
+  if (handle == 0) {
+    PyErr_Format(PyExc_ValueError, "argument '%s': __cuda_array_interface__ 'stream' is 0, which "
+                 "version 3 disallows (1 is the legacy default stream, 2 the per-thread one)", name);
+    return -1;
+  }
+  if (handle == 1) return 0;
+  Py_BEGIN_ALLOW_THREADS
+  s = p2c_device_wait_stream(st->gpu, (uint64_t)handle);
+  Py_END_ALLOW_THREADS
+  return s == P2C_OK ? 0 : (raise_device(st, s), -1);
+}
+
+/* Reads version 2/3 of the interface: shape, typestr, data=(ptr, readonly), strides or None,
+ * and stream (cai_producer). */
 static int from_cai(State *st, PyObject *cai, const char *name, Arg *a) {
   if (!PyDict_Check(cai)) goto bad;
   PyObject *shape = PyDict_GetItemString(cai, "shape");
@@ -404,7 +441,7 @@ static int from_cai(State *st, PyObject *cai, const char *name, Arg *a) {
     if (ro < 0) return -1;
     a->readonly = ro;
   }
-  return 0;
+  return cai_producer(st, cai, name, d->data);
 bad:
   PyErr_Format(PyExc_TypeError, "argument '%s': malformed __cuda_array_interface__", name);
   return -1;

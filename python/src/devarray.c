@@ -4,7 +4,10 @@
  * _like), or a view of memory another object owns. On the simulator, device memory is host
  * memory: the array owns a zero-filled allocation, and kernels work on it in place. Either way
  * the array exposes __cuda_array_interface__ (version 3; on the simulator its pointer is a host
- * address) and copies to and from NumPy arrays with the same strides. */
+ * address) and copies to and from NumPy arrays with the same strides. Its `stream` is where
+ * work on the array may still be queued: the handle of the stream the array was made on, else
+ * 1, the legacy default stream (pyk2cuda's default, where kernels are queued asynchronously);
+ * None on the simulator, where nothing is ever in flight. */
 #include "ext.h"
 
 #include <stdlib.h>
@@ -101,6 +104,7 @@ static DeviceArray *devarray_alloc(State *st, P2cScalarType t, PyObject *np_dtyp
   d->owner = NULL;
   d->host = NULL;
   d->weakrefs = NULL;
+  d->stream = NULL;
   d->rd = rd;
   d->np_dtype = t == P2C_RECORD ? Py_NewRef(np_dtype) : NULL;
   memset(&d->a, 0, sizeof d->a);
@@ -283,11 +287,13 @@ static int da_traverse(DeviceArray *d, visitproc visit, void *arg) {
   Py_VISIT(d->module);
   Py_VISIT(d->owner);
   Py_VISIT(d->np_dtype);
+  Py_VISIT(d->stream);
   return 0;
 }
 
 static int da_clear(DeviceArray *d) {
   Py_CLEAR(d->owner);
+  Py_CLEAR(d->stream);
   return 0;
 }
 
@@ -300,6 +306,7 @@ static void da_dealloc(DeviceArray *d) {
   record_desc_release(&d->rd);
   Py_CLEAR(d->np_dtype);
   Py_CLEAR(d->owner);
+  Py_CLEAR(d->stream);
   Py_CLEAR(d->module);
   PyObject_GC_Del(d);
   Py_DECREF(tp);
@@ -401,6 +408,23 @@ static PyObject *da_nbytes(DeviceArray *d, void *c) {
 }
 static PyObject *da_dtype(DeviceArray *d, void *c) { return Py_XNewRef(np_dtype_of(d)); }
 
+/* The array made on `stream` (a pyk2cuda Stream other than the default one) keeps it, as
+ * Numba's device arrays keep theirs. */
+static void bind_stream(DeviceArray *d, PyObject *stream) {
+  if (stream && Py_TYPE(stream) == d->st->Stream && ((Stream *)stream)->s)
+    Py_XSETREF(d->stream, Py_NewRef(stream));
+}
+
+/* CAI v3's `stream` (see the file's comment); never 0, which v3 disallows. */
+static PyObject *cai_stream(DeviceArray *d) {
+  if (!d->on_gpu) return Py_NewRef(Py_None);
+  return PyLong_FromUnsignedLongLong(p2c_stream_handle(d->stream ? ((Stream *)d->stream)->s : NULL));
+}
+
+/* Numba's DeviceNDArray.stream: the stream it was made on, or 0. */
+static PyObject *da_stream(DeviceArray *d, void *c) {
+  return d->stream ? Py_NewRef(d->stream) : PyLong_FromLong(0);
+}
 
 static PyObject *da_cai(DeviceArray *d, void *c) {
   static const char *const typestr[] = {"|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4",
@@ -413,14 +437,16 @@ static PyObject *da_cai(DeviceArray *d, void *c) {
   bool c_order = p2c_array_layout((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides) == 'C';
   PyObject *shape = da_shape(d, NULL);
   PyObject *strides = c_order ? Py_NewRef(Py_None) : da_strides(d, NULL);
+  PyObject *stream = cai_stream(d);
   PyObject *r = NULL;
-  if (shape && strides)
+  if (shape && strides && stream)
     r = Py_BuildValue("{s:O,s:O,s:s,s:(KO),s:i,s:O}", "shape", shape, "strides", strides, "typestr",
                       is_charseq ? charseq : typestr[d->a.dtype], "data",
                       (unsigned long long)(da_count(d) ? d->a.data : 0), Py_False, "version", 3,
-                      "stream", Py_None);
+                      "stream", stream);
   Py_XDECREF(shape);
   Py_XDECREF(strides);
+  Py_XDECREF(stream);
   return r;
 }
 
@@ -480,6 +506,7 @@ static PyObject *make_view(DeviceArray *d, int ndim, const int64_t *shape, const
   v->owner = Py_NewRef(d->owner ? d->owner : (PyObject *)d);
   v->host = NULL;
   v->weakrefs = NULL;
+  v->stream = Py_XNewRef(d->stream);   /* a view's work is its owner's: the same stream */
   v->on_gpu = d->on_gpu;
   memset(&v->rd, 0, sizeof v->rd);
   v->np_dtype = Py_XNewRef(d->np_dtype);
@@ -617,6 +644,7 @@ static PyMethodDef da_methods[] = {
 
 static PyGetSetDef da_getset[] = {
     {"shape", (getter)da_shape, NULL, NULL, NULL},
+    {"stream", (getter)da_stream, NULL, "the stream the array was made on, or 0", NULL},
     {"strides", (getter)da_strides, NULL, NULL, NULL},
     {"ndim", (getter)da_ndim, NULL, NULL, NULL},
     {"size", (getter)da_size, NULL, NULL, NULL},
@@ -715,7 +743,9 @@ static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   if (t < 0) return PyErr_Format(PyExc_TypeError, "unsupported dtype '%s'", tc);
   if (check_size((P2cScalarType)t, ndim, shape) < 0) return NULL;
   contiguous_strides((P2cScalarType)t, ndim, shape, order[0] == 'F' ? 'F' : 'C', strides);
-  return (PyObject *)devarray_alloc(st, (P2cScalarType)t, NULL, ndim, shape, strides, s);
+  DeviceArray *d = devarray_alloc(st, (P2cScalarType)t, NULL, ndim, shape, strides, s);
+  if (d) bind_stream(d, stream);
+  return (PyObject *)d;
 }
 
 /* to_device(obj, stream=None): a device array holding a copy of a host array. */
@@ -738,6 +768,7 @@ static PyObject *f_to_device(PyObject *mod, PyObject *args) {
   }
   h.record = h.dtype == P2C_RECORD ? &rd.rec : NULL;
   PyObject *r = devarray_from_host(st, &h, dtype, s);
+  if (r) bind_stream((DeviceArray *)r, stream);
   if (r && s && keep_copy((DeviceArray *)r, stream, view.obj) < 0) Py_CLEAR(r);
   record_desc_release(&rd);
   Py_XDECREF(dtype);
@@ -833,6 +864,7 @@ static PyObject *f_as_device_array(PyObject *mod, PyObject *obj) {
   d->owner = Py_NewRef(obj);
   d->host = NULL;
   d->weakrefs = NULL;
+  d->stream = NULL;
   d->on_gpu = true;
   d->a = a.dev;
   d->a.buffer = NULL;  /* a view: the owner frees the memory */

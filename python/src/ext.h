@@ -140,6 +140,8 @@ typedef struct DeviceArray {
   PyObject *weakrefs;
   PyObject *np_dtype;          /* a record array's NumPy dtype (NULL for scalar dtypes) */
   RecordDesc rd;               /* a record array's description (a view's a.record is its owner's) */
+  PyObject *stream;            /* the Stream it was made on (Numba's .stream), or NULL: the
+                                  default stream; its __cuda_array_interface__ names it */
 } DeviceArray;
 
 extern PyType_Spec DeviceArray_spec, HostBuffer_spec;

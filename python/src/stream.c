@@ -107,9 +107,22 @@ static PyMethodDef stream_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The driver's stream handle as an int, as __cuda_array_interface__ v3 gives streams (the
+ * default stream: 1, the legacy default stream); None on the simulator. */
+static PyObject *stream_handle(Stream *s, void *unused) {
+  if (s->st->kind != DEV_GPU) return Py_NewRef(Py_None);
+  return PyLong_FromUnsignedLongLong(p2c_stream_handle(s->s));
+}
+
+static PyGetSetDef stream_getset[] = {
+    {"handle", (getter)stream_handle, NULL, "the CUDA stream handle (an int; 1: legacy default)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyType_Slot stream_slots[] = {
     {Py_tp_dealloc, stream_dealloc},
     {Py_tp_methods, stream_methods},
+    {Py_tp_getset, stream_getset},
     {Py_tp_repr, stream_repr},
     {Py_tp_doc, "A CUDA stream (on the simulator, work completes as it is queued)."},
     {0, NULL},

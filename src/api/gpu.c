@@ -496,6 +496,42 @@ cleanup:
   return status;
 }
 
+/* ---- Other libraries' memory and streams ---------------------------------------------------- */
+
+P2cStatus p2c_device_pointer_ordinal(P2cDevice *d, uint64_t address, int *ordinal) {
+  if (!d || !ordinal) return d ? gpu_fail(d, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  *ordinal = -1;
+  if (!DRV(d)->cuPointerGetAttribute || address == 0) return P2C_OK;
+  int found = -1;
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
+  /* Memory the driver did not allocate is no error: it cannot tell, and says so. */
+  if (DRV(d)->cuPointerGetAttribute(&found, CUDRV_POINTER_DEVICE_ORDINAL, address) == CUDRV_SUCCESS)
+    *ordinal = found;
+  LEAVE(&scope);
+  return P2C_OK;
+}
+
+P2cStatus p2c_device_wait_stream(P2cDevice *d, uint64_t handle) {
+  if (!d) return P2C_ERR_USAGE;
+  if (handle == 0)
+    return gpu_fail(d, P2C_ERR_USAGE, "stream 0 is not a stream (__cuda_array_interface__ v3 "
+                    "disallows it: 1 is the legacy default stream, 2 the per-thread one)");
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
+  DEV_CHECK(d, cuStreamSynchronize((CuStream)(uintptr_t)handle));
+cleanup:
+  LEAVE(&scope);
+  if (status != P2C_OK) gpu_error_context(ERR(d), "waiting for stream 0x%llx", (unsigned long long)handle);
+  return status;
+}
+
+uint64_t p2c_stream_handle(const P2cStream *s) {
+  return s ? (uint64_t)(uintptr_t)s->stream : (uint64_t)(uintptr_t)CUDRV_STREAM_LEGACY;
+}
+
 /* ---- Device arrays -------------------------------------------------------------------------- */
 
 bool gpu_array_span(int64_t item, int ndim, const int64_t *shape, const int64_t *strides,

@@ -183,3 +183,106 @@ def test_device_array_zeroed_on_its_stream():
     s.synchronize()
     assert (d.copy_to_host() == 0).all() and (e.copy_to_host() == 0).all()
     assert (cuda.device_array(9, np.int16).copy_to_host() == 0).all()
+
+
+# ---- __cuda_array_interface__ v3 with another library's streams and devices ----
+# "Another library" is played through ctypes on the driver pyk2cuda uses (the stand-in in the
+# standin suite): a stream of its own (non-blocking, so nothing orders it with pyk2cuda's), work
+# queued on it, memory on another device.
+
+def _driver():
+    import ctypes
+    import os
+    return ctypes.CDLL(os.environ.get("PYK2CUDA_LIBCUDA") or "libcuda.so.1")
+
+
+class _in_context:
+    """Device `dev`'s primary context current on this thread for the block, as a library has it."""
+
+    def __init__(self, lib, dev):
+        self.lib, self.dev = lib, dev
+
+    def __enter__(self):
+        import ctypes
+        ctx = ctypes.c_void_p()
+        assert self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), self.dev) == 0
+        assert self.lib.cuCtxPushCurrent_v2(ctx) == 0
+        return self
+
+    def __exit__(self, *exc):
+        self.lib.cuCtxPopCurrent_v2(None)
+        self.lib.cuDevicePrimaryCtxRelease_v2(self.dev)
+
+
+class _Foreign:
+    """Another library's GPU array: nothing but its __cuda_array_interface__."""
+
+    def __init__(self, cai):
+        self.__cuda_array_interface__ = cai
+
+
+def test_cai_producer_stream_is_waited_for():
+    # The producer queued a memset on its own non-blocking stream and says so in `stream`: the
+    # launch must not read the memory before that work is done (it read the old zeros before).
+    import ctypes
+    lib = _driver()
+    d = cuda.device_array(64, np.int32)
+    cai = dict(d.__cuda_array_interface__)
+    h = ctypes.c_void_p()
+    with _in_context(lib, 0):
+        assert lib.cuStreamCreate(ctypes.byref(h), 1) == 0  # CU_STREAM_NON_BLOCKING
+        assert lib.cuMemsetD8Async(ctypes.c_ulonglong(cai["data"][0]), 7, 256, h) == 0
+    cai["stream"] = h.value
+    out = cuda.device_array(64, np.int32)
+    K.add[1, 64](_Foreign(cai), cuda.device_array(64, np.int32), out)
+    assert (out.copy_to_host() == 0x07070707).all()
+    with _in_context(lib, 0):
+        assert lib.cuStreamDestroy_v2(h) == 0
+    cai["stream"] = 0
+    with pytest.raises(ValueError, match="'stream' is 0, which version 3 disallows"):
+        K.add[1, 64](_Foreign(cai), cuda.device_array(64, np.int32), out)
+
+
+def test_cai_array_of_another_device_is_refused():
+    import ctypes
+    if _core_gpu_count() < 2:
+        pytest.skip("one CUDA device here")
+    lib = _driver()
+    ctx, p = ctypes.c_void_p(), ctypes.c_ulonglong()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 1) == 0  # held while its memory lives
+    try:
+        assert lib.cuCtxPushCurrent_v2(ctx) == 0
+        assert lib.cuMemAlloc_v2(ctypes.byref(p), 256) == 0
+        assert lib.cuCtxPopCurrent_v2(None) == 0
+        cai = {"shape": (64,), "typestr": "<i4", "data": (p.value, False), "strides": None,
+               "version": 3, "stream": None}
+        with pytest.raises(ValueError, match="on CUDA device 1, where pyk2cuda runs on CUDA device 0"):
+            K.add[1, 64](_Foreign(cai), cuda.device_array(64, np.int32), cuda.device_array(64, np.int32))
+        assert lib.cuCtxPushCurrent_v2(ctx) == 0
+        assert lib.cuMemFree_v2(p) == 0
+        assert lib.cuCtxPopCurrent_v2(None) == 0
+    finally:
+        lib.cuDevicePrimaryCtxRelease_v2(1)
+    np.testing.assert_array_equal(cuda.to_device(np.arange(4)).copy_to_host(), np.arange(4))
+
+
+def _core_gpu_count():
+    return pyk2cuda._core.gpu_count()
+
+
+def test_cai_export_names_the_stream():
+    # Work may be in flight on the array's stream (or on the legacy default stream, 1): a
+    # consumer must be told, never given None (or 0) for it.
+    s = cuda.stream()
+    assert isinstance(s.handle, int) and s.handle not in (0, 1, 2)
+    a = cuda.device_array(8, np.float32, stream=s)
+    assert a.stream is s
+    assert a.__cuda_array_interface__["stream"] == s.handle
+    assert cuda.to_device(np.ones(4), stream=s).__cuda_array_interface__["stream"] == s.handle
+    b = cuda.device_array(8)
+    assert b.stream == 0 and b.__cuda_array_interface__["stream"] == 1
+    K.scale_inplace[1, 8, s](a, np.float32(2))
+    out = cuda.device_array(8, np.float32)
+    K.add[1, 8](_Foreign(a.__cuda_array_interface__), a, out)   # waits for s, then reads
+    s.synchronize()
+    assert (out.copy_to_host() == 0).all()

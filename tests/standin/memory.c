@@ -192,6 +192,34 @@ static CUresult device_free(CUdeviceptr ptr) {
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) { SI_ENTRY(device_free(ptr)); }
 
+/* CUpointer_attribute values the stand-in answers. */
+enum { POINTER_CONTEXT = 1, POINTER_MEMORY_TYPE = 2, POINTER_DEVICE_ORDINAL = 9 };
+enum { MEMORYTYPE_HOST = 1, MEMORYTYPE_DEVICE = 2 };
+
+/* What a driver with unified addressing tells of an address of a live allocation (any context:
+ * the address says which); CUDA_ERROR_INVALID_VALUE for memory it did not allocate. */
+static CUresult pointer_attribute(void *data, int attribute, CUdeviceptr ptr) {
+  SiAlloc *a = si_find((void *)(uintptr_t)ptr, 0);
+  if (!data || !a) return CUDA_ERROR_INVALID_VALUE;
+  switch (attribute) {
+  case POINTER_CONTEXT:
+    *(void **)data = a->ctx;
+    return CUDA_SUCCESS;
+  case POINTER_MEMORY_TYPE:
+    *(unsigned *)data = a->pinned || a->registered ? MEMORYTYPE_HOST : MEMORYTYPE_DEVICE;
+    return CUDA_SUCCESS;
+  case POINTER_DEVICE_ORDINAL:
+    *(int *)data = a->ctx->device;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr) {
+  SI_ENTRY(pointer_attribute(data, attribute, ptr));
+}
+
 static CUresult mem_info(size_t *free_bytes, size_t *total) {
   SiCtx *ctx;
   CUresult rc = si_need_ctx(&ctx, true);

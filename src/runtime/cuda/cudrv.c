@@ -78,6 +78,7 @@ static const DynSymbol symbols[] = {
     OPT(cuCtxDestroy, "cuCtxDestroy_v2"),
     OPT(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel"),
     OPT(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+    OPT(cuPointerGetAttribute, "cuPointerGetAttribute"),
     OPT(cuMemAllocAsync, "cuMemAllocAsync"),
     OPT(cuMemFreeAsync, "cuMemFreeAsync"),
     OPT(p2cStandinAttachSource, "p2cStandinAttachSource"),

@@ -104,7 +104,10 @@ enum {
   CUDRV_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
-/* Stream handles with a meaning of their own. */
+/* CUpointer_attribute values (cuPointerGetAttribute). */
+enum { CUDRV_POINTER_DEVICE_ORDINAL = 9 };
+
+/* Stream handles with a meaning of their own (__cuda_array_interface__ v3 uses the same). */
 #define CUDRV_STREAM_LEGACY ((CuStream)0x1)
 #define CUDRV_STREAM_PER_THREAD ((CuStream)0x2)
 
@@ -206,6 +209,8 @@ typedef struct CuDriver {
   /* the stream-ordered allocator (CUDA 11.2+): frees that wait for no one (p2c_buffer_delete) */
   CuResult (*cuMemAllocAsync)(CuDevicePtr *ptr, size_t bytes, CuStream stream);
   CuResult (*cuMemFreeAsync)(CuDevicePtr ptr, CuStream stream);
+  /* which device another library's memory is on (__cuda_array_interface__ imports) */
+  CuResult (*cuPointerGetAttribute)(void *data, int attribute, CuDevicePtr ptr);
   /* The test hook only the CUDA driver stand-in (tests/standin) exports: the CUDA C a module was
    * compiled from, so that the stand-in can run its kernels through the simulator
    * (docs/runtime.md). A real driver has no such symbol, and the field stays NULL. */
