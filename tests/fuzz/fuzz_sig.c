@@ -2,14 +2,31 @@
  * input is the text after the kernel name ("(float32[:], int64)" or "void(...)") of a --sig for
  * a fixed kernel of three parameters. A signature is parsed with a strict grammar, never
  * pasted: whatever it holds, the result is a module or diagnostics, and an accepted one
- * translates to CUDA C. */
+ * translates to CUDA C. The same bytes go to the library's one reader of NumPy's S<n>/U<n>
+ * dtype spellings (p2c_dtype_parse_charseq): an accepted spelling has a length in
+ * 1..P2C_MAX_CHARS, and NumPy's own text of the dtype it gives ("S12", "<U12") reads back as
+ * that dtype. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pyk2cuda.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The dtype spelling reader on the raw bytes (any length, NULs included: it takes a length). */
+static void check_charseq_spelling(const uint8_t *data, size_t size) {
+  P2cScalarType t;
+  if (!p2c_dtype_parse_charseq((const char *)data, size, &t)) return;
+  bool unicode;
+  int64_t chars;
+  if (!p2c_dtype_charseq(t, &unicode, &chars) || chars < 1 || chars > P2C_MAX_CHARS) __builtin_trap();
+  char text[32];
+  int n = snprintf(text, sizeof text, "%s%lld", unicode ? "<U" : "S", (long long)chars);
+  P2cScalarType again;
+  if (!p2c_dtype_parse_charseq(text, (size_t)n, &again) || again != t) __builtin_trap();
+}
 
 static const char source[] =
     "from numba import cuda\n"
@@ -19,6 +36,7 @@ static const char source[] =
     "    pass\n";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  check_charseq_spelling(data, size);
   if (size > 4096 || memchr(data, 0, size)) return 0;   /* a C string, as the CLI gives it */
   char *sig = malloc(size + 2);
   if (!sig) return 0;
