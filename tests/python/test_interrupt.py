@@ -35,6 +35,20 @@ SCRIPT = textwrap.dedent("""\
     """)
 
 
+def interrupt_and_wait(p, what):
+    """Sends SIGINT to `p` half a second after it got going, and waits for it (30 s at most):
+    (returncode, stdout, stderr, seconds from the signal to the end)."""
+    time.sleep(0.5)
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise AssertionError(f"{what}: still running 30 s after SIGINT")
+    return p.returncode, out.decode(), err.decode(), time.time() - t0
+
+
 def interrupted(tmp_path, phase, env):
     path = tmp_path / "long.py"
     path.write_text(SCRIPT)
@@ -47,15 +61,7 @@ def interrupted(tmp_path, phase, env):
         if (os.path.exists(ready) and open(ready).read().strip()) if ready else True:
             break
         time.sleep(0.05)
-    time.sleep(0.5)
-    t0 = time.time()
-    p.send_signal(signal.SIGINT)
-    try:
-        out, err = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        raise AssertionError("still running 30 s after SIGINT")
-    return p.returncode, out.decode(), err.decode(), time.time() - t0
+    return interrupt_and_wait(p, "the script")
 
 
 def test_interrupt_stops_a_launch_between_blocks(tmp_path):
@@ -129,14 +135,6 @@ def test_interrupt_stops_a_kernel_that_never_ends(tmp_path):
         p = subprocess.Popen([sys.executable, str(path), kind], env=e, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
         assert p.stdout.readline() == b"ready\n"
-        time.sleep(0.5)
-        t0 = time.time()
-        p.send_signal(signal.SIGINT)
-        try:
-            out, err = p.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            raise AssertionError(f"{kind}: still running 30 s after SIGINT")
-        secs = time.time() - t0
-        assert p.returncode == 0 and out == b"KeyboardInterrupt\nagain 7\n", (kind, p.returncode, out, err)
+        rc, out, err, secs = interrupt_and_wait(p, kind)
+        assert rc == 0 and out == "KeyboardInterrupt\nagain 7\n", (kind, rc, out, err)
         assert secs < 5, (kind, secs)
