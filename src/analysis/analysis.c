@@ -152,17 +152,26 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an) {
 /* Which functions check their indices: all with the translation's check_bounds; else each kernel
  * whose decorator says debug=True or boundscheck=True (the rule the Python package applies), and
  * the device functions when any kernel checks (a device specialization is emitted once for every
- * kernel that calls it). */
+ * kernel that calls it). Which report their raises: the same with debug=True alone, as Numba
+ * reports a kernel's exception only after a debug=True launch (its boundscheck= checks nothing
+ * on CUDA and reports nothing); a device function also with its own debug=True. */
 static void checked_functions(const AnalysisOptions *o, Analysis *an) {
   const FunctionList *lists[] = {&an->kernels, &an->ufuncs};
+  bool any_reports = false;
   for (size_t l = 0; l < 2; l++)
     for (size_t i = 0; i < lists[l]->len; i++) {
       Function *f = lists[l]->items[i];
       const Function *g = f->generic ? f->generic : f;
       f->checks_bounds = o->check_bounds || g->debug || g->boundscheck;
+      f->reports_raises = o->check_bounds || g->debug;
       an->checks_bounds |= f->checks_bounds;
+      any_reports |= f->reports_raises;
     }
-  for (size_t i = 0; i < an->devices.len; i++) an->devices.items[i]->checks_bounds = an->checks_bounds;
+  for (size_t i = 0; i < an->devices.len; i++) {
+    Function *d = an->devices.items[i];
+    d->checks_bounds = an->checks_bounds;
+    d->reports_raises = any_reports || (d->generic ? d->generic : d)->debug;
+  }
 }
 
 void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis *out) {

@@ -406,7 +406,7 @@ static void emit_raise(Gen *G, const Stmt *s) {
     emit_expr(G, s->cond, G->body, P_LOWEST);
     sb_puts(G->body, ")) ");
   }
-  if (G->fn->debug || G->fn->checks_bounds) {
+  if (G->fn->reports_raises) {
     helper_use(&G->helpers, H_BOUNDS);
     helper_use(&G->helpers, H_RAISE);
     sb_printf(G->body, "p2c_raise(%u, %u, ", s->loc.line, s->loc.col);

@@ -147,7 +147,7 @@ void emit_array_view_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   vec_push(G->a, &G->temps, t);
   sb_printf(sb, "(%s = %s, p2c_view_dtype_ok<%s>(%s) ? (void)0 : ", t.name, sb_str(&arr), to, t.name);
   helper_use(&G->helpers, H_BOUNDS);
-  if (G->fn->debug || G->fn->checks_bounds) {
+  if (G->fn->reports_raises) {
     helper_use(&G->helpers, H_RAISE);
     sb_printf(sb, "p2c_raise(%u, %u, \"ValueError: new type not compatible with array\")", e->loc.line,
               e->loc.col);
@@ -163,7 +163,7 @@ void emit_array_view_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
  * unless it is a variable). */
 void emit_array_reshape_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   (void)prec;
-  bool report = G->fn->debug || G->fn->checks_bounds;
+  bool report = G->fn->reports_raises;
   helper_use(&G->helpers, H_BOUNDS);
   helper_use(&G->helpers, H_RAISE);
   helper_use(&G->helpers, H_EXIT);

@@ -219,7 +219,8 @@ struct Function {
   bool uses_barrier;
   bool cooperative;        /* uses cuda.cg.this_grid(): launched cooperatively (grid sync) */
   bool debug;              /* @cuda.jit(debug=True): a failed raise or assert is reported */
-  bool boundscheck;        /* @cuda.jit(boundscheck=True): indices are checked (so is debug=True) */
+  bool boundscheck;        /* @cuda.jit(boundscheck=True): indices are checked (so is debug=True),
+                            * and nothing else: raises are reported only with debug=True */
   VEC(Function *) specs;   /* on the generic function */
   /* Instances (typeinfer, static_args.c): copies of a device function whose parameters that
    * were given compile-time values (StaticArg) are replaced by those values in the body and
@@ -238,6 +239,7 @@ struct Function {
   const Stmt *lockstep_loop;   /* the grid-stride loop the simulator may run in lockstep */
   bool *param_written;     /* each parameter (arrays) may be stored to (writes.c); NULL before */
   bool checks_bounds;      /* its array indices are checked (analysis.c, checked_functions) */
+  bool reports_raises;     /* its raises and failed asserts are reported (checked_functions) */
   /* Bytes of cuda.local.array on its deepest call path: its own, plus the most any device
    * function it calls needs (analysis.c, local_array_bytes); the simulator sizes fiber stacks
    * from a kernel's. */

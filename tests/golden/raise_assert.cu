@@ -500,6 +500,20 @@ extern "C" __global__ void divide_quiet(p2c_array<int64_t, 1> a, p2c_array<int64
   }
 }
 
+extern "C" __global__ void roots_boundscheck(p2c_array<double, 1> a, p2c_array<double, 1> out, double bad) {
+  int64_t i = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < out.size:
+  if (i < out.shape[0]) {
+    // assert a[i] != bad
+    if (!(*(double *)((char *)a.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 104, 16)) != bad)) return;
+    // out[i] = math.sqrt(a[i])
+    *(double *)((char *)out.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{i}}, out.shape, out.strides, 105, 9)) = sqrt(*(double *)((char *)a.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 105, 28)));
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(roots_debug)
 P2C_SIM_BLOCKS(roots_quiet)
@@ -510,4 +524,5 @@ P2C_SIM_BLOCKS(view_debug)
 P2C_SIM_BLOCKS(view_quiet)
 P2C_SIM_BLOCKS(divide_debug)
 P2C_SIM_BLOCKS(divide_quiet)
+P2C_SIM_BLOCKS(roots_boundscheck)
 #endif

@@ -141,6 +141,26 @@ def test_boundscheck_is_read_from_the_decorator():
             k[1, 1](x)
 
 
+def test_boundscheck_does_not_report_raises():
+    # Numba reports a kernel's exception only after a debug=True launch (its kernel wrapper reads
+    # the exception record only then); boundscheck=True checks indices and nothing more here, so
+    # the thread whose assert fails leaves quietly, where debug=True raises the AssertionError.
+    def roots(a, out, bad):
+        i = cuda.grid(1)
+        if i < out.size:
+            assert a[i] != bad, "bad value"
+            out[i] = a[i] * 2.0
+
+    a = np.arange(8.0)
+    out = np.zeros(8)
+    cuda.jit(boundscheck=True)(roots)[1, 8](a, out, 3.0)
+    assert out.tolist() == [0.0, 2.0, 4.0, 0.0, 8.0, 10.0, 12.0, 14.0]
+    with pytest.raises(AssertionError, match="bad value"):
+        cuda.jit(debug=True)(roots)[1, 8](a, np.zeros(8), 3.0)
+    with pytest.raises(pyk2cuda.BoundsError, match=r"index 4 is out of bounds"):
+        cuda.jit(boundscheck=True)(roots)[1, 8](a[:4], np.zeros(8), -1.0)
+
+
 def test_bad_device_arrays_and_shapes():
     with pytest.raises(ValueError, match="negative"):
         cuda.device_array((2, -1))

@@ -100,6 +100,16 @@ def cases(tmp):
     yield ("divide_quiet", ["divide_quiet", "--grid", "1", "--block", "4", "arange:int64[4]", zero,
                             "zeros:int64[4]", "zeros:int64[4]", "zeros:float64[4]"], 0, "",
            {"q": np.array([0, 0, 0, 0]), "r": np.array([0, 1, 0, 3]), "f": np.array([0, 0.5, np.inf, 0.75])})
+    # boundscheck=True without debug=True: the failed assert is not reported (thread 3 leaves
+    # before its store), as Numba reports exceptions only after a debug=True launch; an index
+    # out of bounds is (a has 4 elements, the kernel reads a[4] in thread 4).
+    bc_line = line_of("assert a[i] != bad", "def roots_boundscheck")
+    yield ("assert_boundscheck", ["roots_boundscheck", "--grid", "1", "--block", "8", "arange:float64[8]",
+                                  "zeros:float64[8]", "3.0"], 0, "", {"out": quiet})
+    yield ("index_boundscheck", ["roots_boundscheck", "--grid", "1", "--block", "8", "arange:float64[4]",
+                                 "zeros:float64[8]", "-1.0"], 3,
+           f"{FILE}:{bc_line}:16: error: index 4 is out of bounds for axis 0 with size 4 (array of shape "
+           "(4,)) in kernel 'roots_boundscheck', thread (4,0,0) of block (0,0,0)\n", {})
 
 
 def main():

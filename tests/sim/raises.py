@@ -93,3 +93,13 @@ def divide_quiet(a, b, q, r, f):
         q[i] = a[i] // b[i]
         r[i] = a[i] % b[i]
         f[i] = a[i] / b[i]
+
+
+@cuda.jit("void(float64[:], float64[:], float64)", boundscheck=True)
+def roots_boundscheck(a, out, bad):
+    # boundscheck=True checks indices and reports nothing else: a failed assert is reported only
+    # with debug=True, as Numba reports a kernel's exceptions (cli_raise.py assert_boundscheck)
+    i = cuda.grid(1)
+    if i < out.size:
+        assert a[i] != bad
+        out[i] = math.sqrt(a[i])
