@@ -665,8 +665,19 @@ P2C_API bool p2c_compiler_last_failure(const P2cCompiler *compiler, P2cLaunchFai
 
 /* 'C' when an array of `itemsize`-byte elements with these extents and strides (in bytes) is
  * contiguous in C order, else 'F' when it is in Fortran order, else 'A'. Extents of 1 may have
- * any stride, as NumPy's flags allow. The one rule that every front asks. */
+ * any stride, and an array without elements is 'C' whatever its strides, as NumPy's flags (which
+ * Numba's typeof reads) say. The one rule that every front asks. */
 P2C_API char p2c_array_layout(int64_t itemsize, int ndim, const int64_t *shape, const int64_t *strides);
+/* "[:, ::1]": the dimensions of an ndim-dimensional array of layout 'C', 'F' or 'A' as
+ * signatures write them ('::1' on the last dimension of a C array, on the first of an F array; a
+ * 1-d contiguous array is written as C), the text the library prints and parses. Written to buf
+ * (NUL-terminated, truncated to cap); returns the length it needs, as snprintf does, or 0 for an
+ * ndim outside 1..P2C_MAX_NDIM or another layout. */
+P2C_API size_t p2c_array_dims(int ndim, char layout, char *buf, size_t cap);
+/* Numba's layout of the array type made by indexing a type with ndim slices (float32[:, ::1],
+ * types.Type.__getitem__), given whether the first and the last slice are '::1': 'F' when the
+ * first of two or more is, else 'C' when the last is, else 'A'. */
+P2C_API char p2c_slices_layout(int ndim, bool first_contiguous, bool last_contiguous);
 
 typedef enum P2cMatchPolicy {
   /* A kernel specialized from its arguments: a specialization takes values of exactly its

@@ -312,11 +312,8 @@ def _arg_type_text(a):
     ndim = getattr(a, "ndim", 0)
     if not ndim:
         return name
-    dims = [":"] * ndim
-    order = _order_of(a) if _is_contiguous(a) else None
-    if order:
-        dims[-1 if order == "C" else 0] = "::1"
-    return "%s[%s]" % (name, ", ".join(dims))
+    strides = getattr(a, "strides", None) or types._c_strides(a.shape, np.dtype(dtype).itemsize)
+    return name + _core.array_dims(ndim, _core.array_layout(np.dtype(dtype).itemsize, a.shape, strides))
 
 
 def _is_contiguous(a):

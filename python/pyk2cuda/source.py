@@ -29,7 +29,7 @@ import inspect
 import re
 import types as _pytypes
 
-from . import kept
+from . import _core, kept
 from . import types as _types
 from ._core import Error, CompileError
 
@@ -58,12 +58,7 @@ def _type_text(t):
     if hasattr(t, "ndim") and hasattr(t, "dtype") and hasattr(t, "layout"):
         if not t.ndim:
             raise TypeError("a 0-d array type (%s) cannot be a kernel parameter here" % (t,))
-        dims = [":"] * t.ndim
-        if t.layout == "C":
-            dims[-1] = "::1"
-        elif t.layout == "F":
-            dims[0] = "::1"
-        return "%s[%s]" % (_type_text(t.dtype), ", ".join(dims))
+        return _type_text(t.dtype) + _core.array_dims(t.ndim, t.layout)
     text = str(t)
     if text.endswith("*"):   # CPointer(dtype), pyk2cuda's or Numba's: its name is 'dtype*'
         raise TypeError("CPointer(%s) in a signature: pyk2cuda's kernels take no pointer "

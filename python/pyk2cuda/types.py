@@ -17,10 +17,11 @@ def canonical_name(name):
     return _SPELLINGS.get(name, name)
 
 
-def _slice_text(s):
+def _slice_contiguous(s):
+    """Whether slice s of an array type is '::1' (else ':'); anything else is a TypeError."""
     if not isinstance(s, slice) or s.start is not None or s.stop is not None or s.step not in (None, 1):
         raise TypeError("array types are written with ':' and '::1', e.g. float32[:, ::1]")
-    return "::1" if s.step == 1 else ":"
+    return s.step == 1
 
 
 class Type:
@@ -47,8 +48,9 @@ class ScalarType(Type):
     """float32, int64, ...: index it to make an array type, call it to make a signature."""
 
     def __getitem__(self, dims):
-        dims = dims if isinstance(dims, tuple) else (dims,)
-        return ArrayType(self, [_slice_text(d) for d in dims])
+        dims = dims if isinstance(dims, tuple) and dims else (dims,)
+        contiguous = [_slice_contiguous(d) for d in dims]
+        return ArrayType(self, len(dims), _core.slices_layout(len(dims), contiguous[0], contiguous[-1]))
 
     def __call__(self, *args):
         """float32(int32[:]) is a signature; float32(2.5), as in Numba, the value as that type."""
@@ -69,23 +71,18 @@ class ScalarType(Type):
         return ScalarType("float%d" % (int(self._text[len("complex"):]) // 2))
 
 
-# Numba's Array(dtype, ndim, layout): the dimensions written for each layout.
-_LAYOUT_DIMS = {"C": lambda n: [":"] * (n - 1) + ["::1"], "F": lambda n: ["::1"] + [":"] * (n - 1),
-                "A": lambda n: [":"] * n}
-
-
 class ArrayType(Type):
-    """float32[:, ::1]; also made as Numba's types.Array(dtype, ndim, layout) ('C', 'F', 'A')."""
+    """float32[:, ::1]; also made as Numba's types.Array(dtype, ndim, layout) ('C', 'F', 'A').
+    Its text is the library's (p2c_array_dims): '::1' where the layout is contiguous."""
 
-    def __init__(self, dtype, dims, layout=None):
-        if layout is not None:
-            if layout not in _LAYOUT_DIMS or not isinstance(dims, int) or dims < 1:
-                raise ValueError("Array(dtype, ndim, layout): ndim >= 1, layout 'C', 'F' or 'A'")
-            dims = _LAYOUT_DIMS[layout](dims)
+    def __init__(self, dtype, ndim, layout):
+        if layout not in ("C", "F", "A") or isinstance(ndim, bool) or not isinstance(ndim, int):
+            raise ValueError("Array(dtype, ndim, layout): ndim >= 1, layout 'C', 'F' or 'A'")
+        dims = _core.array_dims(ndim, layout)
         self.dtype = dtype
-        self.ndim = len(dims)
-        self.layout = ("C" if dims[-1] == "::1" else "F" if dims[0] == "::1" else "A")
-        super().__init__("%s[%s]" % (dtype, ", ".join(dims)))
+        self.ndim = ndim
+        self.layout = layout
+        super().__init__("%s%s" % (dtype, dims))
 
 
 class Signature:
@@ -276,12 +273,9 @@ def typeof(value):
     shape = getattr(value, "shape", None)
     if shape and (isinstance(value, numpy.ndarray) or hasattr(value, "__cuda_array_interface__")):
         dtype = numpy.dtype(value.dtype)
-        if isinstance(value, numpy.ndarray):
-            c_order, f_order = value.flags.c_contiguous, value.flags.f_contiguous
-            layout = "C" if c_order else "F" if f_order else "A"
-        else:   # a device array: its strides (none given means C order), by the library's rule
-            strides = tuple(value.strides or _c_strides(shape, dtype.itemsize))
-            layout = _core.array_layout(dtype.itemsize, shape, strides)
+        # its strides (a device array's None means C order), by the library's rule
+        strides = tuple(value.strides or _c_strides(shape, dtype.itemsize))
+        layout = _core.array_layout(dtype.itemsize, shape, strides)
         return ArrayType(from_dtype(dtype), len(shape), layout)
     raise TypeError("typeof: %s values have no type pyk2cuda's kernels take"
                     % type(value).__name__)

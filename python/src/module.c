@@ -349,6 +349,29 @@ static PyObject *m_type_spellings(PyObject *mod, PyObject *unused) {
   return t;
 }
 
+/* array_dims(ndim, layout): "[:, ::1]", how signatures write an array's dimensions (the
+ * library's one rule, p2c_array_dims), for the package's type objects and signature texts. */
+static PyObject *m_array_dims(PyObject *mod, PyObject *args) {
+  int ndim;
+  const char *layout;
+  Py_ssize_t n;
+  char buf[64];
+  if (!PyArg_ParseTuple(args, "is#:array_dims", &ndim, &layout, &n)) return NULL;
+  if (n != 1 || !p2c_array_dims(ndim, layout[0], buf, sizeof buf))
+    return PyErr_Format(PyExc_ValueError, "an array type has 1 to %d dimensions and layout 'C', 'F' or 'A' "
+                        "(got %d, %R)", P2C_MAX_NDIM, ndim, PyTuple_GET_ITEM(args, 1));
+  return PyUnicode_FromString(buf);
+}
+
+/* slices_layout(ndim, first, last): Numba's layout of a type indexed with ndim slices whose
+ * first and last are '::1' or not (p2c_slices_layout). */
+static PyObject *m_slices_layout(PyObject *mod, PyObject *args) {
+  int ndim, first, last;
+  if (!PyArg_ParseTuple(args, "ipp:slices_layout", &ndim, &first, &last)) return NULL;
+  char layout = p2c_slices_layout(ndim, first, last);
+  return PyUnicode_FromStringAndSize(&layout, 1);
+}
+
 static PyMethodDef module_functions[] = {
     {"_set_arg_hint", m_set_arg_hint, METH_O, "the base class of cuda.In, Out and InOut"},
     {"_set_assigned", m_set_assigned, METH_O, "what d[key] = value writes (cuda._assigned)"},
@@ -360,6 +383,8 @@ static PyMethodDef module_functions[] = {
     {"environment", m_environment, METH_NOARGS, "(report text, GPU found)"},
     {"type_spellings", m_type_spellings, METH_NOARGS, "((name, canonical, numba), ...)"},
     {"array_layout", m_array_layout, METH_VARARGS, "array_layout(itemsize, shape, strides): 'C', 'F' or 'A'"},
+    {"array_dims", m_array_dims, METH_VARARGS, "array_dims(ndim, layout): '[:, ::1]'"},
+    {"slices_layout", m_slices_layout, METH_VARARGS, "slices_layout(ndim, first, last): 'C', 'F' or 'A'"},
     {"synchronize", m_synchronize, METH_NOARGS, "waits for all work on the device"},
     {"set_check_bounds", m_set_check_bounds, METH_O, "bounds checking for later translations"},
     {"set_sanitize", m_set_sanitize, METH_O, "the simulator's checker for later translations"},

@@ -64,5 +64,10 @@ char *nvrtc_log_with_python_lines(const char *log, const char *name, const uint3
 P2cHostArray dispatch_array_of(const P2cValue *v);
 void dispatch_put_value_type(char *buf, size_t cap, size_t *at, const P2cValue *v);
 void dispatch_put_param_type(char *buf, size_t cap, size_t *at, const P2cParam *p);
+/* Whether parameter p takes value v as a launch packs it, after the dispatcher chose p's
+ * specialization and converted the values: exactly its types (an array of p's ndim, laid out as
+ * p's layout requires, 'A' taking any; a tuple element by element). The last check before
+ * packing, by the dispatcher's rules (dispatch.c `fits`). */
+bool dispatch_takes_as_converted(const P2cParam *p, const P2cValue *v);
 
 #endif

@@ -19,18 +19,7 @@
 /* ---- layouts and type names ---- */
 
 char p2c_array_layout(int64_t itemsize, int ndim, const int64_t *shape, const int64_t *strides) {
-  bool c = true, f = true;
-  int64_t expect = itemsize;
-  for (int k = ndim; k-- > 0;) {
-    if (shape[k] != 1 && strides[k] != expect) c = false;
-    expect *= shape[k];
-  }
-  expect = itemsize;
-  for (int k = 0; k < ndim; k++) {
-    if (shape[k] != 1 && strides[k] != expect) f = false;
-    expect *= shape[k];
-  }
-  return c ? 'C' : f ? 'F' : 'A';
+  return type_layout_of_strides(itemsize, ndim, shape, strides);
 }
 
 /* The array an argument describes, wherever it lives: a device array is described by the same
@@ -49,6 +38,38 @@ static char value_layout(const P2cValue *v) {
   return p2c_array_layout((int64_t)p2c_dtype_size(a.dtype, a.record), a.ndim, a.shape, a.strides);
 }
 
+/* ---- one description of a type, of a value or of a parameter ---- */
+
+/* What the printer and the rules below read of a type: a value's (the type that takes it
+ * exactly) or a parameter's (the type it declares), through the same questions, so that each
+ * rule and the one printer are written once. Exactly one of v and p is set. */
+typedef struct TypeOf {
+  const P2cValue *v;
+  const P2cParam *p;
+} TypeOf;
+
+static TypeOf of_value(const P2cValue *v) { return (TypeOf){v, NULL}; }
+static TypeOf of_param(const P2cParam *p) { return (TypeOf){NULL, p}; }
+static P2cScalarType ty_type(TypeOf t) { return t.v ? t.v->type : t.p->type; }
+static bool ty_is_array(TypeOf t) { return t.v ? t.v->is_array : t.p->is_array; }
+static const char *ty_enum(TypeOf t) { return t.v ? t.v->enum_class : t.p->enum_class; }
+static bool ty_enum_is_int(TypeOf t) { return t.v ? t.v->enum_is_int : t.p->enum_is_int; }
+static const char *ty_tuple_class(TypeOf t) { return t.v ? t.v->tuple_class : t.p->tuple_class; }
+static size_t ty_elem_count(TypeOf t) { return t.v ? t.v->elem_count : t.p->elem_count; }
+static TypeOf ty_elem(TypeOf t, size_t i) { return t.v ? of_value(&t.v->elems[i]) : of_param(&t.p->elems[i]); }
+
+/* A namedtuple's field i (only a namedtuple has them). */
+static const char *ty_field(TypeOf t, size_t i) { return t.v ? t.v->field_names[i] : t.p->elems[i].name; }
+
+/* A record's description (a value's is its array's, or its device array's). */
+static const P2cRecord *ty_record(TypeOf t) { return t.v ? dispatch_array_of(t.v).record : t.p->record; }
+
+/* An array's ndim and layout (a value's layout from its strides). */
+static int ty_ndim(TypeOf t) { return t.v ? dispatch_array_of(t.v).ndim : t.p->ndim; }
+static char ty_layout(TypeOf t) { return t.v ? value_layout(t.v) : t.p->layout; }
+
+/* ---- the one printer ---- */
+
 /* Numba's name of a dtype: "float32", a record's "Record(...)", "[unichr x 12]". */
 static void put_dtype(char *buf, size_t cap, size_t *at, P2cScalarType t, const P2cRecord *r) {
   bool unicode;
@@ -59,78 +80,93 @@ static void put_dtype(char *buf, size_t cap, size_t *at, P2cScalarType t, const 
   else counted_appendf(buf, cap, at, "%s", p2c_scalar_name(t) ? p2c_scalar_name(t) : "?");
 }
 
-/* "[:, ::1]": the dimensions of an array of that layout. */
+/* "[:, ::1]": the dimensions of an array of that layout (types.c's rule). */
 static void put_dims(char *buf, size_t cap, size_t *at, int ndim, char layout) {
-  for (int k = 0; k < ndim; k++) {
-    bool contig = (layout == 'C' && k == ndim - 1) || (layout == 'F' && k == 0);
-    counted_appendf(buf, cap, at, "%s%s", k ? ", " : "[", contig ? "::1" : ":");
-  }
+  for (int k = 0; k < ndim; k++)
+    counted_appendf(buf, cap, at, "%s%s", k ? ", " : "[", type_dim_contiguous(ndim, layout, k) ? "::1" : ":");
   counted_appendf(buf, cap, at, "]");
 }
 
-/* "Tuple(" or "NamedTuple(Point, " before a tuple's elements (the signature grammar's). */
-static void put_tuple_start(char *buf, size_t cap, size_t *at, const char *cls) {
+size_t p2c_array_dims(int ndim, char layout, char *buf, size_t cap) {
+  size_t at = 0;
+  if (cap) buf[0] = '\0';
+  if (ndim < 1 || ndim > P2C_MAX_NDIM || !layout || !strchr("CFA", layout)) return 0;
+  put_dims(buf, cap, &at, ndim, layout);
+  return at;
+}
+
+char p2c_slices_layout(int ndim, bool first_contiguous, bool last_contiguous) {
+  return type_layout_of_slices(ndim, first_contiguous, last_contiguous);
+}
+
+static void put_type(char *buf, size_t cap, size_t *at, TypeOf t, bool in_enum);
+
+static bool same_name(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
+
+/* Whether a and b are one type (as the printer would write them alike). */
+static bool ty_equal(TypeOf a, TypeOf b) {
+  if (ty_type(a) != ty_type(b) || ty_is_array(a) != ty_is_array(b) || !same_name(ty_enum(a), ty_enum(b)) ||
+      (ty_enum(a) && ty_enum_is_int(a) != ty_enum_is_int(b)))
+    return false;
+  if (ty_type(a) == P2C_RECORD && !p2c_record_equal(ty_record(a), ty_record(b))) return false;
+  if (ty_is_array(a)) return ty_ndim(a) == ty_ndim(b) && ty_layout(a) == ty_layout(b);
+  if (ty_type(a) != P2C_TUPLE) return true;
+  if (ty_elem_count(a) != ty_elem_count(b) || !same_name(ty_tuple_class(a), ty_tuple_class(b))) return false;
+  for (size_t i = 0; i < ty_elem_count(a); i++)
+    if ((ty_tuple_class(a) && !same_name(ty_field(a, i), ty_field(b, i))) || !ty_equal(ty_elem(a, i), ty_elem(b, i)))
+      return false;
+  return true;
+}
+
+/* A plain tuple of one element type (Numba's UniTuple). */
+static bool ty_uniform(TypeOf t) {
+  if (ty_tuple_class(t) || ty_elem_count(t) == 0) return false;
+  for (size_t i = 1; i < ty_elem_count(t); i++)
+    if (!ty_equal(ty_elem(t, 0), ty_elem(t, i))) return false;
+  return true;
+}
+
+/* "UniTuple(int64 x 2)", "Tuple(int64, float64)", "NamedTuple(Point, x=int64, y=int64)": as the
+ * signature formatter writes a tuple type (sig.c format_tuple), which the grammar reads back. */
+static void put_tuple(char *buf, size_t cap, size_t *at, TypeOf t) {
+  const char *cls = ty_tuple_class(t);
+  if (ty_uniform(t)) {
+    counted_appendf(buf, cap, at, "UniTuple(");
+    put_type(buf, cap, at, ty_elem(t, 0), false);
+    counted_appendf(buf, cap, at, " x %zu)", ty_elem_count(t));
+    return;
+  }
   if (cls) counted_appendf(buf, cap, at, "NamedTuple(%s", cls);
   else counted_appendf(buf, cap, at, "Tuple(");
+  for (size_t i = 0; i < ty_elem_count(t); i++) {
+    if (cls) counted_appendf(buf, cap, at, ", %s=", ty_field(t, i));
+    else if (i) counted_appendf(buf, cap, at, ", ");
+    put_type(buf, cap, at, ty_elem(t, i), false);
+  }
+  counted_appendf(buf, cap, at, ")");
 }
 
-static void put_elem_start(char *buf, size_t cap, size_t *at, size_t i, const char *cls, const char *field) {
-  if (cls) counted_appendf(buf, cap, at, ", %s=", field);
-  else if (i) counted_appendf(buf, cap, at, ", ");
-}
-
-/* "Enum<" or "IntEnum<" before an Enum member's value type, ">(Cls)" after it. */
-static void put_enum_start(char *buf, size_t cap, size_t *at, bool is_int) {
-  counted_appendf(buf, cap, at, "%s<", is_int ? "IntEnum" : "Enum");
-}
-
-static void put_enum_end(char *buf, size_t cap, size_t *at, const char *cls) {
-  counted_appendf(buf, cap, at, ">(%s)", cls);
+/* The type as a signature spells it; "Enum<T>(Cls)" or "IntEnum<int64>(Cls)" around an Enum
+ * member's value type unless in_enum (the value type inside those brackets). */
+static void put_type(char *buf, size_t cap, size_t *at, TypeOf t, bool in_enum) {
+  if (ty_enum(t) && !in_enum) {
+    counted_appendf(buf, cap, at, "%s<", ty_enum_is_int(t) ? "IntEnum" : "Enum");
+    put_type(buf, cap, at, t, true);
+    counted_appendf(buf, cap, at, ">(%s)", ty_enum(t));
+  } else if (ty_type(t) == P2C_TUPLE) {
+    put_tuple(buf, cap, at, t);
+  } else {
+    put_dtype(buf, cap, at, ty_type(t), ty_record(t));
+    if (ty_is_array(t)) put_dims(buf, cap, at, ty_ndim(t), ty_layout(t));
+  }
 }
 
 void dispatch_put_value_type(char *buf, size_t cap, size_t *at, const P2cValue *v) {
-  if (v->enum_class) {
-    P2cValue value = *v;
-    value.enum_class = NULL;
-    put_enum_start(buf, cap, at, v->enum_is_int);
-    dispatch_put_value_type(buf, cap, at, &value);
-    put_enum_end(buf, cap, at, v->enum_class);
-    return;
-  }
-  if (v->type == P2C_TUPLE) {
-    put_tuple_start(buf, cap, at, v->tuple_class);
-    for (size_t i = 0; i < v->elem_count; i++) {
-      put_elem_start(buf, cap, at, i, v->tuple_class, v->tuple_class ? v->field_names[i] : NULL);
-      dispatch_put_value_type(buf, cap, at, &v->elems[i]);
-    }
-    counted_appendf(buf, cap, at, ")");
-    return;
-  }
-  P2cHostArray a = dispatch_array_of(v);
-  put_dtype(buf, cap, at, v->type, a.record);
-  if (v->is_array) put_dims(buf, cap, at, a.ndim, value_layout(v));
+  put_type(buf, cap, at, of_value(v), false);
 }
 
 void dispatch_put_param_type(char *buf, size_t cap, size_t *at, const P2cParam *p) {
-  if (p->enum_class) {
-    P2cParam value = *p;
-    value.enum_class = NULL;
-    put_enum_start(buf, cap, at, p->enum_is_int);
-    dispatch_put_param_type(buf, cap, at, &value);
-    put_enum_end(buf, cap, at, p->enum_class);
-    return;
-  }
-  if (p->type == P2C_TUPLE) {
-    put_tuple_start(buf, cap, at, p->tuple_class);
-    for (size_t i = 0; i < p->elem_count; i++) {
-      put_elem_start(buf, cap, at, i, p->tuple_class, p->elems[i].name);
-      dispatch_put_param_type(buf, cap, at, &p->elems[i]);
-    }
-    counted_appendf(buf, cap, at, ")");
-    return;
-  }
-  put_dtype(buf, cap, at, p->type, p->record);
-  if (p->is_array) put_dims(buf, cap, at, p->ndim, p->layout);
+  put_type(buf, cap, at, of_param(p), false);
 }
 
 size_t p2c_value_type_name(const P2cValue *v, char *buf, size_t cap) {
@@ -142,27 +178,32 @@ size_t p2c_value_type_name(const P2cValue *v, char *buf, size_t cap) {
 
 /* ---- which specialization takes the values ---- */
 
-static bool same_name(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
+/* The policies: the public two, and the one a launch checks its converted values by (the last
+ * check before packing): exact types, an array of any layout for an 'A' parameter. */
+enum { MATCH_AS_CONVERTED = P2C_MATCH_CONVERT + 1 };
 
 static bool is_time_type(P2cScalarType t) { return t >= P2C_DATETIME64 && t < P2C_SCALAR_TYPE_COUNT; }
 
-static bool fits(P2cMatchPolicy policy, const P2cValue *v, const P2cParam *p);
+static bool fits(int policy, const P2cValue *v, const P2cParam *p);
 
-/* A tuple fits a tuple parameter of as many elements, each fitting its element, of the same
- * namedtuple class and fields (or plain, as it is). */
-static bool tuple_fits(P2cMatchPolicy policy, const P2cValue *v, const P2cParam *p) {
+/* A tuple fits a tuple parameter of as many elements, each fitting its element. Converting,
+ * as Numba's BaseAnonymousTuple.can_convert_to: a plain tuple converts to a plain tuple element
+ * by element, and a namedtuple only to its own type (the same class and fields, each element of
+ * exactly the field's type); a plain tuple never to a namedtuple, nor a namedtuple to a plain one. */
+static bool tuple_fits(int policy, const P2cValue *v, const P2cParam *p) {
   if (v->type != p->type || v->elem_count != p->elem_count || !same_name(v->tuple_class, p->tuple_class))
     return false;
+  int elem_policy = policy == P2C_MATCH_CONVERT && v->tuple_class ? P2C_MATCH_EXACT : policy;
   for (size_t i = 0; i < v->elem_count; i++)
     if ((v->tuple_class && !same_name(v->field_names[i], p->elems[i].name)) ||
-        !fits(policy, &v->elems[i], &p->elems[i]))
+        !fits(elem_policy, &v->elems[i], &p->elems[i]))
       return false;
   return true;
 }
 
 /* An Enum member fits a parameter of its class exactly, and, converting, an IntEnum member
  * fits an integer parameter (Numba passes its int). */
-static bool enum_fits(P2cMatchPolicy policy, const P2cValue *v, const P2cParam *p) {
+static bool enum_fits(int policy, const P2cValue *v, const P2cParam *p) {
   if (same_name(v->enum_class, p->enum_class) && v->enum_is_int == p->enum_is_int && v->type == p->type &&
       (v->type != P2C_TUPLE || tuple_fits(policy, v, p)))
     return true;
@@ -172,15 +213,15 @@ static bool enum_fits(P2cMatchPolicy policy, const P2cValue *v, const P2cParam *
 
 /* An array fits an array parameter of its dtype and ndim, laid out as the parameter says (an
  * 'A' parameter, converting, takes any layout, as Numba's Array.can_convert_to). */
-static bool array_fits(P2cMatchPolicy policy, const P2cValue *v, const P2cParam *p) {
+static bool array_fits(int policy, const P2cValue *v, const P2cParam *p) {
   P2cHostArray a = dispatch_array_of(v);
   if (v->type != p->type || a.ndim != p->ndim) return false;
   if (v->type == P2C_RECORD && !p2c_record_equal(a.record, p->record)) return false;
   char l = value_layout(v);
-  return p->layout == l || (policy == P2C_MATCH_CONVERT && p->layout == 'A');
+  return p->layout == l || (policy != P2C_MATCH_EXACT && p->layout == 'A');
 }
 
-static bool fits(P2cMatchPolicy policy, const P2cValue *v, const P2cParam *p) {
+static bool fits(int policy, const P2cValue *v, const P2cParam *p) {
   if (v->is_array != p->is_array) return false;
   if (v->enum_class || p->enum_class) return enum_fits(policy, v, p);
   if (v->type == P2C_TUPLE || p->type == P2C_TUPLE) return tuple_fits(policy, v, p);
@@ -192,18 +233,28 @@ static bool fits(P2cMatchPolicy policy, const P2cValue *v, const P2cParam *p) {
   return policy == P2C_MATCH_CONVERT || v->type == p->type;
 }
 
+bool dispatch_takes_as_converted(const P2cParam *p, const P2cValue *v) { return fits(MATCH_AS_CONVERTED, v, p); }
+
 /* How a value that fits parameter p converts to it: a scalar by Numba's rules (a pair without
  * one, complex to real, counts as unsafe here and is refused by p2c_value_convert), an array of
- * the parameter's own layout exactly, of another (into an 'A' parameter) safely; tuples and
- * records exactly. */
+ * the parameter's own layout exactly, of another (into an 'A' parameter) safely; a plain tuple
+ * as its worst element (Numba's max over the elements), a namedtuple and a record exactly. */
 static TypeConversion conversion(const P2cValue *v, const P2cParam *p) {
-  if (v->type == P2C_TUPLE || v->type == P2C_RECORD) return CONV_EXACT;
+  if (v->type == P2C_TUPLE && !v->tuple_class && !v->enum_class) {
+    TypeConversion worst = CONV_EXACT;
+    for (size_t i = 0; i < v->elem_count; i++) {
+      TypeConversion kind = conversion(&v->elems[i], &p->elems[i]);
+      if (kind > worst) worst = kind;
+    }
+    return worst;
+  }
+  if (v->type == P2C_TUPLE || v->type == P2C_RECORD || (v->enum_class && p->enum_class)) return CONV_EXACT;
   if (v->is_array) return p->layout == value_layout(v) ? CONV_EXACT : CONV_SAFE;
   TypeConversion kind = type_conversion(v->type, p->type);
   return kind == CONV_NONE ? CONV_UNSAFE : kind;
 }
 
-static bool takes_all(P2cMatchPolicy policy, const P2cKernelInfo *k, const P2cValue *values, size_t n) {
+static bool takes_all(int policy, const P2cKernelInfo *k, const P2cValue *values, size_t n) {
   if (k->param_count != n) return false;
   for (size_t j = 0; j < n; j++)
     if (!fits(policy, &values[j], &k->params[j])) return false;

@@ -24,35 +24,6 @@ static double now_ms(void) {
 
 /* ---- the signature of the arguments ---- */
 
-static bool same_name(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
-
-static bool param_takes(const P2cParam *p, const P2cValue *v);
-
-/* A tuple parameter takes a tuple of as many elements, each taken by its element, of the same
- * namedtuple class and fields, or plain as it is. */
-static bool tuple_takes(const P2cParam *p, const P2cValue *v) {
-  if (p->type != v->type || p->elem_count != v->elem_count || !same_name(p->tuple_class, v->tuple_class))
-    return false;
-  for (size_t i = 0; i < p->elem_count; i++)
-    if ((v->tuple_class && !same_name(p->elems[i].name, v->field_names[i])) || !param_takes(&p->elems[i], &v->elems[i]))
-      return false;
-  return true;
-}
-
-/* Whether parameter p takes argument v as it is, the last check before packing (after the
- * dispatcher chose p's kernel and converted the scalars): the same kind and type; an array of
- * p's ndim, laid out as p's layout requires ('A' takes any); a tuple element by element. */
-static bool param_takes(const P2cParam *p, const P2cValue *v) {
-  if (p->is_array != v->is_array || p->type != v->type) return false;
-  if (!same_name(p->enum_class, v->enum_class) || (p->enum_class && p->enum_is_int != v->enum_is_int)) return false;
-  if (p->type == P2C_TUPLE) return tuple_takes(p, v);
-  P2cHostArray a = dispatch_array_of(v);
-  if (p->type == P2C_RECORD && !p2c_record_equal(p->record, a.record)) return false;
-  if (!v->is_array) return true;
-  char l = p2c_array_layout((int64_t)p2c_dtype_size(a.dtype, a.record), a.ndim, a.shape, a.strides);
-  return a.ndim == p->ndim && (p->layout == 'A' || p->layout == l);
-}
-
 /* "name(float32[::1], int64)": the signature that takes the arguments exactly, for the
  * translation (NUL-terminated; *cap receives the allocation's size). */
 static char *signature_for(P2cCompiler *c, const char *kernel, const P2cValue *args, size_t n, size_t *cap) {
@@ -224,7 +195,7 @@ void launch_free_leaves(P2cCompiler *c, LaunchLeaves *l) {
 
 P2cStatus launch_check_fit(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args) {
   for (size_t i = 0; i < k->param_count; i++)
-    if (!param_takes(&k->params[i], &args[i]))
+    if (!dispatch_takes_as_converted(&k->params[i], &args[i]))
       return api_fail(c, P2C_ERR_USAGE, "argument %zu ('%s') does not match the kernel's specialization %s",
                       i + 1, k->params[i].name, k->signature);
   return P2C_OK;
@@ -525,32 +496,57 @@ P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *sourc
   return s;
 }
 
-/* A copy of the arguments with each scalar converted to its parameter's type, as the dispatcher
- * converts for a kernel whose decorator gives signatures (p2c_value_convert: an IntEnum member
- * given to an integer parameter is its int). Tuples are passed as they are: their elements must
- * have the parameter's types (the Python package converts them element by element). *out is
- * allocated with the compiler's allocator (nargs values); a usage error when a value is refused. */
+/* The values a list of n values holds, counting each tuple's elements (and theirs). */
+static size_t values_in(const P2cValue *v, size_t n) {
+  size_t count = n;
+  for (size_t i = 0; i < n; i++)
+    if (v[i].type == P2C_TUPLE) count += values_in(v[i].elems, v[i].elem_count);
+  return count;
+}
+
+/* Converts value *v (a copy, in `block`) to parameter p as the dispatcher converts for a kernel
+ * whose decorator gives signatures (p2c_value_convert; an IntEnum member given to an integer
+ * parameter is its int), a tuple element by element into copies taken from block[*used...];
+ * arrays, records and Enum members of p's class as they are (what does not fit p is left for
+ * launch_check_fit to refuse). False with the message naming parameter `name` in why. */
+static bool convert_value(P2cValue *v, const P2cParam *p, const char *name, P2cValue *block, size_t *used,
+                          char *why, size_t why_cap) {
+  if (v->type == P2C_TUPLE) {
+    if (p->type != P2C_TUPLE || p->elem_count != v->elem_count) return true;   /* refused by the fit check */
+    P2cValue *elems = block + *used;
+    *used += v->elem_count;
+    memcpy(elems, v->elems, sizeof *elems * v->elem_count);
+    v->elems = elems;
+    for (size_t i = 0; i < v->elem_count; i++)
+      if (!convert_value(&elems[i], &p->elems[i], name, block, used, why, why_cap)) return false;
+    return true;
+  }
+  if (v->is_array || p->is_array || v->type == P2C_RECORD || p->enum_class) return true;
+  v->enum_class = NULL;
+  v->enum_is_int = false;
+  return p2c_value_convert(v, p->type, name, why, why_cap);
+}
+
+/* A copy of the arguments converted to kernel k's parameters (convert_value), tuples' elements
+ * too, as Numba's dispatcher converts them (numba-cuda's _prepare_args, element by element).
+ * *out is one block from the compiler's allocator, of *count values; a usage error when a value
+ * is refused. */
 static P2cStatus converted_args(P2cCompiler *c, const P2cKernelInfo *k, const P2cValue *args, size_t nargs,
-                                P2cValue **out) {
-  *out = mem_alloc(&c->alloc, sizeof **out * (nargs ? nargs : 1));
+                                P2cValue **out, size_t *count) {
+  *count = values_in(args, nargs) + 1;
+  *out = mem_alloc(&c->alloc, sizeof **out * *count);
   if (!*out) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   memcpy(*out, args, sizeof **out * nargs);
-  for (size_t i = 0; i < nargs; i++) {
-    P2cValue *v = &(*out)[i];
-    const P2cParam *p = &k->params[i];
-    if (v->is_array || p->is_array || v->type == P2C_TUPLE || v->type == P2C_RECORD || p->enum_class) continue;
-    v->enum_class = NULL;
-    v->enum_is_int = false;
-    char why[256];
-    if (!p2c_value_convert(v, p->type, p->name, why, sizeof why)) {
-      mem_free(&c->alloc, *out, sizeof **out * (nargs ? nargs : 1));
+  size_t used = nargs;
+  char why[256];
+  for (size_t i = 0; i < nargs; i++)
+    if (!convert_value(&(*out)[i], &k->params[i], k->params[i].name, *out, &used, why, sizeof why)) {
+      mem_free(&c->alloc, *out, sizeof **out * *count);
       *out = NULL;
       return api_fail(c, P2C_ERR_USAGE, "%s", why);
     }
-  }
   return P2C_OK;
 }
-
 
 /* The launch of kernel k with arguments of its parameters' types. */
 static P2cStatus launch_converted(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *kp, const P2cValue *args,
@@ -594,10 +590,11 @@ P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, c
     return api_fail(c, P2C_ERR_USAGE, "--sanitize runs on the simulator only (--device sim)");
   if (!k.declared) return launch_converted(c, m, &k, args, o, r);
   P2cValue *converted;
-  s = converted_args(c, &k, args, nargs, &converted);
+  size_t count;
+  s = converted_args(c, &k, args, nargs, &converted, &count);
   if (s != P2C_OK) return s;
   s = launch_converted(c, m, &k, converted, o, r);
-  mem_free(&c->alloc, converted, sizeof *converted * (nargs ? nargs : 1));
+  mem_free(&c->alloc, converted, sizeof *converted * count);
   return s;
 }
 

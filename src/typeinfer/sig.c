@@ -92,8 +92,8 @@ static bool parse_dims(SigParser *p, int *ndim, char *layout) {
   } while (accept(p, ','));
   if (!accept(p, ']')) return fail(p, "expected ']'");
   *ndim = n;
-  *layout = contiguous_at < 0 ? 'A' : contiguous_at == n - 1 ? 'C' : contiguous_at == 0 ? 'F' : 0;
-  if (!*layout) return fail(p, "'::1' must be the first or the last dimension");
+  if (contiguous_at > 0 && contiguous_at < n - 1) return fail(p, "'::1' must be the first or the last dimension");
+  *layout = type_layout_of_slices(n, contiguous_at == 0, contiguous_at == n - 1);
   return true;
 }
 
@@ -449,8 +449,7 @@ static void format_type(StrBuf *sb, const Type *t) {
   }
   sb_printf(sb, "%s[", t->dtype->name);
   for (int i = 0; i < t->ndim; i++) {
-    bool contig = (t->layout == 'C' && i == t->ndim - 1) || (t->layout == 'F' && i == 0);
-    sb_printf(sb, "%s%s", i ? ", " : "", contig ? "::1" : ":");
+    sb_printf(sb, "%s%s", i ? ", " : "", type_dim_contiguous(t->ndim, t->layout, i) ? "::1" : ":");
   }
   sb_putc(sb, ']');
 }

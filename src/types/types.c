@@ -722,3 +722,34 @@ const Type *type_unify(TypeTable *tt, const Type *a, const Type *b) {
   }
   return NULL;
 }
+
+/* ---- array layouts in signatures ---- */
+
+bool type_dim_contiguous(int ndim, char layout, int k) {
+  return (layout == 'C' && k == ndim - 1) || (layout == 'F' && k == 0);
+}
+
+char type_layout_of_slices(int ndim, bool first_contiguous, bool last_contiguous) {
+  if (ndim > 1 && first_contiguous) return 'F';
+  return last_contiguous ? 'C' : 'A';
+}
+
+/* NumPy's flags, as Numba's typeof reads them: an array without elements is both C and F
+ * contiguous whatever its strides; otherwise each order asks that every extent but 1 have the
+ * stride that order gives it. */
+char type_layout_of_strides(int64_t itemsize, int ndim, const int64_t *shape, const int64_t *strides) {
+  bool c = true, f = true;
+  for (int k = 0; k < ndim; k++)
+    if (shape[k] == 0) return 'C';
+  int64_t expect = itemsize;
+  for (int k = ndim; k-- > 0;) {
+    if (shape[k] != 1 && strides[k] != expect) c = false;
+    expect *= shape[k];
+  }
+  expect = itemsize;
+  for (int k = 0; k < ndim; k++) {
+    if (shape[k] != 1 && strides[k] != expect) f = false;
+    expect *= shape[k];
+  }
+  return c ? 'C' : f ? 'F' : 'A';
+}

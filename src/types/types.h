@@ -215,6 +215,17 @@ const Type *type_charseq(TypeTable *tt, bool unicode, int64_t chars);
  * exactly len bytes. *unicode and *chars get its kind and length; false for any other text or a
  * length outside 1..TYPE_MAX_CHARS (never overflows on long digit strings). */
 bool type_charseq_parse(const char *s, size_t len, bool *unicode, int64_t *chars);
+
+/* Array layouts as signatures write them, the one rule for every printer and reader: dimension
+ * k of an ndim-dimensional array of layout 'C' or 'F' is written '::1' where the array is
+ * contiguous (the last of a C array, the first of an F array; a 1-d contiguous array is C) and
+ * ':' elsewhere. */
+bool type_dim_contiguous(int ndim, char layout, int k);
+/* Numba's layout of an array type written with ndim slices (types.Type.__getitem__): 'F' when
+ * the first of two or more is '::1', else 'C' when the last is, else 'A'. */
+char type_layout_of_slices(int ndim, bool first_contiguous, bool last_contiguous);
+/* An array's layout from its extents and byte strides: 'C', 'F' or 'A' (p2c_array_layout). */
+char type_layout_of_strides(int64_t itemsize, int ndim, const int64_t *shape, const int64_t *strides);
 /* Bytes of one character of charseq type t: 1, or 4 for a UnicodeCharSeq. */
 static inline int type_char_size(const Type *t) { return t->unicode ? 4 : 1; }
 /* The record type with these fields (in NumPy's order), itemsize and align flag. The caller has

@@ -26,3 +26,22 @@ def test_best_signature_as_numbas_dispatcher():
                        timeout=300)
     assert p.returncode == 0, p.stderr
     assert p.stdout == ours
+
+
+def test_tuple_arguments_as_numbas_dispatcher():
+    """Tuples convert element by element (issue 27): tuple_choice.py under pyk2cuda against the same
+    kernels under numba.njit with the same signatures."""
+    script = os.path.join(HERE, "tuple_choice.py")
+    rc, ours, err = run_script([script])
+    assert rc == 0, ours + err
+    # 2**24 + 1 given as an int64 pair takes UniTuple(int64, 2), not the float32 one listed first;
+    # a namedtuple converts to no other type, not even to its own class with other field types
+    assert "pair (16777217, 1) 16777218.0" in ours and "point Point(x=1, y=2) TypeError" in ours, ours
+    if not has_numba():
+        pytest.skip("Numba (Debian's python3-numba) is not installed")
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    p = subprocess.run([ORACLE, script, "--njit"], cwd=HERE, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ours

@@ -46,20 +46,27 @@ Point = namedtuple("Point", ("x", "y"))
 
 
 def test_explicit_signature_with_tuple_types_converts_scalars():
-    @cuda.jit("void(float64[::1], UniTuple(float64, 2), NamedTuple(Point, x=int32, y=int32))")
-    def k(r, t, p):
+    @cuda.jit("void(float64[::1], UniTuple(float64, 2), Tuple((int32, int32)), "
+              "NamedTuple(Point, x=int32, y=int32))")
+    def k(r, t, u, p):
         r[0] = t[0] + t[1]
-        r[1] = p.x * p.y
+        r[1] = u[0] * u[1] + p.x * p.y
 
     r = np.zeros(2)
-    k[1, 1](r, (1, 2), Point(np.int8(3), 4))   # ints to float64 and to int32, as Numba converts
-    assert r.tolist() == [3.0, 12.0]
-    # A float for an int32 field is refused, naming the parameter, as Numba's dispatcher refuses
+    p = Point(np.int32(1), np.int32(2))
+    k[1, 1](r, (1, 2), (np.int8(3), 4), p)   # plain tuples convert element by element, as Numba's
+    assert r.tolist() == [3.0, 14.0]
+    # A float for an int32 element is refused, naming the parameter, as Numba's dispatcher refuses
     # it (its ctypes.c_int32(3.9) raises), where a C cast truncated it before.
-    with pytest.raises(TypeError, match="argument 'p': a float64 \\(3.9\\) cannot be passed to the int32"):
-        k[1, 1](r, (1, 2), Point(3.9, 4))
+    with pytest.raises(TypeError, match="argument 'u': a float64 \\(3.9\\) cannot be passed to the int32"):
+        k[1, 1](r, (1, 2), (3.9, 4), p)
+    # A namedtuple converts to no other type (Numba's tuples: only a plain tuple converts), so its
+    # elements must have the field types (issue 27; tuple_choice.py checks it against Numba).
+    with pytest.raises(TypeError, match=r"argument 'p' is NamedTuple\(Point, x=int64, y=int64\), where it "
+                                        r"takes NamedTuple\(Point, x=int32, y=int32\)"):
+        k[1, 1](r, (1, 2), (3, 4), Point(3, 4))
     with pytest.raises(TypeError, match=r"NamedTuple\(Point, x=int32, y=int32\)"):
-        k[1, 1](r, (1, 2), (3, 4))         # a plain tuple is not the namedtuple
+        k[1, 1](r, (1, 2), (3, 4), (3, 4))         # a plain tuple is not the namedtuple
 
 
 def test_specialization_per_tuple_type():

@@ -54,3 +54,40 @@ def test_short_names_in_a_signature_string_reach_the_translator_as_written():
     a = np.zeros(1, np.int64)
     fill[1, 1](a, np.float32(3.0))
     assert a[0] == 3
+
+
+# Array types: the package builds their text from the library's one rule (p2c_array_dims,
+# p2c_slices_layout, p2c_array_layout); the layouts are Numba's for the same slices, dtypes and arrays.
+SLICES = [(slice(None),), (slice(None, None, 1),), (slice(None), slice(None)),
+          (slice(None), slice(None, None, 1)), (slice(None, None, 1), slice(None)),
+          (slice(None, None, 1), slice(None, None, 1)), (slice(None), slice(None, None, 1), slice(None)),
+          (slice(None, None, 1), slice(None), slice(None))]
+
+
+@pytest.mark.parametrize("dims", SLICES, ids=[str(i) for i in range(len(SLICES))])
+def test_array_types_from_slices_have_numbas_layout_and_the_librarys_text(dims):
+    dims = dims[0] if len(dims) == 1 else dims   # float32[::1], as written (not a 1-tuple)
+    ours, numbas = types.float32[dims], numba_types.float32[dims]
+    assert (ours.ndim, ours.layout) == (numbas.ndim, numbas.layout)
+    assert str(ours) == "float32" + _core.array_dims(numbas.ndim, numbas.layout)
+    assert types.Array(types.float32, numbas.ndim, numbas.layout) == ours
+
+
+def test_array_dims_text_per_layout():
+    assert [_core.array_dims(n, l) for n, l in [(1, "C"), (1, "A"), (2, "C"), (2, "F"), (3, "A")]] == \
+        ["[::1]", "[:]", "[:, ::1]", "[::1, :]", "[:, :, :]"]
+    with pytest.raises(ValueError):
+        _core.array_dims(0, "C")
+    with pytest.raises(ValueError):
+        _core.array_dims(2, "K")
+
+
+@pytest.mark.parametrize("make", [lambda: np.zeros((3, 4), np.float32), lambda: np.zeros((3, 4), order="F"),
+                                  lambda: np.zeros((3, 4))[:, ::2], lambda: np.zeros((4, 1))[::2],
+                                  lambda: np.zeros((0, 4))[:, ::2], lambda: np.zeros(5, np.int8)[::-1]],
+                         ids=["C", "F", "strided", "extent-1", "empty-strided", "reversed"])
+def test_typeof_arrays_as_numba(make):
+    from numba import typeof as numba_typeof
+    a = make()
+    t = numba_typeof(a)
+    assert (types.typeof(a).ndim, types.typeof(a).layout) == (t.ndim, t.layout)

@@ -342,6 +342,34 @@ static void charseq_spellings_round_trip(void **state) {
   assert_false(p2c_dtype_parse_charseq(NULL, 0, &t));
 }
 
+/* Array layouts: the one printer of dimensions reads back through the signature parser (a
+ * translation of that text gives the layout it was printed from), Numba's slice rule, and
+ * NumPy's flags for strides (an array without elements is C, as Numba's typeof says). */
+static void array_layout_texts(void **state) {
+  (void)state;
+  char buf[64];
+  static const struct { int ndim; char layout; const char *text; } dims[] = {
+      {1, 'C', "[::1]"}, {1, 'A', "[:]"}, {2, 'C', "[:, ::1]"}, {2, 'F', "[::1, :]"}, {3, 'A', "[:, :, :]"}};
+  for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
+    assert_int_equal(p2c_array_dims(dims[i].ndim, dims[i].layout, buf, sizeof buf), strlen(dims[i].text));
+    assert_string_equal(buf, dims[i].text);
+  }
+  assert_int_equal(p2c_array_dims(0, 'C', buf, sizeof buf), 0);
+  assert_int_equal(p2c_array_dims(P2C_MAX_NDIM + 1, 'C', buf, sizeof buf), 0);
+  assert_int_equal(p2c_array_dims(2, 'K', buf, sizeof buf), 0);
+  assert_int_equal(p2c_array_dims(2, 'C', buf, 4), 8);   /* truncated, the length it needs */
+  assert_string_equal(buf, "[:,");
+  assert_int_equal(p2c_slices_layout(1, true, true), 'C');
+  assert_int_equal(p2c_slices_layout(2, true, true), 'F');
+  assert_int_equal(p2c_slices_layout(2, false, true), 'C');
+  assert_int_equal(p2c_slices_layout(3, false, false), 'A');
+  int64_t shape[2] = {3, 4}, c[2] = {16, 4}, f[2] = {4, 12}, strided[2] = {32, 8}, empty[2] = {0, 4};
+  assert_int_equal(p2c_array_layout(4, 2, shape, c), 'C');
+  assert_int_equal(p2c_array_layout(4, 2, shape, f), 'F');
+  assert_int_equal(p2c_array_layout(4, 2, shape, strided), 'A');
+  assert_int_equal(p2c_array_layout(4, 2, empty, strided), 'C');
+}
+
 static void compiler_new_and_delete(void **state) {
   (void)state;
   P2cCompiler *c = p2c_compiler_new(NULL);
@@ -930,6 +958,71 @@ static const char ufunc_src[] =
 
 static P2cValue host_value(P2cHostArray a) { return (P2cValue){.is_array = true, .type = a.dtype, .array = a}; }
 
+static const char tuple_src[] =
+    "from numba import cuda\n"
+    "@cuda.jit(['void(float64[::1], UniTuple(float32, 2))', 'void(float64[::1], UniTuple(int64, 2))'])\n"
+    "def pair(r, t):\n"
+    "    r[0] = t[0] + t[1]\n"
+    "@cuda.jit('void(float64[::1], Tuple((float64, int32)))')\n"
+    "def mixed(r, t):\n"
+    "    r[0] = t[0] + t[1]\n";
+
+/* pair's or mixed's r[0] after a launch with tuple t, or NAN with the message in *why when the
+ * launch is refused. */
+static double tuple_launch(P2cCompiler *c, const char *kernel, P2cValue t, const char **why) {
+  P2cHostArray r;
+  int64_t n = 1;
+  assert_int_equal(p2c_host_array_new(c, P2C_FLOAT64, 1, &n, &r), P2C_OK);
+  P2cValue args[2] = {host_value(r), t};
+  P2cLaunchOptions o = {.device = P2C_DEVICE_SIM};
+  P2cStatus s = p2c_launch(c, "t.py", tuple_src, sizeof tuple_src - 1, kernel, args, 2, &o, NULL, NULL);
+  double got = s == P2C_OK ? ((double *)r.data)[0] : NAN;
+  *why = s == P2C_OK ? NULL : p2c_compiler_last_error(c);
+  if (s != P2C_OK && s != P2C_ERR_USAGE) fail_msg("%s: %s", p2c_status_string(s), *why);
+  p2c_host_array_free(c, &r);
+  return got;
+}
+
+/* Tuples against signatures through the C API, converted element by element: the values and
+ * results of tests/python/tuple_choice.py, which test_overload_choice.py checks against Numba's
+ * dispatcher (numba.njit with the same signatures). */
+static void tuple_arguments_convert_element_by_element(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  assert_non_null(c);
+  const char *why;
+#define I64(x) {.type = P2C_INT64, .scalar.i = (x)}
+  P2cValue big[2] = {I64(16777217), I64(1)}, three[3] = {I64(1), I64(2), I64(3)};
+  P2cValue small[2] = {{.type = P2C_INT8, .scalar.i = 1}, {.type = P2C_INT8, .scalar.i = 2}};
+  P2cValue f32[2] = {{.type = P2C_FLOAT32, .scalar.f = 16777216}, {.type = P2C_FLOAT32, .scalar.f = 1}};
+  P2cValue mixed[2] = {{.type = P2C_FLOAT32, .scalar.f = (float)0.1}, I64(((int64_t)1 << 33) + 5)};
+  P2cValue complex_first[2] = {{.type = P2C_COMPLEX128, .scalar.c = {0, 1}}, I64(2)};
+#undef I64
+  static const char *const fields[2] = {"x", "y"};
+  /* an int64 pair takes UniTuple(int64, 2) exactly, though UniTuple(float32, 2) comes first */
+  assert_true(tuple_launch(c, "pair", (P2cValue){.type = P2C_TUPLE, .elems = big, .elem_count = 2}, &why) == 16777218.0);
+  /* int8 -> int64 is a promotion, int8 -> float32 safe: the int64 signature */
+  assert_true(tuple_launch(c, "pair", (P2cValue){.type = P2C_TUPLE, .elems = small, .elem_count = 2}, &why) == 3.0);
+  /* float32 elements: the float32 signature, its sum rounded to float32 */
+  assert_true(tuple_launch(c, "pair", (P2cValue){.type = P2C_TUPLE, .elems = f32, .elem_count = 2}, &why) == 16777216.0);
+  /* each element converts to its own type: 0.1f as a float64, 2**33 + 5 wrapped to an int32 */
+  assert_true(tuple_launch(c, "mixed", (P2cValue){.type = P2C_TUPLE, .elems = mixed, .elem_count = 2}, &why) ==
+              (double)(float)0.1 + 5);
+  /* refused: a namedtuple (it converts to no plain tuple), three elements, a complex for a float */
+  P2cValue point = {.type = P2C_TUPLE, .elems = big, .elem_count = 2, .tuple_class = "Point", .field_names = fields};
+  assert_true(isnan(tuple_launch(c, "pair", point, &why)));
+  assert_string_equal(why, "no signature of kernel 'pair' takes (float64[::1], NamedTuple(Point, x=int64, "
+                      "y=int64)): void(float64[::1], UniTuple(float32 x 2)): argument 't' is NamedTuple(Point, "
+                      "x=int64, y=int64), where it takes UniTuple(float32 x 2); void(float64[::1], UniTuple(int64 "
+                      "x 2)): argument 't' is NamedTuple(Point, x=int64, y=int64), where it takes UniTuple(int64 x 2)");
+  assert_true(isnan(tuple_launch(c, "pair", (P2cValue){.type = P2C_TUPLE, .elems = three, .elem_count = 3}, &why)));
+  assert_non_null(strstr(why, "argument 't' is UniTuple(int64 x 3), where it takes UniTuple(float32 x 2)"));
+  assert_true(isnan(tuple_launch(c, "mixed", (P2cValue){.type = P2C_TUPLE, .elems = complex_first, .elem_count = 2},
+                                 &why)));
+  assert_string_equal(why, "argument 't': cannot convert complex128 to float64");
+  p2c_compiler_delete(c);
+}
+
 /* A [2,3] array and a [3] row broadcast to [2,3]; the float64 signature is chosen. */
 static void ufunc_broadcasts_through_the_c_api(void **state) {
   (void)state;
@@ -1200,6 +1293,8 @@ int main(void) {
       cmocka_unit_test(dumps_after_each_phase),
       cmocka_unit_test(kernel_info_says_whether_it_checks_bounds),
       cmocka_unit_test(charseq_spellings_round_trip),
+      cmocka_unit_test(array_layout_texts),
+      cmocka_unit_test(tuple_arguments_convert_element_by_element),
       cmocka_unit_test(compiler_new_fails_cleanly_without_memory),
       cmocka_unit_test(version_and_status_strings),
       cmocka_unit_test(scalar_helpers),
