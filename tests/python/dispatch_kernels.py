@@ -29,3 +29,24 @@ def any_layout(a, v):
     i, j = cuda.grid(2)
     if i < a.shape[0] and j < a.shape[1]:
         a[i, j] = v * (i + 1) + j
+
+
+@cuda.jit("void(int32[::1], [char x 4][::1])")
+def chars(a, s):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = 4
+
+
+@cuda.jit("void(int32[::1], datetime64[D][::1])")
+def days(a, d):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = 5
+
+
+@cuda.jit("void(float64[::1], Record(x[type=int32;offset=0],y[type=float64;offset=8];16;True)[::1])")
+def records(a, r):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = r[i].x + r[i].y

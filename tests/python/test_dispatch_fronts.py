@@ -1,6 +1,9 @@
 """One dispatcher for every front (issue 27): the same kernel, signature and values, launched
 from Python and with `pyk2cuda run` (which uses only the C API), choose the same specialization
-and convert the same way, or give the same message. The table's expectations are Numba's (its
+and convert the same way, or give the same message: scalars, arrays of each layout, strings,
+datetimes and records. Tuples and Enum members, which `run` cannot spell, go through the C API in
+tests/unit/test_api.c (tuple_arguments_convert_element_by_element: the values of tuple_choice.py,
+which test_overload_choice.py runs from Python against Numba's dispatcher). The table's expectations are Numba's (its
 dispatcher's conversions; a float for an integer parameter is refused as its ctypes call
 refuses it)."""
 import os
@@ -28,6 +31,16 @@ def fortran(shape):
     return np.asfortranarray(np.zeros(shape, np.float32))
 
 
+RECORD = np.dtype([("x", np.int32), ("y", np.float64)], align=True)
+PACKED = np.dtype([("x", np.int32), ("y", np.float64)])
+
+
+def record_values(dtype):
+    r = np.zeros(2, dtype)
+    r["x"], r["y"] = [1, 3], [0.5, 1.5]
+    return r
+
+
 # (kernel, grid, block, run ARGs, Python arguments, expected array or the refusal's message)
 CASES = [
     ("scale", 1, 4, ["zeros:float32[4]", "2"], lambda: (np.zeros(4, np.float32), 2),
@@ -51,11 +64,39 @@ CASES = [
      "refuses it too); pass an integer, e.g. int(x)"),
     ("any_layout", (1, 1), (3, 2), ["F.npy", "float32:10"], lambda: (fortran((3, 2)), np.float32(10)),
      np.array([[10, 11], [20, 21], [30, 31]], np.float32)),
+    ("any_layout", (1, 1), (3, 2), ["zeros:float32[3,2]", "1"], lambda: (np.zeros((3, 2), np.float32), 1),
+     np.array([[1, 2], [2, 3], [3, 4]], np.float32)),
+    ("any_layout", (1, 1), (3, 2), ["zeros:float32[3,2,1]", "1"], lambda: (np.zeros((3, 2, 1), np.float32), 1),
+     "no signature of kernel 'any_layout' takes (float32[:, :, ::1], int64): void(float32[:, :], float32): "
+     "argument 'a' is float32[:, :, ::1], where it takes float32[:, :]"),
+    # strings, datetimes and records: the dtype decides, with the same words from both fronts
+    ("chars", 1, 4, ["zeros:int32[4]", "zeros:S4[4]"], lambda: (np.zeros(4, np.int32), np.zeros(4, "S4")),
+     np.full(4, 4, np.int32)),
+    ("chars", 1, 4, ["zeros:int32[4]", "zeros:U4[4]"], lambda: (np.zeros(4, np.int32), np.zeros(4, "U4")),
+     "no signature of kernel 'chars' takes (int32[::1], [unichr x 4][::1]): void(int32[::1], [char x 4][::1]): "
+     "argument 's' is [unichr x 4][::1], where it takes [char x 4][::1]"),
+    ("days", 1, 4, ["zeros:int32[4]", "D.npy"], lambda: (np.zeros(4, np.int32), np.zeros(4, "M8[D]")),
+     np.full(4, 5, np.int32)),
+    ("days", 1, 4, ["zeros:int32[4]", "s.npy"], lambda: (np.zeros(4, np.int32), np.zeros(4, "M8[s]")),
+     "no signature of kernel 'days' takes (int32[::1], datetime64[s][::1]): void(int32[::1], "
+     "datetime64[D][::1]): argument 'd' is datetime64[s][::1], where it takes datetime64[D][::1]"),
+    ("records", 1, 2, ["zeros:float64[2]", "R.npy"], lambda: (np.zeros(2), record_values(RECORD)),
+     np.array([1.5, 4.5])),
+    ("records", 1, 2, ["zeros:float64[2]", "P.npy"], lambda: (np.zeros(2), record_values(PACKED)),
+     "no signature of kernel 'records' takes (float64[::1], Record(x[type=int32;offset=0],"
+     "y[type=float64;offset=4];12;False)[::1]): void(float64[::1], Record(x[type=int32;offset=0],"
+     "y[type=float64;offset=8];16;True)[::1]): argument 'r' is Record(x[type=int32;offset=0],"
+     "y[type=float64;offset=4];12;False)[::1], where it takes Record(x[type=int32;offset=0],"
+     "y[type=float64;offset=8];16;True)[::1]"),
 ]
 
 
 def run_cli(tmp_path, kernel, grid, block, args):
     np.save(tmp_path / "F.npy", fortran((3, 2)))
+    np.save(tmp_path / "D.npy", np.zeros(4, "M8[D]"))
+    np.save(tmp_path / "s.npy", np.zeros(4, "M8[s]"))
+    np.save(tmp_path / "R.npy", record_values(RECORD))
+    np.save(tmp_path / "P.npy", record_values(PACKED))
     dims = lambda d: ",".join(map(str, d)) if isinstance(d, tuple) else str(d)
     p = subprocess.run([cli_path(), "run", KERNELS, kernel, "--device", "sim", "--grid", dims(grid),
                         "--block", dims(block), "--out-dir", "out"] + args,

@@ -965,9 +965,12 @@ static const char tuple_src[] =
     "    r[0] = t[0] + t[1]\n"
     "@cuda.jit('void(float64[::1], Tuple((float64, int32)))')\n"
     "def mixed(r, t):\n"
-    "    r[0] = t[0] + t[1]\n";
+    "    r[0] = t[0] + t[1]\n"
+    "@cuda.jit('void(float64[::1], int32)')\n"
+    "def number(r, t):\n"
+    "    r[0] = t\n";
 
-/* pair's or mixed's r[0] after a launch with tuple t, or NAN with the message in *why when the
+/* r[0] of kernel pair, mixed or number after a launch with value t, or NAN with the message in *why when the
  * launch is refused. */
 static double tuple_launch(P2cCompiler *c, const char *kernel, P2cValue t, const char **why) {
   P2cHostArray r;
@@ -1020,6 +1023,13 @@ static void tuple_arguments_convert_element_by_element(void **state) {
   assert_true(isnan(tuple_launch(c, "mixed", (P2cValue){.type = P2C_TUPLE, .elems = complex_first, .elem_count = 2},
                                  &why)));
   assert_string_equal(why, "argument 't': cannot convert complex128 to float64");
+  /* an IntEnum member given to an integer parameter is its int (Numba passes it so), wrapped */
+  P2cValue member = {.type = P2C_INT64, .scalar.i = ((int64_t)1 << 32) + 7, .enum_class = "Shape", .enum_is_int = true};
+  assert_true(tuple_launch(c, "number", member, &why) == 7.0);
+  member.enum_is_int = false;   /* a plain Enum member converts to no number */
+  assert_true(isnan(tuple_launch(c, "number", member, &why)));
+  assert_string_equal(why, "no signature of kernel 'number' takes (float64[::1], Enum<int64>(Shape)): "
+                      "void(float64[::1], int32): argument 't' is Enum<int64>(Shape), where it takes int32");
   p2c_compiler_delete(c);
 }
 
