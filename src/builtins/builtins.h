@@ -148,7 +148,10 @@ typedef struct Builtin {
   /* math functions: the host function whose result CPython's math module returns for a float
      argument (libm's, where CPython's wrapper only checks for errors around it), with which the
      frontend folds module-level constants; NULL: not folded (math.gamma, math.lgamma and
-     math.hypot are CPython's own code, whose results differ from libm's in the last bit).
+     math.hypot are CPython's own code, whose results differ from libm's in the last bit). On a
+     NumPy ufunc row (BF_UFUNC), the function whose results NumPy's loops give to the bit in
+     float32 and float64 (only numpy.sqrt's, correctly rounded: NumPy computes the others with
+     SIMD code of its own).
      tests/diff/const_math_check.py compares them with CPython's. */
   double (*fold1)(double);
   double (*fold2)(double, double);

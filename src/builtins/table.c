@@ -44,9 +44,9 @@
 #define MATH16(p, i, r, c64_, c32_, c16_) {MATH16_FIELDS(p, i, r, c64_, c32_, c16_)}
 #define UNARY16(p, c64_, c32_, c16_) MATH16(p, BI_MATH_UNARY, NULL, c64_, c32_, c16_)
 /* NumPy's ufuncs: math functions that also take arrays and an output array (BF_UFUNC) */
-#define NP_UFUNC(p, n, c64_, c32_, c16_, h) \
+#define NP_UFUNC(p, n, c64_, c32_, c16_, ...) \
   {.path = p, .kind = BK_FUNC, .id = (n) == 1 ? BI_MATH_UNARY : BI_MATH_BINARY, ARGS(n, (n) + 1), \
-   FX(BF_UFUNC), .c64 = c64_, .c32 = c32_, .c16 = c16_, h, HOOKS(infer_math_call, emit_math_call)}
+   FX(BF_UFUNC), .c64 = c64_, .c32 = c32_, .c16 = c16_, __VA_ARGS__, HOOKS(infer_math_call, emit_math_call)}
 #define NP1(p, c64_, c32_) NP_UFUNC(p, 1, c64_, c32_, NULL, .helpers = {0})
 #define NP1_16(p, c64_, c32_, c16_) NP_UFUNC(p, 1, c64_, c32_, c16_, .helpers = {0})
 /* ... and on complex numbers the cmath row cz computes them (NumPy's complex loops) */
@@ -276,7 +276,9 @@ static const Builtin table[] = {
      * a float16 (where the prelude has the function) in float32 rounded to float16, as NumPy's
      * own loops do; floor, ceil, trunc and rint keep the float type (math's give int64). On
      * arrays, with an output array: np.sin(x, out) (infer_ufunc_array_call). */
-    NP1C_16("numpy.sqrt", "sqrt", "sqrtf", "p2c_hsqrt", "cmath.sqrt"),
+    /* np.sqrt also folds at module level (lower_const.c fold_ufunc): IEEE's correctly rounded
+       square root, which NumPy's loops and the C library give alike */
+    NP_UFUNC("numpy.sqrt", 1, "sqrt", "sqrtf", "p2c_hsqrt", .complex_row = "cmath.sqrt", .fold1 = sqrt),
     NP1C_16("numpy.exp", "exp", "expf", "p2c_hexp", "cmath.exp"),
     NP1C_16("numpy.log", "log", "logf", "p2c_hlog", "cmath.log"),
     NP1C_16("numpy.sin", "sin", "sinf", "p2c_hsin", "cmath.sin"),

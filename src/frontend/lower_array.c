@@ -584,7 +584,12 @@ static bool looks_like_array(Lowerer *L, TSNode n, int depth) {
   for (int k = 0; node_is(L, n, K_call) && k <= P2C_MAX_NESTING; k++) {
     TSNode callee = ts_node_child_by_field_name(n, "function", 8);
     Resolved r;
-    if (resolve_dotted(L, callee, &r))   /* np.float32(x) is a scalar, not an array */
+    /* np.float32(x) is a scalar, not an array; so is np.sqrt(x) of a number (lower_const.c) */
+    if (resolve_dotted(L, callee, &r) && r.builtin && (r.builtin->facts & BF_UFUNC)) {
+      TSNode args[1];
+      return node_kids(L, lower_field(L, n, F_arguments), args, 1) >= 1 && looks_like_array(L, args[0], depth + 1);
+    }
+    if (resolve_dotted(L, callee, &r))
       return r.path && strncmp(r.path, "numpy.", 6) == 0 && !(r.builtin && r.builtin->kind == BK_TYPE);
     if (!node_is(L, callee, K_attribute)) return false;
     n = ts_node_child_by_field_name(callee, "object", 6);

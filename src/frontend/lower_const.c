@@ -225,6 +225,46 @@ static Folded fold_math(Lowerer *L, const Builtin *b, TSNode n) {
   return number(pynum_float(r), NULL);
 }
 
+/* The loop type NumPy's float functions (np.sqrt: loops e, f, d) take for an argument of type t:
+ * the first that t casts to safely, float16 for a bool or an 8-bit int, float32 for a 16-bit int,
+ * float64 for wider ints (NumPy's, not a kernel's typing, where Numba computes ints in float64);
+ * a float type its own. */
+static const Type *numpy_float_loop(const Type *t) {
+  if (t->kind == TY_FLOAT || t->kind == TY_HALF) return t;
+  if (t->kind != TY_BOOL && t->kind != TY_INT) return NULL;
+  return t->bits <= 8 ? &type_float16 : t->bits == 16 ? &type_float32 : &type_float64;
+}
+
+/* np.sqrt(x) of one number, as NumPy computes it: in the loop type NumPy chooses for x's type
+ * (numpy_float_loop; a Python float or int is float64 to it), the row's fold1 (IEEE's correctly
+ * rounded square root, which NumPy's loops and the C library all give; rounded once more to
+ * float32 for a float32 loop, which for a square root is float32's own result), NaN below zero
+ * (NumPy warns, it does not raise). Loops in other types (float16 for bools and 8-bit ints,
+ * complex) and NumPy's other functions, which it computes with SIMD code of its own, are refused
+ * with the reason. */
+static Folded fold_ufunc(Lowerer *L, const Builtin *b, TSNode n) {
+  TSNode args[3];
+  const char *name = builtin_display_name(b);
+  if (!b->fold1)
+    return refuse(L, n, arena_printf(L->a, "calls %s, which NumPy computes with code of its own that the CLI "
+                                           "does not reproduce to the last bit (of NumPy's functions of numbers "
+                                           "it folds np.sqrt; compute it in the kernel, or write its value)", name));
+  if (node_kids(L, lower_field(L, n, F_arguments), args, 3) != 1)
+    return refuse(L, n, arena_printf(L->a, "is folded only as %s(x) of one number", name));
+  Folded x = number_arg(L, n, args[0], name);
+  if (!x.ok) return x;
+  int64_t i;
+  bool is_unsigned;
+  if (!x.np && x.v.kind == PN_INT && !pynum_to_int64(&x.v, &i, &is_unsigned))   /* an object to NumPy */
+    return refuse(L, n, arena_printf(L->a, "gives %s a Python int past 64 bits, which NumPy refuses", name));
+  const Type *t = numpy_float_loop(type_of(&x));
+  if (t != &type_float32 && t != &type_float64)
+    return refuse(L, n, arena_printf(L->a, "computes in %s, which the CLI does not fold (it folds %s in "
+                                           "float32 and float64)", t ? t->name : "no type of NumPy's", name));
+  double r = b->fold1(pynum_as_double(&x.v));
+  return number(pynum_float(t == &type_float32 ? (double)(float)r : r), t);
+}
+
 /* A call at module level: a conversion, a NumPy datetime, or a math function CPython computes
  * with libm's; other calls are refused with the reason. */
 static Folded fold_call(Lowerer *L, TSNode n) {
@@ -235,6 +275,7 @@ static Folded fold_call(Lowerer *L, TSNode n) {
   const Builtin *b = r.builtin;
   if (b->id == BI_TIME_VALUE) return fold_time_value(L, b, n);
   if (b->kind == BK_TYPE || b->id == BI_CAST) return fold_conversion(L, b, n);
+  if (b->facts & BF_UFUNC) return fold_ufunc(L, b, n);
   if (b->fold1 || b->fold2) return fold_math(L, b, n);
   if (strncmp(b->path, "math.", 5) == 0)
     return refuse(L, n, "is computed by CPython's own code, which the CLI does not reproduce to "
@@ -282,29 +323,127 @@ static bool float_op(Op op, double x, double y, double *v) {
   }
 }
 
-/* + - * / with a NumPy scalar: the result has NumPy's promoted type; a float32 result is the
- * double result rounded once, which is float32 arithmetic's own result for + - * / (double has
- * more than twice float32's precision). Other operators on NumPy scalars are not folded. */
+/* x // y and x % y of NumPy integers (npy_floor_divide, npy_remainder for ints): Python's
+ * floor rules, and where C's would be undefined NumPy's own values, which it gives with a
+ * RuntimeWarning, not an error: 0 for a zero divisor, the type's minimum for minimum // -1
+ * (wrapped, as the result is then put in the type). */
+static int64_t np_int_divmod(Op op, int64_t x, int64_t y) {
+  if (y == 0 || (y == -1 && x == INT64_MIN)) return op == OP_FLOORDIV && y ? x : 0;
+  int64_t q = x / y, r = x % y;
+  if (r && ((r < 0) != (y < 0))) q -= 1, r += y;
+  return op == OP_FLOORDIV ? q : r;
+}
+
+/* x ** y of NumPy integers (scalarmath's power: squaring, wrapping in the type); false for a
+ * negative exponent, which NumPy refuses (ValueError). */
+static bool np_int_pow(int64_t x, int64_t y, int64_t *out) {
+  if (y < 0) return false;
+  uint64_t base = (uint64_t)x, r = 1;
+  for (uint64_t e = (uint64_t)y; e; e >>= 1, base *= base)
+    if (e & 1) r *= base;
+  *out = (int64_t)r;
+  return true;
+}
+
+/* v wrapped to integer type t's width, as a result stored in that type (two's complement). */
+static int64_t wrap_to(int64_t v, const Type *t) {
+  if (t->bits == 64) return v;
+  uint64_t m = (UINT64_C(1) << t->bits) - 1, u = (uint64_t)v & m;
+  if (t->is_signed && (u >> (t->bits - 1))) u |= ~m;
+  return (int64_t)u;
+}
+
+/* NumPy's npy_divmod for float64 (CPython's float rules where y is not zero; NumPy's a / b and
+ * fmod where it is: inf or nan, with a warning), floor division or modulo. */
+static double np_divmod64(Op op, double a, double b) {
+  double mod = fmod(a, b), div, floordiv;
+  if (!b) return op == OP_FLOORDIV ? a / b : mod;
+  div = (a - mod) / b;
+  if (mod) {
+    if ((b < 0) != (mod < 0)) mod += b, div -= 1.0;
+  } else {
+    mod = copysign(0.0, b);
+  }
+  if (div) {
+    floordiv = floor(div);
+    if (div - floordiv > 0.5) floordiv += 1.0;
+  } else {
+    floordiv = copysign(0.0, a / b);
+  }
+  return op == OP_FLOORDIV ? floordiv : mod;
+}
+
+/* The same in float32 arithmetic (npy_divmodf: each step rounded to float, as NumPy computes a
+ * float32 // or %, which computing in double and rounding once would not match). */
+static float np_divmod32(Op op, float a, float b) {
+  float mod = fmodf(a, b), div, floordiv;
+  if (!b) return op == OP_FLOORDIV ? a / b : mod;
+  div = (a - mod) / b;
+  if (mod) {
+    if ((b < 0) != (mod < 0)) mod += b, div -= 1.0f;
+  } else {
+    mod = copysignf(0.0f, b);
+  }
+  if (div) {
+    floordiv = floorf(div);
+    if (div - floordiv > 0.5f) floordiv += 1.0f;
+  } else {
+    floordiv = copysignf(0.0f, a / b);
+  }
+  return op == OP_FLOORDIV ? floordiv : mod;
+}
+
+/* An integer operation of NumPy scalars in type t: + - * where the exact result fits t (others
+ * leave the range, which the CLI does not fold), // % ** as NumPy computes them (wrapping). */
+static Folded numpy_int_op(Lowerer *L, TSNode n, Op op, const Folded *a, const Folded *b, const Type *t) {
+  int64_t x, y, v;
+  if (!as_int64(&a->v, &x) || !as_int64(&b->v, &y)) return refuse(L, n, "leaves its NumPy type's range");
+  if (op == OP_FLOORDIV || op == OP_MOD) return number(pynum_int(wrap_to(np_int_divmod(op, x, y), t)), t);
+  if (op == OP_POW) {
+    if (!np_int_pow(x, y, &v)) return refuse(L, n, "raises in NumPy (integers to negative integer powers)");
+    return number(pynum_int(wrap_to(v, t)), t);
+  }
+  if (!int_op(op, x, y, &v) || !int_fits(v, t)) return refuse(L, n, "leaves its NumPy type's range");
+  return number(pynum_int(v), t);
+}
+
+/* A float operation of NumPy scalars in type t (float32 or float64): + - * / as the double
+ * result rounded once (double has more than twice float32's precision, so that is float32's own
+ * result), // % by npy_divmod in t's arithmetic, ** of two values of type t (a Python float is a
+ * float64) by the C library's pow or powf, as NumPy's scalar power calls them; a power of mixed
+ * types goes through NumPy's ufunc, whose SIMD loops give other bits (5,469 of 20,000 random
+ * float32 ** float cases differ from pow), and is refused. */
+static Folded numpy_float_op(Lowerer *L, TSNode n, Op op, const Folded *a, const Folded *b, const Type *t) {
+  double x = pynum_as_double(&a->v), y = pynum_as_double(&b->v), v;
+  bool f32 = t == &type_float32;
+  if (op == OP_FLOORDIV || op == OP_MOD) {
+    v = f32 ? (double)np_divmod32(op, (float)x, (float)y) : np_divmod64(op, x, y);
+  } else if (op == OP_POW) {
+    if (type_of(a) != t || type_of(b) != t)   /* NumPy's ufunc, not its scalar power */
+      return refuse(L, n, "is a power of mixed types, which NumPy computes with its own SIMD code (not "
+                          "the C library's pow) that the CLI does not reproduce to the last bit; convert both "
+                          "to one float type, e.g. np.float64(x) ** 2.0");
+    v = f32 ? (double)powf((float)x, (float)y) : pow(x, y);
+  } else if (!float_op(op, x, y, &v)) {
+    return refuse(L, n, "divides by zero");
+  }
+  return number(pynum_float(f32 ? (double)(float)v : v), t);
+}
+
+/* An arithmetic operator with a NumPy scalar: the result has NumPy's promoted type (a Python
+ * int counts as int64, a float as float64), and the value NumPy 1.x's scalar arithmetic gives,
+ * bit for bit: + - * / ** // %. Bitwise operators and shifts on NumPy scalars are not folded. */
 static Folded fold_numpy_binary(Lowerer *L, TSNode n, Op op, const Folded *a, const Folded *b) {
   int64_t unused;
   if ((!a->np && a->v.kind == PN_INT && !as_int64(&a->v, &unused)) ||
       (!b->np && b->v.kind == PN_INT && !as_int64(&b->v, &unused)))   /* NumPy makes it an object */
     return refuse(L, n, "mixes a NumPy scalar with a Python int past int64, which the CLI does not fold");
   const Type *t = type_promote(type_of(a), type_of(b));
-  if ((a->np && type_is_time(a->np)) || (b->np && type_is_time(b->np)) || op > OP_DIV ||
+  if ((a->np && type_is_time(a->np)) || (b->np && type_is_time(b->np)) || op > OP_POW ||
       (t->kind != TY_INT && t->kind != TY_FLOAT))   /* bool, float16 */
-    return refuse(L, n, "is an operator on a NumPy scalar the CLI does not fold (it folds + - * /)");
-  if (t->kind == TY_INT && op != OP_DIV) {
-    int64_t x, y, v;
-    if (!as_int64(&a->v, &x) || !as_int64(&b->v, &y) || !int_op(op, x, y, &v) || !int_fits(v, t))
-      return refuse(L, n, "leaves its NumPy type's range");
-    return number(pynum_int(v), t);
-  }
-  if (t->kind != TY_FLOAT) t = &type_float64;
-  double v;
-  if (!float_op(op, pynum_as_double(&a->v), pynum_as_double(&b->v), &v))
-    return refuse(L, n, "divides by zero");
-  return number(pynum_float(t == &type_float32 ? (double)(float)v : v), t);
+    return refuse(L, n, "is an operator on a NumPy scalar the CLI does not fold (it folds + - * / ** // %)");
+  if (t->kind == TY_INT && op != OP_DIV) return numpy_int_op(L, n, op, a, b, t);
+  return numpy_float_op(L, n, op, a, b, t->kind == TY_FLOAT ? t : &type_float64);
 }
 
 /* a op b: Python's arithmetic (pynum, as CPython evaluates it) on Python numbers, NumPy's with

@@ -9,10 +9,10 @@ it (E-global-not-const) because Python raises, NumPy deprecates it, or Numba can
 Each expression is built from ints (small and past 64 bits), floats (-0.0, inf-making, tiny),
 bools, math's and NumPy's constants, earlier names, Python's operators, math's functions (the ones
 folded with libm and the ones refused: gamma, lgamma, hypot), int/float/bool and NumPy's scalar
-types, and + - * / on NumPy scalars. pyk2cuda's side: `pyk2cuda emit --dump=types` of a kernel
+types, + - * / ** // % on NumPy scalars (a small exponent for **), and np.sqrt. pyk2cuda's side: `pyk2cuda emit --dump=types` of a kernel
 that reads every name; the dump's `Const NAME` header holds the value and the read its type.
 What pyk2cuda alone refuses is counted, not a failure (forms the command line does not fold,
-docs/semantics.md: NumPy's ** // % and wrapping, and names computed from those); --verbose
+docs/semantics.md: NumPy's + - * past its type's range, and names computed from those); --verbose
 lists them. Runs in `meson test --suite diff` (const_check: seeds 1:20 of 300 names, a few
 seconds); by hand --seeds 1:500 (no difference on 1:500 when written).
 """
@@ -41,7 +41,7 @@ FOLDED_MATH2 = ["atan2", "pow", "copysign", "fmod", "remainder", "nextafter"]
 REFUSED_MATH = ["gamma(%s)", "lgamma(%s)", "hypot(%s, 1.0)"]
 SMALL = ["0", "1", "2", "3", "-1", "0.5", "-0.5", "2.5", "True"]
 PY_OPS = ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^"]
-NP_OPS = ["+", "-", "*", "/"]
+NP_OPS = ["+", "-", "*", "/", "//", "%", "**"]
 NP_TYPES = ["float32", "float64", "int32", "int64", "int8", "uint16"]
 CONVERSIONS = ["int", "float", "bool"]
 
@@ -73,8 +73,12 @@ def gen(rng, depth, names):
         return "%s(%s)" % (rng.choice(CONVERSIONS), a)
     if r < 0.7:
         return "(%s%s)" % (rng.choice(["-", "+", "~", "not "]), a)
+    if r < 0.72:
+        return "np.sqrt(%s)" % a
     if r < 0.8:
-        return "(np.%s(%s) %s %s)" % (rng.choice(NP_TYPES), a, rng.choice(NP_OPS), gen(rng, depth - 1, names))
+        op = rng.choice(NP_OPS)   # ** with a small exponent: NumPy computes a Python-int power of any size
+        right = rng.choice(SMALL + ["np.int8(3)", "np.float32(0.5)"]) if op == "**" else gen(rng, depth - 1, names)
+        return "(np.%s(%s) %s %s)" % (rng.choice(NP_TYPES), a, op, right)
     op = rng.choice(PY_OPS)
     if op in ("**", "<<"):   # a small literal exponent or shift: Python would compute any power
         return "(%s %s %s)" % (a, op, rng.choice(SMALL + ["64"] if op == "<<" else SMALL))
