@@ -198,6 +198,7 @@ static void emit_constants(Gen *G, StrBuf *out) {
     /* inf and NaN are p2c_inf/p2c_nan, which C cannot evaluate in a constexpr: such a
      * constant is written where it is used (emit_expr). */
     if (k->value->kind == EX_FLOAT && !isfinite(k->value->fval)) continue;
+    if (k->value->kind == EX_IMAG) continue;   /* p2c_complex128 is no literal type: the same */
     k->cname = namer_claim(&G->global, k->name);
     const Type *t = k->scalar ? k->scalar : k->value->kind == EX_FLOAT ? &type_float64
                     : k->value->kind == EX_BOOL ? &type_bool : k->value->is_unsigned_literal ? &type_uint64

@@ -3,14 +3,19 @@
  * is the spelling of literals and conversions (`p2c_complex128(x)`), ** (p2c_cpow), the parts
  * (`z.re`, `z.im`), conjugate(), abs() and the cmath functions. The cmath functions are written
  * for complex128: a complex64 argument is widened and the result rounded back. */
+#include <math.h>
 #include <string.h>
 
 #include "codegen/cg.h"
 
-/* 2.5j */
+/* 2.5j, or a folded complex constant (1+2j)**2 with its real part */
 void emit_imag_literal(Gen *G, const Expr *e, StrBuf *sb) {
+  Expr re = {.kind = EX_FLOAT, .fval = e->real, .ty = &type_float64};
   Expr im = {.kind = EX_FLOAT, .fval = e->fval, .ty = &type_float64};
-  sb_puts(sb, "p2c_complex128(0.0, ");
+  sb_puts(sb, "p2c_complex128(");
+  if (e->real == 0 && !signbit(e->real)) sb_puts(sb, "0.0");
+  else emit_expr(G, &re, sb, P_ASSIGN);
+  sb_puts(sb, ", ");
   emit_expr(G, &im, sb, P_ASSIGN);
   sb_putc(sb, ')');
 }

@@ -1557,8 +1557,9 @@ static void emit_node(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   case EX_IMAG: emit_imag_literal(G, e, sb); break;
   case EX_BOOL: sb_puts(sb, e->ival ? "true" : "false"); break;
   case EX_VAR: sb_puts(sb, G->vnames[e->var]); break;
-  case EX_CONST:   /* a non-finite float has no constexpr name (emit_constants) */
+  case EX_CONST:   /* a non-finite float or a complex number has no constexpr name (emit_constants) */
     if (e->konst->cname) sb_puts(sb, e->konst->cname);
+    else if (e->konst->value->kind == EX_IMAG) emit_imag_literal(G, e->konst->value, sb);
     else emit_float_literal(G, e->konst->value->fval, e->ty == &type_float32, sb, prec);
     break;
   case EX_TEMP: sb_puts(sb, e->str); break;

@@ -2,6 +2,8 @@
  * --dump=types): one node per line, indented by depth, with its type once typeinfer ran. */
 #include "frontend/ast.h"
 
+#include <math.h>
+
 #include <string.h>
 
 Expr *ast_new_expr(Arena *a, ExprKind kind, Loc loc) {
@@ -123,7 +125,10 @@ static void dump_expr_head(Printer *p, const Expr *e) {
     else sb_printf(sb, " %lld", (long long)e->ival);
     break;
   case EX_FLOAT: sb_printf(sb, " %.17g", e->fval); break;
-  case EX_IMAG: sb_printf(sb, " %.17gj", e->fval); break;
+  case EX_IMAG:   /* a literal as Python writes it; a folded complex with its real part */
+    if (e->real == 0 && !signbit(e->real)) sb_printf(sb, " %.17gj", e->fval);
+    else sb_printf(sb, " (%.17g%+.17gj)", e->real, e->fval);
+    break;
   case EX_BOOL: sb_puts(sb, e->ival ? " True" : " False"); break;
   case EX_STR: sb_printf(sb, " (%zu bytes)", e->str_len); break;
   case EX_VAR: sb_printf(sb, " %s", p->fn->vars[e->var].name); break;

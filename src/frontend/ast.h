@@ -23,7 +23,8 @@ typedef struct Const Const;
 typedef enum ExprKind {
   EX_INT,       /* ival (uval for literals beyond int64) */
   EX_FLOAT,     /* fval */
-  EX_IMAG,      /* fval: an imaginary literal fval * 1j (complex128) */
+  EX_IMAG,      /* fval: an imaginary literal fval * 1j, or a folded complex constant
+                   real + fval * 1j (complex128) */
   EX_BOOL,      /* ival 0/1 */
   EX_STR,       /* str, str_len: decoded bytes */
   EX_NONE,      /* None: only as an operand of `is` and `is not` */
@@ -102,6 +103,7 @@ struct Expr {
   int unpack_at;           /* EX_CALL: the kid that is `*x`, a tuple whose elements are arguments
                               there (typeinfer replaces it by x[0], x[1], ...); 0: none */
   double fval;
+  double real;             /* EX_IMAG: the real part (0.0 for a literal; -0.0 in a folded -0j) */
   const char *str;         /* EX_STR bytes (may contain NUL), EX_ATTR name, EX_FLOAT spelling */
   size_t str_len;
   bool is_bytes;           /* EX_STR: a bytes literal (b"..."), its bytes in str */

@@ -48,6 +48,7 @@ static bool fail(Build *b, const char *why) {
 static Num num_of_literal(const Expr *e) {
   Num n = {NUM_INT, e->ival, 0, 0};
   if (e->kind == EX_FLOAT) n.kind = NUM_FLOAT, n.f = e->fval;
+  else if (e->kind == EX_IMAG) n.kind = NUM_COMPLEX, n.i = 0, n.f = e->real, n.im = e->fval;
   else if (e->kind == EX_BOOL) n.kind = NUM_BOOL;
   else if (e->is_unsigned_literal) n.kind = NUM_UINT, n.i = (int64_t)e->uval;
   return n;
@@ -90,21 +91,22 @@ const Type *lower_dtype_of(Lowerer *L, TSNode n) {
 
 static const Type *dtype_of(Build *b, TSNode n) { return lower_dtype_of(b->L, n); }
 
-/* NumPy's dtype for a list of Python numbers: bool < int64 < uint64 (no negatives) < float64
- * < complex128. */
+/* NumPy's dtype for a list of Python numbers (NumPy 1.24, which Numba runs with): each int is
+ * int64, or uint64 above INT64_MAX, and the list's dtype their promotion, bool < int64 < float64
+ * < complex128, with int64 and uint64 together float64 (np.array([2**63, 1]) is float64, as is
+ * np.array([2**63, -1])); float64 for no numbers at all (np.array([]), np.array([[], []])). */
 static const Type *default_dtype(Build *b) {
-  bool any_complex = false, any_float = false, any_int = false, any_uint = false, any_neg = false;
+  if (b->count == 0) return &type_float64;
+  bool any_complex = false, any_float = false, any_int = false, any_uint = false;
   for (int64_t k = 0; k < b->count; k++) {
     Num n = b->v[k];
     any_complex |= n.kind == NUM_COMPLEX;
     any_float |= n.kind == NUM_FLOAT;
     any_int |= n.kind == NUM_INT;
     any_uint |= n.kind == NUM_UINT;
-    any_neg |= n.kind == NUM_INT && n.i < 0;
   }
   if (any_complex) return &type_complex128;
-  if (any_float) return &type_float64;
-  if (any_uint && any_neg) return fail(b, "NumPy would make it an object array (ints beyond int64 mixed with negative ints)"), NULL;
+  if (any_float || (any_uint && any_int)) return &type_float64;
   if (any_uint) return &type_uint64;
   return any_int ? &type_int64 : &type_bool;
 }
@@ -215,7 +217,7 @@ static bool complex_part(Build *b, TSNode n, Num *out, int depth) {
   Lowerer *L = b->L;
   if (node_is(L, n, K_integer) || node_is(L, n, K_float)) {
     Expr *e = lower_expr(L, n);
-    if (e && e->kind == EX_IMAG) return *out = (Num){NUM_COMPLEX, 0, 0, e->fval}, true;
+    if (e && e->kind == EX_IMAG) return *out = (Num){NUM_COMPLEX, 0, e->real, e->fval}, true;
   }
   if ((node_is(L, n, K_unary_operator) || node_is(L, n, K_parenthesized_expression)) &&
       complex_value(b, n, out, depth + 1))
@@ -338,9 +340,9 @@ static bool build_arange(Build *b, const Args *a, const Type **default_t) {
   double start = num_as_double(p[0]), step = num_as_double(p[2]);
   if (step == 0) return fail(b, "np.arange step is zero");
   double len = ceil((num_as_double(p[1]) - start) / step);
-  if (!(len >= 1)) return fail(b, "np.arange gives an empty array");
+  if (isnan(len)) return fail(b, "np.arange cannot compute its length (NumPy raises ValueError)");
   if (len > MAX_ELEMENTS) return fail(b, "it has more elements than constant memory (64 KiB) can hold");
-  int64_t n = (int64_t)len;
+  int64_t n = len >= 1 ? (int64_t)len : 0;   /* NumPy: an empty range is an empty array */
   *default_t = floats ? &type_float64 : &type_int64;
   const Type *t = b->dtype ? b->dtype : *default_t;
   if (t->kind == TY_COMPLEX) return fail(b, "np.arange with a complex dtype is not evaluated");
@@ -371,8 +373,7 @@ static bool build_filled(Build *b, const Args *a, int nvals, Num fill, const Typ
   if (!shape_arg(b, a->pos[0], &b->ndim, b->shape)) return false;
   int64_t n = 1;
   for (int i = 0; i < b->ndim; i++) n *= b->shape[i];
-  if (n == 0) return fail(b, "it is empty");
-  if (!grow(b, n)) return false;
+  if (!grow(b, n)) return false;   /* n may be 0: an empty array, as NumPy makes it */
   for (int64_t i = 0; i < n; i++) b->v[b->count++] = fill;
   *default_t = !nvals ? &type_float64
                : fill.kind == NUM_COMPLEX ? &type_complex128
@@ -408,7 +409,10 @@ static bool reshape(Build *b, const Args *a) {
       return fail(b, ".reshape to a shape that does not match the size");
     }
   }
-  if (unknown >= 0 && known > 0 && b->count % known == 0) dims[unknown] = b->count / known, known = b->count;
+  if (unknown >= 0) {   /* NumPy cannot infer -1 beside a zero extent, even for an empty array */
+    if (known == 0 || b->count % known != 0) return fail(b, ".reshape to a shape that does not match the size");
+    dims[unknown] = b->count / known, known = b->count;
+  }
   if (known != b->count) return fail(b, ".reshape to a shape that does not match the size");
   b->ndim = nd;
   memcpy(b->shape, dims, sizeof dims[0] * (size_t)nd);

@@ -42,12 +42,13 @@ static Folded refuse(Lowerer *L, TSNode n, const char *reason) {
 /* The number a literal Expr (a constant's value) holds. */
 static PyNum literal_num(const Expr *e) {
   if (e->kind == EX_FLOAT) return pynum_float(e->fval);
+  if (e->kind == EX_IMAG) return pynum_complex(e->real, e->fval);
   if (e->kind == EX_BOOL) return pynum_bool(e->ival != 0);
   return e->is_unsigned_literal ? pynum_uint(e->uval) : pynum_int(e->ival);
 }
 
 static bool is_literal(const Expr *e) {
-  if (e->kind == EX_INT || e->kind == EX_FLOAT || e->kind == EX_BOOL) return true;
+  if (e->kind == EX_INT || e->kind == EX_FLOAT || e->kind == EX_BOOL || e->kind == EX_IMAG) return true;
   if (e->kind != EX_TUPLE) return false;
   for (int i = 0; i < e->nkids; i++)
     if (!is_literal(e->kids[i])) return false;
@@ -63,9 +64,10 @@ static Expr *int_lit(Lowerer *L, int64_t v, Loc loc) {
 
 /* The literal of a folded number; NULL for an int beyond int64 and uint64. */
 static Expr *literal_of(Lowerer *L, const PyNum *v, Loc loc) {
-  if (v->kind == PN_FLOAT) {
-    Expr *e = ast_new_expr(L->a, EX_FLOAT, loc);
-    e->fval = v->f;
+  if (v->kind == PN_FLOAT || v->kind == PN_COMPLEX) {
+    Expr *e = ast_new_expr(L->a, v->kind == PN_FLOAT ? EX_FLOAT : EX_IMAG, loc);
+    e->fval = v->kind == PN_FLOAT ? v->f : v->im;
+    e->real = v->kind == PN_FLOAT ? 0.0 : v->f;
     return e;
   }
   if (v->kind == PN_BOOL) {
@@ -84,6 +86,7 @@ static Expr *literal_of(Lowerer *L, const PyNum *v, Loc loc) {
 /* The type a folded number has in NumPy's promotion: its own, or Python's int64/float64/bool. */
 static const Type *type_of(const Folded *f) {
   if (f->np) return f->np;
+  if (f->v.kind == PN_COMPLEX) return &type_complex128;
   return f->v.kind == PN_FLOAT ? &type_float64 : f->v.kind == PN_BOOL ? &type_bool : &type_int64;
 }
 
@@ -160,6 +163,8 @@ static Folded number_arg(Lowerer *L, TSNode n, TSNode arg, const char *what) {
   Folded v = fold(L, arg);
   if (v.ok && (v.tuple || (v.np && type_is_time(v.np))))
     return refuse(L, n, arena_printf(L->a, "gives %s a value that is not a number", what));
+  if (v.ok && v.v.kind == PN_COMPLEX)   /* int(1j), float(1j), math.sqrt(1j) raise TypeError */
+    return refuse(L, n, arena_printf(L->a, "gives %s a complex number, which the CLI does not convert", what));
   return v;
 }
 
@@ -184,6 +189,23 @@ static Folded fold_conversion(Lowerer *L, const Builtin *b, TSNode n) {
     return refuse(L, n, numpy ? "is out of its type's range (or not a number NumPy converts exactly)"
                               : "raises in Python, or its int is past 64 bits");
   return number(out, numpy ? t : NULL);
+}
+
+/* complex(re) or complex(re, im) of real Python numbers: exactly those parts (CPython's
+ * complex() converts each with float() and does no arithmetic on them), which is how the Python
+ * package writes a complex global. A complex or NumPy argument is not folded. */
+static Folded fold_complex_ctor(Lowerer *L, TSNode n) {
+  TSNode args[3];
+  int k = node_kids(L, lower_field(L, n, F_arguments), args, 3);
+  double part[2] = {0.0, 0.0};
+  if (k < 1 || k > 2) return (Folded){0};
+  for (int i = 0; i < k; i++) {
+    Folded v = number_arg(L, n, args[i], "complex()");
+    if (!v.ok) return v;
+    if (v.np) return refuse(L, n, "gives complex() a NumPy scalar, which the CLI does not convert");
+    part[i] = pynum_as_double(&v.v);
+  }
+  return number(pynum_complex(part[0], part[1]), NULL);
 }
 
 /* math.f(x) or math.f(x, y) with the function CPython's math module computes it with: a float,
@@ -274,6 +296,7 @@ static Folded fold_call(Lowerer *L, TSNode n) {
                         "NumPy's scalar types and math's functions of constants)");
   const Builtin *b = r.builtin;
   if (b->id == BI_TIME_VALUE) return fold_time_value(L, b, n);
+  if (b->id == BI_COMPLEX) return fold_complex_ctor(L, n);
   if (b->kind == BK_TYPE || b->id == BI_CAST) return fold_conversion(L, b, n);
   if (b->facts & BF_UFUNC) return fold_ufunc(L, b, n);
   if (b->fold1 || b->fold2) return fold_math(L, b, n);
@@ -460,7 +483,7 @@ static Folded fold_binary(Lowerer *L, TSNode n) {
   if (a.np || b.np) return fold_numpy_binary(L, n, op, &a, &b);
   PyNum out;
   if (!pynum_binary(op, &a.v, &b.v, PY_EVALUATE, &out))
-    return refuse(L, n, "raises in Python, or its value is complex or an int of over 384 bits");
+    return refuse(L, n, "raises in Python, or its value is an int of over 384 bits");
   return number(out, NULL);
 }
 
@@ -475,7 +498,8 @@ static Folded fold_tuple(Lowerer *L, TSNode n) {
     if (!f.ok) return f;
     /* Not folded: a tuple of NumPy scalars (its type is not modelled), or one holding inf or
      * NaN (a runtime-indexed tuple is a C table, whose initializer must be constant). */
-    if (f.np || (!f.tuple && f.v.kind == PN_FLOAT && !isfinite(f.v.f))) return (Folded){0};
+    if (f.np || (!f.tuple && ((f.v.kind == PN_FLOAT && !isfinite(f.v.f)) || f.v.kind == PN_COMPLEX)))
+      return (Folded){0};
     kids[i] = f.tuple ? f.tuple : literal_of(L, &f.v, node_loc(L, items[i]));
     if (!kids[i]) return refuse(L, items[i], "does not fit in 64 bits");
   }
@@ -509,11 +533,11 @@ static Folded fold_attribute(Lowerer *L, TSNode n) {
   return refuse(L, n, "is not a constant the CLI knows (it knows math's and NumPy's pi, e, inf, nan)");
 }
 
-/* A number literal; an imaginary one (1j) is not folded. */
+/* A number literal; an imaginary one (2j) is a complex number. */
 static Folded fold_number_literal(Lowerer *L, TSNode n) {
   size_t len;
   const char *s = node_text(L, n, &len);
-  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) return (Folded){0};
+  if (len && (s[len - 1] == 'j' || s[len - 1] == 'J')) return number(pynum_complex(0.0, lower_float_text(s, len - 1)), NULL);
   PyNum v;
   if (node_is(L, n, K_float)) return number(pynum_float(lower_float_text(s, len)), NULL);
   return pynum_parse_int(s, len, &v) ? number(v, NULL) : refuse(L, n, "is an int of over 384 bits");

@@ -1,13 +1,14 @@
 /* Folding of constant expressions in kernels, as CPython's compiler folds them before Numba
  * sees the bytecode (Python 3.11's Python/ast_opt.c, fold_unaryop and fold_binop): a unary `-`,
- * `+`, `~` or `not`, or a binary arithmetic or bitwise operator, whose operands are number or
- * bool literals (after folding) becomes one literal of the type Python computes: `10**-2` is the
- * float 0.01, `2**63` an int that Numba types uint64, `-(1)` the int -1, `True + True` the int 2,
- * `~True` the int -2. What CPython does not fold stays an operator for typeinfer: an operation
- * that raises (`1 // 0`, `1 << -1`, `0.0 ** -1`, an overflowing float `**`), one whose result
- * would be complex or an int product, power or left shift past 128 bits (ast_opt.c's limits,
- * so `2**64 * 2**64` is computed at run time, in int64, as Numba does), and anything with a
- * name, a call or a complex literal in it. A left-nested chain folds from the left as far as its
+ * `+`, `~` or `not`, or a binary arithmetic or bitwise operator, whose operands are number, bool
+ * or imaginary literals (after folding) becomes one literal of the type Python computes: `10**-2`
+ * is the float 0.01, `2**63` an int that Numba types uint64, `-(1)` the int -1, `True + True` the
+ * int 2, `~True` the int -2, `(1+2j)**2` the complex (-3+4j) and `(-8.0)**0.5` a complex one
+ * (complex128, as Numba types a complex constant). What CPython does not fold stays an operator
+ * for typeinfer: an operation that raises (`1 // 0`, `1 << -1`, `0.0 ** -1`, `1j / 0`, `1j // 1`,
+ * an overflowing float or complex `**`), an int product, power or left shift past 128 bits
+ * (ast_opt.c's limits, so `2**64 * 2**64` is computed at run time, in int64, as Numba does), and
+ * anything with a name or a call in it. A left-nested chain folds from the left as far as its
  * operands are constant (`1 + 2 + x` is `3 + x`), walked without recursion. A folded int that
  * does not fit int64 or uint64 is an error, as Numba refuses such a constant. The arithmetic
  * itself is pynum.c's, which lower_const.c uses for module-level constants too. */
@@ -16,13 +17,13 @@
 
 static bool fold_value(Lowerer *L, TSNode n, PyNum *out);
 
-/* Whether a number literal's text ends in j (an imaginary literal, which is not folded). */
+/* Whether a number literal's text ends in j (an imaginary literal). */
 static bool is_imaginary(const char *s, size_t len) { return len && (s[len - 1] == 'j' || s[len - 1] == 'J'); }
 
 static bool fold_literal(Lowerer *L, TSNode n, PyNum *out) {
   size_t len;
   const char *s = node_text(L, n, &len);
-  if (is_imaginary(s, len)) return false;
+  if (is_imaginary(s, len)) return *out = pynum_complex(0.0, lower_float_text(s, len - 1)), true;
   if (node_is(L, n, K_integer)) return pynum_parse_int(s, len, out);
   *out = pynum_float(lower_float_text(s, len));
   return true;
@@ -97,9 +98,10 @@ static bool fold_value(Lowerer *L, TSNode n, PyNum *out) {
 /* The literal of a folded value, at n; NULL after a diagnostic for an int beyond uint64. */
 static Expr *literal_of(Lowerer *L, const PyNum *v, TSNode n) {
   Loc loc = node_loc(L, n);
-  if (v->kind == PN_FLOAT) {
-    Expr *e = ast_new_expr(L->a, EX_FLOAT, loc);
-    e->fval = v->f;
+  if (v->kind == PN_FLOAT || v->kind == PN_COMPLEX) {
+    Expr *e = ast_new_expr(L->a, v->kind == PN_FLOAT ? EX_FLOAT : EX_IMAG, loc);
+    e->fval = v->kind == PN_FLOAT ? v->f : v->im;
+    e->real = v->kind == PN_FLOAT ? 0.0 : v->f;
     return e;
   }
   int64_t i = 0;

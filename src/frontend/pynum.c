@@ -1,11 +1,14 @@
-/* Python's int, float and bool arithmetic on constants (see pynum.h). Ints are sign and
- * magnitude; the magnitude routines work on PYNUM_LIMBS little-endian 32-bit limbs, and every
+/* Python's int, float, complex and bool arithmetic on constants (see pynum.h). Ints are sign
+ * and magnitude; the magnitude routines work on PYNUM_LIMBS little-endian 32-bit limbs, and every
  * signed result is checked against PYNUM_MAX_BITS, so no routine can overflow its array. The
  * float operations are CPython 3.11's (Objects/floatobject.c: float_pow, _float_div_mod; the
- * special cases before libm's pow), the int ones Objects/longobject.c's (floor division, the
+ * special cases before libm's pow), the complex ones Objects/complexobject.c's (_Py_c_prod,
+ * _Py_c_quot, _Py_c_pow, c_powi for small integral exponents, and errno read as complex_pow
+ * reads it, with the same libm), the int ones Objects/longobject.c's (floor division, the
  * bitwise operators on an infinite two's complement, true division correctly rounded). */
 #include "frontend/pynum.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -144,6 +147,8 @@ PyNum pynum_bool(bool v) {
 }
 
 PyNum pynum_float(double v) { return (PyNum){.kind = PN_FLOAT, .f = v}; }
+
+PyNum pynum_complex(double real, double imag) { return (PyNum){.kind = PN_COMPLEX, .f = real, .im = imag}; }
 
 /* An int result, normalized (no negative zero); false past PYNUM_MAX_BITS. */
 static bool int_result(const uint32_t *mag, bool neg, PyNum *out) {
@@ -307,7 +312,7 @@ static bool int_true_divide(const PyNum *a, const PyNum *b, PyNum *out) {
 /* The limits of ast_opt.c under which CPython folds an int product, power or left shift;
  * false where it leaves the expression to run time. */
 static bool fold_allowed(Op op, const PyNum *a, const PyNum *b) {
-  if (a->kind == PN_FLOAT || b->kind == PN_FLOAT || mag_zero(a->mag)) return true;
+  if (a->kind >= PN_FLOAT || b->kind >= PN_FLOAT || mag_zero(a->mag)) return true;
   uint64_t vbits = (uint64_t)mag_bits(a->mag), w;
   switch (op) {
   case OP_MUL: return mag_zero(b->mag) || vbits + (uint64_t)mag_bits(b->mag) <= PYNUM_FOLD_BITS;
@@ -324,7 +329,7 @@ static bool fold_allowed(Op op, const PyNum *a, const PyNum *b) {
 /* ---- floats ---- */
 
 double pynum_as_double(const PyNum *a) {
-  if (a->kind == PN_FLOAT) return a->f;
+  if (a->kind >= PN_FLOAT) return a->f;
   double v = mag_to_double(a->mag, false, 0);
   return a->neg ? -v : v;
 }
@@ -345,8 +350,14 @@ bool pynum_from_integral(double d, PyNum *out) {
 
 static bool is_odd_integer(double v) { return fmod(fabs(v), 2.0) == 1.0; }
 
+/* Whether float_pow gives a complex number for v ** w: a negative finite base to a finite
+ * fractional power (after float_pow's special cases, which come first). */
+static bool float_pow_is_complex(double v, double w) {
+  return isfinite(v) && v < 0 && isfinite(w) && w != floor(w);
+}
+
 /* CPython's float_pow: its special cases, then libm's pow; false where it raises (0.0 to a
- * negative power, an overflow) or gives a complex number (a negative base, a fractional power). */
+ * negative power, an overflow) or gives a complex number (float_pow_is_complex). */
 static bool float_pow(double v, double w, double *out) {
   if (w == 0) return *out = 1.0, true;
   if (isnan(v)) return *out = v, true;
@@ -417,6 +428,95 @@ static bool float_binary(Op op, double x, double y, double *out) {
   }
 }
 
+/* ---- complex numbers ---- */
+
+typedef struct Cx {
+  double re, im;
+} Cx;
+
+static Cx cx_prod(Cx a, Cx b) { return (Cx){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+
+/* _Py_c_quot: Smith's division; errno EDOM for a zero divisor. */
+static Cx cx_quot(Cx a, Cx b) {
+  double abs_bre = b.re < 0 ? -b.re : b.re, abs_bim = b.im < 0 ? -b.im : b.im;
+  if (abs_bre >= abs_bim) {
+    if (abs_bre == 0.0) return errno = EDOM, (Cx){0.0, 0.0};
+    double ratio = b.im / b.re, denom = b.re + b.im * ratio;
+    return (Cx){(a.re + a.im * ratio) / denom, (a.im - a.re * ratio) / denom};
+  }
+  if (abs_bim >= abs_bre) {
+    double ratio = b.re / b.im, denom = b.re * ratio + b.im;
+    return (Cx){(a.re * ratio + a.im) / denom, (a.im * ratio - a.re) / denom};
+  }
+  return (Cx){NAN, NAN};   /* a part of b is a NaN */
+}
+
+/* _Py_c_pow: through the polar form; errno EDOM for zero to a negative or complex power. */
+static Cx cx_pow(Cx a, Cx b) {
+  if (b.re == 0.0 && b.im == 0.0) return (Cx){1.0, 0.0};
+  if (a.re == 0.0 && a.im == 0.0) {
+    if (b.im != 0.0 || b.re < 0.0) errno = EDOM;
+    return (Cx){0.0, 0.0};
+  }
+  double vabs = hypot(a.re, a.im), len = pow(vabs, b.re), at = atan2(a.im, a.re), phase = at * b.re;
+  if (b.im != 0.0) {
+    len /= exp(at * b.im);
+    phase += b.im * log(vabs);
+  }
+  return (Cx){len * cos(phase), len * sin(phase)};
+}
+
+/* c_powu and c_powi: an integral exponent |n| <= 100 by repeated squaring. */
+static Cx cx_powi(Cx x, long n) {
+  Cx r = {1.0, 0.0}, p = x;
+  long u = n < 0 ? -n : n;
+  for (long mask = 1; mask > 0 && u >= mask; mask <<= 1) {
+    if (u & mask) r = cx_prod(r, p);
+    p = cx_prod(p, p);
+  }
+  return n > 0 ? r : cx_quot((Cx){1.0, 0.0}, r);
+}
+
+/* complex_pow: false where it raises (ZeroDivisionError for EDOM, OverflowError for ERANGE or
+ * an infinite part, as _Py_ADJUST_ERANGE2 decides). */
+static bool cx_power(Cx a, Cx b, Cx *out) {
+  errno = 0;
+  Cx p = b.im == 0.0 && b.re == floor(b.re) && fabs(b.re) <= 100.0 ? cx_powi(a, (long)b.re) : cx_pow(a, b);
+  if (isinf(p.re) || isinf(p.im)) {
+    if (errno == 0) errno = ERANGE;
+  } else if (errno == ERANGE) {
+    errno = 0;
+  }
+  *out = p;
+  return errno == 0;
+}
+
+/* A number as a complex one (complex's TO_COMPLEX: an int or bool through float()). */
+static Cx to_cx(const PyNum *a) {
+  return (Cx){pynum_as_double(a), a->kind == PN_COMPLEX ? a->im : 0.0};
+}
+
+/* a op b where either is complex, or a float ** that gives one; false where Python raises. */
+static bool complex_binary(Op op, const PyNum *a, const PyNum *b, PyNum *out) {
+  Cx x = to_cx(a), y = to_cx(b), r;
+  switch (op) {
+  case OP_ADD: r = (Cx){x.re + y.re, x.im + y.im}; break;
+  case OP_SUB: r = (Cx){x.re - y.re, x.im - y.im}; break;
+  case OP_MUL: r = cx_prod(x, y); break;
+  case OP_DIV:
+    errno = 0;
+    r = cx_quot(x, y);
+    if (errno == EDOM) return false;   /* ZeroDivisionError */
+    break;
+  case OP_POW:
+    if (!cx_power(x, y, &r)) return false;
+    break;
+  default: return false;   /* TypeError: no // % or bitwise operators on complex numbers */
+  }
+  *out = pynum_complex(r.re, r.im);
+  return true;
+}
+
 /* ---- operators ---- */
 
 static bool int_binary(Op op, const PyNum *a, const PyNum *b, PyNum *out) {
@@ -445,6 +545,9 @@ static bool int_binary(Op op, const PyNum *a, const PyNum *b, PyNum *out) {
 
 bool pynum_binary(Op op, const PyNum *a, const PyNum *b, PyEval how, PyNum *out) {
   if (op > OP_BITXOR || (how == PY_FOLD && !fold_allowed(op, a, b))) return false;
+  bool pow_complex = op == OP_POW && (a->kind == PN_FLOAT || (b->kind == PN_FLOAT && a->kind != PN_COMPLEX)) &&
+                     float_pow_is_complex(pynum_as_double(a), pynum_as_double(b));
+  if (a->kind == PN_COMPLEX || b->kind == PN_COMPLEX || pow_complex) return complex_binary(op, a, b, out);
   if (a->kind == PN_FLOAT || b->kind == PN_FLOAT) {
     double v;
     if (!float_binary(op, pynum_as_double(a), pynum_as_double(b), &v)) return false;
@@ -460,6 +563,11 @@ bool pynum_binary(Op op, const PyNum *a, const PyNum *b, PyEval how, PyNum *out)
 }
 
 bool pynum_unary(Op op, const PyNum *a, PyNum *out) {
+  if (a->kind == PN_COMPLEX) {
+    if (op == OP_INVERT) return false;
+    *out = op == OP_NEG ? pynum_complex(-a->f, -a->im) : *a;
+    return true;
+  }
   if (a->kind == PN_FLOAT) {
     if (op == OP_INVERT) return false;
     *out = pynum_float(op == OP_NEG ? -a->f : a->f);
@@ -474,10 +582,13 @@ bool pynum_unary(Op op, const PyNum *a, PyNum *out) {
   return int_add(&v, &one, true, out);
 }
 
-bool pynum_truth(const PyNum *a) { return a->kind == PN_FLOAT ? a->f != 0 : !mag_zero(a->mag); }
+bool pynum_truth(const PyNum *a) {
+  if (a->kind == PN_COMPLEX) return a->f != 0 || a->im != 0;
+  return a->kind == PN_FLOAT ? a->f != 0 : !mag_zero(a->mag);
+}
 
 bool pynum_to_int64(const PyNum *a, int64_t *v, bool *is_unsigned) {
-  if (a->kind == PN_FLOAT || mag_bits(a->mag) > 64) return false;
+  if (a->kind >= PN_FLOAT || mag_bits(a->mag) > 64) return false;
   uint64_t m = (uint64_t)a->mag[0] | (uint64_t)a->mag[1] << 32;
   *is_unsigned = !a->neg && m > INT64_MAX;
   if (a->neg && m > (uint64_t)INT64_MAX + 1) return false;

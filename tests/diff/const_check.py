@@ -7,13 +7,16 @@ it (E-global-not-const) because Python raises, NumPy deprecates it, or Numba can
     /usr/bin/python3 tests/diff/const_check.py --pyk2cuda build/tools/pyk2cuda [--seeds 1:20] [--count N]
 
 Each expression is built from ints (small and past 64 bits), floats (-0.0, inf-making, tiny),
-bools, math's and NumPy's constants, earlier names, Python's operators, math's functions (the ones
+imaginary literals (a complex name is complex128, compared part by part), bools, math's and
+NumPy's constants, earlier names, Python's operators, math's functions (the ones
 folded with libm and the ones refused: gamma, lgamma, hypot), int/float/bool and NumPy's scalar
 types, + - * / ** // % on NumPy scalars (a small exponent for **), and np.sqrt. pyk2cuda's side: `pyk2cuda emit --dump=types` of a kernel
 that reads every name; the dump's `Const NAME` header holds the value and the read its type.
 What pyk2cuda alone refuses is counted, not a failure (forms the command line does not fold,
 docs/semantics.md: NumPy's + - * past its type's range, and names computed from those); --verbose
-lists them. Runs in `meson test --suite diff` (const_check: seeds 1:20 of 300 names, a few
+lists them. Then the edge cases of constant arrays (empty ones, NumPy's default dtypes): each
+typed as numba.typeof types NumPy's array, with NumPy's shape (read back by one `pyk2cuda run`).
+Runs in `meson test --suite diff` (const_check: seeds 1:20 of 300 names and the arrays, a few
 seconds); by hand --seeds 1:500 (no difference on 1:500 when written).
 """
 import argparse
@@ -33,6 +36,7 @@ import numpy as np
 INTS = ["0", "1", "2", "3", "7", "10", "64", "100", "255", "256", "1000", "2**31", "2**62",
         "9223372036854775807", "2**64", "10**30"]
 FLOATS = ["0.0", "-0.0", "0.5", "1.5", "2.0", "3.25", "1e300", "1e-310", "0.1", "100.0", "-2.5"]
+IMAGS = ["1j", "2j", "0j", "0.5j", "1e300j", "1e-310j"]
 CONSTS = ["math.pi", "math.e", "math.tau", "math.inf", "math.nan", "np.pi", "np.e", "np.inf", "np.nan"]
 FOLDED_MATH1 = ["sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
                 "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "erf",
@@ -55,8 +59,10 @@ def gen(rng, depth, names):
             return rng.choice(names)
         if pick < 0.55:
             return rng.choice(INTS)
-        if pick < 0.8:
+        if pick < 0.75:
             return rng.choice(FLOATS)
+        if pick < 0.85:
+            return rng.choice(IMAGS)
         if pick < 0.95:
             return rng.choice(CONSTS)
         return rng.choice(["True", "False"])
@@ -96,25 +102,28 @@ def python_value(text, env):
             t = numba.typeof(v)
         except Exception:
             return None
-    if isinstance(v, (int, float, bool, np.generic)) and str(t) in ("int64", "uint64", "float64", "float32",
-                                                                   "int32", "int8", "uint16", "bool"):
+    if isinstance(v, (int, float, complex, bool, np.generic)) and str(t) in (
+            "int64", "uint64", "float64", "float32", "int32", "int8", "uint16", "bool", "complex128"):
         return v, str(t)
     return None
 
 
 def bits(v):
-    """The identity of a value as a kernel sees it: a float's bits (NaN as one), an int."""
+    """The identity of a value as a kernel sees it: a float's bits (NaN as one), a complex
+    number's parts', an int."""
+    if isinstance(v, (complex, np.complexfloating)):
+        return (bits(v.real), bits(v.imag))
     if isinstance(v, (float, np.floating)):
         f = float(v)
         return "nan" if math.isnan(f) else struct.pack("<d", f).hex()
     return int(v)
 
 
-def emit(opts, path, src, dump):
+def emit(opts, path, src, dump, sig="k(complex128[::1])"):
     """{NAME: its value's line} (dump=ast) or {NAME: its type} (dump=types) from pyk2cuda emit."""
     with open(path, "w") as f:
         f.write("\n".join(src) + "\n")
-    r = subprocess.run([opts.pyk2cuda, "emit", path, "--sig", "k(float64[::1])", "--dump=" + dump],
+    r = subprocess.run([opts.pyk2cuda, "emit", path, "--sig", sig, "--dump=" + dump],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("pyk2cuda emit --dump=%s failed on %s: %s" % (dump, path, r.stderr[:2000]))
@@ -123,20 +132,71 @@ def emit(opts, path, src, dump):
         m = re.match(r"Const (\w+)$", line)
         if dump == "ast" and m and i + 1 < len(lines):
             found[m.group(1)] = lines[i + 1].strip()
-        m = re.match(r"\s+Const (\w+) @\S+ : (\S+)$", line)
+        m = re.match(r"\s+Const (\w+) @\S+ : (.+)$", line)
         if dump == "types" and m:
             found[m.group(1)] = m.group(2)
     return found
 
 
+def imag_value(value):
+    """An Imag node's value: `2j` (a literal: real part 0.0) or `(1.5-2j)` (a folded complex)."""
+    if not value.startswith("("):
+        return complex(0.0, float(value[:-1]))
+    body = value[1:-2]   # "1e+300-2", "-0-0", "nan+inf": the imaginary part's sign is the last
+    at = max(i for i, c in enumerate(body) if c in "+-" and i > 0 and body[i - 1] != "e")
+    return complex(float(body[:at]), float(body[at:]))
+
+
 def dump_value(text):
     kind, _, rest = text.partition(" ")
     value = rest.rsplit(" @", 1)[0]
+    if kind == "Imag":
+        return bits(imag_value(value))
     if kind == "Float":
         return bits(float(value))
     if kind == "Bool":
         return int(value == "True")
     return int(value)
+
+
+# Constant arrays at NumPy's edges: empty ones of every constructor (np.array([]) is float64, as
+# NumPy makes it), and the default dtypes of a list's numbers.
+ARRAYS = ["np.array([])", "np.array([[], []])", "np.array(())", "np.array([], dtype=np.int32)",
+          "np.array([], np.bool_)", "np.zeros(0)", "np.zeros((2, 0), np.int32)", "np.ones(0, dtype=np.uint8)",
+          "np.full(0, 7)", "np.full((0, 3), 2.5)", "np.arange(0)", "np.arange(5, 1)", "np.arange(0.0)",
+          "np.arange(3, 3, 1.5)", "np.array([]).reshape(0, 4)", "np.array([]).reshape(-1)",
+          "np.zeros(0).astype(np.int8)", "np.array([True, False])", "np.array([True, 2])", "np.array([1, -1])",
+          "np.array([2**63, 1])", "np.array([2**63, -1])", "np.array([True, 2**63])", "np.array([1, 1.5])", "np.array([1, 1j])", "np.array([[1], [2]])"]
+
+
+def check_arrays(opts, work):
+    """Each of ARRAYS: pyk2cuda's type of it (--dump=types) must be numba.typeof's of NumPy's
+    array, read-only as a frozen global, and its shape NumPy's (a kernel writes every extent)."""
+    names = ["A%d" % i for i in range(len(ARRAYS))]
+    head = ["import numpy as np", "from numba import cuda", ""] + ["%s = %s" % nt for nt in zip(names, ARRAYS)]
+    body = ["", "", "@cuda.jit", "def k(out):"]
+    for i, n in enumerate(names):
+        body += ["    out[%d, 0] = %s.ndim" % (i, n)] + ["    out[%d, %d] = %s.shape[%d]" % (i, d + 1, n, d)
+                                                       for d in range(eval(ARRAYS[i], {"np": np}).ndim)]
+    path = os.path.join(work, "arrays.py")
+    types = emit(opts, path, head + body, "types", "k(int64[:, ::1])")
+    out_dir = os.path.join(work, "arrays-out")
+    r = subprocess.run([opts.pyk2cuda, "run", path, "k", "--device", "sim", "--grid", "1", "--block", "1",
+                        "--out-dir", out_dir, "zeros:int64[%d,3]" % len(names)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("pyk2cuda run failed on %s: %s" % (path, r.stderr[:2000]))
+    shapes = np.load(os.path.join(out_dir, "out.npy"))
+    failures = 0
+    for i, (name, text) in enumerate(zip(names, ARRAYS)):
+        a = eval(text, {"np": np})
+        want_type = str(numba.typeof(a)).replace(")", ", const)")   # a frozen global is read-only
+        got_shape = tuple(int(x) for x in shapes[i, 1:1 + shapes[i, 0]])
+        if types.get(name) != want_type or got_shape != a.shape:
+            print("FAIL arrays: %s: pyk2cuda %s of shape %s, NumPy and Numba %s of shape %s"
+                  % (text, types.get(name), got_shape, want_type, a.shape))
+            failures += 1
+    print("%s const arrays: %d arrays, %d differ" % ("ok  " if not failures else "FAIL", len(names), failures))
+    return failures
 
 
 def run_seed(opts, seed, work):
@@ -193,6 +253,7 @@ def main():
     first, _, last = opts.seeds.partition(":")
     with tempfile.TemporaryDirectory(prefix="pyk2cuda-const-") as work:
         failures = sum(run_seed(opts, s, work) for s in range(int(first), int(last or first) + 1))
+        failures += check_arrays(opts, work)
     return 1 if failures else 0
 
 

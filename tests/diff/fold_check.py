@@ -6,11 +6,11 @@ unfolded.
     python3 tests/diff/fold_check.py --pyk2cuda build/tools/pyk2cuda [--seeds FIRST:LAST] [--count N]
 
 For each seed, N expressions (ints small and past 64 bits, floats with -0.0, inf, nan-making
-operations and subnormals, bools; unary - + ~ not; binary + - * / // % ** << >> & | ^; nested
+operations and subnormals, imaginary literals, bools; unary - + ~ not; binary + - * / // % ** << >> & | ^; nested
 four deep) become `out[K] = EXPR` lines of one kernel. CPython's answer: compile(EXPR) and see
 whether the code is a single constant (what ast_opt.c folded) and which. pyk2cuda's answer: the
-node `pyk2cuda emit --dump=ast` shows for the value: a literal (Int, Float, Bool) when folded,
-an operator when not. Ints CPython folds past uint64 must be pyk2cuda's E-int-too-large at their
+node `pyk2cuda emit --dump=ast` shows for the value: a literal (Int, Float, Bool, Imag: a
+complex constant, compared part by part) when folded, an operator when not. Ints CPython folds past uint64 must be pyk2cuda's E-int-too-large at their
 line instead (Numba refuses such a constant); they go in a second module. Floats compare bit for
 bit (NaN with NaN). Exit status 1 on a difference. Runs in `meson test --suite diff`
 (fold_check: 5 seeds of 400 expressions, about 2 s); longer by hand with --seeds 1:200. The
@@ -32,14 +32,17 @@ INTS = ["0", "1", "2", "3", "7", "10", "63", "64", "65", "100", "127", "128", "1
         "0x7fffffffffffffff", "9223372036854775808", "18446744073709551615", "18446744073709551616",
         "0b101", "0o17", "1_000", "2**62"]
 FLOATS = ["0.0", "0.5", "1.5", "2.0", "1e308", "1e-300", "5e-324", "1e309", "3.0", "0.1", "-0.0"]
+IMAGS = ["1j", "2j", "0j", "0.5j", "1e308j", "1e-300j", "1e309j", "3J"]
 
 
 def leaf(rng):
     r = rng.random()
     if r < 0.55:
         return rng.choice(INTS)
-    if r < 0.85:
+    if r < 0.78:
         return rng.choice(FLOATS)
+    if r < 0.9:
+        return rng.choice(IMAGS)
     return rng.choice(["True", "False"])
 
 
@@ -57,21 +60,11 @@ def cpython_consts(text):
     return [c for c in code.co_consts if c is not None]
 
 
-def makes_complex(text):
-    """Whether CPython folds a part of text into a complex number (a negative float to a
-    fractional power), which pyk2cuda does not model (docs/semantics.md). Each part is compiled,
-    never run: a part CPython leaves unfolded may be a huge power."""
-    import ast
-    for node in ast.walk(ast.parse(text, mode="eval")):
-        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
-            code = compile(ast.Expression(node), "<part>", "eval")
-            if any(isinstance(c, complex) for c in code.co_consts):
-                return True
-    return False
-
-
 def key(v):
-    """A constant's identity as the compiler keeps it: its type, and a float's bits."""
+    """A constant's identity as the compiler keeps it: its type, and a float's bits (a complex
+    number's parts')."""
+    if isinstance(v, complex):
+        return ("complex", key(v.real)[1], key(v.imag)[1])
     if isinstance(v, float):
         return ("float", "nan" if math.isnan(v) else struct.pack("<d", v).hex())
     return (type(v).__name__, v)
@@ -102,9 +95,20 @@ def dump_consts(text):
                 consts.add(key(float(value)))
             elif kind == "Bool":
                 consts.add(("bool", value == "True"))
+            elif kind == "Imag":
+                consts.add(key(imag_value(value)))
             j += 1
         found[int(index.split()[1])] = consts
     return found
+
+
+def imag_value(value):
+    """An Imag node's value: `2j` (a literal: real part 0.0) or `(1.5-2j)` (a folded complex)."""
+    if not value.startswith("("):
+        return complex(0.0, float(value[:-1]))
+    body = value[1:-2]   # "1e+300-2", "-0-0", "nan+inf": the imaginary part's sign is the last
+    at = max(i for i, c in enumerate(body) if c in "+-" and i > 0 and body[i - 1] != "e")
+    return complex(float(body[:at]), float(body[at:]))
 
 
 def module(exprs):
@@ -119,8 +123,6 @@ def run_seed(opts, seed, work):
     for _ in range(opts.count):
         text = expr(rng, 4)
         consts = cpython_consts(text)
-        if makes_complex(text):
-            continue   # complex folding is not modelled (docs/semantics.md)
         too_big = [c for c in consts if not fits_numba(c)]
         (big if too_big else good).append((text, set(map(key, consts)) if not too_big else too_big[0]))
     failures = 0
@@ -128,7 +130,7 @@ def run_seed(opts, seed, work):
     path = os.path.join(work, f"fold_{seed}.py")
     with open(path, "w") as f:
         f.write(src)
-    r = subprocess.run([opts.pyk2cuda, "emit", path, "--sig", "k(float64[::1])", "--dump=ast"],
+    r = subprocess.run([opts.pyk2cuda, "emit", path, "--sig", "k(complex128[::1])", "--dump=ast"],
                        capture_output=True, text=True)
     got = dump_consts(r.stdout)
     for k, (text, want) in enumerate(good):
@@ -144,7 +146,7 @@ def run_seed(opts, seed, work):
         src, first = module([t for t, _ in part])
         with open(path, "w") as f:
             f.write(src)
-        r = subprocess.run([opts.pyk2cuda, "emit", path, "--sig", "k(float64[::1])"], capture_output=True, text=True)
+        r = subprocess.run([opts.pyk2cuda, "emit", path, "--sig", "k(complex128[::1])"], capture_output=True, text=True)
         for k, (text, want) in enumerate(part):
             if not any(f":{first + k}:" in line and "E-int-too-large" in line for line in r.stderr.splitlines()):
                 print(f"FAIL seed {seed}: {text} holds the constant {want} in CPython (past uint64); "

@@ -527,7 +527,7 @@ extern "C" __global__ void cmath_fns(p2c_array<p2c_complex128, 1> a, p2c_array<p
     // out[i, 15] = cmath.atanh(z)
     out.data[i * out.shape[1] + 15] = p2c_catanh(z);
     // out[i, 16] = cmath.log(z, 2 + 1j)
-    out.data[i * out.shape[1] + 16] = p2c_clog(z, p2c_complex128(2) + p2c_complex128(0.0, 1.0));
+    out.data[i * out.shape[1] + 16] = p2c_clog(z, p2c_complex128(2.0, 1.0));
     // out[i, 17] = cmath.rect(abs(z), 0.75)
     out.data[i * out.shape[1] + 17] = p2c_crect(p2c_cabs(z), 0.75);
     // out[i, 18] = cmath.sqrt(z.real)          # a real argument
@@ -593,7 +593,7 @@ extern "C" __global__ void cmath_fns_2(p2c_array<p2c_complex64, 1> a, p2c_array<
     // out[i, 15] = cmath.atanh(z)
     out.data[i * out.shape[1] + 15] = p2c_complex64(p2c_catanh(p2c_complex128(z)));
     // out[i, 16] = cmath.log(z, 2 + 1j)
-    out.data[i * out.shape[1] + 16] = p2c_complex64(p2c_clog(p2c_complex128(z), p2c_complex128(2) + p2c_complex128(0.0, 1.0)));
+    out.data[i * out.shape[1] + 16] = p2c_complex64(p2c_clog(p2c_complex128(z), p2c_complex128(2.0, 1.0)));
     // out[i, 17] = cmath.rect(abs(z), 0.75)
     out.data[i * out.shape[1] + 17] = p2c_complex64(p2c_crect((double)p2c_cabs(z), 0.75));
     // out[i, 18] = cmath.sqrt(z.real)          # a real argument

@@ -18,6 +18,7 @@ LAUNCHES = [
     ("gaussian", np.linspace(-3, 3, 64, dtype=np.float32), np.zeros((64, 6), np.float32)),
     ("gaussian", np.linspace(-3, 3, 64), np.zeros((64, 6))),
     ("counts", np.arange(-32, 32, dtype=np.int64) * 31, np.zeros((64, 4), np.int64)),
+    ("complex_consts", np.linspace(-3, 3, 64), np.zeros((64, 2), np.complex128)),
 ]
 
 
@@ -39,7 +40,7 @@ def run_python(path, kernel, x, out):
     return out
 
 
-@pytest.mark.parametrize("launch", LAUNCHES, ids=["gaussian-f32", "gaussian-f64", "counts"])
+@pytest.mark.parametrize("launch", LAUNCHES, ids=["gaussian-f32", "gaussian-f64", "counts", "complex"])
 def test_the_package_and_the_command_line_freeze_alike(launch, module_file, tmp_path):
     kernel, x, out = launch
     np.save(tmp_path / "x.npy", x)

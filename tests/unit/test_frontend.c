@@ -492,7 +492,10 @@ static void numpy_arrays_are_evaluated(void **state) {
            "G = np.array([300]).astype(np.uint8)\n"
            "H = np.ones(3, dtype=bool)\n"
            "I = np.array([9223372036854775808])\n"
-           "J = B.astype('f4')\n");
+           "J = B.astype('f4')\n"
+           "K = np.array([[], []])\n"
+           "L = np.arange(5, 1)\n"
+           "M = np.array([9223372036854775808, 1])\n");
   const ConstArray *a = const_array(state, "A");
   assert_ptr_equal(a->dtype, &type_float32);
   assert_int_equal(a->ndim, 2);
@@ -520,6 +523,18 @@ static void numpy_arrays_are_evaluated(void **state) {
   a = const_array(state, "J");
   assert_ptr_equal(a->dtype, &type_float32);
   assert_true(a->floats[7] == 7.0);
+  a = const_array(state, "K");   /* empty: NumPy's float64, not bool */
+  assert_ptr_equal(a->dtype, &type_float64);
+  assert_int_equal(a->ndim, 2);
+  assert_int_equal(a->shape[0], 2);
+  assert_int_equal(a->shape[1], 0);
+  assert_int_equal(a->count, 0);
+  a = const_array(state, "L");   /* an empty range is an empty array, as in NumPy */
+  assert_ptr_equal(a->dtype, &type_int64);
+  assert_int_equal(a->shape[0], 0);
+  a = const_array(state, "M");   /* int64 and uint64 ints: float64, as NumPy 1.24 makes it */
+  assert_ptr_equal(a->dtype, &type_float64);
+  assert_true(a->floats[0] == 9223372036854775808.0);
 }
 
 static void numpy_arrays_that_cannot_be_evaluated(void **state) {
@@ -529,7 +544,7 @@ static void numpy_arrays_that_cannot_be_evaluated(void **state) {
            "B = np.array([300], dtype=np.uint8)\n"
            "C = np.array([[1, 2], [3]])\n"
            "D = np.zeros(100000)\n"
-           "E = np.arange(5, 1)\n"
+           "E = np.arange(0, float('nan'))\n"
            "F = np.array(7)\n"
            "G = np.arange(4) * 2\n");
   assert_int_equal(((Fixture *)*state)->m.consts.len, 0);

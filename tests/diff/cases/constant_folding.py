@@ -87,3 +87,23 @@ def scale(x, s, out):
     i = cuda.grid(1)
     if i < x.size:
         out[i] = x[i] * s * 2.0**1000
+
+
+# Complex constants CPython folds (issue 26): CPython's own value (complexobject.c: c_powi's
+# repeated squaring for (1+2j)**2, _Py_c_pow for 2**-1j, complex_pow for a negative float to a
+# fractional power, Smith's division), typed complex128 as Numba types a complex constant, and
+# a complex module constant frozen the same way. Before, pyk2cuda computed these at run time
+# (p2c_cpow: (1+2j)**2 was -3.0000000000000004+3.9999999999999996j) and refused ZC.
+ZC = (1 + 2j) ** 3 - 0.5j
+
+
+@cuda.jit
+def fold_complex(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = x[i] * (1 + 2j) ** 2
+        out[i, 1] = x[i] * 2 ** -1j
+        out[i, 2] = x[i] * (-8.0) ** 0.5
+        out[i, 3] = x[i] + 1j * 2 - 0j
+        out[i, 4] = x[i] * (3 - 4j) / (1 + 1j) ** 5
+        out[i, 5] = x[i] * ZC

@@ -46,3 +46,18 @@ def counts(n, out):
         out[i, 1] = n[i] + BIG_STEP
         out[i, 2] = n[i] - FLOORED
         out[i, 3] = n[i] if IS_NAN else -n[i]
+
+
+# Complex constants (issue 26), complex128 as Numba freezes them: folded as CPython computes
+# them (complex(), c_powi, _Py_c_pow, a negative float to a fractional power); the Python
+# package writes the values it froze as complex(re, im), which the command line reads exactly.
+ZW = complex(1.5, -0.5) * (1 + 2j) ** 2
+ZR = (-8.0) ** 0.5 + 2 ** -1j
+
+
+@cuda.jit
+def complex_consts(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = x[i] * ZW
+        out[i, 1] = x[i] + ZR
