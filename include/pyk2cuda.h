@@ -648,7 +648,11 @@ P2C_API size_t p2c_device_array_pack(const P2cDeviceArray *array, void *out);
 /* What a launch that returned P2C_ERR_BOUNDS recorded (runtime/bounds.h): an index out of bounds,
  * or, in a function compiled with debug=True, a raise or a failed assert. The message on the
  * handle says the same in words; fronts that make their own exception of it (the Python package:
- * Numba's exception class and message) read this instead of parsing the words. */
+ * Numba's exception class and message) read this instead of parsing the words.
+ * After a simulator launch that returned P2C_ERR_ILLEGAL_ADDRESS (a kernel's wild access, or a
+ * launch refused after one): file, kernel and the Python line of the faulting access (0 where
+ * the simulator cannot tell: code of the prelude or the C library, a fiber's stack overflow);
+ * raised false, the other fields zero (the message names the thread or the blocks). */
 typedef struct P2cLaunchFailure {
   bool raised;               /* a raise or failed assert; false: an index out of bounds */
   char exception[128];       /* raised: the exception as Python prints it, "ValueError: msg" */
@@ -657,8 +661,9 @@ typedef struct P2cLaunchFailure {
   uint32_t line, column;     /* where in the Python source (1-based, column in characters) */
   uint32_t thread[3], block[3];   /* the failing thread's threadIdx and blockIdx */
 } P2cLaunchFailure;
-/* The failure of the last call on this compiler that returned P2C_ERR_BOUNDS: true with *out
- * filled, false when the last error was another (or there was none). */
+/* The failure of the last call on this compiler that returned P2C_ERR_BOUNDS, or the simulator's
+ * P2C_ERR_ILLEGAL_ADDRESS: true with *out filled, false when the last error was another (or
+ * there was none). */
 P2C_API bool p2c_compiler_last_failure(const P2cCompiler *compiler, P2cLaunchFailure *out);
 
 /* ---- Choosing a specialization: Numba's dispatcher, for every front ---------------------------- */

@@ -71,11 +71,15 @@ static PyObject *diagnostics_text(const P2cModule *m) {
 
 /* exc.failure: what a failed launch recorded (p2c_compiler_last_failure), as a dict (raised,
  * exception, file, kernel, line, column, thread, block), or None; cuda.py makes Numba's
- * exception of it. 0, or -1 with an exception set. */
+ * exception of it. After a simulator's fault: raised, file, kernel and line (0: not known).
+ * 0, or -1 with an exception set. */
 static int attach_failure(State *st, P2cStatus s, PyObject *exc) {
   P2cLaunchFailure f;
   PyObject *value;
-  if (s == P2C_ERR_BOUNDS && p2c_compiler_last_failure(st->compiler, &f))
+  if (s == P2C_ERR_ILLEGAL_ADDRESS && p2c_compiler_last_failure(st->compiler, &f))
+    value = Py_BuildValue("{s:O,s:s,s:s,s:I}", "raised", Py_False, "file", f.file, "kernel", f.kernel,
+                          "line", f.line);
+  else if (s == P2C_ERR_BOUNDS && p2c_compiler_last_failure(st->compiler, &f))
     value = Py_BuildValue("{s:O,s:s,s:s,s:s,s:I,s:I,s:(III),s:(III)}", "raised", f.raised ? Py_True : Py_False,
                           "exception", f.exception, "file", f.file, "kernel", f.kernel, "line", f.line,
                           "column", f.column, "thread", f.thread[0], f.thread[1], f.thread[2], "block",

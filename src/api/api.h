@@ -20,7 +20,8 @@ struct P2cCompiler {
    * decorator gives signatures, which are then the only specializations, as in Numba. */
   bool specializing;
   size_t specialize_nargs;
-  /* The last error's failure record, when it was P2C_ERR_BOUNDS (api_fail_bounds). */
+  /* The last error's failure record, when it was P2C_ERR_BOUNDS (api_fail_bounds) or a
+   * simulator's P2C_ERR_ILLEGAL_ADDRESS (api_fail_fault). */
   bool has_failure;
   P2cLaunchFailure failure;
 };
@@ -52,6 +53,11 @@ struct P2cBoundsRecord;
 /* P2C_ERR_BOUNDS for a claimed bounds record of kernel `kernel` of `file`: the message
  * (bounds_format) and the failure as data (p2c_compiler_last_failure), from one place. */
 P2cStatus api_fail_bounds(P2cCompiler *c, const struct P2cBoundsRecord *r, const char *file, const char *kernel);
+/* P2C_ERR_ILLEGAL_ADDRESS for a simulator launch that faulted: "simulator: " and the simulator's
+ * `message`, and the failure as data: kernel `kernel` of `file`, Python line `line` (0: not
+ * known). */
+P2cStatus api_fail_fault(P2cCompiler *c, const char *message, const char *file, const char *kernel,
+                         uint32_t line);
 
 /* NVRTC's log with the Python line prepended to each "NAME(CUDALINE): " (compiler.c); NULL when
  * out of memory. The result, of length *out_len, is freed with alloc and length + 1. */

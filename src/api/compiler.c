@@ -158,6 +158,18 @@ P2cStatus api_fail_bounds(P2cCompiler *c, const P2cBoundsRecord *r, const char *
   return P2C_ERR_BOUNDS;
 }
 
+P2cStatus api_fail_fault(P2cCompiler *c, const char *message, const char *file, const char *kernel,
+                         uint32_t line) {
+  api_fail(c, P2C_ERR_ILLEGAL_ADDRESS, "simulator: %s", message);
+  P2cLaunchFailure *f = &c->failure;
+  memset(f, 0, sizeof *f);
+  snprintf(f->file, sizeof f->file, "%s", file ? file : "<source>");
+  snprintf(f->kernel, sizeof f->kernel, "%s", kernel ? kernel : "");
+  f->line = line;
+  c->has_failure = true;
+  return P2C_ERR_ILLEGAL_ADDRESS;
+}
+
 bool p2c_compiler_last_failure(const P2cCompiler *c, P2cLaunchFailure *out) {
   if (!c || !out || !c->has_failure) return false;
   *out = c->failure;

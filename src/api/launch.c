@@ -314,7 +314,9 @@ static P2cStatus sim_loaded(P2cCompiler *c, P2cModule *m, const P2cLaunchOptions
   size_t len;
   const char *text = p2c_module_cuda(m, &len);
   SimLoadRequest req = {.source = text, .source_len = len, .no_cache = o->no_cache, .allocator = &m->alloc,
-                        .interrupt = c->interrupt, .interrupt_userdata = c->interrupt_userdata};
+                        .interrupt = c->interrupt, .interrupt_userdata = c->interrupt_userdata,
+                        .python_lines = m->cg.python_line, .python_line_count = m->cg.nlines,
+                        .python_file = m->comp.file};
   SimModule *sm = NULL;
   double t0 = now_ms();
   P2cStatus s = sim_module_load(&req, &sm);
@@ -405,9 +407,10 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
   double *times = mem_alloc(&c->alloc, sizeof(double) * (size_t)repeat);
   char err[512] = "";
   P2cBoundsRecord bounds = {0};
+  SimFaultReport fault = {0, 0};
   SimSanReport *san = m->sanitize ? mem_alloc(&c->alloc, sizeof *san) : NULL;
   if (m->sanitize && !san) s = P2C_ERR_NOMEM;
-  SimLaunch l = {.bounds = &bounds, .sanitize = san, .sanitize_inputs_apart = san && inputs_apart(leaves),
+  SimLaunch l = {.bounds = &bounds, .fault = &fault, .sanitize = san, .sanitize_inputs_apart = san && inputs_apart(leaves),
                  .symbol = k->symbol,
                  .grid = {o->grid[0] ? o->grid[0] : 1, o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1},
                  .block = {o->block[0] ? o->block[0] : 1, o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1},
@@ -423,6 +426,7 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
   if (!times || s == P2C_ERR_NOMEM) s = api_fail(c, P2C_ERR_NOMEM, "out of memory");
   else if (s == P2C_ERR_SANITIZE) sanitize_fail(c, m, k, san);
   else if (s == P2C_ERR_BOUNDS) api_fail_bounds(c, &bounds, m->comp.file, k->python_name);
+  else if (s == P2C_ERR_ILLEGAL_ADDRESS) api_fail_fault(c, err, m->comp.file, k->python_name, fault.python_line);
   else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
   else summarize_times(times, repeat, r);
   mem_free(&c->alloc, times, sizeof(double) * (size_t)repeat);

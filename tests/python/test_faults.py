@@ -40,7 +40,7 @@ SCRIPT = textwrap.dedent("""\
             k[4, 32](a, 1 << 40)
             print("no error")
         except pyk2cuda.Error as e:
-            print("caught", e.status_name, e)
+            print("caught", e.status_name, e, "|", repr(e.failure))
         try:
             k[1, 1](a, 0)
             print("ran again")
@@ -61,15 +61,26 @@ def run(tmp_path, *args):
     return run_script([str(path), *args], env={"PYK2CUDA_DEVICE": "sim"})
 
 
+def script_line(text):
+    return next(i for i, line in enumerate(SCRIPT.splitlines(), 1) if text in line)
+
+
 def test_wild_access_raises_and_refuses_later_launches(tmp_path):
     rc, out, err = run(tmp_path)
     assert rc == 0, err
     lines = out.splitlines()
     assert len(lines) == 5, out
-    for kernel, caught, refused in (("wild", lines[0], lines[1]), ("wild_shared", lines[2], lines[3])):
+    path = str(tmp_path / "wild.py")
+    for kernel, caught, refused, access in (("wild", lines[0], lines[1], "a[far] = 1.0"),
+                                            ("wild_shared", lines[2], lines[3], "a[far] = s[0]")):
         assert caught.startswith(f"caught illegal_address simulator: kernel '{kernel}': "
                                  "an illegal memory access (SIGSEGV) at address "), caught
         assert "CUDA_ERROR_ILLEGAL_ADDRESS" in caught and "--check-bounds" in caught, caught
+        # the Python line of the access, in the message and as data (the module's line table)
+        line = script_line(access)
+        assert f" in {path}:{line}, by " in caught, caught
+        failure = {"raised": False, "file": path, "kernel": kernel, "line": line}
+        assert caught.endswith("| " + repr(failure)), caught
         assert refused.startswith(f"refused illegal_address simulator: kernel '{kernel}' cannot "
                                   "launch: an earlier launch of this module faulted"), refused
     assert "by thread (5,0,0) of block (1,0,0)" in lines[2], lines[2]   # a fiber: its thread

@@ -166,12 +166,16 @@ def case_spin_loop_kept(bin_, d):
 
 def case_memory_fault(bin_, d):
     """An out-of-bounds write far past an array faults in the simulator: the library catches
-    it (P2C_ERR_ILLEGAL_ADDRESS), exit 3 with a message that names the kernel and
-    --check-bounds, no bare SIGSEGV, no outputs written."""
+    it (P2C_ERR_ILLEGAL_ADDRESS), exit 3 with a message that names the kernel, the Python line
+    of the access (the module's line table) and --check-bounds, no bare SIGSEGV, no outputs
+    written."""
+    with open(FILE) as f:
+        line = next(i for i, text in enumerate(f.read().splitlines(), 1) if "a[far] = 1" in text)
     many = ["--device", "sim", "--grid", "64", "--block", "128"]   # helper threads fault too
     rc, err = run(bin_, d, ["wild"] + many + ["zeros:int32[4]", str(1 << 40)])
     problem = expect(rc, err, 3, "simulator: kernel 'wild': an illegal memory access (SIGSEGV)",
-                     "CUDA_ERROR_ILLEGAL_ADDRESS", "--check-bounds")
+                     f" in {FILE}:{line}, by a thread of block", "CUDA_ERROR_ILLEGAL_ADDRESS",
+                     "--check-bounds")
     if not problem and os.path.exists(os.path.join(d, "pyk2cuda-out")):
         problem = "outputs were written after the fault"
     if problem:

@@ -18,7 +18,9 @@
  * 261 ns per switch (it makes a sigprocmask system call each time), the hand-written switch 9 ns.
  * The fibers share the floating-point environment (MXCSR, x87 control word): generated code
  * never changes it, so the switch does not save it. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -248,6 +250,7 @@ struct Run {
   SimSanitizer *san;                   /* --sanitize: the checker (one worker); else NULL */
   P2cStatus status;
   char message[512];
+  SimFaultReport fault_at;             /* with P2C_ERR_ILLEGAL_ADDRESS: where (worker_faulted) */
   uint64_t next_interrupt_check_ns;   /* slot 0's next call of l->interrupt (monotonic_ns) */
   /* A cooperative launch's grid barrier: blocks waiting at it, blocks finished, and a count of
    * releases that the waiting workers watch (under grid_lock; grid_wake wakes them). */
@@ -256,17 +259,13 @@ struct Run {
   uint64_t grid_arrived, grid_finished, grid_releases;
 };
 
-/* Records the launch's first error and stops it. */
-static void run_fail(Run *r, P2cStatus st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void run_fail(Run *r, P2cStatus st, const char *fmt, ...) {
+/* Records the launch's first error (and, for a fault, where it was) and stops it. */
+static void run_fail_v(Run *r, const SimFaultReport *at, P2cStatus st, const char *fmt, va_list ap) {
   pthread_mutex_lock(&r->error_lock);
   if (r->status == P2C_OK) {
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(r->message, sizeof r->message, fmt, ap);
-    va_end(ap);
     r->status = st;
+    if (at) r->fault_at = *at;
   }
   pthread_mutex_unlock(&r->error_lock);
   atomic_store(&r->stop, true);
@@ -275,6 +274,23 @@ static void run_fail(Run *r, P2cStatus st, const char *fmt, ...) {
     pthread_cond_broadcast(&r->grid_wake);
     pthread_mutex_unlock(&r->grid_lock);
   }
+}
+
+static void run_fail(Run *r, P2cStatus st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void run_fail(Run *r, P2cStatus st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  run_fail_v(r, NULL, st, fmt, ap);
+  va_end(ap);
+}
+
+static void run_fail_fault(Run *r, const SimFaultReport *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void run_fail_fault(Run *r, const SimFaultReport *at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  run_fail_v(r, at, P2C_ERR_ILLEGAL_ADDRESS, fmt, ap);
+  va_end(ap);
 }
 
 /* The index of the i-th item of a 3-D range, x fastest (CUDA's linear order). */
@@ -1138,8 +1154,30 @@ static void fault_who(const Worker *w, char *out, size_t size) {
              last.x, last.y, last.z);
 }
 
+/* The line of the module's source that holds the faulting instruction, and its Python line,
+ * from the object's line table (lines.h), when the instruction is the module's own code (not
+ * libm's or libc's): of the source's rows at its address, the last whose line comes from a
+ * Python statement, the statement whose instruction it is (the rows before it are statements
+ * that begin there with no code of their own, such as an inlined kernel's entry). */
+static SimFaultReport fault_where(const SimModule *m, const void *pc) {
+  SimFaultReport at = {0, 0};
+  Dl_info info;
+  struct link_map *own = NULL, *lm = NULL;
+  if (!pc || !m->lines.bytes || dlinfo(m->handle, RTLD_DI_LINKMAP, &own) != 0 ||
+      !dladdr1(pc, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || lm != own)
+    return at;
+  uint32_t lines[16];
+  size_t n = sim_lines_find(&m->lines, SIM_SOURCE_FILE, (uint64_t)((uintptr_t)pc - lm->l_addr), lines, 16);
+  for (size_t i = n; i-- > 0 && !at.python_line;) {
+    uint32_t py = lines[i] <= m->python_line_count ? m->python_lines[lines[i] - 1] : 0;
+    if (py) at.source_line = lines[i], at.python_line = py;
+  }
+  if (!at.source_line && n) at.source_line = lines[n - 1];
+  return at;
+}
+
 /* After the jump back from the handler: stops the launch with a message naming the kernel, the
- * simulated thread (or its blocks) and the address. */
+ * Python line where known, the simulated thread (or its blocks) and the address. */
 static void worker_faulted(Worker *w) {
   Run *r = w->run;
   const SimFaultCatch *c = &w->fault;
@@ -1153,11 +1191,15 @@ static void worker_faulted(Worker *w) {
              "calls too deep); the module cannot launch again", r->l->symbol, who, stack / 1024);
     return;
   }
+  SimFaultReport at = fault_where(r->m, c->pc);
+  char where[300] = "";
+  if (at.python_line && r->m->python_file)
+    snprintf(where, sizeof where, " in %.260s:%u", r->m->python_file, at.python_line);
   const char *what = c->signo == SIGBUS ? "a bus error (SIGBUS)" : "an illegal memory access (SIGSEGV)";
-  run_fail(r, P2C_ERR_ILLEGAL_ADDRESS,
-           "kernel '%s': %s at address %p by %s; the module cannot launch again, as after "
-           "CUDA_ERROR_ILLEGAL_ADDRESS (probably an index out of bounds: bounds checks, "
-           "debug=True or --check-bounds, find its line)", r->l->symbol, what, c->addr, who);
+  run_fail_fault(r, &at,
+                 "kernel '%s': %s at address %p%s, by %s; the module cannot launch again, as after "
+                 "CUDA_ERROR_ILLEGAL_ADDRESS (probably an index out of bounds: bounds checks, "
+                 "debug=True or --check-bounds, name the index)", r->l->symbol, what, c->addr, where, who);
 }
 
 static void worker_main(Worker *w) {
@@ -1585,6 +1627,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   if (!take_launch_lock(m, l)) return P2C_ERR_SIM;
   if (m->fault[0]) {   /* sticky, as CUDA_ERROR_ILLEGAL_ADDRESS is for a context */
     snprintf(msg, sizeof msg, "%s", m->fault);
+    if (l->fault) *l->fault = m->fault_at;
     pthread_mutex_unlock(&m->launch_lock);
     return launch_error(l, P2C_ERR_ILLEGAL_ADDRESS, "kernel '%s' cannot launch: an earlier launch "
                         "of this module faulted (load it again): %s", l->symbol, msg);
@@ -1614,7 +1657,11 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   P2cBoundsRecord bounds = {0};
   if (m->bounds) bounds = *m->bounds; /* every worker has joined: the record is complete */
   if (alt) sim_altstack_pop(&m->altstack);
-  if (r.status == P2C_ERR_ILLEGAL_ADDRESS) snprintf(m->fault, sizeof m->fault, "%s", r.message);
+  if (r.status == P2C_ERR_ILLEGAL_ADDRESS) {
+    snprintf(m->fault, sizeof m->fault, "%s", r.message);
+    m->fault_at = r.fault_at;
+    if (l->fault) *l->fault = r.fault_at;
+  }
   pthread_mutex_unlock(&m->launch_lock);
   pthread_mutex_destroy(&r.error_lock);
   pthread_mutex_destroy(&r.grid_lock);

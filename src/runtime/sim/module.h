@@ -12,8 +12,12 @@
 
 #include "runtime/bounds.h"
 #include "runtime/sim/fault.h"
+#include "runtime/sim/lines.h"
 #include "runtime/sim/prelude.h"
 #include "runtime/sim/sim.h"
+
+/* The name of the generated source in a module's work folder, and so in its line table. */
+#define SIM_SOURCE_FILE "src.cu"
 
 /* Fiber stacks kept by one worker slot across launches (launch.c). */
 typedef struct SimStackPool SimStackPool;
@@ -43,6 +47,12 @@ struct SimModule {
   struct SimSanitizer *san;               /* --sanitize's checker, made at its first launch */
   SimAltStack altstack;                   /* the launching thread's signal stack, when it has none */
   char fault[512];                        /* after a kernel faulted: why; then no more launches */
+  SimFaultReport fault_at;                /* and where, as far as known */
+  SimLines lines;                         /* the object's line table (lines.h); empty: none */
+  /* The request's map from the source's lines to Python lines (SimLoadRequest) */
+  const uint32_t *python_lines;
+  size_t python_line_count;
+  const char *python_file;
 };
 
 /* dlsym for a function: ISO C has no cast from an object pointer to a function pointer. Cast

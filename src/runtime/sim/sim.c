@@ -54,11 +54,13 @@ enum {
  * such a loop, as the GPU does (GCC 10 and Clang 12 know the flag). -fstack-clash-protection:
  * a frame larger than a page (a big local array) touches its pages in order as it grows, so a
  * fiber that outgrows its stack faults in the guard page below it (a caught fault, fault.h)
- * instead of writing over the fiber stack mapped next to it (GCC 8, Clang 11). */
+ * instead of writing over the fiber stack mapped next to it (GCC 8, Clang 11). -g1 -gdwarf-4:
+ * line tables only, in the format lines.c reads, so that a kernel's fault can name its line
+ * (nothing of them is loaded or run; docs/simulator.md, "Faults", has their cost). */
 static const char *const CXX_FLAGS[] = {
     "-std=c++17", "-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing",
     "-fno-math-errno", "-ffp-contract=off", "-fno-semantic-interposition", "-fno-finite-loops",
-    "-fstack-clash-protection",
+    "-fstack-clash-protection", "-g1", "-gdwarf-4", "-fno-var-tracking",
 };
 enum { CXX_FLAG_COUNT = sizeof CXX_FLAGS / sizeof CXX_FLAGS[0] };
 
@@ -131,7 +133,7 @@ static bool write_file(const char *path, const void *data, size_t len) {
 
 /* Removes what a build leaves in its work folder, then the folder. */
 static void remove_work_dir(const char *dir) {
-  static const char *const names[] = {"prelude.h", "prelude.h.gch", "src.cu", "mod.so", "log.txt"};
+  static const char *const names[] = {"prelude.h", "prelude.h.gch", SIM_SOURCE_FILE, "mod.so", "log.txt"};
   char path[PATH_BYTES];
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (path_printf(path, "%s/%s", dir, names[i])) unlink(path);
@@ -213,6 +215,7 @@ static bool load_object(SimModule *m, const char *path) {
   m->handle = h;
   m->bind = bind;
   m->bounds = dlsym(h, P2C_BOUNDS_SYMBOL);
+  sim_lines_read(m->alloc, path, &m->lines);   /* none: its faults name no line */
   return true;
 }
 
@@ -606,7 +609,7 @@ static bool make_work_dir(const char *cache_dir, const SimLoadRequest *req, char
                       : path_printf(work, "%s/pyk2cuda-sim-XXXXXX", tmp);
   if (!ok || !mkdtemp(work)) return false;
   if (path_printf(path, "%s/prelude.h", work) && write_file(path, sim_prelude_text, sim_prelude_size) &&
-      path_printf(path, "%s/src.cu", work) && write_file(path, req->source, req->source_len))
+      path_printf(path, "%s/" SIM_SOURCE_FILE, work) && write_file(path, req->source, req->source_len))
     return true;
   int saved = errno;
   remove_work_dir(work);
@@ -686,7 +689,7 @@ static P2cStatus choose_prelude(SimModule *m, const Build *b, const SimLoadReque
 static P2cStatus compile_module(SimModule *m, const Build *b, const SimLoadRequest *req,
                                 const char *work, const char *prelude, bool *rejected) {
   char src[PATH_BYTES], out[PATH_BYTES];
-  if (!path_printf(src, "%s/src.cu", work) || !path_printf(out, "%s/mod.so", work)) {
+  if (!path_printf(src, "%s/" SIM_SOURCE_FILE, work) || !path_printf(out, "%s/mod.so", work)) {
     set_error(m, "the simulator's work folder path is too long: %s", work);
     return P2C_ERR_SIM;
   }
@@ -768,6 +771,9 @@ P2cStatus sim_module_load(const SimLoadRequest *req, SimModule **out) {
   if (!m) return P2C_ERR_NOMEM;
   memset(m, 0, sizeof *m);
   m->alloc = alloc;
+  m->python_lines = req->python_lines;
+  m->python_line_count = req->python_lines ? req->python_line_count : 0;
+  m->python_file = req->python_file;
   pthread_mutex_init(&m->launch_lock, NULL);
 
   Build b;
@@ -794,6 +800,7 @@ void sim_module_delete(SimModule *m) {
   sim_altstack_free(&m->altstack);
   sim_san_delete(m->san);
   if (m->handle) dlclose(m->handle);
+  sim_lines_free(m->alloc, &m->lines);
   mem_free(m->alloc, m->log, m->log_size);
   pthread_mutex_destroy(&m->launch_lock);
   mem_free(m->alloc, m, sizeof *m);

@@ -39,6 +39,12 @@ typedef struct SimLoadRequest {
   const P2cAllocator *allocator; /* NULL: malloc; must outlive the module */
   P2cInterruptFn interrupt;      /* asked while the compiler runs (p2c_compiler_set_interrupt) */
   void *interrupt_userdata;
+  /* Where `source` came from, so that a fault can name its line: python_lines[i] is the Python
+   * line of the source's line i + 1 (0: none), for python_line_count lines, in python_file. NULL:
+   * a fault names no Python line. Both must outlive the module (they are not copied). */
+  const uint32_t *python_lines;
+  size_t python_line_count;
+  const char *python_file;
 } SimLoadRequest;
 
 /* Compiles and loads `req->source`. Status: P2C_OK; P2C_ERR_SIM when the host compiler fails
@@ -66,6 +72,13 @@ const char *sim_module_error(const SimModule *m);
  * storage. For the CUDA driver stand-in (tests/standin), which runs kernels through the module. */
 void *sim_module_symbol(const SimModule *m, const char *name);
 
+/* What a launch that faulted knows of where, as data (docs/simulator.md, "Faults"). */
+typedef struct SimFaultReport {
+  uint32_t source_line;   /* the line of the module's source whose code faulted; 0: not known
+                           * (code of the prelude, libm or libc; a module without line tables) */
+  uint32_t python_line;   /* its Python line (SimLoadRequest.python_lines); 0: not known */
+} SimFaultReport;
+
 typedef struct SimLaunch {
   const char *symbol;            /* P2cKernelInfo.symbol: the entries are p2c_sim_thread_<symbol>
                                   * and p2c_sim_blocks_<symbol> (prelude.h) */
@@ -86,6 +99,9 @@ typedef struct SimLaunch {
   size_t errbuf_size;
   /* With P2C_ERR_BOUNDS, receives the module's bounds record (runtime/bounds.h); may be NULL. */
   struct P2cBoundsRecord *bounds;
+  /* With P2C_ERR_ILLEGAL_ADDRESS, receives where the kernel faulted (for a launch refused after
+   * an earlier fault: where that one faulted); may be NULL. */
+  SimFaultReport *fault;
   /* Non-NULL: the module was compiled with --sanitize, and the launch runs its checker
    * (sanitize.h) on one worker; the findings go here. */
   struct SimSanReport *sanitize;
