@@ -416,5 +416,72 @@ def main(argv=None):
     return EXIT_OK
 
 
+# ---- Serving many runs from one warm process -----------------------------------------------
+# Importing NumPy and Numba's simulator costs about half a second of CPU, more than most cases'
+# kernels; the diff suite runs hundreds. `oracle.py --serve` imports them once and then runs each
+# request in a child forked from that warm process, so that every run still starts from the same
+# clean state as a fresh `oracle.py` (nothing of one case's module, sys.path or simulator state
+# reaches the next), at a fork's cost. tests/diff/run_diff.py is the client.
+#
+# Protocol, one JSON object per line: request {"argv": [...], "stdout": PATH, "stderr": PATH,
+# "timeout": SECONDS}; reply {"rc": N} (the child's exit status), or {"rc": null, "error": TEXT}
+# when it was killed at its timeout or could not be run. The server ends at end of input.
+
+
+def serve_one(request):
+    """Runs main(argv) in a forked child, its output in the request's files; the reply."""
+    import select
+    import signal
+    out = os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    err = os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:   # the child: a fresh oracle run, as `oracle.py ARGV` would be
+        rc = 70
+        try:
+            os.dup2(out, 1)
+            os.dup2(err, 2)
+            rc = main(request["argv"])
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:  # noqa: BLE001 -- anything, as an uncaught exception would
+            traceback.print_exc()
+            rc = 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(rc)
+    os.close(out)
+    os.close(err)
+    pidfd = os.pidfd_open(pid)
+    try:
+        ready, _, _ = select.select([pidfd], [], [], float(request["timeout"]))
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return {"rc": None, "error": f"timed out after {request['timeout']} s"}
+        _, status = os.waitpid(pid, 0)
+        return {"rc": os.waitstatus_to_exitcode(status)}
+    finally:
+        os.close(pidfd)
+
+
+def serve():
+    """The --serve loop (above): warm imports, then one forked run per request line."""
+    import json
+    import numba.cuda  # noqa: F401 -- the import that every run would otherwise pay for
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            reply = serve_one(json.loads(line))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            reply = {"rc": None, "error": f"oracle server: {exc}"}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+    return EXIT_OK
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve() if sys.argv[1:] == ["--serve"] else main())

@@ -24,6 +24,9 @@ Prints one line per case, `ok NAME`, `FAIL NAME: ...` or `SKIP NAME: reason`, th
 import argparse
 import concurrent.futures
 import fnmatch
+import hashlib
+import importlib.metadata
+import json
 import os
 import re
 import shlex
@@ -31,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import zlib
 
 os.environ["NUMBA_ENABLE_CUDASIM"] = "1"   # for expect= functions imported in-process
@@ -194,6 +198,146 @@ def run(cmd, timeout):
         return None, "", str(exc)
 
 
+# ---- The oracle: warm servers, and results kept per build -----------------------------------
+
+class OracleServer:
+    """One `oracle.py --serve` process (see there): NumPy and Numba imported once, each run in a
+    child forked from it. Used by one worker thread at a time."""
+
+    def __init__(self, work):
+        self.io = tempfile.mkdtemp(dir=work, prefix="oracle-io-")
+        self.proc = subprocess.Popen([sys.executable, ORACLE, "--serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def run(self, argv, timeout):
+        """(rc, stdout, stderr) of `oracle.py ARGV`, as run() gives them."""
+        out, err = os.path.join(self.io, "stdout"), os.path.join(self.io, "stderr")
+        request = {"argv": argv, "stdout": out, "stderr": err, "timeout": timeout}
+        try:
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError as exc:
+            line, failure = "", str(exc)
+        else:
+            failure = "the oracle server ended"
+        if not line:
+            self.close()
+            return None, "", failure
+        reply = json.loads(line)
+        texts = []
+        for path in (out, err):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                texts.append(f.read())
+        if reply["rc"] is None:
+            return None, texts[0], (texts[1] + "\n" + reply.get("error", "")).strip()
+        return reply["rc"], texts[0], texts[1]
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def close(self):
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+class Oracle:
+    """Runs oracle.py for the cases: through one warm server per worker thread (unless
+    --fresh-oracle), and, with --oracle-cache DIR, keeping each successful run's arrays under a
+    key of everything they depend on, so that a case already run in this build (by the diff
+    suite, say, before standin-diff runs it again with --device gpu) is not simulated twice."""
+
+    def __init__(self, opts):
+        self.opts = opts
+        self.local = threading.local()
+        self.lock = threading.Lock()
+        self.servers = []
+        self.folder_digests = {}
+        self.versions = " ".join([sys.executable, sys.version] + [
+            f"{name} {importlib.metadata.version(name)}" for name in ("numpy", "numba")])
+
+    def run(self, argv):
+        if self.opts.fresh_oracle:
+            return run([sys.executable, ORACLE] + argv, self.opts.timeout)
+        server = getattr(self.local, "server", None)
+        if server is None or not server.alive():
+            server = self.local.server = OracleServer(self.opts.work)
+            with self.lock:
+                self.servers.append(server)
+        return server.run(argv, self.opts.timeout)
+
+    def close(self):
+        for server in self.servers:
+            server.close()
+
+    def folder_digest(self, folder):
+        """The case file's folder: its .py files are what the kernel may import."""
+        with self.lock:
+            if folder not in self.folder_digests:
+                h = hashlib.sha256()
+                for name in sorted(os.listdir(folder)):
+                    if name.endswith(".py"):
+                        h.update(name.encode() + b"\0")
+                        with open(os.path.join(folder, name), "rb") as f:
+                            h.update(f.read())
+                self.folder_digests[folder] = h.hexdigest()
+            return self.folder_digests[folder]
+
+    def key(self, file_path, argv_without_out_dir):
+        """What a run's arrays depend on: the oracle's code, Python, NumPy and Numba, the case
+        file's folder, and the arguments, each input file by its bytes (not its path, which
+        is in this run's work folder)."""
+        h = hashlib.sha256(self.versions.encode())
+        with open(ORACLE, "rb") as f:
+            h.update(f.read())
+        h.update(self.folder_digest(os.path.dirname(file_path)).encode())
+        for a in argv_without_out_dir:
+            if a.endswith(".npy") and os.path.isfile(a):   # its bytes; its folder is this run's
+                with open(a, "rb") as f:
+                    h.update(b"\0npy:" + hashlib.sha256(f.read()).digest())
+            else:
+                h.update(b"\0" + a.encode())
+        return h.hexdigest()
+
+    def arrays(self, file_path, argv, out_dir):
+        """(rc, stderr, {parameter: array}) of the oracle's run of `argv` writing to out_dir,
+        from the cache when it holds the run."""
+        cache = self.opts.oracle_cache
+        key = self.key(file_path, argv) if cache else None
+        kept = os.path.join(cache, key) if cache else None
+        if kept and os.path.isdir(kept):
+            return 0, "", load_arrays(kept)
+        rc, _, err = self.run(argv + ["--out-dir", out_dir])
+        if rc != 0:
+            return rc, err, {}
+        if kept:
+            keep_folder(out_dir, kept)
+        return rc, err, load_arrays(out_dir)
+
+
+def load_arrays(folder):
+    return {fn[:-4]: np.load(os.path.join(folder, fn), allow_pickle=False)
+            for fn in sorted(os.listdir(folder)) if fn.endswith(".npy")}
+
+
+def keep_folder(src, dst):
+    """Copies src to dst whole or not at all (a rename of a finished copy); a copy that
+    another process finished first is kept, and a cache that cannot be written only means
+    running the oracle again next time."""
+    try:
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=os.path.dirname(dst), prefix=".new-")
+    except OSError:
+        return
+    try:
+        for fn in os.listdir(src):
+            shutil.copy2(os.path.join(src, fn), os.path.join(tmp, fn))
+        os.rename(tmp, dst)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def tail(text, n=6):
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return " | ".join(lines[-n:])
@@ -308,16 +452,11 @@ def run_case(case, opts):
         except Exception as exc:  # noqa: BLE001 -- report anything as a failure
             return "FAIL", f"expect={case.expect}: {type(exc).__name__}: {exc}"
     else:
-        cmd = [sys.executable, ORACLE, file_path, case.kernel, "--grid", case.grid,
-               "--block", case.block, "--out-dir", oracle_dir, "--seed", str(case.seed),
-               "--shared", str(case.shared)] + args
-        rc, out, err = run(cmd, opts.timeout)
+        argv = [file_path, case.kernel, "--grid", case.grid, "--block", case.block,
+                "--seed", str(case.seed), "--shared", str(case.shared)] + args
+        rc, err, expected = opts.oracle.arrays(file_path, argv, oracle_dir)
         if rc != 0:
             return "FAIL", f"oracle exited with {rc}: {tail(err)}"
-        expected = {}
-        for fn in sorted(os.listdir(oracle_dir)):
-            if fn.endswith(".npy"):
-                expected[fn[:-4]] = np.load(os.path.join(oracle_dir, fn), allow_pickle=False)
     if not expected:
         return "FAIL", "the case has no array parameter to compare"
 
@@ -369,10 +508,9 @@ def run_oob_case(case, opts, file_path, oracle_dir, pyk_dir, args, work):
     """bounds=IndexError: the oracle raises IndexError on an access of the case file, and
     pyk2cuda --check-bounds exits 3 naming the same line, axis, size and index. Cases make
     exactly one thread go out of bounds, so both report the same access."""
-    cmd = [sys.executable, ORACLE, file_path, case.kernel, "--grid", case.grid,
-           "--block", case.block, "--out-dir", oracle_dir, "--seed", str(case.seed),
-           "--shared", str(case.shared)] + args
-    rc, out, err = run(cmd, opts.timeout)
+    rc, out, err = opts.oracle.run([file_path, case.kernel, "--grid", case.grid, "--block",
+                                    case.block, "--out-dir", oracle_dir, "--seed", str(case.seed),
+                                    "--shared", str(case.shared)] + args)
     # The last frame of the traceback in the case file is the failing access.
     want = None
     for m in re.finditer(r'File "([^"]+)", line (\d+)', err):
@@ -441,6 +579,13 @@ def main(argv=None):
                          "and give the same results")
     ap.add_argument("--check-bounds", action="store_true",
                     help="also run every case in pyk2cuda with --check-bounds")
+    ap.add_argument("--oracle-cache", metavar="DIR",
+                    help="keep the oracle's results in DIR (meson: the build's tests/cache/"
+                         "oracle), so that another run in the same build does not simulate a "
+                         "case again")
+    ap.add_argument("--fresh-oracle", action="store_true",
+                    help="start a new oracle.py process for every case (slower) instead of "
+                         "forking each run from a warm one")
     opts = ap.parse_args(argv)
 
     if not (os.path.isfile(opts.pyk2cuda) and os.access(opts.pyk2cuda, os.X_OK)):
@@ -469,16 +614,20 @@ def main(argv=None):
     os.makedirs(opts.work, exist_ok=True)
 
     passed = failed = 0
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
-        for case, (status, msg) in zip(cases, pool.map(lambda c: run_case(c, opts), cases)):
-            if status == "ok":
-                passed += 1
-                print(f"ok {case.name}", flush=True)
-            elif status == "SKIP":
-                print(f"SKIP {case.name}: {msg}", flush=True)
-            else:
-                failed += 1
-                print(f"FAIL {case.name}: {msg}", flush=True)
+    opts.oracle = Oracle(opts)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+            for case, (status, msg) in zip(cases, pool.map(lambda c: run_case(c, opts), cases)):
+                if status == "ok":
+                    passed += 1
+                    print(f"ok {case.name}", flush=True)
+                elif status == "SKIP":
+                    print(f"SKIP {case.name}: {msg}", flush=True)
+                else:
+                    failed += 1
+                    print(f"FAIL {case.name}: {msg}", flush=True)
+    finally:
+        opts.oracle.close()
 
     if failed:
         print(f"run_diff: the files of the failing cases are in {opts.work}", file=sys.stderr)
