@@ -798,6 +798,11 @@ typedef struct P2cLaunchReport {
   char message[256];        /* a remark for the user (e.g. why AUTO chose the simulator) */
   double load_ms;           /* GPU: loading the compiled module on the device (cuModuleLoad),
                                and looking up the kernel; 0 when it was already loaded */
+  /* The simulator: how it ran the kernel, a static string: "loops" (no barriers: a loop over the
+   * threads of each block), "regions" (barriers: each run of statements between them a loop over
+   * the block's threads), "fibers" (barriers the regions do not cover: a fiber per thread); NULL
+   * on a GPU. docs/simulator.md. */
+  const char *sim_path;
 } P2cLaunchReport;
 
 /* Translates `kernel` of the Python `source` for the types of `args` (values are not read):

@@ -465,6 +465,7 @@ static void print_times(const P2cLaunchReport *rep, int repeat) {
     fprintf(stderr, "%-22s %10.3f\n", "kernel", rep->kernel_ms_min);
   }
   fprintf(stderr, "%-22s %10.3f\n", "device to host", rep->d2h_ms);
+  if (rep->sim_path) fprintf(stderr, "%-22s %10s\n", "simulator path", rep->sim_path);
 }
 
 /* A scalar given for a parameter of another type is converted by the library's dispatcher, as

@@ -139,11 +139,12 @@ static uint64_t local_array_bytes(Function *f, FunctionList *open, Arena *a) {
 
 /* ---- the driver ---- */
 
-static void analyse_function(Compilation *c, Function *f, Analysis *an) {
+static void analyse_function(Compilation *c, Function *f, Analysis *an, bool fibers) {
   StmtList loops = {0};
   an_nonneg(f, &c->arena, &loops);
   an_ranges(f, &loops);
   f->lockstep_loop = f->kind == FN_KERNEL ? an_lockstep_loop(f, &c->arena) : NULL;
+  f->regions = an_region_plan(f, &c->arena, fibers);
   an_record_facts(f, &c->arena);
   an_param_writes(f, &c->arena);
   note_declared_types(f, an, &c->arena);
@@ -183,9 +184,9 @@ void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis 
   /* codegen writes every constant array a kernel uses: an array of records needs its struct */
   for (size_t i = 0; i < m->consts.len; i++)
     if (m->consts.items[i]->used && m->consts.items[i]->array) note_type(out, m->consts.items[i]->record_type, &c->arena);
-  for (size_t i = 0; i < out->kernels.len; i++) analyse_function(c, out->kernels.items[i], out);
-  for (size_t i = 0; i < out->ufuncs.len; i++) analyse_function(c, out->ufuncs.items[i], out);
-  for (size_t i = 0; i < out->devices.len; i++) analyse_function(c, out->devices.items[i], out);
+  for (size_t i = 0; i < out->kernels.len; i++) analyse_function(c, out->kernels.items[i], out, o->fibers);
+  for (size_t i = 0; i < out->ufuncs.len; i++) analyse_function(c, out->ufuncs.items[i], out, o->fibers);
+  for (size_t i = 0; i < out->devices.len; i++) analyse_function(c, out->devices.items[i], out, o->fibers);
   FunctionList open = {0};
   for (size_t i = 0; i < out->kernels.len; i++) local_array_bytes(out->kernels.items[i], &open, &c->arena);
 }
@@ -209,6 +210,18 @@ static bool dump_range(AstWalker *w, const Stmt *s) {
   return true;
 }
 
+/* A kernel with barriers: the simulator's path (regions, with their count and the variables kept
+ * per thread, or fibers and why). */
+static void dump_regions(StrBuf *sb, const Function *f) {
+  if (f->regions) {
+    sb_printf(sb, "  simulator: %d regions, %d controls, %llu bytes per thread kept across barriers\n",
+              f->regions->nregions, f->regions->ncontrol, (unsigned long long)f->regions->slot_bytes);
+    dump_vars(sb, f, f->regions->slot, "kept across barriers");
+  } else if (f->regions_refused) {
+    sb_printf(sb, "  simulator: fibers: %s\n", f->regions_refused);
+  }
+}
+
 static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
   sb_printf(sb, "%s %s(", kind, f->name);
   for (int i = 0; i < f->nparams; i++) sb_printf(sb, "%s%s", i ? ", " : "", f->arg_types[i]->name);
@@ -216,6 +229,7 @@ static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
   dump_vars(sb, f, f->nonneg, "nonneg");
   dump_vars(sb, f, f->positive, "positive");
   if (f->lockstep_loop) sb_printf(sb, "  lockstep loop at line %u\n", f->lockstep_loop->loc.line);
+  dump_regions(sb, f);
   if (f->checks_bounds) sb_puts(sb, "  checks bounds\n");
   if (f->local_bytes) sb_printf(sb, "  local arrays: %llu bytes on its deepest call path\n", (unsigned long long)f->local_bytes);
   sb_puts(sb, "  written:");

@@ -6,7 +6,8 @@
  *           specializations they reach (in the order codegen declares them), and the prelude
  *           helpers that the types in use need; in each of those functions, `nonneg` and
  *           `positive` (per variable: every value it holds is >= 0, > 0), `lockstep_loop`
- *           (kernels the simulator may run in lockstep); on each range() loop of them, its
+ *           (kernels the simulator may run in lockstep), `regions` (kernels with barriers it may
+ *           run as regions, or `regions_refused`, why not); on each range() loop of them, its
  *           RangeFacts (step sign, whether the counter can overflow, rebinding); `checks_bounds`
  *           (a kernel whose options or decorator ask for it: debug=True, boundscheck=True; a
  *           device function when any kernel does, since one specialization serves them all); on their
@@ -26,6 +27,8 @@ typedef struct AnalysisOptions {
   size_t nonly;
   bool check_bounds;                 /* every function checks its indices (--check-bounds,
                                         --sanitize); else those whose decorator asks */
+  bool fibers;                       /* kernels with barriers keep the simulator's fibers, no
+                                        regions (--sanitize, $PYK2CUDA_SIM_FIBERS) */
 } AnalysisOptions;
 
 typedef struct Analysis {

@@ -28,6 +28,9 @@ int an_value_bits(const Function *f, const Expr *e);
 /* The grid-stride loop that ends kernel f when the simulator may run f's threads through it in
  * lockstep; NULL when it may not (lockstep.c). */
 const Stmt *an_lockstep_loop(const Function *f, Arena *a);
+/* The simulator's regions of kernel f, a kernel with barriers, or NULL with f->regions_refused
+ * saying why it keeps its fibers (regions.c, after an_ranges). */
+const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers);
 /* The RangeFacts of f's range() loops, after an_nonneg (ranges.c). */
 void an_ranges(const Function *f, const StmtList *loops);
 /* Records Expr.facts on every expression of f, after an_nonneg (facts.c). */

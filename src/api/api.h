@@ -12,6 +12,8 @@ struct P2cCompiler {
   char last_error[16384];     /* room for --sanitize's findings, one line each */
   bool check_bounds;         /* p2c_compiler_set_check_bounds */
   bool sanitize;             /* p2c_compiler_set_sanitize, or $PYK2CUDA_SANITIZE */
+  bool sim_fibers;           /* $PYK2CUDA_SIM_FIBERS: kernels with barriers keep the simulator's
+                                fibers, not regions (docs/simulator.md, "Regions") */
   bool no_cache;             /* p2c_compiler_set_cache(c, false) */
   P2cInterruptFn interrupt;  /* p2c_compiler_set_interrupt */
   void *interrupt_userdata;

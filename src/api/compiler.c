@@ -186,6 +186,8 @@ P2cCompiler *p2c_compiler_new(const P2cAllocator *allocator) {
   c->alloc = *a;
   const char *san = getenv("PYK2CUDA_SANITIZE");   /* for programs that cannot pass the option */
   c->sanitize = san && san[0] && strcmp(san, "0") != 0;
+  const char *fibers = getenv("PYK2CUDA_SIM_FIBERS");   /* a way back, and the benchmarks' baseline */
+  c->sim_fibers = fibers && fibers[0] && strcmp(fibers, "0") != 0;
   return c;
 }
 
@@ -429,7 +431,8 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
     analysis_check_untyped(comp, &m->mod, &m->types);
   if (!typed || diag_has_errors(comp)) return P2C_ERR_SOURCE;
   AnalysisOptions ao = {o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0,
-                        .check_bounds = c->check_bounds || c->sanitize};
+                        .check_bounds = c->check_bounds || c->sanitize,
+                        .fibers = c->sanitize || c->sim_fibers};
   analysis_run(comp, &m->mod, &ao, &m->an);
   if (!verified(comp, &m->mod, AST_ANALYSED)) return P2C_ERR_SOURCE;
   m->reached = 3;

@@ -398,6 +398,14 @@ uint32_t p2c_sim_max_cooperative_blocks(uint32_t block_threads) {
   return sim_max_cooperative_blocks(block_threads);
 }
 
+/* How the simulator runs kernel k (P2cLaunchReport.sim_path): a kernel with barriers as regions
+ * where the code generator made them (docs/simulator.md), else as fibers; the rest as loops over
+ * threads. */
+static const char *sim_path(const SimModule *sm, const P2cKernelInfo *k) {
+  if (!k->uses_barrier) return "loops";
+  return sim_kernel_has_regions(sm, k->symbol) ? "regions" : "fibers";
+}
+
 static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const LaunchLeaves *leaves,
                          Packed *p, const P2cLaunchOptions *o, P2cLaunchReport *r) {
   SimModule *sm = NULL;
@@ -410,6 +418,8 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
   SimFaultReport fault = {0, 0};
   SimSanReport *san = m->sanitize ? mem_alloc(&c->alloc, sizeof *san) : NULL;
   if (m->sanitize && !san) s = P2C_ERR_NOMEM;
+  const char *path = sim_path(sm, k);
+  if (r) r->sim_path = path;
   SimLaunch l = {.bounds = &bounds, .fault = &fault, .sanitize = san, .sanitize_inputs_apart = san && inputs_apart(leaves),
                  .symbol = k->symbol,
                  .grid = {o->grid[0] ? o->grid[0] : 1, o->grid[1] ? o->grid[1] : 1, o->grid[2] ? o->grid[2] : 1},

@@ -108,6 +108,8 @@ enum BuiltinFact {
   BF_NEW_ARRAY = 1 << 18,      /* the result is a new local array (a.copy()): like an allocation it
                                   is assigned to a variable, whose declaration is its storage, and
                                   the assignment fills it */
+  BF_BLOCK_UNIFORM = 1 << 19,  /* the same in every thread of a block: blockIdx (the simulator's
+                                  regions, analysis/regions.c; BF_LAUNCH_DIM implies it) */
 };
 
 /* The element types an atomic takes, and where CUDA C lacks a function for one (emit_cuda.c). */

@@ -110,6 +110,12 @@ void emit_stmt_comment(Gen *G, const Stmt *s);
 /* Writes the step function of kernel f for that loop into out; returns its name. */
 const char *emit_lockstep_step(Gen *G, const Function *f, const Stmt *loop, StrBuf *out);
 
+/* ---- kernels with barriers as regions, for the simulator (emit_regions.c) ---- */
+/* Writes the block function of kernel f (which has f->regions) into out; returns its name. */
+const char *emit_regions_fn(Gen *G, const Function *f, StrBuf *out);
+/* The declaration of variable v of G->fn as the function's header declares it ("  int64_t x = 0;\n"). */
+void emit_var_decl(Gen *G, StrBuf *out, int v);
+
 /* for targets in iterable (emit_iter.c); plain range() loops are emit.c's. */
 void emit_for_iter(Gen *G, const Stmt *s);
 

@@ -69,6 +69,11 @@ static void emit_decl(Gen *G, StrBuf *out, const Type *t, const char *name, cons
   else sb_printf(out, "  %s %s = 0;\n", ctype_of(G, t), name);
 }
 
+void emit_var_decl(Gen *G, StrBuf *out, int v) {
+  const Var *var = &G->fn->vars[v];
+  emit_decl(G, out, var->ty, G->vnames[v], NULL, var->align);
+}
+
 void function_begin(Gen *G, const Function *f, FunctionScope *fs) {
   G->fn = f;
   namer_init(&G->local, G->a, &G->global);
@@ -267,32 +272,49 @@ static uint32_t static_shared_bytes(const Function *f) {
   return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
-/* The simulator's entry for a kernel, defined by the host prelude (docs/simulator.md): fibers
- * for a kernel with barriers or warp operations, its step function in lockstep for a kernel
- * that ends in a grid-stride loop (emit_lockstep.c), plain loops over blocks otherwise. Only the
- * one the runtime will look up, so that the kernel's body is compiled once. */
+/* The simulator's entry for a kernel, defined by the host prelude (docs/simulator.md): its block
+ * function for a kernel with barriers run as regions (emit_regions.c), fibers for the other
+ * kernels with barriers or warp operations, its step function in lockstep for a kernel that ends
+ * in a grid-stride loop (emit_lockstep.c), plain loops over blocks otherwise. Only the one the
+ * runtime will look up, so that the kernel's body is compiled once. */
 static void emit_sim_entry(const KernelDesc *k, const char *step, StrBuf *out) {
-  if (step) sb_printf(out, "P2C_SIM_LOCKSTEP(%s, %s)\n", k->symbol, step);
+  if (step && !k->is_ufunc && k->spec->regions)
+    sb_printf(out, "P2C_SIM_REGIONS(%s, %s)\nP2C_SIM_BLOCKS(%s)\n", k->symbol, step, k->symbol);
+  else if (step) sb_printf(out, "P2C_SIM_LOCKSTEP(%s, %s)\n", k->symbol, step);
   else sb_printf(out, "%s(%s)\n", k->spec->uses_barrier ? "P2C_SIM_FIBERS" : "P2C_SIM_BLOCKS", k->symbol);
   /* a fiber's stack holds the thread's local arrays: the simulator sizes it from this */
   if (!step && k->spec->uses_barrier && k->spec->local_bytes)
     sb_printf(out, "P2C_SIM_STACK(%s, %llu)\n", k->symbol, (unsigned long long)k->spec->local_bytes);
 }
 
-/* The step functions of the kernels that the simulator runs in lockstep, into out, with their
- * line marks relative to out in *marks; steps[i] names kernel i's (NULL: none). */
+/* The block functions of the kernels that the simulator runs as regions, then the step functions
+ * of those it runs in lockstep, into out, with their line marks relative to out in *marks;
+ * steps[i] names kernel i's (NULL: none). */
 static void emit_lockstep_steps(Gen *G, const CodegenResult *r, const char **steps, StrBuf *out,
                                 LineMarks *marks) {
   LineMarks kept = G->marks;
   memset(&G->marks, 0, sizeof G->marks);
   for (int i = 0; i < r->nkernels; i++) {
     const KernelDesc *k = &r->kernels[i];
-    const Stmt *loop = k->is_ufunc ? NULL : k->spec->lockstep_loop;
     steps[i] = NULL;
-    if (!loop) continue;
+    if (k->is_ufunc || !k->spec->regions) continue;
     if (out->len == 0)
+      sb_puts(out, "/* Kernels with barriers, one block per call, each run of statements between barriers a\n"
+                   " * loop over the block's threads (docs/simulator.md, \"Regions\"). */\n");
+    sb_putc(out, '\n');
+    steps[i] = emit_regions_fn(G, k->spec, out);
+  }
+  bool lockstep_header = false;
+  for (int i = 0; i < r->nkernels; i++) {
+    const KernelDesc *k = &r->kernels[i];
+    const Stmt *loop = k->is_ufunc ? NULL : k->spec->lockstep_loop;
+    if (!loop) continue;
+    if (!lockstep_header) {
+      if (out->len) sb_putc(out, '\n');
       sb_puts(out, "/* Kernels that end in a grid-stride loop, one iteration per call: the simulator runs\n"
                    " * a block's threads through the loop together (docs/simulator.md, \"Lockstep\"). */\n");
+      lockstep_header = true;
+    }
     sb_putc(out, '\n');
     steps[i] = emit_lockstep_step(G, k->spec, loop, out);
   }

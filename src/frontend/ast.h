@@ -175,6 +175,30 @@ typedef struct Var {
   int64_t align;           /* a shared or local array's alignment= in bytes (typeinfer); 0: none */
 } Var;
 
+/* The simulator's regions of a kernel with barriers (src/analysis/regions.c; docs/simulator.md,
+ * "Regions"): the kernel cut at its barriers into runs of statements, each run once per thread of
+ * a block in a loop over the threads, and the statements holding barriers between them (control),
+ * run once per block. */
+typedef struct SimRegion {
+  const Block *block;      /* its statements: block->items[first, end) (empty for a first region
+                              that only gives a new block's slots their zeros) */
+  int first, end;
+  bool repeated;           /* inside a loop that holds a barrier: runs more than once per block */
+  bool *refs;              /* per variable: named in it */
+  bool *writes;            /* per variable: bound in it (assignments, loop variables) */
+} SimRegion;
+
+typedef struct RegionPlan {
+  SimRegion *regions;         /* in source order, as codegen meets them */
+  int nregions;
+  const Stmt **control;    /* the for, while and if statements that hold barriers */
+  int ncontrol;
+  bool *slot;              /* per variable: kept per thread across barriers (slots) */
+  bool *shared_var;        /* per variable: one per block (parameters, shared and constant arrays,
+                              counters of loops holding barriers), never a thread's own */
+  uint64_t slot_bytes;     /* of the slots, per thread */
+} RegionPlan;
+
 /* FN_UFUNC: an @vectorize(..., target='cuda') function; each specialization is a device
  * function of scalars, and codegen wraps it in an elementwise kernel (docs/generated-code.md). */
 typedef enum FuncKind { FN_KERNEL, FN_DEVICE, FN_UFUNC } FuncKind;
@@ -239,6 +263,8 @@ struct Function {
   bool *nonneg;            /* each variable is known to be >= 0 */
   bool *positive;          /* each variable is known to be > 0 */
   const Stmt *lockstep_loop;   /* the grid-stride loop the simulator may run in lockstep */
+  const RegionPlan *regions;   /* a kernel with barriers the simulator runs as regions, or NULL */
+  const char *regions_refused; /* why a kernel with barriers keeps its fibers (NULL: it does not) */
   bool *param_written;     /* each parameter (arrays) may be stored to (writes.c); NULL before */
   bool checks_bounds;      /* its array indices are checked (analysis.c, checked_functions) */
   bool reports_raises;     /* its raises and failed asserts are reported (checked_functions) */

@@ -2,7 +2,7 @@
 """Differential fuzzing: random kernels through Numba's CUDA simulator and `pyk2cuda run --device sim`.
 
     /usr/bin/python3 tests/diff/fuzz.py --pyk2cuda build/tools/pyk2cuda
-                     [--kind expr|loops|stride|ops|all] [--seeds FIRST:LAST[,N...]] [--kernels N] [--keep]
+                     [--kind expr|loops|stride|barriers|ops|all] [--seeds FIRST:LAST[,N...]] [--kernels N] [--keep]
 
 Each seed writes one module of N kernels of one kind and runs every kernel on both sides with
 the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
@@ -14,6 +14,11 @@ the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
   stride  the same statements inside a grid-stride loop over an uneven array, two blocks of four
           threads: some kernels run in lockstep in the simulator (docs/simulator.md), some not,
           and both must agree with the oracle. The last line says how many were in lockstep.
+  barriers  phases between cuda.syncthreads() over a shared array, in loops and branches that are
+          uniform across the block, with the loops kind's statements between barriers: the
+          simulator runs most as regions, some (a loop bound read from memory) as fibers
+          (docs/simulator.md, "Regions"). The last line says how many took each path. In `meson
+          test --suite diff` as fuzz_barriers (seeds 1:2); by hand `--kind barriers --seeds 1:100`.
 
   ops     expressions over variables of every scalar type (bool, int8..uint64, float32,
           float64) holding edge values (0, -1, MIN, MAX, NaN, inf, -0.0, subnormals) and
@@ -186,6 +191,78 @@ def stride_module(rng, n):
     return lines
 
 
+class Phases:
+    """Kernels with barriers: phases separated by cuda.syncthreads() over a shared int64 array of one
+    element per thread, nested in loops and branches whose bounds and conditions are the same in
+    every thread of a block (blockIdx, blockDim, constants, variables set from those), as CUDA
+    requires of a barrier's control; between barriers, Statements' random statements (thread-
+    dependent control, loops, break) over the per-thread variables. Every phase reads the shared
+    array, meets a barrier, then writes the thread's own element (or a tree step writes the lower
+    half from the upper), so no two threads race and the oracle's threads give one answer. Some
+    loops have a bound read from an array, the same for every thread but not known to be, which the
+    simulator runs as fibers: both paths must agree with the oracle."""
+
+    UNIFORM = ["cuda.blockIdx.x % 3 + 1", "cuda.blockDim.x // 8", "2", "u", "(u + cuda.blockIdx.x) % 4"]
+
+    def __init__(self, rng):
+        self.rng, self.stmts, self.n = rng, Statements(rng, "i"), 0
+
+    def fresh(self, base):
+        self.n += 1
+        return f"{base}{self.n}"
+
+    def block(self, depth, indent):
+        lines = []
+        for _ in range(self.rng.randint(1, 3)):
+            lines += self.phase(depth, indent)
+        return lines
+
+    def phase(self, depth, indent):
+        rng, pad = self.rng, " " * indent
+        kinds = ["exchange", "exchange", "tree"] + (["for", "while", "if"] if depth else [])
+        kind = "data_for" if depth and rng.random() < 0.06 else rng.choice(kinds)
+        if kind == "exchange":
+            v = rng.choice(Statements.VARS)
+            return ([f"{pad}{v} = ({v} + sh[(tid + {rng.randint(1, 15)}) % 16]) % 1009"]
+                    + self.stmts.block(1, indent, False)
+                    + [f"{pad}cuda.syncthreads()", f"{pad}sh[tid] = ({rng.choice(Statements.VARS)} * 7 + tid) % 1013",
+                       f"{pad}cuda.syncthreads()"])
+        if kind == "tree":
+            w = self.fresh("w")
+            return [f"{pad}{w} = 8", f"{pad}while {w} > 0:", f"{pad}    if tid < {w}:",
+                    f"{pad}        sh[tid] = (sh[tid] + sh[tid + {w}]) % 100003", f"{pad}    cuda.syncthreads()",
+                    f"{pad}    {w} //= 2", f"{pad}s = (s + sh[0]) % 1009", f"{pad}cuda.syncthreads()",
+                    f"{pad}sh[tid] = (a + tid) % 1013", f"{pad}cuda.syncthreads()"]
+        if kind == "for":
+            j = self.fresh("j")
+            return ([f"{pad}for {j} in range({rng.choice(self.UNIFORM)}):", f"{pad}    t = (t + {j}) % 1009"]
+                    + self.block(depth - 1, indent + 4))
+        if kind == "data_for":   # uniform in fact, not provably: fibers
+            j = self.fresh("j")
+            return [f"{pad}for {j} in range(ia[0, 0] % 3 + 1):"] + self.block(depth - 1, indent + 4)
+        if kind == "while":
+            w = self.fresh("w")
+            return ([f"{pad}{w} = {rng.choice(self.UNIFORM)}", f"{pad}while {w} > 0:", f"{pad}    {w} -= 1"]
+                    + self.block(depth - 1, indent + 4))
+        lines = [f"{pad}if {rng.choice(self.UNIFORM)} {rng.choice(['<', '>', '==', '!='])} {rng.randint(0, 3)}:"]
+        lines += self.block(depth - 1, indent + 4)
+        if rng.random() < 0.5:
+            lines += [f"{pad}else:"] + self.block(depth - 1, indent + 4)
+        return lines
+
+
+def barriers_module(rng, n):
+    gen, lines = Phases(rng), list(PRELUDE) + ["import numpy as np", ""]
+    for k in range(n):
+        lines += ["", "@cuda.jit", f"def k{k}(ia, out):", "    sh = cuda.shared.array(16, dtype=np.int64)",
+                  "    tid = cuda.threadIdx.x", "    i = cuda.grid(1)", "    a, b, c = ia[i, 0], ia[i, 1], ia[i, 2]",
+                  "    s, t, st = 0, 1, 1", f"    u = {rng.choice(['cuda.blockIdx.x', '3', 'cuda.blockDim.x % 5'])}",
+                  "    sh[tid] = a", "    cuda.syncthreads()"]
+        lines += gen.block(2, 4)
+        lines += ["    out[i, 3] += a + 10 * b + 100 * c + 1000 * s + 10000 * t + 100000 * sh[tid]"]
+    return lines
+
+
 class Kind:
     def __init__(self, module, launch, params, arrays, sig):
         self.module, self.launch, self.params, self.arrays, self.sig = module, launch, params, arrays, sig
@@ -202,6 +279,9 @@ KINDS = {
     "stride": Kind(stride_module, ((2,), (4,)), ("ia", "out"),
                    lambda r: [r.integers(-10, 10, (19, 3), dtype=np.int64), np.zeros((19, 4), np.int64)],
                    "(int64[:, ::1], int64[:, ::1])"),
+    "barriers": Kind(barriers_module, ((2,), (16,)), ("ia", "out"),
+                     lambda r: [r.integers(-10, 10, (32, 3), dtype=np.int64), np.zeros((32, 4), np.int64)],
+                     "(int64[:, ::1], int64[:, ::1])"),
 }
 
 
@@ -252,10 +332,11 @@ def run_seed(opts, kind_name, seed, work):
                 failures += 1
                 break
     lockstep = ""
-    if kind_name == "stride":
+    if kind_name in ("stride", "barriers"):
         sigs = sum((["--sig", f"k{k}{kind.sig}"] for k in range(opts.kernels)), [])
         text = subprocess.run([opts.pyk2cuda, "emit", path] + sigs, capture_output=True, text=True).stdout
-        lockstep = f", {text.count('P2C_SIM_LOCKSTEP(')} in lockstep"
+        lockstep = (f", {text.count('P2C_SIM_LOCKSTEP(')} in lockstep" if kind_name == "stride"
+                    else f", {text.count('P2C_SIM_REGIONS(')} as regions, {text.count('P2C_SIM_FIBERS(')} as fibers")
     print(f"{'ok  ' if not failures else 'FAIL'} {kind_name} seed {seed}: {ran} kernels run, {failures} differ{lockstep}")
     return failures
 

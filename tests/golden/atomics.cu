@@ -639,6 +639,198 @@ extern "C" __global__ void cas_add_2(p2c_array<uint32_t, 2> a, p2c_array<uint32_
 }
 
 #ifdef PYK2CUDA_SIM
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_nan_rules(uint3 p2c_d, p2c_array<float, 1> x, p2c_array<float, 1> r) {
+  int32_t i = 0;
+  int64_t k = 0;
+  double v = 0;
+
+  static thread_local struct {
+    int32_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = 0;
+    int64_t k = 0;
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
+    // if i == 0:
+    if ((int64_t)i == 0) {
+      // for k in range(4):
+      for (k = 0; k < 4; ++k) {
+        // r[k] = math.nan
+        r.data[k] = (float)p2c_nan;
+      }
+      // r[4] = -1.0
+      r.data[4] = -1.0f;
+      // r[5] = 1.0
+      r.data[5] = 1.0f;
+      // r[6] = 0.0
+      r.data[6] = 0.0f;
+      // r[7] = 0.0
+      r.data[7] = 0.0f;
+    }
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = p2c_slots.i[p2c_i];
+    double v = 0;
+    // v = x[i]
+    v = (double)x.data[i];
+    // if i % 7 == 3:
+    if ((int64_t)i % 7 == 3) {
+      // v = math.nan
+      v = p2c_nan;
+    }
+    // cuda.atomic.max(r, 0, v)
+    (void)p2c_atomic_max(&r.data[0], (float)v);
+    // cuda.atomic.min(r, 1, v)
+    (void)p2c_atomic_min(&r.data[1], (float)v);
+    // cuda.atomic.nanmax(r, 2, v)
+    (void)p2c_atomic_nanmax(&r.data[2], (float)v);
+    // cuda.atomic.nanmin(r, 3, v)
+    (void)p2c_atomic_nanmin(&r.data[3], (float)v);
+    // cuda.atomic.max(r, 4, v)
+    (void)p2c_atomic_max(&r.data[4], (float)v);
+    // cuda.atomic.min(r, 5, v)
+    (void)p2c_atomic_min(&r.data[5], (float)v);
+    // cuda.atomic.nanmax(r, 6, v)
+    (void)p2c_atomic_nanmax(&r.data[6], (float)v);
+    // cuda.atomic.nanmin(r, 7, v)
+    (void)p2c_atomic_nanmin(&r.data[7], (float)v);
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_exch_cas(uint3 p2c_d, p2c_array<int64_t, 1> box, p2c_array<int32_t, 1> seen, p2c_array<int32_t, 1> lock, p2c_array<int32_t, 1> wins) {
+  int32_t i = 0;
+  int64_t old = 0;
+  int32_t p2c_t;
+
+  static thread_local struct {
+    int32_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = 0;
+    int64_t old = 0;
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
+    // old = cuda.atomic.exch(box, 0, i + 1)
+    old = p2c_atomic_exch(&box.data[0], (int64_t)i + 1);
+    // cuda.atomic.add(seen, old, 1)
+    (void)atomicAdd(&seen.data[p2c_wrap(old, seen.shape[0])], (int32_t)1);
+    // if cuda.atomic.compare_and_swap(lock, 0, i + 1) == 0:
+    if ((p2c_t = atomicCAS(&lock.data[0], (int32_t)0, (int32_t)((int64_t)i + 1)), (int64_t)p2c_t == 0)) {
+      // cuda.atomic.add(wins, 0, 1)
+      (void)atomicAdd(&wins.data[0], (int32_t)1);
+    }
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = p2c_slots.i[p2c_i];
+    // if i == 0:
+    if ((int64_t)i == 0) {
+      // cuda.atomic.add(seen, box[0], 1)
+      (void)atomicAdd(&seen.data[p2c_wrap(box.data[0], seen.shape[0])], (int32_t)1);
+      // box[0] = 0
+      box.data[0] = 0;
+      // lock[0] = 1 if lock[0] != 0 else 0
+      lock.data[0] = (int32_t)((int64_t)lock.data[0] != 0 ? 1 : 0);
+    }
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_exch_cas_2(uint3 p2c_d, p2c_array<uint32_t, 1> box, p2c_array<int32_t, 1> seen, p2c_array<uint32_t, 1> lock, p2c_array<int32_t, 1> wins) {
+  int32_t i = 0;
+  uint32_t old = 0;
+  uint32_t p2c_t;
+
+  static thread_local struct {
+    int32_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = 0;
+    uint32_t old = 0;
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
+    // old = cuda.atomic.exch(box, 0, i + 1)
+    old = atomicExch(&box.data[0], (uint32_t)((int64_t)i + 1));
+    // cuda.atomic.add(seen, old, 1)
+    (void)atomicAdd(&seen.data[old], (int32_t)1);
+    // if cuda.atomic.compare_and_swap(lock, 0, i + 1) == 0:
+    if ((p2c_t = atomicCAS(&lock.data[0], (uint32_t)0, (uint32_t)((int64_t)i + 1)), (int64_t)p2c_t == 0)) {
+      // cuda.atomic.add(wins, 0, 1)
+      (void)atomicAdd(&wins.data[0], (int32_t)1);
+    }
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = p2c_slots.i[p2c_i];
+    // if i == 0:
+    if ((int64_t)i == 0) {
+      // cuda.atomic.add(seen, box[0], 1)
+      (void)atomicAdd(&seen.data[box.data[0]], (int32_t)1);
+      // box[0] = 0
+      box.data[0] = (uint32_t)0;
+      // lock[0] = 1 if lock[0] != 0 else 0
+      lock.data[0] = (uint32_t)((int64_t)lock.data[0] != 0 ? 1 : 0);
+    }
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_shared_hist(uint3 p2c_d, p2c_array<int64_t, 1> x, p2c_array<int32_t, 1> hist, p2c_array<uint32_t, 2> hist2) {
+  __shared__ int32_t sh[16];
+  __shared__ uint32_t sh2[4][4];
+  int32_t t = 0;
+  int64_t i = 0;
+
+  static thread_local struct {
+    int32_t t[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t t = 0;
+    // sh = cuda.shared.array(16, np.int32)
+    // sh2 = cuda.shared.array((4, 4), np.uint32)
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // if t < 16:
+    if ((int64_t)t < 16) {
+      // sh[t] = 0
+      sh[t] = (int32_t)0;
+      // sh2[t // 4, t % 4] = 0
+      sh2[(int64_t)t / 4][(int64_t)t % 4] = (uint32_t)0;
+    }
+    p2c_slots.t[p2c_i] = t;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // if i < x.size:
+    if (i < x.shape[0]) {
+      // cuda.atomic.add(sh, x[i] % 16, 1)
+      (void)atomicAdd(&sh[p2c_mod(x.data[i], 16)], (int32_t)1);
+      // cuda.atomic.add(sh2, (x[i] % 4, x[i] // 4 % 4), 2)
+      (void)atomicAdd(&sh2[p2c_mod(x.data[i], 4)][p2c_mod(p2c_floordiv(x.data[i], 4), 4)], (uint32_t)2);
+    }
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t t = p2c_slots.t[p2c_i];
+    // if t < 16:
+    if ((int64_t)t < 16) {
+      // cuda.atomic.add(hist, t, sh[t])
+      (void)atomicAdd(&hist.data[t], sh[t]);
+      // cuda.atomic.add(hist2, (t // 4, t % 4), sh2[t // 4, t % 4])
+      (void)atomicAdd(&hist2.data[(int64_t)t / 4 * hist2.shape[1] + (int64_t)t % 4], sh2[(int64_t)t / 4][(int64_t)t % 4]);
+    }
+  });
+}
+
 P2C_SIM_BLOCKS(arith)
 P2C_SIM_BLOCKS(arith_2)
 P2C_SIM_BLOCKS(arith_3)
@@ -648,14 +840,18 @@ P2C_SIM_BLOCKS(arith_float_2)
 P2C_SIM_BLOCKS(bitwise)
 P2C_SIM_BLOCKS(bitwise_2)
 P2C_SIM_BLOCKS(bitwise_3)
-P2C_SIM_FIBERS(nan_rules)
+P2C_SIM_REGIONS(nan_rules, p2c_regions_nan_rules)
+P2C_SIM_BLOCKS(nan_rules)
 P2C_SIM_BLOCKS(tickets)
 P2C_SIM_BLOCKS(wrap)
 P2C_SIM_BLOCKS(wrap_2)
-P2C_SIM_FIBERS(exch_cas)
-P2C_SIM_FIBERS(exch_cas_2)
+P2C_SIM_REGIONS(exch_cas, p2c_regions_exch_cas)
+P2C_SIM_BLOCKS(exch_cas)
+P2C_SIM_REGIONS(exch_cas_2, p2c_regions_exch_cas_2)
+P2C_SIM_BLOCKS(exch_cas_2)
 P2C_SIM_BLOCKS(indices)
-P2C_SIM_FIBERS(shared_hist)
+P2C_SIM_REGIONS(shared_hist, p2c_regions_shared_hist)
+P2C_SIM_BLOCKS(shared_hist)
 P2C_SIM_BLOCKS(cas_add)
 P2C_SIM_BLOCKS(cas_add_2)
 #endif

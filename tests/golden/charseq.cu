@@ -337,6 +337,67 @@ extern "C" __global__ void record_arrays(p2c_array<p2c_record_0, 1> r, p2c_array
 }
 
 #ifdef PYK2CUDA_SIM
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_record_arrays(uint3 p2c_d, p2c_array<p2c_record_0, 1> r, p2c_array<p2c_record_0, 1> o) {
+  int64_t i = 0;
+  int32_t t = 0;
+  p2c_record_0 loc[2];
+  __shared__ p2c_record_0 sh[32];
+  p2c_record_0 * x = 0;
+
+  static thread_local struct {
+    int64_t i[1024];
+    int32_t t[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = 0;
+    int32_t t = 0;
+    p2c_record_0 loc[2];
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // loc = cuda.local.array(2, REC)
+    // sh = cuda.shared.array(32, REC)
+    // loc[0]['n'] = r[i].n
+    loc[0].n = r.data[i].n;
+    // loc[0]['u'] = r[i].u
+    loc[0].u = r.data[i].u;
+    // loc[0]['s'] = r[i].s
+    loc[0].s = r.data[i].s;
+    // loc[1] = loc[0]
+    loc[1] = loc[0];
+    // loc[1]['w'] = "local"
+    loc[1].w = p2c_unichars<6>{{108u, 111u, 99u, 97u, 108u}};
+    // sh[t] = loc[1]
+    sh[t] = loc[1];
+    // sh[t]['b'] = b"!" if t % 2 == 0 else b"?"
+    sh[t].b = ((int64_t)t % 2 == 0 ? p2c_chars<1>{{33}} : p2c_chars<1>{{63}});
+    p2c_slots.i[p2c_i] = i;
+    p2c_slots.t[p2c_i] = t;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = p2c_slots.i[p2c_i];
+    int32_t t = p2c_slots.t[p2c_i];
+    p2c_record_0 * x = 0;
+    // x = sh[(t + 1) % 32]
+    x = &sh[((int64_t)t + 1) % 32];
+    // o[i].n = x['n']
+    o.data[i].n = x->n;
+    // o[i].u = x['u']
+    o.data[i].u = x->u;
+    // o[i].s = x['s']
+    o.data[i].s = x->s;
+    // o[i].w = x['w']
+    o.data[i].w = x->w;
+    // o[i].b = x['b']
+    o.data[i].b = x->b;
+  });
+}
+
 P2C_SIM_BLOCKS(assign_literals)
 P2C_SIM_BLOCKS(copy_elements)
 P2C_SIM_BLOCKS(two_d)
@@ -344,6 +405,6 @@ P2C_SIM_BLOCKS(through_device)
 P2C_SIM_BLOCKS(record_fields)
 P2C_SIM_BLOCKS(record_copy)
 P2C_SIM_BLOCKS(values)
-P2C_SIM_FIBERS(record_arrays)
-P2C_SIM_STACK(record_arrays, 104)
+P2C_SIM_REGIONS(record_arrays, p2c_regions_record_arrays)
+P2C_SIM_BLOCKS(record_arrays)
 #endif

@@ -772,20 +772,332 @@ extern "C" __global__ void big_local_barrier(p2c_array<double, 1> a, p2c_array<d
 }
 
 #ifdef PYK2CUDA_SIM
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_dynamic_shared(uint3 p2c_d, p2c_array<int32_t, 1> x, p2c_array<uint32_t, 1> out, p2c_array<int64_t, 1> sizes) {
+  p2c_array<int32_t, 1> ints = {};
+  p2c_array<uint32_t, 1> words = {};
+  p2c_array<int64_t, 1> wide = {};
+  int32_t t = 0;
+  int64_t i = 0;
+
+  static thread_local struct {
+    p2c_array<int32_t, 1> ints[1024];
+    p2c_array<uint32_t, 1> words[1024];
+    p2c_array<int64_t, 1> wide[1024];
+    int32_t t[1024];
+    int64_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    p2c_array<int32_t, 1> ints = {};
+    p2c_array<uint32_t, 1> words = {};
+    p2c_array<int64_t, 1> wide = {};
+    int32_t t = 0;
+    int64_t i = 0;
+    // ints = cuda.shared.array(0, int32)
+    ints = p2c_dynamic_shared_array<int32_t>();
+    // words = cuda.shared.array(0, uint32)
+    words = p2c_dynamic_shared_array<uint32_t>();
+    // wide = cuda.shared.array(0, dtype=int64)
+    wide = p2c_dynamic_shared_array<int64_t>();
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // ints[t] = x[i]
+    ints.data[t] = x.data[i];
+    p2c_slots.ints[p2c_i] = ints;
+    p2c_slots.words[p2c_i] = words;
+    p2c_slots.wide[p2c_i] = wide;
+    p2c_slots.t[p2c_i] = t;
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    p2c_array<int32_t, 1> ints = p2c_slots.ints[p2c_i];
+    p2c_array<uint32_t, 1> words = p2c_slots.words[p2c_i];
+    p2c_array<int64_t, 1> wide = p2c_slots.wide[p2c_i];
+    int32_t t = p2c_slots.t[p2c_i];
+    int64_t i = p2c_slots.i[p2c_i];
+    // out[i] = words[cuda.blockDim.x - 1 - t]
+    out.data[i] = words.data[p2c_wrap((int64_t)blockDim.x - 1 - (int64_t)t, words.shape[0])];
+    // if i == 0:
+    if (i == 0) {
+      // sizes[0] = len(ints)
+      sizes.data[0] = ints.shape[0];
+      // sizes[1] = wide.size
+      sizes.data[1] = wide.shape[0];
+      // sizes[2] = words.shape[0]
+      sizes.data[2] = words.shape[0];
+    }
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_dynamic_shared_reverse(uint3 p2c_d, p2c_array<double, 1> x, p2c_array<double, 1> out) {
+  p2c_array<double, 1> buf = {};
+  int32_t t = 0;
+  int32_t n = 0;
+  int64_t i = 0;
+
+  static thread_local struct {
+    p2c_array<double, 1> buf[1024];
+    int32_t t[1024];
+    int32_t n[1024];
+    int64_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    p2c_array<double, 1> buf = {};
+    int32_t t = 0;
+    int32_t n = 0;
+    int64_t i = 0;
+    // buf = cuda.shared.array(0, float64)
+    buf = p2c_dynamic_shared_array<double>();
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // n = cuda.blockDim.x
+    n = blockDim.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // buf[t] = x[i]
+    buf.data[t] = x.data[i];
+    p2c_slots.buf[p2c_i] = buf;
+    p2c_slots.t[p2c_i] = t;
+    p2c_slots.n[p2c_i] = n;
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    p2c_array<double, 1> buf = p2c_slots.buf[p2c_i];
+    int32_t t = p2c_slots.t[p2c_i];
+    int32_t n = p2c_slots.n[p2c_i];
+    int64_t i = p2c_slots.i[p2c_i];
+    // out[i] = buf[n - 1 - t] * 2.0
+    out.data[i] = buf.data[p2c_wrap((int64_t)n - 1 - (int64_t)t, buf.shape[0])] * 2.0;
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_multidim(uint3 p2c_d, p2c_array<double, 1> x, p2c_array<double, 2> out) {
+  double loc[3][4];
+  __shared__ int32_t sh[2][4][8];
+  int32_t t = 0;
+  int64_t i = 0;
+  int64_t r = 0;
+  int64_t c = 0;
+  double acc = 0;
+  int64_t r_2 = 0;
+  int64_t c_2 = 0;
+
+  static thread_local struct {
+    double loc[1024][3][4];
+    int32_t t[1024];
+    int64_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double (&loc)[3][4] = p2c_slots.loc[p2c_i];
+    int32_t t = 0;
+    int64_t i = 0;
+    int64_t r = 0;
+    int64_t c = 0;
+    // loc = cuda.local.array((3, 4), np.float64)
+    // sh = cuda.shared.array((2, 4, 8), np.int32)
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // for r in range(3):
+    for (r = 0; r < 3; ++r) {
+      P2C_SIM_POLL();
+      // for c in range(4):
+      for (c = 0; c < 4; ++c) {
+        // loc[r, c] = x[i] * r + c
+        loc[r][c] = x.data[i] * (double)r + (double)c;
+      }
+    }
+    // sh[t // 32, (t // 8) % 4, t % 8] = i
+    sh[(int64_t)t / 32][(int64_t)t / 8 % 4][(int64_t)t % 8] = (int32_t)i;
+    p2c_slots.t[p2c_i] = t;
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double (&loc)[3][4] = p2c_slots.loc[p2c_i];
+    int32_t t = p2c_slots.t[p2c_i];
+    int64_t i = p2c_slots.i[p2c_i];
+    double acc = 0;
+    int64_t r_2 = 0;
+    int64_t c_2 = 0;
+    // acc = 0.0
+    acc = 0.0;
+    // for r in range(3):
+    for (r_2 = 0; r_2 < 3; ++r_2) {
+      P2C_SIM_POLL();
+      // for c in range(4):
+      for (c_2 = 0; c_2 < 4; ++c_2) {
+        // acc += loc[r, c] * (r - c)
+        acc += loc[r_2][c_2] * (double)(r_2 - c_2);
+      }
+    }
+    // out[i, 0] = acc
+    out.data[i * out.shape[1] + 0] = acc;
+    // out[i, 1] = sh[1 - t // 32, 3 - (t // 8) % 4, 7 - t % 8]
+    out.data[i * out.shape[1] + 1] = (double)sh[p2c_wrap(1 - (int64_t)t / 32, 2)][p2c_wrap(3 - (int64_t)t / 8 % 4, 4)][p2c_wrap(7 - (int64_t)t % 8, 8)];
+    // out[i, 2] = loc[2][3] + sh.shape[1] + loc.size
+    out.data[i * out.shape[1] + 2] = loc[2][3] + (double)4 + (double)12;
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_local_constant_shapes(uint3 p2c_d, p2c_array<int64_t, 1> x, p2c_array<double, 1> out) {
+  int64_t N = 0;
+  int64_t ROWS = 0;
+  __shared__ int64_t sm[32];
+  double loc[4][3];
+  int32_t i = 0;
+  int64_t r = 0;
+  int64_t c = 0;
+
+  static thread_local struct {
+    int64_t N[1024];
+    int64_t ROWS[1024];
+    int32_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t N = 0;
+    int64_t ROWS = 0;
+    int32_t i = 0;
+    // N = 32
+    N = 32;
+    // ROWS = 2 * 2
+    ROWS = 4;
+    // sm = cuda.shared.array(N, int64)
+    // loc = cuda.local.array((ROWS, 3), float64)
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
+    // sm[i] = x[cuda.grid(1)]
+    sm[i] = x.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)];
+    p2c_slots.N[p2c_i] = N;
+    p2c_slots.ROWS[p2c_i] = ROWS;
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t N = p2c_slots.N[p2c_i];
+    int64_t ROWS = p2c_slots.ROWS[p2c_i];
+    double loc[4][3];
+    int32_t i = p2c_slots.i[p2c_i];
+    int64_t r = 0;
+    int64_t c = 0;
+    // for r in range(ROWS):
+    for (r = 0; r < ROWS; ++r) {
+      P2C_SIM_POLL();
+      // for c in range(3):
+      for (c = 0; c < 3; ++c) {
+        // loc[r, c] = sm[(i + r * 3 + c) % N]
+        loc[r][c] = (double)sm[((int64_t)i + r * 3 + c) % N];
+      }
+    }
+    // out[cuda.grid(1)] = loc[ROWS - 1, 2] - loc[0, 0]
+    out.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)] = loc[p2c_wrap(ROWS - 1, 4)][2] - loc[0][0];
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_copies(uint3 p2c_d, p2c_array<double, 1> x, p2c_array<double, 2> out) {
+  int64_t i = 0;
+  int32_t t = 0;
+  float w[4];
+  int64_t tab[3][4];
+  double loc[3];
+  int64_t k = 0;
+  __shared__ double sh[8][2];
+  double loc2[3];
+  double sh2[8][2];
+  float again[4];
+
+  static thread_local struct {
+    int64_t i[1024];
+    int32_t t[1024];
+    float w[1024][4];
+    int64_t tab[1024][3][4];
+    double loc[1024][3];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = 0;
+    int32_t t = 0;
+    float (&w)[4] = p2c_slots.w[p2c_i];
+    int64_t (&tab)[3][4] = p2c_slots.tab[p2c_i];
+    double (&loc)[3] = p2c_slots.loc[p2c_i];
+    int64_t k = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // w = WEIGHTS.copy()
+    (void)p2c_ufunc(p2c_array<float, 1>{&w[0], {4}, {4}}, 180, 5, [](float x0) { return x0; }, p2c_array<float, 1>{(float *)&WEIGHTS[0], {4}, {4}});
+    // tab = TABLE.copy()
+    (void)p2c_ufunc(p2c_array<int64_t, 2>{&tab[0][0], {3, 4}, {32, 8}}, 181, 5, [](int64_t x0) { return x0; }, p2c_array<int64_t, 2>{(int64_t *)&TABLE[0][0], {3, 4}, {32, 8}});
+    // loc = cuda.local.array(3, np.float64)
+    // for k in range(3):
+    for (k = 0; k < 3; ++k) {
+      // loc[k] = x[i] * (k + 1)
+      loc[k] = x.data[i] * (double)(k + 1);
+    }
+    // sh = cuda.shared.array((8, 2), np.float64)
+    // sh[t, 0] = x[i]
+    sh[t][0] = x.data[i];
+    // sh[t, 1] = -x[i]
+    sh[t][1] = -x.data[i];
+    p2c_slots.i[p2c_i] = i;
+    p2c_slots.t[p2c_i] = t;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = p2c_slots.i[p2c_i];
+    int32_t t = p2c_slots.t[p2c_i];
+    float (&w)[4] = p2c_slots.w[p2c_i];
+    int64_t (&tab)[3][4] = p2c_slots.tab[p2c_i];
+    double (&loc)[3] = p2c_slots.loc[p2c_i];
+    double loc2[3];
+    double sh2[8][2];
+    float again[4];
+    // loc2 = loc.copy()
+    (void)p2c_ufunc(p2c_array<double, 1>{&loc2[0], {3}, {8}}, 189, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&loc[0], {3}, {8}});
+    // sh2 = sh.copy()
+    (void)p2c_ufunc(p2c_array<double, 2>{&sh2[0][0], {8, 2}, {16, 8}}, 190, 5, [](double x0) { return x0; }, p2c_array<double, 2>{&sh[0][0], {8, 2}, {16, 8}});
+    // loc[0] = 100.0
+    loc[0] = 100.0;
+    // w[1] = x[i]
+    w[1] = (float)x.data[i];
+    // again = w.copy()
+    (void)p2c_ufunc(p2c_array<float, 1>{&again[0], {4}, {4}}, 193, 5, [](float x0) { return x0; }, p2c_array<float, 1>{&w[0], {4}, {4}});
+    // w[2] = 0.0
+    w[2] = 0.0f;
+    // out[i, 0] = loc2[0] + loc2[2] + loc[0]
+    out.data[i * out.shape[1] + 0] = loc2[0] + loc2[2] + loc[0];
+    // out[i, 1] = sh2[(t + 1) % 8, 0] + sh2[t, 1]
+    out.data[i * out.shape[1] + 1] = sh2[((int64_t)t + 1) % 8][0] + sh2[t][1];
+    // out[i, 2] = w[1] + w[2] + again[2] + WEIGHTS[1]
+    out.data[i * out.shape[1] + 2] = (double)(w[1] + w[2] + again[2] + WEIGHTS[1]);
+    // out[i, 3] = tab[2, 3] + tab[t % 3, 1]
+    out.data[i * out.shape[1] + 3] = (double)(tab[2][3] + tab[(int64_t)t % 3][1]);
+  });
+}
+
 P2C_SIM_BLOCKS(const_arrays)
 P2C_SIM_BLOCKS(const_to_device)
-P2C_SIM_FIBERS(dynamic_shared)
-P2C_SIM_FIBERS(dynamic_shared_reverse)
-P2C_SIM_FIBERS(multidim)
-P2C_SIM_STACK(multidim, 96)
+P2C_SIM_REGIONS(dynamic_shared, p2c_regions_dynamic_shared)
+P2C_SIM_BLOCKS(dynamic_shared)
+P2C_SIM_REGIONS(dynamic_shared_reverse, p2c_regions_dynamic_shared_reverse)
+P2C_SIM_BLOCKS(dynamic_shared_reverse)
+P2C_SIM_REGIONS(multidim, p2c_regions_multidim)
+P2C_SIM_BLOCKS(multidim)
 P2C_SIM_BLOCKS(const_views)
-P2C_SIM_FIBERS(local_constant_shapes)
-P2C_SIM_STACK(local_constant_shapes, 96)
+P2C_SIM_REGIONS(local_constant_shapes, p2c_regions_local_constant_shapes)
+P2C_SIM_BLOCKS(local_constant_shapes)
 P2C_SIM_FIBERS(aligned_arrays)
 P2C_SIM_STACK(aligned_arrays, 48)
 P2C_SIM_BLOCKS(const_records)
-P2C_SIM_FIBERS(copies)
-P2C_SIM_STACK(copies, 304)
+P2C_SIM_REGIONS(copies, p2c_regions_copies)
+P2C_SIM_BLOCKS(copies)
 P2C_SIM_FIBERS(big_local_barrier)
 P2C_SIM_STACK(big_local_barrier, 589824)
 #endif

@@ -109,6 +109,89 @@ extern "C" __global__ void divide(p2c_array<float, 1> x, p2c_array<float, 1> tot
 }
 
 #ifdef PYK2CUDA_SIM
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_partial_sums(uint3 p2c_d, p2c_array<float, 1> x, p2c_array<float, 1> partials) {
+  __shared__ float buf[256];
+  int32_t tid = 0;
+  float acc = 0;
+  int64_t start = 0;
+  int64_t stride = 0;
+  int64_t k = 0;
+  int64_t s = 0;
+
+  static thread_local struct {
+    int32_t tid[1024];
+    int64_t s[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t tid = 0;
+    float acc = 0;
+    int64_t start = 0;
+    int64_t stride = 0;
+    int64_t k = 0;
+    int64_t s = 0;
+    // buf = cuda.shared.array(TPB, dtype=np.float32)
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // acc = np.float32(0.0)
+    acc = 0.0f;
+    // start = cuda.grid(1)
+    start = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // stride = cuda.gridsize(1)
+    stride = (int64_t)blockDim.x * gridDim.x;
+    // for k in range(start, x.size, stride):
+    for (k = start; k < x.shape[0]; k += stride) {
+      P2C_SIM_POLL();
+      // acc += x[k]
+      acc += x.data[k];
+    }
+    // buf[tid] = acc
+    buf[tid] = acc;
+    p2c_slots.tid[p2c_i] = tid;
+    p2c_slots.s[p2c_i] = s;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t s = p2c_slots.s[p2c_i];
+    // s = TPB // 2
+    s = TPB / 2;
+    p2c_slots.s[p2c_i] = s;
+  });
+  // while s > 0:
+  while (true) {
+    P2C_SIM_POLL();
+    tid = p2c_slots.tid[0];
+    s = p2c_slots.s[0];
+    if (!(s > 0)) break;
+    p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+      int32_t tid = p2c_slots.tid[p2c_i];
+      int64_t s = p2c_slots.s[p2c_i];
+      // if tid < s:
+      if ((int64_t)tid < s) {
+        // buf[tid] += buf[tid + s]
+        buf[tid] += buf[(int64_t)tid + s];
+      }
+    });
+    // cuda.syncthreads()
+    p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+      int64_t s = p2c_slots.s[p2c_i];
+      // s //= 2
+      s = s / 2;
+      p2c_slots.s[p2c_i] = s;
+    });
+  }
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t tid = p2c_slots.tid[p2c_i];
+    // if tid == 0:
+    if ((int64_t)tid == 0) {
+      // partials[cuda.blockIdx.x] = buf[0]
+      partials.data[blockIdx.x] = buf[0];
+    }
+  });
+}
+
 /* Kernels that end in a grid-stride loop, one iteration per call: the simulator runs
  * a block's threads through the loop together (docs/simulator.md, "Lockstep"). */
 
@@ -136,7 +219,8 @@ static inline __attribute__((always_inline)) void p2c_lockstep_divide(int64_t &p
   p2c_more = p2c_pos < x.shape[0];
 }
 
-P2C_SIM_FIBERS(partial_sums)
+P2C_SIM_REGIONS(partial_sums, p2c_regions_partial_sums)
+P2C_SIM_BLOCKS(partial_sums)
 P2C_SIM_BLOCKS(total_sum)
 P2C_SIM_LOCKSTEP(divide, p2c_lockstep_divide)
 #endif

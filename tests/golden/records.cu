@@ -519,12 +519,74 @@ extern "C" __global__ void shared_records(p2c_array<p2c_record_3, 1> src, p2c_ar
 }
 
 #ifdef PYK2CUDA_SIM
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_shared_records(uint3 p2c_d, p2c_array<p2c_record_3, 1> src, p2c_array<p2c_record_3, 1> dst, p2c_array<p2c_record_2, 1> p, p2c_array<double, 1> out) {
+  __shared__ p2c_record_0 s[32];
+  p2c_record_2 mine[2];
+  int32_t t = 0;
+  int64_t i = 0;
+  int64_t j = 0;
+
+  static thread_local struct {
+    int32_t t[1024];
+    int64_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t t = 0;
+    int64_t i = 0;
+    // s = cuda.shared.array(32, dtype=PAIR)
+    // mine = cuda.local.array(2, PACKED)
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // if i < src.size:
+    if (i < src.shape[0]) {
+      // s[t]["a"] = src[i]["a"]
+      s[t].a = src.data[i].a;
+      // s[t]["b"] = src[i]["b"]
+      s[t].b = src.data[i].b;
+    }
+    p2c_slots.t[p2c_i] = t;
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    p2c_record_2 mine[2];
+    int32_t t = p2c_slots.t[p2c_i];
+    int64_t i = p2c_slots.i[p2c_i];
+    int64_t j = 0;
+    // j = cuda.blockIdx.x * cuda.blockDim.x + (cuda.blockDim.x - 1 - t)
+    j = (int64_t)blockIdx.x * (int64_t)blockDim.x + ((int64_t)blockDim.x - 1 - (int64_t)t);
+    // if i < src.size and j < src.size:
+    if (i < src.shape[0] && j < src.shape[0]) {
+      // dst[j]["a"] = s[t]["a"] + 1
+      dst.data[p2c_wrap(j, dst.shape[0])].a = (int32_t)((int64_t)s[t].a + 1);
+      // dst[j]["b"] = s[t]["b"]
+      dst.data[p2c_wrap(j, dst.shape[0])].b = s[t].b;
+    }
+    // if i < p.size:
+    if (i < p.shape[0]) {
+      // mine[0] = p[i]                      # the same layout, no padding: one record type
+      mine[0] = p.data[i];
+      // mine[1]["w"] = mine[0]["w"] * 2     # by name: the simulator's local arrays hold np.void
+      mine[1].w = (float)((double)mine[0].w * 2.0);
+      // mine[1]["z"] = mine[0]["z"] - 1
+      mine[1].z = (int16_t)((int64_t)mine[0].z - 1);
+      // out[i] = mine[1]["w"] + mine[1]["z"] + mine[0]["x"]
+      out.data[i] = (double)(mine[1].w + (float)mine[1].z + (float)mine[0].x);
+    }
+  });
+}
+
 P2C_SIM_BLOCKS(copy_field)
 P2C_SIM_BLOCKS(every_field)
 P2C_SIM_BLOCKS(packed)
 P2C_SIM_BLOCKS(copy_records)
 P2C_SIM_BLOCKS(nested_assign)
 P2C_SIM_BLOCKS(by_reference)
-P2C_SIM_FIBERS(shared_records)
-P2C_SIM_STACK(shared_records, 16)
+P2C_SIM_REGIONS(shared_records, p2c_regions_shared_records)
+P2C_SIM_BLOCKS(shared_records)
 #endif

@@ -462,10 +462,42 @@ extern "C" __global__ void parts_2d(p2c_array<p2c_complex128, 2> m, p2c_array<do
 }
 
 #ifdef PYK2CUDA_SIM
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_shared_and_store(uint3 p2c_d, p2c_array<double, 1> a, p2c_array<int64_t, 1> out) {
+  __shared__ double s[8];
+  int32_t i = 0;
+  p2c_array<int64_t, 1> p2c_t;
+  p2c_array<int64_t, 1> p2c_t2;
+
+  static thread_local struct {
+    int32_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = 0;
+    // s = cuda.shared.array(8, np.float64)
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
+    // s[i] = a[i]
+    s[i] = a.data[i];
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = p2c_slots.i[p2c_i];
+    // out[i] = s.view(np.int64)[7 - i]
+    out.data[i] = (p2c_t = p2c_view_dtype<int64_t>(p2c_array<double, 1>{&s[0], {8}, {8}}), p2c_t.data[p2c_wrap(7 - (int64_t)i, p2c_t.shape[0])]);
+    // a.view(np.int64)[i] = i   # writes the bits of a[i]
+    (p2c_t2 = p2c_view_dtype<int64_t>(a), p2c_t2.data[i]) = (int64_t)i;
+  });
+}
+
 P2C_SIM_BLOCKS(same_size)
 P2C_SIM_BLOCKS(sizes)
 P2C_SIM_BLOCKS(two_d)
-P2C_SIM_FIBERS(shared_and_store)
+P2C_SIM_REGIONS(shared_and_store, p2c_regions_shared_and_store)
+P2C_SIM_BLOCKS(shared_and_store)
 P2C_SIM_BLOCKS(parts)
 P2C_SIM_BLOCKS(parts_2)
 P2C_SIM_BLOCKS(parts_2d)

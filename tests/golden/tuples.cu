@@ -404,8 +404,55 @@ extern "C" __global__ void membership(p2c_array<int64_t, 1> x, p2c_array<int64_t
 }
 
 #ifdef PYK2CUDA_SIM
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_tuple_arrays(uint3 p2c_d, p2c_array<double, 2> a, p2c_array<double, 2> out) {
+  __shared__ double sm[4][3];
+  int64_t i = 0;
+  int64_t j = 0;
+  p2c_tuple_a2f64_i64 pair = {};
+
+  static thread_local struct {
+    int64_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = 0;
+    int64_t j = 0;
+    // sm = cuda.shared.array((4, 3), np.float64)
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // if i < 4:
+    if (i < 4) {
+      // for j in range(3):
+      for (j = 0; j < 3; ++j) {
+        // sm[i, j] = a[i, j] * 2.0
+        sm[i][j] = a.data[i * a.shape[1] + j] * 2.0;
+      }
+    }
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = p2c_slots.i[p2c_i];
+    p2c_tuple_a2f64_i64 pair = {};
+    // if i < 4:
+    if (i < 4) {
+      // out[i, 0] = pick((a, 1), i)
+      out.data[i * out.shape[1] + 0] = pick(p2c_tuple_a2f64_i64{a, 1}, i);
+      // out[i, 1] = pick((sm, 2), i)
+      out.data[i * out.shape[1] + 1] = pick(p2c_tuple_a2f64_i64{p2c_array<double, 2>{&sm[0][0], {4, 3}, {24, 8}}, 2}, i);
+      // pair = (a, i % 3)
+      pair = p2c_tuple_a2f64_i64{a, i % 3};
+      // out[i, 2] = pick(pair, i)
+      out.data[i * out.shape[1] + 2] = pick(pair, i);
+    }
+  });
+}
+
 P2C_SIM_BLOCKS(tuple_values)
-P2C_SIM_FIBERS(tuple_arrays)
+P2C_SIM_REGIONS(tuple_arrays, p2c_regions_tuple_arrays)
+P2C_SIM_BLOCKS(tuple_arrays)
 P2C_SIM_BLOCKS(tuple_of_tuple)
 P2C_SIM_BLOCKS(tuple_compare)
 P2C_SIM_BLOCKS(membership)

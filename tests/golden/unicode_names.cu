@@ -73,7 +73,26 @@ extern "C" __global__ void count(p2c_array<double, 1> x, p2c_array<double, 1> ou
 }
 
 #ifdef PYK2CUDA_SIM
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_count(uint3 p2c_d, p2c_array<double, 1> x, p2c_array<double, 1> out) {
+  __shared__ double s[32];
+
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    // s = cuda.shared.array(32, float64)
+    // s[cuda.threadIdx.x] = x[cuda.grid(1)]
+    s[threadIdx.x] = x.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)];
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    // out[cuda.grid(1)] = s[31 - cuda.threadIdx.x]
+    out.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)] = s[p2c_wrap(31 - (int64_t)threadIdx.x, 32)];
+  });
+}
+
 P2C_SIM_BLOCKS(unicode_names)
 P2C_SIM_BLOCKS(first)
-P2C_SIM_FIBERS(count)
+P2C_SIM_REGIONS(count, p2c_regions_count)
+P2C_SIM_BLOCKS(count)
 #endif

@@ -696,12 +696,115 @@ extern "C" __global__ void whole_array_values(p2c_array<double, 2> x, p2c_array<
 }
 
 #ifdef PYK2CUDA_SIM
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_shared_views(uint3 p2c_d, p2c_array<double, 2> a, p2c_array<double, 2> out) {
+  __shared__ double sm[8][4];
+  int64_t i = 0;
+  int64_t j = 0;
+  p2c_array<double, 1> row = {};
+  p2c_array<double, 2> p2c_v;
+  p2c_array<double, 2> p2c_v2;
+  p2c_array<double, 2> p2c_v3;
+  p2c_array<double, 2> p2c_v4;
+
+  static thread_local struct {
+    int64_t i[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = 0;
+    int64_t j = 0;
+    // sm = cuda.shared.array((8, 4), np.float64)
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // if i < 8:
+    if (i < 8) {
+      // for j in range(4):
+      for (j = 0; j < 4; ++j) {
+        // sm[i, j] = a[i, j]
+        (&sm[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{i, j}}, p2c_index<2>{{8, 4}}.v, nullptr, 94, 13)] = a.data[p2c_bounds_offset<'C', 2>(p2c_index<2>{{i, j}}, a.shape, a.strides, 94, 24)];
+      }
+    }
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = p2c_slots.i[p2c_i];
+    p2c_array<double, 1> row = {};
+    // if i < 8:
+    if (i < 8) {
+      // out[i, 0] = total(sm[i])
+      out.data[p2c_bounds_offset<'C', 2>(p2c_index<2>{{i, 0}}, out.shape, out.strides, 97, 9)] = total_a1f64((p2c_v = p2c_array<double, 2>{&sm[0][0], {8, 4}, {32, 8}}, p2c_view_index<0>(p2c_v, p2c_bounds_axis(i, p2c_v.shape[0], 0, 97, 27))));
+      // out[i, 1] = total(sm[:, i % 4])
+      out.data[p2c_bounds_offset<'C', 2>(p2c_index<2>{{i, 1}}, out.shape, out.strides, 98, 9)] = total_a1f64_2((p2c_v2 = p2c_array<double, 2>{&sm[0][0], {8, 4}, {32, 8}}, p2c_view_index<1>(p2c_v2, p2c_bounds_axis(i % 4, p2c_v2.shape[1], 1, 98, 27))));
+      // out[i, 2] = total(sm[i, ::-1][:2])
+      out.data[p2c_bounds_offset<'C', 2>(p2c_index<2>{{i, 2}}, out.shape, out.strides, 99, 9)] = total_a1f64_2(p2c_view_slice<0>(p2c_view_slice<0>((p2c_v3 = p2c_array<double, 2>{&sm[0][0], {8, 4}, {32, 8}}, p2c_view_index<0>(p2c_v3, p2c_bounds_axis(i, p2c_v3.shape[0], 0, 99, 27))), p2c_slice_max, p2c_slice_min, -1), 0, 2, 1));
+      // row = sm[(i + 1) % 8]
+      row = (p2c_v4 = p2c_array<double, 2>{&sm[0][0], {8, 4}, {32, 8}}, p2c_view_index<0>(p2c_v4, p2c_bounds_axis((i + 1) % 8, p2c_v4.shape[0], 0, 100, 15)));
+      // out[i, 3] = row[3]
+      out.data[p2c_bounds_offset<'C', 2>(p2c_index<2>{{i, 3}}, out.shape, out.strides, 101, 9)] = row.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{3}}, row.shape, row.strides, 101, 21)];
+    }
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_whole_array_values(uint3 p2c_d, p2c_array<double, 2> x, p2c_array<double, 2> out) {
+  int64_t i = 0;
+  double q[4];
+  double r[4];
+  __shared__ double s[8][4];
+  p2c_array<double, 2> p2c_v;
+  p2c_array<double, 2> p2c_v2;
+  p2c_array<double, 2> p2c_v3;
+  p2c_array<double, 2> p2c_v4;
+
+  static thread_local struct {
+    int64_t i[1024];
+    double q[1024][4];
+    double r[1024][4];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = 0;
+    double (&q)[4] = p2c_slots.q[p2c_i];
+    double (&r)[4] = p2c_slots.r[p2c_i];
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // q = cuda.local.array(4, np.float64)
+    // r = cuda.local.array(4, np.float64)
+    // s = cuda.shared.array((8, 4), np.float64)
+    // q[:] = COEFFS
+    (void)p2c_ufunc(p2c_array<double, 1>{&q[0], {4}, {8}}, 159, 5, [](double x0) { return x0; }, p2c_array<double, 1>{(double *)&COEFFS[0], {4}, {8}});
+    // r[:] = x[i]
+    (void)p2c_ufunc(p2c_array<double, 1>{&r[0], {4}, {8}}, 160, 5, [](double x0) { return x0; }, (p2c_v = x, p2c_view_index<0>(p2c_v, p2c_bounds_axis(i, p2c_v.shape[0], 0, 160, 12))));
+    // s[cuda.threadIdx.x] = q
+    (void)p2c_ufunc((p2c_v2 = p2c_array<double, 2>{&s[0][0], {8, 4}, {32, 8}}, p2c_view_index<0>(p2c_v2, p2c_bounds_axis((int64_t)threadIdx.x, p2c_v2.shape[0], 0, 161, 5))), 161, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&q[0], {4}, {8}});
+    // np.sin(r, q)
+    (void)p2c_ufunc(p2c_array<double, 1>{&q[0], {4}, {8}}, 162, 5, [](double x0) { return sin(x0); }, p2c_array<double, 1>{&r[0], {4}, {8}});
+    // np.cos(COEFFS, r)
+    (void)p2c_ufunc(p2c_array<double, 1>{&r[0], {4}, {8}}, 163, 5, [](double x0) { return cos(x0); }, p2c_array<double, 1>{(double *)&COEFFS[0], {4}, {8}});
+    p2c_slots.i[p2c_i] = i;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = p2c_slots.i[p2c_i];
+    double (&q)[4] = p2c_slots.q[p2c_i];
+    double (&r)[4] = p2c_slots.r[p2c_i];
+    // out[i, :4] = q
+    (void)p2c_ufunc(p2c_view_slice<0>((p2c_v3 = out, p2c_view_index<0>(p2c_v3, p2c_bounds_axis(i, p2c_v3.shape[0], 0, 165, 5))), 0, 4, 1), 165, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&q[0], {4}, {8}});
+    // out[i, 4:] = r
+    (void)p2c_ufunc(p2c_view_slice<0>((p2c_v4 = out, p2c_view_index<0>(p2c_v4, p2c_bounds_axis(i, p2c_v4.shape[0], 0, 166, 5))), 4, p2c_slice_max, 1), 166, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&r[0], {4}, {8}});
+    // out[i, 0] += s[cuda.threadIdx.x, 1]
+    out.data[p2c_bounds_offset<'C', 2>(p2c_index<2>{{i, 0}}, out.shape, out.strides, 167, 5)] += (&s[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)threadIdx.x, 1}}, p2c_index<2>{{8, 4}}.v, nullptr, 167, 18)];
+  });
+}
+
 P2C_SIM_BLOCKS(slices)
 P2C_SIM_BLOCKS(rows)
 P2C_SIM_BLOCKS(cube_views)
-P2C_SIM_FIBERS(shared_views)
+P2C_SIM_REGIONS(shared_views, p2c_regions_shared_views)
+P2C_SIM_BLOCKS(shared_views)
 P2C_SIM_BLOCKS(fill_views)
 P2C_SIM_BLOCKS(copy_views)
-P2C_SIM_FIBERS(whole_array_values)
-P2C_SIM_STACK(whole_array_values, 64)
+P2C_SIM_REGIONS(whole_array_values, p2c_regions_whole_array_values)
+P2C_SIM_BLOCKS(whole_array_values)
 #endif

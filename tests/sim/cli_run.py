@@ -13,7 +13,8 @@ did not check; a wild write without --check-bounds is a message naming the kerne
 a loop the GPU keeps spins in the simulator too; an interrupt ends the host compiler's process
 group, removes its work folder and writes nothing, and SIGKILL of run ends it too; --timeout ends a kernel that never ends and
 the largest grid, and CUDA's largest x grid runs to its end; runs share a cache folder, and a
-damaged or unwritable one costs a rebuild, never the run; a source past the 16 MiB limit is refused unread. Prints one line per case and ends with 'N passed, N failed'."""
+damaged or unwritable one costs a rebuild, never the run; a source past the 16 MiB limit is refused unread;
+--time names the simulator's path (loops, regions, fibers). Prints one line per case and ends with 'N passed, N failed'."""
 import argparse
 import os
 import shutil
@@ -640,6 +641,26 @@ def case_scalar_ranges(bin_, d):
         if got != want:
             return f"{arg}: stored {got!r}, expected {want!r}"
     return None
+
+
+def case_time_names_simulator_path(bin_, d):
+    """run --time names how the simulator ran the kernel: samples/matmul.py's barriers as regions,
+    as fibers with PYK2CUDA_SIM_FIBERS=1 (the same C(=A@B) either way), a kernel without barriers
+    as loops (docs/simulator.md, "Regions")."""
+    matmul = [bin_, "run", os.path.join(ROOT, "samples", "matmul.py"), "matmul", "--device", "sim", "--grid",
+              "2,2", "--block", "16,16", "--time", "ones:float32[20,24]", "ones:float32[24,30]", "zeros:float32[20,30]"]
+    for fibers, want in (("0", "regions"), ("1", "fibers")):
+        env = dict(os.environ, PYK2CUDA_CACHE_DIR=os.path.join(d, "cache"), PYK2CUDA_SIM_FIBERS=fibers)
+        out = os.path.join(d, want)
+        p = subprocess.run(matmul + ["--out-dir", out], cwd=d, capture_output=True, env=env, timeout=300)
+        problem = expect(p.returncode, p.stderr.decode(), 0, f"{'simulator path':<22} {want:>10}")
+        if problem:
+            return problem
+        c = np.load(os.path.join(out, "C.npy"))
+        if not np.array_equal(c, np.full((20, 30), 24, np.float32)):
+            return f"{want}: C is not 24 everywhere"
+    rc, err = run(bin_, d, ["double"] + LAUNCH + ["--time", "arange:float32[4]", "zeros:float32[4]"])
+    return expect(rc, err, 0, f"{'simulator path':<22} {'loops':>10}")
 
 
 def main():

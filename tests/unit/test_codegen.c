@@ -1041,6 +1041,56 @@ static void lockstep_needs_settled_assignments_and_no_carried_values(void **stat
   }
 }
 
+/* The simulator runs a kernel with barriers as regions only where every thread of a block takes
+ * the same path through each barrier's control (analysis/regions.c); elsewhere it keeps the
+ * fibers. tests/diff/fuzz.py --kind barriers runs both against the oracle. */
+static void barriers_run_as_regions_where_control_is_uniform(void **state) {
+  static const struct {
+    const char *body;
+    bool regions;
+  } cases[] = {
+      /* barriers at the top level: a tile, then a fixed sequence */
+      {"    sh[t] = x[t]\n    cuda.syncthreads()\n    x[t] = sh[63 - t]\n", true},
+      {"    sh[t] = x[t]\n    cuda.syncthreads()\n    v = sh[0]\n    cuda.syncthreads()\n    sh[t] = v\n"
+       "    cuda.syncthreads()\n    x[t] = sh[t] + v\n", true},
+      /* a tree reduction over a uniform stride, and a uniform range loop (blockIdx, n, shapes) */
+      {"    s = cuda.blockDim.x // 2\n    while s > 0:\n        if t < s:\n            sh[t] += sh[t + s]\n"
+       "        cuda.syncthreads()\n        s //= 2\n    x[t] = sh[0]\n", true},
+      {"    for k in range(x.size // 64 + cuda.blockIdx.x + n):\n        sh[t] = k\n        cuda.syncthreads()\n"
+       "        x[t] += sh[63 - t]\n        cuda.syncthreads()\n", true},
+      /* a uniform branch around a barrier, and a return after the last barrier */
+      {"    if n > 2:\n        sh[t] = 1\n        cuda.syncthreads()\n    if t > 3:\n        return\n    x[t] = sh[t]\n", true},
+      /* a barrier under a thread's condition, in a loop of a thread's count or of a bound read from memory */
+      {"    if t < 32:\n        cuda.syncthreads()\n", false},
+      {"    for k in range(t):\n        cuda.syncthreads()\n", false},
+      {"    for k in range(x[0]):\n        cuda.syncthreads()\n", false},
+      /* a stride that becomes thread-dependent, a return before a barrier, a loop that breaks */
+      {"    s = 4\n    if t > 2:\n        s = 3\n    while s > 0:\n        cuda.syncthreads()\n        s -= 1\n", false},
+      {"    if t > 3:\n        return\n    cuda.syncthreads()\n", false},
+      {"    for k in range(4):\n        cuda.syncthreads()\n        if k == n:\n            break\n", false},
+      /* syncthreads_count, a warp operation, an assert, a rebound parameter */
+      {"    x[t] = cuda.syncthreads_count(t > 3)\n", false},
+      {"    cuda.syncthreads()\n    x[t] = cuda.shfl_down_sync(0xffffffff, t, 1)\n", false},
+      {"    cuda.syncthreads()\n    assert x[t] >= 0\n", false},
+      {"    n = n + 1\n    cuda.syncthreads()\n    x[t] = n\n", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char src[2048];
+    snprintf(src, sizeof src,
+             "import numba\nfrom numba import cuda\n\n"
+             "@cuda.jit('void(int64[::1], int64)')\ndef k(x, n):\n"
+             "    sh = cuda.shared.array(64, numba.int64)\n    t = cuda.threadIdx.x\n%s",
+             cases[i].body);
+    const char *text = translate(state, src);
+    bool got = strstr(text, "P2C_SIM_REGIONS(k, p2c_regions_k)\n") != NULL;
+    bool fibers = strstr(text, "P2C_SIM_FIBERS(k)\n") != NULL;
+    if (got != cases[i].regions || got == fibers) {
+      print_text(text);
+      fail_msg("case %zu: expected %s:\n%s", i, cases[i].regions ? "regions" : "fibers", cases[i].body);
+    }
+  }
+}
+
 /* A range loop's counter must not step past the range's end into an overflow: `k += step`
  * where stop and step are known to be far from the counter type's limit (value_bits.c),
  * p2c_range_next elsewhere. tests/diff/cases/loops.py (range_near_limits) runs the limits. */
@@ -1117,6 +1167,7 @@ int main(void) {
       T(regression_kernel_named_like_a_cuda_math_function),
       T(grid_stride_loops_run_in_lockstep_where_they_can),
       T(lockstep_needs_settled_assignments_and_no_carried_values),
+      T(barriers_run_as_regions_where_control_is_uniform),
       T(range_advance_cannot_overflow),
   };
 #undef T

@@ -810,12 +810,16 @@ static void test_bounds_every_axis(void **state) {
 
 /* Shared and local arrays, and a runtime index into a shape. In shared_bail, thread 3 fails
  * before the block's barrier, which the other threads of its block are waiting at: the launch
- * stops instead of waiting for it, on one worker and on all. */
-static void test_bounds_shared_local(void **state) {
-  (void)state;
+ * stops instead of waiting for it, on one worker and on all; as regions (the barrier ends the
+ * first loop over the block's threads) and as fibers ($PYK2CUDA_SIM_FIBERS, read when the
+ * compiler is made). */
+static void bounds_shared_local(bool fibers) {
   const char *sigs[] = {"shared_bail(float32[::1], int64)", "local_pick(int32[::1], int64, int64, int64)",
                         "shape_pick(float32[:, ::1], int64[::1], int64)"};
+  if (fibers) setenv("PYK2CUDA_SIM_FIBERS", "1", 1);
   Checked ck = load_checked(sigs, 3);
+  unsetenv("PYK2CUDA_SIM_FIBERS");
+  assert_true(sim_kernel_has_regions(ck.m, "shared_bail") == !fibers);
   float out[33];
   ArrayArg po = pack1(out, 4, 33);
   int64_t k = -4; /* sm[0, 3]: thread 3's own element, written before it reads */
@@ -881,6 +885,12 @@ static void test_bounds_shared_local(void **state) {
   assert_int_equal(r.ndim, 0);
   assert_non_null(strstr(errbuf, "error: IndexError: tuple index out of range in kernel"));
   unload_checked(&ck);
+}
+
+static void test_bounds_shared_local(void **state) {
+  (void)state;
+  bounds_shared_local(false);
+  bounds_shared_local(true);
 }
 
 /* A view made by an integer index (m[2:, c] of a 2-D array) checks that index against the

@@ -1586,9 +1586,26 @@ static bool take_launch_lock(SimModule *m, const SimLaunch *l) {
   return false;
 }
 
+/* Whether the module runs kernel `symbol` (one with barriers) as regions: it has the entry of
+ * whole blocks and not a fiber's (the code generator's P2C_SIM_REGIONS, docs/simulator.md;
+ * hand-written sources define both, P2C_SIM_KERNEL). */
+bool sim_kernel_has_regions(const SimModule *m, const char *symbol) {
+  char blocks[256], thread[256];
+  int nb = snprintf(blocks, sizeof blocks, "p2c_sim_blocks_%s", symbol);
+  int nt = snprintf(thread, sizeof thread, "p2c_sim_thread_%s", symbol);
+  if (nb < 0 || (size_t)nb >= sizeof blocks || nt < 0 || (size_t)nt >= sizeof thread) return false;
+  return sim_module_symbol(m, blocks) && !sim_module_symbol(m, thread);
+}
+
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   char msg[512];
   if (!m || !l) return P2C_ERR_USAGE;
+  SimLaunch as_regions;
+  if (l->uses_barrier && sim_kernel_has_regions(m, l->symbol)) {   /* a kernel with barriers, no fibers */
+    as_regions = *l;
+    as_regions.uses_barrier = false;
+    l = &as_regions;
+  }
   if (!m->handle)
     return launch_error(l, P2C_ERR_SIM, "the simulator module did not load: %s", m->error);
   if (!check_config(l, msg, sizeof msg)) return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);

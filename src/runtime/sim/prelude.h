@@ -925,9 +925,7 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_loop(uint64_t f
 template <auto K, typename... P, size_t... I>
 static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
     void **args, uint64_t first, uint64_t count, p2c_sim_params<P...>,
-    std::index_sequence<I...>) {
-  p2c_sim_blocks_loop<K, P...>(first, count, *(P *)args[I]...);
-}
+    std::index_sequence<I...>);
 
 /* Grid-stride loops in lockstep. A kernel without barriers whose body is a few assignments and
  * then one grid-stride loop (`for k in range(cuda.grid(1), n, cuda.gridsize(1))`) is also
@@ -1009,6 +1007,51 @@ static inline __attribute__((always_inline)) void p2c_sim_lockstep_unpacked(
   p2c_sim_lockstep_loop<STEP, C, P...>(first, count, *(P *)args[I]...);
 }
 
+/* Kernels with barriers as regions (docs/simulator.md, "Regions"). The code generator cuts such a
+ * kernel at its barriers and emits a block function
+ *
+ *   void fn(uint3 blockDim, P... params)
+ *       one block: each run of statements between barriers is a call of p2c_sim_each_thread
+ *       (below), the statements that hold barriers (uniform loops and conditions) run once,
+ *       values crossing a barrier live in per-thread slots;
+ *
+ * then P2C_SIM_REGIONS(name, fn), which records fn as the kernel's (p2c_sim_regions_of<name>),
+ * and P2C_SIM_BLOCKS(name), whose loop over the chunk's blocks then calls fn for each: the
+ * runtime launches the kernel as one without barriers (no fibers), and tells the path by the
+ * entries the module has (a kernel with barriers and no p2c_sim_thread_ entry). */
+template <auto K>
+struct p2c_sim_regions_of {
+  static constexpr bool has = false;
+};
+
+template <typename F>
+static inline __attribute__((always_inline)) void p2c_sim_each_thread(uint3 d, F body) {
+  unsigned i = 0;
+  for (unsigned z = 0; z < d.z; z++)
+    for (unsigned y = 0; y < d.y; y++)
+      for (unsigned x = 0; x < d.x; x++) {
+        p2c_sim_tid = uint3{x, y, z};
+        body(i++);
+      }
+}
+
+template <auto FN, typename... P>
+static inline __attribute__((always_inline)) void p2c_sim_regions_loop(uint64_t first, uint64_t count, P... a) {
+  p2c_sim_each_block(first, count, [&](uint3 d) __attribute__((always_inline)) { FN(d, a...); });
+}
+
+/* P2C_SIM_BLOCKS's body: the kernel's block function where it has one, else every thread of
+ * each block in turn. */
+template <auto K, typename... P, size_t... I>
+static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
+    void **args, uint64_t first, uint64_t count, p2c_sim_params<P...>,
+    std::index_sequence<I...>) {
+  if constexpr (p2c_sim_regions_of<K>::has)
+    p2c_sim_regions_loop<p2c_sim_regions_of<K>::block, P...>(first, count, *(P *)args[I]...);
+  else
+    p2c_sim_blocks_loop<K, P...>(first, count, *(P *)args[I]...);
+}
+
 /* The entries' own names all start with p2c_, which the generated code never uses for a Python
  * name (a kernel may be called `first`, `count`, `args` or `params`). */
 #define P2C_SIM_FIBERS(name)                                                                   \
@@ -1035,6 +1078,13 @@ static inline __attribute__((always_inline)) void p2c_sim_lockstep_unpacked(
     p2c_sim_lockstep_unpacked<step>(p2c_args, p2c_first, p2c_count, step,                      \
                                     p2c_sim_index_sequence(p2c_sim_step_params(step)));        \
   }
+
+#define P2C_SIM_REGIONS(name, fn)                                                              \
+  template <>                                                                                  \
+  struct p2c_sim_regions_of<name> {                                                            \
+    static constexpr bool has = true;                                                          \
+    static constexpr auto block = fn;                                                          \
+  };
 
 /* ---- Math -------------------------------------------------------------------------------- */
 /* Kernels often compute the same transcendental function of the same value in thread after

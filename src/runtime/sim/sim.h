@@ -71,6 +71,10 @@ const char *sim_module_error(const SimModule *m);
  * a kernel has (p2c_sim_thread_<symbol> or p2c_sim_blocks_<symbol>), or a __device__ variable's
  * storage. For the CUDA driver stand-in (tests/standin), which runs kernels through the module. */
 void *sim_module_symbol(const SimModule *m, const char *name);
+/* Whether the module runs kernel `symbol` (a kernel with barriers) as regions, without fibers:
+ * it has p2c_sim_blocks_<symbol> and no p2c_sim_thread_<symbol> (docs/simulator.md, "Regions").
+ * sim_launch then runs it as a kernel without barriers, whatever SimLaunch.uses_barrier says. */
+bool sim_kernel_has_regions(const SimModule *m, const char *symbol);
 
 /* What a launch that faulted knows of where, as data (docs/simulator.md, "Faults"). */
 typedef struct SimFaultReport {

@@ -1,0 +1,243 @@
+/* Kernels with barriers as regions, for the simulator (docs/simulator.md, "Regions"; the plan is
+ * the analysis's, analysis/regions.c, whose opening comment says which kernels have one).
+ *
+ * Such a kernel is emitted once more, under #ifdef PYK2CUDA_SIM, as a function that runs one
+ * block:
+ *
+ *     static inline __attribute__((always_inline)) void p2c_regions_reduce(uint3 p2c_d,
+ *                                                     p2c_array<float, 1> x, ...) {
+ *       ...declarations (thread 0's values, for the control statements)...
+ *       static thread_local struct {        <- the slots: one per thread of each variable whose
+ *         int64_t s[1024];                     value crosses a barrier
+ *       } p2c_slots;
+ *       p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) {    <- a region, once per thread, x fastest
+ *         int64_t s = 0;                      <- the first region gives the slots their zeros
+ *         ...statements...
+ *         p2c_slots.s[p2c_i] = s;           <- what the region binds goes back to the slot
+ *       });
+ *       // cuda.syncthreads()               <- a barrier is where one region ends
+ *       while (true) {                      <- control: once per block, in thread 0's values
+ *         s = p2c_slots.s[0];
+ *         if (!(s > 0)) break;
+ *         p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) {
+ *           int64_t s = p2c_slots.s[p2c_i];
+ *           ...
+ *         });
+ *       }
+ *     }
+ *
+ * and the prelude runs it for each block of a chunk (P2C_SIM_REGIONS, then P2C_SIM_BLOCKS, whose
+ * loop calls it). Every statement is the kernel's own, printed by the same code; a variable no
+ * other region or control names is a plain local of its region, fresh for each thread; a local
+ * array kept across barriers is a reference to its slot. Threads run in the order the fibers run
+ * them, so results are the same bit for bit, and the compiler sees plain loops over the threads. */
+#include <string.h>
+
+#include "codegen/cg.h"
+
+enum { SLOT_THREADS = 1024 };   /* CUDA's most threads per block: sim_launch refuses more */
+
+typedef struct RegionGen {
+  Gen *G;
+  const RegionPlan *plan;
+  const char *dim, *slots, *idx;
+  int next;        /* the next region of the plan */
+} RegionGen;
+
+/* The extents of a fixed-shape array, "[4][8]". */
+static const char *extents(Gen *G, const Type *t) {
+  StrBuf sb;
+  sb_init(&sb, G->a);
+  for (int k = 0; k < t->ndim; k++) sb_printf(&sb, "[%lld]", (long long)t->fixed_shape[k]);
+  return sb_str(&sb);
+}
+
+static bool is_local_array(const Type *t) {
+  return t->kind == TY_ARRAY && t->fixed_shape != NULL;
+}
+
+/* The slots' storage: a thread-local struct of one array per variable kept across barriers. */
+static void emit_slot_struct(RegionGen *rg) {
+  Gen *G = rg->G;
+  const Function *f = G->fn;
+  emit_line(G, "static thread_local struct {\n");
+  for (int v = 0; v < f->nvars; v++) {
+    if (!rg->plan->slot[v]) continue;
+    const Type *t = f->vars[v].ty;
+    if (is_local_array(t)) emit_line(G, "  %s %s[%d]%s;\n", t->dtype->cname, G->vnames[v], SLOT_THREADS, extents(G, t));
+    else emit_line(G, "  %s %s[%d];\n", ctype_of(G, t), G->vnames[v], SLOT_THREADS);
+  }
+  emit_line(G, "} %s;\n", rg->slots);
+}
+
+/* A fresh local of variable v, as the kernel declares it. */
+static void emit_fresh(RegionGen *rg, int v) {
+  StrBuf sb;
+  sb_init(&sb, rg->G->a);
+  emit_var_decl(rg->G, &sb, v);
+  const char *text = sb_str(&sb);
+  while (*text == ' ') text++;
+  emit_line(rg->G, "%s", text);
+}
+
+/* The start of a region, for each thread: its variables, from the slots or fresh. */
+static void emit_region_vars(RegionGen *rg, const SimRegion *r, bool first) {
+  Gen *G = rg->G;
+  const Function *f = G->fn;
+  for (int v = 0; v < f->nvars; v++) {
+    if (!f->vars[v].ty || rg->plan->shared_var[v]) continue;
+    const Type *t = f->vars[v].ty;
+    bool slot = rg->plan->slot[v];
+    if (slot && is_local_array(t))
+      emit_line(G, "%s (&%s)%s = %s.%s[%s];\n", t->dtype->cname, G->vnames[v], extents(G, t), rg->slots, G->vnames[v],
+                rg->idx);
+    else if (slot && !first && r->refs[v])
+      emit_line(G, "%s %s = %s.%s[%s];\n", ctype_of(G, t), G->vnames[v], rg->slots, G->vnames[v], rg->idx);
+    else if (r->refs[v] || (slot && first)) emit_fresh(rg, v);
+  }
+}
+
+/* The end of a region, for each thread: what it bound goes back to the slots (all of them in the
+ * first region, which starts each slot of a new block at zero). */
+static void emit_region_stores(RegionGen *rg, const SimRegion *r, bool first) {
+  Gen *G = rg->G;
+  const Function *f = G->fn;
+  for (int v = 0; v < f->nvars; v++) {
+    if (!rg->plan->slot[v] || is_local_array(f->vars[v].ty)) continue;
+    if (first || r->writes[v]) emit_line(G, "%s.%s[%s] = %s;\n", rg->slots, G->vnames[v], rg->idx, G->vnames[v]);
+  }
+}
+
+static void emit_region(RegionGen *rg, const SimRegion *r) {
+  Gen *G = rg->G;
+  bool first = r == &rg->plan->regions[0];
+  emit_line(G, "p2c_sim_each_thread(%s, [&](unsigned %s) __attribute__((always_inline)) {\n", rg->dim, rg->idx);
+  G->indent += 2;
+  emit_region_vars(rg, r, first);
+  Block part = {r->block->items + r->first, r->end - r->first};
+  emit_block(G, &part);
+  emit_region_stores(rg, r, first);
+  G->indent -= 2;
+  emit_line(G, "});\n");
+}
+
+/* Before a control statement: thread 0's values of the variables kept in slots, in the block's
+ * own declarations, where its bounds or condition read them (uniform: every thread's are the
+ * same). The compiler drops the loads nothing reads. */
+static void emit_thread0(RegionGen *rg) {
+  Gen *G = rg->G;
+  const Function *f = G->fn;
+  for (int v = 0; v < f->nvars; v++)
+    if (rg->plan->slot[v] && !is_local_array(f->vars[v].ty))
+      emit_line(G, "%s = %s.%s[0];\n", G->vnames[v], rg->slots, G->vnames[v]);
+}
+
+static void emit_plan_block(RegionGen *rg, const Block *b);
+
+static void emit_nested(RegionGen *rg, const Block *b) {
+  rg->G->indent += 2;
+  emit_plan_block(rg, b);
+  rg->G->indent -= 2;
+}
+
+/* for v in range(...) holding a barrier: counted once per block, in v itself, which the regions
+ * inside share (the body does not rebind it: RangeFacts.direct). */
+static void emit_control_for(RegionGen *rg, const Stmt *s) {
+  Gen *G = rg->G;
+  RangeLoop r = range_loop(G, s);
+  const char *stop = new_temp(G, s->stop->ty);
+  emit_line(G, "%s = %s;\n", stop, r.stop);
+  r.stop = stop;
+  if (s->step) {
+    const char *step = new_temp(G, s->step->ty);
+    emit_line(G, "%s = %s;\n", step, r.step);
+    r.step = step;
+  }
+  const char *v = G->vnames[s->var];
+  emit_line(G, "for (%s = %s; %s; %s) {\n", v, r.start, range_loop_test(G, &r, v), range_loop_advance(G, &r, v));
+  emit_line(G, "  P2C_SIM_POLL();\n");
+  emit_nested(rg, &s->body);
+  emit_line(G, "}\n");
+}
+
+static void emit_control_while(RegionGen *rg, const Stmt *s) {
+  Gen *G = rg->G;
+  emit_line(G, "while (true) {\n");
+  G->indent += 2;
+  emit_line(G, "P2C_SIM_POLL();\n");
+  emit_thread0(rg);
+  sb_indent(G->body, G->indent);
+  sb_puts(G->body, "if (!(");
+  emit_expr(G, s->cond, G->body, P_LOWEST);
+  sb_puts(G->body, ")) break;\n");
+  emit_plan_block(rg, &s->body);
+  G->indent -= 2;
+  emit_line(G, "}\n");
+}
+
+static void emit_control_if(RegionGen *rg, const Stmt *s) {
+  Gen *G = rg->G;
+  sb_indent(G->body, G->indent);
+  sb_puts(G->body, "if (");
+  emit_expr(G, s->cond, G->body, P_LOWEST);
+  sb_puts(G->body, ") {\n");
+  emit_nested(rg, &s->body);
+  if (s->orelse.len) {
+    emit_line(G, "} else {\n");
+    emit_nested(rg, &s->orelse);
+  }
+  emit_line(G, "}\n");
+}
+
+static bool is_control(const RegionPlan *plan, const Stmt *s) {
+  for (int i = 0; i < plan->ncontrol; i++)
+    if (plan->control[i] == s) return true;
+  return false;
+}
+
+static void emit_control(RegionGen *rg, const Stmt *s) {
+  emit_stmt_comment(rg->G, s);
+  if (s->kind != ST_WHILE) emit_thread0(rg);
+  if (s->kind == ST_FOR_RANGE) emit_control_for(rg, s);
+  else if (s->kind == ST_WHILE) emit_control_while(rg, s);
+  else emit_control_if(rg, s);
+}
+
+/* Block b of the kernel: its regions, control statements and barriers, in order. */
+static void emit_plan_block(RegionGen *rg, const Block *b) {
+  const RegionPlan *plan = rg->plan;
+  int i = 0;
+  for (;;) {
+    const SimRegion *r = rg->next < plan->nregions ? &plan->regions[rg->next] : NULL;
+    if (r && r->block == b && r->first == i) {
+      emit_region(rg, r);
+      rg->next++;
+      if (r->end > i) {
+        i = r->end;
+        continue;
+      }
+    }
+    if (i >= b->len) break;
+    const Stmt *s = b->items[i++];
+    if (is_control(plan, s)) emit_control(rg, s);
+    else emit_stmt_comment(rg->G, s);   /* a barrier: where the regions meet */
+  }
+}
+
+const char *emit_regions_fn(Gen *G, const Function *f, StrBuf *out) {
+  const char *name = namer_claim_temp(&G->global, arena_printf(G->a, "regions_%s", f->cname));
+  FunctionScope fs;
+  function_begin(G, f, &fs);
+  RegionGen rg = {G, f->regions, namer_claim_temp(&G->local, "d"), namer_claim_temp(&G->local, "slots"),
+                  namer_claim_temp(&G->local, "i"), 0};
+  if (f->regions->slot_bytes) emit_slot_struct(&rg);
+  emit_plan_block(&rg, &f->body);
+  StrBuf header;
+  sb_init(&header, G->a);
+  sb_printf(&header, "static inline __attribute__((always_inline)) void %s(uint3 %s", name, rg.dim);
+  if (f->nparams) sb_puts(&header, ", ");
+  emit_params(G, &header, fs.pnames);
+  sb_putc(&header, ')');
+  function_end(G, &fs, sb_str(&header), out);
+  return name;
+}
