@@ -459,13 +459,15 @@ P2C_API P2cDeviceInfo p2c_device_info(const P2cDevice *device);
 /* -- device memory */
 
 /* Allocates `bytes` (> 0) of device memory, usable on any stream when it returns (from the
- * driver's stream-ordered allocator where it has one, CUDA 11.2 and later). */
+ * driver's stream-ordered allocator where the device has one, CUDA 11.2 and later; else, as
+ * on a device without memory pools, cuMemAlloc). */
 P2C_API P2cStatus p2c_buffer_new(P2cDevice *device, size_t bytes, P2cBuffer **out);
 /* Frees the buffer (NULL accepted) without waiting: the memory is released after the work
  * queued so far on the default stream and every stream of p2c_stream_new (cuMemFreeAsync on
  * the legacy default stream), so no stream is held up. Work queued later must not use it; so
- * must not work of streams another library made non-blocking. A driver without the
- * stream-ordered allocator frees with cuMemFree, which may wait for the device. */
+ * must not work of streams another library made non-blocking. Memory from cuMemAlloc (a
+ * driver or device without the stream-ordered allocator) is freed with cuMemFree, which may
+ * wait for the device. */
 P2C_API void p2c_buffer_delete(P2cBuffer *buffer);
 P2C_API uint64_t p2c_buffer_address(const P2cBuffer *buffer);
 P2C_API size_t p2c_buffer_size(const P2cBuffer *buffer);
@@ -606,8 +608,18 @@ typedef struct P2cDeviceArray {
 P2C_API P2cStatus p2c_device_pointer_ordinal(P2cDevice *device, uint64_t address, int *ordinal);
 /* Waits, on the host, until the work queued so far on another library's stream of this device
  * is done: `handle` is the driver's CUstream as an integer, as __cuda_array_interface__ gives it
- * (1: the legacy default stream, 2: the per-thread default stream; 0 is not a stream). */
+ * (1: the legacy default stream, 2: the calling thread's per-thread default stream; 0 is not a
+ * stream). */
 P2C_API P2cStatus p2c_device_wait_stream(P2cDevice *device, uint64_t handle);
+/* Orders the work queued later on `consumer` (NULL: the legacy default stream) after the work
+ * queued so far on another library's stream `handle` (as for p2c_device_wait_stream), on the
+ * device: an event recorded on `handle` that `consumer` waits for (cuStreamWaitEvent); the host
+ * does not wait. Nothing is needed, and nothing is done, for 1, the legacy default stream (every
+ * stream of p2c_stream_new is ordered after it), nor for 2 before the legacy default stream
+ * (which waits for every blocking stream, per-thread ones included); 2 before a stream is the
+ * calling thread's per-thread default stream, the only one it can name. A driver without
+ * cuStreamWaitEvent gets the host's wait. */
+P2C_API P2cStatus p2c_stream_wait_producer(P2cDevice *device, uint64_t handle, P2cStream *consumer);
 /* The driver's handle of `stream` as an integer, as __cuda_array_interface__ v3 gives a stream:
  * NULL (the default stream, which pyk2cuda's is) gives 1, the legacy default stream. */
 P2C_API uint64_t p2c_stream_handle(const P2cStream *stream);

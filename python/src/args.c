@@ -355,13 +355,13 @@ static int cai_int(PyObject *o, int64_t *out) {
 }
 
 /* Version 3's producer rules, before a launch reads the memory: it must be on pyk2cuda's device
- * (refused naming both), and the work its producer queued on `stream` must be done: that stream
- * is waited for, without the GIL, as numba-cuda waits for it. None: nothing in flight; 0 is
- * disallowed; 1, the legacy default stream, needs no wait, as every stream pyk2cuda launches on
- * (the legacy default stream, or a blocking stream of cuda.stream()) is ordered after it. */
-static int cai_producer(State *st, PyObject *cai, const char *name, uint64_t ptr) {
+ * (refused naming both), and the work its producer queued on `stream` must come first: the
+ * handle is kept in a->producer_stream for the launch, which orders its stream after it on the
+ * device (p2c_stream_wait_producer), or for as_cuda_array, which waits for it. None: nothing in
+ * flight; 0 is disallowed. */
+static int cai_producer(State *st, PyObject *cai, const char *name, Arg *a) {
   int ordinal = -1, ours = p2c_device_info(st->gpu).ordinal;
-  P2cStatus s = p2c_device_pointer_ordinal(st->gpu, ptr, &ordinal);
+  P2cStatus s = p2c_device_pointer_ordinal(st->gpu, a->dev.data, &ordinal);
   if (s != P2C_OK) return raise_device(st, s), -1;
   if (ordinal >= 0 && ordinal != ours) {
     PyErr_Format(PyExc_ValueError, "argument '%s': a GPU array on CUDA device %d, where pyk2cuda "
@@ -383,11 +383,8 @@ static int cai_producer(State *st, PyObject *cai, const char *name, uint64_t ptr
                  "version 3 disallows (1 is the legacy default stream, 2 the per-thread one)", name);
     return -1;
   }
-  if (handle == 1) return 0;
-  Py_BEGIN_ALLOW_THREADS
-  s = p2c_device_wait_stream(st->gpu, (uint64_t)handle);
-  Py_END_ALLOW_THREADS
-  return s == P2C_OK ? 0 : (raise_device(st, s), -1);
+  a->producer_stream = (uint64_t)handle;
+  return 0;
 }
 
 /* Reads version 2/3 of the interface: shape, typestr, data=(ptr, readonly), strides or None,
@@ -441,7 +438,7 @@ static int from_cai(State *st, PyObject *cai, const char *name, Arg *a) {
     if (ro < 0) return -1;
     a->readonly = ro;
   }
-  return cai_producer(st, cai, name, d->data);
+  return cai_producer(st, cai, name, a);
 bad:
   PyErr_Format(PyExc_TypeError, "argument '%s': malformed __cuda_array_interface__", name);
   return -1;
@@ -619,6 +616,16 @@ static int convert(State *st, PyObject *obj, const char *name, Arg *out, int dep
     return r;
   }
   return from_pyscalar(obj, name, out);  /* int and float subclasses, or the TypeError */
+}
+
+int args_after_producers(State *st, const Arg *args, size_t n, P2cStream *stream) {
+  for (size_t i = 0; i < n; i++) {
+    if (args_after_producers(st, args[i].elems, args[i].nelems, stream) < 0) return -1;
+    if (!args[i].producer_stream) continue;
+    P2cStatus s = p2c_stream_wait_producer(st->gpu, args[i].producer_stream, stream);
+    if (s != P2C_OK) return raise_device(st, s), -1;
+  }
+  return 0;
 }
 
 int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out) {

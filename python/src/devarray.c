@@ -857,6 +857,18 @@ static PyObject *f_as_device_array(PyObject *mod, PyObject *obj) {
     return PyErr_Format(PyExc_TypeError, "as_cuda_array: %.100s has no __cuda_array_interface__",
                         Py_TYPE(obj)->tp_name);
   }
+  /* Numba's as_cuda_array(obj, sync=True): the producer's stream is waited for, on the host
+   * (no launch to order after it), without the GIL. */
+  if (a.producer_stream) {
+    P2cStatus s;
+    Py_BEGIN_ALLOW_THREADS
+    s = p2c_device_wait_stream(st->gpu, a.producer_stream);
+    Py_END_ALLOW_THREADS
+    if (s != P2C_OK) {
+      arg_release(&a);
+      return raise_device(st, s), NULL;
+    }
+  }
   DeviceArray *d = PyObject_GC_New(DeviceArray, st->DeviceArray);
   if (!d) return NULL;
   d->st = st;

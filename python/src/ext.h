@@ -88,6 +88,8 @@ typedef struct Arg {
   bool readonly;               /* a read-only host array: only for parameters the kernel does not
                                   write (P2cParam.written; arg_check_writable) */
   RecordDesc rd;               /* a structured array's record */
+  uint64_t producer_stream;    /* another library's GPU array: the stream its __cuda_array_interface__
+                                  names (0: none), which the launch is ordered after */
   /* A tuple (v.type P2C_TUPLE): one Arg per element and their values (v.elems points at
    * elem_vals); a namedtuple's field names, kept alive by `names` (its _fields and class name). */
   struct Arg *elems;
@@ -113,6 +115,10 @@ int time_typestr_to_type(const char *typestr);
  * exception set. Release with arg_release. */
 int arg_from_object(State *st, PyObject *obj, const char *name, Arg *out);
 void arg_release(Arg *a);
+/* Orders the launch's stream (NULL: the legacy default stream) after the producer streams of
+ * the arguments' foreign GPU arrays (Arg.producer_stream; tuples' elements too), on the device:
+ * the host does not wait. 0 or -1 with an exception set. */
+int args_after_producers(State *st, const Arg *args, size_t n, P2cStream *stream);
 /* A read-only array given for a parameter the kernel may write: a ValueError naming the
  * parameter (`kernel` names the kernel). 0 when the argument may be passed. */
 int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel);

@@ -397,6 +397,7 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
     else vals[i] = args[i].v;
   bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !s->info.checks_bounds && !k->sanitize &&
               !st->sanitize;
+  if (st->kind == DEV_GPU && args_after_producers(st, args, n, l->s) < 0) goto done;
   if ((fast ? launch_gpu_fast(l, s, argv, vals, n) : launch_module(l, s, vals, n)) == 0)
     result = Py_NewRef(Py_None);
 done:

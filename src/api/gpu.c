@@ -142,19 +142,25 @@ cleanup:
 
 /* ---- Device memory -------------------------------------------------------------------------- */
 
-/* Device memory for b, in d's context: from the stream-ordered allocator where the driver has
+/* Device memory for b, in d's context: from the stream-ordered allocator where the device has
  * it (allocated on the device's own stream, waited for, so any stream may use it at once), so
- * that p2c_buffer_delete can free it without waiting; else cuMemAlloc. */
+ * that p2c_buffer_delete can free it without waiting. Else cuMemAlloc: a driver before CUDA
+ * 11.2, a device that reports no memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED 0:
+ * some virtual GPUs and MIG slices), or cuMemAllocAsync answering CUDA_ERROR_NOT_SUPPORTED.
+ * A new array's zeros are written in stream order either way (zero_new). */
 static P2cStatus device_alloc(P2cDevice *d, P2cBuffer *b, size_t bytes) {
   P2cStatus status = P2C_OK;
   CuStream own = NULL;
-  if (!DRV(d)->cuMemAllocAsync || !DRV(d)->cuMemFreeAsync) {
+  bool pools = DRV(d)->cuMemAllocAsync && DRV(d)->cuMemFreeAsync && d->gpu.limits.memory_pools;
+  if (pools) status = own_stream(d, &own);
+  if (status != P2C_OK) return status;
+  CuResult rc = pools ? DRV(d)->cuMemAllocAsync(&b->ptr, bytes, own) : CUDRV_ERROR_NOT_SUPPORTED;
+  if (rc == CUDRV_ERROR_NOT_SUPPORTED) {
     DEV_CHECK(d, cuMemAlloc(&b->ptr, bytes));
     return P2C_OK;
   }
-  status = own_stream(d, &own);
-  if (status != P2C_OK) return status;
-  DEV_CHECK(d, cuMemAllocAsync(&b->ptr, bytes, own));
+  if (rc != CUDRV_SUCCESS) return cudrv_fail(DRV(d), rc, "cuMemAllocAsync(&b->ptr, bytes, own)",
+                                             __FILE__, __LINE__, ERR(d));
   b->stream_ordered = true;
   DEV_CHECK(d, cuStreamSynchronize(own));
 cleanup:
@@ -525,6 +531,46 @@ P2cStatus p2c_device_wait_stream(P2cDevice *d, uint64_t handle) {
 cleanup:
   LEAVE(&scope);
   if (status != P2C_OK) gpu_error_context(ERR(d), "waiting for stream 0x%llx", (unsigned long long)handle);
+  return status;
+}
+
+/* Whether `consumer` (NULL: the legacy default stream) is ordered after the producer stream
+ * `handle` already: work on the legacy default stream waits for every blocking stream's earlier
+ * work (the per-thread default streams are blocking ones), and work on a blocking stream, as every
+ * stream of p2c_stream_new is, for the legacy default stream's. */
+static bool ordered_already(uint64_t handle, const P2cStream *consumer) {
+  if (handle == (uint64_t)(uintptr_t)CUDRV_STREAM_LEGACY) return true;
+  return handle == (uint64_t)(uintptr_t)CUDRV_STREAM_PER_THREAD && !consumer;
+}
+
+/* Records a new event on `producer` and makes `consumer` wait for it (cuStreamWaitEvent), in d's
+ * context. The event is destroyed at once: the driver keeps it until the wait is over, and an
+ * event per call keeps two threads' imports apart. */
+static P2cStatus wait_on_device(P2cDevice *d, CuStream producer, CuStream consumer) {
+  P2cStatus status = P2C_OK;
+  CuEvent e = NULL;
+  DEV_CHECK(d, cuEventCreate(&e, CUDRV_EVENT_DISABLE_TIMING));
+  DEV_CHECK(d, cuEventRecord(e, producer));
+  DEV_CHECK(d, cuStreamWaitEvent(consumer, e, 0));
+cleanup:
+  if (e) DRV(d)->cuEventDestroy(e);
+  return status;
+}
+
+P2cStatus p2c_stream_wait_producer(P2cDevice *d, uint64_t handle, P2cStream *consumer) {
+  if (!d) return P2C_ERR_USAGE;
+  if (consumer && consumer->device != d)
+    return gpu_fail(d, P2C_ERR_USAGE, "the stream belongs to another device");
+  if (handle == 0) return p2c_device_wait_stream(d, handle); /* refused there, with its words */
+  if (ordered_already(handle, consumer)) return P2C_OK;
+  if (!DRV(d)->cuStreamWaitEvent) return p2c_device_wait_stream(d, handle);
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
+  status = wait_on_device(d, (CuStream)(uintptr_t)handle, consumer ? consumer->stream : NULL);
+  LEAVE(&scope);
+  if (status != P2C_OK)
+    gpu_error_context(ERR(d), "ordering a launch after stream 0x%llx", (unsigned long long)handle);
   return status;
 }
 

@@ -243,6 +243,67 @@ def test_cai_producer_stream_is_waited_for():
         K.add[1, 64](_Foreign(cai), cuda.device_array(64, np.int32), out)
 
 
+def _queued(lib, handle):
+    """The pieces of work queued, not yet run, on a stream of device 0 (the stand-in's test hook
+    p2cStandinQueued; a real driver has none, and cannot tell)."""
+    import ctypes
+    if not hasattr(lib, "p2cStandinQueued"):
+        pytest.skip("a real driver does not say what is still queued (the stand-in does)")
+    n = ctypes.c_ulonglong()
+    with _in_context(lib, 0):
+        assert lib.p2cStandinQueued(ctypes.c_void_p(handle), ctypes.byref(n)) == 0
+    return n.value
+
+
+def test_cai_producer_stream_is_waited_for_on_the_device():
+    # The launch's stream waits for the producer's on the device (an event recorded there): the
+    # launch returns with the producer's memset still queued (the host ran it first before), on
+    # the default stream and on a stream of pyk2cuda's, and the kernel still reads its bytes.
+    import ctypes
+    lib = _driver()
+    for s in (None, cuda.stream()):
+        d = cuda.device_array(64, np.int32)
+        cai = dict(d.__cuda_array_interface__)
+        h = ctypes.c_void_p()
+        with _in_context(lib, 0):
+            assert lib.cuStreamCreate(ctypes.byref(h), 1) == 0  # CU_STREAM_NON_BLOCKING
+            assert lib.cuMemsetD8Async(ctypes.c_ulonglong(cai["data"][0]), 7, 256, h) == 0
+        cai["stream"] = h.value
+        out = cuda.device_array(64, np.int32)
+        launch = K.add[1, 64] if s is None else K.add[1, 64, s]
+        launch(_Foreign(cai), cuda.device_array(64, np.int32), out)
+        assert _queued(lib, h.value) == 2  # the memset, and the event the launch's stream waits for
+        if s is not None:
+            s.synchronize()
+            assert _queued(lib, h.value) == 0
+        assert (out.copy_to_host() == 0x07070707).all()
+        with _in_context(lib, 0):
+            assert lib.cuStreamDestroy_v2(h) == 0
+
+
+def test_cai_per_thread_default_stream():
+    # CAI stream 2, the per-thread default stream: a stream of pyk2cuda's waits for the calling
+    # thread's on the device; the legacy default stream needs no wait, as it waits for every
+    # blocking stream, per-thread ones included. Either way the kernel reads the memset's bytes.
+    import ctypes
+    lib = _driver()
+    per_thread = ctypes.c_void_p(2)  # CU_STREAM_PER_THREAD
+    s = cuda.stream()
+    for byte, stream in ((7, s), (9, None)):
+        d = cuda.device_array(64, np.int32)
+        cai = dict(d.__cuda_array_interface__, stream=2)
+        with _in_context(lib, 0):
+            assert lib.cuMemsetD8Async(ctypes.c_ulonglong(cai["data"][0]), byte, 256, per_thread) == 0
+        out = cuda.device_array(64, np.int32)
+        launch = K.add[1, 64] if stream is None else K.add[1, 64, stream]
+        launch(_Foreign(cai), cuda.device_array(64, np.int32), out)
+        assert _queued(lib, 2) == (1 if stream is None else 2)  # the memset (and the event)
+        if stream is not None:
+            stream.synchronize()
+        assert (out.copy_to_host() == int.from_bytes(bytes([byte]) * 4, "little")).all()
+        assert _queued(lib, 2) == 0
+
+
 def test_cai_array_of_another_device_is_refused():
     import ctypes
     if _core_gpu_count() < 2:

@@ -124,6 +124,22 @@ static int parse_version(const char *text) {
   return major * 1000 + minor * 10;
 }
 
+/* A set of device ordinals as bits: "all", or ordinals separated by commas ("1", "0,1"). */
+static unsigned device_list(const char *text) {
+  if (!text || !*text) return 0;
+  if (!strcmp(text, "all")) return (1u << SI_MAX_DEVICES) - 1;
+  unsigned bits = 0;
+  for (const char *p = text; *p;) {
+    char *end;
+    long d = strtol(p, &end, 10);
+    if (end == p) break;
+    if (d >= 0 && d < SI_MAX_DEVICES) bits |= 1u << d;
+    p = *end == ',' ? end + 1 : end;
+    if (*end != ',') break;
+  }
+  return bits;
+}
+
 /* Reads the stand-in's settings (docs/runtime.md): PYK2CUDA_STANDIN_DEVICES (1..8, default 2),
  * PYK2CUDA_STANDIN_DRIVER_VERSION (default 13.0). */
 static CUresult init_once(void) {
@@ -137,6 +153,7 @@ static CUresult init_once(void) {
   state.seed = seed && *seed ? strtoull(seed, NULL, 10) : 0;
   const char *kernel_ms = getenv("PYK2CUDA_STANDIN_KERNEL_MS");
   state.kernel_ms = kernel_ms && *kernel_ms ? (unsigned)strtoul(kernel_ms, NULL, 10) : 0;
+  state.no_pools = device_list(getenv("PYK2CUDA_STANDIN_NO_MEMORY_POOLS"));
   CUresult rc = si_arena_init(&state);
   if (rc != CUDA_SUCCESS) return rc;
   for (int i = 0; i < SI_MAX_DEVICES; i++) {
@@ -215,6 +232,8 @@ EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) { SI_ENTRY(tota
 
 size_t si_device_memory(void) { return device_memory; }
 
+bool si_no_pools(int device) { return device >= 0 && device < SI_MAX_DEVICES && (state.no_pools >> device & 1u); }
+
 /* CUdevice_attribute values and an H200's answers. */
 static const struct {
   int attribute, value;
@@ -239,11 +258,14 @@ static const struct {
     {97, SI_SHARED_OPTIN},   /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
     {106, SI_BLOCKS_PER_SM}, /* MAX_BLOCKS_PER_MULTIPROCESSOR */
 };
+/* MEMORY_POOLS_SUPPORTED: 1, or 0 on the devices PYK2CUDA_STANDIN_NO_MEMORY_POOLS names. */
+enum { ATTRIBUTE_MEMORY_POOLS = 115 };
 
 static CUresult device_attribute(int *value, int attribute, CUdevice dev) {
   if (!value) return CUDA_ERROR_INVALID_VALUE;
   CUresult rc = check_device(dev);
   if (rc != CUDA_SUCCESS) return rc;
+  if (attribute == ATTRIBUTE_MEMORY_POOLS) return *value = !si_no_pools(dev), CUDA_SUCCESS;
   for (size_t i = 0; i < sizeof attributes / sizeof attributes[0]; i++)
     if (attributes[i].attribute == attribute) return *value = attributes[i].value, CUDA_SUCCESS;
   return CUDA_ERROR_INVALID_VALUE;

@@ -133,6 +133,7 @@ static CUresult alloc_async(CUdeviceptr *out, size_t bytes, void *stream) {
   CUresult rc = si_need_ctx(&ctx, true);
   if (rc != CUDA_SUCCESS) return rc;
   if (!si_stream_of(ctx, stream, &rc)) return rc;
+  if (si_no_pools(ctx->device)) return CUDA_ERROR_NOT_SUPPORTED; /* a device without pools */
   return device_alloc(out, bytes, true);
 }
 

@@ -34,12 +34,30 @@ void si_work_free(SiWork *w) {
   free(w);
 }
 
+/* The calling thread's per-thread default stream in ctx (CU_STREAM_PER_THREAD), made at its first
+ * use: a blocking stream (the legacy default stream's implicit synchronization includes it), one
+ * per thread, kept until the context goes. A thread id the system reuses finds the stream of the
+ * thread that had it. */
+static SiStream *per_thread_stream(SiCtx *ctx, CUresult *rc) {
+  for (SiStream *s = ctx->streams; s; s = s->next)
+    if (s->per_thread && pthread_equal(s->owner, pthread_self())) return s;
+  SiStream *s = calloc(1, sizeof *s);
+  if (!s) return *rc = CUDA_ERROR_OUT_OF_MEMORY, NULL;
+  s->ctx = ctx;
+  s->per_thread = true;
+  s->owner = pthread_self();
+  s->next = ctx->streams;
+  ctx->streams = s;
+  return s;
+}
+
 SiStream *si_stream_of(SiCtx *ctx, void *handle, CUresult *rc) {
   *rc = CUDA_SUCCESS;
   if (!handle || handle == STREAM_LEGACY) return &ctx->null_stream;
+  if (handle == STREAM_PER_THREAD) return per_thread_stream(ctx, rc);
   for (SiStream *s = ctx->streams; s; s = s->next)
-    if (s == handle && !s->destroyed) return s;
-  *rc = handle == STREAM_PER_THREAD ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_HANDLE;
+    if (s == handle && !s->destroyed && !s->per_thread) return s;
+  *rc = CUDA_ERROR_INVALID_HANDLE;
   return NULL;
 }
 
@@ -195,7 +213,7 @@ static CUresult stream_destroy(void *handle) {
   SiCtx *ctx;
   CUresult rc = si_need_ctx(&ctx, false);
   if (rc != CUDA_SUCCESS) return rc;
-  if (!handle) return CUDA_ERROR_INVALID_HANDLE;
+  if (!handle || handle == STREAM_LEGACY || handle == STREAM_PER_THREAD) return CUDA_ERROR_INVALID_HANDLE;
   SiStream *s = si_stream_of(ctx, handle, &rc);
   if (!s) return rc;
   if (ctx->sticky == CUDA_SUCCESS) si_drain_stream(s, s->tail);
@@ -388,7 +406,7 @@ void si_free_ctx_queues(SiCtx *ctx, FILE *leaks) {
   int streams = 0, events = 0;
   for (SiStream *s = ctx->streams, *n; s; s = n) {
     n = s->next;
-    streams += !s->destroyed;
+    streams += !s->destroyed && !s->per_thread;
     free(s);
   }
   for (SiEvent *e = ctx->events, *n; e; e = n) {

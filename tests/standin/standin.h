@@ -125,6 +125,8 @@ struct SiStream {
   SiCtx *ctx;
   unsigned flags; /* CU_STREAM_NON_BLOCKING = 1 */
   bool destroyed;
+  bool per_thread;  /* CU_STREAM_PER_THREAD's stream of thread `owner`, made at its first use */
+  pthread_t owner;
   uint64_t tail;  /* seq of the last work queued here (0: none) */
   SiWork *head, *last;
   SiStream *next; /* the context's list */
@@ -199,6 +201,7 @@ typedef struct SiState {
   unsigned long long kernels_run; /* launches run to their end, for PYK2CUDA_STANDIN_COUNT */
   uint64_t seed;     /* PYK2CUDA_STANDIN_SEED: nonzero runs independent streams in a seeded order */
   unsigned kernel_ms; /* PYK2CUDA_STANDIN_KERNEL_MS: each kernel run takes at least this long */
+  unsigned no_pools;  /* PYK2CUDA_STANDIN_NO_MEMORY_POOLS: bit d set, device d has no memory pools */
 } SiState;
 
 /* The state, initialized on first use (driver.c). */
@@ -243,6 +246,9 @@ void si_run_free(SiWork *w);                  /* a queued cuMemFreeAsync reached
 CUresult si_add_global(SiModule *m, void *p, size_t bytes);
 void si_remove_globals(const SiModule *m);
 size_t si_device_memory(void);
+/* Whether device `device` is modelled without memory pools (PYK2CUDA_STANDIN_NO_MEMORY_POOLS):
+ * MEMORY_POOLS_SUPPORTED 0, cuMemAllocAsync refused with CUDA_ERROR_NOT_SUPPORTED. */
+bool si_no_pools(int device);
 CUresult si_arena_init(SiState *s);
 
 /* queue.c */

@@ -13,6 +13,7 @@
  *   the host (P2cLaunchOptions.wait) around each wait for the device.
  * - Freeing device memory while other streams have work queued leaves that work queued (a
  *   stream-ordered free, after the work queued before it; cuMemFree would run everything).
+ * - A device without memory pools gets its memory from cuMemAlloc, zeroed in stream order.
  * The stand-in's test hook p2cStandinQueued counts a stream's queued work without running it. */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -255,6 +256,42 @@ static void frees_wait_for_no_stream(void **state) {
   teardown(&t);
 }
 
+/* A device without memory pools (main makes device 1 one: PYK2CUDA_STANDIN_NO_MEMORY_POOLS=1,
+ * MEMORY_POOLS_SUPPORTED 0 and cuMemAllocAsync refused with CUDA_ERROR_NOT_SUPPORTED): buffers
+ * and arrays come from cuMemAlloc, their zeros written in stream order; also where the
+ * attribute said yes and the allocator then refused. Device 0 keeps its pools. */
+static void arrays_without_memory_pools(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cDevice *d = NULL, *d0 = NULL;
+  assert_int_equal(p2c_device_open(c, 1, &d), P2C_OK);
+  assert_false(d->gpu.limits.memory_pools);
+  int64_t shape[1] = {64};
+  P2cDeviceArray a;
+  for (int refused = 0; refused < 2; refused++) {
+    d->gpu.limits.memory_pools = refused; /* the second round: the allocator's refusal */
+    assert_int_equal(p2c_device_array_new(d, P2C_INT32, 1, shape, &a), P2C_OK);
+    assert_false(a.buffer->stream_ordered);
+    assert_zeros(d, &a, 64); /* over the stand-in's 0xAB fill */
+    p2c_device_array_free(&a);
+  }
+  P2cStream *s = NULL;
+  assert_int_equal(p2c_stream_new(d, &s), P2C_OK);
+  assert_int_equal(p2c_device_array_new_on(d, P2C_INT32, 1, shape, s, &a), P2C_OK);
+  assert_int_equal(p2c_stream_synchronize(s), P2C_OK);
+  assert_zeros(d, &a, 64);
+  p2c_device_array_free(&a);
+  p2c_stream_delete(s);
+  assert_int_equal(p2c_device_open(c, 0, &d0), P2C_OK);
+  assert_true(d0->gpu.limits.memory_pools);
+  assert_int_equal(p2c_device_array_new(d0, P2C_INT32, 1, shape, &a), P2C_OK);
+  assert_true(a.buffer->stream_ordered);
+  p2c_device_array_free(&a);
+  p2c_device_delete(d0);
+  p2c_device_delete(d);
+  p2c_compiler_delete(c);
+}
+
 /* What the launch's wait callback saw of the queues. */
 typedef struct WaitSeen {
   CuStream stream;
@@ -305,6 +342,7 @@ int main(int argc, char **argv) {
   if (argc != 2) return fprintf(stderr, "usage: test_runtime LIBCUDA\n"), 2;
   char err[512];
   setenv("PYK2CUDA_LIBCUDA", argv[1], 1);
+  setenv("PYK2CUDA_STANDIN_NO_MEMORY_POOLS", "1", 1); /* device 1 (arrays_without_memory_pools) */
   if (cudrv_open(&drv, argv[1], err, sizeof err) != P2C_OK || !drv.p2cStandinAttachSource)
     return fprintf(stderr, "not the stand-in: %s\n", err), 1;
   if (!drv.cuCtxCreate || !drv.cuCtxDestroy || !drv.cuCtxGetCurrent)
@@ -322,6 +360,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(new_arrays_zeroed_off_the_legacy_stream),
       cmocka_unit_test(host_array_launch_on_its_stream),
       cmocka_unit_test(frees_wait_for_no_stream),
+      cmocka_unit_test(arrays_without_memory_pools),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   drv.cuDevicePrimaryCtxRelease(0);

@@ -79,6 +79,7 @@ static const DynSymbol symbols[] = {
     OPT(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel"),
     OPT(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
     OPT(cuPointerGetAttribute, "cuPointerGetAttribute"),
+    OPT(cuStreamWaitEvent, "cuStreamWaitEvent"),
     OPT(cuMemAllocAsync, "cuMemAllocAsync"),
     OPT(cuMemFreeAsync, "cuMemFreeAsync"),
     OPT(p2cStandinAttachSource, "p2cStandinAttachSource"),

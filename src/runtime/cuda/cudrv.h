@@ -66,6 +66,7 @@ enum {
   CUDRV_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
   CUDRV_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
   CUDRV_ERROR_LAUNCH_FAILED = 719,
+  CUDRV_ERROR_NOT_SUPPORTED = 801,
 };
 
 /* CUdevice_attribute values (cuDeviceGetAttribute). */
@@ -79,6 +80,7 @@ enum {
   CUDRV_ATTR_COMPUTE_CAPABILITY_MAJOR = 75,
   CUDRV_ATTR_COMPUTE_CAPABILITY_MINOR = 76,
   CUDRV_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+  CUDRV_ATTR_MEMORY_POOLS_SUPPORTED = 115, /* cuMemAllocAsync works on the device (CUDA 11.2+) */
 };
 
 /* CUjit_option values (cuModuleLoadDataEx). Option values are passed as void *: a buffer is its
@@ -209,8 +211,10 @@ typedef struct CuDriver {
   /* the stream-ordered allocator (CUDA 11.2+): frees that wait for no one (p2c_buffer_delete) */
   CuResult (*cuMemAllocAsync)(CuDevicePtr *ptr, size_t bytes, CuStream stream);
   CuResult (*cuMemFreeAsync)(CuDevicePtr ptr, CuStream stream);
-  /* which device another library's memory is on (__cuda_array_interface__ imports) */
+  /* which device another library's memory is on, and ordering after its stream, on the device
+   * (__cuda_array_interface__ imports) */
   CuResult (*cuPointerGetAttribute)(void *data, int attribute, CuDevicePtr ptr);
+  CuResult (*cuStreamWaitEvent)(CuStream stream, CuEvent event, unsigned int flags);
   /* The test hook only the CUDA driver stand-in (tests/standin) exports: the CUDA C a module was
    * compiled from, so that the stand-in can run its kernels through the simulator
    * (docs/runtime.md). A real driver has no such symbol, and the field stays NULL. */

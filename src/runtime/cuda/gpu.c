@@ -51,6 +51,10 @@ static P2cStatus read_limits(const CuDriver *drv, CuDevice dev, GpuLimits *l, ch
   CU_CHECK(drv, cuDeviceTotalMem(&l->total_mem, dev), err, errlen);
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     CU_CHECK(drv, cuDeviceGetAttribute(table[i].value, table[i].attribute, dev), err, errlen);
+  /* A driver older than CUDA 11.2 does not know the attribute: no pools either. */
+  int pools = 0;
+  l->memory_pools = drv->cuDeviceGetAttribute(&pools, CUDRV_ATTR_MEMORY_POOLS_SUPPORTED, dev) ==
+                        CUDRV_SUCCESS && pools != 0;
   /* Devices before opt-in (none we support, but a driver may answer 0) keep the plain limit. */
   if (l->max_shared_optin < l->max_shared_per_block) l->max_shared_optin = l->max_shared_per_block;
 cleanup:

@@ -32,6 +32,7 @@ typedef struct GpuLimits {
   int max_grid[3];
   int max_shared_per_block;   /* without opting in */
   int max_shared_optin;       /* the most a kernel can be allowed (cuFuncSetAttribute) */
+  bool memory_pools;          /* MEMORY_POOLS_SUPPORTED: the stream-ordered allocator works */
 } GpuLimits;
 
 typedef struct GpuContext {
