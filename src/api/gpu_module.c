@@ -83,15 +83,35 @@ cleanup:
 }
 
 /* After the driver refused a module NVRTC built: a driver of an older CUDA major version than
- * NVRTC's loads none of its CUBINs (nor its PTX), which the driver's own error does not say. */
+ * NVRTC's loads none of its CUBINs (nor its PTX), which the driver's own error does not say;
+ * nor that no NVRTC of the driver's version was found to fall back on (nvrtc_for_driver). */
 static void explain_old_driver(P2cDevice *d) {
   int version = 0, major = 0, minor = 0;
-  char err[256], why[400];
+  const RtcLib *lib;
+  char err[RTC_ERROR_MAX], why[400];
   if (d->gpu.drv->cuDriverGetVersion(&version) != CUDRV_SUCCESS) return;
   if (rtc_version(&major, &minor, err, sizeof err) != P2C_OK) return;
-  if (!rtc_driver_fits(version, major, minor, ", which compiled the module, and cannot load it",
-                       why, sizeof why))
-    gpu_error_context(ERR(d), "%s", why);
+  if (rtc_driver_fits(version, major, minor, ", which compiled the module, and cannot load it",
+                      why, sizeof why))
+    return;
+  if (rtc_load_for_driver(version, &lib, err, sizeof err) == P2C_OK) return; /* not that, then */
+  gpu_error_context(ERR(d), "%s; %s", why, err);
+}
+
+/* The NVRTC whose CUBINs the device's driver loads: NULL for the process's, or, where the
+ * driver is of an older CUDA major version than that one, an NVRTC of the driver's version
+ * found where users have it (rtc_load_for_driver). When there is none, NULL too: the load then
+ * fails and explain_old_driver says why. The process's NVRTC version comes from the cache's
+ * stamp, so a launch that hits the cache still loads no NVRTC. */
+static const RtcLib *nvrtc_for_driver(P2cDevice *d) {
+  int version = 0, major = 0, minor = 0;
+  const RtcLib *lib = NULL;
+  char err[RTC_ERROR_MAX];
+  if (d->gpu.drv->cuDriverGetVersion(&version) != CUDRV_SUCCESS ||
+      rtc_version_stamped(NULL, &major, &minor, err, sizeof err) != P2C_OK ||
+      version / 1000 >= major)
+    return NULL;
+  return rtc_load_for_driver(version, &lib, err, sizeof err) == P2C_OK ? lib : NULL;
 }
 
 /* NVRTC (or the cache), then the driver. A cached image the driver refuses is dropped from the
@@ -99,7 +119,8 @@ static void explain_old_driver(P2cDevice *d) {
 static P2cStatus compile_and_load(P2cDevice *d, const CompileJob *job, P2cGpuModule **out) {
   RtcRequest req = {.source = job->source, .program_name = job->name, .arch = job->arch,
                     .target = P2C_TARGET_CUBIN, .options = job->options,
-                    .option_count = job->option_count, .alloc = &d->alloc};
+                    .option_count = job->option_count, .alloc = &d->alloc,
+                    .lib = nvrtc_for_driver(d)};
   RtcCacheOptions cache = {NULL, job->no_cache};
   RtcResult res;
   bool hit = false;

@@ -36,6 +36,25 @@ static void describe_nvrtc(char *buf, size_t cap, size_t *len, int *major, int *
   }
 }
 
+/* For a driver older than NVRTC: the NVRTC of the driver's version that modules are compiled
+ * with instead (rtc_load_for_driver), or that they do not fit (`why`) and what was searched. */
+static void describe_fallback(char *buf, size_t cap, size_t *len, int version, int major,
+                              int minor, const char *why) {
+  const RtcLib *lib;
+  char err[RTC_ERROR_MAX], path[512], text[1400];
+  int fmajor = 0, fminor = 0;
+  if (rtc_load_for_driver(version, &lib, err, sizeof err) != P2C_OK ||
+      rtc_lib_version(lib, &fmajor, &fminor, err, sizeof err) != P2C_OK) {
+    append(buf, cap, len, "NVRTC and driver: they do not fit: %s; %s\n", why, err);
+    return;
+  }
+  rtc_loaded_path(&lib->dl, path, sizeof path);
+  snprintf(text, sizeof text, "the driver (CUDA %d.%d) is older than NVRTC %d.%d, so modules are "
+           "compiled with NVRTC %d.%d instead (%s), whose CUBINs it loads",
+           version / 1000, version % 1000 / 10, major, minor, fmajor, fminor, path);
+  append(buf, cap, len, "NVRTC and driver: they fit: %s%s\n", text, "");
+}
+
 /* "NVRTC and driver: ..." after both were found: whether the driver loads what NVRTC builds. */
 static void describe_fit(char *buf, size_t cap, size_t *len, int major, int minor) {
   const CuDriver *drv;
@@ -46,7 +65,7 @@ static void describe_fit(char *buf, size_t cap, size_t *len, int major, int mino
     return;
   if (!rtc_driver_fits(version, major, minor, ", and cannot load the modules NVRTC builds", why,
                        sizeof why)) {
-    append(buf, cap, len, "NVRTC and driver: they do not fit: %s%s\n", why, "");
+    describe_fallback(buf, cap, len, version, major, minor, why);
     return;
   }
   snprintf(versions, sizeof versions, "the driver (CUDA %d.%d) loads what NVRTC %d.%d builds",

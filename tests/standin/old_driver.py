@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """A driver older than NVRTC, on the stand-in (standin suite, `standin-old-driver`).
 
-    old_driver.py --pyk2cuda PATH
+    old_driver.py --pyk2cuda PATH --nvrtc12 LIBNVRTC_DOUBLE
 
 With PYK2CUDA_STANDIN_DRIVER_VERSION=12.4 the stand-in refuses NVRTC 13's CUBIN as a CUDA 12.4
-driver does; `pyk2cuda run --device gpu` must fail (exit 3) with a message naming both versions
-and what to do, and `pyk2cuda info` must say that NVRTC and the driver do not fit. The same
-launch with the default driver version (13.0) must run, and info say that they fit. Run it through
-on_standin.py (which sets PYK2CUDA_LIBCUDA and counts the kernels).
+driver does; with no NVRTC of CUDA 12 anywhere, `pyk2cuda run --device gpu` must fail (exit 3)
+with a message naming both versions and what to do, and `pyk2cuda info` must say that NVRTC and
+the driver do not fit. With NVIDIA's two wheels in a site-packages folder (the CUDA 13 one, found
+first, and the cu12 one, played by tests/standin/nvrtc12's NVRTC 12.4 double), the launch must
+run with the cu12 NVRTC and give the right sums, and info say which NVRTC modules are compiled
+with. The same launch with the default driver version (13.0) must run, and info say that they
+fit. Run it through on_standin.py (which sets PYK2CUDA_LIBCUDA and counts the kernels).
 """
 import os
 import subprocess
@@ -49,9 +52,78 @@ def check_info(pyk2cuda):
     return 0
 
 
+def real_nvrtc(pyk2cuda):
+    """The NVRTC 13 `pyk2cuda info` finds here (its "NVRTC 13.x: PATH" line)."""
+    p = subprocess.run([pyk2cuda, "info"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in p.stdout.splitlines():
+        if line.startswith("NVRTC 13.") and ": " in line:
+            return os.path.realpath(line.split(": ", 1)[1])
+    raise SystemExit(f"FAIL: no NVRTC 13 in pyk2cuda info:\n{p.stdout}")
+
+
+def wheels_site(tmp, real13, nvrtc12):
+    """A site-packages folder holding NVIDIA's NVRTC wheels as pip lays them out: the CUDA 13 one
+    (links to the real NVRTC 13 and its builtins) and the cu12 one (the NVRTC 12.4 double)."""
+    site = os.path.join(tmp, "site")
+    cu13 = os.path.join(site, "nvidia", "cu13", "lib")
+    cu12 = os.path.join(site, "nvidia", "cuda_nvrtc", "lib")
+    os.makedirs(cu13)
+    os.makedirs(cu12)
+    folder = os.path.dirname(real13)
+    for name in os.listdir(folder):
+        if name.startswith(("libnvrtc.so.13", "libnvrtc-builtins.so.13")):
+            os.symlink(os.path.join(folder, name), os.path.join(cu13, name))
+    os.symlink(os.path.abspath(nvrtc12), os.path.join(cu12, "libnvrtc.so.12"))
+    return site, cu12
+
+
+def check_fallback(pyk2cuda, nvrtc12, tmp):
+    """The CUDA 12.4 driver with the cu12 wheel beside the CUDA 13 one: 0 when the launch runs
+    with the cu12 NVRTC, its sums are right, and info names that NVRTC."""
+    import numpy as np
+    real13 = real_nvrtc(pyk2cuda)
+    site, cu12 = wheels_site(tmp, real13, nvrtc12)
+    env = dict(os.environ, PYK2CUDA_STANDIN_DRIVER_VERSION="12.4", PYK2CUDA_SITE_PACKAGES=site,
+               P2C_TEST_REAL_NVRTC=real13)
+    env.pop("PYK2CUDA_NVRTC", None)
+    out_dir = os.path.join(tmp, "fallback")
+    p = run(pyk2cuda, out_dir, env)
+    if p.returncode != 0:
+        print(f"FAIL fallback NVRTC: exit {p.returncode}, stderr:\n{p.stderr}")
+        return 1
+    c = np.load(os.path.join(out_dir, "c.npy"))
+    if not np.array_equal(c, 2.0 * np.arange(1000)):
+        print(f"FAIL fallback NVRTC: wrong sums {c[:8]}")
+        return 1
+    line = info_fit_line(pyk2cuda, env)
+    want = ("NVRTC and driver: they fit: the driver (CUDA 12.4) is older than NVRTC 13.",
+            "compiled with NVRTC 12.4 instead (" + os.path.join(cu12, "libnvrtc.so.12") + ")")
+    if not line.startswith(want[0]) or want[1] not in line:
+        print(f"FAIL info, fallback NVRTC: {line}")
+        return 1
+    print("ok fallback NVRTC:", line)
+    return 0
+
+
+def without_folder(folder):
+    """This environment with `folder` taken off LD_LIBRARY_PATH: meson puts the double's folder
+    there (the test depends on it), and the runs without an NVRTC of CUDA 12 must not find it."""
+    env = dict(os.environ)
+    paths = [p for p in env.get("LD_LIBRARY_PATH", "").split(":")
+             if p and os.path.realpath(p) != os.path.realpath(folder)]
+    env["LD_LIBRARY_PATH"] = ":".join(paths)
+    return env
+
+
 def main(argv):
     pyk2cuda = argv[argv.index("--pyk2cuda") + 1]
+    nvrtc12 = argv[argv.index("--nvrtc12") + 1]
+    env = without_folder(os.path.dirname(os.path.abspath(nvrtc12)))
+    os.environ.clear()
+    os.environ.update(env)
     with tempfile.TemporaryDirectory() as tmp:
+        if check_fallback(pyk2cuda, nvrtc12, tmp) != 0:
+            return 1
         old = run(pyk2cuda, os.path.join(tmp, "old"),
                   dict(os.environ, PYK2CUDA_STANDIN_DRIVER_VERSION="12.4"))
         want = "the CUDA driver (CUDA 12.4) is older than NVRTC (CUDA 13."

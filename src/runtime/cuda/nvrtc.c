@@ -8,6 +8,7 @@
 #include "runtime/cuda/nvrtc.h"
 
 #include <dlfcn.h>
+#include <glob.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -167,8 +168,17 @@ typedef struct Search {
   size_t tried_len;
 } Search;
 
-/* Notes a place in the list of places tried. */
+/* Whether `place` is in the list already (CUDA_HOME is often /usr/local/cuda). */
+static bool already_tried(const Search *s, const char *place) {
+  size_t n = strlen(place);
+  for (const char *p = s->tried; (p = strstr(p, place)); p++)
+    if (p >= s->tried + 2 && p[-2] == ',' && (p[n] == ',' || p[n] == '\0')) return true;
+  return false;
+}
+
+/* Notes a place in the list of places tried, once. */
 static void note_tried(Search *s, const char *place) {
+  if (already_tried(s, place)) return;
   int n = snprintf(s->tried + s->tried_len, sizeof s->tried - s->tried_len, ", %s", place);
   if (n > 0 && s->tried_len + (size_t)n < sizeof s->tried) s->tried_len += (size_t)n;
 }
@@ -301,6 +311,110 @@ P2cStatus rtc_load(const RtcLib **out, char *err, size_t errlen) {
   return status;
 }
 
+/* ---- An NVRTC for an older driver -------------------------------------------------------- */
+
+/* Opens libnvrtc.so.<major> in `dir` ("": the loader's path) when it loads, is NVRTC and is of
+ * that CUDA major version (a libnvrtc.so.12 link may lead elsewhere). */
+static bool fallback_in_dir(RtcLib *lib, const char *dir, int major, Search *s) {
+  char path[512], why[256], place[560];
+  bool bound_fail = false;
+  int got_major = 0, got_minor = 0;
+  snprintf(path, sizeof path, "%s%slibnvrtc.so.%d", dir, *dir ? "/" : "", major);
+  snprintf(place, sizeof place, "%s", *dir ? dir : "the library path");
+  note_tried(s, place);
+  if (try_open(lib, path, &bound_fail, why, sizeof why) != P2C_OK) return false;
+  if (lib->nvrtcVersion(&got_major, &got_minor) == RTC_NVRTC_SUCCESS && got_major == major)
+    return true;
+  rtc_lib_close(lib);
+  return false;
+}
+
+/* The toolkits of one major version installed side by side: /usr/local/cuda-<major>.<minor>/lib64,
+ * the newest first (by the minor version as a number: 12.10 after 12.9). */
+static bool fallback_in_toolkits(RtcLib *lib, int major, Search *s) {
+  char pattern[64];
+  glob_t found;
+  snprintf(pattern, sizeof pattern, "/usr/local/cuda-%d.*/lib64", major);
+  if (glob(pattern, 0, NULL, &found) != 0) return false;
+  bool ok = false;
+  for (int minor = 99; !ok && minor >= 0; minor--)
+    for (size_t i = 0; !ok && i < found.gl_pathc; i++) {
+      int m = -1;
+      if (sscanf(found.gl_pathv[i] + strlen("/usr/local/cuda-"), "%*d.%d", &m) == 1 && m == minor)
+        ok = fallback_in_dir(lib, found.gl_pathv[i], major, s);
+    }
+  globfree(&found);
+  return ok;
+}
+
+/* Searches nvrtc.h's places, after $PYK2CUDA_NVRTC, for libnvrtc.so.<major>, then the toolkits of
+ * that version under /usr/local. */
+static bool search_fallback(RtcLib *lib, int major, Search *s) {
+  const char *list = getenv("PYK2CUDA_SITE_PACKAGES");
+  for (const char *p = list ? list : ""; *p;) {
+    size_t len = strcspn(p, ":");
+    for (size_t w = 0; len > 0 && len < 300 && w < sizeof wheel_dirs / sizeof wheel_dirs[0]; w++) {
+      char dir[400];
+      snprintf(dir, sizeof dir, "%.*s/%s", (int)len, p, wheel_dirs[w]);
+      if (fallback_in_dir(lib, dir, major, s)) return true;
+    }
+    p += len + (p[len] == ':');
+  }
+  static const char *const variables[][2] = {{"CONDA_PREFIX", "lib"}, {"", ""}, {"CUDA_HOME", "lib64"},
+                                             {"CUDA_PATH", "lib64"}};
+  for (size_t i = 0; i < sizeof variables / sizeof variables[0]; i++) {
+    const char *root = *variables[i][0] ? getenv(variables[i][0]) : "";
+    char dir[400];
+    if (!root || (*variables[i][0] && !*root)) continue;
+    snprintf(dir, sizeof dir, "%s%s%s", root, *root ? "/" : "", variables[i][1]);
+    if (fallback_in_dir(lib, dir, major, s)) return true;
+  }
+  return fallback_in_dir(lib, "/usr/local/cuda/lib64", major, s) ||
+         fallback_in_toolkits(lib, major, s);
+}
+
+/* The second process-wide table: the NVRTC found for a driver older than the first's, loaded
+ * once under its lock and never changed afterwards (a failed search is not remembered). The
+ * process has one driver, so one such table serves it. */
+static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
+static RtcLib fallback_lib;
+static bool fallback_loaded;
+
+P2cStatus rtc_load_for_driver(int driver_version, const RtcLib **out, char *err, size_t errlen) {
+  int major = driver_version / 1000;
+  *out = NULL;
+  const char *pinned = getenv("PYK2CUDA_NVRTC");
+  if (pinned && *pinned) {
+    snprintf(err, errlen, "PYK2CUDA_NVRTC is set, so no other NVRTC is looked for");
+    return P2C_ERR_NO_CUDA;
+  }
+  pthread_mutex_lock(&fallback_lock);
+  P2cStatus status = P2C_OK;
+  if (!fallback_loaded) {
+    RtcLib lib;
+    Search s = {.lib = &lib};
+    if (search_fallback(&lib, major, &s)) {
+      load_builtins(&lib);
+      fallback_lib = lib;
+      fallback_loaded = true;
+    } else {
+      snprintf(err, errlen, "no NVRTC of CUDA %d found (tried%s)", major,
+               s.tried_len > 1 ? s.tried + 1 : " nothing");
+      status = P2C_ERR_NO_CUDA;
+    }
+  }
+  if (status == P2C_OK) *out = &fallback_lib;
+  pthread_mutex_unlock(&fallback_lock);
+  return status;
+}
+
+P2cStatus rtc_lib_version(const RtcLib *lib, int *major, int *minor, char *err, size_t errlen) {
+  P2cStatus status = P2C_OK;
+  RTC_CHECK(lib, nvrtcVersion(major, minor), err, errlen);
+cleanup:
+  return status;
+}
+
 P2cStatus rtc_version(int *major, int *minor, char *err, size_t errlen) {
   const RtcLib *lib;
   P2cStatus status = rtc_load(&lib, err, errlen);
@@ -426,15 +540,27 @@ static P2cStatus compile_failed(RtcNvrtcResult rc, const char *name, const char 
   return rc == RTC_NVRTC_ERROR_OUT_OF_MEMORY ? P2C_ERR_NOMEM : P2C_ERR_NVRTC;
 }
 
-/* Builds -arch=..., the defaults, then the request's options, into an allocated array. */
-static const char **build_options(const RtcRequest *req, char *arch_option, size_t *count) {
-  size_t n = 1 + DEFAULT_OPTION_COUNT + req->option_count;
-  const char **opts = mem_alloc(req->alloc, n * sizeof *opts);
+/* Whether this NVRTC knows --minimal (NVRTC 12.4 and later; an older one refuses the option,
+ * and a CUDA 12 driver's fallback NVRTC may be older). */
+static bool knows_minimal(const RtcLib *lib) {
+  int major = 0, minor = 0;
+  return lib->nvrtcVersion(&major, &minor) != RTC_NVRTC_SUCCESS || major > 12 ||
+         (major == 12 && minor >= 4);
+}
+
+/* Builds -arch=..., the defaults (those `lib` knows), then the request's options, into an
+ * allocated array of *cap entries, *count used. */
+static const char **build_options(const RtcRequest *req, const RtcLib *lib, char *arch_option,
+                                  size_t *count, size_t *cap) {
+  *cap = 1 + DEFAULT_OPTION_COUNT + req->option_count;
+  const char **opts = mem_alloc(req->alloc, *cap * sizeof *opts);
   if (!opts) return NULL;
-  opts[0] = arch_option;
-  for (size_t i = 0; i < DEFAULT_OPTION_COUNT; i++) opts[1 + i] = default_options[i];
-  for (size_t i = 0; i < req->option_count; i++)
-    opts[1 + DEFAULT_OPTION_COUNT + i] = req->options[i];
+  size_t n = 0;
+  bool minimal = knows_minimal(lib);
+  opts[n++] = arch_option;
+  for (size_t i = 0; i < DEFAULT_OPTION_COUNT; i++)
+    if (minimal || strcmp(default_options[i], "--minimal") != 0) opts[n++] = default_options[i];
+  for (size_t i = 0; i < req->option_count; i++) opts[n++] = req->options[i];
   *count = n;
   return opts;
 }
@@ -446,8 +572,8 @@ P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res) {
   const char *name = req->program_name ? req->program_name : "pyk2cuda.cu";
   P2cStatus status = check_request(req, arch, res->error, sizeof res->error);
   if (status != P2C_OK) return status;
-  const RtcLib *lib;
-  status = rtc_load(&lib, res->error, sizeof res->error);
+  const RtcLib *lib = req->lib;
+  if (!lib) status = rtc_load(&lib, res->error, sizeof res->error);
   if (status != P2C_OK) return status;
   if (req->target == P2C_TARGET_CUBIN && (!lib->nvrtcGetCUBIN || !lib->nvrtcGetCUBINSize)) {
     snprintf(res->error, sizeof res->error,
@@ -461,8 +587,8 @@ P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res) {
   bool ptx_of_real = req->target == P2C_TARGET_PTX && strncmp(arch, "sm_", 3) == 0;
   snprintf(arch_option, sizeof arch_option, ptx_of_real ? "-arch=compute_%s" : "-arch=%s",
            ptx_of_real ? arch + 3 : arch);
-  size_t option_count = 0;
-  const char **options = build_options(req, arch_option, &option_count);
+  size_t option_count = 0, option_cap = 0;
+  const char **options = build_options(req, lib, arch_option, &option_count, &option_cap);
   if (!options) {
     snprintf(res->error, sizeof res->error, "out of memory for NVRTC options");
     return P2C_ERR_NOMEM;
@@ -482,7 +608,7 @@ P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res) {
 
 cleanup:
   if (prog) lib->nvrtcDestroyProgram(&prog);
-  mem_free(req->alloc, options, option_count * sizeof *options);
+  mem_free(req->alloc, options, option_cap * sizeof *options);
   if (status != P2C_OK && res->image) {
     mem_free(res->alloc, res->image, res->image_size + 1);
     res->image = NULL;

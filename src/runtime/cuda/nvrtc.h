@@ -97,7 +97,21 @@ void rtc_loaded_path(const DynLib *lib, char *out, size_t outlen);
 bool rtc_driver_fits(int driver_version, int major, int minor, const char *what, char *out,
                      size_t outlen);
 
+/* An NVRTC whose CUBINs a driver of `driver_version` (cuDriverGetVersion's) loads, for when the
+ * process's NVRTC (rtc_load) is of a newer CUDA major version: libnvrtc.so.<driver major> in
+ * the places of the search above after $PYK2CUDA_NVRTC (the wheels of $PYK2CUDA_SITE_PACKAGES,
+ * nvidia/cuda_nvrtc/lib for CUDA 12; $CONDA_PREFIX/lib; the library path; $CUDA_HOME/lib64,
+ * $CUDA_PATH/lib64, /usr/local/cuda/lib64), then /usr/local/cuda-<major>.<minor>/lib64, the newest
+ * first; its builtins beside it as above. A CUBIN loads on any driver of its CUDA major version
+ * (CUDA's minor version compatibility), where PTX of a newer ISA would not. Loaded once per
+ * process; a failed search is tried again at the next call. With $PYK2CUDA_NVRTC set, or when
+ * nothing is found, P2C_ERR_NO_CUDA and why in err (the places tried). */
+P2cStatus rtc_load_for_driver(int driver_version, const RtcLib **out, char *err, size_t errlen);
+
 /* ---- Using it ------------------------------------------------------------------------------- */
+
+/* The version of a loaded table's NVRTC. */
+P2cStatus rtc_lib_version(const RtcLib *lib, int *major, int *minor, char *err, size_t errlen);
 
 /* The NVRTC version, e.g. 13.0. */
 P2cStatus rtc_version(int *major, int *minor, char *err, size_t errlen);
@@ -122,6 +136,8 @@ typedef struct RtcRequest {
   const char *const *options; /* extra NVRTC options, appended after the defaults; may be NULL */
   size_t option_count;
   const P2cAllocator *alloc; /* for the result's image and log; NULL: malloc */
+  const RtcLib *lib;         /* the NVRTC to compile with (rtc_load_for_driver's); NULL: the
+                                process's (rtc_load) */
 } RtcRequest;
 
 typedef struct RtcResult {

@@ -76,19 +76,27 @@ static bool identity_from_stamp(const char *dir, const char *inputs, char *out, 
   return ok;
 }
 
+/* "nvrtc MAJOR.MINOR PATH DEV INO SIZE MTIME" of a loaded table; *file gets the file part. */
+static P2cStatus lib_identity(const RtcLib *lib, char *out, size_t outlen, char *path,
+                              char file[256], int *major, int *minor, char *err, size_t errlen) {
+  P2cStatus st = rtc_lib_version(lib, major, minor, err, errlen);
+  if (st != P2C_OK) return st;
+  rtc_loaded_path(&lib->dl, path, CACHE_PATH_BYTES);
+  file_identity(path, file, 256);
+  snprintf(out, outlen, "nvrtc %d.%d %s %s", *major, *minor, path, file);
+  return P2C_OK;
+}
+
 P2cStatus rtc_identity(const char *stamp_dir, char *out, size_t outlen, char *err, size_t errlen) {
   char inputs[6 * 1024];
   search_inputs(inputs, sizeof inputs);
   if (stamp_dir && identity_from_stamp(stamp_dir, inputs, out, outlen)) return P2C_OK;
   const RtcLib *lib;
   int major = 0, minor = 0;
-  P2cStatus st = rtc_load(&lib, err, errlen);
-  if (st == P2C_OK) st = rtc_version(&major, &minor, err, errlen);
-  if (st != P2C_OK) return st;
   char path[CACHE_PATH_BYTES], file[256];
-  rtc_loaded_path(&lib->dl, path, sizeof path);
-  file_identity(path, file, sizeof file);
-  snprintf(out, outlen, "nvrtc %d.%d %s %s", major, minor, path, file);
+  P2cStatus st = rtc_load(&lib, err, errlen);
+  if (st == P2C_OK) st = lib_identity(lib, out, outlen, path, file, &major, &minor, err, errlen);
+  if (st != P2C_OK) return st;
   if (stamp_dir && file[0]) {
     char stamp[STAMP_BYTES];
     int n = snprintf(stamp, sizeof stamp, "%s%slibrary=%s\nfile=%s\nversion=%d.%d\n", STAMP_HEADER,
@@ -146,7 +154,12 @@ static bool entry_for(const RtcRequest *req, const RtcCacheOptions *opts, Entry 
   e->key = NULL;
   if (!req->source || (opts && opts->no_cache)) return false;
   if (!cache_kind_dir(opts ? opts->cache_dir : NULL, KIND, e->dir)) return false;
-  if (rtc_identity(e->dir, identity, sizeof identity, err, sizeof err) != P2C_OK) return false;
+  char path[CACHE_PATH_BYTES], file[256];
+  int major, minor;
+  P2cStatus st = req->lib ? lib_identity(req->lib, identity, sizeof identity, path, file, &major,
+                                         &minor, err, sizeof err)
+                          : rtc_identity(e->dir, identity, sizeof identity, err, sizeof err);
+  if (st != P2C_OK) return false;
   e->key = make_key(req, identity, e->alloc, &e->key_len, &e->key_cap);
   if (!e->key) return false;
   cache_hash_name(e->key, e->key_len, e->hash);
@@ -207,4 +220,14 @@ void rtc_cache_forget(const RtcRequest *req, const RtcCacheOptions *opts) {
   if (cache_key_lookup(e.dir, e.hash, e.key, e.key_len, e.alloc) == CACHE_HIT)
     cache_remove(e.dir, e.hash, EXT);
   entry_free(&e);
+}
+
+P2cStatus rtc_version_stamped(const char *cache_dir, int *major, int *minor, char *err,
+                              size_t errlen) {
+  char dir[CACHE_PATH_BYTES], identity[IDENTITY_BYTES];
+  bool stamped = cache_kind_dir(cache_dir, KIND, dir);
+  P2cStatus st = rtc_identity(stamped ? dir : NULL, identity, sizeof identity, err, errlen);
+  if (st == P2C_OK && sscanf(identity, "nvrtc %d.%d", major, minor) != 2)
+    st = rtc_version(major, minor, err, errlen);
+  return st;
 }

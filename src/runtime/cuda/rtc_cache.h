@@ -25,7 +25,8 @@ typedef struct RtcCacheOptions {
   bool no_cache;         /* neither read nor write: plain rtc_compile */
 } RtcCacheOptions;
 
-/* Like rtc_compile (same statuses, same result ownership), through the cache. *hit tells whether
+/* Like rtc_compile (same statuses, same result ownership), through the cache; a request with
+ * its own NVRTC (req->lib) is keyed by that library. *hit tells whether
  * the image came from the cache (the log is then ""; NVRTC did not run). A corrupt entry is
  * removed and rebuilt; an unusable cache folder is not an error (the compile runs uncached). */
 P2cStatus rtc_compile_cached(const RtcRequest *req, const RtcCacheOptions *opts, RtcResult *res,
@@ -38,5 +39,10 @@ void rtc_cache_forget(const RtcRequest *req, const RtcCacheOptions *opts);
  * MTIME", taken from the stamp described above when it is still valid. P2C_ERR_NO_CUDA when
  * NVRTC cannot be loaded. `stamp_dir` NULL: no stamp (always loads NVRTC). */
 P2cStatus rtc_identity(const char *stamp_dir, char *out, size_t outlen, char *err, size_t errlen);
+
+/* The version of the NVRTC compiles use (rtc_load's), from the stamp above when it is valid, so
+ * that NVRTC is not loaded to learn it; `cache_dir` NULL: the environment's cache. */
+P2cStatus rtc_version_stamped(const char *cache_dir, int *major, int *minor, char *err,
+                              size_t errlen);
 
 #endif
