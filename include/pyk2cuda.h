@@ -516,6 +516,10 @@ P2C_API void p2c_event_delete(P2cEvent *event);
 /* Records the event on `stream` (NULL: the default stream). */
 P2C_API P2cStatus p2c_event_record(P2cEvent *event, P2cStream *stream);
 P2C_API P2cStatus p2c_event_synchronize(P2cEvent *event);
+/* Work queued on `stream` (NULL: the default stream) after this call starts only once `event`
+ * is reached; the host does not wait (cuStreamWaitEvent; a driver without it gets the host's
+ * wait for the event). An event never recorded is reached. */
+P2C_API P2cStatus p2c_stream_wait_event(P2cStream *stream, P2cEvent *event);
 /* Milliseconds between two recorded events (waits for `end`). */
 P2C_API P2cStatus p2c_event_elapsed_ms(const P2cEvent *start, const P2cEvent *end, float *ms);
 

@@ -714,6 +714,20 @@ default_stream = _core.default_stream
 legacy_default_stream = _core.default_stream
 
 
+@contextlib.contextmanager
+def defer_cleanup():
+    """Numba's cuda.defer_cleanup(): device memory released inside the block (device arrays
+    dropped there) is freed when the outermost block ends, not before. pyk2cuda's frees never
+    make the host wait, but each is queued on the legacy default stream, which orders it after
+    every stream's work: inside a pipeline of streams, a free would make the streams meet. On
+    the simulator nothing is freed on a device, so the block changes nothing."""
+    _core.defer_cleanup_enter()
+    try:
+        yield
+    finally:
+        _core.defer_cleanup_exit()
+
+
 def per_thread_default_stream():
     """Numba's per-thread default stream. pyk2cuda launches and copies on CUDA's legacy default
     stream (the only default stream it uses), so this is that stream: work on it is ordered

@@ -297,11 +297,40 @@ static int da_clear(DeviceArray *d) {
   return 0;
 }
 
+/* Frees a dropped array's GPU memory, or keeps it until the outermost cuda.defer_cleanup() block
+ * ends. The free itself never waits for the host (cuMemFreeAsync), but it goes on the legacy
+ * default stream, which orders it after every blocking stream's queued work and their later
+ * work after it: inside a pipeline of streams it would make them meet, which is what Numba's
+ * defer_cleanup is for. Where the list cannot grow, the memory is freed now. */
+static void release_buffer(State *st, P2cDeviceArray *a) {
+  if (st->defer_depth == 0 || !a->buffer) {
+    p2c_device_array_free(a);
+    return;
+  }
+  if (st->deferred_count == st->deferred_cap) {
+    size_t cap = st->deferred_cap ? 2 * st->deferred_cap : 16;
+    P2cBuffer **grown = realloc(st->deferred, cap * sizeof *grown);
+    if (!grown) {
+      p2c_device_array_free(a);
+      return;
+    }
+    st->deferred = grown, st->deferred_cap = cap;
+  }
+  st->deferred[st->deferred_count++] = a->buffer;
+  a->buffer = NULL;
+}
+
+void devarray_free_deferred(State *st) {
+  for (size_t i = 0; i < st->deferred_count; i++) p2c_buffer_delete(st->deferred[i]);
+  free(st->deferred);
+  st->deferred = NULL, st->deferred_count = st->deferred_cap = 0;
+}
+
 static void da_dealloc(DeviceArray *d) {
   PyTypeObject *tp = Py_TYPE(d);
   PyObject_GC_UnTrack(d);
   if (d->weakrefs) PyObject_ClearWeakRefs((PyObject *)d);
-  if (d->on_gpu) p2c_device_array_free(&d->a);
+  if (d->on_gpu) release_buffer(d->st, &d->a);
   free(d->host);
   record_desc_release(&d->rd);
   Py_CLEAR(d->np_dtype);

@@ -45,6 +45,11 @@ typedef struct State {
   /* The names Enum classes of arguments have in signatures (args.c, enum_class_name): class to
    * name, and name to class (two classes of one __name__ get two names). Made at first need. */
   PyObject *enum_names, *enum_classes;
+  /* cuda.defer_cleanup(): while defer_depth > 0 the GPU memory of dropped device arrays waits
+   * in `deferred`, to be freed when the outermost block ends (devarray.c, release_buffer). */
+  unsigned defer_depth;
+  P2cBuffer **deferred;
+  size_t deferred_count, deferred_cap;
 } State;
 
 /* ---- module.c ---- */
@@ -153,6 +158,9 @@ typedef struct DeviceArray {
 extern PyType_Spec DeviceArray_spec, HostBuffer_spec;
 extern PyMethodDef devarray_functions[];
 bool is_device_array(State *st, PyObject *o);
+/* Frees the GPU memory that cuda.defer_cleanup() kept back (at its outermost block's end, and
+ * when the module goes). */
+void devarray_free_deferred(State *st);
 /* The host array a host-memory device array (simulator) describes. */
 P2cHostArray devarray_host_view(const DeviceArray *d);
 /* A new DeviceArray holding a copy of a host array (np_dtype: its NumPy dtype, needed for a

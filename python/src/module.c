@@ -376,6 +376,23 @@ static PyObject *m_slices_layout(PyObject *mod, PyObject *args) {
   return PyUnicode_FromStringAndSize(&layout, 1);
 }
 
+/* defer_cleanup_enter() / defer_cleanup_exit(): cuda.defer_cleanup()'s block (devarray.c,
+ * release_buffer); blocks nest, and the memory is freed when the outermost one ends. */
+static PyObject *m_defer_cleanup_enter(PyObject *mod, PyObject *unused) {
+  (void)unused;
+  State *st = PyModule_GetState(mod);
+  st->defer_depth++;
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_defer_cleanup_exit(PyObject *mod, PyObject *unused) {
+  (void)unused;
+  State *st = PyModule_GetState(mod);
+  if (st->defer_depth == 0) return PyErr_Format(PyExc_RuntimeError, "defer_cleanup_exit without its enter");
+  if (--st->defer_depth == 0) devarray_free_deferred(st);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef module_functions[] = {
     {"_set_arg_hint", m_set_arg_hint, METH_O, "the base class of cuda.In, Out and InOut"},
     {"_set_assigned", m_set_assigned, METH_O, "what d[key] = value writes (cuda._assigned)"},
@@ -390,6 +407,8 @@ static PyMethodDef module_functions[] = {
     {"array_dims", m_array_dims, METH_VARARGS, "array_dims(ndim, layout): '[:, ::1]'"},
     {"slices_layout", m_slices_layout, METH_VARARGS, "slices_layout(ndim, first, last): 'C', 'F' or 'A'"},
     {"synchronize", m_synchronize, METH_NOARGS, "waits for all work on the device"},
+    {"defer_cleanup_enter", m_defer_cleanup_enter, METH_NOARGS, "cuda.defer_cleanup()'s block begins"},
+    {"defer_cleanup_exit", m_defer_cleanup_exit, METH_NOARGS, "cuda.defer_cleanup()'s block ends"},
     {"set_check_bounds", m_set_check_bounds, METH_O, "bounds checking for later translations"},
     {"set_sanitize", m_set_sanitize, METH_O, "the simulator's checker for later translations"},
     {NULL, NULL, 0, NULL},
@@ -515,6 +534,7 @@ static void free_module(void *m) {
   State *st = PyModule_GetState((PyObject *)m);
   clear((PyObject *)m);
   if (!st) return;
+  devarray_free_deferred(st);
   p2c_device_delete(st->gpu);
   st->gpu = NULL;
   p2c_compiler_delete(st->compiler);

@@ -210,6 +210,23 @@ static PyObject *event_synchronize(Event *e, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* Numba's Event.wait(stream=0): the stream's later work waits for the event on the device. On
+ * the simulator every piece of work is done when its call returns: nothing to wait for. */
+static PyObject *event_wait(Event *e, PyObject *args, PyObject *kw) {
+  static char *names[] = {"stream", NULL};
+  PyObject *stream = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:wait", names, &stream)) return NULL;
+  P2cStream *s = NULL;
+  if (stream_arg(e->st, stream, &s) < 0) return NULL;
+  if (!e->e) Py_RETURN_NONE;
+  P2cStatus r;
+  Py_BEGIN_ALLOW_THREADS
+  r = p2c_stream_wait_event(s, e->e);
+  Py_END_ALLOW_THREADS
+  if (r != P2C_OK) return raise_device(e->st, r);
+  Py_RETURN_NONE;
+}
+
 /* Milliseconds from `a` to `b`, both recorded. */
 static PyObject *elapsed(State *st, PyObject *a, PyObject *b) {
   if (Py_TYPE(a) != st->Event || Py_TYPE(b) != st->Event)
@@ -234,8 +251,8 @@ static PyMethodDef event_methods[] = {
     {"record", (PyCFunction)(void (*)(void))event_record, METH_VARARGS | METH_KEYWORDS,
      "record(stream=0)"},
     {"synchronize", (PyCFunction)event_synchronize, METH_NOARGS, "waits for the event"},
-    {"wait", (PyCFunction)event_synchronize, METH_NOARGS,
-     "waits for the event (the host waits: the C API has no stream-waits-event yet)"},
+    {"wait", (PyCFunction)(void (*)(void))event_wait, METH_VARARGS | METH_KEYWORDS,
+     "wait(stream=0): the stream's later work waits for the event (the host does not)"},
     {"elapsed_time", (PyCFunction)event_elapsed_time, METH_O, "ms from this event to another"},
     {NULL, NULL, 0, NULL},
 };

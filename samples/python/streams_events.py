@@ -45,3 +45,25 @@ one = run([cuda.stream()])
 for k in range(n_streams):
     assert np.allclose(outputs[k], inputs[k] / (k + 1))
 print("streams_events: ok (10 streams %.2f ms, 1 stream %.2f ms)" % (many, one))
+
+
+# One stream's result feeds another's kernel, as in a pipeline of streams: an event recorded on
+# the first stream after its kernel, which the second stream waits for (work queued on it after
+# the wait starts only when the event is reached; the host does not wait), and device memory
+# dropped inside the block kept until it ends (cuda.defer_cleanup), so that no free makes the
+# streams meet.
+first, second = cuda.stream(), cuda.stream()
+with cuda.defer_cleanup():
+    for k in range(n_streams):
+        d = cuda.to_device(inputs[k], stream=first)
+        scale[blocks, 256, first](d, 4.0)
+        ready = cuda.event()
+        ready.record(first)
+        ready.wait(stream=second)
+        scale[blocks, 256, second](d, 0.25 / (k + 1))
+        d.copy_to_host(outputs[k], stream=second)
+        del d
+second.synchronize()
+for k in range(n_streams):
+    assert np.allclose(outputs[k], inputs[k] / (k + 1))
+print("streams_events: chained streams ok")

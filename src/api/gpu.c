@@ -475,6 +475,21 @@ cleanup:
   return status;
 }
 
+P2cStatus p2c_stream_wait_event(P2cStream *s, P2cEvent *e) {
+  if (!e) return P2C_ERR_USAGE;
+  P2cDevice *d = e->device;
+  if (s && s->device != d)
+    return gpu_fail(d, P2C_ERR_USAGE, "the event and the stream belong to two devices");
+  GpuScope scope;
+  P2cStatus status = ENTER(d, &scope);
+  if (status != P2C_OK) return status;
+  if (DRV(d)->cuStreamWaitEvent) DEV_CHECK(d, cuStreamWaitEvent(s ? s->stream : NULL, e->event, 0));
+  else DEV_CHECK(d, cuEventSynchronize(e->event));
+cleanup:
+  LEAVE(&scope);
+  return status;
+}
+
 P2cStatus p2c_event_synchronize(P2cEvent *e) {
   if (!e) return P2C_ERR_USAGE;
   P2cDevice *d = e->device;

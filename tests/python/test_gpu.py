@@ -347,3 +347,54 @@ def test_cai_export_names_the_stream():
     K.add[1, 8](_Foreign(a.__cuda_array_interface__), a, out)   # waits for s, then reads
     s.synchronize()
     assert (out.copy_to_host() == 0).all()
+
+
+def _free_device_bytes(lib):
+    """The device's free memory once dropped arrays are collected and queued frees done (twice:
+    a synchronize lets go of what queued work kept alive, whose frees are queued then)."""
+    import ctypes
+    import gc
+    for _ in range(2):
+        gc.collect()
+        cuda.synchronize()
+    free, total = ctypes.c_size_t(), ctypes.c_size_t()
+    with _in_context(lib, 0):
+        assert lib.cuMemGetInfo_v2(ctypes.byref(free), ctypes.byref(total)) == 0
+    return free.value
+
+
+def test_defer_cleanup_keeps_memory_until_the_outermost_block_ends():
+    # Numba's cuda.defer_cleanup(): arrays dropped inside the block are freed when the
+    # outermost block ends (before, the memory came back at once, inside the block).
+    lib = _driver()
+    size = 64 << 20
+    start = _free_device_bytes(lib)
+    with cuda.defer_cleanup():
+        with cuda.defer_cleanup():
+            d = cuda.device_array(size, np.uint8)
+            del d
+            assert _free_device_bytes(lib) <= start - size
+        assert _free_device_bytes(lib) <= start - size   # the inner block's end frees nothing
+    assert _free_device_bytes(lib) >= start
+    d = cuda.device_array(size, np.uint8)                   # outside a block: freed at once
+    del d
+    assert _free_device_bytes(lib) >= start
+
+
+def test_event_wait_orders_another_streams_work():
+    # Numba's Event.wait(stream=): the second stream's kernel reads what the first stream's
+    # kernel wrote, ordered by the event alone (two blocking streams are not ordered with each
+    # other; the stand-in runs a stream's queue only up to what the host waits for, so without
+    # the wait the second kernel reads the array before the first kernel's writes).
+    first, second = cuda.stream(), cuda.stream()
+    x = cuda.device_array(256, np.float64)
+    out = cuda.device_array(256, np.float64)
+    cuda.synchronize()
+    K.add[1, 256, first](cuda.to_device(np.arange(256.0), stream=first),
+                         cuda.to_device(np.ones(256), stream=first), x)
+    done = cuda.event()
+    done.record(first)
+    done.wait(stream=second)
+    K.add[1, 256, second](x, x, out)
+    second.synchronize()
+    np.testing.assert_array_equal(out.copy_to_host(), 2 * (np.arange(256.0) + 1))
