@@ -1,5 +1,6 @@
 /* The analysis phase: what codegen needs to know about the typed AST, computed before it
- * prints and recorded on the AST, so that codegen only prints.
+ * prints and recorded on the AST, so that codegen asks nothing of the tree but prints it (it
+ * still builds expression nodes of its own to print, docs/architecture.md, "Nodes codegen makes").
  *
  * Requires: a Module after typeinfer (kernel specializations typed, casts inserted).
  * Produces: an Analysis: the kernel and ufunc specializations to emit, the device-function

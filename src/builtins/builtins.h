@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codegen/prelude.h"
+#include "builtins/helpers.h"
+#include "builtins/ops.h"
 #include "types/types.h"
 #include "util/strmap.h"
 
@@ -133,7 +134,7 @@ typedef struct Builtin {
   int8_t min_args, max_args;   /* the argument counts a call takes */
   uint8_t bits;                /* every value fits in this many bits (sign apart); 0: unknown */
   uint8_t atomic;              /* BI_ATOMIC: its AtomicClass */
-  uint8_t op;                  /* BK_OPERATOR: the Op (frontend/ast.h) a call of it is */
+  uint8_t op;                  /* BK_OPERATOR: the Op (builtins/ops.h) a call of it is */
   uint8_t elementwise;         /* BI_NP_ELEMENTWISE: its NpElementwise */
   uint32_t facts;              /* BuiltinFact bits */
   const Type *result;          /* the result type where the arguments do not decide it; a

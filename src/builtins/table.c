@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "builtins/builtins.h"
-#include "codegen/cg.h"
-#include "typeinfer/infer.h"
+#include "builtins/hooks.h"
 
 #define FX(f) .facts = (f)
 #define HOOKS(i, e) .infer = (i), .emit = (e)

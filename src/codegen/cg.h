@@ -4,6 +4,7 @@
 #define P2C_CODEGEN_CG_H
 
 #include "analysis/analysis.h"
+#include "builtins/hooks.h"
 #include "codegen/codegen.h"
 #include "codegen/names.h"
 #include "codegen/prelude.h"
@@ -243,22 +244,7 @@ void emit_const_arrays(Gen *G, StrBuf *out);
 /* The declaration of a local variable holding a constant array. */
 void emit_const_array_decl(Gen *G, StrBuf *out, const Type *t, const char *name);
 
-/* ---- the builtins' emitting hooks (BuiltinEmitFn, named in builtins/table.c's rows) ----
- * Each writes a call (or a value) e of its row's builtin; emit_expr has already marked the
- * row's prelude helpers as used. */
-BuiltinEmitFn emit_spelled_value, emit_math_const_value, emit_grid_call;            /* emit_expr.c */
-BuiltinEmitFn emit_math_call, emit_np_elementwise_call, emit_math_split_call, emit_minmax_call, emit_cast_builtin_call, emit_abs_call;
-BuiltinEmitFn emit_round_call, emit_len_call, emit_tuple_call;
-BuiltinEmitFn emit_complex_ctor_call, emit_cmath_call, emit_polar_call;             /* emit_complex.c */
-BuiltinEmitFn emit_half_builtin_call;                                               /* emit_half.c */
-BuiltinEmitFn emit_isnat_call;                                                      /* emit_time.c */
-BuiltinEmitFn emit_vector_ctor_call;                                              /* emit_vector.c */
 /* v.x .. v.w of a CUDA vector (emit_vector.c). */
 void emit_vector_lane(Gen *G, const Expr *e, StrBuf *sb, int prec);
-BuiltinEmitFn emit_plain_builtin_call, emit_shared_array_call, emit_atomic_call;    /* emit_cuda.c */
-BuiltinEmitFn emit_warp_builtin_call, emit_syncwarp_call, emit_vote_call, emit_int32_warp_call;
-BuiltinEmitFn emit_match_all_call, emit_bitcount_call, emit_brev_call, emit_selp_call;
-BuiltinEmitFn emit_const_array_like_call;
-BuiltinEmitFn emit_array_view_call, emit_array_reshape_call;                                                /* emit_view.c */
 
 #endif

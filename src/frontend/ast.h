@@ -49,16 +49,7 @@ typedef enum ExprKind {
                    expression); ival 1 when the value is known to be >= 0 */
 } ExprKind;
 
-typedef enum Op {
-  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW,
-  OP_LSHIFT, OP_RSHIFT, OP_BITAND, OP_BITOR, OP_BITXOR,
-  OP_NEG, OP_POS, OP_INVERT,
-  OP_AND, OP_OR,
-  OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
-  OP_IS, OP_IS_NOT,   /* Numba's rule: operands of one type compare with ==, of two types are
-                        not the same object (codegen decides by type_identity) */
-  OP_IN, OP_NOT_IN,   /* x in t: an element of a UniTuple or an array equals x */
-} Op;
+/* Op, the operators, is in builtins/ops.h (the builtin table's operator rows name them). */
 
 const char *op_python_spelling(Op op);
 

@@ -3,6 +3,7 @@
 #ifndef P2C_TYPEINFER_INFER_H
 #define P2C_TYPEINFER_INFER_H
 
+#include "builtins/hooks.h"
 #include "typeinfer/typeinfer.h"
 
 typedef struct Infer {
@@ -112,23 +113,6 @@ const Type *type_as_value(TypeTable *tt, const Type *t);
 /* ---- CUDA intrinsics (infer_cuda.c) ---- */
 /* The type of a module-level NumPy array constant: a fixed-shape array in constant memory. */
 const Type *infer_const_array(Infer *I, Const *k);
-
-/* ---- the builtins' typing hooks (BuiltinInferFn, named in builtins/table.c's rows) ----
- * Each types a call e of its row's builtin, t[1..] its argument types, after infer_call has
- * checked keywords and (unless BF_CHECKS_ARITY) the row's argument count. */
-BuiltinInferFn infer_grid_call, infer_fixed_call, infer_shared_array_call, infer_local_array_call;
-BuiltinInferFn infer_math_call, infer_np_elementwise_call, infer_ldexp_call, infer_math_split_call, infer_abs_call, infer_minmax_call;
-BuiltinInferFn infer_cast_builtin_call, infer_round_call, infer_len_call, infer_tuple_call, infer_print_call;
-BuiltinInferFn infer_loop_only_call;
-BuiltinInferFn infer_complex_ctor_call, infer_cmath_call, infer_cmath_phase_call;   /* infer_complex.c */
-BuiltinInferFn infer_cmath_polar_call, infer_cmath_rect_call;
-BuiltinInferFn infer_fp16_call;                                                      /* infer_half.c */
-BuiltinInferFn infer_isnat_call, infer_time_value_call;                              /* infer_time.c */
-BuiltinInferFn infer_vector_ctor_call;                                             /* infer_vector.c */
-BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */
-BuiltinInferFn infer_shfl_call, infer_vote_call, infer_match_call, infer_bitcount_call;
-BuiltinInferFn infer_brev_call, infer_float_op_call, infer_selp_call, infer_const_array_like_call;
-BuiltinInferFn infer_array_view_call, infer_array_reshape_call, infer_array_copy_call;   /* infer_view.c */
 
 /* Errors are reported only in the final pass; earlier passes see partial types. */
 #define TERR(I, loc, code, ...) \
