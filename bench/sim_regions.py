@@ -7,9 +7,11 @@
 For each kernel below, both paths of the same build: regions (the default) and fibers
 (PYK2CUDA_SIM_FIBERS=1, which keeps the fibers for every kernel with barriers):
 
-- instructions per element, counted by valgrind (callgrind's total for the whole `pyk2cuda run`
-  process, one worker, at two sizes; the difference divided by the difference in elements, so
-  that start-up, compile-cache look-up and file writing cancel out);
+- instructions per element, counted by valgrind inside the launch (callgrind's count within
+  sim_launch, --toggle-collect, one worker, so every block runs on the calling thread) at two
+  sizes; the difference divided by the difference in elements, so that the launch's own cost
+  cancels out (the whole process would count `run`'s making of the input arrays too, about 75
+  instructions per element);
 - rates on the machine's cores (PYK2CUDA_SIM_THREADS=2 and 1): the median of the launch times of
   `run --repeat N --time`, as elements (or multiply-adds) per second.
 
@@ -37,7 +39,7 @@ def run(opts, kernel, launch, args, fibers, threads, extra=(), valgrind=False, w
         env.pop("PYK2CUDA_SIM_FIBERS", None)
     cmd = [opts.pyk2cuda, "run", KERNELS, kernel, "--device", "sim", "--out-dir", work] + launch + list(extra) + args
     if valgrind:
-        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--toggle-collect=sim_launch"] + cmd
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr[-2000:]}")

@@ -39,6 +39,8 @@ typedef struct Planner {
   bool *carried;          /* per variable: read in a repeated region before that run of it binds
                              it (so a run reads what an earlier run left) */
   bool *shared_var;
+  const Stmt **recompute; /* per variable: its one binding, run again where a region names it */
+  const Builtin *thread_x;   /* threadIdx.x's row */
 } Planner;
 
 static void refuse(Planner *p, const char *why) {
@@ -402,15 +404,122 @@ static void carry_block(Carry *c, const Block *b) {
   for (int i = 0; i < b->len; i++) carry_stmt(c, b->items[i]);
 }
 
+static int bindings(const Function *f, int var);
+
+/* ---- values cheaper to compute again than to keep ----
+ * A variable bound once, before the kernel's first barrier, by a value computed from the thread's
+ * and block's indices, the launch's dimensions, parameters and constants (tid = cuda.threadIdx.x,
+ * i = cuda.grid(1), n = x.shape[0]) keeps no slot: a region that names it runs its statement
+ * again (the indices are the thread's own there). */
+static bool recomputable(const Planner *p, const Expr *e) {
+  switch (e->kind) {
+  case EX_INT: case EX_FLOAT: case EX_IMAG: case EX_BOOL: case EX_STR: case EX_NONE: case EX_CONST: return true;
+  case EX_VAR: return e->var < p->f->nparams;   /* parameters are never rebound (find_shared_vars) */
+  case EX_BUILTIN:
+    return e->builtin->id == BI_INDEX || uniform_builtin(e->builtin, false);
+  case EX_FUNC: case EX_TEMP: return false;
+  case EX_CALL:
+    if (e->kids[0]->kind != EX_BUILTIN) return false;
+    if (!uniform_builtin(e->kids[0]->builtin, true) && e->kids[0]->builtin->id != BI_GRID) return false;
+    if (e->nkeywords) return false;
+    for (int i = 1; i < e->nkids; i++)
+      if (!recomputable(p, e->kids[i])) return false;
+    return true;
+  case EX_ATTR: return !expr_is_field(e) && recomputable(p, e->kids[0]);
+  case EX_INDEX: {
+    const Type *base = e->kids[0]->ty;
+    if (!base || !(base->kind == TY_TUPLE || (base->kind == TY_ARRAY && base->space == MEM_CONST))) return false;
+    break;
+  }
+  case EX_UNARY: case EX_NOT: case EX_BINARY: case EX_COMPARE: case EX_BOOLOP: case EX_IFEXP: case EX_TUPLE:
+  case EX_SLICE: case EX_CAST: break;
+  }
+  for (int i = 0; i < e->nkids; i++)
+    if (!recomputable(p, e->kids[i])) return false;
+  return true;
+}
+
+static bool recomputable_targets(const Planner *p, const Expr *t) {
+  if (t->kind == EX_VAR) {
+    const Type *ty = p->f->vars[t->var].ty;
+    return !p->shared_var[t->var] && ty && !(ty->kind == TY_ARRAY && ty->fixed_shape) && bindings(p->f, t->var) == 1;
+  }
+  if (t->kind != EX_TUPLE) return false;
+  for (int i = 0; i < t->nkids; i++)
+    if (!recomputable_targets(p, t->kids[i])) return false;
+  return true;
+}
+
+static void mark_recompute(Planner *p, const Expr *t, const Stmt *s) {
+  if (t->kind == EX_VAR) p->recompute[t->var] = s;
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++) mark_recompute(p, t->kids[i], s);
+}
+
+/* The statements of the kernel before its first barrier that bind recomputable variables. */
+static void find_recompute(Planner *p) {
+  const Block *b = &p->f->body;
+  for (int i = 0; i < b->len; i++) {
+    const Stmt *s = b->items[i];
+    if (is_plain_barrier(s) || scan_stmt_alone(s).barrier) return;
+    if (s->kind == ST_ASSIGN && s->ntargets == 1 && recomputable_targets(p, s->targets[0]) && recomputable(p, s->value))
+      mark_recompute(p, s->targets[0], s);
+  }
+}
+
+/* A region that binds only uniform variables, to uniform values, and does nothing else
+ * (`s //= 2` between two barriers of a tree): every thread would compute the same, so it runs
+ * once per block. */
+static bool runs_once(const Planner *p, const Block *part) {
+  for (int i = 0; i < part->len; i++) {
+    const Stmt *s = part->items[i];
+    if (s->kind == ST_PASS) continue;
+    if ((s->kind != ST_ASSIGN && s->kind != ST_AUGASSIGN) || s->ntargets != 1 || s->targets[0]->kind != EX_VAR)
+      return false;
+    int v = s->targets[0]->var;
+    const Type *t = p->f->vars[v].ty;
+    if (!p->uniform[v] || p->shared_var[v] || p->recompute[v] || (t->kind == TY_ARRAY && t->fixed_shape) ||
+        !uniform_expr(p, s->value))
+      return false;
+  }
+  return part->len > 0;
+}
+
+/* Whether e is threadIdx.x, or a variable recomputed from threadIdx.x alone (after casts). */
+static bool is_thread_x(const Planner *p, const Expr *e) {
+  while (e->kind == EX_CAST) e = e->kids[0];
+  if (e->kind == EX_BUILTIN) return e->builtin == p->thread_x;
+  if (e->kind != EX_VAR || !p->recompute[e->var]) return false;
+  const Stmt *s = p->recompute[e->var];
+  return s->targets[0]->kind == EX_VAR && is_thread_x(p, s->value);
+}
+
+/* A region that is one `if threadIdx.x < U:` or `if threadIdx.x == U:` (no else; U uniform, an
+ * integer): the other threads do nothing in it, so the loop over the threads runs only those (a
+ * tree's `if tid < s:`, a block's `if tid == 0:` at its end). Returns U, or NULL; *at for ==. */
+static const Expr *runs_below(const Planner *p, const Block *part, bool *at) {
+  if (part->len != 1) return NULL;
+  const Stmt *s = part->items[0];
+  if (s->kind != ST_IF || s->orelse.len || s->cond->kind != EX_COMPARE || s->cond->nkids != 2 ||
+      (s->cond->cmps[0] != OP_LT && s->cond->cmps[0] != OP_EQ))
+    return NULL;
+  *at = s->cond->cmps[0] == OP_EQ;
+  const Expr *lhs = s->cond->kids[0], *rhs = s->cond->kids[1];
+  if (!lhs->ty || !rhs->ty || !type_is_int(lhs->ty) || !type_is_int(rhs->ty)) return NULL;
+  return is_thread_x(p, lhs) && uniform_expr(p, rhs) ? rhs : NULL;
+}
+
 /* Region b->items[first, end): what it names and binds. */
 static void add_region(Planner *p, const Block *b, int first, int end, bool repeated) {
-  SimRegion r = {b, first, end, repeated, var_flags(p), var_flags(p)};
+  SimRegion r = {b, first, end, repeated, var_flags(p), var_flags(p), false, NULL, false};
   vec_push(p->a, &p->regions, r);
   SimRegion *rp = &p->regions.items[p->regions.len - 1];
   Use u = {p, rp, 2 * ((int)p->regions.len - 1)};   /* regions even, controls odd */
   AstWalker w = {use_stmt, use_expr, &u};
   Block part = {b->items + first, end - first};
   ast_walk_block(&w, &part);
+  bool first_region = p->regions.len == 1;
+  rp->once = !first_region && runs_once(p, &part);
+  rp->below = first_region ? NULL : runs_below(p, &part, &rp->at);
   if (repeated) {
     Carry c = {p, var_flags(p)};
     carry_block(&c, &part);
@@ -442,7 +551,6 @@ static int bindings(const Function *f, int var) {
   return n;
 }
 
-/* A statement that holds a barrier: a boundary, or control whose bodies are planned in turn. */
 /* Why control statement s cannot be control of regions, or NULL when it can. */
 static const char *control_refusal(Planner *p, const Stmt *s) {
   switch (s->kind) {
@@ -531,11 +639,16 @@ static RegionPlan *finish_plan(Planner *p) {
   RegionPlan *plan = arena_alloc(p->a, sizeof *plan);
   memset(plan, 0, sizeof *plan);
   plan->slot = var_flags(p);
+  plan->block_slot = var_flags(p);
   for (int i = 0; i < f->nvars; i++) {
     const Type *t = f->vars[i].ty;
     bool storage = t && t->kind == TY_ARRAY && t->fixed_shape;   /* a local array keeps its elements */
     bool carried = p->carried[i] || (storage && p->in_repeated[i]);
-    if (!t || p->shared_var[i] || !(p->many_contexts[i] || carried)) continue;
+    if (!t || p->shared_var[i] || p->recompute[i] || !(p->many_contexts[i] || carried)) continue;
+    if (p->uniform[i] && !storage) {   /* the same in every thread: one per block */
+      plan->block_slot[i] = true;
+      continue;
+    }
     uint64_t n = slot_bytes(&f->vars[i]);
     if (n == 0 || f->vars[i].align) refuse(p, "a value of a type or alignment that cannot be kept across a barrier");
     plan->slot[i] = true;
@@ -543,6 +656,8 @@ static RegionPlan *finish_plan(Planner *p) {
   }
   if (plan->slot_bytes > REGION_SLOT_BYTES) refuse(p, "more than 4 KiB per thread kept across barriers");
   plan->shared_var = p->shared_var;
+  plan->uniform = p->uniform;
+  plan->recompute = p->recompute;
   plan->regions = p->regions.items;
   plan->nregions = (int)p->regions.len;
   plan->control = p->control.items;
@@ -568,6 +683,10 @@ const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers) {
   for (int i = 0; i < f->nvars; i++) p.first_context[i] = -1;
   if (!p.refused) find_shared_vars(&p);
   if (!p.refused) find_uniform(&p);
+  p.recompute = arena_alloc(a, sizeof(Stmt *) * (size_t)(f->nvars ? f->nvars : 1));
+  memset(p.recompute, 0, sizeof(Stmt *) * (size_t)f->nvars);
+  p.thread_x = builtin_lookup("numba.cuda.threadIdx.x");
+  if (!p.refused) find_recompute(&p);
   if (!p.refused) plan_block(&p, &f->body, false, true);
   RegionPlan *plan = p.refused ? NULL : finish_plan(&p);
   f->regions_refused = p.refused;

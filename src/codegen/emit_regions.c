@@ -41,6 +41,7 @@ typedef struct RegionGen {
   Gen *G;
   const RegionPlan *plan;
   const char *dim, *slots, *idx;
+  const char *block, *in;   /* the uniform variables kept across barriers, and a copy of them */
   int next;        /* the next region of the plan */
 } RegionGen;
 
@@ -56,18 +57,28 @@ static bool is_local_array(const Type *t) {
   return t->kind == TY_ARRAY && t->fixed_shape != NULL;
 }
 
-/* The slots' storage: a thread-local struct of one array per variable kept across barriers. */
-static void emit_slot_struct(RegionGen *rg) {
+/* The slots' storage: a thread-local struct of one array per variable kept across barriers (of
+ * 1024 elements, one per thread), and a struct of the uniform ones, one per block. */
+static void emit_slot_structs(RegionGen *rg) {
   Gen *G = rg->G;
   const Function *f = G->fn;
-  emit_line(G, "static thread_local struct {\n");
-  for (int v = 0; v < f->nvars; v++) {
-    if (!rg->plan->slot[v]) continue;
-    const Type *t = f->vars[v].ty;
-    if (is_local_array(t)) emit_line(G, "  %s %s[%d]%s;\n", t->dtype->cname, G->vnames[v], SLOT_THREADS, extents(G, t));
-    else emit_line(G, "  %s %s[%d];\n", ctype_of(G, t), G->vnames[v], SLOT_THREADS);
+  if (rg->plan->slot_bytes) {
+    emit_line(G, "static thread_local struct {\n");
+    for (int v = 0; v < f->nvars; v++) {
+      if (!rg->plan->slot[v]) continue;
+      const Type *t = f->vars[v].ty;
+      if (is_local_array(t)) emit_line(G, "  %s %s[%d]%s;\n", t->dtype->cname, G->vnames[v], SLOT_THREADS, extents(G, t));
+      else emit_line(G, "  %s %s[%d];\n", ctype_of(G, t), G->vnames[v], SLOT_THREADS);
+    }
+    emit_line(G, "} %s;\n", rg->slots);
   }
-  emit_line(G, "} %s;\n", rg->slots);
+  bool any = false;
+  for (int v = 0; v < f->nvars; v++) any |= rg->plan->block_slot[v];
+  if (!any) return;
+  emit_line(G, "struct {\n");
+  for (int v = 0; v < f->nvars; v++)
+    if (rg->plan->block_slot[v]) emit_line(G, "  %s %s;\n", ctype_of(G, f->vars[v].ty), G->vnames[v]);
+  emit_line(G, "} %s = {}, %s;\n", rg->block, rg->in);
 }
 
 /* A fresh local of variable v, as the kernel declares it. */
@@ -80,56 +91,143 @@ static void emit_fresh(RegionGen *rg, int v) {
   emit_line(rg->G, "%s", text);
 }
 
-/* The start of a region, for each thread: its variables, from the slots or fresh. */
+/* Whether recomputed statement s binds a variable that `refs` names (NULL: a uniform one). */
+static bool recompute_needed(const RegionPlan *plan, const Stmt *s, const Expr *t, const bool *refs) {
+  if (t->kind == EX_VAR) return plan->recompute[t->var] == s && (refs ? refs[t->var] : plan->uniform[t->var]);
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
+    if (recompute_needed(plan, s, t->kids[i], refs)) return true;
+  return false;
+}
+
+static bool binds_recomputed(const RegionPlan *plan, const Stmt *s, const Expr *t) {
+  if (t->kind == EX_VAR) return plan->recompute[t->var] == s;
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++)
+    if (binds_recomputed(plan, s, t->kids[i])) return true;
+  return false;
+}
+
+/* Whether s is a statement that regions run again (RegionPlan.recompute). */
+static bool stmt_recomputed(const RegionPlan *plan, const Stmt *s) {
+  return s->kind == ST_ASSIGN && s->ntargets == 1 && binds_recomputed(plan, s, s->targets[0]);
+}
+
+/* The targets of a recomputed statement, declared fresh. */
+static void declare_targets(RegionGen *rg, const Expr *t) {
+  if (t->kind == EX_VAR) emit_fresh(rg, t->var);
+  for (int i = 0; t->kind == EX_TUPLE && i < t->nkids; i++) declare_targets(rg, t->kids[i]);
+}
+
+/* The recomputed statements (in the kernel's order) that bind what `refs` names (NULL: uniform
+ * variables, for a control), with their targets declared first where `declare`. */
+static void emit_recomputed(RegionGen *rg, const bool *refs, bool declare) {
+  const Block *body = &rg->G->fn->body;
+  for (int pass = declare ? 0 : 1; pass < 2; pass++)
+    for (int i = 0; i < body->len; i++) {
+      const Stmt *s = body->items[i];
+      if (!stmt_recomputed(rg->plan, s) || !recompute_needed(rg->plan, s, s->targets[0], refs)) continue;
+      if (pass == 0) declare_targets(rg, s->targets[0]);
+      else emit_block(rg->G, &(Block){(Stmt **)&body->items[i], 1});
+    }
+}
+
+/* Whether region r binds a uniform variable kept across barriers. */
+static bool writes_block_slot(const RegionPlan *plan, const SimRegion *r, int nvars) {
+  for (int v = 0; v < nvars; v++)
+    if (plan->block_slot[v] && r->writes[v]) return true;
+  return false;
+}
+
+/* The start of a region, for each thread (or once): its variables, from the slots, recomputed or
+ * fresh. A region that binds uniform variables reads them from the copy made before it. */
 static void emit_region_vars(RegionGen *rg, const SimRegion *r, bool first) {
   Gen *G = rg->G;
   const Function *f = G->fn;
+  const RegionPlan *plan = rg->plan;
+  const char *from = writes_block_slot(plan, r, f->nvars) && !r->once ? rg->in : rg->block;
   for (int v = 0; v < f->nvars; v++) {
-    if (!f->vars[v].ty || rg->plan->shared_var[v]) continue;
+    if (!f->vars[v].ty || plan->shared_var[v] || plan->recompute[v]) continue;
     const Type *t = f->vars[v].ty;
-    bool slot = rg->plan->slot[v];
+    bool slot = plan->slot[v];
     if (slot && is_local_array(t))
       emit_line(G, "%s (&%s)%s = %s.%s[%s];\n", t->dtype->cname, G->vnames[v], extents(G, t), rg->slots, G->vnames[v],
                 rg->idx);
     else if (slot && !first && r->refs[v])
       emit_line(G, "%s %s = %s.%s[%s];\n", ctype_of(G, t), G->vnames[v], rg->slots, G->vnames[v], rg->idx);
+    else if (plan->block_slot[v] && r->refs[v])
+      emit_line(G, "%s %s = %s.%s;\n", ctype_of(G, t), G->vnames[v], from, G->vnames[v]);
     else if (r->refs[v] || (slot && first)) emit_fresh(rg, v);
   }
+  /* the first region binds them itself */
+  if (!first) emit_recomputed(rg, r->refs, true);
+  else
+    for (int v = 0; v < f->nvars; v++)
+      if (plan->recompute[v] && r->refs[v]) emit_fresh(rg, v);
 }
 
 /* The end of a region, for each thread: what it bound goes back to the slots (all of them in the
- * first region, which starts each slot of a new block at zero). */
+ * first region, which starts each slot of a new block at zero; the uniform ones start at zero
+ * with the block function's call). */
 static void emit_region_stores(RegionGen *rg, const SimRegion *r, bool first) {
   Gen *G = rg->G;
   const Function *f = G->fn;
   for (int v = 0; v < f->nvars; v++) {
+    if (rg->plan->block_slot[v] && r->writes[v])
+      emit_line(G, "%s.%s = %s;\n", rg->block, G->vnames[v], G->vnames[v]);
     if (!rg->plan->slot[v] || is_local_array(f->vars[v].ty)) continue;
     if (first || r->writes[v]) emit_line(G, "%s.%s[%s] = %s;\n", rg->slots, G->vnames[v], rg->idx, G->vnames[v]);
   }
 }
 
-static void emit_region(RegionGen *rg, const SimRegion *r) {
-  Gen *G = rg->G;
-  bool first = r == &rg->plan->regions[0];
-  emit_line(G, "p2c_sim_each_thread(%s, [&](unsigned %s) __attribute__((always_inline)) {\n", rg->dim, rg->idx);
-  G->indent += 2;
-  emit_region_vars(rg, r, first);
-  Block part = {r->block->items + r->first, r->end - r->first};
-  emit_block(G, &part);
-  emit_region_stores(rg, r, first);
-  G->indent -= 2;
-  emit_line(G, "});\n");
-}
-
-/* Before a control statement: thread 0's values of the variables kept in slots, in the block's
- * own declarations, where its bounds or condition read them (uniform: every thread's are the
- * same). The compiler drops the loads nothing reads. */
+/* Before a control statement, or a loop over the threads that stops early: the uniform values
+ * its bounds or condition read, in the block's own declarations (every thread's are the same;
+ * the compiler drops what nothing reads). */
 static void emit_thread0(RegionGen *rg) {
   Gen *G = rg->G;
   const Function *f = G->fn;
   for (int v = 0; v < f->nvars; v++)
-    if (rg->plan->slot[v] && !is_local_array(f->vars[v].ty))
-      emit_line(G, "%s = %s.%s[0];\n", G->vnames[v], rg->slots, G->vnames[v]);
+    if (rg->plan->block_slot[v]) emit_line(G, "%s = %s.%s;\n", G->vnames[v], rg->block, G->vnames[v]);
+  emit_recomputed(rg, NULL, false);
+}
+
+/* A region that runs once per block (SimRegion.once), in a scope of its own. */
+static void emit_region_once(RegionGen *rg, const SimRegion *r, const Block *part) {
+  Gen *G = rg->G;
+  emit_line(G, "{   /* once per block: every thread would compute the same */\n");
+  G->indent += 2;
+  emit_region_vars(rg, r, false);
+  emit_block(G, part);
+  emit_region_stores(rg, r, false);
+  G->indent -= 2;
+  emit_line(G, "}\n");
+}
+
+static void emit_region(RegionGen *rg, const SimRegion *r) {
+  Gen *G = rg->G;
+  bool first = r == &rg->plan->regions[0];
+  Block part = {r->block->items + r->first, r->end - r->first};
+  if (r->once) {
+    emit_region_once(rg, r, &part);
+    return;
+  }
+  if (writes_block_slot(rg->plan, r, G->fn->nvars)) emit_line(G, "%s = %s;\n", rg->in, rg->block);
+  if (r->below) {   /* `if threadIdx.x < U:` (== U) alone: the other threads do nothing */
+    emit_thread0(rg);
+    const char *hi = new_temp(G, r->below->ty);
+    sb_indent(G->body, G->indent);
+    sb_printf(G->body, "%s = ", hi);
+    emit_expr(G, r->below, G->body, P_ASSIGN);
+    sb_puts(G->body, ";\n");
+    emit_line(G, "p2c_sim_each_thread_%s(%s, %s, [&](unsigned %s) __attribute__((always_inline)) {\n",
+              r->at ? "at" : "below", rg->dim, hi, rg->idx);
+  } else {
+    emit_line(G, "p2c_sim_each_thread(%s, [&](unsigned %s) __attribute__((always_inline)) {\n", rg->dim, rg->idx);
+  }
+  G->indent += 2;
+  emit_region_vars(rg, r, first);
+  emit_block(G, &part);
+  emit_region_stores(rg, r, first);
+  G->indent -= 2;
+  emit_line(G, "});\n");
 }
 
 static void emit_plan_block(RegionGen *rg, const Block *b);
@@ -229,8 +327,9 @@ const char *emit_regions_fn(Gen *G, const Function *f, StrBuf *out) {
   FunctionScope fs;
   function_begin(G, f, &fs);
   RegionGen rg = {G, f->regions, namer_claim_temp(&G->local, "d"), namer_claim_temp(&G->local, "slots"),
-                  namer_claim_temp(&G->local, "i"), 0};
-  if (f->regions->slot_bytes) emit_slot_struct(&rg);
+                  namer_claim_temp(&G->local, "i"), namer_claim_temp(&G->local, "block"),
+                  namer_claim_temp(&G->local, "in"), 0};
+  emit_slot_structs(&rg);
   emit_plan_block(&rg, &f->body);
   StrBuf header;
   sb_init(&header, G->a);

@@ -177,6 +177,11 @@ typedef struct SimRegion {
   bool repeated;           /* inside a loop that holds a barrier: runs more than once per block */
   bool *refs;              /* per variable: named in it */
   bool *writes;            /* per variable: bound in it (assignments, loop variables) */
+  bool once;               /* binds only uniform variables, to uniform values, and nothing else:
+                              run once per block, not once per thread */
+  const Expr *below;       /* it is one `if threadIdx.x < U:` (U uniform): only the threads with
+                              threadIdx.x < U run it; U, or NULL */
+  bool at;                 /* `below` is from `if threadIdx.x == U:`: only threadIdx.x == U runs it */
 } SimRegion;
 
 typedef struct RegionPlan {
@@ -187,6 +192,12 @@ typedef struct RegionPlan {
   bool *slot;              /* per variable: kept per thread across barriers (slots) */
   bool *shared_var;        /* per variable: one per block (parameters, shared and constant arrays,
                               counters of loops holding barriers), never a thread's own */
+  bool *block_slot;        /* per variable: kept across barriers once per block (uniform: the same
+                              in every thread) */
+  bool *uniform;           /* per variable: the same in every thread wherever it is read */
+  const Stmt **recompute;  /* per variable: its one binding (before the first barrier, from the
+                              indices, the launch, parameters and constants), which a region that
+                              names it runs again instead of keeping a slot; NULL */
   uint64_t slot_bytes;     /* of the slots, per thread */
 } RegionPlan;
 

@@ -647,12 +647,9 @@ static inline __attribute__((always_inline)) void p2c_regions_nan_rules(uint3 p2
   int64_t k = 0;
   double v = 0;
 
-  static thread_local struct {
-    int32_t i[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t i = 0;
     int64_t k = 0;
+    int32_t i = 0;
     // i = cuda.threadIdx.x
     i = threadIdx.x;
     // if i == 0:
@@ -671,12 +668,13 @@ static inline __attribute__((always_inline)) void p2c_regions_nan_rules(uint3 p2
       // r[7] = 0.0
       r.data[7] = 0.0f;
     }
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t i = p2c_slots.i[p2c_i];
     double v = 0;
+    int32_t i = 0;
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
     // v = x[i]
     v = (double)x.data[i];
     // if i % 7 == 3:
@@ -707,13 +705,11 @@ static inline __attribute__((always_inline)) void p2c_regions_exch_cas(uint3 p2c
   int32_t i = 0;
   int64_t old = 0;
   int32_t p2c_t;
+  int64_t p2c_t2;
 
-  static thread_local struct {
-    int32_t i[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t i = 0;
     int64_t old = 0;
+    int32_t i = 0;
     // i = cuda.threadIdx.x
     i = threadIdx.x;
     // old = cuda.atomic.exch(box, 0, i + 1)
@@ -725,11 +721,13 @@ static inline __attribute__((always_inline)) void p2c_regions_exch_cas(uint3 p2c
       // cuda.atomic.add(wins, 0, 1)
       (void)atomicAdd(&wins.data[0], (int32_t)1);
     }
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
-  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t i = p2c_slots.i[p2c_i];
+  p2c_t2 = 0;
+  p2c_sim_each_thread_at(p2c_d, p2c_t2, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = 0;
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
     // if i == 0:
     if ((int64_t)i == 0) {
       // cuda.atomic.add(seen, box[0], 1)
@@ -746,13 +744,11 @@ static inline __attribute__((always_inline)) void p2c_regions_exch_cas_2(uint3 p
   int32_t i = 0;
   uint32_t old = 0;
   uint32_t p2c_t;
+  int64_t p2c_t2;
 
-  static thread_local struct {
-    int32_t i[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t i = 0;
     uint32_t old = 0;
+    int32_t i = 0;
     // i = cuda.threadIdx.x
     i = threadIdx.x;
     // old = cuda.atomic.exch(box, 0, i + 1)
@@ -764,11 +760,13 @@ static inline __attribute__((always_inline)) void p2c_regions_exch_cas_2(uint3 p
       // cuda.atomic.add(wins, 0, 1)
       (void)atomicAdd(&wins.data[0], (int32_t)1);
     }
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
-  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t i = p2c_slots.i[p2c_i];
+  p2c_t2 = 0;
+  p2c_sim_each_thread_at(p2c_d, p2c_t2, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t i = 0;
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
     // if i == 0:
     if ((int64_t)i == 0) {
       // cuda.atomic.add(seen, box[0], 1)
@@ -786,10 +784,8 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_hist(uint3 
   __shared__ uint32_t sh2[4][4];
   int32_t t = 0;
   int64_t i = 0;
+  int64_t p2c_t;
 
-  static thread_local struct {
-    int32_t t[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int32_t t = 0;
     // sh = cuda.shared.array(16, np.int32)
@@ -803,7 +799,6 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_hist(uint3 
       // sh2[t // 4, t % 4] = 0
       sh2[(int64_t)t / 4][(int64_t)t % 4] = (uint32_t)0;
     }
-    p2c_slots.t[p2c_i] = t;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
@@ -819,8 +814,11 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_hist(uint3 
     }
   });
   // cuda.syncthreads()
-  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t t = p2c_slots.t[p2c_i];
+  p2c_t = 16;
+  p2c_sim_each_thread_below(p2c_d, p2c_t, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t t = 0;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
     // if t < 16:
     if ((int64_t)t < 16) {
       // cuda.atomic.add(hist, t, sh[t])

@@ -229,9 +229,6 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_bail(uint3 
   __shared__ float sm[4][8];
   int32_t t = 0;
 
-  static thread_local struct {
-    int32_t t[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int32_t t = 0;
     // sm = cuda.shared.array((4, 8), float32)
@@ -244,11 +241,12 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_bail(uint3 
       // out[0] = sm[k, 3]
       out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{0}}, out.shape, out.strides, 31, 9)] = (&sm[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{k, 3}}, p2c_index<2>{{4, 8}}.v, nullptr, 31, 18)];
     }
-    p2c_slots.t[p2c_i] = t;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t t = p2c_slots.t[p2c_i];
+    int32_t t = 0;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
     // out[t + 1] = sm[(31 - t) // 8, (31 - t) % 8]
     out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{(int64_t)t + 1}}, out.shape, out.strides, 33, 5)] = (&sm[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{p2c_floordiv(31 - (int64_t)t, 8), p2c_mod(31 - (int64_t)t, 8)}}, p2c_index<2>{{4, 8}}.v, nullptr, 33, 18)];
   });

@@ -347,14 +347,10 @@ static inline __attribute__((always_inline)) void p2c_regions_record_arrays(uint
   __shared__ p2c_record_0 sh[32];
   p2c_record_0 * x = 0;
 
-  static thread_local struct {
-    int64_t i[1024];
-    int32_t t[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    p2c_record_0 loc[2];
     int64_t i = 0;
     int32_t t = 0;
-    p2c_record_0 loc[2];
     // i = cuda.grid(1)
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // t = cuda.threadIdx.x
@@ -375,14 +371,16 @@ static inline __attribute__((always_inline)) void p2c_regions_record_arrays(uint
     sh[t] = loc[1];
     // sh[t]['b'] = b"!" if t % 2 == 0 else b"?"
     sh[t].b = ((int64_t)t % 2 == 0 ? p2c_chars<1>{{33}} : p2c_chars<1>{{63}});
-    p2c_slots.i[p2c_i] = i;
-    p2c_slots.t[p2c_i] = t;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t i = p2c_slots.i[p2c_i];
-    int32_t t = p2c_slots.t[p2c_i];
     p2c_record_0 * x = 0;
+    int64_t i = 0;
+    int32_t t = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
     // x = sh[(t + 1) % 32]
     x = &sh[((int64_t)t + 1) % 32];
     // o[i].n = x['n']

@@ -126,16 +126,10 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
   int64_t p2c_t2;
 
   static thread_local struct {
-    int64_t col[1024];
-    int64_t row[1024];
-    int32_t tx[1024];
-    int32_t ty[1024];
-    int64_t M[1024];
-    int64_t K[1024];
-    int64_t N[1024];
     float acc[1024];
   } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    float acc = 0;
     int64_t col = 0;
     int64_t row = 0;
     int32_t tx = 0;
@@ -143,7 +137,6 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
     int64_t M = 0;
     int64_t K = 0;
     int64_t N = 0;
-    float acc = 0;
     // sA = cuda.shared.array((TPB, TPB), dtype=float32)
     // sB = cuda.shared.array((TPB, TPB), dtype=float32)
     // col, row = cuda.grid(2)
@@ -160,37 +153,39 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
     N = B.shape[1];
     // acc = np.float32(0.0)
     acc = 0.0f;
-    p2c_slots.col[p2c_i] = col;
-    p2c_slots.row[p2c_i] = row;
-    p2c_slots.tx[p2c_i] = tx;
-    p2c_slots.ty[p2c_i] = ty;
-    p2c_slots.M[p2c_i] = M;
-    p2c_slots.K[p2c_i] = K;
-    p2c_slots.N[p2c_i] = N;
     p2c_slots.acc[p2c_i] = acc;
   });
   // for t in range((K + TPB - 1) // TPB):
-  col = p2c_slots.col[0];
-  row = p2c_slots.row[0];
-  tx = p2c_slots.tx[0];
-  ty = p2c_slots.ty[0];
-  M = p2c_slots.M[0];
-  K = p2c_slots.K[0];
-  N = p2c_slots.N[0];
-  acc = p2c_slots.acc[0];
+  // M, K = A.shape
+  M = A.shape[0];
+  K = A.shape[1];
+  // N = B.shape[1]
+  N = B.shape[1];
   p2c_t = p2c_floordiv(K + TPB - 1, TPB);
   p2c_t2 = p2c_t;
   for (t = 0; t < p2c_t2; ++t) {
     P2C_SIM_POLL();
     p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-      int64_t col = p2c_slots.col[p2c_i];
-      int64_t row = p2c_slots.row[p2c_i];
-      int32_t tx = p2c_slots.tx[p2c_i];
-      int32_t ty = p2c_slots.ty[p2c_i];
-      int64_t M = p2c_slots.M[p2c_i];
-      int64_t K = p2c_slots.K[p2c_i];
-      int64_t N = p2c_slots.N[p2c_i];
       int64_t k = 0;
+      int64_t col = 0;
+      int64_t row = 0;
+      int32_t tx = 0;
+      int32_t ty = 0;
+      int64_t M = 0;
+      int64_t K = 0;
+      int64_t N = 0;
+      // col, row = cuda.grid(2)
+      col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+      row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+      // tx = cuda.threadIdx.x
+      tx = threadIdx.x;
+      // ty = cuda.threadIdx.y
+      ty = threadIdx.y;
+      // M, K = A.shape
+      M = A.shape[0];
+      K = A.shape[1];
+      // N = B.shape[1]
+      N = B.shape[1];
       // k = t * TPB + tx
       k = t * TPB + (int64_t)tx;
       // if row < M and k < K:
@@ -214,10 +209,14 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
     });
     // cuda.syncthreads()     # the tiles are complete
     p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-      int32_t tx = p2c_slots.tx[p2c_i];
-      int32_t ty = p2c_slots.ty[p2c_i];
       float acc = p2c_slots.acc[p2c_i];
       int64_t kk = 0;
+      int32_t tx = 0;
+      int32_t ty = 0;
+      // tx = cuda.threadIdx.x
+      tx = threadIdx.x;
+      // ty = cuda.threadIdx.y
+      ty = threadIdx.y;
       // for kk in range(TPB):
       for (kk = 0; kk < TPB; ++kk) {
         // acc += sA[ty, kk] * sB[kk, tx]
@@ -228,11 +227,20 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
     // cuda.syncthreads()     # everyone is done with the tiles before they are overwritten
   }
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t col = p2c_slots.col[p2c_i];
-    int64_t row = p2c_slots.row[p2c_i];
-    int64_t M = p2c_slots.M[p2c_i];
-    int64_t N = p2c_slots.N[p2c_i];
     float acc = p2c_slots.acc[p2c_i];
+    int64_t col = 0;
+    int64_t row = 0;
+    int64_t M = 0;
+    int64_t K = 0;
+    int64_t N = 0;
+    // col, row = cuda.grid(2)
+    col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+    // M, K = A.shape
+    M = A.shape[0];
+    K = A.shape[1];
+    // N = B.shape[1]
+    N = B.shape[1];
     // if row < M and col < N:
     if (row < M && col < N) {
       // C[row, col] = acc

@@ -786,8 +786,6 @@ static inline __attribute__((always_inline)) void p2c_regions_dynamic_shared(uin
     p2c_array<int32_t, 1> ints[1024];
     p2c_array<uint32_t, 1> words[1024];
     p2c_array<int64_t, 1> wide[1024];
-    int32_t t[1024];
-    int64_t i[1024];
   } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     p2c_array<int32_t, 1> ints = {};
@@ -810,16 +808,18 @@ static inline __attribute__((always_inline)) void p2c_regions_dynamic_shared(uin
     p2c_slots.ints[p2c_i] = ints;
     p2c_slots.words[p2c_i] = words;
     p2c_slots.wide[p2c_i] = wide;
-    p2c_slots.t[p2c_i] = t;
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     p2c_array<int32_t, 1> ints = p2c_slots.ints[p2c_i];
     p2c_array<uint32_t, 1> words = p2c_slots.words[p2c_i];
     p2c_array<int64_t, 1> wide = p2c_slots.wide[p2c_i];
-    int32_t t = p2c_slots.t[p2c_i];
-    int64_t i = p2c_slots.i[p2c_i];
+    int32_t t = 0;
+    int64_t i = 0;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // out[i] = words[cuda.blockDim.x - 1 - t]
     out.data[i] = words.data[p2c_wrap((int64_t)blockDim.x - 1 - (int64_t)t, words.shape[0])];
     // if i == 0:
@@ -842,9 +842,6 @@ static inline __attribute__((always_inline)) void p2c_regions_dynamic_shared_rev
 
   static thread_local struct {
     p2c_array<double, 1> buf[1024];
-    int32_t t[1024];
-    int32_t n[1024];
-    int64_t i[1024];
   } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     p2c_array<double, 1> buf = {};
@@ -862,16 +859,19 @@ static inline __attribute__((always_inline)) void p2c_regions_dynamic_shared_rev
     // buf[t] = x[i]
     buf.data[t] = x.data[i];
     p2c_slots.buf[p2c_i] = buf;
-    p2c_slots.t[p2c_i] = t;
-    p2c_slots.n[p2c_i] = n;
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     p2c_array<double, 1> buf = p2c_slots.buf[p2c_i];
-    int32_t t = p2c_slots.t[p2c_i];
-    int32_t n = p2c_slots.n[p2c_i];
-    int64_t i = p2c_slots.i[p2c_i];
+    int32_t t = 0;
+    int32_t n = 0;
+    int64_t i = 0;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // n = cuda.blockDim.x
+    n = blockDim.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // out[i] = buf[n - 1 - t] * 2.0
     out.data[i] = buf.data[p2c_wrap((int64_t)n - 1 - (int64_t)t, buf.shape[0])] * 2.0;
   });
@@ -890,15 +890,13 @@ static inline __attribute__((always_inline)) void p2c_regions_multidim(uint3 p2c
 
   static thread_local struct {
     double loc[1024][3][4];
-    int32_t t[1024];
-    int64_t i[1024];
   } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     double (&loc)[3][4] = p2c_slots.loc[p2c_i];
-    int32_t t = 0;
-    int64_t i = 0;
     int64_t r = 0;
     int64_t c = 0;
+    int32_t t = 0;
+    int64_t i = 0;
     // loc = cuda.local.array((3, 4), np.float64)
     // sh = cuda.shared.array((2, 4, 8), np.int32)
     // t = cuda.threadIdx.x
@@ -916,17 +914,19 @@ static inline __attribute__((always_inline)) void p2c_regions_multidim(uint3 p2c
     }
     // sh[t // 32, (t // 8) % 4, t % 8] = i
     sh[(int64_t)t / 32][(int64_t)t / 8 % 4][(int64_t)t % 8] = (int32_t)i;
-    p2c_slots.t[p2c_i] = t;
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     double (&loc)[3][4] = p2c_slots.loc[p2c_i];
-    int32_t t = p2c_slots.t[p2c_i];
-    int64_t i = p2c_slots.i[p2c_i];
     double acc = 0;
     int64_t r_2 = 0;
     int64_t c_2 = 0;
+    int32_t t = 0;
+    int64_t i = 0;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // acc = 0.0
     acc = 0.0;
     // for r in range(3):
@@ -956,11 +956,6 @@ static inline __attribute__((always_inline)) void p2c_regions_local_constant_sha
   int64_t r = 0;
   int64_t c = 0;
 
-  static thread_local struct {
-    int64_t N[1024];
-    int64_t ROWS[1024];
-    int32_t i[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int64_t N = 0;
     int64_t ROWS = 0;
@@ -975,18 +970,21 @@ static inline __attribute__((always_inline)) void p2c_regions_local_constant_sha
     i = threadIdx.x;
     // sm[i] = x[cuda.grid(1)]
     sm[i] = x.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)];
-    p2c_slots.N[p2c_i] = N;
-    p2c_slots.ROWS[p2c_i] = ROWS;
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t N = p2c_slots.N[p2c_i];
-    int64_t ROWS = p2c_slots.ROWS[p2c_i];
     double loc[4][3];
-    int32_t i = p2c_slots.i[p2c_i];
     int64_t r = 0;
     int64_t c = 0;
+    int64_t N = 0;
+    int64_t ROWS = 0;
+    int32_t i = 0;
+    // N = 32
+    N = 32;
+    // ROWS = 2 * 2
+    ROWS = 4;
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
     // for r in range(ROWS):
     for (r = 0; r < ROWS; ++r) {
       P2C_SIM_POLL();
@@ -1014,19 +1012,17 @@ static inline __attribute__((always_inline)) void p2c_regions_copies(uint3 p2c_d
   float again[4];
 
   static thread_local struct {
-    int64_t i[1024];
-    int32_t t[1024];
     float w[1024][4];
     int64_t tab[1024][3][4];
     double loc[1024][3];
   } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t i = 0;
-    int32_t t = 0;
     float (&w)[4] = p2c_slots.w[p2c_i];
     int64_t (&tab)[3][4] = p2c_slots.tab[p2c_i];
     double (&loc)[3] = p2c_slots.loc[p2c_i];
     int64_t k = 0;
+    int64_t i = 0;
+    int32_t t = 0;
     // i = cuda.grid(1)
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // t = cuda.threadIdx.x
@@ -1046,19 +1042,21 @@ static inline __attribute__((always_inline)) void p2c_regions_copies(uint3 p2c_d
     sh[t][0] = x.data[i];
     // sh[t, 1] = -x[i]
     sh[t][1] = -x.data[i];
-    p2c_slots.i[p2c_i] = i;
-    p2c_slots.t[p2c_i] = t;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t i = p2c_slots.i[p2c_i];
-    int32_t t = p2c_slots.t[p2c_i];
     float (&w)[4] = p2c_slots.w[p2c_i];
     int64_t (&tab)[3][4] = p2c_slots.tab[p2c_i];
     double (&loc)[3] = p2c_slots.loc[p2c_i];
     double loc2[3];
     double sh2[8][2];
     float again[4];
+    int64_t i = 0;
+    int32_t t = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
     // loc2 = loc.copy()
     (void)p2c_ufunc(p2c_array<double, 1>{&loc2[0], {3}, {8}}, 189, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&loc[0], {3}, {8}});
     // sh2 = sh.copy()

@@ -120,18 +120,18 @@ static inline __attribute__((always_inline)) void p2c_regions_partial_sums(uint3
   int64_t stride = 0;
   int64_t k = 0;
   int64_t s = 0;
+  int64_t p2c_t;
+  int64_t p2c_t2;
 
-  static thread_local struct {
-    int32_t tid[1024];
-    int64_t s[1024];
-  } p2c_slots;
+  struct {
+    int64_t s;
+  } p2c_block = {}, p2c_in;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t tid = 0;
     float acc = 0;
+    int64_t k = 0;
+    int32_t tid = 0;
     int64_t start = 0;
     int64_t stride = 0;
-    int64_t k = 0;
-    int64_t s = 0;
     // buf = cuda.shared.array(TPB, dtype=np.float32)
     // tid = cuda.threadIdx.x
     tid = threadIdx.x;
@@ -149,25 +149,30 @@ static inline __attribute__((always_inline)) void p2c_regions_partial_sums(uint3
     }
     // buf[tid] = acc
     buf[tid] = acc;
-    p2c_slots.tid[p2c_i] = tid;
-    p2c_slots.s[p2c_i] = s;
   });
   // cuda.syncthreads()
-  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t s = p2c_slots.s[p2c_i];
+  {   /* once per block: every thread would compute the same */
+    int64_t s = p2c_block.s;
     // s = TPB // 2
     s = TPB / 2;
-    p2c_slots.s[p2c_i] = s;
-  });
+    p2c_block.s = s;
+  }
   // while s > 0:
   while (true) {
     P2C_SIM_POLL();
-    tid = p2c_slots.tid[0];
-    s = p2c_slots.s[0];
+    s = p2c_block.s;
+    // stride = cuda.gridsize(1)
+    stride = (int64_t)blockDim.x * gridDim.x;
     if (!(s > 0)) break;
-    p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-      int32_t tid = p2c_slots.tid[p2c_i];
-      int64_t s = p2c_slots.s[p2c_i];
+    s = p2c_block.s;
+    // stride = cuda.gridsize(1)
+    stride = (int64_t)blockDim.x * gridDim.x;
+    p2c_t = s;
+    p2c_sim_each_thread_below(p2c_d, p2c_t, [&](unsigned p2c_i) __attribute__((always_inline)) {
+      int64_t s = p2c_block.s;
+      int32_t tid = 0;
+      // tid = cuda.threadIdx.x
+      tid = threadIdx.x;
       // if tid < s:
       if ((int64_t)tid < s) {
         // buf[tid] += buf[tid + s]
@@ -175,15 +180,21 @@ static inline __attribute__((always_inline)) void p2c_regions_partial_sums(uint3
       }
     });
     // cuda.syncthreads()
-    p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-      int64_t s = p2c_slots.s[p2c_i];
+    {   /* once per block: every thread would compute the same */
+      int64_t s = p2c_block.s;
       // s //= 2
       s = s / 2;
-      p2c_slots.s[p2c_i] = s;
-    });
+      p2c_block.s = s;
+    }
   }
-  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t tid = p2c_slots.tid[p2c_i];
+  s = p2c_block.s;
+  // stride = cuda.gridsize(1)
+  stride = (int64_t)blockDim.x * gridDim.x;
+  p2c_t2 = 0;
+  p2c_sim_each_thread_at(p2c_d, p2c_t2, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t tid = 0;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
     // if tid == 0:
     if ((int64_t)tid == 0) {
       // partials[cuda.blockIdx.x] = buf[0]

@@ -529,10 +529,6 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_records(uin
   int64_t i = 0;
   int64_t j = 0;
 
-  static thread_local struct {
-    int32_t t[1024];
-    int64_t i[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int32_t t = 0;
     int64_t i = 0;
@@ -549,15 +545,17 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_records(uin
       // s[t]["b"] = src[i]["b"]
       s[t].b = src.data[i].b;
     }
-    p2c_slots.t[p2c_i] = t;
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     p2c_record_2 mine[2];
-    int32_t t = p2c_slots.t[p2c_i];
-    int64_t i = p2c_slots.i[p2c_i];
     int64_t j = 0;
+    int32_t t = 0;
+    int64_t i = 0;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // j = cuda.blockIdx.x * cuda.blockDim.x + (cuda.blockDim.x - 1 - t)
     j = (int64_t)blockIdx.x * (int64_t)blockDim.x + ((int64_t)blockDim.x - 1 - (int64_t)t);
     // if i < src.size and j < src.size:

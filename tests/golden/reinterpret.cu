@@ -471,9 +471,6 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_and_store(u
   p2c_array<int64_t, 1> p2c_t;
   p2c_array<int64_t, 1> p2c_t2;
 
-  static thread_local struct {
-    int32_t i[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int32_t i = 0;
     // s = cuda.shared.array(8, np.float64)
@@ -481,11 +478,12 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_and_store(u
     i = threadIdx.x;
     // s[i] = a[i]
     s[i] = a.data[i];
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int32_t i = p2c_slots.i[p2c_i];
+    int32_t i = 0;
+    // i = cuda.threadIdx.x
+    i = threadIdx.x;
     // out[i] = s.view(np.int64)[7 - i]
     out.data[i] = (p2c_t = p2c_view_dtype<int64_t>(p2c_array<double, 1>{&s[0], {8}, {8}}), p2c_t.data[p2c_wrap(7 - (int64_t)i, p2c_t.shape[0])]);
     // a.view(np.int64)[i] = i   # writes the bits of a[i]

@@ -413,12 +413,9 @@ static inline __attribute__((always_inline)) void p2c_regions_tuple_arrays(uint3
   int64_t j = 0;
   p2c_tuple_a2f64_i64 pair = {};
 
-  static thread_local struct {
-    int64_t i[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t i = 0;
     int64_t j = 0;
+    int64_t i = 0;
     // sm = cuda.shared.array((4, 3), np.float64)
     // i = cuda.grid(1)
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -430,12 +427,13 @@ static inline __attribute__((always_inline)) void p2c_regions_tuple_arrays(uint3
         sm[i][j] = a.data[i * a.shape[1] + j] * 2.0;
       }
     }
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t i = p2c_slots.i[p2c_i];
     p2c_tuple_a2f64_i64 pair = {};
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // if i < 4:
     if (i < 4) {
       // out[i, 0] = pick((a, 1), i)

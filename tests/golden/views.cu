@@ -645,12 +645,9 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_views(uint3
   int64_t j = 0;
   p2c_array<double, 1> row = {};
 
-  static thread_local struct {
-    int64_t i[1024];
-  } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t i = 0;
     int64_t j = 0;
+    int64_t i = 0;
     // sm = cuda.shared.array((8, 4), np.float64)
     // i = cuda.grid(1)
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -662,12 +659,13 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_views(uint3
         sm[i][j] = a.data[i * a.shape[1] + j];
       }
     }
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t i = p2c_slots.i[p2c_i];
     p2c_array<double, 1> row = {};
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // if i < 8:
     if (i < 8) {
       // out[i, 0] = total(sm[i])
@@ -691,14 +689,13 @@ static inline __attribute__((always_inline)) void p2c_regions_whole_array_values
   __shared__ double s[8][4];
 
   static thread_local struct {
-    int64_t i[1024];
     double q[1024][4];
     double r[1024][4];
   } p2c_slots;
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t i = 0;
     double (&q)[4] = p2c_slots.q[p2c_i];
     double (&r)[4] = p2c_slots.r[p2c_i];
+    int64_t i = 0;
     // i = cuda.grid(1)
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // q = cuda.local.array(4, np.float64)
@@ -714,13 +711,14 @@ static inline __attribute__((always_inline)) void p2c_regions_whole_array_values
     (void)p2c_ufunc(p2c_array<double, 1>{&q[0], {4}, {8}}, 162, 5, [](double x0) { return sin(x0); }, p2c_array<double, 1>{&r[0], {4}, {8}});
     // np.cos(COEFFS, r)
     (void)p2c_ufunc(p2c_array<double, 1>{&r[0], {4}, {8}}, 163, 5, [](double x0) { return cos(x0); }, p2c_array<double, 1>{(double *)&COEFFS[0], {4}, {8}});
-    p2c_slots.i[p2c_i] = i;
   });
   // cuda.syncthreads()
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
-    int64_t i = p2c_slots.i[p2c_i];
     double (&q)[4] = p2c_slots.q[p2c_i];
     double (&r)[4] = p2c_slots.r[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     // out[i, :4] = q
     (void)p2c_ufunc(p2c_view_slice<0>(p2c_view_index<0>(out, i), 0, 4, 1), 165, 5, [](double x0) { return x0; }, p2c_array<double, 1>{&q[0], {4}, {8}});
     // out[i, 4:] = r

@@ -1091,6 +1091,26 @@ static void barriers_run_as_regions_where_control_is_uniform(void **state) {
   }
 }
 
+/* A tree reduction as regions: `tid = cuda.threadIdx.x` is computed again in each region (no
+ * slot), the uniform stride is kept once per block, `s //= 2` runs once per block, and the loops
+ * over the threads of `if tid < s:` and `if tid == 0:` run only those threads. */
+static void tree_reduction_regions_are_lean(void **state) {
+  const char *text = translate(state,
+      "import numba\nfrom numba import cuda\n\n"
+      "@cuda.jit('void(float32[::1], float32[::1])')\ndef k(x, out):\n"
+      "    buf = cuda.shared.array(256, numba.float32)\n    tid = cuda.threadIdx.x\n"
+      "    buf[tid] = x[cuda.grid(1)]\n    cuda.syncthreads()\n    s = cuda.blockDim.x // 2\n"
+      "    while s > 0:\n        if tid < s:\n            buf[tid] += buf[tid + s]\n"
+      "        cuda.syncthreads()\n        s //= 2\n    if tid == 0:\n        out[cuda.blockIdx.x] = buf[0]\n");
+  const char *fn = strstr(text, "p2c_regions_k(");
+  assert_non_null(fn);
+  assert_null(strstr(fn, "p2c_slots"));
+  assert_non_null(strstr(fn, "} p2c_block = {}, p2c_in;"));
+  assert_non_null(strstr(fn, "once per block"));
+  assert_non_null(strstr(fn, "p2c_sim_each_thread_below(p2c_d, "));
+  assert_non_null(strstr(fn, "p2c_sim_each_thread_at(p2c_d, "));
+}
+
 /* A range loop's counter must not step past the range's end into an overflow: `k += step`
  * where stop and step are known to be far from the counter type's limit (value_bits.c),
  * p2c_range_next elsewhere. tests/diff/cases/loops.py (range_near_limits) runs the limits. */
@@ -1168,6 +1188,7 @@ int main(void) {
       T(grid_stride_loops_run_in_lockstep_where_they_can),
       T(lockstep_needs_settled_assignments_and_no_carried_values),
       T(barriers_run_as_regions_where_control_is_uniform),
+      T(tree_reduction_regions_are_lean),
       T(range_advance_cannot_overflow),
   };
 #undef T

@@ -1035,6 +1035,33 @@ static inline __attribute__((always_inline)) void p2c_sim_each_thread(uint3 d, F
       }
 }
 
+/* The threads whose threadIdx.x is below `hi`, in the same order: a region that is one `if
+ * threadIdx.x < U:` (the others do nothing in it; the body's index stays the linear one). */
+template <typename N, typename F>
+static inline __attribute__((always_inline)) void p2c_sim_each_thread_below(uint3 d, N hi, F body) {
+  unsigned n = !(hi > 0) ? 0u : (unsigned long long)hi >= d.x ? d.x : (unsigned)hi;
+  for (unsigned z = 0; z < d.z; z++)
+    for (unsigned y = 0; y < d.y; y++) {
+      unsigned row = (z * d.y + y) * d.x;
+      for (unsigned x = 0; x < n; x++) {
+        p2c_sim_tid = uint3{x, y, z};
+        body(row + x);
+      }
+    }
+}
+
+/* The threads whose threadIdx.x is `at`, in order: a region that is one `if threadIdx.x == U:`. */
+template <typename N, typename F>
+static inline __attribute__((always_inline)) void p2c_sim_each_thread_at(uint3 d, N at, F body) {
+  if (!(at >= 0) || (unsigned long long)at >= d.x) return;
+  unsigned x = (unsigned)at;
+  for (unsigned z = 0; z < d.z; z++)
+    for (unsigned y = 0; y < d.y; y++) {
+      p2c_sim_tid = uint3{x, y, z};
+      body((z * d.y + y) * d.x + x);
+    }
+}
+
 template <auto FN, typename... P>
 static inline __attribute__((always_inline)) void p2c_sim_regions_loop(uint64_t first, uint64_t count, P... a) {
   p2c_sim_each_block(first, count, [&](uint3 d) __attribute__((always_inline)) { FN(d, a...); });
