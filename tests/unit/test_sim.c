@@ -29,6 +29,8 @@
 
 #include "runtime/bounds.h"
 #include "runtime/sim/fault.h"
+#include "runtime/sim/lines.h"
+#include "runtime/sim/module.h"   /* the module's line table, for the damaged-table test */
 #include "runtime/sim/prelude.h" /* its C part: the math memory's layout and hash */
 #include "runtime/sim/sim.h"
 
@@ -363,7 +365,8 @@ static int32_t *no_access_page(void) {
 }
 
 /* A kernel's wild store ends its launch with P2C_ERR_ILLEGAL_ADDRESS naming the kernel, the
- * thread, its block and the address, on one worker and on all, with and without barriers. The
+ * thread, its block and the address, on one worker and on all, with and without barriers, and
+ * reporting the source line of the store (SimLaunch.fault, from the module's line table). The
  * module then refuses every launch, even a correct one, as a CUDA context does after
  * CUDA_ERROR_ILLEGAL_ADDRESS; the same module loaded again runs. Before the handler, the
  * process (this test) died of SIGSEGV. */
@@ -383,8 +386,12 @@ static void test_fault_wild_store(void **state) {
       SimModule *m = load("wild.cu");
       victim = 3 * per + 17;
       SimLaunch l = launch_of(kernels[k], dim3(blocks, 1, 1), dim3(per, 1, 1), args, k == 1);
+      SimFaultReport at = {7, 7};
       l.threads = threads;
+      l.fault = &at;
       assert_int_equal(sim_launch(m, &l), P2C_ERR_ILLEGAL_ADDRESS);
+      assert_int_equal(at.source_line, k == 1 ? 26 : 18);   /* wild.cu's `wild.data[0] = 1;` */
+      assert_int_equal(at.python_line, 0);                  /* no Python source given */
       assert_non_null(strstr(errbuf, kernels[k]));
       assert_non_null(strstr(errbuf, "an illegal memory access (SIGSEGV)"));
       assert_non_null(strstr(errbuf, address));
@@ -404,6 +411,29 @@ static void test_fault_wild_store(void **state) {
   }
   free(ran);
   munmap(wild, 4096);
+}
+
+/* A line table cut short or with bytes changed gives some lines or none, never a read outside
+ * it (each copy has exactly its own size, so AddressSanitizer sees any overread). */
+static void test_fault_lines_damaged(void **state) {
+  (void)state;
+  SimModule *m = load("wild.cu");
+  const SimLines *whole = &m->lines;
+  assert_true(whole->size > 0);
+  uint32_t lines[4];
+  uint64_t seed = 88172645463325252u;
+  for (size_t cut = 0; cut <= whole->size; cut += cut < 256 ? 1 : 61) {
+    for (int flip = 0; flip < 3; flip++) {
+      SimLines copy = {malloc(cut ? cut : 1), cut};
+      memcpy(copy.bytes, whole->bytes, cut);
+      seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+      if (flip && cut) copy.bytes[seed % cut] ^= (unsigned char)(seed >> 32 | 1);
+      for (uint64_t addr = 0; addr < 0x4000; addr += 0x3d)
+        assert_true(sim_lines_find(&copy, SIM_SOURCE_FILE, addr, lines, 4) <= 4);
+      free(copy.bytes);
+    }
+  }
+  sim_module_delete(m);
 }
 
 /* A fiber whose locals outgrow its stack runs into the guard page below it: the launch fails
@@ -1788,6 +1818,7 @@ int main(void) {
       cmocka_unit_test(test_partial_barrier),
       cmocka_unit_test(test_exit_thread),
       cmocka_unit_test(test_fault_wild_store),
+      cmocka_unit_test(test_fault_lines_damaged),
       cmocka_unit_test(test_fault_stack_overflow),
       cmocka_unit_test(test_stack_from_kernel),
       cmocka_unit_test(test_fault_outside_kernel),

@@ -171,7 +171,7 @@ static bool read_header(Cursor *c, const char *file, Header *h) {
  * the current row: the wanted file's lines among them (the last `cap`). */
 typedef struct Rows {
   uint64_t addr, file;
-  int64_t line;
+  uint64_t line;   /* wraps on a damaged table (never undefined), which the range check drops */
   bool have_group;
   uint64_t group_addr;
   uint32_t *lines;
@@ -201,7 +201,7 @@ static void rows_emit(Rows *r, const Header *h, bool end_sequence) {
     return;
   }
   if (!r->have_group || r->addr != r->group_addr) r->have_group = true, r->group_addr = r->addr, r->count = 0;
-  if (r->file != h->want || r->line <= 0 || r->line > UINT32_MAX || r->cap == 0) return;
+  if (r->file != h->want || r->line == 0 || r->line > UINT32_MAX || r->cap == 0) return;
   if (r->count == r->cap) memmove(r->lines, r->lines + 1, sizeof *r->lines * --r->count);
   r->lines[r->count++] = (uint32_t)r->line;
 }
@@ -225,7 +225,7 @@ static void run_standard(Cursor *c, const Header *h, Rows *r, unsigned op) {
   switch (op) {
   case 1: rows_emit(r, h, false); break;                                 /* DW_LNS_copy */
   case 2: r->addr += get_uleb(c) * h->min_inst; break;                   /* advance_pc */
-  case 3: r->line += get_sleb(c); break;                                 /* advance_line */
+  case 3: r->line += (uint64_t)get_sleb(c); break;                       /* advance_line */
   case 4: r->file = get_uleb(c); break;                                  /* set_file */
   case 8: r->addr += (255 - h->opcode_base) / h->line_range * h->min_inst; break;   /* const_add_pc */
   case 9: r->addr += get_le(c, 2); break;                                /* fixed_advance_pc */
@@ -244,7 +244,7 @@ static void decode_unit(Cursor *c, const char *file, Rows *r) {
     if (op >= h.opcode_base) {
       unsigned adj = op - h.opcode_base;
       r->addr += adj / h.line_range * h.min_inst;
-      r->line += h.line_base + (int)(adj % h.line_range);
+      r->line += (uint64_t)(int64_t)(h.line_base + (int)(adj % h.line_range));
       rows_emit(r, &h, false);
     } else if (op == 0) {
       run_extended(c, &h, r);
