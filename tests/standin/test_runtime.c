@@ -14,6 +14,7 @@
  * - Freeing device memory while other streams have work queued leaves that work queued (a
  *   stream-ordered free, after the work queued before it; cuMemFree would run everything).
  * - A device without memory pools gets its memory from cuMemAlloc, zeroed in stream order.
+ * - A child forked after CUDA was initialized is told so by every failing call.
  * The stand-in's test hook p2cStandinQueued counts a stream's queued work without running it. */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -23,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -292,6 +295,38 @@ static void arrays_without_memory_pools(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* A child forked after its parent initialized CUDA: the stand-in refuses every call, as Linux
+ * drivers do, and pyk2cuda's message says why (the fork, both pids, what to do), for a call on
+ * a device the parent opened and for a device the child opens. */
+static void forked_child_is_told(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cDevice *d = NULL;
+  assert_int_equal(p2c_device_open(c, 0, &d), P2C_OK);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    P2cBuffer *b = NULL;
+    P2cDevice *d2 = NULL;
+    bool told = p2c_buffer_new(d, 64, &b) != P2C_OK &&
+                strstr(p2c_device_last_error(d), "was forked from one that had initialized CUDA");
+    told = told && p2c_device_open(c, 0, &d2) != P2C_OK &&
+           strstr(p2c_compiler_last_error(c), "'spawn' or 'forkserver'");
+    if (!told) fprintf(stderr, "child: %s / %s\n", p2c_device_last_error(d), p2c_compiler_last_error(c));
+    _exit(told ? 0 : 1);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  P2cBuffer *b = NULL;
+  assert_int_equal(p2c_buffer_new(d, 64, &b), P2C_OK); /* the parent goes on */
+  p2c_buffer_delete(b);
+  p2c_device_delete(d);
+  p2c_compiler_delete(c);
+}
+
 /* What the launch's wait callback saw of the queues. */
 typedef struct WaitSeen {
   CuStream stream;
@@ -361,6 +396,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(host_array_launch_on_its_stream),
       cmocka_unit_test(frees_wait_for_no_stream),
       cmocka_unit_test(arrays_without_memory_pools),
+      cmocka_unit_test(forked_child_is_told),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   drv.cuDevicePrimaryCtxRelease(0);

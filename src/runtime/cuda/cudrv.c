@@ -9,10 +9,13 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "runtime/cuda/dynlib.h"
 #include "util/arena.h"
@@ -139,6 +142,18 @@ P2cStatus cudrv_load(const CuDriver **out, char *err, size_t errlen) {
 
 /* The errors after which, as CUDA's documentation says of each, the context is unusable and
  * every later call in the process fails with the same error (a kernel's fault). */
+/* The process that initialized the driver (its first successful cuInit), 0 before. A driver call
+ * that fails in another process is in a child forked after that, which no CUDA driver serves
+ * (Linux drivers answer CUDA_ERROR_NOT_INITIALIZED to every call), so the message says so. The
+ * one mutable global of this file: process-wide by nature, written once, inherited by a fork. */
+static _Atomic pid_t initialized_by;
+
+/* Whether this process is a child forked after its parent initialized CUDA. */
+static bool forked_after_init(pid_t *parent) {
+  *parent = atomic_load(&initialized_by);
+  return *parent != 0 && *parent != getpid();
+}
+
 static bool context_lost(CuResult rc) {
   switch (rc) {
   case 700: /* CUDA_ERROR_ILLEGAL_ADDRESS */
@@ -167,11 +182,19 @@ P2cStatus cudrv_fail(const CuDriver *drv, CuResult rc, const char *call, const c
     snprintf(code, sizeof code, "CUresult %d", rc);
     name = code;
   }
+  pid_t parent;
+  char forked[320] = "";
+  if (forked_after_init(&parent))
+    snprintf(forked, sizeof forked, "; this process (pid %d) was forked from one that had "
+             "initialized CUDA (pid %d), and CUDA cannot be used in a child forked after that: "
+             "start such processes with multiprocessing's 'spawn' or 'forkserver' method",
+             (int)getpid(), (int)parent);
   snprintf(err, errlen, "%s failed: %s%s%s (%s:%d)%s", call, name, text ? ": " : "", text ? text : "",
            file, line,
-           context_lost(rc) ? "; the device's CUDA context is lost (a kernel faulted): every later "
-                              "CUDA call in this process fails with this error; restart the process"
-                            : "");
+           forked[0] ? forked
+           : context_lost(rc) ? "; the device's CUDA context is lost (a kernel faulted): every later "
+                                "CUDA call in this process fails with this error; restart the process"
+                              : "");
   if (rc == CUDRV_ERROR_NO_DEVICE || rc == CUDRV_ERROR_STUB_LIBRARY) return P2C_ERR_NO_CUDA;
   return P2C_ERR_CUDA;
 }
@@ -195,6 +218,8 @@ P2cStatus cudrv_init(const CuDriver *drv, int *device_count, char *err, size_t e
     return P2C_ERR_NO_CUDA;
   }
   if (rc != CUDRV_SUCCESS) return cudrv_fail(drv, rc, "cuInit(0)", __FILE__, __LINE__, err, errlen);
+  pid_t none = 0;
+  atomic_compare_exchange_strong(&initialized_by, &none, getpid());
   CU_CHECK(drv, cuDeviceGetCount(&count), err, errlen);
   if (count <= 0) {
     snprintf(err, errlen, "no CUDA device found");
