@@ -461,14 +461,21 @@ void p2c_event_delete(P2cEvent *e) {
   if (e) handle_delete(e->device, HK_EVENT, e, sizeof *e);
 }
 
-P2cStatus p2c_event_record(P2cEvent *e, P2cStream *s) {
+/* The checks and the entry of a call on an event and a stream (NULL: the default stream):
+ * both of one device, whose context is made current in *scope. */
+static P2cStatus enter_event_and_stream(P2cEvent *e, const P2cStream *s, GpuScope *scope) {
   if (!e) return P2C_ERR_USAGE;
   P2cDevice *d = e->device;
   if (s && s->device != d)
     return gpu_fail(d, P2C_ERR_USAGE, "the event and the stream belong to two devices");
+  return ENTER(d, scope);
+}
+
+P2cStatus p2c_event_record(P2cEvent *e, P2cStream *s) {
   GpuScope scope;
-  P2cStatus status = ENTER(d, &scope);
+  P2cStatus status = enter_event_and_stream(e, s, &scope);
   if (status != P2C_OK) return status;
+  P2cDevice *d = e->device;
   DEV_CHECK(d, cuEventRecord(e->event, s ? s->stream : NULL));
 cleanup:
   LEAVE(&scope);
@@ -476,13 +483,10 @@ cleanup:
 }
 
 P2cStatus p2c_stream_wait_event(P2cStream *s, P2cEvent *e) {
-  if (!e) return P2C_ERR_USAGE;
-  P2cDevice *d = e->device;
-  if (s && s->device != d)
-    return gpu_fail(d, P2C_ERR_USAGE, "the event and the stream belong to two devices");
   GpuScope scope;
-  P2cStatus status = ENTER(d, &scope);
+  P2cStatus status = enter_event_and_stream(e, s, &scope);
   if (status != P2C_OK) return status;
+  P2cDevice *d = e->device;
   if (DRV(d)->cuStreamWaitEvent) DEV_CHECK(d, cuStreamWaitEvent(s ? s->stream : NULL, e->event, 0));
   else DEV_CHECK(d, cuEventSynchronize(e->event));
 cleanup:
