@@ -118,6 +118,13 @@ static bool is_plain_barrier(const Stmt *s) {
 
 /* ---- uniform values ---- */
 
+/* An index whose result is a value, not memory that may change between threads or barriers: a
+ * tuple's element, or a constant array's. Uniform and recomputable alike when its parts are. */
+static bool indexes_values(const Expr *e) {
+  const Type *base = e->kids[0]->ty;
+  return base && (base->kind == TY_TUPLE || (base->kind == TY_ARRAY && base->space == MEM_CONST));
+}
+
 /* A builtin value or call whose result is the same in every thread of a block given the same
  * arguments: the launch's dimensions, blockIdx, math constants, pure functions of numbers. */
 static bool uniform_builtin(const Builtin *b, bool called) {
@@ -150,11 +157,9 @@ static bool uniform_expr(const Planner *p, const Expr *e) {
     return true;
   case EX_ATTR:   /* an array's shape, size or ndim; a number's .real; not a record field (memory) */
     return !expr_is_field(e) && uniform_expr(p, e->kids[0]);
-  case EX_INDEX: {   /* a tuple's element, or a constant array's: values, not memory that changes */
-    const Type *base = e->kids[0]->ty;
-    if (!base || !(base->kind == TY_TUPLE || (base->kind == TY_ARRAY && base->space == MEM_CONST))) return false;
+  case EX_INDEX:
+    if (!indexes_values(e)) return false;
     break;
-  }
   case EX_UNARY: case EX_NOT: case EX_BINARY: case EX_COMPARE: case EX_BOOLOP: case EX_IFEXP: case EX_TUPLE:
   case EX_SLICE: case EX_CAST: break;
   }
@@ -426,11 +431,9 @@ static bool recomputable(const Planner *p, const Expr *e) {
       if (!recomputable(p, e->kids[i])) return false;
     return true;
   case EX_ATTR: return !expr_is_field(e) && recomputable(p, e->kids[0]);
-  case EX_INDEX: {
-    const Type *base = e->kids[0]->ty;
-    if (!base || !(base->kind == TY_TUPLE || (base->kind == TY_ARRAY && base->space == MEM_CONST))) return false;
+  case EX_INDEX:
+    if (!indexes_values(e)) return false;
     break;
-  }
   case EX_UNARY: case EX_NOT: case EX_BINARY: case EX_COMPARE: case EX_BOOLOP: case EX_IFEXP: case EX_TUPLE:
   case EX_SLICE: case EX_CAST: break;
   }
