@@ -10,7 +10,7 @@ import os
 import re
 import sys
 
-LAYERS = ["util", "types", "builtins", "frontend", "typeinfer", "analysis", "codegen"]
+LAYERS = ["util", "types", "builtins", "frontend", "typeinfer", "analysis", "codegen", "explore"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
 
 
