@@ -145,6 +145,20 @@ P2C_API bool p2c_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars);
  * 1..P2C_MAX_CHARS. The library's one reader of these spellings. */
 P2C_API bool p2c_dtype_parse_charseq(const char *text, size_t len, P2cScalarType *out);
 
+/* NumPy's typestr of a dtype, as the array interfaces, dtype.str and .npy headers write it:
+ * "<f4", "|b1", "?", "|S12", "<U3", "<M8[D]", "<m8" (an optional byte order '<', '>', '|' or
+ * '=', then the kind and size; datetimes with one unit), exactly len bytes of text: its dtype
+ * into *out, and into *swapped (may be NULL) whether data in the order the text states needs a
+ * byte swap on this host. False for any other text: object and void dtypes, sizes without a
+ * type ("<f16", "<i3"), units with a multiple ("<M8[10D]"), '|' on elements of more than one
+ * byte. The library's one reader of typestrs (the .npy reader and the Python extension use
+ * it). */
+P2C_API bool p2c_dtype_parse(const char *text, size_t len, P2cScalarType *out, bool *swapped);
+/* The typestr of dtype t in the host's byte order ('|' where one byte is the unit: "|b1",
+ * "|S12"), which p2c_dtype_parse reads back as t. Written to buf (NUL-terminated, truncated to
+ * cap); returns the length it needs, as snprintf does; 0 for P2C_RECORD, P2C_TUPLE or an
+ * invalid value. */
+P2C_API size_t p2c_dtype_str(P2cScalarType t, char *buf, size_t cap);
 /* Size in bytes of a scalar type; 0 for an invalid value. */
 P2C_API size_t p2c_scalar_size(P2cScalarType t);
 /* Numba's name for a scalar type ("float32"). Static storage; NULL for an invalid value. */

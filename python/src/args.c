@@ -145,19 +145,14 @@ static int from_scalar_buffer(Arg *a, int t, const char *name) {
 
 /* ---- records ---- */
 
-/* The scalar type of a NumPy typestr ("<f8", "|u1"), or -1. */
+/* The dtype of a NumPy typestr in the host's byte order ("<f8", "|u1", "|S12", "<U12"), read
+ * by the library's one reader (p2c_dtype_parse); -1 for another order, or a datetime64 or
+ * timedelta64, which records and other libraries' GPU arrays do not bring here. */
 static int typestr_to_type(const char *ts) {
-  static const struct { const char *s; int t; } map[] = {
-      {"b1", P2C_BOOL}, {"i1", P2C_INT8}, {"i2", P2C_INT16}, {"i4", P2C_INT32}, {"i8", P2C_INT64},
-      {"u1", P2C_UINT8}, {"u2", P2C_UINT16}, {"u4", P2C_UINT32}, {"u8", P2C_UINT64},
-      {"f2", P2C_FLOAT16}, {"f4", P2C_FLOAT32}, {"f8", P2C_FLOAT64}, {"c8", P2C_COMPLEX64},
-      {"c16", P2C_COMPLEX128}};
-  if (!ts || (ts[0] != '<' && ts[0] != '|')) return -1;
-  P2cScalarType chars;
-  if (p2c_dtype_parse_charseq(ts, strlen(ts), &chars)) return (int)chars;   /* "|S12", "<U12" */
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (strcmp(ts + 1, map[i].s) == 0) return map[i].t;
-  return -1;
+  P2cScalarType t;
+  bool swapped;
+  if (!ts || !p2c_dtype_parse(ts, strlen(ts), &t, &swapped) || swapped) return -1;
+  return is_time_type((int)t) ? -1 : (int)t;
 }
 
 /* One field (name, typestr, offset, shape) of record_fields' result into f. */
@@ -242,17 +237,10 @@ static bool is_datetime(PyObject *o) {
 }
 
 int time_typestr_to_type(const char *ts) {
-  if (!ts || (ts[0] != '<' && ts[0] != '=' && ts[0] != '|') || (ts[1] != 'M' && ts[1] != 'm') || ts[2] != '8')
-    return -1;
-  int base = ts[1] == 'M' ? P2C_DATETIME64 : P2C_TIMEDELTA64;
-  const char *unit = ts + 3;
-  if (!*unit) return base + P2C_UNIT_GENERIC;
-  static const char *const units[P2C_UNIT_GENERIC] = {"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as"};
-  size_t n = strlen(unit);
-  for (int u = 0; u < P2C_UNIT_GENERIC; u++)
-    if (unit[0] == '[' && unit[n - 1] == ']' && strlen(units[u]) == n - 2 && memcmp(unit + 1, units[u], n - 2) == 0)
-      return base + u;
-  return -1;
+  P2cScalarType t;
+  bool swapped;
+  if (!ts || !p2c_dtype_parse(ts, strlen(ts), &t, &swapped) || swapped) return -1;
+  return is_time_type((int)t) ? (int)t : -1;
 }
 
 /* The scalar type of datetime64 or timedelta64 object o (an array or a NumPy scalar), from its

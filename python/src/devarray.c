@@ -59,20 +59,12 @@ static void contiguous_strides(P2cScalarType t, int ndim, const int64_t *shape, 
   }
 }
 
-/* NumPy's typestr of a character sequence dtype ("|S12", "<U12") into buf. */
-static void charseq_typestr(P2cScalarType t, char *buf, size_t cap) {
-  bool unicode;
-  int64_t chars;
-  p2c_dtype_charseq(t, &unicode, &chars);
-  snprintf(buf, cap, "%s%lld", unicode ? "<U" : "|S", (long long)chars);
-}
-
 /* The NumPy dtype of d's elements (borrowed). A character sequence's is made at its first
  * need and kept with d, as a record's is kept from the start. */
 static PyObject *np_dtype_of(DeviceArray *d) {
   if (!d->np_dtype && p2c_dtype_charseq(d->a.dtype, NULL, NULL)) {
     char ts[32];
-    charseq_typestr(d->a.dtype, ts, sizeof ts);
+    p2c_dtype_str(d->a.dtype, ts, sizeof ts);
     PyObject *np = state_numpy(d->st);
     d->np_dtype = np ? PyObject_CallMethod(np, "dtype", "s", ts) : NULL;
   }
@@ -456,13 +448,10 @@ static PyObject *da_stream(DeviceArray *d, void *c) {
 }
 
 static PyObject *da_cai(DeviceArray *d, void *c) {
-  static const char *const typestr[] = {"|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4",
-                                        "<u8", "<f4", "<f8", "<c8", "<c16", "<f2"};
   if (d->a.dtype == P2C_RECORD)
     return PyErr_Format(PyExc_AttributeError, "__cuda_array_interface__ of a record array is not supported");
-  char charseq[32];
-  bool is_charseq = p2c_dtype_charseq(d->a.dtype, NULL, NULL);
-  if (is_charseq) charseq_typestr(d->a.dtype, charseq, sizeof charseq);
+  char typestr[32];
+  p2c_dtype_str(d->a.dtype, typestr, sizeof typestr);   /* the library's typestr of it */
   bool c_order = p2c_array_layout((int64_t)p2c_dtype_size(d->a.dtype, d->a.record), d->a.ndim, d->a.shape, d->a.strides) == 'C';
   PyObject *shape = da_shape(d, NULL);
   PyObject *strides = c_order ? Py_NewRef(Py_None) : da_strides(d, NULL);
@@ -470,7 +459,7 @@ static PyObject *da_cai(DeviceArray *d, void *c) {
   PyObject *r = NULL;
   if (shape && strides && stream)
     r = Py_BuildValue("{s:O,s:O,s:s,s:(KO),s:i,s:O}", "shape", shape, "strides", strides, "typestr",
-                      is_charseq ? charseq : typestr[d->a.dtype], "data",
+                      typestr, "data",
                       (unsigned long long)(da_count(d) ? d->a.data : 0), Py_False, "version", 3,
                       "stream", stream);
   Py_XDECREF(shape);

@@ -65,11 +65,7 @@ bool p2c_type_spelling(size_t i, const char **name, const char **canonical, bool
 }
 
 bool p2c_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars) {
-  int64_t v = (int64_t)t, base = v >= P2C_UNICHARSEQ_BASE ? P2C_UNICHARSEQ_BASE : P2C_CHARSEQ_BASE;
-  if (v - base < 1 || v - base > P2C_MAX_CHARS) return false;
-  if (unicode) *unicode = base == P2C_UNICHARSEQ_BASE;
-  if (chars) *chars = v - base;
-  return true;
+  return type_dtype_charseq(t, unicode, chars);
 }
 
 bool p2c_dtype_parse_charseq(const char *text, size_t len, P2cScalarType *out) {
@@ -79,6 +75,15 @@ bool p2c_dtype_parse_charseq(const char *text, size_t len, P2cScalarType *out) {
   *out = unicode ? P2C_UNICHARSEQ(chars) : P2C_CHARSEQ(chars);
   return true;
 }
+
+bool p2c_dtype_parse(const char *text, size_t len, P2cScalarType *out, bool *swapped) {
+  bool swap = false;
+  if (!text || !out || type_dtype_parse(text, len, out, &swap) != DTYPE_OK) return false;
+  if (swapped) *swapped = swap;
+  return true;
+}
+
+size_t p2c_dtype_str(P2cScalarType t, char *buf, size_t cap) { return type_dtype_str(t, buf, cap); }
 
 size_t p2c_dtype_size(P2cScalarType t, const P2cRecord *record) {
   if (t == P2C_RECORD) return record && record->itemsize > 0 ? (size_t)record->itemsize : 0;

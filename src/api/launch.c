@@ -58,7 +58,7 @@ static bool record_arg_ok(const P2cHostArray *a) {
 }
 
 /* The limits of tuple types (src/typeinfer: MAX_TUPLE, MAX_TUPLE_NEST) and of names in a
- * signature (src/typeinfer/sig.c). */
+ * signature (src/types/sig.c). */
 enum { MAX_TUPLE_ELEMS = 256, MAX_TUPLE_DEPTH = 16, MAX_SIG_NAME = 63 };
 
 /* A name the signature grammar reads back: an ASCII identifier of at most 63 bytes. */

@@ -3,6 +3,10 @@
  * reads types: the frontend (dtypes of module arrays, the builtin table), typeinfer, analysis
  * and codegen.
  *
+ * Also the vocabulary every front shares at the boundary between values and types: the
+ * signature grammar (sig.c), NumPy's typestrs (dtype.c), Numba's conversions (conversion.c),
+ * the spelling table, layouts from slices and strides (types.c).
+ *
  * Scalar types are immutable singletons, so type equality is pointer equality. Array and tuple
  * types are interned in a TypeTable that lives in the compilation's arena, so the same holds
  * for them. */
@@ -215,6 +219,27 @@ const Type *type_charseq(TypeTable *tt, bool unicode, int64_t chars);
  * exactly len bytes. *unicode and *chars get its kind and length; false for any other text or a
  * length outside 1..TYPE_MAX_CHARS (never overflows on long digit strings). */
 bool type_charseq_parse(const char *s, size_t len, bool *unicode, int64_t *chars);
+
+/* ---- NumPy's typestrs (dtype.c): "<f4", "|b1", "?", "|S12", "<U3", "<M8[D]", "<m8" ---- */
+
+/* Why a typestr is refused: no such text (DTYPE_UNKNOWN), an object or void dtype, a float of a size
+ * without a type (f16), a character sequence's length outside 1..TYPE_MAX_CHARS, a datetime's
+ * unit, '|' (no byte order) on elements of more than one byte. */
+typedef enum DtypeProblem {
+  DTYPE_OK, DTYPE_UNKNOWN, DTYPE_OBJECT, DTYPE_VOID, DTYPE_FLOAT_SIZE, DTYPE_CHARS, DTYPE_TIME_UNIT, DTYPE_NO_ORDER
+} DtypeProblem;
+/* The one reader of typestrs (p2c_dtype_parse): exactly n bytes of s; on DTYPE_OK the dtype into
+ * *out and into *swap whether the data, in the order the text states, needs a byte swap on
+ * this host. */
+DtypeProblem type_dtype_parse(const char *s, size_t n, P2cScalarType *out, bool *swap);
+/* The one writer (p2c_dtype_str): t's typestr in the host's order ('|' for one-byte units), as
+ * snprintf writes; 0 and "" for a record, a tuple or an invalid value. Reads back as t. */
+size_t type_dtype_str(P2cScalarType t, char *buf, size_t cap);
+/* The bytes a byte swap reverses in an element of dtype t (a scalar's, a complex number's part,
+ * one character of a character sequence); 0 for a record, a tuple or an invalid value. */
+size_t type_dtype_swap_size(P2cScalarType t);
+/* Whether dtype t is a character sequence, and its kind and length (p2c_dtype_charseq). */
+bool type_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars);
 
 /* Array layouts as signatures write them, the one rule for every printer and reader: dimension
  * k of an ndim-dimensional array of layout 'C' or 'F' is written '::1' where the array is

@@ -5,7 +5,10 @@
  * translates to CUDA C. The same bytes go to the library's one reader of NumPy's S<n>/U<n>
  * dtype spellings (p2c_dtype_parse_charseq): an accepted spelling has a length in
  * 1..P2C_MAX_CHARS, and NumPy's own text of the dtype it gives ("S12", "<U12") reads back as
- * that dtype. */
+ * that dtype. And to the one reader of NumPy's typestrs (p2c_dtype_parse: "<f4", "|S12", "<M8[D]"):
+ * an accepted typestr names a dtype with a size, the library's typestr of that dtype
+ * (p2c_dtype_str) reads back as the same dtype in the host's order, and the text's own order
+ * is the host's when no swap is asked for. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,19 @@ static void check_charseq_spelling(const uint8_t *data, size_t size) {
   if (!p2c_dtype_parse_charseq(text, (size_t)n, &again) || again != t) __builtin_trap();
 }
 
+/* The typestr reader on the raw bytes, and its writer's text of what it read. */
+static void check_typestr(const uint8_t *data, size_t size) {
+  P2cScalarType t, again;
+  bool swapped, swapped_again;
+  if (!p2c_dtype_parse((const char *)data, size, &t, &swapped)) return;
+  if (p2c_dtype_size(t, NULL) == 0) __builtin_trap();
+  char text[32];
+  size_t n = p2c_dtype_str(t, text, sizeof text);
+  if (n == 0 || n >= sizeof text || !p2c_dtype_parse(text, n, &again, &swapped_again) || again != t || swapped_again)
+    __builtin_trap();
+  if (swapped && size && data[0] != '<' && data[0] != '>') __builtin_trap();   /* only an explicit order swaps */
+}
+
 static const char source[] =
     "from numba import cuda\n"
     "\n"
@@ -37,6 +53,7 @@ static const char source[] =
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_charseq_spelling(data, size);
+  check_typestr(data, size);
   if (size > 4096 || memchr(data, 0, size)) return 0;   /* a C string, as the CLI gives it */
   char *sig = malloc(size + 2);
   if (!sig) return 0;

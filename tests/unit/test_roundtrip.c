@@ -5,7 +5,11 @@
  * kernel.signatures and error messages show) is given back as a signature. The second parse
  * must give the same text and the same parameters (types, dimensions, layouts, records, tuple
  * elements, sizes): a printed type that does not parse back, or parses to another type, is a
- * place where the fronts would disagree. */
+ * place where the fronts would disagree. Each parameter's dtype goes through the library's
+ * typestr writer and reader (p2c_dtype_str, p2c_dtype_parse) and each array's layout through the
+ * dimension text and its slices (p2c_array_dims, p2c_slices_layout) and through strides
+ * (p2c_array_layout), and must come back the same. The diff suite's launches (tests/diff/cases.txt,
+ * kernels typed from their arguments) are given as the signatures those arguments make. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,6 +51,57 @@ static bool same_params(const P2cParam *a, const P2cParam *b, size_t n) {
   return true;
 }
 
+/* The typestr of dtype t, read back: the same dtype, no byte swap. */
+static void dtype_round_trips(P2cScalarType t, const char *where) {
+  char text[32];
+  size_t n = p2c_dtype_str(t, text, sizeof text);
+  P2cScalarType again;
+  bool swapped = true;
+  if (n == 0 || n >= sizeof text || !p2c_dtype_parse(text, n, &again, &swapped) || again != t || swapped)
+    fail_msg("%s: dtype %d is written '%s', which does not read back as it", where, (int)t, text);
+}
+
+/* Whether the slice text of p2c_array_dims ("[:, ::1]") has '::1' first and last. */
+static void slice_ends(const char *dims, bool *first, bool *last) {
+  const char *close = strrchr(dims, ']');
+  const char *comma = strrchr(dims, ',');
+  *first = strncmp(dims, "[::1", 4) == 0;
+  *last = close && close - dims >= 4 && strncmp(close - 3, "::1", 3) == 0 && (!comma || comma < close - 3);
+}
+
+/* An array of `ndim` dimensions and layout 'C', 'F' or 'A': the signature's dimension text gives
+ * its layout back, and so do strides of that order (a C or F array of extents 2, 3, 4, ...; an A
+ * array every other element of a C one). */
+static void layout_round_trips(int ndim, char layout, const char *where) {
+  if (ndim == 1 && layout == 'F') layout = 'C';   /* a 1-d contiguous array is C */
+  char dims[64];
+  size_t n = p2c_array_dims(ndim, layout, dims, sizeof dims);
+  bool first, last;
+  assert_true(n > 0 && n < sizeof dims);
+  slice_ends(dims, &first, &last);
+  char back = p2c_slices_layout(ndim, first, last);
+  if (back != layout) fail_msg("%s: a %dd %c array is written '%s', which reads back as %c", where, ndim, layout, dims, back);
+  int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM], s = 4;
+  for (int k = 0; k < ndim; k++) shape[k] = k + 2;
+  for (int i = 0; i < ndim; i++) {
+    int k = layout == 'F' ? i : ndim - 1 - i;
+    strides[k] = layout == 'A' && i == 0 ? 2 * s : s;
+    s *= shape[k] * (layout == 'A' && i == 0 ? 2 : 1);
+  }
+  back = p2c_array_layout(4, ndim, shape, strides);
+  if (back != layout)
+    fail_msg("%s: strides of a %dd %c array give layout %c", where, ndim, layout, back);
+}
+
+/* The dtypes and layouts of parameters (tuple elements too) round-trip. */
+static void params_round_trip(const P2cParam *p, size_t n, const char *where) {
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].elem_count) params_round_trip(p[i].elems, p[i].elem_count, where);
+    if (p[i].type != P2C_RECORD && p[i].type != P2C_TUPLE) dtype_round_trips(p[i].type, where);
+    if (p[i].is_array) layout_round_trips(p[i].ndim, p[i].layout, where);
+  }
+}
+
 /* Translates `file` with these extra signatures (unsigned kernels left out); NULL when the
  * translation fails. */
 static P2cModule *translate(P2cCompiler *c, const char *file, const char *src, size_t len,
@@ -68,6 +123,7 @@ static void round_trip_one(P2cCompiler *c, const char *file, const char *src, si
   char sig[2048];
   int n = snprintf(sig, sizeof sig, "%s:%s", k.python_name, k.signature);
   assert_true(n > 0 && (size_t)n < sizeof sig);
+  params_round_trip(k.params, k.param_count, file);
   const char *sigs[1] = {sig};
   P2cModule *again = translate(c, file, src, len, sigs, 1, k.python_name);
   if (!again) fail_msg("%s: '%s' does not parse back: %s", file, sig, p2c_compiler_last_error(c));
@@ -224,11 +280,151 @@ static void every_spelling_round_trips(void **state) {
   assert_true(count >= 5 * 14);
 }
 
+/* The parameter type an argument of tests/diff/cases.txt makes (`pyk2cuda run` syntax plus the
+ * runner's `in:`/`inF:`), appended to sig; false for one this test does not spell (the runner's
+ * named record dtypes, a .npy path). Arrays are C-contiguous (F for inF:); a bare integer is
+ * int64, a bare float float64, as Numba types them; "T:v" is T. */
+static bool diff_arg_type(const char *arg, char *sig, size_t cap) {
+  static const char *const arrays[] = {"in:", "inF:", "zeros:", "ones:", "empty:", "arange:"};
+  size_t used = strlen(sig);
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+    size_t pre = strlen(arrays[i]);
+    if (strncmp(arg, arrays[i], pre) != 0) continue;
+    const char *dtype = arg + pre, *shape = strrchr(dtype, '[');
+    if (!shape || shape == dtype) return false;
+    int ndim = 1;
+    for (const char *q = shape; *q && *q != ']'; q++) ndim += *q == ',';
+    char dims[64];
+    p2c_array_dims(ndim, i == 1 && ndim > 1 ? 'F' : 'C', dims, sizeof dims);
+    int name_len = (int)(shape - dtype);
+    P2cScalarType t;
+    char name[48];
+    if (p2c_dtype_parse_charseq(dtype, (size_t)name_len, &t)) {
+      int64_t chars;
+      bool unicode;
+      p2c_dtype_charseq(t, &unicode, &chars);
+      snprintf(name, sizeof name, "%s(%lld)", unicode ? "UnicodeCharSeq" : "CharSeq", (long long)chars);
+    } else snprintf(name, sizeof name, "%.*s", name_len, dtype);
+    if (strncmp(name, "rec_", 4) == 0) return false;
+    snprintf(sig + used, cap - used, "%s%s%s", used && sig[used - 1] != '(' ? ", " : "", name, dims);
+    return true;
+  }
+  const char *colon = strrchr(arg, ':');
+  char type[48];
+  if (colon) snprintf(type, sizeof type, "%.*s", (int)(colon - arg), arg);
+  else if (!strcmp(arg, "true") || !strcmp(arg, "false")) strcpy(type, "bool");
+  else if (strspn(arg, "-0123456789") == strlen(arg)) strcpy(type, "int64");
+  else if (strspn(arg, "-0123456789.e") == strlen(arg)) strcpy(type, "float64");
+  else return false;
+  snprintf(sig + used, cap - used, "%s%s", used && sig[used - 1] != '(' ? ", " : "", type);
+  return true;
+}
+
+/* Every launch of the diff suite (a kernel typed from its arguments there): the signature its
+ * arguments make parses, prints, and parses back the same, dtypes and layouts too. Cases whose
+ * kernels have decorator signatures are the decorator test's. */
+static void diff_signatures_round_trip(void **state) {
+  (void)state;
+  size_t len;
+  char *text = test_read_file(P2C_SOURCE_DIR "/tests/diff/cases.txt", &len);
+  int total = 0, cases = 0, unspelled = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    if (line[0] == '#' || line[0] == '\0') continue;
+    char *w = NULL, *f[5];
+    f[0] = strtok_r(line, " \t", &w);
+    for (int i = 1; i < 5; i++) f[i] = strtok_r(NULL, " \t", &w);
+    if (!f[4]) continue;
+    char sig[1024];
+    int n = snprintf(sig, sizeof sig, "%s:", f[2]);
+    sig[n] = '\0';
+    char *body = sig + n;
+    bool spelled = true;
+    for (char *arg = strtok_r(NULL, " \t", &w); arg && spelled; arg = strtok_r(NULL, " \t", &w))
+      if (!strchr(arg, '=') || strncmp(arg, "in", 2) == 0) spelled = diff_arg_type(arg, body, sizeof sig - (size_t)n);
+    if (!spelled) {
+      unspelled++;
+      continue;
+    }
+    char full[1100], path[1024];
+    snprintf(full, sizeof full, "%s(%s)", f[2], body);
+    snprintf(path, sizeof path, "%s/tests/diff/%s", P2C_SOURCE_DIR, f[1]);
+    const char *sigs[1] = {full};
+    size_t flen;
+    char *src = test_read_file(path, &flen);
+    P2cCompiler *c = p2c_compiler_new(NULL);
+    P2cModule *m = translate(c, path, src, flen, sigs, 1, f[2]);
+    for (size_t i = 0; m && i < p2c_module_kernel_count(m); i++) {
+      P2cKernelInfo k = p2c_module_kernel(m, i);
+      if (k.is_ufunc || strcmp(k.python_name, f[2]) != 0) continue;
+      round_trip_one(c, path, src, flen, k);
+      total++;
+    }
+    if (!m) fprintf(stderr, "diff case %s: '%s' does not translate: %s\n", f[0], full, p2c_compiler_last_error(c));
+    cases += m != NULL;
+    p2c_module_delete(m);
+    p2c_compiler_delete(c);
+    free(src);
+  }
+  free(text);
+  printf("diff: %d specializations of %d cases round-trip (%d cases with record or other arguments left out)\n",
+         total, cases, unspelled);
+  assert_true(cases >= 250);   /* the corpus is read, not skipped */
+}
+
+/* Every dtype: its typestr reads back as it; NumPy's own texts (dtype.str on a little-endian
+ * host) read as their dtypes, with a swap where the order is the other one; texts NumPy has no
+ * dtype of here are refused. */
+static void every_dtype_round_trips(void **state) {
+  (void)state;
+  for (int t = 0; t < P2C_SCALAR_TYPE_COUNT; t++) dtype_round_trips((P2cScalarType)t, "dtypes");
+  for (int64_t n = 1; n <= P2C_MAX_CHARS; n *= 7) {
+    dtype_round_trips(P2C_CHARSEQ(n), "dtypes");
+    dtype_round_trips(P2C_UNICHARSEQ(n), "dtypes");
+  }
+  static const struct { const char *text; P2cScalarType t; bool swap; } numpy[] = {
+      {"|b1", P2C_BOOL, false}, {"?", P2C_BOOL, false}, {"<f4", P2C_FLOAT32, false},
+      {">f4", P2C_FLOAT32, true}, {"=f8", P2C_FLOAT64, false}, {"<c16", P2C_COMPLEX128, false},
+      {">c8", P2C_COMPLEX64, true}, {"<f2", P2C_FLOAT16, false}, {"|u1", P2C_UINT8, false},
+      {">u1", P2C_UINT8, false}, {"<i8", P2C_INT64, false}, {"|S12", P2C_CHARSEQ(12), false},
+      {"a3", P2C_CHARSEQ(3), false}, {"<U5", P2C_UNICHARSEQ(5), false}, {">U5", P2C_UNICHARSEQ(5), true},
+      {"<M8[D]", (P2cScalarType)(P2C_DATETIME64 + P2C_UNIT_D), false},
+      {"<m8", (P2cScalarType)(P2C_TIMEDELTA64 + P2C_UNIT_GENERIC), false},
+      {">m8[ns]", (P2cScalarType)(P2C_TIMEDELTA64 + P2C_UNIT_ns), true}};
+  for (size_t i = 0; i < sizeof numpy / sizeof numpy[0]; i++) {
+    P2cScalarType t;
+    bool swap;
+    if (!p2c_dtype_parse(numpy[i].text, strlen(numpy[i].text), &t, &swap) || t != numpy[i].t || swap != numpy[i].swap)
+      fail_msg("NumPy's '%s' is not read as dtype %d (swap %d)", numpy[i].text, (int)numpy[i].t, numpy[i].swap);
+  }
+  static const char *const refused[] = {"", "<", "|O", "|V8", "<f16", "<i3", "<M8[10D]", "<M8[]",
+                                        "|f4", "|M8[D]", "<f4x", "|S0", "|S1048577", "f4 ", "<U"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    P2cScalarType t;
+    if (p2c_dtype_parse(refused[i], strlen(refused[i]), &t, NULL)) fail_msg("'%s' is accepted", refused[i]);
+  }
+  char text[8];
+  assert_int_equal(p2c_dtype_str(P2C_FLOAT32, text, sizeof text), 3);
+  assert_string_equal(text, "<f4");
+  assert_int_equal(p2c_dtype_str(P2C_RECORD, text, sizeof text), 0);
+  assert_int_equal(p2c_dtype_str(P2C_TUPLE, text, sizeof text), 0);
+}
+
+/* Every layout of every rank: through its dimension text and through strides. */
+static void every_layout_round_trips(void **state) {
+  (void)state;
+  for (int ndim = 1; ndim <= P2C_MAX_NDIM; ndim++)
+    for (const char *l = "CFA"; *l; l++) layout_round_trips(ndim, *l, "layouts");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(golden_signatures_round_trip),
       cmocka_unit_test(decorator_signatures_round_trip),
       cmocka_unit_test(every_spelling_round_trips),
+      cmocka_unit_test(diff_signatures_round_trip),
+      cmocka_unit_test(every_dtype_round_trips),
+      cmocka_unit_test(every_layout_round_trips),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* Unit tests for src/types/types.c and src/typeinfer/sig.c: the typing rules shared by the passes and the
+/* Unit tests for src/types/types.c and src/types/sig.c: the typing rules shared by the passes and the
  * signature parser.
  *
  * Covered: NumPy's promote_types for two scalars (type_promote), Numba's integer typing NBEP

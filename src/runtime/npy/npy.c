@@ -98,35 +98,10 @@ static bool is_word_char(char c) {
 
 /* ---- Dtypes -------------------------------------------------------------------------------- */
 
-/* The kind letter and size of each scalar type in a descr ('<f4'). */
-typedef struct DtypeInfo {
-  char kind;
-  size_t size;
-} DtypeInfo;
-
-static const DtypeInfo dtypes[P2C_SCALAR_TYPE_COUNT] = {
-  [P2C_BOOL] = {'b', 1},   [P2C_INT8] = {'i', 1},    [P2C_INT16] = {'i', 2},
-  [P2C_INT32] = {'i', 4},  [P2C_INT64] = {'i', 8},   [P2C_UINT8] = {'u', 1},
-  [P2C_UINT16] = {'u', 2}, [P2C_UINT32] = {'u', 4},  [P2C_UINT64] = {'u', 8},
-  [P2C_FLOAT32] = {'f', 4}, [P2C_FLOAT64] = {'f', 8},
-  [P2C_COMPLEX64] = {'c', 8}, [P2C_COMPLEX128] = {'c', 16}, [P2C_FLOAT16] = {'f', 2},
-};
-
-static bool is_scalar(P2cScalarType t) { return (unsigned)t < P2C_SCALAR_TYPE_COUNT; }
-
-static bool time_dtype(P2cScalarType t) { return t >= P2C_DATETIME64 && t < P2C_SCALAR_TYPE_COUNT; }
-
-/* The kind and size of scalar type t: the table's, or 'M' / 'm' and 8 for a datetime64 or
- * timedelta64 (whose unit follows in its descr: "<M8[D]"). */
-static DtypeInfo dtype_info(P2cScalarType t) {
-  if (time_dtype(t)) return (DtypeInfo){t < P2C_TIMEDELTA64 ? 'M' : 'm', 8};
-  return is_scalar(t) ? dtypes[t] : (DtypeInfo){0, 0};
-}
-
 /* Scalars and character sequences (S<n>, U<n>: p2c_dtype_charseq). */
-static bool valid_dtype(P2cScalarType t) { return is_scalar(t) || p2c_dtype_charseq(t, NULL, NULL); }
+static bool valid_dtype(P2cScalarType t) { return type_dtype_swap_size(t) > 0; }
 
-static size_t dtype_size(P2cScalarType t) { return is_scalar(t) ? dtype_info(t).size : p2c_dtype_size(t, NULL); }
+static size_t dtype_size(P2cScalarType t) { return p2c_dtype_size(t, NULL); }
 
 /* The size of one element of a: a scalar's, or the record's itemsize. */
 static size_t item_size(const NpyArray *a) {
@@ -134,128 +109,47 @@ static size_t item_size(const NpyArray *a) {
   return dtype_size(a->dtype);
 }
 
-static bool host_little_endian(void) {
-  const uint16_t one = 1;
-  unsigned char first;
-  memcpy(&first, &one, 1);
-  return first == 1;
-}
-
-/* The scalar type with this kind letter and size, or -1. */
-static int find_dtype(char kind, size_t size) {
-  for (int t = 0; t < P2C_DATETIME64; t++)
-    if (dtypes[t].kind == kind && dtypes[t].size == size) return t;
-  return -1;
-}
-
-/* Why a dtype kind is refused, for the kinds NumPy has and we do not support; else NULL. */
-static const char *unsupported_kind(char kind) {
-  switch (kind) {
-  case 'O': return "object arrays hold pickled Python objects and are never loaded";
-  case 'V': return "void and record dtypes are not supported";
-  default: return NULL;
-  }
-}
-
-/* Parses the size digits of a descr after its kind letter; 0 when they are not 1 or 2 digits
- * making up the rest of the string. */
-static size_t descr_size(const char *s, size_t n) {
-  if (n < 1 || n > 2) return 0;
-  size_t size = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (!is_digit(s[i])) return 0;
-    size = size * 10 + (size_t)(s[i] - '0');
-  }
-  return size;
-}
-
-/* "S12" ('a12' is its old spelling), "U12": a character sequence of 1 to P2C_MAX_CHARS
- * characters (the digits count characters, not bytes). */
-static P2cStatus decode_charseq(const char *s, size_t n, const char *shown, NpyArray *a, Err *e) {
-  if (!p2c_dtype_parse_charseq(s, n, &a->dtype))
-    return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (strings have 1 to %d characters)", shown, P2C_MAX_CHARS);
-  return P2C_OK;
-}
-
-/* A datetime64 or timedelta64 descr after its byte order: "M8", "M8[D]", "m8[ns]"; NumPy's
- * multiples of a unit ("M8[10D]") have no type here. */
-static P2cStatus decode_time_kind(const char *s, size_t n, const char *shown, NpyArray *a, Err *e) {
-  int base = s[0] == 'M' ? P2C_DATETIME64 : P2C_TIMEDELTA64;
-  int unit = n == 2 ? P2C_UNIT_GENERIC : -1;
-  if (n > 4 && s[2] == '[' && s[n - 1] == ']') unit = time_unit_parse(s + 3, n - 4);
-  if (n < 2 || s[1] != '8' || unit < 0)
-    return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (datetime64 and timedelta64 take one unit: "
-                "Y M W D h m s ms us ns ps fs as, or none)", shown);
-  a->dtype = (P2cScalarType)(base + unit);
-  return P2C_OK;
-}
-
-/* Sets a->dtype from the kind and size part of a descr ("f4", "?"), byte order removed. */
-static P2cStatus decode_kind(const char *s, size_t n, const char *shown, NpyArray *a, Err *e) {
-  if (n == 1 && s[0] == '?') {
-    a->dtype = P2C_BOOL;
-    return P2C_OK;
-  }
-  if (n && (s[0] == 'S' || s[0] == 'a' || s[0] == 'U')) return decode_charseq(s, n, shown, a, e);
-  if (n && (s[0] == 'M' || s[0] == 'm')) return decode_time_kind(s, n, shown, a, e);
-  const char *why = n ? unsupported_kind(s[0]) : NULL;
-  if (why) return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (%s)", shown, why);
-  size_t size = n ? descr_size(s + 1, n - 1) : 0;
-  int t = size ? find_dtype(s[0], size) : -1;
-  if (t >= 0) {
-    a->dtype = (P2cScalarType)t;
-    return P2C_OK;
-  }
-  if (size && s[0] == 'f')
+/* The message for a descr the library's typestr reader refuses (types/dtype.c). */
+static P2cStatus refuse_descr(DtypeProblem p, const char *s, size_t n, Err *e) {
+  char shown[SHOW_MAX + 4];
+  show(s, n, shown);
+  P2cScalarType t;
+  bool swap;
+  if (p == DTYPE_NO_ORDER && type_dtype_parse(s + 1, n - 1, &t, &swap) == DTYPE_OK)   /* '|' removed */
+    return fail(e, P2C_ERR_FORMAT, "dtype '%s' has no byte order, but its elements have %zu "
+                "bytes", shown, type_dtype_swap_size(t));
+  switch (p) {
+  case DTYPE_NO_ORDER:
+  case DTYPE_OBJECT:
+    return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (object arrays hold pickled Python "
+                "objects and are never loaded)", shown);
+  case DTYPE_VOID: return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (void and record dtypes are not supported)", shown);
+  case DTYPE_FLOAT_SIZE:
     return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (of the floats, only float16, float32 "
                 "and float64 are supported)", shown);
+  case DTYPE_CHARS:
+    return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (strings have 1 to %d characters)", shown, P2C_MAX_CHARS);
+  case DTYPE_TIME_UNIT:
+    return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (datetime64 and timedelta64 take one unit: "
+                "Y M W D h m s ms us ns ps fs as, or none)", shown);
+  case DTYPE_UNKNOWN:
+  case DTYPE_OK: break;
+  }
   return fail(e, P2C_ERR_FORMAT, "unsupported dtype '%s' (supported: bool, int8..int64, "
               "uint8..uint64, float16, float32, float64, complex64, complex128, S<n>, U<n>, M8[unit], m8[unit])", shown);
 }
 
-/* The bytes that a byte order reverses: a scalar's (a complex number's part's), one character
- * of a character sequence (1 for S, 4 for U). */
-static size_t unit_size(P2cScalarType t) {
-  bool unicode;
-  if (p2c_dtype_charseq(t, &unicode, NULL)) return unicode ? 4 : 1;
-  DtypeInfo d = dtype_info(t);
-  return d.kind == 'c' ? d.size / 2 : d.size;
-}
-
 /* Decodes a descr string ("<f4", "|b1", "?") into a->dtype, and whether the data needs a byte
- * swap to reach the host's order. */
+ * swap to reach the host's order: the library's one typestr reader. */
 static P2cStatus decode_descr(const char *s, size_t n, NpyArray *a, bool *swap, Err *e) {
-  char shown[SHOW_MAX + 4];
-  show(s, n, shown);
-  bool has_order = n && (s[0] == '<' || s[0] == '>' || s[0] == '|' || s[0] == '=');
-  char order = has_order ? s[0] : '=';
-  size_t skip = has_order ? 1 : 0;
-  P2cStatus st = decode_kind(s + skip, n - skip, shown, a, e);
-  if (st) return st;
-  size_t size = unit_size(a->dtype);
-  if (order == '|' && size > 1)
-    return fail(e, P2C_ERR_FORMAT, "dtype '%s' has no byte order, but its elements have %zu "
-                "bytes", shown, size);
-  char native = host_little_endian() ? '<' : '>';
-  *swap = size > 1 && order != '=' && order != native;
-  return P2C_OK;
+  DtypeProblem p = type_dtype_parse(s, n, &a->dtype, swap);
+  return p == DTYPE_OK ? P2C_OK : refuse_descr(p, s, n, e);
 }
 
-/* The descr we write for a scalar type: "<f4" (host order), or "|b1" for one-byte types; for a
- * character sequence "|S12" or "<U12" (its length in characters); for a datetime64 or
- * timedelta64 "<M8[D]", or "<m8" of the generic unit. */
+/* The descr we write for a dtype: the library's typestr of it ("<f4", "|b1", "|S12", "<U12",
+ * "<M8[D]", "<m8"). */
 enum { DESCR_CAP = 16 };
-static void format_descr(P2cScalarType t, char out[DESCR_CAP]) {
-  char order = unit_size(t) == 1 ? '|' : host_little_endian() ? '<' : '>';
-  bool unicode;
-  int64_t chars;
-  DtypeInfo d = dtype_info(t);
-  if (p2c_dtype_charseq(t, &unicode, &chars)) snprintf(out, DESCR_CAP, "%c%c%lld", order, unicode ? 'U' : 'S', (long long)chars);
-  else if (time_dtype(t)) {
-    const char *unit = time_unit_name(type_of_scalar(t)->unit);
-    snprintf(out, DESCR_CAP, unit[0] ? "%c%c8[%s]" : "%c%c8%s", order, d.kind, unit);
-  } else snprintf(out, DESCR_CAP, "%c%c%zu", order, d.kind, d.size);
-}
+static void format_descr(P2cScalarType t, char out[DESCR_CAP]) { type_dtype_str(t, out, DESCR_CAP); }
 
 /* Number of data bytes of a's shape and dtype; false when it exceeds PTRDIFF_MAX. Dimensions
  * must be non-negative. An empty array has 0 bytes whatever its other dimensions. */
@@ -658,10 +552,9 @@ static P2cStatus alloc_data(NpyArray *a, const P2cAllocator *alloc, Err *e) {
   return P2C_OK;
 }
 
-/* Reverses the bytes of each element, converting between big- and little-endian. */
 /* Reverses the bytes of each element, or of each part of a complex element. */
 static void swap_bytes(NpyArray *a) {
-  size_t size = unit_size(a->dtype);
+  size_t size = type_dtype_swap_size(a->dtype);
   unsigned char *p = a->data;
   for (size_t i = 0; i + size <= a->nbytes; i += size)
     for (size_t j = 0; j < size / 2; j++) {
