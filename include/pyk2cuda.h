@@ -386,6 +386,12 @@ typedef struct P2cKernelInfo {
    * reports raises (debug=True). A launch that skips the record (p2c_gpu_kernel_launch alone)
    * would miss what the kernel reported. */
   bool checks_bounds;
+  /* A @numba.jit/@njit function called from the host (not a kernel): call it with
+   * p2c_module_call, which runs it once on the CPU. `signature` gives its result type; `result`
+   * describes where its kernel stores the result (a one-element array of that dtype, after the
+   * param_count parameters), NULL when it returns nothing. */
+  bool host;
+  const P2cParam *result;
 } P2cKernelInfo;
 
 P2C_API size_t p2c_module_kernel_count(const P2cModule *module);
@@ -849,6 +855,17 @@ P2C_API P2cStatus p2c_specialize(P2cCompiler *compiler, const char *filename, co
 P2C_API P2cStatus p2c_module_launch(P2cCompiler *compiler, P2cModule *module, size_t kernel_index,
                                     const P2cValue *args, size_t nargs,
                                     const P2cLaunchOptions *options, P2cLaunchReport *report);
+/* Calls the @jit function `index` of a module (P2cKernelInfo.host) with `args`, as Numba's CPU
+ * dispatcher calls it, once, on the CPU: its code is the simulator's host build of the module
+ * (compiled by the host compiler and cached as any module), whatever `options->device` says
+ * (only `no_cache` is read; options may be NULL). Arguments are taken and converted as for
+ * p2c_module_launch (host arrays, updated in place; a declared signature's conversions). What
+ * it returns goes to *result (when not NULL): a scalar (is_array false) of its result type; a
+ * function that returns nothing (P2cKernelInfo.result NULL) leaves *result zeroed. Errors as
+ * p2c_module_launch, and P2C_ERR_USAGE for an index that is not a host function. */
+P2C_API P2cStatus p2c_module_call(P2cCompiler *compiler, P2cModule *module, size_t index,
+                                  const P2cValue *args, size_t nargs, const P2cLaunchOptions *options,
+                                  P2cValue *result);
 /* Runs `kernel` from the Python `source` with `args`, in the kernel's parameter order: the
  * kernel is specialized for the arguments' types (each new type tuple is a new specialization,
  * compiled once and cached), launched with the options' grid and block, and every array is

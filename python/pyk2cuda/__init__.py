@@ -34,7 +34,8 @@ from . import _core  # noqa: E402 (after the search path is offered)
 from ._core import Error, CompileError, BoundsError, DeviceArray
 from .types import *  # noqa: F401,F403 (numba's type names)
 from . import cuda
-from .cuda import jit, vectorize
+from .cuda import vectorize
+from .cpu import jit, njit   # Numba's meanings: CPU functions (cuda.jit makes kernels)
 
 __version__ = _core.version
 

@@ -41,9 +41,11 @@ _MODULES = {"math": "import math", "cmath": "import cmath", "operator": "import 
             "pyk2cuda.types": "from numba import types"}
 # Modules whose functions and types a kernel may name directly (`from math import sqrt`).
 _FUNCTION_MODULES = ("math", "cmath", "operator", "numpy")
-_CUDA, _VECTORIZE, _NUMPY = "__p2c_cuda", "__p2c_vectorize", "__p2c_np"
+_CUDA, _VECTORIZE, _NUMPY, _NJIT = "__p2c_cuda", "__p2c_vectorize", "__p2c_np", "__p2c_njit"
 _ENUM_IMPORT = "from enum import Enum as __p2c_Enum, IntEnum as __p2c_IntEnum"
-_HEADER = ["from numba import cuda as %s" % _CUDA, "from numba import vectorize as %s" % _VECTORIZE,
+# Three lines, so that a function defined at line 5 of its file keeps its line numbers.
+_HEADER = ["from numba import cuda as %s" % _CUDA,
+           "from numba import vectorize as %s, njit as %s" % (_VECTORIZE, _NJIT),
            "import numpy as %s" % _NUMPY]
 # NumPy scalar types that are Python's own types to Numba (a global np.float64 is a float64).
 _PLAIN_NUMPY = {"float64": float, "int64": int, "bool": bool, "complex128": complex}
@@ -599,14 +601,18 @@ def _numpy_if_loaded():
 def build(func, kind="kernel", signatures=None, options=None):
     """The Unit for `func`: kind 'kernel' (signatures are passed to the translator apart; options,
     the decorator's debug= and boundscheck= as given, are written into `@cuda.jit(...)`, where the
-    translator reads what they mean) or 'ufunc' (its signature texts are written into the
-    @vectorize decorator)."""
+    translator reads what they mean), 'ufunc' (its signature texts are written into the
+    @vectorize decorator) or 'host' (a @jit function the host calls: `@numba.njit`, with its
+    signatures and options)."""
     piece = _Piece(func)
     b = _Builder(piece)
+    given = ", ".join("%s=%r" % (name, bool(value)) for name, value in sorted((options or {}).items()))
     if kind == "ufunc":
         decorator = "@%s([%s], target='cuda')" % (_VECTORIZE, ", ".join(repr(s) for s in signatures))
+    elif kind == "host":   # a @jit function the host calls: its signatures in the decorator
+        parts = (["[%s]" % ", ".join(repr(s) for s in signatures)] if signatures else []) + ([given] if given else [])
+        decorator = "@%s%s" % (_NJIT, "(%s)" % ", ".join(parts) if parts else "")
     else:
-        given = ", ".join("%s=%r" % (name, bool(value)) for name, value in sorted((options or {}).items()))
         decorator = "@%s.jit%s" % (_CUDA, "(%s)" % given if given else "")
     b.add_function(func, func.__name__ if func.__name__.isidentifier() else "_lambda", decorator)
     return b.unit()

@@ -187,7 +187,7 @@ static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
  * `why` (the TypeError no_signature raises). */
 static Spec *find_spec(Kernel *k, const P2cValue *vals, size_t n, char *why, size_t why_cap) {
   enum { FEW = 16 };
-  const P2cKernelInfo *few[FEW], **infos = k->nspecs <= FEW ? few : PyMem_Malloc(sizeof *infos * k->nspecs);
+  const P2cKernelInfo *few[FEW] = {0}, **infos = k->nspecs <= FEW ? few : PyMem_Malloc(sizeof *infos * k->nspecs);
   if (!infos) return (Spec *)PyErr_NoMemory();
   for (size_t i = 0; i < k->nspecs; i++) infos[i] = &k->specs[i].info;
   int j = p2c_match_specialization(infos, k->nspecs, vals, n,
@@ -404,6 +404,64 @@ done:
   for (size_t i = 0; i < got; i++) arg_release(&args[i]);
   if (result && prepared && write_back(prepared) < 0) Py_CLEAR(result);
   Py_XDECREF(prepared);
+  if (!result) fix_error(k);
+  return result;
+}
+
+/* ---- @jit functions called from the host ---- */
+
+/* A @jit function's result as Numba's CPU dispatcher boxes it: a Python bool, int, float or
+ * complex (a float32 result is a Python float, as Numba returns it). */
+static PyObject *boxed(const P2cKernelInfo *info, const P2cValue *v) {
+  if (!info->result) Py_RETURN_NONE;
+  switch (v->type) {
+  case P2C_BOOL: return PyBool_FromLong(v->scalar.b);
+  case P2C_INT8: case P2C_INT16: case P2C_INT32: case P2C_INT64: return PyLong_FromLongLong(v->scalar.i);
+  case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64:
+    return PyLong_FromUnsignedLongLong(v->scalar.u);
+  case P2C_FLOAT32: case P2C_FLOAT64: return PyFloat_FromDouble(v->scalar.f);
+  case P2C_COMPLEX64: case P2C_COMPLEX128: return PyComplex_FromDoubles(v->scalar.c[0], v->scalar.c[1]);
+  default: return PyErr_Format(PyExc_TypeError, "a @jit function returned a value of type %s",
+                               p2c_scalar_name(v->type));
+  }
+}
+
+/* _call(*args): the host's call of a @jit function (numba.jit, njit): the specialization the
+ * arguments take (the one dispatcher, as for a launch; a new one for a lazy function's new
+ * types), run once on the CPU by p2c_module_call; its result boxed. */
+static PyObject *kernel_host_call(Kernel *k, PyObject *const *argv, Py_ssize_t nargs) {
+  size_t n = (size_t)nargs, want = (size_t)PyTuple_GET_SIZE(k->params);
+  if (n != want)
+    return PyErr_Format(PyExc_TypeError, "%U() takes %zu argument%s, %zu given", k->name, want,
+                        want == 1 ? "" : "s", n);
+  if (n > MAX_ARGS) return PyErr_Format(PyExc_TypeError, "%U(): at most %d arguments", k->name, MAX_ARGS);
+  if (check_stack(k) < 0) return NULL;
+  Arg args[MAX_ARGS];
+  P2cValue vals[MAX_ARGS];
+  size_t got = 0;
+  PyObject *result = NULL;
+  for (; got < n; got++) {
+    if (arg_from_object(k->st, argv[got], str_of(PyTuple_GET_ITEM(k->params, got)), &args[got]) < 0) goto done;
+    vals[got] = args[got].v;
+  }
+  char why[1024] = "";
+  Spec *s = find_spec(k, vals, n, why, sizeof why);
+  if (!s && PyErr_Occurred()) goto done;
+  if (!s && k->explicit_sigs) {
+    no_signature(why);
+    goto done;
+  }
+  if (!s && !(s = specialize(k, vals, n))) goto done;
+  for (size_t i = 0; i < n; i++)
+    if (arg_check_writable(&args[i], &s->info.params[i], k->name) < 0) goto done;
+  for (size_t i = 0; i < n; i++)
+    if (arg_convert(&args[i], &s->info.params[i], str_of(PyTuple_GET_ITEM(k->params, i))) < 0) goto done;
+    else vals[i] = args[i].v;
+  P2cValue out;
+  P2cStatus r = p2c_module_call(k->st->compiler, s->m, s->index, vals, n, NULL, &out);
+  result = r == P2C_OK ? boxed(&s->info, &out) : raise_compiler(k->st, r);
+done:
+  for (size_t i = 0; i < got; i++) arg_release(&args[i]);
   if (!result) fix_error(k);
   return result;
 }
@@ -723,6 +781,8 @@ static PyMethodDef kernel_methods[] = {
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,
      "forall(ntasks, tpb=256, stream=0, sharedmem=0): a launcher over ntasks threads"},
     {"_specs", (PyCFunction)kernel_specs, METH_NOARGS, "[(signature, cuda, types, symbol)]"},
+    {"_call", (PyCFunction)(void (*)(void))kernel_host_call, METH_FASTCALL,
+     "_call(*args): the host's call of a @jit function, run on the CPU"},
     {"_ptx", (PyCFunction)kernel_ptx, METH_VARARGS, "(ptx, nvrtc log) of a specialization"},
     {NULL, NULL, 0, NULL},
 };

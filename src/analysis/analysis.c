@@ -21,6 +21,16 @@ static void collect_kernels(Module *m, const AnalysisOptions *o, FuncKind kind, 
   }
 }
 
+/* The host entries of the selected @jit functions, in source order. */
+static void collect_hosts(Module *m, const AnalysisOptions *o, FunctionList *out, Arena *a) {
+  for (size_t i = 0; i < m->funcs.len; i++) {
+    Function *g = m->funcs.items[i];
+    if (!g->host_jit || !kernel_selected(o, g->name)) continue;
+    for (size_t j = 0; j < g->specs.len; j++)
+      if (g->specs.items[j]->typed && g->specs.items[j]->host_entry) vec_push(a, out, g->specs.items[j]);
+  }
+}
+
 /* ---- what the emitted functions use: device functions, complex and float16 types ---- */
 
 typedef struct Uses {
@@ -67,25 +77,34 @@ static void note_declared_types(const Function *f, Analysis *an, Arena *a) {
 
 /* Expression e: its type; a call of a device function met for the first time joins the list,
  * and its body is walked at once (its callees come next, then the call's arguments). */
+/* Device function f is called: met for the first time, it joins the list and its body is
+ * walked at once (its callees come next). */
+static void note_device(AstWalker *w, Function *f) {
+  Uses *u = w->ctx;
+  FunctionList *devs = &u->an->devices;
+  for (size_t i = 0; i < devs->len; i++)
+    if (devs->items[i] == f) return;
+  vec_push(u->a, devs, f);
+  ast_walk_block(w, &f->body);
+}
+
+/* Expression e: its type; a call of a device function notes the callee (then the call's
+ * arguments are walked). */
 static bool note_use(AstWalker *w, const Expr *e) {
   Uses *u = w->ctx;
   note_type(u->an, e->ty, u->a);
-  if (e->kind != EX_CALL || e->kids[0]->kind != EX_FUNC || !e->func) return true;
-  FunctionList *devs = &u->an->devices;
-  for (size_t i = 0; i < devs->len; i++)
-    if (devs->items[i] == e->func) return true;
-  vec_push(u->a, devs, e->func);
-  ast_walk_block(w, &e->func->body);
+  if (e->kind == EX_CALL && e->kids[0]->kind == EX_FUNC && e->func) note_device(w, e->func);
   return true;
 }
 
 /* Walks the bodies of the kernels and ufuncs, and through their calls every device function
- * they reach, each once. */
+ * they reach, each once; a host entry is a device function its entry kernel calls. */
 static void note_uses(Analysis *an, Arena *a) {
   Uses u = {an, a};
   AstWalker w = {.expr = note_use, .ctx = &u};
   for (size_t i = 0; i < an->kernels.len; i++) ast_walk_block(&w, &an->kernels.items[i]->body);
   for (size_t i = 0; i < an->ufuncs.len; i++) ast_walk_block(&w, &an->ufuncs.items[i]->body);
+  for (size_t i = 0; i < an->hosts.len; i++) note_device(&w, an->hosts.items[i]);
 }
 
 /* ---- local arrays on the deepest call path ---- */
@@ -157,9 +176,9 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an, bool fib
  * reports a kernel's exception only after a debug=True launch (its boundscheck= checks nothing
  * on CUDA and reports nothing); a device function also with its own debug=True. */
 static void checked_functions(const AnalysisOptions *o, Analysis *an) {
-  const FunctionList *lists[] = {&an->kernels, &an->ufuncs};
+  const FunctionList *lists[] = {&an->kernels, &an->ufuncs, &an->hosts};
   bool any_reports = false;
-  for (size_t l = 0; l < 2; l++)
+  for (size_t l = 0; l < 3; l++)
     for (size_t i = 0; i < lists[l]->len; i++) {
       Function *f = lists[l]->items[i];
       const Function *g = f->generic ? f->generic : f;
@@ -179,6 +198,7 @@ void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis 
   memset(out, 0, sizeof *out);
   collect_kernels(m, o, FN_KERNEL, &out->kernels, &c->arena);
   collect_kernels(m, o, FN_UFUNC, &out->ufuncs, &c->arena);
+  collect_hosts(m, o, &out->hosts, &c->arena);
   note_uses(out, &c->arena);
   checked_functions(o, out);
   /* codegen writes every constant array a kernel uses: an array of records needs its struct */

@@ -35,6 +35,8 @@ typedef struct AnalysisOptions {
 typedef struct Analysis {
   FunctionList kernels;    /* typed specializations of the selected kernels, in source order */
   FunctionList ufuncs;     /* typed specializations of the selected @vectorize ufuncs */
+  FunctionList hosts;      /* host entries (Function.host_entry) of the selected @jit functions;
+                              each is a device function too (in `devices`), which codegen wraps */
   FunctionList devices;    /* device functions they call, at any depth, in order of first call */
   bool uses_complex;       /* a complex type appears in them (the prelude's complex helpers) */
   bool uses_half;          /* float16 appears in them (the prelude's float16 helpers) */

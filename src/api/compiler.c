@@ -263,11 +263,14 @@ static bool split_sigs(P2cCompiler *c, Arena *a, const P2cTranslateOptions *o, E
   return true;
 }
 
+/* Whether f is something the host calls or launches: a kernel, a ufunc, or a @jit function. */
+static bool is_entry(const Function *f) { return f->kind != FN_DEVICE || f->host_jit; }
+
 static bool check_kernel_names(P2cCompiler *c, const Module *mod, const P2cTranslateOptions *o) {
   for (size_t i = 0; o && i < o->kernel_count; i++) {
     bool found = false;
     for (size_t j = 0; j < mod->funcs.len; j++)
-      found |= mod->funcs.items[j]->kind != FN_DEVICE && strcmp(mod->funcs.items[j]->name, o->kernels[i]) == 0;
+      found |= is_entry(mod->funcs.items[j]) && strcmp(mod->funcs.items[j]->name, o->kernels[i]) == 0;
     if (!found) {
       api_fail(c, P2C_ERR_USAGE, "no kernel named '%s' in the source", o->kernels[i]);
       return false;
@@ -291,7 +294,7 @@ static bool check_specialization(P2cCompiler *c, const Module *mod, const P2cTra
   if (!c->specializing || !o || o->kernel_count != 1) return true;
   for (size_t j = 0; j < mod->funcs.len; j++) {
     const Function *f = mod->funcs.items[j];
-    if (f->kind == FN_DEVICE || strcmp(f->name, o->kernels[0]) != 0) continue;
+    if (!is_entry(f) || strcmp(f->name, o->kernels[0]) != 0) continue;
     if ((size_t)f->nparams != c->specialize_nargs) {
       char names[512];
       param_list(f, names, sizeof names);
@@ -308,10 +311,12 @@ static void fill_kernel_infos(P2cModule *m) {
   m->kernels = arena_alloc(&m->comp.arena, sizeof *m->kernels * (size_t)(m->cg.nkernels ? m->cg.nkernels : 1));
   for (int i = 0; i < m->cg.nkernels; i++) {
     const KernelDesc *k = &m->cg.kernels[i];
+    size_t nparams = (size_t)k->nparams - (k->has_result ? 1 : 0);   /* the result is not an argument */
     m->kernels[i] = (P2cKernelInfo){k->spec->generic->name, k->symbol, k->signature,
-                                    (size_t)k->nparams, k->params, k->spec->uses_barrier,
+                                    nparams, k->params, k->spec->uses_barrier,
                                     k->static_shared_bytes, k->is_ufunc, k->spec->cooperative,
-                                    k->spec->generic->nsigs > 0, m->check_bounds};
+                                    k->spec->generic->nsigs > 0, m->check_bounds, k->is_host,
+                                    k->has_result ? &k->params[nparams] : NULL};
   }
 }
 
@@ -322,7 +327,7 @@ static int list_functions(const Module *mod, bool kernels, char *buf, size_t cap
   buf[0] = '\0';
   for (size_t i = 0; i < mod->funcs.len; i++) {
     const Function *f = mod->funcs.items[i];
-    if ((f->kind != FN_DEVICE) != kernels) continue;
+    if (is_entry(f) != kernels) continue;
     if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "%s%s", count ? ", " : "", f->name);
     count++;
   }

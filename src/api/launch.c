@@ -626,3 +626,73 @@ P2cStatus p2c_launch(P2cCompiler *c, const char *filename, const char *source, s
   else p2c_module_delete(m);
   return s;
 }
+
+/* ---- @jit functions called from the host ---- */
+
+/* The scalar a host entry stored in its one-element result array. */
+static void read_result(P2cScalarType t, const unsigned char *store, P2cValue *out) {
+  P2cValue v = {.type = t};
+  switch (t) {
+  case P2C_BOOL: v.scalar.b = store[0] != 0; break;
+  case P2C_INT8: v.scalar.i = *(const int8_t *)store; break;
+  case P2C_INT16: v.scalar.i = *(const int16_t *)store; break;
+  case P2C_INT32: v.scalar.i = *(const int32_t *)store; break;
+  case P2C_INT64: v.scalar.i = *(const int64_t *)store; break;
+  case P2C_UINT8: v.scalar.u = *(const uint8_t *)store; break;
+  case P2C_UINT16: v.scalar.u = *(const uint16_t *)store; break;
+  case P2C_UINT32: v.scalar.u = *(const uint32_t *)store; break;
+  case P2C_UINT64: v.scalar.u = *(const uint64_t *)store; break;
+  case P2C_FLOAT32: v.scalar.f = *(const float *)store; break;
+  case P2C_FLOAT64: v.scalar.f = *(const double *)store; break;
+  case P2C_COMPLEX64: v.scalar.c[0] = ((const float *)store)[0], v.scalar.c[1] = ((const float *)store)[1]; break;
+  case P2C_COMPLEX128: memcpy(v.scalar.c, store, sizeof v.scalar.c); break;
+  default: break;   /* typeinfer lets no other result type reach a host entry (E-host-return) */
+  }
+  *out = v;
+}
+
+/* A host entry's kernel run once, on one simulated thread (the simulator's host build of the
+ * module), with `args` of its parameters' types and its result's array after them. */
+static P2cStatus call_converted(P2cCompiler *c, P2cModule *m, P2cKernelInfo k, const P2cValue *args, size_t nargs,
+                                const P2cLaunchOptions *given, P2cValue *result) {
+  unsigned char store[16] = {0};   /* the largest result, a complex128 */
+  P2cValue *all = mem_alloc(&c->alloc, sizeof *all * (nargs + 1));
+  if (!all) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
+  if (nargs) memcpy(all, args, sizeof *all * nargs);
+  if (k.result) {
+    P2cHostArray a = {.dtype = k.result->type, .ndim = 1, .shape = {1},
+                      .strides = {(int64_t)p2c_scalar_size(k.result->type)}, .data = store};
+    all[nargs] = (P2cValue){.is_array = true, .type = k.result->type, .array = a};
+    k.param_count = nargs + 1;
+  }
+  P2cLaunchOptions o = {.device = P2C_DEVICE_SIM, .grid = {1, 1, 1}, .block = {1, 1, 1},
+                        .no_cache = given && given->no_cache};
+  P2cLaunchReport r = {0};
+  P2cStatus s = launch_converted(c, m, &k, all, &o, &r);
+  mem_free(&c->alloc, all, sizeof *all * (nargs + 1));
+  if (s == P2C_OK && result && k.result) read_result(k.result->type, store, result);
+  return s;
+}
+
+P2cStatus p2c_module_call(P2cCompiler *c, P2cModule *m, size_t index, const P2cValue *args, size_t nargs,
+                          const P2cLaunchOptions *o, P2cValue *result) {
+  if (result) memset(result, 0, sizeof *result);
+  if (!c || !m || (nargs && !args)) return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  if (index >= p2c_module_kernel_count(m)) return api_fail(c, P2C_ERR_USAGE, "no function %zu in the module", index);
+  P2cKernelInfo k = p2c_module_kernel(m, index);
+  if (!k.host)
+    return api_fail(c, P2C_ERR_USAGE, "'%s' is a kernel, not a @jit function: launch it with a grid and a block",
+                    k.python_name);
+  if (k.param_count != nargs)
+    return api_fail(c, P2C_ERR_USAGE, "function '%s' takes %zu arguments, %zu given", k.python_name,
+                    k.param_count, nargs);
+  P2cStatus s = check_args(c, args, nargs);
+  if (s != P2C_OK || !k.declared) return s != P2C_OK ? s : call_converted(c, m, k, args, nargs, o, result);
+  P2cValue *converted;
+  size_t count;
+  s = converted_args(c, &k, args, nargs, &converted, &count);
+  if (s != P2C_OK) return s;
+  s = call_converted(c, m, k, converted, nargs, o, result);
+  mem_free(&c->alloc, converted, sizeof *converted * count);
+  return s;
+}

@@ -228,6 +228,14 @@ const char *new_temp(Gen *G, const Type *t);
 /* The common type of a comparison's two operand types. */
 const Type *compare_type(const Type *a, const Type *b);
 
+/* ---- @jit functions called from the host (emit_host.c) ---- */
+/* Claims the symbol of a named host entry's kernel ("<its C name>_host"). */
+const char *host_name_spec(Gen *G, const Function *spec);
+/* Whether a host entry returns a value, which its kernel stores in `result`. */
+bool host_has_result(const Function *spec);
+/* The one-thread kernel that calls a host entry for the host. */
+void emit_host_kernel(Gen *G, const Function *spec, const char *symbol, StrBuf *out);
+
 /* ---- @vectorize ufuncs (emit_ufunc.c) ---- */
 /* Claims the names of a ufunc specialization: returns its kernel's symbol (the ufunc's name,
  * with the argument types appended when it has several signatures) and sets spec->cname, the

@@ -22,6 +22,10 @@ typedef struct KernelDesc {
   int nparams;
   uint32_t static_shared_bytes;
   bool is_ufunc;           /* a @vectorize kernel: inputs and out as broadcast views (emit_ufunc.c) */
+  /* A @jit function's host entry (emit_host.c): its parameters, then, with has_result, the
+   * one-element array `result` (params[nparams - 1]) where its kernel stores what it returns. */
+  bool is_host;
+  bool has_result;
 } KernelDesc;
 
 typedef struct CodegenResult {

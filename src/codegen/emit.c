@@ -444,17 +444,44 @@ static void describe_kernel(Gen *G, Function *f, KernelDesc *k) {
   k->static_shared_bytes = static_shared_bytes(f);
 }
 
-/* The kernels' descriptors, and the ufuncs' elementwise kernels with theirs. */
+/* The runtime's descriptor of a host entry's kernel: the function's parameters, then its
+ * result's one-element array (emit_host.c). Its signature is the function's, with its result. */
+static void describe_host(Gen *G, Function *f, const char *symbol, KernelDesc *k) {
+  describe_kernel(G, f, k);
+  k->symbol = symbol;
+  k->is_host = true;
+  k->has_result = host_has_result(f);
+  Signature sig = {f->ret_type, f->arg_types, f->nparams};
+  k->signature = sig_format(G->a, &sig);
+  if (!k->has_result) return;
+  P2cParam *params = arena_alloc(G->a, sizeof(P2cParam) * (size_t)(f->nparams + 1));
+  if (f->nparams) memcpy(params, k->params, sizeof(P2cParam) * (size_t)f->nparams);
+  params[f->nparams] = (P2cParam){.name = "result", .is_array = true, .type = f->ret_type->scalar,
+                                  .ndim = 1, .layout = 'C', .written = true,
+                                  .size = p2c_array_arg_size(1), .align = 8};
+  k->params = params;
+  k->nparams = f->nparams + 1;
+}
+
+/* The kernels' descriptors, the ufuncs' elementwise kernels and the host entries' kernels with
+ * theirs. */
 static void emit_kernel_descs(Gen *G, const Analysis *an, const char **ufunc_symbols, StrBuf *defs,
                               CodegenResult *out) {
-  size_t nkernels = an->kernels.len + an->ufuncs.len;
+  size_t nkernels = an->kernels.len + an->ufuncs.len + an->hosts.len;
   out->kernels = arena_alloc(G->a, sizeof(KernelDesc) * (nkernels ? nkernels : 1));
+  memset(out->kernels, 0, sizeof(KernelDesc) * (nkernels ? nkernels : 1));
   out->nkernels = (int)nkernels;
   for (size_t i = 0; i < an->kernels.len; i++) describe_kernel(G, an->kernels.items[i], &out->kernels[i]);
   for (size_t i = 0; i < an->ufuncs.len; i++) {
     sb_putc(defs, '\n');
     emit_ufunc_kernel(G, an->ufuncs.items[i], ufunc_symbols[i], defs);
     describe_ufunc(G, an->ufuncs.items[i], ufunc_symbols[i], &out->kernels[an->kernels.len + i]);
+  }
+  for (size_t i = 0; i < an->hosts.len; i++) {
+    const char *symbol = host_name_spec(G, an->hosts.items[i]);
+    sb_putc(defs, '\n');
+    emit_host_kernel(G, an->hosts.items[i], symbol, defs);
+    describe_host(G, an->hosts.items[i], symbol, &out->kernels[an->kernels.len + an->ufuncs.len + i]);
   }
 }
 

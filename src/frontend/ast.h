@@ -249,6 +249,11 @@ struct Function {
   bool debug;              /* @cuda.jit(debug=True): a failed raise or assert is reported */
   bool boundscheck;        /* @cuda.jit(boundscheck=True): indices are checked (so is debug=True),
                             * and nothing else: raises are reported only with debug=True */
+  /* @numba.jit/@njit (FN_DEVICE): the host may call it. Its specializations made from a
+   * signature (the decorator's, --sig, or a host call's argument types) are host entries: codegen
+   * wraps each in a one-thread kernel that stores its result (docs/generated-code.md). */
+  bool host_jit;
+  bool host_entry;         /* on such a specialization */
   VEC(Function *) specs;   /* on the generic function */
   /* Instances (typeinfer, static_args.c): copies of a device function whose parameters that
    * were given compile-time values (StaticArg) are replaced by those values in the body and

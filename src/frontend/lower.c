@@ -266,7 +266,42 @@ static void lower_jit_args(Lowerer *L, Function *f, TSNode args) {
   }
 }
 
-/* Looks at a function's decorators; returns true when it is a cuda.jit or vectorize function. */
+/* Options of numba.jit and njit that change nothing in the translation: a @jit function's C is
+ * the same whatever they say (docs/python.md, "CPU functions"). debug= and boundscheck= are read
+ * as cuda.jit's. */
+static const char *const ignored_cpu_jit_options[] = {"nopython", "nogil", "parallel", "cache",
+                                                      "fastmath", "error_model", "inline", "looplift",
+                                                      "forceinline", "no_cpython_wrapper",
+                                                      "no_cfunc_wrapper", "_nrt", NULL};
+
+/* One keyword of @numba.jit(...)/@njit(...). */
+static void lower_cpu_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
+  char *name = node_str(L, lower_field(L, kw, F_name));
+  for (int i = 0; ignored_cpu_jit_options[i]; i++)
+    if (strcmp(ignored_cpu_jit_options[i], name) == 0) return;
+  if (strcmp(name, "debug") == 0 || strcmp(name, "boundscheck") == 0) {
+    lower_jit_keyword(L, f, kw);
+    return;
+  }
+  diag_error(L->c, node_loc(L, kw), "E-decorator", "unsupported option '%s' of numba.jit", name);
+}
+
+/* @numba.jit, @njit, with signatures and options: a function the host may call (compiled for
+ * the CPU, Function.host_jit) that kernels call as a device function. */
+static void lower_cpu_jit(Lowerer *L, Function *f, TSNode e) {
+  f->kind = FN_DEVICE;
+  f->host_jit = true;
+  if (!node_is(L, e, K_call)) return;
+  TSNode kids[64];
+  int k = node_kids(L, lower_field(L, e, F_arguments), kids, 64);
+  for (int i = 0; i < k && i < 64; i++) {
+    if (node_is(L, kids[i], K_keyword_argument)) lower_cpu_jit_keyword(L, f, kids[i]);
+    else lower_add_sigs(L, f, kids[i]);
+  }
+}
+
+/* Looks at a function's decorators; returns true when it is a cuda.jit, numba.jit or vectorize
+ * function. */
 static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
   TSNode kids[16];
   int k = node_kids(L, def, kids, 16);
@@ -278,6 +313,10 @@ static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
     Resolved r;
     if (!resolve_dotted(L, callee, &r) || !r.builtin) continue;
     if (r.builtin->id == BI_VECTORIZE) return lower_vectorize_decorator(L, f, e, r.path);
+    if (r.builtin->id == BI_JIT) {
+      lower_cpu_jit(L, f, e);
+      return true;
+    }
     if (r.builtin->id != BI_CUDA_JIT) continue;
     is_cuda = true;
     if (node_is(L, e, K_call)) lower_jit_args(L, f, lower_field(L, e, F_arguments));

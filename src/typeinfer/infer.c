@@ -587,15 +587,34 @@ static bool check_ufunc_sig(Infer *I, Function *k, const SigText *st, const Sign
   return true;
 }
 
+/* What a host entry may return (its result is stored in a one-element array of that dtype, and
+ * the host reads it back): nothing, or a number or bool. Else an error at the function. */
+static void check_host_result(Infer *I, const Function *s) {
+  const Type *t = s->ret_type;
+  if (!s->typed || !t || t->kind == TY_VOID || t->kind == TY_BOOL || t->kind == TY_INT || t->kind == TY_FLOAT ||
+      t->kind == TY_COMPLEX)
+    return;
+  diag_error(I->c, s->generic->loc, "E-host-return",
+             "@jit function '%s' called from the host returns %s: a host call can return a number or a "
+             "bool, or nothing (arrays and tuples are not supported yet)", s->generic->name, t->name);
+}
+
 static void type_kernel_sig(Infer *I, Function *k, const SigText *st) {
   Signature sig;
   if (!parse_sig(I, st, &sig) || !check_sig(I, k, st, &sig)) return;
   if (k->kind == FN_UFUNC && !check_ufunc_sig(I, k, st, &sig)) return;
-  for (size_t i = 0; i < k->specs.len; i++)
-    if (same_types(k->specs.items[i]->arg_types, sig.args, k->nparams)) return;
-  Function *s = new_spec(I, k, sig.args);
-  if (k->kind != FN_KERNEL) s->declared_ret = sig.ret;
-  type_function(I, s);
+  Function *s = NULL;
+  for (size_t i = 0; i < k->specs.len && !s; i++)
+    if (same_types(k->specs.items[i]->arg_types, sig.args, k->nparams)) s = k->specs.items[i];
+  if (!s) {
+    s = new_spec(I, k, sig.args);
+    if (k->kind != FN_KERNEL) s->declared_ret = sig.ret;
+    type_function(I, s);
+  }
+  if (k->host_jit && !s->host_entry) {
+    s->host_entry = true;
+    check_host_result(I, s);
+  }
 }
 
 static SigText *extra_sigs_for(Infer *I, const Function *k, const ExtraSig *extra, size_t n,

@@ -1289,6 +1289,62 @@ static void scalar_pack_writes_the_kernel_parameter_bytes(void **state) {
   assert_int_equal(p2c_scalar_pack(NULL, out), 0);
 }
 
+/* A @njit function called through p2c_module_call (issue 33): lazily specialized by
+ * p2c_specialize, its result read back, an array updated in place; a declared signature converts
+ * an int argument; a kernel is refused by p2c_module_call and a host entry by a launch's count. */
+static void jit_functions_are_called_on_the_cpu(void **state) {
+  (void)state;
+  static const char src[] =
+      "import numba\n"
+      "@numba.njit\n"
+      "def total(a):\n"
+      "    s = 0.0\n"
+      "    for i in range(a.shape[0]):\n"
+      "        s += a[i]\n"
+      "        a[i] = -a[i]\n"
+      "    return s\n"
+      "@numba.jit('float32(float32, float32)', nopython=True)\n"
+      "def half_sum(x, y):\n"
+      "    return (x + y) / 2\n";
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  double data[4] = {1, 2, 3, 4.5};
+  P2cValue args[2] = {{.is_array = true, .type = P2C_FLOAT64,
+                       .array = {.dtype = P2C_FLOAT64, .ndim = 1, .shape = {4}, .strides = {8}, .data = data}}};
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_specialize(c, "j.py", src, sizeof src - 1, "total", args, 1, &m), P2C_OK);
+  P2cKernelInfo k = p2c_module_kernel(m, 0);
+  assert_true(k.host);
+  assert_string_equal(k.signature, "float64(float64[::1])");
+  assert_int_equal(k.param_count, 1);
+  assert_non_null(k.result);
+  assert_int_equal(k.result->type, P2C_FLOAT64);
+  P2cValue r;
+  assert_int_equal(p2c_module_call(c, m, 0, args, 1, NULL, &r), P2C_OK);
+  assert_int_equal(r.type, P2C_FLOAT64);
+  assert_true(r.scalar.f == 10.5 && data[0] == -1 && data[3] == -4.5);
+  assert_int_equal(p2c_module_call(c, m, 0, args, 0, NULL, &r), P2C_ERR_USAGE);
+  p2c_module_delete(m);
+
+  P2cTranslateOptions o = {0};
+  assert_int_equal(p2c_translate(c, "j.py", src, sizeof src - 1, &o, &m), P2C_OK);
+  assert_int_equal(p2c_module_kernel_count(m), 1);   /* half_sum's declared signature */
+  k = p2c_module_kernel(m, 0);
+  assert_true(k.host && k.declared);
+  assert_string_equal(k.signature, "float32(float32, float32)");
+  P2cValue xy[2] = {{.type = P2C_INT64, .scalar.i = 3}, {.type = P2C_FLOAT64, .scalar.f = 0.5}};
+  assert_int_equal(p2c_module_call(c, m, 0, xy, 2, NULL, &r), P2C_OK);
+  assert_int_equal(r.type, P2C_FLOAT32);
+  assert_true(r.scalar.f == 1.75);
+  p2c_module_delete(m);
+
+  static const char kern[] = "from numba import cuda\n@cuda.jit('void(float64[::1])')\ndef k(a):\n    a[0] = 1\n";
+  assert_int_equal(p2c_translate(c, "k.py", kern, sizeof kern - 1, &o, &m), P2C_OK);
+  assert_int_equal(p2c_module_call(c, m, 0, args, 1, NULL, &r), P2C_ERR_USAGE);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "'k' is a kernel, not a @jit function"));
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(scalar_pack_writes_the_kernel_parameter_bytes),
@@ -1296,6 +1352,7 @@ int main(void) {
       cmocka_unit_test(ufunc_calls_on_one_translated_module),
       cmocka_unit_test(params_say_which_arrays_are_written),
       cmocka_unit_test(enum_members_are_arguments),
+      cmocka_unit_test(jit_functions_are_called_on_the_cpu),
       cmocka_unit_test(record_params_say_which_are_written),
       cmocka_unit_test(null_handles_are_harmless),
       cmocka_unit_test(sanitize_switch_reads_back),

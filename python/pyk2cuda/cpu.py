@@ -1,0 +1,96 @@
+"""numba.jit and numba.njit for pyk2cuda: functions the host calls, compiled for the CPU.
+
+A function decorated `@jit`, `@njit`, `@jit(nopython=True)` or `@njit(parallel=True, cache=True,
+fastmath=True)` is translated by pyk2cuda's own compiler, as a kernel is, and called from the
+host it runs on the CPU: the C it becomes is built by the host compiler the simulator uses
+(cached as any module), and run once on one simulated thread (p2c_module_call). As in Numba it is
+specialized lazily on its arguments' types, or on the decorator's signatures, chosen by the
+library's one dispatcher. Called from a kernel, the same function is a device function compiled
+into the kernel (source.py). docs/python.md, "CPU functions"."""
+from . import _core, source as _source
+from ._core import CompileError
+
+# Options of numba.jit that pyk2cuda accepts and that change nothing in the C it writes:
+# nopython (it always compiles without objects), nogil (the call holds the GIL), parallel,
+# cache (the compile cache is always on), fastmath, error_model, inline, looplift, forceinline,
+# and Numba's wrapper switches.
+_IGNORED = {"nopython", "nogil", "parallel", "cache", "fastmath", "error_model", "inline",
+            "looplift", "forceinline", "no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"}
+
+
+def _check_options(options):
+    for key in options:
+        if key not in _IGNORED and key not in ("debug", "boundscheck"):
+            raise TypeError("jit() got an unexpected keyword argument '%s'" % key)
+
+
+class CPUDispatcher(_core._Kernel):
+    """A @jit function: call it as the function itself; `f.py_func` is the Python function."""
+
+    _unit = None
+    _options = {}
+    _sigs = None
+
+    def _build(self):
+        """The source to translate: the function's synthetic module, written with the decorator
+        @numba.njit (and its signatures), its free names frozen now (source.py)."""
+        self._unit = _source.build(self.py_func, kind="host", signatures=self._sigs, options=self._options)
+        return self._unit.filename, self._unit.source
+
+    def _fix_error(self, exc):
+        return exc if self._unit is None else self._unit.remap(exc)
+
+    def __call__(self, *args):
+        return self._call(*args)
+
+    def __get__(self, obj, objtype=None):
+        return self   # a jitted function stays one as a class attribute, as in Numba
+
+    @property
+    def signatures(self):
+        return [sig for sig, _, _, _ in self._specs()]
+
+    def inspect_cuda(self, signature=None):
+        """The generated C (CUDA C, which the simulator's host build compiles): {signature: text}."""
+        got = {sig: text for sig, text, _, _ in self._specs()}
+        return got if signature is None else got[str(signature)]
+
+
+def _make(func, sigs, options):
+    func = getattr(func, "py_func", func)
+    _source.check_source(func)
+    code = func.__code__
+    params = tuple(code.co_varnames[:code.co_argcount])
+    checks = {k: v for k, v in options.items() if k in ("debug", "boundscheck") and v is not None}
+    if not sigs:
+        d = CPUDispatcher(func, func.__name__, code.co_filename, None, params, False, None)
+    else:
+        unit = _source.build(func, kind="host", signatures=sigs, options=checks)
+        try:
+            d = CPUDispatcher(func, func.__name__, unit.filename, unit.source, params, True, None)
+        except (CompileError, _core.BoundsError) as e:
+            raise unit.remap(e) from None
+        d._unit = unit
+    d._options = checks
+    d._sigs = sigs
+    d.__doc__ = func.__doc__
+    return d
+
+
+def jit(signature_or_function=None, locals=None, **options):
+    """numba.jit: @jit, @jit(sig), @jit([sigs]), @jit(nopython=True, ...), jit(sig)(func)."""
+    if locals:
+        raise TypeError("jit(locals=...): pyk2cuda does not take declared local types")
+    if options.pop("forceobj", False):
+        raise TypeError("jit(forceobj=True): pyk2cuda compiles without Python objects only")
+    _check_options(options)
+    if signature_or_function is not None and not _source.is_signature(signature_or_function):
+        return _make(signature_or_function, None, options)
+    sigs = _source.signature_text(signature_or_function) if signature_or_function is not None else None
+    return lambda func: _make(func, sigs, options)
+
+
+def njit(*args, **options):
+    """numba.njit: jit with nopython=True, which is how pyk2cuda compiles every @jit function."""
+    options.pop("nopython", None)
+    return jit(*args, **options)
