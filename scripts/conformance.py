@@ -51,9 +51,18 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NUMBA_TESTS = "/usr/lib/python3/dist-packages/numba/cuda/tests/cudapy"
 DOC = os.path.join(ROOT, "docs", "conformance.md")
+AS_GPU_DOC = os.path.join(ROOT, "docs", "conformance-as-gpu.md")
 BEGIN, END = "<!-- conformance:begin -->", "<!-- conformance:end -->"
 MODES = ("sim", "pyk2cuda")
 GPU_MODES = ("sim", "pyk2cuda", "gpu")
+# --as-gpu: the compute capability skip decisions are made for (an H100/H200's, the device the
+# GPU path is tested for), and the modes that run (Numba's simulator cannot run the tests it
+# skips, so it is no reference there: each test's own assertions are).
+AS_GPU_CC = (9, 0)
+AS_GPU_MODES = ("pyk2cuda",)
+AS_GPU_DEVICE_MODES = ("pyk2cuda", "gpu")
+AS_BEGIN, AS_END = "<!-- conformance-as-gpu:begin -->", "<!-- conformance-as-gpu:end -->"
+AS_GPU_BEGIN, AS_GPU_END = "<!-- conformance-as-gpu-device:begin -->", "<!-- conformance-as-gpu-device:end -->"
 # The modules the standin suite runs with --device gpu (standin-conformance): between them they
 # touch every API of the kernel language and the runtime (device arrays and their copies,
 # atomics, constant, shared and local memory, grid sync, records, datetimes, enums, exceptions
@@ -102,8 +111,17 @@ def _install_shim(suite):
     # ENABLE_CUDASIM is on) gets pyk2cuda's numba.cuda.simulator.vector_types (SUBMODULES).
     numba.cuda = cuda
     numba.types = types
+    numba.vectorize = _vectorize_for_cuda(numba.vectorize, pyk2cuda.vectorize)
     for name in _TYPE_NAMES:
         setattr(numba, name, getattr(pyk2cuda, name))
+
+
+def _vectorize_for_cuda(numba_vectorize, ours):
+    """numba.vectorize as `python3 -m pyk2cuda` serves it: target='cuda' is pyk2cuda's; the CPU
+    targets stay Numba's (tests compare with them)."""
+    def vectorize(*args, **options):
+        return (ours if options.get("target") == "cuda" else numba_vectorize)(*args, **options)
+    return vectorize
 
 
 def _numba_cuda_helpers():
@@ -134,7 +152,52 @@ def _first_line(text):
     return lines[-1].strip()[:300] if lines else ""
 
 
-def _worker(mode, path, suite):
+def _decide_skips_as_on_a_device(cc):
+    """Make the test helpers decide as on a device of compute capability `cc`, not as on
+    Numba's simulator (issue 28's "as on a GPU" mode).
+
+    Numba's skip decorators read config.ENABLE_CUDASIM when a test module is loaded, and tests
+    read it in their bodies to choose a code path: switching it off after the helpers were
+    imported (under the simulator) makes `skip_on_cudasim` keep its tests and the bodies take
+    the hardware path. `cc_X_or_above` would ask Numba's driver for the device; it answers for
+    `cc` instead, so `skip_unless_cc_*` decide as on that device."""
+    testing = sys.modules["numba.cuda.testing"]
+    testing.config.ENABLE_CUDASIM = False
+    testing.cc_X_or_above = lambda major, minor: cc >= (major, minor)
+    # Grid-sync tests skip where Numba finds no libcudadevrt.a; Numba 0.56 cannot find it in a
+    # CUDA 13 toolkit at all (it looks for nvvm/lib64 first and stops). pyk2cuda links no
+    # cudadevrt, so they run, as on a machine where Numba finds it.
+    testing.cudadevrt_missing = lambda: False
+
+
+def _import_extension_usecases_as_on_the_simulator(package):
+    """Numba's tests share a helper module (extensions_usecases) that, off the simulator, defines
+    a type with Numba's extension API (a StructModel, @lower): a module that imports it would
+    fail to import as a whole, though only its tests that use that type are out of scope
+    (conformance_scope). Imported first, while config.ENABLE_CUDASIM is still on, it defines
+    the type's name without the extension API."""
+    helper = os.path.join(package.__path__[0], "extensions_usecases.py")
+    if os.path.exists(helper):
+        import importlib
+        importlib.import_module(_PACKAGE + ".extensions_usecases")
+
+
+class HarnessCannotRun(Exception):
+    """A test the harness does not start (conformance_scope.NOT_RUNNABLE): a miss, with why."""
+
+
+def _stop_not_runnable(tests):
+    """Each test of NOT_RUNNABLE raises HarnessCannotRun with its reason instead of running."""
+    from conformance_scope import NOT_RUNNABLE
+    for test in tests:
+        why = NOT_RUNNABLE.get(_short(test.id()))
+        if why:
+            def refuse(self, why=why):
+                raise HarnessCannotRun(why)
+            setattr(type(test), test._testMethodName, refuse)
+
+
+def _worker(mode, path, suite, skips="sim"):
     import importlib.util
     import unittest
     if mode in ("pyk2cuda", "gpu"):
@@ -155,6 +218,9 @@ def _worker(mode, path, suite):
             sys.modules["numba.cuda.tests"] = tests
         tests.cudapy = package
         sys.modules["numba.cuda.tests.cudapy"] = package
+    if skips == "gpu":
+        _import_extension_usecases_as_on_the_simulator(package)
+        _decide_skips_as_on_a_device(AS_GPU_CC)
     name = _PACKAGE + "." + os.path.splitext(os.path.basename(path))[0]
     out = {"tests": {}}
     try:
@@ -168,6 +234,12 @@ def _worker(mode, path, suite):
         print(json.dumps(out))
         return 0
     tests = list(_flatten(suite))  # before run(): a suite drops its tests as it runs them
+    if skips == "gpu":
+        _stop_not_runnable(tests)
+    if mode == "list":   # the module's tests, loaded by Numba's own simulator, none run
+        out["tests"] = {test.id(): ["listed", ""] for test in tests}
+        print("\n" + json.dumps(out))
+        return 0
     result = unittest.TestResult()
     suite.run(result)
     failed, errored, skipped = _by_test(result.failures), _by_test(result.errors), _by_test(result.skipped)
@@ -208,7 +280,7 @@ def _flatten(suite):
 
 # ---------------------------------------------------------------- the driver
 
-def _run_one(mode, path, build, out, timeout, suite):
+def _run_one(mode, path, build, out, timeout, suite, skips="sim"):
     env = dict(os.environ)
     env["NUMBA_ENABLE_CUDASIM"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -218,7 +290,8 @@ def _run_one(mode, path, build, out, timeout, suite):
         env["PYK2CUDA_CACHE_DIR"] = os.path.join(out, "cache")
     t0 = time.time()
     try:
-        p = subprocess.run([suite.python, os.path.abspath(__file__), "--one", mode, path, suite.name],
+        p = subprocess.run([suite.python, os.path.abspath(__file__), "--one", mode, path, suite.name,
+                            skips],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=timeout, cwd=out)
     except subprocess.TimeoutExpired:
@@ -262,6 +335,7 @@ _NUMBA_CUDA_INTERNALS = ("core", "compiler", "extending", "typing", "typeconv", 
 # Reasons pyk2cuda fails a test Numba's simulator passes, by the text of the error; the first
 # pattern that matches names the group (order matters: specific before general).
 REASONS = [
+    ("the harness cannot run it (conformance_scope.NOT_RUNNABLE)", ["HarnessCannotRun", "harness:"]),
     ("kernel or device function defined inside a function or class (pyk2cuda translates "
      "module-level functions only)", ["defined inside another function", "has no source file"]),
     ("cuda.jit(...) called on a function that is not decorated in its source (pyk2cuda finds "
@@ -365,6 +439,97 @@ def render(results, elapsed, suite, device="sim"):
     return "\n".join(lines)
 
 
+def _module_of(tid):
+    """test_x of conformance_cudapy.test_x.TestClass.test_y."""
+    return tid.split(".")[1] if tid.startswith(_PACKAGE + ".") else tid.split(".")[0]
+
+
+def _short(tid):
+    """test_x.TestClass.test_y: a test's id without the private package's name."""
+    return tid[len(_PACKAGE) + 1:] if tid.startswith(_PACKAGE + ".") else tid
+
+
+def render_as_gpu(results, elapsed, suite, mode_list):
+    """The "as on a GPU" table (per module, per mode: in-scope tests run / passed / failed /
+    errored, and those the helpers still skip as a CC 9.0 device would) and the list of every
+    in-scope test that does not pass, with its reason; out-of-scope tests listed with theirs."""
+    from conformance_scope import out_of_scope
+    head = "| module | tests | out of scope |" + "".join(
+        " %s: run / pass / fail / err / skip |" % _AS_GPU_LABEL[m] for m in mode_list)
+    rows = [head, "|---|---|---|" + "---|" * len(mode_list)]
+    tot = {m: {"run": 0, "pass": 0, "fail": 0, "error": 0, "skip": 0} for m in mode_list}
+    tests_all = scoped_out = 0
+    misses = {m: [] for m in mode_list}
+    excluded = []
+    for mod, modes in sorted(results.items()):
+        ids = sorted(set().union(*(modes[m].get("tests", {}) for m in mode_list + ("list",)
+                                   if m in modes)))
+        out = {t: out_of_scope(_short(t)) for t in ids}
+        excluded += [(_short(t), why) for t, why in out.items() if why]
+        tests_all += len(ids)
+        scoped_out += sum(1 for why in out.values() if why)
+        cells = []
+        for m in mode_list:
+            res = modes[m]
+            st = _status(res)
+            why = res.get("import_error") or res.get("crash") or st
+            # A test the module listed but this mode never ran (its import failed, it crashed or
+            # timed out) counts as errored, with the module's reason.
+            got = res.get("tests", {})
+            inscope = {t: got.get(t, ["error", why]) for t in ids if not out.get(t)}
+            c = counts({"tests": inscope})
+            for k in c:
+                tot[m][k] += c[k]
+            cells.append("%d / %d / %d / %d / %d%s" % (c["run"], c["pass"], c["fail"], c["error"],
+                                                     c["skip"], " (%s)" % st if st else ""))
+            misses[m] += [(mod, _short(t), o, text) for t, (o, text) in sorted(inscope.items())
+                          if o in ("fail", "error")]
+            if st and not ids:   # nothing listed either: the module itself is the miss
+                misses[m].append((mod, mod, st, why))
+        rows.append("| %s | %d | %d | %s |" % (mod, len(ids), sum(1 for w in out.values() if w),
+                                               " | ".join(cells)))
+    rows.append("| **total** | %d | %d | %s |" % (tests_all, scoped_out, " | ".join(
+        "%d / **%d (%.1f %%)** / %d / %d / %d" % (
+            tot[m]["run"], tot[m]["pass"], 100.0 * tot[m]["pass"] / tot[m]["run"] if tot[m]["run"] else 0,
+            tot[m]["fail"], tot[m]["error"], tot[m]["skip"]) for m in mode_list)))
+    lines = rows + [""]
+    for m in mode_list:
+        groups = {}
+        for mod, tid, outcome, text in misses[m]:
+            groups.setdefault(reason_of(text), []).append(tid)
+        lines.append("In-scope tests that do not pass, %s, by reason (%d in all; each one is "
+                     "listed in docs/conformance-as-gpu.md):" % (_AS_GPU_LABEL[m], len(misses[m])))
+        lines.append("")
+        for group, tids in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            lines.append("- %s: **%d**" % (group, len(tids)))
+        lines.append("")
+    lines.append("Generated by `nice -n 10 /usr/bin/python3 scripts/conformance.py%s` in %.0f s "
+                 "(%d modules%s; skip decisions as on a device of compute capability %d.%d; one "
+                 "process per module and mode, on a shared 2-core machine%s)." % (
+                     suite.option, elapsed, len(results), suite.versions, AS_GPU_CC[0], AS_GPU_CC[1],
+                     "; the GPU path on %s" % _gpu_name() if "gpu" in mode_list else ""))
+    return "\n".join(lines), _as_gpu_details(misses, excluded, mode_list, suite)
+
+
+_AS_GPU_LABEL = {"pyk2cuda": "pyk2cuda's simulator", "gpu": "pyk2cuda's GPU path"}
+
+
+def _as_gpu_details(misses, excluded, mode_list, suite):
+    """docs/conformance-as-gpu.md's part for one suite: every miss and every out-of-scope test."""
+    lines = []
+    for m in mode_list:
+        lines += ["### In-scope tests that do not pass, %s (%d)" % (_AS_GPU_LABEL[m], len(misses[m])),
+                  "", "| test | outcome | reason |", "|---|---|---|"]
+        for mod, tid, outcome, text in misses[m]:
+            text = re.sub(r"\S*/tests/cudapy/", "", text).replace("|", "\\|").replace("`", "'")
+            lines.append("| %s | %s | %s |" % (tid, outcome, text[:200]))
+        lines.append("")
+    lines += ["### Out of scope (%d), by the rule in docs/conformance.md" % len(excluded), "",
+              "| test | why it is out of scope |", "|---|---|"]
+    lines += ["| %s | %s |" % (tid, why) for tid, why in sorted(excluded)]
+    return "\n".join(lines)
+
+
 def _gpu_name():
     """What ran the GPU path: the driver stand-in or a GPU, as `pyk2cuda info` names it."""
     lib = os.environ.get("PYK2CUDA_LIBCUDA", "")
@@ -376,12 +541,21 @@ def gpu_check(results):
     return _regressions(results, base="pyk2cuda", mode="gpu")
 
 
-def _write_doc(table, suite):
-    with open(DOC) as f:
+def _write_as_gpu(rendered, suite):
+    """The table into docs/conformance.md, every miss into docs/conformance-as-gpu.md, each
+    between the suite's own markers."""
+    table, details = rendered
+    _write_doc(table, suite)
+    _write_doc(details, suite, AS_GPU_DOC)
+
+
+def _write_doc(table, suite, doc=None):
+    doc = doc or DOC
+    with open(doc) as f:
         text = f.read()
     head, rest = text.split(suite.begin, 1)
     _, tail = rest.split(suite.end, 1)
-    with open(DOC, "w") as f:
+    with open(doc, "w") as f:
         f.write(head + suite.begin + "\n" + table + "\n" + suite.end + tail)
 
 
@@ -449,7 +623,8 @@ def numba_cuda_suite(a, build, setup=True):
 
 def main(argv):
     if len(argv) >= 4 and argv[1] == "--one":
-        return _worker(argv[2], argv[3], argv[4] if len(argv) > 4 else "numba")
+        return _worker(argv[2], argv[3], argv[4] if len(argv) > 4 else "numba",
+                       argv[5] if len(argv) > 5 else "sim")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--suite", choices=("numba", "numba-cuda"), default="numba",
@@ -474,6 +649,11 @@ def main(argv):
                     help="the modules of CI_GPU_MODULES (the standin suite's run)")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 when a test pyk2cuda passes on its simulator fails on the GPU path")
+    ap.add_argument("--as-gpu", action="store_true",
+                    help="skip decisions as on a device of compute capability %d.%d (skip_on_cudasim "
+                         "keeps its tests): pyk2cuda only (with --device gpu, its GPU path too); "
+                         "tables in docs/conformance.md's \"as on a GPU\" part, every miss in "
+                         "docs/conformance-as-gpu.md" % AS_GPU_CC)
     ap.add_argument("modules", nargs="*")
     a = ap.parse_args(argv[1:])
     build = os.path.abspath(a.build)
@@ -493,13 +673,24 @@ def main(argv):
         suite.out = a.out or suite.out + "-gpu"
         suite.option += " --device gpu" + (" --ci-subset" if a.ci_subset else "")
     mode_list = GPU_MODES if a.device == "gpu" else MODES
+    skips = "gpu" if a.as_gpu else "sim"
+    if a.as_gpu:
+        mode_list = AS_GPU_DEVICE_MODES if a.device == "gpu" else AS_GPU_MODES
+        suite.begin, suite.end = (AS_GPU_BEGIN, AS_GPU_END) if a.device == "gpu" else (AS_BEGIN, AS_END)
+        suite.begin = suite.begin.replace("as-gpu", "as-gpu-" + suite.name)
+        suite.end = suite.end.replace("as-gpu", "as-gpu-" + suite.name)
+        suite.out = (a.out or suite.out) + "-as-gpu"
+        suite.option += " --as-gpu"
     out = os.path.abspath(suite.out)
     os.makedirs(os.path.join(out, "cache"), exist_ok=True)
     if a.render:
         with open(os.path.join(out, "results.json")) as f:
             saved = json.load(f)
         suite.versions = saved.get("versions", "")
-        _write_doc(render(saved["results"], saved["seconds"], suite, a.device), suite)
+        if a.as_gpu:
+            _write_as_gpu(render_as_gpu(saved["results"], saved["seconds"], suite, mode_list), suite)
+        else:
+            _write_doc(render(saved["results"], saved["seconds"], suite, a.device), suite)
         return 0
     modules = a.modules or (CI_GPU_MODULES if a.ci_subset else [])
     paths = ([os.path.join(suite.tests, m if m.endswith(".py") else m + ".py") for m in modules]
@@ -508,7 +699,9 @@ def main(argv):
     results = {}
     for path in paths:
         mod = os.path.splitext(os.path.basename(path))[0]
-        results[mod] = {m: _run_one(m, path, build, out, a.timeout, suite) for m in mode_list}
+        results[mod] = {m: _run_one(m, path, build, out, a.timeout, suite, skips) for m in mode_list}
+        if a.as_gpu:   # a module pyk2cuda cannot import still counts its tests
+            results[mod]["list"] = _run_one("list", path, build, out, a.timeout, suite)
         print("%-40s %s" % (mod, "  ".join(
             "%s %d/%d pass%s" % (m, counts(results[mod][m])["pass"], counts(results[mod][m])["run"],
                                  " (%s)" % _status(results[mod][m]) if _status(results[mod][m]) else "")
@@ -517,6 +710,12 @@ def main(argv):
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"results": results, "seconds": elapsed, "versions": suite.versions}, f,
                   indent=1, sort_keys=True)
+    if a.as_gpu:
+        table, details = render_as_gpu(results, elapsed, suite, mode_list)
+        print(table)
+        if not a.no_doc:
+            _write_as_gpu((table, details), suite)
+        return 0
     table = render(results, elapsed, suite, a.device)
     print(table)
     if not a.no_doc:
