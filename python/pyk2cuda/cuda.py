@@ -675,7 +675,15 @@ def pinned_array_like(ary):
     return pinned_array(ary.shape, ary.dtype, order=_order_of(ary))
 
 
-mapped_array = pinned_array
+def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False, wc=False):
+    """Numba's mapped (zero-copy) array: here a page-locked NumPy array, which a launch copies
+    like any host array (docs/python.md). `stream`, `portable` and `wc` (Numba's allocation
+    flags) change nothing pyk2cuda's results depend on."""
+    return pinned_array(shape, dtype, strides, order)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    return mapped_array(ary.shape, ary.dtype, order=_order_of(ary))
 
 
 @contextlib.contextmanager

@@ -6,6 +6,13 @@ import pyk2cuda
 from pyk2cuda import cuda, float32
 
 
+@cuda.jit
+def fill(x, v):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = v
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64,
                                    np.float16, np.float32, np.float64, np.complex64, np.complex128])
 def test_round_trip_every_dtype(dtype):
@@ -92,6 +99,19 @@ def test_pinned_array_and_streams():
     np.testing.assert_array_equal(out, 7)
     with cuda.pinned(a, out):
         pass
+
+
+def test_mapped_arrays_take_numbas_arguments_and_work_in_a_launch():
+    # Numba's signatures (stream, portable, wc), as test_array's module-level code calls them;
+    # a kernel writes through the mapped array and the host sees it after the launch.
+    a = cuda.mapped_array((2, 3), dtype=np.int32, stream=0, portable=True, wc=False)
+    like = cuda.mapped_array_like(np.zeros((4, 6), np.float64)[::2, ::2].T, stream=0, wc=True)
+    assert a.shape == (2, 3) and a.dtype == np.int32 and (a == 0).all()
+    assert like.shape == (3, 2) and like.dtype == np.float64
+    assert like.strides == cuda.pinned_array_like(np.zeros((4, 6))[::2, ::2].T).strides
+    fill[1, 6](a.reshape(6), 5)
+    cuda.synchronize()
+    np.testing.assert_array_equal(a, 5)
 
 
 def test_events_time_the_work():
