@@ -153,11 +153,14 @@ class Kernel(_core._Kernel):
         return {_arg_types(sig): _Overload(self, i) for i, (sig, _, _, _) in enumerate(self._specs())}
 
     def _pick(self, signature):
+        """The specializations an inspect_* call is about: all of them, or the one `signature`
+        names, given as its text ('void(float64[:])', a signature object) or as Numba's key,
+        the tuple of argument types (as `overloads` has them)."""
         specs = self._specs()
         if signature is None:
             return list(range(len(specs)))
         for i, (sig, _, _, _) in enumerate(specs):
-            if sig == str(signature):
+            if sig == str(signature) or (isinstance(signature, tuple) and _arg_types(sig) == signature):
                 return [i]
         raise KeyError("no specialization %s of '%s' (it has %s)" % (signature, self.__name__,
                                                                        [s[0] for s in specs]))
@@ -166,7 +169,7 @@ class Kernel(_core._Kernel):
         """The generated CUDA C: a dict {signature: text}, or one text for `signature`."""
         specs = self._specs()
         got = {specs[i][0]: specs[i][1] for i in self._pick(signature)}
-        return got if signature is None else got[str(signature)]
+        return got if signature is None else next(iter(got.values()))
 
     def inspect_types(self, signature=None, file=None):
         """Prints each specialization's Python with the types inferred for it."""
@@ -181,7 +184,7 @@ class Kernel(_core._Kernel):
         """The PTX (NVRTC, no GPU needed): a dict {signature: text}, or one text."""
         specs = self._specs()
         got = {specs[i][0]: self._ptx(i, arch)[0] for i in self._pick(signature)}
-        return got if signature is None else got[str(signature)]
+        return got if signature is None else next(iter(got.values()))
 
     def _ptxas(self, i, arch, cubin):
         """Runs ptxas -v on specialization i's PTX; returns (its report, the CUBIN's path)."""
@@ -207,7 +210,7 @@ class Kernel(_core._Kernel):
             with tempfile.TemporaryDirectory() as tmp:
                 report, _ = self._ptxas(i, arch, tmp)
             got[specs[i][0]] = _parse_ptxas(report, specs[i][3])
-        return got if signature is None else got[str(signature)]
+        return got if signature is None else next(iter(got.values()))
 
     def _usage(self, key, signature):
         """One figure of resource_usage, as Numba's get_* methods give theirs: for `signature`,
@@ -247,7 +250,7 @@ class Kernel(_core._Kernel):
             if p.returncode != 0:
                 raise Error("nvdisasm failed on %s: %s" % (self.__name__, p.stderr.strip()))
             got[specs[i][0]] = p.stdout
-        return got if signature is None else got[str(signature)]
+        return got if signature is None else next(iter(got.values()))
 
 
 class _Overload:

@@ -226,6 +226,14 @@ def test_inspect_asm_is_ptx():
     K.scale_f32[1, 8](x, 1)
     ptx = K.scale_f32.inspect_asm("void(float32[::1], float32)", arch="sm_75")
     assert ".entry scale_f32" in ptx and ".target sm_75" in ptx
+    # Numba's key for a specialization, the tuple of its argument types (as `overloads` has
+    # them), names the same one (Numba's tests call inspect_asm(sig) with sig = (float64[:],)).
+    key = (pyk2cuda.float32[::1], pyk2cuda.float32)
+    assert key in K.scale_f32.overloads
+    assert K.scale_f32.inspect_asm(key, arch="sm_75") == ptx
+    assert K.scale_f32.inspect_cuda(key) == K.scale_f32.inspect_cuda("void(float32[::1], float32)")
+    with pytest.raises(KeyError, match="no specialization"):
+        K.scale_f32.inspect_asm((pyk2cuda.int8,), arch="sm_75")
 
 
 def test_device_keyword_by_truth_and_ignored_options():
