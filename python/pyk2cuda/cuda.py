@@ -132,15 +132,26 @@ class Kernel(_core._Kernel):
         """Numba loads the kernel's module on the device here; pyk2cuda does that at the first
         launch, so there is nothing to do."""
 
+    _specialized = False   # declared with one signature, or made by specialize()
+
     def specialize(self, *args):
-        """A kernel with the one signature these arguments have (Numba's Kernel.specialize)."""
-        sig = "void(%s)" % ", ".join(_arg_type_text(a) for a in args)
-        k = jit(sig, sanitize=self._sanitize, **self._options)(self.py_func)
-        return k
+        """A kernel with the one signature these arguments have, or these types (Numba's
+        Dispatcher.specialize, which takes either): one per signature, made on first use and
+        returned again after. A specialized kernel cannot be specialized again, as in Numba."""
+        if self._specialized:
+            raise RuntimeError("Dispatcher already specialized")
+        sig = "void(%s)" % ", ".join(str(a) if isinstance(a, types.Type) else _arg_type_text(a)
+                                     for a in args)
+        made = self.__dict__.setdefault("_made", {})
+        key = _arg_types(sig)
+        if key not in made:
+            made[key] = jit(sig, sanitize=self._sanitize, **self._options)(self.py_func)
+        return made[key]
 
     @property
     def specializations(self):
-        return {sig: cuda for sig, cuda, _, _ in self._specs()}
+        """Numba's {argument types: the kernel specialize() made for them}."""
+        return dict(self.__dict__.get("_made", {}))
 
     @property
     def signatures(self):
