@@ -62,7 +62,7 @@ static int in_process(const char *file, const char *sig, const char *arch, int n
   char name[128];
   snprintf(name, sizeof name, "%.*s", (int)strcspn(sig, "("), sig);
   const char *kernels[] = {name}, *sigs[] = {sig};
-  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, false};
+  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, false, {0}};
   P2cCompiler *c = p2c_compiler_new(NULL);
   P2cModule *m = NULL;
   int rc = 1;

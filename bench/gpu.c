@@ -60,7 +60,7 @@ static P2cGpuKernel *python_kernel(Bench *b, const char *file, const char *sig) 
   char name[64];
   snprintf(name, sizeof name, "%.*s", (int)strcspn(sig, "("), sig);
   kernels[0] = name;
-  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, true};
+  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, true, {0}};
   P2cModule **m = &b->py[b->module_count];
   P2cGpuModule **gm = &b->gpy[b->module_count++];
   CHECK(b, p2c_translate(b->c, path, src, strlen(src), &o, m), sig);

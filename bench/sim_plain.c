@@ -240,7 +240,7 @@ static SimModule *load_case(P2cCompiler *pc, const Case *c, const char **symbol,
   char *src = bench_read_file(path, &len);
   if (!src) return fprintf(stderr, "cannot read %s\n", path), NULL;
   const char *kernels[] = {c->kernel}, *sigs[] = {c->sig};
-  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, true};
+  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, true, {0}};
   P2cStatus st = p2c_translate(pc, path, src, len, &o, pm);
   free(src);
   if (st != P2C_OK) return fprintf(stderr, "%s: %s\n", c->name, p2c_compiler_last_error(pc)), NULL;

@@ -281,6 +281,32 @@ P2C_API size_t p2c_array_arg_size(int ndim);
 typedef struct P2cCompiler P2cCompiler;   /* options and the last error; no compiled state */
 typedef struct P2cModule P2cModule;       /* the result of translating one .py source */
 
+/* What a translation checks, an option of each translation (p2c_translate, p2c_specialize_with,
+ * and the translations p2c_launch and p2c_ufunc_launch make), so that two translations on one
+ * compiler, or on two threads, each get their own:
+ *  - bounds: every array access is checked (`--check-bounds`), on the GPU as on the simulator.
+ *    An index out of bounds (after Python's wraparound of negative indices) ends its thread;
+ *    the launch then fails with P2C_ERR_BOUNDS and the last error reads "FILE:LINE:COL: error:
+ *    index ... is out of bounds ...", naming the first failing access, its indices, the array's
+ *    shape and the thread (p2c_compiler_last_failure has it as data). Checks cost time
+ *    (docs/simulator.md).
+ *  - sanitize: made for the simulator's checker (`--sanitize`), which implies bounds. Such
+ *    modules run on the simulator only (a launch on the GPU, or p2c_module_compile, is
+ *    P2C_ERR_USAGE); a launch runs on one worker and checks every array access for races on
+ *    shared and global memory and for reads of shared and local memory before any write, and
+ *    every barrier and warp operation for threads that never reach it. When it finds anything
+ *    the launch still runs to its end, then fails with P2C_ERR_SANITIZE, and the last error
+ *    holds one line per distinct finding ("FILE:LINE:COL: error: shared-memory race on 'sm'
+ *    ...") and a summary line counting each kind (docs/simulator.md, "Sanitizer").
+ *  - exact: false (all zero, the default), these checks and the compiler's defaults: the
+ *    environment's ($PYK2CUDA_SANITIZE set and not "0" when the compiler was made) and the
+ *    deprecated p2c_compiler_set_check_bounds/_set_sanitize. True: exactly these checks. */
+typedef struct P2cChecks {
+  bool bounds;
+  bool sanitize;
+  bool exact;
+} P2cChecks;
+
 typedef struct P2cTranslateOptions {
   const char *const *kernels;   /* translate only these kernels (NULL: all) */
   size_t kernel_count;
@@ -289,6 +315,7 @@ typedef struct P2cTranslateOptions {
   bool line_directives;         /* emit #line directives pointing at the .py file */
   bool skip_unsigned_kernels;   /* kernels without any signature are left out silently
                                    (default: each is an error, since it cannot be typed) */
+  P2cChecks checks;             /* what the translation checks (above); zero: the defaults */
 } P2cTranslateOptions;
 
 /* Makes a compiler. `allocator` may be NULL (malloc); it is copied, and must outlive the
@@ -298,26 +325,16 @@ P2C_API void p2c_compiler_delete(P2cCompiler *compiler);
 /* The message of the last failure on this compiler, or "" when none. Owned by the compiler,
  * valid until its next call. */
 P2C_API const char *p2c_compiler_last_error(const P2cCompiler *compiler);
-/* Bounds checking (`--check-bounds`), off by default: every later translation by this compiler
- * (p2c_translate, p2c_specialize, p2c_launch) checks every array access, on the GPU as on the
- * simulator. An index out of bounds (after Python's wraparound of negative indices) ends its
- * thread; the launch then fails with P2C_ERR_BOUNDS and the last error reads
- * "FILE:LINE:COL: error: index ... is out of bounds ...", naming the first failing access, its
- * indices, the array's shape, and the thread. Checks cost time (docs/simulator.md). */
+/* Deprecated: pass P2cChecks with each translation instead (P2cTranslateOptions.checks,
+ * P2cLaunchOptions.checks, p2c_specialize_with). Kept working: they set the compiler's default
+ * checks, which every later translation by this compiler whose P2cChecks is not `exact` adds
+ * to its own: bounds checking (`--check-bounds`), and the simulator's checker (`--sanitize`,
+ * which implies bounds checking; its default is on when $PYK2CUDA_SANITIZE is set, and not
+ * "0", when the compiler is made). */
 P2C_API void p2c_compiler_set_check_bounds(P2cCompiler *compiler, bool on);
-/* The simulator's checker (`--sanitize`), off by default unless $PYK2CUDA_SANITIZE is set (and
- * not "0") when the compiler is made: every later translation is made for it and implies bounds
- * checking. Such modules run on the simulator only (a launch on the GPU, or
- * p2c_module_compile, is P2C_ERR_USAGE); a launch runs on one worker and checks every array
- * access for races on shared and global memory and for reads of shared and local memory before
- * any write, and every barrier and warp operation for threads that never reach it. When it finds
- * anything the launch still runs to its end, then fails with P2C_ERR_SANITIZE, and the last error
- * holds one line per distinct finding ("FILE:LINE:COL: error: shared-memory race on 'sm' ...")
- * and a summary line counting each kind (docs/simulator.md, "Sanitizer"). */
 P2C_API void p2c_compiler_set_sanitize(P2cCompiler *compiler, bool on);
-/* Whether later translations are made for the checker: what p2c_compiler_set_sanitize or
- * $PYK2CUDA_SANITIZE last said (an embedding program that turns it on for some translations
- * restores this afterwards). */
+/* The compiler's default for the simulator's checker: what $PYK2CUDA_SANITIZE said when it was
+ * made, or the deprecated p2c_compiler_set_sanitize last. */
 P2C_API bool p2c_compiler_get_sanitize(const P2cCompiler *compiler);
 /* The compile cache (on by default): p2c_module_compile reads and writes images in the cache
  * folder ($PYK2CUDA_CACHE_DIR, else $XDG_CACHE_HOME/pyk2cuda or ~/.cache/pyk2cuda), keyed by
@@ -823,6 +840,9 @@ typedef struct P2cLaunchOptions {
    * library on the compiler or device of the launch may be made in between. NULL: none. */
   void (*wait)(void *userdata, bool waiting);
   void *wait_userdata;
+  /* p2c_launch and p2c_ufunc_launch: what the translation they make checks (P2cChecks; zero:
+   * the compiler's defaults). A module already translated keeps its own checks. */
+  P2cChecks checks;
 } P2cLaunchOptions;
 
 typedef struct P2cLaunchReport {
@@ -851,6 +871,11 @@ typedef struct P2cLaunchReport {
 P2C_API P2cStatus p2c_specialize(P2cCompiler *compiler, const char *filename, const char *source,
                                  size_t length, const char *kernel, const P2cValue *args,
                                  size_t nargs, P2cModule **out);
+/* p2c_specialize with translation options: their `checks` and `line_directives` (kernels,
+ * signatures and skip_unsigned_kernels are the call's own and ignored); `options` may be NULL. */
+P2C_API P2cStatus p2c_specialize_with(P2cCompiler *compiler, const char *filename, const char *source,
+                                      size_t length, const char *kernel, const P2cValue *args,
+                                      size_t nargs, const P2cTranslateOptions *options, P2cModule **out);
 /* Launches kernel `kernel_index` of a module with `args` (see p2c_launch). */
 P2C_API P2cStatus p2c_module_launch(P2cCompiler *compiler, P2cModule *module, size_t kernel_index,
                                     const P2cValue *args, size_t nargs,

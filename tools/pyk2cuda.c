@@ -172,8 +172,9 @@ static int translate_file(P2cCompiler *c, const CompileArgs *a, bool skip_unsign
   size_t len;
   char *src = cli_read_file(a->file, &len);
   if (!src) return cli_read_error(a->file);
+  /* emit's own checks only: $PYK2CUDA_SANITIZE is for launches */
   P2cTranslateOptions o = {a->nkernels ? a->kernels : NULL, a->nkernels, a->sigs, a->nsigs,
-                           a->line_directives, skip_unsigned};
+                           a->line_directives, skip_unsigned, {a->check_bounds, a->sanitize, true}};
   P2cStatus s = p2c_translate(c, a->file, src, len, &o, out);
   if (*out) cli_print_diagnostics(*out, src, len);
   free(src);
@@ -260,8 +261,6 @@ int main(int argc, char **argv) {
   if (rc) return rc;
   P2cCompiler *c = p2c_compiler_new(NULL);
   if (!c) return EXIT_RUNTIME;
-  p2c_compiler_set_check_bounds(c, a.check_bounds);
-  p2c_compiler_set_sanitize(c, a.sanitize);   /* emit only; $PYK2CUDA_SANITIZE is for launches */
   p2c_compiler_set_cache(c, !a.no_cache);
   if (!strcmp(cmd, "emit")) rc = cmd_emit(c, &a);
   else if (!strcmp(cmd, "ptx")) rc = cmd_ptx(c, &a);

@@ -103,7 +103,7 @@ static int parse_option(RunArgs *r, int argc, char **argv, int *i) {
   } else if (!strcmp(argv[*i], "--check-bounds")) {
     r->check_bounds = true;
   } else if (!strcmp(argv[*i], "--sanitize")) {
-    r->sanitize = r->check_bounds = true;
+    r->sanitize = true;   /* which implies bounds checking: the library's rule */
   } else {
     return cli_usage_error("unknown option '%s'", argv[*i]);
   }
@@ -316,7 +316,7 @@ static void watch_faults(const char *kernel, bool check_bounds) {
   if (kernel) {
     int n = snprintf(fault_tail, sizeof fault_tail,
                      " while kernel '%s' ran: %s; no output was written\n", kernel,
-                     check_bounds ? "not an array index (--check-bounds is on): a bug of pyk2cuda to report"
+                     check_bounds ? "not an array index (every index is checked): a bug of pyk2cuda to report"
                                   : "probably an array index out of bounds; rerun with --check-bounds to find it");
     fault_tail_len = n < 0 ? 0 : (size_t)n < sizeof fault_tail ? (size_t)n : sizeof fault_tail - 1;
     static char alt[1 << 16];   /* a stack for the handler, should the kernel overflow its own */
@@ -476,7 +476,8 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
   int rc = 0;
   P2cLaunchReport rep = {0};
   double t0 = now_ms();
-  P2cStatus s = p2c_specialize(c, r->file, src, len, r->kernel, vals, (size_t)r->nvalues, &m);
+  P2cTranslateOptions o = {.checks = r->launch.checks};
+  P2cStatus s = p2c_specialize_with(c, r->file, src, len, r->kernel, vals, (size_t)r->nvalues, &o, &m);
   rep.compile_ms = now_ms() - t0; /* translation counts as compilation; the launch adds the rest */
   if (m) cli_print_diagnostics(m, src, len);
   P2cKernelInfo k = p2c_module_kernel(m, 0);
@@ -486,7 +487,7 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
   }
   if (s == P2C_OK) {
     if (r->grid_auto) auto_grid(r, vals);
-    watch_faults(r->kernel, r->check_bounds);
+    watch_faults(r->kernel, k.checks_bounds);
     s = p2c_module_launch(c, m, 0, vals, (size_t)r->nvalues, &r->launch, &rep);
     watch_faults(NULL, false);
     if (rep.message[0]) fprintf(stderr, "pyk2cuda: %s\n", rep.message);
@@ -515,7 +516,7 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
  * or NULL when the source does not translate; the caller deletes it. */
 static P2cModule *declared_specializations(P2cCompiler *c, const RunArgs *r, const char *src, size_t len) {
   const char *kernels[1] = {r->kernel};
-  P2cTranslateOptions o = {kernels, 1, NULL, 0, false, true};
+  P2cTranslateOptions o = {kernels, 1, NULL, 0, false, true, r->launch.checks};
   P2cModule *m = NULL;
   if (p2c_translate(c, r->file, src, len, &o, &m) == P2C_OK) return m;
   p2c_module_delete(m);
@@ -558,8 +559,8 @@ int cli_run(int argc, char **argv) {
   char *src = cli_read_file(r.file, &len);
   if (!src) return cli_read_error(r.file);
   P2cCompiler *c = p2c_compiler_new(NULL);
-  p2c_compiler_set_check_bounds(c, r.check_bounds);
-  if (r.sanitize) p2c_compiler_set_sanitize(c, true);   /* else as $PYK2CUDA_SANITIZE says */
+  /* the translations' checks; not exact: $PYK2CUDA_SANITIZE's default is added */
+  r.launch.checks = (P2cChecks){r.check_bounds, r.sanitize, false};
   p2c_compiler_set_interrupt(c, interrupt_check, NULL);
   P2cValue *vals = calloc((size_t)r.nvalues + 1, sizeof *vals);
   int made = 0;

@@ -84,12 +84,13 @@ static int add_spec(Kernel *k, P2cModule *m, bool owns, size_t index) {
 
 static const char *str_of(PyObject *o) { return PyUnicode_AsUTF8(o); }
 
-/* Translations by this kernel are made for the simulator's checker when it or the module asks for
- * it; afterwards the compiler is back to the module's setting. (Bounds checking is the decorator's
- * debug= or boundscheck=, which the package writes into the source and the frontend reads, or the
- * module's set_check_bounds, which stays on the compiler.) */
-static void checks_on(Kernel *k) { p2c_compiler_set_sanitize(k->st->compiler, k->sanitize || k->st->sanitize); }
-static void checks_off(Kernel *k) { p2c_compiler_set_sanitize(k->st->compiler, k->st->sanitize); }
+/* What this kernel's translations check, exactly: the simulator's checker when it (sanitize=True)
+ * or the package (set_sanitize, $PYK2CUDA_SANITIZE at import) asks for it, bounds when the package
+ * does (set_check_bounds). (The decorator's debug= and boundscheck= are in the source the package
+ * writes, which the frontend reads.) */
+static P2cChecks checks_of(const Kernel *k) {
+  return (P2cChecks){k->st->check_bounds, k->sanitize || k->st->sanitize, true};
+}
 
 /* A kernel made without source gets it at its first translation from its own `_build()`
  * (cuda.py: the synthetic module of the function and the names it uses, frozen then, as Numba
@@ -140,13 +141,11 @@ static int translate_signed(Kernel *k, PyObject *extra) {
   for (Py_ssize_t i = 0; i < n; i++)
     if (!(sigs[i] = str_of(PyList_GET_ITEM(extra, i)))) return PyMem_Free(sigs), -1;
   const char *kernels[1] = {name};
-  P2cTranslateOptions o = {kernels, 1, sigs, (size_t)n, false, false};
+  P2cTranslateOptions o = {kernels, 1, sigs, (size_t)n, false, false, checks_of(k)};
   Py_ssize_t len = PyBytes_GET_SIZE(k->source);
   P2cModule *m = NULL;
-  checks_on(k);
   P2cStatus s = p2c_translate(k->st->compiler, str_of(k->filename), PyBytes_AS_STRING(k->source),
                               (size_t)len, &o, &m);
-  checks_off(k);
   PyMem_Free(sigs);
   if (s != P2C_OK) {
     raise_status(k->st, s, p2c_compiler_last_error(k->st->compiler), m);
@@ -164,10 +163,9 @@ static int translate_signed(Kernel *k, PyObject *extra) {
 static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
   P2cModule *m = NULL;
   if (ensure_source(k) < 0) return NULL;
-  checks_on(k);
-  P2cStatus s = p2c_specialize(k->st->compiler, str_of(k->filename), PyBytes_AS_STRING(k->source),
-                               (size_t)PyBytes_GET_SIZE(k->source), str_of(k->name), vals, n, &m);
-  checks_off(k);
+  P2cTranslateOptions o = {.checks = checks_of(k)};
+  P2cStatus s = p2c_specialize_with(k->st->compiler, str_of(k->filename), PyBytes_AS_STRING(k->source),
+                                    (size_t)PyBytes_GET_SIZE(k->source), str_of(k->name), vals, n, &o, &m);
   if (s != P2C_OK || p2c_module_kernel_count(m) != 1) {
     if (s == P2C_OK) PyErr_Format(k->st->Error, "'%U' is not a kernel of %U", k->name, k->filename);
     else raise_status(k->st, s, p2c_compiler_last_error(k->st->compiler), m);

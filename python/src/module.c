@@ -270,24 +270,23 @@ static PyObject *m_synchronize(PyObject *mod, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-/* A switch for later translations: kept in the state (kernels restore it after their own) and
- * set on the compiler. */
-static PyObject *set_switch(State *st, PyObject *arg, bool *kept, void (*set)(P2cCompiler *, bool)) {
+/* A check for later translations, kept in the state: each translation passes the state's checks
+ * (kernel.c checks_of, ufunc.c), so nothing is toggled on the compiler. */
+static PyObject *set_switch(PyObject *arg, bool *kept) {
   int on = PyObject_IsTrue(arg);
   if (on < 0) return NULL;
   *kept = on;
-  set(st->compiler, on);
   Py_RETURN_NONE;
 }
 
 static PyObject *m_set_check_bounds(PyObject *mod, PyObject *arg) {
   State *st = PyModule_GetState(mod);
-  return set_switch(st, arg, &st->check_bounds, p2c_compiler_set_check_bounds);
+  return set_switch(arg, &st->check_bounds);
 }
 
 static PyObject *m_set_sanitize(PyObject *mod, PyObject *arg) {
   State *st = PyModule_GetState(mod);
-  return set_switch(st, arg, &st->sanitize, p2c_compiler_set_sanitize);
+  return set_switch(arg, &st->sanitize);
 }
 
 /* _set_arg_hint(cls): the base class of the argument wrappers (cuda.In, Out, InOut) that a

@@ -100,7 +100,7 @@ static PyObject *ufunc_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   const char *cname = PyUnicode_AsUTF8(name), *cfile = PyUnicode_AsUTF8(filename);
   if (!st || !cname || !cfile) return NULL;
   const char *kernels[1] = {cname};
-  P2cTranslateOptions o = {kernels, 1, NULL, 0, false, false};
+  P2cTranslateOptions o = {kernels, 1, NULL, 0, false, false, {st->check_bounds, st->sanitize, true}};
   P2cModule *m = NULL;
   P2cStatus s = p2c_translate(st->compiler, cfile, PyBytes_AS_STRING(source), (size_t)PyBytes_GET_SIZE(source),
                               &o, &m);

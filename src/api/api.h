@@ -10,8 +10,11 @@
 struct P2cCompiler {
   P2cAllocator alloc;
   char last_error[16384];     /* room for --sanitize's findings, one line each */
-  bool check_bounds;         /* p2c_compiler_set_check_bounds */
-  bool sanitize;             /* p2c_compiler_set_sanitize, or $PYK2CUDA_SANITIZE */
+  /* The default checks of translations whose P2cChecks are not exact (compiler.c
+   * translation_checks): the deprecated p2c_compiler_set_check_bounds and _set_sanitize, and
+   * $PYK2CUDA_SANITIZE read when the compiler is made. */
+  bool check_bounds;
+  bool sanitize;
   bool sim_fibers;           /* $PYK2CUDA_SIM_FIBERS: kernels with barriers keep the simulator's
                                 fibers, not regions (docs/simulator.md, "Regions") */
   bool no_cache;             /* p2c_compiler_set_cache(c, false) */

@@ -417,12 +417,26 @@ static bool verified(Compilation *c, const Module *m, AstStage stage) {
 #endif
 }
 
+/* The checks translation `o` is made with: its own, and unless they are exact the compiler's
+ * defaults (the environment's, the deprecated switches). The one place of the rule that
+ * sanitizing implies bounds checking. */
+static P2cChecks translation_checks(const P2cCompiler *c, const P2cTranslateOptions *o) {
+  P2cChecks k = o ? o->checks : (P2cChecks){0};
+  if (!k.exact) {
+    k.bounds = k.bounds || c->check_bounds;
+    k.sanitize = k.sanitize || c->sanitize;
+  }
+  k.bounds = k.bounds || k.sanitize;
+  return k;
+}
+
 /* The pipeline. Each phase's comment in its header says what it requires and produces. */
 static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, size_t len,
                               const P2cTranslateOptions *o) {
   Compilation *comp = &m->comp;
   ExtraSig *sigs;
   size_t nsigs;
+  P2cChecks checks = translation_checks(c, o);
   if (!split_sigs(c, &comp->arena, o, &sigs, &nsigs)) return P2C_ERR_USAGE;
   if (!source_prepare(comp, src, len)) return P2C_ERR_SOURCE;
   if (!frontend_run(comp, &m->mod) || !verified(comp, &m->mod, AST_RESOLVED)) return P2C_ERR_SOURCE;
@@ -441,18 +455,17 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
     analysis_check_untyped(comp, &m->mod, &m->types);
   if (!typed || diag_has_errors(comp)) return P2C_ERR_SOURCE;
   AnalysisOptions ao = {o && o->kernel_count ? o->kernels : NULL, o ? o->kernel_count : 0,
-                        .check_bounds = c->check_bounds || c->sanitize,
-                        .fibers = c->sanitize || c->sim_fibers};
+                        .check_bounds = checks.bounds, .fibers = checks.sanitize || c->sim_fibers};
   analysis_run(comp, &m->mod, &ao, &m->an);
   if (!verified(comp, &m->mod, AST_ANALYSED)) return P2C_ERR_SOURCE;
   m->reached = 3;
-  CodegenOptions cgo = {.line_directives = o && o->line_directives, .sanitize = c->sanitize};
+  CodegenOptions cgo = {.line_directives = o && o->line_directives, .sanitize = checks.sanitize};
   if (!codegen_run(comp, &m->mod, &m->an, &cgo, &m->cg)) return P2C_ERR_SOURCE;
   m->reached = 4;
   if (!check_param_space(comp, &m->cg)) return P2C_ERR_SOURCE;
   /* launches read the bounds record: out-of-bounds accesses, and raises checked with debug=True */
   m->check_bounds = m->an.checks_bounds || m->cg.reports_raises;
-  m->sanitize = c->sanitize;
+  m->sanitize = checks.sanitize;
   fill_kernel_infos(m);
   m->ok = true;
   return P2C_OK;

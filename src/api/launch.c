@@ -459,10 +459,12 @@ static P2cStatus run_gpu(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
 /* ---- the dispatcher ---- */
 
 static P2cStatus translate_for(P2cCompiler *c, const char *file, const char *src, size_t len,
-                               const char *kernel, const char *sig, P2cModule **m) {
+                               const char *kernel, const char *sig, const P2cTranslateOptions *given,
+                               P2cModule **m) {
   const char *kernels[1] = {kernel};
   const char *sigs[1] = {sig};
-  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, true};
+  P2cTranslateOptions o = {kernels, 1, sigs, 1, given && given->line_directives, true,
+                           given ? given->checks : (P2cChecks){0}};
   return p2c_translate(c, file, src, len, &o, m);
 }
 
@@ -489,6 +491,12 @@ static P2cStatus pick_specialization(P2cCompiler *c, P2cModule *m, const P2cValu
 
 P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *source, size_t length,
                          const char *kernel, const P2cValue *args, size_t nargs, P2cModule **out) {
+  return p2c_specialize_with(c, filename, source, length, kernel, args, nargs, NULL, out);
+}
+
+P2cStatus p2c_specialize_with(P2cCompiler *c, const char *filename, const char *source, size_t length,
+                              const char *kernel, const P2cValue *args, size_t nargs,
+                              const P2cTranslateOptions *options, P2cModule **out) {
   if (!out) return P2C_ERR_USAGE;
   *out = NULL;
   if (!c || !kernel || (nargs && !args)) return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
@@ -499,7 +507,7 @@ P2cStatus p2c_specialize(P2cCompiler *c, const char *filename, const char *sourc
   if (!sig) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   c->specializing = true;
   c->specialize_nargs = nargs;
-  s = translate_for(c, filename, source, length, kernel, sig, out);
+  s = translate_for(c, filename, source, length, kernel, sig, options, out);
   c->specializing = false;
   mem_free(&c->alloc, sig, sig_cap);
   if (s == P2C_OK) s = pick_specialization(c, *out, args, nargs);
@@ -619,7 +627,8 @@ P2cStatus p2c_launch(P2cCompiler *c, const char *filename, const char *source, s
   if (diags) *diags = NULL;
   P2cModule *m = NULL;
   double t0 = now_ms();
-  P2cStatus s = p2c_specialize(c, filename, source, length, kernel, args, nargs, &m);
+  P2cTranslateOptions to = {.checks = options ? options->checks : (P2cChecks){0}};
+  P2cStatus s = p2c_specialize_with(c, filename, source, length, kernel, args, nargs, &to, &m);
   if (report) report->compile_ms = now_ms() - t0;
   if (s == P2C_OK) s = p2c_module_launch(c, m, 0, args, nargs, options, report);
   if (s == P2C_ERR_SOURCE && diags) *diags = m;

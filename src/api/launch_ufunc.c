@@ -317,7 +317,7 @@ P2cStatus p2c_ufunc_launch(P2cCompiler *c, const char *filename, const char *sou
   P2cStatus s = check_ufunc_args(c, args, nargs);
   if (s != P2C_OK) return s;
   const char *kernels[1] = {ufunc};
-  P2cTranslateOptions to = {kernels, 1, NULL, 0, false, false};
+  P2cTranslateOptions to = {kernels, 1, NULL, 0, false, false, options->checks};
   P2cModule *m = NULL;
   s = p2c_translate(c, filename, source, length, &to, &m);
   if (s == P2C_OK) s = ufunc_call(c, m, ufunc, args, nargs, options, report, out);

@@ -509,7 +509,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *sigs[1] = {sig};
   P2cCompiler *c = p2c_compiler_new(NULL);
   P2cModule *m = NULL;
-  P2cTranslateOptions o = {NULL, 0, sigs, 1, false, true};
+  P2cTranslateOptions o = {NULL, 0, sigs, 1, false, true, {0}};
   if (c) p2c_compiler_set_cache(c, false);
   P2cStatus s = c ? p2c_translate(c, "kernels.py", text, g->len, &o, &m) : P2C_ERR_NOMEM;
   if (getenv("P2C_FUZZ_SHOW"))

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t nsigs = read_sigs((const char *)data, size, store, sigs);
   P2cCompiler *c = p2c_compiler_new(NULL);
   P2cModule *m = NULL;
-  P2cTranslateOptions o = {NULL, 0, sigs, nsigs, false, true};
+  P2cTranslateOptions o = {NULL, 0, sigs, nsigs, false, true, {0}};
   if (c) p2c_compiler_set_cache(c, false);
   if (c && p2c_translate(c, "fuzz.py", (const char *)data, size, &o, &m) == P2C_OK &&
       p2c_module_kernel_count(m) > 0) {

@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   P2cCompiler *c = p2c_compiler_new(NULL);
   const char *sigs[1] = {sig};
   const char *kernels[1] = {"k"};
-  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, false};
+  P2cTranslateOptions o = {kernels, 1, sigs, 1, false, false, {0}};
   P2cModule *m = NULL;
   P2cStatus s = c ? p2c_translate(c, "sig.py", source, sizeof source - 1, &o, &m) : P2C_ERR_NOMEM;
   if (s == P2C_OK && (p2c_module_kernel_count(m) == 0 || !p2c_module_cuda(m, NULL))) __builtin_trap();

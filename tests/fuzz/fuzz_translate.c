@@ -17,8 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t flags = data[0];
   P2cCompiler *c = p2c_compiler_new(NULL);
   if (!c) return 0;
-  p2c_compiler_set_check_bounds(c, flags & 1);
-  P2cTranslateOptions o = {NULL, 0, NULL, 0, (flags & 4) != 0, (flags & 2) != 0};
+  P2cTranslateOptions o = {NULL, 0, NULL, 0, (flags & 4) != 0, (flags & 2) != 0, {(flags & 1) != 0, false, true}};
   P2cModule *m = NULL;
   P2cStatus s = p2c_translate(c, "fuzz.py", (const char *)data + 1, size - 1, &o, &m);
   for (size_t i = 0; i < p2c_module_diagnostic_count(m); i++) {

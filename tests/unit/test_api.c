@@ -310,6 +310,42 @@ static void kernel_info_says_whether_it_checks_bounds(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* Checks are options of each translation (P2cChecks), not switches on the compiler: a translation
+ * with bounds checks leaves the next one without; sanitizing implies bounds checking and the
+ * simulator only; the deprecated switches still add their checks, except to exact ones; a launch's
+ * own translation takes its options' checks. */
+static void checks_are_options_of_each_translation(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  assert_non_null(c);
+  p2c_compiler_set_sanitize(c, false);   /* whatever $PYK2CUDA_SANITIZE says here */
+  static const char src[] = "from numba import cuda\n@cuda.jit('void(float32[::1])')\ndef k(a):\n    a[5] = 1.0\n";
+  static const struct { P2cChecks asked; bool deprecated_bounds, bounds, sim_only; } cases[] = {
+      {{true, false, false}, false, true, false},  {{false, false, false}, false, false, false},
+      {{false, true, false}, false, true, true},   {{false, false, false}, false, false, false},
+      {{false, false, false}, true, true, false},  {{false, false, true}, true, false, false},
+      {{true, false, true}, true, true, false},    {{false, true, true}, false, true, true}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    p2c_compiler_set_check_bounds(c, cases[i].deprecated_bounds);
+    P2cTranslateOptions o = {.checks = cases[i].asked};
+    P2cModule *m = NULL;
+    assert_int_equal(p2c_translate(c, "k.py", src, strlen(src), &o, &m), P2C_OK);
+    if (p2c_module_kernel(m, 0).checks_bounds != cases[i].bounds) fail_msg("case %zu: checks_bounds is not %d", i, cases[i].bounds);
+    P2cStatus s = p2c_module_compile(c, m, "sm_90", P2C_TARGET_PTX);
+    if ((s == P2C_ERR_USAGE) != cases[i].sim_only) fail_msg("case %zu: compile gave status %d", i, (int)s);
+    assert_false(p2c_compiler_get_sanitize(c));
+    p2c_module_delete(m);
+  }
+  p2c_compiler_set_check_bounds(c, false);
+  float data[1] = {0};
+  P2cValue arg = {.is_array = true, .type = P2C_FLOAT32,
+                  .array = {.dtype = P2C_FLOAT32, .ndim = 1, .shape = {1}, .strides = {4}, .data = data}};
+  P2cLaunchOptions lo = {.device = P2C_DEVICE_SIM, .grid = {1, 1, 1}, .block = {1, 1, 1}, .checks = {true, false, false}};
+  assert_int_equal(p2c_launch(c, "k.py", src, strlen(src), "k", &arg, 1, &lo, NULL, NULL), P2C_ERR_BOUNDS);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "out of bounds"));
+  p2c_compiler_delete(c);
+}
+
 /* NumPy's character-sequence spellings have one parser (p2c_dtype_parse_charseq): every kind,
  * byte order and length round-trips through the dtype, and every other text is refused. */
 static void charseq_spellings_round_trip(void **state) {
@@ -1222,7 +1258,7 @@ static void ufunc_calls_on_one_translated_module(void **state) {
   P2cCompiler *c = p2c_compiler_new(NULL);
   assert_non_null(c);
   const char *kernels[1] = {"axpy"};
-  P2cTranslateOptions to = {kernels, 1, NULL, 0, false, false};
+  P2cTranslateOptions to = {kernels, 1, NULL, 0, false, false, {0}};
   P2cModule *m = NULL;
   assert_int_equal(p2c_translate(c, "u.py", ufunc_src, sizeof ufunc_src - 1, &to, &m), P2C_OK);
   int64_t n = 4;
@@ -1359,6 +1395,7 @@ int main(void) {
       cmocka_unit_test(compiler_new_and_delete),
       cmocka_unit_test(dumps_after_each_phase),
       cmocka_unit_test(kernel_info_says_whether_it_checks_bounds),
+      cmocka_unit_test(checks_are_options_of_each_translation),
       cmocka_unit_test(charseq_spellings_round_trip),
       cmocka_unit_test(array_layout_texts),
       cmocka_unit_test(tuple_arguments_convert_element_by_element),

@@ -107,7 +107,7 @@ static void params_round_trip(const P2cParam *p, size_t n, const char *where) {
 static P2cModule *translate(P2cCompiler *c, const char *file, const char *src, size_t len,
                             const char *const *sigs, size_t nsigs, const char *only) {
   const char *kernels[1] = {only};
-  P2cTranslateOptions o = {only ? kernels : NULL, only ? 1 : 0, sigs, nsigs, false, true};
+  P2cTranslateOptions o = {only ? kernels : NULL, only ? 1 : 0, sigs, nsigs, false, true, {0}};
   P2cModule *m = NULL;
   if (p2c_translate(c, file, src, len, &o, &m) != P2C_OK) {
     p2c_module_delete(m);
