@@ -438,6 +438,33 @@ P2C_API bool p2c_module_image_from_cache(const P2cModule *module);
 P2C_API const char *p2c_module_nvrtc_log(const P2cModule *module);
 
 
+/* ---- The explore view ------------------------------------------------------------------------ */
+
+/* What the explore view is made for: the architecture its PTX, resources and occupancy are for,
+ * and the launch its occupancy is computed at. */
+typedef struct P2cExploreOptions {
+  const char *arch;               /* "sm_90" (NULL: sm_90); occupancy needs a row of docs/explore.md's table */
+  int block_threads;              /* threads per block (0: 256) */
+  uint32_t dynamic_shared_bytes;  /* the launch's dynamic shared memory */
+} P2cExploreOptions;
+
+/* The explore view of a translated module (docs/explore.md): one self-contained HTML page (no
+ * network, no external scripts or fonts) with, per kernel specialization, the Python with each
+ * name's inferred type, the CUDA C, the PTX, the lines linked both ways, the diagnostics at their
+ * lines, the registers, spills, local, shared and constant memory ptxas reports, and the
+ * theoretical occupancy with what limits it. NVRTC compiles the module twice for it (PTX with
+ * line info; a CUBIN with ptxas's verbose report), outside the compile cache; no GPU is needed.
+ * A module with errors (p2c_translate's P2C_ERR_SOURCE) gets a page of its Python and
+ * diagnostics; one NVRTC cannot compile gets its page without PTX and the reason in it, and so
+ * does one translated for the simulator's checker. `options` may be NULL.
+ * On P2C_OK, and on P2C_ERR_NVRTC (NVRTC rejected the CUDA C: the page says why, and so does the
+ * compiler's last error), *html receives the page (NUL-terminated, *length bytes; length may be
+ * NULL), owned by the module and valid until it is deleted. P2C_ERR_USAGE for a bad architecture
+ * or block size, P2C_ERR_NOMEM: *html is NULL. */
+P2C_API P2cStatus p2c_module_explore(P2cCompiler *compiler, P2cModule *module,
+                                     const P2cExploreOptions *options, const char **html,
+                                     size_t *length);
+
 /* ---- The GPU runtime ------------------------------------------------------------------------ */
 
 /* The CUDA driver (libcuda.so.1, or $PYK2CUDA_LIBCUDA) is loaded with dlopen at the first call

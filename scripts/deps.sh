@@ -11,7 +11,9 @@
 #
 # PYK2CUDA_SDIST_DIR=FOLDER: take the two source releases from FOLDER instead of downloading them
 # (for machines behind a proxy pip cannot pass).
-# `deps.sh --grammar` fetches only the grammar.
+# `deps.sh --grammar` fetches only the grammar. `deps.sh --browser` installs only Chromium, for the
+# browser suite (the explore view's pages in a headless browser; skipped without it): 57 s here,
+# about 100 MB with its libraries, so it is not part of the default set; .ci/run asks for it.
 # PYK2CUDA_NO_INSTALL=1: install nothing; only check that the grammar is there (for machines
 # that reach no package registry and bring their build, such as the lent GPU machines).
 set -euo pipefail
@@ -88,6 +90,12 @@ fetch_grammar() {
 
 if [ "${PYK2CUDA_NO_INSTALL:-0}" = 1 ]; then
   [ -f "$DEST/src/parser.c" ] || { echo "deps: $DEST missing and PYK2CUDA_NO_INSTALL=1" >&2; exit 1; }
+  exit 0
+fi
+# --browser: only Chromium (above).
+if [ "${1:-}" = --browser ]; then
+  debs=(chromium)
+  install_debs
   exit 0
 fi
 # --grammar: only the grammar (meson.build runs this when a build starts without it).

@@ -61,6 +61,18 @@ static const CommandHelp commands[] = {
      "  PATH.npy           an input array\n"
      "  zeros:DTYPE[d0,d1,...], ones:..., empty:..., arange:DTYPE[n]   a new array\n"
      "  42, -1.5, true     a scalar; float32:1.5, int32:7 give its type\n"},
+    {"explore",
+     "  pyk2cuda explore FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY] [--block N]\n"
+     "                 [--shared BYTES] -o VIEW.html\n",
+     "Write one self-contained HTML page showing, per kernel specialization, the Python with each "
+     "name's type, the CUDA C and the PTX linked line by line, the diagnostics, the resources "
+     "ptxas reports and the theoretical occupancy (docs/explore.md); no GPU needed.",
+     "  -k KERNEL, --sig SIG  as for emit\n"
+     "  --arch sm_XY       the architecture of the PTX, resources and occupancy (default sm_90)\n"
+     "  --block N          threads per block for the occupancy (default 256)\n"
+     "  --shared BYTES     the launch's dynamic shared memory, for the occupancy (default 0)\n"
+     "  -o VIEW.html       where the page goes (- for stdout)\n"
+     "  --check-bounds     check every index against the array's shape\n"},
     {"info",
      "  pyk2cuda info\n",
      "Report pyk2cuda's, NVRTC's and the CUDA driver's versions, each GPU, and whether kernels "

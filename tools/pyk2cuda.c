@@ -117,6 +117,7 @@ void cli_print_diagnostics(const P2cModule *m, const char *src, size_t len) {
 
 typedef struct CompileArgs {
   const char *file, *out, *arch, *dump;
+  const char *block, *shared;   /* explore's launch: --block N, --shared BYTES */
   const char *kernels[64], *sigs[256];
   size_t nkernels, nsigs;
   bool cubin, line_directives, check_bounds, sanitize, no_cache;
@@ -143,6 +144,8 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
     } else if ((v = value_of(argc, argv, &i, "-o"))) a->out = v;
     else if ((v = value_of(argc, argv, &i, "--arch"))) a->arch = v;
     else if ((v = value_of(argc, argv, &i, "--dump"))) a->dump = v;
+    else if (!strcmp(argv[1], "explore") && (v = value_of(argc, argv, &i, "--block"))) a->block = v;
+    else if (!strcmp(argv[1], "explore") && (v = value_of(argc, argv, &i, "--shared"))) a->shared = v;
     else if (strcmp(argv[i], "--cubin") == 0) a->cubin = true;
     else if (strcmp(argv[i], "--line-directives") == 0) a->line_directives = true;
     else if (strcmp(argv[i], "--check-bounds") == 0) a->check_bounds = true;
@@ -242,6 +245,40 @@ static int cmd_ptx(P2cCompiler *c, const CompileArgs *a) {
   return rc;
 }
 
+/* A whole number in [lo, hi] from `text` (all of it), or -1. */
+static long long whole_number(const char *text, long long lo, long long hi) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (!*text || *end || errno || v < lo || v > hi) return -1;
+  return v;
+}
+
+/* explore: the page of FILE.py's kernels. Written also when the Python has errors (the page
+ * shows them at their lines) or NVRTC rejects the CUDA C (the page says why); the exit code
+ * still says so. */
+static int cmd_explore(P2cCompiler *c, const CompileArgs *a) {
+  if (!a->out) return cli_usage_error("explore needs -o VIEW.html (- for stdout)");
+  long long block = a->block ? whole_number(a->block, 1, 1 << 20) : 256;
+  if (block < 0) return cli_usage_error("bad --block '%s': expected a number of threads, e.g. 256", a->block);
+  long long shared = a->shared ? whole_number(a->shared, 0, UINT32_MAX) : 0;
+  if (shared < 0) return cli_usage_error("bad --shared '%s': expected a number of bytes", a->shared);
+  P2cModule *m = NULL;
+  int rc = translate_file(c, a, false, &m);
+  if (!m) return rc;
+  P2cExploreOptions o = {a->arch, (int)block, (uint32_t)shared};
+  const char *html = NULL;
+  size_t len = 0;
+  P2cStatus s = p2c_module_explore(c, m, &o, &html, &len);
+  if (s != P2C_OK) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+  if (html) {
+    int wrc = write_output(a->out, html, len);
+    rc = rc ? rc : wrc;
+  }
+  p2c_module_delete(m);
+  return rc ? rc : cli_exit_for(s);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     cli_print_usage(argc < 2 ? stderr : stdout);
@@ -264,6 +301,7 @@ int main(int argc, char **argv) {
   p2c_compiler_set_cache(c, !a.no_cache);
   if (!strcmp(cmd, "emit")) rc = cmd_emit(c, &a);
   else if (!strcmp(cmd, "ptx")) rc = cmd_ptx(c, &a);
+  else if (!strcmp(cmd, "explore")) rc = cmd_explore(c, &a);
   else rc = cmd_check(c, &a);
   p2c_compiler_delete(c);
   return rc;

@@ -176,11 +176,42 @@ class Kernel(_core._Kernel):
         raise KeyError("no specialization %s of '%s' (it has %s)" % (signature, self.__name__,
                                                                        [s[0] for s in specs]))
 
-    def inspect_cuda(self, signature=None):
-        """The generated CUDA C: a dict {signature: text}, or one text for `signature`."""
+    def inspect_cuda(self, signature=None, html=False, arch=None, block=256, shared=0):
+        """The generated CUDA C: a dict {signature: text}, or one text for `signature`. With
+        html=True, the explore view instead (docs/explore.md): the page of each specialization,
+        which shows the Python, CUDA C and PTX linked, the resources and the occupancy for
+        `arch` (default sm_90) at `block` threads and `shared` bytes of dynamic shared memory."""
         specs = self._specs()
-        got = {specs[i][0]: specs[i][1] for i in self._pick(signature)}
+        if html:
+            got = {specs[i][0]: self._explore(i, arch, block, shared) for i in self._pick(signature)}
+        else:
+            got = {specs[i][0]: specs[i][1] for i in self._pick(signature)}
         return got if signature is None else next(iter(got.values()))
+
+    def explore(self, path, signature=None, arch=None, block=256, shared=0):
+        """Writes the explore view of `signature` (default: the only specialization) to `path`:
+        one self-contained HTML file, as `pyk2cuda explore` writes it (docs/explore.md)."""
+        if signature is None:
+            sigs = self.signatures
+            if len(sigs) != 1:
+                raise ValueError("'%s' has %d specializations (%s): say which with signature=" % (
+                    self.__name__, len(sigs), ", ".join(sigs)))
+            signature = sigs[0]
+        page = self.inspect_cuda(signature, html=True, arch=arch, block=block, shared=shared)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(page)
+        return path
+
+    def _repr_html_(self):
+        """Jupyter's view of a kernel: the explore view of each specialization, each in an
+        iframe of its own (the page is a whole document with its own style and script)."""
+        import html as _html
+        pages = self.inspect_cuda(html=True)
+        if not pages:
+            return "<p>%s: no specialization yet (launch it, or give a signature)</p>" % _html.escape(self.__name__)
+        return "".join('<iframe title="%s" srcdoc="%s" style="width:100%%;height:640px;border:1px solid #ddd">'
+                       '</iframe>' % (_html.escape(self.__name__ + " " + sig), _html.escape(page))
+                       for sig, page in pages.items())
 
     def inspect_types(self, signature=None, file=None):
         """Prints each specialization's Python with the types inferred for it."""

@@ -751,6 +751,23 @@ static PyObject *kernel_ptx(Kernel *k, PyObject *args) {
   return Py_BuildValue("(s#s)", ptx, (Py_ssize_t)strnlen(ptx, size), p2c_module_nvrtc_log(s->m));
 }
 
+/* _explore(index, arch, block_threads, shared_bytes): the explore page of specialization `index`
+ * (p2c_module_explore; docs/explore.md), as str. */
+static PyObject *kernel_explore(Kernel *k, PyObject *args) {
+  Py_ssize_t i;
+  const char *arch = NULL;
+  int block = 0;
+  unsigned int shared = 0;
+  if (!PyArg_ParseTuple(args, "n|ziI:_explore", &i, &arch, &block, &shared)) return NULL;
+  if (i < 0 || (size_t)i >= k->nspecs) return PyErr_Format(PyExc_IndexError, "no specialization %zd", i);
+  P2cExploreOptions o = {arch, block, shared};
+  const char *html = NULL;
+  size_t len = 0;
+  P2cStatus r = p2c_module_explore(k->st->compiler, k->specs[i].m, &o, &html, &len);
+  if (r != P2C_OK) return raise_compiler(k->st, r);
+  return PyUnicode_DecodeUTF8(html, (Py_ssize_t)len, "replace");
+}
+
 /* _cooperative(index, block_threads, shared_bytes): (whether specialization `index` is launched
  * cooperatively, the most blocks such a launch may have on the device in use). */
 static PyObject *kernel_cooperative(Kernel *k, PyObject *args) {
@@ -782,6 +799,7 @@ static PyMethodDef kernel_methods[] = {
     {"_call", (PyCFunction)(void (*)(void))kernel_host_call, METH_FASTCALL,
      "_call(*args): the host's call of a @jit function, run on the CPU"},
     {"_ptx", (PyCFunction)kernel_ptx, METH_VARARGS, "(ptx, nvrtc log) of a specialization"},
+    {"_explore", (PyCFunction)kernel_explore, METH_VARARGS, "the explore page (HTML) of a specialization"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -49,6 +49,7 @@ const OccArch *occ_arch(const char *name) {
 
 const OccArch *occ_arch_at(int i) { return i >= 0 && i < ARCH_COUNT ? &table[i] : NULL; }
 
+/* Integer helpers, as cuda_occupancy.h's __occDivideRoundUp, __occRoundUp, __occMin. */
 static int div_up(int x, int y) { return (x + y - 1) / y; }
 static int round_up(int x, int y) { return y * div_up(x, y); }
 static int min_int(int a, int b) { return a < b ? a : b; }
@@ -93,6 +94,7 @@ static int barriers_limit(const OccArch *a, int blocks_limit, int barriers) {
   return blocks_limit * a->barriers_per_block_slot / barriers;
 }
 
+/* Why no block fits, from the first limit that allows none. */
 static const char *why_none(const OccArch *a, const OccKernel *k, const Occupancy *o) {
   if (k->block_threads <= 0) return "no threads in a block";
   if (o->limit_warps == 0) return "the block has more threads than the architecture allows (1,024)";

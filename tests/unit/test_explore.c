@@ -9,16 +9,25 @@
  * memory, 256 threads: 8 warps a block; 64 warp slots / 8 = 8; 32 * 32 = 1024 registers a warp,
  * 65536 / 4 sub-partitions / 1024 = 16 warps each, 64 / 8 = 8; shared memory (the 1 KiB the
  * driver reserves) 228; so 8 blocks, 64 warps, 100 %, limited by warps and registers alike.
- * sm_80, 48 KiB static: 49152 + 1024 = 50176 bytes a block, 164 KiB / 50176 = 3 blocks. */
+ * sm_80, 48 KiB static: 49152 + 1024 = 50176 bytes a block, 164 KiB / 50176 = 3 blocks.
+ *
+ * ptxas's log (ptxas.c): entries, their figures, a device function's properties not taken for
+ * the kernel's, an older ptxas's cmem[N] and lmem. The CUBIN's constant banks: an ELF made here,
+ * then cut at every length and damaged byte by byte (read by ASan-checked copies of exactly that
+ * size): some figure or none, never a read outside. PTX lines (ptx_lines.c): .loc of the program's
+ * file only, a relative program name, inlined code, the definitions' ranges. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "explore/explore.h"
+#include "pyk2cuda.h"
 #include "explore/occupancy.h"
 
 typedef struct OccCase {
@@ -155,11 +164,206 @@ static void occupancy_arch_names(void **state) {
   assert_non_null(occ_arch_at(0));
 }
 
+static const char log13[] =
+    "ptxas info    : 8 bytes gmem\n"
+    "ptxas info    : Function properties for helper\n"
+    "ptxas         .     16 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+    "ptxas info    : Compiling entry function 'matmul' for 'sm_90'\n"
+    "ptxas info    : Function properties for matmul\n"
+    "ptxas         .     24 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+    "ptxas info    : Used 32 registers, used 1 barriers, 2048 bytes smem\n"
+    "ptxas info    : Compiling entry function 'plain' for 'sm_90'\n"
+    "ptxas info    : Function properties for plain\n"
+    "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 255 registers, 16 bytes lmem, 384 bytes cmem[0], 8 bytes cmem[2]\n"
+    "ptxas info    : Compile time = 10.317 ms\n";
+
+static void ptxas_log_entries(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a, NULL);
+  EntryResources e[4];
+  assert_int_equal(explore_parse_ptxas_log(&a, log13, NULL, 0), 2);
+  assert_int_equal(explore_parse_ptxas_log(&a, log13, e, 4), 2);
+  assert_string_equal(e[0].symbol, "matmul");
+  assert_int_equal(e[0].registers, 32);
+  assert_int_equal(e[0].barriers, 1);
+  assert_int_equal(e[0].shared_bytes, 2048);
+  assert_int_equal(e[0].stack_bytes, 24);
+  assert_int_equal(e[0].spill_store_bytes, 8);
+  assert_int_equal(e[0].spill_load_bytes, 12);
+  assert_int_equal(e[0].constant_bytes[0], -1);
+  assert_string_equal(e[1].symbol, "plain");
+  assert_int_equal(e[1].registers, 255);
+  assert_int_equal(e[1].barriers, 0);
+  assert_int_equal(e[1].shared_bytes, 0);
+  assert_int_equal(e[1].local_bytes, 16);
+  assert_int_equal(e[1].constant_bytes[0], 384);
+  assert_int_equal(e[1].constant_bytes[2], 8);
+  assert_int_equal(e[1].stack_bytes, 0);
+  assert_int_equal(explore_parse_ptxas_log(&a, "", e, 4), 0);
+  arena_free(&a);
+}
+
+static void put(unsigned char *p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A minimal ELF64: section 0 null, 1 .shstrtab, 2 .nv.constant0.k (648 bytes), 3 .nv.constant3
+ * (module constants, 24 bytes), 4 .nv.constant0.other (100 bytes). */
+static size_t tiny_cubin(unsigned char *d, size_t cap) {
+  static const char names[] = "\0.shstrtab\0.nv.constant0.k\0.nv.constant3\0.nv.constant0.other";
+  size_t shoff = 64 + sizeof names, size = shoff + 5 * 64;
+  assert_true(size <= cap);
+  memset(d, 0, size);
+  memcpy(d, "\x7f" "ELF", 4);
+  d[4] = 2;
+  d[5] = 1;
+  put(d + 0x28, shoff, 8);
+  put(d + 0x3a, 64, 2);
+  put(d + 0x3c, 5, 2);
+  put(d + 0x3e, 1, 2);
+  memcpy(d + 64, names, sizeof names);
+  const uint32_t name_at[5] = {0, 1, 11, 27, 41};
+  const uint64_t sizes[5] = {0, sizeof names, 648, 24, 100};
+  for (int i = 0; i < 5; i++) {
+    unsigned char *sh = d + shoff + (size_t)i * 64;
+    put(sh, name_at[i], 4);
+    put(sh + 0x18, i == 1 ? 64 : 0, 8);
+    put(sh + 0x20, sizes[i], 8);
+  }
+  return size;
+}
+
+static void cubin_constant_banks(void **state) {
+  (void)state;
+  unsigned char img[1024];
+  size_t size = tiny_cubin(img, sizeof img);
+  EntryResources r = {.symbol = "k"};
+  for (int b = 0; b < 8; b++) r.constant_bytes[b] = -1;
+  explore_cubin_constants(img, size, &r);
+  assert_int_equal(r.constant_bytes[0], 648);
+  assert_int_equal(r.constant_bytes[3], 24);
+  assert_int_equal(r.constant_bytes[1], -1);
+  r.constant_bytes[0] = 384;   /* the log's figure stays */
+  explore_cubin_constants(img, size, &r);
+  assert_int_equal(r.constant_bytes[0], 384);
+  /* cut and damaged: each copy exactly as long as the image (ASan sees an overread) */
+  for (size_t n = 0; n <= size; n++)
+    for (size_t at = 0; at < n; at += n / 7 + 1) {
+      unsigned char *copy = malloc(n ? n : 1);
+      memcpy(copy, img, n);
+      if (at < n) copy[at] ^= 0xa5;
+      EntryResources x = {.symbol = "k"};
+      for (int b = 0; b < 8; b++) x.constant_bytes[b] = -1;
+      explore_cubin_constants(copy, n, &x);
+      for (int b = 0; b < 8; b++) assert_true(x.constant_bytes[b] >= -1);
+      free(copy);
+    }
+}
+
+static const char ptx[] =
+    ".visible .entry k(\n"                                   /* 1 */
+    "\t.param .u64 k_param_0\n"                              /* 2 */
+    ")\n"                                                     /* 3 */
+    "{\n"                                                     /* 4 */
+    "\t.loc\t1 10 3\n"                                       /* 5 */
+    "\tmov.u32 %r1, %tid.x;\n"                                /* 6 */
+    "\t.loc\t1 28 3, function_name $L__info_string0, inlined_at 1 12 3\n" /* 7: a helper */
+    "\tadd.s32 %r2, %r1, 1;\n"                                /* 8 */
+    "\t.loc\t1 20 3, function_name $L__info_string1, inlined_at 1 12 3\n" /* 9: Python's */
+    "\t.loc\t2 5 1\n"                                        /* 10: another file */
+    "\tret;\n"                                                /* 11 */
+    "}\n"                                                     /* 12 */
+    "\tnot.in.a.function;\n"                                  /* 13 */
+    ".func  (.param .b32 func_retval0) helper(\n"             /* 14 */
+    ")\n"                                                     /* 15 */
+    "{\n"                                                     /* 16 */
+    "}\n"                                                     /* 17 */
+    "\t.file\t1 \"/home/u/work/k.py.cu\"\n"                   /* 18 */
+    "\t.file\t2 \"/usr/include/other.h\"\n";                   /* 19 */
+
+static void ptx_lines_and_definitions(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a, NULL);
+  uint32_t python_line[30] = {0};
+  python_line[10 - 1] = 4;
+  python_line[12 - 1] = 5;
+  python_line[20 - 1] = 7;   /* a device function's statement, inlined at line 12 */
+  size_t n;
+  const uint32_t want[19] = {0, 0, 0, 0, 10, 10, 12, 12, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const char *programs[2] = {"work/k.py.cu", "/home/u/work/k.py.cu"};   /* relative, absolute */
+  for (int p = 0; p < 2; p++) {
+    uint32_t *map = explore_ptx_cuda_lines(&a, ptx, strlen(ptx), programs[p], python_line, 30, &n);
+    assert_int_equal(n, 19);
+    for (size_t i = 0; i < n; i++)
+      if (map[i] != want[i]) fail_msg("%s: PTX line %zu: %u, expected %u", programs[p], i + 1, map[i], want[i]);
+  }
+  uint32_t *none = explore_ptx_cuda_lines(&a, ptx, strlen(ptx), "k.py.cu.other", python_line, 30, &n);
+  for (size_t i = 0; i < n; i++) assert_int_equal(none[i], 0);
+  size_t ndefs;
+  TextDef *defs = explore_definitions(&a, ptx, strlen(ptx), true, &ndefs);
+  assert_int_equal(ndefs, 2);
+  const TextDef *k = explore_find_definition(defs, ndefs, "k"), *h = explore_find_definition(defs, ndefs, "helper");
+  assert_true(k && k->first == 1 && k->last == 12);
+  assert_true(h && h->first == 14 && h->last == 17);
+  static const char cuda[] =
+      "static __device__ int64_t p2c_floordiv(int64_t a, int64_t b);\n"   /* a declaration */
+      "extern \"C\" __global__ void k(p2c_array<float, 1> x) {\n"
+      "  x.data[0] = 1;\n"
+      "}\n"
+      "static __device__ __forceinline__ int64_t p2c_floordiv(int64_t a, int64_t b) {\n"
+      "  return a / b;\n"
+      "}\n";
+  defs = explore_definitions(&a, cuda, strlen(cuda), false, &ndefs);
+  assert_int_equal(ndefs, 2);
+  k = explore_find_definition(defs, ndefs, "k");
+  h = explore_find_definition(defs, ndefs, "p2c_floordiv");
+  assert_true(k && k->first == 2 && k->last == 4);
+  assert_true(h && h->first == 5 && h->last == 7);
+  assert_null(explore_find_definition(defs, ndefs, "x"));
+  arena_free(&a);
+}
+
+/* The public entry: refusals, and a module with errors gets a page of its Python and
+ * diagnostics (no NVRTC needed for it). */
+static void api_refusals_and_a_page_with_errors(void **state) {
+  (void)state;
+  static const char src[] = "from numba import cuda\n\n@cuda.jit\ndef k(x):\n    x[0] = undefined_name\n";
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_translate(c, "bad.py", src, strlen(src), NULL, &m), P2C_ERR_SOURCE);
+  const char *html = "x";
+  size_t len = 1;
+  assert_int_equal(p2c_module_explore(NULL, m, NULL, &html, &len), P2C_ERR_USAGE);
+  assert_null(html);
+  assert_int_equal(p2c_module_explore(c, NULL, NULL, &html, &len), P2C_ERR_USAGE);
+  P2cExploreOptions bad_arch = {"gfx90", 256, 0}, bad_block = {"sm_90", -1, 0};
+  assert_int_equal(p2c_module_explore(c, m, &bad_arch, &html, &len), P2C_ERR_USAGE);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "gfx90"));
+  assert_int_equal(p2c_module_explore(c, m, &bad_block, &html, &len), P2C_ERR_USAGE);
+  assert_int_equal(p2c_module_explore(c, m, NULL, &html, &len), P2C_OK);
+  assert_non_null(html);
+  assert_int_equal(strlen(html), len);
+  assert_non_null(strstr(html, "\"kernels\":[]"));
+  assert_non_null(strstr(html, "undefined_name"));                 /* the Python, and the error */
+  assert_non_null(strstr(html, "\"severity\":\"error\""));
+  assert_non_null(strstr(html, "no CUDA C was made"));
+  assert_null(strstr(html, "@P2C_"));                                /* both markers replaced */
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(occupancy_matches_the_calculator),
       cmocka_unit_test(occupancy_full_and_limiter_text),
       cmocka_unit_test(occupancy_arch_names),
+      cmocka_unit_test(ptxas_log_entries),
+      cmocka_unit_test(cubin_constant_banks),
+      cmocka_unit_test(ptx_lines_and_definitions),
+      cmocka_unit_test(api_refusals_and_a_page_with_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -427,7 +427,7 @@ cleanup:
 /* ---- Compiling ------------------------------------------------------------------------------ */
 
 /* Checks "sm_90", "sm_90a", "compute_100f": a prefix, two or three digits, an optional letter. */
-static bool valid_arch(const char *arch, bool *is_virtual) {
+bool rtc_valid_arch(const char *arch, bool *is_virtual) {
   const char *p;
   if (strncmp(arch, "sm_", 3) == 0) {
     p = arch + 3;
@@ -454,7 +454,7 @@ static P2cStatus check_request(const RtcRequest *req, const char *arch, char *er
     snprintf(err, errlen, "unknown NVRTC target %d", (int)req->target);
     return P2C_ERR_USAGE;
   }
-  if (!valid_arch(arch, &is_virtual)) {
+  if (!rtc_valid_arch(arch, &is_virtual)) {
     snprintf(err, errlen, "bad architecture '%s': expected sm_XY or compute_XY (e.g. sm_90)", arch);
     return P2C_ERR_USAGE;
   }

@@ -126,6 +126,10 @@ const char *rtc_default_options(void);
 
 enum { RTC_ERROR_MAX = 1024 };
 
+/* Whether `arch` names an architecture NVRTC takes: "sm_90", "sm_90a", "compute_100f" (a prefix,
+ * two or three digits, an optional 'a' or 'f'); *is_virtual: a compute_XY one. */
+bool rtc_valid_arch(const char *arch, bool *is_virtual);
+
 typedef struct RtcRequest {
   const char *source; /* NUL-terminated CUDA C */
   const char

@@ -1,0 +1,423 @@
+#!/usr/bin/env python3
+"""Checks of `pyk2cuda explore` pages (docs/explore.md).
+
+    check_pages.py data    --pyk2cuda BIN [--cases tests/golden/cases.txt]
+    check_pages.py browser --pyk2cuda BIN [--chromium PATH]
+    check_pages.py bench   --pyk2cuda BIN [--chromium PATH] [--kernels 1000]
+
+`data` runs explore on the samples' golden cases (and two more) and checks each page's data
+against what it was made from, each with an oracle of its own: every CUDA C line that repeats a
+Python statement as a `// ` comment is linked to that statement's line; every PTX line is linked
+to the C line of the `.loc` in force (read here from the PTX text); every annotated name stands
+in the Python text where the page says; each kernel's registers, barriers, shared memory, stack
+frame and spills equal what the toolkit's ptxas reports for the page's PTX (when ptxas is
+installed); the occupancy is the smallest of its limits; the diagnostics are those the command
+printed. `browser` opens pages in headless Chromium with every network request refused (a
+proxy that does not exist, no name resolution) and checks the DOM the page's own script made:
+for every Python line of every kernel, the C and PTX rows highlighted are exactly the linked
+ones, and a PTX row selects its Python line back; the resource cells show ptxas's figures; the
+page has no reference to anything outside itself. Exit 77 (skipped) without Chromium. `bench`
+times a module of N kernels: the command, and Chromium's time to a drawn page.
+"""
+import argparse
+import html.parser
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA = re.compile(r'<script type="application/json" id="p2c-data">(.*?)</script>', re.S)
+EXTRA_CASES = [
+    ("memories", "tests/diff/cases/memories.py",
+     ["-k", "const_arrays", "-k", "multidim", "--sig", "const_arrays(float32[::1], float64[:, ::1])",
+      "--sig", "multidim(float64[::1], float64[:, ::1])"]),
+    ("no_signature", "samples/matmul.py", []),   # an error: the page shows the diagnostics
+]
+
+
+def sample_cases(path):
+    """The golden cases of samples/ (NAME FILE ARGS...)."""
+    cases = []
+    with open(path) as f:
+        for line in f:
+            parts = shlex.split(line, comments=True)
+            if len(parts) >= 2 and parts[1].startswith("samples/"):
+                cases.append((parts[0], parts[1], parts[2:]))
+    return cases + EXTRA_CASES
+
+
+def explore(pyk2cuda, file, args, out, arch="sm_90", block="256"):
+    p = subprocess.run([pyk2cuda, "explore", file, *args, "--arch", arch, "--block", block,
+                        "-o", out], capture_output=True, text=True, cwd=ROOT)
+    with open(out, encoding="utf-8") as f:
+        page = f.read()
+    return p, page, json.loads(DATA.search(page).group(1))
+
+
+# ---- the oracles ----
+
+def ptx_loc_lines(ptx_lines, program, cuda_py):
+    """C line of each PTX line, read from the .file and .loc directives (as docs/explore.md says:
+    an inlined instruction's own line when it came from Python, else its call's)."""
+    files = {}
+    for line in ptx_lines:
+        m = re.match(r'\s*\.file\s+(\d+)\s+"([^"]*)"', line)
+        if m:
+            files[int(m.group(1))] = m.group(2)
+    # NVRTC writes a relative program name as the path the working folder makes of it
+    own = [i for i, name in files.items()
+           if name == program or (not program.startswith("/") and name.endswith("/" + program))]
+    fid = own[0] if own else None
+    out, cur = [], 0
+    for line in ptx_lines:
+        m = re.match(r'\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)', line)
+        if m:
+            f, ln = int(m.group(1)), int(m.group(2))
+            cur = ln if f == fid else 0
+            inl = re.search(r'inlined_at\s+(\d+)\s+(\d+)', m.group(3))
+            if inl and not (cur and 0 < cur <= len(cuda_py) and cuda_py[cur - 1]):
+                cur = int(inl.group(2)) if int(inl.group(1)) == fid else cur
+        elif line.startswith("}") or re.match(r'\s*\.(entry|visible|func)\b', line):
+            cur = 0
+        out.append(cur)
+    return out
+
+
+def ptxas_figures(ptx_text, arch):
+    """{entry: figures} from the toolkit's ptxas -v, or None without ptxas."""
+    ptxas = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+    if not ptxas:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "k.ptx")
+        with open(src, "w") as f:
+            f.write(ptx_text)
+        p = subprocess.run([ptxas, "-v", "--gpu-name", arch, src, "-o", os.path.join(tmp, "k.cubin")],
+                           capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    got, cur, props = {}, None, None
+    for line in p.stderr.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            cur = got.setdefault(m.group(1), {"barriers": 0, "shared": 0})
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            props = m.group(1)
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m and cur is not None and props in got and got[props] is cur:
+            cur["stack"], cur["spill_stores"], cur["spill_loads"] = map(int, m.groups())
+        m = re.search(r"Used (\d+) registers", line)
+        if m and cur is not None:
+            cur["registers"] = int(m.group(1))
+            b = re.search(r"used (\d+) barriers", line)
+            s = re.search(r"(\d+) bytes smem", line)
+            cur["barriers"] = int(b.group(1)) if b else 0
+            cur["shared"] = int(s.group(1)) if s else 0
+    return got
+
+
+def check_page(name, d, stderr, arch, failures):
+    def fail(msg):
+        failures.append("%s: %s" % (name, msg))
+
+    py, cu, ptx = d["python"], d["cuda"], d["ptx"]
+    # the diagnostics are those the command printed
+    printed = re.findall(r"^.*?:(\d+):(\d+): (error|warning|note): .* \[([\w-]+)\]$", stderr, re.M)
+    shown = [(str(x["line"]), str(x["column"]), x["severity"], x["code"]) for x in d["diagnostics"]]
+    if printed != shown:
+        fail("diagnostics %s, the command printed %s" % (shown, printed))
+    if not cu:
+        if d["kernels"]:
+            fail("kernels without CUDA C")
+        return
+    if len(d["cuda_py"]) != len(cu) or len(d["ptx_cuda"]) != len(ptx):
+        fail("line maps of the wrong length")
+    # every `// statement` comment of the C is linked to that statement's Python line
+    comments = 0
+    for i, line in enumerate(cu):
+        m = re.match(r"\s*// (.*)$", line)
+        p = d["cuda_py"][i]
+        if m and p:
+            comments += 1
+            want = " ".join(py[p - 1].split())
+            if not want.startswith(" ".join(m.group(1).split())[:40].rstrip("\\")[:30]):
+                fail("C line %d %r is linked to Python line %d %r" % (i + 1, line, p, py[p - 1]))
+    if d["kernels"] and not comments:
+        fail("no C line linked to Python")
+    # every PTX line is linked to the .loc's C line
+    want = ptx_loc_lines(ptx, d["file"] + ".cu", d["cuda_py"])
+    if want != d["ptx_cuda"]:
+        diff = [(j + 1, a, b) for j, (a, b) in enumerate(zip(d["ptx_cuda"], want)) if a != b][:5]
+        fail("PTX lines linked otherwise than their .loc: (line, page, .loc) %s" % diff)
+    if ptx and not any(d["ptx_cuda"]):
+        fail("no PTX line is linked to the CUDA C")
+    figures = ptxas_figures("\n".join(ptx) + "\n", arch) if ptx else None
+    for k in d["kernels"]:
+        check_kernel(k, d, figures, fail)
+
+
+def check_kernel(k, d, figures, fail):
+    py, cu, ptx = d["python"], d["cuda"], d["ptx"]
+    first, last = k["cuda_ranges"][0] if k["cuda_ranges"] else (0, 0)
+    if not any("__global__" in cu[a - 1] and k["symbol"] + "(" in cu[a - 1] for a, _ in k["cuda_ranges"]):
+        fail("%s: no C range starts at its __global__ function" % k["name"])
+    if ptx and not any((".entry " + k["symbol"] + "(") in ptx[a - 1] for a, _ in k["ptx_ranges"]):
+        fail("%s: no PTX range starts at its .entry" % k["name"])
+    for line, col, name, ty in k["names"]:
+        text = "".join(list(py[line - 1])[col - 1:])
+        ident = re.match(r"\w+", text)
+        if not ident or unicodedata.normalize("NFKC", ident.group(0)) != name or not ty:
+            fail("%s: name %r (%s) is not at %d:%d (%r)" % (k["name"], name, ty, line, col, text[:20]))
+    r, o = k["resources"], k["occupancy"]
+    if figures is not None:
+        want = figures.get(k["symbol"])
+        got = {key: r[key] for key in ("registers", "barriers", "shared", "stack", "spill_stores", "spill_loads")}
+        if want != got:
+            fail("%s: resources %s, ptxas %s" % (k["name"], got, want))
+    if o:
+        limits = [v for v in o["limits"].values() if v is not None]
+        if o["blocks_per_sm"] != min(limits) or abs(o["fraction"] - o["warps_per_sm"] / o["max_warps_per_sm"]) > 1e-6:
+            fail("%s: occupancy %s is not its smallest limit" % (k["name"], o))
+    elif d["arch"] in ("sm_80", "sm_90"):
+        fail("%s: no occupancy" % k["name"])
+
+
+def cmd_data(a):
+    failures, pages = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, file, args in sample_cases(a.cases):
+            for arch in ("sm_90", "sm_80") if name == "matmul" else ("sm_90",):
+                p, page, d = explore(a.pyk2cuda, file, args, os.path.join(tmp, name + ".html"), arch)
+                pages += 1
+                expect = 1 if name == "no_signature" else 0
+                if p.returncode != expect:
+                    failures.append("%s: exit %d, expected %d: %s" % (name, p.returncode, expect, p.stderr))
+                check_page(name, d, p.stderr, arch, failures)
+                if name == "no_signature" and (d["kernels"] or not d["diagnostics"]):
+                    failures.append("no_signature: expected the diagnostics and no kernel")
+        failures += usage_errors(a.pyk2cuda, tmp)
+    for f in failures:
+        print("FAIL", f)
+    print("%d pages, %d failures" % (pages, len(failures)))
+    return 1 if failures else 0
+
+
+def usage_errors(pyk2cuda, tmp):
+    """Usage errors: exit 2 and a message naming the option."""
+    out = []
+    smooth = os.path.join(ROOT, "samples/smooth.py")
+    for args, words in ((["--block", "0"], "--block"), (["--block", "x"], "--block"), (["--arch", "gfx90"], "architecture"),
+                        ([], "-o"), (["--shared", "-1"], "--shared")):
+        o = [] if not args and words == "-o" else ["-o", os.path.join(tmp, "u.html")]
+        p = subprocess.run([pyk2cuda, "explore", smooth, "--sig", "smooth_gpu(int32[:, ::1], int32[:, ::1])", *args, *o],
+                           capture_output=True, text=True)
+        if p.returncode != 2 or words not in p.stderr:
+            out.append("explore %s: exit %d, %r (expected 2 and a message naming %s)" % (args, p.returncode, p.stderr, words))
+    return out
+
+
+# ---- the browser ----
+
+class Rows(html.parser.HTMLParser):
+    """The test's record (a <pre id="p2c-test">) and the page's references to other resources."""
+
+    def __init__(self):
+        super().__init__()
+        self.record, self.refs, self._in = None, [], False
+
+    def handle_starttag(self, tag, attrs):
+        at = dict(attrs)
+        for key in ("src", "href", "action", "poster", "data"):
+            if at.get(key) and not at[key].startswith("#"):
+                self.refs.append((tag, key, at[key]))
+        if tag == "link":
+            self.refs.append((tag, "link", at.get("href")))
+        self._in = at.get("id") == "p2c-test"
+
+    def handle_data(self, data):
+        if self._in:
+            self.record = (self.record or "") + data
+
+    def handle_endtag(self, tag):
+        self._in = False
+
+
+# Appended to a copy of the page: for every kernel, select each Python line and record which rows
+# the page's script marked in each pane; select each PTX line with a C line and record the Python
+# row selected back; read the resource cells. The record goes into <pre id="p2c-test">.
+PROBE = r"""
+<script>
+(function () {
+  const out = { ready: document.body.dataset.ready, ms: performance.now(), kernels: [] };
+  const marked = (pane) => [...document.querySelectorAll("#" + pane + " .ln.sel, #" + pane + " .ln.linked")].map((r) => +r.dataset.line);
+  const limit = +(new URLSearchParams(location.hash.slice(1)).get("probe") || 1e9);
+  D.kernels.slice(0, limit).forEach((k, i) => {
+    show(i);
+    const rec = { py: {}, back: {}, cells: {} };
+    for (const r of document.querySelectorAll("#py .ln[data-line]")) {
+      const n = +r.dataset.line; select("py", n, true);
+      rec.py[n] = { cu: marked("cu"), ptx: marked("ptx") };
+    }
+    for (const r of document.querySelectorAll("#ptx .ln[data-line]")) {
+      const j = +r.dataset.line; if (!D.ptx_cuda[j - 1]) continue;
+      select("ptx", j, true); rec.back[j] = marked("py");
+    }
+    for (const c of document.querySelectorAll("#summary td[id]")) rec.cells[c.id] = c.textContent;
+    out.kernels.push(rec);
+  });
+  const pre = document.createElement("pre"); pre.id = "p2c-test"; pre.textContent = JSON.stringify(out);
+  document.body.append(pre);
+})();
+</script>
+"""
+
+
+def find_chromium(given):
+    for c in ([given] if given else []) + ["chromium", "chromium-browser", "google-chrome"]:
+        path = shutil.which(c) if c else None
+        if path:
+            return path
+    return None
+
+
+def dom_of(chromium, path, fragment=""):
+    """The DOM after the page's scripts ran, with no network: every request goes to a proxy that
+    is not there and no name resolves."""
+    with tempfile.TemporaryDirectory() as profile:
+        p = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + profile,
+                            "--proxy-server=http://127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+                            "--virtual-time-budget=5000", "--dump-dom", "file://" + path + fragment],
+                           capture_output=True, text=True, timeout=120)
+    rows = Rows()
+    rows.feed(p.stdout)
+    return rows
+
+
+def probe(chromium, page, tmp, name, fragment=""):
+    path = os.path.join(tmp, name + ".probe.html")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page.replace("</body>", PROBE + "</body>"))
+    rows = dom_of(chromium, path, fragment)
+    return rows, json.loads(rows.record) if rows.record else None
+
+
+def check_dom(name, page, d, record, refs, arch, failures):
+    def fail(msg):
+        failures.append("%s: %s" % (name, msg))
+
+    if refs:
+        fail("the page refers to other resources: %s" % refs[:5])
+    if re.search(r"@import|url\(\s*['\"]?(https?:|//)", page.split('id="p2c-data"')[0]):
+        fail("the page's style loads something")
+    if not record or record["ready"] != "1":
+        fail("the page's script did not run to the end with the network off")
+        return
+    figures = ptxas_figures("\n".join(d["ptx"]) + "\n", arch) if d["ptx"] else None
+    for k, rec in zip(d["kernels"], record["kernels"]):
+        shown_cu = {n for a, b in k["cuda_ranges"] for n in range(a, b + 1)}
+        shown_ptx = {n for a, b in k["ptx_ranges"] for n in range(a, b + 1)}
+        for n, got in rec["py"].items():
+            n = int(n)
+            cu_all = {i + 1 for i, p in enumerate(d["cuda_py"]) if p == n}
+            want_cu = sorted(cu_all & shown_cu)
+            want_ptx = sorted({j + 1 for j, c in enumerate(d["ptx_cuda"]) if c in cu_all} & shown_ptx)
+            if sorted(got["cu"]) != want_cu or sorted(got["ptx"]) != want_ptx:
+                fail("%s: Python line %d highlights C %s and PTX %s, expected C %s and PTX %s" % (
+                    k["name"], n, got["cu"], got["ptx"], want_cu, want_ptx))
+        for j, got in rec["back"].items():
+            p = d["cuda_py"][d["ptx_cuda"][int(j) - 1] - 1]
+            if got != ([p] if p else []):
+                fail("%s: PTX line %s selects Python %s, expected %s" % (k["name"], j, got, p))
+        if figures is not None:
+            want = figures[k["symbol"]]
+            if rec["cells"].get("res-registers") != str(want["registers"]) or \
+                    rec["cells"].get("res-shared") != "%d B" % want["shared"]:
+                fail("%s: the page shows %s, ptxas %s" % (k["name"], rec["cells"], want))
+        if not any(rec["py"][n]["cu"] for n in rec["py"]):
+            fail("%s: no Python line is linked to C" % k["name"])
+
+
+def cmd_browser(a):
+    chromium = find_chromium(a.chromium)
+    if not chromium:
+        print("no chromium: skipped (apt install chromium; docs/explore.md)")
+        return 77
+    failures, pages = [], 0
+    cases = [c for c in sample_cases(a.cases) if c[0] in ("smooth", "matmul", "great_circle", "normalize", "memories")]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, file, args in cases:
+            p, page, d = explore(a.pyk2cuda, file, args, os.path.join(tmp, name + ".html"))
+            rows, record = probe(chromium, page, tmp, name)
+            pages += 1
+            check_dom(name, page, d, record, rows.refs, "sm_90", failures)
+            if record:
+                print("%s: %d kernels, %d Python lines checked" % (name, len(record["kernels"]),
+                                                                   sum(len(r["py"]) for r in record["kernels"])))
+    for f in failures:
+        print("FAIL", f)
+    print("%d pages in Chromium, %d failures" % (pages, len(failures)))
+    return 1 if failures else 0
+
+
+def thousand_kernels(n):
+    parts = ["from numba import cuda, float32, int64\n"]
+    for i in range(n):
+        parts.append('\n@cuda.jit("void(float32[::1], float32[::1], int64)")\n'
+                     "def k%d(x, out, m):\n"
+                     "    i = cuda.grid(1)\n"
+                     "    if i < x.size:\n"
+                     "        out[i] = x[i] * %d.0 + float32(m %% %d)\n" % (i, i + 1, i + 2))
+    return "".join(parts)
+
+
+def cmd_bench(a):
+    chromium = find_chromium(a.chromium)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "many.py")
+        with open(src, "w") as f:
+            f.write(thousand_kernels(a.kernels))
+        out = os.path.join(tmp, "many.html")
+        t = time.perf_counter()
+        p = subprocess.run([a.pyk2cuda, "explore", src, "-o", out], capture_output=True, text=True)
+        total = time.perf_counter() - t
+        assert p.returncode == 0, p.stderr
+        nvrtc = []
+        for extra in ([], ["--cubin"]):
+            t = time.perf_counter()
+            subprocess.run([a.pyk2cuda, "ptx", src, "--no-cache", *extra, "-o", os.path.join(tmp, "x")], check=True,
+                           capture_output=True)
+            nvrtc.append(time.perf_counter() - t)
+        size = os.path.getsize(out)
+        print("%d kernels: explore %.2f s in all; the same module's PTX %.2f s and CUBIN %.2f s by `pyk2cuda ptx`; "
+              "page %.1f MB" % (a.kernels, total, nvrtc[0], nvrtc[1], size / 1e6))
+        if chromium:
+            with open(out, encoding="utf-8") as f:
+                page = f.read()
+            t = time.perf_counter()
+            rows, record = probe(chromium, page, tmp, "many", "#k=%d&probe=1" % (a.kernels - 1))
+            wall = time.perf_counter() - t
+            print("Chromium: drawn and probed in %.0f ms of page time (%.2f s with Chromium's start)" % (record["ms"], wall))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["data", "browser", "bench"])
+    ap.add_argument("--pyk2cuda", required=True)
+    ap.add_argument("--chromium")
+    ap.add_argument("--cases", default=os.path.join(ROOT, "tests/golden/cases.txt"))
+    ap.add_argument("--kernels", type=int, default=1000)
+    a = ap.parse_args()
+    a.pyk2cuda = os.path.abspath(a.pyk2cuda)
+    return {"data": cmd_data, "browser": cmd_browser, "bench": cmd_bench}[a.mode](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The explore view from Python (docs/explore.md): kern.inspect_cuda(html=True), kern.explore(path)
+and the _repr_html_ Jupyter shows; the page's figures are ptxas's, as get_regs_per_thread and
+get_shared_mem_per_block give them (they run the toolkit's ptxas on the PTX, where it is installed)."""
+import json
+import re
+
+import numpy as np
+import pytest
+
+import pyk2cuda
+from pyk2cuda import cuda
+import kernels as K
+
+SIG = "void(float32[::1], float32[::1])"
+
+
+def page_data(page):
+    m = re.search(r'<script type="application/json" id="p2c-data">(.*?)</script>', page, re.S)
+    assert m, "no data in the page"
+    return json.loads(m.group(1))
+
+
+def launched():
+    x = np.ones(1000, np.float32)
+    K.block_sums[8, K.TPB](x, np.zeros(8, np.float32))
+    return K.block_sums
+
+
+def test_inspect_cuda_html_is_the_explore_page():
+    k = launched()
+    page = k.inspect_cuda(SIG, html=True, arch="sm_80", block=128)
+    assert page.startswith("<!DOCTYPE html>") and "http://" not in page.split("<script")[0]
+    d = page_data(page)
+    assert d["arch"] == "sm_80" and d["block"] == 128
+    [kern] = d["kernels"]
+    assert kern["name"] == "block_sums" and kern["signature"] == SIG
+    assert kern["resources"]["shared"] == 4 * K.TPB        # cuda.shared.array(TPB, float32)
+    assert kern["resources"]["registers"] > 0 and kern["occupancy"]["blocks_per_sm"] > 0
+    # every parameter's type is on its name
+    types = {name: ty for _, _, name, ty in kern["names"]}
+    assert types["x"] == "array(float32, 1d, C)" and types["buf"] == "array(float32, 1d, C, shared)"
+    assert set(k.inspect_cuda(html=True)) == {SIG}
+
+
+def test_page_figures_are_ptxas_figures():
+    k = launched()
+    from pyk2cuda.cuda import _cuda_tool
+    try:
+        _cuda_tool("ptxas")
+    except pyk2cuda.Error:
+        pytest.skip("no ptxas (CUDA toolkit) to compare with")
+    r = page_data(k.inspect_cuda(SIG, html=True, arch="sm_90"))["kernels"][0]["resources"]
+    usage = k.resource_usage(SIG, arch="sm_90")
+    assert r["registers"] == usage["registers"] == k.get_regs_per_thread(SIG)
+    assert r["shared"] == usage["shared"]
+    assert r["stack"] == usage["stack_frame"]
+    assert (r["spill_stores"], r["spill_loads"]) == (usage["spill_stores"], usage["spill_loads"])
+
+
+def test_explore_writes_the_file_and_repr_html_embeds_it(tmp_path):
+    k = launched()
+    path = k.explore(str(tmp_path / "view.html"))
+    with open(path, encoding="utf-8") as f:
+        assert page_data(f.read())["kernels"][0]["name"] == "block_sums"
+    shown = k._repr_html_()
+    assert shown.startswith("<iframe") and "srcdoc=" in shown and "&lt;!DOCTYPE html&gt;" in shown
+
+
+def test_explore_needs_a_signature_when_there_are_several(tmp_path):
+    @cuda.jit
+    def twice(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] *= 2
+
+    twice[1, 8](np.zeros(8, np.float32))
+    twice[1, 8](np.zeros(8, np.int64))
+    with pytest.raises(ValueError, match="2 specializations"):
+        twice.explore(str(tmp_path / "v.html"))
+    twice.explore(str(tmp_path / "v.html"), signature="void(int64[::1])")
+
+
+def test_repr_html_before_any_specialization():
+    @cuda.jit
+    def never(x):
+        x[0] = 1
+
+    assert "no specialization yet" in never._repr_html_()
