@@ -999,7 +999,13 @@ globals().update(vector_types.all_names())
 cudadrv.devicearray = devicearray
 runtime = cudadrv.runtime   # numba.cuda.runtime: get_version()
 from . import launchconfig  # noqa: E402
-SUBMODULES = {"launchconfig": launchconfig, "args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
+# numba.cuda.compiler: where Numba's own tests (and scripts copied from them) import compile_ptx
+# from; the rest of that module is Numba's compiler (its passes, run_frontend), which pyk2cuda
+# does not have: those names are ImportErrors.
+compiler = _submodule("compiler", "numba.cuda.compiler: compile_ptx and compile_ptx_for_current_device.",
+                      compile_ptx=compile_ptx,
+                      compile_ptx_for_current_device=compile_ptx_for_current_device)
+SUBMODULES = {"compiler": compiler, "launchconfig": launchconfig, "args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
               "vector_types": vector_types, "types": types, "np": np,
               "np.numpy_support": np.numpy_support, "typing": typing,
               "typing.typeof": typing.typeof}
