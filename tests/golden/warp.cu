@@ -288,6 +288,7 @@ extern "C" __global__ void warp_exchange(p2c_array<int64_t, 1> x, p2c_array<int6
 extern "C" __global__ void partial_warp(p2c_array<int64_t, 1> x, p2c_array<int64_t, 2> out) {
   int64_t i = 0;
   int64_t v = 0;
+  int32_t p2c_t;
 
   // i = cuda.grid(1)
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -301,6 +302,10 @@ extern "C" __global__ void partial_warp(p2c_array<int64_t, 1> x, p2c_array<int64
   out.data[i * out.shape[1] + 2] = (int64_t)__activemask();
   // out[i, 3] = cuda.shfl_down_sync(FULL, v, 8)
   out.data[i * out.shape[1] + 3] = __shfl_down_sync((uint32_t)FULL, v, (int32_t)8);
+  // out[i, 4] = cuda.match_all_sync(FULL, cuda.blockIdx.x)[0]
+  out.data[i * out.shape[1] + 4] = (int64_t)p2c_tuple_i32_b{(int32_t)__match_all_sync((uint32_t)FULL, blockIdx.x, &p2c_t), p2c_t != 0}.f0;
+  // out[i, 5] = cuda.match_any_sync(FULL, v % 2)
+  out.data[i * out.shape[1] + 5] = (int64_t)(int32_t)__match_any_sync((uint32_t)FULL, p2c_mod(v, 2));
 }
 
 extern "C" __global__ void divergent(p2c_array<int64_t, 1> x, p2c_array<int64_t, 2> out) {

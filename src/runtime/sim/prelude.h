@@ -707,11 +707,14 @@ template <typename T>
 static inline unsigned __match_any_sync(unsigned mask, T value) {
   return p2c_sim_match(mask, value, NULL);
 }
+/* When every lane taking part has the same value, the mask of those lanes: where `mask` names
+ * lanes that do not exist (a partial warp), a GPU leaves them out (Numba's test_match_all_sync
+ * launches 10 threads with the full mask and expects 0b1111111111), as ballot does. */
 template <typename T>
 static inline unsigned __match_all_sync(unsigned mask, T value, int *pred) {
   unsigned in, same = p2c_sim_match(mask, value, &in);
   *pred = same == in;
-  return same == in ? mask : 0;
+  return same == in ? in : 0;
 }
 
 /* ---- printf -------------------------------------------------------------------------------- */

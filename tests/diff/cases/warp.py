@@ -191,6 +191,10 @@ def partial_warp(x, out):
     out[i, 1] = cuda.ballot_sync(FULL, v > 0)
     out[i, 2] = cuda.activemask()
     out[i, 3] = cuda.shfl_down_sync(FULL, v, 8)
+    # match_all_sync's mask names the lanes that take part (a GPU's answer: Numba's
+    # test_match_all_sync launches 10 threads and expects 0b1111111111, not the full mask).
+    out[i, 4] = cuda.match_all_sync(FULL, cuda.blockIdx.x)[0]
+    out[i, 5] = cuda.match_any_sync(FULL, v % 2)
 
 
 def partial_warp_expected(x, out):
@@ -204,6 +208,8 @@ def partial_warp_expected(x, out):
                 o[1] = as_i32(ballot)
                 o[2] = (1 << n) - 1
                 o[3] = v[lane + 8] if lane + 8 < n else v[lane]
+                o[4] = as_i32((1 << n) - 1)
+                o[5] = as_i32(sum(1 << k for k in range(n) if v[k] % 2 == v[lane] % 2))
 
 
 @cuda.jit
