@@ -166,6 +166,7 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an, bool fib
   f->regions = an_region_plan(f, &c->arena, fibers);
   an_record_facts(f, &c->arena);
   an_param_writes(f, &c->arena);
+  f->private_atomics = an_private_atomics(f, &c->arena);
   note_declared_types(f, an, &c->arena);
 }
 
@@ -242,6 +243,17 @@ static void dump_regions(StrBuf *sb, const Function *f) {
   }
 }
 
+/* The array parameters whose atomics the simulator may run on a worker's copy, with the
+ * operation that merges the copies. */
+static void dump_private_atomics(StrBuf *sb, const Function *f) {
+  static const char *const ops[] = {"", "add", "and", "or", "xor", "max", "min"};
+  if (!f->private_atomics) return;
+  sb_puts(sb, "  atomics on a worker's copy:");
+  for (int i = 0; i < f->nparams; i++)
+    if (f->private_atomics[i] != PA_SHARED) sb_printf(sb, " %s (%s)", f->vars[i].name, ops[f->private_atomics[i]]);
+  sb_putc(sb, '\n');
+}
+
 static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
   sb_printf(sb, "%s %s(", kind, f->name);
   for (int i = 0; i < f->nparams; i++) sb_printf(sb, "%s%s", i ? ", " : "", f->arg_types[i]->name);
@@ -256,6 +268,7 @@ static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
   for (int i = 0; f->param_written && i < f->nparams; i++)
     if (f->param_written[i] && f->arg_types[i]->kind == TY_ARRAY) sb_printf(sb, " %s", f->vars[i].name);
   sb_putc(sb, '\n');
+  dump_private_atomics(sb, f);
   AstWalker w = {.stmt = dump_range, .ctx = sb};
   ast_walk_block(&w, &f->body);
 }

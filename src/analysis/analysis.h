@@ -8,7 +8,8 @@
  *           helpers that the types in use need; in each of those functions, `nonneg` and
  *           `positive` (per variable: every value it holds is >= 0, > 0), `lockstep_loop`
  *           (kernels the simulator may run in lockstep), `regions` (kernels with barriers it may
- *           run as regions, or `regions_refused`, why not); on each range() loop of them, its
+ *           run as regions, or `regions_refused`, why not), `private_atomics` (the array
+ *           parameters whose atomics the simulator may run on a worker's copy); on each range() loop of them, its
  *           RangeFacts (step sign, whether the counter can overflow, rebinding); `checks_bounds`
  *           (a kernel whose options or decorator ask for it: debug=True, boundscheck=True; a
  *           device function when any kernel does, since one specialization serves them all); on their

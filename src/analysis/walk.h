@@ -39,6 +39,9 @@ void an_record_facts(Function *f, Arena *a);
  * atomics or the device functions it is passed to); conservative. Computed once and kept in
  * f->param_written (writes.c). */
 const bool *an_param_writes(Function *f, Arena *a);
+/* Per parameter of kernel f, the PrivateAtomic the simulator may run its atomics with; NULL when
+ * no parameter qualifies (private_atomics.c). */
+const uint8_t *an_private_atomics(Function *f, Arena *a);
 /* Whether e reads variable var. */
 bool an_reads_var(const Expr *e, int var);
 /* Whether assignment target t (a name, or a tuple of targets) binds variable var. */

@@ -272,12 +272,28 @@ static uint32_t static_shared_bytes(const Function *f) {
   return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* P2C_SIM_PRIVATE(symbol, op...): per parameter, how the simulator's entries without fibers may
+ * run its atomics (Function.private_atomics; a worker's copy of the array, docs/simulator.md,
+ * "Atomics"): P2C_PRIVATE_NO for a parameter that is no array, P2C_PRIVATE_SHARED for an array
+ * kept shared, else the operation that merges the copies. Nothing for a kernel without such
+ * arrays, nor under --sanitize (its checker follows addresses). */
+static void emit_sim_private(const KernelDesc *k, StrBuf *out) {
+  static const char *const ops[] = {"SHARED", "ADD", "AND", "OR", "XOR", "MAX", "MIN"};
+  const Function *f = k->spec;
+  if (!f->private_atomics) return;
+  sb_printf(out, "P2C_SIM_PRIVATE(%s", k->symbol);
+  for (int i = 0; i < f->nparams; i++)
+    sb_printf(out, ", P2C_PRIVATE_%s", f->arg_types[i]->kind == TY_ARRAY ? ops[f->private_atomics[i]] : "NO");
+  sb_puts(out, ")\n");
+}
+
 /* The simulator's entry for a kernel, defined by the host prelude (docs/simulator.md): its block
  * function for a kernel with barriers run as regions (emit_regions.c), fibers for the other
  * kernels with barriers or warp operations, its step function in lockstep for a kernel that ends
  * in a grid-stride loop (emit_lockstep.c), plain loops over blocks otherwise. Only the one the
  * runtime will look up, so that the kernel's body is compiled once. */
-static void emit_sim_entry(const KernelDesc *k, const char *step, StrBuf *out) {
+static void emit_sim_entry(const KernelDesc *k, const char *step, bool sanitize, StrBuf *out) {
+  if (!k->is_ufunc && (step || !k->spec->uses_barrier) && !sanitize) emit_sim_private(k, out);
   if (step && !k->is_ufunc && k->spec->regions)
     sb_printf(out, "P2C_SIM_REGIONS(%s, %s)\nP2C_SIM_BLOCKS(%s)\n", k->symbol, step, k->symbol);
   else if (step) sb_printf(out, "P2C_SIM_LOCKSTEP(%s, %s)\n", k->symbol, step);
@@ -526,7 +542,7 @@ static void assemble_text(Gen *G, const Analysis *an, const StrBuf *defs, Codege
     sb_puts(&text, sb_str(&sim));
     sb_putc(&text, '\n');
   }
-  for (int i = 0; i < nkernels; i++) emit_sim_entry(&out->kernels[i], steps[i], &text);
+  for (int i = 0; i < nkernels; i++) emit_sim_entry(&out->kernels[i], steps[i], G->sanitize, &text);
   if (nkernels) sb_puts(&text, "#endif\n");
   out->text = sb_str(&text);
   out->len = text.len;

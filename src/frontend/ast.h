@@ -18,6 +18,13 @@
 typedef struct Expr Expr;
 typedef struct Stmt Stmt;
 typedef struct Function Function;
+
+/* How the simulator may run the atomics on an array parameter (Function.private_atomics): on the
+ * array itself, or on a worker's private copy merged by this operation (docs/simulator.md,
+ * "Atomics"). The prelude's P2C_SIM_PRIVATE names the same values. */
+typedef enum PrivateAtomic {
+  PA_SHARED, PA_ADD, PA_AND, PA_OR, PA_XOR, PA_MAX, PA_MIN,
+} PrivateAtomic;
 typedef struct Const Const;
 
 typedef enum ExprKind {
@@ -273,6 +280,9 @@ struct Function {
   const RegionPlan *regions;   /* a kernel with barriers the simulator runs as regions, or NULL */
   const char *regions_refused; /* why a kernel with barriers keeps its fibers (NULL: it does not) */
   bool *param_written;     /* each parameter (arrays) may be stored to (writes.c); NULL before */
+  /* A kernel's array parameters that the simulator may give each worker a private copy of for
+   * their atomics, per parameter a PrivateAtomic (private_atomics.c); NULL: none */
+  const uint8_t *private_atomics;
   bool checks_bounds;      /* its array indices are checked (analysis.c, checked_functions) */
   bool reports_raises;     /* its raises and failed asserts are reported (checked_functions) */
   /* Bytes of cuda.local.array on its deepest call path: its own, plus the most any device

@@ -200,5 +200,6 @@ P2C_SIM_BLOCKS(float32_ops)
 P2C_SIM_BLOCKS(cbrt_negative)
 P2C_SIM_BLOCKS(selp_ints)
 P2C_SIM_FIBERS(barriers)
+P2C_SIM_PRIVATE(atomic_with_fence, P2C_PRIVATE_ADD, P2C_PRIVATE_SHARED, P2C_PRIVATE_MAX)
 P2C_SIM_BLOCKS(atomic_with_fence)
 #endif

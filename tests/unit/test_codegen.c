@@ -1111,6 +1111,49 @@ static void tree_reduction_regions_are_lean(void **state) {
   assert_non_null(strstr(fn, "p2c_sim_each_thread_at(p2c_d, "));
 }
 
+/* Which array parameters the simulator may give each worker a private copy of for their atomics
+ * (analysis/private_atomics.c, P2C_SIM_PRIVATE): only arrays used by atomic statements of one
+ * integer operation (add and sub are one) and by their extents; not a float array, one whose
+ * old value is used, one also read, one of mixed operations, one passed to a device function;
+ * nothing for a kernel with a tuple parameter, nor under --sanitize. tests/diff/cases/
+ * atomics_private.py runs such kernels against Numba's simulator. */
+static void atomics_on_private_copies(void **state) {
+  static const char src[] =
+      "from numba import cuda\n\n"
+      "@cuda.jit(device=True)\ndef bump(a, i):\n    cuda.atomic.add(a, i, 1)\n\n"
+      "@cuda.jit('void(int32[::1], int32[::1], int64[::1], int32[::1], float32[::1], int32[::1], "
+      "uint32[::1], int32[::1], int64)')\n"
+      "def k(x, h, g, mixed, f, old, m, dev, n):\n"
+      "    i = cuda.grid(1)\n"
+      "    if i < x.size:\n"
+      "        cuda.atomic.add(h, x[i] % h.shape[0], 1)\n"
+      "        cuda.atomic.add(h, x[i] % len(h), n)\n"
+      "        cuda.atomic.add(g, 0, 1)\n        cuda.atomic.sub(g, 1, n)\n"
+      "        cuda.atomic.add(mixed, 0, 1)\n        cuda.atomic.max(mixed, 1, 1)\n"
+      "        cuda.atomic.add(f, 0, 1.0)\n"
+      "        x[i] = cuda.atomic.add(old, 0, 1)\n"
+      "        cuda.atomic.max(m, 0, 7)\n        x[0] = m[1]\n"
+      "        bump(dev, 0)\n\n"
+      "@cuda.jit('void(UniTuple(int32[::1], 2), int32[::1])')\n"
+      "def t(pair, h):\n    cuda.atomic.add(h, 0, pair[0][0])\n";
+  const char *text = translate(state, src);
+  assert_non_null(strstr(text, "P2C_SIM_PRIVATE(k, P2C_PRIVATE_SHARED, P2C_PRIVATE_ADD, P2C_PRIVATE_ADD, "
+                               "P2C_PRIVATE_SHARED, P2C_PRIVATE_SHARED, P2C_PRIVATE_SHARED, "
+                               "P2C_PRIVATE_SHARED, P2C_PRIVATE_SHARED, P2C_PRIVATE_NO)\n"));
+  assert_null(strstr(text, "P2C_SIM_PRIVATE(t"));
+  const char *cuda_part = strstr(text, "#ifdef PYK2CUDA_SIM");
+  assert_non_null(cuda_part);
+  assert_true(strstr(text, "P2C_SIM_PRIVATE") > cuda_part);   /* the GPU's text is unchanged */
+  Fixture *fx = *state;
+  const P2cTranslateOptions checked = {.checks = {.sanitize = true}};
+  p2c_module_delete(fx->module);
+  fx->module = NULL;
+  assert_int_equal(p2c_translate(fx->compiler, "t.py", src, strlen(src), &checked, &fx->module), P2C_OK);
+  text = p2c_module_cuda(fx->module, NULL);
+  assert_non_null(strstr(text, "p2c_san_"));   /* translated for the checker */
+  assert_null(strstr(text, "P2C_SIM_PRIVATE("));
+}
+
 /* A range loop's counter must not step past the range's end into an overflow: `k += step`
  * where stop and step are known to be far from the counter type's limit (value_bits.c),
  * p2c_range_next elsewhere. tests/diff/cases/loops.py (range_near_limits) runs the limits. */
@@ -1190,6 +1233,7 @@ int main(void) {
       T(barriers_run_as_regions_where_control_is_uniform),
       T(tree_reduction_regions_are_lean),
       T(range_advance_cannot_overflow),
+      T(atomics_on_private_copies),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);

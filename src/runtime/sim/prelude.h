@@ -284,6 +284,7 @@ struct P2cSimThread {
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -481,18 +482,40 @@ static inline T p2c_sim_atomic_update(T *p, F f) {
   return old;
 }
 
+/* This OS thread's private copies of arrays ("Atomics on a worker's copy", below) are the
+ * P2C_SIM_PRIVATE_BYTES from p2c_sim_private_at while an entry runs a chunk of blocks with them;
+ * otherwise it is the last P2C_SIM_PRIVATE_BYTES of the address space, where no array is. One
+ * value, so that the test costs one load; its address is never taken, so that the kernel's
+ * stores cannot alias it. */
+enum { P2C_SIM_PRIVATE_BYTES = 16384 };
+static constexpr uintptr_t P2C_SIM_PRIVATE_NONE = (uintptr_t)0 - P2C_SIM_PRIVATE_BYTES;
+static thread_local uintptr_t p2c_sim_private_at = P2C_SIM_PRIVATE_NONE;
+
+/* An integer atomic on a private copy: no other thread sees it, so it is a plain update (f). True
+ * when p is in one, with the old value in *old. */
+template <typename T, typename F>
+static inline __attribute__((always_inline)) bool p2c_sim_private_update(T *p, F f, T *old) {
+  p2c_sim_check_int<T>();
+  if (__builtin_expect((uintptr_t)p - p2c_sim_private_at >= P2C_SIM_PRIVATE_BYTES, 1)) return false;
+  *old = *p;
+  *p = f(*old);
+  return true;
+}
+
 template <typename T>
 static inline T atomicAdd(T *p, P2C_SIM_VAL(T) v) {
   if constexpr (std::is_floating_point<T>::value) {
     return p2c_sim_atomic_update(p, [v](T old) { return old + v; });
   } else {
-    p2c_sim_check_int<T>();
+    T old;
+    if (p2c_sim_private_update(p, [v](T o) { return (T)(o + v); }, &old)) return old;
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
   }
 }
 template <typename T>
 static inline T atomicSub(T *p, P2C_SIM_VAL(T) v) {
-  p2c_sim_check_int<T>();
+  T old;
+  if (p2c_sim_private_update(p, [v](T o) { return (T)(o - v); }, &old)) return old;
   return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
 }
 template <typename T>
@@ -503,27 +526,34 @@ static inline T atomicExch(T *p, P2C_SIM_VAL(T) v) {
 }
 template <typename T>
 static inline T atomicMax(T *p, P2C_SIM_VAL(T) v) {
-  p2c_sim_check_int<T>();
-  return p2c_sim_atomic_update(p, [v](T old) { return old > v ? old : v; });
+  auto f = [v](T old) { return old > v ? old : v; };
+  T old;
+  if (p2c_sim_private_update(p, f, &old)) return old;
+  return p2c_sim_atomic_update(p, f);
 }
 template <typename T>
 static inline T atomicMin(T *p, P2C_SIM_VAL(T) v) {
-  p2c_sim_check_int<T>();
-  return p2c_sim_atomic_update(p, [v](T old) { return old < v ? old : v; });
+  auto f = [v](T old) { return old < v ? old : v; };
+  T old;
+  if (p2c_sim_private_update(p, f, &old)) return old;
+  return p2c_sim_atomic_update(p, f);
 }
 template <typename T>
 static inline T atomicAnd(T *p, P2C_SIM_VAL(T) v) {
-  p2c_sim_check_int<T>();
+  T old;
+  if (p2c_sim_private_update(p, [v](T o) { return (T)(o & v); }, &old)) return old;
   return __atomic_fetch_and(p, v, __ATOMIC_RELAXED);
 }
 template <typename T>
 static inline T atomicOr(T *p, P2C_SIM_VAL(T) v) {
-  p2c_sim_check_int<T>();
+  T old;
+  if (p2c_sim_private_update(p, [v](T o) { return (T)(o | v); }, &old)) return old;
   return __atomic_fetch_or(p, v, __ATOMIC_RELAXED);
 }
 template <typename T>
 static inline T atomicXor(T *p, P2C_SIM_VAL(T) v) {
-  p2c_sim_check_int<T>();
+  T old;
+  if (p2c_sim_private_update(p, [v](T o) { return (T)(o ^ v); }, &old)) return old;
   return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED);
 }
 template <typename T>
@@ -930,6 +960,147 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
     void **args, uint64_t first, uint64_t count, p2c_sim_params<P...>,
     std::index_sequence<I...>);
 
+/* Atomics on a worker's copy (docs/simulator.md, "Atomics"). A histogram's
+ * `cuda.atomic.add(hist, bin, 1)` from every thread of every worker makes the cores fight over the
+ * same cache lines: slower on two workers than on one. Where the analysis shows that a kernel's
+ * array parameter is used only by atomic statements of one integer operation whose results are
+ * not used (and by its extents), the code generator writes P2C_SIM_PRIVATE(name, op...) before
+ * the kernel's entry, one op per parameter (P2C_PRIVATE_NO: no array; _SHARED: an array kept
+ * shared; else the operation). The entry then gives each such array a copy on the worker's
+ * stack for each chunk of blocks, filled with the operation's identity (0, all ones, the type's
+ * lowest or highest value), runs the chunk with the parameter pointing at the copy, where the
+ * atomics are plain updates (p2c_sim_private_update), and merges the copy's changed elements into
+ * the array with one atomic each. Integer addition (wrapping), and, or, xor, max and min are
+ * associative and commutative: the array ends with the same bits as with every atomic on it. An
+ * array is kept shared when it overlaps another array parameter (an alias might read it), is
+ * not aligned to its elements, or does not fit in what is left of P2C_SIM_PRIVATE_BYTES (the
+ * merge's cost is per element of the copy, per chunk). */
+enum {
+  P2C_PRIVATE_NO, P2C_PRIVATE_SHARED, P2C_PRIVATE_ADD, P2C_PRIVATE_AND, P2C_PRIVATE_OR,
+  P2C_PRIVATE_XOR, P2C_PRIVATE_MAX, P2C_PRIVATE_MIN,
+};
+template <auto K>
+struct p2c_sim_private_of {
+  static constexpr bool has = false;
+};
+#define P2C_SIM_PRIVATE(name, ...)                                                             \
+  template <>                                                                                  \
+  struct p2c_sim_private_of<name> {                                                            \
+    static constexpr bool has = true;                                                          \
+    static constexpr int ops[] = {__VA_ARGS__};                                                \
+  };
+
+/* An array parameter's bytes [lo, hi) (empty for a parameter that is no array, or an empty
+ * array), and whether every element sits a whole number of elements from lo. */
+struct P2cSimSpan {
+  uintptr_t lo, hi;
+  bool aligned;
+};
+
+template <int OP, typename A>
+static inline P2cSimSpan p2c_sim_span_of(const A &a) {
+  if constexpr (OP == P2C_PRIVATE_NO) {
+    return {0, 0, false};
+  } else {
+    typedef typename std::remove_pointer<decltype(a.data)>::type T;
+    const int n = (int)(sizeof a.shape / sizeof a.shape[0]);
+    int64_t lo = 0, hi = (int64_t)sizeof(T);
+    bool aligned = (uintptr_t)a.data % sizeof(T) == 0;
+    for (int k = 0; k < n; k++) {
+      if (a.shape[k] <= 0) return {0, 0, false};
+      int64_t extent = (a.shape[k] - 1) * a.strides[k];
+      if (extent < 0) lo += extent;
+      else hi += extent;
+      aligned = aligned && a.strides[k] % (int64_t)sizeof(T) == 0;
+    }
+    return {(uintptr_t)a.data + (uintptr_t)lo, (uintptr_t)a.data + (uintptr_t)hi, aligned};
+  }
+}
+
+/* Where parameter i's copy goes in the buffer (advancing *used), or -1 when it stays shared. */
+template <int OP>
+static inline ptrdiff_t p2c_sim_private_place(const P2cSimSpan *spans, size_t n, size_t i, size_t *used) {
+  if constexpr (OP < P2C_PRIVATE_ADD) {
+    return -1;
+  } else {
+    const P2cSimSpan s = spans[i];
+    if (!s.aligned || s.hi == s.lo) return -1;
+    for (size_t j = 0; j < n; j++)
+      if (j != i && spans[j].lo < s.hi && s.lo < spans[j].hi) return -1;
+    size_t at = (*used + 63) & ~(size_t)63;
+    if (s.hi - s.lo > P2C_SIM_PRIVATE_BYTES - at) return -1;
+    *used = at + (s.hi - s.lo);
+    return (ptrdiff_t)at;
+  }
+}
+
+/* The value that leaves an element alone under the operation. */
+template <typename T, int OP>
+static constexpr T p2c_sim_private_identity(void) {
+  if constexpr (OP == P2C_PRIVATE_AND) return (T)~(T)0;
+  else if constexpr (OP == P2C_PRIVATE_MAX) return std::numeric_limits<T>::lowest();
+  else if constexpr (OP == P2C_PRIVATE_MIN) return std::numeric_limits<T>::max();
+  else return (T)0;
+}
+
+/* The parameter as the chunk sees it: pointing at its copy (filled with the identity first), or
+ * unchanged. */
+template <int OP, typename A>
+static inline A p2c_sim_private_arg(A a, unsigned char *buf, ptrdiff_t at, P2cSimSpan s) {
+  if constexpr (OP >= P2C_PRIVATE_ADD) {
+    typedef typename std::remove_pointer<decltype(a.data)>::type T;
+    if (at >= 0) {
+      T *copy = (T *)(buf + at);
+      for (size_t k = 0, n = (s.hi - s.lo) / sizeof(T); k < n; k++) copy[k] = p2c_sim_private_identity<T, OP>();
+      a.data = (T *)(buf + at + ((uintptr_t)a.data - s.lo));
+    }
+  }
+  return a;
+}
+
+/* Merges parameter a's copy into the array: one atomic per element the chunk changed. */
+template <int OP, typename A>
+static inline void p2c_sim_private_merge(const A &a, const unsigned char *buf, ptrdiff_t at, P2cSimSpan s) {
+  if constexpr (OP >= P2C_PRIVATE_ADD) {
+    typedef typename std::remove_pointer<decltype(a.data)>::type T;
+    if (at < 0) return;
+    const T *copy = (const T *)(buf + at);
+    const T id = p2c_sim_private_identity<T, OP>();
+    for (size_t k = 0, n = (s.hi - s.lo) / sizeof(T); k < n; k++) {
+      T v = copy[k], *to = (T *)s.lo + k;
+      if (v == id) continue;
+      if constexpr (OP == P2C_PRIVATE_ADD) __atomic_fetch_add(to, v, __ATOMIC_RELAXED);
+      else if constexpr (OP == P2C_PRIVATE_AND) __atomic_fetch_and(to, v, __ATOMIC_RELAXED);
+      else if constexpr (OP == P2C_PRIVATE_OR) __atomic_fetch_or(to, v, __ATOMIC_RELAXED);
+      else if constexpr (OP == P2C_PRIVATE_XOR) __atomic_fetch_xor(to, v, __ATOMIC_RELAXED);
+      else if constexpr (OP == P2C_PRIVATE_MAX) p2c_sim_atomic_update(to, [v](T o) { return o > v ? o : v; });
+      else p2c_sim_atomic_update(to, [v](T o) { return o < v ? o : v; });
+    }
+  }
+}
+
+/* Calls run with the kernel's parameters, read from `args`: as they are, or, for a kernel with
+ * P2C_SIM_PRIVATE, with its qualifying arrays on copies for the call (above). */
+template <auto K, typename... P, size_t... I, typename Run>
+static inline __attribute__((always_inline)) void p2c_sim_with_params(void **args, p2c_sim_params<P...>,
+                                                                      std::index_sequence<I...>, Run run) {
+  if constexpr (!p2c_sim_private_of<K>::has) {
+    run(*(P *)args[I]...);
+  } else {
+    typedef p2c_sim_private_of<K> S;
+    static_assert(sizeof S::ops / sizeof S::ops[0] == sizeof...(P), "one P2C_PRIVATE_ per parameter");
+    alignas(64) unsigned char buf[P2C_SIM_PRIVATE_BYTES];
+    const P2cSimSpan spans[] = {p2c_sim_span_of<S::ops[I]>(*(P *)args[I])...};
+    ptrdiff_t at[] = {((void)I, (ptrdiff_t)-1)...};
+    size_t used = 0;
+    ((at[I] = p2c_sim_private_place<S::ops[I]>(spans, sizeof...(P), I, &used)), ...);
+    p2c_sim_private_at = (uintptr_t)buf;
+    run(p2c_sim_private_arg<S::ops[I]>(*(P *)args[I], buf, at[I], spans[I])...);
+    p2c_sim_private_at = P2C_SIM_PRIVATE_NONE;
+    (p2c_sim_private_merge<S::ops[I]>(*(P *)args[I], buf, at[I], spans[I]), ...);
+  }
+}
+
 /* Grid-stride loops in lockstep. A kernel without barriers whose body is a few assignments and
  * then one grid-stride loop (`for k in range(cuda.grid(1), n, cuda.gridsize(1))`) is also
  * emitted as a step function (docs/simulator.md, "Lockstep"):
@@ -1003,11 +1174,13 @@ static inline __attribute__((always_inline)) void p2c_sim_lockstep_loop(uint64_t
   });
 }
 
-template <auto STEP, typename C, typename... P, size_t... I>
+template <auto K, auto STEP, typename C, typename... P, size_t... I>
 static inline __attribute__((always_inline)) void p2c_sim_lockstep_unpacked(
     void **args, uint64_t first, uint64_t count, void (*)(C &, bool, bool &, P...),
-    std::index_sequence<I...>) {
-  p2c_sim_lockstep_loop<STEP, C, P...>(first, count, *(P *)args[I]...);
+    std::index_sequence<I...> seq) {
+  p2c_sim_with_params<K>(args, p2c_sim_params<P...>{}, seq, [&](P... a) __attribute__((always_inline)) {
+    p2c_sim_lockstep_loop<STEP, C, P...>(first, count, a...);
+  });
 }
 
 /* Kernels with barriers as regions (docs/simulator.md, "Regions"). The code generator cuts such a
@@ -1075,11 +1248,13 @@ static inline __attribute__((always_inline)) void p2c_sim_regions_loop(uint64_t 
 template <auto K, typename... P, size_t... I>
 static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
     void **args, uint64_t first, uint64_t count, p2c_sim_params<P...>,
-    std::index_sequence<I...>) {
-  if constexpr (p2c_sim_regions_of<K>::has)
-    p2c_sim_regions_loop<p2c_sim_regions_of<K>::block, P...>(first, count, *(P *)args[I]...);
-  else
-    p2c_sim_blocks_loop<K, P...>(first, count, *(P *)args[I]...);
+    std::index_sequence<I...> seq) {
+  p2c_sim_with_params<K>(args, p2c_sim_params<P...>{}, seq, [&](P... a) __attribute__((always_inline)) {
+    if constexpr (p2c_sim_regions_of<K>::has)
+      p2c_sim_regions_loop<p2c_sim_regions_of<K>::block, P...>(first, count, a...);
+    else
+      p2c_sim_blocks_loop<K, P...>(first, count, a...);
+  });
 }
 
 /* The entries' own names all start with p2c_, which the generated code never uses for a Python
@@ -1105,7 +1280,7 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
 #define P2C_SIM_LOCKSTEP(name, step)                                                           \
   extern "C" __attribute__((visibility("default"))) void p2c_sim_blocks_##name(                \
       void **p2c_args, uint64_t p2c_first, uint64_t p2c_count) {                               \
-    p2c_sim_lockstep_unpacked<step>(p2c_args, p2c_first, p2c_count, step,                      \
+    p2c_sim_lockstep_unpacked<name, step>(p2c_args, p2c_first, p2c_count, step,                \
                                     p2c_sim_index_sequence(p2c_sim_step_params(step)));        \
   }
 
