@@ -224,7 +224,12 @@ static void emit_region(RegionGen *rg, const SimRegion *r) {
   }
   G->indent += 2;
   emit_region_vars(rg, r, first);
-  emit_block(G, &part);
+  if (r->below) {   /* every thread the loop runs passes the `if`: its body alone */
+    emit_stmt_comment(G, part.items[0]);
+    emit_block(G, &part.items[0]->body);
+  } else {
+    emit_block(G, &part);
+  }
   emit_region_stores(rg, r, first);
   G->indent -= 2;
   emit_line(G, "});\n");
@@ -329,6 +334,7 @@ const char *emit_regions_fn(Gen *G, const Function *f, StrBuf *out) {
   RegionGen rg = {G, f->regions, namer_claim_temp(&G->local, "d"), namer_claim_temp(&G->local, "slots"),
                   namer_claim_temp(&G->local, "i"), namer_claim_temp(&G->local, "block"),
                   namer_claim_temp(&G->local, "in"), 0};
+  emit_line(G, "P2C_SIM_BLOCK_CONSTANTS();\n");
   emit_slot_structs(&rg);
   emit_plan_block(&rg, &f->body);
   StrBuf header;

@@ -647,6 +647,7 @@ static inline __attribute__((always_inline)) void p2c_regions_nan_rules(uint3 p2
   int64_t k = 0;
   double v = 0;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int64_t k = 0;
     int32_t i = 0;
@@ -707,6 +708,7 @@ static inline __attribute__((always_inline)) void p2c_regions_exch_cas(uint3 p2c
   int32_t p2c_t;
   int64_t p2c_t2;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int64_t old = 0;
     int32_t i = 0;
@@ -729,14 +731,12 @@ static inline __attribute__((always_inline)) void p2c_regions_exch_cas(uint3 p2c
     // i = cuda.threadIdx.x
     i = threadIdx.x;
     // if i == 0:
-    if ((int64_t)i == 0) {
-      // cuda.atomic.add(seen, box[0], 1)
-      (void)atomicAdd(&seen.data[p2c_wrap(box.data[0], seen.shape[0])], (int32_t)1);
-      // box[0] = 0
-      box.data[0] = 0;
-      // lock[0] = 1 if lock[0] != 0 else 0
-      lock.data[0] = (int32_t)((int64_t)lock.data[0] != 0 ? 1 : 0);
-    }
+    // cuda.atomic.add(seen, box[0], 1)
+    (void)atomicAdd(&seen.data[p2c_wrap(box.data[0], seen.shape[0])], (int32_t)1);
+    // box[0] = 0
+    box.data[0] = 0;
+    // lock[0] = 1 if lock[0] != 0 else 0
+    lock.data[0] = (int32_t)((int64_t)lock.data[0] != 0 ? 1 : 0);
   });
 }
 
@@ -746,6 +746,7 @@ static inline __attribute__((always_inline)) void p2c_regions_exch_cas_2(uint3 p
   uint32_t p2c_t;
   int64_t p2c_t2;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     uint32_t old = 0;
     int32_t i = 0;
@@ -768,14 +769,12 @@ static inline __attribute__((always_inline)) void p2c_regions_exch_cas_2(uint3 p
     // i = cuda.threadIdx.x
     i = threadIdx.x;
     // if i == 0:
-    if ((int64_t)i == 0) {
-      // cuda.atomic.add(seen, box[0], 1)
-      (void)atomicAdd(&seen.data[box.data[0]], (int32_t)1);
-      // box[0] = 0
-      box.data[0] = (uint32_t)0;
-      // lock[0] = 1 if lock[0] != 0 else 0
-      lock.data[0] = (uint32_t)((int64_t)lock.data[0] != 0 ? 1 : 0);
-    }
+    // cuda.atomic.add(seen, box[0], 1)
+    (void)atomicAdd(&seen.data[box.data[0]], (int32_t)1);
+    // box[0] = 0
+    box.data[0] = (uint32_t)0;
+    // lock[0] = 1 if lock[0] != 0 else 0
+    lock.data[0] = (uint32_t)((int64_t)lock.data[0] != 0 ? 1 : 0);
   });
 }
 
@@ -786,6 +785,7 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_hist(uint3 
   int64_t i = 0;
   int64_t p2c_t;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int32_t t = 0;
     // sh = cuda.shared.array(16, np.int32)
@@ -820,12 +820,10 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_hist(uint3 
     // t = cuda.threadIdx.x
     t = threadIdx.x;
     // if t < 16:
-    if ((int64_t)t < 16) {
-      // cuda.atomic.add(hist, t, sh[t])
-      (void)atomicAdd(&hist.data[t], sh[t]);
-      // cuda.atomic.add(hist2, (t // 4, t % 4), sh2[t // 4, t % 4])
-      (void)atomicAdd(&hist2.data[(int64_t)t / 4 * hist2.shape[1] + (int64_t)t % 4], sh2[(int64_t)t / 4][(int64_t)t % 4]);
-    }
+    // cuda.atomic.add(hist, t, sh[t])
+    (void)atomicAdd(&hist.data[t], sh[t]);
+    // cuda.atomic.add(hist2, (t // 4, t % 4), sh2[t // 4, t % 4])
+    (void)atomicAdd(&hist2.data[(int64_t)t / 4 * hist2.shape[1] + (int64_t)t % 4], sh2[(int64_t)t / 4][(int64_t)t % 4]);
   });
 }
 

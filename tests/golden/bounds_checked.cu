@@ -229,6 +229,7 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_bail(uint3 
   __shared__ float sm[4][8];
   int32_t t = 0;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int32_t t = 0;
     // sm = cuda.shared.array((4, 8), float32)

@@ -347,6 +347,7 @@ static inline __attribute__((always_inline)) void p2c_regions_record_arrays(uint
   __shared__ p2c_record_0 sh[32];
   p2c_record_0 * x = 0;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     p2c_record_0 loc[2];
     int64_t i = 0;

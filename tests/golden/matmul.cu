@@ -125,6 +125,7 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
   int64_t p2c_t;
   int64_t p2c_t2;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   static thread_local struct {
     float acc[1024];
   } p2c_slots;

@@ -782,6 +782,7 @@ static inline __attribute__((always_inline)) void p2c_regions_dynamic_shared(uin
   int32_t t = 0;
   int64_t i = 0;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   static thread_local struct {
     p2c_array<int32_t, 1> ints[1024];
     p2c_array<uint32_t, 1> words[1024];
@@ -840,6 +841,7 @@ static inline __attribute__((always_inline)) void p2c_regions_dynamic_shared_rev
   int32_t n = 0;
   int64_t i = 0;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   static thread_local struct {
     p2c_array<double, 1> buf[1024];
   } p2c_slots;
@@ -888,6 +890,7 @@ static inline __attribute__((always_inline)) void p2c_regions_multidim(uint3 p2c
   int64_t r_2 = 0;
   int64_t c_2 = 0;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   static thread_local struct {
     double loc[1024][3][4];
   } p2c_slots;
@@ -956,6 +959,7 @@ static inline __attribute__((always_inline)) void p2c_regions_local_constant_sha
   int64_t r = 0;
   int64_t c = 0;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int64_t N = 0;
     int64_t ROWS = 0;
@@ -1011,6 +1015,7 @@ static inline __attribute__((always_inline)) void p2c_regions_copies(uint3 p2c_d
   double sh2[8][2];
   float again[4];
 
+  P2C_SIM_BLOCK_CONSTANTS();
   static thread_local struct {
     float w[1024][4];
     int64_t tab[1024][3][4];

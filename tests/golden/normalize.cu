@@ -123,6 +123,7 @@ static inline __attribute__((always_inline)) void p2c_regions_partial_sums(uint3
   int64_t p2c_t;
   int64_t p2c_t2;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   struct {
     int64_t s;
   } p2c_block = {}, p2c_in;
@@ -174,10 +175,8 @@ static inline __attribute__((always_inline)) void p2c_regions_partial_sums(uint3
       // tid = cuda.threadIdx.x
       tid = threadIdx.x;
       // if tid < s:
-      if ((int64_t)tid < s) {
-        // buf[tid] += buf[tid + s]
-        buf[tid] += buf[(int64_t)tid + s];
-      }
+      // buf[tid] += buf[tid + s]
+      buf[tid] += buf[(int64_t)tid + s];
     });
     // cuda.syncthreads()
     {   /* once per block: every thread would compute the same */
@@ -196,10 +195,8 @@ static inline __attribute__((always_inline)) void p2c_regions_partial_sums(uint3
     // tid = cuda.threadIdx.x
     tid = threadIdx.x;
     // if tid == 0:
-    if ((int64_t)tid == 0) {
-      // partials[cuda.blockIdx.x] = buf[0]
-      partials.data[blockIdx.x] = buf[0];
-    }
+    // partials[cuda.blockIdx.x] = buf[0]
+    partials.data[blockIdx.x] = buf[0];
   });
 }
 

@@ -529,6 +529,7 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_records(uin
   int64_t i = 0;
   int64_t j = 0;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int32_t t = 0;
     int64_t i = 0;

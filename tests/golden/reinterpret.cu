@@ -471,6 +471,7 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_and_store(u
   p2c_array<int64_t, 1> p2c_t;
   p2c_array<int64_t, 1> p2c_t2;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int32_t i = 0;
     // s = cuda.shared.array(8, np.float64)

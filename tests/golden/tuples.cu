@@ -413,6 +413,7 @@ static inline __attribute__((always_inline)) void p2c_regions_tuple_arrays(uint3
   int64_t j = 0;
   p2c_tuple_a2f64_i64 pair = {};
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int64_t j = 0;
     int64_t i = 0;

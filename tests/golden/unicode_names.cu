@@ -79,6 +79,7 @@ extern "C" __global__ void count(p2c_array<double, 1> x, p2c_array<double, 1> ou
 static inline __attribute__((always_inline)) void p2c_regions_count(uint3 p2c_d, p2c_array<double, 1> x, p2c_array<double, 1> out) {
   __shared__ double s[32];
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     // s = cuda.shared.array(32, float64)
     // s[cuda.threadIdx.x] = x[cuda.grid(1)]

@@ -645,6 +645,7 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_views(uint3
   int64_t j = 0;
   p2c_array<double, 1> row = {};
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int64_t j = 0;
     int64_t i = 0;
@@ -688,6 +689,7 @@ static inline __attribute__((always_inline)) void p2c_regions_whole_array_values
   double r[4];
   __shared__ double s[8][4];
 
+  P2C_SIM_BLOCK_CONSTANTS();
   static thread_local struct {
     double q[1024][4];
     double r[1024][4];

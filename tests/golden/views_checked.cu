@@ -709,6 +709,7 @@ static inline __attribute__((always_inline)) void p2c_regions_shared_views(uint3
   p2c_array<double, 2> p2c_v3;
   p2c_array<double, 2> p2c_v4;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
     int64_t j = 0;
     int64_t i = 0;
@@ -756,6 +757,7 @@ static inline __attribute__((always_inline)) void p2c_regions_whole_array_values
   p2c_array<double, 2> p2c_v3;
   p2c_array<double, 2> p2c_v4;
 
+  P2C_SIM_BLOCK_CONSTANTS();
   static thread_local struct {
     double q[1024][4];
     double r[1024][4];

@@ -1109,6 +1109,12 @@ static void tree_reduction_regions_are_lean(void **state) {
   assert_non_null(strstr(fn, "once per block"));
   assert_non_null(strstr(fn, "p2c_sim_each_thread_below(p2c_d, "));
   assert_non_null(strstr(fn, "p2c_sim_each_thread_at(p2c_d, "));
+  /* the loops over the threads below s, and at 0, run the ifs' bodies without their tests */
+  assert_null(strstr(fn, "if ((int64_t)tid < s)"));
+  assert_null(strstr(fn, "if ((int64_t)tid == 0)"));
+  assert_non_null(strstr(fn, "buf[tid] += buf[(int64_t)tid + s];"));
+  /* blockIdx, blockDim and gridDim are constants of the block function */
+  assert_non_null(strstr(fn, "P2C_SIM_BLOCK_CONSTANTS();"));
 }
 
 /* Which array parameters the simulator may give each worker a private copy of for their atomics

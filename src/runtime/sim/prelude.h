@@ -1200,6 +1200,16 @@ struct p2c_sim_regions_of {
   static constexpr bool has = false;
 };
 
+/* The first line of a block function: blockIdx, blockDim and gridDim as constants of the
+ * function (locals that hide the module's variables of those names, which the macros blockIdx,
+ * blockDim and gridDim read). They do not change during a block, but the compiler cannot know:
+ * a loop's poll calls the runtime, after which it would read them again, in each thread's
+ * region (block_sum's grid-stride start and step: four instructions per thread). */
+#define P2C_SIM_BLOCK_CONSTANTS()                                                              \
+  const uint3 p2c_sim_bid = ::p2c_sim_bid, p2c_sim_bdim = ::p2c_sim_bdim,                      \
+              p2c_sim_gdim = ::p2c_sim_gdim;                                                   \
+  (void)p2c_sim_bid, (void)p2c_sim_bdim, (void)p2c_sim_gdim
+
 template <typename F>
 static inline __attribute__((always_inline)) void p2c_sim_each_thread(uint3 d, F body) {
   unsigned i = 0;
