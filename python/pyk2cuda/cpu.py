@@ -7,6 +7,8 @@ host it runs on the CPU: the C it becomes is built by the host compiler the simu
 specialized lazily on its arguments' types, or on the decorator's signatures, chosen by the
 library's one dispatcher. Called from a kernel, the same function is a device function compiled
 into the kernel (source.py). docs/python.md, "CPU functions"."""
+import warnings
+
 from . import _core, source as _source
 from ._core import CompileError
 
@@ -22,6 +24,23 @@ def _check_options(options):
     for key in options:
         if key not in _IGNORED and key not in ("debug", "boundscheck"):
             raise TypeError("jit() got an unexpected keyword argument '%s'" % key)
+
+
+# The diagnostics that mean "Python pyk2cuda does not compile" (a list, a dict, a comprehension, a
+# string function, an object global, an array method or allocation it lacks): the function then
+# runs as plain Python, with one warning. Any other error (a type it cannot take, a wrong
+# result) stays a CompileError at the Python line.
+_PYTHON_ONLY = {"E-unsupported", "E-undefined", "E-global-type", "E-not-callable", "E-alloc"}
+
+
+def _python_only(exc):
+    """The first diagnostic of `exc` that says the function uses Python pyk2cuda does not compile,
+    as 'FILE:LINE:COL: message', or None when some error is of another kind."""
+    errors = [d for d in getattr(exc, "diagnostics", None) or () if d[3] == "error"]
+    if not errors or any(d[4] not in _PYTHON_ONLY for d in errors):
+        return None
+    f, line, col, _, _, msg = errors[0]
+    return "%s:%d:%d: %s" % (f, line, col, msg)
 
 
 class CPUDispatcher(_core._Kernel):
@@ -40,8 +59,27 @@ class CPUDispatcher(_core._Kernel):
     def _fix_error(self, exc):
         return exc if self._unit is None else self._unit.remap(exc)
 
+    _as_python = False
+
     def __call__(self, *args):
-        return self._call(*args)
+        if self._as_python:
+            return self.py_func(*args)
+        try:
+            return self._call(*args)
+        except CompileError as e:
+            self._fall_back(e)
+        return self.py_func(*args)
+
+    def _fall_back(self, exc):
+        """A function pyk2cuda cannot compile because of the Python it uses runs as plain Python
+        from now on, after one warning naming the construct and its line; other errors raise."""
+        where = _python_only(exc)
+        if where is None:
+            raise exc
+        from .numba_names import NumbaWarning
+        warnings.warn(NumbaWarning("pyk2cuda cannot compile '%s' (%s); it runs as plain Python"
+                                   % (self.__name__, where)), stacklevel=3)
+        self._as_python = True
 
     def __get__(self, obj, objtype=None):
         return self   # a jitted function stays one as a class attribute, as in Numba
@@ -65,11 +103,16 @@ def _make(func, sigs, options):
     if not sigs:
         d = CPUDispatcher(func, func.__name__, code.co_filename, None, params, False, None)
     else:
-        unit = _source.build(func, kind="host", signatures=sigs, options=checks)
+        unit = None
         try:
+            unit = _source.build(func, kind="host", signatures=sigs, options=checks)
             d = CPUDispatcher(func, func.__name__, unit.filename, unit.source, params, True, None)
-        except (CompileError, _core.BoundsError) as e:
-            raise unit.remap(e) from None
+        except CompileError as e:   # as Numba, compiled now: Python it cannot compile falls back
+            error = unit.remap(e) if unit else e
+            if _python_only(error) is None:
+                raise error from None
+            d = CPUDispatcher(func, func.__name__, code.co_filename, None, params, False, None)
+            d._fall_back(error)
         d._unit = unit
     d._options = checks
     d._sigs = sigs

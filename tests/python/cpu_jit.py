@@ -102,6 +102,12 @@ def f32_sum(a):
     return s
 
 
+@njit
+def doubled_pair(a):               # a list: pyk2cuda runs it as Python (one warning on stderr)
+    xs = [x * 2 for x in a]
+    return xs[0] + xs[-1]
+
+
 def show(name, value):
     print(name, type(value).__name__, repr(value))
 
@@ -137,6 +143,8 @@ def main():
     show("complex_abs2", complex_abs2(1.5 - 2j))
     show("f32_sum", f32_sum(np.array([0.1, 0.2, 0.3], dtype=np.float32)))
     show("uint", count_positive(np.array([1, 0, 3], dtype=np.uint8)))
+    # as Python its result is NumPy's float64, where Numba boxes a Python float: the value only
+    print("doubled_pair", repr(float(doubled_pair(np.array([1.25, 3.5, 4.0])))))
 
 
 main()

@@ -10,6 +10,7 @@ import pytest
 
 import pyk2cuda
 from pyk2cuda import cuda
+from pyk2cuda.numba_names import NumbaWarning
 from conftest import HERE, run_script
 from test_samples import ORACLE, has_numba
 
@@ -85,3 +86,37 @@ def test_wrong_calls():
         halves(np.zeros(4))
     with pytest.raises(TypeError, match="unexpected keyword argument 'nopythn'"):
         pyk2cuda.jit(nopythn=True)
+
+
+def test_python_it_cannot_compile_runs_as_python_with_one_warning():
+    """A list comprehension (E-unsupported), str() (E-undefined), an object global
+    (E-global-type): the function runs as plain Python after one warning naming the construct and
+    its line; the result is Python's."""
+    import collections
+    table = collections.OrderedDict(a=1)
+
+    @pyk2cuda.njit
+    def listy(a):
+        xs = [x * 2 for x in a]
+        return xs[0] + xs[1]
+
+    @pyk2cuda.njit
+    def objecty(a):
+        return len(table) + a[0]
+
+    a = np.array([1.5, 2.0])
+    line = listy.py_func.__code__.co_firstlineno
+    with pytest.warns(NumbaWarning) as got:
+        assert listy(a) == 7.0
+        assert listy(a) == 7.0
+    assert len(got) == 1, [str(w.message) for w in got]
+    assert "cannot compile 'listy' (%s:%d:" % (__file__, line + 2) in str(got[0].message)
+    assert "list comprehension" in str(got[0].message) and "runs as plain Python" in str(got[0].message)
+    with pytest.warns(NumbaWarning, match=r"'str' is not defined"):
+        @pyk2cuda.njit("int64(float64[::1])")   # a signature: compiled now, as Numba does
+        def stringy(a):
+            return len(str(a[0]))
+    assert stringy(a) == 3
+    with pytest.warns(NumbaWarning, match=r"OrderedDict"):
+        assert objecty(a) == 2.5
+    assert stringy.py_func is not None and objecty(a) == 2.5
