@@ -253,6 +253,10 @@ struct P2cValue;
  * bits, a complex number as its two parts). Returns the bytes written, 0 for a value that is
  * not a scalar. For p2c_gpu_kernel_launch, next to p2c_device_array_pack. */
 P2C_API size_t p2c_scalar_pack(const struct P2cValue *v, void *out);
+/* The inverse: *out receives the scalar of type t whose parameter form is at `in` (a @jit
+ * function's result, p2c_module_call). Returns the bytes read, 0 for a type that is not a
+ * scalar's. */
+P2C_API size_t p2c_scalar_unpack(P2cScalarType t, const void *in, struct P2cValue *out);
 
 /* The value of an array argument, as the kernel receives it. */
 typedef struct P2cArrayArg {
@@ -405,8 +409,8 @@ typedef struct P2cKernelInfo {
   bool checks_bounds;
   /* A @numba.jit/@njit function called from the host (not a kernel): call it with
    * p2c_module_call, which runs it once on the CPU. `signature` gives its result type; `result`
-   * describes where its kernel stores the result (a one-element array of that dtype, after the
-   * param_count parameters), NULL when it returns nothing. */
+   * describes the result's bytes as a parameter of its type is laid out (a scalar, or a tuple:
+   * its elements at their offsets), NULL when it returns nothing. */
   bool host;
   const P2cParam *result;
 } P2cKernelInfo;
@@ -912,12 +916,13 @@ P2C_API P2cStatus p2c_module_launch(P2cCompiler *compiler, P2cModule *module, si
  * (compiled by the host compiler and cached as any module), whatever `options->device` says
  * (only `no_cache` is read; options may be NULL). Arguments are taken and converted as for
  * p2c_module_launch (host arrays, updated in place; a declared signature's conversions). What
- * it returns goes to *result (when not NULL): a scalar (is_array false) of its result type; a
- * function that returns nothing (P2cKernelInfo.result NULL) leaves *result zeroed. Errors as
- * p2c_module_launch, and P2C_ERR_USAGE for an index that is not a host function. */
+ * it returns is written to `result` (result_size bytes, at least P2cKernelInfo.result->size;
+ * NULL when it returns nothing), laid out as P2cKernelInfo.result describes: read a scalar with
+ * p2c_scalar_unpack, a tuple's elements at their offsets. Errors as p2c_module_launch, and
+ * P2C_ERR_USAGE for an index that is not a host function or a result buffer too small. */
 P2C_API P2cStatus p2c_module_call(P2cCompiler *compiler, P2cModule *module, size_t index,
                                   const P2cValue *args, size_t nargs, const P2cLaunchOptions *options,
-                                  P2cValue *result);
+                                  void *result, size_t result_size);
 /* Runs `kernel` from the Python `source` with `args`, in the kernel's parameter order: the
  * kernel is specialized for the arguments' types (each new type tuple is a new specialization,
  * compiled once and cached), launched with the options' grid and block, and every array is

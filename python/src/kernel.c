@@ -408,20 +408,41 @@ done:
 
 /* ---- @jit functions called from the host ---- */
 
-/* A @jit function's result as Numba's CPU dispatcher boxes it: a Python bool, int, float or
- * complex (a float32 result is a Python float, as Numba returns it). */
-static PyObject *boxed(const P2cKernelInfo *info, const P2cValue *v) {
-  if (!info->result) Py_RETURN_NONE;
-  switch (v->type) {
-  case P2C_BOOL: return PyBool_FromLong(v->scalar.b);
-  case P2C_INT8: case P2C_INT16: case P2C_INT32: case P2C_INT64: return PyLong_FromLongLong(v->scalar.i);
-  case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64:
-    return PyLong_FromUnsignedLongLong(v->scalar.u);
-  case P2C_FLOAT32: case P2C_FLOAT64: return PyFloat_FromDouble(v->scalar.f);
-  case P2C_COMPLEX64: case P2C_COMPLEX128: return PyComplex_FromDoubles(v->scalar.c[0], v->scalar.c[1]);
-  default: return PyErr_Format(PyExc_TypeError, "a @jit function returned a value of type %s",
-                               p2c_scalar_name(v->type));
+/* A @jit function's result, read from its bytes as `p` describes them, as Numba's CPU dispatcher
+ * boxes it: a Python bool, int, float or complex (a float32 result is a Python float, as Numba
+ * returns it), a tuple of those. */
+static PyObject *boxed(const P2cParam *p, const unsigned char *bytes) {
+  if (p->type == P2C_TUPLE) {
+    PyObject *t = PyTuple_New((Py_ssize_t)p->elem_count);
+    for (size_t i = 0; t && i < p->elem_count; i++) {
+      PyObject *e = boxed(&p->elems[i], bytes + p->elems[i].offset);
+      if (!e) Py_CLEAR(t);
+      else PyTuple_SET_ITEM(t, (Py_ssize_t)i, e);
+    }
+    return t;
   }
+  P2cValue v;
+  if (!p2c_scalar_unpack(p->type, bytes, &v))
+    return PyErr_Format(PyExc_TypeError, "a @jit function returned a value of type %s", p2c_scalar_name(p->type));
+  switch (v.type) {
+  case P2C_BOOL: return PyBool_FromLong(v.scalar.b);
+  case P2C_UINT8: case P2C_UINT16: case P2C_UINT32: case P2C_UINT64: return PyLong_FromUnsignedLongLong(v.scalar.u);
+  case P2C_FLOAT16: case P2C_FLOAT32: case P2C_FLOAT64: return PyFloat_FromDouble(v.scalar.f);
+  case P2C_COMPLEX64: case P2C_COMPLEX128: return PyComplex_FromDoubles(v.scalar.c[0], v.scalar.c[1]);
+  default: return PyLong_FromLongLong(v.scalar.i);   /* the signed integers (typeinfer allows no other) */
+  }
+}
+
+/* Runs specialization s with the converted arguments; its result boxed (None when it returns
+ * nothing). The result's bytes live in a PyMem block, which is aligned for any result. */
+static PyObject *call_spec(Kernel *k, Spec *s, const P2cValue *vals, size_t n) {
+  const P2cParam *res = s->info.result;
+  unsigned char *bytes = res ? PyMem_Calloc(1, res->size) : NULL;
+  if (res && !bytes) return PyErr_NoMemory();
+  P2cStatus r = p2c_module_call(k->st->compiler, s->m, s->index, vals, n, NULL, bytes, res ? res->size : 0);
+  PyObject *out = r != P2C_OK ? raise_compiler(k->st, r) : res ? boxed(res, bytes) : Py_NewRef(Py_None);
+  PyMem_Free(bytes);
+  return out;
 }
 
 /* _call(*args): the host's call of a @jit function (numba.jit, njit): the specialization the
@@ -455,9 +476,7 @@ static PyObject *kernel_host_call(Kernel *k, PyObject *const *argv, Py_ssize_t n
   for (size_t i = 0; i < n; i++)
     if (arg_convert(&args[i], &s->info.params[i], str_of(PyTuple_GET_ITEM(k->params, i))) < 0) goto done;
     else vals[i] = args[i].v;
-  P2cValue out;
-  P2cStatus r = p2c_module_call(k->st->compiler, s->m, s->index, vals, n, NULL, &out);
-  result = r == P2C_OK ? boxed(&s->info, &out) : raise_compiler(k->st, r);
+  result = call_spec(k, s, vals, n);
 done:
   for (size_t i = 0; i < got; i++) arg_release(&args[i]);
   if (!result) fix_error(k);

@@ -243,6 +243,39 @@ size_t p2c_scalar_pack(const P2cValue *v, void *out) {
   return p2c_scalar_size(v->type);
 }
 
+size_t p2c_scalar_unpack(P2cScalarType t, const void *in, P2cValue *out) {
+  if (!in || !out || !p2c_scalar_name(t) || t == P2C_RECORD || t == P2C_TUPLE) return 0;
+  P2cValue v = {.type = t};
+  size_t n = p2c_scalar_size(t);
+  if (t == P2C_FLOAT32) {
+    float f;
+    memcpy(&f, in, sizeof f);
+    v.scalar.f = f;
+  } else if (t == P2C_FLOAT64) {
+    memcpy(&v.scalar.f, in, sizeof(double));
+  } else if (t == P2C_FLOAT16) {
+    uint16_t h;
+    memcpy(&h, in, sizeof h);
+    v.scalar.f = p2c_float16_value(h);
+  } else if (t == P2C_COMPLEX64) {
+    float parts[2];
+    memcpy(parts, in, sizeof parts);
+    v.scalar.c[0] = parts[0], v.scalar.c[1] = parts[1];
+  } else if (t == P2C_COMPLEX128) {
+    memcpy(v.scalar.c, in, 2 * sizeof(double));
+  } else if (t == P2C_BOOL) {
+    v.scalar.b = *(const unsigned char *)in != 0;
+  } else {   /* integers: little-endian in their width, sign-extended for the signed ones */
+    uint64_t u = 0;
+    memcpy(&u, in, n);
+    bool is_signed = t == P2C_INT8 || t == P2C_INT16 || t == P2C_INT32 || t == P2C_INT64;
+    if (is_signed && n < 8 && (u >> (8 * n - 1) & 1)) u |= ~(uint64_t)0 << (8 * n);
+    v.scalar.u = u;
+  }
+  *out = v;
+  return n;
+}
+
 /* Bytes of argument i's slot: its parameter's size, rounded up to 16 (every slot 16-aligned). */
 static size_t slot_bytes(const P2cParam *p) { return (p->size + 15) / 16 * 16; }
 
@@ -638,40 +671,17 @@ P2cStatus p2c_launch(P2cCompiler *c, const char *filename, const char *source, s
 
 /* ---- @jit functions called from the host ---- */
 
-/* The scalar a host entry stored in its one-element result array. */
-static void read_result(P2cScalarType t, const unsigned char *store, P2cValue *out) {
-  P2cValue v = {.type = t};
-  switch (t) {
-  case P2C_BOOL: v.scalar.b = store[0] != 0; break;
-  case P2C_INT8: v.scalar.i = *(const int8_t *)store; break;
-  case P2C_INT16: v.scalar.i = *(const int16_t *)store; break;
-  case P2C_INT32: v.scalar.i = *(const int32_t *)store; break;
-  case P2C_INT64: v.scalar.i = *(const int64_t *)store; break;
-  case P2C_UINT8: v.scalar.u = *(const uint8_t *)store; break;
-  case P2C_UINT16: v.scalar.u = *(const uint16_t *)store; break;
-  case P2C_UINT32: v.scalar.u = *(const uint32_t *)store; break;
-  case P2C_UINT64: v.scalar.u = *(const uint64_t *)store; break;
-  case P2C_FLOAT32: v.scalar.f = *(const float *)store; break;
-  case P2C_FLOAT64: v.scalar.f = *(const double *)store; break;
-  case P2C_COMPLEX64: v.scalar.c[0] = ((const float *)store)[0], v.scalar.c[1] = ((const float *)store)[1]; break;
-  case P2C_COMPLEX128: memcpy(v.scalar.c, store, sizeof v.scalar.c); break;
-  default: break;   /* typeinfer lets no other result type reach a host entry (E-host-return) */
-  }
-  *out = v;
-}
-
 /* A host entry's kernel run once, on one simulated thread (the simulator's host build of the
- * module), with `args` of its parameters' types and its result's array after them. */
+ * module), with `args` of its parameters' types and, after them, the bytes its result goes to. */
 static P2cStatus call_converted(P2cCompiler *c, P2cModule *m, P2cKernelInfo k, const P2cValue *args, size_t nargs,
-                                const P2cLaunchOptions *given, P2cValue *result) {
-  unsigned char store[16] = {0};   /* the largest result, a complex128 */
+                                const P2cLaunchOptions *given, void *result) {
   P2cValue *all = mem_alloc(&c->alloc, sizeof *all * (nargs + 1));
   if (!all) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   if (nargs) memcpy(all, args, sizeof *all * nargs);
   if (k.result) {
-    P2cHostArray a = {.dtype = k.result->type, .ndim = 1, .shape = {1},
-                      .strides = {(int64_t)p2c_scalar_size(k.result->type)}, .data = store};
-    all[nargs] = (P2cValue){.is_array = true, .type = k.result->type, .array = a};
+    P2cHostArray a = {.dtype = P2C_UINT8, .ndim = 1, .shape = {(int64_t)k.result->size}, .strides = {1},
+                      .data = result};
+    all[nargs] = (P2cValue){.is_array = true, .type = P2C_UINT8, .array = a};
     k.param_count = nargs + 1;
   }
   P2cLaunchOptions o = {.device = P2C_DEVICE_SIM, .grid = {1, 1, 1}, .block = {1, 1, 1},
@@ -679,13 +689,11 @@ static P2cStatus call_converted(P2cCompiler *c, P2cModule *m, P2cKernelInfo k, c
   P2cLaunchReport r = {0};
   P2cStatus s = launch_converted(c, m, &k, all, &o, &r);
   mem_free(&c->alloc, all, sizeof *all * (nargs + 1));
-  if (s == P2C_OK && result && k.result) read_result(k.result->type, store, result);
   return s;
 }
 
 P2cStatus p2c_module_call(P2cCompiler *c, P2cModule *m, size_t index, const P2cValue *args, size_t nargs,
-                          const P2cLaunchOptions *o, P2cValue *result) {
-  if (result) memset(result, 0, sizeof *result);
+                          const P2cLaunchOptions *o, void *result, size_t result_size) {
   if (!c || !m || (nargs && !args)) return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
   if (index >= p2c_module_kernel_count(m)) return api_fail(c, P2C_ERR_USAGE, "no function %zu in the module", index);
   P2cKernelInfo k = p2c_module_kernel(m, index);
@@ -695,6 +703,9 @@ P2cStatus p2c_module_call(P2cCompiler *c, P2cModule *m, size_t index, const P2cV
   if (k.param_count != nargs)
     return api_fail(c, P2C_ERR_USAGE, "function '%s' takes %zu arguments, %zu given", k.python_name,
                     k.param_count, nargs);
+  if (k.result && (!result || result_size < k.result->size))
+    return api_fail(c, P2C_ERR_USAGE, "function '%s' returns %zu bytes: the result buffer is too small",
+                    k.python_name, k.result->size);
   P2cStatus s = check_args(c, args, nargs);
   if (s != P2C_OK || !k.declared) return s != P2C_OK ? s : call_converted(c, m, k, args, nargs, o, result);
   P2cValue *converted;

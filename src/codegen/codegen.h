@@ -23,9 +23,11 @@ typedef struct KernelDesc {
   uint32_t static_shared_bytes;
   bool is_ufunc;           /* a @vectorize kernel: inputs and out as broadcast views (emit_ufunc.c) */
   /* A @jit function's host entry (emit_host.c): its parameters, then, with has_result, the
-   * one-element array `result` (params[nparams - 1]) where its kernel stores what it returns. */
+   * bytes `result` (params[nparams - 1], a uint8 array) where its kernel stores what it
+   * returns, laid out as `result_type` describes (a parameter of the result's type). */
   bool is_host;
   bool has_result;
+  P2cParam result_type;
 } KernelDesc;
 
 typedef struct CodegenResult {

@@ -460,8 +460,8 @@ static void describe_kernel(Gen *G, Function *f, KernelDesc *k) {
   k->static_shared_bytes = static_shared_bytes(f);
 }
 
-/* The runtime's descriptor of a host entry's kernel: the function's parameters, then its
- * result's one-element array (emit_host.c). Its signature is the function's, with its result. */
+/* The runtime's descriptor of a host entry's kernel: the function's parameters, then the bytes
+ * its result is stored in (emit_host.c), and that result's description. Its signature is the function's, with its result. */
 static void describe_host(Gen *G, Function *f, const char *symbol, KernelDesc *k) {
   describe_kernel(G, f, k);
   k->symbol = symbol;
@@ -470,9 +470,11 @@ static void describe_host(Gen *G, Function *f, const char *symbol, KernelDesc *k
   Signature sig = {f->ret_type, f->arg_types, f->nparams};
   k->signature = sig_format(G->a, &sig);
   if (!k->has_result) return;
+  describe_value(G, f->ret_type, &k->result_type);
+  k->result_type.name = "result";
   P2cParam *params = arena_alloc(G->a, sizeof(P2cParam) * (size_t)(f->nparams + 1));
   if (f->nparams) memcpy(params, k->params, sizeof(P2cParam) * (size_t)f->nparams);
-  params[f->nparams] = (P2cParam){.name = "result", .is_array = true, .type = f->ret_type->scalar,
+  params[f->nparams] = (P2cParam){.name = "result", .is_array = true, .type = P2C_UINT8,
                                   .ndim = 1, .layout = 'C', .written = true,
                                   .size = p2c_array_arg_size(1), .align = 8};
   k->params = params;

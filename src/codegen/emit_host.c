@@ -1,8 +1,8 @@
 /* @jit functions called from the host (numba.jit, njit): each host entry (a specialization made
  * from a signature or a host call's argument types, Function.host_entry) is emitted by emit.c as
  * a device function like any other, and wrapped here in a kernel that one thread runs: it calls
- * the function with the host's arguments and stores its result, if it has one, in the first
- * element of a last parameter `result`, a one-element array of the result's type that the
+ * the function with the host's arguments and stores its result, if it has one, in the bytes of
+ * a last parameter `result` (a uint8 array, aligned for the result by the runtime), which the
  * runtime reads back (p2c_module_call; docs/generated-code.md). The simulator runs that kernel
  * on the host, so the function runs as native code of the host compiler. */
 #include "codegen/cg.h"
@@ -25,9 +25,9 @@ void emit_host_kernel(Gen *G, const Function *spec, const char *symbol, StrBuf *
             result ? " and stores its result" : "");
   sb_printf(out, "extern \"C\" __global__ void %s(", symbol);
   for (int i = 0; i < spec->nparams; i++) sb_printf(out, "%s%s %s", i ? ", " : "", ctype_of(G, spec->arg_types[i]), names[i]);
-  if (result) sb_printf(out, "%sp2c_array<%s, 1> %s", spec->nparams ? ", " : "", ctype_of(G, spec->ret_type), res);
+  if (result) sb_printf(out, "%sp2c_array<unsigned char, 1> %s", spec->nparams ? ", " : "", res);
   sb_puts(out, ") {\n  ");
-  if (result) sb_printf(out, "%s.data[0] = ", res);
+  if (result) sb_printf(out, "*(%s *)%s.data = ", ctype_of(G, spec->ret_type), res);
   sb_printf(out, "%s(", spec->cname);
   for (int i = 0; i < spec->nparams; i++) sb_printf(out, "%s%s", i ? ", " : "", names[i]);
   sb_puts(out, ");\n}\n");

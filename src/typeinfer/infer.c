@@ -587,16 +587,25 @@ static bool check_ufunc_sig(Infer *I, Function *k, const SigText *st, const Sign
   return true;
 }
 
-/* What a host entry may return (its result is stored in a one-element array of that dtype, and
- * the host reads it back): nothing, or a number or bool. Else an error at the function. */
+/* Whether the host can read back a result of type t: a number, a bool, or a plain tuple of
+ * those (nested too). */
+static bool host_readable(const Type *t) {
+  if (t->enum_class || t->kind == TY_VECTOR) return false;
+  if (t->kind == TY_BOOL || t->kind == TY_INT || t->kind == TY_FLOAT || t->kind == TY_COMPLEX) return true;
+  if (t->kind != TY_TUPLE || t->tuple_class) return false;
+  for (int i = 0; i < t->nelems; i++)
+    if (!host_readable(t->elems[i])) return false;
+  return true;
+}
+
+/* What a host entry may return (its result is stored in bytes the host reads back): nothing, a
+ * number, a bool or a tuple of those. Else an error at the function. */
 static void check_host_result(Infer *I, const Function *s) {
   const Type *t = s->ret_type;
-  if (!s->typed || !t || t->kind == TY_VOID || t->kind == TY_BOOL || t->kind == TY_INT || t->kind == TY_FLOAT ||
-      t->kind == TY_COMPLEX)
-    return;
+  if (!s->typed || !t || t->kind == TY_VOID || host_readable(t)) return;
   diag_error(I->c, s->generic->loc, "E-host-return",
-             "@jit function '%s' called from the host returns %s: a host call can return a number or a "
-             "bool, or nothing (arrays and tuples are not supported yet)", s->generic->name, t->name);
+             "@jit function '%s' called from the host returns %s: a host call can return a number, a "
+             "bool, a tuple of those, or nothing (arrays are not supported yet)", s->generic->name, t->name);
 }
 
 static void type_kernel_sig(Infer *I, Function *k, const SigText *st) {

@@ -1,4 +1,4 @@
-# args: --sig 'halves(float64[::1])' --sig 'pair(float64)'
+# args: --sig 'halves(float64[::1])' --sig 'first_and_all(float64[::1])'
 import numba
 from numba import njit
 
@@ -9,5 +9,5 @@ def halves(a):
 
 
 @numba.jit(nopython=True)
-def pair(x):
-    return x, x
+def first_and_all(a):
+    return a[0], a

@@ -103,6 +103,31 @@ def f32_sum(a):
 
 
 @njit
+def min_max(a):                    # a tuple result
+    lo = a[0]
+    hi = a[0]
+    for i in range(1, a.shape[0]):
+        lo = min(lo, a[i])
+        hi = max(hi, a[i])
+    return lo, hi, hi - lo > 1
+
+
+@njit
+def nested(z, k):                  # nested tuples, complex and small ints
+    return (z.real, (z.imag, abs(z))), np.int8(k), np.uint16(k)
+
+
+@njit
+def divmod_all(a, d):
+    q = 0
+    r = 0
+    for i in range(a.shape[0]):
+        q += a[i] // d
+        r += a[i] % d
+    return q, r
+
+
+@njit
 def doubled_pair(a):               # a list: pyk2cuda runs it as Python (one warning on stderr)
     xs = [x * 2 for x in a]
     return xs[0] + xs[-1]
@@ -143,6 +168,10 @@ def main():
     show("complex_abs2", complex_abs2(1.5 - 2j))
     show("f32_sum", f32_sum(np.array([0.1, 0.2, 0.3], dtype=np.float32)))
     show("uint", count_positive(np.array([1, 0, 3], dtype=np.uint8)))
+    show("min_max", min_max(np.array([4, -3, 9, 2], dtype=np.int32)))
+    show("min_max_f", min_max(np.array([0.5, 1.25])))
+    show("nested", nested(3 - 4j, -7))
+    show("divmod_all", divmod_all(np.arange(-5, 9), 4))
     # as Python its result is NumPy's float64, where Numba boxes a Python float: the value only
     print("doubled_pair", repr(float(doubled_pair(np.array([1.25, 3.5, 4.0])))))
 

@@ -1354,11 +1354,15 @@ static void jit_functions_are_called_on_the_cpu(void **state) {
   assert_int_equal(k.param_count, 1);
   assert_non_null(k.result);
   assert_int_equal(k.result->type, P2C_FLOAT64);
+  assert_int_equal(k.result->size, 8);
+  double bytes[2];
   P2cValue r;
-  assert_int_equal(p2c_module_call(c, m, 0, args, 1, NULL, &r), P2C_OK);
+  assert_int_equal(p2c_module_call(c, m, 0, args, 1, NULL, bytes, sizeof bytes), P2C_OK);
+  assert_int_equal(p2c_scalar_unpack(k.result->type, bytes, &r), 8);
   assert_int_equal(r.type, P2C_FLOAT64);
   assert_true(r.scalar.f == 10.5 && data[0] == -1 && data[3] == -4.5);
-  assert_int_equal(p2c_module_call(c, m, 0, args, 0, NULL, &r), P2C_ERR_USAGE);
+  assert_int_equal(p2c_module_call(c, m, 0, args, 0, NULL, bytes, sizeof bytes), P2C_ERR_USAGE);
+  assert_int_equal(p2c_module_call(c, m, 0, args, 1, NULL, bytes, 4), P2C_ERR_USAGE);   /* too small */
   p2c_module_delete(m);
 
   P2cTranslateOptions o = {0};
@@ -1368,14 +1372,15 @@ static void jit_functions_are_called_on_the_cpu(void **state) {
   assert_true(k.host && k.declared);
   assert_string_equal(k.signature, "float32(float32, float32)");
   P2cValue xy[2] = {{.type = P2C_INT64, .scalar.i = 3}, {.type = P2C_FLOAT64, .scalar.f = 0.5}};
-  assert_int_equal(p2c_module_call(c, m, 0, xy, 2, NULL, &r), P2C_OK);
+  assert_int_equal(p2c_module_call(c, m, 0, xy, 2, NULL, bytes, sizeof bytes), P2C_OK);
+  assert_int_equal(p2c_scalar_unpack(k.result->type, bytes, &r), 4);
   assert_int_equal(r.type, P2C_FLOAT32);
   assert_true(r.scalar.f == 1.75);
   p2c_module_delete(m);
 
   static const char kern[] = "from numba import cuda\n@cuda.jit('void(float64[::1])')\ndef k(a):\n    a[0] = 1\n";
   assert_int_equal(p2c_translate(c, "k.py", kern, sizeof kern - 1, &o, &m), P2C_OK);
-  assert_int_equal(p2c_module_call(c, m, 0, args, 1, NULL, &r), P2C_ERR_USAGE);
+  assert_int_equal(p2c_module_call(c, m, 0, args, 1, NULL, NULL, 0), P2C_ERR_USAGE);
   assert_non_null(strstr(p2c_compiler_last_error(c), "'k' is a kernel, not a @jit function"));
   p2c_module_delete(m);
   p2c_compiler_delete(c);

@@ -1,0 +1,49 @@
+# @jit functions called from the host (issue 33): each signature given is a host entry, a kernel
+# <name>_host that one thread runs (docs/generated-code.md); a kernel calls `total` as a device
+# function.
+import numba
+from numba import cuda, jit, njit
+
+
+@jit
+def total(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i]
+    return s
+
+
+@njit(parallel=True, cache=True, fastmath=True)
+def scale(a, f):
+    for i in range(a.shape[0]):
+        a[i] *= f
+
+
+@njit("float64(float64, int64)")
+def powi(x, n):
+    r = 1.0
+    for _ in range(n):
+        r *= x
+    return r
+
+
+@numba.jit(nopython=True)
+def min_max(a):
+    lo = a[0]
+    hi = a[0]
+    for i in range(1, a.shape[0]):
+        lo = min(lo, a[i])
+        hi = max(hi, a[i])
+    return lo, hi, hi - lo > 1
+
+
+@njit
+def parts(z):
+    return z.real, (z.imag, abs(z))
+
+
+@cuda.jit
+def sums(rows, out):
+    i = cuda.grid(1)
+    if i < rows.shape[0]:
+        out[i] = total(rows[i])
