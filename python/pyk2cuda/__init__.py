@@ -35,7 +35,7 @@ from ._core import Error, CompileError, BoundsError, DeviceArray
 from .types import *  # noqa: F401,F403 (numba's type names)
 from . import cuda
 from .cuda import vectorize
-from .cpu import jit, njit   # Numba's meanings: CPU functions (cuda.jit makes kernels)
+from .cpu import jit, njit, prange   # Numba's meanings: CPU functions (cuda.jit makes kernels)
 
 __version__ = _core.version
 

@@ -120,6 +120,15 @@ def _make(func, sigs, options):
     return d
 
 
+def prange(*args):
+    """numba.prange: a range whose iterations Numba may run on several cores in a parallel=True
+    function. pyk2cuda compiles it as range: its iterations run in order, on one core."""
+    return range(*args)
+
+
+prange._p2c_import = "prange"   # how source.py writes it into a translated module
+
+
 def jit(signature_or_function=None, locals=None, **options):
     """numba.jit: @jit, @jit(sig), @jit([sigs]), @jit(nopython=True, ...), jit(sig)(func)."""
     if locals:

@@ -515,6 +515,9 @@ def _named_import(name, value):
         if re.fullmatch(r"[a-z0-9_]+", text):
             return "import", "from numba import %s as %s" % (text if text != "bool" else "boolean", name)
         return None
+    numba_name = getattr(value, "_p2c_import", None)   # pyk2cuda's own numba names (prange)
+    if isinstance(numba_name, str):
+        return "import", "from numba import %s as %s" % (numba_name, name)
     own = getattr(value, "__name__", None)
     if not isinstance(own, str):
         return None

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import numba
-from numba import jit, njit
+from numba import jit, njit, prange
 
 
 @jit
@@ -127,6 +127,24 @@ def divmod_all(a, d):
     return q, r
 
 
+@njit(parallel=True)
+def squares(a, out):               # numba.prange: pyk2cuda runs it as range
+    total = 0
+    for i in numba.prange(a.shape[0]):
+        out[i] = a[i] * a[i]
+        total += a[i]
+    return total
+
+
+@njit(parallel=True)
+def count_even(a):
+    n = 0
+    for i in prange(a.shape[0]):
+        if a[i] % 2 == 0:
+            n += 1
+    return n
+
+
 @njit
 def doubled_pair(a):               # a list: pyk2cuda runs it as Python (one warning on stderr)
     xs = [x * 2 for x in a]
@@ -172,6 +190,11 @@ def main():
     show("min_max_f", min_max(np.array([0.5, 1.25])))
     show("nested", nested(3 - 4j, -7))
     show("divmod_all", divmod_all(np.arange(-5, 9), 4))
+    ints = np.arange(-6, 11, dtype=np.int64)
+    sq = np.zeros_like(ints)
+    show("squares", squares(ints, sq))
+    print("squares_out", sq.tolist())
+    show("count_even", count_even(ints))
     # as Python its result is NumPy's float64, where Numba boxes a Python float: the value only
     print("doubled_pair", repr(float(doubled_pair(np.array([1.25, 3.5, 4.0])))))
 
