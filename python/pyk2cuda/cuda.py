@@ -1005,10 +1005,11 @@ from . import launchconfig  # noqa: E402
 compiler = _submodule("compiler", "numba.cuda.compiler: compile_ptx and compile_ptx_for_current_device.",
                       compile_ptx=compile_ptx,
                       compile_ptx_for_current_device=compile_ptx_for_current_device)
+from .libdevice import libdevice, libdevicefuncs  # noqa: E402
 SUBMODULES = {"compiler": compiler, "launchconfig": launchconfig, "args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
               "vector_types": vector_types, "types": types, "np": np,
               "np.numpy_support": np.numpy_support, "typing": typing,
-              "typing.typeof": typing.typeof}
+              "typing.typeof": typing.typeof, "libdevice": libdevice, "libdevicefuncs": libdevicefuncs}
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
 # numba.cuda.simulator: what code that checks config.ENABLE_CUDASIM imports from Numba's simulator
 # (test_vector_type takes simulator.vector_types' list); here pyk2cuda's own modules.

@@ -71,6 +71,8 @@ typedef enum BuiltinId {
   BI_TIME_VALUE,           /* np.datetime64(n, unit), np.timedelta64(n, unit): folded into a
                               module-level constant, refused inside a kernel (as Numba's CUDA
                               target refuses them) */
+  BI_LIBDEVICE,            /* numba.cuda.libdevice's functions: c64 is libdevice's C name (__nv_sin),
+                              proto its prototype (builtins/libdevice.def) */
 } BuiltinId;
 
 /* What a BI_NP_ELEMENTWISE ufunc takes and gives (NumPy's loops for it). */
@@ -147,6 +149,8 @@ typedef struct Builtin {
                                   them on complex numbers ("cmath.sin"), where NumPy has a loop */
   const char *helper_fn;       /* atomics: the prelude function for types CUDA C lacks */
   const char *arg_name;        /* what its messages call an argument (shuffles' lane) */
+  const char *proto;           /* BI_LIBDEVICE: libdevice's prototype, "R:PARAMS" in the letters of
+                                  builtins/libdevice.def ("v:dDD" for sincos) */
   double value;                /* BI_MATH_CONST: its value */
   /* math functions: the host function whose result CPython's math module returns for a float
      argument (libm's, where CPython's wrapper only checks for errors around it), with which the
@@ -169,6 +173,10 @@ typedef struct Builtin {
  * NumPy has no loop for them: a complex number to a real-only function, a float to a bitwise
  * one. An int64 and a uint64 compare each as it is (type_compares_mixed_sign), not here. */
 const Type *builtin_ufunc_loop(const Builtin *b, const Type **elems);
+
+/* The type a letter of a libdevice prototype stands for (builtins/libdevice.def: i, l, h, f, d,
+ * v, and the upper-case out-parameters), or NULL for any other character. */
+const Type *builtin_libdevice_type(char letter);
 
 /* The builtin at exactly `path`, or NULL. */
 const Builtin *builtin_lookup(const char *path);

@@ -23,6 +23,7 @@ BuiltinInferFn infer_vector_ctor_call;                                          
 BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */
 BuiltinInferFn infer_shfl_call, infer_vote_call, infer_match_call, infer_bitcount_call;
 BuiltinInferFn infer_brev_call, infer_float_op_call, infer_selp_call, infer_const_array_like_call;
+BuiltinInferFn infer_libdevice_call;
 BuiltinInferFn infer_array_view_call, infer_array_reshape_call, infer_array_copy_call;   /* infer_view.c */
 
 /* ---- the builtins' emitting hooks (BuiltinEmitFn), defined in src/codegen ----
@@ -38,7 +39,7 @@ BuiltinEmitFn emit_vector_ctor_call;                                            
 BuiltinEmitFn emit_plain_builtin_call, emit_shared_array_call, emit_atomic_call;    /* emit_cuda.c */
 BuiltinEmitFn emit_warp_builtin_call, emit_syncwarp_call, emit_vote_call, emit_int32_warp_call;
 BuiltinEmitFn emit_match_all_call, emit_bitcount_call, emit_brev_call, emit_selp_call;
-BuiltinEmitFn emit_const_array_like_call;
+BuiltinEmitFn emit_const_array_like_call, emit_libdevice_call;
 BuiltinEmitFn emit_array_view_call, emit_array_reshape_call;                                                /* emit_view.c */
 
 #endif

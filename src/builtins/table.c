@@ -126,6 +126,12 @@ static double fold_isfinite(double x) { return isfinite(x); }
   {.path = p, .kind = BK_FUNC, .id = BI_FP16, ARGS(1, 1), .result = &type_float16, .c64 = c, \
    TH(TH_HALF_MATH), HOOKS(infer_fp16_call, emit_half_builtin_call)}
 
+/* numba.cuda.libdevice's functions (libdevice.def): each called by its C name on both targets,
+ * typed by its prototype; the hooks read the prototype. */
+#define LD(name, inputs, proto_) \
+  {.path = "numba.cuda.libdevice." #name, .kind = BK_FUNC, .id = BI_LIBDEVICE, ARGS(inputs, inputs), \
+   .c64 = "__nv_" #name, .proto = proto_, HOOKS(infer_libdevice_call, emit_libdevice_call)},
+
 static const Builtin table[] = {
     MOD("numba"), MOD("numba.cuda"), MOD("numba.cuda.shared"), MOD("numba.cuda.local"),
     MOD("numba.types"), MOD("math"), MOD("numpy"), MOD("builtins"),
@@ -471,7 +477,22 @@ static const Builtin table[] = {
     VECTORS("numba.cuda.uchar", 4), VECTORS("numba.cuda.ushort", 5), VECTORS("numba.cuda.uint", 6),
     VECTORS("numba.cuda.ulong", 7), VECTORS("numba.cuda.ulonglong", 7),
     VECTORS("numba.cuda.float", 8), VECTORS("numba.cuda.double", 9),
+
+    MOD("numba.cuda.libdevice"),
+#include "builtins/libdevice.def"
 };
+
+const Type *builtin_libdevice_type(char letter) {
+  switch (letter) {
+  case 'i': case 'I': return &type_int32;
+  case 'l': case 'L': return &type_int64;
+  case 'h': case 'H': return &type_int16;
+  case 'f': case 'F': return &type_float32;
+  case 'd': case 'D': return &type_float64;
+  case 'v': return &type_void;
+  default: return NULL;
+  }
+}
 
 const Builtin *builtin_table(size_t *count) {
   *count = sizeof table / sizeof table[0];

@@ -56,6 +56,7 @@ typedef struct Gen {
    * in the module's text (see codegen_run); python_line 0 marks a function's end. */
   LineMarks marks;
   VEC(TupleCType) tuple_ctypes;   /* in definition order: elements before the tuples holding them */
+  VEC(const Builtin *) libdevice;   /* the libdevice functions called, each once (emit_cuda.c) */
   bool sanitize;          /* CodegenOptions.sanitize */
   /* --sanitize: how the next element emitted is accessed (P2C_SAN_READ unless a store, an
    * augmented assignment or an atomic sets it for its target); taken by that element. */
@@ -188,6 +189,14 @@ void san_view_written_open(Gen *G, const Type *view, StrBuf *sb);
 void san_view_written_close(Gen *G, const Expr *view, StrBuf *sb);
 /* Marks the prelude helpers a p2c_ufunc call needs (a ufunc with an output, a copy into a view). */
 void use_ufunc_helpers(Gen *G);
+
+/* ---- libdevice (emit_cuda.c) ---- */
+
+/* Adds the libdevice functions the side thread called to G's (emit.c's two threads). */
+void libdevice_merge(Gen *G, const Gen *side_gen);
+/* NVRTC's declarations of the libdevice functions called, in the order of their names, under
+ * #ifndef PYK2CUDA_SIM (the simulator's prelude defines them); nothing when none is called. */
+void emit_libdevice_decls(Gen *G, StrBuf *out);
 
 /* ---- tuples (emit_tuple.c) ---- */
 

@@ -377,6 +377,8 @@ static void prepare_side_gen(Gen *side_gen, const Gen *G, Side *side) {
   side_gen->marks.len = side_gen->marks.cap = 0;
   side_gen->tuple_ctypes.items = NULL;
   side_gen->tuple_ctypes.len = side_gen->tuple_ctypes.cap = 0;
+  side_gen->libdevice.items = NULL;
+  side_gen->libdevice.len = side_gen->libdevice.cap = 0;
   side_gen->on_second_thread = true;
   side_gen->needs_tuples = false;
   strmap_copy(&side_gen->global.taken, &G->global.taken, G->a);   /* this thread may add to G's */
@@ -393,6 +395,7 @@ static void merge_side_text(Gen *G, const Gen *side_gen, const StrBuf *side_out,
   G->helpers.bits |= side_gen->helpers.bits;
   G->helpers.type_bits |= side_gen->helpers.type_bits;
   G->helpers.cuda_bits |= side_gen->helpers.cuda_bits;
+  libdevice_merge(G, side_gen);
 }
 
 static void emit_on_two_threads(Gen *G, const Function *const *funcs, size_t n, StrBuf *out) {
@@ -531,6 +534,7 @@ static void assemble_text(Gen *G, const Analysis *an, const StrBuf *defs, Codege
   emit_tuple_structs(G, &structs);
   use_type_helpers(G, an);
   prelude_emit(&text, G->helpers);
+  emit_libdevice_decls(G, &text);
   sb_puts(&text, sb_str(&structs));
   for (size_t i = 0; i < G->marks.len; i++) G->marks.items[i].offset += text.len;
   sb_puts(&text, sb_str(defs));

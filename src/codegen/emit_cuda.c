@@ -319,3 +319,79 @@ void emit_const_array_decl(Gen *G, StrBuf *out, const Type *t, const char *name)
   for (int k = 1; k < t->ndim; k++) sb_printf(out, "[%lld]", (long long)t->fixed_shape[k]);
   sb_puts(out, " = 0;\n");
 }
+
+/* ---- libdevice ----
+ * A call is libdevice's own function by its C name (__nv_sin) on both targets: NVRTC links
+ * libdevice for a program that declares and calls it, and the simulator's prelude defines each
+ * on the host. An out-parameter becomes a temporary whose address is passed, and the call's
+ * value the tuple of the result and the temporaries, built left to right (a braced list's order):
+ * `p2c_tuple_f64_i32{__nv_frexp(x, &t), t}`, `p2c_tuple_f64x2{{(__nv_sincos(x, &s, &c), s), c}}`. */
+
+/* Notes that function b is called, for its declaration. */
+static void libdevice_use(Gen *G, const Builtin *b) {
+  for (size_t i = 0; i < G->libdevice.len; i++)
+    if (G->libdevice.items[i] == b) return;
+  vec_push(G->a, &G->libdevice, b);
+}
+
+void libdevice_merge(Gen *G, const Gen *side_gen) {
+  for (size_t i = 0; i < side_gen->libdevice.len; i++) libdevice_use(G, side_gen->libdevice.items[i]);
+}
+
+/* Writes the arguments of libdevice call e: its operands, and &temp for each out-parameter (whose
+ * temporaries are named in outs[]); returns the number of out-parameters. */
+static int libdevice_args(Gen *G, const Expr *e, const char **outs, StrBuf *sb) {
+  int k = 1, nout = 0;
+  for (const char *p = e->builtin->proto + 2; *p; p++) {
+    if (p != e->builtin->proto + 2) sb_puts(sb, ", ");
+    if (*p >= 'A' && *p <= 'Z') {
+      outs[nout] = new_temp(G, builtin_libdevice_type(*p));
+      sb_printf(sb, "&%s", outs[nout++]);
+    } else {
+      emit_expr(G, e->kids[k++], sb, P_ASSIGN);
+    }
+  }
+  return nout;
+}
+
+void emit_libdevice_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  const Builtin *b = e->builtin;
+  (void)prec;
+  libdevice_use(G, b);
+  if (e->ty->kind != TY_TUPLE) {
+    emit_plain_call(G, b->c64, e, 1, sb);
+    return;
+  }
+  const char *outs[3];
+  bool uni = type_tuple_uniform(e->ty), void_result = b->proto[0] == 'v';
+  sb_printf(sb, "%s{%s%s%s(", tuple_ctype(G, e->ty), uni ? "{" : "", void_result ? "(" : "", b->c64);
+  int nout = libdevice_args(G, e, outs, sb);
+  sb_putc(sb, ')');
+  /* a void function's first element is (call, first temporary) */
+  for (int i = 0; i < nout; i++) sb_printf(sb, ", %s%s", outs[i], i == 0 && void_result ? ")" : "");
+  sb_printf(sb, "%s}", uni ? "}" : "");
+}
+
+/* The C declaration of a libdevice parameter or result of letter c (builtins/libdevice.def). */
+static const char *libdevice_ctype(Gen *G, char c) {
+  const Type *t = builtin_libdevice_type(c);
+  return c >= 'A' && c <= 'Z' ? arena_printf(G->a, "%s *", t->cname) : t->cname;
+}
+
+static int by_path(const void *a, const void *b) {
+  return strcmp((*(const Builtin *const *)a)->path, (*(const Builtin *const *)b)->path);
+}
+
+void emit_libdevice_decls(Gen *G, StrBuf *out) {
+  if (!G->libdevice.len) return;
+  qsort(G->libdevice.items, G->libdevice.len, sizeof *G->libdevice.items, by_path);
+  sb_puts(out, "\n#ifndef PYK2CUDA_SIM  /* libdevice's functions, which NVRTC links */\n");
+  for (size_t i = 0; i < G->libdevice.len; i++) {
+    const Builtin *b = G->libdevice.items[i];
+    sb_printf(out, "extern \"C\" __device__ %s %s(", libdevice_ctype(G, b->proto[0]), b->c64);
+    for (const char *p = b->proto + 2; *p; p++)
+      sb_printf(out, "%s%s", p == b->proto + 2 ? "" : ", ", libdevice_ctype(G, *p));
+    sb_puts(out, ");\n");
+  }
+  sb_puts(out, "#endif\n");
+}

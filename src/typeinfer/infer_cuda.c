@@ -308,3 +308,32 @@ const Type *infer_const_array_like_call(Infer *I, Expr *e, const Type **t) {
   }
   return t[1];
 }
+
+/* ---- libdevice ---- */
+
+/* libdevice.NAME(args): each argument converted to its parameter's type, as Numba's one
+ * signature per function converts it (any real number, float16 included, with unsafe casts:
+ * libdevice.sinf(x) of a float64 takes float32(x), libdevice.sad of int64s takes int32s); the
+ * result is libdevice's result with the out-parameters after it, a tuple where there are two
+ * or more (builtins/libdevice.def). */
+const Type *infer_libdevice_call(Infer *I, Expr *e, const Type **t) {
+  const char *params = e->builtin->proto + 2;
+  const Type *elems[4];
+  int nelems = 0, k = 0;
+  if (e->builtin->proto[0] != 'v') elems[nelems++] = builtin_libdevice_type(e->builtin->proto[0]);
+  for (const char *p = params; *p; p++) {
+    const Type *pt = builtin_libdevice_type(*p);
+    if (*p >= 'A' && *p <= 'Z') {
+      elems[nelems++] = pt;
+      continue;
+    }
+    k++;
+    if (!type_is_number(t[k]) && !type_is_half(t[k])) {
+      TERR(I, e->kids[k]->loc, "E-operand", "%s() needs a real number as its argument %d (%s), not %s",
+           name_of(e), k, pt->name, t[k]->name);
+      return NULL;
+    }
+    infer_coerce(I, &e->kids[k], pt);
+  }
+  return nelems == 1 ? elems[0] : type_tuple(I->tt, elems, nelems);
+}

@@ -92,6 +92,36 @@ static void paths_are_unique_and_found(void **state) {
   }
 }
 
+/* libdevice's rows (builtins/libdevice.def): 317, Numba 0.56's count; each prototype's letters
+ * are types, at most three out-parameters (the emitter's room), a void result only with out-
+ * parameters, the arity the count of inputs, and the C name libdevice's own. */
+static void libdevice_rows_are_well_formed(void **state) {
+  (void)state;
+  size_t n, count = 0;
+  const Builtin *t = builtin_table(&n);
+  for (size_t i = 0; i < n; i++) {
+    if (t[i].id != BI_LIBDEVICE) continue;
+    count++;
+    const char *p = t[i].proto;
+    assert_non_null(builtin_libdevice_type(p[0]));
+    assert_int_equal(p[1], ':');
+    int inputs = 0, outs = 0;
+    for (const char *q = p + 2; *q; q++) {
+      assert_non_null(builtin_libdevice_type(*q));
+      assert_true(*q != 'v');
+      if (*q >= 'A' && *q <= 'Z') outs++;
+      else inputs++;
+    }
+    assert_int_equal(t[i].min_args, inputs);
+    assert_int_equal(t[i].max_args, inputs);
+    assert_true(outs <= 3);
+    assert_true(p[0] != 'v' || outs >= 2);
+    assert_string_equal(t[i].c64 + 5, t[i].path + strlen("numba.cuda.libdevice."));
+    assert_memory_equal(t[i].c64, "__nv_", 5);
+  }
+  assert_int_equal(count, 317);
+}
+
 static void ldexp_is_one_row(void **state) {
   (void)state;
   const Builtin *b = builtin_lookup("math.ldexp");
@@ -110,6 +140,7 @@ int main(void) {
       cmocka_unit_test(facts_are_consistent),
       cmocka_unit_test(paths_are_unique_and_found),
       cmocka_unit_test(ldexp_is_one_row),
+      cmocka_unit_test(libdevice_rows_are_well_formed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1301,6 +1301,405 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
     static constexpr auto block = fn;                                                          \
   };
 
+/* ---- libdevice ------------------------------------------------------------------------------ */
+/* numba.cuda.libdevice's functions (src/builtins/libdevice.def), which generated code calls by
+ * libdevice's C names (__nv_sin): on the GPU NVRTC links libdevice itself; here each is host C
+ * of the same meaning, typed as the generated code calls it (Numba's types: unsigned values
+ * travel as the signed integers of their width). docs/semantics.md ("libdevice") says which are
+ * exact and which are the C library's within libdevice's error bounds.
+ *
+ * Exact, as the PTX instructions libdevice uses define them: the integer helpers, conversions
+ * (to an integer: rounded as named, then clamped to the type's range, NaN to 0), operations
+ * rounded in a named mode (_rn _rz _ru _rd, computed here in that rounding mode of the host),
+ * bit casts, predicates, saturate, powi (libdevice's loop), float16 conversions, round,
+ * llround, ilogb. The fast_ intrinsics are libdevice's compositions of the GPU's approximate
+ * instructions (fast_expf is ex2.approx(x * log2(e)) with the product rounded to float), each
+ * approximate instruction computed here to the float nearest its exact value. */
+#include <fenv.h>
+#include <limits>
+
+/* v as the compiler cannot see through: it neither folds an operation on it nor moves one past
+ * a change of the rounding mode (the asm reads and writes v in memory, and clobbers memory,
+ * which orders it with the calls of fesetround). */
+template <typename T>
+static inline T p2c_nv_opaque(T v) {
+  __asm__ volatile("" : "+m"(v) : : "memory");
+  return v;
+}
+/* f() evaluated in rounding mode `mode` (FE_TONEAREST, ...); the mode is restored after. */
+template <typename F>
+static inline auto p2c_nv_rounded(int mode, F f) -> decltype(f()) {
+  int old = fegetround();
+  fesetround(mode);
+  auto r = p2c_nv_opaque(f());
+  fesetround(old);
+  return r;
+}
+#define P2C_NV_IN(mode, expr) p2c_nv_rounded(mode, [&] { return expr; })
+#define P2C_NV_O(v) p2c_nv_opaque(v)
+
+/* An integral value (or NaN, or an infinity) converted to integer type I as PTX's cvt does:
+ * clamped to I's range, NaN to 0. */
+template <typename I>
+static inline I p2c_nv_to_int(double v) {
+  if (v != v) return 0;
+  if (v <= (double)std::numeric_limits<I>::min()) return std::numeric_limits<I>::min();
+  if (v >= (double)std::numeric_limits<I>::max()) return std::numeric_limits<I>::max();
+  return (I)v;
+}
+
+/* The four rounding modes of libdevice's names, as the host's modes, and as the rounding of a
+ * float to an integral value. */
+#define P2C_NV_MODES(M) M(rn, FE_TONEAREST, nearbyint) M(rz, FE_TOWARDZERO, trunc) \
+  M(ru, FE_UPWARD, ceil) M(rd, FE_DOWNWARD, floor)
+#define P2C_NV_ROUNDED(m, mode, integral)                                                        \
+  static inline double __nv_dadd_##m(double x, double y) { return P2C_NV_IN(mode, P2C_NV_O(x) + P2C_NV_O(y)); } \
+  static inline double __nv_dmul_##m(double x, double y) { return P2C_NV_IN(mode, P2C_NV_O(x) * P2C_NV_O(y)); } \
+  static inline double __nv_ddiv_##m(double x, double y) { return P2C_NV_IN(mode, P2C_NV_O(x) / P2C_NV_O(y)); } \
+  static inline double __nv_drcp_##m(double x) { return P2C_NV_IN(mode, 1.0 / P2C_NV_O(x)); }            \
+  static inline double __nv_dsqrt_##m(double x) { return P2C_NV_IN(mode, sqrt(P2C_NV_O(x))); }          \
+  static inline double __nv_fma_##m(double x, double y, double z) {                                      \
+    return P2C_NV_IN(mode, fma(P2C_NV_O(x), P2C_NV_O(y), P2C_NV_O(z)));                                 \
+  }                                                                                                      \
+  static inline float __nv_fadd_##m(float x, float y) { return P2C_NV_IN(mode, P2C_NV_O(x) + P2C_NV_O(y)); } \
+  static inline float __nv_fsub_##m(float x, float y) { return P2C_NV_IN(mode, P2C_NV_O(x) - P2C_NV_O(y)); } \
+  static inline float __nv_fmul_##m(float x, float y) { return P2C_NV_IN(mode, P2C_NV_O(x) * P2C_NV_O(y)); } \
+  static inline float __nv_fdiv_##m(float x, float y) { return P2C_NV_IN(mode, P2C_NV_O(x) / P2C_NV_O(y)); } \
+  static inline float __nv_frcp_##m(float x) { return P2C_NV_IN(mode, 1.0f / P2C_NV_O(x)); }             \
+  static inline float __nv_fsqrt_##m(float x) { return P2C_NV_IN(mode, sqrtf(P2C_NV_O(x))); }           \
+  static inline float __nv_fmaf_##m(float x, float y, float z) {                                         \
+    return P2C_NV_IN(mode, fmaf(P2C_NV_O(x), P2C_NV_O(y), P2C_NV_O(z)));                                \
+  }                                                                                                      \
+  static inline float __nv_double2float_##m(double d) { return P2C_NV_IN(mode, (float)P2C_NV_O(d)); }   \
+  static inline float __nv_int2float_##m(int i) { return P2C_NV_IN(mode, (float)P2C_NV_O(i)); }         \
+  static inline float __nv_uint2float_##m(int i) { return P2C_NV_IN(mode, (float)P2C_NV_O((unsigned)i)); } \
+  static inline float __nv_ll2float_##m(long long l) { return P2C_NV_IN(mode, (float)P2C_NV_O(l)); }    \
+  static inline float __nv_ull2float_##m(long long l) {                                                  \
+    return P2C_NV_IN(mode, (float)P2C_NV_O((unsigned long long)l));                                     \
+  }                                                                                                      \
+  static inline double __nv_ll2double_##m(long long l) { return P2C_NV_IN(mode, (double)P2C_NV_O(l)); } \
+  static inline double __nv_ull2double_##m(long long l) {                                                \
+    return P2C_NV_IN(mode, (double)P2C_NV_O((unsigned long long)l));                                   \
+  }                                                                                                      \
+  static inline int __nv_double2int_##m(double d) { return p2c_nv_to_int<int>(integral(d)); }           \
+  static inline int __nv_double2uint_##m(double d) { return (int)p2c_nv_to_int<unsigned>(integral(d)); } \
+  static inline long long __nv_double2ll_##m(double f) { return p2c_nv_to_int<long long>(integral(f)); } \
+  static inline long long __nv_double2ull_##m(double f) {                                                \
+    return (long long)p2c_nv_to_int<unsigned long long>(integral(f));                                   \
+  }                                                                                                      \
+  static inline int __nv_float2int_##m(float x) { return p2c_nv_to_int<int>(integral((double)x)); }     \
+  static inline int __nv_float2uint_##m(float x) {                                                       \
+    return (int)p2c_nv_to_int<unsigned>(integral((double)x));                                          \
+  }                                                                                                      \
+  static inline long long __nv_float2ll_##m(float f) { return p2c_nv_to_int<long long>(integral((double)f)); } \
+  static inline long long __nv_float2ull_##m(float f) {                                                  \
+    return (long long)p2c_nv_to_int<unsigned long long>(integral((double)f));                           \
+  }
+P2C_NV_MODES(P2C_NV_ROUNDED)
+#undef P2C_NV_ROUNDED
+#undef P2C_NV_MODES
+static inline double __nv_int2double_rn(int i) { return (double)i; }
+static inline double __nv_uint2double_rn(int i) { return (double)(unsigned)i; }
+
+/* Bits of doubles and floats. */
+static inline long long __nv_double_as_longlong(double x) { return __double_as_longlong(x); }
+static inline double __nv_longlong_as_double(long long x) { return __longlong_as_double(x); }
+static inline int __nv_float_as_int(float x) { return __float_as_int(x); }
+static inline float __nv_int_as_float(int x) { return __int_as_float(x); }
+static inline int __nv_double2hiint(double d) { return (int)((unsigned long long)__double_as_longlong(d) >> 32); }
+static inline int __nv_double2loint(double d) { return (int)__double_as_longlong(d); }
+static inline double __nv_hiloint2double(int hi, int lo) {
+  return __longlong_as_double((long long)((unsigned long long)(unsigned)hi << 32 | (unsigned)lo));
+}
+
+/* float16 as its 16 bits (an int16): PTX's cvt.rn.f16.f32 (round to nearest even; overflow to
+ * infinity; a NaN becomes the canonical 0x7fff) and cvt.f32.f16 (exact; a NaN becomes the
+ * canonical float NaN). */
+static inline short __nv_float2half_rn(float f) {
+  unsigned x = (unsigned)__float_as_int(f), sign = x >> 16 & 0x8000u;
+  unsigned ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return 0x7fff;
+  if (ax >= 0x477ff000u) return (short)(sign | 0x7c00u);   /* rounds to 65520 or more: infinity */
+  if (ax < 0x38800000u) {   /* a float16 subnormal or zero: units of 2^-24, rounded to even */
+    float scaled = __int_as_float((int)ax) * 16777216.0f;   /* exact: ax < 2^-14 */
+    return (short)(sign | (unsigned)nearbyintf(scaled));
+  }
+  unsigned mant = ax & 0x7fffffu, exp = (ax >> 23) - 112;   /* rebias 127 -> 15 */
+  unsigned h = exp << 10 | mant >> 13, rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++;
+  return (short)(sign | h);
+}
+static inline float __nv_half2float(short bits) {
+  unsigned h = (unsigned short)bits, sign = (h & 0x8000u) << 16, e = h >> 10 & 0x1f, m = h & 0x3ffu;
+  if (e == 0x1f) return m ? __int_as_float(0x7fffffff) : __int_as_float((int)(sign | 0x7f800000u));
+  float mag = e == 0 ? (float)m * 5.9604644775390625e-8f : ldexpf((float)(m | 0x400u), (int)e - 25);
+  return sign ? -mag : mag;
+}
+
+/* Integers: PTX's semantics at 32 or 64 bits, wrapping. */
+static inline int __nv_abs(int x) { return x >= 0 ? x : (int)(0u - (unsigned)x); }
+static inline long long __nv_llabs(long long x) { return x >= 0 ? x : (long long)(0ull - (unsigned long long)x); }
+static inline int __nv_brev(int x) { return (int)__brev((unsigned)x); }
+static inline long long __nv_brevll(long long x) { return (long long)__brevll((unsigned long long)x); }
+static inline int __nv_clz(int x) { return __clz(x); }
+static inline int __nv_clzll(long long x) { return __clzll(x); }
+static inline int __nv_ffs(int x) { return __ffs(x); }
+static inline int __nv_ffsll(long long x) { return __ffsll(x); }
+static inline int __nv_popc(int x) { return __popc((unsigned)x); }
+static inline int __nv_popcll(long long x) { return __popcll((unsigned long long)x); }
+/* prmt.b32 with the selector's bit 3 of each nibble cleared (libdevice masks it with 0x7777):
+ * byte i of the result is byte (s >> 4i) & 7 of y:x. */
+static inline int __nv_byte_perm(int x, int y, int s) {
+  unsigned long long v = (unsigned long long)(unsigned)y << 32 | (unsigned)x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; i++) r |= (unsigned)(v >> (8 * ((s >> (4 * i)) & 7)) & 0xffu) << (8 * i);
+  return (int)r;
+}
+static inline int __nv_hadd(int x, int y) { return (x & y) + ((x ^ y) >> 1); }
+static inline int __nv_rhadd(int x, int y) { return (x | y) - ((x ^ y) >> 1); }
+static inline int __nv_uhadd(int x, int y) { return (int)(((unsigned)x & (unsigned)y) + (((unsigned)x ^ (unsigned)y) >> 1)); }
+static inline int __nv_urhadd(int x, int y) { return (int)(((unsigned)x | (unsigned)y) - (((unsigned)x ^ (unsigned)y) >> 1)); }
+static inline int __nv_mul24(int x, int y) {
+  int a = (int)((unsigned)x << 8) >> 8, b = (int)((unsigned)y << 8) >> 8;
+  return (int)((unsigned)a * (unsigned)b);
+}
+static inline int __nv_umul24(int x, int y) { return (int)(((unsigned)x & 0xffffffu) * ((unsigned)y & 0xffffffu)); }
+static inline int __nv_mulhi(int x, int y) { return (int)((long long)x * y >> 32); }
+static inline int __nv_umulhi(int x, int y) { return (int)((unsigned long long)(unsigned)x * (unsigned)y >> 32); }
+static inline long long __nv_mul64hi(long long x, long long y) { return (long long)((__int128)x * y >> 64); }
+static inline long long __nv_umul64hi(long long x, long long y) {
+  return (long long)((unsigned __int128)(unsigned long long)x * (unsigned long long)y >> 64);
+}
+/* sad: z + |x - y|, the difference taken as an unsigned 32-bit number */
+static inline int __nv_sad(int x, int y, int z) {
+  return (int)((unsigned)z + (x > y ? (unsigned)x - (unsigned)y : (unsigned)y - (unsigned)x));
+}
+static inline int __nv_usad(int x, int y, int z) {
+  unsigned a = (unsigned)x, b = (unsigned)y;
+  return (int)((unsigned)z + (a > b ? a - b : b - a));
+}
+static inline int __nv_max(int x, int y) { return x > y ? x : y; }
+static inline int __nv_min(int x, int y) { return x < y ? x : y; }
+static inline int __nv_umax(int x, int y) { return (unsigned)x > (unsigned)y ? x : y; }
+static inline int __nv_umin(int x, int y) { return (unsigned)x < (unsigned)y ? x : y; }
+static inline long long __nv_llmax(long long x, long long y) { return x > y ? x : y; }
+static inline long long __nv_llmin(long long x, long long y) { return x < y ? x : y; }
+static inline long long __nv_ullmax(long long x, long long y) { return (unsigned long long)x > (unsigned long long)y ? x : y; }
+static inline long long __nv_ullmin(long long x, long long y) { return (unsigned long long)x < (unsigned long long)y ? x : y; }
+
+/* Predicates, as int 0 or 1 (signbit: the sign bit). */
+static inline int __nv_isinfd(double x) { return isinf(x) ? 1 : 0; }
+static inline int __nv_isinff(float x) { return isinf(x) ? 1 : 0; }
+static inline int __nv_isnand(double x) { return isnan(x) ? 1 : 0; }
+static inline int __nv_isnanf(float x) { return isnan(x) ? 1 : 0; }
+static inline int __nv_isfinited(double x) { return isfinite(x) ? 1 : 0; }
+static inline int __nv_finitef(float x) { return isfinite(x) ? 1 : 0; }
+static inline int __nv_signbitd(double x) { return signbit(x) ? 1 : 0; }
+static inline int __nv_signbitf(float x) { return signbit(x) ? 1 : 0; }
+
+/* The C library's functions of the same meaning (within libdevice's error bounds). */
+#define P2C_NV_LIBM1(name) \
+  static inline double __nv_##name(double x) { return ::name(x); } \
+  static inline float __nv_##name##f(float x) { return ::name##f(x); }
+#define P2C_NV_LIBM2(name) \
+  static inline double __nv_##name(double x, double y) { return ::name(x, y); } \
+  static inline float __nv_##name##f(float x, float y) { return ::name##f(x, y); }
+P2C_NV_LIBM1(acos) P2C_NV_LIBM1(acosh) P2C_NV_LIBM1(asin) P2C_NV_LIBM1(asinh) P2C_NV_LIBM1(atan)
+P2C_NV_LIBM1(atanh) P2C_NV_LIBM1(cbrt) P2C_NV_LIBM1(ceil) P2C_NV_LIBM1(cos) P2C_NV_LIBM1(cosh)
+P2C_NV_LIBM1(erf) P2C_NV_LIBM1(erfc) P2C_NV_LIBM1(exp) P2C_NV_LIBM1(exp10) P2C_NV_LIBM1(exp2)
+P2C_NV_LIBM1(expm1) P2C_NV_LIBM1(fabs) P2C_NV_LIBM1(floor) P2C_NV_LIBM1(j0) P2C_NV_LIBM1(j1)
+P2C_NV_LIBM1(y0) P2C_NV_LIBM1(y1) P2C_NV_LIBM1(log) P2C_NV_LIBM1(log10) P2C_NV_LIBM1(log1p)
+P2C_NV_LIBM1(log2) P2C_NV_LIBM1(logb) P2C_NV_LIBM1(nearbyint) P2C_NV_LIBM1(rint)
+P2C_NV_LIBM1(round) P2C_NV_LIBM1(sin) P2C_NV_LIBM1(sinh) P2C_NV_LIBM1(sqrt) P2C_NV_LIBM1(tan)
+P2C_NV_LIBM1(tanh) P2C_NV_LIBM1(tgamma) P2C_NV_LIBM1(trunc)
+P2C_NV_LIBM2(atan2) P2C_NV_LIBM2(copysign) P2C_NV_LIBM2(fdim) P2C_NV_LIBM2(fmax) P2C_NV_LIBM2(fmin)
+P2C_NV_LIBM2(fmod) P2C_NV_LIBM2(hypot) P2C_NV_LIBM2(nextafter) P2C_NV_LIBM2(pow)
+P2C_NV_LIBM2(remainder)
+#undef P2C_NV_LIBM1
+#undef P2C_NV_LIBM2
+static inline double __nv_fma(double x, double y, double z) { return fma(x, y, z); }
+static inline float __nv_fmaf(float x, float y, float z) { return fmaf(x, y, z); }
+static inline double __nv_jn(int n, double x) { return jn(n, x); }
+static inline float __nv_jnf(int n, float x) { return jnf(n, x); }
+static inline double __nv_yn(int n, double x) { return yn(n, x); }
+static inline float __nv_ynf(int n, float x) { return ynf(n, x); }
+static inline double __nv_ldexp(double x, int y) { return ldexp(x, y); }
+static inline float __nv_ldexpf(float x, int y) { return ldexpf(x, y); }
+static inline double __nv_scalbn(double x, int y) { return scalbn(x, y); }
+static inline float __nv_scalbnf(float x, int y) { return scalbnf(x, y); }
+/* lgamma_r: the sign goes to a local, not to the C library's global signgam (threads race on it) */
+static inline double __nv_lgamma(double x) { int sign; return lgamma_r(x, &sign); }
+static inline float __nv_lgammaf(float x) { int sign; return lgammaf_r(x, &sign); }
+static inline double __nv_frexp(double x, int *e) { return frexp(x, e); }
+static inline float __nv_frexpf(float x, int *e) { return frexpf(x, e); }
+static inline double __nv_modf(double x, double *i) { return modf(x, i); }
+static inline float __nv_modff(float x, float *i) { return modff(x, i); }
+static inline double __nv_remquo(double x, double y, int *q) { return remquo(x, y, q); }
+static inline float __nv_remquof(float x, float y, int *q) { return remquof(x, y, q); }
+static inline void __nv_sincos(double x, double *s, double *c) { *s = sin(x); *c = cos(x); }
+static inline void __nv_sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
+/* llrint: cvt.rni.s64 (clamped, NaN 0); llround: round half away from zero, then so converted */
+static inline long long __nv_llrint(double x) { return p2c_nv_to_int<long long>(nearbyint(x)); }
+static inline long long __nv_llrintf(float x) { return p2c_nv_to_int<long long>(nearbyint((double)x)); }
+static inline long long __nv_llround(double x) { return p2c_nv_to_int<long long>(round(x)); }
+static inline long long __nv_llroundf(float x) { return p2c_nv_to_int<long long>(round((double)x)); }
+/* ilogb: libdevice's values for 0 and NaN (INT_MIN) and infinities (INT_MAX) */
+static inline int __nv_ilogb(double x) {
+  if (isnan(x) || x == 0) return std::numeric_limits<int>::min();
+  return isinf(x) ? std::numeric_limits<int>::max() : ilogb(x);
+}
+static inline int __nv_ilogbf(float x) { return __nv_ilogb((double)x); }
+/* powi: libdevice's loop (square and multiply, the reciprocal of the product for y < 0) */
+template <typename T>
+static inline T p2c_nv_powi(T x, int y) {
+  unsigned e = y < 0 ? 0u - (unsigned)y : (unsigned)y;
+  T r = 1;
+  for (;;) {
+    if (e & 1u) r = r * x;
+    e >>= 1;
+    if (e == 0) return y < 0 ? (T)1 / r : r;
+    x = x * x;
+  }
+}
+static inline double __nv_powi(double x, int y) { return p2c_nv_powi<double>(x, y); }
+static inline float __nv_powif(float x, int y) { return p2c_nv_powi<float>(x, y); }
+/* saturate: clamped to [0, 1], NaN to 0 */
+static inline float __nv_saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
+
+/* Reciprocal roots. rsqrt and rsqrtf are the GPU's approximate instructions: here the correctly
+ * rounded value; frsqrt_rn is correctly rounded by definition: the float nearest 1/sqrt(x),
+ * found from the double quotient and checked at the midpoints to its neighbours (m*m is exact
+ * in a double, fma(m*m, x, -1) has the sign of m*m*x - 1). */
+static inline float __nv_frsqrt_rn(float x) {
+  if (!(x > 0.0f) || isinf(x)) return (float)(1.0 / sqrt((double)x));
+  float r = (float)(1.0 / sqrt((double)x));
+  double up = ((double)r + (double)nextafterf(r, INFINITY)) / 2, down = ((double)r + (double)nextafterf(r, 0.0f)) / 2;
+  if (fma(up * up, (double)x, -1.0) < 0) return nextafterf(r, INFINITY);
+  if (fma(down * down, (double)x, -1.0) > 0) return nextafterf(r, 0.0f);
+  return r;
+}
+static inline double __nv_rsqrt(double x) { return 1.0 / sqrt(x); }
+static inline float __nv_rsqrtf(float x) { return __nv_frsqrt_rn(x); }
+static inline double __nv_rcbrt(double x) { return 1.0 / cbrt(x); }
+static inline float __nv_rcbrtf(float x) { return (float)(1.0 / cbrt((double)x)); }
+
+/* sin(pi x) and cos(pi x), reduced exactly (fmod by 2, then reflections that are exact by
+ * Sterbenz's lemma) to an argument of at most 1/4, where sin and cos of pi times it are
+ * accurate; exact zeros and ones at the integers and half-integers. */
+static inline double __nv_sinpi(double x) {
+  if (isinf(x)) return NAN;
+  double a = fabs(fmod(x, 2.0)), sign = x < 0 ? -1.0 : 1.0;
+  if (a >= 1.0) {
+    a -= 1.0;
+    sign = -sign;
+  }
+  if (a > 0.5) a = 1.0 - a;
+  double s = a <= 0.25 ? sin(M_PI * a) : cos(M_PI * (0.5 - a));
+  return s == 0 ? copysign(0.0, x) : sign * s;
+}
+static inline double __nv_cospi(double x) {
+  if (isinf(x)) return NAN;
+  double a = fabs(fmod(x, 2.0));
+  if (a > 1.0) a = 2.0 - a;
+  if (a == 0.5) return 0.0;
+  if (a <= 0.25) return cos(M_PI * a);
+  if (a < 0.75) return sin(M_PI * (0.5 - a));
+  return -cos(M_PI * (1.0 - a));
+}
+static inline float __nv_sinpif(float x) { return (float)__nv_sinpi((double)x); }
+static inline float __nv_cospif(float x) { return (float)__nv_cospi((double)x); }
+static inline void __nv_sincospi(double x, double *s, double *c) { *s = __nv_sinpi(x); *c = __nv_cospi(x); }
+static inline void __nv_sincospif(float x, float *s, float *c) { *s = __nv_sinpif(x); *c = __nv_cospif(x); }
+
+/* erfcx(x) = exp(x^2) erfc(x): x^2 split into a double and its rounding error (fma) so that the
+ * exponential keeps its accuracy, and past 26 (where exp(x^2) overflows) the asymptotic series
+ * 1/(x sqrt(pi)) (1 - 1/(2x^2) + 3/(2x^2)^2 - 15/(2x^2)^3 ...), whose terms there fall below
+ * 2^-60 within 12. */
+static inline double __nv_erfcx(double x) {
+  if (isnan(x)) return x;
+  if (x == -INFINITY) return INFINITY;
+  if (x > 26.0) {
+    double t = 1.0 / (2.0 * x * x), term = 1.0, sum = 1.0;
+    for (int k = 1; k < 12; k++) {
+      term *= -(2 * k - 1) * t;
+      sum += term;
+    }
+    return sum / (x * 1.7724538509055160273);
+  }
+  double hi = x * x, lo = fma(x, x, -hi);
+  return exp(hi) * (1.0 + lo) * erfc(x);
+}
+static inline float __nv_erfcxf(float x) { return (float)__nv_erfcx((double)x); }
+/* erfcinv(y) for 0 < y < 1: Newton's method on log(erfc(x)) = log(erfcx(x)) - x^2, which stays
+ * accurate where erfc(x) is subnormal; above 1 by symmetry, erfcinv(2 - y) = -erfcinv(y). */
+static inline double __nv_erfcinv(double y) {
+  if (!(y >= 0.0 && y <= 2.0)) return NAN;
+  if (y == 0.0) return INFINITY;
+  if (y == 2.0) return -INFINITY;
+  if (y > 1.0) return -__nv_erfcinv(2.0 - y);
+  double target = log(y), x = sqrt(fmax(-target, 0.0)) * 0.9;
+  for (int i = 0; i < 100; i++) {
+    double ex = __nv_erfcx(x), f = log(ex) - x * x - target, step = f * ex * 0.88622692545275801365;
+    x += step;
+    if (fabs(step) <= 1e-17 * fabs(x)) break;
+  }
+  return x;
+}
+/* erfinv(y): Newton's method on erf near 0, erfcinv(1 - |y|) with y's sign beyond 1/2 */
+static inline double __nv_erfinv(double y) {
+  if (!(fabs(y) <= 1.0)) return NAN;
+  if (fabs(y) >= 0.5) return copysign(__nv_erfcinv(1.0 - fabs(y)), y);
+  double x = y * 0.88622692545275801365;
+  for (int i = 0; i < 50; i++) {
+    double step = (erf(x) - y) * 0.88622692545275801365 * exp(x * x);
+    x -= step;
+    if (fabs(step) <= 1e-17 * fabs(x)) break;
+  }
+  return x;
+}
+static inline float __nv_erfinvf(float y) { return (float)__nv_erfinv((double)y); }
+static inline float __nv_erfcinvf(float y) { return (float)__nv_erfcinv((double)y); }
+/* normcdf(x) = erfc(-x / sqrt(2)) / 2, with the rounding error d of a = -x / sqrt(2) (of the
+ * product and of 1/sqrt(2) itself) put back to first order, erfc(a + d) = erfc(a) - d 2/sqrt(pi)
+ * exp(-a^2): erfc's slope, 2|a| relative, would make an error of 2^-53 in a an error of dozens
+ * of ulp in the tail; normcdfinv(p) = -sqrt(2) erfcinv(2p) */
+static inline double __nv_normcdf(double x) {
+  const double c = 0.7071067811865476, c_lo = -4.833646656726457e-17;
+  if (isinf(x)) return x > 0 ? 1.0 : 0.0;
+  double a = -x * c, d = fma(-x, c, -a) - x * c_lo;
+  return 0.5 * (erfc(a) - d * 1.1283791670955126 * exp(-a * a));
+}
+static inline float __nv_normcdff(float x) { return (float)__nv_normcdf((double)x); }
+static inline double __nv_normcdfinv(double p) { return -1.41421356237309504880 * __nv_erfcinv(2.0 * p); }
+static inline float __nv_normcdfinvf(float p) { return (float)__nv_normcdfinv((double)p); }
+
+/* The fast_ intrinsics (libdevice without __CUDA_FTZ): sin.approx, cos.approx, ex2.approx,
+ * lg2.approx each as the float nearest its exact value, div.approx as below, composed as libdevice
+ * composes them: the products by log2(e), log2(10), ln(2) and log10(2) rounded to float, and
+ * fast_tanf the quotient of the two approximations. */
+static inline float p2c_nv_ex2(float x) { return exp2f(x); }
+static inline float p2c_nv_lg2(float x) { return log2f(x); }
+/* div.approx: x times the reciprocal of y, which is flushed to zero where it is not a normal
+ * float (2^126 < |y|: the GPU's zero, or NaN for an infinite x) */
+static inline float p2c_nv_div_approx(float x, float y) {
+  double r = 1.0 / (double)y;
+  if (fabs(r) < 0x1p-126) r = copysign(0.0, r);
+  return (float)((double)x * r);
+}
+static inline float __nv_fast_sinf(float x) { return sinf(x); }
+static inline float __nv_fast_cosf(float x) { return cosf(x); }
+static inline void __nv_fast_sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
+static inline float __nv_fast_tanf(float x) { return p2c_nv_div_approx(sinf(x), cosf(x)); }
+static inline float __nv_fast_expf(float x) { return p2c_nv_ex2(P2C_NV_O(x * 1.44269502162933349609375f)); }
+static inline float __nv_fast_exp10f(float x) { return p2c_nv_ex2(P2C_NV_O(x * 3.3219280242919921875f)); }
+static inline float __nv_fast_log2f(float x) { return p2c_nv_lg2(x); }
+static inline float __nv_fast_logf(float x) { return P2C_NV_O(0.693147182464599609375f * p2c_nv_lg2(x)); }
+static inline float __nv_fast_log10f(float x) { return P2C_NV_O(0.30103000998497009277f * p2c_nv_lg2(x)); }
+static inline float __nv_fast_powf(float x, float y) { return p2c_nv_ex2(P2C_NV_O(y * p2c_nv_lg2(x))); }
+static inline float __nv_fast_fdividef(float x, float y) { return p2c_nv_div_approx(x, y); }
+#undef P2C_NV_IN
+#undef P2C_NV_O
+
 /* ---- Math -------------------------------------------------------------------------------- */
 /* Kernels often compute the same transcendental function of the same value in thread after
  * thread: of a kernel argument, or of a coordinate shared by a row or a column of threads (in
