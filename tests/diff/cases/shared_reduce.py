@@ -1,7 +1,7 @@
 # Shared memory with cuda.syncthreads(): a tree reduction (sum) per block in int64,
 # a float32 min/max reduction with two shared arrays, and a 2-D shared tile (numba dtype
 # from `from numba import float32`) used to transpose a matrix.
-from numba import cuda, float32
+from numba import cuda, float32, int32, uint8
 import numpy as np
 
 TPB = 64          # threads per block of the 1-D reductions
@@ -66,3 +66,22 @@ def transpose(a, out):
     orow = cuda.blockIdx.x * TILE + ty
     if orow < m and ocol < n:
         out[orow, ocol] = tile[tx, ty]
+
+
+@cuda.jit
+def narrow_thread_index(out, u):
+    """A thread index narrowed to uint8 wraps in a block of 512 threads: `if tid < u` and
+    `if tid == u` then hold for threads past 256 too, so the simulator's regions may not run
+    only the first u threads (docs/simulator.md, "Regions")."""
+    sm = cuda.shared.array(512, int32)
+    t = cuda.threadIdx.x
+    tid = uint8(t)
+    sm[t] = 0
+    cuda.syncthreads()
+    if tid < u:
+        sm[t] = 1 + t
+    cuda.syncthreads()
+    if tid == u:
+        sm[t] = -1
+    cuda.syncthreads()
+    out[cuda.blockIdx.x * cuda.blockDim.x + t] = sm[t]
