@@ -13,9 +13,16 @@
  * region) is kept per thread in a slot; a `for` holding a barrier is counted once per block, its
  * variable shared by the threads (the body must not rebind it).
  *
+ * A grid sync (`g.sync()` as a statement of its own) is a barrier too, and more: the kernel is cut
+ * at its grid syncs into phases that codegen runs one after another over every block of the grid
+ * (grid regions). A control statement that holds a grid sync runs once per grid, so its bounds or
+ * condition must be the same in every block (grid_uniform: as uniform, without blockIdx).
+ *
  * Anything not shown legal keeps the fibers, with the reason (--dump=analysis): a barrier in
  * any other place (an expression, `syncthreads_count`, a device function, a `for` over an
- * iterable, under a thread-dependent condition), warp operations, grid sync, `return` or
+ * iterable, under a thread-dependent condition), a grid sync under control that differs between
+ * blocks, or with a shared array in a device function (kept per worker, not per block), warp
+ * operations, `return` or
  * `raise` before a barrier (or any raise, or a device function that may raise: it ends one
  * thread, which a region cannot), break or continue of a loop holding a barrier, a parameter
  * that is rebound, more than REGION_SLOT_BYTES per thread kept across barriers, and --sanitize
@@ -41,6 +48,10 @@ typedef struct Planner {
   bool *shared_var;
   const Stmt **recompute; /* per variable: its one binding, run again where a region names it */
   const Builtin *thread_x;   /* threadIdx.x's row */
+  bool grid;                 /* the kernel has grid syncs: they cut it too (grid regions) */
+  bool blocks_differ;        /* while finding grid_uniform: blockIdx is not uniform */
+  bool *grid_uniform;        /* per variable: the same in every thread of the grid */
+  VEC(bool) control_grid;    /* per control: it holds a grid sync */
 } Planner;
 
 static void refuse(Planner *p, const char *why) {
@@ -56,6 +67,8 @@ static bool is_call_of(const Expr *e, uint32_t facts) {
 typedef struct Scan {
   int depth;
   bool barrier, collective, grid, raises, deep, device_barrier;
+  bool grid_sync;        /* a grid sync of the kernel's own (not a device function's) */
+  bool device_shared;    /* a device function it calls declares a shared array */
 } Scan;
 
 static void scan_function(Scan *sc, const Function *g);
@@ -65,6 +78,7 @@ static bool scan_expr(AstWalker *w, const Expr *e) {
   if (is_call_of(e, BF_BARRIER)) sc->barrier = true;
   if (is_call_of(e, BF_COLLECTIVE)) sc->collective = true;
   if (is_call_of(e, BF_GRID)) sc->grid = true;
+  if (is_call_of(e, BF_GRID | BF_BARRIER)) sc->grid_sync = true;
   if (e->kind == EX_CALL && e->func && e->kids[0]->kind == EX_FUNC) {
     if (e->func->uses_barrier) sc->device_barrier = true;
     scan_function(sc, e->func);
@@ -86,6 +100,10 @@ static void scan_function(Scan *sc, const Function *g) {
     return;
   }
   sc->depth++;
+  for (int i = 0; i < g->nvars; i++) {
+    const Type *t = g->vars[i].ty;
+    if (t && t->kind == TY_ARRAY && t->space == MEM_SHARED) sc->device_shared = true;
+  }
   Scan inner = *sc;
   inner.barrier = false;   /* a barrier inside a device function is the callee's, counted apart */
   AstWalker w = {scan_stmt, scan_expr, &inner};
@@ -94,7 +112,8 @@ static void scan_function(Scan *sc, const Function *g) {
   sc->grid |= inner.grid;
   sc->raises |= inner.raises;
   sc->deep |= inner.deep;
-  sc->device_barrier |= inner.device_barrier || inner.barrier;
+  sc->device_barrier |= inner.device_barrier || inner.barrier || inner.grid_sync;
+  sc->device_shared |= inner.device_shared;
   sc->depth--;
 }
 
@@ -110,10 +129,17 @@ static Scan scan_stmt_alone(const Stmt *s) {
   return scan_block(&b);
 }
 
-/* cuda.syncthreads() as a statement of its own: a region boundary. */
+/* g.sync() (or cuda.cg.this_grid().sync()) as a statement of its own: a grid region boundary. */
+static bool is_grid_sync(const Stmt *s) {
+  return s->kind == ST_EXPR && is_call_of(s->value, BF_GRID | BF_BARRIER);
+}
+
+/* cuda.syncthreads() as a statement of its own, or a grid sync: a region boundary (a grid sync
+ * is a barrier of the block too). */
 static bool is_plain_barrier(const Stmt *s) {
-  return s->kind == ST_EXPR && s->value->kind == EX_CALL && s->value->kids[0]->kind == EX_BUILTIN &&
-         s->value->kids[0]->builtin->id == BI_SYNCTHREADS;
+  return (s->kind == ST_EXPR && s->value->kind == EX_CALL && s->value->kids[0]->kind == EX_BUILTIN &&
+          s->value->kids[0]->builtin->id == BI_SYNCTHREADS) ||
+         is_grid_sync(s);
 }
 
 /* ---- uniform values ---- */
@@ -126,9 +152,11 @@ static bool indexes_values(const Expr *e) {
 }
 
 /* A builtin value or call whose result is the same in every thread of a block given the same
- * arguments: the launch's dimensions, blockIdx, math constants, pure functions of numbers. */
-static bool uniform_builtin(const Builtin *b, bool called) {
-  if (builtin_has(b, BF_LAUNCH_DIM) || builtin_has(b, BF_BLOCK_UNIFORM)) return true;
+ * arguments: the launch's dimensions, blockIdx (unless `blocks_differ`: the same in every thread
+ * of the grid), math constants, pure functions of numbers. */
+static bool uniform_builtin(const Builtin *b, bool called, bool blocks_differ) {
+  if (builtin_has(b, BF_LAUNCH_DIM)) return true;
+  if (builtin_has(b, BF_BLOCK_UNIFORM)) return !blocks_differ;
   if (!called) return b->id == BI_MATH_CONST || b->kind == BK_TYPE;
   const uint32_t thread_dependent = BF_EFFECTS | BF_BARRIER | BF_COLLECTIVE | BF_ARRAY_ALLOC | BF_NEW_ARRAY |
                                     BF_VIEW | BF_GRID | BF_PER_ELEMENT | BF_NOT_REPEATED;
@@ -146,10 +174,10 @@ static bool uniform_expr(const Planner *p, const Expr *e) {
   switch (e->kind) {
   case EX_INT: case EX_FLOAT: case EX_IMAG: case EX_BOOL: case EX_STR: case EX_NONE: case EX_CONST: return true;
   case EX_VAR: return p->uniform[e->var];
-  case EX_BUILTIN: return uniform_builtin(e->builtin, false);
+  case EX_BUILTIN: return uniform_builtin(e->builtin, false, p->blocks_differ);
   case EX_FUNC: case EX_TEMP: return false;
   case EX_CALL:
-    if (e->kids[0]->kind != EX_BUILTIN || !uniform_builtin(e->kids[0]->builtin, true)) return false;
+    if (e->kids[0]->kind != EX_BUILTIN || !uniform_builtin(e->kids[0]->builtin, true, p->blocks_differ)) return false;
     for (int i = 0; i < e->nkeywords; i++)
       if (!uniform_expr(p, e->keywords[i].value)) return false;
     for (int i = 1; i < e->nkids; i++)
@@ -421,11 +449,11 @@ static bool recomputable(const Planner *p, const Expr *e) {
   case EX_INT: case EX_FLOAT: case EX_IMAG: case EX_BOOL: case EX_STR: case EX_NONE: case EX_CONST: return true;
   case EX_VAR: return e->var < p->f->nparams;   /* parameters are never rebound (find_shared_vars) */
   case EX_BUILTIN:
-    return e->builtin->id == BI_INDEX || uniform_builtin(e->builtin, false);
+    return e->builtin->id == BI_INDEX || uniform_builtin(e->builtin, false, false);
   case EX_FUNC: case EX_TEMP: return false;
   case EX_CALL:
     if (e->kids[0]->kind != EX_BUILTIN) return false;
-    if (!uniform_builtin(e->kids[0]->builtin, true) && e->kids[0]->builtin->id != BI_GRID) return false;
+    if (!uniform_builtin(e->kids[0]->builtin, true, false) && e->kids[0]->builtin->id != BI_GRID) return false;
     if (e->nkeywords) return false;
     for (int i = 1; i < e->nkids; i++)
       if (!recomputable(p, e->kids[i])) return false;
@@ -529,9 +557,11 @@ static void add_region(Planner *p, const Block *b, int first, int end, bool repe
   }
 }
 
-/* The expressions a control statement evaluates once per block, in thread 0's values. */
+/* The expressions a control statement evaluates once per block (once per grid when it holds a
+ * grid sync), in thread 0's values. */
 static void add_control(Planner *p, const Stmt *s) {
   vec_push(p->a, &p->control, s);
+  vec_push(p->a, &p->control_grid, scan_stmt_alone(s).grid_sync);
   Use u = {p, NULL, 2 * ((int)p->control.len - 1) + 1};
   AstWalker w = {NULL, use_expr, &u};
   const Expr *parts[] = {s->cond, s->start, s->stop, s->step};
@@ -580,6 +610,14 @@ static const char *control_refusal(Planner *p, const Stmt *s) {
  * turn (a loop's run more than once). */
 static void plan_control(Planner *p, const Stmt *s, bool repeated) {
   const char *why = control_refusal(p, s);
+  if (!why && scan_stmt_alone(s).grid_sync) {   /* run once per grid: the same in every block */
+    bool *block_uniform = p->uniform;
+    p->uniform = p->grid_uniform;
+    p->blocks_differ = true;
+    if (control_refusal(p, s)) why = "a grid sync in a loop or under a condition that may differ between blocks";
+    p->uniform = block_uniform;
+    p->blocks_differ = false;
+  }
   if (why) {
     refuse(p, why);
     return;
@@ -665,6 +703,8 @@ static RegionPlan *finish_plan(Planner *p) {
   plan->nregions = (int)p->regions.len;
   plan->control = p->control.items;
   plan->ncontrol = (int)p->control.len;
+  plan->grid = p->grid;
+  plan->control_grid = p->control_grid.items;
   return plan;
 }
 
@@ -675,7 +715,8 @@ const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers) {
   Scan sc = scan_block(&f->body);
   if (fibers) refuse(&p, "asked for (--sanitize, whose checker follows the fibers, or $PYK2CUDA_SIM_FIBERS)");
   if (sc.collective) refuse(&p, "warp operations");
-  if (sc.grid || f->cooperative) refuse(&p, "a grid sync");
+  p.grid = sc.grid_sync;
+  if (p.grid && sc.device_shared) refuse(&p, "a grid sync and a shared array in a device function");
   if (sc.device_barrier) refuse(&p, "a barrier in a device function");
   if (sc.raises || sc.deep) refuse(&p, "a raise or assert (it ends one thread)");
   p.shared_var = var_flags(&p);
@@ -685,6 +726,12 @@ const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers) {
   p.first_context = arena_alloc(a, sizeof(int) * (size_t)(f->nvars ? f->nvars : 1));
   for (int i = 0; i < f->nvars; i++) p.first_context[i] = -1;
   if (!p.refused) find_shared_vars(&p);
+  if (!p.refused && p.grid) {   /* first the values the same in every block, for grid control */
+    p.blocks_differ = true;
+    find_uniform(&p);
+    p.grid_uniform = p.uniform;
+    p.blocks_differ = false;
+  }
   if (!p.refused) find_uniform(&p);
   p.recompute = arena_alloc(a, sizeof(Stmt *) * (size_t)(f->nvars ? f->nvars : 1));
   memset(p.recompute, 0, sizeof(Stmt *) * (size_t)f->nvars);

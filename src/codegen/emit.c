@@ -293,8 +293,12 @@ static void emit_sim_private(const KernelDesc *k, StrBuf *out) {
  * in a grid-stride loop (emit_lockstep.c), plain loops over blocks otherwise. Only the one the
  * runtime will look up, so that the kernel's body is compiled once. */
 static void emit_sim_entry(const KernelDesc *k, const char *step, bool sanitize, StrBuf *out) {
-  if (!k->is_ufunc && (step || !k->spec->uses_barrier) && !sanitize) emit_sim_private(k, out);
-  if (step && !k->is_ufunc && k->spec->regions)
+  bool grid = step && !k->is_ufunc && k->spec->regions && k->spec->regions->grid;
+  /* a grid function's entry has no chunks of blocks to give private copies to */
+  if (!k->is_ufunc && (step || !k->spec->uses_barrier) && !sanitize && !grid) emit_sim_private(k, out);
+  if (grid)
+    sb_printf(out, "P2C_SIM_GRID(%s, %s)\n", k->symbol, step);
+  else if (step && !k->is_ufunc && k->spec->regions)
     sb_printf(out, "P2C_SIM_REGIONS(%s, %s)\nP2C_SIM_BLOCKS(%s)\n", k->symbol, step, k->symbol);
   else if (step) sb_printf(out, "P2C_SIM_LOCKSTEP(%s, %s)\n", k->symbol, step);
   else sb_printf(out, "%s(%s)\n", k->spec->uses_barrier ? "P2C_SIM_FIBERS" : "P2C_SIM_BLOCKS", k->symbol);

@@ -43,6 +43,12 @@ typedef struct RegionGen {
   const char *dim, *slots, *idx;
   const char *block, *in;   /* the uniform variables kept across barriers, and a copy of them */
   int next;        /* the next region of the plan */
+  /* Grid regions (RegionPlan.grid): the storage kept across grid syncs, per block (the uniform
+   * values and the shared arrays) and per thread (the slots), its types, and the block's number
+   * in a phase. */
+  const char *gblocks, *gthreads, *gblock_t, *gthread_t, *bnum;
+  bool block_storage;   /* the per-block struct has members */
+  bool in_phase;        /* emitting inside a phase (a block's part between grid syncs) */
 } RegionGen;
 
 /* The extents of a fixed-shape array, "[4][8]". */
@@ -57,11 +63,29 @@ static bool is_local_array(const Type *t) {
   return t->kind == TY_ARRAY && t->fixed_shape != NULL;
 }
 
+/* Thread p2c_i's slot of variable v: an element of the variable's array of 1024 in a block's
+ * regions, a member of the thread's struct in grid regions (sized for the grid's threads). */
+static const char *slot_at(RegionGen *rg, int v) {
+  const char *name = rg->G->vnames[v];
+  if (rg->plan->grid) return arena_printf(rg->G->a, "%s[%s].%s", rg->slots, rg->idx, name);
+  return arena_printf(rg->G->a, "%s.%s[%s]", rg->slots, name, rg->idx);
+}
+
+static bool is_shared_array(const Type *t) {
+  return t && t->kind == TY_ARRAY && t->fixed_shape && t->space == MEM_SHARED;
+}
+
+static void emit_grid_storage(RegionGen *rg);
+
 /* The slots' storage: a thread-local struct of one array per variable kept across barriers (of
  * 1024 elements, one per thread), and a struct of the uniform ones, one per block. */
 static void emit_slot_structs(RegionGen *rg) {
   Gen *G = rg->G;
   const Function *f = G->fn;
+  if (rg->plan->grid) {
+    emit_grid_storage(rg);
+    return;
+  }
   if (rg->plan->slot_bytes) {
     emit_line(G, "static thread_local struct {\n");
     for (int v = 0; v < f->nvars; v++) {
@@ -79,6 +103,60 @@ static void emit_slot_structs(RegionGen *rg) {
   for (int v = 0; v < f->nvars; v++)
     if (rg->plan->block_slot[v]) emit_line(G, "  %s %s;\n", ctype_of(G, f->vars[v].ty), G->vnames[v]);
   emit_line(G, "} %s = {}, %s;\n", rg->block, rg->in);
+}
+
+static bool has_block_slots(const RegionGen *rg) {
+  for (int v = 0; v < rg->G->fn->nvars; v++)
+    if (rg->plan->block_slot[v]) return true;
+  return false;
+}
+
+/* Grid regions: the types of what a block keeps across grid syncs, and the launch's storage of
+ * them (the simulator's, zeroed, for the whole launch; p2c_sim_grid_storage): per thread of the
+ * grid, a struct of its slots; per block, the uniform values kept across barriers and the shared
+ * arrays (a block keeps its shared memory across a grid sync, as on a GPU). At the grid level,
+ * the uniform values are block 0's, which grid control reads (the same in every block). */
+static void emit_grid_storage(RegionGen *rg) {
+  Gen *G = rg->G;
+  const Function *f = G->fn;
+  bool block_slots = has_block_slots(rg), threads = rg->plan->slot_bytes > 0;
+  rg->block_storage = block_slots;
+  for (int v = 0; v < f->nvars; v++) rg->block_storage |= is_shared_array(f->vars[v].ty);
+  if (threads) {
+    emit_line(G, "struct %s {\n", rg->gthread_t);
+    for (int v = 0; v < f->nvars; v++) {
+      const Type *t = f->vars[v].ty;
+      if (!rg->plan->slot[v]) continue;
+      if (is_local_array(t)) emit_line(G, "  %s %s%s;\n", t->dtype->cname, G->vnames[v], extents(G, t));
+      else emit_line(G, "  %s %s;\n", ctype_of(G, t), G->vnames[v]);
+    }
+    emit_line(G, "};\n");
+  }
+  if (rg->block_storage) {
+    emit_line(G, "struct %s {\n", rg->gblock_t);
+    if (block_slots) {
+      emit_line(G, "  struct {\n");
+      for (int v = 0; v < f->nvars; v++)
+        if (rg->plan->block_slot[v]) emit_line(G, "    %s %s;\n", ctype_of(G, f->vars[v].ty), G->vnames[v]);
+      emit_line(G, "  } %s;\n", rg->block);
+    }
+    for (int v = 0; v < f->nvars; v++) {
+      const Type *t = f->vars[v].ty;
+      if (!is_shared_array(t)) continue;
+      const char *align = f->vars[v].align ? arena_printf(G->a, "alignas(%lld) ", (long long)f->vars[v].align) : "";
+      emit_line(G, "  %s%s %s%s;\n", align, t->dtype->cname, G->vnames[v], extents(G, t));
+    }
+    emit_line(G, "};\n");
+  }
+  if (!threads && !rg->block_storage) return;
+  if (rg->block_storage) emit_line(G, "%s *%s = NULL;\n", rg->gblock_t, rg->gblocks);
+  if (threads) emit_line(G, "%s *%s = NULL;\n", rg->gthread_t, rg->gthreads);
+  emit_line(G, "if (!p2c_sim_grid_storage(%s, %s, %s, %s)) return;\n",
+            rg->block_storage ? arena_printf(G->a, "sizeof(%s)", rg->gblock_t) : "0",
+            threads ? arena_printf(G->a, "sizeof(%s)", rg->gthread_t) : "0",
+            rg->block_storage ? arena_printf(G->a, "(void **)&%s", rg->gblocks) : "NULL",
+            threads ? arena_printf(G->a, "(void **)&%s", rg->gthreads) : "NULL");
+  if (block_slots) emit_line(G, "auto &%s = %s[0].%s;\n", rg->block, rg->gblocks, rg->block);
 }
 
 /* A fresh local of variable v, as the kernel declares it. */
@@ -149,10 +227,9 @@ static void emit_region_vars(RegionGen *rg, const SimRegion *r, bool first) {
     const Type *t = f->vars[v].ty;
     bool slot = plan->slot[v];
     if (slot && is_local_array(t))
-      emit_line(G, "%s (&%s)%s = %s.%s[%s];\n", t->dtype->cname, G->vnames[v], extents(G, t), rg->slots, G->vnames[v],
-                rg->idx);
+      emit_line(G, "%s (&%s)%s = %s;\n", t->dtype->cname, G->vnames[v], extents(G, t), slot_at(rg, v));
     else if (slot && !first && r->refs[v])
-      emit_line(G, "%s %s = %s.%s[%s];\n", ctype_of(G, t), G->vnames[v], rg->slots, G->vnames[v], rg->idx);
+      emit_line(G, "%s %s = %s;\n", ctype_of(G, t), G->vnames[v], slot_at(rg, v));
     else if (plan->block_slot[v] && r->refs[v])
       emit_line(G, "%s %s = %s.%s;\n", ctype_of(G, t), G->vnames[v], from, G->vnames[v]);
     else if (r->refs[v] || (slot && first)) emit_fresh(rg, v);
@@ -174,7 +251,7 @@ static void emit_region_stores(RegionGen *rg, const SimRegion *r, bool first) {
     if (rg->plan->block_slot[v] && r->writes[v])
       emit_line(G, "%s.%s = %s;\n", rg->block, G->vnames[v], G->vnames[v]);
     if (!rg->plan->slot[v] || is_local_array(f->vars[v].ty)) continue;
-    if (first || r->writes[v]) emit_line(G, "%s.%s[%s] = %s;\n", rg->slots, G->vnames[v], rg->idx, G->vnames[v]);
+    if (first || r->writes[v]) emit_line(G, "%s = %s;\n", slot_at(rg, v), G->vnames[v]);
   }
 }
 
@@ -306,13 +383,14 @@ static void emit_control(RegionGen *rg, const Stmt *s) {
   else emit_control_if(rg, s);
 }
 
-/* Block b of the kernel: its regions, control statements and barriers, in order. */
-static void emit_plan_block(RegionGen *rg, const Block *b) {
+/* Items [lo, hi) of block b of the kernel: its regions, control statements and barriers, in
+ * order (an empty region at hi too: the kernel's first one, when a barrier comes first). */
+static void emit_range(RegionGen *rg, const Block *b, int lo, int hi) {
   const RegionPlan *plan = rg->plan;
-  int i = 0;
+  int i = lo;
   for (;;) {
     const SimRegion *r = rg->next < plan->nregions ? &plan->regions[rg->next] : NULL;
-    if (r && r->block == b && r->first == i) {
+    if (r && r->block == b && r->first == i && (i < hi || r->end == i)) {
       emit_region(rg, r);
       rg->next++;
       if (r->end > i) {
@@ -320,21 +398,91 @@ static void emit_plan_block(RegionGen *rg, const Block *b) {
         continue;
       }
     }
-    if (i >= b->len) break;
+    if (i >= hi) break;
     const Stmt *s = b->items[i++];
     if (is_control(plan, s)) emit_control(rg, s);
     else emit_stmt_comment(rg->G, s);   /* a barrier: where the regions meet */
   }
 }
 
+/* Whether statement s of grid regions runs at the grid level: a grid sync, or a control statement
+ * that holds one. */
+static bool grid_item(const RegionPlan *plan, const Stmt *s) {
+  for (int i = 0; i < plan->ncontrol; i++)
+    if (plan->control[i] == s) return plan->control_grid[i];
+  return s->kind == ST_EXPR && s->value->kind == EX_CALL && s->value->kids[0]->kind == EX_BUILTIN &&
+         builtin_has(s->value->kids[0]->builtin, BF_GRID | BF_BARRIER);
+}
+
+/* A phase of grid regions: items [lo, hi) of b (no grid sync among them), run for every block of
+ * the grid on the simulator's workers before the grid goes on (p2c_sim_grid_phase, which copies
+ * the lambda for each block: each has its own copy of the function's variables, the grid level's
+ * values at the phase's start), with the block's storage from the grid's. */
+static void emit_phase(RegionGen *rg, const Block *b, int lo, int hi) {
+  Gen *G = rg->G;
+  const Function *f = G->fn;
+  emit_line(G, "if (!p2c_sim_grid_phase([=](uint3 %s, uint64_t %s) mutable __attribute__((always_inline)) {\n",
+            rg->dim, rg->bnum);
+  G->indent += 2;
+  if (has_block_slots(rg)) {
+    emit_line(G, "auto &%s = %s[%s].%s;\n", rg->block, rg->gblocks, rg->bnum, rg->block);
+    emit_line(G, "decltype(%s->%s) %s;\n", rg->gblocks, rg->block, rg->in);
+  }
+  if (rg->plan->slot_bytes)
+    emit_line(G, "%s *%s = %s + %s * (%s.x * %s.y * %s.z);\n", rg->gthread_t, rg->slots, rg->gthreads, rg->bnum,
+              rg->dim, rg->dim, rg->dim);
+  for (int v = 0; v < f->nvars; v++)
+    if (is_shared_array(f->vars[v].ty)) emit_line(G, "auto &%s = %s[%s].%s;\n", G->vnames[v], rg->gblocks, rg->bnum, G->vnames[v]);
+  if (!rg->block_storage && !rg->plan->slot_bytes) emit_line(G, "(void)%s;\n", rg->bnum);
+  emit_line(G, "P2C_SIM_BLOCK_CONSTANTS();\n");   /* the block's, not the grid level's */
+  bool outer = rg->in_phase;
+  rg->in_phase = true;
+  emit_range(rg, b, lo, hi);
+  rg->in_phase = outer;
+  G->indent -= 2;
+  emit_line(G, "})) return;\n");
+}
+
+/* Block b at the grid level of grid regions: each run of statements without a grid sync is a
+ * phase; a control statement holding one runs once per grid, in block 0's values (the same in
+ * every block: RegionPlan.control_grid). */
+static void emit_grid_block(RegionGen *rg, const Block *b) {
+  const RegionPlan *plan = rg->plan;
+  for (int i = 0;;) {
+    int end = i;
+    while (end < b->len && !grid_item(plan, b->items[end])) end++;
+    const SimRegion *r = rg->next < plan->nregions ? &plan->regions[rg->next] : NULL;
+    if (end > i || (r && r->block == b && r->first == i && r->end == i)) emit_phase(rg, b, i, end);
+    if (end >= b->len) break;
+    const Stmt *s = b->items[end];
+    if (is_control(plan, s)) emit_control(rg, s);
+    else emit_stmt_comment(rg->G, s);   /* a grid sync: where the phases meet */
+    i = end + 1;
+  }
+}
+
+/* Block b of the kernel: at the grid level of grid regions its phases, else its regions. */
+static void emit_plan_block(RegionGen *rg, const Block *b) {
+  if (rg->plan->grid && !rg->in_phase) emit_grid_block(rg, b);
+  else emit_range(rg, b, 0, b->len);
+}
+
 const char *emit_regions_fn(Gen *G, const Function *f, StrBuf *out) {
   const char *name = namer_claim_temp(&G->global, arena_printf(G->a, "regions_%s", f->cname));
   FunctionScope fs;
   function_begin(G, f, &fs);
-  RegionGen rg = {G, f->regions, namer_claim_temp(&G->local, "d"), namer_claim_temp(&G->local, "slots"),
-                  namer_claim_temp(&G->local, "i"), namer_claim_temp(&G->local, "block"),
-                  namer_claim_temp(&G->local, "in"), 0};
-  emit_line(G, "P2C_SIM_BLOCK_CONSTANTS();\n");
+  RegionGen rg = {.G = G, .plan = f->regions, .dim = namer_claim_temp(&G->local, "d"),
+                  .slots = namer_claim_temp(&G->local, "slots"), .idx = namer_claim_temp(&G->local, "i"),
+                  .block = namer_claim_temp(&G->local, "block"), .in = namer_claim_temp(&G->local, "in")};
+  if (f->regions->grid) {
+    rg.gblocks = namer_claim_temp(&G->local, "gblocks");
+    rg.gthreads = namer_claim_temp(&G->local, "gthreads");
+    rg.gblock_t = namer_claim_temp(&G->local, "gblock");
+    rg.gthread_t = namer_claim_temp(&G->local, "gthread");
+    rg.bnum = namer_claim_temp(&G->local, "b");
+  } else {
+    emit_line(G, "P2C_SIM_BLOCK_CONSTANTS();\n");   /* a grid function's come in each phase */
+  }
   emit_slot_structs(&rg);
   emit_plan_block(&rg, &f->body);
   StrBuf header;

@@ -206,6 +206,9 @@ typedef struct RegionPlan {
                               indices, the launch, parameters and constants), which a region that
                               names it runs again instead of keeping a slot; NULL */
   uint64_t slot_bytes;     /* of the slots, per thread */
+  bool grid;               /* the kernel's grid syncs are boundaries too (a cooperative grid run
+                              phase by phase, docs/simulator.md "Grid regions") */
+  bool *control_grid;      /* per control statement: it holds a grid sync (run once per grid) */
 } RegionPlan;
 
 /* FN_UFUNC: an @vectorize(..., target='cuda') function; each specialization is a device

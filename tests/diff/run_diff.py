@@ -47,7 +47,7 @@ import numpy as np  # noqa: E402
 import oracle  # noqa: E402
 
 ORACLE = os.path.join(HERE, "oracle.py")
-CASE_OPTIONS = ("tol", "atol", "seed", "expect", "skip", "shared", "bounds")
+CASE_OPTIONS = ("tol", "atol", "seed", "expect", "skip", "shared", "bounds", "sanitize")
 # The oracle's IndexError (NumPy's words) and pyk2cuda's --check-bounds diagnostic.
 _ORACLE_OOB_RE = re.compile(r"IndexError: .*?index (-?\d+) is out of bounds for axis (\d+) with "
                             r"size (\d+)")
@@ -94,6 +94,7 @@ class Case:
         self.skip = None
         self.shared = 0
         self.bounds = None     # "IndexError": both sides must fail on the same access
+        self.sanitize_refused = False   # sanitize=refused: the --sanitize pass must be refused
         self.error = None
 
 
@@ -145,6 +146,10 @@ def parse_cases(path):
                         if value != "IndexError":
                             raise CaseError("bounds= takes IndexError")
                         case.bounds = value
+                    elif key == "sanitize":
+                        if value != "refused":
+                            raise CaseError("sanitize= takes refused")
+                        case.sanitize_refused = True
                 for a in rest:
                     if a.startswith("rand:"):
                         raise CaseError("rand: is oracle-only; use in:DTYPE[dims] in cases.txt")
@@ -464,7 +469,10 @@ def run_case(case, opts):
     for flags in passes:
         shutil.rmtree(pyk_dir, ignore_errors=True)
         os.makedirs(pyk_dir)
-        status, msg = run_pyk2cuda(case, opts, file_path, pyk_dir, args, flags, expected)
+        if flags == ["--sanitize"] and case.sanitize_refused:
+            status, msg = run_sanitize_refused(case, opts, file_path, pyk_dir, args)
+        else:
+            status, msg = run_pyk2cuda(case, opts, file_path, pyk_dir, args, flags, expected)
         if status != "ok":
             return status, (f"with {' '.join(flags)}: {msg}" if flags else msg)
     if not opts.keep:
@@ -502,6 +510,18 @@ def run_pyk2cuda(case, opts, file_path, pyk_dir, args, flags, expected):
     if problems:
         return "FAIL", "; ".join(problems)
     return "ok", None
+
+
+def run_sanitize_refused(case, opts, file_path, pyk_dir, args):
+    """sanitize=refused: the checker runs one block at a time, so a cooperative grid of several
+    blocks is refused before it runs (docs/simulator.md): exit 3, "bad launch", nothing written."""
+    cmd = [opts.pyk2cuda, "run", file_path, case.kernel, "--device", opts.device, "--sanitize",
+           "--grid", case.grid, "--block", case.block, "--out-dir", pyk_dir,
+           "--shared", str(case.shared)] + args
+    rc, out, err = run(cmd, opts.timeout)
+    if rc == 3 and "bad launch: " in err and "cooperative launch" in err and not os.listdir(pyk_dir):
+        return "ok", None
+    return "FAIL", f"pyk2cuda exited with {rc}, expected 3 and a cooperative launch refused: {tail(err or out)}"
 
 
 def run_oob_case(case, opts, file_path, oracle_dir, pyk_dir, args, work):

@@ -127,7 +127,53 @@ extern "C" __global__ void grid_only(p2c_array<double, 1> a) {
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_FIBERS(sequential_rows)
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_sequential_rows(uint3 p2c_d, p2c_array<int32_t, 2> m) {
+  int64_t col = 0;
+  p2c_grid_group g = {};
+  int64_t row = 0;
+  int64_t opposite = 0;
+  int64_t p2c_t;
+  int64_t p2c_t2;
+
+  if (!p2c_sim_grid_phase([=](uint3 p2c_d, uint64_t p2c_b) mutable __attribute__((always_inline)) {
+    (void)p2c_b;
+    P2C_SIM_BLOCK_CONSTANTS();
+    p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+      p2c_grid_group g = {};
+      int64_t col = 0;
+      // col = cuda.grid(1)
+      col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+      // g = cuda.cg.this_grid()
+      g = p2c_this_grid();
+    });
+  })) return;
+  // for row in range(1, m.shape[0]):
+  p2c_t = m.shape[0];
+  p2c_t2 = p2c_t;
+  for (row = 1; row < p2c_t2; ++row) {
+    P2C_SIM_POLL();
+    if (!p2c_sim_grid_phase([=](uint3 p2c_d, uint64_t p2c_b) mutable __attribute__((always_inline)) {
+      (void)p2c_b;
+      P2C_SIM_BLOCK_CONSTANTS();
+      p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+        int64_t opposite = 0;
+        int64_t col = 0;
+        // col = cuda.grid(1)
+        col = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+        // opposite = m.shape[1] - col - 1
+        opposite = m.shape[1] - col - 1;
+        // m[row, col] = m[row - 1, opposite] + 1
+        m.data[row * m.shape[1] + col] = (int32_t)((int64_t)m.data[p2c_wrap(row - 1, m.shape[0]) * m.shape[1] + p2c_wrap(opposite, m.shape[1])] + 1);
+      });
+    })) return;
+    // g.sync()
+  }
+}
+
+P2C_SIM_GRID(sequential_rows, p2c_regions_sequential_rows)
 P2C_SIM_FIBERS(neighbours)
 P2C_SIM_BLOCKS(grid_only)
 #endif

@@ -421,10 +421,10 @@ EXPORT CUresult cuModuleGetFunction(void **out, void *module, const char *name) 
 }
 
 /* True when the source defines the simulator's entry of kernel `name` (pyk2cuda's generated
- * code does, with P2C_SIM_BLOCKS, P2C_SIM_FIBERS or P2C_SIM_LOCKSTEP). */
+ * code does, with P2C_SIM_BLOCKS, P2C_SIM_FIBERS, P2C_SIM_LOCKSTEP or P2C_SIM_GRID). */
 static bool has_sim_entry(const char *source, const char *name) {
   static const char *const macros[] = {"P2C_SIM_BLOCKS(%s)", "P2C_SIM_FIBERS(%s)", "P2C_SIM_LOCKSTEP(%s,",
-                                       "P2C_SIM_KERNEL(%s)"};
+                                       "P2C_SIM_KERNEL(%s)", "P2C_SIM_GRID(%s,"};
   char pattern[320];
   for (size_t i = 0; i < sizeof macros / sizeof macros[0]; i++) {
     snprintf(pattern, sizeof pattern, macros[i], name);
@@ -685,7 +685,9 @@ static CUresult launch(const Launch *l) {
   uint32_t threads = l->block[0] * l->block[1] * l->block[2];
   if (l->cooperative && blocks > (uint64_t)blocks_per_sm(f, (int)threads, l->shared) * SI_SM_COUNT)
     return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-  if (l->cooperative && blocks > sim_max_cooperative_blocks(threads)) {
+  /* the fibers run every block of a cooperative grid at once; grid regions, any the memory allows */
+  if (l->cooperative && !sim_kernel_has_grid_regions(f->module->sim, f->entry->name) &&
+      blocks > sim_max_cooperative_blocks(threads)) {
     si_note("%s: a cooperative grid of %llu blocks of %u threads is more than the simulator runs "
             "at once (%u)", f->entry->name, (unsigned long long)blocks, threads, sim_max_cooperative_blocks(threads));
     return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;

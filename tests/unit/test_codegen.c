@@ -1160,6 +1160,47 @@ static void atomics_on_private_copies(void **state) {
   assert_null(strstr(text, "P2C_SIM_PRIVATE("));
 }
 
+/* Grid syncs cut a cooperative kernel into phases (grid regions, docs/simulator.md) where every
+ * loop or branch holding one is the same in every block: a parameter's or a shape's bound, a
+ * uniform variable; a bound from blockIdx (the same in a block, not in the grid), a thread's
+ * condition, a grid sync in a device function or with a device function's shared array keep
+ * the fibers. Block barriers in loops of a block's own count are fine inside a phase. */
+static void grid_syncs_cut_kernels_where_control_is_the_same_in_every_block(void **state) {
+  static const struct {
+    const char *body;
+    bool grid;
+  } cases[] = {
+      {"    sh[t] = x[t]\n    g.sync()\n    x[t] = sh[63 - t]\n", true},
+      {"    for k in range(n):\n        x[t] += k\n        g.sync()\n        cuda.syncthreads()\n", true},
+      {"    s = 1\n    while s < x.shape[0]:\n        g.sync()\n        s *= 2\n    x[t] = s\n", true},
+      {"    if n > 2:\n        g.sync()\n    for k in range(cuda.blockIdx.x):\n        cuda.syncthreads()\n", true},
+      {"    for k in range(cuda.blockIdx.x):\n        g.sync()\n", false},
+      {"    if cuda.blockIdx.x > 0:\n        g.sync()\n", false},
+      {"    if t > 0:\n        g.sync()\n", false},
+      {"    s = 1\n    if cuda.blockIdx.x == 3:\n        s = 2\n    while s < 4:\n        g.sync()\n        s += 1\n", false},
+      {"    dev(g)\n", false},
+      {"    x[t] = tile()\n    g.sync()\n", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char src[2048];
+    snprintf(src, sizeof src,
+             "import numba\nfrom numba import cuda\n\n"
+             "@cuda.jit(device=True)\ndef dev(g):\n    g.sync()\n\n"
+             "@cuda.jit(device=True)\ndef tile():\n    a = cuda.shared.array(4, numba.int64)\n    return a[0]\n\n"
+             "@cuda.jit('void(int64[::1], int64)')\ndef k(x, n):\n"
+             "    sh = cuda.shared.array(64, numba.int64)\n    t = cuda.threadIdx.x\n"
+             "    g = cuda.cg.this_grid()\n%s",
+             cases[i].body);
+    const char *text = translate(state, src);
+    bool got = strstr(text, "P2C_SIM_GRID(k, p2c_regions_k)\n") != NULL;
+    bool fibers = strstr(text, "P2C_SIM_FIBERS(k)\n") != NULL;
+    if (got != cases[i].grid || got == fibers) {
+      print_text(text);
+      fail_msg("case %zu: expected %s:\n%s", i, cases[i].grid ? "grid regions" : "fibers", cases[i].body);
+    }
+  }
+}
+
 /* A range loop's counter must not step past the range's end into an overflow: `k += step`
  * where stop and step are known to be far from the counter type's limit (value_bits.c),
  * p2c_range_next elsewhere. tests/diff/cases/loops.py (range_near_limits) runs the limits. */
@@ -1238,6 +1279,7 @@ int main(void) {
       T(lockstep_needs_settled_assignments_and_no_carried_values),
       T(barriers_run_as_regions_where_control_is_uniform),
       T(tree_reduction_regions_are_lean),
+      T(grid_syncs_cut_kernels_where_control_is_the_same_in_every_block),
       T(range_advance_cannot_overflow),
       T(atomics_on_private_copies),
   };

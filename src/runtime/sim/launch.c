@@ -90,6 +90,10 @@ enum {
   STACK_SLACK_BYTES = 64 * 1024, STACK_ROUND_BYTES = 64 * 1024,
 };
 static const size_t SIM_MAX_STACK_BYTES = (size_t)16 << 20;
+/* Grid regions (a cooperative kernel cut at its grid syncs): the most memory a launch keeps
+ * across grid syncs (every thread's slots, every block's uniform values, shared and dynamic
+ * shared memory), mapped without reserving it: only the pages the kernel touches cost memory. */
+static const uint64_t SIM_MAX_GRID_BYTES = (uint64_t)2 << 30;
 static const uint64_t SIM_MAX_STACKS_BYTES = (uint64_t)8 << 30;
 
 /* ---- Address sanitizer: tell it which stack is in use ------------------------------------- */
@@ -237,6 +241,15 @@ struct Run {
   SimModule *m;
   void (*thread_entry)(void **args);   /* p2c_sim_thread_<kernel> (uses_barrier) */
   void (*blocks_entry)(void **args, uint64_t first, uint64_t count); /* p2c_sim_blocks_<kernel> */
+  /* Grid regions: p2c_sim_grid_<kernel>, run once on the calling thread; the phase it runs now
+   * (what the workers call instead of blocks_entry), and the memory kept across grid syncs. */
+  void (*grid_entry)(void **args);
+  void (*phase_fn)(void *ctx, uint64_t first, uint64_t count);
+  void *phase_ctx;
+  bool phase_watch;                    /* the helpers watch between phases (run_workers) */
+  Worker *grid_worker;                 /* the grid level's, which asks the interrupt check too */
+  unsigned char *grid_mem, *grid_dynamic;
+  size_t grid_mem_size, grid_dynamic_size, grid_dynamic_stride;
   uint64_t block_count;
   uint64_t chunk;                      /* blocks a worker takes at a time (no barriers) */
   uint32_t block_threads;
@@ -537,7 +550,7 @@ static void leave_stopped_launch(Worker *w) {
 static void worker_poll(P2cSimThread *self) {
   Worker *w = (Worker *)self;
   Run *r = w->run;
-  if (w == r->workers && r->l->interrupt) {
+  if ((w == r->workers || w == r->grid_worker) && r->l->interrupt) {
     if (!r->l->uses_barrier) launch_interrupted(w);
     else if (monotonic_ns() >= r->next_interrupt_check_ns) {
       Fiber *f = w->cur;
@@ -663,7 +676,8 @@ static bool pools_grow(SimModule *m, size_t n) {
 static bool run_blocks_plain(Worker *w, uint64_t first, uint64_t count) {
   Run *r = w->run;
   w->chunk_first = first, w->chunk_count = count;   /* for a fault's message */
-  r->blocks_entry(r->l->args, first, count);
+  if (r->phase_fn) r->phase_fn(r->phase_ctx, first, count);
+  else r->blocks_entry(r->l->args, first, count);
   if (w->stray_warp) {
     run_fail(r, P2C_ERR_SIM,
              "kernel '%s' called a warp operation (__shfl_sync, __ballot_sync, __syncwarp, ...) but "
@@ -1005,6 +1019,8 @@ static bool worker_prepare(Worker *w) {
   w->st.grid_sync = l->uses_barrier ? fiber_grid_sync : stray_grid_sync;
   w->st.poll = worker_poll;
   w->st.print_flush = print_flush;
+  w->st.grid_dynamic_shared = r->grid_dynamic;
+  w->st.grid_dynamic_stride = r->grid_dynamic_stride;
   w->st.san_access = r->san ? san_access : san_access_off;
   w->st.san_region = r->san ? san_region : san_region_off;
   w->st.san_fence = r->san ? san_fence : san_fence_off;
@@ -1055,13 +1071,14 @@ static bool worker_prepare(Worker *w) {
 /* How often, at most, the calling thread asks the host's interrupt check during a launch. */
 enum { INTERRUPT_CHECK_NS = 20 * 1000 * 1000 };
 
-/* On the calling thread's worker (slot 0), between its runs of blocks: whether the host's
- * interrupt check (p2c_compiler_set_interrupt) stopped the launch. Helpers never call it: the
- * host's check may need its own thread (a Python binding's takes the GIL). */
+/* On the calling thread's worker (slot 0), between its runs of blocks, and on the grid level of
+ * grid regions (also the calling thread) at its loops' polls: whether the host's interrupt check
+ * (p2c_compiler_set_interrupt) stopped the launch. Helpers never call it: the host's check may
+ * need its own thread (a Python binding's takes the GIL). */
 static bool launch_interrupted(Worker *w) {
   Run *r = w->run;
   const SimLaunch *l = r->l;
-  if (!l->interrupt || w != r->workers) return false;
+  if (!l->interrupt || (w != r->workers && w != r->grid_worker)) return false;
   uint64_t now = monotonic_ns();
   if (now < r->next_interrupt_check_ns) return false;
   r->next_interrupt_check_ns = now + INTERRUPT_CHECK_NS;
@@ -1426,6 +1443,108 @@ static void run_workers(Run *r, Worker *workers, size_t n, bool watch) {
   }
 }
 
+/* ---- Grid regions ------------------------------------------------------------------------------
+ * A cooperative kernel cut at its grid syncs (docs/simulator.md, "Grid regions"): the module's
+ * grid function runs once on the calling thread, under a worker of its own (gw, the grid level);
+ * each phase it asks for (grid_phase) runs every block of the grid on the launch's workers, as a
+ * launch without barriers, and returns when they all have. */
+
+/* Memory the kernel keeps across grid syncs, zeroed; false (the launch stops with why) past
+ * SIM_MAX_GRID_BYTES with what is mapped already. */
+static bool grid_map(Run *r, size_t bytes, unsigned char **out, const char *what) {
+  uint64_t total = (uint64_t)r->grid_mem_size + r->grid_dynamic_size + bytes;
+  if (total > SIM_MAX_GRID_BYTES) {
+    run_fail(r, P2C_ERR_SIM, "kernel '%s': a cooperative grid of %llu blocks of %u threads keeps %llu MiB across "
+             "grid syncs (%s), more than the simulator's %llu MiB: launch fewer blocks",
+             r->l->symbol, (unsigned long long)r->block_count, r->block_threads,
+             (unsigned long long)(total >> 20), what, (unsigned long long)(SIM_MAX_GRID_BYTES >> 20));
+    return false;
+  }
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    run_fail(r, P2C_ERR_NOMEM, "kernel '%s': cannot map %llu MiB kept across grid syncs (%s)", r->l->symbol,
+             (unsigned long long)(bytes >> 20), what);
+    return false;
+  }
+  *out = p;
+  return true;
+}
+
+/* P2cSimThread.grid_storage: block_bytes per block, then (from a page) thread_bytes per thread. */
+static int grid_storage(P2cSimThread *self, size_t block_bytes, size_t thread_bytes, void **blocks, void **threads) {
+  Run *r = ((Worker *)self)->run;
+  size_t page = page_size();
+  uint64_t block_part = round_up((size_t)r->block_count * block_bytes, page);
+  uint64_t thread_part = (uint64_t)r->block_count * r->block_threads * thread_bytes;
+  char what[96];
+  snprintf(what, sizeof what, "%zu bytes per block, %zu per thread", block_bytes, thread_bytes);
+  size_t bytes = (size_t)round_up(block_part + thread_part, page);
+  if (r->grid_mem || !grid_map(r, bytes ? bytes : page, &r->grid_mem, what)) return 0;
+  r->grid_mem_size = bytes ? bytes : page;
+  if (blocks) *blocks = block_bytes ? r->grid_mem : NULL;
+  if (threads) *threads = thread_bytes ? r->grid_mem + block_part : NULL;
+  return 1;
+}
+
+/* P2cSimThread.grid_phase: fn over every block, on the launch's workers; the grid level goes on
+ * (nonzero) unless the launch stopped. */
+static int grid_phase(P2cSimThread *self, void (*fn)(void *, uint64_t, uint64_t), void *ctx) {
+  Worker *gw = (Worker *)self;
+  Run *r = gw->run;
+  if (atomic_load(&r->stop)) return 0;
+  sim_fault_disarm();   /* the calling thread is worker 0 of the phase, which arms its own */
+  r->phase_fn = fn;
+  r->phase_ctx = ctx;
+  atomic_store(&r->next_block, 0);
+  atomic_store(&r->blocks_done, 0);
+  run_workers(r, r->workers, r->worker_count, r->phase_watch);
+  r->phase_fn = NULL;
+  r->m->bind(&gw->st);
+  fault_arm(gw);
+  return !atomic_load(&r->stop);
+}
+
+/* The launch of a kernel with grid regions: the grid function on the calling thread (its faults
+ * and a stop at a loop's poll come back here, as in worker_main), then its memory unmapped. */
+static void run_grid(Run *r, Worker *workers, size_t n, bool watch) {
+  r->workers = workers;
+  r->worker_count = n;
+  r->phase_watch = watch;
+  uint32_t dyn = r->l->dynamic_shared_bytes;
+  r->grid_dynamic_stride = round_up(dyn, 64);
+  if (dyn && !grid_map(r, (size_t)round_up((size_t)r->block_count * r->grid_dynamic_stride, page_size()),
+                       &r->grid_dynamic, "dynamic shared memory"))
+    return;
+  if (dyn) r->grid_dynamic_size = (size_t)round_up((size_t)r->block_count * r->grid_dynamic_stride, page_size());
+  Worker gw;
+  memset(&gw, 0, sizeof gw);
+  gw.run = r;
+  gw.pool = &r->m->pools[0];
+  r->grid_worker = &gw;
+  r->m->bind(&gw.st);
+  if (worker_prepare(&gw)) {
+    gw.st.grid_phase = grid_phase;
+    gw.st.grid_storage = grid_storage;
+    int how = sigsetjmp(gw.bail, 0);
+    if (how == 0) {
+      fault_arm(&gw);
+      r->grid_entry(r->l->args);
+    } else if (how == SIM_FAULT_JUMPED) {
+      worker_faulted(&gw);
+    }
+    sim_fault_disarm();
+  } else {
+    run_fail(r, P2C_ERR_SIM, "%s", gw.failure);
+  }
+  if (gw.st.memo) memo_empty(gw.st.memo);
+  r->grid_worker = NULL;
+  r->m->bind(NULL);
+  mem_free(r->m->alloc, gw.dynamic_shared, gw.dynamic_shared_size);
+  mem_free(r->m->alloc, gw.st.warp_slots, gw.warp_slots_size);
+  if (r->grid_mem) munmap(r->grid_mem, r->grid_mem_size);
+  if (r->grid_dynamic) munmap(r->grid_dynamic, r->grid_dynamic_size);
+}
+
 /* ---- Launch -------------------------------------------------------------------------------- */
 
 unsigned sim_cpu_count(void) {
@@ -1545,7 +1664,7 @@ uint32_t sim_max_cooperative_blocks(uint32_t block_threads) {
 static bool check_cooperative(const SimLaunch *l, char *msg, size_t size) {
   uint64_t blocks = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
   uint32_t threads = l->block.x * l->block.y * l->block.z, most = sim_max_cooperative_blocks(threads);
-  if (blocks > most)
+  if (blocks > most && l->uses_barrier)   /* fibers: every block at once, each on a worker */
     snprintf(msg, size, "a cooperative launch (cuda.cg.this_grid) runs every block at once: the "
              "simulator takes at most %u blocks of %u threads (%d blocks, %d threads in all), "
              "this grid has %llu", most, threads, SIM_MAX_COOPERATIVE_BLOCKS,
@@ -1594,14 +1713,23 @@ bool sim_kernel_has_regions(const SimModule *m, const char *symbol) {
   int nb = snprintf(blocks, sizeof blocks, "p2c_sim_blocks_%s", symbol);
   int nt = snprintf(thread, sizeof thread, "p2c_sim_thread_%s", symbol);
   if (nb < 0 || (size_t)nb >= sizeof blocks || nt < 0 || (size_t)nt >= sizeof thread) return false;
-  return sim_module_symbol(m, blocks) && !sim_module_symbol(m, thread);
+  return (sim_module_symbol(m, blocks) || sim_kernel_has_grid_regions(m, symbol)) && !sim_module_symbol(m, thread);
+}
+
+/* Whether the module runs kernel `symbol` as grid regions (P2C_SIM_GRID: cut at its grid syncs
+ * too, so a cooperative grid of any size the memory allows runs, not only every block at once). */
+bool sim_kernel_has_grid_regions(const SimModule *m, const char *symbol) {
+  char grid[256];
+  int n = snprintf(grid, sizeof grid, "p2c_sim_grid_%s", symbol);
+  return n > 0 && (size_t)n < sizeof grid && sim_module_symbol(m, grid);
 }
 
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   char msg[512];
   if (!m || !l) return P2C_ERR_USAGE;
   SimLaunch as_regions;
-  if (l->uses_barrier && sim_kernel_has_regions(m, l->symbol)) {   /* a kernel with barriers, no fibers */
+  bool grid = m->handle && sim_kernel_has_grid_regions(m, l->symbol);
+  if ((l->uses_barrier || grid) && sim_kernel_has_regions(m, l->symbol)) {   /* a kernel with barriers, no fibers */
     as_regions = *l;
     as_regions.uses_barrier = false;
     l = &as_regions;
@@ -1611,14 +1739,15 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   if (!check_config(l, msg, sizeof msg)) return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);
   if (l->cooperative && !check_cooperative(l, msg, sizeof msg))
     return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);
-  SimFn entry = find_entry(m, l->uses_barrier ? "thread" : "blocks", l->symbol, msg, sizeof msg);
+  SimFn entry = find_entry(m, grid ? "grid" : l->uses_barrier ? "thread" : "blocks", l->symbol, msg, sizeof msg);
   if (!entry) return launch_error(l, P2C_ERR_SIM, "%s", msg);
 
   Run r;
   memset(&r, 0, sizeof r);
   r.l = l;
   r.m = m;
-  if (l->uses_barrier) r.thread_entry = (void (*)(void **))entry;
+  if (grid) r.grid_entry = (void (*)(void **))entry;
+  else if (l->uses_barrier) r.thread_entry = (void (*)(void **))entry;
   else r.blocks_entry = (void (*)(void **, uint64_t, uint64_t))entry;
   r.block_count = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
   r.block_threads = l->block.x * l->block.y * l->block.z;
@@ -1667,7 +1796,8 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
       workers[i].run = &r;
       workers[i].pool = &m->pools[i];
     }
-    run_workers(&r, workers, n, n <= cpus);
+    if (grid) run_grid(&r, workers, n, n <= cpus);
+    else run_workers(&r, workers, n, n <= cpus);
   }
   mem_free(m->alloc, workers, n * sizeof *workers);
   if (r.san) sim_san_finish(r.san);

@@ -20,7 +20,7 @@
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 9
+#define P2C_SIM_ABI_VERSION 10
 
 #include <stddef.h>
 #include <stdint.h>
@@ -270,6 +270,18 @@ struct P2cSimThread {
    * stop here (the host's interrupt check, a timeout, another worker's error). Returns when it
    * goes on; else ends the calling simulated thread for good, as exit_thread does. */
   void (*poll)(P2cSimThread *self);
+  /* Grid regions (a cooperative kernel cut at its grid syncs, P2C_SIM_GRID; docs/simulator.md):
+   * grid_phase runs fn(ctx, first, count) over every block of the grid on the launch's workers
+   * (chunks of blocks, as a launch without barriers) and returns when all are done: nonzero to go
+   * on, 0 when the launch has stopped (an error, an interrupt). grid_storage gives the launch's
+   * memory kept across grid syncs, zeroed: block_bytes per block and thread_bytes per thread of
+   * the grid (either may be 0, its pointer NULL); 0 when it is more than the simulator allows
+   * (the launch stops with the reason). In a phase, grid_dynamic_shared holds every block's
+   * dynamic shared memory, grid_dynamic_stride bytes apart (a block keeps it across grid syncs). */
+  int (*grid_phase)(P2cSimThread *self, void (*fn)(void *ctx, uint64_t first, uint64_t count), void *ctx);
+  int (*grid_storage)(P2cSimThread *self, size_t block_bytes, size_t thread_bytes, void **blocks, void **threads);
+  unsigned char *grid_dynamic_shared;
+  size_t grid_dynamic_stride;
 };
 
 #ifdef __cplusplus
@@ -1292,6 +1304,62 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
       void **p2c_args, uint64_t p2c_first, uint64_t p2c_count) {                               \
     p2c_sim_lockstep_unpacked<name, step>(p2c_args, p2c_first, p2c_count, step,                \
                                     p2c_sim_index_sequence(p2c_sim_step_params(step)));        \
+  }
+
+/* Grid regions (docs/simulator.md, "Grid regions"): a cooperative kernel whose grid syncs are
+ * region boundaries too is emitted as a grid function
+ *
+ *   void fn(uint3 blockDim, P... params)
+ *       the whole grid, once per launch on the calling worker: each run of statements between
+ *       grid syncs is a phase, p2c_sim_grid_phase(lambda) below, which runs the lambda for every
+ *       block of the grid on the launch's workers and returns when all have; a statement that
+ *       holds a grid sync (a loop or condition the same in every block) runs once, between
+ *       phases; what a block keeps across grid syncs lives in p2c_sim_grid_storage's memory;
+ *
+ * then P2C_SIM_GRID(name, fn), which defines p2c_sim_grid_<name>(void **args). Between phases the
+ * grid level's indices are thread 0 of block 0 (grid control reads only values the same in every
+ * block). */
+template <typename F>
+static void p2c_sim_grid_blocks(void *ctx, uint64_t first, uint64_t count) {
+  const F &fn = *(const F *)ctx;
+  P2cSimThread *self = p2c_sim_self;
+  uint64_t b = first;
+  p2c_sim_each_block(first, count, [&](uint3 d) __attribute__((always_inline)) {
+    if (self->grid_dynamic_shared) self->dynamic_shared = self->grid_dynamic_shared + b * self->grid_dynamic_stride;
+    F own = fn; /* the block's own copy of the grid function's variables */
+    own(d, b++);
+  });
+}
+
+static inline void p2c_sim_grid_level(void) {
+  p2c_sim_load_dims(p2c_sim_self);
+  p2c_sim_bid = uint3{0, 0, 0};
+  p2c_sim_tid = uint3{0, 0, 0};
+}
+
+template <typename F>
+static inline bool p2c_sim_grid_phase(F fn) {
+  P2cSimThread *self = p2c_sim_self;
+  bool go = self->grid_phase(self, p2c_sim_grid_blocks<F>, &fn) != 0;
+  p2c_sim_grid_level();
+  return go;
+}
+
+static inline bool p2c_sim_grid_storage(size_t block_bytes, size_t thread_bytes, void **blocks, void **threads) {
+  P2cSimThread *self = p2c_sim_self;
+  return self->grid_storage(self, block_bytes, thread_bytes, blocks, threads) != 0;
+}
+
+template <auto FN, typename... P, size_t... I>
+static inline void p2c_sim_grid_unpacked(void **args, p2c_sim_params<P...>, std::index_sequence<I...>) {
+  p2c_sim_grid_level();
+  FN(p2c_sim_bdim, *(P *)args[I]...);
+}
+
+#define P2C_SIM_GRID(name, fn)                                                                 \
+  extern "C" __attribute__((visibility("default"))) void p2c_sim_grid_##name(void **p2c_args) { \
+    auto p2c_params = p2c_sim_params_of(name);                                                 \
+    p2c_sim_grid_unpacked<fn>(p2c_args, p2c_params, p2c_sim_index_sequence(p2c_params));      \
   }
 
 #define P2C_SIM_REGIONS(name, fn)                                                              \

@@ -75,6 +75,11 @@ void *sim_module_symbol(const SimModule *m, const char *name);
  * it has p2c_sim_blocks_<symbol> and no p2c_sim_thread_<symbol> (docs/simulator.md, "Regions").
  * sim_launch then runs it as a kernel without barriers, whatever SimLaunch.uses_barrier says. */
 bool sim_kernel_has_regions(const SimModule *m, const char *symbol);
+/* Whether the module runs kernel `symbol` as grid regions: a cooperative kernel cut at its grid
+ * syncs too (p2c_sim_grid_<symbol>; docs/simulator.md, "Grid regions"), which runs a grid of any
+ * size whose memory kept across grid syncs fits (not only the blocks the fibers run at once:
+ * sim_max_cooperative_blocks does not apply to it). */
+bool sim_kernel_has_grid_regions(const SimModule *m, const char *symbol);
 
 /* What a launch that faulted knows of where, as data (docs/simulator.md, "Faults"). */
 typedef struct SimFaultReport {
