@@ -2,7 +2,7 @@
 """Differential fuzzing: random kernels through Numba's CUDA simulator and `pyk2cuda run --device sim`.
 
     /usr/bin/python3 tests/diff/fuzz.py --pyk2cuda build/tools/pyk2cuda
-                     [--kind expr|loops|stride|barriers|ops|all] [--seeds FIRST:LAST[,N...]] [--kernels N] [--keep]
+                     [--kind expr|loops|stride|barriers|grid|ops|all] [--seeds FIRST:LAST[,N...]] [--kernels N] [--keep]
 
 Each seed writes one module of N kernels of one kind and runs every kernel on both sides with
 the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
@@ -19,6 +19,11 @@ the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
           simulator runs most as regions, some (a loop bound read from memory) as fibers
           (docs/simulator.md, "Regions"). The last line says how many took each path. In `meson
           test --suite diff` as fuzz_barriers (seeds 1:2); by hand `--kind barriers --seeds 1:100`.
+  grid    cooperative kernels: phases between grid syncs exchanging through a global array, in
+          loops and branches the same in every block, with the barriers kind's block phases
+          between them: one block against the oracle (Numba's simulator runs no more), then three
+          blocks as the simulator runs them (grid regions, docs/simulator.md) against the fibers
+          (PYK2CUDA_SIM_FIBERS=1), bit for bit. The last line says how many took each path.
 
   ops     expressions over variables of every scalar type (bool, int8..uint64, float32,
           float64) holding edge values (0, -1, MIN, MAX, NaN, inf, -0.0, subnormals) and
@@ -263,9 +268,70 @@ def barriers_module(rng, n):
     return lines
 
 
+class GridPhases:
+    """Cooperative kernels: phases separated by grid syncs (g.sync()), each exchanging through a
+    global array of one element per thread of the grid (read another thread's element, possibly
+    in another block; sync; write the thread's own; sync), nested in loops and branches whose
+    bounds are the same in every block (gridDim, blockDim, constants, a variable set from those:
+    no blockIdx), with the barriers kind's block phases (Phases) between them, whose control may
+    use blockIdx. Some loops have a bound read from an array (the same everywhere, not known to
+    be): the simulator keeps the fibers there (docs/simulator.md, "Grid regions")."""
+
+    UNIFORM = ["cuda.gridDim.x % 3 + 1", "cuda.blockDim.x // 8", "2", "u", "(u + cuda.gridDim.x) % 4"]
+
+    def __init__(self, rng):
+        self.rng, self.phases = rng, Phases(rng)
+
+    def block(self, depth, indent):
+        lines = []
+        for _ in range(self.rng.randint(1, 3)):
+            lines += self.phase(depth, indent)
+        return lines
+
+    def phase(self, depth, indent):
+        rng, pad = self.rng, " " * indent
+        kind = rng.choice(["grid", "grid", "block"] + (["for", "while", "if"] if depth else []))
+        if depth and rng.random() < 0.05:
+            kind = "data_for"
+        if kind == "block":
+            return self.phases.phase(1, indent)
+        if kind == "grid":
+            v = rng.choice(Statements.VARS)
+            return ([f"{pad}{v} = ({v} + gx[(i + {rng.randint(1, 40)}) % gx.shape[0]]) % 1009",
+                     f"{pad}g.sync()", f"{pad}gx[i] = ({rng.choice(Statements.VARS)} * 7 + i) % 1013", f"{pad}g.sync()"])
+        j = self.phases.fresh("j")
+        if kind == "for":
+            return ([f"{pad}for {j} in range({rng.choice(self.UNIFORM)}):", f"{pad}    t = (t + {j}) % 1009"]
+                    + self.block(depth - 1, indent + 4))
+        if kind == "data_for":   # the same in every block in fact, not provably: fibers
+            return [f"{pad}for {j} in range(ia[0, 0] % 3 + 1):"] + self.block(depth - 1, indent + 4)
+        if kind == "while":
+            return ([f"{pad}{j} = {rng.choice(self.UNIFORM)}", f"{pad}while {j} > 0:", f"{pad}    {j} -= 1"]
+                    + self.block(depth - 1, indent + 4))
+        lines = [f"{pad}if {rng.choice(self.UNIFORM)} {rng.choice(['<', '>', '==', '!='])} {rng.randint(0, 3)}:"]
+        lines += self.block(depth - 1, indent + 4)
+        if rng.random() < 0.5:
+            lines += [f"{pad}else:"] + self.block(depth - 1, indent + 4)
+        return lines
+
+
+def grid_module(rng, n):
+    gen, lines = GridPhases(rng), list(PRELUDE) + ["import numpy as np", ""]
+    for k in range(n):
+        lines += ["", "@cuda.jit", f"def k{k}(ia, gx, out):", "    sh = cuda.shared.array(16, dtype=np.int64)",
+                  "    g = cuda.cg.this_grid()", "    tid = cuda.threadIdx.x", "    i = cuda.grid(1)",
+                  "    a, b, c = ia[i, 0], ia[i, 1], ia[i, 2]", "    s, t, st = 0, 1, 1",
+                  f"    u = {rng.choice(['cuda.gridDim.x', '3', 'cuda.blockDim.x % 5'])}",
+                  "    sh[tid] = a", "    gx[i] = b", "    g.sync()"]
+        lines += gen.block(2, 4)
+        lines += ["    out[i, 3] += a + 10 * b + 100 * c + 1000 * s + 10000 * t + 100000 * sh[tid]"]
+    return lines
+
+
 class Kind:
-    def __init__(self, module, launch, params, arrays, sig):
+    def __init__(self, module, launch, params, arrays, sig, also=None):
         self.module, self.launch, self.params, self.arrays, self.sig = module, launch, params, arrays, sig
+        self.also = also   # a second launch, pyk2cuda only: its paths must agree bit for bit
 
 
 KINDS = {
@@ -282,7 +348,35 @@ KINDS = {
     "barriers": Kind(barriers_module, ((2,), (16,)), ("ia", "out"),
                      lambda r: [r.integers(-10, 10, (32, 3), dtype=np.int64), np.zeros((32, 4), np.int64)],
                      "(int64[:, ::1], int64[:, ::1])"),
+    # Numba's simulator runs a cooperative grid of one block: the oracle at 1 x 16; then 3 blocks,
+    # grid regions against the fibers (PYK2CUDA_SIM_FIBERS=1), bit for bit.
+    "grid": Kind(grid_module, ((1,), (16,)), ("ia", "gx", "out"),
+                 lambda r: [r.integers(-10, 10, (48, 3), dtype=np.int64), np.zeros(48, np.int64),
+                            np.zeros((48, 4), np.int64)],
+                 "(int64[:, ::1], int64[::1], int64[:, ::1])", also=((3,), (16,))),
 }
+
+
+def paths_agree(opts, kind, path, k, inputs, work):
+    """Kernel k at kind.also's launch as the simulator chooses and with the fibers: None when both
+    ran and wrote the same arrays, else what differs."""
+    grid, block = kind.also
+    outs = []
+    for fibers in ("0", "1"):
+        out_dir = os.path.join(work, f"also_{k}_{fibers}")
+        os.makedirs(out_dir, exist_ok=True)
+        cmd = [opts.pyk2cuda, "run", path, f"k{k}", "--grid", ",".join(map(str, grid)), "--block",
+               ",".join(map(str, block)), "--device", "sim", "--out-dir", out_dir] + inputs
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=opts.timeout,
+                           env=dict(os.environ, PYK2CUDA_SIM_FIBERS=fibers))
+        if r.returncode != 0:
+            return f"pyk2cuda exited {r.returncode} (PYK2CUDA_SIM_FIBERS={fibers}): {r.stderr.strip()[-300:]}"
+        outs.append([np.load(os.path.join(out_dir, p + ".npy")) for p in kind.params])
+    for pname, x, y in zip(kind.params, *outs):
+        if x.tobytes() != y.tobytes():
+            at = tuple(np.argwhere(x != y)[0])
+            return f"parameter {pname}, index {at}: {x[at]} as the simulator chose, {y[at]} on fibers"
+    return None
 
 
 def run_seed(opts, kind_name, seed, work):
@@ -322,6 +416,7 @@ def run_seed(opts, kind_name, seed, work):
             print(f"FAIL {kind_name} seed {seed} k{k}: pyk2cuda exited {r.returncode}: {r.stderr.strip()[-300:]}")
             failures += 1
             continue
+        differs = False
         for pname, w in zip(kind.params, want):
             got = np.load(os.path.join(out_dir, pname + ".npy"))
             same = got == w if w.dtype.kind in "iub" else np.isclose(got, w, rtol=1e-12, atol=1e-12, equal_nan=True)
@@ -330,8 +425,17 @@ def run_seed(opts, kind_name, seed, work):
                 print(f"FAIL {kind_name} seed {seed} k{k}: parameter {pname}, index {at}: pyk2cuda {got[at]}, "
                       f"oracle {w[at]} ({path})")
                 failures += 1
+                differs = True
                 break
+        problem = None if differs or not kind.also else paths_agree(opts, kind, path, k, inputs, work)
+        if problem:
+            print(f"FAIL {kind_name} seed {seed} k{k}: at {kind.also}: {problem} ({path})")
+            failures += 1
     lockstep = ""
+    if kind_name == "grid":
+        sigs = sum((["--sig", f"k{k}{kind.sig}"] for k in range(opts.kernels)), [])
+        text = subprocess.run([opts.pyk2cuda, "emit", path] + sigs, capture_output=True, text=True).stdout
+        lockstep = f", {text.count('P2C_SIM_GRID(')} as grid regions, {text.count('P2C_SIM_FIBERS(')} as fibers"
     if kind_name in ("stride", "barriers"):
         sigs = sum((["--sig", f"k{k}{kind.sig}"] for k in range(opts.kernels)), [])
         text = subprocess.run([opts.pyk2cuda, "emit", path] + sigs, capture_output=True, text=True).stdout
