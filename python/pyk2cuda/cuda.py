@@ -376,7 +376,9 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     if device:
         raise NotImplementedError("compile_ptx(device=True): pyk2cuda compiles device functions "
                                   "only into the kernels that call them")
-    sigs = _source.signature_text(sig)
+    # One signature: a list here is the argument types (Numba's compile_ptx(f, [int32, ...]),
+    # compile_ptx(f, []) for none), not a list of signatures as cuda.jit([...]) takes.
+    sigs = _source.signature_text(tuple(sig) if isinstance(sig, list) else sig)
     if len(sigs) != 1:
         raise TypeError("compile_ptx takes one signature, got %d" % len(sigs))
     k = jit(sigs[0], debug=debug)(pyfunc)

@@ -270,6 +270,13 @@ def test_compile_ptx_as_numba():
         a[0] = v
     ptx, resty = cuda.compile_ptx(store, (float32[::1], float32), cc=(7, 5))
     assert ".entry" in ptx and ".target sm_75" in ptx and str(resty) == "void"
+    # A list is the argument types too, as Numba's tests pass them (test_libdevice's 317
+    # generated tests; compile_ptx(f, []) for a kernel without parameters).
+    assert cuda.compile_ptx(store, [float32[::1], float32], cc=(7, 5))[0] == ptx
+
+    def nothing():
+        pass
+    assert ".entry" in cuda.compile_ptx(nothing, [])[0]
     ptx, _ = cuda.compile_ptx_for_current_device(store, "void(float32[::1], float32)")
     assert ".entry" in ptx
     with pytest.raises(NotImplementedError):
