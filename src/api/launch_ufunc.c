@@ -18,18 +18,10 @@ static int kind_rank(P2cScalarType t) {
   return 3;
 }
 
-static int bits_of(P2cScalarType t) { return (int)p2c_scalar_size(t) * 8; }
-
-/* NumPy's can_cast(from, to, 'safe') on the scalar types. */
+/* NumPy's can_cast(from, to, 'safe') on the scalar types: the library's casting rules. */
 static bool safe_cast(P2cScalarType from, P2cScalarType to) {
-  if (from == to || from == P2C_BOOL) return true;
-  int kf = kind_rank(from), kt = kind_rank(to), bf = bits_of(from), bt = bits_of(to);
-  if (kt == 0) return false;
-  if (kf == 3) return kt == 3 && bt >= bf;
-  if (kt == 3) return bt == 64 ? true : bf <= 16;   /* float32 holds 16-bit ints exactly */
-  if (kf == kt) return bt >= bf;
-  if (kf == 2 && kt == 1) return bt > bf;            /* unsigned into a wider signed */
-  return false;                                      /* signed into unsigned */
+  const Type *f = type_of_scalar(from), *t = type_of_scalar(to);
+  return f && t && type_can_cast(f, t, CAST_SAFE);
 }
 
 /* A Python scalar argument fits a signature of the same or a higher kind (NumPy's value-based

@@ -698,7 +698,7 @@ static const Type *infer_ufunc_array_call(Infer *I, Expr *e, const Type **t) {
   }
   const Type *r = ufunc_result_type(I, e, elems, e->kids[1]->loc);
   if (!r) return NULL;
-  if (!type_same_kind_castable(r, out->dtype)) {
+  if (!type_can_cast(r, out->dtype, CAST_SAME_KIND)) {
     TERR(I, e->kids[nargs]->loc, "E-operand", "the output of %s() here must be an array that takes "
          "%s values (NumPy's same_kind casting), not %s", name, r->name, out->name);
     return NULL;

@@ -630,18 +630,33 @@ const Type *type_promote(const Type *a, const Type *b) {
   return float_for_int(i);
 }
 
-static int kind_rank(const Type *t) {
+/* NumPy's order of kinds for same_kind casting: b < u < i < f (float16 too) < c. */
+static int kind_order(const Type *t) {
   switch (t->kind) {
   case TY_BOOL: return 0;
-  case TY_INT: return 1;
+  case TY_INT: return t->is_signed ? 2 : 1;
   case TY_HALF:
-  case TY_FLOAT: return 2;
-  default: return 3;
+  case TY_FLOAT: return 3;
+  default: return 4;
   }
 }
 
-bool type_same_kind_castable(const Type *from, const Type *to) {
-  return type_is_numeric(from) && type_is_numeric(to) && kind_rank(from) <= kind_rank(to);
+/* NumPy's casting rules, from the promotion above: a cast is safe exactly when promoting the two
+ * types gives the target (NumPy's can_cast(a, b, 'safe') == (promote_types(a, b) == b) for every
+ * pair of its number types, checked for NumPy 1.24 in test_types.c), and same_kind adds every
+ * cast into the same or a later kind. */
+bool type_can_cast(const Type *from, const Type *to, TypeCasting casting) {
+  from = type_plain(from);
+  to = type_plain(to);
+  if (!type_is_numeric(from) || !type_is_numeric(to)) return from == to;
+  switch (casting) {
+  case CAST_NO:
+  case CAST_EQUIV: return from == to;
+  case CAST_SAFE: return type_promote(from, to) == to;
+  case CAST_SAME_KIND: return type_promote(from, to) == to || kind_order(from) <= kind_order(to);
+  case CAST_UNSAFE: return true;
+  }
+  return false;
 }
 
 bool type_compares_mixed_sign(const Type *a, const Type *b) {

@@ -304,9 +304,14 @@ const Type *type_arith(const Type *a, const Type *b);
 /* The float type a math function of these n arguments computes in, as Numba types math and
  * NumPy's ufuncs: float32 when every argument is float32, else float64. */
 const Type *type_math_float(const Type **t, int n);
-/* NumPy's same_kind casting of a scalar: within its kind or into a later one of bool <
- * integers < floats (float16 too) < complex. */
-bool type_same_kind_castable(const Type *from, const Type *to);
+/* NumPy's casting rules (np.can_cast(from, to, casting)) on bool and the number types, beside
+ * and from type_promote: CAST_SAFE when promoting the two gives `to`; CAST_SAME_KIND adds every
+ * cast into the same kind or a later one of bool < unsigned < signed < floats (float16 too) <
+ * complex; CAST_NO and CAST_EQUIV the same type only (byte orders are not types here),
+ * CAST_UNSAFE any. Other types cast only to themselves. The one place casting is decided: a
+ * ufunc's `out=` array in a kernel, a @vectorize call's inputs (launch_ufunc.c). */
+typedef enum TypeCasting { CAST_NO, CAST_EQUIV, CAST_SAFE, CAST_SAME_KIND, CAST_UNSAFE } TypeCasting;
+bool type_can_cast(const Type *from, const Type *to, TypeCasting casting);
 /* Whether NumPy compares a and b exactly rather than in their promotion (float64): one is
  * uint64, the other a signed integer (NumPy 1.25's loops, which numba-cuda has too). */
 bool type_compares_mixed_sign(const Type *a, const Type *b);

@@ -20,3 +20,4 @@ def k(a, ints, m, x, z, flags, u, h):
     np.maximum(a, a, flags)            # a float result into a bool array
     w = np.invert(x)                   # of a number too
     q = np.logical_not(h[0])           # float16
+    np.maximum(ints, ints, u)          # an int64 result into a uint64 array (NumPy's same_kind: no)

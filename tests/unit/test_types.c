@@ -223,6 +223,38 @@ static void scalar_names_and_aliases(void **state) {
   assert_null(type_of_scalar(P2C_SCALAR_TYPE_COUNT));
 }
 
+/* ---- type_can_cast: NumPy's can_cast ------------------------------------------------------- */
+
+/* NumPy 1.24's np.can_cast(row, column, casting) for every pair of its number types, in the
+ * order of P2cScalarType (bool, int8..int64, uint8..uint64, float32, float64, complex64,
+ * complex128, float16), written out by
+ *   for a in ts: print(''.join('1' if np.can_cast(a, b, c) else '.' for b in ts))
+ * with c 'safe', then 'same_kind'. */
+static const char *const numpy_safe[] = {
+    "11111111111111", ".1111....11111", "..111....1111.", "...11.....1.1.", "....1.....1.1.",
+    "..111111111111", "...11.1111111.", "....1..11.1.1.", "........1.1.1.", ".........1111.",
+    "..........1.1.", "...........11.", "............1.", ".........11111"};
+static const char *const numpy_same_kind[] = {
+    "11111111111111", ".1111....11111", ".1111....11111", ".1111....11111", ".1111....11111",
+    ".1111111111111", ".1111111111111", ".1111111111111", ".1111111111111", ".........11111",
+    ".........11111", "...........11.", "...........11.", ".........11111"};
+
+static void can_cast_is_numpys(void **state) {
+  (void)state;
+  for (int a = 0; a < 14; a++)
+    for (int b = 0; b < 14; b++) {
+      const Type *from = type_of_scalar((P2cScalarType)a), *to = type_of_scalar((P2cScalarType)b);
+      if (type_can_cast(from, to, CAST_SAFE) != (numpy_safe[a][b] == '1'))
+        fail_msg("safe cast of %s to %s is not NumPy's", from->name, to->name);
+      if (type_can_cast(from, to, CAST_SAME_KIND) != (numpy_same_kind[a][b] == '1'))
+        fail_msg("same_kind cast of %s to %s is not NumPy's", from->name, to->name);
+      assert_int_equal(type_can_cast(from, to, CAST_NO), a == b);
+      assert_true(type_can_cast(from, to, CAST_UNSAFE));
+    }
+  assert_false(type_can_cast(type_datetime(P2C_UNIT_D), &type_int64, CAST_UNSAFE));
+  assert_true(type_can_cast(type_datetime(P2C_UNIT_D), type_datetime(P2C_UNIT_D), CAST_SAFE));
+}
+
 /* ---- sig_parse: good signatures ------------------------------------------------------------- */
 
 static Signature parse_ok(void **state, const char *text) {
@@ -644,6 +676,7 @@ int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
       T(promote_mixed_sign_ints_widen),
+      T(can_cast_is_numpys),
       T(sig_tuples),
       T(named_tuples_are_distinct),
       T(tuple_value_layout),
