@@ -60,7 +60,8 @@ static const CommandHelp commands[] = {
      "ARG, in the kernel's parameter order:\n"
      "  PATH.npy           an input array\n"
      "  zeros:DTYPE[d0,d1,...], ones:..., empty:..., arange:DTYPE[n]   a new array\n"
-     "  42, -1.5, true     a scalar; float32:1.5, int32:7 give its type\n"},
+     "  42, -1.5, true     a scalar; float32:1.5, int32:7 give its type\n"
+     "  '(1, float32:2.5)' a tuple of scalars and tuples; (7,) of one, () empty\n"},
     {"explore",
      "  pyk2cuda explore FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY] [--block N]\n"
      "                 [--shared BYTES] -o VIEW.html\n",

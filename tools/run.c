@@ -263,8 +263,93 @@ static int scalar_arg(const char *s, P2cValue *v) {
   return cli_usage_error("bad argument '%s': expected FILE.npy, zeros:DTYPE[dims], a number, true/false, or TYPE:VALUE", s);
 }
 
-static int make_arg(P2cCompiler *c, const char *s, P2cValue *v) {
+/* ---- tuples: "(ARG, ARG, ...)" ---- */
+
+enum { MAX_TUPLE_DEPTH = 16 };
+
+static int make_value(P2cCompiler *c, const char *s, P2cValue *v, int depth);
+
+/* Releases what make_value made for v: an array's data, a tuple's elements (and theirs). */
+static void free_arg(P2cCompiler *c, P2cValue *v) {
+  if (v->is_array) p2c_host_array_free(c, &v->array);
+  if (v->type != P2C_TUPLE) return;
+  P2cValue *elems = (P2cValue *)v->elems;
+  for (size_t i = 0; i < v->elem_count; i++) free_arg(c, &elems[i]);
+  free(elems);
+}
+
+/* The end of the tuple element starting at s: its comma, or the tuple's closing parenthesis,
+ * outside nested parentheses; NULL when the parentheses do not balance. */
+static const char *element_end(const char *s) {
+  int depth = 0;
+  for (; *s; s++)
+    if (*s == '(') depth++;
+    else if ((*s == ')' || *s == ',') && depth == 0) return s;
+    else if (*s == ')') depth--;
+  return NULL;
+}
+
+/* The elements' texts of tuple text s ("(1, (2, 3))": "1", "(2, 3)"), each a copy without the
+ * spaces around it; Python's forms: "()" is empty, "(7,)" one element. -1 when malformed. */
+static int tuple_elements(const char *s, char ***out) {
+  const char *p = s + 1;
+  int n = 0;
+  bool comma = false;   /* "(7)" is 7 in Python, "(7,)" a tuple */
+  char **texts = NULL;
+  for (;;) {
+    while (*p == ' ') p++;
+    if (*p == ')' && (n > 0 || p == s + 1 + strspn(s + 1, " "))) break;   /* "()" or a trailing comma */
+    const char *end = element_end(p);
+    if (!end) break;
+    size_t len = (size_t)(end - p);
+    while (len && p[len - 1] == ' ') len--;
+    char **grown = len ? realloc(texts, sizeof *texts * (size_t)(n + 1)) : NULL;
+    if (!grown) break;
+    texts = grown;
+    texts[n++] = strndup(p, len);
+    comma = comma || *end == ',';
+    p = end + (*end == ',');
+    if (*end == ')') break;
+  }
+  bool ok = *p == ')' && p[1] == '\0' && (n != 1 || comma);
+  if (ok) return *out = texts, n;
+  while (n) free(texts[--n]);
+  free(texts);
+  return -1;
+}
+
+/* "(1, 2.5)", "(int32:7, (true, 0))", "(7,)", "()": a tuple of the values its elements spell,
+ * scalars or tuples, each typed as it would be alone (a bare integer int64, as Numba types a
+ * Python int); the library's dispatcher types the tuple as Numba does, the tuple of its
+ * elements' types, and takes or refuses it with the same words as for Python's tuples. Arrays
+ * in a tuple are refused: `run` writes back only array arguments. */
+static int tuple_arg(P2cCompiler *c, const char *s, P2cValue *v, int depth) {
+  char **texts = NULL;
+  int n = depth < MAX_TUPLE_DEPTH ? tuple_elements(s, &texts) : -1;
+  if (n < 0)
+    return cli_usage_error("bad tuple argument '%s': expected (VALUE, VALUE, ...) of scalars and tuples, "
+                           "(VALUE,) for one, () for none, at most %d deep", s, MAX_TUPLE_DEPTH);
+  P2cValue *elems = calloc((size_t)n + 1, sizeof *elems);
+  int rc = elems ? 0 : 3, made = 0;
+  for (; rc == 0 && made < n; made++) {
+    rc = make_value(c, texts[made], &elems[made], depth + 1);
+    if (rc == 0 && elems[made].is_array)
+      rc = cli_usage_error("bad tuple argument '%s': '%s' is an array, which run does not take inside a "
+                           "tuple (arrays are written back only as arguments of their own)", s, texts[made]);
+  }
+  for (int i = 0; i < n; i++) free(texts[i]);
+  free(texts);
+  v->type = P2C_TUPLE;
+  v->elems = elems;
+  v->elem_count = (size_t)made;
+  return rc;
+}
+
+static int make_arg(P2cCompiler *c, const char *s, P2cValue *v) { return make_value(c, s, v, 0); }
+
+static int make_value(P2cCompiler *c, const char *s, P2cValue *v, int depth) {
   memset(v, 0, sizeof *v);
+  if (s[0] == '(') return tuple_arg(c, s, v, depth);
   size_t len = strlen(s);
   if (len > 4 && strcmp(s + len - 4, ".npy") == 0) {
     P2cStatus st = p2c_npy_load(c, s, &v->array);
@@ -574,8 +659,7 @@ int cli_run(int argc, char **argv) {
   if (rc == 0 && ufunc) rc = run_ufunc(c, &r, vals, src, len);
   else if (rc == 0) rc = launch_and_save(c, &r, vals, src, len);
   p2c_module_delete(declared);
-  for (int i = 0; i < made; i++)
-    if (vals[i].is_array) p2c_host_array_free(c, &vals[i].array);
+  for (int i = 0; i < made; i++) free_arg(c, &vals[i]);
   free(vals);
   p2c_compiler_delete(c);
   free(src);

@@ -50,3 +50,24 @@ def records(a, r):
     i = cuda.grid(1)
     if i < a.size:
         a[i] = r[i].x + r[i].y
+
+
+@cuda.jit("void(float64[::1], UniTuple(float64 x 2))")
+def pair(a, t):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = t[0] + t[1]
+
+
+@cuda.jit("void(int64[::1], Tuple(int64, UniTuple(int32 x 2)))")
+def nested(a, t):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = t[0] + t[1][0] * t[1][1]
+
+
+@cuda.jit
+def first(a, t):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = t[0]

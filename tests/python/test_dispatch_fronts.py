@@ -1,9 +1,10 @@
 """One dispatcher for every front (issue 27): the same kernel, signature and values, launched
 from Python and with `pyk2cuda run` (which uses only the C API), choose the same specialization
 and convert the same way, or give the same message: scalars, arrays of each layout, strings,
-datetimes and records. Tuples and Enum members, which `run` cannot spell, go through the C API in
-tests/unit/test_api.c (tuple_arguments_convert_element_by_element: the values of tuple_choice.py,
-which test_overload_choice.py runs from Python against Numba's dispatcher). The table's expectations are Numba's (its
+datetimes, records and tuples (`run` spells them as Python does: '(1, 2.5)', '(7,)'). Enum
+members, which `run` cannot spell, go through the C API in tests/unit/test_api.c, as do more
+tuples (tuple_arguments_convert_element_by_element: the values of tuple_choice.py, which
+test_overload_choice.py runs from Python against Numba's dispatcher). The table's expectations are Numba's (its
 dispatcher's conversions; a float for an integer parameter is refused as its ctypes call
 refuses it)."""
 import os
@@ -88,6 +89,22 @@ CASES = [
      "y[type=float64;offset=8];16;True)[::1]): argument 'r' is Record(x[type=int32;offset=0],"
      "y[type=float64;offset=4];12;False)[::1], where it takes Record(x[type=int32;offset=0],"
      "y[type=float64;offset=8];16;True)[::1]"),
+    # tuples: converted element by element against a signature, typed as Numba types them
+    # (a Python int int64, a float float64) for a kernel typed at launch
+    ("pair", 1, 4, ["zeros:float64[4]", "(1, 2.5)"], lambda: (np.zeros(4), (1, 2.5)), np.full(4, 3.5)),
+    ("pair", 1, 4, ["zeros:float64[4]", "(float32:0.5, true)"], lambda: (np.zeros(4), (np.float32(0.5), True)),
+     np.full(4, 1.5)),
+    ("pair", 1, 4, ["zeros:float64[4]", "(1, 2, 3)"], lambda: (np.zeros(4), (1, 2, 3)),
+     "no signature of kernel 'pair' takes (float64[::1], UniTuple(int64 x 3)): void(float64[::1], "
+     "UniTuple(float64 x 2)): argument 't' is UniTuple(int64 x 3), where it takes UniTuple(float64 x 2)"),
+    ("nested", 1, 4, ["zeros:int64[4]", "(1, (2, 3))"], lambda: (np.zeros(4, np.int64), (1, (2, 3))),
+     np.full(4, 7, np.int64)),
+    ("nested", 1, 4, ["zeros:int64[4]", "(1, (2.5, 3))"], lambda: (np.zeros(4, np.int64), (1, (2.5, 3))),
+     "argument 't': a float64 (2.5) cannot be passed to the int32 parameter (Numba's CUDA target "
+     "refuses it too); pass an integer, e.g. int(x)"),
+    ("first", 1, 4, ["zeros:int64[4]", "(7,)"], lambda: (np.zeros(4, np.int64), (7,)), np.full(4, 7, np.int64)),
+    ("first", 1, 4, ["zeros:float32[4]", "(float32:1.5, 2)"], lambda: (np.zeros(4, np.float32), (np.float32(1.5), 2)),
+     np.full(4, 1.5, np.float32)),
 ]
 
 

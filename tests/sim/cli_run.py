@@ -643,6 +643,21 @@ def case_scalar_ranges(bin_, d):
     return None
 
 
+def case_malformed_tuples(bin_, d):
+    """Tuple arguments are written as Python writes them; anything else is a usage error (exit 2)
+    that shows the spelling, and an array inside a tuple is refused (only arguments of their own
+    are written back). Well-formed tuples are tests/python/test_dispatch_fronts.py's."""
+    for arg, msg in [("(1, 2", "expected (VALUE, VALUE, ...)"), ("(7)", "(VALUE,) for one"),
+                     ("(1,,2)", "expected (VALUE"), ("(1, 2))", "expected (VALUE"),
+                     ("(" * 20 + ")" * 20, "at most 16 deep"), ("(1, bogus)", "bad argument 'bogus'"),
+                     ("(zeros:float32[2], 1)", "'zeros:float32[2]' is an array, which run does not take inside a tuple")]:
+        rc, err = run(bin_, d, ["put"] + LAUNCH + ["zeros:float64[1]", arg])
+        problem = expect(rc, err, 2, msg)
+        if problem:
+            return f"{arg}: {problem}"
+    return None
+
+
 def case_time_names_simulator_path(bin_, d):
     """run --time names how the simulator ran the kernel: samples/matmul.py's barriers as regions,
     as fibers with PYK2CUDA_SIM_FIBERS=1 (the same C(=A@B) either way), a kernel without barriers
