@@ -352,6 +352,34 @@ static int check_stack(Kernel *k) {
   return -1;
 }
 
+/* The specialization a call's arguments take, as Numba's dispatcher chooses it (a new one for a
+ * lazy kernel's new types), and the arguments converted to its parameters: one step for a
+ * launch and for a @jit function's host call. Fills args/vals; *got counts the args to release
+ * whatever happens. NULL with an exception set when none fits or an argument is refused. */
+static Spec *spec_for_args(Kernel *k, PyObject *const *argv, size_t n, Arg *args, P2cValue *vals,
+                           size_t *got) {
+  for (; *got < n; (*got)++) {
+    const char *pname = str_of(PyTuple_GET_ITEM(k->params, *got));
+    if (arg_from_object(k->st, argv[*got], pname, &args[*got]) < 0) return NULL;
+    vals[*got] = args[*got].v;
+  }
+  char why[1024] = "";
+  Spec *s = find_spec(k, vals, n, why, sizeof why);
+  if (!s && PyErr_Occurred()) return NULL;
+  if (!s && k->explicit_sigs) {
+    no_signature(why);
+    return NULL;
+  }
+  if (!s && !(s = specialize(k, vals, n))) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (arg_check_writable(&args[i], &s->info.params[i], k->name) < 0) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (arg_convert(&args[i], &s->info.params[i], str_of(PyTuple_GET_ITEM(k->params, i))) < 0) return NULL;
+    vals[i] = args[i].v;
+  }
+  return s;
+}
+
 static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObject *kwnames) {
   Kernel *k = l->k;
   State *st = k->st;
@@ -375,24 +403,8 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
   P2cValue vals[MAX_ARGS];
   size_t got = 0;
   PyObject *result = NULL;
-  for (; got < n; got++) {
-    const char *pname = str_of(PyTuple_GET_ITEM(k->params, got));
-    if (arg_from_object(st, argv[got], pname, &args[got]) < 0) goto done;
-    vals[got] = args[got].v;
-  }
-  char why[1024] = "";
-  Spec *s = find_spec(k, vals, n, why, sizeof why);
-  if (!s && PyErr_Occurred()) goto done;
-  if (!s && k->explicit_sigs) {
-    no_signature(why);
-    goto done;
-  }
-  if (!s && !(s = specialize(k, vals, n))) goto done;
-  for (size_t i = 0; i < n; i++)
-    if (arg_check_writable(&args[i], &s->info.params[i], k->name) < 0) goto done;
-  for (size_t i = 0; i < n; i++)
-    if (arg_convert(&args[i], &s->info.params[i], str_of(PyTuple_GET_ITEM(k->params, i))) < 0) goto done;
-    else vals[i] = args[i].v;
+  Spec *s = spec_for_args(k, argv, n, args, vals, &got);
+  if (!s) goto done;
   bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !s->info.checks_bounds && !k->sanitize &&
               !st->sanitize;
   if (st->kind == DEV_GPU && args_after_producers(st, args, n, l->s) < 0) goto done;
@@ -459,25 +471,8 @@ static PyObject *kernel_host_call(Kernel *k, PyObject *const *argv, Py_ssize_t n
   P2cValue vals[MAX_ARGS];
   size_t got = 0;
   PyObject *result = NULL;
-  for (; got < n; got++) {
-    if (arg_from_object(k->st, argv[got], str_of(PyTuple_GET_ITEM(k->params, got)), &args[got]) < 0) goto done;
-    vals[got] = args[got].v;
-  }
-  char why[1024] = "";
-  Spec *s = find_spec(k, vals, n, why, sizeof why);
-  if (!s && PyErr_Occurred()) goto done;
-  if (!s && k->explicit_sigs) {
-    no_signature(why);
-    goto done;
-  }
-  if (!s && !(s = specialize(k, vals, n))) goto done;
-  for (size_t i = 0; i < n; i++)
-    if (arg_check_writable(&args[i], &s->info.params[i], k->name) < 0) goto done;
-  for (size_t i = 0; i < n; i++)
-    if (arg_convert(&args[i], &s->info.params[i], str_of(PyTuple_GET_ITEM(k->params, i))) < 0) goto done;
-    else vals[i] = args[i].v;
-  result = call_spec(k, s, vals, n);
-done:
+  Spec *s = spec_for_args(k, argv, n, args, vals, &got);
+  if (s) result = call_spec(k, s, vals, n);
   for (size_t i = 0; i < got; i++) arg_release(&args[i]);
   if (!result) fix_error(k);
   return result;
