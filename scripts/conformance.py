@@ -170,6 +170,14 @@ def _decide_skips_as_on_a_device(cc):
     testing.cudadevrt_missing = lambda: False
 
 
+def _shim_child_processes():
+    """The Python processes a test starts answer numba.cuda with pyk2cuda too
+    (conformance_child/sitecustomize.py says why)."""
+    child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance_child")
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (child, os.environ.get("PYTHONPATH")) if p)
+
+
 def _import_extension_usecases_as_on_the_simulator(package):
     """Numba's tests share a helper module (extensions_usecases) that, off the simulator, defines
     a type with Numba's extension API (a StructModel, @lower): a module that imports it would
@@ -202,6 +210,7 @@ def _worker(mode, path, suite, skips="sim"):
     import unittest
     if mode in ("pyk2cuda", "gpu"):
         _install_shim(suite)
+        _shim_child_processes()
     # A private package over the tests' folder, so that their relative imports
     # (`from .extensions_usecases import ...`) resolve without importing numba.cuda.tests.
     import types

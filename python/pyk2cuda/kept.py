@@ -13,7 +13,9 @@ A function's kept text is used only if compiling that text again gives a code ob
 the function's own (same bytecode, constants, names, line numbers and columns): a wrong pairing
 gives no source, never another function's. Not kept: code compiled before pyk2cuda was imported,
 from an AST, with an explicit optimize level other than the interpreter's, or whose compile and
-exec are apart (another audited event in between, as when `compile()`'s result is run later)."""
+exec are apart (another audited event in between, as when `compile()`'s result is run later).
+The program of `python3 -c PROGRAM` is compiled before any import: sys.orig_argv holds it, and a
+function whose file is '<string>' and whose code object it compiles to takes its text from there."""
 import __future__
 import importlib.util
 import inspect
@@ -90,9 +92,45 @@ def _compiles_to(text, code):
     return False
 
 
+# Options of the interpreter that take a value (`-W ignore`), so that it is not read as -c's.
+_OPTIONS_WITH_VALUE = "WX"
+
+
+def _command_line_program():
+    """The program of `python3 -c PROGRAM` (sys.orig_argv, Python 3.10 and later), or None: the
+    interpreter compiles it before pyk2cuda can be imported, so no audit event carries it."""
+    argv = getattr(sys, "orig_argv", None) or []
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if not arg.startswith("-") or arg == "-" or arg.startswith("--"):
+            return None                  # a script, stdin, or a long option: no -c before it
+        for j, flag in enumerate(arg[1:], 1):
+            if flag == "m":
+                return None
+            if flag == "c" or flag in _OPTIONS_WITH_VALUE:
+                value = arg[j + 1:] or (argv[i + 1] if i + 1 < len(argv) else None)
+                if flag == "c":
+                    return value
+                i += 0 if arg[j + 1:] else 1
+                break
+        i += 1
+    return None
+
+
+def _keep_command_line_program(code):
+    """Keeps the -c program for `code` when it compiles to it (a function defined there)."""
+    text = _command_line_program()
+    if text is not None and _compiles_to(text, code):
+        key = id(code)
+        _texts[key] = [weakref.ref(code, lambda ref, key=key: _forget(key, ref)), text, True]
+
+
 def source_lines(code):
     """(the lines of the function whose code object is `code`, its first line number) from the
     text it was compiled from, as inspect.getsourcelines gives them; None when there is none."""
+    if id(code) not in _texts and code.co_filename == "<string>":
+        _keep_command_line_program(code)
     entry = _texts.get(id(code))
     if entry is None or entry[0]() is not code:
         return None

@@ -241,7 +241,7 @@ def _source_lines(func, code, name):
         return inspect.getsourcelines(func)
     except (OSError, TypeError):
         # `from None`: inspect's OSError says less than this message, and a chained traceback
-        # buries it (the REPL and `python3 -c` are where users meet it first).
+        # buries it (the REPL is where users meet it first).
         raise Error("%s: '%s' has no source (defined in %s): pyk2cuda compiles a function from "
                     "its source, so define it in a .py file, or by exec of a string after "
                     "pyk2cuda is imported" % (name, name, code.co_filename)) from None

@@ -222,6 +222,51 @@ def test_exec_text_is_used_only_when_it_compiles_to_the_function():
     assert kept.source_lines(ns["k"].__code__) == (["def k(a):\n", "    a[0] = 3\n"], 1)
 
 
+# A program for `python3 -c`: a kernel, a device function, and output a race cannot reorder.
+DASH_C_PROGRAM = """\
+import numpy as np
+from numba import cuda
+
+@cuda.jit(device=True)
+def sq(v):
+    return v * v
+
+@cuda.jit
+def k(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = sq(i) + 1
+        if i == 0:
+            print(i, 999)
+
+a = np.zeros(5, dtype=np.int64)
+k[1, 8](a)
+cuda.synchronize()
+print(a.tolist())
+"""
+
+
+@pytest.mark.skipif(not has_numba(), reason="Numba's simulator (Debian's python3-numba) is not installed")
+def test_kernels_defined_in_python_dash_c_match_numba():
+    """`python3 -c PROGRAM`: the program is the kernel's source (sys.orig_argv); options before
+    -c that take a value (-W, -X) are passed over. Same output as Numba's simulator."""
+    from test_samples import ORACLE
+    program = DASH_C_PROGRAM.replace("from numba import cuda", "from pyk2cuda import cuda")
+    rc, ours, err = run_script(["-W", "ignore", "-X", "utf8", "-c", program])
+    assert rc == 0, ours + err
+    e = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    e.pop("PYTHONPATH", None)
+    import subprocess
+    theirs = subprocess.run([ORACLE, "-c", DASH_C_PROGRAM], env=e, capture_output=True, text=True,
+                            timeout=300)
+    assert theirs.returncode == 0, theirs.stderr
+    assert ours == theirs.stdout == "0 999\n[1, 2, 5, 10, 17]\n"
+    # A translator error points into the program, as a traceback would.
+    rc, out, err = run_script(["-c", "from pyk2cuda import cuda\n@cuda.jit\ndef bad(a):\n"
+                               "    a[0] = NOT_DEFINED\nimport numpy\nbad[1, 1](numpy.zeros(1))\n"])
+    assert rc != 0 and "<string>:4:12" in err, err
+
+
 def test_lambdas_as_device_functions_and_reduce():
     add = cuda.Reduce(lambda a, b: a + b)
     biggest = cuda.reduce(lambda a, b: max(a,
