@@ -777,7 +777,14 @@ typedef enum P2cMatchPolicy {
    * it), an IntEnum member an integer parameter, an array of any layout an 'A' parameter; among
    * the specializations that fit, the one whose conversions are best (fewest unsafe, then safe,
    * then promotions, Numba's ratings; the first of equals). */
-  P2C_MATCH_CONVERT
+  P2C_MATCH_CONVERT,
+  /* A @vectorize ufunc's signatures (each specialization takes the inputs and then its output),
+   * as Numba's CUDA ufunc dispatcher chooses: an array input must be of exactly the
+   * signature's type (NumPy's casting='no'; any shape and layout, the call broadcasts); with
+   * scalar inputs, the signatures that also take each scalar's own type (a Python int is
+   * int64, a float float64) are tried first, then those that take the arrays and any scalars.
+   * Exactly one must remain: two or more is ambiguous, and -1 with `why` saying so. */
+  P2C_MATCH_UFUNC
 } P2cMatchPolicy;
 
 struct P2cValue;
@@ -939,10 +946,9 @@ P2C_API P2cStatus p2c_launch(P2cCompiler *compiler, const char *filename, const 
                              P2cLaunchReport *report, P2cModule **diagnostics);
 
 /* Calls the @vectorize(target='cuda') ufunc `ufunc` of the Python `source` on `args` (its
- * inputs: host arrays or scalars), as Numba's CUDA ufuncs are called. The signature is the first
- * of the decorator's that takes every input without an unsafe cast (NumPy's can_cast 'safe';
- * exact matches first; a scalar fits any signature type of its kind or a higher one); inputs of
- * another dtype are converted on the host. The inputs are broadcast as NumPy does, and *out
+ * inputs: host arrays or scalars), as Numba's CUDA ufuncs are called. The signature is chosen
+ * by the library's dispatcher (p2c_module_ufunc_choose: arrays of exactly its types, as Numba's;
+ * scalars are converted to it). The inputs are broadcast as NumPy does, and *out
  * receives a new C-ordered host array of the broadcast shape and the signature's result type
  * (1-d of one element when every input is a scalar), to be freed with p2c_host_array_free.
  * The grid and block are chosen here (the options' grid, block and shared bytes are ignored).
@@ -953,6 +959,13 @@ P2C_API P2cStatus p2c_ufunc_launch(P2cCompiler *compiler, const char *filename, 
                                    size_t nargs, const P2cLaunchOptions *options,
                                    P2cLaunchReport *report, P2cModule **diagnostics,
                                    P2cHostArray *out);
+
+/* The index (p2c_module_kernel) of the specialization of ufunc `ufunc` in `module` that the
+ * inputs choose (p2c_match_specialization with P2C_MATCH_UFUNC, among the ufunc's signatures in
+ * decorator order), or -1 when none or more than one takes them, with the reason in `why` (when
+ * not NULL): Numba's TypeError, in the library's words. */
+P2C_API long p2c_module_ufunc_choose(const P2cModule *module, const char *ufunc, const P2cValue *args,
+                                     size_t nargs, char *why, size_t why_cap);
 
 /* p2c_ufunc_launch on a module already translated (p2c_translate) from the ufunc's source: the
  * module is translated once and kept by the caller, and it keeps what its launches loaded (the

@@ -77,7 +77,11 @@ static PyObject *ufunc_call(Ufunc *u, PyObject *args, PyObject *kw) {
     P2cHostArray out = {0};
     P2cStatus s = p2c_module_ufunc_launch(st->compiler, u->m, PyUnicode_AsUTF8(u->name), vals, (size_t)n,
                                           &o, NULL, &out);
-    if (s != P2C_OK) raise_status(st, s, p2c_compiler_last_error(st->compiler), NULL);
+    char why[1024];
+    if (s == P2C_ERR_USAGE && p2c_module_ufunc_choose(u->m, PyUnicode_AsUTF8(u->name), vals, (size_t)n, why,
+                                                      sizeof why) < 0)
+      PyErr_SetString(PyExc_TypeError, why);   /* no signature takes them: Numba's TypeError */
+    else if (s != P2C_OK) raise_status(st, s, p2c_compiler_last_error(st->compiler), NULL);
     else if (any_device) result = devarray_from_host(st, &out, NULL, NULL);
     else if (all_scalars && out.ndim == 1 && out.shape[0] == 1) {
       PyObject *arr = numpy_from_host(st, &out);

@@ -6,7 +6,9 @@
  * arguments takes values of exactly its types and layouts (P2C_MATCH_EXACT); a kernel whose
  * decorator gives signatures takes any number for a number parameter, converted, and any array
  * layout for an 'A' parameter, and among the signatures that take the values, the one whose
- * conversions are best (P2C_MATCH_CONVERT). docs/python.md, "Signatures and conversions". */
+ * conversions are best (P2C_MATCH_CONVERT); a @vectorize ufunc takes arrays of exactly a
+ * signature's types and converts only scalars (P2C_MATCH_UFUNC, Numba's CUDA ufunc rule).
+ * docs/python.md, "Signatures and conversions". */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,7 +182,7 @@ size_t p2c_value_type_name(const P2cValue *v, char *buf, size_t cap) {
 
 /* The policies: the public two, and the one a launch checks its converted values by (the last
  * check before packing): exact types, an array of any layout for an 'A' parameter. */
-enum { MATCH_AS_CONVERTED = P2C_MATCH_CONVERT + 1 };
+enum { MATCH_AS_CONVERTED = P2C_MATCH_UFUNC + 1 };
 
 static bool is_time_type(P2cScalarType t) { return t >= P2C_DATETIME64 && t < P2C_SCALAR_TYPE_COUNT; }
 
@@ -307,8 +309,68 @@ static void explain_no_match(char *why, size_t cap, P2cMatchPolicy policy, const
   }
 }
 
+/* ---- a ufunc's signature (P2C_MATCH_UFUNC) ----
+ * Numba's rule (numba/np/ufunc/deviceufunc.py, UFuncMechanism._resolve_signature): a CUDA ufunc
+ * converts no array, only scalars (to the chosen signature's type). */
+
+/* Whether ufunc specialization k takes the inputs: every array of exactly its type, and, when
+ * `scalars_exact`, every scalar of its own type too (a scalar's type is the one NumPy's asarray
+ * gives it, which is how the fronts type scalars). */
+static bool ufunc_takes(const P2cKernelInfo *k, const P2cValue *values, size_t n, bool scalars_exact) {
+  if (k->param_count != n + 1) return false;
+  for (size_t j = 0; j < n; j++)
+    if ((values[j].is_array || scalars_exact) && values[j].type != k->params[j].type) return false;
+  return true;
+}
+
+/* "float32(float32, float32): argument 'a' is int32, where it takes float32": the first input
+ * of specialization k whose type it does not take as it is (or its count of inputs). */
+static void put_ufunc_misfit(char *buf, size_t cap, size_t *at, const P2cKernelInfo *k,
+                             const P2cValue *values, size_t n) {
+  if (k->param_count != n + 1) {
+    counted_appendf(buf, cap, at, "%s takes %zu inputs", k->signature, k->param_count - 1);
+    return;
+  }
+  size_t i = 0;
+  while (i + 1 < n && (!values[i].is_array || values[i].type == k->params[i].type)) i++;
+  counted_appendf(buf, cap, at, "%s: argument '%s' is %s, where it takes %s", k->signature,
+                  k->params[i].name, p2c_scalar_name(values[i].type) ? p2c_scalar_name(values[i].type) : "?",
+                  p2c_scalar_name(k->params[i].type) ? p2c_scalar_name(k->params[i].type) : "?");
+}
+
+static int match_ufunc(const P2cKernelInfo *const *specs, size_t nspecs, const P2cValue *values,
+                       size_t count, char *why, size_t why_cap) {
+  bool any_scalar = false;
+  for (size_t j = 0; j < count; j++) any_scalar |= !values[j].is_array;
+  int found = -1, matches = 0;
+  for (int scalars_exact = any_scalar; scalars_exact >= 0 && matches == 0; scalars_exact--)
+    for (size_t i = 0; i < nspecs; i++)
+      if (ufunc_takes(specs[i], values, count, scalars_exact) && matches++ == 0) found = (int)i;
+  if (matches == 1) return found;
+  if (why && why_cap) {
+    size_t at = 0;
+    why[0] = '\0';
+    const char *name = nspecs ? specs[0]->python_name : "?";
+    counted_appendf(why, why_cap, &at, "%s signature of ufunc '%s' takes (", matches ? "more than one" : "no", name);
+    put_values(why, why_cap, &at, values, count);
+    if (matches) {
+      counted_appendf(why, why_cap, &at, "): the scalars' types decide none of them; give a scalar "
+                      "as a NumPy scalar of the type wanted, e.g. np.float32(x) (Numba refuses the call too)");
+      return -1;
+    }
+    counted_appendf(why, why_cap, &at, "); a CUDA ufunc takes arrays of exactly a signature's types, as "
+                    "Numba's (NumPy's casting='no'): convert them first, e.g. a.astype(np.float64)");
+    for (size_t i = 0; i < nspecs; i++) {
+      counted_appendf(why, why_cap, &at, i ? "; " : ": ");
+      put_ufunc_misfit(why, why_cap, &at, specs[i], values, count);
+    }
+  }
+  return -1;
+}
+
 int p2c_match_specialization(const P2cKernelInfo *const *specs, size_t nspecs, const P2cValue *values,
                              size_t count, P2cMatchPolicy policy, char *why, size_t why_cap) {
+  if (policy == P2C_MATCH_UFUNC) return match_ufunc(specs, nspecs, values, count, why, why_cap);
   int best = -1;
   size_t best_rating[CONV_NONE] = {0};
   for (size_t i = 0; i < nspecs; i++) {

@@ -1,58 +1,33 @@
 /* p2c_ufunc_launch: calling a @vectorize(target='cuda') ufunc, as Numba's CUDA ufunc dispatcher
- * does. The inputs choose the signature (the first, in the decorator's order, that takes every
- * input without an unsafe cast; exact matches first), inputs of another dtype are converted on
- * the host, NumPy broadcasting gives the output's shape, the output is allocated here, and the
- * kernel runs over broadcast views (docs/generated-code.md) with a grid chosen from the size. */
+ * does. The library's one dispatcher chooses the signature (P2C_MATCH_UFUNC: arrays of exactly
+ * its types, scalars converted to them), NumPy broadcasting gives the output's shape, the output
+ * is allocated here, and the kernel runs over broadcast views (docs/generated-code.md) with a
+ * grid chosen from the size. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "api/api.h"
 
-enum { UFUNC_NDIM = P2C_MAX_NDIM, UFUNC_BLOCK = 256, UFUNC_MAX_GRID = 4096 };
+enum { UFUNC_NDIM = P2C_MAX_NDIM, UFUNC_BLOCK = 256, UFUNC_MAX_GRID = 4096, UFUNC_MAX_SIGS = 256 };
 
 /* ---- choosing the signature ---- */
 
-static int kind_rank(P2cScalarType t) {
-  if (t == P2C_BOOL) return 0;
-  if (t <= P2C_INT64) return 1;
-  if (t <= P2C_UINT64) return 2;
-  return 3;
-}
-
-/* NumPy's can_cast(from, to, 'safe') on the scalar types: the library's casting rules. */
-static bool safe_cast(P2cScalarType from, P2cScalarType to) {
-  const Type *f = type_of_scalar(from), *t = type_of_scalar(to);
-  return f && t && type_can_cast(f, t, CAST_SAFE);
-}
-
-/* A Python scalar argument fits a signature of the same or a higher kind (NumPy's value-based
- * casting of scalars: 2.0 with a float32 array stays float32). */
-static bool scalar_fits(P2cScalarType from, P2cScalarType to) {
-  int kf = kind_rank(from) == 2 ? 1 : kind_rank(from), kt = kind_rank(to) == 2 ? 1 : kind_rank(to);
-  return kf <= kt;
-}
-
-static bool sig_takes(const P2cKernelInfo *k, const P2cValue *args, size_t nargs, bool exact) {
-  for (size_t i = 0; i < nargs; i++) {
-    P2cScalarType want = k->params[i].type, have = args[i].type;
-    if (exact ? have != want : args[i].is_array ? !safe_cast(have, want) : !scalar_fits(have, want))
-      return false;
+long p2c_module_ufunc_choose(const P2cModule *m, const char *ufunc, const P2cValue *args, size_t nargs,
+                             char *why, size_t why_cap) {
+  P2cKernelInfo infos[UFUNC_MAX_SIGS];
+  const P2cKernelInfo *specs[UFUNC_MAX_SIGS];
+  size_t index[UFUNC_MAX_SIGS], count = 0;
+  if (why && why_cap) why[0] = '\0';
+  if (!m || !ufunc || (nargs && !args)) return -1;
+  for (size_t i = 0, n = p2c_module_kernel_count(m); i < n && count < UFUNC_MAX_SIGS; i++) {
+    infos[count] = p2c_module_kernel(m, i);
+    if (!infos[count].is_ufunc || strcmp(infos[count].python_name, ufunc) != 0) continue;
+    specs[count] = &infos[count];
+    index[count++] = i;
   }
-  return true;
-}
-
-/* The kernel index of the first specialization of `ufunc` that takes the arguments, or -1. */
-static long choose_signature(const P2cModule *m, const char *ufunc, const P2cValue *args, size_t nargs) {
-  size_t n = p2c_module_kernel_count(m);
-  for (int exact = 1; exact >= 0; exact--)
-    for (size_t i = 0; i < n; i++) {
-      P2cKernelInfo k = p2c_module_kernel(m, i);
-      bool complex_sig = false;
-      for (size_t p = 0; p < k.param_count; p++) complex_sig |= k.params[p].type >= P2C_COMPLEX64;
-      if (!complex_sig && k.is_ufunc && strcmp(k.python_name, ufunc) == 0 && k.param_count == nargs + 1 &&
-          sig_takes(&k, args, nargs, exact))
-        return (long)i;
-    }
-  return -1;
+  int j = p2c_match_specialization(specs, count, args, nargs, P2C_MATCH_UFUNC, why, why_cap);
+  return j < 0 ? -1 : (long)index[j];
 }
 
 /* ---- broadcasting ---- */
@@ -79,86 +54,31 @@ static P2cStatus broadcast_shape(P2cCompiler *c, const P2cValue *args, size_t na
   return P2C_OK;
 }
 
-/* ---- converting inputs ---- */
+/* ---- converting scalar inputs ---- */
 
-typedef struct Scalar {
-  int kind;           /* kind_rank */
-  int64_t i;
-  uint64_t u;
-  double f;
-} Scalar;
-
-static Scalar load_elem(P2cScalarType t, const unsigned char *p) {
-  Scalar s = {.kind = kind_rank(t)};
-  switch (t) {
-  case P2C_BOOL: s.i = *(const bool *)p; break;
-  case P2C_INT8: s.i = *(const int8_t *)p; break;
-  case P2C_INT16: s.i = *(const int16_t *)p; break;
-  case P2C_INT32: s.i = *(const int32_t *)p; break;
-  case P2C_INT64: s.i = *(const int64_t *)p; break;
-  case P2C_UINT8: s.u = *(const uint8_t *)p; break;
-  case P2C_UINT16: s.u = *(const uint16_t *)p; break;
-  case P2C_UINT32: s.u = *(const uint32_t *)p; break;
-  case P2C_UINT64: s.u = *(const uint64_t *)p; break;
-  case P2C_FLOAT32: s.f = *(const float *)p; break;
-  default: s.f = *(const double *)p; break;
+/* A scalar input as a 1-element array of the chosen signature's type t, as Numba passes it
+ * (np.array([x], dtype=t)): numbers convert by value, integers wrap to the width, and a float
+ * for an integer type is truncated as NumPy casts it, when it is finite and in the int64 range
+ * (outside it NumPy's result is the machine's; refused here, with the value). */
+static P2cStatus scalar_input(P2cCompiler *c, const P2cValue *v, P2cScalarType t, size_t arg,
+                              P2cHostArray *out) {
+  P2cValue x = *v;
+  bool to_int = t >= P2C_INT8 && t <= P2C_UINT64;
+  if (to_int && (x.type == P2C_FLOAT16 || x.type == P2C_FLOAT32 || x.type == P2C_FLOAT64)) {
+    double d = trunc(x.scalar.f);
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+      return api_fail(c, P2C_ERR_USAGE, "argument %zu: %g cannot be converted to %s", arg, x.scalar.f,
+                      p2c_scalar_name(t));
+    x.type = P2C_INT64;
+    x.scalar.i = (int64_t)d;
   }
-  return s;
-}
-
-static double as_double(Scalar s) { return s.kind == 3 ? s.f : s.kind == 2 ? (double)s.u : (double)s.i; }
-static int64_t as_int(Scalar s) { return s.kind == 3 ? (int64_t)s.f : s.kind == 2 ? (int64_t)s.u : s.i; }
-
-static void store_elem(P2cScalarType t, unsigned char *p, Scalar s) {
-  switch (t) {
-  case P2C_BOOL: *(bool *)p = s.kind == 3 ? s.f != 0 : (s.i | (int64_t)s.u) != 0; break;
-  case P2C_INT8: *(int8_t *)p = (int8_t)as_int(s); break;
-  case P2C_INT16: *(int16_t *)p = (int16_t)as_int(s); break;
-  case P2C_INT32: *(int32_t *)p = (int32_t)as_int(s); break;
-  case P2C_INT64: *(int64_t *)p = as_int(s); break;
-  case P2C_UINT8: *(uint8_t *)p = (uint8_t)as_int(s); break;
-  case P2C_UINT16: *(uint16_t *)p = (uint16_t)as_int(s); break;
-  case P2C_UINT32: *(uint32_t *)p = (uint32_t)as_int(s); break;
-  case P2C_UINT64: *(uint64_t *)p = s.kind == 2 ? s.u : (uint64_t)as_int(s); break;
-  case P2C_FLOAT32: *(float *)p = (float)as_double(s); break;
-  default: *(double *)p = as_double(s); break;
-  }
-}
-
-static Scalar scalar_value(const P2cValue *v) {
-  Scalar s = {.kind = kind_rank(v->type)};
-  if (v->type == P2C_BOOL) s.i = v->scalar.b;
-  else if (s.kind == 1) s.i = v->scalar.i;
-  else if (s.kind == 2) s.u = v->scalar.u;
-  else s.f = v->scalar.f;
-  return s;
-}
-
-/* A C-ordered copy of argument v in dtype t (a scalar becomes a 1-element array). */
-static P2cStatus converted_copy(P2cCompiler *c, const P2cValue *v, P2cScalarType t, P2cHostArray *out) {
+  char name[24], why[256];
+  snprintf(name, sizeof name, "%zu", arg);
+  if (!p2c_value_convert(&x, t, name, why, sizeof why)) return api_fail(c, P2C_ERR_USAGE, "%s", why);
   int64_t one = 1;
-  const P2cHostArray *a = &v->array;
-  P2cStatus s = v->is_array ? p2c_host_array_new(c, t, a->ndim, a->shape, out)
-                            : p2c_host_array_new(c, t, 1, &one, out);
-  if (s != P2C_OK) return s;
-  if (!v->is_array) {
-    store_elem(t, out->data, scalar_value(v));
-    return P2C_OK;
-  }
-  int64_t n = 1, idx[P2C_MAX_NDIM] = {0};
-  for (int k = 0; k < a->ndim; k++) n *= a->shape[k];
-  size_t size = p2c_scalar_size(t);
-  for (int64_t e = 0; e < n; e++) {
-    int64_t off = 0;
-    for (int k = 0; k < a->ndim; k++) off += idx[k] * a->strides[k];
-    store_elem(t, (unsigned char *)out->data + (size_t)e * size,
-               load_elem(a->dtype, (const unsigned char *)a->data + off));
-    for (int k = a->ndim; k-- > 0;) {   /* next index, C order */
-      if (++idx[k] < a->shape[k]) break;
-      idx[k] = 0;
-    }
-  }
-  return P2C_OK;
+  P2cStatus s = p2c_host_array_new(c, t, 1, &one, out);
+  if (s == P2C_OK) p2c_scalar_pack(&x, out->data);
+  return s;
 }
 
 /* ---- views ---- */
@@ -182,7 +102,7 @@ static P2cValue broadcast_view(const P2cHostArray *a, int ndim, const int64_t *s
 typedef struct UfuncCall {
   P2cCompiler *c;
   P2cValue *views;          /* inputs, then out */
-  P2cHostArray *copies;     /* converted inputs (data NULL where the input is used as it is) */
+  P2cHostArray *copies;     /* scalar inputs as arrays (data NULL for the array inputs) */
   size_t nargs;
 } UfuncCall;
 
@@ -202,8 +122,8 @@ static P2cStatus make_views(UfuncCall *u, const P2cKernelInfo *k, const P2cValue
                             const int64_t *shape, const P2cHostArray *out) {
   for (size_t i = 0; i < u->nargs; i++) {
     const P2cHostArray *a = &args[i].array;
-    if (!args[i].is_array || args[i].type != k->params[i].type) {
-      P2cStatus s = converted_copy(u->c, &args[i], k->params[i].type, &u->copies[i]);
+    if (!args[i].is_array) {
+      P2cStatus s = scalar_input(u->c, &args[i], k->params[i].type, i + 1, &u->copies[i]);
       if (s != P2C_OK) return s;
       a = &u->copies[i];
     }
@@ -230,8 +150,6 @@ static P2cLaunchOptions ufunc_launch_options(const P2cLaunchOptions *o, int ndim
 static P2cStatus check_ufunc_args(P2cCompiler *c, const P2cValue *args, size_t nargs) {
   for (size_t i = 0; i < nargs; i++) {
     if (!p2c_scalar_name(args[i].type)) return api_fail(c, P2C_ERR_USAGE, "argument %zu has an invalid type", i + 1);
-    if (args[i].type >= P2C_COMPLEX64)
-      return api_fail(c, P2C_ERR_USAGE, "argument %zu: complex ufunc arguments are not supported yet", i + 1);
     if (!args[i].is_array) continue;
     const P2cHostArray *a = &args[i].array;
     if (args[i].device_array)
@@ -271,7 +189,6 @@ static P2cStatus ufunc_call(P2cCompiler *c, P2cModule *m, const char *ufunc, con
                             P2cHostArray *out) {
   P2cStatus s = check_ufunc_args(c, args, nargs);
   if (s != P2C_OK) return s;
-  long ki = choose_signature(m, ufunc, args, nargs);
   long first = -1;   /* the ufunc's first kernel: its arity */
   for (size_t i = 0, n = p2c_module_kernel_count(m); first < 0 && i < n; i++) {
     P2cKernelInfo k = p2c_module_kernel(m, i);
@@ -282,9 +199,9 @@ static P2cStatus ufunc_call(P2cCompiler *c, P2cModule *m, const char *ufunc, con
   if (k0.param_count != nargs + 1)
     return api_fail(c, P2C_ERR_USAGE, "ufunc '%s' takes %zu arguments, %zu given", ufunc,
                     k0.param_count - 1, nargs);
-  if (ki < 0)
-    return api_fail(c, P2C_ERR_USAGE, "ufunc '%s' has no signature for these argument types "
-                    "(none takes them without an unsafe cast)", ufunc);
+  char why[1024];
+  long ki = p2c_module_ufunc_choose(m, ufunc, args, nargs, why, sizeof why);
+  if (ki < 0) return api_fail(c, P2C_ERR_USAGE, "%s", why);
   return run_chosen(c, m, (size_t)ki, args, nargs, o, report, out);
 }
 

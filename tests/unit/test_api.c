@@ -1119,6 +1119,67 @@ static void ufunc_broadcasts_through_the_c_api(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* p2c_module_ufunc_choose: Numba's CUDA ufunc rule (arrays of exactly a signature's types;
+ * scalars of their own type first, then any; one signature must remain), with its reasons.
+ * tests/python/test_vectorize.py checks the rule against Numba's own UFuncMechanism. */
+static void ufunc_signature_choice_is_numbas(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  assert_non_null(c);
+  P2cModule *m = NULL;
+  const char *names[1] = {"axpy"};
+  P2cTranslateOptions to = {names, 1, NULL, 0, false, false, {0}};
+  assert_int_equal(p2c_translate(c, "u.py", ufunc_src, sizeof ufunc_src - 1, &to, &m), P2C_OK);
+  long i64 = -1, f64 = -1;
+  for (size_t i = 0; i < p2c_module_kernel_count(m); i++) {
+    P2cKernelInfo k = p2c_module_kernel(m, i);
+    if (k.is_ufunc) *(k.params[0].type == P2C_INT64 ? &i64 : &f64) = (long)i;
+  }
+  assert_true(i64 >= 0 && f64 >= 0);
+  int64_t n = 3;
+  P2cHostArray a64, a32;
+  assert_int_equal(p2c_host_array_new(c, P2C_FLOAT64, 1, &n, &a64), P2C_OK);
+  assert_int_equal(p2c_host_array_new(c, P2C_INT32, 1, &n, &a32), P2C_OK);
+  P2cValue int_scalar = {.type = P2C_INT64, .scalar.i = 2}, f32_scalar = {.type = P2C_FLOAT32, .scalar.f = 2};
+  char why[1024];
+  /* a float64 array and an int scalar: no exact match, the array decides */
+  P2cValue arr_int[2] = {host_value(a64), int_scalar};
+  assert_int_equal(p2c_module_ufunc_choose(m, "axpy", arr_int, 2, why, sizeof why), f64);
+  /* two int scalars: their own type, exactly */
+  P2cValue ints[2] = {int_scalar, int_scalar};
+  assert_int_equal(p2c_module_ufunc_choose(m, "axpy", ints, 2, why, sizeof why), i64);
+  /* two float32 scalars: either signature takes them, which is ambiguous */
+  P2cValue f32s[2] = {f32_scalar, f32_scalar};
+  assert_int_equal(p2c_module_ufunc_choose(m, "axpy", f32s, 2, why, sizeof why), -1);
+  assert_non_null(strstr(why, "more than one signature of ufunc 'axpy' takes (float32, float32)"));
+  /* an int32 array: no array is converted */
+  P2cValue arr32[2] = {host_value(a32), int_scalar};
+  assert_int_equal(p2c_module_ufunc_choose(m, "axpy", arr32, 2, why, sizeof why), -1);
+  assert_non_null(strstr(why, "no signature of ufunc 'axpy' takes (int32[::1], int64)"));
+  assert_non_null(strstr(why, "int64(int64, int64): argument 'x' is int32, where it takes int64"));
+  /* the launch refuses with the same words */
+  P2cHostArray out;
+  P2cLaunchOptions o = {.device = P2C_DEVICE_SIM};
+  assert_int_equal(p2c_module_ufunc_launch(c, m, "axpy", arr32, 2, &o, NULL, &out), P2C_ERR_USAGE);
+  assert_string_equal(p2c_compiler_last_error(c), why);
+  /* a scalar converts to the chosen type: 2.75 into the int64 signature truncates, as NumPy */
+  P2cHostArray ai;
+  assert_int_equal(p2c_host_array_new(c, P2C_INT64, 1, &n, &ai), P2C_OK);
+  for (int i = 0; i < 3; i++) ((int64_t *)ai.data)[i] = i;
+  P2cValue trunc_args[2] = {host_value(ai), {.type = P2C_FLOAT64, .scalar.f = 2.75}};
+  assert_int_equal(p2c_module_ufunc_launch(c, m, "axpy", trunc_args, 2, &o, NULL, &out), P2C_OK);
+  for (int i = 0; i < 3; i++) assert_int_equal(((int64_t *)out.data)[i], 2 * i + 2);
+  p2c_host_array_free(c, &out);
+  trunc_args[1].scalar.f = NAN;   /* NumPy's result would be the machine's: refused */
+  assert_int_equal(p2c_module_ufunc_launch(c, m, "axpy", trunc_args, 2, &o, NULL, &out), P2C_ERR_USAGE);
+  assert_non_null(strstr(p2c_compiler_last_error(c), "argument 2: nan cannot be converted to int64"));
+  p2c_host_array_free(c, &ai);
+  p2c_host_array_free(c, &a64);
+  p2c_host_array_free(c, &a32);
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 /* P2cParam.written: stores, atomics and device functions that store write a parameter; reads,
  * views read from, len() and device functions that only read do not; an array bound to another
  * name counts as written (the analysis does not follow names). Ufuncs write only out. */
@@ -1391,6 +1452,7 @@ int main(void) {
       cmocka_unit_test(scalar_pack_writes_the_kernel_parameter_bytes),
       cmocka_unit_test(ufunc_broadcasts_through_the_c_api),
       cmocka_unit_test(ufunc_calls_on_one_translated_module),
+      cmocka_unit_test(ufunc_signature_choice_is_numbas),
       cmocka_unit_test(params_say_which_arrays_are_written),
       cmocka_unit_test(enum_members_are_arguments),
       cmocka_unit_test(jit_functions_are_called_on_the_cpu),
