@@ -1,6 +1,6 @@
 # Kernels of tests/python/test_dispatch_fronts.py: explicit signatures, so that a launch chooses
 # among them and converts its scalars, from Python and from `pyk2cuda run` alike.
-from pyk2cuda import cuda
+from pyk2cuda import cuda, vectorize
 
 
 @cuda.jit("void(float32[::1], float32)")
@@ -71,3 +71,8 @@ def first(a, t):
     i = cuda.grid(1)
     if i < a.size:
         a[i] = t[0]
+
+
+@vectorize(["float32(float32, float32)", "float64(float64, float64)"], target="cuda")
+def vadd(a, b):
+    return a + b

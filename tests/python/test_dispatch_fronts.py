@@ -1,7 +1,8 @@
 """One dispatcher for every front (issue 27): the same kernel, signature and values, launched
 from Python and with `pyk2cuda run` (which uses only the C API), choose the same specialization
 and convert the same way, or give the same message: scalars, arrays of each layout, strings,
-datetimes, records and tuples (`run` spells them as Python does: '(1, 2.5)', '(7,)'). Enum
+datetimes, records and tuples (`run` spells them as Python does: '(1, 2.5)', '(7,)'), and a
+@vectorize ufunc's signature (UFUNC_CASES: chosen, or refused as Numba refuses, alike). Enum
 members, which `run` cannot spell, go through the C API in tests/unit/test_api.c, as do more
 tuples (tuple_arguments_convert_element_by_element: the values of tuple_choice.py, which
 test_overload_choice.py runs from Python against Numba's dispatcher). The table's expectations are Numba's (its
@@ -144,5 +145,45 @@ def test_python_and_the_command_line_dispatch_alike(case, tmp_path):
         assert rc == 0, err
         got_cli = np.load(out)
         got_py = run_python(kernel, grid, block, make_args)
+        assert got_cli.dtype == got_py.dtype == expected.dtype
+        assert np.array_equal(got_cli, expected) and np.array_equal(got_py, expected), (got_cli, got_py)
+
+
+# A @vectorize ufunc's signature (the dispatcher's P2C_MATCH_UFUNC, Numba's CUDA ufunc rule): (run
+# ARGs, Python arguments, expected array or the refusal's message). test_vectorize.py checks the
+# rule itself against Numba's UFuncMechanism.
+UFUNC_CASES = [
+    (["zeros:float32[4]", "2"], lambda: (np.zeros(4, np.float32), 2), np.full(4, 2, np.float32)),
+    (["zeros:float64[4]", "int32:2"], lambda: (np.zeros(4), np.int32(2)), np.full(4, 2.0)),
+    (["1.5", "2.5"], lambda: (1.5, 2.5), np.array([4.0])),
+    (["zeros:int32[4]", "2"], lambda: (np.zeros(4, np.int32), 2),
+     "no signature of ufunc 'vadd' takes (int32[::1], int64); a CUDA ufunc takes arrays of exactly a "
+     "signature's types, as Numba's (NumPy's casting='no'): convert them first, e.g. a.astype(np.float64): "
+     "float32(float32, float32): argument 'a' is int32, where it takes float32; float64(float64, float64): "
+     "argument 'a' is int32, where it takes float64"),
+    (["2", "3"], lambda: (2, 3),
+     "more than one signature of ufunc 'vadd' takes (int64, int64): the scalars' types decide none of them; "
+     "give a scalar as a NumPy scalar of the type wanted, e.g. np.float32(x) (Numba refuses the call too)"),
+]
+
+
+@pytest.mark.parametrize("case", UFUNC_CASES, ids=["-".join(c[0]) for c in UFUNC_CASES])
+def test_ufunc_signatures_are_chosen_alike(case, tmp_path):
+    cli_args, make_args, expected = case
+    p = subprocess.run([cli_path(), "run", KERNELS, "vadd", "--device", "sim", "--out-dir", "out"] + cli_args,
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("dispatch_kernels", KERNELS)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    if isinstance(expected, str):
+        assert p.returncode == 2 and f"pyk2cuda: {expected}\n" in p.stderr, p.stderr
+        with pytest.raises(TypeError) as e:
+            mod.vadd(*make_args())
+        assert str(e.value) == expected
+    else:
+        assert p.returncode == 0, p.stderr
+        got_cli = np.load(tmp_path / "out" / "out.npy")
+        got_py = np.atleast_1d(mod.vadd(*make_args()))
         assert got_cli.dtype == got_py.dtype == expected.dtype
         assert np.array_equal(got_cli, expected) and np.array_equal(got_py, expected), (got_cli, got_py)
