@@ -36,6 +36,7 @@ from .types import *  # noqa: F401,F403 (numba's type names)
 from . import cuda
 from .cuda import vectorize
 from .cpu import jit, njit, prange   # Numba's meanings: CPU functions (cuda.jit makes kernels)
+from .stencil import stencil         # numba.stencil, computed by a generated kernel
 
 __version__ = _core.version
 

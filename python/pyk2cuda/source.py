@@ -323,6 +323,7 @@ class _Builder:
         self.bound[name] = func
         for free, line, col in piece.free_names():
             self.bind(func, piece, free, line, col)
+        return piece   # stencil.py rewrites its lines after its names are bound
 
     def bind(self, func, piece, name, line, col):
         found, value = _lookup(func, name)

@@ -1,0 +1,380 @@
+"""numba.stencil for pyk2cuda: a stencil computed by a kernel pyk2cuda generates from it.
+
+    @stencil
+    def smooth(a):
+        return (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1]) / 4
+
+    b = smooth(a)          # Numba's result, computed on the GPU or on the simulator
+
+A stencil function indexes its arrays relative to the element being computed (`a[-1, 0]` is the
+element one row up). Called with arrays, it returns a new array of the first one's shape, each
+element the function's value there, and `cval` (default 0) on the border, where a relative index
+would leave the array; the border's width in each dimension is the neighbourhood, inferred from
+the constant offsets the function uses or given as `neighborhood=((lo, hi), ...)`. Arguments
+named in `standard_indexing=` are indexed as usual; scalars are passed as they are; `out=` is
+written instead of a new array (its border is left alone unless `cval` was given, as in Numba).
+
+How (docs/python.md, "Stencils"): at a call, for the arguments' types, the function's own source
+is rewritten (each relative index `a[-1, 0]` becomes `a[i0 + (-1), i1 + (0)]`: insertions only,
+so every diagnostic maps back to the user's line and column) into a device function taking the
+element's indices, and a kernel is written beside it, one thread per output element. The
+function is first translated alone, as a host function of those types, to learn the type it
+returns (the output's dtype, as Numba infers it); then the kernel is launched as any cuda.jit
+kernel, on the GPU when there is one (host arrays copied in and back) and on the simulator
+otherwise. `inspect_cuda()` shows the generated CUDA C, `kernel_source()` the kernel's Python."""
+import ast
+
+from . import _core, cuda, source as _source, types as _types
+from ._core import CompileError
+
+# What Numba's stencil decorator accepts besides the function (numba/stencils/stencil.py).
+_OPTIONS = ("cval", "standard_indexing", "neighborhood")
+_INDEX = "__p2c_i%d"          # the element's index in dimension d, in the generated code
+_OUT = "__p2c_out"
+_BLOCKS = {1: (256,), 2: (16, 16), 3: (8, 8, 4)}   # threads per block, the last axis first
+
+
+def stencil(func_or_mode="constant", **options):
+    """numba.stencil: @stencil, @stencil(cval=..., neighborhood=..., standard_indexing=...),
+    @stencil('constant', ...), stencil(func)."""
+    for option in options:
+        if option not in _OPTIONS:
+            raise ValueError("Unknown stencil option " + option)
+    if isinstance(func_or_mode, str):
+        if func_or_mode != "constant":
+            raise ValueError("Unsupported mode style " + func_or_mode)
+        return lambda func: StencilFunc(func, options)
+    return StencilFunc(func_or_mode, options)
+
+
+def _fail(piece, node, message, line=None, col=None):
+    """A CompileError at `node`'s place in the user's source (E-stencil)."""
+    line = node.lineno if line is None else line
+    col = node.col_offset if col is None else col
+    at = piece.at(line - piece.node.lineno + 1, _char_col(piece, line, col) + 1)
+    exc = CompileError("%s:%d:%d: error: %s" % (at + (message,)))
+    exc.status, exc.status_name = 1, "source"
+    exc.diagnostics = [at + ("error", "E-stencil", message)]
+    raise exc
+
+
+def _char_col(piece, line, col):
+    """The character column of ast's UTF-8 byte column `col` on `line` (ast's numbering)."""
+    text = piece.lines[line - piece.node.lineno]
+    return len(text.encode()[:col].decode(errors="ignore"))
+
+
+def _constant_offset(node):
+    """The int a relative index component folds to as CPython folds it (`-1`, `1 - 2`), or None
+    when it is not made of literals only."""
+    if any(isinstance(n, (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Lambda,
+                          ast.NamedExpr)) for n in ast.walk(node)):
+        return None
+    try:
+        value = eval(compile(ast.Expression(node), "<offset>", "eval"), {"__builtins__": {}})
+    except Exception:   # noqa: BLE001 (a literal expression CPython cannot fold: not constant)
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class _Access:
+    """One relative index `a[c0, c1, ...]`: its components' nodes, each one's constant offset
+    (or None), and where to write the element's indices into it."""
+
+    def __init__(self, node, components):
+        self.node = node
+        self.components = components
+        self.offsets = [_constant_offset(c) for c in components]
+
+
+class _Analysis:
+    """What a stencil function's source says for a number of dimensions: its relative accesses
+    (checked), and the neighbourhood, given or inferred from their constant offsets."""
+
+    def __init__(self, piece, params, standard, ndim, neighborhood):
+        self.piece = piece
+        self.accesses = []
+        for node in ast.walk(piece.node):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+                    node.value.id in params and node.value.id not in standard:
+                self._access(node, ndim, neighborhood is not None)
+        self.relative = sorted({a.node.value.id for a in self.accesses}, key=params.index)
+        self.neighborhood = self._neighborhood(ndim, neighborhood)
+
+    def _access(self, node, ndim, given):
+        """Checks one subscript of a relatively indexed argument and records it."""
+        if not isinstance(node.ctx, ast.Load):
+            _fail(self.piece, node, "Assignments to arrays passed to stencil kernels is not allowed "
+                  "('%s' is an argument of the stencil)" % node.value.id)
+        index = node.slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        for p in parts:
+            if isinstance(p, (ast.Slice, ast.Starred)):
+                _fail(self.piece, p, "a slice in a stencil's relative index is not supported by "
+                      "pyk2cuda: index single elements, as in %s[-1]" % node.value.id)
+        if len(parts) != ndim:
+            _fail(self.piece, node, "Stencil index does not match array dimensionality: '%s' is "
+                  "indexed with %d offset(s), the stencil's input has %d dimension(s)"
+                  % (node.value.id, len(parts), ndim))
+        access = _Access(node, parts)
+        for p, offset in zip(parts, access.offsets):
+            if offset is None and not given:
+                _fail(self.piece, p, "stencil kernel index is not constant, 'neighborhood' option "
+                      "required (a relative index is a constant offset such as -1)")
+        self.accesses.append(access)
+
+    def _neighborhood(self, ndim, given):
+        """((lo, hi), ...) per dimension: the given one, or the smallest that holds every
+        constant offset and 0, as Numba infers it."""
+        if given is not None:
+            return tuple((int(lo), int(hi)) for lo, hi in given)
+        if not self.accesses:
+            _fail(self.piece, self.piece.node, "Stencil kernel with no accesses to relatively "
+                  "indexed arrays: pyk2cuda cannot infer its neighborhood")
+        found = [[0, 0] for _ in range(ndim)]
+        for a in self.accesses:
+            for d, offset in enumerate(a.offsets):
+                found[d] = [min(found[d][0], offset), max(found[d][1], offset)]
+        return tuple(tuple(f) for f in found)
+
+    def insertions(self, params):
+        """{line (ast's): [(character column, text)]}: each relative index component c becomes
+        `__p2c_iD + (c)`, and the def takes the indices after its parameters."""
+        out = {}
+        for a in self.accesses:
+            for d, c in enumerate(a.components):
+                self._insert(out, c.lineno, c.col_offset, "%s + (" % (_INDEX % d))
+                self._insert(out, c.end_lineno, c.end_col_offset, ")")
+        last = self.piece.node.args.args[-1]
+        ndim = len(self.neighborhood)
+        self._insert(out, last.end_lineno, last.end_col_offset,
+                     "".join(", " + _INDEX % d for d in range(ndim)))
+        return out
+
+    def _insert(self, out, line, col, text):
+        out.setdefault(line, []).append((_char_col(self.piece, line, col), text))
+
+
+class _RewrittenPiece:
+    """The stencil function's piece with text inserted into its lines; its `at` maps a column of
+    the rewritten text back to the user's (a column inside inserted text: the insertion point)."""
+
+    def __init__(self, piece, inserts):
+        self.user_at = piece.at
+        self.inserts = {}
+        for line, items in inserts.items():
+            i = line - piece.node.lineno
+            items = sorted(items, key=lambda item: item[0])
+            text, done, start = piece.lines[i], [], 0
+            for col, added in items:
+                done.append(text[start:col] + added)
+                start = col
+            piece.lines[i] = "".join(done) + text[start:]
+            self.inserts[i + 1] = items
+
+    def at(self, line, col):
+        shift = 0
+        for pos, added in self.inserts.get(line, ()):
+            if col - 1 < pos + shift:
+                break
+            if col - 1 < pos + shift + len(added):
+                return self.user_at(line, pos + 1)
+            shift += len(added)
+        return self.user_at(line, col - shift)
+
+
+def _array_like(value):
+    return getattr(value, "ndim", 0) > 0 and (hasattr(value, "__cuda_array_interface__") or
+                                              hasattr(value, "__array_interface__"))
+
+
+class StencilFunc:
+    """A @stencil function: call it with its arguments (and out=) to get the result array."""
+
+    def __init__(self, func, options):
+        self.py_func = getattr(func, "py_func", func)
+        self.__name__ = getattr(self.py_func, "__name__", "stencil")
+        self.__doc__ = getattr(self.py_func, "__doc__", None)
+        _source.check_source(self.py_func)
+        code = self.py_func.__code__
+        self._params = list(code.co_varnames[:code.co_argcount])
+        self.options = dict(options)
+        self.neighborhood = options.get("neighborhood")
+        standard = options.get("standard_indexing", ())
+        self._standard = (standard,) if isinstance(standard, str) else tuple(standard)
+        if self._params and self._params[0] in self._standard:
+            raise ValueError("The first argument to a stencil kernel must use relative indexing, "
+                             "not standard indexing.")
+        if set(self._standard) - set(self._params):
+            raise ValueError("Standard indexing requested for an array name not present in the "
+                             "stencil kernel definition.")
+        self._made = {}   # argument types -> _Made
+
+    # A stencil in a kernel or a @jit function is a name pyk2cuda's translator refuses (source.py):
+    # a @jit function calling one runs as Python, whose call of the stencil runs it as here.
+    _p2c_refused_in_kernels = "a @stencil function (call it from the host)"
+
+    def __call__(self, *args, out=None, **kwargs):
+        if kwargs:
+            raise TypeError("a stencil takes its arguments by position and out=, got %s"
+                            % ", ".join(sorted(kwargs)))
+        if len(args) != len(self._params):
+            raise TypeError("stencil '%s' takes %d argument(s), %d given"
+                            % (self.__name__, len(self._params), len(args)))
+        if not args or not _array_like(args[0]):
+            raise ValueError("The first argument to a stencil kernel must be the primary input array.")
+        ndim = args[0].ndim
+        if ndim > 3:
+            raise ValueError("pyk2cuda computes stencils of 1 to 3 dimensions, the input has %d" % ndim)
+        if self.neighborhood is not None and len(self.neighborhood) != ndim:
+            raise ValueError("%d dimensional neighborhood specified for %d dimensional input array"
+                             % (len(self.neighborhood), ndim))
+        key = tuple(_types.typeof(a) for a in args) + ((_types.typeof(out),) if out is not None else ())
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = _Made(self, args, out)
+        return made.run(args, out)
+
+    def kernel_source(self, *args):
+        """The Python of the kernel generated for these arguments' types (after a call)."""
+        return self._pick(args).unit.source.decode()
+
+    def inspect_cuda(self):
+        """{argument types: the generated CUDA C} of every call's kernel so far."""
+        return {key: next(iter(m.kernel.inspect_cuda().values())) for key, m in self._made.items()}
+
+    def _pick(self, args):
+        key = tuple(_types.typeof(a) for a in args)
+        for k, m in self._made.items():
+            if k[:len(key)] == key:
+                return m
+        raise KeyError("stencil '%s' was not called with these types" % self.__name__)
+
+
+class _Made:
+    """A stencil for one tuple of argument types: its analysis, result dtype and kernel."""
+
+    def __init__(self, sf, args, out):
+        self.sf = sf
+        ndim = args[0].ndim
+        self.ndim = ndim
+        self.fill = out is None or "cval" in sf.options
+        self.cval = sf.options.get("cval", 0)
+        arg_types = [cuda._arg_type_text(a) for a in args]
+        self.relative, self.neighborhood = self._analyse(ndim)
+        self.dtype = self._result_dtype(arg_types)
+        if _source._constant(self.cval) is None:
+            raise TypeError("cval must be a number, got %r" % (self.cval,))
+        if isinstance(self.cval, complex) and self.dtype.kind != "c":
+            raise ValueError("cval type does not match stencil return type.")
+        self.unit = self._unit(self._body(device=True))
+        self.kernel = cuda.Kernel(sf.py_func, self._kernel_name(), self.unit.filename,
+                                  self.unit.source, tuple(sf._params) + (_OUT,), False, None)
+        self.kernel._unit = self.unit
+
+    def _analyse(self, ndim):
+        """(the relatively indexed arguments, the neighbourhood) for ndim dimensions."""
+        piece = _source._Piece(self.sf.py_func)
+        a = _Analysis(piece, self.sf._params, self.sf._standard, ndim, self.sf.neighborhood)
+        return a.relative, a.neighborhood
+
+    def _body(self, device, signature=None):
+        """A _Builder holding the stencil function rewritten (relative indices made absolute, the
+        indices added as parameters), decorated as a device function or, with `signature`, a
+        host function of those types."""
+        sf = self.sf
+        decorator = "@%s.jit(device=True)" % _source._CUDA if device else \
+            "@%s([%r])" % (_source._NJIT, signature)
+        builder = _source._Builder(_source._Piece(sf.py_func))
+        piece = builder.add_function(sf.py_func, self._body_name(), decorator)
+        a = _Analysis(piece, sf._params, sf._standard, self.ndim, sf.neighborhood)
+        rewritten = _RewrittenPiece(piece, a.insertions(sf._params))
+        piece.at = rewritten.at
+        return builder
+
+    def _body_name(self):
+        name = self.sf.__name__
+        return name if name.isidentifier() else "_lambda"
+
+    def _kernel_name(self):
+        return "%s_stencil" % self._body_name()
+
+    def _result_dtype(self, arg_types):
+        """The dtype of the function's result for these arguments, as Numba infers it: the
+        return type of the rewritten function translated as a host function of these types."""
+        sig = "(%s)" % ", ".join(arg_types + ["int64"] * self.ndim)
+        unit = self._body(device=False, signature=sig).unit()
+        from .cpu import CPUDispatcher
+        try:
+            probe = CPUDispatcher(self.sf.py_func, self._body_name(), unit.filename, unit.source,
+                                  tuple(self.sf._params) + tuple(_INDEX % d for d in range(self.ndim)),
+                                  True, None)
+        except CompileError as e:
+            raise unit.remap(e) from None
+        text = probe._specs()[0][0]
+        ret = text[:text.index("(")]
+        if "[" in ret or not ret or ret == "void":
+            raise self._at_def("a stencil returns a scalar, this one returns %s" % (ret or "nothing"))
+        return _types.as_dtype(_types.ScalarType(ret))
+
+    def _at_def(self, message):
+        piece = _source._Piece(self.sf.py_func)
+        try:
+            _fail(piece, piece.node, message)
+        except CompileError as e:
+            return e
+
+    def _unit(self, builder):
+        """The module: the rewritten function and the kernel, one thread per output element."""
+        unit = builder.unit()
+        unit.source += "\n".join(self._kernel_lines()).encode() + b"\n"
+        return unit
+
+    def _kernel_lines(self):
+        """The generated kernel's lines (docs/python.md, "Stencils")."""
+        n = self.ndim
+        params = ", ".join(self.sf._params + [_OUT])
+        idx = [_INDEX % d for d in range(n)]
+        first = self.sf._params[0]
+        grid = ", ".join(reversed(idx))   # x runs along the last axis (grid(1) is an int)
+        inside = " and ".join("%s < %s.shape[%d]" % (i, _OUT, d) for d, i in enumerate(idx))
+        interior = " and ".join("%d <= %s < %s.shape[%d] - %d" % (max(0, -lo), i, first, d, max(0, hi))
+                                for d, (i, (lo, hi)) in enumerate(zip(idx, self.neighborhood)))
+        element = "%s[%s]" % (_OUT, ", ".join(idx))
+        lines = ["", "", "@%s.jit" % _source._CUDA,
+                 "def %s(%s):" % (self._kernel_name(), params),
+                 "    %s = %s.grid(%d)" % (grid, _source._CUDA, n),
+                 "    if %s:" % inside,
+                 "        if %s:" % interior,
+                 "            %s = %s(%s)" % (element, self._body_name(), ", ".join(self.sf._params + idx))]
+        if self.fill:
+            lines += ["        else:", "            %s = %s" % (element, _source._constant(self.cval))]
+        return lines
+
+    def run(self, args, out):
+        """Checks the arrays' shapes as Numba does, makes the output, launches the kernel."""
+        first = args[0]
+        for name, a in zip(self.sf._params, args):
+            if name in self.relative and a is not first:   # its indices were checked: same ndim
+                if any(s < f for s, f in zip(a.shape, first.shape)):
+                    raise ValueError("Secondary stencil array has some dimension smaller the same "
+                                     "dimension in the first stencil input.")
+        if out is None:
+            out = self._new_output(first)
+        elif out.ndim != first.ndim or any(s < f for s, f in zip(out.shape, first.shape)):
+            raise ValueError("out= has shape %s, smaller than the stencil's input %s"
+                             % (tuple(out.shape), tuple(first.shape)))
+        if out.size:
+            block = _BLOCKS[self.ndim]
+            extents = tuple(reversed(out.shape))
+            grid = tuple((e + b - 1) // b for e, b in zip(extents, block))
+            self.kernel[grid, block](*(tuple(args) + (out,)))
+        return out
+
+    def _new_output(self, first):
+        """The result array: a device array when the input is one, else a NumPy array."""
+        if isinstance(first, _core.DeviceArray) or (hasattr(first, "__cuda_array_interface__")
+                                                    and not hasattr(first, "__array_interface__")):
+            return cuda.device_array(first.shape, self.dtype)
+        import numpy
+        return numpy.empty(first.shape, self.dtype)

@@ -1,0 +1,129 @@
+"""@stencil functions computed by a kernel pyk2cuda generates (issue 33, docs/python.md "Stencils"):
+stencils.py's results under pyk2cuda against Numba's CPU stencils (Debian's python3-numba), and
+what only pyk2cuda can show: device arrays, the generated kernel, the errors at the user's line."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import pyk2cuda
+from pyk2cuda import cuda, stencil
+from conftest import HERE, run_script
+from test_samples import ORACLE, has_numba
+
+SCRIPT = os.path.join(HERE, "stencils.py")
+THIS = os.path.abspath(__file__)
+
+
+def line_of(text):
+    """The line of this file that holds `text` (once)."""
+    with open(THIS) as f:
+        found = [i + 1 for i, line in enumerate(f) if text in line]
+    assert len(found) == 2, found   # the line itself, and this call's argument
+    return found[0]
+
+
+def test_results_as_numbas_stencil():
+    rc, ours, err = run_script(["-m", "pyk2cuda", SCRIPT])
+    assert rc == 0, ours + err
+    assert "laplace_int int64 (5, 6) [[-1, -1, -1, -1, -1, -1], [-1, 0, -22, 11, 0, -1]" in ours, ours
+    assert "pyk2cuda cannot compile 'smooth_in_jit'" in err   # the @njit caller runs as Python
+    if not has_numba():
+        pytest.skip("Numba (Debian's python3-numba) is not installed")
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    p = subprocess.run([ORACLE, SCRIPT], cwd=HERE, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.count("\n") == ours.count("\n") == 30
+    for theirs, mine in zip(p.stdout.splitlines(), ours.splitlines()):
+        assert mine == theirs
+
+
+@stencil
+def blur(a):
+    return (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1]) * 0.25
+
+
+def expected_blur(a):
+    want = np.zeros(a.shape)
+    want[1:-1, 1:-1] = (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:]) * 0.25
+    return want
+
+
+def test_device_arrays_in_and_out():
+    a = np.random.default_rng(1).random((33, 70))
+    d = cuda.to_device(a)
+    got = blur(d)
+    assert isinstance(got, pyk2cuda.DeviceArray)
+    assert got.copy_to_host().tolist() == expected_blur(a).tolist()
+    out = cuda.device_array((33, 70))
+    assert blur(d, out=out) is out
+    assert out.copy_to_host().tolist() == expected_blur(a).tolist()
+
+
+def test_the_generated_kernel():
+    a = np.ones((4, 5))
+    blur(a)
+    text = blur.kernel_source(a)
+    assert "def blur_stencil(a, __p2c_out):" in text
+    assert "__p2c_i1, __p2c_i0 = __p2c_cuda.grid(2)" in text
+    assert "a[__p2c_i0 + (-1), __p2c_i1 + (0)]" in text
+    assert "1 <= __p2c_i0 < a.shape[0] - 1 and 1 <= __p2c_i1 < a.shape[1] - 1" in text
+    cu = next(iter(blur.inspect_cuda().values()))
+    assert "blur_stencil" in cu and "__global__" in cu
+
+
+def test_errors_at_the_users_line():
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        @stencil
+        def varying(a, k):
+            return a[k] + a[0]     # varying-index
+        varying(np.ones(5), 1)
+    assert e.value.diagnostics[0][:3] == (THIS, line_of("# varying-index"), 22)
+    assert "'neighborhood' option required" in str(e.value)
+
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        @stencil
+        def wrong_rank(a):
+            return a[-1] + a[1]    # wrong-rank
+        wrong_rank(np.ones((3, 3)))
+    assert e.value.diagnostics[0][:3] == (THIS, line_of("# wrong-rank"), 20)
+    assert "dimensionality" in str(e.value)
+
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        @stencil
+        def writes(a):
+            a[0] = 1.0             # writes-input
+            return a[1]
+        writes(np.ones(4))
+    assert e.value.diagnostics[0][:2] == (THIS, line_of("# writes-input"))
+
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        @stencil
+        def no_access(a):          # no-access
+            return 1.0
+        no_access(np.ones(4))
+    assert e.value.diagnostics[0][:2] == (THIS, line_of("# no-access"))
+
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        @stencil
+        def bad_type(a):
+            return a[-1] + "x"     # bad-type
+        bad_type(np.ones(4))
+    assert e.value.diagnostics[0][:2] == (THIS, line_of("# bad-type"))
+
+
+def test_errors_of_the_call():
+    with pytest.raises(ValueError, match="Unknown stencil option"):
+        stencil(boundary=1)
+    with pytest.raises(ValueError, match="Unsupported mode style"):
+        stencil("reflect")
+    with pytest.raises(ValueError, match="2 dimensional neighborhood specified for 1"):
+        stencil(neighborhood=((-1, 1), (0, 0)))(lambda a: a[0])(np.ones(3))
+    with pytest.raises(ValueError, match="smaller"):
+        stencil(lambda a, b: a[-1] + b[1])(np.ones(4), np.ones(3))
+    with pytest.raises(ValueError, match="primary input array"):
+        stencil(lambda k, a: a[-1] + k)(1.0, np.ones(3))
+    with pytest.raises(ValueError, match="cval type"):
+        stencil(cval=1j)(lambda a: a[-1])(np.ones(3))
