@@ -127,3 +127,12 @@ def test_errors_of_the_call():
         stencil(lambda k, a: a[-1] + k)(1.0, np.ones(3))
     with pytest.raises(ValueError, match="cval type"):
         stencil(cval=1j)(lambda a: a[-1])(np.ones(3))
+
+
+def test_generated_modules_are_the_golden_cases():
+    """What stencil.py writes for stencil_golden.py's stencils is tests/golden/stencil_*.py, whose
+    CUDA C the golden suite checks (`pyk2cuda emit` of the generated module)."""
+    import stencil_golden
+    for name in stencil_golden.CASES:
+        with open(os.path.join(stencil_golden.GOLDEN, name + ".py")) as f:
+            assert stencil_golden.generated(name) == f.read(), name
