@@ -62,6 +62,22 @@ def test_device_arrays_in_and_out():
     assert out.copy_to_host().tolist() == expected_blur(a).tolist()
 
 
+@pytest.mark.gpu
+def test_on_the_gpu():
+    """The generated kernels on the GPU (the standin suite: the stand-in driver): host arrays
+    copied in and back, device arrays in place, an int result with cval."""
+    assert pyk2cuda.device_kind() == "gpu"
+    a = np.random.default_rng(2).random((65, 130))
+    assert blur(a).tolist() == expected_blur(a).tolist()
+    got = blur(cuda.to_device(a))
+    assert isinstance(got, pyk2cuda.DeviceArray) and got.copy_to_host().tolist() == expected_blur(a).tolist()
+    ints = np.arange(300, dtype=np.int32) % 17
+    diff = stencil(cval=-9)(lambda x: x[2] - x[-1])(ints)
+    want = np.full(300, -9, np.int64)
+    want[1:-2] = ints[3:].astype(np.int64) - ints[:-3]
+    assert diff.dtype == np.int64 and diff.tolist() == want.tolist()
+
+
 def test_the_generated_kernel():
     a = np.ones((4, 5))
     blur(a)
