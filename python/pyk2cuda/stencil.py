@@ -64,27 +64,49 @@ def _char_col(piece, line, col):
     return len(text.encode()[:col].decode(errors="ignore"))
 
 
-def _constant_offset(node):
-    """The int a relative index component folds to as CPython folds it (`-1`, `1 - 2`), or None
-    when it is not made of literals only."""
+def _folded(node):
+    """The value an expression of literals folds to as CPython folds it (`-1`, `1 - 2`, `(0, -1)`),
+    or None when it names or calls anything."""
     if any(isinstance(n, (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Lambda,
                           ast.NamedExpr)) for n in ast.walk(node)):
         return None
     try:
-        value = eval(compile(ast.Expression(node), "<offset>", "eval"), {"__builtins__": {}})
+        return eval(compile(ast.Expression(node), "<offset>", "eval"), {"__builtins__": {}})
     except Exception:   # noqa: BLE001 (a literal expression CPython cannot fold: not constant)
         return None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _is_offset(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _local_constants(func_node):
+    """{name: value} of the function's local variables bound once, by `name = CONSTANT` (an int or
+    a tuple of ints), which Numba's stencils take as constant offsets (`k = 1` then `a[k]`)."""
+    stores = {}
+    for n in ast.walk(func_node):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    found = {}
+    for n in ast.walk(func_node):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and stores[n.targets[0].id] == 1:
+            value = _folded(n.value)
+            if _is_offset(value) or (isinstance(value, tuple) and value and all(map(_is_offset, value))):
+                found[n.targets[0].id] = value
+    return found
 
 
 class _Access:
-    """One relative index `a[c0, c1, ...]`: its components' nodes, each one's constant offset
-    (or None), and where to write the element's indices into it."""
+    """One relative index `a[c0, c1, ...]`: its components' nodes and their constant offsets
+    (None where not constant), or for an index given whole (`a[idx]`, idx a tuple) that node and
+    the tuple's offsets."""
 
-    def __init__(self, node, components):
+    def __init__(self, node, components, offsets, whole):
         self.node = node
         self.components = components
-        self.offsets = [_constant_offset(c) for c in components]
+        self.offsets = offsets
+        self.whole = whole
 
 
 class _Analysis:
@@ -93,6 +115,7 @@ class _Analysis:
 
     def __init__(self, piece, params, standard, ndim, neighborhood):
         self.piece = piece
+        self.consts = _local_constants(piece.node)
         self.accesses = []
         for node in ast.walk(piece.node):
             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
@@ -100,6 +123,12 @@ class _Analysis:
                 self._access(node, ndim, neighborhood is not None)
         self.relative = sorted({a.node.value.id for a in self.accesses}, key=params.index)
         self.neighborhood = self._neighborhood(ndim, neighborhood)
+
+    def _value(self, node):
+        """A constant index's value (literals, or a local constant's name), else None."""
+        if isinstance(node, ast.Name):
+            return self.consts.get(node.id)
+        return _folded(node)
 
     def _access(self, node, ndim, given):
         """Checks one subscript of a relatively indexed argument and records it."""
@@ -112,16 +141,24 @@ class _Analysis:
             if isinstance(p, (ast.Slice, ast.Starred)):
                 _fail(self.piece, p, "a slice in a stencil's relative index is not supported by "
                       "pyk2cuda: index single elements, as in %s[-1]" % node.value.id)
-        if len(parts) != ndim:
+        values = [self._value(p) for p in parts]
+        whole = len(parts) == 1 and ndim > 1 and not _is_offset(values[0])
+        if whole:   # a tuple given whole: `idx = (0, 1)` then `a[idx]`
+            offsets = list(values[0]) if isinstance(values[0], tuple) else [None] * ndim
+            count = len(values[0]) if isinstance(values[0], tuple) else ndim
+        else:
+            offsets = [v if _is_offset(v) else None for v in values]
+            count = len(parts)
+        if count != ndim:
             _fail(self.piece, node, "Stencil index does not match array dimensionality: '%s' is "
                   "indexed with %d offset(s), the stencil's input has %d dimension(s)"
-                  % (node.value.id, len(parts), ndim))
-        access = _Access(node, parts)
-        for p, offset in zip(parts, access.offsets):
-            if offset is None and not given:
-                _fail(self.piece, p, "stencil kernel index is not constant, 'neighborhood' option "
-                      "required (a relative index is a constant offset such as -1)")
-        self.accesses.append(access)
+                  % (node.value.id, count, ndim))
+        if None in offsets and not given:
+            at = index if whole else parts[offsets.index(None)]
+            _fail(self.piece, at, "stencil kernel index is not constant, 'neighborhood' option "
+                  "required (a relative index is a constant offset such as -1, or a local "
+                  "variable bound once to one)")
+        self.accesses.append(_Access(node, parts, offsets, whole))
 
     def _neighborhood(self, ndim, given):
         """((lo, hi), ...) per dimension: the given one, or the smallest that holds every
@@ -142,6 +179,13 @@ class _Analysis:
         `__p2c_iD + (c)`, and the def takes the indices after its parameters."""
         out = {}
         for a in self.accesses:
+            if a.whole:   # idx -> __p2c_i0 + (idx)[0], __p2c_i1 + (idx)[1]
+                c = a.components[0]
+                text = ast.get_source_segment("\n".join(self.piece.lines) + "\n", _shifted(c, self.piece))
+                self._insert(out, c.lineno, c.col_offset, "%s + (" % (_INDEX % 0))
+                self._insert(out, c.end_lineno, c.end_col_offset, ")[0]" + "".join(
+                    ", %s + (%s)[%d]" % (_INDEX % d, text, d) for d in range(1, len(a.offsets))))
+                continue
             for d, c in enumerate(a.components):
                 self._insert(out, c.lineno, c.col_offset, "%s + (" % (_INDEX % d))
                 self._insert(out, c.end_lineno, c.end_col_offset, ")")
@@ -153,6 +197,15 @@ class _Analysis:
 
     def _insert(self, out, line, col, text):
         out.setdefault(line, []).append((_char_col(self.piece, line, col), text))
+
+
+def _shifted(node, piece):
+    """A copy of `node`'s position with lines counted in piece.lines (for get_source_segment)."""
+    import copy
+    n = copy.copy(node)
+    n.lineno -= piece.node.lineno - 1
+    n.end_lineno -= piece.node.lineno - 1
+    return n
 
 
 class _RewrittenPiece:

@@ -3,6 +3,8 @@
 simulator) and under Numba's CPU stencils (Debian's python3-numba) the lines must be the same
 (test_stencil.py). Floats are printed with repr, so equal lines mean equal bits: every stencil
 here computes each element by the same operations in the same order in both."""
+import math
+
 import numpy as np
 import numba
 from numba import stencil, njit
@@ -127,6 +129,32 @@ def into_out_no_cval(a):                      # out=: the border is left as it w
     return a[-1] + a[1]
 
 
+@stencil
+def local_offsets(a):                         # local variables bound once to constants
+    k = 1
+    idx = (0, -1)
+    return a[k, 0] + a[idx] * 2
+
+
+@stencil(neighborhood=((-1, 1), (0, 0)))
+def tuple_loop(a):                            # a varying tuple index, the neighbourhood given
+    s = 0.0
+    for d in range(-1, 2):
+        t = (d, 0)
+        s += a[t]
+    return s
+
+
+@njit
+def bigger(x, y):
+    return max(x, y)
+
+
+@stencil
+def calls(a):                                 # math and an @njit function in the body
+    return math.sqrt(a[-1]) + bigger(a[0], a[1])
+
+
 lam = stencil(lambda a: a[0, 1] - a[0, -1])   # a lambda as the stencil function
 
 f64 = np.arange(12.0) ** 1.5
@@ -158,6 +186,9 @@ show("fortran", smooth9(np.asfortranarray(img)))
 show("strided", avg3(f64[::2]))
 show("tiny", smooth9(np.ones((2, 3))))
 show("lambda", lam(img))
+show("local_offsets", local_offsets(img))
+show("tuple_loop", tuple_loop(img))
+show("calls", calls(f64))
 show("float32_in", avg3(np.arange(7, dtype=np.float32)))
 out = np.full(8, -5.0)
 show("out_cval", into_out(np.arange(8.0), out=out))
