@@ -421,6 +421,10 @@ class _Made:
             block = _BLOCKS[self.ndim]
             extents = tuple(reversed(out.shape))
             grid = tuple((e + b - 1) // b for e, b in zip(extents, block))
+            if any(g > 65535 for g in grid[1:]):   # CUDA's limit on a grid's y and z
+                raise ValueError("stencil '%s': an input of shape %s needs %s blocks of %s threads, "
+                                 "more than CUDA's 65535 along y or z"
+                                 % (self.sf.__name__, tuple(out.shape), grid, block))
             self.kernel[grid, block](*(tuple(args) + (out,)))
         return out
 

@@ -141,6 +141,8 @@ def test_errors_of_the_call():
         stencil(lambda a, b: a[-1] + b[1])(np.ones(4), np.ones(3))
     with pytest.raises(ValueError, match="primary input array"):
         stencil(lambda k, a: a[-1] + k)(1.0, np.ones(3))
+    with pytest.raises(ValueError, match="more than CUDA's 65535 along y or z"):
+        stencil(lambda a: a[-1, 0])(np.zeros((65535 * 16 + 1, 1), np.uint8))
     with pytest.raises(ValueError, match="cval type"):
         stencil(cval=1j)(lambda a: a[-1])(np.ones(3))
 
