@@ -315,6 +315,8 @@ class _Made:
         self.cval = sf.options.get("cval", 0)
         arg_types = [cuda._arg_type_text(a) for a in args]
         self.relative, self.neighborhood = self._analyse(ndim)
+        if sf.neighborhood is None:   # as Numba: the inferred one is the stencil's from now on
+            sf.neighborhood = [list(pair) for pair in self.neighborhood]
         self.dtype = self._result_dtype(arg_types)
         if _source._constant(self.cval) is None:
             raise TypeError("cval must be a number, got %r" % (self.cval,))

@@ -143,6 +143,11 @@ def test_errors_of_the_call():
         stencil(lambda k, a: a[-1] + k)(1.0, np.ones(3))
     with pytest.raises(ValueError, match="more than CUDA's 65535 along y or z"):
         stencil(lambda a: a[-1, 0])(np.zeros((65535 * 16 + 1, 1), np.uint8))
+    inferred = stencil(lambda a: a[-1])
+    assert inferred.neighborhood is None and inferred(np.arange(4.0)).tolist() == [0.0, 0.0, 1.0, 2.0]
+    assert inferred.neighborhood == [[-1, 0]]   # as Numba: kept, and then the stencil's rank
+    with pytest.raises(ValueError, match="1 dimensional neighborhood specified for 2"):
+        inferred(np.ones((3, 3)))
     with pytest.raises(ValueError, match="cval type"):
         stencil(cval=1j)(lambda a: a[-1])(np.ones(3))
 
