@@ -294,7 +294,8 @@ class StencilFunc:
 
     def inspect_cuda(self):
         """{argument types: the generated CUDA C} of every call's kernel so far."""
-        return {key: next(iter(m.kernel.inspect_cuda().values())) for key, m in self._made.items()}
+        got = {key: m.kernel.inspect_cuda() for key, m in self._made.items()}
+        return {key: next(iter(c.values())) for key, c in got.items() if c}   # not launched: none
 
     def _pick(self, args):
         key = tuple(_types.typeof(a) for a in args)

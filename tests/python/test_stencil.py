@@ -86,6 +86,8 @@ def test_the_generated_kernel():
     assert "__p2c_i1, __p2c_i0 = __p2c_cuda.grid(2)" in text
     assert "a[__p2c_i0 + (-1), __p2c_i1 + (0)]" in text
     assert "1 <= __p2c_i0 < a.shape[0] - 1 and 1 <= __p2c_i1 < a.shape[1] - 1" in text
+    empty = stencil(lambda a: a[-1])
+    assert empty(np.zeros(0)).shape == (0,) and empty.inspect_cuda() == {}   # nothing launched
     cu = next(iter(blur.inspect_cuda().values()))
     assert "blur_stencil" in cu and "__global__" in cu
 
