@@ -1602,7 +1602,14 @@ static bool check_config(const SimLaunch *l, char *msg, size_t size) {
   return false;
 }
 
-/* Finds p2c_sim_<kind>_<symbol> (kind: "thread" or "blocks"); NULL with a message in `msg`. */
+/* The prefixes of a kernel's entries in a module (the generated code's P2C_SIM_KERNEL,
+ * P2C_SIM_REGIONS and P2C_SIM_GRID, docs/simulator.md). */
+#define ENTRY_THREAD "p2c_sim_thread_"
+#define ENTRY_BLOCKS "p2c_sim_blocks_"
+#define ENTRY_GRID "p2c_sim_grid_"
+
+/* Finds <kind><symbol> (kind: ENTRY_THREAD, ENTRY_BLOCKS or ENTRY_GRID); NULL with a message in
+ * `msg`. */
 static SimFn find_entry(SimModule *m, const char *kind, const char *symbol, char *msg, size_t size) {
   size_t len = symbol ? strlen(symbol) : 0;
   bool ok = len > 0 && len <= MAX_SYMBOL;
@@ -1615,11 +1622,11 @@ static SimFn find_entry(SimModule *m, const char *kind, const char *symbol, char
     snprintf(msg, size, "bad kernel symbol '%.*s'", MAX_SYMBOL, symbol ? symbol : "");
     return NULL;
   }
-  char name[sizeof "p2c_sim_blocks_" + MAX_SYMBOL];
-  snprintf(name, sizeof name, "p2c_sim_%s_%s", kind, symbol);
-  SimFn entry = sim_dlsym_fn(m->handle, name);
+  void *addr = sim_module_symbol_of(m, kind, symbol);
+  SimFn entry;
+  memcpy(&entry, &addr, sizeof entry);   /* ISO C has no cast from an object pointer to a function's */
   if (!entry)
-    snprintf(msg, size, "no kernel '%s' in the simulator module (looked for %s)", symbol, name);
+    snprintf(msg, size, "no kernel '%s' in the simulator module (looked for %s%s)", symbol, kind, symbol);
   return entry;
 }
 
@@ -1628,9 +1635,7 @@ static SimFn find_entry(SimModule *m, const char *kind, const char *symbol, char
  * SIM_MAX_STACK_BYTES (a kernel that needs more overflows it, and is told so). */
 static size_t fiber_stack_bytes(SimModule *m, const SimLaunch *l) {
   if (l->stack_bytes) return l->stack_bytes;
-  char name[sizeof "p2c_sim_stack_" + MAX_SYMBOL];
-  snprintf(name, sizeof name, "p2c_sim_stack_%s", l->symbol);
-  const unsigned long long *locals = sim_module_symbol(m, name);
+  const unsigned long long *locals = sim_module_symbol_of(m, "p2c_sim_stack_", l->symbol);
   if (!locals) return DEFAULT_STACK_BYTES;
   if (*locals > SIM_MAX_STACK_BYTES) return SIM_MAX_STACK_BYTES;
   size_t want = round_up((size_t)*locals + STACK_SLACK_BYTES, STACK_ROUND_BYTES);
@@ -1709,19 +1714,14 @@ static bool take_launch_lock(SimModule *m, const SimLaunch *l) {
  * whole blocks and not a fiber's (the code generator's P2C_SIM_REGIONS, docs/simulator.md;
  * hand-written sources define both, P2C_SIM_KERNEL). */
 bool sim_kernel_has_regions(const SimModule *m, const char *symbol) {
-  char blocks[256], thread[256];
-  int nb = snprintf(blocks, sizeof blocks, "p2c_sim_blocks_%s", symbol);
-  int nt = snprintf(thread, sizeof thread, "p2c_sim_thread_%s", symbol);
-  if (nb < 0 || (size_t)nb >= sizeof blocks || nt < 0 || (size_t)nt >= sizeof thread) return false;
-  return (sim_module_symbol(m, blocks) || sim_kernel_has_grid_regions(m, symbol)) && !sim_module_symbol(m, thread);
+  return (sim_module_symbol_of(m, ENTRY_BLOCKS, symbol) || sim_kernel_has_grid_regions(m, symbol)) &&
+         !sim_module_symbol_of(m, ENTRY_THREAD, symbol);
 }
 
 /* Whether the module runs kernel `symbol` as grid regions (P2C_SIM_GRID: cut at its grid syncs
  * too, so a cooperative grid of any size the memory allows runs, not only every block at once). */
 bool sim_kernel_has_grid_regions(const SimModule *m, const char *symbol) {
-  char grid[256];
-  int n = snprintf(grid, sizeof grid, "p2c_sim_grid_%s", symbol);
-  return n > 0 && (size_t)n < sizeof grid && sim_module_symbol(m, grid);
+  return sim_module_symbol_of(m, ENTRY_GRID, symbol) != NULL;
 }
 
 P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
@@ -1739,7 +1739,8 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   if (!check_config(l, msg, sizeof msg)) return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);
   if (l->cooperative && !check_cooperative(l, msg, sizeof msg))
     return launch_error(l, P2C_ERR_SIM, "bad launch: %s", msg);
-  SimFn entry = find_entry(m, grid ? "grid" : l->uses_barrier ? "thread" : "blocks", l->symbol, msg, sizeof msg);
+  SimFn entry = find_entry(m, grid ? ENTRY_GRID : l->uses_barrier ? ENTRY_THREAD : ENTRY_BLOCKS, l->symbol, msg,
+                           sizeof msg);
   if (!entry) return launch_error(l, P2C_ERR_SIM, "%s", msg);
 
   Run r;

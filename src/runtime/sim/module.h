@@ -53,6 +53,9 @@ struct SimModule {
   const uint32_t *python_lines;
   size_t python_line_count;
   const char *python_file;
+  /* dlsym's answers, kept (sim.c, sim_module_symbol); allocated with the module, so that a
+   * lookup through a const SimModule may fill it. */
+  struct SimSymbolMemo *symbols;
 };
 
 /* dlsym for a function: ISO C has no cast from an object pointer to a function pointer. Cast

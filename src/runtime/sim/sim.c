@@ -197,6 +197,39 @@ static bool make_key(Build *b, const SimLoadRequest *req, const P2cAllocator *al
 
 /* ---- Loading ------------------------------------------------------------------------------- */
 
+/* dlsym's answers for one module, absent names included. A launch asks for several names of its
+ * kernel (its entry, its grid and region entries, its stack size), some of them absent, and
+ * dlsym of an absent name formats an error message: asked at every launch, the lookups were a
+ * quarter of the instructions of a 32-thread launch (callgrind, bench/launch_c sim; about 2,500
+ * of 10,400 per launch), and formatting the names (snprintf) most of the rest of the
+ * difference from before grid regions. A loaded module's symbols never change. Kept by prefix
+ * and symbol, so that a lookup formats nothing; longer names are looked up every time. */
+enum { SYMBOL_MEMO_SLOTS = 64, SYMBOL_MEMO_NAME = 120 };
+typedef struct SimSymbolMemo {
+  pthread_mutex_t lock;      /* launches of one module may look up from several threads */
+  size_t count;
+  struct {
+    const char *prefix;      /* a string literal of the caller's ("p2c_sim_blocks_"), or "" */
+    char symbol[SYMBOL_MEMO_NAME];
+    void *addr;              /* NULL: absent */
+  } slots[SYMBOL_MEMO_SLOTS];
+} SimSymbolMemo;
+
+static SimSymbolMemo *symbol_memo_new(const P2cAllocator *alloc) {
+  SimSymbolMemo *memo = mem_alloc(alloc, sizeof *memo);
+  if (!memo) return NULL;
+  memset(memo, 0, sizeof *memo);
+  pthread_mutex_init(&memo->lock, NULL);
+  return memo;
+}
+
+static void symbol_memo_free(const P2cAllocator *alloc, SimSymbolMemo *memo) {
+  if (!memo) return;
+  pthread_mutex_destroy(&memo->lock);
+  mem_free(alloc, memo, sizeof *memo);
+}
+
+
 /* dlopens a compiled module and binds its prelude functions. */
 static bool load_object(SimModule *m, const char *path) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -775,6 +808,7 @@ P2cStatus sim_module_load(const SimLoadRequest *req, SimModule **out) {
   m->python_line_count = req->python_lines ? req->python_line_count : 0;
   m->python_file = req->python_file;
   pthread_mutex_init(&m->launch_lock, NULL);
+  m->symbols = symbol_memo_new(alloc);   /* none: every lookup asks dlsym */
 
   Build b;
   memset(&b, 0, sizeof b);
@@ -803,6 +837,7 @@ void sim_module_delete(SimModule *m) {
   sim_lines_free(m->alloc, &m->lines);
   mem_free(m->alloc, m->log, m->log_size);
   pthread_mutex_destroy(&m->launch_lock);
+  symbol_memo_free(m->alloc, m->symbols);
   mem_free(m->alloc, m, sizeof *m);
 }
 
@@ -812,6 +847,37 @@ const char *sim_module_log(const SimModule *m) { return m && m->log ? m->log : "
 
 const char *sim_module_error(const SimModule *m) { return m ? m->error : ""; }
 
-void *sim_module_symbol(const SimModule *m, const char *name) {
-  return m && m->handle && name ? dlsym(m->handle, name) : NULL;
+void *sim_module_symbol_of(const SimModule *m, const char *prefix, const char *symbol) {
+  if (!m || !m->handle || !prefix || !symbol) return NULL;
+  SimSymbolMemo *memo = m->symbols;
+  size_t lp = strlen(prefix), ls = strlen(symbol);
+  char name[SYMBOL_MEMO_NAME + 32];
+  if (!memo || ls >= SYMBOL_MEMO_NAME || lp + ls >= sizeof name) {
+    char *joined = mem_alloc(m->alloc, lp + ls + 1);
+    if (!joined) return NULL;
+    memcpy(joined, prefix, lp);
+    memcpy(joined + lp, symbol, ls + 1);
+    void *addr = dlsym(m->handle, joined);
+    mem_free(m->alloc, joined, lp + ls + 1);
+    return addr;
+  }
+  pthread_mutex_lock(&memo->lock);
+  for (size_t i = 0; i < memo->count; i++)
+    if (strcmp(memo->slots[i].symbol, symbol) == 0 && strcmp(memo->slots[i].prefix, prefix) == 0) {
+      void *addr = memo->slots[i].addr;
+      pthread_mutex_unlock(&memo->lock);
+      return addr;
+    }
+  memcpy(name, prefix, lp);
+  memcpy(name + lp, symbol, ls + 1);
+  void *addr = dlsym(m->handle, name);
+  if (memo->count < SYMBOL_MEMO_SLOTS && lp < 32) {   /* prefixes are short literals */
+    memo->slots[memo->count].prefix = prefix;
+    memcpy(memo->slots[memo->count].symbol, symbol, ls + 1);
+    memo->slots[memo->count++].addr = addr;
+  }
+  pthread_mutex_unlock(&memo->lock);
+  return addr;
 }
+
+void *sim_module_symbol(const SimModule *m, const char *name) { return sim_module_symbol_of(m, "", name); }

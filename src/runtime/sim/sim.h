@@ -71,6 +71,11 @@ const char *sim_module_error(const SimModule *m);
  * a kernel has (p2c_sim_thread_<symbol> or p2c_sim_blocks_<symbol>), or a __device__ variable's
  * storage. For the CUDA driver stand-in (tests/standin), which runs kernels through the module. */
 void *sim_module_symbol(const SimModule *m, const char *name);
+/* The address of symbol `prefix` `symbol` (sim_module_symbol of the two joined), answered from
+ * the module's memo without formatting the name once it was asked: what a launch asks for its
+ * kernel ("p2c_sim_blocks_", "k"). `prefix` must be a string of static storage (a literal): the
+ * memo keeps the pointer. */
+void *sim_module_symbol_of(const SimModule *m, const char *prefix, const char *symbol);
 /* Whether the module runs kernel `symbol` (a kernel with barriers) as regions, without fibers:
  * it has p2c_sim_blocks_<symbol> and no p2c_sim_thread_<symbol> (docs/simulator.md, "Regions").
  * sim_launch then runs it as a kernel without barriers, whatever SimLaunch.uses_barrier says. */
