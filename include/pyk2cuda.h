@@ -442,6 +442,34 @@ P2C_API bool p2c_module_image_from_cache(const P2cModule *module);
 P2C_API const char *p2c_module_nvrtc_log(const P2cModule *module);
 
 
+/* ---- Ahead-of-time bundles (pyk2cuda build, docs/aot.md) ---------------------------------------- */
+
+/* What p2c_module_bundle makes. */
+typedef struct P2cBundleOptions {
+  const char *name;               /* the files' and the C API's prefix: a C identifier (NAME.h, NAME_...) */
+  const char *const *archs;       /* "sm_80", "sm_90", ...: one CUBIN each; none: sm_90 */
+  size_t arch_count;
+  bool with_sim;                  /* add the simulator's build of the kernels (NAME_sim.cc) */
+} P2cBundleOptions;
+
+typedef struct P2cBundle P2cBundle;  /* the texts of a bundle's files */
+
+/* Makes the files of a bundle of the module's kernels: NAME.h (one typed launcher per kernel
+ * specialization) and NAME.c (a small runtime, the module's CUBIN for each architecture and its
+ * PTX, compiled as one NVRTC program per architecture), which a C or C++ program compiles with
+ * no pyk2cuda, Python or NVRTC at run time. The module must have translated without errors and
+ * without bounds checks; @vectorize ufuncs, and kernels taking tuples or records, are refused
+ * (P2C_ERR_USAGE, the last error says which). NVRTC's failures as p2c_module_compile's.
+ * On success *out receives the bundle, owned by the caller (p2c_bundle_delete). */
+P2C_API P2cStatus p2c_module_bundle(P2cCompiler *compiler, P2cModule *module, const P2cBundleOptions *options,
+                                    P2cBundle **out);
+P2C_API size_t p2c_bundle_file_count(const P2cBundle *bundle);
+/* File i's text (NUL-terminated, *length bytes) and the suffix its name takes after NAME (".h",
+ * ".c", "_sim.cc"); NULL past the last. Owned by the bundle. */
+P2C_API const char *p2c_bundle_file(const P2cBundle *bundle, size_t i, const char **suffix, size_t *length);
+/* Accepts NULL. */
+P2C_API void p2c_bundle_delete(P2cBundle *bundle);
+
 /* ---- The explore view ------------------------------------------------------------------------ */
 
 /* What the explore view is made for: the architecture its PTX, resources and occupancy are for,

@@ -62,6 +62,19 @@ static const CommandHelp commands[] = {
      "  zeros:DTYPE[d0,d1,...], ones:..., empty:..., arange:DTYPE[n]   a new array\n"
      "  42, -1.5, true     a scalar; float32:1.5, int32:7 give its type\n"
      "  '(1, float32:2.5)' a tuple of scalars and tuples; (7,) of one, () empty\n"},
+    {"build",
+     "  pyk2cuda build FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY,...] [--with-sim]\n"
+     "                 -o OUT/NAME\n",
+     "Write an ahead-of-time bundle of the kernels, OUT/NAME.h and OUT/NAME.c: one typed C launcher "
+     "per specialization, the CUBIN of each architecture and the PTX, for a C or C++ program that "
+     "runs them with no pyk2cuda, Python or NVRTC (docs/aot.md).",
+     "  -k KERNEL, --sig SIG  as for emit\n"
+     "  --arch LIST        the CUBINs' architectures, comma-separated (default sm_90); the PTX is\n"
+     "                     the oldest one's, for newer GPUs\n"
+     "  --with-sim         add the simulator's build of the kernels (OUT/NAME_sim.cc), used where\n"
+     "                     there is no GPU\n"
+     "  -o OUT/NAME        the files' folder and name; NAME prefixes every C name\n"
+     "  --no-cache         neither read nor write the compile cache\n"},
     {"explore",
      "  pyk2cuda explore FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY] [--block N]\n"
      "                 [--shared BYTES] -o VIEW.html\n",

@@ -121,6 +121,7 @@ typedef struct CompileArgs {
   const char *kernels[64], *sigs[256];
   size_t nkernels, nsigs;
   bool cubin, line_directives, check_bounds, sanitize, no_cache;
+  bool with_sim;                /* build's --with-sim */
 } CompileArgs;
 
 static const char *value_of(int argc, char **argv, int *i, const char *flag) {
@@ -151,6 +152,7 @@ static int parse_compile_args(int argc, char **argv, CompileArgs *a) {
     else if (strcmp(argv[i], "--check-bounds") == 0) a->check_bounds = true;
     else if (strcmp(argv[i], "--sanitize") == 0 && !strcmp(argv[1], "emit")) a->sanitize = true;
     else if (strcmp(argv[i], "--no-cache") == 0) a->no_cache = true;
+    else if (strcmp(argv[i], "--with-sim") == 0 && !strcmp(argv[1], "build")) a->with_sim = true;
     else if (argv[i][0] == '-' && argv[i][1]) return cli_usage_error("unknown option '%s'", argv[i]);
     else if (a->file) return cli_usage_error("more than one input file");
     else a->file = argv[i];
@@ -279,6 +281,49 @@ static int cmd_explore(P2cCompiler *c, const CompileArgs *a) {
   return rc ? rc : cli_exit_for(s);
 }
 
+/* build: OUT/NAME.h and OUT/NAME.c (and OUT/NAME_sim.cc with --with-sim), an ahead-of-time
+ * bundle of the kernels (docs/aot.md). --arch takes a comma-separated list. */
+static int cmd_build(P2cCompiler *c, const CompileArgs *a) {
+  if (!a->out || !a->out[0]) return cli_usage_error("build needs -o OUT/NAME (the files are OUT/NAME.h and OUT/NAME.c)");
+  const char *slash = strrchr(a->out, '/');
+  const char *name = slash ? slash + 1 : a->out;
+  char archbuf[512];
+  const char *archs[16];
+  size_t narchs = 0;
+  if (a->arch) {
+    if (strlen(a->arch) >= sizeof archbuf) return cli_usage_error("--arch list too long");
+    strcpy(archbuf, a->arch);
+    for (char *tok = strtok(archbuf, ","); tok; tok = strtok(NULL, ","))
+      if (narchs < 16) archs[narchs++] = tok;
+      else return cli_usage_error("more than 16 architectures in --arch");
+    if (!narchs) return cli_usage_error("empty --arch list");
+  }
+  P2cModule *m = NULL;
+  int rc = translate_file(c, a, false, &m);
+  P2cBundle *b = NULL;
+  if (rc == 0) {
+    P2cBundleOptions o = {name, narchs ? archs : NULL, narchs, a->with_sim};
+    P2cStatus s = p2c_module_bundle(c, m, &o, &b);
+    if (s != P2C_OK) {
+      fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+      const char *log = p2c_module_nvrtc_log(m);
+      if (s == P2C_ERR_NVRTC && log[0]) fprintf(stderr, "%s", log);
+      rc = cli_exit_for(s);
+    }
+  }
+  for (size_t i = 0; rc == 0 && i < p2c_bundle_file_count(b); i++) {
+    const char *suffix;
+    size_t len;
+    const char *text = p2c_bundle_file(b, i, &suffix, &len);
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s%s", a->out, suffix) >= (int)sizeof path) rc = cli_usage_error("-o path too long");
+    else rc = write_output(path, text, len);
+  }
+  p2c_bundle_delete(b);
+  p2c_module_delete(m);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     cli_print_usage(argc < 2 ? stderr : stdout);
@@ -302,6 +347,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "emit")) rc = cmd_emit(c, &a);
   else if (!strcmp(cmd, "ptx")) rc = cmd_ptx(c, &a);
   else if (!strcmp(cmd, "explore")) rc = cmd_explore(c, &a);
+  else if (!strcmp(cmd, "build")) rc = cmd_build(c, &a);
   else rc = cmd_check(c, &a);
   p2c_compiler_delete(c);
   return rc;
