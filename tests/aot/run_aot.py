@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The ahead-of-time bundle tests (docs/aot.md; meson test --suite aot).
 
-Builds bundles of samples/vecadd.py and samples/smooth.py with `pyk2cuda build`, compiles
-samples/aot/main.c (C) and main.cc (C++) and tests/aot/two_bundles.c against them with the host's
-own compilers (no pyk2cuda header or library), and checks:
+Builds bundles of samples/vecadd.py, samples/smooth.py and tests/aot/warp_sum.py with `pyk2cuda
+build`, with and without --with-sim, compiles samples/aot/main.c (C) and main.cc (C++),
+tests/aot/two_bundles.c and tests/aot/warp.c against them with the host's own compilers (no
+pyk2cuda header or library), and checks:
   - the programs' results (each program checks itself against C/C++ computations) on the GPU
-    path, run on the CUDA driver stand-in (PYK2CUDA_LIBCUDA);
-  - with no driver the C program starts and reports it (status and message, exit 1), and
-    PYK2CUDA_DEVICE=sim is refused by a bundle without a simulator part;
+    path, run on the CUDA driver stand-in (PYK2CUDA_LIBCUDA), and on the simulator part (no
+    driver, or PYK2CUDA_DEVICE=sim); a fibers kernel refused by the simulator part;
+  - with no driver and no simulator part the C program starts and reports it (status and
+    message, exit 1), and PYK2CUDA_DEVICE=sim is refused by a bundle without a simulator part;
   - the executables need no libpyk2cuda and no Python (ldd), and every global symbol the bundles'
     objects define starts with the bundle's name (nm), so two bundles link into one program;
   - a small bundle's header equals tests/aot/vec.h (golden; --update rewrites it after review).
@@ -25,11 +27,22 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
+# name, source, signature, archs; each is built twice: in plain/ (the GPU path only) and in sim/
+# (--with-sim)
 BUNDLES = [
-    # name, source, signature, archs
     ("vec", "samples/vecadd.py", "vecadd(int32[::1], int32[::1], float64[::1])", "sm_90"),
     ("img", "samples/smooth.py", "smooth_gpu(int32[:, ::1], int32[:, ::1])", "sm_80,sm_90"),
     ("vec64", "samples/vecadd.py", "vecadd(int64[::1], int64[::1], float64[::1])", "sm_80"),
+    ("warp", "tests/aot/warp_sum.py", "warp_sum(int32[::1], int32[::1])", "sm_90"),
+]
+# the simulator's compile flags (src/runtime/sim/sim.c), as docs/aot.md asks for NAME_sim.cc
+SIM_FLAGS = ["-O2", "-fwrapv", "-fno-strict-aliasing", "-ffp-contract=off", "-fno-math-errno"]
+# program, its sources, the bundles it links
+PROGRAMS = [
+    ("aot_c", ["samples/aot/main.c"], ["vec", "img"]),
+    ("aot_cxx", ["samples/aot/main.cc"], ["vec", "img"]),
+    ("two_bundles", ["tests/aot/two_bundles.c"], ["vec", "vec64"]),
+    ("warp", ["tests/aot/warp.c"], ["warp"]),
 ]
 
 failures = []
@@ -52,31 +65,35 @@ def must(cmd, what, **kw):
     return out
 
 
-def build_bundles(pyk2cuda, out):
+def build_bundles(pyk2cuda, out, with_sim):
+    os.makedirs(out, exist_ok=True)
     for name, src, sig, archs in BUNDLES:
-        must([pyk2cuda, "build", src, "--sig", sig, "--arch", archs, "-o", os.path.join(out, name)],
-             "pyk2cuda build " + name, cwd=ROOT)
+        must([pyk2cuda, "build", src, "--sig", sig, "--arch", archs, "-o", os.path.join(out, name)] +
+             (["--with-sim"] if with_sim else []), "pyk2cuda build " + name, cwd=ROOT)
 
 
-def compile_programs(out):
+def compile_programs(out, with_sim):
+    """Each bundle's C with the C compiler (C11, pedantic, warnings as errors), its simulator part
+    with the C++ compiler, then each program linked by its own language's compiler."""
     cc = os.environ.get("CC", "cc")
     cxx = os.environ.get("CXX", "c++")
     flags = ["-O2", "-Wall", "-Wextra", "-I" + out]
     for name, _, _, _ in BUNDLES:
         must([cc, "-std=c11", "-pedantic", "-Werror"] + flags + ["-c", os.path.join(out, name + ".c"),
              "-o", os.path.join(out, name + ".o")], "cc " + name + ".c")
-    objs = lambda *names: [os.path.join(out, n + ".o") for n in names]
-    libs = ["-ldl", "-lpthread"]
-    must([cc, "-std=c11"] + flags + [os.path.join(ROOT, "samples/aot/main.c")] + objs("vec", "img") + libs +
-         ["-o", os.path.join(out, "aot_c")], "cc main.c")
-    must([cxx, "-std=c++17"] + flags + [os.path.join(ROOT, "samples/aot/main.cc")] + objs("vec", "img") + libs +
-         ["-o", os.path.join(out, "aot_cxx")], "c++ main.cc")
-    must([cc, "-std=c11"] + flags + [os.path.join(HERE, "two_bundles.c")] + objs("vec", "vec64") + libs +
-         ["-o", os.path.join(out, "two_bundles")], "cc two_bundles.c")
+        if with_sim:
+            must([cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror"] + SIM_FLAGS +
+                 ["-c", os.path.join(out, name + "_sim.cc"), "-o", os.path.join(out, name + "_sim.o")],
+                 "c++ " + name + "_sim.cc")
+    for exe, srcs, bundles in PROGRAMS:
+        objs = [os.path.join(out, b + suffix) for b in bundles for suffix in ([".o", "_sim.o"] if with_sim else [".o"])]
+        compiler = [cxx, "-std=c++17"] if srcs[0].endswith(".cc") else [cc, "-std=c11"]
+        must(compiler + flags + [os.path.join(ROOT, s) for s in srcs] + objs + ["-ldl", "-lpthread", "-lm",
+             "-o", os.path.join(out, exe)], "compiling " + exe)
 
 
-def expect_run(exe, env, want_rc, want_text, what):
-    rc, out, err = run([exe], env=env)
+def expect_run(exe, env, want_rc, want_text, what, args=()):
+    rc, out, err = run([exe] + list(args), env=env)
     if rc != want_rc or want_text not in out + err:
         fail("%s: exit %d, expected %d and %r in the output:\n%s%s" % (what, rc, want_rc, want_text, out, err))
     else:
@@ -84,32 +101,54 @@ def expect_run(exe, env, want_rc, want_text, what):
 
 
 def check_runs(out, standin):
+    plain, sim = os.path.join(out, "plain"), os.path.join(out, "sim")
     base = {k: v for k, v in os.environ.items() if k not in ("PYK2CUDA_DEVICE", "PYK2CUDA_LIBCUDA")}
-    on_standin = dict(base, PYK2CUDA_LIBCUDA=standin)
-    expect_run(os.path.join(out, "aot_c"), on_standin, 0, "aot C sample: ok on gpu", "C sample on the stand-in")
-    expect_run(os.path.join(out, "aot_cxx"), on_standin, 0, "aot C++ sample: ok on gpu", "C++ sample on the stand-in")
-    expect_run(os.path.join(out, "two_bundles"), on_standin, 0, "two bundles: ok on gpu and gpu",
-               "two bundles (CUBIN and PTX) on the stand-in")
+    gpu = dict(base, PYK2CUDA_LIBCUDA=standin)
     no_driver = dict(base, PYK2CUDA_LIBCUDA=os.path.join(out, "no-such-libcuda.so"))
-    expect_run(os.path.join(out, "aot_c"), no_driver, 1, "vec: no CUDA driver: ", "C sample without a driver")
-    expect_run(os.path.join(out, "aot_c"), dict(on_standin, PYK2CUDA_DEVICE="sim"), 1,
-               "PYK2CUDA_DEVICE=sim, but this bundle has no simulator part", "PYK2CUDA_DEVICE=sim without --with-sim")
+    forced_sim = dict(gpu, PYK2CUDA_DEVICE="sim")
+    exe = lambda folder, name: os.path.join(folder, name)
+    # the GPU path, on the stand-in (CUBINs; vec64 from its PTX)
+    expect_run(exe(plain, "aot_c"), gpu, 0, "aot C sample: ok on gpu", "C sample on the stand-in")
+    expect_run(exe(plain, "aot_cxx"), gpu, 0, "aot C++ sample: ok on gpu", "C++ sample on the stand-in")
+    expect_run(exe(plain, "two_bundles"), gpu, 0, "two bundles: ok on gpu and gpu", "two bundles (CUBIN, PTX) on the stand-in")
+    expect_run(exe(plain, "warp"), gpu, 0, "warp: ok on gpu", "a warp shuffle on the stand-in")
+    # no GPU and no simulator part: the program starts and is told why nothing runs
+    expect_run(exe(plain, "aot_c"), no_driver, 1, "vec: no CUDA driver: ", "C sample without a driver")
+    expect_run(exe(plain, "aot_c"), forced_sim, 1, "PYK2CUDA_DEVICE=sim, but this bundle has no simulator part",
+               "PYK2CUDA_DEVICE=sim without --with-sim")
+    # the simulator part: chosen without a driver, or by PYK2CUDA_DEVICE=sim; the GPU otherwise
+    expect_run(exe(sim, "aot_c"), no_driver, 0, "aot C sample: ok on sim", "C sample on the simulator part")
+    expect_run(exe(sim, "aot_cxx"), forced_sim, 0, "aot C++ sample: ok on sim", "C++ sample, PYK2CUDA_DEVICE=sim")
+    expect_run(exe(sim, "two_bundles"), no_driver, 0, "two bundles: ok on sim and sim",
+               "two bundles of one kernel on the simulator part")
+    expect_run(exe(sim, "aot_c"), gpu, 0, "aot C sample: ok on gpu", "a --with-sim bundle on the stand-in")
+    expect_run(exe(sim, "warp"), no_driver, 0, "warp: refused on sim", "a fibers kernel on the simulator part", ["sim"])
+    expect_run(exe(sim, "aot_c"), dict(no_driver, PYK2CUDA_DEVICE="gpu"), 1, "no CUDA driver",
+               "PYK2CUDA_DEVICE=gpu without a driver")
 
 
 def check_dependencies(out):
-    for exe in ("aot_c", "aot_cxx", "two_bundles"):
-        rc, text, err = run(["ldd", os.path.join(out, exe)])
-        bad = [l.strip() for l in text.splitlines() if re.search(r"pyk2cuda|python|nvrtc|libcuda", l)]
-        if rc != 0 or bad:
-            fail("%s depends on %s" % (exe, bad or err))
-    for name, _, _, _ in BUNDLES:
-        rc, text, err = run(["nm", "-g", "--defined-only", os.path.join(out, name + ".o")])
-        syms = [l.split()[-1] for l in text.splitlines() if l.strip()]
-        foreign = [s for s in syms if not s.startswith(name + "_")]
-        rc2, undef, _ = run(["nm", "-u", os.path.join(out, name + ".o")])
-        ours = [l.split()[-1] for l in undef.splitlines() if "p2c" in l or "Py" in l]
-        if rc != 0 or foreign or ours or not syms:
-            fail("%s.o: global symbols without the prefix %s, or undefined pyk2cuda/Python ones %s" % (name, foreign, ours))
+    # at -O0 the kernels' inline functions are emitted as weak symbols: they too must be prefixed
+    sim = os.path.join(out, "sim")
+    must([os.environ.get("CXX", "c++"), "-std=c++17", "-O0", "-fwrapv", "-c", os.path.join(sim, "vec_sim.cc"),
+          "-o", os.path.join(sim, "vec_sim_O0.o")], "c++ -O0 vec_sim.cc")
+    for folder in ("plain", "sim"):
+        d = os.path.join(out, folder)
+        for exe, _, _ in PROGRAMS:
+            rc, text, err = run(["ldd", os.path.join(d, exe)])
+            bad = [l.strip() for l in text.splitlines() if re.search(r"pyk2cuda|python|nvrtc|libcuda", l)]
+            if rc != 0 or bad:
+                fail("%s/%s depends on %s" % (folder, exe, bad or err))
+        for obj in sorted(f for f in os.listdir(d) if f.endswith(".o")):
+            name = re.sub(r"(_sim|_sim_O0)?\.o$", "", obj)
+            rc, text, err = run(["nm", "-g", "--defined-only", os.path.join(d, obj)])
+            syms = [l.split()[-1] for l in text.splitlines() if l.strip()]
+            foreign = [s for s in syms if not s.startswith(name + "_")]
+            rc2, undef, _ = run(["nm", "-u", os.path.join(d, obj)])
+            ours = [l.split()[-1] for l in undef.splitlines() if re.search(r"p2c|Py|nvrtc|^\s*U cu", l)]
+            if rc != 0 or foreign or ours or not syms:
+                fail("%s/%s: global symbols without the prefix %s_: %s; undefined ones of pyk2cuda, Python, "
+                     "NVRTC or CUDA: %s" % (folder, obj, name, foreign, ours))
     print("ok: no pyk2cuda, Python, NVRTC or libcuda among the programs' libraries; bundle symbols prefixed")
 
 
@@ -154,10 +193,11 @@ def main():
     out = a.keep or tempfile.mkdtemp(prefix="pyk2cuda-aot-")
     os.makedirs(out, exist_ok=True)
     try:
-        build_bundles(os.path.abspath(a.pyk2cuda), out)
-        check_golden(out, a.update)
+        for folder, with_sim in (("plain", False), ("sim", True)):
+            build_bundles(os.path.abspath(a.pyk2cuda), os.path.join(out, folder), with_sim)
+            compile_programs(os.path.join(out, folder), with_sim)
+        check_golden(os.path.join(out, "plain"), a.update)
         check_refusals(os.path.abspath(a.pyk2cuda), out)
-        compile_programs(out)
         check_dependencies(out)
         check_runs(out, os.path.abspath(a.standin))
     finally:

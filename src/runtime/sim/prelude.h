@@ -378,11 +378,24 @@ template <typename T> struct P2cSimDynamicShared {
 };
 #define P2C_SIM_EXTERN_SHARED(T, name) static constexpr P2cSimDynamicShared<T> name{}
 
+/* The linkage of what the runtime looks up with dlsym (the entries below, p2c_sim_abi,
+ * p2c_sim_bind). An ahead-of-time bundle's simulator part (docs/aot.md) defines it as `static`
+ * before this file, so that two bundles linked into one program share no symbol, and defines
+ * P2C_SIM_REGISTER(name, kind, entry), which each entry macro calls with its kind and function,
+ * to find a kernel's entry without dlsym. */
+#ifndef P2C_SIM_ENTRY
+#define P2C_SIM_ENTRY extern "C" __attribute__((visibility("default")))
+#endif
+enum { P2C_SIM_KIND_FIBERS = 1, P2C_SIM_KIND_BLOCKS = 2, P2C_SIM_KIND_GRID = 3 };
+#ifndef P2C_SIM_REGISTER
+#define P2C_SIM_REGISTER(name, kind, entry)
+#endif
+
 /* What the runtime looks up with dlsym, besides the kernels' entries. */
-extern "C" __attribute__((visibility("default"))) unsigned p2c_sim_abi(void) {
+P2C_SIM_ENTRY unsigned p2c_sim_abi(void) {
   return P2C_SIM_ABI_VERSION;
 }
-extern "C" __attribute__((visibility("default"))) void p2c_sim_bind(P2cSimThread *self) {
+P2C_SIM_ENTRY void p2c_sim_bind(P2cSimThread *self) {
   p2c_sim_self = self;
 }
 
@@ -1282,29 +1295,32 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
 /* The entries' own names all start with p2c_, which the generated code never uses for a Python
  * name (a kernel may be called `first`, `count`, `args` or `params`). */
 #define P2C_SIM_FIBERS(name)                                                                   \
-  extern "C" __attribute__((visibility("default"))) void p2c_sim_thread_##name(void **p2c_args) { \
+  P2C_SIM_ENTRY void p2c_sim_thread_##name(void **p2c_args) {                                  \
     auto p2c_params = p2c_sim_params_of(name);                                                 \
     p2c_sim_thread_unpacked<name>(p2c_args, p2c_params, p2c_sim_index_sequence(p2c_params));  \
-  }
+  }                                                                                            \
+  P2C_SIM_REGISTER(name, P2C_SIM_KIND_FIBERS, p2c_sim_thread_##name)
 #define P2C_SIM_BLOCKS(name)                                                                   \
-  extern "C" __attribute__((visibility("default"))) void p2c_sim_blocks_##name(                \
+  P2C_SIM_ENTRY void p2c_sim_blocks_##name(                                                    \
       void **p2c_args, uint64_t p2c_first, uint64_t p2c_count) {                               \
     auto p2c_params = p2c_sim_params_of(name);                                                 \
     p2c_sim_blocks_unpacked<name>(p2c_args, p2c_first, p2c_count, p2c_params,                  \
                                   p2c_sim_index_sequence(p2c_params));                         \
-  }
+  }                                                                                            \
+  P2C_SIM_REGISTER(name, P2C_SIM_KIND_BLOCKS, p2c_sim_blocks_##name)
 #define P2C_SIM_KERNEL(name) P2C_SIM_FIBERS(name) P2C_SIM_BLOCKS(name)
 /* P2C_SIM_STACK(name, bytes): the kernel's threads keep `bytes` of local arrays on their stacks
  * (on the deepest call path); the runtime sizes its fibers' stacks from p2c_sim_stack_<name>
  * (docs/simulator.md, "Blocks with barriers"). Absent: no local arrays. */
 #define P2C_SIM_STACK(name, bytes)                                                             \
-  extern "C" __attribute__((visibility("default"))) const unsigned long long p2c_sim_stack_##name = (bytes);
+  P2C_SIM_ENTRY const unsigned long long p2c_sim_stack_##name = (bytes);
 #define P2C_SIM_LOCKSTEP(name, step)                                                           \
-  extern "C" __attribute__((visibility("default"))) void p2c_sim_blocks_##name(                \
+  P2C_SIM_ENTRY void p2c_sim_blocks_##name(                                                    \
       void **p2c_args, uint64_t p2c_first, uint64_t p2c_count) {                               \
     p2c_sim_lockstep_unpacked<name, step>(p2c_args, p2c_first, p2c_count, step,                \
                                     p2c_sim_index_sequence(p2c_sim_step_params(step)));        \
-  }
+  }                                                                                            \
+  P2C_SIM_REGISTER(name, P2C_SIM_KIND_BLOCKS, p2c_sim_blocks_##name)
 
 /* Grid regions (docs/simulator.md, "Grid regions"): a cooperative kernel whose grid syncs are
  * region boundaries too is emitted as a grid function
@@ -1357,10 +1373,11 @@ static inline void p2c_sim_grid_unpacked(void **args, p2c_sim_params<P...>, std:
 }
 
 #define P2C_SIM_GRID(name, fn)                                                                 \
-  extern "C" __attribute__((visibility("default"))) void p2c_sim_grid_##name(void **p2c_args) { \
+  P2C_SIM_ENTRY void p2c_sim_grid_##name(void **p2c_args) {                                    \
     auto p2c_params = p2c_sim_params_of(name);                                                 \
     p2c_sim_grid_unpacked<fn>(p2c_args, p2c_params, p2c_sim_index_sequence(p2c_params));      \
-  }
+  }                                                                                            \
+  P2C_SIM_REGISTER(name, P2C_SIM_KIND_GRID, p2c_sim_grid_##name)
 
 #define P2C_SIM_REGIONS(name, fn)                                                              \
   template <>                                                                                  \

@@ -1,0 +1,16 @@
+# A kernel with a warp shuffle, which pyk2cuda's simulator runs with fibers: a bundle's
+# simulator part refuses it with a status and a message (tests/aot/run_aot.py), while its GPU
+# path runs it.
+from numba import cuda
+
+
+@cuda.jit
+def warp_sum(x, out):
+    i = cuda.grid(1)
+    v = x[i]
+    offset = 16
+    while offset > 0:
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, offset)
+        offset //= 2
+    if i % 32 == 0:
+        out[i // 32] = v
