@@ -406,9 +406,10 @@ static void write_api(BundleCtx *x, StrBuf *sb) {
   sb_printf(sb, "%s_array %s_array_c(void *data, %s_dtype dtype, int ndim, const int64_t *shape) {\n"
                 "  static const unsigned char size[] = {", n, n, n);
   for (int t = P2C_BOOL; t <= P2C_FLOAT64; t++) sb_printf(sb, "%zu, ", p2c_scalar_size((P2cScalarType)t));
-  sb_printf(sb, "};\n  int64_t strides[%d] = {0};\n  int64_t step = dtype >= 0 && dtype < (int)sizeof size ? size[dtype] : 1;\n"
-                "  for (int i = (ndim > %d ? %d : ndim) - 1; i >= 0; i--) strides[i] = step, step *= shape[i];\n"
-                "  return %s_array_strided(data, dtype, ndim, shape, strides);\n}\n\n", P2C_MAX_NDIM, P2C_MAX_NDIM, P2C_MAX_NDIM, n);
+  sb_printf(sb, "};\n  int64_t strides[%d] = {0};\n  int64_t step = (int)dtype >= 0 && (int)dtype < (int)sizeof size ? size[dtype] : 1;\n"
+                "  /* an ndim out of range reads no extent: the array says ndim -1, which every launcher refuses */\n"
+                "  for (int i = (ndim < 0 || ndim > %d ? 0 : ndim) - 1; i >= 0; i--) strides[i] = step, step *= shape[i];\n"
+                "  return %s_array_strided(data, dtype, ndim, shape, strides);\n}\n\n", P2C_MAX_NDIM, P2C_MAX_NDIM, n);
   sb_printf(sb, "%s_dim3 %s_dim3_of(unsigned x, unsigned y, unsigned z) {\n  %s_dim3 d = {x, y, z};\n  return d;\n}\n\n", n, n, n);
   sb_printf(sb, "const char *%s_last_error(void) { return p2cb_message; }\n", n);
   sb_printf(sb, "const char *%s_backend(void) { return p2cb_backend(); }\n", n);
