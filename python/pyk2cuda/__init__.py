@@ -37,6 +37,7 @@ from . import cuda
 from .cuda import vectorize
 from .cpu import jit, njit, prange   # Numba's meanings: CPU functions (cuda.jit makes kernels)
 from .stencil import stencil         # numba.stencil, computed by a generated kernel
+from .aot import build   # ahead-of-time bundles (docs/aot.md)
 
 __version__ = _core.version
 

@@ -101,6 +101,11 @@ class Kernel(_core._Kernel):
             return _raised(exc)
         return _raised(self._unit.remap(exc), self._unit.exceptions)
 
+    def build(self, out, signatures=(), arch="sm_90", with_sim=False):
+        """An ahead-of-time bundle of this kernel's specializations: pyk2cuda.build (docs/aot.md)."""
+        from .aot import build
+        return build(self, out, signatures=signatures, arch=arch, with_sim=with_sim)
+
     def forall(self, ntasks, *args, **kw):
         """A launcher over ntasks threads. As in Numba, forall(0) launches nothing (a launch of
         no blocks would be an error) and a negative count is a ValueError when it is created."""

@@ -392,6 +392,63 @@ static PyObject *m_defer_cleanup_exit(PyObject *mod, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* bundle(filename, source, kernels, signatures, archs, with_sim, name): [(suffix, text)] of an
+ * ahead-of-time bundle of the source's kernels (p2c_translate, then p2c_module_bundle; docs/aot.md).
+ * kernels and signatures are lists of str ("name(types)"); an empty kernels list means all. */
+static PyObject *m_bundle(PyObject *mod, PyObject *args) {
+  State *st = PyModule_GetState(mod);
+  const char *file, *name;
+  Py_buffer src;
+  PyObject *kernels, *sigs, *archs;
+  int with_sim;
+  if (!PyArg_ParseTuple(args, "sy*O!O!O!ps:bundle", &file, &src, &PyList_Type, &kernels, &PyList_Type, &sigs,
+                        &PyList_Type, &archs, &with_sim, &name))
+    return NULL;
+  Py_ssize_t nk = PyList_GET_SIZE(kernels), ns = PyList_GET_SIZE(sigs), na = PyList_GET_SIZE(archs);
+  const char **strs = PyMem_Calloc((size_t)(nk + ns + na + 1), sizeof *strs);
+  PyObject *result = NULL;
+  P2cModule *m = NULL;
+  P2cBundle *b = NULL;
+  if (!strs) goto done;
+  for (Py_ssize_t i = 0; i < nk + ns + na; i++) {
+    PyObject *item = i < nk ? PyList_GET_ITEM(kernels, i) : i < nk + ns ? PyList_GET_ITEM(sigs, i - nk)
+                                                                       : PyList_GET_ITEM(archs, i - nk - ns);
+    if (!(strs[i] = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL)) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "bundle: kernels, signatures and archs are str");
+      goto done;
+    }
+  }
+  P2cTranslateOptions o = {nk ? strs : NULL, (size_t)nk, strs + nk, (size_t)ns, false, false, {0}};
+  P2cStatus s = p2c_translate(st->compiler, file, src.buf, (size_t)src.len, &o, &m);
+  if (s != P2C_OK) {
+    raise_status(st, s, p2c_compiler_last_error(st->compiler), m);
+    goto done;
+  }
+  P2cBundleOptions bo = {name, na ? strs + nk + ns : NULL, (size_t)na, with_sim != 0};
+  Py_BEGIN_ALLOW_THREADS
+  s = p2c_module_bundle(st->compiler, m, &bo, &b);
+  Py_END_ALLOW_THREADS
+  if (s != P2C_OK) {
+    raise_compiler(st, s);
+    goto done;
+  }
+  result = PyList_New(0);
+  for (size_t i = 0; result && i < p2c_bundle_file_count(b); i++) {
+    const char *suffix;
+    size_t len;
+    const char *text = p2c_bundle_file(b, i, &suffix, &len);
+    PyObject *pair = Py_BuildValue("(ss#)", suffix, text, (Py_ssize_t)len);
+    if (!pair || PyList_Append(result, pair) < 0) Py_CLEAR(result);
+    Py_XDECREF(pair);
+  }
+done:
+  p2c_bundle_delete(b);
+  p2c_module_delete(m);
+  PyMem_Free(strs);
+  PyBuffer_Release(&src);
+  return result;
+}
+
 static PyMethodDef module_functions[] = {
     {"_set_arg_hint", m_set_arg_hint, METH_O, "the base class of cuda.In, Out and InOut"},
     {"_set_assigned", m_set_assigned, METH_O, "what d[key] = value writes (cuda._assigned)"},
@@ -410,6 +467,7 @@ static PyMethodDef module_functions[] = {
     {"defer_cleanup_exit", m_defer_cleanup_exit, METH_NOARGS, "cuda.defer_cleanup()'s block ends"},
     {"set_check_bounds", m_set_check_bounds, METH_O, "bounds checking for later translations"},
     {"set_sanitize", m_set_sanitize, METH_O, "the simulator's checker for later translations"},
+    {"bundle", m_bundle, METH_VARARGS, "[(suffix, text)] of an ahead-of-time bundle (docs/aot.md)"},
     {NULL, NULL, 0, NULL},
 };
 
