@@ -796,6 +796,23 @@ P2C_API size_t p2c_array_dims(int ndim, char layout, char *buf, size_t cap);
  * first of two or more is, else 'C' when the last is, else 'A'. */
 P2C_API char p2c_slices_layout(int ndim, bool first_contiguous, bool last_contiguous);
 
+/* A generalized ufunc's layout, "(m,n),(n,p)->(m,p)", as @guvectorize(..., target='cuda') reads
+ * it (Numba's grammar: groups of dimension names, spaces ignored, a trailing comma allowed in a
+ * group; exactly one output, every output dimension named by an input). Per argument (the inputs,
+ * then the output): its number of core dimensions and where each name is in the text parsed. */
+enum { P2C_MAX_GUFUNC_ARGS = 64 };
+typedef struct P2cGufuncLayout {
+  int nargs, ninputs;
+  int ndims[P2C_MAX_GUFUNC_ARGS];
+  uint32_t name_at[P2C_MAX_GUFUNC_ARGS][P2C_MAX_NDIM];   /* byte offsets into the text */
+  uint32_t name_len[P2C_MAX_GUFUNC_ARGS][P2C_MAX_NDIM];
+  char error[128];         /* when it does not parse: why ("expected '->' after the inputs") */
+  size_t error_at;         /* and where, a byte offset into the text */
+} P2cGufuncLayout;
+/* Parses a gufunc layout of `len` bytes into *out; false (out->error, out->error_at) when it is
+ * not one. The translator's own reading of @guvectorize's layout: every front asks it. */
+P2C_API bool p2c_gufunc_layout(const char *text, size_t len, P2cGufuncLayout *out);
+
 typedef enum P2cMatchPolicy {
   /* A kernel specialized from its arguments: a specialization takes values of exactly its
    * types (an array: its dtype, ndim and layout). */

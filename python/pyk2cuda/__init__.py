@@ -34,7 +34,7 @@ from . import _core  # noqa: E402 (after the search path is offered)
 from ._core import Error, CompileError, BoundsError, DeviceArray
 from .types import *  # noqa: F401,F403 (numba's type names)
 from . import cuda
-from .cuda import vectorize
+from .cuda import vectorize, guvectorize
 from .cpu import jit, njit, prange   # Numba's meanings: CPU functions (cuda.jit makes kernels)
 from .stencil import stencil         # numba.stencil, computed by a generated kernel
 from .aot import build   # ahead-of-time bundles (docs/aot.md)

@@ -594,6 +594,231 @@ def vectorize(signatures, target="cuda", **options):
     return make
 
 
+# ---- generalized ufuncs: guvectorize(target='cuda') ----
+# The translator makes the gufunc's kernel (src/frontend/guvectorize.c: one thread per index of
+# the loop dimensions, flattened into one); what is here is the caller's half, as Numba's
+# GenerializedUFunc and GUFuncCallSteps (numba/np/ufunc/deviceufunc.py) do it: the loop
+# dimensions from the shapes, the signature, the output, the flattening, the launch.
+
+def _gufunc_layout(layout):
+    """'(m,n),(n,p)->(m,p)' as ([('m', 'n'), ('n', 'p')], [('m', 'p')]), read by the translator
+    (p2c_gufunc_layout), which reads the decorator's layout so."""
+    return _core.gufunc_layout(layout)
+
+
+class _GUFuncSchedule:
+    """Numba's GUFuncSchedule: the core shapes of the inputs (ishapes) and the output (oshapes),
+    the loop dimensions (loopdims: the largest outer shape), their product (loopn), and which
+    inputs are the same for every loop index (pinned: outer shape () or (1,))."""
+
+    def __init__(self, inputs, outputs, shapes):
+        if len(shapes) != len(inputs):
+            raise TypeError("invalid number of input argument")
+        sizes, outer, self.ishapes = {}, [], []
+        for n, (shape, symbols) in enumerate(zip(shapes, inputs), 1):
+            inner = len(symbols)
+            if len(shape) < inner:
+                raise ValueError("arg #%d: insufficient inner dimension" % n)
+            cut = len(shape) - inner
+            outer.append(tuple(shape[:cut]))
+            self.ishapes.append(tuple(shape[cut:]))
+            for axis, (dim, sym) in enumerate(zip(shape[cut:], symbols), cut):
+                if sizes.setdefault(sym, dim) != dim:
+                    raise ValueError("arg #%d: shape[%d] mismatch argument" % (n, axis))
+        self.oshapes = [tuple(sizes[s] for s in symbols) for symbols in outputs]
+        counts = [_product(s) for s in outer]
+        self.loopdims = outer[counts.index(max(counts))]
+        self.loopn = _product(self.loopdims)
+        self.pinned = []
+        for n, d in enumerate(outer, 1):
+            if d != self.loopdims and d not in ((1,), ()):
+                raise ValueError("arg #%d: outer dimension mismatch" % n)
+            self.pinned.append(d != self.loopdims)
+        self.output_shapes = [self.loopdims + s for s in self.oshapes]
+
+
+def _product(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+class GUFunc:
+    """A guvectorize(target='cuda') gufunc: call it with host or device arrays (and scalars) for
+    the inputs, and optionally the output (positionally or as out=), and stream=. As Numba's:
+    the loop dimensions are the largest outer shape, an input whose outer shape is () or (1,) is
+    the same for every loop index; the signature is the first whose types match exactly, else
+    the first whose each type NumPy casts safely to the argument's (Numba's test, in that
+    order), host inputs cast to it; the result is a host array for host arguments, else a device
+    array (the out= given, converted); max_blocksize is kept (Numba ignores it too)."""
+
+    def __init__(self, kernel, layout, unit):
+        self._kernel = kernel
+        self._unit = unit
+        self._inputs, self._outputs = _gufunc_layout(layout)
+        self.__name__ = kernel.py_func.__name__
+        self.max_blocksize = 2 ** 30
+        np = _numpy()
+        # each argument's dtype: its array type's text without the dimensions ("datetime64[D]")
+        self._dtypes = [tuple(np.dtype(re.sub(r"\[[\s:,1]*\]$", "", str(t))) for t in _arg_types(sig))
+                        for sig, _, _, _ in kernel._specs()]
+
+    @property
+    def ufunc(self):
+        return self
+
+    def _signature(self, dtypes):
+        """The argument dtypes of the signature the inputs take (Numba's kernelmap search)."""
+        nin = len(self._inputs)
+        for sig in self._dtypes:
+            if sig[:nin] == dtypes:
+                return sig
+        np = _numpy()
+        for sig in self._dtypes:
+            if all(np.can_cast(want, have) for want, have in zip(sig[:nin], dtypes)):
+                return sig
+        raise TypeError("no matching signature")
+
+    def __call__(self, *args, out=None, stream=0, **kw):
+        if kw:
+            raise TypeError("gufunc '%s' got an unexpected keyword argument '%s'" % (self.__name__, next(iter(kw))))
+        np = _numpy()
+        nin = len(self._inputs)
+        on_device = [is_cuda_array(a) for a in args]
+        out_on_device = out is not None and is_cuda_array(out)
+        to_host = not any(on_device) and not out_on_device
+        values = [_as_device_array(a) if d else np.asarray(a) for a, d in zip(args, on_device)]
+        if len(values) > nin:
+            if out is not None:
+                raise ValueError("cannot specify 'out' as both a positional and keyword argument")
+            out = values[nin]
+        elif out_on_device:
+            out = _as_device_array(out)
+        inputs = values[:nin]
+        schedule = _GUFuncSchedule(self._inputs, self._outputs, [tuple(a.shape) for a in inputs])
+        sig = self._signature(tuple(np.dtype(a.dtype) for a in inputs))
+        if out is not None and schedule.output_shapes[0] != tuple(out.shape):
+            raise ValueError("output shape mismatch")
+        inputs = [self._cast(a, want, d) for a, want, d in zip(inputs, sig, on_device)]
+        params = [self._flattened(a, core, pinned, schedule, stream)
+                  for a, core, pinned in zip(inputs, schedule.ishapes, schedule.pinned)]
+        shape = (schedule.loopn,) + schedule.oshapes[0]
+        result = out if out is not None and not to_host and _has_shape(out, shape) else device_array(shape, sig[nin], stream=stream)
+        try:
+            self._kernel.forall(schedule.loopn, tpb=min(256, self.max_blocksize), stream=stream)(*params, result)
+        except (CompileError, _core.BoundsError) as e:
+            raise _raised(self._unit.remap(e), self._unit.exceptions) from None
+        return self._finish(result, out, to_host, schedule.output_shapes[0], stream)
+
+    @staticmethod
+    def _cast(a, want, on_device):
+        """An input cast to its signature's dtype (host arrays: Numba casts with .astype, which
+        its device arrays lack)."""
+        if _numpy().dtype(a.dtype) == want:
+            return a
+        if on_device:
+            raise TypeError("compatible signature is possible by casting but %s does not support "
+                            ".astype()" % type(a))
+        return a.astype(want)
+
+    @staticmethod
+    def _flattened(a, core, pinned, schedule, stream):
+        """An input as the kernel takes it, (loopn,) + its core shape: a device array already so
+        shaped as it is, anything else through the host (reshaped, a pinned input repeated)."""
+        shape = (schedule.loopn,) + core
+        if isinstance(a, _core.DeviceArray):
+            if _has_shape(a, shape):
+                return a
+            a = a.copy_to_host(stream=stream)
+        np = _numpy()
+        whole = np.broadcast_to(a.reshape(core) if pinned else a, schedule.loopdims + core)
+        return to_device(np.ascontiguousarray(whole).reshape(shape), stream)
+
+    @staticmethod
+    def _finish(result, out, to_host, shape, stream):
+        """What the call returns: a host array for host arguments (out= filled when given), the
+        device result, or the device out= (filled from the result when it was not launched on)."""
+        if to_host:
+            host = result.copy_to_host(stream=stream).reshape(shape)
+            if out is None:
+                return host
+            _numpy().copyto(out, host)
+            return out
+        if out is None:
+            if _has_shape(result, shape):
+                return result
+            return to_device(result.copy_to_host(stream=stream).reshape(shape), stream)
+        if result is not out:
+            out.copy_to_device(result.copy_to_host(stream=stream).reshape(shape), stream=stream)
+        return out
+
+
+def _has_shape(a, shape):
+    return tuple(a.shape) == tuple(shape)
+
+
+def _as_device_array(obj):
+    return obj if isinstance(obj, _core.DeviceArray) else as_cuda_array(obj)
+
+
+def _check_gufunc_options(cache, options):
+    """Numba's CUDA gufunc builder's refusals, with its messages."""
+    if cache:
+        raise TypeError("caching is not supported")
+    if not options.pop("nopython", True):
+        raise TypeError("nopython flag must be True")
+    if options:
+        raise TypeError("The following target options are not supported: %s"
+                        % ", ".join(repr(k) for k in options))
+
+
+def _make_gufunc(func, signatures, layout):
+    """The GUFunc of `func`: translated now, with its kernel (as Numba compiles it when
+    decorated)."""
+    func = getattr(func, "py_func", func)
+    sigs = _source.signature_text(signatures)
+    unit = _source.build(func, "gufunc", sigs, layout=layout)
+    params = tuple(func.__code__.co_varnames[:func.__code__.co_argcount])
+    try:
+        k = Kernel(func, func.__name__, unit.filename, unit.source, params, True, None, False)
+    except (CompileError, _core.BoundsError) as e:
+        raise _raised(unit.remap(e), unit.exceptions) from None
+    k._unit = unit
+    return GUFunc(k, layout, unit)
+
+
+def guvectorize(signatures, layout, target="cuda", identity=None, cache=False, **options):
+    """numba.guvectorize([...], layout, target='cuda'): a generalized ufunc that runs on the
+    device (GUFunc), compiled now from the function and the globals it uses as they are now."""
+    if target != "cuda":
+        raise NotImplementedError("guvectorize: pyk2cuda compiles target='cuda' gufuncs only, not '%s'" % target)
+    _check_gufunc_options(cache, dict(options))
+    if isinstance(signatures, str):
+        signatures = [signatures]
+    return lambda func: _make_gufunc(func, list(signatures), layout)
+
+
+class CUDAGUFuncVectorize:
+    """numba.cuda.vectorizers.CUDAGUFuncVectorize: what numba.guvectorize(..., target='cuda')
+    builds a gufunc with, when numba.cuda is pyk2cuda's (Numba's decorator calls it so)."""
+
+    def __init__(self, func, sig, identity=None, cache=False, targetoptions={}):
+        _check_gufunc_options(cache, dict(targetoptions))
+        self.py_func = func
+        self.signature = sig
+        self._sigs = []
+
+    def add(self, sig=None):
+        self._sigs.append(sig)
+
+    def disable_compile(self):
+        """Every signature is given when decorated: nothing is compiled at a call."""
+
+    def build_ufunc(self):
+        return _make_gufunc(self.py_func, self._sigs, self.signature)
+
+
 # ---- memory ----
 
 def _devicearray_module():
@@ -1013,7 +1238,10 @@ compiler = _submodule("compiler", "numba.cuda.compiler: compile_ptx and compile_
                       compile_ptx=compile_ptx,
                       compile_ptx_for_current_device=compile_ptx_for_current_device)
 from .libdevice import libdevice, libdevicefuncs  # noqa: E402
-SUBMODULES = {"compiler": compiler, "launchconfig": launchconfig, "args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
+# numba.cuda.vectorizers: where numba.guvectorize(..., target='cuda') finds its builder.
+vectorizers = _submodule("vectorizers", "numba.cuda.vectorizers: the CUDA gufunc builder.",
+                         CUDAGUFuncVectorize=CUDAGUFuncVectorize)
+SUBMODULES = {"vectorizers": vectorizers, "compiler": compiler, "launchconfig": launchconfig, "args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
               "vector_types": vector_types, "types": types, "np": np,
               "np.numpy_support": np.numpy_support, "typing": typing,
               "typing.typeof": typing.typeof, "libdevice": libdevice, "libdevicefuncs": libdevicefuncs}

@@ -42,10 +42,11 @@ _MODULES = {"math": "import math", "cmath": "import cmath", "operator": "import 
 # Modules whose functions and types a kernel may name directly (`from math import sqrt`).
 _FUNCTION_MODULES = ("math", "cmath", "operator", "numpy")
 _CUDA, _VECTORIZE, _NUMPY, _NJIT = "__p2c_cuda", "__p2c_vectorize", "__p2c_np", "__p2c_njit"
+_GUVECTORIZE = "__p2c_guvectorize"
 _ENUM_IMPORT = "from enum import Enum as __p2c_Enum, IntEnum as __p2c_IntEnum"
 # Three lines, so that a function defined at line 5 of its file keeps its line numbers.
 _HEADER = ["from numba import cuda as %s" % _CUDA,
-           "from numba import vectorize as %s, njit as %s" % (_VECTORIZE, _NJIT),
+           "from numba import vectorize as %s, guvectorize as %s, njit as %s" % (_VECTORIZE, _GUVECTORIZE, _NJIT),
            "import numpy as %s" % _NUMPY]
 # NumPy scalar types that are Python's own types to Numba (a global np.float64 is a float64).
 _PLAIN_NUMPY = {"float64": float, "int64": int, "bool": bool, "complex128": complex}
@@ -68,6 +69,8 @@ def _type_text(t):
     if text.startswith("Record("):   # a record type, Numba's spelling (the translator parses it)
         return text
     if re.fullmatch(r"\[(char|unichr) x [0-9]+\]", text):   # CharSeq(n), UnicodeCharSeq(n), as Numba names them
+        return text
+    if re.fullmatch(r"(datetime64|timedelta64)\[[a-zA-Z]+\]", text):   # Numba's NPDatetime('D'), NPTimedelta
         return text
     if not re.fullmatch(r"[a-z_][a-z0-9_]*(\[[\s:,1]*\])?", text):
         raise TypeError("%r is not a type pyk2cuda can take in a signature (scalars, arrays of "
@@ -602,17 +605,21 @@ def _numpy_if_loaded():
     return sys.modules.get("numpy")
 
 
-def build(func, kind="kernel", signatures=None, options=None):
+def build(func, kind="kernel", signatures=None, options=None, layout=None):
     """The Unit for `func`: kind 'kernel' (signatures are passed to the translator apart; options,
     the decorator's debug= and boundscheck= as given, are written into `@cuda.jit(...)`, where the
     translator reads what they mean), 'ufunc' (its signature texts are written into the
-    @vectorize decorator) or 'host' (a @jit function the host calls: `@numba.njit`, with its
-    signatures and options)."""
+    @vectorize decorator), 'gufunc' (its signature texts and layout into the @guvectorize
+    decorator, from which the translator makes the gufunc's kernel) or 'host' (a @jit function
+    the host calls: `@numba.njit`, with its signatures and options)."""
     piece = _Piece(func)
     b = _Builder(piece)
     given = ", ".join("%s=%r" % (name, bool(value)) for name, value in sorted((options or {}).items()))
     if kind == "ufunc":
         decorator = "@%s([%s], target='cuda')" % (_VECTORIZE, ", ".join(repr(s) for s in signatures))
+    elif kind == "gufunc":
+        decorator = "@%s([%s], %r, target='cuda')" % (_GUVECTORIZE, ", ".join(repr(s) for s in signatures),
+                                                     layout)
     elif kind == "host":   # a @jit function the host calls: its signatures in the decorator
         parts = (["[%s]" % ", ".join(repr(s) for s in signatures)] if signatures else []) + ([given] if given else [])
         decorator = "@%s%s" % (_NJIT, "(%s)" % ", ".join(parts) if parts else "")

@@ -366,6 +366,39 @@ static PyObject *m_array_dims(PyObject *mod, PyObject *args) {
   return PyUnicode_FromString(buf);
 }
 
+/* gufunc_layout(text): ([input's dimension names, ...], [output's]), each a tuple of str, as the
+ * translator reads @guvectorize's layout (p2c_gufunc_layout); ValueError when it is not one. */
+static PyObject *m_gufunc_layout(PyObject *mod, PyObject *arg) {
+  Py_ssize_t n;
+  const char *text = PyUnicode_AsUTF8AndSize(arg, &n);
+  if (!text) return NULL;
+  P2cGufuncLayout *g = PyMem_Malloc(sizeof *g);
+  if (!g) return PyErr_NoMemory();
+  PyObject *groups[2] = {NULL, NULL}, *r = NULL;
+  if (!p2c_gufunc_layout(text, (size_t)n, g)) {
+    PyErr_Format(PyExc_ValueError, "bad gufunc layout '%s': %s", text, g->error);
+    goto done;
+  }
+  if (!(groups[0] = PyList_New(0)) || !(groups[1] = PyList_New(0))) goto done;
+  for (int k = 0; k < g->nargs; k++) {
+    PyObject *names = PyTuple_New(g->ndims[k]);
+    for (int d = 0; names && d < g->ndims[k]; d++) {
+      PyObject *name = PyUnicode_FromStringAndSize(text + g->name_at[k][d], g->name_len[k][d]);
+      if (!name) Py_CLEAR(names);
+      else PyTuple_SET_ITEM(names, d, name);
+    }
+    int failed = !names || PyList_Append(groups[k >= g->ninputs], names) < 0;
+    Py_XDECREF(names);
+    if (failed) goto done;
+  }
+  r = PyTuple_Pack(2, groups[0], groups[1]);
+done:
+  Py_XDECREF(groups[0]);
+  Py_XDECREF(groups[1]);
+  PyMem_Free(g);
+  return r;
+}
+
 /* slices_layout(ndim, first, last): Numba's layout of a type indexed with ndim slices whose
  * first and last are '::1' or not (p2c_slices_layout). */
 static PyObject *m_slices_layout(PyObject *mod, PyObject *args) {
@@ -462,6 +495,7 @@ static PyMethodDef module_functions[] = {
     {"array_layout", m_array_layout, METH_VARARGS, "array_layout(itemsize, shape, strides): 'C', 'F' or 'A'"},
     {"array_dims", m_array_dims, METH_VARARGS, "array_dims(ndim, layout): '[:, ::1]'"},
     {"slices_layout", m_slices_layout, METH_VARARGS, "slices_layout(ndim, first, last): 'C', 'F' or 'A'"},
+    {"gufunc_layout", m_gufunc_layout, METH_O, "gufunc_layout(text): (inputs' dimension names, output's)"},
     {"synchronize", m_synchronize, METH_NOARGS, "waits for all work on the device"},
     {"defer_cleanup_enter", m_defer_cleanup_enter, METH_NOARGS, "cuda.defer_cleanup()'s block begins"},
     {"defer_cleanup_exit", m_defer_cleanup_exit, METH_NOARGS, "cuda.defer_cleanup()'s block ends"},

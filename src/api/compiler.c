@@ -648,3 +648,9 @@ bool p2c_module_image_from_cache(const P2cModule *m) { return m && m->rtc.image 
 const char *p2c_module_nvrtc_log(const P2cModule *m) {
   return m && m->rtc.log ? m->rtc.log : "";
 }
+
+/* The translator's reading of a @guvectorize layout, for every front (the Python package's
+ * gufuncs schedule calls with its dimension names). */
+bool p2c_gufunc_layout(const char *text, size_t len, P2cGufuncLayout *out) {
+  return frontend_gufunc_layout(text, len, out);
+}

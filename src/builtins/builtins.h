@@ -41,7 +41,7 @@ typedef enum BuiltinId {
   BI_NONE,
   BI_INDEX,          /* threadIdx.x ... gridDim.z, warpsize: spelled in CUDA C as c64 */
   BI_GRID, BI_GRIDSIZE, BI_SYNCTHREADS, BI_SHARED_ARRAY, BI_LOCAL_ARRAY,
-  BI_CUDA_JIT, BI_VECTORIZE, BI_JIT,
+  BI_CUDA_JIT, BI_VECTORIZE, BI_GUVECTORIZE, BI_JIT,
   BI_ATOMIC, BI_ATOMIC_COMPARE_AND_SWAP,
   BI_CUDA_INTRINSIC, /* the other cuda.* functions, each with hooks of its own */
   BI_POPC, BI_CLZ, BI_FFS, BI_LANEID,

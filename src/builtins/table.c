@@ -165,6 +165,7 @@ static const Builtin table[] = {
      FX(BF_EFFECTS | BF_KEYWORDS | BF_CHECKS_ARITY | BF_ARRAY_ALLOC), .infer = infer_local_array_call},
     {.path = "numba.cuda.jit", .kind = BK_DECORATOR, .id = BI_CUDA_JIT},
     {.path = "numba.vectorize", .kind = BK_DECORATOR, .id = BI_VECTORIZE},
+    {.path = "numba.guvectorize", .kind = BK_DECORATOR, .id = BI_GUVECTORIZE},
     /* numba.jit and njit: CPU functions when called from the host, device functions in kernels */
     {.path = "numba.jit", .kind = BK_DECORATOR, .id = BI_JIT},
     {.path = "numba.njit", .kind = BK_DECORATOR, .id = BI_JIT},

@@ -44,4 +44,8 @@ bool frontend_run(Compilation *c, Module *m);
  * and when frontend_run never ran. */
 void frontend_finish(Compilation *c);
 
+/* A @guvectorize layout, "(m,n),(n,p)->(m,p)", parsed into *out (guvectorize.c); false with
+ * out->error and out->error_at when it is not one. Public as p2c_gufunc_layout. */
+bool frontend_gufunc_layout(const char *text, size_t len, P2cGufuncLayout *out);
+
 #endif

@@ -313,6 +313,7 @@ static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
     Resolved r;
     if (!resolve_dotted(L, callee, &r) || !r.builtin) continue;
     if (r.builtin->id == BI_VECTORIZE) return lower_vectorize_decorator(L, f, e, r.path);
+    if (r.builtin->id == BI_GUVECTORIZE) return lower_guvectorize_decorator(L, f, e);
     if (r.builtin->id == BI_JIT) {
       lower_cpu_jit(L, f, e);
       return true;
@@ -557,6 +558,7 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
   if (!node_is(L, def, K_function_definition)) return NULL;
   Function *f = arena_alloc(L->a, sizeof *f);
   f->kind = FN_KERNEL;
+  L->gufunc = NULL;   /* set by a @guvectorize among the decorators */
   if (!lower_decorators(L, decorated, f)) return NULL;
   if (node_is(L, ts_node_child(def, 0), K_async)) {
     lower_unsupported(L, def, "an async function");
@@ -570,6 +572,10 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
   L->vars_cap = 0;
   lower_params(L, f, lower_field(L, def, F_parameters));
   vec_push(L->a, &L->m->funcs, f);
+  if (L->gufunc) {   /* a gufunc's kernel, made now that the core's parameters are known */
+    Function *k = lower_guvectorize_kernel(L, f);
+    if (k) vec_push(L->a, &L->gufunc_kernels, k);
+  }
   return f;
 }
 
@@ -680,6 +686,8 @@ static void lower_module(Lowerer *L, const TSNode *roots, int nroots) {
   size_t split = nroots == 2 && first_def_of_part[1] > 0 ? defs.len * 44 / 100 : 0;
   if (split > 0 && split < defs.len) lower_bodies_on_two_threads(L, defs.items, split, defs.len);
   else lower_bodies(L, defs.items, 0, defs.len);
+  /* after the bodies: lower_bodies pairs the module's functions with the definitions */
+  for (size_t i = 0; i < L->gufunc_kernels.len; i++) vec_push(L->a, &L->m->funcs, L->gufunc_kernels.items[i]);
 }
 
 static bool ends_with(const char *s, const char *suffix) {

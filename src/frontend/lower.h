@@ -64,6 +64,8 @@ typedef struct SymbolTable {
   uint32_t count;
 } SymbolTable;
 
+typedef struct GuDecorator GuDecorator;   /* guvectorize.c */
+
 typedef struct Lowerer {
   Compilation *c;
   Arena *a;
@@ -86,6 +88,8 @@ typedef struct Lowerer {
   Function *fn;       /* the function being lowered */
   int depth;          /* nesting of blocks and expressions, bounded by P2C_MAX_NESTING */
   int loops;          /* enclosing loops, for break/continue */
+  GuDecorator *gufunc;   /* the @guvectorize of the function being declared, until its kernel is made */
+  VEC(Function *) gufunc_kernels;   /* the kernels made for gufuncs, added to the module last */
 } Lowerer;
 
 /* What a dotted name (a.b.c) refers to, when it is not a value expression. */
@@ -160,6 +164,14 @@ void lower_add_sigs(Lowerer *L, Function *f, TSNode n);
 /* @vectorize / @cuda.vectorize(...) at decorator expression e (callee resolved to path):
  * makes f a FN_UFUNC with its signatures; false after a diagnostic. */
 bool lower_vectorize_decorator(Lowerer *L, Function *f, TSNode e, const char *path);
+/* @guvectorize(sigs, layout, target='cuda') at decorator expression e: makes f a device function
+ * (the gufunc's core) and keeps the decorator in L->gufunc for lower_guvectorize_kernel; true
+ * (diagnostics, if any, are reported and the kernel is then not made). */
+bool lower_guvectorize_decorator(Lowerer *L, Function *f, TSNode e);
+/* The kernel of the gufunc whose core is `core` (its parameters lowered): a FN_KERNEL of the
+ * core's name and parameters, with the decorator's signatures made outer (guvectorize.c says
+ * how); NULL after a diagnostic. Consumes L->gufunc. */
+Function *lower_guvectorize_kernel(Lowerer *L, Function *core);
 
 /* ---- statements (lower_stmt.c) ---- */
 /* The statements of a block node (a function's or a compound statement's body). */

@@ -378,6 +378,37 @@ static void charseq_spellings_round_trip(void **state) {
   assert_false(p2c_dtype_parse_charseq(NULL, 0, &t));
 }
 
+/* A gufunc layout as @guvectorize reads it: names by offset, spaces and a trailing comma in a
+ * group, '()' groups; the refusals with where they point. */
+static void gufunc_layouts(void **state) {
+  (void)state;
+  P2cGufuncLayout g;
+  const char *text = " (m, n),(n,p,) -> (m,p)";
+  assert_true(p2c_gufunc_layout(text, strlen(text), &g));
+  assert_int_equal(g.nargs, 3);
+  assert_int_equal(g.ninputs, 2);
+  assert_int_equal(g.ndims[0], 2);
+  assert_int_equal(g.ndims[2], 2);
+  assert_int_equal(g.name_at[1][1], 11);   /* the p of (n,p,) */
+  assert_int_equal(g.name_len[1][1], 1);
+  assert_true(p2c_gufunc_layout("(),(t)->()", 10, &g) && g.ndims[0] == 0 && g.ndims[1] == 1 && g.ndims[2] == 0);
+  assert_true(p2c_gufunc_layout("(nx1,ny_2)->(ny_2)", 18, &g) && g.name_len[0][0] == 3);
+  static const struct { const char *text; size_t at; const char *why; } bad[] = {
+      {"(n)->(n", 7, "expected ',' or ')'"},
+      {"(n)->(m)", 6, "output dimension 'm' is not a dimension of any input"},
+      {"(n)->(n),(n)", 0, "exactly one output"},
+      {"(1)->(n)", 1, "expected a dimension name"},
+      {"(n)", 3, "expected '->'"},
+      {"(n)->(n)x", 8, "unexpected text"},
+      {"n->n", 0, "expected '('"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    assert_false(p2c_gufunc_layout(bad[i].text, strlen(bad[i].text), &g));
+    assert_int_equal(g.error_at, bad[i].at);
+    assert_non_null(strstr(g.error, bad[i].why));
+  }
+}
+
 /* Array layouts: the one printer of dimensions reads back through the signature parser (a
  * translation of that text gives the layout it was printed from), Numba's slice rule, and
  * NumPy's flags for strides (an array without elements is C, as Numba's typeof says). */
@@ -1492,6 +1523,7 @@ int main(void) {
       cmocka_unit_test(allocation_failures_in_a_module_lowered_on_two_threads),
       cmocka_unit_test(allocation_failure_in_nvrtc_output),
       cmocka_unit_test(module_compile_uses_the_cache),
+      cmocka_unit_test(gufunc_layouts),
       cmocka_unit_test_setup_teardown(regression_tree_sitter_freed_on_oom, install_ts_tracking,
                                       remove_ts_tracking),
   };
