@@ -77,6 +77,15 @@ def _raised(exc, classes=None):
     return new
 
 
+def _rebuilt_kernel(name, unit, params, calls, options, sanitize, extensions):
+    """A kernel from a pickle (Kernel.__reduce__): made from its translated source."""
+    k = Kernel(None, name, unit.filename, unit.source, params, calls is not None, calls, sanitize)
+    k._unit, k._options, k._sanitize, k._calls = unit, options, sanitize, calls
+    k._specialized = calls is not None and len(calls) == 1
+    k.extensions.extend(extensions)
+    return k
+
+
 def _launch_nothing(*args):
     """forall(0)'s launcher: no threads, so no launch."""
 
@@ -137,6 +146,20 @@ class Kernel(_core._Kernel):
         """Numba loads the kernel's module on the device here; pyk2cuda does that at the first
         launch, so there is nothing to do."""
 
+    _calls = None   # the decorator's signatures, as the C side takes them (None: lazy)
+
+    def __reduce__(self):
+        """Pickled as what it is made of, as Numba pickles a dispatcher: the module translated for
+        it (its source, globals frozen: built now if no launch built it yet, as Numba's pickle
+        freezes them then), the map back to the user's lines, the signatures and options. The
+        kernel rebuilt from it compiles from that source (the compile cache finds what was
+        compiled before), in this process or another; its py_func is None (the function itself
+        is not pickled)."""
+        if self._unit is None:
+            self._unit = _source.build(self.py_func, options=self._options)
+        return (_rebuilt_kernel, (self.__name__, self._unit, self._params, self._calls,
+                                  dict(self._options), self._sanitize, list(self.extensions)))
+
     _specialized = False   # declared with one signature, or made by specialize()
 
     def specialize(self, *args):
@@ -145,6 +168,9 @@ class Kernel(_core._Kernel):
         returned again after. A specialized kernel cannot be specialized again, as in Numba."""
         if self._specialized:
             raise RuntimeError("Dispatcher already specialized")
+        if self.py_func is None:
+            raise TypeError("kernel '%s' was rebuilt from a pickle, which keeps its translated "
+                            "source, not its Python function: it cannot be specialized" % self.__name__)
         sig = "void(%s)" % ", ".join(str(a) if isinstance(a, types.Type) else _arg_type_text(a)
                                      for a in args)
         made = self.__dict__.setdefault("_made", {})
@@ -492,6 +518,7 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
             except (CompileError, _core.BoundsError) as e:
                 raise unit.remap(e) from None
             k._unit = unit
+            k._calls = calls
         k._options = checks
         k._sanitize = sanitize
         k._specialized = bool(sigs) and len(sigs) == 1
@@ -551,11 +578,26 @@ class Ufunc(_core._Ufunc):
         if kw:
             raise TypeError("ufunc '%s' got an unexpected keyword argument '%s'"
                             % (self.__name__, next(iter(kw))))
+        # Arrays of other objects' __cuda_array_interface__ are device arrays here, as in Numba.
+        args = tuple(as_cuda_array(a) if _foreign(a) else a for a in args)
+        if out is not None and _foreign(out):
+            out = as_cuda_array(out)
         try:
             result = super().__call__(*args)
         except (CompileError, _core.BoundsError) as e:
             raise _raised(self._unit.remap(e), self._unit.exceptions) from None
         return result if out is None else _store_out(self.__name__, result, out, stream)
+
+    def __reduce__(self):
+        """Pickled as its translated module (as Kernel.__reduce__); its py_func is None after."""
+        return (_rebuilt_ufunc, (self.__name__, self._unit))
+
+
+def _rebuilt_ufunc(name, unit):
+    """A ufunc from a pickle (Ufunc.__reduce__), translated from its source again."""
+    u = Ufunc(None, name, unit.filename, unit.source)
+    u._unit = unit
+    return u
 
 
 def _store_out(name, result, out, stream):
@@ -828,7 +870,23 @@ def _devicearray_module():
     m.DeviceNDArray = m.DeviceNDArrayBase = m.DeviceRecord = _core.DeviceArray
     m.is_cuda_ndarray = is_cuda_array
     m.auto_device = _auto_device
+    m.from_array_like = _from_array_like
     return m
+
+
+def _from_array_like(ary, stream=0, gpu_data=None):
+    """Numba's devicearray.from_array_like: a new device array of ary's shape, dtype and strides
+    (zero-filled), on `stream`. Strides other than a contiguous array's (C or Fortran order) are
+    a ValueError here, where Numba allocates the bytes they span; gpu_data (memory to reuse) is
+    not supported."""
+    if gpu_data is not None:
+        raise NotImplementedError("from_array_like(gpu_data=...): pyk2cuda allocates the memory itself")
+    dtype = _numpy().dtype(ary.dtype)
+    layout = _core.array_layout(dtype.itemsize, tuple(ary.shape), tuple(ary.strides))
+    if layout in "CF":   # the library's one rule of a layout from strides
+        return device_array(ary.shape, dtype, order=layout, stream=stream)
+    raise ValueError("from_array_like: strides %s are not those of a contiguous array of shape %s: "
+                     "give a C- or Fortran-ordered array" % (tuple(ary.strides), tuple(ary.shape)))
 
 
 def _auto_device(obj, stream=0, copy=True, user_explicit=False):
@@ -896,6 +954,26 @@ def _assigned(view, value):
     return out
 
 
+def _transposed(d, axes):
+    """d.T and d.transpose(*axes) (a tuple of ints, or one tuple or list of them), as compiled
+    Numba's DeviceNDArray: the axes in their order give `d` itself; a 2-D array's transpose is a
+    new C-ordered array made by cuda.kernels.transpose on d's stream (not a view: writes to it
+    do not reach `d`); other axes of a 2-D array are Numba's ValueError. Beyond Numba, which
+    transposes 2-D arrays only, another array's .T is NumPy's view with the axes reversed; other
+    axes for it are Numba's NotImplementedError."""
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    if axes and tuple(axes) == tuple(range(d.ndim)):
+        return d
+    if d.ndim == 2:
+        if axes and sorted(axes) != [0, 1]:
+            raise ValueError("invalid axes list %r" % (axes,))
+        return _kernels.transpose(d)
+    if axes:
+        raise NotImplementedError("transposing a non-2D DeviceNDArray isn't supported")
+    return d._reversed_axes()
+
+
 def _has_buffer(obj):
     try:
         memoryview(obj).release()
@@ -913,8 +991,9 @@ def device_array(shape, dtype=float, strides=None, order="C", stream=0):
     dtype = _numpy().dtype(dtype)
     if dtype.names is not None or dtype.kind in "SU":   # records, S<n>, U<n>: from zeroed host
         return _core.to_device(_numpy().zeros(shape, dtype, order=order), stream)   # memory (dtype)
-    # datetime64/timedelta64: the unit is in dtype.str ('<M8[D]'), not in dtype.char ('M')
-    return _core.device_array(shape, dtype.str if dtype.kind in "mM" else dtype.char, order, stream)
+    # datetime64/timedelta64: the unit is in dtype.str ('<M8[D]'), not in dtype.char ('M');
+    # complex: dtype.char ('D') is not a buffer format, its typestr ('<c16') is read
+    return _core.device_array(shape, dtype.str if dtype.kind in "mMc" else dtype.char, order, stream)
 
 
 def _order_of(ary):
@@ -954,9 +1033,56 @@ def pinned_array_like(ary):
 
 def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False, wc=False):
     """Numba's mapped (zero-copy) array: here a page-locked NumPy array, which a launch copies
-    like any host array (docs/python.md). `stream`, `portable` and `wc` (Numba's allocation
-    flags) change nothing pyk2cuda's results depend on."""
-    return pinned_array(shape, dtype, strides, order)
+    like any host array (docs/python.md), with a __cuda_array_interface__ (its memory is
+    device-accessible at its host address). `portable` and `wc` (Numba's allocation flags) change
+    nothing pyk2cuda's results depend on; `stream` is the interface's stream."""
+    return _host_device_array(pinned_array(shape, dtype, strides, order), stream)
+
+
+def managed_array(shape, dtype=float, strides=None, order="C", stream=0, attach_global=True):
+    """Numba's managed (unified) memory array: here as mapped_array, page-locked host memory
+    that the host and launches both see (a launch copies it like any host array, so what a
+    kernel writes is there when the launch returns), with a __cuda_array_interface__.
+    attach_global changes nothing here; `stream` is the interface's stream."""
+    return _host_device_array(pinned_array(shape, dtype, strides, order), stream)
+
+
+def _host_device_array(ary, stream):
+    """`ary`, a NumPy array over pyk2cuda's page-locked memory, as a HostDeviceArray whose
+    __cuda_array_interface__ names `stream` (0: none)."""
+    view = ary.view(_host_device_class())
+    view._p2c_stream = stream if stream else None
+    return view
+
+
+_HOST_DEVICE_CLASS = []
+
+
+def _host_device_class():
+    """HostDeviceArray: a NumPy array in memory the device reads at the host's address (a mapped
+    or managed array, Numba's MappedNDArray and ManagedNDArray), which exports
+    __cuda_array_interface__ (v3) besides NumPy's interfaces. Made at the first need (NumPy is
+    imported then)."""
+    if not _HOST_DEVICE_CLASS:
+        np = _numpy()
+
+        class HostDeviceArray(np.ndarray):
+            _p2c_stream = None
+
+            def __array_finalize__(self, obj):
+                self._p2c_stream = getattr(obj, "_p2c_stream", None)
+
+            @property
+            def __cuda_array_interface__(self):
+                c_order = self.flags["C_CONTIGUOUS"]
+                return {"shape": self.shape, "strides": None if c_order else self.strides,
+                        "typestr": self.dtype.str, "version": 3,
+                        "data": (self.ctypes.data if self.size else 0, not self.flags["WRITEABLE"]),
+                        "stream": None if self._p2c_stream is None else self._p2c_stream.handle}
+
+        HostDeviceArray.__module__, HostDeviceArray.__qualname__ = __name__, "HostDeviceArray"
+        _HOST_DEVICE_CLASS.append(HostDeviceArray)
+    return _HOST_DEVICE_CLASS[0]
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
@@ -979,10 +1105,73 @@ def pinned(*arrays):
             _core.unpin_host(address)
 
 
+# ---- the CUDA array interface: consuming other objects' device memory ----
+
 def as_cuda_array(obj, sync=True):
-    """A device array viewing a GPU array of another library (CuPy, PyTorch) through its
-    __cuda_array_interface__, without a copy (GPU only)."""
-    return _core.as_device_array(obj)
+    """A device array viewing the memory of an object with __cuda_array_interface__ (CuPy,
+    PyTorch on the GPU; on the simulator, pyk2cuda's own device, mapped and managed arrays or an
+    object passing their interface on), without a copy; it keeps `obj` alive. As in Numba, with
+    sync=True and CUDA_ARRAY_INTERFACE_SYNC on, the producer's stream is synchronized first."""
+    if not is_cuda_array(obj):
+        raise TypeError("*obj* doesn't implement the cuda array interface.")
+    return _from_interface(obj.__cuda_array_interface__, obj, sync)
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A device array viewing the memory a __cuda_array_interface__ dict describes (Numba's):
+    `owner`, when given, is kept alive by it. Masks (the interface's 'mask') are refused."""
+    return _from_interface(desc, owner, sync)
+
+
+class _Interface:
+    """An interface dict and the object that owns its memory, as one object for the C side."""
+
+    def __init__(self, desc, owner):
+        self.__cuda_array_interface__, self.owner = desc, owner
+
+
+def _from_interface(desc, owner, sync):
+    if desc.get("mask") is not None:
+        raise NotImplementedError("Masked arrays are not supported")
+    handle = desc.get("stream")
+    stream = _core.external_stream_of(handle) if handle not in (None, _LEGACY_DEFAULT_STREAM) else None
+    if stream is not None and sync and _cai_sync_enabled():
+        stream.synchronize()
+    return _core.as_device_array(_Interface(desc, owner), stream)
+
+
+# The legacy default stream's number in the interface: pyk2cuda's default stream, after whose
+# work every piece of pyk2cuda's work (launches, copies, on any stream it made) is ordered, so a
+# consumer has nothing to synchronize for it; as_cuda_array's .stream is then 0, the default.
+_LEGACY_DEFAULT_STREAM = 1
+
+
+def _cai_sync_enabled():
+    """Numba's CUDA_ARRAY_INTERFACE_SYNC: whether consuming a foreign array synchronizes the stream
+    its interface names. numba.config's value where the program has Numba's config loaded (a
+    script that sets it for numba.cuda sets it for pyk2cuda), else $NUMBA_CUDA_ARRAY_INTERFACE_SYNC
+    (default 1), as Numba reads it."""
+    for name in ("numba.core.config", "numba.cuda.core.config"):
+        config = sys.modules.get(name)
+        if config is not None and hasattr(config, "CUDA_ARRAY_INTERFACE_SYNC"):
+            return bool(config.CUDA_ARRAY_INTERFACE_SYNC)
+    return os.environ.get("NUMBA_CUDA_ARRAY_INTERFACE_SYNC", "1").strip() not in ("0", "")
+
+
+def _cai_sync(handle):
+    """Called by a launch for each foreign argument whose interface names a stream: as Numba's
+    kernel launch does, synchronizes that stream when CUDA_ARRAY_INTERFACE_SYNC is on, and says
+    whether it did; when it did not, the launch is ordered after the stream on the device (GPU)."""
+    if handle == _LEGACY_DEFAULT_STREAM or not _cai_sync_enabled():
+        return False
+    _core.external_stream_of(handle).synchronize()
+    return True
+
+
+def _foreign(obj):
+    """Whether obj is another object's __cuda_array_interface__ (not one of pyk2cuda's device
+    arrays, nor a NumPy array that also exports one)."""
+    return not isinstance(obj, _core.DeviceArray) and not _has_buffer(obj) and is_cuda_array(obj)
 
 
 def is_cuda_array(obj):
@@ -1131,6 +1320,57 @@ def close():
     """Numba releases the context; here the device stays open until the interpreter exits."""
 
 
+class _Deallocations:
+    """Numba's memory_manager.deallocations, the frees it has pending: pyk2cuda frees device
+    memory when its last array goes (or at the end of cuda.defer_cleanup()), so len() counts
+    the device arrays that released their memory since the last clear()."""
+
+    def __len__(self):
+        return _core.deallocations()
+
+    def clear(self):
+        _core.deallocations(True)
+
+
+class _MemoryManager:
+    """The part of Numba's memory manager that scripts read: its deallocations."""
+
+    def __init__(self):
+        self.deallocations = _Deallocations()
+
+
+class Context:
+    """Numba's CUDA context (cuda.current_context()): the device launches use, its memory manager
+    and synchronize(). pyk2cuda keeps one per process, open until the interpreter exits."""
+
+    def __init__(self):
+        self.memory_manager = _MemoryManager()
+
+    @property
+    def device(self):
+        return get_current_device()
+
+    def synchronize(self):
+        synchronize()
+
+    def reset(self):
+        """Numba destroys the context's memory; pyk2cuda's is freed with its arrays."""
+
+    def get_ipc_handle(self, memory):
+        return _ipc_refused()
+
+
+_CONTEXT = []
+
+
+def current_context(devnum=None):
+    """The context of the device in use (made at the first call, which chooses the device)."""
+    _core.device_kind()
+    if not _CONTEXT:
+        _CONTEXT.append(Context())
+    return _CONTEXT[0]
+
+
 devicearray = _devicearray_module()
 
 
@@ -1176,6 +1416,17 @@ for _f in (carray, farray):
     _f._p2c_refused_in_kernels = ("numba.cuda.np.numpy_support.%s, an array over a raw pointer: "
                                   "pyk2cuda's kernels take no pointers (pass the device array "
                                   "itself)" % _f.__name__)
+
+
+def _ipc_refused():
+    """CUDA IPC (sharing device memory with another process): not in pyk2cuda, the extension's
+    NotImplementedError (docs/python.md)."""
+    return _core.ipc_refused()
+
+
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    """Numba's opening of another process's device array: refused (_ipc_refused)."""
+    return _ipc_refused()
 
 
 def _np_module():
@@ -1246,6 +1497,16 @@ SUBMODULES = {"vectorizers": vectorizers, "compiler": compiler, "launchconfig": 
               "np.numpy_support": np.numpy_support, "typing": typing,
               "typing.typeof": typing.typeof, "libdevice": libdevice, "libdevicefuncs": libdevicefuncs}
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
+# numba.cuda.cudadrv.devices (cuda.devices): the context of the device in use; reset() is
+# Numba's release of every context, which pyk2cuda keeps until the interpreter exits.
+devices = _submodule("cudadrv.devices", "numba.cuda.cudadrv.devices: get_context(), reset(), gpus.",
+                     get_context=current_context, reset=close, gpus=gpus)
+cudadrv.devices = devices
+SUBMODULES["cudadrv.devices"] = devices
+# numba.cuda.kernels (cuda.kernels): Numba's shipped kernels, of which pyk2cuda has transpose.
+from . import kernels as _kernels  # noqa: E402
+kernels = _submodule("kernels", "numba.cuda.kernels: transpose.", transpose=_kernels.transpose_module)
+SUBMODULES.update({"kernels": kernels, "kernels.transpose": _kernels.transpose_module})
 # numba.cuda.simulator: what code that checks config.ENABLE_CUDASIM imports from Numba's simulator
 # (test_vector_type takes simulator.vector_types' list); here pyk2cuda's own modules.
 simulator = _submodule("simulator", "numba.cuda.simulator: pyk2cuda's vector_types.",
@@ -1256,3 +1517,5 @@ for _name, _module in SUBMODULES.items():
     sys.modules[__name__ + "." + _name] = _module
 _core._set_arg_hint(args.ArgHint)
 _core._set_assigned(_assigned)
+_core._set_cai_sync(_cai_sync)
+_core._set_transposed(_transposed)

@@ -74,7 +74,10 @@ LINKABLE["LinkableCode"] = LinkableCode
 
 driver = _module("driver", "numba.cuda.cudadrv.driver: streams, events and the driver's error.",
                  Stream=_core.Stream, Event=_core.Event, CudaAPIError=_core.Error,
-                 _have_nvjitlink=lambda: False)   # pyk2cuda links nothing, with no nvJitLink
+                 _have_nvjitlink=lambda: False,   # pyk2cuda links nothing, with no nvJitLink
+                 # Handles are ints (a stream's .handle, an array's device_ctypes_pointer), as
+                 # with the NVIDIA bindings, so Numba's scripts read them with int(...).
+                 USE_NV_BINDING=True)
 error = _module("error", "numba.cuda.cudadrv.error: Numba's error classes, each pyk2cuda.Error.",
                 CudaDriverError=_core.Error, CudaRuntimeError=_core.Error,
                 CudaSupportError=_core.Error, NvvmError=_core.Error, NvvmSupportError=_core.Error,
@@ -88,6 +91,7 @@ runtime.runtime = runtime   # Numba's `from numba.cuda.cudadrv.runtime import ru
 linkable_code = _module("linkable_code", "numba.cuda.cudadrv.linkable_code: code to link (held only).",
                         **LINKABLE)
 devicearray = None          # set by cuda.py to cuda.devicearray
+devices = None              # set by cuda.py: get_context(), reset()
 
 # The modules under their dotted names (this module is not a package): name -> module.
 SUBMODULES = {"driver": driver, "error": error, "nvvm": nvvm, "runtime": runtime,

@@ -176,6 +176,12 @@ class _Piece:
                       deltas[body.lineno - 1] + body.col_offset - len(ret)]
         self.def_line = self.origin[0]
 
+    def __getstate__(self):
+        """What a pickled kernel keeps of it (cuda.Kernel.__reduce__): the lines and where they
+        came from, which map errors back; not the code object (pickle takes none) and the
+        syntax tree, which only building the module read."""
+        return {key: value for key, value in self.__dict__.items() if key not in ("code", "node")}
+
     def at(self, line, col):
         """The user's (file, line, column) of 1-based `line` (from the def) and 1-based `col`."""
         return self.file, self.origin[line - 1], col + self.delta[line - 1]

@@ -1,6 +1,7 @@
 /* Python arguments to the C API's P2cValue: host arrays through the buffer protocol (NumPy
  * arrays, and NumPy scalars, which export 0-d buffers), pyk2cuda device arrays, objects with
- * __cuda_array_interface__ (CuPy, PyTorch; on the GPU), and Python bool, int and float, typed as
+ * __cuda_array_interface__ (CuPy, PyTorch on the GPU; on the simulator only over memory pyk2cuda
+ * owns, read in place as a host array), and Python bool, int and float, typed as
  * Numba types them (bool, int64, float64). No NumPy C API: the extension is built without NumPy. */
 #include "ext.h"
 
@@ -333,7 +334,7 @@ static int from_buffer(PyObject *o, const char *name, Arg *a) {
   return 0;
 }
 
-/* ---- __cuda_array_interface__ (GPU only) ---- */
+/* ---- __cuda_array_interface__ ---- */
 
 static int cai_int(PyObject *o, int64_t *out) {
   long long x = PyLong_AsLongLong(o);
@@ -342,14 +343,29 @@ static int cai_int(PyObject *o, int64_t *out) {
   return 0;
 }
 
+/* On the simulator device memory is host memory, so an interface's pointer is one: it is taken
+ * only where it lies in memory pyk2cuda owns (a device array, a mapped or managed array, or an
+ * object that passes their interface on), never another library's GPU address, which the host
+ * cannot read. An empty array reads nothing. */
+static int sim_memory_check(State *st, const char *name, const P2cDeviceArray *d) {
+  if (st->kind == DEV_GPU) return 0;
+  size_t span, offset;
+  array_span((int64_t)p2c_dtype_size(d->dtype, NULL), d->ndim, d->shape, d->strides, &span, &offset);
+  if (span == 0 || sim_memory_holds(st, (uintptr_t)d->data - offset, span)) return 0;
+  PyErr_Format(PyExc_TypeError, "argument '%s': its __cuda_array_interface__ points at memory "
+               "pyk2cuda's simulator did not allocate (another library's GPU array?): on the "
+               "simulator only pyk2cuda's device, mapped and managed arrays can be passed so", name);
+  return -1;
+}
+
 /* Version 3's producer rules, before a launch reads the memory: it must be on pyk2cuda's device
  * (refused naming both), and the work its producer queued on `stream` must come first: the
- * handle is kept in a->producer_stream for the launch, which orders its stream after it on the
- * device (p2c_stream_wait_producer), or for as_cuda_array, which waits for it. None: nothing in
- * flight; 0 is disallowed. */
+ * handle is kept in a->producer_stream for the launch, which synchronizes it as Numba does
+ * (args_sync_producers) and orders its stream after it on the device (args_after_producers).
+ * None: nothing in flight; 0 is disallowed. */
 static int cai_producer(State *st, PyObject *cai, const char *name, Arg *a) {
-  int ordinal = -1, ours = p2c_device_info(st->gpu).ordinal;
-  P2cStatus s = p2c_device_pointer_ordinal(st->gpu, a->dev.data, &ordinal);
+  int ordinal = -1, ours = st->kind == DEV_GPU ? p2c_device_info(st->gpu).ordinal : -1;
+  P2cStatus s = st->kind == DEV_GPU ? p2c_device_pointer_ordinal(st->gpu, a->dev.data, &ordinal) : P2C_OK;
   if (s != P2C_OK) return raise_device(st, s), -1;
   if (ordinal >= 0 && ordinal != ours) {
     PyErr_Format(PyExc_ValueError, "argument '%s': a GPU array on CUDA device %d, where pyk2cuda "
@@ -426,10 +442,30 @@ static int from_cai(State *st, PyObject *cai, const char *name, Arg *a) {
     if (ro < 0) return -1;
     a->readonly = ro;
   }
-  return cai_producer(st, cai, name, a);
+  return sim_memory_check(st, name, d) < 0 ? -1 : cai_producer(st, cai, name, a);
 bad:
   PyErr_Format(PyExc_TypeError, "argument '%s': malformed __cuda_array_interface__", name);
   return -1;
+}
+
+static int optional_attr(PyObject *o, PyObject *name, PyObject **out);
+
+int arg_read_cai(State *st, PyObject *obj, const char *name, Arg *a) {
+  PyObject *cai = NULL;
+  if (optional_attr(obj, st->str_cai, &cai) < 0) return -1;
+  if (!cai) return 0;
+  int r = from_cai(st, cai, name, a);
+  Py_DECREF(cai);
+  return r < 0 ? -1 : 1;
+}
+
+/* A foreign array on the simulator: its memory is read where it is, as a host array. */
+static void cai_as_host(Arg *a) {
+  P2cHostArray h = {.dtype = a->dev.dtype, .ndim = a->dev.ndim, .data = (void *)(uintptr_t)a->dev.data};
+  memcpy(h.shape, a->dev.shape, sizeof h.shape);
+  memcpy(h.strides, a->dev.strides, sizeof h.strides);
+  a->v.device_array = NULL;
+  a->v.array = h;
 }
 
 /* A pyk2cuda device array: on the GPU its device view, on the simulator its host memory. */
@@ -592,16 +628,10 @@ static int convert(State *st, PyObject *obj, const char *name, Arg *out, int dep
     return r;
   }
   if (PyObject_CheckBuffer(obj)) return from_buffer(obj, name, out);
-  PyObject *cai = NULL;
-  if (optional_attr(obj, st->str_cai, &cai) < 0) return -1;
-  if (cai) {
-    int r = -1;
-    if (st->kind != DEV_GPU)
-      PyErr_Format(PyExc_TypeError, "argument '%s': a GPU array (__cuda_array_interface__) "
-                   "cannot be used on the simulator", name);
-    else r = from_cai(st, cai, name, out);
-    Py_DECREF(cai);
-    return r;
+  int cai = arg_read_cai(st, obj, name, out);
+  if (cai != 0) {
+    if (cai > 0 && st->kind != DEV_GPU) cai_as_host(out);
+    return cai < 0 ? -1 : 0;
   }
   return from_pyscalar(obj, name, out);  /* int and float subclasses, or the TypeError */
 }
@@ -612,6 +642,21 @@ int args_after_producers(State *st, const Arg *args, size_t n, P2cStream *stream
     if (!args[i].producer_stream) continue;
     P2cStatus s = p2c_stream_wait_producer(st->gpu, args[i].producer_stream, stream);
     if (s != P2C_OK) return raise_device(st, s), -1;
+  }
+  return 0;
+}
+
+int args_sync_producers(State *st, Arg *args, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (args_sync_producers(st, args[i].elems, args[i].nelems) < 0) return -1;
+    if (!args[i].producer_stream || !st->cai_sync) continue;
+    PyObject *h = PyLong_FromUnsignedLongLong(args[i].producer_stream);
+    PyObject *r = h ? PyObject_CallOneArg(st->cai_sync, h) : NULL;
+    Py_XDECREF(h);
+    int synced = r ? PyObject_IsTrue(r) : -1;
+    Py_XDECREF(r);
+    if (synced < 0) return -1;
+    if (synced) args[i].producer_stream = 0;   /* done: nothing left to order after */
   }
   return 0;
 }

@@ -17,10 +17,11 @@
 bool is_device_array(State *st, PyObject *o) { return Py_TYPE(o) == st->DeviceArray; }
 
 static PyObject *int_tuple(const int64_t *v, int n);
+static PyObject *ipc_refused(PyObject *unused1, PyObject *unused2);
 
 /* The bytes an array's elements span, and the offset of element [0, ...] in them. */
-static void span_of(int64_t item, int ndim, const int64_t *shape, const int64_t *strides,
-                    size_t *span, size_t *offset) {
+void array_span(int64_t item, int ndim, const int64_t *shape, const int64_t *strides, size_t *span,
+                size_t *offset) {
   int64_t lo = 0, hi = 0;
   for (int k = 0; k < ndim; k++) {
     if (shape[k] == 0) {
@@ -33,6 +34,51 @@ static void span_of(int64_t item, int ndim, const int64_t *shape, const int64_t 
   }
   *span = (size_t)(hi - lo) + (size_t)item;
   *offset = (size_t)-lo;
+}
+
+/* ---- the simulator's memory: what a __cuda_array_interface__ pointer may point into ---- */
+
+/* The index of the first range whose lo is above `p` (binary search over the sorted ranges). */
+static size_t sim_range_after(const State *st, uintptr_t p) {
+  size_t lo = 0, hi = st->sim_range_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (st->sim_ranges[mid].lo <= p) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Notes memory the simulator's device arrays or host buffers own. -1 with MemoryError. */
+static int sim_memory_add(State *st, void *p, size_t bytes) {
+  if (st->sim_range_count == st->sim_range_cap) {
+    size_t cap = st->sim_range_cap ? 2 * st->sim_range_cap : 64;
+    struct SimRange *grown = realloc(st->sim_ranges, cap * sizeof *grown);
+    if (!grown) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    st->sim_ranges = grown, st->sim_range_cap = cap;
+  }
+  size_t at = sim_range_after(st, (uintptr_t)p);
+  memmove(st->sim_ranges + at + 1, st->sim_ranges + at, (st->sim_range_count - at) * sizeof *st->sim_ranges);
+  st->sim_ranges[at] = (struct SimRange){(uintptr_t)p, (uintptr_t)p + bytes};
+  st->sim_range_count++;
+  return 0;
+}
+
+/* Forgets memory sim_memory_add noted, before it is freed. */
+static void sim_memory_remove(State *st, void *p) {
+  size_t at = sim_range_after(st, (uintptr_t)p);
+  if (at == 0 || st->sim_ranges[at - 1].lo != (uintptr_t)p) return;
+  at--;
+  memmove(st->sim_ranges + at, st->sim_ranges + at + 1, (st->sim_range_count - at - 1) * sizeof *st->sim_ranges);
+  st->sim_range_count--;
+}
+
+bool sim_memory_holds(const State *st, uintptr_t lo, size_t span) {
+  size_t at = sim_range_after(st, lo);
+  return at > 0 && lo + span >= lo && lo + span <= st->sim_ranges[at - 1].hi;
 }
 
 P2cHostArray devarray_host_view(const DeviceArray *d) {
@@ -105,7 +151,7 @@ static DeviceArray *devarray_alloc(State *st, P2cScalarType t, PyObject *np_dtyp
   d->a.ndim = ndim;
   memcpy(d->a.shape, shape, sizeof(int64_t) * (size_t)ndim);
   memcpy(d->a.strides, strides, sizeof(int64_t) * (size_t)ndim);
-  span_of((int64_t)p2c_dtype_size(t, d->a.record), ndim, shape, strides, &d->span, &d->offset);
+  array_span((int64_t)p2c_dtype_size(t, d->a.record), ndim, shape, strides, &d->span, &d->offset);
   d->on_gpu = st->kind == DEV_GPU;
   PyObject_GC_Track(d);
   if (d->on_gpu) {
@@ -121,6 +167,10 @@ static DeviceArray *devarray_alloc(State *st, P2cScalarType t, PyObject *np_dtyp
       Py_DECREF(d);
       return (DeviceArray *)PyErr_NoMemory();
     }
+    if (sim_memory_add(st, d->host, d->span ? d->span : 1) < 0) {
+      Py_DECREF(d);
+      return NULL;
+    }
     d->a.data = (uint64_t)(uintptr_t)((char *)d->host + d->offset);
   }
   return d;
@@ -135,6 +185,7 @@ static int copy_host(DeviceArray *d, P2cHostArray *h, P2cStream *stream, bool to
     memmove(to_device ? dev : host, to_device ? host : dev, d->span);
     return 0;
   }
+  if (state_device(d->st) < 0) return -1;   /* (a fork's child cannot copy) */
   P2cStatus s;
   Py_BEGIN_ALLOW_THREADS
   s = to_device ? p2c_device_array_upload(d->st->gpu, &d->a, h, stream)
@@ -322,7 +373,9 @@ static void da_dealloc(DeviceArray *d) {
   PyTypeObject *tp = Py_TYPE(d);
   PyObject_GC_UnTrack(d);
   if (d->weakrefs) PyObject_ClearWeakRefs((PyObject *)d);
+  if ((d->on_gpu && d->a.buffer) || d->host) d->st->dealloc_count++;   /* memory it owned */
   if (d->on_gpu) release_buffer(d->st, &d->a);
+  if (d->host) sim_memory_remove(d->st, d->host);
   free(d->host);
   record_desc_release(&d->rd);
   Py_CLEAR(d->np_dtype);
@@ -429,18 +482,25 @@ static PyObject *da_nbytes(DeviceArray *d, void *c) {
 }
 static PyObject *da_dtype(DeviceArray *d, void *c) { return Py_XNewRef(np_dtype_of(d)); }
 
+/* Numba's alloc_size: the bytes of the memory the array spans, first element to last (a view's
+ * own, not its owner's), as Numba's views and foreign arrays count it. */
+static PyObject *da_alloc_size(DeviceArray *d, void *c) { return PyLong_FromSize_t(d->span); }
+
+/* Numba's device_ctypes_pointer (as an int, the NVIDIA bindings' CUdeviceptr converts to one):
+ * the address of element [0, ...]; on the simulator a host address. 0 for an empty array. */
+static PyObject *da_pointer(DeviceArray *d, void *c) {
+  return PyLong_FromUnsignedLongLong(da_count(d) ? d->a.data : 0);
+}
+
 /* The array made on `stream` (a pyk2cuda Stream other than the default one) keeps it, as
  * Numba's device arrays keep theirs. */
 static void bind_stream(DeviceArray *d, PyObject *stream) {
-  if (stream && Py_TYPE(stream) == d->st->Stream && ((Stream *)stream)->s)
+  if (stream && Py_TYPE(stream) == d->st->Stream && !((Stream *)stream)->is_default)
     Py_XSETREF(d->stream, Py_NewRef(stream));
 }
 
 /* CAI v3's `stream` (see the file's comment); never 0, which v3 disallows. */
-static PyObject *cai_stream(DeviceArray *d) {
-  if (!d->on_gpu) return Py_NewRef(Py_None);
-  return PyLong_FromUnsignedLongLong(p2c_stream_handle(d->stream ? ((Stream *)d->stream)->s : NULL));
-}
+static PyObject *cai_stream(DeviceArray *d) { return stream_cai_value(d->st, d->stream); }
 
 /* Numba's DeviceNDArray.stream: the stream it was made on, or 0. */
 static PyObject *da_stream(DeviceArray *d, void *c) {
@@ -486,8 +546,8 @@ static PyObject *da_flags(DeviceArray *d, void *c) {
 static PyObject *make_view(DeviceArray *d, int ndim, const int64_t *shape, const int64_t *strides,
                            uint64_t data);
 
-/* d.T, d.transpose(): the view with the axes reversed (as NumPy's). */
-static PyObject *da_transpose(DeviceArray *d, PyObject *u) {
+/* d._reversed_axes(): the view with the axes reversed (as NumPy's d.T). */
+static PyObject *da_reversed_axes(DeviceArray *d, PyObject *u) {
   int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM];
   for (int i = 0; i < d->a.ndim; i++) {
     shape[i] = d->a.shape[d->a.ndim - 1 - i];
@@ -495,7 +555,42 @@ static PyObject *da_transpose(DeviceArray *d, PyObject *u) {
   }
   return make_view(d, d->a.ndim, shape, strides, d->a.data);
 }
-static PyObject *da_T(DeviceArray *d, void *c) { return da_transpose(d, NULL); }
+
+/* d.transpose(*axes), d.T: Numba's rules, which cuda._transposed applies (a 2-D array's is a
+ * new array); without pyk2cuda.cuda imported, the reversed view. */
+static PyObject *da_transpose(DeviceArray *d, PyObject *axes) {
+  if (!d->st->transposed) return da_reversed_axes(d, NULL);
+  return PyObject_CallFunctionObjArgs(d->st->transposed, (PyObject *)d, axes, NULL);
+}
+static PyObject *da_T(DeviceArray *d, void *c) {
+  PyObject *none = PyTuple_New(0);
+  PyObject *r = none ? da_transpose(d, none) : NULL;
+  Py_XDECREF(none);
+  return r;
+}
+
+/* Pickled as a host copy of its elements, rebuilt by to_device in the process that loads it
+ * (device memory is this process's). */
+static PyObject *da_reduce(DeviceArray *d, PyObject *unused) {
+  PyObject *host = devarray_to_numpy(d, NULL);
+  PyObject *to_device = host ? PyObject_GetAttrString(d->module, "to_device") : NULL;
+  if (!to_device) {
+    Py_XDECREF(host);
+    return NULL;
+  }
+  return Py_BuildValue("(N(N))", to_device, host);
+}
+
+/* Numba's __array__: NumPy functions given a device array copy it to the host. */
+static PyObject *da_array(DeviceArray *d, PyObject *args) {
+  PyObject *dtype = Py_None, *copy = Py_None;
+  if (!PyArg_ParseTuple(args, "|OO:__array__", &dtype, &copy)) return NULL;
+  PyObject *host = devarray_to_numpy(d, NULL);
+  if (!host || dtype == Py_None) return host;
+  PyObject *r = PyObject_CallMethod(host, "astype", "O", dtype);
+  Py_DECREF(host);
+  return r;
+}
 
 static Py_ssize_t da_len(DeviceArray *d) {
   if (d->a.ndim == 0) {
@@ -535,7 +630,7 @@ static PyObject *make_view(DeviceArray *d, int ndim, const int64_t *shape, const
   memcpy(v->a.shape, shape, sizeof(int64_t) * (size_t)ndim);
   memcpy(v->a.strides, strides, sizeof(int64_t) * (size_t)ndim);
   v->a.data = data;
-  span_of((int64_t)p2c_dtype_size(v->a.dtype, v->a.record), ndim, shape, strides, &v->span, &v->offset);
+  array_span((int64_t)p2c_dtype_size(v->a.dtype, v->a.record), ndim, shape, strides, &v->span, &v->offset);
   PyObject_GC_Track(v);
   return (PyObject *)v;
 }
@@ -656,7 +751,12 @@ static PyMethodDef da_methods[] = {
      "copy_to_device(ary, stream=0): copies a host or device array of the same shape in"},
     {"is_c_contiguous", (PyCFunction)da_is_c, METH_NOARGS, NULL},
     {"is_f_contiguous", (PyCFunction)da_is_f, METH_NOARGS, NULL},
-    {"transpose", (PyCFunction)da_transpose, METH_NOARGS, "the view with the axes reversed"},
+    {"transpose", (PyCFunction)da_transpose, METH_VARARGS,
+     "transpose(*axes): Numba's (a 2-D array's is a new array, transposed)"},
+    {"_reversed_axes", (PyCFunction)da_reversed_axes, METH_NOARGS, "the view with the axes reversed"},
+    {"__array__", (PyCFunction)da_array, METH_VARARGS, "__array__(dtype=None): a host copy"},
+    {"__reduce__", (PyCFunction)da_reduce, METH_NOARGS, "pickled as a host copy, rebuilt by to_device"},
+    {"get_ipc_handle", (PyCFunction)ipc_refused, METH_NOARGS, "CUDA IPC: not supported (NotImplementedError)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -668,8 +768,10 @@ static PyGetSetDef da_getset[] = {
     {"size", (getter)da_size, NULL, NULL, NULL},
     {"nbytes", (getter)da_nbytes, NULL, NULL, NULL},
     {"dtype", (getter)da_dtype, NULL, NULL, NULL},
+    {"alloc_size", (getter)da_alloc_size, NULL, "the bytes the array spans", NULL},
+    {"device_ctypes_pointer", (getter)da_pointer, NULL, "the address of element [0, ...]", NULL},
     {"flags", (getter)da_flags, NULL, "{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}", NULL},
-    {"T", (getter)da_T, NULL, "the view with the axes reversed", NULL},
+    {"T", (getter)da_T, NULL, "transpose(): Numba's (a 2-D array's is a new array)", NULL},
     {"__cuda_array_interface__", (getter)da_cai, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -743,8 +845,17 @@ static int check_size(P2cScalarType t, int ndim, const int64_t *shape) {
   return 0;
 }
 
-/* device_array(shape, typechar, order): typechar as numpy.dtype(...).char, or a datetime64 or
- * timedelta64 dtype's typestr ("<M8[D]"). */
+/* The scalar type of a NumPy typestr in the host's byte order, read by the library's one reader
+ * (p2c_dtype_parse); -1 for any other. */
+static int typestr_type(const char *ts) {
+  P2cScalarType t;
+  bool swapped;
+  return p2c_dtype_parse(ts, strlen(ts), &t, &swapped) && !swapped ? (int)t : -1;
+}
+
+/* device_array(shape, typechar, order): typechar as numpy.dtype(...).char, or a typestr
+ * ("<M8[D]", "<c16": datetimes, whose unit the char lacks, and complex numbers, whose char is
+ * not a buffer format). */
 static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   State *st = PyModule_GetState(mod);
   PyObject *shape_o;
@@ -757,7 +868,7 @@ static PyObject *f_device_array(PyObject *mod, PyObject *args) {
   int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM];
   if (shape_arg(shape_o, &ndim, shape) < 0) return NULL;
   char fmt[2] = {tc[0], 0};
-  int t = tc[0] && !tc[1] ? format_to_type(fmt) : time_typestr_to_type(tc);
+  int t = tc[0] && !tc[1] ? format_to_type(fmt) : typestr_type(tc);
   if (t < 0) return PyErr_Format(PyExc_TypeError, "unsupported dtype '%s'", tc);
   if (check_size((P2cScalarType)t, ndim, shape) < 0) return NULL;
   contiguous_strides((P2cScalarType)t, ndim, shape, order[0] == 'F' ? 'F' : 'C', strides);
@@ -812,7 +923,10 @@ static int hb_getbuffer(HostBuffer *b, Py_buffer *view, int flags) {
 static void hb_dealloc(HostBuffer *b) {
   PyTypeObject *tp = Py_TYPE(b);
   if (b->pinned) p2c_pinned_delete(b->st->gpu, b->ptr);
-  else free(b->ptr);
+  else {
+    if (b->ptr) sim_memory_remove(b->st, b->ptr);
+    free(b->ptr);
+  }
   Py_CLEAR(b->module);
   PyObject_Free(b);
   Py_DECREF(tp);
@@ -856,54 +970,73 @@ static PyObject *f_host_buffer(PyObject *mod, PyObject *arg) {
   } else if (!(b->ptr = calloc(1, n ? (size_t)n : 1))) {
     Py_DECREF(b);
     return PyErr_NoMemory();
+  } else if (sim_memory_add(st, b->ptr, n ? (size_t)n : 1) < 0) {
+    Py_DECREF(b);
+    return NULL;
   }
   return (PyObject *)b;
 }
 
-/* as_device_array(obj): a device array viewing the memory of an object with
- * __cuda_array_interface__ (CuPy, PyTorch), without a copy; it keeps `obj` alive. */
-static PyObject *f_as_device_array(PyObject *mod, PyObject *obj) {
+/* as_device_array(obj, stream=None): a device array viewing the memory that obj's
+ * __cuda_array_interface__ describes, without a copy; it keeps `obj` alive. On the simulator the
+ * pointer must lie in memory pyk2cuda owns (arg_read_cai). `stream` becomes the array's stream
+ * (Numba's .stream: the producer's, as an external Stream); waiting for it is the caller's
+ * choice (cuda.from_cuda_array_interface, sync=). */
+static PyObject *f_as_device_array(PyObject *mod, PyObject *args) {
   State *st = PyModule_GetState(mod);
-  if (is_device_array(st, obj)) return Py_NewRef(obj);
+  PyObject *obj, *stream = Py_None;
+  if (!PyArg_ParseTuple(args, "O|O:as_device_array", &obj, &stream)) return NULL;
   if (state_device(st) < 0) return NULL;
-  if (st->kind != DEV_GPU)
-    return PyErr_Format(st->Error, "as_cuda_array: GPU arrays need the GPU (%s)", st->why);
   Arg a;
-  if (arg_from_object(st, obj, "obj", &a) < 0) return NULL;
-  if (!a.v.device_array) {
+  memset(&a, 0, sizeof a);
+  int has = arg_read_cai(st, obj, "obj", &a);
+  if (has <= 0) {
     arg_release(&a);
-    return PyErr_Format(PyExc_TypeError, "as_cuda_array: %.100s has no __cuda_array_interface__",
-                        Py_TYPE(obj)->tp_name);
-  }
-  /* Numba's as_cuda_array(obj, sync=True): the producer's stream is waited for, on the host
-   * (no launch to order after it), without the GIL. */
-  if (a.producer_stream) {
-    P2cStatus s;
-    Py_BEGIN_ALLOW_THREADS
-    s = p2c_device_wait_stream(st->gpu, a.producer_stream);
-    Py_END_ALLOW_THREADS
-    if (s != P2C_OK) {
-      arg_release(&a);
-      return raise_device(st, s), NULL;
-    }
+    return has < 0 ? NULL : PyErr_Format(PyExc_TypeError, "as_cuda_array: %.100s has no __cuda_array_interface__",
+                                         Py_TYPE(obj)->tp_name);
   }
   DeviceArray *d = PyObject_GC_New(DeviceArray, st->DeviceArray);
-  if (!d) return NULL;
+  if (!d) {
+    arg_release(&a);
+    return NULL;
+  }
   d->st = st;
   d->module = Py_NewRef(st->module);
   d->owner = Py_NewRef(obj);
   d->host = NULL;
   d->weakrefs = NULL;
   d->stream = NULL;
-  d->on_gpu = true;
+  d->on_gpu = st->kind == DEV_GPU;
   d->a = a.dev;
   d->a.buffer = NULL;  /* a view: the owner frees the memory */
   arg_release(&a);
   d->np_dtype = NULL;
   memset(&d->rd, 0, sizeof d->rd);
-  span_of((int64_t)p2c_dtype_size(d->a.dtype, NULL), d->a.ndim, d->a.shape, d->a.strides, &d->span, &d->offset);
+  array_span((int64_t)p2c_dtype_size(d->a.dtype, NULL), d->a.ndim, d->a.shape, d->a.strides, &d->span, &d->offset);
+  bind_stream(d, stream);
   PyObject_GC_Track(d);
   return (PyObject *)d;
+}
+
+/* CUDA IPC, refused with one message (DeviceArray.get_ipc_handle, and cuda.py's IPC names through
+ * ipc_refused()): on the simulator device memory is this process's host memory, which another
+ * process cannot open by a handle; the C API has no IPC calls for the GPU. */
+static PyObject *ipc_refused(PyObject *unused1, PyObject *unused2) {
+  PyErr_SetString(PyExc_NotImplementedError, "CUDA IPC (get_ipc_handle, open_ipc_array) is not supported "
+                  "by pyk2cuda: share the data through the host (copy_to_host) instead");
+  return NULL;
+}
+
+/* deallocations(reset=False): how many device arrays released the memory they owned since the
+ * last reset (Numba's memory_manager.deallocations counts the frees it has pending; pyk2cuda
+ * frees at once, so this counts them instead). */
+static PyObject *f_deallocations(PyObject *mod, PyObject *args) {
+  State *st = PyModule_GetState(mod);
+  int reset = 0;
+  if (!PyArg_ParseTuple(args, "|p:deallocations", &reset)) return NULL;
+  size_t n = st->dealloc_count;
+  if (reset) st->dealloc_count = 0;
+  return PyLong_FromSize_t(n);
 }
 
 /* ---- page-locked host arrays, for `with cuda.pinned(...)` ---- */
@@ -950,7 +1083,11 @@ static PyObject *f_unpin_host(PyObject *mod, PyObject *arg) {
 }
 
 PyMethodDef devarray_functions[] = {
-    {"as_device_array", f_as_device_array, METH_O, "as_device_array(obj): a view of a GPU array"},
+    {"as_device_array", f_as_device_array, METH_VARARGS,
+     "as_device_array(obj, stream=None): a view of the memory obj's __cuda_array_interface__ describes"},
+    {"ipc_refused", ipc_refused, METH_NOARGS, "raises the NotImplementedError of CUDA IPC"},
+    {"deallocations", f_deallocations, METH_VARARGS,
+     "deallocations(reset=False): device arrays that released their memory since the last reset"},
     {"device_array", f_device_array, METH_VARARGS,
      "device_array(shape, typechar, order='C', stream=0): zeroed on the stream"},
     {"to_device", f_to_device, METH_VARARGS, "to_device(ary, stream=None)"},

@@ -27,6 +27,7 @@ typedef struct State {
   DevKind kind;
   int ordinal;                 /* the GPU's ordinal */
   P2cDevice *gpu;              /* the open GPU when kind == DEV_GPU */
+  long gpu_pid;                /* the process that opened it (a fork's child cannot use it) */
   char why[400];               /* why the device was chosen ("no CUDA driver: ...") */
   bool check_bounds;           /* later translations check every index */
   bool sanitize;               /* later translations are for the simulator's checker */
@@ -42,6 +43,16 @@ typedef struct State {
   unsigned long sync_epoch;
   PyObject *arg_hint;          /* cuda.args.ArgHint (In, Out, InOut), set by cuda.py; or NULL */
   PyObject *assigned;          /* cuda._assigned(view, value): what `d[key] = value` writes */
+  PyObject *transposed;        /* cuda._transposed(d, axes): what d.T, d.transpose(*axes) give */
+  PyObject *cai_sync;          /* cuda._cai_sync(handle): a launch consumed a foreign array whose
+                                  __cuda_array_interface__ names stream `handle`; or NULL */
+  /* Simulator: the host memory device arrays and host buffers own, as [lo, hi) ranges sorted by
+   * lo, so that a __cuda_array_interface__ pointer is taken only where pyk2cuda's own memory is
+   * (devarray.c, sim_memory_*). */
+  struct SimRange { uintptr_t lo, hi; } *sim_ranges;
+  size_t sim_range_count, sim_range_cap;
+  /* Device allocations released since the last reset (Numba's memory_manager.deallocations). */
+  size_t dealloc_count;
   /* The names Enum classes of arguments have in signatures (args.c, enum_class_name): class to
    * name, and name to class (two classes of one __name__ get two names). Made at first need. */
   PyObject *enum_names, *enum_classes;
@@ -54,7 +65,8 @@ typedef struct State {
 
 /* ---- module.c ---- */
 State *state_of_type(PyTypeObject *t);
-/* Chooses the device if it is not chosen yet. -1 with an exception set on failure. */
+/* Chooses the device if it is not chosen yet. -1 with an exception set on failure, or when
+ * this process is a fork of the one that opened the GPU. */
 int state_device(State *st);
 /* Raises the exception for a failed C API call: CompileError (with the module's diagnostics
  * when `diags` is not NULL), BoundsError, or Error; the message is `msg`. Returns NULL. */
@@ -93,7 +105,7 @@ typedef struct Arg {
   bool readonly;               /* a read-only host array: only for parameters the kernel does not
                                   write (P2cParam.written; arg_check_writable) */
   RecordDesc rd;               /* a structured array's record */
-  uint64_t producer_stream;    /* another library's GPU array: the stream its __cuda_array_interface__
+  uint64_t producer_stream;    /* a foreign array (__cuda_array_interface__): the stream it
                                   names (0: none), which the launch is ordered after */
   /* A tuple (v.type P2C_TUPLE): one Arg per element and their values (v.elems points at
    * elem_vals); a namedtuple's field names, kept alive by `names` (its _fields and class name). */
@@ -124,6 +136,15 @@ void arg_release(Arg *a);
  * the arguments' foreign GPU arrays (Arg.producer_stream; tuples' elements too), on the device:
  * the host does not wait. 0 or -1 with an exception set. */
 int args_after_producers(State *st, const Arg *args, size_t n, P2cStream *stream);
+/* Numba's consumer rule for the foreign arrays among the arguments (tuples' elements too): each
+ * producer stream is handed to State.cai_sync, which synchronizes it when
+ * CUDA_ARRAY_INTERFACE_SYNC is on and then says so (true), and the argument has no producer
+ * stream left to order after (args_after_producers). 0 or -1 with an exception set. */
+int args_sync_producers(State *st, Arg *args, size_t n);
+/* Reads obj's __cuda_array_interface__ into a->dev (a device view: on the simulator its pointer
+ * is a host address inside memory pyk2cuda owns, checked), a->producer_stream and a->readonly.
+ * 1 when obj has the interface, 0 when it has none, -1 with an exception. */
+int arg_read_cai(State *st, PyObject *obj, const char *name, Arg *a);
 /* A read-only array given for a parameter the kernel may write: a ValueError naming the
  * parameter (`kernel` names the kernel). 0 when the argument may be passed. */
 int arg_check_writable(const Arg *a, const P2cParam *p, PyObject *kernel);
@@ -168,6 +189,11 @@ P2cHostArray devarray_host_view(const DeviceArray *d);
 PyObject *devarray_from_host(State *st, const P2cHostArray *h, PyObject *np_dtype, P2cStream *stream);
 /* A numpy array holding a copy of the device array. New reference or NULL. */
 PyObject *devarray_to_numpy(DeviceArray *d, P2cStream *stream);
+/* Simulator: whether the bytes [lo, lo + span) lie in one allocation pyk2cuda owns. */
+bool sim_memory_holds(const State *st, uintptr_t lo, size_t span);
+/* The bytes an array spans, and the offset of its element [0, ...] in them. */
+void array_span(int64_t item, int ndim, const int64_t *shape, const int64_t *strides, size_t *span,
+                size_t *offset);
 
 /* ---- stream.c ---- */
 typedef struct Stream {
@@ -176,6 +202,10 @@ typedef struct Stream {
   PyObject *module;
   P2cStream *s;                /* GPU: the stream, NULL for the default one; simulator: NULL */
   bool is_default;
+  bool external;               /* another library's stream, known by its handle only */
+  uint64_t handle;             /* __cuda_array_interface__'s number for it: the driver's handle
+                                  (GPU), a number of its own (a simulator stream), the given one
+                                  (external); 0: none (the simulator's default stream) */
   PyObject *pending;           /* GPU: what work queued on it uses (a list, or NULL) */
   unsigned long epoch;         /* the State's sync_epoch when `pending` was begun */
 } Stream;
@@ -183,6 +213,9 @@ extern PyType_Spec Stream_spec, Event_spec;
 extern PyMethodDef stream_functions[];
 /* The P2cStream of a `stream=` argument: None/0 is the default stream. -1 with an exception. */
 int stream_arg(State *st, PyObject *o, P2cStream **out);
+/* The number __cuda_array_interface__ gives for work on `stream` (a Stream or NULL: the
+ * default stream): None where there is none. New reference. */
+PyObject *stream_cai_value(State *st, PyObject *stream);
 /* Keeps objs[0..n) (the arrays, host memory and device memory, that work just queued uses)
  * alive until that work is known done: until the stream `stream` (a Stream, or None/0/NULL for
  * the default stream) is synchronized, or the device is. Nothing on the simulator, whose work

@@ -407,6 +407,7 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
   if (!s) goto done;
   bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !s->info.checks_bounds && !k->sanitize &&
               !st->sanitize;
+  if (args_sync_producers(st, args, n) < 0) goto done;   /* Numba's CUDA_ARRAY_INTERFACE_SYNC */
   if (st->kind == DEV_GPU && args_after_producers(st, args, n, l->s) < 0) goto done;
   if ((fast ? launch_gpu_fast(l, s, argv, vals, n) : launch_module(l, s, vals, n)) == 0)
     result = Py_NewRef(Py_None);
@@ -612,6 +613,33 @@ static PyObject *launcher_config(Launcher *l, void *c) {
                        l->block[2], l->stream ? l->stream : Py_None, l->shared);
 }
 
+/* Numba's launch configuration's griddim and blockdim: three ints each. */
+static PyObject *launcher_griddim(Launcher *l, void *c) {
+  return Py_BuildValue("(III)", l->grid[0], l->grid[1], l->grid[2]);
+}
+static PyObject *launcher_blockdim(Launcher *l, void *c) {
+  return Py_BuildValue("(III)", l->block[0], l->block[1], l->block[2]);
+}
+
+/* Pickled as the kernel (which pickles itself: cuda.Kernel.__reduce__) and the configuration,
+ * rebuilt by kernel[grid, block, 0, sharedmem]. A stream is not pickled: it is this process's. */
+static PyObject *launcher_reduce(Launcher *l, PyObject *unused) {
+  if (l->stream)
+    return PyErr_Format(PyExc_TypeError, "cannot pickle kernel '%U' configured with a stream: pickle "
+                        "the kernel, or its configuration without the stream", l->k->name);
+  PyObject *op = PyImport_ImportModule("operator");
+  PyObject *getitem = op ? PyObject_GetAttrString(op, "getitem") : NULL;
+  Py_XDECREF(op);
+  if (!getitem) return NULL;
+  return Py_BuildValue("(N(O((III)(III)iI)))", getitem, (PyObject *)l->k, l->grid[0], l->grid[1],
+                       l->grid[2], l->block[0], l->block[1], l->block[2], 0, l->shared);
+}
+
+static PyMethodDef launcher_methods[] = {
+    {"__reduce__", (PyCFunction)launcher_reduce, METH_NOARGS, "pickled as the kernel and the configuration"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMemberDef launcher_members[] = {
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(Launcher, vectorcall), READONLY, NULL},
     {NULL, 0, 0, 0, NULL},
@@ -619,6 +647,8 @@ static PyMemberDef launcher_members[] = {
 
 static PyGetSetDef launcher_getset[] = {
     {"config", (getter)launcher_config, NULL, "(grid, block, stream, sharedmem)", NULL},
+    {"griddim", (getter)launcher_griddim, NULL, "the grid's three dimensions", NULL},
+    {"blockdim", (getter)launcher_blockdim, NULL, "the block's three dimensions", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -628,6 +658,7 @@ static PyType_Slot launcher_slots[] = {
     {Py_tp_clear, launcher_clear},
     {Py_tp_call, PyVectorcall_Call},
     {Py_tp_members, launcher_members},
+    {Py_tp_methods, launcher_methods},
     {Py_tp_getset, launcher_getset},
     {Py_tp_doc, "A kernel with its launch configuration: call it with the kernel's arguments."},
     {0, NULL},

@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct PyModuleDef module_def;
 
@@ -158,6 +159,7 @@ static int open_gpu(State *st, int ordinal) {
   st->gpu = d;
   st->ordinal = ordinal;
   st->kind = DEV_GPU;
+  st->gpu_pid = getpid();
   P2cDeviceInfo info = p2c_device_info(d);
   snprintf(st->why, sizeof st->why, "running on the GPU (CUDA device %d: %s)", ordinal, info.name);
   return 0;
@@ -188,6 +190,15 @@ static int choose(State *st, const char *kind, int ordinal) {
 }
 
 int state_device(State *st) {
+  /* A CUDA context is its process's: a child made by fork() after the GPU was opened cannot
+   * use it (the driver's calls there fail or hang), so it is told, as Numba tells it. The
+   * simulator has no context: a forked child simulates as its parent does. */
+  if (st->kind == DEV_GPU && st->gpu_pid != getpid()) {
+    PyErr_Format(st->Error, "CUDA initialized before forking: this process is a fork of process %ld, "
+                 "which opened the GPU, and cannot use its CUDA context; start it with "
+                 "multiprocessing's 'spawn' or 'forkserver' method instead", (long)st->gpu_pid);
+    return -1;
+  }
   if (st->kind != DEV_UNDECIDED) return 0;
   return choose(st, getenv("PYK2CUDA_DEVICE"), 0);
 }
@@ -305,6 +316,24 @@ static PyObject *m_set_assigned(PyObject *mod, PyObject *func) {
   State *st = PyModule_GetState(mod);
   if (!PyCallable_Check(func)) return PyErr_Format(PyExc_TypeError, "_set_assigned takes a function");
   Py_XSETREF(st->assigned, Py_NewRef(func));
+  Py_RETURN_NONE;
+}
+
+/* _set_transposed(func): func(d, axes), what d.T and d.transpose(*axes) return (Numba's rules,
+ * in cuda.py: a 2-D array's transpose is a new array, made by cuda.kernels.transpose). */
+static PyObject *m_set_transposed(PyObject *mod, PyObject *func) {
+  State *st = PyModule_GetState(mod);
+  if (!PyCallable_Check(func)) return PyErr_Format(PyExc_TypeError, "_set_transposed takes a function");
+  Py_XSETREF(st->transposed, Py_NewRef(func));
+  Py_RETURN_NONE;
+}
+
+/* _set_cai_sync(func): func(handle), called for each foreign array a launch consumes whose
+ * __cuda_array_interface__ names a stream (cuda._cai_sync: Numba's CUDA_ARRAY_INTERFACE_SYNC). */
+static PyObject *m_set_cai_sync(PyObject *mod, PyObject *func) {
+  State *st = PyModule_GetState(mod);
+  if (!PyCallable_Check(func)) return PyErr_Format(PyExc_TypeError, "_set_cai_sync takes a function");
+  Py_XSETREF(st->cai_sync, Py_NewRef(func));
   Py_RETURN_NONE;
 }
 
@@ -485,6 +514,8 @@ done:
 static PyMethodDef module_functions[] = {
     {"_set_arg_hint", m_set_arg_hint, METH_O, "the base class of cuda.In, Out and InOut"},
     {"_set_assigned", m_set_assigned, METH_O, "what d[key] = value writes (cuda._assigned)"},
+    {"_set_cai_sync", m_set_cai_sync, METH_O, "what a launch does with a foreign array's stream"},
+    {"_set_transposed", m_set_transposed, METH_O, "what d.T and d.transpose() return (cuda._transposed)"},
     {"select", m_select, METH_VARARGS, "select(kind, ordinal=0): 'auto', 'gpu' or 'sim'"},
     {"device_kind", m_device_kind, METH_NOARGS, "'gpu' or 'sim': where launches run"},
     {"why", m_why, METH_NOARGS, "why the device was chosen"},
@@ -591,6 +622,8 @@ static int traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->default_pending);
   Py_VISIT(st->arg_hint);
   Py_VISIT(st->assigned);
+  Py_VISIT(st->cai_sync);
+  Py_VISIT(st->transposed);
   Py_VISIT(st->enum_names);
   Py_VISIT(st->enum_classes);
   return 0;
@@ -614,6 +647,8 @@ static int clear(PyObject *m) {
   Py_CLEAR(st->str_cai);
   Py_CLEAR(st->arg_hint);
   Py_CLEAR(st->assigned);
+  Py_CLEAR(st->cai_sync);
+  Py_CLEAR(st->transposed);
   Py_CLEAR(st->enum_names);
   Py_CLEAR(st->enum_classes);
   for (int i = 0; i < P2C_SCALAR_TYPE_COUNT; i++) Py_CLEAR(st->dtypes[i]);
@@ -626,6 +661,8 @@ static void free_module(void *m) {
   clear((PyObject *)m);
   if (!st) return;
   devarray_free_deferred(st);
+  free(st->sim_ranges);
+  st->sim_ranges = NULL, st->sim_range_count = st->sim_range_cap = 0;
   p2c_device_delete(st->gpu);
   st->gpu = NULL;
   p2c_compiler_delete(st->compiler);

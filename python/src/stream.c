@@ -78,7 +78,12 @@ static void stream_dealloc(Stream *s) {
 
 static PyObject *stream_synchronize(Stream *s, PyObject *unused) {
   if (!s->st->gpu) Py_RETURN_NONE;
-  P2cStatus r = stream_wait(s->st, s);
+  P2cStatus r;
+  if (s->external) {   /* another library's stream: the driver waits for it by its handle */
+    Py_BEGIN_ALLOW_THREADS
+    r = p2c_device_wait_stream(s->st->gpu, s->handle);
+    Py_END_ALLOW_THREADS
+  } else r = stream_wait(s->st, s);
   if (r != P2C_OK) return raise_device(s->st, r);
   Py_RETURN_NONE;
 }
@@ -94,7 +99,7 @@ static PyObject *stream_exit(Stream *s, PyObject *args) {
 }
 
 static PyObject *stream_repr(Stream *s) {
-  return PyUnicode_FromFormat("<pyk2cuda Stream %s on the %s>", s->is_default ? "default" : "",
+  return PyUnicode_FromFormat("<pyk2cuda Stream %s on the %s>", s->is_default ? "default" : s->external ? "external" : "",
                               s->st->kind == DEV_GPU ? "GPU" : "simulator");
 }
 
@@ -107,15 +112,23 @@ static PyMethodDef stream_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* The driver's stream handle as an int, as __cuda_array_interface__ v3 gives streams (the
- * default stream: 1, the legacy default stream); None on the simulator. */
+/* The stream's handle as an int, as __cuda_array_interface__ v3 gives streams: on the GPU the
+ * driver's (the default stream: 1, the legacy default stream); on the simulator a number of
+ * the stream's own, None for the default stream (nothing is ever in flight there). */
 static PyObject *stream_handle(Stream *s, void *unused) {
-  if (s->st->kind != DEV_GPU) return Py_NewRef(Py_None);
-  return PyLong_FromUnsignedLongLong(p2c_stream_handle(s->s));
+  return s->handle ? PyLong_FromUnsignedLongLong(s->handle) : Py_NewRef(Py_None);
+}
+
+static PyObject *stream_external(Stream *s, void *unused) { return PyBool_FromLong(s->external); }
+
+PyObject *stream_cai_value(State *st, PyObject *stream) {
+  if (stream && Py_TYPE(stream) == st->Stream) return stream_handle((Stream *)stream, NULL);
+  return st->kind == DEV_GPU ? PyLong_FromUnsignedLongLong(p2c_stream_handle(NULL)) : Py_NewRef(Py_None);
 }
 
 static PyGetSetDef stream_getset[] = {
     {"handle", (getter)stream_handle, NULL, "the CUDA stream handle (an int; 1: legacy default)", NULL},
+    {"external", (getter)stream_external, NULL, "whether it is another library's stream", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -135,7 +148,8 @@ PyType_Spec Stream_spec = {
     .slots = stream_slots,
 };
 
-static PyObject *new_stream(State *st, bool is_default) {
+/* A Stream: the default one, a new one, or (external_handle not 0) another library's. */
+static PyObject *new_stream(State *st, bool is_default, uint64_t external_handle) {
   if (state_device(st) < 0) return NULL;
   Stream *s = PyObject_New(Stream, st->Stream);
   if (!s) return NULL;
@@ -143,15 +157,20 @@ static PyObject *new_stream(State *st, bool is_default) {
   s->module = Py_NewRef(st->module);
   s->s = NULL;
   s->is_default = is_default;
+  s->external = external_handle != 0;
   s->pending = NULL;
   s->epoch = st->sync_epoch;
-  if (!is_default && st->kind == DEV_GPU) {
+  if (!is_default && !s->external && st->kind == DEV_GPU) {
     P2cStatus r = p2c_stream_new(st->gpu, &s->s);
     if (r != P2C_OK) {
       Py_DECREF(s);
       return raise_device(st, r);
     }
   }
+  /* A simulator stream's number is its address: unique while it lives, never 0, 1 or 2. */
+  s->handle = s->external ? external_handle
+              : st->kind == DEV_GPU ? p2c_stream_handle(s->s)
+              : is_default ? 0 : (uint64_t)(uintptr_t)s;
   return (PyObject *)s;
 }
 
@@ -161,6 +180,11 @@ int stream_arg(State *st, PyObject *o, P2cStream **out) {
   if (Py_TYPE(o) != st->Stream) {
     PyErr_Format(PyExc_TypeError, "stream: expected a pyk2cuda Stream or 0, got %.100s",
                  Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  if (((Stream *)o)->external && st->kind == DEV_GPU) {
+    PyErr_SetString(PyExc_ValueError, "stream: another library's stream (external) cannot be given "
+                    "for pyk2cuda's work: pyk2cuda queues work only on streams it created");
     return -1;
   }
   *out = ((Stream *)o)->s;
@@ -273,9 +297,18 @@ PyType_Spec Event_spec = {
 
 /* ---- module functions ---- */
 
-static PyObject *f_stream(PyObject *mod, PyObject *unused) { return new_stream(PyModule_GetState(mod), false); }
+static PyObject *f_stream(PyObject *mod, PyObject *unused) { return new_stream(PyModule_GetState(mod), false, 0); }
 static PyObject *f_default_stream(PyObject *mod, PyObject *unused) {
-  return new_stream(PyModule_GetState(mod), true);
+  return new_stream(PyModule_GetState(mod), true, 0);
+}
+
+/* external_stream_of(handle): a Stream for the stream a __cuda_array_interface__ names (Numba's
+ * external stream): synchronize() waits for it (GPU) or has nothing to wait for (simulator). */
+static PyObject *f_external_stream_of(PyObject *mod, PyObject *arg) {
+  unsigned long long h = PyLong_AsUnsignedLongLong(arg);
+  if (h == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  if (h == 0) return PyErr_Format(PyExc_ValueError, "stream handle 0 is not a stream");
+  return new_stream(PyModule_GetState(mod), false, h);
 }
 
 static PyObject *f_event(PyObject *mod, PyObject *unused) {
@@ -306,6 +339,7 @@ static PyObject *f_event_elapsed_time(PyObject *mod, PyObject *args) {
 PyMethodDef stream_functions[] = {
     {"stream", f_stream, METH_NOARGS, "a new stream"},
     {"default_stream", f_default_stream, METH_NOARGS, "the default stream"},
+    {"external_stream_of", f_external_stream_of, METH_O, "external_stream_of(handle): another library's stream"},
     {"event", f_event, METH_NOARGS, "a new event"},
     {"event_elapsed_time", f_event_elapsed_time, METH_VARARGS, "ms between two recorded events"},
     {NULL, NULL, 0, NULL},

@@ -87,9 +87,9 @@ put[1, 1](wrap_arg(a, default=In))
 print("in", a[0], isinstance(cuda.to_device(a), DeviceNDArray))
 from numba.cuda.cudadrv.nvvm import NVVM
 try:
-    import numba.cuda.kernels
+    import numba.cuda.cudaimpl   # Numba's lowering of CUDA calls: not pyk2cuda's
 except ImportError as e:
-    print("ImportError", "numba.cuda.kernels" in str(e), NVVM().is_nvvm70)
+    print("ImportError", "numba.cuda.cudaimpl" in str(e), NVVM().is_nvvm70)
 # Numba's tests take compile_ptx from numba.cuda.compiler; its compiler passes are not there.
 from numba.cuda.compiler import compile_ptx, compile_ptx_for_current_device
 try:

@@ -255,8 +255,40 @@ def _queued(lib, handle):
     return n.value
 
 
-def test_cai_producer_stream_is_waited_for_on_the_device():
-    # The launch's stream waits for the producer's on the device (an event recorded there): the
+@pytest.fixture
+def no_cai_sync(monkeypatch):
+    """Numba's CUDA_ARRAY_INTERFACE_SYNC off (the environment's, Numba's config not loaded): a
+    launch does not wait for a producer's stream on the host, only on the device."""
+    import sys
+    for name in ("numba.core.config", "numba.cuda.core.config"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setenv("NUMBA_CUDA_ARRAY_INTERFACE_SYNC", "0")
+
+
+def test_cai_producer_stream_is_synchronized_by_default():
+    # Numba's rule with CUDA_ARRAY_INTERFACE_SYNC on (its default): consuming a foreign array
+    # synchronizes the stream its interface names, on the host, before the launch.
+    import ctypes
+    lib = _driver()
+    d = cuda.device_array(64, np.int32)
+    cai = dict(d.__cuda_array_interface__)
+    h = ctypes.c_void_p()
+    with _in_context(lib, 0):
+        assert lib.cuStreamCreate(ctypes.byref(h), 1) == 0  # CU_STREAM_NON_BLOCKING
+        assert lib.cuMemsetD8Async(ctypes.c_ulonglong(cai["data"][0]), 5, 256, h) == 0
+    cai["stream"] = h.value
+    out = cuda.device_array(64, np.int32)
+    assert _queued(lib, h.value) == 1
+    K.add[1, 64](_Foreign(cai), cuda.device_array(64, np.int32), out)
+    assert _queued(lib, h.value) == 0   # the memset was waited for
+    assert (out.copy_to_host() == 0x05050505).all()
+    with _in_context(lib, 0):
+        assert lib.cuStreamDestroy_v2(h) == 0
+
+
+def test_cai_producer_stream_is_waited_for_on_the_device(no_cai_sync):
+    # With CUDA_ARRAY_INTERFACE_SYNC off the host does not wait, but the launch's stream waits
+    # for the producer's on the device (an event recorded there): the
     # launch returns with the producer's memset still queued (the host ran it first before), on
     # the default stream and on a stream of pyk2cuda's, and the kernel still reads its bytes.
     import ctypes
@@ -281,7 +313,7 @@ def test_cai_producer_stream_is_waited_for_on_the_device():
             assert lib.cuStreamDestroy_v2(h) == 0
 
 
-def test_cai_per_thread_default_stream():
+def test_cai_per_thread_default_stream(no_cai_sync):
     # CAI stream 2, the per-thread default stream: a stream of pyk2cuda's waits for the calling
     # thread's on the device; the legacy default stream needs no wait, as it waits for every
     # blocking stream, per-thread ones included. Either way the kernel reads the memset's bytes.

@@ -178,15 +178,31 @@ def test_indexing_gives_views_and_scalars():
         v["x"]
 
 
-def test_flags_and_transpose_as_numpy():
+def test_flags_and_transpose_as_compiled_numba():
+    # A 2-D device array's .T is a new C-ordered array (compiled Numba's transpose kernel), not
+    # NumPy's view: writes to it do not reach the original. Other ranks keep NumPy's view.
     h = np.arange(6, dtype=np.float32).reshape(2, 3)
     d = cuda.to_device(h)
     assert d.flags["C_CONTIGUOUS"] and not d.flags["F_CONTIGUOUS"]
     t = d.T
-    assert t.shape == h.T.shape and t.strides == h.T.strides
-    assert t.flags["F_CONTIGUOUS"] and not t.flags["C_CONTIGUOUS"]
+    assert t.shape == (3, 2) and t.strides == (8, 4)
+    assert t.flags["C_CONTIGUOUS"] and not t.flags["F_CONTIGUOUS"]
     assert np.array_equal(t.copy_to_host(), h.T)
-    assert np.array_equal(d.transpose().copy_to_host(), h.T)
+    t[0, 0] = 99
+    assert d.copy_to_host()[0, 0] == 0
+    for axes in ((), ((1, 0),), ([1, 0],), (1, 0)):
+        assert np.array_equal(d.transpose(*axes).copy_to_host(), h.T)
+    assert d.transpose(0, 1) is d and d.transpose((0, 1)) is d
+    with pytest.raises(ValueError, match="invalid axes list"):
+        d.transpose(1, 2)
+    d3 = cuda.to_device(np.arange(24).reshape(2, 3, 4))
+    assert d3.T.strides == np.arange(24).reshape(2, 3, 4).T.strides   # a view, as NumPy's
+    with pytest.raises(NotImplementedError, match="non-2D"):
+        d3.transpose(2, 0, 1)
+    strided = cuda.to_device(np.arange(120, dtype=np.int64).reshape(10, 12))[::2, ::2].T
+    assert strided.shape == (6, 5) and strided.strides == (40, 8)   # Numba's test_transpose_view
+    assert np.array_equal(strided.copy_to_host(), np.arange(120).reshape(10, 12)[::2, ::2].T)
+    assert np.array_equal(np.asarray(d), h) and np.asarray(d, np.int8).dtype == np.int8
     assert cuda.devicearray.DeviceNDArray is type(d)
 
 
@@ -197,7 +213,9 @@ def test_device_array_like_of_a_strided_view_as_numpy(order):
     for like in (cuda.device_array_like(d_view), cuda.device_array_like(view)):
         assert like.shape == view.shape
         assert like.strides == np.zeros_like(view).strides
-    assert cuda.device_array_like(d_view.T).strides == np.zeros_like(view.T).strides
+    # d_view.T is a new C-ordered array (compiled Numba's), so its like is C-ordered (Numba's
+    # test_array_like_2d_view_transpose_device); NumPy's like of view.T follows the view's order.
+    assert cuda.device_array_like(d_view.T).strides == (40, 8)
 
 
 def test_arrays_dropped_while_a_stream_uses_them_on_the_simulator():
