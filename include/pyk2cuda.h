@@ -413,6 +413,14 @@ typedef struct P2cKernelInfo {
    * its elements at their offsets), NULL when it returns nothing. */
   bool host;
   const P2cParam *result;
+  /* A result holding arrays (`result` is one, or a tuple with some, at any depth): their
+   * elements were created by the call (np.zeros, ...) or are an argument's. After the result,
+   * at byte result_owners of the result's bytes, one address per array, in the order of a
+   * depth-first walk of `result`: the heap block holding its elements, which the call hands to
+   * the caller (free it once with p2c_host_block_free, also when two arrays name it), or NULL
+   * where they are an argument's memory. result_size: the bytes p2c_module_call needs
+   * (result->size when no array is in the result). */
+  size_t result_arrays, result_owners, result_size;
 } P2cKernelInfo;
 
 P2C_API size_t p2c_module_kernel_count(const P2cModule *module);
@@ -970,11 +978,17 @@ P2C_API P2cStatus p2c_module_launch(P2cCompiler *compiler, P2cModule *module, si
  * p2c_module_launch (host arrays, updated in place; a declared signature's conversions). What
  * it returns is written to `result` (result_size bytes, at least P2cKernelInfo.result->size;
  * NULL when it returns nothing), laid out as P2cKernelInfo.result describes: read a scalar with
- * p2c_scalar_unpack, a tuple's elements at their offsets. Errors as p2c_module_launch, and
+ * p2c_scalar_unpack, a tuple's elements at their offsets, an array as a P2cArrayArg; with arrays
+ * in it, result_size is at least P2cKernelInfo.result_size and the caller owns the blocks named
+ * after the result (P2cKernelInfo.result_owners). Errors as p2c_module_launch, and
  * P2C_ERR_USAGE for an index that is not a host function or a result buffer too small. */
 P2C_API P2cStatus p2c_module_call(P2cCompiler *compiler, P2cModule *module, size_t index,
                                   const P2cValue *args, size_t nargs, const P2cLaunchOptions *options,
                                   void *result, size_t result_size);
+/* Frees a heap block a @jit function's call handed over with an array it returned
+ * (P2cKernelInfo.result_owners): the C library's free(), which the module allocated it with.
+ * Accepts NULL. */
+P2C_API void p2c_host_block_free(void *block);
 /* Runs `kernel` from the Python `source` with `args`, in the kernel's parameter order: the
  * kernel is specialized for the arguments' types (each new type tuple is a new specialization,
  * compiled once and cached), launched with the options' grid and block, and every array is

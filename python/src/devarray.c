@@ -914,6 +914,10 @@ typedef struct HostBuffer {
   void *ptr;
   Py_ssize_t size;
   bool pinned;
+  /* host_buffer_over: the memory of another object, kept alive (ptr is not freed), or a heap
+   * block a @jit function's call handed over (freed by p2c_host_block_free). */
+  PyObject *keep;
+  bool heap_block;
 } HostBuffer;
 
 static int hb_getbuffer(HostBuffer *b, Py_buffer *view, int flags) {
@@ -923,10 +927,12 @@ static int hb_getbuffer(HostBuffer *b, Py_buffer *view, int flags) {
 static void hb_dealloc(HostBuffer *b) {
   PyTypeObject *tp = Py_TYPE(b);
   if (b->pinned) p2c_pinned_delete(b->st->gpu, b->ptr);
-  else {
+  else if (b->heap_block) p2c_host_block_free(b->ptr);
+  else if (!b->keep) {
     if (b->ptr) sim_memory_remove(b->st, b->ptr);
     free(b->ptr);
   }
+  Py_CLEAR(b->keep);
   Py_CLEAR(b->module);
   PyObject_Free(b);
   Py_DECREF(tp);
@@ -959,6 +965,8 @@ static PyObject *f_host_buffer(PyObject *mod, PyObject *arg) {
   b->size = n;
   b->pinned = st->kind == DEV_GPU && n > 0;
   b->ptr = NULL;
+  b->keep = NULL;
+  b->heap_block = false;
   if (b->pinned) {
     P2cStatus s = p2c_pinned_new(st->gpu, (size_t)n, &b->ptr);
     if (s != P2C_OK) {
@@ -974,6 +982,22 @@ static PyObject *f_host_buffer(PyObject *mod, PyObject *arg) {
     Py_DECREF(b);
     return NULL;
   }
+  return (PyObject *)b;
+}
+
+PyObject *host_buffer_over(State *st, void *ptr, Py_ssize_t size, PyObject *keep) {
+  HostBuffer *b = PyObject_New(HostBuffer, st->HostBuffer);
+  if (!b) {
+    if (!keep) p2c_host_block_free(ptr);
+    return NULL;
+  }
+  b->st = st;
+  b->module = Py_NewRef(st->module);
+  b->ptr = ptr;
+  b->size = size;
+  b->pinned = false;
+  b->keep = Py_XNewRef(keep);
+  b->heap_block = keep == NULL;
   return (PyObject *)b;
 }
 

@@ -177,6 +177,9 @@ typedef struct DeviceArray {
 } DeviceArray;
 
 extern PyType_Spec DeviceArray_spec, HostBuffer_spec;
+/* A buffer object exposing `size` bytes at ptr: the memory of `keep`, kept alive, or (keep NULL)
+ * a heap block a @jit function's call handed over, freed with the buffer (also when this fails). */
+PyObject *host_buffer_over(State *st, void *ptr, Py_ssize_t size, PyObject *keep);
 extern PyMethodDef devarray_functions[];
 bool is_device_array(State *st, PyObject *o);
 /* Frees the GPU memory that cuda.defer_cleanup() kept back (at its outermost block's end, and

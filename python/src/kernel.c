@@ -421,14 +421,139 @@ done:
 
 /* ---- @jit functions called from the host ---- */
 
+/* ---- arrays a @jit function returns ---- */
+
+/* One array in a result: its elements' address, shape and strides (read from the bytes of its
+ * p2c_array: data, ndim extents, ndim strides), the memory they span [lo, hi), and the buffer
+ * object the NumPy array is made over. */
+typedef struct ResultArray {
+  const P2cParam *p;
+  char *data;
+  int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM];
+  char *lo, *hi;
+  PyObject *buffer;
+} ResultArray;
+
+static void read_result_array(const P2cParam *p, const unsigned char *bytes, ResultArray *a) {
+  memset(a, 0, sizeof *a);
+  a->p = p;
+  memcpy(&a->data, bytes, sizeof a->data);
+  memcpy(a->shape, bytes + 8, 8 * (size_t)p->ndim);
+  memcpy(a->strides, bytes + 8 + 8 * (size_t)p->ndim, 8 * (size_t)p->ndim);
+  a->lo = a->hi = a->data;
+  for (int k = 0; k < p->ndim; k++)
+    if (a->shape[k] == 0) return;   /* no elements: it spans nothing */
+  for (int k = 0; k < p->ndim; k++) {
+    int64_t reach = (a->shape[k] - 1) * a->strides[k];
+    if (reach < 0) a->lo += reach;
+    else a->hi += reach;
+  }
+  a->hi += p2c_scalar_size(p->type);
+}
+
+/* The arrays in result `p` (at bytes), depth-first, as P2cKernelInfo.result_owners lists them. */
+static size_t collect_arrays(const P2cParam *p, const unsigned char *bytes, ResultArray *out, size_t n) {
+  if (p->is_array) {
+    read_result_array(p, bytes, &out[n]);
+    return n + 1;
+  }
+  for (size_t i = 0; p->type == P2C_TUPLE && i < p->elem_count; i++)
+    n = collect_arrays(&p->elems[i], bytes + p->elems[i].offset, out, n);
+  return n;
+}
+
+/* The memory an argument array spans, [lo, hi) (empty for other arguments). */
+static void arg_span(const P2cValue *v, char **lo, char **hi) {
+  *lo = *hi = NULL;
+  if (!v->is_array) return;
+  ResultArray a;
+  P2cParam p = {.is_array = true, .type = v->array.dtype, .ndim = v->array.ndim};
+  unsigned char bytes[8 + 16 * P2C_MAX_NDIM];
+  memcpy(bytes, &v->array.data, 8);
+  memcpy(bytes + 8, v->array.shape, 8 * (size_t)p.ndim);
+  memcpy(bytes + 8 + 8 * (size_t)p.ndim, v->array.strides, 8 * (size_t)p.ndim);
+  read_result_array(&p, bytes, &a);
+  *lo = a.lo, *hi = a.hi;
+}
+
+/* The buffer objects of the result's arrays: one per heap block the call handed over (it frees
+ * the block), covering every array in it; over an argument's memory for an array in one (as
+ * Numba returns a view of it). Every block is owned by a buffer object, or freed, afterwards. */
+static int result_buffers(Kernel *k, ResultArray *arr, size_t n, void *const *owners, PyObject *const *argv,
+                          const P2cValue *vals, size_t nargs) {
+  int status = 0;
+  for (size_t i = 0; i < n; i++) {   /* each block once, at its first array */
+    bool first = owners[i] != NULL;
+    for (size_t j = 0; j < i && first; j++) first = owners[j] != owners[i];
+    if (!first) continue;
+    if (status < 0) {
+      p2c_host_block_free(owners[i]);
+      continue;
+    }
+    char *hi = arr[i].hi;
+    for (size_t j = i + 1; j < n; j++)
+      if (owners[j] == owners[i] && arr[j].hi > hi) hi = arr[j].hi;
+    PyObject *b = host_buffer_over(k->st, owners[i], hi - (char *)owners[i], NULL);   /* frees it on failure */
+    if (!b) status = -1;
+    for (size_t j = i; b && j < n; j++)
+      if (owners[j] == owners[i]) arr[j].buffer = Py_NewRef(b);
+    Py_XDECREF(b);
+  }
+  for (size_t i = 0; i < n && status == 0; i++) {   /* an argument's memory */
+    for (size_t j = 0; j < nargs && !arr[i].buffer && status == 0; j++) {
+      char *lo, *hi;
+      arg_span(&vals[j], &lo, &hi);
+      if (lo && arr[i].lo >= lo && arr[i].hi <= hi && !(arr[i].buffer = host_buffer_over(k->st, lo, hi - lo, argv[j])))
+        status = -1;
+    }
+    if (!arr[i].buffer && status == 0) {
+      PyErr_Format(PyExc_RuntimeError, "%U() returned an array whose memory ends with the call (a local "
+                   "array, or a view of one)", k->name);
+      status = -1;
+    }
+  }
+  return status;
+}
+
+/* np.ndarray over the array's buffer object, as Numba's CPU dispatcher returns a new array. */
+static PyObject *boxed_array(State *st, const ResultArray *a) {
+  PyObject *np = state_numpy(st), *dtype = state_dtype(st, a->p->type);
+  if (!np || !dtype) return NULL;
+  const char *base;
+  Py_buffer view;
+  if (PyObject_GetBuffer(a->buffer, &view, PyBUF_SIMPLE) < 0) return NULL;
+  base = view.buf;
+  PyBuffer_Release(&view);
+  PyObject *shape = PyTuple_New(a->p->ndim), *strides = PyTuple_New(a->p->ndim);
+  for (int i = 0; shape && strides && i < a->p->ndim; i++) {
+    PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(a->shape[i]));
+    PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(a->strides[i]));
+  }
+  PyObject *cls = PyObject_GetAttrString(np, "ndarray");
+  PyObject *kw = shape && strides && cls ? Py_BuildValue("{sOsOsOsLsO}", "shape", shape, "dtype", dtype, "buffer",
+                                                         a->buffer, "offset", (long long)(a->data - base),
+                                                         "strides", strides) : NULL;
+  PyObject *empty = PyTuple_New(0);
+  PyObject *out = kw && empty ? PyObject_Call(cls, empty, kw) : NULL;
+  Py_XDECREF(empty);
+  Py_XDECREF(kw);
+  Py_XDECREF(cls);
+  Py_XDECREF(shape);
+  Py_XDECREF(strides);
+  return out;
+}
+
 /* A @jit function's result, read from its bytes as `p` describes them, as Numba's CPU dispatcher
  * boxes it: a Python bool, int, float or complex (a float32 result is a Python float, as Numba
- * returns it), a tuple of those. */
-static PyObject *boxed(const P2cParam *p, const unsigned char *bytes) {
+ * returns it), a NumPy array (the next of `arrays`, made ready by result_buffers), a tuple of
+ * those. */
+static PyObject *boxed(State *st, const P2cParam *p, const unsigned char *bytes, const ResultArray *arrays,
+                       size_t *next) {
+  if (p->is_array) return boxed_array(st, &arrays[(*next)++]);
   if (p->type == P2C_TUPLE) {
     PyObject *t = PyTuple_New((Py_ssize_t)p->elem_count);
     for (size_t i = 0; t && i < p->elem_count; i++) {
-      PyObject *e = boxed(&p->elems[i], bytes + p->elems[i].offset);
+      PyObject *e = boxed(st, &p->elems[i], bytes + p->elems[i].offset, arrays, next);
       if (!e) Py_CLEAR(t);
       else PyTuple_SET_ITEM(t, (Py_ssize_t)i, e);
     }
@@ -446,14 +571,34 @@ static PyObject *boxed(const P2cParam *p, const unsigned char *bytes) {
   }
 }
 
+/* The result in `bytes` boxed; the arrays in it over the heap blocks the call handed over or
+ * over the arguments' memory. */
+static PyObject *box_result(Kernel *k, const P2cKernelInfo *info, const unsigned char *bytes, PyObject *const *argv,
+                            const P2cValue *vals, size_t n) {
+  size_t count = info->result_arrays, next = 0;
+  ResultArray *arrays = count ? PyMem_Calloc(count, sizeof *arrays) : NULL;
+  if (count && !arrays) {
+    for (size_t i = 0; i < count; i++) p2c_host_block_free(((void *const *)(bytes + info->result_owners))[i]);
+    return PyErr_NoMemory();
+  }
+  collect_arrays(info->result, bytes, arrays, 0);
+  PyObject *out = NULL;
+  if (!count || result_buffers(k, arrays, count, (void *const *)(bytes + info->result_owners), argv, vals, n) == 0)
+    out = boxed(k->st, info->result, bytes, arrays, &next);
+  for (size_t i = 0; i < count; i++) Py_XDECREF(arrays[i].buffer);
+  PyMem_Free(arrays);
+  return out;
+}
+
 /* Runs specialization s with the converted arguments; its result boxed (None when it returns
  * nothing). The result's bytes live in a PyMem block, which is aligned for any result. */
-static PyObject *call_spec(Kernel *k, Spec *s, const P2cValue *vals, size_t n) {
+static PyObject *call_spec(Kernel *k, Spec *s, PyObject *const *argv, const P2cValue *vals, size_t n) {
   const P2cParam *res = s->info.result;
-  unsigned char *bytes = res ? PyMem_Calloc(1, res->size) : NULL;
+  unsigned char *bytes = res ? PyMem_Calloc(1, s->info.result_size) : NULL;
   if (res && !bytes) return PyErr_NoMemory();
-  P2cStatus r = p2c_module_call(k->st->compiler, s->m, s->index, vals, n, NULL, bytes, res ? res->size : 0);
-  PyObject *out = r != P2C_OK ? raise_compiler(k->st, r) : res ? boxed(res, bytes) : Py_NewRef(Py_None);
+  P2cStatus r = p2c_module_call(k->st->compiler, s->m, s->index, vals, n, NULL, bytes, res ? s->info.result_size : 0);
+  PyObject *out = r != P2C_OK ? raise_compiler(k->st, r) : res ? box_result(k, &s->info, bytes, argv, vals, n)
+                                                                : Py_NewRef(Py_None);
   PyMem_Free(bytes);
   return out;
 }
@@ -473,7 +618,7 @@ static PyObject *kernel_host_call(Kernel *k, PyObject *const *argv, Py_ssize_t n
   size_t got = 0;
   PyObject *result = NULL;
   Spec *s = spec_for_args(k, argv, n, args, vals, &got);
-  if (s) result = call_spec(k, s, vals, n);
+  if (s) result = call_spec(k, s, argv, vals, n);
   for (size_t i = 0; i < got; i++) arg_release(&args[i]);
   if (!result) fix_error(k);
   return result;

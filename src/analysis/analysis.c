@@ -156,6 +156,55 @@ static uint64_t local_array_bytes(Function *f, FunctionList *open, Arena *a) {
   return f->local_bytes;
 }
 
+/* ---- NumPy's array creation, on the host's heap ---- */
+
+typedef struct HeapWalk {
+  const Expr *site;        /* the first allocation met */
+  FunctionList *open;      /* the functions whose walk is in progress (recursion) */
+  Arena *a;
+} HeapWalk;
+
+static const Expr *heap_alloc_site(Function *f, FunctionList *open, Arena *a);
+
+/* An allocation, or a call of a function that makes one: the first is kept. */
+static bool note_heap_alloc(AstWalker *w, const Expr *e) {
+  HeapWalk *hw = w->ctx;
+  if (hw->site || e->kind != EX_CALL) return true;
+  if (e->kids[0]->kind == EX_BUILTIN && e->kids[0]->builtin && builtin_has(e->kids[0]->builtin, BF_HEAP_ALLOC))
+    hw->site = e;
+  else if (e->kids[0]->kind == EX_FUNC && e->func)
+    hw->site = heap_alloc_site(e->func, hw->open, hw->a);
+  return true;
+}
+
+/* The first array creation f makes, itself or through its callees (Function.heap_alloc),
+ * computed once per function. */
+static const Expr *heap_alloc_site(Function *f, FunctionList *open, Arena *a) {
+  for (size_t i = 0; i < open->len; i++)
+    if (open->items[i] == f) return NULL;
+  if (f->heap_alloc_known) return f->heap_alloc;
+  vec_push(a, open, f);
+  HeapWalk hw = {NULL, open, a};
+  AstWalker w = {.expr = note_heap_alloc, .ctx = &hw};
+  ast_walk_block(&w, &f->body);
+  open->len--;
+  f->heap_alloc = hw.site;
+  f->heap_alloc_known = true;
+  return f->heap_alloc;
+}
+
+/* A kernel (or ufunc) reaching an array creation through the device functions it calls is
+ * refused at the creation: its memory would be the host's (a kernel's own is typeinfer's). */
+static void refuse_kernel_allocs(Compilation *c, const FunctionList *kernels, FunctionList *open) {
+  for (size_t i = 0; i < kernels->len; i++) {
+    const Expr *site = heap_alloc_site(kernels->items[i], open, &c->arena);
+    if (site)
+      diag_error(c, site->loc, "E-alloc", "%s() allocates memory, which kernel '%s' cannot (it calls the "
+                 "function that does): arrays can be created in @jit functions called from the host",
+                 builtin_display_name(site->kids[0]->builtin), kernels->items[i]->generic->name);
+  }
+}
+
 /* ---- the driver ---- */
 
 static void analyse_function(Compilation *c, Function *f, Analysis *an, bool fibers) {
@@ -210,6 +259,9 @@ void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis 
   for (size_t i = 0; i < out->devices.len; i++) analyse_function(c, out->devices.items[i], out, o->fibers);
   FunctionList open = {0};
   for (size_t i = 0; i < out->kernels.len; i++) local_array_bytes(out->kernels.items[i], &open, &c->arena);
+  refuse_kernel_allocs(c, &out->kernels, &open);
+  refuse_kernel_allocs(c, &out->ufuncs, &open);
+  for (size_t i = 0; i < out->hosts.len; i++) heap_alloc_site(out->hosts.items[i], &open, &c->arena);
 }
 
 /* ---- the printable form (--dump=analysis) ---- */

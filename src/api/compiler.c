@@ -316,7 +316,8 @@ static void fill_kernel_infos(P2cModule *m) {
                                     nparams, k->params, k->spec->uses_barrier,
                                     k->static_shared_bytes, k->is_ufunc, k->spec->cooperative,
                                     k->spec->generic->nsigs > 0, m->check_bounds, k->is_host,
-                                    k->has_result ? &k->result_type : NULL};
+                                    k->has_result ? &k->result_type : NULL, k->result_arrays,
+                                    k->result_owners, k->result_bytes};
   }
 }
 

@@ -671,6 +671,8 @@ P2cStatus p2c_launch(P2cCompiler *c, const char *filename, const char *source, s
 
 /* ---- @jit functions called from the host ---- */
 
+void p2c_host_block_free(void *block) { free(block); }
+
 /* A host entry's kernel run once, on one simulated thread (the simulator's host build of the
  * module), with `args` of its parameters' types and, after them, the bytes its result goes to. */
 static P2cStatus call_converted(P2cCompiler *c, P2cModule *m, P2cKernelInfo k, const P2cValue *args, size_t nargs,
@@ -679,7 +681,7 @@ static P2cStatus call_converted(P2cCompiler *c, P2cModule *m, P2cKernelInfo k, c
   if (!all) return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   if (nargs) memcpy(all, args, sizeof *all * nargs);
   if (k.result) {
-    P2cHostArray a = {.dtype = P2C_UINT8, .ndim = 1, .shape = {(int64_t)k.result->size}, .strides = {1},
+    P2cHostArray a = {.dtype = P2C_UINT8, .ndim = 1, .shape = {(int64_t)k.result_size}, .strides = {1},
                       .data = result};
     all[nargs] = (P2cValue){.is_array = true, .type = P2C_UINT8, .array = a};
     k.param_count = nargs + 1;
@@ -703,9 +705,9 @@ P2cStatus p2c_module_call(P2cCompiler *c, P2cModule *m, size_t index, const P2cV
   if (k.param_count != nargs)
     return api_fail(c, P2C_ERR_USAGE, "function '%s' takes %zu arguments, %zu given", k.python_name,
                     k.param_count, nargs);
-  if (k.result && (!result || result_size < k.result->size))
+  if (k.result && (!result || result_size < k.result_size))
     return api_fail(c, P2C_ERR_USAGE, "function '%s' returns %zu bytes: the result buffer is too small",
-                    k.python_name, k.result->size);
+                    k.python_name, k.result_size);
   P2cStatus s = check_args(c, args, nargs);
   if (s != P2C_OK || !k.declared) return s != P2C_OK ? s : call_converted(c, m, k, args, nargs, o, result);
   P2cValue *converted;

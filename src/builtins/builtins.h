@@ -73,7 +73,18 @@ typedef enum BuiltinId {
                               target refuses them) */
   BI_LIBDEVICE,            /* numba.cuda.libdevice's functions: c64 is libdevice's C name (__nv_sin),
                               proto its prototype (builtins/libdevice.def) */
+  BI_NP_ALLOC,             /* NumPy's array creation (np.empty, zeros, ..., arange): `alloc` says
+                              which; only in @jit functions the host calls (BF_HEAP_ALLOC) */
 } BuiltinId;
+
+/* Which NumPy array creation a BI_NP_ALLOC row is: its shape comes from a shape argument, from
+ * an array (the _like forms) or from arange's bounds; its elements are left as they are, zeros,
+ * ones or a value argument. */
+typedef enum NpAlloc {
+  NPA_EMPTY, NPA_ZEROS, NPA_ONES, NPA_FULL,
+  NPA_EMPTY_LIKE, NPA_ZEROS_LIKE, NPA_ONES_LIKE, NPA_FULL_LIKE,
+  NPA_ARANGE,
+} NpAlloc;
 
 /* What a BI_NP_ELEMENTWISE ufunc takes and gives (NumPy's loops for it). */
 typedef enum NpElementwise {
@@ -113,6 +124,8 @@ enum BuiltinFact {
                                   the assignment fills it */
   BF_BLOCK_UNIFORM = 1 << 19,  /* the same in every thread of a block: blockIdx (the simulator's
                                   regions, analysis/regions.c; BF_LAUNCH_DIM implies it) */
+  BF_HEAP_ALLOC = 1 << 20,     /* allocates a new array on the host's heap (np.zeros): only a @jit
+                                  function the host calls may, never a kernel (analysis.c) */
 };
 
 /* The element types an atomic takes, and where CUDA C lacks a function for one (emit_cuda.c). */
@@ -138,6 +151,7 @@ typedef struct Builtin {
   uint8_t atomic;              /* BI_ATOMIC: its AtomicClass */
   uint8_t op;                  /* BK_OPERATOR: the Op (builtins/ops.h) a call of it is */
   uint8_t elementwise;         /* BI_NP_ELEMENTWISE: its NpElementwise */
+  uint8_t alloc;               /* BI_NP_ALLOC: its NpAlloc */
   uint32_t facts;              /* BuiltinFact bits */
   const Type *result;          /* the result type where the arguments do not decide it; a
                                   BK_TYPE row's (or int(), float(), bool()'s) scalar type */

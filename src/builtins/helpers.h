@@ -22,6 +22,9 @@ typedef enum Helper {
   H_DIVISOR,        /* debug=True: a divisor of / // % checked for zero (needs H_RAISE) */
   H_EXIT,           /* p2c_exit_thread(): a quiet raise inside an expression (needs H_BOUNDS) */
   H_SANITIZE,       /* --sanitize: p2c_san_offset, a checked offset reported to the simulator */
+  H_NP_ALLOC,       /* np.empty, zeros, ..., arange in @jit functions the host calls: the call's
+                       heap (needs H_RAISE) */
+  H_NP_ARRAYS,      /* ... and the array constructors (needs H_NP_ALLOC) */
   H_COUNT
 } Helper;
 

@@ -17,6 +17,10 @@
 #define TH2(h, g) .helpers = {.type_bits = (1ull << (h)) | (1ull << (g))}
 #define HC(h) .helpers = {.cuda_bits = 1ull << (h)}
 
+#define NP_ALLOC(p, which, lo, hi) \
+  {.path = p, .kind = BK_FUNC, .id = BI_NP_ALLOC, ARGS(lo, hi), .alloc = (which), \
+   FX(BF_EFFECTS | BF_KEYWORDS | BF_CHECKS_ARITY | BF_HEAP_ALLOC), H(H_NP_ALLOC), \
+   HOOKS(infer_np_alloc_call, emit_np_alloc_call)}
 #define MOD(p) {.path = p, .kind = BK_MODULE, .id = BI_NONE}
 #define OPER(p, o) {.path = p, .kind = BK_OPERATOR, .id = BI_OPERATOR, ARGS(2, 2), .op = (o)}
 /* modf, frexp: result is the second element's type where it is not the argument's float */
@@ -358,6 +362,13 @@ static const Builtin table[] = {
     /* q = a.copy(): likewise; the assignment copies a into q's storage (emit_assign_one) */
     {.path = "numpy.ndarray.copy", .kind = BK_FUNC, .id = BI_ARRAY_COPY, ARGS(1, 1),
      FX(BF_EFFECTS | BF_NEW_ARRAY | BF_CHECKS_ARITY), .infer = infer_array_copy_call},
+
+    /* NumPy's array creation, in @jit functions the host calls (docs/python.md, "CPU functions") */
+    NP_ALLOC("numpy.empty", NPA_EMPTY, 1, 2), NP_ALLOC("numpy.zeros", NPA_ZEROS, 1, 2),
+    NP_ALLOC("numpy.ones", NPA_ONES, 1, 2), NP_ALLOC("numpy.full", NPA_FULL, 2, 3),
+    NP_ALLOC("numpy.empty_like", NPA_EMPTY_LIKE, 1, 2), NP_ALLOC("numpy.zeros_like", NPA_ZEROS_LIKE, 1, 2),
+    NP_ALLOC("numpy.ones_like", NPA_ONES_LIKE, 1, 2), NP_ALLOC("numpy.full_like", NPA_FULL_LIKE, 2, 3),
+    NP_ALLOC("numpy.arange", NPA_ARANGE, 1, 4),
 
     TY("numpy.bool_", type_bool), TY("numpy.int8", type_int8), TY("numpy.int16", type_int16),
     TY("numpy.int32", type_int32), TY("numpy.int64", type_int64), TY("numpy.intp", type_int64),

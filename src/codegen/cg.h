@@ -224,6 +224,8 @@ bool emit_tuple_value(Gen *G, const Expr *e, StrBuf *sb, int prec);
 void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec);
 /* t[i] with a runtime index. */
 void emit_tuple_runtime_index(Gen *G, const Expr *e, StrBuf *sb);
+/* The C member of element k of a value of tuple type t: ".f0", or ".f[0]" in a UniTuple. */
+void put_member(StrBuf *sb, const Type *t, int k);
 /* A codegen-made expression: element k of tuple `base` (a constant index). */
 Expr *tuple_elem_expr(Gen *G, Expr *base, int k);
 /* A codegen-made expression naming a new temporary of type t. */
@@ -242,6 +244,13 @@ const Type *compare_type(const Type *a, const Type *b);
 const char *host_name_spec(Gen *G, const Function *spec);
 /* Whether a host entry returns a value, which its kernel stores in `result`. */
 bool host_has_result(const Function *spec);
+/* The arrays in a value of type t (t itself, or a tuple's at any depth), depth-first: each
+ * one's C access path from the value (".f1.f0", "" for t itself) appended to *paths when paths
+ * is not NULL; returns the count. */
+int host_result_arrays(Gen *G, const Type *t, const char *path, const char **paths);
+/* Where the addresses of the blocks holding a host entry's result arrays start in its result's
+ * bytes: after the result, 8-aligned (P2cKernelInfo.result_owners). */
+size_t host_owners_offset(const Function *spec);
 /* The one-thread kernel that calls a host entry for the host. */
 void emit_host_kernel(Gen *G, const Function *spec, const char *symbol, StrBuf *out);
 

@@ -28,6 +28,9 @@ typedef struct KernelDesc {
   bool is_host;
   bool has_result;
   P2cParam result_type;
+  /* The arrays in the result (P2cKernelInfo.result_arrays), and where the addresses of their
+   * heap blocks start in `result` (result_owners; emit_host.c), and all its bytes. */
+  size_t result_arrays, result_owners, result_bytes;
 } KernelDesc;
 
 typedef struct CodegenResult {

@@ -479,6 +479,9 @@ static void describe_host(Gen *G, Function *f, const char *symbol, KernelDesc *k
   if (!k->has_result) return;
   describe_value(G, f->ret_type, &k->result_type);
   k->result_type.name = "result";
+  k->result_arrays = (size_t)host_result_arrays(G, f->ret_type, "", NULL);
+  k->result_owners = host_owners_offset(f);
+  k->result_bytes = k->result_arrays ? k->result_owners + 8 * k->result_arrays : k->result_type.size;
   P2cParam *params = arena_alloc(G->a, sizeof(P2cParam) * (size_t)(f->nparams + 1));
   if (f->nparams) memcpy(params, k->params, sizeof(P2cParam) * (size_t)f->nparams);
   params[f->nparams] = (P2cParam){.name = "result", .is_array = true, .type = P2C_UINT8,

@@ -15,7 +15,7 @@
 #include "codegen/cg.h"
 
 /* ".f0" or ".f[0]" */
-static void put_member(StrBuf *sb, const Type *t, int k) {
+void put_member(StrBuf *sb, const Type *t, int k) {
   if (type_tuple_uniform(t)) sb_printf(sb, ".f[%d]", k);
   else sb_printf(sb, ".f%d", k);
 }

@@ -293,6 +293,11 @@ struct Function {
    * from a kernel's. */
   uint64_t local_bytes;
   bool local_bytes_known;  /* local_bytes is computed (a memo for the walk) */
+  /* The first NumPy array creation (np.zeros, ...: BF_HEAP_ALLOC) in it or in a function it
+   * calls, or NULL (analysis.c, heap_alloc_site): a host entry with one keeps the call's heap;
+   * a kernel with one is refused. */
+  const Expr *heap_alloc;
+  bool heap_alloc_known;   /* heap_alloc is computed (a memo for the walk) */
 };
 
 /* A module-level NumPy array built from literals (np.array, np.arange, np.zeros, ...; see

@@ -587,11 +587,14 @@ static bool check_ufunc_sig(Infer *I, Function *k, const SigText *st, const Sign
   return true;
 }
 
-/* Whether the host can read back a result of type t: a number, a bool, or a plain tuple of
- * those (nested too). */
+/* Whether the host can read back a result of type t: a number, a bool, an array of those (its
+ * memory the call's heap or an argument's), or a plain tuple of those (nested too). */
 static bool host_readable(const Type *t) {
   if (t->enum_class || t->kind == TY_VECTOR) return false;
   if (t->kind == TY_BOOL || t->kind == TY_INT || t->kind == TY_FLOAT || t->kind == TY_COMPLEX) return true;
+  if (t->kind == TY_ARRAY)
+    return t->space == MEM_GLOBAL && !t->fixed_shape && !t->dtype->enum_class &&
+           (type_is_number(t->dtype) || type_is_complex(t->dtype));
   if (t->kind != TY_TUPLE || t->tuple_class) return false;
   for (int i = 0; i < t->nelems; i++)
     if (!host_readable(t->elems[i])) return false;
@@ -605,7 +608,8 @@ static void check_host_result(Infer *I, const Function *s) {
   if (!s->typed || !t || t->kind == TY_VOID || host_readable(t)) return;
   diag_error(I->c, s->generic->loc, "E-host-return",
              "@jit function '%s' called from the host returns %s: a host call can return a number, a "
-             "bool, a tuple of those, or nothing (arrays are not supported yet)", s->generic->name, t->name);
+             "bool, an array of numbers, a tuple of those, or nothing (not a local or shared array, "
+             "a record or a string)", s->generic->name, t->name);
 }
 
 static void type_kernel_sig(Infer *I, Function *k, const SigText *st) {

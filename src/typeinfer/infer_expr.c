@@ -434,7 +434,7 @@ static const Type *record_dtype_of(Compilation *report, TypeTable *tt, const Con
   return t;
 }
 
-static const Type *array_dtype_arg(Compilation *report, TypeTable *tt, const Expr *e, const Expr *d) {
+const Type *typeinfer_dtype_arg(Compilation *report, TypeTable *tt, const Expr *e, const Expr *d) {
   if (d && d->kind == EX_BUILTIN && d->builtin->kind == BK_TYPE && d->builtin->result != &type_void)
     return d->builtin->result;
   if (d && d->kind == EX_CONST && d->konst->record) return record_dtype_of(report, tt, d->konst, d->loc);
@@ -509,7 +509,7 @@ bool typeinfer_array_alloc(Compilation *report, TypeTable *tt, const Expr *e, Ar
                            "%s() needs a constant shape (an int or a tuple of ints)", name);
     return false;
   }
-  out->dtype = array_dtype_arg(report, tt, e, dt);
+  out->dtype = typeinfer_dtype_arg(report, tt, e, dt);
   if (!out->dtype) return false;
   /* cuda.shared.array(0, dtype): dynamic shared memory, sized by the launch (Numba: 1-D only). */
   out->dynamic = space == MEM_SHARED && out->ndim == 1 && out->dims[0] == 0;

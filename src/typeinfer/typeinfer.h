@@ -47,6 +47,22 @@ typedef struct ArrayAlloc {
  * (a constant power of two, a multiple of 8, at most 2**28), or it has another argument; reports why (E-shape,
  * E-dtype, E-array-size, E-alignment, E-arity, E-keyword) to `report` unless it is NULL. */
 bool typeinfer_array_alloc(Compilation *report, TypeTable *tt, const Expr *e, ArrayAlloc *out);
+/* The dtype that argument d of call e names (a NumPy or Numba scalar type, a module-level record
+ * dtype, a dtype string); NULL with an E-dtype error at d (at e when d is NULL) to `report`. */
+const Type *typeinfer_dtype_arg(Compilation *report, TypeTable *tt, const Expr *e, const Expr *d);
+
+/* The arguments of a NumPy array creation call (a BI_NP_ALLOC row), bound to Numba's parameters
+ * by position or name: np.empty(shape, dtype), full(shape, fill_value, dtype), empty_like(a,
+ * dtype), full_like(a, fill_value, dtype), arange(start, stop, step, dtype) (one bound alone is
+ * the stop). Each is NULL where not given. */
+typedef struct NpAllocArgs {
+  const Expr *shape, *like, *fill, *dtype;
+  const Expr *start, *stop, *step;
+} NpAllocArgs;
+/* Binds call e's arguments; false (with *bad the first argument that binds to no parameter, or
+ * to one twice) when they do not fit. */
+bool typeinfer_np_alloc_args(const Expr *e, NpAllocArgs *out, const Expr **bad);
+
 /* The record type of a module-level record dtype (np.dtype([...]) at module level), or NULL with
  * *why set where its layout is one pyk2cuda (and Numba's CUDA target) refuses: a field that is
  * not aligned, an itemsize not a multiple of the widest field's alignment. */

@@ -28,6 +28,190 @@ template <typename T> static __device__ __forceinline__ T p2c_max(T a, T b) {
   return b > a ? b : a;
 }
 
+/* --check-bounds (docs/generated-code.md): the first out-of-bounds access of a launch.
+ * The runtime zeroes it before each launch and reads it after. 176 bytes, no padding. */
+struct p2c_bounds_record {
+  unsigned int claimed;           /* 1 once a thread has recorded a failure */
+  unsigned int line, column;      /* of the subscript in the Python source, from 1 */
+  unsigned int ndim, axis;        /* the array's dimensions; the first bad axis */
+  unsigned int block[3], thread[3];  /* blockIdx, threadIdx of the failing thread */
+  unsigned int view;              /* 1: a[i] made a view; only index[axis] is set */
+  int64_t index[8];               /* the indices as written (negative ones unwrapped) */
+  int64_t shape[8];               /* the array's extents */
+};
+extern "C" {
+__device__ p2c_bounds_record p2c_bounds_report;
+}
+
+template <int N>
+struct p2c_index {
+  int64_t v[N];
+};
+
+/* Ends the calling thread, as if its kernel had returned. */
+#ifdef PYK2CUDA_SIM
+#define P2C_EXIT_THREAD() p2c_sim_exit_thread()
+#else
+#define P2C_EXIT_THREAD() asm volatile("exit;")
+#endif
+
+/* Records a failure (the first one of the launch wins) and ends the thread. */
+template <int N>
+static __device__ __noinline__ void p2c_bounds_fail(p2c_index<N> ix, p2c_index<N> shape, int axis,
+                                                   unsigned int line, unsigned int column) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = N;
+    r->axis = axis;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    for (int k = 0; k < N; k++) r->index[k] = ix.v[k], r->shape[k] = shape.v[k];
+  }
+  P2C_EXIT_THREAD();
+}
+
+/* The indices `ix` of an array of extents `shape`, negative ones wrapped once as in Python,
+ * each checked; the element's offset: in elements for C ('C') and Fortran ('F') order, in
+ * bytes along `strides` ('A'). */
+template <char L, int N>
+static __device__ __forceinline__ int64_t p2c_bounds_offset(p2c_index<N> ix, const int64_t *shape,
+                                                            const int64_t *strides,
+                                                            unsigned int line, unsigned int column) {
+  int64_t w[N];
+  for (int k = 0; k < N; k++) {
+    w[k] = ix.v[k] < 0 ? ix.v[k] + shape[k] : ix.v[k];
+    if ((uint64_t)w[k] >= (uint64_t)shape[k]) {
+      p2c_index<N> s;
+      for (int d = 0; d < N; d++) s.v[d] = shape[d];
+      p2c_bounds_fail<N>(ix, s, k, line, column);
+    }
+  }
+  int64_t off = 0;
+  if (L == 'A') {
+    for (int k = 0; k < N; k++) off += w[k] * strides[k];
+  } else if (L == 'F') {
+    for (int k = N - 1; k >= 0; k--) off = off * shape[k] + w[k];
+  } else {
+    for (int k = 0; k < N; k++) off = off * shape[k] + w[k];
+  }
+  return off;
+}
+
+/* A raise or assert that failed in a function compiled with debug=True: the exception
+ * ("ValueError: msg") goes into the bounds record (ndim 0 says which kind of record it
+ * is; the text takes the bytes of index and shape), then the thread ends. */
+static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int column, const char *exc) {
+  if (atomicCAS(&p2c_bounds_report.claimed, 0u, 1u) == 0u) {
+    p2c_bounds_record *r = &p2c_bounds_report;
+    r->line = line;
+    r->column = column;
+    r->ndim = 0;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    char *text = (char *)r->index;
+    unsigned int n = 0;
+    for (; exc[n] && n + 1 < sizeof r->index + sizeof r->shape; n++) text[n] = exc[n];
+    text[n] = 0;
+  }
+  P2C_EXIT_THREAD();
+}
+
+/* NumPy's array creation in @jit functions the host calls (np.empty, zeros, ..., arange): each
+ * array's elements are a block of the C heap, listed in the running call's heap (p2c_heap_now);
+ * when the host's call returns, its kernel hands the blocks that hold a returned array to the
+ * caller and frees the others (p2c_heap_end). Host entries run only on the simulator (the host's
+ * CPU): NVRTC compiles this text, but no GPU runs it. */
+struct p2c_heap_block {
+  p2c_heap_block *next;
+  int64_t bytes;
+};
+#ifdef PYK2CUDA_SIM
+static thread_local p2c_heap_block *p2c_heap_now;
+#else
+static __device__ p2c_heap_block *p2c_heap_now;
+#endif
+template <int N> struct p2c_dims {
+  int64_t d[N];
+};
+/* A new block of `bytes` (zeroed on request), listed in the call's heap; out of memory raises
+ * MemoryError, as in Numba. */
+static __device__ __noinline__ void *p2c_heap_alloc(int64_t bytes, bool zeroed, unsigned int line,
+                                                    unsigned int column) {
+  size_t total = sizeof(p2c_heap_block) + (size_t)bytes;
+  p2c_heap_block *b = (p2c_heap_block *)malloc(total);
+  if (!b) p2c_raise(line, column, "MemoryError: Allocation failed (probably too large).");
+  if (zeroed) memset(b, 0, total);
+  b->next = p2c_heap_now;
+  b->bytes = bytes;
+  p2c_heap_now = b;
+  return b + 1;
+}
+/* The host entry's start: the call's heap is empty (blocks a call that raised left are freed). */
+static __device__ void p2c_heap_begin(void) {
+  while (p2c_heap_now) {
+    p2c_heap_block *b = p2c_heap_now;
+    p2c_heap_now = b->next;
+    free(b);
+  }
+}
+/* The host entry's end: owners[i] is the block holding held[i] (the elements of the i-th array in
+ * the result), which passes to the caller, or NULL (an argument's memory); every other block of
+ * the call is freed. */
+static __device__ void p2c_heap_end(void *const *held, int n, void **owners) {
+  for (int i = 0; i < n; i++) owners[i] = 0;
+  while (p2c_heap_now) {
+    p2c_heap_block *b = p2c_heap_now;
+    p2c_heap_now = b->next;
+    bool kept = false;
+    for (int i = 0; i < n; i++) {
+      char *lo = (char *)(b + 1);
+      if ((char *)held[i] >= lo && (char *)held[i] <= lo + b->bytes) owners[i] = b, kept = true;
+    }
+    if (!kept) free(b);
+  }
+}
+
+/* np.empty/zeros/ones/full and their _like forms: an array of shape `dims` in layout L ('C' or
+ * 'F'); fill 0 leaves the elements as they are, 1 zeroes them, 2 sets each to `value`. A negative
+ * extent, or a size past 2**63 bytes, raises ValueError as NumPy does. */
+template <typename T, int N, char L>
+static __device__ p2c_array<T, N> p2c_np_new(p2c_dims<N> dims, int fill, T value, unsigned int line,
+                                             unsigned int column) {
+  p2c_array<T, N> a;
+  int64_t n = 1;
+  for (int k = 0; k < N; k++) {
+    if (dims.d[k] < 0) p2c_raise(line, column, "ValueError: negative dimensions are not allowed");
+    if (dims.d[k] && n > (int64_t)(0x7fffffffffffffffLL / sizeof(T)) / dims.d[k])
+      p2c_raise(line, column, "ValueError: array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+    n *= dims.d[k];
+    a.shape[k] = dims.d[k];
+  }
+  int64_t stride = (int64_t)sizeof(T);
+  for (int k = 0; k < N; k++) {
+    int j = L == 'F' ? k : N - 1 - k;
+    a.strides[j] = stride;
+    stride *= dims.d[j];
+  }
+  a.data = (T *)p2c_heap_alloc(n * (int64_t)sizeof(T), fill == 1, line, column);
+  if (fill == 2)
+    for (int64_t i = 0; i < n; i++) a.data[i] = value;
+  return a;
+}
+/* np.arange(start, stop, step) computed in C (int64_t or double), as Numba computes it:
+ * ceil((stop - start) / step) elements (none when negative), element i start + i * step; a
+ * zero step raises ValueError. */
+template <typename T, typename C>
+static __device__ p2c_array<T, 1> p2c_np_arange(C start, C stop, C step, unsigned int line, unsigned int column) {
+  if (step == 0) p2c_raise(line, column, "ValueError: Maximum allowed size exceeded");
+  double count = ceil(((double)stop - (double)start) / (double)step);
+  p2c_dims<1> dims = {{count > 0 ? (int64_t)count : 0}};
+  p2c_array<T, 1> a = p2c_np_new<T, 1, 'C'>(dims, 0, T(), line, column);
+  for (int64_t i = 0; i < a.shape[0]; i++) a.data[i] = (T)(start + (C)i * step);
+  return a;
+}
+
 /* A view (docs/semantics.md): a[..., i, ...] at dimension K drops that dimension. */
 template <int K, typename T, int N>
 static __device__ __forceinline__ p2c_array<T, N - 1> p2c_view_index(p2c_array<T, N> a, int64_t i) {
@@ -121,11 +305,36 @@ struct p2c_tuple_i32_i32_b {
   bool f2;
 };
 
+static __device__ p2c_array<double, 2> ramp(int64_t, int64_t);
 static __device__ p2c_tuple_f64_tup2f64f64 parts(p2c_complex128);
 static __device__ p2c_tuple_i32_i32_b min_max(p2c_array<int32_t, 1>);
 static __device__ double powi(double, int64_t);
 static __device__ void scale(p2c_array<float, 1>, double);
 static __device__ double total(p2c_array<double, 1>);
+
+static __device__ p2c_array<double, 2> ramp(int64_t n, int64_t m) {
+  p2c_array<double, 2> g = {};
+  int64_t i = 0;
+  p2c_array<int64_t, 1> r = {};
+  int64_t j = 0;
+
+  // g = np.zeros((n, m))
+  g = p2c_np_new<double, 2, 'C'>(p2c_dims<2>{{(int64_t)n, (int64_t)m}}, 1, double(), 55, 9);
+  // for i in range(n):
+  for (i = 0; i < n; ++i) {
+    P2C_SIM_POLL();
+    // r = np.arange(m)
+    r = p2c_np_arange<int64_t, int64_t>((int64_t)0, (int64_t)(m), (int64_t)1, 57, 13);
+    // for j in range(m):
+    for (j = 0; j < m; ++j) {
+      P2C_SIM_POLL();
+      // g[i, j] = r[j] * 0.5 + i
+      g.data[i * g.shape[1] + j] = (double)r.data[j] * 0.5 + (double)i;
+    }
+  }
+  // return g
+  return g;
+}
 
 static __device__ p2c_tuple_f64_tup2f64f64 parts(p2c_complex128 z) {
   // return z.real, (z.imag, abs(z))
@@ -239,6 +448,14 @@ extern "C" __global__ void parts_host(p2c_complex128 z, p2c_array<unsigned char,
   *(p2c_tuple_f64_tup2f64f64 *)result.data = parts(z);
 }
 
+/* The host's call of ramp (@jit): one thread runs it and stores its result; its arrays live on the call's heap. */
+extern "C" __global__ void ramp_host(int64_t n, int64_t m, p2c_array<unsigned char, 1> result) {
+  p2c_heap_begin();
+  *(p2c_array<double, 2> *)result.data = ramp(n, m);
+  void *const held[] = {(void *)(*(p2c_array<double, 2> *)result.data).data};
+  p2c_heap_end(held, 1, (void **)(result.data + 40));
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(sums)
 P2C_SIM_BLOCKS(total_host)
@@ -246,4 +463,5 @@ P2C_SIM_BLOCKS(scale_host)
 P2C_SIM_BLOCKS(powi_host)
 P2C_SIM_BLOCKS(min_max_host)
 P2C_SIM_BLOCKS(parts_host)
+P2C_SIM_BLOCKS(ramp_host)
 #endif

@@ -2,6 +2,7 @@
 # <name>_host that one thread runs (docs/generated-code.md); a kernel calls `total` as a device
 # function.
 import numba
+import numpy as np
 from numba import cuda, jit, njit
 
 
@@ -47,3 +48,13 @@ def sums(rows, out):
     i = cuda.grid(1)
     if i < rows.shape[0]:
         out[i] = total(rows[i])
+
+
+@njit("float64[:, ::1](int64, int64)")
+def ramp(n, m):
+    g = np.zeros((n, m))
+    for i in range(n):
+        r = np.arange(m)
+        for j in range(m):
+            g[i, j] = r[j] * 0.5 + i
+    return g
