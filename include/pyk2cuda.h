@@ -312,7 +312,8 @@ typedef struct P2cChecks {
 } P2cChecks;
 
 typedef struct P2cTranslateOptions {
-  const char *const *kernels;   /* translate only these kernels (NULL: all) */
+  const char *const *kernels;   /* translate only these kernels (NULL: all); a device function
+                                   named here is exported (P2cKernelInfo.exported) */
   size_t kernel_count;
   const char *const *signatures;/* extra signatures, "name(float32[:], int64)" */
   size_t signature_count;
@@ -421,6 +422,11 @@ typedef struct P2cKernelInfo {
    * where they are an argument's memory. result_size: the bytes p2c_module_call needs
    * (result->size when no array is in the result). */
   size_t result_arrays, result_owners, result_size;
+  /* An exported device function, not a kernel: a device function named among the translation's
+   * kernels (P2cTranslateOptions.kernels), compiled as an extern "C" __device__ function of the
+   * C ABI (`.visible .func` in the PTX; numba.cuda.compile_ptx(device=True)). `signature` gives
+   * its result. It cannot be launched; its module compiles as relocatable device code. */
+  bool exported;
 } P2cKernelInfo;
 
 P2C_API size_t p2c_module_kernel_count(const P2cModule *module);

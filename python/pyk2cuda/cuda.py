@@ -18,9 +18,21 @@ from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's
 from ._core import Error, CompileError
 
 # Options of numba.cuda.jit accepted besides debug and boundscheck: all change nothing here but
-# extensions (the kernel's extensions list); docs/python.md says why for each.
+# extensions (the kernel's extensions list), fastmath and lineinfo (_code_options);
+# docs/python.md says why for each.
 _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath",
                     "forceinline", "link", "lto", "launch_bounds", "extensions"}
+
+
+def _code_options(debug, options):
+    """The options written into the translated source's @cuda.jit(...), where the translator
+    reads them: debug= and boundscheck= as given, fastmath (True, or any non-empty set of
+    Numba's flags: all of NVRTC's fast math, as Numba's CUDA target does) and lineinfo when set
+    (docs/python.md, "Options that change the code")."""
+    given = (("debug", debug), ("boundscheck", options.get("boundscheck")),
+             ("fastmath", bool(options.get("fastmath")) or None),
+             ("lineinfo", bool(options.get("lineinfo")) or None))
+    return {name: value for name, value in given if value is not None}
 
 
 def _check_options(options):
@@ -176,8 +188,25 @@ class Kernel(_core._Kernel):
         made = self.__dict__.setdefault("_made", {})
         key = _arg_types(sig)
         if key not in made:
-            made[key] = jit(sig, sanitize=self._sanitize, **self._options)(self.py_func)
+            made[key] = self._sibling(sig)
         return made[key]
+
+    def compile(self, sig):
+        """Numba's Dispatcher.compile: the specialization for `sig` (argument types, or a
+        signature whose return type is void) made now, as a launch with such arguments would
+        make it; returns this kernel (inspect_asm(sig) then has it)."""
+        key = _sig_key(sig)
+        if any(_arg_types(s) == key for s in self.signatures):
+            return self
+        compiled = self.__dict__.setdefault("_compiled", {})
+        if key not in compiled:
+            compiled[key] = self._sibling("void(%s)" % ", ".join(str(t) for t in key))
+        return self
+
+    def _sibling(self, sig):
+        """A kernel of the same function and options for one signature (opt=False: the
+        decorator's warning about debug=True was given once already)."""
+        return jit(sig, sanitize=self._sanitize, opt=False, **self._options)(self.py_func)
 
     @property
     def specializations(self):
@@ -254,9 +283,15 @@ class Kernel(_core._Kernel):
             print(specs[i][2], file=out)
 
     def inspect_asm(self, signature=None, arch=None):
-        """The PTX (NVRTC, no GPU needed): a dict {signature: text}, or one text."""
+        """The PTX (NVRTC, no GPU needed): a dict {signature: text}, or one text. A signature
+        compile(sig) made is asked of the kernel it made."""
+        compiled = self.__dict__.get("_compiled", {})
+        if signature is not None and compiled and _sig_key(signature) in compiled:
+            return compiled[_sig_key(signature)].inspect_asm(None, arch).popitem()[1]
         specs = self._specs()
-        got = {specs[i][0]: self._ptx(i, arch)[0] for i in self._pick(signature)}
+        got = _BySignature({specs[i][0]: self._ptx(i, arch)[0] for i in self._pick(signature)})
+        for kernel in ({} if signature is not None else compiled).values():
+            got.update(kernel.inspect_asm(None, arch))
         return got if signature is None else next(iter(got.values()))
 
     def _ptxas(self, i, arch, cubin):
@@ -347,6 +382,26 @@ class _Overload:
         return self._kernel._cooperative(self._index, threads, int(dynsmemsize))[1]
 
 
+class _BySignature(dict):
+    """{signature text: value}, as pyk2cuda's inspect_* methods give them, that also answers to
+    Numba's keys, the tuples of argument types (`kernel.inspect_asm()[(float64[::1],)]`)."""
+
+    def __missing__(self, key):
+        if isinstance(key, (tuple, list)):
+            want = _sig_key(tuple(key))
+            for text, value in self.items():
+                if _arg_types(text) == want:
+                    return value
+        raise KeyError(key)
+
+
+def _sig_key(sig):
+    """The argument types of a signature in any of Numba's forms (text, a tuple of types,
+    Numba's own type objects), as a tuple of pyk2cuda's types."""
+    text = _source.signature_text(tuple(sig) if isinstance(sig, list) else sig)[0]
+    return _arg_types(text if "(" in text else "(%s)" % text)
+
+
 def _arg_types(signature):
     """The argument types of 'void(int32[:, ::1], int64)' as a tuple of type objects."""
     from .types import Type
@@ -401,29 +456,62 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
                 opt=True, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
     """numba.cuda.compile_ptx: (the PTX of `pyfunc` compiled as a kernel for `sig`, its return
     type), by NVRTC for compute capability `cc` (default: the GPU's, or 9.0). Device functions
-    (device=True) are not supported: pyk2cuda compiles them into the kernels that call them.
-    abi, abi_info, forceinline and launch_bounds are accepted and change nothing (a kernel's
-    ABI is the one docs/generated-code.md describes)."""
-    if device:
-        raise NotImplementedError("compile_ptx(device=True): pyk2cuda compiles device functions "
-                                  "only into the kernels that call them")
+    (device=True): the function alone, exported (an extern "C" __device__ function: a
+    `.visible .func`, no kernel), with its inferred return type. fastmath=, lineinfo= and debug=
+    as cuda.jit's (docs/python.md, "Options that change the code"); abi, abi_info, forceinline
+    and launch_bounds are accepted and change nothing (a kernel's ABI is the one
+    docs/generated-code.md describes, an exported function's the C ABI)."""
     # One signature: a list here is the argument types (Numba's compile_ptx(f, [int32, ...]),
     # compile_ptx(f, []) for none), not a list of signatures as cuda.jit([...]) takes.
     sigs = _source.signature_text(tuple(sig) if isinstance(sig, list) else sig)
     if len(sigs) != 1:
         raise TypeError("compile_ptx takes one signature, got %d" % len(sigs))
-    k = jit(sigs[0], debug=debug)(pyfunc)
+    _warn_debug_opt(debug, opt)
+    options = _code_options(debug, {"fastmath": fastmath, "lineinfo": lineinfo})
     arch = "sm_%d%d" % tuple(cc) if cc else _default_arch()
+    if device:
+        k = _export_device(getattr(pyfunc, "py_func", pyfunc), sigs[0], options)
+        sig_text = k.signatures[0]
+        return k._ptx(0, arch)[0], types.Type(sig_text[:sig_text.index("(")])
+    k = jit(sigs[0], opt=False, **options)(pyfunc)   # opt=False: warned above already
     from .types import void
     return k._ptx(0, arch)[0], void
+
+
+def _export_device(func, sig, options):
+    """`func` translated alone as an exported device function for `sig` (a Kernel object whose
+    one specialization is that function: P2cKernelInfo.exported; never launched)."""
+    _source.check_source(func)
+    unit = _source.build(func, options=dict(options, device=True))
+    code = func.__code__
+    params = tuple(code.co_varnames[:code.co_argcount])
+    name = _source.function_name(func)
+    try:
+        k = Kernel(func, name, unit.filename, unit.source, params, True,
+                   [_source.call_signature(name, sig)], False)
+    except (CompileError, _core.BoundsError) as e:
+        raise unit.remap(e) from None
+    k._unit = unit
+    return k
+
+
+def _warn_debug_opt(debug, opt):
+    """Numba's warning for debug=True with optimization on (its default), which CUDA does not
+    support: pyk2cuda's debug=True compiles with NVRTC's -G, which turns optimization off."""
+    if debug and opt:
+        import warnings
+        from .numba_names import NumbaInvalidConfigWarning
+        warnings.warn(NumbaInvalidConfigWarning(
+            "debug=True with opt=True (the default) is not supported by CUDA. This may result in "
+            "a crash - set debug=False or opt=False."))
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
                                    fastmath=False, opt=True, abi="numba", abi_info=None,
                                    forceinline=False, launch_bounds=None):
     """compile_ptx for the current device's compute capability."""
-    return compile_ptx(pyfunc, sig, debug=debug, device=device,
-                       cc=get_current_device().compute_capability)
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                       fastmath=fastmath, opt=opt, cc=get_current_device().compute_capability)
 
 
 def _cuda_tool(name):
@@ -477,12 +565,25 @@ def declare_device(name, sig, link=None, use_cooperative=False):
 
 class DeviceFunction:
     """A @cuda.jit(device=True) function: compiled into each kernel that calls it, under the
-    name the kernel uses for it."""
+    name the kernel uses for it. inspect_asm(sig) gives its PTX alone (compile_ptx(device=True)
+    with its decorator's options)."""
 
-    def __init__(self, func):
+    def __init__(self, func, sigs=None, options=None):
         self.py_func = func
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
+        self._sigs = sigs or []
+        self._options = dict(options or {})
+
+    def inspect_asm(self, signature=None, arch=None):
+        """The PTX of the function exported alone, as compile_ptx(device=True) makes it: a dict
+        {signature: text} over its decorator's signatures, or one text for `signature`."""
+        sigs = self._sigs if signature is None else _source.signature_text(signature)
+        got = {}
+        for sig in sigs:
+            kernel = _export_device(self.py_func, sig, self._options)
+            got[kernel.signatures[0]] = kernel._ptx(0, arch or _default_arch())[0]
+        return got if signature is None else next(iter(got.values()))
 
     def __call__(self, *args, **kwargs):
         raise Error("device function '%s' can only be called from a kernel" % self.__name__)
@@ -496,15 +597,15 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
     raises: docs/semantics.md); sanitize=True (pyk2cuda's own option) runs the kernel's launches
     on the simulator under its checker."""
     _check_options(options)
+    _warn_debug_opt(debug, options.get("opt", True))
     sanitize = bool(options.get("sanitize"))
-    checks = {name: value for name, value in (("debug", debug), ("boundscheck", options.get("boundscheck")))
-              if value is not None}
+    checks = _code_options(debug, options)
 
     def make(func, sigs):
         func = getattr(func, "py_func", func)
         _source.check_source(func)
         if device:
-            return DeviceFunction(func)
+            return DeviceFunction(func, sigs, checks)
         code = func.__code__
         params = tuple(code.co_varnames[:code.co_argcount])
         if not sigs:

@@ -8,7 +8,8 @@ AttributeError (an ImportError in `from ... import`) naming it; none comes from 
 - error: Numba's error classes, each pyk2cuda.Error (the one class of the C API's failures, whose
   .status_name says which tool failed), so `except CudaSupportError:` catches what it should;
 - nvvm: NVVM() with is_nvvm70 True: pyk2cuda compiles through NVRTC, which
-  takes everything NVVM 7.0 does; the address-space numbers of NVVM IR;
+  takes everything NVVM 7.0 does; find_closest_arch(cc), which is cc (pyk2cuda compiles for the
+  compute capability asked); the address-space numbers of NVVM IR;
 - runtime: runtime.get_version(), the CUDA toolkit version of the NVRTC pyk2cuda loads (there
   is no CUDA runtime library under pyk2cuda: it uses the driver API);
 - linkable_code: numba-cuda's holders of code to link (CUSource, PTXSource, Cubin, Fatbin,
@@ -41,6 +42,12 @@ class NVVM:
     """Numba's NVVM handle, as far as scripts ask it: the compiler behind pyk2cuda is NVRTC,
     which compiles what NVVM 7.0 compiles."""
     is_nvvm70 = True
+
+
+def find_closest_arch(mycc):
+    """Numba's closest compute capability the toolkit supports: pyk2cuda compiles for the one
+    asked (compile_ptx(cc=...), the device's), and NVRTC refuses one it does not know."""
+    return tuple(int(x) for x in mycc)
 
 
 class LinkableCode:
@@ -82,8 +89,8 @@ error = _module("error", "numba.cuda.cudadrv.error: Numba's error classes, each 
                 CudaDriverError=_core.Error, CudaRuntimeError=_core.Error,
                 CudaSupportError=_core.Error, NvvmError=_core.Error, NvvmSupportError=_core.Error,
                 NvrtcError=_core.Error, NvrtcCompilationError=_core.CompileError)
-nvvm = _module("nvvm", "numba.cuda.cudadrv.nvvm: NVVM() and NVVM IR's address spaces.",
-               NVVM=NVVM, ADDRSPACE_GENERIC=0, ADDRSPACE_GLOBAL=1, ADDRSPACE_SHARED=3,
+nvvm = _module("nvvm", "numba.cuda.cudadrv.nvvm: NVVM(), find_closest_arch and NVVM IR's address spaces.",
+               NVVM=NVVM, find_closest_arch=find_closest_arch, ADDRSPACE_GENERIC=0, ADDRSPACE_GLOBAL=1, ADDRSPACE_SHARED=3,
                ADDRSPACE_CONSTANT=4, ADDRSPACE_LOCAL=5)
 runtime = _module("runtime", "numba.cuda.cudadrv.runtime: the CUDA version.",
                   get_version=_nvrtc_version)

@@ -26,6 +26,11 @@ class NumbaPerformanceWarning(NumbaWarning):
     copied at a launch). pyk2cuda does not issue it; scripts filter it."""
 
 
+class NumbaInvalidConfigWarning(NumbaWarning):
+    """Numba's warning about options that do not go together: cuda.jit(debug=True) with
+    optimization on (opt=True, the default), which pyk2cuda gives as Numba does."""
+
+
 class NumbaDeprecationWarning(NumbaWarning, DeprecationWarning):
     """Numba's deprecation warning."""
 
@@ -43,6 +48,7 @@ def _module(name, doc, **names):
 errors = _module("numba.core.errors", "numba.core.errors, as pyk2cuda answers it.",
                  NumbaWarning=NumbaWarning, NumbaPerformanceWarning=NumbaPerformanceWarning,
                  NumbaDeprecationWarning=NumbaDeprecationWarning,
+                 NumbaInvalidConfigWarning=NumbaInvalidConfigWarning,
                  NumbaPendingDeprecationWarning=NumbaPendingDeprecationWarning,
                  NumbaError=_core.Error, TypingError=_core.CompileError,
                  LoweringError=_core.CompileError)

@@ -631,6 +631,11 @@ def build(func, kind="kernel", signatures=None, options=None, layout=None):
         decorator = "@%s%s" % (_NJIT, "(%s)" % ", ".join(parts) if parts else "")
     else:
         decorator = "@%s.jit%s" % (_CUDA, "(%s)" % given if given else "")
-    b.add_function(func, func.__name__ if func.__name__.isidentifier() else "_lambda", decorator)
+    b.add_function(func, function_name(func), decorator)
     return b.unit()
+
+
+def function_name(func):
+    """The name `func` has in the translated module: its own, or `_lambda` for a lambda."""
+    return func.__name__ if func.__name__.isidentifier() else "_lambda"
 

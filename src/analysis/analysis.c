@@ -21,13 +21,16 @@ static void collect_kernels(Module *m, const AnalysisOptions *o, FuncKind kind, 
   }
 }
 
-/* The host entries of the selected @jit functions, in source order. */
-static void collect_hosts(Module *m, const AnalysisOptions *o, FunctionList *out, Arena *a) {
+/* The host entries of the selected @jit functions (exports false), or the exported
+ * specializations of the selected device functions (exports true), in source order. */
+static void collect_hosts(Module *m, const AnalysisOptions *o, bool exports, FunctionList *out, Arena *a) {
   for (size_t i = 0; i < m->funcs.len; i++) {
     Function *g = m->funcs.items[i];
-    if (!g->host_jit || !kernel_selected(o, g->name)) continue;
-    for (size_t j = 0; j < g->specs.len; j++)
-      if (g->specs.items[j]->typed && g->specs.items[j]->host_entry) vec_push(a, out, g->specs.items[j]);
+    if (!(exports ? g->exported : g->host_jit) || !kernel_selected(o, g->name)) continue;
+    for (size_t j = 0; j < g->specs.len; j++) {
+      const Function *s = g->specs.items[j];
+      if (s->typed && (exports ? s->export_entry : s->host_entry)) vec_push(a, out, g->specs.items[j]);
+    }
   }
 }
 
@@ -105,6 +108,7 @@ static void note_uses(Analysis *an, Arena *a) {
   for (size_t i = 0; i < an->kernels.len; i++) ast_walk_block(&w, &an->kernels.items[i]->body);
   for (size_t i = 0; i < an->ufuncs.len; i++) ast_walk_block(&w, &an->ufuncs.items[i]->body);
   for (size_t i = 0; i < an->hosts.len; i++) note_device(&w, an->hosts.items[i]);
+  for (size_t i = 0; i < an->exports.len; i++) note_device(&w, an->exports.items[i]);
 }
 
 /* ---- local arrays on the deepest call path ---- */
@@ -226,9 +230,9 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an, bool fib
  * reports a kernel's exception only after a debug=True launch (its boundscheck= checks nothing
  * on CUDA and reports nothing); a device function also with its own debug=True. */
 static void checked_functions(const AnalysisOptions *o, Analysis *an) {
-  const FunctionList *lists[] = {&an->kernels, &an->ufuncs, &an->hosts};
+  const FunctionList *lists[] = {&an->kernels, &an->ufuncs, &an->hosts, &an->exports};
   bool any_reports = false;
-  for (size_t l = 0; l < 3; l++)
+  for (size_t l = 0; l < 4; l++)
     for (size_t i = 0; i < lists[l]->len; i++) {
       Function *f = lists[l]->items[i];
       const Function *g = f->generic ? f->generic : f;
@@ -248,7 +252,8 @@ void analysis_run(Compilation *c, Module *m, const AnalysisOptions *o, Analysis 
   memset(out, 0, sizeof *out);
   collect_kernels(m, o, FN_KERNEL, &out->kernels, &c->arena);
   collect_kernels(m, o, FN_UFUNC, &out->ufuncs, &c->arena);
-  collect_hosts(m, o, &out->hosts, &c->arena);
+  collect_hosts(m, o, false, &out->hosts, &c->arena);
+  collect_hosts(m, o, true, &out->exports, &c->arena);
   note_uses(out, &c->arena);
   checked_functions(o, out);
   /* codegen writes every constant array a kernel uses: an array of records needs its struct */

@@ -38,6 +38,8 @@ typedef struct Analysis {
   FunctionList ufuncs;     /* typed specializations of the selected @vectorize ufuncs */
   FunctionList hosts;      /* host entries (Function.host_entry) of the selected @jit functions;
                               each is a device function too (in `devices`), which codegen wraps */
+  FunctionList exports;    /* exported specializations (Function.export_entry) of the selected
+                              device functions; each in `devices` too, which codegen wraps */
   FunctionList devices;    /* device functions they call, at any depth, in order of first call */
   bool uses_complex;       /* a complex type appears in them (the prelude's complex helpers) */
   bool uses_half;          /* float16 appears in them (the prelude's float16 helpers) */

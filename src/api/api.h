@@ -39,6 +39,10 @@ struct P2cModule {
   CodegenResult cg;
   bool ok;
   P2cKernelInfo *kernels;
+  size_t nkernel_infos;      /* kernels, then exported device functions (fill_kernel_infos) */
+  /* NVRTC's options beside the defaults, from the entries' decorators (code_options) */
+  const char *nvrtc_options[4];
+  size_t nvrtc_option_count;
   RtcResult rtc;
   bool rtc_cache_hit;        /* the image came from the compile cache */
   Analysis an;               /* the analysis phase's result */

@@ -263,14 +263,21 @@ static bool split_sigs(P2cCompiler *c, Arena *a, const P2cTranslateOptions *o, E
   return true;
 }
 
-/* Whether f is something the host calls or launches: a kernel, a ufunc, or a @jit function. */
-static bool is_entry(const Function *f) { return f->kind != FN_DEVICE || f->host_jit; }
+/* Whether f is something the host calls, launches or links to: a kernel, a ufunc, a @jit
+ * function, or an exported device function. */
+static bool is_entry(const Function *f) { return f->kind != FN_DEVICE || f->host_jit || f->exported; }
 
-static bool check_kernel_names(P2cCompiler *c, const Module *mod, const P2cTranslateOptions *o) {
+/* Each name of the translation's kernels must be an entry or a device function; a device
+ * function named there is exported (Function.exported: compile_ptx(device=True)). */
+static bool check_kernel_names(P2cCompiler *c, Module *mod, const P2cTranslateOptions *o) {
   for (size_t i = 0; o && i < o->kernel_count; i++) {
     bool found = false;
-    for (size_t j = 0; j < mod->funcs.len; j++)
-      found |= is_entry(mod->funcs.items[j]) && strcmp(mod->funcs.items[j]->name, o->kernels[i]) == 0;
+    for (size_t j = 0; j < mod->funcs.len; j++) {
+      Function *f = mod->funcs.items[j];
+      if (strcmp(f->name, o->kernels[i]) != 0) continue;
+      if (f->kind == FN_DEVICE && !f->host_jit) f->exported = true;
+      found = true;
+    }
     if (!found) {
       api_fail(c, P2C_ERR_USAGE, "no kernel named '%s' in the source", o->kernels[i]);
       return false;
@@ -307,17 +314,20 @@ static bool check_specialization(P2cCompiler *c, const Module *mod, const P2cTra
   return true;
 }
 
+/* The module's P2cKernelInfo: its kernels, then its exported device functions. */
 static void fill_kernel_infos(P2cModule *m) {
-  m->kernels = arena_alloc(&m->comp.arena, sizeof *m->kernels * (size_t)(m->cg.nkernels ? m->cg.nkernels : 1));
-  for (int i = 0; i < m->cg.nkernels; i++) {
-    const KernelDesc *k = &m->cg.kernels[i];
+  int n = m->cg.nkernels + m->cg.nexports;
+  m->kernels = arena_alloc(&m->comp.arena, sizeof *m->kernels * (size_t)(n ? n : 1));
+  m->nkernel_infos = (size_t)n;
+  for (int i = 0; i < n; i++) {
+    const KernelDesc *k = i < m->cg.nkernels ? &m->cg.kernels[i] : &m->cg.exports[i - m->cg.nkernels];
     size_t nparams = (size_t)k->nparams - (k->has_result ? 1 : 0);   /* the result is not an argument */
     m->kernels[i] = (P2cKernelInfo){k->spec->generic->name, k->symbol, k->signature,
                                     nparams, k->params, k->spec->uses_barrier,
                                     k->static_shared_bytes, k->is_ufunc, k->spec->cooperative,
                                     k->spec->generic->nsigs > 0, m->check_bounds, k->is_host,
                                     k->has_result ? &k->result_type : NULL, k->result_arrays,
-                                    k->result_owners, k->result_bytes};
+                                    k->result_owners, k->result_bytes, k->is_export};
   }
 }
 
@@ -431,6 +441,32 @@ static P2cChecks translation_checks(const P2cCompiler *c, const P2cTranslateOpti
   return k;
 }
 
+/* What the entries' decorators ask of NVRTC (docs/python.md, "Options that change the code"):
+ * fastmath=True --use_fast_math (Numba's ftz, prec_div=0, prec_sqrt=0, fma, and the fast
+ * float32 math functions), lineinfo=True -lineinfo (and #line directives, so that the PTX's
+ * .loc lines are the .py file's), debug=True -G (the debug sections Numba's -g gives). NVRTC
+ * takes options for a whole program, so an option any entry asks for applies to the module (the
+ * Python package translates each kernel on its own). Exported device functions need relocatable
+ * code (-rdc=true), or NVRTC would drop them. */
+static void code_options(P2cModule *m, bool *line_directives) {
+  const FunctionList *lists[] = {&m->an.kernels, &m->an.ufuncs, &m->an.hosts, &m->an.exports};
+  bool fast = false, lines = false, debug = false;
+  for (size_t l = 0; l < 4; l++)
+    for (size_t i = 0; i < lists[l]->len; i++) {
+      const Function *g = lists[l]->items[i]->generic ? lists[l]->items[i]->generic : lists[l]->items[i];
+      fast |= g->fastmath;
+      lines |= g->lineinfo;
+      debug |= g->debug;
+    }
+  size_t n = 0;
+  if (fast) m->nvrtc_options[n++] = "--use_fast_math";
+  if (lines) m->nvrtc_options[n++] = "-lineinfo";
+  if (debug) m->nvrtc_options[n++] = "-G";
+  if (m->an.exports.len) m->nvrtc_options[n++] = "-rdc=true";
+  m->nvrtc_option_count = n;
+  *line_directives = *line_directives || lines || debug;
+}
+
 /* The pipeline. Each phase's comment in its header says what it requires and produces. */
 static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, size_t len,
                               const P2cTranslateOptions *o) {
@@ -460,7 +496,9 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   analysis_run(comp, &m->mod, &ao, &m->an);
   if (!verified(comp, &m->mod, AST_ANALYSED)) return P2C_ERR_SOURCE;
   m->reached = 3;
-  CodegenOptions cgo = {.line_directives = o && o->line_directives, .sanitize = checks.sanitize};
+  bool line_directives = o && o->line_directives;
+  code_options(m, &line_directives);
+  CodegenOptions cgo = {.line_directives = line_directives, .sanitize = checks.sanitize};
   if (!codegen_run(comp, &m->mod, &m->an, &cgo, &m->cg)) return P2C_ERR_SOURCE;
   m->reached = 4;
   if (!check_param_space(comp, &m->cg)) return P2C_ERR_SOURCE;
@@ -552,10 +590,10 @@ const char *p2c_module_dump(P2cModule *m, const char *stage) {
   return m->dumps[k];
 }
 
-size_t p2c_module_kernel_count(const P2cModule *m) { return m && m->ok ? (size_t)m->cg.nkernels : 0; }
+size_t p2c_module_kernel_count(const P2cModule *m) { return m && m->ok ? m->nkernel_infos : 0; }
 
 P2cKernelInfo p2c_module_kernel(const P2cModule *m, size_t i) {
-  if (!m || !m->ok || i >= (size_t)m->cg.nkernels) return (P2cKernelInfo){0};
+  if (!m || !m->ok || i >= m->nkernel_infos) return (P2cKernelInfo){0};
   return m->kernels[i];
 }
 
@@ -631,7 +669,8 @@ P2cStatus p2c_module_compile(P2cCompiler *c, P2cModule *m, const char *arch, P2c
     return api_fail(c, P2C_ERR_USAGE, "a module translated with --sanitize runs on the simulator only");
   rtc_result_free(&m->rtc);
   RtcRequest req = {.source = m->cg.text, .program_name = m->comp.file, .arch = arch,
-                    .target = target, .alloc = &m->alloc};
+                    .target = target, .alloc = &m->alloc, .options = m->nvrtc_options,
+                    .option_count = m->nvrtc_option_count};
   RtcCacheOptions cache = {.no_cache = c->no_cache};
   P2cStatus s = rtc_compile_cached(&req, &cache, &m->rtc, &m->rtc_cache_hit);
   if (s == P2C_OK) return s;

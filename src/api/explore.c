@@ -19,12 +19,18 @@ typedef struct ViewCompile {
   P2cStatus status;         /* P2C_ERR_NVRTC when NVRTC rejected the program, else P2C_OK */
 } ViewCompile;
 
-/* One NVRTC compile of the module's CUDA C under `program`, with one extra option. */
+/* One NVRTC compile of the module's CUDA C under `program`, with its own options (its
+ * decorators': fastmath=True, ...) and one extra. */
 static P2cStatus compile_one(const P2cModule *m, const char *program, const char *arch, P2cTarget target,
                              const char *option, RtcResult *res) {
-  const char *opts[1] = {option};
+  const char *opts[sizeof m->nvrtc_options / sizeof m->nvrtc_options[0] + 1];
+  size_t n = m->nvrtc_option_count;
+  memcpy(opts, m->nvrtc_options, n * sizeof *opts);
+  bool given = false;   /* lineinfo=True gave -lineinfo already */
+  for (size_t i = 0; i < m->nvrtc_option_count; i++) given |= strcmp(opts[i], option) == 0;
+  if (!given) opts[n++] = option;
   RtcRequest req = {.source = m->cg.text, .program_name = program, .arch = arch, .target = target,
-                    .options = opts, .option_count = 1, .alloc = &m->alloc};
+                    .options = opts, .option_count = n, .alloc = &m->alloc};
   return rtc_compile(&req, res);
 }
 

@@ -173,6 +173,7 @@ P2cStatus p2c_gpu_module_from_python(P2cDevice *d, const P2cModule *module, bool
   const char *text = p2c_module_cuda(module, NULL);
   if (!text) return gpu_fail(d, P2C_ERR_USAGE, "the module has errors; nothing to compile");
   CompileJob job = {.source = text, .name = module->comp.file, .arch = d->arch,
+                    .options = module->nvrtc_options, .option_count = module->nvrtc_option_count,
                     .no_cache = no_cache};
   return compile_and_load(d, &job, out);
 }

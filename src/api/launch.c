@@ -636,6 +636,9 @@ P2cStatus p2c_module_launch(P2cCompiler *c, P2cModule *m, size_t kernel_index, c
   if (!c || !m || !o || (nargs && !args)) return c ? api_fail(c, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
   if (kernel_index >= p2c_module_kernel_count(m)) return api_fail(c, P2C_ERR_USAGE, "no kernel %zu in the module", kernel_index);
   P2cKernelInfo k = p2c_module_kernel(m, kernel_index);
+  if (k.exported)
+    return api_fail(c, P2C_ERR_USAGE, "'%s' is a device function, not a kernel: kernels call it; it "
+                    "cannot be launched", k.python_name);
   if (k.param_count != nargs)
     return api_fail(c, P2C_ERR_USAGE, "kernel '%s' takes %zu arguments, %zu given", k.python_name,
                     k.param_count, nargs);

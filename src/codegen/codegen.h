@@ -31,6 +31,7 @@ typedef struct KernelDesc {
   /* The arrays in the result (P2cKernelInfo.result_arrays), and where the addresses of their
    * heap blocks start in `result` (result_owners; emit_host.c), and all its bytes. */
   size_t result_arrays, result_owners, result_bytes;
+  bool is_export;          /* an exported device function (Function.export_entry), not a kernel */
 } KernelDesc;
 
 typedef struct CodegenResult {
@@ -43,6 +44,8 @@ typedef struct CodegenResult {
   size_t nlines;
   KernelDesc *kernels;
   int nkernels;
+  KernelDesc *exports;     /* the exported device functions (compile_ptx(device=True)) */
+  int nexports;
   bool reports_raises;     /* a checked raise or assert uses the bounds record (H_RAISE) */
 } CodegenResult;
 

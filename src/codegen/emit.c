@@ -33,17 +33,23 @@ void emit_params(Gen *G, StrBuf *out, const char **pnames) {
     sb_printf(out, "%s%s %s", i ? ", " : "", ctype_of(G, f->arg_types[i]), pnames[i]);
 }
 
+/* A device function's linkage: file-local, or, exported (compile_ptx(device=True)), visible
+ * under its C name (NVRTC keeps it, as a `.visible .func`, in relocatable code). */
+static const char *device_linkage(const Function *f) {
+  return f->export_entry ? "extern \"C\" __device__" : "static __device__";
+}
+
 static void emit_signature(Gen *G, StrBuf *out, const char **pnames) {
   const Function *f = G->fn;
   if (f->kind == FN_KERNEL) sb_printf(out, "extern \"C\" __global__ void %s(", f->cname);
-  else sb_printf(out, "static __device__ %s %s(", ctype_of(G, f->ret_type), f->cname);
+  else sb_printf(out, "%s %s %s(", device_linkage(f), ctype_of(G, f->ret_type), f->cname);
   emit_params(G, out, pnames);
   sb_puts(out, ")");
 }
 
 /* A device function's declaration, so that definitions can come in any order. */
 static void emit_prototype(Gen *G, const Function *f, StrBuf *out) {
-  sb_printf(out, "static __device__ %s %s(", ctype_of(G, f->ret_type), f->cname);
+  sb_printf(out, "%s %s %s(", device_linkage(f), ctype_of(G, f->ret_type), f->cname);
   for (int i = 0; i < f->nparams; i++) sb_printf(out, "%s%s", i ? ", " : "", ctype_of(G, f->arg_types[i]));
   sb_puts(out, ");\n");
 }
@@ -491,8 +497,17 @@ static void describe_host(Gen *G, Function *f, const char *symbol, KernelDesc *k
   k->nparams = f->nparams + 1;
 }
 
+/* The descriptor of an exported device function: its parameters, and its signature with its
+ * result. It is not launched: the runtime's launches refuse it (P2cKernelInfo.exported). */
+static void describe_export(Gen *G, Function *f, KernelDesc *k) {
+  describe_kernel(G, f, k);
+  k->is_export = true;
+  Signature sig = {f->ret_type, f->arg_types, f->nparams};
+  k->signature = sig_format(G->a, &sig);
+}
+
 /* The kernels' descriptors, the ufuncs' elementwise kernels and the host entries' kernels with
- * theirs. */
+ * theirs; the exported device functions' descriptors apart (out->exports). */
 static void emit_kernel_descs(Gen *G, const Analysis *an, const char **ufunc_symbols, StrBuf *defs,
                               CodegenResult *out) {
   size_t nkernels = an->kernels.len + an->ufuncs.len + an->hosts.len;
@@ -511,6 +526,10 @@ static void emit_kernel_descs(Gen *G, const Analysis *an, const char **ufunc_sym
     emit_host_kernel(G, an->hosts.items[i], symbol, defs);
     describe_host(G, an->hosts.items[i], symbol, &out->kernels[an->kernels.len + an->ufuncs.len + i]);
   }
+  out->nexports = (int)an->exports.len;
+  out->exports = arena_alloc(G->a, sizeof(KernelDesc) * (an->exports.len ? an->exports.len : 1));
+  memset(out->exports, 0, sizeof(KernelDesc) * (an->exports.len ? an->exports.len : 1));
+  for (size_t i = 0; i < an->exports.len; i++) describe_export(G, an->exports.items[i], &out->exports[i]);
 }
 
 /* The prelude's helpers for the types in use: complex wherever a complex type is named (values,

@@ -418,7 +418,8 @@ static void emit_pow(Gen *G, const Expr *e, StrBuf *sb) {
 
 /* Python's message for a division of this kind by zero ("integer modulo by zero"), or NULL
  * where the division needs no check: outside debug=True, for complex numbers (Numba does not
- * check them), for a divisor known to be > 0 or a nonzero literal. An int `/` divides its
+ * check them), for a divisor known to be > 0 or a nonzero literal, for a float32 `/` with
+ * fastmath=True. An int `/` divides its
  * operands converted to float64; its message is the int's. */
 static const char *zero_division_message(const Gen *G, const Expr *e) {
   const Expr *d = e->kids[1];
@@ -426,6 +427,8 @@ static const char *zero_division_message(const Gen *G, const Expr *e) {
   if (!type_is_number(d->ty) || (d->facts & EF_POSITIVE)) return NULL;
   if ((d->kind == EX_INT && d->ival != 0) || (d->kind == EX_FLOAT && d->fval != 0)) return NULL;
   const Expr *n = e->kids[0];
+  /* fastmath=True: a float32 `/` is Numba's fast division (its maybe_fast_truediv), unchecked */
+  if (G->fn->fastmath && e->op == OP_DIV && n->ty == &type_float32 && d->ty == &type_float32) return NULL;
   bool ints = (d->kind == EX_CAST ? d->kids[0] : d)->ty->kind != TY_FLOAT &&
               (n->kind == EX_CAST ? n->kids[0] : n)->ty->kind != TY_FLOAT;
   switch (e->op) {
@@ -1390,9 +1393,29 @@ void emit_math_split_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   sb_printf(sb, ", &%s), %s}%s", t, t, uniform ? "}" : "");
 }
 
-/* min(a, b, ...), max(a, b, ...): nested calls of the prelude's p2c_min / p2c_max. */
+/* Whether e is min(a, b) or max(a, b) of two floats (float32 or float64 as written, before
+ * promotion), which Numba's CUDA target compiles to libdevice's fmin/fmax (numba/cuda/cudaimpl.py:
+ * `min.f32`, `max.f64` in the PTX): a NaN operand gives the other operand. Other calls keep
+ * Python's order (its do_minmax: the first of equal values, NaN as comparisons give it). */
+static bool is_float_pair_minmax(const Expr *e) {
+  if (e->nkids != 3 || e->ty->kind != TY_FLOAT || e->ty == &type_float16) return false;
+  for (int i = 1; i < 3; i++) {
+    const Expr *a = e->kids[i]->kind == EX_CAST ? e->kids[i]->kids[0] : e->kids[i];
+    if (a->ty != &type_float32 && a->ty != &type_float64) return false;
+  }
+  return true;
+}
+
+/* min(a, b, ...), max(a, b, ...): nested calls of the prelude's p2c_min / p2c_max, or fmin/fmax
+ * of two floats (is_float_pair_minmax). */
 void emit_minmax_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   (void)prec;
+  if (is_float_pair_minmax(e)) {
+    bool is_max = e->builtin->id == BI_MAX;
+    const char *fn = e->ty == &type_float32 ? (is_max ? "fmaxf" : "fminf") : (is_max ? "fmax" : "fmin");
+    emit_call2(G, fn, e->kids[1], e->kids[2], sb);
+    return;
+  }
   /* The type is explicit: a literal operand must not change which instance is called. */
   const char *fn = arena_printf(G->a, "%s<%s>", e->builtin->c64, e->ty->cname);
   if (type_is_time(e->ty)) fn = emit_time_minmax_function(G, e);

@@ -31,17 +31,18 @@ static void emit_source_comment(Gen *G, const Stmt *s, bool header_only) {
   vec_push(G->a, &G->marks, mark);
   uint32_t last = header_only || s->end_line < s->loc.line ? s->loc.line : s->end_line;
   if (last > s->loc.line + 20) last = s->loc.line + 20;
-  if (G->line_directives) {
-    sb_indent(G->body, 0);
-    sb_printf(G->body, "#line %u ", s->loc.line);
-    put_c_string(G->body, G->c->file, strlen(G->c->file), false);
-    sb_putc(G->body, '\n');
-  }
   for (uint32_t l = s->loc.line; l <= last; l++) {
     size_t len;
     const char *text = source_line(G->c, l, &len);
     sb_indent(G->body, G->indent);
     put_comment_line(G->body, text, len);
+  }
+  /* After the comment, so that the statement's code is on the line the directive names. */
+  if (G->line_directives) {
+    sb_indent(G->body, 0);
+    sb_printf(G->body, "#line %u ", s->loc.line);
+    put_c_string(G->body, G->c->file, strlen(G->c->file), false);
+    sb_putc(G->body, '\n');
   }
 }
 

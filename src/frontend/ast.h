@@ -259,6 +259,13 @@ struct Function {
   bool debug;              /* @cuda.jit(debug=True): a failed raise or assert is reported */
   bool boundscheck;        /* @cuda.jit(boundscheck=True): indices are checked (so is debug=True),
                             * and nothing else: raises are reported only with debug=True */
+  bool fastmath;           /* @cuda.jit(fastmath=True or a flag set): NVRTC's --use_fast_math */
+  bool lineinfo;           /* @cuda.jit(lineinfo=True): NVRTC's -lineinfo, #line to the .py */
+  /* A device function the translation names among its kernels (P2cTranslateOptions.kernels):
+   * its specializations made from signatures are exported, each an extern "C" __device__
+   * function of the C ABI (compile_ptx(device=True); docs/generated-code.md). */
+  bool exported;
+  bool export_entry;       /* on such a specialization */
   /* @numba.jit/@njit (FN_DEVICE): the host may call it. Its specializations made from a
    * signature (the decorator's, --sig, or a host call's argument types) are host entries: codegen
    * wraps each in a one-thread kernel that stores its result (docs/generated-code.md). */

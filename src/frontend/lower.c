@@ -192,8 +192,9 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
 
 /* Options of numba.cuda.jit that change nothing in the translation (docs/python.md: the Python
  * package accepts the same ones). debug and boundscheck are read (lower_jit_keyword): both turn
- * on bounds checking, and debug also makes raise and assert report. */
-static const char *const ignored_jit_options[] = {"fastmath", "lineinfo", "cache",
+ * on bounds checking, and debug also makes raise and assert report; fastmath and lineinfo are
+ * read too (they choose NVRTC's options: docs/python.md, "Options that change the code"). */
+static const char *const ignored_jit_options[] = {"cache",
                                                   "opt", "inline", "link", "max_registers",
                                                   "forceinline", "lto",
                                                   "launch_bounds", "extensions", NULL};
@@ -212,6 +213,16 @@ static bool int_literal_true(const char *t) {
   return false;
 }
 
+/* fastmath={'arcp', 'contract', ...}: Numba's flag sets. Any non-empty one turns on all of
+ * fastmath, as Numba's CUDA target does (its NVVM options follow the option's truth). */
+static bool fastmath_flag_set(Lowerer *L, TSNode val) {
+  if (node_is(L, val, K_false) || node_is(L, val, K_none) || node_is(L, val, K_integer) ||
+      node_is(L, val, K_identifier))
+    return false;
+  TSNode kids[1];
+  return node_kids(L, val, kids, 1) > 0;
+}
+
 /* device=..., debug=... and boundscheck=...: read as Numba reads them, by their truth: True,
  * False, None or an int literal. Any other debug= or boundscheck= value (a module flag) is taken
  * as False, as before they had a meaning here; any other device= value is an error. */
@@ -223,6 +234,10 @@ static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
     f->debug = truth;
   } else if (strcmp(name, "boundscheck") == 0) {
     f->boundscheck = truth;
+  } else if (strcmp(name, "fastmath") == 0) {
+    f->fastmath = truth || fastmath_flag_set(L, val);
+  } else if (strcmp(name, "lineinfo") == 0) {
+    f->lineinfo = truth;
   } else if (strcmp(name, "device") == 0) {
     if (truth)
       f->kind = FN_DEVICE;

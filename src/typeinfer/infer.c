@@ -624,6 +624,7 @@ static void type_kernel_sig(Infer *I, Function *k, const SigText *st) {
     if (k->kind != FN_KERNEL) s->declared_ret = sig.ret;
     type_function(I, s);
   }
+  s->export_entry = s->export_entry || k->exported;
   if (k->host_jit && !s->host_entry) {
     s->host_entry = true;
     check_host_result(I, s);

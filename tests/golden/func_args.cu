@@ -397,7 +397,7 @@ static __device__ int64_t apply__cast_to_int(double x) {
 
 static __device__ double combine__max(double a, double b) {
   // return op(a, b)
-  return p2c_max<double>(a, b);
+  return fmax(a, b);
 }
 
 static __device__ bool combine__operator_lt(double a, double b) {

@@ -71,7 +71,7 @@ extern "C" __global__ void use_numpy_constants(p2c_array<float, 1> x, p2c_array<
     // out_f[i, 3] = v * F64_THIRD + FLOATED
     *(double *)((char *)out_f.data + i * out_f.strides[0] + 3 * out_f.strides[1]) = (double)v * F64_THIRD + FLOATED;
     // out_f[i, 4] = min(v, INF32)
-    *(double *)((char *)out_f.data + i * out_f.strides[0] + 4 * out_f.strides[1]) = (double)p2c_min<float>(v, (float)p2c_inf);
+    *(double *)((char *)out_f.data + i * out_f.strides[0] + 4 * out_f.strides[1]) = (double)fminf(v, (float)p2c_inf);
     // out_i[i, 0] = I32 * i
     *(int64_t *)((char *)out_i.data + i * out_i.strides[0] + 0 * out_i.strides[1]) = 7 * i;
     // out_i[i, 1] = I64 + QUARTER * i

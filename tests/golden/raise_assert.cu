@@ -366,21 +366,27 @@ static __device__ double root(double);
 
 static __device__ float checked_root(float x) {
   // if x < 0:
+#line 19 "tests/sim/raises.py"
   if ((double)x < (double)0) {
     // raise ValueError
+#line 20 "tests/sim/raises.py"
     p2c_raise(20, 9, "ValueError");
   }
   // return math.sqrt(x)
+#line 21 "tests/sim/raises.py"
   return sqrtf(x);
 }
 
 static __device__ double root(double x) {
   // if x < 0:
+#line 12 "tests/sim/raises.py"
   if (x < (double)0) {
     // raise ValueError("negative input")
+#line 13 "tests/sim/raises.py"
     p2c_raise(13, 9, "ValueError: negative input");
   }
   // return math.sqrt(x)
+#line 14 "tests/sim/raises.py"
   return sqrt(x);
 }
 
@@ -388,12 +394,16 @@ extern "C" __global__ void roots_debug(p2c_array<double, 1> a, p2c_array<double,
   int64_t i = 0;
 
   // i = cuda.grid(1)
+#line 26 "tests/sim/raises.py"
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i < a.size:
+#line 27 "tests/sim/raises.py"
   if (i < a.shape[0]) {
     // assert a[i] != bad, "bad value"
+#line 28 "tests/sim/raises.py"
     if (!(a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 28, 16)] != bad)) p2c_raise(28, 9, "AssertionError: bad value");
     // out[i] = root(a[i])
+#line 29 "tests/sim/raises.py"
     out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, out.shape, out.strides, 29, 9)] = root(a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 29, 23)]);
   }
 }
@@ -402,12 +412,16 @@ extern "C" __global__ void roots_quiet(p2c_array<double, 1> a, p2c_array<double,
   int64_t i = 0;
 
   // i = cuda.grid(1)
+#line 34 "tests/sim/raises.py"
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i < a.size:
+#line 35 "tests/sim/raises.py"
   if (i < a.shape[0]) {
     // assert a[i] != bad
+#line 36 "tests/sim/raises.py"
     if (!(a.data[i] != bad)) return;
     // out[i] = root(a[i])
+#line 37 "tests/sim/raises.py"
     out.data[i] = root(a.data[i]);
   }
 }
@@ -416,26 +430,33 @@ extern "C" __global__ void roots_checked_device(p2c_array<float, 1> a, p2c_array
   int64_t i = 0;
 
   // i = cuda.grid(1)
+#line 42 "tests/sim/raises.py"
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i < a.size:
+#line 43 "tests/sim/raises.py"
   if (i < a.shape[0]) {
     // out[i] = checked_root(a[i])
+#line 44 "tests/sim/raises.py"
     out.data[i] = checked_root(a.data[i]);
   }
 }
 
 extern "C" __global__ void ufunc_overlap(p2c_array<double, 1> m) {
   // if cuda.grid(1) == 0:
+#line 52 "tests/sim/raises.py"
   if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
     // np.floor(m[::-1][2:6], m[0:4])
+#line 53 "tests/sim/raises.py"
     (void)p2c_ufunc(p2c_view_slice<0>(m, 0, 4, 1), 53, 9, [](double x0) { return floor(x0); }, p2c_view_slice<0>(p2c_view_slice<0>(m, p2c_slice_max, p2c_slice_min, -1), 2, 6, 1));
   }
 }
 
 extern "C" __global__ void ufunc_shapes(p2c_array<double, 1> a, p2c_array<double, 1> b, p2c_array<double, 1> out) {
   // if cuda.grid(1) == 0:
+#line 59 "tests/sim/raises.py"
   if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
     // np.hypot(a, b, out)
+#line 60 "tests/sim/raises.py"
     (void)p2c_ufunc(out, 60, 9, [](double x0, double x1) { return hypot(x0, x1); }, a, b);
   }
 }
@@ -446,10 +467,13 @@ extern "C" __global__ void view_debug(p2c_array<int32_t, 1> a, p2c_array<int64_t
   p2c_array<int32_t, 1> p2c_v;
 
   // i = cuda.grid(1)
+#line 66 "tests/sim/raises.py"
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i < out.size:
+#line 67 "tests/sim/raises.py"
   if (i < out.shape[0]) {
     // out[i] = a[::step].view(np.int64)[0] + i
+#line 68 "tests/sim/raises.py"
     out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, out.shape, out.strides, 68, 9)] = (p2c_t = (p2c_v = p2c_view_slice<0>(a, step < 0 ? p2c_slice_max : 0, step < 0 ? p2c_slice_min : p2c_slice_max, step), p2c_view_dtype_ok<int64_t>(p2c_v) ? (void)0 : p2c_raise(68, 18, "ValueError: new type not compatible with array"), p2c_view_dtype<int64_t>(p2c_v)), *(int64_t *)((char *)p2c_t.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{0}}, p2c_t.shape, p2c_t.strides, 68, 18))) + i;
   }
 }
@@ -460,10 +484,13 @@ extern "C" __global__ void view_quiet(p2c_array<int32_t, 1> a, p2c_array<int64_t
   p2c_array<int32_t, 1> p2c_v;
 
   // i = cuda.grid(1)
+#line 73 "tests/sim/raises.py"
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i < out.size:
+#line 74 "tests/sim/raises.py"
   if (i < out.shape[0]) {
     // out[i] = a[::step].view(np.int64)[0] + i
+#line 75 "tests/sim/raises.py"
     out.data[i] = (p2c_t = (p2c_v = p2c_view_slice<0>(a, step < 0 ? p2c_slice_max : 0, step < 0 ? p2c_slice_min : p2c_slice_max, step), p2c_view_dtype_ok<int64_t>(p2c_v) ? (void)0 : p2c_exit_thread(), p2c_view_dtype<int64_t>(p2c_v)), *(int64_t *)((char *)p2c_t.data + 0 * p2c_t.strides[0])) + i;
   }
 }
@@ -472,14 +499,19 @@ extern "C" __global__ void divide_debug(p2c_array<int64_t, 1> a, p2c_array<int64
   int64_t i = 0;
 
   // i = cuda.grid(1)
+#line 82 "tests/sim/raises.py"
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i < q.size:
+#line 83 "tests/sim/raises.py"
   if (i < q.shape[0]) {
     // q[i] = a[i] // b[i]
+#line 84 "tests/sim/raises.py"
     q.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, q.shape, q.strides, 84, 9)] = p2c_floordiv(a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 84, 16)], p2c_divisor<int64_t>(b.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, b.shape, b.strides, 84, 24)], 84, 24, "ZeroDivisionError: integer division or modulo by zero"));
     // r[i] = a[i] % b[i]
+#line 85 "tests/sim/raises.py"
     r.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, r.shape, r.strides, 85, 9)] = p2c_mod(a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 85, 16)], p2c_divisor<int64_t>(b.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, b.shape, b.strides, 85, 23)], 85, 23, "ZeroDivisionError: integer modulo by zero"));
     // f[i] = a[i] / b[i]
+#line 86 "tests/sim/raises.py"
     f.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, f.shape, f.strides, 86, 9)] = (double)a.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 86, 16)] / p2c_divisor<double>((double)b.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, b.shape, b.strides, 86, 23)], 86, 23, "ZeroDivisionError: division by zero");
   }
 }
@@ -488,14 +520,19 @@ extern "C" __global__ void divide_quiet(p2c_array<int64_t, 1> a, p2c_array<int64
   int64_t i = 0;
 
   // i = cuda.grid(1)
+#line 91 "tests/sim/raises.py"
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i < q.size:
+#line 92 "tests/sim/raises.py"
   if (i < q.shape[0]) {
     // q[i] = a[i] // b[i]
+#line 93 "tests/sim/raises.py"
     q.data[i] = p2c_floordiv(a.data[i], b.data[i]);
     // r[i] = a[i] % b[i]
+#line 94 "tests/sim/raises.py"
     r.data[i] = p2c_mod(a.data[i], b.data[i]);
     // f[i] = a[i] / b[i]
+#line 95 "tests/sim/raises.py"
     f.data[i] = (double)a.data[i] / (double)b.data[i];
   }
 }
@@ -504,12 +541,16 @@ extern "C" __global__ void roots_boundscheck(p2c_array<double, 1> a, p2c_array<d
   int64_t i = 0;
 
   // i = cuda.grid(1)
+#line 102 "tests/sim/raises.py"
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i < out.size:
+#line 103 "tests/sim/raises.py"
   if (i < out.shape[0]) {
     // assert a[i] != bad
+#line 104 "tests/sim/raises.py"
     if (!(*(double *)((char *)a.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 104, 16)) != bad)) return;
     // out[i] = math.sqrt(a[i])
+#line 105 "tests/sim/raises.py"
     *(double *)((char *)out.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{i}}, out.shape, out.strides, 105, 9)) = sqrt(*(double *)((char *)a.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{i}}, a.shape, a.strides, 105, 28)));
   }
 }

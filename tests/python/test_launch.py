@@ -279,8 +279,9 @@ def test_compile_ptx_as_numba():
     assert ".entry" in cuda.compile_ptx(nothing, [])[0]
     ptx, _ = cuda.compile_ptx_for_current_device(store, "void(float32[::1], float32)")
     assert ".entry" in ptx
-    with pytest.raises(NotImplementedError):
-        cuda.compile_ptx(store, "float32(float32)", device=True)
+    # device=True: the function alone (tests/python/test_compile_options.py says more)
+    ptx, resty = cuda.compile_ptx(lambda x: x * x, "float32(float32)", device=True)
+    assert ".visible .func" in ptx and ".visible .entry" not in ptx and str(resty) == "float32"
 
 
 def test_type_names_from_numba_cuda():

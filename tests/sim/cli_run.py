@@ -678,6 +678,19 @@ def case_time_names_simulator_path(bin_, d):
     return expect(rc, err, 0, f"{'simulator path':<22} {'loops':>10}")
 
 
+def case_device_function_exported_not_launched(bin_, d):
+    """A device function named with -k is exported (`ptx`: a `.visible .func`, no kernel, as
+    compile_ptx(device=True) makes it); `run` refuses to launch one, naming it."""
+    path = os.path.join(d, "dev.py")
+    with open(path, "w") as f:
+        f.write("from numba import cuda\n@cuda.jit(device=True)\ndef twice(x):\n    return 2 * x\n")
+    rc, out, err = cli(bin_, d, "ptx", path, "-k", "twice", "--sig", "twice(float32)", "--no-cache")
+    if rc != 0 or ".visible .func" not in out or ".entry" in out:
+        return f"ptx -k twice: exit {rc}, {err.strip() or out[:300]}"
+    rc, out, err = cli(bin_, d, "run", path, "twice", "--device", "sim", "--grid", "1", "--block", "1", "1.5")
+    return expect(rc, err, 2, "'twice' is a device function, not a kernel")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pyk2cuda", required=True)

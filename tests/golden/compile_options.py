@@ -1,0 +1,17 @@
+# Options that change the code (docs/python.md, "Options that change the code"): an exported
+# device function (-k names it: compile_ptx(device=True)), fastmath's unchecked float32
+# division in a debug=True kernel, and min/max of two floats (fmin/fmax, as Numba's CUDA target).
+import math
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def hypot_scaled(x, y, s):
+    return math.sqrt(x * x + y * y) / s
+
+
+@cuda.jit(debug=True, fastmath=True)
+def fast(out, x, y):
+    out[0] = x / y
+    out[1] = max(x, y)
+    out[2] = min(x, y, 0.5)
