@@ -49,12 +49,17 @@ def _forget(key, ref):
         del _texts[key]
 
 
+def _remember(code, text, checked):
+    """Maps `code` to `text`, held weakly (the entry goes with the code object)."""
+    key = id(code)
+    _texts[key] = [weakref.ref(code, lambda ref, key=key: _forget(key, ref)), text, checked]
+
+
 def _keep(top, text):
     """Maps the functions' code objects inside `top` (not `top`: exec runs it once) to `text`."""
     for c in _nested(top):
         if c is not top:
-            key = id(c)
-            _texts[key] = [weakref.ref(c, lambda ref, key=key: _forget(key, ref)), text, False]
+            _remember(c, text, False)
 
 
 def _hook(event, args):
@@ -122,8 +127,7 @@ def _keep_command_line_program(code):
     """Keeps the -c program for `code` when it compiles to it (a function defined there)."""
     text = _command_line_program()
     if text is not None and _compiles_to(text, code):
-        key = id(code)
-        _texts[key] = [weakref.ref(code, lambda ref, key=key: _forget(key, ref)), text, True]
+        _remember(code, text, True)
 
 
 def source_lines(code):

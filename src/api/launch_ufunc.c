@@ -13,21 +13,38 @@ enum { UFUNC_NDIM = P2C_MAX_NDIM, UFUNC_BLOCK = 256, UFUNC_MAX_GRID = 4096, UFUN
 
 /* ---- choosing the signature ---- */
 
-long p2c_module_ufunc_choose(const P2cModule *m, const char *ufunc, const P2cValue *args, size_t nargs,
-                             char *why, size_t why_cap) {
+/* A ufunc's specializations in the module, in decorator order: their infos and kernel indices. */
+typedef struct UfuncSigs {
   P2cKernelInfo infos[UFUNC_MAX_SIGS];
   const P2cKernelInfo *specs[UFUNC_MAX_SIGS];
-  size_t index[UFUNC_MAX_SIGS], count = 0;
+  size_t index[UFUNC_MAX_SIGS];
+  size_t count;
+} UfuncSigs;
+
+static void ufunc_sigs(const P2cModule *m, const char *ufunc, UfuncSigs *u) {
+  u->count = 0;
+  for (size_t i = 0, n = p2c_module_kernel_count(m); i < n && u->count < UFUNC_MAX_SIGS; i++) {
+    P2cKernelInfo *k = &u->infos[u->count];
+    *k = p2c_module_kernel(m, i);
+    if (!k->is_ufunc || strcmp(k->python_name, ufunc) != 0) continue;
+    u->specs[u->count] = k;
+    u->index[u->count++] = i;
+  }
+}
+
+/* The dispatcher's choice among the ufunc's signatures: a kernel index, or -1 with why. */
+static long choose_among(const UfuncSigs *u, const P2cValue *args, size_t nargs, char *why, size_t why_cap) {
+  int j = p2c_match_specialization(u->specs, u->count, args, nargs, P2C_MATCH_UFUNC, why, why_cap);
+  return j < 0 ? -1 : (long)u->index[j];
+}
+
+long p2c_module_ufunc_choose(const P2cModule *m, const char *ufunc, const P2cValue *args, size_t nargs,
+                             char *why, size_t why_cap) {
   if (why && why_cap) why[0] = '\0';
   if (!m || !ufunc || (nargs && !args)) return -1;
-  for (size_t i = 0, n = p2c_module_kernel_count(m); i < n && count < UFUNC_MAX_SIGS; i++) {
-    infos[count] = p2c_module_kernel(m, i);
-    if (!infos[count].is_ufunc || strcmp(infos[count].python_name, ufunc) != 0) continue;
-    specs[count] = &infos[count];
-    index[count++] = i;
-  }
-  int j = p2c_match_specialization(specs, count, args, nargs, P2C_MATCH_UFUNC, why, why_cap);
-  return j < 0 ? -1 : (long)index[j];
+  UfuncSigs u;
+  ufunc_sigs(m, ufunc, &u);
+  return choose_among(&u, args, nargs, why, why_cap);
 }
 
 /* ---- broadcasting ---- */
@@ -189,18 +206,14 @@ static P2cStatus ufunc_call(P2cCompiler *c, P2cModule *m, const char *ufunc, con
                             P2cHostArray *out) {
   P2cStatus s = check_ufunc_args(c, args, nargs);
   if (s != P2C_OK) return s;
-  long first = -1;   /* the ufunc's first kernel: its arity */
-  for (size_t i = 0, n = p2c_module_kernel_count(m); first < 0 && i < n; i++) {
-    P2cKernelInfo k = p2c_module_kernel(m, i);
-    if (k.is_ufunc && strcmp(k.python_name, ufunc) == 0) first = (long)i;
-  }
-  if (first < 0) return api_fail(c, P2C_ERR_USAGE, "'%s' is not a @vectorize ufunc", ufunc);
-  P2cKernelInfo k0 = p2c_module_kernel(m, (size_t)first);
-  if (k0.param_count != nargs + 1)
+  UfuncSigs u;
+  ufunc_sigs(m, ufunc, &u);
+  if (u.count == 0) return api_fail(c, P2C_ERR_USAGE, "'%s' is not a @vectorize ufunc", ufunc);
+  if (u.specs[0]->param_count != nargs + 1)   /* the first signature's arity is the ufunc's */
     return api_fail(c, P2C_ERR_USAGE, "ufunc '%s' takes %zu arguments, %zu given", ufunc,
-                    k0.param_count - 1, nargs);
+                    u.specs[0]->param_count - 1, nargs);
   char why[1024];
-  long ki = p2c_module_ufunc_choose(m, ufunc, args, nargs, why, sizeof why);
+  long ki = choose_among(&u, args, nargs, why, sizeof why);
   if (ki < 0) return api_fail(c, P2C_ERR_USAGE, "%s", why);
   return run_chosen(c, m, (size_t)ki, args, nargs, o, report, out);
 }

@@ -871,7 +871,7 @@ void *sim_module_symbol_of(const SimModule *m, const char *prefix, const char *s
   memcpy(name, prefix, lp);
   memcpy(name + lp, symbol, ls + 1);
   void *addr = dlsym(m->handle, name);
-  if (memo->count < SYMBOL_MEMO_SLOTS && lp < 32) {   /* prefixes are short literals */
+  if (memo->count < SYMBOL_MEMO_SLOTS) {
     memo->slots[memo->count].prefix = prefix;
     memcpy(memo->slots[memo->count].symbol, symbol, ls + 1);
     memo->slots[memo->count++].addr = addr;
