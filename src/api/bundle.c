@@ -131,8 +131,10 @@ static bool is_c_identifier(const char *s) {
   return true;
 }
 
-/* "vecadd(int32[::1], ...)": the Python name and the signature's argument list. */
+/* "vecadd(int32[::1], ...)": the Python name and the signature's argument list; a ufunc's whole
+ * scalar signature, "add float32(float32, float32)" (its kernel's parameters are views). */
 static const char *python_signature(Arena *a, const KernelDesc *k) {
+  if (k->is_ufunc) return arena_printf(a, "%s %s", k->spec->generic->name, k->signature);
   const char *args = strchr(k->signature, '(');
   return arena_printf(a, "%s%s", k->spec->generic->name, args ? args : "()");
 }
@@ -158,8 +160,6 @@ static P2cStatus collect_kernels(P2cCompiler *c, BundleCtx *x) {
   for (int i = 0; i < m->cg.nkernels; i++) {
     const KernelDesc *k = &m->cg.kernels[i];
     if (k->is_host) continue;
-    if (k->is_ufunc)
-      return api_fail(c, P2C_ERR_USAGE, "%s: @vectorize ufuncs are not in bundles yet", k->spec->generic->name);
     if (m->kernels[i].checks_bounds)
       return api_fail(c, P2C_ERR_USAGE, "%s checks bounds (debug=True or boundscheck=True): bundles "
                       "do not read the bounds record yet", k->spec->generic->name);
@@ -218,7 +218,7 @@ static P2cStatus compile_images(P2cCompiler *c, P2cModule *m, const P2cBundleOpt
 }
 
 /* Each specialization's launcher name: NAME_ + the Python name (the C symbol when the Python
- * name is not plain ASCII) + "__" + its types' codes. */
+ * name is not plain ASCII) + "__" + its types' codes (a ufunc's: its inputs' element types). */
 static P2cStatus name_launchers(P2cCompiler *c, BundleCtx *x) {
   for (size_t i = 0; i < x->nkernels; i++) {
     const KernelDesc *k = x->kernels[i];
@@ -226,7 +226,11 @@ static P2cStatus name_launchers(P2cCompiler *c, BundleCtx *x) {
     sb_init(&sb, &x->b->arena);
     const char *base = is_c_identifier(k->spec->generic->name) ? k->spec->generic->name : k->symbol;
     sb_printf(&sb, "%s_%s_", x->name, base);
-    for (int j = 0; j < k->nparams; j++) sb_putc(&sb, '_'), put_type_code(&sb, &k->params[j]);
+    for (int j = 0; j < k->nparams - (k->is_ufunc ? 1 : 0); j++) {
+      P2cParam p = k->params[j];
+      p.is_array &= !k->is_ufunc;   /* a ufunc's inputs are named by their element types */
+      sb_putc(&sb, '_'), put_type_code(&sb, &p);
+    }
     x->launchers[i] = sb_str(&sb);
     for (size_t j = 0; j < i; j++)
       if (!strcmp(x->launchers[j], x->launchers[i]))
@@ -241,11 +245,14 @@ static P2cStatus name_launchers(P2cCompiler *c, BundleCtx *x) {
 static void put_launcher_params(StrBuf *sb, BundleCtx *x, const KernelDesc *k, const char **names) {
   Namer namer;
   namer_init(&namer, &x->b->arena, NULL);
-  sb_printf(sb, "void *p2c_stream, %s_dim3 p2c_grid, %s_dim3 p2c_block, unsigned p2c_shared", x->name, x->name);
+  if (k->is_ufunc) sb_puts(sb, "void *p2c_stream, int64_t p2c_n");
+  else sb_printf(sb, "void *p2c_stream, %s_dim3 p2c_grid, %s_dim3 p2c_block, unsigned p2c_shared", x->name, x->name);
   for (int j = 0; j < k->nparams; j++) {
     const P2cParam *p = &k->params[j];
     names[j] = namer_claim(&namer, p->name);
-    if (p->is_array) sb_printf(sb, ",\n    %s_array %s", x->name, names[j]);
+    if (k->is_ufunc)   /* inputs read-only, the last parameter the output */
+      sb_printf(sb, ",\n    %s%s *%s", j < k->nparams - 1 ? "const " : "", scalar_ctype(p->type), names[j]);
+    else if (p->is_array) sb_printf(sb, ",\n    %s_array %s", x->name, names[j]);
     else sb_printf(sb, ",\n    %s %s", scalar_ctype(p->type), names[j]);
   }
 }
@@ -257,6 +264,9 @@ static void put_launcher_doc(StrBuf *sb, BundleCtx *x, const KernelDesc *k) {
   put_comment_text(sb, x->m->comp.file);
   sb_printf(sb, ":%u.", k->spec->generic->loc.line);
   if (k->spec->cooperative) sb_puts(sb, " Launched cooperatively (a grid sync).");
+  if (k->is_ufunc)
+    sb_puts(sb, "\n * A @vectorize ufunc over n elements: out[i] = f(inputs[i]...), each pointer n elements\n"
+                " * of its type (device memory on a GPU); the grid is the launcher's choice.");
   sb_puts(sb, " */\n");
 }
 
@@ -317,8 +327,12 @@ static void write_header(BundleCtx *x, StrBuf *sb) {
                 " * program; nothing of pyk2cuda, Python or NVRTC is needed at run time (docs/aot.md).\n"
                 " * Every launcher takes a stream (NULL: the default stream), the grid and block, the\n"
                 " * dynamic shared memory in bytes, then the kernel's arguments, checks them and the\n"
-                " * configuration, launches asynchronously and returns a status; %s_last_error says why. */\n",
+                " * configuration, launches asynchronously and returns a status; %s_last_error says why.",
             n, n, n, n);
+  bool ufuncs = false;
+  for (size_t i = 0; i < x->nkernels; i++) ufuncs |= x->kernels[i]->is_ufunc;
+  if (ufuncs) sb_puts(sb, "\n * A @vectorize ufunc's launcher takes the stream, a count n and pointers instead.");
+  sb_puts(sb, " */\n");
   sb_printf(sb, "#ifndef %s_BUNDLE_H\n#define %s_BUNDLE_H\n\n", n, n);
   sb_puts(sb, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   write_header_types(sb, n);
@@ -422,12 +436,29 @@ static void write_api(BundleCtx *x, StrBuf *sb) {
   sb_printf(sb, "%s_status %s_synchronize(void *stream) { p2cb_message[0] = 0; return (%s_status)p2cb_synchronize(stream); }\n\n", n, n, n);
 }
 
+/* A ufunc's launcher: its pointers (inputs, then out) and n to p2cb_launch_ufunc, with room for
+ * the views (data, extents, strides) the kernel takes. */
+static void write_ufunc_launcher(BundleCtx *x, StrBuf *sb, size_t i, const char **names) {
+  const KernelDesc *k = x->kernels[i];
+  sb_puts(sb, "  const void *p2c_data[] = {");
+  for (int j = 0; j < k->nparams; j++) sb_printf(sb, "%s%s", j ? ", " : "", names[j]);
+  sb_printf(sb, "};\n  uint64_t p2c_views[%d][%d];\n  void *p2c_args[%d];\n", k->nparams, 1 + 2 * P2C_MAX_NDIM,
+            k->nparams);
+  sb_printf(sb, "  p2cb_message[0] = 0;\n  return (%s_status)p2cb_launch_ufunc(%zu, p2c_stream, p2c_n, p2c_data, "
+                "p2c_views[0], p2c_args);\n}\n\n", x->name, i);
+}
+
 /* One launcher: each array checked and packed, scalars by address, then p2cb_launch. */
 static void write_launcher(BundleCtx *x, StrBuf *sb, size_t i) {
   const KernelDesc *k = x->kernels[i];
   const char **names = arena_alloc(&x->b->arena, sizeof *names * (size_t)(k->nparams + 1));
   sb_printf(sb, "%s_status %s(", x->name, x->launchers[i]);
   put_launcher_params(sb, x, k, names);
+  if (k->is_ufunc) {
+    sb_puts(sb, ") {\n");
+    write_ufunc_launcher(x, sb, i, names);
+    return;
+  }
   sb_printf(sb, ") {\n  const P2cbKernel *p2c_k = &p2cb_kernels[%zu];\n  void *p2c_args[%d];\n", i, k->nparams ? k->nparams : 1);
   sb_puts(sb, "  p2cb_message[0] = 0;\n  (void)p2c_k;\n");
   for (int j = 0; j < k->nparams; j++) {

@@ -430,6 +430,38 @@ static int p2cb_launch(unsigned index, P2cbDim3 grid, P2cbDim3 block, unsigned s
   return P2CB_OK;
 }
 
+/* A ufunc's grid: blocks of 256 threads (fewer if the kernel allows fewer), at most 4096 of them;
+ * its kernel is a grid-stride loop, so any grid covers the n elements (launch_ufunc.c's choice). */
+enum { P2CB_UFUNC_BLOCK = 256, P2CB_UFUNC_MAX_GRID = 4096 };
+
+/* Launches ufunc kernel `index` over n elements: data[j] is operand j's pointer (the inputs,
+ * then out), each n elements of its dtype. Each operand becomes the view its kernel takes
+ * (docs/generated-code.md): extents 1 but the last, n, of stride the itemsize; `views` has room
+ * for 1 + 2 * ndim words per operand, args for one pointer each. */
+__attribute__((unused)) static int p2cb_launch_ufunc(unsigned index, void *stream, int64_t n, const void *const *data,
+                                                     uint64_t *views, void **args) {
+  const P2cbKernel *k = &p2cb_bundle.kernels[index];
+  if (n < 0) return p2cb_fail(P2CB_ERR_ARGUMENT, "%s: n is %lld, a count of elements", k->signature, (long long)n);
+  for (unsigned j = 0; j < k->nparams; j++) {
+    const P2cbParam *p = &k->params[j];
+    if (!data[j] && n > 0)
+      return p2cb_fail(P2CB_ERR_ARGUMENT, "%s: '%s' is NULL", k->signature, p->name);
+    views[0] = (uint64_t)(uintptr_t)data[j];
+    for (int d = 0; d < p->ndim; d++) {
+      views[1 + d] = d == p->ndim - 1 ? (uint64_t)n : 1;
+      views[1 + p->ndim + d] = d == p->ndim - 1 ? p->itemsize : 0;
+    }
+    args[j] = views;
+    views += 1 + 2 * p->ndim;
+  }
+  int s = p2cb_ready();
+  if (s != P2CB_OK || n == 0) return s;
+  int64_t block = p2cb_state.max_threads[index] < P2CB_UFUNC_BLOCK ? p2cb_state.max_threads[index] : P2CB_UFUNC_BLOCK;
+  int64_t grid = (n + block - 1) / block;
+  P2cbDim3 g = {(unsigned)(grid < P2CB_UFUNC_MAX_GRID ? grid : P2CB_UFUNC_MAX_GRID), 1, 1}, b = {(unsigned)block, 1, 1};
+  return p2cb_launch(index, g, b, 0, stream, args);
+}
+
 /* ---- Memory ------------------------------------------------------------------------------- */
 
 /* Device memory on the GPU path; host memory on the simulator, where kernels read it directly. */

@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """The ahead-of-time bundle tests (docs/aot.md; meson test --suite aot).
 
-Builds bundles of samples/vecadd.py, samples/smooth.py and tests/aot/warp_sum.py with `pyk2cuda
-build`, with and without --with-sim, compiles samples/aot/main.c (C) and main.cc (C++),
-tests/aot/two_bundles.c and tests/aot/warp.c against them with the host's own compilers (no
+Builds bundles of samples/vecadd.py, samples/smooth.py, tests/aot/warp_sum.py and the @vectorize
+ufuncs of samples/aot/ufuncs.py with `pyk2cuda build`, with and without --with-sim, compiles
+samples/aot/main.c (C), main.cc (C++), ufunc.c, tests/aot/two_bundles.c and tests/aot/warp.c
+against them with the host's own compilers (no
 pyk2cuda header or library), and checks:
   - the programs' results (each program checks itself against C/C++ computations) on the GPU
     path, run on the CUDA driver stand-in (PYK2CUDA_LIBCUDA), and on the simulator part (no
-    driver, or PYK2CUDA_DEVICE=sim); a fibers kernel refused by the simulator part;
+    driver, or PYK2CUDA_DEVICE=sim); a fibers kernel refused by the simulator part; the ufunc
+    launchers' results also against Numba's ufuncs of the same Python (with --oracle);
   - with no driver and no simulator part the C program starts and reports it (status and
     message, exit 1), and PYK2CUDA_DEVICE=sim is refused by a bundle without a simulator part;
   - the executables need no libpyk2cuda and no Python (ldd), and every global symbol the bundles'
     objects define starts with the bundle's name (nm), so two bundles link into one program;
-  - a small bundle's header equals tests/aot/vec.h (golden; --update rewrites it after review).
+  - a small bundle's header equals tests/aot/vec.h, the ufunc bundle's tests/aot/uf.h (golden;
+    --update rewrites them after review).
 
-    run_aot.py --pyk2cuda BUILD/tools/pyk2cuda --standin BUILD/tests/standin/libcuda.so.1 [--update]
+    run_aot.py --pyk2cuda BUILD/tools/pyk2cuda --standin BUILD/tests/standin/libcuda.so.1 [--oracle PYTHON] [--update]
 """
 import argparse
 import os
@@ -34,6 +37,7 @@ BUNDLES = [
     ("img", "samples/smooth.py", "smooth_gpu(int32[:, ::1], int32[:, ::1])", "sm_80,sm_90"),
     ("vec64", "samples/vecadd.py", "vecadd(int64[::1], int64[::1], float64[::1])", "sm_80"),
     ("warp", "tests/aot/warp_sum.py", "warp_sum(int32[::1], int32[::1])", "sm_90"),
+    ("uf", "samples/aot/ufuncs.py", None, "sm_90"),   # @vectorize ufuncs: their decorators' signatures
 ]
 # the simulator's compile flags (src/runtime/sim/sim.c), as docs/aot.md asks for NAME_sim.cc
 SIM_FLAGS = ["-O2", "-fwrapv", "-fno-strict-aliasing", "-ffp-contract=off", "-fno-math-errno"]
@@ -43,6 +47,7 @@ PROGRAMS = [
     ("aot_cxx", ["samples/aot/main.cc"], ["vec", "img"]),
     ("two_bundles", ["tests/aot/two_bundles.c"], ["vec", "vec64"]),
     ("warp", ["tests/aot/warp.c"], ["warp"]),
+    ("aot_ufunc", ["samples/aot/ufunc.c"], ["uf"]),
 ]
 
 failures = []
@@ -68,7 +73,7 @@ def must(cmd, what, **kw):
 def build_bundles(pyk2cuda, out, with_sim):
     os.makedirs(out, exist_ok=True)
     for name, src, sig, archs in BUNDLES:
-        must([pyk2cuda, "build", src, "--sig", sig, "--arch", archs, "-o", os.path.join(out, name)] +
+        must([pyk2cuda, "build", src] + (["--sig", sig] if sig else []) + ["--arch", archs, "-o", os.path.join(out, name)] +
              (["--with-sim"] if with_sim else []), "pyk2cuda build " + name, cwd=ROOT)
 
 
@@ -98,6 +103,29 @@ def expect_run(exe, env, want_rc, want_text, what, args=()):
         fail("%s: exit %d, expected %d and %r in the output:\n%s%s" % (what, rc, want_rc, want_text, out, err))
     else:
         print("ok: %s: %s" % (what, (out + err).strip().splitlines()[-1]))
+
+
+def check_ufunc_runs(out, standin, oracle):
+    """The ufunc sample on the stand-in and on the simulator part; the simulator part's results
+    against Numba's ufuncs of the same Python (tests/aot/ufunc_numba.py, with the oracle Python)."""
+    base = {k: v for k, v in os.environ.items() if k not in ("PYK2CUDA_DEVICE", "PYK2CUDA_LIBCUDA")}
+    no_driver = dict(base, PYK2CUDA_LIBCUDA=os.path.join(out, "no-such-libcuda.so"))
+    expect_run(os.path.join(out, "plain", "aot_ufunc"), dict(base, PYK2CUDA_LIBCUDA=standin), 0,
+               "aot ufunc sample: ok on gpu", "ufunc launchers on the stand-in")
+    dump = os.path.join(out, "ufunc-results")
+    os.makedirs(dump, exist_ok=True)
+    expect_run(os.path.join(out, "sim", "aot_ufunc"), no_driver, 0, "aot ufunc sample: ok on sim",
+               "ufunc launchers on the simulator part", [dump])
+    if not oracle:
+        print("note: the ufunc launchers are not compared with Numba here (no oracle Python: "
+              "meson -Doracle_python)")
+        return
+    rc, text, err = run([oracle, os.path.join(HERE, "ufunc_numba.py"), os.path.join(ROOT, "samples", "aot", "ufuncs.py"),
+                         dump])
+    if rc != 0:
+        fail("ufunc launchers against Numba's ufuncs:\n%s%s" % (text, err))
+    else:
+        print("ok: " + text.strip().splitlines()[-1])
 
 
 def check_runs(out, standin):
@@ -172,15 +200,17 @@ def check_refusals(pyk2cuda, out):
 
 
 def check_golden(out, update):
-    golden = os.path.join(HERE, "vec.h")
-    text = open(os.path.join(out, "vec.h")).read()
-    if update:
-        open(golden, "w").write(text)
-        print("updated " + golden)
-    elif not os.path.exists(golden) or open(golden).read() != text:
-        fail("vec.h differs from tests/aot/vec.h (review, then run_aot.py --update)")
-    else:
-        print("ok: vec.h equals tests/aot/vec.h")
+    """The headers of a small bundle and of the ufunc bundle, against tests/aot/vec.h and uf.h."""
+    for name in ("vec.h", "uf.h"):
+        golden = os.path.join(HERE, name)
+        text = open(os.path.join(out, name)).read()
+        if update:
+            open(golden, "w").write(text)
+            print("updated " + golden)
+        elif not os.path.exists(golden) or open(golden).read() != text:
+            fail("%s differs from tests/aot/%s (review, then run_aot.py --update)" % (name, name))
+        else:
+            print("ok: %s equals tests/aot/%s" % (name, name))
 
 
 def main():
@@ -188,6 +218,7 @@ def main():
     ap.add_argument("--pyk2cuda", required=True)
     ap.add_argument("--standin", required=True)
     ap.add_argument("--update", action="store_true")
+    ap.add_argument("--oracle", help="a Python with NumPy and Numba, for the ufunc comparison")
     ap.add_argument("--keep", help="build in this folder and keep it")
     a = ap.parse_args()
     out = a.keep or tempfile.mkdtemp(prefix="pyk2cuda-aot-")
@@ -200,6 +231,7 @@ def main():
         check_refusals(os.path.abspath(a.pyk2cuda), out)
         check_dependencies(out)
         check_runs(out, os.path.abspath(a.standin))
+        check_ufunc_runs(out, os.path.abspath(a.standin), a.oracle)
     finally:
         if not a.keep:
             shutil.rmtree(out, ignore_errors=True)
