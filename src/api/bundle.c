@@ -503,7 +503,12 @@ static void write_sim_source(BundleCtx *x, StrBuf *sb) {
   sb_putn(sb, sim_prelude_text, sim_prelude_size);
   sb_puts(sb, "\n");
   sb_putn(sb, bundle_sim_text, bundle_sim_size);
-  sb_puts(sb, "\n// ---- Generated: the module's CUDA C, its kernels renamed for this bundle ----\n\n");
+  sb_puts(sb, "\n// ---- Generated: the module's CUDA C, its kernels renamed for this bundle ----\n\n"
+              "// A kernel's regions and lockstep functions declare every variable of the kernel, and not\n"
+              "// every piece uses each (nor each its thread index): a program's -Wall -Wextra need not see it.\n"
+              "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
+              "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n"
+              "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n\n");
   for (size_t i = 0; i < x->nkernels; i++) {
     bool seen = false;
     for (size_t j = 0; j < i; j++) seen |= !strcmp(x->kernels[j]->symbol, x->kernels[i]->symbol);

@@ -6,10 +6,11 @@
  * NAME_sim_launch, which NAME.c calls when the bundle runs on the CPU.
  *
  * A launch runs on the calling thread, blocks one after another, each block's threads in turn
- * (or as the regions of a kernel with barriers: the same host C the simulator builds). Kernels
- * that need the simulator's fibers (barriers the regions do not cover, warp operations) or its
- * grid syncs are refused with a message: the bundle has no fiber scheduler. No fault handler:
- * a wild index is the host program's fault, as in any C code. */
+ * (or as the regions of a kernel with barriers, or in lockstep: the same host C the simulator
+ * builds); a cooperative kernel cut at its grid syncs (grid regions) runs each phase over every
+ * block in turn. Kernels that need the simulator's fibers (barriers the regions do not cover,
+ * warp operations) are refused with a message: the bundle has no fiber scheduler. No fault
+ * handler: a wild index is the host program's fault, as in any C code. */
 
 /* Each entry macro of the prelude registers its kernel here: kind (P2C_SIM_KIND_BLOCKS, ...) and
  * the entry function, found by the kernel's function (a template argument). */
@@ -38,57 +39,109 @@ void p2cb_sim_print_flush(P2cSimThread *t) {
   t->print_len = 0;
 }
 
-/* The memory one launch needs beside the kernel's arguments. */
-struct P2cbSimLaunchMemory {
-  void *shared, *slots, *memo;
+/* One launch's state: the thread the kernel sees (first: the callbacks get its address) and
+ * the memory the launch owns, freed at its end. (No destructor: the file needs no C++ runtime
+ * library, so a C program links it with its C compiler.) */
+struct P2cbSimLaunchState {
+  P2cSimThread t;
+  uint64_t blocks, threads;
+  void *shared, *slots, *memo, *grid_mem;
+  unsigned char *grid_shared;
   char *print;
+  const char *failure;   /* why a callback stopped the launch, or NULL */
 };
 
-/* Frees it; returns `status`. (No destructor: the file needs no C++ runtime library, so a C
- * program links it with its C compiler.) */
-int p2cb_sim_release(P2cbSimLaunchMemory *m, int status) {
-  free(m->shared), free(m->slots), free(m->memo), free(m->print);
+int p2cb_sim_release(P2cbSimLaunchState *s, int status) {
+  free(s->shared), free(s->slots), free(s->memo), free(s->print), free(s->grid_mem), free(s->grid_shared);
   return status;
+}
+
+/* a * b + c without wrapping, into *out; false when it would wrap. */
+bool p2cb_size(uint64_t a, uint64_t b, uint64_t c, size_t *out) {
+  uint64_t v;
+  if (__builtin_mul_overflow(a, b, &v) || __builtin_add_overflow(v, c, &v) || v > SIZE_MAX) return false;
+  *out = (size_t)v;
+  return true;
+}
+
+/* Grid regions (P2C_SIM_GRID): a phase runs its function over every block of the grid, here on
+ * the calling thread, in block order. */
+int p2cb_sim_grid_phase(P2cSimThread *self, void (*fn)(void *, uint64_t, uint64_t), void *ctx) {
+  P2cbSimLaunchState *s = (P2cbSimLaunchState *)self;
+  fn(ctx, 0, s->blocks);
+  return 1;
+}
+
+/* Grid regions: the memory kept across grid syncs, zeroed: block_bytes per block (rounded up to
+ * 64 bytes in all), then thread_bytes per thread of the grid; once per launch, as the simulator
+ * gives it. */
+int p2cb_sim_grid_storage(P2cSimThread *self, size_t block_bytes, size_t thread_bytes, void **blocks, void **threads) {
+  P2cbSimLaunchState *s = (P2cbSimLaunchState *)self;
+  size_t block_part, grid_threads, bytes;
+  if (s->grid_mem) return s->failure = "grid storage asked for twice", 0;
+  bool fits = p2cb_size(s->blocks, block_bytes, 63, &block_part) && p2cb_size(s->blocks, s->threads, 0, &grid_threads);
+  block_part &= ~(size_t)63;
+  if (!fits || !p2cb_size(grid_threads, thread_bytes, block_part + 1, &bytes) || !(s->grid_mem = calloc(1, bytes)))
+    return s->failure = "out of host memory for what a cooperative grid keeps across grid syncs", 0;
+  if (blocks) *blocks = block_bytes ? s->grid_mem : nullptr;
+  if (threads) *threads = thread_bytes ? (char *)s->grid_mem + block_part : nullptr;
+  return 1;
+}
+
+/* The launch's memory and thread state; false (with s->failure) when out of memory. A grid
+ * kernel's blocks each keep their dynamic shared memory across grid syncs. */
+bool p2cb_sim_prepare(P2cbSimLaunchState *s, const unsigned g[3], const unsigned b[3], unsigned shared, bool grid) {
+  memset(s, 0, sizeof *s);
+  s->threads = (uint64_t)b[0] * b[1] * b[2], s->blocks = (uint64_t)g[0] * g[1] * g[2];
+  size_t stride = ((size_t)shared + 63) & ~(size_t)63, grid_bytes = 0;
+  s->shared = calloc(1, shared ? shared : 1);
+  s->slots = calloc(s->threads, sizeof(unsigned long long));
+  s->memo = calloc(1, sizeof(P2cSimMemory));
+  s->print = (char *)malloc(64 * 1024);
+  if (grid && shared && (!p2cb_size(s->blocks, stride, 0, &grid_bytes) || !(s->grid_shared = (unsigned char *)calloc(1, grid_bytes))))
+    return s->failure = "out of host memory", false;
+  if (!s->shared || !s->slots || !s->memo || !s->print) return s->failure = "out of host memory", false;
+  P2cSimThread &t = s->t;
+  t.block_dim = uint3{b[0], b[1], b[2]};
+  t.grid_dim = uint3{g[0], g[1], g[2]};
+  t.dynamic_shared = s->shared;
+  t.dynamic_shared_bytes = shared;
+  t.barrier = p2cb_sim_barrier;
+  t.exit_thread = p2cb_sim_exit_thread;
+  t.warp_sync = p2cb_sim_warp_sync;
+  t.warp_slots = (unsigned long long *)s->slots;
+  t.print_buf = s->print;
+  t.print_cap = 64 * 1024;
+  t.print_flush = p2cb_sim_print_flush;
+  t.memo = (P2cSimMemory *)s->memo;
+  t.poll = p2cb_sim_poll;
+  t.grid_phase = p2cb_sim_grid_phase;
+  t.grid_storage = p2cb_sim_grid_storage;
+  t.grid_dynamic_shared = s->grid_shared;
+  t.grid_dynamic_stride = stride;
+  return true;
 }
 
 /* Runs kernel E over the grid; nonzero with a message in err when it cannot. */
 template <typename E>
 int p2cb_sim_run(const unsigned g[3], const unsigned b[3], unsigned shared, void **args, char *err, size_t n) {
-  if constexpr (E::kind != P2C_SIM_KIND_BLOCKS) {
-    snprintf(err, n, "the kernel needs the simulator's %s, which bundles do not have: run it on a GPU",
-             E::kind == P2C_SIM_KIND_GRID ? "grid syncs" : "fibers (barriers or warp operations)");
+  if constexpr (E::kind == P2C_SIM_KIND_FIBERS) {
+    snprintf(err, n, "the kernel needs the simulator's fibers (barriers or warp operations the "
+             "regions do not cover), which bundles do not have: run it on a GPU");
     return 1;
   } else {
-    P2cbSimLaunchMemory mem;
-    uint64_t threads = (uint64_t)b[0] * b[1] * b[2], blocks = (uint64_t)g[0] * g[1] * g[2];
-    mem.shared = calloc(1, shared ? shared : 1);
-    mem.slots = calloc(threads, sizeof(unsigned long long));
-    mem.memo = calloc(1, sizeof(P2cSimMemory));
-    mem.print = (char *)malloc(64 * 1024);
-    if (!mem.shared || !mem.slots || !mem.memo || !mem.print) {
-      snprintf(err, n, "out of host memory");
-      return p2cb_sim_release(&mem, 1);
+    P2cbSimLaunchState s;
+    if (!p2cb_sim_prepare(&s, g, b, shared, E::kind == P2C_SIM_KIND_GRID)) {
+      snprintf(err, n, "%s", s.failure);
+      return p2cb_sim_release(&s, 1);
     }
-    P2cSimThread t;
-    memset(&t, 0, sizeof t);
-    t.block_dim = uint3{b[0], b[1], b[2]};
-    t.grid_dim = uint3{g[0], g[1], g[2]};
-    t.dynamic_shared = mem.shared;
-    t.dynamic_shared_bytes = shared;
-    t.barrier = p2cb_sim_barrier;
-    t.exit_thread = p2cb_sim_exit_thread;
-    t.warp_sync = p2cb_sim_warp_sync;
-    t.warp_slots = (unsigned long long *)mem.slots;
-    t.print_buf = mem.print;
-    t.print_cap = 64 * 1024;
-    t.print_flush = p2cb_sim_print_flush;
-    t.memo = (P2cSimMemory *)mem.memo;
-    t.poll = p2cb_sim_poll;
-    p2c_sim_bind(&t);
-    E::fn(args, 0, blocks);
-    if (t.print_len) p2cb_sim_print_flush(&t);
+    p2c_sim_bind(&s.t);
+    if constexpr (E::kind == P2C_SIM_KIND_GRID) E::fn(args);
+    else E::fn(args, 0, s.blocks);
+    if (s.t.print_len) p2cb_sim_print_flush(&s.t);
     p2c_sim_bind(nullptr);
-    return p2cb_sim_release(&mem, 0);
+    if (s.failure) snprintf(err, n, "%s", s.failure);
+    return p2cb_sim_release(&s, s.failure ? 1 : 0);
   }
 }
 

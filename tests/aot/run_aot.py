@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """The ahead-of-time bundle tests (docs/aot.md; meson test --suite aot).
 
-Builds bundles of samples/vecadd.py, samples/smooth.py, tests/aot/warp_sum.py and the @vectorize
-ufuncs of samples/aot/ufuncs.py with `pyk2cuda build`, with and without --with-sim, compiles
-samples/aot/main.c (C), main.cc (C++), ufunc.c, tests/aot/two_bundles.c and tests/aot/warp.c
-against them with the host's own compilers (no
+Builds bundles of samples/vecadd.py, samples/smooth.py, tests/aot/warp_sum.py, the @vectorize
+ufuncs of samples/aot/ufuncs.py and tests/aot/kinds.py (a kernel of each kind the simulator part
+runs: blocks, lockstep, regions, grid regions) with `pyk2cuda build`, with and without
+--with-sim, compiles samples/aot/main.c (C), main.cc (C++), ufunc.c, tests/aot/two_bundles.c,
+warp.c and kinds.c against them with the host's own compilers (no
 pyk2cuda header or library), and checks:
   - the programs' results (each program checks itself against C/C++ computations) on the GPU
     path, run on the CUDA driver stand-in (PYK2CUDA_LIBCUDA), and on the simulator part (no
     driver, or PYK2CUDA_DEVICE=sim); a fibers kernel refused by the simulator part; the ufunc
-    launchers' results also against Numba's ufuncs of the same Python (with --oracle);
+    launchers' and kinds.c's results also against Numba's (ufuncs; the CUDA simulator) for the
+    same Python (with --oracle);
   - with no driver and no simulator part the C program starts and reports it (status and
     message, exit 1), and PYK2CUDA_DEVICE=sim is refused by a bundle without a simulator part;
   - the executables need no libpyk2cuda and no Python (ldd), and every global symbol the bundles'
@@ -38,6 +40,9 @@ BUNDLES = [
     ("vec64", "samples/vecadd.py", "vecadd(int64[::1], int64[::1], float64[::1])", "sm_80"),
     ("warp", "tests/aot/warp_sum.py", "warp_sum(int32[::1], int32[::1])", "sm_90"),
     ("uf", "samples/aot/ufuncs.py", None, "sm_90"),   # @vectorize ufuncs: their decorators' signatures
+    ("kinds", "tests/aot/kinds.py", ["scale(float32[::1], float32[::1], float32)", "stride_scale(int32[::1], int32[::1])",
+                                     "block_sum(int64[::1], int64[::1])",
+                                     "grid_rotate(float32[::1], float32[::1], float32[::1])"], "sm_90"),
 ]
 # the simulator's compile flags (src/runtime/sim/sim.c), as docs/aot.md asks for NAME_sim.cc
 SIM_FLAGS = ["-O2", "-fwrapv", "-fno-strict-aliasing", "-ffp-contract=off", "-fno-math-errno"]
@@ -48,6 +53,13 @@ PROGRAMS = [
     ("two_bundles", ["tests/aot/two_bundles.c"], ["vec", "vec64"]),
     ("warp", ["tests/aot/warp.c"], ["warp"]),
     ("aot_ufunc", ["samples/aot/ufunc.c"], ["uf"]),
+    ("kinds", ["tests/aot/kinds.c"], ["kinds"]),
+]
+# programs whose simulator-part results are compared with Numba's: program, what it prints when
+# it succeeded (then " on BACKEND"), the Python it runs, the comparison (run by the oracle Python)
+COMPARED = [
+    ("aot_ufunc", "aot ufunc sample: ok", "samples/aot/ufuncs.py", "ufunc_numba.py"),
+    ("kinds", "kinds: ok", "tests/aot/kinds.py", "kinds_numba.py"),
 ]
 
 failures = []
@@ -73,7 +85,8 @@ def must(cmd, what, **kw):
 def build_bundles(pyk2cuda, out, with_sim):
     os.makedirs(out, exist_ok=True)
     for name, src, sig, archs in BUNDLES:
-        must([pyk2cuda, "build", src] + (["--sig", sig] if sig else []) + ["--arch", archs, "-o", os.path.join(out, name)] +
+        sigs = [] if sig is None else [sig] if isinstance(sig, str) else sig
+        must([pyk2cuda, "build", src] + [a for x in sigs for a in ("--sig", x)] + ["--arch", archs, "-o", os.path.join(out, name)] +
              (["--with-sim"] if with_sim else []), "pyk2cuda build " + name, cwd=ROOT)
 
 
@@ -105,27 +118,26 @@ def expect_run(exe, env, want_rc, want_text, what, args=()):
         print("ok: %s: %s" % (what, (out + err).strip().splitlines()[-1]))
 
 
-def check_ufunc_runs(out, standin, oracle):
-    """The ufunc sample on the stand-in and on the simulator part; the simulator part's results
-    against Numba's ufuncs of the same Python (tests/aot/ufunc_numba.py, with the oracle Python)."""
+def check_compared_runs(out, standin, oracle):
+    """The COMPARED programs on the stand-in and on the simulator part; the simulator part's
+    results against Numba's for the same Python (with the oracle Python)."""
     base = {k: v for k, v in os.environ.items() if k not in ("PYK2CUDA_DEVICE", "PYK2CUDA_LIBCUDA")}
     no_driver = dict(base, PYK2CUDA_LIBCUDA=os.path.join(out, "no-such-libcuda.so"))
-    expect_run(os.path.join(out, "plain", "aot_ufunc"), dict(base, PYK2CUDA_LIBCUDA=standin), 0,
-               "aot ufunc sample: ok on gpu", "ufunc launchers on the stand-in")
-    dump = os.path.join(out, "ufunc-results")
-    os.makedirs(dump, exist_ok=True)
-    expect_run(os.path.join(out, "sim", "aot_ufunc"), no_driver, 0, "aot ufunc sample: ok on sim",
-               "ufunc launchers on the simulator part", [dump])
-    if not oracle:
-        print("note: the ufunc launchers are not compared with Numba here (no oracle Python: "
-              "meson -Doracle_python)")
-        return
-    rc, text, err = run([oracle, os.path.join(HERE, "ufunc_numba.py"), os.path.join(ROOT, "samples", "aot", "ufuncs.py"),
-                         dump])
-    if rc != 0:
-        fail("ufunc launchers against Numba's ufuncs:\n%s%s" % (text, err))
-    else:
-        print("ok: " + text.strip().splitlines()[-1])
+    for exe, ok, source, script in COMPARED:
+        expect_run(os.path.join(out, "plain", exe), dict(base, PYK2CUDA_LIBCUDA=standin), 0, ok + " on gpu",
+                   exe + " on the stand-in")
+        dump = os.path.join(out, exe + "-results")
+        os.makedirs(dump, exist_ok=True)
+        expect_run(os.path.join(out, "sim", exe), no_driver, 0, ok + " on sim", exe + " on the simulator part", [dump])
+        if not oracle:
+            print("note: %s's results are not compared with Numba's here (no oracle Python: meson "
+                  "-Doracle_python)" % exe)
+            continue
+        rc, text, err = run([oracle, os.path.join(HERE, script), os.path.join(ROOT, source), dump])
+        if rc != 0:
+            fail("%s against Numba:\n%s%s" % (exe, text, err))
+        else:
+            print("ok: %s: %s" % (exe, text.strip().splitlines()[-1]))
 
 
 def check_runs(out, standin):
@@ -231,7 +243,7 @@ def main():
         check_refusals(os.path.abspath(a.pyk2cuda), out)
         check_dependencies(out)
         check_runs(out, os.path.abspath(a.standin))
-        check_ufunc_runs(out, os.path.abspath(a.standin), a.oracle)
+        check_compared_runs(out, os.path.abspath(a.standin), a.oracle)
     finally:
         if not a.keep:
             shutil.rmtree(out, ignore_errors=True)
