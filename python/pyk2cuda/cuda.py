@@ -92,7 +92,8 @@ def _raised(exc, classes=None):
 def _rebuilt_kernel(name, unit, params, calls, options, sanitize, extensions):
     """A kernel from a pickle (Kernel.__reduce__): made from its translated source."""
     k = Kernel(None, name, unit.filename, unit.source, params, calls is not None, calls, sanitize)
-    k._unit, k._options, k._sanitize, k._calls = unit, options, sanitize, calls
+    k._options, k._sanitize, k._calls = options, sanitize, calls
+    k._set_unit(unit)
     k._specialized = calls is not None and len(calls) == 1
     k.extensions.extend(extensions)
     return k
@@ -107,6 +108,7 @@ class Kernel(_core._Kernel):
     `kern.forall(n)(args)`."""
 
     _unit = None
+    _held_warnings = ()
     _options = {}   # the decorator's debug= and boundscheck=, written into the translated source
 
     def _build(self):
@@ -114,6 +116,28 @@ class Kernel(_core._Kernel):
         function's synthetic module, its free names frozen now (source.py)."""
         self._unit = _source.build(self.py_func, options=self._options)
         return self._unit.filename, self._unit.source
+
+    def _compile_warnings(self, diagnostics):
+        """The translation's warnings (asked for by the C side after a translation that has
+        some: [(file, line, column, "warning", code, message)]), issued as Numba issues them: a
+        NumbaWarning, at the user's line."""
+        import warnings
+        from .numba_names import NumbaWarning
+        if self._unit is None:   # a signed kernel's translation, in its constructor: see _set_unit
+            self._held_warnings = list(diagnostics)
+            return
+        for file, line, col, _, code, message in diagnostics:
+            at = self._unit.where(line, col) if self._unit and file == self._unit.filename else None
+            file, line = (at[0], at[1]) if at else (file, line)
+            warnings.warn_explicit(NumbaWarning("%s [%s]" % (message, code)), NumbaWarning, file, line)
+
+    def _set_unit(self, unit):
+        """The translated unit of a kernel made from it (signed, or rebuilt from a pickle), and the
+        warnings its constructor's translation held until the unit could place them."""
+        self._unit = unit
+        held, self._held_warnings = self._held_warnings, ()
+        if held:
+            self._compile_warnings(held)
 
     def _fix_error(self, exc):
         """`exc` with its locations in the user's source (asked for on a failed launch), and an
@@ -618,7 +642,7 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
                            sanitize)
             except (CompileError, _core.BoundsError) as e:
                 raise unit.remap(e) from None
-            k._unit = unit
+            k._set_unit(unit)
             k._calls = calls
         k._options = checks
         k._sanitize = sanitize

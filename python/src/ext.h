@@ -79,6 +79,9 @@ PyObject *raise_device(State *st, P2cStatus s);
 PyObject *state_numpy(State *st);
 /* The strings of `list` joined with `sep`; takes the reference to `list` (NULL: returns NULL). */
 PyObject *join_list(const char *sep, PyObject *list);
+/* A module's diagnostics of severity `only` (-1: all) as [(file, line, column, severity, code,
+ * message)]; NULL with an exception set. */
+PyObject *diagnostics_list(const P2cModule *m, int only);
 /* numpy.dtype for a scalar type. Borrowed reference. */
 PyObject *state_dtype(State *st, P2cScalarType t);
 

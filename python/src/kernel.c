@@ -130,6 +130,20 @@ static void fix_error(Kernel *k) {
   Py_DECREF(fixed);
 }
 
+/* A successful translation's warnings, handed to the kernel object's _compile_warnings
+ * (cuda.py), which issues them as Numba does: NumbaWarnings at the user's lines. -1 when that
+ * raised (a warnings filter set to "error"). */
+static int report_warnings(Kernel *k, const P2cModule *m) {
+  PyObject *list = diagnostics_list(m, P2C_SEVERITY_WARNING);
+  if (!list) return -1;
+  PyObject *r = PyList_GET_SIZE(list) ? PyObject_CallMethod((PyObject *)k, "_compile_warnings", "O", list)
+                                      : Py_NewRef(Py_None);
+  Py_DECREF(list);
+  if (!r) return -1;
+  Py_DECREF(r);
+  return 0;
+}
+
 /* Translates the kernel's decorator signatures (and `extra`, "name(types)" strings, when the
  * decorator's are not literal) into one module. */
 static int translate_signed(Kernel *k, PyObject *extra) {
@@ -149,6 +163,10 @@ static int translate_signed(Kernel *k, PyObject *extra) {
   PyMem_Free(sigs);
   if (s != P2C_OK) {
     raise_status(k->st, s, p2c_compiler_last_error(k->st->compiler), m);
+    p2c_module_delete(m);
+    return -1;
+  }
+  if (report_warnings(k, m) < 0) {
     p2c_module_delete(m);
     return -1;
   }
@@ -172,7 +190,7 @@ static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
     p2c_module_delete(m);
     return NULL;
   }
-  if (add_spec(k, m, true, 0) < 0) {
+  if (report_warnings(k, m) < 0 || add_spec(k, m, true, 0) < 0) {
     p2c_module_delete(m);
     return NULL;
   }

@@ -29,18 +29,20 @@ static const char *status_name(P2cStatus s) {
   return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
 }
 
-/* The module's diagnostics as a list of (file, line, column, severity, code, message). */
-static PyObject *diagnostics_list(const P2cModule *m) {
+/* The module's diagnostics of one severity (all of them when `only` is negative) as a list of
+ * (file, line, column, severity, code, message). */
+PyObject *diagnostics_list(const P2cModule *m, int only) {
   static const char *const sev[] = {"error", "warning", "note"};
   size_t n = p2c_module_diagnostic_count(m);
-  PyObject *list = PyList_New((Py_ssize_t)n);
+  PyObject *list = PyList_New(0);
   for (size_t i = 0; list && i < n; i++) {
     P2cDiagnostic d = p2c_module_diagnostic(m, i);
+    if (only >= 0 && (int)d.severity != only) continue;
     PyObject *t = Py_BuildValue("(sIIsss)", d.file ? d.file : "", d.line, d.column,
                                 sev[d.severity <= P2C_SEVERITY_NOTE ? d.severity : 0],
                                 d.code ? d.code : "", d.message ? d.message : "");
-    if (!t) Py_CLEAR(list);
-    else PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+    if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
+    Py_XDECREF(t);
   }
   return list;
 }
@@ -105,7 +107,7 @@ PyObject *raise_status(State *st, P2cStatus s, const char *msg, const P2cModule 
   if (!exc) return NULL;
   PyObject *status = PyLong_FromLong((long)s);
   PyObject *name = PyUnicode_FromString(status_name(s));
-  PyObject *list = diags ? diagnostics_list(diags) : PyList_New(0);
+  PyObject *list = diags ? diagnostics_list(diags, -1) : PyList_New(0);
   if (status && name && list && PyObject_SetAttrString(exc, "status", status) == 0 &&
       PyObject_SetAttrString(exc, "status_name", name) == 0 &&
       PyObject_SetAttrString(exc, "diagnostics", list) == 0 && attach_failure(st, s, exc) == 0)

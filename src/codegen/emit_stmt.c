@@ -339,14 +339,47 @@ static void emit_for_range(Gen *G, const Stmt *s) {
   emit_line(G, "}\n");
 }
 
+/* The printf conversion Numba's CUDA print writes for an item of type `t` (a string is %s). */
+static const char *print_conversion(const Type *t) {
+  if (t->kind == TY_FLOAT || t->kind == TY_HALF) return "%f";
+  if (t->kind == TY_BOOL) return "%s";
+  return t->is_signed ? "%lld" : "%llu";
+}
+
+/* print() of more than 32 items: CUDA's printf takes at most 32 arguments, so Numba warns and
+ * the kernel prints its raw format string instead, the conversions as written (%lld %f ...).
+ * pyk2cuda does the same, so that such a program runs as it does under Numba. */
+static void emit_print_raw_format(Gen *G, const Expr *call, int limit) {
+  diag_warning(G->c, call->loc, "W-print-items",
+               "CUDA print() cannot print more than %d items. The raw format string will be emitted "
+               "by the kernel instead.", limit);
+  StrBuf fmt;
+  sb_init(&fmt, G->a);
+  sb_putc(&fmt, '"');
+  for (int i = 1; i < call->nkids; i++) {
+    const Expr *a = call->kids[i];
+    if (i > 1) sb_putc(&fmt, ' ');
+    sb_putc(&fmt, '%');   /* doubled: printf writes the conversion itself */
+    sb_puts(&fmt, a->kind == EX_STR ? "%s" : print_conversion(a->ty));
+  }
+  sb_puts(&fmt, "\\n\"");
+  for (int i = 1; i < call->nkids; i++) {   /* items with effects are still evaluated, as in Numba */
+    if (an_expr_is_pure(call->kids[i])) continue;
+    StrBuf item;
+    sb_init(&item, G->a);
+    emit_expr(G, call->kids[i], &item, P_ASSIGN);
+    emit_line(G, "(void)(%s);\n", sb_str(&item));
+  }
+  emit_line(G, "printf(%s);\n", sb_str(&fmt));
+}
+
 /* print(a, b): one printf, items separated by spaces, as Numba's CUDA print does. The user's
  * strings are escaped piece by piece (with % doubled); conversions are written between them, so
  * nothing in a string can become a conversion. */
 static void emit_print(Gen *G, const Expr *call) {
   enum { MAX_PRINT_ARGS = 32 };
   if (call->nkids - 1 > MAX_PRINT_ARGS) {
-    diag_error(G->c, call->loc, "E-print", "print() of more than %d values (printf's limit on the GPU)",
-               MAX_PRINT_ARGS);
+    emit_print_raw_format(G, call, MAX_PRINT_ARGS);
     return;
   }
   StrBuf fmt, args;
@@ -361,18 +394,16 @@ static void emit_print(Gen *G, const Expr *call) {
       continue;
     }
     sb_puts(&args, ", ");
+    sb_puts(&fmt, print_conversion(a->ty));
     if (a->ty->kind == TY_BOOL) {
-      sb_puts(&fmt, "%s");
       emit_expr(G, a, &args, P_OR);
       sb_puts(&args, " ? \"True\" : \"False\"");
     } else if (a->ty->kind == TY_FLOAT || a->ty->kind == TY_HALF) {
-      sb_puts(&fmt, "%f");
       sb_puts(&args, "(double)");
       if (a->ty->kind == TY_HALF) sb_puts(&args, "p2c_float_of(");
       emit_expr(G, a, &args, a->ty->kind == TY_HALF ? P_ASSIGN : P_UNARY);
       if (a->ty->kind == TY_HALF) sb_putc(&args, ')');
     } else {
-      sb_puts(&fmt, a->ty->is_signed ? "%lld" : "%llu");
       sb_puts(&args, a->ty->is_signed ? "(long long)" : "(unsigned long long)");
       emit_expr(G, a, &args, P_UNARY);
     }

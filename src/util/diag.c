@@ -4,10 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Room for one more diagnostic of this severity. Warnings have their own small budget on top of
+ * the errors' (P2C_MAX_WARNINGS of them at most), so that a file full of warnings never crowds
+ * out the errors that stop its compilation. */
+bool diag_has_room(const Compilation *c, P2cSeverity sev) {
+  size_t warnings = 0;
+  for (size_t i = 0; i < c->diags.len; i++) warnings += c->diags.items[i].severity == P2C_SEVERITY_WARNING;
+  return sev == P2C_SEVERITY_WARNING ? warnings < P2C_MAX_WARNINGS : c->diags.len - warnings < P2C_MAX_ERRORS;
+}
+
 static void add_diag(Compilation *c, P2cSeverity sev, Loc loc, const char *code, const char *fmt,
                      va_list ap) {
-  if (c->diags.len >= P2C_MAX_ERRORS) {
-    c->too_many_errors = true;
+  if (!diag_has_room(c, sev)) {
+    c->too_many_errors = c->too_many_errors || sev != P2C_SEVERITY_WARNING;
     return;
   }
   StrBuf sb;
@@ -23,6 +32,13 @@ void diag_error(Compilation *c, Loc loc, const char *code, const char *fmt, ...)
   add_diag(c, P2C_SEVERITY_ERROR, loc, code, fmt, ap);
   va_end(ap);
   c->error_count++;
+}
+
+void diag_warning(Compilation *c, Loc loc, const char *code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  add_diag(c, P2C_SEVERITY_WARNING, loc, code, fmt, ap);
+  va_end(ap);
 }
 
 void diag_note(Compilation *c, Loc loc, const char *fmt, ...) {

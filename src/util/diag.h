@@ -28,6 +28,7 @@ enum {
                                   250 bytes of stack in the later phases' walks; more than
                                   CPython 3.11 compiles, about 2,990) */
   P2C_MAX_ERRORS = 50,         /* diagnostics kept before giving up */
+  P2C_MAX_WARNINGS = 8,        /* warnings kept, besides the errors' budget (diag_has_room) */
   P2C_MAX_SOURCE = P2C_MAX_SOURCE_BYTES,   /* bytes of source (the public header's limit) */
 };
 
@@ -55,8 +56,16 @@ typedef struct Compilation {
 /* Reports an error at `loc`. `code` is a stable identifier (docs/diagnostics.md). */
 void diag_error(Compilation *c, Loc loc, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Reports a warning at `loc`: the code is still compiled and run, and every front shows it (the
+ * command line beside errors, Python as a NumbaWarning at the user's line). For what Numba
+ * accepts with a warning, so that the program runs as it does under Numba. */
+void diag_warning(Compilation *c, Loc loc, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void diag_note(Compilation *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool diag_has_errors(const Compilation *c);
+/* Whether one more diagnostic of severity `sev` is kept (the limits P2C_MAX_ERRORS and
+ * P2C_MAX_WARNINGS; side.c merges a second thread's diagnostics under the same rule). */
+bool diag_has_room(const Compilation *c, P2cSeverity sev);
 
 /* Position of a byte offset of the normalized text. */
 Loc source_loc(const Compilation *c, size_t offset);

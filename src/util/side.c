@@ -65,11 +65,9 @@ void side_finish(Side *s, Compilation *c, bool keep_diagnostics) {
   if (s->out_of_memory) arena_oom(&c->arena);
   if (!keep_diagnostics) return;
   for (size_t i = 0; i < s->c.diags.len; i++) {
-    if (c->diags.len >= P2C_MAX_ERRORS) {
-      c->too_many_errors = true;
-      break;
-    }
-    vec_push(&c->arena, &c->diags, s->c.diags.items[i]);
+    const P2cDiagnostic *d = &s->c.diags.items[i];
+    if (diag_has_room(c, d->severity)) vec_push(&c->arena, &c->diags, *d);
+    else c->too_many_errors = c->too_many_errors || d->severity != P2C_SEVERITY_WARNING;
   }
   c->error_count += s->c.error_count;
   c->too_many_errors = c->too_many_errors || s->c.too_many_errors;

@@ -142,3 +142,41 @@ def test_numba_version_is_the_numba_measured_against(tmp_path):
     rc, out, err = run_script(["-m", "pyk2cuda", str(script)])
     assert rc == 0, err
     assert out.split("\n")[:3] == ["%s True True" % numba_names.NUMBA_VERSION, "True", "AttributeError True"]
+
+
+# print() of more than 32 items: compiled Numba (numba/cuda/printimpl.py, print_varargs) warns
+# with a NumbaWarning and the kernel prints its raw format string, the conversions doubled so that
+# printf writes them as text: %lld for an int, %f for a float, %s for a string. Numba's simulator
+# prints the values instead (it has no printf), so the rule itself is the oracle here; the
+# conformance suite's test_print.test_too_many_args checks the same through Numba's own test.
+def test_print_of_more_than_32_items_is_numbas_raw_format(tmp_path):
+    script = tmp_path / "many.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from pyk2cuda import cuda\n"
+        "\n"
+        "@cuda.jit(device=True)\n"
+        "def bump(a):\n"
+        "    a[1] += 1\n"
+        "    return a[1]\n"
+        "\n"
+        "@cuda.jit\n"
+        "def k(a):\n"
+        "    print(" + ", ".join(["a[0]"] * 31) + ", 'x', 1.5, bump(a))\n"
+        "\n"
+        "a = np.zeros(2, np.int64)\n"
+        "k[1, 1](a)\n"
+        "cuda.synchronize()\n"
+        "print('bumped', a[1])\n"
+        "\n"
+        "@cuda.jit('void(float32[:])')\n"   # signed: translated when it is defined
+        "def signed(f):\n"
+        "    print(" + ", ".join(["f[0]"] * 33) + ")\n")
+    rc, out, err = run_script([str(script)], env={"PYK2CUDA_DEVICE": "sim"})
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == " ".join(["%lld"] * 31 + ["%s", "%f", "%lld"])
+    assert lines[1] == "bumped 1"   # the items are still evaluated
+    assert ("%s:11: NumbaWarning: CUDA print() cannot print more than 32 items. The raw format "
+            "string will be emitted by the kernel instead." % script) in err
+    assert "%s:20: NumbaWarning: CUDA print() cannot" % script in err
