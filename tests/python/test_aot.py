@@ -66,6 +66,21 @@ def test_kernel_build_bundles_the_specializations_launches_made(tmp_path):
     np.testing.assert_array_equal(got, x * np.float32(2.5))
 
 
+def test_kernel_build_names_the_users_line(tmp_path):
+    # The kernel's def on line 3 of its file: the module translated for it has its imports first,
+    # so there the def is further down; the header names the user's file and line.
+    (tmp_path / "top.py").write_text("from pyk2cuda import cuda\n@cuda.jit('void(int32[::1])')\n"
+                                     "def bump(x):\n    x[cuda.grid(1)] += 1\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("aot_top_kernel", str(tmp_path / "top.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.bump.build(tmp_path / "top")
+    header = (tmp_path / "top.h").read_text()
+    assert "/* bump(int32[::1]), %s:3. */" % (tmp_path / "top.py") in header, header
+    assert module.bump._unit.source.decode().splitlines().index("def bump(x):") + 1 != 3
+
+
 def test_build_from_a_file_with_signatures(tmp_path):
     written = pyk2cuda.build(os.path.join(ROOT, "samples", "vecadd.py"), tmp_path / "v",
                              signatures=["vecadd(int32[::1], int32[::1], float64[::1])",
