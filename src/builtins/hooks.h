@@ -21,6 +21,7 @@ BuiltinInferFn infer_fp16_call;                                                 
 BuiltinInferFn infer_isnat_call, infer_time_value_call;                              /* infer_time.c */
 BuiltinInferFn infer_vector_ctor_call;                                             /* infer_vector.c */
 BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */
+BuiltinInferFn infer_nanosleep_call;                                                /* infer_cuda.c */
 BuiltinInferFn infer_shfl_call, infer_vote_call, infer_match_call, infer_bitcount_call;
 BuiltinInferFn infer_brev_call, infer_float_op_call, infer_selp_call, infer_const_array_like_call;
 BuiltinInferFn infer_libdevice_call;

@@ -207,6 +207,10 @@ static const Builtin table[] = {
          infer_fixed_call, emit_plain_builtin_call),
     CUDA("numba.cuda.threadfence_system", 0, 0, BF_EFFECTS | BF_FENCE, &type_void, "__threadfence_system",
          infer_fixed_call, emit_plain_builtin_call),
+    /* __nanosleep needs sm_70; the simulator's returns at once (CUDA allows any sleep from 0 to
+     * twice the duration asked for) */
+    CUDA("numba.cuda.nanosleep", 1, 1, BF_EFFECTS, &type_void, "__nanosleep", infer_nanosleep_call,
+         emit_plain_builtin_call),
     CUDA("numba.cuda.syncwarp", 0, 1, WARP, &type_void, "__syncwarp", infer_syncwarp_call,
          emit_syncwarp_call),
     SHFL("numba.cuda.shfl_sync", "__shfl_sync", "source lane"),

@@ -198,6 +198,12 @@ const Type *infer_syncwarp_call(Infer *I, Expr *e, const Type **t) {
   return &type_void;
 }
 
+/* nanosleep(ns): Numba's signature is void(uint32), so any integer converts to uint32. */
+const Type *infer_nanosleep_call(Infer *I, Expr *e, const Type **t) {
+  if (!int_arg(I, e, 1, t[1], "number of nanoseconds", &type_uint32)) return NULL;
+  return &type_void;
+}
+
 static bool is_shfl_type(const Type *v) {
   return v == &type_int32 || v == &type_int64 || v == &type_float32 || v == &type_float64;
 }

@@ -222,3 +222,22 @@ def test_dispatcher_compile_and_numba_keys():
     assert ptx[(float64[::1],)] == ptx["void(float64[::1])"]
     with pytest.raises(KeyError):
         ptx[(float32[::1],)]
+
+
+def nap(x, out):
+    i = cuda.grid(1)
+    cuda.nanosleep(32)
+    cuda.nanosleep(x)
+    out[i] = i * 3
+
+
+def test_nanosleep_is_ptx_nanosleep_and_no_wait_on_the_simulator():
+    """cuda.nanosleep(ns) (void(uint32) in compiled Numba; its simulator has none) is PTX's
+    nanosleep.u32, once per call as Numba's test_compiler.test_nanosleep counts; the kernel's
+    results are those of the same kernel without it."""
+    ptx, resty = cuda.compile_ptx(nap, ("uint32", "int32[::1]"), cc=(7, 5))
+    assert sum("nanosleep.u32" in line for line in ptx.splitlines()) == 2
+    out = np.zeros(64, np.int32)
+    cuda.jit(nap)[2, 32](np.uint32(1000), out)
+    cuda.synchronize()
+    assert (out == np.arange(64) * 3).all()

@@ -427,6 +427,8 @@ static inline void p2c_sim_grid_sync(void) {
 static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+/* CUDA sleeps "approximately" ns nanoseconds, anywhere in [0, 2 * ns]: the simulator takes 0. */
+static inline void __nanosleep(unsigned int ns) { (void)ns; }
 
 /* ---- Vector types ------------------------------------------------------------------------ */
 /* CUDA's built-in vector types (float4, int2, ... : cuda.float32x4 and friends in Python) and
