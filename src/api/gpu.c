@@ -515,7 +515,15 @@ P2cStatus p2c_event_elapsed_ms(const P2cEvent *start, const P2cEvent *end, float
   P2cStatus status = ENTER(d, &scope);
   if (status != P2C_OK) return status;
   DEV_CHECK(d, cuEventSynchronize(end->event));
-  DEV_CHECK(d, cuEventElapsedTime(ms, start->event, end->event));
+  /* The driver answers INVALID_HANDLE for an event never recorded (both handles here are live):
+   * said in the simulator's words, so that both back ends report it alike. */
+  CuResult rc = DRV(d)->cuEventElapsedTime(ms, start->event, end->event);
+  if (rc == CUDRV_ERROR_INVALID_HANDLE)
+    status = gpu_fail(d, P2C_ERR_CUDA, "an event was never recorded (cuEventElapsedTime: "
+                      "CUDA_ERROR_INVALID_HANDLE)");
+  else if (rc != CUDRV_SUCCESS)
+    status = cudrv_fail(DRV(d), rc, "cuEventElapsedTime(ms, start->event, end->event)", __FILE__, __LINE__,
+                        d->last_error, sizeof d->last_error);
 cleanup:
   LEAVE(&scope);
   return status;

@@ -115,6 +115,17 @@ def test_mapped_arrays_take_numbas_arguments_and_work_in_a_launch():
 
 
 def test_events_time_the_work():
+    check_events()
+
+
+@pytest.mark.gpu
+def test_events_time_the_work_on_the_gpu_path():
+    """The same on the GPU path: the driver's INVALID_HANDLE for an event never recorded is said
+    in the simulator's words."""
+    check_events()
+
+
+def check_events():
     start, end = cuda.event(), cuda.event()
     start.record()
     cuda.to_device(np.zeros(1 << 20)).copy_to_host()

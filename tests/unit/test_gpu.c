@@ -302,6 +302,7 @@ static void pinned_streams_events(void **state) {
   P2cEvent *e2 = NULL;
   assert_int_equal(p2c_event_new(f->d, &e2), P2C_OK);
   assert_int_equal(p2c_event_elapsed_ms(e0, e2, &ms), P2C_ERR_CUDA);
+  assert_contains(p2c_device_last_error(f->d), "an event was never recorded");
   assert_contains(p2c_device_last_error(f->d), "CUDA_ERROR_INVALID_HANDLE");
   void *none = (void *)1;
   assert_int_equal(p2c_pinned_new(f->d, 0, &none), P2C_ERR_USAGE);
