@@ -51,8 +51,30 @@ struct P2cbSimLaunchState {
   const char *failure;   /* why a callback stopped the launch, or NULL */
 };
 
+/* The math memory (P2cSimMemory, 98 KiB) of a launch that has ended, kept for the next one:
+ * calloc'ing it at every launch was 97 % of a small launch's instructions on the simulator part
+ * (bench/aot_launch.sh). Taken and given back atomically, so launches on several threads each
+ * have their own (one of two given back at once is freed). */
+P2cSimMemory *p2cb_sim_spare_memo;
+
+P2cSimMemory *p2cb_sim_memo_take(void) {
+  P2cSimMemory *m = __atomic_exchange_n(&p2cb_sim_spare_memo, (P2cSimMemory *)nullptr, __ATOMIC_ACQUIRE);
+  return m ? m : (P2cSimMemory *)calloc(1, sizeof(P2cSimMemory));
+}
+
+/* Empties the tables the launch wrote (as the simulator's memo_empty), then keeps m. */
+void p2cb_sim_memo_give(P2cSimMemory *m) {
+  if (!m) return;
+  const size_t table = (size_t)P2C_SIM_MEMO_SETS * P2C_SIM_MEMO_WAYS;
+  for (unsigned t = 0; t < P2C_SIM_MEMO_TABLES; t++)
+    if (m->used >> t & 1) memset(m->entries + t * table, 0, table * sizeof *m->entries);
+  m->used = 0;
+  free(__atomic_exchange_n(&p2cb_sim_spare_memo, m, __ATOMIC_RELEASE));
+}
+
 int p2cb_sim_release(P2cbSimLaunchState *s, int status) {
-  free(s->shared), free(s->slots), free(s->memo), free(s->print), free(s->grid_mem), free(s->grid_shared);
+  p2cb_sim_memo_give((P2cSimMemory *)s->memo);
+  free(s->shared), free(s->slots), free(s->print), free(s->grid_mem), free(s->grid_shared);
   return status;
 }
 
@@ -96,7 +118,7 @@ bool p2cb_sim_prepare(P2cbSimLaunchState *s, const unsigned g[3], const unsigned
   size_t stride = ((size_t)shared + 63) & ~(size_t)63, grid_bytes = 0;
   s->shared = calloc(1, shared ? shared : 1);
   s->slots = calloc(s->threads, sizeof(unsigned long long));
-  s->memo = calloc(1, sizeof(P2cSimMemory));
+  s->memo = p2cb_sim_memo_take();
   s->print = (char *)malloc(64 * 1024);
   if (grid && shared && (!p2cb_size(s->blocks, stride, 0, &grid_bytes) || !(s->grid_shared = (unsigned char *)calloc(1, grid_bytes))))
     return s->failure = "out of host memory", false;
