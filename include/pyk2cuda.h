@@ -669,7 +669,8 @@ P2C_API const char *p2c_gpu_module_log(const P2cGpuModule *module);
  * is P2C_ERR_USAGE. */
 P2C_API P2cStatus p2c_gpu_module_kernel(P2cGpuModule *module, const char *symbol,
                                         P2cGpuKernel **out);
-/* The device address and size of a __device__ variable of the module. */
+/* The device address and size of a __device__ variable of the module. A missing name is
+ * P2C_ERR_USAGE. */
 P2C_API P2cStatus p2c_gpu_module_global(P2cGpuModule *module, const char *name, uint64_t *address,
                                         size_t *bytes);
 

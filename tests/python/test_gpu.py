@@ -93,6 +93,32 @@ def test_bounds_checking_on_the_gpu():
         bad[1, 1](np.zeros(4))
 
 
+def test_debug_kernels_that_cannot_fail_run():
+    """debug=True on kernels and device functions with no index to check and no raise: codegen
+    defines no failure record, and the GPU path then has none to read (it refused the launch:
+    Numba's test_debuginfo.test_chained_device_function on the stand-in)."""
+    @cuda.jit(device=True, debug=True)
+    def f2(x):
+        return x + 1
+
+    @cuda.jit(device=True)
+    def f1(x, y):
+        return x - f2(y)
+
+    @cuda.jit(debug=True)
+    def kernel(x, y, out):
+        out[0] = f1(x, y)
+
+    @cuda.jit(debug=True)
+    def no_arrays(x, y):
+        f1(x, y)
+
+    no_arrays[1, 1](1, 2)
+    out = cuda.to_device(np.zeros(1, np.int64))
+    kernel[1, 1](5, 2, out)
+    assert out.copy_to_host()[0] == 2
+
+
 def test_boundscheck_on_device_arrays_reads_the_bounds_record():
     # Every array on the device is the fast launch path, which skips the bounds record unless
     # the specialization says its launches read it (P2cKernelInfo.checks_bounds): the decorator's
