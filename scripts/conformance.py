@@ -95,6 +95,8 @@ def _install_shim(suite):
         import numba.cuda.testing  # noqa: F401 (the helpers, imported while numba.cuda is Numba's)
         import numba.tests.support  # noqa: F401
         keep = {"numba.cuda.testing": sys.modules["numba.cuda.testing"]}
+        keep["numba.core.errors"] = _errors_as_pyk2cuda(sys.modules["numba.core.errors"])
+        _tuple_types_as_numbas()
     import pyk2cuda
     from pyk2cuda import cuda, types
     for name, value in lent.items():
@@ -114,6 +116,32 @@ def _install_shim(suite):
     numba.vectorize = _vectorize_for_cuda(numba.vectorize, pyk2cuda.vectorize)
     for name in _TYPE_NAMES:
         setattr(numba, name, getattr(pyk2cuda, name))
+
+
+def _errors_as_pyk2cuda(numba_errors):
+    """numba.core.errors as the test modules import it: Numba's module, but TypingError and
+    LoweringError are pyk2cuda.CompileError, as `python3 -m pyk2cuda` answers them
+    (pyk2cuda.numba_names), so that a test expecting a kernel to fail typing judges pyk2cuda's
+    error (its class and message), not Numba's class. Numba's own modules keep the module they
+    imported: only imports after the shim (the test modules') get this copy."""
+    import types
+    from pyk2cuda import CompileError
+    errors = types.ModuleType(numba_errors.__name__, numba_errors.__doc__)
+    errors.__dict__.update(numba_errors.__dict__)
+    errors.TypingError = errors.LoweringError = CompileError
+    return errors
+
+
+def _tuple_types_as_numbas():
+    """pyk2cuda's tuple types count as Numba's in isinstance (virtual subclasses of
+    numba.core.types' Tuple, UniTuple and BaseTuple, whose metaclass is an ABCMeta): the shim
+    leaves numba.core.types Numba's, so a test that asks whether a signature pyk2cuda made
+    (libdevicefuncs.create_signature) returns a tuple asks Numba's classes, as it would under
+    Numba, where numba.types and numba.core.types are one module."""
+    from numba.core import types as numba_types
+    from pyk2cuda import types
+    for name in ("BaseTuple", "Tuple", "UniTuple"):
+        getattr(numba_types, name).register(getattr(types, name))
 
 
 def _vectorize_for_cuda(numba_vectorize, ours):

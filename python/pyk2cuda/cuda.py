@@ -579,12 +579,32 @@ def _parse_ptxas(report, symbol):
 globals().update(cudadrv.LINKABLE)
 
 
+class ExternFunction:
+    """What cuda.declare_device returns, as Numba's: the external function's `name` and its
+    signature `sig` (.args, .return_type), and numba-cuda's `link` (the files to link). Kernels
+    cannot call it yet: pyk2cuda links no CUDA C, PTX or LTO-IR into kernels, which source.py
+    says at the call (`_p2c_refused_in_kernels`)."""
+
+    def __init__(self, name, sig, link):
+        self.name = name
+        self.sig = sig
+        self.link = link
+        self._p2c_refused_in_kernels = (
+            "the external device function '%s' (cuda.declare_device): pyk2cuda does not link "
+            "CUDA C, PTX or LTO-IR into kernels yet" % name)
+
+    def __repr__(self):
+        return "<ExternFunction %s %s>" % (self.name, self.sig)
+
+
 def declare_device(name, sig, link=None, use_cooperative=False):
-    """numba-cuda's declaration of an external device function (CUDA C or PTX linked in): pyk2cuda
-    compiles kernels from Python alone and links nothing, so it is a NotImplementedError naming
-    the function."""
-    raise NotImplementedError("cuda.declare_device('%s'): external device functions are not "
-                              "supported: pyk2cuda links no CUDA C, PTX or LTO-IR into kernels" % name)
+    """Numba's declaration of an external device function: `sig` a signature with a return type
+    (a string, or a type called on argument types), else a TypeError as Numba's. The declaration
+    is checked and kept; calling it from a kernel is refused (ExternFunction)."""
+    sig = types.parse_signature(sig) if isinstance(sig, str) else sig
+    if getattr(sig, "return_type", None) is None:
+        raise TypeError("Return type must be provided for device declarations")
+    return ExternFunction(name, sig, list(link or []))
 
 
 class DeviceFunction:
@@ -611,6 +631,23 @@ class DeviceFunction:
 
     def __call__(self, *args, **kwargs):
         raise Error("device function '%s' can only be called from a kernel" % self.__name__)
+
+    def __getitem__(self, config):
+        """f[grid, block]: a device function is no kernel; Numba's RuntimeError."""
+        raise RuntimeError("Cannot compile a device function as a kernel (device function '%s': "
+                           "make it @cuda.jit without device=True to launch it)" % self.__name__)
+
+    def inspect_sass(self, signature=None):
+        """A device function has no SASS of its own (it is compiled into its callers): Numba's
+        RuntimeError."""
+        raise RuntimeError("Cannot inspect SASS of a device function ('%s': inspect the kernel "
+                           "that calls it)" % self.__name__)
+
+    @property
+    def _p2c_device_sigs(self):
+        """The decorator's signatures, which calls from kernels convert their arguments to
+        (source.py writes them into the translated decorator)."""
+        return list(self._sigs)
 
 
 def jit(func_or_sig=None, device=False, debug=None, **options):

@@ -35,30 +35,6 @@ libdevice.__dict__.update((name, _function(name)) for name in _PROTOTYPES)
 arg = _collections.namedtuple("arg", ("name", "ty", "is_ptr"))
 
 
-class _TupleType:
-    """The type of a call that returns several values: `types` in order, UniTuple when all are
-    one type (`count` and `dtype` then), else Tuple, as Numba prints them."""
-
-    def __init__(self, elems):
-        self.types = tuple(elems)
-        self.count = len(self.types)
-        uniform = all(t is self.types[0] for t in self.types)
-        self.dtype = self.types[0] if uniform else None
-        self.name = ("UniTuple(%s x %d)" % (self.dtype, self.count) if uniform
-                     else "Tuple(%s)" % ", ".join(str(t) for t in self.types))
-
-    def __iter__(self):
-        return iter(self.types)
-
-    def __len__(self):
-        return self.count
-
-    def __str__(self):
-        return self.name
-
-    __repr__ = __str__
-
-
 def _entry(proto):
     """(result type, [arg, ...]) of a prototype "R:PARAMS"."""
     names = iter("xyz")
@@ -71,7 +47,7 @@ def create_signature(retty, args):
     """The signature of a call: the non-pointer arguments, and the result followed by the
     pointers' values (a tuple of two or more; a void result is left out)."""
     returns = ([] if retty is _types.void else [retty]) + [a.ty for a in args if a.is_ptr]
-    ret = returns[0] if len(returns) == 1 else _TupleType(returns)
+    ret = returns[0] if len(returns) == 1 else _types.Tuple(returns)
     return _types.Signature(ret, [a.ty for a in args if not a.is_ptr])
 
 

@@ -371,6 +371,10 @@ class _Builder:
         refused = getattr(value, "_p2c_refused_in_kernels", None)
         if isinstance(refused, str):   # a host name kernels cannot use, with its reason
             _fail(piece, line, col, "'%s' cannot be used in a kernel: it is %s" % (shown or name, refused))
+        if getattr(value, "_can_compile", True) is False:   # Numba's @jit(sig): no new types
+            _fail(piece, line, col, "Untyped global name '%s': using cpu function on device but its "
+                  "compilation is disabled (Numba's @jit with signatures compiles only those, for the "
+                  "CPU; use @cuda.jit(device=True) or @jit without signatures)" % (shown or name))
         what = _classify(name, value)
         if what is None:
             _fail(piece, line, col, "'%s' is a global of type %s, which kernels cannot use (they "
@@ -384,7 +388,7 @@ class _Builder:
         elif kind == "class":
             self._add_class(piece, line, col, name, value)
         elif (id(text), name) not in self.compiled:
-            self.add_function(text, name, "@%s.jit(device=True)" % _CUDA)
+            self.add_function(text, name, _device_decorator(value))
 
     def _add_class(self, piece, line, col, name, cls):
         """An exception class as `class NAME(Exception): pass`; an Enum or IntEnum class with
@@ -421,6 +425,15 @@ class _Builder:
         out.extend(self.classes)
         u.source = ("\n".join(out) + "\n").encode()
         return u
+
+
+def _device_decorator(value):
+    """The decorator of a device function the kernel calls: with its own signatures when it is
+    a @cuda.jit(sig, device=True) function, whose calls convert their arguments to them as
+    Numba's do; a bare one (typed per call) otherwise."""
+    sigs = getattr(value, "_p2c_device_sigs", None) or []
+    given = "".join("%r, " % s for s in sigs) if len(sigs) <= 1 else "%r, " % list(sigs)
+    return "@%s.jit(%sdevice=True)" % (_CUDA, given)
 
 
 def _same_callee(a, b):

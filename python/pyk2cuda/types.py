@@ -107,6 +107,47 @@ class Signature:
         return hash(self._text)
 
 
+class BaseTuple(Type):
+    """A tuple type, as Numba's: its element `types` in order, iterable and sized. Made as Numba
+    makes them: Tuple(types) is a UniTuple when all elements are one type, else a Tuple."""
+
+    def __init__(self, name, elems):
+        self.types = tuple(elems)
+        self.count = len(self.types)
+        super().__init__(name)
+
+    def __iter__(self):
+        return iter(self.types)
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, i):
+        return self.types[i]
+
+
+class UniTuple(BaseTuple):
+    """UniTuple(dtype, count): `count` values of type `dtype`, Numba's 'UniTuple(float64 x 2)'."""
+
+    def __init__(self, dtype, count):
+        self.dtype = dtype
+        super().__init__("UniTuple(%s x %d)" % (dtype, count), [dtype] * count)
+
+
+class Tuple(BaseTuple):
+    """Tuple(types): values of several types, Numba's 'Tuple(float64, int32)'; one type
+    throughout makes a UniTuple, as numba.types.Tuple does."""
+
+    def __new__(cls, types):
+        types = tuple(types)
+        if types and all(t == types[0] for t in types):
+            return UniTuple(types[0], len(types))
+        return super().__new__(cls)
+
+    def __init__(self, types):
+        super().__init__("Tuple(%s)" % ", ".join(str(t) for t in types), types)
+
+
 class CPointer(Type):
     """Numba's CPointer(dtype), a pointer to `dtype` values: its name is Numba's, 'float32*'.
     It exists so that code naming it imports and builds signatures; pyk2cuda's kernels take no
@@ -281,4 +322,48 @@ def typeof(value):
                     % type(value).__name__)
 
 
-__all__ = ["void", "none", "from_dtype", "typeof", "CPointer", "CharSeq", "UnicodeCharSeq"] + _NUMBA_NAMES
+def parse_signature(text):
+    """A signature written as Numba's text, 'int32(float32[:])', as the objects it names: a
+    Signature, or a tuple of argument types where the text gives no return type
+    ('(float32[:],)'), as Numba's normalize_signature reads it. Only type names, their
+    subscripts with ':' and '::1', calls and tuples are read (nothing is evaluated); anything
+    else is a TypeError naming the text."""
+    import ast
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+        return _signature_node(tree)
+    except (SyntaxError, TypeError, KeyError, AttributeError) as e:
+        raise TypeError("bad signature %r: %s" % (text, e)) from None
+
+
+def _signature_node(node):
+    """The object an expression node of a signature text names (parse_signature)."""
+    import ast
+    if isinstance(node, ast.Name):
+        if node.id not in _NUMBA_NAMES + ["void", "none"]:
+            raise TypeError("'%s' is not a type name" % node.id)
+        return globals()[node.id]
+    if isinstance(node, ast.Tuple):
+        return tuple(_signature_node(e) for e in node.elts)
+    if isinstance(node, ast.Call) and not node.keywords:
+        return _signature_node(node.func)(*[_signature_node(a) for a in node.args])
+    if isinstance(node, ast.Subscript):
+        dims = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return _signature_node(node.value)[tuple(_slice_node(d) for d in dims)]
+    raise TypeError("unexpected %s" % type(node).__name__)
+
+
+def _slice_node(node):
+    """':' or '::1' of an array type in a signature text."""
+    import ast
+    if not isinstance(node, ast.Slice) or node.lower or node.upper:
+        raise TypeError("array types are written with ':' and '::1'")
+    step = node.step
+    if step is None:
+        return slice(None)
+    if isinstance(step, ast.Constant) and step.value == 1:
+        return slice(None, None, 1)
+    raise TypeError("array types are written with ':' and '::1'")
+
+
+__all__ = ["void", "none", "from_dtype", "typeof", "CPointer", "Tuple", "UniTuple", "CharSeq", "UnicodeCharSeq"] + _NUMBA_NAMES

@@ -545,6 +545,69 @@ static bool parse_sig(Infer *I, const SigText *st, Signature *sig) {
   return false;
 }
 
+/* How a call's argument of type `from` converts to a declared parameter of type `to`, by
+ * Numba's rules: scalars by its conversion table, an array to one of the same dtype and
+ * dimensions (exactly in its own layout, safely into 'A'), anything else only to itself. */
+static TypeConversion arg_conversion(const Type *from, const Type *to) {
+  from = type_plain(from);
+  if (from == to) return CONV_EXACT;
+  if (type_is_numeric(from) && type_is_numeric(to)) return type_conversion(from->scalar, to->scalar);
+  if (from->kind == TY_ARRAY && to->kind == TY_ARRAY && from->dtype == to->dtype && from->ndim == to->ndim)
+    return to->layout == 'A' ? CONV_SAFE : from->layout == to->layout ? CONV_EXACT : CONV_NONE;
+  return CONV_NONE;
+}
+
+/* Whether rating a (counts of each kind of conversion) is better than b, as Numba ranks
+ * overloads: fewer unsafe conversions, then fewer safe ones, then fewer promotions. */
+static bool better_rating(const int *a, const int *b) {
+  for (int kind = CONV_UNSAFE; kind > CONV_EXACT; kind--)
+    if (a[kind] != b[kind]) return a[kind] < b[kind];
+  return false;
+}
+
+/* The specialization of device function g for signature `sig` (its declared return type set
+ * before it is typed, as type_kernel_sig does). */
+static Function *declared_spec(Infer *I, Function *g, const Signature *sig) {
+  for (size_t i = 0; i < g->specs.len; i++)
+    if (same_types(g->specs.items[i]->arg_types, sig->args, g->nparams)) return g->specs.items[i];
+  Function *s = new_spec(I, g, sig->args);
+  s->declared_ret = sig->ret;
+  type_function(I, s);
+  return s;
+}
+
+Function *specialize_declared(Infer *I, Function *g, const Type **args, Loc call_loc) {
+  Signature best = {0};
+  bool found = false;
+  int best_rating[CONV_NONE + 1] = {0};
+  for (int j = 0; j < g->nsigs; j++) {
+    Signature sig;
+    const char *err;
+    size_t off;
+    if (!sig_parse(I->tt, g->sigs[j].text, g->sigs[j].len, &sig, &err, &off) || sig.nargs != g->nparams)
+      continue;   /* reported where the signatures are typed (type_kernel_sig) */
+    int rating[CONV_NONE + 1] = {0};
+    for (int i = 0; i < sig.nargs; i++) rating[arg_conversion(args[i], sig.args[i])]++;
+    if (rating[CONV_NONE]) continue;
+    if (!found || better_rating(rating, best_rating)) {
+      found = true;
+      best = sig;
+      memcpy(best_rating, rating, sizeof rating);
+    }
+  }
+  if (!found) {
+    StrBuf sb;
+    sb_init(&sb, &I->c->arena);
+    for (int i = 0; i < g->nparams; i++) sb_printf(&sb, "%s%s", i ? ", " : "", type_plain(args[i])->name);
+    sb_puts(&sb, "): its decorator gives ");
+    for (int j = 0; j < g->nsigs; j++) sb_printf(&sb, "%s%.*s", j ? ", " : "", (int)g->sigs[j].len, g->sigs[j].text);
+    TERR(I, call_loc, "E-signature", "no signature of device function '%s' takes (%s", g->name, sb_str(&sb));
+    return NULL;
+  }
+  Function *s = declared_spec(I, g, &best);
+  return s->typing ? recursive_call(I, s, call_loc) : s;
+}
+
 static bool check_sig(Infer *I, Function *k, const SigText *st, const Signature *sig) {
   if (sig->nargs != k->nparams) {
     diag_error(I->c, st->loc, "E-signature",

@@ -31,6 +31,11 @@ bool infer_check_arity(Infer *I, Expr *e, int lo, int hi);
 bool check_truthy(Infer *I, Expr *e, const Type *t);
 /* Specializes device function f for argument types; NULL after an error. */
 Function *specialize(Infer *I, Function *f, const Type **args, Loc call_loc);
+/* A call of device function g, whose decorator gives signatures, with arguments of types args:
+ * the specialization of the signature Numba's overload resolution picks (the fewest unsafe,
+ * then safe conversions, then promotions; the first of equals), its arguments to be converted
+ * to it; NULL after an error when none takes them. */
+Function *specialize_declared(Infer *I, Function *g, const Type **args, Loc call_loc);
 /* The name of the function e is (EX_FUNC, or a builtin function), or NULL. */
 const char *infer_function_name(const Expr *e);
 /* Call e of a device function: the arguments that are compile-time values (functions,

@@ -441,6 +441,16 @@ const Type *typeinfer_dtype_arg(Compilation *report, TypeTable *tt, const Expr *
   if (d && d->kind == EX_STR) {
     const Type *t = type_scalar_by_name(d->str);
     if (t) return t;
+    /* a string that is no NumPy dtype at all, in Numba's words (its tests match them) */
+    P2cScalarType scalar;
+    bool swap, unicode;
+    int64_t chars;
+    if (type_dtype_parse(d->str, strlen(d->str), &scalar, &swap) == DTYPE_UNKNOWN &&
+        !type_charseq_parse(d->str, strlen(d->str), &unicode, &chars)) {
+      if (report) diag_error(report, d->loc, "E-dtype", "Invalid NumPy dtype specified: '%s' (a dtype is "
+                             "a type such as numba.float32 or np.int32, or its name: 'float32')", d->str);
+      return NULL;
+    }
   }
   if (report) diag_error(report, d ? d->loc : e->loc, "E-dtype", "expected a dtype such as numba.float32 or np.int32");
   return NULL;
@@ -495,6 +505,67 @@ static bool alloc_arguments_known(Compilation *report, const char *name, const E
   return true;
 }
 
+/* Numba's name of the type of argument e, as its "No implementation of function" message shows
+ * it: an int literal Literal[int](N), a tuple UniTuple(T x n) or Tuple(...) of its elements', a
+ * type class(NAME), else the type typeinfer gave e. False where e has no type (an untyped
+ * function's). */
+static bool put_numba_arg_type(StrBuf *sb, const Expr *e) {
+  if (e->kind == EX_CAST) e = e->kids[0];
+  if (e->kind == EX_INT && !e->is_unsigned_literal) {
+    sb_printf(sb, "Literal[int](%lld)", (long long)e->ival);
+    return true;
+  }
+  if (e->kind == EX_BUILTIN && e->builtin->kind == BK_TYPE && e->builtin->result != &type_void) {
+    sb_printf(sb, "class(%s)", e->builtin->result->name);
+    return true;
+  }
+  if (e->kind != EX_TUPLE) {
+    if (e->ty) sb_puts(sb, e->ty->name);
+    return e->ty != NULL;
+  }
+  StrBuf first;   /* a tuple of one type throughout is Numba's UniTuple */
+  sb_init(&first, sb->arena);
+  bool uniform = e->nkids > 0 && put_numba_arg_type(&first, e->kids[0]);
+  StrBuf all;
+  sb_init(&all, sb->arena);
+  for (int i = 0; i < e->nkids; i++) {
+    StrBuf one;
+    sb_init(&one, sb->arena);
+    if (!put_numba_arg_type(&one, e->kids[i])) return false;
+    uniform = uniform && strcmp(sb_str(&one), sb_str(&first)) == 0;
+    sb_printf(&all, "%s%s", i ? ", " : "", sb_str(&one));
+  }
+  if (uniform) sb_printf(sb, "UniTuple(%s x %d)", sb_str(&first), e->nkids);
+  else sb_printf(sb, "Tuple(%s)", sb_str(&all));
+  return true;
+}
+
+/* A shape that is no constant int or tuple of ints: pyk2cuda's reason, then Numba's words ("No
+ * implementation of function Function(<function shared.array>) found for signature:\n \n >>>
+ * array(shape=float32, dtype=class(float32))", which its tests match, on lines of their own);
+ * the reason alone where the arguments have no types (an untyped function's, analysis/untyped.c). */
+static void report_bad_shape(Compilation *report, const char *name, const Expr *e, Loc at) {
+  StrBuf sig;
+  sb_init(&sig, &report->arena);
+  bool typed = true;
+  for (int i = 1; i < e->nkids && typed; i++) {
+    if (i > 1) sb_puts(&sig, ", ");
+    typed = put_numba_arg_type(&sig, e->kids[i]);
+  }
+  for (int i = 0; i < e->nkeywords && typed; i++) {
+    sb_printf(&sig, "%s%s=", i || e->nkids > 1 ? ", " : "", e->keywords[i].name);
+    typed = put_numba_arg_type(&sig, e->keywords[i].value);
+  }
+  const char *why = "needs a constant shape (an int or a tuple of ints)";
+  if (!typed) {
+    diag_error(report, at, "E-shape", "%s() %s", name, why);
+    return;
+  }
+  diag_error(report, at, "E-shape", "%s() %s, as Numba says it: No implementation of function "
+             "Function(<function %s>) found for signature:\n \n >>> array(%s)", name, why,
+             name + strlen("cuda."), sb_str(&sig));
+}
+
 bool typeinfer_array_alloc(Compilation *report, TypeTable *tt, const Expr *e, ArrayAlloc *out) {
   MemSpace space = e->kids[0]->builtin->id == BI_SHARED_ARRAY ? MEM_SHARED : MEM_LOCAL;
   const char *name = space == MEM_SHARED ? "cuda.shared.array" : "cuda.local.array";
@@ -505,8 +576,7 @@ bool typeinfer_array_alloc(Compilation *report, TypeTable *tt, const Expr *e, Ar
   if (!alloc_arguments_known(report, name, e) || !alloc_alignment(report, name, align, &out->align)) return false;
   out->ndim = shape ? const_shape(shape, out->dims) : -1;
   if (out->ndim < 0) {
-    if (report) diag_error(report, shape ? shape->loc : e->loc, "E-shape",
-                           "%s() needs a constant shape (an int or a tuple of ints)", name);
+    if (report) report_bad_shape(report, name, e, shape ? shape->loc : e->loc);
     return false;
   }
   out->dtype = typeinfer_dtype_arg(report, tt, e, dt);
@@ -1008,8 +1078,10 @@ static const Type *infer_device_call(Infer *I, Expr *e, const Type **t) {
       return NULL;
     }
   }
-  Function *s = specialize(I, g, args, e->loc);
+  bool declared = g->nsigs > 0 && !g->host_jit && !g->instance_of;
+  Function *s = declared ? specialize_declared(I, g, args, e->loc) : specialize(I, g, args, e->loc);
   if (!s) return NULL;
+  for (int i = 1; declared && i < e->nkids; i++) infer_coerce(I, &e->kids[i], s->arg_types[i - 1]);
   e->func = s;
   if (s->uses_barrier) I->fn->uses_barrier = true;
   if (s->cooperative) I->fn->cooperative = true;

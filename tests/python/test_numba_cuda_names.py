@@ -230,7 +230,8 @@ LINKABLE_NAMES = {"CUSource": "<unnamed-cu>", "PTXSource": "<unnamed-ptx>", "Cub
 
 def test_linkable_code_is_held_and_linking_refused_by_name():
     """numba-cuda's cuda.CUSource & co. (test_device_func builds them at import) hold their data
-    and name; linking one (jit(link=...), declare_device) is an error naming it, and
+    and name; linking one (jit(link=...)) is an error naming it, declare_device keeps it with
+    the declaration (a kernel calling the function is refused: test_declared_device.py), and
     driver._have_nvjitlink() is False: pyk2cuda links nothing into kernels."""
     from pyk2cuda.cuda.cudadrv import driver, linkable_code
     for name, default in LINKABLE_NAMES.items():
@@ -245,9 +246,9 @@ def test_linkable_code_is_held_and_linking_refused_by_name():
     assert driver._have_nvjitlink() is False
     with pytest.raises(cuda.Error, match=r"cuda.jit\(link=...\): linking external code"):
         cuda.jit(link=[src])(lambda: None)
-    with pytest.raises(NotImplementedError, match=r"cuda.declare_device\('f'\): external device "
-                                                  "functions are not supported"):
-        cuda.declare_device("f", "int32(int32)", link=[src])
+    f = cuda.declare_device("f", "int32(int32)", link=[src])   # kept; calling it is refused
+    assert f.link == [src] and f._p2c_refused_in_kernels.endswith("does not link CUDA C, PTX or "
+                                                                  "LTO-IR into kernels yet")
 
 
 def test_launchconfig_is_never_set():
