@@ -740,8 +740,10 @@ class Ufunc(_core._Ufunc):
         if kw:
             raise TypeError("ufunc '%s' got an unexpected keyword argument '%s'"
                             % (self.__name__, next(iter(kw))))
-        # Arrays of other objects' __cuda_array_interface__ are device arrays here, as in Numba.
-        args = tuple(as_cuda_array(a) if _foreign(a) else a for a in args)
+        # Arrays of other objects' __cuda_array_interface__ are device arrays here, as in Numba;
+        # tuples and lists (namedtuples too) are arrays, np.asarray's, as Numba's ufuncs take them.
+        args = tuple(as_cuda_array(a) if _foreign(a) else _numpy().asarray(a)
+                     if isinstance(a, (tuple, list)) else a for a in args)
         if out is not None and _foreign(out):
             out = as_cuda_array(out)
         try:
@@ -753,6 +755,29 @@ class Ufunc(_core._Ufunc):
     def __reduce__(self):
         """Pickled as its translated module (as Kernel.__reduce__); its py_func is None after."""
         return (_rebuilt_ufunc, (self.__name__, self._unit))
+
+    def reduce(self, arg, stream=0):
+        """Numba's CUDA ufunc reduce: a binary ufunc folded over a 1-d array (host or device),
+        pairwise as Numba pairs the elements (so that float sums round alike): an even length
+        adds its second half to its first, an odd one reduces all but the last element, then
+        adds the last (a ufunc of another arity is refused by its first call). The result is
+        an element of arg's dtype; `stream` is accepted (each call is done when it returns)."""
+        np = _numpy()
+        host = arg.copy_to_host() if isinstance(arg, _core.DeviceArray) else np.asarray(arg)
+        if host.ndim != 1:
+            raise ValueError("ufunc '%s': reduce takes a 1-d array, not %d-d" % (self.__name__, host.ndim))
+        if host.size == 0:
+            raise TypeError("Reduction on an empty array.")
+        return np.asarray(self._pairwise(host), dtype=host.dtype)[0]
+
+    def _pairwise(self, mem):
+        """Numba's order of reduce's ufunc calls over mem (Ufunc.reduce): a 1-element array."""
+        n = mem.shape[0]
+        if n == 1:
+            return mem
+        if n % 2:
+            return self(self._pairwise(mem[:n - 1]), mem[n - 1:])
+        return self._pairwise(self(mem[:n // 2], mem[n // 2:]))
 
 
 def _rebuilt_ufunc(name, unit):
@@ -779,12 +804,31 @@ def _store_out(name, result, out, stream):
     return out
 
 
+# What Numba's CUDA vectorize takes besides its signatures and target (numba's Vectorize reads
+# identity and cache; its DeviceVectorize the rest, below).
+_VECTORIZE_OPTIONS = ("identity", "cache")
+
+
+def _check_vectorize_options(options):
+    """Numba's DeviceVectorize: nopython= is a RuntimeWarning (redundant on the CUDA target), any
+    option it does not know a KeyError naming it; identity= and cache= are taken (and change
+    nothing here)."""
+    for opt in options:
+        if opt == "nopython":
+            import warnings
+            warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning, stacklevel=3)
+        elif opt not in _VECTORIZE_OPTIONS:
+            raise KeyError("Unrecognized options. cuda vectorize target does not support option: "
+                           "'%s'" % opt)
+
+
 def vectorize(signatures, target="cuda", **options):
     """numba.vectorize([...], target='cuda'): a ufunc that runs on the device, compiled now (as
     Numba compiles it) from the function and the globals it uses as they are now; its calls
     reuse that translation."""
     if target != "cuda":
         raise NotImplementedError("vectorize: pyk2cuda compiles target='cuda' ufuncs only, not '%s'" % target)
+    _check_vectorize_options(options)
     sigs = _source.signature_text(signatures, need_return=True)
 
     def make(func):

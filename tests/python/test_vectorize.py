@@ -116,3 +116,80 @@ def test_signature_choice_is_numbas():
             np.testing.assert_array_equal(got, ref)
             checked += 1
     assert checked > 50 and refused > 50, (checked, refused)
+
+
+# ---- Numba's ufunc API (issue 28: test_vectorize, test_vectorize_decor) ----
+
+SIGS = ["int32(int32, int32)", "float32(float32, float32)", "float64(float64, float64)"]
+
+
+def _vadd():
+    from pyk2cuda import vectorize
+
+    @vectorize(SIGS, target="cuda")
+    def vadd(a, b):
+        return a + b
+    return vadd
+
+
+def test_tuples_and_namedtuples_are_arrays_as_numba_takes_them():
+    """Numba's ufunc call makes any argument that is no array np.asarray's: a tuple of floats,
+    a namedtuple of them, a tuple of arrays, a namedtuple of arrays."""
+    from collections import namedtuple
+    vadd = _vadd()
+    Point = namedtuple("Point", ("x", "y", "z"))
+    Points = namedtuple("Points", ("xs", "ys"))
+    arr = np.arange(10, dtype=np.int32)
+    for a, b in [((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)),
+                 (Point(1.0, 2.0, 3.0), Point(4.0, 5.0, 6.0)),
+                 ((arr, arr + 1), (arr + 2, arr + 2)),
+                 ((Point(1.0, 2.0, 3.0), Point(1.5, 2.5, 3.5)), (Point(4.0, 5.0, 6.0), Point(4.5, 5.5, 6.5))),
+                 (Points(arr, arr + 2), Points(arr * 2, arr * 2 + 1)),
+                 ([1.5, 2.0], [3.0, 4.0])]:
+        got = vadd(a, b)
+        want = np.asarray(a) + np.asarray(b)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def _numba_pairwise(x, add):
+    """Numba's CUDAUFuncDispatcher.reduce order (numba/cuda/vectorizers.py), on the host."""
+    n = x.shape[0]
+    if n == 1:
+        return x
+    if n % 2:
+        return add(_numba_pairwise(x[:n - 1], add), x[n - 1:])
+    return _numba_pairwise(add(x[:n // 2], x[n // 2:]), add)
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 100, 2 ** 10 + 1])
+def test_reduce_folds_pairwise_as_numba(n):
+    vadd = _vadd()
+    x = np.arange(n, dtype=np.int32)
+    got = vadd.reduce(x)
+    assert got == np.add.reduce(x) and got.dtype == np.int32
+    assert vadd.reduce(cuda.to_device(x), stream=cuda.stream()) == np.add.reduce(x)
+    f = (np.arange(n, dtype=np.float32) * np.float32(0.1)).astype(np.float32)
+    want = _numba_pairwise(f, lambda a, b: (a + b).astype(np.float32))[0]
+    assert vadd.reduce(f) == want   # the same pairs, so the same float32 rounding
+
+
+def test_reduce_refuses_empty_and_2d_arrays():
+    vadd = _vadd()
+    with pytest.raises(TypeError, match="Reduction on an empty array"):
+        vadd.reduce(np.zeros(0, np.int32))
+    with pytest.raises(ValueError, match="1-d array"):
+        vadd.reduce(np.zeros((2, 2), np.int32))
+
+
+def test_vectorize_options_as_numbas_cuda_target():
+    from pyk2cuda import vectorize
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vectorize(SIGS, target="cuda", nopython=True)
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (RuntimeWarning, "nopython kwarg for cuda target is redundant")]
+    with pytest.raises(KeyError, match="Unrecognized options. cuda vectorize target does not "
+                                       "support option: 'nonexistent'"):
+        vectorize(SIGS, target="cuda", nonexistent=2)
