@@ -162,8 +162,9 @@ static void check_call(Calls *k, const Function *g, Loc loc) {
   if (k->mark[gi] != ON_PATH) return;
   if (g == f) {
     if (!g->declared_ret && !has_base_return(g))
-      diag_error(k->c, loc, "E-recursion", "cannot infer the return type of recursive '%s': give it a "
-                 "return that does not call itself, or a signature with a return type", g->name);
+      diag_error(k->c, loc, "E-recursion", "cannot type infer runaway recursion: recursive '%s' has no "
+                 "return type; give it a return that does not call itself, or a signature with a return "
+                 "type", g->name);
     return;
   }
   if (!g->declared_ret)

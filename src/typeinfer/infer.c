@@ -493,8 +493,8 @@ static Function *recursive_call(Infer *I, Function *s, Loc call_loc) {
     return NULL;
   }
   if (!s->ret_type) {
-    TERR(I, call_loc, "E-recursion", "cannot infer the return type of recursive '%s': give it a "
-         "return that does not call itself, or a signature with a return type", name);
+    TERR(I, call_loc, "E-recursion", "cannot type infer runaway recursion: recursive '%s' has no return "
+         "type; give it a return that does not call itself, or a signature with a return type", name);
     return I->final ? NULL : s;   /* a later pass may know more */
   }
   return s;
