@@ -585,10 +585,11 @@ class ExternFunction:
     cannot call it yet: pyk2cuda links no CUDA C, PTX or LTO-IR into kernels, which source.py
     says at the call (`_p2c_refused_in_kernels`)."""
 
-    def __init__(self, name, sig, link):
+    def __init__(self, name, sig, link, abi):
         self.name = name
         self.sig = sig
         self.link = link
+        self.abi = abi
         self._p2c_refused_in_kernels = (
             "the external device function '%s' (cuda.declare_device): pyk2cuda does not link "
             "CUDA C, PTX or LTO-IR into kernels yet" % name)
@@ -597,14 +598,19 @@ class ExternFunction:
         return "<ExternFunction %s %s>" % (self.name, self.sig)
 
 
-def declare_device(name, sig, link=None, use_cooperative=False):
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """Numba's declaration of an external device function: `sig` a signature with a return type
-    (a string, or a type called on argument types), else a TypeError as Numba's. The declaration
-    is checked and kept; calling it from a kernel is refused (ExternFunction)."""
+    (a string, or a type called on argument types), else a TypeError as Numba's; numba-cuda's
+    `link` (one linkable or path, or a list, tuple or set of them) and `abi` ("numba" or "c",
+    else its NotImplementedError). The declaration is checked and kept; calling it from a
+    kernel is refused (ExternFunction)."""
+    if abi not in ("numba", "c"):
+        raise NotImplementedError("Unsupported ABI: %s" % (abi,))
     sig = types.parse_signature(sig) if isinstance(sig, str) else sig
     if getattr(sig, "return_type", None) is None:
         raise TypeError("Return type must be provided for device declarations")
-    return ExternFunction(name, sig, list(link or []))
+    links = [] if link is None else list(link) if isinstance(link, (list, tuple, set)) else [link]
+    return ExternFunction(name, sig, links, abi)
 
 
 class DeviceFunction:

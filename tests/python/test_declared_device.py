@@ -113,6 +113,16 @@ def test_declare_device_keeps_the_declaration():
     assert isinstance(f1.sig, Signature)
 
 
+def test_declare_device_takes_numba_cudas_link_and_abi():
+    one = cuda.CUSource('extern "C" __device__ int f(int *r, int x) { *r = x; return 0; }')
+    assert cuda.declare_device('f', 'int32(int32)', link=one).link == [one]
+    assert cuda.declare_device('f', 'int32(int32)', link=(one, "f.cu")).link == [one, "f.cu"]
+    assert cuda.declare_device('f', 'int32(int32)').link == []
+    assert cuda.declare_device('f', 'int32(int32)', abi="c").abi == "c"
+    with pytest.raises(NotImplementedError, match="Unsupported ABI: fortran"):
+        cuda.declare_device('f', 'int32(int32)', abi="fortran")
+
+
 @pytest.mark.parametrize("sig", [(float32[:],), '(float32[:],)'])
 def test_declare_device_needs_a_return_type(sig):
     with pytest.raises(TypeError, match="Return type must be provided for device declarations"):
