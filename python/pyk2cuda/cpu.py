@@ -13,16 +13,19 @@ from . import _core, source as _source
 from ._core import CompileError
 
 # Options of numba.jit that pyk2cuda accepts and that change nothing in the C it writes:
-# nopython (it always compiles without objects), nogil (the call holds the GIL), parallel,
-# cache (the compile cache is always on), fastmath, error_model, inline, looplift, forceinline,
-# and Numba's wrapper switches.
-_IGNORED = {"nopython", "nogil", "parallel", "cache", "fastmath", "error_model", "inline",
+# nopython (it always compiles without objects), nogil (the call holds the GIL), cache (the
+# compile cache is always on), fastmath, error_model, inline, looplift, forceinline, and Numba's
+# wrapper switches.
+_IGNORED = {"nopython", "nogil", "cache", "fastmath", "error_model", "inline",
             "looplift", "forceinline", "no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"}
+# The options written into the decorator the translator reads: debug= and boundscheck= as
+# cuda.jit's; parallel= runs prange loops over the cores (src/analysis/parallel.c).
+_READ = ("debug", "boundscheck", "parallel")
 
 
 def _check_options(options):
     for key in options:
-        if key not in _IGNORED and key not in ("debug", "boundscheck"):
+        if key not in _IGNORED and key not in _READ:
             raise TypeError("jit() got an unexpected keyword argument '%s'" % key)
 
 
@@ -99,7 +102,7 @@ def _make(func, sigs, options):
     _source.check_source(func)
     code = func.__code__
     params = tuple(code.co_varnames[:code.co_argcount])
-    checks = {k: v for k, v in options.items() if k in ("debug", "boundscheck") and v is not None}
+    checks = {k: v for k, v in options.items() if k in _READ and v is not None}
     if not sigs:
         d = CPUDispatcher(func, func.__name__, code.co_filename, None, params, False, None)
     else:

@@ -215,6 +215,7 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an, bool fib
   StmtList loops = {0};
   an_nonneg(f, &c->arena, &loops);
   an_ranges(f, &loops);
+  an_parallel_loops(f, &c->arena);
   f->lockstep_loop = f->kind == FN_KERNEL ? an_lockstep_loop(f, &c->arena) : NULL;
   f->regions = an_region_plan(f, &c->arena, fibers);
   an_record_facts(f, &c->arena);

@@ -33,6 +33,9 @@ const Stmt *an_lockstep_loop(const Function *f, Arena *a);
 const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers);
 /* The RangeFacts of f's range() loops, after an_nonneg (ranges.c). */
 void an_ranges(const Function *f, const StmtList *loops);
+/* Sets Stmt.par on the prange loops of f, a host entry of a parallel=True function, that may run
+ * over the cores (parallel.c). */
+void an_parallel_loops(Function *f, Arena *a);
 /* Records Expr.facts on every expression of f, after an_nonneg (facts.c). */
 void an_record_facts(Function *f, Arena *a);
 /* Per parameter of f, whether f may store to it (an array: its elements, directly, through views,

@@ -124,6 +124,8 @@ enum BuiltinFact {
                                   the assignment fills it */
   BF_BLOCK_UNIFORM = 1 << 19,  /* the same in every thread of a block: blockIdx (the simulator's
                                   regions, analysis/regions.c; BF_LAUNCH_DIM implies it) */
+  BF_PARALLEL = 1 << 21,       /* numba.prange: its iterations may run on several cores (in a host
+                                  entry of a parallel=True function: analysis/parallel.c) */
   BF_HEAP_ALLOC = 1 << 20,     /* allocates a new array on the host's heap (np.zeros): only a @jit
                                   function the host calls may, never a kernel (analysis.c) */
 };

@@ -25,6 +25,7 @@ typedef enum Helper {
   H_NP_ALLOC,       /* np.empty, zeros, ..., arange in @jit functions the host calls: the call's
                        heap (needs H_RAISE) */
   H_NP_ARRAYS,      /* ... and the array constructors (needs H_NP_ALLOC) */
+  H_PRANGE,         /* prange loops over the host's cores (needs H_NP_ALLOC) */
   H_COUNT
 } Helper;
 

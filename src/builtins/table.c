@@ -415,8 +415,8 @@ static const Builtin table[] = {
     {.path = "builtins.len", .kind = BK_FUNC, .id = BI_LEN, ARGS(1, 1), .bits = 62, FX(BF_NONNEG),
      HOOKS(infer_len_call, emit_len_call)},
     FN("builtins.range", BI_RANGE, 1, 3, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),
-    /* numba.prange: range whose iterations Numba may spread over cores; here range, run in order */
-    FN("numba.prange", BI_RANGE, 1, 3, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),
+    /* numba.prange: range whose iterations may run on several cores (BF_PARALLEL); else range */
+    FN("numba.prange", BI_RANGE, 1, 3, BF_ITERABLE | BF_CHECKS_ARITY | BF_PARALLEL, infer_loop_only_call, NULL),
     FN("builtins.print", BI_PRINT, 0, 127, BF_EFFECTS | BF_KEYWORDS | BF_CHECKS_ARITY, infer_print_call,
        NULL),
     FN("builtins.enumerate", BI_ENUMERATE, 1, 2, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),

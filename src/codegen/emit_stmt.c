@@ -325,7 +325,135 @@ const char *range_loop_advance(Gen *G, const RangeLoop *r, const char *ctr) {
   return r->unit_step ? arena_printf(G->a, "++%s", ctr) : arena_printf(G->a, "%s += %s", ctr, r->step);
 }
 
+/* The names a parallel loop's C block uses (each claimed, so that none captures a variable). */
+typedef struct ParNames {
+  const char *start, *step, *n, *w, *c, *lo, *hi, *k;
+  const char **parts;      /* per reduction: its chunks' values */
+  const char **before;     /* per reduction: its value before the loop (min and max start there) */
+} ParNames;
+
+static ParNames par_names(Gen *G, const ParallelLoop *p) {
+  ParNames m = {namer_claim_temp(&G->local, "start"), namer_claim_temp(&G->local, "step"),
+                namer_claim_temp(&G->local, "n"), namer_claim_temp(&G->local, "w"),
+                namer_claim_temp(&G->local, "c"), namer_claim_temp(&G->local, "lo"),
+                namer_claim_temp(&G->local, "hi"), namer_claim_temp(&G->local, "k"), NULL, NULL};
+  size_t n = (size_t)(p->nreductions ? p->nreductions : 1);
+  m.parts = arena_alloc(G->a, sizeof(char *) * n);
+  m.before = arena_alloc(G->a, sizeof(char *) * n);
+  for (int j = 0; j < p->nreductions; j++) {
+    m.parts[j] = namer_claim_temp(&G->local, "part");
+    m.before[j] = namer_claim_temp(&G->local, "before");
+  }
+  return m;
+}
+
+/* The C operator that combines a reduction's chunks (min and max compare instead), and the
+ * value a chunk starts from: the operator's identity, or the variable's value before the loop. */
+static const char *reduction_combine(ReductionKind k) {
+  static const char *const ops[] = {[RED_ADD] = "+", [RED_MUL] = "*", [RED_OR] = "|", [RED_AND] = "&",
+                                    [RED_XOR] = "^", [RED_MIN] = "<", [RED_MAX] = ">"};
+  return ops[k];
+}
+static const char *reduction_start(ReductionKind k, const char *before) {
+  return k == RED_MUL ? "1" : k == RED_AND ? "~0" : k == RED_MIN || k == RED_MAX ? before : "0";
+}
+
+/* The lambda's declarations: its own copy of every variable the body binds, each reduction at
+ * its start, and the temporaries the body's text uses (made while it was written). */
+static void emit_par_decls(Gen *G, const ParallelLoop *p, const ParNames *m, size_t first_temp, StrBuf *out) {
+  for (int v = 0; v < G->fn->nvars; v++)
+    if (p->private_vars[v] && G->fn->vars[v].ty) {
+      sb_indent(out, G->indent - 2);   /* emit_var_decl indents for a function's top level */
+      emit_var_decl(G, out, v);
+    }
+  for (int j = 0; j < p->nreductions; j++) {
+    int v = p->reductions[j];
+    const char *ct = ctype_of(G, G->fn->vars[v].ty);
+    sb_indent(out, G->indent);
+    sb_printf(out, "%s %s = (%s)%s;\n", ct, G->vnames[v], ct, reduction_start(p->reduction_kinds[j], m->before[j]));
+  }
+  for (size_t i = first_temp; i < G->temps.len; i++) {
+    sb_indent(out, G->indent);
+    sb_printf(out, "%s %s;\n", G->temps.items[i].ctype, G->temps.items[i].name);
+  }
+}
+
+/* After the loop: each reduction gathers its chunks' values, in chunk order. */
+static void emit_par_combine(Gen *G, const ParallelLoop *p, const ParNames *m) {
+  for (int j = 0; j < p->nreductions; j++) {
+    const char *v = G->vnames[p->reductions[j]], *op = reduction_combine(p->reduction_kinds[j]);
+    bool minmax = p->reduction_kinds[j] == RED_MIN || p->reduction_kinds[j] == RED_MAX;
+    if (minmax && G->fn->vars[p->reductions[j]].ty->kind == TY_FLOAT)   /* as the body's min and max */
+      emit_line(G, "for (int %s = 0; %s < %s; ++%s) %s = %s(%s, %s[%s]);\n", m->c, m->c, m->w, m->c, v,
+                p->reduction_kinds[j] == RED_MIN ? "fmin" : "fmax", v, m->parts[j], m->c);
+    else if (minmax)
+      emit_line(G, "for (int %s = 0; %s < %s; ++%s) if (%s[%s] %s %s) %s = %s[%s];\n", m->c, m->c, m->w, m->c,
+                m->parts[j], m->c, op, v, v, m->parts[j], m->c);
+    else
+      emit_line(G, "for (int %s = 0; %s < %s; ++%s) %s %s= %s[%s];\n", m->c, m->c, m->w, m->c, v, op, m->parts[j], m->c);
+  }
+}
+
+/* The chunk's loop over its iterations [lo, hi), written into G->body. */
+static void emit_par_chunk(Gen *G, const Stmt *s, const ParNames *m) {
+  const ParallelLoop *p = s->par;
+  emit_line(G, "for (int64_t %s = %s; %s < %s; ++%s) {\n", m->k, m->lo, m->k, m->hi, m->k);
+  G->indent += 2;
+  emit_line(G, "%s = (%s)(%s + %s * %s);\n", G->vnames[s->var], ctype_of(G, G->fn->vars[s->var].ty), m->start,
+            m->k, m->step);
+  emit_loop_body(G, &s->body, true);
+  G->indent -= 2;
+  emit_line(G, "}\n");
+  for (int j = 0; j < p->nreductions; j++) emit_line(G, "%s[%s] = %s;\n", m->parts[j], m->c, G->vnames[p->reductions[j]]);
+}
+
+/* for i in prange(...) over the host's cores (Stmt.par): the iteration count and the workers,
+ * then p2c_prange with a lambda that runs one chunk, whose own declarations shadow the
+ * function's variables the body binds; after it each reduction gathers its chunks' values, in
+ * chunk order. */
+static void emit_parallel_for(Gen *G, const Stmt *s) {
+  const ParallelLoop *p = s->par;
+  helper_use(&G->helpers, H_BOUNDS);   /* P2C_EXIT_THREAD, p2c_raise's record */
+  helper_use(&G->helpers, H_RAISE);
+  helper_use(&G->helpers, H_NP_ALLOC);
+  helper_use(&G->helpers, H_PRANGE);
+  RangeLoop r = range_loop(G, s);
+  ParNames m = par_names(G, p);
+  emit_line(G, "{\n");
+  G->indent += 2;
+  emit_line(G, "const int64_t %s = (int64_t)(%s), %s = (int64_t)(%s);\n", m.start, r.start, m.step, r.step);
+  emit_line(G, "const int64_t %s = p2c_range_count(%s, (int64_t)(%s), %s);\n", m.n, m.start, r.stop, m.step);
+  emit_line(G, "const int %s = p2c_prange_workers(%s);\n", m.w, m.n);
+  for (int j = 0; j < p->nreductions; j++) {
+    int v = p->reductions[j];
+    const char *ct = ctype_of(G, G->fn->vars[v].ty);
+    emit_line(G, "%s %s[P2C_PRANGE_MAX];\n", ct, m.parts[j]);
+    if (p->reduction_kinds[j] == RED_MIN || p->reduction_kinds[j] == RED_MAX)
+      emit_line(G, "const %s %s = %s;\n", ct, m.before[j], G->vnames[v]);
+  }
+  emit_line(G, "p2c_prange(%s, %s, [&](int %s, int64_t %s, int64_t %s) {\n", m.w, m.n, m.c, m.lo, m.hi);
+  G->indent += 2;
+  size_t first_temp = G->temps.len, first_mark = G->marks.len;
+  StrBuf *outer = G->body, chunk;
+  sb_init(&chunk, G->a);
+  G->body = &chunk;
+  emit_par_chunk(G, s, &m);
+  G->body = outer;
+  emit_par_decls(G, p, &m, first_temp, outer);
+  for (size_t i = first_mark; i < G->marks.len; i++) G->marks.items[i].offset += outer->len;
+  sb_putn(outer, sb_str(&chunk), chunk.len);
+  G->indent -= 2;
+  emit_line(G, "});\n");
+  emit_par_combine(G, p, &m);
+  G->indent -= 2;
+  emit_line(G, "}\n");
+}
+
 static void emit_for_range(Gen *G, const Stmt *s) {
+  if (s->par && !G->sanitize) {   /* --sanitize's checker follows the simulator's own threads only */
+    emit_parallel_for(G, s);
+    return;
+  }
   const Type *t = G->fn->vars[s->var].ty;
   const char *v = G->vnames[s->var];
   RangeLoop r = range_loop(G, s);

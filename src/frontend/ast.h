@@ -161,7 +161,29 @@ struct Stmt {
   const char *exc;         /* ST_RAISE: the exception, as Python prints it */
   Block body, orelse;
   RangeFacts range;        /* ST_FOR_RANGE, set by the analysis phase */
+  bool parallel;           /* ST_FOR_RANGE over numba.prange (its row's BF_PARALLEL) */
+  /* ST_FOR_RANGE over prange in a host entry of a parallel=True function, whose iterations the
+   * analysis found may run on several cores (parallel.c); NULL: it runs as range. */
+  const struct ParallelLoop *par;
 };
+
+/* How a reduction variable's chunks combine (parallel.c): `v += x`, `v -= x` (a chunk gathers
+ * the sum to subtract), `v = v + x` ... RED_ADD; `*`, `|`, `&`, `^` likewise; `v = min(v, x)`,
+ * `max`: RED_MIN, RED_MAX. */
+typedef enum ReductionKind { RED_ADD, RED_MUL, RED_OR, RED_AND, RED_XOR, RED_MIN, RED_MAX } ReductionKind;
+
+/* How a prange loop runs over the cores (analysis/parallel.c; codegen's emit_parallel_for):
+ * each worker runs a chunk of the iterations with its own copy of every variable the body binds
+ * (private[v]); a reduction variable (bound in the body only by updates of one ReductionKind,
+ * and not read there otherwise) starts each chunk at its operator's identity (min and max: at
+ * its value before the loop), and the chunks' values are combined into it in chunk order after
+ * the loop. */
+typedef struct ParallelLoop {
+  bool *private_vars;      /* per variable of the function */
+  int *reductions;         /* the reduction variables */
+  ReductionKind *reduction_kinds;  /* each one's */
+  int nreductions;
+} ParallelLoop;
 
 typedef struct Var {
   const char *name;        /* the Python name (NFC/NFKC-normalized, see frontend) */
@@ -257,6 +279,7 @@ struct Function {
   bool uses_barrier;
   bool cooperative;        /* uses cuda.cg.this_grid(): launched cooperatively (grid sync) */
   bool debug;              /* @cuda.jit(debug=True): a failed raise or assert is reported */
+  bool parallel;           /* @njit(parallel=True): its prange loops may run on several cores */
   bool boundscheck;        /* @cuda.jit(boundscheck=True): indices are checked (so is debug=True),
                             * and nothing else: raises are reported only with debug=True */
   bool fastmath;           /* @cuda.jit(fastmath=True or a flag set): NVRTC's --use_fast_math */

@@ -283,8 +283,8 @@ static void lower_jit_args(Lowerer *L, Function *f, TSNode args) {
 
 /* Options of numba.jit and njit that change nothing in the translation: a @jit function's C is
  * the same whatever they say (docs/python.md, "CPU functions"). debug= and boundscheck= are read
- * as cuda.jit's. */
-static const char *const ignored_cpu_jit_options[] = {"nopython", "nogil", "parallel", "cache",
+ * as cuda.jit's; parallel= by its truth (True or a nonzero int literal), as Function.parallel. */
+static const char *const ignored_cpu_jit_options[] = {"nopython", "nogil", "cache",
                                                       "fastmath", "error_model", "inline", "looplift",
                                                       "forceinline", "no_cpython_wrapper",
                                                       "no_cfunc_wrapper", "_nrt", NULL};
@@ -296,6 +296,11 @@ static void lower_cpu_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
     if (strcmp(ignored_cpu_jit_options[i], name) == 0) return;
   if (strcmp(name, "debug") == 0 || strcmp(name, "boundscheck") == 0) {
     lower_jit_keyword(L, f, kw);
+    return;
+  }
+  if (strcmp(name, "parallel") == 0) {   /* its prange loops run over the cores (analysis/parallel.c) */
+    TSNode val = lower_field(L, kw, F_value);
+    f->parallel = node_is(L, val, K_true) || (node_is(L, val, K_integer) && int_literal_true(node_str(L, val)));
     return;
   }
   diag_error(L->c, node_loc(L, kw), "E-decorator", "unsupported option '%s' of numba.jit", name);

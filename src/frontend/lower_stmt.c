@@ -230,6 +230,7 @@ static Stmt *lower_for(Lowerer *L, TSNode n) {
     s->start = nargs >= 2 ? call->kids[1] : NULL;
     s->stop = nargs >= 2 ? call->kids[2] : call->kids[1];
     s->step = nargs == 3 ? call->kids[3] : NULL;
+    s->parallel = builtin_has(r.builtin, BF_PARALLEL);
   } else {
     s->value = lower_expr(L, right);
     if (!s->value) return NULL;

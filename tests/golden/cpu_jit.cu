@@ -212,6 +212,63 @@ static __device__ p2c_array<T, 1> p2c_np_arange(C start, C stop, C step, unsigne
   return a;
 }
 
+/* numba.prange in a host entry of an @njit(parallel=True) function (analysis/parallel.c): the
+ * iterations [0, n) in w chunks, chunk c running body(c, lo, hi). The simulator's host build runs
+ * the chunks on threads of the host (p2c_sim_run_chunks), the arrays they create joining the
+ * call's heap; NVRTC compiles this text, but no GPU runs it. */
+enum { P2C_PRANGE_MAX = 64 };
+/* The iterations of range(start, stop, step) (none for a zero step). */
+static __device__ __forceinline__ int64_t p2c_range_count(int64_t start, int64_t stop, int64_t step) {
+  if (step > 0 && start < stop) return (int64_t)((uint64_t)(stop - start - 1) / (uint64_t)step) + 1;
+  if (step < 0 && start > stop) return (int64_t)((uint64_t)(start - stop - 1) / (0 - (uint64_t)step)) + 1;
+  return 0;
+}
+#ifdef PYK2CUDA_SIM
+template <typename F> struct p2c_prange_ctx {
+  F *body;
+  int w;
+  int64_t n;
+  p2c_heap_block *heap;   /* the arrays the other threads' chunks created */
+};
+/* Chunk c: iterations [lo, hi), the first n % w chunks one longer. */
+template <typename F> static void p2c_prange_chunk(void *ctx, int c) {
+  p2c_prange_ctx<F> *x = (p2c_prange_ctx<F> *)ctx;
+  int64_t q = x->n / x->w, r = x->n % x->w;
+  int64_t lo = q * c + (c < r ? c : r);
+  (*x->body)(c, lo, lo + q + (c < r));
+}
+/* After chunk c on its thread: the blocks it created move to the loop's list. */
+template <typename F> static void p2c_prange_done(void *ctx, int c) {
+  p2c_prange_ctx<F> *x = (p2c_prange_ctx<F> *)ctx;
+  p2c_heap_block *first = p2c_heap_now, *last = first;
+  if (c == 0 || !first) return;
+  while (last->next) last = last->next;
+  p2c_heap_now = 0;
+  last->next = __atomic_load_n(&x->heap, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(&x->heap, &last->next, first, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+  }
+}
+template <typename F> static void p2c_prange(int w, int64_t n, F body) {
+  if (w <= 1) {
+    body(0, (int64_t)0, n);
+    return;
+  }
+  p2c_prange_ctx<F> x = {&body, w, n, 0};
+  int raised = p2c_sim_run_chunks(w, p2c_prange_chunk<F>, p2c_prange_done<F>, &x);
+  while (x.heap) {
+    p2c_heap_block *b = x.heap;
+    x.heap = b->next;
+    b->next = p2c_heap_now;
+    p2c_heap_now = b;
+  }
+  if (raised) P2C_EXIT_THREAD();   /* a chunk raised: its record is written */
+}
+#define p2c_prange_workers p2c_sim_prange_workers
+#else
+static __device__ int p2c_prange_workers(int64_t n) { (void)n; return 1; }
+template <typename F> static __device__ void p2c_prange(int w, int64_t n, F body) { (void)w; body(0, (int64_t)0, n); }
+#endif
+
 /* A view (docs/semantics.md): a[..., i, ...] at dimension K drops that dimension. */
 template <int K, typename T, int N>
 static __device__ __forceinline__ p2c_array<T, N - 1> p2c_view_index(p2c_array<T, N> a, int64_t i) {
@@ -305,12 +362,63 @@ struct p2c_tuple_i32_i32_b {
   bool f2;
 };
 
+static __device__ double row_peaks(p2c_array<double, 2>);
 static __device__ p2c_array<double, 2> ramp(int64_t, int64_t);
 static __device__ p2c_tuple_f64_tup2f64f64 parts(p2c_complex128);
 static __device__ p2c_tuple_i32_i32_b min_max(p2c_array<int32_t, 1>);
 static __device__ double powi(double, int64_t);
 static __device__ void scale(p2c_array<float, 1>, double);
 static __device__ double total(p2c_array<double, 1>);
+
+static __device__ double row_peaks(p2c_array<double, 2> m) {
+  double total_2 = 0;
+  double top = 0;
+  int64_t i = 0;
+  int64_t j = 0;
+  int64_t p2c_t;
+  int64_t p2c_t2;
+
+  // total = 0.0
+  total_2 = 0.0;
+  // top = m[0, 0]
+  top = m.data[0 * m.shape[1] + 0];
+  // for i in prange(m.shape[0]):
+  p2c_t = m.shape[0];
+  {
+    const int64_t p2c_start = (int64_t)(0), p2c_step = (int64_t)(1);
+    const int64_t p2c_n = p2c_range_count(p2c_start, (int64_t)(p2c_t), p2c_step);
+    const int p2c_w = p2c_prange_workers(p2c_n);
+    double p2c_part[P2C_PRANGE_MAX];
+    double p2c_part2[P2C_PRANGE_MAX];
+    const double p2c_before2 = top;
+    p2c_prange(p2c_w, p2c_n, [&](int p2c_c, int64_t p2c_lo, int64_t p2c_hi) {
+      int64_t i = 0;
+      int64_t j = 0;
+      double total_2 = (double)0;
+      double top = (double)p2c_before2;
+      int64_t p2c_t2;
+      for (int64_t p2c_k = p2c_lo; p2c_k < p2c_hi; ++p2c_k) {
+        i = (int64_t)(p2c_start + p2c_k * p2c_step);
+        P2C_SIM_POLL();
+        // for j in range(m.shape[1]):
+        p2c_t2 = m.shape[1];
+        for (j = 0; j < p2c_t2; ++j) {
+          P2C_SIM_POLL();
+          // total += m[i, j]
+          total_2 += m.data[i * m.shape[1] + j];
+          // top = max(top, m[i, j])
+          top = fmax(top, m.data[i * m.shape[1] + j]);
+        }
+      }
+      p2c_part[p2c_c] = total_2;
+      p2c_part2[p2c_c] = top;
+    });
+    for (int p2c_c = 0; p2c_c < p2c_w; ++p2c_c) total_2 += p2c_part[p2c_c];
+    for (int p2c_c = 0; p2c_c < p2c_w; ++p2c_c) top = fmax(top, p2c_part2[p2c_c]);
+  }
+  // return total + top
+  return total_2 + top;
+}
 
 static __device__ p2c_array<double, 2> ramp(int64_t n, int64_t m) {
   p2c_array<double, 2> g = {};
@@ -319,12 +427,12 @@ static __device__ p2c_array<double, 2> ramp(int64_t n, int64_t m) {
   int64_t j = 0;
 
   // g = np.zeros((n, m))
-  g = p2c_np_new<double, 2, 'C'>(p2c_dims<2>{{(int64_t)n, (int64_t)m}}, 1, double(), 55, 9);
+  g = p2c_np_new<double, 2, 'C'>(p2c_dims<2>{{(int64_t)n, (int64_t)m}}, 1, double(), 56, 9);
   // for i in range(n):
   for (i = 0; i < n; ++i) {
     P2C_SIM_POLL();
     // r = np.arange(m)
-    r = p2c_np_arange<int64_t, int64_t>((int64_t)0, (int64_t)(m), (int64_t)1, 57, 13);
+    r = p2c_np_arange<int64_t, int64_t>((int64_t)0, (int64_t)(m), (int64_t)1, 58, 13);
     // for j in range(m):
     for (j = 0; j < m; ++j) {
       P2C_SIM_POLL();
@@ -456,6 +564,11 @@ extern "C" __global__ void ramp_host(int64_t n, int64_t m, p2c_array<unsigned ch
   p2c_heap_end(held, 1, (void **)(result.data + 40));
 }
 
+/* The host's call of row_peaks (@jit): one thread runs it and stores its result. */
+extern "C" __global__ void row_peaks_host(p2c_array<double, 2> m, p2c_array<unsigned char, 1> result) {
+  *(double *)result.data = row_peaks(m);
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(sums)
 P2C_SIM_BLOCKS(total_host)
@@ -464,4 +577,5 @@ P2C_SIM_BLOCKS(powi_host)
 P2C_SIM_BLOCKS(min_max_host)
 P2C_SIM_BLOCKS(parts_host)
 P2C_SIM_BLOCKS(ramp_host)
+P2C_SIM_BLOCKS(row_peaks_host)
 #endif

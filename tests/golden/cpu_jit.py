@@ -1,9 +1,10 @@
 # @jit functions called from the host (issue 33): each signature given is a host entry, a kernel
 # <name>_host that one thread runs (docs/generated-code.md); a kernel calls `total` as a device
-# function.
+# function. row_peaks's prange loop runs over the cores (a p2c_prange lambda: a private j, the
+# reductions total and top).
 import numba
 import numpy as np
-from numba import cuda, jit, njit
+from numba import cuda, jit, njit, prange
 
 
 @jit
@@ -58,3 +59,14 @@ def ramp(n, m):
         for j in range(m):
             g[i, j] = r[j] * 0.5 + i
     return g
+
+
+@njit("float64(float64[:, ::1])", parallel=True)
+def row_peaks(m):
+    total = 0.0
+    top = m[0, 0]
+    for i in prange(m.shape[0]):
+        for j in range(m.shape[1]):
+            total += m[i, j]
+            top = max(top, m[i, j])
+    return total + top

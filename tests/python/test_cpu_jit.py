@@ -2,6 +2,7 @@
 docs/python.md "CPU functions"): cpu_jit.py's results under pyk2cuda against Numba's CPU JIT
 (Debian's python3-numba), and what only pyk2cuda can show."""
 import os
+import re
 import subprocess
 import tempfile
 
@@ -197,3 +198,117 @@ def test_array_creation_errors():
 
     with pytest.raises(pyk2cuda.CompileError, match="numpy.ones\\(\\) allocates memory, which kernel 'kern' cannot"):
         kern[1, 1](np.zeros(1))
+
+
+PRANGE = os.path.join(HERE, "cpu_jit_prange.py")
+
+
+PARALLEL_LOOP = re.compile(r"p2c_prange\(\w+, \w+, \[&\]")
+
+
+def runs_over_cores(f):
+    """Whether the C of @jit function f (called once) has a loop run by p2c_prange."""
+    return bool(PARALLEL_LOOP.search("".join(f.inspect_cuda().values())))
+
+
+def test_prange_over_cores_as_numbas_parallel_njit():
+    """prange loops of parallel=True functions, run over the cores: integer reductions (+=, *=,
+    -=, v = v + x, v = k * v, min, max) exact, float sums, a 2-d smoothing over rows, arrays
+    created in the chunks, a later start, a histogram per row, a reduction in an inner serial
+    loop, a prange inside a serial loop (cpu_jit_prange.py), against numba.njit(parallel=True);
+    with 1 and 3 workers (PYK2CUDA_SIM_THREADS) the same; every one of its prange loops runs
+    over the cores (checked in the same process)."""
+    # with 3 workers, the script's output, then the names of its functions whose C has a loop
+    # that runs in order (none); with 1 worker, the script alone
+    check = "import sys\nsys.path.insert(0, %r)\nimport cpu_jit_prange as m\n" % HERE + \
+        "from test_cpu_jit import runs_over_cores\n" + \
+        "print(sorted(n for n, f in vars(m).items() if hasattr(f, 'inspect_cuda') and not runs_over_cores(f)))\n"
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "check.py"), "w") as f:
+            f.write(check)
+        rc, ours, err = run_script(["-m", "pyk2cuda", os.path.join(d, "check.py")], env={"PYK2CUDA_SIM_THREADS": "3"})
+    assert rc == 0 and ours.endswith("\n[]\n"), ours + err
+    assert "NumbaWarning" not in err, err
+    outs = [ours[:-len("[]\n")]]
+    rc, ours, err = run_script(["-m", "pyk2cuda", PRANGE], env={"PYK2CUDA_SIM_THREADS": "1"})
+    assert rc == 0, ours + err
+    outs.append(ours)
+    assert outs[0] == outs[1]
+    assert "int_sum 1165667000" in outs[0] and "extremes (-8, 40, -2.0)" in outs[0], outs[0]
+    if not has_numba():
+        pytest.skip("Numba (Debian's python3-numba) is not installed")
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    p = subprocess.run([ORACLE, PRANGE], cwd=HERE, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == outs[0]
+
+
+def test_which_prange_loops_run_over_cores():
+    """The generated C shows it: a parallel=True function's prange loop is a p2c_prange call; the
+    same loop without parallel=True, a loop whose private variable is read after it, a loop that
+    breaks out, and one whose update reads the variable elsewhere run in order (and still give
+    the right result). `d = d - x` is a reduction too, with Python's result (Numba 0.56's
+    parallel loop gives -565 here: tests/python/cpu_jit_prange.py uses `d -= x`)."""
+    def body(a):
+        s = 0
+        for i in pyk2cuda.prange(a.shape[0]):
+            s += a[i]
+        return s
+
+    def last(a):
+        x = 0
+        for i in pyk2cuda.prange(a.shape[0]):
+            x = a[i]
+        return x
+
+    def stops(a):
+        s = 0
+        for i in pyk2cuda.prange(a.shape[0]):
+            if a[i] > 10:
+                break
+            s += a[i]
+        return s
+
+    def twice(a):
+        s = 0
+        for i in pyk2cuda.prange(a.shape[0]):
+            s += a[i] + s % 2
+        return s
+
+    def minus(a):
+        d = 1000
+        for i in pyk2cuda.prange(a.shape[0]):
+            d = d - a[i]
+        return d
+
+    a = np.arange(1000)
+    par, ser = pyk2cuda.njit(parallel=True)(body), pyk2cuda.njit(body)
+    assert par(a) == ser(a) == 499500
+    assert runs_over_cores(par) and not runs_over_cores(ser)
+    for f in (last, stops, twice):
+        jf = pyk2cuda.njit(parallel=True)(f)
+        assert jf(a) == f(a)
+        assert not runs_over_cores(jf), f.__name__
+    m = pyk2cuda.njit(parallel=True)(minus)
+    assert m(np.arange(1, 30)) == minus(np.arange(1, 30)) == 565 and runs_over_cores(m)
+
+
+def test_a_raise_in_a_chunk_ends_the_call():
+    """A chunk that raises (here on a worker thread, and in chunk 0) ends the call with its
+    error, as a serial loop's raise does (debug=True: the record is reported, as for a serial
+    loop); the other chunks stop at their next poll."""
+    @pyk2cuda.njit(parallel=True, debug=True)
+    def check(a, bad):
+        s = 0
+        for i in pyk2cuda.prange(a.shape[0]):
+            if a[i] == bad:
+                raise ValueError("bad value")
+            s += a[i]
+        return s
+
+    a = np.arange(10000)
+    for bad in (9999, 0, 5000):
+        with pytest.raises(pyk2cuda.Error, match="ValueError: bad value"):
+            check(a, bad)
+    assert check(a, -1) == 49995000 and runs_over_cores(check)

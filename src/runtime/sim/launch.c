@@ -1007,6 +1007,50 @@ static void san_region_off(P2cSimThread *self, const void *p, size_t bytes, int 
   (void)self, (void)p, (void)bytes, (void)space;
 }
 
+/* ---- prange chunks (P2cSimThread.chunk_count, run_chunks) -----------------------------------
+ * A prange loop of an @njit(parallel=True) host function runs its chunks on threads of the
+ * host: the module's prelude gives each chunk its own state and jumps; here only the count and
+ * the threads. */
+static size_t default_workers(unsigned cpus);
+
+static int chunk_count(P2cSimThread *self, int64_t n, int max) {
+  (void)self;
+  size_t w = default_workers(sim_cpu_count());
+  if (w > (size_t)max) w = (size_t)max;
+  if ((int64_t)w > n) w = n > 0 ? (size_t)n : 1;
+  return (int)w;
+}
+
+typedef struct ChunkThread {
+  void (*run)(void *arg, int c);
+  void *arg;
+  int c;
+  bool started;
+  pthread_t thread;
+} ChunkThread;
+
+static void *chunk_main(void *p) {
+  ChunkThread *t = p;
+  t->run(t->arg, t->c);
+  return NULL;
+}
+
+/* Chunk 0 here, each other on a thread of its own (on this one after, when none can start). */
+static void run_chunks(P2cSimThread *self, int w, void (*run)(void *arg, int c), void *arg) {
+  const P2cAllocator *alloc = ((Worker *)self)->run->m->alloc;
+  ChunkThread *t = mem_alloc(alloc, sizeof *t * (size_t)w);
+  for (int c = 1; t && c < w; c++) {
+    t[c] = (ChunkThread){run, arg, c, false, 0};
+    t[c].started = pthread_create(&t[c].thread, NULL, chunk_main, &t[c]) == 0;
+  }
+  run(arg, 0);
+  for (int c = 1; c < w; c++) {
+    if (t && t[c].started) pthread_join(t[c].thread, NULL);
+    else run(arg, c);
+  }
+  mem_free(alloc, t, sizeof *t * (size_t)w);
+}
+
 /* Gives a worker its printf buffer, fiber stacks and dynamic shared memory. */
 static bool worker_prepare(Worker *w) {
   Run *r = w->run;
@@ -1018,6 +1062,8 @@ static bool worker_prepare(Worker *w) {
   w->st.warp_sync = l->uses_barrier ? fiber_warp_sync : stray_warp_sync;
   w->st.grid_sync = l->uses_barrier ? fiber_grid_sync : stray_grid_sync;
   w->st.poll = worker_poll;
+  w->st.chunk_count = chunk_count;
+  w->st.run_chunks = run_chunks;
   w->st.print_flush = print_flush;
   w->st.grid_dynamic_shared = r->grid_dynamic;
   w->st.grid_dynamic_stride = r->grid_dynamic_stride;

@@ -20,7 +20,7 @@
 #define P2C_SIM_PRELUDE_H
 
 /* Bumped whenever P2cSimThread or the exported functions change. */
-#define P2C_SIM_ABI_VERSION 10
+#define P2C_SIM_ABI_VERSION 11
 
 #include <stddef.h>
 #include <stdint.h>
@@ -282,6 +282,14 @@ struct P2cSimThread {
   int (*grid_storage)(P2cSimThread *self, size_t block_bytes, size_t thread_bytes, void **blocks, void **threads);
   unsigned char *grid_dynamic_shared;
   size_t grid_dynamic_stride;
+  /* A prange loop of an @njit(parallel=True) function (codegen's p2c_prange): chunk_count is
+   * how many chunks a loop of n iterations is cut into ($PYK2CUDA_SIM_THREADS, else the CPUs
+   * this process may use; at most max and n, at least 1); run_chunks runs run(arg, c) for each
+   * c in [0, w), chunk 0 on the calling thread and each other on a thread of its own, and
+   * returns when all have returned. NULL where the caller offers no threads: p2c_prange then
+   * runs the loop in order. */
+  int (*chunk_count)(P2cSimThread *self, int64_t n, int max);
+  void (*run_chunks)(P2cSimThread *self, int w, void (*run)(void *arg, int c), void *arg);
 };
 
 #ifdef __cplusplus
@@ -865,6 +873,102 @@ static inline int p2c_sim_printf(const char *fmt, A... args) {
 [[noreturn]] static inline void p2c_sim_exit_thread(void) {
   p2c_sim_self->exit_thread(p2c_sim_self);
   __builtin_unreachable();
+}
+
+/* ---- prange over the host's cores ---------------------------------------------------------- */
+/* A prange loop of an @njit(parallel=True) function (the generated code's p2c_prange, codegen's
+ * prelude) runs its chunks with p2c_sim_run_chunks through the runtime's run_chunks (chunk 0 on
+ * the calling thread, each other on a thread of its own). Each chunk runs with its own
+ * P2cSimThread, a copy of the caller's with its own math memory and printf buffer (written to
+ * stdout as the chunk ends, after what the caller printed before the loop), an exit_thread that
+ * ends the chunk (a raise: its record is written) and a poll that ends it once another chunk
+ * has raised. No chunk calls the caller's poll, which may leave the call while the other
+ * threads still run: an interrupt reaches the call at its first poll after the loop. The jump
+ * out of a chunk is GCC's __builtin_setjmp (no header: the names of <setjmp.h> stay free for
+ * generated code, codegen/host_names.py). Returns nonzero when a chunk raised (the caller then
+ * ends its thread). */
+enum { P2C_SIM_PRANGE_MAX = 64, P2C_SIM_PRANGE_PRINT = 4096 };
+typedef struct P2cSimChunkRun {
+  void (*fn)(void *ctx, int c);
+  void (*done)(void *ctx, int c);
+  void *ctx;
+  int stop;                 /* atomic: a chunk raised, the others end at their next poll */
+  struct P2cSimChunk *chunks;
+} P2cSimChunkRun;
+typedef struct P2cSimChunk {
+  P2cSimThread st;          /* first: the chunk's state, which exit_thread and poll get */
+  void *exit[5];            /* __builtin_setjmp's buffer */
+  P2cSimChunkRun *run;
+  int c, raised;
+} P2cSimChunk;
+[[noreturn]] static void p2c_sim_chunk_exit(P2cSimThread *self) {
+  __builtin_longjmp(((P2cSimChunk *)self)->exit, 1);
+}
+static void p2c_sim_chunk_poll(P2cSimThread *self) {
+  if (__atomic_load_n(&((P2cSimChunk *)self)->run->stop, __ATOMIC_RELAXED)) p2c_sim_chunk_exit(self);
+}
+static void p2c_sim_chunk_flush(P2cSimThread *self) {
+  if (self->print_len) fwrite(self->print_buf, 1, self->print_len, stdout);
+  self->print_len = 0;
+}
+/* Chunk c of the run at arg, on the calling thread, with the chunk's state in place of the
+ * caller's (the runtime's run_chunks calls it). */
+static void p2c_sim_chunk_run(void *arg, int c) {
+  P2cSimChunk *k = &((P2cSimChunkRun *)arg)->chunks[c];
+  P2cSimThread *caller = p2c_sim_self;
+  P2cSimMemory *memory = p2c_sim_memory;
+  p2c_sim_self = &k->st;
+  p2c_sim_memory = k->st.memo;
+  if (__builtin_setjmp(k->exit) == 0) {
+    k->run->fn(k->run->ctx, k->c);
+  } else {
+    k->raised = 1;
+    __atomic_store_n(&k->run->stop, 1, __ATOMIC_RELAXED);
+  }
+  k->run->done(k->run->ctx, k->c);
+  p2c_sim_chunk_flush(&k->st);
+  p2c_sim_self = caller;
+  p2c_sim_memory = memory;
+}
+/* The chunks of a loop of n iterations (the runtime's count; 1 where it offers no threads). */
+static inline int p2c_sim_prange_workers(int64_t n) {
+  P2cSimThread *self = p2c_sim_self;
+  return self->chunk_count && self->run_chunks ? self->chunk_count(self, n, P2C_SIM_PRANGE_MAX) : 1;
+}
+/* Chunk c's state: the caller's, with its own memory, printf buffer, exit and poll; 0 when
+ * there is no memory for them. */
+static int p2c_sim_chunk_init(P2cSimChunk *k, P2cSimChunkRun *run, int c) {
+  k->st = *p2c_sim_self;
+  k->st.poll = p2c_sim_chunk_poll;
+  k->st.exit_thread = p2c_sim_chunk_exit;
+  k->st.memo = (P2cSimMemory *)calloc(1, sizeof(P2cSimMemory));
+  k->st.print_buf = (char *)malloc(P2C_SIM_PRANGE_PRINT);
+  k->st.print_len = 0;
+  k->st.print_cap = P2C_SIM_PRANGE_PRINT;
+  k->st.print_flush = p2c_sim_chunk_flush;
+  k->run = run, k->c = c;
+  return k->st.memo && k->st.print_buf;
+}
+static int p2c_sim_run_chunks(int w, void (*fn)(void *, int), void (*done)(void *, int), void *ctx) {
+  P2cSimChunkRun run = {fn, done, ctx, 0, (P2cSimChunk *)calloc((size_t)w, sizeof(P2cSimChunk))};
+  P2cSimChunk *k = run.chunks;
+  int raised = 0, ready = 1;
+  for (int c = 0; k && c < w; c++) ready &= p2c_sim_chunk_init(&k[c], &run, c);
+  if (!k || !ready) {   /* no memory for the chunks' state: the chunks run in order, as range */
+    for (int c = 0; k && c < w; c++) free(k[c].st.memo), free(k[c].st.print_buf);
+    free(k);
+    for (int c = 0; c < w; c++) fn(ctx, c), done(ctx, c);
+    return 0;
+  }
+  p2c_sim_self->print_flush(p2c_sim_self);   /* what the caller printed comes first */
+  p2c_sim_self->run_chunks(p2c_sim_self, w, p2c_sim_chunk_run, &run);
+  for (int c = 0; c < w; c++) {
+    raised |= k[c].raised;
+    free(k[c].st.memo);
+    free(k[c].st.print_buf);
+  }
+  free(k);
+  return raised;
 }
 
 /* ---- Sanitizer (--sanitize) ---------------------------------------------------------------- */
