@@ -346,6 +346,11 @@ P2C_API bool p2c_compiler_get_sanitize(const P2cCompiler *compiler);
  * everything that changes NVRTC's output (docs/runtime.md, "The compile cache"). `on` false:
  * every later compile by this compiler runs NVRTC and leaves the cache alone (`--no-cache`). */
 P2C_API void p2c_compiler_set_cache(P2cCompiler *compiler, bool on);
+/* The compile cache's folder as the environment names it now (the rule above), written with its
+ * NUL into out[0..cap). False when no folder can be named (no $HOME) or it does not fit; the
+ * folder may not exist yet. The Python package puts cache=True's files there when the source's
+ * __pycache__ cannot be written (docs/python.md, "cache=True"). */
+P2C_API bool p2c_cache_folder(char *out, size_t cap);
 /* Interrupting a long call. The library installs no signal handlers and blocks no signals, so
  * a host that wants Ctrl-C or a time limit to end a call gives it a check: `check(userdata)` is
  * called on the thread that made the call, about every 30 ms while the simulator's host C++

@@ -36,6 +36,9 @@ def _code_options(debug, options):
 
 
 def _check_options(options):
+    if options.get("cache") and options.get("link"):
+        raise RuntimeError("Cannot pickle CUDACodeLibrary with linking files: cache=True cannot "
+                           "be used with link=")
     for key, value in options.items():
         if key == "link" and value:
             raise Error("cuda.jit(link=...): linking external code (CUDA C, PTX, LTO-IR: "
@@ -111,10 +114,15 @@ class Kernel(_core._Kernel):
     _held_warnings = ()
     _options = {}   # the decorator's debug= and boundscheck=, written into the translated source
 
+    _cache = None   # cache=True: its caching.FunctionCache
+    _fresh = False  # recompile(): translate the function, not the module the cache holds
+
     def _build(self):
         """The source to translate (asked for by the C side at the first translation): the
-        function's synthetic module, its free names frozen now (source.py)."""
-        self._unit = _source.build(self.py_func, options=self._options)
+        function's synthetic module, its free names frozen now (source.py), or with cache=True
+        the module the cache holds for it (caching.py)."""
+        cached = self._cache.unit() if self._cache is not None and not self._fresh else None
+        self._unit = cached or _source.build(self.py_func, options=self._options)
         return self._unit.filename, self._unit.source
 
     def _compile_warnings(self, diagnostics):
@@ -138,6 +146,36 @@ class Kernel(_core._Kernel):
         held, self._held_warnings = self._held_warnings, ()
         if held:
             self._compile_warnings(held)
+
+    def _specialized_now(self, index):
+        """Called by the C side when a launch made specialization `index`: cache=True counts it
+        as a hit or a miss and writes a missed one to the cache."""
+        if self._cache is not None:
+            self._cache.note(self._specs()[index][0], self._unit)
+
+    @property
+    def stats(self):
+        """Numba's Dispatcher.stats: (cache_path, cache_hits, cache_misses), the Counters by
+        signature; cache_path None and no counts without cache=True."""
+        if self._cache is None:
+            import collections
+            from .caching import CompileStats
+            return CompileStats(None, collections.Counter(), collections.Counter())
+        return self._cache.stats()
+
+    def recompile(self):
+        """Numba's Dispatcher.recompile: every specialization is made again from the function,
+        its globals frozen anew; with cache=True, the next specialization of each signature
+        replaces its cache entry (a kernel declared with signatures: now)."""
+        if self.py_func is None:
+            raise TypeError("kernel '%s' was rebuilt from a pickle: it cannot be recompiled"
+                            % self.__name__)
+        self._unit = None
+        self._fresh = True
+        self._recompile(self._calls)
+        if self._calls is not None:
+            for i in range(len(self._specs())):
+                self._specialized_now(i)
 
     def _fix_error(self, exc):
         """`exc` with its locations in the user's source (asked for on a failed launch), and an
@@ -656,6 +694,15 @@ class DeviceFunction:
         return list(self._sigs)
 
 
+def _function_cache(func, options):
+    """cache=True's cache of a kernel (caching.py), None without it. Numba cannot cache a kernel
+    that links external code, and says so with this RuntimeError (docs/python.md, "cache=True")."""
+    if not options.get("cache"):
+        return None
+    from .caching import FunctionCache
+    return FunctionCache(func)
+
+
 def jit(func_or_sig=None, device=False, debug=None, **options):
     """numba.cuda.jit: @cuda.jit, @cuda.jit(sig), @cuda.jit([sigs]), @cuda.jit(device=True),
     cuda.jit(sig)(func). A signature takes any of Numba's forms (source.signature_text).
@@ -675,10 +722,11 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
             return DeviceFunction(func, sigs, checks)
         code = func.__code__
         params = tuple(code.co_varnames[:code.co_argcount])
+        cache = _function_cache(func, options)
         if not sigs:
             k = Kernel(func, func.__name__, code.co_filename, None, params, False, None, sanitize)
         else:
-            unit = _source.build(func, options=checks)
+            unit = (cache and cache.unit()) or _source.build(func, options=checks)
             calls = [_source.call_signature(func.__name__, s) for s in sigs]
             try:
                 k = Kernel(func, func.__name__, unit.filename, unit.source, params, True, calls,
@@ -690,6 +738,10 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
         k._options = checks
         k._sanitize = sanitize
         k._specialized = bool(sigs) and len(sigs) == 1
+        k._cache = cache
+        if cache is not None and sigs:
+            for i in range(len(k._specs())):
+                k._specialized_now(i)
         k.extensions.extend(options.get("extensions") or ())   # Numba's kernel extensions
         k.__doc__ = func.__doc__
         return k
@@ -1497,6 +1549,8 @@ class _Gpus:
         return max(1, _core.gpu_count()) if _core.device_kind() == "gpu" else 1
 
     def __getitem__(self, i):
+        if isinstance(i, slice):   # Numba's gpus is a list: gpus[1:] (test_caching's multi-GPU test)
+            return [self[j] for j in range(*i.indices(len(self)))]
         if not 0 <= i < len(self):
             raise IndexError("no device %d" % i)
         return _Device(i)
@@ -1704,7 +1758,22 @@ from .libdevice import libdevice, libdevicefuncs  # noqa: E402
 # numba.cuda.vectorizers: where numba.guvectorize(..., target='cuda') finds its builder.
 vectorizers = _submodule("vectorizers", "numba.cuda.vectorizers: the CUDA gufunc builder.",
                          CUDAGUFuncVectorize=CUDAGUFuncVectorize)
-SUBMODULES = {"vectorizers": vectorizers, "compiler": compiler, "launchconfig": launchconfig, "args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
+
+
+class _CUDACodeLibrary:
+    """numba.cuda.codegen.CUDACodeLibrary: Numba's holder of a kernel's LLVM IR, PTX and CUBINs,
+    part of its compiler; pyk2cuda has no such object, so making one is a NotImplementedError.
+    The name exists because modules import it (Numba's test_caching)."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("numba.cuda.codegen.CUDACodeLibrary is Numba's compiler's code "
+                                  "library: pyk2cuda has none (inspect_asm() gives the PTX)")
+
+
+# numba.cuda.codegen: the module's name and CUDACodeLibrary (above), nothing of Numba's codegen.
+codegen = _submodule("codegen", "numba.cuda.codegen: CUDACodeLibrary's name only.",
+                     CUDACodeLibrary=_CUDACodeLibrary)
+SUBMODULES = {"codegen": codegen, "vectorizers": vectorizers, "compiler": compiler, "launchconfig": launchconfig, "args": args, "devicearray": devicearray, "random": random, "cudadrv": cudadrv,
               "vector_types": vector_types, "types": types, "np": np,
               "np.numpy_support": np.numpy_support, "typing": typing,
               "typing.typeof": typing.typeof, "libdevice": libdevice, "libdevicefuncs": libdevicefuncs}

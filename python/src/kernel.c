@@ -48,6 +48,9 @@ typedef struct Kernel {
   bool sanitize;         /* sanitize=True: translated for the simulator's checker */
   Spec *specs;
   size_t nspecs, cap;
+  Spec **retired;        /* spec arrays _recompile() replaced: freed with the kernel, since a
+                          * launch on another thread (GIL released) may still use one */
+  size_t *nretired_specs, nretired;
   vectorcallfunc vectorcall;
 } Kernel;
 
@@ -177,6 +180,16 @@ static int translate_signed(Kernel *k, PyObject *extra) {
   return 0;
 }
 
+/* Tells the Python side (Kernel._specialized_now(index), cuda.py) that a launch made a new
+ * specialization, so that cache=True records it (caching.py); once per signature, never on the
+ * launch path after that. A kernel type without the method (cpu.py's @jit) is not told. */
+static int note_new_spec(Kernel *k, size_t index) {
+  if (!PyObject_HasAttrString((PyObject *)k, "_specialized_now")) return 0;   /* cpu.py's @jit */
+  PyObject *r = PyObject_CallMethod((PyObject *)k, "_specialized_now", "n", (Py_ssize_t)index);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
 /* A new specialization for the arguments' types. */
 static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
   P2cModule *m = NULL;
@@ -194,6 +207,7 @@ static Spec *specialize(Kernel *k, const P2cValue *vals, size_t n) {
     p2c_module_delete(m);
     return NULL;
   }
+  if (note_new_spec(k, k->nspecs - 1) < 0) return NULL;
   return &k->specs[k->nspecs - 1];
 }
 
@@ -887,14 +901,22 @@ static int kernel_clear(Kernel *k) {
   return 0;
 }
 
+/* Frees n specializations and their array. */
+static void free_specs(Spec *specs, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    p2c_gpu_module_delete(specs[i].gm);
+    if (specs[i].owns_module) p2c_module_delete(specs[i].m);
+  }
+  PyMem_Free(specs);
+}
+
 static void kernel_dealloc(Kernel *k) {
   PyTypeObject *tp = Py_TYPE(k);
   PyObject_GC_UnTrack(k);
-  for (size_t i = 0; i < k->nspecs; i++) {
-    p2c_gpu_module_delete(k->specs[i].gm);
-    if (k->specs[i].owns_module) p2c_module_delete(k->specs[i].m);
-  }
-  PyMem_Free(k->specs);
+  free_specs(k->specs, k->nspecs);
+  for (size_t i = 0; i < k->nretired; i++) free_specs(k->retired[i], k->nretired_specs[i]);
+  PyMem_Free(k->retired);
+  PyMem_Free(k->nretired_specs);
   Py_CLEAR(k->pyfunc);
   Py_CLEAR(k->name);
   Py_CLEAR(k->filename);
@@ -998,7 +1020,30 @@ static PyObject *kernel_cooperative(Kernel *k, PyObject *args) {
   return Py_BuildValue("(OI)", s->info.cooperative ? Py_True : Py_False, blocks);
 }
 
+/* _recompile(extra_signatures): Numba's Dispatcher.recompile. The specializations are retired
+ * (kept until the kernel is freed) and the source forgotten, so the next translation asks
+ * `_build()` again (the function's globals frozen anew); a kernel declared with signatures is
+ * translated again now, with `extra_signatures` (a list of str, or None) as at its making. */
+static PyObject *kernel_recompile(Kernel *k, PyObject *extra) {
+  if (extra != Py_None && !PyList_Check(extra))
+    return PyErr_Format(PyExc_TypeError, "extra signatures must be a list of str");
+  Spec **r = PyMem_Realloc(k->retired, (k->nretired + 1) * sizeof *r);
+  if (r) k->retired = r;
+  size_t *n = r ? PyMem_Realloc(k->nretired_specs, (k->nretired + 1) * sizeof *n) : NULL;
+  if (!n) return PyErr_NoMemory();
+  k->nretired_specs = n;
+  k->retired[k->nretired] = k->specs;
+  k->nretired_specs[k->nretired++] = k->nspecs;
+  k->specs = NULL;
+  k->nspecs = k->cap = 0;
+  Py_SETREF(k->source, Py_NewRef(Py_None));
+  if (k->explicit_sigs && translate_signed(k, extra == Py_None ? NULL : extra) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef kernel_methods[] = {
+    {"_recompile", (PyCFunction)kernel_recompile, METH_O,
+     "_recompile(extra_signatures): retire every specialization and translate again"},
     {"_cooperative", (PyCFunction)kernel_cooperative, METH_VARARGS,
      "(cooperative, max blocks of a cooperative launch) of a specialization"},
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,

@@ -235,6 +235,13 @@ static PyObject *m_why(PyObject *mod, PyObject *unused) {
   return PyUnicode_FromString(st->why);
 }
 
+/* The compile cache's folder (p2c_cache_folder), None when none can be named. */
+static PyObject *m_cache_folder(PyObject *mod, PyObject *unused) {
+  char path[4096];
+  if (!p2c_cache_folder(path, sizeof path)) Py_RETURN_NONE;
+  return PyUnicode_DecodeFSDefault(path);
+}
+
 /* The number of CUDA devices, 0 when there is no driver or device (never raises for that). */
 static PyObject *m_gpu_count(PyObject *mod, PyObject *unused) {
   State *st = PyModule_GetState(mod);
@@ -521,6 +528,7 @@ static PyMethodDef module_functions[] = {
     {"select", m_select, METH_VARARGS, "select(kind, ordinal=0): 'auto', 'gpu' or 'sim'"},
     {"device_kind", m_device_kind, METH_NOARGS, "'gpu' or 'sim': where launches run"},
     {"why", m_why, METH_NOARGS, "why the device was chosen"},
+    {"cache_folder", m_cache_folder, METH_NOARGS, "the compile cache's folder, or None"},
     {"gpu_count", m_gpu_count, METH_NOARGS, "the number of CUDA devices (0 without a driver)"},
     {"device_info", m_device_info, METH_NOARGS, "the GPU's properties"},
     {"environment", m_environment, METH_NOARGS, "(report text, GPU found)"},

@@ -17,6 +17,7 @@
 #include "runtime/cuda/nvrtc.h"
 #include "runtime/bounds.h"
 #include "runtime/cuda/rtc_cache.h"
+#include "runtime/cache/cache.h"
 #include "runtime/sim/sim.h"
 #include "typeinfer/typeinfer.h"
 
@@ -214,6 +215,13 @@ bool p2c_compiler_get_sanitize(const P2cCompiler *c) { return c && c->sanitize; 
 
 void p2c_compiler_set_cache(P2cCompiler *c, bool on) {
   if (c) c->no_cache = !on;
+}
+
+bool p2c_cache_folder(char *out, size_t cap) {
+  char root[CACHE_PATH_BYTES];
+  if (!out || !cache_root(NULL, root) || strlen(root) >= cap) return false;
+  memcpy(out, root, strlen(root) + 1);
+  return true;
 }
 
 void p2c_compiler_set_interrupt(P2cCompiler *c, P2cInterruptFn check, void *userdata) {

@@ -954,6 +954,27 @@ static void allocation_failure_in_nvrtc_output(void **state) {
   assert_int_equal(ca.size_mismatches, 0);
 }
 
+/* p2c_cache_folder names the compile cache's folder by the environment's rule ($PYK2CUDA_CACHE_DIR,
+ * else $XDG_CACHE_HOME/pyk2cuda), and refuses a buffer too small for it. */
+static void cache_folder_follows_the_environment(void **state) {
+  (void)state;
+  char saved[1024] = "", saved_xdg[1024] = "", out[64];
+  if (getenv("PYK2CUDA_CACHE_DIR")) snprintf(saved, sizeof saved, "%s", getenv("PYK2CUDA_CACHE_DIR"));
+  if (getenv("XDG_CACHE_HOME")) snprintf(saved_xdg, sizeof saved_xdg, "%s", getenv("XDG_CACHE_HOME"));
+  setenv("PYK2CUDA_CACHE_DIR", "/tmp/p2c-folder", 1);
+  assert_true(p2c_cache_folder(out, sizeof out));
+  assert_string_equal(out, "/tmp/p2c-folder");
+  assert_false(p2c_cache_folder(out, strlen("/tmp/p2c-folder")));   /* no room for the NUL */
+  assert_false(p2c_cache_folder(NULL, 0));
+  unsetenv("PYK2CUDA_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  assert_true(p2c_cache_folder(out, sizeof out));
+  assert_string_equal(out, "/tmp/xdg/pyk2cuda");
+  if (saved[0]) setenv("PYK2CUDA_CACHE_DIR", saved, 1);
+  if (saved_xdg[0]) setenv("XDG_CACHE_HOME", saved_xdg, 1);
+  else unsetenv("XDG_CACHE_HOME");
+}
+
 /* p2c_module_compile goes through the compile cache: a second compile of the same module is a
  * hit with the same image, a compiler with the cache turned off runs NVRTC every time. */
 static void module_compile_uses_the_cache(void **state) {
@@ -1572,6 +1593,7 @@ int main(void) {
       cmocka_unit_test(allocation_failures_in_a_module_lowered_on_two_threads),
       cmocka_unit_test(allocation_failure_in_nvrtc_output),
       cmocka_unit_test(module_compile_uses_the_cache),
+      cmocka_unit_test(cache_folder_follows_the_environment),
       cmocka_unit_test(gufunc_layouts),
       cmocka_unit_test_setup_teardown(regression_tree_sitter_freed_on_oom, install_ts_tracking,
                                       remove_ts_tracking),
