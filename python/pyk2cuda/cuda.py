@@ -147,6 +147,20 @@ class Kernel(_core._Kernel):
         if held:
             self._compile_warnings(held)
 
+    def _low_occupancy(self, blocks):
+        """Asked by the C side when a launch configuration has fewer than 128 blocks: Numba's
+        NumbaPerformanceWarning, when Numba's config asks for it (_numba_config)."""
+        if not self.__dict__.get("_quiet") and _numba_config("CUDA_LOW_OCCUPANCY_WARNINGS"):
+            _performance_warning("Grid size %d will likely result in GPU under-utilization due "
+                                 "to low occupancy." % blocks)
+
+    def _host_array_copied(self):
+        """Asked by the C side for each host array a launch copies in and back: Numba's
+        NumbaPerformanceWarning, when Numba's config asks for it."""
+        if not self.__dict__.get("_quiet") and _numba_config("CUDA_WARN_ON_IMPLICIT_COPY"):
+            _performance_warning("Host array used in CUDA kernel will incur copy overhead to/from "
+                                 "device.")
+
     def _specialized_now(self, index):
         """Called by the C side when a launch made specialization `index`: cache=True counts it
         as a hit or a miss and writes a missed one to the cache."""
@@ -694,6 +708,31 @@ class DeviceFunction:
         return list(self._sigs)
 
 
+def _numba_config(name):
+    """A setting of Numba's config as Numba reads it: numba.core.config's attribute when the
+    program has Numba's config loaded (its NUMBA_* environment, and what the program or
+    override_config set since), else $NUMBA_<name>, an integer, with Numba's default 1."""
+    config = sys.modules.get("numba.core.config")
+    if config is not None and hasattr(config, name):
+        return getattr(config, name)
+    try:
+        return int(os.environ.get("NUMBA_" + name, "1"))
+    except ValueError:
+        return 1
+
+
+def _performance_warning(message):
+    """A NumbaPerformanceWarning at the user's line (the caller of the kernel's hook). Its class
+    is numba.core.errors' of the `numba` the program imported, so that warnings filters and
+    checks naming it work: Numba's own when the program imported Numba, else pyk2cuda's
+    (numba_names, which python3 -m pyk2cuda answers `numba.core.errors` with)."""
+    import warnings
+    from . import numba_names
+    errors = sys.modules.get("numba.core.errors")
+    cls = getattr(errors, "NumbaPerformanceWarning", None) or numba_names.NumbaPerformanceWarning
+    warnings.warn(cls(message), stacklevel=3)
+
+
 def _function_cache(func, options):
     """cache=True's cache of a kernel (caching.py), None without it. Numba cannot cache a kernel
     that links external code, and says so with this RuntimeError (docs/python.md, "cache=True")."""
@@ -768,6 +807,7 @@ class Reduce:
                 acc = op(acc, arr[i])
             out[0] = acc
         self._kernel = jit(reduce_one_thread)
+        self._kernel._quiet = True   # one thread by design: no performance warnings
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         if size is not None:

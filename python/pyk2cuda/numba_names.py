@@ -22,8 +22,8 @@ class NumbaWarning(Warning):
 
 
 class NumbaPerformanceWarning(NumbaWarning):
-    """Numba's warning about slow code (numba-cuda: a grid smaller than the GPU, host arrays
-    copied at a launch). pyk2cuda does not issue it; scripts filter it."""
+    """Numba's warning about slow code: a grid of fewer than 128 blocks, host arrays copied at a
+    launch (docs/python.md, "Performance warnings"), which pyk2cuda issues as Numba does."""
 
 
 class NumbaInvalidConfigWarning(NumbaWarning):

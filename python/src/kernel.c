@@ -412,6 +412,22 @@ static Spec *spec_for_args(Kernel *k, PyObject *const *argv, size_t n, Arg *args
   return s;
 }
 
+/* Numba's implicit-copy warning: each host array a launch copies to the device and back (not a
+ * device array, not one whose memory the device reads in place, which exports
+ * __cuda_array_interface__: mapped and managed arrays) is told to the kernel's
+ * `_host_array_copied()` (cuda.py), which warns when Numba's config asks for it; -1 when a
+ * filter made the warning an error. */
+static int warn_host_copies(Kernel *k, PyObject *const *argv, const Arg *args, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (!args[i].host_array || PyObject_HasAttrString(argv[i], "__cuda_array_interface__")) continue;
+    if (!PyObject_HasAttrString((PyObject *)k, "_host_array_copied")) return 0;
+    PyObject *r = PyObject_CallMethod((PyObject *)k, "_host_array_copied", NULL);
+    Py_XDECREF(r);
+    if (!r) return -1;
+  }
+  return 0;
+}
+
 static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObject *kwnames) {
   Kernel *k = l->k;
   State *st = k->st;
@@ -436,7 +452,7 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
   size_t got = 0;
   PyObject *result = NULL;
   Spec *s = spec_for_args(k, argv, n, args, vals, &got);
-  if (!s) goto done;
+  if (!s || warn_host_copies(k, argv, args, n) < 0) goto done;
   bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !s->info.checks_bounds && !k->sanitize &&
               !st->sanitize;
   if (args_sync_producers(st, args, n) < 0) goto done;   /* Numba's CUDA_ARRAY_INTERFACE_SYNC */
@@ -729,6 +745,20 @@ static Launcher *new_launcher(Kernel *k) {
 }
 
 /* kern[grid, block], kern[grid, block, stream], kern[grid, block, stream, sharedmem]. */
+/* Numba's low-occupancy warning (0.56 and numba-cuda): a grid of fewer blocks than this, made
+ * into a launch configuration, is a NumbaPerformanceWarning when Numba's config asks for it. */
+enum { LOW_OCCUPANCY_GRID = 128 };
+
+/* Asks the kernel's `_low_occupancy(blocks)` (cuda.py: Numba's config and warning class) about a
+ * small grid; -1 when the warning was made an error by a filter. */
+static int warn_low_occupancy(Kernel *k, const Launcher *l) {
+  unsigned long long blocks = (unsigned long long)l->grid[0] * l->grid[1] * l->grid[2];
+  if (blocks >= LOW_OCCUPANCY_GRID || !PyObject_HasAttrString((PyObject *)k, "_low_occupancy")) return 0;
+  PyObject *r = PyObject_CallMethod((PyObject *)k, "_low_occupancy", "K", blocks);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
 static PyObject *kernel_subscript(Kernel *k, PyObject *key) {
   const char *kname = str_of(k->name);
   Py_ssize_t n = PyTuple_Check(key) ? PyTuple_GET_SIZE(key) : 1;
@@ -756,6 +786,7 @@ static PyObject *kernel_subscript(Kernel *k, PyObject *key) {
   }
   if (state_device(k->st) < 0) goto fail;
   if (check_limits(l, kname) < 0) goto fail;
+  if (warn_low_occupancy(k, l) < 0) goto fail;
   return (PyObject *)l;
 fail:
   Py_DECREF(l);
