@@ -220,6 +220,8 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an, bool fib
   f->regions = an_region_plan(f, &c->arena, fibers);
   an_record_facts(f, &c->arena);
   an_param_writes(f, &c->arena);
+  /* the copy that regions inline device functions into stores to the kernel's parameters */
+  if (f->regions && f->regions->fn != f) f->regions->fn->param_written = f->param_written;
   f->private_atomics = an_private_atomics(f, &c->arena);
   note_declared_types(f, an, &c->arena);
 }
@@ -295,7 +297,8 @@ static void dump_regions(StrBuf *sb, const Function *f) {
   if (f->regions) {
     sb_printf(sb, "  simulator: %d regions, %d controls, %llu bytes per thread kept across barriers\n",
               f->regions->nregions, f->regions->ncontrol, (unsigned long long)f->regions->slot_bytes);
-    dump_vars(sb, f, f->regions->slot, "kept across barriers");
+    if (f->regions->inlined) sb_printf(sb, "  simulator: inlined: %s\n", f->regions->inlined);
+    dump_vars(sb, f->regions->fn, f->regions->slot, "kept across barriers");
   } else if (f->regions_refused) {
     sb_printf(sb, "  simulator: fibers: %s\n", f->regions_refused);
   }

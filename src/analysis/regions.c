@@ -18,8 +18,11 @@
  * (grid regions). A control statement that holds a grid sync runs once per grid, so its bounds or
  * condition must be the same in every block (grid_uniform: as uniform, without blockIdx).
  *
+ * A kernel whose device functions reach a barrier is planned on a copy with those functions
+ * inlined (inline.c), which codegen prints the block function from (RegionPlan.fn).
+ *
  * Anything not shown legal keeps the fibers, with the reason (--dump=analysis): a barrier in
- * any other place (an expression, `syncthreads_count`, a device function, a `for` over an
+ * any other place (an expression, `syncthreads_count`, a device function that cannot be inlined, a `for` over an
  * iterable, under a thread-dependent condition), a grid sync under control that differs between
  * blocks, or with a shared array in a device function (kept per worker, not per block), warp
  * operations, `return` or
@@ -708,9 +711,10 @@ static RegionPlan *finish_plan(Planner *p) {
   return plan;
 }
 
-const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers) {
+/* The plan of kernel f (the kernel itself, or its copy with device functions inlined), or NULL
+ * with the reason in f->regions_refused. */
+static RegionPlan *plan_kernel(Function *f, Arena *a, bool fibers) {
   f->regions_refused = NULL;
-  if (f->kind != FN_KERNEL || !f->uses_barrier) return NULL;
   Planner p = {.f = f, .a = a};
   Scan sc = scan_block(&f->body);
   if (fibers) refuse(&p, "asked for (--sanitize, whose checker follows the fibers, or $PYK2CUDA_SIM_FIBERS)");
@@ -740,5 +744,35 @@ const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers) {
   if (!p.refused) plan_block(&p, &f->body, false, true);
   RegionPlan *plan = p.refused ? NULL : finish_plan(&p);
   f->regions_refused = p.refused;
-  return p.refused ? NULL : plan;
+  if (p.refused) return NULL;
+  plan->fn = f;
+  return plan;
+}
+
+/* A kernel whose device functions reach a barrier: planned on its copy with them inlined (the
+ * facts the plan and codegen read computed on the copy, as analysis.c does on a kernel). */
+static const RegionPlan *plan_inlined(Function *f, Arena *a) {
+  const char *inlined = NULL, *why = NULL;
+  Function *k = an_inline_barriers(f, a, &inlined, &why);
+  if (!k) {
+    f->regions_refused = why;
+    return NULL;
+  }
+  StmtList loops = {0};
+  an_nonneg(k, a, &loops);
+  an_ranges(k, &loops);
+  RegionPlan *plan = plan_kernel(k, a, false);
+  an_record_facts(k, a);
+  f->regions_refused = k->regions_refused;
+  if (plan) plan->inlined = inlined;
+  k->regions = plan;   /* codegen prints the copy's block function from its own plan */
+  return plan;
+}
+
+const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers) {
+  f->regions_refused = NULL;
+  if (f->kind != FN_KERNEL || !f->uses_barrier) return NULL;
+  Scan sc = scan_block(&f->body);
+  if (!fibers && sc.device_barrier && !sc.collective) return plan_inlined(f, a);
+  return plan_kernel(f, a, fibers);
 }

@@ -31,6 +31,10 @@ const Stmt *an_lockstep_loop(const Function *f, Arena *a);
 /* The simulator's regions of kernel f, a kernel with barriers, or NULL with f->regions_refused
  * saying why it keeps its fibers (regions.c, after an_ranges). */
 const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers);
+/* A copy of kernel f whose calls of device functions that reach a barrier are replaced by their
+ * bodies, for the simulator's regions; *inlined names the functions inlined. NULL with *why
+ * when a call cannot be inlined (inline.c). */
+Function *an_inline_barriers(const Function *f, Arena *a, const char **inlined, const char **why);
 /* The RangeFacts of f's range() loops, after an_nonneg (ranges.c). */
 void an_ranges(const Function *f, const StmtList *loops);
 /* Sets Stmt.par on the prange loops of f, a host entry of a parallel=True function, that may run

@@ -226,6 +226,7 @@ static void emit_region_vars(RegionGen *rg, const SimRegion *r, bool first) {
     if (!f->vars[v].ty || plan->shared_var[v] || plan->recompute[v]) continue;
     const Type *t = f->vars[v].ty;
     bool slot = plan->slot[v];
+    if (slot && is_local_array(t) && r->once && !r->refs[v]) continue;   /* no thread there: no slot of one */
     if (slot && is_local_array(t))
       emit_line(G, "%s (&%s)%s = %s;\n", t->dtype->cname, G->vnames[v], extents(G, t), slot_at(rg, v));
     else if (slot && !first && r->refs[v])
@@ -467,8 +468,9 @@ static void emit_plan_block(RegionGen *rg, const Block *b) {
   else emit_range(rg, b, 0, b->len);
 }
 
-const char *emit_regions_fn(Gen *G, const Function *f, StrBuf *out) {
-  const char *name = namer_claim_temp(&G->global, arena_printf(G->a, "regions_%s", f->cname));
+const char *emit_regions_fn(Gen *G, const Function *kernel, StrBuf *out) {
+  const Function *f = kernel->regions->fn;   /* the kernel, or its copy with device functions inlined */
+  const char *name = namer_claim_temp(&G->global, arena_printf(G->a, "regions_%s", kernel->cname));
   FunctionScope fs;
   function_begin(G, f, &fs);
   RegionGen rg = {.G = G, .plan = f->regions, .dim = namer_claim_temp(&G->local, "d"),

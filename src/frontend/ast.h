@@ -214,6 +214,10 @@ typedef struct SimRegion {
 } SimRegion;
 
 typedef struct RegionPlan {
+  Function *fn;            /* the function the plan cuts: the kernel, or a copy of it with the
+                              device functions that reach a barrier inlined (analysis/inline.c),
+                              which the simulator's block function is printed from */
+  const char *inlined;     /* the device functions inlined into fn ("a, b"), or NULL */
   SimRegion *regions;         /* in source order, as codegen meets them */
   int nregions;
   const Stmt **control;    /* the for, while and if statements that hold barriers */

@@ -2,7 +2,7 @@
 """Differential fuzzing: random kernels through Numba's CUDA simulator and `pyk2cuda run --device sim`.
 
     /usr/bin/python3 tests/diff/fuzz.py --pyk2cuda build/tools/pyk2cuda
-                     [--kind expr|loops|stride|barriers|grid|ops|all] [--seeds FIRST:LAST[,N...]] [--kernels N] [--keep]
+                     [--kind expr|loops|stride|barriers|devbarriers|grid|ops|all] [--seeds FIRST:LAST[,N...]] [--kernels N] [--keep]
 
 Each seed writes one module of N kernels of one kind and runs every kernel on both sides with
 the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
@@ -19,6 +19,11 @@ the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
           simulator runs most as regions, some (a loop bound read from memory) as fibers
           (docs/simulator.md, "Regions"). The last line says how many took each path. In `meson
           test --suite diff` as fuzz_barriers (seeds 1:2); by hand `--kind barriers --seeds 1:100`.
+  devbarriers  the barriers kind with phases in device functions (one calling another), called
+          from the kernel's uniform loops and branches as statements, as assignments' values
+          (both inlined into the regions) or inside expressions (fibers): against the oracle,
+          then the path the simulator chose against the fibers (PYK2CUDA_SIM_FIBERS=1), bit for
+          bit. In `meson test --suite diff` as fuzz_devbarriers (seeds 1:2).
   grid    cooperative kernels: phases between grid syncs exchanging through a global array, in
           loops and branches the same in every block, with the barriers kind's block phases
           between them: one block against the oracle (Numba's simulator runs no more), then three
@@ -211,6 +216,7 @@ class Phases:
 
     def __init__(self, rng):
         self.rng, self.stmts, self.n = rng, Statements(rng, "i"), 0
+        self.funcs = []   # device functions with barriers a phase may call (the devbarriers kind)
 
     def fresh(self, base):
         self.n += 1
@@ -226,6 +232,8 @@ class Phases:
         rng, pad = self.rng, " " * indent
         kinds = ["exchange", "exchange", "tree"] + (["for", "while", "if"] if depth else [])
         kind = "data_for" if depth and rng.random() < 0.06 else rng.choice(kinds)
+        if self.funcs and rng.random() < 0.3:
+            return self.call(pad)
         if kind == "exchange":
             v = rng.choice(Statements.VARS)
             return ([f"{pad}{v} = ({v} + sh[(tid + {rng.randint(1, 15)}) % 16]) % 1009"]
@@ -254,6 +262,42 @@ class Phases:
         if rng.random() < 0.5:
             lines += [f"{pad}else:"] + self.block(depth - 1, indent + 4)
         return lines
+
+
+    def call(self, pad):
+        """A call of a device function with barriers: its result assigned (inlined into the
+        regions), the call a statement of its own (inlined), or inside an expression (fibers)."""
+        rng, f = self.rng, self.rng.choice(self.funcs)
+        call = f"{f}(sh, ia, out, tid, i, u, a, b, c)"
+        form = rng.random()
+        if form < 0.65:
+            r = self.fresh("r")
+            return [f"{pad}{r} = {call}", f"{pad}s = (s + {r}) % 1009"]
+        if form < 0.94:
+            return [f"{pad}{call}"]
+        return [f"{pad}s = (s + {call}) % 1009"]
+
+
+def devbarriers_module(rng, n):
+    """The barriers kind with some phases in device functions (one or two per kernel, the second
+    may call the first), called from the kernel's uniform loops and branches."""
+    gen, lines = Phases(rng), list(PRELUDE) + ["import numpy as np", ""]
+    for k in range(n):
+        gen.funcs = []
+        for j in range(rng.randint(1, 2)):
+            name = f"d{k}_{j}"
+            lines += ["", "@cuda.jit(device=True)", f"def {name}(sh, ia, out, tid, i, u, a, b, c):",
+                      "    s, t, st = 0, 1, 1"]
+            lines += gen.block(1, 4)
+            lines += ["    return (a + 3 * b + 5 * c + 7 * s + 11 * t) % 100003"]
+            gen.funcs.append(name)
+        lines += ["", "@cuda.jit", f"def k{k}(ia, out):", "    sh = cuda.shared.array(16, dtype=np.int64)",
+                  "    tid = cuda.threadIdx.x", "    i = cuda.grid(1)", "    a, b, c = ia[i, 0], ia[i, 1], ia[i, 2]",
+                  "    s, t, st = 0, 1, 1", f"    u = {rng.choice(['cuda.blockIdx.x', '3', 'cuda.blockDim.x % 5'])}",
+                  "    sh[tid] = a", "    cuda.syncthreads()"]
+        lines += gen.call("    ") + gen.block(2, 4)
+        lines += ["    out[i, 3] += a + 10 * b + 100 * c + 1000 * s + 10000 * t + 100000 * sh[tid]"]
+    return lines
 
 
 def barriers_module(rng, n):
@@ -348,6 +392,10 @@ KINDS = {
     "barriers": Kind(barriers_module, ((2,), (16,)), ("ia", "out"),
                      lambda r: [r.integers(-10, 10, (32, 3), dtype=np.int64), np.zeros((32, 4), np.int64)],
                      "(int64[:, ::1], int64[:, ::1])"),
+    # the regions (device functions inlined) against the oracle, then against the fibers, bit for bit
+    "devbarriers": Kind(devbarriers_module, ((2,), (16,)), ("ia", "out"),
+                        lambda r: [r.integers(-10, 10, (32, 3), dtype=np.int64), np.zeros((32, 4), np.int64)],
+                        "(int64[:, ::1], int64[:, ::1])", also=((2,), (16,))),
     # Numba's simulator runs a cooperative grid of one block: the oracle at 1 x 16; then 3 blocks,
     # grid regions against the fibers (PYK2CUDA_SIM_FIBERS=1), bit for bit.
     "grid": Kind(grid_module, ((1,), (16,)), ("ia", "gx", "out"),
@@ -436,7 +484,7 @@ def run_seed(opts, kind_name, seed, work):
         sigs = sum((["--sig", f"k{k}{kind.sig}"] for k in range(opts.kernels)), [])
         text = subprocess.run([opts.pyk2cuda, "emit", path] + sigs, capture_output=True, text=True).stdout
         lockstep = f", {text.count('P2C_SIM_GRID(')} as grid regions, {text.count('P2C_SIM_FIBERS(')} as fibers"
-    if kind_name in ("stride", "barriers"):
+    if kind_name in ("stride", "barriers", "devbarriers"):
         sigs = sum((["--sig", f"k{k}{kind.sig}"] for k in range(opts.kernels)), [])
         text = subprocess.run([opts.pyk2cuda, "emit", path] + sigs, capture_output=True, text=True).stdout
         lockstep = (f", {text.count('P2C_SIM_LOCKSTEP(')} in lockstep" if kind_name == "stride"

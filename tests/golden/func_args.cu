@@ -723,15 +723,471 @@ extern "C" __global__ void dtypes_and_shapes(p2c_array<double, 1> x, p2c_array<d
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_FIBERS(shared_add)
-P2C_SIM_FIBERS(shared_add_wrap)
-P2C_SIM_FIBERS(shared_add_float)
-P2C_SIM_FIBERS(shared_max_2d)
-P2C_SIM_FIBERS(shared_sub_2d_wrap)
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_shared_add(uint3 p2c_d, p2c_array<uint32_t, 1> ary) {
+  int64_t op2 = 0;
+  int64_t initializer = 0;
+  int32_t tid = 0;
+  __shared__ uint32_t sm[32];
+  int64_t bin = 0;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t op2 = 0;
+    int64_t initializer = 0;
+    int32_t tid = 0;
+    // shared_1d(ary, ary, 1, uint32, 32, cuda.atomic.add, cast_none, 0, False)
+    op2 = 1;
+    // shared_1d(ary, ary, 1, uint32, 32, cuda.atomic.add, cast_none, 0, False)
+    initializer = 0;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // sm = cuda.shared.array(nelem, ary_dtype)
+    // sm[tid] = initializer
+    sm[tid] = (uint32_t)initializer;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t bin = 0;
+    int64_t op2 = 0;
+    int32_t tid = 0;
+    // shared_1d(ary, ary, 1, uint32, 32, cuda.atomic.add, cast_none, 0, False)
+    op2 = 1;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // bin = cast_func(idx[tid] % nelem)
+    bin = cast_none_i64((int64_t)ary.data[tid] % 32);
+    // binop_func(sm, bin, op2)
+    (void)atomicAdd(&sm[p2c_wrap(bin, 32)], (uint32_t)op2);
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t tid = 0;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // ary[tid] = sm[tid]
+    ary.data[tid] = sm[tid];
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_shared_add_wrap(uint3 p2c_d, p2c_array<uint32_t, 1> ary) {
+  int64_t op2 = 0;
+  int64_t initializer = 0;
+  int32_t tid = 0;
+  __shared__ uint32_t sm[32];
+  int64_t bin = 0;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t op2 = 0;
+    int64_t initializer = 0;
+    int32_t tid = 0;
+    // shared_1d(ary, ary, 1, uint32, 32, cuda.atomic.add, cast_none, 0, True)
+    op2 = 1;
+    // shared_1d(ary, ary, 1, uint32, 32, cuda.atomic.add, cast_none, 0, True)
+    initializer = 0;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // sm = cuda.shared.array(nelem, ary_dtype)
+    // sm[tid] = initializer
+    sm[tid] = (uint32_t)initializer;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t bin = 0;
+    int64_t op2 = 0;
+    int32_t tid = 0;
+    // shared_1d(ary, ary, 1, uint32, 32, cuda.atomic.add, cast_none, 0, True)
+    op2 = 1;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // bin = cast_func(idx[tid] % nelem)
+    bin = cast_none_i64((int64_t)ary.data[tid] % 32);
+    // bin = bin - nelem
+    bin = bin - 32;
+    // binop_func(sm, bin, op2)
+    (void)atomicAdd(&sm[p2c_wrap(bin, 32)], (uint32_t)op2);
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t tid = 0;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // ary[tid] = sm[tid]
+    ary.data[tid] = sm[tid];
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_shared_add_float(uint3 p2c_d, p2c_array<double, 1> ary) {
+  double op2 = 0;
+  double initializer = 0;
+  int32_t tid = 0;
+  __shared__ double sm[32];
+  int64_t bin = 0;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double op2 = 0;
+    double initializer = 0;
+    int32_t tid = 0;
+    // shared_1d(ary, ary, 1.0, float64, 32, cuda.atomic.add, cast_to_int, 0.0, False)
+    op2 = 1.0;
+    // shared_1d(ary, ary, 1.0, float64, 32, cuda.atomic.add, cast_to_int, 0.0, False)
+    initializer = 0.0;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // sm = cuda.shared.array(nelem, ary_dtype)
+    // sm[tid] = initializer
+    sm[tid] = initializer;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t bin = 0;
+    double op2 = 0;
+    int32_t tid = 0;
+    // shared_1d(ary, ary, 1.0, float64, 32, cuda.atomic.add, cast_to_int, 0.0, False)
+    op2 = 1.0;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // bin = cast_func(idx[tid] % nelem)
+    bin = cast_to_int(p2c_mod(ary.data[tid], 32.0));
+    // binop_func(sm, bin, op2)
+    (void)atomicAdd(&sm[p2c_wrap(bin, 32)], op2);
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t tid = 0;
+    // tid = cuda.threadIdx.x
+    tid = threadIdx.x;
+    // ary[tid] = sm[tid]
+    ary.data[tid] = sm[tid];
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_shared_max_2d(uint3 p2c_d, p2c_array<uint32_t, 2> ary) {
+  int64_t op2 = 0;
+  int32_t tx = 0;
+  int32_t ty = 0;
+  __shared__ uint32_t sm[4][8];
+  p2c_tuple_i32_u64 bin = {};
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t op2 = 0;
+    int32_t tx = 0;
+    int32_t ty = 0;
+    // shared_2d(ary, 7, uint32, (4, 8), cuda.atomic.max, cast_to_uint64, False)
+    op2 = 7;
+    // tx = cuda.threadIdx.x
+    tx = threadIdx.x;
+    // ty = cuda.threadIdx.y
+    ty = threadIdx.y;
+    // sm = cuda.shared.array(ary_shape, ary_dtype)
+    // sm[tx, ty] = ary[tx, ty]
+    sm[tx][ty] = ary.data[tx * ary.shape[1] + ty];
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    p2c_tuple_i32_u64 bin = {};
+    int64_t op2 = 0;
+    int32_t tx = 0;
+    int32_t ty = 0;
+    // shared_2d(ary, 7, uint32, (4, 8), cuda.atomic.max, cast_to_uint64, False)
+    op2 = 7;
+    // tx = cuda.threadIdx.x
+    tx = threadIdx.x;
+    // ty = cuda.threadIdx.y
+    ty = threadIdx.y;
+    // bin = (tx, y_cast_func(ty))
+    bin = p2c_tuple_i32_u64{tx, cast_to_uint64(ty)};
+    // binop_func(sm, bin, op2)
+    (void)atomicMax(&sm[p2c_wrap(bin.f0, 4)][bin.f1], (uint32_t)op2);
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t tx = 0;
+    int32_t ty = 0;
+    // tx = cuda.threadIdx.x
+    tx = threadIdx.x;
+    // ty = cuda.threadIdx.y
+    ty = threadIdx.y;
+    // ary[tx, ty] = sm[tx, ty]
+    ary.data[tx * ary.shape[1] + ty] = sm[tx][ty];
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_shared_sub_2d_wrap(uint3 p2c_d, p2c_array<uint32_t, 2> ary) {
+  int64_t op2 = 0;
+  int32_t tx = 0;
+  int32_t ty = 0;
+  __shared__ uint32_t sm[4][8];
+  p2c_tuple_i64x2 bin = {};
+  p2c_tuple_i32x2 p2c_t;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t op2 = 0;
+    int32_t tx = 0;
+    int32_t ty = 0;
+    // shared_2d(ary, 1, uint32, (4, 8), cuda.atomic.sub, cast_none, True)
+    op2 = 1;
+    // tx = cuda.threadIdx.x
+    tx = threadIdx.x;
+    // ty = cuda.threadIdx.y
+    ty = threadIdx.y;
+    // sm = cuda.shared.array(ary_shape, ary_dtype)
+    // sm[tx, ty] = ary[tx, ty]
+    sm[tx][ty] = ary.data[tx * ary.shape[1] + ty];
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    p2c_tuple_i64x2 bin = {};
+    int64_t op2 = 0;
+    int32_t tx = 0;
+    int32_t ty = 0;
+    // shared_2d(ary, 1, uint32, (4, 8), cuda.atomic.sub, cast_none, True)
+    op2 = 1;
+    // tx = cuda.threadIdx.x
+    tx = threadIdx.x;
+    // ty = cuda.threadIdx.y
+    ty = threadIdx.y;
+    // bin = (tx, y_cast_func(ty))
+    bin = (p2c_t = p2c_tuple_i32x2{{tx, cast_none_i32(ty)}}, p2c_tuple_i64x2{{(int64_t)p2c_t.f[0], (int64_t)p2c_t.f[1]}});
+    // bin = (bin[0] - ary_shape[0], bin[1] - ary_shape[1])
+    bin = p2c_tuple_i64x2{{bin.f[0] - 4, bin.f[1] - 8}};
+    // binop_func(sm, bin, op2)
+    (void)atomicSub(&sm[p2c_wrap(bin.f[0], 4)][p2c_wrap(bin.f[1], 8)], (uint32_t)op2);
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t tx = 0;
+    int32_t ty = 0;
+    // tx = cuda.threadIdx.x
+    tx = threadIdx.x;
+    // ty = cuda.threadIdx.y
+    ty = threadIdx.y;
+    // ary[tx, ty] = sm[tx, ty]
+    ary.data[tx * ary.shape[1] + ty] = sm[tx][ty];
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_dtypes_and_shapes(uint3 p2c_d, p2c_array<double, 1> x, p2c_array<double, 2> out) {
+  int64_t i = 0;
+  double scale = 0;
+  __shared__ double buf[32];
+  int32_t t = 0;
+  double s = 0;
+  int64_t k = 0;
+  double result = 0;
+  double scale_2 = 0;
+  __shared__ int64_t buf_2[32];
+  int32_t t_2 = 0;
+  int64_t s_2 = 0;
+  int64_t k_2 = 0;
+  int64_t result_2 = 0;
+  double scale_3 = 0;
+  __shared__ uint32_t buf_3[32];
+  int32_t t_3 = 0;
+  uint64_t s_3 = 0;
+  int64_t k_3 = 0;
+  uint64_t result_3 = 0;
+  double scale_4 = 0;
+  __shared__ double buf_4[16];
+  int32_t t_4 = 0;
+  double s_4 = 0;
+  int64_t k_4 = 0;
+  double result_4 = 0;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  static thread_local struct {
+    double s[1024];
+    int64_t s_2[1024];
+    uint64_t s_3[1024];
+    double s_4[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double s = 0;
+    int64_t s_2 = 0;
+    uint64_t s_3 = 0;
+    double s_4 = 0;
+    int64_t i = 0;
+    double scale = 0;
+    int32_t t = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // out[i, 0] = block_sum(x, float64, 32, 1.0)
+    scale = 1.0;
+    // buf = cuda.shared.array(n, dt)
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // if t < n:
+    if ((int64_t)t < 32) {
+      // buf[t] = dt(x[cuda.grid(1)] * scale)
+      buf[t] = x.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)] * scale;
+    }
+    p2c_slots.s[p2c_i] = s;
+    p2c_slots.s_2[p2c_i] = s_2;
+    p2c_slots.s_3[p2c_i] = s_3;
+    p2c_slots.s_4[p2c_i] = s_4;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double s = p2c_slots.s[p2c_i];
+    int64_t k = 0;
+    // s = dt(0)
+    s = 0.0;
+    // for k in range(n):
+    for (k = 0; k < 32; ++k) {
+      // s += buf[k]
+      s += buf[k];
+    }
+    p2c_slots.s[p2c_i] = s;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double s = p2c_slots.s[p2c_i];
+    double result = 0;
+    double scale_2 = 0;
+    int32_t t_2 = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // return s
+    result = s;
+    // out[i, 0] = block_sum(x, float64, 32, 1.0)
+    out.data[i * out.shape[1] + 0] = result;
+    // out[i, 1] = block_sum(x, int64, 32, 2.0)
+    scale_2 = 2.0;
+    // buf = cuda.shared.array(n, dt)
+    // t = cuda.threadIdx.x
+    t_2 = threadIdx.x;
+    // if t < n:
+    if ((int64_t)t_2 < 32) {
+      // buf[t] = dt(x[cuda.grid(1)] * scale)
+      buf_2[t_2] = (int64_t)(x.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)] * scale_2);
+    }
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t s_2 = p2c_slots.s_2[p2c_i];
+    int64_t k_2 = 0;
+    // s = dt(0)
+    s_2 = 0;
+    // for k in range(n):
+    for (k_2 = 0; k_2 < 32; ++k_2) {
+      // s += buf[k]
+      s_2 += buf_2[k_2];
+    }
+    p2c_slots.s_2[p2c_i] = s_2;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t s_2 = p2c_slots.s_2[p2c_i];
+    int64_t result_2 = 0;
+    double scale_3 = 0;
+    int32_t t_3 = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // return s
+    result_2 = s_2;
+    // out[i, 1] = block_sum(x, int64, 32, 2.0)
+    out.data[i * out.shape[1] + 1] = (double)result_2;
+    // out[i, 2] = block_sum(x, uint32, 32, 3.0)
+    scale_3 = 3.0;
+    // buf = cuda.shared.array(n, dt)
+    // t = cuda.threadIdx.x
+    t_3 = threadIdx.x;
+    // if t < n:
+    if ((int64_t)t_3 < 32) {
+      // buf[t] = dt(x[cuda.grid(1)] * scale)
+      buf_3[t_3] = (uint32_t)(x.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)] * scale_3);
+    }
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    uint64_t s_3 = p2c_slots.s_3[p2c_i];
+    int64_t k_3 = 0;
+    // s = dt(0)
+    s_3 = (uint64_t)(uint32_t)0;
+    // for k in range(n):
+    for (k_3 = 0; k_3 < 32; ++k_3) {
+      // s += buf[k]
+      s_3 += (uint64_t)buf_3[k_3];
+    }
+    p2c_slots.s_3[p2c_i] = s_3;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    uint64_t s_3 = p2c_slots.s_3[p2c_i];
+    uint64_t result_3 = 0;
+    double scale_4 = 0;
+    int32_t t_4 = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // return s
+    result_3 = s_3;
+    // out[i, 2] = block_sum(x, uint32, 32, 3.0)
+    out.data[i * out.shape[1] + 2] = (double)result_3;
+    // out[i, 3] = block_sum(x, float64, SIDE, 1.0)
+    scale_4 = 1.0;
+    // buf = cuda.shared.array(n, dt)
+    // t = cuda.threadIdx.x
+    t_4 = threadIdx.x;
+    // if t < n:
+    if ((int64_t)t_4 < SIDE) {
+      // buf[t] = dt(x[cuda.grid(1)] * scale)
+      buf_4[t_4] = x.data[((int64_t)blockIdx.x * blockDim.x + threadIdx.x)] * scale_4;
+    }
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double s_4 = p2c_slots.s_4[p2c_i];
+    int64_t k_4 = 0;
+    // s = dt(0)
+    s_4 = 0.0;
+    // for k in range(n):
+    for (k_4 = 0; k_4 < SIDE; ++k_4) {
+      // s += buf[k]
+      s_4 += buf_4[k_4];
+    }
+    p2c_slots.s_4[p2c_i] = s_4;
+  });
+  // cuda.syncthreads()
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double s_4 = p2c_slots.s_4[p2c_i];
+    double result_4 = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // return s
+    result_4 = s_4;
+    // out[i, 3] = block_sum(x, float64, SIDE, 1.0)
+    out.data[i * out.shape[1] + 3] = result_4;
+    // out[i, 4] = tile(x[i], (2, 3), float64)
+    out.data[i * out.shape[1] + 4] = tile__2x3_float64(x.data[i]);
+    // out[i, 5] = tile(x[i], (SIDE, 2), int64)
+    out.data[i * out.shape[1] + 5] = (double)tile__SIDEx2_int64(x.data[i]);
+  });
+}
+
+P2C_SIM_REGIONS(shared_add, p2c_regions_shared_add)
+P2C_SIM_BLOCKS(shared_add)
+P2C_SIM_REGIONS(shared_add_wrap, p2c_regions_shared_add_wrap)
+P2C_SIM_BLOCKS(shared_add_wrap)
+P2C_SIM_REGIONS(shared_add_float, p2c_regions_shared_add_float)
+P2C_SIM_BLOCKS(shared_add_float)
+P2C_SIM_REGIONS(shared_max_2d, p2c_regions_shared_max_2d)
+P2C_SIM_BLOCKS(shared_max_2d)
+P2C_SIM_REGIONS(shared_sub_2d_wrap, p2c_regions_shared_sub_2d_wrap)
+P2C_SIM_BLOCKS(shared_sub_2d_wrap)
 P2C_SIM_BLOCKS(global_add_wrap)
 P2C_SIM_BLOCKS(global_two_ops)
 P2C_SIM_BLOCKS(passed_functions)
 P2C_SIM_BLOCKS(folds)
-P2C_SIM_FIBERS(dtypes_and_shapes)
-P2C_SIM_STACK(dtypes_and_shapes, 256)
+P2C_SIM_REGIONS(dtypes_and_shapes, p2c_regions_dtypes_and_shapes)
+P2C_SIM_BLOCKS(dtypes_and_shapes)
 #endif

@@ -1094,6 +1094,50 @@ static void barriers_run_as_regions_where_control_is_uniform(void **state) {
   }
 }
 
+/* A device function that reaches a barrier is inlined into the simulator's block function
+ * (analysis/inline.c) where its call is a statement or an assignment's value, and its return is
+ * its last statement; elsewhere the kernel keeps the fibers, and --dump=analysis says why. The diff
+ * suite's dev_* cases (tests/diff/cases/device_barriers.py) run such kernels against the oracle. */
+static void device_barriers_inline_into_regions(void **state) {
+  static const char *devices =
+      "@cuda.jit(device=True)\ndef tree(sh, t):\n    s = cuda.blockDim.x // 2\n    while s > 0:\n"
+      "        if t < s:\n            sh[t] += sh[t + s]\n        cuda.syncthreads()\n        s //= 2\n"
+      "    return sh[0]\n\n"
+      "@cuda.jit(device=True)\ndef outer(sh, t):\n    v = tree(sh, t)\n    cuda.syncthreads()\n    return v + 1\n\n"
+      "@cuda.jit(device=True)\ndef early(sh, t):\n    if t > 3:\n        return 1\n    cuda.syncthreads()\n    return 2\n\n"
+      "@cuda.jit(device=True)\ndef rebinds(sh, t, n):\n    while n > 1:\n        sh[t] = n\n"
+      "        cuda.syncthreads()\n        n //= 2\n    return n\n\n";
+  static const struct {
+    const char *body;
+    bool regions;
+  } cases[] = {
+      {"    x[t] = tree(sh, t)\n", true},
+      {"    v = outer(sh, t)\n    x[t] = v\n", true},
+      {"    tree(sh, t)\n", true},
+      {"    for k in range(n):\n        x[t] += tree(sh, t)\n", false},   /* inside an expression */
+      {"    for k in range(n):\n        v = tree(sh, t)\n        x[t] += v\n", true},
+      {"    x[t] = rebinds(sh, t, n)\n", true},
+      {"    x[t] = 1 + tree(sh, t)\n", false},
+      {"    x[t] = early(sh, t)\n", false},
+      {"    if t < 3:\n        tree(sh, t)\n", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char src[4096];
+    snprintf(src, sizeof src,
+             "import numba\nfrom numba import cuda\n\n%s"
+             "@cuda.jit('void(int64[::1], int64)')\ndef k(x, n):\n"
+             "    sh = cuda.shared.array(64, numba.int64)\n    t = cuda.threadIdx.x\n%s",
+             devices, cases[i].body);
+    const char *text = translate(state, src);
+    bool got = strstr(text, "P2C_SIM_REGIONS(k, p2c_regions_k)\n") != NULL;
+    bool fibers = strstr(text, "P2C_SIM_FIBERS(k)\n") != NULL;
+    if (got != cases[i].regions || got == fibers) {
+      print_text(text);
+      fail_msg("case %zu: expected %s:\n%s", i, cases[i].regions ? "regions" : "fibers", cases[i].body);
+    }
+  }
+}
+
 /* A tree reduction as regions: `tid = cuda.threadIdx.x` is computed again in each region (no
  * slot), the uniform stride is kept once per block, `s //= 2` runs once per block, and the loops
  * over the threads of `if tid < s:` and `if tid == 0:` run only those threads. */
@@ -1281,6 +1325,7 @@ int main(void) {
       T(grid_stride_loops_run_in_lockstep_where_they_can),
       T(lockstep_needs_settled_assignments_and_no_carried_values),
       T(barriers_run_as_regions_where_control_is_uniform),
+      T(device_barriers_inline_into_regions),
       T(tree_reduction_regions_are_lean),
       T(grid_syncs_cut_kernels_where_control_is_the_same_in_every_block),
       T(range_advance_cannot_overflow),
