@@ -21,11 +21,17 @@
  * A kernel whose device functions reach a barrier is planned on a copy with those functions
  * inlined (inline.c), which codegen prints the block function from (RegionPlan.fn).
  *
+ * A warp operation's statement (warp_call: one operation, evaluated on every path of its
+ * statement, pure arguments, the full mask) cuts the regions as a barrier does, but starts the
+ * next region itself: the region before it ends with each thread's deposit of its lane's value
+ * (SimRegion.deposit), and its own region reads them (fetch_buf), so every lane of each warp
+ * takes part, as every thread reaches it (uniform control).
+ *
  * Anything not shown legal keeps the fibers, with the reason (--dump=analysis): a barrier in
  * any other place (an expression, `syncthreads_count`, a device function that cannot be inlined, a `for` over an
  * iterable, under a thread-dependent condition), a grid sync under control that differs between
  * blocks, or with a shared array in a device function (kept per worker, not per block), warp
- * operations, `return` or
+ * operations in another form or in a kernel with grid syncs, `return` or
  * `raise` before a barrier (or any raise, or a device function that may raise: it ends one
  * thread, which a region cannot), break or continue of a loop holding a barrier, a parameter
  * that is rebound, more than REGION_SLOT_BYTES per thread kept across barriers, and --sanitize
@@ -34,7 +40,7 @@
 
 #include "analysis/walk.h"
 
-enum { REGION_SLOT_BYTES = 4096, CALL_DEPTH = 16 };
+enum { REGION_SLOT_BYTES = 4096, CALL_DEPTH = 16, REGION_WARP_OPS = 32 };
 
 typedef struct Planner {
   const Function *f;
@@ -55,6 +61,8 @@ typedef struct Planner {
   bool blocks_differ;        /* while finding grid_uniform: blockIdx is not uniform */
   bool *grid_uniform;        /* per variable: the same in every thread of the grid */
   VEC(bool) control_grid;    /* per control: it holds a grid sync */
+  int nwarp;                 /* warp operations' statements so far (their buffers) */
+  int fetch_next;            /* the buffer of the warp operation that starts the next region, or -1 */
 } Planner;
 
 static void refuse(Planner *p, const char *why) {
@@ -143,6 +151,66 @@ static bool is_plain_barrier(const Stmt *s) {
   return (s->kind == ST_EXPR && s->value->kind == EX_CALL && s->value->kids[0]->kind == EX_BUILTIN &&
           s->value->kids[0]->builtin->id == BI_SYNCTHREADS) ||
          is_grid_sync(s);
+}
+
+/* ---- warp operations ---- */
+
+typedef struct WarpFind {
+  const Expr *call;
+  int calls;
+  bool conditional;   /* one is evaluated only on some paths of its expression */
+} WarpFind;
+
+static void find_warp_calls(WarpFind *wf, const Expr *e, bool conditional) {
+  if (!e) return;
+  if (is_call_of(e, BF_COLLECTIVE)) {
+    wf->call = e, wf->calls++;
+    wf->conditional |= conditional;
+  }
+  for (int i = 0; i < e->nkids; i++) {
+    bool maybe = (e->kind == EX_IFEXP && i > 0) || (e->kind == EX_BOOLOP && i > 0);
+    find_warp_calls(wf, e->kids[i], conditional || maybe);
+  }
+  for (int i = 0; i < e->nkeywords; i++) find_warp_calls(wf, e->keywords[i].value, conditional);
+}
+
+/* Whether e is the constant 0xffffffff (every lane; or -1), under casts, or a module constant of
+ * it (FULL = 0xffffffff). */
+static bool is_full_mask(const Expr *e) {
+  while (e->kind == EX_CAST || (e->kind == EX_CONST && !e->konst->array && e->konst->value))
+    e = e->kind == EX_CAST ? e->kids[0] : e->konst->value;
+  return e->kind == EX_INT && (uint32_t)e->ival == 0xffffffffu;
+}
+
+/* The warp operation of statement s when the regions can run it (a statement of its own, an
+ * assignment's or augmented assignment's value, or part of one: evaluated on every path of it,
+ * its arguments pure, so each thread may evaluate them again, and the full mask, which names
+ * every lane that the uniform control brings there); else NULL, with *why when s holds one. */
+static const Expr *warp_call(const Stmt *s, const char **why) {
+  *why = NULL;
+  WarpFind wf = {0};
+  for (int i = 0; i < s->ntargets; i++) find_warp_calls(&wf, s->targets[i], false);
+  find_warp_calls(&wf, s->value, false);
+  const Expr *parts[] = {s->cond, s->start, s->stop, s->step};
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) find_warp_calls(&wf, parts[i], false);
+  if (!wf.calls) return NULL;
+  bool simple = s->kind == ST_EXPR || s->kind == ST_AUGASSIGN || (s->kind == ST_ASSIGN && s->ntargets == 1);
+  if (!simple) return NULL;   /* control holding one: planned as control */
+  if (wf.calls > 1 || wf.conditional || scan_stmt_alone(s).barrier) {
+    *why = "a warp operation with another one or a barrier in its statement, or on some paths of it";
+    return NULL;
+  }
+  const Expr *c = wf.call;
+  for (int i = 1; i < c->nkids; i++)
+    if (!an_expr_is_pure(c->kids[i])) {
+      *why = "a warp operation whose arguments have effects";
+      return NULL;
+    }
+  if (c->nkids > 1 && !is_full_mask(c->kids[1])) {
+    *why = "a warp operation whose mask is not the constant 0xffffffff";
+    return NULL;
+  }
+  return c;
 }
 
 /* ---- uniform values ---- */
@@ -494,7 +562,8 @@ static void find_recompute(Planner *p) {
   const Block *b = &p->f->body;
   for (int i = 0; i < b->len; i++) {
     const Stmt *s = b->items[i];
-    if (is_plain_barrier(s) || scan_stmt_alone(s).barrier) return;
+    Scan sc = scan_stmt_alone(s);
+    if (is_plain_barrier(s) || sc.barrier || sc.collective) return;
     if (s->kind == ST_ASSIGN && s->ntargets == 1 && recomputable_targets(p, s->targets[0]) && recomputable(p, s->value))
       mark_recompute(p, s->targets[0], s);
   }
@@ -542,21 +611,26 @@ static const Expr *runs_below(const Planner *p, const Block *part, bool *at) {
   return is_thread_x(p, lhs) && uniform_expr(p, rhs) ? rhs : NULL;
 }
 
-/* Region b->items[first, end): what it names and binds. */
-static void add_region(Planner *p, const Block *b, int first, int end, bool repeated) {
-  SimRegion r = {b, first, end, repeated, var_flags(p), var_flags(p), false, NULL, false};
+/* Region b->items[first, end): what it names and binds; `deposit`, a warp operation's call that
+ * each thread evaluates at its end (its lane's value for the statement that follows), or NULL. */
+static void add_region(Planner *p, const Block *b, int first, int end, bool repeated, const Expr *deposit) {
+  SimRegion r = {b, first, end, repeated, var_flags(p), var_flags(p), false, NULL, false, deposit, -1, p->fetch_next};
+  p->fetch_next = -1;
+  if (deposit) r.deposit_buf = p->fetch_next = p->nwarp++;
   vec_push(p->a, &p->regions, r);
   SimRegion *rp = &p->regions.items[p->regions.len - 1];
   Use u = {p, rp, 2 * ((int)p->regions.len - 1)};   /* regions even, controls odd */
   AstWalker w = {use_stmt, use_expr, &u};
   Block part = {b->items + first, end - first};
   ast_walk_block(&w, &part);
-  bool first_region = p->regions.len == 1;
-  rp->once = !first_region && runs_once(p, &part);
-  rp->below = first_region ? NULL : runs_below(p, &part, &rp->at);
+  if (deposit) ast_walk_expr(&w, deposit);
+  bool first_region = p->regions.len == 1, warp = deposit || rp->fetch_buf >= 0;
+  rp->once = !first_region && !warp && runs_once(p, &part);
+  rp->below = first_region || warp ? NULL : runs_below(p, &part, &rp->at);
   if (repeated) {
     Carry c = {p, var_flags(p)};
     carry_block(&c, &part);
+    if (deposit) carry_reads(&c, deposit);
   }
 }
 
@@ -639,16 +713,26 @@ static void plan_block(Planner *p, const Block *b, bool repeated, bool top) {
   for (int i = 0; i < b->len && !p->refused; i++) {
     const Stmt *s = b->items[i];
     bool barrier = is_plain_barrier(s);
-    if (!barrier && !scan_stmt_alone(s).barrier) continue;
-    if (i > start || (top && start == 0)) add_region(p, b, start, i, repeated);
-    if (!barrier) plan_control(p, s, repeated);
-    start = i + 1;
+    Scan sc = scan_stmt_alone(s);
+    if (!barrier && !sc.barrier && !sc.collective) continue;
+    const char *why = NULL;
+    const Expr *warp = barrier ? NULL : warp_call(s, &why);
+    if (why) refuse(p, why);
+    if (warp) {   /* the region before ends with the lanes' deposits; the statement starts the next */
+      if (p->nwarp >= REGION_WARP_OPS) refuse(p, "more than 32 warp operations");
+      add_region(p, b, start, i, repeated, warp);
+      start = i;
+    } else {
+      if (i > start || (top && start == 0)) add_region(p, b, start, i, repeated, NULL);
+      if (!barrier) plan_control(p, s, repeated);
+      start = i + 1;
+    }
     for (int k = 0; k < i && !p->refused; k++)
       if (stmt_returns(b->items[k])) refuse(p, "a return or raise before a barrier");
   }
   /* a thread that returns inside a control's body would still run the regions after it */
   if (!top && any_return(b)) refuse(p, "a return under a condition or loop that holds a barrier");
-  if (b->len > start || (top && start == 0 && !p->regions.len)) add_region(p, b, start, b->len, repeated);
+  if (b->len > start || (top && start == 0 && !p->regions.len)) add_region(p, b, start, b->len, repeated, NULL);
 }
 
 /* Bytes of one thread's slot of variable v (0: not a type that a slot can hold). */
@@ -708,6 +792,7 @@ static RegionPlan *finish_plan(Planner *p) {
   plan->ncontrol = (int)p->control.len;
   plan->grid = p->grid;
   plan->control_grid = p->control_grid.items;
+  plan->nwarp = p->nwarp;
   return plan;
 }
 
@@ -718,8 +803,9 @@ static RegionPlan *plan_kernel(Function *f, Arena *a, bool fibers) {
   Planner p = {.f = f, .a = a};
   Scan sc = scan_block(&f->body);
   if (fibers) refuse(&p, "asked for (--sanitize, whose checker follows the fibers, or $PYK2CUDA_SIM_FIBERS)");
-  if (sc.collective) refuse(&p, "warp operations");
   p.grid = sc.grid_sync;
+  p.fetch_next = -1;
+  if (sc.collective && p.grid) refuse(&p, "warp operations in a kernel with grid syncs");
   if (p.grid && sc.device_shared) refuse(&p, "a grid sync and a shared array in a device function");
   if (sc.device_barrier) refuse(&p, "a barrier in a device function");
   if (sc.raises || sc.deep) refuse(&p, "a raise or assert (it ends one thread)");
@@ -773,6 +859,6 @@ const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers) {
   f->regions_refused = NULL;
   if (f->kind != FN_KERNEL || !f->uses_barrier) return NULL;
   Scan sc = scan_block(&f->body);
-  if (!fibers && sc.device_barrier && !sc.collective) return plan_inlined(f, a);
+  if (!fibers && sc.device_barrier) return plan_inlined(f, a);
   return plan_kernel(f, a, fibers);
 }

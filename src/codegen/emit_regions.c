@@ -30,7 +30,9 @@
  * loop calls it). Every statement is the kernel's own, printed by the same code; a variable no
  * other region or control names is a plain local of its region, fresh for each thread; a local
  * array kept across barriers is a reference to its slot. Threads run in the order the fibers run
- * them, so results are the same bit for bit, and the compiler sees plain loops over the threads. */
+ * them, so results are the same bit for bit, and the compiler sees plain loops over the threads.
+ * A warp operation's statement starts a region whose threads read the lanes' values that the
+ * region before deposited (P2C_SIM_WARP_DEPOSIT at its end, P2C_SIM_WARP_FETCH at the start). */
 #include <string.h>
 
 #include "codegen/cg.h"
@@ -47,6 +49,7 @@ typedef struct RegionGen {
    * values and the shared arrays) and per thread (the slots), its types, and the block's number
    * in a phase. */
   const char *gblocks, *gthreads, *gblock_t, *gthread_t, *bnum;
+  const char *warps;    /* the lanes' values of each warp operation's statement (RegionPlan.nwarp) */
   bool block_storage;   /* the per-block struct has members */
   bool in_phase;        /* emitting inside a phase (a block's part between grid syncs) */
 } RegionGen;
@@ -279,6 +282,16 @@ static void emit_region_once(RegionGen *rg, const SimRegion *r, const Block *par
   emit_line(G, "}\n");
 }
 
+/* The end of a region before a warp operation's statement: each thread evaluates the operation's
+ * call in deposit mode, which puts its lane's value in the statement's buffer. */
+static void emit_deposit(RegionGen *rg, const SimRegion *r) {
+  Gen *G = rg->G;
+  sb_indent(G->body, G->indent);
+  sb_printf(G->body, "P2C_SIM_WARP_DEPOSIT(%s[%d], ", rg->warps, r->deposit_buf);
+  emit_expr(G, r->deposit, G->body, P_ASSIGN);
+  sb_puts(G->body, ");\n");
+}
+
 static void emit_region(RegionGen *rg, const SimRegion *r) {
   Gen *G = rg->G;
   bool first = r == &rg->plan->regions[0];
@@ -302,12 +315,16 @@ static void emit_region(RegionGen *rg, const SimRegion *r) {
   }
   G->indent += 2;
   emit_region_vars(rg, r, first);
+  /* a warp operation's statement first: its call reads the lanes' values that the loop before
+   * deposited (prelude, "Warp operations in regions") */
+  if (r->fetch_buf >= 0) emit_line(G, "P2C_SIM_WARP_FETCH(%s[%d]);\n", rg->warps, r->fetch_buf);
   if (r->below) {   /* every thread the loop runs passes the `if`: its body alone */
     emit_stmt_comment(G, part.items[0]);
     emit_block(G, &part.items[0]->body);
   } else {
     emit_block(G, &part);
   }
+  if (r->deposit) emit_deposit(rg, r);
   emit_region_stores(rg, r, first);
   G->indent -= 2;
   emit_line(G, "});\n");
@@ -398,6 +415,9 @@ static void emit_range(RegionGen *rg, const Block *b, int lo, int hi) {
         i = r->end;
         continue;
       }
+      /* an empty region of deposits, then the region its warp operation's statement starts */
+      const SimRegion *n = rg->next < plan->nregions ? &plan->regions[rg->next] : NULL;
+      if (r->deposit && n && n->block == b && n->first == i) continue;
     }
     if (i >= hi) break;
     const Stmt *s = b->items[i++];
@@ -484,6 +504,11 @@ const char *emit_regions_fn(Gen *G, const Function *kernel, StrBuf *out) {
     rg.bnum = namer_claim_temp(&G->local, "b");
   } else {
     emit_line(G, "P2C_SIM_BLOCK_CONSTANTS();\n");   /* a grid function's come in each phase */
+  }
+  if (f->regions->nwarp) {   /* per worker: the lanes' values of each warp operation's statement */
+    rg.warps = namer_claim_temp(&G->local, "warps");
+    emit_line(G, "P2C_SIM_WARP_REGIONS();\n");
+    emit_line(G, "static thread_local unsigned long long %s[%d][%d];\n", rg.warps, f->regions->nwarp, SLOT_THREADS);
   }
   emit_slot_structs(&rg);
   emit_plan_block(&rg, &f->body);

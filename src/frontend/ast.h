@@ -211,6 +211,13 @@ typedef struct SimRegion {
   const Expr *below;       /* it is one `if threadIdx.x < U:` (U uniform): only the threads with
                               threadIdx.x < U run it; U, or NULL */
   bool at;                 /* `below` is from `if threadIdx.x == U:`: only threadIdx.x == U runs it */
+  /* Warp operations (docs/simulator.md, "Regions"): a statement holding one starts a region, and
+   * the region before it ends with each thread's deposit of the operation's value. */
+  const Expr *deposit;     /* the warp operation's call that each thread evaluates at its end, in
+                              deposit mode (its lane's value into buffer deposit_buf), or NULL */
+  int deposit_buf;
+  int fetch_buf;           /* it starts with a warp operation's statement, whose lanes' values
+                              are in buffer fetch_buf; -1: it does not */
 } SimRegion;
 
 typedef struct RegionPlan {
@@ -235,6 +242,7 @@ typedef struct RegionPlan {
   bool grid;               /* the kernel's grid syncs are boundaries too (a cooperative grid run
                               phase by phase, docs/simulator.md "Grid regions") */
   bool *control_grid;      /* per control statement: it holds a grid sync (run once per grid) */
+  int nwarp;               /* warp operations' statements: buffers of the lanes' values */
 } RegionPlan;
 
 /* FN_UFUNC: an @vectorize(..., target='cuda') function; each specialization is a device

@@ -1,6 +1,7 @@
-# A kernel with a warp shuffle, which pyk2cuda's simulator runs with fibers: a bundle's
-# simulator part refuses it with a status and a message (tests/aot/run_aot.py), while its GPU
-# path runs it.
+# A kernel with a warp shuffle, which pyk2cuda's simulator runs with fibers (its loop's start is
+# read from memory: the same in every lane, which the analysis cannot show, so no regions): a
+# bundle's simulator part refuses it with a status and a message (tests/aot/run_aot.py), while
+# its GPU path runs it.
 from numba import cuda
 
 
@@ -8,7 +9,7 @@ from numba import cuda
 def warp_sum(x, out):
     i = cuda.grid(1)
     v = x[i]
-    offset = 16
+    offset = 16 + 0 * x[0]
     while offset > 0:
         v += cuda.shfl_down_sync(0xFFFFFFFF, v, offset)
         offset //= 2

@@ -2,7 +2,7 @@
 """Differential fuzzing: random kernels through Numba's CUDA simulator and `pyk2cuda run --device sim`.
 
     /usr/bin/python3 tests/diff/fuzz.py --pyk2cuda build/tools/pyk2cuda
-                     [--kind expr|loops|stride|barriers|devbarriers|grid|ops|all] [--seeds FIRST:LAST[,N...]] [--kernels N] [--keep]
+                     [--kind expr|loops|stride|barriers|devbarriers|warps|grid|ops|all] [--seeds FIRST:LAST[,N...]] [--kernels N] [--keep]
 
 Each seed writes one module of N kernels of one kind and runs every kernel on both sides with
 the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
@@ -24,6 +24,11 @@ the same inputs; outputs must be equal (integers exactly, float64 to 1e-12):
           (both inlined into the regions) or inside expressions (fibers): against the oracle,
           then the path the simulator chose against the fibers (PYK2CUDA_SIM_FIBERS=1), bit for
           bit. In `meson test --suite diff` as fuzz_devbarriers (seeds 1:2).
+  warps   warp operations (shuffles, votes, match, syncwarp; the full mask) in loops and branches
+          uniform across the block, with block barriers and the loops kind's statements between
+          them. Numba's simulator has no warp operations: each kernel runs as the simulator
+          chooses (regions where legal) and on the fibers (PYK2CUDA_SIM_FIBERS=1), at 2 x 64 and
+          2 x 48 (a partial warp), bit for bit. In `meson test --suite diff` as fuzz_warps.
   grid    cooperative kernels: phases between grid syncs exchanging through a global array, in
           loops and branches the same in every block, with the barriers kind's block phases
           between them: one block against the oracle (Numba's simulator runs no more), then three
@@ -300,6 +305,91 @@ def devbarriers_module(rng, n):
     return lines
 
 
+class WarpPhases:
+    """Kernels with warp operations (shuffles, votes, match, syncwarp) with the full mask, in loops
+    and branches that every thread of the block runs alike, with block barriers and Statements'
+    random statements between them. Numba's simulator has no warp operations: these run only as
+    the simulator chooses (regions where it can show them legal) against the fibers."""
+
+    UNIFORM = ["cuda.blockIdx.x % 3 + 1", "cuda.blockDim.x // 16", "2", "u", "(u + cuda.blockIdx.x) % 4"]
+    FULL = "0xffffffff"
+
+    def __init__(self, rng):
+        self.rng, self.stmts, self.n = rng, Statements(rng, "i"), 0
+
+    def fresh(self, base):
+        self.n += 1
+        return f"{base}{self.n}"
+
+    def block(self, depth, indent):
+        lines = []
+        for _ in range(self.rng.randint(1, 3)):
+            lines += self.phase(depth, indent)
+        return lines
+
+    def warp_op(self):
+        rng, v = self.rng, self.rng.choice(Statements.VARS)
+        w = rng.choice(Statements.VARS)
+        form = rng.choice(["shfl", "shfl", "up", "down", "xor", "ballot", "all", "any", "eq", "match"])
+        if form == "shfl":
+            return f"{v} = ({v} + cuda.shfl_sync({self.FULL}, {w}, (lane * {rng.randint(1, 9)} + {w}) % 32)) % 1009"
+        if form in ("up", "down", "xor"):
+            return f"{v} = ({v} + cuda.shfl_{form}_sync({self.FULL}, {w}, {rng.randint(1, 31)})) % 1009"
+        if form == "ballot":
+            return f"{v} = ({v} + cuda.ballot_sync({self.FULL}, {w} > {rng.randint(-3, 3)})) % 1009"
+        if form in ("all", "any", "eq"):
+            return f"{v} = {v} + (3 if cuda.{form}_sync({self.FULL}, {w} > {rng.randint(-3, 3)}) else 1)"
+        return f"{v} = ({v} + cuda.match_any_sync({self.FULL}, {w} % 3)) % 1009"
+
+    def phase(self, depth, indent):
+        rng, pad = self.rng, " " * indent
+        kinds = ["op", "op", "reduce", "syncwarp", "barrier", "stmts"] + (["for", "while", "if"] if depth else [])
+        kind = rng.choice(kinds)
+        if kind == "op":
+            return [pad + self.warp_op()]
+        if kind == "stmts":
+            return self.stmts.block(1, indent, False)
+        if kind == "reduce":
+            o = self.fresh("o")
+            return [f"{pad}{o} = 16", f"{pad}while {o} > 0:",
+                    f"{pad}    s = (s + cuda.shfl_down_sync({self.FULL}, s, {o})) % 100003", f"{pad}    {o} //= 2"]
+        if kind == "syncwarp":
+            v = rng.choice(Statements.VARS)
+            return [f"{pad}sh[tid] = {rng.choice(Statements.VARS)}", f"{pad}cuda.syncwarp()",
+                    f"{pad}{v} = ({v} + sh[tid ^ {rng.randint(1, 31)}] * 3) % 1009"
+                    if rng.random() < 0.5 else f"{pad}{v} = ({v} + sh[tid - lane + (lane + 1) % 32]) % 1009",
+                    f"{pad}cuda.syncwarp({self.FULL})"]
+        if kind == "barrier":
+            v = rng.choice(Statements.VARS)
+            return [f"{pad}sh[tid] = {rng.choice(Statements.VARS)}", f"{pad}cuda.syncthreads()",
+                    f"{pad}{v} = ({v} + sh[(tid + {rng.randint(1, 40)}) % cuda.blockDim.x]) % 1009", f"{pad}cuda.syncthreads()"]
+        if kind == "for":
+            j = self.fresh("j")
+            return ([f"{pad}for {j} in range({rng.choice(self.UNIFORM)}):", f"{pad}    t = (t + {j}) % 1009"]
+                    + self.block(depth - 1, indent + 4))
+        if kind == "while":
+            w = self.fresh("w")
+            return ([f"{pad}{w} = {rng.choice(self.UNIFORM)}", f"{pad}while {w} > 0:", f"{pad}    {w} -= 1"]
+                    + self.block(depth - 1, indent + 4))
+        lines = [f"{pad}if {rng.choice(self.UNIFORM)} {rng.choice(['<', '>', '==', '!='])} {rng.randint(0, 3)}:"]
+        lines += self.block(depth - 1, indent + 4)
+        if rng.random() < 0.5:
+            lines += [f"{pad}else:"] + self.block(depth - 1, indent + 4)
+        return lines
+
+
+def warps_module(rng, n):
+    gen, lines = WarpPhases(rng), list(PRELUDE) + ["import numpy as np", ""]
+    for k in range(n):
+        lines += ["", "@cuda.jit", f"def k{k}(ia, out):", "    sh = cuda.shared.array(64, dtype=np.int64)",
+                  "    tid = cuda.threadIdx.x", "    lane = tid % 32", "    i = cuda.grid(1)",
+                  "    a, b, c = ia[i, 0], ia[i, 1], ia[i, 2]", "    s, t, st = 0, 1, 1",
+                  f"    u = {rng.choice(['cuda.blockIdx.x', '3', 'cuda.blockDim.x % 5'])}"]
+        lines += gen.block(2, 4)
+        lines += ["    out[i, 3] += a + 10 * b + 100 * c + 1000 * s + 10000 * t"]
+    return lines
+
+
 def barriers_module(rng, n):
     gen, lines = Phases(rng), list(PRELUDE) + ["import numpy as np", ""]
     for k in range(n):
@@ -373,9 +463,10 @@ def grid_module(rng, n):
 
 
 class Kind:
-    def __init__(self, module, launch, params, arrays, sig, also=None):
+    def __init__(self, module, launch, params, arrays, sig, also=None, oracle=True):
         self.module, self.launch, self.params, self.arrays, self.sig = module, launch, params, arrays, sig
         self.also = also   # a second launch, pyk2cuda only: its paths must agree bit for bit
+        self.oracle = oracle   # False: Numba's simulator cannot run these (only `also` is checked)
 
 
 KINDS = {
@@ -396,6 +487,11 @@ KINDS = {
     "devbarriers": Kind(devbarriers_module, ((2,), (16,)), ("ia", "out"),
                         lambda r: [r.integers(-10, 10, (32, 3), dtype=np.int64), np.zeros((32, 4), np.int64)],
                         "(int64[:, ::1], int64[:, ::1])", also=((2,), (16,))),
+    # Numba's simulator has no warp operations: the simulator's choice against the fibers, bit for
+    # bit, at 2 x 64 (whole warps) and 2 x 48 (a partial warp in each block)
+    "warps": Kind(warps_module, ((2,), (64,)), ("ia", "out"),
+                  lambda r: [r.integers(-10, 10, (128, 3), dtype=np.int64), np.zeros((128, 4), np.int64)],
+                  "(int64[:, ::1], int64[:, ::1])", also=((2,), (48,)), oracle=False),
     # Numba's simulator runs a cooperative grid of one block: the oracle at 1 x 16; then 3 blocks,
     # grid regions against the fibers (PYK2CUDA_SIM_FIBERS=1), bit for bit.
     "grid": Kind(grid_module, ((1,), (16,)), ("ia", "gx", "out"),
@@ -405,10 +501,10 @@ KINDS = {
 }
 
 
-def paths_agree(opts, kind, path, k, inputs, work):
-    """Kernel k at kind.also's launch as the simulator chooses and with the fibers: None when both
-    ran and wrote the same arrays, else what differs."""
-    grid, block = kind.also
+def paths_agree(opts, kind, path, k, inputs, work, launch=None):
+    """Kernel k at kind.also's launch (or `launch`) as the simulator chooses and with the fibers:
+    None when both ran and wrote the same arrays, else what differs."""
+    grid, block = launch or kind.also
     outs = []
     for fibers in ("0", "1"):
         out_dir = os.path.join(work, f"also_{k}_{fibers}")
@@ -443,6 +539,14 @@ def run_seed(opts, kind_name, seed, work):
     grid, block = kind.launch
     failures = ran = 0
     for k in range(opts.kernels):
+        if not kind.oracle:
+            ran += 1
+            problem = paths_agree(opts, kind, path, k, inputs, work, kind.launch)
+            problem = problem or paths_agree(opts, kind, path, k, inputs, work)
+            if problem:
+                print(f"FAIL {kind_name} seed {seed} k{k}: {problem} ({path})")
+                failures += 1
+            continue
         want = [a.copy() for a in arrays]
         try:
             getattr(mod, f"k{k}")[grid, block](*want)
@@ -484,7 +588,7 @@ def run_seed(opts, kind_name, seed, work):
         sigs = sum((["--sig", f"k{k}{kind.sig}"] for k in range(opts.kernels)), [])
         text = subprocess.run([opts.pyk2cuda, "emit", path] + sigs, capture_output=True, text=True).stdout
         lockstep = f", {text.count('P2C_SIM_GRID(')} as grid regions, {text.count('P2C_SIM_FIBERS(')} as fibers"
-    if kind_name in ("stride", "barriers", "devbarriers"):
+    if kind_name in ("stride", "barriers", "devbarriers", "warps"):
         sigs = sum((["--sig", f"k{k}{kind.sig}"] for k in range(opts.kernels)), [])
         text = subprocess.run([opts.pyk2cuda, "emit", path] + sigs, capture_output=True, text=True).stdout
         lockstep = (f", {text.count('P2C_SIM_LOCKSTEP(')} in lockstep" if kind_name == "stride"

@@ -334,14 +334,554 @@ extern "C" __global__ void divergent(p2c_array<int64_t, 1> x, p2c_array<int64_t,
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_FIBERS(shuffles)
-P2C_SIM_FIBERS(shuffles_2)
-P2C_SIM_FIBERS(warp_reduce)
+/* Kernels with barriers, one block per call, each run of statements between barriers a
+ * loop over the block's threads (docs/simulator.md, "Regions"). */
+
+static inline __attribute__((always_inline)) void p2c_regions_shuffles(uint3 p2c_d, p2c_array<int32_t, 1> x, p2c_array<int32_t, 2> out) {
+  int64_t i = 0;
+  int32_t v = 0;
+  int32_t lane = 0;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  P2C_SIM_WARP_REGIONS();
+  static thread_local unsigned long long p2c_warps[6][1024];
+  static thread_local struct {
+    int32_t v[1024];
+    int32_t lane[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t v = 0;
+    int32_t lane = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // v = x[i]
+    v = x.data[i];
+    // lane = cuda.laneid
+    lane = p2c_laneid();
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[0], __shfl_sync((uint32_t)FULL, v, (int32_t)p2c_mod((int64_t)lane * 7 + 3, 32)));
+    p2c_slots.v[p2c_i] = v;
+    p2c_slots.lane[p2c_i] = lane;
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t v = p2c_slots.v[p2c_i];
+    int32_t lane = p2c_slots.lane[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[0]);
+    // out[i, 0] = cuda.shfl_sync(FULL, v, (lane * 7 + 3) % 32)
+    out.data[i * out.shape[1] + 0] = __shfl_sync((uint32_t)FULL, v, (int32_t)p2c_mod((int64_t)lane * 7 + 3, 32));
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[1], __shfl_up_sync((uint32_t)FULL, v, (int32_t)3));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[1]);
+    // out[i, 1] = cuda.shfl_up_sync(FULL, v, 3)
+    out.data[i * out.shape[1] + 1] = __shfl_up_sync((uint32_t)FULL, v, (int32_t)3);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[2], __shfl_down_sync((uint32_t)FULL, v, (int32_t)5));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[2]);
+    // out[i, 2] = cuda.shfl_down_sync(FULL, v, 5)
+    out.data[i * out.shape[1] + 2] = __shfl_down_sync((uint32_t)FULL, v, (int32_t)5);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[3], __shfl_xor_sync((uint32_t)FULL, v, (int32_t)6));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t v = p2c_slots.v[p2c_i];
+    int32_t lane = p2c_slots.lane[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[3]);
+    // out[i, 3] = cuda.shfl_xor_sync(FULL, v, 6)
+    out.data[i * out.shape[1] + 3] = __shfl_xor_sync((uint32_t)FULL, v, (int32_t)6);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[4], __shfl_sync((uint32_t)FULL, v, (int32_t)((int64_t)lane + 32)));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t v = p2c_slots.v[p2c_i];
+    int32_t lane = p2c_slots.lane[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[4]);
+    // out[i, 4] = cuda.shfl_sync(FULL, v, lane + 32)   # the source lane is taken modulo 32
+    out.data[i * out.shape[1] + 4] = __shfl_sync((uint32_t)FULL, v, (int32_t)((int64_t)lane + 32));
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[5], __shfl_xor_sync((uint32_t)FULL, v, (int32_t)37));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[5]);
+    // out[i, 5] = cuda.shfl_xor_sync(FULL, v, 37)      # 37 ^ lane is beyond the warp: own value
+    out.data[i * out.shape[1] + 5] = __shfl_xor_sync((uint32_t)FULL, v, (int32_t)37);
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_shuffles_2(uint3 p2c_d, p2c_array<double, 1> x, p2c_array<double, 2> out) {
+  int64_t i = 0;
+  double v = 0;
+  int32_t lane = 0;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  P2C_SIM_WARP_REGIONS();
+  static thread_local unsigned long long p2c_warps[6][1024];
+  static thread_local struct {
+    double v[1024];
+    int32_t lane[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double v = 0;
+    int32_t lane = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // v = x[i]
+    v = x.data[i];
+    // lane = cuda.laneid
+    lane = p2c_laneid();
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[0], __shfl_sync((uint32_t)FULL, v, (int32_t)p2c_mod((int64_t)lane * 7 + 3, 32)));
+    p2c_slots.v[p2c_i] = v;
+    p2c_slots.lane[p2c_i] = lane;
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double v = p2c_slots.v[p2c_i];
+    int32_t lane = p2c_slots.lane[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[0]);
+    // out[i, 0] = cuda.shfl_sync(FULL, v, (lane * 7 + 3) % 32)
+    out.data[i * out.shape[1] + 0] = __shfl_sync((uint32_t)FULL, v, (int32_t)p2c_mod((int64_t)lane * 7 + 3, 32));
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[1], __shfl_up_sync((uint32_t)FULL, v, (int32_t)3));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[1]);
+    // out[i, 1] = cuda.shfl_up_sync(FULL, v, 3)
+    out.data[i * out.shape[1] + 1] = __shfl_up_sync((uint32_t)FULL, v, (int32_t)3);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[2], __shfl_down_sync((uint32_t)FULL, v, (int32_t)5));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[2]);
+    // out[i, 2] = cuda.shfl_down_sync(FULL, v, 5)
+    out.data[i * out.shape[1] + 2] = __shfl_down_sync((uint32_t)FULL, v, (int32_t)5);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[3], __shfl_xor_sync((uint32_t)FULL, v, (int32_t)6));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double v = p2c_slots.v[p2c_i];
+    int32_t lane = p2c_slots.lane[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[3]);
+    // out[i, 3] = cuda.shfl_xor_sync(FULL, v, 6)
+    out.data[i * out.shape[1] + 3] = __shfl_xor_sync((uint32_t)FULL, v, (int32_t)6);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[4], __shfl_sync((uint32_t)FULL, v, (int32_t)((int64_t)lane + 32)));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double v = p2c_slots.v[p2c_i];
+    int32_t lane = p2c_slots.lane[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[4]);
+    // out[i, 4] = cuda.shfl_sync(FULL, v, lane + 32)   # the source lane is taken modulo 32
+    out.data[i * out.shape[1] + 4] = __shfl_sync((uint32_t)FULL, v, (int32_t)((int64_t)lane + 32));
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[5], __shfl_xor_sync((uint32_t)FULL, v, (int32_t)37));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    double v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[5]);
+    // out[i, 5] = cuda.shfl_xor_sync(FULL, v, 37)      # 37 ^ lane is beyond the warp: own value
+    out.data[i * out.shape[1] + 5] = __shfl_xor_sync((uint32_t)FULL, v, (int32_t)37);
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_warp_reduce(uint3 p2c_d, p2c_array<int32_t, 1> x, p2c_array<int64_t, 1> sums, p2c_array<int32_t, 1> maxes) {
+  int64_t i = 0;
+  int64_t s = 0;
+  int32_t m = 0;
+  int64_t off = 0;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  P2C_SIM_WARP_REGIONS();
+  static thread_local unsigned long long p2c_warps[2][1024];
+  static thread_local struct {
+    int64_t s[1024];
+    int32_t m[1024];
+  } p2c_slots;
+  struct {
+    int64_t off;
+  } p2c_block = {}, p2c_in;
+  p2c_in = p2c_block;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t s = 0;
+    int32_t m = 0;
+    int64_t off = p2c_in.off;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // s = x[i]
+    s = (int64_t)x.data[i];
+    // m = x[i]
+    m = x.data[i];
+    // off = 16
+    off = 16;
+    p2c_slots.s[p2c_i] = s;
+    p2c_slots.m[p2c_i] = m;
+    p2c_block.off = off;
+  });
+  // while off > 0:
+  while (true) {
+    P2C_SIM_POLL();
+    off = p2c_block.off;
+    if (!(off > 0)) break;
+    p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+      int64_t s = p2c_slots.s[p2c_i];
+      int64_t off = p2c_block.off;
+      P2C_SIM_WARP_DEPOSIT(p2c_warps[0], __shfl_down_sync((uint32_t)FULL, s, (int32_t)off));
+    });
+    p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+      int64_t s = p2c_slots.s[p2c_i];
+      int32_t m = p2c_slots.m[p2c_i];
+      int64_t off = p2c_block.off;
+      P2C_SIM_WARP_FETCH(p2c_warps[0]);
+      // s += cuda.shfl_down_sync(FULL, s, off)
+      s += __shfl_down_sync((uint32_t)FULL, s, (int32_t)off);
+      P2C_SIM_WARP_DEPOSIT(p2c_warps[1], __shfl_xor_sync((uint32_t)FULL, m, (int32_t)off));
+      p2c_slots.s[p2c_i] = s;
+    });
+    p2c_in = p2c_block;
+    p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+      int32_t m = p2c_slots.m[p2c_i];
+      int64_t off = p2c_in.off;
+      P2C_SIM_WARP_FETCH(p2c_warps[1]);
+      // m = max(m, cuda.shfl_xor_sync(FULL, m, off))
+      m = p2c_max<int32_t>(m, __shfl_xor_sync((uint32_t)FULL, m, (int32_t)off));
+      // off //= 2
+      off = off / 2;
+      p2c_slots.m[p2c_i] = m;
+      p2c_block.off = off;
+    });
+  }
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t s = p2c_slots.s[p2c_i];
+    int32_t m = p2c_slots.m[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // if cuda.laneid == 0:
+    if ((int64_t)p2c_laneid() == 0) {
+      // sums[i // 32] = s
+      sums.data[i / 32] = s;
+    }
+    // maxes[i] = m
+    maxes.data[i] = m;
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_matches(uint3 p2c_d, p2c_array<int64_t, 1> x, p2c_array<int64_t, 2> out) {
+  int64_t i = 0;
+  int64_t v = 0;
+  int32_t m = 0;
+  bool p = 0;
+  int32_t m2 = 0;
+  bool p2 = 0;
+  int32_t p2c_t;
+  p2c_tuple_i32_b p2c_t2;
+  int32_t p2c_t3;
+  int32_t p2c_t4;
+  p2c_tuple_i32_b p2c_t5;
+  int32_t p2c_t6;
+  int32_t p2c_t7;
+  int32_t p2c_t8;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  P2C_SIM_WARP_REGIONS();
+  static thread_local unsigned long long p2c_warps[5][1024];
+  static thread_local struct {
+    int64_t v[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // v = x[i] % 4
+    v = p2c_mod(x.data[i], 4);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[0], (int32_t)__match_any_sync((uint32_t)FULL, v));
+    p2c_slots.v[p2c_i] = v;
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[0]);
+    // out[i, 0] = cuda.match_any_sync(FULL, v)
+    out.data[i * out.shape[1] + 0] = (int64_t)(int32_t)__match_any_sync((uint32_t)FULL, v);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[1], p2c_tuple_i32_b{(int32_t)__match_all_sync((uint32_t)FULL, v, &p2c_t), p2c_t != 0});
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int32_t m = 0;
+    bool p = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[1]);
+    // m, p = cuda.match_all_sync(FULL, v)
+    p2c_t2 = p2c_tuple_i32_b{(int32_t)__match_all_sync((uint32_t)FULL, v, &p2c_t3), p2c_t3 != 0};
+    m = p2c_t2.f0;
+    p = p2c_t2.f1;
+    // out[i, 1] = m
+    out.data[i * out.shape[1] + 1] = (int64_t)m;
+    // out[i, 2] = p
+    out.data[i * out.shape[1] + 2] = (int64_t)p;
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[2], p2c_tuple_i32_b{(int32_t)__match_all_sync((uint32_t)FULL, (int64_t)threadIdx.x / 32, &p2c_t4), p2c_t4 != 0});
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int32_t m2 = 0;
+    bool p2 = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[2]);
+    // m2, p2 = cuda.match_all_sync(FULL, cuda.threadIdx.x // 32)
+    p2c_t5 = p2c_tuple_i32_b{(int32_t)__match_all_sync((uint32_t)FULL, (int64_t)threadIdx.x / 32, &p2c_t6), p2c_t6 != 0};
+    m2 = p2c_t5.f0;
+    p2 = p2c_t5.f1;
+    // out[i, 3] = m2
+    out.data[i * out.shape[1] + 3] = (int64_t)m2;
+    // out[i, 4] = p2
+    out.data[i * out.shape[1] + 4] = (int64_t)p2;
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[3], (int32_t)__match_any_sync((uint32_t)FULL, (float)v * 0.5f));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[3]);
+    // out[i, 5] = cuda.match_any_sync(FULL, np.float32(v) * np.float32(0.5))
+    out.data[i * out.shape[1] + 5] = (int64_t)(int32_t)__match_any_sync((uint32_t)FULL, (float)v * 0.5f);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[4], p2c_tuple_i32_b{(int32_t)__match_all_sync((uint32_t)FULL, x.data[i] * 0 + 7, &p2c_t7), p2c_t7 != 0});
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[4]);
+    // out[i, 6] = cuda.match_all_sync(FULL, x[i] * 0 + 7)[1]
+    out.data[i * out.shape[1] + 6] = (int64_t)p2c_tuple_i32_b{(int32_t)__match_all_sync((uint32_t)FULL, x.data[i] * 0 + 7, &p2c_t8), p2c_t8 != 0}.f1;
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_lanes(uint3 p2c_d, p2c_array<int64_t, 3> out) {
+  int64_t x = 0;
+  int64_t y = 0;
+  int64_t t = 0;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  P2C_SIM_WARP_REGIONS();
+  static thread_local unsigned long long p2c_warps[1][1024];
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t x = 0;
+    int64_t y = 0;
+    int64_t t = 0;
+    // x, y = cuda.grid(2)
+    x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    y = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+    // t = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
+    t = (int64_t)threadIdx.x + (int64_t)blockDim.x * (int64_t)threadIdx.y;
+    // out[y, x, 0] = cuda.laneid
+    out.data[(y * out.shape[1] + x) * out.shape[2] + 0] = (int64_t)p2c_laneid();
+    // out[y, x, 1] = cuda.lanemask_lt()
+    out.data[(y * out.shape[1] + x) * out.shape[2] + 1] = (int64_t)p2c_lanemask_lt();
+    // out[y, x, 2] = cuda.warpsize
+    out.data[(y * out.shape[1] + x) * out.shape[2] + 2] = (int64_t)warpSize;
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[0], __shfl_sync((uint32_t)FULL, t, (int32_t)0));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t x = 0;
+    int64_t y = 0;
+    int64_t t = 0;
+    // x, y = cuda.grid(2)
+    x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    y = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+    // t = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
+    t = (int64_t)threadIdx.x + (int64_t)blockDim.x * (int64_t)threadIdx.y;
+    P2C_SIM_WARP_FETCH(p2c_warps[0]);
+    // out[y, x, 3] = cuda.shfl_sync(FULL, t, 0)
+    out.data[(y * out.shape[1] + x) * out.shape[2] + 3] = __shfl_sync((uint32_t)FULL, t, (int32_t)0);
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_warp_exchange(uint3 p2c_d, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
+  __shared__ int64_t sh[64];
+  int32_t t = 0;
+  int64_t i = 0;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  P2C_SIM_WARP_REGIONS();
+  static thread_local unsigned long long p2c_warps[2][1024];
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t t = 0;
+    int64_t i = 0;
+    // sh = cuda.shared.array(64, np.int64)
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // sh[t] = x[i]
+    sh[t] = x.data[i];
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[0], __syncwarp());
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t t = 0;
+    int64_t i = 0;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[0]);
+    // cuda.syncwarp()
+    __syncwarp();
+    // out[i] = sh[t ^ 1] + sh[(t + 1) % 32 + t // 32 * 32]
+    out.data[i] = sh[p2c_wrap((int64_t)t ^ 1, 64)] + sh[((int64_t)t + 1) % 32 + (int64_t)t / 32 * 32];
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[1], __syncwarp((uint32_t)FULL));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int32_t t = 0;
+    // t = cuda.threadIdx.x
+    t = threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[1]);
+    // cuda.syncwarp(FULL)
+    __syncwarp((uint32_t)FULL);
+    // sh[t] = 0
+    sh[t] = 0;
+  });
+}
+
+static inline __attribute__((always_inline)) void p2c_regions_partial_warp(uint3 p2c_d, p2c_array<int64_t, 1> x, p2c_array<int64_t, 2> out) {
+  int64_t i = 0;
+  int64_t v = 0;
+  int32_t p2c_t;
+  int32_t p2c_t2;
+
+  P2C_SIM_BLOCK_CONSTANTS();
+  P2C_SIM_WARP_REGIONS();
+  static thread_local unsigned long long p2c_warps[6][1024];
+  static thread_local struct {
+    int64_t v[1024];
+  } p2c_slots;
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = 0;
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // v = x[i]
+    v = x.data[i];
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[0], __shfl_xor_sync((uint32_t)FULL, v, (int32_t)8));
+    p2c_slots.v[p2c_i] = v;
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[0]);
+    // out[i, 0] = cuda.shfl_xor_sync(FULL, v, 8)
+    out.data[i * out.shape[1] + 0] = __shfl_xor_sync((uint32_t)FULL, v, (int32_t)8);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[1], (int32_t)__ballot_sync((uint32_t)FULL, v > 0));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[1]);
+    // out[i, 1] = cuda.ballot_sync(FULL, v > 0)
+    out.data[i * out.shape[1] + 1] = (int64_t)(int32_t)__ballot_sync((uint32_t)FULL, v > 0);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[2], __activemask());
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[2]);
+    // out[i, 2] = cuda.activemask()
+    out.data[i * out.shape[1] + 2] = (int64_t)__activemask();
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[3], __shfl_down_sync((uint32_t)FULL, v, (int32_t)8));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[3]);
+    // out[i, 3] = cuda.shfl_down_sync(FULL, v, 8)
+    out.data[i * out.shape[1] + 3] = __shfl_down_sync((uint32_t)FULL, v, (int32_t)8);
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[4], p2c_tuple_i32_b{(int32_t)__match_all_sync((uint32_t)FULL, blockIdx.x, &p2c_t), p2c_t != 0});
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[4]);
+    // out[i, 4] = cuda.match_all_sync(FULL, cuda.blockIdx.x)[0]
+    out.data[i * out.shape[1] + 4] = (int64_t)p2c_tuple_i32_b{(int32_t)__match_all_sync((uint32_t)FULL, blockIdx.x, &p2c_t2), p2c_t2 != 0}.f0;
+    P2C_SIM_WARP_DEPOSIT(p2c_warps[5], (int32_t)__match_any_sync((uint32_t)FULL, p2c_mod(v, 2)));
+  });
+  p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
+    int64_t v = p2c_slots.v[p2c_i];
+    int64_t i = 0;
+    // i = cuda.grid(1)
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    P2C_SIM_WARP_FETCH(p2c_warps[5]);
+    // out[i, 5] = cuda.match_any_sync(FULL, v % 2)
+    out.data[i * out.shape[1] + 5] = (int64_t)(int32_t)__match_any_sync((uint32_t)FULL, p2c_mod(v, 2));
+  });
+}
+
+P2C_SIM_REGIONS(shuffles, p2c_regions_shuffles)
+P2C_SIM_BLOCKS(shuffles)
+P2C_SIM_REGIONS(shuffles_2, p2c_regions_shuffles_2)
+P2C_SIM_BLOCKS(shuffles_2)
+P2C_SIM_REGIONS(warp_reduce, p2c_regions_warp_reduce)
+P2C_SIM_BLOCKS(warp_reduce)
 P2C_SIM_FIBERS(votes)
-P2C_SIM_FIBERS(matches)
-P2C_SIM_FIBERS(lanes)
+P2C_SIM_REGIONS(matches, p2c_regions_matches)
+P2C_SIM_BLOCKS(matches)
+P2C_SIM_REGIONS(lanes, p2c_regions_lanes)
+P2C_SIM_BLOCKS(lanes)
 P2C_SIM_BLOCKS(lane_ids)
-P2C_SIM_FIBERS(warp_exchange)
-P2C_SIM_FIBERS(partial_warp)
+P2C_SIM_REGIONS(warp_exchange, p2c_regions_warp_exchange)
+P2C_SIM_BLOCKS(warp_exchange)
+P2C_SIM_REGIONS(partial_warp, p2c_regions_partial_warp)
+P2C_SIM_BLOCKS(partial_warp)
 P2C_SIM_FIBERS(divergent)
 #endif

@@ -1071,9 +1071,9 @@ static void barriers_run_as_regions_where_control_is_uniform(void **state) {
       {"    s = 4\n    if t > 2:\n        s = 3\n    while s > 0:\n        cuda.syncthreads()\n        s -= 1\n", false},
       {"    if t > 3:\n        return\n    cuda.syncthreads()\n", false},
       {"    for k in range(4):\n        cuda.syncthreads()\n        if k == n:\n            break\n", false},
-      /* syncthreads_count, a warp operation, an assert, a rebound parameter */
+      /* syncthreads_count, a warp operation of a partial mask, an assert, a rebound parameter */
       {"    x[t] = cuda.syncthreads_count(t > 3)\n", false},
-      {"    cuda.syncthreads()\n    x[t] = cuda.shfl_down_sync(0xffffffff, t, 1)\n", false},
+      {"    cuda.syncthreads()\n    x[t] = cuda.shfl_down_sync(0xffff, t, 1)\n", false},
       {"    cuda.syncthreads()\n    assert x[t] >= 0\n", false},
       {"    n = n + 1\n    cuda.syncthreads()\n    x[t] = n\n", false},
   };
@@ -1128,6 +1128,45 @@ static void device_barriers_inline_into_regions(void **state) {
              "@cuda.jit('void(int64[::1], int64)')\ndef k(x, n):\n"
              "    sh = cuda.shared.array(64, numba.int64)\n    t = cuda.threadIdx.x\n%s",
              devices, cases[i].body);
+    const char *text = translate(state, src);
+    bool got = strstr(text, "P2C_SIM_REGIONS(k, p2c_regions_k)\n") != NULL;
+    bool fibers = strstr(text, "P2C_SIM_FIBERS(k)\n") != NULL;
+    if (got != cases[i].regions || got == fibers) {
+      print_text(text);
+      fail_msg("case %zu: expected %s:\n%s", i, cases[i].regions ? "regions" : "fibers", cases[i].body);
+    }
+  }
+}
+
+/* Warp operations cut the regions where every lane reaches them together (uniform control, the
+ * full mask, evaluated on every path of their statement, pure arguments, one per statement);
+ * elsewhere the fibers. tests/diff/fuzz.py --kind warps runs both paths against each other. */
+static void warp_operations_run_as_regions_where_lanes_meet(void **state) {
+  static const struct {
+    const char *body;
+    bool regions;
+  } cases[] = {
+      {"    x[t] = cuda.shfl_down_sync(0xffffffff, t, 1)\n", true},
+      {"    v = x[t]\n    o = 16\n    while o > 0:\n        v += cuda.shfl_down_sync(0xffffffff, v, o)\n"
+       "        o //= 2\n    x[t] = v\n", true},
+      {"    x[t] = cuda.ballot_sync(0xffffffff, t > 3) + cuda.laneid\n", true},
+      {"    sh[t] = t\n    cuda.syncwarp()\n    x[t] = sh[t ^ 1]\n", true},
+      {"    m, p = cuda.match_all_sync(0xffffffff, t // 8)\n    x[t] = m\n", true},
+      {"    for k in range(n):\n        x[t] += cuda.shfl_xor_sync(-1, x[t], k)\n", true},
+      {"    x[t] = cuda.shfl_down_sync(0xffff, t, 1)\n", false},
+      {"    if t < 16:\n        x[t] = cuda.shfl_down_sync(0xffffffff, t, 1)\n", false},
+      {"    x[t] = cuda.shfl_down_sync(0xffffffff, t, 1) if n > 0 else 0\n", false},
+      {"    x[t] = cuda.shfl_down_sync(0xffffffff, t, 1) + cuda.shfl_up_sync(0xffffffff, t, 1)\n", false},
+      {"    x[t] = cuda.shfl_down_sync(0xffffffff, cuda.atomic.add(x, 0, 1), 1)\n", false},
+      {"    for k in range(x[0]):\n        x[t] += cuda.shfl_xor_sync(0xffffffff, x[t], 1)\n", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char src[2048];
+    snprintf(src, sizeof src,
+             "import numba\nfrom numba import cuda\n\n"
+             "@cuda.jit('void(int64[::1], int64)')\ndef k(x, n):\n"
+             "    sh = cuda.shared.array(64, numba.int64)\n    t = cuda.threadIdx.x\n%s",
+             cases[i].body);
     const char *text = translate(state, src);
     bool got = strstr(text, "P2C_SIM_REGIONS(k, p2c_regions_k)\n") != NULL;
     bool fibers = strstr(text, "P2C_SIM_FIBERS(k)\n") != NULL;
@@ -1326,6 +1365,7 @@ int main(void) {
       T(lockstep_needs_settled_assignments_and_no_carried_values),
       T(barriers_run_as_regions_where_control_is_uniform),
       T(device_barriers_inline_into_regions),
+      T(warp_operations_run_as_regions_where_lanes_meet),
       T(tree_reduction_regions_are_lean),
       T(grid_syncs_cut_kernels_where_control_is_the_same_in_every_block),
       T(range_advance_cannot_overflow),

@@ -638,9 +638,43 @@ static inline unsigned p2c_sim_linear_tid(void) {
   return p2c_sim_tid.x + p2c_sim_bdim.x * (p2c_sim_tid.y + p2c_sim_bdim.y * p2c_sim_tid.z);
 }
 static inline unsigned p2c_sim_lane(void) { return p2c_sim_linear_tid() & 31u; }
+
+/* Warp operations in regions (docs/simulator.md, "Regions"): a block function runs the statement
+ * of a warp operation in two loops over the block's threads. In the first (P2C_WARP_DEPOSIT),
+ * each thread evaluates the call, which only puts the lane's value in its slot of the statement's
+ * buffer (p2c_sim_warp_buf, the block function's, one per statement) and returns; in the second
+ * (P2C_WARP_FETCH), each thread's call computes its result from the slots at once. Every lane of
+ * the warp takes part, as every thread reaches the statement (its control is uniform) with the
+ * full mask (the analysis checks both), so no lane waits. P2C_WARP_RENDEZVOUS (0): the fibers. */
+enum { P2C_WARP_RENDEZVOUS, P2C_WARP_DEPOSIT, P2C_WARP_FETCH };
+static thread_local int p2c_sim_warp_mode;
+static thread_local unsigned long long *p2c_sim_warp_buf;
+
+/* The lanes of the calling thread's warp that exist (a block's last warp may be partial). */
+static inline unsigned p2c_sim_warp_lanes(void) {
+  unsigned n = p2c_sim_bdim.x * p2c_sim_bdim.y * p2c_sim_bdim.z, base = p2c_sim_linear_tid() & ~31u;
+  return n - base >= 32 ? 0xffffffffu : (1u << (n - base)) - 1u;
+}
+
+/* A block function with warp operations: fetch mode while it runs (deposits switch in and out),
+ * the fibers' rendezvous again when it returns (and at each fiber's start: a launch that stops
+ * leaves the block function by siglongjmp, past this destructor). */
+struct p2c_sim_warp_scope {
+  p2c_sim_warp_scope() { p2c_sim_warp_mode = P2C_WARP_FETCH; }
+  ~p2c_sim_warp_scope() { p2c_sim_warp_mode = P2C_WARP_RENDEZVOUS; }
+};
+#define P2C_SIM_WARP_REGIONS() p2c_sim_warp_scope p2c_sim_warp_scope_
+/* The first loop of a warp operation's statement: the call puts the lane's value in `buf`. */
+#define P2C_SIM_WARP_DEPOSIT(buf, ...)                                                          \
+  (p2c_sim_warp_buf = (buf), p2c_sim_warp_mode = P2C_WARP_DEPOSIT, (void)(__VA_ARGS__),         \
+   p2c_sim_warp_mode = P2C_WARP_FETCH)
+/* The second loop: the statement's call reads the lanes' values from `buf`. */
+#define P2C_SIM_WARP_FETCH(buf) (p2c_sim_warp_buf = (buf))
+
 /* Other lanes run while this one waits: the thread index is reloaded afterwards, as after a
- * barrier. */
+ * barrier. In regions no lane waits: every lane of the warp is there. */
 static inline unsigned p2c_sim_warp_rendezvous(unsigned mask, unsigned site, int orders) {
+  if (p2c_sim_warp_mode != P2C_WARP_RENDEZVOUS) return (mask ? mask : 0xffffffffu) & p2c_sim_warp_lanes();
   P2cSimThread *self = p2c_sim_self;
   self->warp_orders = orders;
   unsigned in = self->warp_sync(self, mask, site);
@@ -668,11 +702,12 @@ static inline T p2c_sim_from_slot(unsigned long long b) {
 template <typename R, typename F>
 static inline R p2c_sim_exchange(unsigned mask, unsigned long long mine, F f) {
   unsigned tid = p2c_sim_linear_tid(), lane = tid & 31u;
-  unsigned long long *slots = p2c_sim_self->warp_slots + (tid - lane);
+  unsigned long long *slots = (p2c_sim_warp_mode ? p2c_sim_warp_buf : p2c_sim_self->warp_slots) + (tid - lane);
   slots[lane] = mine;
+  if (p2c_sim_warp_mode == P2C_WARP_DEPOSIT) return R{};
   unsigned in = p2c_sim_warp_wait(mask);
   R r = f(slots, lane, in);
-  p2c_sim_warp_wait(mask);
+  if (p2c_sim_warp_mode == P2C_WARP_RENDEZVOUS) p2c_sim_warp_wait(mask);
   return r;
 }
 
@@ -1402,6 +1437,7 @@ static inline __attribute__((always_inline)) void p2c_sim_blocks_unpacked(
  * name (a kernel may be called `first`, `count`, `args` or `params`). */
 #define P2C_SIM_FIBERS(name)                                                                   \
   P2C_SIM_ENTRY void p2c_sim_thread_##name(void **p2c_args) {                                  \
+    p2c_sim_warp_mode = P2C_WARP_RENDEZVOUS; /* a block function left by a jump set no mode back */ \
     auto p2c_params = p2c_sim_params_of(name);                                                 \
     p2c_sim_thread_unpacked<name>(p2c_args, p2c_params, p2c_sim_index_sequence(p2c_params));  \
   }                                                                                            \
