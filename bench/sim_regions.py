@@ -16,7 +16,9 @@ For each kernel below, both paths of the same build: regions (the default) and f
   `run --repeat N --time`, as elements (or multiply-adds) per second.
 
 Kernels: block_sum (a grid-stride sum into shared memory, then a tree over the block: issue 29's
-block reduction, bench/kernels.py's), tiled_matmul (samples/matmul.py: 16 x 16 tiles) and
+block reduction, bench/kernels.py's), block_sum_dev (the same with its tree in a device function,
+which the regions inline), warp_sum (a grid-stride sum, then a shfl_down_sync tree per warp: warp
+operations as regions), tiled_matmul (samples/matmul.py: 16 x 16 tiles) and
 naive_matmul (one thread per element of C, no shared memory) on the same matrices.
 """
 import argparse
@@ -66,11 +68,19 @@ def rate(opts, case, fibers, threads, work):
     return case["elements"](size) / (ms / 1e3), path
 
 
-def block_sum_case():
+def block_sum_case(name):
     # 256 threads per block, each summing its grid-stride share (one element each at these sizes)
-    return {"kernel": "block_sum", "unit": "elements",
+    return {"kernel": name, "unit": "elements",
             "launch": lambda n: ["--grid", str(n // 256), "--block", "256"],
             "args": lambda n: [f"ones:float32[{n}]", f"zeros:float32[{n // 256}]"],
+            "elements": lambda n: n, "sizes": (1 << 16, 1 << 18), "timed": 1 << 22}
+
+
+def warp_sum_case():
+    # 256 threads per block, one element each at these sizes, one sum per warp
+    return {"kernel": "warp_sum", "unit": "elements",
+            "launch": lambda n: ["--grid", str(n // 256), "--block", "256"],
+            "args": lambda n: [f"ones:float32[{n}]", f"zeros:float32[{n // 32}]"],
             "elements": lambda n: n, "sizes": (1 << 16, 1 << 18), "timed": 1 << 22}
 
 
@@ -86,8 +96,12 @@ def main():
     ap.add_argument("--pyk2cuda", required=True)
     ap.add_argument("--repeat", type=int, default=21)
     ap.add_argument("--no-valgrind", action="store_true")
+    ap.add_argument("--kernels", help="only these kernels (comma-separated)")
     opts = ap.parse_args()
-    cases = [block_sum_case(), matmul_case("tiled_matmul"), matmul_case("naive_matmul")]
+    cases = [block_sum_case("block_sum"), block_sum_case("block_sum_dev"), warp_sum_case(),
+             matmul_case("tiled_matmul"), matmul_case("naive_matmul")]
+    if opts.kernels:
+        cases = [c for c in cases if c["kernel"] in opts.kernels.split(",")]
     with tempfile.TemporaryDirectory() as work:
         print(f"{'kernel':14} {'path':8} {'instr/unit':>10} {'1 worker':>14} {'2 workers':>14}  (rates: M units/s, median of {opts.repeat})")
         for case in cases:

@@ -1,5 +1,6 @@
-# Kernels of bench/sim_regions.py: a block reduction with shared memory, and the tiled and naive
-# matrix multiplies, all float32.
+# Kernels of bench/sim_regions.py: a block reduction with shared memory (its tree in the kernel,
+# and in a device function), a warp-shuffle reduction, and the tiled and naive matrix multiplies,
+# all float32.
 from numba import cuda, float32
 import numpy as np
 
@@ -24,6 +25,47 @@ def block_sum(x, out):
         s //= 2
     if tid == 0:
         out[cuda.blockIdx.x] = buf[0]
+
+
+@cuda.jit(device=True)
+def tree_sum(buf, tid):
+    # block_sum's tree as a device function: its barriers are the kernel's once inlined
+    s = cuda.blockDim.x // 2
+    while s > 0:
+        if tid < s:
+            buf[tid] += buf[tid + s]
+        cuda.syncthreads()
+        s //= 2
+    return buf[0]
+
+
+@cuda.jit
+def block_sum_dev(x, out):
+    # block_sum with its tree in a device function (regions inline it: docs/simulator.md)
+    buf = cuda.shared.array(256, dtype=float32)
+    tid = cuda.threadIdx.x
+    acc = float32(0.0)
+    for i in range(cuda.grid(1), x.shape[0], cuda.gridsize(1)):
+        acc += x[i]
+    buf[tid] = acc
+    cuda.syncthreads()
+    total = tree_sum(buf, tid)
+    if tid == 0:
+        out[cuda.blockIdx.x] = total
+
+
+@cuda.jit
+def warp_sum(x, out):
+    # a grid-stride sum per thread, then a shuffle tree per warp (regions: docs/simulator.md)
+    acc = float32(0.0)
+    for i in range(cuda.grid(1), x.shape[0], cuda.gridsize(1)):
+        acc += x[i]
+    off = 16
+    while off > 0:
+        acc += cuda.shfl_down_sync(0xffffffff, acc, off)
+        off //= 2
+    if cuda.threadIdx.x % 32 == 0:
+        out[cuda.grid(1) // 32] = acc
 
 
 @cuda.jit
