@@ -517,7 +517,8 @@ static void write_sim_source(BundleCtx *x, StrBuf *sb) {
   sb_putn(sb, x->m->cg.text, x->m->cg.len);
   sb_puts(sb, "\n\nstatic const P2cbSimRun p2cb_sim_runs[] = {\n");
   for (size_t i = 0; i < x->nkernels; i++)
-    sb_printf(sb, "    p2cb_sim_run<p2cb_sim_entry<%s>>,\n", x->kernels[i]->symbol);
+    sb_printf(sb, "    p2cb_sim_run<p2cb_sim_entry<%s>, %lluull>,\n", x->kernels[i]->symbol,
+              (unsigned long long)x->kernels[i]->spec->local_bytes);   /* a fiber's stack holds these */
   sb_printf(sb, "};\n\nextern \"C\" int %s_sim_launch(unsigned index, const unsigned grid[3], const unsigned block[3],\n"
                 "                            unsigned shared_bytes, void **args, char *err, size_t errlen) {\n"
                 "  return p2cb_sim_runs[index](grid, block, shared_bytes, args, err, errlen);\n}\n", n);

@@ -1,6 +1,7 @@
 /* tests/aot/kinds.py's kernels through a bundle (docs/aot.md): one of each way the simulator runs
- * a kernel without fibers (plain blocks, lockstep, regions with static and dynamic shared memory,
- * grid regions of a cooperative kernel), on the simulator part and on the GPU path (the
+ * a kernel (plain blocks, lockstep, regions with static and dynamic shared memory,
+ * grid regions of a cooperative kernel) and two fibers kernels (warp shuffles and a counting
+ * barrier; a barrier in a device function), on the simulator part and on the GPU path (the
  * stand-in). Each result is checked against C here; `kinds DIR` also writes the inputs and
  * results to DIR/NAME.bin, which tests/aot/kinds_numba.py compares with Numba's CUDA simulator.
  * Exit 0 when everything matched; 1 with a line on stderr for the first mismatch. */
@@ -120,6 +121,58 @@ static void run_grid_rotate(unsigned grid, unsigned block, const char *prefix) {
   kinds_free(dx), kinds_free(dout), kinds_free(dpartial);
 }
 
+/* warp_reduce: fibers (warp shuffles, __syncthreads_count). */
+static void run_warp_reduce(void) {
+  int32_t x[N];
+  int64_t out[GRID], counts[GRID];
+  for (int i = 0; i < N; i++) x[i] = (i * 37) % 101 - 50;
+  void *dx = to_device(x, sizeof x), *dout, *dcounts;
+  CHECK(kinds_malloc(&dout, sizeof out) == kinds_OK && kinds_malloc(&dcounts, sizeof counts) == kinds_OK,
+        "malloc: %s", kinds_last_error());
+  CHECK(kinds_warp_reduce__i32c1_i64c1_i64c1(NULL, kinds_dim3_of(GRID, 1, 1), kinds_dim3_of(BLOCK, 1, 1), 0,
+                                             vec(dx, kinds_INT32, N), vec(dout, kinds_INT64, GRID),
+                                             vec(dcounts, kinds_INT64, GRID)) == kinds_OK,
+        "warp_reduce: %s", kinds_last_error());
+  from_device(out, dout, sizeof out), from_device(counts, dcounts, sizeof counts);
+  for (int b = 0; b < GRID; b++) {
+    int64_t sum = 0, positive = 0;
+    for (int w = 0; w < BLOCK / 32; w++) {
+      int64_t warp = 0;   /* every lane ends with its warp's sum */
+      for (int i = b * BLOCK + w * 32; i < b * BLOCK + w * 32 + 32; i++) warp += i < N ? x[i] : 0;
+      sum += warp, positive += warp > 0 ? 32 : 0;
+    }
+    CHECK(out[b] == sum && counts[b] == positive, "warp_reduce [%d] = %lld, %lld; expected %lld, %lld", b,
+          (long long)out[b], (long long)counts[b], (long long)sum, (long long)positive);
+  }
+  dump("warp_x", x, sizeof x), dump("warp_out", out, sizeof out), dump("warp_counts", counts, sizeof counts);
+  kinds_free(dx), kinds_free(dout), kinds_free(dcounts);
+}
+
+/* ring: fibers (a barrier in a device function, __syncthreads_count). */
+static void run_ring(void) {
+  int32_t x[N];
+  int64_t out[N];
+  for (int i = 0; i < N; i++) x[i] = (i * 53) % 97 - 40;
+  void *dx = to_device(x, sizeof x), *dout;
+  CHECK(kinds_malloc(&dout, sizeof out) == kinds_OK, "malloc: %s", kinds_last_error());
+  CHECK(kinds_ring__i32c1_i64c1(NULL, kinds_dim3_of(GRID, 1, 1), kinds_dim3_of(BLOCK, 1, 1), 0, vec(dx, kinds_INT32, N),
+                                vec(dout, kinds_INT64, N)) == kinds_OK, "ring: %s", kinds_last_error());
+  from_device(out, dout, sizeof out);
+  for (int b = 0; b < GRID; b++) {
+    int64_t positive = 0, w[BLOCK];
+    for (int t = 0; t < BLOCK; t++) {
+      int i = b * BLOCK + (t + 1) % BLOCK;
+      w[t] = i < N ? x[i] : 0;
+      positive += w[t] > 0;
+    }
+    for (int t = 0; t < BLOCK && b * BLOCK + t < N; t++)
+      CHECK(out[b * BLOCK + t] == w[t] * 1000 + positive, "ring [%d] = %lld", b * BLOCK + t,
+            (long long)out[b * BLOCK + t]);
+  }
+  dump("ring_x", x, sizeof x), dump("ring_out", out, sizeof out);
+  kinds_free(dx), kinds_free(dout);
+}
+
 int main(int argc, char **argv) {
   dump_dir = argc > 1 ? argv[1] : NULL;
   run_scale();
@@ -127,6 +180,8 @@ int main(int argc, char **argv) {
   run_block_sum();
   run_grid_rotate(GRID, BLOCK, "grid");
   run_grid_rotate(1, N, "grid1");   /* one block: what Numba's simulator can compare (kinds_numba.py) */
+  run_warp_reduce();
+  run_ring();
   printf("kinds: ok on %s\n", kinds_backend());
   return 0;
 }

@@ -50,6 +50,12 @@ def main():
     results.append(("grid_rotate out (grid regions)", out, load("grid1_out", np.float32)))
     results.append(("grid_rotate total (grid regions)", total, load("grid1_total", np.float32)))
 
+    # warp_reduce is checked against C in kinds.c only: Numba's simulator has no warp shuffles
+    x = load("ring_x", np.int32)
+    out = np.zeros(N, np.int64)
+    k["ring"][GRID, BLOCK](x, out)
+    results.append(("ring (fibers)", out, load("ring_out", np.int64)))
+
     bad = [what for what, want, got in results if want.dtype != got.dtype or want.tobytes() != got.tobytes()]
     for what in bad:
         print("FAIL: %s differs from Numba's CUDA simulator" % what)

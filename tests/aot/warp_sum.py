@@ -1,7 +1,6 @@
 # A kernel with a warp shuffle, which pyk2cuda's simulator runs with fibers (its loop's start is
-# read from memory: the same in every lane, which the analysis cannot show, so no regions): a
-# bundle's simulator part refuses it with a status and a message (tests/aot/run_aot.py), while
-# its GPU path runs it.
+# read from memory: the same in every lane, which the analysis cannot show, so no regions), as a
+# bundle's simulator part does (tests/aot/run_aot.py), and its GPU path.
 from numba import cuda
 
 
