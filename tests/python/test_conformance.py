@@ -83,7 +83,7 @@ class TestAsOnAGpu(CUDATestCase):
 '''
 
 UNIMPORTABLE_MODULE = '''
-from numba.cuda.codegen import CUDACodeLibrary
+from numba.cuda.stubs import Stub   # Numba's typing stubs: pyk2cuda has no such module
 from numba.cuda.testing import CUDATestCase
 
 
