@@ -60,8 +60,10 @@ struct P2cModule {
 P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 struct P2cBoundsRecord;
 /* P2C_ERR_BOUNDS for a claimed bounds record of kernel `kernel` of `file`: the message
- * (bounds_format) and the failure as data (p2c_compiler_last_failure), from one place. */
-P2cStatus api_fail_bounds(P2cCompiler *c, const struct P2cBoundsRecord *r, const char *file, const char *kernel);
+ * (bounds_format; `host`: a @jit function's host entry, "in function") and the failure as data
+ * (p2c_compiler_last_failure), from one place. */
+P2cStatus api_fail_bounds(P2cCompiler *c, const struct P2cBoundsRecord *r, const char *file, const char *kernel,
+                          bool host);
 /* P2C_ERR_ILLEGAL_ADDRESS for a simulator launch that faulted: "simulator: " and the simulator's
  * `message`, and the failure as data: kernel `kernel` of `file`, Python line `line` (0: not
  * known). */

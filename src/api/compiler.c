@@ -143,9 +143,10 @@ P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) {
   return s;
 }
 
-P2cStatus api_fail_bounds(P2cCompiler *c, const P2cBoundsRecord *r, const char *file, const char *kernel) {
+P2cStatus api_fail_bounds(P2cCompiler *c, const P2cBoundsRecord *r, const char *file, const char *kernel,
+                          bool host) {
   char msg[1024];
-  bounds_format(r, file, kernel, msg, sizeof msg);
+  bounds_format(r, file, kernel, host, msg, sizeof msg);
   api_fail(c, P2C_ERR_BOUNDS, "%s", msg);
   P2cLaunchFailure *f = &c->failure;
   memset(f, 0, sizeof *f);

@@ -468,7 +468,7 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
   }
   if (!times || s == P2C_ERR_NOMEM) s = api_fail(c, P2C_ERR_NOMEM, "out of memory");
   else if (s == P2C_ERR_SANITIZE) sanitize_fail(c, m, k, san);
-  else if (s == P2C_ERR_BOUNDS) api_fail_bounds(c, &bounds, m->comp.file, k->python_name);
+  else if (s == P2C_ERR_BOUNDS) api_fail_bounds(c, &bounds, m->comp.file, k->python_name, k->host);
   else if (s == P2C_ERR_ILLEGAL_ADDRESS) api_fail_fault(c, err, m->comp.file, k->python_name, fault.python_line);
   else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);
   else summarize_times(times, repeat, r);

@@ -238,7 +238,7 @@ static P2cStatus check_bounds(GpuRun *g) {
   P2cStatus s = gpu_address_read(g->dev, g->bounds, &rec, sizeof rec);
   if (s != P2C_OK) return fail_from_device(g, s, "reading the bounds-check record");
   if (rec.claimed == 0) return P2C_OK;
-  return api_fail_bounds(g->c, &rec, g->file, g->k->python_name);
+  return api_fail_bounds(g->c, &rec, g->file, g->k->python_name, g->k->host);
 }
 
 /* Compiles or finds the module and its kernel; the time counts as compilation. */

@@ -27,25 +27,36 @@ static void append_tuple(char *out, size_t size, size_t *len, const int64_t *v, 
   fixed_appendf(out, size, len, n == 1 ? ",)" : ")");
 }
 
+/* Where it failed: " in kernel 'k', thread (2,0,0) of block (1,0,0)", or for a @jit function's
+ * host entry (one thread on the CPU) " in function 'f'". */
+static void append_where(const P2cBoundsRecord *r, const char *kernel, bool host, char *out, size_t size,
+                         size_t *len) {
+  if (host) {
+    if (kernel) fixed_appendf(out, size, len, " in function '%s'", kernel);
+    return;
+  }
+  if (kernel) fixed_appendf(out, size, len, " in kernel '%s',", kernel);
+  fixed_appendf(out, size, len, " thread (%u,%u,%u) of block (%u,%u,%u)", r->thread[0], r->thread[1],
+                r->thread[2], r->block[0], r->block[1], r->block[2]);
+}
+
 /* A raise record (ndim 0): the exception's text is in the bytes of index and shape. */
-static void format_raise(const P2cBoundsRecord *r, const char *file, const char *kernel, char *out,
-                         size_t size) {
+static void format_raise(const P2cBoundsRecord *r, const char *file, const char *kernel, bool host,
+                         char *out, size_t size) {
   char text[sizeof r->index + sizeof r->shape];
   memcpy(text, r->index, sizeof text);
   text[sizeof text - 1] = '\0';   /* not trusted: always terminated */
   size_t len = 0;
   fixed_appendf(out, size, &len, "%s:%u:%u: error: %s", file ? file : "<source>", r->line, r->column, text);
-  if (kernel) fixed_appendf(out, size, &len, " in kernel '%s',", kernel);
-  fixed_appendf(out, size, &len, " thread (%u,%u,%u) of block (%u,%u,%u)", r->thread[0], r->thread[1],
-         r->thread[2], r->block[0], r->block[1], r->block[2]);
+  append_where(r, kernel, host, out, size, &len);
 }
 
-void bounds_format(const P2cBoundsRecord *r, const char *file, const char *kernel, char *out,
+void bounds_format(const P2cBoundsRecord *r, const char *file, const char *kernel, bool host, char *out,
                    size_t size) {
   if (!size) return;
   out[0] = '\0';
   if (r->ndim == 0) {
-    format_raise(r, file, kernel, out, size);
+    format_raise(r, file, kernel, host, out, size);
     return;
   }
   uint32_t n = r->ndim < 1 ? 1 : r->ndim > P2C_BOUNDS_MAX_NDIM ? P2C_BOUNDS_MAX_NDIM : r->ndim;
@@ -61,7 +72,5 @@ void bounds_format(const P2cBoundsRecord *r, const char *file, const char *kerne
     append_tuple(out, size, &len, r->shape, n);
     fixed_appendf(out, size, &len, ")");
   }
-  if (kernel) fixed_appendf(out, size, &len, " in kernel '%s',", kernel);
-  fixed_appendf(out, size, &len, " thread (%u,%u,%u) of block (%u,%u,%u)", r->thread[0], r->thread[1],
-         r->thread[2], r->block[0], r->block[1], r->block[2]);
+  append_where(r, kernel, host, out, size, &len);
 }

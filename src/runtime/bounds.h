@@ -21,6 +21,7 @@
 #ifndef P2C_RUNTIME_BOUNDS_H
 #define P2C_RUNTIME_BOUNDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,9 +52,10 @@ typedef struct P2cBoundsRecord {
  *   in kernel 'k', thread (2,0,0) of block (1,0,0)
  * (one line; N-D indices as a tuple, "index (3, 64) ..."; a view's index alone, without the
  * array's shape, as NumPy says it). `file` and `kernel` may be NULL
- * ("<source>", and no kernel name). Fields from the device are not trusted: ndim and axis are
- * clamped. Always NUL-terminates a non-empty `out`. */
-void bounds_format(const P2cBoundsRecord *r, const char *file, const char *kernel, char *out,
+ * ("<source>", and no kernel name). `host`: the kernel is a @jit function's host entry, run by
+ * one thread on the CPU: "in function 'f'", without the thread and block. Fields from the
+ * device are not trusted: ndim and axis are clamped. Always NUL-terminates a non-empty `out`. */
+void bounds_format(const P2cBoundsRecord *r, const char *file, const char *kernel, bool host, char *out,
                    size_t size);
 
 #endif

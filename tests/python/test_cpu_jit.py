@@ -312,3 +312,54 @@ def test_a_raise_in_a_chunk_ends_the_call():
         with pytest.raises(pyk2cuda.Error, match="ValueError: bad value"):
             check(a, bad)
     assert check(a, -1) == 49995000 and runs_over_cores(check)
+
+
+def test_errors_name_the_function_not_a_thread():
+    """A checked index or a raise in a @jit function called from the host names the function
+    ("in function 'neg'"), not a kernel's thread and block: it runs on the CPU, once."""
+    @pyk2cuda.njit(boundscheck=True)
+    def neg(a, i):
+        return -a[i]
+
+    @pyk2cuda.njit(debug=True)
+    def positive(x):
+        if x < 0:
+            raise ValueError("negative")
+        return x
+
+    with pytest.raises(pyk2cuda.BoundsError) as e:
+        neg(np.arange(3.0), 5)
+    assert str(e.value).endswith("index 5 is out of bounds for axis 0 with size 3 (array of shape (3,)) "
+                                 "in function 'neg'"), str(e.value)
+    with pytest.raises(pyk2cuda.BoundsError) as e:
+        positive(-1)
+    assert str(e.value).endswith("error: ValueError: negative in function 'positive'"), str(e.value)
+    assert "thread" not in str(e.value)
+    assert neg(np.arange(3.0), 2) == -2.0 and positive(4) == 4
+
+
+def test_returned_arrays_are_host_arrays_as_numbas():
+    """An array a @jit function returns is a NumPy array in host memory, as Numba's: a kernel
+    takes it (copied in and back, as any host array), cuda.to_device copies it, and
+    cuda.as_cuda_array refuses it with Numba's TypeError (a NumPy array has no
+    __cuda_array_interface__; Numba's as_cuda_array says the same words)."""
+    @pyk2cuda.njit
+    def make(n):
+        a = np.zeros(n)
+        for i in range(n):
+            a[i] = 2.0 * i
+        return a
+
+    @cuda.jit
+    def bump(x):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            x[i] += 1
+
+    a = make(5)
+    with pytest.raises(TypeError, match="doesn't implement the cuda array interface"):
+        cuda.as_cuda_array(a)
+    bump[1, 8](a)
+    assert a.tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
+    d = cuda.to_device(a)
+    assert cuda.as_cuda_array(d).copy_to_host().tolist() == a.tolist()

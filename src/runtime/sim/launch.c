@@ -1862,7 +1862,7 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   pthread_cond_destroy(&r.grid_wake);
   if (bounds.claimed) {
     if (l->bounds) *l->bounds = bounds;
-    bounds_format(&bounds, NULL, l->symbol, msg, sizeof msg);
+    bounds_format(&bounds, NULL, l->symbol, false, msg, sizeof msg);
     return launch_error(l, P2C_ERR_BOUNDS, "%s", msg);
   }
   if (r.status != P2C_OK) return launch_error(l, r.status, "%s", r.message);
