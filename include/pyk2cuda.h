@@ -503,8 +503,9 @@ typedef struct P2cExploreOptions {
  * network, no external scripts or fonts) with, per kernel specialization, the Python with each
  * name's inferred type, the CUDA C, the PTX, the lines linked both ways, the diagnostics at their
  * lines, the registers, spills, local, shared and constant memory ptxas reports, and the
- * theoretical occupancy with what limits it. NVRTC compiles the module twice for it (PTX with
- * line info; a CUBIN with ptxas's verbose report), outside the compile cache; no GPU is needed.
+ * theoretical occupancy with what limits it. NVRTC compiles the module once for it (a CUBIN
+ * with line info and ptxas's verbose report, and that program's PTX), outside the compile cache;
+ * no GPU is needed.
  * A module with errors (p2c_translate's P2C_ERR_SOURCE) gets a page of its Python and
  * diagnostics; one NVRTC cannot compile gets its page without PTX and the reason in it, and so
  * does one translated for the simulator's checker. `options` may be NULL.

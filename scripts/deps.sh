@@ -14,6 +14,9 @@
 # `deps.sh --grammar` fetches only the grammar. `deps.sh --browser` installs only Chromium, for the
 # browser suite (the explore view's pages in a headless browser; skipped without it): 57 s here,
 # about 100 MB with its libraries, so it is not part of the default set; .ci/run asks for it.
+# `deps.sh --nvdisasm` fetches NVIDIA's nvdisasm (the wheel nvidia-cuda-nvdisasm, pinned, sha256
+# checked, 5 MB) into third_party/nvdisasm for the explore view's SASS column and its tests
+# (docs/explore.md); never committed, and nothing else uses it. .ci/run asks for it.
 # PYK2CUDA_NO_INSTALL=1: install nothing; only check that the grammar is there (for machines
 # that reach no package registry and bring their build, such as the lent GPU machines).
 set -euo pipefail
@@ -24,6 +27,9 @@ GRAMMAR_SHA=354bfa0a2f9217431764a631516f85173e9711af2c13dbd796a8815acfe505d9
 HEADERS_PKG=tree-sitter HEADERS_VER=0.23.2
 HEADERS_SHA=66bae8dd47f1fed7bdef816115146d3a41c39b5c482d7bad36d9ba1def088450
 DEST=third_party/tree-sitter-python
+NVDISASM_PKG=nvidia-cuda-nvdisasm NVDISASM_VER=13.5.37
+NVDISASM_SHA=d3fdbdd49fa53e2e4aacd3db8259d052bd2b049ececdcb69e92e083c6728e7ca
+NVDISASM_DEST=third_party/nvdisasm
 
 # clang and its runtime libraries (libFuzzer, sanitizers): the fuzz harnesses (scripts/fuzz.sh).
 # python3-dev, python3-pytest, python3-venv: the Python package's extension, its pytest suite and
@@ -88,9 +94,32 @@ fetch_grammar() {
   echo "$GRAMMAR_VER" > "$DEST/VERSION"
 }
 
+# fetch_nvdisasm: the pinned wheel by pip, its hash checked, its one program unpacked with
+# Python's zipfile (no unzip needed) into $NVDISASM_DEST/nvidia/cu13/bin/nvdisasm.
+fetch_nvdisasm() {
+  local bin=$NVDISASM_DEST/nvidia/cu13/bin/nvdisasm
+  [ -x "$bin" ] && return 0
+  echo "deps: fetching $NVDISASM_PKG $NVDISASM_VER" >&2
+  local tmp; tmp=$(mktemp -d); trap 'rm -rf "$tmp"' RETURN
+  local pip=(python3 -m pip); command -v pip3 >/dev/null && pip=(pip3)
+  "${pip[@]}" download -q --no-deps --only-binary :all: --platform manylinux2014_x86_64 \
+    "$NVDISASM_PKG==$NVDISASM_VER" -d "$tmp" || { echo "deps: could not download $NVDISASM_PKG" >&2; return 1; }
+  local wheel; wheel=$(ls "$tmp"/*.whl | head -n 1)
+  echo "$NVDISASM_SHA  $wheel" | sha256sum -c --quiet - 2>/dev/null ||
+    { echo "deps: $(basename "$wheel") does not have the expected sha256 $NVDISASM_SHA" >&2; return 1; }
+  python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("nvidia/cu13/bin/nvdisasm", sys.argv[2])' \
+    "$wheel" "$NVDISASM_DEST"
+  chmod +x "$bin"
+}
+
 if [ "${PYK2CUDA_NO_INSTALL:-0}" = 1 ]; then
   [ -f "$DEST/src/parser.c" ] || { echo "deps: $DEST missing and PYK2CUDA_NO_INSTALL=1" >&2; exit 1; }
   exit 0
+fi
+# --nvdisasm: only nvdisasm (above).
+if [ "${1:-}" = --nvdisasm ]; then
+  fetch_nvdisasm
+  exit $?
 fi
 # --browser: only Chromium (above).
 if [ "${1:-}" = --browser ]; then

@@ -1,37 +1,65 @@
 /* p2c_module_explore: gathers what the explore view shows from a translated module and NVRTC,
  * and hands it to src/explore, which writes the page. The one place that runs NVRTC for the view:
  * the PTX with line info (-lineinfo: `.loc` entries naming the CUDA C's lines, under a program
- * name of its own so that they cannot be taken for the .py's lines), and a CUBIN with ptxas's
+ * name of its own so that they cannot be taken for the .py's lines), and the CUBIN with ptxas's
  * verbose report (-Xptxas=-v), compiled as `pyk2cuda ptx --cubin` compiles it, so that its
- * figures are the module's own. Both bypass the compile cache, which keeps no logs. */
+ * figures are the module's own: one compile gives all three (NVRTC's PTX of a real architecture
+ * is the PTX its CUBIN is made from), where two compiles took twice NVRTC's front end (bench/
+ * RESULTS.md). It bypasses the compile cache, which keeps no logs. */
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api/api.h"
 #include "explore/explore.h"
+#include "runtime/cuda/nvdisasm.h"
 
 /* NVRTC's PTX and CUBIN for the view; on failure `why` says what is missing. */
 typedef struct ViewCompile {
   RtcResult ptx, cubin;
+  char *sass;               /* nvdisasm's listing of the CUBIN (m->alloc's), or NULL */
+  size_t sass_len;
+  const char *sass_why;     /* no SASS: why (arena text), else NULL */
   const char *program;
   const char *why;          /* no PTX: why (arena text), else NULL */
   P2cStatus status;         /* P2C_ERR_NVRTC when NVRTC rejected the program, else P2C_OK */
 } ViewCompile;
 
-/* One NVRTC compile of the module's CUDA C under `program`, with its own options (its
- * decorators': fastmath=True, ...) and one extra. */
-static P2cStatus compile_one(const P2cModule *m, const char *program, const char *arch, P2cTarget target,
-                             const char *option, RtcResult *res) {
-  const char *opts[sizeof m->nvrtc_options / sizeof m->nvrtc_options[0] + 1];
+/* Whether the module's own options (its decorators': lineinfo=True, ...) already hold `option`. */
+static bool has_option(const P2cModule *m, const char *option) {
+  for (size_t i = 0; i < m->nvrtc_option_count; i++)
+    if (strcmp(m->nvrtc_options[i], option) == 0) return true;
+  return false;
+}
+
+/* The one NVRTC compile of the view: the module's CUDA C under `program`, with its own options
+ * (fastmath=True, ...) and line info and ptxas's report, into a CUBIN (res) and its PTX (ptx). */
+static P2cStatus compile_view(const P2cModule *m, const char *program, const char *arch, RtcResult *res,
+                              RtcResult *ptx) {
+  static const char *const extra[] = {"-lineinfo", "-Xptxas=-v"};
+  const char *opts[sizeof m->nvrtc_options / sizeof m->nvrtc_options[0] + 2];
   size_t n = m->nvrtc_option_count;
   memcpy(opts, m->nvrtc_options, n * sizeof *opts);
-  bool given = false;   /* lineinfo=True gave -lineinfo already */
-  for (size_t i = 0; i < m->nvrtc_option_count; i++) given |= strcmp(opts[i], option) == 0;
-  if (!given) opts[n++] = option;
-  RtcRequest req = {.source = m->cg.text, .program_name = program, .arch = arch, .target = target,
+  for (size_t i = 0; i < 2; i++)
+    if (!has_option(m, extra[i])) opts[n++] = extra[i];
+  RtcRequest req = {.source = m->cg.text, .program_name = program, .arch = arch, .target = P2C_TARGET_CUBIN,
                     .options = opts, .option_count = n, .alloc = &m->alloc};
-  return rtc_compile(&req, res);
+  return rtc_compile_with_ptx(&req, res, ptx);
+}
+
+/* The SASS of the view's CUBIN, where nvdisasm is found; else why there is none. */
+static void view_sass(P2cModule *m, ViewCompile *v) {
+  char err[1400];
+  if (rtc_disassemble(v->cubin.image, v->cubin.image_size, &m->alloc, &v->sass, &v->sass_len, err, sizeof err) != P2C_OK)
+    v->sass_why = arena_printf(&m->comp.arena, "no SASS: %s", err);
+}
+
+/* Releases what the view's compile holds outside the arena. */
+static void view_free(P2cModule *m, ViewCompile *v) {
+  rtc_result_free(&v->ptx);
+  rtc_result_free(&v->cubin);
+  if (v->sass) mem_free(&m->alloc, v->sass, v->sass_len + 1);
+  v->sass = NULL;
 }
 
 /* Compiles the module for the view. Usage errors (a bad architecture) are returned; NVRTC's
@@ -47,10 +75,12 @@ static P2cStatus view_compile(P2cCompiler *c, P2cModule *m, const char *arch, Vi
     v->why = "translated for the simulator's checker (--sanitize), which runs on the simulator only: no PTX";
     return P2C_OK;
   }
-  P2cStatus s = compile_one(m, v->program, arch, P2C_TARGET_PTX, "-lineinfo", &v->ptx);
-  if (s == P2C_OK) s = compile_one(m, v->program, arch, P2C_TARGET_CUBIN, "-Xptxas=-v", &v->cubin);
-  if (s == P2C_OK) return P2C_OK;
-  const RtcResult *r = v->ptx.image ? &v->cubin : &v->ptx;
+  P2cStatus s = compile_view(m, v->program, arch, &v->cubin, &v->ptx);
+  if (s == P2C_OK) {
+    view_sass(m, v);
+    return P2C_OK;
+  }
+  const RtcResult *r = &v->cubin;
   if (s == P2C_ERR_USAGE || s == P2C_ERR_NOMEM) return api_fail(c, s, "NVRTC: %s", r->error);
   v->why = arena_printf(a, "no PTX: %s%s%s", r->error, r->log && r->log[0] ? "\n" : "", r->log ? r->log : "");
   if (s == P2C_ERR_NVRTC) v->status = api_fail(c, s, "NVRTC: %s", r->error);
@@ -92,6 +122,9 @@ static ExploreInput view_input(P2cModule *m, const P2cExploreOptions *o, const V
     in.ptxas_log = v->cubin.log;
     in.cubin = v->cubin.image;
     in.cubin_size = v->cubin.image_size;
+    in.sass = v->sass;
+    in.sass_len = v->sass_len;
+    in.sass_error = v->sass_why;
   }
   return in;
 }
@@ -113,8 +146,7 @@ P2cStatus p2c_module_explore(P2cCompiler *c, P2cModule *m, const P2cExploreOptio
   m->comp.arena.oom = &oom;
   if (setjmp(oom)) {
     m->comp.arena.oom = NULL;
-    rtc_result_free(&v.ptx);
-    rtc_result_free(&v.cubin);
+    view_free(m, &v);
     return api_fail(c, P2C_ERR_NOMEM, "out of memory");
   }
   P2cStatus s = view_compile(c, m, o.arch, &v);
@@ -126,7 +158,6 @@ P2cStatus p2c_module_explore(P2cCompiler *c, P2cModule *m, const P2cExploreOptio
     s = v.status;
   }
   m->comp.arena.oom = NULL;
-  rtc_result_free(&v.ptx);
-  rtc_result_free(&v.cubin);
+  view_free(m, &v);
   return s;
 }

@@ -7,11 +7,13 @@
  *           an ExploreInput: the normalized Python text, the typed kernel specializations, the
  *           CUDA C with codegen's map from C lines to Python lines (the map #line directives
  *           print), NVRTC's PTX compiled with line info (`.loc` entries naming C lines) and its
- *           ptxas log (-Xptxas -v), the CUBIN, the diagnostics.
+ *           ptxas log (-Xptxas -v), the CUBIN, nvdisasm's SASS of it where nvdisasm is found, the
+ *           diagnostics.
  * Produces: the page's text in an arena (explore_page), and on the way the pieces it is made
  *           of, each a function of its own so that tests can check them: the resources of each
  *           entry from ptxas's log and the CUBIN (ptxas.c), the C line of each PTX line and the
- *           entries' line ranges (ptx_lines.c), occupancy (occupancy.c).
+ *           entries' line ranges (ptx_lines.c), the same for the SASS (sass_lines.c), occupancy
+ *           (occupancy.c).
  * Invalidates: nothing; it only reads. */
 #ifndef P2C_EXPLORE_EXPLORE_H
 #define P2C_EXPLORE_EXPLORE_H
@@ -49,6 +51,12 @@ void explore_cubin_constants(const void *cubin, size_t size, EntryResources *r);
  * else the call's line), 0 for none; *nlines counts the PTX's lines. */
 uint32_t *explore_ptx_cuda_lines(Arena *a, const char *ptx, size_t len, const char *program,
                                  const uint32_t *python_line, size_t ncuda, size_t *nlines);
+/* nvdisasm's SASS listing with line info (-c -gi): for each of its lines the CUDA C line it came
+ * from, by the `//## File "F", line N [inlined at "G", line M]` comments for the file named
+ * `program` (the innermost line from Python, python_line[line - 1] != 0 of ncuda C lines, else
+ * the outermost of the program's), 0 for none; *nlines counts the listing's lines. */
+uint32_t *explore_sass_cuda_lines(Arena *a, const char *sass, size_t len, const char *program,
+                                  const uint32_t *python_line, size_t ncuda, size_t *nlines);
 /* A function defined in the PTX (`.entry NAME(` or `.func ... NAME(`) or in the CUDA C (a
  * `__global__` or `__device__` definition at the margin): its name and 1-based first and last
  * lines (the closing brace at the margin). */
@@ -59,6 +67,9 @@ typedef struct TextDef {
 
 /* Every definition of the text, in order (*n of them), found in one pass. */
 TextDef *explore_definitions(Arena *a, const char *text, size_t len, bool ptx, size_t *n);
+/* Every code section of a SASS listing (`//--------------------- .text.SYMBOL`), in order (*n of
+ * them): its symbol, its banner line and its last line that is not blank. */
+TextDef *explore_sass_definitions(Arena *a, const char *sass, size_t len, size_t *n);
 /* The definition of `name` among defs, or NULL. */
 const TextDef *explore_find_definition(const TextDef *defs, size_t n, const char *name);
 
@@ -85,6 +96,9 @@ typedef struct ExploreInput {
   const void *cubin;
   size_t cubin_size;
   const char *compile_error; /* why there is no PTX (NVRTC's message), or NULL */
+  const char *sass;          /* nvdisasm -c -gi of the CUBIN, or NULL */
+  size_t sass_len;
+  const char *sass_error;    /* why there is no SASS (no nvdisasm, ...), or NULL */
   const char *arch;          /* "sm_90" */
   int block_threads;
   uint32_t dynamic_shared;

@@ -145,8 +145,8 @@ static void json_ranges(StrBuf *sb, const Range *r, size_t n) {
 
 /* The definitions of the C and the PTX, found once for all kernels. */
 typedef struct Defs {
-  TextDef *cuda, *ptx;
-  size_t ncuda, nptx;
+  TextDef *cuda, *ptx, *sass;
+  size_t ncuda, nptx, nsass;
 } Defs;
 
 /* The C (or PTX) ranges of the kernel's functions, in text order. */
@@ -254,6 +254,8 @@ static void json_kernel(StrBuf *sb, Arena *a, const ExploreInput *in, const Expl
   json_ranges(sb, tr, text_ranges(defs->cuda, defs->ncuda, &funcs, kern->symbol, tr));
   sb_puts(sb, ",\"ptx_ranges\":");
   json_ranges(sb, tr, text_ranges(defs->ptx, defs->nptx, &funcs, kern->symbol, tr));
+  sb_puts(sb, ",\"sass_ranges\":");
+  json_ranges(sb, tr, text_ranges(defs->sass, defs->nsass, &funcs, kern->symbol, tr));
   sb_printf(sb, ",\"names\":[%s]", sb_str(&names));
   const EntryResources *r = find_entry(entries, nentries, kern->symbol);
   sb_puts(sb, ",\"resources\":");
@@ -292,6 +294,20 @@ static EntryResources *all_entries(Arena *a, const ExploreInput *in, size_t *n) 
   return e;
 }
 
+/* The SASS's lines, the C line of each, and why there is none (null where there is). */
+static void json_sass(StrBuf *sb, Arena *a, const ExploreInput *in) {
+  sb_puts(sb, ",\"sass\":");
+  json_lines(sb, in->sass, in->sass ? in->sass_len : 0);
+  size_t n = 0;
+  const uint32_t *map = in->sass ? explore_sass_cuda_lines(a, in->sass, in->sass_len, in->program, in->python_line,
+                                                           in->nlines, &n)
+                                 : NULL;
+  sb_puts(sb, ",\"sass_cuda\":");
+  json_u32s(sb, map, n);
+  sb_puts(sb, ",\"sass_error\":");
+  json_str(sb, in->sass ? NULL : in->sass_error);
+}
+
 /* The module's data object. */
 static void json_module(StrBuf *sb, Arena *a, const ExploreInput *in) {
   sb_puts(sb, "{\"file\":");
@@ -316,6 +332,7 @@ static void json_module(StrBuf *sb, Arena *a, const ExploreInput *in) {
   json_u32s(sb, ptx_cuda, nptx);
   sb_puts(sb, ",\"ptx_error\":");
   json_str(sb, in->compile_error);
+  json_sass(sb, a, in);
   sb_puts(sb, ",\"diagnostics\":");
   json_diagnostics(sb, in);
   size_t nentries;
@@ -323,6 +340,7 @@ static void json_module(StrBuf *sb, Arena *a, const ExploreInput *in) {
   Defs defs = {0};
   defs.cuda = explore_definitions(a, in->cuda, in->cuda ? in->cuda_len : 0, false, &defs.ncuda);
   defs.ptx = explore_definitions(a, in->ptx, in->ptx ? in->ptx_len : 0, true, &defs.nptx);
+  defs.sass = explore_sass_definitions(a, in->sass, in->sass ? in->sass_len : 0, &defs.nsass);
   sb_puts(sb, ",\"kernels\":[");
   for (size_t i = 0; i < in->nkernels; i++) {
     if (i) sb_putc(sb, ',');

@@ -53,9 +53,27 @@ def sample_cases(path):
     return cases + EXTRA_CASES
 
 
+def find_nvdisasm():
+    """nvdisasm for the SASS column: $PYK2CUDA_NVDISASM, else the pinned wheel scripts/deps.sh
+    --nvdisasm fetches into third_party/nvdisasm (never committed), else the toolkit's; or None."""
+    wheel = os.path.join(ROOT, "third_party/nvdisasm/nvidia/cu13/bin/nvdisasm")
+    for c in (os.environ.get("PYK2CUDA_NVDISASM"), wheel, shutil.which("nvdisasm"), "/usr/local/cuda/bin/nvdisasm"):
+        if c and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+NVDISASM = find_nvdisasm()
+
+
 def explore(pyk2cuda, file, args, out, arch="sm_90", block="256"):
+    env = dict(os.environ)
+    if NVDISASM:
+        env["PYK2CUDA_NVDISASM"] = NVDISASM
+    else:   # none: the page must say why it has no SASS
+        env["PYK2CUDA_NVDISASM"] = "/nonexistent/nvdisasm"
     p = subprocess.run([pyk2cuda, "explore", file, *args, "--arch", arch, "--block", block,
-                        "-o", out], capture_output=True, text=True, cwd=ROOT)
+                        "-o", out], capture_output=True, text=True, cwd=ROOT, env=env)
     with open(out, encoding="utf-8") as f:
         page = f.read()
     return p, page, json.loads(DATA.search(page).group(1))
@@ -86,6 +104,31 @@ def ptx_loc_lines(ptx_lines, program, cuda_py):
                 cur = int(inl.group(2)) if int(inl.group(1)) == fid else cur
         elif line.startswith("}") or re.match(r'\s*\.(entry|visible|func)\b', line):
             cur = 0
+        out.append(cur)
+    return out
+
+
+def sass_loc_lines(sass_lines, program, cuda_py):
+    """C line of each SASS line, read from nvdisasm's `//## File "F", line N [inlined at "G", line
+    M]` comments (innermost first): the first of a run's lines that came from Python, else the
+    last of the program's, as docs/explore.md says; a section's banner clears it."""
+    def ours(name):
+        return name == program or (not program.startswith("/") and name.endswith("/" + program))
+
+    out, cur, run, from_py = [], 0, False, False
+    for line in sass_lines:
+        m = re.match(r'\s*//## File "([^"]*)", line (\d+)(?: inlined at "([^"]*)", line (\d+))?', line)
+        if m:
+            if not run:
+                cur, run, from_py = 0, True, False
+            for name, ln in ((m.group(1), m.group(2)), (m.group(3), m.group(4))):
+                if name is not None and ours(name) and int(ln) and not from_py:
+                    cur = int(ln)
+                    from_py = 0 < cur <= len(cuda_py) and bool(cuda_py[cur - 1])
+        else:
+            run = False
+            if line.startswith("//---------------------"):
+                cur = 0
         out.append(cur)
     return out
 
@@ -158,9 +201,33 @@ def check_page(name, d, stderr, arch, failures):
         fail("PTX lines linked otherwise than their .loc: (line, page, .loc) %s" % diff)
     if ptx and not any(d["ptx_cuda"]):
         fail("no PTX line is linked to the CUDA C")
+    check_sass(d, fail)
     figures = ptxas_figures("\n".join(ptx) + "\n", arch) if ptx else None
     for k in d["kernels"]:
         check_kernel(k, d, figures, fail)
+
+
+def check_sass(d, fail):
+    """The SASS column: with nvdisasm, every line linked to the C line its line comments name and
+    each kernel's range at its section; without it, none and the page says why."""
+    sass = d["sass"]
+    if not NVDISASM or not d["ptx"]:
+        if sass or (d["ptx"] and "nvdisasm not found" not in (d["sass_error"] or "")):
+            fail("without nvdisasm: SASS %d lines, reason %r" % (len(sass), d["sass_error"]))
+        return
+    if not sass:
+        fail("no SASS with nvdisasm at %s: %s" % (NVDISASM, d["sass_error"]))
+        return
+    want = sass_loc_lines(sass, d["file"] + ".cu", d["cuda_py"])
+    if len(d["sass_cuda"]) != len(sass) or want != d["sass_cuda"]:
+        diff = [(j + 1, a, b) for j, (a, b) in enumerate(zip(d["sass_cuda"], want)) if a != b][:5]
+        fail("SASS lines linked otherwise than their line comments: (line, page, comment) %s" % diff)
+    linked = [c for c in d["sass_cuda"] if c]
+    if not any(d["cuda_py"][c - 1] for c in linked):
+        fail("no SASS line is linked to a C line from Python")
+    for k in d["kernels"]:
+        if not any(re.match(r"//-+ \.text\.%s\s" % re.escape(k["symbol"]), sass[a - 1]) for a, _ in k["sass_ranges"]):
+            fail("%s: no SASS range starts at its section" % k["name"])
 
 
 def check_kernel(k, d, figures, fail):
@@ -205,6 +272,8 @@ def cmd_data(a):
         failures += usage_errors(a.pyk2cuda, tmp)
     for f in failures:
         print("FAIL", f)
+    print("SASS column checked with %s" % NVDISASM if NVDISASM else
+          "no nvdisasm: the SASS column not checked, only its absence (bash scripts/deps.sh --nvdisasm)")
     print("%d pages, %d failures" % (pages, len(failures)))
     return 1 if failures else 0
 
@@ -263,11 +332,16 @@ PROBE = r"""
     const rec = { py: {}, back: {}, cells: {} };
     for (const r of document.querySelectorAll("#py .ln[data-line]")) {
       const n = +r.dataset.line; select("py", n, true);
-      rec.py[n] = { cu: marked("cu"), ptx: marked("ptx") };
+      rec.py[n] = { cu: marked("cu"), ptx: marked("ptx"), sass: marked("sass") };
     }
     for (const r of document.querySelectorAll("#ptx .ln[data-line]")) {
       const j = +r.dataset.line; if (!D.ptx_cuda[j - 1]) continue;
       select("ptx", j, true); rec.back[j] = marked("py");
+    }
+    rec.sass_back = {}; rec.sass_shown = !document.getElementById("sasspane").hidden;
+    for (const r of document.querySelectorAll("#sass .ln[data-line]")) {
+      const j = +r.dataset.line; if (!D.sass_cuda[j - 1]) continue;
+      select("sass", j, true); rec.sass_back[j] = { py: marked("py"), ptx: marked("ptx") };
     }
     for (const c of document.querySelectorAll("#summary td[id]")) rec.cells[c.id] = c.textContent;
     out.kernels.push(rec);
@@ -323,6 +397,10 @@ def check_dom(name, page, d, record, refs, arch, failures):
     for k, rec in zip(d["kernels"], record["kernels"]):
         shown_cu = {n for a, b in k["cuda_ranges"] for n in range(a, b + 1)}
         shown_ptx = {n for a, b in k["ptx_ranges"] for n in range(a, b + 1)}
+        shown_sass = {n for a, b in k["sass_ranges"] for n in range(a, b + 1)}
+        if rec["sass_shown"] != bool(d["sass"]):
+            fail("%s: the SASS column is %s with %d lines of SASS" % (
+                k["name"], "shown" if rec["sass_shown"] else "hidden", len(d["sass"])))
         for n, got in rec["py"].items():
             n = int(n)
             cu_all = {i + 1 for i, p in enumerate(d["cuda_py"]) if p == n}
@@ -331,6 +409,16 @@ def check_dom(name, page, d, record, refs, arch, failures):
             if sorted(got["cu"]) != want_cu or sorted(got["ptx"]) != want_ptx:
                 fail("%s: Python line %d highlights C %s and PTX %s, expected C %s and PTX %s" % (
                     k["name"], n, got["cu"], got["ptx"], want_cu, want_ptx))
+            want_sass = sorted({j + 1 for j, c in enumerate(d["sass_cuda"]) if c in cu_all} & shown_sass)
+            if sorted(got["sass"]) != want_sass:
+                fail("%s: Python line %d highlights SASS %s, expected %s" % (k["name"], n, got["sass"], want_sass))
+        for j, got in rec["sass_back"].items():
+            c = d["sass_cuda"][int(j) - 1]
+            p = d["cuda_py"][c - 1]
+            want_ptx = sorted({i + 1 for i, x in enumerate(d["ptx_cuda"]) if x == c} & shown_ptx)
+            if got["py"] != ([p] if p else []) or sorted(got["ptx"]) != want_ptx:
+                fail("%s: SASS line %s selects Python %s and PTX %s, expected %s and %s" % (
+                    k["name"], j, got["py"], got["ptx"], p, want_ptx))
         for j, got in rec["back"].items():
             p = d["cuda_py"][d["ptx_cuda"][int(j) - 1] - 1]
             if got != ([p] if p else []):
@@ -358,8 +446,9 @@ def cmd_browser(a):
             pages += 1
             check_dom(name, page, d, record, rows.refs, "sm_90", failures)
             if record:
-                print("%s: %d kernels, %d Python lines checked" % (name, len(record["kernels"]),
-                                                                   sum(len(r["py"]) for r in record["kernels"])))
+                print("%s: %d kernels, %d Python lines and %d SASS lines checked" % (
+                    name, len(record["kernels"]), sum(len(r["py"]) for r in record["kernels"]),
+                    sum(len(r["sass_back"]) for r in record["kernels"])))
     for f in failures:
         print("FAIL", f)
     print("%d pages in Chromium, %d failures" % (pages, len(failures)))

@@ -1,4 +1,6 @@
 """Kernels launched from Python: host arrays, device arrays, signatures, shared memory."""
+import os
+
 import numpy as np
 import pytest
 
@@ -209,7 +211,15 @@ def test_resource_usage_from_ptxas():
     assert u["spill_stores"] == 0 and u["spill_loads"] == 0
 
 
-def test_inspect_sass_needs_nvdisasm():
+# nvdisasm from NVIDIA's wheel, where scripts/deps.sh --nvdisasm fetched it (CI does), so that
+# inspect_sass runs for real on a machine without the toolkit's.
+WHEEL_NVDISASM = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                              "third_party", "nvdisasm", "nvidia", "cu13", "bin")
+
+
+def test_inspect_sass_needs_nvdisasm(monkeypatch):
+    if os.access(os.path.join(WHEEL_NVDISASM, "nvdisasm"), os.X_OK):
+        monkeypatch.setenv("PATH", WHEEL_NVDISASM + os.pathsep + os.environ.get("PATH", ""))
     x = np.zeros(8, np.float32)
     K.scale_f32[1, 8](x, 1)
     if _tool("nvdisasm") is None or _tool("ptxas") is None:
@@ -217,7 +227,7 @@ def test_inspect_sass_needs_nvdisasm():
             K.scale_f32.inspect_sass()
         return
     sass = K.scale_f32.inspect_sass("void(float32[::1], float32)", arch="sm_90")
-    assert "scale_f32" in sass and "EXIT" in sass
+    assert "scale_f32" in sass and "EXIT" in sass and ".text.scale_f32" in sass
 
 
 def test_inspect_asm_is_ptx():

@@ -21,12 +21,16 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "explore/explore.h"
+#include "runtime/cuda/nvdisasm.h"
 #include "pyk2cuda.h"
 #include "explore/occupancy.h"
 
@@ -326,6 +330,104 @@ static void ptx_lines_and_definitions(void **state) {
   arena_free(&a);
 }
 
+/* nvdisasm -c -gi's listing (13.5.37, of a CUBIN NVRTC made with -lineinfo; cut down): line
+ * comments above the instructions, the innermost first where code was inlined, one section per
+ * function. */
+static const char sass[] =
+    "\t.target\tsm_90\n"                                                            /* 1 */
+    "//--------------------- .text.k                   --------------------------\n" /* 2 */
+    "\t.section\t.text.k,\"ax\",@progbits\n"                                        /* 3 */
+    "k:\n"                                                                          /* 4 */
+    "\t//## File \"/home/u/work/k.py.cu\", line 10\n"                               /* 5 */
+    "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"                   /* 6 */
+    "\t//## File \"/home/u/work/k.py.cu\", line 28 inlined at \"/home/u/work/k.py.cu\", line 12\n" /* 7 */
+    "\t//## File \"/home/u/work/k.py.cu\", line 12\n"                               /* 8: a helper */
+    "        /*0010*/                   S2R R0, SR_TID.X ;\n"                       /* 9 */
+    "\t//## File \"/home/u/work/k.py.cu\", line 20 inlined at \"/home/u/work/k.py.cu\", line 12\n" /* 10 */
+    "\t//## File \"/home/u/work/k.py.cu\", line 12\n"                               /* 11: Python's */
+    "        /*0020*/                   IMAD R5, R5, UR4, R0 ;\n"                   /* 12 */
+    "\t//## File \"/usr/include/other.h\", line 5\n"                                /* 13: another file */
+    "        /*0030*/                   EXIT ;\n"                                    /* 14 */
+    "\n"                                                                            /* 15 */
+    "//--------------------- .text.helper              --------------------------\n" /* 16 */
+    "        /*0000*/                   RET.REL.NODEC R4 `(k) ;\n"                  /* 17 */
+    "\n";                                                                           /* 18 */
+
+static void sass_lines_and_definitions(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a, NULL);
+  uint32_t python_line[30] = {0};
+  python_line[10 - 1] = 4;
+  python_line[12 - 1] = 5;
+  python_line[20 - 1] = 7;   /* a device function's statement, inlined at line 12 */
+  size_t n;
+  const uint32_t want[18] = {0, 0, 0, 0, 10, 10, 12, 12, 12, 20, 20, 20, 0, 0, 0, 0, 0, 0};
+  const char *programs[2] = {"work/k.py.cu", "/home/u/work/k.py.cu"};   /* relative, absolute */
+  for (int p = 0; p < 2; p++) {
+    uint32_t *map = explore_sass_cuda_lines(&a, sass, strlen(sass), programs[p], python_line, 30, &n);
+    assert_int_equal(n, 18);
+    for (size_t i = 0; i < n; i++)
+      if (map[i] != want[i]) fail_msg("%s: SASS line %zu: %u, expected %u", programs[p], i + 1, map[i], want[i]);
+  }
+  uint32_t *none = explore_sass_cuda_lines(&a, sass, strlen(sass), "k.py.cu.other", python_line, 30, &n);
+  for (size_t i = 0; i < n; i++) assert_int_equal(none[i], 0);
+  size_t ndefs;
+  TextDef *defs = explore_sass_definitions(&a, sass, strlen(sass), &ndefs);
+  assert_int_equal(ndefs, 2);
+  const TextDef *k = explore_find_definition(defs, ndefs, "k"), *h = explore_find_definition(defs, ndefs, "helper");
+  assert_true(k && k->first == 2 && k->last == 14);
+  assert_true(h && h->first == 16 && h->last == 17);
+  /* Cut at every length: never a read past the text. */
+  for (size_t cut = 0; cut < sizeof sass - 1; cut++) {
+    explore_sass_cuda_lines(&a, sass, cut, programs[0], python_line, 30, &n);
+    explore_sass_definitions(&a, sass, cut, &ndefs);
+  }
+  arena_free(&a);
+}
+
+/* rtc_disassemble without nvdisasm: a missing $PYK2CUDA_NVDISASM, a tool that fails, and a
+ * stand-in that prints its arguments and its input (the CUBIN, written to a temporary file). */
+static void disassemble_with_stand_ins(void **state) {
+  (void)state;
+  char dir[] = "/tmp/p2c-nvdisasm-XXXXXX", tool[64], err[1400], *text;
+  size_t len;
+  assert_non_null(mkdtemp(dir));
+  setenv("PYK2CUDA_NVDISASM", "/nonexistent/nvdisasm", 1);
+  assert_int_equal(rtc_disassemble("ELF", 3, NULL, &text, &len, err, sizeof err), P2C_ERR_NO_CUDA);
+  assert_null(text);
+  assert_non_null(strstr(err, "nvdisasm not found (tried $PYK2CUDA_NVDISASM (/nonexistent/nvdisasm"));
+  setenv("PYK2CUDA_NVDISASM", "/bin/false", 1);
+  assert_int_equal(rtc_disassemble("ELF", 3, NULL, &text, &len, err, sizeof err), P2C_ERR_IO);
+  assert_null(text);
+  assert_non_null(strstr(err, "nvdisasm failed (exit 1)"));
+  snprintf(tool, sizeof tool, "%s/nvdisasm", dir);
+  FILE *f = fopen(tool, "w");
+  assert_non_null(f);
+  fputs("#!/bin/sh\necho \"args $1 $2\"; cat \"$3\"; echo; echo \"$3\" > \"$(dirname \"$0\")/input\"\n", f);
+  fclose(f);
+  assert_int_equal(chmod(tool, 0700), 0);
+  setenv("PYK2CUDA_NVDISASM", tool, 1);
+  assert_int_equal(rtc_disassemble("ELF!", 4, NULL, &text, &len, err, sizeof err), P2C_OK);
+  assert_string_equal(text, "args -c -gi\nELF!\n");
+  assert_int_equal(len, strlen(text));
+  free(text);
+  char input[1100] = "", saved[80];
+  snprintf(saved, sizeof saved, "%s/input", dir);
+  f = fopen(saved, "r");
+  assert_non_null(f);
+  assert_non_null(fgets(input, sizeof input, f));
+  fclose(f);
+  input[strcspn(input, "\n")] = '\0';
+  assert_int_not_equal(access(input, F_OK), 0);   /* the CUBIN's file is gone, and its folder */
+  *strrchr(input, '/') = '\0';
+  assert_int_not_equal(access(input, F_OK), 0);
+  unsetenv("PYK2CUDA_NVDISASM");
+  unlink(saved);
+  unlink(tool);
+  rmdir(dir);
+}
+
 /* The public entry: refusals, and a module with errors gets a page of its Python and
  * diagnostics (no NVRTC needed for it). */
 static void api_refusals_and_a_page_with_errors(void **state) {
@@ -363,6 +465,8 @@ int main(void) {
       cmocka_unit_test(ptxas_log_entries),
       cmocka_unit_test(cubin_constant_banks),
       cmocka_unit_test(ptx_lines_and_definitions),
+      cmocka_unit_test(sass_lines_and_definitions),
+      cmocka_unit_test(disassemble_with_stand_ins),
       cmocka_unit_test(api_refusals_and_a_page_with_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

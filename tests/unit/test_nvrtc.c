@@ -512,6 +512,43 @@ static void allocation_failures(void **state) {
   }
 }
 
+/* One compile for a CUBIN and its PTX (the explore view's): the PTX is the one a PTX request
+ * gives, the CUBIN an ELF image, and a request for PTX alone is refused. */
+static void cubin_with_ptx(void **state) {
+  (void)state;
+  if (!have_nvrtc()) skip();
+  static const char *const opts[] = {"-lineinfo"};
+  RtcRequest req = {.source = good_source, .program_name = "axpy.py.cu", .arch = "sm_90",
+                    .target = P2C_TARGET_PTX, .options = opts, .option_count = 1};
+  RtcResult alone, cubin, ptx;
+  assert_int_equal(rtc_compile(&req, &alone), P2C_OK);
+  assert_int_equal(rtc_compile_with_ptx(&req, &cubin, &ptx), P2C_ERR_USAGE);
+  assert_null(ptx.image);
+  rtc_result_free(&cubin);
+  req.target = P2C_TARGET_CUBIN;
+  assert_int_equal(rtc_compile_with_ptx(&req, &cubin, &ptx), P2C_OK);
+  assert_memory_equal(cubin.image, "\x7f" "ELF", 4);
+  assert_int_equal(ptx.image_size, alone.image_size);
+  assert_string_equal(ptx.image, alone.image);
+  assert_non_null(strstr(ptx.image, ".loc"));
+  rtc_result_free(&alone);
+  rtc_result_free(&cubin);
+  rtc_result_free(&ptx);
+  /* Each allocation failed in turn (options, log, CUBIN, PTX): no image, nothing left over. */
+  for (long n = 1; n <= 4; n++) {
+    CountingAlloc c = {.fail_at = n};
+    P2cAllocator alloc = {counting_realloc, &c};
+    req.alloc = &alloc;
+    assert_int_equal(rtc_compile_with_ptx(&req, &cubin, &ptx), P2C_ERR_NOMEM);
+    assert_null(cubin.image);
+    assert_null(ptx.image);
+    assert_non_null(strstr(cubin.error, "out of memory"));
+    rtc_result_free(&cubin);
+    rtc_result_free(&ptx);
+    assert_int_equal(c.live, 0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest missing[] = {
       cmocka_unit_test(env_override_missing_fails),
@@ -533,6 +570,7 @@ int main(void) {
       cmocka_unit_test(ptx_compute90),
       cmocka_unit_test(ptx_default_arch_is_sm90),
       cmocka_unit_test(cubin_sm90),
+      cmocka_unit_test(cubin_with_ptx),
       cmocka_unit_test(syntax_error_names_program),
       cmocka_unit_test(extra_options),
       cmocka_unit_test(invalid_option),

@@ -565,7 +565,16 @@ static const char **build_options(const RtcRequest *req, const RtcLib *lib, char
   return opts;
 }
 
-P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res) {
+/* Frees a result's image on failure, so that only a successful result carries one. */
+static void drop_image(RtcResult *res) {
+  if (!res->image) return;
+  mem_free(res->alloc, res->image, res->image_size + 1);
+  res->image = NULL;
+  res->image_size = 0;
+}
+
+/* rtc_compile, and the PTX of the same program into *ptx where ptx is not NULL (a CUBIN target). */
+static P2cStatus compile_program(const RtcRequest *req, RtcResult *res, RtcResult *ptx) {
   memset(res, 0, sizeof *res);
   res->alloc = req->alloc ? req->alloc : mem_default();
   const char *arch = req->arch ? req->arch : "sm_90";
@@ -605,16 +614,35 @@ P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res) {
     goto cleanup;
   }
   status = fetch_image(lib, prog, req->target, res);
+  if (status == P2C_OK && ptx) {
+    status = fetch_image(lib, prog, P2C_TARGET_PTX, ptx);
+    if (status != P2C_OK) memcpy(res->error, ptx->error, sizeof res->error);
+  }
 
 cleanup:
   if (prog) lib->nvrtcDestroyProgram(&prog);
   mem_free(req->alloc, options, option_cap * sizeof *options);
-  if (status != P2C_OK && res->image) {
-    mem_free(res->alloc, res->image, res->image_size + 1);
-    res->image = NULL;
-    res->image_size = 0;
+  if (status != P2C_OK) {
+    drop_image(res);
+    if (ptx) drop_image(ptx);
   }
   return status;
+}
+
+P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res) {
+  return compile_program(req, res, NULL);
+}
+
+P2cStatus rtc_compile_with_ptx(const RtcRequest *req, RtcResult *res, RtcResult *ptx) {
+  memset(ptx, 0, sizeof *ptx);
+  ptx->alloc = req->alloc ? req->alloc : mem_default();
+  if (req->target != P2C_TARGET_CUBIN) {
+    memset(res, 0, sizeof *res);
+    res->alloc = ptx->alloc;
+    snprintf(res->error, sizeof res->error, "rtc_compile_with_ptx: the request is not for a CUBIN");
+    return P2C_ERR_USAGE;
+  }
+  return compile_program(req, res, ptx);
 }
 
 void rtc_result_free(RtcResult *res) {

@@ -171,6 +171,13 @@ typedef struct RtcResult {
  * Every nvrtcProgram created is destroyed before returning. */
 P2cStatus rtc_compile(const RtcRequest *req, RtcResult *res);
 
+/* rtc_compile of a CUBIN target that also hands over the same program's PTX in *ptx (its image
+ * only; the log is res's): one NVRTC compile where a PTX and a CUBIN request make two (the
+ * explore view's, which needs both and ptxas's log; the PTX of a real architecture is that of its
+ * virtual one). *ptx is overwritten and released with rtc_result_free, on success and on failure;
+ * it is set only when res is. A request that is not for a CUBIN is P2C_ERR_USAGE. */
+P2cStatus rtc_compile_with_ptx(const RtcRequest *req, RtcResult *res, RtcResult *ptx);
+
 /* Frees the image and log of a result (with the allocator it records) and empties it. Accepts a
  * zeroed result and can be called twice. */
 void rtc_result_free(RtcResult *res);
