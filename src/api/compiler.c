@@ -511,8 +511,10 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   if (!codegen_run(comp, &m->mod, &m->an, &cgo, &m->cg)) return P2C_ERR_SOURCE;
   m->reached = 4;
   if (!check_param_space(comp, &m->cg)) return P2C_ERR_SOURCE;
-  /* launches read the bounds record: out-of-bounds accesses, and raises checked with debug=True */
-  m->check_bounds = m->an.checks_bounds || m->cg.reports_raises;
+  /* launches read the bounds record: out-of-bounds accesses, and raises checked with debug=True;
+   * a checked module whose kernels cannot fail has no record (codegen defines it only where it
+   * is written), and its launches have nothing to read */
+  m->check_bounds = (m->an.checks_bounds || m->cg.reports_raises) && m->cg.defines_bounds_record;
   m->sanitize = checks.sanitize;
   fill_kernel_infos(m);
   m->ok = true;

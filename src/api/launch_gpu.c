@@ -208,16 +208,10 @@ static P2cStatus device_values(GpuRun *g) {
 
 /* ---- bounds checking ---- */
 
-/* The failure record of a module compiled with bounds checks. Codegen defines it only where a
- * kernel can fail (an index to check, a raise to report): a module without one has nothing to
- * read (g->bounds stays 0), as the simulator's build without the symbol. */
+/* The failure record of a module compiled with bounds checks. */
 static P2cStatus find_bounds_record(GpuRun *g, P2cGpuModule *gm) {
   size_t size = 0;
   P2cStatus s = p2c_gpu_module_global(gm, P2C_BOUNDS_SYMBOL, &g->bounds, &size);
-  if (s == P2C_ERR_USAGE) {   /* not defined */
-    g->bounds = 0;
-    return P2C_OK;
-  }
   if (s != P2C_OK) return fail_from_device(g, P2C_ERR_INTERNAL, "a module compiled with --check-bounds");
   if (size < sizeof(P2cBoundsRecord))
     return api_fail(g->c, P2C_ERR_INTERNAL, "%s is %zu bytes, not %zu", P2C_BOUNDS_SYMBOL, size,

@@ -47,6 +47,8 @@ typedef struct CodegenResult {
   KernelDesc *exports;     /* the exported device functions (compile_ptx(device=True)) */
   int nexports;
   bool reports_raises;     /* a checked raise or assert uses the bounds record (H_RAISE) */
+  bool defines_bounds_record;  /* the text defines p2c_bounds_report (H_BOUNDS): only where a
+                                  kernel has an index to check or a raise to report */
 } CodegenResult;
 
 typedef struct CodegenOptions {

@@ -594,5 +594,6 @@ bool codegen_run(Compilation *c, Module *m, const Analysis *an, const CodegenOpt
   emit_kernel_descs(&G, an, ufunc_symbols, &defs, out);
   assemble_text(&G, an, &defs, out);
   out->reports_raises = G.helpers.bits >> H_RAISE & 1;
+  out->defines_bounds_record = G.helpers.bits >> H_BOUNDS & 1;
   return !diag_has_errors(c);
 }

@@ -3,7 +3,8 @@
  * codegen/prelude.c), the simulator and the GPU runtime (which read it after a launch).
  *
  * The protocol (docs/generated-code.md, "Bounds checking"):
- *  - A module compiled with bounds checks defines one global `p2c_bounds_report` (extern "C",
+ *  - A module compiled with bounds checks in which a kernel can fail (an index checked, a raise
+ *    reported; codegen's defines_bounds_record) defines one global `p2c_bounds_report` (extern "C",
  *    so its name is not mangled: dlsym on the simulator, cuModuleGetGlobal on the GPU), 176
  *    bytes, laid out as P2cBoundsRecord below.
  *  - The runtime zeroes it before each launch of a kernel of that module.
