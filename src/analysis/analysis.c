@@ -223,6 +223,7 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an, bool fib
   /* the copy that regions inline device functions into stores to the kernel's parameters */
   if (f->regions && f->regions->fn != f) f->regions->fn->param_written = f->param_written;
   f->private_atomics = an_private_atomics(f, &c->arena);
+  f->sim_threads_yx = an_threads_yx(f, &c->arena);
   note_declared_types(f, an, &c->arena);
 }
 
@@ -323,6 +324,7 @@ static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
   dump_vars(sb, f, f->positive, "positive");
   if (f->lockstep_loop) sb_printf(sb, "  lockstep loop at line %u\n", f->lockstep_loop->loc.line);
   dump_regions(sb, f);
+  if (f->sim_threads_yx) sb_puts(sb, "  simulator: threads and blocks y fastest\n");
   if (f->checks_bounds) sb_puts(sb, "  checks bounds\n");
   if (f->local_bytes) sb_printf(sb, "  local arrays: %llu bytes on its deepest call path\n", (unsigned long long)f->local_bytes);
   sb_puts(sb, "  written:");

@@ -49,6 +49,10 @@ const bool *an_param_writes(Function *f, Arena *a);
 /* Per parameter of kernel f, the PrivateAtomic the simulator may run its atomics with; NULL when
  * no parameter qualifies (private_atomics.c). */
 const uint8_t *an_private_atomics(Function *f, Arena *a);
+/* Whether the simulator should run kernel f's threads (and blocks) y fastest: its subscripts
+ * walk memory in order so, and no thread can observe the order (thread_order.c; after
+ * an_lockstep_loop and an_region_plan, and checked_functions' checks_bounds). */
+bool an_threads_yx(const Function *f, Arena *a);
 /* Whether e reads variable var. */
 bool an_reads_var(const Expr *e, int var);
 /* Whether assignment target t (a name, or a tuple of targets) binds variable var. */

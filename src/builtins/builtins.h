@@ -154,6 +154,7 @@ typedef struct Builtin {
   uint8_t op;                  /* BK_OPERATOR: the Op (builtins/ops.h) a call of it is */
   uint8_t elementwise;         /* BI_NP_ELEMENTWISE: its NpElementwise */
   uint8_t alloc;               /* BI_NP_ALLOC: its NpAlloc */
+  uint8_t thread_dim;          /* threadIdx.x, .y, .z: 1, 2, 3 (the dimension it indexes); else 0 */
   uint32_t facts;              /* BuiltinFact bits */
   const Type *result;          /* the result type where the arguments do not decide it; a
                                   BK_TYPE row's (or int(), float(), bool()'s) scalar type */

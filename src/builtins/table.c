@@ -32,6 +32,10 @@
 #define INDEX(p, spelling, nbits, f) \
   {.path = p, .kind = BK_VALUE, .id = BI_INDEX, .result = &type_int32, .c64 = spelling, \
    .bits = nbits, FX(BF_NONNEG | (f)), .emit = emit_spelled_value}
+/* threadIdx.x, .y, .z: an INDEX row that says which dimension (analysis/thread_order.c) */
+#define THREAD_INDEX(p, spelling, nbits, dim) \
+  {.path = p, .kind = BK_VALUE, .id = BI_INDEX, .result = &type_int32, .c64 = spelling, \
+   .bits = nbits, FX(BF_NONNEG), .thread_dim = dim, .emit = emit_spelled_value}
 #define FN(p, i, lo, hi, f, inf, em) \
   {.path = p, .kind = BK_FUNC, .id = i, ARGS(lo, hi), FX(f), HOOKS(inf, em)}
 #define MATH_FIELDS(p, i, n, r, c64_, c32_) \
@@ -141,9 +145,9 @@ static const Builtin table[] = {
     MOD("numba.types"), MOD("math"), MOD("numpy"), MOD("builtins"),
     MOD("numba.cuda.threadIdx"), MOD("numba.cuda.blockIdx"), MOD("numba.cuda.blockDim"),
     MOD("numba.cuda.gridDim"),
-    INDEX("numba.cuda.threadIdx.x", "threadIdx.x", 10, 0),
-    INDEX("numba.cuda.threadIdx.y", "threadIdx.y", 10, 0),
-    INDEX("numba.cuda.threadIdx.z", "threadIdx.z", 6, 0),
+    THREAD_INDEX("numba.cuda.threadIdx.x", "threadIdx.x", 10, 1),
+    THREAD_INDEX("numba.cuda.threadIdx.y", "threadIdx.y", 10, 2),
+    THREAD_INDEX("numba.cuda.threadIdx.z", "threadIdx.z", 6, 3),
     INDEX("numba.cuda.blockIdx.x", "blockIdx.x", 31, BF_BLOCK_UNIFORM),
     INDEX("numba.cuda.blockIdx.y", "blockIdx.y", 16, BF_BLOCK_UNIFORM),
     INDEX("numba.cuda.blockIdx.z", "blockIdx.z", 16, BF_BLOCK_UNIFORM),

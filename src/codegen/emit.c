@@ -296,7 +296,8 @@ static void emit_sim_private(const KernelDesc *k, StrBuf *out) {
 /* The simulator's entry for a kernel, defined by the host prelude (docs/simulator.md): its block
  * function for a kernel with barriers run as regions (emit_regions.c), fibers for the other
  * kernels with barriers or warp operations, its step function in lockstep for a kernel that ends
- * in a grid-stride loop (emit_lockstep.c), plain loops over blocks otherwise. Only the one the
+ * in a grid-stride loop (emit_lockstep.c), plain loops over blocks otherwise (y fastest where
+ * the analysis chose so, Function.sim_threads_yx). Only the one the
  * runtime will look up, so that the kernel's body is compiled once. */
 static void emit_sim_entry(const KernelDesc *k, const char *step, bool sanitize, StrBuf *out) {
   bool grid = step && !k->is_ufunc && k->spec->regions && k->spec->regions->grid;
@@ -307,7 +308,11 @@ static void emit_sim_entry(const KernelDesc *k, const char *step, bool sanitize,
   else if (step && !k->is_ufunc && k->spec->regions)
     sb_printf(out, "P2C_SIM_REGIONS(%s, %s)\nP2C_SIM_BLOCKS(%s)\n", k->symbol, step, k->symbol);
   else if (step) sb_printf(out, "P2C_SIM_LOCKSTEP(%s, %s)\n", k->symbol, step);
-  else sb_printf(out, "%s(%s)\n", k->spec->uses_barrier ? "P2C_SIM_FIBERS" : "P2C_SIM_BLOCKS", k->symbol);
+  else {
+    /* threads and blocks y fastest where the kernel's subscripts walk memory in order so */
+    if (!k->is_ufunc && k->spec->sim_threads_yx) sb_printf(out, "P2C_SIM_YX(%s)\n", k->symbol);
+    sb_printf(out, "%s(%s)\n", k->spec->uses_barrier ? "P2C_SIM_FIBERS" : "P2C_SIM_BLOCKS", k->symbol);
+  }
   /* a fiber's stack holds the thread's local arrays: the simulator sizes it from this */
   if (!step && k->spec->uses_barrier && k->spec->local_bytes)
     sb_printf(out, "P2C_SIM_STACK(%s, %llu)\n", k->symbol, (unsigned long long)k->spec->local_bytes);

@@ -324,6 +324,8 @@ struct Function {
   const Stmt *lockstep_loop;   /* the grid-stride loop the simulator may run in lockstep */
   const RegionPlan *regions;   /* a kernel with barriers the simulator runs as regions, or NULL */
   const char *regions_refused; /* why a kernel with barriers keeps its fibers (NULL: it does not) */
+  bool sim_threads_yx;     /* the simulator's loops take threadIdx.y and blockIdx.y fastest
+                              (thread_order.c) */
   bool *param_written;     /* each parameter (arrays) may be stored to (writes.c); NULL before */
   /* A kernel's array parameters that the simulator may give each worker a private copy of for
    * their atomics, per parameter a PrivateAtomic (private_atomics.c); NULL: none */

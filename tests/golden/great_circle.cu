@@ -81,5 +81,6 @@ extern "C" __global__ void great_circle(p2c_array<double, 2> dist, double lat0, 
 }
 
 #ifdef PYK2CUDA_SIM
+P2C_SIM_YX(great_circle)
 P2C_SIM_BLOCKS(great_circle)
 #endif

@@ -92,6 +92,7 @@ extern "C" __global__ void lerp(p2c_array<float, 8> a, p2c_array<float, 8> b, p2
 
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(scale)
+P2C_SIM_YX(rows)
 P2C_SIM_BLOCKS(rows)
 P2C_SIM_BLOCKS(doubled)
 P2C_SIM_BLOCKS(lerp)

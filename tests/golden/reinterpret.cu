@@ -499,5 +499,6 @@ P2C_SIM_REGIONS(shared_and_store, p2c_regions_shared_and_store)
 P2C_SIM_BLOCKS(shared_and_store)
 P2C_SIM_BLOCKS(parts)
 P2C_SIM_BLOCKS(parts_2)
+P2C_SIM_YX(parts_2d)
 P2C_SIM_BLOCKS(parts_2d)
 #endif

@@ -68,5 +68,6 @@ extern "C" __global__ void smooth_gpu(p2c_array<int32_t, 2> x, p2c_array<int32_t
 }
 
 #ifdef PYK2CUDA_SIM
+P2C_SIM_YX(smooth_gpu)
 P2C_SIM_BLOCKS(smooth_gpu)
 #endif

@@ -1044,6 +1044,48 @@ static void lockstep_needs_settled_assignments_and_no_carried_values(void **stat
   }
 }
 
+/* The simulator runs a kernel's threads and blocks y fastest (P2C_SIM_YX) where its subscripts
+ * walk memory in order so, `i, j = cuda.grid(2)` then `a[i, j]`, and nothing a thread does can
+ * show the order (analysis/thread_order.c); elsewhere x fastest. The diff suite's thread_order
+ * cases run such kernels against the oracle. */
+static void threads_run_y_fastest_where_subscripts_walk_rows(void **state) {
+  static const struct {
+    const char *sig, *body;
+    bool yx;
+  } cases[] = {
+      /* Numba's documented 2-D spelling: x indexes rows */
+      {"float32[:, ::1], float32[:, ::1]", "    i, j = cuda.grid(2)\n    if i < a.shape[0] and j < a.shape[1]:\n"
+       "        b[i, j] = a[i, j - 1] + a[i, j]\n", true},
+      /* through threadIdx and blockIdx, and a local name */
+      {"float32[:, ::1], float32[:, ::1]", "    r = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x\n"
+       "    c = cuda.threadIdx.y + cuda.blockIdx.y * cuda.blockDim.y\n    b[r, c] = a[r, c]\n", true},
+      /* already in order: x indexes the contiguous dimension */
+      {"float32[:, ::1], float32[:, ::1]", "    j, i = cuda.grid(2)\n    b[i, j] = a[i, j]\n", false},
+      /* Fortran order: the first index is the contiguous one */
+      {"float32[::1, :], float32[::1, :]", "    i, j = cuda.grid(2)\n    b[i, j] = a[i, j]\n", false},
+      /* one subscript in order with x fastest is enough to keep it */
+      {"float32[:, ::1], float32[:, ::1]", "    i, j = cuda.grid(2)\n    b[i, j] = a[j, i]\n", false},
+      /* threads that can see the order: an atomic's result, a print, a raise, a local array */
+      {"float32[:, ::1], float32[:, ::1]", "    i, j = cuda.grid(2)\n    b[i, j] = cuda.atomic.add(a, (i, j), 1)\n", false},
+      {"float32[:, ::1], float32[:, ::1]", "    i, j = cuda.grid(2)\n    b[i, j] = a[i, j]\n    print(i)\n", false},
+      {"float32[:, ::1], float32[:, ::1]", "    i, j = cuda.grid(2)\n    if a[i, j] < 0:\n        raise ValueError\n"
+       "    b[i, j] = a[i, j]\n", false},
+      {"float32[:, ::1], float32[:, ::1]", "    i, j = cuda.grid(2)\n    t = cuda.local.array(2, numba.float32)\n"
+       "    t[0] = a[i, j]\n    b[i, j] = t[0]\n", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char src[2048];
+    snprintf(src, sizeof src, "import numba\nfrom numba import cuda\n\n@cuda.jit('void(%s)')\ndef k(a, b):\n%s",
+             cases[i].sig, cases[i].body);
+    const char *text = translate(state, src);
+    bool got = strstr(text, "P2C_SIM_YX(k)\nP2C_SIM_BLOCKS(k)\n") != NULL;
+    if (got != cases[i].yx) {
+      print_text(text);
+      fail_msg("case %zu: expected %s:\n%s", i, cases[i].yx ? "y fastest" : "x fastest", cases[i].body);
+    }
+  }
+}
+
 /* The simulator runs a kernel with barriers as regions only where every thread of a block takes
  * the same path through each barrier's control (analysis/regions.c); elsewhere it keeps the
  * fibers. tests/diff/fuzz.py --kind barriers runs both against the oracle. */
@@ -1370,6 +1412,7 @@ int main(void) {
       T(grid_syncs_cut_kernels_where_control_is_the_same_in_every_block),
       T(range_advance_cannot_overflow),
       T(atomics_on_private_copies),
+      T(threads_run_y_fastest_where_subscripts_walk_rows),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1106,19 +1106,61 @@ static inline __attribute__((always_inline)) void p2c_sim_each_block(uint64_t fi
   }
 }
 
+/* The order of a kernel's threads and blocks (docs/simulator.md, "Thread order"): x fastest,
+ * unless P2C_SIM_YX(name) before its entry says y fastest (analysis/thread_order.c: a kernel
+ * whose subscripts walk memory in order with y fastest, and whose threads cannot see the order).
+ * The runtime's linear block numbers then count y fastest: each still names one block. */
+template <auto K>
+struct p2c_sim_order_of {
+  static constexpr bool yx = false;
+};
+#define P2C_SIM_YX(name)                                                                       \
+  template <>                                                                                  \
+  struct p2c_sim_order_of<name> {                                                              \
+    static constexpr bool yx = true;                                                           \
+  };
+
+template <typename F>
+static inline __attribute__((always_inline)) void p2c_sim_each_block_yx(uint64_t first, uint64_t count,
+                                                                        F run_block) {
+  p2c_sim_load_dims(p2c_sim_self);
+  const uint3 g = p2c_sim_gdim, d = p2c_sim_bdim;
+  uint3 b = {(unsigned)(first / g.y % g.x), (unsigned)(first % g.y),
+             (unsigned)(first / g.y / g.x)};
+  for (uint64_t n = 0; n < count; n++) {
+    p2c_sim_bid = b;
+    run_block(d);
+    if (++b.y == g.y) {
+      b.y = 0;
+      if (++b.x == g.x) b.x = 0, b.z++;
+    }
+  }
+}
+
 /* The parameters arrive as copies (by value), so the loop reads them from registers or the
  * stack, not again through `args` after each store of the kernel. */
 template <auto K, typename... P>
 static inline __attribute__((always_inline)) void p2c_sim_blocks_loop(uint64_t first,
                                                                       uint64_t count, P... a) {
-  p2c_sim_each_block(first, count, [&](uint3 d) __attribute__((always_inline)) {
-    for (unsigned z = 0; z < d.z; z++)
-      for (unsigned y = 0; y < d.y; y++)
-        for (unsigned x = 0; x < d.x; x++) {
-          p2c_sim_tid = uint3{x, y, z};
-          K(a...);
-        }
-  });
+  if constexpr (p2c_sim_order_of<K>::yx) {
+    p2c_sim_each_block_yx(first, count, [&](uint3 d) __attribute__((always_inline)) {
+      for (unsigned z = 0; z < d.z; z++)
+        for (unsigned x = 0; x < d.x; x++)
+          for (unsigned y = 0; y < d.y; y++) {
+            p2c_sim_tid = uint3{x, y, z};
+            K(a...);
+          }
+    });
+  } else {
+    p2c_sim_each_block(first, count, [&](uint3 d) __attribute__((always_inline)) {
+      for (unsigned z = 0; z < d.z; z++)
+        for (unsigned y = 0; y < d.y; y++)
+          for (unsigned x = 0; x < d.x; x++) {
+            p2c_sim_tid = uint3{x, y, z};
+            K(a...);
+          }
+    });
+  }
 }
 
 template <auto K, typename... P, size_t... I>
