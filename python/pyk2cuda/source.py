@@ -315,8 +315,9 @@ class Unit:
 
 
 class _Builder:
-    def __init__(self, main):
+    def __init__(self, main, host=False):
         self.main = main
+        self.host = host     # the module of a @jit function the host calls (build's kind 'host')
         self.imports = list(_HEADER)
         self.constants = []
         self.classes = []    # lines of the classes kernels name
@@ -333,6 +334,10 @@ class _Builder:
         for free, line, col in piece.free_names():
             self.bind(func, piece, free, line, col)
         return piece   # stencil.py rewrites its lines after its names are bound
+
+    def add_piece(self, piece, name, decorator):
+        """A function whose lines are generated (stencil.py's loop nest), its names bound already."""
+        self.pieces.append((piece, name, decorator))
 
     def bind(self, func, piece, name, line, col):
         found, value = _lookup(func, name)
@@ -368,6 +373,10 @@ class _Builder:
             _fail(piece, line, col, "'%s' names two different objects in the functions compiled "
                   "together (%s and %s); rename one" % (shown or name, _kind(self.bound[name]), _kind(value)))
         self.bound[name] = value
+        in_host = getattr(value, "_p2c_in_host_module", None)
+        if self.host and in_host is not None:   # a @stencil called in a @jit function (stencil.py)
+            in_host(self, name)
+            return
         refused = getattr(value, "_p2c_refused_in_kernels", None)
         if isinstance(refused, str):   # a host name kernels cannot use, with its reason
             _fail(piece, line, col, "'%s' cannot be used in a kernel: it is %s" % (shown or name, refused))
@@ -632,7 +641,7 @@ def build(func, kind="kernel", signatures=None, options=None, layout=None):
     decorator, from which the translator makes the gufunc's kernel) or 'host' (a @jit function
     the host calls: `@numba.njit`, with its signatures and options)."""
     piece = _Piece(func)
-    b = _Builder(piece)
+    b = _Builder(piece, host=kind == "host")
     given = ", ".join("%s=%r" % (name, bool(value)) for name, value in sorted((options or {}).items()))
     if kind == "ufunc":
         decorator = "@%s([%s], target='cuda')" % (_VECTORIZE, ", ".join(repr(s) for s in signatures))

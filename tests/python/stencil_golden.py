@@ -6,7 +6,7 @@ import os
 import sys
 
 import numpy as np
-from pyk2cuda import stencil
+from pyk2cuda import njit, stencil
 
 
 @stencil(cval=-1.0)
@@ -22,17 +22,24 @@ def window(a, w, scale):
     return s * scale
 
 
-# name -> (the stencil, the arguments whose types its kernel is made for)
+@njit
+def smooth_both(img, f, w, out):              # stencils inside @njit: loop nests in its module
+    window(f, w, 2, out=out)
+    return blur(img)
+
+
+# name -> (the stencil or @njit function, the arguments whose types its module is made for)
 CASES = {"stencil_blur": (blur, (np.zeros((4, 5)),)),
-         "stencil_window": (window, (np.zeros(8, np.float32), np.ones(5), 2))}
+         "stencil_window": (window, (np.zeros(8, np.float32), np.ones(5), 2)),
+         "stencil_in_njit": (smooth_both, (np.zeros((4, 5)), np.zeros(8, np.float32), np.ones(5), np.zeros(8)))}
 GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden")
 
 
 def generated(name):
-    """The module stencil.py writes for the case, after one call."""
+    """The module stencil.py writes for the case (the @njit function's, cpu.py's), after one call."""
     f, args = CASES[name]
     f(*args)
-    return f.kernel_source(*args)
+    return f._unit.source.decode() if hasattr(f, "_unit") else f.kernel_source(*args)
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--update"]:
