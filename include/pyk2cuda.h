@@ -799,6 +799,47 @@ typedef struct P2cLaunchFailure {
  * there was none). */
 P2C_API bool p2c_compiler_last_failure(const P2cCompiler *compiler, P2cLaunchFailure *out);
 
+/* ---- The simulator's checker's findings, as data ----------------------------------------------- */
+
+/* One finding of the simulator's checker (`--sanitize`, docs/simulator.md "Sanitizer"): a race,
+ * a read of memory no thread wrote, a divergent barrier or a warp operation whose lanes did not
+ * all arrive. The words are those `run --sanitize` prints after "FILE:LINE:COL: error: "; the
+ * rest is the same finding as data, for fronts that show it their own way (the explore view, the
+ * Python package's exception). The static texts (kind, access, space) live forever. */
+typedef struct P2cFinding {
+  const char *kind;          /* "shared-race", "global-race", "uninitialized-read",
+                                "divergent-barrier" or "warp-missing-lanes" */
+  char message[600];         /* the words, without the position and the kernel */
+  char file[512];            /* the Python source's name, as given to the translation */
+  char kernel[128];          /* the kernel's Python name */
+  uint32_t line, column;     /* the access (a race: the one that found it), the read, or the call */
+  uint32_t thread[3], block[3];   /* the thread that made it: threadIdx and blockIdx */
+  /* A race: the earlier access it conflicts with, and its thread; zero otherwise. */
+  uint32_t other_line, other_column;
+  uint32_t other_thread[3], other_block[3];
+  const char *access, *other_access;   /* "read", "write", "read-modify-write", "atomic"; NULL
+                                          where not an access (other_access: not a race) */
+  const char *space;         /* "shared", "global" or "local"; NULL where not an access */
+  char array[64];            /* the array's name, "" where not an access */
+  int ndim;                  /* the element: index[0..ndim) (0 where not an access) */
+  int64_t index[8];
+} P2cFinding;
+
+/* What the checker found in the last launch: `count` findings to read with
+ * p2c_compiler_finding (the first 64 distinct ones), `total` distinct findings in all. */
+typedef struct P2cFindings {
+  size_t count;
+  uint64_t total;
+  bool out_of_memory;        /* its shadow memory could not grow: some accesses went unchecked */
+} P2cFindings;
+/* After a call on this compiler that returned P2C_ERR_SANITIZE (a launch of a module translated
+ * with checks.sanitize): true with *out filled; false when the last error was another (or there
+ * was none). The compiler's last error holds the same findings as text, one line each, and the
+ * summary line. */
+P2C_API bool p2c_compiler_last_findings(const P2cCompiler *compiler, P2cFindings *out);
+/* Finding i (< P2cFindings.count) of that launch into *out: true; false when there is none. */
+P2C_API bool p2c_compiler_finding(const P2cCompiler *compiler, size_t i, P2cFinding *out);
+
 /* ---- Choosing a specialization: Numba's dispatcher, for every front ---------------------------- */
 
 /* 'C' when an array of `itemsize`-byte elements with these extents and strides (in bytes) is

@@ -94,7 +94,50 @@ static int attach_failure(State *st, P2cStatus s, PyObject *exc) {
   return r;
 }
 
-/* The exception object: cls(message) with .status, .status_name, .failure and (CompileError)
+/* One finding of the checker (P2cFinding) as a dict: kind, message, file, kernel, line, column,
+ * thread, block; an access's access, space, array and index; a race's other_line,
+ * other_column, other_access, other_thread and other_block. */
+static PyObject *finding_dict(const P2cFinding *f) {
+  PyObject *d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:I,s:I,s:(III),s:(III)}", "kind", f->kind, "message", f->message,
+                              "file", f->file, "kernel", f->kernel, "line", f->line, "column", f->column, "thread",
+                              f->thread[0], f->thread[1], f->thread[2], "block", f->block[0], f->block[1], f->block[2]);
+  PyObject *index = d && f->access ? PyTuple_New(f->ndim) : NULL;
+  for (int k = 0; index && k < f->ndim; k++) PyTuple_SET_ITEM(index, k, PyLong_FromLongLong(f->index[k]));
+  PyObject *access = index ? Py_BuildValue("{s:s,s:s,s:s,s:O}", "access", f->access, "space", f->space, "array",
+                                           f->array, "index", index) : NULL;
+  PyObject *race = access && f->other_access
+                       ? Py_BuildValue("{s:I,s:I,s:s,s:(III),s:(III)}", "other_line", f->other_line, "other_column",
+                                       f->other_column, "other_access", f->other_access, "other_thread",
+                                       f->other_thread[0], f->other_thread[1], f->other_thread[2], "other_block",
+                                       f->other_block[0], f->other_block[1], f->other_block[2])
+                       : NULL;
+  bool ok = d && (!f->access || (access && PyDict_Update(d, access) == 0)) &&
+            (!f->other_access || (race && PyDict_Update(d, race) == 0));
+  Py_XDECREF(index);
+  Py_XDECREF(access);
+  Py_XDECREF(race);
+  if (!ok) Py_CLEAR(d);
+  return d;
+}
+
+/* exc.findings: what the checker found (p2c_compiler_last_findings), a list of finding_dict's
+ * (the first 64 distinct ones), or None after another failure. 0, or -1 with an exception set. */
+static int attach_findings(State *st, P2cStatus s, PyObject *exc) {
+  P2cFindings all;
+  PyObject *list = s == P2C_ERR_SANITIZE && p2c_compiler_last_findings(st->compiler, &all) ? PyList_New(0)
+                                                                                           : Py_NewRef(Py_None);
+  for (size_t i = 0; list && list != Py_None && i < all.count; i++) {
+    P2cFinding f;
+    PyObject *d = p2c_compiler_finding(st->compiler, i, &f) ? finding_dict(&f) : NULL;
+    if (!d || PyList_Append(list, d) < 0) Py_CLEAR(list);
+    Py_XDECREF(d);
+  }
+  int r = list ? PyObject_SetAttrString(exc, "findings", list) : -1;
+  Py_XDECREF(list);
+  return r;
+}
+
+/* The exception object: cls(message) with .status, .status_name, .failure, .findings and (CompileError)
  * .diagnostics set as attributes. */
 PyObject *raise_status(State *st, P2cStatus s, const char *msg, const P2cModule *diags) {
   if (s == P2C_ERR_INTERRUPTED && PyErr_Occurred()) return NULL;   /* python_interrupted's */
@@ -110,7 +153,8 @@ PyObject *raise_status(State *st, P2cStatus s, const char *msg, const P2cModule 
   PyObject *list = diags ? diagnostics_list(diags, -1) : PyList_New(0);
   if (status && name && list && PyObject_SetAttrString(exc, "status", status) == 0 &&
       PyObject_SetAttrString(exc, "status_name", name) == 0 &&
-      PyObject_SetAttrString(exc, "diagnostics", list) == 0 && attach_failure(st, s, exc) == 0)
+      PyObject_SetAttrString(exc, "diagnostics", list) == 0 && attach_failure(st, s, exc) == 0 &&
+      attach_findings(st, s, exc) == 0)
     PyErr_SetObject(cls, exc);
   Py_XDECREF(status);
   Py_XDECREF(name);

@@ -5,6 +5,7 @@
 
 #include "codegen/codegen.h"
 #include "runtime/cuda/nvrtc.h"
+#include "runtime/sim/sanitize.h"
 #include "typeinfer/typeinfer.h"
 
 struct P2cCompiler {
@@ -29,6 +30,11 @@ struct P2cCompiler {
    * simulator's P2C_ERR_ILLEGAL_ADDRESS (api_fail_fault). */
   bool has_failure;
   P2cLaunchFailure failure;
+  /* The last error's findings, when it was P2C_ERR_SANITIZE (api_fail_sanitize, findings.c):
+   * the checker's report, and the file and kernel they are in. */
+  bool has_findings;
+  SimSanReport findings;
+  char findings_file[512], findings_kernel[128];
 };
 
 struct P2cModule {
@@ -69,6 +75,11 @@ P2cStatus api_fail_bounds(P2cCompiler *c, const struct P2cBoundsRecord *r, const
  * known). */
 P2cStatus api_fail_fault(P2cCompiler *c, const char *message, const char *file, const char *kernel,
                          uint32_t line);
+
+/* P2C_ERR_SANITIZE for what the checker found in a launch of kernel `kernel` of `file`: the last
+ * error is one line per finding (as many as fit), then the summary line, and the findings are
+ * kept as data (p2c_compiler_last_findings), from one place (findings.c). */
+P2cStatus api_fail_sanitize(P2cCompiler *c, const SimSanReport *report, const char *file, const char *kernel);
 
 /* NVRTC's log with the Python line prepended to each "NAME(CUDALINE): " (compiler.c); NULL when
  * out of memory. The result, of length *out_len, is freed with alloc and length + 1. */

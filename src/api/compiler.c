@@ -135,7 +135,7 @@ double p2c_float16_value(uint16_t bits) {
 size_t p2c_array_arg_size(int ndim) { return 8 + 16 * (size_t)ndim; }
 
 P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) {
-  c->has_failure = false;
+  c->has_failure = c->has_findings = false;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(c->last_error, sizeof c->last_error, fmt, ap);

@@ -365,25 +365,6 @@ static P2cStatus sim_loaded(P2cCompiler *c, P2cModule *m, const P2cLaunchOptions
   return P2C_OK;
 }
 
-/* --sanitize: the last error is one line per finding (as many as fit), then the summary. */
-static P2cStatus sanitize_fail(P2cCompiler *c, const P2cModule *m, const P2cKernelInfo *k,
-                               const SimSanReport *rep) {
-  char line[600], summary[600];
-  size_t len = 0, size = sizeof c->last_error;
-  sim_san_summary(rep, k->python_name, summary, sizeof summary);
-  c->last_error[0] = '\0';
-  for (size_t i = 0; i < rep->count; i++) {
-    sim_san_format(&rep->findings[i], m->comp.file, k->python_name, line, sizeof line);
-    size_t n = strlen(line);
-    if (len + n + 1 + strlen(summary) + 1 >= size) break;
-    memcpy(c->last_error + len, line, n);
-    len += n;
-    c->last_error[len++] = '\n';
-  }
-  snprintf(c->last_error + len, size - len, "%s", summary);
-  return P2C_ERR_SANITIZE;
-}
-
 /* The bytes an array's elements span, [*lo, *hi); false for an array without elements. */
 static bool array_span(const P2cHostArray *a, uintptr_t *lo, uintptr_t *hi) {
   intptr_t first = 0, last = 0;
@@ -467,7 +448,7 @@ static P2cStatus run_sim(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
     times[i] = now_ms() - t1;
   }
   if (!times || s == P2C_ERR_NOMEM) s = api_fail(c, P2C_ERR_NOMEM, "out of memory");
-  else if (s == P2C_ERR_SANITIZE) sanitize_fail(c, m, k, san);
+  else if (s == P2C_ERR_SANITIZE) api_fail_sanitize(c, san, m->comp.file, k->python_name);
   else if (s == P2C_ERR_BOUNDS) api_fail_bounds(c, &bounds, m->comp.file, k->python_name, k->host);
   else if (s == P2C_ERR_ILLEGAL_ADDRESS) api_fail_fault(c, err, m->comp.file, k->python_name, fault.python_line);
   else if (s != P2C_OK) api_fail(c, s, "simulator: %s", err);

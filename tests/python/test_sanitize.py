@@ -149,3 +149,56 @@ def test_reads_of_inputs_are_checked_when_an_output_aliases_them(tmp_path):
         "same sanitize global-memory race on 'y' at index 1: wr",
         "views sanitize global-memory race on 'y' at index 2: wr",
         "disjoint views clean"], out
+
+
+def test_findings_are_data(tmp_path):
+    """exc.findings: each finding as data (p2c_compiler_finding), the same as the message's lines:
+    a race with both accesses, the array, the index and the threads; a divergent barrier with its
+    call (p2c_compiler_last_findings is None after another failure: tests/unit/test_api.c)."""
+    path = tmp_path / "data.py"
+    path.write_text(RACY.replace("SECOND_BARRIER", "pass").replace("DECORATOR", "@cuda.jit(sanitize=True)")
+                    .replace("SETUP", "pass").split("\nout = ")[0] + textwrap.dedent("""\
+
+
+        @cuda.jit(sanitize=True)
+        def diverge(a):
+            if cuda.threadIdx.x < 16:
+                cuda.syncthreads()
+            a[cuda.threadIdx.x] = 1
+
+
+        def findings(kernel, *args):
+            try:
+                kernel[1, 64](*args)
+            except pyk2cuda.Error as e:
+                return str(e), e.findings
+            return None, None
+
+
+        text, found = findings(nearest, np.arange(64, dtype=np.float32), np.arange(4, dtype=np.float32),
+                               np.zeros(64, np.float32))
+        print(repr(found))
+        print(text.splitlines()[0] == "%s:%d:%d: error: %s (kernel 'nearest')" % (
+            found[0]["file"], found[0]["line"], found[0]["column"], found[0]["message"]))
+        text, found = findings(diverge, np.zeros(64, np.int32))
+        print(repr(found))
+        print(text.splitlines()[0].endswith(found[0]["message"] + " (kernel 'diverge')"))
+        """))
+    rc, out, err = run_script([str(path)], env={"PYK2CUDA_DEVICE": "sim"})
+    assert rc == 0, err
+    lines = out.splitlines()
+    race = eval(lines[0])
+    assert len(race) == 1 and lines[1] == "True", out
+    f = race[0]
+    assert f["file"].endswith("data.py") and f["kernel"] == "nearest"
+    assert (f["kind"], f["line"], f["column"], f["other_line"], f["other_column"]) == \
+        ("shared-race", 15, 29, 13, 13), f
+    assert (f["access"], f["other_access"], f["space"], f["array"], f["index"]) == \
+        ("read", "write", "shared", "c", (0,)), f
+    assert f["other_thread"] == (0, 0, 0) and f["thread"] != (0, 0, 0) and f["block"] == (0, 0, 0), f
+    assert f["message"].startswith("shared-memory race on 'c' at index 0: read by thread"), f
+    barrier = eval(lines[2])
+    assert len(barrier) == 1 and lines[3] == "True", out
+    b = barrier[0]
+    assert (b["kind"], b["line"], b["column"], b["kernel"]) == ("divergent-barrier", 26, 9, "diverge"), b
+    assert "access" not in b and "other_line" not in b, b

@@ -346,6 +346,62 @@ static void checks_are_options_of_each_translation(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* A sanitized launch's findings as data (p2c_compiler_last_findings, p2c_compiler_finding): the
+ * same finding as the last error's line, with both accesses, the array, the index and the
+ * threads; none after a failure of another kind. */
+static void sanitize_findings_are_data(void **state) {
+  (void)state;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  assert_non_null(c);
+  static const char src[] = "from numba import cuda\nimport numpy as np\n\n\n@cuda.jit('void(float32[::1])')\n"
+                            "def k(out):\n    c = cuda.shared.array(1, dtype=np.float32)\n"
+                            "    if cuda.threadIdx.x == 0:\n        c[0] = 1.0\n    out[cuda.threadIdx.x] = c[0]\n";
+  float data[4] = {0};
+  P2cValue arg = {.is_array = true, .type = P2C_FLOAT32,
+                  .array = {.dtype = P2C_FLOAT32, .ndim = 1, .shape = {4}, .strides = {4}, .data = data}};
+  P2cLaunchOptions lo = {.device = P2C_DEVICE_SIM, .grid = {1, 1, 1}, .block = {4, 1, 1}, .checks = {false, true, false}};
+  P2cFindings all;
+  P2cFinding f;
+  assert_false(p2c_compiler_last_findings(c, &all));
+  assert_int_equal(p2c_launch(c, "racy.py", src, strlen(src), "k", &arg, 1, &lo, NULL, NULL), P2C_ERR_SANITIZE);
+  assert_true(p2c_compiler_last_findings(c, &all));
+  assert_int_equal(all.count, 1);
+  assert_int_equal(all.total, 1);
+  assert_false(all.out_of_memory);
+  assert_true(p2c_compiler_finding(c, 0, &f));
+  assert_true(p2c_compiler_finding(c, 0, &f));
+  assert_string_equal(f.kind, "shared-race");
+  assert_string_equal(f.file, "racy.py");
+  assert_string_equal(f.kernel, "k");
+  assert_int_equal(f.line, 10);
+  assert_int_equal(f.column, 29);
+  assert_int_equal(f.other_line, 9);
+  assert_int_equal(f.other_column, 9);
+  assert_string_equal(f.access, "read");
+  assert_string_equal(f.other_access, "write");
+  assert_string_equal(f.space, "shared");
+  assert_string_equal(f.array, "c");
+  assert_int_equal(f.ndim, 1);
+  assert_int_equal(f.index[0], 0);
+  assert_int_equal(f.thread[0], 1);
+  assert_int_equal(f.other_thread[0], 0);
+  assert_int_equal(f.block[0] + f.other_block[0], 0);
+  char line[1400];
+  snprintf(line, sizeof line, "racy.py:10:29: error: %s (kernel 'k')\nsanitize: 1 error", f.message);
+  assert_true(strncmp(p2c_compiler_last_error(c), line, strlen(line)) == 0);
+  assert_non_null(strstr(f.message, "at racy.py:9:9 by thread (0,0,0)"));
+  P2cFinding none;
+  assert_false(p2c_compiler_finding(c, 1, &none));
+  assert_false(p2c_compiler_finding(NULL, 0, &none));
+  /* Another failure clears them. */
+  lo.checks = (P2cChecks){true, false, false};
+  arg.array.shape[0] = 1;
+  assert_int_equal(p2c_launch(c, "racy.py", src, strlen(src), "k", &arg, 1, &lo, NULL, NULL), P2C_ERR_BOUNDS);
+  assert_false(p2c_compiler_last_findings(c, &all));
+  assert_false(p2c_compiler_finding(c, 0, &f));
+  p2c_compiler_delete(c);
+}
+
 /* NumPy's character-sequence spellings have one parser (p2c_dtype_parse_charseq): every kind,
  * byte order and length round-trips through the dtype, and every other text is refused. */
 static void charseq_spellings_round_trip(void **state) {
@@ -1564,6 +1620,7 @@ int main(void) {
       cmocka_unit_test(dumps_after_each_phase),
       cmocka_unit_test(kernel_info_says_whether_it_checks_bounds),
       cmocka_unit_test(checks_are_options_of_each_translation),
+      cmocka_unit_test(sanitize_findings_are_data),
       cmocka_unit_test(charseq_spellings_round_trip),
       cmocka_unit_test(array_layout_texts),
       cmocka_unit_test(tuple_arguments_convert_element_by_element),

@@ -679,13 +679,11 @@ static void append_who(char *out, size_t size, size_t *len, uint3 t, uint3 b) {
   fixed_appendf(out, size, len, "thread (%u,%u,%u) of block (%u,%u,%u)", t.x, t.y, t.z, b.x, b.y, b.z);
 }
 
-void sim_san_format(const SimSanFinding *f, const char *file, const char *kernel, char *out,
-                    size_t size) {
+void sim_san_message(const SimSanFinding *f, const char *file, char *out, size_t size) {
   if (!size) return;
   out[0] = '\0';
   size_t len = 0;
   const char *src = file ? file : "<kernel>";
-  fixed_appendf(out, size, &len, "%s:%u:%u: error: ", src, f->line, f->column);
   switch (f->kind) {
   case SIM_SAN_SHARED_RACE:
   case SIM_SAN_GLOBAL_RACE:
@@ -715,8 +713,22 @@ void sim_san_format(const SimSanFinding *f, const char *file, const char *kernel
     fixed_appendf(out, size, &len, "%s", f->detail);
     break;
   }
+}
+
+void sim_san_format(const SimSanFinding *f, const char *file, const char *kernel, char *out,
+                    size_t size) {
+  if (!size) return;
+  out[0] = '\0';
+  size_t len = 0;
+  char words[SIM_SAN_MESSAGE_SIZE];
+  sim_san_message(f, file, words, sizeof words);
+  fixed_appendf(out, size, &len, "%s:%u:%u: error: %s", file ? file : "<kernel>", f->line, f->column, words);
   if (kernel) fixed_appendf(out, size, &len, " (kernel '%s')", kernel);
 }
+
+const char *sim_san_space_word(int space) { return space_word(space); }
+
+const char *sim_san_access_word(int access) { return access_word(access); }
 
 uint64_t sim_san_total(const SimSanReport *r) {
   uint64_t n = 0;
@@ -724,14 +736,22 @@ uint64_t sim_san_total(const SimSanReport *r) {
   return n;
 }
 
+/* Each kind's stable name (P2cFinding's, Python's 'kind') and its words in the summary line. */
+static const struct {
+  const char *name, *one, *many;
+} KIND_WORDS[SIM_SAN_KINDS] = {
+    [SIM_SAN_SHARED_RACE] = {"shared-race", "shared-memory race", "shared-memory races"},
+    [SIM_SAN_GLOBAL_RACE] = {"global-race", "global-memory race", "global-memory races"},
+    [SIM_SAN_UNINIT] = {"uninitialized-read", "uninitialized read", "uninitialized reads"},
+    [SIM_SAN_BARRIER] = {"divergent-barrier", "divergent barrier", "divergent barriers"},
+    [SIM_SAN_WARP] = {"warp-missing-lanes", "warp operation with missing lanes", "warp operations with missing lanes"},
+};
+
+const char *sim_san_kind_name(SimSanKind kind) {
+  return (unsigned)kind < SIM_SAN_KINDS ? KIND_WORDS[kind].name : NULL;
+}
+
 void sim_san_summary(const SimSanReport *r, const char *kernel, char *out, size_t size) {
-  static const char *const words[SIM_SAN_KINDS][2] = {
-      {"shared-memory race", "shared-memory races"},
-      {"global-memory race", "global-memory races"},
-      {"uninitialized read", "uninitialized reads"},
-      {"divergent barrier", "divergent barriers"},
-      {"warp operation with missing lanes", "warp operations with missing lanes"},
-  };
   if (!size) return;
   out[0] = '\0';
   size_t len = 0;
@@ -740,7 +760,7 @@ void sim_san_summary(const SimSanReport *r, const char *kernel, char *out, size_
          n == 1 ? "" : "s", kernel ? kernel : "?");
   for (int k = 0; k < SIM_SAN_KINDS; k++)
     fixed_appendf(out, size, &len, "%s%llu %s", k ? ", " : "", (unsigned long long)r->totals[k],
-           words[k][r->totals[k] != 1]);
+           r->totals[k] != 1 ? KIND_WORDS[k].many : KIND_WORDS[k].one);
   if (r->count == SIM_SAN_MAX_FINDINGS) fixed_appendf(out, size, &len, " (the first %d shown)", SIM_SAN_MAX_FINDINGS);
   if (r->out_of_memory) fixed_appendf(out, size, &len, "; out of memory for shadow memory: some accesses were not checked");
 }

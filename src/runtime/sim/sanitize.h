@@ -95,9 +95,22 @@ void sim_san_misuse(SimSanitizer *s, SimSanKind kind, unsigned line, unsigned co
 
 /* The number of findings, all kinds. */
 uint64_t sim_san_total(const SimSanReport *r);
-/* One finding as a diagnostic line, "FILE:LINE:COL: error: ..." (file NULL: "<kernel>"). */
+enum { SIM_SAN_MESSAGE_SIZE = 600 };   /* room for any finding's words */
+
+/* One finding's words, without its position and kernel ("shared-memory race on 'c' at index 0:
+ * write by thread ... and read at FILE:13:13 by thread ..."; file NULL: "<kernel>"). */
+void sim_san_message(const SimSanFinding *f, const char *file, char *buf, size_t size);
+/* One finding as a diagnostic line, "FILE:LINE:COL: error: " and its words, then " (kernel
+ * 'K')" (file NULL: "<kernel>"; kernel NULL: no suffix). */
 void sim_san_format(const SimSanFinding *f, const char *file, const char *kernel, char *buf,
                     size_t size);
+/* A kind's stable name ("shared-race", "global-race", "uninitialized-read", "divergent-barrier",
+ * "warp-missing-lanes"), or NULL for no kind. */
+const char *sim_san_kind_name(SimSanKind kind);
+/* "shared", "global" or "local" for a P2C_SAN_SHARED, ... space; "read", "write",
+ * "read-modify-write" or "atomic" for a P2C_SAN_READ, ... access (static text). */
+const char *sim_san_space_word(int space);
+const char *sim_san_access_word(int access);
 /* The summary line: "sanitize: 3 errors in kernel 'k': 1 shared-memory race, ...". */
 void sim_san_summary(const SimSanReport *r, const char *kernel, char *buf, size_t size);
 
