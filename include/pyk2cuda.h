@@ -497,6 +497,10 @@ typedef struct P2cExploreOptions {
   const char *arch;               /* "sm_90" (NULL: sm_90); occupancy needs a row of docs/explore.md's table */
   int block_threads;              /* threads per block (0: 256) */
   uint32_t dynamic_shared_bytes;  /* the launch's dynamic shared memory */
+  /* The simulator's checker's findings to mark at their lines (p2c_compiler_finding's, of a
+   * launch of this module's source); read during the call only. NULL: none. */
+  const struct P2cFinding *findings;
+  size_t finding_count;
 } P2cExploreOptions;
 
 /* The explore view of a translated module (docs/explore.md): one self-contained HTML page (no

@@ -16,6 +16,10 @@ char *cli_read_file(const char *path, size_t *len);
 int cli_read_error(const char *path);
 void cli_print_diagnostics(const P2cModule *m, const char *src, size_t len);
 int cli_exit_for(P2cStatus s);
+/* Writes len bytes of data to path ("-" or NULL: stdout): 0, or the usage exit code after saying why. */
+int cli_write_output(const char *path, const void *data, size_t len);
+/* explore FILE.py KERNEL --sanitize ...: run's launch under the checker, then the page with its findings. */
+int cli_explore_sanitized(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_info(int argc, char **argv);
 

@@ -77,16 +77,22 @@ static const CommandHelp commands[] = {
      "  --no-cache         neither read nor write the compile cache\n"},
     {"explore",
      "  pyk2cuda explore FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY] [--block N]\n"
-     "                 [--shared BYTES] -o VIEW.html\n",
+     "                 [--shared BYTES] -o VIEW.html\n"
+     "  pyk2cuda explore FILE.py KERNEL --sanitize [run's launch options] ARG... [--arch sm_XY]\n"
+     "                 -o VIEW.html\n",
      "Write one self-contained HTML page showing, per kernel specialization, the Python with each "
      "name's type, the CUDA C and the PTX linked line by line, the diagnostics, the resources "
-     "ptxas reports and the theoretical occupancy (docs/explore.md); no GPU needed.",
+     "ptxas reports and the theoretical occupancy (docs/explore.md); no GPU needed. With "
+     "--sanitize, launch KERNEL as `run --sanitize` does (the same arguments) and mark the "
+     "checker's findings at their lines; the exit status is run's.",
      "  -k KERNEL, --sig SIG  as for emit\n"
      "  --arch sm_XY       the architecture of the PTX, resources and occupancy (default sm_90)\n"
      "  --block N          threads per block for the occupancy (default 256)\n"
      "  --shared BYTES     the launch's dynamic shared memory, for the occupancy (default 0)\n"
      "  -o VIEW.html       where the page goes (- for stdout)\n"
-     "  --check-bounds     check every index against the array's shape\n"},
+     "  --check-bounds     check every index against the array's shape\n"
+     "  --sanitize         (with KERNEL and run's --grid, --block, --shared, ARG...) the launch\n"
+     "                     on the simulator's checker; the occupancy is for its block\n"},
     {"info",
      "  pyk2cuda info\n",
      "Report pyk2cuda's, NVRTC's and the CUDA driver's versions, each GPU, and whether kernels "

@@ -60,7 +60,7 @@ int cli_read_error(const char *path) {
   return EXIT_USAGE;
 }
 
-static int write_output(const char *path, const void *data, size_t len) {
+int cli_write_output(const char *path, const void *data, size_t len) {
   FILE *f = (!path || strcmp(path, "-") == 0) ? stdout : fopen(path, "wb");
   if (!f) {
     fprintf(stderr, "pyk2cuda: cannot write %s: %s\n", path, strerror(errno));
@@ -200,12 +200,12 @@ static int cmd_emit(P2cCompiler *c, const CompileArgs *a) {
   int rc = translate_file(c, a, false, &m);
   const char *dump = a->dump ? p2c_module_dump(m, a->dump) : NULL;
   if (dump) {
-    int wrc = write_output(a->out, dump, strlen(dump));
+    int wrc = cli_write_output(a->out, dump, strlen(dump));
     rc = rc ? rc : wrc;
   } else if (rc == 0) {
     size_t len;
     const char *text = p2c_module_cuda(m, &len);
-    rc = write_output(a->out, text, len);
+    rc = cli_write_output(a->out, text, len);
   }
   p2c_module_delete(m);
   return rc;
@@ -240,7 +240,7 @@ static int cmd_ptx(P2cCompiler *c, const CompileArgs *a) {
     } else {
       size_t size;
       const void *img = p2c_module_image(m, &size);
-      rc = write_output(a->out ? a->out : a->cubin ? default_cubin_name(a->file) : "-", img, size);
+      rc = cli_write_output(a->out ? a->out : a->cubin ? default_cubin_name(a->file) : "-", img, size);
     }
   }
   p2c_module_delete(m);
@@ -268,13 +268,13 @@ static int cmd_explore(P2cCompiler *c, const CompileArgs *a) {
   P2cModule *m = NULL;
   int rc = translate_file(c, a, false, &m);
   if (!m) return rc;
-  P2cExploreOptions o = {a->arch, (int)block, (uint32_t)shared};
+  P2cExploreOptions o = {.arch = a->arch, .block_threads = (int)block, .dynamic_shared_bytes = (uint32_t)shared};
   const char *html = NULL;
   size_t len = 0;
   P2cStatus s = p2c_module_explore(c, m, &o, &html, &len);
   if (s != P2C_OK) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
   if (html) {
-    int wrc = write_output(a->out, html, len);
+    int wrc = cli_write_output(a->out, html, len);
     rc = rc ? rc : wrc;
   }
   p2c_module_delete(m);
@@ -317,11 +317,18 @@ static int cmd_build(P2cCompiler *c, const CompileArgs *a) {
     const char *text = p2c_bundle_file(b, i, &suffix, &len);
     char path[4096];
     if (snprintf(path, sizeof path, "%s%s", a->out, suffix) >= (int)sizeof path) rc = cli_usage_error("-o path too long");
-    else rc = write_output(path, text, len);
+    else rc = cli_write_output(path, text, len);
   }
   p2c_bundle_delete(b);
   p2c_module_delete(m);
   return rc;
+}
+
+/* Whether `flag` is among the arguments after the command. */
+static bool has_flag(int argc, char **argv, const char *flag) {
+  for (int i = 2; i < argc; i++)
+    if (strcmp(argv[i], flag) == 0) return true;
+  return false;
 }
 
 int main(int argc, char **argv) {
@@ -337,6 +344,7 @@ int main(int argc, char **argv) {
   if (!cli_is_command(cmd)) return cli_usage_error("unknown command '%s'", cmd);
   if (cli_wants_help(argc, argv)) return cli_print_help(cmd);
   if (strcmp(cmd, "run") == 0) return cli_run(argc, argv);
+  if (strcmp(cmd, "explore") == 0 && has_flag(argc, argv, "--sanitize")) return cli_explore_sanitized(argc, argv);
   if (strcmp(cmd, "info") == 0) return cli_info(argc, argv);
   CompileArgs a;
   int rc = parse_compile_args(argc, argv, &a);

@@ -35,6 +35,9 @@ typedef struct RunArgs {
   bool time, grid_auto, check_bounds, sanitize;
   bool grid_given, block_given;
   double timeout_s;           /* --timeout; 0: none */
+  /* explore --sanitize: the page's -o and --arch; the page is written instead of the outputs */
+  bool view;
+  const char *view_out, *arch;
 } RunArgs;
 
 /* Where outputs go when --out-dir is not given: a folder of its own, never the files of the
@@ -67,7 +70,11 @@ static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
 
 static int parse_option(RunArgs *r, int argc, char **argv, int *i) {
   const char *v;
-  if ((v = flag_value(argc, argv, i, "--grid"))) {
+  if (r->view && (v = flag_value(argc, argv, i, "-o"))) {
+    r->view_out = v;
+  } else if (r->view && (v = flag_value(argc, argv, i, "--arch"))) {
+    r->arch = v;
+  } else if ((v = flag_value(argc, argv, i, "--grid"))) {
     r->grid_given = true;
     if (strcmp(v, "auto") == 0) r->grid_auto = true;
     else if (!parse_dims3(v, r->launch.grid)) return cli_usage_error("bad --grid '%s': expected X[,Y[,Z]] or auto", v);
@@ -110,8 +117,9 @@ static int parse_option(RunArgs *r, int argc, char **argv, int *i) {
   return 0;
 }
 
-static int parse_run_args(int argc, char **argv, RunArgs *r) {
+static int parse_run_args(int argc, char **argv, bool view, RunArgs *r) {
   memset(r, 0, sizeof *r);
+  r->view = view;
   r->out_dir = DEFAULT_OUT_DIR;
   r->launch.block[0] = r->launch.block[1] = r->launch.block[2] = 1;
   r->launch.grid[0] = r->launch.grid[1] = r->launch.grid[2] = 1;
@@ -125,7 +133,8 @@ static int parse_run_args(int argc, char **argv, RunArgs *r) {
     else if (r->nvalues == MAX_ARGS) return cli_usage_error("too many kernel arguments");
     else r->values[r->nvalues++] = argv[i];
   }
-  if (!r->file || !r->kernel) return cli_usage_error("run needs FILE.py and KERNEL");
+  if (!r->file || !r->kernel) return cli_usage_error("%s needs FILE.py and KERNEL", view ? "explore --sanitize" : "run");
+  if (view && !r->view_out) return cli_usage_error("explore needs -o VIEW.html (- for stdout)");
   return 0;
 }
 
@@ -553,6 +562,41 @@ static void print_times(const P2cLaunchReport *rep, int repeat) {
   if (rep->sim_path) fprintf(stderr, "%-22s %10s\n", "simulator path", rep->sim_path);
 }
 
+/* The checker's findings of the last launch (p2c_compiler_finding), *n of them; NULL with *n 0
+ * when there are none (or no memory for them). The caller frees the array. */
+static P2cFinding *last_findings(P2cCompiler *c, size_t *n) {
+  P2cFindings all;
+  *n = 0;
+  P2cFinding *found = p2c_compiler_last_findings(c, &all) && all.count ? calloc(all.count, sizeof *found) : NULL;
+  for (size_t i = 0; found && i < all.count; i++)
+    if (p2c_compiler_finding(c, i, &found[*n])) ++*n;
+  return found;
+}
+
+/* explore --sanitize: the page of the specialization that ran, made again for the same
+ * arguments by the same dispatcher without the checker (so that it has its PTX, resources and
+ * occupancy, at the launch's block and dynamic shared memory), with the checker's findings at
+ * their lines. 0, or the exit code of what failed (the page is still written where
+ * p2c_module_explore gives one). */
+static int write_view(P2cCompiler *c, const RunArgs *r, const P2cValue *vals, const char *src, size_t len) {
+  size_t nfound;
+  P2cFinding *found = last_findings(c, &nfound);
+  P2cTranslateOptions o = {.checks = {r->check_bounds, false, true}};
+  P2cModule *m = NULL;
+  P2cStatus s = p2c_specialize_with(c, r->file, src, len, r->kernel, vals, (size_t)r->nvalues, &o, &m);
+  const uint32_t *b = r->launch.block;
+  P2cExploreOptions eo = {.arch = r->arch, .block_threads = (int)(b[0] * b[1] * b[2]),
+                          .dynamic_shared_bytes = r->launch.shared_bytes, .findings = found, .finding_count = nfound};
+  const char *html = NULL;
+  size_t hlen = 0;
+  if (s == P2C_OK) s = p2c_module_explore(c, m, &eo, &html, &hlen);
+  if (s != P2C_OK) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
+  int rc = html ? cli_write_output(r->view_out, html, hlen) : 0;
+  p2c_module_delete(m);
+  free(found);
+  return rc ? rc : cli_exit_for(s);
+}
+
 /* A scalar given for a parameter of another type is converted by the library's dispatcher, as
  * a launch from Python converts it (2 for a float32 parameter is 2.0; 2.5 for an int32 one is
  * refused with a message naming the parameter). */
@@ -587,7 +631,10 @@ static int launch_and_save(P2cCompiler *c, RunArgs *r, P2cValue *vals, const cha
    * checker's findings are one each, then the summary line */
   if (s == P2C_ERR_BOUNDS || s == P2C_ERR_SANITIZE) fprintf(stderr, "%s\n", p2c_compiler_last_error(c));
   else if (s != P2C_OK && s != P2C_ERR_SOURCE) fprintf(stderr, "pyk2cuda: %s\n", p2c_compiler_last_error(c));
-  if (s == P2C_OK) {
+  if (r->view && (s == P2C_OK || s == P2C_ERR_SANITIZE)) {
+    int vrc = write_view(c, r, vals, src, len);
+    rc = vrc ? vrc : rc;
+  } else if (s == P2C_OK) {
     rc = write_outputs(c, r, &k, vals);
     if (r->time) print_times(&rep, r->launch.repeat);
   }
@@ -635,9 +682,10 @@ static int run_ufunc(P2cCompiler *c, RunArgs *r, P2cValue *vals, const char *src
   return rc;
 }
 
-int cli_run(int argc, char **argv) {
+/* run, or with `view` explore --sanitize (the same arguments, then -o and --arch for the page). */
+static int run_command(int argc, char **argv, bool view) {
   RunArgs r;
-  int rc = parse_run_args(argc, argv, &r);
+  int rc = parse_run_args(argc, argv, view, &r);
   if (rc) return rc;
   start_watcher(&r);
   size_t len;
@@ -656,7 +704,8 @@ int cli_run(int argc, char **argv) {
   if (rc == 0 && !ufunc && (!r.grid_given || !r.block_given))
     rc = cli_usage_error("run needs a launch configuration, as %s[grid, block](...) does in Numba: "
                          "--grid X[,Y[,Z]] (or --grid auto) and --block X[,Y[,Z]]", r.kernel);
-  if (rc == 0 && ufunc) rc = run_ufunc(c, &r, vals, src, len);
+  if (rc == 0 && ufunc && view) rc = cli_usage_error("explore --sanitize launches kernels, not @vectorize ufuncs");
+  else if (rc == 0 && ufunc) rc = run_ufunc(c, &r, vals, src, len);
   else if (rc == 0) rc = launch_and_save(c, &r, vals, src, len);
   p2c_module_delete(declared);
   for (int i = 0; i < made; i++) free_arg(c, &vals[i]);
@@ -665,6 +714,10 @@ int cli_run(int argc, char **argv) {
   free(src);
   return rc;
 }
+
+int cli_run(int argc, char **argv) { return run_command(argc, argv, false); }
+
+int cli_explore_sanitized(int argc, char **argv) { return run_command(argc, argv, true); }
 
 int cli_info(int argc, char **argv) {
   if (argc > 2) return cli_usage_error("info takes no arguments");

@@ -312,28 +312,30 @@ class Kernel(_core._Kernel):
         raise KeyError("no specialization %s of '%s' (it has %s)" % (signature, self.__name__,
                                                                        [s[0] for s in specs]))
 
-    def inspect_cuda(self, signature=None, html=False, arch=None, block=256, shared=0):
+    def inspect_cuda(self, signature=None, html=False, arch=None, block=256, shared=0, findings=None):
         """The generated CUDA C: a dict {signature: text}, or one text for `signature`. With
         html=True, the explore view instead (docs/explore.md): the page of each specialization,
         which shows the Python, CUDA C and PTX linked, the resources and the occupancy for
-        `arch` (default sm_90) at `block` threads and `shared` bytes of dynamic shared memory."""
+        `arch` (default sm_90) at `block` threads and `shared` bytes of dynamic shared memory,
+        and the sanitizer's `findings` (a sanitized launch's exc.findings) at their lines."""
         specs = self._specs()
         if html:
-            got = {specs[i][0]: self._explore(i, arch, block, shared) for i in self._pick(signature)}
+            got = {specs[i][0]: self._explore(i, arch, block, shared, findings) for i in self._pick(signature)}
         else:
             got = {specs[i][0]: specs[i][1] for i in self._pick(signature)}
         return got if signature is None else next(iter(got.values()))
 
-    def explore(self, path, signature=None, arch=None, block=256, shared=0):
+    def explore(self, path, signature=None, arch=None, block=256, shared=0, findings=None):
         """Writes the explore view of `signature` (default: the only specialization) to `path`:
-        one self-contained HTML file, as `pyk2cuda explore` writes it (docs/explore.md)."""
+        one self-contained HTML file, as `pyk2cuda explore` writes it (docs/explore.md), with
+        the sanitizer's `findings` (exc.findings of a sanitized launch) at their lines."""
         if signature is None:
             sigs = self.signatures
             if len(sigs) != 1:
                 raise ValueError("'%s' has %d specializations (%s): say which with signature=" % (
                     self.__name__, len(sigs), ", ".join(sigs)))
             signature = sigs[0]
-        page = self.inspect_cuda(signature, html=True, arch=arch, block=block, shared=shared)
+        page = self.inspect_cuda(signature, html=True, arch=arch, block=block, shared=shared, findings=findings)
         with open(path, "w", encoding="utf-8") as f:
             f.write(page)
         return path

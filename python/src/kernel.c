@@ -1012,19 +1012,84 @@ static PyObject *kernel_ptx(Kernel *k, PyObject *args) {
   return Py_BuildValue("(s#s)", ptx, (Py_ssize_t)strnlen(ptx, size), p2c_module_nvrtc_log(s->m));
 }
 
-/* _explore(index, arch, block_threads, shared_bytes): the explore page of specialization `index`
- * (p2c_module_explore; docs/explore.md), as str. */
+/* A text field of a finding's dict into buf (size bytes): 0, or -1 with an exception set. */
+static int finding_text(PyObject *d, const char *key, char *buf, size_t size) {
+  PyObject *v = PyDict_GetItemString(d, key);
+  const char *text = v ? PyUnicode_AsUTF8(v) : NULL;
+  if (!text) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "a finding without '%s'", key);
+    return -1;
+  }
+  snprintf(buf, size, "%s", text);
+  return 0;
+}
+
+/* A number field of a finding's dict (0 where it has none). */
+static uint32_t finding_number(PyObject *d, const char *key) {
+  PyObject *v = PyDict_GetItemString(d, key);
+  unsigned long n = v && PyLong_Check(v) ? PyLong_AsUnsignedLong(v) : 0;
+  if (PyErr_Occurred()) PyErr_Clear();
+  return (uint32_t)n;
+}
+
+/* A thread or block tuple of a finding's dict (zeros where it has none). */
+static void finding_dims(PyObject *d, const char *key, uint32_t out[3]) {
+  PyObject *v = PyDict_GetItemString(d, key);
+  for (Py_ssize_t j = 0; j < 3; j++) {
+    PyObject *x = v && PyTuple_Check(v) && PyTuple_GET_SIZE(v) == 3 ? PyTuple_GET_ITEM(v, j) : NULL;
+    out[j] = x && PyLong_Check(x) ? (uint32_t)PyLong_AsUnsignedLong(x) : 0;
+  }
+  if (PyErr_Occurred()) PyErr_Clear();
+}
+
+/* exc.findings' dicts (module.c finding_dict) back into P2cFinding, for the page: kind and
+ * message required, the rest where given. *out is PyMem's (free with PyMem_Free); the kind texts
+ * are the dicts', valid while `list` lives. 0, or -1 with an exception set. */
+static int findings_from(PyObject *list, P2cFinding **out, size_t *n) {
+  *out = NULL, *n = 0;
+  if (list == Py_None) return 0;
+  if (!PyList_Check(list)) return PyErr_SetString(PyExc_TypeError, "findings must be a list (exc.findings)"), -1;
+  Py_ssize_t count = PyList_GET_SIZE(list);
+  P2cFinding *f = PyMem_Calloc((size_t)count + 1, sizeof *f);
+  if (!f) return PyErr_NoMemory(), -1;
+  for (Py_ssize_t i = 0; i < count; i++) {
+    PyObject *d = PyList_GET_ITEM(list, i);
+    PyObject *kind = PyDict_Check(d) ? PyDict_GetItemString(d, "kind") : NULL;
+    f[i].kind = kind ? PyUnicode_AsUTF8(kind) : NULL;
+    if (!f[i].kind || finding_text(d, "message", f[i].message, sizeof f[i].message) < 0 ||
+        finding_text(d, "kernel", f[i].kernel, sizeof f[i].kernel) < 0) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "findings must be exc.findings' dicts");
+      PyMem_Free(f);
+      return -1;
+    }
+    f[i].line = finding_number(d, "line"), f[i].column = finding_number(d, "column");
+    f[i].other_line = finding_number(d, "other_line"), f[i].other_column = finding_number(d, "other_column");
+    finding_dims(d, "thread", f[i].thread);
+    finding_dims(d, "block", f[i].block);
+  }
+  *out = f, *n = (size_t)count;
+  return 0;
+}
+
+/* _explore(index, arch, block_threads, shared_bytes, findings): the explore page of
+ * specialization `index` (p2c_module_explore; docs/explore.md), as str, with the checker's
+ * findings (exc.findings, or None) at their lines. */
 static PyObject *kernel_explore(Kernel *k, PyObject *args) {
   Py_ssize_t i;
   const char *arch = NULL;
   int block = 0;
   unsigned int shared = 0;
-  if (!PyArg_ParseTuple(args, "n|ziI:_explore", &i, &arch, &block, &shared)) return NULL;
+  PyObject *found = Py_None;
+  if (!PyArg_ParseTuple(args, "n|ziIO:_explore", &i, &arch, &block, &shared, &found)) return NULL;
   if (i < 0 || (size_t)i >= k->nspecs) return PyErr_Format(PyExc_IndexError, "no specialization %zd", i);
-  P2cExploreOptions o = {arch, block, shared};
+  P2cExploreOptions o = {.arch = arch, .block_threads = block, .dynamic_shared_bytes = shared};
+  P2cFinding *findings;
+  if (findings_from(found, &findings, &o.finding_count) < 0) return NULL;
+  o.findings = findings;
   const char *html = NULL;
   size_t len = 0;
   P2cStatus r = p2c_module_explore(k->st->compiler, k->specs[i].m, &o, &html, &len);
+  PyMem_Free(findings);
   if (r != P2C_OK) return raise_compiler(k->st, r);
   return PyUnicode_DecodeUTF8(html, (Py_ssize_t)len, "replace");
 }

@@ -103,7 +103,8 @@ static ExploreInput view_input(P2cModule *m, const P2cExploreOptions *o, const V
                      .line_starts = m->comp.line_starts.items, .nline_starts = m->comp.line_starts.len,
                      .program = v->program, .compile_error = v->why, .arch = o->arch,
                      .block_threads = o->block_threads, .dynamic_shared = o->dynamic_shared_bytes,
-                     .diags = m->comp.diags.items, .ndiags = m->comp.diags.len};
+                     .diags = m->comp.diags.items, .ndiags = m->comp.diags.len,
+                     .findings = o->findings, .nfindings = o->findings ? o->finding_count : 0};
   if (m->ok) {
     in.cuda = m->cg.text;
     in.cuda_len = m->cg.len;

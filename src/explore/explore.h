@@ -8,7 +8,7 @@
  *           CUDA C with codegen's map from C lines to Python lines (the map #line directives
  *           print), NVRTC's PTX compiled with line info (`.loc` entries naming C lines) and its
  *           ptxas log (-Xptxas -v), the CUBIN, nvdisasm's SASS of it where nvdisasm is found, the
- *           diagnostics.
+ *           diagnostics, and the simulator's checker's findings where the caller has them.
  * Produces: the page's text in an arena (explore_page), and on the way the pieces it is made
  *           of, each a function of its own so that tests can check them: the resources of each
  *           entry from ptxas's log and the CUBIN (ptxas.c), the C line of each PTX line and the
@@ -106,6 +106,8 @@ typedef struct ExploreInput {
   size_t nkernels;
   const P2cDiagnostic *diags;
   size_t ndiags;
+  const P2cFinding *findings;    /* the checker's, to mark at their lines */
+  size_t nfindings;
 } ExploreInput;
 
 /* The page for `in`, NUL-terminated, allocated in `a` (an arena whose out-of-memory jump the

@@ -281,6 +281,33 @@ static void json_diagnostics(StrBuf *sb, const ExploreInput *in) {
   sb_putc(sb, ']');
 }
 
+/* A thread or block index as [x, y, z]. */
+static void json_dim3(StrBuf *sb, const uint32_t v[3]) {
+  sb_printf(sb, "[%u,%u,%u]", v[0], v[1], v[2]);
+}
+
+/* The checker's findings: kind, kernel, position, message, thread and block, and a race's other
+ * position (0 where there is none). */
+static void json_findings(StrBuf *sb, const ExploreInput *in) {
+  sb_putc(sb, '[');
+  for (size_t i = 0; i < in->nfindings; i++) {
+    const P2cFinding *f = &in->findings[i];
+    sb_puts(sb, i ? ",{\"kind\":" : "{\"kind\":");
+    json_str(sb, f->kind);
+    sb_puts(sb, ",\"kernel\":");
+    json_str(sb, f->kernel);
+    sb_printf(sb, ",\"line\":%u,\"column\":%u,\"other_line\":%u,\"other_column\":%u,\"thread\":", f->line,
+              f->column, f->other_line, f->other_column);
+    json_dim3(sb, f->thread);
+    sb_puts(sb, ",\"block\":");
+    json_dim3(sb, f->block);
+    sb_puts(sb, ",\"message\":");
+    json_strn(sb, f->message, strnlen(f->message, sizeof f->message));
+    sb_putc(sb, '}');
+  }
+  sb_putc(sb, ']');
+}
+
 /* The resources of every entry ptxas compiled, with the CUBIN's constant banks. */
 static EntryResources *all_entries(Arena *a, const ExploreInput *in, size_t *n) {
   *n = 0;
@@ -335,6 +362,8 @@ static void json_module(StrBuf *sb, Arena *a, const ExploreInput *in) {
   json_sass(sb, a, in);
   sb_puts(sb, ",\"diagnostics\":");
   json_diagnostics(sb, in);
+  sb_puts(sb, ",\"findings\":");
+  json_findings(sb, in);
   size_t nentries;
   EntryResources *entries = all_entries(a, in, &nentries);
   Defs defs = {0};

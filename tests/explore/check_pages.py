@@ -269,6 +269,10 @@ def cmd_data(a):
                 check_page(name, d, p.stderr, arch, failures)
                 if name == "no_signature" and (d["kernels"] or not d["diagnostics"]):
                     failures.append("no_signature: expected the diagnostics and no kernel")
+        for file, kernel in SANITIZE_CASES:
+            found, run, view, page, d = sanitize_page(a.pyk2cuda, file, kernel, tmp)
+            pages += 1
+            check_sanitize_data("%s %s --sanitize" % (file, kernel), found, run, view, d, failures)
         failures += usage_errors(a.pyk2cuda, tmp)
     for f in failures:
         print("FAIL", f)
@@ -276,6 +280,121 @@ def cmd_data(a):
           "no nvdisasm: the SASS column not checked, only its absence (bash scripts/deps.sh --nvdisasm)")
     print("%d pages, %d failures" % (pages, len(failures)))
     return 1 if failures else 0
+
+
+# ---- explore --sanitize: the checker's findings on the page ----
+
+# Kernels of the sanitizer's corpus (tests/sanitize) with known findings, every kind among them:
+# a divergent barrier and a shared-memory race (barrier.py), global-memory races (histogram.py),
+# an uninitialized read of dynamic shared memory (uninit.py), a warp operation with missing lanes
+# (warp.py). Each is launched as its `# sanitize-run:` line says.
+SANITIZE_CASES = [("tests/sanitize/barrier.py", "buggy"), ("tests/sanitize/histogram.py", "buggy"),
+                  ("tests/sanitize/uninit.py", "buggy_dynamic"), ("tests/sanitize/warp.py", "buggy")]
+FINDING = re.compile(r"(.*?):(\d+):(\d+): error: (.*) \(kernel '(\w+)'\)$")
+
+
+def sanitize_run_args(file, kernel):
+    with open(os.path.join(ROOT, file), encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"# sanitize-run: (\S+) (.*)", line)
+            if m and m.group(1) == kernel:
+                return m.group(2).split()
+    raise ValueError("no sanitize-run line for %s in %s" % (kernel, file))
+
+
+def sanitize_page(pyk2cuda, file, kernel, tmp):
+    """`run --sanitize` and `explore --sanitize` of one corpus kernel: the findings run printed
+    (file, line, column, message, kernel, the other access's line and column or None), both
+    processes, and the page with its data."""
+    args = [file, kernel, "--sanitize", *sanitize_run_args(file, kernel)]
+    run = subprocess.run([pyk2cuda, "run", *args, "--out-dir", os.path.join(tmp, "out")], capture_output=True,
+                         text=True, cwd=ROOT)
+    out = os.path.join(tmp, kernel + "-sanitize.html")
+    env = dict(os.environ, PYK2CUDA_NVDISASM=NVDISASM or "/nonexistent/nvdisasm")
+    view = subprocess.run([pyk2cuda, "explore", *args, "-o", out], capture_output=True, text=True, cwd=ROOT, env=env)
+    found = []
+    for line in run.stderr.splitlines():
+        m = FINDING.match(line)
+        if m:
+            other = re.search(re.escape(m.group(1)) + r":(\d+):(\d+) by", m.group(4))
+            found.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5),
+                          (int(other.group(1)), int(other.group(2))) if other else None))
+    with open(out, encoding="utf-8") as f:
+        page = f.read()
+    return found, run, view, page, json.loads(DATA.search(page).group(1))
+
+
+def check_sanitize_data(name, found, run, view, d, failures):
+    """The page's findings are those `run --sanitize` printed, at the same positions, with the
+    same words; the command says what run says and exits as it does; the page has the kernel's
+    PTX (it is translated again without the checker) and the launch's block size."""
+    def fail(msg):
+        failures.append("%s: %s" % (name, msg))
+
+    if not found or run.returncode != 3:
+        fail("run --sanitize found %d findings, exit %d (expected some, and 3)" % (len(found), run.returncode))
+    if view.returncode != run.returncode or view.stderr != run.stderr:
+        fail("explore --sanitize said %r (exit %d), run said %r (exit %d)" % (
+            view.stderr, view.returncode, run.stderr, run.returncode))
+    got = [(d["file"], f["line"], f["column"], f["message"], f["kernel"],
+            (f["other_line"], f["other_column"]) if f["other_line"] else None) for f in d["findings"]]
+    if got != found:
+        fail("the page's findings %s, run's %s" % (got, found))
+    if not d["ptx"] or not d["kernels"]:
+        fail("the page has no PTX or no kernel: %s" % d["ptx_error"])
+
+
+# Appended to a copy of a page with findings: the rows under each Python line (finding and other
+# rows), the flagged Python and C rows, and the findings pane's lines.
+SANITIZE_PROBE = r"""
+<script>
+(function () {
+  const out = { ready: document.body.dataset.ready, under: [], flagged: {}, pane: [] };
+  for (const f of document.querySelectorAll("#py .finding")) {
+    let r = f.previousElementSibling; while (r && !r.classList.contains("ln")) r = r.previousElementSibling;
+    out.under.push([r ? +r.dataset.line : 0, f.classList.contains("other"), f.textContent]);
+  }
+  for (const p of ["py", "cu"]) out.flagged[p] = [...document.querySelectorAll("#" + p + " .ln.flagged")].map((r) => +r.dataset.line);
+  out.pane = [...document.querySelectorAll("#findings div")].map((x) => x.textContent);
+  const pre = document.createElement("pre"); pre.id = "p2c-test"; pre.textContent = JSON.stringify(out);
+  document.body.append(pre);
+})();
+</script>
+"""
+
+
+def check_sanitize_dom(name, found, d, record, failures):
+    """Each finding stands under its Python line with run's words, a race's other access under
+    its line; the flagged Python rows are exactly the findings' lines, the flagged C rows exactly
+    those made from them; the findings pane lists run's lines."""
+    def fail(msg):
+        failures.append("%s: %s" % (name, msg))
+
+    if not record or record["ready"] != "1":
+        fail("the page's script did not run to the end")
+        return
+    k = d["kernels"][0]
+    shown_py = {n for a, b in k["python_ranges"] for n in range(a, b + 1)}
+    shown_cu = {n for a, b in k["cuda_ranges"] for n in range(a, b + 1)}
+    want_under, lines = [], set()
+    for file, line, col, msg, kernel, other in found:
+        want_under.append([line, False, "\u2191 sanitize [%s] col %d: %s (kernel '%s')" % (
+            next(f["kind"] for f in d["findings"] if f["line"] == line and f["column"] == col), col, msg, kernel)])
+        lines.add(line)
+        if other and other[0] != line:
+            want_under.append([other[0], True, None])
+            lines.add(other[0])
+    got_under = [[n, o, None if o else t] for n, o, t in record["under"]]
+    if sorted(got_under, key=str) != sorted(want_under, key=str):
+        fail("the rows under the Python lines are %s, expected %s" % (record["under"], want_under))
+    if sorted(record["flagged"]["py"]) != sorted(lines & shown_py):
+        fail("flagged Python lines %s, expected %s" % (record["flagged"]["py"], sorted(lines & shown_py)))
+    want_cu = sorted({i + 1 for i, p in enumerate(d["cuda_py"]) if p in lines} & shown_cu)
+    if sorted(record["flagged"]["cu"]) != want_cu:
+        fail("flagged C lines %s, expected %s" % (record["flagged"]["cu"], want_cu))
+    want_pane = ["%s:%d:%d: error: %s (kernel '%s')" % f[:5] for f in found]
+    if record["pane"] != want_pane:
+        fail("the findings pane lists %s, expected %s" % (record["pane"], want_pane))
 
 
 def usage_errors(pyk2cuda, tmp):
@@ -449,6 +568,18 @@ def cmd_browser(a):
                 print("%s: %d kernels, %d Python lines and %d SASS lines checked" % (
                     name, len(record["kernels"]), sum(len(r["py"]) for r in record["kernels"]),
                     sum(len(r["sass_back"]) for r in record["kernels"])))
+        for file, kernel in SANITIZE_CASES[:2]:
+            found, run, view, page, d = sanitize_page(a.pyk2cuda, file, kernel, tmp)
+            path = os.path.join(tmp, kernel + ".sanitize-probe.html")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(page.replace("</body>", SANITIZE_PROBE + "</body>"))
+            rows = dom_of(chromium, path)
+            pages += 1
+            record = json.loads(rows.record) if rows.record else None
+            check_sanitize_dom("%s %s --sanitize" % (file, kernel), found, d, record, failures)
+            if rows.refs:
+                failures.append("%s: the page refers to other resources: %s" % (file, rows.refs[:5]))
+            print("%s %s --sanitize: %d findings checked in the DOM" % (file, kernel, len(found)))
     for f in failures:
         print("FAIL", f)
     print("%d pages in Chromium, %d failures" % (pages, len(failures)))

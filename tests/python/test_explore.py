@@ -86,3 +86,34 @@ def test_repr_html_before_any_specialization():
         x[0] = 1
 
     assert "no specialization yet" in never._repr_html_()
+
+
+def test_findings_on_the_page(tmp_path):
+    """A sanitized launch's exc.findings, given to explore(), are on the page at their lines, as
+    the C API has them (explore --sanitize's page: tests/explore/check_pages.py); a list of
+    anything else is refused."""
+    if pyk2cuda._core.device_kind() == "gpu":
+        pytest.skip("the checker runs on the simulator, and this process's device is a GPU")
+
+    @cuda.jit(sanitize=True)
+    def racy(out):
+        c = cuda.shared.array(1, dtype=np.float32)
+        if cuda.threadIdx.x == 0:
+            c[0] = 1.0
+        out[cuda.threadIdx.x] = c[0]
+
+    with pytest.raises(pyk2cuda.Error) as e:
+        racy[1, 4](np.zeros(4, np.float32))
+    [f] = e.value.findings
+    d = page_data(open(racy.explore(str(tmp_path / "racy.html"), findings=e.value.findings), encoding="utf-8").read())
+    [g] = d["findings"]
+    assert (g["kind"], g["line"], g["column"], g["other_line"], g["other_column"], g["message"], g["kernel"]) == \
+        (f["kind"], f["line"], f["column"], f["other_line"], f["other_column"], f["message"], "racy")
+    assert g["kind"] == "shared-race" and d["python"][g["line"] - 1].strip() == "out[cuda.threadIdx.x] = c[0]"
+    assert d["python"][g["other_line"] - 1].strip() == "c[0] = 1.0"
+    assert tuple(g["thread"]) == f["thread"] and tuple(g["block"]) == f["block"]
+    assert page_data(racy.inspect_cuda(racy.signatures[0], html=True))["findings"] == []
+    with pytest.raises(ValueError, match="findings"):
+        racy.inspect_cuda(racy.signatures[0], html=True, findings=[{"line": 3}])
+    with pytest.raises(TypeError, match="findings"):
+        racy.inspect_cuda(racy.signatures[0], html=True, findings="no")

@@ -441,7 +441,7 @@ static void api_refusals_and_a_page_with_errors(void **state) {
   assert_int_equal(p2c_module_explore(NULL, m, NULL, &html, &len), P2C_ERR_USAGE);
   assert_null(html);
   assert_int_equal(p2c_module_explore(c, NULL, NULL, &html, &len), P2C_ERR_USAGE);
-  P2cExploreOptions bad_arch = {"gfx90", 256, 0}, bad_block = {"sm_90", -1, 0};
+  P2cExploreOptions bad_arch = {.arch = "gfx90", .block_threads = 256}, bad_block = {.arch = "sm_90", .block_threads = -1};
   assert_int_equal(p2c_module_explore(c, m, &bad_arch, &html, &len), P2C_ERR_USAGE);
   assert_non_null(strstr(p2c_compiler_last_error(c), "gfx90"));
   assert_int_equal(p2c_module_explore(c, m, &bad_block, &html, &len), P2C_ERR_USAGE);
