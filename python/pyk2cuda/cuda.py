@@ -193,10 +193,38 @@ class Kernel(_core._Kernel):
 
     def _fix_error(self, exc):
         """`exc` with its locations in the user's source (asked for on a failed launch), and an
-        exception the kernel raised as its own class (_raised)."""
-        if self._unit is None:
+        exception the kernel raised as its own class (_raised). A kernel running from a program
+        shared with other kernels (_batch) maps them through that program's module."""
+        unit = self.__dict__.get("_program_unit") or self._unit
+        if unit is None:
             return _raised(exc)
-        return _raised(self._unit.remap(exc), self._unit.exceptions)
+        return _raised(unit.remap(exc), unit.exceptions)
+
+    _batch_key = None   # a signed kernel's batch (_batched), None: it joins none
+
+    def _batch(self):
+        """Asked by the C side once, before this signed kernel's first compile for the GPU: the
+        signed kernels of its module with the same options that no GPU compile has used yet are
+        translated together (their units merged, each global as each froze it) and join one
+        program, which NVRTC compiles once for all (docs/python.md, "One NVRTC program for a
+        module's signed kernels"). Nothing is batched where the units cannot share a module or
+        the merged module does not translate: each kernel then compiles on its own, as before."""
+        group = _batched.pop(self._batch_key, []) if self._batch_key is not None else []
+        group = [k for k in (ref() for ref in group) if k is not None]
+        if len(group) < 2 or self not in group:
+            return
+        unit = _source.merge([k._unit for k in group])
+        if unit is None:
+            return
+        names = list(dict.fromkeys(k.__name__ for k in group))
+        calls = list(dict.fromkeys(c for k in group for c in k._calls))
+        try:
+            program = self._program(unit.source, names, calls)
+        except Error:
+            return
+        for k in group:
+            if k._join(program):
+                k._program_unit = unit
 
     def build(self, out, signatures=(), arch="sm_90", with_sim=False):
         """An ahead-of-time bundle of this kernel's specializations: pyk2cuda.build (docs/aot.md)."""
@@ -744,6 +772,20 @@ def _function_cache(func, options):
     return FunctionCache(func)
 
 
+# Signed kernels no GPU compile has used yet, by batch key (file, the options written into the
+# source, sanitize): weak references, so that a kernel dropped unlaunched is not kept. Kernel._batch
+# takes a whole list at once.
+_batched = {}
+
+
+def _await_batch(kernel, key):
+    """Puts a signed kernel in its batch (Kernel._batch), dropping the batch's dead entries."""
+    import weakref
+    kernel._batch_key = key
+    live = [ref for ref in _batched.get(key, []) if ref() is not None]
+    _batched[key] = live + [weakref.ref(kernel)]
+
+
 def jit(func_or_sig=None, device=False, debug=None, **options):
     """numba.cuda.jit: @cuda.jit, @cuda.jit(sig), @cuda.jit([sigs]), @cuda.jit(device=True),
     cuda.jit(sig)(func). A signature takes any of Numba's forms (source.signature_text).
@@ -776,6 +818,7 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
                 raise unit.remap(e) from None
             k._set_unit(unit)
             k._calls = calls
+            _await_batch(k, (unit.filename, tuple(sorted(checks.items())), sanitize))
         k._options = checks
         k._sanitize = sanitize
         k._specialized = bool(sigs) and len(sigs) == 1

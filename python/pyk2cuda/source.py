@@ -320,7 +320,7 @@ class _Builder:
         self.host = host     # the module of a @jit function the host calls (build's kind 'host')
         self.imports = list(_HEADER)
         self.constants = []
-        self.classes = []    # lines of the classes kernels name
+        self.classes = []    # (name, lines) of each class kernels name
         self.exceptions = {}
         self.pieces = []     # (_Piece, name, decorator)
         self.bound = {}      # name -> the object it stands for
@@ -404,7 +404,7 @@ class _Builder:
         its members (aliases included) and their values, which must be constants."""
         if issubclass(cls, BaseException):
             self.exceptions[name] = cls
-            self.classes.extend(["class %s(Exception):" % name, "    pass"])
+            self.classes.append((name, ["class %s(Exception):" % name, "    pass"]))
             return
         import enum
         base = "__p2c_IntEnum" if issubclass(cls, enum.IntEnum) else "__p2c_Enum"
@@ -417,23 +417,94 @@ class _Builder:
             lines.append("    %s = %s" % (member, text))
         if _ENUM_IMPORT not in self.imports:
             self.imports.append(_ENUM_IMPORT)
-        self.classes.extend(lines if len(lines) > 1 else lines + ["    pass"])
+        self.classes.append((name, lines if len(lines) > 1 else lines + ["    pass"]))
 
     def unit(self):
-        u = Unit(self.main.file)
-        u.exceptions = dict(self.exceptions)
-        out = list(self.imports)
-        for piece, name, decorator in self.pieces:
-            if piece.file == u.filename:
-                while len(out) < piece.def_line - 2:
-                    out.append("")
-            out.append(decorator)
-            u.segments.append((len(out) + 1, piece))
-            out.extend(piece.renamed(name))
-        out.extend(self.constants)
-        out.extend(self.classes)
-        u.source = ("\n".join(out) + "\n").encode()
-        return u
+        pieces = [(name, piece, decorator, piece.renamed(name)) for piece, name, decorator in self.pieces]
+        return _laid_out(self.main.file, _Parts(self.imports, pieces, self.constants, self.classes),
+                         self.exceptions)
+
+
+class _Parts:
+    """What a Unit's module is made of, kept so that units can be merged (merge): the import
+    lines, the functions as (name, _Piece, decorator, lines), the constants' lines ("N = 4") and
+    the classes as (name, lines)."""
+
+    def __init__(self, imports, pieces, constants, classes):
+        self.imports, self.pieces = list(imports), list(pieces)
+        self.constants, self.classes = list(constants), list(classes)
+
+
+def _laid_out(filename, parts, exceptions):
+    """The Unit of `parts`: the imports, then each function of the user's file at its own line
+    (blank lines pad the module; functions from other files follow where they fall), then the
+    constants and the classes."""
+    u = Unit(filename)
+    u.exceptions = dict(exceptions)
+    u.parts = parts
+    out = list(parts.imports)
+    for name, piece, decorator, lines in parts.pieces:
+        if piece.file == u.filename:
+            while len(out) < piece.def_line - 2:
+                out.append("")
+        out.append(decorator)
+        u.segments.append((len(out) + 1, piece))
+        out.extend(lines)
+    out.extend(parts.constants)
+    for _, lines in parts.classes:
+        out.extend(lines)
+    u.source = ("\n".join(out) + "\n").encode()
+    return u
+
+
+def _import_names(line):
+    """The names an import line binds ("import numpy as np": np)."""
+    node = ast.parse(line).body[0]
+    return [a.asname or a.name.split(".")[0] for a in node.names]
+
+
+def merge(units):
+    """One Unit holding the functions of several units of one file (the Python package's signed
+    kernels of a module, compiled as one program: cuda.py, _batch), each global as each unit froze
+    it; None when they cannot share a module: a name defined differently in two of them (two
+    kernels of one name, a global frozen with two values, a unit without its parts)."""
+    parts = [getattr(u, "parts", None) for u in units]
+    if not units or None in parts or len({u.filename for u in units}) != 1:
+        return None
+    defined = {}   # name -> the text that defines it in the merged module
+    merged = _Parts([], [], [], [])
+    for p in parts:
+        for line in p.imports:
+            if line not in merged.imports:
+                if any(defined.setdefault(n, line) != line for n in _import_names(line)):
+                    return None
+                merged.imports.append(line)
+        for name, piece, decorator, lines in p.pieces:
+            text = (piece.file, piece.def_line, decorator, tuple(lines))
+            if defined.setdefault(name, text) != text:
+                return None
+            if all(n != name for n, _, _, _ in merged.pieces):
+                merged.pieces.append((name, piece, decorator, lines))
+        for line in p.constants:
+            name = line.split(" = ", 1)[0]
+            if defined.setdefault(name, line) != line:
+                return None
+            if line not in merged.constants:
+                merged.constants.append(line)
+        for name, lines in p.classes:
+            if defined.setdefault(name, tuple(lines)) != tuple(lines):
+                return None
+            if all(n != name for n, _ in merged.classes):
+                merged.classes.append((name, lines))
+    exceptions = {}
+    for u in units:
+        for name, cls in u.exceptions.items():
+            if exceptions.setdefault(name, cls) is not cls:
+                return None
+    filename = units[0].filename
+    own = sorted((p for p in merged.pieces if p[1].file == filename), key=lambda p: p[1].def_line)
+    merged.pieces = own + [p for p in merged.pieces if p[1].file != filename]
+    return _laid_out(filename, merged, exceptions)
 
 
 def _device_decorator(value):

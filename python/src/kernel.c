@@ -29,6 +29,7 @@ typedef struct Spec {
   P2cModule *m;          /* owned when owns_module */
   bool owns_module;
   size_t index;          /* the kernel's index in m */
+  size_t prog_index;     /* its index in the kernel's Program, when it is in one */
   P2cKernelInfo info;
   P2cGpuModule *gm;      /* GPU: loaded at the first fast launch */
   P2cGpuKernel *gk;
@@ -51,8 +52,28 @@ typedef struct Kernel {
   Spec **retired;        /* spec arrays _recompile() replaced: freed with the kernel, since a
                           * launch on another thread (GIL released) may still use one */
   size_t *nretired_specs, nretired;
+  /* A capsule of the Program this kernel's specializations run from on the GPU (NULL: each
+   * from its own module), used while in_program; kept until the kernel is freed, since retired
+   * specializations may still point into its loaded module. */
+  PyObject *program;
+  bool in_program;
+  bool batch_asked;      /* its `_batch()` was called (once, before its first GPU compile) */
   vectorcallfunc vectorcall;
 } Kernel;
+
+/* Several signed kernels of one Python module translated as one module, so that NVRTC compiles
+ * them as one program (issue 30): made by `Kernel._batch()` (cuda.py) through `_program`, joined
+ * by each kernel through `_join`. Each kernel keeps its own module for everything else (the
+ * simulator, inspection); only its GPU compile and loading use the program's. Held in a capsule
+ * that owns the module reference, so the compiler and device outlive it. */
+typedef struct Program {
+  PyObject *module;      /* the extension module (its State: compiler, device) */
+  P2cModule *m;
+  P2cGpuModule *gm;      /* loaded at the first GPU compile of one of its kernels */
+  bool failed;           /* NVRTC or the driver refused it: its kernels compile on their own */
+} Program;
+
+static const char PROGRAM_CAPSULE[] = "pyk2cuda._core.Program";
 
 typedef struct Launcher {
   PyObject_HEAD
@@ -232,12 +253,117 @@ static PyObject *no_signature(const char *why) {
   return NULL;
 }
 
+/* ---- one program for a module's signed kernels ---- */
+
+static void program_free(PyObject *cap) {
+  Program *p = PyCapsule_GetPointer(cap, PROGRAM_CAPSULE);
+  if (!p) return;
+  p2c_gpu_module_delete(p->gm);
+  p2c_module_delete(p->m);
+  Py_XDECREF(p->module);
+  PyMem_Free(p);
+}
+
+/* _program(source, kernels, signatures): a Program capsule of `source` (bytes: the merged
+ * module, source.merge) translated for the kernels named (list of str) and their signatures
+ * ("name(types)" strings), with this kernel's file name and checks. CompileError as a kernel's
+ * translation raises it. */
+static PyObject *kernel_program(Kernel *k, PyObject *args) {
+  PyObject *source, *names, *sigs;
+  if (!PyArg_ParseTuple(args, "SO!O!:_program", &source, &PyList_Type, &names, &PyList_Type, &sigs))
+    return NULL;
+  Py_ssize_t nk = PyList_GET_SIZE(names), ns = PyList_GET_SIZE(sigs);
+  const char **strs = PyMem_Calloc((size_t)(nk + ns) + 1, sizeof *strs);
+  if (!strs) return PyErr_NoMemory();
+  for (Py_ssize_t i = 0; i < nk + ns; i++)
+    if (!(strs[i] = str_of(PyList_GET_ITEM(i < nk ? names : sigs, i < nk ? i : i - nk))))
+      return PyMem_Free(strs), NULL;
+  P2cTranslateOptions o = {strs, (size_t)nk, strs + nk, (size_t)ns, false, false, checks_of(k)};
+  P2cModule *m = NULL;
+  P2cStatus s = p2c_translate(k->st->compiler, str_of(k->filename), PyBytes_AS_STRING(source),
+                              (size_t)PyBytes_GET_SIZE(source), &o, &m);
+  PyMem_Free(strs);
+  Program *p = s == P2C_OK ? PyMem_Calloc(1, sizeof *p) : NULL;
+  PyObject *cap = p ? PyCapsule_New(p, PROGRAM_CAPSULE, program_free) : NULL;
+  if (!cap) {
+    if (s != P2C_OK) raise_status(k->st, s, p2c_compiler_last_error(k->st->compiler), m);
+    else if (!p) PyErr_NoMemory();
+    PyMem_Free(p);
+    p2c_module_delete(m);
+    return NULL;
+  }
+  p->module = Py_NewRef(k->module);
+  p->m = m;
+  return cap;
+}
+
+/* The program's kernel that is specialization `s`: the same symbol, signature and launch facts;
+ * -1 when it has none. */
+static Py_ssize_t program_index(const Program *p, const Spec *s) {
+  size_t n = p2c_module_kernel_count(p->m);
+  for (size_t j = 0; j < n; j++) {
+    P2cKernelInfo info = p2c_module_kernel(p->m, j);
+    if (strcmp(info.symbol, s->info.symbol) == 0 && strcmp(info.signature, s->info.signature) == 0 &&
+        info.param_count == s->info.param_count && info.checks_bounds == s->info.checks_bounds &&
+        info.cooperative == s->info.cooperative)
+      return (Py_ssize_t)j;
+  }
+  return -1;
+}
+
+/* _join(program): this kernel's GPU compiles use the Program from now on, when it has every one
+ * of the kernel's specializations and none is compiled yet; returns whether it joined. */
+static PyObject *kernel_join(Kernel *k, PyObject *cap) {
+  Program *p = PyCapsule_GetPointer(cap, PROGRAM_CAPSULE);
+  if (!p) return NULL;
+  if (k->program || !k->explicit_sigs || k->sanitize || k->st->sanitize || !k->nspecs) Py_RETURN_FALSE;
+  for (size_t i = 0; i < k->nspecs; i++)
+    if (k->specs[i].gk || program_index(p, &k->specs[i]) < 0) Py_RETURN_FALSE;
+  for (size_t i = 0; i < k->nspecs; i++) k->specs[i].prog_index = (size_t)program_index(p, &k->specs[i]);
+  k->program = Py_NewRef(cap);
+  k->in_program = true;
+  Py_RETURN_TRUE;
+}
+
+/* Before a signed kernel's first GPU compile, its `_batch()` (cuda.py) may make it join a
+ * Program with the module's other signed kernels; asked once. */
+static int ask_batch(Kernel *k) {
+  if (!k->explicit_sigs || k->batch_asked || k->st->kind != DEV_GPU) return 0;
+  k->batch_asked = true;
+  if (!PyObject_HasAttrString((PyObject *)k, "_batch")) return 0;
+  PyObject *r = PyObject_CallMethod((PyObject *)k, "_batch", NULL);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
+/* The Program this kernel's GPU compiles use now (loaded on the device), or NULL: it is in none,
+ * or NVRTC or the driver refused it, and then the kernel leaves it and compiles its own module
+ * (so that an error is reported for the kernel that has it, under its name). */
+static Program *gpu_program(Kernel *k) {
+  if (ask_batch(k) < 0) return (Program *)-1;
+  Program *p = k->in_program ? PyCapsule_GetPointer(k->program, PROGRAM_CAPSULE) : NULL;
+  if (!p) return NULL;
+  if (!p->gm && !p->failed && p2c_gpu_module_from_python(k->st->gpu, p->m, false, &p->gm) != P2C_OK)
+    p->failed = true;
+  if (!p->failed) return p;
+  k->in_program = false;
+  if (PyObject_SetAttrString((PyObject *)k, "_program_unit", Py_None) < 0) PyErr_Clear();
+  return NULL;
+}
+
 /* ---- the launch ---- */
 
-/* GPU: the specialization's kernel, loaded on the device once. */
+/* GPU: the specialization's kernel, loaded on the device once (from its Program's module when
+ * the kernel is in one). */
 static int gpu_kernel(Kernel *k, Spec *s) {
   if (s->gk) return 0;
   State *st = k->st;
+  Program *p = gpu_program(k);
+  if (p == (Program *)-1) return -1;
+  if (p) {
+    P2cStatus r = p2c_gpu_module_kernel(p->gm, p2c_module_kernel(p->m, s->prog_index).symbol, &s->gk);
+    return r == P2C_OK ? 0 : (raise_device(st, r), -1);
+  }
   P2cStatus r = p2c_gpu_module_from_python(st->gpu, s->m, false, &s->gm);
   if (r == P2C_OK) r = p2c_gpu_module_kernel(s->gm, s->info.symbol, &s->gk);
   if (r == P2C_OK) return 0;
@@ -300,7 +426,10 @@ static int launch_module(Launcher *l, Spec *s, const P2cValue *vals, size_t n) {
                         .block = {l->block[0], l->block[1], l->block[2]},
                         .shared_bytes = l->shared, .gpu = st->gpu, .stream = l->s,
                         .wait = wait_without_gil, .wait_userdata = &saved};
-  P2cStatus r = p2c_module_launch(st->compiler, s->m, s->index, vals, n, &o, NULL);
+  Program *p = st->kind == DEV_GPU ? gpu_program(l->k) : NULL;
+  if (p == (Program *)-1) return -1;
+  P2cStatus r = p ? p2c_module_launch(st->compiler, p->m, s->prog_index, vals, n, &o, NULL)
+                  : p2c_module_launch(st->compiler, s->m, s->index, vals, n, &o, NULL);
   if (r != P2C_OK) return raise_compiler(st, r), -1;
   return 0;
 }
@@ -954,6 +1083,7 @@ static void kernel_dealloc(Kernel *k) {
   Py_CLEAR(k->source);
   Py_CLEAR(k->params);
   Py_CLEAR(k->extensions);
+  Py_CLEAR(k->program);   /* after the specializations: their kernels point into its module */
   Py_CLEAR(k->module);
   PyObject_GC_Del(k);
   Py_DECREF(tp);
@@ -1132,9 +1262,16 @@ static PyObject *kernel_recompile(Kernel *k, PyObject *extra) {
   k->nretired_specs[k->nretired++] = k->nspecs;
   k->specs = NULL;
   k->nspecs = k->cap = 0;
+  k->in_program = false;   /* the new specializations compile on their own */
   Py_SETREF(k->source, Py_NewRef(Py_None));
   if (k->explicit_sigs && translate_signed(k, extra == Py_None ? NULL : extra) < 0) return NULL;
   Py_RETURN_NONE;
+}
+
+/* _in_program(): whether the kernel's GPU compiles use a Program now (for tests and docs). */
+static PyObject *kernel_in_program(Kernel *k, PyObject *unused) {
+  (void)unused;
+  return PyBool_FromLong(k->in_program);
 }
 
 static PyMethodDef kernel_methods[] = {
@@ -1148,6 +1285,12 @@ static PyMethodDef kernel_methods[] = {
     {"_call", (PyCFunction)(void (*)(void))kernel_host_call, METH_FASTCALL,
      "_call(*args): the host's call of a @jit function, run on the CPU"},
     {"_ptx", (PyCFunction)kernel_ptx, METH_VARARGS, "(ptx, nvrtc log) of a specialization"},
+    {"_program", (PyCFunction)kernel_program, METH_VARARGS,
+     "_program(source, kernels, signatures): several signed kernels translated as one program"},
+    {"_join", (PyCFunction)kernel_join, METH_O,
+     "_join(program): compile for the GPU from the program; whether the kernel joined"},
+    {"_in_program", (PyCFunction)kernel_in_program, METH_NOARGS,
+     "whether the kernel's GPU compiles use a program shared with other kernels"},
     {"_explore", (PyCFunction)kernel_explore, METH_VARARGS, "the explore page (HTML) of a specialization"},
     {NULL, NULL, 0, NULL},
 };

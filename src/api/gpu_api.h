@@ -73,9 +73,11 @@ P2cStatus gpu_device_open_with(const CuDriver *drv, const P2cAllocator *alloc, i
                                P2cDevice **out, char *err, size_t errlen);
 
 /* The module for CUDA C `text` compiled for `arch`, from the device's table or compiled (through
- * the compile cache) and loaded now; owned by the device. */
+ * the compile cache, with the translated module's NVRTC `options`, which its text decides) and
+ * loaded now; owned by the device. */
 P2cStatus gpu_loaded_module(P2cDevice *d, const char *text, size_t len, const char *name,
-                            const char *arch, bool no_cache, P2cGpuModule **out);
+                            const char *arch, const char *const *options, size_t option_count,
+                            bool no_cache, P2cGpuModule **out);
 
 /* Bytes of device memory an array with these strides spans, and the offset of element 0 from
  * the lowest byte (negative strides put it above). False when the sizes overflow. */

@@ -195,7 +195,8 @@ const char *p2c_gpu_module_log(const P2cGpuModule *m) { return m && m->log ? m->
 /* ---- The device's modules for p2c_launch ---------------------------------------------------- */
 
 P2cStatus gpu_loaded_module(P2cDevice *d, const char *text, size_t len, const char *name,
-                            const char *arch, bool no_cache, P2cGpuModule **out) {
+                            const char *arch, const char *const *options, size_t option_count,
+                            bool no_cache, P2cGpuModule **out) {
   for (size_t i = 0; i < d->loaded_count; i++) {
     LoadedModule *l = &d->loaded[i];
     if (l->len == len && strcmp(l->arch, arch) == 0 && memcmp(l->text, text, len) == 0) {
@@ -217,7 +218,8 @@ P2cStatus gpu_loaded_module(P2cDevice *d, const char *text, size_t len, const ch
   if (!l->text) return gpu_fail(d, P2C_ERR_NOMEM, "out of memory");
   l->len = len;
   snprintf(l->arch, sizeof l->arch, "%s", arch);
-  CompileJob job = {.source = l->text, .name = name, .arch = arch, .no_cache = no_cache};
+  CompileJob job = {.source = l->text, .name = name, .arch = arch, .options = options,
+                    .option_count = option_count, .no_cache = no_cache};
   P2cStatus s = compile_and_load(d, &job, &l->module);
   if (s != P2C_OK) {
     mem_free(&d->alloc, l->text, len + 1);

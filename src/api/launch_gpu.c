@@ -244,7 +244,8 @@ static P2cStatus load_kernel(GpuRun *g, P2cModule *m, const P2cLaunchOptions *o,
   size_t before = g->dev->loaded_count;
   P2cGpuModule *gm = NULL;
   double t0 = now_ms();
-  P2cStatus s = gpu_loaded_module(g->dev, text, len, m->comp.file, arch, o->no_cache, &gm);
+  P2cStatus s = gpu_loaded_module(g->dev, text, len, m->comp.file, arch, m->nvrtc_options,
+                                  m->nvrtc_option_count, o->no_cache, &gm);
   double t1 = now_ms();
   if (s == P2C_OK) s = p2c_gpu_module_kernel(gm, g->k->symbol, kernel);
   if (s != P2C_OK) return fail_from_device(g, s, "");
