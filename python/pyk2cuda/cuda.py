@@ -18,7 +18,7 @@ from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's
 from ._core import Error, CompileError
 
 # Options of numba.cuda.jit accepted besides debug and boundscheck: all change nothing here but
-# extensions (the kernel's extensions list), fastmath and lineinfo (_code_options);
+# extensions (the kernel's extensions list), fastmath, lineinfo and link (_code_options);
 # docs/python.md says why for each.
 _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath",
                     "forceinline", "link", "lto", "launch_bounds", "extensions"}
@@ -31,7 +31,8 @@ def _code_options(debug, options):
     (docs/python.md, "Options that change the code")."""
     given = (("debug", debug), ("boundscheck", options.get("boundscheck")),
              ("fastmath", bool(options.get("fastmath")) or None),
-             ("lineinfo", bool(options.get("lineinfo")) or None))
+             ("lineinfo", bool(options.get("lineinfo")) or None),
+             ("link", _links(options.get("link")) or None))
     return {name: value for name, value in given if value is not None}
 
 
@@ -40,9 +41,6 @@ def _check_options(options):
         raise RuntimeError("Cannot pickle CUDACodeLibrary with linking files: cache=True cannot "
                            "be used with link=")
     for key, value in options.items():
-        if key == "link" and value:
-            raise Error("cuda.jit(link=...): linking external code (CUDA C, PTX, LTO-IR: "
-                        "cuda.CUSource, ...) is not supported: pyk2cuda links nothing into kernels")
         if key not in _IGNORED_OPTIONS and key not in ("debug", "boundscheck", "sanitize"):
             raise TypeError("cuda.jit() got an unexpected keyword argument '%s'" % key)
 
@@ -661,20 +659,27 @@ def _parse_ptxas(report, symbol):
 globals().update(cudadrv.LINKABLE)
 
 
+def _links(link):
+    """A link= value (one path or linkable, or a list, tuple or set of them) as a list."""
+    return [] if link is None else list(link) if isinstance(link, (list, tuple, set)) else [link]
+
+
 class ExternFunction:
     """What cuda.declare_device returns, as Numba's: the external function's `name` and its
-    signature `sig` (.args, .return_type), and numba-cuda's `link` (the files to link). Kernels
-    cannot call it yet: pyk2cuda links no CUDA C, PTX or LTO-IR into kernels, which source.py
-    says at the call (`_p2c_refused_in_kernels`)."""
+    signature `sig` (.args, .return_type), and numba-cuda's `link` (the files to link) and `abi`.
+    A kernel that calls it gets the declaration in its translated module (_p2c_declaration),
+    where the translator reads it (docs/python.md, "CUDA C linked into kernels")."""
 
     def __init__(self, name, sig, link, abi):
         self.name = name
         self.sig = sig
         self.link = link
         self.abi = abi
-        self._p2c_refused_in_kernels = (
-            "the external device function '%s' (cuda.declare_device): pyk2cuda does not link "
-            "CUDA C, PTX or LTO-IR into kernels yet" % name)
+
+    def _p2c_declaration(self, name):
+        """The line of the translated module that declares this function under `name`."""
+        sig = _source.signature_text(self.sig, need_return=True)[0]
+        return _source.declare_device_line(name, self.name, sig, self.link, self.abi)
 
     def __repr__(self):
         return "<ExternFunction %s %s>" % (self.name, self.sig)
@@ -684,15 +689,16 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """Numba's declaration of an external device function: `sig` a signature with a return type
     (a string, or a type called on argument types), else a TypeError as Numba's; numba-cuda's
     `link` (one linkable or path, or a list, tuple or set of them) and `abi` ("numba" or "c",
-    else its NotImplementedError). The declaration is checked and kept; calling it from a
-    kernel is refused (ExternFunction)."""
+    else its NotImplementedError). Kernels and device functions call it (ExternFunction)."""
     if abi not in ("numba", "c"):
         raise NotImplementedError("Unsupported ABI: %s" % (abi,))
     sig = types.parse_signature(sig) if isinstance(sig, str) else sig
     if getattr(sig, "return_type", None) is None:
         raise TypeError("Return type must be provided for device declarations")
-    links = [] if link is None else list(link) if isinstance(link, (list, tuple, set)) else [link]
-    return ExternFunction(name, sig, links, abi)
+    if use_cooperative:
+        raise NotImplementedError("declare_device(use_cooperative=True): external functions that "
+                                  "use cooperative groups are not supported by pyk2cuda")
+    return ExternFunction(name, sig, _links(link), abi)
 
 
 class DeviceFunction:
@@ -794,6 +800,8 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
     raises: docs/semantics.md); sanitize=True (pyk2cuda's own option) runs the kernel's launches
     on the simulator under its checker."""
     _check_options(options)
+    if device and options.get("link"):
+        raise ValueError("link keyword invalid for device function")
     _warn_debug_opt(debug, options.get("opt", True))
     sanitize = bool(options.get("sanitize"))
     checks = _code_options(debug, options)

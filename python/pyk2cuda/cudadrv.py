@@ -13,9 +13,9 @@ AttributeError (an ImportError in `from ... import`) naming it; none comes from 
 - runtime: runtime.get_version(), the CUDA toolkit version of the NVRTC pyk2cuda loads (there
   is no CUDA runtime library under pyk2cuda: it uses the driver API);
 - linkable_code: numba-cuda's holders of code to link (CUSource, PTXSource, Cubin, Fatbin,
-  Archive, Object, LTOIR), which keep their data and name. pyk2cuda links nothing into its
-  kernels, so giving one to cuda.jit(link=...) is an error naming linking, and
-  driver._have_nvjitlink() is False."""
+  Archive, Object, LTOIR), which keep their data and name. pyk2cuda links CUDA C (CUSource) by
+  compiling it with the kernel, refuses the others in link= (docs/python.md, "CUDA C linked into
+  kernels"), and driver._have_nvjitlink() is False."""
 import re
 import sys
 import types as _types
@@ -52,7 +52,7 @@ def find_closest_arch(mycc):
 
 class LinkableCode:
     """Code to link, held in memory: `data` (its text or bytes) and `name` (the name given, else
-    the kind's default). pyk2cuda only holds it: cuda.jit(link=[...]) is refused."""
+    the kind's default). A CUSource can be linked into kernels; the other kinds are refused."""
     default_name = "<unnamed>"
 
     def __init__(self, data, name=None, setup_callback=None, teardown_callback=None, nrt=False):
@@ -81,7 +81,7 @@ LINKABLE["LinkableCode"] = LinkableCode
 
 driver = _module("driver", "numba.cuda.cudadrv.driver: streams, events and the driver's error.",
                  Stream=_core.Stream, Event=_core.Event, CudaAPIError=_core.Error,
-                 _have_nvjitlink=lambda: False,   # pyk2cuda links nothing, with no nvJitLink
+                 _have_nvjitlink=lambda: False,   # pyk2cuda links CUDA C by compiling it, with no nvJitLink
                  # Handles are ints (a stream's .handle, an array's device_ctypes_pointer), as
                  # with the NVIDIA bindings, so Numba's scripts read them with int(...).
                  USE_NV_BINDING=True)

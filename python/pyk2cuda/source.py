@@ -16,6 +16,8 @@ compiled (Numba freezes globals then too):
 - an exception class becomes `class NAME(Exception): pass` (a kernel raises it by name; the host
   raises the class itself, found in Unit.exceptions), an Enum or IntEnum class a class of the
   same members and values;
+- a function of cuda.declare_device becomes its declaration, `NAME = cuda.declare_device(...)`
+  with its link= paths made absolute (link_text);
 - a host function that kernels cannot use and says why (`_p2c_refused_in_kernels`: numba-cuda's
   numpy_support.carray) is a CompileError with that reason, anything else one at its first use.
 The translator then sees a module it already understands; the decorators it reads are written
@@ -26,6 +28,7 @@ it), so the generated CUDA C and inspect_types() name the user's lines; `Unit.re
 diagnostic's location back into the user's FILE:LINE:COL (columns shifted back by the dedent)."""
 import ast
 import inspect
+import os
 import re
 import types as _pytypes
 
@@ -377,6 +380,10 @@ class _Builder:
         if self.host and in_host is not None:   # a @stencil called in a @jit function (stencil.py)
             in_host(self, name)
             return
+        declaration = getattr(value, "_p2c_declaration", None)
+        if callable(declaration):   # cuda.declare_device's function: its declaration, as written
+            self.constants.append(declaration(name))
+            return
         refused = getattr(value, "_p2c_refused_in_kernels", None)
         if isinstance(refused, str):   # a host name kernels cannot use, with its reason
             _fail(piece, line, col, "'%s' cannot be used in a kernel: it is %s" % (shown or name, refused))
@@ -713,7 +720,8 @@ def build(func, kind="kernel", signatures=None, options=None, layout=None):
     the host calls: `@numba.njit`, with its signatures and options)."""
     piece = _Piece(func)
     b = _Builder(piece, host=kind == "host")
-    given = ", ".join("%s=%r" % (name, bool(value)) for name, value in sorted((options or {}).items()))
+    given = ", ".join("%s=%s" % (name, link_text(value) if name == "link" else repr(bool(value)))
+                      for name, value in sorted((options or {}).items()))
     if kind == "ufunc":
         decorator = "@%s([%s], target='cuda')" % (_VECTORIZE, ", ".join(repr(s) for s in signatures))
     elif kind == "gufunc":
@@ -726,6 +734,30 @@ def build(func, kind="kernel", signatures=None, options=None, layout=None):
         decorator = "@%s.jit%s" % (_CUDA, "(%s)" % given if given else "")
     b.add_function(func, function_name(func), decorator)
     return b.unit()
+
+
+def link_text(items):
+    """A link= list as the translated source writes it, where the translator reads it
+    (src/frontend/lower_link.c): a path made absolute now (Numba opens a relative one from the
+    current directory), numba-cuda's cuda.CUSource as `cuda.CUSource(text, name)`. Other code held
+    in memory (PTXSource, Cubin, ...) is refused, as the translator refuses those files."""
+    parts = []
+    for item in items:
+        if isinstance(item, (str, os.PathLike)):
+            parts.append(repr(os.path.abspath(os.fspath(item))))
+        elif type(item).__name__ == "CUSource" and hasattr(item, "data"):
+            data = item.data.decode() if isinstance(item.data, bytes) else item.data
+            parts.append("%s.CUSource(%r, %r)" % (_CUDA, data, item.name))
+        else:
+            raise Error("cannot link %r: pyk2cuda links only CUDA C into kernels (.cu files or "
+                        "cuda.CUSource), which it compiles with the kernel for the GPU and for the "
+                        "simulator" % (item,))
+    return "[%s]" % ", ".join(parts)
+
+
+def declare_device_line(name, symbol, sig, link, abi):
+    """`name = cuda.declare_device(...)` in the translated module: an external device function."""
+    return "%s = %s.declare_device(%r, %r, link=%s, abi=%r)" % (name, _CUDA, symbol, sig, link_text(link), abi)
 
 
 def function_name(func):

@@ -80,6 +80,8 @@ typedef struct Scan {
   bool barrier, collective, grid, raises, deep, device_barrier;
   bool grid_sync;        /* a grid sync of the kernel's own (not a device function's) */
   bool device_shared;    /* a device function it calls declares a shared array */
+  bool external;         /* it calls an external function (cuda.declare_device), whose CUDA C
+                            may hold barriers that no plan can see */
 } Scan;
 
 static void scan_function(Scan *sc, const Function *g);
@@ -91,6 +93,7 @@ static bool scan_expr(AstWalker *w, const Expr *e) {
   if (is_call_of(e, BF_GRID)) sc->grid = true;
   if (is_call_of(e, BF_GRID | BF_BARRIER)) sc->grid_sync = true;
   if (e->kind == EX_CALL && e->func && e->kids[0]->kind == EX_FUNC) {
+    if (e->func->extern_symbol) sc->external = true;
     if (e->func->uses_barrier) sc->device_barrier = true;
     scan_function(sc, e->func);
   }
@@ -123,6 +126,7 @@ static void scan_function(Scan *sc, const Function *g) {
   sc->grid |= inner.grid;
   sc->raises |= inner.raises;
   sc->deep |= inner.deep;
+  sc->external |= inner.external;
   sc->device_barrier |= inner.device_barrier || inner.barrier || inner.grid_sync;
   sc->device_shared |= inner.device_shared;
   sc->depth--;
@@ -859,6 +863,10 @@ const RegionPlan *an_region_plan(Function *f, Arena *a, bool fibers) {
   f->regions_refused = NULL;
   if (f->kind != FN_KERNEL || !f->uses_barrier) return NULL;
   Scan sc = scan_block(&f->body);
+  if (sc.external) {   /* the linked CUDA C runs as it is written, on the fibers */
+    f->regions_refused = "a call of an external function (cuda.declare_device), whose CUDA C may hold barriers";
+    return NULL;
+  }
   if (!fibers && sc.device_barrier) return plan_inlined(f, a);
   return plan_kernel(f, a, fibers);
 }

@@ -5,6 +5,7 @@
  * A module owns the compilation's arena: the AST, the diagnostics and the CUDA C text live in it
  * until p2c_module_delete. Allocation failure anywhere in the pipeline jumps back to the driver
  * (arena.h), which releases everything and returns P2C_ERR_NOMEM. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -477,6 +478,41 @@ static void code_options(P2cModule *m, bool *line_directives) {
 }
 
 /* The pipeline. Each phase's comment in its header says what it requires and produces. */
+/* ---- linked CUDA C ---- */
+
+enum { MAX_LINK_BYTES = 16 << 20 };   /* a larger .cu file is refused */
+
+/* The contents of one linked file (the frontend's LinkFile), read relative to the current
+ * directory as Numba opens link= paths; a diagnostic at its link= item when it cannot be read,
+ * is too large or holds a NUL byte (the text is compiled as part of the module's CUDA C). */
+static void read_link(Compilation *comp, LinkFile *lf) {
+  FILE *f = fopen(lf->path, "rb");
+  if (!f) {
+    diag_error(comp, lf->loc, "E-link", "cannot read '%s', given to link=: %s (a relative path is "
+               "read from the current directory, as Numba reads it)", lf->path, strerror(errno));
+    return;
+  }
+  StrBuf sb;
+  sb_init(&sb, &comp->arena);
+  char chunk[8192];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && sb.len <= MAX_LINK_BYTES) sb_putn(&sb, chunk, n);
+  bool failed = ferror(f);
+  fclose(f);
+  if (failed || sb.len > MAX_LINK_BYTES || memchr(sb_str(&sb), '\0', sb.len))
+    diag_error(comp, lf->loc, "E-link", "cannot link '%s': %s", lf->path,
+               failed ? "a read error" : sb.len > MAX_LINK_BYTES ? "it is larger than 16 MiB" : "it holds a NUL byte");
+  lf->text = sb_str(&sb);
+  lf->len = sb.len;
+}
+
+/* Reads the files the module links (Module.links); false after a diagnostic. */
+static bool read_links(Compilation *comp, Module *mod) {
+  for (size_t i = 0; i < mod->links.len; i++)
+    if (!mod->links.items[i].text) read_link(comp, &mod->links.items[i]);
+  return !diag_has_errors(comp);
+}
+
 static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, size_t len,
                               const P2cTranslateOptions *o) {
   Compilation *comp = &m->comp;
@@ -486,6 +522,7 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   if (!split_sigs(c, &comp->arena, o, &sigs, &nsigs)) return P2C_ERR_USAGE;
   if (!source_prepare(comp, src, len)) return P2C_ERR_SOURCE;
   if (!frontend_run(comp, &m->mod) || !verified(comp, &m->mod, AST_RESOLVED)) return P2C_ERR_SOURCE;
+  if (!read_links(comp, &m->mod)) return P2C_ERR_SOURCE;
   m->reached = 1;
   if (!check_kernel_names(c, &m->mod, o)) return P2C_ERR_USAGE;
   if (!c->specializing) note_module(comp, &m->mod);

@@ -172,6 +172,9 @@ static const Builtin table[] = {
     {.path = "numba.cuda.local.array", .kind = BK_FUNC, .id = BI_LOCAL_ARRAY, ARGS(0, 3),
      FX(BF_EFFECTS | BF_KEYWORDS | BF_CHECKS_ARITY | BF_ARRAY_ALLOC), .infer = infer_local_array_call},
     {.path = "numba.cuda.jit", .kind = BK_DECORATOR, .id = BI_CUDA_JIT},
+    /* read only at module level: `f = cuda.declare_device(...)` and a link list's items */
+    {.path = "numba.cuda.declare_device", .kind = BK_DECORATOR, .id = BI_DECLARE_DEVICE},
+    {.path = "numba.cuda.CUSource", .kind = BK_DECORATOR, .id = BI_CUSOURCE},
     {.path = "numba.vectorize", .kind = BK_DECORATOR, .id = BI_VECTORIZE},
     {.path = "numba.guvectorize", .kind = BK_DECORATOR, .id = BI_GUVECTORIZE},
     /* numba.jit and njit: CPU functions when called from the host, device functions in kernels */

@@ -44,6 +44,7 @@ typedef struct Gen {
   Module *m;
   HelperSet helpers;
   Namer global;
+  StrMap link_names;       /* the file-scope identifiers of the linked CUDA C (emit_link.c) */
   /* the function being emitted */
   const Function *fn;
   const char **vnames;     /* C name of each variable */
@@ -197,6 +198,16 @@ void libdevice_merge(Gen *G, const Gen *side_gen);
 /* NVRTC's declarations of the libdevice functions called, in the order of their names, under
  * #ifndef PYK2CUDA_SIM (the simulator's prelude defines them); nothing when none is called. */
 void emit_libdevice_decls(Gen *G, StrBuf *out);
+
+/* ---- linked CUDA C and external functions (emit_link.c) ---- */
+/* Takes every identifier of the module's linked CUDA C in the global namer. */
+void emit_take_link_names(Gen *G);
+/* The module's linked CUDA C, each file framed by #line directives. */
+void emit_links(Gen *G, StrBuf *text);
+/* The body of external function f's specialization (its parameters' C names): the symbol's call. */
+void emit_extern_body(Gen *G, const Function *f, const char *const *pnames);
+/* A C string literal of s[0..len), quotes included (emit_stmt.c). */
+void emit_c_string_literal(StrBuf *sb, const char *s, size_t len);
 
 /* ---- tuples (emit_tuple.c) ---- */
 

@@ -14,6 +14,11 @@
 #include "analysis/analysis.h"
 #include "frontend/ast.h"
 
+/* The name the simulator gives the generated CUDA C in a module's work folder, and so the file
+ * its line table names (runtime/sim reads it there): codegen's #line directives after linked CUDA C
+ * name it in the simulator's build (emit_link.c). */
+#define P2C_SIM_SOURCE_FILE "src.cu"
+
 typedef struct KernelDesc {
   const Function *spec;
   const char *symbol;

@@ -130,7 +130,8 @@ void function_end(Gen *G, FunctionScope *fs, const char *header, StrBuf *out) {
 static void emit_function(Gen *G, const Function *f, StrBuf *out) {
   FunctionScope fs;
   function_begin(G, f, &fs);
-  emit_block(G, &f->body);
+  if (f->extern_symbol) emit_extern_body(G, f, fs.pnames);   /* cuda.declare_device (emit_link.c) */
+  else emit_block(G, &f->body);
   StrBuf header;
   sb_init(&header, G->a);
   emit_signature(G, &header, fs.pnames);
@@ -566,6 +567,7 @@ static void assemble_text(Gen *G, const Analysis *an, const StrBuf *defs, Codege
   use_type_helpers(G, an);
   prelude_emit(&text, G->helpers);
   emit_libdevice_decls(G, &text);
+  emit_links(G, &text);
   sb_puts(&text, sb_str(&structs));
   for (size_t i = 0; i < G->marks.len; i++) G->marks.items[i].offset += text.len;
   sb_puts(&text, sb_str(defs));
@@ -590,6 +592,7 @@ bool codegen_run(Compilation *c, Module *m, const Analysis *an, const CodegenOpt
   Gen G = {.c = c, .a = &c->arena, .m = m, .line_directives = o->line_directives,
            .sanitize = o->sanitize};
   namer_init(&G.global, G.a, NULL);
+  emit_take_link_names(&G);
   StrBuf defs;
   sb_init(&defs, G.a);
   emit_constants(&G, &defs);

@@ -46,6 +46,8 @@ static void emit_source_comment(Gen *G, const Stmt *s, bool header_only) {
   }
 }
 
+void emit_c_string_literal(StrBuf *sb, const char *s, size_t len) { put_c_string(sb, s, len, false); }
+
 void emit_stmt_comment(Gen *G, const Stmt *s) {
   emit_source_comment(G, s, true);
 }

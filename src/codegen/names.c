@@ -171,6 +171,8 @@ static const char *claim(Namer *n, const char *want, bool internal) {
 
 const char *namer_claim(Namer *n, const char *want) { return claim(n, want, false); }
 
+void namer_take(Namer *n, const char *name) { strmap_put(&n->taken, name, NULL); }
+
 const char *namer_claim_temp(Namer *n, const char *base) {
   return claim(n, arena_printf(n->arena, "p2c_%s", base), true);
 }

@@ -21,6 +21,8 @@ void namer_init(Namer *n, Arena *a, const Namer *parent);
 /* A fresh C name for the Python name `want`: the name itself when it is free and not reserved,
  * else a variant ("int" -> "int_", then "int_2", ...). The result is marked taken. */
 const char *namer_claim(Namer *n, const char *want);
+/* Marks `name` taken as it is (an identifier of linked CUDA C), so that no claim returns it. */
+void namer_take(Namer *n, const char *name);
 /* A name for a generated temporary: "p2c_" + base, numbered when taken. User names can never
  * be these, since namer_claim renames every p2c_ name it is given. */
 const char *namer_claim_temp(Namer *n, const char *base);

@@ -301,6 +301,12 @@ struct Function {
    * function of the C ABI (compile_ptx(device=True); docs/generated-code.md). */
   bool exported;
   bool export_entry;       /* on such a specialization */
+  /* An external device function (`f = cuda.declare_device('sym', 'sig', link=..., abi=...)`):
+   * no body, one signature; calls reach the C symbol `extern_symbol` of the CUDA C the module
+   * links (Module.links), through Numba's ABI (`int sym(T *ret, args...)`) or, with abi='c',
+   * the C ABI (`T sym(args...)`). NULL for every other function. */
+  const char *extern_symbol;
+  bool extern_c_abi;
   /* @numba.jit/@njit (FN_DEVICE): the host may call it. Its specializations made from a
    * signature (the decorator's, --sig, or a host call's argument types) are host entries: codegen
    * wraps each in a one-thread kernel that stores its result (docs/generated-code.md). */
@@ -410,8 +416,20 @@ typedef struct EnumClass {
   int nmembers;
 } EnumClass;
 
+/* A file of CUDA C the module links into its kernels (`@cuda.jit(link=[...])`,
+ * `cuda.declare_device(..., link=[...])`): the path as written (read relative to the current
+ * directory, as Numba opens it), and where. The API reads the text after the frontend
+ * (api/compiler.c, read_links); codegen compiles it together with the generated code. */
+typedef struct LinkFile {
+  const char *path;
+  Loc loc;
+  const char *text;        /* its contents (NUL-terminated), once read */
+  size_t len;
+} LinkFile;
+
 typedef struct Module {
   VEC(Function *) funcs;   /* kernels and device functions, in source order */
+  VEC(LinkFile) links;     /* the CUDA C files linked, each once, in the order first named */
   VEC(Const *) consts;
   Loc host_code;           /* the first module-level statement that is host code, which is never
                               run (a call, `if __name__ == ...`, a loop); line 0 when none */

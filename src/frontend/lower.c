@@ -146,6 +146,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   TSNode right = lower_field(L, n, F_right);
   if (ts_node_is_null(right) || !node_is(L, left, K_identifier)) return;
   if (node_is(L, right, K_assignment)) return;   /* a = b = ...: left as other globals */
+  if (lower_declare_device(L, left, right)) return;
   TSNode *value = arena_alloc(L->a, sizeof *value);
   *value = right;
   strmap_put(&L->value_by_name, node_str(L, left), value);
@@ -193,9 +194,10 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
 /* Options of numba.cuda.jit that change nothing in the translation (docs/python.md: the Python
  * package accepts the same ones). debug and boundscheck are read (lower_jit_keyword): both turn
  * on bounds checking, and debug also makes raise and assert report; fastmath and lineinfo are
- * read too (they choose NVRTC's options: docs/python.md, "Options that change the code"). */
+ * read too (they choose NVRTC's options: docs/python.md, "Options that change the code"), and
+ * link (the CUDA C compiled with the module: lower_link.c). */
 static const char *const ignored_jit_options[] = {"cache",
-                                                  "opt", "inline", "link", "max_registers",
+                                                  "opt", "inline", "max_registers",
                                                   "forceinline", "lto",
                                                   "launch_bounds", "extensions", NULL};
 
@@ -238,6 +240,8 @@ static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
     f->fastmath = truth || fastmath_flag_set(L, val);
   } else if (strcmp(name, "lineinfo") == 0) {
     f->lineinfo = truth;
+  } else if (strcmp(name, "link") == 0) {
+    lower_link_list(L, val);   /* CUDA C compiled with the module (lower_link.c) */
   } else if (strcmp(name, "device") == 0) {
     if (truth)
       f->kind = FN_DEVICE;
@@ -708,6 +712,7 @@ static void lower_module(Lowerer *L, const TSNode *roots, int nroots) {
   else lower_bodies(L, defs.items, 0, defs.len);
   /* after the bodies: lower_bodies pairs the module's functions with the definitions */
   for (size_t i = 0; i < L->gufunc_kernels.len; i++) vec_push(L->a, &L->m->funcs, L->gufunc_kernels.items[i]);
+  for (size_t i = 0; i < L->externs.len; i++) vec_push(L->a, &L->m->funcs, L->externs.items[i]);
 }
 
 static bool ends_with(const char *s, const char *suffix) {

@@ -90,6 +90,7 @@ typedef struct Lowerer {
   int loops;          /* enclosing loops, for break/continue */
   GuDecorator *gufunc;   /* the @guvectorize of the function being declared, until its kernel is made */
   VEC(Function *) gufunc_kernels;   /* the kernels made for gufuncs, added to the module last */
+  VEC(Function *) externs;   /* cuda.declare_device's functions, added to the module after the bodies */
 } Lowerer;
 
 /* What a dotted name (a.b.c) refers to, when it is not a value expression. */
@@ -172,6 +173,13 @@ bool lower_guvectorize_decorator(Lowerer *L, Function *f, TSNode e);
  * core's name and parameters, with the decorator's signatures made outer (guvectorize.c says
  * how); NULL after a diagnostic. Consumes L->gufunc. */
 Function *lower_guvectorize_kernel(Lowerer *L, Function *core);
+
+/* ---- external device functions and linked CUDA C (lower_link.c) ---- */
+/* `left = right` at module level when right is cuda.declare_device(...): declares the external
+ * function (Function.extern_symbol) and its link= files; false when right is no such call. */
+bool lower_declare_device(Lowerer *L, TSNode left, TSNode right);
+/* A link= value (a path, cuda.CUSource(...), or a list or tuple of those): the module's links. */
+void lower_link_list(Lowerer *L, TSNode value);
 
 /* ---- statements (lower_stmt.c) ---- */
 /* The statements of a block node (a function's or a compound statement's body). */

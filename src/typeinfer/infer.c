@@ -435,6 +435,12 @@ static void check_declared_return(Infer *I, Function *f) {
 
 /* Types the body of specialization f (arg types already set on its parameters). */
 static bool type_function(Infer *parent, Function *f) {
+  if (f->extern_symbol) {   /* cuda.declare_device: no body; its types are its signature's */
+    f->ret_type = f->declared_ret;
+    f->typed = true;
+    f->uses_barrier = true;   /* its CUDA C may hold barriers: callers run on the simulator's fibers */
+    return true;
+  }
   Infer I = {.c = parent->c, .tt = parent->tt, .m = parent->m, .fn = f,
              .depth = parent->depth + 1};
   size_t errors = I.c->error_count;

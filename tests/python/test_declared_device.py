@@ -1,7 +1,7 @@
 """Device functions with signatures, external declarations and what a device function is not
 (docs/python.md, "Device functions with signatures"; issue 28): a call of a
 @cuda.jit(sig, device=True) function converts its arguments to the signature Numba's overload
-resolution picks; cuda.declare_device checks and keeps a declaration; a device function cannot be
+resolution picks; cuda.declare_device checks a declaration (test_linked_cuda.py calls them); a device function cannot be
 launched or have SASS; Numba's @jit(sig) functions cannot be compiled for the device.
 
 The oracle for the conversions is compiled Numba (numba.njit, Debian's python3-numba): Numba's
@@ -129,14 +129,16 @@ def test_declare_device_needs_a_return_type(sig):
         cuda.declare_device('f1', sig)
 
 
-def test_a_declared_function_called_in_a_kernel_is_refused_at_the_call():
+def test_a_declared_function_that_nothing_links_is_an_error_naming_it():
+    """Calling a declared function whose CUDA C no link= gives (test_linked_cuda.py links it)."""
     mul = cuda.declare_device('mul_f32_f32', 'float32(float32, float32)')
 
     @cuda.jit
     def k(r, x):
         r[0] = mul(x[0], x[0])
 
-    with pytest.raises(cuda.CompileError, match="external device function 'mul_f32_f32'.*does not link"):
+    with pytest.raises(cuda.CompileError, match="external device function 'mul' calls 'mul_f32_f32', which no "
+                       "CUDA C linked into the module defines"):
         k[1, 1](np.zeros(1, np.float32), np.ones(1, np.float32))
 
 

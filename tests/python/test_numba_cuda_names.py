@@ -228,11 +228,11 @@ LINKABLE_NAMES = {"CUSource": "<unnamed-cu>", "PTXSource": "<unnamed-ptx>", "Cub
                   "Object": "<unnamed-object>", "LTOIR": "<unnamed-ltoir>"}
 
 
-def test_linkable_code_is_held_and_linking_refused_by_name():
+def test_linkable_code_is_held():
     """numba-cuda's cuda.CUSource & co. (test_device_func builds them at import) hold their data
-    and name; linking one (jit(link=...)) is an error naming it, declare_device keeps it with
-    the declaration (a kernel calling the function is refused: test_declared_device.py), and
-    driver._have_nvjitlink() is False: pyk2cuda links nothing into kernels."""
+    and name; declare_device keeps the CUSource with the declaration (kernels link it:
+    test_linked_cuda.py), and driver._have_nvjitlink() is False: pyk2cuda links CUDA C only, by
+    compiling it with the kernel, never through nvJitLink."""
     from pyk2cuda.cuda.cudadrv import driver, linkable_code
     for name, default in LINKABLE_NAMES.items():
         cls = getattr(cuda, name)
@@ -244,11 +244,8 @@ def test_linkable_code_is_held_and_linking_refused_by_name():
     with pytest.raises(TypeError, match="setup_callback must be callable"):
         cuda.CUSource("", setup_callback=3)
     assert driver._have_nvjitlink() is False
-    with pytest.raises(cuda.Error, match=r"cuda.jit\(link=...\): linking external code"):
-        cuda.jit(link=[src])(lambda: None)
-    f = cuda.declare_device("f", "int32(int32)", link=[src])   # kept; calling it is refused
-    assert f.link == [src] and f._p2c_refused_in_kernels.endswith("does not link CUDA C, PTX or "
-                                                                  "LTO-IR into kernels yet")
+    f = cuda.declare_device("f", "int32(int32)", link=[src])
+    assert f.link == [src]
 
 
 def test_launchconfig_is_never_set():

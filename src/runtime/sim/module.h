@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "codegen/codegen.h"
 #include "runtime/bounds.h"
 #include "runtime/sim/fault.h"
 #include "runtime/sim/lines.h"
@@ -17,7 +18,7 @@
 #include "runtime/sim/sim.h"
 
 /* The name of the generated source in a module's work folder, and so in its line table. */
-#define SIM_SOURCE_FILE "src.cu"
+#define SIM_SOURCE_FILE P2C_SIM_SOURCE_FILE
 
 /* Fiber stacks kept by one worker slot across launches (launch.c). */
 typedef struct SimStackPool SimStackPool;
