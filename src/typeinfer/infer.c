@@ -387,12 +387,27 @@ static void infer_block(Infer *I, Block *b) {
 
 /* Casts every returned value to the function's return type, once it is known. A switch
  * without default: the compiler names a new statement kind here. */
+/* A returned value of an IntEnum's type where the function returns that int (its signature's,
+ * a @vectorize's): infer_coerce leaves it as it is (an IntEnum is its int wherever a number is
+ * expected), but a returned value has the function's own type (ast_verify), so it is cast. */
+static void cast_returned_enum(Infer *I, Expr **slot) {
+  Expr *e = *slot;
+  if (!I->final || !e->ty || e->ty == I->ret || type_plain(e->ty) != I->ret) return;
+  Expr *c = ast_new_expr(&I->c->arena, EX_CAST, e->loc);
+  c->ty = I->ret;
+  c->kids = arena_alloc(&I->c->arena, sizeof(Expr *));
+  c->kids[0] = e;
+  c->nkids = 1;
+  *slot = c;
+}
+
 static void coerce_returns(Infer *I, Block *b) {
   for (int i = 0; i < b->len; i++) {
     Stmt *s = b->items[i];
     switch (s->kind) {
     case ST_RETURN:
       if (s->value && I->ret && I->ret->kind != TY_VOID) infer_coerce(I, &s->value, I->ret);
+      if (s->value && I->ret && I->ret->kind != TY_VOID) cast_returned_enum(I, &s->value);
       break;
     case ST_EXPR:
     case ST_ASSIGN:

@@ -121,3 +121,31 @@ def test_two_classes_of_one_name_are_two_types():
     assert not out[0]
     same[1, 1](First.red, First.red, out)
     assert out[0]
+
+
+def test_intenum_members_returned_where_the_signature_says_int():
+    """Numba's test_enums.test_vectorize: a ufunc of signature int64(int64) returns IntEnum
+    members (by attribute and by name), each its int; the device function of int64 does too
+    (an internal error before: the returned member kept its IntEnum type without a cast)."""
+    def f(x):
+        if x != Shape.square:
+            return Shape['square']
+        else:
+            return Shape.circle
+
+    ufunc = pyk2cuda.vectorize("int64(int64)", target="cuda")(f)
+    arr = np.array([2, 500, 7, 500], dtype=np.int64)
+    expected = np.array([f(x) for x in arr], dtype=np.int64)
+    got = ufunc(arr)
+    assert got.dtype == np.int64 and got.tolist() == expected.tolist()
+
+    dev = cuda.jit("int64(int64)", device=True)(f)
+
+    @cuda.jit
+    def k(a, out):
+        out[0] = dev(a[0])
+        out[1] = dev(a[1])
+
+    out = np.zeros(2, np.int64)
+    k[1, 1](arr, out)
+    assert out.tolist() == [500, 2]
