@@ -882,6 +882,15 @@ class Reduce:
 reduce = Reduce
 
 
+def _host_copy(arr, stream=0):
+    """A NumPy copy of a device array, also of one with negative strides, whose copy_to_host is
+    Numba's NotImplementedError: the axes that run backwards are copied forwards, then flipped."""
+    flip = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in arr.strides)
+    if flip == tuple(slice(None) for _ in flip):
+        return arr.copy_to_host(stream=stream)
+    return arr[flip].copy_to_host(stream=stream)[flip]
+
+
 class Ufunc(_core._Ufunc):
     """A vectorize(target='cuda') ufunc: call it on arrays and scalars. As Numba's, it takes
     out= (a host or device array of the result's shape and dtype, written and returned) and
@@ -914,7 +923,7 @@ class Ufunc(_core._Ufunc):
         adds the last (a ufunc of another arity is refused by its first call). The result is
         an element of arg's dtype; `stream` is accepted (each call is done when it returns)."""
         np = _numpy()
-        host = arg.copy_to_host() if isinstance(arg, _core.DeviceArray) else np.asarray(arg)
+        host = _host_copy(arg) if isinstance(arg, _core.DeviceArray) else np.asarray(arg)
         if host.ndim != 1:
             raise ValueError("ufunc '%s': reduce takes a 1-d array, not %d-d" % (self.__name__, host.ndim))
         if host.size == 0:
@@ -1129,7 +1138,7 @@ class GUFunc:
         if isinstance(a, _core.DeviceArray):
             if _has_shape(a, shape):
                 return a
-            a = a.copy_to_host(stream=stream)
+            a = _host_copy(a, stream)
         np = _numpy()
         whole = np.broadcast_to(a.reshape(core) if pinned else a, schedule.loopdims + core)
         return to_device(np.ascontiguousarray(whole).reshape(shape), stream)

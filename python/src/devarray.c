@@ -394,10 +394,30 @@ static int keep_copy(DeviceArray *d, PyObject *stream, PyObject *host) {
   return stream_keep(d->st, stream, objs, 2);
 }
 
+/* Numba's refusal of copy_to_host for an array with a negative stride (c_arr[::-1]), its
+ * NotImplementedError naming the strides (its issue 3705; test_cuda_array_interface checks it):
+ * -1 with the exception set, else 0. The package's own host copies flip such axes first
+ * (cuda.py, _host_copy). */
+static int negative_strides(const DeviceArray *d) {
+  bool negative = false;
+  for (int i = 0; i < d->a.ndim; i++) negative |= d->a.strides[i] < 0;
+  if (!negative) return 0;
+  PyObject *strides = PyTuple_New(d->a.ndim);
+  for (int i = 0; strides && i < d->a.ndim; i++) {
+    PyObject *v = PyLong_FromLongLong(d->a.strides[i]);
+    if (!v) Py_CLEAR(strides);
+    else PyTuple_SET_ITEM(strides, i, v);
+  }
+  if (strides) PyErr_Format(PyExc_NotImplementedError, "D->H copy not implemented for negative strides: %R", strides);
+  Py_XDECREF(strides);
+  return -1;
+}
+
 static PyObject *da_copy_to_host(DeviceArray *d, PyObject *args, PyObject *kw) {
   static char *names[] = {"ary", "stream", NULL};
   PyObject *ary = Py_None, *stream = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:copy_to_host", names, &ary, &stream)) return NULL;
+  if (negative_strides(d)) return NULL;
   P2cStream *s = NULL;
   if (stream_arg(d->st, stream, &s) < 0) return NULL;
   if (ary == Py_None) {

@@ -72,7 +72,24 @@ def test_views_of_views_keep_shape_strides_and_alloc_size():
     assert a[::2].alloc_size == strided.alloc_size == 72   # first to last element, inclusive
     np.testing.assert_array_equal(strided.copy_to_host(), h[::2])
     back = cuda.as_cuda_array(c[::-1])                      # negative strides
-    np.testing.assert_array_equal(back.copy_to_host(), h[::-1])
+    assert back.strides == (-8,)
+    np.testing.assert_array_equal(back[::-1].copy_to_host(), h)
+
+
+def test_negative_strides_copy_to_host_is_numbas_not_implemented():
+    """As Numba (its issue 3705, test_cuda_array_interface.test_negative_strided_copy_to_host):
+    copy_to_host of a device array with a negative stride is a NotImplementedError naming the
+    strides; the package's own copies (a ufunc's reduce of one) still work."""
+    h = np.random.default_rng(2).random(10)
+    sliced = cuda.to_device(h)[::-1]
+    with pytest.raises(NotImplementedError, match=r"D->H copy not implemented for negative strides: \(-8,\)"):
+        sliced.copy_to_host()
+    assert _add.reduce(sliced) == _add.reduce(h[::-1])
+
+
+@cuda.vectorize(["float64(float64, float64)"])
+def _add(a, b):
+    return a + b
 
 
 def test_from_cuda_array_interface_reads_strides_and_refuses_masks():
