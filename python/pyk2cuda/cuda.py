@@ -989,7 +989,7 @@ def vectorize(signatures, target="cuda", **options):
     if target != "cuda":
         raise NotImplementedError("vectorize: pyk2cuda compiles target='cuda' ufuncs only, not '%s'" % target)
     _check_vectorize_options(options)
-    sigs = _source.signature_text(signatures, need_return=True)
+    sigs = _source.signature_text(signatures)   # the result type, when not given, from typing
 
     def make(func):
         unit = _source.build(func, "ufunc", sigs)

@@ -651,10 +651,16 @@ static bool check_sig(Infer *I, Function *k, const SigText *st, const Signature 
   return true;
 }
 
-/* A vectorize signature is scalar: scalar arguments, a scalar result (Numba's ufunc loops). */
+/* Whether a ufunc may return values of type t (one element of its output array). */
+static bool ufunc_result(const Type *t) {
+  return t && t->kind != TY_VOID && t->kind != TY_ARRAY && t->kind != TY_TUPLE && t->kind != TY_CHARSEQ;
+}
+
+/* A vectorize signature is scalar: scalar arguments, a scalar result (Numba's ufunc loops). A
+ * signature of the arguments alone, `(datetime64[D], datetime64[D])`, takes the result type
+ * typing gives, as Numba's does (checked in type_kernel_sig). */
 static bool check_ufunc_sig(Infer *I, Function *k, const SigText *st, const Signature *sig) {
-  if (!sig->ret || sig->ret->kind == TY_VOID || sig->ret->kind == TY_ARRAY || sig->ret->kind == TY_TUPLE ||
-      sig->ret->kind == TY_CHARSEQ) {
+  if (sig->ret && !ufunc_result(sig->ret)) {
     diag_error(I->c, st->loc, "E-signature",
                "vectorize signature '%.*s' must give a scalar result type, as in 'float32(float32)'",
                (int)st->len, st->text);
@@ -706,7 +712,10 @@ static void type_kernel_sig(Infer *I, Function *k, const SigText *st) {
   if (!s) {
     s = new_spec(I, k, sig.args);
     if (k->kind != FN_KERNEL) s->declared_ret = sig.ret;
-    type_function(I, s);
+    if (type_function(I, s) && k->kind == FN_UFUNC && !ufunc_result(s->ret_type))
+      diag_error(I->c, st->loc, "E-signature", "vectorize signature '%.*s' gives no result type, and '%s' "
+                 "returns %s: a ufunc returns a scalar", (int)st->len, st->text, k->name,
+                 s->ret_type ? s->ret_type->name : "nothing");
   }
   s->export_entry = s->export_entry || k->exported;
   if (k->host_jit && !s->host_entry) {

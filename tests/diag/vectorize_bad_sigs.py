@@ -4,9 +4,9 @@ from numba import vectorize
 def arity(x):
     return x + 1
 
-@vectorize(["(float32,)"], target="cuda")
+@vectorize(["(float32,)"], target="cuda")   # no result type: typing's, and it returns none
 def no_result(x):
-    return x
+    x + 1
 
 @vectorize(["float32(float32[:])"], target="cuda")
 def array_arg(x):

@@ -193,3 +193,33 @@ def test_vectorize_options_as_numbas_cuda_target():
     with pytest.raises(KeyError, match="Unrecognized options. cuda vectorize target does not "
                                        "support option: 'nonexistent'"):
         vectorize(SIGS, target="cuda", nonexistent=2)
+
+
+def test_signatures_of_arguments_alone_take_the_result_type_typing_gives():
+    """Numba's @vectorize([(datetime_t, datetime_t)], target='cuda') (test_datetime.test_ufunc):
+    a signature without a result type compiles the function for those arguments and its result
+    type is the one typing gives, as Numba's: datetime64[D] - datetime64[D] is timedelta64[D];
+    float32 * int64 is float64 (compiled Numba's typing, NumPy's promotion). A function that
+    returns nothing is refused."""
+    from pyk2cuda import vectorize
+
+    @vectorize(["(datetime64[D], datetime64[D])"], target="cuda")
+    def timediff(start, end):
+        return end - start
+
+    arr1 = np.arange("2005-02", "2006-02", dtype="datetime64[D]")
+    arr2 = arr1 + np.random.default_rng(4).integers(0, 10000, arr1.size)
+    delta = timediff(arr1, arr2)
+    assert delta.dtype == np.dtype("timedelta64[D]") and (delta == arr2 - arr1).all()
+
+    @vectorize(["(float32, int64)"], target="cuda")
+    def mixed(a, b):
+        return a * b
+
+    got = mixed(np.float32([1.5, 2.25]), np.int64([2, 3]))
+    assert got.dtype == np.float64 and got.tolist() == [3.0, 6.75]
+
+    with pytest.raises(cuda.CompileError, match="gives no result type, and 'nothing' returns none"):
+        @vectorize(["(float32,)"], target="cuda")
+        def nothing(a):
+            pass
