@@ -16,6 +16,7 @@
  *     print, barriers, warp operations, fences, grid groups, local and shared arrays): what an
  *     atomic returns, and the order of printed lines, would change;
  *   - raises or asserts, or checks its indices (the first failing thread is the one reported);
+ *   - calls linked CUDA C (cuda.declare_device), which the analysis cannot see into;
  * and it is no lockstep kernel (that path has its own loop). Two threads storing to one element
  * without an atomic race on a GPU in any order; which one the simulator's loop ends with may
  * change, as it may between GPUs.
@@ -48,6 +49,8 @@ static bool free_block(const Block *b, int depth);
 static bool free_expr(const Expr *e, int depth) {
   if (e->kind == EX_BUILTIN && (e->builtin->facts & (BF_EFFECTS | BF_BARRIER | BF_COLLECTIVE | BF_FENCE | BF_GRID)))
     return false;
+  /* linked CUDA C (cuda.declare_device) may do anything: atomics, printf, barriers */
+  if (e->kind == EX_CALL && e->func && e->func->extern_symbol) return false;
   if (e->kind == EX_CALL && e->func && e->func->kind != FN_KERNEL) {
     /* 8 levels of calls are plenty for a kernel worth reordering; deeper (or recursive) keeps
      * the usual order rather than walking further */
