@@ -161,17 +161,23 @@ def _numba_cuda_helpers():
     module with config and errors only, so that `from numba.cuda.core import ir` (numba-cuda's
     compiler internals, tested by test_ir, test_ssa...) is an import error, not numba-cuda's code
     passing in pyk2cuda's column. numba.cuda.config (the same settings module, which tests read
-    to choose skips and code paths) is lent to pyk2cuda's numba.cuda as an attribute."""
+    to choose skips and code paths) is lent to pyk2cuda's numba.cuda as an attribute. Its errors
+    module (and Numba's numba.core.errors, where Numba is installed beside it) is the test
+    modules' copy whose TypingError and LoweringError are pyk2cuda.CompileError, as with
+    Debian's suite (_errors_as_pyk2cuda)."""
     import types
     import numba.cuda.testing  # noqa: F401 (the helpers, imported while numba.cuda is numba-cuda's)
     import numba.cuda.tests.support  # noqa: F401
     from numba.cuda.core import config, errors
+    errors = _errors_as_pyk2cuda(errors)
     core = types.ModuleType("numba.cuda.core")
     core.config, core.errors = config, errors
     names = ("numba.cuda.testing", "numba.cuda.tests", "numba.cuda.tests.support",
-             "numba.cuda.core.config", "numba.cuda.core.errors")
+             "numba.cuda.core.config")
     keep = {name: sys.modules[name] for name in names}
-    keep["numba.cuda.core"] = core
+    keep["numba.cuda.core"], keep["numba.cuda.core.errors"] = core, errors
+    if "numba.core.errors" in sys.modules:   # Numba beside numba-cuda (its HAS_NUMBA imports)
+        keep["numba.core.errors"] = _errors_as_pyk2cuda(sys.modules["numba.core.errors"])
     return keep, {"config": config}
 
 

@@ -18,8 +18,8 @@ from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's
 from ._core import Error, CompileError
 
 # Options of numba.cuda.jit accepted besides debug and boundscheck: all change nothing here but
-# extensions (the kernel's extensions list), fastmath, lineinfo and link (_code_options);
-# docs/python.md says why for each.
+# extensions (the kernel's extensions list), fastmath, lineinfo, link and opt=False
+# (_code_options); docs/python.md says why for each.
 _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath",
                     "forceinline", "link", "lto", "launch_bounds", "extensions"}
 
@@ -27,13 +27,22 @@ _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fast
 def _code_options(debug, options):
     """The options written into the translated source's @cuda.jit(...), where the translator
     reads them: debug= and boundscheck= as given, fastmath (True, or any non-empty set of
-    Numba's flags: all of NVRTC's fast math, as Numba's CUDA target does) and lineinfo when set
-    (docs/python.md, "Options that change the code")."""
+    Numba's flags: all of NVRTC's fast math, as Numba's CUDA target does), lineinfo when set,
+    and opt=False (NVVM's -opt=0) when optimization is off (docs/python.md, "Options that change
+    the code")."""
     given = (("debug", debug), ("boundscheck", options.get("boundscheck")),
              ("fastmath", bool(options.get("fastmath")) or None),
              ("lineinfo", bool(options.get("lineinfo")) or None),
-             ("link", _links(options.get("link")) or None))
+             ("link", _links(options.get("link")) or None),
+             ("opt", False if not options.get("opt", True) else None))
     return {name: value for name, value in given if value is not None}
+
+
+def _again(checks):
+    """cuda.jit's keyword arguments for a second kernel of the same options (_code_options'
+    result): opt= as they say, but False with debug=True, whose warning about optimization was
+    given once already (and -G turns optimization off anyway)."""
+    return dict(checks, opt=checks.get("opt", True) and not checks.get("debug"))
 
 
 def _check_options(options):
@@ -306,9 +315,8 @@ class Kernel(_core._Kernel):
         return self
 
     def _sibling(self, sig):
-        """A kernel of the same function and options for one signature (opt=False: the
-        decorator's warning about debug=True was given once already)."""
-        return jit(sig, sanitize=self._sanitize, opt=False, **self._options)(self.py_func)
+        """A kernel of the same function and options for one signature."""
+        return jit(sig, sanitize=self._sanitize, **_again(self._options))(self.py_func)
 
     @property
     def specializations(self):
@@ -414,10 +422,11 @@ class Kernel(_core._Kernel):
     def resource_usage(self, signature=None, arch=None):
         """Per specialization, what ptxas reports for the kernel (registers, spills, stack
         frame, shared and constant memory), compiled for `arch` (default: the GPU's, or sm_90):
-        a dict {signature: {...}}, or one dict for `signature`. Needs ptxas (CUDA toolkit)."""
+        a dict {signature: {...}} (that answers to Numba's keys too, _BySignature), or one dict
+        for `signature`. Needs ptxas (CUDA toolkit)."""
         arch = arch or _default_arch()
         specs = self._specs()
-        got = {}
+        got = _BySignature()
         for i in self._pick(signature):
             with tempfile.TemporaryDirectory() as tmp:
                 report, _ = self._ptxas(i, arch, tmp)
@@ -426,11 +435,12 @@ class Kernel(_core._Kernel):
 
     def _usage(self, key, signature):
         """One figure of resource_usage, as Numba's get_* methods give theirs: for `signature`,
-        for the one signature of a kernel declared with exactly one, else {signature: value}."""
+        for the one signature of a kernel declared with exactly one, else {signature: value},
+        which Numba's keys (tuples of argument types, `sig.args`) find too."""
         if signature is None and getattr(self, "_specialized", False):
             signature = self.signatures[0]
         got = self.resource_usage(signature)
-        return got[key] if signature is not None else {s: u[key] for s, u in got.items()}
+        return got[key] if signature is not None else _BySignature((s, u[key]) for s, u in got.items())
 
     def get_regs_per_thread(self, signature=None):
         """Registers per thread (ptxas, resource_usage)."""
@@ -561,9 +571,9 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     """numba.cuda.compile_ptx: (the PTX of `pyfunc` compiled as a kernel for `sig`, its return
     type), by NVRTC for compute capability `cc` (default: the GPU's, or 9.0). Device functions
     (device=True): the function alone, exported (an extern "C" __device__ function: a
-    `.visible .func`, no kernel), with its inferred return type. fastmath=, lineinfo= and debug=
-    as cuda.jit's (docs/python.md, "Options that change the code"); abi, abi_info, forceinline
-    and launch_bounds are accepted and change nothing (a kernel's ABI is the one
+    `.visible .func`, no kernel), with its inferred return type. fastmath=, lineinfo=, debug=
+    and opt= as cuda.jit's (docs/python.md, "Options that change the code"); abi, abi_info,
+    forceinline and launch_bounds are accepted and change nothing (a kernel's ABI is the one
     docs/generated-code.md describes, an exported function's the C ABI)."""
     # One signature: a list here is the argument types (Numba's compile_ptx(f, [int32, ...]),
     # compile_ptx(f, []) for none), not a list of signatures as cuda.jit([...]) takes.
@@ -571,13 +581,13 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     if len(sigs) != 1:
         raise TypeError("compile_ptx takes one signature, got %d" % len(sigs))
     _warn_debug_opt(debug, opt)
-    options = _code_options(debug, {"fastmath": fastmath, "lineinfo": lineinfo})
+    options = _code_options(debug, {"fastmath": fastmath, "lineinfo": lineinfo, "opt": opt})
     arch = "sm_%d%d" % tuple(cc) if cc else _default_arch()
     if device:
         k = _export_device(getattr(pyfunc, "py_func", pyfunc), sigs[0], options)
         sig_text = k.signatures[0]
         return k._ptx(0, arch)[0], types.Type(sig_text[:sig_text.index("(")])
-    k = jit(sigs[0], opt=False, **options)(pyfunc)   # opt=False: warned above already
+    k = jit(sigs[0], **_again(options))(pyfunc)
     from .types import void
     return k._ptx(0, arch)[0], void
 
@@ -744,17 +754,17 @@ class DeviceFunction:
         return list(self._sigs)
 
 
-def _numba_config(name):
+def _numba_config(name, env=None, default=1):
     """A setting of Numba's config as Numba reads it: numba.core.config's attribute when the
     program has Numba's config loaded (its NUMBA_* environment, and what the program or
-    override_config set since), else $NUMBA_<name>, an integer, with Numba's default 1."""
+    override_config set since), else $NUMBA_<env or name>, an integer, with Numba's default."""
     config = sys.modules.get("numba.core.config")
     if config is not None and hasattr(config, name):
         return getattr(config, name)
     try:
-        return int(os.environ.get("NUMBA_" + name, "1"))
+        return int(os.environ.get("NUMBA_" + (env or name), str(default)))
     except ValueError:
-        return 1
+        return default
 
 
 def _performance_warning(message):
@@ -802,6 +812,8 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
     _check_options(options)
     if device and options.get("link"):
         raise ValueError("link keyword invalid for device function")
+    if debug is None and _numba_config("CUDA_DEBUGINFO_DEFAULT", "CUDA_DEBUGINFO", 0):
+        debug = True   # Numba's default for debug=: $NUMBA_CUDA_DEBUGINFO, as its jit reads it
     _warn_debug_opt(debug, options.get("opt", True))
     sanitize = bool(options.get("sanitize"))
     checks = _code_options(debug, options)

@@ -454,24 +454,27 @@ static P2cChecks translation_checks(const P2cCompiler *c, const P2cTranslateOpti
 /* What the entries' decorators ask of NVRTC (docs/python.md, "Options that change the code"):
  * fastmath=True --use_fast_math (Numba's ftz, prec_div=0, prec_sqrt=0, fma, and the fast
  * float32 math functions), lineinfo=True -lineinfo (and #line directives, so that the PTX's
- * .loc lines are the .py file's), debug=True -G (the debug sections Numba's -g gives). NVRTC
- * takes options for a whole program, so an option any entry asks for applies to the module (the
- * Python package translates each kernel on its own). Exported device functions need relocatable
- * code (-rdc=true), or NVRTC would drop them. */
+ * .loc lines are the .py file's), debug=True -G (the debug sections Numba's -g gives), opt=False
+ * -Xnvvm=-opt=0 (NVVM's -opt=0, the option Numba gives NVVM; -G implies it, and NVVM refuses
+ * -opt twice). NVRTC takes options for a whole program, so an option any entry asks for applies
+ * to the module (the Python package translates each kernel on its own). Exported device
+ * functions need relocatable code (-rdc=true), or NVRTC would drop them. */
 static void code_options(P2cModule *m, bool *line_directives) {
   const FunctionList *lists[] = {&m->an.kernels, &m->an.ufuncs, &m->an.hosts, &m->an.exports};
-  bool fast = false, lines = false, debug = false;
+  bool fast = false, lines = false, debug = false, noopt = false;
   for (size_t l = 0; l < 4; l++)
     for (size_t i = 0; i < lists[l]->len; i++) {
       const Function *g = lists[l]->items[i]->generic ? lists[l]->items[i]->generic : lists[l]->items[i];
       fast |= g->fastmath;
       lines |= g->lineinfo;
       debug |= g->debug;
+      noopt |= g->noopt;
     }
   size_t n = 0;
   if (fast) m->nvrtc_options[n++] = "--use_fast_math";
   if (lines) m->nvrtc_options[n++] = "-lineinfo";
   if (debug) m->nvrtc_options[n++] = "-G";
+  else if (noopt) m->nvrtc_options[n++] = "-Xnvvm=-opt=0";
   if (m->an.exports.len) m->nvrtc_options[n++] = "-rdc=true";
   m->nvrtc_option_count = n;
   *line_directives = *line_directives || lines || debug;

@@ -64,6 +64,7 @@ typedef enum CudaHelper {
   HC_ATOMIC_SUB,        /* atomic sub where CUDA has no atomicSub */
   HC_ATOMIC_FMINMAX,    /* atomic max/min/nanmax/nanmin on floats, with Numba's NaN rules */
   HC_ATOMIC_INCDEC64,   /* atomic inc/dec on uint64 */
+  HC_ATOMIC_ADD_F64,    /* atomic add on a float64 in global memory, spelled as Numba's PTX */
   HC_LANE,              /* p2c_laneid, p2c_lanemask_lt */
   HC_DYNAMIC_SHARED,    /* dynamic shared memory arrays */
   HC_GRID,              /* cuda.cg.this_grid() and its grid-wide sync() */

@@ -65,6 +65,14 @@ static bool atomic_helper(AtomicClass cls, const Type *d, CudaHelper *h) {
   return d == &type_int64;
 }
 
+/* Whether an atomic is add on a float64 element of a global array, which Numba's code spells
+ * atom.add.f64 (generic addressing, test_atomics asserts it): the prelude's p2c_atomic_add_f64. */
+static bool atomic_add_f64_global(const Builtin *b, const Expr *target) {
+  return b->atomic == AC_ARITH && strcmp(b->c64, "atomicAdd") == 0 && target->ty == &type_float64 &&
+         target->kind == EX_INDEX && target->kids[0]->ty->kind == TY_ARRAY &&
+         target->kids[0]->ty->space == MEM_GLOBAL;
+}
+
 /* cuda.atomic.OP(a, i, v) -> atomicOP(&a[i], v); the element expression is kids[1]. */
 void emit_atomic_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Builtin *b = e->builtin;
@@ -72,7 +80,10 @@ void emit_atomic_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   CudaHelper h;
   const char *fn = b->c64;
   (void)prec;
-  if (atomic_helper(b->atomic, target->ty, &h)) {
+  if (atomic_add_f64_global(b, target)) {
+    cuda_helper_use(&G->helpers, HC_ATOMIC_ADD_F64);
+    fn = "p2c_atomic_add_f64";
+  } else if (atomic_helper(b->atomic, target->ty, &h)) {
     cuda_helper_use(&G->helpers, h);
     fn = b->helper_fn;
   }
@@ -173,11 +184,24 @@ void emit_bitcount_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   close_paren(sb, narrow && id == BI_CLZ ? P_ADD : P_UNARY, prec);
 }
 
-/* selp(c, a, b): c ? a : b; with side effects among the operands, each is evaluated once, in
- * order, as Python evaluates arguments. */
+/* Whether reading x unconditionally costs and risks nothing: a literal, a variable or a module
+ * constant, through casts. */
+static bool selp_leaf(const Expr *x) {
+  while (x->kind == EX_CAST) x = x->kids[0];
+  switch (x->kind) {
+  case EX_INT: case EX_FLOAT: case EX_BOOL: case EX_VAR: case EX_CONST: return true;
+  default: return false;
+  }
+}
+
+/* selp(c, a, b): Numba evaluates all three arguments, in order, before PTX's selp picks one (a
+ * call's arguments, as in Python): a[i] is read, and bounds-checked, whatever c says. So each
+ * is evaluated once into a temporary, and NVRTC gives selp where a conditional expression would
+ * load an element under a branch (test_intrinsics.test_selp counts the branches). Where both
+ * values are leaves, reading one of them conditionally is the same thing, and the plain
+ * conditional expression reads better. */
 void emit_selp_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
-  bool pure = an_expr_is_pure(e->kids[1]) && an_expr_is_pure(e->kids[2]) && an_expr_is_pure(e->kids[3]);
-  if (pure) {   /* the arguments as a conditional expression's condition, then and else */
+  if (an_expr_is_pure(e->kids[1]) && selp_leaf(e->kids[2]) && selp_leaf(e->kids[3])) {
     Expr cond = {.kind = EX_IFEXP, .loc = e->loc, .ty = e->ty, .kids = e->kids + 1, .nkids = 3};
     emit_ifexp(G, &cond, sb, prec);
     return;
@@ -277,7 +301,12 @@ static void emit_const_record_array(Gen *G, Const *k, const Type *record, StrBuf
 static void emit_const_array(Gen *G, Const *k, StrBuf *out) {
   const ConstArray *a = k->array;
   k->cname = namer_claim(&G->global, k->name);
-  sb_printf(out, "static __constant__ const %s %s", a->dtype->cname, k->cname);
+  sb_puts(out, "static __constant__ ");
+  /* Numba aligns a constant array to its item's size (make_constant_array: the power of two
+   * not below it); C's alignment of a complex item is its part's, half of that, so a complex
+   * array says so, and NVRTC loads an item with one vector load (ld.const.v2.f32), as Numba's. */
+  if (type_is_complex(a->dtype)) sb_printf(out, "__align__(%d) ", a->dtype->bits / 8);
+  sb_printf(out, "const %s %s", a->dtype->cname, k->cname);
   for (int d = 0; d < a->ndim; d++) sb_printf(out, "[%lld]", (long long)(a->shape[d] ? a->shape[d] : 1));
   sb_puts(out, " = {");
   for (int64_t i = 0; i < a->count; i++) {

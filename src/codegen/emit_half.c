@@ -1,30 +1,26 @@
 /* Emission of float16. The prelude's p2c_half (TH_HALF...) has the C++ operators + - * / and the
  * comparisons, so arithmetic reads as it does in Python; conversions are spelled with the
  * prelude's functions, since a C cast cannot say how float16 rounds: p2c_half_of(x) (nearest,
- * ties to even), p2c_float_of(h) (exact), p2c_half_to_int<T>(h) (Numba's cvt.rni: to nearest,
- * saturating). */
+ * ties to even), p2c_float_of(h) and p2c_double_of(h) (exact), p2c_half_to_int<T>(h) (Numba's
+ * cvt.rni: to nearest, saturating). On the GPU each is the one PTX cvt Numba's code has
+ * (cvt.f64.f16, cvt.rni.s8.f16, cvt.rn.f16.u32, ...), so inspect_asm shows the same spelling. */
 #include "codegen/cg.h"
 
 /* A cast (EX_CAST) from or to float16. */
 void emit_half_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Type *from = e->kids[0]->ty, *to = e->ty;
   const Expr *x = e->kids[0];
+  (void)prec;   /* every spelling is a call */
   if (to->kind == TY_HALF) {
     sb_puts(sb, from->kind == TY_FLOAT ? "p2c_half_of(" : "p2c_half_of_int(");
     emit_expr(G, x, sb, P_ASSIGN);
     sb_putc(sb, ')');
     return;
   }
-  if (to == &type_float32 || to == &type_float64) {
-    bool wide = to == &type_float64;
-    if (wide) {
-      if (P_UNARY < prec) sb_putc(sb, '(');
-      sb_puts(sb, "(double)");
-    }
-    sb_puts(sb, "p2c_float_of(");
+  if (to == &type_float32 || to == &type_float64) {   /* exact either way */
+    sb_puts(sb, to == &type_float64 ? "p2c_double_of(" : "p2c_float_of(");
     emit_expr(G, x, sb, P_ASSIGN);
     sb_putc(sb, ')');
-    if (wide && P_UNARY < prec) sb_putc(sb, ')');
     return;
   }
   if (to->kind == TY_BOOL) sb_puts(sb, "p2c_half_truth(");

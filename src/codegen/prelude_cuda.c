@@ -6,6 +6,7 @@
  *   - atomic max/min on floats with Numba's NaN rules: max/min leave the element alone when it
  *     or the value is NaN; nanmax/nanmin ignore a NaN value and replace a NaN element
  *     (numba/cuda/cudadrv/nvvm.py, ir_numba_atomic_minmax), by compare-and-swap on the bits.
+ *   - float64 atomic add on global memory as Numba spells it (atom.add.f64, generic address).
  *   - PTX special registers that CUDA C has no name for (%laneid, %lanemask_lt,
  *     %dynamic_smem_size), read with inline assembly; the simulator's prelude computes them.
  * Everything here compiles with NVRTC and with the simulator's host prelude. */
@@ -92,6 +93,20 @@ static const char *const cuda_helper_text[HC_COUNT] = {
         "template <typename T> static __device__ __forceinline__ T p2c_atomic_nanmin(T *p, T v) {\n"
         "  return p2c_atomic_fminmax(p, v, false, true);\n"
         "}\n",
+    [HC_ATOMIC_ADD_F64] =
+        "/* Atomic add on a float64 in global memory with the instruction Numba's code has, atom.add.f64\n"
+        " * on the generic address (NVRTC would spell the same operation atom.global.add.f64, or red\n"
+        " * where the old value is unused); a generic address of global memory is the same element.\n"
+        " * Returns the old value. */\n"
+        "#ifndef PYK2CUDA_SIM\n"
+        "static __device__ __forceinline__ double p2c_atomic_add_f64(double *p, double v) {\n"
+        "  double old;\n"
+        "  asm volatile(\"atom.add.f64 %0, [%1], %2;\" : \"=d\"(old) : \"l\"(p), \"d\"(v) : \"memory\");\n"
+        "  return old;\n"
+        "}\n"
+        "#else\n"
+        "static inline double p2c_atomic_add_f64(double *p, double v) { return atomicAdd(p, v); }\n"
+        "#endif\n",
     [HC_ATOMIC_INCDEC64] =
         "/* Atomic inc/dec on uint64 (CUDA's atomicInc/atomicDec are 32-bit), with their rules:\n"
         " * inc stores (old >= v) ? 0 : old + 1, dec stores (old == 0 || old > v) ? v : old - 1. */\n"

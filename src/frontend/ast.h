@@ -296,6 +296,7 @@ struct Function {
                             * and nothing else: raises are reported only with debug=True */
   bool fastmath;           /* @cuda.jit(fastmath=True or a flag set): NVRTC's --use_fast_math */
   bool lineinfo;           /* @cuda.jit(lineinfo=True): NVRTC's -lineinfo, #line to the .py */
+  bool noopt;              /* @cuda.jit(opt=False): NVVM's -opt=0, as Numba's (-Xnvvm=-opt=0) */
   /* A device function the translation names among its kernels (P2cTranslateOptions.kernels):
    * its specializations made from signatures are exported, each an extern "C" __device__
    * function of the C ABI (compile_ptx(device=True); docs/generated-code.md). */

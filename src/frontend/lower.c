@@ -193,11 +193,11 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
 
 /* Options of numba.cuda.jit that change nothing in the translation (docs/python.md: the Python
  * package accepts the same ones). debug and boundscheck are read (lower_jit_keyword): both turn
- * on bounds checking, and debug also makes raise and assert report; fastmath and lineinfo are
- * read too (they choose NVRTC's options: docs/python.md, "Options that change the code"), and
- * link (the CUDA C compiled with the module: lower_link.c). */
+ * on bounds checking, and debug also makes raise and assert report; fastmath, lineinfo and opt
+ * are read too (they choose NVRTC's options: docs/python.md, "Options that change the code"),
+ * and link (the CUDA C compiled with the module: lower_link.c). */
 static const char *const ignored_jit_options[] = {"cache",
-                                                  "opt", "inline", "max_registers",
+                                                  "inline", "max_registers",
                                                   "forceinline", "lto",
                                                   "launch_bounds", "extensions", NULL};
 
@@ -242,6 +242,8 @@ static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
     f->lineinfo = truth;
   } else if (strcmp(name, "link") == 0) {
     lower_link_list(L, val);   /* CUDA C compiled with the module (lower_link.c) */
+  } else if (strcmp(name, "opt") == 0) {   /* only a literal False (or 0) turns it off */
+    f->noopt = node_is(L, val, K_false) || (node_is(L, val, K_integer) && !truth);
   } else if (strcmp(name, "device") == 0) {
     if (truth)
       f->kind = FN_DEVICE;

@@ -143,6 +143,20 @@ static __device__ __forceinline__ uint64_t p2c_atomic_dec(uint64_t *p, uint64_t 
   return old;
 }
 
+/* Atomic add on a float64 in global memory with the instruction Numba's code has, atom.add.f64
+ * on the generic address (NVRTC would spell the same operation atom.global.add.f64, or red
+ * where the old value is unused); a generic address of global memory is the same element.
+ * Returns the old value. */
+#ifndef PYK2CUDA_SIM
+static __device__ __forceinline__ double p2c_atomic_add_f64(double *p, double v) {
+  double old;
+  asm volatile("atom.add.f64 %0, [%1], %2;" : "=d"(old) : "l"(p), "d"(v) : "memory");
+  return old;
+}
+#else
+static inline double p2c_atomic_add_f64(double *p, double v) { return atomicAdd(p, v); }
+#endif
+
 /* (int64, int64) */
 struct p2c_tuple_i64x2 {
   int64_t f[2];
@@ -284,7 +298,7 @@ extern "C" __global__ void arith_float_2(p2c_array<double, 1> x, p2c_array<doubl
     // v = math.floor(x[i] * 8.0) / 8.0
     v = (double)(int64_t)floor(x.data[i] * 8.0) / 8.0;
     // cuda.atomic.add(r, 0, v)
-    (void)atomicAdd(&r.data[0], v);
+    (void)p2c_atomic_add_f64(&r.data[0], v);
     // cuda.atomic.sub(r, 1, v)
     (void)p2c_atomic_sub(&r.data[1], v);
     // cuda.atomic.max(r, 2, v)

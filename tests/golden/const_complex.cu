@@ -82,9 +82,9 @@ static __device__ __forceinline__ p2c_complex<F> p2c_conj(p2c_complex<F> z) {
   return p2c_complex<F>(z.re, -z.im);
 }
 
-static __constant__ const p2c_complex64 C64[2][3] = {p2c_complex64(0.5f, 0.0f), p2c_complex64(0.5f, -0.5f), p2c_complex64(-0.0f, -1.5f), p2c_complex64(-2.0f, 3.0f), p2c_complex64(4.0f, 0.0f), p2c_complex64(2.5f, 0.0f)};
-static __constant__ const p2c_complex128 C128[4] = {p2c_complex128(0.0, 1.0), p2c_complex128(2.0, 0.0), p2c_complex128(3.5, -0.001), p2c_complex128(-1.0, -2.0)};
-static __constant__ const p2c_complex128 FULL[2][2] = {p2c_complex128(2.0, -1.0), p2c_complex128(2.0, -1.0), p2c_complex128(2.0, -1.0), p2c_complex128(2.0, -1.0)};
+static __constant__ __align__(8) const p2c_complex64 C64[2][3] = {p2c_complex64(0.5f, 0.0f), p2c_complex64(0.5f, -0.5f), p2c_complex64(-0.0f, -1.5f), p2c_complex64(-2.0f, 3.0f), p2c_complex64(4.0f, 0.0f), p2c_complex64(2.5f, 0.0f)};
+static __constant__ __align__(16) const p2c_complex128 C128[4] = {p2c_complex128(0.0, 1.0), p2c_complex128(2.0, 0.0), p2c_complex128(3.5, -0.001), p2c_complex128(-1.0, -2.0)};
+static __constant__ __align__(16) const p2c_complex128 FULL[2][2] = {p2c_complex128(2.0, -1.0), p2c_complex128(2.0, -1.0), p2c_complex128(2.0, -1.0), p2c_complex128(2.0, -1.0)};
 
 extern "C" __global__ void const_complex(p2c_array<p2c_complex64, 1> a, p2c_array<p2c_complex128, 1> b) {
   int32_t i = 0;

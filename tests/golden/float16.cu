@@ -45,6 +45,11 @@ static __device__ __forceinline__ float p2c_float_of(p2c_half h) {
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
   return f;
 }
+static __device__ __forceinline__ double p2c_double_of(p2c_half h) {
+  double d;
+  asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(h.bits));
+  return d;
+}
 static __device__ __forceinline__ p2c_half p2c_half_of(float x) {
   p2c_half h;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(x));
@@ -75,6 +80,24 @@ static __device__ __forceinline__ p2c_half p2c_hfma(p2c_half a, p2c_half b, p2c_
   asm("fma.rn.f16 %0, %1, %2, %3;" : "=h"(r.bits) : "h"(a.bits), "h"(b.bits), "h"(c.bits));
   return r;
 }
+/* Integer conversions with the one PTX instruction each that Numba's code has: cvt.rn.f16.s8
+   from an int8 (to nearest, ties to even), cvt.rni.s8.f16 to one (to the nearest integer,
+   saturating, NaN to 0: the meaning the simulator's p2c_half_to_int computes). 8-bit
+   operands travel in 16-bit registers, as PTX allows. */
+#define P2C_HALF_CVT(T, ptx, reg, R) \
+  static __device__ __forceinline__ p2c_half p2c_half_of_int(T x) { \
+    p2c_half h; asm("cvt.rn.f16." ptx " %0, %1;" : "=h"(h.bits) : reg((R)x)); return h; } \
+  static __device__ __forceinline__ T p2c_half_to_int_cvt(T *, p2c_half h) { \
+    R r; asm("cvt.rni." ptx ".f16 %0, %1;" : "=" reg(r) : "h"(h.bits)); return (T)r; }
+P2C_HALF_CVT(int8_t, "s8", "h", short)
+P2C_HALF_CVT(int16_t, "s16", "h", short)
+P2C_HALF_CVT(int32_t, "s32", "r", int)
+P2C_HALF_CVT(int64_t, "s64", "l", long long)
+P2C_HALF_CVT(uint8_t, "u8", "h", unsigned short)
+P2C_HALF_CVT(uint16_t, "u16", "h", unsigned short)
+P2C_HALF_CVT(uint32_t, "u32", "r", unsigned int)
+P2C_HALF_CVT(uint64_t, "u64", "l", unsigned long long)
+#undef P2C_HALF_CVT
 #endif
 
 #ifdef PYK2CUDA_SIM
@@ -103,6 +126,7 @@ static inline p2c_half p2c_sim_half_round(double v, double below) {
   return p2c_half{(unsigned short)(sign | bits)};
 }
 static inline float p2c_float_of(p2c_half h) { return (float)p2c_sim_half_value(h); }
+static inline double p2c_double_of(p2c_half h) { return p2c_sim_half_value(h); }
 static inline p2c_half p2c_half_of(float x) { return p2c_sim_half_round(x, 0); }
 static inline p2c_half p2c_half_of(double x) { return p2c_sim_half_round(x, 0); }
 static inline p2c_half p2c_hadd(p2c_half a, p2c_half b) {
@@ -159,6 +183,9 @@ static __device__ __forceinline__ p2c_half p2c_half_of_int(T x) {
 }
 template <typename T>
 static __device__ __forceinline__ T p2c_half_to_int(p2c_half h) {
+#ifndef PYK2CUDA_SIM
+  return p2c_half_to_int_cvt((T *)0, h);
+#else
   const bool is_signed = (T)-1 < (T)0;
   const T hi = is_signed ? (T)(((unsigned long long)1 << (8 * sizeof(T) - 1)) - 1) : (T)~(T)0;
   const T lo = is_signed ? (T)(-hi - 1) : (T)0;
@@ -168,6 +195,7 @@ static __device__ __forceinline__ T p2c_half_to_int(p2c_half h) {
   if (f <= (float)lo) return lo;
   if (f >= (float)hi) return hi;
   return (T)f;
+#endif
 }
 static __device__ __forceinline__ bool p2c_half_truth(p2c_half h) { return (h.bits & 0x7fff) != 0; }
 
@@ -234,13 +262,13 @@ extern "C" __global__ void half_arith(p2c_array<p2c_half, 1> a, p2c_array<p2c_ha
     // out32[i, 2] = x * np.float32(1.5)
     out32.data[i * out32.shape[1] + 2] = p2c_float_of(x) * 1.5f;
     // out32[i, 3] = (x < y) + (x <= y) * 2 + (x == y) * 4 + (x != y) * 8 + (x > 1.5) * 16
-    out32.data[i * out32.shape[1] + 3] = (float)((int64_t)(x < y) + (int64_t)(x <= y) * 2 + (int64_t)(x == y) * 4 + (int64_t)(x != y) * 8 + (int64_t)((double)p2c_float_of(x) > 1.5) * 16);
+    out32.data[i * out32.shape[1] + 3] = (float)((int64_t)(x < y) + (int64_t)(x <= y) * 2 + (int64_t)(x == y) * 4 + (int64_t)(x != y) * 8 + (int64_t)(p2c_double_of(x) > 1.5) * 16);
     // out64[i, 0] = x + i32[i]                # float16 + int32: float64
-    out64.data[i * out64.shape[1] + 0] = (double)p2c_float_of(x) + (double)i32.data[i];
+    out64.data[i * out64.shape[1] + 0] = p2c_double_of(x) + (double)i32.data[i];
     // out64[i, 1] = x * 0.1                   # a float64 literal
-    out64.data[i * out64.shape[1] + 1] = (double)p2c_float_of(x) * 0.1;
+    out64.data[i * out64.shape[1] + 1] = p2c_double_of(x) * 0.1;
     // out64[i, 2] = float(x) + float(y)
-    out64.data[i * out64.shape[1] + 2] = (double)p2c_float_of(x) + (double)p2c_float_of(y);
+    out64.data[i * out64.shape[1] + 2] = p2c_double_of(x) + p2c_double_of(y);
     // if x:
     if (x) {
       // out64[i, 3] = 1.0

@@ -104,6 +104,20 @@ template <typename T> static __device__ __forceinline__ T p2c_atomic_nanmin(T *p
   return p2c_atomic_fminmax(p, v, false, true);
 }
 
+/* Atomic add on a float64 in global memory with the instruction Numba's code has, atom.add.f64
+ * on the generic address (NVRTC would spell the same operation atom.global.add.f64, or red
+ * where the old value is unused); a generic address of global memory is the same element.
+ * Returns the old value. */
+#ifndef PYK2CUDA_SIM
+static __device__ __forceinline__ double p2c_atomic_add_f64(double *p, double v) {
+  double old;
+  asm volatile("atom.add.f64 %0, [%1], %2;" : "=d"(old) : "l"(p), "d"(v) : "memory");
+  return old;
+}
+#else
+static inline double p2c_atomic_add_f64(double *p, double v) { return atomicAdd(p, v); }
+#endif
+
 /* (int32, int32) */
 struct p2c_tuple_i32x2 {
   int32_t f[2];
@@ -449,7 +463,7 @@ static __device__ void global_1d__atomic_add(p2c_array<double, 1> ary, p2c_array
     bin = bin - nelem;
   }
   // binop_func(ary, bin, op2)
-  (void)atomicAdd(&ary.data[p2c_wrap(bin, ary.shape[0])], (double)op2);
+  (void)p2c_atomic_add_f64(&ary.data[p2c_wrap(bin, ary.shape[0])], (double)op2);
 }
 
 static __device__ void global_1d__atomic_max_False(p2c_array<double, 1> ary, p2c_array<int64_t, 1> idx, int64_t nelem, int64_t op2) {
@@ -475,7 +489,7 @@ static __device__ void global_1d__atomic_add_True(p2c_array<double, 1> ary, p2c_
   // bin = bin - nelem
   bin = bin - nelem;
   // binop_func(ary, bin, op2)
-  (void)atomicAdd(&ary.data[p2c_wrap(bin, ary.shape[0])], op2);
+  (void)p2c_atomic_add_f64(&ary.data[p2c_wrap(bin, ary.shape[0])], op2);
 }
 
 static __device__ int32_t cast_none_i32(int32_t num) {

@@ -81,6 +81,9 @@ extern "C" __global__ void narrow_bits(p2c_array<int8_t, 1> x, p2c_array<int64_t
 extern "C" __global__ void float_ops(p2c_array<double, 1> x, p2c_array<double, 2> out) {
   int64_t i = 0;
   double a = 0;
+  bool p2c_t;
+  double p2c_t2;
+  double p2c_t3;
 
   // i = cuda.grid(1)
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -93,13 +96,16 @@ extern "C" __global__ void float_ops(p2c_array<double, 1> x, p2c_array<double, 2
     // out[i, 1] = cuda.cbrt(abs(x[i]) + 1)
     out.data[i * out.shape[1] + 1] = cbrt(fabs(x.data[i]) + 1.0);
     // out[i, 2] = cuda.selp(x[i] > 0, x[i], -x[i])
-    out.data[i * out.shape[1] + 2] = x.data[i] > (double)0 ? x.data[i] : -x.data[i];
+    out.data[i * out.shape[1] + 2] = (p2c_t = x.data[i] > (double)0, p2c_t2 = x.data[i], p2c_t3 = -x.data[i], p2c_t ? p2c_t2 : p2c_t3);
   }
 }
 
 extern "C" __global__ void float32_ops(p2c_array<float, 1> x, p2c_array<float, 2> out) {
   int64_t i = 0;
   float a = 0;
+  bool p2c_t;
+  float p2c_t2;
+  float p2c_t3;
 
   // i = cuda.grid(1)
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -112,7 +118,7 @@ extern "C" __global__ void float32_ops(p2c_array<float, 1> x, p2c_array<float, 2
     // out[i, 1] = cuda.cbrt(abs(x[i]) + np.float32(1))
     out.data[i * out.shape[1] + 1] = cbrtf(fabsf(x.data[i]) + 1.0f);
     // out[i, 2] = cuda.selp(x[i] > 0, x[i], -x[i])
-    out.data[i * out.shape[1] + 2] = (double)x.data[i] > (double)0 ? x.data[i] : -x.data[i];
+    out.data[i * out.shape[1] + 2] = (p2c_t = (double)x.data[i] > (double)0, p2c_t2 = x.data[i], p2c_t3 = -x.data[i], p2c_t ? p2c_t2 : p2c_t3);
   }
 }
 
@@ -130,13 +136,16 @@ extern "C" __global__ void cbrt_negative(p2c_array<double, 1> x, p2c_array<doubl
 
 extern "C" __global__ void selp_ints(p2c_array<bool, 1> c, p2c_array<int16_t, 1> a, p2c_array<int16_t, 1> b, p2c_array<int16_t, 1> out) {
   int64_t i = 0;
+  bool p2c_t;
+  int16_t p2c_t2;
+  int16_t p2c_t3;
 
   // i = cuda.grid(1)
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i < c.size:
   if (i < c.shape[0]) {
     // out[i] = cuda.selp(c[i], a[i], b[i])
-    out.data[i] = c.data[i] ? a.data[i] : b.data[i];
+    out.data[i] = (p2c_t = c.data[i], p2c_t2 = a.data[i], p2c_t3 = b.data[i], p2c_t ? p2c_t2 : p2c_t3);
   }
 }
 

@@ -126,6 +126,11 @@ static __device__ __forceinline__ float p2c_float_of(p2c_half h) {
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
   return f;
 }
+static __device__ __forceinline__ double p2c_double_of(p2c_half h) {
+  double d;
+  asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(h.bits));
+  return d;
+}
 static __device__ __forceinline__ p2c_half p2c_half_of(float x) {
   p2c_half h;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(x));
@@ -156,6 +161,24 @@ static __device__ __forceinline__ p2c_half p2c_hfma(p2c_half a, p2c_half b, p2c_
   asm("fma.rn.f16 %0, %1, %2, %3;" : "=h"(r.bits) : "h"(a.bits), "h"(b.bits), "h"(c.bits));
   return r;
 }
+/* Integer conversions with the one PTX instruction each that Numba's code has: cvt.rn.f16.s8
+   from an int8 (to nearest, ties to even), cvt.rni.s8.f16 to one (to the nearest integer,
+   saturating, NaN to 0: the meaning the simulator's p2c_half_to_int computes). 8-bit
+   operands travel in 16-bit registers, as PTX allows. */
+#define P2C_HALF_CVT(T, ptx, reg, R) \
+  static __device__ __forceinline__ p2c_half p2c_half_of_int(T x) { \
+    p2c_half h; asm("cvt.rn.f16." ptx " %0, %1;" : "=h"(h.bits) : reg((R)x)); return h; } \
+  static __device__ __forceinline__ T p2c_half_to_int_cvt(T *, p2c_half h) { \
+    R r; asm("cvt.rni." ptx ".f16 %0, %1;" : "=" reg(r) : "h"(h.bits)); return (T)r; }
+P2C_HALF_CVT(int8_t, "s8", "h", short)
+P2C_HALF_CVT(int16_t, "s16", "h", short)
+P2C_HALF_CVT(int32_t, "s32", "r", int)
+P2C_HALF_CVT(int64_t, "s64", "l", long long)
+P2C_HALF_CVT(uint8_t, "u8", "h", unsigned short)
+P2C_HALF_CVT(uint16_t, "u16", "h", unsigned short)
+P2C_HALF_CVT(uint32_t, "u32", "r", unsigned int)
+P2C_HALF_CVT(uint64_t, "u64", "l", unsigned long long)
+#undef P2C_HALF_CVT
 #endif
 
 #ifdef PYK2CUDA_SIM
@@ -184,6 +207,7 @@ static inline p2c_half p2c_sim_half_round(double v, double below) {
   return p2c_half{(unsigned short)(sign | bits)};
 }
 static inline float p2c_float_of(p2c_half h) { return (float)p2c_sim_half_value(h); }
+static inline double p2c_double_of(p2c_half h) { return p2c_sim_half_value(h); }
 static inline p2c_half p2c_half_of(float x) { return p2c_sim_half_round(x, 0); }
 static inline p2c_half p2c_half_of(double x) { return p2c_sim_half_round(x, 0); }
 static inline p2c_half p2c_hadd(p2c_half a, p2c_half b) {
@@ -240,6 +264,9 @@ static __device__ __forceinline__ p2c_half p2c_half_of_int(T x) {
 }
 template <typename T>
 static __device__ __forceinline__ T p2c_half_to_int(p2c_half h) {
+#ifndef PYK2CUDA_SIM
+  return p2c_half_to_int_cvt((T *)0, h);
+#else
   const bool is_signed = (T)-1 < (T)0;
   const T hi = is_signed ? (T)(((unsigned long long)1 << (8 * sizeof(T) - 1)) - 1) : (T)~(T)0;
   const T lo = is_signed ? (T)(-hi - 1) : (T)0;
@@ -249,6 +276,7 @@ static __device__ __forceinline__ T p2c_half_to_int(p2c_half h) {
   if (f <= (float)lo) return lo;
   if (f >= (float)hi) return hi;
   return (T)f;
+#endif
 }
 static __device__ __forceinline__ bool p2c_half_truth(p2c_half h) { return (h.bits & 0x7fff) != 0; }
 

@@ -253,6 +253,20 @@ static __device__ __forceinline__ p2c_array<F, N> p2c_view_part(p2c_array<p2c_co
   return v;
 }
 
+/* Atomic add on a float64 in global memory with the instruction Numba's code has, atom.add.f64
+ * on the generic address (NVRTC would spell the same operation atom.global.add.f64, or red
+ * where the old value is unused); a generic address of global memory is the same element.
+ * Returns the old value. */
+#ifndef PYK2CUDA_SIM
+static __device__ __forceinline__ double p2c_atomic_add_f64(double *p, double v) {
+  double old;
+  asm volatile("atom.add.f64 %0, [%1], %2;" : "=d"(old) : "l"(p), "d"(v) : "memory");
+  return old;
+}
+#else
+static inline double p2c_atomic_add_f64(double *p, double v) { return atomicAdd(p, v); }
+#endif
+
 extern "C" __global__ void same_size(p2c_array<float, 1> a, p2c_array<int32_t, 1> out_i, p2c_array<uint32_t, 1> out_u) {
   int64_t i = 0;
   p2c_array<int32_t, 1> p2c_t;
@@ -396,9 +410,9 @@ extern "C" __global__ void parts(p2c_array<p2c_complex128, 1> c, p2c_array<doubl
     // c.imag[i] = i
     (p2c_t5 = p2c_view_part<1>(c), *(double *)((char *)p2c_t5.data + i * p2c_t5.strides[0])) = (double)i;
     // cuda.atomic.add(d.imag, i % 4, 1.0)
-    (void)atomicAdd(&(p2c_t6 = p2c_view_part<1>(d), *(double *)((char *)p2c_t6.data + i % 4 * p2c_t6.strides[0])), 1.0);
+    (void)p2c_atomic_add_f64(&(p2c_t6 = p2c_view_part<1>(d), *(double *)((char *)p2c_t6.data + i % 4 * p2c_t6.strides[0])), 1.0);
     // cuda.atomic.add(d.real, i % 4, 0.5)
-    (void)atomicAdd(&(p2c_t7 = p2c_view_part<0>(d), *(double *)((char *)p2c_t7.data + i % 4 * p2c_t7.strides[0])), 0.5);
+    (void)p2c_atomic_add_f64(&(p2c_t7 = p2c_view_part<0>(d), *(double *)((char *)p2c_t7.data + i % 4 * p2c_t7.strides[0])), 0.5);
     // out[i, 3] = out.real[i, 0]
     out.data[i * out.shape[1] + 3] = (p2c_t8 = out, p2c_t8.data[i * p2c_t8.shape[1] + 0]);
   }
