@@ -11,6 +11,10 @@ first, and the cu12 one, played by tests/standin/nvrtc12's NVRTC 12.4 double), t
 run with the cu12 NVRTC and give the right sums, and info say which NVRTC modules are compiled
 with. The same launch with the default driver version (13.0) must run, and info say that they
 fit. Run it through on_standin.py (which sets PYK2CUDA_LIBCUDA and counts the kernels).
+
+An older GPU (check_old_arch): PTX for sm_53, which NVRTC 13 does not compile for, must come
+from the cu12 wheel's NVRTC (the double plays CUDA 12.4's list of architectures), and without
+one fail (exit 3) with a message naming NVRTC 13's oldest arch and the NVRTC to install.
 """
 import os
 import subprocess
@@ -105,6 +109,29 @@ def check_fallback(pyk2cuda, nvrtc12, tmp):
     return 0
 
 
+def check_old_arch(pyk2cuda, nvrtc12, tmp):
+    """PTX for sm_53 with the cu12 wheel (its NVRTC compiles it) and without (a clear refusal);
+    0 when both are right. --no-cache: the compile must run, not be remembered."""
+    real13 = real_nvrtc(pyk2cuda)
+    site, _ = wheels_site(os.path.join(tmp, "old_arch"), real13, nvrtc12)
+    args = [pyk2cuda, "ptx", VECADD, "--sig", "vecadd(int32[:], int32[:], float64[:])",
+            "--arch", "sm_53", "--no-cache"]
+    env = dict(os.environ, PYK2CUDA_SITE_PACKAGES=site, P2C_TEST_REAL_NVRTC=real13)
+    p = subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0 or ".target sm_53" not in p.stdout:
+        print(f"FAIL old arch with the cu12 NVRTC: exit {p.returncode}, stderr:\n{p.stderr}")
+        return 1
+    p = subprocess.run(args, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    want = ("NVRTC 13.", " compiles for sm_75 and newer, not sm_53; an NVRTC of CUDA 12 does",
+            "nvidia-cuda-nvrtc-cu12", "no NVRTC of CUDA 12 found (tried")
+    if p.returncode != 3 or not all(w in p.stderr for w in want):
+        print(f"FAIL old arch without an NVRTC of CUDA 12: exit {p.returncode}, stderr:\n{p.stderr}")
+        return 1
+    print("ok old arch:", p.stderr.strip().splitlines()[-1])
+    return 0
+
+
 def without_folder(folder):
     """This environment with `folder` taken off LD_LIBRARY_PATH: meson puts the double's folder
     there (the test depends on it), and the runs without an NVRTC of CUDA 12 must not find it."""
@@ -122,7 +149,7 @@ def main(argv):
     os.environ.clear()
     os.environ.update(env)
     with tempfile.TemporaryDirectory() as tmp:
-        if check_fallback(pyk2cuda, nvrtc12, tmp) != 0:
+        if check_fallback(pyk2cuda, nvrtc12, tmp) != 0 or check_old_arch(pyk2cuda, nvrtc12, tmp) != 0:
             return 1
         old = run(pyk2cuda, os.path.join(tmp, "old"),
                   dict(os.environ, PYK2CUDA_STANDIN_DRIVER_VERSION="12.4"))

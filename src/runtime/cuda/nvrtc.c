@@ -94,7 +94,8 @@ static const DynSymbol symbols[] = {
     SYMBOL(nvrtcGetPTXSize, true),        SYMBOL(nvrtcGetPTX, true),
     SYMBOL(nvrtcGetProgramLogSize, true), SYMBOL(nvrtcGetProgramLog, true),
     SYMBOL(nvrtcGetCUBINSize, false),     SYMBOL(nvrtcGetCUBIN, false),
-    SYMBOL(nvrtcGetErrorString, false),
+    SYMBOL(nvrtcGetErrorString, false),   SYMBOL(nvrtcGetNumSupportedArchs, false),
+    SYMBOL(nvrtcGetSupportedArchs, false),
 };
 #undef SYMBOL
 
@@ -408,6 +409,51 @@ P2cStatus rtc_load_for_driver(int driver_version, const RtcLib **out, char *err,
   return status;
 }
 
+/* ---- An NVRTC for an older GPU -------------------------------------------------------------- */
+
+/* An architecture's number: 53 for "sm_53" or "compute_53" (rtc_valid_arch's forms). */
+static int arch_number(const char *arch) {
+  const char *digits = strchr(arch, '_');
+  return digits ? atoi(digits + 1) : 0;
+}
+
+/* The oldest real architecture `lib` compiles for (nvrtcGetSupportedArchs' first, the list is
+ * ascending), or 0 when this NVRTC cannot say (before CUDA 11.2). */
+static int oldest_arch(const RtcLib *lib) {
+  int count = 0, archs[128];
+  if (!lib->nvrtcGetNumSupportedArchs || !lib->nvrtcGetSupportedArchs ||
+      lib->nvrtcGetNumSupportedArchs(&count) != RTC_NVRTC_SUCCESS || count < 1 || count > 128 ||
+      lib->nvrtcGetSupportedArchs(archs) != RTC_NVRTC_SUCCESS)
+    return 0;
+  return archs[0];
+}
+
+/* Below this, an arch may be older than the process's NVRTC compiles for (CUDA 13 dropped
+ * sm_50 to sm_72); at or above it every NVRTC since CUDA 11 does. */
+enum { ARCH_EVERY_NVRTC = 75 };
+
+P2cStatus rtc_lib_for_arch(const char *arch, const RtcLib **out, char *err, size_t errlen) {
+  const RtcLib *lib, *older;
+  int want = arch_number(arch), major = 0, minor = 0, oldest;
+  char why[RTC_ERROR_MAX];
+  *out = NULL;
+  if (want >= ARCH_EVERY_NVRTC || rtc_load(&lib, err, errlen) != P2C_OK) return P2C_OK;
+  if ((oldest = oldest_arch(lib)) == 0 || want >= oldest) return P2C_OK;
+  if (lib->nvrtcVersion(&major, &minor) != RTC_NVRTC_SUCCESS) return P2C_OK;
+  P2cStatus st = rtc_load_for_driver((major - 1) * 1000, &older, why, sizeof why);
+  if (st == P2C_OK && oldest_arch(older) <= want) {
+    *out = older;
+    return P2C_OK;
+  }
+  if (st == P2C_OK) snprintf(why, sizeof why, "the NVRTC of CUDA %d found (%.200s) does not either",
+                             major - 1, older->dl.path);
+  snprintf(err, errlen,
+           "NVRTC %d.%d compiles for sm_%d and newer, not %s; an NVRTC of CUDA %d does (NVIDIA's "
+           "nvidia-cuda-nvrtc-cu%d wheel, or a CUDA %d toolkit): %s",
+           major, minor, oldest, arch, major - 1, major - 1, major - 1, why);
+  return P2C_ERR_NVRTC;
+}
+
 P2cStatus rtc_lib_version(const RtcLib *lib, int *major, int *minor, char *err, size_t errlen) {
   P2cStatus status = P2C_OK;
   RTC_CHECK(lib, nvrtcVersion(major, minor), err, errlen);
@@ -582,7 +628,8 @@ static P2cStatus compile_program(const RtcRequest *req, RtcResult *res, RtcResul
   P2cStatus status = check_request(req, arch, res->error, sizeof res->error);
   if (status != P2C_OK) return status;
   const RtcLib *lib = req->lib;
-  if (!lib) status = rtc_load(&lib, res->error, sizeof res->error);
+  if (!lib) status = rtc_lib_for_arch(arch, &lib, res->error, sizeof res->error);
+  if (status == P2C_OK && !lib) status = rtc_load(&lib, res->error, sizeof res->error);
   if (status != P2C_OK) return status;
   if (req->target == P2C_TARGET_CUBIN && (!lib->nvrtcGetCUBIN || !lib->nvrtcGetCUBINSize)) {
     snprintf(res->error, sizeof res->error,

@@ -64,6 +64,9 @@ typedef struct RtcLib {
   RtcNvrtcResult (*nvrtcGetCUBINSize)(RtcNvrtcProgram prog, size_t *size);
   RtcNvrtcResult (*nvrtcGetCUBIN)(RtcNvrtcProgram prog, char *cubin);
   const char *(*nvrtcGetErrorString)(RtcNvrtcResult result);
+  /* optional (CUDA 11.2 and later): the real architectures this NVRTC compiles for */
+  RtcNvrtcResult (*nvrtcGetNumSupportedArchs)(int *count);
+  RtcNvrtcResult (*nvrtcGetSupportedArchs)(int *archs);
 } RtcLib;
 
 /* ---- Loading -------------------------------------------------------------------------------- */
@@ -107,6 +110,15 @@ bool rtc_driver_fits(int driver_version, int major, int minor, const char *what,
  * process; a failed search is tried again at the next call. With $PYK2CUDA_NVRTC set, or when
  * nothing is found, P2C_ERR_NO_CUDA and why in err (the places tried). */
 P2cStatus rtc_load_for_driver(int driver_version, const RtcLib **out, char *err, size_t errlen);
+
+/* The NVRTC that compiles for `arch` ("sm_53", "compute_70"): NULL (*out) for the process's
+ * (rtc_load), when it does; when `arch` is older than the oldest it compiles for (NVRTC 13
+ * stopped at sm_75: nvrtcGetSupportedArchs), the previous CUDA major version's NVRTC, found as
+ * rtc_load_for_driver finds one (NVIDIA's cu12 wheel, a CUDA 12 toolkit, ...), if that one
+ * compiles for it. Otherwise P2C_ERR_NVRTC and, in err, which NVRTC stops where and what was
+ * searched. Loads the process's NVRTC only for an arch below sm_75 (what every NVRTC since CUDA
+ * 11 compiles for), so that a cached launch for a current GPU still loads none. */
+P2cStatus rtc_lib_for_arch(const char *arch, const RtcLib **out, char *err, size_t errlen);
 
 /* ---- Using it ------------------------------------------------------------------------------- */
 

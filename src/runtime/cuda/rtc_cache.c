@@ -194,10 +194,23 @@ static bool load_hit(Entry *e, RtcResult *res) {
   return true;
 }
 
-P2cStatus rtc_compile_cached(const RtcRequest *req, const RtcCacheOptions *opts, RtcResult *res,
+/* The request with the NVRTC that compiles for its arch named (rtc_lib_for_arch: an older one
+ * for an older GPU), so that its entry is keyed by the library that makes the image. */
+static P2cStatus resolve_lib(const RtcRequest *req, RtcRequest *out, RtcResult *res) {
+  *out = *req;
+  if (req->lib) return P2C_OK;
+  return rtc_lib_for_arch(req->arch ? req->arch : "sm_90", &out->lib, res->error, sizeof res->error);
+}
+
+P2cStatus rtc_compile_cached(const RtcRequest *given, const RtcCacheOptions *opts, RtcResult *res,
                              bool *hit) {
   Entry e;
+  RtcRequest request, *req = &request;
   *hit = false;
+  memset(res, 0, sizeof *res);
+  res->alloc = given->alloc ? given->alloc : mem_default();
+  P2cStatus refused = resolve_lib(given, req, res);
+  if (refused != P2C_OK) return refused;
   bool cached = entry_for(req, opts, &e);
   CacheLookup found = cached ? cache_key_lookup(e.dir, e.hash, e.key, e.key_len, e.alloc)
                              : CACHE_MISS;
@@ -214,9 +227,11 @@ P2cStatus rtc_compile_cached(const RtcRequest *req, const RtcCacheOptions *opts,
   return st;
 }
 
-void rtc_cache_forget(const RtcRequest *req, const RtcCacheOptions *opts) {
+void rtc_cache_forget(const RtcRequest *given, const RtcCacheOptions *opts) {
   Entry e;
-  if (!entry_for(req, opts, &e)) return;
+  RtcRequest request, *req = &request;
+  RtcResult unused;
+  if (resolve_lib(given, req, &unused) != P2C_OK || !entry_for(req, opts, &e)) return;
   if (cache_key_lookup(e.dir, e.hash, e.key, e.key_len, e.alloc) == CACHE_HIT)
     cache_remove(e.dir, e.hash, EXT);
   entry_free(&e);

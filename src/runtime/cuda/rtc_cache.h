@@ -26,7 +26,8 @@ typedef struct RtcCacheOptions {
 } RtcCacheOptions;
 
 /* Like rtc_compile (same statuses, same result ownership), through the cache; a request with
- * its own NVRTC (req->lib) is keyed by that library. *hit tells whether
+ * its own NVRTC (req->lib), or for an arch only an older NVRTC compiles for (rtc_lib_for_arch),
+ * is keyed by that library. *hit tells whether
  * the image came from the cache (the log is then ""; NVRTC did not run). A corrupt entry is
  * removed and rebuilt; an unusable cache folder is not an error (the compile runs uncached). */
 P2cStatus rtc_compile_cached(const RtcRequest *req, const RtcCacheOptions *opts, RtcResult *res,

@@ -5,7 +5,13 @@
  * CUDA 12.4 NVRTC would: nvrtcVersion says 12.4, and the CUBIN's CUDA_API_VERSION records
  * (EIATTR_CUDA_API_VERSION in each .nv.info section, which the driver stand-in reads as the CUDA
  * version the CUBIN was built for) say 12.4. The code is NVRTC 13's: for the stand-in, which
- * runs the CUDA C through the simulator, that changes nothing. No real driver is ever given it. */
+ * runs the CUDA C through the simulator, that changes nothing. No real driver is ever given it.
+ *
+ * For the old-GPU fallback (rtc_lib_for_arch; old_driver.py's check_old_arch) it also plays
+ * CUDA 12.4's list of architectures (nvrtcGetSupportedArchs, sm_50 to sm_90) and takes a PTX
+ * request for one NVRTC 13 dropped (-arch=compute_53): it compiles for compute_75 and writes
+ * the PTX's `.target` as the one asked for. Only the selection of the library is under test
+ * there: that PTX is NVRTC 13's code, never given to a driver. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <pthread.h>
@@ -57,13 +63,72 @@ EXPORT nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const
           nvrtcCreateProgram, prog, src, name, n, headers, names);
 }
 
+static void note_played(nvrtcProgram prog, int arch);
+
 EXPORT nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog) {
+  note_played(*prog, 0);
   FORWARD(nvrtcResult(*)(nvrtcProgram *), nvrtcDestroyProgram, prog);
 }
 
+/* CUDA 12.4's architectures, ascending, as its nvrtcGetSupportedArchs lists them. */
+static const int archs_12_4[] = {50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90};
+enum { ARCH_COUNT = sizeof archs_12_4 / sizeof archs_12_4[0], OLDEST_REAL = 75, PLAYED_MAX = 16 };
+
+EXPORT nvrtcResult nvrtcGetNumSupportedArchs(int *count) {
+  *count = ARCH_COUNT;
+  return 0;
+}
+
+EXPORT nvrtcResult nvrtcGetSupportedArchs(int *archs) {
+  memcpy(archs, archs_12_4, sizeof archs_12_4);
+  return 0;
+}
+
+/* The programs compiled for compute_75 in place of an older arch, and that arch (a double's
+ * bookkeeping, under its lock). */
+static pthread_mutex_t played_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  nvrtcProgram prog;
+  int arch;
+} played[PLAYED_MAX];
+
+/* Notes prog's arch; 0 forgets prog (compiled for its own arch, or destroyed). */
+static void note_played(nvrtcProgram prog, int arch) {
+  pthread_mutex_lock(&played_lock);
+  for (int i = 0; i < PLAYED_MAX; i++)
+    if (played[i].prog == prog) played[i].prog = NULL;
+  for (int i = 0; arch && i < PLAYED_MAX; i++)
+    if (!played[i].prog) {
+      played[i].prog = prog;
+      played[i].arch = arch;
+      break;
+    }
+  pthread_mutex_unlock(&played_lock);
+}
+
+static int played_arch(nvrtcProgram prog) {
+  int arch = 0;
+  pthread_mutex_lock(&played_lock);
+  for (int i = 0; i < PLAYED_MAX; i++)
+    if (played[i].prog == prog) arch = played[i].arch;
+  pthread_mutex_unlock(&played_lock);
+  return arch;
+}
+
 EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int n, const char *const *options) {
+  const char *given[64];
+  int arch = 0;
+  if (n > 64) return NVRTC_ERROR_INTERNAL_ERROR;
+  for (int i = 0; i < n; i++) {
+    given[i] = options[i];
+    if (!strncmp(options[i], "-arch=compute_", 14) && atoi(options[i] + 14) < OLDEST_REAL) {
+      arch = atoi(options[i] + 14);
+      given[i] = "-arch=compute_75";
+    }
+  }
+  note_played(prog, arch);
   FORWARD(nvrtcResult(*)(nvrtcProgram, int, const char *const *), nvrtcCompileProgram, prog, n,
-          options);
+          given);
 }
 
 EXPORT nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *size) {
@@ -71,7 +136,18 @@ EXPORT nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *size) {
 }
 
 EXPORT nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx) {
-  FORWARD(nvrtcResult(*)(nvrtcProgram, char *), nvrtcGetPTX, prog, ptx);
+  void *f = real("nvrtcGetPTX");
+  nvrtcResult (*fn)(nvrtcProgram, char *);
+  if (!f) return NVRTC_ERROR_INTERNAL_ERROR;
+  memcpy(&fn, &f, sizeof f);
+  nvrtcResult rc = fn(prog, ptx);
+  int arch = played_arch(prog);
+  char *target = rc == 0 && arch >= 10 && arch <= 99 ? strstr(ptx, ".target sm_75") : NULL;
+  if (target) {   /* the same length: two digits for two */
+    target[11] = (char)('0' + arch / 10);
+    target[12] = (char)('0' + arch % 10);
+  }
+  return rc;
 }
 
 EXPORT nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *size) {
