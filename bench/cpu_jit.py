@@ -14,7 +14,10 @@ Two figures per function and compiler, medians of the rounds:
     compiler's processes, which a loaded machine does not inflate); the processes alternate,
     Numba then pyk2cuda, each round;
   - run: in this process, after a warm-up call, the median of --repeat calls on the full input
-    (sum: 10,000,000 float64; smoothing: 2000x2000 float64).
+    (sum: 10,000,000 float64; smoothing: 2000x2000 float64). pyk2cuda's first call runs on the
+    first tier (libtcc's code) while the optimized build is made: the median of 3 calls there is
+    its own column; then the optimized build is waited for (_host_tiers(True)) and the run
+    column is the optimized code's.
 Both sides' results are compared first (exactly: they add in the same order)."""
 import argparse
 import inspect
@@ -91,7 +94,9 @@ def child(which, name, nonce):
     args = small_args(name)
     t0, c0 = time.perf_counter(), cpu_seconds()
     f(*args)
-    print(time.perf_counter() - t0, cpu_seconds() - c0)
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    tier = f._host_tiers()[0][1] if which == "pyk2cuda" else "numba"
+    print(tier, wall, cpu)
 
 
 def first_call(which, name, cache):
@@ -99,12 +104,11 @@ def first_call(which, name, cache):
     env = dict(os.environ, PYK2CUDA_CACHE_DIR=cache, PYK2CUDA_DEVICE="sim")
     p = subprocess.run([sys.executable, __file__, "--child", which, name, uuid.uuid4().hex], env=env,
                        capture_output=True, text=True, check=True)
-    wall, cpu = p.stdout.split()[-2:]
-    return float(wall), float(cpu)
+    tier, wall, cpu = p.stdout.split()[-3:]
+    return float(wall), float(cpu), tier
 
 
 def run_time(f, args, repeat):
-    f(*args)
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -122,9 +126,9 @@ def main():
     if a.child:
         child(*a.child)
         return
-    print("| function | Numba first call s (CPU s) | pyk2cuda first call s (CPU s) | Numba run ms | "
-          "pyk2cuda run ms | run ratio pyk2cuda/Numba |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| function | Numba first call s (CPU s) | pyk2cuda first call s (CPU s) | first-call CPU ratio "
+          "Numba/pyk2cuda | pyk2cuda first-tier run ms | Numba run ms | pyk2cuda run ms | run ratio pyk2cuda/Numba |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     cache = tempfile.mkdtemp(prefix="p2c-bench-")
     first_call("pyk2cuda", "sum", cache)   # the precompiled prelude, made once per cache
     for name, func in FUNCS.items():
@@ -138,11 +142,18 @@ def main():
         same = got["numba"] == got["pyk2cuda"] if name == "sum" else np.array_equal(args["numba"][1], args["pyk2cuda"][1])
         if not same:
             sys.exit("%s: the results differ: %r" % (name, got))
+        tiers = [t for _, _, t in firsts["pyk2cuda"]]
+        first_tier = run_time(fs["pyk2cuda"], args["pyk2cuda"], 3) if fs["pyk2cuda"]._host_tiers()[0][1] == "first" else float("nan")
+        fs["pyk2cuda"]._host_tiers(True)   # the optimized build, swapped in
+        fs["pyk2cuda"](*args["pyk2cuda"])
+        assert fs["pyk2cuda"]._host_tiers()[0][1] == "optimized"
         runs = {w: run_time(fs[w], args[w], a.repeat) for w in fs}
         med = {w: [statistics.median(x[k] for x in firsts[w]) for k in (0, 1)] for w in firsts}
-        print("| %s | %.3f (%.3f) | %.3f (%.3f) | %.2f | %.2f | %.2f |" % (
+        print("| %s | %.3f (%.3f) | %.3f (%.3f) | %.1f | %.2f | %.2f | %.2f | %.2f |" % (
             name, med["numba"][0], med["numba"][1], med["pyk2cuda"][0], med["pyk2cuda"][1],
+            med["numba"][1] / med["pyk2cuda"][1], first_tier * 1e3,
             runs["numba"] * 1e3, runs["pyk2cuda"] * 1e3, runs["pyk2cuda"] / runs["numba"]))
+        print("  (%s: pyk2cuda's first calls ran on: %s)" % (name, ", ".join(tiers)), file=sys.stderr)
     shutil.rmtree(cache, ignore_errors=True)
 
 

@@ -1043,6 +1043,24 @@ P2C_API P2cStatus p2c_module_launch(P2cCompiler *compiler, P2cModule *module, si
 P2C_API P2cStatus p2c_module_call(P2cCompiler *compiler, P2cModule *module, size_t index,
                                   const P2cValue *args, size_t nargs, const P2cLaunchOptions *options,
                                   void *result, size_t result_size);
+/* The tiers of @jit functions called from the host (docs/simulator.md, "Host functions: two
+ * tiers"): at a module's first host call, unless its optimized build (the host compiler's -O2,
+ * cached) is in the cache, its C form is compiled in memory by libtcc and runs at once, while
+ * the optimized build is made on a thread of its own; the first call that finds it ready swaps
+ * it in before it runs. $PYK2CUDA_LIBTCC=0 turns the first tier off. */
+typedef enum P2cHostTier {
+  P2C_HOST_TIER_NONE,        /* no host call yet */
+  P2C_HOST_TIER_FIRST,       /* libtcc's code of the C form */
+  P2C_HOST_TIER_OPTIMIZED    /* the host compiler's -O2 build */
+} P2cHostTier;
+/* The tier that ran the module's last host call; *why_not_first (may be NULL) receives why the
+ * calls do not run on the first tier ("" when they do; owned by the module, valid until the next
+ * call or its deletion). */
+P2C_API P2cHostTier p2c_module_host_tier(const P2cModule *module, const char **why_not_first);
+/* Waits for the module's optimized build, when one is being made, and swaps it in: the next
+ * call runs the optimized code. P2C_OK (also when there is nothing to wait for); P2C_ERR_USAGE
+ * for a NULL module. Must not race a call of the module. */
+P2C_API P2cStatus p2c_module_host_settle(P2cModule *module);
 /* Frees a heap block a @jit function's call handed over with an array it returned
  * (P2cKernelInfo.result_owners): the C library's free(), which the module allocated it with.
  * Accepts NULL. */

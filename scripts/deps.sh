@@ -34,10 +34,11 @@ NVDISASM_DEST=third_party/nvdisasm
 # clang and its runtime libraries (libFuzzer, sanitizers): the fuzz harnesses (scripts/fuzz.sh).
 # python3-dev, python3-pytest, python3-venv: the Python package's extension, its pytest suite and
 # the check that `pip install .` builds it in a fresh virtual environment. python3-dask: the
-# scale-out sample (samples/python/dask_chunks.py), run by the pytest suite.
+# scale-out sample (samples/python/dask_chunks.py), run by the pytest suite. libtcc-dev: the
+# first tier of @jit host functions (libpyk2cuda-tcc.so is built from its libtcc.a).
 debs=(libtree-sitter-dev libcmocka-dev libunistring-dev meson ninja-build pkg-config python3-numba
       python3-numpy g++ clang libclang-rt-14-dev python3-dev python3-pytest python3-venv
-      python3-dask)
+      python3-dask libtcc-dev)
 
 install_debs() {
   local missing=()

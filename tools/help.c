@@ -16,7 +16,7 @@ typedef struct CommandHelp {
 static const CommandHelp commands[] = {
     {"emit",
      "  pyk2cuda emit  FILE.py [-k KERNEL]... [--sig SIG]... [-o OUT.cu] [--line-directives]\n"
-     "                 [--check-bounds] [--sanitize] [--dump=ast|types|analysis|cuda]\n",
+     "                 [--check-bounds] [--sanitize] [--dump=ast|types|analysis|cuda|c]\n",
      "Translate the kernels of FILE.py to CUDA C.",
      "  -k KERNEL          only this kernel (repeatable); default: every kernel\n"
      "  --sig SIG          a signature for a kernel, NAME(TYPES) in Numba's syntax (repeatable)\n"
@@ -24,7 +24,8 @@ static const CommandHelp commands[] = {
      "  --line-directives  #line directives pointing at FILE.py\n"
      "  --check-bounds     check every index against the array's shape\n"
      "  --sanitize         the simulator's memory and race checks (implies --check-bounds)\n"
-     "  --dump=STAGE       print the form after one phase: ast, types, analysis or cuda\n"},
+     "  --dump=STAGE       print the form after one phase: ast, types, analysis or cuda;\n"
+     "                     c: the C form of @jit host functions (their first tier)\n"},
     {"ptx",
      "  pyk2cuda ptx   FILE.py [-k KERNEL]... [--sig SIG]... [--arch sm_XY] [--cubin] [-o OUT]\n"
      "                 [--check-bounds] [--no-cache]\n",

@@ -189,7 +189,8 @@ static int translate_file(P2cCompiler *c, const CompileArgs *a, bool skip_unsign
 }
 
 static bool dump_stage_known(const char *stage) {
-  return !strcmp(stage, "ast") || !strcmp(stage, "types") || !strcmp(stage, "analysis") || !strcmp(stage, "cuda");
+  return !strcmp(stage, "ast") || !strcmp(stage, "types") || !strcmp(stage, "analysis") || !strcmp(stage, "cuda") ||
+         !strcmp(stage, "c");   /* the first tier's C form of the @jit host functions */
 }
 
 /* emit: the CUDA C, or with --dump the form after one phase, which is written also when a

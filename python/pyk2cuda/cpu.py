@@ -7,6 +7,8 @@ host it runs on the CPU: the C it becomes is built by the host compiler the simu
 specialized lazily on its arguments' types, or on the decorator's signatures, chosen by the
 library's one dispatcher. Called from a kernel, the same function is a device function compiled
 into the kernel (source.py). docs/python.md, "CPU functions"."""
+import os
+import sys
 import warnings
 
 from . import _core, source as _source
@@ -34,6 +36,19 @@ def _check_options(options):
 # runs as plain Python, with one warning. Any other error (a type it cannot take, a wrong
 # result) stays a CompileError at the Python line.
 _PYTHON_ONLY = {"E-unsupported", "E-undefined", "E-global-type", "E-not-callable", "E-alloc"}
+
+# $PYK2CUDA_TIERS=1: each call says on stderr which tier ran it (docs/python.md, "CPU functions":
+# the first tier, libtcc's code, until the optimized build is ready; $PYK2CUDA_LIBTCC=0 turns the
+# first tier off). Read once, at import.
+_SAY_TIERS = os.environ.get("PYK2CUDA_TIERS", "") not in ("", "0")
+
+
+def _say_tiers(dispatcher):
+    for sig, tier, why in dispatcher._host_tiers():
+        if tier:
+            print("pyk2cuda: %s%s ran on the %s tier%s" % (dispatcher.__name__, sig[sig.index("("):], tier,
+                                                         " (%s)" % why if why and tier != "first" else ""),
+                  file=sys.stderr)
 
 
 def _python_only(exc):
@@ -68,7 +83,10 @@ class CPUDispatcher(_core._Kernel):
         if self._as_python:
             return self.py_func(*args)
         try:
-            return self._call(*args)
+            result = self._call(*args)
+            if _SAY_TIERS:
+                _say_tiers(self)
+            return result
         except CompileError as e:
             self._fall_back(e)
         return self.py_func(*args)

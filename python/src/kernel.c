@@ -1274,7 +1274,32 @@ static PyObject *kernel_in_program(Kernel *k, PyObject *unused) {
   return PyBool_FromLong(k->in_program);
 }
 
+/* _host_tiers(settle=False): [(signature, tier, why not the first)] of a @jit function's
+ * specializations (p2c_module_host_tier: tier 'first', 'optimized' or None before any call);
+ * with settle, each one's optimized build is waited for and swapped in first. */
+static PyObject *kernel_host_tiers(Kernel *k, PyObject *args) {
+  int settle = 0;
+  if (!PyArg_ParseTuple(args, "|p", &settle)) return NULL;
+  static const char *const names[] = {NULL, "first", "optimized"};
+  PyObject *out = PyList_New(0);
+  for (size_t i = 0; out && i < k->nspecs; i++) {
+    if (settle) {
+      Py_BEGIN_ALLOW_THREADS
+      p2c_module_host_settle(k->specs[i].m);
+      Py_END_ALLOW_THREADS
+    }
+    const char *why;
+    P2cHostTier t = p2c_module_host_tier(k->specs[i].m, &why);
+    PyObject *row = Py_BuildValue("(szs)", k->specs[i].info.signature, names[t], why);
+    if (!row || PyList_Append(out, row) < 0) Py_CLEAR(out);
+    Py_XDECREF(row);
+  }
+  return out;
+}
+
 static PyMethodDef kernel_methods[] = {
+    {"_host_tiers", (PyCFunction)kernel_host_tiers, METH_VARARGS,
+     "_host_tiers(settle=False): [(signature, tier, why not the first)] of a @jit function"},
     {"_recompile", (PyCFunction)kernel_recompile, METH_O,
      "_recompile(extra_signatures): retire every specialization and translate again"},
     {"_cooperative", (PyCFunction)kernel_cooperative, METH_VARARGS,

@@ -60,7 +60,23 @@ struct P2cModule {
    * the next ones (a load reads the compile cache and dlopens: ~300 us; a launch of a loaded
    * module costs a few us). Unloaded by p2c_module_delete. */
   struct SimModule *sim;     /* allocated with `alloc` (the compiler may go first) */
+  /* The tiers of its @jit host functions (host_tier.c): NULL until the first host call. */
+  struct HostTier *tier;
+  /* Its C form (codegen_c_form), in its arena: made on first request (host_tier.c). */
+  const CodegenResult *c_form;
 };
+
+typedef struct HostTier HostTier;
+/* Runs host function k (converted arguments, the result's bytes last) on the first tier when it
+ * is the one to run (host_tier.c), *ran then true; else *ran false and nothing happened: the
+ * optimized tier is the caller's to run. */
+P2cStatus host_tier_call(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, const P2cValue *args, bool no_cache,
+                         bool *ran);
+/* The module's C form for the first tier, made once (p2c_module_dump's "c"); NULL when out of
+ * memory or when the module did not translate. */
+const CodegenResult *host_tier_c_form(P2cModule *m);
+/* Stops and joins the module's optimized build, frees its first tier (p2c_module_delete). */
+void host_tier_delete(P2cModule *m);
 
 /* Sets the compiler's last error and returns `s`. */
 P2cStatus api_fail(P2cCompiler *c, P2cStatus s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -245,6 +245,7 @@ static P2cModule *module_new(P2cCompiler *c) {
 
 void p2c_module_delete(P2cModule *m) {
   if (!m) return;
+  host_tier_delete(m);
   sim_module_delete(m->sim);
   rtc_result_free(&m->rtc);
   arena_free(&m->comp.arena);
@@ -635,6 +636,10 @@ static const char *make_dump(P2cModule *m, int k) {
 
 const char *p2c_module_dump(P2cModule *m, const char *stage) {
   if (m && stage && strcmp(stage, "cuda") == 0) return p2c_module_cuda(m, NULL);
+  if (m && stage && strcmp(stage, "c") == 0) {   /* the first tier's C form (host_tier.c) */
+    const CodegenResult *cf = host_tier_c_form(m);
+    return cf ? cf->text : NULL;
+  }
   int k = dump_stage(stage);
   if (!m || k < 0 || m->reached <= k) return NULL;   /* the phase did not complete */
   if (!m->dumps[k]) m->dumps[k] = make_dump(m, k);

@@ -673,7 +673,9 @@ static P2cStatus call_converted(P2cCompiler *c, P2cModule *m, P2cKernelInfo k, c
   P2cLaunchOptions o = {.device = P2C_DEVICE_SIM, .grid = {1, 1, 1}, .block = {1, 1, 1},
                         .no_cache = given && given->no_cache};
   P2cLaunchReport r = {0};
-  P2cStatus s = launch_converted(c, m, &k, all, &o, &r);
+  bool ran;
+  P2cStatus s = host_tier_call(c, m, &k, all, o.no_cache, &ran);
+  if (!ran) s = launch_converted(c, m, &k, all, &o, &r);
   mem_free(&c->alloc, all, sizeof *all * (nargs + 1));
   return s;
 }

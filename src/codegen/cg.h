@@ -38,6 +38,17 @@ typedef struct TupleCType {
  * them (P2C_SAN_READ, ...). */
 typedef enum SanKind { SAN_READ, SAN_WRITE, SAN_UPDATE, SAN_ATOMIC, SAN_READ_INPUT } SanKind;
 
+/* The C form (emit_c.c): an array type's struct, and a libm function the code calls. */
+typedef struct CArray {
+  const Type *dtype;
+  int ndim;
+} CArray;
+typedef struct CMath {
+  const char *name;
+  int arity;
+  bool f32;
+} CMath;
+
 typedef struct Gen {
   Compilation *c;
   Arena *a;
@@ -67,6 +78,12 @@ typedef struct Gen {
    * the thread's text is thrown away (its functions are emitted again on the first thread). */
   bool on_second_thread;
   bool needs_tuples;
+  /* Writing the C form of the host functions (emit_c.c, codegen_c_form): what it needs, and the
+   * first reason it cannot be written (NULL: none). */
+  bool c_form;
+  const char *c_refused;
+  VEC(CArray) c_arrays;
+  VEC(CMath) c_math;
 } Gen;
 
 /* ---- statements (emit.c) ---- */
@@ -264,6 +281,18 @@ int host_result_arrays(Gen *G, const Type *t, const char *path, const char **pat
 size_t host_owners_offset(const Function *spec);
 /* The one-thread kernel that calls a host entry for the host. */
 void emit_host_kernel(Gen *G, const Function *spec, const char *symbol, StrBuf *out);
+
+/* ---- the C form of the host functions, for the first tier (emit_c.c) ---- */
+/* Records that the C form cannot be written, and why (the first reason is kept). */
+void c_form_refuse(Gen *G, const char *why);
+/* The C struct of array type t ("p2c_array_double_2"), declared before the code. */
+const char *c_form_array_type(Gen *G, const Type *t);
+/* Records libm's function fn (of `arity` doubles, or floats when f32), declared before the code. */
+void c_form_math(Gen *G, const char *fn, int arity, bool f32);
+/* The host entry's C function `symbol`, which takes kernelParams. */
+void emit_host_entry_c(Gen *G, const Function *spec, const char *symbol, StrBuf *out);
+/* The C form's text: its header, array structs, libm declarations and helpers, then defs. */
+void c_form_assemble(Gen *G, const StrBuf *defs, CodegenResult *out);
 
 /* ---- @vectorize ufuncs (emit_ufunc.c) ---- */
 /* Claims the names of a ufunc specialization: returns its kernel's symbol (the ufunc's name,

@@ -54,6 +54,10 @@ typedef struct CodegenResult {
   bool reports_raises;     /* a checked raise or assert uses the bounds record (H_RAISE) */
   bool defines_bounds_record;  /* the text defines p2c_bounds_report (H_BOUNDS): only where a
                                   kernel has an index to check or a raise to report */
+  /* codegen_c_form only: why the C form cannot be run (NULL: it can), and the libm functions
+   * its text calls (NULL-terminated). */
+  const char *c_refused;
+  const char *const *c_externs;
 } CodegenResult;
 
 typedef struct CodegenOptions {
@@ -74,5 +78,14 @@ enum {
 };
 
 bool codegen_run(Compilation *c, Module *m, const Analysis *an, const CodegenOptions *opts, CodegenResult *out);
+
+/* The C form of the module's host entries, for the first tier (emit_c.c; docs/simulator.md,
+ * "Host functions: two tiers"): C that libtcc compiles, each host entry a function of its
+ * kernel's symbol taking kernelParams (void **). Requires what codegen_run requires, and `cg`,
+ * codegen_run's result for the same module (its entry symbols). Produces out->text, and
+ * out->c_refused when the C form cannot say what a host entry does (then the text is not to be
+ * run). Whether it can is decided here, by the printer, because only the printer knows what it
+ * prints. Invalidates nothing: it names the functions as codegen_run did. */
+bool codegen_c_form(Compilation *c, Module *m, const Analysis *an, const CodegenResult *cg, CodegenResult *out);
 
 #endif

@@ -215,7 +215,7 @@ static void emit_constants(Gen *G, StrBuf *out) {
     const Type *t = k->scalar ? k->scalar : k->value->kind == EX_FLOAT ? &type_float64
                     : k->value->kind == EX_BOOL ? &type_bool : k->value->is_unsigned_literal ? &type_uint64
                     : &type_int64;
-    sb_printf(out, "%sconstexpr %s %s = ", any ? "" : "\n", t->cname, k->cname);
+    sb_printf(out, "%s%s %s %s = ", any ? "" : "\n", G->c_form ? "static const" : "constexpr", t->cname, k->cname);
     emit_expr(G, k->value, out, P_ASSIGN);
     sb_puts(out, ";\n");
     any = true;
@@ -586,6 +586,35 @@ static void assemble_text(Gen *G, const Analysis *an, const StrBuf *defs, Codege
   out->text = sb_str(&text);
   out->len = text.len;
   map_python_lines(G, &text, out);
+}
+
+/* The C form's host entries, under the symbols codegen_run gave them (the same names are
+ * claimed in the same order); a symbol that came out otherwise refuses the C form. */
+static void emit_host_entries_c(Gen *G, const Analysis *an, const CodegenResult *cg, StrBuf *defs) {
+  for (size_t i = 0; i < an->hosts.len; i++) {
+    const char *symbol = host_name_spec(G, an->hosts.items[i]);
+    const KernelDesc *k = &cg->kernels[an->kernels.len + an->ufuncs.len + i];
+    if (strcmp(symbol, k->symbol) != 0) c_form_refuse(G, "its entry's name differs from the CUDA C's");
+    sb_putc(defs, '\n');
+    emit_host_entry_c(G, an->hosts.items[i], k->symbol, defs);
+  }
+}
+
+bool codegen_c_form(Compilation *c, Module *m, const Analysis *an, const CodegenResult *cg, CodegenResult *out) {
+  Gen G = {.c = c, .a = &c->arena, .m = m, .c_form = true};
+  memset(out, 0, sizeof *out);
+  namer_init(&G.global, G.a, NULL);
+  StrBuf defs;
+  sb_init(&defs, G.a);
+  emit_constants(&G, &defs);
+  FunctionList devs = {0}, no_kernels = {0};
+  name_functions(&G, an, &devs);
+  for (size_t i = 0; i < an->ufuncs.len; i++) c_form_refuse(&G, "a @vectorize ufunc in the module");
+  CodegenOptions one_thread = {.split_min = SIZE_MAX};
+  emit_definitions(&G, &devs, &no_kernels, &one_thread, &defs);
+  emit_host_entries_c(&G, an, cg, &defs);
+  c_form_assemble(&G, &defs, out);
+  return !diag_has_errors(c);
 }
 
 bool codegen_run(Compilation *c, Module *m, const Analysis *an, const CodegenOptions *o, CodegenResult *out) {

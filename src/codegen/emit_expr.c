@@ -20,6 +20,10 @@ static void close_paren(StrBuf *sb, int p, int prec) {
 
 const char *ctype_of(Gen *G, const Type *t) {
   if (t->kind == TY_ENUM) return ctype_of(G, t->dtype);   /* held as its value */
+  if (G->c_form && t->kind == TY_ARRAY) return c_form_array_type(G, t);
+  if (G->c_form && t->kind != TY_BOOL && t->kind != TY_INT && t->kind != TY_FLOAT && t->kind != TY_VOID &&
+      t->kind != TY_TUPLE)
+    c_form_refuse(G, "records, complex numbers, float16, character sequences or datetimes");
   if (t->kind == TY_ARRAY)
     return arena_printf(G->a, "p2c_array<%s, %d>", t->dtype->cname, t->ndim);
   if (t->kind == TY_TUPLE) return tuple_ctype(G, t);
@@ -1231,7 +1235,7 @@ void emit_array_value(Gen *G, const Expr *a, StrBuf *sb) {
     return;
   }
   /* A shared, local or constant array is passed as a view of its storage. */
-  sb_printf(sb, "p2c_array<%s, %d>{", t->dtype->cname, t->ndim);
+  sb_printf(sb, G->c_form ? "(%s){" : "%s{", ctype_of(G, t));   /* C: a compound literal */
   if (t->space == MEM_CONST) sb_printf(sb, "(%s *)", t->dtype->cname);
   sb_putc(sb, '&');
   emit_expr(G, a, sb, P_POSTFIX);
@@ -1373,6 +1377,11 @@ void emit_math_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
     open_paren(sb, P_UNARY, prec);
     sb_puts(sb, "(int64_t)");
   }
+  if (G->c_form && strncmp(fn, "p2c_", 4) != 0) {
+    if ((b->id == BI_MATH_UNARY || b->id == BI_MATH_BINARY || b->id == BI_MATH_TO_INT) && (!b->result || to_int))
+      c_form_math(G, fn, b->id == BI_MATH_BINARY ? 2 : 1, f32);
+    else c_form_refuse(G, "a math function of another shape");
+  }
   sb_printf(sb, "%s(", fn);
   emit_args(G, e, 1, sb);
   sb_putc(sb, ')');
@@ -1417,7 +1426,7 @@ void emit_minmax_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
     return;
   }
   /* The type is explicit: a literal operand must not change which instance is called. */
-  const char *fn = arena_printf(G->a, "%s<%s>", e->builtin->c64, e->ty->cname);
+  const char *fn = arena_printf(G->a, G->c_form ? "%s_of(%s)" : "%s<%s>", e->builtin->c64, e->ty->cname);
   if (type_is_time(e->ty)) fn = emit_time_minmax_function(G, e);
   for (int i = 2; i < e->nkids; i++) sb_printf(sb, "%s(", fn);
   emit_expr(G, e->kids[1], sb, P_ASSIGN);

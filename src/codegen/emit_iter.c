@@ -91,7 +91,7 @@ static const char *length_text(Gen *G, const Expr *it) {
     helper_use(&G->helpers, H_MINMAX);
     StrBuf sb;
     sb_init(&sb, G->a);
-    for (int i = 2; i < it->nkids; i++) sb_puts(&sb, "p2c_min<int64_t>(");
+    for (int i = 2; i < it->nkids; i++) sb_puts(&sb, G->c_form ? "p2c_min_of(int64_t)(" : "p2c_min<int64_t>(");
     sb_puts(&sb, length_text(G, it->kids[1]));
     for (int i = 2; i < it->nkids; i++) sb_printf(&sb, ", %s)", length_text(G, it->kids[i]));
     return sb_str(&sb);

@@ -63,12 +63,14 @@ const char *tuple_ctype(Gen *G, const Type *t) {
 void emit_tuple_structs(Gen *G, StrBuf *out) {
   for (size_t i = 0; i < G->tuple_ctypes.len; i++) {
     const Type *t = G->tuple_ctypes.items[i].type;
-    sb_printf(out, "\n/* %s */\nstruct %s {\n", t->name, G->tuple_ctypes.items[i].name);
+    /* C (the first tier's C form) names a struct through a typedef, and C++ by its tag */
+    sb_printf(out, "\n/* %s */\n%sstruct %s {\n", t->name, G->c_form ? "typedef " : "", G->tuple_ctypes.items[i].name);
     if (t->nelems && type_tuple_uniform(t))
       sb_printf(out, "  %s f[%d];\n", ctype_of(G, t->elems[0]), t->nelems);
     else
       for (int k = 0; k < t->nelems; k++) sb_printf(out, "  %s f%d;\n", ctype_of(G, t->elems[k]), k);
-    sb_puts(out, "};\n");
+    if (G->c_form) sb_printf(out, "} %s;\n", G->tuple_ctypes.items[i].name);
+    else sb_puts(out, "};\n");
   }
 }
 
@@ -193,7 +195,7 @@ void emit_tuple_elem(Gen *G, const Expr *e, int k, StrBuf *sb, int prec) {
 /* T{e0, e1, ...} from the elements of e, each converted to the member type. */
 static void emit_braced(Gen *G, const Type *t, Expr *e, StrBuf *sb) {
   bool uni = type_tuple_uniform(t);
-  sb_printf(sb, "%s{%s", tuple_ctype(G, t), uni ? "{" : "");
+  sb_printf(sb, G->c_form ? "(%s){%s" : "%s{%s", tuple_ctype(G, t), uni ? "{" : "");   /* C: a compound literal */
   for (int k = 0; k < t->nelems; k++) {
     if (k) sb_puts(sb, ", ");
     emit_elem_as(G, e, k, t->elems[k], true, sb, P_ASSIGN);

@@ -5,6 +5,8 @@
  * in Numba, instead of trapping. */
 #include "codegen/prelude.h"
 
+#include <string.h>
+
 static const char fixed_prelude[] =
     "#ifndef PYK2CUDA_SIM\n"
     "typedef signed char int8_t;\n"
@@ -503,4 +505,107 @@ void prelude_emit(StrBuf *sb, HelperSet used) {
     }
   prelude_types_emit(sb, used);
   prelude_cuda_emit(sb, used.cuda_bits);
+}
+
+/* ---- The C form (codegen/emit_c.c) ----
+ * Helpers whose text is C as it stands (with the C header's empty __device__) are written as
+ * they are. C has no overloading: each overloaded helper is written under its family's name
+ * with a suffix for its type, and the family's name becomes a macro that picks the one for its
+ * operands' common type with _Generic (a type no variant takes does not compile, and the first
+ * tier is then not used). */
+typedef struct CVariant {
+  Helper h;
+  const char *family;   /* the name the helper's text defines */
+  const char *suffix;   /* its C form's name: family_suffix */
+  const char *ctype;    /* the operands' type that picks it */
+} CVariant;
+
+static const CVariant c_variants[] = {
+    {H_FLOORDIV_I64, "p2c_floordiv", "i64", "int64_t"}, {H_FLOORDIV_U64, "p2c_floordiv", "u64", "uint64_t"},
+    {H_FLOORDIV_F64, "p2c_floordiv", "f64", "double"},  {H_FLOORDIV_F32, "p2c_floordiv", "f32", "float"},
+    {H_MOD_I64, "p2c_mod", "i64", "int64_t"},           {H_MOD_U64, "p2c_mod", "u64", "uint64_t"},
+    {H_MOD_F64, "p2c_mod", "f64", "double"},            {H_MOD_F32, "p2c_mod", "f32", "float"},
+    {H_POW_I64, "p2c_pow", "i64", "int64_t"},           {H_POW_U64, "p2c_pow", "u64", "uint64_t"},
+    {H_POWI_F64, "p2c_powi", "f64", "double"},          {H_POWI_F32, "p2c_powi", "f32", "float"},
+};
+enum { C_VARIANT_COUNT = sizeof c_variants / sizeof c_variants[0] };
+
+/* Helpers that are C as written. */
+static const Helper c_as_written[] = {H_WRAP, H_DEGREES, H_INF_NAN, H_DIV_I64_ZERO};
+
+/* min/max and abs are templates; their C form, one function per number type, is below. The tier
+ * tests run every type through both forms (tests/python/test_cpu_tiers.py). */
+static const char c_minmax[] =
+    "#define P2C_C_MINMAX(T, S) \\\n"
+    "  static inline T p2c_min_##S(T a, T b) { return b < a ? b : a; } \\\n"
+    "  static inline T p2c_max_##S(T a, T b) { return b > a ? b : a; }\n"
+    "P2C_C_MINMAX(bool, b) P2C_C_MINMAX(int8_t, i8) P2C_C_MINMAX(int16_t, i16) P2C_C_MINMAX(int32_t, i32)\n"
+    "P2C_C_MINMAX(int64_t, i64) P2C_C_MINMAX(uint8_t, u8) P2C_C_MINMAX(uint16_t, u16)\n"
+    "P2C_C_MINMAX(uint32_t, u32) P2C_C_MINMAX(uint64_t, u64) P2C_C_MINMAX(float, f32) P2C_C_MINMAX(double, f64)\n"
+    "#define P2C_C_PICK(f, a) _Generic((a), bool: f##_b, int8_t: f##_i8, int16_t: f##_i16, int32_t: f##_i32, \\\n"
+    "  int64_t: f##_i64, uint8_t: f##_u8, uint16_t: f##_u16, uint32_t: f##_u32, uint64_t: f##_u64, \\\n"
+    "  float: f##_f32, double: f##_f64)\n"
+    "#define p2c_min_of(T) P2C_C_PICK(p2c_min, (T)0)   /* C++: p2c_min<T> */\n"
+    "#define p2c_max_of(T) P2C_C_PICK(p2c_max, (T)0)\n";
+static const char c_abs[] =
+    "#define P2C_C_ABS(T, S) static inline T p2c_abs_##S(T a) { return a < 0 ? (T)(0 - a) : a; }\n"
+    "P2C_C_ABS(int8_t, i8) P2C_C_ABS(int16_t, i16) P2C_C_ABS(int32_t, i32) P2C_C_ABS(int64_t, i64)\n"
+    "P2C_C_ABS(uint8_t, u8) P2C_C_ABS(uint16_t, u16) P2C_C_ABS(uint32_t, u32) P2C_C_ABS(uint64_t, u64)\n"
+    "#define p2c_abs(a) _Generic((a), int8_t: p2c_abs_i8, int16_t: p2c_abs_i16, int32_t: p2c_abs_i32, \\\n"
+    "  int64_t: p2c_abs_i64, uint8_t: p2c_abs_u8, uint16_t: p2c_abs_u16, uint32_t: p2c_abs_u32, \\\n"
+    "  uint64_t: p2c_abs_u64)(a)\n";
+
+bool prelude_c_form_has(Helper h) {
+  for (size_t i = 0; i < C_VARIANT_COUNT; i++)
+    if (c_variants[i].h == h) return true;
+  for (size_t i = 0; i < sizeof c_as_written / sizeof c_as_written[0]; i++)
+    if (c_as_written[i] == h) return true;
+  return h == H_MINMAX || h == H_ABS_INT;
+}
+
+/* Helper v's text with its family's name, where it is defined, renamed family_suffix. */
+static void emit_variant(StrBuf *sb, const CVariant *v) {
+  const char *text = helper_text[v->h];
+  size_t n = strlen(v->family);
+  const char *at = text;
+  while ((at = strstr(at, v->family)) != NULL && at[n] != '(') at += n;
+  if (!at) return;   /* every variant's text defines its family's name (the tier tests compile each) */
+  sb_putn(sb, text, (size_t)(at - text));
+  sb_printf(sb, "%s_%s", v->family, v->suffix);
+  sb_puts(sb, at + n);
+}
+
+/* The macro of each family used: _Generic over its variants in `used`. */
+static void emit_families(StrBuf *sb, HelperSet used) {
+  for (size_t i = 0; i < C_VARIANT_COUNT; i++) {
+    const CVariant *v = &c_variants[i];
+    bool first = true;
+    for (size_t j = 0; j < i; j++) first &= strcmp(c_variants[j].family, v->family) != 0;
+    if (!first) continue;
+    bool any = false;
+    for (size_t j = i; j < C_VARIANT_COUNT; j++) {
+      const CVariant *w = &c_variants[j];
+      if (strcmp(w->family, v->family) != 0 || !(used.bits >> w->h & 1)) continue;
+      if (!any) sb_printf(sb, "#define %s(a, b) _Generic((a) + (b)", v->family);
+      sb_printf(sb, ", %s: %s_%s", w->ctype, w->family, w->suffix);
+      any = true;
+    }
+    if (any) sb_puts(sb, ")(a, b)\n");
+  }
+}
+
+void prelude_emit_c(StrBuf *sb, HelperSet used) {
+  for (size_t i = 0; i < sizeof c_as_written / sizeof c_as_written[0]; i++)
+    if ((used.bits >> c_as_written[i] & 1) && helper_text[c_as_written[i]][0]) {
+      sb_putc(sb, '\n');
+      sb_puts(sb, helper_text[c_as_written[i]]);
+    }
+  for (size_t i = 0; i < C_VARIANT_COUNT; i++)
+    if (used.bits >> c_variants[i].h & 1) {
+      sb_putc(sb, '\n');
+      emit_variant(sb, &c_variants[i]);
+    }
+  emit_families(sb, used);
+  if (used.bits >> H_MINMAX & 1) sb_puts(sb, c_minmax);
+  if (used.bits >> H_ABS_INT & 1) sb_puts(sb, c_abs);
 }

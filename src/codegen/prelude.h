@@ -4,6 +4,7 @@
 #ifndef P2C_CODEGEN_PRELUDE_H
 #define P2C_CODEGEN_PRELUDE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "builtins/helpers.h"
@@ -11,6 +12,10 @@
 
 /* Writes the fixed prelude (integer typedefs, p2c_array) and every helper in `used`. */
 void prelude_emit(StrBuf *sb, HelperSet used);
+/* The C form (codegen/emit_c.c): whether helper h has one, and the C forms of those in `used`
+ * (each the helper's own text; an overloaded one renamed per type and chosen by _Generic). */
+bool prelude_c_form_has(Helper h);
+void prelude_emit_c(StrBuf *sb, HelperSet used);
 /* Writes the TypeHelpers in `used` (called by prelude_emit). */
 void prelude_types_emit(StrBuf *sb, HelperSet used);
 /* Writes the CUDA intrinsics' helpers in `used` (called by prelude_emit). */

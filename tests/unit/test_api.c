@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -1555,6 +1556,73 @@ static void jit_functions_are_called_on_the_cpu(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* The two tiers of a @jit function (issue 33; src/api/host_tier.c): with libtcc here, the first
+ * call runs the C form's code while the optimized build is made; after p2c_module_host_settle the
+ * optimized code runs, with the same results (a float sum: the same bits); a complex function
+ * refuses the C form and says why; p2c_module_dump gives the C form. The source carries a nonce,
+ * so that no earlier run's optimized build is in the cache. Without libtcc the first call is the
+ * optimized tier's and the test says so. */
+static void jit_functions_run_on_two_tiers(void **state) {
+  (void)state;
+  char src[600];
+  int n = snprintf(src, sizeof src,
+                   "# %ld %d\n"
+                   "import numba\n"
+                   "@numba.njit\n"
+                   "def total(a, k):\n"
+                   "    s = 0.0\n"
+                   "    for i in range(a.shape[0]):\n"
+                   "        s += a[i] * 0.1 + (i // k) %% 3\n"
+                   "    return s, min(k, 3)\n"
+                   "@numba.njit\n"
+                   "def mag(z):\n"
+                   "    return abs(z)\n", (long)time(NULL), (int)getpid());
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  double data[1000];
+  for (int i = 0; i < 1000; i++) data[i] = i * 0.37;
+  P2cValue args[2] = {{.is_array = true, .type = P2C_FLOAT64,
+                       .array = {.dtype = P2C_FLOAT64, .ndim = 1, .shape = {1000}, .strides = {8}, .data = data}},
+                      {.type = P2C_INT64, .scalar.i = 7}};
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_specialize(c, "t.py", src, (size_t)n, "total", args, 2, &m), P2C_OK);
+  const char *why = NULL;
+  assert_int_equal(p2c_module_host_tier(m, &why), P2C_HOST_TIER_NONE);
+  const char *cform = p2c_module_dump(m, "c");
+  assert_non_null(cform);
+  assert_non_null(strstr(cform, "void total_host(void **p2c_args) {"));
+  assert_null(strstr(cform, "template"));
+  unsigned char first[32], second[32];
+  assert_int_equal(p2c_module_call(c, m, 0, args, 2, NULL, first, sizeof first), P2C_OK);
+  P2cHostTier tier = p2c_module_host_tier(m, &why);
+  if (tier == P2C_HOST_TIER_OPTIMIZED) print_message("no first tier here: %s\n", why);
+  else assert_int_equal(tier, P2C_HOST_TIER_FIRST);
+  assert_int_equal(p2c_module_host_settle(m), P2C_OK);
+  assert_int_equal(p2c_module_call(c, m, 0, args, 2, NULL, second, sizeof second), P2C_OK);
+  assert_int_equal(p2c_module_host_tier(m, &why), P2C_HOST_TIER_OPTIMIZED);
+  assert_memory_equal(first, second, 16);
+  int64_t k;
+  memcpy(&k, second + 8, 8);
+  assert_int_equal(k, 3);
+  p2c_module_delete(m);
+
+  P2cValue z = {.type = P2C_COMPLEX128, .scalar.c = {3, 4}};
+  assert_int_equal(p2c_specialize(c, "t.py", src, (size_t)n, "mag", &z, 1, &m), P2C_OK);
+  assert_int_equal(p2c_module_call(c, m, 0, &z, 1, NULL, first, sizeof first), P2C_OK);
+  assert_int_equal(p2c_module_host_tier(m, &why), P2C_HOST_TIER_OPTIMIZED);
+  if (tier == P2C_HOST_TIER_FIRST) assert_non_null(strstr(why, "complex numbers"));
+  p2c_module_delete(m);
+
+  /* deleted while its optimized build runs: the build is stopped and joined */
+  assert_int_equal(p2c_specialize(c, "t.py", src, (size_t)n, "total", args, 2, &m), P2C_OK);
+  args[1].scalar.i = 5;
+  assert_int_equal(p2c_module_call(c, m, 0, args, 2, NULL, first, sizeof first), P2C_OK);
+  p2c_module_delete(m);
+  p2c_module_delete(NULL);
+  assert_int_equal(p2c_module_host_settle(NULL), P2C_ERR_USAGE);
+  assert_int_equal(p2c_module_host_tier(NULL, NULL), P2C_HOST_TIER_NONE);
+  p2c_compiler_delete(c);
+}
+
 /* A @njit function that creates arrays (issue 33): the arrays in its result come back as
  * P2cArrayArg bytes, each followed (at result_owners) by the heap block holding it, which the
  * caller frees; a view of an argument names no block; temporaries are freed by the call (under
@@ -1613,6 +1681,7 @@ int main(void) {
       cmocka_unit_test(params_say_which_arrays_are_written),
       cmocka_unit_test(enum_members_are_arguments),
       cmocka_unit_test(jit_functions_are_called_on_the_cpu),
+      cmocka_unit_test(jit_functions_run_on_two_tiers),
       cmocka_unit_test(record_params_say_which_are_written),
       cmocka_unit_test(null_handles_are_harmless),
       cmocka_unit_test(sanitize_switch_reads_back),

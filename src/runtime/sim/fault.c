@@ -184,6 +184,8 @@ void sim_fault_arm(SimFaultCatch *c) {
 
 void sim_fault_disarm(void) { armed = NULL; }
 
+void sim_fault_leave(void) { siglongjmp(*armed->jump, SIM_FAULT_LEFT); }
+
 /* ---- Alternate signal stacks ------------------------------------------------------------- */
 
 enum { ALT_STACK_BYTES = 128 * 1024 };   /* room for a chained handler too (ASan's, Python's) */

@@ -30,6 +30,7 @@ typedef struct SimFaultCatch {
 } SimFaultCatch;
 
 enum { SIM_FAULT_JUMPED = 2 };   /* sigsetjmp's value after a caught fault */
+enum { SIM_FAULT_LEFT = 3 };     /* ... after sim_fault_leave */
 
 /* Makes sure that the process-wide SIGSEGV and SIGBUS handlers are ours (two sigaction calls
  * when they are): one installed by someone else since is kept as the one that other faults are
@@ -40,6 +41,9 @@ void sim_fault_install(void);
  * fills `c` and jumps to *c->jump. `c` must stay valid until then. */
 void sim_fault_arm(SimFaultCatch *c);
 void sim_fault_disarm(void);
+/* Leaves the armed code at once, as a caught fault does, with SIM_FAULT_LEFT: what the first tier
+ * of host functions does when the host's interrupt check says stop. The thread must be armed. */
+void sim_fault_leave(void) __attribute__((noreturn));
 
 /* A stack for signal handlers, so that a fiber that overflows its stack into the guard page can
  * still be caught. */

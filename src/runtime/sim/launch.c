@@ -1872,3 +1872,29 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l) {
   }
   return P2C_OK;
 }
+
+/* sim_call_caught: the call armed as a worker arms its kernel code; nothing in this frame
+ * changes after sigsetjmp. */
+P2cStatus sim_call_caught(void (*fn)(void **), void **args, const char *name, char *errbuf, size_t errbuf_size) {
+  sigjmp_buf jump;
+  SimFaultCatch c = {.jump = &jump};
+  sim_fault_install();
+  int how = sigsetjmp(jump, 0);
+  if (how == 0) {
+    sim_fault_arm(&c);
+    fn(args);
+  }
+  sim_fault_disarm();
+  if (how == SIM_FAULT_LEFT) {
+    if (errbuf) snprintf(errbuf, errbuf_size, "function '%s' was interrupted", name);
+    return P2C_ERR_INTERRUPTED;
+  }
+  if (how != SIM_FAULT_JUMPED) return P2C_OK;
+  if (errbuf)
+    snprintf(errbuf, errbuf_size, "function '%s': %s at address %p (probably an index out of bounds: "
+             "bounds checks, debug=True or boundscheck=True, name the index)", name,
+             c.signo == SIGBUS ? "a bus error (SIGBUS)" : "an illegal memory access (SIGSEGV)", c.addr);
+  return P2C_ERR_ILLEGAL_ADDRESS;
+}
+
+void sim_call_leave(void) { sim_fault_leave(); }

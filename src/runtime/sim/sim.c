@@ -817,10 +817,11 @@ P2cStatus sim_module_load(const SimLoadRequest *req, SimModule **out) {
     CacheLookup found = b.cache_dir[0] ? cache_lookup(m, &b) : CACHE_MISS;
     m->cache_hit = found == CACHE_HIT;
     m->error[0] = '\0';  /* a failed lookup is not the caller's error */
-    if (!m->cache_hit) st = build_and_load(m, &b, req, b.cache_dir[0] && found == CACHE_MISS);
+    if (!m->cache_hit && req->cache_only) st = P2C_ERR_SIM;
+    else if (!m->cache_hit) st = build_and_load(m, &b, req, b.cache_dir[0] && found == CACHE_MISS);
   }
   mem_free(alloc, b.key, b.key_len);
-  if (st == P2C_ERR_NOMEM) {
+  if (st == P2C_ERR_NOMEM || (req->cache_only && st != P2C_OK)) {
     sim_module_delete(m);
     return st;
   }

@@ -36,6 +36,9 @@ typedef struct SimLoadRequest {
    * else $XDG_CACHE_HOME/pyk2cuda, else $HOME/.cache/pyk2cuda. */
   const char *cache_dir;
   bool no_cache;                 /* neither read nor write the cache */
+  /* Only look in the cache: a module that is not there is not compiled, and the load returns
+   * P2C_ERR_SIM with *out NULL (what the first tier of host functions asks first) */
+  bool cache_only;
   const P2cAllocator *allocator; /* NULL: malloc; must outlive the module */
   P2cInterruptFn interrupt;      /* asked while the compiler runs (p2c_compiler_set_interrupt) */
   void *interrupt_userdata;
@@ -150,6 +153,14 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l);
  * (SIM_MAX_COOPERATIVE_BLOCKS and SIM_MAX_COOPERATIVE_THREADS in launch.c, docs/simulator.md).
  * What Numba's max_cooperative_grid_blocks(blockdim) answers on the simulator. */
 uint32_t sim_max_cooperative_blocks(uint32_t block_threads);
+
+/* Calls fn(args) on the calling thread, catching a memory fault of its code as a launch catches
+ * a kernel's (fault.h): P2C_OK, or P2C_ERR_ILLEGAL_ADDRESS with the address in errbuf, or
+ * P2C_ERR_INTERRUPTED when the code called sim_call_leave. For host code that no SimModule holds:
+ * the first tier's functions (api/host_tier.c). */
+P2cStatus sim_call_caught(void (*fn)(void **), void **args, const char *name, char *errbuf, size_t errbuf_size);
+/* Ends the sim_call_caught running on this thread at once (from code it called). */
+void sim_call_leave(void) __attribute__((noreturn));
 
 /* The number of CPUs this process may run on (at least 1). */
 unsigned sim_cpu_count(void);
