@@ -521,6 +521,15 @@ P2C_API P2cStatus p2c_module_explore(P2cCompiler *compiler, P2cModule *module,
                                      const P2cExploreOptions *options, const char **html,
                                      size_t *length);
 
+/* Where the library finds NVIDIA's nvdisasm, the program that gives the explore view its SASS
+ * (docs/explore.md, "SASS"): $PYK2CUDA_NVDISASM when set, else the places where NVRTC is looked
+ * for, as programs (NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES, $CONDA_PREFIX/bin, $PATH,
+ * $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin), reading the environment at each call.
+ * True with its path in `path` (NUL-terminated, at most size bytes); false with the message the
+ * page gives in `path` ("nvdisasm not found (tried ...)"). For fronts that run nvdisasm
+ * themselves (the Python package's inspect_sass), so that they find the one the page uses. */
+P2C_API bool p2c_find_nvdisasm(char *path, size_t size);
+
 /* ---- The GPU runtime ------------------------------------------------------------------------ */
 
 /* The CUDA driver (libcuda.so.1, or $PYK2CUDA_LIBCUDA) is loaded with dlopen at the first call

@@ -460,9 +460,11 @@ class Kernel(_core._Kernel):
 
     def inspect_sass(self, signature=None, arch=None):
         """The SASS (nvdisasm of the CUBIN ptxas makes from the PTX): a dict {signature: text}, or
-        one text. Needs ptxas and nvdisasm (CUDA toolkit)."""
+        one text. Needs ptxas (CUDA toolkit) and nvdisasm, found where the explore view finds it
+        (the library's search, p2c_find_nvdisasm: $PYK2CUDA_NVDISASM, NVIDIA's wheels, $PATH,
+        the toolkit; docs/explore.md)."""
         arch = arch or _default_arch()
-        nvdisasm = _cuda_tool("nvdisasm")
+        nvdisasm = _core.find_nvdisasm()
         specs = self._specs()
         got = {}
         for i in self._pick(signature):

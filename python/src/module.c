@@ -273,6 +273,15 @@ static PyObject *m_device_kind(PyObject *mod, PyObject *unused) {
   return PyUnicode_FromString(st->kind == DEV_GPU ? "gpu" : "sim");
 }
 
+/* find_nvdisasm(): the nvdisasm the explore view runs (p2c_find_nvdisasm), for inspect_sass;
+ * pyk2cuda.Error (status 'no_cuda') with the page's words when there is none. */
+static PyObject *m_find_nvdisasm(PyObject *mod, PyObject *unused) {
+  (void)unused;
+  char path[1400];
+  if (p2c_find_nvdisasm(path, sizeof path)) return PyUnicode_DecodeFSDefault(path);
+  return raise_status(PyModule_GetState(mod), P2C_ERR_NO_CUDA, path, NULL);
+}
+
 static PyObject *m_why(PyObject *mod, PyObject *unused) {
   State *st = PyModule_GetState(mod);
   if (state_device(st) < 0) return NULL;
@@ -572,6 +581,7 @@ static PyMethodDef module_functions[] = {
     {"select", m_select, METH_VARARGS, "select(kind, ordinal=0): 'auto', 'gpu' or 'sim'"},
     {"device_kind", m_device_kind, METH_NOARGS, "'gpu' or 'sim': where launches run"},
     {"why", m_why, METH_NOARGS, "why the device was chosen"},
+    {"find_nvdisasm", m_find_nvdisasm, METH_NOARGS, "the nvdisasm the explore view runs (p2c_find_nvdisasm)"},
     {"cache_folder", m_cache_folder, METH_NOARGS, "the compile cache's folder, or None"},
     {"gpu_count", m_gpu_count, METH_NOARGS, "the number of CUDA devices (0 without a driver)"},
     {"device_info", m_device_info, METH_NOARGS, "the GPU's properties"},

@@ -162,3 +162,10 @@ P2cStatus p2c_module_explore(P2cCompiler *c, P2cModule *m, const P2cExploreOptio
   view_free(m, &v);
   return s;
 }
+
+bool p2c_find_nvdisasm(char *path, size_t size) {
+  char found[1400];
+  bool ok = rtc_nvdisasm_find(found, sizeof found);
+  if (path && size) snprintf(path, size, "%s", found);
+  return ok;
+}

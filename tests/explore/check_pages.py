@@ -597,33 +597,52 @@ def thousand_kernels(n):
     return "".join(parts)
 
 
+def cpu_seconds(cmd, env=None):
+    """Runs cmd; its wall seconds and its CPU seconds (user + sys of the child), and the process."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), p
+
+
 def cmd_bench(a):
+    """The module of N kernels: explore with SASS (nvdisasm found) and without, CPU and wall
+    seconds; NVRTC's CUBIN alone and nvdisasm alone on it; the page's size and Chromium's time to
+    the drawn page (the last kernel shown)."""
     chromium = find_chromium(a.chromium)
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "many.py")
         with open(src, "w") as f:
             f.write(thousand_kernels(a.kernels))
-        out = os.path.join(tmp, "many.html")
-        t = time.perf_counter()
-        p = subprocess.run([a.pyk2cuda, "explore", src, "-o", out], capture_output=True, text=True)
-        total = time.perf_counter() - t
+        out, plain = os.path.join(tmp, "many.html"), os.path.join(tmp, "plain.html")
+        env = dict(os.environ, PYK2CUDA_NVDISASM=NVDISASM or "/nonexistent/nvdisasm")
+        wall, cpu, p = cpu_seconds([a.pyk2cuda, "explore", src, "-o", out], env)
         assert p.returncode == 0, p.stderr
-        nvrtc = []
-        for extra in ([], ["--cubin"]):
-            t = time.perf_counter()
-            subprocess.run([a.pyk2cuda, "ptx", src, "--no-cache", *extra, "-o", os.path.join(tmp, "x")], check=True,
-                           capture_output=True)
-            nvrtc.append(time.perf_counter() - t)
-        size = os.path.getsize(out)
-        print("%d kernels: explore %.2f s in all; the same module's PTX %.2f s and CUBIN %.2f s by `pyk2cuda ptx`; "
-              "page %.1f MB" % (a.kernels, total, nvrtc[0], nvrtc[1], size / 1e6))
+        print("%d kernels: explore %.2f s wall, %.2f s CPU, %s; page %.1f MB" % (
+            a.kernels, wall, cpu, "with SASS (%s)" % NVDISASM if NVDISASM else "no nvdisasm: no SASS",
+            os.path.getsize(out) / 1e6))
+        wall, cpu, p = cpu_seconds([a.pyk2cuda, "explore", src, "-o", plain],
+                                   dict(os.environ, PYK2CUDA_NVDISASM="/nonexistent/nvdisasm"))
+        print("  without SASS: %.2f s wall, %.2f s CPU; page %.1f MB" % (wall, cpu, os.path.getsize(plain) / 1e6))
+        cubin = os.path.join(tmp, "many.cubin")
+        wall, cpu, p = cpu_seconds([a.pyk2cuda, "ptx", src, "--no-cache", "--cubin", "-o", cubin])
+        print("  the module's CUBIN alone (pyk2cuda ptx --cubin --no-cache): %.2f s wall, %.2f s CPU" % (wall, cpu))
+        if NVDISASM:
+            wall, cpu, p = cpu_seconds([NVDISASM, "-c", "-gi", cubin])
+            print("  nvdisasm -c -gi on it, once for the module: %.2f s wall, %.2f s CPU, %.1f MB of SASS" % (
+                wall, cpu, len(p.stdout) / 1e6))
         if chromium:
-            with open(out, encoding="utf-8") as f:
-                page = f.read()
-            t = time.perf_counter()
-            rows, record = probe(chromium, page, tmp, "many", "#k=%d&probe=1" % (a.kernels - 1))
-            wall = time.perf_counter() - t
-            print("Chromium: drawn and probed in %.0f ms of page time (%.2f s with Chromium's start)" % (record["ms"], wall))
+            for name, path in (("with SASS", out), ("without SASS", plain)):
+                with open(path, encoding="utf-8") as f:
+                    page = f.read()
+                t = time.perf_counter()
+                rows, record = probe(chromium, page, tmp, "many", "#k=%d&probe=1" % (a.kernels - 1))
+                wall = time.perf_counter() - t
+                print("  Chromium, page %s: drawn and probed in %.0f ms of page time (%.2f s with Chromium's start)" % (
+                    name, record["ms"], wall))
     return 0
 
 

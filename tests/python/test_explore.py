@@ -2,6 +2,8 @@
 and the _repr_html_ Jupyter shows; the page's figures are ptxas's, as get_regs_per_thread and
 get_shared_mem_per_block give them (they run the toolkit's ptxas on the PTX, where it is installed)."""
 import json
+import os
+import shutil
 import re
 
 import numpy as np
@@ -117,3 +119,43 @@ def test_findings_on_the_page(tmp_path):
         racy.inspect_cuda(racy.signatures[0], html=True, findings=[{"line": 3}])
     with pytest.raises(TypeError, match="findings"):
         racy.inspect_cuda(racy.signatures[0], html=True, findings="no")
+
+
+# nvdisasm from NVIDIA's wheel, where scripts/deps.sh --nvdisasm fetched it (CI does)
+WHEEL_NVDISASM = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                              "third_party", "nvdisasm", "nvidia", "cu13", "bin", "nvdisasm")
+
+
+def test_inspect_sass_finds_the_nvdisasm_the_page_finds(monkeypatch, tmp_path):
+    """inspect_sass runs the nvdisasm the explore view runs (p2c_find_nvdisasm, one search): where
+    the page has SASS, inspect_sass gives it; where the page says none was found, inspect_sass's
+    error says the same words: with $PYK2CUDA_NVDISASM pointing nowhere, and with nothing on any
+    of the places searched."""
+    k = launched()
+    if os.access(WHEEL_NVDISASM, os.X_OK):
+        monkeypatch.setenv("PYK2CUDA_NVDISASM", WHEEL_NVDISASM)
+    d = page_data(k.inspect_cuda(SIG, html=True, arch="sm_90"))
+    if d["sass"]:
+        if not shutil.which("ptxas") and not os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
+            with pytest.raises(pyk2cuda.Error, match="ptxas"):
+                k.inspect_sass(SIG, arch="sm_90")
+        else:
+            sass = k.inspect_sass(SIG, arch="sm_90")
+            assert ".text.block_sums" in sass and "EXIT" in sass
+    else:
+        with pytest.raises(pyk2cuda.Error) as e:
+            k.inspect_sass(SIG, arch="sm_90")
+        assert d["sass_error"] == "no SASS: " + str(e.value)
+    monkeypatch.setenv("PYK2CUDA_NVDISASM", "/nonexistent/nvdisasm")
+    nowhere = str(tmp_path)
+    for env in ({}, {"PYK2CUDA_NVDISASM": "", "PATH": nowhere, "CUDA_HOME": nowhere, "CUDA_PATH": nowhere,
+                     "CONDA_PREFIX": nowhere, "PYK2CUDA_SITE_PACKAGES": nowhere}):
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        if env and os.access("/usr/local/cuda/bin/nvdisasm", os.X_OK):
+            continue   # the toolkit's own: found, as the page would find it
+        d = page_data(k.inspect_cuda(SIG, html=True, arch="sm_90"))
+        with pytest.raises(pyk2cuda.Error) as e:
+            k.inspect_sass(SIG, arch="sm_90")
+        assert e.value.status_name == "no_cuda" and str(e.value).startswith("nvdisasm not found (tried $PYK2CUDA_NVDISASM")
+        assert d["sass_error"] == "no SASS: " + str(e.value), (d["sass_error"], str(e.value))

@@ -31,6 +31,7 @@
 
 #include "explore/explore.h"
 #include "runtime/cuda/nvdisasm.h"
+#include "runtime/cuda/toolkit.h"
 #include "pyk2cuda.h"
 #include "explore/occupancy.h"
 
@@ -457,6 +458,90 @@ static void api_refusals_and_a_page_with_errors(void **state) {
   p2c_compiler_delete(c);
 }
 
+/* An executable stand-in for nvdisasm at DIR/SUB/nvdisasm (the folders made). */
+static void stand_in_at(const char *dir, const char *sub, char *path, size_t size) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s/%s'", dir, sub);
+  assert_int_equal(system(cmd), 0);
+  snprintf(path, size, "%s/%s/nvdisasm", dir, sub);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("#!/bin/sh\n", f);
+  fclose(f);
+  assert_int_equal(chmod(path, 0700), 0);
+}
+
+/* toolkit_search's visit: the places visited, in order, one per line. */
+static bool record_visit(void *ctx, const char *dir, const char *place) {
+  char *out = ctx;
+  size_t n = strlen(out);
+  snprintf(out + n, 4096 - n, "%s|%s\n", dir, place);
+  return false;
+}
+
+/* One list of toolkit places for NVRTC and nvdisasm (toolkit.h): nvdisasm is found in the order
+ * NVRTC is (wheels, conda, $PATH, $CUDA_HOME, ...; $PYK2CUDA_NVDISASM first and alone), the
+ * public p2c_find_nvdisasm says the same, and a library's places are the same with lib64 and
+ * the loader's path. */
+static void nvdisasm_found_where_nvrtc_is(void **state) {
+  (void)state;
+  static const char *const vars[] = {"PYK2CUDA_NVDISASM", "PYK2CUDA_SITE_PACKAGES", "CONDA_PREFIX", "PATH",
+                                     "CUDA_HOME", "CUDA_PATH"};
+  char *saved[6];
+  for (int i = 0; i < 6; i++) saved[i] = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
+  char dir[] = "/tmp/p2c-toolkit-XXXXXX", root[5][64], tool[5][200], found[1400], pub[1400];
+  assert_non_null(mkdtemp(dir));
+  static const char *const subs[] = {"nvidia/cuda_nvdisasm/bin", "bin", "bin", "bin", "bin"};
+  for (int i = 0; i < 5; i++) {
+    snprintf(root[i], sizeof root[i], "%s/%d", dir, i);
+    stand_in_at(root[i], subs[i], tool[i], sizeof tool[i]);
+  }
+  char path_list[200];
+  snprintf(path_list, sizeof path_list, "%s/none:%s/2/bin", dir, dir);
+  unsetenv("PYK2CUDA_NVDISASM");
+  setenv("PYK2CUDA_SITE_PACKAGES", root[0], 1);
+  setenv("CONDA_PREFIX", root[1], 1);
+  setenv("PATH", path_list, 1);
+  setenv("CUDA_HOME", root[3], 1);
+  setenv("CUDA_PATH", root[4], 1);
+  for (int i = 0; i < 5; i++) {   /* each found in turn once those before it are gone */
+    assert_true(rtc_nvdisasm_find(found, sizeof found));
+    assert_string_equal(found, tool[i]);
+    assert_true(p2c_find_nvdisasm(pub, sizeof pub));
+    assert_string_equal(pub, found);
+    unlink(tool[i]);
+  }
+  setenv("PYK2CUDA_NVDISASM", "/bin/true", 1);
+  assert_true(p2c_find_nvdisasm(pub, sizeof pub));
+  assert_string_equal(pub, "/bin/true");
+  unsetenv("PYK2CUDA_NVDISASM");
+  assert_false(p2c_find_nvdisasm(pub, sizeof pub) && access("/usr/local/cuda/bin/nvdisasm", X_OK) != 0);
+  if (access("/usr/local/cuda/bin/nvdisasm", X_OK) != 0)
+    assert_string_equal(pub, "nvdisasm not found (tried $PYK2CUDA_NVDISASM, NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES, "
+                             "$CONDA_PREFIX/bin, $PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin)");
+  char visits[4096] = "", want[4096];
+  toolkit_search(TOOLKIT_LIBRARY, "nvrtc", record_visit, visits);
+  snprintf(want, sizeof want,
+           "%s/nvidia/cu13/lib|NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES\n"
+           "%s/nvidia/cuda_nvrtc/lib|NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES\n%s/lib|$CONDA_PREFIX/lib\n"
+           "|the library path\n%s/lib64|$CUDA_HOME/lib64\n%s/lib64|$CUDA_PATH/lib64\n"
+           "/usr/local/cuda/lib64|/usr/local/cuda/lib64\n",
+           root[0], root[0], root[1], root[3], root[4]);
+  assert_string_equal(visits, want);
+  char places[512];
+  toolkit_places(TOOLKIT_LIBRARY, places, sizeof places);
+  assert_string_equal(places, "NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES, $CONDA_PREFIX/lib, the library path, "
+                              "$CUDA_HOME/lib64, $CUDA_PATH/lib64, /usr/local/cuda/lib64");
+  for (int i = 0; i < 6; i++) {
+    if (saved[i]) setenv(vars[i], saved[i], 1);
+    else unsetenv(vars[i]);
+    free(saved[i]);
+  }
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(occupancy_matches_the_calculator),
@@ -467,6 +552,7 @@ int main(void) {
       cmocka_unit_test(ptx_lines_and_definitions),
       cmocka_unit_test(sass_lines_and_definitions),
       cmocka_unit_test(disassemble_with_stand_ins),
+      cmocka_unit_test(nvdisasm_found_where_nvrtc_is),
       cmocka_unit_test(api_refusals_and_a_page_with_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

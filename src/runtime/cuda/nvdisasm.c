@@ -15,34 +15,33 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtime/cuda/toolkit.h"
 #include "util/arena.h"
 
 extern char **environ;
 
-/* The wheels' folders under a site-packages folder (CUDA 13's, then CUDA 12's layout). */
-static const char *const wheel_bins[] = {"nvidia/cu13/bin", "nvidia/cuda_nvdisasm/bin"};
-
 /* Whether DIR/nvdisasm is an executable file; its path into out when it is. */
-static bool try_dir(const char *dir, size_t dirlen, char *out, size_t outlen) {
-  char path[1024];
-  if (dirlen == 0 || dirlen > 900) return false;
-  snprintf(path, sizeof path, "%.*s/nvdisasm", (int)dirlen, dir);
+static bool try_dir(const char *dir, char *out, size_t outlen) {
+  char path[1100];
+  if (!*dir || strlen(dir) > 1000) return false;
+  snprintf(path, sizeof path, "%s/nvdisasm", dir);
   struct stat st;
   if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0) return false;
   snprintf(out, outlen, "%s", path);
   return true;
 }
 
-/* Tries each folder of a ':'-separated list, with `sub` appended when not NULL. */
-static bool try_list(const char *list, const char *sub, char *out, size_t outlen) {
-  for (const char *p = list ? list : ""; *p;) {
-    size_t len = strcspn(p, ":");
-    char dir[960];
-    int n = sub ? snprintf(dir, sizeof dir, "%.*s/%s", (int)len, p, sub) : snprintf(dir, sizeof dir, "%.*s", (int)len, p);
-    if (len > 0 && n > 0 && (size_t)n < sizeof dir && try_dir(dir, (size_t)n, out, outlen)) return true;
-    p += len + (p[len] == ':');
-  }
-  return false;
+/* Where the search puts what it found. */
+typedef struct Found {
+  char *out;
+  size_t outlen;
+} Found;
+
+/* toolkit_search's visit: nvdisasm in the folder? */
+static bool visit(void *ctx, const char *dir, const char *place) {
+  (void)place;
+  Found *f = ctx;
+  return try_dir(dir, f->out, f->outlen);
 }
 
 bool rtc_nvdisasm_find(char *out, size_t outlen) {
@@ -52,18 +51,14 @@ bool rtc_nvdisasm_find(char *out, size_t outlen) {
       snprintf(out, outlen, "%s", pinned);
       return true;
     }
-    snprintf(out, outlen, "$PYK2CUDA_NVDISASM (%s: %s)", pinned, strerror(errno));
+    snprintf(out, outlen, "nvdisasm not found (tried $PYK2CUDA_NVDISASM (%s: %s))", pinned, strerror(errno));
     return false;
   }
-  if (try_list(getenv("PATH"), NULL, out, outlen)) return true;
-  for (size_t w = 0; w < sizeof wheel_bins / sizeof wheel_bins[0]; w++)
-    if (try_list(getenv("PYK2CUDA_SITE_PACKAGES"), wheel_bins[w], out, outlen)) return true;
-  if (try_list(getenv("CUDA_HOME"), "bin", out, outlen) || try_list(getenv("CUDA_PATH"), "bin", out, outlen) ||
-      try_list("/usr/local/cuda/bin", NULL, out, outlen))
-    return true;
-  snprintf(out, outlen,
-           "$PYK2CUDA_NVDISASM, $PATH, NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES, $CUDA_HOME/bin, $CUDA_PATH/bin, "
-           "/usr/local/cuda/bin");
+  Found f = {out, outlen};
+  if (toolkit_search(TOOLKIT_PROGRAM, "nvdisasm", visit, &f)) return true;
+  char places[512];
+  toolkit_places(TOOLKIT_PROGRAM, places, sizeof places);
+  snprintf(out, outlen, "nvdisasm not found (tried $PYK2CUDA_NVDISASM, %s)", places);
   return false;
 }
 
@@ -189,7 +184,7 @@ P2cStatus rtc_disassemble(const void *cubin, size_t size, const P2cAllocator *al
   if (!alloc) alloc = mem_default();
   char tool[1024];
   if (!rtc_nvdisasm_find(tool, sizeof tool)) {
-    snprintf(err, errlen, "nvdisasm not found (tried %s)", tool);
+    snprintf(err, errlen, "%s", tool);
     return P2C_ERR_NO_CUDA;
   }
   const char *tmp = getenv("TMPDIR");

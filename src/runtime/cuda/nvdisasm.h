@@ -5,9 +5,11 @@
  * `nvdisasm -c -gi FILE` writes the code sections with the CUBIN's line table (the CUDA C lines
  * ptxas kept from the PTX's `.loc` entries, and where code was inlined) into a second file there,
  * and the folder is removed. Where nvdisasm is found, in this order: $PYK2CUDA_NVDISASM (a path;
- * when set, the only place tried), the folders of $PATH, the wheels' bin folders in each folder
- * of $PYK2CUDA_SITE_PACKAGES (nvidia/cu13/bin, nvidia/cuda_nvdisasm/bin), $CUDA_HOME/bin,
- * $CUDA_PATH/bin, /usr/local/cuda/bin. */
+ * when set, the only place tried), then the toolkit's places for a program (toolkit.h, the list
+ * NVRTC's search walks too): the wheels' bin folders in each folder of $PYK2CUDA_SITE_PACKAGES
+ * (nvidia/cu13/bin, nvidia/cuda_nvdisasm/bin), $CONDA_PREFIX/bin, the folders of $PATH,
+ * $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin. The public p2c_find_nvdisasm is this
+ * search, for the Python package's inspect_sass. */
 #ifndef P2C_RUNTIME_CUDA_NVDISASM_H
 #define P2C_RUNTIME_CUDA_NVDISASM_H
 
@@ -17,12 +19,12 @@
 #include "pyk2cuda.h"
 
 /* Finds nvdisasm as above: its path in out (NUL-terminated) and true, else false and in out the
- * places tried, for a message. */
+ * message: "nvdisasm not found (tried PLACES)". */
 bool rtc_nvdisasm_find(char *out, size_t outlen);
 
 /* The SASS of `cubin` (size bytes) by nvdisasm -c -gi: *text (NUL-terminated, *len bytes,
  * allocated with alloc, NULL: malloc; the caller frees it with mem_free(alloc, *text, *len + 1)).
- * Statuses: P2C_OK; P2C_ERR_NO_CUDA, nvdisasm not found (err names the places tried);
+ * Statuses: P2C_OK; P2C_ERR_NO_CUDA, nvdisasm not found (err is rtc_nvdisasm_find's message);
  * P2C_ERR_IO, the temporary files could not be written or read, nvdisasm could not be started,
  * or it failed (err holds the first line of what it said); P2C_ERR_NOMEM. On failure *text is
  * NULL. Nothing is left in the temporary folder on any path. */

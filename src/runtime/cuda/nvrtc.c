@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "runtime/cuda/dynlib.h"
+#include "runtime/cuda/toolkit.h"
 #include "util/arena.h"
 
 /* dlsym returns an object pointer; we store it into function-pointer fields by copying bytes,
@@ -155,10 +156,6 @@ static P2cStatus open_in_dir(RtcLib *lib, const char *dir, bool *bound_fail, cha
 const char *const rtc_search_variables[] = {"PYK2CUDA_NVRTC", "PYK2CUDA_SITE_PACKAGES",
                                             "CONDA_PREFIX", "CUDA_HOME", "CUDA_PATH", NULL};
 
-/* Where NVIDIA's pip wheels put NVRTC inside a site-packages folder: nvidia-cuda-nvrtc 13.x
- * (the cu13 wheels share nvidia/cu13/lib) and nvidia-cuda-nvrtc-cu12. The one list of them. */
-static const char *const wheel_dirs[] = {"nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"};
-
 /* One search in progress: the table it fills, whether it is over, and the places it tried (for
  * the message when nothing loads). */
 typedef struct Search {
@@ -191,44 +188,17 @@ static bool search_dir(Search *s, const char *dir) {
   return s->found || s->bound_fail;
 }
 
-/* Tries `$variable/sub`, when the variable is set. */
-static bool search_variable(Search *s, const char *variable, const char *sub) {
-  const char *root = getenv(variable);
-  if (!root || !*root) return false;
-  char dir[400], place[64];
-  snprintf(dir, sizeof dir, "%s/%s", root, sub);
-  snprintf(place, sizeof place, "$%s/%s", variable, sub);
-  note_tried(s, place);
+/* toolkit_search's visit: notes the place and tries the folder ("": the loader's path, under
+ * nvrtc.h's names); true when the search is over. */
+static bool search_visit(void *ctx, const char *dir, const char *place) {
+  Search *s = ctx;
+  note_tried(s, *dir ? place : "libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so on the library path");
   return search_dir(s, dir);
 }
 
-/* Tries the wheels' folders in each site-packages folder of $PYK2CUDA_SITE_PACKAGES. */
-static bool search_site_packages(Search *s) {
-  const char *list = getenv("PYK2CUDA_SITE_PACKAGES");
-  if (!list || !*list) return false;
-  note_tried(s, "NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES");
-  for (const char *p = list; *p;) {
-    size_t len = strcspn(p, ":");
-    for (size_t w = 0; len > 0 && len < 300 && w < sizeof wheel_dirs / sizeof wheel_dirs[0]; w++) {
-      char dir[400];
-      snprintf(dir, sizeof dir, "%.*s/%s", (int)len, p, wheel_dirs[w]);
-      if (search_dir(s, dir)) return true;
-    }
-    p += len + (p[len] == ':');
-  }
-  return false;
-}
-
-/* The places after $PYK2CUDA_NVRTC, in nvrtc.h's order; true when the search is over. */
-static bool search_places(Search *s) {
-  if (search_site_packages(s) || search_variable(s, "CONDA_PREFIX", "lib")) return true;
-  note_tried(s, "libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so on the library path");
-  if (search_dir(s, "")) return true;
-  if (search_variable(s, "CUDA_HOME", "lib64") || search_variable(s, "CUDA_PATH", "lib64"))
-    return true;
-  note_tried(s, "/usr/local/cuda/lib64");
-  return search_dir(s, "/usr/local/cuda/lib64");
-}
+/* The places after $PYK2CUDA_NVRTC, in the toolkit's order (toolkit.h); true when the search is
+ * over. */
+static bool search_places(Search *s) { return toolkit_search(TOOLKIT_LIBRARY, "nvrtc", search_visit, s); }
 
 void rtc_loaded_path(const DynLib *lib, char *out, size_t outlen) {
   struct link_map *map = NULL;
@@ -348,30 +318,25 @@ static bool fallback_in_toolkits(RtcLib *lib, int major, Search *s) {
   return ok;
 }
 
-/* Searches nvrtc.h's places, after $PYK2CUDA_NVRTC, for libnvrtc.so.<major>, then the toolkits of
- * that version under /usr/local. */
+/* One search for an NVRTC of one major version: the table, the version, the places tried. */
+typedef struct FallbackSearch {
+  RtcLib *lib;
+  int major;
+  Search *s;
+} FallbackSearch;
+
+/* toolkit_search's visit for the fallback: libnvrtc.so.<major> in the folder. */
+static bool fallback_visit(void *ctx, const char *dir, const char *place) {
+  (void)place;
+  FallbackSearch *f = ctx;
+  return fallback_in_dir(f->lib, dir, f->major, f->s);
+}
+
+/* Searches the toolkit's places (toolkit.h), after $PYK2CUDA_NVRTC, for libnvrtc.so.<major>,
+ * then the toolkits of that version under /usr/local. */
 static bool search_fallback(RtcLib *lib, int major, Search *s) {
-  const char *list = getenv("PYK2CUDA_SITE_PACKAGES");
-  for (const char *p = list ? list : ""; *p;) {
-    size_t len = strcspn(p, ":");
-    for (size_t w = 0; len > 0 && len < 300 && w < sizeof wheel_dirs / sizeof wheel_dirs[0]; w++) {
-      char dir[400];
-      snprintf(dir, sizeof dir, "%.*s/%s", (int)len, p, wheel_dirs[w]);
-      if (fallback_in_dir(lib, dir, major, s)) return true;
-    }
-    p += len + (p[len] == ':');
-  }
-  static const char *const variables[][2] = {{"CONDA_PREFIX", "lib"}, {"", ""}, {"CUDA_HOME", "lib64"},
-                                             {"CUDA_PATH", "lib64"}};
-  for (size_t i = 0; i < sizeof variables / sizeof variables[0]; i++) {
-    const char *root = *variables[i][0] ? getenv(variables[i][0]) : "";
-    char dir[400];
-    if (!root || (*variables[i][0] && !*root)) continue;
-    snprintf(dir, sizeof dir, "%s%s%s", root, *root ? "/" : "", variables[i][1]);
-    if (fallback_in_dir(lib, dir, major, s)) return true;
-  }
-  return fallback_in_dir(lib, "/usr/local/cuda/lib64", major, s) ||
-         fallback_in_toolkits(lib, major, s);
+  FallbackSearch f = {lib, major, s};
+  return toolkit_search(TOOLKIT_LIBRARY, "nvrtc", fallback_visit, &f) || fallback_in_toolkits(lib, major, s);
 }
 
 /* The second process-wide table: the NVRTC found for a driver older than the first's, loaded

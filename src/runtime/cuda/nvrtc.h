@@ -8,12 +8,11 @@
  * orders it: the running Python environment's own copy first, then the system's:
  *   1. $PYK2CUDA_NVRTC, a path. When it is set, nothing else is tried: if it does not load, the
  *      result is P2C_ERR_NO_CUDA (so tests and users can simulate a missing library).
- *   2. NVIDIA's pip wheels in each folder of $PYK2CUDA_SITE_PACKAGES (separated by ':'; the
- *      Python package sets it to its sys.path at import, the CLI reads it as it is):
- *      nvidia/cu13/lib/ (nvidia-cuda-nvrtc 13) and nvidia/cuda_nvrtc/lib/ (nvidia-cuda-nvrtc-cu12);
- *   3. $CONDA_PREFIX/lib/ (conda's cuda-nvrtc);
- *   4. the dynamic linker's search path;
- *   5. $CUDA_HOME/lib64/, $CUDA_PATH/lib64/, /usr/local/cuda/lib64/.
+ *   2. the toolkit's places for a library (toolkit.h, the list nvdisasm's search walks too):
+ *      NVIDIA's pip wheels in each folder of $PYK2CUDA_SITE_PACKAGES (nvidia/cu13/lib/ of
+ *      nvidia-cuda-nvrtc 13, nvidia/cuda_nvrtc/lib/ of nvidia-cuda-nvrtc-cu12), $CONDA_PREFIX/lib/
+ *      (conda's cuda-nvrtc), the dynamic linker's search path, $CUDA_HOME/lib64/,
+ *      $CUDA_PATH/lib64/, /usr/local/cuda/lib64/.
  * Each folder is tried with the names libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.
  * NVRTC opens its libnvrtc-builtins.so.MAJOR.MINOR by that name when it first compiles, and finds
  * it only on the loader path (a CUDA 13 wheel's library has no RUNPATH). So the builtins beside
