@@ -94,8 +94,11 @@ static void put_bytes(StrBuf *sb, const unsigned char *p, size_t n) {
   sb_puts(sb, "\n");
 }
 
-/* The C type of a scalar parameter (NULL: not one a bundle launcher takes). */
-static const char *scalar_ctype(P2cScalarType t) {
+/* The C type of a scalar parameter or array element, NULL for one a bundle launcher does not
+ * take. Each has the kernel's layout (docs/aot.md): complex as the header's struct of two
+ * (NAME_complex64: C99's float _Complex and std::complex<float> have its layout), float16 as its
+ * IEEE binary16 bits, a datetime64 or timedelta64 as its int64 count of units. */
+static const char *scalar_ctype(const BundleCtx *x, P2cScalarType t) {
   switch ((int)t) {
   case P2C_BOOL: return "bool";
   case P2C_INT8: return "int8_t";
@@ -108,15 +111,41 @@ static const char *scalar_ctype(P2cScalarType t) {
   case P2C_UINT64: return "uint64_t";
   case P2C_FLOAT32: return "float";
   case P2C_FLOAT64: return "double";
-  default: return NULL;
+  case P2C_COMPLEX64: return arena_printf(&x->b->arena, "%s_complex64", x->name);
+  case P2C_COMPLEX128: return arena_printf(&x->b->arena, "%s_complex128", x->name);
+  case P2C_FLOAT16: return "uint16_t";
+  default: return (int)t >= P2C_DATETIME64 && (int)t < P2C_SCALAR_TYPE_COUNT ? "int64_t" : NULL;
   }
 }
 
-/* The short spelling of a type in a launcher's name: f32, i64, u8, b; an array adds its layout
- * and ndim (f32c1, i32a2). */
+/* Whether t is a datetime64 or timedelta64 type (any unit). */
+static bool is_time(P2cScalarType t) { return (int)t >= P2C_DATETIME64 && (int)t < P2C_SCALAR_TYPE_COUNT; }
+
+/* A scalar type's name as part of a C identifier: "FLOAT32", "COMPLEX64", "DATETIME64_ms",
+ * "TIMEDELTA64" (the generic unit): the base upper-cased when `upper`, a time unit as NumPy
+ * writes it (m is minutes, M months). */
+static void put_dtype_ident(StrBuf *sb, P2cScalarType t, bool upper) {
+  bool in_unit = false;
+  for (const char *s = p2c_scalar_name(t); *s && *s != ']'; s++) {
+    if (*s == '[') {
+      if (s[1] != ']') sb_putc(sb, '_');
+      in_unit = true;
+    }
+    else sb_putc(sb, upper && !in_unit && *s >= 'a' && *s <= 'z' ? (char)(*s - 32) : *s);
+  }
+}
+
+/* The short spelling of a type in a launcher's name: f32, i64, u8, b, c64, f16, M8s (a
+ * datetime64[s], NumPy's character), m8ms (a timedelta64[ms]); an array adds its layout and
+ * ndim (f32c1, i32a2). */
 static void put_type_code(StrBuf *sb, const P2cParam *p) {
   const char *name = p2c_scalar_name(p->type);   /* "float32", "uint8", "bool" */
   if (p->type == P2C_BOOL) sb_putc(sb, 'b');
+  else if (is_time(p->type)) {
+    const char *unit = strchr(name, '[') + 1;
+    sb_printf(sb, "%c8%.*s", name[0] == 'd' ? 'M' : 'm', (int)strcspn(unit, "]"), unit);
+  }
+  else if (!strncmp(name, "complex", 7)) sb_printf(sb, "c%s", name + 7);
   else if (!strncmp(name, "float", 5)) sb_printf(sb, "f%s", name + 5);
   else if (!strncmp(name, "uint", 4)) sb_printf(sb, "u%s", name + 4);
   else sb_printf(sb, "i%s", name + 3);
@@ -141,12 +170,21 @@ static const char *python_signature(Arena *a, const KernelDesc *k) {
 
 /* ---- Checks --------------------------------------------------------------------------------- */
 
-/* Why parameter p cannot be a bundle launcher's argument, or NULL. */
-static const char *param_refusal(const P2cParam *p) {
-  if (p->type == P2C_TUPLE) return "a tuple";
-  if (p->type == P2C_RECORD) return "a record";
+/* Why parameter p cannot be a bundle launcher's argument and what to do instead, or NULL. */
+static const char *param_refusal(const BundleCtx *x, const P2cParam *p) {
+  if (p->type == P2C_TUPLE)
+    return "a tuple, which bundle launchers do not take yet: give the kernel its elements as "
+           "parameters of their own";
+  if (p->type == P2C_RECORD)
+    return p->is_array ? "an array of records (a structured dtype), which bundle launchers do not take yet: "
+                         "give the kernel one array per field"
+                       : "a record, which bundle launchers do not take yet: give the kernel its fields as "
+                         "parameters of their own";
   if (p->enum_class) return NULL;   /* passed as its value */
-  if (!scalar_ctype(p->type)) return p->is_array ? "an array of a dtype bundles do not take yet" : "a scalar of a type bundles do not take yet";
+  if (!scalar_ctype(x, p->type))
+    return p->is_array ? "an array of character sequences, which bundle launchers do not take: give the "
+                         "kernel an array of uint8 (or uint32 for Unicode) code units"
+                       : "a value of a type bundle launchers do not take";
   return NULL;
 }
 
@@ -154,21 +192,24 @@ static const char *param_refusal(const P2cParam *p) {
  * P2C_ERR_USAGE for what a bundle cannot launch yet. */
 static P2cStatus collect_kernels(P2cCompiler *c, BundleCtx *x) {
   const P2cModule *m = x->m;
-  if (m->sanitize || m->check_bounds)
-    return api_fail(c, P2C_ERR_USAGE, "a bundle's kernels cannot check bounds or sanitize yet "
-                                      "(translate without --check-bounds and --sanitize)");
+  if (m->sanitize)
+    return api_fail(c, P2C_ERR_USAGE, "a bundle's kernels cannot run under the simulator's checker "
+                                      "(translate without --sanitize)");
   for (int i = 0; i < m->cg.nkernels; i++) {
     const KernelDesc *k = &m->cg.kernels[i];
     if (k->is_host) continue;
     if (m->kernels[i].checks_bounds)
-      return api_fail(c, P2C_ERR_USAGE, "%s checks bounds (debug=True or boundscheck=True): bundles "
-                      "do not read the bounds record yet", k->spec->generic->name);
+      return api_fail(c, P2C_ERR_USAGE, "%s cannot check bounds or report raises in a bundle yet "
+                      "(debug=True, boundscheck=True or --check-bounds): bundles do not read the "
+                      "failure record, so its failures would go unreported; build it without those "
+                      "(and find the failures first with pyk2cuda run --check-bounds or --sanitize)",
+                      k->spec->generic->name);
     for (int j = 0; j < k->nparams; j++) {
-      const char *why = param_refusal(&k->params[j]);
+      const char *why = param_refusal(x, &k->params[j]);
       if (why)
-        return api_fail(c, P2C_ERR_USAGE, "%s: parameter '%s' is %s; bundle launchers take scalars "
-                        "and arrays of numbers and bools", python_signature(&x->b->arena, k),
-                        k->params[j].name, why);
+        return api_fail(c, P2C_ERR_USAGE, "%s: parameter '%s' is %s (bundle launchers take numbers, "
+                        "bools, complex, float16, datetimes and arrays of them; docs/aot.md)",
+                        python_signature(&x->b->arena, k), k->params[j].name, why);
     }
     if (x->nkernels == BUNDLE_MAX_KERNELS)
       return api_fail(c, P2C_ERR_USAGE, "more than %d kernel specializations in one bundle", BUNDLE_MAX_KERNELS);
@@ -251,9 +292,28 @@ static void put_launcher_params(StrBuf *sb, BundleCtx *x, const KernelDesc *k, c
     const P2cParam *p = &k->params[j];
     names[j] = namer_claim(&namer, p->name);
     if (k->is_ufunc)   /* inputs read-only, the last parameter the output */
-      sb_printf(sb, ",\n    %s%s *%s", j < k->nparams - 1 ? "const " : "", scalar_ctype(p->type), names[j]);
+      sb_printf(sb, ",\n    %s%s *%s", j < k->nparams - 1 ? "const " : "", scalar_ctype(x, p->type), names[j]);
     else if (p->is_array) sb_printf(sb, ",\n    %s_array %s", x->name, names[j]);
-    else sb_printf(sb, ",\n    %s %s", scalar_ctype(p->type), names[j]);
+    else sb_printf(sb, ",\n    %s %s", scalar_ctype(x, p->type), names[j]);
+  }
+}
+
+/* A line for each parameter whose C type does not say its Python type (float16 bits, time
+ * counts): "'t': datetime64[s] elements, int64_t counts of s". */
+static void put_param_notes(StrBuf *sb, const KernelDesc *k) {
+  for (int j = 0; j < k->nparams; j++) {
+    const P2cParam *p = &k->params[j];
+    if (p->type != P2C_FLOAT16 && !is_time(p->type)) continue;
+    sb_puts(sb, "\n * '"), put_comment_text(sb, p->name);
+    sb_printf(sb, "': %s%s, ", p2c_scalar_name(p->type), p->is_array ? " elements" : "");
+    if (p->type == P2C_FLOAT16) sb_puts(sb, "uint16_t IEEE binary16 bits");
+    else {
+      const char *unit = strchr(p2c_scalar_name(p->type), '[') + 1;
+      sb_printf(sb, "int64_t counts of %s%.*s", *unit == ']' ? "(generic) units" : "",
+                (int)strcspn(unit, "]"), unit);
+      if (p->type < P2C_TIMEDELTA64) sb_puts(sb, " since 1970-01-01");
+      sb_puts(sb, " (INT64_MIN: NaT)");
+    }
   }
 }
 
@@ -264,6 +324,7 @@ static void put_launcher_doc(StrBuf *sb, BundleCtx *x, const KernelDesc *k) {
   put_comment_text(sb, x->m->comp.file);
   sb_printf(sb, ":%u.", k->spec->generic->loc.line);
   if (k->spec->cooperative) sb_puts(sb, " Launched cooperatively (a grid sync).");
+  put_param_notes(sb, k);
   if (k->is_ufunc)
     sb_puts(sb, "\n * A @vectorize ufunc over n elements: out[i] = f(inputs[i]...), each pointer n elements\n"
                 " * of its type (device memory on a GPU); the grid is the launcher's choice.");
@@ -278,15 +339,19 @@ static void write_header_types(StrBuf *sb, const char *n) {
   sb_printf(sb, "} %s_status;\n\n", n);
   sb_puts(sb, "/* An array's element type (the values of pyk2cuda's P2cScalarType). */\n");
   sb_printf(sb, "typedef enum %s_dtype {\n", n);
-  for (int t = P2C_BOOL; t <= P2C_FLOAT64; t++) {
-    char upper[32];
-    const char *s = p2c_scalar_name((P2cScalarType)t);
-    size_t i = 0;
-    for (; s[i] && i < sizeof upper - 1; i++) upper[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
-    upper[i] = '\0';
-    sb_printf(sb, "  %s_%s = %d,\n", n, upper, t);
+  for (int t = P2C_BOOL; t < P2C_SCALAR_TYPE_COUNT; t++) {
+    sb_printf(sb, "  %s_", n);
+    put_dtype_ident(sb, (P2cScalarType)t, true);
+    sb_printf(sb, " = %d,\n", t);
   }
   sb_printf(sb, "} %s_dtype;\n\n", n);
+  sb_puts(sb, "/* complex64 and complex128 values (scalars, array elements): the real part, then the imaginary\n"
+              " * part, as NumPy stores them; C99's float _Complex and C++'s std::complex<float> have this\n"
+              " * layout too. float16 is passed as its IEEE binary16 bits (uint16_t); datetime64[unit] and\n"
+              " * timedelta64[unit] as int64_t counts of the unit (since 1970-01-01 for a datetime; INT64_MIN\n"
+              " * is NaT), the unit named in each launcher's comment. */\n");
+  sb_printf(sb, "typedef struct %s_complex64 {\n  float re, im;\n} %s_complex64;\n", n, n);
+  sb_printf(sb, "typedef struct %s_complex128 {\n  double re, im;\n} %s_complex128;\n\n", n, n);
   sb_puts(sb, "/* An array argument: data (device memory on a GPU, e.g. from the _malloc below), its element\n"
               " * type, extents, and strides in bytes (NumPy's convention). Make one with the helpers. */\n");
   sb_printf(sb, "typedef struct %s_array {\n  void *data;\n  int dtype;  /* %s_dtype */\n  int ndim;\n"
@@ -359,7 +424,7 @@ static void write_preamble(BundleCtx *x, StrBuf *sb, bool with_sim) {
             n);
   sb_printf(sb, "#include \"%s.h\"\n\ntypedef %s_array P2cbArray;\ntypedef %s_dim3 P2cbDim3;\n\n", n, n, n);
   sb_puts(sb, "/* The dtype's name in messages. */\nstatic const char *p2cb_dtype_name(int dtype) {\n  switch (dtype) {\n");
-  for (int t = P2C_BOOL; t <= P2C_FLOAT64; t++)
+  for (int t = P2C_BOOL; t < P2C_SCALAR_TYPE_COUNT; t++)
     sb_printf(sb, "  case %d: return \"%s\";\n", t, p2c_scalar_name((P2cScalarType)t));
   sb_puts(sb, "  default: return \"an unknown dtype\";\n  }\n}\n\n");
   if (with_sim)
@@ -419,7 +484,7 @@ static void write_api(BundleCtx *x, StrBuf *sb) {
                 "  return a;\n}\n\n", n, n, n, n, P2C_MAX_NDIM);
   sb_printf(sb, "%s_array %s_array_c(void *data, %s_dtype dtype, int ndim, const int64_t *shape) {\n"
                 "  static const unsigned char size[] = {", n, n, n);
-  for (int t = P2C_BOOL; t <= P2C_FLOAT64; t++) sb_printf(sb, "%zu, ", p2c_scalar_size((P2cScalarType)t));
+  for (int t = P2C_BOOL; t < P2C_SCALAR_TYPE_COUNT; t++) sb_printf(sb, "%zu, ", p2c_scalar_size((P2cScalarType)t));
   sb_printf(sb, "};\n  int64_t strides[%d] = {0};\n  int64_t step = (int)dtype >= 0 && (int)dtype < (int)sizeof size ? size[dtype] : 1;\n"
                 "  /* an ndim out of range reads no extent: the array says ndim -1, which every launcher refuses */\n"
                 "  for (int i = (ndim < 0 || ndim > %d ? 0 : ndim) - 1; i >= 0; i--) strides[i] = step, step *= shape[i];\n"

@@ -39,7 +39,50 @@ typedef enum uf_dtype {
   uf_UINT64 = 8,
   uf_FLOAT32 = 9,
   uf_FLOAT64 = 10,
+  uf_COMPLEX64 = 11,
+  uf_COMPLEX128 = 12,
+  uf_FLOAT16 = 13,
+  uf_DATETIME64_Y = 14,
+  uf_DATETIME64_M = 15,
+  uf_DATETIME64_W = 16,
+  uf_DATETIME64_D = 17,
+  uf_DATETIME64_h = 18,
+  uf_DATETIME64_m = 19,
+  uf_DATETIME64_s = 20,
+  uf_DATETIME64_ms = 21,
+  uf_DATETIME64_us = 22,
+  uf_DATETIME64_ns = 23,
+  uf_DATETIME64_ps = 24,
+  uf_DATETIME64_fs = 25,
+  uf_DATETIME64_as = 26,
+  uf_DATETIME64 = 27,
+  uf_TIMEDELTA64_Y = 28,
+  uf_TIMEDELTA64_M = 29,
+  uf_TIMEDELTA64_W = 30,
+  uf_TIMEDELTA64_D = 31,
+  uf_TIMEDELTA64_h = 32,
+  uf_TIMEDELTA64_m = 33,
+  uf_TIMEDELTA64_s = 34,
+  uf_TIMEDELTA64_ms = 35,
+  uf_TIMEDELTA64_us = 36,
+  uf_TIMEDELTA64_ns = 37,
+  uf_TIMEDELTA64_ps = 38,
+  uf_TIMEDELTA64_fs = 39,
+  uf_TIMEDELTA64_as = 40,
+  uf_TIMEDELTA64 = 41,
 } uf_dtype;
+
+/* complex64 and complex128 values (scalars, array elements): the real part, then the imaginary
+ * part, as NumPy stores them; C99's float _Complex and C++'s std::complex<float> have this
+ * layout too. float16 is passed as its IEEE binary16 bits (uint16_t); datetime64[unit] and
+ * timedelta64[unit] as int64_t counts of the unit (since 1970-01-01 for a datetime; INT64_MIN
+ * is NaT), the unit named in each launcher's comment. */
+typedef struct uf_complex64 {
+  float re, im;
+} uf_complex64;
+typedef struct uf_complex128 {
+  double re, im;
+} uf_complex128;
 
 /* An array argument: data (device memory on a GPU, e.g. from the _malloc below), its element
  * type, extents, and strides in bytes (NumPy's convention). Make one with the helpers. */

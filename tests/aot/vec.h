@@ -38,7 +38,50 @@ typedef enum vec_dtype {
   vec_UINT64 = 8,
   vec_FLOAT32 = 9,
   vec_FLOAT64 = 10,
+  vec_COMPLEX64 = 11,
+  vec_COMPLEX128 = 12,
+  vec_FLOAT16 = 13,
+  vec_DATETIME64_Y = 14,
+  vec_DATETIME64_M = 15,
+  vec_DATETIME64_W = 16,
+  vec_DATETIME64_D = 17,
+  vec_DATETIME64_h = 18,
+  vec_DATETIME64_m = 19,
+  vec_DATETIME64_s = 20,
+  vec_DATETIME64_ms = 21,
+  vec_DATETIME64_us = 22,
+  vec_DATETIME64_ns = 23,
+  vec_DATETIME64_ps = 24,
+  vec_DATETIME64_fs = 25,
+  vec_DATETIME64_as = 26,
+  vec_DATETIME64 = 27,
+  vec_TIMEDELTA64_Y = 28,
+  vec_TIMEDELTA64_M = 29,
+  vec_TIMEDELTA64_W = 30,
+  vec_TIMEDELTA64_D = 31,
+  vec_TIMEDELTA64_h = 32,
+  vec_TIMEDELTA64_m = 33,
+  vec_TIMEDELTA64_s = 34,
+  vec_TIMEDELTA64_ms = 35,
+  vec_TIMEDELTA64_us = 36,
+  vec_TIMEDELTA64_ns = 37,
+  vec_TIMEDELTA64_ps = 38,
+  vec_TIMEDELTA64_fs = 39,
+  vec_TIMEDELTA64_as = 40,
+  vec_TIMEDELTA64 = 41,
 } vec_dtype;
+
+/* complex64 and complex128 values (scalars, array elements): the real part, then the imaginary
+ * part, as NumPy stores them; C99's float _Complex and C++'s std::complex<float> have this
+ * layout too. float16 is passed as its IEEE binary16 bits (uint16_t); datetime64[unit] and
+ * timedelta64[unit] as int64_t counts of the unit (since 1970-01-01 for a datetime; INT64_MIN
+ * is NaT), the unit named in each launcher's comment. */
+typedef struct vec_complex64 {
+  float re, im;
+} vec_complex64;
+typedef struct vec_complex128 {
+  double re, im;
+} vec_complex128;
 
 /* An array argument: data (device memory on a GPU, e.g. from the _malloc below), its element
  * type, extents, and strides in bytes (NumPy's convention). Make one with the helpers. */
