@@ -139,6 +139,11 @@ static void put_dtype_ident(StrBuf *sb, P2cScalarType t, bool upper) {
  * datetime64[s], NumPy's character), m8ms (a timedelta64[ms]); an array adds its layout and
  * ndim (f32c1, i32a2). */
 static void put_type_code(StrBuf *sb, const P2cParam *p) {
+  if (p->type == P2C_TUPLE) {   /* t, the element count, the elements' codes: t2i32f64 */
+    sb_printf(sb, "t%zu", p->elem_count);
+    for (size_t i = 0; i < p->elem_count; i++) put_type_code(sb, &p->elems[i]);
+    return;
+  }
   const char *name = p2c_scalar_name(p->type);   /* "float32", "uint8", "bool" */
   if (p->type == P2C_BOOL) sb_putc(sb, 'b');
   else if (is_time(p->type)) {
@@ -150,6 +155,20 @@ static void put_type_code(StrBuf *sb, const P2cParam *p) {
   else if (!strncmp(name, "uint", 4)) sb_printf(sb, "u%s", name + 4);
   else sb_printf(sb, "i%s", name + 3);
   if (p->is_array) sb_printf(sb, "%c%d", p->layout == 'C' ? 'c' : p->layout == 'F' ? 'f' : 'a', p->ndim);
+}
+
+/* The header's struct for a tuple of scalars: NAME_tuple_ + its elements' codes, "_" between. */
+static const char *tuple_ctype(const BundleCtx *x, const P2cParam *p) {
+  StrBuf sb;
+  sb_init(&sb, &x->b->arena);
+  sb_printf(&sb, "%s_tuple", x->name);
+  for (size_t i = 0; i < p->elem_count; i++) sb_putc(&sb, '_'), put_type_code(&sb, &p->elems[i]);
+  return sb_str(&sb);
+}
+
+/* A scalar or tuple parameter's C type (an array's is NAME_array). */
+static const char *param_ctype(const BundleCtx *x, const P2cParam *p) {
+  return p->type == P2C_TUPLE ? tuple_ctype(x, p) : scalar_ctype(x, p->type);
 }
 
 static bool is_c_identifier(const char *s) {
@@ -172,9 +191,14 @@ static const char *python_signature(Arena *a, const KernelDesc *k) {
 
 /* Why parameter p cannot be a bundle launcher's argument and what to do instead, or NULL. */
 static const char *param_refusal(const BundleCtx *x, const P2cParam *p) {
-  if (p->type == P2C_TUPLE)
-    return "a tuple, which bundle launchers do not take yet: give the kernel its elements as "
-           "parameters of their own";
+  for (size_t i = 0; p->type == P2C_TUPLE && i < p->elem_count; i++) {
+    const P2cParam *e = &p->elems[i];
+    if (e->is_array || e->type == P2C_TUPLE || e->enum_class || !scalar_ctype(x, e->type))
+      return "a tuple holding arrays, tuples, records or enum members, which bundle launchers do not "
+             "take yet (they take tuples of numbers): give the kernel its elements as parameters of "
+             "their own";
+  }
+  if (p->type == P2C_TUPLE) return NULL;   /* the header's struct of its elements */
   if (p->type == P2C_RECORD)
     return p->is_array ? "an array of records (a structured dtype), which bundle launchers do not take yet: "
                          "give the kernel one array per field"
@@ -208,7 +232,7 @@ static P2cStatus collect_kernels(P2cCompiler *c, BundleCtx *x) {
       const char *why = param_refusal(x, &k->params[j]);
       if (why)
         return api_fail(c, P2C_ERR_USAGE, "%s: parameter '%s' is %s (bundle launchers take numbers, "
-                        "bools, complex, float16, datetimes and arrays of them; docs/aot.md)",
+                        "bools, complex, float16, datetimes, arrays and tuples of them; docs/aot.md)",
                         python_signature(&x->b->arena, k), k->params[j].name, why);
     }
     if (x->nkernels == BUNDLE_MAX_KERNELS)
@@ -294,7 +318,7 @@ static void put_launcher_params(StrBuf *sb, BundleCtx *x, const KernelDesc *k, c
     if (k->is_ufunc)   /* inputs read-only, the last parameter the output */
       sb_printf(sb, ",\n    %s%s *%s", j < k->nparams - 1 ? "const " : "", scalar_ctype(x, p->type), names[j]);
     else if (p->is_array) sb_printf(sb, ",\n    %s_array %s", x->name, names[j]);
-    else sb_printf(sb, ",\n    %s %s", scalar_ctype(x, p->type), names[j]);
+    else sb_printf(sb, ",\n    %s %s", param_ctype(x, p), names[j]);
   }
 }
 
@@ -383,6 +407,43 @@ static void write_header_functions(StrBuf *sb, const char *n) {
                 "%s_status %s_synchronize(void *stream);\n\n", n, n);
 }
 
+/* Calls `each` once for every distinct tuple type among the bundle's parameters (the first
+ * parameter of that type). */
+static void each_tuple_type(BundleCtx *x, StrBuf *sb, void (*each)(BundleCtx *, StrBuf *, const P2cParam *)) {
+  for (size_t i = 0; i < x->nkernels; i++)
+    for (int j = 0; j < x->kernels[i]->nparams; j++) {
+      const P2cParam *p = &x->kernels[i]->params[j];
+      if (p->type != P2C_TUPLE) continue;
+      const char *name = tuple_ctype(x, p);
+      bool seen = false;
+      for (size_t a = 0; a <= i && !seen; a++)
+        for (int b = 0; b < (a == i ? j : x->kernels[a]->nparams) && !seen; b++)
+          seen = x->kernels[a]->params[b].type == P2C_TUPLE && !strcmp(tuple_ctype(x, &x->kernels[a]->params[b]), name);
+      if (!seen) each(x, sb, p);
+    }
+}
+
+/* A tuple's struct in NAME.h: its elements f0, f1, ... in their C types, at the offsets the
+ * kernel's parameter has them (NAME.c asserts it: put_tuple_assert). */
+static void put_tuple_struct(BundleCtx *x, StrBuf *sb, const P2cParam *p) {
+  const char *name = tuple_ctype(x, p);
+  sb_puts(sb, "/* A tuple (");
+  for (size_t i = 0; i < p->elem_count; i++)
+    sb_printf(sb, "%s%s", i ? ", " : "", p2c_scalar_name(p->elems[i].type));
+  sb_printf(sb, ") passed by value: element i is f<i>. */\ntypedef struct %s {\n", name);
+  for (size_t i = 0; i < p->elem_count; i++)
+    sb_printf(sb, "  %s f%zu;\n", scalar_ctype(x, p->elems[i].type), i);
+  sb_printf(sb, "} %s;\n\n", name);
+}
+
+/* NAME.c's check that the C compiler lays the tuple's struct out as the kernel takes it. */
+static void put_tuple_assert(BundleCtx *x, StrBuf *sb, const P2cParam *p) {
+  const char *name = tuple_ctype(x, p);
+  sb_printf(sb, "_Static_assert(sizeof(%s) == %zu", name, p->size);
+  for (size_t i = 0; i < p->elem_count; i++) sb_printf(sb, " && offsetof(%s, f%zu) == %zu", name, i, p->elems[i].offset);
+  sb_puts(sb, ", \"the tuple's struct has the kernel's layout\");\n");
+}
+
 static void write_header(BundleCtx *x, StrBuf *sb) {
   const char *n = x->name;
   sb_printf(sb, "/* Generated by pyk2cuda %s from ", p2c_version());
@@ -401,6 +462,7 @@ static void write_header(BundleCtx *x, StrBuf *sb) {
   sb_printf(sb, "#ifndef %s_BUNDLE_H\n#define %s_BUNDLE_H\n\n", n, n);
   sb_puts(sb, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   write_header_types(sb, n);
+  each_tuple_type(x, sb, put_tuple_struct);
   write_header_functions(sb, n);
   for (size_t i = 0; i < x->nkernels; i++) {
     const KernelDesc *k = x->kernels[i];
@@ -423,6 +485,7 @@ static void write_preamble(BundleCtx *x, StrBuf *sb, bool with_sim) {
                 " * runtime (pyk2cuda's src/bundle/bundle_rt.c, copied), its module's images and launchers. */\n",
             n);
   sb_printf(sb, "#include \"%s.h\"\n\ntypedef %s_array P2cbArray;\ntypedef %s_dim3 P2cbDim3;\n\n", n, n, n);
+  each_tuple_type(x, sb, put_tuple_assert);
   sb_puts(sb, "/* The dtype's name in messages. */\nstatic const char *p2cb_dtype_name(int dtype) {\n  switch (dtype) {\n");
   for (int t = P2C_BOOL; t < P2C_SCALAR_TYPE_COUNT; t++)
     sb_printf(sb, "  case %d: return \"%s\";\n", t, p2c_scalar_name((P2cScalarType)t));

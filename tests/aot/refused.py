@@ -10,7 +10,7 @@ def debug_kernel(x):
 
 @cuda.jit
 def pair_sum(x, p):
-    x[0] = p[0] + p[1]
+    x[0] = p[0][0] + p[1]
 
 
 @cuda.jit

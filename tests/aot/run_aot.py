@@ -3,8 +3,8 @@
 
 Builds bundles of samples/vecadd.py, samples/smooth.py, tests/aot/warp_sum.py, the @vectorize
 ufuncs of samples/aot/ufuncs.py, tests/aot/kinds.py (a kernel of each kind the simulator part
-runs: blocks, lockstep, regions, grid regions) and tests/aot/types.py (complex, float16 and
-datetime arguments) with `pyk2cuda build`, with and without
+runs: blocks, lockstep, regions, grid regions) and tests/aot/types.py (complex, float16,
+datetime and tuple arguments) with `pyk2cuda build`, with and without
 --with-sim, compiles samples/aot/main.c (C), main.cc (C++), ufunc.c, tests/aot/two_bundles.c,
 warp.c, kinds.c and types.c against them with the host's own compilers (no
 pyk2cuda header or library), and checks:
@@ -48,7 +48,8 @@ BUNDLES = [
                                      "ring(int32[::1], int64[::1])"], "sm_90"),
     ("types", "tests/aot/types.py", ["cmul(complex128[::1], complex64[::1], complex128)",
                                      "hscale(float16[::1], float16, float16[::1])",
-                                     "shift(datetime64[s][::1], timedelta64[s], timedelta64[s][::1])"], "sm_90"),
+                                     "shift(datetime64[s][::1], timedelta64[s], timedelta64[s][::1])",
+                                     "affine(float64[::1], Tuple(int32, float64), UniTuple(float32, 2))"], "sm_90"),
 ]
 # the simulator's compile flags (src/runtime/sim/sim.c), as docs/aot.md asks for NAME_sim.cc
 SIM_FLAGS = ["-O2", "-fwrapv", "-fno-strict-aliasing", "-ffp-contract=off", "-fno-math-errno"]
@@ -215,8 +216,8 @@ def check_refusals(pyk2cuda, out):
         (vec + ["--check-bounds", "-o", os.path.join(out, "v")], "vecadd cannot check bounds"),
         (["build", "tests/aot/refused.py", "-k", "debug_kernel", "--sig", "debug_kernel(float32[::1])",
           "-o", os.path.join(out, "v")], "debug_kernel cannot check bounds or report raises in a bundle yet"),
-        (["build", "tests/aot/refused.py", "-k", "pair_sum", "--sig", "pair_sum(float32[::1], UniTuple(float32, 2))",
-          "-o", os.path.join(out, "v")], "parameter 'p' is a tuple, which bundle launchers do not take yet"),
+        (["build", "tests/aot/refused.py", "-k", "pair_sum", "--sig", "pair_sum(float32[::1], Tuple(float32[::1], float32))",
+          "-o", os.path.join(out, "v")], "parameter 'p' is a tuple holding arrays, tuples, records or enum members"),
         (["build", "tests/aot/refused.py", "-k", "first_x", "--sig",
           "first_x(float32[::1], Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False))", "-o", os.path.join(out, "v")],
          "parameter 'r' is a record, which bundle launchers do not take yet"),

@@ -1,6 +1,6 @@
 /* tests/aot/types.py's kernels through a bundle (docs/aot.md): complex64/complex128 as
  * types_complex64/128 (a struct of two), float16 as its binary16 bits (uint16_t), datetime64[s]
- * and timedelta64[s] as int64_t, on the simulator part and on the GPU path (the stand-in). Each
+ * and timedelta64[s] as int64_t, tuples as the header's structs, on the simulator part and on the GPU path (the stand-in). Each
  * result is checked against C here; `types DIR` also writes the inputs and results to
  * DIR/NAME.bin, which tests/aot/types_numba.py compares with Numba's CUDA simulator bit for bit.
  * Exit 0 when everything matched; 1 with a line on stderr for the first mismatch. */
@@ -118,6 +118,21 @@ static void run_shift(void) {
   dump("shift_t0", before, sizeof before), dump("shift_t", t, sizeof t), dump("shift_since", since, sizeof since);
 }
 
+/* affine: a (int32, float64) tuple and a (float32, float32) one, passed as the header's structs. */
+static void run_affine(void) {
+  static double out[N];
+  types_tuple_i32_f64 p = {3, 0.25};
+  types_tuple_f32_f32 q = {1.5f, -2.0f};
+  void *dout = to_device(out, sizeof out);
+  CHECK(types_affine__f64c1_t2i32f64_t2f32f32(NULL, types_dim3_of(GRID, 1, 1), types_dim3_of(BLOCK, 1, 1), 0,
+                                               vec(dout, types_FLOAT64, N), p, q) == types_OK,
+        "affine: %s", types_last_error());
+  from_device(out, dout, sizeof out);
+  for (int i = 0; i < N; i++)
+    CHECK(out[i] == 3.0 * i + 0.25 + (double)(1.5f * -2.0f), "affine [%d] = %.17g", i, out[i]);
+  dump("affine_out", out, sizeof out);
+}
+
 /* A wrong dtype is an argument error, not a crash: complex64 data where complex128 is taken. */
 static void run_wrong_dtype(void) {
   void *d;
@@ -134,6 +149,7 @@ int main(int argc, char **argv) {
   run_cmul();
   run_hscale();
   run_shift();
+  run_affine();
   run_wrong_dtype();
   printf("types: ok on %s\n", types_backend());
   return 0;

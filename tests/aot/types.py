@@ -1,7 +1,7 @@
 # tests/aot/types.py: kernels taking the types a bundle passes in C layouts (docs/aot.md, "What
 # is in the files"): complex64/complex128 arrays and scalars, float16 arrays and scalars,
-# datetime64/timedelta64 arrays and scalars. tests/aot/types.c calls them through a bundle;
-# types_numba.py runs them in Numba's CUDA simulator on the same inputs.
+# datetime64/timedelta64 arrays and scalars, tuples of numbers. tests/aot/types.c calls them
+# through a bundle; types_numba.py runs them in Numba's CUDA simulator on the same inputs.
 from numba import cuda
 
 
@@ -25,3 +25,10 @@ def shift(t, d, since):
     if i < t.size:
         t[i] = t[i] + d
         since[i] = t[i] - t[0]
+
+
+@cuda.jit
+def affine(out, p, q):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = p[0] * i + p[1] + q[0] * q[1]

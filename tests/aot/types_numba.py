@@ -41,6 +41,10 @@ def main():
     results.append(("shift t (datetime64[s])", t, load("shift_t", "M8[s]")))
     results.append(("shift since (timedelta64[s])", since, load("shift_since", "m8[s]")))
 
+    out = np.zeros(N, np.float64)
+    k["affine"][GRID, BLOCK](out, (np.int32(3), np.float64(0.25)), (np.float32(1.5), np.float32(-2)))
+    results.append(("affine (tuples)", out, load("affine_out", np.float64)))
+
     bad = [what for what, want, got in results if want.dtype != got.dtype or want.tobytes() != got.tobytes()]
     for what in bad:
         print("FAIL: %s differs from Numba's CUDA simulator" % what)
