@@ -75,7 +75,12 @@ class CPUDispatcher(_core._Kernel):
         return self._unit.filename, self._unit.source
 
     def _fix_error(self, exc):
-        return exc if self._unit is None else self._unit.remap(exc)
+        """`exc` at the user's lines; a raise (or failed assert) of the function as its own class
+        with its own message, as Numba's njit raises it (`ValueError('too big')`)."""
+        if self._unit is None:
+            return exc
+        from .cuda import _raised
+        return _raised(self._unit.remap(exc), self._unit.exceptions, lambda failure, msg: msg, False)
 
     _as_python = False
 

@@ -67,12 +67,15 @@ def _numba_message(failure, msg):
     return text if msg is None else text + ": " + msg
 
 
-def _raised(exc, classes=None):
+def _raised(exc, classes=None, message=_numba_message, bounds_error=True):
     """A launch that failed on a `raise ValueError(...)` or a failed assert in a debug=True kernel
     comes from the C API as a bounds-record error, 'FILE:LINE:COL: error: ValueError: msg in
     kernel ...'. As in Numba, it is raised as that exception's class (a builtin, or the module's
     class of that name from `classes`, a Unit's exceptions) with Numba's message: here a class
-    derived from both it and pyk2cuda.Error (BoundsError for IndexError), with the same data."""
+    derived from both it and pyk2cuda.Error (BoundsError for IndexError), with the same data.
+    `message(failure, msg)` is the exception's text (None: no arguments, as `raise ValueError`);
+    a @jit host function's is its own message, as Numba's njit raises it (cpu.py), and its
+    IndexError (bounds_error False) an IndexError by name too."""
     failure = getattr(exc, "failure", None) if isinstance(exc, _core.BoundsError) else None
     if not failure or not failure["raised"]:
         return exc   # another error, or an index out of bounds: BoundsError, an IndexError
@@ -81,8 +84,10 @@ def _raised(exc, classes=None):
     cls = (classes or {}).get(name) or getattr(__import__("builtins"), name, None)
     if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         return exc
-    if cls is IndexError:   # BoundsError is pyk2cuda's IndexError
-        new = _core.BoundsError(_numba_message(failure, msg))
+    args = (message(failure, msg),)
+    args = () if args[0] is None else args
+    if cls is IndexError and bounds_error:   # BoundsError is pyk2cuda's IndexError
+        new = _core.BoundsError(*args)
     else:
         if cls not in _RAISED:
             # A division by zero in a debug kernel is Numba's ZeroDivisionError on a GPU and, in
@@ -92,7 +97,7 @@ def _raised(exc, classes=None):
                 _RAISED[cls] = type(cls.__name__, bases, {"__module__": cls.__module__})
             except TypeError:  # a class whose layout cannot be combined (OSError's family)
                 _RAISED[cls] = cls
-        new = _RAISED[cls](_numba_message(failure, msg))
+        new = _RAISED[cls](*args)
     for key in ("status", "status_name", "diagnostics", "failure"):
         if hasattr(exc, key):
             setattr(new, key, getattr(exc, key))

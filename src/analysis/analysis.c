@@ -232,7 +232,13 @@ static void analyse_function(Compilation *c, Function *f, Analysis *an, bool fib
  * the device functions when any kernel checks (a device specialization is emitted once for every
  * kernel that calls it). Which report their raises: the same with debug=True alone, as Numba
  * reports a kernel's exception only after a debug=True launch (its boundscheck= checks nothing
- * on CUDA and reports nothing); a device function also with its own debug=True. */
+ * on CUDA and reports nothing); a device function also with its own debug=True. A host entry
+ * (a @jit function the host calls) always reports its raises, as Numba's CPU functions always
+ * raise their exceptions; its indices are checked only as a kernel's are (Numba's njit checks
+ * none without boundscheck=True), and its divisions by zero raise ZeroDivisionError (njit's
+ * error_model='python'), as do its device functions' where the module has a host entry (the
+ * Python package translates a host function's module alone; a file with kernels calling the same
+ * device functions gets the checks in them too). */
 static void checked_functions(const AnalysisOptions *o, Analysis *an) {
   const FunctionList *lists[] = {&an->kernels, &an->ufuncs, &an->hosts, &an->exports};
   bool any_reports = false;
@@ -241,7 +247,8 @@ static void checked_functions(const AnalysisOptions *o, Analysis *an) {
       Function *f = lists[l]->items[i];
       const Function *g = f->generic ? f->generic : f;
       f->checks_bounds = o->check_bounds || g->debug || g->boundscheck;
-      f->reports_raises = o->check_bounds || g->debug;
+      f->reports_raises = o->check_bounds || g->debug || lists[l] == &an->hosts;
+      f->python_errors = lists[l] == &an->hosts;
       an->checks_bounds |= f->checks_bounds;
       any_reports |= f->reports_raises;
     }
@@ -249,6 +256,7 @@ static void checked_functions(const AnalysisOptions *o, Analysis *an) {
     Function *d = an->devices.items[i];
     d->checks_bounds = an->checks_bounds;
     d->reports_raises = any_reports || (d->generic ? d->generic : d)->debug;
+    d->python_errors = an->hosts.len > 0;
   }
 }
 

@@ -420,14 +420,15 @@ static void emit_pow(Gen *G, const Expr *e, StrBuf *sb) {
   }
 }
 
-/* Python's message for a division of this kind by zero ("integer modulo by zero"), or NULL
- * where the division needs no check: outside debug=True, for complex numbers (Numba does not
+/* Python's message for a division of this kind by zero ("integer modulo by zero"; in a function
+ * with Numba's CPU error model, python_errors, Numba's CPU message), or NULL where the division
+ * needs no check: outside debug=True and that model, for complex numbers (Numba does not
  * check them), for a divisor known to be > 0 or a nonzero literal, for a float32 `/` with
  * fastmath=True. An int `/` divides its
  * operands converted to float64; its message is the int's. */
 static const char *zero_division_message(const Gen *G, const Expr *e) {
   const Expr *d = e->kids[1];
-  if (!G->fn->debug || (e->op != OP_DIV && e->op != OP_FLOORDIV && e->op != OP_MOD)) return NULL;
+  if (!(G->fn->debug || G->fn->python_errors) || (e->op != OP_DIV && e->op != OP_FLOORDIV && e->op != OP_MOD)) return NULL;
   if (!type_is_number(d->ty) || (d->facts & EF_POSITIVE)) return NULL;
   if ((d->kind == EX_INT && d->ival != 0) || (d->kind == EX_FLOAT && d->fval != 0)) return NULL;
   const Expr *n = e->kids[0];
@@ -435,6 +436,11 @@ static const char *zero_division_message(const Gen *G, const Expr *e) {
   if (G->fn->fastmath && e->op == OP_DIV && n->ty == &type_float32 && d->ty == &type_float32) return NULL;
   bool ints = (d->kind == EX_CAST ? d->kids[0] : d)->ty->kind != TY_FLOAT &&
               (n->kind == EX_CAST ? n->kids[0] : n)->ty->kind != TY_FLOAT;
+  if (G->fn->python_errors) {   /* Numba's CPU messages (numba/cpython/numbers.py) */
+    if (e->op == OP_DIV) return "division by zero";
+    if (e->op == OP_FLOORDIV) return ints ? "integer division by zero" : "division by zero";
+    return ints ? "integer modulo by zero" : "modulo by zero";
+  }
   switch (e->op) {
   case OP_DIV: return ints ? "division by zero" : "float division by zero";
   case OP_FLOORDIV: return ints ? "integer division or modulo by zero" : "float floor division by zero";

@@ -313,8 +313,8 @@ static const char *const helper_text[H_COUNT] = {
         "  return w;\n"
         "}\n",
     [H_DIVISOR] =
-        "/* debug=True: the divisor of / // %, checked as Python checks it (Numba's Python error\n"
-        " * model in debug kernels): zero raises ZeroDivisionError with Python's message. */\n"
+        "/* debug=True, and @jit functions the host calls: the divisor of / // %, checked as Python\n"
+        " * checks it (Numba's Python error model): zero raises ZeroDivisionError. */\n"
         "template <typename T>\n"
         "static __device__ __forceinline__ T p2c_divisor(T d, unsigned int line, unsigned int column, const char *exc) {\n"
         "  if (d == 0) p2c_raise(line, column, exc);\n"

@@ -339,6 +339,7 @@ struct Function {
   const uint8_t *private_atomics;
   bool checks_bounds;      /* its array indices are checked (analysis.c, checked_functions) */
   bool reports_raises;     /* its raises and failed asserts are reported (checked_functions) */
+  bool python_errors;      /* Numba's CPU error model: a division by zero raises (checked_functions) */
   /* Bytes of cuda.local.array on its deepest call path: its own, plus the most any device
    * function it calls needs (analysis.c, local_array_bytes); the simulator sizes fiber stacks
    * from a kernel's. */

@@ -118,6 +118,14 @@ static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int co
   P2C_EXIT_THREAD();
 }
 
+/* debug=True, and @jit functions the host calls: the divisor of / // %, checked as Python
+ * checks it (Numba's Python error model): zero raises ZeroDivisionError. */
+template <typename T>
+static __device__ __forceinline__ T p2c_divisor(T d, unsigned int line, unsigned int column, const char *exc) {
+  if (d == 0) p2c_raise(line, column, exc);
+  return d;
+}
+
 /* NumPy's array creation in @jit functions the host calls (np.empty, zeros, ..., arange): each
  * array's elements are a block of the C heap, listed in the running call's heap (p2c_heap_now);
  * when the host's call returns, its kernel hands the blocks that hold a returned array to the
@@ -362,6 +370,7 @@ struct p2c_tuple_i32_i32_b {
   bool f2;
 };
 
+static __device__ double mean_of(double, int64_t);
 static __device__ double row_peaks(p2c_array<double, 2>);
 static __device__ p2c_array<double, 2> ramp(int64_t, int64_t);
 static __device__ p2c_tuple_f64_tup2f64f64 parts(p2c_complex128);
@@ -369,6 +378,16 @@ static __device__ p2c_tuple_i32_i32_b min_max(p2c_array<int32_t, 1>);
 static __device__ double powi(double, int64_t);
 static __device__ void scale(p2c_array<float, 1>, double);
 static __device__ double total(p2c_array<double, 1>);
+
+static __device__ double mean_of(double total_2, int64_t n) {
+  // if n < 0:
+  if (n < 0) {
+    // raise ValueError("negative count")
+    p2c_raise(79, 9, "ValueError: negative count");
+  }
+  // return total / n
+  return total_2 / p2c_divisor<double>((double)n, 80, 20, "ZeroDivisionError: division by zero");
+}
 
 static __device__ double row_peaks(p2c_array<double, 2> m) {
   double total_2 = 0;
@@ -569,6 +588,11 @@ extern "C" __global__ void row_peaks_host(p2c_array<double, 2> m, p2c_array<unsi
   *(double *)result.data = row_peaks(m);
 }
 
+/* The host's call of mean_of (@jit): one thread runs it and stores its result. */
+extern "C" __global__ void mean_of_host(double total_2, int64_t n, p2c_array<unsigned char, 1> result) {
+  *(double *)result.data = mean_of(total_2, n);
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(sums)
 P2C_SIM_BLOCKS(total_host)
@@ -578,4 +602,5 @@ P2C_SIM_BLOCKS(min_max_host)
 P2C_SIM_BLOCKS(parts_host)
 P2C_SIM_BLOCKS(ramp_host)
 P2C_SIM_BLOCKS(row_peaks_host)
+P2C_SIM_BLOCKS(mean_of_host)
 #endif

@@ -70,3 +70,11 @@ def row_peaks(m):
             total += m[i, j]
             top = max(top, m[i, j])
     return total + top
+
+
+@njit("float64(float64, int64)")
+def mean_of(total, n):
+    # a host function's raise is always reported and its division checked (Numba's njit raises)
+    if n < 0:
+        raise ValueError("negative count")
+    return total / n

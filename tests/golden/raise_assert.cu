@@ -156,8 +156,8 @@ static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int co
   P2C_EXIT_THREAD();
 }
 
-/* debug=True: the divisor of / // %, checked as Python checks it (Numba's Python error
- * model in debug kernels): zero raises ZeroDivisionError with Python's message. */
+/* debug=True, and @jit functions the host calls: the divisor of / // %, checked as Python
+ * checks it (Numba's Python error model): zero raises ZeroDivisionError. */
 template <typename T>
 static __device__ __forceinline__ T p2c_divisor(T d, unsigned int line, unsigned int column, const char *exc) {
   if (d == 0) p2c_raise(line, column, exc);

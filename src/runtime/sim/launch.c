@@ -1026,29 +1026,80 @@ typedef struct ChunkThread {
   void *arg;
   int c;
   bool started;
+  bool faulted;           /* its code faulted: `fault` says how */
+  SimFaultCatch fault;
+  sigjmp_buf bail;
   pthread_t thread;
 } ChunkThread;
 
+/* Runs chunk t->c on the calling thread with its faults caught (as a worker's, fault.h): a fault
+ * ends the chunk, not the process, and is the loop's to report. The caller's own catch, if any,
+ * is armed again after. Nothing in this frame changes after sigsetjmp. */
+static void chunk_guarded(ChunkThread *t, SimFaultCatch *outer) {
+  SimAltStack alt = {0};
+  sim_altstack_push(&alt);   /* an overflow of a chunk thread's stack is caught too */
+  if (sigsetjmp(t->bail, 0) == 0) {
+    t->fault = (SimFaultCatch){.jump = &t->bail};
+    sim_fault_arm(&t->fault);
+    t->run(t->arg, t->c);
+  } else {
+    t->faulted = true;
+  }
+  if (outer) sim_fault_arm(outer);
+  else sim_fault_disarm();
+  sim_altstack_pop(&alt);
+  sim_altstack_free(&alt);
+}
+
 static void *chunk_main(void *p) {
-  ChunkThread *t = p;
-  t->run(t->arg, t->c);
+  chunk_guarded(p, NULL);
   return NULL;
 }
 
-/* Chunk 0 here, each other on a thread of its own (on this one after, when none can start). */
+/* After every chunk has ended: a chunk's fault `f` stops the launch as a fault of the calling
+ * worker would (worker_faulted: the kernel, the Python line, the address), by the jump back to
+ * the worker's loop a fault of its own makes. The frames in between (the module's loop and
+ * p2c_sim_run_chunks) keep their chunks' state: a fault ends the module (its later launches
+ * fail), so it is not freed. */
+_Noreturn static void chunk_fault_reported(Worker *w, SimFaultCatch f) {
+  f.jump = w->fault.jump, f.on_fiber = false, f.home = w->fault.home, f.home_size = w->fault.home_size;
+  w->fault = f;
+  sim_fault_disarm();
+  siglongjmp(w->bail, SIM_FAULT_JUMPED);
+}
+
+/* Chunk 0 here, each other on a thread of its own (on this one after, when none can start); a
+ * fault in any of them is reported, after all have ended, as the calling worker's. */
 static void run_chunks(P2cSimThread *self, int w, void (*run)(void *arg, int c), void *arg) {
-  const P2cAllocator *alloc = ((Worker *)self)->run->m->alloc;
+  Worker *worker = (Worker *)self;
+  const P2cAllocator *alloc = worker->run->m->alloc;
   ChunkThread *t = mem_alloc(alloc, sizeof *t * (size_t)w);
-  for (int c = 1; t && c < w; c++) {
-    t[c] = (ChunkThread){run, arg, c, false, 0};
-    t[c].started = pthread_create(&t[c].thread, NULL, chunk_main, &t[c]) == 0;
+  if (!t) {   /* no memory to watch them: in order, a fault caught as the worker's own */
+    for (int c = 0; c < w; c++) run(arg, c);
+    return;
   }
-  run(arg, 0);
+  for (int c = 0; c < w; c++) t[c] = (ChunkThread){.run = run, .arg = arg, .c = c};
+  for (int c = 1; c < w; c++) t[c].started = pthread_create(&t[c].thread, NULL, chunk_main, &t[c]) == 0;
+  chunk_guarded(&t[0], &worker->fault);
   for (int c = 1; c < w; c++) {
-    if (t && t[c].started) pthread_join(t[c].thread, NULL);
-    else run(arg, c);
+    if (t[c].started) pthread_join(t[c].thread, NULL);
+    else chunk_guarded(&t[c], &worker->fault);
   }
+  for (int c = 0; c < w; c++)   /* the first in chunk order */
+    if (t[c].faulted) {
+      SimFaultCatch f = t[c].fault;
+      mem_free(alloc, t, sizeof *t * (size_t)w);
+      chunk_fault_reported(worker, f);
+    }
   mem_free(alloc, t, sizeof *t * (size_t)w);
+}
+
+/* P2cSimThread.stopped: the calling worker asks the host's interrupt check when it is due; any
+ * worker sees a launch stopped by an error. */
+static int worker_stopped(P2cSimThread *self) {
+  Worker *w = (Worker *)self;
+  launch_interrupted(w);
+  return atomic_load_explicit(&w->run->stop, memory_order_relaxed);
 }
 
 /* Gives a worker its printf buffer, fiber stacks and dynamic shared memory. */
@@ -1064,6 +1115,7 @@ static bool worker_prepare(Worker *w) {
   w->st.poll = worker_poll;
   w->st.chunk_count = chunk_count;
   w->st.run_chunks = run_chunks;
+  w->st.stopped = worker_stopped;
   w->st.print_flush = print_flush;
   w->st.grid_dynamic_shared = r->grid_dynamic;
   w->st.grid_dynamic_stride = r->grid_dynamic_stride;

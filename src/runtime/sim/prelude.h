@@ -290,6 +290,10 @@ struct P2cSimThread {
    * runs the loop in order. */
   int (*chunk_count)(P2cSimThread *self, int64_t n, int max);
   void (*run_chunks)(P2cSimThread *self, int w, void (*run)(void *arg, int c), void *arg);
+  /* Whether the launch has stopped (the host's interrupt check, asked here when it is due, a
+   * timeout, an error), without leaving it as poll does: chunk 0 of a prange loop asks it at its
+   * polls, so that the loop's chunks end at an interrupt. NULL where the caller has none. */
+  int (*stopped)(P2cSimThread *self);
 };
 
 #ifdef __cplusplus
@@ -918,7 +922,9 @@ static inline int p2c_sim_printf(const char *fmt, A... args) {
  * stdout as the chunk ends, after what the caller printed before the loop), an exit_thread that
  * ends the chunk (a raise: its record is written) and a poll that ends it once another chunk
  * has raised. No chunk calls the caller's poll, which may leave the call while the other
- * threads still run: an interrupt reaches the call at its first poll after the loop. The jump
+ * threads still run: chunk 0 (on the calling thread) asks the caller's stopped() instead, and an
+ * interrupt ends every chunk at its next poll, then the call (the loop returns as after a raise;
+ * the launch's error is the interrupt). A fault in any chunk is the runtime's (run_chunks). The jump
  * out of a chunk is GCC's __builtin_setjmp (no header: the names of <setjmp.h> stay free for
  * generated code, codegen/host_names.py). Returns nonzero when a chunk raised (the caller then
  * ends its thread). */
@@ -929,6 +935,7 @@ typedef struct P2cSimChunkRun {
   void *ctx;
   int stop;                 /* atomic: a chunk raised, the others end at their next poll */
   struct P2cSimChunk *chunks;
+  P2cSimThread *caller;     /* the calling thread's state (its stopped check) */
 } P2cSimChunkRun;
 typedef struct P2cSimChunk {
   P2cSimThread st;          /* first: the chunk's state, which exit_thread and poll get */
@@ -940,7 +947,11 @@ typedef struct P2cSimChunk {
   __builtin_longjmp(((P2cSimChunk *)self)->exit, 1);
 }
 static void p2c_sim_chunk_poll(P2cSimThread *self) {
-  if (__atomic_load_n(&((P2cSimChunk *)self)->run->stop, __ATOMIC_RELAXED)) p2c_sim_chunk_exit(self);
+  P2cSimChunkRun *run = ((P2cSimChunk *)self)->run;
+  P2cSimThread *caller = run->caller;
+  if (((P2cSimChunk *)self)->c == 0 && caller->stopped && caller->stopped(caller))   /* an interrupt */
+    __atomic_store_n(&run->stop, 1, __ATOMIC_RELAXED);
+  if (__atomic_load_n(&run->stop, __ATOMIC_RELAXED)) p2c_sim_chunk_exit(self);
 }
 static void p2c_sim_chunk_flush(P2cSimThread *self) {
   if (self->print_len) fwrite(self->print_buf, 1, self->print_len, stdout);
@@ -985,7 +996,7 @@ static int p2c_sim_chunk_init(P2cSimChunk *k, P2cSimChunkRun *run, int c) {
   return k->st.memo && k->st.print_buf;
 }
 static int p2c_sim_run_chunks(int w, void (*fn)(void *, int), void (*done)(void *, int), void *ctx) {
-  P2cSimChunkRun run = {fn, done, ctx, 0, (P2cSimChunk *)calloc((size_t)w, sizeof(P2cSimChunk))};
+  P2cSimChunkRun run = {fn, done, ctx, 0, (P2cSimChunk *)calloc((size_t)w, sizeof(P2cSimChunk)), p2c_sim_self};
   P2cSimChunk *k = run.chunks;
   int raised = 0, ready = 1;
   for (int c = 0; k && c < w; c++) ready &= p2c_sim_chunk_init(&k[c], &run, c);
