@@ -180,6 +180,9 @@ static const Builtin table[] = {
     /* numba.jit and njit: CPU functions when called from the host, device functions in kernels */
     {.path = "numba.jit", .kind = BK_DECORATOR, .id = BI_JIT},
     {.path = "numba.njit", .kind = BK_DECORATOR, .id = BI_JIT},
+    /* numba.stencil: compiled by the Python package (python/pyk2cuda/stencil.py), not here: a
+     * use of such a function is E-stencil, saying where to see its code */
+    {.path = "numba.stencil", .kind = BK_DECORATOR, .id = BI_STENCIL},
     {.path = "numba.cuda.vectorize", .kind = BK_DECORATOR, .id = BI_VECTORIZE},
 
     /* CUDA intrinsics: atomics, barriers and fences, warp operations, bit functions, memories */

@@ -81,7 +81,7 @@ static void lower_import_from(Lowerer *L, TSNode n) {
 /* ---- module-level constants ---- */
 
 static void add_other_global(Lowerer *L, TSNode target, const char *why) {
-  OtherGlobal g = {node_str(L, target), node_loc(L, target), why, false};
+  OtherGlobal g = {node_str(L, target), node_loc(L, target), why, false, false};
   vec_push(L->a, &L->others, g);
 }
 
@@ -640,11 +640,32 @@ done:
 
 typedef VEC(TSNode) NodeVec;
 
+/* Whether a decorated definition is a @stencil function: the Python package rewrites and
+ * compiles those (python/pyk2cuda/stencil.py); the translator only names them in its message. */
+static bool is_stencil(Lowerer *L, TSNode decorated) {
+  TSNode kids[16];
+  int k = node_kids(L, decorated, kids, 16);
+  for (int i = 0; i < k && i < 16; i++) {
+    if (!node_is(L, kids[i], K_decorator)) continue;
+    TSNode e = ts_node_named_child(kids[i], 0);
+    Resolved r;
+    if (resolve_dotted(L, node_is(L, e, K_call) ? lower_field(L, e, F_function) : e, &r) && r.builtin &&
+        r.builtin->id == BI_STENCIL)
+      return true;
+  }
+  return false;
+}
+
 static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
   if (node_is(L, n, K_import_statement)) lower_import(L, n);
   else if (node_is(L, n, K_import_from_statement)) lower_import_from(L, n);
   else if (node_is(L, n, K_decorated_definition)) {
-    if (declare_function(L, n)) vec_push(L->a, defs, n);
+    if (declare_function(L, n)) {
+      vec_push(L->a, defs, n);
+    } else if (is_stencil(L, n) && node_is(L, lower_field(L, n, F_definition), K_function_definition)) {
+      add_other_global(L, lower_field(L, lower_field(L, n, F_definition), F_name), NULL);
+      L->others.items[L->others.len - 1].stencil = true;
+    }
   } else if (node_is(L, n, K_expression_statement)) {
     TSNode e = ts_node_named_child(n, 0);
     if (node_is(L, e, K_assignment)) lower_module_assign(L, e);

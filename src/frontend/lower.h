@@ -15,6 +15,7 @@ typedef struct OtherGlobal {
   const char *why;    /* why a NumPy array constructor or a record dtype could not be
                          evaluated, or NULL */
   bool record;        /* why is a record dtype's (np.dtype([...])) */
+  bool stencil;       /* a @stencil function, which the Python package compiles (lower.c) */
 } OtherGlobal;
 
 /* The grammar's field names the lowering reads. Their ids are looked up once per compilation:

@@ -106,7 +106,7 @@ void lower_module_class(Lowerer *L, TSNode n) {
   bool is_enum = !ts_node_is_null(base) && resolve_dotted(L, base, &r) &&
                  (strcmp(r.path, "enum.Enum") == 0 || strcmp(r.path, "enum.IntEnum") == 0);
   if (!is_enum) {
-    OtherGlobal g = {k->name, k->loc, NULL, false};   /* some other class: a global kernels cannot use */
+    OtherGlobal g = {k->name, k->loc, NULL, false, false};   /* some other class: a global kernels cannot use */
     vec_push(L->a, &L->others, g);
     return;
   }

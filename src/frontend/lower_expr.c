@@ -330,6 +330,15 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
     return NULL;
   }
   const OtherGlobal *g = find_other_global(L, name);
+  if (g && g->stencil) {
+    diag_error(L->c, node_loc(L, n), "E-stencil",
+               "'%s' is a @stencil function, which `pyk2cuda emit` does not compile: the Python package "
+               "does (in a @jit function too); run the program and see its C with %s.inspect_cuda() "
+               "(its kernel's Python with %s.kernel_source(args...)) or the @jit caller's inspect_cuda()",
+               name, name, name);
+    diag_note(L->c, g->loc, "'%s' is defined here", name);
+    return NULL;
+  }
   if (g && g->why && g->record) {
     diag_error(L->c, node_loc(L, n), "E-dtype",
                "record dtype '%s' is not supported: %s (kernels take np.dtype([('name', dtype), "

@@ -766,6 +766,12 @@ bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOpti
                  "kernel '%s' has no signature: give one in the decorator or with --sig, e.g. "
                  "--sig '%s' (guessed from how the parameters are used: write your arguments' "
                  "types)", f->name, typeinfer_sig_hint(&c->arena, f));
+    /* a @jit function the host calls is typed by its calls in Python; here by --sig alone */
+    if (f->host_jit && f->nsigs + nx == 0 && !skip_unsigned && wanted && !f->generic)
+      diag_note(c, f->loc, "@jit function '%s' has no signature, so no C is emitted for the host's "
+                "calls of it: give its argument types with --sig, e.g. --sig '%s' (guessed from how "
+                "the parameters are used), or call it from Python and see f.inspect_cuda()",
+                f->name, typeinfer_sig_hint(&c->arena, f));
   }
   return !diag_has_errors(c);
 }
