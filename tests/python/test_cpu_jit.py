@@ -367,15 +367,21 @@ def test_an_interrupt_ends_the_prange_chunks():
     env = dict(os.environ, PYK2CUDA_SIM_THREADS="4")
     p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, env=env)
-    assert p.stdout.readline().strip() == "168"   # compiled and run once: the long call starts now
-    time.sleep(1)
-    start = time.monotonic()
-    p.send_signal(signal.SIGINT)
+    # The child's second call spins for days: whatever fails here, it must not outlive the test
+    # (two such children, left by a failed first assertion, spun for an hour on the test machine).
     try:
-        out, err = p.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        raise AssertionError("the interrupt did not end the prange loop")
+        assert p.stdout.readline().strip() == "168"   # compiled and run once: the long call starts now
+        time.sleep(1)
+        start = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        try:
+            out, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the interrupt did not end the prange loop")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
     assert "KeyboardInterrupt" in err and time.monotonic() - start < 30, err
 
 
