@@ -28,6 +28,7 @@
 
 #include "api/api.h"
 #include "api/gpu_api.h"
+#include "runtime/bounds.h"
 #include "runtime/sim/sim.h"
 #include "runtime/tcc/tcc.h"
 #include "util/arena.h"
@@ -176,7 +177,10 @@ static bool compile_first(P2cModule *m, HostTier *t) {
     t->why_not_first = t->why;
     return false;
   }
-  const TccSymbol given[] = {{"p2c_tier_poll", (const void *)(uintptr_t)p2c_tier_poll}, {NULL, NULL}};
+  /* p2c_tier_leave: a raise records itself in the C form's p2c_bounds_report and leaves the call */
+  const TccSymbol given[] = {{"p2c_tier_poll", (const void *)(uintptr_t)p2c_tier_poll},
+                             {"p2c_tier_leave", (const void *)(uintptr_t)sim_call_leave},
+                             {NULL, NULL}};
   if (tcc_program_compile(cf->text, cf->c_externs, given, NULL, &t->program, err, sizeof err) != P2C_OK) {
     snprintf(t->why, sizeof t->why, "%s", err);
     t->why_not_first = t->why;
@@ -264,12 +268,18 @@ P2cStatus host_tier_call(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
   P2cStatus s = launch_check_fit(c, k, args);
   if (s == P2C_OK) s = launch_leaves(c, k, args, &leaves);
   if (s == P2C_OK) s = launch_pack_args(c, k, &leaves, &p);
+  /* the C form's failure record, where its code can raise (NULL: it cannot) */
+  P2cBoundsRecord *record = tcc_program_symbol(m->tier->program, P2C_BOUNDS_SYMBOL);
+  if (record) memset(record, 0, sizeof *record);
   if (s == P2C_OK) {
     tier_poll = (TierPoll){c->interrupt, c->interrupt_userdata, poll_now_ms() + 20};
     s = sim_call_caught(fn, p.ptrs, k->python_name, err, sizeof err);
     tier_poll = (TierPoll){0};
   }
-  if (s == P2C_ERR_ILLEGAL_ADDRESS) api_fail_fault(c, err, m->comp.file, k->python_name, 0);
+  /* a raise left the call as an interrupt leaves it; the record tells them apart */
+  if (record && record->claimed && (s == P2C_OK || s == P2C_ERR_INTERRUPTED)) s = P2C_ERR_BOUNDS;
+  if (s == P2C_ERR_BOUNDS) api_fail_bounds(c, record, m->comp.file, k->python_name, k->host);
+  else if (s == P2C_ERR_ILLEGAL_ADDRESS) api_fail_fault(c, err, m->comp.file, k->python_name, 0);
   else if (s == P2C_ERR_INTERRUPTED) api_fail(c, s, "%s", err);
   launch_free_packed(c, k, &p);
   launch_free_leaves(c, &leaves);

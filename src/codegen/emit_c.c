@@ -12,7 +12,7 @@
  *  - the host entry: a C function taking cuLaunchKernel's kernelParams (void **), which the
  *    runtime calls directly.
  * Tuples are structs in both. Whatever the C form cannot say (records, complex numbers, views, NumPy's array
- * creation, prange, raises and bounds checks, CUDA intrinsics) refuses it with the reason
+ * creation, prange, bounds checks, CUDA intrinsics) refuses it with the reason
  * (c_form_refuse; CodegenResult.c_refused), and the runtime runs that function on the optimized
  * tier only. Codegen decides this itself, as it alone knows what it prints (codegen.h). A text
  * libtcc still rejects is refused at run time with libtcc's message, the same way. */
@@ -116,7 +116,7 @@ static void check_helpers(Gen *G) {
     if (prelude_c_form_has((Helper)i)) c_bits |= (uint64_t)1 << i;
   if (h.bits & ((uint64_t)1 << H_PRANGE)) c_form_refuse(G, "prange");
   if (h.bits & ((uint64_t)1 << H_NP_ALLOC)) c_form_refuse(G, "NumPy's array creation");
-  if (h.bits & ((uint64_t)1 << H_BOUNDS | (uint64_t)1 << H_RAISE)) c_form_refuse(G, "raises and bounds checks");
+  if (h.bits & ((uint64_t)1 << H_BOUNDS_VIEW)) c_form_refuse(G, "bounds checks");
   if (h.bits & ~c_bits) c_form_refuse(G, "a prelude helper its C form lacks");
   if (h.type_bits) c_form_refuse(G, "array views, complex numbers, float16, character sequences or datetimes");
   if (h.cuda_bits) c_form_refuse(G, "CUDA intrinsics");

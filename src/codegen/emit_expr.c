@@ -456,7 +456,7 @@ static const Expr *with_checked_divisor(Gen *G, const Expr *e, const char *messa
   helper_use(&G->helpers, H_BOUNDS);
   helper_use(&G->helpers, H_RAISE);
   helper_use(&G->helpers, H_DIVISOR);
-  sb_printf(&d, "p2c_divisor<%s>(", e->kids[1]->ty->cname);
+  sb_printf(&d, G->c_form ? "p2c_divisor_c(%s, " : "p2c_divisor<%s>(", e->kids[1]->ty->cname);
   emit_expr(G, e->kids[1], &d, P_ASSIGN);
   sb_printf(&d, ", %u, %u, \"ZeroDivisionError: %s\")", e->kids[1]->loc.line, e->kids[1]->loc.col, message);
   Expr *temp = arena_alloc(G->a, sizeof *temp);

@@ -533,6 +533,40 @@ enum { C_VARIANT_COUNT = sizeof c_variants / sizeof c_variants[0] };
 /* Helpers that are C as written. */
 static const Helper c_as_written[] = {H_WRAP, H_DEGREES, H_INF_NAN, H_DIV_I64_ZERO};
 
+/* The failure record and what writes it, in C: the C++ texts' templates, atomics and thread exit
+ * have no C spelling, and the first tier runs one thread, which leaves the call through the
+ * runtime's p2c_tier_leave (sim_call_leave). The record's layout is runtime/bounds.h's
+ * P2cBoundsRecord, as the C++ text's is: the size check below fails libtcc's compile if it drifts
+ * (the tier tests raise through it, tests/python/test_cpu_tiers.py). */
+static const char c_bounds[] =
+    "typedef struct p2c_bounds_record {\n"
+    "  unsigned int claimed, line, column, ndim, axis, block[3], thread[3], view;\n"
+    "  int64_t index[8], shape[8];\n"
+    "} p2c_bounds_record;\n"
+    "typedef char p2c_bounds_record_is_176_bytes[sizeof(p2c_bounds_record) == 176 ? 1 : -1];\n"
+    "p2c_bounds_record p2c_bounds_report;   /* zeroed before each call, read after it */\n"
+    "void p2c_tier_leave(void);              /* the runtime's: ends the call */\n";
+static const char c_raise[] =
+    "static void p2c_raise(unsigned int line, unsigned int column, const char *exc) {\n"
+    "  p2c_bounds_record *r = &p2c_bounds_report;\n"
+    "  if (!r->claimed) {\n"
+    "    r->claimed = 1, r->line = line, r->column = column, r->ndim = 0;\n"
+    "    char *text = (char *)r->index;\n"
+    "    unsigned int n = 0;\n"
+    "    for (; exc[n] && n + 1 < sizeof r->index + sizeof r->shape; n++) text[n] = exc[n];\n"
+    "    text[n] = 0;\n"
+    "  }\n"
+    "  p2c_tier_leave();\n"
+    "}\n";
+/* p2c_divisor<T>(d, ...) in C: d once, through a statement expression (GNU C, which libtcc has) */
+static const char c_divisor[] =
+    "#define p2c_divisor_c(T, d, line, column, exc) \\\n"
+    "  ({ T p2c_d_ = (d); if (p2c_d_ == 0) p2c_raise(line, column, exc); p2c_d_; })\n";
+static const struct {
+  Helper h;
+  const char *text;
+} c_own[] = {{H_BOUNDS, c_bounds}, {H_RAISE, c_raise}, {H_DIVISOR, c_divisor}};
+
 /* min/max and abs are templates; their C form, one function per number type, is below. The tier
  * tests run every type through both forms (tests/python/test_cpu_tiers.py). */
 static const char c_minmax[] =
@@ -560,6 +594,8 @@ bool prelude_c_form_has(Helper h) {
     if (c_variants[i].h == h) return true;
   for (size_t i = 0; i < sizeof c_as_written / sizeof c_as_written[0]; i++)
     if (c_as_written[i] == h) return true;
+  for (size_t i = 0; i < sizeof c_own / sizeof c_own[0]; i++)
+    if (c_own[i].h == h) return true;
   return h == H_MINMAX || h == H_ABS_INT;
 }
 
@@ -595,6 +631,11 @@ static void emit_families(StrBuf *sb, HelperSet used) {
 }
 
 void prelude_emit_c(StrBuf *sb, HelperSet used) {
+  for (size_t i = 0; i < sizeof c_own / sizeof c_own[0]; i++)
+    if (used.bits >> c_own[i].h & 1) {
+      sb_putc(sb, '\n');
+      sb_puts(sb, c_own[i].text);
+    }
   for (size_t i = 0; i < sizeof c_as_written / sizeof c_as_written[0]; i++)
     if ((used.bits >> c_as_written[i] & 1) && helper_text[c_as_written[i]][0]) {
       sb_putc(sb, '\n');

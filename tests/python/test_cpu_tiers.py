@@ -190,3 +190,40 @@ def test_a_first_tier_call_can_be_interrupted(tmp_path):
     """))
     out, _ = run_tiers(str(script), tmp_path / "f")
     assert out.splitlines() == ["stopped first"], out
+
+
+RAISES = textwrap.dedent("""\
+    from numba import njit
+    @njit
+    def div(a, b):
+        return a // b
+    @njit
+    def check(x):
+        if x > 3:
+            raise ValueError("too big")
+        return x * 2
+    print(div(7, 2))
+    for f, args in ((div, (7, 0)), (div, (7.0, 0.0)), (check, (5,)), (div, (7, -2))):
+        try:
+            print(f(*args))
+        except Exception as e:
+            print(type(e).__name__, e)
+    print(check(1), div(9, 4))
+    """)
+
+
+def test_raises_on_the_first_tier(tmp_path):
+    """A raise and a division by zero on the first tier: the C form's failure record and
+    p2c_tier_leave give Numba's exceptions, as the optimized tier does (every @jit function the
+    host calls checks its divisors: without this, `/` sent a function to the optimized tier)."""
+    first_tier_here(tmp_path)
+    script = tmp_path / "raises.py"
+    script.write_text(RAISES)
+    out, tiers = run_tiers(str(script), tmp_path / "r")
+    assert tiers and all(t.endswith("ran on the first tier") for t in tiers), tiers
+    assert out.splitlines()[1:4] == ["ZeroDivisionError integer division by zero", "ZeroDivisionError division by zero",
+                                     "ValueError too big"], out
+    optimized, _ = run_tiers(str(script), tmp_path / "o", {"PYK2CUDA_LIBTCC": "0"})
+    assert out == optimized
+    if has_numba():
+        assert out == numba_output(str(script))
