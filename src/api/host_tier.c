@@ -37,6 +37,7 @@ struct HostTier {
   const char *why_not_first;   /* static text or tier->why: why calls run on the optimized tier */
   char why[600];
   TccProgram *program;         /* the first tier's code; NULL once swapped out or never made */
+  P2cBoundsRecord *record;     /* program's failure record (its raises'); NULL: none, or no program */
   /* the optimized build on its thread */
   bool building;
   pthread_t builder;
@@ -186,6 +187,7 @@ static bool compile_first(P2cModule *m, HostTier *t) {
     t->why_not_first = t->why;
     return false;
   }
+  t->record = tcc_program_symbol(t->program, P2C_BOUNDS_SYMBOL);   /* looked up once, not per call */
   return true;
 }
 
@@ -210,6 +212,7 @@ static HostTier *tier_begin(P2cModule *m, bool no_cache) {
     t->why_not_first = "no thread could be started for the optimized build";
     tcc_program_delete(t->program);
     t->program = NULL;
+    t->record = NULL;
   }
   return t;
 }
@@ -231,6 +234,7 @@ static void take_build(P2cModule *m, HostTier *t) {
   t->built = NULL;
   tcc_program_delete(t->program);
   t->program = NULL;
+  t->record = NULL;
 }
 
 void host_tier_delete(P2cModule *m) {
@@ -268,8 +272,7 @@ P2cStatus host_tier_call(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *k, c
   P2cStatus s = launch_check_fit(c, k, args);
   if (s == P2C_OK) s = launch_leaves(c, k, args, &leaves);
   if (s == P2C_OK) s = launch_pack_args(c, k, &leaves, &p);
-  /* the C form's failure record, where its code can raise (NULL: it cannot) */
-  P2cBoundsRecord *record = tcc_program_symbol(m->tier->program, P2C_BOUNDS_SYMBOL);
+  P2cBoundsRecord *record = m->tier->record;   /* where the C form's code can raise; NULL: it cannot */
   if (record) memset(record, 0, sizeof *record);
   if (s == P2C_OK) {
     tier_poll = (TierPoll){c->interrupt, c->interrupt_userdata, poll_now_ms() + 20};

@@ -1097,22 +1097,25 @@ static inline __attribute__((always_inline)) void p2c_sim_thread_unpacked(
   K(*(P *)args[I]...);
 }
 
-/* Blocks first .. first + count - 1 of the grid (linear numbers, x fastest): sets blockIdx and
- * calls run_block(blockDim) for each. The walk of both entries without fibers, plain and
- * lockstep. */
-template <typename F>
+/* Blocks first .. first + count - 1 of the grid (linear numbers, x fastest; y fastest with YX,
+ * P2C_SIM_YX below: each number still names one block): sets blockIdx and calls
+ * run_block(blockDim) for each. The walk of both entries without fibers, plain and lockstep. */
+template <bool YX = false, typename F>
 static inline __attribute__((always_inline)) void p2c_sim_each_block(uint64_t first, uint64_t count,
                                                                      F run_block) {
   p2c_sim_load_dims(p2c_sim_self);
   const uint3 g = p2c_sim_gdim, d = p2c_sim_bdim;
-  uint3 b = {(unsigned)(first % g.x), (unsigned)(first / g.x % g.y),
-             (unsigned)(first / g.x / g.y)};
+  /* the fastest dimension's index and extent, and the other's, as references into b and g */
+  uint3 b = {0, 0, (unsigned)(first / g.x / g.y)};
+  unsigned &fast = YX ? b.y : b.x, &slow = YX ? b.x : b.y;
+  const unsigned nfast = YX ? g.y : g.x, nslow = YX ? g.x : g.y;
+  fast = (unsigned)(first % nfast), slow = (unsigned)(first / nfast % nslow);
   for (uint64_t n = 0; n < count; n++) {
     p2c_sim_bid = b;
     run_block(d);
-    if (++b.x == g.x) {
-      b.x = 0;
-      if (++b.y == g.y) b.y = 0, b.z++;
+    if (++fast == nfast) {
+      fast = 0;
+      if (++slow == nslow) slow = 0, b.z++;
     }
   }
 }
@@ -1120,7 +1123,7 @@ static inline __attribute__((always_inline)) void p2c_sim_each_block(uint64_t fi
 /* The order of a kernel's threads and blocks (docs/simulator.md, "Thread order"): x fastest,
  * unless P2C_SIM_YX(name) before its entry says y fastest (analysis/thread_order.c: a kernel
  * whose subscripts walk memory in order with y fastest, and whose threads cannot see the order).
- * The runtime's linear block numbers then count y fastest: each still names one block. */
+ * The runtime's linear block numbers then count y fastest (p2c_sim_each_block<true>). */
 template <auto K>
 struct p2c_sim_order_of {
   static constexpr bool yx = false;
@@ -1131,30 +1134,13 @@ struct p2c_sim_order_of {
     static constexpr bool yx = true;                                                           \
   };
 
-template <typename F>
-static inline __attribute__((always_inline)) void p2c_sim_each_block_yx(uint64_t first, uint64_t count,
-                                                                        F run_block) {
-  p2c_sim_load_dims(p2c_sim_self);
-  const uint3 g = p2c_sim_gdim, d = p2c_sim_bdim;
-  uint3 b = {(unsigned)(first / g.y % g.x), (unsigned)(first % g.y),
-             (unsigned)(first / g.y / g.x)};
-  for (uint64_t n = 0; n < count; n++) {
-    p2c_sim_bid = b;
-    run_block(d);
-    if (++b.y == g.y) {
-      b.y = 0;
-      if (++b.x == g.x) b.x = 0, b.z++;
-    }
-  }
-}
-
 /* The parameters arrive as copies (by value), so the loop reads them from registers or the
  * stack, not again through `args` after each store of the kernel. */
 template <auto K, typename... P>
 static inline __attribute__((always_inline)) void p2c_sim_blocks_loop(uint64_t first,
                                                                       uint64_t count, P... a) {
   if constexpr (p2c_sim_order_of<K>::yx) {
-    p2c_sim_each_block_yx(first, count, [&](uint3 d) __attribute__((always_inline)) {
+    p2c_sim_each_block<true>(first, count, [&](uint3 d) __attribute__((always_inline)) {
       for (unsigned z = 0; z < d.z; z++)
         for (unsigned x = 0; x < d.x; x++)
           for (unsigned y = 0; y < d.y; y++) {
