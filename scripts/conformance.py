@@ -507,7 +507,7 @@ def render_as_gpu(results, elapsed, suite, mode_list):
     for mod, modes in sorted(results.items()):
         ids = sorted(set().union(*(modes[m].get("tests", {}) for m in mode_list + ("list",)
                                    if m in modes)))
-        out = {t: out_of_scope(_short(t)) for t in ids}
+        out = {t: out_of_scope(_short(t), suite.name) for t in ids}
         excluded += [(_short(t), why) for t, why in out.items() if why]
         tests_all += len(ids)
         scoped_out += sum(1 for why in out.values() if why)
@@ -551,6 +551,10 @@ def render_as_gpu(results, elapsed, suite, mode_list):
                  "process per module and mode, on a shared 2-core machine%s)." % (
                      suite.option, elapsed, len(results), suite.versions, AS_GPU_CC[0], AS_GPU_CC[1],
                      "; the GPU path on %s" % _gpu_name() if "gpu" in mode_list else ""))
+    if suite.rerun:
+        lines.append("")
+        lines.append("Rerun after the whole run with `--merge` (the seconds above include them): "
+                     + ", ".join(suite.rerun) + ".")
     return "\n".join(lines), _as_gpu_details(misses, excluded, mode_list, suite)
 
 
@@ -610,6 +614,7 @@ class Suite:
     def __init__(self, name, python, tests, out, begin, end, option="", versions=""):
         self.name, self.python, self.tests, self.out = name, python, tests, out
         self.begin, self.end, self.option, self.versions = begin, end, option, versions
+        self.rerun = []   # modules rerun with --merge after the whole run
 
 
 def debian_suite(a, build):
@@ -664,6 +669,17 @@ def numba_cuda_suite(a, build, setup=True):
     return suite
 
 
+def _merged(out, results, elapsed):
+    """The last whole run's results (OUT/results.json) with `results`' modules replaced: the
+    modules a change touched are rerun without rerunning the rest. Returns the merged results,
+    the whole run's seconds plus this run's, and the sorted names of every module rerun since."""
+    with open(os.path.join(out, "results.json")) as f:
+        saved = json.load(f)
+    merged = dict(saved["results"], **results)
+    rerun = sorted(set(saved.get("rerun", [])) | set(results))
+    return merged, saved["seconds"] + elapsed, rerun
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "--one":
         return _worker(argv[2], argv[3], argv[4] if len(argv) > 4 else "numba",
@@ -697,6 +713,9 @@ def main(argv):
                          "keeps its tests): pyk2cuda only (with --device gpu, its GPU path too); "
                          "tables in docs/conformance.md's \"as on a GPU\" part, every miss in "
                          "docs/conformance-as-gpu.md" % AS_GPU_CC)
+    ap.add_argument("--merge", action="store_true",
+                    help="with MODULEs: rerun only these and keep the last results.json's other "
+                         "modules (the table says which were rerun)")
     ap.add_argument("modules", nargs="*")
     a = ap.parse_args(argv[1:])
     build = os.path.abspath(a.build)
@@ -730,6 +749,7 @@ def main(argv):
         with open(os.path.join(out, "results.json")) as f:
             saved = json.load(f)
         suite.versions = saved.get("versions", "")
+        suite.rerun = saved.get("rerun", [])
         if a.as_gpu:
             _write_as_gpu(render_as_gpu(saved["results"], saved["seconds"], suite, mode_list), suite)
         else:
@@ -750,9 +770,13 @@ def main(argv):
                                  " (%s)" % _status(results[mod][m]) if _status(results[mod][m]) else "")
             for m in mode_list)), flush=True)
     elapsed = time.time() - t0
+    rerun = []
+    if a.merge and a.modules:
+        results, elapsed, rerun = _merged(out, results, elapsed)
+    suite.rerun = rerun
     with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump({"results": results, "seconds": elapsed, "versions": suite.versions}, f,
-                  indent=1, sort_keys=True)
+        json.dump({"results": results, "seconds": elapsed, "versions": suite.versions,
+                   "rerun": rerun}, f, indent=1, sort_keys=True)
     if a.as_gpu:
         table, details = render_as_gpu(results, elapsed, suite, mode_list)
         print(table)
