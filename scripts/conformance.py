@@ -75,6 +75,9 @@ CI_GPU_MODULES = ["test_array", "test_atomics", "test_constmem", "test_cooperati
                   "test_sync", "test_device_func", "test_userexc"]
 GPU_BEGIN, GPU_END = "<!-- conformance-gpu:begin -->", "<!-- conformance-gpu:end -->"
 _PACKAGE = "conformance_cudapy"
+# What a child process needs to prepare the private package as its parent did (_prepare): the
+# parent's settings, and this file's path.
+CHILD_SETTINGS, CHILD_HARNESS = "P2C_CONFORMANCE_CHILD", "P2C_CONFORMANCE_HARNESS"
 # Numba's top-level names that the pyk2cuda mode replaces with pyk2cuda's (signatures are
 # handed to pyk2cuda's compiler as text, so they must be pyk2cuda's type objects).
 _TYPE_NAMES = ["void", "none", "boolean", "bool_", "int8", "int16", "int32", "int64", "uint8",
@@ -204,12 +207,15 @@ def _decide_skips_as_on_a_device(cc):
     testing.cudadevrt_missing = lambda: False
 
 
-def _shim_child_processes():
-    """The Python processes a test starts answer numba.cuda with pyk2cuda too
-    (conformance_child/sitecustomize.py says why)."""
+def _shim_child_processes(mode, folder, suite, skips):
+    """The Python processes a test starts answer numba.cuda with pyk2cuda too, and can import
+    the private package as this process has it (conformance_child/sitecustomize.py says why)."""
     child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance_child")
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (child, os.environ.get("PYTHONPATH")) if p)
+    if child not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            p for p in (child, os.environ.get("PYTHONPATH")) if p)
+    os.environ[CHILD_SETTINGS] = json.dumps([mode, folder, suite, skips])
+    os.environ[CHILD_HARNESS] = os.path.abspath(__file__)
 
 
 def _import_extension_usecases_as_on_the_simulator(package):
@@ -239,17 +245,20 @@ def _stop_not_runnable(tests):
             setattr(type(test), test._testMethodName, refuse)
 
 
-def _worker(mode, path, suite, skips="sim"):
-    import importlib.util
-    import unittest
+def _prepare(mode, folder, suite, skips):
+    """The test process as a module's tests need it: the shim (pyk2cuda and GPU modes), the
+    private package over the tests' `folder`, the skip decisions. The worker runs it before it
+    loads a test module; a child process the test starts with multiprocessing's 'spawn' runs it
+    when it first imports the package (conformance_child/sitecustomize.py), so that the test's
+    functions it unpickles load from the same package, shimmed the same way. Returns the package."""
     if mode in ("pyk2cuda", "gpu"):
         _install_shim(suite)
-        _shim_child_processes()
+        _shim_child_processes(mode, folder, suite, skips)
     # A private package over the tests' folder, so that their relative imports
     # (`from .extensions_usecases import ...`) resolve without importing numba.cuda.tests.
     import types
     package = types.ModuleType(_PACKAGE)
-    package.__path__ = [os.path.dirname(os.path.abspath(path))]
+    package.__path__ = [folder]
     sys.modules[_PACKAGE] = package
     if mode in ("pyk2cuda", "gpu"):
         # The tests' helper modules (recursion_usecases, ...) are imported by their full name:
@@ -264,6 +273,20 @@ def _worker(mode, path, suite, skips="sim"):
     if skips == "gpu":
         _import_extension_usecases_as_on_the_simulator(package)
         _decide_skips_as_on_a_device(AS_GPU_CC)
+    return package
+
+
+def child_package():
+    """The private package, prepared in a child process as its parent worker prepared it
+    (_prepare; the parent's settings in CHILD_SETTINGS)."""
+    mode, folder, suite, skips = json.loads(os.environ[CHILD_SETTINGS])
+    return _prepare(mode, folder, suite, skips)
+
+
+def _worker(mode, path, suite, skips="sim"):
+    import importlib.util
+    import unittest
+    _prepare(mode, os.path.dirname(os.path.abspath(path)), suite, skips)
     name = _PACKAGE + "." + os.path.splitext(os.path.basename(path))[0]
     out = {"tests": {}}
     try:

@@ -126,15 +126,6 @@ OUT_OF_SCOPE_BY_SUITE = {"numba-cuda": {
 # Tests the harness cannot run, whatever pyk2cuda does: each counts as a miss with its reason,
 # and is not started (it would hang the module's process until its timeout).
 NOT_RUNNABLE = {
-    "test_multithreads.TestMultiThreadCompiling.test_spawn_concurrent_compilation":
-        "harness: a child started with multiprocessing's 'spawn' imports the test's module by "
-        "name, and the shim's private package does not exist in the child (the parent waits "
-        "forever on its queue)",
-    "test_caching.TestMultiprocessCache.test_multiprocessing":
-        "harness: its multiprocessing 'spawn' pool's initializer is the test module's "
-        "child_initializer, which a child unpickles by the module's name, and the shim's private "
-        "package does not exist in the child (the pool's children die at start and the parent "
-        "waits forever)",
 }
 
 

@@ -7,10 +7,18 @@ test judged Numba in every mode, and Numba's simulator prints each piece of a pr
 many threads, so the lines came out mixed now and then (a flaky test that said nothing about
 pyk2cuda). The harness puts this folder first on the children's PYTHONPATH; importing
 `numba.cuda` (or one of the submodules pyk2cuda provides) then yields pyk2cuda's module.
-Nothing is imported until a child asks for numba.cuda, so other children pay nothing."""
+Nothing is imported until a child asks for numba.cuda, so other children pay nothing.
+
+A child started with multiprocessing's 'spawn' (test_ipc, test_multithreads, test_caching's
+multiprocess test) unpickles functions of the test's module by its name in the harness's private
+package (conformance_cudapy.test_x). That package exists only in the worker; the second finder
+prepares it the same way in the child, on the child's first import of it (the worker's settings
+are in the environment), so that the child runs the test's code with pyk2cuda, shimmed and
+skip-decided as its parent."""
 
 import importlib.abc
 import importlib.util
+import os
 import sys
 
 
@@ -32,4 +40,27 @@ class _PyK2CudaForNumbaCuda(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass   # pyk2cuda's module is complete as it is
 
 
+class _ConformancePackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    PACKAGE = "conformance_cudapy"   # scripts/conformance.py's _PACKAGE
+
+    def find_spec(self, name, path=None, target=None):
+        if name != self.PACKAGE or "P2C_CONFORMANCE_CHILD" not in os.environ:
+            return None
+        return importlib.util.spec_from_loader(name, self, is_package=True)
+
+    def create_module(self, spec):
+        # The harness installs the whole shim itself, Numba's helpers first (imported while
+        # numba.cuda is still Numba's): this process's own numba.cuda finder steps aside.
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _PyK2CudaForNumbaCuda)]
+        harness_spec = importlib.util.spec_from_file_location(
+            "conformance_harness", os.environ["P2C_CONFORMANCE_HARNESS"])
+        harness = importlib.util.module_from_spec(harness_spec)
+        harness_spec.loader.exec_module(harness)
+        return harness.child_package()
+
+    def exec_module(self, module):
+        pass   # prepared by the harness
+
+
 sys.meta_path.insert(0, _PyK2CudaForNumbaCuda())
+sys.meta_path.insert(0, _ConformancePackage())
