@@ -1744,7 +1744,8 @@ class Context:
         """Numba destroys the context's memory; pyk2cuda's is freed with its arrays."""
 
     def get_ipc_handle(self, memory):
-        return _ipc_refused()
+        """An IpcHandle another process opens (pyk2cuda/ipc.py)."""
+        return ipc.context_ipc_handle(memory)
 
 
 _CONTEXT = []
@@ -1805,17 +1806,6 @@ for _f in (carray, farray):
                                   "itself)" % _f.__name__)
 
 
-def _ipc_refused():
-    """CUDA IPC (sharing device memory with another process): not in pyk2cuda, the extension's
-    NotImplementedError (docs/python.md)."""
-    return _core.ipc_refused()
-
-
-def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
-    """Numba's opening of another process's device array: refused (_ipc_refused)."""
-    return _ipc_refused()
-
-
 def _np_module():
     """cuda.np: numba-cuda's numba.cuda.np, of which pyk2cuda gives numpy_support's from_dtype,
     as_dtype (pyk2cuda's types), carray and farray (host only)."""
@@ -1856,6 +1846,16 @@ typing = _typing_module()
 # numba-cuda's flag for whether Numba's CPU compiler (the `numba` package) can be imported beside
 # it; pyk2cuda needs no Numba, tests use the flag to choose their reference.
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
+
+# CUDA IPC (pyk2cuda/ipc.py): a device array's gpu_data and get_ipc_handle(), the context's
+# get_ipc_handle (above), cuda.open_ipc_array, and the driver module's names for them.
+from . import ipc  # noqa: E402
+_core.DeviceArray.gpu_data = property(ipc.gpu_data, doc="the device memory the array's elements span")
+_core.DeviceArray.get_ipc_handle = ipc.array_ipc_handle
+open_ipc_array = ipc.open_ipc_array
+cudadrv.driver.IpcHandle, cudadrv.driver.MemoryPointer = ipc.IpcHandle, ipc.MemoryPointer
+cudadrv.driver.device_to_host = ipc.device_to_host
+driver = cudadrv.driver   # cuda.driver, as numba-cuda's scripts reach it
 
 # numba.cuda.random: `cuda.random`. Imported last: it uses jit.
 from . import random  # noqa: E402

@@ -17,7 +17,6 @@
 bool is_device_array(State *st, PyObject *o) { return Py_TYPE(o) == st->DeviceArray; }
 
 static PyObject *int_tuple(const int64_t *v, int n);
-static PyObject *ipc_refused(PyObject *unused1, PyObject *unused2);
 
 /* The bytes an array's elements span, and the offset of element [0, ...] in them. */
 void array_span(int64_t item, int ndim, const int64_t *shape, const int64_t *strides, size_t *span,
@@ -49,8 +48,7 @@ static size_t sim_range_after(const State *st, uintptr_t p) {
   return lo;
 }
 
-/* Notes memory the simulator's device arrays or host buffers own. -1 with MemoryError. */
-static int sim_memory_add(State *st, void *p, size_t bytes) {
+int sim_memory_add(State *st, void *p, size_t bytes, bool pages) {
   if (st->sim_range_count == st->sim_range_cap) {
     size_t cap = st->sim_range_cap ? 2 * st->sim_range_cap : 64;
     struct SimRange *grown = realloc(st->sim_ranges, cap * sizeof *grown);
@@ -62,18 +60,22 @@ static int sim_memory_add(State *st, void *p, size_t bytes) {
   }
   size_t at = sim_range_after(st, (uintptr_t)p);
   memmove(st->sim_ranges + at + 1, st->sim_ranges + at, (st->sim_range_count - at) * sizeof *st->sim_ranges);
-  st->sim_ranges[at] = (struct SimRange){(uintptr_t)p, (uintptr_t)p + bytes};
+  st->sim_ranges[at] = (struct SimRange){.lo = (uintptr_t)p, .hi = (uintptr_t)p + bytes, .pages = pages, .ipc_fd = -1};
   st->sim_range_count++;
   return 0;
 }
 
-/* Forgets memory sim_memory_add noted, before it is freed. */
-static void sim_memory_remove(State *st, void *p) {
+void sim_memory_remove(State *st, void *p) {
   size_t at = sim_range_after(st, (uintptr_t)p);
   if (at == 0 || st->sim_ranges[at - 1].lo != (uintptr_t)p) return;
   at--;
   memmove(st->sim_ranges + at, st->sim_ranges + at + 1, (st->sim_range_count - at - 1) * sizeof *st->sim_ranges);
   st->sim_range_count--;
+}
+
+struct SimRange *sim_memory_range(State *st, uintptr_t p) {
+  size_t at = sim_range_after(st, p);
+  return at > 0 && p < st->sim_ranges[at - 1].hi ? &st->sim_ranges[at - 1] : NULL;
 }
 
 bool sim_memory_holds(const State *st, uintptr_t lo, size_t span) {
@@ -162,15 +164,17 @@ static DeviceArray *devarray_alloc(State *st, P2cScalarType t, PyObject *np_dtyp
       return (DeviceArray *)raise_device(st, s);
     }
   } else {
-    d->host = calloc(1, d->span ? d->span : 1);
-    if (!d->host) {
+    void *pages = sim_pages_alloc(d->span ? d->span : 1);
+    if (!pages) {
       Py_DECREF(d);
       return (DeviceArray *)PyErr_NoMemory();
     }
-    if (sim_memory_add(st, d->host, d->span ? d->span : 1) < 0) {
+    if (sim_memory_add(st, pages, d->span ? d->span : 1, true) < 0) {
+      sim_pages_free(st, pages, d->span ? d->span : 1);
       Py_DECREF(d);
       return NULL;
     }
+    d->host = pages;
     d->a.data = (uint64_t)(uintptr_t)((char *)d->host + d->offset);
   }
   return d;
@@ -375,8 +379,7 @@ static void da_dealloc(DeviceArray *d) {
   if (d->weakrefs) PyObject_ClearWeakRefs((PyObject *)d);
   if ((d->on_gpu && d->a.buffer) || d->host) d->st->dealloc_count++;   /* memory it owned */
   if (d->on_gpu) release_buffer(d->st, &d->a);
-  if (d->host) sim_memory_remove(d->st, d->host);
-  free(d->host);
+  if (d->host) sim_pages_free(d->st, d->host, d->span ? d->span : 1);
   record_desc_release(&d->rd);
   Py_CLEAR(d->np_dtype);
   Py_CLEAR(d->owner);
@@ -776,7 +779,6 @@ static PyMethodDef da_methods[] = {
     {"_reversed_axes", (PyCFunction)da_reversed_axes, METH_NOARGS, "the view with the axes reversed"},
     {"__array__", (PyCFunction)da_array, METH_VARARGS, "__array__(dtype=None): a host copy"},
     {"__reduce__", (PyCFunction)da_reduce, METH_NOARGS, "pickled as a host copy, rebuilt by to_device"},
-    {"get_ipc_handle", (PyCFunction)ipc_refused, METH_NOARGS, "CUDA IPC: not supported (NotImplementedError)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -998,7 +1000,7 @@ static PyObject *f_host_buffer(PyObject *mod, PyObject *arg) {
   } else if (!(b->ptr = calloc(1, n ? (size_t)n : 1))) {
     Py_DECREF(b);
     return PyErr_NoMemory();
-  } else if (sim_memory_add(st, b->ptr, n ? (size_t)n : 1) < 0) {
+  } else if (sim_memory_add(st, b->ptr, n ? (size_t)n : 1, false) < 0) {
     Py_DECREF(b);
     return NULL;
   }
@@ -1062,15 +1064,6 @@ static PyObject *f_as_device_array(PyObject *mod, PyObject *args) {
   return (PyObject *)d;
 }
 
-/* CUDA IPC, refused with one message (DeviceArray.get_ipc_handle, and cuda.py's IPC names through
- * ipc_refused()): on the simulator device memory is this process's host memory, which another
- * process cannot open by a handle; the C API has no IPC calls for the GPU. */
-static PyObject *ipc_refused(PyObject *unused1, PyObject *unused2) {
-  PyErr_SetString(PyExc_NotImplementedError, "CUDA IPC (get_ipc_handle, open_ipc_array) is not supported "
-                  "by pyk2cuda: share the data through the host (copy_to_host) instead");
-  return NULL;
-}
-
 /* deallocations(reset=False): how many device arrays released the memory they owned since the
  * last reset (Numba's memory_manager.deallocations counts the frees it has pending; pyk2cuda
  * frees at once, so this counts them instead). */
@@ -1129,7 +1122,6 @@ static PyObject *f_unpin_host(PyObject *mod, PyObject *arg) {
 PyMethodDef devarray_functions[] = {
     {"as_device_array", f_as_device_array, METH_VARARGS,
      "as_device_array(obj, stream=None): a view of the memory obj's __cuda_array_interface__ describes"},
-    {"ipc_refused", ipc_refused, METH_NOARGS, "raises the NotImplementedError of CUDA IPC"},
     {"deallocations", f_deallocations, METH_VARARGS,
      "deallocations(reset=False): device arrays that released their memory since the last reset"},
     {"device_array", f_device_array, METH_VARARGS,

@@ -49,7 +49,12 @@ typedef struct State {
   /* Simulator: the host memory device arrays and host buffers own, as [lo, hi) ranges sorted by
    * lo, so that a __cuda_array_interface__ pointer is taken only where pyk2cuda's own memory is
    * (devarray.c, sim_memory_*). */
-  struct SimRange { uintptr_t lo, hi; } *sim_ranges;
+  struct SimRange {
+    uintptr_t lo, hi;
+    bool pages;                /* a device array's own page mapping (ipc.c can share it) */
+    int ipc_fd;                /* once shared: the memfd holding its pages, else -1 */
+    uint64_t ipc_token;        /* once shared: the token in the memfd's name and its handles */
+  } *sim_ranges;
   size_t sim_range_count, sim_range_cap;
   /* Device allocations released since the last reset (Numba's memory_manager.deallocations). */
   size_t dealloc_count;
@@ -197,6 +202,22 @@ PyObject *devarray_from_host(State *st, const P2cHostArray *h, PyObject *np_dtyp
 PyObject *devarray_to_numpy(DeviceArray *d, P2cStream *stream);
 /* Simulator: whether the bytes [lo, lo + span) lie in one allocation pyk2cuda owns. */
 bool sim_memory_holds(const State *st, uintptr_t lo, size_t span);
+/* Simulator: notes memory device arrays (pages: their own page mappings), host buffers or IPC
+ * mappings own, before kernels may use it; -1 with MemoryError. */
+int sim_memory_add(State *st, void *p, size_t bytes, bool pages);
+/* Forgets memory sim_memory_add noted, before it is freed. */
+void sim_memory_remove(State *st, void *p);
+/* The noted range that holds address p, or NULL. */
+struct SimRange *sim_memory_range(State *st, uintptr_t p);
+
+/* ---- ipc.c ---- */
+
+/* A device array's memory on the simulator: zero-filled pages of its own, which ipc.c can turn
+ * into shared ones in place. NULL when out of memory. */
+void *sim_pages_alloc(size_t bytes);
+/* Frees sim_pages_alloc's pages, noted with sim_memory_add, and their memfd once shared. */
+void sim_pages_free(State *st, void *p, size_t bytes);
+extern PyMethodDef ipc_functions[];
 /* The bytes an array spans, and the offset of its element [0, ...] in them. */
 void array_span(int64_t item, int ndim, const int64_t *shape, const int64_t *strides, size_t *span,
                 size_t *offset);

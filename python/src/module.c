@@ -664,7 +664,8 @@ static int exec_module(PyObject *m) {
       add_type(m, &Launcher_spec, NULL, &st->Launcher) < 0 ||
       add_type(m, &Ufunc_spec, NULL, &st->Ufunc) < 0)
     return -1;
-  if (PyModule_AddFunctions(m, devarray_functions) < 0 || PyModule_AddFunctions(m, stream_functions) < 0)
+  if (PyModule_AddFunctions(m, devarray_functions) < 0 || PyModule_AddFunctions(m, stream_functions) < 0 ||
+      PyModule_AddFunctions(m, ipc_functions) < 0)
     return -1;
   return PyModule_AddStringConstant(m, "version", p2c_version());
 }
