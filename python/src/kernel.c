@@ -81,6 +81,7 @@ typedef struct Launcher {
   uint32_t grid[3], block[3], shared;
   PyObject *stream;      /* a Stream or NULL */
   P2cStream *s;
+  PyObject *callbacks;   /* numba-cuda's pre_launch_callbacks: a list made at its first read, or NULL */
   vectorcallfunc vectorcall;
 } Launcher;
 
@@ -557,6 +558,23 @@ static int warn_host_copies(Kernel *k, PyObject *const *argv, const Arg *args, s
   return 0;
 }
 
+/* numba-cuda's pre-launch callbacks: each callback(kernel, launcher), in order, after the
+ * arguments are checked and just before the launch (a raise stops it). A copy of the list is
+ * walked, so a callback that edits it changes the next launch, not this one. */
+static int run_pre_launch_callbacks(Launcher *l) {
+  if (!l->callbacks || PyList_GET_SIZE(l->callbacks) == 0) return 0;
+  PyObject *calls = PyList_AsTuple(l->callbacks);
+  if (!calls) return -1;
+  int rc = 0;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(calls) && rc == 0; i++) {
+    PyObject *r = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(calls, i), (PyObject *)l->k, (PyObject *)l, NULL);
+    rc = r ? 0 : -1;
+    Py_XDECREF(r);
+  }
+  Py_DECREF(calls);
+  return rc;
+}
+
 static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObject *kwnames) {
   Kernel *k = l->k;
   State *st = k->st;
@@ -584,6 +602,7 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
   if (!s || warn_host_copies(k, argv, args, n) < 0) goto done;
   bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !s->info.checks_bounds && !k->sanitize &&
               !st->sanitize;
+  if (run_pre_launch_callbacks(l) < 0) goto done;
   if (args_sync_producers(st, args, n) < 0) goto done;   /* Numba's CUDA_ARRAY_INTERFACE_SYNC */
   if (st->kind == DEV_GPU && args_after_producers(st, args, n, l->s) < 0) goto done;
   if ((fast ? launch_gpu_fast(l, s, argv, vals, n) : launch_module(l, s, vals, n)) == 0)
@@ -868,6 +887,7 @@ static Launcher *new_launcher(Kernel *k) {
   l->stream = NULL;
   l->s = NULL;
   l->shared = 0;
+  l->callbacks = NULL;
   l->vectorcall = (vectorcallfunc)launch;
   PyObject_GC_Track(l);
   return l;
@@ -928,11 +948,13 @@ static int launcher_traverse(Launcher *l, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(l));
   Py_VISIT(l->k);
   Py_VISIT(l->stream);
+  Py_VISIT(l->callbacks);
   return 0;
 }
 
 static int launcher_clear(Launcher *l) {
   Py_CLEAR(l->stream);
+  Py_CLEAR(l->callbacks);
   return 0;
 }
 
@@ -940,6 +962,7 @@ static void launcher_dealloc(Launcher *l) {
   PyTypeObject *tp = Py_TYPE(l);
   PyObject_GC_UnTrack(l);
   Py_CLEAR(l->stream);
+  Py_CLEAR(l->callbacks);
   Py_CLEAR(l->k);
   PyObject_GC_Del(l);
   Py_DECREF(tp);
@@ -948,6 +971,13 @@ static void launcher_dealloc(Launcher *l) {
 static PyObject *launcher_config(Launcher *l, void *c) {
   return Py_BuildValue("((III)(III)OI)", l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
                        l->block[2], l->stream ? l->stream : Py_None, l->shared);
+}
+
+/* numba-cuda's pre_launch_callbacks: the list of callbacks run before each launch of this
+ * configuration (run_pre_launch_callbacks), made empty at its first read. */
+static PyObject *launcher_callbacks(Launcher *l, void *c) {
+  if (!l->callbacks && !(l->callbacks = PyList_New(0))) return NULL;
+  return Py_NewRef(l->callbacks);
 }
 
 /* Numba's launch configuration's griddim and blockdim: three ints each. */
@@ -961,6 +991,14 @@ static PyObject *launcher_blockdim(Launcher *l, void *c) {
 /* Pickled as the kernel (which pickles itself: cuda.Kernel.__reduce__) and the configuration,
  * rebuilt by kernel[grid, block, 0, sharedmem]. A stream is not pickled: it is this process's. */
 static PyObject *launcher_reduce(Launcher *l, PyObject *unused) {
+  if (l->callbacks && PyList_GET_SIZE(l->callbacks)) {   /* functions of this process, as a stream */
+    PyObject *pickle = PyImport_ImportModule("pickle");
+    PyObject *error = pickle ? PyObject_GetAttrString(pickle, "PicklingError") : NULL;
+    Py_XDECREF(pickle);
+    if (error) PyErr_SetString(error, "Cannot pickle configured launches with pre-launch callbacks");
+    Py_XDECREF(error);
+    return NULL;
+  }
   if (l->stream)
     return PyErr_Format(PyExc_TypeError, "cannot pickle kernel '%U' configured with a stream: pickle "
                         "the kernel, or its configuration without the stream", l->k->name);
@@ -986,6 +1024,8 @@ static PyGetSetDef launcher_getset[] = {
     {"config", (getter)launcher_config, NULL, "(grid, block, stream, sharedmem)", NULL},
     {"griddim", (getter)launcher_griddim, NULL, "the grid's three dimensions", NULL},
     {"blockdim", (getter)launcher_blockdim, NULL, "the block's three dimensions", NULL},
+    {"pre_launch_callbacks", (getter)launcher_callbacks, NULL,
+     "callbacks run as callback(kernel, launch_config) just before each launch", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -315,3 +315,36 @@ def test_type_names_from_numba_cuda():
     a = np.arange(64, dtype=np.float32)
     kern[1, 64](a, 3.0)
     np.testing.assert_array_equal(a, 3 * np.arange(64, dtype=np.float32))
+
+
+@cuda.jit
+def _bump(a):
+    a[cuda.grid(1)] += 1
+
+
+def test_pre_launch_callbacks_run_in_order_before_the_launch():
+    """numba-cuda's pre_launch_callbacks: callback(kernel, launch_config), in order, just before
+    each launch of that configuration; a raise stops the launch; a configuration with callbacks
+    does not pickle (they are this process's functions), one without does."""
+    import pickle
+    d = cuda.to_device(np.zeros(4, np.int64))
+    cfg = _bump[1, 4]
+    seen = []
+    cfg.pre_launch_callbacks.append(lambda k, c: seen.append(("first", k is _bump, c is cfg, int(d.copy_to_host()[0]))))
+    cfg.pre_launch_callbacks.append(lambda k, c: seen.append(("second", c.griddim, c.blockdim)))
+    cfg(d)
+    cfg(d)
+    assert seen == [("first", True, True, 0), ("second", (1, 1, 1), (4, 1, 1)),
+                    ("first", True, True, 1), ("second", (1, 1, 1), (4, 1, 1))]
+    assert list(d.copy_to_host()) == [2, 2, 2, 2]
+
+    def refuse(k, c):
+        raise RuntimeError("not now")
+    cfg.pre_launch_callbacks.insert(0, refuse)
+    with pytest.raises(RuntimeError, match="not now"):
+        cfg(d)
+    assert list(d.copy_to_host()) == [2, 2, 2, 2]          # the launch did not happen
+    with pytest.raises(pickle.PicklingError, match="Cannot pickle configured launches with pre-launch callbacks"):
+        pickle.dumps(cfg)
+    assert _bump[1, 4].pre_launch_callbacks == []            # each configuration has its own list
+    pickle.dumps(_bump[1, 4])
