@@ -11,7 +11,7 @@ import os
 import sys
 import warnings
 
-from . import _core, source as _source
+from . import _core, source as _source, types as _types
 from ._core import CompileError
 
 # Options of numba.jit that pyk2cuda accepts and that change nothing in the C it writes:
@@ -32,10 +32,11 @@ def _check_options(options):
 
 
 # The diagnostics that mean "Python pyk2cuda does not compile" (a list, a dict, a comprehension, a
-# string function, an object global, an array method or allocation it lacks): the function then
-# runs as plain Python, with one warning. Any other error (a type it cannot take, a wrong
-# result) stays a CompileError at the Python line.
-_PYTHON_ONLY = {"E-unsupported", "E-undefined", "E-global-type", "E-not-callable", "E-alloc"}
+# string function, an object global, an array method, allocation or NumPy function it lacks): the
+# function then runs as plain Python for those argument types, with one warning. Any other error
+# (a type it cannot take, a wrong result) stays a CompileError at the Python line.
+_PYTHON_ONLY = {"E-unsupported", "E-undefined", "E-global-type", "E-not-callable", "E-alloc",
+                "E-unknown-builtin"}
 
 # $PYK2CUDA_TIERS=1: each call says on stderr which tier ran it (docs/python.md, "CPU functions":
 # the first tier, libtcc's code, until the optimized build is ready; $PYK2CUDA_LIBTCC=0 turns the
@@ -82,10 +83,15 @@ class CPUDispatcher(_core._Kernel):
         from .cuda import _raised
         return _raised(self._unit.remap(exc), self._unit.exceptions, lambda failure, msg: msg, False)
 
-    _as_python = False
+    # The argument types that run as plain Python (docs/python.md, "CPU functions"): for a lazily
+    # specialized function, the type tuples (_types_of's texts) whose specialization failed for a
+    # reason _python_only names; for declared signatures, those signatures' argument types. A
+    # type tuple that compiles keeps its native code. Empty (the call's fast path) until one fails.
+    _python_types = ()
+    _all_python = False   # declared signatures, none of which compiles
 
     def __call__(self, *args):
-        if self._as_python:
+        if self._python_types and (self._all_python or self._runs_as_python(args)):
             return self.py_func(*args)
         try:
             result = self._call(*args)
@@ -93,19 +99,26 @@ class CPUDispatcher(_core._Kernel):
                 _say_tiers(self)
             return result
         except CompileError as e:
-            self._fall_back(e)
+            self._fall_back(e, _types_of(args))
         return self.py_func(*args)
 
-    def _fall_back(self, exc):
-        """A function pyk2cuda cannot compile because of the Python it uses runs as plain Python
-        from now on, after one warning naming the construct and its line; other errors raise."""
+    def _runs_as_python(self, args):
+        """Whether these arguments' types are ones that run as plain Python."""
+        got = _types_of(args)
+        return got is not None and any(_takes(want, got) for want in self._python_types)
+
+    def _fall_back(self, exc, types, stacklevel=3):
+        """The argument types `types` of a function pyk2cuda cannot compile for them because of the
+        Python it uses run as plain Python from now on, after one warning naming the construct
+        and its line; other errors raise."""
         where = _python_only(exc)
-        if where is None:
+        if where is None or types is None:
             raise exc
         from .numba_names import NumbaWarning
-        warnings.warn(NumbaWarning("pyk2cuda cannot compile '%s' (%s); it runs as plain Python"
-                                   % (self.__name__, where)), stacklevel=3)
-        self._as_python = True
+        warnings.warn(NumbaWarning("pyk2cuda cannot compile '%s' for (%s) (%s); it runs as plain Python "
+                                   "for these argument types" % (self.__name__, ", ".join(map(str, types)), where)),
+                      stacklevel=stacklevel)
+        self._python_types = tuple(self._python_types) + (types,)
 
     def __get__(self, obj, objtype=None):
         return self   # a jitted function stays one as a class attribute, as in Numba
@@ -120,6 +133,70 @@ class CPUDispatcher(_core._Kernel):
         return got if signature is None else got[str(signature)]
 
 
+def _types_of(args):
+    """The arguments' types as a lazy function specializes for them (signature texts, cuda.py's
+    _arg_type_text), or None when one has none (the call then fails at that argument)."""
+    from .cuda import _arg_type_text
+    try:
+        return tuple(_arg_type_text(a) for a in args)
+    except TypeError:
+        return None
+
+
+def _takes(want, got):
+    """Whether argument types `got` (texts) are the types `want` (a failed call's texts, or a
+    failed signature's types): the same, where a signature's array of any layout (A, all ':')
+    takes every layout."""
+    return len(want) == len(got) and all(
+        str(w) == g or (isinstance(w, _types.ArrayType) and w.layout == "A" and g.replace("::1", ":") == str(w))
+        for w, g in zip(want, got))
+
+
+def _declared(func, sigs, checks):
+    """A dispatcher compiled now (as Numba compiles declared signatures) for the signatures that
+    compile, or None when none does; and [(signature, its CompileError)] of those that do not,
+    for a reason _python_only names. All are translated together first; when that fails for such
+    a reason, each alone, so that a signature that compiles keeps its native code. Any other
+    error raises."""
+    try:
+        return _compiled(func, sigs, checks), []
+    except CompileError as e:
+        if _python_only(e) is None:
+            raise
+        if len(sigs) == 1:
+            return None, [(sigs[0], e)]
+    good, failed = [], []
+    for sig in sigs:
+        try:
+            _compiled(func, [sig], checks)
+            good.append(sig)
+        except CompileError as e:
+            if _python_only(e) is None:
+                raise
+            failed.append((sig, e))
+    return (_compiled(func, good, checks) if good else None), failed
+
+
+def _compiled(func, sigs, checks):
+    """A dispatcher of `func` translated for signatures `sigs`; its errors at the user's lines."""
+    code = func.__code__
+    unit = _source.build(func, kind="host", signatures=sigs, options=checks)
+    try:
+        d = CPUDispatcher(func, func.__name__, unit.filename, unit.source,
+                          tuple(code.co_varnames[:code.co_argcount]), True, None)
+    except CompileError as e:
+        raise unit.remap(e) from None
+    d._unit = unit
+    return d
+
+
+def _arg_types(sig):
+    """A signature text's argument types (types.parse_signature's of what its parentheses hold:
+    it reads no array return type)."""
+    inner = sig[sig.index("(") + 1:sig.rindex(")")]
+    return tuple(_types.parse_signature("(%s,)" % inner)) if inner.strip() else ()
+
+
 def _make(func, sigs, options):
     func = getattr(func, "py_func", func)
     _source.check_source(func)
@@ -129,17 +206,13 @@ def _make(func, sigs, options):
     if not sigs:
         d = CPUDispatcher(func, func.__name__, code.co_filename, None, params, False, None)
     else:
-        unit = None
-        try:
-            unit = _source.build(func, kind="host", signatures=sigs, options=checks)
-            d = CPUDispatcher(func, func.__name__, unit.filename, unit.source, params, True, None)
-        except CompileError as e:   # as Numba, compiled now: Python it cannot compile falls back
-            error = unit.remap(e) if unit else e
-            if _python_only(error) is None:
-                raise error from None
+        d, failed = _declared(func, sigs, checks)
+        if d is None:   # no signature compiles: every call runs as plain Python
             d = CPUDispatcher(func, func.__name__, code.co_filename, None, params, False, None)
-            d._fall_back(error)
-        d._unit = unit
+            d._all_python = True
+        for sig, error in failed:
+            d._fall_back(error, _arg_types(sig), stacklevel=4)   # at the decorator's line
+        sigs = [s for s in sigs if s not in {f for f, _ in failed}]
     d._options = checks
     d._sigs = sigs
     d.__doc__ = func.__doc__

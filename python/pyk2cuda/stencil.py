@@ -330,6 +330,7 @@ class _Made:
         self.kernel = cuda.Kernel(sf.py_func, self._kernel_name(), self.unit.filename,
                                   self.unit.source, tuple(sf._params) + (_OUT,), False, None)
         self.kernel._unit = self.unit
+        self.kernel._quiet = True   # Numba's stencils warn of no grid size or host copy: a call is no launch
 
     def _analyse(self, ndim):
         """(the relatively indexed arguments, the neighbourhood) for ndim dimensions."""

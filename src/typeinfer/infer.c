@@ -477,7 +477,8 @@ static bool type_function(Infer *parent, Function *f) {
   I.final = true;
   I.ret = NULL;
   infer_block(&I, &f->body);
-  if (f->declared_ret) check_declared_return(&I, f);
+  if (f->declared_ret && I.c->error_count == errors) check_declared_return(&I, f);
+  else if (f->declared_ret) f->ret_type = f->declared_ret;   /* the body's error said it: no second one */
   else f->ret_type = f->kind == FN_KERNEL ? &type_void : I.ret ? I.ret : &type_void;
   I.ret = f->ret_type;
   coerce_returns(&I, &f->body);

@@ -151,6 +151,11 @@ def doubled_pair(a):               # a list: pyk2cuda runs it as Python (one war
     return xs[0] + xs[-1]
 
 
+@njit
+def conjugated(x):                 # an array's .conjugate(): pyk2cuda runs that call as Python only
+    return x.conjugate()
+
+
 def show(name, value):
     print(name, type(value).__name__, repr(value))
 
@@ -197,6 +202,12 @@ def main():
     show("count_even", count_even(ints))
     # as Python its result is NumPy's float64, where Numba boxes a Python float: the value only
     print("doubled_pair", repr(float(doubled_pair(np.array([1.25, 3.5, 4.0])))))
+    # per argument types: the scalars' calls compile (before and after the array's, which runs as
+    # Python: a NumPy array either way)
+    show("conjugated_f", conjugated(2.5))
+    print("conjugated_a", conjugated(np.array([1 + 2j, -3j])).tolist())
+    show("conjugated_c", conjugated(1.5 - 2j))
+    show("conjugated_i", conjugated(-7))
 
 
 main()

@@ -116,7 +116,7 @@ def test_python_it_cannot_compile_runs_as_python_with_one_warning():
         assert listy(a) == 7.0
         assert listy(a) == 7.0
     assert len(got) == 1, [str(w.message) for w in got]
-    assert "cannot compile 'listy' (%s:%d:" % (__file__, line + 2) in str(got[0].message)
+    assert "cannot compile 'listy' for (float64[::1]) (%s:%d:" % (__file__, line + 2) in str(got[0].message)
     assert "list comprehension" in str(got[0].message) and "runs as plain Python" in str(got[0].message)
     with pytest.warns(NumbaWarning, match=r"'str' is not defined"):
         @pyk2cuda.njit("int64(float64[::1])")   # a signature: compiled now, as Numba does
@@ -126,6 +126,54 @@ def test_python_it_cannot_compile_runs_as_python_with_one_warning():
     with pytest.warns(NumbaWarning, match=r"OrderedDict"):
         assert objecty(a) == 2.5
     assert stringy.py_func is not None and objecty(a) == 2.5
+
+
+def test_the_fallback_is_per_argument_types():
+    """An array's .conjugate() (E-not-callable) runs as plain Python for the array's types only,
+    after one warning naming the types, the construct and its line; the scalars' calls keep their
+    native code, before and after it (cpu_jit.py's `conjugated` compares the values with Numba's).
+    Declared signatures: the one that fails runs as Python, the others are compiled now; a call
+    with other types is the dispatcher's (a TypeError where no signature takes them)."""
+    @pyk2cuda.njit
+    def conj(x):
+        return x.conjugate()
+
+    line = line_of("return x.conjugate()")
+    assert conj(2.5) == 2.5
+    a = np.array([1 + 2j, -3j, 5])
+    with pytest.warns(NumbaWarning) as got:
+        assert conj(a).tolist() == [1 - 2j, 3j, 5]
+        assert conj(a).tolist() == [1 - 2j, 3j, 5]
+        assert conj(a[::2]).tolist() == [1 - 2j, 5]   # other types (layout A): a second warning
+    assert [str(w.message) for w in got] == [
+        "pyk2cuda cannot compile 'conj' for (%s) (%s:%d:16: method 'conjugate' of array(complex128, 1d, %s) "
+        "is not supported (of arrays only view(dtype), reshape(shape) and copy())); it runs as plain Python "
+        "for these argument types" % (t, __file__, line, layout) for t, layout in (("complex128[::1]", "C"), ("complex128[:]", "A"))]
+    assert conj(1.5 - 2j) == 1.5 + 2j and conj(-7) == -7
+    assert conj.signatures == ["float64(float64)", "complex128(complex128)", "int64(int64)"]   # native
+
+    def conj_declared(x):
+        return x.conjugate()
+
+    with pytest.warns(NumbaWarning, match=r"'conj_declared' for \(float64\[:\]\)") as got:
+        declared = pyk2cuda.njit(["float64(float64)", "float64[:](float64[:])", "complex128(complex128)"])(conj_declared)
+    assert len(got) == 1 and got[0].lineno == line_of("declared = pyk2cuda.njit([")
+    assert declared.signatures == ["float64(float64)", "complex128(complex128)"]
+    assert declared(2.5) == 2.5 and declared(1j) == -1j
+    assert declared(np.arange(3.0)[::2]).tolist() == [0.0, 2.0]   # the failed signature's types: Python
+    with pytest.raises(TypeError):
+        declared(np.arange(3, dtype=np.int8))   # no signature takes it (the dispatcher's TypeError)
+
+
+def test_numpy_functions_it_lacks_run_as_python():
+    """A NumPy function pyk2cuda does not compile (E-unknown-builtin: np.cumsum) is Python it
+    cannot compile: the call runs as Python with one warning, where it was a CompileError."""
+    @pyk2cuda.njit
+    def running(a):
+        return np.cumsum(a)
+
+    with pytest.warns(NumbaWarning, match=r"'numpy.cumsum' is not supported"):
+        assert running(np.arange(4)).tolist() == [0, 1, 3, 6]
 
 
 ARRAYS = os.path.join(HERE, "cpu_jit_arrays.py")

@@ -151,6 +151,45 @@ def test_errors_at_the_users_line():
     assert e.value.diagnostics[0][:2] == (THIS, line_of("# bad-type"))
 
 
+def test_errors_inside_njit_at_the_users_line():
+    """A stencil a @jit function calls is compiled into it: its errors are the stencil's, at its
+    lines (a CompileError, not a fallback to Python), and so are the caller's types it cannot take."""
+    @stencil
+    def varying(a, k):
+        return a[k] + a[0]         # njit-varying
+
+    @pyk2cuda.njit
+    def calls(x):
+        return varying(x, 1)
+
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        calls(np.ones(5))
+    assert e.value.diagnostics[0][:3] == (THIS, line_of("# njit-varying"), 18)
+    assert "'neighborhood' option required" in str(e.value)
+
+    @stencil
+    def halve(a):
+        return a[-1] / "2"         # njit-bad-type
+
+    @pyk2cuda.njit
+    def calls_halve(x):
+        return halve(x)
+
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        calls_halve(np.ones(5))
+    assert e.value.diagnostics[0][:2] == (THIS, line_of("# njit-bad-type"))
+
+
+def test_a_call_is_no_launch_to_warn_of():
+    """Numba's stencils run on the CPU: a call warns of no grid size or host array copy (Numba's
+    CUDA performance warnings), where each call of a small host array warned of both."""
+    import warnings
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        assert blur(np.ones((4, 5))).shape == (4, 5)
+    assert [str(w.message) for w in got] == []
+
+
 def test_errors_of_the_call():
     with pytest.raises(ValueError, match="Unknown stencil option"):
         stencil(boundary=1)
