@@ -125,6 +125,10 @@ static inline TSNode lower_field(const Lowerer *L, TSNode n, Field f) {
 bool lower_enter(Lowerer *L, TSNode n);   /* depth check; false (with a diagnostic) past the limit */
 void lower_leave(Lowerer *L);
 void lower_unsupported(Lowerer *L, TSNode n, const char *what);
+/* What the function being lowered is, for "... is not supported in %s": "kernels", or "@jit
+ * functions" for one the host may call (whose message the Python package's fallback warning
+ * repeats: docs/python.md, "CPU functions"). */
+const char *lower_context(const Lowerer *L);
 
 /* ---- names (lower_cst.c) ---- */
 /* The index of name among the variables of the function being lowered, or -1. */

@@ -113,8 +113,12 @@ bool lower_enter(Lowerer *L, TSNode n) {
 
 void lower_leave(Lowerer *L) { L->depth--; }
 
+const char *lower_context(const Lowerer *L) {
+  return L->fn && L->fn->host_jit ? "@jit functions" : "kernels";
+}
+
 void lower_unsupported(Lowerer *L, TSNode n, const char *what) {
-  diag_error(L->c, node_loc(L, n), "E-unsupported", "%s is not supported in kernels", what);
+  diag_error(L->c, node_loc(L, n), "E-unsupported", "%s is not supported in %s", what, lower_context(L));
 }
 
 /* ---- names ---- */

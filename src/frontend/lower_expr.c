@@ -289,8 +289,8 @@ static Expr *builtin_expr(Lowerer *L, TSNode n, const Resolved *r) {
   else if (strncmp(r->path, "numba.cuda.random.", 18) == 0)
     refuse_cuda_random(L, n, r->path);
   else
-    diag_error(L->c, node_loc(L, n), "E-unknown-builtin", "'%s' is not supported in kernels",
-               r->path);
+    diag_error(L->c, node_loc(L, n), "E-unknown-builtin", "'%s' is not supported in %s",
+               r->path, lower_context(L));
   return NULL;
 }
 
@@ -730,7 +730,7 @@ static Expr *lower_expr_kind(Lowerer *L, TSNode n) {
   for (size_t i = 0; i < sizeof unsupported_exprs / sizeof unsupported_exprs[0]; i++)
     if (strcmp(unsupported_exprs[i].type, t) == 0)
       return lower_unsupported(L, n, unsupported_exprs[i].what), NULL;
-  diag_error(L->c, node_loc(L, n), "E-unsupported", "expression '%s' is not supported in kernels", t);
+  diag_error(L->c, node_loc(L, n), "E-unsupported", "expression '%s' is not supported in %s", t, lower_context(L));
   return NULL;
 }
 

@@ -354,7 +354,7 @@ static Stmt *lower_stmt(Lowerer *L, TSNode n) {
       lower_unsupported(L, n, unsupported_stmts[i].what);
       return NULL;
     }
-  diag_error(L->c, node_loc(L, n), "E-unsupported", "statement '%s' is not supported in kernels", t);
+  diag_error(L->c, node_loc(L, n), "E-unsupported", "statement '%s' is not supported in %s", t, lower_context(L));
   return NULL;
 }
 
