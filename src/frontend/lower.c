@@ -656,6 +656,14 @@ static bool is_stencil(Lowerer *L, TSNode decorated) {
   return false;
 }
 
+/* A @stencil function is not translated here: say so where it is defined, and where its
+ * kernel can be seen, so that `emit` of a file with stencils does not pass over them silently. */
+static void note_stencil(Lowerer *L, const OtherGlobal *g) {
+  diag_note(L->c, g->loc, "'%s' is a @stencil function: the Python package rewrites it into a kernel at "
+            "its calls, which `pyk2cuda emit` does not show (see %s.inspect_cuda() and "
+            "%s.kernel_source(args...) after a call)", g->name, g->name, g->name);
+}
+
 static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
   if (node_is(L, n, K_import_statement)) lower_import(L, n);
   else if (node_is(L, n, K_import_from_statement)) lower_import_from(L, n);
@@ -664,7 +672,9 @@ static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
       vec_push(L->a, defs, n);
     } else if (is_stencil(L, n) && node_is(L, lower_field(L, n, F_definition), K_function_definition)) {
       add_other_global(L, lower_field(L, lower_field(L, n, F_definition), F_name), NULL);
-      L->others.items[L->others.len - 1].stencil = true;
+      OtherGlobal *g = &L->others.items[L->others.len - 1];
+      g->stencil = true;
+      note_stencil(L, g);
     }
   } else if (node_is(L, n, K_expression_statement)) {
     TSNode e = ts_node_named_child(n, 0);

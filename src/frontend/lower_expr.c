@@ -335,8 +335,7 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
                "'%s' is a @stencil function, which `pyk2cuda emit` does not compile: the Python package "
                "does (in a @jit function too); run the program and see its C with %s.inspect_cuda() "
                "(its kernel's Python with %s.kernel_source(args...)) or the @jit caller's inspect_cuda()",
-               name, name, name);
-    diag_note(L->c, g->loc, "'%s' is defined here", name);
+               name, name, name);   /* its definition has a note already (lower.c, note_stencil) */
     return NULL;
   }
   if (g && g->why && g->record) {

@@ -550,6 +550,32 @@ def case_no_signature_hint(bin_, d):
                   "--sig 'smooth(float32[:, :], float32[:, :], int64, float64)'")
 
 
+def case_emit_of_host_functions_and_stencils(bin_, d):
+    """emit of a file whose @njit function has no signature and whose stencil only the host calls
+    (issue 33): exit 0, no C for the host's calls, a note giving the --sig to emit it (guessed from
+    the parameters' use); with that --sig its host entry is emitted. A stencil the host calls is
+    not rewritten by the command line (the Python package does): a note at its def says so."""
+    path = os.path.join(d, "prog.py")
+    with open(path, "w") as f:
+        f.write("import numpy as np\nimport numba\n\n@numba.njit\ndef total(a):\n    s = 0.0\n"
+                "    for i in range(a.shape[0]):\n        s += a[i]\n    return s\n\n"
+                "@numba.stencil\ndef left(a):\n    return a[-1]\n\n"
+                "print(total(left(np.arange(10.0))))\n")
+    rc, out, err = cli(bin_, d, "emit", path)
+    problem = expect(rc, err, 0, "prog.py:5:5: note: @jit function 'total' has no signature, so no C is "
+                     "emitted for the host's calls of it: give its argument types with --sig, e.g. "
+                     "--sig 'total(float32[:])'")
+    problem = problem or expect(rc, err, 0, "prog.py:12:5: note: 'left' is a @stencil function: the Python "
+                                "package rewrites it into a kernel at its calls, which `pyk2cuda emit` "
+                                "does not show (see left.inspect_cuda()")
+    if problem or "total_host" in out or "error" in err:
+        return problem or f"unsigned: stdout {out[-300:]!r}, stderr {err!r}"
+    rc, out, err = cli(bin_, d, "emit", path, "--sig", "total(float64[::1])")
+    if rc != 0 or 'extern "C" __global__ void total_host(p2c_array<double, 1> a' not in out:
+        return f"--sig: exit {rc}, stderr {err!r}"
+    return None
+
+
 def cli(bin_, d, *args):
     p = subprocess.run([bin_, *args], cwd=d, capture_output=True, timeout=120)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
