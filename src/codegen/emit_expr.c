@@ -130,7 +130,7 @@ static void emit_int_literal(const Expr *e, StrBuf *sb, int prec) {
 /* A cast of a literal is written as a literal of the target type where C allows it. */
 static bool emit_literal_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Expr *k = e->kids[0];
-  if (k->kind == EX_CONST && k->konst->value->kind != EX_TUPLE) k = k->konst->value;
+  if (k->kind == EX_CONST && k->konst->value->kind != EX_TUPLE && !const_names_itself(k->konst)) k = k->konst->value;
   if (e->ty->kind == TY_FLOAT && (k->kind == EX_INT || k->kind == EX_FLOAT)) {
     double v = k->kind == EX_FLOAT ? k->fval : k->is_unsigned_literal ? (double)k->uval : (double)k->ival;
     if (e->ty == &type_float32 && k->kind == EX_INT) v = (double)(float)v;
@@ -886,7 +886,7 @@ static void emit_linear_index(Gen *G, const Expr *arr, const Type *at, Expr *con
   int n = at->ndim;
   if (at->layout == 'F') {
     for (int k = 0; k < n; k++) {
-      emit_index_value(G, ix[k], arr, at, k, sb, k + 1 < n ? P_ADD : P_MUL);
+      emit_index_value(G, ix[k], arr, at, k, sb, k + 1 < n ? P_ADD : P_MUL + 1);   /* the last: a right operand of * */
       if (k + 1 < n) {
         sb_puts(sb, " + ");
         emit_extent(G, arr, at, k, sb);

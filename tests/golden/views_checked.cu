@@ -20,6 +20,15 @@ struct p2c_array {
   int64_t strides[N];
 };
 
+/* Python's a // b on int64: rounds toward negative infinity; b == 0 gives 0, and so does
+   INT64_MIN // -1 (Numba's int_divmod_signed sets both results to 0 on that overflow). */
+static __device__ __forceinline__ int64_t p2c_floordiv(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return a == (-0x7fffffffffffffffLL - 1) ? 0 : -a;
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
 /* Python's a % b on int64: the result has the sign of b; b == 0 gives 0. */
 static __device__ __forceinline__ int64_t p2c_mod(int64_t a, int64_t b) {
   if (b == 0 || b == -1) return 0;
@@ -695,6 +704,21 @@ extern "C" __global__ void whole_array_values(p2c_array<double, 2> x, p2c_array<
   out.data[p2c_bounds_offset<'C', 2>(p2c_index<2>{{i, 0}}, out.shape, out.strides, 167, 5)] += (&s[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)threadIdx.x, 1}}, p2c_index<2>{{8, 4}}.v, nullptr, 167, 18)];
 }
 
+extern "C" __global__ void computed_indices(p2c_array<double, 2> a, p2c_array<double, 3> b, p2c_array<double, 1> out) {
+  int64_t i = 0;
+  int64_t m = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < out.shape[0]:
+  if (i < out.shape[0]) {
+    // m = a.shape[0]
+    m = a.shape[0];
+    // out[i] = a[i % m, i // m % a.shape[1]] + 100.0 * b[i % 2, i // 2 % 3, i // 6 % 4]
+    out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{i}}, out.shape, out.strides, 177, 9)] = a.data[p2c_bounds_offset<'C', 2>(p2c_index<2>{{p2c_mod(i, m), p2c_mod(p2c_floordiv(i, m), a.shape[1])}}, a.shape, a.strides, 177, 18)] + 100.0 * b.data[p2c_bounds_offset<'C', 3>(p2c_index<3>{{i % 2, i / 2 % 3, i / 6 % 4}}, b.shape, b.strides, 177, 58)];
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 /* Kernels with barriers, one block per call, each run of statements between barriers a
  * loop over the block's threads (docs/simulator.md, "Regions"). */
@@ -807,4 +831,5 @@ P2C_SIM_BLOCKS(fill_views)
 P2C_SIM_BLOCKS(copy_views)
 P2C_SIM_REGIONS(whole_array_values, p2c_regions_whole_array_values)
 P2C_SIM_BLOCKS(whole_array_values)
+P2C_SIM_BLOCKS(computed_indices)
 #endif

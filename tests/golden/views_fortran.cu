@@ -20,6 +20,15 @@ struct p2c_array {
   int64_t strides[N];
 };
 
+/* Python's a // b on int64: rounds toward negative infinity; b == 0 gives 0, and so does
+   INT64_MIN // -1 (Numba's int_divmod_signed sets both results to 0 on that overflow). */
+static __device__ __forceinline__ int64_t p2c_floordiv(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return a == (-0x7fffffffffffffffLL - 1) ? 0 : -a;
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
 /* Python's a % b on int64: the result has the sign of b; b == 0 gives 0. */
 static __device__ __forceinline__ int64_t p2c_mod(int64_t a, int64_t b) {
   if (b == 0 || b == -1) return 0;
@@ -184,6 +193,22 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
   }
 }
 
+extern "C" __global__ void computed_indices(p2c_array<double, 2> a, p2c_array<double, 3> b, p2c_array<double, 1> out) {
+  int64_t i = 0;
+  int64_t m = 0;
+
+  // i = cuda.grid(1)
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i < out.shape[0]:
+  if (i < out.shape[0]) {
+    // m = a.shape[0]
+    m = a.shape[0];
+    // out[i] = a[i % m, i // m % a.shape[1]] + 100.0 * b[i % 2, i // 2 % 3, i // 6 % 4]
+    out.data[i] = a.data[p2c_wrap(p2c_mod(i, m), a.shape[0]) + a.shape[0] * p2c_wrap(p2c_mod(p2c_floordiv(i, m), a.shape[1]), a.shape[1])] + 100.0 * b.data[i % 2 + b.shape[0] * (i / 2 % 3 + b.shape[1] * (i / 6 % 4))];
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(rows)
+P2C_SIM_BLOCKS(computed_indices)
 #endif

@@ -165,3 +165,13 @@ def whole_array_values(x, out):
     out[i, :4] = q
     out[i, 4:] = r
     out[i, 0] += s[cuda.threadIdx.x, 1]
+
+
+@cuda.jit
+def computed_indices(a, b, out):
+    # Indices that are expressions of * and // (a[i % m, i // m]): in a Fortran-ordered array the
+    # last index is the right operand of a product in the element's offset, so it must stay whole.
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        m = a.shape[0]
+        out[i] = a[i % m, i // m % a.shape[1]] + 100.0 * b[i % 2, i // 2 % 3, i // 6 % 4]
