@@ -274,6 +274,19 @@ class Unit:
         self.source = b""
         self.segments = []   # (first synthetic line, _Piece)
         self.exceptions = {}  # name -> the exception class a kernel raises by that name
+        self.captured = []   # the device arrays captured from globals, kept alive with the unit
+
+    def __getstate__(self):
+        """What pickling keeps (caching.py's entries, a pickled kernel): everything, except that
+        a unit whose kernels hold a captured device array's address cannot be kept, since the
+        address means nothing in another process (Numba's serializer refuses it so, with this
+        PicklingError)."""
+        if self.captured:
+            import pickle
+            raise pickle.PicklingError("Cannot serialize kernels or device functions referencing "
+                                       "global device arrays. Pass the array(s) as arguments to "
+                                       "the kernel instead.")
+        return self.__dict__
 
     def where(self, line, col):
         """(file, line, column) in the user's source of a synthetic position, or None."""
@@ -325,6 +338,7 @@ class _Builder:
         self.constants = []
         self.classes = []    # (name, lines) of each class kernels name
         self.exceptions = {}
+        self.captured = []   # device arrays captured from globals (Unit.captured)
         self.pieces = []     # (_Piece, name, decorator)
         self.bound = {}      # name -> the object it stands for
         self.compiled = set()
@@ -397,6 +411,9 @@ class _Builder:
                   "can use modules, numbers, tuples, NumPy arrays, types and jitted functions)"
                   % (shown or name, _kind(value)))
         kind, text = what
+        if kind == "captured":
+            self.captured.append(value)
+            kind = "constant"
         if kind == "import":
             self.imports.append(text)
         elif kind == "constant":
@@ -428,8 +445,10 @@ class _Builder:
 
     def unit(self):
         pieces = [(name, piece, decorator, piece.renamed(name)) for piece, name, decorator in self.pieces]
-        return _laid_out(self.main.file, _Parts(self.imports, pieces, self.constants, self.classes),
-                         self.exceptions)
+        u = _laid_out(self.main.file, _Parts(self.imports, pieces, self.constants, self.classes),
+                      self.exceptions)
+        u.captured = list(self.captured)
+        return u
 
 
 class _Parts:
@@ -509,9 +528,12 @@ def merge(units):
             if exceptions.setdefault(name, cls) is not cls:
                 return None
     filename = units[0].filename
+    captured = [a for u in units for a in getattr(u, "captured", ())]
     own = sorted((p for p in merged.pieces if p[1].file == filename), key=lambda p: p[1].def_line)
     merged.pieces = own + [p for p in merged.pieces if p[1].file != filename]
-    return _laid_out(filename, merged, exceptions)
+    u = _laid_out(filename, merged, exceptions)
+    u.captured = captured
+    return u
 
 
 def _device_decorator(value):
@@ -568,6 +590,9 @@ def _classify(name, value):
         return "constant", repr(value)
     if _is_enum_member(value):
         return None   # Numba freezes the member; pyk2cuda reads members through their class
+    interface = _device_interface(value)
+    if interface is not None:
+        return _captured(interface)
     text = _constant(value)
     if text is not None:
         return "constant", text
@@ -598,6 +623,31 @@ def _is_enum_member(value):
     import sys
     enum = sys.modules.get("enum")
     return enum is not None and isinstance(value, enum.Enum)
+
+
+def _device_interface(value):
+    """The __cuda_array_interface__ of a device array (pyk2cuda's, Numba's or another library's),
+    or None for anything else (an array whose interface cannot be made: a record array's)."""
+    try:
+        interface = getattr(value, "__cuda_array_interface__", None)
+    except (AttributeError, TypeError):
+        return None
+    return interface if isinstance(interface, dict) else None
+
+
+def _captured(interface):
+    """('captured', text): a device array a kernel reads from a global, as numba-cuda captures one:
+    its pointer, shape and strides frozen into the code (src/frontend/lower_captured.c), so the
+    kernel reads and writes the array's memory as it is at each launch; None where its typestr
+    is not a number type's."""
+    shape = tuple(int(n) for n in interface["shape"])
+    typestr = interface["typestr"]
+    np = _numpy_if_loaded()
+    if np is None or np.dtype(typestr).kind not in "biufc":
+        return None
+    strides = interface.get("strides") or _types._c_strides(shape, np.dtype(typestr).itemsize)
+    return "captured", "%s._captured_array(%#x, %r, %r, %r)" % (
+        _CUDA, int(interface["data"][0]), shape, tuple(int(s) for s in strides), typestr)
 
 
 def _import_line(module, alias):
@@ -644,7 +694,8 @@ def _constant(value):
         return repr(value)
     if isinstance(value, int):
         return repr(value)
-    if isinstance(value, float):
+    if isinstance(value, float):   # np.float64 too (a float subclass), whose NumPy 2 repr is np.float64(...)
+        value = float(value)
         return repr(value) if value == value and abs(value) != float("inf") else (
             "1e999" if value > 0 else "-1e999" if value < 0 else "(1e999 - 1e999)")
     if isinstance(value, complex):

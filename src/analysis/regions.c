@@ -181,7 +181,7 @@ static void find_warp_calls(WarpFind *wf, const Expr *e, bool conditional) {
 /* Whether e is the constant 0xffffffff (every lane; or -1), under casts, or a module constant of
  * it (FULL = 0xffffffff). */
 static bool is_full_mask(const Expr *e) {
-  while (e->kind == EX_CAST || (e->kind == EX_CONST && !e->konst->array && e->konst->value))
+  while (e->kind == EX_CAST || (e->kind == EX_CONST && !const_names_itself(e->konst) && e->konst->value))
     e = e->kind == EX_CAST ? e->kids[0] : e->konst->value;
   return e->kind == EX_INT && (uint32_t)e->ival == 0xffffffffu;
 }

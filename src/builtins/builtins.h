@@ -42,6 +42,7 @@ typedef enum BuiltinId {
   BI_INDEX,          /* threadIdx.x ... gridDim.z, warpsize: spelled in CUDA C as c64 */
   BI_GRID, BI_GRIDSIZE, BI_SYNCTHREADS, BI_SHARED_ARRAY, BI_LOCAL_ARRAY,
   BI_CUDA_JIT, BI_VECTORIZE, BI_GUVECTORIZE, BI_JIT, BI_STENCIL,
+  BI_CAPTURED_ARRAY,  /* cuda._captured_array, at module level (frontend/lower_captured.c) */
   BI_DECLARE_DEVICE,  /* cuda.declare_device, at module level (frontend/lower_link.c) */
   BI_CUSOURCE,        /* cuda.CUSource(text), CUDA C given as text in a link list */
   BI_ATOMIC, BI_ATOMIC_COMPARE_AND_SWAP,

@@ -175,6 +175,8 @@ static const Builtin table[] = {
     /* read only at module level: `f = cuda.declare_device(...)` and a link list's items */
     {.path = "numba.cuda.declare_device", .kind = BK_DECORATOR, .id = BI_DECLARE_DEVICE},
     {.path = "numba.cuda.CUSource", .kind = BK_DECORATOR, .id = BI_CUSOURCE},
+    /* read only at module level: a device array the Python package froze from a global */
+    {.path = "numba.cuda._captured_array", .kind = BK_DECORATOR, .id = BI_CAPTURED_ARRAY},
     {.path = "numba.vectorize", .kind = BK_DECORATOR, .id = BI_VECTORIZE},
     {.path = "numba.guvectorize", .kind = BK_DECORATOR, .id = BI_GUVECTORIZE},
     /* numba.jit and njit: CPU functions when called from the host, device functions in kernels */

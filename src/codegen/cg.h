@@ -307,6 +307,8 @@ void describe_ufunc(Gen *G, const Function *spec, const char *symbol, KernelDesc
 /* ---- CUDA intrinsics (emit_cuda.c) ---- */
 /* The module's constant arrays used by kernels, as __constant__ definitions. */
 void emit_const_arrays(Gen *G, StrBuf *out);
+/* The device arrays captured from Python globals that kernels use (emit_cuda.c). */
+void emit_captured_arrays(Gen *G, StrBuf *out);
 /* The declaration of a local variable holding a constant array. */
 void emit_const_array_decl(Gen *G, StrBuf *out, const Type *t, const char *name);
 

@@ -199,6 +199,7 @@ static void emit_const_table(Gen *G, Const *k, StrBuf *out) {
 static void emit_constants(Gen *G, StrBuf *out) {
   bool any = false;
   emit_const_arrays(G, out);
+  emit_captured_arrays(G, out);
   for (size_t i = 0; i < G->m->consts.len; i++) {
     Const *k = G->m->consts.items[i];
     if (k->used && k->indexed) {
@@ -206,7 +207,7 @@ static void emit_constants(Gen *G, StrBuf *out) {
       emit_const_table(G, k, out);
       any = true;
     }
-    if (!k->used || k->value->kind == EX_TUPLE || k->array || k->record) continue;
+    if (!k->used || k->value->kind == EX_TUPLE || const_names_itself(k)) continue;
     /* inf and NaN are p2c_inf/p2c_nan, which C cannot evaluate in a constexpr: such a
      * constant is written where it is used (emit_expr). */
     if (k->value->kind == EX_FLOAT && !isfinite(k->value->fval)) continue;

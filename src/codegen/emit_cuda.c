@@ -336,6 +336,36 @@ void emit_const_arrays(Gen *G, StrBuf *out) {
   }
 }
 
+/* A device array captured from a Python global (frontend/lower_captured.c): a function returning
+ * its value, which holds the address, shape and strides as constants, as Numba embeds them; the
+ * memory it points at is the kernel's to read and write. A function, not a variable: NVRTC takes
+ * no pointer made from an integer in a __device__ variable's initializer (it calls that dynamic
+ * initialization), and an inlined function costs nothing more. Each use is `NAME()`. */
+static void emit_captured_array(Gen *G, Const *k, StrBuf *out) {
+  const CapturedArray *c = k->captured;
+  const char *t = c->dtype->cname;
+  const char *name = namer_claim(&G->global, k->name);
+  k->cname = arena_printf(G->a, "%s()", name);
+  sb_printf(out, "/* '%s': a device array captured from a global (its address, shape and strides) */\n", k->name);
+  sb_printf(out, "static __device__ __forceinline__ p2c_array<%s, %d> %s(void) {\n", t, c->ndim, name);
+  sb_printf(out, "  return {(%s *)0x%llxULL, {", t, (unsigned long long)c->address);
+  for (int d = 0; d < c->ndim; d++) sb_printf(out, "%s%lldLL", d ? ", " : "", (long long)c->shape[d]);
+  sb_puts(out, "}, {");
+  for (int d = 0; d < c->ndim; d++) sb_printf(out, "%s%lldLL", d ? ", " : "", (long long)c->strides[d]);
+  sb_puts(out, "}};\n}\n");
+}
+
+void emit_captured_arrays(Gen *G, StrBuf *out) {
+  bool any = false;
+  for (size_t i = 0; i < G->m->consts.len; i++) {
+    Const *k = G->m->consts.items[i];
+    if (!k->used || !k->captured) continue;
+    sb_puts(out, any ? "" : "\n");
+    emit_captured_array(G, k, out);
+    any = true;
+  }
+}
+
 /* The declaration of a variable holding a constant array: a pointer to its first row, so
  * that c[i][j] indexes it as the array itself. */
 void emit_const_array_decl(Gen *G, StrBuf *out, const Type *t, const char *name) {

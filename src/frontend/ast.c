@@ -212,6 +212,10 @@ static void dump_const_array(StrBuf *sb, const ConstArray *a) {
   sb_puts(sb, a->ndim == 1 ? ",)\n" : ")\n");
 }
 
+static void dump_captured(StrBuf *sb, const CapturedArray *c) {
+  sb_printf(sb, "  Captured %s %dd %c at 0x%llx\n", c->dtype->name, c->ndim, c->layout, (unsigned long long)c->address);
+}
+
 /* The specializations of template f, then those of its instances (depth-first). */
 static void dump_specs(StrBuf *sb, const Function *f) {
   for (size_t j = 0; j < f->specs.len; j++) dump_function(sb, f->specs.items[j]);
@@ -224,6 +228,7 @@ void ast_dump(StrBuf *sb, const Module *m, bool typed) {
     const Const *k = m->consts.items[i];
     sb_printf(sb, "Const %s\n", k->name);
     if (k->array) dump_const_array(sb, k->array);
+    else if (k->captured) dump_captured(sb, k->captured);
     else dump_expr(&p, k->value, 1);
   }
   for (size_t i = 0; i < m->funcs.len; i++) {

@@ -389,6 +389,20 @@ struct RecordDtype {
   bool aligned;            /* align=True: offsets and size padded as a C struct's */
 };
 
+/* A device array a kernel reads from a Python global (Numba's capture of an object with
+ * __cuda_array_interface__): its memory by address, as Numba embeds the pointer, so a kernel sees
+ * what is written there later; its shape and strides are frozen when the kernel is compiled. The
+ * Python package writes `NAME = cuda._captured_array(ADDRESS, SHAPE, STRIDES, TYPESTR)` for it
+ * (lower_captured.c). */
+typedef struct CapturedArray {
+  uint64_t address;        /* of element [0, ...] */
+  const Type *dtype;       /* a number type singleton */
+  int ndim;
+  int64_t shape[P2C_MAX_NDIM];
+  int64_t strides[P2C_MAX_NDIM];   /* in bytes */
+  char layout;             /* 'C', 'F' or 'A', from the strides (p2c_array_layout) */
+} CapturedArray;
+
 struct Const {
   const char *name;
   Loc loc;
@@ -397,6 +411,8 @@ struct Const {
   const Type *scalar;      /* a NumPy scalar's type (np.float32(2.5) is float32), or NULL:
                               the value has its Python type (int64, float64, bool, a tuple) */
   ConstArray *array;       /* a module-level NumPy array, or NULL */
+  CapturedArray *captured; /* a captured device array (value is then an EX_CONST naming this
+                              constant, as for an array), or NULL */
   RecordDtype *record;     /* a module-level record dtype (value is then an EX_CONST naming
                               this constant, as for an array), or NULL */
   const Type *record_type; /* typeinfer: the record type of an array of records (array) */
@@ -447,6 +463,9 @@ static inline bool expr_is_field(const Expr *e) {
 static inline bool expr_is_array_attr(const Expr *e) {
   return e->kind == EX_ATTR && e->kids[0]->ty && e->kids[0]->ty->kind == TY_ARRAY;
 }
+/* A constant whose value is an EX_CONST naming itself, not a literal: an array (constant or
+ * captured) or a record dtype. Scalar-only code looks through the others to their literals. */
+static inline bool const_names_itself(const Const *k) { return k->array || k->captured || k->record; }
 /* An assignment target that stores into memory: an element or a record's field. */
 static inline bool expr_is_store(const Expr *e) { return e->kind == EX_INDEX || e->kind == EX_ATTR; }
 

@@ -110,6 +110,14 @@ static bool lower_module_array(Lowerer *L, TSNode left, TSNode right) {
   return true;
 }
 
+/* NAME = cuda._captured_array(...): a device array captured from a Python global. */
+static bool lower_module_captured(Lowerer *L, TSNode left, TSNode right) {
+  bool is_one;
+  CapturedArray *c = lower_captured_array(L, right, &is_one);
+  if (c) add_self_named_const(L, left)->captured = c;
+  return is_one;
+}
+
 /* NAME = np.dtype([...]): a record dtype (lower_record.c), which shared and local arrays take. */
 static bool lower_module_record(Lowerer *L, TSNode left, TSNode right) {
   const char *why;
@@ -146,7 +154,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   TSNode right = lower_field(L, n, F_right);
   if (ts_node_is_null(right) || !node_is(L, left, K_identifier)) return;
   if (node_is(L, right, K_assignment)) return;   /* a = b = ...: left as other globals */
-  if (lower_declare_device(L, left, right)) return;
+  if (lower_declare_device(L, left, right) || lower_module_captured(L, left, right)) return;
   TSNode *value = arena_alloc(L->a, sizeof *value);
   *value = right;
   strmap_put(&L->value_by_name, node_str(L, left), value);

@@ -221,6 +221,9 @@ Expr *fold_const_value(Lowerer *L, TSNode n, const Type **numpy_type, const char
  * of those), evaluated now; NULL when it is no such constructor or cannot be evaluated, and
  * then *why says why for a NumPy call (NULL for anything else). Reports no diagnostics. */
 ConstArray *lower_const_array(Lowerer *L, TSNode n, const char **why);
+/* NAME = cuda._captured_array(...) (lower_captured.c): *is_one says whether `right` is that
+ * call; the array it describes, or NULL after a diagnostic when it is one. */
+CapturedArray *lower_captured_array(Lowerer *L, TSNode right, bool *is_one);
 /* A dtype argument at n (np.float32, numba.int32, float, 'f4'): its scalar type, or NULL. */
 const Type *lower_dtype_of(Lowerer *L, TSNode n);
 /* NAME = np.dtype([(name, dtype[, shape]), ...], align=...) at module level (lower_record.c):

@@ -513,7 +513,7 @@ static Folded fold_tuple(Lowerer *L, TSNode n) {
 static Folded fold_name(Lowerer *L, TSNode n) {
   const char *name = node_str(L, n);
   Const *k = find_const(L, name);
-  if (k && k->array) return (Folded){0};
+  if (k && const_names_itself(k)) return (Folded){0};
   if (k && k->value->kind == EX_TUPLE) return (Folded){.ok = true, .tuple = k->value};
   if (k && is_literal(k->value)) return number(literal_num(k->value), k->scalar);
   if (k) return (Folded){0};

@@ -1189,6 +1189,9 @@ static const Type *infer_expr_kind(Infer *I, Expr *e) {
   case EX_VAR: return infer_var(I, e);
   case EX_CONST: {
     if (e->konst->array) return infer_const_array(I, e->konst);
+    if (e->konst->captured)   /* writable memory, as Numba's captured device array */
+      return type_array(I->tt, e->konst->captured->dtype, e->konst->captured->ndim,
+                        e->konst->captured->layout, MEM_GLOBAL, NULL);
     if (e->konst->record) {
       const Type *r = record_dtype_of(I->c, I->tt, e->konst, e->loc);
       return r ? type_dtype(I->tt, r) : NULL;

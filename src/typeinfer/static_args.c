@@ -37,7 +37,7 @@ static bool is_literal(const Expr *e) {
     for (int i = 0; i < e->nkids; i++)
       if (!is_literal(e->kids[i])) return false;
     return true;
-  case EX_CONST: return !e->konst->array && !e->konst->record;
+  case EX_CONST: return !const_names_itself(e->konst);
   default: return false;
   }
 }
@@ -56,7 +56,7 @@ static ArgKind arg_kind(const Expr *e) {
 
 /* Whether e is (or is a unary minus of) a literal, and its truth as Python's bool() gives it. */
 static bool literal_truth(const Expr *e, bool *out) {
-  if (e->kind == EX_CONST && !e->konst->array && !e->konst->record) e = e->konst->value;
+  if (e->kind == EX_CONST && !const_names_itself(e->konst)) e = e->konst->value;
   if (e->kind == EX_UNARY && (e->op == OP_NEG || e->op == OP_POS)) e = e->kids[0];
   switch (e->kind) {
   case EX_BOOL:

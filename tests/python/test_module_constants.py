@@ -54,3 +54,30 @@ def test_the_package_and_the_command_line_freeze_alike(launch, module_file, tmp_
     assert got_cli.dtype == got_py.dtype
     assert got_cli.tobytes() == got_py.tobytes(), (got_cli, got_py)
     assert np.any(got_py != 0)
+
+
+class _Float64Repr(float):
+    """A float subclass whose repr is a call, as NumPy 2 writes np.float64 (a float subclass):
+    np.float64(6.283185307179586)."""
+
+    def __repr__(self):
+        return "np.float64(%s)" % float.__repr__(self)
+
+
+TWO_PI = _Float64Repr(6.283185307179586)
+HALF_I = complex(0.5, _Float64Repr(-1.25))
+
+
+def test_a_float_subclass_is_frozen_as_its_value():
+    # numba-cuda's random.py has TWO_PI_FLOAT64 = np.float64(2 * math.pi); under NumPy 2 its
+    # repr named a call the translator refused (numba-cuda's test_random, float64 normals).
+    from pyk2cuda import cuda
+
+    @cuda.jit
+    def scaled(out):
+        out[0] = TWO_PI * 2.0
+        out[1] = HALF_I.imag
+
+    out = np.zeros(2)
+    scaled[1, 1](out)
+    assert out.tolist() == [6.283185307179586 * 2.0, -1.25]
