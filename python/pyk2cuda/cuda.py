@@ -621,10 +621,9 @@ def _warn_debug_opt(debug, opt):
     support: pyk2cuda's debug=True compiles with NVRTC's -G, which turns optimization off."""
     if debug and opt:
         import warnings
-        from .numba_names import NumbaInvalidConfigWarning
-        warnings.warn(NumbaInvalidConfigWarning(
-            "debug=True with opt=True (the default) is not supported by CUDA. This may result in "
-            "a crash - set debug=False or opt=False."))
+        cls = _numba_warning_class("NumbaInvalidConfigWarning")
+        warnings.warn(cls("debug=True with opt=True (the default) is not supported by CUDA. This "
+                          "may result in a crash - set debug=False or opt=False."), stacklevel=3)
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
@@ -765,9 +764,10 @@ def _numba_config(name, env=None, default=1):
     """A setting of Numba's config as Numba reads it: numba.core.config's attribute when the
     program has Numba's config loaded (its NUMBA_* environment, and what the program or
     override_config set since), else $NUMBA_<env or name>, an integer, with Numba's default."""
-    config = sys.modules.get("numba.core.config")
-    if config is not None and hasattr(config, name):
-        return getattr(config, name)
+    for module in ("numba.cuda.core.config", "numba.core.config"):   # numba-cuda's, then Numba's
+        config = sys.modules.get(module)
+        if config is not None and hasattr(config, name):
+            return getattr(config, name)
     try:
         return int(os.environ.get("NUMBA_" + (env or name), str(default)))
     except ValueError:
@@ -780,10 +780,19 @@ def _performance_warning(message):
     checks naming it work: Numba's own when the program imported Numba, else pyk2cuda's
     (numba_names, which python3 -m pyk2cuda answers `numba.core.errors` with)."""
     import warnings
+    warnings.warn(_numba_warning_class("NumbaPerformanceWarning")(message), stacklevel=3)
+
+
+def _numba_warning_class(name):
+    """Numba's warning class `name` as the program knows it, so that its filters and
+    pytest.warns(...) catch ours: numba-cuda's (numba.cuda.core.errors), else Numba's
+    (numba.core.errors), where the program has loaded them, else pyk2cuda's (numba_names)."""
     from . import numba_names
-    errors = sys.modules.get("numba.core.errors")
-    cls = getattr(errors, "NumbaPerformanceWarning", None) or numba_names.NumbaPerformanceWarning
-    warnings.warn(cls(message), stacklevel=3)
+    for module in ("numba.cuda.core.errors", "numba.core.errors"):
+        cls = getattr(sys.modules.get(module), name, None)
+        if isinstance(cls, type) and issubclass(cls, Warning):
+            return cls
+    return getattr(numba_names, name)
 
 
 def _function_cache(func, options):
@@ -821,7 +830,9 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
         raise ValueError("link keyword invalid for device function")
     if debug is None and _numba_config("CUDA_DEBUGINFO_DEFAULT", "CUDA_DEBUGINFO", 0):
         debug = True   # Numba's default for debug=: $NUMBA_CUDA_DEBUGINFO, as its jit reads it
-    _warn_debug_opt(debug, options.get("opt", True))
+    if options.get("opt") is None:   # Numba's default for opt=: its OPT setting ($NUMBA_OPT) not 0
+        options["opt"] = _numba_config("OPT", default=3) != 0
+    _warn_debug_opt(debug, options["opt"])
     sanitize = bool(options.get("sanitize"))
     checks = _code_options(debug, options)
 

@@ -257,6 +257,11 @@ def from_dtype(dtype):
         return RecordType(dtype)
     if dtype.kind in "SU" and _charseq_of(dtype) is not None:
         return _charseq_of(dtype)
+    if dtype.kind in "mM":   # Numba's NPDatetime(unit), NPTimedelta(unit): one unit, no multiple
+        unit, count = numpy.datetime_data(dtype)
+        if count != 1:
+            raise TypeError("from_dtype: unsupported dtype %s (a unit with a multiple)" % dtype)
+        return ScalarType(dtype.name)   # 'datetime64[D]', 'timedelta64' (the generic unit)
     name = "bool" if dtype == numpy.bool_ else dtype.name
     if name not in _SPELLINGS:
         raise TypeError("from_dtype: unsupported dtype %s" % dtype)

@@ -17,6 +17,7 @@
 bool is_device_array(State *st, PyObject *o) { return Py_TYPE(o) == st->DeviceArray; }
 
 static PyObject *int_tuple(const int64_t *v, int n);
+static int typestr_type(const char *ts);
 
 /* The bytes an array's elements span, and the offset of element [0, ...] in them. */
 void array_span(int64_t item, int ndim, const int64_t *shape, const int64_t *strides, size_t *span,
@@ -658,6 +659,53 @@ static PyObject *make_view(DeviceArray *d, int ndim, const int64_t *shape, const
   return (PyObject *)v;
 }
 
+/* The scalar type of numpy.dtype(arg) (not a record's), or -1 with TypeError. */
+static int view_dtype(State *st, PyObject *arg) {
+  PyObject *np = state_numpy(st);
+  PyObject *dt = np ? PyObject_CallMethod(np, "dtype", "O", arg) : NULL;
+  PyObject *str = dt ? PyObject_GetAttrString(dt, "str") : NULL;
+  const char *ts = str && PyUnicode_Check(str) ? PyUnicode_AsUTF8(str) : NULL;
+  int t = ts ? typestr_type(ts) : -1;
+  if (ts && (t < 0 || t == P2C_RECORD)) {
+    PyErr_Format(PyExc_TypeError, "view(): dtype %s is not one device arrays view (numbers, "
+                 "datetimes, bytes and str)", ts);
+    t = -1;
+  }
+  Py_XDECREF(str);
+  Py_XDECREF(dt);
+  return t;
+}
+
+/* d.view(dtype): Numba's DeviceNDArray.view, the same memory read as another dtype. A dtype of
+ * another size rescales the last axis, which needs a C-contiguous array whose last axis's bytes
+ * the new size divides (Numba's ValueErrors, its texts). */
+static PyObject *da_view(DeviceArray *d, PyObject *arg) {
+  int t = view_dtype(d->st, arg);
+  if (t < 0) return NULL;
+  int n = d->a.ndim;
+  int64_t shape[P2C_MAX_NDIM], strides[P2C_MAX_NDIM];
+  memcpy(shape, d->a.shape, sizeof shape);
+  memcpy(strides, d->a.strides, sizeof strides);
+  int64_t was = (int64_t)p2c_dtype_size(d->a.dtype, d->a.record), now = (int64_t)p2c_dtype_size((P2cScalarType)t, NULL);
+  if (was != now) {
+    if (n == 0 || p2c_array_layout(was, n, shape, strides) != 'C')
+      return PyErr_Format(PyExc_ValueError, "To change to a dtype of a different size, the array must "
+                          "be C-contiguous");
+    if (shape[n - 1] * was % now != 0)
+      return PyErr_Format(PyExc_ValueError, "When changing to a larger dtype, its size must be a divisor "
+                          "of the total size in bytes of the last axis of the array.");
+    shape[n - 1] = shape[n - 1] * was / now;
+    strides[n - 1] = now;
+  }
+  DeviceArray *v = (DeviceArray *)make_view(d, n, shape, strides, d->a.data);
+  if (!v) return NULL;
+  v->a.dtype = (P2cScalarType)t;
+  v->a.record = NULL;
+  Py_CLEAR(v->np_dtype);   /* np_dtype_of makes it from the scalar type */
+  array_span(now, n, shape, strides, &v->span, &v->offset);
+  return (PyObject *)v;
+}
+
 /* One element, read to the host as a NumPy scalar. */
 static PyObject *read_scalar(DeviceArray *d, uint64_t data) {
   int64_t one = 1, stride = (int64_t)p2c_dtype_size(d->a.dtype, d->a.record);
@@ -777,6 +825,7 @@ static PyMethodDef da_methods[] = {
     {"transpose", (PyCFunction)da_transpose, METH_VARARGS,
      "transpose(*axes): Numba's (a 2-D array's is a new array, transposed)"},
     {"_reversed_axes", (PyCFunction)da_reversed_axes, METH_NOARGS, "the view with the axes reversed"},
+    {"view", (PyCFunction)da_view, METH_O, "view(dtype): the same memory as another dtype (Numba's)"},
     {"__array__", (PyCFunction)da_array, METH_VARARGS, "__array__(dtype=None): a host copy"},
     {"__reduce__", (PyCFunction)da_reduce, METH_NOARGS, "pickled as a host copy, rebuilt by to_device"},
     {NULL, NULL, 0, NULL},

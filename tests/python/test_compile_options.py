@@ -205,6 +205,36 @@ def test_debug_with_opt_warns_as_numba():
     assert len(w) == 1
 
 
+def test_debug_and_opt_follow_numbas_config():
+    """numba-cuda's jit: debug= defaults to config.CUDA_DEBUGINFO_DEFAULT and opt= to
+    config.OPT != 0 (numba-cuda's numba.cuda.core.config where loaded, else Numba's
+    numba.core.config, else $NUMBA_OPT); the warning is then of numba-cuda's class, as its
+    test_warning checks (test_no_warn_on_debug_and_opt_with_config, ...)."""
+    import sys
+    import types as pytypes
+    config = pytypes.SimpleNamespace(CUDA_DEBUGINFO_DEFAULT=1, OPT=0)
+    errors = pytypes.ModuleType("numba.cuda.core.errors")
+    errors.NumbaInvalidConfigWarning = type("NumbaInvalidConfigWarning", (UserWarning,), {})
+    saved = {name: sys.modules.get(name) for name in ("numba.cuda.core.config", "numba.cuda.core.errors")}
+    sys.modules["numba.cuda.core.config"], sys.modules["numba.cuda.core.errors"] = config, errors
+    try:
+        counts = []
+        for opt, kwargs in ((0, {}), (0, {"debug": True}), (2, {}), (2, {"opt": False}), (3, {"debug": False})):
+            config.OPT = opt
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                cuda.jit(**kwargs)
+            counts.append(len(w))
+            assert all(x.category is errors.NumbaInvalidConfigWarning for x in w)
+        assert counts == [0, 0, 1, 0, 0]
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
 def test_dispatcher_compile_and_numba_keys():
     """Dispatcher.compile(sig) makes the specialization now; inspect_asm answers to it, and its
     dict answers to Numba's keys (the tuple of argument types) as well as to signature text."""

@@ -68,3 +68,51 @@ def test_identity_is_equality():
     out = np.zeros(4, np.bool_)
     ident[1, 1](np.array([5, np.iinfo(np.int64).min], "m8[s]"), out)
     assert out.tolist() == [True, False, True, True]
+
+
+def test_view_reads_the_same_memory_as_numpys_view():
+    """DeviceArray.view(dtype), Numba's DeviceNDArray.view: what NumPy's view of the same array
+    gives (datetimes as int64, numba-cuda's test_datetime), the last axis rescaled for a dtype of
+    another size, and Numba's ValueErrors where the bytes do not divide or the array is not
+    C-contiguous; the view's gpu_data equals its array's."""
+    days = np.arange("2005-02", "2006-02", dtype="datetime64[D]")
+    for host, dtype in ((days, np.int64), (days - days[0], np.int64),
+                        (np.arange(12, dtype=np.float32).reshape(3, 4), np.uint8),
+                        (np.arange(12, dtype=np.float32).reshape(3, 4), np.float64),
+                        (np.arange(6, dtype=np.int64), "datetime64[s]")):
+        d = cuda.to_device(host)
+        v = d.view(dtype)
+        expected = host.view(dtype)
+        assert v.dtype == expected.dtype and v.shape == expected.shape, (host.dtype, dtype)
+        np.testing.assert_array_equal(v.copy_to_host(), expected)
+        assert v.gpu_data == d.gpu_data
+    with pytest.raises(ValueError, match="must be a divisor"):
+        cuda.to_device(np.zeros(3, np.float32)).view(np.float64)
+    with pytest.raises(ValueError, match="must be C-contiguous"):
+        cuda.to_device(np.zeros((4, 4), np.float32))[:, :2].view(np.float64)
+
+
+def test_from_dtype_of_datetimes_types_ufuncs():
+    """numba.np.numpy_support.from_dtype of datetime64[D] and timedelta64[D] (Numba's
+    NPDatetime('D'), NPTimedelta('D')): signatures of a vectorize and a guvectorize for CUDA,
+    whose results equal NumPy's (numba-cuda's test_datetime.test_ufunc and test_gufunc)."""
+    from pyk2cuda import guvectorize, vectorize
+    from pyk2cuda.types import from_dtype
+    datetime_t, timedelta_t = from_dtype(np.dtype("datetime64[D]")), from_dtype(np.dtype("timedelta64[D]"))
+    assert (str(datetime_t), str(timedelta_t)) == ("datetime64[D]", "timedelta64[D]")
+    with pytest.raises(TypeError, match="multiple"):
+        from_dtype(np.dtype("datetime64[10D]"))
+
+    @vectorize([(datetime_t, datetime_t)], target="cuda")
+    def timediff(start, end):
+        return end - start
+
+    @guvectorize([(datetime_t, datetime_t, timedelta_t[:])], "(),()->()", target="cuda")
+    def timediff_g(start, end, out):
+        out[0] = end - start
+
+    start = np.arange("2005-02", "2006-02", dtype="datetime64[D]")
+    end = start + np.arange(start.size) * 37 % 1000
+    for got in (timediff(start, end), timediff_g(start, end)):
+        assert got.dtype == np.dtype("timedelta64[D]")
+        np.testing.assert_array_equal(got, end - start)
