@@ -503,6 +503,51 @@ static void emit_print_raw_format(Gen *G, const Expr *call, int limit) {
   emit_line(G, "printf(%s);\n", sb_str(&fmt));
 }
 
+/* One item of print(): a string's bytes, a number's conversion and argument, or a tuple as
+ * Python writes it, "(1, (2, 3.000000), (4,))", each element an item of its own (Numba's CUDA
+ * print formats a tuple so). */
+static void put_print_item(Gen *G, Expr *a, StrBuf *fmt, StrBuf *args) {
+  if (a->kind == EX_STR) {
+    put_c_string_body(fmt, a->str, a->str_len, true);
+    return;
+  }
+  if (a->ty->kind == TY_TUPLE) {
+    sb_putc(fmt, '(');
+    for (int k = 0; k < a->ty->nelems; k++) {
+      sb_puts(fmt, k ? ", " : "");
+      put_print_item(G, tuple_elem_expr(G, a, k), fmt, args);
+    }
+    sb_puts(fmt, a->ty->nelems == 1 ? ",)" : ")");
+    return;
+  }
+  sb_puts(args, ", ");
+  sb_puts(fmt, print_conversion(a->ty));
+  if (a->ty->kind == TY_BOOL) {
+    emit_expr(G, a, args, P_OR);
+    sb_puts(args, " ? \"True\" : \"False\"");
+  } else if (a->ty->kind == TY_FLOAT || a->ty->kind == TY_HALF) {
+    sb_puts(args, "(double)");
+    if (a->ty->kind == TY_HALF) sb_puts(args, "p2c_float_of(");
+    emit_expr(G, a, args, a->ty->kind == TY_HALF ? P_ASSIGN : P_UNARY);
+    if (a->ty->kind == TY_HALF) sb_putc(args, ')');
+  } else {
+    sb_puts(args, a->ty->is_signed ? "(long long)" : "(unsigned long long)");
+    emit_expr(G, a, args, P_UNARY);
+  }
+}
+
+/* A tuple item of print() with effects, evaluated once into a temporary whose elements the
+ * printf reads; any other item as it is. */
+static Expr *print_item_once(Gen *G, Expr *a) {
+  if (a->ty->kind != TY_TUPLE || an_expr_is_pure(a)) return a;
+  Expr *t = temp_expr(G, a->ty);
+  StrBuf value;
+  sb_init(&value, G->a);
+  emit_expr(G, a, &value, P_ASSIGN);
+  emit_line(G, "%s = %s;\n", t->str, sb_str(&value));
+  return t;
+}
+
 /* print(a, b): one printf, items separated by spaces, as Numba's CUDA print does. The user's
  * strings are escaped piece by piece (with % doubled); conversions are written between them, so
  * nothing in a string can become a conversion. */
@@ -517,26 +562,8 @@ static void emit_print(Gen *G, const Expr *call) {
   sb_init(&args, G->a);
   sb_putc(&fmt, '"');
   for (int i = 1; i < call->nkids; i++) {
-    const Expr *a = call->kids[i];
-    if (i > 1) sb_putc(&fmt, ' ');
-    if (a->kind == EX_STR) {
-      put_c_string_body(&fmt, a->str, a->str_len, true);
-      continue;
-    }
-    sb_puts(&args, ", ");
-    sb_puts(&fmt, print_conversion(a->ty));
-    if (a->ty->kind == TY_BOOL) {
-      emit_expr(G, a, &args, P_OR);
-      sb_puts(&args, " ? \"True\" : \"False\"");
-    } else if (a->ty->kind == TY_FLOAT || a->ty->kind == TY_HALF) {
-      sb_puts(&args, "(double)");
-      if (a->ty->kind == TY_HALF) sb_puts(&args, "p2c_float_of(");
-      emit_expr(G, a, &args, a->ty->kind == TY_HALF ? P_ASSIGN : P_UNARY);
-      if (a->ty->kind == TY_HALF) sb_putc(&args, ')');
-    } else {
-      sb_puts(&args, a->ty->is_signed ? "(long long)" : "(unsigned long long)");
-      emit_expr(G, a, &args, P_UNARY);
-    }
+    sb_puts(&fmt, i > 1 ? " " : "");
+    put_print_item(G, print_item_once(G, call->kids[i]), &fmt, &args);
   }
   sb_puts(&fmt, "\\n\"");
   emit_line(G, "printf(%s%s);\n", sb_str(&fmt), sb_str(&args));

@@ -278,12 +278,31 @@ static void refuse_cuda_random(Lowerer *L, TSNode n, const char *path) {
              "create_xoroshiro128p_states; launch this kernel from Python", path);
 }
 
+/* cuda.threadIdx (blockIdx, blockDim, gridDim) as a value, Numba's Dim3: the tuple of its .x,
+ * .y and .z (the rows of those builtins), which print() writes as Numba does, "(1, 0, 0)".
+ * NULL where `path` has no such members. */
+static Expr *dim3_value(Lowerer *L, TSNode n, const char *path) {
+  Expr *kids[3];
+  for (int k = 0; k < 3; k++) {
+    const Builtin *b = builtin_lookup(arena_printf(L->a, "%s.%c", path, "xyz"[k]));
+    if (!b || b->id != BI_INDEX) return NULL;
+    kids[k] = new_expr(L, EX_BUILTIN, n);
+    kids[k]->builtin = b;
+  }
+  Expr *e = new_expr(L, EX_TUPLE, n);
+  e->kids = arena_dup(L->a, kids, sizeof kids);
+  e->nkids = 3;
+  return e;
+}
+
 static Expr *builtin_expr(Lowerer *L, TSNode n, const Resolved *r) {
   if (r->builtin && r->builtin->kind != BK_MODULE && r->builtin->kind != BK_DECORATOR) {
     Expr *e = new_expr(L, EX_BUILTIN, n);
     e->builtin = r->builtin;
     return e;
   }
+  Expr *dim3 = r->path && builtin_is_namespace(r->path) ? dim3_value(L, n, r->path) : NULL;
+  if (dim3) return dim3;
   if (builtin_is_namespace(r->path))
     diag_error(L->c, node_loc(L, n), "E-not-value", "module '%s' cannot be used as a value", r->path);
   else if (strncmp(r->path, "numba.cuda.random.", 18) == 0)

@@ -899,14 +899,40 @@ const Type *infer_len_call(Infer *I, Expr *e, const Type **t) {
   return NULL;
 }
 
+/* The numbers print() writes for a value of type t (a tuple's, nested ones included, each an item
+ * of its own, as Numba's CUDA print formats them), or -1 for a type it cannot print. */
+static int print_leaves(const Type *t) {
+  if (type_is_number(t) || type_is_half(t)) return 1;
+  if (t->kind != TY_TUPLE) return -1;
+  int n = 0;
+  for (int k = 0; k < t->nelems; k++) {
+    int m = print_leaves(t->elems[k]);
+    if (m < 0) return -1;
+    n += m;
+  }
+  return n;
+}
+
 /* print(...) */
 const Type *infer_print_call(Infer *I, Expr *e, const Type **t) {
-  for (int i = 1; i < e->nkids; i++)
-    if (t[i]->kind != TY_STR && !type_is_number(t[i]) && !type_is_half(t[i])) {
-      TERR(I, e->kids[i]->loc, "E-print", "print() of %s is not supported (strings and numbers only)",
-           t[i]->name);
+  enum { MAX_TUPLE_PRINT_ITEMS = 32 };   /* CUDA's printf takes 32 arguments */
+  int in_tuples = 0;
+  bool tuples = false;
+  for (int i = 1; i < e->nkids; i++) {
+    int n = t[i]->kind == TY_STR ? 0 : print_leaves(t[i]);
+    if (n < 0) {
+      TERR(I, e->kids[i]->loc, "E-print", "print() of %s is not supported (strings, numbers and "
+           "tuples of numbers only)", t[i]->name);
       return NULL;
     }
+    in_tuples += n;
+    tuples = tuples || t[i]->kind == TY_TUPLE;
+  }
+  if (tuples && in_tuples > MAX_TUPLE_PRINT_ITEMS) {
+    TERR(I, e->loc, "E-print", "print() of tuples holding %d numbers in all: CUDA's printf takes at "
+         "most %d", in_tuples, MAX_TUPLE_PRINT_ITEMS);
+    return NULL;
+  }
   if (e->nkeywords) TERR(I, e->keywords[0].loc, "E-keyword", "print() keywords (sep, end) are not supported");
   return &type_void;
 }

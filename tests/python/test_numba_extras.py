@@ -180,3 +180,44 @@ def test_print_of_more_than_32_items_is_numbas_raw_format(tmp_path):
     assert ("%s:11: NumbaWarning: CUDA print() cannot print more than 32 items. The raw format "
             "string will be emitted by the kernel instead." % script) in err
     assert "%s:20: NumbaWarning: CUDA print() cannot" % script in err
+
+
+def test_print_of_tuples_and_dim3_as_numbas_cuda_print(tmp_path):
+    """print() of a tuple writes it as Python does, each number formatted as Numba's CUDA print
+    formats an item (%lld, %f: numba-cuda's test_print expects "(1, ((2, 4), 3.000000), (4,), 5)"
+    and "(1,)"), a tuple with effects evaluated once; print(cuda.threadIdx) writes Numba's Dim3,
+    "(x, y, z)" (the lines of every thread: test_print.test_dim3's np.ndindex order, sorted).
+    Numba's simulator prints Python's repr of the floats (3.0), so the expected lines are
+    numba-cuda's, from its test_print."""
+    script = tmp_path / "tuples.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from pyk2cuda import cuda\n"
+        "\n"
+        "@cuda.jit(device=True)\n"
+        "def bumped(a):\n"
+        "    a[0] += 1\n"
+        "    return (a[0], 2.5)\n"
+        "\n"
+        "@cuda.jit\n"
+        "def tuples(t, a):\n"
+        "    print(t)\n"
+        "    print((1,))\n"
+        "    print('pair', bumped(a), True)\n"
+        "\n"
+        "@cuda.jit\n"
+        "def dims():\n"
+        "    print(cuda.threadIdx, cuda.blockIdx)\n"
+        "\n"
+        "a = np.zeros(1, np.int64)\n"
+        "tuples[1, 1]((1, ((2, 4), 3.0), (4,), 5), a)\n"
+        "cuda.synchronize()\n"
+        "print('bumped', a[0])\n"
+        "dims[(1, 2), (2, 1, 2)]()\n"
+        "cuda.synchronize()\n")
+    rc, out, err = run_script([str(script)], env={"PYK2CUDA_DEVICE": "sim"})
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[:4] == ["(1, ((2, 4), 3.000000), (4,), 5)", "(1,)", "pair (1, 2.500000) True", "bumped 1"]
+    expected = ["%s (0, %d, 0)" % (t, b) for b in range(2) for t in np.ndindex(2, 1, 2)]
+    assert sorted(lines[4:]) == sorted(expected)
