@@ -1862,6 +1862,11 @@ HAS_NUMBA = importlib.util.find_spec("numba") is not None
 # get_ipc_handle (above), cuda.open_ipc_array, and the driver module's names for them.
 from . import ipc  # noqa: E402
 _core.DeviceArray.gpu_data = property(ipc.gpu_data, doc="the device memory the array's elements span")
+# device_ctypes_pointer: the extension's int, as an int with ctypes' .value (numba-cuda's tests
+# read `.value` of its c_size_t; Numba 0.56's with NVIDIA's bindings compare it as an int).
+_c_pointer = _core.DeviceArray.device_ctypes_pointer
+_core.DeviceArray.device_ctypes_pointer = property(lambda d: ipc.DevicePointer(_c_pointer.__get__(d)),
+                                                   doc=_c_pointer.__doc__)
 _core.DeviceArray.get_ipc_handle = ipc.array_ipc_handle
 open_ipc_array = ipc.open_ipc_array
 cudadrv.driver.IpcHandle, cudadrv.driver.MemoryPointer = ipc.IpcHandle, ipc.MemoryPointer

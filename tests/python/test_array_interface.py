@@ -55,6 +55,10 @@ def test_as_cuda_array_views_the_same_memory():
     w = cuda.as_cuda_array(Foreign(d))
     assert w is not d and w.shape == d.shape and w.dtype == d.dtype
     assert w.device_ctypes_pointer == d.device_ctypes_pointer == d.__cuda_array_interface__["data"][0]
+    # numba-cuda's device_ctypes_pointer is a ctypes c_size_t, read through .value (its
+    # test_cuda_array_interface's assertPointersEqual); pyk2cuda's is an int that has it too
+    assert w.device_ctypes_pointer.value == d.device_ctypes_pointer.value == d.__cuda_array_interface__["data"][0]
+    assert isinstance(d.device_ctypes_pointer, int)
     add.forall(w.size)(w, 7)                      # a write through the view ...
     np.testing.assert_array_equal(d.copy_to_host(), h + 7)   # ... is in the owner's memory
     add[1, 16](Foreign(d), 1)                     # a foreign object as a kernel argument
