@@ -37,6 +37,7 @@ from . import cuda
 from .cuda import vectorize, guvectorize
 from .cpu import jit, njit, prange   # Numba's meanings: CPU functions (cuda.jit makes kernels)
 from .stencil import stencil         # numba.stencil, computed by a generated kernel
+from .extending import literal_unroll   # numba.literal_unroll (a loop over a tuple)
 from .aot import build   # ahead-of-time bundles (docs/aot.md)
 
 __version__ = _core.version

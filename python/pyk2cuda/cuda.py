@@ -1931,6 +1931,10 @@ simulator = _submodule("simulator", "numba.cuda.simulator: pyk2cuda's vector_typ
                        vector_types=vector_types)
 SUBMODULES.update({"simulator": simulator, "simulator.vector_types": vector_types})
 SUBMODULES["cudadrv.devicearray"] = devicearray
+# numba.cuda.extending (register_jitable; Numba's extension API by name only), numba.cuda.misc.special
+# (literal_unroll) and numba.cuda.utils (PYVERSION): extending.py.
+from .extending import extending, misc, utils  # noqa: E402
+SUBMODULES.update({"extending": extending, "misc": misc, "misc.special": misc.special, "utils": utils})
 for _name, _module in SUBMODULES.items():
     sys.modules[__name__ + "." + _name] = _module
 _core._set_arg_hint(args.ArgHint)

@@ -3,7 +3,9 @@ answered by pyk2cuda's own runtime (cuda.SUBMODULES serves them as numba.cuda.cu
 numba.cuda.cudadrv.driver, .devicearray, .error, .nvvm, .runtime). A name not here is an
 AttributeError (an ImportError in `from ... import`) naming it; none comes from Numba.
 
-- driver: Stream, Event (pyk2cuda's), and CudaAPIError, the error of a driver call;
+- driver: Stream, Event (pyk2cuda's), CudaAPIError, the error of a driver call, and `driver`,
+  Numba's Driver object as far as scripts use it (Driver below); its cuXxx functions (Numba's
+  ctypes bindings) are not there: pyk2cuda calls the driver API from C;
 - devicearray: cuda.devicearray (DeviceNDArray, ...);
 - error: Numba's error classes, each pyk2cuda.Error (the one class of the C API's failures, whose
   .status_name says which tool failed), so `except CudaSupportError:` catches what it should;
@@ -79,8 +81,39 @@ LINKABLE = {name: _code_kind(name, kind) for name, kind in (
     ("Archive", "archive"), ("Object", "object"), ("LTOIR", "ltoir"))}
 LINKABLE["LinkableCode"] = LinkableCode
 
-driver = _module("driver", "numba.cuda.cudadrv.driver: streams, events and the driver's error.",
-                 Stream=_core.Stream, Event=_core.Event, CudaAPIError=_core.Error,
+class Driver:
+    """numba.cuda.cudadrv.driver.driver, Numba's one Driver object: whether a device is there,
+    how many, and each one (cuda.gpus' devices: the simulator counts as one, as cuda.gpus says).
+    Numba's driver also answers each CUDA driver function by its name (driver.cuMemcpyHtoD...),
+    its ctypes binding; pyk2cuda calls the driver API from C, so such a name is an
+    AttributeError naming it, and replacing one changes nothing that pyk2cuda does."""
+
+    @property
+    def is_available(self):
+        from . import cuda
+        return cuda.is_available()
+
+    def get_device_count(self):
+        from . import cuda
+        return len(cuda.gpus)
+
+    def get_device(self, devnum=0):
+        from . import cuda
+        return cuda.gpus[devnum]
+
+    def list_devices(self):
+        from . import cuda
+        return list(cuda.gpus)
+
+    def reset(self):
+        """Numba's release of every device's context (cuda.close())."""
+        from . import cuda
+        cuda.close()
+
+
+driver = _module("driver", "numba.cuda.cudadrv.driver: streams, events, the driver object and its error.",
+                 Stream=_core.Stream, Event=_core.Event, CudaAPIError=_core.Error, Driver=Driver,
+                 driver=Driver(),
                  _have_nvjitlink=lambda: False,   # pyk2cuda links CUDA C by compiling it, with no nvJitLink
                  # Handles are ints (a stream's .handle, an array's device_ctypes_pointer), as
                  # with the NVIDIA bindings, so Numba's scripts read them with int(...).

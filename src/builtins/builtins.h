@@ -62,6 +62,7 @@ typedef enum BuiltinId {
   BI_OPERATOR,       /* BK_OPERATOR rows */
   BI_ABS, BI_MIN, BI_MAX, BI_CAST, BI_ROUND, BI_LEN, BI_RANGE, BI_PRINT,
   BI_ENUMERATE, BI_ZIP,   /* only as the iterable of a for loop, like range */
+  BI_LITERAL_UNROLL,       /* numba's literal_unroll(t): only as a for loop's iterable, lowered to t */
   BI_COMPLEX,              /* complex(re, im) */
   BI_TUPLE,                /* tuple(t) of a tuple: t itself */
   BI_CMATH,                /* cmath functions: c64 is the prelude function for both complex types */

@@ -182,6 +182,10 @@ static const Builtin table[] = {
     /* numba.jit and njit: CPU functions when called from the host, device functions in kernels */
     {.path = "numba.jit", .kind = BK_DECORATOR, .id = BI_JIT},
     {.path = "numba.njit", .kind = BK_DECORATOR, .id = BI_JIT},
+    /* register_jitable: a plain function that jitted code calls, as a @jit function is */
+    {.path = "numba.extending.register_jitable", .kind = BK_DECORATOR, .id = BI_JIT},
+    {.path = "numba.core.extending.register_jitable", .kind = BK_DECORATOR, .id = BI_JIT},
+    {.path = "numba.cuda.extending.register_jitable", .kind = BK_DECORATOR, .id = BI_JIT},
     /* numba.stencil: compiled by the Python package (python/pyk2cuda/stencil.py), not here: a
      * use of such a function is E-stencil, saying where to see its code */
     {.path = "numba.stencil", .kind = BK_DECORATOR, .id = BI_STENCIL},
@@ -433,6 +437,13 @@ static const Builtin table[] = {
        NULL),
     FN("builtins.enumerate", BI_ENUMERATE, 1, 2, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),
     FN("builtins.zip", BI_ZIP, 1, 127, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),
+    /* numba's literal_unroll(t), under its three import paths: `for x in literal_unroll(t)` is
+     * lowered to a loop over the tuple t (lower_for, infer_unrolled) */
+    FN("numba.literal_unroll", BI_LITERAL_UNROLL, 1, 1, BF_CHECKS_ARITY, infer_loop_only_call, NULL),
+    FN("numba.misc.special.literal_unroll", BI_LITERAL_UNROLL, 1, 1, BF_CHECKS_ARITY, infer_loop_only_call,
+       NULL),
+    FN("numba.cuda.misc.special.literal_unroll", BI_LITERAL_UNROLL, 1, 1, BF_CHECKS_ARITY,
+       infer_loop_only_call, NULL),
     FN("builtins.tuple", BI_TUPLE, 1, 1, 0, infer_tuple_call, emit_tuple_call),
     FN("builtins.complex", BI_COMPLEX, 1, 2, BF_CHECKS_ARITY, infer_complex_ctor_call,
        emit_complex_ctor_call),

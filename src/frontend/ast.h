@@ -162,6 +162,7 @@ struct Stmt {
   Block body, orelse;
   RangeFacts range;        /* ST_FOR_RANGE, set by the analysis phase */
   bool parallel;           /* ST_FOR_RANGE over numba.prange (its row's BF_PARALLEL) */
+  bool unroll;             /* ST_FOR_ITER over literal_unroll(value): value must be a tuple */
   /* ST_FOR_RANGE over prange in a host entry of a parallel=True function, whose iterations the
    * analysis found may run on several cores (parallel.c); NULL: it runs as range. */
   const struct ParallelLoop *par;

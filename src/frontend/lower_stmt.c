@@ -195,7 +195,20 @@ static bool is_loop_target(const Expr *e) {
   return true;
 }
 
-/* for x in range(...) / for x in array / for i, x in enumerate(...) / zip(...) */
+/* The iterable of `for x in literal_unroll(t)` (numba's): t, which the loop iterates as Numba
+ * does (infer_unrolled checks that it is a tuple); NULL after an error. */
+static Expr *lower_unrolled(Lowerer *L, TSNode call) {
+  Expr *e = lower_expr(L, call);
+  if (!e) return NULL;
+  if (e->nkids != 2 || e->nkeywords) {
+    diag_error(L->c, e->loc, "E-arity", "literal_unroll() takes one positional argument");
+    return NULL;
+  }
+  return e->kids[1];
+}
+
+/* for x in range(...) / for x in array / for i, x in enumerate(...) / zip(...) /
+ * literal_unroll(tuple) */
 static Stmt *lower_for(Lowerer *L, TSNode n) {
   if (reject_loop_else(L, n)) return NULL;
   TSNode left = lower_field(L, n, F_left);
@@ -205,8 +218,8 @@ static Stmt *lower_for(Lowerer *L, TSNode n) {
   s->var = name ? find_var(L, node_str(L, left)) : -1;
   Resolved r;
   TSNode callee = lower_field(L, right, F_function);
-  bool range = node_is(L, right, K_call) && resolve_dotted(L, callee, &r) && r.builtin &&
-               r.builtin->id == BI_RANGE;
+  bool builtin = node_is(L, right, K_call) && resolve_dotted(L, callee, &r) && r.builtin;
+  bool range = builtin && r.builtin->id == BI_RANGE;
   if (!range || !name) {
     Expr *target = lower_expr(L, left);
     if (!target) return NULL;
@@ -232,7 +245,8 @@ static Stmt *lower_for(Lowerer *L, TSNode n) {
     s->step = nargs == 3 ? call->kids[3] : NULL;
     s->parallel = builtin_has(r.builtin, BF_PARALLEL);
   } else {
-    s->value = lower_expr(L, right);
+    s->unroll = builtin && r.builtin->id == BI_LITERAL_UNROLL;
+    s->value = s->unroll ? lower_unrolled(L, right) : lower_expr(L, right);
     if (!s->value) return NULL;
   }
   s->body = lower_loop_body(L, lower_field(L, n, F_body));

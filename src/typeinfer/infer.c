@@ -253,7 +253,7 @@ static void infer_for_range(Infer *I, Stmt *s) {
 
 /* for targets in iterable: the targets take the type of the values the iterable yields. */
 static void infer_for_iter(Infer *I, Stmt *s) {
-  const Type *t = infer_iterable(I, s->value);
+  const Type *t = s->unroll ? infer_unrolled(I, s->value) : infer_iterable(I, s->value);
   assign_target(I, &s->targets[0], t, s->loc);
   infer_block(I, &s->body);
 }

@@ -55,6 +55,9 @@ const Type *infer_range(Infer *I, Expr **parts);
  * array, its (N-1)-D views), a UniTuple's elements, range(), enumerate() and zip() of those
  * (infer_iter.c). NULL when unknown yet or after an error. */
 const Type *infer_iterable(Infer *I, Expr *it);
+/* The element type of t in `for x in literal_unroll(t)`: t must be a tuple of one element type
+ * (infer_iter.c). NULL after an error. */
+const Type *infer_unrolled(Infer *I, Expr *it);
 
 /* a[i, j], a[i], a[lo:hi, ::2], t[k] (infer_view.c): an element, a view or a tuple element. */
 const Type *infer_subscript(Infer *I, Expr *e);

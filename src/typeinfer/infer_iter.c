@@ -96,6 +96,26 @@ static const Type *iter_value(Infer *I, Expr *e) {
   return NULL;
 }
 
+/* The tuple of `for x in literal_unroll(t)`. Numba unrolls the loop, one copy of its body per
+ * element; pyk2cuda's loop reads the tuple at a run-time index, which means the same where the
+ * elements have one type, and is refused where they do not. Numba takes only a tuple here. */
+const Type *infer_unrolled(Infer *I, Expr *it) {
+  const Type *t = infer_expr(I, it);
+  if (!t) return NULL;
+  if (t->kind != TY_TUPLE) {
+    TERR(I, it->loc, "E-iterate", "literal_unroll() takes a tuple, not %s", t->name);
+    return NULL;
+  }
+  if (t->nelems == 0 || !type_tuple_uniform(t)) {
+    TERR(I, it->loc, "E-unsupported",
+         "literal_unroll() of %s: pyk2cuda iterates a tuple whose elements have one type (Numba "
+         "unrolls the loop for elements of different types, which pyk2cuda does not)", t->name);
+    return NULL;
+  }
+  if (it->kind == EX_CONST) it->konst->indexed = true;   /* read at a run-time index */
+  return it->yield_ty = t->elems[0];
+}
+
 const Type *infer_iterable(Infer *I, Expr *it) {
   const Type *t;
   if (is_iter_call(it, BI_RANGE)) t = iter_range(I, it);

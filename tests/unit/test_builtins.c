@@ -21,6 +21,7 @@
 
 static bool never_emitted(const Builtin *b) {
   return b->id == BI_LOCAL_ARRAY || b->id == BI_PRINT || b->id == BI_TIME_VALUE ||   /* its infer refuses */
+         b->id == BI_LITERAL_UNROLL ||   /* its for loop is lowered to a loop over its tuple */
          (b->facts & (BF_ITERABLE | BF_NEW_ARRAY));
 }
 
