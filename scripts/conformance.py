@@ -346,6 +346,16 @@ def _flatten(suite):
 
 # ---------------------------------------------------------------- the driver
 
+def _children_cpu():
+    """CPU seconds (user and system) of this process's finished children so far: a module's
+    worker and the compilers it ran. Beside a module's wall seconds it tells a module that is
+    slow from one that waited for a loaded machine's cores (numba-cuda's test_ufuncs: 1,777 s
+    wall at load 25-30, 169 s of CPU)."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _run_one(mode, path, build, out, timeout, suite, skips="sim"):
     env = dict(os.environ)
     env["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -354,14 +364,15 @@ def _run_one(mode, path, build, out, timeout, suite, skips="sim"):
         env["PYTHONPATH"] = os.path.join(build, "python")
         env["PYK2CUDA_DEVICE"] = "sim" if mode == "pyk2cuda" else "gpu"
         env["PYK2CUDA_CACHE_DIR"] = os.path.join(out, "cache")
-    t0 = time.time()
+    t0, cpu0 = time.time(), _children_cpu()
     try:
         p = subprocess.run([suite.python, os.path.abspath(__file__), "--one", mode, path, suite.name,
                             skips],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=timeout, cwd=out)
     except subprocess.TimeoutExpired:
-        return {"timeout": True, "tests": {}, "seconds": round(time.time() - t0, 1)}
+        return {"timeout": True, "tests": {}, "seconds": round(time.time() - t0, 1),
+                "cpu_seconds": round(_children_cpu() - cpu0, 1)}
     lines = p.stdout.decode(errors="replace").strip().splitlines()
     try:
         res = json.loads(lines[-1])
@@ -369,6 +380,7 @@ def _run_one(mode, path, build, out, timeout, suite, skips="sim"):
         res = {"tests": {}, "crash": "exit %d: %s" % (p.returncode,
                                                        _first_line(p.stderr.decode(errors="replace")))}
     res["seconds"] = round(time.time() - t0, 1)
+    res["cpu_seconds"] = round(_children_cpu() - cpu0, 1)
     return res
 
 
@@ -378,6 +390,13 @@ def counts(res):
         c[outcome] += 1
         c["run"] += outcome != "skip"
     return c
+
+
+def _progress_status(res):
+    """_status as the progress line says it: a timeout with its wall and CPU seconds."""
+    if res.get("timeout") and "cpu_seconds" in res:
+        return "timeout after %.0f s, %.0f s of CPU" % (res["seconds"], res["cpu_seconds"])
+    return _status(res)
 
 
 def _status(res):
@@ -800,7 +819,7 @@ def main(argv):
             results[mod]["list"] = _run_one("list", path, build, out, a.timeout, suite)
         print("%-40s %s" % (mod, "  ".join(
             "%s %d/%d pass%s" % (m, counts(results[mod][m])["pass"], counts(results[mod][m])["run"],
-                                 " (%s)" % _status(results[mod][m]) if _status(results[mod][m]) else "")
+                                 " (%s)" % _progress_status(results[mod][m]) if _status(results[mod][m]) else "")
             for m in mode_list)), flush=True)
     elapsed = time.time() - t0
     rerun = []
