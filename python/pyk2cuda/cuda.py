@@ -1629,11 +1629,11 @@ def is_available():
 
 
 def is_bfloat16_supported():
-    """Whether the device has bfloat16 arithmetic (numba-cuda's test): compute capability 8.0
-    or more on a GPU; False on the simulator, as on numba-cuda's. pyk2cuda's kernels have no
-    bfloat16 type either way (docs/python.md)."""
+    """Whether kernels can use bfloat16 (numba-cuda's test): True on pyk2cuda's simulator, which
+    computes it as the GPU does; on a GPU, whether its compute capability is 8.0 or more, as
+    numba-cuda answers (docs/python.md, "bfloat16")."""
     if _core.device_kind() != "gpu":
-        return False
+        return True
     return tuple(_core.device_info()["compute_capability"]) >= (8, 0)
 
 
@@ -1892,6 +1892,9 @@ compiler = _submodule("compiler", "numba.cuda.compiler: compile_ptx and compile_
                       compile_ptx=compile_ptx,
                       compile_ptx_for_current_device=compile_ptx_for_current_device)
 from .libdevice import libdevice, libdevicefuncs  # noqa: E402
+# numba.cuda.bf16 and numba.cuda._internal (its cuda_bf16): bfloat16's intrinsics.
+from . import bf16 as _bf16  # noqa: E402
+bf16, _internal = _bf16.bf16, _bf16._internal
 # numba.cuda.vectorizers: where numba.guvectorize(..., target='cuda') finds its builder.
 vectorizers = _submodule("vectorizers", "numba.cuda.vectorizers: the CUDA gufunc builder.",
                          CUDAGUFuncVectorize=CUDAGUFuncVectorize)
@@ -1914,6 +1917,7 @@ SUBMODULES = {"codegen": codegen, "vectorizers": vectorizers, "compiler": compil
               "vector_types": vector_types, "types": types, "np": np,
               "np.numpy_support": np.numpy_support, "typing": typing,
               "typing.typeof": typing.typeof, "libdevice": libdevice, "libdevicefuncs": libdevicefuncs}
+SUBMODULES.update(_bf16.SUBMODULES)
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
 # numba.cuda.cudadrv.devices (cuda.devices): the context of the device in use; reset() is
 # Numba's release of every context, which pyk2cuda keeps until the interpreter exits.

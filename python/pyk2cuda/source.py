@@ -678,6 +678,10 @@ def _named_import(name, value):
     numba_name = getattr(value, "_p2c_import", None)   # pyk2cuda's own numba names (prange)
     if isinstance(numba_name, str):
         return "import", "from numba import %s as %s" % (numba_name, name)
+    path = getattr(value, "_p2c_path", None)   # a name of a numba module the translator knows (bf16)
+    if isinstance(path, str):
+        module, _, last = path.rpartition(".")
+        return "import", "from %s import %s as %s" % (module, last, name)
     own = getattr(value, "__name__", None)
     if not isinstance(own, str):
         return None

@@ -276,6 +276,9 @@ def as_dtype(ty):
 
 
 void = none = VoidType("void")
+# numba-cuda's bfloat16 (numba.cuda.types.bfloat16, numba.cuda.bf16.bfloat16): a type kernels
+# compute with and convert to and from; not a signature's type (no NumPy dtype holds it).
+bfloat16 = ScalarType("bfloat16")
 for _name in _NUMBA_NAMES:
     globals()[_name] = ScalarType(_SPELLINGS[_name])
 del _name

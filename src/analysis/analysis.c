@@ -41,15 +41,18 @@ typedef struct Uses {
   Arena *a;
 } Uses;
 
-static bool mentions(const Type *t, TypeKind kind) {
+/* Whether t is, or holds, a type of kind `kind` (or, where `only` is given, that one type). */
+static bool mentions_of(const Type *t, TypeKind kind, const Type *only) {
   if (!t) return false;
-  if (t->kind == kind || (t->dtype && mentions(t->dtype, kind))) return true;
+  if ((t->kind == kind && (!only || t == only)) || (t->dtype && mentions_of(t->dtype, kind, only))) return true;
   for (int i = 0; i < t->nelems; i++)
-    if (mentions(t->elems[i], kind)) return true;
+    if (mentions_of(t->elems[i], kind, only)) return true;
   for (int i = 0; i < t->nfields; i++)
-    if (mentions(t->fields[i].type, kind)) return true;
+    if (mentions_of(t->fields[i].type, kind, only)) return true;
   return false;
 }
+
+static bool mentions(const Type *t, TypeKind kind) { return mentions_of(t, kind, NULL); }
 
 /* The record types inside t (an array's dtype, a tuple's elements), each listed once. */
 static void note_records(Analysis *an, const Type *t, Arena *a) {
@@ -66,7 +69,8 @@ static void note_records(Analysis *an, const Type *t, Arena *a) {
 static void note_type(Analysis *an, const Type *t, Arena *a) {
   if (!t || t->kind == TY_VOID || t->kind == TY_BOOL || t->kind == TY_INT || t->kind == TY_FLOAT) return;
   an->uses_complex = an->uses_complex || mentions(t, TY_COMPLEX);
-  an->uses_half = an->uses_half || mentions(t, TY_HALF);
+  an->uses_half = an->uses_half || mentions_of(t, TY_HALF, &type_float16);
+  an->uses_bf16 = an->uses_bf16 || mentions_of(t, TY_HALF, &type_bfloat16);
   an->uses_charseq = an->uses_charseq || mentions(t, TY_CHARSEQ);
   note_records(an, t, a);
 }
@@ -345,8 +349,8 @@ static void dump_function(StrBuf *sb, const char *kind, const Function *f) {
 }
 
 void analysis_dump(StrBuf *sb, const Analysis *an) {
-  sb_printf(sb, "Analysis: complex types %s, float16 %s\n", an->uses_complex ? "used" : "unused",
-            an->uses_half ? "used" : "unused");
+  sb_printf(sb, "Analysis: complex types %s, float16 %s%s\n", an->uses_complex ? "used" : "unused",
+            an->uses_half ? "used" : "unused", an->uses_bf16 ? ", bfloat16 used" : "");
   for (size_t i = 0; i < an->records.len; i++)
     sb_printf(sb, "Record %s: %s\n", an->records.items[i]->cname, an->records.items[i]->name);
   for (size_t i = 0; i < an->kernels.len; i++) dump_function(sb, "Kernel", an->kernels.items[i]);

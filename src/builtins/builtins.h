@@ -67,6 +67,9 @@ typedef enum BuiltinId {
   BI_TUPLE,                /* tuple(t) of a tuple: t itself */
   BI_CMATH,                /* cmath functions: c64 is the prelude function for both complex types */
   BI_FP16,                 /* cuda.fp16 intrinsics: c64 is the prelude function */
+  BI_BF16,                 /* numba.cuda.bf16 intrinsics: c64 is the prelude function, `result`
+                              the result type, proto the parameters' types (builtin_libdevice_type's
+                              letters, 'b' for bfloat16) */
   BI_TYPE,                 /* a scalar type (np.float32, numba.int32 ...) */
   BI_VECTOR,               /* a CUDA vector type's constructor (cuda.float32x4, cuda.float4) */
   BI_NP_ELEMENTWISE,       /* NumPy's comparison, logical, bitwise and extremum ufuncs: c64 is
@@ -166,6 +169,8 @@ typedef struct Builtin {
                                   ("__popcll"), the CUDA function or value ("atomicAdd") */
   const char *c32;             /* the float or 32-bit variant ("sqrtf", "__popc") */
   const char *c16;             /* math: the float16 variant ("p2c_hsin"), where numba-cuda has one */
+  const char *cb16;            /* math: the bfloat16 variant ("p2c_bf16_sin"), where numba.cuda.bf16
+                                  overloads the function (bfloat16 in, bfloat16 out) */
   const char *complex_row;     /* NumPy's math ufuncs: the path of the cmath row that computes
                                   them on complex numbers ("cmath.sin"), where NumPy has a loop */
   const char *helper_fn;       /* atomics: the prelude function for types CUDA C lacks */

@@ -75,6 +75,11 @@
 #define LIBM16(p, f, c32_, c16_) \
   {.path = p, .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = #f, .c32 = c32_, .c16 = c16_, \
    .fold1 = f, HOOKS(infer_math_call, emit_math_call)}
+/* ... and that numba.cuda.bf16 overloads for bfloat16 (cb16_: the prelude's function, TH_BF16_MATH) */
+#define LIBM16B(p, f, c32_, c16_, cb16_) \
+  {.path = p, .kind = BK_FUNC, .id = BI_MATH_UNARY, ARGS(1, 1), .c64 = #f, .c32 = c32_, .c16 = c16_, \
+   .cb16 = cb16_, .fold1 = f, HOOKS(infer_math_call, emit_math_call)}
+#define LIBMB(p, f, c32_, cb16_) LIBM16B(p, f, c32_, NULL, cb16_)
 #define LIBM2(p, f, c32_) \
   {.path = p, .kind = BK_FUNC, .id = BI_MATH_BINARY, ARGS(2, 2), .c64 = #f, .c32 = c32_, .fold2 = f, \
    HOOKS(infer_math_call, emit_math_call)}
@@ -133,6 +138,27 @@ static double fold_isfinite(double x) { return isfinite(x); }
 #define FP16_MATH(p, c) \
   {.path = p, .kind = BK_FUNC, .id = BI_FP16, ARGS(1, 1), .result = &type_float16, .c64 = c, \
    TH(TH_HALF_MATH), HOOKS(infer_fp16_call, emit_half_builtin_call)}
+
+/* numba.cuda.bf16's intrinsics: proto gives the parameters' types (infer_bf16_call's letters),
+ * r the result type, c the prelude's function (TH_BF16...; the math ones TH_BF16_MATH) */
+#define BF16(p, proto_, r, c) \
+  {.path = "numba.cuda.bf16." p, .kind = BK_FUNC, .id = BI_BF16, ARGS(sizeof proto_ - 1, sizeof proto_ - 1), \
+   .proto = proto_, .result = &r, .c64 = c, HOOKS(infer_bf16_call, emit_half_builtin_call)}
+#define BF16_MATH(p, c) \
+  {.path = "numba.cuda.bf16." p, .kind = BK_FUNC, .id = BI_BF16, ARGS(1, 1), .proto = "b", \
+   .result = &type_bfloat16, .c64 = c, TH(TH_BF16_MATH), HOOKS(infer_bf16_call, emit_half_builtin_call)}
+/* The four rounding modes of a conversion: to nearest even, toward zero, down, up */
+#define BF16_MODES(p, proto_, r, c) \
+  BF16(p "_rn", proto_, r, c "_rn"), BF16(p "_rz", proto_, r, c "_rz"), \
+  BF16(p "_rd", proto_, r, c "_rd"), BF16(p "_ru", proto_, r, c "_ru")
+/* An integer type's conversions both ways, in the four modes (T: its C type) */
+#define BF16_INT(name, letter, t, T) \
+  BF16_MODES(name "_to_bfloat16", letter, type_bfloat16, "p2c_bf16_of"), \
+  BF16(name "_to_bfloat16", letter, type_bfloat16, "p2c_bf16_of_rn"), \
+  BF16("bfloat16_to_" name "_rn", "b", t, "p2c_bf16_to_rn<" T ">"), \
+  BF16("bfloat16_to_" name "_rz", "b", t, "p2c_bf16_to_rz<" T ">"), \
+  BF16("bfloat16_to_" name "_rd", "b", t, "p2c_bf16_to_rd<" T ">"), \
+  BF16("bfloat16_to_" name "_ru", "b", t, "p2c_bf16_to_ru<" T ">")
 
 /* numba.cuda.libdevice's functions (libdevice.def): each called by its C name on both targets,
  * typed by its prototype; the hooks read the prototype. */
@@ -272,15 +298,17 @@ static const Builtin table[] = {
     {.path = "numba.cuda.const.array_like", .kind = BK_FUNC, .id = BI_CONST_ARRAY_LIKE, ARGS(1, 1),
      FX(BF_NOT_REPEATED), HOOKS(infer_const_array_like_call, emit_const_array_like_call)},
 
-    LIBM16("math.sqrt", sqrt, "sqrtf", "p2c_hsqrt"), LIBM16("math.exp", exp, "expf", "p2c_hexp"),
-    LIBM16("math.exp2", exp2, "exp2f", "p2c_hexp2"),
-    LIBM("math.expm1", expm1, "expm1f"), LIBM16("math.log", log, "logf", "p2c_hlog"),
-    LIBM16("math.log2", log2, "log2f", "p2c_hlog2"), LIBM16("math.log10", log10, "log10f", "p2c_hlog10"),
-    LIBM("math.log1p", log1p, "log1pf"), LIBM16("math.sin", sin, "sinf", "p2c_hsin"),
-    LIBM16("math.cos", cos, "cosf", "p2c_hcos"), LIBM("math.tan", tan, "tanf"),
+    LIBM16B("math.sqrt", sqrt, "sqrtf", "p2c_hsqrt", "p2c_bf16_sqrt"),
+    LIBM16B("math.exp", exp, "expf", "p2c_hexp", "p2c_bf16_exp"),
+    LIBM16B("math.exp2", exp2, "exp2f", "p2c_hexp2", "p2c_bf16_exp2"),
+    LIBM("math.expm1", expm1, "expm1f"), LIBM16B("math.log", log, "logf", "p2c_hlog", "p2c_bf16_log"),
+    LIBM16("math.log2", log2, "log2f", "p2c_hlog2"),
+    LIBM16B("math.log10", log10, "log10f", "p2c_hlog10", "p2c_bf16_log10"),
+    LIBM("math.log1p", log1p, "log1pf"), LIBM16B("math.sin", sin, "sinf", "p2c_hsin", "p2c_bf16_sin"),
+    LIBM16B("math.cos", cos, "cosf", "p2c_hcos", "p2c_bf16_cos"), LIBM("math.tan", tan, "tanf"),
     LIBM("math.asin", asin, "asinf"), LIBM("math.acos", acos, "acosf"),
     LIBM("math.atan", atan, "atanf"), LIBM("math.sinh", sinh, "sinhf"),
-    LIBM("math.cosh", cosh, "coshf"), LIBM("math.tanh", tanh, "tanhf"),
+    LIBM("math.cosh", cosh, "coshf"), LIBMB("math.tanh", tanh, "tanhf", "p2c_bf16_tanh"),
     LIBM("math.asinh", asinh, "asinhf"), LIBM("math.acosh", acosh, "acoshf"),
     LIBM("math.atanh", atanh, "atanhf"), LIBM16("math.fabs", fabs, "fabsf", "p2c_habs"),
     LIBM("math.erf", erf, "erff"), LIBM("math.erfc", erfc, "erfcf"),
@@ -294,9 +322,12 @@ static const Builtin table[] = {
     LIBM2("math.fmod", fmod, "fmodf"), LIBM2("math.remainder", remainder, "remainderf"),
     LIBM2("math.nextafter", nextafter, "nextafterf"),
     SPLIT("math.modf", "modf", "modff", NULL), SPLIT("math.frexp", "frexp", "frexpf", &type_int32),
-    {MATH16_FIELDS("math.floor", BI_MATH_TO_INT, &type_int64, "floor", "floorf", "p2c_hfloor"), .fold1 = floor},
-    {MATH16_FIELDS("math.ceil", BI_MATH_TO_INT, &type_int64, "ceil", "ceilf", "p2c_hceil"), .fold1 = ceil},
-    {MATH16_FIELDS("math.trunc", BI_MATH_TO_INT, &type_int64, "trunc", "truncf", "p2c_htrunc"), .fold1 = trunc},
+    {MATH16_FIELDS("math.floor", BI_MATH_TO_INT, &type_int64, "floor", "floorf", "p2c_hfloor"), .fold1 = floor,
+     .cb16 = "p2c_bf16_floor"},
+    {MATH16_FIELDS("math.ceil", BI_MATH_TO_INT, &type_int64, "ceil", "ceilf", "p2c_hceil"), .fold1 = ceil,
+     .cb16 = "p2c_bf16_ceil"},
+    {MATH16_FIELDS("math.trunc", BI_MATH_TO_INT, &type_int64, "trunc", "truncf", "p2c_htrunc"), .fold1 = trunc,
+     .cb16 = "p2c_bf16_trunc"},
     {MATH_FIELDS("math.isnan", BI_MATH_PRED, 1, &type_bool, "isnan", "isnan"), .fold1 = fold_isnan},
     {MATH_FIELDS("math.isinf", BI_MATH_PRED, 1, &type_bool, "isinf", "isinf"), .fold1 = fold_isinf},
     {MATH_FIELDS("math.isfinite", BI_MATH_PRED, 1, &type_bool, "isfinite", "isfinite"), .fold1 = fold_isfinite},
@@ -477,6 +508,56 @@ static const Builtin table[] = {
     TY("numba.types.complex128", type_complex128),
     TY("numpy.float16", type_float16), TY("numpy.half", type_float16), TY("numba.float16", type_float16),
     TY("numba.types.float16", type_float16),
+
+    /* bfloat16 (numba-cuda's numba.cuda.bf16 and numba.cuda.types.bfloat16): the type, a
+     * constructor from any number (to nearest even), and numba.cuda.bf16's intrinsics, each
+     * rounding once as the GPU's bf16 instructions and cuda_bf16.h's functions do */
+    TY("numba.bfloat16", type_bfloat16), TY("numba.types.bfloat16", type_bfloat16),
+    TY("numba.cuda.bfloat16", type_bfloat16), TY("numba.cuda.types.bfloat16", type_bfloat16),
+    TY("numba.cuda.bf16.bfloat16", type_bfloat16),
+    MOD("numba.cuda.bf16"),
+    BF16("habs", "b", type_bfloat16, "p2c_bf16_abs"), BF16("hneg", "b", type_bfloat16, "p2c_bf16_neg"),
+    BF16("hadd", "bb", type_bfloat16, "p2c_bf16_add"), BF16("hsub", "bb", type_bfloat16, "p2c_bf16_sub"),
+    BF16("hmul", "bb", type_bfloat16, "p2c_bf16_mul"), BF16("hdiv", "bb", type_bfloat16, "p2c_bf16_div"),
+    BF16("hadd_rn", "bb", type_bfloat16, "p2c_bf16_add"), BF16("hsub_rn", "bb", type_bfloat16, "p2c_bf16_sub"),
+    BF16("hmul_rn", "bb", type_bfloat16, "p2c_bf16_mul"),
+    BF16("hadd_sat", "bb", type_bfloat16, "p2c_bf16_add_sat"),
+    BF16("hsub_sat", "bb", type_bfloat16, "p2c_bf16_sub_sat"),
+    BF16("hmul_sat", "bb", type_bfloat16, "p2c_bf16_mul_sat"),
+    BF16("hfma", "bbb", type_bfloat16, "p2c_bf16_fma"), BF16("hfma_sat", "bbb", type_bfloat16, "p2c_bf16_fma_sat"),
+    BF16("hfma_relu", "bbb", type_bfloat16, "p2c_bf16_fma_relu"),
+    BF16("heq", "bb", type_bool, "p2c_bf16_eq"), BF16("hne", "bb", type_bool, "p2c_bf16_ne"),
+    BF16("hge", "bb", type_bool, "p2c_bf16_ge"), BF16("hgt", "bb", type_bool, "p2c_bf16_gt"),
+    BF16("hle", "bb", type_bool, "p2c_bf16_le"), BF16("hlt", "bb", type_bool, "p2c_bf16_lt"),
+    BF16("hequ", "bb", type_bool, "p2c_bf16_equ"), BF16("hneu", "bb", type_bool, "p2c_bf16_neu"),
+    BF16("hgeu", "bb", type_bool, "p2c_bf16_geu"), BF16("hgtu", "bb", type_bool, "p2c_bf16_gtu"),
+    BF16("hleu", "bb", type_bool, "p2c_bf16_leu"), BF16("hltu", "bb", type_bool, "p2c_bf16_ltu"),
+    BF16("hmax", "bb", type_bfloat16, "p2c_bf16_max"), BF16("hmin", "bb", type_bfloat16, "p2c_bf16_min"),
+    BF16("hmax_nan", "bb", type_bfloat16, "p2c_bf16_max_nan"),
+    BF16("hmin_nan", "bb", type_bfloat16, "p2c_bf16_min_nan"),
+    BF16("hisnan", "b", type_bool, "p2c_bf16_isnan"), BF16("hisinf", "b", type_int32, "p2c_bf16_isinf"),
+    BF16("bfloat16_to_float32", "b", type_float32, "p2c_float_of"),
+    BF16("float32_to_bfloat16", "f", type_bfloat16, "p2c_bf16_of_rn"),
+    BF16("float64_to_bfloat16", "d", type_bfloat16, "p2c_bf16_of"),
+    BF16_MODES("float32_to_bfloat16", "f", type_bfloat16, "p2c_bf16_of"),
+    BF16("bfloat16_to_int8_rz", "b", type_int8, "p2c_bf16_to_rz<int8_t>"),
+    BF16("bfloat16_to_uint8_rz", "b", type_uint8, "p2c_bf16_to_rz<uint8_t>"),
+    BF16_INT("int16", "s", type_int16, "int16_t"), BF16_INT("uint16", "S", type_uint16, "uint16_t"),
+    BF16_INT("int32", "i", type_int32, "int32_t"), BF16_INT("uint32", "I", type_uint32, "uint32_t"),
+    BF16_INT("int64", "l", type_int64, "int64_t"), BF16_INT("uint64", "L", type_uint64, "uint64_t"),
+    BF16("bfloat16_as_int16", "b", type_int16, "p2c_bf16_as_int16"),
+    BF16("bfloat16_as_uint16", "b", type_uint16, "p2c_bf16_as_uint16"),
+    BF16("int16_as_bfloat16", "s", type_bfloat16, "p2c_bf16_from_bits"),
+    BF16("uint16_as_bfloat16", "S", type_bfloat16, "p2c_bf16_from_bits"),
+    BF16_MATH("htrunc", "p2c_bf16_trunc"), BF16_MATH("hceil", "p2c_bf16_ceil"),
+    BF16_MATH("hfloor", "p2c_bf16_floor"), BF16_MATH("hrint", "p2c_bf16_rint"),
+    BF16_MATH("hsqrt", "p2c_bf16_sqrt"), BF16_MATH("hrsqrt", "p2c_bf16_rsqrt"),
+    BF16_MATH("hrcp", "p2c_bf16_rcp"), BF16_MATH("hlog", "p2c_bf16_log"),
+    BF16_MATH("hlog2", "p2c_bf16_log2"), BF16_MATH("hlog10", "p2c_bf16_log10"),
+    BF16_MATH("hcos", "p2c_bf16_cos"), BF16_MATH("hsin", "p2c_bf16_sin"),
+    BF16_MATH("hexp", "p2c_bf16_exp"), BF16_MATH("hexp2", "p2c_bf16_exp2"),
+    BF16_MATH("hexp10", "p2c_bf16_exp10"), BF16_MATH("htanh", "p2c_bf16_tanh"),
+    BF16_MATH("htanh_approx", "p2c_bf16_tanh"),
 
     /* cuda.fp16: float16 intrinsics, each rounding once as the GPU's f16 instructions do */
     MOD("numba.cuda.fp16"),

@@ -540,7 +540,7 @@ static void emit_kernel_descs(Gen *G, const Analysis *an, const char **ufunc_sym
 }
 
 /* The prelude's helpers for the types in use: complex wherever a complex type is named (values,
- * arrays, members), float16 likewise. */
+ * arrays, members), float16 and bfloat16 likewise. */
 static void use_type_helpers(Gen *G, const Analysis *an) {
   if (an->uses_complex) type_helper_use(&G->helpers, TH_COMPLEX);
   if (an->uses_charseq) type_helper_use(&G->helpers, TH_CHARSEQ);
@@ -548,6 +548,12 @@ static void use_type_helpers(Gen *G, const Analysis *an) {
     type_helper_use(&G->helpers, TH_HALF);
     type_helper_use(&G->helpers, TH_HALF_SIM);
     type_helper_use(&G->helpers, TH_HALF_OPS);
+  }
+  if (an->uses_bf16) {
+    type_helper_use(&G->helpers, TH_BF16);
+    type_helper_use(&G->helpers, TH_BF16_INT);
+    type_helper_use(&G->helpers, TH_BF16_OPS);
+    type_helper_use(&G->helpers, TH_BF16_EXT);
   }
 }
 

@@ -1368,8 +1368,9 @@ void emit_math_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
     return;
   }
   if (type_is_half(e->kids[1]->ty)) {
-    type_helper_use(&G->helpers, TH_HALF_MATH);
-    emit_half_call(G, b->c16, e, sb);
+    bool bf16 = type_is_bf16(e->kids[1]->ty);
+    type_helper_use(&G->helpers, bf16 ? TH_BF16_MATH : TH_HALF_MATH);
+    emit_half_call(G, bf16 ? b->cb16 : b->c16, e, sb);
     return;
   }
   bool f32 = e->kids[1]->ty == &type_float32;
@@ -1462,7 +1463,7 @@ void emit_abs_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   } else if (t->kind == TY_TIMEDELTA) {
     emit_time_abs(G, e, sb);
   } else if (t->kind == TY_HALF) {
-    emit_half_call(G, "p2c_habs", e, sb);
+    emit_half_call(G, t == &type_bfloat16 ? "p2c_bf16_abs" : "p2c_habs", e, sb);
   } else if (t->kind == TY_FLOAT) {
     sb_puts(sb, t == &type_float32 ? "fabsf(" : "fabs(");
     emit_expr(G, e->kids[1], sb, P_ASSIGN);

@@ -15,7 +15,7 @@ static const Type *cmath_arg_type(const Type *t) {
 }
 
 static bool require_numeric(Infer *I, const Expr *e, const Type *t) {
-  if (type_is_numeric(t)) return true;
+  if (type_is_numeric(t) && !type_is_bf16(t)) return true;   /* cmath has no bfloat16 */
   TERR(I, e->loc, "E-operand", "expected a number, got %s", t->name);
   return false;
 }
@@ -28,6 +28,11 @@ const Type *infer_complex_binary(Infer *I, Expr *e, const Type *a, const Type *b
     return NULL;
   }
   const Type *t = type_promote(a, b);
+  if (!t) {   /* bfloat16 */
+    TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s", op_python_spelling(e->op),
+         a->name, b->name);
+    return NULL;
+  }
   infer_coerce(I, &e->kids[0], t);
   infer_coerce(I, &e->kids[1], t);
   return t;

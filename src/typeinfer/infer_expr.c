@@ -2,7 +2,9 @@
  * and device functions. Each function returns the expression's type (NULL: not known yet, or
  * an error was reported) and, in the final pass, wraps operands in casts to the type the
  * operation computes in. */
+#include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "typeinfer/infer.h"
 
@@ -148,7 +150,7 @@ static const Type *infer_binary(Infer *I, Expr *e) {
   if (type_is_complex(t[0]) || type_is_complex(t[1])) return infer_complex_binary(I, e, t[0], t[1]);
   if (type_is_half(t[0]) || type_is_half(t[1])) {   /* float16, or the type it promotes to */
     const Type *h = infer_half_binary(I, e, &t[0], &t[1]);
-    if (!h || h == &type_float16) return h;
+    if (!h || h->kind == TY_HALF) return h;
   }
   if (!require_numbers(I, e, t[0], t[1])) return NULL;
   if (e->op == OP_POW && t[0]->kind == TY_FLOAT && t[1]->kind != TY_FLOAT) {
@@ -254,6 +256,11 @@ static bool pair_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type 
   if (op == OP_IN || op == OP_NOT_IN) return membership_ok(I, e, op, a, b);
   if (a->kind == TY_TUPLE || b->kind == TY_TUPLE) return tuple_compare_ok(I, e, op, a, b);
   if (type_is_complex(a) || type_is_complex(b)) return complex_compare_ok(I, e, op, a, b);
+  if ((type_is_bf16(a) || type_is_bf16(b)) && a != b) {   /* numba-cuda: bfloat16 with bfloat16 */
+    TERR(I, e->loc, "E-operand", "'%s' of %s and %s: bfloat16 compares with bfloat16 only "
+         "(convert the other operand with bfloat16(x))", op_python_spelling(op), a->name, b->name);
+    return false;
+  }
   if ((type_is_half(a) || type_is_half(b)) && type_is_numeric(a) && type_is_numeric(b))
     return true;   /* compared in their promoted type */
   if (type_is_time(a) || type_is_time(b)) return time_compare_ok(I, e, op, a, b);
@@ -693,9 +700,9 @@ static bool real_arg(Infer *I, Expr *e, int k, const Type *t) {
     return false;
   }
   if (type_is_half(t)) {
-    if (e->builtin->c16) return true;
-    TERR(I, e->kids[k]->loc, "E-operand", "%s() of float16 is not supported (convert with "
-         "float(x) first)", name);
+    if (type_is_bf16(t) ? e->builtin->cb16 != NULL : e->builtin->c16 != NULL) return true;
+    TERR(I, e->kids[k]->loc, "E-operand", "%s() of %s is not supported (convert with "
+         "float(x) first)", name, t->name);
     return false;
   }
   if (type_is_number(t)) return true;
@@ -711,6 +718,7 @@ static const Type *ufunc_loop_type(Infer *I, const Expr *e, const Type **elems, 
   if (loop) return loop;
   const char *name = builtin_display_name(b);
   const Type *p = type_promote(elems[0], elems[b->min_args - 1]);
+  if (!p) p = &type_bfloat16;   /* bfloat16 with another type: no NumPy loop either */
   if (b->id != BI_NP_ELEMENTWISE)
     TERR(I, at, "E-operand", "%s() takes real numbers, not %s", name, p->name);
   else if (b->min_args == 2 && elems[0] != elems[1] && elems[0]->kind == TY_INT && elems[1]->kind == TY_INT)
@@ -794,7 +802,7 @@ const Type *infer_math_call(Infer *I, Expr *e, const Type **t) {
   for (int i = 1; i <= n; i++)
     if (!real_arg(I, e, i, t[i])) return NULL;
   if (b->result == &type_bool && t[1]->kind != TY_FLOAT) return &type_bool;
-  if (type_is_half(t[1])) return t[1];   /* a c16 row: float16 in, float16 out (floor too) */
+  if (type_is_half(t[1])) return t[1];   /* a c16 (cb16) row: float16 (bfloat16) in and out, floor too */
   const Type *ft = type_math_float(t + 1, n);
   for (int i = 0; i < n; i++) infer_coerce(I, &e->kids[i + 1], ft);
   return b->result ? b->result : ft;
@@ -860,6 +868,11 @@ const Type *infer_minmax_call(Infer *I, Expr *e, const Type **t) {
   for (int i = 1; i < e->nkids; i++) {
     if (!type_is_half(t[i]) && !require_numbers(I, e->kids[i], t[i], NULL)) return NULL;
     u = type_promote(u, t[i]);
+    if (!u) {
+      TERR(I, e->kids[i]->loc, "E-operand", "%s() of bfloat16 with %s: convert one first", name,
+           t[i] == &type_bfloat16 ? t[1]->name : t[i]->name);
+      return NULL;
+    }
   }
   for (int i = 1; i < e->nkids; i++) infer_coerce(I, &e->kids[i], u);
   return u;
@@ -959,7 +972,37 @@ static const Type *cast_to(Infer *I, Expr *e, const Type **t, const Type *to) {
 }
 
 /* int(x), float(x), bool(x), np.float32(x): a cast to the row's type. */
+/* The value of float(s) for the string literal s as Python computes it, for the strings
+ * numba-cuda's kernels give it ("nan", "inf", "-inf", "infinity", any case and sign, blanks
+ * around); false for any other string. */
+static bool float_of_special(const char *s, size_t len, double *out) {
+  while (len && (*s == ' ' || *s == '\t')) s++, len--;
+  while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+  double sign = 1;
+  if (len && (*s == '+' || *s == '-')) sign = *s == '-' ? -1 : 1, s++, len--;
+  if ((len == 3 && strncasecmp(s, "nan", 3) == 0)) *out = copysign(NAN, sign);
+  else if ((len == 3 && strncasecmp(s, "inf", 3) == 0) || (len == 8 && strncasecmp(s, "infinity", 8) == 0))
+    *out = sign * INFINITY;
+  else return false;
+  return true;
+}
+
 const Type *infer_cast_builtin_call(Infer *I, Expr *e, const Type **t) {
+  const Expr *s = e->nkids == 2 ? e->kids[1] : NULL;
+  if (e->builtin->result == &type_float64 && e->builtin->kind == BK_FUNC && s && s->kind == EX_STR && !s->is_bytes) {
+    double v;   /* float("nan"), float("inf"): the constant, as Numba folds the literal */
+    if (!float_of_special(s->str, s->str_len, &v)) {
+      TERR(I, s->loc, "E-arg", "float() of a string is supported for 'nan', 'inf' and 'infinity' "
+           "(with a sign) only");
+      return NULL;
+    }
+    e->kind = EX_FLOAT;
+    e->fval = v;
+    e->str = NULL;
+    e->nkids = 0;
+    e->builtin = NULL;
+    return &type_float64;
+  }
   return cast_to(I, e, t, e->builtin->result);
 }
 

@@ -5,7 +5,12 @@
  * float16 has no //, %, ** or bit operations of its own, and the math module does not take it;
  * cuda.fp16 has the intrinsics (hadd ... hle), whose parameters are float16: a bool, int or
  * float argument converts to float16, as Numba's overload resolution converts it (an unsafe
- * conversion it allows: hmul(h, 2), hadd(h, x32)). */
+ * conversion it allows: hmul(h, 2), hadd(h, x32)).
+ *
+ * bfloat16 (numba-cuda's numba.cuda.bf16, whose typing comes from cuda_bf16.h's operators):
+ * bfloat16 op bfloat16 is bfloat16 for + - * / and the comparisons, and it mixes with no other
+ * type (cuda_bf16.h has no mixed operators; a value converts with bfloat16(x) or float32(b)).
+ * numba.cuda.bf16's intrinsics take the parameter types of their C functions (row proto). */
 #include "typeinfer/infer.h"
 
 static bool is_bit_op(Op op) {
@@ -15,13 +20,14 @@ static bool is_bit_op(Op op) {
 const Type *infer_half_binary(Infer *I, Expr *e, const Type **a, const Type **b) {
   const Type *t = type_arith(*a, *b);
   if (!t || is_bit_op(e->op)) {
-    TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s", op_python_spelling(e->op),
-         (*a)->name, (*b)->name);
+    TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s%s", op_python_spelling(e->op),
+         (*a)->name, (*b)->name, !t ? " (bfloat16 computes with bfloat16 only: convert with bfloat16(x) "
+         "or float32(b) first)" : "");
     return NULL;
   }
-  if (t == &type_float16 && e->op != OP_ADD && e->op != OP_SUB && e->op != OP_MUL && e->op != OP_DIV) {
-    TERR(I, e->loc, "E-operand", "'%s' on float16 is not supported (convert with float(x) first)",
-         op_python_spelling(e->op));
+  if (t->kind == TY_HALF && e->op != OP_ADD && e->op != OP_SUB && e->op != OP_MUL && e->op != OP_DIV) {
+    TERR(I, e->loc, "E-operand", "'%s' on %s is not supported (convert with float(x) first)",
+         op_python_spelling(e->op), t->name);
     return NULL;
   }
   infer_coerce(I, &e->kids[0], t);
@@ -49,6 +55,41 @@ const Type *infer_fp16_call(Infer *I, Expr *e, const Type **t) {
       return NULL;
     }
     infer_coerce(I, &e->kids[i], &type_float16);
+  }
+  return b->result;
+}
+
+/* The type a letter of a numba.cuda.bf16 row's proto stands for: b bfloat16, f float32,
+ * d float64, s/S int16/uint16, i/I int32/uint32, l/L int64/uint64. */
+static const Type *bf16_param_type(char letter) {
+  switch (letter) {
+  case 'b': return &type_bfloat16;
+  case 'f': return &type_float32;
+  case 'd': return &type_float64;
+  case 's': return &type_int16;
+  case 'S': return &type_uint16;
+  case 'i': return &type_int32;
+  case 'I': return &type_uint32;
+  case 'l': return &type_int64;
+  case 'L': return &type_uint64;
+  default: return NULL;
+  }
+}
+
+/* numba.cuda.bf16.hadd(a, b), bfloat16_to_int32_rz(b), int16_as_bfloat16(i) ...: a parameter
+ * takes a bool, int, float or bfloat16, converted as numba-cuda's overload resolution converts
+ * it (cuda_bf16.h's constructors and conversion operators: bfloat16_as_int16(i16) is the bits of
+ * bfloat16(i16), as numba-cuda's test_bfloat16 relies on). */
+const Type *infer_bf16_call(Infer *I, Expr *e, const Type **t) {
+  const Builtin *b = e->builtin;
+  for (int i = 1; i <= b->min_args; i++) {
+    const Type *p = bf16_param_type(b->proto[i - 1]);
+    if (!type_is_number(t[i]) && t[i] != &type_bfloat16) {
+      TERR(I, e->kids[i]->loc, "E-arg", "%s() takes %s as argument %d (or a number, converted), not %s",
+           builtin_display_name(b), p->name, i, t[i]->name);
+      return NULL;
+    }
+    infer_coerce(I, &e->kids[i], p);
   }
   return b->result;
 }

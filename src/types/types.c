@@ -24,6 +24,10 @@ SCALAR(type_float64, TY_FLOAT, P2C_FLOAT64, 64, true, "float64", "double");
 SCALAR(type_complex64, TY_COMPLEX, P2C_COMPLEX64, 64, true, "complex64", "p2c_complex64");
 SCALAR(type_complex128, TY_COMPLEX, P2C_COMPLEX128, 128, true, "complex128", "p2c_complex128");
 SCALAR(type_float16, TY_HALF, P2C_FLOAT16, 16, true, "float16", "p2c_half");
+/* bfloat16 (numba-cuda's numba.cuda.bf16): float32's exponent with 8 significant bits. A value
+ * inside kernels and device functions only: no public scalar type (its `scalar` is none of them,
+ * so no conversion rule matches it but its own), no signature spelling, no .npy dtype. */
+SCALAR(type_bfloat16, TY_HALF, P2C_SCALAR_TYPE_COUNT, 16, true, "bfloat16", "p2c_bf16");
 const Type type_void = {.kind = TY_VOID, .name = "none", .cname = "void"};
 const Type type_str = {.kind = TY_STR, .name = "unicode_type", .cname = "const char *"};
 const Type type_bytes = {.kind = TY_BYTES, .name = "readonly bytes(uint8, 1d, C)", .cname = "const char *"};
@@ -603,12 +607,14 @@ static const Type *promote_complex(const Type *a, const Type *b) {
   const Type *fa = a->kind == TY_COMPLEX ? type_complex_part(a) : a;
   const Type *fb = b->kind == TY_COMPLEX ? type_complex_part(b) : b;
   const Type *p = type_promote(fa, fb);
+  if (!p) return NULL;   /* bfloat16 */
   return type_complex_of(p->kind == TY_FLOAT ? p : &type_float64);
 }
 
 /* NumPy's promotion with float16: it holds bools and 8-bit ints; 16-bit ints need float32,
  * wider ones float64; with another float type the wider wins. */
 static const Type *promote_half(const Type *a, const Type *b) {
+  if (a == &type_bfloat16 || b == &type_bfloat16) return NULL;   /* bfloat16 mixes with nothing */
   const Type *o = a->kind == TY_HALF ? b : a;
   if (o->kind == TY_HALF || o->kind == TY_BOOL) return &type_float16;
   if (o->kind == TY_FLOAT) return o;

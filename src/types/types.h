@@ -26,7 +26,8 @@ typedef enum TypeKind {
   TY_INT,       /* int8 .. uint64 */
   TY_FLOAT,     /* float32, float64 */
   TY_COMPLEX,   /* complex64, complex128 */
-  TY_HALF,      /* float16: a float type of its own, so that no float32/float64 code path takes it */
+  TY_HALF,      /* float16 and bfloat16: 16-bit float types of their own (a struct of the bits in
+                   the generated C), so that no float32/float64 code path takes them */
   TY_ARRAY,
   TY_TUPLE,
   TY_STR,       /* string literals, only as print() arguments */
@@ -106,7 +107,7 @@ extern const Type type_int8, type_int16, type_int32, type_int64;
 extern const Type type_uint8, type_uint16, type_uint32, type_uint64;
 extern const Type type_float32, type_float64;
 extern const Type type_complex64, type_complex128;
-extern const Type type_float16;
+extern const Type type_float16, type_bfloat16;
 extern const Type type_grid_group;
 
 const Type *type_of_scalar(P2cScalarType s);
@@ -133,6 +134,7 @@ static inline bool type_is_numeric(const Type *t) {
   return type_is_number(t) || t->kind == TY_COMPLEX || t->kind == TY_HALF;
 }
 static inline bool type_is_half(const Type *t) { return t->kind == TY_HALF; }
+static inline bool type_is_bf16(const Type *t) { return t == &type_bfloat16; }
 /* Bools and unsigned ints: every value of the type is >= 0. */
 static inline bool type_never_negative(const Type *t) {
   return t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed);
@@ -296,7 +298,8 @@ const Type *type_array_as_param(TypeTable *tt, const Type *t);
 /* Integer result of an arithmetic operator on two integers (Numba's integer typing NBEP:
  * width max(64, widths), signed if either is signed). */
 const Type *type_int_result(const Type *a, const Type *b);
-/* NumPy's promote_types for two scalars (bool < ints < floats; int64+uint64 -> float64). */
+/* NumPy's promote_types for two scalars (bool < ints < floats; int64+uint64 -> float64); NULL
+ * for bfloat16 with any other type (numba-cuda has no such promotion: convert first). */
 const Type *type_promote(const Type *a, const Type *b);
 /* The type an arithmetic operator (+ - * / // % **) computes in for operands a, b, Numba's
  * (a float32 with a uint16 is float64, not NumPy's float32); NULL if none. */

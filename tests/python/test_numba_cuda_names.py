@@ -202,7 +202,8 @@ def test_pointers_in_kernels_are_refused_by_name():
 def test_streams_bfloat16_and_simulator_names():
     """numba-cuda's per_thread_default_stream, external_stream, is_bfloat16_supported and
     numba.cuda.simulator.vector_types, as numba-cuda's simulator answers them on the simulator
-    (its test_stream_api, test_bfloat16 and test_vector_type)."""
+    (its test_stream_api and test_vector_type); is_bfloat16_supported is True on pyk2cuda's
+    simulator, which has bfloat16 (numba-cuda's has not)."""
     s = cuda.per_thread_default_stream()
     a = cuda.to_device(np.arange(4.0), stream=s)
     s.synchronize()
@@ -214,7 +215,7 @@ def test_streams_bfloat16_and_simulator_names():
         with pytest.raises(NotImplementedError, match="external_stream"):
             cuda.external_stream(0x12345678)
     else:
-        assert cuda.is_bfloat16_supported() is False
+        assert cuda.is_bfloat16_supported() is True   # pyk2cuda's simulator has bfloat16
         with pytest.raises(RuntimeError, match="External streams are unsupported in the simulator"):
             cuda.external_stream(0x12345678)
     from pyk2cuda.cuda.simulator.vector_types import vector_types
