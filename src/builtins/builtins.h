@@ -60,7 +60,7 @@ typedef enum BuiltinId {
   BI_MATH_LDEXP,     /* ldexp(x, i): a float and an int */
   BI_MATH_SPLIT,     /* modf, frexp: a float in, a pair out (C's out-parameter second) */
   BI_OPERATOR,       /* BK_OPERATOR rows */
-  BI_ABS, BI_MIN, BI_MAX, BI_CAST, BI_ROUND, BI_LEN, BI_RANGE, BI_PRINT,
+  BI_ABS, BI_MIN, BI_MAX, BI_CAST, BI_ROUND, BI_LEN, BI_RANGE, BI_PRINT, BI_ISINSTANCE,
   BI_ENUMERATE, BI_ZIP,   /* only as the iterable of a for loop, like range */
   BI_LITERAL_UNROLL,       /* numba's literal_unroll(t): only as a for loop's iterable, lowered to t */
   BI_COMPLEX,              /* complex(re, im) */

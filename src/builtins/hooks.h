@@ -14,7 +14,7 @@
 BuiltinInferFn infer_grid_call, infer_fixed_call, infer_shared_array_call, infer_local_array_call;
 BuiltinInferFn infer_math_call, infer_np_elementwise_call, infer_ldexp_call, infer_math_split_call, infer_abs_call, infer_minmax_call;
 BuiltinInferFn infer_cast_builtin_call, infer_round_call, infer_len_call, infer_tuple_call, infer_print_call;
-BuiltinInferFn infer_loop_only_call;
+BuiltinInferFn infer_loop_only_call, infer_isinstance_call;
 BuiltinInferFn infer_complex_ctor_call, infer_cmath_call, infer_cmath_phase_call;   /* infer_complex.c */
 BuiltinInferFn infer_cmath_polar_call, infer_cmath_rect_call;
 BuiltinInferFn infer_fp16_call, infer_bf16_call;                                     /* infer_half.c */
@@ -33,7 +33,7 @@ BuiltinInferFn infer_np_alloc_call;                                             
  * row's prelude helpers as used. */
 BuiltinEmitFn emit_spelled_value, emit_math_const_value, emit_grid_call;            /* emit_expr.c */
 BuiltinEmitFn emit_math_call, emit_np_elementwise_call, emit_math_split_call, emit_minmax_call, emit_cast_builtin_call, emit_abs_call;
-BuiltinEmitFn emit_round_call, emit_len_call, emit_tuple_call;
+BuiltinEmitFn emit_round_call, emit_len_call, emit_tuple_call, emit_isinstance_call;
 BuiltinEmitFn emit_complex_ctor_call, emit_cmath_call, emit_polar_call;             /* emit_complex.c */
 BuiltinEmitFn emit_half_builtin_call;                                               /* emit_half.c */
 BuiltinEmitFn emit_isnat_call;                                                      /* emit_time.c */

@@ -459,6 +459,8 @@ static const Builtin table[] = {
     CAST("builtins.int", type_int64), CAST("builtins.float", type_float64),
     CAST("builtins.bool", type_bool),
     FN("builtins.round", BI_ROUND, 1, 2, 0, infer_round_call, emit_round_call),
+    /* isinstance(v, T): a bool known when the kernel is compiled */
+    FN("builtins.isinstance", BI_ISINSTANCE, 2, 2, BF_CHECKS_ARITY, infer_isinstance_call, emit_isinstance_call),
     {.path = "builtins.len", .kind = BK_FUNC, .id = BI_LEN, ARGS(1, 1), .bits = 62, FX(BF_NONNEG),
      HOOKS(infer_len_call, emit_len_call)},
     FN("builtins.range", BI_RANGE, 1, 3, BF_ITERABLE | BF_CHECKS_ARITY, infer_loop_only_call, NULL),

@@ -1025,6 +1025,23 @@ const Type *infer_fixed_call(Infer *I, Expr *e, const Type **t) {
   return e->builtin->result;
 }
 
+/* isinstance(v, T) of a variable v and a Numba type T (np.float32, numba.int64, bfloat16):
+ * whether v's type is T, which is known when the kernel is compiled, as Numba folds it
+ * (emit_isinstance_call writes that bool). */
+const Type *infer_isinstance_call(Infer *I, Expr *e, const Type **t) {
+  if (t[2]->kind != TY_DTYPE) {
+    TERR(I, e->kids[2]->loc, "E-arg", "isinstance() takes a Numba type as its second argument "
+         "(np.float32, numba.int64, bfloat16), not %s", t[2]->name);
+    return NULL;
+  }
+  if (e->kids[1]->kind != EX_VAR) {
+    TERR(I, e->kids[1]->loc, "E-arg", "isinstance() of an expression is not supported (give it a "
+         "variable)");
+    return NULL;
+  }
+  return &type_bool;
+}
+
 /* range(), enumerate(), zip() anywhere but as a for loop's iterable (infer_iter.c). */
 const Type *infer_loop_only_call(Infer *I, Expr *e, const Type **t) {
   (void)t;

@@ -14,3 +14,5 @@ def k(f):
     i = float("1.5")                   # float() of a string: nan, inf and infinity only
     j = a & a
     l = hfma(a, a)
+    m = isinstance(a, 3)
+    n = isinstance(a + a, bfloat16)
