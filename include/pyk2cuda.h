@@ -438,10 +438,12 @@ P2C_API size_t p2c_module_kernel_count(const P2cModule *module);
 /* Strings and arrays owned by the module. */
 P2C_API P2cKernelInfo p2c_module_kernel(const P2cModule *module, size_t i);
 
-/* Output of NVRTC. */
-typedef enum P2cTarget { P2C_TARGET_PTX = 0, P2C_TARGET_CUBIN } P2cTarget;
+/* Output of NVRTC: PTX text, a CUBIN, or LTO-IR (NVRTC's -dlto: the NVVM IR nvJitLink links
+ * with link-time optimization; numba-cuda's compile(output='ltoir')). */
+typedef enum P2cTarget { P2C_TARGET_PTX = 0, P2C_TARGET_CUBIN, P2C_TARGET_LTOIR } P2cTarget;
 
-/* Compiles the module's CUDA C with NVRTC for `arch` ("sm_90"; NULL: sm_90) into PTX or CUBIN,
+/* Compiles the module's CUDA C with NVRTC for `arch` ("sm_90"; NULL: sm_90) into PTX, CUBIN or
+ * LTO-IR,
  * or takes the image from the compile cache (p2c_compiler_set_cache). PTX for sm_XY is the PTX
  * of the virtual compute_XY, without the ptxas run a real architecture would add. All kernels of
  * the module are one NVRTC program. On success the image is kept in the module

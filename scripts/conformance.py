@@ -161,9 +161,9 @@ def _numba_cuda_helpers():
     numba-cuda carries inside numba.cuda what Numba 0.56 had outside it (numba.core.config,
     numba.core.errors, numba.tests.support): the shim keeps those that are settings, exception
     classes and test helpers, and nothing of numba-cuda's compiler. numba.cuda.core becomes a
-    module with config and errors only, so that `from numba.cuda.core import ir` (numba-cuda's
-    compiler internals, tested by test_ir, test_ssa...) is an import error, not numba-cuda's code
-    passing in pyk2cuda's column. numba.cuda.config (the same settings module, which tests read
+    module with config and errors only (and callconv's class name, below), so that `from
+    numba.cuda.core import ir` (numba-cuda's compiler internals, tested by test_ir, test_ssa...)
+    is an import error, not numba-cuda's code passing in pyk2cuda's column. numba.cuda.config (the same settings module, which tests read
     to choose skips and code paths) is lent to pyk2cuda's numba.cuda as an attribute. Its errors
     module (and Numba's numba.core.errors, where Numba is installed beside it) is the test
     modules' copy whose TypingError and LoweringError are pyk2cuda.CompileError, as with
@@ -175,10 +175,16 @@ def _numba_cuda_helpers():
     errors = _errors_as_pyk2cuda(errors)
     core = types.ModuleType("numba.cuda.core")
     core.config, core.errors = config, errors
+    # test_compiler imports numba-cuda's calling-convention class at its top, for one test that
+    # uses the extension API (@intrinsic, out of scope): a class of that name that nothing is
+    # an instance of lets the module's other tests run.
+    core.callconv = types.ModuleType("numba.cuda.core.callconv")
+    core.callconv.CUDACallConv = type("CUDACallConv", (), {})
     names = ("numba.cuda.testing", "numba.cuda.tests", "numba.cuda.tests.support",
              "numba.cuda.core.config")
     keep = {name: sys.modules[name] for name in names}
     keep["numba.cuda.core"], keep["numba.cuda.core.errors"] = core, errors
+    keep["numba.cuda.core.callconv"] = core.callconv
     if "numba.core.errors" in sys.modules:   # Numba beside numba-cuda (its HAS_NUMBA imports)
         keep["numba.core.errors"] = _errors_as_pyk2cuda(sys.modules["numba.core.errors"])
     return keep, {"config": config}

@@ -18,8 +18,8 @@ from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's
 from ._core import Error, CompileError
 
 # Options of numba.cuda.jit accepted besides debug and boundscheck: all change nothing here but
-# extensions (the kernel's extensions list), fastmath, lineinfo, link and opt=False
-# (_code_options); docs/python.md says why for each.
+# extensions (the kernel's extensions list), fastmath, lineinfo, link, launch_bounds and
+# opt=False (_code_options); docs/python.md says why for each.
 _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath",
                     "forceinline", "link", "lto", "launch_bounds", "extensions"}
 
@@ -28,12 +28,13 @@ def _code_options(debug, options):
     """The options written into the translated source's @cuda.jit(...), where the translator
     reads them: debug= and boundscheck= as given, fastmath (True, or any non-empty set of
     Numba's flags: all of NVRTC's fast math, as Numba's CUDA target does), lineinfo when set,
-    and opt=False (NVVM's -opt=0) when optimization is off (docs/python.md, "Options that change
-    the code")."""
+    launch_bounds (a kernel's __launch_bounds__) and opt=False (NVVM's -opt=0) when
+    optimization is off (docs/python.md, "Options that change the code")."""
     given = (("debug", debug), ("boundscheck", options.get("boundscheck")),
              ("fastmath", bool(options.get("fastmath")) or None),
              ("lineinfo", bool(options.get("lineinfo")) or None),
              ("link", _links(options.get("link")) or None),
+             ("launch_bounds", options.get("launch_bounds")),
              ("opt", False if not options.get("opt", True) else None))
     return {name: value for name, value in given if value is not None}
 
@@ -469,7 +470,7 @@ class Kernel(_core._Kernel):
         (the library's search, p2c_find_nvdisasm: $PYK2CUDA_NVDISASM, NVIDIA's wheels, $PATH,
         the toolkit; docs/explore.md)."""
         arch = arch or _default_arch()
-        nvdisasm = _core.find_nvdisasm()
+        nvdisasm = _find_nvdisasm()
         specs = self._specs()
         got = {}
         for i in self._pick(signature):
@@ -573,46 +574,156 @@ def _is_contiguous(a):
     return flags["C_CONTIGUOUS"] or flags["F_CONTIGUOUS"]
 
 
-def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None,
-                opt=True, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
-    """numba.cuda.compile_ptx: (the PTX of `pyfunc` compiled as a kernel for `sig`, its return
-    type), by NVRTC for compute capability `cc` (default: the GPU's, or 9.0). Device functions
-    (device=True): the function alone, exported (an extern "C" __device__ function: a
-    `.visible .func`, no kernel), with its inferred return type. fastmath=, lineinfo=, debug=
-    and opt= as cuda.jit's (docs/python.md, "Options that change the code"); abi, abi_info,
-    forceinline and launch_bounds are accepted and change nothing (a kernel's ABI is the one
-    docs/generated-code.md describes, an exported function's the C ABI)."""
-    # One signature: a list here is the argument types (Numba's compile_ptx(f, [int32, ...]),
-    # compile_ptx(f, []) for none), not a list of signatures as cuda.jit([...]) takes.
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
+    """numba-cuda's cuda.compile: (the code of `pyfunc` compiled for `sig`, its return type), by
+    NVRTC for compute capability `cc` (a (major, minor) or (major, minor, 'a'|'f') tuple;
+    default: the GPU's, or 9.0). `output` 'ptx' gives the PTX text, 'ltoir' NVRTC's LTO-IR
+    (bytes). A device function (device=True, the default) is exported alone, an extern "C"
+    __device__ function (its PTX a `.visible .func`) named `abi_info['abi_name']` or the
+    function's own name; a return type in `sig` converts the result to it. abi='numba' gives
+    the same function (pyk2cuda has no Numba ABI); a kernel (device=False) takes abi='numba'
+    only and must return nothing. fastmath=, lineinfo=, debug=, opt=, launch_bounds= as
+    cuda.jit's (docs/python.md, "compile and friends")."""
+    _check_compile_request(device, abi, output, forceinline)
+    debug, opt = bool(debug), opt is None or bool(opt)
+    _warn_debug_opt(debug, opt)
+    sig_text = _one_compile_signature(sig)
+    options = _code_options(debug, {"fastmath": fastmath, "lineinfo": lineinfo, "opt": opt,
+                                    "forceinline": forceinline,
+                                    "launch_bounds": None if device else launch_bounds})
+    arch = _compile_arch(cc)
+    if device:
+        name = (abi_info or {}).get("abi_name") if abi == "c" else None
+        k = _export_device(getattr(pyfunc, "py_func", pyfunc), sig_text, options, name)
+        return _code(k, arch, output), _return_type(k.signatures[0])
+    k = _compile_kernel(pyfunc, sig_text, options)
+    return _code(k, arch, output), types.void
+
+
+def _check_compile_request(device, abi, output, forceinline):
+    """numba-cuda's checks of cuda.compile's options, with its exceptions and words."""
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError("Unsupported output type: %s" % (output,))
+    if forceinline and output != "ltoir":
+        raise ValueError("Can only designate forced inlining in LTO-IR")
+    if abi not in ("numba", "c"):
+        raise NotImplementedError("Unsupported ABI: %s" % (abi,))
+    if abi == "c" and not device:
+        raise NotImplementedError("The C ABI is not supported for kernels")
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels")
+
+
+def _one_compile_signature(sig):
+    """The one signature text of compile's `sig`: a list here is the argument types (Numba's
+    compile_ptx(f, [int32, ...]), compile_ptx(f, []) for none), not a list of signatures as
+    cuda.jit([...]) takes."""
     sigs = _source.signature_text(tuple(sig) if isinstance(sig, list) else sig)
     if len(sigs) != 1:
-        raise TypeError("compile_ptx takes one signature, got %d" % len(sigs))
-    _warn_debug_opt(debug, opt)
-    options = _code_options(debug, {"fastmath": fastmath, "lineinfo": lineinfo, "opt": opt})
-    arch = "sm_%d%d" % tuple(cc) if cc else _default_arch()
-    if device:
-        k = _export_device(getattr(pyfunc, "py_func", pyfunc), sigs[0], options)
-        sig_text = k.signatures[0]
-        return k._ptx(0, arch)[0], types.Type(sig_text[:sig_text.index("(")])
-    k = jit(sigs[0], **_again(options))(pyfunc)
-    from .types import void
-    return k._ptx(0, arch)[0], void
+        raise TypeError("compile takes one signature, got %d" % len(sigs))
+    return sigs[0]
 
 
-def _export_device(func, sig, options):
+def _code(k, arch, output):
+    """The code of kernel object k's one specialization for `arch`: its PTX text (output 'ptx')
+    or NVRTC's LTO-IR (bytes, 'ltoir')."""
+    return k._ptx(0, arch)[0] if output == "ptx" else k._ltoir(0, arch)
+
+
+def _compile_arch(cc):
+    """NVRTC's architecture for compile's `cc`: sm_XY, or sm_XYa / sm_XYf for numba-cuda's
+    (major, minor, 'a'|'f') of the architecture- and family-specific features; None: the GPU's,
+    or sm_90."""
+    if not cc:
+        return _default_arch()
+    cc = tuple(cc)
+    if len(cc) not in (2, 3) or (len(cc) == 3 and cc[2] not in ("a", "f")):
+        raise ValueError("cc must be (major, minor) or (major, minor, 'a' or 'f'), got %r" % (cc,))
+    return "sm_%d%d%s" % (int(cc[0]), int(cc[1]), cc[2] if len(cc) == 3 else "")
+
+
+def _return_type(sig_text):
+    """The return type of a specialization's signature text ('int32(int32, int32)')."""
+    return types.from_spelling(sig_text[:sig_text.index("(")])
+
+
+def _compile_kernel(pyfunc, sig_text, options):
+    """`pyfunc` as a kernel for `sig_text`, compiled; a kernel returning a value is numba-cuda's
+    TypeError."""
+    try:
+        return jit(sig_text, **_again(options))(pyfunc)
+    except CompileError as e:
+        codes = {d[4]: d[5] for d in e.diagnostics}
+        if "E-kernel-return" in codes:
+            raise TypeError("CUDA kernel must have void return type.") from None
+        if "E-launch-bounds" in codes:
+            raise ValueError(codes["E-launch-bounds"]) from None
+        raise
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx",
+                               forceinline=False, launch_bounds=None):
+    """compile for the current device's compute capability."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
+                   cc=get_current_device().compute_capability, opt=opt, abi=abi,
+                   abi_info=abi_info, output=output, forceinline=forceinline,
+                   launch_bounds=launch_bounds)
+
+
+def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False, cc=None,
+                opt=None, abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
+    """numba.cuda.compile_ptx: compile's PTX, a kernel with the Numba ABI by default."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
+                   cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx",
+                   forceinline=forceinline, launch_bounds=launch_bounds)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=False,
+                                   fastmath=False, opt=None, abi="numba", abi_info=None,
+                                   forceinline=False, launch_bounds=None):
+    """compile_ptx for the current device's compute capability."""
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                       fastmath=fastmath, cc=get_current_device().compute_capability, opt=opt,
+                       abi=abi, abi_info=abi_info, forceinline=forceinline,
+                       launch_bounds=launch_bounds)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+                opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False,
+                launch_bounds=None):
+    """numba-cuda's compile_all: ([code], return type), compile's code in a list, where
+    numba-cuda adds the code of each linked file: pyk2cuda compiles linked CUDA C into the
+    function's own code, so the list has that one item."""
+    code, resty = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                          fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                          output=output, forceinline=forceinline, launch_bounds=launch_bounds)
+    return [code], resty
+
+
+def _export_device(func, sig, options, abi_name=None):
     """`func` translated alone as an exported device function for `sig` (a Kernel object whose
-    one specialization is that function: P2cKernelInfo.exported; never launched)."""
+    one specialization is that function: P2cKernelInfo.exported; never launched), under
+    `abi_name` (the C ABI's, exactly, else a ValueError) or its own. A return type in `sig` is
+    the function's (name:ret(args), which the translator converts the returns to)."""
     _source.check_source(func)
-    unit = _source.build(func, options=dict(options, device=True))
+    name = abi_name or _source.function_name(func)
+    if not name.isidentifier():
+        raise ValueError("abi_name %r: pyk2cuda names exported functions with Python "
+                         "identifiers" % (name,))
+    unit = _source.build(func, options=dict(options, device=True), name=name)
     code = func.__code__
     params = tuple(code.co_varnames[:code.co_argcount])
-    name = _source.function_name(func)
+    spec = name + ":" + sig if not sig.startswith("(") else _source.call_signature(name, sig)
     try:
-        k = Kernel(func, name, unit.filename, unit.source, params, True,
-                   [_source.call_signature(name, sig)], False)
+        k = Kernel(func, name, unit.filename, unit.source, params, True, [spec], False)
     except (CompileError, _core.BoundsError) as e:
         raise unit.remap(e) from None
     k._unit = unit
+    if abi_name and k._specs()[0][3] != name:
+        raise ValueError("abi_name %r cannot be the exported function's name: it is a C, C++ "
+                         "or CUDA name, or one pyk2cuda's code uses" % (name,))
     return k
 
 
@@ -626,12 +737,20 @@ def _warn_debug_opt(debug, opt):
                           "may result in a crash - set debug=False or opt=False."), stacklevel=3)
 
 
-def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
-                                   fastmath=False, opt=True, abi="numba", abi_info=None,
-                                   forceinline=False, launch_bounds=None):
-    """compile_ptx for the current device's compute capability."""
-    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
-                       fastmath=fastmath, opt=opt, cc=get_current_device().compute_capability)
+class NvdisasmNotFound(Error, RuntimeError):
+    """inspect_sass without nvdisasm: numba-cuda's RuntimeError ("nvdisasm was not found"), a
+    pyk2cuda.Error too (status_name 'no_cuda', as the library's search reports it)."""
+
+
+def _find_nvdisasm():
+    """The nvdisasm the library's search finds (p2c_find_nvdisasm), else NvdisasmNotFound with
+    the places it tried."""
+    try:
+        return _core.find_nvdisasm()
+    except Error as e:
+        err = NvdisasmNotFound(str(e))   # "nvdisasm was not found (tried ...)", the page's words
+        err.status_name = getattr(e, "status_name", "no_cuda")
+        raise err from None
 
 
 def _cuda_tool(name):
@@ -848,10 +967,10 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
             k = Kernel(func, func.__name__, code.co_filename, None, params, False, None, sanitize)
         else:
             unit = (cache and cache.unit()) or _source.build(func, options=checks)
-            calls = [_source.call_signature(func.__name__, s) for s in sigs]
+            name = _source.function_name(func)   # a lambda's is _lambda, as the unit names it
+            calls = [_source.call_signature(name, s) for s in sigs]
             try:
-                k = Kernel(func, func.__name__, unit.filename, unit.source, params, True, calls,
-                           sanitize)
+                k = Kernel(func, name, unit.filename, unit.source, params, True, calls, sanitize)
             except (CompileError, _core.BoundsError) as e:
                 raise unit.remap(e) from None
             k._set_unit(unit)
@@ -1888,8 +2007,9 @@ from . import launchconfig  # noqa: E402
 # numba.cuda.compiler: where Numba's own tests (and scripts copied from them) import compile_ptx
 # from; the rest of that module is Numba's compiler (its passes, run_frontend), which pyk2cuda
 # does not have: those names are ImportErrors.
-compiler = _submodule("compiler", "numba.cuda.compiler: compile_ptx and compile_ptx_for_current_device.",
-                      compile_ptx=compile_ptx,
+compiler = _submodule("compiler", "numba.cuda.compiler: compile and its friends.",
+                      compile=compile, compile_all=compile_all,
+                      compile_for_current_device=compile_for_current_device, compile_ptx=compile_ptx,
                       compile_ptx_for_current_device=compile_ptx_for_current_device)
 from .libdevice import libdevice, libdevicefuncs  # noqa: E402
 # numba.cuda.bf16 and numba.cuda._internal (its cuda_bf16): bfloat16's intrinsics.

@@ -12,6 +12,8 @@ AttributeError (an ImportError in `from ... import`) naming it; none comes from 
 - nvvm: NVVM() with is_nvvm70 True: pyk2cuda compiles through NVRTC, which
   takes everything NVVM 7.0 does; find_closest_arch(cc), which is cc (pyk2cuda compiles for the
   compute capability asked); the address-space numbers of NVVM IR;
+- nvrtc: find_closest_arch (nvvm's) and _get_nvrtc_version(), the (major, minor) of the NVRTC
+  pyk2cuda loads (numba-cuda's tests choose their checks by it);
 - runtime: runtime.get_version(), the CUDA toolkit version of the NVRTC pyk2cuda loads (there
   is no CUDA runtime library under pyk2cuda: it uses the driver API);
 - linkable_code: numba-cuda's holders of code to link (CUSource, PTXSource, Cubin, Fatbin,
@@ -128,13 +130,15 @@ nvvm = _module("nvvm", "numba.cuda.cudadrv.nvvm: NVVM(), find_closest_arch and N
 runtime = _module("runtime", "numba.cuda.cudadrv.runtime: the CUDA version.",
                   get_version=_nvrtc_version)
 runtime.runtime = runtime   # Numba's `from numba.cuda.cudadrv.runtime import runtime`
+nvrtc = _module("nvrtc", "numba.cuda.cudadrv.nvrtc: the NVRTC pyk2cuda compiles with.",
+                find_closest_arch=find_closest_arch, _get_nvrtc_version=_nvrtc_version)
 linkable_code = _module("linkable_code", "numba.cuda.cudadrv.linkable_code: code to link (held only).",
                         **LINKABLE)
 devicearray = None          # set by cuda.py to cuda.devicearray
 devices = None              # set by cuda.py: get_context(), reset()
 
 # The modules under their dotted names (this module is not a package): name -> module.
-SUBMODULES = {"driver": driver, "error": error, "nvvm": nvvm, "runtime": runtime,
+SUBMODULES = {"driver": driver, "error": error, "nvvm": nvvm, "nvrtc": nvrtc, "runtime": runtime,
               "linkable_code": linkable_code}
 for _name, _m in SUBMODULES.items():
     sys.modules["%s.%s" % (_PREFIX, _name)] = _m

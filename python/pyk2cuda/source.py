@@ -766,17 +766,17 @@ def _numpy_if_loaded():
     return sys.modules.get("numpy")
 
 
-def build(func, kind="kernel", signatures=None, options=None, layout=None):
+def build(func, kind="kernel", signatures=None, options=None, layout=None, name=None):
     """The Unit for `func`: kind 'kernel' (signatures are passed to the translator apart; options,
     the decorator's debug= and boundscheck= as given, are written into `@cuda.jit(...)`, where the
     translator reads what they mean), 'ufunc' (its signature texts are written into the
     @vectorize decorator), 'gufunc' (its signature texts and layout into the @guvectorize
     decorator, from which the translator makes the gufunc's kernel) or 'host' (a @jit function
-    the host calls: `@numba.njit`, with its signatures and options)."""
+    the host calls: `@numba.njit`, with its signatures and options). `name`: the function's
+    name in the module, where not its own (compile's abi_name)."""
     piece = _Piece(func)
     b = _Builder(piece, host=kind == "host")
-    given = ", ".join("%s=%s" % (name, link_text(value) if name == "link" else repr(bool(value)))
-                      for name, value in sorted((options or {}).items()))
+    given = ", ".join("%s=%s" % (name, _option_text(name, value)) for name, value in sorted((options or {}).items()))
     if kind == "ufunc":
         decorator = "@%s([%s], target='cuda')" % (_VECTORIZE, ", ".join(repr(s) for s in signatures))
     elif kind == "gufunc":
@@ -787,8 +787,18 @@ def build(func, kind="kernel", signatures=None, options=None, layout=None):
         decorator = "@%s%s" % (_NJIT, "(%s)" % ", ".join(parts) if parts else "")
     else:
         decorator = "@%s.jit%s" % (_CUDA, "(%s)" % given if given else "")
-    b.add_function(func, function_name(func), decorator)
+    b.add_function(func, name or function_name(func), decorator)
     return b.unit()
+
+
+def _option_text(name, value):
+    """A decorator option's value as the translated source writes it: link='s files, the ints of
+    launch_bounds= (an int or a tuple of them), else the value's truth."""
+    if name == "link":
+        return link_text(value)
+    if name == "launch_bounds":
+        return repr(int(value) if isinstance(value, int) else tuple(int(v) for v in value))
+    return repr(bool(value))
 
 
 def link_text(items):

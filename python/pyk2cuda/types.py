@@ -276,6 +276,7 @@ def as_dtype(ty):
 
 
 void = none = VoidType("void")
+NoneType = VoidType   # Numba's class of `none` (compile_ptx's return type of a kernel)
 # numba-cuda's bfloat16 (numba.cuda.types.bfloat16, numba.cuda.bf16.bfloat16): a type kernels
 # compute with and convert to and from; not a signature's type (no NumPy dtype holds it).
 bfloat16 = ScalarType("bfloat16")
@@ -342,6 +343,15 @@ def parse_signature(text):
         return _signature_node(tree)
     except (SyntaxError, TypeError, KeyError, AttributeError) as e:
         raise TypeError("bad signature %r: %s" % (text, e)) from None
+
+
+def from_spelling(text):
+    """The type object of the library's spelling of a type (a specialization's signature's
+    return type, 'bool', 'int32', 'void', 'float32[::1]'): a scalar type by its own name, else
+    what parse_signature reads."""
+    if text in _SPELLINGS.values():
+        return ScalarType(text)
+    return parse_signature(text)
 
 
 def _signature_node(node):

@@ -1182,6 +1182,20 @@ static PyObject *kernel_ptx(Kernel *k, PyObject *args) {
   return Py_BuildValue("(s#s)", ptx, (Py_ssize_t)strnlen(ptx, size), p2c_module_nvrtc_log(s->m));
 }
 
+/* _ltoir(index, arch): NVRTC's LTO-IR of specialization `index` (bytes; cuda.compile's
+ * output='ltoir'). */
+static PyObject *kernel_ltoir(Kernel *k, PyObject *args) {
+  Py_ssize_t i;
+  const char *arch = NULL;
+  if (!PyArg_ParseTuple(args, "n|z:_ltoir", &i, &arch)) return NULL;
+  if (i < 0 || (size_t)i >= k->nspecs) return PyErr_Format(PyExc_IndexError, "no specialization %zd", i);
+  P2cStatus r = p2c_module_compile(k->st->compiler, k->specs[i].m, arch, P2C_TARGET_LTOIR);
+  if (r != P2C_OK) return raise_compiler(k->st, r);
+  size_t size;
+  const char *image = p2c_module_image(k->specs[i].m, &size);
+  return PyBytes_FromStringAndSize(image, (Py_ssize_t)size);
+}
+
 /* A text field of a finding's dict into buf (size bytes): 0, or -1 with an exception set. */
 static int finding_text(PyObject *d, const char *key, char *buf, size_t size) {
   PyObject *v = PyDict_GetItemString(d, key);
@@ -1350,6 +1364,7 @@ static PyMethodDef kernel_methods[] = {
     {"_call", (PyCFunction)(void (*)(void))kernel_host_call, METH_FASTCALL,
      "_call(*args): the host's call of a @jit function, run on the CPU"},
     {"_ptx", (PyCFunction)kernel_ptx, METH_VARARGS, "(ptx, nvrtc log) of a specialization"},
+    {"_ltoir", (PyCFunction)kernel_ltoir, METH_VARARGS, "the LTO-IR (bytes) of a specialization"},
     {"_program", (PyCFunction)kernel_program, METH_VARARGS,
      "_program(source, kernels, signatures): several signed kernels translated as one program"},
     {"_join", (PyCFunction)kernel_join, METH_O,

@@ -39,10 +39,23 @@ static const char *device_linkage(const Function *f) {
   return f->export_entry ? "extern \"C\" __device__" : "static __device__";
 }
 
+/* A kernel's __launch_bounds__(...) (its decorator's launch_bounds=), or nothing. */
+static void emit_launch_bounds(const Function *f, StrBuf *out) {
+  const Function *g = f->generic ? f->generic : f;
+  for (int i = 0; i < g->nlaunch_bounds; i++)
+    sb_printf(out, "%s%lld", i ? ", " : "__launch_bounds__(", (long long)g->launch_bounds[i]);
+  if (g->nlaunch_bounds) sb_puts(out, ") ");
+}
+
 static void emit_signature(Gen *G, StrBuf *out, const char **pnames) {
   const Function *f = G->fn;
-  if (f->kind == FN_KERNEL) sb_printf(out, "extern \"C\" __global__ void %s(", f->cname);
-  else sb_printf(out, "%s %s %s(", device_linkage(f), ctype_of(G, f->ret_type), f->cname);
+  if (f->kind == FN_KERNEL) {
+    sb_puts(out, "extern \"C\" __global__ void ");
+    emit_launch_bounds(f, out);
+    sb_printf(out, "%s(", f->cname);
+  } else {
+    sb_printf(out, "%s %s %s(", device_linkage(f), ctype_of(G, f->ret_type), f->cname);
+  }
   emit_params(G, out, pnames);
   sb_puts(out, ")");
 }
@@ -169,7 +182,8 @@ static void map_python_lines(Gen *G, const StrBuf *text, CodegenResult *out) {
 
 /* A specialization's C name: the function's name; for an instance (static_args.c), then two
  * underscores and the values its parameters were given (atomic_op__atomic_add_uint32_32); for
- * one of several specializations of a device function, then its argument types. */
+ * one of several specializations of a device function, then its argument types. An exported
+ * one keeps its name where it can (namer_claim_symbol: it is the symbol callers link to). */
 static void name_function(Gen *G, Function *f, bool many) {
   const Function *g = f->generic;
   const char *want = g->static_suffix ? arena_printf(G->a, "%s__%s", g->name, g->static_suffix) : g->name;
@@ -180,7 +194,7 @@ static void name_function(Gen *G, Function *f, bool many) {
     for (int i = 0; i < f->nparams; i++) sb_printf(&sb, "_%s", type_suffix(G, f->arg_types[i]));
     want = sb_str(&sb);
   }
-  f->cname = namer_claim(&G->global, want);
+  f->cname = f->export_entry && !many ? namer_claim_symbol(&G->global, want) : namer_claim(&G->global, want);
 }
 
 /* A tuple constant indexed at run time becomes a device table. */

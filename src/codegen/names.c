@@ -81,8 +81,9 @@ static int compare_words(const void *key, const void *elem) {
   return strcmp(key, *(const char *const *)elem);
 }
 
-bool name_is_reserved(const char *name) {
-  if (name[0] == '_' && (name[1] == '_' || isupper((unsigned char)name[1]))) return true;
+/* name_is_reserved but for the "_X" prefix (namer_claim_symbol's test). */
+static bool name_is_reserved_word(const char *name) {
+  if (name[0] == '_' && name[1] == '_') return true;
   if (strncmp(name, "p2c_", 4) == 0 || strncmp(name, "P2C_", 4) == 0 ||
       strncmp(name, "PYK2CUDA", 8) == 0)
     return true;
@@ -91,6 +92,10 @@ bool name_is_reserved(const char *name) {
     if (bsearch(name, l->words, l->count, sizeof *l->words, compare_words)) return true;
   }
   return false;
+}
+
+bool name_is_reserved(const char *name) {
+  return (name[0] == '_' && isupper((unsigned char)name[1])) || name_is_reserved_word(name);
 }
 
 bool names_reserved_lists_sorted(void) {
@@ -170,6 +175,13 @@ static const char *claim(Namer *n, const char *want, bool internal) {
 }
 
 const char *namer_claim(Namer *n, const char *want) { return claim(n, want, false); }
+
+const char *namer_claim_symbol(Namer *n, const char *want) {
+  if (strcmp(ascii_spelling(n, want), want) != 0 || is_taken(n, want) || name_is_reserved_word(want))
+    return namer_claim(n, want);
+  strmap_put(&n->taken, want, NULL);
+  return want;
+}
 
 void namer_take(Namer *n, const char *name) { strmap_put(&n->taken, name, NULL); }
 

@@ -21,6 +21,10 @@ void namer_init(Namer *n, Arena *a, const Namer *parent);
 /* A fresh C name for the Python name `want`: the name itself when it is free and not reserved,
  * else a variant ("int" -> "int_", then "int_2", ...). The result is marked taken. */
 const char *namer_claim(Namer *n, const char *want);
+/* An exported function's C name, the symbol other code links to (compile's abi_name): `want`
+ * itself where it is ASCII, free and no keyword, CUDA or library name or p2c_ name, even when
+ * it starts with "_" and a capital as mangled C++ names do ("_Z4funcii"); else namer_claim's. */
+const char *namer_claim_symbol(Namer *n, const char *want);
 /* Marks `name` taken as it is (an identifier of linked CUDA C), so that no claim returns it. */
 void namer_take(Namer *n, const char *name);
 /* A name for a generated temporary: "p2c_" + base, numbered when taken. User names can never

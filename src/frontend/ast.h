@@ -298,6 +298,10 @@ struct Function {
   bool fastmath;           /* @cuda.jit(fastmath=True or a flag set): NVRTC's --use_fast_math */
   bool lineinfo;           /* @cuda.jit(lineinfo=True): NVRTC's -lineinfo, #line to the .py */
   bool noopt;              /* @cuda.jit(opt=False): NVVM's -opt=0, as Numba's (-Xnvvm=-opt=0) */
+  /* @cuda.jit(launch_bounds=N or (N, min_blocks_per_sm, max_blocks_per_cluster)): a kernel's
+   * __launch_bounds__; nlaunch_bounds of them given (0: none). */
+  int64_t launch_bounds[3];
+  int nlaunch_bounds;
   /* A device function the translation names among its kernels (P2cTranslateOptions.kernels):
    * its specializations made from signatures are exported, each an extern "C" __device__
    * function of the C ABI (compile_ptx(device=True); docs/generated-code.md). */

@@ -17,6 +17,7 @@
 
 #include "frontend/lower.h"
 #include "frontend/parse.h"
+#include "frontend/pynum.h"
 #include "util/side.h"
 
 const TSLanguage *tree_sitter_python(void);
@@ -207,7 +208,7 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
 static const char *const ignored_jit_options[] = {"cache",
                                                   "inline", "max_registers",
                                                   "forceinline", "lto",
-                                                  "launch_bounds", "extensions", NULL};
+                                                  "extensions", NULL};
 
 static bool is_ignored_option(const char *name) {
   for (int i = 0; ignored_jit_options[i]; i++)
@@ -233,6 +234,39 @@ static bool fastmath_flag_set(Lowerer *L, TSNode val) {
   return node_kids(L, val, kids, 1) > 0;
 }
 
+/* One bound of launch_bounds=: a positive int literal that fits CUDA's int. */
+static bool launch_bound(Lowerer *L, TSNode n, int64_t *out) {
+  size_t len;
+  const char *s = node_text(L, n, &len);
+  PyNum v;
+  bool is_unsigned;
+  return node_is(L, n, K_integer) && pynum_parse_int(s, len, &v) && pynum_to_int64(&v, out, &is_unsigned) &&
+         *out > 0 && *out <= INT32_MAX;
+}
+
+/* launch_bounds=N or a tuple of one to three (numba-cuda's: the most threads per block, the
+ * fewest blocks per multiprocessor, the most blocks per cluster), each a positive int literal;
+ * more than three is numba-cuda's error (E-launch-bounds, its ValueError in the package). */
+static void lower_launch_bounds(Lowerer *L, Function *f, TSNode val) {
+  TSNode kids[4];
+  bool tuple = node_is(L, val, K_tuple) || node_is(L, val, K_parenthesized_expression);
+  int k = tuple ? node_kids(L, val, kids, 4) : (kids[0] = val, 1);
+  if (k > 3) {
+    diag_error(L->c, node_loc(L, val), "E-launch-bounds", "Got %d launch bounds: %s. A maximum of three are "
+               "supported: (max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)", k,
+               node_str(L, val));
+    return;
+  }
+  for (int i = 0; i < k; i++)
+    if (!launch_bound(L, kids[i], &f->launch_bounds[i])) {
+      diag_error(L->c, node_loc(L, val), "E-launch-bounds", "launch_bounds= must be a positive int literal "
+                 "or a tuple of one to three of them (max_threads_per_block, min_blocks_per_sm, "
+                 "max_blocks_per_cluster)");
+      return;
+    }
+  f->nlaunch_bounds = k;
+}
+
 /* device=..., debug=... and boundscheck=...: read as Numba reads them, by their truth: True,
  * False, None or an int literal. Any other debug= or boundscheck= value (a module flag) is taken
  * as False, as before they had a meaning here; any other device= value is an error. */
@@ -248,6 +282,8 @@ static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
     f->fastmath = truth || fastmath_flag_set(L, val);
   } else if (strcmp(name, "lineinfo") == 0) {
     f->lineinfo = truth;
+  } else if (strcmp(name, "launch_bounds") == 0) {
+    lower_launch_bounds(L, f, val);
   } else if (strcmp(name, "link") == 0) {
     lower_link_list(L, val);   /* CUDA C compiled with the module (lower_link.c) */
   } else if (strcmp(name, "opt") == 0) {   /* only a literal False (or 0) turns it off */

@@ -253,11 +253,12 @@ static Stmt *lower_for(Lowerer *L, TSNode n) {
   return s;
 }
 
+/* return [EXPR]; `return None` is a bare return, as in Python (a kernel may write it). */
 static Stmt *lower_return(Lowerer *L, TSNode n) {
   Stmt *s = new_stmt(L, ST_RETURN, n);
   TSNode kids[2];
   int k = node_kids(L, n, kids, 2);
-  if (k == 0) return s;
+  if (k == 0 || node_is(L, kids[0], K_none)) return s;
   s->value = lower_expr(L, kids[0]);
   return s->value ? s : NULL;
 }

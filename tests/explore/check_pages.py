@@ -212,7 +212,7 @@ def check_sass(d, fail):
     each kernel's range at its section; without it, none and the page says why."""
     sass = d["sass"]
     if not NVDISASM or not d["ptx"]:
-        if sass or (d["ptx"] and "nvdisasm not found" not in (d["sass_error"] or "")):
+        if sass or (d["ptx"] and "nvdisasm was not found" not in (d["sass_error"] or "")):
             fail("without nvdisasm: SASS %d lines, reason %r" % (len(sass), d["sass_error"]))
         return
     if not sass:

@@ -149,6 +149,25 @@ extern "C" __global__ void fast(p2c_array<float, 1> out, float x, float y) {
   out.data[p2c_bounds_offset<'C', 1>(p2c_index<1>{{2}}, out.shape, out.strides, 17, 5)] = (float)p2c_min<double>(p2c_min<double>((double)x, (double)y), 0.5);
 }
 
+extern "C" __global__ void __launch_bounds__(128, 2) bounded(p2c_array<int64_t, 1> out) {
+  int64_t i = 0;
+
+  // i = cuda.grid(1)
+#line 24 "tests/golden/compile_options.py"
+  i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // if i >= out.size:
+#line 25 "tests/golden/compile_options.py"
+  if (i >= out.shape[0]) {
+    // return None
+#line 26 "tests/golden/compile_options.py"
+    return;
+  }
+  // out[i] = i
+#line 27 "tests/golden/compile_options.py"
+  out.data[i] = i;
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(fast)
+P2C_SIM_BLOCKS(bounded)
 #endif

@@ -15,3 +15,13 @@ def fast(out, x, y):
     out[0] = x / y
     out[1] = max(x, y)
     out[2] = min(x, y, 0.5)
+
+
+# launch_bounds= (numba-cuda's: threads per block, blocks per multiprocessor): the kernel's
+# __launch_bounds__; `return None` is a bare return.
+@cuda.jit(launch_bounds=(128, 2))
+def bounded(out):
+    i = cuda.grid(1)
+    if i >= out.size:
+        return None
+    out[i] = i

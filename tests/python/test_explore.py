@@ -157,5 +157,5 @@ def test_inspect_sass_finds_the_nvdisasm_the_page_finds(monkeypatch, tmp_path):
         d = page_data(k.inspect_cuda(SIG, html=True, arch="sm_90"))
         with pytest.raises(pyk2cuda.Error) as e:
             k.inspect_sass(SIG, arch="sm_90")
-        assert e.value.status_name == "no_cuda" and str(e.value).startswith("nvdisasm not found (tried $PYK2CUDA_NVDISASM")
+        assert e.value.status_name == "no_cuda" and str(e.value).startswith("nvdisasm was not found (tried $PYK2CUDA_NVDISASM")
         assert d["sass_error"] == "no SASS: " + str(e.value), (d["sass_error"], str(e.value))

@@ -397,7 +397,7 @@ static void disassemble_with_stand_ins(void **state) {
   setenv("PYK2CUDA_NVDISASM", "/nonexistent/nvdisasm", 1);
   assert_int_equal(rtc_disassemble("ELF", 3, NULL, &text, &len, err, sizeof err), P2C_ERR_NO_CUDA);
   assert_null(text);
-  assert_non_null(strstr(err, "nvdisasm not found (tried $PYK2CUDA_NVDISASM (/nonexistent/nvdisasm"));
+  assert_non_null(strstr(err, "nvdisasm was not found (tried $PYK2CUDA_NVDISASM (/nonexistent/nvdisasm"));
   setenv("PYK2CUDA_NVDISASM", "/bin/false", 1);
   assert_int_equal(rtc_disassemble("ELF", 3, NULL, &text, &len, err, sizeof err), P2C_ERR_IO);
   assert_null(text);
@@ -517,7 +517,7 @@ static void nvdisasm_found_where_nvrtc_is(void **state) {
   unsetenv("PYK2CUDA_NVDISASM");
   assert_false(p2c_find_nvdisasm(pub, sizeof pub) && access("/usr/local/cuda/bin/nvdisasm", X_OK) != 0);
   if (access("/usr/local/cuda/bin/nvdisasm", X_OK) != 0)
-    assert_string_equal(pub, "nvdisasm not found (tried $PYK2CUDA_NVDISASM, NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES, "
+    assert_string_equal(pub, "nvdisasm was not found (tried $PYK2CUDA_NVDISASM, NVIDIA's wheels in $PYK2CUDA_SITE_PACKAGES, "
                              "$CONDA_PREFIX/bin, $PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin)");
   char visits[4096] = "", want[4096];
   toolkit_search(TOOLKIT_LIBRARY, "nvrtc", record_visit, visits);

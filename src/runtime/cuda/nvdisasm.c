@@ -51,14 +51,14 @@ bool rtc_nvdisasm_find(char *out, size_t outlen) {
       snprintf(out, outlen, "%s", pinned);
       return true;
     }
-    snprintf(out, outlen, "nvdisasm not found (tried $PYK2CUDA_NVDISASM (%s: %s))", pinned, strerror(errno));
+    snprintf(out, outlen, "nvdisasm was not found (tried $PYK2CUDA_NVDISASM (%s: %s))", pinned, strerror(errno));
     return false;
   }
   Found f = {out, outlen};
   if (toolkit_search(TOOLKIT_PROGRAM, "nvdisasm", visit, &f)) return true;
   char places[512];
   toolkit_places(TOOLKIT_PROGRAM, places, sizeof places);
-  snprintf(out, outlen, "nvdisasm not found (tried $PYK2CUDA_NVDISASM, %s)", places);
+  snprintf(out, outlen, "nvdisasm was not found (tried $PYK2CUDA_NVDISASM, %s)", places);
   return false;
 }
 

@@ -19,12 +19,12 @@
 #include "pyk2cuda.h"
 
 /* Finds nvdisasm as above: its path in out (NUL-terminated) and true, else false and in out the
- * message: "nvdisasm not found (tried PLACES)". */
+ * message: "nvdisasm was not found (tried PLACES)". */
 bool rtc_nvdisasm_find(char *out, size_t outlen);
 
 /* The SASS of `cubin` (size bytes) by nvdisasm -c -gi: *text (NUL-terminated, *len bytes,
  * allocated with alloc, NULL: malloc; the caller frees it with mem_free(alloc, *text, *len + 1)).
- * Statuses: P2C_OK; P2C_ERR_NO_CUDA, nvdisasm not found (err is rtc_nvdisasm_find's message);
+ * Statuses: P2C_OK; P2C_ERR_NO_CUDA, nvdisasm was not found (err is rtc_nvdisasm_find's message);
  * P2C_ERR_IO, the temporary files could not be written or read, nvdisasm could not be started,
  * or it failed (err holds the first line of what it said); P2C_ERR_NOMEM. On failure *text is
  * NULL. Nothing is left in the temporary folder on any path. */

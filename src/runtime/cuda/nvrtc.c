@@ -95,6 +95,7 @@ static const DynSymbol symbols[] = {
     SYMBOL(nvrtcGetPTXSize, true),        SYMBOL(nvrtcGetPTX, true),
     SYMBOL(nvrtcGetProgramLogSize, true), SYMBOL(nvrtcGetProgramLog, true),
     SYMBOL(nvrtcGetCUBINSize, false),     SYMBOL(nvrtcGetCUBIN, false),
+    SYMBOL(nvrtcGetLTOIRSize, false),     SYMBOL(nvrtcGetLTOIR, false),
     SYMBOL(nvrtcGetErrorString, false),   SYMBOL(nvrtcGetNumSupportedArchs, false),
     SYMBOL(nvrtcGetSupportedArchs, false),
 };
@@ -461,7 +462,7 @@ static P2cStatus check_request(const RtcRequest *req, const char *arch, char *er
     snprintf(err, errlen, "no CUDA source to compile");
     return P2C_ERR_USAGE;
   }
-  if (req->target != P2C_TARGET_PTX && req->target != P2C_TARGET_CUBIN) {
+  if (req->target != P2C_TARGET_PTX && req->target != P2C_TARGET_CUBIN && req->target != P2C_TARGET_LTOIR) {
     snprintf(err, errlen, "unknown NVRTC target %d", (int)req->target);
     return P2C_ERR_USAGE;
   }
@@ -469,11 +470,11 @@ static P2cStatus check_request(const RtcRequest *req, const char *arch, char *er
     snprintf(err, errlen, "bad architecture '%s': expected sm_XY or compute_XY (e.g. sm_90)", arch);
     return P2C_ERR_USAGE;
   }
-  if (is_virtual && req->target == P2C_TARGET_CUBIN) {
+  if (is_virtual && req->target != P2C_TARGET_PTX) {
     snprintf(err, errlen,
-             "a CUBIN needs a real architecture such as sm_%s, not the virtual '%s' (use PTX "
+             "%s needs a real architecture such as sm_%s, not the virtual '%s' (use PTX "
              "for compute_XY)",
-             arch + 8, arch);
+             req->target == P2C_TARGET_CUBIN ? "a CUBIN" : "LTO-IR", arch + 8, arch);
     return P2C_ERR_USAGE;
   }
   return P2C_OK;
@@ -498,7 +499,7 @@ cleanup:
   return status;
 }
 
-/* Copies the PTX or CUBIN into res->image, with a NUL byte after it. */
+/* Copies the PTX, CUBIN or LTO-IR into res->image, with a NUL byte after it. */
 static P2cStatus fetch_image(const RtcLib *lib, RtcNvrtcProgram prog, P2cTarget target,
                              RtcResult *res) {
   P2cStatus status = P2C_OK;
@@ -506,6 +507,8 @@ static P2cStatus fetch_image(const RtcLib *lib, RtcNvrtcProgram prog, P2cTarget 
   size_t size = 0;
   if (ptx)
     RTC_CHECK(lib, nvrtcGetPTXSize(prog, &size), res->error, sizeof res->error);
+  else if (target == P2C_TARGET_LTOIR)
+    RTC_CHECK(lib, nvrtcGetLTOIRSize(prog, &size), res->error, sizeof res->error);
   else
     RTC_CHECK(lib, nvrtcGetCUBINSize(prog, &size), res->error, sizeof res->error);
   /* NVRTC counts the PTX's trailing NUL; we count the text only and add our own NUL. */
@@ -520,7 +523,9 @@ static P2cStatus fetch_image(const RtcLib *lib, RtcNvrtcProgram prog, P2cTarget 
   res->image_size = image_size;
   if (ptx && size > 0)
     RTC_CHECK(lib, nvrtcGetPTX(prog, image), res->error, sizeof res->error);
-  else if (!ptx && size > 0)
+  else if (target == P2C_TARGET_LTOIR && size > 0)
+    RTC_CHECK(lib, nvrtcGetLTOIR(prog, image), res->error, sizeof res->error);
+  else if (size > 0)
     RTC_CHECK(lib, nvrtcGetCUBIN(prog, image), res->error, sizeof res->error);
   image[image_size] = '\0';
 cleanup:
@@ -559,16 +564,17 @@ static bool knows_minimal(const RtcLib *lib) {
          (major == 12 && minor >= 4);
 }
 
-/* Builds -arch=..., the defaults (those `lib` knows), then the request's options, into an
- * allocated array of *cap entries, *count used. */
+/* Builds -arch=..., -dlto for LTO-IR, the defaults (those `lib` knows), then the request's
+ * options, into an allocated array of *cap entries, *count used. */
 static const char **build_options(const RtcRequest *req, const RtcLib *lib, char *arch_option,
                                   size_t *count, size_t *cap) {
-  *cap = 1 + DEFAULT_OPTION_COUNT + req->option_count;
+  *cap = 2 + DEFAULT_OPTION_COUNT + req->option_count;
   const char **opts = mem_alloc(req->alloc, *cap * sizeof *opts);
   if (!opts) return NULL;
   size_t n = 0;
   bool minimal = knows_minimal(lib);
   opts[n++] = arch_option;
+  if (req->target == P2C_TARGET_LTOIR) opts[n++] = "-dlto";
   for (size_t i = 0; i < DEFAULT_OPTION_COUNT; i++)
     if (minimal || strcmp(default_options[i], "--minimal") != 0) opts[n++] = default_options[i];
   for (size_t i = 0; i < req->option_count; i++) opts[n++] = req->options[i];
@@ -599,6 +605,12 @@ static P2cStatus compile_program(const RtcRequest *req, RtcResult *res, RtcResul
   if (req->target == P2C_TARGET_CUBIN && (!lib->nvrtcGetCUBIN || !lib->nvrtcGetCUBINSize)) {
     snprintf(res->error, sizeof res->error,
              "NVRTC at %.300s cannot produce CUBIN (no nvrtcGetCUBIN): install CUDA 11.1 or newer",
+             lib->dl.path);
+    return P2C_ERR_NO_CUDA;
+  }
+  if (req->target == P2C_TARGET_LTOIR && (!lib->nvrtcGetLTOIR || !lib->nvrtcGetLTOIRSize)) {
+    snprintf(res->error, sizeof res->error,
+             "NVRTC at %.300s cannot produce LTO-IR (no nvrtcGetLTOIR): install CUDA 12.0 or newer",
              lib->dl.path);
     return P2C_ERR_NO_CUDA;
   }

@@ -62,6 +62,9 @@ typedef struct RtcLib {
   /* optional (CUBIN output needs both; present since CUDA 11.1) */
   RtcNvrtcResult (*nvrtcGetCUBINSize)(RtcNvrtcProgram prog, size_t *size);
   RtcNvrtcResult (*nvrtcGetCUBIN)(RtcNvrtcProgram prog, char *cubin);
+  /* optional (LTO-IR output needs both; CUDA 12.0 and later) */
+  RtcNvrtcResult (*nvrtcGetLTOIRSize)(RtcNvrtcProgram prog, size_t *size);
+  RtcNvrtcResult (*nvrtcGetLTOIR)(RtcNvrtcProgram prog, char *ltoir);
   const char *(*nvrtcGetErrorString)(RtcNvrtcResult result);
   /* optional (CUDA 11.2 and later): the real architectures this NVRTC compiles for */
   RtcNvrtcResult (*nvrtcGetNumSupportedArchs)(int *count);
@@ -147,7 +150,7 @@ typedef struct RtcRequest {
       *program_name; /* the .py file, so that NVRTC's messages name it; NULL: "pyk2cuda.cu" */
   const char *arch;  /* "sm_90", "compute_90" (PTX only) or NULL for "sm_90"; PTX for sm_XY is
                         compiled for compute_XY, which gives the same PTX without running ptxas */
-  P2cTarget target;  /* P2C_TARGET_PTX or P2C_TARGET_CUBIN */
+  P2cTarget target;  /* P2C_TARGET_PTX, P2C_TARGET_CUBIN or P2C_TARGET_LTOIR (-dlto added) */
   const char *const *options; /* extra NVRTC options, appended after the defaults; may be NULL */
   size_t option_count;
   const P2cAllocator *alloc; /* for the result's image and log; NULL: malloc */

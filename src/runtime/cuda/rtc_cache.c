@@ -115,7 +115,7 @@ static char *make_key(const RtcRequest *req, const char *identity, const P2cAllo
   int n = snprintf(head, sizeof head,
                    "pyk2cuda image cache 1\npyk2cuda %s\n%s\ntarget %s\narch %s\noptions %s",
                    PYK2CUDA_VERSION_STRING, identity,
-                   req->target == P2C_TARGET_CUBIN ? "cubin" : "ptx",
+                   req->target == P2C_TARGET_CUBIN ? "cubin" : req->target == P2C_TARGET_LTOIR ? "ltoir" : "ptx",
                    req->arch ? req->arch : "sm_90", rtc_default_options());
   if (n < 0 || (size_t)n >= sizeof head) return NULL;
   const char *name = req->program_name ? req->program_name : "pyk2cuda.cu";
