@@ -119,6 +119,12 @@ def _install_shim(suite):
     numba.vectorize = _vectorize_for_cuda(numba.vectorize, pyk2cuda.vectorize)
     for name in _TYPE_NAMES:
         setattr(numba, name, getattr(pyk2cuda, name))
+    # numba.typeof makes type objects that tests hand to pyk2cuda's kernels (inspect_asm's
+    # signature), as the type names are; `from numba import errors` is the errors module the
+    # test modules get (TypingError is pyk2cuda.CompileError), as `numba.core.errors` is.
+    numba.typeof = pyk2cuda.typeof
+    if "numba.core.errors" in keep:
+        numba.errors = keep["numba.core.errors"]
 
 
 def _errors_as_pyk2cuda(numba_errors):

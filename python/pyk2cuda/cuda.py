@@ -737,6 +737,31 @@ def _warn_debug_opt(debug, opt):
                           "may result in a crash - set debug=False or opt=False."), stacklevel=3)
 
 
+def _kernel_intrinsic(name, doc):
+    """numba-cuda's cuda.`name`, a function kernels call (the translator knows it by its name,
+    and a kernel that holds it in a variable reaches it through _p2c_path); called from
+    the host, an error, as Numba's intrinsics are."""
+    def intrinsic(*args, **kwargs):
+        raise Error("cuda.%s can only be called from a kernel or a device function" % name)
+    intrinsic.__name__ = intrinsic.__qualname__ = name
+    intrinsic.__doc__ = doc
+    intrinsic._p2c_path = "numba.cuda." + name
+    return intrinsic
+
+
+# numba-cuda's loads and stores with a cache hint (PTX's ld.global.ca ...; docs/semantics.md).
+for _hint, _what in (("ldca", "cache at all levels"), ("ldcg", "cache in L2, not L1"),
+                     ("ldcs", "cache streaming, likely accessed once"), ("ldlu", "last use"),
+                     ("ldcv", "do not cache, fetch again")):
+    globals()[_hint] = _kernel_intrinsic(_hint, "%s(array, i): element i of array, loaded with "
+                                         "ld.global.%s (%s)." % (_hint, _hint[2:], _what))
+for _hint, _what in (("stcg", "cache in L2, not L1"), ("stcs", "cache streaming, likely accessed once"),
+                     ("stwb", "cache write-back at all coherent levels"), ("stwt", "cache write-through")):
+    globals()[_hint] = _kernel_intrinsic(_hint, "%s(array, i, value): stores value into element i "
+                                         "of array with st.global.%s (%s)." % (_hint, _hint[2:], _what))
+del _hint, _what
+
+
 class NvdisasmNotFound(Error, RuntimeError):
     """inspect_sass without nvdisasm: numba-cuda's RuntimeError ("nvdisasm was not found"), a
     pyk2cuda.Error too (status_name 'no_cuda', as the library's search reports it)."""

@@ -64,6 +64,11 @@ class ScalarType(Type):
         return numpy.dtype(self._text if self._text != "bool" else "bool")
 
     @property
+    def bitwidth(self):
+        """Numba's bitwidth of a number type: the bits of one value (8 for int8, 64 for float64)."""
+        return self.dtype.itemsize * 8
+
+    @property
     def underlying_float(self):
         """Numba's Complex.underlying_float: float32 for complex64, float64 for complex128."""
         if not self._text.startswith("complex"):

@@ -70,6 +70,7 @@ typedef enum CudaHelper {
   HC_LANE,              /* p2c_laneid, p2c_lanemask_lt */
   HC_DYNAMIC_SHARED,    /* dynamic shared memory arrays */
   HC_GRID,              /* cuda.cg.this_grid() and its grid-wide sync() */
+  HC_CACHE_HINTS,       /* cuda.ldca ... cuda.stwt: loads and stores with a cache hint */
   HC_COUNT
 } CudaHelper;
 

@@ -21,7 +21,7 @@ BuiltinInferFn infer_fp16_call, infer_bf16_call;                                
 BuiltinInferFn infer_isnat_call, infer_time_value_call;                              /* infer_time.c */
 BuiltinInferFn infer_vector_ctor_call;                                             /* infer_vector.c */
 BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */
-BuiltinInferFn infer_nanosleep_call;                                                /* infer_cuda.c */
+BuiltinInferFn infer_nanosleep_call, infer_cache_hint_call;                         /* infer_cuda.c */
 BuiltinInferFn infer_shfl_call, infer_vote_call, infer_match_call, infer_bitcount_call;
 BuiltinInferFn infer_brev_call, infer_float_op_call, infer_selp_call, infer_const_array_like_call;
 BuiltinInferFn infer_libdevice_call;
@@ -41,7 +41,7 @@ BuiltinEmitFn emit_vector_ctor_call;                                            
 BuiltinEmitFn emit_plain_builtin_call, emit_shared_array_call, emit_atomic_call;    /* emit_cuda.c */
 BuiltinEmitFn emit_warp_builtin_call, emit_syncwarp_call, emit_vote_call, emit_int32_warp_call;
 BuiltinEmitFn emit_match_all_call, emit_bitcount_call, emit_brev_call, emit_selp_call;
-BuiltinEmitFn emit_const_array_like_call, emit_libdevice_call;
+BuiltinEmitFn emit_const_array_like_call, emit_libdevice_call, emit_cache_hint_call;
 BuiltinEmitFn emit_array_view_call, emit_array_reshape_call;                                                /* emit_view.c */
 BuiltinEmitFn emit_np_alloc_call;                                                   /* emit_alloc.c */
 

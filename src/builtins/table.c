@@ -108,6 +108,14 @@ static double fold_isfinite(double x) { return isfinite(x); }
 #define CUDA(p, lo, hi, f, r, c, inf, em) \
   {.path = p, .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(lo, hi), FX(f), .result = r, \
    .c64 = c, HOOKS(inf, em)}
+/* numba-cuda's loads and stores with a cache hint (cuda.ldca(a, i) ... cuda.stwt(a, i, v)): the
+ * prelude's p2c_ldca ... (HC_CACHE_HINTS), PTX's ld.global.ca ... st.global.wt of the element.
+ * They change where the value is cached, never what is read or written; never moved or dropped.
+ * The typing hook checks the argument count (it rewrites the array and index into one element,
+ * as the atomics' does). */
+#define CACHE_HINT(p, n, c) \
+  {.path = p, .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(n, n), FX(BF_EFFECTS | BF_CHECKS_ARITY), \
+   .c64 = c, HC(HC_CACHE_HINTS), HOOKS(infer_cache_hint_call, emit_cache_hint_call)}
 #define WARP (BF_EFFECTS | BF_COLLECTIVE)
 #define SHFL(p, c, what) \
   {.path = p, .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(3, 3), FX(WARP), .c64 = c, \
@@ -295,6 +303,11 @@ static const Builtin table[] = {
     {.path = "numba.cuda.cg.GridGroup.sync", .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(1, 1),
      FX(BF_EFFECTS | BF_BARRIER | BF_GRID), .result = &type_void, .c64 = "p2c_grid_sync",
      HC(HC_GRID), HOOKS(infer_fixed_call, emit_plain_builtin_call)},
+    CACHE_HINT("numba.cuda.ldca", 2, "p2c_ldca"), CACHE_HINT("numba.cuda.ldcg", 2, "p2c_ldcg"),
+    CACHE_HINT("numba.cuda.ldcs", 2, "p2c_ldcs"), CACHE_HINT("numba.cuda.ldlu", 2, "p2c_ldlu"),
+    CACHE_HINT("numba.cuda.ldcv", 2, "p2c_ldcv"), CACHE_HINT("numba.cuda.stcg", 3, "p2c_stcg"),
+    CACHE_HINT("numba.cuda.stcs", 3, "p2c_stcs"), CACHE_HINT("numba.cuda.stwb", 3, "p2c_stwb"),
+    CACHE_HINT("numba.cuda.stwt", 3, "p2c_stwt"),
     {.path = "numba.cuda.const.array_like", .kind = BK_FUNC, .id = BI_CONST_ARRAY_LIKE, ARGS(1, 1),
      FX(BF_NOT_REPEATED), HOOKS(infer_const_array_like_call, emit_const_array_like_call)},
 

@@ -98,6 +98,22 @@ void emit_atomic_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   sb_putc(sb, ')');
 }
 
+/* cuda.ldca(a, i) -> p2c_ldca(&a[i]), cuda.stcg(a, i, v) -> p2c_stcg(&a[i], v): the prelude's
+ * (HC_CACHE_HINTS); the element expression is kids[1]. */
+void emit_cache_hint_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
+  bool store = e->nkids == 3;
+  (void)prec;
+  sb_printf(sb, "%s(&", e->builtin->c64);
+  G->san_kind = store ? SAN_WRITE : SAN_READ;
+  emit_expr(G, e->kids[1], sb, P_UNARY);
+  G->san_kind = SAN_READ;
+  if (store) {
+    sb_puts(sb, ", ");
+    emit_expr(G, e->kids[2], sb, P_ASSIGN);
+  }
+  sb_putc(sb, ')');
+}
+
 /* ---- warp operations ---- */
 
 /* A lane mask: a literal is written in hex, as CUDA programmers write masks. */

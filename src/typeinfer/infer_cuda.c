@@ -142,7 +142,8 @@ static int atomic_indices(Infer *I, Expr *e, Expr *ix, const Type *it, int ndim,
 }
 
 /* Replaces the array and index arguments by one element expression, arr[i, j], whose address
- * the atomic takes: kids become callee, element, value (cas: callee, element, old, value).
+ * the atomic (or cache hint) takes: kids become callee, element, value (cas: callee, element,
+ * old, value; a cache hint's load: callee, element).
  * e->ival marks the call as rewritten, since typing runs over the body several times. */
 static bool rewrite_atomic_target(Infer *I, Expr *e, const Type **t) {
   bool cas0 = e->builtin->id == BI_ATOMIC_COMPARE_AND_SWAP;
@@ -182,6 +183,68 @@ const Type *infer_atomic_call(Infer *I, Expr *e, const Type **t) {
     infer_coerce(I, &e->kids[k], dtype);
   }
   return dtype;
+}
+
+/* ---- loads and stores with a cache hint: cuda.ldca ... cuda.stwt ---- */
+
+/* The hint's own name ("ldcs"), as numba-cuda's messages say it. */
+static const char *hint_name(const Expr *e) { return strrchr(e->builtin->path, '.') + 1; }
+
+/* Whether index type it is numba-cuda's valid index of an array of ndim dimensions: an integer
+ * (1-D only) or a tuple of ndim integers; else its error, in numba-cuda's words. */
+static bool check_hint_index(Infer *I, Expr *ix, const Type *it, int ndim) {
+  bool ints = it->kind == TY_TUPLE && it->nelems > 0;
+  for (int k = 0; ints && k < it->nelems; k++) ints = it->elems[k]->kind == TY_INT && it->elems[k] == it->elems[0];
+  if (it->kind == TY_INT && ndim != 1)
+    TERR(I, ix->loc, "E-index", "Expected %d indices, got a scalar", ndim);
+  else if (ints && it->nelems != ndim)
+    TERR(I, ix->loc, "E-index", "Expected %d indices, got %d", ndim, it->nelems);
+  else if (it->kind != TY_INT && !ints)
+    TERR(I, ix->loc, "E-index", "%s is not a valid index", it->name);
+  else
+    return true;
+  return false;
+}
+
+/* numba-cuda's checks of a cache hint's array and index (its cache_hints.py), in its words, and
+ * pyk2cuda's: the array is in global memory, as ld.global and st.global need. */
+static bool check_hint_target(Infer *I, Expr *e, const Type *at, const Type *it) {
+  Expr *arr = e->kids[1];
+  if (at->kind != TY_ARRAY) {
+    TERR(I, arr->loc, "E-operand", "%s operates on arrays or pointers. Got type %s", hint_name(e), at->name);
+    return false;
+  }
+  if (!check_hint_index(I, e->kids[2], it, at->ndim)) return false;
+  const Type *d = at->dtype;
+  if (d->kind != TY_INT && d->kind != TY_FLOAT && d->kind != TY_HALF) {
+    TERR(I, arr->loc, "E-operand", "%s requires array of integer or float type, got %s", hint_name(e), d->name);
+    return false;
+  }
+  if (at->space != MEM_GLOBAL) {
+    TERR(I, arr->loc, "E-operand", "%s() loads and stores global arrays (PTX's ld.global, st.global), not "
+         "%s", name_of(e), at->name);
+    return false;
+  }
+  return true;
+}
+
+/* cuda.ldca(a, i) ... ldcv: the element's dtype; cuda.stcg(a, i, v) ... stwt: nothing, v
+ * converted to the element's dtype. */
+const Type *infer_cache_hint_call(Infer *I, Expr *e, const Type **t) {
+  int nargs = e->builtin->min_args;
+  if (e->ival != 1) {
+    if (!infer_check_arity(I, e, nargs, nargs) || !check_hint_target(I, e, t[1], t[2])) return NULL;
+    if (!rewrite_atomic_target(I, e, t)) return NULL;
+  }
+  const Type *dtype = e->kids[1]->ty;
+  if (nargs == 2) return dtype;
+  const Type *vt = e->kids[2]->ty;
+  if (!type_is_number(vt) && !type_is_half(vt)) {
+    TERR(I, e->kids[2]->loc, "E-operand", "%s() stores an integer or a float, not %s", name_of(e), vt->name);
+    return NULL;
+  }
+  infer_coerce(I, &e->kids[2], dtype);
+  return &type_void;
 }
 
 /* ---- barriers, fences, warp operations ---- */

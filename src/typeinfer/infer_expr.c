@@ -971,7 +971,6 @@ static const Type *cast_to(Infer *I, Expr *e, const Type **t, const Type *to) {
   return to;
 }
 
-/* int(x), float(x), bool(x), np.float32(x): a cast to the row's type. */
 /* The value of float(s) for the string literal s as Python computes it, for the strings
  * numba-cuda's kernels give it ("nan", "inf", "-inf", "infinity", any case and sign, blanks
  * around); false for any other string. */
@@ -987,6 +986,8 @@ static bool float_of_special(const char *s, size_t len, double *out) {
   return true;
 }
 
+/* int(x), float(x), bool(x), np.float32(x): a cast to the row's type; float() of a float32 or
+ * float64 keeps its type, as Numba types it (its real_domain: float(float32) is float32). */
 const Type *infer_cast_builtin_call(Infer *I, Expr *e, const Type **t) {
   const Expr *s = e->nkids == 2 ? e->kids[1] : NULL;
   if (e->builtin->result == &type_float64 && e->builtin->kind == BK_FUNC && s && s->kind == EX_STR && !s->is_bytes) {
@@ -1003,7 +1004,9 @@ const Type *infer_cast_builtin_call(Infer *I, Expr *e, const Type **t) {
     e->builtin = NULL;
     return &type_float64;
   }
-  return cast_to(I, e, t, e->builtin->result);
+  const Type *to = e->builtin->result;
+  if (e->builtin->id == BI_CAST && to == &type_float64 && t[1]->kind == TY_FLOAT) to = t[1];
+  return cast_to(I, e, t, to);
 }
 
 /* abs(x): x's own type (bool gives int64, complex its part type). */
