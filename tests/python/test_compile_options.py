@@ -188,6 +188,15 @@ def test_lineinfo_and_debug_in_the_ptx():
     assert ".section\t.debug_info" in debug and '"%s"' % __file__ in debug
 
 
+def _invalid_config_classes():
+    """The classes the warning may have in this process: pyk2cuda's, or Numba's or numba-cuda's
+    where an earlier test loaded them (which one is chosen: test_debug_and_opt_follow_numbas_config)."""
+    import sys
+    loaded = (getattr(sys.modules.get(m), "NumbaInvalidConfigWarning", None)
+              for m in ("numba.cuda.core.errors", "numba.core.errors"))
+    return [NumbaInvalidConfigWarning] + [c for c in loaded if c is not None]
+
+
 def test_debug_with_opt_warns_as_numba():
     """Numba's NumbaInvalidConfigWarning for debug=True with opt=True (the default), at the
     decorator and at compile_ptx; none with opt=False or without debug."""
@@ -197,7 +206,7 @@ def test_debug_with_opt_warns_as_numba():
             warnings.simplefilter("always")
             cuda.jit(**kwargs)
         assert len(w) == count, kwargs
-        assert all(issubclass(x.category, NumbaInvalidConfigWarning) for x in w)
+        assert all(x.category in _invalid_config_classes() for x in w)
         assert all("not supported by CUDA" in str(x.message) for x in w)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
