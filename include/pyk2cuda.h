@@ -875,8 +875,9 @@ P2C_API char p2c_slices_layout(int ndim, bool first_contiguous, bool last_contig
 
 /* A generalized ufunc's layout, "(m,n),(n,p)->(m,p)", as @guvectorize(..., target='cuda') reads
  * it (Numba's grammar: groups of dimension names, spaces ignored, a trailing comma allowed in a
- * group; exactly one output, every output dimension named by an input). Per argument (the inputs,
- * then the output): its number of core dimensions and where each name is in the text parsed. */
+ * group; one or more outputs, every output dimension named by an input). Per argument (the
+ * inputs, then the outputs): its number of core dimensions and where each name is in the text
+ * parsed. */
 enum { P2C_MAX_GUFUNC_ARGS = 64 };
 typedef struct P2cGufuncLayout {
   int nargs, ninputs;

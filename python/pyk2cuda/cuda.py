@@ -1179,66 +1179,32 @@ def vectorize(signatures, target="cuda", **options):
 # ---- generalized ufuncs: guvectorize(target='cuda') ----
 # The translator makes the gufunc's kernel (src/frontend/guvectorize.c: one thread per index of
 # the loop dimensions, flattened into one); what is here is the caller's half, as Numba's
-# GenerializedUFunc and GUFuncCallSteps (numba/np/ufunc/deviceufunc.py) do it: the loop
-# dimensions from the shapes, the signature, the output, the flattening, the launch.
+# GeneralizedUFunc and GUFuncCallSteps (numba/cuda/deviceufunc.py) do it: the arguments and
+# outputs given, the schedule (deviceufunc.GUFuncEngine), the signature, the outputs, the
+# flattening, the launch.
 
-def _gufunc_layout(layout):
-    """'(m,n),(n,p)->(m,p)' as ([('m', 'n'), ('n', 'p')], [('m', 'p')]), read by the translator
-    (p2c_gufunc_layout), which reads the decorator's layout so."""
-    return _core.gufunc_layout(layout)
+from . import deviceufunc  # noqa: E402
 
 
-class _GUFuncSchedule:
-    """Numba's GUFuncSchedule: the core shapes of the inputs (ishapes) and the output (oshapes),
-    the loop dimensions (loopdims: the largest outer shape), their product (loopn), and which
-    inputs are the same for every loop index (pinned: outer shape () or (1,))."""
-
-    def __init__(self, inputs, outputs, shapes):
-        if len(shapes) != len(inputs):
-            raise TypeError("invalid number of input argument")
-        sizes, outer, self.ishapes = {}, [], []
-        for n, (shape, symbols) in enumerate(zip(shapes, inputs), 1):
-            inner = len(symbols)
-            if len(shape) < inner:
-                raise ValueError("arg #%d: insufficient inner dimension" % n)
-            cut = len(shape) - inner
-            outer.append(tuple(shape[:cut]))
-            self.ishapes.append(tuple(shape[cut:]))
-            for axis, (dim, sym) in enumerate(zip(shape[cut:], symbols), cut):
-                if sizes.setdefault(sym, dim) != dim:
-                    raise ValueError("arg #%d: shape[%d] mismatch argument" % (n, axis))
-        self.oshapes = [tuple(sizes[s] for s in symbols) for symbols in outputs]
-        counts = [_product(s) for s in outer]
-        self.loopdims = outer[counts.index(max(counts))]
-        self.loopn = _product(self.loopdims)
-        self.pinned = []
-        for n, d in enumerate(outer, 1):
-            if d != self.loopdims and d not in ((1,), ()):
-                raise ValueError("arg #%d: outer dimension mismatch" % n)
-            self.pinned.append(d != self.loopdims)
-        self.output_shapes = [self.loopdims + s for s in self.oshapes]
-
-
-def _product(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+def _count_args(n):
+    return "%d positional argument%s" % (n, "" if n == 1 else "s")
 
 
 class GUFunc:
     """A guvectorize(target='cuda') gufunc: call it with host or device arrays (and scalars) for
-    the inputs, and optionally the output (positionally or as out=), and stream=. As Numba's:
-    the loop dimensions are the largest outer shape, an input whose outer shape is () or (1,) is
-    the same for every loop index; the signature is the first whose types match exactly, else
-    the first whose each type NumPy casts safely to the argument's (Numba's test, in that
-    order), host inputs cast to it; the result is a host array for host arguments, else a device
-    array (the out= given, converted); max_blocksize is kept (Numba ignores it too)."""
+    the inputs, and optionally the outputs (all of them positionally after the inputs, or as
+    out=: an array, or a tuple of one per output), and stream=. As Numba's: the loop dimensions
+    are the largest outer shape, an input whose outer shape is () or (1,) is the same for every
+    loop index; the signature is the first whose types match exactly, else the first whose each
+    type NumPy casts safely to the argument's (Numba's test, in that order), host inputs cast
+    to it; the result is a host array for host arguments, else a device array (the outputs
+    given, converted), a tuple of them for several outputs; max_blocksize is kept (Numba
+    ignores it too)."""
 
     def __init__(self, kernel, layout, unit):
         self._kernel = kernel
         self._unit = unit
-        self._inputs, self._outputs = _gufunc_layout(layout)
+        self._engine = deviceufunc.GUFuncEngine.from_signature(layout)
         self.__name__ = kernel.py_func.__name__
         self.max_blocksize = 2 ** 30
         np = _numpy()
@@ -1252,7 +1218,7 @@ class GUFunc:
 
     def _signature(self, dtypes):
         """The argument dtypes of the signature the inputs take (Numba's kernelmap search)."""
-        nin = len(self._inputs)
+        nin = self._engine.nin
         for sig in self._dtypes:
             if sig[:nin] == dtypes:
                 return sig
@@ -1262,36 +1228,63 @@ class GUFunc:
                 return sig
         raise TypeError("no matching signature")
 
+    def _outputs_given(self, args, out):
+        """The outputs the call gives, one per output (None: to be made), from the arguments
+        after the inputs or out=; Numba's TypeError for a count of arguments that is neither the
+        inputs nor the inputs and the outputs, and its ValueError for outputs given both ways."""
+        nin, nout = self._engine.nin, self._engine.nout
+        if out is None and len(args) not in (nin, nin + nout):
+            raise TypeError("This gufunc accepts %s (when providing input only) or %s (when "
+                            "providing input and output). Got %s." % (
+                                _count_args(nin), _count_args(nin + nout), _count_args(len(args))))
+        if out is not None and len(args) > nin:
+            raise ValueError("cannot specify argument 'out' as both positional and keyword")
+        if out is None:
+            return list(args[nin:]) or [None] * nout
+        if nout == 1:
+            return [out]
+        if not isinstance(out, tuple) or len(out) != nout:
+            raise ValueError("gufunc '%s' has %d outputs: out= takes a tuple of %d arrays"
+                             % (self.__name__, nout, nout))
+        return list(out)
+
     def __call__(self, *args, out=None, stream=0, **kw):
         if kw:
             raise TypeError("gufunc '%s' got an unexpected keyword argument '%s'" % (self.__name__, next(iter(kw))))
         np = _numpy()
-        nin = len(self._inputs)
-        on_device = [is_cuda_array(a) for a in args]
-        out_on_device = out is not None and is_cuda_array(out)
-        to_host = not any(on_device) and not out_on_device
-        values = [_as_device_array(a) if d else np.asarray(a) for a, d in zip(args, on_device)]
-        if len(values) > nin:
-            if out is not None:
-                raise ValueError("cannot specify 'out' as both a positional and keyword argument")
-            out = values[nin]
-        elif out_on_device:
-            out = _as_device_array(out)
-        inputs = values[:nin]
-        schedule = _GUFuncSchedule(self._inputs, self._outputs, [tuple(a.shape) for a in inputs])
+        nin = self._engine.nin
+        outs = self._outputs_given(args, out)
+        on_device = [is_cuda_array(a) for a in args[:nin]]
+        outs_on_device = [o is not None and is_cuda_array(o) for o in outs]
+        to_host = not any(on_device) and not any(outs_on_device)
+        inputs = [_as_device_array(a) if d else np.asarray(a) for a, d in zip(args, on_device)]
+        outs = [_as_device_array(o) if d else None if o is None else np.asarray(o)
+                for o, d in zip(outs, outs_on_device)]
+        schedule = self._engine.schedule([tuple(a.shape) for a in inputs])
         sig = self._signature(tuple(np.dtype(a.dtype) for a in inputs))
-        if out is not None and schedule.output_shapes[0] != tuple(out.shape):
-            raise ValueError("output shape mismatch")
+        for o, shape in zip(outs, schedule.output_shapes):
+            if o is not None and tuple(o.shape) != shape:
+                raise ValueError("output shape mismatch")
         inputs = [self._cast(a, want, d) for a, want, d in zip(inputs, sig, on_device)]
         params = [self._flattened(a, core, pinned, schedule, stream)
                   for a, core, pinned in zip(inputs, schedule.ishapes, schedule.pinned)]
-        shape = (schedule.loopn,) + schedule.oshapes[0]
-        result = out if out is not None and not to_host and _has_shape(out, shape) else device_array(shape, sig[nin], stream=stream)
+        results = [self._result(o, to_host, (schedule.loopn,) + core, dtype, stream)
+                   for o, core, dtype in zip(outs, schedule.oshapes, sig[nin:])]
         try:
-            self._kernel.forall(schedule.loopn, tpb=min(256, self.max_blocksize), stream=stream)(*params, result)
+            self._kernel.forall(schedule.loopn, tpb=min(256, self.max_blocksize), stream=stream)(*params, *results)
         except (CompileError, _core.BoundsError) as e:
             raise _raised(self._unit.remap(e), self._unit.exceptions) from None
-        return self._finish(result, out, to_host, schedule.output_shapes[0], stream)
+        done = [self._finish(r, o, to_host, shape, stream)
+                for r, o, shape in zip(results, outs, schedule.output_shapes)]
+        return done[0] if len(done) == 1 else tuple(done)
+
+    @staticmethod
+    def _result(out, to_host, shape, dtype, stream):
+        """The device array the kernel writes an output to, shaped (loopn,) + its core shape:
+        the device output given when it is so shaped, else a new one."""
+        if out is not None and not to_host and _has_shape(out, shape):
+            return out
+        return device_array(shape, dtype, stream=stream)
 
     @staticmethod
     def _cast(a, want, on_device):
@@ -1319,8 +1312,9 @@ class GUFunc:
 
     @staticmethod
     def _finish(result, out, to_host, shape, stream):
-        """What the call returns: a host array for host arguments (out= filled when given), the
-        device result, or the device out= (filled from the result when it was not launched on)."""
+        """What the call returns for one output: a host array for host arguments (the output
+        given filled), the device result, or the device output given (filled from the result
+        when it was not launched on)."""
         if to_host:
             host = result.copy_to_host(stream=stream).reshape(shape)
             if out is None:
@@ -1344,10 +1338,13 @@ def _as_device_array(obj):
     return obj if isinstance(obj, _core.DeviceArray) else as_cuda_array(obj)
 
 
-def _check_gufunc_options(cache, options):
-    """Numba's CUDA gufunc builder's refusals, with its messages."""
+def _check_gufunc_options(cache, options, writable_args=()):
+    """Numba's CUDA gufunc builder's refusals, with its messages (writable_args=, which names
+    inputs a CPU gufunc may write, is refused by Numba's CUDA target too)."""
     if cache:
         raise TypeError("caching is not supported")
+    if writable_args:
+        raise TypeError("writable_args are not supported")
     if not options.pop("nopython", True):
         raise TypeError("nopython flag must be True")
     if options:
@@ -1365,17 +1362,21 @@ def _make_gufunc(func, signatures, layout):
     try:
         k = Kernel(func, func.__name__, unit.filename, unit.source, params, True, None, False)
     except (CompileError, _core.BoundsError) as e:
-        raise _raised(unit.remap(e), unit.exceptions) from None
+        e = unit.remap(e)
+        returns = [d[5] for d in getattr(e, "diagnostics", ()) if d[4] == "E-gufunc-return"]
+        if returns:   # Numba refuses a signature with a return type with a TypeError
+            raise TypeError(returns[0]) from None
+        raise _raised(e, unit.exceptions) from None
     k._unit = unit
     return GUFunc(k, layout, unit)
 
 
-def guvectorize(signatures, layout, target="cuda", identity=None, cache=False, **options):
+def guvectorize(signatures, layout, target="cuda", identity=None, cache=False, writable_args=(), **options):
     """numba.guvectorize([...], layout, target='cuda'): a generalized ufunc that runs on the
     device (GUFunc), compiled now from the function and the globals it uses as they are now."""
     if target != "cuda":
         raise NotImplementedError("guvectorize: pyk2cuda compiles target='cuda' gufuncs only, not '%s'" % target)
-    _check_gufunc_options(cache, dict(options))
+    _check_gufunc_options(cache, dict(options), writable_args)
     if isinstance(signatures, str):
         signatures = [signatures]
     return lambda func: _make_gufunc(func, list(signatures), layout)
@@ -1385,8 +1386,8 @@ class CUDAGUFuncVectorize:
     """numba.cuda.vectorizers.CUDAGUFuncVectorize: what numba.guvectorize(..., target='cuda')
     builds a gufunc with, when numba.cuda is pyk2cuda's (Numba's decorator calls it so)."""
 
-    def __init__(self, func, sig, identity=None, cache=False, targetoptions={}):
-        _check_gufunc_options(cache, dict(targetoptions))
+    def __init__(self, func, sig, identity=None, cache=False, targetoptions=None, writable_args=()):
+        _check_gufunc_options(cache, dict(targetoptions or {}), writable_args)
         self.py_func = func
         self.signature = sig
         self._sigs = []
@@ -2065,6 +2066,8 @@ SUBMODULES = {"codegen": codegen, "vectorizers": vectorizers, "compiler": compil
               "typing.typeof": typing.typeof, "libdevice": libdevice, "libdevicefuncs": libdevicefuncs}
 SUBMODULES.update(_bf16.SUBMODULES)
 SUBMODULES.update(("cudadrv." + name, m) for name, m in cudadrv.SUBMODULES.items())
+# numba.cuda.deviceufunc: the gufunc call's scheduler (GUFuncEngine), a module file of its own.
+SUBMODULES["deviceufunc"] = deviceufunc
 # numba.cuda.cudadrv.devices (cuda.devices): the context of the device in use; reset() is
 # Numba's release of every context, which pyk2cuda keeps until the interpreter exits.
 devices = _submodule("cudadrv.devices", "numba.cuda.cudadrv.devices: get_context(), reset(), gpus.",

@@ -407,9 +407,9 @@ class _Builder:
                   "CPU; use @cuda.jit(device=True) or @jit without signatures)" % (shown or name))
         what = _classify(name, value)
         if what is None:
-            _fail(piece, line, col, "'%s' is a global of type %s, which kernels cannot use (they "
-                  "can use modules, numbers, tuples, NumPy arrays, types and jitted functions)"
-                  % (shown or name, _kind(value)))
+            _fail(piece, line, col, "Untyped global name '%s': a global of type %s, which kernels "
+                  "cannot use (they can use modules, numbers, tuples, NumPy arrays, types and jitted "
+                  "functions)" % (shown or name, _kind(value)))
         kind, text = what
         if kind == "captured":
             self.captured.append(value)

@@ -107,15 +107,14 @@ bool frontend_gufunc_layout(const char *text, size_t len, P2cGufuncLayout *g) {
   g->ninputs = g->nargs;
   r.at += 2;
   if (!read_groups(&r, false)) return false;
-  if (g->nargs - g->ninputs != 1) return layout_fail(&r, 0, "a CUDA gufunc has exactly one output");
-  int out = g->nargs - 1;
-  for (int d = 0; d < g->ndims[out]; d++)
-    if (!input_names(&r, out, d)) {
-      layout_fail(&r, g->name_at[out][d], "");
-      snprintf(g->error, sizeof g->error, "output dimension '%.*s' is not a dimension of any input",
-               (int)(g->name_len[out][d] < 40 ? g->name_len[out][d] : 40), text + g->name_at[out][d]);
-      return false;
-    }
+  for (int out = g->ninputs; out < g->nargs; out++)
+    for (int d = 0; d < g->ndims[out]; d++)
+      if (!input_names(&r, out, d)) {
+        layout_fail(&r, g->name_at[out][d], "");
+        snprintf(g->error, sizeof g->error, "output dimension '%.*s' is not a dimension of any input",
+                 (int)(g->name_len[out][d] < 40 ? g->name_len[out][d] : 40), text + g->name_at[out][d]);
+        return false;
+      }
   return true;
 }
 
@@ -243,8 +242,8 @@ static bool pass_of(Lowerer *L, const SigText *st, const P2cGufuncLayout *g, int
   return false;
 }
 
-/* The kernel's signature for one of the decorator's: every argument with one more dimension
- * (a scalar a 1-d array), returning void; the passes it implies in `pass` (NULL or the first
+/* The kernel's signature for one of the decorator's (which returns void, or gives no return
+ * type): every argument with one more dimension (a scalar a 1-d array), returning void; the passes it implies in `pass` (NULL or the first
  * signature's, which every other must agree with). */
 static const char *outer_sig(Lowerer *L, TypeTable *tt, const SigText *st, const P2cGufuncLayout *g,
                              int nparams, GuPass *pass, bool first) {
@@ -255,6 +254,11 @@ static const char *outer_sig(Lowerer *L, TypeTable *tt, const SigText *st, const
     Loc loc = st->loc;
     loc.col += (uint32_t)off;
     diag_error(L->c, loc, "E-signature", "bad signature '%.*s': %s", (int)st->len, st->text, err);
+    return NULL;
+  }
+  if (s.ret && s.ret != &type_void) {   /* Numba's TypeError, at decoration */
+    diag_error(L->c, st->loc, "E-gufunc-return", "guvectorized functions cannot return values: signature "
+               "%.*s specifies %s return type", (int)st->len, st->text, s.ret->name);
     return NULL;
   }
   if (s.nargs != g->nargs || s.nargs != nparams) {

@@ -11,8 +11,8 @@ def undefined_output(a, b):
     b[0] = a[0]
 
 
-@guvectorize([void(float32[:], float32[:], float32[:])], '(n)->(n),(n)', target='cuda')
-def two_outputs(a, b, c):
+@guvectorize([void(float32[:], float32[:], float32[:])], '(n)->(n),(m)', target='cuda')
+def second_output(a, b, c):
     b[0] = a[0]
 
 

@@ -1,4 +1,4 @@
-from numba import guvectorize, float32, void
+from numba import guvectorize, float32, int32, void
 
 
 @guvectorize([void(float32[:, :], float32[:])], '(n)->(n)', target='cuda')
@@ -25,3 +25,8 @@ def disagree(a, b):
 def cpu_target(a, b):
     b[0] = a[0]
 
+
+
+@guvectorize([int32(int32[:], int32[:])], '(m)->(m)', target='cuda')
+def returns(x, y):
+    pass

@@ -74,10 +74,31 @@ static __device__ __forceinline__ p2c_array<T, N> p2c_view_slice(p2c_array<T, N>
   return a;
 }
 
+static __device__ void dot_and_sum_core(p2c_array<double, 1>, p2c_array<double, 1>, p2c_array<double, 1>, p2c_array<double, 1>);
 static __device__ void dot_core(p2c_array<double, 1>, p2c_array<double, 1>, p2c_array<double, 1>);
 static __device__ void saxpy_core(float, p2c_array<float, 1>, p2c_array<float, 1>, p2c_array<float, 1>);
 static __device__ void matmul_core_a2f64_a2f64_a2f64(p2c_array<double, 2>, p2c_array<double, 2>, p2c_array<double, 2>);
 static __device__ void matmul_core_a2f32_a2f32_a2f32(p2c_array<float, 2>, p2c_array<float, 2>, p2c_array<float, 2>);
+
+static __device__ void dot_and_sum_core(p2c_array<double, 1> a, p2c_array<double, 1> b, p2c_array<double, 1> d, p2c_array<double, 1> s) {
+  double acc = 0;
+  int64_t i = 0;
+  int64_t p2c_t;
+
+  // acc = 0.0
+  acc = 0.0;
+  // for i in range(a.shape[0]):
+  p2c_t = a.shape[0];
+  for (i = 0; i < p2c_t; ++i) {
+    P2C_SIM_POLL();
+    // acc += a[i] * b[i]
+    acc += *(double *)((char *)a.data + i * a.strides[0]) * *(double *)((char *)b.data + i * b.strides[0]);
+    // s[i] = a[i] + b[i]
+    *(double *)((char *)s.data + i * s.strides[0]) = *(double *)((char *)a.data + i * a.strides[0]) + *(double *)((char *)b.data + i * b.strides[0]);
+  }
+  // d[0] = acc
+  *(double *)((char *)d.data + 0 * d.strides[0]) = acc;
+}
 
 static __device__ void dot_core(p2c_array<double, 1> x, p2c_array<double, 1> y, p2c_array<double, 1> r) {
   double s = 0;
@@ -222,9 +243,22 @@ extern "C" __global__ void dot(p2c_array<double, 2> x, p2c_array<double, 2> y, p
   }
 }
 
+extern "C" __global__ void dot_and_sum(p2c_array<double, 2> a, p2c_array<double, 2> b, p2c_array<double, 1> d, p2c_array<double, 2> s) {
+  int64_t tid = 0;
+
+  // @guvectorize([void(float64[:], float64[:], float64[:], float64[:])], '(n),(n)->(),(n)', target='cuda')
+  tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // @guvectorize([void(float64[:], float64[:], float64[:], float64[:])], '(n),(n)->(),(n)', target='cuda')
+  if (tid < p2c_min<int64_t>(p2c_min<int64_t>(p2c_min<int64_t>(a.shape[0], b.shape[0]), d.shape[0]), s.shape[0])) {
+    // @guvectorize([void(float64[:], float64[:], float64[:], float64[:])], '(n),(n)->(),(n)', target='cuda')
+    dot_and_sum_core(p2c_view_index<0>(a, tid), p2c_view_index<0>(b, tid), p2c_view_slice<0>(d, tid, tid + 1, 1), p2c_view_index<0>(s, tid));
+  }
+}
+
 #ifdef PYK2CUDA_SIM
 P2C_SIM_BLOCKS(matmul)
 P2C_SIM_BLOCKS(matmul_2)
 P2C_SIM_BLOCKS(saxpy)
 P2C_SIM_BLOCKS(dot)
+P2C_SIM_BLOCKS(dot_and_sum)
 #endif

@@ -28,3 +28,13 @@ def dot(x, y, r):
     for i in range(len(x)):
         s += x[i] * y[i]
     r[0] = s
+
+
+# Several outputs (numba-cuda): the kernel passes each its slice, as it does the inputs.
+@guvectorize([void(float64[:], float64[:], float64[:], float64[:])], '(n),(n)->(),(n)', target='cuda')
+def dot_and_sum(a, b, d, s):
+    acc = 0.0
+    for i in range(a.shape[0]):
+        acc += a[i] * b[i]
+        s[i] = a[i] + b[i]
+    d[0] = acc

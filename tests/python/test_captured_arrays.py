@@ -94,5 +94,5 @@ def test_a_record_device_array_is_refused_with_its_name():
     def reads_record(out):
         out[0] = rec[0].a
 
-    with pytest.raises(Exception, match="'rec' is a global of type"):
+    with pytest.raises(Exception, match="Untyped global name 'rec': a global of type"):
         reads_record[1, 1](cuda.device_array(1, np.int32))

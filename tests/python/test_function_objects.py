@@ -148,7 +148,7 @@ def test_unsupported_global_is_an_error_at_its_use():
         k[1, 1](np.zeros(1))
     line, col = _where(uses_dict, "OPAQUE")
     assert e.value.diagnostics[0][:3] == (__file__, line, col)
-    assert "'OPAQUE' is a global of type dict" in str(e.value)
+    assert "Untyped global name 'OPAQUE': a global of type dict" in str(e.value)
     assert str(e.value).startswith("%s:%d:%d: error:" % (__file__, line, col))
 
 
@@ -376,6 +376,6 @@ def test_functions_and_constants_of_a_users_module():
     def host_only(ary):
         ary[0] = random.random()
 
-    with pytest.raises(pyk2cuda.CompileError, match="'random.random' is a global of type "
-                       "builtin_function_or_method, which kernels cannot use"):
+    with pytest.raises(pyk2cuda.CompileError, match="Untyped global name 'random.random': a global of "
+                       "type builtin_function_or_method, which kernels cannot use"):
         host_only[1, 1](a)

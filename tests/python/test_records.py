@@ -301,7 +301,7 @@ def test_shared_and_local_arrays_of_a_record_dtype(spelling):
 
 def test_a_record_dtype_of_its_own_layout_is_refused_by_name():
     odd = np.dtype({"names": ["a", "b"], "formats": [np.int32, np.int32], "offsets": [0, 8], "itemsize": 16})
-    with pytest.raises(pyk2cuda.CompileError, match="'dt' is a global of type numpy.dtype"):
+    with pytest.raises(pyk2cuda.CompileError, match="Untyped global name 'dt': a global of type numpy.dtype"):
         _copy_through_shared(odd)[1, 16](np.zeros(16, odd), np.zeros(16, odd))
 
 

@@ -450,10 +450,11 @@ static void gufunc_layouts(void **state) {
   assert_int_equal(g.name_len[1][1], 1);
   assert_true(p2c_gufunc_layout("(),(t)->()", 10, &g) && g.ndims[0] == 0 && g.ndims[1] == 1 && g.ndims[2] == 0);
   assert_true(p2c_gufunc_layout("(nx1,ny_2)->(ny_2)", 18, &g) && g.name_len[0][0] == 3);
+  assert_true(p2c_gufunc_layout("(m),(m)->(m),()", 15, &g) && g.nargs == 4 && g.ninputs == 2 && g.ndims[3] == 0);
   static const struct { const char *text; size_t at; const char *why; } bad[] = {
       {"(n)->(n", 7, "expected ',' or ')'"},
       {"(n)->(m)", 6, "output dimension 'm' is not a dimension of any input"},
-      {"(n)->(n),(n)", 0, "exactly one output"},
+      {"(n)->(n),(m)", 10, "output dimension 'm' is not a dimension of any input"},
       {"(1)->(n)", 1, "expected a dimension name"},
       {"(n)", 3, "expected '->'"},
       {"(n)->(n)x", 8, "unexpected text"},
