@@ -723,6 +723,12 @@ P2C_API P2cStatus p2c_gpu_kernel_max_cooperative_blocks(P2cGpuKernel *kernel, ui
 /* The same for the simulator, which runs a cooperative launch's blocks all at once on threads
  * of their own: at most 64 blocks and 16,384 threads in all (docs/simulator.md). */
 P2C_API uint32_t p2c_sim_max_cooperative_blocks(uint32_t block_threads);
+/* The most threads a block of a launch of the kernel may have on its device
+ * (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: the device's limit, lowered by the kernel's
+ * registers or launch bounds), as Numba's get_max_threads_per_block gives it. */
+P2C_API P2cStatus p2c_gpu_kernel_max_threads(P2cGpuKernel *kernel, uint32_t *threads);
+/* The same for the simulator, whose blocks take up to CUDA's 1024 threads whatever the kernel. */
+P2C_API uint32_t p2c_sim_max_block_threads(void);
 
 /* -- arrays in device memory (Numba's device arrays) */
 

@@ -20,7 +20,7 @@ from ._core import Error, CompileError
 # Options of numba.cuda.jit accepted besides debug and boundscheck: all change nothing here but
 # extensions (the kernel's extensions list), fastmath, lineinfo, link, launch_bounds and
 # opt=False (_code_options); docs/python.md says why for each.
-_IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath",
+_IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath", "shared_memory_carveout",
                     "forceinline", "link", "lto", "launch_bounds", "extensions"}
 
 
@@ -46,7 +46,23 @@ def _again(checks):
     return dict(checks, opt=checks.get("opt", True) and not checks.get("debug"))
 
 
+def _check_carveout(carveout):
+    """numba-cuda's check of shared_memory_carveout= (a preference of how much of L1 is shared
+    memory, which pyk2cuda does not pass to the driver: docs/python.md), with its messages."""
+    if isinstance(carveout, str):
+        names = ["default", "maxl1", "maxshared"]
+        if carveout.lower() not in names:
+            raise ValueError("Invalid carveout value: %s. Must be -1 to 100 or one of %s" % (carveout, names))
+    elif isinstance(carveout, int):
+        if not -1 <= carveout <= 100:
+            raise ValueError("Carveout must be between -1 and 100")
+    else:
+        raise TypeError("shared_memory_carveout must be str or int, got %s" % type(carveout).__name__)
+
+
 def _check_options(options):
+    if options.get("shared_memory_carveout") is not None:
+        _check_carveout(options["shared_memory_carveout"])
     if options.get("cache") and options.get("link"):
         raise RuntimeError("Cannot pickle CUDACodeLibrary with linking files: cache=True cannot "
                            "be used with link=")
@@ -436,7 +452,8 @@ class Kernel(_core._Kernel):
         for i in self._pick(signature):
             with tempfile.TemporaryDirectory() as tmp:
                 report, _ = self._ptxas(i, arch, tmp)
-            got[specs[i][0]] = _parse_ptxas(report, specs[i][3])
+            got[specs[i][0]] = dict(_parse_ptxas(report, specs[i][3]),
+                                    constant=_ptx_const_bytes(self._ptx(i, arch)[0]))
         return got if signature is None else next(iter(got.values()))
 
     def _usage(self, key, signature):
@@ -459,6 +476,16 @@ class Kernel(_core._Kernel):
     def get_local_mem_per_thread(self, signature=None):
         """Local memory per thread in bytes: ptxas's stack frame (resource_usage)."""
         return self._usage("stack_frame", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The most threads a block of a launch may have (the device's limit, lowered by the
+        kernel's registers; the simulator's 1024), for `signature`, the one signature of a
+        kernel declared with one, else {signature: value} (as _usage answers)."""
+        if signature is None and self._specialized:
+            signature = self.signatures[0]
+        specs = self._specs()
+        got = _BySignature((specs[i][0], self._max_threads(i)) for i in self._pick(signature))
+        return got if signature is None else next(iter(got.values()))
 
     def get_const_mem_size(self, signature=None):
         """Constant memory in bytes (ptxas, resource_usage)."""
@@ -807,12 +834,28 @@ def _parse_ptxas(report, symbol):
                          ("spill_loads", r"(\d+) bytes spill loads"),
                          ("registers", r"Used (\d+) registers"),
                          ("barriers", r"used (\d+) barriers"),
-                         ("shared", r"(\d+) bytes smem"),
-                         ("constant", r"(\d+) bytes cmem\[0\]")):
+                         ("shared", r"(\d+) bytes smem")):
         m = re.search(pattern, text)
         if m:
             usage[key] = int(m.group(1))
     return usage
+
+
+# A module-scope constant memory variable of PTX: `.const .align 8 .b8 arr[256]`, `.const .f32 c;`.
+_PTX_CONST = re.compile(r"^\s*\.const\s+(?:\.align\s+\d+\s+)?\.[bsuf](\d+)\s+[\w$]+((?:\[\d+\])*)", re.M)
+
+
+def _ptx_const_bytes(ptx):
+    """The bytes of user constant memory (cuda.const.array_like) the PTX declares: what the
+    driver's CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, Numba's get_const_mem_size, reports (ptxas -v
+    does not print it)."""
+    total = 0
+    for bits, dims in _PTX_CONST.findall(ptx):
+        n = int(bits) // 8
+        for d in re.findall(r"\d+", dims):
+            n *= int(d)
+        total += n
+    return total
 
 
 # numba-cuda's holders of code to link (cudadrv.linkable_code): cuda.CUSource, ...

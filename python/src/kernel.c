@@ -1300,6 +1300,22 @@ static PyObject *kernel_cooperative(Kernel *k, PyObject *args) {
   return Py_BuildValue("(OI)", s->info.cooperative ? Py_True : Py_False, blocks);
 }
 
+/* _max_threads(index): the most threads a block of a launch of specialization `index` may have
+ * on the device in use (Numba's get_max_threads_per_block). */
+static PyObject *kernel_max_threads(Kernel *k, PyObject *arg) {
+  Py_ssize_t i = PyLong_AsSsize_t(arg);
+  if (i == -1 && PyErr_Occurred()) return NULL;
+  if (i < 0 || (size_t)i >= k->nspecs) return PyErr_Format(PyExc_IndexError, "no specialization %zd", i);
+  if (state_device(k->st) < 0) return NULL;
+  if (k->st->kind != DEV_GPU) return PyLong_FromUnsignedLong(p2c_sim_max_block_threads());
+  Spec *s = &k->specs[i];
+  uint32_t threads = 0;
+  if (gpu_kernel(k, s) < 0) return NULL;
+  P2cStatus r = p2c_gpu_kernel_max_threads(s->gk, &threads);
+  if (r != P2C_OK) return raise_device(k->st, r);
+  return PyLong_FromUnsignedLong(threads);
+}
+
 /* _recompile(extra_signatures): Numba's Dispatcher.recompile. The specializations are retired
  * (kept until the kernel is freed) and the source forgotten, so the next translation asks
  * `_build()` again (the function's globals frozen anew); a kernel declared with signatures is
@@ -1356,6 +1372,8 @@ static PyMethodDef kernel_methods[] = {
      "_host_tiers(settle=False): [(signature, tier, why not the first)] of a @jit function"},
     {"_recompile", (PyCFunction)kernel_recompile, METH_O,
      "_recompile(extra_signatures): retire every specialization and translate again"},
+    {"_max_threads", (PyCFunction)kernel_max_threads, METH_O,
+     "_max_threads(index): the most threads per block of specialization index"},
     {"_cooperative", (PyCFunction)kernel_cooperative, METH_VARARGS,
      "(cooperative, max blocks of a cooperative launch) of a specialization"},
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,

@@ -300,7 +300,7 @@ static void explain_no_match(char *why, size_t cap, P2cMatchPolicy policy, const
   size_t at = 0;
   if (!why || !cap) return;
   why[0] = '\0';
-  counted_appendf(why, cap, &at, "no signature of kernel '%s' takes (", nspecs ? specs[0]->python_name : "?");
+  counted_appendf(why, cap, &at, "No matching definition of kernel '%s' for argument type(s) (", nspecs ? specs[0]->python_name : "?");
   put_values(why, cap, &at, values, n);
   counted_appendf(why, cap, &at, ")");
   for (size_t i = 0; i < nspecs && n > 0; i++) {

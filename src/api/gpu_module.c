@@ -294,6 +294,12 @@ P2cStatus p2c_gpu_kernel_launch(P2cGpuKernel *k, const P2cGpuLaunch *c, void **a
   return gpu_launch(&d->gpu, &k->fn, &g, args, k->module->what, ERR(d));
 }
 
+P2cStatus p2c_gpu_kernel_max_threads(P2cGpuKernel *k, uint32_t *threads) {
+  if (!k || !threads) return k ? gpu_fail(k->module->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;
+  *threads = (uint32_t)k->fn.max_threads;   /* read by function_get when the kernel was looked up */
+  return P2C_OK;
+}
+
 P2cStatus p2c_gpu_kernel_max_cooperative_blocks(P2cGpuKernel *k, uint32_t block_threads,
                                                 uint32_t shared_bytes, uint32_t *blocks) {
   if (!k || !blocks) return k ? gpu_fail(k->module->device, P2C_ERR_USAGE, "missing argument") : P2C_ERR_USAGE;

@@ -412,6 +412,8 @@ uint32_t p2c_sim_max_cooperative_blocks(uint32_t block_threads) {
   return sim_max_cooperative_blocks(block_threads);
 }
 
+uint32_t p2c_sim_max_block_threads(void) { return sim_max_block_threads(); }
+
 /* How the simulator runs kernel k (P2cLaunchReport.sim_path): a kernel with barriers as regions
  * where the code generator made them (docs/simulator.md), else as fibers; the rest as loops over
  * threads. */

@@ -1200,6 +1200,7 @@ static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   else if (e->ty->kind == TY_ARRAY) emit_array_part(G, e, sb, prec);   /* a.real, a.imag */
   else if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) emit_part(G, e, sb, prec);
   else if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
+  else if (e->ty->kind == TY_DTYPE) sb_puts(sb, "0");   /* a.dtype has no run-time value: a statement of its own */
   else if (an_expr_is_pure(e->kids[0])) sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
   else {   /* the array's expression still runs */
     sb_puts(sb, "((void)");

@@ -208,7 +208,7 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
 static const char *const ignored_jit_options[] = {"cache",
                                                   "inline", "max_registers",
                                                   "forceinline", "lto",
-                                                  "extensions", NULL};
+                                                  "extensions", "shared_memory_carveout", NULL};
 
 static bool is_ignored_option(const char *name) {
   for (int i = 0; ignored_jit_options[i]; i++)

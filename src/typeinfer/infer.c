@@ -621,9 +621,11 @@ Function *specialize_declared(Infer *I, Function *g, const Type **args, Loc call
     StrBuf sb;
     sb_init(&sb, &I->c->arena);
     for (int i = 0; i < g->nparams; i++) sb_printf(&sb, "%s%s", i ? ", " : "", type_plain(args[i])->name);
-    sb_puts(&sb, "): its decorator gives ");
+    sb_puts(&sb, "): no signature of it takes them (its decorator gives ");
     for (int j = 0; j < g->nsigs; j++) sb_printf(&sb, "%s%.*s", j ? ", " : "", (int)g->sigs[j].len, g->sigs[j].text);
-    TERR(I, call_loc, "E-signature", "no signature of device function '%s' takes (%s", g->name, sb_str(&sb));
+    /* Numba's words ("Invalid use of type(CUDADispatcher(...)) with parameters (...)") first */
+    TERR(I, call_loc, "E-signature", "Invalid use of type(device function '%s') with parameters (%s)", g->name,
+         sb_str(&sb));
     return NULL;
   }
   Function *s = declared_spec(I, g, &best);

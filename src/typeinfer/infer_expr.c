@@ -341,6 +341,7 @@ const Type *infer_attr(Infer *I, Expr *e) {
   if (t->kind == TY_ARRAY) {
     if (strcmp(e->str, "shape") == 0) return type_uniform_tuple(I->tt, &type_int64, t->ndim);
     if (strcmp(e->str, "size") == 0 || strcmp(e->str, "ndim") == 0) return &type_int64;
+    if (strcmp(e->str, "dtype") == 0) return type_dtype(I->tt, t->dtype);   /* a dtype argument */
     if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) return infer_array_part(I, e, t);
   } else if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) {
     return infer_numeric_attr(I, e, t);
@@ -445,6 +446,7 @@ const Type *typeinfer_dtype_arg(Compilation *report, TypeTable *tt, const Expr *
   if (d && d->kind == EX_BUILTIN && d->builtin->kind == BK_TYPE && d->builtin->result != &type_void)
     return d->builtin->result;
   if (d && d->kind == EX_CONST && d->konst->record) return record_dtype_of(report, tt, d->konst, d->loc);
+  if (d && d->ty && d->ty->kind == TY_DTYPE && d->ty->dtype) return d->ty->dtype;   /* a.dtype, typed */
   if (d && d->kind == EX_STR) {
     const Type *t = type_scalar_by_name(d->str);
     if (t) return t;

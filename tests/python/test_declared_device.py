@@ -101,7 +101,7 @@ def test_a_call_no_signature_takes_is_an_error_at_the_call():
         k[1, 1](np.zeros(1, np.int32), np.zeros(2, np.int32))
     text = str(e.value)
     assert "test_declared_device.py:%d:" % (k.py_func.__code__.co_firstlineno + 2) in text
-    assert "no signature of device function 'only_ints' takes (array(int32, 1d, C))" in text
+    assert "Invalid use of type(device function 'only_ints') with parameters (array(int32, 1d, C))" in text
 
 
 def test_declare_device_keeps_the_declaration():

@@ -50,13 +50,13 @@ CASES = [
     ("scale", 1, 4, ["zeros:float32[4]", "0.1"], lambda: (np.zeros(4, np.float32), 0.1),
      np.full(4, 0.1, np.float32)),
     ("scale", 1, 4, ["zeros:float64[4]", "2"], lambda: (np.zeros(4), 2),
-     "no signature of kernel 'scale' takes (float64[::1], int64): void(float32[::1], float32): "
+     "No matching definition of kernel 'scale' for argument type(s) (float64[::1], int64): void(float32[::1], float32): "
      "argument 'a' is float64[::1], where it takes float32[::1]"),
     ("pick", 1, 4, ["zeros:int32[4]", "3"], lambda: (np.zeros(4, np.int32), 3),
      np.full(4, 3, np.int32)),
     ("pick", 1, 4, ["zeros:float64[4]", "true"], lambda: (np.zeros(4), True), np.ones(4)),
     ("pick", 1, 4, ["zeros:int64[4]", "3"], lambda: (np.zeros(4, np.int64), 3),
-     "no signature of kernel 'pick' takes (int64[::1], int64): void(int32[::1], int32): argument "
+     "No matching definition of kernel 'pick' for argument type(s) (int64[::1], int64): void(int32[::1], int32): argument "
      "'a' is int64[::1], where it takes int32[::1]; void(float64[::1], float64): argument 'a' is "
      "int64[::1], where it takes float64[::1]"),
     ("fill", 1, 4, ["zeros:int32[4]", "int8:-3"], lambda: (np.zeros(4, np.int32), np.int8(-3)),
@@ -69,23 +69,23 @@ CASES = [
     ("any_layout", (1, 1), (3, 2), ["zeros:float32[3,2]", "1"], lambda: (np.zeros((3, 2), np.float32), 1),
      np.array([[1, 2], [2, 3], [3, 4]], np.float32)),
     ("any_layout", (1, 1), (3, 2), ["zeros:float32[3,2,1]", "1"], lambda: (np.zeros((3, 2, 1), np.float32), 1),
-     "no signature of kernel 'any_layout' takes (float32[:, :, ::1], int64): void(float32[:, :], float32): "
+     "No matching definition of kernel 'any_layout' for argument type(s) (float32[:, :, ::1], int64): void(float32[:, :], float32): "
      "argument 'a' is float32[:, :, ::1], where it takes float32[:, :]"),
     # strings, datetimes and records: the dtype decides, with the same words from both fronts
     ("chars", 1, 4, ["zeros:int32[4]", "zeros:S4[4]"], lambda: (np.zeros(4, np.int32), np.zeros(4, "S4")),
      np.full(4, 4, np.int32)),
     ("chars", 1, 4, ["zeros:int32[4]", "zeros:U4[4]"], lambda: (np.zeros(4, np.int32), np.zeros(4, "U4")),
-     "no signature of kernel 'chars' takes (int32[::1], [unichr x 4][::1]): void(int32[::1], [char x 4][::1]): "
+     "No matching definition of kernel 'chars' for argument type(s) (int32[::1], [unichr x 4][::1]): void(int32[::1], [char x 4][::1]): "
      "argument 's' is [unichr x 4][::1], where it takes [char x 4][::1]"),
     ("days", 1, 4, ["zeros:int32[4]", "D.npy"], lambda: (np.zeros(4, np.int32), np.zeros(4, "M8[D]")),
      np.full(4, 5, np.int32)),
     ("days", 1, 4, ["zeros:int32[4]", "s.npy"], lambda: (np.zeros(4, np.int32), np.zeros(4, "M8[s]")),
-     "no signature of kernel 'days' takes (int32[::1], datetime64[s][::1]): void(int32[::1], "
+     "No matching definition of kernel 'days' for argument type(s) (int32[::1], datetime64[s][::1]): void(int32[::1], "
      "datetime64[D][::1]): argument 'd' is datetime64[s][::1], where it takes datetime64[D][::1]"),
     ("records", 1, 2, ["zeros:float64[2]", "R.npy"], lambda: (np.zeros(2), record_values(RECORD)),
      np.array([1.5, 4.5])),
     ("records", 1, 2, ["zeros:float64[2]", "P.npy"], lambda: (np.zeros(2), record_values(PACKED)),
-     "no signature of kernel 'records' takes (float64[::1], Record(x[type=int32;offset=0],"
+     "No matching definition of kernel 'records' for argument type(s) (float64[::1], Record(x[type=int32;offset=0],"
      "y[type=float64;offset=4];12;False)[::1]): void(float64[::1], Record(x[type=int32;offset=0],"
      "y[type=float64;offset=8];16;True)[::1]): argument 'r' is Record(x[type=int32;offset=0],"
      "y[type=float64;offset=4];12;False)[::1], where it takes Record(x[type=int32;offset=0],"
@@ -96,7 +96,7 @@ CASES = [
     ("pair", 1, 4, ["zeros:float64[4]", "(float32:0.5, true)"], lambda: (np.zeros(4), (np.float32(0.5), True)),
      np.full(4, 1.5)),
     ("pair", 1, 4, ["zeros:float64[4]", "(1, 2, 3)"], lambda: (np.zeros(4), (1, 2, 3)),
-     "no signature of kernel 'pair' takes (float64[::1], UniTuple(int64 x 3)): void(float64[::1], "
+     "No matching definition of kernel 'pair' for argument type(s) (float64[::1], UniTuple(int64 x 3)): void(float64[::1], "
      "UniTuple(float64 x 2)): argument 't' is UniTuple(int64 x 3), where it takes UniTuple(float64 x 2)"),
     ("nested", 1, 4, ["zeros:int64[4]", "(1, (2, 3))"], lambda: (np.zeros(4, np.int64), (1, (2, 3))),
      np.full(4, 7, np.int64)),

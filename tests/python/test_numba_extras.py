@@ -6,7 +6,8 @@ import shutil
 import numpy as np
 import pytest
 
-from pyk2cuda import cuda
+import pyk2cuda
+from pyk2cuda import cuda, int64
 import kernels as K
 from conftest import run_script
 
@@ -58,6 +59,33 @@ def test_resource_getters_as_numba():
     per_sig = fill.get_regs_per_thread()
     assert set(per_sig) == set(fill.signatures) and len(per_sig) == 2
     assert all(r > 0 for r in per_sig.values())
+    # the most threads per block (the simulator's 1024, a GPU's from the driver), by signature
+    # and by Numba's key, the tuple of argument types
+    most = fill.get_max_threads_per_block()
+    assert set(most) == set(fill.signatures)
+    assert most[(int64[::1], int64)] == fill.get_max_threads_per_block("void(int64[::1], int64)")
+    assert k.get_max_threads_per_block() == (1024 if pyk2cuda.device_kind() == "sim" else
+                                             k.get_max_threads_per_block(sig))
+
+
+CONSTANTS = np.arange(32, dtype=np.int64)
+
+
+@pytest.mark.skipif(not _ptxas(), reason="ptxas (CUDA toolkit) is not installed")
+def test_const_mem_size_is_the_modules_constant_arrays():
+    """get_const_mem_size: the bytes of cuda.const arrays (the PTX's .const variables, what
+    the driver's CONST_SIZE_BYTES reports), 0 for a kernel without any."""
+    @cuda.jit("void(int64[::1])")
+    def const_array_use(x):
+        C = cuda.const.array_like(CONSTANTS)
+        i = cuda.grid(1)
+        x[i] = C[i]
+    assert const_array_use.get_const_mem_size() == CONSTANTS.nbytes
+
+    @cuda.jit("void(int64[::1])")
+    def none(x):
+        x[0] = 1
+    assert none.get_const_mem_size() == 0
 
 
 def test_cudadrv_names_scripts_use_are_pyk2cudas():
@@ -221,3 +249,28 @@ def test_print_of_tuples_and_dim3_as_numbas_cuda_print(tmp_path):
     assert lines[:4] == ["(1, ((2, 4), 3.000000), (4,), 5)", "(1,)", "pair (1, 2.500000) True", "bumped 1"]
     expected = ["%s (0, %d, 0)" % (t, b) for b in range(2) for t in np.ndindex(2, 1, 2)]
     assert sorted(lines[4:]) == sorted(expected)
+
+
+def test_shared_memory_carveout_is_checked_as_numba_cuda_checks_it():
+    """shared_memory_carveout= (numba-cuda): -1..100 or 'default'/'MaxL1'/'MaxShared' (any
+    case) are taken, with or without a signature, and the kernel runs; anything else is
+    numba-cuda's ValueError or TypeError, at decoration."""
+    def add_one(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = i + 1
+    for carveout in ("MaxL1", "maxshared", "default", 0, 50, 100, -1):
+        for k in (cuda.jit(shared_memory_carveout=carveout)(add_one),
+                  cuda.jit("void(int32[::1])", shared_memory_carveout=carveout)(add_one)):
+            x = np.zeros(10, np.int32)
+            k[1, 10](x)
+            assert x.tolist() == list(range(1, 11))
+    for carveout, msg in ((150, "^Carveout must be between -1 and 100$"), (-2, "between -1 and 100"),
+                          ("InvalidOption", r"^Invalid carveout value: InvalidOption\. Must be -1 to 100 or "
+                           r"one of \['default', 'maxl1', 'maxshared'\]$")):
+        with pytest.raises(ValueError, match=msg):
+            cuda.jit(shared_memory_carveout=carveout)(add_one)
+        with pytest.raises(ValueError, match=msg):
+            cuda.jit("void(int32[::1])", shared_memory_carveout=carveout)(add_one)
+    with pytest.raises(TypeError, match="^shared_memory_carveout must be str or int, got float$"):
+        cuda.jit(shared_memory_carveout=0.5)(add_one)

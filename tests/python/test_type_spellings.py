@@ -41,7 +41,7 @@ def test_float_is_float32_in_strings_and_objects(sig):
     a = np.arange(4, dtype=np.float32)
     double[1, 4](a)
     assert a.tolist() == [0.0, 2.0, 4.0, 6.0]
-    with pytest.raises(TypeError, match="no signature of kernel 'double'"):
+    with pytest.raises(TypeError, match="No matching definition of kernel 'double'"):
         double[1, 4](np.arange(4, dtype=np.float64))
 
 

@@ -137,7 +137,7 @@ def case_declared_int_scalar(bin_, d):
 
 def case_declared_ndim(bin_, d):
     rc, err = run(bin_, d, ["scale"] + LAUNCH + ["arange:float32[2,2]", "float32:2"])
-    return expect(rc, err, 2, "no signature of kernel 'scale' takes (float32[:, ::1], float32): "
+    return expect(rc, err, 2, "No matching definition of kernel 'scale' for argument type(s) (float32[:, ::1], float32): "
                   "void(float32[:], float32): argument 'a' is float32[:, ::1], where it takes "
                   "float32[:]")
 

@@ -1160,7 +1160,7 @@ static void tuple_arguments_convert_element_by_element(void **state) {
   /* refused: a namedtuple (it converts to no plain tuple), three elements, a complex for a float */
   P2cValue point = {.type = P2C_TUPLE, .elems = big, .elem_count = 2, .tuple_class = "Point", .field_names = fields};
   assert_true(isnan(tuple_launch(c, "pair", point, &why)));
-  assert_string_equal(why, "no signature of kernel 'pair' takes (float64[::1], NamedTuple(Point, x=int64, "
+  assert_string_equal(why, "No matching definition of kernel 'pair' for argument type(s) (float64[::1], NamedTuple(Point, x=int64, "
                       "y=int64)): void(float64[::1], UniTuple(float32 x 2)): argument 't' is NamedTuple(Point, "
                       "x=int64, y=int64), where it takes UniTuple(float32 x 2); void(float64[::1], UniTuple(int64 "
                       "x 2)): argument 't' is NamedTuple(Point, x=int64, y=int64), where it takes UniTuple(int64 x 2)");
@@ -1174,7 +1174,7 @@ static void tuple_arguments_convert_element_by_element(void **state) {
   assert_true(tuple_launch(c, "number", member, &why) == 7.0);
   member.enum_is_int = false;   /* a plain Enum member converts to no number */
   assert_true(isnan(tuple_launch(c, "number", member, &why)));
-  assert_string_equal(why, "no signature of kernel 'number' takes (float64[::1], Enum<int64>(Shape)): "
+  assert_string_equal(why, "No matching definition of kernel 'number' for argument type(s) (float64[::1], Enum<int64>(Shape)): "
                       "void(float64[::1], int32): argument 't' is Enum<int64>(Shape), where it takes int32");
   p2c_compiler_delete(c);
 }

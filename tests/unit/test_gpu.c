@@ -583,6 +583,11 @@ static void launch_limits(void **state) {
   fake_control("func-static-shared", 40000, 0);
   assert_int_equal(p2c_gpu_module_load(f->d, PTX_OK, sizeof PTX_OK, &m), P2C_OK);
   assert_int_equal(p2c_gpu_module_kernel(m, "saxpy", &k), P2C_OK);
+  uint32_t most = 0;   /* what get_max_threads_per_block answers: the driver's figure */
+  assert_int_equal(p2c_gpu_kernel_max_threads(k, &most), P2C_OK);
+  assert_int_equal(most, 256);
+  assert_int_equal(p2c_gpu_kernel_max_threads(k, NULL), P2C_ERR_USAGE);
+  assert_int_equal(p2c_sim_max_block_threads(), 1024);
   P2cGpuLaunch wide = {.grid = {1}, .block = {512}};
   assert_int_equal(p2c_gpu_kernel_launch(k, &wide, args), P2C_ERR_USAGE);
   assert_string_equal(p2c_device_last_error(f->d),

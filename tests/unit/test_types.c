@@ -106,6 +106,38 @@ static void promote_with_complex(void **state) {
   assert_ptr_equal(type_of_scalar(P2C_COMPLEX64), &type_complex64);
 }
 
+/* ---- type_conversion: Numba's conversion kinds ---------------------------------------------- */
+
+/* Every pair of bool and number types against Numba 0.56.4's own table
+ * (numba.core.typeconv.rules.default_type_manager.check_compatible, printed by a script: X exact,
+ * P promote, S safe, U unsafe, - none), rows and columns in P2cScalarType's order. A complex
+ * number converts to no real type (Numba's float -> complex rules are one way). */
+static void conversions_are_numbas(void **state) {
+  (void)state;
+  static const char *const numba[] = {
+      "XSSSSSSSSSSSSU",   /* from bool */
+      "UXPPPUUUUSSSSU",   /* from int8 */
+      "UUXPPUUUUSSSSU",   /* from int16 */
+      "UUUXPUUUUUSUSU",   /* from int32 */
+      "UUUUXUUUUUSUSU",   /* from int64 */
+      "UUSSSXPPPSSSSU",   /* from uint8 */
+      "UUUSSUXPPUSUSU",   /* from uint16 */
+      "UUUUSUUXPUSUSU",   /* from uint32 */
+      "UUUUUUUUXUSUSU",   /* from uint64 */
+      "UUUUUUUUUXPSSU",   /* from float32 */
+      "UUUUUUUUUUXUSU",   /* from float64 */
+      "-----------XP-",   /* from complex64 */
+      "-----------UX-",   /* from complex128 */
+      "UUUUUUUUUPPSSX",   /* from float16 */
+  };
+  static const char kinds[] = "XPSU-";   /* CONV_EXACT .. CONV_NONE */
+  for (int a = 0; a <= P2C_FLOAT16; a++)
+    for (int b = 0; b <= P2C_FLOAT16; b++) {
+      char got = kinds[type_conversion((P2cScalarType)a, (P2cScalarType)b)];
+      if (got != numba[a][b]) fail_msg("conversion %d -> %d: %c, Numba %c", a, b, got, numba[a][b]);
+    }
+}
+
 /* ---- type_int_result: Numba's integer typing ------------------------------------------------ */
 
 static void int_result_is_at_least_64_bits(void **state) {
@@ -688,6 +720,7 @@ int main(void) {
       T(promote_int_with_float),
       T(promote_bool_yields_other),
       T(promote_with_complex),
+      T(conversions_are_numbas),
       T(int_result_is_at_least_64_bits),
       T(int_result_signed_if_either_signed),
       T(arith_uses_int_result_for_ints_and_promote_for_floats),

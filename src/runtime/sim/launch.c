@@ -1758,6 +1758,8 @@ static size_t fiber_workers(size_t n, uint32_t block_threads, size_t stack_bytes
   return n > 0 ? n : 1;
 }
 
+uint32_t sim_max_block_threads(void) { return MAX_BLOCK_THREADS; }
+
 uint32_t sim_max_cooperative_blocks(uint32_t block_threads) {
   uint32_t by_threads = SIM_MAX_COOPERATIVE_THREADS / (block_threads ? block_threads : 1);
   return by_threads < SIM_MAX_COOPERATIVE_BLOCKS ? by_threads : SIM_MAX_COOPERATIVE_BLOCKS;

@@ -153,6 +153,8 @@ P2cStatus sim_launch(SimModule *m, const SimLaunch *l);
  * (SIM_MAX_COOPERATIVE_BLOCKS and SIM_MAX_COOPERATIVE_THREADS in launch.c, docs/simulator.md).
  * What Numba's max_cooperative_grid_blocks(blockdim) answers on the simulator. */
 uint32_t sim_max_cooperative_blocks(uint32_t block_threads);
+/* The most threads a block of the simulator's launches may have (CUDA's 1024). */
+uint32_t sim_max_block_threads(void);
 
 /* Calls fn(args) on the calling thread, catching a memory fault of its code as a launch catches
  * a kernel's (fault.h): P2C_OK, or P2C_ERR_ILLEGAL_ADDRESS with the address in errbuf, or

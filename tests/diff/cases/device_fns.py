@@ -55,3 +55,21 @@ def device_calls(a, b, out_i, out_f):
         out_f[i, 1] = clamp(a[i] * 0.25, -2.5, 2.5)
         out_f[i, 2] = norm_clamped(a[i] * 0.1, b[i] * 0.1, 50.0)
         store_twice(out_i, i + a.size, a[i] - b[i])
+
+
+@cuda.jit(device=True)
+def store_if_positive(arr, i, v):
+    if v <= 0:
+        return None   # `return None` is a bare return, in a device function and a kernel
+    arr[i] = v
+
+
+@cuda.jit
+def returns_none(a, out):
+    i = cuda.grid(1)
+    if i >= a.size:
+        return None
+    store_if_positive(out, i, a[i])
+    if a[i] % 3 == 0:
+        return None
+    out[i] += 1000

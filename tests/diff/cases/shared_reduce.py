@@ -85,3 +85,19 @@ def narrow_thread_index(out, u):
         sm[t] = -1
     cuda.syncthreads()
     out[cuda.blockIdx.x * cuda.blockDim.x + t] = sm[t]
+
+
+@cuda.jit
+def dtype_of_array(x, out):
+    # shared and local arrays of the argument's dtype (a.dtype as the dtype argument): each
+    # specialization's arrays hold its own element type
+    buf = cuda.shared.array(TPB, dtype=x.dtype)
+    tmp = cuda.local.array(4, x.dtype)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[tid] = x[i] if i < x.size else 0
+    for k in range(4):
+        tmp[k] = buf[tid] * (k + 1)
+    cuda.syncthreads()
+    if i < x.size:
+        out[i] = tmp[3] - buf[(tid + 1) % TPB]
