@@ -2084,6 +2084,7 @@ from .libdevice import libdevice, libdevicefuncs  # noqa: E402
 # numba.cuda.bf16 and numba.cuda._internal (its cuda_bf16): bfloat16's intrinsics.
 from . import bf16 as _bf16  # noqa: E402
 bf16, _internal = _bf16.bf16, _bf16._internal
+is_fp8_supported = _bf16.is_fp8_supported   # numba-cuda's numba.cuda.api.is_fp8_supported
 bfloat16 = types.bfloat16   # numba-cuda's cuda.bfloat16
 # numba.cuda.vectorizers: where numba.guvectorize(..., target='cuda') finds its builder.
 vectorizers = _submodule("vectorizers", "numba.cuda.vectorizers: the CUDA gufunc builder.",

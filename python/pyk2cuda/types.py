@@ -285,6 +285,11 @@ NoneType = VoidType   # Numba's class of `none` (compile_ptx's return type of a 
 # numba-cuda's bfloat16 (numba.cuda.types.bfloat16, numba.cuda.bf16.bfloat16): a type kernels
 # compute with and convert to and from; not a signature's type (no NumPy dtype holds it).
 bfloat16 = ScalarType("bfloat16")
+# numba-cuda's fp8 types (numba.cuda._internal.cuda_fp8), likewise kernel-only.
+fp8_e5m2, fp8_e4m3, fp8_e8m0 = ScalarType("fp8_e5m2"), ScalarType("fp8_e4m3"), ScalarType("fp8_e8m0")
+for _fp8 in (fp8_e5m2, fp8_e4m3, fp8_e8m0):
+    _fp8.__name__ = _fp8.name   # numba-cuda's are classes: tests name them by __name__
+del _fp8
 for _name in _NUMBA_NAMES:
     globals()[_name] = ScalarType(_SPELLINGS[_name])
 del _name

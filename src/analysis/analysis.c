@@ -71,6 +71,8 @@ static void note_type(Analysis *an, const Type *t, Arena *a) {
   an->uses_complex = an->uses_complex || mentions(t, TY_COMPLEX);
   an->uses_half = an->uses_half || mentions_of(t, TY_HALF, &type_float16);
   an->uses_bf16 = an->uses_bf16 || mentions_of(t, TY_HALF, &type_bfloat16);
+  an->uses_fp8 = an->uses_fp8 || mentions_of(t, TY_HALF, &type_fp8_e5m2) ||
+                 mentions_of(t, TY_HALF, &type_fp8_e4m3) || mentions_of(t, TY_HALF, &type_fp8_e8m0);
   an->uses_charseq = an->uses_charseq || mentions(t, TY_CHARSEQ);
   note_records(an, t, a);
 }

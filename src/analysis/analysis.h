@@ -44,6 +44,7 @@ typedef struct Analysis {
   bool uses_complex;       /* a complex type appears in them (the prelude's complex helpers) */
   bool uses_half;          /* float16 appears in them (the prelude's float16 helpers) */
   bool uses_bf16;          /* bfloat16 appears in them (the prelude's bfloat16 helpers) */
+  bool uses_fp8;           /* an fp8 type appears in them (the prelude's TH_FP8) */
   bool uses_charseq;       /* a character sequence appears in them (the prelude's structs) */
   VEC(const Type *) records;   /* the record types they name, each once (a struct each) */
   bool checks_bounds;      /* some function sets Function.checks_bounds */

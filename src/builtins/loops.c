@@ -7,7 +7,7 @@ const Type *builtin_ufunc_loop(const Builtin *b, const Type **elems) {
   int n = b->min_args;
   const Type *p = elems[0];
   for (int i = 0; i < n && p; i++) p = type_promote(p, elems[i]);
-  if (!p || p == &type_bfloat16) return NULL;   /* NumPy has no bfloat16 loops */
+  if (!p || type_is_alone(p)) return NULL;   /* NumPy has no bfloat16 or fp8 loops */
   if (b->id == BI_NP_ELEMENTWISE) {
     bool bitwise = b->elementwise == NPE_BITWISE;
     return bitwise && p->kind != TY_INT && p->kind != TY_BOOL ? NULL : p;

@@ -530,6 +530,12 @@ static const Builtin table[] = {
     TY("numba.bfloat16", type_bfloat16), TY("numba.types.bfloat16", type_bfloat16),
     TY("numba.cuda.bfloat16", type_bfloat16), TY("numba.cuda.types.bfloat16", type_bfloat16),
     TY("numba.cuda.bf16.bfloat16", type_bfloat16),
+    /* the fp8 types of numba.cuda._internal.cuda_fp8: constructors (cuda_fp8.h's, SATFINITE) */
+    TY("numba.fp8_e5m2", type_fp8_e5m2), TY("numba.fp8_e4m3", type_fp8_e4m3),
+    TY("numba.fp8_e8m0", type_fp8_e8m0), MOD("numba.cuda._internal.cuda_fp8"),
+    TY("numba.cuda._internal.cuda_fp8.fp8_e5m2", type_fp8_e5m2),
+    TY("numba.cuda._internal.cuda_fp8.fp8_e4m3", type_fp8_e4m3),
+    TY("numba.cuda._internal.cuda_fp8.fp8_e8m0", type_fp8_e8m0),
     MOD("numba.cuda.bf16"),
     BF16("habs", "b", type_bfloat16, "p2c_bf16_abs"), BF16("hneg", "b", type_bfloat16, "p2c_bf16_neg"),
     BF16("hadd", "bb", type_bfloat16, "p2c_bf16_add"), BF16("hsub", "bb", type_bfloat16, "p2c_bf16_sub"),

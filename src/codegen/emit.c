@@ -569,6 +569,10 @@ static void use_type_helpers(Gen *G, const Analysis *an) {
     type_helper_use(&G->helpers, TH_BF16_OPS);
     type_helper_use(&G->helpers, TH_BF16_EXT);
   }
+  if (an->uses_fp8) {
+    type_helper_use(&G->helpers, TH_FP8);
+    type_helper_use(&G->helpers, TH_FP8_CVT);
+  }
 }
 
 /* The module's text: header, prelude, tuple structs, definitions, then the simulator's part

@@ -9,13 +9,13 @@
 /* A cast (EX_CAST) from or to float16 or bfloat16. The functions are named after the 16-bit
  * type's C name (p2c_half_of, p2c_bf16_of); between the two, through float32, which holds both
  * exactly (one rounding). bfloat16 converts to an integer toward zero, as cuda_bf16.h's
- * conversion operators do (p2c_bf16_to_rz). */
+ * conversion operators do (p2c_bf16_to_rz), an fp8 type likewise (p2c_fp8_to_int). */
 void emit_half_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   const Type *from = e->kids[0]->ty, *to = e->ty;
   const Expr *x = e->kids[0];
   (void)prec;   /* every spelling is a call */
   if (to->kind == TY_HALF) {
-    const char *kind = from->kind == TY_FLOAT || from->kind == TY_HALF ? "" : to == &type_float16 ? "_int" : "_rn";
+    const char *kind = from->kind == TY_FLOAT || from->kind == TY_HALF ? "" : to == &type_bfloat16 ? "_rn" : "_int";
     sb_printf(sb, "%s_of%s(%s", to->cname, kind, from->kind == TY_HALF ? "p2c_float_of(" : "");
     emit_expr(G, x, sb, P_ASSIGN);
     sb_puts(sb, from->kind == TY_HALF ? "))" : ")");
@@ -29,6 +29,7 @@ void emit_half_cast(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   }
   if (to->kind == TY_BOOL) sb_printf(sb, "%s_truth(", from->cname);
   else if (from == &type_bfloat16) sb_printf(sb, "p2c_bf16_to_rz<%s>(", to->cname);
+  else if (type_is_fp8(from)) sb_printf(sb, "p2c_fp8_to_int<%s>(", to->cname);
   else sb_printf(sb, "p2c_half_to_int<%s>(", to->cname);
   emit_expr(G, x, sb, P_ASSIGN);
   sb_putc(sb, ')');

@@ -15,7 +15,7 @@ static const Type *cmath_arg_type(const Type *t) {
 }
 
 static bool require_numeric(Infer *I, const Expr *e, const Type *t) {
-  if (type_is_numeric(t) && !type_is_bf16(t)) return true;   /* cmath has no bfloat16 */
+  if (type_is_numeric(t) && !type_is_alone(t)) return true;   /* cmath has no bfloat16, fp8 */
   TERR(I, e->loc, "E-operand", "expected a number, got %s", t->name);
   return false;
 }

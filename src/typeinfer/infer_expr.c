@@ -256,6 +256,11 @@ static bool pair_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type 
   if (op == OP_IN || op == OP_NOT_IN) return membership_ok(I, e, op, a, b);
   if (a->kind == TY_TUPLE || b->kind == TY_TUPLE) return tuple_compare_ok(I, e, op, a, b);
   if (type_is_complex(a) || type_is_complex(b)) return complex_compare_ok(I, e, op, a, b);
+  if (type_is_fp8(a) || type_is_fp8(b)) {
+    TERR(I, e->loc, "E-operand", "'%s' of %s and %s: the fp8 types have no comparisons (convert with "
+         "float32(x) first)", op_python_spelling(op), a->name, b->name);
+    return false;
+  }
   if ((type_is_bf16(a) || type_is_bf16(b)) && a != b) {   /* numba-cuda: bfloat16 with bfloat16 */
     TERR(I, e->loc, "E-operand", "'%s' of %s and %s: bfloat16 compares with bfloat16 only "
          "(convert the other operand with bfloat16(x))", op_python_spelling(op), a->name, b->name);
@@ -702,7 +707,8 @@ static bool real_arg(Infer *I, Expr *e, int k, const Type *t) {
     return false;
   }
   if (type_is_half(t)) {
-    if (type_is_bf16(t) ? e->builtin->cb16 != NULL : e->builtin->c16 != NULL) return true;
+    const char *variant = type_is_bf16(t) ? e->builtin->cb16 : t == &type_float16 ? e->builtin->c16 : NULL;
+    if (variant) return true;
     TERR(I, e->kids[k]->loc, "E-operand", "%s() of %s is not supported (convert with "
          "float(x) first)", name, t->name);
     return false;
@@ -720,7 +726,7 @@ static const Type *ufunc_loop_type(Infer *I, const Expr *e, const Type **elems, 
   if (loop) return loop;
   const char *name = builtin_display_name(b);
   const Type *p = type_promote(elems[0], elems[b->min_args - 1]);
-  if (!p) p = &type_bfloat16;   /* bfloat16 with another type: no NumPy loop either */
+  if (!p) p = type_is_alone(elems[0]) ? elems[0] : elems[b->min_args - 1];   /* bfloat16, fp8 */
   if (b->id != BI_NP_ELEMENTWISE)
     TERR(I, at, "E-operand", "%s() takes real numbers, not %s", name, p->name);
   else if (b->min_args == 2 && elems[0] != elems[1] && elems[0]->kind == TY_INT && elems[1]->kind == TY_INT)
@@ -869,10 +875,16 @@ const Type *infer_minmax_call(Infer *I, Expr *e, const Type **t) {
   const Type *u = t[1];
   for (int i = 1; i < e->nkids; i++) {
     if (!type_is_half(t[i]) && !require_numbers(I, e->kids[i], t[i], NULL)) return NULL;
+    if (type_is_fp8(t[i])) {
+      TERR(I, e->kids[i]->loc, "E-operand", "%s() of %s: the fp8 types have no comparisons (convert "
+           "with float32(x) first)", name, t[i]->name);
+      return NULL;
+    }
+    const Type *before = u;
     u = type_promote(u, t[i]);
     if (!u) {
-      TERR(I, e->kids[i]->loc, "E-operand", "%s() of bfloat16 with %s: convert one first", name,
-           t[i] == &type_bfloat16 ? t[1]->name : t[i]->name);
+      TERR(I, e->kids[i]->loc, "E-operand", "%s() of %s with %s: convert one first", name, before->name,
+           t[i]->name);
       return NULL;
     }
   }
@@ -1014,6 +1026,11 @@ const Type *infer_cast_builtin_call(Infer *I, Expr *e, const Type **t) {
 /* abs(x): x's own type (bool gives int64, complex its part type). */
 const Type *infer_abs_call(Infer *I, Expr *e, const Type **t) {
   if (t[1]->kind == TY_TIMEDELTA) return t[1];
+  if (type_is_fp8(t[1])) {
+    TERR(I, e->kids[1]->loc, "E-arg", "abs() of %s: the fp8 types have no arithmetic (convert with "
+         "float32(x) first)", t[1]->name);
+    return NULL;
+  }
   if (t[1]->kind == TY_DATETIME) {
     TERR(I, e->kids[1]->loc, "E-arg", "abs() of %s is not supported (abs() takes a timedelta, not a "
          "datetime)", t[1]->name);

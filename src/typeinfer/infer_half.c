@@ -10,7 +10,10 @@
  * bfloat16 (numba-cuda's numba.cuda.bf16, whose typing comes from cuda_bf16.h's operators):
  * bfloat16 op bfloat16 is bfloat16 for + - * / and the comparisons, and it mixes with no other
  * type (cuda_bf16.h has no mixed operators; a value converts with bfloat16(x) or float32(b)).
- * numba.cuda.bf16's intrinsics take the parameter types of their C functions (row proto). */
+ * numba.cuda.bf16's intrinsics take the parameter types of their C functions (row proto).
+ *
+ * The fp8 types (numba.cuda._internal.cuda_fp8) only convert, from and to numbers, float16 and
+ * bfloat16: no operators, no math (cuda_fp8.h has none). */
 #include "typeinfer/infer.h"
 
 static bool is_bit_op(Op op) {
@@ -18,6 +21,11 @@ static bool is_bit_op(Op op) {
 }
 
 const Type *infer_half_binary(Infer *I, Expr *e, const Type **a, const Type **b) {
+  if (type_is_fp8(*a) || type_is_fp8(*b)) {
+    TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s (the fp8 types have no "
+         "arithmetic: convert with float32(x) first)", op_python_spelling(e->op), (*a)->name, (*b)->name);
+    return NULL;
+  }
   const Type *t = type_arith(*a, *b);
   if (!t || is_bit_op(e->op)) {
     TERR(I, e->loc, "E-operand", "unsupported operand types for %s: %s and %s%s", op_python_spelling(e->op),
@@ -37,8 +45,8 @@ const Type *infer_half_binary(Infer *I, Expr *e, const Type **a, const Type **b)
 }
 
 const Type *infer_half_unary(Infer *I, Expr *e, const Type *t) {
-  if (e->op == OP_INVERT) {
-    TERR(I, e->loc, "E-operand", "unsupported operand type for unary ~: %s", t->name);
+  if (e->op == OP_INVERT || type_is_fp8(t)) {
+    TERR(I, e->loc, "E-operand", "unsupported operand type for unary %s: %s", op_python_spelling(e->op), t->name);
     return NULL;
   }
   return t;

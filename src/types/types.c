@@ -28,6 +28,12 @@ SCALAR(type_float16, TY_HALF, P2C_FLOAT16, 16, true, "float16", "p2c_half");
  * inside kernels and device functions only: no public scalar type (its `scalar` is none of them,
  * so no conversion rule matches it but its own), no signature spelling, no .npy dtype. */
 SCALAR(type_bfloat16, TY_HALF, P2C_SCALAR_TYPE_COUNT, 16, true, "bfloat16", "p2c_bf16");
+/* The fp8 types of numba-cuda's numba.cuda._internal.cuda_fp8 (cuda_fp8.h's __nv_fp8_e5m2,
+ * __nv_fp8_e4m3, __nv_fp8_e8m0): storage formats, held in kernels like bfloat16, that convert
+ * from and to numbers and have no arithmetic. */
+SCALAR(type_fp8_e5m2, TY_HALF, P2C_SCALAR_TYPE_COUNT, 8, true, "fp8_e5m2", "p2c_fp8_e5m2");
+SCALAR(type_fp8_e4m3, TY_HALF, P2C_SCALAR_TYPE_COUNT, 8, true, "fp8_e4m3", "p2c_fp8_e4m3");
+SCALAR(type_fp8_e8m0, TY_HALF, P2C_SCALAR_TYPE_COUNT, 8, false, "fp8_e8m0", "p2c_fp8_e8m0");
 const Type type_void = {.kind = TY_VOID, .name = "none", .cname = "void"};
 const Type type_str = {.kind = TY_STR, .name = "unicode_type", .cname = "const char *"};
 const Type type_bytes = {.kind = TY_BYTES, .name = "readonly bytes(uint8, 1d, C)", .cname = "const char *"};
@@ -614,7 +620,7 @@ static const Type *promote_complex(const Type *a, const Type *b) {
 /* NumPy's promotion with float16: it holds bools and 8-bit ints; 16-bit ints need float32,
  * wider ones float64; with another float type the wider wins. */
 static const Type *promote_half(const Type *a, const Type *b) {
-  if (a == &type_bfloat16 || b == &type_bfloat16) return NULL;   /* bfloat16 mixes with nothing */
+  if (type_is_alone(a) || type_is_alone(b)) return NULL;   /* bfloat16 and fp8 mix with nothing */
   const Type *o = a->kind == TY_HALF ? b : a;
   if (o->kind == TY_HALF || o->kind == TY_BOOL) return &type_float16;
   if (o->kind == TY_FLOAT) return o;

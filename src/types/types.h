@@ -108,6 +108,7 @@ extern const Type type_uint8, type_uint16, type_uint32, type_uint64;
 extern const Type type_float32, type_float64;
 extern const Type type_complex64, type_complex128;
 extern const Type type_float16, type_bfloat16;
+extern const Type type_fp8_e5m2, type_fp8_e4m3, type_fp8_e8m0;
 extern const Type type_grid_group;
 
 const Type *type_of_scalar(P2cScalarType s);
@@ -135,6 +136,11 @@ static inline bool type_is_numeric(const Type *t) {
 }
 static inline bool type_is_half(const Type *t) { return t->kind == TY_HALF; }
 static inline bool type_is_bf16(const Type *t) { return t == &type_bfloat16; }
+static inline bool type_is_fp8(const Type *t) {
+  return t == &type_fp8_e5m2 || t == &type_fp8_e4m3 || t == &type_fp8_e8m0;
+}
+/* bfloat16 and the fp8 types: no promotion with any other type (numba-cuda: convert first). */
+static inline bool type_is_alone(const Type *t) { return type_is_bf16(t) || type_is_fp8(t); }
 /* Bools and unsigned ints: every value of the type is >= 0. */
 static inline bool type_never_negative(const Type *t) {
   return t->kind == TY_BOOL || (t->kind == TY_INT && !t->is_signed);

@@ -78,3 +78,27 @@ def test_bfloat16_is_supported_on_the_simulator():
     if pyk2cuda.device_kind() != "gpu":
         assert cuda.is_bfloat16_supported()
     assert str(cuda.bfloat16) == "bfloat16"
+
+
+def test_fp8_types_construct_and_convert():
+    """numba-cuda's fp8 types from Python: numba.cuda._internal.cuda_fp8's names and
+    numba.cuda.api.is_fp8_supported; 300 rounds to e4m3's 288 (nearest, ties to even bits),
+    1e6 saturates to its 448, e8m0 rounds 5 up to 8 (tests/diff/cases/fp8.py has the tables)."""
+    from pyk2cuda.cuda._internal.cuda_fp8 import fp8_e4m3, fp8_e5m2, fp8_e8m0, saturation_t
+    from pyk2cuda.cuda.api import is_fp8_supported
+    import pyk2cuda
+    if pyk2cuda.device_kind() != "gpu":
+        assert is_fp8_supported()
+    assert fp8_e4m3.__name__ == "fp8_e4m3" and saturation_t.SATFINITE == 1
+
+    def kern(x, out, ints):
+        out[0] = np.float32(fp8_e4m3(x[0]))
+        out[1] = np.float32(fp8_e4m3(x[1]))
+        out[2] = np.float32(fp8_e8m0(x[2]))
+        out[3] = np.float32(fp8_e5m2(x[0]))
+        ints[0] = np.int32(fp8_e5m2(x[3]))
+    out = np.zeros(4, np.float32)
+    ints = np.zeros(1, np.int32)
+    cuda.jit(kern)[1, 1](np.array([300, 1e6, 5, -7.9], np.float32), out, ints)
+    assert out.tolist() == [288.0, 448.0, 8.0, 320.0]
+    assert ints.tolist() == [-8]   # e5m2(-7.9) is -8, toward zero -8
