@@ -18,8 +18,8 @@ from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's
 from ._core import Error, CompileError
 
 # Options of numba.cuda.jit accepted besides debug and boundscheck: all change nothing here but
-# extensions (the kernel's extensions list), fastmath, lineinfo, link, launch_bounds and
-# opt=False (_code_options); docs/python.md says why for each.
+# extensions (the kernel's extensions list), fastmath, lineinfo, link, launch_bounds, forceinline
+# and opt=False (_code_options); docs/python.md says why for each.
 _IGNORED_OPTIONS = {"inline", "opt", "lineinfo", "cache", "max_registers", "fastmath", "shared_memory_carveout",
                     "forceinline", "link", "lto", "launch_bounds", "extensions"}
 
@@ -35,6 +35,7 @@ def _code_options(debug, options):
              ("lineinfo", bool(options.get("lineinfo")) or None),
              ("link", _links(options.get("link")) or None),
              ("launch_bounds", options.get("launch_bounds")),
+             ("forceinline", bool(options.get("forceinline")) or None),
              ("opt", False if not options.get("opt", True) else None))
     return {name: value for name, value in given if value is not None}
 

@@ -34,9 +34,12 @@ void emit_params(Gen *G, StrBuf *out, const char **pnames) {
 }
 
 /* A device function's linkage: file-local, or, exported (compile_ptx(device=True)), visible
- * under its C name (NVRTC keeps it, as a `.visible .func`, in relocatable code). */
+ * under its C name (NVRTC keeps it, as a `.visible .func`, in relocatable code); with
+ * forceinline=True also __forceinline__ (NVVM's alwaysinline, as Numba's forceinline). */
 static const char *device_linkage(const Function *f) {
-  return f->export_entry ? "extern \"C\" __device__" : "static __device__";
+  bool inl = (f->generic ? f->generic : f)->forceinline;
+  if (f->export_entry) return inl ? "extern \"C\" __device__ __forceinline__" : "extern \"C\" __device__";
+  return inl ? "static __device__ __forceinline__" : "static __device__";
 }
 
 /* A kernel's __launch_bounds__(...) (its decorator's launch_bounds=), or nothing. */

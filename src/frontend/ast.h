@@ -302,6 +302,7 @@ struct Function {
    * __launch_bounds__; nlaunch_bounds of them given (0: none). */
   int64_t launch_bounds[3];
   int nlaunch_bounds;
+  bool forceinline;        /* @cuda.jit(forceinline=True): a device function's __forceinline__ */
   /* A device function the translation names among its kernels (P2cTranslateOptions.kernels):
    * its specializations made from signatures are exported, each an extern "C" __device__
    * function of the C ABI (compile_ptx(device=True); docs/generated-code.md). */

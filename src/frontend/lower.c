@@ -206,8 +206,7 @@ void lower_add_sig(Lowerer *L, Function *f, TSNode n) {
  * are read too (they choose NVRTC's options: docs/python.md, "Options that change the code"),
  * and link (the CUDA C compiled with the module: lower_link.c). */
 static const char *const ignored_jit_options[] = {"cache",
-                                                  "inline", "max_registers",
-                                                  "forceinline", "lto",
+                                                  "inline", "max_registers", "lto",
                                                   "extensions", "shared_memory_carveout", NULL};
 
 static bool is_ignored_option(const char *name) {
@@ -282,6 +281,8 @@ static void lower_jit_keyword(Lowerer *L, Function *f, TSNode kw) {
     f->fastmath = truth || fastmath_flag_set(L, val);
   } else if (strcmp(name, "lineinfo") == 0) {
     f->lineinfo = truth;
+  } else if (strcmp(name, "forceinline") == 0) {
+    f->forceinline = truth;
   } else if (strcmp(name, "launch_bounds") == 0) {
     lower_launch_bounds(L, f, val);
   } else if (strcmp(name, "link") == 0) {

@@ -130,11 +130,18 @@ static __device__ __forceinline__ int64_t p2c_bounds_u64(uint64_t i) {
 }
 
 extern "C" __device__ float hypot_scaled(float, float, float);
+static __device__ __forceinline__ int64_t twice(int64_t);
 
 extern "C" __device__ float hypot_scaled(float x, float y, float s) {
   // return math.sqrt(x * x + y * y) / s
 #line 10 "tests/golden/compile_options.py"
   return sqrtf(x * x + y * y) / s;
+}
+
+static __device__ __forceinline__ int64_t twice(int64_t x) {
+  // return 2 * x
+#line 23 "tests/golden/compile_options.py"
+  return 2 * x;
 }
 
 extern "C" __global__ void fast(p2c_array<float, 1> out, float x, float y) {
@@ -153,18 +160,18 @@ extern "C" __global__ void __launch_bounds__(128, 2) bounded(p2c_array<int64_t, 
   int64_t i = 0;
 
   // i = cuda.grid(1)
-#line 24 "tests/golden/compile_options.py"
+#line 30 "tests/golden/compile_options.py"
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // if i >= out.size:
-#line 25 "tests/golden/compile_options.py"
+#line 31 "tests/golden/compile_options.py"
   if (i >= out.shape[0]) {
     // return None
-#line 26 "tests/golden/compile_options.py"
+#line 32 "tests/golden/compile_options.py"
     return;
   }
-  // out[i] = i
-#line 27 "tests/golden/compile_options.py"
-  out.data[i] = i;
+  // out[i] = twice(i)
+#line 33 "tests/golden/compile_options.py"
+  out.data[i] = twice(i);
 }
 
 #ifdef PYK2CUDA_SIM

@@ -17,6 +17,12 @@ def fast(out, x, y):
     out[2] = min(x, y, 0.5)
 
 
+# forceinline=True: the device function's __forceinline__.
+@cuda.jit(device=True, forceinline=True)
+def twice(x):
+    return 2 * x
+
+
 # launch_bounds= (numba-cuda's: threads per block, blocks per multiprocessor): the kernel's
 # __launch_bounds__; `return None` is a bare return.
 @cuda.jit(launch_bounds=(128, 2))
@@ -24,4 +30,4 @@ def bounded(out):
     i = cuda.grid(1)
     if i >= out.size:
         return None
-    out[i] = i
+    out[i] = twice(i)

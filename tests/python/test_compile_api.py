@@ -72,6 +72,19 @@ def test_ltoir():
     assert resty == int32
 
 
+def test_forceinline_changes_the_ltoir():
+    """forceinline=True is __forceinline__ (NVVM's alwaysinline): the LTO-IR differs, as
+    numba-cuda's test_inline asks; the function computes the same."""
+    def set_zero(a):
+        a[0] = 0
+    sig = (float32[::1],)
+    plain, resty = cuda.compile(set_zero, sig, output="ltoir")
+    forced, _ = cuda.compile(set_zero, sig, output="ltoir", forceinline=True)
+    assert plain != forced and resty == void
+    with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
+        cuda.compile(set_zero, sig, forceinline=True)
+
+
 def test_kernel_ptx_and_errors():
     def kern(r, x):
         r[0] = x[0]
