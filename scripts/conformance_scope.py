@@ -73,6 +73,10 @@ OUT_OF_SCOPE = {
 # test_lineinfo_in_asm and test_no_lineinfo_in_asm read only the PTX, and stay in scope there.
 # Found by walking each test method's calls to self.* helpers for inspect_llvm (numba-cuda 0.30.4).
 OUT_OF_SCOPE_BY_SUITE = {"numba-cuda": {
+    "test_compiler.TestCompile.test_numba_abi_has_env_global":
+        NC_COMPILER + " (the NumbaEnv global of its own calling convention in the PTX)",
+    "test_compiler.TestCompile.test_compile_jitted_subroutine": EXTENDING + " (@intrinsic)",
+    "test_compiler.TestCompile.test_compile_cabi_calling_overloaded_function": EXTENDING + " (@overload)",
     # numba-cuda's own modules and classes that Debian's suite does not have.
     "test_numba_interop": EXTENDING + " (@overload of numba.extending, target='cuda')",
     "test_enums.EnumTest.test_int_enum_no_conversion": TYPING + " (the typing context's can_convert)",

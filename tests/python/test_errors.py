@@ -117,8 +117,11 @@ def test_every_option_numba_cuda_jit_takes_is_accepted():
     k[1, 4](np.arange(4.0), np.ones(4), out)
     assert seen == ["ndarray"] * 3
     ptx, _ = cuda.compile_ptx(K.add.py_func, "void(float64[:], float64[:], float64[:])",
-                              abi="numba", forceinline=True, launch_bounds=128)
+                              abi="numba", launch_bounds=128)
     assert ".entry" in ptx
+    # forceinline= designates LTO-IR only: numba-cuda's compile_ptx refuses it, in its words.
+    with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
+        cuda.compile_ptx(K.add.py_func, "void(float64[:], float64[:], float64[:])", forceinline=True)
 
 
 def test_bounds_error_with_debug():
