@@ -615,7 +615,7 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     cuda.jit's (docs/python.md, "compile and friends")."""
     _check_compile_request(device, abi, output, forceinline)
     debug, opt = bool(debug), opt is None or bool(opt)
-    _warn_debug_opt(debug, opt)
+    _warn_debug_opt(debug, opt, lineinfo)
     sig_text = _one_compile_signature(sig)
     options = _code_options(debug, {"fastmath": fastmath, "lineinfo": lineinfo, "opt": opt,
                                     "forceinline": forceinline,
@@ -755,14 +755,19 @@ def _export_device(func, sig, options, abi_name=None):
     return k
 
 
-def _warn_debug_opt(debug, opt):
-    """Numba's warning for debug=True with optimization on (its default), which CUDA does not
-    support: pyk2cuda's debug=True compiles with NVRTC's -G, which turns optimization off."""
+def _warn_debug_opt(debug, opt, lineinfo=False):
+    """Numba's warnings for debug=True with optimization on (its default), which CUDA does not
+    support (pyk2cuda's debug=True compiles with NVRTC's -G, which turns optimization off), and
+    for debug=True with lineinfo=True (debug's full debug info includes the lines)."""
+    import warnings
+    cls = _numba_warning_class("NumbaInvalidConfigWarning")
     if debug and opt:
-        import warnings
-        cls = _numba_warning_class("NumbaInvalidConfigWarning")
         warnings.warn(cls("debug=True with opt=True (the default) is not supported by CUDA. This "
                           "may result in a crash - set debug=False or opt=False."), stacklevel=3)
+    if debug and lineinfo:
+        warnings.warn(cls("debug and lineinfo are mutually exclusive. Use debug to get full debug "
+                          "info (this disables some optimizations), or lineinfo for line info only "
+                          "with code generation unaffected."), stacklevel=3)
 
 
 def _kernel_intrinsic(name, doc):
@@ -1020,7 +1025,7 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
         debug = True   # Numba's default for debug=: $NUMBA_CUDA_DEBUGINFO, as its jit reads it
     if options.get("opt") is None:   # Numba's default for opt=: its OPT setting ($NUMBA_OPT) not 0
         options["opt"] = _numba_config("OPT", default=3) != 0
-    _warn_debug_opt(debug, options["opt"])
+    _warn_debug_opt(debug, options["opt"], options.get("lineinfo"))
     sanitize = bool(options.get("sanitize"))
     checks = _code_options(debug, options)
 

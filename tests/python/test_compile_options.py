@@ -280,3 +280,19 @@ def test_nanosleep_is_ptx_nanosleep_and_no_wait_on_the_simulator():
     cuda.jit(nap)[2, 32](np.uint32(1000), out)
     cuda.synchronize()
     assert (out == np.arange(64) * 3).all()
+
+
+def test_debug_with_lineinfo_warns_as_numba():
+    """numba-cuda's NumbaInvalidConfigWarning for debug=True with lineinfo=True, at the decorator
+    and at compile_ptx; none with either alone (opt=False keeps the debug/opt warning out)."""
+    for kwargs, count in (({"debug": True, "lineinfo": True, "opt": False}, 1),
+                          ({"lineinfo": True}, 0), ({"debug": True, "opt": False}, 0)):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            cuda.jit(**kwargs)
+        assert len(w) == count, kwargs
+        assert all(x.category in _invalid_config_classes() and "mutually exclusive" in str(x.message) for x in w)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        cuda.compile_ptx(add, (float32, float32), device=True, debug=True, opt=False, lineinfo=True)
+    assert ["mutually exclusive" in str(x.message) for x in w] == [True]
