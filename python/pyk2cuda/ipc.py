@@ -51,14 +51,10 @@ class MemoryPointer:
 
 
 def _span(darr):
-    """(first, bytes, lead): the lowest byte address an array's elements reach, the bytes from
-    there to past its highest element, and the bytes from that lowest address to element 0."""
-    itemsize = darr.dtype.itemsize
-    if darr.size == 0:
-        return darr.device_ctypes_pointer, 0, 0
-    lo = sum((n - 1) * s for n, s in zip(darr.shape, darr.strides) if s < 0)
-    hi = sum((n - 1) * s for n, s in zip(darr.shape, darr.strides) if s > 0)
-    return darr.device_ctypes_pointer + lo, hi - lo + itemsize, -lo
+    """(first, bytes, lead): where the bytes the array's elements span begin, how many, and the
+    bytes from there to element 0 (nonzero where strides are negative); the extension keeps them."""
+    first = darr._span_start
+    return first, darr.alloc_size, darr.device_ctypes_pointer - first if darr.alloc_size else 0
 
 
 def gpu_data(darr):
@@ -124,13 +120,11 @@ class IpcArrayHandle:
     """Numba's IpcArrayHandle (`darr.get_ipc_handle()`): an IpcHandle and the array's layout;
     `with handle as darr:` opens it, and closes it at the block's end."""
 
-    def __init__(self, ipc_handle, array_desc):
-        self._ipc_handle, self._array_desc = ipc_handle, array_desc
+    def __init__(self, ipc_handle, array_desc, lead=0):
+        self._ipc_handle, self._array_desc, self._lead = ipc_handle, array_desc, lead
 
     def open(self):
-        desc = dict(self._array_desc)
-        lead = desc.pop("lead", 0)
-        return _array_over(self._ipc_handle.open(), lead=lead, **desc)
+        return _array_over(self._ipc_handle.open(), lead=self._lead, **self._array_desc)
 
     def close(self):
         self._ipc_handle.close()
@@ -156,7 +150,7 @@ def array_ipc_handle(darr):
     """DeviceArray.get_ipc_handle(): an IpcArrayHandle for the array."""
     first, size, lead = _span(darr)
     handle = context_ipc_handle(MemoryPointer(first, size, darr))
-    return IpcArrayHandle(handle, dict(shape=darr.shape, strides=darr.strides, dtype=darr.dtype, lead=lead))
+    return IpcArrayHandle(handle, dict(shape=darr.shape, strides=darr.strides, dtype=darr.dtype), lead)
 
 
 @contextlib.contextmanager

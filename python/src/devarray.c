@@ -510,6 +510,12 @@ static PyObject *da_dtype(DeviceArray *d, void *c) { return Py_XNewRef(np_dtype_
  * own, not its owner's), as Numba's views and foreign arrays count it. */
 static PyObject *da_alloc_size(DeviceArray *d, void *c) { return PyLong_FromSize_t(d->span); }
 
+/* The lowest address the array's elements reach, where its alloc_size bytes begin (below element
+ * 0 where strides are negative): Numba's gpu_data starts there (ipc.py). */
+static PyObject *da_span_start(DeviceArray *d, void *c) {
+  return PyLong_FromUnsignedLongLong(d->span ? d->a.data - d->offset : 0);   /* empty: 0, as device_ctypes_pointer */
+}
+
 /* Numba's device_ctypes_pointer (as an int, the NVIDIA bindings' CUdeviceptr converts to one):
  * the address of element [0, ...]; on the simulator a host address. 0 for an empty array. */
 static PyObject *da_pointer(DeviceArray *d, void *c) {
@@ -840,6 +846,7 @@ static PyGetSetDef da_getset[] = {
     {"nbytes", (getter)da_nbytes, NULL, NULL, NULL},
     {"dtype", (getter)da_dtype, NULL, NULL, NULL},
     {"alloc_size", (getter)da_alloc_size, NULL, "the bytes the array spans", NULL},
+    {"_span_start", (getter)da_span_start, NULL, "the address alloc_size's bytes begin at", NULL},
     {"device_ctypes_pointer", (getter)da_pointer, NULL, "the address of element [0, ...]", NULL},
     {"flags", (getter)da_flags, NULL, "{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}", NULL},
     {"T", (getter)da_T, NULL, "transpose(): Numba's (a 2-D array's is a new array)", NULL},

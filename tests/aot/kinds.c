@@ -10,29 +10,7 @@
 #include <string.h>
 
 #include "kinds.h"
-
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "kinds.c:%d: ", __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
-
-enum { N = 1000, BLOCK = 128, GRID = (N + BLOCK - 1) / BLOCK };
-
-static const char *dump_dir;
-
-/* DIR/name.bin (only when a DIR was given). */
-static void dump(const char *name, const void *p, size_t bytes) {
-  if (!dump_dir) return;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.bin", dump_dir, name);
-  FILE *f = fopen(path, "wb");
-  CHECK(f && fwrite(p, 1, bytes, f) == bytes && fclose(f) == 0, "cannot write %s", path);
-}
+#include "check.h"
 
 static void *to_device(const void *host, size_t bytes) {
   void *d;
