@@ -220,8 +220,8 @@ static const Builtin table[] = {
     {.path = "numba.extending.register_jitable", .kind = BK_DECORATOR, .id = BI_JIT},
     {.path = "numba.core.extending.register_jitable", .kind = BK_DECORATOR, .id = BI_JIT},
     {.path = "numba.cuda.extending.register_jitable", .kind = BK_DECORATOR, .id = BI_JIT},
-    /* numba.stencil: compiled by the Python package (python/pyk2cuda/stencil.py), not here: a
-     * use of such a function is E-stencil, saying where to see its code */
+    /* numba.stencil: the function becomes a kernel of its name (frontend/stencil.c); a call of
+     * it in a function pyk2cuda compiles is E-stencil (the Python package compiles such calls) */
     {.path = "numba.stencil", .kind = BK_DECORATOR, .id = BI_STENCIL},
     {.path = "numba.cuda.vectorize", .kind = BK_DECORATOR, .id = BI_VECTORIZE},
 

@@ -319,6 +319,11 @@ struct Function {
    * wraps each in a one-thread kernel that stores its result (docs/generated-code.md). */
   bool host_jit;
   bool host_entry;         /* on such a specialization */
+  /* A @stencil's kernel (frontend/stencil.c): the stencil function, rewritten into a device
+   * function of the inputs and the element's indices, and the stencil's dimensions. A signature
+   * of the inputs alone gets `out` from the body's return type (typeinfer). NULL elsewhere. */
+  Function *stencil_body;
+  int stencil_ndim;
   VEC(Function *) specs;   /* on the generic function */
   /* Instances (typeinfer, static_args.c): copies of a device function whose parameters that
    * were given compile-time values (StaticArg) are replaced by those values in the body and

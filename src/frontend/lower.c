@@ -385,6 +385,7 @@ static bool lower_decorators(Lowerer *L, TSNode def, Function *f) {
     if (!resolve_dotted(L, callee, &r) || !r.builtin) continue;
     if (r.builtin->id == BI_VECTORIZE) return lower_vectorize_decorator(L, f, e, r.path);
     if (r.builtin->id == BI_GUVECTORIZE) return lower_guvectorize_decorator(L, f, e);
+    if (r.builtin->id == BI_STENCIL) return lower_stencil_decorator(L, f, e);
     if (r.builtin->id == BI_JIT) {
       lower_cpu_jit(L, f, e);
       return true;
@@ -630,6 +631,7 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
   Function *f = arena_alloc(L->a, sizeof *f);
   f->kind = FN_KERNEL;
   L->gufunc = NULL;   /* set by a @guvectorize among the decorators */
+  L->stencil = NULL;  /* set by a @stencil */
   if (!lower_decorators(L, decorated, f)) return NULL;
   if (node_is(L, ts_node_child(def, 0), K_async)) {
     lower_unsupported(L, def, "an async function");
@@ -638,8 +640,12 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
   TSNode name = lower_field(L, def, F_name);
   f->name = node_str(L, name);
   f->loc = node_loc(L, name);
-  if (!strmap_add(&L->func_by_name, f->name, f))
+  if (L->stencil) {   /* not a function calls may name: a call of it is E-stencil (lower_expr.c) */
+    add_other_global(L, name, NULL);
+    L->others.items[L->others.len - 1].stencil = true;
+  } else if (!strmap_add(&L->func_by_name, f->name, f)) {
     diag_error(L->c, f->loc, "E-redefined", "function '%s' is defined twice", f->name);
+  }
   L->vars_cap = 0;
   lower_params(L, f, lower_field(L, def, F_parameters));
   vec_push(L->a, &L->m->funcs, f);
@@ -647,6 +653,7 @@ static Function *declare_function(Lowerer *L, TSNode decorated) {
     Function *k = lower_guvectorize_kernel(L, f);
     if (k) vec_push(L->a, &L->gufunc_kernels, k);
   }
+  if (L->stencil) lower_stencil_declared(L, f);
   return f;
 }
 
@@ -685,42 +692,11 @@ done:
 
 typedef VEC(TSNode) NodeVec;
 
-/* Whether a decorated definition is a @stencil function: the Python package rewrites and
- * compiles those (python/pyk2cuda/stencil.py); the translator only names them in its message. */
-static bool is_stencil(Lowerer *L, TSNode decorated) {
-  TSNode kids[16];
-  int k = node_kids(L, decorated, kids, 16);
-  for (int i = 0; i < k && i < 16; i++) {
-    if (!node_is(L, kids[i], K_decorator)) continue;
-    TSNode e = ts_node_named_child(kids[i], 0);
-    Resolved r;
-    if (resolve_dotted(L, node_is(L, e, K_call) ? lower_field(L, e, F_function) : e, &r) && r.builtin &&
-        r.builtin->id == BI_STENCIL)
-      return true;
-  }
-  return false;
-}
-
-/* A @stencil function is not translated here: say so where it is defined, and where its
- * kernel can be seen, so that `emit` of a file with stencils does not pass over them silently. */
-static void note_stencil(Lowerer *L, const OtherGlobal *g) {
-  diag_note(L->c, g->loc, "'%s' is a @stencil function: the Python package rewrites it into a kernel at "
-            "its calls, which `pyk2cuda emit` does not show (see %s.inspect_cuda() and "
-            "%s.kernel_source(args...) after a call)", g->name, g->name, g->name);
-}
-
 static void declare_module_item(Lowerer *L, TSNode n, NodeVec *defs) {
   if (node_is(L, n, K_import_statement)) lower_import(L, n);
   else if (node_is(L, n, K_import_from_statement)) lower_import_from(L, n);
   else if (node_is(L, n, K_decorated_definition)) {
-    if (declare_function(L, n)) {
-      vec_push(L->a, defs, n);
-    } else if (is_stencil(L, n) && node_is(L, lower_field(L, n, F_definition), K_function_definition)) {
-      add_other_global(L, lower_field(L, lower_field(L, n, F_definition), F_name), NULL);
-      OtherGlobal *g = &L->others.items[L->others.len - 1];
-      g->stencil = true;
-      note_stencil(L, g);
-    }
+    if (declare_function(L, n)) vec_push(L->a, defs, n);
   } else if (node_is(L, n, K_expression_statement)) {
     TSNode e = ts_node_named_child(n, 0);
     if (node_is(L, e, K_assignment)) lower_module_assign(L, e);
@@ -790,6 +766,10 @@ static void lower_module(Lowerer *L, const TSNode *roots, int nroots) {
   else lower_bodies(L, defs.items, 0, defs.len);
   /* after the bodies: lower_bodies pairs the module's functions with the definitions */
   for (size_t i = 0; i < L->gufunc_kernels.len; i++) vec_push(L->a, &L->m->funcs, L->gufunc_kernels.items[i]);
+  for (size_t i = 0; i < L->stencils.len; i++) {   /* a stencil's kernel reads its lowered body */
+    Function *k = lower_stencil_kernel(L, L->stencils.items[i]);
+    if (k) vec_push(L->a, &L->m->funcs, k);
+  }
   for (size_t i = 0; i < L->externs.len; i++) vec_push(L->a, &L->m->funcs, L->externs.items[i]);
 }
 

@@ -15,7 +15,7 @@ typedef struct OtherGlobal {
   const char *why;    /* why a NumPy array constructor or a record dtype could not be
                          evaluated, or NULL */
   bool record;        /* why is a record dtype's (np.dtype([...])) */
-  bool stencil;       /* a @stencil function, which the Python package compiles (lower.c) */
+  bool stencil;       /* a @stencil function: its kernel is made here (stencil.c); calls of it are refused */
 } OtherGlobal;
 
 /* The grammar's field names the lowering reads. Their ids are looked up once per compilation:
@@ -66,6 +66,7 @@ typedef struct SymbolTable {
 } SymbolTable;
 
 typedef struct GuDecorator GuDecorator;   /* guvectorize.c */
+typedef struct StencilDecl StencilDecl;   /* stencil.c */
 
 typedef struct Lowerer {
   Compilation *c;
@@ -92,6 +93,8 @@ typedef struct Lowerer {
   GuDecorator *gufunc;   /* the @guvectorize of the function being declared, until its kernel is made */
   VEC(Function *) gufunc_kernels;   /* the kernels made for gufuncs, added to the module last */
   VEC(Function *) externs;   /* cuda.declare_device's functions, added to the module after the bodies */
+  StencilDecl *stencil;      /* the @stencil of the function being declared, until its parameters are */
+  VEC(StencilDecl *) stencils;   /* the module's stencils, whose kernels are made after the bodies */
 } Lowerer;
 
 /* What a dotted name (a.b.c) refers to, when it is not a value expression. */
@@ -178,6 +181,18 @@ bool lower_guvectorize_decorator(Lowerer *L, Function *f, TSNode e);
  * core's name and parameters, with the decorator's signatures made outer (guvectorize.c says
  * how); NULL after a diagnostic. Consumes L->gufunc. */
 Function *lower_guvectorize_kernel(Lowerer *L, Function *core);
+
+/* @stencil, @stencil(...) at decorator expression e: makes f a device function (the stencil's
+ * body) and keeps the options in L->stencil; true (diagnostics, if any, are reported and the
+ * kernel is then not made). */
+bool lower_stencil_decorator(Lowerer *L, Function *f, TSNode e);
+/* f's parameters are lowered: checks the options against them and queues the stencil in
+ * L->stencils. Consumes L->stencil. */
+void lower_stencil_declared(Lowerer *L, Function *f);
+/* The kernel of stencil d, its body lowered (stencil.c says how): a FN_KERNEL of the stencil's
+ * name taking its parameters and `out`; the body rewritten and renamed NAME_body. NULL after a
+ * diagnostic. */
+Function *lower_stencil_kernel(Lowerer *L, StencilDecl *d);
 
 /* ---- external device functions and linked CUDA C (lower_link.c) ---- */
 /* `left = right` at module level when right is cuda.declare_device(...): declares the external

@@ -351,10 +351,9 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
   const OtherGlobal *g = find_other_global(L, name);
   if (g && g->stencil) {
     diag_error(L->c, node_loc(L, n), "E-stencil",
-               "'%s' is a @stencil function, which `pyk2cuda emit` does not compile: the Python package "
-               "does (in a @jit function too); run the program and see its C with %s.inspect_cuda() "
-               "(its kernel's Python with %s.kernel_source(args...)) or the @jit caller's inspect_cuda()",
-               name, name, name);   /* its definition has a note already (lower.c, note_stencil) */
+               "'%s' is a @stencil function: the host launches its kernel '%s' (its inputs, then the "
+               "result array); a call of it in a @jit function is compiled by the Python package, not by "
+               "`pyk2cuda emit` (see the caller's inspect_cuda() after a call)", name, name);
     return NULL;
   }
   if (g && g->why && g->record) {

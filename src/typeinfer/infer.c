@@ -705,9 +705,34 @@ static void check_host_result(Infer *I, const Function *s) {
              "a record or a string)", s->generic->name, t->name);
 }
 
+/* A stencil's kernel given its inputs' types alone (`--sig 'blur(float64[:, :])'`): `out` is a
+ * C-contiguous array of what the body returns for them with int64 indices, as Numba types a
+ * stencil's result. False after a diagnostic. */
+static bool complete_stencil_sig(Infer *I, Function *k, const SigText *st, Signature *sig) {
+  Function *body = k->stencil_body;
+  int n = sig->nargs, ndim = k->stencil_ndim;
+  const Type **args = arena_alloc(&I->c->arena, sizeof *args * (size_t)(n + ndim + 1));
+  memcpy(args, sig->args, sizeof *args * (size_t)n);
+  for (int d = 0; d < ndim; d++) args[n + d] = &type_int64;
+  Function *s = specialize(I, body, args, st->loc);
+  if (!s) return false;
+  const Type *ret = s->ret_type;
+  if (!ret || !(type_is_number(ret) || type_is_complex(ret))) {
+    diag_error(I->c, body->loc, "E-stencil", "a stencil returns a number, '%s' returns %s for %.*s", k->name,
+               ret ? ret->name : "nothing", (int)st->len, st->text);
+    return false;
+  }
+  args[n] = type_array(I->tt, ret, ndim, 'C', MEM_GLOBAL, NULL);
+  sig->args = args;
+  sig->nargs = n + 1;
+  return true;
+}
+
 static void type_kernel_sig(Infer *I, Function *k, const SigText *st) {
   Signature sig;
-  if (!parse_sig(I, st, &sig) || !check_sig(I, k, st, &sig)) return;
+  if (!parse_sig(I, st, &sig)) return;
+  if (k->stencil_body && sig.nargs == k->nparams - 1 && !complete_stencil_sig(I, k, st, &sig)) return;
+  if (!check_sig(I, k, st, &sig)) return;
   if (k->kind == FN_UFUNC && !check_ufunc_sig(I, k, st, &sig)) return;
   Function *s = NULL;
   for (size_t i = 0; i < k->specs.len && !s; i++)
@@ -743,6 +768,14 @@ static bool kernel_listed(const char *const *names, size_t n, const char *name) 
   return false;
 }
 
+/* A stencil's kernel with no signature is no error (its inputs' types come from its calls in
+ * Python): say how to see it, with a hint from how the stencil function uses its inputs. */
+static void note_unsigned_stencil(Compilation *c, const Function *k) {
+  diag_note(c, k->loc, "stencil '%s' has no signature, so no C is emitted for its kernel: give its inputs' "
+            "types with --sig, e.g. --sig '%s' (the kernel '%s' takes them and the result array)", k->name,
+            typeinfer_sig_hint(&c->arena, k), k->name);
+}
+
 bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOptions *o) {
   const ExtraSig *extra = o->extra;
   size_t nextra = o->nextra;
@@ -764,7 +797,9 @@ bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOpti
     if (f->kind != FN_UFUNC)
       for (int j = 0; j < nx; j++) type_kernel_sig(&I, f, &xs[j]);
     bool wanted = !only || kernel_listed(only, nonly, f->name);
-    if (f->kind == FN_KERNEL && f->nsigs + nx == 0 && !skip_unsigned && wanted)
+    if (f->stencil_body && f->nsigs + nx == 0 && !skip_unsigned && wanted)
+      note_unsigned_stencil(c, f);
+    else if (f->kind == FN_KERNEL && f->nsigs + nx == 0 && !skip_unsigned && wanted)
       diag_error(c, f->loc, "E-no-signature",
                  "kernel '%s' has no signature: give one in the decorator or with --sig, e.g. "
                  "--sig '%s' (guessed from how the parameters are used: write your arguments' "

@@ -71,6 +71,13 @@ static void put_param_type(StrBuf *sb, const ParamUse *u) {
 }
 
 const char *typeinfer_sig_hint(Arena *a, const Function *f) {
+  Function inputs;
+  if (f->stencil_body) {   /* a stencil's kernel: its inputs, as the stencil function uses them */
+    inputs = *f->stencil_body;
+    inputs.name = f->name;
+    inputs.nparams -= f->stencil_ndim;
+    f = &inputs;
+  }
   HintWalk h = {arena_alloc(a, sizeof *h.uses * (size_t)(f->nparams ? f->nparams : 1)), f->nparams, 0};
   for (int i = 0; i < f->nparams; i++) h.uses[i] = (ParamUse){0};
   AstWalker w = {.stmt = note_stmt, .expr = note_expr, .ctx = &h};

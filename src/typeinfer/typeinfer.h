@@ -70,7 +70,8 @@ const Type *typeinfer_record_dtype(TypeTable *tt, const RecordDtype *r, const ch
 
 /* A signature to suggest for kernel f, which has none, guessed from how its body uses each
  * parameter ("smooth(float32[:, :], float32[:, :], int64)"; element types are a placeholder).
- * Allocated in a. Used by the messages that ask for a signature (sig_hint.c). */
+ * For a stencil's kernel, its inputs alone (typeinfer adds the result array). Allocated in a.
+ * Used by the messages that ask for a signature (sig_hint.c). */
 const char *typeinfer_sig_hint(Arena *a, const Function *f);
 
 /* Returns false when errors were reported. */

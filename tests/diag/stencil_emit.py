@@ -1,6 +1,7 @@
 # args: --sig 'smooth_rows(float64[:, ::1])'
-# A @stencil function is compiled by the Python package (stencil.py), in a @jit function too;
-# the command line names it and says where to see its code (E-stencil), not E-undefined.
+# A @stencil function is a kernel the host launches (frontend/stencil.c); its call inside a @jit
+# function is compiled by the Python package (stencil.py) only: the command line says so
+# (E-stencil), not E-undefined.
 import numba
 
 

@@ -553,8 +553,8 @@ def case_no_signature_hint(bin_, d):
 def case_emit_of_host_functions_and_stencils(bin_, d):
     """emit of a file whose @njit function has no signature and whose stencil only the host calls
     (issue 33): exit 0, no C for the host's calls, a note giving the --sig to emit it (guessed from
-    the parameters' use); with that --sig its host entry is emitted. A stencil the host calls is
-    not rewritten by the command line (the Python package does): a note at its def says so."""
+    the parameters' use); with that --sig its host entry is emitted. A stencil is a kernel of its
+    name: without a signature a note gives the --sig of its inputs; with it its kernel is emitted."""
     path = os.path.join(d, "prog.py")
     with open(path, "w") as f:
         f.write("import numpy as np\nimport numba\n\n@numba.njit\ndef total(a):\n    s = 0.0\n"
@@ -565,14 +565,78 @@ def case_emit_of_host_functions_and_stencils(bin_, d):
     problem = expect(rc, err, 0, "prog.py:5:5: note: @jit function 'total' has no signature, so no C is "
                      "emitted for the host's calls of it: give its argument types with --sig, e.g. "
                      "--sig 'total(float32[:])'")
-    problem = problem or expect(rc, err, 0, "prog.py:12:5: note: 'left' is a @stencil function: the Python "
-                                "package rewrites it into a kernel at its calls, which `pyk2cuda emit` "
-                                "does not show (see left.inspect_cuda()")
-    if problem or "total_host" in out or "error" in err:
+    problem = problem or expect(rc, err, 0, "prog.py:12:5: note: stencil 'left' has no signature, so no C "
+                                "is emitted for its kernel: give its inputs' types with --sig, e.g. --sig "
+                                "'left(float32[:])'")
+    if problem or "total_host" in out or "void left(" in out or "error" in err:
         return problem or f"unsigned: stdout {out[-300:]!r}, stderr {err!r}"
-    rc, out, err = cli(bin_, d, "emit", path, "--sig", "total(float64[::1])")
-    if rc != 0 or 'extern "C" __global__ void total_host(p2c_array<double, 1> a' not in out:
+    rc, out, err = cli(bin_, d, "emit", path, "--sig", "total(float64[::1])", "--sig", "left(float64[::1])")
+    if rc != 0 or 'extern "C" __global__ void total_host(p2c_array<double, 1> a' not in out or \
+            'extern "C" __global__ void left(p2c_array<double, 1> a, p2c_array<double, 1> out)' not in out:
         return f"--sig: exit {rc}, stderr {err!r}"
+    return None
+
+
+# (file, stencil, inputs) that `pyk2cuda run` computes as numba.stencil does (frontend/stencil.c)
+STENCIL_RUNS = [
+    ("stencil_c_dims.py", "avg3", [("int32", (300,))]),
+    ("stencil_c_dims.py", "blur", [("float64", (37, 45))]),
+    ("stencil_c_dims.py", "lap3", [("float32", (9, 10, 11))]),
+    ("stencil_c_dims.py", "forward", [("int64", (20, 17))]),
+    ("stencil_c_options.py", "window", [("float64", (50,)), ("float64", (5,)), 1.5]),
+    ("stencil_c_options.py", "diff2", [("int32", (19, 23)), ("int16", (21, 23))]),
+    ("stencil_c_options.py", "shifted", [("float32", (12, 13))]),
+    ("stencil_c_options.py", "nan_border", [("float64", (33,))]),
+]
+STENCIL_BLOCKS = {1: (256,), 2: (16, 16), 3: (8, 8, 4)}
+STENCIL_ONES = ("blur", "window")   # run into ones: blur's border stays 1, window's is cval 0.0
+
+
+def stencil_case_args(d, name, inputs, rng):
+    """The run's ARGs (inputs saved as .npy, scalars as text) and the values numba.stencil takes."""
+    args, values = [], []
+    for k, spec in enumerate(inputs):
+        if not isinstance(spec, tuple):
+            args.append(repr(spec))
+            values.append(spec)
+            continue
+        dtype, shape = spec
+        v = (rng.integers(-1000, 1000, shape) if dtype.startswith("int") else rng.standard_normal(shape)).astype(dtype)
+        path = os.path.join(d, "%s_%d.npy" % (name, k))
+        np.save(path, v)
+        args.append(path)
+        values.append(v)
+    return args, values
+
+
+def case_stencils_run_as_numba(bin_, d):
+    """Each stencil of the golden files, launched by `pyk2cuda run` as the kernel of its name on the
+    simulator with a zeros: result array of Numba's result dtype, gives numba.stencil's result
+    (Debian's Numba, compiled): integers exactly, floats within 1e-6 (float32) or 1e-12 relative.
+    Into ones:, it gives Numba's result with out= of ones (the border left as it was without cval)."""
+    import runpy
+    rng = np.random.default_rng(33)
+    for file, name, inputs in STENCIL_RUNS:
+        path = os.path.join(ROOT, "tests", "golden", file)
+        args, values = stencil_case_args(d, name, inputs, rng)
+        func = runpy.run_path(path)[name]
+        want = func(*values)
+        init = "ones" if name in STENCIL_ONES else "zeros"
+        if init == "ones":
+            want = func(*values, out=np.ones(want.shape, want.dtype))
+        shape = want.shape
+        grid = [(e + b - 1) // b for e, b in zip(reversed(shape), STENCIL_BLOCKS[len(shape)])]
+        out = os.path.join(d, name + "-out")
+        rc, _, err = cli(bin_, d, "run", path, name, "--device", "sim", "--grid", ",".join(map(str, grid)),
+                         "--block", ",".join(map(str, STENCIL_BLOCKS[len(shape)])), "--out-dir", out, *args,
+                         "%s:%s[%s]" % (init, want.dtype.name, ",".join(map(str, shape))))
+        if rc != 0:
+            return f"{name}: exit {rc}: {err.strip()}"
+        got = np.load(os.path.join(out, "out.npy"))
+        rtol = 1e-6 if want.dtype == np.float32 else 1e-12
+        same = np.array_equal(got, want) if want.dtype.kind in "iub" else np.allclose(got, want, rtol=rtol, atol=0, equal_nan=True)
+        if got.dtype != want.dtype or not same:
+            return f"{name}: got {got.dtype} {got.ravel()[:6]}, numba.stencil {want.dtype} {want.ravel()[:6]}"
     return None
 
 
