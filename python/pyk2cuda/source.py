@@ -45,11 +45,12 @@ _MODULES = {"math": "import math", "cmath": "import cmath", "operator": "import 
 # Modules whose functions and types a kernel may name directly (`from math import sqrt`).
 _FUNCTION_MODULES = ("math", "cmath", "operator", "numpy")
 _CUDA, _VECTORIZE, _NUMPY, _NJIT = "__p2c_cuda", "__p2c_vectorize", "__p2c_np", "__p2c_njit"
-_GUVECTORIZE = "__p2c_guvectorize"
+_GUVECTORIZE, _STENCIL = "__p2c_guvectorize", "__p2c_stencil"
 _ENUM_IMPORT = "from enum import Enum as __p2c_Enum, IntEnum as __p2c_IntEnum"
 # Three lines, so that a function defined at line 5 of its file keeps its line numbers.
 _HEADER = ["from numba import cuda as %s" % _CUDA,
-           "from numba import vectorize as %s, guvectorize as %s, njit as %s" % (_VECTORIZE, _GUVECTORIZE, _NJIT),
+           "from numba import vectorize as %s, guvectorize as %s, njit as %s, stencil as %s"
+           % (_VECTORIZE, _GUVECTORIZE, _NJIT, _STENCIL),
            "import numpy as %s" % _NUMPY]
 # NumPy scalar types that are Python's own types to Numba (a global np.float64 is a float64).
 _PLAIN_NUMPY = {"float64": float, "int64": int, "bool": bool, "complex128": complex}
@@ -351,10 +352,6 @@ class _Builder:
         for free, line, col in piece.free_names():
             self.bind(func, piece, free, line, col)
         return piece   # stencil.py rewrites its lines after its names are bound
-
-    def add_piece(self, piece, name, decorator):
-        """A function whose lines are generated (stencil.py's loop nest), its names bound already."""
-        self.pieces.append((piece, name, decorator))
 
     def bind(self, func, piece, name, line, col):
         found, value = _lookup(func, name)

@@ -446,102 +446,26 @@ class _Made:
 
 # ---- a stencil called inside a @jit function (compiled into it) ----
 
-def _source_ndim(sf, piece):
-    """The stencil's number of dimensions as its source says it, for a call inside a @jit function
-    (whose arguments' types only the translator knows): the neighbourhood's length, else the
-    offsets of its first relative index (`a[-1, 0]`: 2; `a[idx]`, idx a local tuple: its length)."""
+def _decorator(sf, with_cval):
+    """The @stencil decorator the C library reads in a module (src/frontend/stencil.c): the
+    stencil's options, cval only when `with_cval` (without it the border keeps what the result
+    array holds, as Numba leaves an out= array's border)."""
+    parts = []
+    if with_cval:
+        text = _source._constant(sf.options["cval"])
+        if text is None:
+            raise TypeError("cval must be a number, got %r" % (sf.options["cval"],))
+        parts.append("cval=%s" % text)
     if sf.neighborhood is not None:
-        return len(sf.neighborhood)
-    consts = _local_constants(piece.node)
-    for node in ast.walk(piece.node):
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
-                node.value.id in sf._params and node.value.id not in sf._standard:
-            index = node.slice
-            if isinstance(index, ast.Tuple):
-                return len(index.elts)
-            value = consts.get(index.id) if isinstance(index, ast.Name) else None
-            return len(value) if isinstance(value, tuple) else 1
-    _fail(piece, piece.node, "Stencil kernel with no accesses to relatively indexed arrays: "
-          "pyk2cuda cannot infer its neighborhood")
-
-
-class _Generated:
-    """A function of generated lines in a @jit function's module (source.py's _Builder piece):
-    every position in it maps to the stencil's def."""
-
-    def __init__(self, sf, piece, lines):
-        self.file = "<stencil %s>" % sf.__name__
-        self.def_line = 1
-        self._def = piece.at(1, 1)
-        self.lines = lines
-
-    def at(self, line, col):
-        return self._def
-
-    def renamed(self, name):
-        return ["def %s%s" % (name, self.lines[0][len("def "):])] + self.lines[1:]
-
-
-def _new_output_lines(sf, analysis, body):
-    """`NEW(args...)`: the result array a call without out= makes, np.full(shape, zero) of the body's
-    type: the body's call, never made, types a local variable that reads as 0 (docs/semantics.md:
-    a variable assigned on some paths only). A function of its own, so that a call with out=
-    (which prunes the call of it) has no untyped variable."""
-    params, first = sf._params, sf._params[0]
-    n = len(analysis.neighborhood)
-    return ["def (%s):" % ", ".join(params),
-            "    if %s.shape[0] < 0:   # never" % first,
-            "        __p2c_zero = %s(%s)" % (body, ", ".join(params + ["0"] * n)),
-            "    return %s.full(%s.shape, __p2c_zero)" % (_source._NUMPY, first)]
-
-
-def _loop_nest_lines(sf, analysis, body, new):
-    """`NAME(args..., out=None)`, as Numba's _stencil_wrapper writes it: checks the secondary
-    inputs' shapes, makes the result (`new`) when out is None, loops over the first input's
-    elements calling the rewritten body (`BODY(args..., i0, i1)`) on the interior and storing
-    cval on the border where Numba does, and returns the result."""
-    params, first = sf._params, sf._params[0]
-    n = len(analysis.neighborhood)
-    idx = [_INDEX % d for d in range(n)]
-    element = "%s[%s]" % (_OUT, ", ".join(idx))
-    lines = ["def (%s, out=None):" % ", ".join(params)]
-    for other in analysis.relative[1:]:   # Numba's raise_if_incompatible_array_sizes
-        smaller = " or ".join("%s.shape[%d] < %s.shape[%d]" % (other, d, first, d) for d in range(n))
-        lines += ["    if %s:" % smaller,
-                  "        raise ValueError(\"Secondary stencil array has some dimension smaller "
-                  "the same dimension in the first stencil input.\")"]
-    lines += ["    if out is None:",
-              "        %s = %s(%s)" % (_OUT, new, ", ".join(params)),
-              "    else:",
-              "        %s = out" % _OUT]
-    border = "cval" in sf.options   # else the border keeps full's 0, or out's elements
-    indent = "    "
-    for d, (i, (lo, hi)) in enumerate(zip(idx, analysis.neighborhood)):
-        bounds = ("%s.shape[%d]" % (first, d)) if border else \
-            "%d, %s.shape[%d] - %d" % (max(0, -lo), first, d, max(0, hi))
-        lines.append("%sfor %s in range(%s):" % (indent, i, bounds))
-        indent += "    "
-    call = "%s = %s(%s)" % (element, body, ", ".join(params + idx))
-    if border:
-        interior = " and ".join("%d <= %s < %s.shape[%d] - %d" % (max(0, -lo), i, first, d, max(0, hi))
-                                for d, (i, (lo, hi)) in enumerate(zip(idx, analysis.neighborhood)))
-        lines += ["%sif %s:" % (indent, interior), "%s    %s" % (indent, call),
-                  "%selse:" % indent, "%s    %s = %s" % (indent, element, _source._constant(sf.options["cval"]))]
-    else:
-        lines.append(indent + call)
-    lines.append("    return " + _OUT)
-    return lines
+        parts.append("neighborhood=%r" % (tuple(tuple(int(v) for v in pair) for pair in sf.neighborhood),))
+    if sf._standard:
+        parts.append("standard_indexing=%r" % (tuple(sf._standard),))
+    return "@%s(%s)" % (_source._STENCIL, ", ".join(parts))
 
 
 def add_to_host_module(sf, builder, name):
-    """Adds to a @jit function's module (source.py's _Builder) what its call of stencil `sf` under
-    `name` compiles to: the stencil function rewritten as a device function `__p2c_NAME_body` that
-    takes the element's indices, `__p2c_NAME_new` making the result, and `NAME`, the loop nest."""
-    body, new = "__p2c_%s_body" % name, "__p2c_%s_new" % name
-    piece = builder.add_function(sf.py_func, body, "@%s.jit(device=True)" % _source._CUDA)
-    ndim = _source_ndim(sf, piece)
-    analysis = _Analysis(piece, sf._params, sf._standard, ndim, sf.neighborhood)
-    piece.at = _RewrittenPiece(piece, analysis.insertions(sf._params)).at
-    device = "@%s.jit(device=True)" % _source._CUDA
-    builder.add_piece(_Generated(sf, piece, _new_output_lines(sf, analysis, body)), new, device)
-    builder.add_piece(_Generated(sf, piece, _loop_nest_lines(sf, analysis, body, new)), name, device)
+    """Adds to a @jit function's module (source.py's _Builder), whose code calls stencil `sf` under
+    `name`, the stencil function with its decorator: the C library compiles each call of it into a
+    loop nest on the CPU, as Numba's njit compiles its _stencil_wrapper (docs/python.md,
+    "Stencils")."""
+    builder.add_function(sf.py_func, name, _decorator(sf, "cval" in sf.options))

@@ -193,6 +193,10 @@ void lower_stencil_declared(Lowerer *L, Function *f);
  * name taking its parameters and `out`; the body rewritten and renamed NAME_body. NULL after a
  * diagnostic. */
 Function *lower_stencil_kernel(Lowerer *L, StencilDecl *d);
+/* A call of a stencil in a @jit function the host calls, NAME(inputs...[, out=o]): a call of the
+ * stencil's loops (NAME_call, or NAME_loops with out), which lower_stencil_kernel makes. *handled
+ * false (NULL) when `call` is no such call; NULL with *handled after a diagnostic. */
+Expr *lower_stencil_call(Lowerer *L, TSNode call, bool *handled);
 
 /* ---- external device functions and linked CUDA C (lower_link.c) ---- */
 /* `left = right` at module level when right is cuda.declare_device(...): declares the external

@@ -351,9 +351,9 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
   const OtherGlobal *g = find_other_global(L, name);
   if (g && g->stencil) {
     diag_error(L->c, node_loc(L, n), "E-stencil",
-               "'%s' is a @stencil function: the host launches its kernel '%s' (its inputs, then the "
-               "result array); a call of it in a @jit function is compiled by the Python package, not by "
-               "`pyk2cuda emit` (see the caller's inspect_cuda() after a call)", name, name);
+               "'%s' is a @stencil function, which only the host and @jit functions the host calls may "
+               "call (Numba's CUDA target has no stencils): the host launches its kernel '%s' (its "
+               "inputs, then the result array)", name, name);
     return NULL;
   }
   if (g && g->why && g->record) {
@@ -610,6 +610,9 @@ static Expr *lower_arg(Lowerer *L, TSNode a, const Expr *callee) {
 }
 
 static Expr *lower_call(Lowerer *L, TSNode n) {
+  bool stencil;
+  Expr *called = lower_stencil_call(L, n, &stencil);
+  if (stencil) return called;
   TSNode args = lower_field(L, n, F_arguments);
   if (node_is(L, args, K_generator_expression)) return lower_unsupported(L, args, "a generator"), NULL;
   TSNode items[256];

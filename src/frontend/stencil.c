@@ -26,7 +26,14 @@
  * A signature of the stencil's inputs alone (`--sig 'NAME(float64[:, :])'`) gets `out` from
  * typeinfer: a C-contiguous array of the type the body returns for those inputs, as Numba infers
  * the result's dtype (infer.c, complete_stencil_sig). Every position of the kernel is the
- * decorator's; the body's are the user's own. */
+ * decorator's; the body's are the user's own.
+ *
+ * A call of the stencil in a @jit function the host calls (Numba's njit allows it; the Python
+ * package puts the stencil, decorated, in such a function's module) becomes a call of its loops on
+ * the CPU, as Numba's _stencil_wrapper: NAME(inputs) calls NAME_call(inputs), which makes the
+ * result (np.full of the body's type's zero) and passes it to NAME_loops(inputs, out), the kernel's
+ * work as a loop nest over the first input; NAME(inputs, out=o) calls NAME_loops(inputs, o). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "frontend/ast_walk.h"
@@ -43,6 +50,11 @@ struct StencilDecl {
   int nstandard;
   Loc standard_loc;
   bool ok;
+  const char *name;        /* the stencil's Python name */
+  /* A call in a @jit function (lower_stencil_call): NAME_call(inputs) makes the result and fills
+   * it, NAME_loops(inputs, out) fills out; made (and added to the module) when a call names one. */
+  Function *call_fn, *loops_fn;
+  atomic_bool called;      /* set by bodies lowered on either thread (lower.c) */
 };
 
 /* ---- the decorator ---- */
@@ -64,16 +76,18 @@ static bool lower_mode(Lowerer *L, TSNode v) {
   return false;
 }
 
-/* cval=: a number, as a literal (folded: -1.5), a module constant of one, or np.nan, math.inf, ... */
+/* cval=: a number: a literal (folded: -1.5, 1e999 - 1e999), a module constant, np.nan, or a call
+ * such as np.float32(1.5) or complex(0.0, 1.0) (the Python package writes those); the store into
+ * the result types it. */
 static bool lower_cval(Lowerer *L, StencilDecl *d, TSNode v) {
   NodeKind k = node_kind(L, v);
-  if (k == K_list || k == K_tuple || k == K_string || k == K_call || k == K_none)
+  if (k == K_list || k == K_tuple || k == K_string || k == K_none || k == K_lambda)
     return stencil_fail(L, node_loc(L, v), "cval must be a number (a literal or a module-level constant)");
   Expr *e = lower_expr(L, v);
   if (!e) return false;
   const Expr *value = e->kind == EX_CONST && e->konst->value ? e->konst->value : e;
-  bool named = value->kind == EX_BUILTIN && value->builtin->id == BI_MATH_CONST;   /* np.nan, math.pi */
-  if (value->kind != EX_INT && value->kind != EX_FLOAT && value->kind != EX_BOOL && !named)
+  if (value->kind == EX_STR || value->kind == EX_TUPLE || value->kind == EX_NONE || value->kind == EX_FUNC ||
+      (value->kind == EX_BUILTIN && value->builtin->id != BI_MATH_CONST) || value->kind == EX_CONST)
     return stencil_fail(L, node_loc(L, v), "cval must be a number (a literal or a module-level constant)");
   d->cval = e;
   return true;
@@ -167,6 +181,11 @@ void lower_stencil_declared(Lowerer *L, Function *f) {
   StencilDecl *d = L->stencil;
   L->stencil = NULL;
   d->body = f;
+  d->name = f->name;
+  d->call_fn = arena_alloc(L->a, sizeof *d->call_fn);
+  *d->call_fn = (Function){.name = arena_printf(L->a, "%s_call", f->name), .loc = f->loc, .kind = FN_DEVICE};
+  d->loops_fn = arena_alloc(L->a, sizeof *d->loops_fn);
+  *d->loops_fn = (Function){.name = arena_printf(L->a, "%s_loops", f->name), .loc = f->loc, .kind = FN_DEVICE};
   for (int i = 0; d->ok && i < d->nstandard; i++) {
     int p = -1;
     for (int j = 0; j < f->nparams; j++)
@@ -617,7 +636,146 @@ static void build_kernel_body(Lowerer *L, const KernelShape *ks, const BodyScan 
   k->body.items[k->body.len++] = element_stmt(L, ks, b, d);
 }
 
-/* The kernel of stencil d, whose body is lowered (lower.h). */
+/* ---- a call in a @jit function: loops on the CPU ---- */
+
+/* NAME_loops(inputs..., out): as the kernel, element by element over the first input's extent
+ * (Numba's _stencil_wrapper): the interior from the body, the border cval where cval= is given;
+ * returns out. */
+static void build_loops(Lowerer *L, const StencilDecl *d, const BodyScan *b) {
+  Function *f = d->loops_fn;
+  int n = b->nparams;
+  f->vars = arena_alloc(L->a, sizeof *f->vars * (size_t)(n + 1 + b->ndim));
+  for (int i = 0; i < n; i++) f->vars[i] = (Var){.name = d->body->vars[i].name, .loc = f->loc, .is_param = true};
+  f->vars[n] = (Var){.name = fresh_name(L, f, n, "out"), .loc = f->loc, .is_param = true};
+  f->nparams = n + 1;
+  for (int i = 0; i < b->ndim; i++)
+    f->vars[n + 1 + i] = (Var){.name = fresh_name(L, f, n + 1, arena_printf(L->a, "i%d", i)), .loc = f->loc};
+  f->nvars = n + 1 + b->ndim;
+  KernelShape ks = {f, n, n + 1, b->ndim, d->loc};
+  Stmt *inner = store(L, &ks, body_call(L, &ks, b));
+  if (d->cval) {
+    Stmt *test = new_stmt(L, ST_IF, ks.loc);
+    test->cond = interior(L, &ks, b);
+    test->body = one_stmt(L, inner);
+    test->orelse = one_stmt(L, store(L, &ks, d->cval));
+    inner = test;
+  }
+  for (int dim = b->ndim - 1; dim >= 0; dim--) {   /* for iD in range(lo, a.shape[D] - hi): */
+    int64_t lo = b->nb[dim][0] < 0 ? -b->nb[dim][0] : 0, hi = b->nb[dim][1] > 0 ? b->nb[dim][1] : 0;
+    Stmt *loop = new_stmt(L, ST_FOR_RANGE, ks.loc);
+    loop->var = ks.idx + dim;
+    loop->stop = shape_of(L, 0, dim, ks.loc);
+    if (!d->cval && hi) loop->stop = new_binary(L, OP_SUB, loop->stop, new_int(L, hi, ks.loc), ks.loc);
+    if (!d->cval && lo) loop->start = new_int(L, lo, ks.loc);
+    loop->body = one_stmt(L, inner);
+    inner = loop;
+  }
+  Stmt *check = sizes_check(L, &ks, b), *ret = new_stmt(L, ST_RETURN, ks.loc);
+  ret->value = new_var(L, ks.out, ks.loc);
+  f->body.items = arena_alloc(L->a, sizeof *f->body.items * 3);
+  if (check) f->body.items[f->body.len++] = check;
+  f->body.items[f->body.len++] = inner;
+  f->body.items[f->body.len++] = ret;
+}
+
+/* NAME_call(inputs...): NAME_loops(inputs..., np.full(a.shape, zero)), zero a variable of the
+ * body's type that the call never made binds (so it reads 0: docs/semantics.md), so that the new
+ * result has Numba's dtype and a border of 0. */
+static void build_call(Lowerer *L, const StencilDecl *d, const BodyScan *b) {
+  Function *f = d->call_fn;
+  int n = b->nparams;
+  Loc loc = d->loc;
+  f->vars = arena_alloc(L->a, sizeof *f->vars * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) f->vars[i] = (Var){.name = d->body->vars[i].name, .loc = loc, .is_param = true};
+  f->vars[n] = (Var){.name = fresh_name(L, f, n, "zero"), .loc = loc};
+  f->nparams = n;
+  f->nvars = n + 1;
+  KernelShape ks = {f, -1, -1, b->ndim, loc};
+  Expr *probe = body_call(L, &ks, b);
+  for (int dim = 0; dim < b->ndim; dim++) probe->kids[n + dim + 1] = new_int(L, 0, loc);
+  Stmt *bind = new_stmt(L, ST_ASSIGN, loc);
+  bind->targets = arena_alloc(L->a, sizeof *bind->targets);
+  bind->targets[0] = new_var(L, n, loc);
+  bind->ntargets = 1;
+  bind->value = probe;
+  Stmt *never = new_stmt(L, ST_IF, loc);   /* if a.shape[0] < 0: zero = NAME_body(inputs, 0, ...) */
+  never->cond = compare(L, shape_of(L, 0, 0, loc), OP_LT, new_int(L, 0, loc), loc);
+  never->body = one_stmt(L, bind);
+  Expr *shape = new_node(L, EX_ATTR, loc, 1);
+  shape->kids[0] = new_var(L, 0, loc);
+  shape->str = "shape";
+  Expr *full = new_node(L, EX_CALL, loc, 3);
+  full->kids[0] = new_node(L, EX_BUILTIN, loc, 0);
+  full->kids[0]->builtin = builtin_lookup("numpy.full");
+  full->kids[1] = shape;
+  full->kids[2] = new_var(L, n, loc);
+  Expr *loops = new_node(L, EX_CALL, loc, n + 2);
+  loops->kids[0] = new_node(L, EX_FUNC, loc, 0);
+  loops->kids[0]->func = d->loops_fn;
+  for (int i = 0; i < n; i++) loops->kids[i + 1] = new_var(L, i, loc);
+  loops->kids[n + 1] = full;
+  Stmt *ret = new_stmt(L, ST_RETURN, loc);
+  ret->value = loops;
+  f->body.items = arena_alloc(L->a, sizeof *f->body.items * 2);
+  f->body.items[0] = never;
+  f->body.items[1] = ret;
+  f->body.len = 2;
+}
+
+/* The stencil named by identifier `callee` of a call, or NULL. */
+static StencilDecl *stencil_named(Lowerer *L, TSNode callee) {
+  if (!node_is(L, callee, K_identifier)) return NULL;
+  const char *name = node_str(L, callee);
+  const OtherGlobal *g = find_var(L, name) < 0 && !find_const(L, name) && !find_func(L, name)
+                             ? find_other_global(L, name) : NULL;
+  if (!g || !g->stencil) return NULL;
+  for (size_t i = L->stencils.len; i-- > 0;)
+    if (strcmp(L->stencils.items[i]->name, name) == 0) return L->stencils.items[i];
+  return NULL;
+}
+
+/* The out= keyword's value (None: NULL), or false after a diagnostic. */
+static bool stencil_out_arg(Lowerer *L, TSNode kw, Expr **out) {
+  const char *name = node_str(L, lower_field(L, kw, F_name));
+  TSNode v = lower_field(L, kw, F_value);
+  if (strcmp(name, "out") != 0)
+    return stencil_fail(L, node_loc(L, kw), "a stencil takes its inputs by position, and out=");
+  if (node_is(L, v, K_none)) return true;
+  return (*out = lower_expr(L, v)) != NULL;
+}
+
+/* NAME(inputs...) or NAME(inputs..., out=o) in a @jit function the host calls (lower.h). */
+Expr *lower_stencil_call(Lowerer *L, TSNode call, bool *handled) {
+  StencilDecl *d = stencil_named(L, lower_field(L, call, F_function));
+  *handled = d && L->fn && L->fn->host_jit;
+  if (!*handled) return NULL;
+  TSNode items[64];
+  int k = node_kids(L, lower_field(L, call, F_arguments), items, 64), n = d->body->nparams;
+  Expr *args[66], *out = NULL;
+  int nargs = 0;
+  bool ok = k <= 64;
+  for (int i = 0; i < k && i < 64 && ok; i++) {
+    if (node_is(L, items[i], K_keyword_argument)) ok = stencil_out_arg(L, items[i], &out);
+    else if (nargs < n) ok = (args[nargs++] = lower_expr(L, items[i])) != NULL;
+    else nargs++;
+  }
+  if (ok && nargs != n) {
+    diag_error(L->c, node_loc(L, call), "E-arity", "stencil '%s' takes %d input(s), %d given", d->name, n, nargs);
+    ok = false;
+  }
+  if (!ok) return NULL;
+  atomic_store_explicit(&d->called, true, memory_order_relaxed);
+  Expr *e = new_node(L, EX_CALL, node_loc(L, call), n + 1 + (out != NULL));
+  e->kids[0] = new_node(L, EX_FUNC, e->loc, 0);
+  e->kids[0]->func = out ? d->loops_fn : d->call_fn;
+  memcpy(e->kids + 1, args, sizeof *args * (size_t)n);
+  if (out) e->kids[n + 1] = out;
+  return e;
+}
+
+/* ---- the stencil, its body lowered ---- */
+
+/* The kernel of stencil d and, where a @jit function calls it, its loops (lower.h). */
 Function *lower_stencil_kernel(Lowerer *L, StencilDecl *d) {
   BodyScan b;
   if (!d->ok || !rewrite_body(L, d, &b)) return NULL;
@@ -635,8 +793,14 @@ Function *lower_stencil_kernel(Lowerer *L, StencilDecl *d) {
   k->nvars = n + 1 + b.ndim;
   KernelShape ks = {k, n, n + 1, b.ndim, d->loc};
   build_kernel_body(L, &ks, &b, d);
+  if (atomic_load_explicit(&d->called, memory_order_relaxed)) {
+    build_loops(L, d, &b);
+    build_call(L, d, &b);
+    vec_push(L->a, &L->m->funcs, d->loops_fn);
+    vec_push(L->a, &L->m->funcs, d->call_fn);
+  }
   /* The kernel has the stencil's name (what `run`, -k and --sig name); the body, called only by
-   * it, is NAME_body. */
+   * it and the loops, is NAME_body. */
   body->name = arena_printf(L->a, "%s_body", body->name);
   return k;
 }

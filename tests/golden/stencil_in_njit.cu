@@ -209,62 +209,59 @@ static __device__ p2c_array<T, 1> p2c_np_arange(C start, C stop, C step, unsigne
   return a;
 }
 
-static __device__ double py_p2c_blur_body(p2c_array<double, 2>, int64_t, int64_t);
-static __device__ p2c_array<double, 2> py_p2c_blur_new(p2c_array<double, 2>);
-static __device__ p2c_array<double, 2> blur__None(p2c_array<double, 2>);
-static __device__ double py_p2c_window_body(p2c_array<float, 1>, p2c_array<double, 1>, int64_t, int64_t);
-static __device__ p2c_array<double, 1> window(p2c_array<float, 1>, p2c_array<double, 1>, int64_t, p2c_array<double, 1>);
+static __device__ p2c_array<double, 2> blur_loops(p2c_array<double, 2>, p2c_array<double, 2>);
+static __device__ double blur_body(p2c_array<double, 2>, int64_t, int64_t);
+static __device__ p2c_array<double, 2> blur_call(p2c_array<double, 2>);
+static __device__ double window_body(p2c_array<float, 1>, p2c_array<double, 1>, int64_t, int64_t);
+static __device__ p2c_array<double, 1> window_loops(p2c_array<float, 1>, p2c_array<double, 1>, int64_t, p2c_array<double, 1>);
 static __device__ p2c_array<double, 2> smooth_both(p2c_array<double, 2>, p2c_array<float, 1>, p2c_array<double, 1>, p2c_array<double, 1>);
 
-static __device__ double py_p2c_blur_body(p2c_array<double, 2> a, int64_t py_p2c_i0, int64_t py_p2c_i1) {
-  // return (a[__p2c_i0 + (-1), __p2c_i1 + (0)] + a[__p2c_i0 + (1), __p2c_i1 + (0)] + a[__p2c_i0 + (0), __p2c_i1 + (-1)] + a[__p2c_i0 + (0), __p2c_i1 + (1)]) * 0.25
-  return (a.data[p2c_wrap(py_p2c_i0 + -1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + -1, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 1, a.shape[1])]) * 0.25;
-}
-
-static __device__ p2c_array<double, 2> py_p2c_blur_new(p2c_array<double, 2> a) {
-  double py_p2c_zero = 0;
-
-  // if a.shape[0] < 0:   # never
-  if (a.shape[0] < 0) {
-    // __p2c_zero = __p2c_blur_body(a, 0, 0)
-    py_p2c_zero = py_p2c_blur_body(a, 0, 0);
-  }
-  // return __p2c_np.full(a.shape, __p2c_zero)
-  return p2c_np_new<double, 2, 'C'>(p2c_dims<2>{{(int64_t)a.shape[0], (int64_t)a.shape[1]}}, 2, (double)(py_p2c_zero), 56, 12);
-}
-
-static __device__ p2c_array<double, 2> blur__None(p2c_array<double, 2> a) {
-  p2c_array<double, 2> py_p2c_out = {};
-  int64_t py_p2c_i0 = 0;
-  int64_t py_p2c_i1 = 0;
+static __device__ p2c_array<double, 2> blur_loops(p2c_array<double, 2> a, p2c_array<double, 2> out) {
+  int64_t i0 = 0;
+  int64_t i1 = 0;
   int64_t p2c_t;
   int64_t p2c_t2;
 
-  // __p2c_out = __p2c_blur_new(a)
-  py_p2c_out = py_p2c_blur_new(a);
-  // for __p2c_i0 in range(a.shape[0]):
+  // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
   p2c_t = a.shape[0];
-  for (py_p2c_i0 = 0; py_p2c_i0 < p2c_t; ++py_p2c_i0) {
+  for (i0 = 0; i0 < p2c_t; ++i0) {
     P2C_SIM_POLL();
-    // for __p2c_i1 in range(a.shape[1]):
+    // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
     p2c_t2 = a.shape[1];
-    for (py_p2c_i1 = 0; py_p2c_i1 < p2c_t2; ++py_p2c_i1) {
+    for (i1 = 0; i1 < p2c_t2; ++i1) {
       P2C_SIM_POLL();
-      // if 1 <= __p2c_i0 < a.shape[0] - 1 and 1 <= __p2c_i1 < a.shape[1] - 1:
-      if ((1 <= py_p2c_i0 && py_p2c_i0 < a.shape[0] - 1) && (1 <= py_p2c_i1 && py_p2c_i1 < a.shape[1] - 1)) {
-        // __p2c_out[__p2c_i0, __p2c_i1] = __p2c_blur_body(a, __p2c_i0, __p2c_i1)
-        py_p2c_out.data[py_p2c_i0 * py_p2c_out.shape[1] + py_p2c_i1] = py_p2c_blur_body(a, py_p2c_i0, py_p2c_i1);
+      // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+      if ((1 <= i0 && i0 < a.shape[0] - 1) && (1 <= i1 && i1 < a.shape[1] - 1)) {
+        // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+        out.data[i0 * out.shape[1] + i1] = blur_body(a, i0, i1);
       } else {
-        // __p2c_out[__p2c_i0, __p2c_i1] = -1.0
-        py_p2c_out.data[py_p2c_i0 * py_p2c_out.shape[1] + py_p2c_i1] = -1.0;
+        // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+        out.data[i0 * out.shape[1] + i1] = -1.0;
       }
     }
   }
-  // return __p2c_out
-  return py_p2c_out;
+  // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+  return out;
 }
 
-static __device__ double py_p2c_window_body(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, int64_t py_p2c_i0) {
+static __device__ double blur_body(p2c_array<double, 2> a, int64_t py_p2c_i0, int64_t py_p2c_i1) {
+  // return (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1]) * 0.25
+  return (a.data[p2c_wrap(py_p2c_i0 + -1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + -1, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 1, a.shape[1])]) * 0.25;
+}
+
+static __device__ p2c_array<double, 2> blur_call(p2c_array<double, 2> a) {
+  double zero = 0;
+
+  // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+  if (a.shape[0] < 0) {
+    // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+    zero = blur_body(a, 0, 0);
+  }
+  // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+  return blur_loops(a, p2c_np_new<double, 2, 'C'>(p2c_dims<2>{{(int64_t)a.shape[0], (int64_t)a.shape[1]}}, 2, (double)(zero), 35, 2));
+}
+
+static __device__ double window_body(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, int64_t py_p2c_i0) {
   double s = 0;
   int64_t i = 0;
 
@@ -272,36 +269,33 @@ static __device__ double py_p2c_window_body(p2c_array<float, 1> a, p2c_array<dou
   s = 0.0;
   // for i in range(-2, 3):
   for (i = -2; i < 3; ++i) {
-    // s += w[i + 2] * a[__p2c_i0 + (i)]
+    // s += w[i + 2] * a[i]
     s += w.data[p2c_wrap(i + 2, w.shape[0])] * (double)a.data[p2c_wrap(py_p2c_i0 + i, a.shape[0])];
   }
   // return s * scale
   return s * (double)scale;
 }
 
-static __device__ p2c_array<double, 1> window(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, p2c_array<double, 1> out) {
-  p2c_array<double, 1> py_p2c_out = {};
-  int64_t py_p2c_i0 = 0;
+static __device__ p2c_array<double, 1> window_loops(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, p2c_array<double, 1> out) {
+  int64_t i0 = 0;
   int64_t p2c_t;
 
-  // __p2c_out = out
-  py_p2c_out = out;
-  // for __p2c_i0 in range(2, a.shape[0] - 2):
+  // @__p2c_stencil(neighborhood=((-2, 2),), standard_indexing=('w',))
   p2c_t = a.shape[0] - 2;
-  for (py_p2c_i0 = 2; py_p2c_i0 < p2c_t; ++py_p2c_i0) {
+  for (i0 = 2; i0 < p2c_t; ++i0) {
     P2C_SIM_POLL();
-    // __p2c_out[__p2c_i0] = __p2c_window_body(a, w, scale, __p2c_i0)
-    py_p2c_out.data[py_p2c_i0] = py_p2c_window_body(a, w, scale, py_p2c_i0);
+    // @__p2c_stencil(neighborhood=((-2, 2),), standard_indexing=('w',))
+    out.data[i0] = window_body(a, w, scale, i0);
   }
-  // return __p2c_out
-  return py_p2c_out;
+  // @__p2c_stencil(neighborhood=((-2, 2),), standard_indexing=('w',))
+  return out;
 }
 
 static __device__ p2c_array<double, 2> smooth_both(p2c_array<double, 2> img, p2c_array<float, 1> f, p2c_array<double, 1> w, p2c_array<double, 1> out) {
   // window(f, w, 2, out=out)
-  (void)window(f, w, 2, out);
+  (void)window_loops(f, w, 2, out);
   // return blur(img)
-  return blur__None(img);
+  return blur_call(img);
 }
 
 /* The host's call of smooth_both (@jit): one thread runs it and stores its result; its arrays live on the call's heap. */

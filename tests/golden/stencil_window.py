@@ -1,5 +1,5 @@
 from numba import cuda as __p2c_cuda
-from numba import vectorize as __p2c_vectorize, guvectorize as __p2c_guvectorize, njit as __p2c_njit
+from numba import vectorize as __p2c_vectorize, guvectorize as __p2c_guvectorize, njit as __p2c_njit, stencil as __p2c_stencil
 import numpy as __p2c_np
 
 
