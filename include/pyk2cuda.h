@@ -870,9 +870,10 @@ P2C_API bool p2c_compiler_finding(const P2cCompiler *compiler, size_t i, P2cFind
 P2C_API char p2c_array_layout(int64_t itemsize, int ndim, const int64_t *shape, const int64_t *strides);
 /* "[:, ::1]": the dimensions of an ndim-dimensional array of layout 'C', 'F' or 'A' as
  * signatures write them ('::1' on the last dimension of a C array, on the first of an F array; a
- * 1-d contiguous array is written as C), the text the library prints and parses. Written to buf
- * (NUL-terminated, truncated to cap); returns the length it needs, as snprintf does, or 0 for an
- * ndim outside 1..P2C_MAX_NDIM or another layout. */
+ * 1-d contiguous array is written as C; "[()]" for a 0-d array, pyk2cuda's spelling, since Numba
+ * has none), the text the library prints and parses. Written to buf (NUL-terminated, truncated
+ * to cap); returns the length it needs, as snprintf does, or 0 for an ndim outside
+ * 0..P2C_MAX_NDIM or another layout. */
 P2C_API size_t p2c_array_dims(int ndim, char layout, char *buf, size_t cap);
 /* Numba's layout of the array type made by indexing a type with ndim slices (float32[:, ::1],
  * types.Type.__getitem__), given whether the first and the last slice are '::1': 'F' when the

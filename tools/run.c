@@ -151,7 +151,7 @@ static bool scalar_type_named(const char *name, size_t len, P2cScalarType *out) 
 
 static bool is_time(P2cScalarType t) { return t >= P2C_DATETIME64 && t < P2C_SCALAR_TYPE_COUNT; }
 
-/* "DTYPE[d0,d1,...]" (the last brackets: a datetime64[D]'s are its name's) */
+/* "DTYPE[d0,d1,...]" or "DTYPE[]" (0-d) (the last brackets: a datetime64[D]'s are its name's) */
 static bool parse_array_spec(const char *s, P2cScalarType *t, int *ndim, int64_t *shape) {
   const char *br = strrchr(s, '[');
   size_t len = strlen(s);
@@ -168,7 +168,7 @@ static bool parse_array_spec(const char *s, P2cScalarType *t, int *ndim, int64_t
     if (*p == ',') p++;
     else if (*p != ']') return false;
   }
-  return *ndim > 0;
+  return true;   /* "DTYPE[]": a 0-d array */
 }
 
 static void fill_array(P2cHostArray *a, const char *kind) {

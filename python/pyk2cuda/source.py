@@ -62,9 +62,7 @@ def _type_text(t):
     """One argument type as the translator's text: 'float32', 'float32[:, ::1]'."""
     if isinstance(t, str):
         return t.strip()
-    if hasattr(t, "ndim") and hasattr(t, "dtype") and hasattr(t, "layout"):
-        if not t.ndim:
-            raise TypeError("a 0-d array type (%s) cannot be a kernel parameter here" % (t,))
+    if hasattr(t, "ndim") and hasattr(t, "dtype") and hasattr(t, "layout"):   # 0-d: 'float64[()]'
         return _type_text(t.dtype) + _core.array_dims(t.ndim, t.layout)
     text = str(t)
     if text.endswith("*"):   # CPointer(dtype), pyk2cuda's or Numba's: its name is 'dtype*'

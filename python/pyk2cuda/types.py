@@ -82,7 +82,7 @@ class ArrayType(Type):
 
     def __init__(self, dtype, ndim, layout):
         if layout not in ("C", "F", "A") or isinstance(ndim, bool) or not isinstance(ndim, int):
-            raise ValueError("Array(dtype, ndim, layout): ndim >= 1, layout 'C', 'F' or 'A'")
+            raise ValueError("Array(dtype, ndim, layout): ndim from 0 to 8, layout 'C', 'F' or 'A'")
         dims = _core.array_dims(ndim, layout)
         self.dtype = dtype
         self.ndim = ndim

@@ -1,5 +1,5 @@
 /* Python arguments to the C API's P2cValue: host arrays through the buffer protocol (NumPy
- * arrays, and NumPy scalars, which export 0-d buffers), pyk2cuda device arrays, objects with
+ * arrays, 0-d ones included, and NumPy scalars, which export 0-d buffers too), pyk2cuda device arrays, objects with
  * __cuda_array_interface__ (CuPy, PyTorch on the GPU; on the simulator only over memory pyk2cuda
  * owns, read in place as a host array), and Python bool, int and float, typed as
  * Numba types them (bool, int64, float64). No NumPy C API: the extension is built without NumPy. */
@@ -284,7 +284,18 @@ int get_host_buffer(PyObject *o, Py_buffer *view, int flags, const char *what, i
   return -1;
 }
 
-static int from_buffer(PyObject *o, const char *name, Arg *a) {
+/* Whether o, whose buffer is 0-d, is a 0-d array (numpy.ndarray: Numba types np.array(5.0) as
+ * array(float64, 0d, C)) rather than a NumPy scalar (np.float64(5.0), a scalar argument). */
+static bool is_0d_array(State *st, PyObject *o) {
+  PyObject *np = state_numpy(st);
+  PyObject *nd = np ? PyObject_GetAttrString(np, "ndarray") : NULL;
+  int yes = nd ? PyObject_IsInstance(o, nd) : 0;
+  Py_XDECREF(nd);
+  PyErr_Clear();
+  return yes == 1;
+}
+
+static int from_buffer(State *st, PyObject *o, const char *name, Arg *a) {
   char what[160];
   snprintf(what, sizeof what, "argument '%s'", name);
   int time_type;
@@ -298,7 +309,8 @@ static int from_buffer(PyObject *o, const char *name, Arg *a) {
     }
     t = P2C_RECORD;
   }
-  if (t == P2C_RECORD && a->view.ndim == 0) {   /* arr[0]: a record, passed by reference */
+  bool array = a->view.ndim > 0 || is_0d_array(st, o);
+  if (t == P2C_RECORD && !array) {   /* arr[0]: a record, passed by reference */
     a->v.is_array = false;
     a->v.type = a->v.array.dtype = P2C_RECORD;
     a->v.array.data = a->view.buf;
@@ -313,7 +325,7 @@ static int from_buffer(PyObject *o, const char *name, Arg *a) {
     PyBuffer_Release(&a->view);
     return -1;
   }
-  if (a->view.ndim == 0) return from_scalar_buffer(a, t, name);
+  if (!array) return from_scalar_buffer(a, t, name);
   if (a->view.ndim > P2C_MAX_NDIM) {
     PyErr_Format(PyExc_ValueError, "argument '%s': %d dimensions (at most %d)", name,
                  a->view.ndim, P2C_MAX_NDIM);
@@ -409,8 +421,8 @@ static int from_cai(State *st, PyObject *cai, const char *name, Arg *a) {
     return -1;
   }
   Py_ssize_t nd = PyTuple_GET_SIZE(shape);
-  if (nd < 1 || nd > P2C_MAX_NDIM) {
-    PyErr_Format(PyExc_ValueError, "argument '%s': %zd dimensions (1 to %d supported)", name, nd, P2C_MAX_NDIM);
+  if (nd > P2C_MAX_NDIM) {   /* shape (): a 0-d array */
+    PyErr_Format(PyExc_ValueError, "argument '%s': %zd dimensions (0 to %d supported)", name, nd, P2C_MAX_NDIM);
     return -1;
   }
   P2cDeviceArray *d = &a->dev;
@@ -627,7 +639,7 @@ static int convert(State *st, PyObject *obj, const char *name, Arg *out, int dep
     if (r < 0) arg_release(out);
     return r;
   }
-  if (PyObject_CheckBuffer(obj)) return from_buffer(obj, name, out);
+  if (PyObject_CheckBuffer(obj)) return from_buffer(st, obj, name, out);
   int cai = arg_read_cai(st, obj, name, out);
   if (cai != 0) {
     if (cai > 0 && st->kind != DEV_GPU) cai_as_host(out);

@@ -452,7 +452,7 @@ static PyObject *m_array_dims(PyObject *mod, PyObject *args) {
   char buf[64];
   if (!PyArg_ParseTuple(args, "is#:array_dims", &ndim, &layout, &n)) return NULL;
   if (n != 1 || !p2c_array_dims(ndim, layout[0], buf, sizeof buf))
-    return PyErr_Format(PyExc_ValueError, "an array type has 1 to %d dimensions and layout 'C', 'F' or 'A' "
+    return PyErr_Format(PyExc_ValueError, "an array type has 0 to %d dimensions and layout 'C', 'F' or 'A' "
                         "(got %d, %R)", P2C_MAX_NDIM, ndim, PyTuple_GET_ITEM(args, 1));
   return PyUnicode_FromString(buf);
 }

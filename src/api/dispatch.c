@@ -82,8 +82,9 @@ static void put_dtype(char *buf, size_t cap, size_t *at, P2cScalarType t, const 
   else counted_appendf(buf, cap, at, "%s", p2c_scalar_name(t) ? p2c_scalar_name(t) : "?");
 }
 
-/* "[:, ::1]": the dimensions of an array of that layout (types.c's rule). */
+/* "[:, ::1]": the dimensions of an array of that layout (types.c's rule); "[()]" a 0-d array's. */
 static void put_dims(char *buf, size_t cap, size_t *at, int ndim, char layout) {
+  if (ndim == 0) counted_appendf(buf, cap, at, "[()");
   for (int k = 0; k < ndim; k++)
     counted_appendf(buf, cap, at, "%s%s", k ? ", " : "[", type_dim_contiguous(ndim, layout, k) ? "::1" : ":");
   counted_appendf(buf, cap, at, "]");
@@ -92,7 +93,7 @@ static void put_dims(char *buf, size_t cap, size_t *at, int ndim, char layout) {
 size_t p2c_array_dims(int ndim, char layout, char *buf, size_t cap) {
   size_t at = 0;
   if (cap) buf[0] = '\0';
-  if (ndim < 1 || ndim > P2C_MAX_NDIM || !layout || !strchr("CFA", layout)) return 0;
+  if (ndim < 0 || ndim > P2C_MAX_NDIM || !layout || !strchr("CFA", layout)) return 0;
   put_dims(buf, cap, &at, ndim, layout);
   return at;
 }

@@ -139,8 +139,6 @@ static P2cStatus check_plain_value(P2cCompiler *c, const P2cValue *v, size_t i, 
     return api_fail(c, P2C_ERR_USAGE, "argument %zu: malformed array description", i + 1);
   if (a.dtype == P2C_RECORD && (!a.record || !a.record->fields || a.record->itemsize <= 0))
     return api_fail(c, P2C_ERR_USAGE, "argument %zu: a record array without a valid record description", i + 1);
-  if (a.ndim == 0)
-    return api_fail(c, P2C_ERR_USAGE, "argument %zu: 0-d arrays are not supported as kernel arguments", i + 1);
   if (!array_extents_ok(&a))
     return api_fail(c, P2C_ERR_USAGE, "argument %zu: an array with a negative extent, or with elements and no data", i + 1);
   return P2C_OK;

@@ -32,6 +32,7 @@ typedef enum Helper {
 /* Helpers for iteration, array views, complex numbers and float16 (prelude_types.c), kept in a
  * set of their own. Written after the scalar helpers, in this order. */
 typedef enum TypeHelper {
+  TH_ARRAY0,      /* p2c_array<T, 0>: a 0-d array, written where one is used */
   TH_RANGE_LEN,
   TH_RANGE_NEXT,
   TH_VIEW_INDEX,

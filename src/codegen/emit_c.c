@@ -82,6 +82,10 @@ static const char c_header[] =
 static void emit_array_structs(Gen *G, StrBuf *out) {
   for (size_t i = 0; i < G->c_arrays.len; i++) {
     CArray t = G->c_arrays.items[i];
+    if (t.ndim == 0) {   /* a 0-d array: its element's address (C has no arrays of extent 0) */
+      sb_printf(out, "typedef struct { %s *data; } p2c_array_%s_0;\n", t.dtype->cname, name_part(G, t.dtype->cname));
+      continue;
+    }
     sb_printf(out, "typedef struct { %s *data; int64_t shape[%d]; int64_t strides[%d]; } p2c_array_%s_%d;\n",
               t.dtype->cname, t.ndim, t.ndim, name_part(G, t.dtype->cname), t.ndim);
   }

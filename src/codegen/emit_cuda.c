@@ -324,6 +324,7 @@ static void emit_const_array(Gen *G, Const *k, StrBuf *out) {
   if (type_is_complex(a->dtype)) sb_printf(out, "__align__(%d) ", a->dtype->bits / 8);
   sb_printf(out, "const %s %s", a->dtype->cname, k->cname);
   for (int d = 0; d < a->ndim; d++) sb_printf(out, "[%lld]", (long long)(a->shape[d] ? a->shape[d] : 1));
+  if (a->ndim == 0) sb_puts(out, "[1]");   /* a 0-d array's one element, read as NAME[0] */
   sb_puts(out, " = {");
   for (int64_t i = 0; i < a->count; i++) {
     sb_puts(out, i == 0 ? "" : i % 8 == 0 ? ",\n    " : ", ");
@@ -363,8 +364,14 @@ static void emit_captured_array(Gen *G, Const *k, StrBuf *out) {
   const char *name = namer_claim(&G->global, k->name);
   k->cname = arena_printf(G->a, "%s()", name);
   sb_printf(out, "/* '%s': a device array captured from a global (its address, shape and strides) */\n", k->name);
+  if (c->ndim == 0) type_helper_use(&G->helpers, TH_ARRAY0);
   sb_printf(out, "static __device__ __forceinline__ p2c_array<%s, %d> %s(void) {\n", t, c->ndim, name);
-  sb_printf(out, "  return {(%s *)0x%llxULL, {", t, (unsigned long long)c->address);
+  sb_printf(out, "  return {(%s *)0x%llxULL", t, (unsigned long long)c->address);
+  if (c->ndim == 0) {   /* a 0-d array is its address alone */
+    sb_puts(out, "};\n}\n");
+    return;
+  }
+  sb_puts(out, ", {");
   for (int d = 0; d < c->ndim; d++) sb_printf(out, "%s%lldLL", d ? ", " : "", (long long)c->shape[d]);
   sb_puts(out, "}, {");
   for (int d = 0; d < c->ndim; d++) sb_printf(out, "%s%lldLL", d ? ", " : "", (long long)c->strides[d]);

@@ -24,8 +24,10 @@ const char *ctype_of(Gen *G, const Type *t) {
   if (G->c_form && t->kind != TY_BOOL && t->kind != TY_INT && t->kind != TY_FLOAT && t->kind != TY_VOID &&
       t->kind != TY_TUPLE)
     c_form_refuse(G, "records, complex numbers, float16, character sequences or datetimes");
-  if (t->kind == TY_ARRAY)
+  if (t->kind == TY_ARRAY) {
+    if (t->ndim == 0) type_helper_use(&G->helpers, TH_ARRAY0);
     return arena_printf(G->a, "p2c_array<%s, %d>", t->dtype->cname, t->ndim);
+  }
   if (t->kind == TY_TUPLE) return tuple_ctype(G, t);
   if (t->kind == TY_RECORD) return arena_printf(G->a, "%s *", t->cname);   /* a reference, as in Numba */
   return t->cname;
@@ -1126,6 +1128,11 @@ static void emit_element(Gen *G, const Expr *e, const Expr *arr, StrBuf *sb, int
   const Type *at = arr->ty;
   SanKind access = (SanKind)G->san_kind;
   G->san_kind = SAN_READ;   /* what the subscript reads (its indices, its array) is read */
+  if (at->ndim == 0) {   /* a[()]: the one element, which no index can miss */
+    emit_expr(G, arr, sb, P_POSTFIX);
+    sb_puts(sb, at->fixed_shape ? "[0]" : ".data[0]");   /* storage of one element, or a view */
+    return;
+  }
   if (G->fn->checks_bounds) {
     emit_checked_array_index(G, e, arr, access, sb, prec);
     return;
@@ -1169,6 +1176,18 @@ static void emit_index(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   else emit_tuple_elem(G, e->kids[0], (int)e->ival, sb, prec);
 }
 
+/* A constant that the array's type gives (a.ndim, a.size of a 0-d array): the array's
+ * expression still runs where it has effects. */
+static void emit_rank_constant(Gen *G, const Expr *arr, int value, StrBuf *sb) {
+  if (an_expr_is_pure(arr)) {
+    sb_printf(sb, "%d", value);
+    return;
+  }
+  sb_puts(sb, "((void)");
+  emit_array_value(G, arr, sb);
+  sb_printf(sb, ", %d)", value);
+}
+
 static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
   const Type *at = arr->ty;
   if (at->ndim > 1 && !at->fixed_shape) {
@@ -1178,6 +1197,10 @@ static void emit_size(Gen *G, const Expr *arr, StrBuf *sb, int prec) {
       close_array_once(arr, once, sb);
       return;
     }
+  }
+  if (at->ndim == 0) {   /* one element, whatever the array */
+    emit_rank_constant(G, arr, 1, sb);
+    return;
   }
   if (at->fixed_shape) {
     int64_t n = 1;
@@ -1201,12 +1224,7 @@ static void emit_attr(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   else if (strcmp(e->str, "real") == 0 || strcmp(e->str, "imag") == 0) emit_part(G, e, sb, prec);
   else if (strcmp(e->str, "size") == 0) emit_size(G, e->kids[0], sb, prec);
   else if (e->ty->kind == TY_DTYPE) sb_puts(sb, "0");   /* a.dtype has no run-time value: a statement of its own */
-  else if (an_expr_is_pure(e->kids[0])) sb_printf(sb, "%d", e->kids[0]->ty->ndim);   /* ndim */
-  else {   /* the array's expression still runs */
-    sb_puts(sb, "((void)");
-    emit_array_value(G, e->kids[0], sb);
-    sb_printf(sb, ", %d)", e->kids[0]->ty->ndim);
-  }
+  else emit_rank_constant(G, e->kids[0], e->kids[0]->ty->ndim, sb);   /* ndim */
 }
 
 /* ---- cuda.grid ---- */
@@ -1246,7 +1264,11 @@ void emit_array_value(Gen *G, const Expr *a, StrBuf *sb) {
   if (t->space == MEM_CONST) sb_printf(sb, "(%s *)", t->dtype->cname);
   sb_putc(sb, '&');
   emit_expr(G, a, sb, P_POSTFIX);
-  for (int k = 0; k < t->ndim; k++) sb_puts(sb, "[0]");
+  for (int k = 0; k < (t->ndim ? t->ndim : 1); k++) sb_puts(sb, "[0]");   /* 0-d: storage of one */
+  if (t->ndim == 0) {   /* a 0-d array is its address alone */
+    sb_putc(sb, '}');
+    return;
+  }
   sb_puts(sb, ", {");
   int64_t stride = t->dtype->bits / 8;
   int64_t strides[P2C_MAX_NDIM];

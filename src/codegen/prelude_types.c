@@ -4,6 +4,12 @@
 #include "codegen/prelude.h"
 
 static const char *const type_helper_text[TH_COUNT] = {
+    [TH_ARRAY0] =
+        "/* A 0-d array: the address of its one element (C++ has no arrays of extent 0). */\n"
+        "template <typename T>\n"
+        "struct p2c_array<T, 0> {\n"
+        "  T *data;\n"
+        "};\n",
     [TH_RANGE_LEN] =
         "/* How many values range(start, stop, step) yields (0 for a zero step). The difference\n"
         "   is taken in uint64, where it is exact for any two values of T. */\n"

@@ -319,9 +319,7 @@ static bool gather(Build *b, TSNode n, int depth) {
 
 static bool build_array(Build *b, const Args *a) {
   if (a->npos < 1 || a->npos > 2) return fail(b, "np.array takes the values and optionally a dtype");
-  if (!gather(b, a->pos[0], 0)) return false;
-  if (b->ndim == 0) return fail(b, "np.array of a single number is a 0-d array, which kernels cannot index");
-  return true;
+  return gather(b, a->pos[0], 0);   /* np.array(5.0): a 0-d array, of shape () */
 }
 
 /* np.arange(stop), (start, stop), (start, stop, step), as NumPy fills it: the first two values

@@ -696,8 +696,7 @@ static Expr *lower_subscript(Lowerer *L, TSNode n) {
       kids[nk++] = e;
     }
   }
-  if (nk == 1)   /* a[()]: the element of a 0-d array, which kernels cannot take */
-    return lower_unsupported(L, n, "indexing with an empty tuple (a[()], the element of a 0-d array)"), NULL;
+  /* a[()] (nk == 1, no index): the element of a 0-d array, or a view of the whole array */
   return make_node(L, EX_INDEX, n, kids, nk);
 }
 

@@ -106,7 +106,7 @@ static void verify_expr(Verify *v, const Expr *e) {
   case EX_IFEXP: verify_kids(v, e, 3); break;
   case EX_COMPARE:
   case EX_BOOLOP:
-  case EX_INDEX: verify_kids(v, e, 2); break;
+  case EX_INDEX: verify_kids(v, e, 1); break;   /* a[()]: no index */
   case EX_TUPLE:
   case EX_SLICE: verify_kids(v, e, 0); break;
   }

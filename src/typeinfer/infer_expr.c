@@ -916,6 +916,10 @@ const Type *infer_tuple_call(Infer *I, Expr *e, const Type **t) {
 
 /* len(a) */
 const Type *infer_len_call(Infer *I, Expr *e, const Type **t) {
+  if (t[1]->kind == TY_ARRAY && t[1]->ndim == 0) {   /* NumPy: "len() of unsized object" */
+    TERR(I, e->loc, "E-operand", "len() of a 0-d array (%s), which has no length", t[1]->name);
+    return NULL;
+  }
   if (t[1]->kind == TY_ARRAY || t[1]->kind == TY_TUPLE) return &type_int64;
   if (t[1]->kind == TY_CHARSEQ) {
     TERR(I, e->loc, "E-unsupported", "len() of a character sequence (%s) is not supported: Numba's CUDA "

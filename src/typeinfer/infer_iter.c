@@ -79,6 +79,10 @@ static const Type *iter_zip(Infer *I, Expr *e) {
 static const Type *iter_value(Infer *I, Expr *e) {
   const Type *t = infer_expr(I, e);
   if (!t) return NULL;
+  if (t->kind == TY_ARRAY && t->ndim == 0) {   /* NumPy: "iteration over a 0-d array" */
+    TERR(I, e->loc, "E-iterate", "cannot iterate over a 0-d array (%s): read its element with a[()]", t->name);
+    return NULL;
+  }
   if (t->kind == TY_ARRAY && t->ndim == 1) return t->dtype;
   if (t->kind == TY_ARRAY)
     return type_array(I->tt, t->dtype, t->ndim - 1, 'A', t->space == MEM_CONST ? MEM_CONST : MEM_GLOBAL, NULL);

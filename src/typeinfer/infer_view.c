@@ -74,8 +74,26 @@ static char view_layout(const Type *at, Expr *const *ix, int n) {
   return 'A';
 }
 
+/* x[()] for index i of e, x a 0-d array of integers: Numba indexes with its element
+ * (numba/core/typing/arraydecl.py: a 0-d integer array used as an integer index). */
+static const Type *zero_d_index(Infer *I, Expr *e, int i) {
+  Expr *x = e->kids[i];
+  Expr *elem = ast_new_expr(&I->c->arena, EX_INDEX, x->loc);
+  elem->kids = arena_alloc(&I->c->arena, sizeof *elem->kids);
+  elem->kids[0] = x;
+  elem->nkids = 1;
+  e->kids[i] = elem;
+  return infer_expr(I, elem);
+}
+
+static bool is_zero_d_int_array(const Type *t) {
+  return t->kind == TY_ARRAY && t->ndim == 0 && t->dtype->kind == TY_INT;
+}
+
 static const Type *infer_array_subscript(Infer *I, Expr *e, const Type *at, const Type **t) {
   int n = e->nkids - 1, nints = 0;
+  for (int i = 1; i <= n; i++)
+    if (is_zero_d_int_array(t[i]) && !(t[i] = zero_d_index(I, e, i))) return NULL;
   if (n > at->ndim) {
     TERR(I, e->loc, "E-index", "too many indices for a %d-D array: %d", at->ndim, n);
     return NULL;

@@ -78,9 +78,17 @@ static bool parse_name(SigParser *p, char *out, size_t cap) {
   }
 }
 
-/* dims: ':' or '::1' separated by commas; fills ndim and layout. */
+/* dims: ':' or '::1' separated by commas; fills ndim and layout. "()" is a 0-d array (C, as
+ * Numba's typeof types np.array(5.0)): pyk2cuda's spelling, since Numba's float64[()] raises
+ * IndexError and its 0-d types have no string form (docs/semantics.md). */
 static bool parse_dims(SigParser *p, int *ndim, char *layout) {
   int n = 0, contiguous_at = -1;
+  if (accept(p, '(')) {
+    if (!accept(p, ')') || !accept(p, ']')) return fail(p, "expected '()]' (a 0-d array)");
+    *ndim = 0;
+    *layout = type_layout_of_slices(0, false, false);
+    return true;
+  }
   do {
     if (!accept(p, ':')) return fail(p, "expected ':' in array dimensions");
     if (accept(p, ':')) {
@@ -447,7 +455,7 @@ static void format_type(StrBuf *sb, const Type *t) {
     sb_puts(sb, t->name);
     return;
   }
-  sb_printf(sb, "%s[", t->dtype->name);
+  sb_printf(sb, "%s[%s", t->dtype->name, t->ndim == 0 ? "()" : "");
   for (int i = 0; i < t->ndim; i++) {
     sb_printf(sb, "%s%s", i ? ", " : "", type_dim_contiguous(t->ndim, t->layout, i) ? "::1" : ":");
   }

@@ -757,6 +757,7 @@ bool type_dim_contiguous(int ndim, char layout, int k) {
 }
 
 char type_layout_of_slices(int ndim, bool first_contiguous, bool last_contiguous) {
+  if (ndim == 0) return 'C';   /* T[()]: a 0-d array is C, as Numba's typeof types np.array(5.0) */
   if (ndim > 1 && first_contiguous) return 'F';
   return last_contiguous ? 'C' : 'A';
 }

@@ -255,7 +255,7 @@ bool type_dtype_charseq(P2cScalarType t, bool *unicode, int64_t *chars);
  * ':' elsewhere. */
 bool type_dim_contiguous(int ndim, char layout, int k);
 /* Numba's layout of an array type written with ndim slices (types.Type.__getitem__): 'F' when
- * the first of two or more is '::1', else 'C' when the last is, else 'A'. */
+ * the first of two or more is '::1', else 'C' when the last is, else 'A'; 'C' for 0-d (T[()]). */
 char type_layout_of_slices(int ndim, bool first_contiguous, bool last_contiguous);
 /* An array's layout from its extents and byte strides: 'C', 'F' or 'A' (p2c_array_layout). */
 char type_layout_of_strides(int64_t itemsize, int ndim, const int64_t *shape, const int64_t *strides);

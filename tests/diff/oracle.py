@@ -220,7 +220,7 @@ def parse_arg(text, rng=None):
             dtype = np.dtype(type_name)   # NumPy's S<n>, U<n> (pyk2cuda run's zeros:U12[n])
         if dtype is None:
             raise ArgError(f"unknown dtype {type_name!r} in {text!r}")
-        dims_parts = [d.strip() for d in dims_text.split(",")]
+        dims_parts = [d.strip() for d in dims_text.split(",")] if dims_text.strip() else []   # []: 0-d
         if not all(re.fullmatch(r"[0-9]+", d) for d in dims_parts):
             raise ArgError(f"bad dimensions in {text!r}")
         shape = tuple(int(d) for d in dims_parts)

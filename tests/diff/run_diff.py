@@ -53,7 +53,7 @@ _ORACLE_OOB_RE = re.compile(r"IndexError: .*?index (-?\d+) is out of bounds for 
                             r"size (\d+)")
 _PYK_OOB_RE = re.compile(r"^(.+?):(\d+):(\d+): error: index (-?\d+|\([-0-9, ]+\)) is out of "
                          r"bounds for axis (\d+) with size (\d+)", re.M)
-_IN_RE = re.compile(r"in:([A-Za-z0-9_]+(?:\[[A-Za-z]+\])?)\[([0-9,]+)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
+_IN_RE = re.compile(r"in:([A-Za-z0-9_]+(?:\[[A-Za-z]+\])?)\[([0-9,]*)\](?:=([-+0-9.eE]+)\.\.([-+0-9.eE]+))?\Z")
 
 # Record dtypes for `in:rec_NAME[n]` inputs (cases/records.py): random values in each field.
 RECORDS = {
@@ -172,7 +172,7 @@ def make_input(spec, rng):
         dtype = np.dtype(type_name)
     if dtype is None:
         raise CaseError(f"unknown dtype {type_name!r} in {spec!r}")
-    shape = tuple(int(d) for d in dims.split(","))
+    shape = tuple(int(d) for d in dims.split(",")) if dims else ()   # in:DTYPE[]: 0-d
     if lo is None:
         return oracle.random_array(dtype, shape, rng)
     dt = np.dtype(dtype)

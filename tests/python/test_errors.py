@@ -174,13 +174,6 @@ def test_bad_device_arrays_and_shapes():
     assert cuda.device_array(()).shape == ()
     assert cuda.to_device(range(3)).copy_to_host().tolist() == [0, 1, 2]   # np.asarray first
 
-    @cuda.jit
-    def k(a):
-        pass
-
-    with pytest.raises(pyk2cuda.Error, match="0-d arrays are not supported as kernel arguments"):
-        k[1, 1](d)
-
 
 def test_vectorize_other_targets():
     with pytest.raises(NotImplementedError, match="target='cuda'"):

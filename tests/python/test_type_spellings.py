@@ -76,8 +76,9 @@ def test_array_types_from_slices_have_numbas_layout_and_the_librarys_text(dims):
 def test_array_dims_text_per_layout():
     assert [_core.array_dims(n, l) for n, l in [(1, "C"), (1, "A"), (2, "C"), (2, "F"), (3, "A")]] == \
         ["[::1]", "[:]", "[:, ::1]", "[::1, :]", "[:, :, :]"]
+    assert _core.array_dims(0, "C") == "[()]"   # 0-d: pyk2cuda's spelling (Numba has none)
     with pytest.raises(ValueError):
-        _core.array_dims(0, "C")
+        _core.array_dims(-1, "C")
     with pytest.raises(ValueError):
         _core.array_dims(2, "K")
 

@@ -474,12 +474,13 @@ static void array_layout_texts(void **state) {
   (void)state;
   char buf[64];
   static const struct { int ndim; char layout; const char *text; } dims[] = {
-      {1, 'C', "[::1]"}, {1, 'A', "[:]"}, {2, 'C', "[:, ::1]"}, {2, 'F', "[::1, :]"}, {3, 'A', "[:, :, :]"}};
+      {1, 'C', "[::1]"}, {1, 'A', "[:]"}, {2, 'C', "[:, ::1]"}, {2, 'F', "[::1, :]"}, {3, 'A', "[:, :, :]"},
+      {0, 'C', "[()]"}};   /* 0-d: pyk2cuda's spelling */
   for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
     assert_int_equal(p2c_array_dims(dims[i].ndim, dims[i].layout, buf, sizeof buf), strlen(dims[i].text));
     assert_string_equal(buf, dims[i].text);
   }
-  assert_int_equal(p2c_array_dims(0, 'C', buf, sizeof buf), 0);
+  assert_int_equal(p2c_array_dims(-1, 'C', buf, sizeof buf), 0);
   assert_int_equal(p2c_array_dims(P2C_MAX_NDIM + 1, 'C', buf, sizeof buf), 0);
   assert_int_equal(p2c_array_dims(2, 'K', buf, sizeof buf), 0);
   assert_int_equal(p2c_array_dims(2, 'C', buf, 4), 8);   /* truncated, the length it needs */

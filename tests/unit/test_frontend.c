@@ -495,7 +495,8 @@ static void numpy_arrays_are_evaluated(void **state) {
            "J = B.astype('f4')\n"
            "K = np.array([[], []])\n"
            "L = np.arange(5, 1)\n"
-           "M = np.array([9223372036854775808, 1])\n");
+           "M = np.array([9223372036854775808, 1])\n"
+           "N = np.array(7, dtype=np.int16)\n");
   const ConstArray *a = const_array(state, "A");
   assert_ptr_equal(a->dtype, &type_float32);
   assert_int_equal(a->ndim, 2);
@@ -535,6 +536,11 @@ static void numpy_arrays_are_evaluated(void **state) {
   a = const_array(state, "M");   /* int64 and uint64 ints: float64, as NumPy 1.24 makes it */
   assert_ptr_equal(a->dtype, &type_float64);
   assert_true(a->floats[0] == 9223372036854775808.0);
+  a = const_array(state, "N");   /* 0-d: one element, shape () */
+  assert_ptr_equal(a->dtype, &type_int16);
+  assert_int_equal(a->ndim, 0);
+  assert_int_equal(a->count, 1);
+  assert_int_equal(a->ints[0], 7);
 }
 
 static void numpy_arrays_that_cannot_be_evaluated(void **state) {
@@ -545,7 +551,6 @@ static void numpy_arrays_that_cannot_be_evaluated(void **state) {
            "C = np.array([[1, 2], [3]])\n"
            "D = np.zeros(100000)\n"
            "E = np.arange(0, float('nan'))\n"
-           "F = np.array(7)\n"
            "G = np.arange(4) * 2\n");
   assert_int_equal(((Fixture *)*state)->m.consts.len, 0);
   assert_int_equal(comp(state)->error_count, 0);

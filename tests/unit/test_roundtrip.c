@@ -63,7 +63,7 @@ static void dtype_round_trips(P2cScalarType t, const char *where) {
 }
 
 /* Whether the slice text of p2c_array_dims ("[:, ::1]") has '::1' first and last. */
-static void slice_ends(const char *dims, bool *first, bool *last) {
+static void slice_ends(const char *dims, bool *first, bool *last) {   /* "[()]": neither */
   const char *close = strrchr(dims, ']');
   const char *comma = strrchr(dims, ',');
   *first = strncmp(dims, "[::1", 4) == 0;
@@ -299,7 +299,7 @@ static bool diff_arg_type(const char *arg, char *sig, size_t cap) {
     if (strncmp(arg, arrays[i], pre) != 0) continue;
     const char *dtype = arg + pre, *shape = strrchr(dtype, '[');
     if (!shape || shape == dtype) return false;
-    int ndim = 1;
+    int ndim = shape[1] == ']' ? 0 : 1;   /* DTYPE[]: 0-d */
     for (const char *q = shape; *q && *q != ']'; q++) ndim += *q == ',';
     char dims[64];
     p2c_array_dims(ndim, i == 1 && ndim > 1 ? 'F' : 'C', dims, sizeof dims);
@@ -420,6 +420,7 @@ static void every_dtype_round_trips(void **state) {
 /* Every layout of every rank: through its dimension text and through strides. */
 static void every_layout_round_trips(void **state) {
   (void)state;
+  layout_round_trips(0, 'C', "layouts");   /* a 0-d array is C */
   for (int ndim = 1; ndim <= P2C_MAX_NDIM; ndim++)
     for (const char *l = "CFA"; *l; l++) layout_round_trips(ndim, *l, "layouts");
 }

@@ -351,6 +351,15 @@ static void sig_eight_dims_is_the_limit(void **state) {
   assert_int_equal(s.args[0]->layout, 'C');
 }
 
+static void sig_zero_d_array(void **state) {   /* pyk2cuda's spelling: Numba has none */
+  Signature s = parse_ok(state, "void(float64[()], int32 [ ( ) ])");
+  assert_int_equal(s.args[0]->kind, TY_ARRAY);
+  assert_int_equal(s.args[0]->ndim, 0);
+  assert_int_equal(s.args[0]->layout, 'C');
+  assert_ptr_equal(s.args[1]->dtype, &type_int32);
+  assert_int_equal(s.args[1]->ndim, 0);
+}
+
 static void sig_empty_argument_list(void **state) {
   Signature s = parse_ok(state, "void()");
   assert_int_equal(s.nargs, 0);
@@ -488,6 +497,8 @@ static void sig_bad_dims(void **state) {
   expect_sig_error(state, "void(float32[::2])", 15, "'::1'");
   expect_sig_error(state, "void(float32[])", 13, "expected ':'");
   expect_sig_error(state, "void(float32[:)", 14, "expected ']'");
+  expect_sig_error(state, "void(float32[(:])", 14, "'()]'");
+  expect_sig_error(state, "void(float32[(), :])", 15, "'()]'");
 }
 
 static void sig_bad_tuples(void **state) {
@@ -554,6 +565,7 @@ static void sig_format_round_trips(void **state) {
   expect_round_trip(state, "void(int8[:], bool, uint64[::1])", "void(int8[:], bool, uint64[::1])");
   expect_round_trip(state, "float32(float32, float32)", "float32(float32, float32)");
   expect_round_trip(state, "void()", "void()");
+  expect_round_trip(state, "void(float64[()], int64[ () ])", "void(float64[()], int64[()])");
   expect_round_trip(state, "void(UniTuple(int64, 3), Tuple((float64[::1], Tuple())))",
                     "void(UniTuple(int64 x 3), Tuple(float64[::1], Tuple()))");
   expect_round_trip(state, "void(NamedTuple(P, x=int64, r=float64), NamedTuple(E))",
@@ -738,6 +750,7 @@ int main(void) {
       T(sig_dotted_name_and_fortran_layout),
       T(sig_one_dim_contiguous_is_c),
       T(sig_eight_dims_is_the_limit),
+      T(sig_zero_d_array),
       T(sig_empty_argument_list),
       T(sig_types_are_interned),
       T(sig_unknown_type_name),
