@@ -22,10 +22,30 @@ import os
 import sys
 
 
+_CHILD = "P2C_CONFORMANCE_CHILD"   # scripts/conformance.py's CHILD_SETTINGS
+
+
+def _prepare_child():
+    """The harness's shim and private package, as the parent worker has them (child_package).
+    The harness installs the whole shim itself, Numba's helpers first (imported while numba.cuda
+    is still Numba's): this process's own finders step aside. Returns the package."""
+    sys.meta_path[:] = [f for f in sys.meta_path
+                        if not isinstance(f, (_PyK2CudaForNumbaCuda, _ConformancePackage))]
+    harness_spec = importlib.util.spec_from_file_location(
+        "conformance_harness", os.environ["P2C_CONFORMANCE_HARNESS"])
+    harness = importlib.util.module_from_spec(harness_spec)
+    harness_spec.loader.exec_module(harness)
+    return harness.child_package()
+
+
 class _PyK2CudaForNumbaCuda(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path=None, target=None):
         if name != "numba.cuda" and not name.startswith("numba.cuda."):
             return None
+        if name == "numba.cuda" and _CHILD in os.environ:
+            # A child of a test (test_caching's `python -c`, which imports the test's helper
+            # module and so numba.cuda.testing): shimmed as its parent, Numba's helpers included.
+            _prepare_child()
         from pyk2cuda import cuda
         if name != "numba.cuda" and name[len("numba.cuda."):] not in cuda.SUBMODULES:
             return None
@@ -44,19 +64,12 @@ class _ConformancePackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     PACKAGE = "conformance_cudapy"   # scripts/conformance.py's _PACKAGE
 
     def find_spec(self, name, path=None, target=None):
-        if name != self.PACKAGE or "P2C_CONFORMANCE_CHILD" not in os.environ:
+        if name != self.PACKAGE or _CHILD not in os.environ:
             return None
         return importlib.util.spec_from_loader(name, self, is_package=True)
 
     def create_module(self, spec):
-        # The harness installs the whole shim itself, Numba's helpers first (imported while
-        # numba.cuda is still Numba's): this process's own numba.cuda finder steps aside.
-        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _PyK2CudaForNumbaCuda)]
-        harness_spec = importlib.util.spec_from_file_location(
-            "conformance_harness", os.environ["P2C_CONFORMANCE_HARNESS"])
-        harness = importlib.util.module_from_spec(harness_spec)
-        harness_spec.loader.exec_module(harness)
-        return harness.child_package()
+        return _prepare_child()
 
     def exec_module(self, module):
         pass   # prepared by the harness
