@@ -14,14 +14,17 @@ the constant offsets the function uses or given as `neighborhood=((lo, hi), ...)
 named in `standard_indexing=` are indexed as usual; scalars are passed as they are; `out=` is
 written instead of a new array (its border is left alone unless `cval` was given, as in Numba).
 
-How (docs/python.md, "Stencils"): at a call, for the arguments' types, the function's own source
-is rewritten (each relative index `a[-1, 0]` becomes `a[i0 + (-1), i1 + (0)]`: insertions only,
-so every diagnostic maps back to the user's line and column) into a device function taking the
-element's indices, and a kernel is written beside it, one thread per output element. The
-function is first translated alone, as a host function of those types, to learn the type it
-returns (the output's dtype, as Numba infers it); then the kernel is launched as any cuda.jit
-kernel, on the GPU when there is one (host arrays copied in and back) and on the simulator
-otherwise. `inspect_cuda()` shows the generated CUDA C, `kernel_source()` the kernel's Python."""
+How (docs/python.md, "Stencils"): at a call, for the arguments' types, a module holding the
+function under a @stencil decorator of its options (the neighbourhood, and cval where the border
+is written) is given to the C library, which rewrites the function into a device function of the
+element's indices and makes the kernel beside it, one thread per output element
+(src/frontend/stencil.c); the kernel is specialized for the arguments' types and, without out=,
+for the result its signature completes with (the output's dtype, as Numba infers it). Here stay
+Numba's call-time checks and facts (which inputs are indexed relatively, the neighbourhood it
+infers, checked at the user's line), the output and the launch, on the GPU when there is one
+(host arrays copied in and back) and on the simulator otherwise. `inspect_cuda()` shows the
+generated CUDA C, `kernel_source()` the module. A call inside a @jit function puts the same
+decorated function in that function's module (add_to_host_module)."""
 import ast
 
 from . import _core, cuda, source as _source, types as _types
@@ -29,8 +32,6 @@ from ._core import CompileError
 
 # What Numba's stencil decorator accepts besides the function (numba/stencils/stencil.py).
 _OPTIONS = ("cval", "standard_indexing", "neighborhood")
-_INDEX = "__p2c_i%d"          # the element's index in dimension d, in the generated code
-_OUT = "__p2c_out"
 _BLOCKS = {1: (256,), 2: (16, 16), 3: (8, 8, 4)}   # threads per block, the last axis first
 
 
@@ -174,68 +175,6 @@ class _Analysis:
                 found[d] = [min(found[d][0], offset), max(found[d][1], offset)]
         return tuple(tuple(f) for f in found)
 
-    def insertions(self, params):
-        """{line (ast's): [(character column, text)]}: each relative index component c becomes
-        `__p2c_iD + (c)`, and the def takes the indices after its parameters."""
-        out = {}
-        for a in self.accesses:
-            if a.whole:   # idx -> __p2c_i0 + (idx)[0], __p2c_i1 + (idx)[1]
-                c = a.components[0]
-                text = ast.get_source_segment("\n".join(self.piece.lines) + "\n", _shifted(c, self.piece))
-                self._insert(out, c.lineno, c.col_offset, "%s + (" % (_INDEX % 0))
-                self._insert(out, c.end_lineno, c.end_col_offset, ")[0]" + "".join(
-                    ", %s + (%s)[%d]" % (_INDEX % d, text, d) for d in range(1, len(a.offsets))))
-                continue
-            for d, c in enumerate(a.components):
-                self._insert(out, c.lineno, c.col_offset, "%s + (" % (_INDEX % d))
-                self._insert(out, c.end_lineno, c.end_col_offset, ")")
-        last = self.piece.node.args.args[-1]
-        ndim = len(self.neighborhood)
-        self._insert(out, last.end_lineno, last.end_col_offset,
-                     "".join(", " + _INDEX % d for d in range(ndim)))
-        return out
-
-    def _insert(self, out, line, col, text):
-        out.setdefault(line, []).append((_char_col(self.piece, line, col), text))
-
-
-def _shifted(node, piece):
-    """A copy of `node`'s position with lines counted in piece.lines (for get_source_segment)."""
-    import copy
-    n = copy.copy(node)
-    n.lineno -= piece.node.lineno - 1
-    n.end_lineno -= piece.node.lineno - 1
-    return n
-
-
-class _RewrittenPiece:
-    """The stencil function's piece with text inserted into its lines; its `at` maps a column of
-    the rewritten text back to the user's (a column inside inserted text: the insertion point)."""
-
-    def __init__(self, piece, inserts):
-        self.user_at = piece.at
-        self.inserts = {}
-        for line, items in inserts.items():
-            i = line - piece.node.lineno
-            items = sorted(items, key=lambda item: item[0])
-            text, done, start = piece.lines[i], [], 0
-            for col, added in items:
-                done.append(text[start:col] + added)
-                start = col
-            piece.lines[i] = "".join(done) + text[start:]
-            self.inserts[i + 1] = items
-
-    def at(self, line, col):
-        shift = 0
-        for pos, added in self.inserts.get(line, ()):
-            if col - 1 < pos + shift:
-                break
-            if col - 1 < pos + shift + len(added):
-                return self.user_at(line, pos + 1)
-            shift += len(added)
-        return self.user_at(line, col - shift)
-
-
 def _array_like(value):
     return getattr(value, "ndim", 0) > 0 and (hasattr(value, "__cuda_array_interface__") or
                                               hasattr(value, "__array_interface__"))
@@ -292,13 +231,14 @@ class StencilFunc:
         return made.run(args, out)
 
     def kernel_source(self, *args):
-        """The Python of the kernel generated for these arguments' types (after a call)."""
+        """The module compiled for these arguments' types (after a call): the stencil function
+        under its @stencil decorator, which the C library makes the kernel of."""
         return self._pick(args).unit.source.decode()
 
     def inspect_cuda(self):
         """{argument types: the generated CUDA C} of every call's kernel so far."""
         got = {key: m.kernel.inspect_cuda() for key, m in self._made.items()}
-        return {key: next(iter(c.values())) for key, c in got.items() if c}   # not launched: none
+        return {key: next(iter(c.values())) for key, c in got.items() if c}
 
     def _pick(self, args):
         key = tuple(_types.typeof(a) for a in args)
@@ -309,7 +249,10 @@ class StencilFunc:
 
 
 class _Made:
-    """A stencil for one tuple of argument types: its analysis, result dtype and kernel."""
+    """A stencil for one tuple of argument types: Numba's facts for the call (the relatively
+    indexed inputs, the neighbourhood), and the kernel the C library makes of the stencil
+    function (src/frontend/stencil.c), specialized for these types; its signature gives the
+    result's dtype."""
 
     def __init__(self, sf, args, out):
         self.sf = sf
@@ -317,20 +260,38 @@ class _Made:
         self.ndim = ndim
         self.fill = out is None or "cval" in sf.options
         self.cval = sf.options.get("cval", 0)
-        arg_types = [cuda._arg_type_text(a) for a in args]
         self.relative, self.neighborhood = self._analyse(ndim)
         if sf.neighborhood is None:   # as Numba: the inferred one is the stencil's from now on
             sf.neighborhood = [list(pair) for pair in self.neighborhood]
-        self.dtype = self._result_dtype(arg_types)
         if _source._constant(self.cval) is None:
             raise TypeError("cval must be a number, got %r" % (self.cval,))
-        if isinstance(self.cval, complex) and self.dtype.kind != "c":
-            raise ValueError("cval type does not match stencil return type.")
-        self.unit = self._unit(self._body(device=True))
-        self.kernel = cuda.Kernel(sf.py_func, self._kernel_name(), self.unit.filename,
-                                  self.unit.source, tuple(sf._params) + (_OUT,), False, None)
-        self.kernel._unit = self.unit
+        types = [cuda._arg_type_text(a) for a in args] + ([cuda._arg_type_text(out)] if out is not None else [])
+        if isinstance(self.cval, complex) and self.fill:   # Numba's check, before a complex is stored
+            _, dtype = self._compile(types, out, False)
+            if dtype.kind != "c":
+                raise ValueError("cval type does not match stencil return type.")
+        self.kernel, self.dtype = self._compile(types, out, self.fill)
+        self.unit = self.kernel._unit
         self.kernel._quiet = True   # Numba's stencils warn of no grid size or host copy: a call is no launch
+
+    def _compile(self, types, out, with_cval):
+        """(the kernel for these argument types, the result's dtype): the C library's kernel of
+        the stencil function (its out the given one, else the type the function returns)."""
+        unit = self._unit(with_cval)
+        name = self._name()
+        out_name = "out" if "out" not in self.sf._params else "_out"   # the kernel's (stencil.c, fresh_name)
+        try:
+            kernel = cuda.Kernel(self.sf.py_func, name, unit.filename, unit.source,
+                                 tuple(self.sf._params) + (out_name,), True,
+                                 [_source.call_signature(name, "(%s)" % ", ".join(types))], False)
+            sig = kernel._specs()[0][0]
+        except CompileError as e:
+            raise unit.remap(e) from None
+        kernel._unit = unit
+        if out is not None:
+            return kernel, out.dtype
+        result = str(cuda._arg_types(sig)[-1])   # 'float64[:, ::1]': the result array C made
+        return kernel, _types.as_dtype(_types.ScalarType(result[:result.index("[")]))
 
     def _analyse(self, ndim):
         """(the relatively indexed arguments, the neighbourhood) for ndim dimensions."""
@@ -338,78 +299,17 @@ class _Made:
         a = _Analysis(piece, self.sf._params, self.sf._standard, ndim, self.sf.neighborhood)
         return a.relative, a.neighborhood
 
-    def _body(self, device, signature=None):
-        """A _Builder holding the stencil function rewritten (relative indices made absolute, the
-        indices added as parameters), decorated as a device function or, with `signature`, a
-        host function of those types."""
-        sf = self.sf
-        decorator = "@%s.jit(device=True)" % _source._CUDA if device else \
-            "@%s([%r])" % (_source._NJIT, signature)
-        builder = _source._Builder(_source._Piece(sf.py_func))
-        piece = builder.add_function(sf.py_func, self._body_name(), decorator)
-        a = _Analysis(piece, sf._params, sf._standard, self.ndim, sf.neighborhood)
-        rewritten = _RewrittenPiece(piece, a.insertions(sf._params))
-        piece.at = rewritten.at
-        return builder
-
-    def _body_name(self):
+    def _name(self):
         name = self.sf.__name__
         return name if name.isidentifier() else "_lambda"
 
-    def _kernel_name(self):
-        return "%s_stencil" % self._body_name()
-
-    def _result_dtype(self, arg_types):
-        """The dtype of the function's result for these arguments, as Numba infers it: the
-        return type of the rewritten function translated as a host function of these types."""
-        sig = "(%s)" % ", ".join(arg_types + ["int64"] * self.ndim)
-        unit = self._body(device=False, signature=sig).unit()
-        from .cpu import CPUDispatcher
-        try:
-            probe = CPUDispatcher(self.sf.py_func, self._body_name(), unit.filename, unit.source,
-                                  tuple(self.sf._params) + tuple(_INDEX % d for d in range(self.ndim)),
-                                  True, None)
-        except CompileError as e:
-            raise unit.remap(e) from None
-        text = probe._specs()[0][0]
-        ret = text[:text.index("(")]
-        if "[" in ret or not ret or ret == "void":
-            raise self._at_def("a stencil returns a scalar, this one returns %s" % (ret or "nothing"))
-        return _types.as_dtype(_types.ScalarType(ret))
-
-    def _at_def(self, message):
-        piece = _source._Piece(self.sf.py_func)
-        try:
-            _fail(piece, piece.node, message)
-        except CompileError as e:
-            return e
-
-    def _unit(self, builder):
-        """The module: the rewritten function and the kernel, one thread per output element."""
-        unit = builder.unit()
-        unit.source += "\n".join(self._kernel_lines()).encode() + b"\n"
-        return unit
-
-    def _kernel_lines(self):
-        """The generated kernel's lines (docs/python.md, "Stencils")."""
-        n = self.ndim
-        params = ", ".join(self.sf._params + [_OUT])
-        idx = [_INDEX % d for d in range(n)]
-        first = self.sf._params[0]
-        grid = ", ".join(reversed(idx))   # x runs along the last axis (grid(1) is an int)
-        inside = " and ".join("%s < %s.shape[%d]" % (i, _OUT, d) for d, i in enumerate(idx))
-        interior = " and ".join("%d <= %s < %s.shape[%d] - %d" % (max(0, -lo), i, first, d, max(0, hi))
-                                for d, (i, (lo, hi)) in enumerate(zip(idx, self.neighborhood)))
-        element = "%s[%s]" % (_OUT, ", ".join(idx))
-        lines = ["", "", "@%s.jit" % _source._CUDA,
-                 "def %s(%s):" % (self._kernel_name(), params),
-                 "    %s = %s.grid(%d)" % (grid, _source._CUDA, n),
-                 "    if %s:" % inside,
-                 "        if %s:" % interior,
-                 "            %s = %s(%s)" % (element, self._body_name(), ", ".join(self.sf._params + idx))]
-        if self.fill:
-            lines += ["        else:", "            %s = %s" % (element, _source._constant(self.cval))]
-        return lines
+    def _unit(self, with_cval):
+        """The module: the stencil function under its name, with a @stencil decorator of its
+        options and, `with_cval` (where this call writes the border), its cval (0 when none was
+        given: the border of a new result is 0)."""
+        builder = _source._Builder(_source._Piece(self.sf.py_func))
+        builder.add_function(self.sf.py_func, self._name(), _decorator(self.sf, with_cval, self.cval))
+        return builder.unit()
 
     def run(self, args, out):
         """Checks the arrays' shapes as Numba does, makes the output, launches the kernel."""
@@ -446,15 +346,16 @@ class _Made:
 
 # ---- a stencil called inside a @jit function (compiled into it) ----
 
-def _decorator(sf, with_cval):
+def _decorator(sf, with_cval, cval=None):
     """The @stencil decorator the C library reads in a module (src/frontend/stencil.c): the
-    stencil's options, cval only when `with_cval` (without it the border keeps what the result
-    array holds, as Numba leaves an out= array's border)."""
+    stencil's options, and cval (the given one, else `cval`) only when `with_cval` (without it the
+    border keeps what the result array holds, as Numba leaves an out= array's border)."""
     parts = []
     if with_cval:
-        text = _source._constant(sf.options["cval"])
+        value = sf.options.get("cval", cval)
+        text = _source._constant(value)
         if text is None:
-            raise TypeError("cval must be a number, got %r" % (sf.options["cval"],))
+            raise TypeError("cval must be a number, got %r" % (value,))
         parts.append("cval=%s" % text)
     if sf.neighborhood is not None:
         parts.append("neighborhood=%r" % (tuple(tuple(int(v) for v in pair) for pair in sf.neighborhood),))

@@ -25,33 +25,33 @@ static __device__ __forceinline__ int64_t p2c_wrap(int64_t i, int64_t n) {
   return i < 0 ? i + n : i;
 }
 
-static __device__ double blur(p2c_array<double, 2>, int64_t, int64_t);
+static __device__ double blur_body(p2c_array<double, 2>, int64_t, int64_t);
 
-static __device__ double blur(p2c_array<double, 2> a, int64_t py_p2c_i0, int64_t py_p2c_i1) {
-  // return (a[__p2c_i0 + (-1), __p2c_i1 + (0)] + a[__p2c_i0 + (1), __p2c_i1 + (0)] + a[__p2c_i0 + (0), __p2c_i1 + (-1)] + a[__p2c_i0 + (0), __p2c_i1 + (1)]) * 0.25
+static __device__ double blur_body(p2c_array<double, 2> a, int64_t py_p2c_i0, int64_t py_p2c_i1) {
+  // return (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1]) * 0.25
   return (a.data[p2c_wrap(py_p2c_i0 + -1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + -1, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 1, a.shape[1])]) * 0.25;
 }
 
-extern "C" __global__ void blur_stencil(p2c_array<double, 2> a, p2c_array<double, 2> py_p2c_out) {
-  int64_t py_p2c_i1 = 0;
-  int64_t py_p2c_i0 = 0;
+extern "C" __global__ void blur(p2c_array<double, 2> a, p2c_array<double, 2> out) {
+  int64_t i0 = 0;
+  int64_t i1 = 0;
 
-  // __p2c_i1, __p2c_i0 = __p2c_cuda.grid(2)
-  py_p2c_i1 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  py_p2c_i0 = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
-  // if __p2c_i0 < __p2c_out.shape[0] and __p2c_i1 < __p2c_out.shape[1]:
-  if (py_p2c_i0 < py_p2c_out.shape[0] && py_p2c_i1 < py_p2c_out.shape[1]) {
-    // if 1 <= __p2c_i0 < a.shape[0] - 1 and 1 <= __p2c_i1 < a.shape[1] - 1:
-    if ((1 <= py_p2c_i0 && py_p2c_i0 < a.shape[0] - 1) && (1 <= py_p2c_i1 && py_p2c_i1 < a.shape[1] - 1)) {
-      // __p2c_out[__p2c_i0, __p2c_i1] = blur(a, __p2c_i0, __p2c_i1)
-      py_p2c_out.data[py_p2c_i0 * py_p2c_out.shape[1] + py_p2c_i1] = blur(a, py_p2c_i0, py_p2c_i1);
+  // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+  i1 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  i0 = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+  // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+  if (i0 < out.shape[0] && i1 < out.shape[1]) {
+    // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+    if ((1 <= i0 && i0 < a.shape[0] - 1) && (1 <= i1 && i1 < a.shape[1] - 1)) {
+      // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+      out.data[i0 * out.shape[1] + i1] = blur_body(a, i0, i1);
     } else {
-      // __p2c_out[__p2c_i0, __p2c_i1] = -1.0
-      py_p2c_out.data[py_p2c_i0 * py_p2c_out.shape[1] + py_p2c_i1] = -1.0;
+      // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+      out.data[i0 * out.shape[1] + i1] = -1.0;
     }
   }
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_BLOCKS(blur_stencil)
+P2C_SIM_BLOCKS(blur)
 #endif

@@ -25,9 +25,9 @@ static __device__ __forceinline__ int64_t p2c_wrap(int64_t i, int64_t n) {
   return i < 0 ? i + n : i;
 }
 
-static __device__ double window(p2c_array<float, 1>, p2c_array<double, 1>, int64_t, int64_t);
+static __device__ double window_body(p2c_array<float, 1>, p2c_array<double, 1>, int64_t, int64_t);
 
-static __device__ double window(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, int64_t py_p2c_i0) {
+static __device__ double window_body(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, int64_t py_p2c_i0) {
   double s = 0;
   int64_t i = 0;
 
@@ -35,31 +35,31 @@ static __device__ double window(p2c_array<float, 1> a, p2c_array<double, 1> w, i
   s = 0.0;
   // for i in range(-2, 3):
   for (i = -2; i < 3; ++i) {
-    // s += w[i + 2] * a[__p2c_i0 + (i)]
+    // s += w[i + 2] * a[i]
     s += w.data[p2c_wrap(i + 2, w.shape[0])] * (double)a.data[p2c_wrap(py_p2c_i0 + i, a.shape[0])];
   }
   // return s * scale
   return s * (double)scale;
 }
 
-extern "C" __global__ void window_stencil(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, p2c_array<double, 1> py_p2c_out) {
-  int64_t py_p2c_i0 = 0;
+extern "C" __global__ void window(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, p2c_array<double, 1> out) {
+  int64_t i0 = 0;
 
-  // __p2c_i0 = __p2c_cuda.grid(1)
-  py_p2c_i0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  // if __p2c_i0 < __p2c_out.shape[0]:
-  if (py_p2c_i0 < py_p2c_out.shape[0]) {
-    // if 2 <= __p2c_i0 < a.shape[0] - 2:
-    if (2 <= py_p2c_i0 && py_p2c_i0 < a.shape[0] - 2) {
-      // __p2c_out[__p2c_i0] = window(a, w, scale, __p2c_i0)
-      py_p2c_out.data[py_p2c_i0] = window(a, w, scale, py_p2c_i0);
+  // @__p2c_stencil(cval=0, neighborhood=((-2, 2),), standard_indexing=('w',))
+  i0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // @__p2c_stencil(cval=0, neighborhood=((-2, 2),), standard_indexing=('w',))
+  if (i0 < out.shape[0]) {
+    // @__p2c_stencil(cval=0, neighborhood=((-2, 2),), standard_indexing=('w',))
+    if (2 <= i0 && i0 < a.shape[0] - 2) {
+      // @__p2c_stencil(cval=0, neighborhood=((-2, 2),), standard_indexing=('w',))
+      out.data[i0] = window_body(a, w, scale, i0);
     } else {
-      // __p2c_out[__p2c_i0] = 0
-      py_p2c_out.data[py_p2c_i0] = 0.0;
+      // @__p2c_stencil(cval=0, neighborhood=((-2, 2),), standard_indexing=('w',))
+      out.data[i0] = 0.0;
     }
   }
 }
 
 #ifdef PYK2CUDA_SIM
-P2C_SIM_BLOCKS(window_stencil)
+P2C_SIM_BLOCKS(window)
 #endif
