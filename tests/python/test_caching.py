@@ -5,8 +5,8 @@ source changes, recompile(), closures and functions of one name, the user-wide f
 index shared with Numba's own njit(cache=True) of the same function (Numba's implementation is
 the reference for the file names and the index: its CPU target writes and reads the same file).
 
-Kernels here use 1-element arrays where Numba's tests use 0-d arrays (a[()]), which pyk2cuda's
-kernels do not take (tests/diag/index_empty_tuple.py)."""
+Kernels here use 1-element arrays where Numba's tests use 0-d arrays (a[()]); 0-d arrays have
+tests of their own (tests/python/test_zero_d.py)."""
 import importlib
 import os
 import subprocess
