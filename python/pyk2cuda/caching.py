@@ -55,6 +55,25 @@ def _index_version():
         return "pyk2cuda " + _core.version
 
 
+@functools.lru_cache(maxsize=None)
+def _stamp_is_digest():
+    """Whether the index's stamp is the source's digest: Numba 0.68 and later (numba PR #10659)
+    stamp so; older ones, and pyk2cuda without Numba, with the modification time and size."""
+    version = _index_version()
+    try:
+        return tuple(int(p) for p in version.split(".")[:2]) >= (0, 68)
+    except ValueError:   # "pyk2cuda X.Y.Z": no Numba installed
+        return False
+
+
+@functools.lru_cache(maxsize=None)
+def _source_digest(path, mtime, size):
+    """The SHA-256 digest of the file's bytes, remembered while its time and size stay (as
+    Numba's own _hash_source_file)."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).digest()
+
+
 def _writable(path):
     """Whether `path` exists (made if missing) and a file can be created in it, as Numba's
     locators check it."""
@@ -137,9 +156,13 @@ class FunctionCache:
         self.misses = collections.Counter()
 
     def _stamp(self):
-        """What makes the index valid: the source file's modification time and size."""
+        """What makes the index valid, as the installed Numba stamps it (the index is shared): the
+        source file's modification time and size, or from Numba 0.68 on the SHA-256 digest of its
+        bytes (numba/core/caching.py _hash_source_file)."""
         st = os.stat(self._file)
-        return st.st_mtime, st.st_size
+        if not _stamp_is_digest():
+            return st.st_mtime, st.st_size
+        return _source_digest(self._file, st.st_mtime, st.st_size)
 
     def _entries(self):
         """The index's entries {key: data file name}, {} when there is none, it is stale (the

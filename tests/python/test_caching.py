@@ -235,3 +235,30 @@ def test_one_index_with_numbas_own_cache(tmp_path, monkeypatch):
         assert len(files()) == 5
     finally:
         sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("numba_version, digest", [("0.56.4", False), ("0.68.1", True), ("1.0.0", True)])
+def test_index_stamp_follows_the_installed_numba(fodder, monkeypatch, numba_version, digest):
+    """The index is stamped as the installed Numba stamps its own (it is shared with njit's): the
+    source's modification time and size before Numba 0.68, its SHA-256 digest from 0.68 on (numba
+    PR #10659). An index stamped the other way is stale: the entry is written anew."""
+    import hashlib
+    import pickle
+    from pyk2cuda import caching
+    monkeypatch.setattr(caching, "_index_version", lambda: numba_version)
+    caching._stamp_is_digest.cache_clear()
+    try:
+        load, path = fodder
+        mod = load()
+        assert mod.call(mod.add, 2, 3) == 6
+        index = [f for f in cache_files(path) if f.endswith(".nbi")]
+        with open(path.parent / "__pycache__" / index[0], "rb") as f:
+            assert pickle.load(f) == numba_version
+            stamp, entries = pickle.loads(f.read())
+        st = os.stat(path)
+        assert stamp == (hashlib.sha256(path.read_bytes()).digest() if digest else (st.st_mtime, st.st_size))
+        assert len(entries) == 1
+        mod2 = load()
+        assert mod2.call(mod2.add, 2, 3) == 6 and hits(mod2.add) == (1, 0)
+    finally:
+        caching._stamp_is_digest.cache_clear()
