@@ -458,7 +458,7 @@ typedef struct LinkFile {
 
 typedef struct Module {
   VEC(Function *) funcs;   /* kernels and device functions, in source order */
-  VEC(LinkFile) links;     /* the CUDA C files linked, each once, in the order first named */
+  VEC(LinkFile) links;     /* the CUDA C linked (files, texts), each once, in the order first named */
   VEC(Const *) consts;
   Loc host_code;           /* the first module-level statement that is host code, which is never
                               run (a call, `if __name__ == ...`, a loop); line 0 when none */

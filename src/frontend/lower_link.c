@@ -27,10 +27,17 @@ static bool has_suffix(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* Adds one file (path) or text (CUSource) to the module's links, once per path. */
+/* Whether a link names what `have` already holds: the same file, or the same text under the
+ * same name (CUSource texts share numba-cuda's default name, so the name alone says nothing). */
+static bool same_link(const LinkFile *have, const char *path, const char *text, size_t len) {
+  if (strcmp(have->path, path) != 0 || (have->text == NULL) != (text == NULL)) return false;
+  return !text || (have->len == len && memcmp(have->text, text, len) == 0);
+}
+
+/* Adds one file (path) or text (CUSource) to the module's links, once each. */
 static void add_link(Lowerer *L, const char *path, const char *text, size_t len, Loc loc) {
   for (size_t i = 0; i < L->m->links.len; i++)
-    if (strcmp(L->m->links.items[i].path, path) == 0) return;
+    if (same_link(&L->m->links.items[i], path, text, len)) return;
   LinkFile f = {path, loc, text, len};
   vec_push(L->a, &L->m->links, f);
 }
@@ -61,6 +68,11 @@ static void add_link_path(Lowerer *L, TSNode n) {
              "CUDA C, .cu files or cuda.CUSource)", dot && !strchr(dot, '/') ? dot : "(none)", path);
 }
 
+/* A string literal, adjacent ones ('a' 'b') included. */
+static bool is_string_literal(Lowerer *L, TSNode n) {
+  return node_is(L, n, K_string) || node_is(L, n, K_concatenated_string);
+}
+
 /* cuda.CUSource('text'[, name]) in a link list: CUDA C given as text, named for its diagnostics
  * by `name` (numba-cuda's default <unnamed-cu>). */
 static void add_link_source(Lowerer *L, TSNode call) {
@@ -68,7 +80,7 @@ static void add_link_source(Lowerer *L, TSNode call) {
   int k = node_kids(L, lower_field(L, call, F_arguments), args, 3);
   const char *text, *name = "<unnamed-cu>";
   size_t len, name_len;
-  if (k < 1 || k > 2 || !node_is(L, args[0], K_string) || (k == 2 && !node_is(L, args[1], K_string))) {
+  if (k < 1 || k > 2 || !is_string_literal(L, args[0]) || (k == 2 && !is_string_literal(L, args[1]))) {
     diag_error(L->c, node_loc(L, call), "E-link", "cuda.CUSource() in a link list takes the CUDA C as a "
                "string literal, and optionally its name as another");
     return;
@@ -80,7 +92,7 @@ static void add_link_source(Lowerer *L, TSNode call) {
 
 /* One item of a link list. */
 static void add_link_item(Lowerer *L, TSNode n) {
-  if (node_is(L, n, K_string) || node_is(L, n, K_concatenated_string)) {
+  if (is_string_literal(L, n)) {
     add_link_path(L, n);
     return;
   }

@@ -98,6 +98,33 @@ def test_cusource():
     assert a[0] == 42
 
 
+
+TIMES2 = cuda.CUSource('extern "C" __device__ int times2(int *r, int x) { *r = 2 * x; return 0; }')
+TIMES3 = cuda.CUSource('extern "C" __device__ int times3(int *r, int x) { *r = 3 * x; return 0; }')
+TIMES4 = cuda.CUSource('extern "C" __device__ int times2(int *r, int x);\n'
+                       'extern "C" __device__ int times4(int *r, int x) { int t; times2(&t, x); *r = 2 * t; return 0; }')
+
+
+@pytest.mark.parametrize("container", [list, tuple, set])
+def test_several_unnamed_cusources_are_all_linked(container):
+    """Texts that share numba-cuda's default name (<unnamed-cu>) are each linked, whatever the
+    container (a set's order is not the written one): times4's text calls times2 from another,
+    and times2 is linked once though two declarations name its text."""
+    times4 = cuda.declare_device("times4", "int32(int32)", link=container([TIMES2, TIMES4]))
+    times2 = cuda.declare_device("times2", "int32(int32)", link=TIMES2)
+    times3 = cuda.declare_device("times3", "int32(int32)", link=[TIMES3])
+
+    @cuda.jit
+    def k(r, x):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = times4(x[i]) + times2(x[i]) + times3(x[i])
+
+    x = np.arange(20, dtype=np.int32)
+    r = np.zeros_like(x)
+    k[1, 32](r, x)
+    np.testing.assert_array_equal(r, 9 * x)
+
 def test_an_error_in_the_linked_file_names_its_line():
     broken = cuda.declare_device("broken", "float32(float32)", link=[BROKEN])
 
