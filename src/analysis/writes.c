@@ -8,12 +8,13 @@
  * over it that yields no arrays (for x in a, enumerate(a), zip(a, b) of 1-d arrays), or an
  * argument of a device function whose own parameter is read-only (decided the same way, each
  * specialization once; a call back into a function being decided counts as a store), or an
- * element given to a builtin other than an atomic. Any other use counts as a store: a subscript
- * assigned to, an atomic's element, a view or the array itself bound to a name, put in a tuple,
- * returned or passed to a builtin. A record element (a[i] of a record array) is a reference
- * into the array, as in Numba: its fields read (a[i].b) are reads, its fields or nested arrays
- * assigned (a[i].b = x, a[i].v[k] = x) are stores, and the record itself taken as a value
- * (r = a[i], passed to a device function, iterated over) counts as a store. */
+ * element given to a builtin other than one that stores to it. Any other use counts as a store: a
+ * subscript assigned to, the element an atomic or a cache-hinted store (cuda.stcg ...) is given,
+ * a view or the array itself bound to a name, put in a tuple, returned or passed to a builtin.
+ * A record element (a[i] of a record array) is a reference into the array, as in Numba: its
+ * fields read (a[i].b) are reads, its fields or nested arrays assigned (a[i].b = x,
+ * a[i].v[k] = x) are stores, and the record itself taken as a value (r = a[i], passed to a
+ * device function, iterated over) counts as a store. */
 #include "analysis/walk.h"
 
 #include <string.h>
@@ -101,8 +102,8 @@ static void scan_value(Writes *w, const Expr *e) {
       chain_param(w, e->kids[1]);
       return;
     }
-    if (e->builtin && (e->builtin->id == BI_ATOMIC || e->builtin->id == BI_ATOMIC_COMPARE_AND_SWAP) &&
-        e->nkids > 1) {   /* atomic.add(a, i, v) is lowered to a call on the element a[i] */
+    if (e->builtin && builtin_has(e->builtin, BF_STORES_ELEMENT) && e->nkids > 1) {
+      /* atomic.add(a, i, v), cuda.stcg(a, i, v): typed as a call on the element a[i] */
       scan_target(w, e->kids[1]);
       for (int i = 2; i < e->nkids; i++) scan_value(w, e->kids[i]);
       for (int i = 0; i < e->nkeywords; i++) scan_value(w, e->keywords[i].value);

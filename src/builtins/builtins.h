@@ -135,6 +135,9 @@ enum BuiltinFact {
                                   entry of a parallel=True function: analysis/parallel.c) */
   BF_HEAP_ALLOC = 1 << 20,     /* allocates a new array on the host's heap (np.zeros): only a @jit
                                   function the host calls may, never a kernel (analysis.c) */
+  BF_STORES_ELEMENT = 1 << 22, /* stores to its first argument, the element a[i] its array and index
+                                  arguments were rewritten into (atomics, cache-hinted stores): the
+                                  array is written (analysis/writes.c) */
 };
 
 /* The element types an atomic takes, and where CUDA C lacks a function for one (emit_cuda.c). */

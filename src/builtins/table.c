@@ -103,7 +103,7 @@ static double fold_isfinite(double x) { return isfinite(x); }
 /* atomics change memory; barriers and warp operations meet other threads */
 #define ATOMIC(p, cls, c, helper) \
   {.path = p, .kind = BK_FUNC, .id = BI_ATOMIC, ARGS(3, 3), .atomic = cls, \
-   FX(BF_EFFECTS | BF_CHECKS_ARITY), .c64 = c, .helper_fn = helper, \
+   FX(BF_EFFECTS | BF_CHECKS_ARITY | BF_STORES_ELEMENT), .c64 = c, .helper_fn = helper, \
    HOOKS(infer_atomic_call, emit_atomic_call)}
 #define CUDA(p, lo, hi, f, r, c, inf, em) \
   {.path = p, .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(lo, hi), FX(f), .result = r, \
@@ -114,7 +114,8 @@ static double fold_isfinite(double x) { return isfinite(x); }
  * The typing hook checks the argument count (it rewrites the array and index into one element,
  * as the atomics' does). */
 #define CACHE_HINT(p, n, c) \
-  {.path = p, .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(n, n), FX(BF_EFFECTS | BF_CHECKS_ARITY), \
+  {.path = p, .kind = BK_FUNC, .id = BI_CUDA_INTRINSIC, ARGS(n, n), \
+   FX(BF_EFFECTS | BF_CHECKS_ARITY | (n == 3 ? BF_STORES_ELEMENT : 0)), \
    .c64 = c, HC(HC_CACHE_HINTS), HOOKS(infer_cache_hint_call, emit_cache_hint_call)}
 #define WARP (BF_EFFECTS | BF_COLLECTIVE)
 #define SHFL(p, c, what) \
@@ -240,10 +241,11 @@ static const Builtin table[] = {
     ATOMIC("numba.cuda.atomic.inc", AC_INCDEC, "atomicInc", "p2c_atomic_inc"),
     ATOMIC("numba.cuda.atomic.dec", AC_INCDEC, "atomicDec", "p2c_atomic_dec"),
     {.path = "numba.cuda.atomic.cas", .kind = BK_FUNC, .id = BI_ATOMIC, ARGS(4, 4),
-     .atomic = AC_BITWISE, FX(BF_EFFECTS | BF_CHECKS_ARITY), .c64 = "atomicCAS",
+     .atomic = AC_BITWISE, FX(BF_EFFECTS | BF_CHECKS_ARITY | BF_STORES_ELEMENT), .c64 = "atomicCAS",
      .helper_fn = "p2c_atomic_cas", HOOKS(infer_atomic_call, emit_atomic_call)},
     {.path = "numba.cuda.atomic.compare_and_swap", .kind = BK_FUNC, .id = BI_ATOMIC_COMPARE_AND_SWAP,
-     ARGS(3, 3), .atomic = AC_BITWISE, FX(BF_EFFECTS | BF_CHECKS_ARITY), .c64 = "atomicCAS",
+     ARGS(3, 3), .atomic = AC_BITWISE, FX(BF_EFFECTS | BF_CHECKS_ARITY | BF_STORES_ELEMENT),
+     .c64 = "atomicCAS",
      .helper_fn = "p2c_atomic_cas", HOOKS(infer_atomic_call, emit_atomic_call)},
     CUDA("numba.cuda.syncthreads_count", 1, 1, BF_EFFECTS | BF_BARRIER, NULL, "__syncthreads_count",
          infer_sync_predicate_call, emit_plain_builtin_call),

@@ -65,6 +65,14 @@ def test_hints_compute_what_plain_subscripts_compute():
         np.testing.assert_array_equal(got, np.array(ref, dtype=got.dtype))
 
 
+@pytest.mark.gpu
+def test_hinted_stores_reach_host_arrays_on_the_gpu():
+    """On the GPU a launch copies back only the host arrays its kernel may store to; a store with
+    a hint is a store (every cuda.stcg ... into a host array was lost on the GPU path until the
+    analysis counted them: numba-cuda's test_stores_2d found it on the stand-in)."""
+    test_hints_compute_what_plain_subscripts_compute()
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float16, np.int32, np.float32, np.uint64, np.float64])
 def test_ptx_spells_numba_cudas_instructions(dtype):
     """ld.global.ca.bN ... st.global.wt.bN by the element's bits, as numba-cuda's PTX."""

@@ -1291,8 +1291,9 @@ static void ufunc_signature_choice_is_numbas(void **state) {
   p2c_compiler_delete(c);
 }
 
-/* P2cParam.written: stores, atomics and device functions that store write a parameter; reads,
- * views read from, len() and device functions that only read do not; an array bound to another
+/* P2cParam.written: stores, atomics, stores with a cache hint (cuda.stcg) and device functions
+ * that store write a parameter; reads, views read from, len(), loads with a cache hint
+ * (cuda.ldca) and device functions that only read do not; an array bound to another
  * name counts as written (the analysis does not follow names). Ufuncs write only out. */
 static void params_say_which_arrays_are_written(void **state) {
   (void)state;
@@ -1304,10 +1305,12 @@ static void params_say_which_arrays_are_written(void **state) {
       "@cuda.jit(device=True)\n"
       "def store(a, i):\n"
       "    a[i] = 1.0\n"
-      "@cuda.jit('void(float32[:], float32[:, :], float32[:], float32[:], int32[:], float32[:], float32[:], int64)')\n"
-      "def k(r, m, w, dev, at, alias, view, n):\n"
+      "@cuda.jit('void(float32[:], float32[:, :], float32[:], float32[:], int32[:], float32[:], float32[:], "
+      "float32[:], float32[:], int64)')\n"
+      "def k(r, m, w, dev, at, alias, view, hs, hl, n):\n"
       "    i = cuda.grid(1)\n"
-      "    x = r[i] + m[i][0] + load(r, i) + len(m) + r[1:][0]\n"
+      "    x = r[i] + m[i][0] + load(r, i) + len(m) + r[1:][0] + cuda.ldca(hl, i)\n"
+      "    cuda.stcg(hs, i, x)\n"
       "    w[i] = x\n"
       "    store(dev, i)\n"
       "    cuda.atomic.add(at, 0, 1)\n"
@@ -1319,14 +1322,14 @@ static void params_say_which_arrays_are_written(void **state) {
   P2cCompiler *c = p2c_compiler_new(NULL);
   P2cModule *m = NULL;
   assert_int_equal(p2c_translate(c, "w.py", src, sizeof src - 1, NULL, &m), P2C_OK);
-  static const bool want_k[] = {false, false, true, true, true, true, true, false};
+  static const bool want_k[] = {false, false, true, true, true, true, true, true, false, false};
   static const bool want_add[] = {false, false, true};
   bool seen_k = false, seen_add = false;
   for (size_t i = 0; i < p2c_module_kernel_count(m); i++) {
     P2cKernelInfo k = p2c_module_kernel(m, i);
     bool is_k = strcmp(k.python_name, "k") == 0;
     const bool *want = is_k ? want_k : want_add;
-    assert_int_equal(k.param_count, is_k ? 8 : 3);
+    assert_int_equal(k.param_count, is_k ? 10 : 3);
     for (size_t p = 0; p < k.param_count; p++)
       if (k.params[p].written != want[p])
         fail_msg("%s: parameter %s written = %d", k.python_name, k.params[p].name, k.params[p].written);
@@ -1334,7 +1337,7 @@ static void params_say_which_arrays_are_written(void **state) {
     seen_add |= !is_k;
   }
   assert_true(seen_k && seen_add);
-  assert_non_null(strstr(p2c_module_dump(m, "analysis"), "written: w dev at alias view\n"));
+  assert_non_null(strstr(p2c_module_dump(m, "analysis"), "written: w dev at alias view hs\n"));
   p2c_module_delete(m);
   p2c_compiler_delete(c);
 }
