@@ -35,11 +35,12 @@ static bool number_arg(Infer *I, Expr *e, int k, const Type *t, const char *what
   return true;
 }
 
-/* A warp mask: an integer, passed as the 32-bit lane mask CUDA takes. */
+/* A warp mask: an integer, passed as the 32-bit lane mask CUDA takes. The message keeps
+ * numba-cuda's words ("Mask type must be an integer"), which programs and tests match. */
 static bool mask_arg(Infer *I, Expr *e, int k, const Type *t) {
   if (t->kind != TY_INT) {
     TERR(I, e->kids[k]->loc, "E-mask",
-         "%s() needs an integer lane mask (such as 0xffffffff) as its mask, not %s", name_of(e), t->name);
+         "%s(): Mask type must be an integer lane mask (such as 0xffffffff), not %s", name_of(e), t->name);
     return false;
   }
   infer_coerce(I, &e->kids[k], &type_uint32);
