@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import _core, args, cudadrv, source as _source, types
+from . import _core, args, cudadrv, launchconfig, source as _source, types
 from .args import In, Out, InOut
 from .types import *  # noqa: F401,F403 (numba-cuda's numba.cuda exports numba's type names too)
 from ._core import Error, CompileError
@@ -288,6 +288,27 @@ class Kernel(_core._Kernel):
             out.append(val)
         return tuple(out), retr
 
+    def _compile_for_args(self, *args):
+        """numba-cuda's Dispatcher._compile_for_args: the specialization for these arguments,
+        made now if new. A launch that needs a new one calls it on the instance, with the launch
+        configuration current on its thread (launchconfig.current_launch_config()), so that code
+        wrapping it sees the configuration, as under numba-cuda. Returns the overload made."""
+        index = self._compile_args(args)
+        if launchconfig._take_mark(self):
+            self.__dict__.setdefault("_config_sensitive", set()).add(self._specs()[index][0])
+        return _Overload(self, index)
+
+    def mark_launch_config_sensitive(self):
+        """numba-cuda's: called while a launch compiles this kernel, marks the specialization it
+        makes as depending on the launch configuration (overloads[...].launch_config_sensitive).
+        pyk2cuda's translation never reads the configuration, so the mark is recorded and
+        nothing is compiled again per configuration (docs/python.md)."""
+        cfg = launchconfig.ensure_current_launch_config()
+        if cfg.dispatcher is not self:
+            raise RuntimeError("mark_launch_config_sensitive() must be called on the active "
+                               "dispatcher")
+        launchconfig._mark(self)
+
     def bind(self):
         """Numba loads the kernel's module on the device here; pyk2cuda does that at the first
         launch, so there is nothing to do."""
@@ -524,6 +545,12 @@ class _Overload:
     @property
     def cooperative(self):
         return self._kernel._cooperative(self._index, 1, 0)[0]
+
+    @property
+    def launch_config_sensitive(self):
+        """Marked by mark_launch_config_sensitive() while its launch compiled it."""
+        sig = self._kernel._specs()[self._index][0]
+        return sig in self._kernel.__dict__.get("_config_sensitive", ())
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
         threads = 1

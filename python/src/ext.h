@@ -255,6 +255,9 @@ void stream_device_synchronized(State *st);
 
 /* ---- kernel.c ---- */
 extern PyType_Spec Kernel_spec, Launcher_spec;
+/* The launch configuration (a Launcher) whose launch is compiling a kernel on the calling thread,
+ * or None (numba-cuda's launchconfig.current_launch_config). A new reference. */
+PyObject *launch_current_config(void);
 
 /* ---- ufunc.c ---- */
 extern PyType_Spec Ufunc_spec;

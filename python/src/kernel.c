@@ -514,12 +514,66 @@ static int check_stack(Kernel *k) {
   return -1;
 }
 
+/* ---- the launch configuration a compilation sees (numba-cuda's launchconfig) ---- */
+
+/* numba-cuda lets Python code that runs while a launch compiles a kernel (its
+ * `_compile_for_args`, wrapped by a user or by launchconfig.capture_compile_config) ask for the
+ * launch configuration and its arguments. They are the calling thread's own, kept in its
+ * thread-state dict under these keys while the launch's `_compile_for_args` runs, and absent
+ * otherwise (None to the asker). */
+static const char CURRENT_CONFIG[] = "pyk2cuda.launch_config", CURRENT_ARGS[] = "pyk2cuda.launch_args";
+
+/* The calling thread's value under `key`, or None. A new reference. */
+static PyObject *launch_current(const char *key) {
+  PyObject *d = PyThreadState_GetDict();
+  PyObject *v = d ? PyDict_GetItemString(d, key) : NULL;
+  return Py_NewRef(v ? v : Py_None);
+}
+
+PyObject *launch_current_config(void) { return launch_current(CURRENT_CONFIG); }
+
+/* Sets (value) or removes (NULL) the calling thread's value under `key`. */
+static int launch_set_current(const char *key, PyObject *value) {
+  PyObject *d = PyThreadState_GetDict();
+  if (!d) {
+    PyErr_SetString(PyExc_RuntimeError, "no thread state to hold the launch configuration");
+    return -1;
+  }
+  if (value) return PyDict_SetItemString(d, key, value);
+  if (PyDict_GetItemString(d, key) && PyDict_DelItemString(d, key) < 0) return -1;
+  return 0;
+}
+
+/* Runs the kernel's `_compile_for_args(*argv)` (cuda.py, or what replaced it on the instance)
+ * with the launch configuration `l` and its arguments current on this thread, restoring what
+ * was current before (a launch from inside a compilation). */
+static int compile_for_launch(Kernel *k, Launcher *l, PyObject *const *argv, size_t n) {
+  PyObject *prev_config = launch_current(CURRENT_CONFIG), *prev_args = launch_current(CURRENT_ARGS);
+  PyObject *args = PyTuple_New((Py_ssize_t)n), *r = NULL;
+  for (size_t i = 0; args && i < n; i++) PyTuple_SET_ITEM(args, (Py_ssize_t)i, Py_NewRef(argv[i]));
+  if (args && launch_set_current(CURRENT_CONFIG, (PyObject *)l) == 0 && launch_set_current(CURRENT_ARGS, args) == 0) {
+    PyObject *method = PyObject_GetAttrString((PyObject *)k, "_compile_for_args");
+    r = method ? PyObject_Call(method, args, NULL) : NULL;
+    Py_XDECREF(method);
+  }
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  int restored = launch_set_current(CURRENT_CONFIG, prev_config == Py_None ? NULL : prev_config) |
+                 launch_set_current(CURRENT_ARGS, prev_args == Py_None ? NULL : prev_args);
+  if (t) PyErr_Restore(t, v, tb);
+  Py_DECREF(prev_config);
+  Py_DECREF(prev_args);
+  Py_XDECREF(args);
+  Py_XDECREF(r);
+  return r && restored == 0 ? 0 : -1;
+}
+
 /* The specialization a call's arguments take, as Numba's dispatcher chooses it (a new one for a
  * lazy kernel's new types), and the arguments converted to its parameters: one step for a
  * launch and for a @jit function's host call. Fills args/vals; *got counts the args to release
  * whatever happens. NULL with an exception set when none fits or an argument is refused. */
-static Spec *spec_for_args(Kernel *k, PyObject *const *argv, size_t n, Arg *args, P2cValue *vals,
-                           size_t *got) {
+static Spec *spec_for_args(Kernel *k, Launcher *l, PyObject *const *argv, size_t n, Arg *args,
+                           P2cValue *vals, size_t *got) {
   for (; *got < n; (*got)++) {
     const char *pname = str_of(PyTuple_GET_ITEM(k->params, *got));
     if (arg_from_object(k->st, argv[*got], pname, &args[*got]) < 0) return NULL;
@@ -531,6 +585,12 @@ static Spec *spec_for_args(Kernel *k, PyObject *const *argv, size_t n, Arg *args
   if (!s && k->explicit_sigs) {
     no_signature(why);
     return NULL;
+  }
+  if (!s && l && PyObject_HasAttrString((PyObject *)k, "_compile_for_args")) {
+    /* a launch compiles through the kernel's _compile_for_args, as numba-cuda's does */
+    if (compile_for_launch(k, l, argv, n) < 0) return NULL;
+    s = find_spec(k, vals, n, why, sizeof why);
+    if (!s && PyErr_Occurred()) return NULL;
   }
   if (!s && !(s = specialize(k, vals, n))) return NULL;
   for (size_t i = 0; i < n; i++)
@@ -598,7 +658,7 @@ static PyObject *launch(Launcher *l, PyObject *const *argv, size_t nargsf, PyObj
   P2cValue vals[MAX_ARGS];
   size_t got = 0;
   PyObject *result = NULL;
-  Spec *s = spec_for_args(k, argv, n, args, vals, &got);
+  Spec *s = spec_for_args(k, l, argv, n, args, vals, &got);
   if (!s || warn_host_copies(k, argv, args, n) < 0) goto done;
   bool fast = st->kind == DEV_GPU && all_on_device(vals, n) && !s->info.checks_bounds && !k->sanitize &&
               !st->sanitize;
@@ -813,7 +873,7 @@ static PyObject *kernel_host_call(Kernel *k, PyObject *const *argv, Py_ssize_t n
   P2cValue vals[MAX_ARGS];
   size_t got = 0;
   PyObject *result = NULL;
-  Spec *s = spec_for_args(k, argv, n, args, vals, &got);
+  Spec *s = spec_for_args(k, NULL, argv, n, args, vals, &got);
   if (s) result = call_spec(k, s, argv, vals, n);
   for (size_t i = 0; i < got; i++) arg_release(&args[i]);
   if (!result) fix_error(k);
@@ -988,6 +1048,17 @@ static PyObject *launcher_blockdim(Launcher *l, void *c) {
   return Py_BuildValue("(III)", l->block[0], l->block[1], l->block[2]);
 }
 
+/* numba-cuda's launch configuration's dispatcher, sharedmem and stream (0: the default). */
+static PyObject *launcher_dispatcher(Launcher *l, void *c) { return Py_NewRef((PyObject *)l->k); }
+static PyObject *launcher_sharedmem(Launcher *l, void *c) { return PyLong_FromUnsignedLong(l->shared); }
+static PyObject *launcher_stream(Launcher *l, void *c) {
+  return l->stream ? Py_NewRef(l->stream) : PyLong_FromLong(0);
+}
+
+/* numba-cuda's launch configuration's args: the arguments of the launch compiling on this
+ * thread (compile_for_launch), else None. */
+static PyObject *launcher_args(Launcher *l, void *c) { return launch_current(CURRENT_ARGS); }
+
 /* Pickled as the kernel (which pickles itself: cuda.Kernel.__reduce__) and the configuration,
  * rebuilt by kernel[grid, block, 0, sharedmem]. A stream is not pickled: it is this process's. */
 static PyObject *launcher_reduce(Launcher *l, PyObject *unused) {
@@ -1024,6 +1095,11 @@ static PyGetSetDef launcher_getset[] = {
     {"config", (getter)launcher_config, NULL, "(grid, block, stream, sharedmem)", NULL},
     {"griddim", (getter)launcher_griddim, NULL, "the grid's three dimensions", NULL},
     {"blockdim", (getter)launcher_blockdim, NULL, "the block's three dimensions", NULL},
+    {"dispatcher", (getter)launcher_dispatcher, NULL, "the kernel", NULL},
+    {"sharedmem", (getter)launcher_sharedmem, NULL, "the dynamic shared memory in bytes", NULL},
+    {"stream", (getter)launcher_stream, NULL, "the stream (0: the default stream)", NULL},
+    {"args", (getter)launcher_args, NULL,
+     "the arguments of the launch compiling on this thread (None outside a compilation)", NULL},
     {"pre_launch_callbacks", (getter)launcher_callbacks, NULL,
      "callbacks run as callback(kernel, launch_config) just before each launch", NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -1316,6 +1392,24 @@ static PyObject *kernel_max_threads(Kernel *k, PyObject *arg) {
   return PyLong_FromUnsignedLong(threads);
 }
 
+/* _compile_args(args): the specialization a launch with these arguments takes, made now if
+ * there is none (the work of numba-cuda's Dispatcher._compile_for_args, which cuda.py's calls);
+ * its index. */
+static PyObject *kernel_compile_args(Kernel *k, PyObject *argtuple) {
+  if (!PyTuple_Check(argtuple)) return PyErr_Format(PyExc_TypeError, "_compile_args takes a tuple");
+  size_t n = (size_t)PyTuple_GET_SIZE(argtuple);
+  if (n != (size_t)PyTuple_GET_SIZE(k->params) || n > MAX_ARGS)
+    return PyErr_Format(PyExc_TypeError, "kernel '%U' takes %zd arguments, %zu given", k->name,
+                        PyTuple_GET_SIZE(k->params), n);
+  if (state_device(k->st) < 0) return NULL;
+  Arg args[MAX_ARGS];
+  P2cValue vals[MAX_ARGS];
+  size_t got = 0;
+  Spec *s = spec_for_args(k, NULL, &PyTuple_GET_ITEM(argtuple, 0), n, args, vals, &got);
+  for (size_t i = 0; i < got; i++) arg_release(&args[i]);
+  return s ? PyLong_FromSsize_t(s - k->specs) : NULL;
+}
+
 /* _recompile(extra_signatures): Numba's Dispatcher.recompile. The specializations are retired
  * (kept until the kernel is freed) and the source forgotten, so the next translation asks
  * `_build()` again (the function's globals frozen anew); a kernel declared with signatures is
@@ -1370,6 +1464,8 @@ static PyObject *kernel_host_tiers(Kernel *k, PyObject *args) {
 static PyMethodDef kernel_methods[] = {
     {"_host_tiers", (PyCFunction)kernel_host_tiers, METH_VARARGS,
      "_host_tiers(settle=False): [(signature, tier, why not the first)] of a @jit function"},
+    {"_compile_args", (PyCFunction)kernel_compile_args, METH_O,
+     "_compile_args(args): the index of the specialization these arguments take, made if new"},
     {"_recompile", (PyCFunction)kernel_recompile, METH_O,
      "_recompile(extra_signatures): retire every specialization and translate again"},
     {"_max_threads", (PyCFunction)kernel_max_threads, METH_O,

@@ -573,7 +573,12 @@ done:
   return result;
 }
 
+/* current_launch_config(): launch_current_config (kernel.c). */
+static PyObject *m_current_launch_config(PyObject *m, PyObject *unused) { return launch_current_config(); }
+
 static PyMethodDef module_functions[] = {
+    {"current_launch_config", m_current_launch_config, METH_NOARGS,
+     "the launch configuration whose launch is compiling a kernel on this thread, or None"},
     {"_set_arg_hint", m_set_arg_hint, METH_O, "the base class of cuda.In, Out and InOut"},
     {"_set_assigned", m_set_assigned, METH_O, "what d[key] = value writes (cuda._assigned)"},
     {"_set_cai_sync", m_set_cai_sync, METH_O, "what a launch does with a foreign array's stream"},

@@ -249,10 +249,10 @@ def test_linkable_code_is_held():
     assert f.link == [src]
 
 
-def test_launchconfig_is_never_set():
-    """numba-cuda's numba.cuda.launchconfig (test_dispatcher imports it): the configuration of a
-    launch is visible to Python code running while numba-cuda compiles the kernel; pyk2cuda's
-    compiler runs none, so none is ever current, also around a launch that compiles."""
+def test_launchconfig_is_current_while_a_launch_compiles():
+    """numba-cuda's numba.cuda.launchconfig (test_dispatcher imports it): a launch that needs a
+    new specialization calls the kernel's _compile_for_args with its launch configuration (the
+    launcher: dispatcher, griddim, blockdim, args) current on its thread, and only then."""
     from pyk2cuda.cuda import launchconfig
 
     @cuda.jit
@@ -260,12 +260,61 @@ def test_launchconfig_is_never_set():
         out[0] = 1
 
     out = np.zeros(1)
+    original = one._compile_for_args
     with launchconfig.capture_compile_config(one) as seen:
-        one[1, 1](out)
-    assert out[0] == 1 and seen == {"config": None}
-    assert launchconfig.current_launch_config() is None
+        one[2, 3](out)
+    cfg = seen["config"]
+    assert out[0] == 1 and cfg.dispatcher is one
+    assert (cfg.griddim, cfg.blockdim, cfg.sharedmem) == ((2, 1, 1), (3, 1, 1), 0)
+    assert "_compile_for_args" not in one.__dict__ and one._compile_for_args.__func__ is original.__func__
+    with launchconfig.capture_compile_config(one) as again:   # compiled already: no compilation
+        one[2, 3](out)
+    assert again == {"config": None}
+    assert launchconfig.current_launch_config() is None and cfg.args is None
     with pytest.raises(RuntimeError, match="No launch config set for this thread"):
         launchconfig.ensure_current_launch_config()
     with pytest.raises(TypeError, match="dispatcher is required"):
         with launchconfig.capture_compile_config(None):
             pass
+
+
+def test_launch_config_sensitive_mark_and_thread_local_args():
+    """mark_launch_config_sensitive() during a launch's compilation marks the overload it makes;
+    outside one it is numba-cuda's RuntimeError. Two threads compiling at once each see their
+    own launch's arguments."""
+    import threading
+    from pyk2cuda.cuda import launchconfig
+
+    @cuda.jit
+    def one(out):
+        out[0] = 1
+
+    compile_now = one._compile_for_args
+    barrier, seen = threading.Barrier(2), []
+
+    def wrapped(*args):
+        cfg = launchconfig.ensure_current_launch_config()
+        cfg.dispatcher.mark_launch_config_sensitive()
+        barrier.wait(timeout=5)
+        seen.append(id(cfg.args[0]))
+        return compile_now(*args)
+
+    one._compile_for_args = wrapped
+    outs = [np.zeros(1, np.int32), np.zeros(1, np.int32)]
+    launch = one[1, 1]
+    threads = [threading.Thread(target=launch, args=(o,)) for o in outs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert set(seen) == {id(o) for o in outs} and all(o[0] == 1 for o in outs)
+    assert [o.launch_config_sensitive for o in one.overloads.values()] == [True]
+    with pytest.raises(RuntimeError, match="No launch config set"):
+        one.mark_launch_config_sensitive()
+
+    @cuda.jit
+    def plain(out):
+        out[0] = 2
+
+    plain[1, 1](outs[0])
+    assert [o.launch_config_sensitive for o in plain.overloads.values()] == [False]
