@@ -432,6 +432,10 @@ typedef struct P2cKernelInfo {
    * C ABI (`.visible .func` in the PTX; numba.cuda.compile_ptx(device=True)). `signature` gives
    * its result. It cannot be launched; its module compiles as relocatable device code. */
   bool exported;
+  /* The most threads a block of its launches may have by its launch bounds (the decorator's
+   * launch_bounds=, CUDA's __launch_bounds__ first figure), 0 when it has none. A launch over it
+   * fails with P2C_ERR_CUDA on both devices, as the driver refuses it (CUDA_ERROR_INVALID_VALUE). */
+  uint32_t launch_bound_threads;
 } P2cKernelInfo;
 
 P2C_API size_t p2c_module_kernel_count(const P2cModule *module);

@@ -122,6 +122,33 @@ def _raised(exc, classes=None, message=_numba_message, bounds_error=True):
     return new
 
 
+def _numba_class(exc):
+    """`exc` as numba-cuda raises its kind, with the same data: the driver's refusal of a launch
+    (status 'cuda', a block over the kernel's launch bounds among them) is also cuda.core's
+    CUDAError where the program has loaded cuda.core (numba-cuda launches through it); an
+    invalid launch_bounds= (E-launch-bounds) is also a ValueError."""
+    if not isinstance(exc, Error):
+        return exc
+    extra = None
+    if getattr(exc, "status_name", None) == "cuda":
+        extra = getattr(sys.modules.get("cuda.core._utils.cuda_utils"), "CUDAError", None)
+    elif isinstance(exc, CompileError) and any(d[4] == "E-launch-bounds" for d in exc.diagnostics):
+        extra = ValueError
+    if not (isinstance(extra, type) and issubclass(extra, Exception)) or isinstance(exc, extra):
+        return exc
+    key = (type(exc), extra)
+    if key not in _RAISED:
+        try:
+            _RAISED[key] = type(type(exc).__name__, key, {"__module__": type(exc).__module__})
+        except TypeError:   # layouts that cannot be combined: left as it is
+            _RAISED[key] = None
+    if _RAISED[key] is None:
+        return exc
+    new = _RAISED[key](*exc.args)
+    new.__dict__.update(exc.__dict__)
+    return new
+
+
 def _rebuilt_kernel(name, unit, params, calls, options, sanitize, extensions):
     """A kernel from a pickle (Kernel.__reduce__): made from its translated source."""
     k = Kernel(None, name, unit.filename, unit.source, params, calls is not None, calls, sanitize)
@@ -222,13 +249,14 @@ class Kernel(_core._Kernel):
                 self._specialized_now(i)
 
     def _fix_error(self, exc):
-        """`exc` with its locations in the user's source (asked for on a failed launch), and an
-        exception the kernel raised as its own class (_raised). A kernel running from a program
-        shared with other kernels (_batch) maps them through that program's module."""
+        """`exc` with its locations in the user's source (asked for on a failed launch), an
+        exception the kernel raised as its own class (_raised), and numba-cuda's classes of a
+        launch's errors (_numba_class). A kernel running from a program shared with other
+        kernels (_batch) maps them through that program's module."""
         unit = self.__dict__.get("_program_unit") or self._unit
         if unit is None:
-            return _raised(exc)
-        return _raised(unit.remap(exc), unit.exceptions)
+            return _numba_class(_raised(exc))
+        return _numba_class(_raised(unit.remap(exc), unit.exceptions))
 
     _batch_key = None   # a signed kernel's batch (_batched), None: it joins none
 
@@ -1073,7 +1101,7 @@ def jit(func_or_sig=None, device=False, debug=None, **options):
             try:
                 k = Kernel(func, name, unit.filename, unit.source, params, True, calls, sanitize)
             except (CompileError, _core.BoundsError) as e:
-                raise unit.remap(e) from None
+                raise _numba_class(unit.remap(e)) from None
             k._set_unit(unit)
             k._calls = calls
             _await_batch(k, (unit.filename, tuple(sorted(checks.items())), sanitize))

@@ -134,11 +134,11 @@ static int ensure_source(Kernel *k) {
   return 0;
 }
 
-/* A compile or bounds error of a launch, its locations put back in the user's source by the
- * kernel's `_fix_error(exc)` (the translated module is synthetic); called on failure only. */
+/* An error of a launch (compile, bounds, the device's), its locations put back in the user's
+ * source and its class made numba-cuda's by the kernel's `_fix_error(exc)` (cuda.py; the
+ * translated module is synthetic); called on failure only. */
 static void fix_error(Kernel *k) {
-  if (!PyErr_ExceptionMatches(k->st->CompileError) && !PyErr_ExceptionMatches(k->st->BoundsError))
-    return;
+  if (!PyErr_ExceptionMatches(k->st->Error)) return;
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
   PyErr_NormalizeException(&t, &v, &tb);
@@ -1383,8 +1383,11 @@ static PyObject *kernel_max_threads(Kernel *k, PyObject *arg) {
   if (i == -1 && PyErr_Occurred()) return NULL;
   if (i < 0 || (size_t)i >= k->nspecs) return PyErr_Format(PyExc_IndexError, "no specialization %zd", i);
   if (state_device(k->st) < 0) return NULL;
-  if (k->st->kind != DEV_GPU) return PyLong_FromUnsignedLong(p2c_sim_max_block_threads());
   Spec *s = &k->specs[i];
+  if (k->st->kind != DEV_GPU) {   /* the simulator's limit, or the launch bounds it checks */
+    uint32_t most = p2c_sim_max_block_threads(), bound = s->info.launch_bound_threads;
+    return PyLong_FromUnsignedLong(bound && bound < most ? bound : most);
+  }
   uint32_t threads = 0;
   if (gpu_kernel(k, s) < 0) return NULL;
   P2cStatus r = p2c_gpu_kernel_max_threads(s->gk, &threads);

@@ -325,6 +325,11 @@ static bool check_specialization(P2cCompiler *c, const Module *mod, const P2cTra
   return true;
 }
 
+/* P2cKernelInfo.launch_bound_threads of a kernel: its launch_bounds='s first figure, or 0. */
+static uint32_t launch_bound_threads(const Function *f) {
+  return f->nlaunch_bounds ? (uint32_t)f->launch_bounds[0] : 0;
+}
+
 /* The module's P2cKernelInfo: its kernels, then its exported device functions. */
 static void fill_kernel_infos(P2cModule *m) {
   int n = m->cg.nkernels + m->cg.nexports;
@@ -338,7 +343,8 @@ static void fill_kernel_infos(P2cModule *m) {
                                     k->static_shared_bytes, k->is_ufunc, k->spec->cooperative,
                                     k->spec->generic->nsigs > 0, m->check_bounds, k->is_host,
                                     k->has_result ? &k->result_type : NULL, k->result_arrays,
-                                    k->result_owners, k->result_bytes, k->is_export};
+                                    k->result_owners, k->result_bytes, k->is_export,
+                                    launch_bound_threads(k->spec->generic)};
   }
 }
 

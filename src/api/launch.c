@@ -584,6 +584,19 @@ static P2cStatus converted_args(P2cCompiler *c, const P2cKernelInfo *k, const P2
   return P2C_OK;
 }
 
+/* A block over the kernel's launch bounds, refused on the simulator as a GPU's driver refuses
+ * it (gpu_check_launch: the same words, CUDA_ERROR_INVALID_VALUE), so both devices fail alike. */
+static P2cStatus check_launch_bound(P2cCompiler *c, const P2cKernelInfo *k, const P2cLaunchOptions *o) {
+  uint64_t threads = 1;
+  for (int i = 0; i < 3; i++) threads *= o->block[i] ? o->block[i] : 1;
+  if (!k->launch_bound_threads || threads <= k->launch_bound_threads) return P2C_OK;
+  return api_fail(c, P2C_ERR_CUDA, "cannot launch kernel '%s': block (%u,%u,%u) has %llu threads; "
+                  "kernel '%s' can run at most %u per block (its launch bounds limit it): "
+                  "CUDA_ERROR_INVALID_VALUE", k->python_name, o->block[0] ? o->block[0] : 1,
+                  o->block[1] ? o->block[1] : 1, o->block[2] ? o->block[2] : 1,
+                  (unsigned long long)threads, k->python_name, k->launch_bound_threads);
+}
+
 /* The launch of kernel k with arguments of its parameters' types. */
 static P2cStatus launch_converted(P2cCompiler *c, P2cModule *m, const P2cKernelInfo *kp, const P2cValue *args,
                                   const P2cLaunchOptions *o, P2cLaunchReport *r) {
@@ -594,6 +607,7 @@ static P2cStatus launch_converted(P2cCompiler *c, P2cModule *m, const P2cKernelI
   LaunchLeaves leaves = {0};
   Packed p = {0};
   s = launch_check_fit(c, &k, args);
+  if (s == P2C_OK) s = check_launch_bound(c, &k, o);
   if (s == P2C_OK) s = launch_leaves(c, &k, args, &leaves);
   for (size_t j = 0; s == P2C_OK && j < leaves.count; j++)
     if (leaves.items[j].value->is_array && leaves.items[j].value->device_array)

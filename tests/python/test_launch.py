@@ -348,3 +348,44 @@ def test_pre_launch_callbacks_run_in_order_before_the_launch():
         pickle.dumps(cfg)
     assert _bump[1, 4].pre_launch_callbacks == []            # each configuration has its own list
     pickle.dumps(_bump[1, 4])
+
+
+def test_a_block_over_the_launch_bounds_is_the_drivers_refusal(monkeypatch):
+    """launch_bounds=(128, 2): a block of 128 threads runs, one of 256 is refused as a GPU's
+    driver refuses it (CUDA_ERROR_INVALID_VALUE, status 'cuda'), on either device; where the
+    program has loaded cuda.core, the error is also its CUDAError, as numba-cuda raises it."""
+    import sys
+    import types as pytypes
+
+    class CUDAError(Exception):
+        pass
+
+    fake = pytypes.ModuleType("cuda.core._utils.cuda_utils")
+    fake.CUDAError = CUDAError
+
+    @cuda.jit(launch_bounds=(128, 2))
+    def bounded(out):
+        out[cuda.grid(1)] = 1
+
+    out = cuda.to_device(np.zeros(256, np.int32))
+    bounded[1, 128](out)
+    assert bounded.get_max_threads_per_block() == {"void(int32[::1])": 128}
+    assert out.copy_to_host().sum() == 128
+    with pytest.raises(pyk2cuda.Error, match=r"block \(256,1,1\) has 256 threads; kernel 'bounded' "
+                       r"can run at most 128 per block .*CUDA_ERROR_INVALID_VALUE") as e:
+        bounded[1, 256](out)
+    assert e.value.status_name == "cuda" and not isinstance(e.value, CUDAError)
+    monkeypatch.setitem(sys.modules, "cuda.core._utils.cuda_utils", fake)
+    with pytest.raises(CUDAError, match="CUDA_ERROR_INVALID_VALUE") as e:
+        bounded[1, (16, 16)](out)
+    assert isinstance(e.value, pyk2cuda.Error) and e.value.status_name == "cuda"
+    assert out.copy_to_host().sum() == 128   # neither refused launch ran
+
+
+def test_too_many_launch_bounds_is_a_value_error():
+    """numba-cuda's ValueError for more than three launch bounds, at the signed kernel's making
+    (a CompileError too, with the diagnostic's code)."""
+    with pytest.raises(ValueError, match=r"Got 4 launch bounds: \(128, 2, 4, 8\)") as e:
+        cuda.jit("void()", launch_bounds=(128, 2, 4, 8))(lambda: None)
+    assert isinstance(e.value, pyk2cuda.CompileError)
+    assert [d[4] for d in e.value.diagnostics] == ["E-launch-bounds"]

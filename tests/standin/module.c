@@ -103,6 +103,26 @@ static bool push_entry(SiModule *m, const SiEntry *e) {
   return true;
 }
 
+/* The threads a block of an entry may have: the product of its `.maxntid X[, Y[, Z]]` (its
+ * launch bounds), between the parameters' `)` and the body's `{`, else the device's limit. */
+static uint32_t ptx_max_threads(const char *from, const char *to) {
+  const char *d = strstr(from, ".maxntid");
+  if (!d || (to && d > to)) return SI_MAX_THREADS;
+  uint64_t product = 1;
+  const char *p = d + 8;
+  for (int k = 0; k < 3; k++) {
+    char *end;
+    unsigned long v = strtoul(p, &end, 10);
+    if (end == p) break;
+    product *= v;
+    p = end;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p != ',') break;
+    p++;
+  }
+  return product && product < SI_MAX_THREADS ? (uint32_t)product : SI_MAX_THREADS;
+}
+
 /* One `.entry NAME(params) { body }`, starting after ".entry". */
 static const char *ptx_entry(SiModule *m, const char *p, bool *ok) {
   SiEntry e = {0};
@@ -124,6 +144,7 @@ static const char *ptx_entry(SiModule *m, const char *p, bool *ok) {
     q = stop + 1;
   }
   const char *body = close ? strchr(close, '{') : NULL;
+  e.max_threads = close ? ptx_max_threads(close, body) : SI_MAX_THREADS;
   const char *end = body;
   for (int depth = 0; end && *end; end++) {
     depth += *end == '{' ? 1 : *end == '}' ? -1 : 0;
@@ -174,7 +195,7 @@ static CUresult load_ptx(SiModule *m, const char *ptx, char *log, size_t loglen)
 
 /* ---- CUBIN ---------------------------------------------------------------------------------- */
 
-enum { STO_CUDA_ENTRY = 0x10, EIATTR_KPARAM_INFO = 0x17, EIATTR_CUDA_API_VERSION = 0x37 };
+enum { STO_CUDA_ENTRY = 0x10, EIATTR_MAX_THREADS = 0x05, EIATTR_KPARAM_INFO = 0x17, EIATTR_CUDA_API_VERSION = 0x37 };
 
 typedef struct Elf {
   const unsigned char *data;
@@ -210,7 +231,8 @@ static bool elf_open(Elf *e, const unsigned char *data, size_t size) {
 }
 
 /* Reads an entry's parameters (EIATTR_KPARAM_INFO: ordinal, and the size in bits 18-31 of its
- * last word) and the CUDA version it was built for from its .nv.info.<name> section. */
+ * last word), its launch bounds (EIATTR_MAX_THREADS: .maxntid's three extents) and the CUDA
+ * version it was built for from its .nv.info.<name> section. */
 static bool cubin_params(const Elf *elf, SiEntry *e, int *api_version) {
   char name[300];
   snprintf(name, sizeof name, ".nv.info.%s", e->name);
@@ -233,6 +255,11 @@ static bool cubin_params(const Elf *elf, SiEntry *e, int *api_version) {
         e->param_count = ordinal + 1;
       }
       e->param_sizes[ordinal] = (info >> 18) & 0x3fff;
+    } else if (attr == EIATTR_MAX_THREADS && len >= 12) {   /* .maxntid x, y, z */
+      uint32_t d[3];
+      memcpy(d, v, sizeof d);
+      uint64_t product = (uint64_t)d[0] * d[1] * d[2];
+      if (product && product < e->max_threads) e->max_threads = (uint32_t)product;
     } else if (attr == EIATTR_CUDA_API_VERSION && len >= 4) {
       *api_version = v[0] | v[1] << 8;
     }
@@ -259,7 +286,8 @@ static CUresult load_cubin(SiModule *m, const unsigned char *data, size_t size, 
   for (size_t i = 0; i < symtab->sh_size / sizeof *syms; i++) {
     if (ELF64_ST_TYPE(syms[i].st_info) != STT_FUNC || !(syms[i].st_other & STO_CUDA_ENTRY)) continue;
     if (syms[i].st_name >= strtab->sh_size) return CUDA_ERROR_INVALID_IMAGE;
-    SiEntry e = {.name = strdup((const char *)data + strtab->sh_offset + syms[i].st_name)};
+    SiEntry e = {.name = strdup((const char *)data + strtab->sh_offset + syms[i].st_name),
+                 .max_threads = SI_MAX_THREADS};
     char shared[300];
     snprintf(shared, sizeof shared, ".nv.shared.%s", e.name ? e.name : "");
     const Elf64_Shdr *sh = e.name ? elf_section(&elf, shared) : NULL;
@@ -574,7 +602,7 @@ static CUresult func_attribute(int *value, int attribute, void *handle) {
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   if (!value) return CUDA_ERROR_INVALID_VALUE;
   switch (attribute) {
-  case FUNC_MAX_THREADS: *value = SI_MAX_THREADS; return CUDA_SUCCESS;
+  case FUNC_MAX_THREADS: *value = (int)f->entry->max_threads; return CUDA_SUCCESS;
   case FUNC_SHARED: *value = (int)f->entry->static_shared; return CUDA_SUCCESS;
   case FUNC_CONST: case FUNC_LOCAL: case FUNC_CACHE_MODE: *value = 0; return CUDA_SUCCESS;
   case FUNC_REGS: *value = 32; return CUDA_SUCCESS;
@@ -629,12 +657,13 @@ EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *f
 
 /* ---- Launches ------------------------------------------------------------------------------- */
 
-/* The device's limits (cuLaunchKernel answers CUDA_ERROR_INVALID_VALUE past them). */
+/* The device's limits and the kernel's launch bounds (cuLaunchKernel answers
+ * CUDA_ERROR_INVALID_VALUE past them). */
 static CUresult check_config(const SiFunction *f, const uint32_t g[3], const uint32_t b[3], uint32_t shared) {
   static const uint32_t max_block[3] = {1024, 1024, 64}, max_grid[3] = {2147483647u, 65535, 65535};
   for (int k = 0; k < 3; k++)
     if (!g[k] || !b[k] || b[k] > max_block[k] || g[k] > max_grid[k]) return CUDA_ERROR_INVALID_VALUE;
-  if ((uint64_t)b[0] * b[1] * b[2] > SI_MAX_THREADS) return CUDA_ERROR_INVALID_VALUE;
+  if ((uint64_t)b[0] * b[1] * b[2] > f->entry->max_threads) return CUDA_ERROR_INVALID_VALUE;
   if ((int64_t)shared > f->max_dynamic_shared) return CUDA_ERROR_INVALID_VALUE;
   uint64_t params = 0;
   for (size_t i = 0; i < f->entry->param_count; i++) params += f->entry->param_sizes[i];

@@ -148,6 +148,7 @@ typedef struct SiEntry {
   size_t param_count;
   uint32_t *param_sizes;
   uint32_t static_shared;
+  uint32_t max_threads;   /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: .maxntid's product, else the device's */
 } SiEntry;
 
 struct SiFunction {

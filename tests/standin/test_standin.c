@@ -130,6 +130,36 @@ static void launch_limits(void **state) {
   CU(cuModuleUnload(m));
 }
 
+/* A kernel's launch bounds (.maxntid in its PTX) are its thread limit, as a real driver reads
+ * them: cuFuncGetAttribute answers it and a launch over it is CUDA_ERROR_INVALID_VALUE. */
+static void launch_bounds_limit_blocks(void **state) {
+  (void)state;
+  static const char bounded[] = ".version 9.0\n.target sm_90\n.address_size 64\n"
+                                ".visible .entry add1(\n\t.param .u64 add1_param_0,\n"
+                                "\t.param .u32 add1_param_1\n)\n.maxntid 32, 2, 1\n"
+                                ".minnctapersm 2\n{\n\tret;\n}\n";
+  CuModule m, plain;
+  CuFunction f = NULL;
+  CU(cuModuleLoadDataEx(&m, bounded, 0, NULL, NULL));
+  CU(p2cStandinAttachSource(m, SOURCE, strlen(SOURCE)));
+  CU(cuModuleGetFunction(&f, m, "add1"));
+  int most = 0;
+  CU(cuFuncGetAttribute(&most, CUDRV_FUNC_MAX_THREADS_PER_BLOCK, f));
+  assert_int_equal(most, 64);
+  CuDevicePtr d;
+  CU(cuMemAlloc(&d, 128 * sizeof(int)));
+  CU(cuMemsetD8(d, 0, 128 * sizeof(int)));
+  assert_int_equal(launch(f, 1, 65, NULL, d, 128), CUDRV_ERROR_INVALID_VALUE);
+  assert_int_equal(launch(f, 2, 64, NULL, d, 128), CUDRV_SUCCESS);
+  CU(cuCtxSynchronize());
+  CuFunction g = load_add1(&plain);   /* no .maxntid: the device's 1024 */
+  CU(cuFuncGetAttribute(&most, CUDRV_FUNC_MAX_THREADS_PER_BLOCK, g));
+  assert_int_equal(most, 1024);
+  CU(cuMemFree(d));
+  CU(cuModuleUnload(m));
+  CU(cuModuleUnload(plain));
+}
+
 /* A kernel writing past its allocation: CUDA_ERROR_ILLEGAL_ADDRESS at the next wait, and every
  * call after it, until the primary context is reset. */
 static void illegal_address_is_sticky(void **state) {
@@ -254,6 +284,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(queued_work_runs_when_waited_for),
       cmocka_unit_test(legacy_default_stream_orders_streams),
       cmocka_unit_test(launch_limits),
+      cmocka_unit_test(launch_bounds_limit_blocks),
       cmocka_unit_test(newer_ptx_refused),
       cmocka_unit_test(illegal_address_is_sticky),
       cmocka_unit_test(fork_child_refused),

@@ -589,11 +589,11 @@ static void launch_limits(void **state) {
   assert_int_equal(p2c_gpu_kernel_max_threads(k, NULL), P2C_ERR_USAGE);
   assert_int_equal(p2c_sim_max_block_threads(), 1024);
   P2cGpuLaunch wide = {.grid = {1}, .block = {512}};
-  assert_int_equal(p2c_gpu_kernel_launch(k, &wide, args), P2C_ERR_USAGE);
+  assert_int_equal(p2c_gpu_kernel_launch(k, &wide, args), P2C_ERR_CUDA);   /* as the driver */
   assert_string_equal(p2c_device_last_error(f->d),
                       "cannot launch kernel 'saxpy': block (512,1,1) has 512 threads; kernel "
-                      "'saxpy' can run at most 256 per block on Fake GPU 0 (its register use "
-                      "limits it)");
+                      "'saxpy' can run at most 256 per block on Fake GPU 0 (its launch bounds or "
+                      "register use limit it): CUDA_ERROR_INVALID_VALUE");
   P2cGpuLaunch over = {.grid = {1}, .block = {32}, .shared_bytes = 200000};
   assert_int_equal(p2c_gpu_kernel_launch(k, &over, args), P2C_ERR_USAGE);
   assert_contains(p2c_device_last_error(f->d), "needs 40000 bytes of static and 200000 of dynamic");

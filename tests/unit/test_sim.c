@@ -1029,6 +1029,43 @@ static void test_bounds_public_api(void **state) {
   free(src);
 }
 
+/* A block over the kernel's launch_bounds is refused before it runs, as a GPU's driver refuses
+ * it (P2C_ERR_CUDA, CUDA_ERROR_INVALID_VALUE); the bound is in the kernel's info. */
+static void test_launch_bounds_refusal(void **state) {
+  (void)state;
+  static const char src[] =
+      "from numba import cuda\n"
+      "@cuda.jit('void(int32[:])', launch_bounds=(64, 2))\n"
+      "def k(out):\n"
+      "    out[cuda.grid(1)] = 1\n";
+  int32_t out[128] = {0};
+  P2cValue arg;
+  memset(&arg, 0, sizeof arg);
+  arg.is_array = true;
+  arg.type = arg.array.dtype = P2C_INT32;
+  arg.array.ndim = 1;
+  arg.array.shape[0] = 128;
+  arg.array.strides[0] = 4;
+  arg.array.data = out;
+  P2cCompiler *c = p2c_compiler_new(NULL);
+  P2cModule *m = NULL;
+  assert_int_equal(p2c_specialize(c, "bounded.py", src, sizeof src - 1, "k", &arg, 1, &m), P2C_OK);
+  assert_int_equal(p2c_module_kernel(m, 0).launch_bound_threads, 64);
+  P2cLaunchOptions o = {.device = P2C_DEVICE_SIM, .grid = {1}, .block = {32, 4}};
+  assert_int_equal(p2c_module_launch(c, m, 0, &arg, 1, &o, NULL), P2C_ERR_CUDA);
+  assert_string_equal(p2c_compiler_last_error(c),
+                      "cannot launch kernel 'k': block (32,4,1) has 128 threads; kernel 'k' can "
+                      "run at most 64 per block (its launch bounds limit it): CUDA_ERROR_INVALID_VALUE");
+  assert_int_equal(out[0], 0);
+  o.block[0] = 64;   /* cuda.grid(1) counts x only */
+  o.block[1] = 1;
+  assert_int_equal(p2c_module_launch(c, m, 0, &arg, 1, &o, NULL), P2C_OK);
+  assert_int_equal(out[63], 1);
+  assert_int_equal(out[64], 0);
+  p2c_module_delete(m);
+  p2c_compiler_delete(c);
+}
+
 /* Character sequences through the public API on the simulator: a str literal into a U12 array
  * (UCS-4 code points, the rest zeros, a longer literal cut), a bytes literal into S4, and an
  * element copied; the host memory is updated in place. */
@@ -1812,6 +1849,7 @@ static void test_bench(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vecadd),
+      cmocka_unit_test(test_launch_bounds_refusal),
       cmocka_unit_test(test_grid_indices),
       cmocka_unit_test(test_block_reduce),
       cmocka_unit_test(test_barrier_variants),

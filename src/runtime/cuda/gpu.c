@@ -236,7 +236,7 @@ P2cStatus gpu_function_get(const GpuContext *g, CuModule m, const char *name, co
 
 /* ---- Launches ------------------------------------------------------------------------------- */
 
-bool gpu_check_launch(const GpuLimits *lim, const GpuFunction *f, const GpuLaunchConfig *c,
+P2cStatus gpu_check_launch(const GpuLimits *lim, const GpuFunction *f, const GpuLaunchConfig *c,
                       char *msg, size_t msglen) {
   const uint32_t *g = c->grid, *b = c->block;
   uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
@@ -245,40 +245,40 @@ bool gpu_check_launch(const GpuLimits *lim, const GpuFunction *f, const GpuLaunc
     if (g[k] == 0 || b[k] == 0) {
       snprintf(msg, msglen, "grid (%u,%u,%u) and block (%u,%u,%u) need every dimension >= 1",
                g[0], g[1], g[2], b[0], b[1], b[2]);
-      return false;
+      return P2C_ERR_USAGE;
     }
   for (int k = 0; k < 3; k++)
     if (b[k] > (uint32_t)lim->max_block[k]) {
       snprintf(msg, msglen, "block (%u,%u,%u) exceeds the limits of %s: (%d,%d,%d)", b[0], b[1],
                b[2], lim->name, lim->max_block[0], lim->max_block[1], lim->max_block[2]);
-      return false;
+      return P2C_ERR_USAGE;
     }
   for (int k = 0; k < 3; k++)
     if (g[k] > (uint32_t)lim->max_grid[k]) {
       snprintf(msg, msglen, "grid (%u,%u,%u) exceeds the limits of %s: (%d,%d,%d)", g[0], g[1],
                g[2], lim->name, lim->max_grid[0], lim->max_grid[1], lim->max_grid[2]);
-      return false;
+      return P2C_ERR_USAGE;
     }
   if (threads > (uint64_t)lim->max_threads_per_block) {
     snprintf(msg, msglen, "block (%u,%u,%u) has %llu threads; %s allows at most %d per block", b[0],
              b[1], b[2], (unsigned long long)threads, lim->name, lim->max_threads_per_block);
-    return false;
+    return P2C_ERR_USAGE;
   }
-  if (threads > (uint64_t)f->max_threads) {
+  if (threads > (uint64_t)f->max_threads) {   /* refused by the driver: said as it says it */
     snprintf(msg, msglen,
              "block (%u,%u,%u) has %llu threads; kernel '%s' can run at most %d per block on %s "
-             "(its register use limits it)",
+             "(its launch bounds or register use limit it): CUDA_ERROR_INVALID_VALUE",
              b[0], b[1], b[2], (unsigned long long)threads, f->name, f->max_threads, lim->name);
-    return false;
+    return P2C_ERR_CUDA;
   }
   if (shared > (uint64_t)lim->max_shared_optin) {
     snprintf(msg, msglen,
              "kernel '%s' needs %d bytes of static and %u of dynamic shared memory per block; %s "
              "allows at most %d",
              f->name, f->static_shared, c->shared_bytes, lim->name, lim->max_shared_optin);
-    return false;
+    return P2C_ERR_USAGE;
   }
-  return true;
+  return P2C_OK;
 }
 
 /* Kernels may use at most 48 KiB of dynamic shared memory unless they are allowed more. */
@@ -331,9 +331,10 @@ static P2cStatus check_cooperative(const GpuContext *g, GpuFunction *f, const Gp
 
 P2cStatus gpu_launch(const GpuContext *g, GpuFunction *f, const GpuLaunchConfig *c, void **args,
                      const char *what, char *err, size_t errlen) {
-  if (!gpu_check_launch(&g->limits, f, c, err, errlen)) {
+  P2cStatus refused = gpu_check_launch(&g->limits, f, c, err, errlen);
+  if (refused != P2C_OK) {
     gpu_error_context(err, errlen, "cannot launch kernel '%s'", f->name);
-    return P2C_ERR_USAGE;
+    return refused;
   }
   GpuScope scope;
   P2cStatus status = gpu_enter(g, &scope, err, errlen);

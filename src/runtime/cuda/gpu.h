@@ -102,9 +102,12 @@ P2cStatus gpu_max_cooperative_blocks(const GpuContext *g, GpuFunction *f, uint32
                                      uint32_t shared_bytes, uint32_t *blocks, char *err,
                                      size_t errlen);
 
-/* Checks a configuration against the device's limits and the kernel's; false with the reason in
- * msg ("block (2048,1,1) has 2048 threads; kernel 'k' on NVIDIA H100 allows at most 1024"). */
-bool gpu_check_launch(const GpuLimits *lim, const GpuFunction *f, const GpuLaunchConfig *c,
+/* Checks a configuration against the device's limits and the kernel's, with the reason in msg
+ * when it fails ("block (2048,1,1) has 2048 threads; kernel 'k' on NVIDIA H100 allows at most
+ * 1024"): P2C_ERR_USAGE past the device's limits; P2C_ERR_CUDA past the kernel's own thread
+ * limit (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: its launch bounds or registers), which the
+ * driver refuses with CUDA_ERROR_INVALID_VALUE, named in msg as the driver's refusal would be. */
+P2cStatus gpu_check_launch(const GpuLimits *lim, const GpuFunction *f, const GpuLaunchConfig *c,
                       char *msg, size_t msglen);
 
 /* Checks, raises the kernel's dynamic shared memory limit when the launch needs more than the
