@@ -910,7 +910,10 @@ typedef enum P2cMatchPolicy {
    * a number fits any number parameter (converted by p2c_value_convert, which may still refuse
    * it), an IntEnum member an integer parameter, an array of any layout an 'A' parameter; among
    * the specializations that fit, the one whose conversions are best (fewest unsafe, then safe,
-   * then promotions, Numba's ratings; the first of equals). */
+   * then promotions, Numba's ratings). Two or more rated best are ambiguous, as Numba's CUDA
+   * dispatcher finds them: -1, with `why` in Numba's words ("Ambiguous overloading for kernel
+   * 'K' (float64[::1], float64, float64):" and each of them, "(float64[::1], float32, float64)
+   * -> none", on a line of its own). */
   P2C_MATCH_CONVERT,
   /* A @vectorize ufunc's signatures (each specialization takes the inputs and then its output),
    * as Numba's CUDA ufunc dispatcher chooses: an array input must be of exactly the
@@ -923,10 +926,11 @@ typedef enum P2cMatchPolicy {
 
 struct P2cValue;
 /* The index in `specs` of the specialization that takes the `count` values under `policy`, or
- * -1 when none does; then `why` (when not NULL) receives the one message every front gives:
- * "no signature of kernel 'K' takes (float64[::1], float64): void(float32[::1], float32):
- * argument 'a' is float64[::1], where it takes float32[::1]" (NUL-terminated, truncated to
- * why_cap). */
+ * -1 when none does or (P2C_MATCH_CONVERT, P2C_MATCH_UFUNC) the choice is ambiguous; then `why`
+ * (when not NULL) receives the one message every front gives: "No matching definition of kernel
+ * 'K' for argument type(s) (float64[::1], float64): void(float32[::1], float32): argument 'a' is
+ * float64[::1], where it takes float32[::1]", or the policy's ambiguity message
+ * (NUL-terminated, truncated to why_cap). */
 P2C_API int p2c_match_specialization(const P2cKernelInfo *const *specs, size_t nspecs,
                                      const struct P2cValue *values, size_t count,
                                      P2cMatchPolicy policy, char *why, size_t why_cap);

@@ -369,23 +369,58 @@ static int match_ufunc(const P2cKernelInfo *const *specs, size_t nspecs, const P
   return -1;
 }
 
+/* Rates specialization k for the values: how many of them each kind of conversion takes. */
+static void rate(const P2cKernelInfo *k, const P2cValue *values, size_t n, size_t rating[CONV_NONE]) {
+  memset(rating, 0, sizeof(size_t) * CONV_NONE);
+  for (size_t j = 0; j < n; j++) rating[conversion(&values[j], &k->params[j])]++;
+}
+
+/* Numba's ambiguity TypeError (its typing context's resolve_overload, which its CUDA dispatcher
+ * calls with allow_ambiguous=False): "Ambiguous overloading for kernel 'K' (argument types):"
+ * and each best-rated signature on a line of its own, "(types) -> none", in their order. */
+static void explain_ambiguous(char *why, size_t cap, const P2cKernelInfo *const *specs, size_t nspecs,
+                              const P2cValue *values, size_t n, const size_t *best_rating) {
+  size_t at = 0, rating[CONV_NONE];
+  if (!why || !cap) return;
+  why[0] = '\0';
+  counted_appendf(why, cap, &at, "Ambiguous overloading for kernel '%s' (", specs[0]->python_name);
+  put_values(why, cap, &at, values, n);
+  counted_appendf(why, cap, &at, "):");
+  for (size_t i = 0; i < nspecs; i++) {
+    if (!takes_all(P2C_MATCH_CONVERT, specs[i], values, n)) continue;
+    rate(specs[i], values, n, rating);
+    if (memcmp(rating, best_rating, sizeof rating) != 0) continue;
+    counted_appendf(why, cap, &at, "\n(");
+    for (size_t j = 0; j < n; j++) {
+      if (j) counted_appendf(why, cap, &at, ", ");
+      dispatch_put_param_type(why, cap, &at, &specs[i]->params[j]);
+    }
+    counted_appendf(why, cap, &at, ") -> none");
+  }
+}
+
 int p2c_match_specialization(const P2cKernelInfo *const *specs, size_t nspecs, const P2cValue *values,
                              size_t count, P2cMatchPolicy policy, char *why, size_t why_cap) {
   if (policy == P2C_MATCH_UFUNC) return match_ufunc(specs, nspecs, values, count, why, why_cap);
   int best = -1;
+  bool tied = false;
   size_t best_rating[CONV_NONE] = {0};
   for (size_t i = 0; i < nspecs; i++) {
     if (!takes_all(policy, specs[i], values, count)) continue;
     if (policy == P2C_MATCH_EXACT) return (int)i;
-    size_t rating[CONV_NONE] = {0};
-    for (size_t j = 0; j < count; j++) rating[conversion(&values[j], &specs[i]->params[j])]++;
+    size_t rating[CONV_NONE];
+    rate(specs[i], values, count, rating);
     if (best < 0 || better_rating(rating, best_rating)) {
       best = (int)i;
+      tied = false;
       memcpy(best_rating, rating, sizeof rating);
+    } else if (!better_rating(best_rating, rating)) {
+      tied = true;   /* rated as the best so far: ambiguous unless a better one comes */
     }
   }
   if (best < 0) explain_no_match(why, why_cap, policy, specs, nspecs, values, count);
-  return best;
+  if (tied) explain_ambiguous(why, why_cap, specs, nspecs, values, count, best_rating);
+  return tied ? -1 : best;
 }
 
 /* ---- converting a value to its parameter's type ---- */

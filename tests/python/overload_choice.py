@@ -2,8 +2,8 @@
 fit by its conversions (unsafe ones first, then safe ones, then promotions) and takes the best.
 With `--njit` the same functions run under Numba's CPU dispatcher (numba.njit with the same
 signatures), which chooses by the same rule; test_overload_choice.py compares the two. The calls
-are ones Numba finds unambiguous (a tie between the best signatures is Numba's TypeError, where
-pyk2cuda takes the first of them)."""
+are ones Numba finds unambiguous (a tie between the best signatures is Numba's TypeError, and
+pyk2cuda's: test_launch.py)."""
 import sys
 
 import numpy as np

@@ -389,3 +389,25 @@ def test_too_many_launch_bounds_is_a_value_error():
         cuda.jit("void()", launch_bounds=(128, 2, 4, 8))(lambda: None)
     assert isinstance(e.value, pyk2cuda.CompileError)
     assert [d[4] for d in e.value.diagnostics] == ["E-launch-bounds"]
+
+
+def test_a_tie_between_the_best_signatures_is_ambiguous():
+    """Numba's CUDA dispatcher: two signatures rated best alike (one unsafe conversion each) is
+    its TypeError naming both, not the third (two unsafe ones); a call one of them takes better
+    is not ambiguous."""
+    def add(r, x, y):
+        r[0] = x + y
+
+    f = cuda.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)",
+                  "(float64[::1], int64, int64)"])(add)
+    r = np.zeros(1)
+    with pytest.raises(TypeError) as e:
+        f[1, 1](r, 1.0, 2.0)
+    assert str(e.value) == ("Ambiguous overloading for kernel 'add' (float64[::1], float64, float64):\n"
+                            "(float64[::1], float32, float64) -> none\n"
+                            "(float64[::1], float64, float32) -> none")
+    assert r[0] == 0
+    f[1, 1](r, np.float32(1.5), 2.0)   # (float32, float64): the first signature, exactly
+    assert r[0] == 3.5
+    f[1, 1](r, 1, 2)                   # int64: the third, exactly
+    assert r[0] == 3
