@@ -254,6 +254,8 @@ class Kernel(_core._Kernel):
         launch's errors (_numba_class). A kernel running from a program shared with other
         kernels (_batch) maps them through that program's module."""
         unit = self.__dict__.get("_program_unit") or self._unit
+        if not isinstance(exc, (CompileError, _core.BoundsError)):   # the device's: no locations
+            return _numba_class(exc)
         if unit is None:
             return _numba_class(_raised(exc))
         return _numba_class(_raised(unit.remap(exc), unit.exceptions))
