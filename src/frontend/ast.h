@@ -324,6 +324,8 @@ struct Function {
    * of the inputs alone gets `out` from the body's return type (typeinfer). NULL elsewhere. */
   Function *stencil_body;
   int stencil_ndim;
+  Function *stencil_loops; /* its loops, where a @jit function calls the stencil (or NULL): the
+                              types of those calls specialize the kernel too (what `emit` sees) */
   VEC(Function *) specs;   /* on the generic function */
   /* Instances (typeinfer, static_args.c): copies of a device function whose parameters that
    * were given compile-time values (StaticArg) are replaced by those values in the body and

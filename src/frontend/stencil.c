@@ -25,7 +25,8 @@
  * zeros (Numba fills the border of a new result with 0 then).
  * A signature of the stencil's inputs alone (`--sig 'NAME(float64[:, :])'`) gets `out` from
  * typeinfer: a C-contiguous array of the type the body returns for those inputs, as Numba infers
- * the result's dtype (infer.c, complete_stencil_sig). Every position of the kernel is the
+ * the result's dtype (infer.c, complete_stencil_sig); so do the inputs' types of each typed call
+ * in a @jit function (infer.c, type_stencil_from_calls). Every position of the kernel is the
  * decorator's; the body's are the user's own.
  *
  * A call of the stencil in a @jit function the host calls (Numba's njit allows it; the Python
@@ -798,6 +799,7 @@ Function *lower_stencil_kernel(Lowerer *L, StencilDecl *d) {
     build_call(L, d, &b);
     vec_push(L->a, &L->m->funcs, d->loops_fn);
     vec_push(L->a, &L->m->funcs, d->call_fn);
+    k->stencil_loops = d->loops_fn;
   }
   /* The kernel has the stencil's name (what `run`, -k and --sig name); the body, called only by
    * it and the loops, is NAME_body. */

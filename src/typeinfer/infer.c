@@ -768,6 +768,22 @@ static bool kernel_listed(const char *const *names, size_t n, const char *name) 
   return false;
 }
 
+/* A stencil's kernel for the inputs of each typed call of it in a @jit function (the calls the
+ * compiler sees: NAME_loops' specializations hold their types), as `--sig 'NAME(inputs)'` would
+ * type it; types no signature can spell are passed over. */
+static void type_stencil_from_calls(Infer *I, Function *k) {
+  const Function *loops = k->stencil_loops;
+  for (size_t i = 0; i < loops->specs.len; i++) {
+    const Function *s = loops->specs.items[i];
+    Signature sig = {NULL, s->arg_types, k->nparams - 1}, back;
+    const char *err, *text = s->failed ? NULL : sig_format(&I->c->arena, &sig);
+    size_t off;
+    if (!text || !sig_parse(I->tt, text, strlen(text), &back, &err, &off)) continue;
+    SigText st = {text, strlen(text), k->loc, true};
+    type_kernel_sig(I, k, &st);
+  }
+}
+
 /* A stencil's kernel with no signature is no error (its inputs' types come from its calls in
  * Python): say how to see it, with a hint from how the stencil function uses its inputs. */
 static void note_unsigned_stencil(Compilation *c, const Function *k) {
@@ -797,9 +813,10 @@ bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOpti
     if (f->kind != FN_UFUNC)
       for (int j = 0; j < nx; j++) type_kernel_sig(&I, f, &xs[j]);
     bool wanted = !only || kernel_listed(only, nonly, f->name);
-    if (f->stencil_body && f->nsigs + nx == 0 && !skip_unsigned && wanted)
-      note_unsigned_stencil(c, f);
-    else if (f->kind == FN_KERNEL && f->nsigs + nx == 0 && !skip_unsigned && wanted)
+    if (f->stencil_loops && wanted) type_stencil_from_calls(&I, f);
+    if (f->stencil_body) {
+      if (f->nsigs + nx == 0 && f->specs.len == 0 && !skip_unsigned && wanted) note_unsigned_stencil(c, f);
+    } else if (f->kind == FN_KERNEL && f->nsigs + nx == 0 && !skip_unsigned && wanted)
       diag_error(c, f->loc, "E-no-signature",
                  "kernel '%s' has no signature: give one in the decorator or with --sig, e.g. "
                  "--sig '%s' (guessed from how the parameters are used: write your arguments' "

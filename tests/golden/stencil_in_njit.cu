@@ -210,11 +210,11 @@ static __device__ p2c_array<T, 1> p2c_np_arange(C start, C stop, C step, unsigne
 }
 
 static __device__ p2c_array<double, 2> blur_loops(p2c_array<double, 2>, p2c_array<double, 2>);
-static __device__ double blur_body(p2c_array<double, 2>, int64_t, int64_t);
 static __device__ p2c_array<double, 2> blur_call(p2c_array<double, 2>);
-static __device__ double window_body(p2c_array<float, 1>, p2c_array<double, 1>, int64_t, int64_t);
 static __device__ p2c_array<double, 1> window_loops(p2c_array<float, 1>, p2c_array<double, 1>, int64_t, p2c_array<double, 1>);
 static __device__ p2c_array<double, 2> smooth_both(p2c_array<double, 2>, p2c_array<float, 1>, p2c_array<double, 1>, p2c_array<double, 1>);
+static __device__ double blur_body(p2c_array<double, 2>, int64_t, int64_t);
+static __device__ double window_body(p2c_array<float, 1>, p2c_array<double, 1>, int64_t, int64_t);
 
 static __device__ p2c_array<double, 2> blur_loops(p2c_array<double, 2> a, p2c_array<double, 2> out) {
   int64_t i0 = 0;
@@ -244,11 +244,6 @@ static __device__ p2c_array<double, 2> blur_loops(p2c_array<double, 2> a, p2c_ar
   return out;
 }
 
-static __device__ double blur_body(p2c_array<double, 2> a, int64_t py_p2c_i0, int64_t py_p2c_i1) {
-  // return (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1]) * 0.25
-  return (a.data[p2c_wrap(py_p2c_i0 + -1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + -1, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 1, a.shape[1])]) * 0.25;
-}
-
 static __device__ p2c_array<double, 2> blur_call(p2c_array<double, 2> a) {
   double zero = 0;
 
@@ -259,21 +254,6 @@ static __device__ p2c_array<double, 2> blur_call(p2c_array<double, 2> a) {
   }
   // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
   return blur_loops(a, p2c_np_new<double, 2, 'C'>(p2c_dims<2>{{(int64_t)a.shape[0], (int64_t)a.shape[1]}}, 2, (double)(zero), 35, 2));
-}
-
-static __device__ double window_body(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, int64_t py_p2c_i0) {
-  double s = 0;
-  int64_t i = 0;
-
-  // s = 0.0
-  s = 0.0;
-  // for i in range(-2, 3):
-  for (i = -2; i < 3; ++i) {
-    // s += w[i + 2] * a[i]
-    s += w.data[p2c_wrap(i + 2, w.shape[0])] * (double)a.data[p2c_wrap(py_p2c_i0 + i, a.shape[0])];
-  }
-  // return s * scale
-  return s * (double)scale;
 }
 
 static __device__ p2c_array<double, 1> window_loops(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, p2c_array<double, 1> out) {
@@ -298,6 +278,61 @@ static __device__ p2c_array<double, 2> smooth_both(p2c_array<double, 2> img, p2c
   return blur_call(img);
 }
 
+static __device__ double blur_body(p2c_array<double, 2> a, int64_t py_p2c_i0, int64_t py_p2c_i1) {
+  // return (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1]) * 0.25
+  return (a.data[p2c_wrap(py_p2c_i0 + -1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 1, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 0, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + -1, a.shape[1])] + a.data[p2c_wrap(py_p2c_i0 + 0, a.shape[0]) * a.shape[1] + p2c_wrap(py_p2c_i1 + 1, a.shape[1])]) * 0.25;
+}
+
+static __device__ double window_body(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, int64_t py_p2c_i0) {
+  double s = 0;
+  int64_t i = 0;
+
+  // s = 0.0
+  s = 0.0;
+  // for i in range(-2, 3):
+  for (i = -2; i < 3; ++i) {
+    // s += w[i + 2] * a[i]
+    s += w.data[p2c_wrap(i + 2, w.shape[0])] * (double)a.data[p2c_wrap(py_p2c_i0 + i, a.shape[0])];
+  }
+  // return s * scale
+  return s * (double)scale;
+}
+
+extern "C" __global__ void window(p2c_array<float, 1> a, p2c_array<double, 1> w, int64_t scale, p2c_array<double, 1> out) {
+  int64_t i0 = 0;
+
+  // @__p2c_stencil(neighborhood=((-2, 2),), standard_indexing=('w',))
+  i0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  // @__p2c_stencil(neighborhood=((-2, 2),), standard_indexing=('w',))
+  if (i0 < out.shape[0]) {
+    // @__p2c_stencil(neighborhood=((-2, 2),), standard_indexing=('w',))
+    if (2 <= i0 && i0 < a.shape[0] - 2) {
+      // @__p2c_stencil(neighborhood=((-2, 2),), standard_indexing=('w',))
+      out.data[i0] = window_body(a, w, scale, i0);
+    }
+  }
+}
+
+extern "C" __global__ void blur(p2c_array<double, 2> a, p2c_array<double, 2> out) {
+  int64_t i0 = 0;
+  int64_t i1 = 0;
+
+  // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+  i1 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  i0 = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+  // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+  if (i0 < out.shape[0] && i1 < out.shape[1]) {
+    // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+    if ((1 <= i0 && i0 < a.shape[0] - 1) && (1 <= i1 && i1 < a.shape[1] - 1)) {
+      // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+      out.data[i0 * out.shape[1] + i1] = blur_body(a, i0, i1);
+    } else {
+      // @__p2c_stencil(cval=-1.0, neighborhood=((-1, 1), (-1, 1)))
+      out.data[i0 * out.shape[1] + i1] = -1.0;
+    }
+  }
+}
+
 /* The host's call of smooth_both (@jit): one thread runs it and stores its result; its arrays live on the call's heap. */
 extern "C" __global__ void smooth_both_host(p2c_array<double, 2> img, p2c_array<float, 1> f, p2c_array<double, 1> w, p2c_array<double, 1> out, p2c_array<unsigned char, 1> result) {
   p2c_heap_begin();
@@ -307,5 +342,7 @@ extern "C" __global__ void smooth_both_host(p2c_array<double, 2> img, p2c_array<
 }
 
 #ifdef PYK2CUDA_SIM
+P2C_SIM_BLOCKS(window)
+P2C_SIM_BLOCKS(blur)
 P2C_SIM_BLOCKS(smooth_both_host)
 #endif
