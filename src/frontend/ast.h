@@ -100,6 +100,8 @@ struct Expr {
   bool is_unsigned_literal;/* EX_INT beyond INT64_MAX */
   int unpack_at;           /* EX_CALL: the kid that is `*x`, a tuple whose elements are arguments
                               there (typeinfer replaces it by x[0], x[1], ...); 0: none */
+  bool args_bound;         /* EX_CALL of a function with *args: its arguments are bound to the
+                              parameters, the extra ones packed (typeinfer, bind_call_args) */
   double fval;
   double real;             /* EX_IMAG: the real part (0.0 for a literal; -0.0 in a folded -0j) */
   const char *str;         /* EX_STR bytes (may contain NUL), EX_ATTR name, EX_FLOAT spelling */
@@ -272,6 +274,10 @@ struct Function {
   Loc loc;
   FuncKind kind;
   int nparams;             /* vars[0..nparams) are the parameters */
+  /* A device function's `*args` parameter: its index + 1 (the last parameter, a tuple of the
+   * extra positional arguments, packed by typeinfer's bind_call_args); 0: none. An instance
+   * has none (its calls are bound). */
+  int vararg;
   /* Default values of the parameters (a constant each: a literal, a module constant, a tuple of
    * those), NULL where a parameter has none, or NULL when none has one. Calls are bound to the
    * parameters with them (typeinfer: bind_call_args). An instance has none (its call is bound). */

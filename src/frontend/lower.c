@@ -467,7 +467,15 @@ static TSNode param_name(Lowerer *L, TSNode p, bool *has_default) {
   return node_is(L, p, K_typed_parameter) ? ts_node_named_child(p, 0) : p;   /* annotation ignored */
 }
 
-static void lower_params(Lowerer *L, Function *f, TSNode params) {
+/* Whether parameter node p is `*NAME` of a device function, which takes the extra positional
+ * arguments as a tuple (Numba's StarArgTuple; typeinfer packs them: bind_call_args). Kernels
+ * take each argument by a parameter of its own. */
+static bool is_vararg(Lowerer *L, const Function *f, TSNode p) {
+  return f->kind == FN_DEVICE && node_is(L, p, K_list_splat_pattern) && ts_node_named_child_count(p) == 1 &&
+         node_is(L, ts_node_named_child(p, 0), K_identifier);
+}
+
+void lower_params(Lowerer *L, Function *f, TSNode params) {
   TSNode kids[256];
   int k = node_kids(L, params, kids, 256);
   if (k > 256) {
@@ -480,6 +488,21 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
   for (int i = 0; i < k; i++) {
     bool has_default;
     TSNode p = param_name(L, kids[i], &has_default);
+    if (f->vararg && node_is(L, p, K_identifier)) {   /* after *args: keyword-only */
+      lower_unsupported(L, kids[i], "a parameter after *args (keyword-only)");
+      refused[nrefused++] = p;   /* named below */
+      continue;
+    }
+    if (is_vararg(L, f, p)) {
+      p = ts_node_named_child(p, 0);
+      if (param_index(f, node_str(L, p)) >= 0) {
+        diag_error(L->c, node_loc(L, p), "E-duplicate-param", "duplicate parameter '%s'", node_str(L, p));
+        continue;
+      }
+      append_var(L, f, (Var){.name = node_str(L, p), .loc = node_loc(L, p), .is_param = true});
+      f->vararg = f->nvars;
+      continue;
+    }
     if (!node_is(L, p, K_identifier)) {
       lower_unsupported(L, kids[i], "this kind of parameter (*args, **kwargs, / and *)");
       if (ts_node_named_child_count(p) == 1 && node_is(L, ts_node_named_child(p, 0), K_identifier))
@@ -510,7 +533,7 @@ static void lower_params(Lowerer *L, Function *f, TSNode params) {
 
 /* The default values of f's parameters, lowered where Python evaluates them, in the module's
  * scope (its constants are all declared by now, wherever they appear in the source). */
-static void lower_defaults(Lowerer *L, Function *f, TSNode params) {
+void lower_defaults(Lowerer *L, Function *f, TSNode params) {
   if (!f->defaults) return;
   TSNode kids[256];
   int k = node_kids(L, params, kids, 256), j = 0;
@@ -591,7 +614,7 @@ static void walk_locals(Lowerer *L, TSTreeCursor *cur) {
 /* The walk allocates (each local's name and slot) while its cursor, which tree-sitter mallocs,
  * is alive: out of memory deletes the cursor on its way out. The cursor is kept in *L, not in
  * this frame, so that it is still what it was when the jump lands here. */
-static void collect_locals(Lowerer *L, TSNode body) {
+void lower_collect_locals(Lowerer *L, TSNode body) {
   L->walk = ts_tree_cursor_new(body);
   jmp_buf *outer = L->a->oom;
   jmp_buf here;
@@ -616,9 +639,13 @@ static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
   for (int i = 0; i < f->nvars; i++)
     strmap_put(&L->var_by_name, f->vars[i].name, (void *)(uintptr_t)(i + 1));
   TSNode body = lower_field(L, def, F_body);
-  if (!ts_node_is_null(body)) collect_locals(L, body);
+  Scope scope = {.body = body};   /* the functions nested in it (lower_nested.c) */
+  strmap_init(&scope.nested, L->a);
+  L->scope = &scope;
+  if (!ts_node_is_null(body)) lower_collect_locals(L, body);
   f->body = lower_block(L, body);
   L->fn = NULL;
+  L->scope = NULL;
   frontend_split_loop_vars(L->a, f);
   defuse_check(L->c, f);
 }
@@ -744,6 +771,8 @@ static void lower_bodies_on_two_threads(Lowerer *L, const TSNode *defs, size_t s
   side_lowerer.fn = NULL;
   side_run(&side, L->c, lower_body_range, &here);
   side_finish(&side, L->c, true);
+  for (size_t i = 0; i < side_lowerer.nested_funcs.len; i++)
+    vec_push(L->a, &L->nested_funcs, side_lowerer.nested_funcs.items[i]);
 }
 
 /* roots: the module's parts in source order (see parse.h). The declarations of every part
@@ -770,6 +799,7 @@ static void lower_module(Lowerer *L, const TSNode *roots, int nroots) {
     Function *k = lower_stencil_kernel(L, L->stencils.items[i]);
     if (k) vec_push(L->a, &L->m->funcs, k);
   }
+  for (size_t i = 0; i < L->nested_funcs.len; i++) vec_push(L->a, &L->m->funcs, L->nested_funcs.items[i]);
   for (size_t i = 0; i < L->externs.len; i++) vec_push(L->a, &L->m->funcs, L->externs.items[i]);
 }
 

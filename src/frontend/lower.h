@@ -44,7 +44,7 @@ typedef enum Field {
   X(expression_statement) X(false) X(float) X(for_statement) X(function_definition)          \
   X(generator_expression) X(identifier) X(if_statement) X(import_from_statement)             \
   X(import_statement) X(integer) X(interpolation) X(keyword_argument) X(lambda)              \
-  X(line_continuation) X(list) X(list_splat) X(named_expression) X(none) X(not_operator)     \
+  X(line_continuation) X(list) X(list_splat) X(list_splat_pattern) X(named_expression) X(none) X(not_operator)     \
   X(parenthesized_expression) X(pass_statement) X(pattern_list) X(raise_statement) X(return_statement)          \
   X(slice) X(string) X(subscript) X(true) X(tuple) X(tuple_pattern) X(typed_parameter)        \
   X(unary_operator) X(while_statement)
@@ -67,6 +67,33 @@ typedef struct SymbolTable {
 
 typedef struct GuDecorator GuDecorator;   /* guvectorize.c */
 typedef struct StencilDecl StencilDecl;   /* stencil.c */
+
+/* A function defined inside another (lower_nested.c): a device function of the module, named
+ * OUTER__NAME, whose free names that are the enclosing function's variables are captured: a
+ * variable bound once, to a constant, by its value (as Numba freezes it); any other one by a
+ * parameter of its own (`value` NULL), which each direct call passes by keyword. */
+typedef struct Capture {
+  const char *name;
+  Expr *value;             /* the constant, or NULL: a parameter of that name */
+  bool several;            /* bound more than once in the enclosing function */
+} Capture;
+
+typedef struct NestedFn {
+  Function *fn;
+  const char *name;        /* as written */
+  Capture *captures;
+  int ncaptures;
+  struct NestedFn *prev;   /* the one defined before it in the same function, or NULL */
+} NestedFn;
+
+/* The function being lowered, as a scope for the functions nested in it. */
+typedef struct Scope {
+  struct Scope *up;        /* the enclosing function's, or NULL for a module-level function */
+  StrMap nested;           /* name -> NestedFn *, the functions defined in this one */
+  NestedFn *self;          /* the nested function this scope is, or NULL */
+  NestedFn *last;          /* the last function defined in it (a list through prev) */
+  TSNode body;             /* its body */
+} Scope;
 
 typedef struct Lowerer {
   Compilation *c;
@@ -95,6 +122,8 @@ typedef struct Lowerer {
   VEC(Function *) externs;   /* cuda.declare_device's functions, added to the module after the bodies */
   StencilDecl *stencil;      /* the @stencil of the function being declared, until its parameters are */
   VEC(StencilDecl *) stencils;   /* the module's stencils, whose kernels are made after the bodies */
+  Scope *scope;       /* the function being lowered, as a scope (lower_nested.c) */
+  VEC(Function *) nested_funcs;   /* functions nested in others, added to the module after the bodies */
 } Lowerer;
 
 /* What a dotted name (a.b.c) refers to, when it is not a value expression. */
@@ -204,6 +233,26 @@ Expr *lower_stencil_call(Lowerer *L, TSNode call, bool *handled);
 bool lower_declare_device(Lowerer *L, TSNode left, TSNode right);
 /* A link= value (a path, cuda.CUSource(...), or a list or tuple of those): the module's links. */
 void lower_link_list(Lowerer *L, TSNode value);
+
+/* ---- functions (lower.c) ---- */
+/* Declares f's parameters from the `parameters` node (in L->fn's variables: L->vars_cap 0). */
+void lower_params(Lowerer *L, Function *f, TSNode params);
+/* Lowers f's default values, in the module's scope (L->fn NULL, L->var_by_name empty). */
+void lower_defaults(Lowerer *L, Function *f, TSNode params);
+/* Declares every name that body binds as a local of L->fn. */
+void lower_collect_locals(Lowerer *L, TSNode body);
+
+/* ---- functions nested in functions (lower_nested.c) ---- */
+/* `def NAME(...): ...` inside the function being lowered: declares and lowers it. */
+void lower_nested_def(Lowerer *L, TSNode def);
+/* The nested function `name` visible from the function being lowered, or NULL. */
+NestedFn *lower_find_nested(const Lowerer *L, const char *name);
+/* Call e (at n), once lowered: a nested function passed as an argument (it may escape) must
+ * capture only constants; a direct call of one passes its captured variables. False after a
+ * diagnostic. */
+bool lower_nested_call(Lowerer *L, TSNode n, Expr *e);
+/* The constant an enclosing function's `name` was captured as, or NULL: none. */
+const Capture *lower_find_capture(const Lowerer *L, const char *name);
 
 /* ---- statements (lower_stmt.c) ---- */
 /* The statements of a block node (a function's or a compound statement's body). */

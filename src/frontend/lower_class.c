@@ -25,7 +25,7 @@ const ModuleClass *find_class(const Lowerer *L, const char *name) {
 /* Not a local, a constant, a function or an import of the same name (the last binding wins in
  * Python; a class after such a binding replaced it in class_by_name already). */
 static bool name_is_free(Lowerer *L, const char *name) {
-  return find_var(L, name) < 0 && !find_const(L, name) && !find_func(L, name) && !alias_path(L, name);
+  return find_var(L, name) < 0 && !lower_find_capture(L, name) && !find_const(L, name) && !find_func(L, name) && !alias_path(L, name);
 }
 
 bool lower_is_exception_class(Lowerer *L, const char *name) {

@@ -130,7 +130,10 @@ int find_var(const Lowerer *L, const char *name) {
 
 Const *find_const(const Lowerer *L, const char *name) { return strmap_get(&L->const_by_name, name); }
 
-Function *find_func(const Lowerer *L, const char *name) { return strmap_get(&L->func_by_name, name); }
+Function *find_func(const Lowerer *L, const char *name) {
+  const NestedFn *nf = lower_find_nested(L, name);   /* an enclosing function's name first */
+  return nf ? nf->fn : strmap_get(&L->func_by_name, name);
+}
 
 const char *alias_path(const Lowerer *L, const char *name) { return strmap_get(&L->alias_by_name, name); }
 
@@ -152,7 +155,7 @@ static const char *dotted_path_at(Lowerer *L, TSNode n, int depth) {
   if (depth > P2C_MAX_NESTING) return NULL;   /* no builtin is that deep; the value path reports */
   if (node_is(L, n, K_identifier)) {
     char *name = node_str(L, n);
-    if (find_var(L, name) >= 0 || find_const(L, name) || find_func(L, name)) return NULL;
+    if (find_var(L, name) >= 0 || lower_find_capture(L, name) || find_const(L, name) || find_func(L, name)) return NULL;
     const char *p = alias_path(L, name);
     return p ? p : python_builtin_path(L, name);
   }

@@ -322,6 +322,12 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
     e->var = v;
     return e;
   }
+  const Capture *cap = lower_find_capture(L, name);
+  if (cap) {   /* an enclosing function's constant (lower_nested.c) */
+    Expr *e = ast_clone_expr(L->a, cap->value);
+    e->loc = node_loc(L, n);
+    return e;
+  }
   Const *k = find_const(L, name);
   if (k) {
     Expr *e = new_expr(L, EX_CONST, n);
@@ -647,6 +653,7 @@ static Expr *lower_call(Lowerer *L, TSNode n) {
   e->keywords = arena_dup(L->a, kws, sizeof *kws * (size_t)nkw);
   e->nkeywords = nkw;
   e->unpack_at = unpack_at;
+  if (!lower_nested_call(L, n, e)) return NULL;
   if (kids[0]->kind == EX_BUILTIN && kids[0]->builtin->kind == BK_OPERATOR) {
     if (unpack_at) return lower_unsupported(L, n, "argument unpacking into an operator's function"), NULL;
     return lower_operator_call(L, n, e);

@@ -342,8 +342,7 @@ static const struct {
     {"nonlocal_statement", "'nonlocal'"},  {"delete_statement", "'del'"},
     {"import_statement", "an import inside a function"},
     {"import_from_statement", "an import inside a function"},
-    {"function_definition", "a nested function"},
-    {"decorated_definition", "a nested function"},
+    {"decorated_definition", "a decorated nested function (define it without a decorator)"},
     {"class_definition", "a class definition"}, {"match_statement", "'match'"},
     {"exec_statement", "'exec'"},          {"print_statement", "Python 2 'print'"},
     {"type_alias_statement", "'type'"},
@@ -361,6 +360,7 @@ static Stmt *lower_stmt(Lowerer *L, TSNode n) {
   case K_continue_statement: return lower_jump(L, n, ST_CONTINUE);
   case K_assert_statement: return lower_assert(L, n);
   case K_raise_statement: return lower_raise(L, n);
+  case K_function_definition: lower_nested_def(L, n); return NULL;   /* a function of the module */
   default: break;
   }
   const char *t = ts_node_type(n);

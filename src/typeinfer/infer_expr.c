@@ -1122,18 +1122,27 @@ static bool keyword_order_ok(Infer *I, Expr *e, const Function *g, const int *po
  * that sees the call; later passes find it positional. */
 static bool bind_call_args(Infer *I, Expr *e, const Function *g) {
   int given = e->nkids - 1, n = g->nparams;
-  if (e->nkeywords == 0 && given == n) return true;
-  if (given + e->nkeywords > n) {
+  if (g->vararg ? e->args_bound : e->nkeywords == 0 && given == n) return true;
+  Expr *bound[256] = {NULL};
+  if (g->vararg) {   /* the extra positional arguments, a tuple: *args */
+    int extra = given > n - 1 ? given - (n - 1) : 0;
+    Expr *t = ast_new_expr(&I->c->arena, EX_TUPLE, extra ? e->kids[n]->loc : e->loc);
+    t->kids = arena_dup(&I->c->arena, e->kids + 1 + given - extra, sizeof *t->kids * (size_t)(extra ? extra : 1));
+    t->nkids = extra;
+    bound[n - 1] = t;
+    given -= extra;
+  }
+  if (!g->vararg && given + e->nkeywords > n) {   /* with *args, each keyword is checked below */
     TERR(I, e->loc, "E-arity", "%s() takes %d arguments, got %d", g->name, n, given + e->nkeywords);
     return false;
   }
-  Expr *bound[256] = {NULL};
   int pos[256];
   for (int i = 0; i < given; i++) bound[i] = e->kids[i + 1];
   for (int k = 0; k < e->nkeywords; k++) {
     const Keyword *kw = &e->keywords[k];
     int j = 0;
-    while (j < n && strcmp(g->vars[j].name, kw->name) != 0) j++;
+    while (j < n - (g->vararg != 0) && strcmp(g->vars[j].name, kw->name) != 0) j++;
+    if (j == n - (g->vararg != 0)) j = n;
     if (j == n) {
       TERR(I, kw->loc, "E-keyword", "%s() got an unexpected keyword argument '%s'", g->name, kw->name);
       return false;
@@ -1160,6 +1169,7 @@ static bool bind_call_args(Infer *I, Expr *e, const Function *g) {
   e->kids = kids;
   e->nkids = n + 1;
   e->nkeywords = 0;
+  e->args_bound = true;
   return true;
 }
 

@@ -422,6 +422,7 @@ static Function *instance(Infer *I, Function *g, const StaticArg *statics, int n
   inst->body = subst_block(&S, inst->body);
   drop_params(a, inst, value);
   inst->defaults = NULL;   /* calls are bound to g's parameters before an instance is made */
+  inst->vararg = 0;        /* so are its *args (bind_call_args) */
   inst->instance_of = g;
   inst->statics = arena_dup(a, statics, sizeof *statics * (size_t)n);
   inst->nstatics = n;

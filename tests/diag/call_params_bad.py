@@ -12,7 +12,7 @@ def f(x, y=2, z=g):                  # a default that is not a constant
 
 
 @cuda.jit(device=True)
-def h(x, y=1.5, *rest):              # *args stays unsupported
+def h(x, y=1.5, *rest):              # *args: the extra arguments, a tuple
     return x
 
 
