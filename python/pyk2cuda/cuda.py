@@ -185,9 +185,9 @@ class Kernel(_core._Kernel):
     def _compile_warnings(self, diagnostics):
         """The translation's warnings (asked for by the C side after a translation that has
         some: [(file, line, column, "warning", code, message)]), issued as Numba issues them: a
-        NumbaWarning, at the user's line."""
+        NumbaWarning (the program's own class, _numba_warning_class), at the user's line."""
         import warnings
-        from .numba_names import NumbaWarning
+        NumbaWarning = _numba_warning_class("NumbaWarning")
         if self._unit is None:   # a signed kernel's translation, in its constructor: see _set_unit
             self._held_warnings = list(diagnostics)
             return

@@ -32,6 +32,10 @@ bool source_check_tokens(Compilation *c, TokenProblem *problem);
 /* Gives each for loop its own variable where a name is only ever a loop's single target, so
  * that each loop's variable has its own type, as Numba types each binding (loop_vars.c). */
 void frontend_split_loop_vars(Arena *a, Function *f);
+/* Cuts each variable into its webs (the assignments reads see together), each web but the
+ * first a new variable of the same name, so that each has its own type, as Numba types each
+ * version of a name (webs.c). */
+void frontend_split_webs(Arena *a, Function *f);
 /* Reports uses of local variables that no assignment reaches (defuse.c). */
 void defuse_check(Compilation *c, const Function *f);
 

@@ -647,6 +647,7 @@ static void lower_function_body(Lowerer *L, Function *f, TSNode def) {
   L->fn = NULL;
   L->scope = NULL;
   frontend_split_loop_vars(L->a, f);
+  if (!lower_is_stencil_body(L, f)) frontend_split_webs(L->a, f);   /* stencil.c says why */
   defuse_check(L->c, f);
 }
 

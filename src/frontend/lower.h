@@ -218,6 +218,9 @@ bool lower_stencil_decorator(Lowerer *L, Function *f, TSNode e);
 /* f's parameters are lowered: checks the options against them and queues the stencil in
  * L->stencils. Consumes L->stencil. */
 void lower_stencil_declared(Lowerer *L, Function *f);
+/* Whether f is a @stencil's function. Numba's stencil pass reads its names before SSA (a
+ * relative index bound twice is not a constant), so its variables are not cut into webs. */
+bool lower_is_stencil_body(const Lowerer *L, const Function *f);
 /* The kernel of stencil d, its body lowered (stencil.c says how): a FN_KERNEL of the stencil's
  * name taking its parameters and `out`; the body rewritten and renamed NAME_body. NULL after a
  * diagnostic. */

@@ -264,6 +264,7 @@ void lower_nested_def(Lowerer *L, TSNode def) {
   L->scope = &scope;
   g->body = lower_block(L, body);
   frontend_split_loop_vars(L->a, g);
+  frontend_split_webs(L->a, g);
   defuse_check(L->c, g);
   restore(L, outer);
   vec_push(L->a, &L->nested_funcs, g);

@@ -178,6 +178,12 @@ bool lower_stencil_decorator(Lowerer *L, Function *f, TSNode e) {
 }
 
 /* The parameters are known: the checks Numba makes when the stencil is defined. */
+bool lower_is_stencil_body(const Lowerer *L, const Function *f) {
+  for (size_t i = 0; i < L->stencils.len; i++)
+    if (L->stencils.items[i]->body == f) return true;
+  return false;
+}
+
 void lower_stencil_declared(Lowerer *L, Function *f) {
   StencilDecl *d = L->stencil;
   L->stencil = NULL;

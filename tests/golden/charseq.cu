@@ -140,6 +140,7 @@ extern "C" __global__ void copy_elements(p2c_array<p2c_unichars<7>, 1> u, p2c_ar
   int64_t i = 0;
   int64_t n = 0;
   p2c_chars<9> x = {};
+  p2c_chars<9> x_2 = {};
 
   // i = cuda.grid(1)
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -156,9 +157,9 @@ extern "C" __global__ void copy_elements(p2c_array<p2c_unichars<7>, 1> u, p2c_ar
     // if i % 3 == 0:
     if (i % 3 == 0) {
       // x = s[0]
-      x = s.data[0];
+      x_2 = s.data[0];
       // so[n - 1 - i] = x
-      so.data[p2c_wrap(n - 1 - i, so.shape[0])] = x;
+      so.data[p2c_wrap(n - 1 - i, so.shape[0])] = x_2;
     }
   }
 }

@@ -72,6 +72,22 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
   int64_t j = 0;
   int64_t u = 0;
   int64_t w = 0;
+  double acc_2 = 0;
+  double acc_3 = 0;
+  double acc_4 = 0;
+  double acc_5 = 0;
+  int64_t k_2 = 0;
+  int64_t k_3 = 0;
+  int64_t k_4 = 0;
+  double x_2 = 0;
+  double x_3 = 0;
+  double x_4 = 0;
+  int64_t y_2 = 0;
+  int64_t n_2 = 0;
+  int64_t n_3 = 0;
+  int64_t n_4 = 0;
+  int64_t v_2 = 0;
+  int64_t v_3 = 0;
   int64_t p2c_t;
   int64_t p2c_t2;
   int64_t p2c_t3;
@@ -104,108 +120,108 @@ extern "C" __global__ void enumerate_zip(p2c_array<double, 1> a, p2c_array<doubl
     // out[i, 0] = acc
     out.data[i * out.shape[1] + 0] = acc;
     // acc = 0.0
-    acc = 0.0;
+    acc_2 = 0.0;
     // for k, x in enumerate(b, 10):
     for (p2c_t2 = 0; p2c_t2 < b.shape[0]; ++p2c_t2) {
-      k = (10 + p2c_t2);
-      x = *(double *)((char *)b.data + p2c_t2 * b.strides[0]);
+      k_2 = (10 + p2c_t2);
+      x_2 = *(double *)((char *)b.data + p2c_t2 * b.strides[0]);
       P2C_SIM_POLL();
       // acc += k * x
-      acc += (double)k * x;
+      acc_2 += (double)k_2 * x_2;
     }
     // out[i, 1] = acc
-    out.data[i * out.shape[1] + 1] = acc;
+    out.data[i * out.shape[1] + 1] = acc_2;
     // acc = 0.0
-    acc = 0.0;
+    acc_3 = 0.0;
     // for x, y in zip(a, b):
     p2c_t3 = p2c_min<int64_t>(a.shape[0], b.shape[0]);
     for (p2c_t4 = 0; p2c_t4 < p2c_t3; ++p2c_t4) {
-      x = a.data[p2c_t4];
+      x_3 = a.data[p2c_t4];
       y = *(double *)((char *)b.data + p2c_t4 * b.strides[0]);
       P2C_SIM_POLL();
       // acc += x * y
-      acc += x * y;
+      acc_3 += x_3 * y;
     }
     // out[i, 2] = acc
-    out.data[i * out.shape[1] + 2] = acc;
+    out.data[i * out.shape[1] + 2] = acc_3;
     // acc = 0.0
-    acc = 0.0;
+    acc_4 = 0.0;
     // for k, (x, y) in enumerate(zip(a, range(i, 100, 3)), start=i):
     p2c_t5 = p2c_min<int64_t>(a.shape[0], p2c_range_len<int64_t>(i, 100, 3));
     for (p2c_t6 = 0; p2c_t6 < p2c_t5; ++p2c_t6) {
-      k = (i + p2c_t6);
-      x = a.data[p2c_t6];
-      y = (double)(i + p2c_t6 * 3);
+      k_3 = (i + p2c_t6);
+      x_4 = a.data[p2c_t6];
+      y_2 = (i + p2c_t6 * 3);
       P2C_SIM_POLL();
       // acc += k + x * y
-      acc += (double)k + x * y;
+      acc_4 += (double)k_3 + x_4 * (double)y_2;
     }
     // out[i, 3] = acc
-    out.data[i * out.shape[1] + 3] = acc;
+    out.data[i * out.shape[1] + 3] = acc_4;
     // acc = 0.0
-    acc = 0.0;
+    acc_5 = 0.0;
     // for p in zip(range(10, i - 5, -2), b):
     p2c_t7 = p2c_min<int64_t>(p2c_range_len<int64_t>(10, i - 5, -2), b.shape[0]);
     for (p2c_t8 = 0; p2c_t8 < p2c_t7; ++p2c_t8) {
       p = p2c_tuple_i64_f64{(10 + p2c_t8 * -2), *(double *)((char *)b.data + p2c_t8 * b.strides[0])};
       P2C_SIM_POLL();
       // acc += p[0] * p[1]
-      acc += (double)p.f0 * p.f1;
+      acc_5 += (double)p.f0 * p.f1;
     }
     // out[i, 4] = acc
-    out.data[i * out.shape[1] + 4] = acc;
+    out.data[i * out.shape[1] + 4] = acc_5;
     // n = 0
     n = 0;
     // for k, r in enumerate(range(i)):
     p2c_t9 = p2c_range_len<int64_t>(0, i, 1);
     for (p2c_t10 = 0; p2c_t10 < p2c_t9; ++p2c_t10) {
-      k = p2c_t10;
+      k_4 = p2c_t10;
       r = p2c_t10;
       P2C_SIM_POLL();
       // n += k * r
-      n += k * r;
+      n += k_4 * r;
     }
     // out[i, 5] = n
     out.data[i * out.shape[1] + 5] = (double)n;
     // t = (3, 1, 4, 1, 5)
     t = p2c_tuple_i64x5{{3, 1, 4, 1, 5}};
     // n = 0
-    n = 0;
+    n_2 = 0;
     // for v in t:
     for (p2c_t11 = 0; p2c_t11 < 5; ++p2c_t11) {
       v = t.f[p2c_t11];
       P2C_SIM_POLL();
       // n = n * 10 + v
-      n = n * 10 + v;
+      n_2 = n_2 * 10 + v;
     }
     // out[i, 6] = n
-    out.data[i * out.shape[1] + 6] = (double)n;
+    out.data[i * out.shape[1] + 6] = (double)n_2;
     // n = 0
-    n = 0;
+    n_3 = 0;
     // for j, v in enumerate(t):
     for (p2c_t12 = 0; p2c_t12 < 5; ++p2c_t12) {
       j = p2c_t12;
-      v = t.f[p2c_t12];
+      v_2 = t.f[p2c_t12];
       P2C_SIM_POLL();
       // n += j * v
-      n += j * v;
+      n_3 += j * v_2;
     }
     // out[i, 7] = n
-    out.data[i * out.shape[1] + 7] = (double)n;
+    out.data[i * out.shape[1] + 7] = (double)n_3;
     // n = 0
-    n = 0;
+    n_4 = 0;
     // for u, v, w in zip(t, range(5, 0, -1), t):
     p2c_t13 = p2c_min<int64_t>(p2c_min<int64_t>(5, p2c_range_len<int64_t>(5, 0, -1)), 5);
     for (p2c_t14 = 0; p2c_t14 < p2c_t13; ++p2c_t14) {
       u = t.f[p2c_t14];
-      v = (5 + p2c_t14 * -1);
+      v_3 = (5 + p2c_t14 * -1);
       w = t.f[p2c_t14];
       P2C_SIM_POLL();
       // n += u * v - w
-      n += u * v - w;
+      n_4 += u * v_3 - w;
     }
     // out[i, 8] = n
-    out.data[i * out.shape[1] + 8] = (double)n;
+    out.data[i * out.shape[1] + 8] = (double)n_4;
   }
 }
 
@@ -238,6 +254,10 @@ extern "C" __global__ void global_tuples(p2c_array<double, 1> a, p2c_array<doubl
   double w = 0;
   int64_t k = 0;
   int64_t s = 0;
+  double acc_2 = 0;
+  double acc_3 = 0;
+  double w_2 = 0;
+  double w_3 = 0;
   int64_t p2c_t;
   int64_t p2c_t2;
   int64_t p2c_t3;
@@ -259,30 +279,30 @@ extern "C" __global__ void global_tuples(p2c_array<double, 1> a, p2c_array<doubl
     // out[i, 0] = acc
     out.data[i * out.shape[1] + 0] = acc;
     // acc = 0.0
-    acc = 0.0;
+    acc_2 = 0.0;
     // for k, w in enumerate(WEIGHTS):
     for (p2c_t2 = 0; p2c_t2 < 3; ++p2c_t2) {
       k = p2c_t2;
-      w = WEIGHTS[p2c_t2];
+      w_2 = WEIGHTS[p2c_t2];
       P2C_SIM_POLL();
       // acc += k * w + a[i]
-      acc += (double)k * w + a.data[i];
+      acc_2 += (double)k * w_2 + a.data[i];
     }
     // out[i, 1] = acc
-    out.data[i * out.shape[1] + 1] = acc;
+    out.data[i * out.shape[1] + 1] = acc_2;
     // acc = 0.0
-    acc = 0.0;
+    acc_3 = 0.0;
     // for s, w in zip(STEPS, WEIGHTS):
     p2c_t3 = p2c_min<int64_t>(4, 3);
     for (p2c_t4 = 0; p2c_t4 < p2c_t3; ++p2c_t4) {
       s = STEPS[p2c_t4];
-      w = WEIGHTS[p2c_t4];
+      w_3 = WEIGHTS[p2c_t4];
       P2C_SIM_POLL();
       // acc += s * w - a[i]
-      acc += (double)s * w - a.data[i];
+      acc_3 += (double)s * w_3 - a.data[i];
     }
     // out[i, 2] = acc
-    out.data[i * out.shape[1] + 2] = acc;
+    out.data[i * out.shape[1] + 2] = acc_3;
   }
 }
 

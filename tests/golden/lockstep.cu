@@ -127,20 +127,19 @@ extern "C" __global__ void reverse_stride(p2c_array<int64_t, 1> x, p2c_array<int
 extern "C" __global__ void rebinding(p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
   int64_t k = 0;
   int64_t v = 0;
+  int64_t k_2 = 0;
   int64_t p2c_t;
-  int64_t p2c_t2;
 
   // for k in range(cuda.grid(1), x.size, cuda.gridsize(1)):
   p2c_t = (int64_t)blockDim.x * gridDim.x;
-  for (p2c_t2 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p2c_t2 < x.shape[0]; p2c_t2 += p2c_t) {
-    k = p2c_t2;
+  for (k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < x.shape[0]; k += p2c_t) {
     P2C_SIM_POLL();
     // v = x[k]
     v = x.data[k];
     // k = k * 2           # rebinding k does not change the iteration
-    k = k * 2;
+    k_2 = k * 2;
     // out[k // 2] = v + k
-    out.data[k / 2] = v + k;
+    out.data[k_2 / 2] = v + k_2;
   }
 }
 
@@ -376,6 +375,7 @@ static inline __attribute__((always_inline)) void p2c_lockstep_reverse_stride(in
 static inline __attribute__((always_inline)) void p2c_lockstep_rebinding(int64_t &p2c_pos, bool p2c_first, bool &p2c_more, p2c_array<int64_t, 1> x, p2c_array<int64_t, 1> out) {
   int64_t k = 0;
   int64_t v = 0;
+  int64_t k_2 = 0;
   int64_t p2c_t;
 
   p2c_more = false;
@@ -390,9 +390,9 @@ static inline __attribute__((always_inline)) void p2c_lockstep_rebinding(int64_t
     // v = x[k]
     v = x.data[k];
     // k = k * 2           # rebinding k does not change the iteration
-    k = k * 2;
+    k_2 = k * 2;
     // out[k // 2] = v + k
-    out.data[k / 2] = v + k;
+    out.data[k_2 / 2] = v + k_2;
   } while (0);
   p2c_pos += p2c_t;
   p2c_more = p2c_pos < x.shape[0];

@@ -45,6 +45,7 @@ extern "C" __global__ void matmul(p2c_array<float, 2> A, p2c_array<float, 2> B, 
   int64_t t = 0;
   int64_t k = 0;
   int64_t kk = 0;
+  int64_t k_2 = 0;
   int64_t p2c_t;
 
   // sA = cuda.shared.array((TPB, TPB), dtype=float32)
@@ -78,11 +79,11 @@ extern "C" __global__ void matmul(p2c_array<float, 2> A, p2c_array<float, 2> B, 
       sA[ty][tx] = 0.0f;
     }
     // k = t * TPB + ty
-    k = t * TPB + (int64_t)ty;
+    k_2 = t * TPB + (int64_t)ty;
     // if k < K and col < N:
-    if (k < K && col < N) {
+    if (k_2 < K && col < N) {
       // sB[ty, tx] = B[k, col]
-      sB[ty][tx] = B.data[k + B.shape[0] * col];
+      sB[ty][tx] = B.data[k_2 + B.shape[0] * col];
     } else {
       // sB[ty, tx] = 0.0
       sB[ty][tx] = 0.0f;
@@ -122,6 +123,7 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
   int64_t t = 0;
   int64_t k = 0;
   int64_t kk = 0;
+  int64_t k_2 = 0;
   int64_t p2c_t;
   int64_t p2c_t2;
 
@@ -168,6 +170,7 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
     P2C_SIM_POLL();
     p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
       int64_t k = 0;
+      int64_t k_2 = 0;
       int64_t col = 0;
       int64_t row = 0;
       int32_t tx = 0;
@@ -198,11 +201,11 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
         sA[ty][tx] = 0.0f;
       }
       // k = t * TPB + ty
-      k = t * TPB + (int64_t)ty;
+      k_2 = t * TPB + (int64_t)ty;
       // if k < K and col < N:
-      if (k < K && col < N) {
+      if (k_2 < K && col < N) {
         // sB[ty, tx] = B[k, col]
-        sB[ty][tx] = B.data[k + B.shape[0] * col];
+        sB[ty][tx] = B.data[k_2 + B.shape[0] * col];
       } else {
         // sB[ty, tx] = 0.0
         sB[ty][tx] = 0.0f;

@@ -146,6 +146,7 @@ extern "C" __global__ void matmul(p2c_array<float, 2> A, p2c_array<float, 2> B, 
   int64_t t = 0;
   int64_t k = 0;
   int64_t kk = 0;
+  int64_t k_2 = 0;
   int64_t p2c_t;
 
   // sA = cuda.shared.array((TPB, TPB), dtype=float32)
@@ -179,11 +180,11 @@ extern "C" __global__ void matmul(p2c_array<float, 2> A, p2c_array<float, 2> B, 
       (&sA[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)ty, (int64_t)tx}}, p2c_index<2>{{16, 16}}.v, nullptr, 40, 13)] = 0.0f;
     }
     // k = t * TPB + ty
-    k = t * TPB + (int64_t)ty;
+    k_2 = t * TPB + (int64_t)ty;
     // if k < K and col < N:
-    if (k < K && col < N) {
+    if (k_2 < K && col < N) {
       // sB[ty, tx] = B[k, col]
-      (&sB[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)ty, (int64_t)tx}}, p2c_index<2>{{16, 16}}.v, nullptr, 43, 13)] = B.data[p2c_bounds_offset<'F', 2>(p2c_index<2>{{k, col}}, B.shape, B.strides, 43, 26)];
+      (&sB[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)ty, (int64_t)tx}}, p2c_index<2>{{16, 16}}.v, nullptr, 43, 13)] = B.data[p2c_bounds_offset<'F', 2>(p2c_index<2>{{k_2, col}}, B.shape, B.strides, 43, 26)];
     } else {
       // sB[ty, tx] = 0.0
       (&sB[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)ty, (int64_t)tx}}, p2c_index<2>{{16, 16}}.v, nullptr, 45, 13)] = 0.0f;
@@ -223,6 +224,7 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
   int64_t t = 0;
   int64_t k = 0;
   int64_t kk = 0;
+  int64_t k_2 = 0;
   int64_t p2c_t;
   int64_t p2c_t2;
 
@@ -269,6 +271,7 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
     P2C_SIM_POLL();
     p2c_sim_each_thread(p2c_d, [&](unsigned p2c_i) __attribute__((always_inline)) {
       int64_t k = 0;
+      int64_t k_2 = 0;
       int64_t col = 0;
       int64_t row = 0;
       int32_t tx = 0;
@@ -299,11 +302,11 @@ static inline __attribute__((always_inline)) void p2c_regions_matmul(uint3 p2c_d
         (&sA[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)ty, (int64_t)tx}}, p2c_index<2>{{16, 16}}.v, nullptr, 40, 13)] = 0.0f;
       }
       // k = t * TPB + ty
-      k = t * TPB + (int64_t)ty;
+      k_2 = t * TPB + (int64_t)ty;
       // if k < K and col < N:
-      if (k < K && col < N) {
+      if (k_2 < K && col < N) {
         // sB[ty, tx] = B[k, col]
-        (&sB[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)ty, (int64_t)tx}}, p2c_index<2>{{16, 16}}.v, nullptr, 43, 13)] = B.data[p2c_bounds_offset<'F', 2>(p2c_index<2>{{k, col}}, B.shape, B.strides, 43, 26)];
+        (&sB[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)ty, (int64_t)tx}}, p2c_index<2>{{16, 16}}.v, nullptr, 43, 13)] = B.data[p2c_bounds_offset<'F', 2>(p2c_index<2>{{k_2, col}}, B.shape, B.strides, 43, 26)];
       } else {
         // sB[ty, tx] = 0.0
         (&sB[0][0])[p2c_bounds_offset<'C', 2>(p2c_index<2>{{(int64_t)ty, (int64_t)tx}}, p2c_index<2>{{16, 16}}.v, nullptr, 45, 13)] = 0.0f;

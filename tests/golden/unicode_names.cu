@@ -30,6 +30,7 @@ extern "C" __global__ void unicode_names(p2c_array<double, 1> a, p2c_array<doubl
   double u00e9tu00e9 = 0;
   double fix = 0;
   double x = 0;
+  double fix_2 = 0;
 
   // i = cuda.grid(1)
   i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -40,11 +41,11 @@ extern "C" __global__ void unicode_names(p2c_array<double, 1> a, p2c_array<doubl
     // ﬁx = 2.0 * été
     fix = 2.0 * u00e9tu00e9;
     // fix = fix + 1.0
-    fix = fix + 1.0;
+    fix_2 = fix + 1.0;
     // ｘ = 3.0
     x = 3.0;
     // out[i] = ﬁx + x
-    out.data[i] = fix + x;
+    out.data[i] = fix_2 + x;
   }
 }
 

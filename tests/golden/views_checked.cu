@@ -459,6 +459,7 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
   p2c_array<double, 1> row = {};
   double k = 0;
   int64_t j = 0;
+  p2c_array<double, 1> row_2 = {};
   p2c_array<double, 2> p2c_v;
   p2c_array<double, 2> p2c_v2;
   p2c_array<double, 2> p2c_v3;
@@ -506,10 +507,10 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
     // for j, row in enumerate(m):
     for (p2c_t4 = 0; p2c_t4 < m.shape[0]; ++p2c_t4) {
       j = p2c_t4;
-      row = (p2c_v6 = m, p2c_view_index<0>(p2c_v6, p2c_bounds_axis(p2c_t4, p2c_v6.shape[0], 0, 70, 33)));
+      row_2 = (p2c_v6 = m, p2c_view_index<0>(p2c_v6, p2c_bounds_axis(p2c_t4, p2c_v6.shape[0], 0, 70, 33)));
       P2C_SIM_POLL();
       // k += j * row[-1]
-      k += (double)j * *(double *)((char *)row.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{-1}}, row.shape, row.strides, 71, 22));
+      k += (double)j * *(double *)((char *)row_2.data + p2c_bounds_offset<'A', 1>(p2c_index<1>{{-1}}, row_2.shape, row_2.strides, 71, 22));
     }
     // out[i, 7] = k
     out.data[p2c_bounds_offset<'C', 2>(p2c_index<2>{{i, 7}}, out.shape, out.strides, 72, 9)] = k;

@@ -141,6 +141,7 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
   p2c_array<double, 1> row = {};
   double k = 0;
   int64_t j = 0;
+  p2c_array<double, 1> row_2 = {};
   p2c_array<double, 1> p2c_t;
   p2c_array<double, 2> p2c_t2;
   int64_t p2c_t3;
@@ -181,10 +182,10 @@ extern "C" __global__ void rows(p2c_array<double, 2> m, p2c_array<double, 2> out
     // for j, row in enumerate(m):
     for (p2c_t4 = 0; p2c_t4 < m.shape[0]; ++p2c_t4) {
       j = p2c_t4;
-      row = p2c_view_index<0>(m, p2c_t4);
+      row_2 = p2c_view_index<0>(m, p2c_t4);
       P2C_SIM_POLL();
       // k += j * row[-1]
-      k += (double)j * *(double *)((char *)row.data + p2c_wrap(-1, row.shape[0]) * row.strides[0]);
+      k += (double)j * *(double *)((char *)row_2.data + p2c_wrap(-1, row_2.shape[0]) * row_2.strides[0]);
     }
     // out[i, 7] = k
     out.data[i * out.shape[1] + 7] = k;
