@@ -141,7 +141,9 @@ class _Piece:
         try:
             tree = ast.parse("\n".join(text) + "\n")
         except SyntaxError as e:
-            raise Error("%s:%d: the source of '%s' could not be read back (%s)" % (self.file, first, name, e.msg))
+            tree = _lambda_alone(text, deltas, code, first) if name == "<lambda>" else None
+            if tree is None:
+                raise Error("%s:%d: the source of '%s' could not be read back (%s)" % (self.file, first, name, e.msg))
         if name == "<lambda>":
             self._from_lambda(tree, text, first, deltas)
             return
@@ -239,6 +241,48 @@ class _Piece:
                 if n.id not in uses or pos < uses[n.id]:
                     uses[n.id] = pos
         return sorted(((k, l, c) for k, (l, c) in uses.items()), key=lambda u: (u[1], u[2]))
+
+
+def _lambda_alone(text, deltas, code, first):
+    """The parse of the lambdas on the code's line when its lines do not parse alone (a lambda
+    on a continuation line: `    lambda: None, tuple(), cc=(9, 0, "a"))`): each `lambda ...`
+    cut where its expression ends (a comma or closing bracket outside brackets, or the line's
+    end), parenthesized; `text` and `deltas` are changed to match. None if that fails too."""
+    import io
+    import tokenize
+    line = code.co_firstlineno - first   # index in text
+    if not 0 <= line < len(text):
+        return None
+    rest = "\n".join(text[line:]) + "\n"
+    cuts, start, depth, in_body = [], None, 0, False
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(rest).readline):
+            if start is None:
+                if tok.type == tokenize.NAME and tok.string == "lambda" and tok.start[0] == 1:
+                    start, depth, in_body = tok.start, 0, False
+                continue
+            closes = tok.string in ")]}" and depth == 0
+            ends = (tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER) and depth == 0) or closes
+            if tok.type == tokenize.OP and tok.string in "([{":
+                depth += 1
+            elif tok.type == tokenize.OP and tok.string in ")]}" and depth:
+                depth -= 1
+            elif tok.type == tokenize.OP and tok.string == ":" and depth == 0:
+                in_body = True
+            if ends or (in_body and tok.type == tokenize.OP and tok.string == "," and depth == 0):
+                cuts.append((start, tok.start))
+                start = None
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    if len(cuts) != 1 or cuts[0][1][0] != 1:   # one lambda, on one line
+        return None
+    (_, c0), (_, c1) = cuts[0]
+    text[line] = "(" + text[line][c0:c1].rstrip() + ")"
+    deltas[line] += c0 - 1
+    try:
+        return ast.parse("\n" * line + text[line] + "\n")   # at its line
+    except SyntaxError:
+        return None
 
 
 def _source_lines(func, code, name):

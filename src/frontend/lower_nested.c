@@ -184,11 +184,11 @@ static bool add_capture_params(Lowerer *L, Function *g, const NestedFn *nf, TSNo
     return false;
   }
   Var *vars = arena_alloc(L->a, sizeof *vars * (size_t)(g->nvars + nl));
-  memcpy(vars, g->vars, sizeof *vars * (size_t)g->nparams);
+  if (g->nparams) memcpy(vars, g->vars, sizeof *vars * (size_t)g->nparams);
   int k = g->nparams;
   for (int i = 0; i < nf->ncaptures; i++)
     if (!nf->captures[i].value) vars[k++] = (Var){.name = nf->captures[i].name, .loc = g->loc, .is_param = true};
-  memcpy(vars + k, g->vars + g->nparams, sizeof *vars * (size_t)(g->nvars - g->nparams));
+  if (g->nvars > g->nparams) memcpy(vars + k, g->vars + g->nparams, sizeof *vars * (size_t)(g->nvars - g->nparams));
   if (g->defaults) {
     Expr **d = arena_alloc(L->a, sizeof *d * (size_t)(g->nparams + nl));
     memcpy(d, g->defaults, sizeof *d * (size_t)g->nparams);
@@ -321,7 +321,7 @@ bool lower_nested_call(Lowerer *L, TSNode n, Expr *e) {
   const NestedFn *nf = e->kids[0]->kind == EX_FUNC ? nested_of(L, e->kids[0]->func) : NULL;
   if (!variable_capture(nf)) return true;
   Keyword *kws = arena_alloc(L->a, sizeof *kws * (size_t)(e->nkeywords + nf->ncaptures));
-  memcpy(kws, e->keywords, sizeof *kws * (size_t)e->nkeywords);
+  if (e->nkeywords) memcpy(kws, e->keywords, sizeof *kws * (size_t)e->nkeywords);
   int k = e->nkeywords;
   for (int i = 0; i < nf->ncaptures; i++) {
     if (nf->captures[i].value) continue;

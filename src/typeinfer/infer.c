@@ -258,12 +258,27 @@ static void infer_for_iter(Infer *I, Stmt *s) {
   infer_block(I, &s->body);
 }
 
+/* Whether tuple literal e holds (at any depth) a call of the function being typed. */
+static bool holds_own_result(const Infer *I, const Expr *e) {
+  if (e->kind == EX_CALL) return e->kids[0]->kind == EX_FUNC && e->kids[0]->func == I->fn->generic;
+  if (e->kind != EX_TUPLE) return false;
+  for (int i = 0; i < e->nkids; i++)
+    if (holds_own_result(I, e->kids[i])) return true;
+  return false;
+}
+
 static void infer_return(Infer *I, Stmt *s) {
   if (I->fn->kind == FN_KERNEL) {
     if (s->value) TERR(I, s->loc, "E-kernel-return", "a kernel cannot return a value");
     return;
   }
   if (s->value && function_as_value(I, s->value, "returning")) return;
+  if (s->value && s->value->kind == EX_TUPLE && holds_own_result(I, s->value)) {   /* T = (..., T) */
+    TERR(I, s->value->loc, "E-recursion", "Return type of recursive function does not converge: '%s' "
+         "returns a tuple that holds its own result, whose type would have to hold itself",
+         I->fn->generic->name);
+    return;
+  }
   const Type *t = s->value ? infer_expr(I, s->value) : &type_void;
   if (!t) return;
   if (t->kind == TY_ARRAY && t->space == MEM_LOCAL) {

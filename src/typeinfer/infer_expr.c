@@ -277,7 +277,21 @@ static bool pair_compare_ok(Infer *I, Expr *e, Op op, const Type *a, const Type 
   return false;
 }
 
+/* "1" == "1": string literals (a device function's parameter given one, static_args.c) compare
+ * at compile time, as Numba compares its literal strings; the comparison becomes its result. */
+static bool fold_string_compare(Expr *e) {
+  if (e->nkids != 2 || e->kids[0]->kind != EX_STR || e->kids[1]->kind != EX_STR) return false;
+  if (e->cmps[0] != OP_EQ && e->cmps[0] != OP_NE) return false;
+  const Expr *a = e->kids[0], *b = e->kids[1];
+  bool equal = a->is_bytes == b->is_bytes && a->str_len == b->str_len && memcmp(a->str, b->str, a->str_len) == 0;
+  e->kind = EX_BOOL;
+  e->ival = equal == (e->cmps[0] == OP_EQ);
+  e->nkids = 0;
+  return true;
+}
+
 static const Type *infer_compare(Infer *I, Expr *e) {
+  if (fold_string_compare(e)) return &type_bool;
   const Type *t[64];
   if (!infer_kids(I, e, t)) return NULL;
   for (int i = 0; i + 1 < e->nkids; i++)
@@ -1127,7 +1141,7 @@ static bool bind_call_args(Infer *I, Expr *e, const Function *g) {
   if (g->vararg) {   /* the extra positional arguments, a tuple: *args */
     int extra = given > n - 1 ? given - (n - 1) : 0;
     Expr *t = ast_new_expr(&I->c->arena, EX_TUPLE, extra ? e->kids[n]->loc : e->loc);
-    t->kids = arena_dup(&I->c->arena, e->kids + 1 + given - extra, sizeof *t->kids * (size_t)(extra ? extra : 1));
+    if (extra) t->kids = arena_dup(&I->c->arena, e->kids + 1 + given - extra, sizeof *t->kids * (size_t)extra);
     t->nkids = extra;
     bound[n - 1] = t;
     given -= extra;

@@ -25,7 +25,7 @@
 
 /* ---- what an argument is ---- */
 
-typedef enum ArgKind { ARG_RUNTIME, ARG_FUNCTION, ARG_DTYPE, ARG_LITERAL, ARG_NONE } ArgKind;
+typedef enum ArgKind { ARG_RUNTIME, ARG_FUNCTION, ARG_DTYPE, ARG_LITERAL, ARG_NONE, ARG_STRING } ArgKind;
 
 static bool is_literal(const Expr *e) {
   switch (e->kind) {
@@ -45,6 +45,7 @@ static bool is_literal(const Expr *e) {
 static ArgKind arg_kind(const Expr *e) {
   if (e->kind == EX_FUNC) return ARG_FUNCTION;
   if (e->kind == EX_NONE) return ARG_NONE;
+  if (e->kind == EX_STR) return ARG_STRING;   /* Numba's string literal: a value of compile time */
   if (e->kind == EX_BUILTIN) {
     const Builtin *b = e->builtin;
     if (b->kind == BK_TYPE && b->result != &type_void) return ARG_DTYPE;
@@ -131,6 +132,14 @@ static void value_text(StrBuf *sb, const Expr *e) {
     for (const char *p = name; *p; p++) sb_putc(sb, *p == '.' ? '_' : *p);
     return;
   }
+  case EX_STR:   /* its first bytes, letters and digits as they are, others in hex */
+    sb_putc(sb, 's');
+    for (size_t i = 0; i < e->str_len && i < 24; i++) {
+      unsigned char c = (unsigned char)e->str[i];
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) sb_putc(sb, (char)c);
+      else sb_printf(sb, "_%02x", c);
+    }
+    return;
   default: sb_puts(sb, "value"); return;
   }
 }
@@ -407,7 +416,7 @@ static Function *instance(Infer *I, Function *g, const StaticArg *statics, int n
     if (kinds[statics[j].param] != PARAM_ASSIGNED) continue;
     const Stmt *s = first_binding(&g->body, statics[j].param);
     ArgKind k = arg_kind(statics[j].value);
-    const char *what = k == ARG_DTYPE ? "a dtype" : k == ARG_NONE ? "None" : "a function";
+    const char *what = k == ARG_DTYPE ? "a dtype" : k == ARG_NONE ? "None" : k == ARG_STRING ? "a string" : "a function";
     *why_at = statics[j].value;
     *why = arena_printf(a, "parameter '%s' of '%s' is given %s, but '%s' assigns to it (line %u): a "
                         "parameter that holds %s cannot be reassigned", statics[j].name, g->name,

@@ -289,6 +289,24 @@ def test_error_in_a_lambda_points_into_it():
     assert e.value.diagnostics[0][:3] == (__file__, line, col)
 
 
+def test_a_lambda_on_a_continuation_line():
+    # numba-cuda's test_compile_ptx_arch_specific: the lambda's line alone does not parse (it
+    # ends a call's arguments); the lambda is cut where its expression ends.
+    ptx, resty = cuda.compile_ptx(
+        lambda: None, tuple(), cc=(9, 0, "a"))
+    assert ".target sm_90a" in ptx and str(resty) == "void"
+    total = cuda.Reduce(
+        lambda a, b: a + b, )
+    x = np.arange(40, dtype=np.int64)
+    assert total(x) == 780
+    bad = cuda.Reduce(
+        lambda a, b: a + NOT_DEFINED, )  # noqa: F821
+    with pytest.raises(pyk2cuda.CompileError) as e:
+        bad(np.ones(3))
+    line, col = _where(test_a_lambda_on_a_continuation_line, "NOT_DEFINED")
+    assert e.value.diagnostics[0][:3] == (__file__, line, col)
+
+
 def test_jit_of_a_jitted_function_compiles_its_python_function():
     @cuda.jit(device=True)
     def inc(v):
