@@ -65,8 +65,8 @@ class fp8_interpretation_t(_enum.IntEnum):
 
 def _fp8_module():
     """numba.cuda._internal.cuda_fp8: the fp8 types (constructors and conversions in kernels),
-    its enums; its cvt_* functions are names the translator does not have yet (a kernel that
-    calls one is a compile error naming it)."""
+    its enums, and its functions, which the translator knows by this module's name (the cvt_*
+    intrinsics; a kernel that calls another is a compile error naming it)."""
     m = _modules.ModuleType("numba.cuda._internal.cuda_fp8", _fp8_module.__doc__)
     m.fp8_e5m2, m.fp8_e4m3, m.fp8_e8m0 = _types.fp8_e5m2, _types.fp8_e4m3, _types.fp8_e8m0
     m.saturation_t, m.fp8_interpretation_t = saturation_t, fp8_interpretation_t
@@ -76,7 +76,7 @@ def _fp8_module():
             raise AttributeError(attr)
         f = _intrinsic(attr)
         f.__module__ = m.__name__
-        f._p2c_path = "numba.cuda.fp8." + attr
+        f._p2c_path = m.__name__ + "." + attr
         setattr(m, attr, f)
         return f
     m.__getattr__ = getattr_

@@ -470,7 +470,7 @@ class _Builder:
             self.classes.append((name, ["class %s(Exception):" % name, "    pass"]))
             return
         import enum
-        base = "__p2c_IntEnum" if issubclass(cls, enum.IntEnum) else "__p2c_Enum"
+        base = "__p2c_IntEnum" if issubclass(cls, enum.IntEnum) or _is_fast_int_enum(cls) else "__p2c_Enum"
         lines = ["class %s(%s):" % (name, base)]
         for member, obj in cls.__members__.items():
             text = _constant(int(obj) if isinstance(obj, int) else obj.value)
@@ -648,14 +648,22 @@ def _is_user_module(value):
 
 
 def _is_class_kernels_name(value):
-    """An exception class, or an Enum/IntEnum class (enum is imported when one exists)."""
+    """An exception class, or an Enum/IntEnum class (enum is imported when one exists), or an
+    integer enum of cuda.bindings (cudaRoundMode, which numba-cuda's fp8 intrinsics take)."""
     if not isinstance(value, type):
         return False
-    if issubclass(value, BaseException):
+    if issubclass(value, BaseException) or _is_fast_int_enum(value):
         return True
     import sys
     enum = sys.modules.get("enum")
     return enum is not None and issubclass(value, enum.Enum)
+
+
+def _is_fast_int_enum(cls):
+    """cuda.bindings' enums (its FastEnum classes): int subclasses with __members__, frozen as an
+    IntEnum of the same members."""
+    return (type(cls).__name__ == "FastEnumMetaclass" and type(cls).__module__.startswith("cuda.bindings")
+            and issubclass(cls, int) and isinstance(getattr(cls, "__members__", None), dict))
 
 
 def _is_enum_member(value):

@@ -70,6 +70,9 @@ typedef enum BuiltinId {
   BI_BF16,                 /* numba.cuda.bf16 intrinsics: c64 is the prelude function, `result`
                               the result type, proto the parameters' types (builtin_libdevice_type's
                               letters, 'b' for bfloat16) */
+  BI_FP8_CVT,              /* numba-cuda's fp8 cvt_* intrinsics: c64 is the prelude function,
+                              `result` the result type, proto the parameters (infer_fp8_cvt_call's
+                              letters) */
   BI_TYPE,                 /* a scalar type (np.float32, numba.int32 ...) */
   BI_VECTOR,               /* a CUDA vector type's constructor (cuda.float32x4, cuda.float4) */
   BI_NP_ELEMENTWISE,       /* NumPy's comparison, logical, bitwise and extremum ufuncs: c64 is

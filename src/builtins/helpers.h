@@ -56,7 +56,8 @@ typedef enum TypeHelper {
   TH_HALF_MATH,   /* float16 math functions (p2c_hsin ...), written where one is called */
   TH_BF16, TH_BF16_INT, TH_BF16_OPS, TH_BF16_EXT,   /* bfloat16: written together whenever it is used */
   TH_BF16_MATH,   /* bfloat16 math functions (p2c_bf16_sin ...), written where one is called */
-  TH_FP8, TH_FP8_CVT,   /* the fp8 types: written together whenever one is used */
+  TH_FP8, TH_FP8_BITS, TH_FP8_CVT,   /* the fp8 types: written together whenever one is used;
+                                       TH_FP8 and TH_FP8_BITS also by the cvt_* intrinsics */
   TH_CHARSEQ,     /* p2c_chars<n>, p2c_unichars<n>: written whenever a character sequence is used */
   TH_TIME, TH_TIME_SCALE,   /* datetime64 and timedelta64: written together where one is used */
   TH_COUNT

@@ -17,7 +17,7 @@ BuiltinInferFn infer_cast_builtin_call, infer_round_call, infer_len_call, infer_
 BuiltinInferFn infer_loop_only_call, infer_isinstance_call;
 BuiltinInferFn infer_complex_ctor_call, infer_cmath_call, infer_cmath_phase_call;   /* infer_complex.c */
 BuiltinInferFn infer_cmath_polar_call, infer_cmath_rect_call;
-BuiltinInferFn infer_fp16_call, infer_bf16_call;                                     /* infer_half.c */
+BuiltinInferFn infer_fp16_call, infer_bf16_call, infer_fp8_cvt_call;                 /* infer_half.c */
 BuiltinInferFn infer_isnat_call, infer_time_value_call;                              /* infer_time.c */
 BuiltinInferFn infer_vector_ctor_call;                                             /* infer_vector.c */
 BuiltinInferFn infer_atomic_call, infer_sync_predicate_call, infer_syncwarp_call;   /* infer_cuda.c */

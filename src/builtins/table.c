@@ -148,6 +148,12 @@ static double fold_isfinite(double x) { return isfinite(x); }
   {.path = p, .kind = BK_FUNC, .id = BI_FP16, ARGS(1, 1), .result = &type_float16, .c64 = c, \
    TH(TH_HALF_MATH), HOOKS(infer_fp16_call, emit_half_builtin_call)}
 
+/* numba.cuda._internal.cuda_fp8's cvt_NAME: the prelude's p2c_cvt_NAME, its parameters proto
+ * (infer_fp8_cvt_call's letters) */
+#define FP8_CVT(name, proto_, r) \
+  {.path = "numba.cuda._internal.cuda_fp8." name, .kind = BK_FUNC, .id = BI_FP8_CVT, \
+   ARGS(sizeof proto_ - 1, sizeof proto_ - 1), .proto = proto_, .result = &r, .c64 = "p2c_" name, \
+   TH2(TH_FP8, TH_FP8_BITS), HOOKS(infer_fp8_cvt_call, emit_half_builtin_call)}
 /* numba.cuda.bf16's intrinsics: proto gives the parameters' types (infer_bf16_call's letters),
  * r the result type, c the prelude's function (TH_BF16...; the math ones TH_BF16_MATH) */
 #define BF16(p, proto_, r, c) \
@@ -538,6 +544,12 @@ static const Builtin table[] = {
     TY("numba.cuda._internal.cuda_fp8.fp8_e5m2", type_fp8_e5m2),
     TY("numba.cuda._internal.cuda_fp8.fp8_e4m3", type_fp8_e4m3),
     TY("numba.cuda._internal.cuda_fp8.fp8_e8m0", type_fp8_e8m0),
+    /* ... and its conversions of storage bytes, with cuda_fp8.h's enums as arguments (TH_FP8_CVT) */
+    FP8_CVT("cvt_float_to_fp8", "fSI", type_uint8), FP8_CVT("cvt_double_to_fp8", "dSI", type_uint8),
+    FP8_CVT("cvt_bfloat16raw_to_fp8", "rSI", type_uint8),
+    FP8_CVT("cvt_float_to_e8m0", "fSR", type_uint8), FP8_CVT("cvt_double_to_e8m0", "dSR", type_uint8),
+    FP8_CVT("cvt_bfloat16raw_to_e8m0", "rSR", type_uint8),
+    FP8_CVT("cvt_e8m0_to_bf16raw", "u", type_bf16_raw),
     MOD("numba.cuda.bf16"),
     BF16("habs", "b", type_bfloat16, "p2c_bf16_abs"), BF16("hneg", "b", type_bfloat16, "p2c_bf16_neg"),
     BF16("hadd", "bb", type_bfloat16, "p2c_bf16_add"), BF16("hsub", "bb", type_bfloat16, "p2c_bf16_sub"),

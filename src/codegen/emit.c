@@ -574,6 +574,7 @@ static void use_type_helpers(Gen *G, const Analysis *an) {
   }
   if (an->uses_fp8) {
     type_helper_use(&G->helpers, TH_FP8);
+    type_helper_use(&G->helpers, TH_FP8_BITS);
     type_helper_use(&G->helpers, TH_FP8_CVT);
   }
 }

@@ -13,7 +13,10 @@
  * numba.cuda.bf16's intrinsics take the parameter types of their C functions (row proto).
  *
  * The fp8 types (numba.cuda._internal.cuda_fp8) only convert, from and to numbers, float16 and
- * bfloat16: no operators, no math (cuda_fp8.h has none). */
+ * bfloat16: no operators, no math (cuda_fp8.h has none). Its cvt_* intrinsics convert storage
+ * bytes and bfloat16 bits (bfloat16_raw), with cuda_fp8.h's enums' members as arguments. */
+#include <string.h>
+
 #include "typeinfer/infer.h"
 
 static bool is_bit_op(Op op) {
@@ -100,4 +103,41 @@ const Type *infer_bf16_call(Infer *I, Expr *e, const Type **t) {
     infer_coerce(I, &e->kids[i], p);
   }
   return b->result;
+}
+
+/* The enum class a letter of an fp8 cvt_* row's proto names (S, I, R), or NULL for a number. */
+static const char *fp8_cvt_enum(char letter) {
+  switch (letter) {
+  case 'S': return "saturation_t";
+  case 'I': return "fp8_interpretation_t";
+  case 'R': return "cudaRoundMode";
+  default: return NULL;
+  }
+}
+
+/* One argument of an fp8 cvt_* call: a member of the enum its letter names (numba-cuda's
+ * overloads take IntEnumMember(cls, int64) only), the bfloat16_raw ('r') a cvt_ gave, or a number
+ * converted to float32 ('f'), float64 ('d') or an e8m0 storage byte ('u', uint8). */
+static bool fp8_cvt_arg(Infer *I, Expr *e, int i, const Type *t) {
+  char letter = e->builtin->proto[i - 1];
+  const char *cls = fp8_cvt_enum(letter);
+  const Type *want = letter == 'f' ? &type_float32 : letter == 'd' ? &type_float64 : letter == 'u' ? &type_uint8 :
+                     letter == 'r' ? &type_bf16_raw : &type_int32;
+  bool ok = cls ? t->kind == TY_INT && t->enum_class && strcmp(t->enum_class, cls) == 0
+                : letter == 'r' ? t == want : type_is_number(t);
+  if (!ok) {
+    TERR(I, e->kids[i]->loc, "E-arg", "%s() takes %s%s as argument %d, not %s", builtin_display_name(e->builtin),
+         cls ? "a member of " : "", cls ? cls : want->name, i, t->name);
+    return false;
+  }
+  infer_coerce(I, &e->kids[i], want);
+  return true;
+}
+
+/* cvt_float_to_fp8(x, saturation_t.NOSAT, fp8_interpretation_t.E4M3), cvt_e8m0_to_bf16raw(b) ...
+ * (numba.cuda._internal.cuda_fp8): the row's result, a storage byte or a bfloat16_raw. */
+const Type *infer_fp8_cvt_call(Infer *I, Expr *e, const Type **t) {
+  for (int i = 1; i <= e->builtin->min_args; i++)
+    if (!fp8_cvt_arg(I, e, i, t[i])) return NULL;
+  return e->builtin->result;
 }

@@ -14,7 +14,7 @@
 static int ctor_arg_lanes(Infer *I, Expr *e, int i, const Type *t, const Type *vt) {
   const char *name = builtin_display_name(e->builtin);
   if (t->kind == TY_VECTOR) {
-    if (t->dtype == vt->dtype) return t->lanes;
+    if (t->dtype == vt->dtype && t == type_vector_of(t->dtype, t->lanes)) return t->lanes;   /* not bfloat16_raw */
     TERR(I, e->kids[i]->loc, "E-vector", "%s() takes vectors of %s, got %s", name,
          vt->dtype->name, t->name);
     return 0;

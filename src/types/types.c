@@ -56,6 +56,9 @@ const Type type_vectors[TYPE_VECTOR_BASES][TYPE_VECTOR_MAX_LANES] = {
 #undef VECS
 #undef VECTOR_TYPE
 
+const Type type_bf16_raw = {.kind = TY_VECTOR, .name = "bfloat16_raw", .cname = "p2c_bf16_raw",
+                            .dtype = &type_uint16, .lanes = 1};
+
 const Type *type_vector_of(const Type *base, int lanes) {
   if (lanes < 1 || lanes > TYPE_VECTOR_MAX_LANES) return NULL;
   for (int i = 0; i < TYPE_VECTOR_BASES; i++)

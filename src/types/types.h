@@ -155,6 +155,10 @@ const Type *type_complex_of(const Type *f);
  * scalars they are singletons, and no tuple (their lanes are not `elems`). */
 enum { TYPE_VECTOR_BASES = 10, TYPE_VECTOR_MAX_LANES = 4 };
 extern const Type type_vectors[TYPE_VECTOR_BASES][TYPE_VECTOR_MAX_LANES];
+/* cuda_bf16.h's __nv_bfloat16_raw, the bits of a bfloat16 that numba-cuda's fp8 cvt_* intrinsics
+ * take and give: a struct of one member x (uint16) that kernels read, as a 1-lane vector's, and
+ * never build (no constructor names it, so no vector constructor takes it). */
+extern const Type type_bf16_raw;
 /* The vector type of `lanes` (1..4) lanes of scalar type `base`, or NULL where CUDA has none. */
 const Type *type_vector_of(const Type *base, int lanes);
 static inline bool type_is_vector(const Type *t) { return t->kind == TY_VECTOR; }

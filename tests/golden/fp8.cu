@@ -393,11 +393,15 @@ P2C_FP8 unsigned p2c_fp8_bits_of(double r, int mant, int bias) {
   if (biased <= 0) return (unsigned)ldexp(r, bias - 1 + mant);   /* subnormal */
   return (unsigned)biased << mant | ((unsigned)ldexp(r, mant - (e - 1)) & ((1u << mant) - 1));
 }
-/* __nv_cvt_double_to_fp8: NaN gives 0x7f; past the largest finite (by half an ulp or more), it
-   with SATFINITE, else e5m2's infinity or e4m3's NaN. */
+/* __nv_cvt_double_to_fp8: a NaN keeps its sign, and in e5m2 its significand's two leading bits
+   (a quiet NaN 0x7e or 0x7f); past the largest finite (by half an ulp or more), it with
+   SATFINITE, else e5m2's infinity or e4m3's NaN. */
 P2C_FP8 unsigned char p2c_fp8_cvt(double x, bool satfinite, bool e4m3) {
   unsigned sign = signbit(x) ? 0x80u : 0u;
-  if (x != x) return 0x7f;
+  if (x != x) {
+    unsigned long long bits = (unsigned long long)__double_as_longlong(x);
+    return (unsigned char)(sign | (e4m3 ? 0x7fu : 0x7eu | (unsigned)(bits >> 50 & 3)));
+  }
   double a = fabs(x), maxnorm = e4m3 ? 448.0 : 57344.0;
   double r = a > 2 * maxnorm ? 2 * maxnorm : p2c_fp8_round_magnitude(a, e4m3 ? 3 : 2, e4m3 ? -6 : -14);
   if (r > maxnorm) return (unsigned char)(sign | (satfinite ? (e4m3 ? 0x7eu : 0x7bu) : (e4m3 ? 0x7fu : 0x7cu)));
@@ -412,27 +416,57 @@ P2C_FP8 float p2c_fp8_value(unsigned char b, bool e4m3) {
   return s * ldexpf((float)(m | 1 << mant), ebits - bias - mant);
 }
 
-/* __nv_cvt_float_to_e8m0: the exponent of |x| rounded to bfloat16 toward zero, or up and then up
-   to a power of two (`up`); NaN gives 0xff, as does an overflow without SATFINITE. */
-P2C_FP8 unsigned char p2c_e8m0_cvt(float x, bool satfinite, bool up) {
-  unsigned a = (unsigned)__float_as_int(x) & 0x7fffffffu;
-  if (a > 0x7f800000u) return 0xff;
-  unsigned h = (a >> 16) + (up && a < 0x7f800000u && (a & 0xffffu) != 0);   /* bfloat16 bits */
-  unsigned res = h >> 7;
-  if (up && (h & 0x7fu) && h > 0x40u && h < 0x7f80u) res++;
-  if (satfinite && res == 0xffu) res = 0xfe;
+/* numba-cuda's cvt_* intrinsics (numba.cuda._internal.cuda_fp8), as cuda_fp8.h's __nv_cvt_*
+   define them: an fp8 value is its storage byte, a bfloat16 its bits (p2c_bf16_raw, the
+   header's __nv_bfloat16_raw); the enums come as the header's values: __NV_SATFINITE 1,
+   __NV_E4M3 0 (any other is E5M2), cudaRoundZero 1, cudaRoundPosInf 2. */
+struct p2c_bf16_raw { unsigned short x; };
+/* A float goes through double, except that every NaN is the canonical one (0x7f). */
+P2C_FP8 unsigned char p2c_cvt_float_to_fp8(float x, int sat, int interp) {
+  return x != x ? (unsigned char)0x7f : p2c_fp8_cvt((double)x, sat == 1, interp == 0);
+}
+P2C_FP8 unsigned char p2c_cvt_double_to_fp8(double x, int sat, int interp) {
+  return p2c_fp8_cvt(x, sat == 1, interp == 0);
+}
+P2C_FP8 unsigned char p2c_cvt_bfloat16raw_to_fp8(p2c_bf16_raw x, int sat, int interp) {
+  return p2c_cvt_float_to_fp8(__int_as_float((int)((unsigned)x.x << 16)), sat, interp);
+}
+/* A bfloat16's bits to e8m0, the sign ignored: its exponent field, plus one with `up` where the
+   significand is not zero (finite, above 2^-127); with SATFINITE, a finite overflow is 2^127. */
+P2C_FP8 unsigned char p2c_e8m0_of_bf16(unsigned h, bool satfinite, bool up) {
+  unsigned a = h & 0x7fffu, res = a >> 7;
+  if (up && (a & 0x7fu) && a > 0x40u && a < 0x7f80u) res++;
+  if (satfinite && a <= 0x7f80u && res == 0xffu) res = 0xfe;
   return (unsigned char)res;
 }
-/* __nv_cvt_double_to_e8m0: through float32 rounded to odd, which keeps what the rounding up sees. */
-P2C_FP8 unsigned char p2c_e8m0_cvt(double x, bool satfinite, bool up) {
+P2C_FP8 unsigned char p2c_cvt_bfloat16raw_to_e8m0(p2c_bf16_raw x, int sat, int rounding) {
+  return p2c_e8m0_of_bf16(x.x, sat == 1, rounding == 2);
+}
+/* A float through bfloat16: toward zero for cudaRoundZero, else |x| rounded up (the header's
+   branch for cudaRoundPosInf, taken by any other mode too); a NaN is 0x7fff. */
+P2C_FP8 unsigned char p2c_cvt_float_to_e8m0(float x, int sat, int rounding) {
+  unsigned u = (unsigned)__float_as_int(x), a = u & 0x7fffffffu;
+  unsigned h = a > 0x7f800000u ? 0x7fffu : rounding == 1 ? u >> 16
+             : (a >> 16) + (a < 0x7f800000u && (a & 0xffffu) != 0);
+  return p2c_e8m0_of_bf16(h, sat == 1, rounding == 2);
+}
+/* A double through float rounded to odd (a sticky last bit), which keeps what rounding up sees. */
+P2C_FP8 unsigned char p2c_cvt_double_to_e8m0(double x, int sat, int rounding) {
   float f = (float)x;
   unsigned u = (unsigned)__float_as_int(f);
   if (x == x && (double)f != x) {
     if (fabs((double)f) > fabs(x)) u--;
     u |= 1u;
   }
-  return p2c_e8m0_cvt(__int_as_float((int)u), satfinite, up);
+  return p2c_cvt_float_to_e8m0(__int_as_float((int)u), sat, rounding);
 }
+/* e8m0 to bfloat16's bits: 2^-127 is the subnormal 0x0040, 0xff the canonical NaN. */
+P2C_FP8 p2c_bf16_raw p2c_cvt_e8m0_to_bf16raw(unsigned char b) {
+  p2c_bf16_raw r;
+  r.x = b == 0xff ? (unsigned short)0x7fff : b == 0 ? (unsigned short)0x0040 : (unsigned short)(b << 7);
+  return r;
+}
+
 P2C_FP8 float p2c_e8m0_value(unsigned char b) { return b == 0xff ? __int_as_float(0x7fffffff) : ldexpf(1.0f, (int)b - 127); }
 /* An fp8 value to integer type T: toward zero through float16 (beyond 65520 an infinity), then
    saturated; NaN gives 0. */
@@ -447,17 +481,20 @@ P2C_FP8 T p2c_fp8_to_int_value(float v) {
   if (f >= hi) return is_signed ? (T)(((unsigned long long)1 << (8 * sizeof(T) - 1)) - 1) : (T)~(T)0;
   return (T)f;
 }
-#define P2C_FP8_CONVERSIONS(T, of_double, value)                                                \
+#define P2C_FP8_CONVERSIONS(T, of_double, of_float, value)                                      \
   P2C_FP8 T T##_of(double x) { T r; r.bits = of_double; return r; }                             \
-  P2C_FP8 T T##_of(float x) { return T##_of((double)x); }                                      \
+  P2C_FP8 T T##_of(float x) { T r; r.bits = of_float; return r; }                               \
   template <typename I> P2C_FP8 T T##_of_int(I x) { return T##_of((float)x); }                  \
   P2C_FP8 float p2c_float_of(T h) { return value; }                                            \
   P2C_FP8 double p2c_double_of(T h) { return (double)p2c_float_of(h); }                         \
   P2C_FP8 bool T##_truth(T h) { return (bool)h; }                                              \
   template <typename I> P2C_FP8 I p2c_fp8_to_int(T h) { return p2c_fp8_to_int_value<I>(p2c_float_of(h)); }
-P2C_FP8_CONVERSIONS(p2c_fp8_e5m2, p2c_fp8_cvt(x, true, false), p2c_fp8_value(h.bits, false))
-P2C_FP8_CONVERSIONS(p2c_fp8_e4m3, p2c_fp8_cvt(x, true, true), p2c_fp8_value(h.bits, true))
-P2C_FP8_CONVERSIONS(p2c_fp8_e8m0, p2c_e8m0_cvt(x, true, true), p2c_e8m0_value(h.bits))
+P2C_FP8_CONVERSIONS(p2c_fp8_e5m2, p2c_cvt_double_to_fp8(x, 1, 1), p2c_cvt_float_to_fp8(x, 1, 1),
+                    p2c_fp8_value(h.bits, false))
+P2C_FP8_CONVERSIONS(p2c_fp8_e4m3, p2c_cvt_double_to_fp8(x, 1, 0), p2c_cvt_float_to_fp8(x, 1, 0),
+                    p2c_fp8_value(h.bits, true))
+P2C_FP8_CONVERSIONS(p2c_fp8_e8m0, p2c_cvt_double_to_e8m0(x, 1, 2), p2c_cvt_float_to_e8m0(x, 1, 2),
+                    p2c_e8m0_value(h.bits))
 #undef P2C_FP8_CONVERSIONS
 
 extern "C" __global__ void fp8_convert(p2c_array<float, 1> a, p2c_array<int32_t, 1> n, p2c_array<float, 2> out, p2c_array<int32_t, 2> ints) {
