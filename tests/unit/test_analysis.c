@@ -93,8 +93,8 @@ static void range_facts_of_rebound_loops(void **state) {
                                 "@cuda.jit('void(int64[::1], int64, int64)')\n"
                                 "def k(a, n, s):\n"
                                 "    for j in range(0, n, s):\n"
-                                "        n = n - 1\n"
-                                "        j = j + 1\n"
+                                "        n -= 1\n"   /* updates: one web with what they read (webs.c) */
+                                "        j += 1\n"
                                 "    a[0] = j\n");
   const Function *f = an->kernels.items[0];
   const Stmt *loop = f->body.items[0];
@@ -146,7 +146,7 @@ static void expression_facts(void **state) {
                                 "    i = cuda.grid(1)\n"
                                 "    a[i + 1] = a[n] + b[i // 3] + b[i % n]\n"
                                 "    for x in a[i:n]:\n"
-                                "        i = 0\n");
+                                "        i += 1\n");
   const Function *f = an->kernels.items[0];
   const Stmt *s = f->body.items[1];
   const Expr *target_ix = s->targets[0]->kids[1];     /* i + 1 */
@@ -178,7 +178,8 @@ static void unpacking_facts(void **state) {
                                 "@cuda.jit('void(int64[::1])')\n"
                                 "def k(a):\n"
                                 "    x, y = a[0], a[1]\n"
-                                "    x, y = y, x\n"
+                                "    for w in range(2):\n"   /* reads its own results: one web (webs.c) */
+                                "        x, y = y, x\n"
                                 "    s, t = pair(x)\n"
                                 "    u, v = s, t\n"
                                 "    p = (u, v)\n"
@@ -186,7 +187,7 @@ static void unpacking_facts(void **state) {
                                 "    a[0] = x + y + q + r\n");
   const Block *b = &an->kernels.items[0]->body;
   assert_false(b->items[0]->value->facts & EF_READS_TARGET);   /* x, y = a[0], a[1] */
-  assert_true(b->items[1]->value->facts & EF_READS_TARGET);    /* x, y = y, x */
+  assert_true(b->items[1]->body.items[0]->value->facts & EF_READS_TARGET);   /* x, y = y, x */
   assert_false(b->items[2]->value->facts & EF_AT_HAND);        /* a call: one temporary */
   assert_false(b->items[3]->value->facts & EF_READS_TARGET);
   assert_true(b->items[5]->value->facts & EF_AT_HAND);         /* a variable */

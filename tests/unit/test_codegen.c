@@ -335,7 +335,8 @@ static const char order_src[] =
     "def k(a, n):\n"
     "    x = a[1]\n"
     "    y = a[2]\n"
-    "    x, y = y, x\n"
+    "    for q in range(n):\n"   /* the swap reads its own results: one variable each (webs.c) */
+    "        x, y = y, x\n"
     "    a[1] = x\n"
     "    a[2] = y\n"
     "    if 0 < f(a, n) < 10:\n"
@@ -1117,7 +1118,7 @@ static void barriers_run_as_regions_where_control_is_uniform(void **state) {
       {"    x[t] = cuda.syncthreads_count(t > 3)\n", false},
       {"    cuda.syncthreads()\n    x[t] = cuda.shfl_down_sync(0xffff, t, 1)\n", false},
       {"    cuda.syncthreads()\n    assert x[t] >= 0\n", false},
-      {"    n = n + 1\n    cuda.syncthreads()\n    x[t] = n\n", false},
+      {"    n += 1\n    cuda.syncthreads()\n    x[t] = n\n", false},   /* += : one web (webs.c) */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char src[2048];
