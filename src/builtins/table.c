@@ -530,6 +530,7 @@ static const Builtin table[] = {
     TY("numba.complex128", type_complex128), TY("numba.types.complex64", type_complex64),
     TY("numba.types.complex128", type_complex128),
     TY("numpy.float16", type_float16), TY("numpy.half", type_float16), TY("numba.float16", type_float16),
+    TY("numba.cuda.types.float16", type_float16),
     TY("numba.types.float16", type_float16),
 
     /* bfloat16 (numba-cuda's numba.cuda.bf16 and numba.cuda.types.bfloat16): the type, a

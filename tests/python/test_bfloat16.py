@@ -102,3 +102,16 @@ def test_fp8_types_construct_and_convert():
     cuda.jit(kern)[1, 1](np.array([300, 1e6, 5, -7.9], np.float32), out, ints)
     assert out.tolist() == [288.0, 448.0, 8.0, 320.0]
     assert ints.tolist() == [-8]   # e5m2(-7.9) is -8, toward zero -8
+
+
+def test_cuda_types_float16_in_a_kernel():
+    """numba-cuda's numba.cuda.types.float16 (test_warning's kernel): a float16 constructor, whose
+    sine is NumPy's float16 sine (math.sin on float16 rounds the float result once)."""
+    @cuda.jit
+    def k(r):
+        x = cuda.types.float16(1.0)
+        r[0] = math.sin(x)
+
+    r = np.zeros(1, np.float32)
+    k[1, 1](r)
+    assert r[0] == np.float32(np.sin(np.float16(1.0)))
