@@ -330,8 +330,8 @@ def typeof(value):
         return ScalarType("complex128")
     if isinstance(value, numpy.generic):
         return from_dtype(value.dtype)
-    shape = getattr(value, "shape", None)
-    if shape and (isinstance(value, numpy.ndarray) or hasattr(value, "__cuda_array_interface__")):
+    shape = getattr(value, "shape", None)   # () for a 0-d array: array(dtype, 0d, C)
+    if shape is not None and (isinstance(value, numpy.ndarray) or hasattr(value, "__cuda_array_interface__")):
         dtype = numpy.dtype(value.dtype)
         # its strides (a device array's None means C order), by the library's rule
         strides = tuple(value.strides or _c_strides(shape, dtype.itemsize))

@@ -91,3 +91,9 @@ def test_0d_signature_and_types():
     k2 = cuda.jit((t, t, pyk2cuda.types.Array(pyk2cuda.types.int32, 0, "C")))(add_into.py_func)
     k2[1, 1](r, np.array(2.0), np.array(1, np.int32))
     assert r[()] == 4.0
+
+
+def test_typeof_0d():
+    assert str(pyk2cuda.typeof(np.array(5.0))) == "float64[()]"
+    assert str(pyk2cuda.typeof(np.float64(5.0))) == "float64"
+    assert str(pyk2cuda.typeof(cuda.device_array((), np.int32))) == "int32[()]"
