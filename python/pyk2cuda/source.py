@@ -774,13 +774,22 @@ def _constant(value):
                                       "'NaT'" if count == np.iinfo(np.int64).min else count, unit[0])
         return None
     if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
-        return "%s.array(%r, dtype=%s.%s)" % (_NUMPY, value.tolist(), _NUMPY, value.dtype.name)
+        return "%s.array(%s, dtype=%s.%s)" % (_NUMPY, _items_text(value.tolist()), _NUMPY, value.dtype.name)
     if isinstance(value, np.ndarray) and value.dtype.names is not None and value.ndim == 1:
         dtype = _record_dtype(np, value.dtype)   # an array of records: its items as tuples
         items = [tuple(f.tolist() if isinstance(f, np.ndarray) else f for f in item)
                  for item in value.tolist()]
         return None if dtype is None else "%s.array(%r, dtype=%s)" % (_NUMPY, items, dtype)
     return _record_dtype(np, value)
+
+
+def _items_text(items):
+    """An array's tolist() as source text: nested lists of its numbers, each as _constant
+    writes it (inf and NaN as the float expressions the translator folds; repr would give
+    the names inf and nan)."""
+    if isinstance(items, list):
+        return "[" + ", ".join(_items_text(v) for v in items) + "]"
+    return _constant(items)
 
 
 def _record_dtype(np, value):

@@ -85,6 +85,8 @@ typedef enum BuiltinId {
                               proto its prototype (builtins/libdevice.def) */
   BI_NP_ALLOC,             /* NumPy's array creation (np.empty, zeros, ..., arange): `alloc` says
                               which; only in @jit functions the host calls (BF_HEAP_ALLOC) */
+  BI_NP_REDUCE,            /* NumPy's reductions of a whole array (np.sum, a.sum(), np.nanmin ...):
+                              `reduce` says which, c64 is the prelude function (TH_NP_REDUCE) */
 } BuiltinId;
 
 /* Which NumPy array creation a BI_NP_ALLOC row is: its shape comes from a shape argument, from
@@ -95,6 +97,14 @@ typedef enum NpAlloc {
   NPA_EMPTY_LIKE, NPA_ZEROS_LIKE, NPA_ONES_LIKE, NPA_FULL_LIKE,
   NPA_ARANGE,
 } NpAlloc;
+
+/* Which reduction a BI_NP_REDUCE row is; its result type follows Numba's implementation
+ * (typeinfer/infer_reduce.c). */
+typedef enum NpReduce {
+  NPR_SUM, NPR_PROD, NPR_MEAN, NPR_VAR, NPR_STD, NPR_MIN, NPR_MAX,
+  NPR_NANMIN, NPR_NANMAX, NPR_NANMEAN, NPR_NANSUM, NPR_NANPROD,
+  NPR_COUNT_NONZERO, NPR_ALL, NPR_ANY,
+} NpReduce;
 
 /* What a BI_NP_ELEMENTWISE ufunc takes and gives (NumPy's loops for it). */
 typedef enum NpElementwise {
@@ -167,6 +177,7 @@ typedef struct Builtin {
   uint8_t op;                  /* BK_OPERATOR: the Op (builtins/ops.h) a call of it is */
   uint8_t elementwise;         /* BI_NP_ELEMENTWISE: its NpElementwise */
   uint8_t alloc;               /* BI_NP_ALLOC: its NpAlloc */
+  uint8_t reduce;              /* BI_NP_REDUCE: its NpReduce */
   uint8_t thread_dim;          /* threadIdx.x, .y, .z: 1, 2, 3 (the dimension it indexes); else 0 */
   uint32_t facts;              /* BuiltinFact bits */
   const Type *result;          /* the result type where the arguments do not decide it; a

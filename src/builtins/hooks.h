@@ -27,6 +27,7 @@ BuiltinInferFn infer_brev_call, infer_float_op_call, infer_selp_call, infer_cons
 BuiltinInferFn infer_libdevice_call;
 BuiltinInferFn infer_array_view_call, infer_array_reshape_call, infer_array_copy_call;   /* infer_view.c */
 BuiltinInferFn infer_np_alloc_call;                                                 /* infer_alloc.c */
+BuiltinInferFn infer_np_reduce_call;                                                /* infer_reduce.c */
 
 /* ---- the builtins' emitting hooks (BuiltinEmitFn), defined in src/codegen ----
  * Each writes a call (or a value) e of its row's builtin; emit_expr has already marked the
@@ -44,5 +45,6 @@ BuiltinEmitFn emit_match_all_call, emit_bitcount_call, emit_brev_call, emit_selp
 BuiltinEmitFn emit_const_array_like_call, emit_libdevice_call, emit_cache_hint_call;
 BuiltinEmitFn emit_array_view_call, emit_array_reshape_call;                                                /* emit_view.c */
 BuiltinEmitFn emit_np_alloc_call;                                                   /* emit_alloc.c */
+BuiltinEmitFn emit_np_reduce_call;                                                  /* emit_reduce.c */
 
 #endif

@@ -21,6 +21,10 @@
   {.path = p, .kind = BK_FUNC, .id = BI_NP_ALLOC, ARGS(lo, hi), .alloc = (which), \
    FX(BF_EFFECTS | BF_KEYWORDS | BF_CHECKS_ARITY | BF_HEAP_ALLOC), H(H_NP_ALLOC), \
    HOOKS(infer_np_alloc_call, emit_np_alloc_call)}
+/* NumPy's reductions of a whole array (a.sum() is numpy.sum's row too: infer_array_method) */
+#define NP_REDUCE(p, which, c) \
+  {.path = p, .kind = BK_FUNC, .id = BI_NP_REDUCE, ARGS(1, 1), .reduce = (which), .c64 = c, \
+   TH(TH_NP_REDUCE), HOOKS(infer_np_reduce_call, emit_np_reduce_call)}
 #define MOD(p) {.path = p, .kind = BK_MODULE, .id = BI_NONE}
 #define OPER(p, o) {.path = p, .kind = BK_OPERATOR, .id = BI_OPERATOR, ARGS(2, 2), .op = (o)}
 /* modf, frexp: result is the second element's type where it is not the argument's float */
@@ -435,6 +439,19 @@ static const Builtin table[] = {
     {.path = "numpy.ndarray.copy", .kind = BK_FUNC, .id = BI_ARRAY_COPY, ARGS(1, 1),
      FX(BF_EFFECTS | BF_NEW_ARRAY | BF_CHECKS_ARITY), .infer = infer_array_copy_call},
 
+    /* NumPy's reductions of a whole array, as Numba computes them (docs/semantics.md) */
+    NP_REDUCE("numpy.sum", NPR_SUM, "p2c_np_sum"), NP_REDUCE("numpy.prod", NPR_PROD, "p2c_np_prod"),
+    NP_REDUCE("numpy.mean", NPR_MEAN, "p2c_np_mean"), NP_REDUCE("numpy.var", NPR_VAR, "p2c_np_var"),
+    NP_REDUCE("numpy.std", NPR_STD, "p2c_np_std"), NP_REDUCE("numpy.min", NPR_MIN, "p2c_np_min"),
+    NP_REDUCE("numpy.max", NPR_MAX, "p2c_np_max"), NP_REDUCE("numpy.amin", NPR_MIN, "p2c_np_min"),
+    NP_REDUCE("numpy.amax", NPR_MAX, "p2c_np_max"), NP_REDUCE("numpy.nanmin", NPR_NANMIN, "p2c_np_nanmin"),
+    NP_REDUCE("numpy.nanmax", NPR_NANMAX, "p2c_np_nanmax"),
+    NP_REDUCE("numpy.nanmean", NPR_NANMEAN, "p2c_np_nanmean"),
+    NP_REDUCE("numpy.nansum", NPR_NANSUM, "p2c_np_nansum"),
+    NP_REDUCE("numpy.nanprod", NPR_NANPROD, "p2c_np_nanprod"),
+    NP_REDUCE("numpy.count_nonzero", NPR_COUNT_NONZERO, "p2c_np_count_nonzero"),
+    NP_REDUCE("numpy.all", NPR_ALL, "p2c_np_all"), NP_REDUCE("numpy.any", NPR_ANY, "p2c_np_any"),
+
     /* NumPy's array creation, in @jit functions the host calls (docs/python.md, "CPU functions") */
     NP_ALLOC("numpy.empty", NPA_EMPTY, 1, 2), NP_ALLOC("numpy.zeros", NPA_ZEROS, 1, 2),
     NP_ALLOC("numpy.ones", NPA_ONES, 1, 2), NP_ALLOC("numpy.full", NPA_FULL, 2, 3),
@@ -442,7 +459,8 @@ static const Builtin table[] = {
     NP_ALLOC("numpy.ones_like", NPA_ONES_LIKE, 1, 2), NP_ALLOC("numpy.full_like", NPA_FULL_LIKE, 2, 3),
     NP_ALLOC("numpy.arange", NPA_ARANGE, 1, 4),
 
-    TY("numpy.bool_", type_bool), TY("numpy.int8", type_int8), TY("numpy.int16", type_int16),
+    TY("numpy.bool_", type_bool), TY("numpy.bool", type_bool), TY("numpy.int8", type_int8),
+    TY("numpy.int16", type_int16),
     TY("numpy.int32", type_int32), TY("numpy.int64", type_int64), TY("numpy.intp", type_int64),
     TY("numpy.uint8", type_uint8), TY("numpy.uint16", type_uint16), TY("numpy.uint32", type_uint32),
     TY("numpy.uint64", type_uint64), TY("numpy.uintp", type_uint64), TY("numpy.float32", type_float32),

@@ -261,16 +261,15 @@ void emit_const_array_like_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
 
 /* ---- constant arrays ---- */
 
-/* A float constant of type t (float32 or float64) as a constant C expression. */
+/* A float constant of type t (float32 or float64) as a constant C expression: inf and NaN
+ * as the divisions 1.0 / 0.0 and 0.0 / 0.0, which NVRTC and the host compiler both fold in a
+ * constant initializer (the prelude's p2c_inf and p2c_nan are not constant expressions). */
 static void put_const_float(Gen *G, double v, const Type *t, StrBuf *sb) {
-  if (isfinite(v)) {
-    emit_float_digits(sb, v, t == &type_float32);
-    return;
-  }
-  Expr lit = {.kind = EX_FLOAT, .fval = v};
-  Expr *kids[1] = {&lit};
-  Expr cast = {.kind = EX_CAST, .ty = t, .kids = kids, .nkids = 1};
-  emit_expr(G, &cast, sb, P_ASSIGN);
+  (void)G;
+  const char *f = t == &type_float32 ? "f" : "";
+  if (isfinite(v)) emit_float_digits(sb, v, *f);
+  else if (isnan(v)) sb_printf(sb, "(0.0%s / 0.0%s)", f, f);
+  else sb_printf(sb, "%s(1.0%s / 0.0%s)", v < 0 ? "-" : "", f, f);
 }
 
 static void put_const_value(Gen *G, const ConstArray *a, int64_t k, StrBuf *sb) {

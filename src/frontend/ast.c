@@ -65,6 +65,8 @@ static Block clone_block(Arena *a, Block b) {
   return c;
 }
 
+Block ast_clone_block(Arena *a, Block b) { return clone_block(a, b); }
+
 Function *ast_clone_function(Arena *a, const Function *f) {
   Function *c = arena_dup(a, f, sizeof *f);
   /* A function without variables (a kernel with no parameters) has no vars array to copy. */

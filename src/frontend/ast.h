@@ -438,6 +438,8 @@ struct Const {
   atomic_bool used;        /* referenced by a kernel (set by both lowering threads, see
                               lower.c's lower_bodies_on_two_threads) */
   bool indexed;            /* a tuple read with a runtime index: emitted as a table */
+  bool array_tuple;        /* value is a tuple of constant arrays' EX_CONSTs (NAME = (np.array(...),
+                              ...)): each use is a copy of that tuple (lower_expr.c) */
   const char *cname;       /* codegen */
   struct EnumClass *enum_of; /* a member of this Enum or IntEnum class (Color.red; value is
                               its .value), or NULL. An IntEnum's members are typed as ints. */
@@ -502,6 +504,8 @@ Expr *ast_new_expr(Arena *a, ExprKind kind, Loc loc);
 Stmt *ast_new_stmt(Arena *a, StmtKind kind, Loc loc);
 /* A deep copy of a function body (for specialization); vars are copied too. */
 Function *ast_clone_function(Arena *a, const Function *f);
+/* A deep copy of a block's statements. */
+Block ast_clone_block(Arena *a, Block b);
 /* A deep copy of an expression. */
 Expr *ast_clone_expr(Arena *a, const Expr *e);
 /* Call `call` of an operator row (operator.add(a, b), pow(a, b): BK_OPERATOR) written as that

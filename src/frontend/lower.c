@@ -111,6 +111,53 @@ static bool lower_module_array(Lowerer *L, TSNode left, TSNode right) {
   return true;
 }
 
+/* Item `n` of a tuple of constant arrays: an earlier constant array (by name) or an array
+ * built in place, which becomes a constant of its own, named NAME_k but not by Python (only
+ * the tuple reaches it); NULL, with *why where NumPy's call cannot be evaluated. */
+static Const *tuple_array_item(Lowerer *L, TSNode left, TSNode n, int k, const char **why) {
+  *why = NULL;
+  if (node_is(L, n, K_identifier)) {
+    Const *c = find_const(L, node_str(L, n));
+    return c && c->array ? c : NULL;
+  }
+  ConstArray *arr = lower_const_array(L, n, why);
+  if (!arr) return NULL;
+  Const *c = arena_alloc(L->a, sizeof *c);
+  c->name = arena_printf(L->a, "%s_%d", node_str(L, left), k);
+  c->loc = node_loc(L, n);
+  c->value = ast_new_expr(L->a, EX_CONST, c->loc);
+  c->value->konst = c;
+  c->array = arr;
+  vec_push(L->a, &L->m->consts, c);
+  return c;
+}
+
+/* NAME = (np.array(...), B, ...): a tuple of constant arrays, of any dtypes and shapes, as
+ * Numba freezes a global tuple of arrays (kernels iterate one with literal_unroll). Its value
+ * is the tuple of the arrays' constants; each use is a copy of it (lower_expr.c). */
+static bool lower_module_array_tuple(Lowerer *L, TSNode left, TSNode right) {
+  if (!node_is(L, right, K_tuple)) return false;
+  TSNode items[64];
+  int n = node_kids(L, right, items, 64);
+  if (n == 0 || n > 64) return false;
+  Expr **kids = arena_alloc(L->a, sizeof *kids * (size_t)n);
+  for (int k = 0; k < n; k++) {
+    const char *why;
+    Const *c = tuple_array_item(L, left, items[k], k, &why);
+    if (!c) {
+      if (why) add_other_global(L, left, why);
+      return why != NULL;
+    }
+    kids[k] = c->value;
+  }
+  Const *t = add_self_named_const(L, left);
+  t->value = ast_new_expr(L->a, EX_TUPLE, t->loc);
+  t->value->kids = kids;
+  t->value->nkids = n;
+  t->array_tuple = true;
+  return true;
+}
+
 /* NAME = cuda._captured_array(...): a device array captured from a Python global. */
 static bool lower_module_captured(Lowerer *L, TSNode left, TSNode right) {
   bool is_one;
@@ -168,7 +215,7 @@ static void lower_module_assign(Lowerer *L, TSNode n) {
   /* A value we cannot fold is not an error until a kernel uses it. */
   L->c->error_count = (size_t)errors;
   L->c->diags.len = ndiags;
-  if (!v && lower_module_array(L, left, right)) return;
+  if (!v && (lower_module_array(L, left, right) || lower_module_array_tuple(L, left, right))) return;
   if (!v) {
     add_other_global(L, left, why);
     return;

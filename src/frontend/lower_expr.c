@@ -329,6 +329,15 @@ static Expr *lower_identifier(Lowerer *L, TSNode n) {
     return e;
   }
   Const *k = find_const(L, name);
+  if (k && k->array_tuple) {   /* a tuple of constant arrays: the tuple of its arrays */
+    Expr *e = ast_clone_expr(L->a, k->value);
+    e->loc = node_loc(L, n);
+    for (int i = 0; i < e->nkids; i++) {
+      e->kids[i]->loc = e->loc;
+      atomic_store_explicit(&e->kids[i]->konst->used, true, memory_order_relaxed);
+    }
+    return e;
+  }
   if (k) {
     Expr *e = new_expr(L, EX_CONST, n);
     e->konst = k;

@@ -253,7 +253,7 @@ static void infer_for_range(Infer *I, Stmt *s) {
 
 /* for targets in iterable: the targets take the type of the values the iterable yields. */
 static void infer_for_iter(Infer *I, Stmt *s) {
-  const Type *t = s->unroll ? infer_unrolled(I, s->value) : infer_iterable(I, s->value);
+  const Type *t = s->unroll ? infer_unrolled(I, s) : infer_iterable(I, s->value);
   assign_target(I, &s->targets[0], t, s->loc);
   infer_block(I, &s->body);
 }
@@ -390,6 +390,10 @@ static void infer_block(Infer *I, Block *b) {
     const Block *taken = b->items[i]->kind == ST_IF ? none_test_branch(I, b->items[i]) : NULL;
     if (taken) {
       splice(I, b, i--, taken);
+      continue;
+    }
+    if (infer_unroll_split(I, b, i)) {
+      i--;
       continue;
     }
     infer_stmt(I, b->items[i]);

@@ -55,9 +55,14 @@ const Type *infer_range(Infer *I, Expr **parts);
  * array, its (N-1)-D views), a UniTuple's elements, range(), enumerate() and zip() of those
  * (infer_iter.c). NULL when unknown yet or after an error. */
 const Type *infer_iterable(Infer *I, Expr *it);
-/* The element type of t in `for x in literal_unroll(t)`: t must be a tuple of one element type
- * (infer_iter.c). NULL after an error. */
-const Type *infer_unrolled(Infer *I, Expr *it);
+/* Statement i of block b, `for x in literal_unroll(t)` over a tuple whose elements have
+ * different types (or are constant, shared or local arrays, which a loop cannot read at a
+ * run-time index), replaced by one copy of the loop's body per element, as Numba unrolls it
+ * (infer_iter.c); false where the loop is left as it is. */
+bool infer_unroll_split(Infer *I, Block *b, int i);
+/* The element type of t in loop s, `for x in literal_unroll(t)`, which infer_unroll_split left
+ * as a loop: t must be a tuple of one element type (infer_iter.c). NULL after an error. */
+const Type *infer_unrolled(Infer *I, Stmt *s);
 
 /* a[i, j], a[i], a[lo:hi, ::2], t[k] (infer_view.c): an element, a view or a tuple element. */
 const Type *infer_subscript(Infer *I, Expr *e);

@@ -328,10 +328,15 @@ const Type *infer_array_copy_call(Infer *I, Expr *e, const Type **t) {
 
 /* a.method(...) of an array: a.view(dtype), a.reshape(shape) and a.copy() become calls of the
  * rows numpy.ndarray.view, .reshape and .copy with a as their first argument, typed by the
- * builtin machinery (infer_array_view_call, infer_array_reshape_call, infer_array_copy_call). */
+ * builtin machinery (infer_array_view_call, infer_array_reshape_call, infer_array_copy_call);
+ * a.sum() and the other reductions Numba has as methods, calls of NumPy's functions
+ * (infer_np_reduce_call). */
 const Type *infer_array_method(Infer *I, Expr *e) {
   static const char *const methods[][2] = {
     {"view", "numpy.ndarray.view"}, {"reshape", "numpy.ndarray.reshape"}, {"copy", "numpy.ndarray.copy"},
+    {"sum", "numpy.sum"}, {"prod", "numpy.prod"}, {"mean", "numpy.mean"}, {"var", "numpy.var"},
+    {"std", "numpy.std"}, {"min", "numpy.min"}, {"max", "numpy.max"}, {"all", "numpy.all"},
+    {"any", "numpy.any"},
   };
   Expr *callee = e->kids[0];
   const char *path = NULL;
@@ -339,7 +344,8 @@ const Type *infer_array_method(Infer *I, Expr *e) {
     if (strcmp(callee->str, methods[i][0]) == 0) path = methods[i][1];
   if (!path) {
     TERR(I, callee->loc, "E-not-callable", "method '%s' of %s is not supported (of arrays only "
-         "view(dtype), reshape(shape) and copy())", callee->str, callee->kids[0]->ty->name);
+         "view(dtype), reshape(shape), copy() and the reductions sum(), prod(), mean(), var(), std(), "
+         "min(), max(), all() and any())", callee->str, callee->kids[0]->ty->name);
     return NULL;
   }
   Expr **kids = arena_alloc(&I->c->arena, sizeof *kids * (size_t)(e->nkids + 1));

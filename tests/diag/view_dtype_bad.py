@@ -12,7 +12,7 @@ def k(a, c, x, m):
     d = a.view(np.int32, np.int8)  # one dtype
     e = a.view(5)                  # not a dtype
     f = a.view('float32x')         # not a dtype's name
-    g = a.sum()                    # a method pyk2cuda lacks
+    g = a.argsort()                # a method pyk2cuda lacks
     h = x.imag                     # Numba gives a new array of zeros
     z = a.view()
     q = m[0, 0].view(np.int8)      # an element is not an array

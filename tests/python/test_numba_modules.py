@@ -65,16 +65,18 @@ def test_register_jitable_runs_as_python_on_the_host():
         register_jitable(clamp.py_func, 1)
 
 
-def test_literal_unroll_of_mixed_types_or_an_array_is_refused():
+def test_literal_unroll_of_mixed_types_unrolls_and_of_an_array_is_refused():
     @cuda.jit
     def mixed(out, t):
         for v in literal_unroll(t):
             out[0] += v
+        out[1] = v   # the last element after the loop, as in Python
 
-    with pytest.raises(cuda.CompileError, match="elements have one type"):
-        mixed[1, 1](np.zeros(1), (1, 2.5))
+    out = np.zeros(2)
+    mixed[1, 1](out, (1, 2.5, True))   # one copy of the body per element type
+    assert out.tolist() == [4.5, 1.0]
     with pytest.raises(cuda.CompileError, match="takes a tuple, not array"):
-        mixed[1, 1](np.zeros(1), np.ones(3))
+        mixed[1, 1](np.zeros(2), np.ones(3))
     assert literal_unroll((1, "a")) == (1, "a")   # on the host: its argument
 
 
