@@ -160,6 +160,16 @@ static long p2c_tier_poll(void) {
   return 1L << 16;
 }
 
+/* The call's heap of NumPy's array creation on this thread (the C form's p2c_heap_now): the
+ * runtime's, as libtcc's code has no thread-local storage. Each call empties it at its start and
+ * end (p2c_heap_begin, p2c_heap_end), so nothing is left in it between calls but what a raise
+ * left, which the next call frees. */
+static _Thread_local void *tier_heap;
+static void **p2c_tier_heap(void) { return &tier_heap; }
+
+/* A prange loop's chunks in the C form: as many as the optimized tier's (sim_prange_workers). */
+static int p2c_tier_prange_workers(int64_t n, int max) { return sim_prange_workers(n, max); }
+
 /* The module's C form compiled by libtcc into t->program; false with the reason in t. */
 static bool compile_first(P2cModule *m, HostTier *t) {
   char err[500];
@@ -181,6 +191,8 @@ static bool compile_first(P2cModule *m, HostTier *t) {
   /* p2c_tier_leave: a raise records itself in the C form's p2c_bounds_report and leaves the call */
   const TccSymbol given[] = {{"p2c_tier_poll", (const void *)(uintptr_t)p2c_tier_poll},
                              {"p2c_tier_leave", (const void *)(uintptr_t)sim_call_leave},
+                             {"p2c_tier_heap", (const void *)(uintptr_t)p2c_tier_heap},
+                             {"p2c_tier_prange_workers", (const void *)(uintptr_t)p2c_tier_prange_workers},
                              {NULL, NULL}};
   if (tcc_program_compile(cf->text, cf->c_externs, given, NULL, &t->program, err, sizeof err) != P2C_OK) {
     snprintf(t->why, sizeof t->why, "%s", err);

@@ -279,6 +279,10 @@ int host_result_arrays(Gen *G, const Type *t, const char *path, const char **pat
 /* Where the addresses of the blocks holding a host entry's result arrays start in its result's
  * bytes: after the result, 8-aligned (P2cKernelInfo.result_owners). */
 size_t host_owners_offset(const Function *spec);
+/* The end of a host entry whose function creates arrays: the call's heap hands the blocks that
+ * hold the result's arrays (in `res`, the result's bytes as a uint8 array) to the caller and
+ * frees the rest; `local` names the addresses' array (NULL: a fixed name, the C form's). */
+void emit_heap_end(Gen *G, Namer *local, const Function *spec, const char *res, StrBuf *out);
 /* The one-thread kernel that calls a host entry for the host. */
 void emit_host_kernel(Gen *G, const Function *spec, const char *symbol, StrBuf *out);
 

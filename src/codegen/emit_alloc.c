@@ -5,6 +5,12 @@
  *     np.zeros((n, 3), np.float32)  ->  p2c_np_new<float, 2, 'C'>(p2c_dims<2>{{n, 3}}, 1, float(), 4, 9)
  *     np.arange(0.5, x, 2)          ->  p2c_np_arange<double, double>(0.5, x, (double)2, 5, 9)
  *
+ * The first tier's C form (emit_c.c) calls the prelude's C macros instead, which take the array's
+ * struct and the extents as an int64_t array:
+ *
+ *     np.zeros((n, 3), np.float32)  ->  p2c_np_new_c(p2c_array_float_2, float, 2, 'C',
+ *                                                    ((const int64_t[2]){n, 3}), 1, (float)0, 4, 9)
+ *
  * The arrays live on the host's heap; the host entry's kernel decides which pass to the caller
  * (emit_host.c, p2c_heap_end). */
 #include "codegen/cg.h"
@@ -22,7 +28,11 @@ static int fill_kind(NpAlloc which) {
 
 /* The extents of the new array as int64 values: the shape argument's, or the prototype's. */
 static void emit_dims(Gen *G, const NpAllocArgs *a, int ndim, StrBuf *sb) {
-  sb_printf(sb, "p2c_dims<%d>{{", ndim);
+  if (G->c_form && ndim == 0) {   /* C has no empty array: no extents to read */
+    sb_puts(sb, "(const int64_t *)0");
+    return;
+  }
+  sb_printf(sb, G->c_form ? "((const int64_t[%d]){" : "p2c_dims<%d>{{", ndim);   /* C: () keeps the macro's commas */
   for (int k = 0; k < ndim; k++) {
     if (k) sb_puts(sb, ", ");
     sb_puts(sb, "(int64_t)");
@@ -30,7 +40,7 @@ static void emit_dims(Gen *G, const NpAllocArgs *a, int ndim, StrBuf *sb) {
     else if (a->shape->ty->kind == TY_INT) emit_expr(G, a->shape, sb, P_UNARY);
     else emit_tuple_elem(G, a->shape, k, sb, P_UNARY);
   }
-  sb_puts(sb, "}}");
+  sb_puts(sb, G->c_form ? "})" : "}}");
 }
 
 /* `x` converted to C type ct: (ct)(x). */
@@ -48,7 +58,8 @@ static void emit_arange(Gen *G, const Expr *e, const NpAllocArgs *a, StrBuf *sb)
   bool real = e->ty->dtype->kind == TY_FLOAT;
   for (int i = 0; i < 3; i++) real = real || (bounds[i] && bounds[i]->ty->kind == TY_FLOAT);
   const char *c = real ? "double" : e->ty->dtype->kind == TY_INT && !e->ty->dtype->is_signed ? "uint64_t" : "int64_t";
-  sb_printf(sb, "p2c_np_arange<%s, %s>(", t, c);
+  if (G->c_form) sb_printf(sb, "p2c_np_arange_c(%s, %s, %s, ", ctype_of(G, e->ty), t, c);
+  else sb_printf(sb, "p2c_np_arange<%s, %s>(", t, c);
   for (int i = 0; i < 3; i++) {
     if (bounds[i]) emit_as(G, c, bounds[i], sb);
     else sb_printf(sb, "(%s)%d", c, i == 2);   /* start 0, step 1 */
@@ -73,11 +84,12 @@ void emit_np_alloc_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   }
   const Type *t = e->ty;
   const char *ct = ctype_of(G, t->dtype);
-  sb_printf(sb, "p2c_np_new<%s, %d, '%c'>(", ct, t->ndim, t->layout);
+  if (G->c_form) sb_printf(sb, "p2c_np_new_c(%s, %s, %d, '%c', ", ctype_of(G, t), ct, t->ndim, t->layout);
+  else sb_printf(sb, "p2c_np_new<%s, %d, '%c'>(", ct, t->ndim, t->layout);
   emit_dims(G, &a, t->ndim, sb);
   int fill = fill_kind(which);
   sb_printf(sb, ", %d, ", fill);
   if (a.fill) emit_as(G, ct, a.fill, sb);
-  else sb_printf(sb, fill == 2 ? "(%s)(1)" : "%s()", ct);
+  else sb_printf(sb, fill == 2 ? "(%s)(1)" : G->c_form ? "(%s)0" : "%s()", ct);
   sb_printf(sb, ", %u, %u)", e->loc.line, e->loc.col);
 }

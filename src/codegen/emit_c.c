@@ -11,8 +11,9 @@
  *    own, which the tier tests run against the C++ one;
  *  - the host entry: a C function taking cuLaunchKernel's kernelParams (void **), which the
  *    runtime calls directly.
- * Tuples are structs in both. Whatever the C form cannot say (records, complex numbers, views, NumPy's array
- * creation, prange, bounds checks, CUDA intrinsics) refuses it with the reason
+ * Tuples are structs in both. NumPy's array creation and prange are the prelude's C texts (prelude.c:
+ * the call's heap, the chunks run in turn). Whatever the C form cannot say (records, complex numbers, views,
+ * bounds checks, CUDA intrinsics) refuses it with the reason
  * (c_form_refuse; CodegenResult.c_refused), and the runtime runs that function on the optimized
  * tier only. Codegen decides this itself, as it alone knows what it prints (codegen.h). A text
  * libtcc still rejects is refused at run time with libtcc's message, the same way. */
@@ -118,8 +119,6 @@ static void check_helpers(Gen *G) {
   uint64_t c_bits = 0;
   for (int i = 0; i < H_COUNT; i++)
     if (prelude_c_form_has((Helper)i)) c_bits |= (uint64_t)1 << i;
-  if (h.bits & ((uint64_t)1 << H_PRANGE)) c_form_refuse(G, "prange");
-  if (h.bits & ((uint64_t)1 << H_NP_ALLOC)) c_form_refuse(G, "NumPy's array creation");
   if (h.bits & ((uint64_t)1 << H_BOUNDS_VIEW)) c_form_refuse(G, "bounds checks");
   if (h.bits & ~c_bits) c_form_refuse(G, "a prelude helper its C form lacks");
   if (h.type_bits) c_form_refuse(G, "array views, complex numbers, float16, character sequences or datetimes");
@@ -148,17 +147,25 @@ void c_form_assemble(Gen *G, const StrBuf *defs, CodegenResult *out) {
 
 /* The host entry in C: its parameters read from kernelParams, as the CUDA C kernel's. */
 void emit_host_entry_c(Gen *G, const Function *spec, const char *symbol, StrBuf *out) {
-  if (spec->heap_alloc) c_form_refuse(G, "NumPy's array creation");
-  bool result = host_has_result(spec);
-  sb_printf(out, "/* The host's call of %s (@jit), in C: the arguments as cuLaunchKernel's kernelParams%s. */\n",
-            spec->generic->name, result ? ", the result's bytes last" : "");
-  sb_printf(out, "void %s(void **p2c_args) {\n  ", symbol);
+  bool result = host_has_result(spec), heap = spec->heap_alloc != NULL;
+  const char *res = NULL;
   if (result) {
     const char *bytes = c_form_array_type(G, &(Type){.kind = TY_ARRAY, .dtype = &type_uint8, .ndim = 1});
-    sb_printf(out, "*(%s *)(*(%s *)p2c_args[%d]).data = ", ctype_of(G, spec->ret_type), bytes, spec->nparams);
+    res = arena_printf(G->a, "(*(%s *)p2c_args[%d])", bytes, spec->nparams);
   }
+  sb_printf(out, "/* The host's call of %s (@jit), in C: the arguments as cuLaunchKernel's kernelParams%s%s. */\n",
+            spec->generic->name, result ? ", the result's bytes last" : "", heap ? "; its arrays live on the call's heap" : "");
+  sb_printf(out, "void %s(void **p2c_args) {\n", symbol);
+  if (heap) {
+    helper_use(&G->helpers, H_NP_ALLOC);
+    sb_puts(out, "  p2c_heap_begin();\n");
+  }
+  sb_puts(out, "  ");
+  if (result) sb_printf(out, "*(%s *)%s.data = ", ctype_of(G, spec->ret_type), res);
   sb_printf(out, "%s(", spec->cname);
   for (int i = 0; i < spec->nparams; i++)
     sb_printf(out, "%s*(%s *)p2c_args[%d]", i ? ", " : "", ctype_of(G, spec->arg_types[i]), i);
-  sb_puts(out, ");\n}\n");
+  sb_puts(out, ");\n");
+  if (heap) emit_heap_end(G, NULL, spec, res, out);
+  sb_puts(out, "}\n");
 }

@@ -39,8 +39,10 @@ int host_result_arrays(Gen *G, const Type *t, const char *path, const char **pat
 size_t host_owners_offset(const Function *spec) { return ((size_t)type_value_size(spec->ret_type) + 7) / 8 * 8; }
 
 /* After the result is stored: the blocks of the call's heap that hold the result's arrays pass
- * to the caller (their addresses at byte host_owners_offset of `res`), the others are freed. */
-static void emit_heap_end(Gen *G, Namer *local, const Function *spec, const char *res, StrBuf *out) {
+ * to the caller (their addresses at byte host_owners_offset of `res`), the others are freed.
+ * `local` names the array of their addresses (NULL: the C form's entry, whose only other name
+ * is p2c_args). Both tiers' entries end so. */
+void emit_heap_end(Gen *G, Namer *local, const Function *spec, const char *res, StrBuf *out) {
   int n = host_has_result(spec) ? host_result_arrays(G, spec->ret_type, "", NULL) : 0;
   if (!n) {
     sb_puts(out, "  p2c_heap_end(0, 0, 0);\n");
@@ -48,7 +50,7 @@ static void emit_heap_end(Gen *G, Namer *local, const Function *spec, const char
   }
   const char **paths = arena_alloc(G->a, sizeof *paths * (size_t)n);
   host_result_arrays(G, spec->ret_type, "", paths);
-  const char *r = ctype_of(G, spec->ret_type), *held = namer_claim(local, "held");
+  const char *r = ctype_of(G, spec->ret_type), *held = local ? namer_claim(local, "held") : "p2c_held";
   sb_printf(out, "  void *const %s[] = {", held);
   for (int i = 0; i < n; i++) sb_printf(out, "%s(void *)(*(%s *)%s.data)%s.data", i ? ", " : "", r, res, paths[i]);
   sb_printf(out, "};\n  p2c_heap_end(%s, %d, (void **)(%s.data + %zu));\n", held, n, res, host_owners_offset(spec));

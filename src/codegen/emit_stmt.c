@@ -411,8 +411,8 @@ static void emit_par_chunk(Gen *G, const Stmt *s, const ParNames *m) {
 
 /* for i in prange(...) over the host's cores (Stmt.par): the iteration count and the workers,
  * then p2c_prange with a lambda that runs one chunk, whose own declarations shadow the
- * function's variables the body binds; after it each reduction gathers its chunks' values, in
- * chunk order. */
+ * function's variables the body binds (in the C form, a loop over the chunks with the same
+ * block); after it each reduction gathers its chunks' values, in chunk order. */
 static void emit_parallel_for(Gen *G, const Stmt *s) {
   const ParallelLoop *p = s->par;
   helper_use(&G->helpers, H_BOUNDS);   /* P2C_EXIT_THREAD, p2c_raise's record */
@@ -433,7 +433,13 @@ static void emit_parallel_for(Gen *G, const Stmt *s) {
     if (p->reduction_kinds[j] == RED_MIN || p->reduction_kinds[j] == RED_MAX)
       emit_line(G, "const %s %s = %s;\n", ct, m.before[j], G->vnames[v]);
   }
-  emit_line(G, "p2c_prange(%s, %s, [&](int %s, int64_t %s, int64_t %s) {\n", m.w, m.n, m.c, m.lo, m.hi);
+  if (G->c_form) {   /* C has no lambda: the first tier runs the same chunks in turn (emit_c.c) */
+    emit_line(G, "for (int %s = 0; %s < %s; ++%s) {\n", m.c, m.c, m.w, m.c);
+    emit_line(G, "  const int64_t %s = p2c_prange_lo(%s, %s, %s), %s = p2c_prange_lo(%s, %s, %s + 1);\n", m.lo, m.n,
+              m.w, m.c, m.hi, m.n, m.w, m.c);
+  } else {
+    emit_line(G, "p2c_prange(%s, %s, [&](int %s, int64_t %s, int64_t %s) {\n", m.w, m.n, m.c, m.lo, m.hi);
+  }
   G->indent += 2;
   size_t first_temp = G->temps.len, first_mark = G->marks.len;
   StrBuf *outer = G->body, chunk;
@@ -445,7 +451,7 @@ static void emit_parallel_for(Gen *G, const Stmt *s) {
   for (size_t i = first_mark; i < G->marks.len; i++) G->marks.items[i].offset += outer->len;
   sb_putn(outer, sb_str(&chunk), chunk.len);
   G->indent -= 2;
-  emit_line(G, "});\n");
+  emit_line(G, G->c_form ? "}\n" : "});\n");
   emit_par_combine(G, p, &m);
   G->indent -= 2;
   emit_line(G, "}\n");

@@ -28,6 +28,99 @@ static const char fixed_prelude[] =
     "  int64_t strides[N];\n"
     "};\n";
 
+/* ---- Texts the C++ prelude and the C form (prelude_emit_c) share ----
+ * NumPy's array creation and prange in @jit host functions: the C++ helpers above wrap these C
+ * functions in their templates, and the first tier's C form wraps them in macros of its own. */
+#define NP_HEAP_BLOCK                                                                                  \
+  "typedef struct p2c_heap_block p2c_heap_block;\n"                                                    \
+  "struct p2c_heap_block {\n"                                                                          \
+  "  p2c_heap_block *next;\n"                                                                          \
+  "  int64_t bytes;\n"                                                                                 \
+  "};\n"
+#define NP_HEAP_FUNCS                                                                                  \
+  "/* A new block of `bytes` (zeroed on request), listed in the call's heap; out of memory raises\n"    \
+  " * MemoryError, as in Numba. */\n"                                                                  \
+  "static __device__ __noinline__ void *p2c_heap_alloc(int64_t bytes, bool zeroed, unsigned int line,\n" \
+  "                                                    unsigned int column) {\n"                      \
+  "  size_t total = sizeof(p2c_heap_block) + (size_t)bytes;\n"                                         \
+  "  p2c_heap_block *b = (p2c_heap_block *)malloc(total);\n"                                           \
+  "  if (!b) p2c_raise(line, column, \"MemoryError: Allocation failed (probably too large).\");\n"      \
+  "  if (zeroed) memset(b, 0, total);\n"                                                               \
+  "  b->next = p2c_heap_now;\n"                                                                        \
+  "  b->bytes = bytes;\n"                                                                              \
+  "  p2c_heap_now = b;\n"                                                                              \
+  "  return b + 1;\n"                                                                                  \
+  "}\n"                                                                                                \
+  "/* The host entry's start: the call's heap is empty (blocks a call that raised left are freed). */\n" \
+  "static __device__ void p2c_heap_begin(void) {\n"                                                    \
+  "  while (p2c_heap_now) {\n"                                                                         \
+  "    p2c_heap_block *b = p2c_heap_now;\n"                                                            \
+  "    p2c_heap_now = b->next;\n"                                                                      \
+  "    free(b);\n"                                                                                     \
+  "  }\n"                                                                                              \
+  "}\n"                                                                                                \
+  "/* The host entry's end: owners[i] is the block holding held[i] (the elements of the i-th array in\n" \
+  " * the result), which passes to the caller, or NULL (an argument's memory); every other block of\n"  \
+  " * the call is freed. */\n"                                                                         \
+  "static __device__ void p2c_heap_end(void *const *held, int n, void **owners) {\n"                   \
+  "  for (int i = 0; i < n; i++) owners[i] = 0;\n"                                                     \
+  "  while (p2c_heap_now) {\n"                                                                         \
+  "    p2c_heap_block *b = p2c_heap_now;\n"                                                            \
+  "    p2c_heap_now = b->next;\n"                                                                      \
+  "    bool kept = false;\n"                                                                           \
+  "    for (int i = 0; i < n; i++) {\n"                                                                \
+  "      char *lo = (char *)(b + 1);\n"                                                                \
+  "      if ((char *)held[i] >= lo && (char *)held[i] <= lo + b->bytes) owners[i] = b, kept = true;\n" \
+  "    }\n"                                                                                            \
+  "    if (!kept) free(b);\n"                                                                          \
+  "  }\n"                                                                                              \
+  "}\n"
+#define NP_SHAPES                                                                                      \
+  "/* A new array's extents and strides (in bytes, layout L 'C' or 'F', elements of `size` bytes)\n"   \
+  " * from dims; returns its element count. A negative extent, or a size past 2**63 bytes, raises\n"    \
+  " * ValueError as NumPy does. */\n"                                                                  \
+  "static __device__ int64_t p2c_np_layout(int64_t *shape, int64_t *strides, int ndim, char layout,\n"  \
+  "                                        const int64_t *dims, int64_t size, unsigned int line,\n"    \
+  "                                        unsigned int column) {\n"                                   \
+  "  int64_t n = 1;\n"                                                                                 \
+  "  for (int k = 0; k < ndim; k++) {\n"                                                               \
+  "    if (dims[k] < 0) p2c_raise(line, column, \"ValueError: negative dimensions are not allowed\");\n" \
+  "    if (dims[k] && n > 0x7fffffffffffffffLL / size / dims[k])\n"                                    \
+  "      p2c_raise(line, column, \"ValueError: array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.\");\n" \
+  "    n *= dims[k];\n"                                                                                \
+  "    shape[k] = dims[k];\n"                                                                          \
+  "  }\n"                                                                                              \
+  "  int64_t stride = size;\n"                                                                         \
+  "  for (int k = 0; k < ndim; k++) {\n"                                                               \
+  "    int j = layout == 'F' ? k : ndim - 1 - k;\n"                                                    \
+  "    strides[j] = stride;\n"                                                                         \
+  "    stride *= dims[j];\n"                                                                           \
+  "  }\n"                                                                                              \
+  "  return n;\n"                                                                                      \
+  "}\n"                                                                                                \
+  "/* np.arange's element count, as Numba computes it: ceil((stop - start) / step), none when\n"       \
+  " * negative; a zero step raises ValueError. */\n"                                                   \
+  "static __device__ int64_t p2c_np_arange_count(double start, double stop, double step, unsigned int line,\n" \
+  "                                              unsigned int column) {\n"                             \
+  "  if (step == 0) p2c_raise(line, column, \"ValueError: Maximum allowed size exceeded\");\n"          \
+  "  double count = ceil((stop - start) / step);\n"                                                    \
+  "  return count > 0 ? (int64_t)count : 0;\n"                                                         \
+  "}\n"
+#define PRANGE_CHUNKS                                                                                  \
+  "enum { P2C_PRANGE_MAX = 64 };\n"                                                                    \
+  "/* The iterations of range(start, stop, step) (none for a zero step). */\n"                         \
+  "static __device__ __forceinline__ int64_t p2c_range_count(int64_t start, int64_t stop, int64_t step) {\n" \
+  "  if (step > 0 && start < stop) return (int64_t)((uint64_t)(stop - start - 1) / (uint64_t)step) + 1;\n" \
+  "  if (step < 0 && start > stop) return (int64_t)((uint64_t)(start - stop - 1) / (0 - (uint64_t)step)) + 1;\n" \
+  "  return 0;\n"                                                                                      \
+  "}\n"                                                                                                \
+  "/* The first iteration of chunk c of w over n iterations: the first n % w chunks are one longer\n"  \
+  " * (chunk c is [p2c_prange_lo(c), p2c_prange_lo(c + 1))). */\n"                                     \
+  "static __device__ __forceinline__ int64_t p2c_prange_lo(int64_t n, int w, int c) {\n"              \
+  "  int64_t q = n / w, r = n % w;\n"                                                                  \
+  "  return q * c + (c < r ? c : r);\n"                                                                \
+  "}\n"
+
 static const char *const helper_text[H_COUNT] = {
     [H_FLOORDIV_I64] =
         "/* Python's a // b on int64: rounds toward negative infinity; b == 0 gives 0, and so does\n"
@@ -332,10 +425,7 @@ static const char *const helper_text[H_COUNT] = {
         " * when the host's call returns, its kernel hands the blocks that hold a returned array to the\n"
         " * caller and frees the others (p2c_heap_end). Host entries run only on the simulator (the host's\n"
         " * CPU): NVRTC compiles this text, but no GPU runs it. */\n"
-        "struct p2c_heap_block {\n"
-        "  p2c_heap_block *next;\n"
-        "  int64_t bytes;\n"
-        "};\n"
+        NP_HEAP_BLOCK
         "#ifdef PYK2CUDA_SIM\n"
         "static thread_local p2c_heap_block *p2c_heap_now;\n"
         "#else\n"
@@ -344,78 +434,26 @@ static const char *const helper_text[H_COUNT] = {
         "template <int N> struct p2c_dims {\n"
         "  int64_t d[N];\n"
         "};\n"
-        "/* A new block of `bytes` (zeroed on request), listed in the call's heap; out of memory raises\n"
-        " * MemoryError, as in Numba. */\n"
-        "static __device__ __noinline__ void *p2c_heap_alloc(int64_t bytes, bool zeroed, unsigned int line,\n"
-        "                                                    unsigned int column) {\n"
-        "  size_t total = sizeof(p2c_heap_block) + (size_t)bytes;\n"
-        "  p2c_heap_block *b = (p2c_heap_block *)malloc(total);\n"
-        "  if (!b) p2c_raise(line, column, \"MemoryError: Allocation failed (probably too large).\");\n"
-        "  if (zeroed) memset(b, 0, total);\n"
-        "  b->next = p2c_heap_now;\n"
-        "  b->bytes = bytes;\n"
-        "  p2c_heap_now = b;\n"
-        "  return b + 1;\n"
-        "}\n"
-        "/* The host entry's start: the call's heap is empty (blocks a call that raised left are freed). */\n"
-        "static __device__ void p2c_heap_begin(void) {\n"
-        "  while (p2c_heap_now) {\n"
-        "    p2c_heap_block *b = p2c_heap_now;\n"
-        "    p2c_heap_now = b->next;\n"
-        "    free(b);\n"
-        "  }\n"
-        "}\n"
-        "/* The host entry's end: owners[i] is the block holding held[i] (the elements of the i-th array in\n"
-        " * the result), which passes to the caller, or NULL (an argument's memory); every other block of\n"
-        " * the call is freed. */\n"
-        "static __device__ void p2c_heap_end(void *const *held, int n, void **owners) {\n"
-        "  for (int i = 0; i < n; i++) owners[i] = 0;\n"
-        "  while (p2c_heap_now) {\n"
-        "    p2c_heap_block *b = p2c_heap_now;\n"
-        "    p2c_heap_now = b->next;\n"
-        "    bool kept = false;\n"
-        "    for (int i = 0; i < n; i++) {\n"
-        "      char *lo = (char *)(b + 1);\n"
-        "      if ((char *)held[i] >= lo && (char *)held[i] <= lo + b->bytes) owners[i] = b, kept = true;\n"
-        "    }\n"
-        "    if (!kept) free(b);\n"
-        "  }\n"
-        "}\n",
+        NP_HEAP_FUNCS,
     [H_NP_ARRAYS] =
+        NP_SHAPES
         "/* np.empty/zeros/ones/full and their _like forms: an array of shape `dims` in layout L ('C' or\n"
-        " * 'F'); fill 0 leaves the elements as they are, 1 zeroes them, 2 sets each to `value`. A negative\n"
-        " * extent, or a size past 2**63 bytes, raises ValueError as NumPy does. */\n"
+        " * 'F'); fill 0 leaves the elements as they are, 1 zeroes them, 2 sets each to `value`. */\n"
         "template <typename T, int N, char L>\n"
         "static __device__ p2c_array<T, N> p2c_np_new(p2c_dims<N> dims, int fill, T value, unsigned int line,\n"
         "                                             unsigned int column) {\n"
         "  p2c_array<T, N> a;\n"
-        "  int64_t n = 1;\n"
-        "  for (int k = 0; k < N; k++) {\n"
-        "    if (dims.d[k] < 0) p2c_raise(line, column, \"ValueError: negative dimensions are not allowed\");\n"
-        "    if (dims.d[k] && n > (int64_t)(0x7fffffffffffffffLL / sizeof(T)) / dims.d[k])\n"
-        "      p2c_raise(line, column, \"ValueError: array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.\");\n"
-        "    n *= dims.d[k];\n"
-        "    a.shape[k] = dims.d[k];\n"
-        "  }\n"
-        "  int64_t stride = (int64_t)sizeof(T);\n"
-        "  for (int k = 0; k < N; k++) {\n"
-        "    int j = L == 'F' ? k : N - 1 - k;\n"
-        "    a.strides[j] = stride;\n"
-        "    stride *= dims.d[j];\n"
-        "  }\n"
+        "  int64_t n = p2c_np_layout(a.shape, a.strides, N, L, dims.d, (int64_t)sizeof(T), line, column);\n"
         "  a.data = (T *)p2c_heap_alloc(n * (int64_t)sizeof(T), fill == 1, line, column);\n"
         "  if (fill == 2)\n"
         "    for (int64_t i = 0; i < n; i++) a.data[i] = value;\n"
         "  return a;\n"
         "}\n"
-        "/* np.arange(start, stop, step) computed in C (int64_t or double), as Numba computes it:\n"
-        " * ceil((stop - start) / step) elements (none when negative), element i start + i * step; a\n"
-        " * zero step raises ValueError. */\n"
+        "/* np.arange(start, stop, step) computed in C (int64_t or double), as Numba computes it: element\n"
+        " * i is start + i * step. */\n"
         "template <typename T, typename C>\n"
         "static __device__ p2c_array<T, 1> p2c_np_arange(C start, C stop, C step, unsigned int line, unsigned int column) {\n"
-        "  if (step == 0) p2c_raise(line, column, \"ValueError: Maximum allowed size exceeded\");\n"
-        "  double count = ceil(((double)stop - (double)start) / (double)step);\n"
-        "  p2c_dims<1> dims = {{count > 0 ? (int64_t)count : 0}};\n"
+        "  p2c_dims<1> dims = {{p2c_np_arange_count((double)start, (double)stop, (double)step, line, column)}};\n"
         "  p2c_array<T, 1> a = p2c_np_new<T, 1, 'C'>(dims, 0, T(), line, column);\n"
         "  for (int64_t i = 0; i < a.shape[0]; i++) a.data[i] = (T)(start + (C)i * step);\n"
         "  return a;\n"
@@ -425,13 +463,7 @@ static const char *const helper_text[H_COUNT] = {
         " * iterations [0, n) in w chunks, chunk c running body(c, lo, hi). The simulator's host build runs\n"
         " * the chunks on threads of the host (p2c_sim_run_chunks), the arrays they create joining the\n"
         " * call's heap; NVRTC compiles this text, but no GPU runs it. */\n"
-        "enum { P2C_PRANGE_MAX = 64 };\n"
-        "/* The iterations of range(start, stop, step) (none for a zero step). */\n"
-        "static __device__ __forceinline__ int64_t p2c_range_count(int64_t start, int64_t stop, int64_t step) {\n"
-        "  if (step > 0 && start < stop) return (int64_t)((uint64_t)(stop - start - 1) / (uint64_t)step) + 1;\n"
-        "  if (step < 0 && start > stop) return (int64_t)((uint64_t)(start - stop - 1) / (0 - (uint64_t)step)) + 1;\n"
-        "  return 0;\n"
-        "}\n"
+        PRANGE_CHUNKS
         "#ifdef PYK2CUDA_SIM\n"
         "template <typename F> struct p2c_prange_ctx {\n"
         "  F *body;\n"
@@ -439,12 +471,9 @@ static const char *const helper_text[H_COUNT] = {
         "  int64_t n;\n"
         "  p2c_heap_block *heap;   /* the arrays the other threads' chunks created */\n"
         "};\n"
-        "/* Chunk c: iterations [lo, hi), the first n % w chunks one longer. */\n"
         "template <typename F> static void p2c_prange_chunk(void *ctx, int c) {\n"
         "  p2c_prange_ctx<F> *x = (p2c_prange_ctx<F> *)ctx;\n"
-        "  int64_t q = x->n / x->w, r = x->n % x->w;\n"
-        "  int64_t lo = q * c + (c < r ? c : r);\n"
-        "  (*x->body)(c, lo, lo + q + (c < r));\n"
+        "  (*x->body)(c, p2c_prange_lo(x->n, x->w, c), p2c_prange_lo(x->n, x->w, c + 1));\n"
         "}\n"
         "/* After chunk c on its thread: the blocks it created move to the loop's list. */\n"
         "template <typename F> static void p2c_prange_done(void *ctx, int c) {\n"
@@ -562,10 +591,42 @@ static const char c_raise[] =
 static const char c_divisor[] =
     "#define p2c_divisor_c(T, d, line, column, exc) \\\n"
     "  ({ T p2c_d_ = (d); if (p2c_d_ == 0) p2c_raise(line, column, exc); p2c_d_; })\n";
+/* NumPy's array creation in C: the call's heap is the runtime's, one per thread (libtcc has no
+ * thread-local storage); p2c_np_new<T, N, L> and p2c_np_arange<T, C> are macros (GNU C statement
+ * expressions) taking the array's struct A and its element type T, dims an int64_t array. */
+static const char c_np_alloc[] =
+    "typedef unsigned long size_t;\n"
+    "void *malloc(size_t);\n"
+    "void free(void *);\n"
+    "void *memset(void *, int, size_t);\n" NP_HEAP_BLOCK
+    "p2c_heap_block **p2c_tier_heap(void);   /* the runtime's: this thread's call heap */\n"
+    "#define p2c_heap_now (*p2c_tier_heap())\n" NP_HEAP_FUNCS;
+static const char c_np_arrays[] =
+    NP_SHAPES
+    "#define p2c_np_new_c(A, T, N, L, dims, fill, value, line, column) ({ \\\n"
+    "  const int64_t *p2c_d_ = (dims); T p2c_v_ = (value); A p2c_a_; \\\n"
+    "  int64_t p2c_n_ = p2c_np_layout(p2c_a_.shape, p2c_a_.strides, N, L, p2c_d_, (int64_t)sizeof(T), line, column); \\\n"
+    "  p2c_a_.data = (T *)p2c_heap_alloc(p2c_n_ * (int64_t)sizeof(T), (fill) == 1, line, column); \\\n"
+    "  if ((fill) == 2) for (int64_t p2c_i_ = 0; p2c_i_ < p2c_n_; p2c_i_++) p2c_a_.data[p2c_i_] = p2c_v_; \\\n"
+    "  p2c_a_; })\n"
+    "#define p2c_np_arange_c(A, T, C, start, stop, step, line, column) ({ \\\n"
+    "  C p2c_s0_ = (start), p2c_s1_ = (stop), p2c_s2_ = (step); \\\n"
+    "  int64_t p2c_dn_ = p2c_np_arange_count((double)p2c_s0_, (double)p2c_s1_, (double)p2c_s2_, line, column); \\\n"
+    "  A p2c_r_ = p2c_np_new_c(A, T, 1, 'C', &p2c_dn_, 0, (T)0, line, column); \\\n"
+    "  for (int64_t p2c_j_ = 0; p2c_j_ < p2c_dn_; p2c_j_++) p2c_r_.data[p2c_j_] = (T)(p2c_s0_ + (C)p2c_j_ * p2c_s2_); \\\n"
+    "  p2c_r_; })\n";
+/* prange in C: the chunks run in turn on the calling thread (codegen writes the loop over them,
+ * emit_stmt.c), as many and as cut as the optimized tier's, so both tiers add a reduction's
+ * values in the same order. */
+static const char c_prange[] =
+    PRANGE_CHUNKS
+    "int p2c_tier_prange_workers(int64_t n, int max);   /* the runtime's: the optimized tier's count */\n"
+    "#define p2c_prange_workers(n) p2c_tier_prange_workers(n, P2C_PRANGE_MAX)\n";
 static const struct {
   Helper h;
   const char *text;
-} c_own[] = {{H_BOUNDS, c_bounds}, {H_RAISE, c_raise}, {H_DIVISOR, c_divisor}};
+} c_own[] = {{H_BOUNDS, c_bounds},       {H_RAISE, c_raise},         {H_DIVISOR, c_divisor},
+             {H_NP_ALLOC, c_np_alloc},   {H_NP_ARRAYS, c_np_arrays}, {H_PRANGE, c_prange}};
 
 /* min/max and abs are templates; their C form, one function per number type, is below. The tier
  * tests run every type through both forms (tests/python/test_cpu_tiers.py). */

@@ -131,6 +131,7 @@ static __device__ __forceinline__ T p2c_divisor(T d, unsigned int line, unsigned
  * when the host's call returns, its kernel hands the blocks that hold a returned array to the
  * caller and frees the others (p2c_heap_end). Host entries run only on the simulator (the host's
  * CPU): NVRTC compiles this text, but no GPU runs it. */
+typedef struct p2c_heap_block p2c_heap_block;
 struct p2c_heap_block {
   p2c_heap_block *next;
   int64_t bytes;
@@ -181,40 +182,53 @@ static __device__ void p2c_heap_end(void *const *held, int n, void **owners) {
   }
 }
 
+/* A new array's extents and strides (in bytes, layout L 'C' or 'F', elements of `size` bytes)
+ * from dims; returns its element count. A negative extent, or a size past 2**63 bytes, raises
+ * ValueError as NumPy does. */
+static __device__ int64_t p2c_np_layout(int64_t *shape, int64_t *strides, int ndim, char layout,
+                                        const int64_t *dims, int64_t size, unsigned int line,
+                                        unsigned int column) {
+  int64_t n = 1;
+  for (int k = 0; k < ndim; k++) {
+    if (dims[k] < 0) p2c_raise(line, column, "ValueError: negative dimensions are not allowed");
+    if (dims[k] && n > 0x7fffffffffffffffLL / size / dims[k])
+      p2c_raise(line, column, "ValueError: array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+    n *= dims[k];
+    shape[k] = dims[k];
+  }
+  int64_t stride = size;
+  for (int k = 0; k < ndim; k++) {
+    int j = layout == 'F' ? k : ndim - 1 - k;
+    strides[j] = stride;
+    stride *= dims[j];
+  }
+  return n;
+}
+/* np.arange's element count, as Numba computes it: ceil((stop - start) / step), none when
+ * negative; a zero step raises ValueError. */
+static __device__ int64_t p2c_np_arange_count(double start, double stop, double step, unsigned int line,
+                                              unsigned int column) {
+  if (step == 0) p2c_raise(line, column, "ValueError: Maximum allowed size exceeded");
+  double count = ceil((stop - start) / step);
+  return count > 0 ? (int64_t)count : 0;
+}
 /* np.empty/zeros/ones/full and their _like forms: an array of shape `dims` in layout L ('C' or
- * 'F'); fill 0 leaves the elements as they are, 1 zeroes them, 2 sets each to `value`. A negative
- * extent, or a size past 2**63 bytes, raises ValueError as NumPy does. */
+ * 'F'); fill 0 leaves the elements as they are, 1 zeroes them, 2 sets each to `value`. */
 template <typename T, int N, char L>
 static __device__ p2c_array<T, N> p2c_np_new(p2c_dims<N> dims, int fill, T value, unsigned int line,
                                              unsigned int column) {
   p2c_array<T, N> a;
-  int64_t n = 1;
-  for (int k = 0; k < N; k++) {
-    if (dims.d[k] < 0) p2c_raise(line, column, "ValueError: negative dimensions are not allowed");
-    if (dims.d[k] && n > (int64_t)(0x7fffffffffffffffLL / sizeof(T)) / dims.d[k])
-      p2c_raise(line, column, "ValueError: array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
-    n *= dims.d[k];
-    a.shape[k] = dims.d[k];
-  }
-  int64_t stride = (int64_t)sizeof(T);
-  for (int k = 0; k < N; k++) {
-    int j = L == 'F' ? k : N - 1 - k;
-    a.strides[j] = stride;
-    stride *= dims.d[j];
-  }
+  int64_t n = p2c_np_layout(a.shape, a.strides, N, L, dims.d, (int64_t)sizeof(T), line, column);
   a.data = (T *)p2c_heap_alloc(n * (int64_t)sizeof(T), fill == 1, line, column);
   if (fill == 2)
     for (int64_t i = 0; i < n; i++) a.data[i] = value;
   return a;
 }
-/* np.arange(start, stop, step) computed in C (int64_t or double), as Numba computes it:
- * ceil((stop - start) / step) elements (none when negative), element i start + i * step; a
- * zero step raises ValueError. */
+/* np.arange(start, stop, step) computed in C (int64_t or double), as Numba computes it: element
+ * i is start + i * step. */
 template <typename T, typename C>
 static __device__ p2c_array<T, 1> p2c_np_arange(C start, C stop, C step, unsigned int line, unsigned int column) {
-  if (step == 0) p2c_raise(line, column, "ValueError: Maximum allowed size exceeded");
-  double count = ceil(((double)stop - (double)start) / (double)step);
-  p2c_dims<1> dims = {{count > 0 ? (int64_t)count : 0}};
+  p2c_dims<1> dims = {{p2c_np_arange_count((double)start, (double)stop, (double)step, line, column)}};
   p2c_array<T, 1> a = p2c_np_new<T, 1, 'C'>(dims, 0, T(), line, column);
   for (int64_t i = 0; i < a.shape[0]; i++) a.data[i] = (T)(start + (C)i * step);
   return a;
@@ -231,6 +245,12 @@ static __device__ __forceinline__ int64_t p2c_range_count(int64_t start, int64_t
   if (step < 0 && start > stop) return (int64_t)((uint64_t)(start - stop - 1) / (0 - (uint64_t)step)) + 1;
   return 0;
 }
+/* The first iteration of chunk c of w over n iterations: the first n % w chunks are one longer
+ * (chunk c is [p2c_prange_lo(c), p2c_prange_lo(c + 1))). */
+static __device__ __forceinline__ int64_t p2c_prange_lo(int64_t n, int w, int c) {
+  int64_t q = n / w, r = n % w;
+  return q * c + (c < r ? c : r);
+}
 #ifdef PYK2CUDA_SIM
 template <typename F> struct p2c_prange_ctx {
   F *body;
@@ -238,12 +258,9 @@ template <typename F> struct p2c_prange_ctx {
   int64_t n;
   p2c_heap_block *heap;   /* the arrays the other threads' chunks created */
 };
-/* Chunk c: iterations [lo, hi), the first n % w chunks one longer. */
 template <typename F> static void p2c_prange_chunk(void *ctx, int c) {
   p2c_prange_ctx<F> *x = (p2c_prange_ctx<F> *)ctx;
-  int64_t q = x->n / x->w, r = x->n % x->w;
-  int64_t lo = q * c + (c < r ? c : r);
-  (*x->body)(c, lo, lo + q + (c < r));
+  (*x->body)(c, p2c_prange_lo(x->n, x->w, c), p2c_prange_lo(x->n, x->w, c + 1));
 }
 /* After chunk c on its thread: the blocks it created move to the loop's list. */
 template <typename F> static void p2c_prange_done(void *ctx, int c) {
@@ -383,10 +400,10 @@ static __device__ double mean_of(double total_2, int64_t n) {
   // if n < 0:
   if (n < 0) {
     // raise ValueError("negative count")
-    p2c_raise(79, 9, "ValueError: negative count");
+    p2c_raise(80, 9, "ValueError: negative count");
   }
   // return total / n
-  return total_2 / p2c_divisor<double>((double)n, 80, 20, "ZeroDivisionError: division by zero");
+  return total_2 / p2c_divisor<double>((double)n, 81, 20, "ZeroDivisionError: division by zero");
 }
 
 static __device__ double row_peaks(p2c_array<double, 2> m) {
@@ -446,12 +463,12 @@ static __device__ p2c_array<double, 2> ramp(int64_t n, int64_t m) {
   int64_t j = 0;
 
   // g = np.zeros((n, m))
-  g = p2c_np_new<double, 2, 'C'>(p2c_dims<2>{{(int64_t)n, (int64_t)m}}, 1, double(), 56, 9);
+  g = p2c_np_new<double, 2, 'C'>(p2c_dims<2>{{(int64_t)n, (int64_t)m}}, 1, double(), 57, 9);
   // for i in range(n):
   for (i = 0; i < n; ++i) {
     P2C_SIM_POLL();
     // r = np.arange(m)
-    r = p2c_np_arange<int64_t, int64_t>((int64_t)0, (int64_t)(m), (int64_t)1, 58, 13);
+    r = p2c_np_arange<int64_t, int64_t>((int64_t)0, (int64_t)(m), (int64_t)1, 59, 13);
     // for j in range(m):
     for (j = 0; j < m; ++j) {
       P2C_SIM_POLL();

@@ -1,7 +1,8 @@
 # @jit functions called from the host (issue 33): each signature given is a host entry, a kernel
 # <name>_host that one thread runs (docs/generated-code.md); a kernel calls `total` as a device
 # function. row_peaks's prange loop runs over the cores (a p2c_prange lambda: a private j, the
-# reductions total and top).
+# reductions total and top). cpu_jit_c_form.cu is the same module's C form, the first tier's (ramp's
+# arrays made by the prelude's C macros, row_peaks's chunks run in turn, cut as the lambda's).
 import numba
 import numpy as np
 from numba import cuda, jit, njit, prange

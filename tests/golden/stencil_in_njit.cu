@@ -120,6 +120,7 @@ static __device__ __noinline__ void p2c_raise(unsigned int line, unsigned int co
  * when the host's call returns, its kernel hands the blocks that hold a returned array to the
  * caller and frees the others (p2c_heap_end). Host entries run only on the simulator (the host's
  * CPU): NVRTC compiles this text, but no GPU runs it. */
+typedef struct p2c_heap_block p2c_heap_block;
 struct p2c_heap_block {
   p2c_heap_block *next;
   int64_t bytes;
@@ -170,40 +171,53 @@ static __device__ void p2c_heap_end(void *const *held, int n, void **owners) {
   }
 }
 
+/* A new array's extents and strides (in bytes, layout L 'C' or 'F', elements of `size` bytes)
+ * from dims; returns its element count. A negative extent, or a size past 2**63 bytes, raises
+ * ValueError as NumPy does. */
+static __device__ int64_t p2c_np_layout(int64_t *shape, int64_t *strides, int ndim, char layout,
+                                        const int64_t *dims, int64_t size, unsigned int line,
+                                        unsigned int column) {
+  int64_t n = 1;
+  for (int k = 0; k < ndim; k++) {
+    if (dims[k] < 0) p2c_raise(line, column, "ValueError: negative dimensions are not allowed");
+    if (dims[k] && n > 0x7fffffffffffffffLL / size / dims[k])
+      p2c_raise(line, column, "ValueError: array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+    n *= dims[k];
+    shape[k] = dims[k];
+  }
+  int64_t stride = size;
+  for (int k = 0; k < ndim; k++) {
+    int j = layout == 'F' ? k : ndim - 1 - k;
+    strides[j] = stride;
+    stride *= dims[j];
+  }
+  return n;
+}
+/* np.arange's element count, as Numba computes it: ceil((stop - start) / step), none when
+ * negative; a zero step raises ValueError. */
+static __device__ int64_t p2c_np_arange_count(double start, double stop, double step, unsigned int line,
+                                              unsigned int column) {
+  if (step == 0) p2c_raise(line, column, "ValueError: Maximum allowed size exceeded");
+  double count = ceil((stop - start) / step);
+  return count > 0 ? (int64_t)count : 0;
+}
 /* np.empty/zeros/ones/full and their _like forms: an array of shape `dims` in layout L ('C' or
- * 'F'); fill 0 leaves the elements as they are, 1 zeroes them, 2 sets each to `value`. A negative
- * extent, or a size past 2**63 bytes, raises ValueError as NumPy does. */
+ * 'F'); fill 0 leaves the elements as they are, 1 zeroes them, 2 sets each to `value`. */
 template <typename T, int N, char L>
 static __device__ p2c_array<T, N> p2c_np_new(p2c_dims<N> dims, int fill, T value, unsigned int line,
                                              unsigned int column) {
   p2c_array<T, N> a;
-  int64_t n = 1;
-  for (int k = 0; k < N; k++) {
-    if (dims.d[k] < 0) p2c_raise(line, column, "ValueError: negative dimensions are not allowed");
-    if (dims.d[k] && n > (int64_t)(0x7fffffffffffffffLL / sizeof(T)) / dims.d[k])
-      p2c_raise(line, column, "ValueError: array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
-    n *= dims.d[k];
-    a.shape[k] = dims.d[k];
-  }
-  int64_t stride = (int64_t)sizeof(T);
-  for (int k = 0; k < N; k++) {
-    int j = L == 'F' ? k : N - 1 - k;
-    a.strides[j] = stride;
-    stride *= dims.d[j];
-  }
+  int64_t n = p2c_np_layout(a.shape, a.strides, N, L, dims.d, (int64_t)sizeof(T), line, column);
   a.data = (T *)p2c_heap_alloc(n * (int64_t)sizeof(T), fill == 1, line, column);
   if (fill == 2)
     for (int64_t i = 0; i < n; i++) a.data[i] = value;
   return a;
 }
-/* np.arange(start, stop, step) computed in C (int64_t or double), as Numba computes it:
- * ceil((stop - start) / step) elements (none when negative), element i start + i * step; a
- * zero step raises ValueError. */
+/* np.arange(start, stop, step) computed in C (int64_t or double), as Numba computes it: element
+ * i is start + i * step. */
 template <typename T, typename C>
 static __device__ p2c_array<T, 1> p2c_np_arange(C start, C stop, C step, unsigned int line, unsigned int column) {
-  if (step == 0) p2c_raise(line, column, "ValueError: Maximum allowed size exceeded");
-  double count = ceil(((double)stop - (double)start) / (double)step);
-  p2c_dims<1> dims = {{count > 0 ? (int64_t)count : 0}};
+  p2c_dims<1> dims = {{p2c_np_arange_count((double)start, (double)stop, (double)step, line, column)}};
   p2c_array<T, 1> a = p2c_np_new<T, 1, 'C'>(dims, 0, T(), line, column);
   for (int64_t i = 0; i < a.shape[0]; i++) a.data[i] = (T)(start + (C)i * step);
   return a;

@@ -70,11 +70,90 @@ def test_cpu_jit_scripts_on_the_first_tier(tmp_path):
     out, tiers = run_tiers(script, tmp_path / "c")
     first = {t.split()[1].split("(")[0] for t in tiers if t.endswith("first tier")}
     assert {"total", "count_positive", "smooth", "powi", "hypot_all", "twice_total", "collatz", "int_ops",
-            "min_max", "scale", "divmod_all", "is_sorted", "mixed", "f32_sum"} <= first, first
+            "min_max", "scale", "divmod_all", "is_sorted", "mixed", "f32_sum", "squares", "count_even"} <= first, first
     assert any("complex_abs2" in t and "cannot say" in t and "complex" in t for t in tiers)
-    assert any("count_even" in t and "cannot say prange" in t for t in tiers)
     if has_numba():
         assert out == numba_output(script)
+
+
+# script: (the functions whose every call runs on the first tier, the others' reason, env)
+ARRAYS_AND_PRANGE = {
+    "cpu_jit_arrays.py": ({"ranges", "smooth_new", "shape_of", "temporaries", "cumulative", "fortran_like"},
+                          {"creations": "complex numbers", "views": "array views", "of_argument": "array views"}, {}),
+    "cpu_jit_prange.py": ({"int_sum", "several", "smooth", "rows_with_temporaries", "started", "histogram_rows",
+                           "extremes", "written_out", "grid_total", "float_sum", "inner_prange"}, {},
+                          {"PYK2CUDA_SIM_THREADS": "3"}),
+    "cpu_jit_raises.py": ({"chunks", "too_big", "int_div", "float_mod"}, {}, {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARRAYS_AND_PRANGE))
+def test_array_creation_and_prange_on_the_first_tier(tmp_path, name):
+    """NumPy's array creation (the call's heap) and prange loops (their chunks in turn, cut as the
+    optimized tier cuts them) in the C form: the scripts' functions run on the first tier, their
+    output the same as on the optimized tier alone and as Numba's CPU JIT (the prange script
+    with 3 workers: its integer reductions are exact, its float sums the same at any count)."""
+    first_tier_here(tmp_path)
+    script = os.path.join(HERE, name)
+    on_first, refused, env = ARRAYS_AND_PRANGE[name]
+    out, tiers = run_tiers(script, tmp_path / "a", env)
+    ran = {t.split()[1].split("(")[0]: t for t in tiers}
+    first = {f for f, t in ran.items() if all(u.endswith("ran on the first tier") for u in tiers if u.split()[1].split("(")[0] == f)}
+    assert on_first <= first, sorted(on_first - first)
+    for f, why in refused.items():
+        assert "cannot say" in ran[f] and why in ran[f], ran[f]
+    e = dict(env, PYK2CUDA_LIBTCC="0")
+    optimized, _ = run_tiers(script, os.environ.get("PYK2CUDA_CACHE_DIR", tmp_path / "b"), e)
+    assert out == optimized
+    if has_numba():
+        assert out == numba_output(script)
+
+
+PRANGE_SUM = textwrap.dedent("""
+    import numpy as np
+    from numba import njit, prange
+
+    @njit(parallel=True)
+    def total(a):
+        s = 0.0
+        m = 2.0
+        for i in prange(a.shape[0]):
+            s += a[i] * 0.5
+            m = min(m, a[i])
+        return s, m
+
+    @njit(parallel=True)
+    def rows(x):
+        out = np.empty(x.shape[0])
+        for i in prange(x.shape[0]):
+            t = np.zeros(x.shape[1])
+            for j in range(x.shape[1]):
+                t[j] = x[i, j] * x[i, j]
+            out[i] = t[0] + t[x.shape[1] - 1]
+        return out
+
+    a = np.random.default_rng(7).random(100003)
+    x = np.random.default_rng(8).random((37, 5))
+    r1, o1 = total(a), rows(x)
+    print("before", total._host_tiers()[0][1], rows._host_tiers()[0][1])
+    total._host_tiers(True)
+    rows._host_tiers(True)
+    r2, o2 = total(a), rows(x)
+    print("after", total._host_tiers()[0][1], rows._host_tiers()[0][1])
+    print("same", r1 == r2, np.array_equal(o1, o2), o1.tolist() == [x[i, 0] ** 2 + x[i, 4] ** 2 for i in range(37)])
+""")
+
+
+@pytest.mark.parametrize("threads", ["1", "3", "4"])
+def test_both_tiers_add_a_float_prange_reduction_in_one_order(tmp_path, threads):
+    """A float sum over a prange loop depends on how the loop is cut: the first tier cuts it as
+    the optimized tier does (as many chunks, the same bounds) and adds the chunks in the same
+    order, so the swap changes no bit of the result, whatever the count of workers."""
+    first_tier_here(tmp_path)
+    script = tmp_path / "psum.py"
+    script.write_text(PRANGE_SUM)
+    out, _ = run_tiers(str(script), tmp_path / "d", {"PYK2CUDA_SIM_THREADS": threads})
+    assert out.splitlines() == ["before first first", "after optimized optimized", "same True True True"], out
 
 
 SWAP = textwrap.dedent("""

@@ -1013,12 +1013,16 @@ static void san_region_off(P2cSimThread *self, const void *p, size_t bytes, int 
  * the threads. */
 static size_t default_workers(unsigned cpus);
 
-static int chunk_count(P2cSimThread *self, int64_t n, int max) {
-  (void)self;
+int sim_prange_workers(int64_t n, int max) {
   size_t w = default_workers(sim_cpu_count());
   if (w > (size_t)max) w = (size_t)max;
   if ((int64_t)w > n) w = n > 0 ? (size_t)n : 1;
   return (int)w;
+}
+
+static int chunk_count(P2cSimThread *self, int64_t n, int max) {
+  (void)self;
+  return sim_prange_workers(n, max);
 }
 
 typedef struct ChunkThread {

@@ -164,6 +164,10 @@ P2cStatus sim_call_caught(void (*fn)(void **), void **args, const char *name, ch
 /* Ends the sim_call_caught running on this thread at once (from code it called). */
 void sim_call_leave(void) __attribute__((noreturn));
 
+/* The chunks of a prange loop of n iterations, at most max: the workers of a launch
+ * ($PYK2CUDA_SIM_THREADS, else the CPUs), no more than the iterations, at least 1. Both tiers of a
+ * host function cut its loops so (host_tier.c), and so add a reduction's values in one order. */
+int sim_prange_workers(int64_t n, int max);
 /* The number of CPUs this process may run on (at least 1). */
 unsigned sim_cpu_count(void);
 

@@ -136,7 +136,8 @@ static unsigned long long fixunssfdi(float f) { return (unsigned long long)f; }
 static double floatundidf(unsigned long long u) { return (double)u; }
 static float floatundisf(unsigned long long u) { return (float)u; }
 
-/* The conversions above, and the C library's memory functions tcc emits for struct copies. */
+/* The conversions above, the C library's memory functions tcc emits for struct copies, and the
+ * allocator of NumPy's array creation (the call's heap, whose blocks the caller frees with free). */
 static bool add_runtime(const TccLib *lib, TCCState *s) {
   const struct {
     const char *name;
@@ -145,7 +146,8 @@ static bool add_runtime(const TccLib *lib, TCCState *s) {
       {"__fixunsdfdi", (const void *)(uintptr_t)fixunsdfdi}, {"__fixunssfdi", (const void *)(uintptr_t)fixunssfdi},
       {"__floatundidf", (const void *)(uintptr_t)floatundidf}, {"__floatundisf", (const void *)(uintptr_t)floatundisf},
       {"memmove", (const void *)(uintptr_t)memmove},           {"memcpy", (const void *)(uintptr_t)memcpy},
-      {"memset", (const void *)(uintptr_t)memset},
+      {"memset", (const void *)(uintptr_t)memset},           {"malloc", (const void *)(uintptr_t)malloc},
+      {"free", (const void *)(uintptr_t)free},
   };
   for (size_t i = 0; i < sizeof runtime / sizeof runtime[0]; i++)
     if (lib->tcc_add_symbol(s, runtime[i].name, runtime[i].addr) < 0) return false;
