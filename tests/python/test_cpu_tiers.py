@@ -204,7 +204,8 @@ def test_swap_gives_the_same_results_and_the_cache_serves_later_processes(tmp_pa
 
 
 def test_a_fault_on_the_first_tier_is_an_error_not_a_crash(tmp_path):
-    """A wild index in first-tier code is caught as the simulator catches a kernel's."""
+    """A wild index in first-tier code is caught as the simulator catches a kernel's, in a prange
+    chunk too (the first tier runs them on the calling thread, under its catch)."""
     first_tier_here(tmp_path)
     script = tmp_path / "wild.py"
     script.write_text(textwrap.dedent("""
@@ -215,15 +216,31 @@ def test_a_fault_on_the_first_tier_is_an_error_not_a_crash(tmp_path):
         def poke(a, i):
             a[i] = 1.0
 
+        @njit(parallel=True)
+        def chunked(a, bad):
+            s = 0.0
+            for i in prange(a.shape[0]):
+                if i == bad:
+                    a[i + 2**40] = 1.0
+                s += a[i]
+            return s
+
         try:
             poke(np.zeros(4), 1 << 40)
         except Exception as e:
             print(type(e).__name__, "illegal memory access" in str(e), "poke" in str(e))
-        print(poke._host_tiers()[0][1])
-    """))
-    out, _ = run_tiers(str(script), tmp_path / "e")
-    assert out.splitlines()[-1] == "first", out
-    assert out.splitlines()[0].endswith("True True"), out
+        for bad in (999, 0):   # the last chunk, the first
+            try:
+                chunked(np.arange(1000.0), bad)
+            except Exception as e:
+                print(type(e).__name__, "illegal memory access" in str(e), "chunked" in str(e))
+        print(chunked(np.arange(1000.0), -1))
+        print(poke._host_tiers()[0][1], chunked._host_tiers()[0][1])
+    """).replace("from numba import njit", "from numba import njit, prange"))
+    out, _ = run_tiers(str(script), tmp_path / "e", {"PYK2CUDA_SIM_THREADS": "4"})
+    assert out.splitlines()[-1] == "first first", out
+    assert out.splitlines()[-2] == "499500.0", out
+    assert all(line.endswith("True True") for line in out.splitlines()[:3]), out
 
 
 def test_emit_dump_c_shows_the_c_form():
