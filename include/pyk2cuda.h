@@ -346,6 +346,12 @@ P2C_API bool p2c_compiler_get_sanitize(const P2cCompiler *compiler);
  * everything that changes NVRTC's output (docs/runtime.md, "The compile cache"). `on` false:
  * every later compile by this compiler runs NVRTC and leaves the cache alone (`--no-cache`). */
 P2C_API void p2c_compiler_set_cache(P2cCompiler *compiler, bool on);
+/* Off by default. `on`: in every later translation by this compiler, a @jit host function
+ * without a signature (none in its decorator, none given) is typed by the calls of it in the
+ * file's host code whose arguments' types can be told from the text (literals, constants, NumPy's
+ * array creation, names bound to those), each one a note at its call: `pyk2cuda emit` (README.md,
+ * "Command line"). The Python package types such a function by its actual calls instead. */
+P2C_API void p2c_compiler_set_host_call_signatures(P2cCompiler *compiler, bool on);
 /* The compile cache's folder as the environment names it now (the rule above), written with its
  * NUL into out[0..cap). False when no folder can be named (no $HOME) or it does not fit; the
  * folder may not exist yet. The Python package puts cache=True's files there when the source's

@@ -173,13 +173,15 @@ int cli_exit_for(P2cStatus s) {
 }
 
 /* Reads and translates a.file; on success *out holds the module (caller deletes). */
-static int translate_file(P2cCompiler *c, const CompileArgs *a, bool skip_unsigned, P2cModule **out) {
+static int translate_file(P2cCompiler *c, const CompileArgs *a, bool skip_unsigned, bool host_calls,
+                          P2cModule **out) {
   size_t len;
   char *src = cli_read_file(a->file, &len);
   if (!src) return cli_read_error(a->file);
   /* emit's own checks only: $PYK2CUDA_SANITIZE is for launches */
   P2cTranslateOptions o = {a->nkernels ? a->kernels : NULL, a->nkernels, a->sigs, a->nsigs,
                            a->line_directives, skip_unsigned, {a->check_bounds, a->sanitize, true}};
+  p2c_compiler_set_host_call_signatures(c, host_calls);
   P2cStatus s = p2c_translate(c, a->file, src, len, &o, out);
   if (*out) cli_print_diagnostics(*out, src, len);
   free(src);
@@ -198,7 +200,7 @@ static bool dump_stage_known(const char *stage) {
 static int cmd_emit(P2cCompiler *c, const CompileArgs *a) {
   if (a->dump && !dump_stage_known(a->dump)) return cli_usage_error("unknown --dump stage '%s'", a->dump);
   P2cModule *m = NULL;
-  int rc = translate_file(c, a, false, &m);
+  int rc = translate_file(c, a, false, true, &m);   /* emit: @jit functions typed by the file's calls too */
   const char *dump = a->dump ? p2c_module_dump(m, a->dump) : NULL;
   if (dump) {
     int wrc = cli_write_output(a->out, dump, strlen(dump));
@@ -214,7 +216,7 @@ static int cmd_emit(P2cCompiler *c, const CompileArgs *a) {
 
 static int cmd_check(P2cCompiler *c, const CompileArgs *a) {
   P2cModule *m = NULL;
-  int rc = translate_file(c, a, a->nsigs == 0, &m);
+  int rc = translate_file(c, a, a->nsigs == 0, false, &m);
   p2c_module_delete(m);
   return rc;
 }
@@ -230,7 +232,7 @@ static const char *default_cubin_name(const char *file) {
 
 static int cmd_ptx(P2cCompiler *c, const CompileArgs *a) {
   P2cModule *m = NULL;
-  int rc = translate_file(c, a, false, &m);
+  int rc = translate_file(c, a, false, true, &m);   /* as emit */
   if (rc == 0) {
     P2cStatus s = p2c_module_compile(c, m, a->arch, a->cubin ? P2C_TARGET_CUBIN : P2C_TARGET_PTX);
     if (s != P2C_OK) {
@@ -267,7 +269,7 @@ static int cmd_explore(P2cCompiler *c, const CompileArgs *a) {
   long long shared = a->shared ? whole_number(a->shared, 0, UINT32_MAX) : 0;
   if (shared < 0) return cli_usage_error("bad --shared '%s': expected a number of bytes", a->shared);
   P2cModule *m = NULL;
-  int rc = translate_file(c, a, false, &m);
+  int rc = translate_file(c, a, false, false, &m);
   if (!m) return rc;
   P2cExploreOptions o = {.arch = a->arch, .block_threads = (int)block, .dynamic_shared_bytes = (uint32_t)shared};
   const char *html = NULL;
@@ -300,7 +302,7 @@ static int cmd_build(P2cCompiler *c, const CompileArgs *a) {
     if (!narchs) return cli_usage_error("empty --arch list");
   }
   P2cModule *m = NULL;
-  int rc = translate_file(c, a, false, &m);
+  int rc = translate_file(c, a, false, false, &m);
   P2cBundle *b = NULL;
   if (rc == 0) {
     P2cBundleOptions o = {name, narchs ? archs : NULL, narchs, a->with_sim};

@@ -19,6 +19,7 @@ struct P2cCompiler {
   bool sim_fibers;           /* $PYK2CUDA_SIM_FIBERS: kernels with barriers keep the simulator's
                                 fibers, not regions (docs/simulator.md, "Regions") */
   bool no_cache;             /* p2c_compiler_set_cache(c, false) */
+  bool host_call_signatures; /* p2c_compiler_set_host_call_signatures */
   P2cInterruptFn interrupt;  /* p2c_compiler_set_interrupt */
   void *interrupt_userdata;
   /* Set by p2c_specialize for its one translation: the kernel must take this many arguments

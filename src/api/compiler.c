@@ -219,6 +219,10 @@ void p2c_compiler_set_cache(P2cCompiler *c, bool on) {
   if (c) c->no_cache = !on;
 }
 
+void p2c_compiler_set_host_call_signatures(P2cCompiler *c, bool on) {
+  if (c) c->host_call_signatures = on;
+}
+
 bool p2c_cache_folder(char *out, size_t cap) {
   char root[CACHE_PATH_BYTES];
   if (!out || !cache_root(NULL, root) || strlen(root) >= cap) return false;
@@ -531,6 +535,7 @@ static P2cStatus run_pipeline(P2cCompiler *c, P2cModule *m, const char *src, siz
   P2cChecks checks = translation_checks(c, o);
   if (!split_sigs(c, &comp->arena, o, &sigs, &nsigs)) return P2C_ERR_USAGE;
   if (!source_prepare(comp, src, len)) return P2C_ERR_SOURCE;
+  comp->host_call_signatures = c->host_call_signatures && !c->specializing;
   if (!frontend_run(comp, &m->mod) || !verified(comp, &m->mod, AST_RESOLVED)) return P2C_ERR_SOURCE;
   if (!read_links(comp, &m->mod)) return P2C_ERR_SOURCE;
   m->reached = 1;

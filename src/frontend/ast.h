@@ -466,12 +466,20 @@ typedef struct LinkFile {
   size_t len;
 } LinkFile;
 
+/* A signature of a @jit host function without one, from a call in the file's host code
+ * (lower_host_calls.c; only when p2c_compiler_set_host_call_signatures asks). */
+typedef struct HostCallSig {
+  Function *func;
+  SigText sig;             /* "(float64[::1], int64)", at the call */
+} HostCallSig;
+
 typedef struct Module {
   VEC(Function *) funcs;   /* kernels and device functions, in source order */
   VEC(LinkFile) links;     /* the CUDA C linked (files, texts), each once, in the order first named */
   VEC(Const *) consts;
   Loc host_code;           /* the first module-level statement that is host code, which is never
                               run (a call, `if __name__ == ...`, a loop); line 0 when none */
+  VEC(HostCallSig) host_call_sigs;
 } Module;
 
 /* r.b or r['b'] of a record (after typeinfer): a place in memory, read and written like an

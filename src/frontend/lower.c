@@ -933,6 +933,7 @@ bool frontend_run(Compilation *c, Module *m) {
       syntax_errors = true;
     }
     if (!syntax_errors) lower_module(&L, roots, ps->count);
+    if (!syntax_errors && c->host_call_signatures) lower_host_calls(&L, roots, ps->count);
   } else {
     diag_error(c, (Loc){1, 1}, "E-internal", "tree-sitter rejected the Python grammar's ABI");
   }

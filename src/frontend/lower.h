@@ -287,6 +287,11 @@ Expr *fold_const_expr(Lowerer *L, TSNode n, const Type **numpy_type);
  * computes with its own code, an operation that raises in Python), else NULL. */
 Expr *fold_const_value(Lowerer *L, TSNode n, const Type **numpy_type, const char **why);
 
+/* ---- signatures from the host code's calls (lower_host_calls.c) ---- */
+/* After the module is lowered: the signatures of its @jit functions without one that the calls
+ * in its host code give (Module.host_call_sigs). Reports nothing. */
+void lower_host_calls(Lowerer *L, const TSNode *roots, int nroots);
+
 /* ---- module-level NumPy arrays (lower_array.c) ---- */
 /* The array that n builds (np.array, np.arange, np.zeros, np.ones, np.full, .reshape, .astype
  * of those), evaluated now; NULL when it is no such constructor or cannot be evaluated, and

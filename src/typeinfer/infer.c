@@ -811,6 +811,21 @@ static void note_unsigned_stencil(Compilation *c, const Function *k) {
             typeinfer_sig_hint(&c->arena, k), k->name);
 }
 
+/* The signatures the host code's calls of @jit function f give (Module.host_call_sigs), each
+ * typed as a --sig, with a note naming the call; false when there is none. */
+static bool type_by_host_calls(Infer *I, Function *f) {
+  bool any = false;
+  for (size_t i = 0; i < I->m->host_call_sigs.len; i++) {
+    const HostCallSig *h = &I->m->host_call_sigs.items[i];
+    if (h->func != f) continue;
+    diag_note(I->c, h->sig.loc, "@jit function '%s' has no signature: typed %s%.*s from this call's arguments "
+              "(give --sig for other types)", f->name, f->name, (int)h->sig.len, h->sig.text);
+    type_kernel_sig(I, f, &h->sig);
+    any = true;
+  }
+  return any;
+}
+
 bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOptions *o) {
   const ExtraSig *extra = o->extra;
   size_t nextra = o->nextra;
@@ -840,7 +855,10 @@ bool typeinfer_run(Compilation *c, Module *m, TypeTable *tt, const TypeinferOpti
                  "kernel '%s' has no signature: give one in the decorator or with --sig, e.g. "
                  "--sig '%s' (guessed from how the parameters are used: write your arguments' "
                  "types)", f->name, typeinfer_sig_hint(&c->arena, f));
-    /* a @jit function the host calls is typed by its calls in Python; here by --sig alone */
+    /* a @jit function the host calls is typed by its calls in Python; here by --sig, else by the
+     * calls in the file's host code when asked (emit: lower_host_calls.c) */
+    if (f->host_jit && f->nsigs + nx == 0 && !skip_unsigned && wanted && !f->generic && type_by_host_calls(&I, f))
+      continue;
     if (f->host_jit && f->nsigs + nx == 0 && !skip_unsigned && wanted && !f->generic)
       diag_note(c, f->loc, "@jit function '%s' has no signature, so no C is emitted for the host's "
                 "calls of it: give its argument types with --sig, e.g. --sig '%s' (guessed from how "

@@ -44,6 +44,9 @@ typedef struct Compilation {
   size_t error_count;
   bool too_many_errors;
   const P2cTranslateOptions *opts;
+  /* p2c_compiler_set_host_call_signatures: the frontend reads the host code's calls of @jit
+   * functions without a signature (frontend/lower_host_calls.c) */
+  bool host_call_signatures;
   /* Sources this long are parsed on two threads (frontend/parse.h); 0: the default. */
   size_t parse_split_min;
   /* Resources held outside the arena while a phase runs (tree-sitter's parser and tree), which
