@@ -40,8 +40,9 @@ typedef enum TypeHelper {
   TH_VIEW_WALK,   /* p2c_view_next, p2c_view_empty: a view's elements in row-major order */
   TH_VIEW_FILL,   /* p2c_fill: a[lo:hi] = v, m[i] = v (needs TH_VIEW_WALK) */
   TH_CONTAINS,    /* p2c_contains: x in a (needs TH_VIEW_WALK) */
-  TH_NP_REDUCE,   /* np.sum, np.mean, ...: p2c_np_sum ... (needs TH_VIEW_WALK) */
-  TH_NP_EXTREMUM, /* np.min, max, nanmin, nanmax (needs TH_NP_REDUCE, H_RAISE and H_EXIT) */
+  TH_REDUCE_WALK, /* p2c_reduce_walk ...: what the reductions share (needs TH_VIEW_WALK) */
+  TH_NP_REDUCE,   /* np.sum, np.mean, ...: p2c_np_sum ... (needs TH_REDUCE_WALK) */
+  TH_NP_EXTREMUM, /* np.min, max, nanmin, nanmax (needs TH_REDUCE_WALK, H_RAISE and H_EXIT) */
   TH_SAME_ARRAY,  /* p2c_same_array: a is b of arrays */
   TH_VIEW_OVERLAP,   /* p2c_ufunc_order: whether and how an input may be read in place */
   TH_UFUNC,       /* p2c_ufunc: np.sin(x, out) (needs TH_VIEW_WALK, TH_VIEW_OVERLAP, H_RAISE) */

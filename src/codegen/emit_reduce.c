@@ -20,6 +20,7 @@ void emit_np_reduce_call(Gen *G, const Expr *e, StrBuf *sb, int prec) {
   (void)prec;
   const Builtin *b = e->kids[0]->builtin;
   type_helper_use(&G->helpers, TH_VIEW_WALK);
+  type_helper_use(&G->helpers, TH_REDUCE_WALK);
   bool raises = raises_when_empty((NpReduce)b->reduce);
   if (raises) {
     type_helper_use(&G->helpers, TH_NP_EXTREMUM);

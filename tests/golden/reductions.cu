@@ -121,6 +121,12 @@ static __device__ __noinline__ void p2c_exit_thread(void) {
   P2C_EXIT_THREAD();
 }
 
+/* A 0-d array: the address of its one element (C++ has no arrays of extent 0). */
+template <typename T>
+struct p2c_array<T, 0> {
+  T *data;
+};
+
 /* A view (docs/semantics.md): a[..., i, ...] at dimension K drops that dimension. */
 template <int K, typename T, int N>
 static __device__ __forceinline__ p2c_array<T, N - 1> p2c_view_index(p2c_array<T, N> a, int64_t i) {
@@ -154,15 +160,19 @@ static __device__ __forceinline__ bool p2c_view_empty(const p2c_array<T, N> &a) 
   return false;
 }
 
-/* NumPy's reductions of a whole array as Numba computes them, R their result type: the
-   elements in row-major order (f on each until it returns false); int64 wraps. */
+/* NumPy's reductions of a whole array as Numba computes them: the elements in row-major
+   order (f on each until it returns false); a 0-d array has one. int64 wraps. */
 template <typename T, int N, typename F>
 static __device__ __forceinline__ void p2c_reduce_walk(const p2c_array<T, N> &a, F f) {
   if (p2c_view_empty(a)) return;
-  long long idx[N > 0 ? N : 1] = {};
+  long long idx[N] = {};
   char *p = (char *)a.data;
   do if (!f(*(const T *)p)) return;
   while (p2c_view_next(a, idx, p));
+}
+template <typename T, typename F>
+static __device__ __forceinline__ void p2c_reduce_walk(const p2c_array<T, 0> &a, F f) {
+  f(*(const T *)a.data);
 }
 template <typename T, int N>
 static __device__ __forceinline__ int64_t p2c_reduce_size(const p2c_array<T, N> &a) {
@@ -170,6 +180,8 @@ static __device__ __forceinline__ int64_t p2c_reduce_size(const p2c_array<T, N> 
   for (int d = 0; d < N; d++) n *= a.shape[d];
   return n;
 }
+template <typename T>
+static __device__ __forceinline__ int64_t p2c_reduce_size(const p2c_array<T, 0> &) { return 1; }
 template <typename T>
 static __device__ __forceinline__ bool p2c_reduce_isnan(T v) { return v != v; }
 template <typename R> struct p2c_reduce_wrap { typedef R type; };
@@ -184,6 +196,8 @@ static __device__ __forceinline__ R p2c_reduce_mul(R c, T v) {
   typedef typename p2c_reduce_wrap<R>::type W;
   return (R)((W)c * (W)(R)v);
 }
+
+/* np.sum ... np.any: R is the result type (typeinfer/infer_reduce.c) */
 template <typename R, typename T, int N>
 static __device__ R p2c_np_sum(const p2c_array<T, N> &a) {
   R c = 0;
@@ -268,7 +282,7 @@ static __device__ void p2c_reduce_empty(unsigned int line, unsigned int column, 
 template <bool REPORT, bool MAX, typename T, int N>
 static __device__ T p2c_np_extremum(const p2c_array<T, N> &a, unsigned int line, unsigned int column) {
   T m = T();
-  if (p2c_view_empty(a)) {
+  if (p2c_reduce_size(a) == 0) {
     p2c_reduce_empty<REPORT>(line, column, MAX ? "ValueError: zero-size array to reduction operation maximum which has no identity"
                                                : "ValueError: zero-size array to reduction operation minimum which has no identity");
     return m;
@@ -294,7 +308,7 @@ static __device__ T p2c_np_max(const p2c_array<T, N> &a, unsigned int line, unsi
 template <bool REPORT, bool MAX, typename T, int N>
 static __device__ T p2c_np_nan_extremum(const p2c_array<T, N> &a, unsigned int line, unsigned int column) {
   T m = T();
-  if (p2c_view_empty(a)) {
+  if (p2c_reduce_size(a) == 0) {
     p2c_reduce_empty<REPORT>(line, column, "ValueError: zero-size array to reduction operation not possible");
     return m;
   }
@@ -326,7 +340,9 @@ static __constant__ const uint16_t MIXED_1[2][2] = {4, 0, 2, 9};
 static __constant__ const bool MIXED_2[3] = {true, false, true};
 static __constant__ const double MIXED_3[1] = {};
 static __constant__ const float MIXED_4[3] = {2.5f, -0.5f, 4.0f};
+static __constant__ const int32_t MIXED_5[1] = {7};
 
+static __device__ void totals_a0i32_a2f64_i64(p2c_array<int32_t, 0>, p2c_array<double, 2>, int64_t);
 static __device__ void totals_a1f32_a2f64_i64(p2c_array<float, 1>, p2c_array<double, 2>, int64_t);
 static __device__ void totals_a1b_a2f64_i64(p2c_array<bool, 1>, p2c_array<double, 2>, int64_t);
 static __device__ void totals_a2u16_a2f64_i64(p2c_array<uint16_t, 2>, p2c_array<double, 2>, int64_t);
@@ -343,6 +359,25 @@ static __device__ void extrema_a1f64_a2f64_i64(p2c_array<double, 1>, p2c_array<d
 static __device__ void moments_a1f64_a2f64_i64(p2c_array<double, 1>, p2c_array<double, 2>, int64_t);
 static __device__ void totals_a1f64_a2f64_i64(p2c_array<double, 1>, p2c_array<double, 2>, int64_t);
 static __device__ void each_a1f64_a2f64_i64(p2c_array<double, 1>, p2c_array<double, 2>, int64_t);
+
+static __device__ void totals_a0i32_a2f64_i64(p2c_array<int32_t, 0> a, p2c_array<double, 2> out, int64_t k) {
+  // out[k, 0] = np.sum(a)
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 0] = (double)p2c_np_sum<int64_t>(a);
+  // out[k, 1] = np.prod(a)
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 1] = (double)p2c_np_prod<int64_t>(a);
+  // out[k, 5] = np.nanmean(a)
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 5] = p2c_np_nanmean<double>(a);
+  // out[k, 6] = np.nansum(a)
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 6] = (double)p2c_np_nansum<int64_t>(a);
+  // out[k, 7] = np.nanprod(a)
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 7] = (double)p2c_np_nanprod<int64_t>(a);
+  // out[k, 8] = np.count_nonzero(a)
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 8] = (double)p2c_np_count_nonzero<int64_t>(a);
+  // out[k, 9] = np.all(a)
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 9] = (double)p2c_np_all<bool>(a);
+  // out[k, 10] = np.any(a)
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 10] = (double)p2c_np_any<bool>(a);
+}
 
 static __device__ void totals_a1f32_a2f64_i64(p2c_array<float, 1> a, p2c_array<double, 2> out, int64_t k) {
   // out[k, 0] = np.sum(a)
@@ -422,13 +457,13 @@ static __device__ void totals_a1i8_a2f64_i64(p2c_array<int8_t, 1> a, p2c_array<d
 
 static __device__ void extrema_a2f32_a2f64_i64(p2c_array<float, 2> a, p2c_array<double, 2> out, int64_t k) {
   // out[k, 11] = np.min(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 11] = (double)p2c_np_min<false>(a, 48, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 11] = (double)p2c_np_min<false>(a, 49, 18);
   // out[k, 12] = np.max(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 12] = (double)p2c_np_max<false>(a, 49, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 12] = (double)p2c_np_max<false>(a, 50, 18);
   // out[k, 13] = np.nanmin(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 13] = (double)p2c_np_nanmin<false>(a, 50, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 13] = (double)p2c_np_nanmin<false>(a, 51, 18);
   // out[k, 14] = np.nanmax(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 14] = (double)p2c_np_nanmax<false>(a, 51, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 14] = (double)p2c_np_nanmax<false>(a, 52, 18);
 }
 
 static __device__ void moments_a2f32_a2f64_i64(p2c_array<float, 2> a, p2c_array<double, 2> out, int64_t k) {
@@ -470,13 +505,13 @@ static __device__ void each_a2f32_a2f64_i64(p2c_array<float, 2> a, p2c_array<dou
 
 static __device__ void extrema_a2f64_a2f64_i64(p2c_array<double, 2> a, p2c_array<double, 2> out, int64_t k) {
   // out[k, 11] = np.min(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 11] = p2c_np_min<false>(a, 48, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 11] = p2c_np_min<false>(a, 49, 18);
   // out[k, 12] = np.max(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 12] = p2c_np_max<false>(a, 49, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 12] = p2c_np_max<false>(a, 50, 18);
   // out[k, 13] = np.nanmin(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 13] = p2c_np_nanmin<false>(a, 50, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 13] = p2c_np_nanmin<false>(a, 51, 18);
   // out[k, 14] = np.nanmax(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 14] = p2c_np_nanmax<false>(a, 51, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 14] = p2c_np_nanmax<false>(a, 52, 18);
 }
 
 static __device__ void moments_a2f64_a2f64_i64(p2c_array<double, 2> a, p2c_array<double, 2> out, int64_t k) {
@@ -518,13 +553,13 @@ static __device__ void each_a2f64_a2f64_i64(p2c_array<double, 2> a, p2c_array<do
 
 static __device__ void extrema_a1f64_a2f64_i64(p2c_array<double, 1> a, p2c_array<double, 2> out, int64_t k) {
   // out[k, 11] = np.min(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 11] = p2c_np_min<false>(a, 48, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 11] = p2c_np_min<false>(a, 49, 18);
   // out[k, 12] = np.max(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 12] = p2c_np_max<false>(a, 49, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 12] = p2c_np_max<false>(a, 50, 18);
   // out[k, 13] = np.nanmin(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 13] = p2c_np_nanmin<false>(a, 50, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 13] = p2c_np_nanmin<false>(a, 51, 18);
   // out[k, 14] = np.nanmax(a)
-  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 14] = p2c_np_nanmax<false>(a, 51, 18);
+  out.data[p2c_wrap(k, out.shape[0]) * out.shape[1] + 14] = p2c_np_nanmax<false>(a, 52, 18);
 }
 
 static __device__ void moments_a1f64_a2f64_i64(p2c_array<double, 1> a, p2c_array<double, 2> out, int64_t k) {
@@ -585,9 +620,9 @@ extern "C" __global__ void methods(p2c_array<float, 2> m, p2c_array<double, 2> o
     // out[r, 4] = a.std()
     out.data[r * out.shape[1] + 4] = (double)p2c_np_std<float>(a);
     // out[r, 5] = a.min()
-    out.data[r * out.shape[1] + 5] = (double)p2c_np_min<false>(a, 87, 21);
+    out.data[r * out.shape[1] + 5] = (double)p2c_np_min<false>(a, 88, 21);
     // out[r, 6] = a.max()
-    out.data[r * out.shape[1] + 6] = (double)p2c_np_max<false>(a, 88, 21);
+    out.data[r * out.shape[1] + 6] = (double)p2c_np_max<false>(a, 89, 21);
     // out[r, 7] = a.all()
     out.data[r * out.shape[1] + 7] = (double)p2c_np_all<bool>(a);
     // out[r, 8] = a.any()
@@ -598,7 +633,7 @@ extern "C" __global__ void methods(p2c_array<float, 2> m, p2c_array<double, 2> o
 extern "C" __global__ void constant_tuples(p2c_array<double, 2> out, p2c_array<int64_t, 1> counts) {
   int64_t k = 0;
   const float (*a)[2] = 0;
-  const float *a_2 = 0;
+  const int32_t (*a_2) = 0;
   const double *a_3 = 0;
   const double *a_4 = 0;
   const double *a_5 = 0;
@@ -608,6 +643,7 @@ extern "C" __global__ void constant_tuples(p2c_array<double, 2> out, p2c_array<i
   const uint16_t (*a_9)[2] = 0;
   const bool *a_10 = 0;
   const double *a_11 = 0;
+  const float *a_12 = 0;
 
   // if cuda.grid(1) == 0:
   if ((int64_t)blockIdx.x * blockDim.x + threadIdx.x == 0) {
@@ -682,11 +718,19 @@ extern "C" __global__ void constant_tuples(p2c_array<double, 2> out, p2c_array<i
     // k += 1
     k += 1;
     // for a in literal_unroll(MIXED):
-    a_2 = MIXED_4;
+    a_12 = MIXED_4;
     // totals(a, out, k)
-    totals_a1f32_a2f64_i64(p2c_array<float, 1>{(float *)&a_2[0], {3}, {4}}, out, k);
+    totals_a1f32_a2f64_i64(p2c_array<float, 1>{(float *)&a_12[0], {3}, {4}}, out, k);
     // counts[k] = a.size
     counts.data[k] = 3;
+    // k += 1
+    k += 1;
+    // for a in literal_unroll(MIXED):
+    a_2 = MIXED_5;
+    // totals(a, out, k)
+    totals_a0i32_a2f64_i64(p2c_array<int32_t, 0>{(int32_t *)&a_2[0]}, out, k);
+    // counts[k] = a.size
+    counts.data[k] = 1;
     // k += 1
     k += 1;
   }

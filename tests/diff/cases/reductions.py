@@ -19,7 +19,8 @@ MIXED = (np.array([3, -1, 0, 7], dtype=np.int8),
          np.array([[4, 0], [2, 9]], dtype=np.uint16),
          np.array([True, False, True]),
          np.array([], dtype=np.float64),
-         np.array([2.5, -0.5, 4.0], dtype=np.float32))
+         np.array([2.5, -0.5, 4.0], dtype=np.float32),
+         np.array(7, dtype=np.int32))                 # 0-d
 
 
 @cuda.jit(device=True)
