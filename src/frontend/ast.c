@@ -13,6 +13,25 @@ Expr *ast_new_expr(Arena *a, ExprKind kind, Loc loc) {
   return e;
 }
 
+Expr *ast_new_node(Arena *a, ExprKind kind, Loc loc, int nkids) {
+  Expr *e = ast_new_expr(a, kind, loc);
+  e->nkids = nkids;
+  e->kids = nkids ? arena_alloc(a, sizeof *e->kids * (size_t)nkids) : NULL;
+  return e;
+}
+
+Expr *ast_new_var(Arena *a, int var, Loc loc) {
+  Expr *e = ast_new_node(a, EX_VAR, loc, 0);
+  e->var = var;
+  return e;
+}
+
+Expr *ast_new_int(Arena *a, int64_t v, Loc loc) {
+  Expr *e = ast_new_node(a, EX_INT, loc, 0);
+  e->ival = v;
+  return e;
+}
+
 Stmt *ast_new_stmt(Arena *a, StmtKind kind, Loc loc) {
   Stmt *s = arena_alloc(a, sizeof *s);
   s->kind = kind;

@@ -509,6 +509,11 @@ typedef enum AstStage { AST_RESOLVED, AST_TYPED, AST_ANALYSED } AstStage;
  * the first problem, when a phase broke it. */
 bool ast_verify(Compilation *c, const Module *m, AstStage stage);
 Expr *ast_new_expr(Arena *a, ExprKind kind, Loc loc);
+/* Nodes the frontend makes itself (stencils, gufunc kernels): one with room for `nkids` kids
+ * (to be filled), a variable by its index, an int literal. */
+Expr *ast_new_node(Arena *a, ExprKind kind, Loc loc, int nkids);
+Expr *ast_new_var(Arena *a, int var, Loc loc);
+Expr *ast_new_int(Arena *a, int64_t v, Loc loc);
 Stmt *ast_new_stmt(Arena *a, StmtKind kind, Loc loc);
 /* A deep copy of a function body (for specialization); vars are copied too. */
 Function *ast_clone_function(Arena *a, const Function *f);

@@ -287,29 +287,10 @@ static const char *outer_sig(Lowerer *L, TypeTable *tt, const SigText *st, const
 
 /* ---- the kernel's body ---- */
 
-static Expr *node_at(Lowerer *L, ExprKind kind, Loc loc, int nkids) {
-  Expr *e = ast_new_expr(L->a, kind, loc);
-  e->nkids = nkids;
-  e->kids = nkids ? arena_alloc(L->a, sizeof *e->kids * (size_t)nkids) : NULL;
-  return e;
-}
-
-static Expr *var_at(Lowerer *L, int var, Loc loc) {
-  Expr *e = node_at(L, EX_VAR, loc, 0);
-  e->var = var;
-  return e;
-}
-
-static Expr *int_at(Lowerer *L, int64_t v, Loc loc) {
-  Expr *e = node_at(L, EX_INT, loc, 0);
-  e->ival = v;
-  return e;
-}
-
 /* builtin(args...) */
 static Expr *builtin_call(Lowerer *L, const char *path, Loc loc, Expr **args, int n) {
-  Expr *e = node_at(L, EX_CALL, loc, n + 1);
-  e->kids[0] = node_at(L, EX_BUILTIN, loc, 0);
+  Expr *e = ast_new_node(L->a, EX_CALL, loc, n + 1);
+  e->kids[0] = ast_new_node(L->a, EX_BUILTIN, loc, 0);
   e->kids[0]->builtin = builtin_lookup(path);
   for (int i = 0; i < n; i++) e->kids[i + 1] = args[i];
   return e;
@@ -317,33 +298,33 @@ static Expr *builtin_call(Lowerer *L, const char *path, Loc loc, Expr **args, in
 
 /* A.shape[0] */
 static Expr *loop_extent(Lowerer *L, int var, Loc loc) {
-  Expr *shape = node_at(L, EX_ATTR, loc, 1);
-  shape->kids[0] = var_at(L, var, loc);
+  Expr *shape = ast_new_node(L->a, EX_ATTR, loc, 1);
+  shape->kids[0] = ast_new_var(L->a, var, loc);
   shape->str = "shape";
-  Expr *e = node_at(L, EX_INDEX, loc, 2);
+  Expr *e = ast_new_node(L->a, EX_INDEX, loc, 2);
   e->kids[0] = shape;
-  e->kids[1] = int_at(L, 0, loc);
+  e->kids[1] = ast_new_int(L->a, 0, loc);
   return e;
 }
 
 /* The core's argument k: A[tid, :, :], A[tid] or A[tid:tid + 1]. */
 static Expr *core_arg(Lowerer *L, int k, int nd, GuPass pass, int tid, Loc loc) {
-  Expr *e = node_at(L, EX_INDEX, loc, pass == GU_SLICE ? nd + 2 : 2);
-  e->kids[0] = var_at(L, k, loc);
+  Expr *e = ast_new_node(L->a, EX_INDEX, loc, pass == GU_SLICE ? nd + 2 : 2);
+  e->kids[0] = ast_new_var(L->a, k, loc);
   if (pass == GU_ONE) {
-    Expr *slice = node_at(L, EX_SLICE, loc, 2);
+    Expr *slice = ast_new_node(L->a, EX_SLICE, loc, 2);
     slice->ival = 3;   /* start and stop */
-    slice->kids[0] = var_at(L, tid, loc);
-    Expr *next = node_at(L, EX_BINARY, loc, 2);
+    slice->kids[0] = ast_new_var(L->a, tid, loc);
+    Expr *next = ast_new_node(L->a, EX_BINARY, loc, 2);
     next->op = OP_ADD;
-    next->kids[0] = var_at(L, tid, loc);
-    next->kids[1] = int_at(L, 1, loc);
+    next->kids[0] = ast_new_var(L->a, tid, loc);
+    next->kids[1] = ast_new_int(L->a, 1, loc);
     slice->kids[1] = next;
     e->kids[1] = slice;
     return e;
   }
-  e->kids[1] = var_at(L, tid, loc);
-  for (int d = 0; pass == GU_SLICE && d < nd; d++) e->kids[d + 2] = node_at(L, EX_SLICE, loc, 0);
+  e->kids[1] = ast_new_var(L->a, tid, loc);
+  for (int d = 0; pass == GU_SLICE && d < nd; d++) e->kids[d + 2] = ast_new_node(L->a, EX_SLICE, loc, 0);
   return e;
 }
 
@@ -352,20 +333,20 @@ static void build_body(Lowerer *L, Function *k, Function *core, const P2cGufuncL
                        Loc loc) {
   Stmt *set = ast_new_stmt(L->a, ST_ASSIGN, loc);
   set->targets = arena_alloc(L->a, sizeof *set->targets);
-  set->targets[0] = var_at(L, tid, loc);
+  set->targets[0] = ast_new_var(L->a, tid, loc);
   set->ntargets = 1;
-  Expr *one = int_at(L, 1, loc);
+  Expr *one = ast_new_int(L->a, 1, loc);
   set->value = builtin_call(L, "numba.cuda.grid", loc, &one, 1);
   Expr **extents = arena_alloc(L->a, sizeof *extents * (size_t)g->nargs);
   for (int i = 0; i < g->nargs; i++) extents[i] = loop_extent(L, i, loc);
   Stmt *test = ast_new_stmt(L->a, ST_IF, loc);
-  test->cond = node_at(L, EX_COMPARE, loc, 2);
-  test->cond->kids[0] = var_at(L, tid, loc);
+  test->cond = ast_new_node(L->a, EX_COMPARE, loc, 2);
+  test->cond->kids[0] = ast_new_var(L->a, tid, loc);
   test->cond->kids[1] = builtin_call(L, "builtins.min", loc, extents, g->nargs);
   test->cond->cmps = arena_alloc(L->a, sizeof *test->cond->cmps);
   test->cond->cmps[0] = OP_LT;
-  Expr *call = node_at(L, EX_CALL, loc, g->nargs + 1);
-  call->kids[0] = node_at(L, EX_FUNC, loc, 0);
+  Expr *call = ast_new_node(L->a, EX_CALL, loc, g->nargs + 1);
+  call->kids[0] = ast_new_node(L->a, EX_FUNC, loc, 0);
   call->kids[0]->func = core;
   for (int i = 0; i < g->nargs; i++) call->kids[i + 1] = core_arg(L, i, g->ndims[i], pass[i], tid, loc);
   Stmt *run = ast_new_stmt(L->a, ST_EXPR, loc);

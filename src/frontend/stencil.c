@@ -346,27 +346,8 @@ static bool scan_accesses(AstWalker *w, const Expr *e) {
   return b->ok;
 }
 
-static Expr *new_node(Lowerer *L, ExprKind kind, Loc loc, int nkids) {
-  Expr *e = ast_new_expr(L->a, kind, loc);
-  e->nkids = nkids;
-  e->kids = nkids ? arena_alloc(L->a, sizeof *e->kids * (size_t)nkids) : NULL;
-  return e;
-}
-
-static Expr *new_var(Lowerer *L, int var, Loc loc) {
-  Expr *e = new_node(L, EX_VAR, loc, 0);
-  e->var = var;
-  return e;
-}
-
-static Expr *new_int(Lowerer *L, int64_t v, Loc loc) {
-  Expr *e = new_node(L, EX_INT, loc, 0);
-  e->ival = v;
-  return e;
-}
-
 static Expr *new_binary(Lowerer *L, Op op, Expr *l, Expr *r, Loc loc) {
-  Expr *e = new_node(L, EX_BINARY, loc, 2);
+  Expr *e = ast_new_node(L->a, EX_BINARY, loc, 2);
   e->op = op;
   e->kids[0] = l;
   e->kids[1] = r;
@@ -384,12 +365,12 @@ static void rewrite_access(BodyScan *b, Expr *e) {
   for (int d = 0; d < b->ndim; d++) {
     Expr *part = parts[n == b->ndim ? d : 0];
     if (n != b->ndim) {   /* idx[d] */
-      Expr *item = new_node(L, EX_INDEX, part->loc, 2);
-      item->kids[0] = new_var(L, part->var, part->loc);
-      item->kids[1] = new_int(L, d, part->loc);
+      Expr *item = ast_new_node(L->a, EX_INDEX, part->loc, 2);
+      item->kids[0] = ast_new_var(L->a, part->var, part->loc);
+      item->kids[1] = ast_new_int(L->a, d, part->loc);
       part = item;
     }
-    kids[d + 1] = new_binary(L, OP_ADD, new_var(L, b->nparams + d, part->loc), part, part->loc);
+    kids[d + 1] = new_binary(L, OP_ADD, ast_new_var(L->a, b->nparams + d, part->loc), part, part->loc);
   }
   e->kids = kids;
   e->nkids = b->ndim + 1;
@@ -481,17 +462,17 @@ static const char *fresh_name(Lowerer *L, const Function *k, int n, const char *
 }
 
 static Expr *shape_of(Lowerer *L, int var, int d, Loc loc) {
-  Expr *shape = new_node(L, EX_ATTR, loc, 1);
-  shape->kids[0] = new_var(L, var, loc);
+  Expr *shape = ast_new_node(L->a, EX_ATTR, loc, 1);
+  shape->kids[0] = ast_new_var(L->a, var, loc);
   shape->str = "shape";
-  Expr *e = new_node(L, EX_INDEX, loc, 2);
+  Expr *e = ast_new_node(L->a, EX_INDEX, loc, 2);
   e->kids[0] = shape;
-  e->kids[1] = new_int(L, d, loc);
+  e->kids[1] = ast_new_int(L->a, d, loc);
   return e;
 }
 
 static Expr *compare(Lowerer *L, Expr *l, Op op, Expr *r, Loc loc) {
-  Expr *e = new_node(L, EX_COMPARE, loc, 2);
+  Expr *e = ast_new_node(L->a, EX_COMPARE, loc, 2);
   e->cmps = arena_alloc(L->a, sizeof *e->cmps);
   e->cmps[0] = op;
   e->kids[0] = l;
@@ -502,7 +483,7 @@ static Expr *compare(Lowerer *L, Expr *l, Op op, Expr *r, Loc loc) {
 /* kids[0] and kids[1] and ...; one operand alone is itself. */
 static Expr *all_of(Lowerer *L, Expr **kids, int n, Loc loc) {
   if (n == 1) return kids[0];
-  Expr *e = new_node(L, EX_BOOLOP, loc, n);
+  Expr *e = ast_new_node(L->a, EX_BOOLOP, loc, n);
   e->op = OP_AND;
   memcpy(e->kids, kids, sizeof *kids * (size_t)n);
   return e;
@@ -537,15 +518,16 @@ static Stmt *grid_stmt(Lowerer *L, const KernelShape *ks) {
   s->targets = arena_alloc(L->a, sizeof *s->targets);
   s->ntargets = 1;
   if (ks->ndim == 1) {
-    s->targets[0] = new_var(L, ks->idx, ks->loc);
+    s->targets[0] = ast_new_var(L->a, ks->idx, ks->loc);
   } else {
-    s->targets[0] = new_node(L, EX_TUPLE, ks->loc, ks->ndim);
-    for (int d = 0; d < ks->ndim; d++) s->targets[0]->kids[d] = new_var(L, ks->idx + ks->ndim - 1 - d, ks->loc);
+    s->targets[0] = ast_new_node(L->a, EX_TUPLE, ks->loc, ks->ndim);
+    for (int d = 0; d < ks->ndim; d++)
+      s->targets[0]->kids[d] = ast_new_var(L->a, ks->idx + ks->ndim - 1 - d, ks->loc);
   }
-  Expr *call = new_node(L, EX_CALL, ks->loc, 2);
-  call->kids[0] = new_node(L, EX_BUILTIN, ks->loc, 0);
+  Expr *call = ast_new_node(L->a, EX_CALL, ks->loc, 2);
+  call->kids[0] = ast_new_node(L->a, EX_BUILTIN, ks->loc, 0);
   call->kids[0]->builtin = builtin_lookup("numba.cuda.grid");
-  call->kids[1] = new_int(L, ks->ndim, ks->loc);
+  call->kids[1] = ast_new_int(L->a, ks->ndim, ks->loc);
   s->value = call;
   return s;
 }
@@ -571,9 +553,9 @@ static Stmt *sizes_check(Lowerer *L, const KernelShape *ks, const BodyScan *b) {
 
 /* out[i0, i1, ...] */
 static Expr *out_element(Lowerer *L, const KernelShape *ks) {
-  Expr *e = new_node(L, EX_INDEX, ks->loc, ks->ndim + 1);
-  e->kids[0] = new_var(L, ks->out, ks->loc);
-  for (int d = 0; d < ks->ndim; d++) e->kids[d + 1] = new_var(L, ks->idx + d, ks->loc);
+  Expr *e = ast_new_node(L->a, EX_INDEX, ks->loc, ks->ndim + 1);
+  e->kids[0] = ast_new_var(L->a, ks->out, ks->loc);
+  for (int d = 0; d < ks->ndim; d++) e->kids[d + 1] = ast_new_var(L->a, ks->idx + d, ks->loc);
   return e;
 }
 
@@ -592,14 +574,14 @@ static Expr *interior(Lowerer *L, const KernelShape *ks, const BodyScan *b) {
   for (int d = 0; d < ks->ndim; d++) {
     int64_t lo = b->nb[d][0] < 0 ? -b->nb[d][0] : 0, hi = b->nb[d][1] > 0 ? b->nb[d][1] : 0;
     Expr *extent = shape_of(L, 0, d, ks->loc);
-    if (hi) extent = new_binary(L, OP_SUB, extent, new_int(L, hi, ks->loc), ks->loc);
-    Expr *c = compare(L, new_var(L, ks->idx + d, ks->loc), OP_LT, extent, ks->loc);
+    if (hi) extent = new_binary(L, OP_SUB, extent, ast_new_int(L->a, hi, ks->loc), ks->loc);
+    Expr *c = compare(L, ast_new_var(L->a, ks->idx + d, ks->loc), OP_LT, extent, ks->loc);
     if (lo) {
-      Expr *chain = new_node(L, EX_COMPARE, ks->loc, 3);
+      Expr *chain = ast_new_node(L->a, EX_COMPARE, ks->loc, 3);
       chain->cmps = arena_alloc(L->a, sizeof *chain->cmps * 2);
       chain->cmps[0] = OP_LE;
       chain->cmps[1] = OP_LT;
-      chain->kids[0] = new_int(L, lo, ks->loc);
+      chain->kids[0] = ast_new_int(L->a, lo, ks->loc);
       chain->kids[1] = c->kids[0];
       chain->kids[2] = c->kids[1];
       c = chain;
@@ -611,11 +593,11 @@ static Expr *interior(Lowerer *L, const KernelShape *ks, const BodyScan *b) {
 
 /* NAME_body(a, b, ..., i0, i1) */
 static Expr *body_call(Lowerer *L, const KernelShape *ks, const BodyScan *b) {
-  Expr *call = new_node(L, EX_CALL, ks->loc, b->nparams + ks->ndim + 1);
-  call->kids[0] = new_node(L, EX_FUNC, ks->loc, 0);
+  Expr *call = ast_new_node(L->a, EX_CALL, ks->loc, b->nparams + ks->ndim + 1);
+  call->kids[0] = ast_new_node(L->a, EX_FUNC, ks->loc, 0);
   call->kids[0]->func = b->f;
-  for (int p = 0; p < b->nparams; p++) call->kids[p + 1] = new_var(L, p, ks->loc);
-  for (int d = 0; d < ks->ndim; d++) call->kids[b->nparams + d + 1] = new_var(L, ks->idx + d, ks->loc);
+  for (int p = 0; p < b->nparams; p++) call->kids[p + 1] = ast_new_var(L->a, p, ks->loc);
+  for (int d = 0; d < ks->ndim; d++) call->kids[b->nparams + d + 1] = ast_new_var(L->a, ks->idx + d, ks->loc);
   return call;
 }
 
@@ -623,7 +605,8 @@ static Expr *body_call(Lowerer *L, const KernelShape *ks, const BodyScan *b) {
 static Stmt *element_stmt(Lowerer *L, const KernelShape *ks, const BodyScan *b, const StencilDecl *d) {
   Expr *inside[3];
   for (int i = 0; i < ks->ndim; i++)
-    inside[i] = compare(L, new_var(L, ks->idx + i, ks->loc), OP_LT, shape_of(L, ks->out, i, ks->loc), ks->loc);
+    inside[i] = compare(L, ast_new_var(L->a, ks->idx + i, ks->loc), OP_LT, shape_of(L, ks->out, i, ks->loc),
+                        ks->loc);
   Stmt *in = new_stmt(L, ST_IF, ks->loc);
   in->cond = all_of(L, inside, ks->ndim, ks->loc);
   Stmt *test = new_stmt(L, ST_IF, ks->loc);
@@ -672,13 +655,13 @@ static void build_loops(Lowerer *L, const StencilDecl *d, const BodyScan *b) {
     Stmt *loop = new_stmt(L, ST_FOR_RANGE, ks.loc);
     loop->var = ks.idx + dim;
     loop->stop = shape_of(L, 0, dim, ks.loc);
-    if (!d->cval && hi) loop->stop = new_binary(L, OP_SUB, loop->stop, new_int(L, hi, ks.loc), ks.loc);
-    if (!d->cval && lo) loop->start = new_int(L, lo, ks.loc);
+    if (!d->cval && hi) loop->stop = new_binary(L, OP_SUB, loop->stop, ast_new_int(L->a, hi, ks.loc), ks.loc);
+    if (!d->cval && lo) loop->start = ast_new_int(L->a, lo, ks.loc);
     loop->body = one_stmt(L, inner);
     inner = loop;
   }
   Stmt *check = sizes_check(L, &ks, b), *ret = new_stmt(L, ST_RETURN, ks.loc);
-  ret->value = new_var(L, ks.out, ks.loc);
+  ret->value = ast_new_var(L->a, ks.out, ks.loc);
   f->body.items = arena_alloc(L->a, sizeof *f->body.items * 3);
   if (check) f->body.items[f->body.len++] = check;
   f->body.items[f->body.len++] = inner;
@@ -699,27 +682,27 @@ static void build_call(Lowerer *L, const StencilDecl *d, const BodyScan *b) {
   f->nvars = n + 1;
   KernelShape ks = {f, -1, -1, b->ndim, loc};
   Expr *probe = body_call(L, &ks, b);
-  for (int dim = 0; dim < b->ndim; dim++) probe->kids[n + dim + 1] = new_int(L, 0, loc);
+  for (int dim = 0; dim < b->ndim; dim++) probe->kids[n + dim + 1] = ast_new_int(L->a, 0, loc);
   Stmt *bind = new_stmt(L, ST_ASSIGN, loc);
   bind->targets = arena_alloc(L->a, sizeof *bind->targets);
-  bind->targets[0] = new_var(L, n, loc);
+  bind->targets[0] = ast_new_var(L->a, n, loc);
   bind->ntargets = 1;
   bind->value = probe;
   Stmt *never = new_stmt(L, ST_IF, loc);   /* if a.shape[0] < 0: zero = NAME_body(inputs, 0, ...) */
-  never->cond = compare(L, shape_of(L, 0, 0, loc), OP_LT, new_int(L, 0, loc), loc);
+  never->cond = compare(L, shape_of(L, 0, 0, loc), OP_LT, ast_new_int(L->a, 0, loc), loc);
   never->body = one_stmt(L, bind);
-  Expr *shape = new_node(L, EX_ATTR, loc, 1);
-  shape->kids[0] = new_var(L, 0, loc);
+  Expr *shape = ast_new_node(L->a, EX_ATTR, loc, 1);
+  shape->kids[0] = ast_new_var(L->a, 0, loc);
   shape->str = "shape";
-  Expr *full = new_node(L, EX_CALL, loc, 3);
-  full->kids[0] = new_node(L, EX_BUILTIN, loc, 0);
+  Expr *full = ast_new_node(L->a, EX_CALL, loc, 3);
+  full->kids[0] = ast_new_node(L->a, EX_BUILTIN, loc, 0);
   full->kids[0]->builtin = builtin_lookup("numpy.full");
   full->kids[1] = shape;
-  full->kids[2] = new_var(L, n, loc);
-  Expr *loops = new_node(L, EX_CALL, loc, n + 2);
-  loops->kids[0] = new_node(L, EX_FUNC, loc, 0);
+  full->kids[2] = ast_new_var(L->a, n, loc);
+  Expr *loops = ast_new_node(L->a, EX_CALL, loc, n + 2);
+  loops->kids[0] = ast_new_node(L->a, EX_FUNC, loc, 0);
   loops->kids[0]->func = d->loops_fn;
-  for (int i = 0; i < n; i++) loops->kids[i + 1] = new_var(L, i, loc);
+  for (int i = 0; i < n; i++) loops->kids[i + 1] = ast_new_var(L->a, i, loc);
   loops->kids[n + 1] = full;
   Stmt *ret = new_stmt(L, ST_RETURN, loc);
   ret->value = loops;
@@ -772,8 +755,8 @@ Expr *lower_stencil_call(Lowerer *L, TSNode call, bool *handled) {
   }
   if (!ok) return NULL;
   atomic_store_explicit(&d->called, true, memory_order_relaxed);
-  Expr *e = new_node(L, EX_CALL, node_loc(L, call), n + 1 + (out != NULL));
-  e->kids[0] = new_node(L, EX_FUNC, e->loc, 0);
+  Expr *e = ast_new_node(L->a, EX_CALL, node_loc(L, call), n + 1 + (out != NULL));
+  e->kids[0] = ast_new_node(L->a, EX_FUNC, e->loc, 0);
   e->kids[0]->func = out ? d->loops_fn : d->call_fn;
   memcpy(e->kids + 1, args, sizeof *args * (size_t)n);
   if (out) e->kids[n + 1] = out;
