@@ -223,9 +223,12 @@ def _decide_skips_as_on_a_device(cc):
 def _count_nrt_allocations_as_none():
     """MemoryLeakMixin (test_array_reductions) compares NRT's allocation counters before and
     after each test; the support module holds the simulator's rtsys, whose counters are None.
-    pyk2cuda's kernels allocate nothing through an NRT, so its counters read zero throughout."""
+    pyk2cuda's kernels allocate nothing through an NRT, so its counters read zero throughout.
+    Only numba-cuda's suite has that module (Debian's Numba keeps its support in numba.tests)."""
     import collections
-    support = sys.modules["numba.cuda.tests.support"]
+    support = sys.modules.get("numba.cuda.tests.support")
+    if support is None:
+        return
     stats = collections.namedtuple("_nrt_stats", "alloc free mi_alloc mi_free")(0, 0, 0, 0)
 
     class NoNrt:

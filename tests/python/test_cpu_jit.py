@@ -146,10 +146,13 @@ def test_the_fallback_is_per_argument_types():
         assert conj(a).tolist() == [1 - 2j, 3j, 5]
         assert conj(a).tolist() == [1 - 2j, 3j, 5]
         assert conj(a[::2]).tolist() == [1 - 2j, 5]   # other types (layout A): a second warning
-    assert [str(w.message) for w in got] == [
-        "pyk2cuda cannot compile 'conj' for (%s) (%s:%d:16: method 'conjugate' of array(complex128, 1d, %s) "
-        "is not supported (of arrays only view(dtype), reshape(shape) and copy())); it runs as plain Python "
-        "for these argument types" % (t, __file__, line, layout) for t, layout in (("complex128[::1]", "C"), ("complex128[:]", "A"))]
+    # The compiler's own words (which methods arrays have) are diag's to check, not this test's.
+    expected = [re.escape("pyk2cuda cannot compile 'conj' for (%s) (%s:%d:16: method 'conjugate' of "
+                          "array(complex128, 1d, %s) is not supported (" % (t, __file__, line, layout))
+                + r"[^()]*(\([^()]*\)[^()]*)*" + re.escape(")); it runs as plain Python for these argument types")
+                for t, layout in (("complex128[::1]", "C"), ("complex128[:]", "A"))]
+    messages = [str(w.message) for w in got]
+    assert len(messages) == 2 and all(re.fullmatch(e, m) for e, m in zip(expected, messages)), messages
     assert conj(1.5 - 2j) == 1.5 + 2j and conj(-7) == -7
     assert conj.signatures == ["float64(float64)", "complex128(complex128)", "int64(int64)"]   # native
 
