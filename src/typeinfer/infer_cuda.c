@@ -289,6 +289,11 @@ const Type *infer_shfl_call(Infer *I, Expr *e, const Type **t) {
 /* all_sync, any_sync, eq_sync (bool), ballot_sync (int32): (mask, predicate) */
 const Type *infer_vote_call(Infer *I, Expr *e, const Type **t) {
   if (!mask_arg(I, e, 1, t[1])) return NULL;
+  if (t[2]->kind != TY_INT && t[2]->kind != TY_BOOL) {   /* numba-cuda's rule, and its words */
+    TERR(I, e->kids[2]->loc, "E-operand", "%s(): Predicate must be an integer or boolean, not %s", name_of(e),
+         t[2]->name);
+    return NULL;
+  }
   if (!number_arg(I, e, 2, t[2], "predicate", &type_bool)) return NULL;
   return e->builtin->result;
 }

@@ -11,3 +11,4 @@ def k(a, u, fm):
     cuda.syncwarp(a)
     v = cuda.match_any_sync(0xffffffff, a)
     b = cuda.all_sync(True, 1)
+    p = cuda.any_sync(0xffffffff, a[i])
