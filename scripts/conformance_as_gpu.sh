@@ -17,12 +17,12 @@ if [ -z "${PYK2CUDA_LIBCUDA:-}" ] && ! "$PY" -c 'import ctypes; ctypes.CDLL("lib
   export PYK2CUDA_LIBCUDA=$PWD/$BUILD/tests/standin/libcuda.so.1   # no driver here: the stand-in
 fi
 read -r -a nc_args <<<"${NUMBA_CUDA_ARGS:-}"
-suite_args() { if [ "$1" = numba-cuda ]; then echo --suite numba-cuda "${nc_args[@]}"; else echo --suite numba; fi; }
 for suite in numba numba-cuda; do
-  # shellcheck disable=SC2046  # suite_args' words are options
+  args=(--build "$BUILD" --suite "$suite" --as-gpu)
+  [ "$suite" = numba-cuda ] && args+=("${nc_args[@]}")
   if [ "${1:-}" != --render ]; then
-    "$PY" scripts/conformance.py --build "$BUILD" $(suite_args "$suite") --as-gpu --device gpu --timeout 900 --no-doc
+    "$PY" scripts/conformance.py "${args[@]}" --device gpu --timeout 900 --no-doc
   fi
-  "$PY" scripts/conformance.py --build "$BUILD" $(suite_args "$suite") --as-gpu --device gpu --render
-  "$PY" scripts/conformance.py --build "$BUILD" $(suite_args "$suite") --as-gpu --from-device --render
+  "$PY" scripts/conformance.py "${args[@]}" --device gpu --render
+  "$PY" scripts/conformance.py "${args[@]}" --from-device --render
 done
